@@ -1,0 +1,132 @@
+//! clang's offload-bundle container, as `clang-offload-bundler` writes it:
+//!
+//! ```text
+//! "__CLANG_OFFLOAD_BUNDLE__"            24-byte magic
+//! u64 entry_count
+//! entry_count x { u64 offset, u64 size, u64 id_len, id bytes }
+//! entry data at the given offsets (from the start of the bundle)
+//! ```
+//! All integers are little-endian.
+
+use crate::ImageError;
+
+pub const MAGIC: &[u8; 24] = b"__CLANG_OFFLOAD_BUNDLE__";
+/// The host entry clang expects first; empty for device images.
+pub const HOST_ENTRY_ID: &str = "host-x86_64-unknown-linux-gnu-";
+/// The SPIR-V device code.
+pub const SPIRV_ENTRY_ID: &str = "hip-spirv64-unknown-unknown-";
+/// hipmlir's kernel metadata (JSON).
+pub const METADATA_ENTRY_ID: &str = "hip-spirv64-unknown-unknown--hipmlir_metadata";
+
+/// Entry data starts at this alignment, like clang-offload-bundler's output.
+const DATA_ALIGN: usize = 8;
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct BundleEntry {
+    pub id: String,
+    pub data: Vec<u8>,
+}
+
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct Bundle {
+    pub entries: Vec<BundleEntry>,
+}
+
+impl Bundle {
+    pub fn entry(&self, id: &str) -> Option<&[u8]> {
+        self.entries
+            .iter()
+            .find(|e| e.id == id)
+            .map(|e| e.data.as_slice())
+    }
+
+    pub fn encode(&self) -> Vec<u8> {
+        let header_len: usize =
+            MAGIC.len() + 8 + self.entries.iter().map(|e| 24 + e.id.len()).sum::<usize>();
+        let mut offsets = Vec::with_capacity(self.entries.len());
+        let mut cursor = header_len;
+        for entry in &self.entries {
+            cursor = cursor.next_multiple_of(DATA_ALIGN);
+            offsets.push(cursor);
+            cursor += entry.data.len();
+        }
+        let mut out = Vec::with_capacity(cursor);
+        out.extend_from_slice(MAGIC);
+        out.extend_from_slice(&(self.entries.len() as u64).to_le_bytes());
+        for (entry, offset) in self.entries.iter().zip(&offsets) {
+            out.extend_from_slice(&(*offset as u64).to_le_bytes());
+            out.extend_from_slice(&(entry.data.len() as u64).to_le_bytes());
+            out.extend_from_slice(&(entry.id.len() as u64).to_le_bytes());
+            out.extend_from_slice(entry.id.as_bytes());
+        }
+        for (entry, offset) in self.entries.iter().zip(&offsets) {
+            out.resize(*offset, 0);
+            out.extend_from_slice(&entry.data);
+        }
+        out
+    }
+
+    /// Parses a bundle; every count, offset and size is checked against the input length.
+    pub fn decode(bytes: &[u8]) -> Result<Self, ImageError> {
+        let mut reader = Reader { bytes, pos: 0 };
+        let magic = reader.take(MAGIC.len(), "magic")?;
+        if magic != MAGIC {
+            return Err(ImageError::BadMagic);
+        }
+        let count = reader.u64("entry count")?;
+        // Each header entry needs at least 24 bytes: reject absurd counts before allocating.
+        if count > (bytes.len() as u64) / 24 {
+            return Err(ImageError::Truncated(format!(
+                "{count} entries cannot fit in {} bytes",
+                bytes.len()
+            )));
+        }
+        let mut entries = Vec::with_capacity(count as usize);
+        for _ in 0..count {
+            let offset = reader.u64("entry offset")?;
+            let size = reader.u64("entry size")?;
+            let id_len = reader.u64("entry id length")?;
+            let id = reader.take(to_usize(id_len)?, "entry id")?;
+            let id = String::from_utf8_lossy(id).into_owned();
+            let end = offset
+                .checked_add(size)
+                .filter(|end| *end <= bytes.len() as u64)
+                .ok_or_else(|| {
+                    ImageError::Truncated(format!(
+                        "entry '{id}' spans {offset}+{size}, bundle has {} bytes",
+                        bytes.len()
+                    ))
+                })?;
+            let data = bytes[to_usize(offset)?..to_usize(end)?].to_vec();
+            entries.push(BundleEntry { id, data });
+        }
+        Ok(Bundle { entries })
+    }
+}
+
+fn to_usize(v: u64) -> Result<usize, ImageError> {
+    usize::try_from(v).map_err(|_| ImageError::Truncated(format!("size {v} out of range")))
+}
+
+struct Reader<'a> {
+    bytes: &'a [u8],
+    pos: usize,
+}
+
+impl<'a> Reader<'a> {
+    fn take(&mut self, len: usize, what: &str) -> Result<&'a [u8], ImageError> {
+        let end = self
+            .pos
+            .checked_add(len)
+            .filter(|end| *end <= self.bytes.len())
+            .ok_or_else(|| ImageError::Truncated(format!("{what} at byte {}", self.pos)))?;
+        let out = &self.bytes[self.pos..end];
+        self.pos = end;
+        Ok(out)
+    }
+
+    fn u64(&mut self, what: &str) -> Result<u64, ImageError> {
+        let b = self.take(8, what)?;
+        Ok(u64::from_le_bytes(b.try_into().expect("8 bytes")))
+    }
+}

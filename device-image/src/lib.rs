@@ -1,0 +1,143 @@
+//! The device image that travels from the compiler to the runtime.
+//!
+//! A device image is a clang offload bundle (`__CLANG_OFFLOAD_BUNDLE__`) holding the SPIR-V of one
+//! translation unit and hipmlir's kernel metadata (JSON, versioned). The compiler writes it, the runtime
+//! reads it; both go through this crate so the two can never disagree on the layout.
+//! This crate depends on nothing from MLIR or libclang: the runtime links it.
+
+mod bundle;
+mod metadata;
+
+pub use bundle::{Bundle, BundleEntry, HOST_ENTRY_ID, METADATA_ENTRY_ID, SPIRV_ENTRY_ID};
+pub use metadata::{AddressSpace, KernelArg, KernelInfo, ModuleMetadata, METADATA_FORMAT_VERSION};
+
+/// Everything that can go wrong reading a device image.
+#[derive(Debug, thiserror::Error)]
+pub enum ImageError {
+    #[error("device image is truncated: {0}")]
+    Truncated(String),
+    #[error("device image has a bad magic (not a clang offload bundle)")]
+    BadMagic,
+    #[error("device image has no entry '{0}'")]
+    MissingEntry(&'static str),
+    #[error("device image metadata is invalid: {0}")]
+    BadMetadata(String),
+    #[error(
+        "device image metadata has format version {found}, this runtime reads version {expected}"
+    )]
+    VersionMismatch { found: u32, expected: u32 },
+}
+
+/// One compiled module: the SPIR-V binary and the metadata describing its kernels.
+#[derive(Debug, Clone, PartialEq)]
+pub struct DeviceImage {
+    pub spirv: Vec<u8>,
+    pub metadata: ModuleMetadata,
+}
+
+impl DeviceImage {
+    /// Encodes the image as a clang offload bundle with a (empty) host entry, the SPIR-V entry and
+    /// the metadata entry.
+    pub fn to_bundle_bytes(&self) -> Vec<u8> {
+        let metadata = self.metadata.to_json();
+        Bundle {
+            entries: vec![
+                BundleEntry {
+                    id: HOST_ENTRY_ID.to_string(),
+                    data: Vec::new(),
+                },
+                BundleEntry {
+                    id: SPIRV_ENTRY_ID.to_string(),
+                    data: self.spirv.clone(),
+                },
+                BundleEntry {
+                    id: METADATA_ENTRY_ID.to_string(),
+                    data: metadata.into_bytes(),
+                },
+            ],
+        }
+        .encode()
+    }
+
+    /// Decodes a bundle written by [`DeviceImage::to_bundle_bytes`]; every offset is checked.
+    pub fn from_bundle_bytes(bytes: &[u8]) -> Result<Self, ImageError> {
+        let bundle = Bundle::decode(bytes)?;
+        let spirv = bundle
+            .entry(SPIRV_ENTRY_ID)
+            .ok_or(ImageError::MissingEntry(SPIRV_ENTRY_ID))?;
+        let metadata = bundle
+            .entry(METADATA_ENTRY_ID)
+            .ok_or(ImageError::MissingEntry(METADATA_ENTRY_ID))?;
+        let metadata =
+            std::str::from_utf8(metadata).map_err(|e| ImageError::BadMetadata(e.to_string()))?;
+        Ok(DeviceImage {
+            spirv: spirv.to_vec(),
+            metadata: ModuleMetadata::from_json(metadata)?,
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn sample() -> DeviceImage {
+        DeviceImage {
+            spirv: vec![0x03, 0x02, 0x23, 0x07, 1, 2, 3, 4],
+            metadata: ModuleMetadata::new(vec![KernelInfo {
+                name: "_Z4vaddPKfS0_Pfi".into(),
+                source_name: "vadd".into(),
+                args: vec![KernelArg {
+                    name: "a".into(),
+                    r#type: "const float *".into(),
+                    offset: 0,
+                    size: 8,
+                    align: 8,
+                    is_pointer: true,
+                    address_space: AddressSpace::Global,
+                }],
+                args_size: 8,
+            }]),
+        }
+    }
+
+    #[test]
+    fn bundle_round_trips() {
+        let image = sample();
+        let bytes = image.to_bundle_bytes();
+        assert!(bytes.starts_with(b"__CLANG_OFFLOAD_BUNDLE__"));
+        assert_eq!(DeviceImage::from_bundle_bytes(&bytes).unwrap(), image);
+    }
+
+    #[test]
+    fn every_truncation_is_an_error_not_a_panic() {
+        let bytes = sample().to_bundle_bytes();
+        for len in 0..bytes.len() {
+            assert!(
+                DeviceImage::from_bundle_bytes(&bytes[..len]).is_err(),
+                "len {len}"
+            );
+        }
+    }
+
+    #[test]
+    fn bad_magic_is_named() {
+        let mut bytes = sample().to_bundle_bytes();
+        bytes[0] = b'X';
+        assert!(matches!(
+            DeviceImage::from_bundle_bytes(&bytes),
+            Err(ImageError::BadMagic)
+        ));
+    }
+
+    #[test]
+    fn newer_metadata_version_is_refused() {
+        let mut image = sample();
+        image.metadata.format_version = METADATA_FORMAT_VERSION + 1;
+        let bytes = image.to_bundle_bytes();
+        assert!(matches!(
+            DeviceImage::from_bundle_bytes(&bytes),
+            Err(ImageError::VersionMismatch { .. })
+        ));
+    }
+}

@@ -1,0 +1,98 @@
+//! Kernel metadata: what the runtime needs to launch a kernel it has never seen the source of.
+
+use serde::{Deserialize, Serialize};
+
+use crate::ImageError;
+
+/// Bumped whenever a field changes meaning; the runtime refuses versions it does not know.
+pub const METADATA_FORMAT_VERSION: u32 = 1;
+
+/// Where a kernel argument (or what it points to) lives on the device.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum AddressSpace {
+    /// Passed by value in the kernel's parameter block.
+    Private,
+    /// Points to global (device) memory.
+    Global,
+    /// Points to constant memory.
+    Constant,
+    /// Points to workgroup (shared) memory.
+    Workgroup,
+}
+
+/// One kernel parameter, laid out for the device ABI (spirv64).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct KernelArg {
+    pub name: String,
+    pub r#type: String,
+    /// Byte offset of the argument in the packed argument block.
+    pub offset: u64,
+    pub size: u64,
+    pub align: u64,
+    pub is_pointer: bool,
+    pub address_space: AddressSpace,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct KernelInfo {
+    /// The kernel's symbol (mangled); also the SPIR-V entry point name.
+    pub name: String,
+    /// The kernel as written in source, template arguments included (`scale<float>`).
+    pub source_name: String,
+    pub args: Vec<KernelArg>,
+    /// Size of the packed argument block: the end of the last argument rounded up to the
+    /// largest argument alignment, as for a struct of the parameters.
+    pub args_size: u64,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ModuleMetadata {
+    pub format_version: u32,
+    pub kernels: Vec<KernelInfo>,
+}
+
+impl ModuleMetadata {
+    pub fn new(kernels: Vec<KernelInfo>) -> Self {
+        ModuleMetadata {
+            format_version: METADATA_FORMAT_VERSION,
+            kernels,
+        }
+    }
+
+    pub fn to_json(&self) -> String {
+        serde_json::to_string_pretty(self).expect("metadata is always serializable")
+    }
+
+    pub fn from_json(text: &str) -> Result<Self, ImageError> {
+        #[derive(Deserialize)]
+        struct VersionOnly {
+            format_version: u32,
+        }
+        let version: VersionOnly =
+            serde_json::from_str(text).map_err(|e| ImageError::BadMetadata(e.to_string()))?;
+        if version.format_version != METADATA_FORMAT_VERSION {
+            return Err(ImageError::VersionMismatch {
+                found: version.format_version,
+                expected: METADATA_FORMAT_VERSION,
+            });
+        }
+        serde_json::from_str(text).map_err(|e| ImageError::BadMetadata(e.to_string()))
+    }
+}
+
+impl KernelArg {
+    /// Packs the arguments of a kernel one after another at their natural alignment (the layout of a
+    /// struct of the parameters) and returns the block size.
+    pub fn layout(args: &mut [KernelArg]) -> u64 {
+        let mut end = 0u64;
+        let mut max_align = 1u64;
+        for arg in args.iter_mut() {
+            let align = arg.align.max(1);
+            arg.offset = end.next_multiple_of(align);
+            end = arg.offset + arg.size;
+            max_align = max_align.max(align);
+        }
+        end.next_multiple_of(max_align)
+    }
+}

@@ -1,0 +1,37 @@
+//! The MLIR context hipmlir compiles in, and turning MLIR's diagnostics into error text.
+
+use std::cell::RefCell;
+use std::rc::Rc;
+
+use melior::dialect::DialectRegistry;
+use melior::utility::{register_all_dialects, register_all_llvm_translations, register_all_passes};
+use melior::Context;
+
+/// A context with every upstream dialect, pass and translation registered and loaded.
+pub fn new_context() -> Context {
+    static REGISTER_PASSES: std::sync::Once = std::sync::Once::new();
+    REGISTER_PASSES.call_once(register_all_passes);
+    let registry = DialectRegistry::new();
+    register_all_dialects(&registry);
+    let context = Context::new();
+    context.append_dialect_registry(&registry);
+    context.load_all_available_dialects();
+    register_all_llvm_translations(&context);
+    context
+}
+
+/// Runs `f`, collecting the error diagnostics MLIR emits meanwhile (with their locations).
+pub fn capture_diagnostics<T>(ctx: &Context, f: impl FnOnce() -> T) -> (T, Vec<String>) {
+    let messages = Rc::new(RefCell::new(Vec::new()));
+    let sink = messages.clone();
+    let id = ctx.attach_diagnostic_handler(move |d| {
+        if matches!(d.severity(), melior::diagnostic::DiagnosticSeverity::Error) {
+            sink.borrow_mut().push(format!("{}: {}", d.location(), d));
+        }
+        true
+    });
+    let out = f();
+    ctx.detach_diagnostic_handler(id);
+    let messages = messages.borrow().clone();
+    (out, messages)
+}

@@ -1,0 +1,111 @@
+//! From outlined MLIR to a SPIR-V binary, in-process.
+//!
+//! Stages (each one a dump for `--emit-mlir`):
+//! 1. `lowered`: HIP semantics lowered (device functions inlined, kernels marked as SPIR-V entry
+//!    points, cleanup), still in func/arith/scf/memref/gpu.
+//! 2. `spirv`: upstream GPU→SPIR-V conversion; the gpu.module holds a `spirv.module`.
+//! 3. the binary: `gpu-module-to-binary` serializes the SPIR-V, which is taken out of the
+//!    resulting `gpu.binary`.
+
+mod context;
+mod passes;
+
+pub use context::new_context;
+pub use passes::{SpirvOptions, DEFAULT_SPIRV_CAPABILITIES};
+
+use melior::ir::operation::OperationLike;
+use melior::ir::Module;
+use melior::pass::PassManager;
+use melior::utility::parse_pass_pipeline;
+use melior::Context;
+
+#[derive(Debug, thiserror::Error)]
+pub enum LowerError {
+    #[error("{stage}: {message}")]
+    Pass {
+        stage: &'static str,
+        message: String,
+    },
+    #[error("internal compiler error: {0}")]
+    Internal(String),
+}
+
+/// Runs a textual pass pipeline on `module`; MLIR's diagnostics become the error message.
+fn run_pipeline(
+    ctx: &Context,
+    module: &mut Module,
+    stage: &'static str,
+    pipeline: &str,
+    print_ir_after_all: bool,
+) -> Result<(), LowerError> {
+    let pm = PassManager::new(ctx);
+    parse_pass_pipeline(pm.as_operation_pass_manager(), pipeline)
+        .map_err(|e| LowerError::Internal(format!("bad pipeline '{pipeline}': {e}")))?;
+    if print_ir_after_all {
+        pm.enable_ir_printing(&melior::pass::PassIrPrintingOptions {
+            before_all: false,
+            after_all: true,
+            module_scope: true,
+            on_change: false,
+            on_failure: true,
+            flags: melior::ir::operation::OperationPrintingFlags::new(),
+            tree_printing_path: std::path::PathBuf::new(),
+        });
+    }
+    let diagnostics = context::capture_diagnostics(ctx, || pm.run(module));
+    match diagnostics {
+        (Ok(()), _) if module.as_operation().verify() => Ok(()),
+        (_, messages) => Err(LowerError::Pass {
+            stage,
+            message: if messages.is_empty() {
+                "the pass pipeline failed".to_string()
+            } else {
+                messages.join("\n")
+            },
+        }),
+    }
+}
+
+/// Stage 1: HIP semantics and cleanup on the outlined module.
+pub fn lower_hip_semantics(
+    ctx: &Context,
+    module: &mut Module,
+    print_ir_after_all: bool,
+) -> Result<(), LowerError> {
+    passes::mark_entry_points(ctx, module);
+    run_pipeline(
+        ctx,
+        module,
+        "lowering HIP semantics",
+        passes::HIP_SEMANTICS_PIPELINE,
+        print_ir_after_all,
+    )
+}
+
+/// Stage 2: the gpu.module becomes a spirv.module.
+pub fn convert_to_spirv(
+    ctx: &Context,
+    module: &mut Module,
+    options: &SpirvOptions,
+    print_ir_after_all: bool,
+) -> Result<(), LowerError> {
+    run_pipeline(
+        ctx,
+        module,
+        "converting to SPIR-V",
+        &options.conversion_pipeline(),
+        print_ir_after_all,
+    )
+}
+
+/// Stage 3: serializes the spirv.module and returns the SPIR-V words as bytes.
+pub fn serialize_spirv(ctx: &Context, module: &mut Module) -> Result<Vec<u8>, LowerError> {
+    run_pipeline(
+        ctx,
+        module,
+        "serializing SPIR-V",
+        "builtin.module(gpu-module-to-binary)",
+        false,
+    )?;
+    passes::binary_object(module)
+}

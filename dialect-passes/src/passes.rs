@@ -1,0 +1,101 @@
+//! The passes of each stage and the helpers that are not pipelines.
+
+use melior::ir::block::BlockLike;
+use melior::ir::operation::{
+    OperationLike, OperationMutLike, OperationRefMut, WalkOrder, WalkResult,
+};
+use melior::ir::{Attribute, AttributeLike, Module};
+use melior::Context;
+
+use crate::LowerError;
+
+/// Stage 1. `inline` folds device functions into kernels (GPU code has no call stack worth
+/// keeping, and upstream SPIR-V lowering of memref arguments works best in kernels), then the
+/// IR is cleaned up so dumps stay readable.
+pub const HIP_SEMANTICS_PIPELINE: &str =
+    "builtin.module(inline,gpu.module(canonicalize,cse,symbol-dce))";
+
+/// The SPIR-V capabilities hipmlir asks for by default: what OpenCL 1.2+ full-profile devices
+/// support (Int8/Int16 for char and short, Float64 for double).
+pub const DEFAULT_SPIRV_CAPABILITIES: &str = "Addresses,Int64,Int8,Int16,Float64,Kernel";
+
+/// Options of the SPIR-V conversion.
+#[derive(Debug, Clone)]
+pub struct SpirvOptions {
+    /// SPIR-V version (`v1.0` .. `v1.4`).
+    pub version: String,
+    pub capabilities: String,
+}
+
+impl Default for SpirvOptions {
+    fn default() -> Self {
+        SpirvOptions {
+            version: "v1.0".into(),
+            capabilities: DEFAULT_SPIRV_CAPABILITIES.into(),
+        }
+    }
+}
+
+impl SpirvOptions {
+    pub fn conversion_pipeline(&self) -> String {
+        format!(
+            "builtin.module(spirv-attach-target{{ver={} caps={}}},convert-gpu-to-spirv{{use-64bit-index=true}},gpu.module(spirv.module(spirv-lower-abi-attrs,spirv-update-vce,canonicalize)))",
+            self.version, self.capabilities
+        )
+    }
+}
+
+/// Kernels become SPIR-V entry points (`spirv.entry_point_abi`), which upstream lowering requires.
+pub fn mark_entry_points(ctx: &Context, module: &Module) {
+    let abi = Attribute::parse(ctx, "#spirv.entry_point_abi<>").expect("valid attribute");
+    let mut kernels = Vec::new();
+    module.as_operation().walk(WalkOrder::PreOrder, |op| {
+        if op.name().as_string_ref().as_str() == Ok("gpu.func") && op.has_attribute("gpu.kernel") {
+            kernels.push(op.to_raw());
+        }
+        WalkResult::Advance
+    });
+    for raw in kernels {
+        // SAFETY: the walk found these live operations; setting an attribute keeps them alive.
+        let mut op = unsafe { OperationRefMut::from_raw(raw) };
+        op.set_attribute("spirv.entry_point_abi", abi);
+    }
+}
+
+/// The SPIR-V bytes of the (single) `gpu.binary` object in `module`.
+pub fn binary_object(module: &Module) -> Result<Vec<u8>, LowerError> {
+    let body = module.body();
+    let mut op = body.first_operation();
+    while let Some(o) = op {
+        if o.name().as_string_ref().as_str() == Ok("gpu.binary") {
+            let objects = o
+                .attribute("objects")
+                .map_err(|e| LowerError::Internal(e.to_string()))?;
+            // SAFETY: `objects` is a live attribute; its kind is checked before it is read.
+            let object = unsafe {
+                if !mlir_sys::mlirAttributeIsAArray(objects.to_raw())
+                    || mlir_sys::mlirArrayAttrGetNumElements(objects.to_raw()) != 1
+                {
+                    return Err(LowerError::Internal(
+                        "gpu.binary must hold exactly one object".into(),
+                    ));
+                }
+                Attribute::from_raw(mlir_sys::mlirArrayAttrGetElement(objects.to_raw(), 0))
+            };
+            // SAFETY: `object` is a live attribute; the C API checks its kind first.
+            unsafe {
+                if !mlir_sys::mlirAttributeIsAGPUObjectAttr(object.to_raw()) {
+                    return Err(LowerError::Internal("gpu.binary holds no object".into()));
+                }
+                let bytes = mlir_sys::mlirGPUObjectAttrGetObject(object.to_raw());
+                return Ok(
+                    std::slice::from_raw_parts(bytes.data as *const u8, bytes.length).to_vec(),
+                );
+            }
+        }
+        op = o.next_in_block();
+    }
+    Err(LowerError::Internal(
+        "no gpu.binary after serialization".into(),
+    ))
+}

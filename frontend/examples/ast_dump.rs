@@ -1,0 +1,42 @@
+//! Prints the libclang cursor tree of a HIP file as the frontend sees it (a tool for developers).
+//! Usage: cargo run -p hipmlir-frontend --example ast_dump -- FILE [clang args...]
+use hipmlir_frontend::clang::{Cursor, TranslationUnit};
+
+fn dump(c: Cursor, depth: usize) {
+    if depth > 0
+        && !c.is_in_main_file()
+        && !c.kind_name().contains("attr")
+        && !c.kind_name().contains("Attr")
+    {
+        return;
+    }
+    let loc = c.location();
+    println!(
+        "{:indent$}{} '{}' type='{}' {}:{}",
+        "",
+        c.kind_name(),
+        c.spelling(),
+        c.ty().spelling(),
+        loc.line,
+        loc.column,
+        indent = depth * 2
+    );
+    for child in c.children() {
+        dump(child, depth + 1);
+    }
+}
+
+fn main() {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let Some((file, rest)) = args.split_first() else {
+        eprintln!("usage: ast_dump FILE [clang args...]");
+        std::process::exit(2);
+    };
+    match TranslationUnit::parse(std::path::Path::new(file), rest) {
+        Ok((tu, _)) => dump(tu.cursor(), 0),
+        Err(e) => {
+            eprintln!("{e}");
+            std::process::exit(1);
+        }
+    }
+}

@@ -1,0 +1,421 @@
+//! A thin safe layer over libclang (clang-sys): parsing, cursors, types, diagnostics.
+//!
+//! Everything unsafe about libclang lives here; the rest of the frontend sees plain Rust values.
+//! Cursors and types borrow nothing in Rust's eyes but are only valid while their
+//! [`TranslationUnit`] lives, which the frontend guarantees by keeping it alive for the whole walk.
+
+use std::ffi::{CStr, CString};
+use std::os::raw::{c_uint, c_void};
+use std::path::Path;
+
+use clang_sys::*;
+
+use crate::error::{Diagnostic, FrontendError, SourceLoc};
+
+/// Owns a libclang index and one parsed translation unit.
+pub struct TranslationUnit {
+    index: CXIndex,
+    tu: CXTranslationUnit,
+}
+
+impl TranslationUnit {
+    /// Parses `path` with the given command-line arguments (no compiler name). Diagnostics of
+    /// severity error or worse become a [`FrontendError`]; warnings are returned for printing.
+    pub fn parse(path: &Path, args: &[String]) -> Result<(Self, Vec<Diagnostic>), FrontendError> {
+        if !path.exists() {
+            return Err(FrontendError::single(
+                SourceLoc::file_only(path),
+                format!("no such file or directory: '{}'", path.display()),
+            ));
+        }
+        let c_path = cstring(&path.to_string_lossy());
+        let c_args: Vec<CString> = args.iter().map(|a| cstring(a)).collect();
+        let arg_ptrs: Vec<*const i8> = c_args.iter().map(|a| a.as_ptr()).collect();
+        // SAFETY: plain libclang calls; all pointers outlive the call.
+        unsafe {
+            let index = clang_createIndex(0, 0);
+            let mut tu: CXTranslationUnit = std::ptr::null_mut();
+            let code = clang_parseTranslationUnit2(
+                index,
+                c_path.as_ptr(),
+                arg_ptrs.as_ptr(),
+                arg_ptrs.len() as i32,
+                std::ptr::null_mut(),
+                0,
+                CXTranslationUnit_DetailedPreprocessingRecord,
+                &mut tu,
+            );
+            if code != CXError_Success || tu.is_null() {
+                clang_disposeIndex(index);
+                return Err(FrontendError::single(
+                    SourceLoc::file_only(path),
+                    format!("libclang could not parse the file (error code {code})"),
+                ));
+            }
+            let unit = TranslationUnit { index, tu };
+            let diagnostics = unit.diagnostics();
+            if diagnostics.iter().any(|d| d.is_error()) {
+                return Err(FrontendError { diagnostics });
+            }
+            Ok((unit, diagnostics))
+        }
+    }
+
+    fn diagnostics(&self) -> Vec<Diagnostic> {
+        let mut out = Vec::new();
+        // SAFETY: the TU is alive; each diagnostic is disposed after use.
+        unsafe {
+            for i in 0..clang_getNumDiagnostics(self.tu) {
+                let diag = clang_getDiagnostic(self.tu, i);
+                let severity = clang_getDiagnosticSeverity(diag);
+                if severity >= CXDiagnostic_Warning {
+                    let location = SourceLoc::from_clang(clang_getDiagnosticLocation(diag));
+                    let message = take_string(clang_getDiagnosticSpelling(diag));
+                    out.push(Diagnostic {
+                        location,
+                        message,
+                        is_error: severity >= CXDiagnostic_Error,
+                    });
+                }
+                clang_disposeDiagnostic(diag);
+            }
+        }
+        out
+    }
+
+    pub fn cursor(&self) -> Cursor {
+        // SAFETY: the TU is alive.
+        Cursor(unsafe { clang_getTranslationUnitCursor(self.tu) })
+    }
+}
+
+impl Drop for TranslationUnit {
+    fn drop(&mut self) {
+        // SAFETY: created in `parse`, disposed once.
+        unsafe {
+            clang_disposeTranslationUnit(self.tu);
+            clang_disposeIndex(self.index);
+        }
+    }
+}
+
+fn cstring(s: &str) -> CString {
+    CString::new(s.replace('\0', "")).expect("NULs removed")
+}
+
+/// Converts and frees a CXString.
+fn take_string(s: CXString) -> String {
+    // SAFETY: `s` came from libclang and is disposed exactly once.
+    unsafe {
+        let ptr = clang_getCString(s);
+        let out = if ptr.is_null() {
+            String::new()
+        } else {
+            CStr::from_ptr(ptr).to_string_lossy().into_owned()
+        };
+        clang_disposeString(s);
+        out
+    }
+}
+
+/// An AST node.
+#[derive(Clone, Copy)]
+pub struct Cursor(CXCursor);
+
+impl PartialEq for Cursor {
+    fn eq(&self, other: &Self) -> bool {
+        // SAFETY: comparing two cursors of a live TU.
+        unsafe { clang_equalCursors(self.0, other.0) != 0 }
+    }
+}
+impl Eq for Cursor {}
+
+impl std::hash::Hash for Cursor {
+    fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
+        // SAFETY: hashing a cursor of a live TU.
+        unsafe { clang_hashCursor(self.0) }.hash(state)
+    }
+}
+
+impl std::fmt::Debug for Cursor {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}({})", self.kind_name(), self.spelling())
+    }
+}
+
+impl Cursor {
+    pub fn kind(&self) -> CXCursorKind {
+        // SAFETY: reading a cursor of a live TU (same for every method below).
+        unsafe { clang_getCursorKind(self.0) }
+    }
+
+    pub fn kind_name(&self) -> String {
+        take_string(unsafe { clang_getCursorKindSpelling(self.kind()) })
+    }
+
+    pub fn spelling(&self) -> String {
+        take_string(unsafe { clang_getCursorSpelling(self.0) })
+    }
+
+    pub fn display_name(&self) -> String {
+        take_string(unsafe { clang_getCursorDisplayName(self.0) })
+    }
+
+    pub fn mangled_name(&self) -> String {
+        take_string(unsafe { clang_Cursor_getMangling(self.0) })
+    }
+
+    pub fn is_null(&self) -> bool {
+        unsafe { clang_Cursor_isNull(self.0) != 0 }
+    }
+
+    pub fn ty(&self) -> CType {
+        CType(unsafe { clang_getCursorType(self.0) })
+    }
+
+    pub fn result_type(&self) -> CType {
+        CType(unsafe { clang_getCursorResultType(self.0) })
+    }
+
+    pub fn location(&self) -> SourceLoc {
+        SourceLoc::from_clang(unsafe { clang_getCursorLocation(self.0) })
+    }
+
+    /// Whether the cursor's expansion location lies in the main file (not in a header).
+    pub fn is_in_main_file(&self) -> bool {
+        unsafe { clang_Location_isFromMainFile(clang_getCursorLocation(self.0)) != 0 }
+    }
+
+    pub fn is_definition(&self) -> bool {
+        unsafe { clang_isCursorDefinition(self.0) != 0 }
+    }
+
+    pub fn definition(&self) -> Option<Cursor> {
+        let c = Cursor(unsafe { clang_getCursorDefinition(self.0) });
+        (!c.is_null()).then_some(c)
+    }
+
+    pub fn referenced(&self) -> Option<Cursor> {
+        let c = Cursor(unsafe { clang_getCursorReferenced(self.0) });
+        (!c.is_null()).then_some(c)
+    }
+
+    pub fn canonical(&self) -> Cursor {
+        Cursor(unsafe { clang_getCanonicalCursor(self.0) })
+    }
+
+    pub fn semantic_parent(&self) -> Option<Cursor> {
+        let c = Cursor(unsafe { clang_getCursorSemanticParent(self.0) });
+        (!c.is_null()).then_some(c)
+    }
+
+    pub fn children(&self) -> Vec<Cursor> {
+        extern "C" fn visit(c: CXCursor, _: CXCursor, data: CXClientData) -> CXChildVisitResult {
+            // SAFETY: `data` is the Vec passed below, alive for the whole visit.
+            let out = unsafe { &mut *(data as *mut Vec<Cursor>) };
+            out.push(Cursor(c));
+            CXChildVisit_Continue
+        }
+        let mut out: Vec<Cursor> = Vec::new();
+        unsafe {
+            clang_visitChildren(self.0, visit, &mut out as *mut Vec<Cursor> as *mut c_void);
+        }
+        out
+    }
+
+    pub fn arguments(&self) -> Vec<Cursor> {
+        let n = unsafe { clang_Cursor_getNumArguments(self.0) };
+        (0..n.max(0) as c_uint)
+            .map(|i| Cursor(unsafe { clang_Cursor_getArgument(self.0, i) }))
+            .collect()
+    }
+
+    pub fn binary_operator(&self) -> CXBinaryOperatorKind {
+        unsafe { clang_getCursorBinaryOperatorKind(self.0) }
+    }
+
+    pub fn binary_operator_spelling(&self) -> String {
+        take_string(unsafe { clang_getBinaryOperatorKindSpelling(self.binary_operator()) })
+    }
+
+    pub fn unary_operator(&self) -> CXUnaryOperatorKind {
+        unsafe { clang_getCursorUnaryOperatorKind(self.0) }
+    }
+
+    pub fn unary_operator_spelling(&self) -> String {
+        take_string(unsafe { clang_getUnaryOperatorKindSpelling(self.unary_operator()) })
+    }
+
+    /// Evaluates a constant expression (literals, constexpr values).
+    pub fn evaluate(&self) -> Option<ConstValue> {
+        unsafe {
+            let result = clang_Cursor_Evaluate(self.0);
+            if result.is_null() {
+                return None;
+            }
+            let value = match clang_EvalResult_getKind(result) {
+                CXEval_Int => Some(if clang_EvalResult_isUnsignedInt(result) != 0 {
+                    ConstValue::Int(clang_EvalResult_getAsUnsigned(result) as i128)
+                } else {
+                    ConstValue::Int(clang_EvalResult_getAsLongLong(result) as i128)
+                }),
+                CXEval_Float => Some(ConstValue::Float(clang_EvalResult_getAsDouble(result))),
+                _ => None,
+            };
+            clang_EvalResult_dispose(result);
+            value
+        }
+    }
+
+    /// Attribute cursors among the children (`__global__`, `__device__`, ...).
+    pub fn has_attr(&self, kind: CXCursorKind) -> bool {
+        self.children().iter().any(|c| c.kind() == kind)
+    }
+
+    /// The source text of the cursor's extent, token by token (for literal suffixes and the like).
+    pub fn tokens(&self) -> Vec<String> {
+        self.tokens_with_offsets()
+            .into_iter()
+            .map(|(t, _)| t)
+            .collect()
+    }
+
+    pub fn is_expression(&self) -> bool {
+        unsafe { clang_isExpression(self.kind()) != 0 }
+    }
+
+    /// The tokens of the cursor's extent with their byte offsets in the file.
+    pub fn tokens_with_offsets(&self) -> Vec<(String, usize)> {
+        unsafe {
+            let tu = clang_Cursor_getTranslationUnit(self.0);
+            let range = clang_getCursorExtent(self.0);
+            let mut tokens: *mut CXToken = std::ptr::null_mut();
+            let mut count: c_uint = 0;
+            clang_tokenize(tu, range, &mut tokens, &mut count);
+            let out = (0..count as usize)
+                .map(|i| {
+                    let token = *tokens.add(i);
+                    let (_, offset) = file_offset(clang_getTokenLocation(tu, token));
+                    (take_string(clang_getTokenSpelling(tu, token)), offset)
+                })
+                .collect();
+            if !tokens.is_null() {
+                clang_disposeTokens(tu, tokens, count);
+            }
+            out
+        }
+    }
+
+    /// Byte offsets of the cursor's extent in its file: (file, start, end).
+    pub fn extent_offsets(&self) -> (String, usize, usize) {
+        unsafe {
+            let range = clang_getCursorExtent(self.0);
+            let (file, start) = file_offset(clang_getRangeStart(range));
+            let (_, end) = file_offset(clang_getRangeEnd(range));
+            (file, start, end)
+        }
+    }
+}
+
+unsafe fn file_offset(loc: CXSourceLocation) -> (String, usize) {
+    let mut file: CXFile = std::ptr::null_mut();
+    let mut offset: c_uint = 0;
+    clang_getSpellingLocation(
+        loc,
+        &mut file,
+        std::ptr::null_mut(),
+        std::ptr::null_mut(),
+        &mut offset,
+    );
+    let name = if file.is_null() {
+        String::new()
+    } else {
+        take_string(clang_getFileName(file))
+    };
+    (name, offset as usize)
+}
+
+/// A compile-time constant found by libclang.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum ConstValue {
+    Int(i128),
+    Float(f64),
+}
+
+/// A clang type.
+#[derive(Clone, Copy)]
+pub struct CType(CXType);
+
+impl std::fmt::Debug for CType {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}", self.spelling())
+    }
+}
+
+impl CType {
+    pub fn kind(&self) -> CXTypeKind {
+        self.0.kind
+    }
+    pub fn spelling(&self) -> String {
+        take_string(unsafe { clang_getTypeSpelling(self.0) })
+    }
+    pub fn canonical(&self) -> CType {
+        CType(unsafe { clang_getCanonicalType(self.0) })
+    }
+    pub fn pointee(&self) -> CType {
+        CType(unsafe { clang_getPointeeType(self.0) })
+    }
+    pub fn element(&self) -> CType {
+        CType(unsafe { clang_getArrayElementType(self.0) })
+    }
+    pub fn array_len(&self) -> i64 {
+        unsafe { clang_getArraySize(self.0) }
+    }
+    pub fn is_const(&self) -> bool {
+        unsafe { clang_isConstQualifiedType(self.0) != 0 }
+    }
+    /// Size in bytes for the device target, or None for incomplete/dependent types.
+    pub fn size_of(&self) -> Option<u64> {
+        let s = unsafe { clang_Type_getSizeOf(self.0) };
+        (s >= 0).then_some(s as u64)
+    }
+    pub fn align_of(&self) -> Option<u64> {
+        let a = unsafe { clang_Type_getAlignOf(self.0) };
+        (a >= 0).then_some(a as u64)
+    }
+    pub fn declaration(&self) -> Cursor {
+        Cursor(unsafe { clang_getTypeDeclaration(self.0) })
+    }
+    pub fn function_args(&self) -> Vec<CType> {
+        let n = unsafe { clang_getNumArgTypes(self.0) };
+        (0..n.max(0) as c_uint)
+            .map(|i| CType(unsafe { clang_getArgType(self.0, i) }))
+            .collect()
+    }
+    pub fn function_result(&self) -> CType {
+        CType(unsafe { clang_getResultType(self.0) })
+    }
+}
+
+impl SourceLoc {
+    pub fn from_clang(loc: CXSourceLocation) -> SourceLoc {
+        let mut file: CXFile = std::ptr::null_mut();
+        let (mut line, mut column) = (0 as c_uint, 0 as c_uint);
+        // SAFETY: reading a location of a live TU.
+        unsafe {
+            clang_getExpansionLocation(
+                loc,
+                &mut file,
+                &mut line,
+                &mut column,
+                std::ptr::null_mut(),
+            );
+            let file = if file.is_null() {
+                String::new()
+            } else {
+                take_string(clang_getFileName(file))
+            };
+            SourceLoc { file, line, column }
+        }
+    }
+}

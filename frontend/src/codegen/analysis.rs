@@ -1,0 +1,142 @@
+//! What a statement may change: the local variables it assigns and the jumps it may take.
+//!
+//! The codegen keeps locals as SSA values and emits structured control flow (scf.if, scf.while),
+//! so every region must yield the variables it changes. `return`, `break` and `continue` are
+//! turned into flag variables (as Polygeist does) that later statements are guarded by.
+
+use clang_sys::*;
+
+use crate::clang::Cursor;
+
+/// A variable the codegen tracks: a C local, or one of the jump flags.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub enum VarKey {
+    Decl(Cursor),
+    /// Set once a `return` ran; everything after it is skipped.
+    Returned,
+    /// The value a `return` produced.
+    RetVal,
+    /// Set once `break` ran in the given loop.
+    Break(Cursor),
+    /// Set once `continue` ran in the current iteration of the given loop.
+    Continue(Cursor),
+}
+
+/// The jumps a statement may take out of itself.
+#[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
+pub struct Jumps {
+    pub returns: bool,
+    pub breaks: bool,
+    pub continues: bool,
+}
+
+impl Jumps {
+    pub fn any(&self) -> bool {
+        self.returns || self.breaks || self.continues
+    }
+}
+
+pub fn is_loop(c: &Cursor) -> bool {
+    matches!(
+        c.kind(),
+        CXCursor_ForStmt | CXCursor_WhileStmt | CXCursor_DoStmt
+    )
+}
+
+/// The variables `stmt` may assign, in source order, without duplicates. `enclosing_loop` is the
+/// loop a `break`/`continue` directly inside `stmt` belongs to.
+pub fn assigned_vars(stmt: &Cursor, enclosing_loop: Option<Cursor>) -> Vec<VarKey> {
+    let mut out = Vec::new();
+    collect_assigned(stmt, enclosing_loop, &mut out);
+    out
+}
+
+fn push(out: &mut Vec<VarKey>, key: VarKey) {
+    if !out.contains(&key) {
+        out.push(key);
+    }
+}
+
+fn collect_assigned(c: &Cursor, enclosing_loop: Option<Cursor>, out: &mut Vec<VarKey>) {
+    match c.kind() {
+        CXCursor_BinaryOperator if c.binary_operator() == CXBinaryOperator_Assign => {
+            assigned_target(c, out)
+        }
+        CXCursor_CompoundAssignOperator => assigned_target(c, out),
+        CXCursor_UnaryOperator
+            if matches!(
+                c.unary_operator(),
+                CXUnaryOperator_PostInc
+                    | CXUnaryOperator_PostDec
+                    | CXUnaryOperator_PreInc
+                    | CXUnaryOperator_PreDec
+            ) =>
+        {
+            assigned_target(c, out)
+        }
+        CXCursor_ReturnStmt => {
+            push(out, VarKey::Returned);
+            push(out, VarKey::RetVal);
+        }
+        CXCursor_BreakStmt => {
+            if let Some(l) = enclosing_loop {
+                push(out, VarKey::Break(l));
+            }
+        }
+        CXCursor_ContinueStmt => {
+            if let Some(l) = enclosing_loop {
+                push(out, VarKey::Continue(l));
+            }
+        }
+        _ => {}
+    }
+    let inner_loop = if is_loop(c) { Some(*c) } else { enclosing_loop };
+    for child in c.children() {
+        collect_assigned(&child, inner_loop, out);
+    }
+}
+
+/// Records the local variable written by an assignment-like operator, if its target is one.
+fn assigned_target(op: &Cursor, out: &mut Vec<VarKey>) {
+    if let Some(target) = op.children().first() {
+        if let Some(decl) = referenced_local(target) {
+            push(out, VarKey::Decl(decl));
+        }
+    }
+}
+
+/// The variable an expression names, looking through parentheses and no-op casts.
+pub fn referenced_local(e: &Cursor) -> Option<Cursor> {
+    match e.kind() {
+        CXCursor_DeclRefExpr => e.referenced().map(|d| d.canonical()),
+        CXCursor_ParenExpr | CXCursor_UnexposedExpr => {
+            let children = e.children();
+            match children.as_slice() {
+                [only] => referenced_local(only),
+                _ => None,
+            }
+        }
+        _ => None,
+    }
+}
+
+/// The jumps `stmt` may take: a return anywhere, a break or continue of the loop it sits in
+/// (not those of loops nested inside it).
+pub fn jumps(stmt: &Cursor) -> Jumps {
+    let mut j = Jumps::default();
+    collect_jumps(stmt, true, &mut j);
+    j
+}
+
+fn collect_jumps(c: &Cursor, outside_inner_loops: bool, j: &mut Jumps) {
+    match c.kind() {
+        CXCursor_ReturnStmt => j.returns = true,
+        CXCursor_BreakStmt if outside_inner_loops => j.breaks = true,
+        CXCursor_ContinueStmt if outside_inner_loops => j.continues = true,
+        _ => {}
+    }
+    let still_outside = outside_inner_loops && !is_loop(c);
+    for child in c.children() {
+        collect_jumps(&child, still_outside, j);
+    }
+}

@@ -1,0 +1,935 @@
+//! Expressions → arith/memref/gpu operations, with C's conversion rules.
+
+use clang_sys::*;
+use melior::ir::{Location, Type, ValueLike};
+
+use super::analysis::{assigned_vars, VarKey};
+use super::builder::Value;
+use super::function::{FunctionCodegen, Val};
+use crate::clang::{ConstValue, Cursor};
+use crate::error::{FrontendError, Result};
+use crate::types::Ty;
+
+/// Where an assignable expression lives.
+#[derive(Debug, Clone)]
+pub enum LValue<'c> {
+    /// A local variable held as an SSA value.
+    Var(VarKey, Ty),
+    /// Element `index` of a memref.
+    Element {
+        base: Value<'c>,
+        index: Value<'c>,
+        ty: Ty,
+    },
+}
+
+/// The GPU work-item builtins (`threadIdx.x` → `gpu.thread_id x`).
+const DIM_BUILTINS: &[(&str, &str)] = &[
+    ("threadIdx", "gpu.thread_id"),
+    ("blockIdx", "gpu.block_id"),
+    ("blockDim", "gpu.block_dim"),
+    ("gridDim", "gpu.grid_dim"),
+];
+
+/// Integer and float ops of the binary operators, by kind: (integer signed, integer unsigned, float).
+fn arith_op(kind: CXBinaryOperatorKind) -> Option<(&'static str, &'static str, &'static str)> {
+    Some(match kind {
+        CXBinaryOperator_Add | CXBinaryOperator_AddAssign => {
+            ("arith.addi", "arith.addi", "arith.addf")
+        }
+        CXBinaryOperator_Sub | CXBinaryOperator_SubAssign => {
+            ("arith.subi", "arith.subi", "arith.subf")
+        }
+        CXBinaryOperator_Mul | CXBinaryOperator_MulAssign => {
+            ("arith.muli", "arith.muli", "arith.mulf")
+        }
+        CXBinaryOperator_Div | CXBinaryOperator_DivAssign => {
+            ("arith.divsi", "arith.divui", "arith.divf")
+        }
+        CXBinaryOperator_Rem | CXBinaryOperator_RemAssign => {
+            ("arith.remsi", "arith.remui", "arith.remf")
+        }
+        CXBinaryOperator_And | CXBinaryOperator_AndAssign => ("arith.andi", "arith.andi", ""),
+        CXBinaryOperator_Or | CXBinaryOperator_OrAssign => ("arith.ori", "arith.ori", ""),
+        CXBinaryOperator_Xor | CXBinaryOperator_XorAssign => ("arith.xori", "arith.xori", ""),
+        CXBinaryOperator_Shl | CXBinaryOperator_ShlAssign => ("arith.shli", "arith.shli", ""),
+        CXBinaryOperator_Shr | CXBinaryOperator_ShrAssign => ("arith.shrsi", "arith.shrui", ""),
+        _ => return None,
+    })
+}
+
+/// Comparison predicates: (arith.cmpi signed, arith.cmpi unsigned, arith.cmpf), as the
+/// predicates' enum values. Float `!=` is unordered (true for NaN), the rest ordered, as in C.
+fn compare_predicates(kind: CXBinaryOperatorKind) -> Option<(i64, i64, i64)> {
+    Some(match kind {
+        CXBinaryOperator_EQ => (0, 0, 1),  // eq, eq, oeq
+        CXBinaryOperator_NE => (1, 1, 13), // ne, ne, une
+        CXBinaryOperator_LT => (2, 6, 4),  // slt, ult, olt
+        CXBinaryOperator_LE => (3, 7, 5),  // sle, ule, ole
+        CXBinaryOperator_GT => (4, 8, 2),  // sgt, ugt, ogt
+        CXBinaryOperator_GE => (5, 9, 3),  // sge, uge, oge
+        _ => return None,
+    })
+}
+
+fn is_cast_expr(kind: CXCursorKind) -> bool {
+    matches!(
+        kind,
+        CXCursor_CStyleCastExpr
+            | CXCursor_CXXStaticCastExpr
+            | CXCursor_CXXFunctionalCastExpr
+            | CXCursor_CXXConstCastExpr
+            | CXCursor_CXXReinterpretCastExpr
+    )
+}
+
+impl<'c> FunctionCodegen<'c, '_> {
+    /// An rvalue converted to `ty` (as for an initializer, argument or return).
+    pub fn rvalue_as(&mut self, e: &Cursor, ty: &Ty) -> Result<Val<'c>> {
+        let from = Ty::of(e)?;
+        let v = self.rvalue(e)?;
+        self.convert(v, &from, ty, e)
+    }
+
+    pub fn rvalue(&mut self, e: &Cursor) -> Result<Val<'c>> {
+        let loc = self.loc(e);
+        match e.kind() {
+            CXCursor_IntegerLiteral
+            | CXCursor_CharacterLiteral
+            | CXCursor_FloatingLiteral
+            | CXCursor_CXXBoolLiteralExpr => self.constant(e),
+            CXCursor_ParenExpr => self.rvalue(&only_child(e)?),
+            CXCursor_UnexposedExpr => {
+                let children = e.children();
+                match children.as_slice() {
+                    // An implicit conversion (or a no-op wrapper): convert the child to our type.
+                    [child] => {
+                        let to = Ty::of(e)?;
+                        self.rvalue_as(child, &to)
+                    }
+                    _ => self.constant(e),
+                }
+            }
+            k if is_cast_expr(k) => {
+                let inner = e
+                    .children()
+                    .into_iter()
+                    .rev()
+                    .find(|c| c.is_expression())
+                    .ok_or_else(|| FrontendError::unsupported(e.location(), "empty cast"))?;
+                let to = Ty::of(e)?;
+                self.rvalue_as(&inner, &to)
+            }
+            CXCursor_DeclRefExpr | CXCursor_ArraySubscriptExpr => {
+                if let Some(v) = self.builtin_value(e, loc)? {
+                    return Ok(v);
+                }
+                if let Some(ConstValue::Int(_)) = enum_constant(e) {
+                    return self.constant(e);
+                }
+                let lv = self.lvalue(e)?;
+                self.load(&lv, loc)
+            }
+            CXCursor_MemberRefExpr => match self.builtin_value(e, loc)? {
+                Some(v) => Ok(v),
+                None => Err(FrontendError::unsupported(e.location(), "member access")),
+            },
+            CXCursor_BinaryOperator => self.binary(e),
+            CXCursor_CompoundAssignOperator => self.compound_assign(e),
+            CXCursor_UnaryOperator => self.unary(e),
+            CXCursor_ConditionalOperator => self.conditional(e),
+            CXCursor_CallExpr => self.call(e),
+            _ => Err(FrontendError::unsupported(
+                e.location(),
+                format!("expression '{}'", e.kind_name()),
+            )),
+        }
+    }
+
+    /// A literal or other constant expression, as a constant of the expression's type.
+    fn constant(&mut self, e: &Cursor) -> Result<Val<'c>> {
+        let ty = Ty::of(e)?;
+        let loc = self.loc(e);
+        let value = e.evaluate().ok_or_else(|| {
+            FrontendError::unsupported(e.location(), format!("expression '{}'", e.kind_name()))
+        })?;
+        let v = match (&ty, value) {
+            (Ty::Bool, ConstValue::Int(i)) => self.b.const_bool(i != 0, loc)?,
+            (Ty::Int { .. }, ConstValue::Int(i)) => {
+                self.b
+                    .const_int(ty.scalar_mlir(self.ctx()), i as i64, loc)?
+            }
+            (Ty::Float { .. }, ConstValue::Float(f)) => {
+                self.b.const_float(ty.scalar_mlir(self.ctx()), f, loc)?
+            }
+            (Ty::Float { .. }, ConstValue::Int(i)) => {
+                self.b
+                    .const_float(ty.scalar_mlir(self.ctx()), i as f64, loc)?
+            }
+            (Ty::Int { .. } | Ty::Bool, ConstValue::Float(f)) => {
+                self.b
+                    .const_int(ty.scalar_mlir(self.ctx()), f as i64, loc)?
+            }
+            _ => {
+                return Err(FrontendError::unsupported(
+                    e.location(),
+                    format!("constant of type '{}'", e.ty().spelling()),
+                ))
+            }
+        };
+        Ok(Val::Scalar(v))
+    }
+
+    /// A zero of `ty` (for uninitialized locals and the return value before a return ran).
+    pub fn zero(&self, ty: &Ty, loc: Location<'c>) -> Result<Val<'c>> {
+        let mlir = ty.scalar_mlir(self.ctx());
+        Ok(Val::Scalar(if ty.is_float() {
+            self.b.const_float(mlir, 0.0, loc)?
+        } else {
+            self.b.const_int(mlir, 0, loc)?
+        }))
+    }
+
+    /// `threadIdx.x` and friends, `warpSize`; None if `e` is not a builtin.
+    fn builtin_value(&mut self, e: &Cursor, loc: Location<'c>) -> Result<Option<Val<'c>>> {
+        let i32t = Ty::UINT.scalar_mlir(self.ctx());
+        if e.kind() == CXCursor_DeclRefExpr && e.spelling() == "warpSize" && is_builtin_decl(e) {
+            let sg = self.b.value(
+                "gpu.subgroup_size",
+                &[],
+                melior::ir::Type::index(self.ctx()),
+                &[],
+                loc,
+            )?;
+            let v = self.b.value("arith.index_castui", &[sg], i32t, &[], loc)?;
+            return Ok(Some(Val::Scalar(v)));
+        }
+        if e.kind() != CXCursor_MemberRefExpr {
+            return Ok(None);
+        }
+        let Some(base) = e.children().first().copied() else {
+            return Ok(None);
+        };
+        let base = strip_implicit(&base);
+        if base.kind() != CXCursor_DeclRefExpr || !is_builtin_decl(&base) {
+            return Ok(None);
+        }
+        let Some((_, op)) = DIM_BUILTINS.iter().find(|(n, _)| *n == base.spelling()) else {
+            return Ok(None);
+        };
+        let dim = e.spelling();
+        if !matches!(dim.as_str(), "x" | "y" | "z") {
+            return Ok(None);
+        }
+        let attr = self.b.attr(&format!("#gpu<dim {dim}>"), loc)?;
+        let idx = self.b.value(
+            op,
+            &[],
+            melior::ir::Type::index(self.ctx()),
+            &[("dimension", attr)],
+            loc,
+        )?;
+        let v = self.b.value("arith.index_castui", &[idx], i32t, &[], loc)?;
+        Ok(Some(Val::Scalar(v)))
+    }
+
+    pub fn lvalue(&mut self, e: &Cursor) -> Result<LValue<'c>> {
+        match e.kind() {
+            CXCursor_ParenExpr => self.lvalue(&only_child(e)?),
+            CXCursor_UnexposedExpr => self.lvalue(&only_child(e)?),
+            CXCursor_DeclRefExpr => {
+                let decl = e
+                    .referenced()
+                    .ok_or_else(|| FrontendError::unsupported(e.location(), "unresolved name"))?
+                    .canonical();
+                let key = VarKey::Decl(decl);
+                match self.env.get(&key) {
+                    Some(b) => Ok(LValue::Var(key, b.ty.clone())),
+                    None => Err(FrontendError::unsupported(
+                        e.location(),
+                        format!(
+                            "reference to '{}' (globals are not supported yet)",
+                            e.spelling()
+                        ),
+                    )),
+                }
+            }
+            CXCursor_ArraySubscriptExpr => {
+                let children = e.children();
+                let [base, index] = children.as_slice() else {
+                    return Err(FrontendError::unsupported(e.location(), "subscript"));
+                };
+                // `i[p]` is legal C; put the pointer first.
+                let (ptr, idx) = if Ty::of(base)?.is_pointer() {
+                    (base, index)
+                } else {
+                    (index, base)
+                };
+                let p = self.rvalue(ptr)?;
+                let element = self.offset_pointer(p, idx, false)?;
+                self.deref(element, &Ty::of(ptr)?, e)
+            }
+            CXCursor_UnaryOperator if e.unary_operator() == CXUnaryOperator_Deref => {
+                let ptr = only_child(e)?;
+                let p = self.rvalue(&ptr)?;
+                self.deref(p, &Ty::of(&ptr)?, e)
+            }
+            _ => Err(FrontendError::unsupported(
+                e.location(),
+                format!("assignment to '{}'", e.kind_name()),
+            )),
+        }
+    }
+
+    fn deref(&self, p: Val<'c>, ptr_ty: &Ty, e: &Cursor) -> Result<LValue<'c>> {
+        let (Val::Ptr(base, index), Some(pointee)) = (p, ptr_ty.pointee()) else {
+            return Err(FrontendError::unsupported(
+                e.location(),
+                "dereference of a non-pointer",
+            ));
+        };
+        Ok(LValue::Element {
+            base,
+            index,
+            ty: pointee.clone(),
+        })
+    }
+
+    pub fn load(&mut self, lv: &LValue<'c>, loc: Location<'c>) -> Result<Val<'c>> {
+        match lv {
+            LValue::Var(key, _) => Ok(self.env[key].val),
+            LValue::Element { base, index, ty } => {
+                let mem = ty.memory_mlir(self.ctx());
+                let v = self
+                    .b
+                    .value("memref.load", &[*base, *index], mem, &[], loc)?;
+                if *ty == Ty::Bool {
+                    let zero = self.b.const_int(mem, 0, loc)?;
+                    return self.cmpi(1, v, zero, loc).map(Val::Scalar);
+                }
+                Ok(Val::Scalar(v))
+            }
+        }
+    }
+
+    pub fn store(&mut self, lv: &LValue<'c>, v: Val<'c>, loc: Location<'c>) -> Result<()> {
+        match lv {
+            LValue::Var(key, ty) => {
+                self.bind(key.clone(), ty.clone(), v);
+                Ok(())
+            }
+            LValue::Element { base, index, ty } => {
+                let mut scalar = v.scalar();
+                if *ty == Ty::Bool {
+                    let mem = ty.memory_mlir(self.ctx());
+                    scalar = self.b.value("arith.extui", &[scalar], mem, &[], loc)?;
+                }
+                self.b.op(
+                    "memref.store",
+                    &[scalar, *base, *index],
+                    &[],
+                    &[],
+                    vec![],
+                    loc,
+                )?;
+                Ok(())
+            }
+        }
+    }
+
+    /// `p + i` (or `p - i` when `negate`): the pointer's element offset moves by `i`.
+    fn offset_pointer(&mut self, p: Val<'c>, i: &Cursor, negate: bool) -> Result<Val<'c>> {
+        let loc = self.loc(i);
+        let Val::Ptr(base, offset) = p else {
+            return Err(FrontendError::unsupported(
+                i.location(),
+                "pointer arithmetic",
+            ));
+        };
+        let ity = Ty::of(i)?;
+        let iv = self.rvalue(i)?.scalar();
+        let index = melior::ir::Type::index(self.ctx());
+        let cast = if ity.is_signed() {
+            "arith.index_cast"
+        } else {
+            "arith.index_castui"
+        };
+        let delta = self.b.value(cast, &[iv], index, &[], loc)?;
+        let op = if negate { "arith.subi" } else { "arith.addi" };
+        let new_offset = self.b.value(op, &[offset, delta], index, &[], loc)?;
+        Ok(Val::Ptr(base, new_offset))
+    }
+
+    fn cmpi(&self, pred: i64, a: Value<'c>, b: Value<'c>, loc: Location<'c>) -> Result<Value<'c>> {
+        let i1 = Ty::Bool.scalar_mlir(self.ctx());
+        let attr = self.pred_attr(pred);
+        self.b
+            .value("arith.cmpi", &[a, b], i1, &[("predicate", attr)], loc)
+    }
+
+    fn pred_attr(&self, pred: i64) -> melior::ir::Attribute<'c> {
+        melior::ir::attribute::IntegerAttribute::new(
+            melior::ir::r#type::IntegerType::new(self.ctx(), 64).into(),
+            pred,
+        )
+        .into()
+    }
+
+    /// Applies a C conversion from `from` to `to`.
+    pub fn convert(&mut self, v: Val<'c>, from: &Ty, to: &Ty, e: &Cursor) -> Result<Val<'c>> {
+        let loc = self.loc(e);
+        if from == to || matches!(to, Ty::Void) {
+            return Ok(v);
+        }
+        let ctx = self.ctx();
+        let unsupported = || {
+            FrontendError::unsupported(
+                e.location(),
+                format!("conversion from '{from:?}' to '{to:?}'"),
+            )
+        };
+        if let (Ty::Pointer { pointee: a, .. }, Ty::Pointer { pointee: b, .. }) = (from, to) {
+            // Qualifier changes only: the same memref.
+            return if a.memory_mlir(ctx) == b.memory_mlir(ctx) {
+                Ok(v)
+            } else {
+                Err(unsupported())
+            };
+        }
+        let x = match v {
+            Val::Scalar(x) => x,
+            _ => return Err(unsupported()),
+        };
+        let target: Type<'c> = match to {
+            Ty::Bool | Ty::Int { .. } | Ty::Float { .. } => to.scalar_mlir(ctx),
+            _ => return Err(unsupported()),
+        };
+        let out = match (from, to) {
+            (Ty::Int { .. } | Ty::Bool, Ty::Bool) => {
+                let zero = self.b.const_int(x.r#type(), 0, loc)?;
+                self.cmpi(1, x, zero, loc)?
+            }
+            (Ty::Float { .. }, Ty::Bool) => {
+                let zero = self.b.const_float(x.r#type(), 0.0, loc)?;
+                let attr = self.pred_attr(13); // une: NaN converts to true
+                self.b.value(
+                    "arith.cmpf",
+                    &[x, zero],
+                    target,
+                    &[("predicate", attr)],
+                    loc,
+                )?
+            }
+            (Ty::Bool, Ty::Int { .. }) => self.b.value("arith.extui", &[x], target, &[], loc)?,
+            (Ty::Int { bits: fb, signed }, Ty::Int { bits: tb, .. }) => {
+                let op = match fb.cmp(tb) {
+                    std::cmp::Ordering::Equal => return Ok(v),
+                    std::cmp::Ordering::Greater => "arith.trunci",
+                    std::cmp::Ordering::Less if *signed => "arith.extsi",
+                    std::cmp::Ordering::Less => "arith.extui",
+                };
+                self.b.value(op, &[x], target, &[], loc)?
+            }
+            (Ty::Bool, Ty::Float { .. }) => self.b.value("arith.uitofp", &[x], target, &[], loc)?,
+            (Ty::Int { signed, .. }, Ty::Float { .. }) => {
+                let op = if *signed {
+                    "arith.sitofp"
+                } else {
+                    "arith.uitofp"
+                };
+                self.b.value(op, &[x], target, &[], loc)?
+            }
+            (Ty::Float { .. }, Ty::Int { signed, .. }) => {
+                let op = if *signed {
+                    "arith.fptosi"
+                } else {
+                    "arith.fptoui"
+                };
+                self.b.value(op, &[x], target, &[], loc)?
+            }
+            (Ty::Float { bits: fb }, Ty::Float { bits: tb }) => {
+                let op = if fb < tb {
+                    "arith.extf"
+                } else {
+                    "arith.truncf"
+                };
+                self.b.value(op, &[x], target, &[], loc)?
+            }
+            _ => return Err(unsupported()),
+        };
+        Ok(Val::Scalar(out))
+    }
+
+    fn binary(&mut self, e: &Cursor) -> Result<Val<'c>> {
+        let loc = self.loc(e);
+        let children = e.children();
+        let [lhs, rhs] = children.as_slice() else {
+            return Err(FrontendError::unsupported(e.location(), "binary operator"));
+        };
+        let kind = e.binary_operator();
+        match kind {
+            CXBinaryOperator_Assign => {
+                let lv = self.lvalue(lhs)?;
+                let ty = lvalue_ty(&lv);
+                let v = self.rvalue_as(rhs, &ty)?;
+                self.store(&lv, v, loc)?;
+                Ok(v)
+            }
+            CXBinaryOperator_Comma => {
+                self.rvalue(lhs)?;
+                self.rvalue(rhs)
+            }
+            CXBinaryOperator_LAnd | CXBinaryOperator_LOr => self.logical(e, lhs, rhs, kind),
+            _ => {
+                let (lt, rt) = (Ty::of(lhs)?, Ty::of(rhs)?);
+                // Pointer arithmetic and comparison.
+                if lt.is_pointer() || rt.is_pointer() {
+                    return self.pointer_binary(e, lhs, rhs, kind);
+                }
+                let a = self.rvalue(lhs)?;
+                let b = self.rvalue(rhs)?;
+                if let Some(preds) = compare_predicates(kind) {
+                    return self.compare(preds, a.scalar(), b.scalar(), &lt, loc);
+                }
+                let result_ty = Ty::of(e)?;
+                // Shifts keep the left operand's type; the count may have another.
+                let b = if matches!(kind, CXBinaryOperator_Shl | CXBinaryOperator_Shr) {
+                    self.convert(b, &rt, &lt, rhs)?
+                } else {
+                    b
+                };
+                let v = self.arith(kind, a.scalar(), b.scalar(), &lt, e)?;
+                self.convert(Val::Scalar(v), &lt, &result_ty, e)
+            }
+        }
+    }
+
+    fn compare(
+        &mut self,
+        (signed, unsigned, float): (i64, i64, i64),
+        a: Value<'c>,
+        b: Value<'c>,
+        operand_ty: &Ty,
+        loc: Location<'c>,
+    ) -> Result<Val<'c>> {
+        let v = if operand_ty.is_float() {
+            let i1 = Ty::Bool.scalar_mlir(self.ctx());
+            let attr = self.pred_attr(float);
+            self.b
+                .value("arith.cmpf", &[a, b], i1, &[("predicate", attr)], loc)?
+        } else {
+            self.cmpi(
+                if operand_ty.is_signed() {
+                    signed
+                } else {
+                    unsigned
+                },
+                a,
+                b,
+                loc,
+            )?
+        };
+        Ok(Val::Scalar(v))
+    }
+
+    fn arith(
+        &mut self,
+        kind: CXBinaryOperatorKind,
+        a: Value<'c>,
+        b: Value<'c>,
+        ty: &Ty,
+        e: &Cursor,
+    ) -> Result<Value<'c>> {
+        let loc = self.loc(e);
+        let (s, u, f) = arith_op(kind).ok_or_else(|| {
+            FrontendError::unsupported(
+                e.location(),
+                format!("operator '{}'", e.binary_operator_spelling()),
+            )
+        })?;
+        let op = match ty {
+            Ty::Float { .. } => f,
+            Ty::Int { signed: true, .. } => s,
+            _ => u,
+        };
+        if op.is_empty() {
+            return Err(FrontendError::unsupported(
+                e.location(),
+                "operator on a float",
+            ));
+        }
+        self.b.value(op, &[a, b], a.r#type(), &[], loc)
+    }
+
+    fn pointer_binary(
+        &mut self,
+        e: &Cursor,
+        lhs: &Cursor,
+        rhs: &Cursor,
+        kind: CXBinaryOperatorKind,
+    ) -> Result<Val<'c>> {
+        let loc = self.loc(e);
+        let (lt, rt) = (Ty::of(lhs)?, Ty::of(rhs)?);
+        match kind {
+            CXBinaryOperator_Add if lt.is_pointer() => {
+                let p = self.rvalue(lhs)?;
+                self.offset_pointer(p, rhs, false)
+            }
+            CXBinaryOperator_Add => {
+                let p = self.rvalue(rhs)?;
+                self.offset_pointer(p, lhs, false)
+            }
+            CXBinaryOperator_Sub if !rt.is_pointer() => {
+                let p = self.rvalue(lhs)?;
+                self.offset_pointer(p, rhs, true)
+            }
+            _ if lt.is_pointer() && rt.is_pointer() => {
+                // Same-object pointers (C's rule): compare or subtract their offsets.
+                let (Val::Ptr(_, a), Val::Ptr(_, b)) = (self.rvalue(lhs)?, self.rvalue(rhs)?)
+                else {
+                    unreachable!("pointer values")
+                };
+                if let Some(preds) = compare_predicates(kind) {
+                    return self.compare(preds, a, b, &Ty::LONG, loc);
+                }
+                if kind == CXBinaryOperator_Sub {
+                    let index = melior::ir::Type::index(self.ctx());
+                    let d = self.b.value("arith.subi", &[a, b], index, &[], loc)?;
+                    let result = Ty::of(e)?;
+                    let v = self.b.value(
+                        "arith.index_cast",
+                        &[d],
+                        result.scalar_mlir(self.ctx()),
+                        &[],
+                        loc,
+                    )?;
+                    return Ok(Val::Scalar(v));
+                }
+                Err(FrontendError::unsupported(e.location(), "pointer operator"))
+            }
+            _ => Err(FrontendError::unsupported(
+                e.location(),
+                format!("operator '{}' on a pointer", e.binary_operator_spelling()),
+            )),
+        }
+    }
+
+    /// `a && b`, `a || b` with C's short circuit: `b` runs inside an scf.if.
+    fn logical(
+        &mut self,
+        e: &Cursor,
+        lhs: &Cursor,
+        rhs: &Cursor,
+        kind: CXBinaryOperatorKind,
+    ) -> Result<Val<'c>> {
+        let loc = self.loc(e);
+        let a = self.condition(lhs)?;
+        let i1 = Ty::Bool.scalar_mlir(self.ctx());
+        let carried = assigned_vars(rhs, self.loops.last().copied());
+        let is_and = kind == CXBinaryOperator_LAnd;
+        let rhs_branch = |this: &mut Self| Ok(vec![this.condition(rhs)?]);
+        let short = move |this: &mut Self| Ok(vec![this.b.const_bool(!is_and, loc)?]);
+        let out = if is_and {
+            self.emit_if(a, &carried, &[i1], rhs_branch, short, loc)?
+        } else {
+            self.emit_if(a, &carried, &[i1], short, rhs_branch, loc)?
+        };
+        let result = Ty::of(e)?;
+        self.convert(Val::Scalar(out[0]), &Ty::Bool, &result, e)
+    }
+
+    fn compound_assign(&mut self, e: &Cursor) -> Result<Val<'c>> {
+        let loc = self.loc(e);
+        let children = e.children();
+        let [lhs, rhs] = children.as_slice() else {
+            return Err(FrontendError::unsupported(
+                e.location(),
+                "compound assignment",
+            ));
+        };
+        let kind = e.binary_operator();
+        let lv = self.lvalue(lhs)?;
+        let lt = lvalue_ty(&lv);
+        let old = self.load(&lv, loc)?;
+        let new = if lt.is_pointer() {
+            let negate = kind == CXBinaryOperator_SubAssign;
+            if !matches!(
+                kind,
+                CXBinaryOperator_AddAssign | CXBinaryOperator_SubAssign
+            ) {
+                return Err(FrontendError::unsupported(
+                    e.location(),
+                    "pointer compound assignment",
+                ));
+            }
+            self.offset_pointer(old, rhs, negate)?
+        } else {
+            // C computes in the common type of both operands, then converts back.
+            let rt = Ty::of(rhs)?;
+            let shift = matches!(
+                kind,
+                CXBinaryOperator_ShlAssign | CXBinaryOperator_ShrAssign
+            );
+            let common = if shift {
+                promote(&lt)
+            } else {
+                usual_arithmetic(&promote(&lt), &promote(&rt))
+            };
+            let a = self.convert(old, &lt, &common, lhs)?;
+            let b = self.rvalue_as(rhs, &common)?;
+            let r = self.arith(kind, a.scalar(), b.scalar(), &common, e)?;
+            self.convert(Val::Scalar(r), &common, &lt, e)?
+        };
+        self.store(&lv, new, loc)?;
+        Ok(new)
+    }
+
+    fn unary(&mut self, e: &Cursor) -> Result<Val<'c>> {
+        let loc = self.loc(e);
+        let operand = only_child(e)?;
+        let kind = e.unary_operator();
+        match kind {
+            CXUnaryOperator_PostInc
+            | CXUnaryOperator_PostDec
+            | CXUnaryOperator_PreInc
+            | CXUnaryOperator_PreDec => {
+                let lv = self.lvalue(&operand)?;
+                let ty = lvalue_ty(&lv);
+                let old = self.load(&lv, loc)?;
+                let inc = matches!(kind, CXUnaryOperator_PostInc | CXUnaryOperator_PreInc);
+                let new = self.step(old, &ty, inc, &operand)?;
+                self.store(&lv, new, loc)?;
+                let post = matches!(kind, CXUnaryOperator_PostInc | CXUnaryOperator_PostDec);
+                Ok(if post { old } else { new })
+            }
+            CXUnaryOperator_Plus => self.rvalue(&operand),
+            CXUnaryOperator_Minus => {
+                let ty = Ty::of(e)?;
+                let v = self.rvalue_as(&operand, &ty)?.scalar();
+                let out = if ty.is_float() {
+                    self.b.value("arith.negf", &[v], v.r#type(), &[], loc)?
+                } else {
+                    let zero = self.b.const_int(v.r#type(), 0, loc)?;
+                    self.b
+                        .value("arith.subi", &[zero, v], v.r#type(), &[], loc)?
+                };
+                Ok(Val::Scalar(out))
+            }
+            CXUnaryOperator_Not => {
+                let ty = Ty::of(e)?;
+                let v = self.rvalue_as(&operand, &ty)?.scalar();
+                let ones = self.b.const_int(v.r#type(), -1, loc)?;
+                Ok(Val::Scalar(self.b.value(
+                    "arith.xori",
+                    &[v, ones],
+                    v.r#type(),
+                    &[],
+                    loc,
+                )?))
+            }
+            CXUnaryOperator_LNot => {
+                let c = self.condition(&operand)?;
+                let n = self.not(c, loc)?;
+                let ty = Ty::of(e)?;
+                self.convert(Val::Scalar(n), &Ty::Bool, &ty, e)
+            }
+            CXUnaryOperator_Deref => {
+                let lv = self.lvalue(e)?;
+                self.load(&lv, loc)
+            }
+            CXUnaryOperator_AddrOf => match self.lvalue(&operand)? {
+                LValue::Element { base, index, .. } => Ok(Val::Ptr(base, index)),
+                LValue::Var(..) => Err(FrontendError::unsupported(
+                    e.location(),
+                    "address of a local variable",
+                )),
+            },
+            _ => Err(FrontendError::unsupported(
+                e.location(),
+                format!("operator '{}'", e.unary_operator_spelling()),
+            )),
+        }
+    }
+
+    /// `x + 1` or `x - 1` for `++`/`--` on integers, floats and pointers.
+    fn step(&mut self, v: Val<'c>, ty: &Ty, inc: bool, e: &Cursor) -> Result<Val<'c>> {
+        let loc = self.loc(e);
+        match (v, ty) {
+            (Val::Ptr(base, off), _) => {
+                let one = self.b.const_index(1, loc)?;
+                let op = if inc { "arith.addi" } else { "arith.subi" };
+                let index = melior::ir::Type::index(self.ctx());
+                Ok(Val::Ptr(
+                    base,
+                    self.b.value(op, &[off, one], index, &[], loc)?,
+                ))
+            }
+            (Val::Scalar(x), Ty::Float { .. }) => {
+                let one = self.b.const_float(x.r#type(), 1.0, loc)?;
+                let op = if inc { "arith.addf" } else { "arith.subf" };
+                Ok(Val::Scalar(self.b.value(
+                    op,
+                    &[x, one],
+                    x.r#type(),
+                    &[],
+                    loc,
+                )?))
+            }
+            (Val::Scalar(x), Ty::Int { .. }) => {
+                let one = self.b.const_int(x.r#type(), 1, loc)?;
+                let op = if inc { "arith.addi" } else { "arith.subi" };
+                Ok(Val::Scalar(self.b.value(
+                    op,
+                    &[x, one],
+                    x.r#type(),
+                    &[],
+                    loc,
+                )?))
+            }
+            _ => Err(FrontendError::unsupported(
+                e.location(),
+                "++/-- on this type",
+            )),
+        }
+    }
+
+    /// `c ? a : b`: both arms run inside an scf.if, so only the chosen one has effects.
+    fn conditional(&mut self, e: &Cursor) -> Result<Val<'c>> {
+        let loc = self.loc(e);
+        let children = e.children();
+        let [cond, a, b] = children.as_slice() else {
+            return Err(FrontendError::unsupported(
+                e.location(),
+                "conditional operator",
+            ));
+        };
+        let ty = Ty::of(e)?;
+        let c = self.condition(cond)?;
+        let types = ty.value_mlir(self.ctx());
+        let mut carried = assigned_vars(a, self.loops.last().copied());
+        carried.extend(assigned_vars(b, self.loops.last().copied()));
+        let out = self.emit_if(
+            c,
+            &carried,
+            &types,
+            |this| Ok(this.rvalue_as(a, &ty)?.flatten()),
+            |this| Ok(this.rvalue_as(b, &ty)?.flatten()),
+            loc,
+        )?;
+        Ok(Val::unflatten(&ty, &mut out.into_iter()))
+    }
+
+    fn call(&mut self, e: &Cursor) -> Result<Val<'c>> {
+        let loc = self.loc(e);
+        let callee = e.referenced().ok_or_else(|| {
+            FrontendError::unsupported(e.location(), "call through a function pointer")
+        })?;
+        let sig = self.module.declare_device_function(&callee, e)?;
+        let args = e.arguments();
+        if args.len() != sig.params.len() {
+            return Err(FrontendError::unsupported(
+                e.location(),
+                format!("call to '{}' with default arguments", callee.spelling()),
+            ));
+        }
+        let mut operands = Vec::new();
+        for (arg, ty) in args.iter().zip(&sig.params) {
+            operands.extend(self.rvalue_as(arg, ty)?.flatten());
+        }
+        let result_types = sig.result.value_mlir(self.ctx());
+        let callee_attr =
+            melior::ir::attribute::FlatSymbolRefAttribute::new(self.ctx(), &sig.symbol).into();
+        let op = self.b.op(
+            "func.call",
+            &operands,
+            &result_types,
+            &[("callee", callee_attr)],
+            vec![],
+            loc,
+        )?;
+        Ok(Val::unflatten(&sig.result, &mut op.into_iter()))
+    }
+}
+
+fn lvalue_ty(lv: &LValue<'_>) -> Ty {
+    match lv {
+        LValue::Var(_, ty) | LValue::Element { ty, .. } => ty.clone(),
+    }
+}
+
+/// C's integer promotion: types narrower than int become int.
+pub fn promote(ty: &Ty) -> Ty {
+    match ty {
+        Ty::Bool => Ty::INT,
+        Ty::Int { bits, .. } if *bits < 32 => Ty::INT,
+        other => other.clone(),
+    }
+}
+
+/// C's usual arithmetic conversions on two promoted operand types.
+pub fn usual_arithmetic(a: &Ty, b: &Ty) -> Ty {
+    match (a, b) {
+        (Ty::Float { bits: x }, Ty::Float { bits: y }) => Ty::Float { bits: *x.max(y) },
+        (Ty::Float { .. }, _) => a.clone(),
+        (_, Ty::Float { .. }) => b.clone(),
+        (
+            Ty::Int {
+                bits: ab,
+                signed: asg,
+            },
+            Ty::Int {
+                bits: bb,
+                signed: bsg,
+            },
+        ) => {
+            if ab == bb {
+                Ty::Int {
+                    bits: *ab,
+                    signed: *asg && *bsg,
+                }
+            } else if ab > bb {
+                a.clone()
+            } else {
+                b.clone()
+            }
+        }
+        _ => a.clone(),
+    }
+}
+
+fn only_child(e: &Cursor) -> Result<Cursor> {
+    let children = e.children();
+    match children.as_slice() {
+        [only] => Ok(*only),
+        _ => Err(FrontendError::unsupported(
+            e.location(),
+            format!("expression '{}'", e.kind_name()),
+        )),
+    }
+}
+
+/// Looks through implicit casts and parentheses.
+fn strip_implicit(e: &Cursor) -> Cursor {
+    let mut cur = *e;
+    while matches!(cur.kind(), CXCursor_UnexposedExpr | CXCursor_ParenExpr) {
+        match cur.children().as_slice() {
+            [only] => cur = *only,
+            _ => break,
+        }
+    }
+    cur
+}
+
+/// Whether a DeclRefExpr names one of the builtins declared by hipmlir's own header.
+fn is_builtin_decl(e: &Cursor) -> bool {
+    e.referenced()
+        .map(|d| d.location().file.ends_with("hip/hipmlir_device.h"))
+        .unwrap_or(false)
+}
+
+fn enum_constant(e: &Cursor) -> Option<ConstValue> {
+    let decl = e.referenced()?;
+    (decl.kind() == CXCursor_EnumConstantDecl)
+        .then(|| e.evaluate())
+        .flatten()
+}

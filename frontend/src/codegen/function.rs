@@ -1,0 +1,261 @@
+//! One function's codegen state: the SSA environment of its locals and the structured-control-flow
+//! helpers that merge it across regions.
+
+use std::collections::HashMap;
+
+use melior::ir::RegionLike;
+use melior::ir::{Block, Location, Region, Type, ValueLike};
+
+use super::analysis::VarKey;
+use super::builder::{block_arguments, Builder, Value};
+use super::module::ModuleCodegen;
+use crate::clang::Cursor;
+use crate::error::Result;
+use crate::types::Ty;
+
+/// A C value in SSA form.
+#[derive(Debug, Clone, Copy)]
+pub enum Val<'c> {
+    Void,
+    Scalar(Value<'c>),
+    /// A pointer: base memref and element offset.
+    Ptr(Value<'c>, Value<'c>),
+}
+
+impl<'c> Val<'c> {
+    pub fn flatten(&self) -> Vec<Value<'c>> {
+        match *self {
+            Val::Void => vec![],
+            Val::Scalar(v) => vec![v],
+            Val::Ptr(b, o) => vec![b, o],
+        }
+    }
+
+    /// Rebuilds a value of type `ty` from the front of `values`.
+    pub fn unflatten(ty: &Ty, values: &mut impl Iterator<Item = Value<'c>>) -> Val<'c> {
+        let mut next = || values.next().expect("value count matches the type");
+        match ty {
+            Ty::Void => Val::Void,
+            Ty::Pointer { .. } => Val::Ptr(next(), next()),
+            _ => Val::Scalar(next()),
+        }
+    }
+
+    pub fn scalar(&self) -> Value<'c> {
+        match *self {
+            Val::Scalar(v) => v,
+            other => unreachable!("expected a scalar, got {other:?}"),
+        }
+    }
+}
+
+/// A local variable's current SSA value.
+#[derive(Debug, Clone)]
+pub struct Binding<'c> {
+    pub ty: Ty,
+    pub val: Val<'c>,
+}
+
+pub struct FunctionCodegen<'c, 'm> {
+    pub module: &'m mut ModuleCodegen<'c>,
+    pub b: Builder<'c>,
+    pub env: HashMap<VarKey, Binding<'c>>,
+    pub return_ty: Ty,
+    /// Innermost loop first: the loop `break`/`continue` refer to.
+    pub loops: Vec<Cursor>,
+}
+
+impl<'c, 'm> FunctionCodegen<'c, 'm> {
+    pub fn ctx(&self) -> &'c melior::Context {
+        self.b.ctx
+    }
+
+    pub fn loc(&self, c: &Cursor) -> Location<'c> {
+        let l = c.location();
+        Location::new(self.ctx(), &l.file, l.line as usize, l.column as usize)
+    }
+
+    pub fn bind(&mut self, key: VarKey, ty: Ty, val: Val<'c>) {
+        self.env.insert(key, Binding { ty, val });
+    }
+
+    /// The keys among `keys` that are live here, i.e. declared before the region that assigns them.
+    pub fn live(&self, keys: &[VarKey]) -> Vec<VarKey> {
+        keys.iter()
+            .filter(|k| self.env.contains_key(k))
+            .cloned()
+            .collect()
+    }
+
+    fn flatten_vars(&self, keys: &[VarKey]) -> Vec<Value<'c>> {
+        keys.iter()
+            .flat_map(|k| self.env[k].val.flatten())
+            .collect()
+    }
+
+    fn var_types(&self, keys: &[VarKey]) -> Vec<Type<'c>> {
+        keys.iter()
+            .flat_map(|k| self.env[k].ty.value_mlir(self.ctx()))
+            .collect()
+    }
+
+    fn rebind_from(&mut self, keys: &[VarKey], values: &mut impl Iterator<Item = Value<'c>>) {
+        for k in keys {
+            let ty = self.env[k].ty.clone();
+            let val = Val::unflatten(&ty, values);
+            self.bind(k.clone(), ty, val);
+        }
+    }
+
+    /// Emits `f` into a fresh block whose arguments rebind `keys`; the env is restored afterwards.
+    fn in_block<T>(
+        &mut self,
+        arg_keys: &[VarKey],
+        loc: Location<'c>,
+        f: impl FnOnce(&mut Self) -> Result<T>,
+    ) -> Result<(Block<'c>, T)> {
+        let arg_types: Vec<_> = self
+            .var_types(arg_keys)
+            .into_iter()
+            .map(|t| (t, loc))
+            .collect();
+        let block = Block::new(&arg_types);
+        let saved_env = self.env.clone();
+        let saved_builder = self.b;
+        self.b = Builder::new(self.ctx(), &block);
+        let args = block_arguments(&block);
+        self.rebind_from(arg_keys, &mut args.into_iter());
+        let out = f(self);
+        self.b = saved_builder;
+        self.env = saved_env;
+        Ok((block, out?))
+    }
+
+    /// `scf.if`: `then`/`otherwise` return the extra results (types `result_types`); the locals in
+    /// `carried` that either branch assigns are yielded and rebound after the op.
+    pub fn emit_if(
+        &mut self,
+        cond: Value<'c>,
+        carried: &[VarKey],
+        result_types: &[Type<'c>],
+        then: impl FnOnce(&mut Self) -> Result<Vec<Value<'c>>>,
+        otherwise: impl FnOnce(&mut Self) -> Result<Vec<Value<'c>>>,
+        loc: Location<'c>,
+    ) -> Result<Vec<Value<'c>>> {
+        let carried = self.live(carried);
+        let (then_block, ()) = self.in_block(&[], loc, |this| {
+            let mut yielded = then(this)?;
+            yielded.extend(this.flatten_vars(&carried));
+            this.b.op("scf.yield", &yielded, &[], &[], vec![], loc)?;
+            Ok(())
+        })?;
+        let (else_block, ()) = self.in_block(&[], loc, |this| {
+            let mut yielded = otherwise(this)?;
+            yielded.extend(this.flatten_vars(&carried));
+            this.b.op("scf.yield", &yielded, &[], &[], vec![], loc)?;
+            Ok(())
+        })?;
+        let mut types = result_types.to_vec();
+        types.extend(self.var_types(&carried));
+        let then_region = Region::new();
+        then_region.append_block(then_block);
+        let else_region = Region::new();
+        else_region.append_block(else_block);
+        let op = self.b.op(
+            "scf.if",
+            &[cond],
+            &types,
+            &[],
+            vec![then_region, else_region],
+            loc,
+        )?;
+        let mut values = op.into_iter();
+        let extra: Vec<_> = values.by_ref().take(result_types.len()).collect();
+        self.rebind_from(&carried, &mut values);
+        Ok(extra)
+    }
+
+    /// `scf.if` without an else branch or extra results (the else yields the values unchanged).
+    pub fn emit_guarded(
+        &mut self,
+        cond: Value<'c>,
+        carried: &[VarKey],
+        then: impl FnOnce(&mut Self) -> Result<()>,
+        loc: Location<'c>,
+    ) -> Result<()> {
+        self.emit_if(
+            cond,
+            carried,
+            &[],
+            |this| then(this).map(|()| vec![]),
+            |_| Ok(vec![]),
+            loc,
+        )?;
+        Ok(())
+    }
+
+    /// `scf.while`: `before` computes the condition, `after` is the body; the locals in `carried`
+    /// are the loop-carried values.
+    pub fn emit_while(
+        &mut self,
+        carried: &[VarKey],
+        before: impl FnOnce(&mut Self) -> Result<Value<'c>>,
+        after: impl FnOnce(&mut Self) -> Result<()>,
+        loc: Location<'c>,
+    ) -> Result<()> {
+        let carried = self.live(carried);
+        let init = self.flatten_vars(&carried);
+        let types = self.var_types(&carried);
+        let (before_block, ()) = self.in_block(&carried, loc, |this| {
+            let cond = before(this)?;
+            let mut operands = vec![cond];
+            operands.extend(this.flatten_vars(&carried));
+            this.b
+                .op("scf.condition", &operands, &[], &[], vec![], loc)?;
+            Ok(())
+        })?;
+        let (after_block, ()) = self.in_block(&carried, loc, |this| {
+            after(this)?;
+            let yielded = this.flatten_vars(&carried);
+            this.b.op("scf.yield", &yielded, &[], &[], vec![], loc)?;
+            Ok(())
+        })?;
+        let before_region = Region::new();
+        before_region.append_block(before_block);
+        let after_region = Region::new();
+        after_region.append_block(after_block);
+        let op = self.b.op(
+            "scf.while",
+            &init,
+            &types,
+            &[],
+            vec![before_region, after_region],
+            loc,
+        )?;
+        self.rebind_from(&carried, &mut op.into_iter());
+        Ok(())
+    }
+
+    /// The value of a flag variable, or `false` when the flag does not exist here.
+    pub fn flag(&self, key: &VarKey, loc: Location<'c>) -> Result<Value<'c>> {
+        match self.env.get(key) {
+            Some(binding) => Ok(binding.val.scalar()),
+            None => self.b.const_bool(false, loc),
+        }
+    }
+
+    pub fn set_flag(&mut self, key: VarKey, value: bool, loc: Location<'c>) -> Result<()> {
+        let v = self.b.const_bool(value, loc)?;
+        self.bind(key, Ty::Bool, Val::Scalar(v));
+        Ok(())
+    }
+
+    pub fn not(&self, v: Value<'c>, loc: Location<'c>) -> Result<Value<'c>> {
+        let t = self.b.const_bool(true, loc)?;
+        self.b.value("arith.xori", &[v, t], v.r#type(), &[], loc)
+    }
+
+    pub fn or(&self, a: Value<'c>, b: Value<'c>, loc: Location<'c>) -> Result<Value<'c>> {
+        self.b.value("arith.ori", &[a, b], a.r#type(), &[], loc)
+    }
+}

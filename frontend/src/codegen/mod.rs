@@ -1,0 +1,9 @@
+//! AST → MLIR. Locals are SSA values, control flow is structured (scf), jumps are flags.
+mod analysis;
+mod builder;
+mod expr;
+mod function;
+mod module;
+mod stmt;
+
+pub use module::{is_kernel, ModuleCodegen};

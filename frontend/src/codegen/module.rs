@@ -1,0 +1,251 @@
+//! Module-level codegen: finds the kernels, emits them and the device functions they call.
+
+use std::collections::HashMap;
+
+use clang_sys::*;
+use hipmlir_device_image::KernelInfo;
+use melior::ir::attribute::{StringAttribute, TypeAttribute};
+use melior::ir::block::BlockLike;
+use melior::ir::operation::OperationBuilder;
+use melior::ir::r#type::{FunctionType, IntegerType};
+use melior::ir::{Attribute, Block, Identifier, Location, Module, Region, RegionLike, Type};
+use melior::Context;
+
+use super::builder::{block_arguments, internal, Builder};
+use super::function::{FunctionCodegen, Val};
+use crate::clang::Cursor;
+use crate::error::{FrontendError, Result};
+use crate::kernel_abi::{kernel_args_attr, kernel_args_size_attr, kernel_info};
+use crate::types::Ty;
+
+/// How a device function is called: its symbol and C signature.
+#[derive(Debug, Clone)]
+pub struct FunctionSig {
+    pub symbol: String,
+    pub params: Vec<Ty>,
+    pub result: Ty,
+}
+
+pub struct ModuleCodegen<'c> {
+    pub ctx: &'c Context,
+    pub module: Module<'c>,
+    /// Device functions by canonical declaration; emitted once each.
+    functions: HashMap<Cursor, FunctionSig>,
+    pending: Vec<Cursor>,
+    pub kernels: Vec<KernelInfo>,
+}
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum FunctionKind {
+    Kernel,
+    Device,
+}
+
+/// Whether a function declaration is a `__global__` kernel.
+pub fn is_kernel(f: &Cursor) -> bool {
+    // With a SPIR-V device target clang prints kernels' types with `device_kernel`.
+    f.has_attr(CXCursor_CUDAGlobalAttr) || f.ty().spelling().contains("device_kernel")
+}
+
+impl<'c> ModuleCodegen<'c> {
+    pub fn new(ctx: &'c Context, location: Location<'c>) -> Self {
+        ModuleCodegen {
+            ctx,
+            module: Module::new(location),
+            functions: HashMap::new(),
+            pending: Vec::new(),
+            kernels: Vec::new(),
+        }
+    }
+
+    /// Emits every kernel defined in the main file, then the device functions they reach.
+    pub fn emit_translation_unit(&mut self, root: &Cursor) -> Result<()> {
+        let mut kernels = Vec::new();
+        collect_kernels(root, &mut kernels);
+        for k in &kernels {
+            self.emit_function(k, FunctionKind::Kernel)?;
+        }
+        while let Some(f) = self.pending.pop() {
+            self.emit_function(&f, FunctionKind::Device)?;
+        }
+        Ok(())
+    }
+
+    /// The signature of a device function called at `site`; queues its definition for emission.
+    pub fn declare_device_function(
+        &mut self,
+        callee: &Cursor,
+        site: &Cursor,
+    ) -> Result<FunctionSig> {
+        let key = callee.canonical();
+        if let Some(sig) = self.functions.get(&key) {
+            return Ok(sig.clone());
+        }
+        if is_kernel(callee) {
+            return Err(FrontendError::unsupported(
+                site.location(),
+                "calling a kernel from device code",
+            ));
+        }
+        let Some(def) = callee.definition() else {
+            return Err(FrontendError::single(
+                site.location(),
+                format!(
+                    "device function '{}' has no definition in this file (separate device compilation is not supported yet)",
+                    callee.spelling()
+                ),
+            ));
+        };
+        let sig = signature(&def)?;
+        self.functions.insert(key, sig.clone());
+        self.pending.push(def);
+        Ok(sig)
+    }
+
+    fn emit_function(&mut self, def: &Cursor, kind: FunctionKind) -> Result<()> {
+        let ctx = self.ctx;
+        let l = def.location();
+        let loc = Location::new(ctx, &l.file, l.line as usize, l.column as usize);
+        let sig = signature(def)?;
+        let params = def.arguments();
+
+        // Kernel parameters follow the OpenCL ABI: a pointer is one buffer (offset 0), a bool a byte.
+        let mut inputs: Vec<Type> = Vec::new();
+        for ty in &sig.params {
+            match (kind, ty) {
+                (FunctionKind::Kernel, Ty::Pointer { pointee, space }) => {
+                    inputs.push(pointee.pointer_base_mlir(ctx, *space))
+                }
+                (FunctionKind::Kernel, Ty::Bool) => inputs.push(IntegerType::new(ctx, 8).into()),
+                _ => inputs.extend(ty.value_mlir(ctx)),
+            }
+        }
+        let results = sig.result.value_mlir(ctx);
+        if kind == FunctionKind::Kernel && sig.result != Ty::Void {
+            return Err(FrontendError::single(
+                def.location(),
+                "a kernel must return void",
+            ));
+        }
+        let entry = Block::new(&inputs.iter().map(|t| (*t, loc)).collect::<Vec<_>>());
+        let builder = Builder::new(ctx, &entry);
+        let mut args = block_arguments(&entry).into_iter();
+        let mut fc = FunctionCodegen {
+            module: self,
+            b: builder,
+            env: HashMap::new(),
+            return_ty: sig.result.clone(),
+            loops: Vec::new(),
+        };
+        for (param, ty) in params.iter().zip(&sig.params) {
+            let val = match (kind, ty) {
+                (FunctionKind::Kernel, Ty::Pointer { .. }) => {
+                    let base = args.next().expect("one argument per pointer");
+                    Val::Ptr(base, fc.b.const_index(0, loc)?)
+                }
+                (FunctionKind::Kernel, Ty::Bool) => {
+                    let byte = args.next().expect("one argument per bool");
+                    let v = fc.convert(
+                        Val::Scalar(byte),
+                        &Ty::Int {
+                            bits: 8,
+                            signed: false,
+                        },
+                        &Ty::Bool,
+                        param,
+                    )?;
+                    v
+                }
+                _ => Val::unflatten(ty, &mut args),
+            };
+            fc.bind(
+                super::analysis::VarKey::Decl(param.canonical()),
+                ty.clone(),
+                val,
+            );
+        }
+        let body = def
+            .children()
+            .into_iter()
+            .rfind(|c| c.kind() == CXCursor_CompoundStmt)
+            .ok_or_else(|| internal(loc, "function definition without a body"))?;
+        let ret = fc.emit_body(&body)?;
+        fc.b.op("func.return", &ret.flatten(), &[], &[], vec![], loc)?;
+
+        let region = Region::new();
+        region.append_block(entry);
+        let function_type = FunctionType::new(ctx, &inputs, &results);
+        let mut attributes: Vec<(Identifier, Attribute)> = vec![
+            (
+                Identifier::new(ctx, "sym_name"),
+                StringAttribute::new(ctx, &sig.symbol).into(),
+            ),
+            (
+                Identifier::new(ctx, "function_type"),
+                TypeAttribute::new(function_type.into()).into(),
+            ),
+        ];
+        match kind {
+            FunctionKind::Kernel => {
+                let info = kernel_info(def)?;
+                attributes.extend([
+                    (Identifier::new(ctx, "hipmlir.kernel"), Attribute::unit(ctx)),
+                    (
+                        Identifier::new(ctx, "hipmlir.kernel_name"),
+                        StringAttribute::new(ctx, &info.source_name).into(),
+                    ),
+                    (
+                        Identifier::new(ctx, "hipmlir.kernel_args"),
+                        kernel_args_attr(ctx, &info),
+                    ),
+                    (
+                        Identifier::new(ctx, "hipmlir.kernel_args_size"),
+                        kernel_args_size_attr(ctx, &info),
+                    ),
+                ]);
+                self.kernels.push(info);
+            }
+            FunctionKind::Device => attributes.push((
+                Identifier::new(ctx, "sym_visibility"),
+                StringAttribute::new(ctx, "private").into(),
+            )),
+        }
+        let func = OperationBuilder::new("func.func", loc)
+            .add_attributes(&attributes)
+            .add_regions([region])
+            .build()
+            .map_err(|e| internal(loc, e))?;
+        self.module.body().append_operation(func);
+        Ok(())
+    }
+}
+
+/// A function's symbol and C signature.
+fn signature(def: &Cursor) -> Result<FunctionSig> {
+    let params = def
+        .arguments()
+        .iter()
+        .map(Ty::of)
+        .collect::<Result<Vec<_>>>()?;
+    let result = Ty::from_clang(def.result_type(), &def.location())?;
+    Ok(FunctionSig {
+        symbol: def.mangled_name(),
+        params,
+        result,
+    })
+}
+
+/// Kernel definitions in the main file, looking inside namespaces and `extern "C"` blocks.
+fn collect_kernels(c: &Cursor, out: &mut Vec<Cursor>) {
+    for child in c.children() {
+        match child.kind() {
+            CXCursor_Namespace | CXCursor_LinkageSpec => collect_kernels(&child, out),
+            CXCursor_FunctionDecl
+                if child.is_definition() && child.is_in_main_file() && is_kernel(&child) =>
+            {
+                out.push(child)
+            }
+            _ => {}
+        }
+    }
+}

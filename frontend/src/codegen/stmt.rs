@@ -1,0 +1,402 @@
+//! Statements → structured control flow (scf.if / scf.while), with `return`, `break` and
+//! `continue` lowered to flag variables that guard the statements after them.
+
+use clang_sys::*;
+use melior::ir::Location;
+
+use super::analysis::{assigned_vars, jumps, Jumps, VarKey};
+use super::builder::Value;
+use super::function::{FunctionCodegen, Val};
+use crate::clang::Cursor;
+use crate::error::{FrontendError, Result};
+use crate::types::Ty;
+
+impl<'c> FunctionCodegen<'c, '_> {
+    /// Emits a function body; returns the value `func.return` should return.
+    pub fn emit_body(&mut self, body: &Cursor) -> Result<Val<'c>> {
+        let stmts = body.children();
+        let loc = self.loc(body);
+        let tail_return = stmts
+            .last()
+            .is_some_and(|s| s.kind() == CXCursor_ReturnStmt);
+        let returns = count_returns(body);
+        if returns > usize::from(tail_return) {
+            // Some return is not the last statement: everything after one must be skipped.
+            if self.return_ty.is_pointer() {
+                return Err(FrontendError::unsupported(
+                    body.location(),
+                    "early return from a function returning a pointer",
+                ));
+            }
+            self.set_flag(VarKey::Returned, false, loc)?;
+            if self.return_ty != Ty::Void {
+                let zero = self.zero(&self.return_ty.clone(), loc)?;
+                self.bind(VarKey::RetVal, self.return_ty.clone(), zero);
+            }
+        }
+        self.emit_stmts(&stmts)?;
+        match self.env.get(&VarKey::RetVal) {
+            Some(b) => Ok(b.val),
+            None if self.return_ty == Ty::Void => Ok(Val::Void),
+            // Falling off the end of a non-void function is undefined; return zero.
+            None => self.zero(&self.return_ty.clone(), loc),
+        }
+    }
+
+    /// Emits a statement list; once a statement may have jumped, the rest runs under a guard.
+    pub fn emit_stmts(&mut self, stmts: &[Cursor]) -> Result<()> {
+        for (i, stmt) in stmts.iter().enumerate() {
+            self.emit_stmt(stmt)?;
+            let rest = &stmts[i + 1..];
+            let j = jumps(stmt);
+            if j.any() && !rest.is_empty() {
+                let loc = self.loc(&rest[0]);
+                let running = self.still_running(j, loc)?;
+                let carried = self.assigned_in(rest);
+                return self.emit_guarded(running, &carried, |this| this.emit_stmts(rest), loc);
+            }
+        }
+        Ok(())
+    }
+
+    /// The variables any of `stmts` may assign (loop flags refer to the innermost loop).
+    fn assigned_in(&self, stmts: &[Cursor]) -> Vec<VarKey> {
+        let mut keys = Vec::new();
+        for s in stmts {
+            for k in assigned_vars(s, self.loops.last().copied()) {
+                if !keys.contains(&k) {
+                    keys.push(k);
+                }
+            }
+        }
+        keys
+    }
+
+    /// `true` while none of the jumps in `j` has been taken.
+    fn still_running(&mut self, j: Jumps, loc: Location<'c>) -> Result<Value<'c>> {
+        let mut flags = Vec::new();
+        if j.returns {
+            flags.push(VarKey::Returned);
+        }
+        if let Some(l) = self.loops.last() {
+            if j.breaks {
+                flags.push(VarKey::Break(*l));
+            }
+            if j.continues {
+                flags.push(VarKey::Continue(*l));
+            }
+        }
+        let stopped = self.any_flag(&flags, loc)?;
+        self.not(stopped, loc)
+    }
+
+    fn any_flag(&mut self, flags: &[VarKey], loc: Location<'c>) -> Result<Value<'c>> {
+        let mut acc = self.b.const_bool(false, loc)?;
+        for f in flags {
+            if self.env.contains_key(f) {
+                let v = self.flag(f, loc)?;
+                acc = self.or(acc, v, loc)?;
+            }
+        }
+        Ok(acc)
+    }
+
+    pub fn emit_stmt(&mut self, s: &Cursor) -> Result<()> {
+        let loc = self.loc(s);
+        match s.kind() {
+            CXCursor_CompoundStmt => self.emit_stmts(&s.children()),
+            CXCursor_NullStmt => Ok(()),
+            CXCursor_DeclStmt => {
+                for decl in s.children() {
+                    self.emit_local_decl(&decl)?;
+                }
+                Ok(())
+            }
+            CXCursor_IfStmt => self.emit_if_stmt(s),
+            CXCursor_ForStmt => self.emit_for(s),
+            CXCursor_WhileStmt => {
+                let children = s.children();
+                let [cond, body] = children.as_slice() else {
+                    return Err(FrontendError::unsupported(
+                        s.location(),
+                        "while loop with a condition variable",
+                    ));
+                };
+                self.emit_loop(s, Some(cond), None, body)
+            }
+            CXCursor_DoStmt => self.emit_do(s),
+            CXCursor_ReturnStmt => {
+                if let Some(e) = s.children().first() {
+                    let ty = self.return_ty.clone();
+                    let v = self.rvalue_as(e, &ty)?;
+                    self.bind(VarKey::RetVal, ty, v);
+                }
+                if self.env.contains_key(&VarKey::Returned) {
+                    self.set_flag(VarKey::Returned, true, loc)?;
+                }
+                Ok(())
+            }
+            CXCursor_BreakStmt | CXCursor_ContinueStmt => {
+                let Some(l) = self.loops.last().copied() else {
+                    return Err(FrontendError::unsupported(
+                        s.location(),
+                        "'break' outside a loop (switch statements are not supported yet)",
+                    ));
+                };
+                let key = if s.kind() == CXCursor_BreakStmt {
+                    VarKey::Break(l)
+                } else {
+                    VarKey::Continue(l)
+                };
+                self.set_flag(key, true, loc)
+            }
+            _ if s.is_expression() => self.rvalue(s).map(|_| ()),
+            _ => Err(FrontendError::unsupported(
+                s.location(),
+                format!("statement '{}'", s.kind_name()),
+            )),
+        }
+    }
+
+    fn emit_local_decl(&mut self, decl: &Cursor) -> Result<()> {
+        if decl.kind() != CXCursor_VarDecl {
+            return Err(FrontendError::unsupported(
+                decl.location(),
+                format!("declaration '{}' in a function body", decl.kind_name()),
+            ));
+        }
+        let ty = Ty::of(decl)?;
+        if matches!(ty, Ty::Array { .. }) {
+            return Err(FrontendError::unsupported(
+                decl.location(),
+                format!("local array '{}'", decl.spelling()),
+            ));
+        }
+        let loc = self.loc(decl);
+        let init = decl
+            .children()
+            .into_iter()
+            .rev()
+            .find(|c| c.is_expression());
+        let val = match init {
+            Some(e) => self.rvalue_as(&e, &ty)?,
+            None if ty.is_pointer() => {
+                return Err(FrontendError::unsupported(
+                    decl.location(),
+                    format!(
+                        "pointer variable '{}' without an initializer",
+                        decl.spelling()
+                    ),
+                ))
+            }
+            // An uninitialized local is indeterminate in C; zero keeps results reproducible.
+            None => self.zero(&ty, loc)?,
+        };
+        self.bind(VarKey::Decl(decl.canonical()), ty, val);
+        Ok(())
+    }
+
+    fn emit_if_stmt(&mut self, s: &Cursor) -> Result<()> {
+        let children = s.children();
+        let (cond, then, otherwise) = match children.as_slice() {
+            [c, t] => (c, t, None),
+            [c, t, e] => (c, t, Some(e)),
+            _ => {
+                return Err(FrontendError::unsupported(
+                    s.location(),
+                    "if statement with an initializer or condition variable",
+                ))
+            }
+        };
+        let loc = self.loc(s);
+        let c = self.condition(cond)?;
+        let carried = self.assigned_in(&children[1..]);
+        self.emit_if(
+            c,
+            &carried,
+            &[],
+            |this| this.emit_stmt(then).map(|()| vec![]),
+            |this| match otherwise {
+                Some(e) => this.emit_stmt(e).map(|()| vec![]),
+                None => Ok(vec![]),
+            },
+            loc,
+        )?;
+        Ok(())
+    }
+
+    fn emit_for(&mut self, s: &Cursor) -> Result<()> {
+        let children = s.children();
+        let Some((body, header)) = children.split_last() else {
+            return Err(FrontendError::unsupported(
+                s.location(),
+                "empty for statement",
+            ));
+        };
+        // libclang leaves out missing parts: place each by the header's two semicolons.
+        let semicolons: Vec<usize> = header_semicolons(s);
+        let [semi1, semi2] = semicolons[..] else {
+            return Err(FrontendError::unsupported(
+                s.location(),
+                "for statement whose header is written through macros",
+            ));
+        };
+        let (mut init, mut cond, mut inc) = (None, None, None);
+        for part in header {
+            let (_, start, _) = part.extent_offsets();
+            if start < semi1 {
+                init = Some(*part);
+            } else if start < semi2 {
+                if part.kind() == CXCursor_VarDecl || cond.is_some() {
+                    return Err(FrontendError::unsupported(
+                        part.location(),
+                        "for loop with a condition variable",
+                    ));
+                }
+                cond = Some(*part);
+            } else {
+                inc = Some(*part);
+            }
+        }
+        if let Some(init) = init {
+            self.emit_stmt(&init)?;
+        }
+        self.emit_loop(s, cond.as_ref(), inc.as_ref(), body)
+    }
+
+    /// `while (cond) { body; inc; }` as scf.while; `break`, `continue` and `return` inside set flags.
+    fn emit_loop(
+        &mut self,
+        s: &Cursor,
+        cond: Option<&Cursor>,
+        inc: Option<&Cursor>,
+        body: &Cursor,
+    ) -> Result<()> {
+        let loc = self.loc(s);
+        let j = jumps_of_loop_body(body);
+        if j.breaks {
+            self.set_flag(VarKey::Break(*s), false, loc)?;
+        }
+        self.loops.push(*s);
+        let mut parts: Vec<Cursor> = vec![*body];
+        parts.extend(cond.copied());
+        parts.extend(inc.copied());
+        let carried = self.assigned_in(&parts);
+        let stop_flags = [VarKey::Returned, VarKey::Break(*s)];
+        let result = self.emit_while(
+            &carried,
+            |this| this.loop_condition(cond, &stop_flags, loc),
+            |this| {
+                if j.continues {
+                    this.set_flag(VarKey::Continue(*s), false, loc)?;
+                }
+                this.emit_stmt(body)?;
+                if let Some(inc) = inc {
+                    let stop = this.any_flag(&stop_flags, loc)?;
+                    let running = this.not(stop, loc)?;
+                    let carried = this.assigned_in(&[*inc]);
+                    this.emit_guarded(running, &carried, |this| this.rvalue(inc).map(|_| ()), loc)?;
+                }
+                Ok(())
+            },
+            loc,
+        );
+        self.loops.pop();
+        result
+    }
+
+    /// `do body while (cond);`: the body and the condition both run in scf.while's "before" region.
+    fn emit_do(&mut self, s: &Cursor) -> Result<()> {
+        let children = s.children();
+        let [body, cond] = children.as_slice() else {
+            return Err(FrontendError::unsupported(s.location(), "do statement"));
+        };
+        let loc = self.loc(s);
+        let j = jumps_of_loop_body(body);
+        if j.breaks {
+            self.set_flag(VarKey::Break(*s), false, loc)?;
+        }
+        self.loops.push(*s);
+        let carried = self.assigned_in(&[*body, *cond]);
+        let stop_flags = [VarKey::Returned, VarKey::Break(*s)];
+        let result = self.emit_while(
+            &carried,
+            |this| {
+                if j.continues {
+                    this.set_flag(VarKey::Continue(*s), false, loc)?;
+                }
+                this.emit_stmt(body)?;
+                this.loop_condition(Some(cond), &stop_flags, loc)
+            },
+            |_| Ok(()),
+            loc,
+        );
+        self.loops.pop();
+        result
+    }
+
+    /// The loop condition, evaluated only while no `break` or `return` has run.
+    fn loop_condition(
+        &mut self,
+        cond: Option<&Cursor>,
+        stop_flags: &[VarKey],
+        loc: Location<'c>,
+    ) -> Result<Value<'c>> {
+        let live_flags = self.live(stop_flags);
+        let Some(cond) = cond else {
+            let stop = self.any_flag(&live_flags, loc)?;
+            return self.not(stop, loc);
+        };
+        if live_flags.is_empty() {
+            return self.condition(cond);
+        }
+        let stop = self.any_flag(&live_flags, loc)?;
+        let running = self.not(stop, loc)?;
+        let i1 = Ty::Bool.scalar_mlir(self.ctx());
+        let carried = assigned_vars(cond, self.loops.last().copied());
+        let out = self.emit_if(
+            running,
+            &carried,
+            &[i1],
+            |this| Ok(vec![this.condition(cond)?]),
+            |this| Ok(vec![this.b.const_bool(false, loc)?]),
+            loc,
+        )?;
+        Ok(out[0])
+    }
+
+    /// A condition converted to `i1` as C converts to bool.
+    pub fn condition(&mut self, e: &Cursor) -> Result<Value<'c>> {
+        Ok(self.rvalue_as(e, &Ty::Bool)?.scalar())
+    }
+}
+
+/// The jumps inside a loop body that belong to the loop itself.
+fn jumps_of_loop_body(body: &Cursor) -> Jumps {
+    jumps(body)
+}
+
+fn count_returns(c: &Cursor) -> usize {
+    usize::from(c.kind() == CXCursor_ReturnStmt)
+        + c.children().iter().map(count_returns).sum::<usize>()
+}
+
+/// Byte offsets of the two `;` that separate a for statement's header parts.
+fn header_semicolons(s: &Cursor) -> Vec<usize> {
+    let mut depth = 0i32;
+    let mut out = Vec::new();
+    for (tok, offset) in s.tokens_with_offsets() {
+        match tok.as_str() {
+            "(" | "[" | "{" => depth += 1,
+            ")" | "]" | "}" => {
+                depth -= 1;
+                if depth == 0 {
+                    break;
+                }
+            }
+            ";" if depth == 1 => out.push(offset),
+            _ => {}
+        }
+    }
+    out
+}

@@ -1,0 +1,96 @@
+//! hipmlir's frontend: HIP source → MLIR (func/arith/scf/memref + gpu builtins).
+//!
+//! libclang parses the file in HIP device mode with hipmlir's headers; the codegen walks the AST
+//! and builds MLIR through melior. Each kernel becomes a `func.func` carrying `hipmlir.kernel`,
+//! `hipmlir.kernel_name`, `hipmlir.kernel_args` and `hipmlir.kernel_args_size`; the outliner moves
+//! them into a `gpu.module`.
+#![allow(non_upper_case_globals)] // clang-sys constants keep libclang's C names.
+
+pub mod clang;
+mod codegen;
+pub mod error;
+mod host_edits;
+mod kernel_abi;
+pub mod types;
+
+use std::path::{Path, PathBuf};
+
+use hipmlir_device_image::KernelInfo;
+use melior::ir::operation::OperationLike;
+use melior::ir::{Location, Module};
+use melior::Context;
+
+pub use error::{Diagnostic, FrontendError, Result, SourceLoc};
+pub use host_edits::{apply_edits, SourceEdit};
+
+/// How to parse the input.
+#[derive(Debug, Clone, Default)]
+pub struct FrontendOptions {
+    /// hipmlir's own headers (the folder holding `hip/hip_runtime.h`).
+    pub hip_headers: PathBuf,
+    /// `-I` folders.
+    pub include_dirs: Vec<PathBuf>,
+    /// `-D` and `-U` flags as written (`-DN=4`, `-UDEBUG`).
+    pub macro_flags: Vec<String>,
+    /// The language standard (`c++17`).
+    pub std: Option<String>,
+}
+
+impl FrontendOptions {
+    /// The clang arguments of a device-side parse.
+    pub fn clang_args(&self) -> Vec<String> {
+        let mut args: Vec<String> = [
+            "-x",
+            "hip",
+            "--offload=spirv64",
+            "--cuda-device-only",
+            "-nogpuinc",
+            "-nogpulib",
+        ]
+        .iter()
+        .map(|s| s.to_string())
+        .collect();
+        args.push(format!("-std={}", self.std.as_deref().unwrap_or("c++17")));
+        args.push(format!("-I{}", self.hip_headers.display()));
+        args.extend(
+            self.include_dirs
+                .iter()
+                .map(|d| format!("-I{}", d.display())),
+        );
+        args.extend(self.macro_flags.iter().cloned());
+        args
+    }
+}
+
+/// The frontend's result: the module and what it learned about each kernel.
+pub struct FrontendOutput<'c> {
+    pub module: Module<'c>,
+    pub kernels: Vec<KernelInfo>,
+    pub warnings: Vec<Diagnostic>,
+    /// Applied to the main file, these give the host-only source.
+    pub host_edits: Vec<SourceEdit>,
+}
+
+/// Parses `path` and builds its device code as MLIR. The module verifies.
+pub fn compile<'c>(
+    ctx: &'c Context,
+    path: &Path,
+    options: &FrontendOptions,
+) -> Result<FrontendOutput<'c>> {
+    let (tu, warnings) = clang::TranslationUnit::parse(path, &options.clang_args())?;
+    let location = Location::new(ctx, &path.display().to_string(), 0, 0);
+    let mut codegen = codegen::ModuleCodegen::new(ctx, location);
+    codegen.emit_translation_unit(&tu.cursor())?;
+    if !codegen.module.as_operation().verify() {
+        return Err(FrontendError::single(
+            SourceLoc::file_only(path),
+            "internal compiler error: the frontend built MLIR that does not verify",
+        ));
+    }
+    Ok(FrontendOutput {
+        module: codegen.module,
+        kernels: codegen.kernels,
+        warnings,
+        host_edits: host_edits::device_body_edits(&tu.cursor()),
+    })
+}

@@ -1,0 +1,16 @@
+// hipmlir's HIP runtime header: what a HIP program includes.
+//
+// It is read twice: by libclang in HIP device mode (hipmlir's frontend, with -nogpuinc, so everything
+// device code uses is declared here) and by the system C++ compiler for the host code, which never
+// sees device bodies (hipmlir drops them before the host compile).
+#ifndef HIPMLIR_HIP_RUNTIME_H
+#define HIPMLIR_HIP_RUNTIME_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "hip_runtime_api.h"
+#include "hipmlir_device.h"
+#include "hipmlir_launch.h"
+
+#endif  // HIPMLIR_HIP_RUNTIME_H

@@ -1,0 +1,59 @@
+// Device-side HIP language: function and variable qualifiers and the work-item builtins.
+//
+// hipmlir's frontend recognizes these declarations by name (threadIdx.x becomes gpu.thread_id x,
+// warpSize the subgroup size); they have no definitions anywhere.
+#ifndef HIPMLIR_DEVICE_H
+#define HIPMLIR_DEVICE_H
+
+#if defined(__HIP__) || defined(__CUDA__)
+// clang in HIP mode knows the CUDA/HIP attributes.
+#define __global__ __attribute__((global))
+#define __device__ __attribute__((device))
+#define __host__ __attribute__((host))
+#define __shared__ __attribute__((shared))
+#define __constant__ __attribute__((constant))
+#define __managed__ __attribute__((managed))
+#else
+// The host compiler sees only host code and kernel stubs.
+#define __global__
+#define __device__
+#define __host__
+#define __shared__
+#define __constant__
+#define __managed__
+#endif
+
+#define __forceinline__ inline __attribute__((always_inline))
+#define __noinline__ __attribute__((noinline))
+#define __launch_bounds__(...)
+#ifndef __restrict__
+#define __restrict__ __restrict
+#endif
+
+// The unsigned 3-vector type of threadIdx, blockIdx, blockDim and gridDim.
+struct __hipmlir_uint3 {
+  unsigned int x, y, z;
+};
+
+#if defined(__HIP_DEVICE_COMPILE__)
+extern __device__ const __hipmlir_uint3 threadIdx;
+extern __device__ const __hipmlir_uint3 blockIdx;
+extern __device__ const __hipmlir_uint3 blockDim;
+extern __device__ const __hipmlir_uint3 gridDim;
+extern __device__ const int warpSize;
+#endif
+
+#define hipThreadIdx_x (threadIdx.x)
+#define hipThreadIdx_y (threadIdx.y)
+#define hipThreadIdx_z (threadIdx.z)
+#define hipBlockIdx_x (blockIdx.x)
+#define hipBlockIdx_y (blockIdx.y)
+#define hipBlockIdx_z (blockIdx.z)
+#define hipBlockDim_x (blockDim.x)
+#define hipBlockDim_y (blockDim.y)
+#define hipBlockDim_z (blockDim.z)
+#define hipGridDim_x (gridDim.x)
+#define hipGridDim_y (gridDim.y)
+#define hipGridDim_z (gridDim.z)
+
+#endif  // HIPMLIR_DEVICE_H

@@ -1,0 +1,176 @@
+//! Kernel outlining: the frontend's kernels (`func.func` marked `hipmlir.kernel`) become
+//! `gpu.func ... kernel` inside one `gpu.module`, named by their kernel symbol, with their
+//! `hipmlir.*` metadata attached; the device functions they call move into the same `gpu.module`.
+//!
+//! Like MLIR's KernelOutlining, this pass moves bodies rather than copying them.
+
+use melior::ir::attribute::{StringAttribute, TypeAttribute};
+use melior::ir::block::BlockLike;
+use melior::ir::operation::{OperationBuilder, OperationLike, OperationMutLike};
+use melior::ir::{
+    Attribute, Block, Identifier, Location, Module, OperationRef, Region, RegionLike, Value,
+};
+use melior::Context;
+use mlir_sys::{
+    mlirOperationDestroy, mlirOperationMoveBefore, mlirOperationRemoveFromParent,
+    mlirRegionTakeBody,
+};
+
+/// The name of the `gpu.module` holding a translation unit's kernels.
+pub const GPU_MODULE_NAME: &str = "hipmlir_kernels";
+
+/// Kernel attributes the frontend attaches and the outliner carries onto the gpu.func.
+const CARRIED_ATTRIBUTES: &[&str] = &[
+    "hipmlir.kernel_name",
+    "hipmlir.kernel_args",
+    "hipmlir.kernel_args_size",
+];
+
+#[derive(Debug, thiserror::Error)]
+pub enum OutlineError {
+    #[error("internal compiler error in the outliner: {0}")]
+    Internal(String),
+}
+
+/// Outlines every kernel of `module` into a `gpu.module`; returns the kernels' symbols in order.
+pub fn outline_kernels(ctx: &Context, module: &mut Module) -> Result<Vec<String>, OutlineError> {
+    let loc = module.as_operation().location();
+    module
+        .as_operation_mut()
+        .set_attribute("gpu.container_module", Attribute::unit(ctx));
+
+    let gpu_module_body = Block::new(&[]);
+    let gpu_module_block = gpu_module_body.to_raw();
+    let region = Region::new();
+    region.append_block(gpu_module_body);
+    let gpu_module = OperationBuilder::new("gpu.module", loc)
+        .add_attributes(&[(
+            Identifier::new(ctx, "sym_name"),
+            StringAttribute::new(ctx, GPU_MODULE_NAME).into(),
+        )])
+        .add_regions([region])
+        .build()
+        .map_err(|e| OutlineError::Internal(e.to_string()))?;
+    let body = module.body();
+
+    // Collect first: the walk must not see the operations it moves.
+    let mut functions: Vec<OperationRef> = Vec::new();
+    let mut op = body.first_operation();
+    while let Some(o) = op {
+        if o.name().as_string_ref().as_str() == Ok("func.func") {
+            functions.push(o);
+        }
+        op = o.next_in_block();
+    }
+    body.append_operation(gpu_module);
+
+    let mut kernels = Vec::new();
+    for f in functions {
+        if f.has_attribute("hipmlir.kernel") {
+            kernels.push(outline_kernel(ctx, f, gpu_module_block)?);
+        } else {
+            // A device function: move it next to the kernels that call it.
+            let target = unsafe { melior::ir::BlockRef::from_raw(gpu_module_block) };
+            let anchor = target.terminator().map(|t| t.to_raw());
+            unsafe {
+                mlirOperationRemoveFromParent(f.to_raw());
+                match anchor {
+                    Some(t) => mlirOperationMoveBefore(f.to_raw(), t),
+                    None => {
+                        target.append_operation(melior::ir::Operation::from_raw(f.to_raw()));
+                    }
+                }
+            }
+        }
+    }
+    Ok(kernels)
+}
+
+/// Replaces the kernel `func.func` by a `gpu.func` in the gpu.module block; returns its symbol.
+fn outline_kernel(
+    ctx: &Context,
+    func: OperationRef,
+    gpu_module_block: mlir_sys::MlirBlock,
+) -> Result<String, OutlineError> {
+    let loc = func.location();
+    let symbol = string_attribute(&func, "sym_name")?;
+    let function_type = func
+        .attribute("function_type")
+        .map_err(|e| OutlineError::Internal(e.to_string()))?;
+    let function_type = TypeAttribute::try_from(function_type)
+        .map_err(|e| OutlineError::Internal(e.to_string()))?;
+
+    let mut attributes = vec![
+        (
+            Identifier::new(ctx, "sym_name"),
+            StringAttribute::new(ctx, &symbol).into(),
+        ),
+        (
+            Identifier::new(ctx, "function_type"),
+            TypeAttribute::new(function_type.value()).into(),
+        ),
+        (Identifier::new(ctx, "gpu.kernel"), Attribute::unit(ctx)),
+    ];
+    for name in CARRIED_ATTRIBUTES {
+        if let Ok(a) = func.attribute(name) {
+            attributes.push((Identifier::new(ctx, name), a));
+        }
+    }
+
+    let region = Region::new();
+    let source_region = func
+        .region(0)
+        .map_err(|e| OutlineError::Internal(e.to_string()))?;
+    // SAFETY: both regions are alive; the source region is left empty and erased with `func`.
+    unsafe { mlirRegionTakeBody(region.to_raw(), source_region.to_raw()) };
+    replace_returns(&region, loc)?;
+
+    let gpu_func = OperationBuilder::new("gpu.func", loc)
+        .add_attributes(&attributes)
+        .add_regions([region])
+        .build()
+        .map_err(|e| OutlineError::Internal(e.to_string()))?;
+    // SAFETY: the gpu.module block is owned by the module being transformed.
+    let target = unsafe { melior::ir::BlockRef::from_raw(gpu_module_block) };
+    target.append_operation(gpu_func);
+    // SAFETY: `func` is detached before it is destroyed, and nothing refers to it any more.
+    unsafe {
+        mlirOperationRemoveFromParent(func.to_raw());
+        mlirOperationDestroy(func.to_raw());
+    }
+    Ok(symbol)
+}
+
+/// `func.return` → `gpu.return` at the end of every block of a kernel body.
+fn replace_returns(region: &Region, loc: Location) -> Result<(), OutlineError> {
+    let mut block = region.first_block();
+    while let Some(b) = block {
+        if let Some(term) = b.terminator() {
+            if term.name().as_string_ref().as_str() == Ok("func.return") {
+                let operands: Vec<Value> = term.operands().collect();
+                if !operands.is_empty() {
+                    return Err(OutlineError::Internal("a kernel returns a value".into()));
+                }
+                let gpu_return = OperationBuilder::new("gpu.return", loc)
+                    .build()
+                    .map_err(|e| OutlineError::Internal(e.to_string()))?;
+                b.insert_operation_before(term, gpu_return);
+                // SAFETY: the old terminator is detached, then destroyed; it has no results.
+                unsafe {
+                    mlirOperationRemoveFromParent(term.to_raw());
+                    mlirOperationDestroy(term.to_raw());
+                }
+            }
+        }
+        block = b.next_in_region();
+    }
+    Ok(())
+}
+
+fn string_attribute(op: &OperationRef, name: &str) -> Result<String, OutlineError> {
+    let a = op
+        .attribute(name)
+        .map_err(|e| OutlineError::Internal(format!("{name}: {e}")))?;
+    let s = StringAttribute::try_from(a).map_err(|e| OutlineError::Internal(e.to_string()))?;
+    Ok(s.value().to_string())
+}

@@ -1,0 +1,54 @@
+#!/usr/bin/env bash
+# Installs what hipmlir needs on Debian 12, and nothing twice:
+#  - LLVM/MLIR/clang 22, spirv-tools, the OpenCL ICD loader and libc++ from Debian's packages;
+#  - Intel's OpenCL CPU runtime from PyPI into .deps/intel-ocl, registered as an OpenCL vendor
+#    (/etc/OpenCL/vendors) so that every program finds it with no variables set.
+set -euo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+deps="$root/.deps"
+mkdir -p "$deps"
+
+sudo_if_needed() { if [ "$(id -u)" -eq 0 ]; then "$@"; else sudo "$@"; fi; }
+
+# --- Debian packages -------------------------------------------------------------------------
+packages=(llvm-22-dev libmlir-22-dev mlir-22-tools libclang-22-dev clang-22 libpolly-22-dev
+  libzstd-dev libz3-dev libxml2-dev zlib1g-dev spirv-tools ocl-icd-libopencl1 ocl-icd-opencl-dev
+  libc++-22-dev libc++abi-22-dev python3 unzip)
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" || missing+=("$p")
+done
+if [ ${#missing[@]} -gt 0 ]; then
+  echo "setup: installing Debian packages: ${missing[*]}"
+  sudo_if_needed apt-get update -q
+  sudo_if_needed env DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends "${missing[@]}"
+fi
+
+# --- Rust toolchain components used by the checks --------------------------------------------
+command -v cargo >/dev/null || { echo "setup: cargo is missing (install Rust with rustup)" >&2; exit 1; }
+
+# --- Intel OpenCL CPU runtime ----------------------------------------------------------------
+ocl="$deps/intel-ocl"
+version="2026.2.0"
+if [ ! -f "$ocl/lib/libintelocl.so" ] || [ "$(cat "$ocl/version" 2>/dev/null)" != "$version" ]; then
+  echo "setup: installing Intel's OpenCL CPU runtime $version into $ocl"
+  rm -rf "$ocl" "$deps/wheels"
+  mkdir -p "$deps/wheels" "$ocl/lib"
+  python3 -m pip download -q --no-deps -d "$deps/wheels" \
+    "intel-opencl-rt==$version" "tbb==2023.*" "intel-cmplr-lib-rt==$version"
+  for w in "$deps"/wheels/*.whl; do
+    python3 -m zipfile -e "$w" "$deps/wheels/unpacked"
+  done
+  # One folder: libintelocl.so finds its companions through RUNPATH $ORIGIN.
+  for d in "$deps"/wheels/unpacked/*.data/data/lib; do cp -a "$d"/. "$ocl/lib/"; done
+  # The runtime ships its own ICD loader; programs use Debian's, so keep it out of the way.
+  rm -f "$ocl"/lib/libOpenCL.so*
+  rm -rf "$deps/wheels"
+  echo "$version" > "$ocl/version"
+fi
+icd=/etc/OpenCL/vendors/hipmlir-intel-cpu.icd
+if [ "$(cat "$icd" 2>/dev/null)" != "$ocl/lib/libintelocl.so" ]; then
+  echo "setup: registering $ocl/lib/libintelocl.so in $icd"
+  sudo_if_needed mkdir -p /etc/OpenCL/vendors
+  echo "$ocl/lib/libintelocl.so" | sudo_if_needed tee "$icd" >/dev/null
+fi

@@ -1,0 +1,71 @@
+//! The device side of a build: frontend → outliner → dialect-passes → SPIR-V, all in-process.
+
+use std::path::Path;
+
+use hipmlir_device_image::{DeviceImage, ModuleMetadata};
+use hipmlir_frontend::{Diagnostic, FrontendOptions, SourceEdit};
+
+/// Where to stop the pipeline.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Stage {
+    Frontend,
+    Outlined,
+    Lowered,
+    SpirvDialect,
+    Binary,
+}
+
+pub struct DeviceOutput {
+    /// The MLIR text of the stage stopped at, unless that is the binary.
+    pub mlir_text: Option<String>,
+    pub image: DeviceImage,
+    pub warnings: Vec<Diagnostic>,
+    pub host_edits: Vec<SourceEdit>,
+}
+
+pub fn compile_device(
+    input: &Path,
+    options: &FrontendOptions,
+    stop_at: Stage,
+    print_ir_after_all: bool,
+) -> Result<DeviceOutput, String> {
+    let ctx = hipmlir_dialect_passes::new_context();
+    let frontend = hipmlir_frontend::compile(&ctx, input, options).map_err(|e| e.to_string())?;
+    let mut module = frontend.module;
+    let mut output = DeviceOutput {
+        mlir_text: None,
+        image: DeviceImage {
+            spirv: Vec::new(),
+            metadata: ModuleMetadata::new(frontend.kernels),
+        },
+        warnings: frontend.warnings,
+        host_edits: frontend.host_edits,
+    };
+    let text = |m: &melior::ir::Module| Some(m.as_operation().to_string());
+    if stop_at == Stage::Frontend {
+        output.mlir_text = text(&module);
+        return Ok(output);
+    }
+    let ice = |e: &dyn std::fmt::Display| format!("{}: error: {e}", input.display());
+    hipmlir_outliner::outline_kernels(&ctx, &mut module).map_err(|e| ice(&e))?;
+    if stop_at == Stage::Outlined {
+        output.mlir_text = text(&module);
+        return Ok(output);
+    }
+    hipmlir_dialect_passes::lower_hip_semantics(&ctx, &mut module, print_ir_after_all)
+        .map_err(|e| ice(&e))?;
+    if stop_at == Stage::Lowered {
+        output.mlir_text = text(&module);
+        return Ok(output);
+    }
+    let spirv_options = hipmlir_dialect_passes::SpirvOptions::default();
+    hipmlir_dialect_passes::convert_to_spirv(&ctx, &mut module, &spirv_options, print_ir_after_all)
+        .map_err(|e| ice(&e))?;
+    if stop_at == Stage::SpirvDialect {
+        output.mlir_text = text(&module);
+        return Ok(output);
+    }
+    output.image.spirv =
+        hipmlir_dialect_passes::serialize_spirv(&ctx, &mut module).map_err(|e| ice(&e))?;
+    Ok(output)
+}
