@@ -24,7 +24,11 @@
 #endif
 
 #define __forceinline__ inline __attribute__((always_inline))
-#define __noinline__ __attribute__((noinline))
+// clang knows __noinline__ as a keyword in HIP mode. For the host compiler it must expand to
+// nothing: libc++ writes __attribute__((__noinline__)), and __attribute__(()) stays valid.
+#if !defined(__HIP__) && !defined(__CUDA__) && !defined(__noinline__)
+#define __noinline__
+#endif
 #define __launch_bounds__(...)
 #ifndef __restrict__
 #define __restrict__ __restrict

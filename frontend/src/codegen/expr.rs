@@ -182,12 +182,18 @@ impl<'c> FunctionCodegen<'c, '_> {
 
     /// A zero of `ty` (for uninitialized locals and the return value before a return ran).
     pub fn zero(&self, ty: &Ty, loc: Location<'c>) -> Result<Val<'c>> {
-        let mlir = ty.scalar_mlir(self.ctx());
-        Ok(Val::Scalar(if ty.is_float() {
-            self.b.const_float(mlir, 0.0, loc)?
-        } else {
-            self.b.const_int(mlir, 0, loc)?
-        }))
+        let v = match ty {
+            Ty::Float { .. } => self.b.const_float(ty.scalar_mlir(self.ctx()), 0.0, loc)?,
+            Ty::Int { .. } | Ty::Bool => self.b.const_int(ty.scalar_mlir(self.ctx()), 0, loc)?,
+            Ty::Void => return Ok(Val::Void),
+            _ => {
+                return Err(FrontendError::unsupported(
+                    crate::SourceLoc::default(),
+                    format!("a default value of type {ty:?}"),
+                ))
+            }
+        };
+        Ok(Val::Scalar(v))
     }
 
     /// `threadIdx.x` and friends, `warpSize`; None if `e` is not a builtin.

@@ -38,6 +38,10 @@ impl<'c> FunctionCodegen<'c, '_> {
         match self.env.get(&VarKey::RetVal) {
             Some(b) => Ok(b.val),
             None if self.return_ty == Ty::Void => Ok(Val::Void),
+            None if self.return_ty.is_pointer() => Err(FrontendError::unsupported(
+                body.location(),
+                "a function returning a pointer that does not end with a return statement",
+            )),
             // Falling off the end of a non-void function is undefined; return zero.
             None => self.zero(&self.return_ty.clone(), loc),
         }

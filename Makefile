@@ -1,0 +1,31 @@
+# hipmlir: `make run` builds and runs the example, `make test` runs the whole test suite.
+# Both install what is missing first (scripts/setup.sh) and are cheap to run again.
+CARGO ?= cargo
+HIPMLIR := target/release/hipmlir
+
+.PHONY: all setup build run test lint bench clean
+
+all: build
+
+setup:
+	@scripts/setup.sh
+
+build: setup
+	$(CARGO) build --release --workspace
+
+run: build
+	@mkdir -p build
+	$(HIPMLIR) examples/vector_add.hip -o build/vector_add
+	./build/vector_add
+
+test: build
+	$(CARGO) test --release --workspace
+	$(MAKE) --no-print-directory lint
+
+lint:
+	$(CARGO) fmt --all -- --check
+	$(CARGO) clippy --release --workspace --all-targets -- -D warnings
+
+clean:
+	rm -rf build
+	$(CARGO) clean

@@ -1,0 +1,93 @@
+//! Helpers for the end-to-end tests: run the hipmlir binary, build and run HIP programs.
+#![allow(dead_code)]
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+pub fn repo() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+pub fn hipmlir() -> Command {
+    Command::new(env!("CARGO_BIN_EXE_hipmlir"))
+}
+
+/// Runs hipmlir with `args`; returns its output whatever the exit status.
+pub fn run_hipmlir(args: &[&str]) -> Output {
+    hipmlir().args(args).output().expect("hipmlir runs")
+}
+
+pub fn stderr(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
+
+pub fn stdout(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stdout).into_owned()
+}
+
+/// A fresh folder for one test's outputs.
+pub fn scratch() -> tempfile::TempDir {
+    tempfile::Builder::new()
+        .prefix("hipmlir-test-")
+        .tempdir()
+        .expect("temp dir")
+}
+
+/// Builds `source` into an executable in `dir` with the given `CXX` (None: the default).
+pub fn build(source: &Path, dir: &Path, cxx: Option<&str>) -> PathBuf {
+    let exe = dir.join(source.file_stem().expect("file name"));
+    let mut cmd = hipmlir();
+    cmd.arg(source).arg("-o").arg(&exe);
+    if let Some(cxx) = cxx {
+        cmd.env("CXX", cxx);
+    }
+    let out = cmd.output().expect("hipmlir runs");
+    assert!(
+        out.status.success(),
+        "building {} failed:\n{}",
+        source.display(),
+        stderr(&out)
+    );
+    exe
+}
+
+/// Runs a built test program; it must exit 0 and print PASSED (it checked every element).
+pub fn run_program(exe: &Path) -> String {
+    let out = Command::new(exe).output().expect("program runs");
+    let text = format!("{}{}", stdout(&out), stderr(&out));
+    assert!(
+        out.status.success() && text.contains("PASSED"),
+        "{} failed ({}):\n{text}",
+        exe.display(),
+        out.status
+    );
+    text
+}
+
+/// Validates a SPIR-V binary with spirv-val.
+pub fn spirv_val(path: &Path) {
+    let out = Command::new("spirv-val")
+        .arg(path)
+        .output()
+        .expect("spirv-val runs (spirv-tools is installed by make setup)");
+    assert!(
+        out.status.success(),
+        "spirv-val rejected {}:\n{}{}",
+        path.display(),
+        stdout(&out),
+        stderr(&out)
+    );
+}
+
+/// The HIP programs of the test suite: the example and tests/programs/*.hip.
+pub fn programs() -> Vec<PathBuf> {
+    let mut out = vec![repo().join("examples/vector_add.hip")];
+    let mut more: Vec<PathBuf> = std::fs::read_dir(repo().join("tests/programs"))
+        .expect("tests/programs")
+        .map(|e| e.expect("entry").path())
+        .filter(|p| p.extension().is_some_and(|e| e == "hip"))
+        .collect();
+    more.sort();
+    out.extend(more);
+    out
+}

@@ -1,0 +1,110 @@
+//! Bad input gets a clang-style diagnostic and a non-zero exit, never a panic.
+mod common;
+
+use common::*;
+
+/// Compiles `source` (written to a file) and returns (exit code, stderr).
+fn compile(name: &str, source: &str, extra: &[&str]) -> (i32, String, String) {
+    let dir = scratch();
+    let path = dir.path().join(name);
+    std::fs::write(&path, source).unwrap();
+    let mut args = vec![path.to_str().unwrap().to_string()];
+    args.extend(extra.iter().map(|s| s.to_string()));
+    args.extend([
+        "-o".to_string(),
+        dir.path().join("out").to_str().unwrap().to_string(),
+    ]);
+    let out = hipmlir().args(&args).output().unwrap();
+    (
+        out.status.code().unwrap_or(-1),
+        stderr(&out),
+        path.to_str().unwrap().to_string(),
+    )
+}
+
+fn assert_clean_failure(code: i32, err: &str) {
+    assert_eq!(code, 1, "exit code 1 expected:\n{err}");
+    assert!(!err.contains("panicked"), "{err}");
+}
+
+#[test]
+fn missing_file() {
+    let out = run_hipmlir(&["/nonexistent/k.hip", "--emit-spirv", "-o", "/dev/null"]);
+    let err = stderr(&out);
+    assert_clean_failure(out.status.code().unwrap_or(-1), &err);
+    assert!(
+        err.contains("/nonexistent/k.hip: error: no such file or directory"),
+        "{err}"
+    );
+}
+
+#[test]
+fn syntax_error_is_reported_at_its_line_and_column() {
+    let (code, err, path) = compile(
+        "bad.hip",
+        "#include <hip/hip_runtime.h>\n__global__ void k(int* a) {\n  a[0] = 1\n}\n",
+        &["--emit-spirv"],
+    );
+    assert_clean_failure(code, &err);
+    assert!(
+        err.contains(&format!("{path}:3:11: error: expected ';'")),
+        "{err}"
+    );
+}
+
+#[test]
+fn unsupported_construct_is_named_with_its_location() {
+    let (code, err, path) = compile(
+        "unsupported.hip",
+        "#include <hip/hip_runtime.h>\n__global__ void k(float* a) {\n  float tmp[4];\n  a[0] = 1.0f;\n}\n",
+        &["--emit-spirv"],
+    );
+    assert_clean_failure(code, &err);
+    assert!(
+        err.contains(&format!(
+            "{path}:3:9: error: unsupported construct in device code: local array 'tmp'"
+        )),
+        "{err}"
+    );
+}
+
+#[test]
+fn undefined_device_function_is_an_error() {
+    let (code, err, path) = compile(
+        "undef.hip",
+        "#include <hip/hip_runtime.h>\n__device__ float f(float);\n__global__ void k(float* a) {\n  a[0] = f(a[1]);\n}\n",
+        &["--emit-spirv"],
+    );
+    assert_clean_failure(code, &err);
+    assert!(
+        err.contains(&format!(
+            "{path}:4:10: error: device function 'f' has no definition"
+        )),
+        "{err}"
+    );
+}
+
+#[test]
+fn host_compile_errors_fail_the_build() {
+    let (code, err, path) = compile(
+        "host_error.hip",
+        "#include <hip/hip_runtime.h>\n__global__ void k(int* a) { a[0] = 1; }\nint main() { return undeclared_name; }\n",
+        &[],
+    );
+    assert_clean_failure(code, &err);
+    assert!(err.contains(&format!("{path}:3:21: error")), "{err}");
+}
+
+#[test]
+fn help_and_version() {
+    let out = run_hipmlir(&["--help"]);
+    assert!(out.status.success());
+    let text = stdout(&out);
+    assert!(
+        text.contains("--emit-spirv") && text.contains("--emit-mlir"),
+        "{text}"
+    );
+    let out = run_hipmlir(&["--version"]);
+    assert!(out.status.success());
+    assert!(stdout(&out).starts_with("hipmlir "));
+}

@@ -1,0 +1,90 @@
+// Structured and unstructured control flow in kernels and device functions:
+// loops with break/continue, early returns, do-while, ?:, short-circuit && and ||.
+#include "test_common.h"
+
+#include <chrono>
+
+// Used on both sides: the host computes the reference with the same code.
+__host__ __device__ int collatz_steps(int n) {
+  int steps = 0;
+  while (n != 1) {
+    if (n % 2 == 0) {
+      n = n / 2;
+    } else {
+      n = 3 * n + 1;
+    }
+    ++steps;
+    if (steps > 500) return -1;
+  }
+  return steps;
+}
+
+__host__ __device__ int first_divisor(int n) {
+  if (n < 2) return 0;
+  for (int d = 2; d * d <= n; d++) {
+    if (n % d == 0) return d;
+  }
+  return n;
+}
+
+__host__ __device__ int skip_and_stop(int n) {
+  int sum = 0;
+  for (int i = 0; i < 100; i++) {
+    if (i % 3 == 0) continue;
+    if (i > n) break;
+    sum += i;
+  }
+  int k = 0;
+  do {
+    k += 2;
+  } while (k < n % 7);
+  return sum * 10 + k;
+}
+
+__host__ __device__ int side_effects(int a, int b) {
+  int calls = 0;
+  // Short circuit: the right operands must not run when the left decides.
+  if (a > 0 && ++calls > 0 && b > 0) calls += 10;
+  if (a < 0 || ++calls > 100) calls += 100;
+  int m = a > b ? a - b : b - a;
+  return calls * 1000 + m;
+}
+
+__global__ void control_kernel(const int* in, int* out, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= n) return;  // early exit, as in most real kernels
+  int v = in[i];
+  out[4 * i] = collatz_steps(v % 97 + 1);
+  out[4 * i + 1] = first_divisor(v);
+  out[4 * i + 2] = skip_and_stop(v % 120);
+  out[4 * i + 3] = side_effects(v % 7 - 3, v % 5 - 2);
+}
+
+int main() {
+  const int n = 5000;
+  std::vector<int> in(n);
+  for (int i = 0; i < n; ++i) in[i] = (i * 7919) % 10007;
+
+  std::vector<int> want(4 * n);
+  for (int i = 0; i < n; ++i) {
+    int v = in[i];
+    want[4 * i] = collatz_steps(v % 97 + 1);
+    want[4 * i + 1] = first_divisor(v);
+    want[4 * i + 2] = skip_and_stop(v % 120);
+    want[4 * i + 3] = side_effects(v % 7 - 3, v % 5 - 2);
+  }
+
+  int* d_in = to_device(in);
+  int* d_out = nullptr;
+  HIP_CHECK(hipMalloc(&d_out, want.size() * sizeof(int)));
+  auto start = std::chrono::steady_clock::now();
+  hipLaunchKernelGGL(control_kernel, dim3((n + 127) / 128), dim3(128), 0, 0, d_in, d_out, n);
+  HIP_CHECK(hipGetLastError());
+  HIP_CHECK(hipDeviceSynchronize());
+  auto ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start);
+  std::printf("kernel took %.3f ms\n", ms.count());
+  std::vector<int> got = from_device(d_out, want.size());
+  HIP_CHECK(hipFree(d_in));
+  HIP_CHECK(hipFree(d_out));
+  return report("control_flow", count_mismatches("out", got, want));
+}
