@@ -2,7 +2,7 @@
 //! compiler with hipmlir's headers, plus a small translation unit that embeds the device image
 //! in `.hip_fatbin` and registers it with the runtime at start-up.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::Command;
 
 use crate::cli::Args;
@@ -82,7 +82,7 @@ pub fn build_executable(
 }
 
 /// A C++ translation unit that embeds the bundle in `.hip_fatbin` and registers it at start-up.
-fn image_stub(bundle: &PathBuf, stem: &str) -> String {
+fn image_stub(bundle: &Path, stem: &str) -> String {
     let id: String = stem
         .chars()
         .map(|c| if c.is_ascii_alphanumeric() { c } else { '_' })

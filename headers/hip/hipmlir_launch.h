@@ -1,0 +1,127 @@
+// hipLaunchKernelGGL for hipmlir.
+//
+//   hipLaunchKernelGGL(kernel, grid, block, sharedMemBytes, stream, args...)
+//
+// As in HIP, each argument is converted to its kernel parameter's type (an int literal passed to a
+// size_t parameter, a double literal to a float parameter). The converted values are packed into
+// one byte block laid out like a C struct of the parameters (offset_i = align_up(end_{i-1},
+// alignof(P_i)); size rounded up to the largest alignment) -- the layout the compiler records in the
+// kernel's metadata and the runtime unpacks. std::tuple is never used for this: libstdc++ stores a
+// tuple's elements in reverse order.
+//
+// The runtime finds the kernel by the host stub's address when the program registered it
+// (__hipmlirRegisterFunction), else by the kernel expression as spelled: HIPMLIR_STRINGIFY expands
+// its argument first, so HIP_KERNEL_NAME(k<int, 4>) arrives as "k<int, 4>".
+#ifndef HIPMLIR_LAUNCH_H
+#define HIPMLIR_LAUNCH_H
+
+#include <cstddef>
+#include <cstring>
+#include <type_traits>
+#include <utility>
+
+#include "hip_runtime_api.h"
+
+#define HIPMLIR_STRINGIFY_IMPL(...) #__VA_ARGS__
+#define HIPMLIR_STRINGIFY(...) HIPMLIR_STRINGIFY_IMPL(__VA_ARGS__)
+
+#define hipLaunchKernelGGL(kernelName, ...) \
+  ::hipmlir::detail::launch_ggl(HIPMLIR_STRINGIFY(kernelName), kernelName, __VA_ARGS__)
+
+namespace hipmlir {
+namespace detail {
+
+constexpr std::size_t align_up(std::size_t value, std::size_t align) {
+  return (value + align - 1) / align * align;
+}
+
+// Offsets of N parameters (offset[N] is the end of the last one) and the block size.
+template <std::size_t N>
+struct ArgLayoutTable {
+  std::size_t offset[N + 1];
+  std::size_t size;
+};
+
+template <class... Params>
+constexpr ArgLayoutTable<sizeof...(Params)> compute_arg_layout() {
+  const std::size_t sizes[] = {sizeof(Params)..., 0};
+  const std::size_t aligns[] = {alignof(Params)..., 1};
+  ArgLayoutTable<sizeof...(Params)> table{};
+  std::size_t end = 0;
+  std::size_t max_align = 1;
+  for (std::size_t i = 0; i < sizeof...(Params); ++i) {
+    table.offset[i] = align_up(end, aligns[i]);
+    end = table.offset[i] + sizes[i];
+    if (aligns[i] > max_align) max_align = aligns[i];
+  }
+  table.offset[sizeof...(Params)] = end;
+  table.size = align_up(end, max_align);
+  return table;
+}
+
+// The packed argument block of a kernel taking Params..., computed at compile time.
+template <class... Params>
+struct ArgLayout {
+  static constexpr ArgLayoutTable<sizeof...(Params)> table = compute_arg_layout<Params...>();
+  static constexpr std::size_t size = table.size;
+  static constexpr std::size_t offset(std::size_t i) { return table.offset[i]; }
+};
+
+// Converts one argument to its parameter type, as a call would, and copies its bytes in.
+template <class Param, class Arg>
+inline void store_arg(unsigned char* dst, Arg&& arg) {
+  static_assert(std::is_convertible<Arg&&, Param>::value,
+                "hipLaunchKernelGGL: an argument does not convert to its kernel parameter's type");
+  static_assert(std::is_trivially_copyable<Param>::value,
+                "hipLaunchKernelGGL: kernel parameters must be trivially copyable");
+  const Param value = std::forward<Arg>(arg);
+  std::memcpy(dst, &value, sizeof(Param));
+}
+
+template <class... Params>
+struct ArgPacker {
+  template <std::size_t... I, class... Args>
+  static void pack(unsigned char* block, std::index_sequence<I...>, Args&&... args) {
+    (store_arg<Params>(block + ArgLayout<Params...>::offset(I), std::forward<Args>(args)), ...);
+    (void)block;
+  }
+};
+
+#if defined(__HIP_DEVICE_COMPILE__)
+// HIP device-mode parse (hipmlir's frontend through libclang): there a kernel's type carries the
+// device_kernel calling convention, which no C++ spelling of `void (*)(Params...)` matches, and no
+// host code is generated. Accept any kernel expression so host functions still type-check.
+template <class Kernel, class... Args>
+inline hipError_t launch_ggl(const char* spelled_name, Kernel kernel, dim3 grid, dim3 block,
+                             std::size_t shared_mem_bytes, hipStream_t stream, Args&&... args) {
+  static_assert(std::is_function<typename std::remove_pointer<Kernel>::type>::value,
+                "hipLaunchKernelGGL: the first argument must name a kernel");
+  (void)spelled_name, (void)kernel, (void)grid, (void)block, (void)shared_mem_bytes, (void)stream;
+  (void)sizeof...(args);
+  return hipSuccess;
+}
+#else
+template <class... Params, class... Args>
+inline hipError_t launch_ggl(const char* spelled_name, void (*kernel)(Params...), dim3 grid,
+                             dim3 block, std::size_t shared_mem_bytes, hipStream_t stream,
+                             Args&&... args) {
+  static_assert(sizeof...(Args) == sizeof...(Params),
+                "hipLaunchKernelGGL: the number of kernel arguments differs from the number of "
+                "the kernel's parameters");
+  if constexpr (sizeof...(Args) == sizeof...(Params)) {
+    using Layout = ArgLayout<Params...>;
+    unsigned char packed[Layout::size > 0 ? Layout::size : 1] = {};
+    ArgPacker<Params...>::pack(packed, std::index_sequence_for<Params...>{},
+                               std::forward<Args>(args)...);
+    return __hipmlirLaunchKernelGGL(reinterpret_cast<const void*>(kernel), spelled_name, grid,
+                                    block, shared_mem_bytes, stream, packed, Layout::size);
+  } else {
+    return hipErrorInvalidValue;
+  }
+}
+#endif  // __HIP_DEVICE_COMPILE__
+
+}  // namespace detail
+}  // namespace hipmlir
+
+#endif  // HIPMLIR_LAUNCH_H

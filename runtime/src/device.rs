@@ -1,0 +1,289 @@
+//! Device selection: the first OpenCL device whose IL versions include SPIR-V, its context, an
+//! in-order queue and the memory backend. Done lazily, once per process, on the first API call that
+//! needs a device (never from `__hipmlirRegisterImage`, which runs before `main`).
+
+use std::sync::OnceLock;
+
+use cl3::types::cl_device_id;
+use opencl3::command_queue::CommandQueue;
+use opencl3::context::Context;
+use opencl3::device::{Device, CL_DEVICE_TYPE_ALL};
+
+use crate::backend::{MemoryBackend, MemoryPreference};
+use crate::error::{Failure, HipError, HipResult};
+
+/// What the runtime needs to know about the device, queried once.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct DeviceInfo {
+    pub name: String,
+    pub vendor: String,
+    /// `CL_DEVICE_VERSION`, e.g. "OpenCL 3.1 (Build 0)".
+    pub version: String,
+    pub driver_version: String,
+    pub il_version: String,
+    pub extensions: String,
+    pub global_mem_size: u64,
+    pub local_mem_size: u64,
+    pub max_constant_buffer_size: u64,
+    pub global_mem_cache_size: u64,
+    pub max_compute_units: u32,
+    /// MHz; 0 when the device does not say (Intel's CPU runtime reports 0).
+    pub max_clock_frequency: u32,
+    pub max_work_group_size: usize,
+    pub max_work_item_sizes: [usize; 3],
+    pub address_bits: u32,
+    pub host_unified_memory: bool,
+    pub is_cpu: bool,
+    /// `CL_DEVICE_SUB_GROUP_SIZES_INTEL`, empty without `cl_intel_required_subgroup_size`.
+    pub sub_group_sizes: Vec<usize>,
+}
+
+impl DeviceInfo {
+    fn query(device: &Device) -> Self {
+        let sizes = device.max_work_item_sizes().unwrap_or_default();
+        let dim = |i: usize| sizes.get(i).copied().unwrap_or(1);
+        let sub_group_sizes = device
+            .get_data(cl3::ext::CL_DEVICE_SUB_GROUP_SIZES_INTEL)
+            .map(|bytes| {
+                bytes
+                    .chunks_exact(std::mem::size_of::<usize>())
+                    .filter_map(|c| c.try_into().ok().map(usize::from_ne_bytes))
+                    .collect()
+            })
+            .unwrap_or_default();
+        DeviceInfo {
+            name: device.name().unwrap_or_default(),
+            vendor: device.vendor().unwrap_or_default(),
+            version: device.version().unwrap_or_default(),
+            driver_version: device.driver_version().unwrap_or_default(),
+            il_version: device.il_version().unwrap_or_default(),
+            extensions: device.extensions().unwrap_or_default(),
+            global_mem_size: device.global_mem_size().unwrap_or(0),
+            local_mem_size: device.local_mem_size().unwrap_or(0),
+            max_constant_buffer_size: device.max_constant_buffer_size().unwrap_or(0),
+            global_mem_cache_size: device.global_mem_cache_size().unwrap_or(0),
+            max_compute_units: device.max_compute_units().unwrap_or(1),
+            max_clock_frequency: device.max_clock_frequency().unwrap_or(0),
+            max_work_group_size: device.max_work_group_size().unwrap_or(1),
+            max_work_item_sizes: [dim(0), dim(1), dim(2)],
+            address_bits: device.address_bits().unwrap_or(0),
+            host_unified_memory: device.host_unified_memory().unwrap_or(false),
+            is_cpu: device
+                .dev_type()
+                .map(|t| t & cl3::ext::CL_DEVICE_TYPE_CPU != 0)
+                .unwrap_or(false),
+            sub_group_sizes,
+        }
+    }
+
+    pub fn has_extension(&self, name: &str) -> bool {
+        self.extensions.split_whitespace().any(|e| e == name)
+    }
+
+    /// `(major, minor)` of the device's OpenCL version ("OpenCL 3.1 ..." gives (3, 1)).
+    pub fn opencl_version(&self) -> (i32, i32) {
+        parse_opencl_version(&self.version).unwrap_or((1, 2))
+    }
+
+    /// The warp size hipmlir reports and compiles for; see [`choose_warp_size`].
+    pub fn warp_size(&self) -> u32 {
+        choose_warp_size(&self.sub_group_sizes)
+    }
+}
+
+/// HIP's `warpSize` on this device: the subgroup size kernels are compiled to run with.
+///
+/// * 32 when the device can run subgroups of 32 (`CL_DEVICE_SUB_GROUP_SIZES_INTEL` lists it, from
+///   `cl_intel_required_subgroup_size`): HIP code is most often written for 32 (CUDA's warp, RDNA's
+///   wave32), and the device side pins it with `intel_reqd_sub_group_size(32)` /
+///   `SubgroupSize 32`.
+/// * otherwise the largest size the device lists;
+/// * 32 when the device lists none (no way to ask; device code must then not rely on warp ops
+///   matching, and the compiler should warn).
+pub fn choose_warp_size(sub_group_sizes: &[usize]) -> u32 {
+    if sub_group_sizes.contains(&32) {
+        return 32;
+    }
+    sub_group_sizes
+        .iter()
+        .copied()
+        .filter(|&s| s > 0)
+        .max()
+        .and_then(|s| u32::try_from(s).ok())
+        .unwrap_or(32)
+}
+
+fn parse_opencl_version(version: &str) -> Option<(i32, i32)> {
+    let rest = version.strip_prefix("OpenCL ")?;
+    let number = rest.split_whitespace().next()?;
+    let (major, minor) = number.split_once('.')?;
+    Some((major.parse().ok()?, minor.parse().ok()?))
+}
+
+/// Whether a device can run hipmlir's kernels: SPIR-V ingestion and 64-bit addresses.
+fn check_usable(device: &Device) -> Result<(), String> {
+    let il = device.il_version().unwrap_or_default();
+    let ils = device
+        .ils_with_version()
+        .map(|v| {
+            v.iter()
+                .map(|nv| {
+                    let name: Vec<u8> = nv.name.iter().take_while(|&&c| c != 0).copied().collect();
+                    String::from_utf8_lossy(&name).into_owned()
+                })
+                .collect::<Vec<_>>()
+                .join(" ")
+        })
+        .unwrap_or_default();
+    if !il.contains("SPIR-V") && !ils.contains("SPIR-V") {
+        return Err("does not accept SPIR-V (no SPIR-V in CL_DEVICE_IL_VERSION)".into());
+    }
+    match device.address_bits() {
+        Ok(64) => Ok(()),
+        Ok(bits) => Err(format!(
+            "has {bits}-bit addresses; hipmlir's kernels are spirv64"
+        )),
+        Err(e) => Err(format!("cannot query address bits ({e})")),
+    }
+}
+
+/// The selected device and everything created for it. Lives for the whole process (never dropped:
+/// tearing OpenCL down from an atexit handler races the ICD's own teardown).
+pub struct Runtime {
+    pub device: Device,
+    pub context: Context,
+    /// In-order: kernels and copies run in submission order; `clFinish` synchronizes.
+    pub queue: CommandQueue,
+    pub memory: MemoryBackend,
+    pub info: DeviceInfo,
+}
+
+impl Runtime {
+    pub fn device_id(&self) -> cl_device_id {
+        self.device.id()
+    }
+
+    /// Waits for everything queued (kernels included) to finish.
+    pub fn finish(&self) -> HipResult<()> {
+        self.queue.finish().map_err(|e| {
+            Failure::new(
+                HipError::LaunchFailure,
+                format!(
+                    "the device reported {} while finishing queued work",
+                    crate::cl::error_name(e.0)
+                ),
+            )
+        })
+    }
+}
+
+static RUNTIME: OnceLock<Result<Runtime, String>> = OnceLock::new();
+
+/// The runtime, initialized on first use. Failure is reported on stderr once; every later call
+/// gets `hipErrorNoDevice` quietly.
+pub fn runtime() -> HipResult<&'static Runtime> {
+    let state = RUNTIME.get_or_init(|| {
+        let result = open_first_usable();
+        if let Err(message) = &result {
+            eprintln!("hipmlir: {message}");
+        }
+        result
+    });
+    state
+        .as_ref()
+        .map_err(|_| Failure::quiet(HipError::NoDevice))
+}
+
+/// The selected device's name and memory model, if the device is open (for tests and tools).
+pub fn selected_device() -> Option<(String, &'static str)> {
+    runtime_if_initialized().map(|rt| (rt.info.name.trim().to_string(), rt.memory.name()))
+}
+
+/// The runtime only if it is already initialized (never triggers device discovery).
+pub fn runtime_if_initialized() -> Option<&'static Runtime> {
+    RUNTIME.get().and_then(|r| r.as_ref().ok())
+}
+
+fn open_first_usable() -> Result<Runtime, String> {
+    let preference = MemoryPreference::from_env()?;
+    let platforms = opencl3::platform::get_platforms().map_err(|e| {
+        format!(
+            "cannot list OpenCL platforms ({}): is an OpenCL ICD loader and driver installed?",
+            crate::cl::error_name(e.0)
+        )
+    })?;
+    let mut rejected = Vec::new();
+    for platform in &platforms {
+        let ids = platform.get_devices(CL_DEVICE_TYPE_ALL).unwrap_or_default();
+        for id in ids {
+            let device = Device::new(id);
+            let name = device.name().unwrap_or_else(|_| "?".into());
+            let usable = check_usable(&device).and_then(|()| {
+                MemoryBackend::select(platform.id(), &device, preference)
+                    .map_err(|e| format!("has no usable memory model: {e}"))
+            });
+            match usable {
+                Ok(memory) => {
+                    return open(device, memory)
+                        .map_err(|e| format!("cannot open OpenCL device '{name}': {e}"))
+                }
+                Err(why) => rejected.push(format!("'{name}' {why}")),
+            }
+        }
+    }
+    if rejected.is_empty() {
+        Err(format!(
+            "no OpenCL device found ({} platform(s))",
+            platforms.len()
+        ))
+    } else {
+        Err(format!(
+            "no OpenCL device can run SPIR-V kernels: {}",
+            rejected.join("; ")
+        ))
+    }
+}
+
+fn open(device: Device, memory: MemoryBackend) -> Result<Runtime, String> {
+    let context = Context::from_device(&device)
+        .map_err(|e| format!("clCreateContext: {}", crate::cl::error_name(e.0)))?;
+    let queue = CommandQueue::create_default_with_properties(&context, 0, 0)
+        .map_err(|e| format!("clCreateCommandQueue: {}", crate::cl::error_name(e.0)))?;
+    let info = DeviceInfo::query(&device);
+    if std::env::var_os("HIPMLIR_VERBOSE").is_some() {
+        eprintln!(
+            "hipmlir: device '{}' ({}), memory: {}, warpSize {}",
+            info.name.trim(),
+            info.version,
+            memory.name(),
+            info.warp_size()
+        );
+    }
+    Ok(Runtime {
+        device,
+        context,
+        queue,
+        memory,
+        info,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn warp_size_prefers_32() {
+        assert_eq!(choose_warp_size(&[4, 8, 16, 32, 64]), 32);
+        assert_eq!(choose_warp_size(&[8, 16]), 16);
+        assert_eq!(choose_warp_size(&[64]), 64);
+        assert_eq!(choose_warp_size(&[]), 32);
+    }
+
+    #[test]
+    fn opencl_version_parses() {
+        assert_eq!(parse_opencl_version("OpenCL 3.1 (Build 0)"), Some((3, 1)));
+        assert_eq!(parse_opencl_version("OpenCL 1.2 pocl"), Some((1, 2)));
+        assert_eq!(parse_opencl_version("garbage"), None);
+    }
+}

@@ -1,0 +1,395 @@
+//! Kernel launches: the packed argument block is unpacked by the kernel's metadata and each
+//! argument set on the OpenCL kernel; then one `clEnqueueNDRangeKernel` on the in-order queue.
+//! Launches are asynchronous; `hipDeviceSynchronize` and `hipMemcpy` wait for them.
+//!
+//! Argument block: laid out like a C struct of the kernel's parameters (see
+//! `KernelArg::layout`); `args_size` must equal the kernel's. Per argument:
+//! * global/constant pointers (8 bytes) go through the memory backend's pointer setter
+//!   (`clSetKernelArgMemPointerINTEL` / `clSetKernelArgSVMPointer`): they may point anywhere inside
+//!   an allocation, or be null;
+//! * workgroup pointers are dynamic shared memory: `clSetKernelArg(i, shmem, NULL)`, their bytes in
+//!   the block (if any) are ignored;
+//! * everything else is `clSetKernelArg(i, size, bytes)`.
+
+use std::ffi::c_void;
+
+use hipmlir_device_image::{AddressSpace, KernelInfo};
+
+use crate::device::{runtime, DeviceInfo};
+use crate::error::{Failure, HipError, HipResult};
+use crate::jit::prepared_kernel;
+use crate::memory::live_allocations;
+use crate::registry::KernelRef;
+
+/// HIP's `dim3`, passed by value across the C ABI.
+#[repr(C)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Dim3 {
+    pub x: u32,
+    pub y: u32,
+    pub z: u32,
+}
+
+impl Dim3 {
+    pub const fn new(x: u32, y: u32, z: u32) -> Self {
+        Dim3 { x, y, z }
+    }
+
+    fn as_array(self) -> [u32; 3] {
+        [self.x, self.y, self.z]
+    }
+}
+
+/// One argument, ready for OpenCL.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ArgValue<'a> {
+    Pointer(usize),
+    Bytes(&'a [u8]),
+    /// Dynamic shared memory of this many bytes.
+    Local(usize),
+}
+
+/// Splits a packed argument block by the kernel's metadata.
+pub fn unpack_args<'a>(
+    kernel: &KernelInfo,
+    block: &'a [u8],
+    shmem: usize,
+) -> HipResult<Vec<ArgValue<'a>>> {
+    if block.len() as u64 != kernel.args_size {
+        return Err(Failure::invalid_value(format!(
+            "kernel '{}' ({}) takes a {}-byte argument block, got {} bytes",
+            kernel.source_name,
+            kernel.name,
+            kernel.args_size,
+            block.len()
+        )));
+    }
+    kernel
+        .args
+        .iter()
+        .enumerate()
+        .map(|(i, arg)| {
+            if arg.is_pointer && arg.address_space == AddressSpace::Workgroup {
+                return Ok(ArgValue::Local(shmem));
+            }
+            let bytes = usize::try_from(arg.offset)
+                .ok()
+                .zip(usize::try_from(arg.size).ok())
+                .and_then(|(start, len)| block.get(start..start.checked_add(len)?))
+                .ok_or_else(|| {
+                    Failure::new(
+                        HipError::InvalidImage,
+                        format!(
+                            "kernel '{}' argument {i} lies outside its argument block",
+                            kernel.name
+                        ),
+                    )
+                })?;
+            if arg.is_pointer {
+                let raw: [u8; 8] = bytes.try_into().map_err(|_| {
+                    Failure::new(
+                        HipError::InvalidImage,
+                        format!(
+                            "kernel '{}' pointer argument {i} is {} bytes",
+                            kernel.name, arg.size
+                        ),
+                    )
+                })?;
+                let value = u64::from_ne_bytes(raw);
+                let value = usize::try_from(value).map_err(|_| {
+                    Failure::invalid_value(format!(
+                        "kernel '{}' argument {i} ({value:#x}) is not an address",
+                        kernel.name
+                    ))
+                })?;
+                Ok(ArgValue::Pointer(value))
+            } else {
+                Ok(ArgValue::Bytes(bytes))
+            }
+        })
+        .collect()
+}
+
+/// Checks a launch shape against the device and returns (global, local) work sizes.
+pub fn ndrange(
+    grid: Dim3,
+    block: Dim3,
+    shmem: usize,
+    info: &DeviceInfo,
+) -> HipResult<([usize; 3], [usize; 3])> {
+    let (g, b) = (grid.as_array(), block.as_array());
+    if g.contains(&0) || b.contains(&0) {
+        return Err(Failure::new(
+            HipError::InvalidConfiguration,
+            format!(
+                "grid ({}, {}, {}) and block ({}, {}, {}) must be at least 1 in every dimension",
+                g[0], g[1], g[2], b[0], b[1], b[2]
+            ),
+        ));
+    }
+    let threads: u64 = b.iter().map(|&d| u64::from(d)).product();
+    if threads > info.max_work_group_size as u64 {
+        return Err(Failure::new(
+            HipError::InvalidConfiguration,
+            format!(
+                "block ({}, {}, {}) has {threads} threads; the device allows {} per block",
+                b[0], b[1], b[2], info.max_work_group_size
+            ),
+        ));
+    }
+    for d in 0..3 {
+        if b[d] as usize > info.max_work_item_sizes[d] {
+            return Err(Failure::new(
+                HipError::InvalidConfiguration,
+                format!(
+                    "block dimension {} is {}; the device allows {}",
+                    ["x", "y", "z"][d],
+                    b[d],
+                    info.max_work_item_sizes[d]
+                ),
+            ));
+        }
+    }
+    if shmem as u64 > info.local_mem_size {
+        return Err(Failure::new(
+            HipError::InvalidConfiguration,
+            format!(
+                "{shmem} bytes of dynamic shared memory requested; the device has {}",
+                info.local_mem_size
+            ),
+        ));
+    }
+    let global = [0, 1, 2].map(|d| g[d] as usize * b[d] as usize);
+    let local = b.map(|d| d as usize);
+    Ok((global, local))
+}
+
+/// Launches `kernel` on the null stream.
+pub fn launch(
+    kernel: &KernelRef,
+    grid: Dim3,
+    block: Dim3,
+    shmem: usize,
+    stream: *mut c_void,
+    args: &[u8],
+) -> HipResult<()> {
+    if !stream.is_null() {
+        return Err(Failure::new(
+            HipError::NotSupported,
+            format!("stream {stream:p}: only the null stream is supported"),
+        ));
+    }
+    let info = kernel.info();
+    let values = unpack_args(info, args, shmem)?;
+    let rt = runtime()?;
+    let (global, local) = ndrange(grid, block, shmem, &rt.info)?;
+
+    let module = &kernel.module;
+    let mut state = module.lock_state();
+    let prepared = prepared_kernel(rt, module, &mut state, &info.name, info.args.len())?;
+    let k = prepared.kernel.get();
+    for (i, value) in values.iter().enumerate() {
+        let index = i as u32;
+        let what = |e: String| {
+            Failure::invalid_value(format!(
+                "kernel '{}' argument {i} ('{}'): {e}",
+                info.source_name, info.args[i].name
+            ))
+        };
+        match *value {
+            // SAFETY (all three): `k` is valid and exclusively ours while the module lock is held.
+            ArgValue::Pointer(p) => {
+                unsafe { rt.memory.set_pointer_arg(k, index, p as *const c_void) }.map_err(what)?
+            }
+            ArgValue::Bytes(bytes) => {
+                unsafe { cl3::kernel::set_kernel_arg(k, index, bytes.len(), bytes.as_ptr().cast()) }
+                    .map_err(|e| what(format!("clSetKernelArg: {}", crate::cl::error_name(e))))?
+            }
+            ArgValue::Local(size) => unsafe {
+                // OpenCL rejects a zero-sized local argument.
+                cl3::kernel::set_kernel_arg(k, index, size.max(1), std::ptr::null())
+            }
+            .map_err(|e| {
+                what(format!(
+                    "clSetKernelArg(local): {}",
+                    crate::cl::error_name(e)
+                ))
+            })?,
+        }
+    }
+    if rt.memory.needs_pointer_list_per_launch() {
+        let live = live_allocations();
+        // SAFETY: as above.
+        unsafe { rt.memory.allow_indirect_access(k, &live) }
+            .map_err(|e| Failure::new(HipError::LaunchFailure, e))?;
+    }
+    // SAFETY: valid queue and kernel; the work-size arrays outlive the call.
+    let event = unsafe {
+        cl3::command_queue::enqueue_nd_range_kernel(
+            rt.queue.get(),
+            k,
+            3,
+            std::ptr::null(),
+            global.as_ptr(),
+            local.as_ptr(),
+            0,
+            std::ptr::null(),
+        )
+    }
+    .map_err(|e| {
+        let code = match e {
+            cl3::error_codes::CL_INVALID_WORK_GROUP_SIZE
+            | cl3::error_codes::CL_INVALID_WORK_ITEM_SIZE
+            | cl3::error_codes::CL_INVALID_GLOBAL_WORK_SIZE => HipError::InvalidConfiguration,
+            cl3::error_codes::CL_OUT_OF_RESOURCES => HipError::LaunchOutOfResources,
+            cl3::error_codes::CL_MEM_OBJECT_ALLOCATION_FAILURE
+            | cl3::error_codes::CL_OUT_OF_HOST_MEMORY => HipError::OutOfMemory,
+            _ => HipError::LaunchFailure,
+        };
+        Failure::new(
+            code,
+            format!(
+                "launching '{}' with grid {:?} block {:?}: clEnqueueNDRangeKernel: {}",
+                info.source_name,
+                grid.as_array(),
+                block.as_array(),
+                crate::cl::error_name(e)
+            ),
+        )
+    })?;
+    crate::cl::release_event(event);
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use hipmlir_device_image::KernelArg;
+
+    fn arg(name: &str, size: u64, is_pointer: bool, space: AddressSpace) -> KernelArg {
+        KernelArg {
+            name: name.into(),
+            r#type: String::new(),
+            offset: 0,
+            size,
+            align: size.max(1),
+            is_pointer,
+            address_space: space,
+        }
+    }
+
+    fn mixed() -> KernelInfo {
+        // (char c, double d, short s, int* p, long l): offsets 0, 8, 16, 24, 32; size 40.
+        let mut args = vec![
+            arg("c", 1, false, AddressSpace::Private),
+            arg("d", 8, false, AddressSpace::Private),
+            arg("s", 2, false, AddressSpace::Private),
+            arg("p", 8, true, AddressSpace::Global),
+            arg("l", 8, false, AddressSpace::Private),
+        ];
+        let args_size = KernelArg::layout(&mut args);
+        KernelInfo {
+            name: "mixed".into(),
+            source_name: "mixed".into(),
+            args,
+            args_size,
+        }
+    }
+
+    #[test]
+    fn unpacks_mixed_alignment() {
+        let k = mixed();
+        assert_eq!(k.args_size, 40);
+        let mut block = [0u8; 40];
+        block[0] = 7;
+        block[8..16].copy_from_slice(&2.5f64.to_ne_bytes());
+        block[16..18].copy_from_slice(&(-3i16).to_ne_bytes());
+        block[24..32].copy_from_slice(&0xdead_beefusize.to_ne_bytes());
+        block[32..40].copy_from_slice(&(-9i64).to_ne_bytes());
+        let v = unpack_args(&k, &block, 0).unwrap();
+        assert_eq!(v[0], ArgValue::Bytes(&[7]));
+        assert_eq!(v[1], ArgValue::Bytes(&2.5f64.to_ne_bytes()));
+        assert_eq!(v[2], ArgValue::Bytes(&(-3i16).to_ne_bytes()));
+        assert_eq!(v[3], ArgValue::Pointer(0xdead_beef));
+        assert_eq!(v[4], ArgValue::Bytes(&(-9i64).to_ne_bytes()));
+    }
+
+    #[test]
+    fn block_size_must_match() {
+        let e = unpack_args(&mixed(), &[0u8; 36], 0).unwrap_err();
+        assert_eq!(e.code, HipError::InvalidValue);
+        assert!(
+            e.message.contains("40-byte") && e.message.contains("36"),
+            "{}",
+            e.message
+        );
+    }
+
+    #[test]
+    fn workgroup_pointers_take_shmem() {
+        let mut args = vec![
+            arg("p", 8, true, AddressSpace::Global),
+            arg("s", 8, true, AddressSpace::Workgroup),
+        ];
+        let args_size = KernelArg::layout(&mut args);
+        let k = KernelInfo {
+            name: "k".into(),
+            source_name: "k".into(),
+            args,
+            args_size,
+        };
+        let v = unpack_args(&k, &[0u8; 16], 256).unwrap();
+        assert_eq!(v, vec![ArgValue::Pointer(0), ArgValue::Local(256)]);
+    }
+
+    #[test]
+    fn zero_argument_kernels() {
+        let k = KernelInfo {
+            name: "k".into(),
+            source_name: "k".into(),
+            args: vec![],
+            args_size: 0,
+        };
+        assert_eq!(unpack_args(&k, &[], 0).unwrap(), vec![]);
+    }
+
+    fn device() -> DeviceInfo {
+        DeviceInfo {
+            max_work_group_size: 1024,
+            max_work_item_sizes: [1024, 1024, 64],
+            local_mem_size: 65536,
+            ..DeviceInfo::default()
+        }
+    }
+
+    #[test]
+    fn ndrange_multiplies_grid_by_block() {
+        let (g, l) = ndrange(Dim3::new(4, 2, 1), Dim3::new(256, 1, 1), 0, &device()).unwrap();
+        assert_eq!(g, [1024, 2, 1]);
+        assert_eq!(l, [256, 1, 1]);
+        let (g, _) = ndrange(
+            Dim3::new(u32::MAX, 1, 1),
+            Dim3::new(1024, 1, 1),
+            0,
+            &device(),
+        )
+        .unwrap();
+        assert_eq!(g[0], u32::MAX as usize * 1024);
+    }
+
+    #[test]
+    fn bad_shapes_are_invalid_configuration() {
+        let d = device();
+        for (grid, block, shmem) in [
+            (Dim3::new(0, 1, 1), Dim3::new(1, 1, 1), 0),
+            (Dim3::new(1, 1, 1), Dim3::new(1, 0, 1), 0),
+            (Dim3::new(1, 1, 1), Dim3::new(2048, 1, 1), 0),
+            (Dim3::new(1, 1, 1), Dim3::new(32, 32, 2), 0),
+            (Dim3::new(1, 1, 1), Dim3::new(1, 1, 128), 0),
+            (Dim3::new(1, 1, 1), Dim3::new(1, 1, 1), 65537),
+        ] {
+            let e = ndrange(grid, block, shmem, &d).unwrap_err();
+            assert_eq!(e.code, HipError::InvalidConfiguration, "{grid:?} {block:?}");
+        }
+    }
+}

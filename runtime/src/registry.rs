@@ -1,0 +1,459 @@
+//! Registered device images (modules) and kernels, keyed by kernel name.
+//!
+//! A compiled program registers its device image(s) and its kernel stubs from static constructors,
+//! before `main`; nothing here touches OpenCL (a module is built lazily, see `jit`). Lookups accept:
+//! 1. the kernel's mangled symbol (the SPIR-V entry point);
+//! 2. its source spelling (`scale<float>`), compared with all whitespace removed and a leading
+//!    `::` dropped, so `scale< float >` and `::scale<float>` match;
+//! 3. failing both, a spelling that is a `::`-suffix of exactly one kernel's source name (host code
+//!    inside `namespace ns` launches `k`; the kernel is `ns::k`).
+//!
+//! A spelling matching several distinct kernels is an error that names them.
+
+use std::collections::BTreeMap;
+use std::sync::{Arc, Mutex, MutexGuard};
+
+use hipmlir_device_image::{AddressSpace, DeviceImage, KernelInfo};
+
+use crate::error::{Failure, HipError, HipResult};
+use crate::jit::ModuleState;
+
+/// One registered device image.
+#[derive(Debug)]
+pub struct Module {
+    /// Registration order, for messages ("device image #2").
+    pub index: usize,
+    pub image: DeviceImage,
+    /// The built program and its kernels; also serializes launches of this module's kernels.
+    pub state: Mutex<ModuleState>,
+}
+
+impl Module {
+    pub fn lock_state(&self) -> MutexGuard<'_, ModuleState> {
+        self.state.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    pub fn kernel_names(&self) -> Vec<&str> {
+        self.image
+            .metadata
+            .kernels
+            .iter()
+            .map(|k| k.name.as_str())
+            .collect()
+    }
+}
+
+/// A kernel found by a lookup.
+#[derive(Debug, Clone)]
+pub struct KernelRef {
+    pub module: Arc<Module>,
+    index: usize,
+}
+
+impl KernelRef {
+    pub fn info(&self) -> &KernelInfo {
+        &self.module.image.metadata.kernels[self.index]
+    }
+}
+
+/// Everything registered so far.
+#[derive(Debug, Default)]
+pub struct Registry {
+    modules: Vec<Arc<Module>>,
+    /// One line per image that could not be registered, for later "kernel not found" messages.
+    failed_images: Vec<String>,
+    /// Host stub address → kernel mangled name.
+    host_functions: BTreeMap<usize, String>,
+}
+
+/// The whitespace-free, `::`-rooted-free form names are compared in.
+pub fn normalize_name(name: &str) -> String {
+    let compact: String = name.chars().filter(|c| !c.is_whitespace()).collect();
+    match compact.strip_prefix("::") {
+        Some(rest) => rest.to_string(),
+        None => compact,
+    }
+}
+
+/// Whether `spelled` (normalized) names `source` (normalized) by a trailing `::`-qualified part.
+fn is_qualified_suffix(spelled: &str, source: &str) -> bool {
+    source.len() > spelled.len()
+        && source.ends_with(spelled)
+        && source[..source.len() - spelled.len()].ends_with("::")
+}
+
+/// Checks an image's metadata for what the runtime relies on, so launches never index out of
+/// bounds: each argument lies inside the argument block, pointers are 8 bytes, names are usable.
+pub fn validate_image(image: &DeviceImage) -> Result<(), String> {
+    let spirv = &image.spirv;
+    if spirv.len() < 20 || !spirv.len().is_multiple_of(4) {
+        return Err(format!(
+            "the SPIR-V entry has {} bytes, not a SPIR-V module",
+            spirv.len()
+        ));
+    }
+    let magic = [spirv[0], spirv[1], spirv[2], spirv[3]];
+    if u32::from_le_bytes(magic) != 0x0723_0203 && u32::from_be_bytes(magic) != 0x0723_0203 {
+        return Err("the SPIR-V entry does not start with the SPIR-V magic number".into());
+    }
+    for kernel in &image.metadata.kernels {
+        if kernel.name.is_empty() || kernel.name.contains('\0') {
+            return Err(format!(
+                "kernel '{}' has an unusable symbol name",
+                kernel.name.escape_debug()
+            ));
+        }
+        for (i, arg) in kernel.args.iter().enumerate() {
+            let end = arg.offset.checked_add(arg.size);
+            if end.is_none_or(|end| end > kernel.args_size) {
+                return Err(format!(
+                    "kernel '{}' argument {i} ('{}') spans {}+{} past the {}-byte argument block",
+                    kernel.name, arg.name, arg.offset, arg.size, kernel.args_size
+                ));
+            }
+            let pointer_arg = arg.is_pointer && arg.address_space != AddressSpace::Workgroup;
+            if pointer_arg && arg.size != 8 {
+                return Err(format!(
+                    "kernel '{}' argument {i} ('{}') is a pointer of {} bytes; spirv64 pointers have 8",
+                    kernel.name, arg.name, arg.size
+                ));
+            }
+            if !arg.is_pointer && arg.size == 0 {
+                return Err(format!(
+                    "kernel '{}' argument {i} ('{}') has size 0",
+                    kernel.name, arg.name
+                ));
+            }
+        }
+    }
+    Ok(())
+}
+
+impl Registry {
+    pub const fn new() -> Self {
+        Registry {
+            modules: Vec::new(),
+            failed_images: Vec::new(),
+            host_functions: BTreeMap::new(),
+        }
+    }
+
+    /// Adds a parsed image; returns its module.
+    pub fn add_image(&mut self, image: DeviceImage) -> Arc<Module> {
+        let module = Arc::new(Module {
+            index: self.modules.len() + self.failed_images.len(),
+            image,
+            state: Mutex::new(ModuleState::default()),
+        });
+        self.modules.push(module.clone());
+        module
+    }
+
+    /// Remembers an image that could not be registered.
+    pub fn add_failed_image(&mut self, why: String) {
+        self.failed_images.push(why);
+    }
+
+    pub fn add_host_function(&mut self, host_fn: usize, kernel_name: String) {
+        self.host_functions.insert(host_fn, kernel_name);
+    }
+
+    pub fn host_function(&self, host_fn: usize) -> Option<&str> {
+        self.host_functions.get(&host_fn).map(String::as_str)
+    }
+
+    /// Finds a kernel by mangled name or source spelling (see the module docs).
+    pub fn find(&self, spelled: &str) -> HipResult<KernelRef> {
+        let all = || {
+            self.modules.iter().flat_map(|m| {
+                m.image
+                    .metadata
+                    .kernels
+                    .iter()
+                    .enumerate()
+                    .map(move |(index, k)| (m, index, k))
+            })
+        };
+        // 1. Mangled name: the first module that has it (identical template instantiations may be
+        //    in several translation units; they are the same kernel).
+        if let Some((m, index, _)) = all().find(|(_, _, k)| k.name == spelled) {
+            return Ok(KernelRef {
+                module: m.clone(),
+                index,
+            });
+        }
+        let wanted = normalize_name(spelled);
+        if wanted.is_empty() {
+            return Err(Failure::new(
+                HipError::InvalidDeviceFunction,
+                "empty kernel name",
+            ));
+        }
+        let exact: Vec<_> = all()
+            .filter(|(_, _, k)| normalize_name(&k.source_name) == wanted)
+            .collect();
+        let matches = if exact.is_empty() {
+            all()
+                .filter(|(_, _, k)| is_qualified_suffix(&wanted, &normalize_name(&k.source_name)))
+                .collect()
+        } else {
+            exact
+        };
+        // Distinct kernels, by mangled name, in registration order.
+        let mut distinct: Vec<(&Arc<Module>, usize, &KernelInfo)> = Vec::new();
+        for m in matches {
+            if !distinct.iter().any(|(_, _, k)| k.name == m.2.name) {
+                distinct.push(m);
+            }
+        }
+        match distinct.as_slice() {
+            [(m, index, _)] => Ok(KernelRef {
+                module: (*m).clone(),
+                index: *index,
+            }),
+            [] => Err(self.not_found(spelled)),
+            several => {
+                let names: Vec<String> = several
+                    .iter()
+                    .map(|(_, _, k)| format!("{} ({})", k.source_name, k.name))
+                    .collect();
+                Err(Failure::new(
+                    HipError::InvalidDeviceFunction,
+                    format!(
+                        "kernel name '{spelled}' is ambiguous: it matches {}",
+                        names.join(", ")
+                    ),
+                ))
+            }
+        }
+    }
+
+    fn not_found(&self, spelled: &str) -> Failure {
+        if !self.failed_images.is_empty() {
+            return Failure::new(
+                HipError::InvalidImage,
+                format!(
+                    "kernel '{spelled}' not found; {} device image(s) failed to register: {}",
+                    self.failed_images.len(),
+                    self.failed_images.join("; ")
+                ),
+            );
+        }
+        let mut known: Vec<&str> = Vec::new();
+        for k in self
+            .modules
+            .iter()
+            .flat_map(|m| m.image.metadata.kernels.iter())
+        {
+            if !known.contains(&k.source_name.as_str()) {
+                known.push(&k.source_name);
+            }
+        }
+        let message = if known.is_empty() {
+            format!("kernel '{spelled}' not found: no device image is registered")
+        } else {
+            const SHOWN: usize = 8;
+            let mut list = known
+                .iter()
+                .take(SHOWN)
+                .copied()
+                .collect::<Vec<_>>()
+                .join(", ");
+            if known.len() > SHOWN {
+                list.push_str(&format!(", ... ({} in all)", known.len()));
+            }
+            format!("kernel '{spelled}' not found (registered kernels: {list})")
+        };
+        Failure::new(HipError::InvalidDeviceFunction, message)
+    }
+}
+
+static REGISTRY: Mutex<Registry> = Mutex::new(Registry::new());
+
+/// The process-wide registry.
+pub fn registry() -> MutexGuard<'static, Registry> {
+    REGISTRY.lock().unwrap_or_else(|p| p.into_inner())
+}
+
+/// `__hipmlirRegisterImage`: parses and validates a bundle and registers it.
+pub fn register_image(bundle: &[u8]) -> HipResult<Arc<Module>> {
+    let parsed = DeviceImage::from_bundle_bytes(bundle)
+        .map_err(|e| e.to_string())
+        .and_then(|image| validate_image(&image).map(|()| image));
+    let mut reg = registry();
+    match parsed {
+        Ok(image) => Ok(reg.add_image(image)),
+        Err(why) => {
+            let line = format!("invalid device image ({} bytes): {why}", bundle.len());
+            reg.add_failed_image(line.clone());
+            Err(Failure::new(HipError::InvalidImage, line))
+        }
+    }
+}
+
+/// Finds a kernel by name in the process-wide registry.
+pub fn find_kernel(spelled: &str) -> HipResult<KernelRef> {
+    registry().find(spelled)
+}
+
+/// Finds the kernel of a registered host stub, else by its spelling.
+pub fn find_kernel_for_launch(host_fn: usize, spelled: Option<&str>) -> HipResult<KernelRef> {
+    let reg = registry();
+    if host_fn != 0 {
+        if let Some(name) = reg.host_function(host_fn) {
+            return reg.find(name);
+        }
+    }
+    match spelled {
+        Some(name) => reg.find(name),
+        None => Err(Failure::new(
+            HipError::InvalidDeviceFunction,
+            format!("kernel stub {host_fn:#x} is not registered and no kernel name was given"),
+        )),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use hipmlir_device_image::{KernelArg, ModuleMetadata};
+
+    fn kernel(name: &str, source: &str) -> KernelInfo {
+        let mut args = vec![
+            KernelArg {
+                name: "p".into(),
+                r#type: "float *".into(),
+                offset: 0,
+                size: 8,
+                align: 8,
+                is_pointer: true,
+                address_space: AddressSpace::Global,
+            },
+            KernelArg {
+                name: "n".into(),
+                r#type: "int".into(),
+                offset: 0,
+                size: 4,
+                align: 4,
+                is_pointer: false,
+                address_space: AddressSpace::Private,
+            },
+        ];
+        let args_size = KernelArg::layout(&mut args);
+        KernelInfo {
+            name: name.into(),
+            source_name: source.into(),
+            args,
+            args_size,
+        }
+    }
+
+    fn image(kernels: Vec<KernelInfo>) -> DeviceImage {
+        let mut spirv = 0x0723_0203u32.to_le_bytes().to_vec();
+        spirv.resize(20, 0);
+        DeviceImage {
+            spirv,
+            metadata: ModuleMetadata::new(kernels),
+        }
+    }
+
+    fn sample() -> Registry {
+        let mut r = Registry::new();
+        r.add_image(image(vec![
+            kernel("_Z4vaddPfi", "vadd"),
+            kernel("_Z5scaleIfEvPfi", "scale<float>"),
+            kernel("_Z5scaleIiEvPfi", "scale<int>"),
+            kernel("_ZN2ns4tileEPfi", "ns::tile"),
+            kernel("_ZN2ns3fooEPfi", "ns::foo"),
+            kernel("_ZN2ms3fooEPfi", "ms::foo"),
+        ]));
+        // The same template instantiation in a second translation unit.
+        r.add_image(image(vec![kernel("_Z5scaleIfEvPfi", "scale<float>")]));
+        r
+    }
+
+    #[test]
+    fn normalization_drops_whitespace_and_root() {
+        assert_eq!(normalize_name("scale< float >"), "scale<float>");
+        assert_eq!(normalize_name(" ::ns::k<int, 4>\n"), "ns::k<int,4>");
+        assert_eq!(normalize_name("vadd"), "vadd");
+        assert_eq!(normalize_name("   "), "");
+    }
+
+    #[test]
+    fn finds_by_mangled_and_source_names() {
+        let r = sample();
+        assert_eq!(r.find("_Z4vaddPfi").unwrap().info().source_name, "vadd");
+        assert_eq!(r.find("vadd").unwrap().info().name, "_Z4vaddPfi");
+        assert_eq!(
+            r.find(" scale< float > ").unwrap().info().name,
+            "_Z5scaleIfEvPfi"
+        );
+        assert_eq!(
+            r.find("::scale<int>").unwrap().info().name,
+            "_Z5scaleIiEvPfi"
+        );
+        // The first module wins for a kernel present in two.
+        assert_eq!(r.find("scale<float>").unwrap().module.index, 0);
+    }
+
+    #[test]
+    fn unqualified_spelling_finds_namespaced_kernel() {
+        let r = sample();
+        assert_eq!(r.find("tile").unwrap().info().name, "_ZN2ns4tileEPfi");
+        assert_eq!(r.find("ns::tile").unwrap().info().name, "_ZN2ns4tileEPfi");
+        // Not a suffix at a `::` boundary.
+        assert!(r.find("ile").is_err());
+    }
+
+    #[test]
+    fn ambiguity_names_the_candidates() {
+        let r = sample();
+        let e = r.find("scale").unwrap_err();
+        assert_eq!(e.code, HipError::InvalidDeviceFunction);
+        let e = r.find("foo").unwrap_err();
+        assert_eq!(e.code, HipError::InvalidDeviceFunction);
+        assert!(e.message.contains("ambiguous"), "{}", e.message);
+        assert!(e.message.contains("ns::foo") && e.message.contains("ms::foo"));
+    }
+
+    #[test]
+    fn not_found_names_the_kernel_and_failed_images() {
+        let mut r = sample();
+        let e = r.find("nosuch").unwrap_err();
+        assert_eq!(e.code, HipError::InvalidDeviceFunction);
+        assert!(e.message.contains("'nosuch'") && e.message.contains("vadd"));
+        r.add_failed_image("invalid device image (10 bytes): truncated".into());
+        let e = r.find("nosuch").unwrap_err();
+        assert_eq!(e.code, HipError::InvalidImage);
+        assert!(e.message.contains("truncated"), "{}", e.message);
+        assert!(Registry::new().find("").is_err());
+    }
+
+    #[test]
+    fn host_functions_map_to_mangled_names() {
+        let mut r = sample();
+        r.add_host_function(0x1234, "_Z5scaleIiEvPfi".into());
+        assert_eq!(r.host_function(0x1234), Some("_Z5scaleIiEvPfi"));
+        assert_eq!(r.host_function(0x9999), None);
+    }
+
+    #[test]
+    fn validation_rejects_inconsistent_metadata() {
+        assert!(validate_image(&image(vec![kernel("k", "k")])).is_ok());
+        let mut bad = kernel("k", "k");
+        bad.args[1].offset = 14; // 14 + 4 > 16
+        let e = validate_image(&image(vec![bad])).unwrap_err();
+        assert!(e.contains("past the 16-byte argument block"), "{e}");
+        let mut bad = kernel("k", "k");
+        bad.args[0].size = 4;
+        assert!(validate_image(&image(vec![bad])).is_err());
+        let mut bad = kernel("k", "k");
+        bad.args[0].offset = u64::MAX;
+        assert!(validate_image(&image(vec![bad])).is_err());
+        let mut no_spirv = image(vec![]);
+        no_spirv.spirv = vec![1, 2, 3];
+        assert!(validate_image(&no_spirv).is_err());
+        assert!(validate_image(&image(vec![kernel("a\0b", "k")])).is_err());
+    }
+}

@@ -1,0 +1,45 @@
+//! Without a usable OpenCL device every call fails politely: hipErrorNoDevice (device discovery
+//! reported once on stderr), registration still works, and nothing crashes. The ICD loader is
+//! pointed at an empty vendor directory before the first call.
+
+mod common;
+
+use std::ffi::c_void;
+
+use common::*;
+use hipmlir_rt::*;
+
+#[test]
+fn everything_reports_no_device() {
+    let empty = scratch_dir("no-vendors");
+    std::env::set_var("OCL_ICD_VENDORS", &empty);
+
+    // Registration needs no device.
+    let k = kernel("k", "k", vec![value("n", "int", 4)]);
+    let mut spirv = 0x0723_0203u32.to_le_bytes().to_vec();
+    spirv.resize(64, 0);
+    register(&bundle(spirv, vec![k]));
+    assert_eq!(hipGetLastError(), 0);
+
+    let mut count = -1;
+    expect_code(unsafe { hipGetDeviceCount(&mut count) }, HipError::NoDevice);
+    assert_eq!(count, 0);
+    let mut p = std::ptr::null_mut::<c_void>();
+    expect_code(unsafe { hipMalloc(&mut p, 16) }, HipError::NoDevice);
+    expect_code(hipDeviceSynchronize(), HipError::NoDevice);
+    expect_code(hipSetDevice(0), HipError::NoDevice);
+    expect_code(
+        launch("k", dim3(1, 1, 1), dim3(1, 1, 1), &7i32.to_ne_bytes()),
+        HipError::NoDevice,
+    );
+    // Checks that need no device still answer.
+    expect_code(
+        launch("k", dim3(1, 1, 1), dim3(1, 1, 1), &[0u8; 3]),
+        HipError::InvalidValue,
+    );
+    ok(unsafe { hipFree(std::ptr::null_mut()) });
+    let mut v = 0;
+    ok(unsafe { hipRuntimeGetVersion(&mut v) });
+    assert!(selected_device().is_none());
+    let _ = std::fs::remove_dir_all(&empty);
+}
