@@ -56,13 +56,13 @@ fn syntax_error_is_reported_at_its_line_and_column() {
 fn unsupported_construct_is_named_with_its_location() {
     let (code, err, path) = compile(
         "unsupported.hip",
-        "#include <hip/hip_runtime.h>\n__global__ void k(float* a) {\n  float tmp[4];\n  a[0] = 1.0f;\n}\n",
+        "#include <hip/hip_runtime.h>\n__global__ void k(float* a) {\n  a[0] = 1.0f;\n  goto done;\ndone:\n  a[1] = 2.0f;\n}\n",
         &["--emit-spirv"],
     );
     assert_clean_failure(code, &err);
     assert!(
         err.contains(&format!(
-            "{path}:3:9: error: unsupported construct in device code: local array 'tmp'"
+            "{path}:4:3: error: unsupported construct in device code: statement 'GotoStmt'"
         )),
         "{err}"
     );

@@ -9,6 +9,7 @@
 
 mod context;
 mod passes;
+mod pointers;
 
 pub use context::new_context;
 pub use passes::{SpirvOptions, DEFAULT_SPIRV_CAPABILITIES};
@@ -89,6 +90,7 @@ pub fn convert_to_spirv(
     options: &SpirvOptions,
     print_ir_after_all: bool,
 ) -> Result<(), LowerError> {
+    pointers::lower_pointers_to_spirv(ctx, module)?;
     run_pipeline(
         ctx,
         module,

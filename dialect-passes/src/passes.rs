@@ -15,9 +15,10 @@ use crate::LowerError;
 pub const HIP_SEMANTICS_PIPELINE: &str =
     "builtin.module(inline,gpu.module(canonicalize,cse,symbol-dce))";
 
-/// The SPIR-V capabilities hipmlir asks for by default: what OpenCL 1.2+ full-profile devices
-/// support (Int8/Int16 for char and short, Float64 for double).
-pub const DEFAULT_SPIRV_CAPABILITIES: &str = "Addresses,Int64,Int8,Int16,Float64,Kernel";
+/// The SPIR-V capabilities hipmlir asks for by default (Int8/Int16 for char and short, Float64
+/// for double, GenericPointer for C pointers whose address space is not known statically).
+pub const DEFAULT_SPIRV_CAPABILITIES: &str =
+    "Addresses,Int64,Int8,Int16,Float64,Kernel,GenericPointer";
 
 /// Options of the SPIR-V conversion.
 #[derive(Debug, Clone)]

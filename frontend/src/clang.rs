@@ -230,6 +230,60 @@ impl Cursor {
             .collect()
     }
 
+    /// A constructor or assignment operator the compiler writes (implicit or `= default`):
+    /// its effect is a plain copy of the object's bytes, or nothing.
+    pub fn trivial_special_member(&self) -> Option<SpecialMember> {
+        let user_written = self.definition().is_some_and(|d| {
+            d.children()
+                .iter()
+                .any(|c| c.kind() == CXCursor_CompoundStmt)
+        });
+        let defaulted = unsafe { clang_CXXMethod_isDefaulted(self.0) != 0 };
+        if user_written && !defaulted {
+            return None;
+        }
+        unsafe {
+            match self.kind() {
+                CXCursor_Constructor if clang_CXXConstructor_isDefaultConstructor(self.0) != 0 => {
+                    Some(SpecialMember::DefaultConstructor)
+                }
+                CXCursor_Constructor
+                    if clang_CXXConstructor_isCopyConstructor(self.0) != 0
+                        || clang_CXXConstructor_isMoveConstructor(self.0) != 0 =>
+                {
+                    Some(SpecialMember::CopyConstructor)
+                }
+                CXCursor_CXXMethod
+                    if clang_CXXMethod_isCopyAssignmentOperator(self.0) != 0
+                        || clang_CXXMethod_isMoveAssignmentOperator(self.0) != 0 =>
+                {
+                    Some(SpecialMember::CopyAssignment)
+                }
+                _ => None,
+            }
+        }
+    }
+
+    pub fn enum_integer_type(&self) -> CType {
+        CType(unsafe { clang_getEnumDeclIntegerType(self.0) })
+    }
+
+    /// A variable's initializer expression, if it has one.
+    pub fn var_initializer(&self) -> Option<Cursor> {
+        let c = Cursor(unsafe { clang_Cursor_getVarDeclInitializer(self.0) });
+        (!c.is_null()).then_some(c)
+    }
+
+    pub fn has_global_storage(&self) -> bool {
+        unsafe { clang_Cursor_hasVarDeclGlobalStorage(self.0) == 1 }
+    }
+
+    /// A field's offset in its record, in bits.
+    pub fn field_offset_bits(&self) -> Option<u64> {
+        let o = unsafe { clang_Cursor_getOffsetOfField(self.0) };
+        (o >= 0).then_some(o as u64)
+    }
+
     pub fn binary_operator(&self) -> CXBinaryOperatorKind {
         unsafe { clang_getCursorBinaryOperatorKind(self.0) }
     }
@@ -335,6 +389,14 @@ unsafe fn file_offset(loc: CXSourceLocation) -> (String, usize) {
     (name, offset as usize)
 }
 
+/// Special members whose effect is a byte copy (or nothing).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SpecialMember {
+    DefaultConstructor,
+    CopyConstructor,
+    CopyAssignment,
+}
+
 /// A compile-time constant found by libclang.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub enum ConstValue {
@@ -385,6 +447,29 @@ impl CType {
     }
     pub fn declaration(&self) -> Cursor {
         Cursor(unsafe { clang_getTypeDeclaration(self.0) })
+    }
+    /// The field declarations of a record type, in order.
+    pub fn fields(&self) -> Vec<Cursor> {
+        extern "C" fn visit(c: CXCursor, data: CXClientData) -> CXVisitorResult {
+            // SAFETY: `data` is the Vec passed below, alive for the whole visit.
+            let out = unsafe { &mut *(data as *mut Vec<Cursor>) };
+            out.push(Cursor(c));
+            CXVisit_Continue
+        }
+        let mut out: Vec<Cursor> = Vec::new();
+        unsafe {
+            clang_Type_visitFields(self.0, visit, &mut out as *mut Vec<Cursor> as *mut c_void);
+        }
+        out
+    }
+    pub fn is_reference(&self) -> bool {
+        matches!(
+            self.canonical().kind(),
+            CXType_LValueReference | CXType_RValueReference
+        )
+    }
+    pub fn non_reference(&self) -> CType {
+        CType(unsafe { clang_getNonReferenceType(self.0) })
     }
     pub fn function_args(&self) -> Vec<CType> {
         let n = unsafe { clang_getNumArgTypes(self.0) };

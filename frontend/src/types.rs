@@ -1,42 +1,53 @@
 //! The C types device code uses, and how each maps to MLIR.
 //!
-//! Values: bool is `i1`, integers `iN` (signless; signedness stays in [`Ty`] and picks the op),
-//! floats `f32`/`f64`. A pointer is a pair (base `memref<?xT, space>`, element offset `index`):
-//! C pointer arithmetic moves the offset and never needs a dynamic-offset memref cast, which
-//! upstream MLIR cannot lower to SPIR-V.
+//! Scalars are SSA values: bool is `i1`, integers `iN` (signless; signedness stays in [`Ty`] and
+//! picks the op), floats `f32`/`f64`. Memory is C's: a pointer is an `!llvm.ptr` in the generic
+//! address space (as HIP's unqualified pointers are flat), accessed with the LLVM dialect's
+//! target-neutral `getelementptr`/`load`/`store`; dialect-passes lowers those to SPIR-V. In
+//! memory, bool is a byte and records are `!llvm.struct` laid out exactly as clang lays them out.
 
-use melior::ir::attribute::IntegerAttribute;
-use melior::ir::r#type::{IntegerType, MemRefType};
-use melior::ir::{Attribute, Type};
+use std::rc::Rc;
+
+use melior::dialect::llvm;
+use melior::ir::r#type::IntegerType;
+use melior::ir::Type;
 use melior::Context;
 
-use crate::clang::{CType, Cursor};
+use crate::clang::CType;
 use crate::error::{FrontendError, Result, SourceLoc};
 use clang_sys::*;
 
-/// Memory spaces as numbered by MLIR's OpenCL storage-class map (memref → SPIR-V): 0 is
-/// CrossWorkgroup, 3 Workgroup, 4 UniformConstant, 6 Function (1 would be Generic).
+/// Address spaces in SPIR/OpenCL numbering (as clang uses for spirv64 targets).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum AddrSpace {
-    /// `__global__` memory: SPIR-V CrossWorkgroup.
-    Global,
-    /// `__shared__` memory: SPIR-V Workgroup.
-    Workgroup,
-    /// `__constant__` memory: SPIR-V UniformConstant.
-    Constant,
-    /// A function's own memory (address-taken locals, local arrays): SPIR-V Function.
-    Function,
+    /// A function's own memory (address-taken locals, local arrays and records).
+    Private = 0,
+    /// Device memory: kernel pointer arguments, `__device__` variables.
+    Global = 1,
+    /// `__constant__` memory.
+    Constant = 2,
+    /// `__shared__` memory.
+    Workgroup = 3,
+    /// Any of the above: what a C pointer is until proven otherwise.
+    Generic = 4,
 }
 
-impl AddrSpace {
-    pub fn memref_number(self) -> i64 {
-        match self {
-            AddrSpace::Global => 0,
-            AddrSpace::Workgroup => 3,
-            AddrSpace::Constant => 4,
-            AddrSpace::Function => 6,
-        }
-    }
+/// A struct or class, with clang's layout.
+#[derive(Debug, PartialEq, Eq, Hash)]
+pub struct Record {
+    pub name: String,
+    pub fields: Vec<Field>,
+    pub size: u64,
+    pub align: u64,
+}
+
+#[derive(Debug, PartialEq, Eq, Hash)]
+pub struct Field {
+    pub name: String,
+    pub ty: Ty,
+    pub offset: u64,
+    /// The field's position in the `!llvm.struct` (padding members shift it).
+    pub llvm_index: i32,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
@@ -45,8 +56,9 @@ pub enum Ty {
     Bool,
     Int { bits: u32, signed: bool },
     Float { bits: u32 },
-    Pointer { pointee: Box<Ty>, space: AddrSpace },
+    Pointer { pointee: Box<Ty> },
     Array { element: Box<Ty>, len: u64 },
+    Record(Rc<Record>),
 }
 
 impl Ty {
@@ -66,10 +78,10 @@ impl Ty {
     /// Maps a clang type; `loc` names the construct in the error for types not covered yet.
     pub fn from_clang(ty: CType, loc: &SourceLoc) -> Result<Ty> {
         let canonical = ty.canonical();
+        let unsupported =
+            || FrontendError::unsupported(loc.clone(), format!("type '{}'", ty.spelling()));
         let int = |signed: bool| -> Result<Ty> {
-            let bytes = canonical.size_of().ok_or_else(|| {
-                FrontendError::unsupported(loc.clone(), format!("type '{}'", ty.spelling()))
-            })?;
+            let bytes = canonical.size_of().ok_or_else(unsupported)?;
             Ok(Ty::Int {
                 bits: (bytes * 8) as u32,
                 signed,
@@ -84,31 +96,35 @@ impl Ty {
             | CXType_ULongLong => int(false),
             CXType_Float => Ok(Ty::Float { bits: 32 }),
             CXType_Double => Ok(Ty::Float { bits: 64 }),
-            CXType_Pointer => {
-                let pointee = Ty::from_clang(canonical.pointee(), loc)?;
-                if matches!(pointee, Ty::Pointer { .. } | Ty::Array { .. } | Ty::Void) {
-                    return Err(FrontendError::unsupported(
-                        loc.clone(),
-                        format!("pointer type '{}'", ty.spelling()),
-                    ));
-                }
+            CXType_Enum => {
+                // An enum is its underlying integer type.
+                Ty::from_clang(canonical.declaration().enum_integer_type(), loc)
+            }
+            CXType_Pointer | CXType_LValueReference | CXType_RValueReference => {
+                let pointee = canonical.pointee();
+                let pointee = if pointee.kind() == CXType_Void {
+                    Ty::Void
+                } else {
+                    Ty::from_clang(pointee, loc)?
+                };
                 Ok(Ty::Pointer {
                     pointee: Box::new(pointee),
-                    space: AddrSpace::Global,
                 })
             }
+            // nullptr is a pointer to nothing in particular.
+            CXType_NullPtr => Ok(Ty::Pointer {
+                pointee: Box::new(Ty::Void),
+            }),
             CXType_ConstantArray => Ok(Ty::Array {
                 element: Box::new(Ty::from_clang(canonical.element(), loc)?),
                 len: canonical.array_len().max(0) as u64,
             }),
-            _ => Err(FrontendError::unsupported(
-                loc.clone(),
-                format!("type '{}'", ty.spelling()),
-            )),
+            CXType_Record => Ok(Ty::Record(Rc::new(record(canonical, loc)?))),
+            _ => Err(unsupported()),
         }
     }
 
-    pub fn of(cursor: &Cursor) -> Result<Ty> {
+    pub fn of(cursor: &crate::clang::Cursor) -> Result<Ty> {
         Ty::from_clang(cursor.ty(), &cursor.location())
     }
 
@@ -124,59 +140,130 @@ impl Ty {
     pub fn is_pointer(&self) -> bool {
         matches!(self, Ty::Pointer { .. })
     }
+    /// Arrays and records live in memory; everything else can be an SSA value.
+    pub fn is_aggregate(&self) -> bool {
+        matches!(self, Ty::Array { .. } | Ty::Record(_))
+    }
 
     pub fn pointee(&self) -> Option<&Ty> {
         match self {
-            Ty::Pointer { pointee, .. } => Some(pointee),
+            Ty::Pointer { pointee } => Some(pointee),
             _ => None,
         }
     }
 
-    /// The MLIR type of a scalar SSA value of this type.
-    pub fn scalar_mlir<'c>(&self, ctx: &'c Context) -> Type<'c> {
+    /// Size in bytes, as clang computes it for the device.
+    pub fn size(&self) -> u64 {
+        match self {
+            Ty::Void => 1,
+            Ty::Bool => 1,
+            Ty::Int { bits, .. } | Ty::Float { bits } => (*bits / 8) as u64,
+            Ty::Pointer { .. } => 8,
+            Ty::Array { element, len } => element.size() * len,
+            Ty::Record(r) => r.size,
+        }
+    }
+
+    pub fn align(&self) -> u64 {
+        match self {
+            Ty::Array { element, .. } => element.align(),
+            Ty::Record(r) => r.align,
+            other => other.size().max(1),
+        }
+    }
+
+    /// The MLIR type of an SSA value of this type.
+    pub fn value_mlir<'c>(&self, ctx: &'c Context) -> Type<'c> {
         match self {
             Ty::Bool => IntegerType::new(ctx, 1).into(),
+            other => other.memory_mlir(ctx),
+        }
+    }
+
+    /// The MLIR type of this type in memory (bool is a byte there).
+    pub fn memory_mlir<'c>(&self, ctx: &'c Context) -> Type<'c> {
+        match self {
+            Ty::Void => IntegerType::new(ctx, 8).into(),
+            Ty::Bool => IntegerType::new(ctx, 8).into(),
             Ty::Int { bits, .. } => IntegerType::new(ctx, *bits).into(),
             Ty::Float { bits: 32 } => Type::float32(ctx),
             Ty::Float { .. } => Type::float64(ctx),
-            other => unreachable!("{other:?} is not a scalar"),
-        }
-    }
-
-    /// The MLIR type of this type stored in memory (bool is a byte there).
-    pub fn memory_mlir<'c>(&self, ctx: &'c Context) -> Type<'c> {
-        match self {
-            Ty::Bool => IntegerType::new(ctx, 8).into(),
-            other => other.scalar_mlir(ctx),
-        }
-    }
-
-    /// The base memref of a pointer to this type in `space`.
-    pub fn pointer_base_mlir<'c>(&self, ctx: &'c Context, space: AddrSpace) -> Type<'c> {
-        MemRefType::new(
-            self.memory_mlir(ctx),
-            &[i64::MIN],
-            None,
-            // Global memory is the default space, printed without a number.
-            (space != AddrSpace::Global).then(|| memory_space_attr(ctx, space)),
-        )
-        .into()
-    }
-
-    /// The MLIR types one SSA value of this type is made of (a pointer is two).
-    pub fn value_mlir<'c>(&self, ctx: &'c Context) -> Vec<Type<'c>> {
-        match self {
-            Ty::Void => vec![],
-            Ty::Pointer { pointee, space } => {
-                vec![pointee.pointer_base_mlir(ctx, *space), Type::index(ctx)]
+            Ty::Pointer { .. } => pointer_type(ctx, AddrSpace::Generic),
+            Ty::Array { element, len } => {
+                llvm::r#type::array(element.memory_mlir(ctx), *len as u32)
             }
-            Ty::Array { .. } => unreachable!("arrays are not values"),
-            scalar => vec![scalar.scalar_mlir(ctx)],
+            Ty::Record(r) => {
+                let mut members = Vec::new();
+                let mut end = 0;
+                for f in &r.fields {
+                    if f.offset > end {
+                        members.push(padding(ctx, f.offset - end));
+                    }
+                    members.push(f.ty.memory_mlir(ctx));
+                    end = f.offset + f.ty.size();
+                }
+                if r.size > end {
+                    members.push(padding(ctx, r.size - end));
+                }
+                llvm::r#type::r#struct(ctx, &members, false)
+            }
         }
     }
 }
 
-/// An attribute for a memref memory space.
-pub fn memory_space_attr(ctx: &Context, space: AddrSpace) -> Attribute<'_> {
-    IntegerAttribute::new(IntegerType::new(ctx, 64).into(), space.memref_number()).into()
+pub fn pointer_type(ctx: &Context, space: AddrSpace) -> Type<'_> {
+    llvm::r#type::pointer(ctx, space as u32)
+}
+
+fn padding(ctx: &Context, bytes: u64) -> Type<'_> {
+    llvm::r#type::array(IntegerType::new(ctx, 8).into(), bytes as u32)
+}
+
+/// A record's fields with clang's offsets; the `!llvm.struct` mirrors them with explicit padding.
+fn record(ty: CType, loc: &SourceLoc) -> Result<Record> {
+    let (Some(size), Some(align)) = (ty.size_of(), ty.align_of()) else {
+        return Err(FrontendError::unsupported(
+            loc.clone(),
+            format!("incomplete type '{}'", ty.spelling()),
+        ));
+    };
+    let mut fields = Vec::new();
+    let mut end = 0u64;
+    let mut llvm_index = 0i32;
+    for f in ty.fields() {
+        let Some(bits) = f.field_offset_bits() else {
+            return Err(FrontendError::unsupported(
+                f.location(),
+                "field without an offset",
+            ));
+        };
+        if bits % 8 != 0 {
+            return Err(FrontendError::unsupported(f.location(), "bit-field"));
+        }
+        let offset = bits / 8;
+        let fty = Ty::of(&f)?;
+        if offset < end {
+            return Err(FrontendError::unsupported(
+                f.location(),
+                "overlapping fields",
+            ));
+        }
+        if offset > end {
+            llvm_index += 1; // a padding member comes first
+        }
+        end = offset + fty.size();
+        fields.push(Field {
+            name: f.spelling(),
+            ty: fty,
+            offset,
+            llvm_index,
+        });
+        llvm_index += 1;
+    }
+    Ok(Record {
+        name: ty.spelling(),
+        fields,
+        size,
+        align,
+    })
 }

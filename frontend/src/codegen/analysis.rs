@@ -140,3 +140,44 @@ fn collect_jumps(c: &Cursor, outside_inner_loops: bool, j: &mut Jumps) {
         collect_jumps(&child, still_outside, j);
     }
 }
+
+/// Locals and parameters that need memory: their address is taken (`&x`), they are bound to a
+/// reference (`int& r = x;`, a reference parameter). Aggregates always live in memory.
+pub fn memory_locals(body: &Cursor) -> std::collections::HashSet<Cursor> {
+    let mut out = std::collections::HashSet::new();
+    collect_memory_locals(body, &mut out);
+    out
+}
+
+fn collect_memory_locals(c: &Cursor, out: &mut std::collections::HashSet<Cursor>) {
+    match c.kind() {
+        CXCursor_UnaryOperator if c.unary_operator() == CXUnaryOperator_AddrOf => {
+            if let Some(d) = c.children().first().and_then(referenced_local) {
+                out.insert(d);
+            }
+        }
+        CXCursor_CallExpr => {
+            if let Some(callee) = c.referenced() {
+                let params = callee.arguments();
+                for (i, arg) in c.arguments().iter().enumerate() {
+                    if params.get(i).is_some_and(|p| p.ty().is_reference()) {
+                        if let Some(d) = referenced_local(arg) {
+                            out.insert(d);
+                        }
+                    }
+                }
+            }
+        }
+        CXCursor_VarDecl if c.ty().is_reference() => {
+            if let Some(init) = c.var_initializer() {
+                if let Some(d) = referenced_local(&init) {
+                    out.insert(d);
+                }
+            }
+        }
+        _ => {}
+    }
+    for child in c.children() {
+        collect_memory_locals(&child, out);
+    }
+}

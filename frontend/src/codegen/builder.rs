@@ -13,17 +13,26 @@ use melior::ir::{
     Attribute, Block, BlockRef, Identifier, Location, OperationRef, Region, Type, ValueLike,
 };
 use melior::Context;
-use mlir_sys::MlirBlock;
+use mlir_sys::{MlirBlock, MlirOperation};
 
 use crate::error::{FrontendError, Result, SourceLoc};
 
 pub type Value<'c> = melior::ir::Value<'c, 'static>;
 
-/// Appends operations at the end of one block.
+/// Where new operations go in the block.
+#[derive(Clone, Copy)]
+enum InsertPoint {
+    End,
+    Start,
+    After(MlirOperation),
+}
+
+/// Inserts operations into one block (at its end unless told otherwise).
 #[derive(Clone, Copy)]
 pub struct Builder<'c> {
     pub ctx: &'c Context,
     block: MlirBlock,
+    point: InsertPoint,
 }
 
 impl<'c> Builder<'c> {
@@ -32,6 +41,25 @@ impl<'c> Builder<'c> {
         Builder {
             ctx,
             block: block.to_raw(),
+            point: InsertPoint::End,
+        }
+    }
+
+    /// The same block, inserting at its start.
+    pub fn at_start(&self) -> Self {
+        Builder {
+            point: InsertPoint::Start,
+            ..*self
+        }
+    }
+
+    /// The same block, inserting right after the operation that defines `v`.
+    pub fn after(&self, v: Value<'c>) -> Self {
+        // SAFETY: `v` is an operation result of this block (see the module comment).
+        let op = unsafe { mlir_sys::mlirOpResultGetOwner(v.to_raw()) };
+        Builder {
+            point: InsertPoint::After(op),
+            ..*self
         }
     }
 
@@ -58,7 +86,16 @@ impl<'c> Builder<'c> {
             .map_err(|e| internal(loc, format!("cannot build '{name}': {e}")))?;
         // SAFETY: see the module comment; the block outlives the codegen.
         let block = unsafe { BlockRef::<'c, '_>::from_raw(self.block) };
-        Ok(op_results(block.append_operation(operation)))
+        let inserted = match self.point {
+            InsertPoint::End => block.append_operation(operation),
+            InsertPoint::Start => block.insert_operation(0, operation),
+            InsertPoint::After(anchor) => {
+                // SAFETY: `anchor` is a live operation of this block.
+                let anchor = unsafe { OperationRef::from_raw(anchor) };
+                block.insert_operation_after(anchor, operation)
+            }
+        };
+        Ok(op_results(inserted))
     }
 
     /// Appends an operation with exactly one result and returns it.
@@ -80,10 +117,6 @@ impl<'c> Builder<'c> {
 
     pub fn const_bool(&self, value: bool, loc: Location<'c>) -> Result<Value<'c>> {
         self.const_int(IntegerType::new(self.ctx, 1).into(), value as i64, loc)
-    }
-
-    pub fn const_index(&self, value: i64, loc: Location<'c>) -> Result<Value<'c>> {
-        self.const_int(Type::index(self.ctx), value, loc)
     }
 
     pub fn const_float(&self, ty: Type<'c>, value: f64, loc: Location<'c>) -> Result<Value<'c>> {

@@ -4,23 +4,26 @@ use clang_sys::*;
 use melior::ir::{Location, Type, ValueLike};
 
 use super::analysis::{assigned_vars, VarKey};
-use super::builder::Value;
+use super::builder::{internal, Value};
 use super::function::{FunctionCodegen, Val};
-use crate::clang::{ConstValue, Cursor};
+use crate::clang::{ConstValue, Cursor, SpecialMember};
 use crate::error::{FrontendError, Result};
-use crate::types::Ty;
+use crate::types::{pointer_type, AddrSpace, Ty};
 
 /// Where an assignable expression lives.
 #[derive(Debug, Clone)]
 pub enum LValue<'c> {
     /// A local variable held as an SSA value.
     Var(VarKey, Ty),
-    /// Element `index` of a memref.
-    Element {
-        base: Value<'c>,
-        index: Value<'c>,
-        ty: Ty,
-    },
+    /// An object of type `ty` in memory at `ptr` (any address space).
+    Mem { ptr: Value<'c>, ty: Ty },
+}
+
+/// One index of a `llvm.getelementptr`.
+#[derive(Debug, Clone, Copy)]
+pub enum GepIndex<'c> {
+    Dynamic(Value<'c>),
+    Field(i32),
 }
 
 /// The GPU work-item builtins (`threadIdx.x` → `gpu.thread_id x`).
@@ -97,7 +100,9 @@ impl<'c> FunctionCodegen<'c, '_> {
             CXCursor_IntegerLiteral
             | CXCursor_CharacterLiteral
             | CXCursor_FloatingLiteral
-            | CXCursor_CXXBoolLiteralExpr => self.constant(e),
+            | CXCursor_CXXBoolLiteralExpr
+            | CXCursor_UnaryExpr => self.constant(e),
+            CXCursor_CXXNullPtrLiteralExpr => self.null_pointer(loc),
             CXCursor_ParenExpr => self.rvalue(&only_child(e)?),
             CXCursor_UnexposedExpr => {
                 let children = e.children();
@@ -105,6 +110,9 @@ impl<'c> FunctionCodegen<'c, '_> {
                     // An implicit conversion (or a no-op wrapper): convert the child to our type.
                     [child] => {
                         let to = Ty::of(e)?;
+                        if matches!(Ty::of(child)?, Ty::Array { .. }) && to.is_pointer() {
+                            return self.decay(child);
+                        }
                         self.rvalue_as(child, &to)
                     }
                     _ => self.constant(e),
@@ -120,7 +128,7 @@ impl<'c> FunctionCodegen<'c, '_> {
                 let to = Ty::of(e)?;
                 self.rvalue_as(&inner, &to)
             }
-            CXCursor_DeclRefExpr | CXCursor_ArraySubscriptExpr => {
+            CXCursor_DeclRefExpr | CXCursor_ArraySubscriptExpr | CXCursor_MemberRefExpr => {
                 if let Some(v) = self.builtin_value(e, loc)? {
                     return Ok(v);
                 }
@@ -130,20 +138,70 @@ impl<'c> FunctionCodegen<'c, '_> {
                 let lv = self.lvalue(e)?;
                 self.load(&lv, loc)
             }
-            CXCursor_MemberRefExpr => match self.builtin_value(e, loc)? {
-                Some(v) => Ok(v),
-                None => Err(FrontendError::unsupported(e.location(), "member access")),
-            },
             CXCursor_BinaryOperator => self.binary(e),
             CXCursor_CompoundAssignOperator => self.compound_assign(e),
             CXCursor_UnaryOperator => self.unary(e),
             CXCursor_ConditionalOperator => self.conditional(e),
-            CXCursor_CallExpr => self.call(e),
+            CXCursor_CallExpr => {
+                let v = self.call(e)?;
+                if self.returns_reference(e) {
+                    let ty = Ty::of(e)?;
+                    return self.load(
+                        &LValue::Mem {
+                            ptr: v.scalar(),
+                            ty,
+                        },
+                        loc,
+                    );
+                }
+                Ok(v)
+            }
             _ => Err(FrontendError::unsupported(
                 e.location(),
                 format!("expression '{}'", e.kind_name()),
             )),
         }
+    }
+
+    /// An array lvalue used as a pointer to its first element.
+    fn decay(&mut self, array: &Cursor) -> Result<Val<'c>> {
+        let loc = self.loc(array);
+        match self.lvalue(array)? {
+            LValue::Mem { ptr, .. } => Ok(Val::Scalar(self.to_generic(ptr, loc)?)),
+            LValue::Var(..) => Err(FrontendError::unsupported(array.location(), "array value")),
+        }
+    }
+
+    /// A pointer cast to the generic address space (a no-op if it is generic already).
+    pub fn to_generic(&self, ptr: Value<'c>, loc: Location<'c>) -> Result<Value<'c>> {
+        let generic = pointer_type(self.ctx(), AddrSpace::Generic);
+        if ptr.r#type() == generic {
+            return Ok(ptr);
+        }
+        self.b
+            .value("llvm.addrspacecast", &[ptr], generic, &[], loc)
+    }
+
+    pub fn null_pointer(&self, loc: Location<'c>) -> Result<Val<'c>> {
+        let generic = pointer_type(self.ctx(), AddrSpace::Generic);
+        Ok(Val::Scalar(self.b.value(
+            "llvm.mlir.zero",
+            &[],
+            generic,
+            &[],
+            loc,
+        )?))
+    }
+
+    fn ptr_to_int(&self, p: Value<'c>, loc: Location<'c>) -> Result<Value<'c>> {
+        let i64t = Ty::LONG.value_mlir(self.ctx());
+        self.b.value("llvm.ptrtoint", &[p], i64t, &[], loc)
+    }
+
+    /// Whether a call returns a reference (its value is an address).
+    fn returns_reference(&self, call: &Cursor) -> bool {
+        call.referenced()
+            .is_some_and(|f| f.result_type().is_reference())
     }
 
     /// A literal or other constant expression, as a constant of the expression's type.
@@ -156,19 +214,17 @@ impl<'c> FunctionCodegen<'c, '_> {
         let v = match (&ty, value) {
             (Ty::Bool, ConstValue::Int(i)) => self.b.const_bool(i != 0, loc)?,
             (Ty::Int { .. }, ConstValue::Int(i)) => {
-                self.b
-                    .const_int(ty.scalar_mlir(self.ctx()), i as i64, loc)?
+                self.b.const_int(ty.value_mlir(self.ctx()), i as i64, loc)?
             }
             (Ty::Float { .. }, ConstValue::Float(f)) => {
-                self.b.const_float(ty.scalar_mlir(self.ctx()), f, loc)?
+                self.b.const_float(ty.value_mlir(self.ctx()), f, loc)?
             }
             (Ty::Float { .. }, ConstValue::Int(i)) => {
                 self.b
-                    .const_float(ty.scalar_mlir(self.ctx()), i as f64, loc)?
+                    .const_float(ty.value_mlir(self.ctx()), i as f64, loc)?
             }
             (Ty::Int { .. } | Ty::Bool, ConstValue::Float(f)) => {
-                self.b
-                    .const_int(ty.scalar_mlir(self.ctx()), f as i64, loc)?
+                self.b.const_int(ty.value_mlir(self.ctx()), f as i64, loc)?
             }
             _ => {
                 return Err(FrontendError::unsupported(
@@ -183,9 +239,10 @@ impl<'c> FunctionCodegen<'c, '_> {
     /// A zero of `ty` (for uninitialized locals and the return value before a return ran).
     pub fn zero(&self, ty: &Ty, loc: Location<'c>) -> Result<Val<'c>> {
         let v = match ty {
-            Ty::Float { .. } => self.b.const_float(ty.scalar_mlir(self.ctx()), 0.0, loc)?,
-            Ty::Int { .. } | Ty::Bool => self.b.const_int(ty.scalar_mlir(self.ctx()), 0, loc)?,
+            Ty::Float { .. } => self.b.const_float(ty.value_mlir(self.ctx()), 0.0, loc)?,
+            Ty::Int { .. } | Ty::Bool => self.b.const_int(ty.value_mlir(self.ctx()), 0, loc)?,
             Ty::Void => return Ok(Val::Void),
+            Ty::Pointer { .. } => return self.null_pointer(loc),
             _ => {
                 return Err(FrontendError::unsupported(
                     crate::SourceLoc::default(),
@@ -198,7 +255,7 @@ impl<'c> FunctionCodegen<'c, '_> {
 
     /// `threadIdx.x` and friends, `warpSize`; None if `e` is not a builtin.
     fn builtin_value(&mut self, e: &Cursor, loc: Location<'c>) -> Result<Option<Val<'c>>> {
-        let i32t = Ty::UINT.scalar_mlir(self.ctx());
+        let i32t = Ty::UINT.value_mlir(self.ctx());
         if e.kind() == CXCursor_DeclRefExpr && e.spelling() == "warpSize" && is_builtin_decl(e) {
             let sg = self.b.value(
                 "gpu.subgroup_size",
@@ -240,25 +297,39 @@ impl<'c> FunctionCodegen<'c, '_> {
     }
 
     pub fn lvalue(&mut self, e: &Cursor) -> Result<LValue<'c>> {
+        let loc = self.loc(e);
         match e.kind() {
             CXCursor_ParenExpr => self.lvalue(&only_child(e)?),
             CXCursor_UnexposedExpr => self.lvalue(&only_child(e)?),
             CXCursor_DeclRefExpr => {
                 let decl = e
                     .referenced()
-                    .ok_or_else(|| FrontendError::unsupported(e.location(), "unresolved name"))?
-                    .canonical();
-                let key = VarKey::Decl(decl);
-                match self.env.get(&key) {
-                    Some(b) => Ok(LValue::Var(key, b.ty.clone())),
-                    None => Err(FrontendError::unsupported(
+                    .ok_or_else(|| FrontendError::unsupported(e.location(), "unresolved name"))?;
+                let key = VarKey::Decl(decl.canonical());
+                let Some(binding) = self.env.get(&key) else {
+                    return Err(FrontendError::unsupported(
                         e.location(),
                         format!(
                             "reference to '{}' (globals are not supported yet)",
                             e.spelling()
                         ),
-                    )),
+                    ));
+                };
+                if binding.in_memory {
+                    return Ok(LValue::Mem {
+                        ptr: binding.val.scalar(),
+                        ty: binding.ty.clone(),
+                    });
                 }
+                if decl.ty().is_reference() {
+                    // A reference holds the address of the object it names.
+                    let ty = binding.ty.pointee().cloned().unwrap_or(Ty::Void);
+                    return Ok(LValue::Mem {
+                        ptr: binding.val.scalar(),
+                        ty,
+                    });
+                }
+                Ok(LValue::Var(key, binding.ty.clone()))
             }
             CXCursor_ArraySubscriptExpr => {
                 let children = e.children();
@@ -271,14 +342,65 @@ impl<'c> FunctionCodegen<'c, '_> {
                 } else {
                     (index, base)
                 };
-                let p = self.rvalue(ptr)?;
-                let element = self.offset_pointer(p, idx, false)?;
-                self.deref(element, &Ty::of(ptr)?, e)
+                let p = self.rvalue(ptr)?.scalar();
+                let element = self.offset_pointer(p, &Ty::of(ptr)?, idx, false)?;
+                Ok(LValue::Mem {
+                    ptr: element,
+                    ty: Ty::of(e)?,
+                })
             }
             CXCursor_UnaryOperator if e.unary_operator() == CXUnaryOperator_Deref => {
                 let ptr = only_child(e)?;
-                let p = self.rvalue(&ptr)?;
-                self.deref(p, &Ty::of(&ptr)?, e)
+                let p = self.rvalue(&ptr)?.scalar();
+                Ok(LValue::Mem {
+                    ptr: p,
+                    ty: Ty::of(e)?,
+                })
+            }
+            CXCursor_MemberRefExpr => {
+                let base = e.children().first().copied().ok_or_else(|| {
+                    FrontendError::unsupported(e.location(), "member access without an object")
+                })?;
+                let base_ty = Ty::of(&base)?;
+                let (ptr, record) = match base_ty {
+                    // `p->field`
+                    Ty::Pointer { pointee } => (self.rvalue(&base)?.scalar(), *pointee),
+                    // `s.field`
+                    _ => match self.lvalue(&base)? {
+                        LValue::Mem { ptr, ty } => (ptr, ty),
+                        LValue::Var(..) => {
+                            return Err(FrontendError::unsupported(e.location(), "member access"))
+                        }
+                    },
+                };
+                let Ty::Record(r) = &record else {
+                    return Err(FrontendError::unsupported(
+                        e.location(),
+                        "member of a non-record",
+                    ));
+                };
+                let name = e.spelling();
+                let field = r.fields.iter().find(|f| f.name == name).ok_or_else(|| {
+                    FrontendError::unsupported(e.location(), format!("member '{name}'"))
+                })?;
+                let zero = self.b.const_int(Ty::LONG.value_mlir(self.ctx()), 0, loc)?;
+                let field_ptr = self.gep(
+                    ptr,
+                    &record,
+                    &[GepIndex::Dynamic(zero), GepIndex::Field(field.llvm_index)],
+                    loc,
+                )?;
+                Ok(LValue::Mem {
+                    ptr: field_ptr,
+                    ty: field.ty.clone(),
+                })
+            }
+            CXCursor_CallExpr if self.returns_reference(e) => {
+                let ptr = self.call(e)?.scalar();
+                Ok(LValue::Mem {
+                    ptr,
+                    ty: Ty::of(e)?,
+                })
             }
             _ => Err(FrontendError::unsupported(
                 e.location(),
@@ -287,28 +409,48 @@ impl<'c> FunctionCodegen<'c, '_> {
         }
     }
 
-    fn deref(&self, p: Val<'c>, ptr_ty: &Ty, e: &Cursor) -> Result<LValue<'c>> {
-        let (Val::Ptr(base, index), Some(pointee)) = (p, ptr_ty.pointee()) else {
-            return Err(FrontendError::unsupported(
-                e.location(),
-                "dereference of a non-pointer",
-            ));
-        };
-        Ok(LValue::Element {
-            base,
-            index,
-            ty: pointee.clone(),
-        })
+    /// `llvm.getelementptr base[indices]` over objects of type `element`.
+    pub fn gep(
+        &self,
+        base: Value<'c>,
+        element: &Ty,
+        indices: &[GepIndex<'c>],
+        loc: Location<'c>,
+    ) -> Result<Value<'c>> {
+        let ctx = self.ctx();
+        let raw: Vec<i32> = indices
+            .iter()
+            .map(|i| match i {
+                GepIndex::Dynamic(_) => i32::MIN,
+                GepIndex::Field(f) => *f,
+            })
+            .collect();
+        let operands: Vec<Value<'c>> = std::iter::once(base)
+            .chain(indices.iter().filter_map(|i| match i {
+                GepIndex::Dynamic(v) => Some(*v),
+                GepIndex::Field(_) => None,
+            }))
+            .collect();
+        let raw_attr = melior::ir::attribute::DenseI32ArrayAttribute::new(ctx, &raw).into();
+        let elem_attr = melior::ir::attribute::TypeAttribute::new(element.memory_mlir(ctx)).into();
+        self.b.value(
+            "llvm.getelementptr",
+            &operands,
+            base.r#type(),
+            &[("rawConstantIndices", raw_attr), ("elem_type", elem_attr)],
+            loc,
+        )
     }
 
     pub fn load(&mut self, lv: &LValue<'c>, loc: Location<'c>) -> Result<Val<'c>> {
         match lv {
             LValue::Var(key, _) => Ok(self.env[key].val),
-            LValue::Element { base, index, ty } => {
+            LValue::Mem { ptr, ty } => {
+                if matches!(ty, Ty::Array { .. }) {
+                    return Err(internal(loc, "an array loaded as a value"));
+                }
                 let mem = ty.memory_mlir(self.ctx());
-                let v = self
-                    .b
-                    .value("memref.load", &[*base, *index], mem, &[], loc)?;
+                let v = self.b.value("llvm.load", &[*ptr], mem, &[], loc)?;
                 if *ty == Ty::Bool {
                     let zero = self.b.const_int(mem, 0, loc)?;
                     return self.cmpi(1, v, zero, loc).map(Val::Scalar);
@@ -324,50 +466,53 @@ impl<'c> FunctionCodegen<'c, '_> {
                 self.bind(key.clone(), ty.clone(), v);
                 Ok(())
             }
-            LValue::Element { base, index, ty } => {
-                let mut scalar = v.scalar();
+            LValue::Mem { ptr, ty } => {
+                let mut value = v.scalar();
                 if *ty == Ty::Bool {
                     let mem = ty.memory_mlir(self.ctx());
-                    scalar = self.b.value("arith.extui", &[scalar], mem, &[], loc)?;
+                    value = self.b.value("arith.extui", &[value], mem, &[], loc)?;
                 }
-                self.b.op(
-                    "memref.store",
-                    &[scalar, *base, *index],
-                    &[],
-                    &[],
-                    vec![],
-                    loc,
-                )?;
+                self.b
+                    .op("llvm.store", &[value, *ptr], &[], &[], vec![], loc)?;
                 Ok(())
             }
         }
     }
 
-    /// `p + i` (or `p - i` when `negate`): the pointer's element offset moves by `i`.
-    fn offset_pointer(&mut self, p: Val<'c>, i: &Cursor, negate: bool) -> Result<Val<'c>> {
+    /// `p + i` (or `p - i` when `negate`) for a pointer `p` of type `ptr_ty`.
+    fn offset_pointer(
+        &mut self,
+        p: Value<'c>,
+        ptr_ty: &Ty,
+        i: &Cursor,
+        negate: bool,
+    ) -> Result<Value<'c>> {
         let loc = self.loc(i);
-        let Val::Ptr(base, offset) = p else {
+        let Some(pointee) = ptr_ty.pointee() else {
             return Err(FrontendError::unsupported(
                 i.location(),
                 "pointer arithmetic",
             ));
         };
-        let ity = Ty::of(i)?;
-        let iv = self.rvalue(i)?.scalar();
-        let index = melior::ir::Type::index(self.ctx());
-        let cast = if ity.is_signed() {
-            "arith.index_cast"
-        } else {
-            "arith.index_castui"
-        };
-        let delta = self.b.value(cast, &[iv], index, &[], loc)?;
-        let op = if negate { "arith.subi" } else { "arith.addi" };
-        let new_offset = self.b.value(op, &[offset, delta], index, &[], loc)?;
-        Ok(Val::Ptr(base, new_offset))
+        if *pointee == Ty::Void {
+            return Err(FrontendError::unsupported(
+                i.location(),
+                "arithmetic on a void pointer",
+            ));
+        }
+        let pointee = pointee.clone();
+        let mut delta = self.rvalue_as(i, &Ty::LONG)?.scalar();
+        if negate {
+            let zero = self.b.const_int(delta.r#type(), 0, loc)?;
+            delta = self
+                .b
+                .value("arith.subi", &[zero, delta], delta.r#type(), &[], loc)?;
+        }
+        self.gep(p, &pointee, &[GepIndex::Dynamic(delta)], loc)
     }
 
     fn cmpi(&self, pred: i64, a: Value<'c>, b: Value<'c>, loc: Location<'c>) -> Result<Value<'c>> {
-        let i1 = Ty::Bool.scalar_mlir(self.ctx());
+        let i1 = Ty::Bool.value_mlir(self.ctx());
         let attr = self.pred_attr(pred);
         self.b
             .value("arith.cmpi", &[a, b], i1, &[("predicate", attr)], loc)
@@ -394,23 +539,34 @@ impl<'c> FunctionCodegen<'c, '_> {
                 format!("conversion from '{from:?}' to '{to:?}'"),
             )
         };
-        if let (Ty::Pointer { pointee: a, .. }, Ty::Pointer { pointee: b, .. }) = (from, to) {
-            // Qualifier changes only: the same memref.
-            return if a.memory_mlir(ctx) == b.memory_mlir(ctx) {
-                Ok(v)
-            } else {
-                Err(unsupported())
-            };
-        }
         let x = match v {
             Val::Scalar(x) => x,
             _ => return Err(unsupported()),
         };
         let target: Type<'c> = match to {
-            Ty::Bool | Ty::Int { .. } | Ty::Float { .. } => to.scalar_mlir(ctx),
+            Ty::Bool | Ty::Int { .. } | Ty::Float { .. } | Ty::Pointer { .. } => to.value_mlir(ctx),
+            // Records convert only to themselves (copies), handled above.
             _ => return Err(unsupported()),
         };
         let out = match (from, to) {
+            // Pointers are opaque: casts between pointer types change nothing.
+            (Ty::Pointer { .. }, Ty::Pointer { .. }) => return Ok(v),
+            (Ty::Pointer { .. }, Ty::Bool) => {
+                let i = self.ptr_to_int(x, loc)?;
+                let zero = self.b.const_int(i.r#type(), 0, loc)?;
+                self.cmpi(1, i, zero, loc)?
+            }
+            (Ty::Pointer { .. }, Ty::Int { .. }) => {
+                let i = self.ptr_to_int(x, loc)?;
+                return self.convert(Val::Scalar(i), &Ty::LONG, to, e);
+            }
+            (Ty::Int { .. } | Ty::Bool, Ty::Pointer { .. }) => {
+                if let Some(ConstValue::Int(0)) = e.evaluate() {
+                    return self.null_pointer(loc);
+                }
+                let wide = self.convert(v, from, &Ty::LONG, e)?.scalar();
+                self.b.value("llvm.inttoptr", &[wide], target, &[], loc)?
+            }
             (Ty::Int { .. } | Ty::Bool, Ty::Bool) => {
                 let zero = self.b.const_int(x.r#type(), 0, loc)?;
                 self.cmpi(1, x, zero, loc)?
@@ -519,7 +675,7 @@ impl<'c> FunctionCodegen<'c, '_> {
         loc: Location<'c>,
     ) -> Result<Val<'c>> {
         let v = if operand_ty.is_float() {
-            let i1 = Ty::Bool.scalar_mlir(self.ctx());
+            let i1 = Ty::Bool.value_mlir(self.ctx());
             let attr = self.pred_attr(float);
             self.b
                 .value("arith.cmpf", &[a, b], i1, &[("predicate", attr)], loc)?
@@ -577,39 +733,35 @@ impl<'c> FunctionCodegen<'c, '_> {
         let loc = self.loc(e);
         let (lt, rt) = (Ty::of(lhs)?, Ty::of(rhs)?);
         match kind {
-            CXBinaryOperator_Add if lt.is_pointer() => {
-                let p = self.rvalue(lhs)?;
-                self.offset_pointer(p, rhs, false)
+            CXBinaryOperator_Add | CXBinaryOperator_Sub if !rt.is_pointer() => {
+                let p = self.rvalue(lhs)?.scalar();
+                let negate = kind == CXBinaryOperator_Sub;
+                Ok(Val::Scalar(self.offset_pointer(p, &lt, rhs, negate)?))
             }
             CXBinaryOperator_Add => {
-                let p = self.rvalue(rhs)?;
-                self.offset_pointer(p, lhs, false)
-            }
-            CXBinaryOperator_Sub if !rt.is_pointer() => {
-                let p = self.rvalue(lhs)?;
-                self.offset_pointer(p, rhs, true)
+                let p = self.rvalue(rhs)?.scalar();
+                Ok(Val::Scalar(self.offset_pointer(p, &rt, lhs, false)?))
             }
             _ if lt.is_pointer() && rt.is_pointer() => {
-                // Same-object pointers (C's rule): compare or subtract their offsets.
-                let (Val::Ptr(_, a), Val::Ptr(_, b)) = (self.rvalue(lhs)?, self.rvalue(rhs)?)
-                else {
-                    unreachable!("pointer values")
-                };
+                // Compare or subtract addresses.
+                let a = self.rvalue(lhs)?.scalar();
+                let b = self.rvalue(rhs)?.scalar();
+                let (a, b) = (self.ptr_to_int(a, loc)?, self.ptr_to_int(b, loc)?);
                 if let Some(preds) = compare_predicates(kind) {
-                    return self.compare(preds, a, b, &Ty::LONG, loc);
+                    let unsigned = Ty::Int {
+                        bits: 64,
+                        signed: false,
+                    };
+                    return self.compare(preds, a, b, &unsigned, loc);
                 }
                 if kind == CXBinaryOperator_Sub {
-                    let index = melior::ir::Type::index(self.ctx());
-                    let d = self.b.value("arith.subi", &[a, b], index, &[], loc)?;
-                    let result = Ty::of(e)?;
-                    let v = self.b.value(
-                        "arith.index_cast",
-                        &[d],
-                        result.scalar_mlir(self.ctx()),
-                        &[],
-                        loc,
-                    )?;
-                    return Ok(Val::Scalar(v));
+                    let bytes = self.b.value("arith.subi", &[a, b], a.r#type(), &[], loc)?;
+                    let size = lt.pointee().map(Ty::size).unwrap_or(1).max(1);
+                    let size = self.b.const_int(a.r#type(), size as i64, loc)?;
+                    let d = self
+                        .b
+                        .value("arith.divsi", &[bytes, size], a.r#type(), &[], loc)?;
+                    return self.convert(Val::Scalar(d), &Ty::LONG, &Ty::of(e)?, e);
                 }
                 Err(FrontendError::unsupported(e.location(), "pointer operator"))
             }
@@ -630,7 +782,7 @@ impl<'c> FunctionCodegen<'c, '_> {
     ) -> Result<Val<'c>> {
         let loc = self.loc(e);
         let a = self.condition(lhs)?;
-        let i1 = Ty::Bool.scalar_mlir(self.ctx());
+        let i1 = Ty::Bool.value_mlir(self.ctx());
         let carried = assigned_vars(rhs, self.loops.last().copied());
         let is_and = kind == CXBinaryOperator_LAnd;
         let rhs_branch = |this: &mut Self| Ok(vec![this.condition(rhs)?]);
@@ -668,7 +820,7 @@ impl<'c> FunctionCodegen<'c, '_> {
                     "pointer compound assignment",
                 ));
             }
-            self.offset_pointer(old, rhs, negate)?
+            Val::Scalar(self.offset_pointer(old.scalar(), &lt, rhs, negate)?)
         } else {
             // C computes in the common type of both operands, then converts back.
             let rt = Ty::of(rhs)?;
@@ -744,11 +896,8 @@ impl<'c> FunctionCodegen<'c, '_> {
                 self.load(&lv, loc)
             }
             CXUnaryOperator_AddrOf => match self.lvalue(&operand)? {
-                LValue::Element { base, index, .. } => Ok(Val::Ptr(base, index)),
-                LValue::Var(..) => Err(FrontendError::unsupported(
-                    e.location(),
-                    "address of a local variable",
-                )),
+                LValue::Mem { ptr, .. } => Ok(Val::Scalar(self.to_generic(ptr, loc)?)),
+                LValue::Var(..) => Err(internal(loc, "address of a variable held in a register")),
             },
             _ => Err(FrontendError::unsupported(
                 e.location(),
@@ -761,14 +910,19 @@ impl<'c> FunctionCodegen<'c, '_> {
     fn step(&mut self, v: Val<'c>, ty: &Ty, inc: bool, e: &Cursor) -> Result<Val<'c>> {
         let loc = self.loc(e);
         match (v, ty) {
-            (Val::Ptr(base, off), _) => {
-                let one = self.b.const_index(1, loc)?;
-                let op = if inc { "arith.addi" } else { "arith.subi" };
-                let index = melior::ir::Type::index(self.ctx());
-                Ok(Val::Ptr(
-                    base,
-                    self.b.value(op, &[off, one], index, &[], loc)?,
-                ))
+            (Val::Scalar(p), Ty::Pointer { pointee }) => {
+                let one = self.b.const_int(
+                    Ty::LONG.value_mlir(self.ctx()),
+                    if inc { 1 } else { -1 },
+                    loc,
+                )?;
+                let pointee = (**pointee).clone();
+                Ok(Val::Scalar(self.gep(
+                    p,
+                    &pointee,
+                    &[GepIndex::Dynamic(one)],
+                    loc,
+                )?))
             }
             (Val::Scalar(x), Ty::Float { .. }) => {
                 let one = self.b.const_float(x.r#type(), 1.0, loc)?;
@@ -811,7 +965,10 @@ impl<'c> FunctionCodegen<'c, '_> {
         };
         let ty = Ty::of(e)?;
         let c = self.condition(cond)?;
-        let types = ty.value_mlir(self.ctx());
+        let types: Vec<Type<'c>> = match ty {
+            Ty::Void => vec![],
+            _ => vec![ty.value_mlir(self.ctx())],
+        };
         let mut carried = assigned_vars(a, self.loops.last().copied());
         carried.extend(assigned_vars(b, self.loops.last().copied()));
         let out = self.emit_if(
@@ -822,30 +979,45 @@ impl<'c> FunctionCodegen<'c, '_> {
             |this| Ok(this.rvalue_as(b, &ty)?.flatten()),
             loc,
         )?;
-        Ok(Val::unflatten(&ty, &mut out.into_iter()))
+        Ok(out.first().map_or(Val::Void, |v| Val::Scalar(*v)))
     }
 
+    /// A call to a device function. A reference parameter receives the argument's address; a
+    /// function returning a reference returns an address (the caller loads it if needed).
     fn call(&mut self, e: &Cursor) -> Result<Val<'c>> {
         let loc = self.loc(e);
         let callee = e.referenced().ok_or_else(|| {
             FrontendError::unsupported(e.location(), "call through a function pointer")
         })?;
-        let sig = self.module.declare_device_function(&callee, e)?;
         let args = e.arguments();
+        if let Some(special) = callee.trivial_special_member() {
+            return self.trivial_special_member(special, e, &args);
+        }
+        let sig = self.module.declare_device_function(&callee, e)?;
         if args.len() != sig.params.len() {
             return Err(FrontendError::unsupported(
                 e.location(),
                 format!("call to '{}' with default arguments", callee.spelling()),
             ));
         }
+        let params = callee.arguments();
         let mut operands = Vec::new();
-        for (arg, ty) in args.iter().zip(&sig.params) {
-            operands.extend(self.rvalue_as(arg, ty)?.flatten());
+        for (i, (arg, ty)) in args.iter().zip(&sig.params).enumerate() {
+            let by_reference = params.get(i).is_some_and(|p| p.ty().is_reference());
+            let v = if by_reference {
+                self.address_of(arg)?
+            } else {
+                self.rvalue_as(arg, ty)?
+            };
+            operands.extend(v.flatten());
         }
-        let result_types = sig.result.value_mlir(self.ctx());
+        let result_types: Vec<Type<'c>> = match sig.result {
+            Ty::Void => vec![],
+            ref t => vec![t.value_mlir(self.ctx())],
+        };
         let callee_attr =
             melior::ir::attribute::FlatSymbolRefAttribute::new(self.ctx(), &sig.symbol).into();
-        let op = self.b.op(
+        let results = self.b.op(
             "func.call",
             &operands,
             &result_types,
@@ -853,13 +1025,46 @@ impl<'c> FunctionCodegen<'c, '_> {
             vec![],
             loc,
         )?;
-        Ok(Val::unflatten(&sig.result, &mut op.into_iter()))
+        Ok(results.first().map_or(Val::Void, |v| Val::Scalar(*v)))
+    }
+
+    /// Implicit and defaulted constructors and assignments: a copy of the object, or nothing.
+    fn trivial_special_member(
+        &mut self,
+        special: SpecialMember,
+        e: &Cursor,
+        args: &[Cursor],
+    ) -> Result<Val<'c>> {
+        let loc = self.loc(e);
+        match (special, args) {
+            (SpecialMember::DefaultConstructor, []) => Ok(Val::Void),
+            (SpecialMember::CopyConstructor, [source]) => self.rvalue(source),
+            (SpecialMember::CopyAssignment, [target, source]) => {
+                let lv = self.lvalue(target)?;
+                let v = self.rvalue(source)?;
+                self.store(&lv, v, loc)?;
+                self.address_of(target)
+            }
+            _ => Err(FrontendError::unsupported(
+                e.location(),
+                "call of a compiler-generated member with these arguments",
+            )),
+        }
+    }
+
+    /// The generic address of an lvalue (for `&x`, reference binding).
+    pub fn address_of(&mut self, e: &Cursor) -> Result<Val<'c>> {
+        let loc = self.loc(e);
+        match self.lvalue(e)? {
+            LValue::Mem { ptr, .. } => Ok(Val::Scalar(self.to_generic(ptr, loc)?)),
+            LValue::Var(..) => Err(internal(loc, "address of a variable held in a register")),
+        }
     }
 }
 
 fn lvalue_ty(lv: &LValue<'_>) -> Ty {
     match lv {
-        LValue::Var(_, ty) | LValue::Element { ty, .. } => ty.clone(),
+        LValue::Var(_, ty) | LValue::Mem { ty, .. } => ty.clone(),
     }
 }
 

@@ -13,13 +13,11 @@ use crate::clang::Cursor;
 use crate::error::Result;
 use crate::types::Ty;
 
-/// A C value in SSA form.
+/// A C value in SSA form (pointers are single `!llvm.ptr` values).
 #[derive(Debug, Clone, Copy)]
 pub enum Val<'c> {
     Void,
     Scalar(Value<'c>),
-    /// A pointer: base memref and element offset.
-    Ptr(Value<'c>, Value<'c>),
 }
 
 impl<'c> Val<'c> {
@@ -27,38 +25,33 @@ impl<'c> Val<'c> {
         match *self {
             Val::Void => vec![],
             Val::Scalar(v) => vec![v],
-            Val::Ptr(b, o) => vec![b, o],
-        }
-    }
-
-    /// Rebuilds a value of type `ty` from the front of `values`.
-    pub fn unflatten(ty: &Ty, values: &mut impl Iterator<Item = Value<'c>>) -> Val<'c> {
-        let mut next = || values.next().expect("value count matches the type");
-        match ty {
-            Ty::Void => Val::Void,
-            Ty::Pointer { .. } => Val::Ptr(next(), next()),
-            _ => Val::Scalar(next()),
         }
     }
 
     pub fn scalar(&self) -> Value<'c> {
         match *self {
             Val::Scalar(v) => v,
-            other => unreachable!("expected a scalar, got {other:?}"),
+            Val::Void => unreachable!("a void value used as a scalar"),
         }
     }
 }
 
-/// A local variable's current SSA value.
+/// A local variable: its current SSA value, or (address taken, aggregates) its private memory.
 #[derive(Debug, Clone)]
 pub struct Binding<'c> {
     pub ty: Ty,
     pub val: Val<'c>,
+    /// `val` is the variable's address (`!llvm.ptr` in the private space), not its value.
+    pub in_memory: bool,
 }
 
 pub struct FunctionCodegen<'c, 'm> {
     pub module: &'m mut ModuleCodegen<'c>,
     pub b: Builder<'c>,
+    /// The function's entry block, where allocas go (SPIR-V wants variables first).
+    pub entry: Builder<'c>,
+    /// Locals that must live in memory: their address is taken or they are aggregates.
+    pub memory_locals: std::collections::HashSet<Cursor>,
     pub env: HashMap<VarKey, Binding<'c>>,
     pub return_ty: Ty,
     /// Innermost loop first: the loop `break`/`continue` refer to.
@@ -76,13 +69,33 @@ impl<'c, 'm> FunctionCodegen<'c, 'm> {
     }
 
     pub fn bind(&mut self, key: VarKey, ty: Ty, val: Val<'c>) {
-        self.env.insert(key, Binding { ty, val });
+        self.env.insert(
+            key,
+            Binding {
+                ty,
+                val,
+                in_memory: false,
+            },
+        );
     }
 
-    /// The keys among `keys` that are live here, i.e. declared before the region that assigns them.
+    /// Binds a variable that lives in memory at `ptr`.
+    pub fn bind_memory(&mut self, key: VarKey, ty: Ty, ptr: Value<'c>) {
+        self.env.insert(
+            key,
+            Binding {
+                ty,
+                val: Val::Scalar(ptr),
+                in_memory: true,
+            },
+        );
+    }
+
+    /// The SSA-held keys among `keys` that are live here, i.e. declared before the region that
+    /// assigns them (variables in memory need no merging).
     pub fn live(&self, keys: &[VarKey]) -> Vec<VarKey> {
         keys.iter()
-            .filter(|k| self.env.contains_key(k))
+            .filter(|k| self.env.get(k).is_some_and(|b| !b.in_memory))
             .cloned()
             .collect()
     }
@@ -95,15 +108,15 @@ impl<'c, 'm> FunctionCodegen<'c, 'm> {
 
     fn var_types(&self, keys: &[VarKey]) -> Vec<Type<'c>> {
         keys.iter()
-            .flat_map(|k| self.env[k].ty.value_mlir(self.ctx()))
+            .map(|k| self.env[k].ty.value_mlir(self.ctx()))
             .collect()
     }
 
     fn rebind_from(&mut self, keys: &[VarKey], values: &mut impl Iterator<Item = Value<'c>>) {
         for k in keys {
             let ty = self.env[k].ty.clone();
-            let val = Val::unflatten(&ty, values);
-            self.bind(k.clone(), ty, val);
+            let v = values.next().expect("one value per carried variable");
+            self.bind(k.clone(), ty, Val::Scalar(v));
         }
     }
 
@@ -234,6 +247,30 @@ impl<'c, 'm> FunctionCodegen<'c, 'm> {
         )?;
         self.rebind_from(&carried, &mut op.into_iter());
         Ok(())
+    }
+
+    /// Private memory for one value of `ty`, allocated at the top of the function.
+    pub fn alloca(&mut self, ty: &Ty, loc: Location<'c>) -> Result<Value<'c>> {
+        let ctx = self.ctx();
+        let one = self.entry.at_start().const_int(
+            melior::ir::r#type::IntegerType::new(ctx, 64).into(),
+            1,
+            loc,
+        )?;
+        let elem = melior::ir::attribute::TypeAttribute::new(ty.memory_mlir(ctx)).into();
+        let align = melior::ir::attribute::IntegerAttribute::new(
+            melior::ir::r#type::IntegerType::new(ctx, 64).into(),
+            ty.align() as i64,
+        )
+        .into();
+        // Inserted after the constant it uses, still ahead of everything else.
+        self.entry.after(one).value(
+            "llvm.alloca",
+            &[one],
+            crate::types::pointer_type(ctx, crate::types::AddrSpace::Private),
+            &[("elem_type", elem), ("alignment", align)],
+            loc,
+        )
     }
 
     /// The value of a flag variable, or `false` when the flag does not exist here.

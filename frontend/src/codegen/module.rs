@@ -11,12 +11,14 @@ use melior::ir::r#type::{FunctionType, IntegerType};
 use melior::ir::{Attribute, Block, Identifier, Location, Module, Region, RegionLike, Type};
 use melior::Context;
 
+use super::analysis::{memory_locals, VarKey};
 use super::builder::{block_arguments, internal, Builder};
+use super::expr::LValue;
 use super::function::{FunctionCodegen, Val};
 use crate::clang::Cursor;
 use crate::error::{FrontendError, Result};
 use crate::kernel_abi::{kernel_args_attr, kernel_args_size_attr, kernel_info};
-use crate::types::Ty;
+use crate::types::{pointer_type, AddrSpace, Ty};
 
 /// How a device function is called: its symbol and C signature.
 #[derive(Debug, Clone)]
@@ -109,66 +111,71 @@ impl<'c> ModuleCodegen<'c> {
         let sig = signature(def)?;
         let params = def.arguments();
 
-        // Kernel parameters follow the OpenCL ABI: a pointer is one buffer (offset 0), a bool a byte.
+        // Kernel parameters follow the OpenCL ABI: pointers are global, a bool is a byte.
         let mut inputs: Vec<Type> = Vec::new();
         for ty in &sig.params {
-            match (kind, ty) {
-                (FunctionKind::Kernel, Ty::Pointer { pointee, space }) => {
-                    inputs.push(pointee.pointer_base_mlir(ctx, *space))
-                }
-                (FunctionKind::Kernel, Ty::Bool) => inputs.push(IntegerType::new(ctx, 8).into()),
-                _ => inputs.extend(ty.value_mlir(ctx)),
-            }
+            inputs.push(match (kind, ty) {
+                (FunctionKind::Kernel, Ty::Pointer { .. }) => pointer_type(ctx, AddrSpace::Global),
+                (FunctionKind::Kernel, Ty::Bool) => IntegerType::new(ctx, 8).into(),
+                _ => ty.value_mlir(ctx),
+            });
         }
-        let results = sig.result.value_mlir(ctx);
+        let results: Vec<Type> = match sig.result {
+            Ty::Void => vec![],
+            ref t => vec![t.value_mlir(ctx)],
+        };
         if kind == FunctionKind::Kernel && sig.result != Ty::Void {
             return Err(FrontendError::single(
                 def.location(),
                 "a kernel must return void",
             ));
         }
-        let entry = Block::new(&inputs.iter().map(|t| (*t, loc)).collect::<Vec<_>>());
-        let builder = Builder::new(ctx, &entry);
-        let mut args = block_arguments(&entry).into_iter();
-        let mut fc = FunctionCodegen {
-            module: self,
-            b: builder,
-            env: HashMap::new(),
-            return_ty: sig.result.clone(),
-            loops: Vec::new(),
-        };
-        for (param, ty) in params.iter().zip(&sig.params) {
-            let val = match (kind, ty) {
-                (FunctionKind::Kernel, Ty::Pointer { .. }) => {
-                    let base = args.next().expect("one argument per pointer");
-                    Val::Ptr(base, fc.b.const_index(0, loc)?)
-                }
-                (FunctionKind::Kernel, Ty::Bool) => {
-                    let byte = args.next().expect("one argument per bool");
-                    let v = fc.convert(
-                        Val::Scalar(byte),
-                        &Ty::Int {
-                            bits: 8,
-                            signed: false,
-                        },
-                        &Ty::Bool,
-                        param,
-                    )?;
-                    v
-                }
-                _ => Val::unflatten(ty, &mut args),
-            };
-            fc.bind(
-                super::analysis::VarKey::Decl(param.canonical()),
-                ty.clone(),
-                val,
-            );
-        }
         let body = def
             .children()
             .into_iter()
             .rfind(|c| c.kind() == CXCursor_CompoundStmt)
             .ok_or_else(|| internal(loc, "function definition without a body"))?;
+        let entry = Block::new(&inputs.iter().map(|t| (*t, loc)).collect::<Vec<_>>());
+        let builder = Builder::new(ctx, &entry);
+        let args = block_arguments(&entry);
+        let mut fc = FunctionCodegen {
+            module: self,
+            b: builder,
+            entry: builder,
+            memory_locals: memory_locals(&body),
+            env: HashMap::new(),
+            return_ty: sig.result.clone(),
+            loops: Vec::new(),
+        };
+        for ((param, ty), arg) in params.iter().zip(&sig.params).zip(args) {
+            let val = match (kind, ty) {
+                (FunctionKind::Kernel, Ty::Pointer { .. }) => Val::Scalar(fc.to_generic(arg, loc)?),
+                (FunctionKind::Kernel, Ty::Bool) => {
+                    let byte = Ty::Int {
+                        bits: 8,
+                        signed: false,
+                    };
+                    fc.convert(Val::Scalar(arg), &byte, &Ty::Bool, param)?
+                }
+                _ => Val::Scalar(arg),
+            };
+            let key = VarKey::Decl(param.canonical());
+            if ty.is_aggregate() || fc.memory_locals.contains(&param.canonical()) {
+                // A parameter whose address is taken gets a home in private memory.
+                let ptr = fc.alloca(ty, loc)?;
+                fc.store(
+                    &LValue::Mem {
+                        ptr,
+                        ty: ty.clone(),
+                    },
+                    val,
+                    loc,
+                )?;
+                fc.bind_memory(key, ty.clone(), ptr);
+            } else {
+                fc.bind(key, ty.clone(), val);
+            }
+        }
         let ret = fc.emit_body(&body)?;
         fc.b.op("func.return", &ret.flatten(), &[], &[], vec![], loc)?;
 

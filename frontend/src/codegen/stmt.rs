@@ -6,6 +6,7 @@ use melior::ir::Location;
 
 use super::analysis::{assigned_vars, jumps, Jumps, VarKey};
 use super::builder::Value;
+use super::expr::{GepIndex, LValue};
 use super::function::{FunctionCodegen, Val};
 use crate::clang::Cursor;
 use crate::error::{FrontendError, Result};
@@ -163,41 +164,148 @@ impl<'c> FunctionCodegen<'c, '_> {
     }
 
     fn emit_local_decl(&mut self, decl: &Cursor) -> Result<()> {
-        if decl.kind() != CXCursor_VarDecl {
-            return Err(FrontendError::unsupported(
-                decl.location(),
-                format!("declaration '{}' in a function body", decl.kind_name()),
-            ));
-        }
-        let ty = Ty::of(decl)?;
-        if matches!(ty, Ty::Array { .. }) {
-            return Err(FrontendError::unsupported(
-                decl.location(),
-                format!("local array '{}'", decl.spelling()),
-            ));
-        }
-        let loc = self.loc(decl);
-        let init = decl
-            .children()
-            .into_iter()
-            .rev()
-            .find(|c| c.is_expression());
-        let val = match init {
-            Some(e) => self.rvalue_as(&e, &ty)?,
-            None if ty.is_pointer() => {
+        match decl.kind() {
+            CXCursor_VarDecl => {}
+            // Local type declarations need no code.
+            CXCursor_StructDecl
+            | CXCursor_ClassDecl
+            | CXCursor_TypedefDecl
+            | CXCursor_TypeAliasDecl
+            | CXCursor_EnumDecl => return Ok(()),
+            _ => {
                 return Err(FrontendError::unsupported(
                     decl.location(),
-                    format!(
-                        "pointer variable '{}' without an initializer",
-                        decl.spelling()
-                    ),
+                    format!("declaration '{}' in a function body", decl.kind_name()),
                 ))
             }
+        }
+        let ty = Ty::of(decl)?;
+        let loc = self.loc(decl);
+        let key = VarKey::Decl(decl.canonical());
+        let init = decl.var_initializer();
+        if decl.ty().is_reference() {
+            let Some(init) = init else {
+                return Err(FrontendError::single(
+                    decl.location(),
+                    "reference without an initializer",
+                ));
+            };
+            let address = self.address_of(&init)?;
+            self.bind(key, ty, address);
+            return Ok(());
+        }
+        if ty.is_aggregate() || self.memory_locals.contains(&decl.canonical()) {
+            let ptr = self.alloca(&ty, loc)?;
+            if let Some(init) = init {
+                self.initialize(ptr, &ty, &init)?;
+            }
+            self.bind_memory(key, ty, ptr);
+            return Ok(());
+        }
+        let val = match init {
+            Some(e) => self.rvalue_as(&e, &ty)?,
             // An uninitialized local is indeterminate in C; zero keeps results reproducible.
             None => self.zero(&ty, loc)?,
         };
-        self.bind(VarKey::Decl(decl.canonical()), ty, val);
+        self.bind(key, ty, val);
         Ok(())
+    }
+
+    /// Stores an initializer into the object of type `ty` at `ptr`: braced lists element by
+    /// element (the rest zeroed, as C requires), anything else as one value.
+    fn initialize(&mut self, ptr: Value<'c>, ty: &Ty, init: &Cursor) -> Result<()> {
+        let loc = self.loc(init);
+        if let Some(init) = init_list(init) {
+            let items = init.children();
+            let members: Vec<(Ty, Vec<GepIndex<'c>>)> = self.members(ty, loc)?;
+            if items.len() > members.len() {
+                return Err(FrontendError::single(
+                    init.location(),
+                    "too many initializers",
+                ));
+            }
+            for (i, (member_ty, path)) in members.iter().enumerate() {
+                let member = self.gep(ptr, ty, path, loc)?;
+                match items.get(i) {
+                    Some(item) => self.initialize(member, member_ty, item)?,
+                    None => self.zero_fill(member, member_ty, loc)?,
+                }
+            }
+            return Ok(());
+        }
+        if let Ty::Array { .. } = ty {
+            return Err(FrontendError::unsupported(
+                init.location(),
+                "array initializer",
+            ));
+        }
+        let v = self.rvalue_as(init, ty)?;
+        if let Val::Void = v {
+            return Ok(()); // a default constructor that does nothing
+        }
+        self.store(
+            &LValue::Mem {
+                ptr,
+                ty: ty.clone(),
+            },
+            v,
+            loc,
+        )
+    }
+
+    /// The members of an aggregate with the GEP indices that reach each one.
+    fn members(&mut self, ty: &Ty, loc: Location<'c>) -> Result<Vec<(Ty, Vec<GepIndex<'c>>)>> {
+        let i64t = Ty::LONG.value_mlir(self.ctx());
+        let zero = self.b.const_int(i64t, 0, loc)?;
+        Ok(match ty {
+            Ty::Array { element, len } => {
+                if *len > MAX_UNROLLED_ELEMENTS {
+                    return Err(FrontendError::unsupported(
+                        crate::SourceLoc::default(),
+                        format!("an initialized local array of {len} elements"),
+                    ));
+                }
+                let mut out = Vec::new();
+                for i in 0..*len {
+                    let index = self.b.const_int(i64t, i as i64, loc)?;
+                    out.push((
+                        (**element).clone(),
+                        vec![GepIndex::Dynamic(zero), GepIndex::Dynamic(index)],
+                    ));
+                }
+                out
+            }
+            Ty::Record(r) => r
+                .fields
+                .iter()
+                .map(|f| {
+                    (
+                        f.ty.clone(),
+                        vec![GepIndex::Dynamic(zero), GepIndex::Field(f.llvm_index)],
+                    )
+                })
+                .collect(),
+            scalar => vec![(scalar.clone(), vec![GepIndex::Dynamic(zero)])],
+        })
+    }
+
+    fn zero_fill(&mut self, ptr: Value<'c>, ty: &Ty, loc: Location<'c>) -> Result<()> {
+        if ty.is_aggregate() {
+            for (member_ty, path) in self.members(ty, loc)? {
+                let member = self.gep(ptr, ty, &path, loc)?;
+                self.zero_fill(member, &member_ty, loc)?;
+            }
+            return Ok(());
+        }
+        let zero = self.zero(ty, loc)?;
+        self.store(
+            &LValue::Mem {
+                ptr,
+                ty: ty.clone(),
+            },
+            zero,
+            loc,
+        )
     }
 
     fn emit_if_stmt(&mut self, s: &Cursor) -> Result<()> {
@@ -356,7 +464,7 @@ impl<'c> FunctionCodegen<'c, '_> {
         }
         let stop = self.any_flag(&live_flags, loc)?;
         let running = self.not(stop, loc)?;
-        let i1 = Ty::Bool.scalar_mlir(self.ctx());
+        let i1 = Ty::Bool.value_mlir(self.ctx());
         let carried = assigned_vars(cond, self.loops.last().copied());
         let out = self.emit_if(
             running,
@@ -403,4 +511,19 @@ fn header_semicolons(s: &Cursor) -> Vec<usize> {
         }
     }
     out
+}
+
+/// Initializers of local arrays are written element by element up to this many elements.
+const MAX_UNROLLED_ELEMENTS: u64 = 4096;
+
+/// The braced list an initializer is, looking through the wrappers libclang shows around it.
+fn init_list(e: &Cursor) -> Option<Cursor> {
+    match e.kind() {
+        CXCursor_InitListExpr => Some(*e),
+        CXCursor_UnexposedExpr => match e.children().as_slice() {
+            [only] => init_list(only),
+            _ => None,
+        },
+        _ => None,
+    }
 }
