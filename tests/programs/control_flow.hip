@@ -50,6 +50,45 @@ __host__ __device__ int side_effects(int a, int b) {
   return calls * 1000 + m;
 }
 
+constexpr int kRounds = 6;
+struct Limits {
+  static constexpr int kCap = 40;
+};
+
+// switch with fallthrough, default in the middle, break out of the switch inside a loop,
+// continue of the loop from inside the switch, and #pragma unroll.
+__host__ __device__ int switch_machine(int v) {
+  int acc = 0;
+#pragma unroll
+  for (int round = 0; round < kRounds; ++round) {
+    switch ((v + round) % 7) {
+      case 0:
+        acc += 1;  // falls through
+      case 1:
+        acc += 10;
+        break;
+      default:
+        acc -= 3;
+      case 5:
+        acc *= 2;
+        if (acc > Limits::kCap) continue;
+        acc += 7;
+        break;
+      case 6: {
+        int t = acc;
+        acc = t % 5 + round;
+        break;
+      }
+    }
+    acc += round;
+  }
+  switch (v & 3) {
+    case 2:
+      return acc * 100;
+  }
+  return acc;
+}
+
 __global__ void control_kernel(const int* in, int* out, int n) {
   int i = blockIdx.x * blockDim.x + threadIdx.x;
   if (i >= n) return;  // early exit, as in most real kernels
@@ -57,7 +96,7 @@ __global__ void control_kernel(const int* in, int* out, int n) {
   out[4 * i] = collatz_steps(v % 97 + 1);
   out[4 * i + 1] = first_divisor(v);
   out[4 * i + 2] = skip_and_stop(v % 120);
-  out[4 * i + 3] = side_effects(v % 7 - 3, v % 5 - 2);
+  out[4 * i + 3] = side_effects(v % 7 - 3, v % 5 - 2) + switch_machine(v) * 7;
 }
 
 int main() {
@@ -71,7 +110,7 @@ int main() {
     want[4 * i] = collatz_steps(v % 97 + 1);
     want[4 * i + 1] = first_divisor(v);
     want[4 * i + 2] = skip_and_stop(v % 120);
-    want[4 * i + 3] = side_effects(v % 7 - 3, v % 5 - 2);
+    want[4 * i + 3] = side_effects(v % 7 - 3, v % 5 - 2) + switch_machine(v) * 7;
   }
 
   int* d_in = to_device(in);

@@ -20,6 +20,8 @@ pub enum VarKey {
     Break(Cursor),
     /// Set once `continue` ran in the current iteration of the given loop.
     Continue(Cursor),
+    /// Set once control reached a case label of the given switch (and falls through).
+    SwitchEntered(Cursor),
 }
 
 /// The jumps a statement may take out of itself.
@@ -43,11 +45,38 @@ pub fn is_loop(c: &Cursor) -> bool {
     )
 }
 
-/// The variables `stmt` may assign, in source order, without duplicates. `enclosing_loop` is the
-/// loop a `break`/`continue` directly inside `stmt` belongs to.
-pub fn assigned_vars(stmt: &Cursor, enclosing_loop: Option<Cursor>) -> Vec<VarKey> {
+/// What `break` and `continue` refer to at some point: the innermost loop or switch, and the
+/// innermost loop.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Targets {
+    pub break_to: Option<Cursor>,
+    pub continue_to: Option<Cursor>,
+}
+
+impl Targets {
+    /// The targets inside statement `c`.
+    pub fn inside(self, c: &Cursor) -> Targets {
+        if is_loop(c) {
+            Targets {
+                break_to: Some(*c),
+                continue_to: Some(*c),
+            }
+        } else if c.kind() == CXCursor_SwitchStmt {
+            Targets {
+                break_to: Some(*c),
+                ..self
+            }
+        } else {
+            self
+        }
+    }
+}
+
+/// The variables `stmt` may assign, in source order, without duplicates; `targets` are those of
+/// a `break`/`continue` directly inside `stmt`.
+pub fn assigned_vars(stmt: &Cursor, targets: Targets) -> Vec<VarKey> {
     let mut out = Vec::new();
-    collect_assigned(stmt, enclosing_loop, &mut out);
+    collect_assigned(stmt, targets, &mut out);
     out
 }
 
@@ -57,7 +86,7 @@ fn push(out: &mut Vec<VarKey>, key: VarKey) {
     }
 }
 
-fn collect_assigned(c: &Cursor, enclosing_loop: Option<Cursor>, out: &mut Vec<VarKey>) {
+fn collect_assigned(c: &Cursor, targets: Targets, out: &mut Vec<VarKey>) {
     match c.kind() {
         CXCursor_BinaryOperator if c.binary_operator() == CXBinaryOperator_Assign => {
             assigned_target(c, out)
@@ -79,20 +108,21 @@ fn collect_assigned(c: &Cursor, enclosing_loop: Option<Cursor>, out: &mut Vec<Va
             push(out, VarKey::RetVal);
         }
         CXCursor_BreakStmt => {
-            if let Some(l) = enclosing_loop {
+            if let Some(l) = targets.break_to {
                 push(out, VarKey::Break(l));
             }
         }
         CXCursor_ContinueStmt => {
-            if let Some(l) = enclosing_loop {
+            if let Some(l) = targets.continue_to {
                 push(out, VarKey::Continue(l));
             }
         }
+        CXCursor_SwitchStmt => push(out, VarKey::SwitchEntered(*c)),
         _ => {}
     }
-    let inner_loop = if is_loop(c) { Some(*c) } else { enclosing_loop };
+    let inner = targets.inside(c);
     for child in c.children() {
-        collect_assigned(&child, inner_loop, out);
+        collect_assigned(&child, inner, out);
     }
 }
 
@@ -120,24 +150,25 @@ pub fn referenced_local(e: &Cursor) -> Option<Cursor> {
     }
 }
 
-/// The jumps `stmt` may take: a return anywhere, a break or continue of the loop it sits in
-/// (not those of loops nested inside it).
+/// The jumps that may leave `stmt`: a return anywhere, a break or continue whose loop or switch
+/// encloses `stmt` (not those of loops and switches nested inside it).
 pub fn jumps(stmt: &Cursor) -> Jumps {
     let mut j = Jumps::default();
-    collect_jumps(stmt, true, &mut j);
+    collect_jumps(stmt, true, true, &mut j);
     j
 }
 
-fn collect_jumps(c: &Cursor, outside_inner_loops: bool, j: &mut Jumps) {
+fn collect_jumps(c: &Cursor, breaks_escape: bool, continues_escape: bool, j: &mut Jumps) {
     match c.kind() {
         CXCursor_ReturnStmt => j.returns = true,
-        CXCursor_BreakStmt if outside_inner_loops => j.breaks = true,
-        CXCursor_ContinueStmt if outside_inner_loops => j.continues = true,
+        CXCursor_BreakStmt if breaks_escape => j.breaks = true,
+        CXCursor_ContinueStmt if continues_escape => j.continues = true,
         _ => {}
     }
-    let still_outside = outside_inner_loops && !is_loop(c);
+    let breaks_escape = breaks_escape && !is_loop(c) && c.kind() != CXCursor_SwitchStmt;
+    let continues_escape = continues_escape && !is_loop(c);
     for child in c.children() {
-        collect_jumps(&child, still_outside, j);
+        collect_jumps(&child, breaks_escape, continues_escape, j);
     }
 }
 

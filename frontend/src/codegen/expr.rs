@@ -135,6 +135,9 @@ impl<'c> FunctionCodegen<'c, '_> {
                 if let Some(ConstValue::Int(_)) = enum_constant(e) {
                     return self.constant(e);
                 }
+                if self.is_global_constant(e) {
+                    return self.constant(e);
+                }
                 let lv = self.lvalue(e)?;
                 self.load(&lv, loc)
             }
@@ -196,6 +199,18 @@ impl<'c> FunctionCodegen<'c, '_> {
     fn ptr_to_int(&self, p: Value<'c>, loc: Location<'c>) -> Result<Value<'c>> {
         let i64t = Ty::LONG.value_mlir(self.ctx());
         self.b.value("llvm.ptrtoint", &[p], i64t, &[], loc)
+    }
+
+    /// A `const`/`constexpr` variable at namespace or class scope with a constant value.
+    fn is_global_constant(&self, e: &Cursor) -> bool {
+        e.kind() == CXCursor_DeclRefExpr
+            && e.referenced().is_some_and(|d| {
+                d.kind() == CXCursor_VarDecl
+                    && d.has_global_storage()
+                    && !self.env.contains_key(&VarKey::Decl(d.canonical()))
+                    && d.ty().is_const()
+            })
+            && e.evaluate().is_some()
     }
 
     /// Whether a call returns a reference (its value is an address).
@@ -783,7 +798,7 @@ impl<'c> FunctionCodegen<'c, '_> {
         let loc = self.loc(e);
         let a = self.condition(lhs)?;
         let i1 = Ty::Bool.value_mlir(self.ctx());
-        let carried = assigned_vars(rhs, self.loops.last().copied());
+        let carried = assigned_vars(rhs, self.targets());
         let is_and = kind == CXBinaryOperator_LAnd;
         let rhs_branch = |this: &mut Self| Ok(vec![this.condition(rhs)?]);
         let short = move |this: &mut Self| Ok(vec![this.b.const_bool(!is_and, loc)?]);
@@ -969,8 +984,8 @@ impl<'c> FunctionCodegen<'c, '_> {
             Ty::Void => vec![],
             _ => vec![ty.value_mlir(self.ctx())],
         };
-        let mut carried = assigned_vars(a, self.loops.last().copied());
-        carried.extend(assigned_vars(b, self.loops.last().copied()));
+        let mut carried = assigned_vars(a, self.targets());
+        carried.extend(assigned_vars(b, self.targets()));
         let out = self.emit_if(
             c,
             &carried,

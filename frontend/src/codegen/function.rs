@@ -6,7 +6,7 @@ use std::collections::HashMap;
 use melior::ir::RegionLike;
 use melior::ir::{Block, Location, Region, Type, ValueLike};
 
-use super::analysis::VarKey;
+use super::analysis::{Targets, VarKey};
 use super::builder::{block_arguments, Builder, Value};
 use super::module::ModuleCodegen;
 use crate::clang::Cursor;
@@ -54,8 +54,8 @@ pub struct FunctionCodegen<'c, 'm> {
     pub memory_locals: std::collections::HashSet<Cursor>,
     pub env: HashMap<VarKey, Binding<'c>>,
     pub return_ty: Ty,
-    /// Innermost loop first: the loop `break`/`continue` refer to.
-    pub loops: Vec<Cursor>,
+    /// Enclosing loops and switches, innermost last: what `break` and `continue` refer to.
+    pub targets: Vec<Cursor>,
 }
 
 impl<'c, 'm> FunctionCodegen<'c, 'm> {
@@ -66,6 +66,13 @@ impl<'c, 'm> FunctionCodegen<'c, 'm> {
     pub fn loc(&self, c: &Cursor) -> Location<'c> {
         let l = c.location();
         Location::new(self.ctx(), &l.file, l.line as usize, l.column as usize)
+    }
+
+    /// What `break` and `continue` refer to here.
+    pub fn targets(&self) -> Targets {
+        self.targets
+            .iter()
+            .fold(Targets::default(), |t, c| t.inside(c))
     }
 
     pub fn bind(&mut self, key: VarKey, ty: Ty, val: Val<'c>) {

@@ -145,7 +145,7 @@ impl<'c> ModuleCodegen<'c> {
             memory_locals: memory_locals(&body),
             env: HashMap::new(),
             return_ty: sig.result.clone(),
-            loops: Vec::new(),
+            targets: Vec::new(),
         };
         for ((param, ty), arg) in params.iter().zip(&sig.params).zip(args) {
             let val = match (kind, ty) {

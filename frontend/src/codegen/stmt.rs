@@ -2,13 +2,14 @@
 //! `continue` lowered to flag variables that guard the statements after them.
 
 use clang_sys::*;
-use melior::ir::Location;
+use melior::ir::{Location, ValueLike};
 
 use super::analysis::{assigned_vars, jumps, Jumps, VarKey};
-use super::builder::Value;
+use super::builder::{internal, Value};
 use super::expr::{GepIndex, LValue};
+use super::expr::promote;
 use super::function::{FunctionCodegen, Val};
-use crate::clang::Cursor;
+use crate::clang::{ConstValue, Cursor};
 use crate::error::{FrontendError, Result};
 use crate::types::Ty;
 
@@ -68,7 +69,7 @@ impl<'c> FunctionCodegen<'c, '_> {
     fn assigned_in(&self, stmts: &[Cursor]) -> Vec<VarKey> {
         let mut keys = Vec::new();
         for s in stmts {
-            for k in assigned_vars(s, self.loops.last().copied()) {
+            for k in assigned_vars(s, self.targets()) {
                 if !keys.contains(&k) {
                     keys.push(k);
                 }
@@ -83,13 +84,12 @@ impl<'c> FunctionCodegen<'c, '_> {
         if j.returns {
             flags.push(VarKey::Returned);
         }
-        if let Some(l) = self.loops.last() {
-            if j.breaks {
-                flags.push(VarKey::Break(*l));
-            }
-            if j.continues {
-                flags.push(VarKey::Continue(*l));
-            }
+        let targets = self.targets();
+        if let (true, Some(t)) = (j.breaks, targets.break_to) {
+            flags.push(VarKey::Break(t));
+        }
+        if let (true, Some(t)) = (j.continues, targets.continue_to) {
+            flags.push(VarKey::Continue(t));
         }
         let stopped = self.any_flag(&flags, loc)?;
         self.not(stopped, loc)
@@ -142,19 +142,21 @@ impl<'c> FunctionCodegen<'c, '_> {
                 Ok(())
             }
             CXCursor_BreakStmt | CXCursor_ContinueStmt => {
-                let Some(l) = self.loops.last().copied() else {
-                    return Err(FrontendError::unsupported(
-                        s.location(),
-                        "'break' outside a loop (switch statements are not supported yet)",
-                    ));
-                };
-                let key = if s.kind() == CXCursor_BreakStmt {
-                    VarKey::Break(l)
-                } else {
-                    VarKey::Continue(l)
+                let targets = self.targets();
+                let key = match (s.kind(), targets.break_to, targets.continue_to) {
+                    (CXCursor_BreakStmt, Some(t), _) => VarKey::Break(t),
+                    (CXCursor_ContinueStmt, _, Some(t)) => VarKey::Continue(t),
+                    _ => return Err(internal(loc, "a jump without a target")),
                 };
                 self.set_flag(key, true, loc)
             }
+            CXCursor_SwitchStmt => self.emit_switch(s),
+            // `#pragma unroll` and attributes wrap the statement they apply to: accepted, and the
+            // loop is left to the device compiler's own unrolling.
+            CXCursor_UnexposedStmt => match s.children().as_slice() {
+                [inner] if !inner.is_expression() => self.emit_stmt(inner),
+                _ => Err(FrontendError::unsupported(s.location(), "statement")),
+            },
             _ if s.is_expression() => self.rvalue(s).map(|_| ()),
             _ => Err(FrontendError::unsupported(
                 s.location(),
@@ -389,7 +391,7 @@ impl<'c> FunctionCodegen<'c, '_> {
         if j.breaks {
             self.set_flag(VarKey::Break(*s), false, loc)?;
         }
-        self.loops.push(*s);
+        self.targets.push(*s);
         let mut parts: Vec<Cursor> = vec![*body];
         parts.extend(cond.copied());
         parts.extend(inc.copied());
@@ -413,8 +415,99 @@ impl<'c> FunctionCodegen<'c, '_> {
             },
             loc,
         );
-        self.loops.pop();
+        self.targets.pop();
         result
+    }
+
+    /// `switch`: each case label sets the "entered" flag when it matches (default when no case
+    /// does), and every statement runs while the flag is set and no `break` has run. Fallthrough
+    /// is just the flag staying set.
+    fn emit_switch(&mut self, s: &Cursor) -> Result<()> {
+        let loc = self.loc(s);
+        let children = s.children();
+        let Some((body, [cond])) = children.split_last().map(|(b, c)| (b, c)) else {
+            return Err(FrontendError::unsupported(
+                s.location(),
+                "switch with an initializer or condition variable",
+            ));
+        };
+        let cond_ty = promote(&Ty::of(cond)?);
+        let value = self.rvalue_as(cond, &cond_ty)?.scalar();
+        let mut items = Vec::new();
+        for stmt in body.children() {
+            flatten_labels(&stmt, &mut items)?;
+        }
+        let cases: Vec<i64> = items
+            .iter()
+            .filter_map(|i| match i {
+                SwitchItem::Case(v) => Some(*v),
+                _ => None,
+            })
+            .collect();
+        // Whether some case matches: the default label is entered only when none does.
+        let mut any_case = self.b.const_bool(false, loc)?;
+        for c in &cases {
+            let cv = self.b.const_int(value.r#type(), *c, loc)?;
+            let eq = self.compare_eq(value, cv, loc)?;
+            any_case = self.or(any_case, eq, loc)?;
+        }
+        let no_case = self.not(any_case, loc)?;
+
+        let entered = VarKey::SwitchEntered(*s);
+        self.set_flag(entered.clone(), false, loc)?;
+        if jumps_in_switch(body) {
+            self.set_flag(VarKey::Break(*s), false, loc)?;
+        }
+        self.targets.push(*s);
+        let result = (|| {
+            for item in &items {
+                match item {
+                    SwitchItem::Case(c) => {
+                        let cv = self.b.const_int(value.r#type(), *c, loc)?;
+                        let eq = self.compare_eq(value, cv, loc)?;
+                        let now = self.flag(&entered, loc)?;
+                        let v = self.or(now, eq, loc)?;
+                        self.bind(entered.clone(), Ty::Bool, Val::Scalar(v));
+                    }
+                    SwitchItem::Default => {
+                        let now = self.flag(&entered, loc)?;
+                        let v = self.or(now, no_case, loc)?;
+                        self.bind(entered.clone(), Ty::Bool, Val::Scalar(v));
+                    }
+                    SwitchItem::Stmt(stmt) => {
+                        let stop = self.any_flag(
+                            &[
+                                VarKey::Break(*s),
+                                VarKey::Returned,
+                                match self.targets().continue_to {
+                                    Some(l) => VarKey::Continue(l),
+                                    None => VarKey::Returned,
+                                },
+                            ],
+                            loc,
+                        )?;
+                        let running = self.not(stop, loc)?;
+                        let now = self.flag(&entered, loc)?;
+                        let run = self.b.value("arith.andi", &[now, running], now.r#type(), &[], loc)?;
+                        let carried = self.assigned_in(std::slice::from_ref(stmt));
+                        self.emit_guarded(run, &carried, |this| this.emit_stmt(stmt), loc)?;
+                    }
+                }
+            }
+            Ok(())
+        })();
+        self.targets.pop();
+        result
+    }
+
+    fn compare_eq(&self, a: Value<'c>, b: Value<'c>, loc: Location<'c>) -> Result<Value<'c>> {
+        let i1 = Ty::Bool.value_mlir(self.ctx());
+        let eq = melior::ir::attribute::IntegerAttribute::new(
+            melior::ir::r#type::IntegerType::new(self.ctx(), 64).into(),
+            0,
+        )
+        .into();
+        self.b.value("arith.cmpi", &[a, b], i1, &[("predicate", eq)], loc)
     }
 
     /// `do body while (cond);`: the body and the condition both run in scf.while's "before" region.
@@ -428,7 +521,7 @@ impl<'c> FunctionCodegen<'c, '_> {
         if j.breaks {
             self.set_flag(VarKey::Break(*s), false, loc)?;
         }
-        self.loops.push(*s);
+        self.targets.push(*s);
         let carried = self.assigned_in(&[*body, *cond]);
         let stop_flags = [VarKey::Returned, VarKey::Break(*s)];
         let result = self.emit_while(
@@ -443,7 +536,7 @@ impl<'c> FunctionCodegen<'c, '_> {
             |_| Ok(()),
             loc,
         );
-        self.loops.pop();
+        self.targets.pop();
         result
     }
 
@@ -465,7 +558,7 @@ impl<'c> FunctionCodegen<'c, '_> {
         let stop = self.any_flag(&live_flags, loc)?;
         let running = self.not(stop, loc)?;
         let i1 = Ty::Bool.value_mlir(self.ctx());
-        let carried = assigned_vars(cond, self.loops.last().copied());
+        let carried = assigned_vars(cond, self.targets());
         let out = self.emit_if(
             running,
             &carried,
@@ -481,6 +574,45 @@ impl<'c> FunctionCodegen<'c, '_> {
     pub fn condition(&mut self, e: &Cursor) -> Result<Value<'c>> {
         Ok(self.rvalue_as(e, &Ty::Bool)?.scalar())
     }
+}
+
+/// A switch body as a flat list: labels and the statements between them.
+enum SwitchItem {
+    Case(i64),
+    Default,
+    Stmt(Cursor),
+}
+
+fn flatten_labels(stmt: &Cursor, out: &mut Vec<SwitchItem>) -> Result<()> {
+    match stmt.kind() {
+        CXCursor_CaseStmt => {
+            let children = stmt.children();
+            let [value, inner] = children.as_slice() else {
+                return Err(FrontendError::unsupported(stmt.location(), "case range"));
+            };
+            let Some(ConstValue::Int(v)) = value.evaluate() else {
+                return Err(FrontendError::unsupported(value.location(), "non-constant case"));
+            };
+            out.push(SwitchItem::Case(v as i64));
+            flatten_labels(inner, out)
+        }
+        CXCursor_DefaultStmt => {
+            out.push(SwitchItem::Default);
+            match stmt.children().as_slice() {
+                [inner] => flatten_labels(inner, out),
+                _ => Ok(()),
+            }
+        }
+        _ => {
+            out.push(SwitchItem::Stmt(*stmt));
+            Ok(())
+        }
+    }
+}
+
+/// Whether a switch body contains a `break` of the switch itself.
+fn jumps_in_switch(body: &Cursor) -> bool {
+    jumps(body).breaks
 }
 
 /// The jumps inside a loop body that belong to the loop itself.
