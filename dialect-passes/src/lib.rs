@@ -7,6 +7,8 @@
 //! 3. the binary: `gpu-module-to-binary` serializes the SPIR-V, which is taken out of the
 //!    resulting `gpu.binary`.
 
+mod address_spaces;
+mod atomics;
 mod context;
 mod passes;
 mod pointers;
@@ -97,7 +99,8 @@ pub fn convert_to_spirv(
         "converting to SPIR-V",
         &options.conversion_pipeline(),
         print_ir_after_all,
-    )
+    )?;
+    passes::add_missing_capabilities(ctx, module)
 }
 
 /// Stage 3: serializes the spirv.module and returns the SPIR-V words as bytes.

@@ -4,7 +4,7 @@ use melior::ir::block::BlockLike;
 use melior::ir::operation::{
     OperationLike, OperationMutLike, OperationRefMut, WalkOrder, WalkResult,
 };
-use melior::ir::{Attribute, AttributeLike, Module};
+use melior::ir::{Attribute, AttributeLike, Module, ValueLike};
 use melior::Context;
 
 use crate::LowerError;
@@ -18,7 +18,7 @@ pub const HIP_SEMANTICS_PIPELINE: &str =
 /// The SPIR-V capabilities hipmlir asks for by default (Int8/Int16 for char and short, Float64
 /// for double, GenericPointer for C pointers whose address space is not known statically).
 pub const DEFAULT_SPIRV_CAPABILITIES: &str =
-    "Addresses,Int64,Int8,Int16,Float64,Kernel,GenericPointer";
+    "Addresses,Int64,Int8,Int16,Float64,Kernel,GenericPointer,Int64Atomics";
 
 /// Options of the SPIR-V conversion.
 #[derive(Debug, Clone)]
@@ -99,4 +99,42 @@ pub fn binary_object(module: &Module) -> Result<Vec<u8>, LowerError> {
     Err(LowerError::Internal(
         "no gpu.binary after serialization".into(),
     ))
+}
+
+/// Capabilities spirv-update-vce does not derive, added when the module needs them: 64-bit
+/// atomics need `Int64Atomics`.
+pub fn add_missing_capabilities(ctx: &Context, module: &Module) -> Result<(), LowerError> {
+    let mut spirv_modules = Vec::new();
+    let mut needs_int64_atomics = false;
+    module.as_operation().walk(WalkOrder::PreOrder, |op| {
+        let name = op.name();
+        let name = name.as_string_ref().as_str().unwrap_or("");
+        if name == "spirv.module" {
+            spirv_modules.push(op.to_raw());
+        } else if name.starts_with("spirv.Atomic")
+            && op.results().any(|r| r.r#type().to_string() == "i64")
+        {
+            needs_int64_atomics = true;
+        }
+        WalkResult::Advance
+    });
+    if !needs_int64_atomics {
+        return Ok(());
+    }
+    for raw in spirv_modules {
+        // SAFETY: a live spirv.module found by the walk.
+        let mut op = unsafe { OperationRefMut::from_raw(raw) };
+        let vce = op
+            .attribute("vce_triple")
+            .map_err(|e| LowerError::Internal(e.to_string()))?
+            .to_string();
+        if vce.contains("Int64Atomics") {
+            continue;
+        }
+        let updated = vce.replacen('[', "[Int64Atomics, ", 1);
+        let attr = Attribute::parse(ctx, &updated)
+            .ok_or_else(|| LowerError::Internal(format!("bad vce triple {updated}")))?;
+        op.set_attribute("vce_triple", attr);
+    }
+    Ok(())
 }

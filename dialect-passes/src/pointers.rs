@@ -27,6 +27,7 @@ use mlir_sys::{
     MlirOperation, MlirValue,
 };
 
+use crate::atomics;
 use crate::LowerError;
 
 /// The SPIR-V storage class of an LLVM address space (SPIR numbering).
@@ -52,7 +53,7 @@ fn is_llvm_ptr(t: Type) -> bool {
 
 /// The address space of a pointer type: an LLVM pointer, or a SPIR-V pointer this pass made
 /// already (operands of later ops may have been replaced by then).
-fn address_space(t: Type) -> u32 {
+pub(crate) fn address_space(t: Type) -> u32 {
     if is_llvm_ptr(t) {
         // SAFETY: `t` is an LLVM pointer type.
         return unsafe { mlirLLVMPointerTypeGetAddressSpace(t.to_raw()) };
@@ -113,7 +114,11 @@ fn parse_type<'c>(ctx: &'c Context, text: &str) -> Result<Type<'c>, LowerError> 
 }
 
 /// `!spirv.ptr<T, SC>` for an element type and an LLVM address space.
-fn spirv_ptr<'c>(ctx: &'c Context, element: Type, space: u32) -> Result<Type<'c>, LowerError> {
+pub(crate) fn spirv_ptr<'c>(
+    ctx: &'c Context,
+    element: Type,
+    space: u32,
+) -> Result<Type<'c>, LowerError> {
     parse_type(
         ctx,
         &format!(
@@ -125,15 +130,15 @@ fn spirv_ptr<'c>(ctx: &'c Context, element: Type, space: u32) -> Result<Type<'c>
 }
 
 /// Builds replacement operations in front of one operation.
-struct Rewriter<'c> {
-    ctx: &'c Context,
-    block: MlirBlock,
-    before: MlirOperation,
-    loc: Location<'c>,
+pub(crate) struct Rewriter<'c> {
+    pub ctx: &'c Context,
+    pub block: MlirBlock,
+    pub before: MlirOperation,
+    pub loc: Location<'c>,
 }
 
 impl<'c> Rewriter<'c> {
-    fn op(
+    pub fn op(
         &self,
         name: &str,
         operands: &[MlirValue],
@@ -166,7 +171,7 @@ impl<'c> Rewriter<'c> {
         }
     }
 
-    fn bitcast(&self, v: MlirValue, to: Type<'c>) -> Result<MlirValue, LowerError> {
+    pub fn bitcast(&self, v: MlirValue, to: Type<'c>) -> Result<MlirValue, LowerError> {
         // SAFETY: `v` is a live value.
         let from = unsafe { Type::from_raw(mlir_sys::mlirValueGetType(v)) };
         if from == to {
@@ -192,9 +197,16 @@ const POINTER_OPS: &[&str] = &[
     "llvm.ptrtoint",
     "llvm.inttoptr",
     "llvm.mlir.zero",
+    "llvm.mlir.global",
+    "llvm.mlir.addressof",
+    "llvm.atomicrmw",
+    "llvm.cmpxchg",
+    "llvm.extractvalue",
+    "llvm.fence",
 ];
 
 pub fn lower_pointers_to_spirv(ctx: &Context, module: &Module) -> Result<(), LowerError> {
+    let spaces = crate::address_spaces::specific_access_spaces(module);
     let mut ops: Vec<MlirOperation> = Vec::new();
     let mut functions: Vec<MlirOperation> = Vec::new();
     module.as_operation().walk(WalkOrder::PreOrder, |op| {
@@ -213,7 +225,7 @@ pub fn lower_pointers_to_spirv(ctx: &Context, module: &Module) -> Result<(), Low
     for raw in &ops {
         // SAFETY: the walk found this live operation; it is erased only below.
         let op = unsafe { OperationRef::from_raw(*raw) };
-        lower_op(ctx, op)?;
+        lower_op(ctx, op, spaces.get(&(raw.ptr as usize)).copied())?;
     }
     for raw in ops.into_iter().rev() {
         // SAFETY: every use was replaced in `lower_op`; the op is detached, then destroyed.
@@ -234,7 +246,8 @@ fn byte_ptr<'c>(ctx: &'c Context, space: u32) -> Result<Type<'c>, LowerError> {
     parse_type(ctx, &format!("!spirv.ptr<i8, {}>", storage_class(space)?))
 }
 
-fn lower_op(ctx: &Context, op: OperationRef) -> Result<(), LowerError> {
+/// Lowers one operation; `known_space` is the inferred space of an access's generic pointer.
+fn lower_op(ctx: &Context, op: OperationRef, known_space: Option<u32>) -> Result<(), LowerError> {
     let name = op.name();
     let name = name.as_string_ref().as_str().unwrap_or("").to_string();
     let rw = Rewriter {
@@ -247,6 +260,23 @@ fn lower_op(ctx: &Context, op: OperationRef) -> Result<(), LowerError> {
     let operand = |i: usize| -> Result<Value, LowerError> {
         op.operand(i)
             .map_err(|e| LowerError::Internal(e.to_string()))
+    };
+    // The pointer an access uses: cast from generic to its inferred space when there is one.
+    let access_pointer = |i: usize| -> Result<(MlirValue, u32), LowerError> {
+        let p = operand(i)?;
+        let space = address_space(p.r#type());
+        match known_space {
+            Some(s) if space == 4 && s != 4 => {
+                let specific = rw.op(
+                    "spirv.GenericCastToPtr",
+                    &[p.to_raw()],
+                    &[byte_ptr(ctx, s)?],
+                    &[],
+                )?[0];
+                Ok((specific, s))
+            }
+            _ => Ok((p.to_raw(), space)),
+        }
     };
     let result_type = || -> Result<Type, LowerError> {
         Ok(op
@@ -308,11 +338,8 @@ fn lower_op(ctx: &Context, op: OperationRef) -> Result<(), LowerError> {
         }
         "llvm.store" => {
             let value = operand(0)?;
-            let ptr = operand(1)?;
-            let typed = rw.bitcast(
-                ptr.to_raw(),
-                spirv_ptr(ctx, value.r#type(), address_space(ptr.r#type()))?,
-            )?;
+            let (ptr, space) = access_pointer(1)?;
+            let typed = rw.bitcast(ptr, spirv_ptr(ctx, value.r#type(), space)?)?;
             rw.op("spirv.Store", &[typed, value.to_raw()], &[], &[])?;
             None
         }
@@ -384,6 +411,77 @@ fn lower_op(ctx: &Context, op: OperationRef) -> Result<(), LowerError> {
             let to = byte_ptr(ctx, address_space(ty))?;
             Some(rw.op("spirv.ConvertUToPtr", &[zero], &[to], &[])?[0])
         }
+        "llvm.mlir.global" => {
+            let symbol = op
+                .attribute("sym_name")
+                .map_err(|e| LowerError::Internal(e.to_string()))?;
+            let ty = type_attribute(&op, "global_type")?;
+            let space = op
+                .attribute("addr_space")
+                .ok()
+                .and_then(|a| IntegerAttribute::try_from(a).ok())
+                .map(|a| a.value() as u32)
+                .unwrap_or(0);
+            let var_type = TypeAttribute::new(spirv_ptr(ctx, ty, space)?).into();
+            rw.op(
+                "spirv.GlobalVariable",
+                &[],
+                &[],
+                &[("sym_name", symbol), ("type", var_type)],
+            )?;
+            None
+        }
+        "llvm.mlir.addressof" => {
+            let ty = result_type()?;
+            let symbol = op
+                .attribute("global_name")
+                .map_err(|e| LowerError::Internal(e.to_string()))?;
+            let global = global_type(&op, symbol)?;
+            let space = address_space(ty);
+            let typed = rw.op(
+                "spirv.mlir.addressof",
+                &[],
+                &[spirv_ptr(ctx, global, space)?],
+                &[("variable", symbol)],
+            )?[0];
+            Some(rw.bitcast(typed, byte_ptr(ctx, space)?)?)
+        }
+        "llvm.fence" => {
+            let scope = scope_attr(ctx, &op)?;
+            let semantics = memory_semantics(
+                ctx,
+                "SequentiallyConsistent|WorkgroupMemory|CrossWorkgroupMemory",
+            )?;
+            rw.op(
+                "spirv.MemoryBarrier",
+                &[],
+                &[],
+                &[("memory_scope", scope), ("memory_semantics", semantics)],
+            )?;
+            None
+        }
+        "llvm.atomicrmw" => {
+            let (ptr, space) = access_pointer(0)?;
+            Some(atomics::lower_rmw(ctx, &rw, &op, ptr, space)?)
+        }
+        "llvm.cmpxchg" => {
+            // Only the old value is used (extractvalue [0]); see `llvm.extractvalue` below.
+            let (ptr, space) = access_pointer(0)?;
+            Some(atomics::lower_cmpxchg(ctx, &rw, &op, ptr, space)?)
+        }
+        "llvm.extractvalue" => {
+            // hipmlir only extracts the old value ([0]) of an llvm.cmpxchg, which was replaced
+            // by that old value itself.
+            let position = op
+                .attribute("position")
+                .map_err(|e| LowerError::Internal(e.to_string()))?;
+            if position.to_string() != "array<i64: 0>" {
+                return Err(LowerError::Internal(format!(
+                    "llvm.extractvalue {position} is not lowered"
+                )));
+            }
+            Some(operand(0)?.to_raw())
+        }
         other => return Err(LowerError::Internal(format!("unexpected {other}"))),
     };
     if let Some(new) = replacement {
@@ -394,6 +492,67 @@ fn lower_op(ctx: &Context, op: OperationRef) -> Result<(), LowerError> {
         unsafe { mlirValueReplaceAllUsesOfWith(old.to_raw(), new) };
     }
     Ok(())
+}
+
+/// The element type of the global `symbol` refers to, from its (not yet lowered) declaration.
+fn global_type<'c>(
+    op: &OperationRef<'c, '_>,
+    symbol: Attribute<'c>,
+) -> Result<Type<'c>, LowerError> {
+    let name = symbol.to_string();
+    let name = name.trim_start_matches('@').trim_matches('"').to_string();
+    let mut current = op.parent_operation();
+    while let Some(p) = current {
+        if p.name().as_string_ref().as_str() == Ok("gpu.module") {
+            let region = p
+                .region(0)
+                .map_err(|e| LowerError::Internal(e.to_string()))?;
+            let block = region
+                .first_block()
+                .ok_or_else(|| LowerError::Internal("empty gpu.module".into()))?;
+            let mut o = block.first_operation();
+            while let Some(g) = o {
+                if g.name().as_string_ref().as_str() == Ok("llvm.mlir.global") {
+                    if let Ok(sym) = g.attribute("sym_name") {
+                        if sym.to_string().trim_matches('"') == name {
+                            return type_attribute(&g, "global_type");
+                        }
+                    }
+                }
+                o = g.next_in_block();
+            }
+        }
+        current = p.parent_operation();
+    }
+    Err(LowerError::Internal(format!("no global named {name}")))
+}
+
+/// The SPIR-V memory scope of an LLVM sync scope ("" is the whole system).
+pub(crate) fn scope_attr<'c>(
+    ctx: &'c Context,
+    op: &OperationRef,
+) -> Result<Attribute<'c>, LowerError> {
+    let scope = op
+        .attribute("syncscope")
+        .ok()
+        .map(|a| a.to_string().trim_matches('"').to_string())
+        .unwrap_or_default();
+    let spirv = match scope.as_str() {
+        "workgroup" => "Workgroup",
+        "agent" => "Device",
+        "" => "CrossDevice",
+        other => return Err(LowerError::Internal(format!("unknown sync scope {other}"))),
+    };
+    Attribute::parse(ctx, &format!("#spirv.scope<{spirv}>"))
+        .ok_or_else(|| LowerError::Internal("scope attribute".into()))
+}
+
+pub(crate) fn memory_semantics<'c>(
+    ctx: &'c Context,
+    bits: &str,
+) -> Result<Attribute<'c>, LowerError> {
+    Attribute::parse(ctx, &format!("#spirv.memory_semantics<{bits}>"))
+        .ok_or_else(|| LowerError::Internal("memory semantics attribute".into()))
 }
 
 /// The SPIR-V type of a value: pointers become byte pointers, LLVM aggregates SPIR-V ones,

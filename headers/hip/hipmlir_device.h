@@ -45,6 +45,54 @@ extern __device__ const __hipmlir_uint3 blockIdx;
 extern __device__ const __hipmlir_uint3 blockDim;
 extern __device__ const __hipmlir_uint3 gridDim;
 extern __device__ const int warpSize;
+
+// Synchronization.
+__device__ void __syncthreads(void);
+__device__ void __threadfence(void);
+__device__ void __threadfence_block(void);
+__device__ void __threadfence_system(void);
+
+// Atomics: each returns the old value. The _block and _system forms narrow or widen the scope.
+#define HIPMLIR_ATOMIC(name, T)                 \
+  __device__ T name(T* address, T value);       \
+  __device__ T name##_block(T* address, T value); \
+  __device__ T name##_system(T* address, T value);
+#define HIPMLIR_ATOMIC_INTEGERS(name)            \
+  HIPMLIR_ATOMIC(name, int)                      \
+  HIPMLIR_ATOMIC(name, unsigned int)             \
+  HIPMLIR_ATOMIC(name, unsigned long long)       \
+  HIPMLIR_ATOMIC(name, long long)
+HIPMLIR_ATOMIC_INTEGERS(atomicAdd)
+HIPMLIR_ATOMIC(atomicAdd, float)
+HIPMLIR_ATOMIC(atomicAdd, double)
+HIPMLIR_ATOMIC_INTEGERS(atomicSub)
+HIPMLIR_ATOMIC(atomicSub, float)
+HIPMLIR_ATOMIC(atomicSub, double)
+HIPMLIR_ATOMIC_INTEGERS(atomicExch)
+HIPMLIR_ATOMIC(atomicExch, float)
+HIPMLIR_ATOMIC(atomicExch, double)
+HIPMLIR_ATOMIC_INTEGERS(atomicMin)
+HIPMLIR_ATOMIC(atomicMin, float)
+HIPMLIR_ATOMIC(atomicMin, double)
+HIPMLIR_ATOMIC_INTEGERS(atomicMax)
+HIPMLIR_ATOMIC(atomicMax, float)
+HIPMLIR_ATOMIC(atomicMax, double)
+HIPMLIR_ATOMIC_INTEGERS(atomicAnd)
+HIPMLIR_ATOMIC_INTEGERS(atomicOr)
+HIPMLIR_ATOMIC_INTEGERS(atomicXor)
+HIPMLIR_ATOMIC(atomicInc, unsigned int)
+HIPMLIR_ATOMIC(atomicDec, unsigned int)
+#undef HIPMLIR_ATOMIC_INTEGERS
+#undef HIPMLIR_ATOMIC
+#define HIPMLIR_ATOMIC_CAS(T)                                  \
+  __device__ T atomicCAS(T* address, T compare, T value);        \
+  __device__ T atomicCAS_block(T* address, T compare, T value);  \
+  __device__ T atomicCAS_system(T* address, T compare, T value);
+HIPMLIR_ATOMIC_CAS(int)
+HIPMLIR_ATOMIC_CAS(unsigned int)
+HIPMLIR_ATOMIC_CAS(unsigned long long)
+HIPMLIR_ATOMIC_CAS(long long)
+#undef HIPMLIR_ATOMIC_CAS
 #endif
 
 #define hipThreadIdx_x (threadIdx.x)

@@ -53,13 +53,12 @@ pub fn outline_kernels(ctx: &Context, module: &mut Module) -> Result<Vec<String>
         .map_err(|e| OutlineError::Internal(e.to_string()))?;
     let body = module.body();
 
-    // Collect first: the walk must not see the operations it moves.
+    // Collect first: the walk must not see the operations it moves. Everything the frontend
+    // put in the module is device code: kernels, device functions, device variables.
     let mut functions: Vec<OperationRef> = Vec::new();
     let mut op = body.first_operation();
     while let Some(o) = op {
-        if o.name().as_string_ref().as_str() == Ok("func.func") {
-            functions.push(o);
-        }
+        functions.push(o);
         op = o.next_in_block();
     }
     body.append_operation(gpu_module);
@@ -69,7 +68,7 @@ pub fn outline_kernels(ctx: &Context, module: &mut Module) -> Result<Vec<String>
         if f.has_attribute("hipmlir.kernel") {
             kernels.push(outline_kernel(ctx, f, gpu_module_block)?);
         } else {
-            // A device function: move it next to the kernels that call it.
+            // A device function or variable: move it next to the kernels that use it.
             let target = unsafe { melior::ir::BlockRef::from_raw(gpu_module_block) };
             let anchor = target.terminator().map(|t| t.to_raw());
             unsafe {

@@ -1005,6 +1005,15 @@ impl<'c> FunctionCodegen<'c, '_> {
             FrontendError::unsupported(e.location(), "call through a function pointer")
         })?;
         let args = e.arguments();
+        if is_builtin_decl_cursor(&callee) {
+            return match self.builtin_call(&callee.spelling(), e, &args)? {
+                Some(v) => Ok(v),
+                None => Err(FrontendError::unsupported(
+                    e.location(),
+                    format!("device builtin '{}'", callee.spelling()),
+                )),
+            };
+        }
         if let Some(special) = callee.trivial_special_member() {
             return self.trivial_special_member(special, e, &args);
         }
@@ -1148,9 +1157,11 @@ fn strip_implicit(e: &Cursor) -> Cursor {
 
 /// Whether a DeclRefExpr names one of the builtins declared by hipmlir's own header.
 fn is_builtin_decl(e: &Cursor) -> bool {
-    e.referenced()
-        .map(|d| d.location().file.ends_with("hip/hipmlir_device.h"))
-        .unwrap_or(false)
+    e.referenced().is_some_and(|d| is_builtin_decl_cursor(&d))
+}
+
+fn is_builtin_decl_cursor(decl: &Cursor) -> bool {
+    decl.location().file.ends_with("hip/hipmlir_device.h")
 }
 
 fn enum_constant(e: &Cursor) -> Option<ConstValue> {

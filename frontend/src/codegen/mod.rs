@@ -1,6 +1,7 @@
 //! AST → MLIR. Locals are SSA values, control flow is structured (scf), jumps are flags.
 mod analysis;
 mod builder;
+mod builtins;
 mod expr;
 mod function;
 mod module;

@@ -34,6 +34,8 @@ pub struct ModuleCodegen<'c> {
     /// Device functions by canonical declaration; emitted once each.
     functions: HashMap<Cursor, FunctionSig>,
     pending: Vec<Cursor>,
+    /// Module-level variables (`__shared__`), by canonical declaration → symbol.
+    globals: HashMap<Cursor, String>,
     pub kernels: Vec<KernelInfo>,
 }
 
@@ -56,6 +58,7 @@ impl<'c> ModuleCodegen<'c> {
             module: Module::new(location),
             functions: HashMap::new(),
             pending: Vec::new(),
+            globals: HashMap::new(),
             kernels: Vec::new(),
         }
     }
@@ -102,6 +105,52 @@ impl<'c> ModuleCodegen<'c> {
         self.functions.insert(key, sig.clone());
         self.pending.push(def);
         Ok(sig)
+    }
+
+    /// The symbol of a `__shared__` variable; declared as an `llvm.mlir.global` in the workgroup
+    /// address space on first use. Every block gets its own copy, as in HIP.
+    pub fn shared_variable(&mut self, decl: &Cursor, ty: &Ty) -> Result<String> {
+        let key = decl.canonical();
+        if let Some(symbol) = self.globals.get(&key) {
+            return Ok(symbol.clone());
+        }
+        let ctx = self.ctx;
+        let mangled = decl.mangled_name();
+        let symbol = if mangled.is_empty() {
+            format!("__shared_{}_{}", decl.spelling(), self.globals.len())
+        } else {
+            mangled
+        };
+        let l = decl.location();
+        let loc = Location::new(ctx, &l.file, l.line as usize, l.column as usize);
+        let linkage = Attribute::parse(ctx, "#llvm.linkage<internal>")
+            .ok_or_else(|| internal(loc, "linkage attribute"))?;
+        let global = OperationBuilder::new("llvm.mlir.global", loc)
+            .add_attributes(&[
+                (
+                    Identifier::new(ctx, "sym_name"),
+                    StringAttribute::new(ctx, &symbol).into(),
+                ),
+                (
+                    Identifier::new(ctx, "global_type"),
+                    TypeAttribute::new(ty.memory_mlir(ctx)).into(),
+                ),
+                (Identifier::new(ctx, "linkage"), linkage),
+                (
+                    Identifier::new(ctx, "addr_space"),
+                    melior::ir::attribute::IntegerAttribute::new(
+                        IntegerType::new(ctx, 32).into(),
+                        AddrSpace::Workgroup as i64,
+                    )
+                    .into(),
+                ),
+            ])
+            .add_regions([Region::new()])
+            .build()
+            .map_err(|e| internal(loc, e))?;
+        self.module.body().append_operation(global);
+        self.globals.insert(key, symbol.clone());
+        Ok(symbol)
     }
 
     fn emit_function(&mut self, def: &Cursor, kind: FunctionKind) -> Result<()> {

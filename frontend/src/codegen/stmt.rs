@@ -6,8 +6,8 @@ use melior::ir::{Location, ValueLike};
 
 use super::analysis::{assigned_vars, jumps, Jumps, VarKey};
 use super::builder::{internal, Value};
-use super::expr::{GepIndex, LValue};
 use super::expr::promote;
+use super::expr::{GepIndex, LValue};
 use super::function::{FunctionCodegen, Val};
 use crate::clang::{ConstValue, Cursor};
 use crate::error::{FrontendError, Result};
@@ -181,9 +181,18 @@ impl<'c> FunctionCodegen<'c, '_> {
                 ))
             }
         }
-        let ty = Ty::of(decl)?;
         let loc = self.loc(decl);
         let key = VarKey::Decl(decl.canonical());
+        if decl.has_attr(CXCursor_CUDASharedAttr) {
+            return self.emit_shared_decl(decl, key, loc);
+        }
+        if decl.has_global_storage() {
+            return Err(FrontendError::unsupported(
+                decl.location(),
+                format!("static local variable '{}'", decl.spelling()),
+            ));
+        }
+        let ty = Ty::of(decl)?;
         let init = decl.var_initializer();
         if decl.ty().is_reference() {
             let Some(init) = init else {
@@ -210,6 +219,35 @@ impl<'c> FunctionCodegen<'c, '_> {
             None => self.zero(&ty, loc)?,
         };
         self.bind(key, ty, val);
+        Ok(())
+    }
+
+    /// `__shared__ T name[...]`: workgroup memory, one copy per block.
+    fn emit_shared_decl(&mut self, decl: &Cursor, key: VarKey, loc: Location<'c>) -> Result<()> {
+        if decl.ty().canonical().kind() == CXType_IncompleteArray {
+            return Err(FrontendError::unsupported(
+                decl.location(),
+                "dynamic shared memory ('extern __shared__')",
+            ));
+        }
+        if decl.var_initializer().is_some() {
+            return Err(FrontendError::single(
+                decl.location(),
+                "initialization is not supported for __shared__ variables",
+            ));
+        }
+        let ty = Ty::of(decl)?;
+        let symbol = self.module.shared_variable(decl, &ty)?;
+        let ptr_type = crate::types::pointer_type(self.ctx(), crate::types::AddrSpace::Workgroup);
+        let sym = melior::ir::attribute::FlatSymbolRefAttribute::new(self.ctx(), &symbol).into();
+        let ptr = self.b.value(
+            "llvm.mlir.addressof",
+            &[],
+            ptr_type,
+            &[("global_name", sym)],
+            loc,
+        )?;
+        self.bind_memory(key, ty, ptr);
         Ok(())
     }
 
@@ -425,7 +463,7 @@ impl<'c> FunctionCodegen<'c, '_> {
     fn emit_switch(&mut self, s: &Cursor) -> Result<()> {
         let loc = self.loc(s);
         let children = s.children();
-        let Some((body, [cond])) = children.split_last().map(|(b, c)| (b, c)) else {
+        let Some((body, [cond])) = children.split_last() else {
             return Err(FrontendError::unsupported(
                 s.location(),
                 "switch with an initializer or condition variable",
@@ -488,7 +526,9 @@ impl<'c> FunctionCodegen<'c, '_> {
                         )?;
                         let running = self.not(stop, loc)?;
                         let now = self.flag(&entered, loc)?;
-                        let run = self.b.value("arith.andi", &[now, running], now.r#type(), &[], loc)?;
+                        let run =
+                            self.b
+                                .value("arith.andi", &[now, running], now.r#type(), &[], loc)?;
                         let carried = self.assigned_in(std::slice::from_ref(stmt));
                         self.emit_guarded(run, &carried, |this| this.emit_stmt(stmt), loc)?;
                     }
@@ -507,7 +547,8 @@ impl<'c> FunctionCodegen<'c, '_> {
             0,
         )
         .into();
-        self.b.value("arith.cmpi", &[a, b], i1, &[("predicate", eq)], loc)
+        self.b
+            .value("arith.cmpi", &[a, b], i1, &[("predicate", eq)], loc)
     }
 
     /// `do body while (cond);`: the body and the condition both run in scf.while's "before" region.
@@ -591,7 +632,10 @@ fn flatten_labels(stmt: &Cursor, out: &mut Vec<SwitchItem>) -> Result<()> {
                 return Err(FrontendError::unsupported(stmt.location(), "case range"));
             };
             let Some(ConstValue::Int(v)) = value.evaluate() else {
-                return Err(FrontendError::unsupported(value.location(), "non-constant case"));
+                return Err(FrontendError::unsupported(
+                    value.location(),
+                    "non-constant case",
+                ));
             };
             out.push(SwitchItem::Case(v as i64));
             flatten_labels(inner, out)
