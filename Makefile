@@ -22,6 +22,11 @@ test: build
 	$(CARGO) test --release --workspace
 	$(MAKE) --no-print-directory lint
 
+# Benchmarks side by side with peers (never part of `make test`): writes BENCHMARKS.md and prints a
+# summary. QUICK=1 runs the short version.
+bench: build
+	target/release/hipmlir-bench $(if $(QUICK),--quick)
+
 lint:
 	$(CARGO) fmt --all -- --check
 	$(CARGO) clippy --release --workspace --all-targets -- -D warnings

@@ -1,0 +1,279 @@
+//! hipmlir-bench: measures hipmlir side by side with its peers, in one run, on one device —
+//! kernel quality, launch overhead, compile time and the JIT cache — writes BENCHMARKS.md and
+//! prints a summary. `make bench` runs it; `make bench QUICK=1` runs the short version.
+//!
+//! Nothing here panics on a failure of what it measures: every failure (a kernel hipmlir cannot
+//! compile yet, a wrong output, a missing device or tool) becomes a line of the report.
+
+mod cases;
+mod cl;
+mod compile;
+mod kernels;
+mod launch;
+mod report;
+mod stats;
+mod tools;
+
+use std::panic::{self, AssertUnwindSafe};
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use crate::tools::Tools;
+
+const USAGE: &str = "\
+usage: hipmlir-bench [--quick] [--out FILE] [--work DIR] [--hipmlir PATH] [--clang CMD]
+                     [--llc CMD] [--only PART[,PART...]]
+
+Measures hipmlir against its peers on the OpenCL device and writes a Markdown report.
+  --quick      shorter run (fewer repetitions, smaller matmul); streaming sizes stay >= 64 MB
+  --out FILE   the report (default: BENCHMARKS.md at the repository root)
+  --work DIR   scratch folder (default: build/bench at the repository root)
+  --hipmlir P  the hipmlir binary (default: target/release/hipmlir)
+  --clang CMD  the OpenCL C to SPIR-V compiler (default: clang-22)
+  --llc CMD    LLVM IR to SPIR-V for the reference HIP build (default: llc-22)
+  --only P,..  run only these parts: kernels, launch, compile, jit
+";
+
+/// Runs `f`, turning a panic into an error message so that one broken part cannot stop the rest.
+pub fn guard<T>(f: impl FnOnce() -> T) -> Result<T, String> {
+    panic::catch_unwind(AssertUnwindSafe(f)).map_err(|p| {
+        let msg = p
+            .downcast_ref::<String>()
+            .cloned()
+            .or_else(|| p.downcast_ref::<&str>().map(|s| s.to_string()))
+            .unwrap_or_else(|| "unknown panic".to_string());
+        format!("internal error (panic): {msg}")
+    })
+}
+
+/// How much of everything to do.
+#[derive(Debug, Clone, Copy)]
+pub struct Plan {
+    pub quick: bool,
+    pub kernel_reps: kernels::Reps,
+    pub copy_bytes: usize,
+    pub launch_iters: usize,
+    pub launch_reps: usize,
+    pub launch_rounds: usize,
+    pub compile_runs: usize,
+    pub scaling_runs: usize,
+    pub jit_runs: usize,
+}
+
+impl Plan {
+    fn new(quick: bool) -> Plan {
+        if quick {
+            Plan {
+                quick,
+                kernel_reps: kernels::Reps {
+                    warmup: 2,
+                    timed: 7,
+                },
+                copy_bytes: 256 << 20,
+                launch_iters: 5000,
+                launch_reps: 5,
+                launch_rounds: 3,
+                compile_runs: 3,
+                scaling_runs: 1,
+                jit_runs: 3,
+            }
+        } else {
+            Plan {
+                quick,
+                kernel_reps: kernels::Reps {
+                    warmup: 3,
+                    timed: 15,
+                },
+                copy_bytes: 256 << 20,
+                launch_iters: 20000,
+                launch_reps: 5,
+                launch_rounds: 5,
+                compile_runs: 5,
+                scaling_runs: 3,
+                jit_runs: 5,
+            }
+        }
+    }
+}
+
+struct Options {
+    quick: bool,
+    out: PathBuf,
+    tools: Tools,
+    only: Option<Vec<String>>,
+}
+
+fn parse_args() -> Result<Options, String> {
+    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .map(PathBuf::from)
+        .unwrap_or_else(|| PathBuf::from("."));
+    let mut o = Options {
+        quick: false,
+        out: root.join("BENCHMARKS.md"),
+        tools: Tools {
+            hipmlir: root.join("target/release/hipmlir"),
+            clang: "clang-22".to_string(),
+            llc: "llc-22".to_string(),
+            work: root.join("build/bench"),
+            root,
+        },
+        only: None,
+    };
+    let mut args = std::env::args().skip(1);
+    while let Some(a) = args.next() {
+        let mut value = |flag: &str| args.next().ok_or(format!("{flag} needs a value"));
+        match a.as_str() {
+            "--quick" => o.quick = true,
+            "--out" => o.out = PathBuf::from(value("--out")?),
+            "--work" => o.tools.work = PathBuf::from(value("--work")?),
+            "--hipmlir" => o.tools.hipmlir = PathBuf::from(value("--hipmlir")?),
+            "--clang" => o.tools.clang = value("--clang")?,
+            "--llc" => o.tools.llc = value("--llc")?,
+            "--only" => {
+                let parts: Vec<String> = value("--only")?
+                    .split(',')
+                    .map(|s| s.trim().to_string())
+                    .collect();
+                for p in &parts {
+                    if !["kernels", "launch", "compile", "jit"].contains(&p.as_str()) {
+                        return Err(format!("unknown part '{p}'"));
+                    }
+                }
+                o.only = Some(parts);
+            }
+            "-h" | "--help" => {
+                print!("{USAGE}");
+                std::process::exit(0);
+            }
+            other => return Err(format!("unknown argument '{other}'")),
+        }
+    }
+    Ok(o)
+}
+
+fn main() -> ExitCode {
+    let o = match parse_args() {
+        Ok(o) => o,
+        Err(e) => {
+            eprint!("hipmlir-bench: {e}\n{USAGE}");
+            return ExitCode::from(2);
+        }
+    };
+    let plan = Plan::new(o.quick);
+    let tools = &o.tools;
+    if let Err(e) = std::fs::create_dir_all(&tools.work) {
+        eprintln!("hipmlir-bench: cannot create {}: {e}", tools.work.display());
+        return ExitCode::FAILURE;
+    }
+    let wants = |part: &str| o.only.as_ref().is_none_or(|v| v.iter().any(|p| p == part));
+    let mut r = report::Results {
+        quick: o.quick,
+        plan,
+        ..Default::default()
+    };
+
+    eprintln!("[device] opening the OpenCL device");
+    let cl = guard(cl::Cl::open).and_then(|r| r);
+    match &cl {
+        Ok(c) => {
+            eprintln!("[device] {} ({})", c.info.name, c.info.platform);
+            r.device = Some(c.info.clone());
+            r.copy_bandwidth = Some(
+                guard(|| {
+                    c.copy_bandwidth(
+                        plan.copy_bytes,
+                        plan.kernel_reps.warmup,
+                        plan.kernel_reps.timed,
+                    )
+                })
+                .and_then(|r| r),
+            );
+            if let Some(Ok(bw)) = &r.copy_bandwidth {
+                eprintln!("[device] copy bandwidth {bw:.1} GB/s");
+            }
+        }
+        Err(e) => {
+            eprintln!("[device] {e}");
+            r.device_error = Some(e.clone());
+        }
+    }
+
+    let sizes = if o.quick {
+        cases::Sizes::quick()
+    } else {
+        cases::Sizes::full()
+    };
+    if wants("kernels") {
+        r.kernels = Some(kernels::run(&cl, tools, sizes, plan.kernel_reps));
+    }
+    // The launch programs use their own OpenCL contexts; release ours first.
+    drop(cl);
+
+    if wants("launch") || wants("jit") {
+        eprintln!("[launch] building launch_overhead.hip (hipmlir) and launch_raw.cpp (g++)");
+        let programs = guard(|| launch::build(tools)).and_then(|r| r);
+        if wants("launch") {
+            r.launch = Some(programs.as_ref().map_err(Clone::clone).and_then(|p| {
+                guard(|| {
+                    launch::overhead(
+                        p,
+                        tools,
+                        plan.launch_iters,
+                        plan.launch_reps,
+                        plan.launch_rounds,
+                    )
+                })
+                .and_then(|r| r)
+            }));
+        }
+        if wants("jit") {
+            r.jit = Some(
+                programs
+                    .as_ref()
+                    .map_err(Clone::clone)
+                    .and_then(|p| guard(|| launch::jit(p, tools, plan.jit_runs)).and_then(|r| r)),
+            );
+        }
+    }
+
+    if wants("compile") {
+        r.compile = Some(
+            guard(|| compile::per_kernel(tools, plan.compile_runs)).unwrap_or_else(|e| {
+                vec![compile::CompileRow {
+                    name: "all".into(),
+                    hipmlir: Err(e.clone()),
+                    clang: Err(e),
+                }]
+            }),
+        );
+        r.scaling = Some(
+            guard(|| compile::scaling(tools, plan.scaling_runs)).unwrap_or_else(|e| {
+                vec![compile::ScalingRow {
+                    kernels: 0,
+                    hipmlir: Err(e.clone()),
+                    clang: Err(e),
+                }]
+            }),
+        );
+    }
+
+    r.host = report::host_description();
+    r.date = report::date();
+    let summary = report::summary(&r);
+    let markdown = report::markdown(&r, &summary);
+    let written = std::fs::write(&o.out, markdown);
+    println!();
+    match &written {
+        Ok(()) => println!("wrote {}", o.out.display()),
+        Err(e) => println!("cannot write {}: {e}", o.out.display()),
+    }
+    for line in &summary {
+        println!("{line}");
+    }
+    if written.is_ok() {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::FAILURE
+    }
+}

@@ -1,0 +1,646 @@
+//! BENCHMARKS.md and the printed summary.
+
+use std::fmt::Write as _;
+use std::process::Command;
+
+use crate::cases::Work;
+use crate::cl::DeviceInfo;
+use crate::compile::{self, CompileRow, ScalingRow};
+use crate::kernels::{self, KernelRow, VARIANTS};
+use crate::launch::{Jit, Overhead};
+use crate::stats::{fmt_ms, fmt_ratio, fmt_time, geomean, median};
+use crate::Plan;
+
+/// Everything measured in one run; `None` for a part that was not run.
+#[derive(Default)]
+pub struct Results {
+    pub quick: bool,
+    pub plan: Plan,
+    pub date: String,
+    pub host: String,
+    pub device: Option<DeviceInfo>,
+    pub device_error: Option<String>,
+    pub copy_bandwidth: Option<Result<f64, String>>,
+    pub kernels: Option<Vec<KernelRow>>,
+    pub launch: Option<Result<Overhead, String>>,
+    pub jit: Option<Result<Jit, String>>,
+    pub compile: Option<Vec<CompileRow>>,
+    pub scaling: Option<Vec<ScalingRow>>,
+}
+
+impl Default for Plan {
+    fn default() -> Plan {
+        Plan::new(false)
+    }
+}
+
+/// The date, from `date` (the bench has no calendar of its own).
+pub fn date() -> String {
+    Command::new("date")
+        .args(["-u", "+%Y-%m-%d %H:%M UTC"])
+        .output()
+        .ok()
+        .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_string())
+        .unwrap_or_default()
+}
+
+/// CPU model, core count and kernel of the host.
+pub fn host_description() -> String {
+    let cpu = std::fs::read_to_string("/proc/cpuinfo")
+        .ok()
+        .and_then(|s| {
+            s.lines()
+                .find(|l| l.starts_with("model name"))
+                .and_then(|l| l.split_once(':'))
+                .map(|(_, v)| v.trim().to_string())
+        })
+        .unwrap_or_else(|| "unknown CPU".to_string());
+    let cores = std::thread::available_parallelism()
+        .map(|n| n.get())
+        .unwrap_or(0);
+    let kernel = Command::new("uname")
+        .arg("-sr")
+        .output()
+        .ok()
+        .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_string())
+        .unwrap_or_default();
+    format!("{cpu}, {cores} cores, {kernel}")
+}
+
+/// A table cell: no pipes or line breaks.
+fn cell(s: &str) -> String {
+    s.replace('|', "\\|").replace('\n', " ")
+}
+
+/// The kernel geomean: (value, rows measured, names left out with the reason).
+fn kernel_geomean(rows: &[KernelRow]) -> (Option<f64>, usize, Vec<(String, String)>) {
+    let mut ratios = Vec::new();
+    let mut left_out = Vec::new();
+    for row in rows {
+        match row.ratio() {
+            Some(r) => ratios.push(r),
+            None => {
+                let why = match row.results.first() {
+                    Some(Err(e)) => format!("hipmlir: {e}"),
+                    _ => "no peer measured".to_string(),
+                };
+                left_out.push((row.file.clone(), why));
+            }
+        }
+    }
+    (geomean(&ratios), ratios.len(), left_out)
+}
+
+/// A short reason for the summary: "does not compile yet", "wrong output", ...
+fn short_reason(why: &str) -> &str {
+    let why = why.strip_prefix("hipmlir: ").unwrap_or(why);
+    why.split(':').next().unwrap_or(why)
+}
+
+/// The summary printed at the end and put at the top of the report. Its last two lines are the
+/// launch overhead and the kernel geomean.
+pub fn summary(r: &Results) -> Vec<String> {
+    let mut s = Vec::new();
+    let mode = if r.quick { "quick run" } else { "full run" };
+    match &r.device {
+        Some(d) => s.push(format!(
+            "hipmlir bench ({mode}) on {} ({}, driver {})",
+            d.name, d.platform, d.driver
+        )),
+        None => s.push(format!(
+            "hipmlir bench ({mode}) without a device: {}",
+            r.device_error.as_deref().unwrap_or("not opened")
+        )),
+    }
+    if let Some(Ok(bw)) = &r.copy_bandwidth {
+        s.push(format!("device copy bandwidth: {bw:.1} GB/s"));
+    }
+    if let Some(rows) = &r.compile {
+        let ratios: Vec<f64> = rows.iter().filter_map(CompileRow::ratio).collect();
+        match geomean(&ratios) {
+            Some(g) => s.push(format!(
+                "compile time hipmlir / clang-22: {g:.2} (geomean over {} of {} kernel files)",
+                ratios.len(),
+                rows.len()
+            )),
+            None => s.push(
+                "compile time hipmlir / clang-22: n/a (no kernel file compiled both ways)".into(),
+            ),
+        }
+    }
+    if let Some(rows) = &r.scaling {
+        let h = compile::growth(rows, |x| &x.hipmlir);
+        let c = compile::growth(rows, |x| &x.clang);
+        let f = |v: Option<f64>| v.map(|v| format!("{v:.2}")).unwrap_or_else(|| "n/a".into());
+        s.push(format!(
+            "compile time 1000 kernels / 100 kernels: hipmlir {}, clang-22 {} (target < 10)",
+            f(h),
+            f(c)
+        ));
+    }
+    if let Some(j) = &r.jit {
+        s.push(match j {
+            Err(e) => format!("JIT cache: not measured: {e}"),
+            Ok(j) => match j.speedup() {
+                Some(x) => format!(
+                    "JIT cache first launch cold / warm: {x:.2} ({} cold, {} warm; target >= 10)",
+                    fmt_time(Jit::median_first(&j.cold).unwrap_or(0.0)),
+                    fmt_time(Jit::median_first(&j.warm).unwrap_or(0.0))
+                ),
+                None => format!(
+                    "JIT cache first launch cold / warm: not available yet (the runtime wrote \
+                     nothing to HIPMLIR_CACHE_DIR; first launch {} without a cache)",
+                    fmt_time(Jit::median_first(&j.cold).unwrap_or(0.0))
+                ),
+            },
+        });
+    }
+    if let Some(launch) = &r.launch {
+        s.push(match launch {
+            Ok(o) => format!(
+                "launch overhead vs raw OpenCL: {:.2} ({} per hipLaunchKernelGGL, {} per raw \
+                 clSetKernelArg x2 + clEnqueueNDRangeKernel; target <= 1.2)",
+                o.ratio(),
+                fmt_time(o.hip),
+                fmt_time(o.raw)
+            ),
+            Err(e) => format!("launch overhead vs raw OpenCL: n/a ({e})"),
+        });
+    }
+    if let Some(rows) = &r.kernels {
+        let (g, n, left_out) = kernel_geomean(rows);
+        let out = if left_out.is_empty() {
+            String::new()
+        } else {
+            format!(
+                "; left out: {}",
+                left_out
+                    .iter()
+                    .map(|(k, why)| format!("{k} ({})", short_reason(why)))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            )
+        };
+        s.push(match g {
+            Some(g) => format!(
+                "kernel geomean vs best peer: {g:.2} (hipmlir time / best peer time over {n} of \
+                 {} kernels{out}; target <= 1.05)",
+                rows.len()
+            ),
+            None => format!("kernel geomean vs best peer: n/a (no kernel measured both ways{out})"),
+        });
+    }
+    s
+}
+
+fn throughput(work: Option<Work>, t: f64, copy_bw: Option<f64>) -> String {
+    match work {
+        Some(Work::Bytes(b)) => {
+            let gbs = b / t / 1e9;
+            match copy_bw {
+                Some(c) => format!("{gbs:.1} GB/s ({:.0}% of copy)", 100.0 * gbs / c),
+                None => format!("{gbs:.1} GB/s"),
+            }
+        }
+        Some(Work::Flops(f)) => format!("{:.1} GFLOP/s", f / t / 1e9),
+        None => String::new(),
+    }
+}
+
+/// The whole report.
+pub fn markdown(r: &Results, summary: &[String]) -> String {
+    let mut m = String::new();
+    let p = &r.plan;
+    let _ = writeln!(m, "# hipmlir benchmarks\n");
+    let _ =
+        writeln!(
+        m,
+        "Written by `{}` on {} ({}). Every figure below was measured in this one run, hipmlir and \
+         its peers side by side on the same device; ratios are hipmlir over the peer, so below \
+         1.00 hipmlir is faster. Absolute times drift on a shared machine; the ratios are what to \
+         compare across runs. Sources: `bench/` (driver `bench/src`, kernels `bench/kernels`, \
+         launch programs `bench/hip`).\n",
+        if r.quick { "make bench QUICK=1" } else { "make bench" },
+        if r.date.is_empty() { "an unknown date" } else { &r.date },
+        if r.quick { "quick run" } else { "full run" },
+    );
+    let _ = writeln!(m, "## Summary\n\n```");
+    for l in summary {
+        let _ = writeln!(m, "{l}");
+    }
+    let _ = writeln!(m, "```\n");
+
+    // Device.
+    let _ = writeln!(m, "## Device\n");
+    match &r.device {
+        Some(d) => {
+            let _ = writeln!(m, "| | |\n|---|---|");
+            let _ = writeln!(m, "| device | {} |", cell(&d.name));
+            let _ = writeln!(m, "| platform | {} |", cell(&d.platform));
+            let _ = writeln!(m, "| version | {} |", cell(&d.version));
+            let _ = writeln!(m, "| driver | {} |", cell(&d.driver));
+            let _ = writeln!(m, "| compute units | {} |", d.compute_units);
+            let _ = writeln!(
+                m,
+                "| global memory | {:.1} GiB |",
+                d.global_mem as f64 / (1u64 << 30) as f64
+            );
+            let _ = writeln!(m, "| host | {} |", cell(&r.host));
+            match &r.copy_bandwidth {
+                Some(Ok(bw)) => {
+                    let _ = writeln!(
+                        m,
+                        "| copy bandwidth | {bw:.1} GB/s (clEnqueueCopyBuffer of {} MB, bytes \
+                         read + written, median of {} after {} warm-up) |",
+                        p.copy_bytes >> 20,
+                        p.kernel_reps.timed,
+                        p.kernel_reps.warmup
+                    );
+                }
+                Some(Err(e)) => {
+                    let _ = writeln!(m, "| copy bandwidth | not measured: {} |", cell(e));
+                }
+                None => {}
+            }
+        }
+        None => {
+            let _ = writeln!(
+                m,
+                "No device: {}\n",
+                r.device_error.as_deref().unwrap_or("not opened")
+            );
+        }
+    }
+    let _ = writeln!(m);
+
+    if let Some(rows) = &r.kernels {
+        kernel_section(&mut m, r, rows);
+    }
+    if let Some(l) = &r.launch {
+        launch_section(&mut m, r, l);
+    }
+    if r.compile.is_some() || r.scaling.is_some() {
+        compile_section(&mut m, r);
+    }
+    if let Some(j) = &r.jit {
+        jit_section(&mut m, r, j);
+    }
+    m
+}
+
+fn kernel_section(m: &mut String, r: &Results, rows: &[KernelRow]) {
+    let p = &r.plan;
+    let copy_bw = r
+        .copy_bandwidth
+        .as_ref()
+        .and_then(|c| c.as_ref().ok().copied());
+    let _ = writeln!(m, "## Kernel quality\n");
+    let _ = writeln!(
+        m,
+        "Each kernel is written once in HIP (`bench/kernels/NAME.hip`, compiled by `hipmlir \
+         --emit-spirv`) and once in OpenCL C (`bench/kernels/NAME.cl`), the latter run two ways — \
+         the peers: compiled to SPIR-V by `clang-22 -cl-std=CL2.0 --target=spirv64 -O2`, and \
+         built by the driver from source (`clCreateProgramWithSource`, `{}`). A reference column \
+         builds the same HIP source with clang-22 in HIP device mode for spirv64 (with the small \
+         header `bench/shim/hip/hip_runtime.h`) and `llc-22` to SPIR-V, the route clang-based HIP \
+         compilers take; it is not counted as a peer, and when it passes the output check while \
+         hipmlir does not, the HIP source is right and hipmlir is wrong.\n\n\
+         All variants run in this process on the same device with the same inputs and launch \
+         shapes (global = grid x block, local = block, as hipmlir's runtime launches), on OpenCL \
+         buffers. Each variant's first run is checked against a host reference; then {} warm-up \
+         and {} timed runs, the variants taking turns run by run, timed by profiling events \
+         (`CL_QUEUE_PROFILING_ENABLE`, end - start, summed over a case's launches). Times are \
+         medians in milliseconds; the best peer is in bold. GB/s counts the bytes the algorithm \
+         must read plus write; the percentage is of the device's clEnqueueCopyBuffer bandwidth \
+         above (a kernel can exceed it: that copy is not the device's peak).\n",
+        kernels::DRIVER_OPTIONS,
+        p.kernel_reps.warmup,
+        p.kernel_reps.timed
+    );
+    let _ = write!(m, "| kernel | size |");
+    for v in VARIANTS {
+        let _ = write!(m, " {} |", v.label());
+    }
+    let _ = writeln!(
+        m,
+        " hipmlir / best peer | hipmlir throughput | best peer throughput |"
+    );
+    let _ = writeln!(m, "|---|---|---:|---:|---:|---:|---:|---:|");
+    let mut notes = Vec::new();
+    for row in rows {
+        let _ = write!(m, "| {} | {} |", cell(&row.title), cell(&row.size));
+        let best = row.best_peer();
+        for (i, (v, res)) in VARIANTS.iter().zip(&row.results).enumerate() {
+            match res {
+                Ok(t) => {
+                    let s = fmt_ms(t.median);
+                    if best.map(|b| b.0) == Some(i) {
+                        let _ = write!(m, " **{s}** |");
+                    } else {
+                        let _ = write!(m, " {s} |");
+                    }
+                }
+                Err(e) => {
+                    let _ = write!(m, " {} |", short_reason(e));
+                    notes.push(format!("- {}: {}: {}", row.file, v.short(), e));
+                }
+            }
+        }
+        let ratio = row.ratio().map(fmt_ratio).unwrap_or_else(|| "—".into());
+        let hip_tp = match row.results.first() {
+            Some(Ok(t)) => throughput(row.work, t.median, copy_bw),
+            _ => "—".into(),
+        };
+        let best_tp = best
+            .map(|(i, t)| {
+                format!(
+                    "{} ({})",
+                    throughput(row.work, t.median, copy_bw),
+                    VARIANTS[i].short()
+                )
+            })
+            .unwrap_or_else(|| "—".into());
+        let _ = writeln!(m, " {ratio} | {hip_tp} | {best_tp} |");
+    }
+    let (g, n, left_out) = kernel_geomean(rows);
+    let _ = writeln!(m);
+    match g {
+        Some(g) => {
+            let _ = writeln!(
+                m,
+                "**Geomean of hipmlir / best peer: {g:.2}** over {n} of {} kernels (target: <= 1.05, \
+                 then < 1.0).",
+                rows.len()
+            );
+        }
+        None => {
+            let _ = writeln!(
+                m,
+                "**Geomean of hipmlir / best peer: n/a** (no kernel measured both ways)."
+            );
+        }
+    }
+    if !left_out.is_empty() {
+        let _ = writeln!(
+            m,
+            "Left out of the geomean: {}.",
+            left_out
+                .iter()
+                .map(|(k, why)| format!("{k} ({})", short_reason(why)))
+                .collect::<Vec<_>>()
+                .join(", ")
+        );
+    }
+    if !notes.is_empty() {
+        let _ = writeln!(m, "\nWhat failed, in full:\n");
+        for n in notes {
+            let _ = writeln!(m, "{}", n.replace("\n", " "));
+        }
+    }
+    let _ = writeln!(
+        m,
+        "\nFor reference: each variant's program build time (`clBuildProgram`, wall clock) and the \
+         range of its timed runs (min–max, ms):\n"
+    );
+    let _ = write!(m, "| kernel |");
+    for v in VARIANTS {
+        let _ = write!(m, " {} |", v.short());
+    }
+    let _ = writeln!(m, "\n|---|{}", "---:|".repeat(VARIANTS.len()));
+    for row in rows {
+        let _ = write!(m, "| {} |", row.file);
+        for res in &row.results {
+            match res {
+                Ok(t) => {
+                    let _ = write!(
+                        m,
+                        " {}; {}–{} |",
+                        fmt_time(t.build),
+                        fmt_ms(t.min),
+                        fmt_ms(t.max)
+                    );
+                }
+                Err(_) => {
+                    let _ = write!(m, " — |");
+                }
+            }
+        }
+        let _ = writeln!(m);
+    }
+    let _ = writeln!(m);
+}
+
+fn launch_section(m: &mut String, r: &Results, l: &Result<Overhead, String>) {
+    let _ = writeln!(m, "## Launch overhead\n");
+    let _ = writeln!(
+        m,
+        "`bench/hip/launch_overhead.hip`, built by `hipmlir -o`, launches a trivial kernel \
+         (1 block of 64 threads, two arguments, adds 1 to a counter) with `hipLaunchKernelGGL` in \
+         a loop; `bench/hip/launch_raw.cpp`, built by g++ against the OpenCL ICD loader, launches \
+         the same SPIR-V kernel (hipmlir's `--emit-spirv` of that file) with the same shape on an \
+         in-order queue without profiling, passing no event. Each program times rounds of N \
+         launches followed by one synchronization with `<chrono>` and reports the median per \
+         launch; the two alternate, and the table gives the median over the rounds. Both check \
+         the counter at the end. The raw side uses an OpenCL buffer; hipmlir's runtime uses USM \
+         (or SVM) pointers.\n"
+    );
+    match l {
+        Err(e) => {
+            let _ = writeln!(m, "Not measured: {}\n", e);
+        }
+        Ok(o) => {
+            let _ = writeln!(
+                m,
+                "N = {} launches per round, {} rounds per program run, {} runs of each program.\n",
+                o.iters, o.reps, o.rounds
+            );
+            let _ = writeln!(
+                m,
+                "| path | per launch | launches/s | vs raw |\n|---|---:|---:|---:|"
+            );
+            let row = |m: &mut String, name: &str, t: f64| {
+                let _ = writeln!(
+                    m,
+                    "| {name} | {} | {:.0} | {} |",
+                    fmt_time(t),
+                    1.0 / t,
+                    fmt_ratio(t / o.raw)
+                );
+            };
+            row(m, "hipLaunchKernelGGL (hipmlir runtime)", o.hip);
+            row(
+                m,
+                "raw OpenCL: clSetKernelArg x2 + clEnqueueNDRangeKernel",
+                o.raw,
+            );
+            row(
+                m,
+                "raw OpenCL: clEnqueueNDRangeKernel only (arguments set once)",
+                o.raw_enqueue_only,
+            );
+            let _ = writeln!(
+                m,
+                "\n**Launch overhead vs raw OpenCL: {:.2}** (hipLaunchKernelGGL over clSetKernelArg \
+                 + clEnqueueNDRangeKernel; target <= 1.2).\n",
+                o.ratio()
+            );
+        }
+    }
+    let _ = r;
+}
+
+fn compile_section(m: &mut String, r: &Results) {
+    let p = &r.plan;
+    let _ = writeln!(m, "## Compile time\n");
+    if let Some(rows) = &r.compile {
+        let _ = writeln!(
+            m,
+            "Wall time of `hipmlir NAME.hip --emit-spirv` versus `clang-22 -cl-std=CL2.0 \
+             --target=spirv64 -O2 -c NAME.cl` (both whole processes), median of {} runs.\n",
+            p.compile_runs
+        );
+        let _ = writeln!(
+            m,
+            "| kernel file | hipmlir | clang-22 | hipmlir / clang-22 |\n|---|---:|---:|---:|"
+        );
+        let mut notes = Vec::new();
+        for row in rows {
+            let mut show = |m: &mut String, res: &Result<f64, String>, who: &str| match res {
+                Ok(t) => {
+                    let _ = write!(m, " {} |", fmt_time(*t));
+                }
+                Err(e) => {
+                    let _ = write!(m, " {} |", short_reason(e));
+                    notes.push(format!("- {}: {who}: {e}", row.name));
+                }
+            };
+            let _ = write!(m, "| {} |", row.name);
+            show(m, &row.hipmlir, "hipmlir");
+            show(m, &row.clang, "clang-22");
+            let _ = writeln!(
+                m,
+                " {} |",
+                row.ratio().map(fmt_ratio).unwrap_or_else(|| "—".into())
+            );
+        }
+        let ratios: Vec<f64> = rows.iter().filter_map(CompileRow::ratio).collect();
+        if let Some(g) = geomean(&ratios) {
+            let _ = writeln!(
+                m,
+                "\nGeomean hipmlir / clang-22: **{g:.2}** over {} of {} files.",
+                ratios.len(),
+                rows.len()
+            );
+        }
+        if !notes.is_empty() {
+            let _ = writeln!(m, "\n{}", notes.join("\n"));
+        }
+        let _ = writeln!(m);
+    }
+    if let Some(rows) = &r.scaling {
+        let _ = writeln!(
+            m,
+            "Scaling: generated files of 10, 100 and 1000 distinct kernels (a loop and arithmetic \
+             each; the HIP and OpenCL C versions are the same kernels), median of {} run(s); the \
+             module must have one entry point per kernel.\n",
+            p.scaling_runs
+        );
+        let _ = writeln!(
+            m,
+            "| kernels | hipmlir | per kernel | clang-22 | per kernel |\n|---:|---:|---:|---:|---:|"
+        );
+        for row in rows {
+            let show = |res: &Result<f64, String>| match res {
+                Ok(t) => format!(
+                    "{} | {}",
+                    fmt_time(*t),
+                    fmt_time(t / row.kernels.max(1) as f64)
+                ),
+                Err(e) => format!("{} | —", cell(e)),
+            };
+            let _ = writeln!(
+                m,
+                "| {} | {} | {} |",
+                row.kernels,
+                show(&row.hipmlir),
+                show(&row.clang)
+            );
+        }
+        let f = |v: Option<f64>| v.map(|v| format!("{v:.2}")).unwrap_or_else(|| "n/a".into());
+        let _ = writeln!(
+            m,
+            "\nTime for 1000 kernels over time for 100: hipmlir **{}**, clang-22 {} (linear growth \
+             gives at most 10; target < 10).\n",
+            f(compile::growth(rows, |x| &x.hipmlir)),
+            f(compile::growth(rows, |x| &x.clang))
+        );
+    }
+}
+
+fn jit_section(m: &mut String, r: &Results, j: &Result<Jit, String>) {
+    let _ = writeln!(m, "## JIT cache\n");
+    let _ = writeln!(
+        m,
+        "Time to first launch of `launch_overhead.hip`'s kernel: from just before the program's \
+         first `hipLaunchKernelGGL` to the end of the following `hipDeviceSynchronize` (the device \
+         is initialized before, by `hipMalloc`), so it holds the JIT (SPIR-V → device code, or a \
+         cache load) and one launch. Cold: `HIPMLIR_CACHE_DIR` set to a new empty folder; warm: \
+         the same program again with that folder; disabled: `HIPMLIR_DISABLE_CACHE=1`. Also the \
+         whole process's wall time. Medians of {} runs each.\n",
+        r.plan.jit_runs
+    );
+    match j {
+        Err(e) => {
+            let _ = writeln!(m, "Not measured: {}\n", e);
+        }
+        Ok(j) => {
+            let _ = writeln!(
+                m,
+                "| run | first launch | process wall time |\n|---|---:|---:|"
+            );
+            let row = |m: &mut String, name: &str, v: &[(f64, f64)]| {
+                let first = Jit::median_first(v)
+                    .map(fmt_time)
+                    .unwrap_or_else(|| "—".into());
+                let wall = Jit::median_wall(v)
+                    .map(fmt_time)
+                    .unwrap_or_else(|| "—".into());
+                let _ = writeln!(m, "| {name} | {first} | {wall} |");
+            };
+            if j.cache_available() {
+                row(m, "cold cache", &j.cold);
+                row(m, "warm cache", &j.warm);
+            } else {
+                row(m, "first run (no cache written)", &j.cold);
+                row(m, "second run (no cache written)", &j.warm);
+            }
+            row(m, "HIPMLIR_DISABLE_CACHE=1", &j.disabled);
+            if let Some(Ok(o)) = &r.launch {
+                if let Some(t) = median(&o.raw_first_launch) {
+                    let _ = writeln!(
+                        m,
+                        "| raw OpenCL, for reference (clCreateProgramWithIL + build + launch) | {} | — |",
+                        fmt_time(t)
+                    );
+                }
+            }
+            match j.speedup() {
+                Some(x) => {
+                    let _ = writeln!(
+                        m,
+                        "\n**Cold / warm first launch: {x:.2}** (target >= 10); the cache held {} \
+                         file(s) after a cold run.\n",
+                        j.files_written.iter().max().unwrap_or(&0)
+                    );
+                }
+                None => {
+                    let _ = writeln!(
+                        m,
+                        "\n**Cache: not available yet** — the runtime wrote nothing to \
+                         `HIPMLIR_CACHE_DIR`, so cold and warm are the same uncached first launch.\n"
+                    );
+                }
+            }
+        }
+    }
+}
