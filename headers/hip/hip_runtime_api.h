@@ -32,6 +32,7 @@ typedef enum hipError_t {
   hipErrorNotInitialized = 3,
   hipErrorInitializationError = 3,
   hipErrorInvalidConfiguration = 9,
+  hipErrorInvalidPitchValue = 12,
   hipErrorInvalidSymbol = 13,
   hipErrorInvalidDevicePointer = 17,
   hipErrorInvalidMemcpyDirection = 21,
@@ -78,8 +79,184 @@ struct dim3 {
 #endif
 };
 
-// Streams: opaque; only the null stream (0) is supported for now.
+// Streams and events: opaque handles, checked by the runtime (a destroyed or foreign handle is
+// hipErrorInvalidHandle, never a crash). The null stream (0) is the legacy default stream: it
+// synchronizes with every blocking stream (one created without hipStreamNonBlocking).
 typedef struct ihipStream_t* hipStream_t;
+typedef struct ihipEvent_t* hipEvent_t;
+typedef struct ihipModule_t* hipModule_t;
+typedef struct ihipModuleSymbol_t* hipFunction_t;
+
+#define hipStreamPerThread ((hipStream_t)2)
+#define hipStreamDefault 0x0
+#define hipStreamNonBlocking 0x1
+
+#define hipEventDefault 0x0
+#define hipEventBlockingSync 0x1
+#define hipEventDisableTiming 0x2
+#define hipEventInterprocess 0x4  // not supported: hipErrorNotSupported
+
+#define hipHostMallocDefault 0x0
+#define hipHostMallocPortable 0x1
+#define hipHostMallocMapped 0x2
+#define hipHostMallocWriteCombined 0x4
+#define hipHostMallocNumaUser 0x20000000
+#define hipHostMallocCoherent 0x40000000
+#define hipHostMallocNonCoherent 0x80000000
+#define hipHostAllocDefault hipHostMallocDefault
+#define hipHostAllocPortable hipHostMallocPortable
+#define hipHostAllocMapped hipHostMallocMapped
+#define hipHostAllocWriteCombined hipHostMallocWriteCombined
+
+#define hipMemAttachGlobal 0x01
+#define hipMemAttachHost 0x02
+
+#define hipDeviceScheduleAuto 0x0
+#define hipDeviceScheduleSpin 0x1
+#define hipDeviceScheduleYield 0x2
+#define hipDeviceScheduleBlockingSync 0x4
+#define hipDeviceMapHost 0x8
+
+// hipModuleLaunchKernel's `extra`: {HIP_LAUNCH_PARAM_BUFFER_POINTER, buf,
+// HIP_LAUNCH_PARAM_BUFFER_SIZE, &size, HIP_LAUNCH_PARAM_END}.
+#define HIP_LAUNCH_PARAM_BUFFER_POINTER ((void*)0x01)
+#define HIP_LAUNCH_PARAM_BUFFER_SIZE ((void*)0x02)
+#define HIP_LAUNCH_PARAM_END ((void*)0x03)
+
+typedef enum hipMemoryType {
+  hipMemoryTypeUnregistered = 0,
+  hipMemoryTypeHost = 1,
+  hipMemoryTypeDevice = 2,
+  hipMemoryTypeManaged = 3,
+  hipMemoryTypeArray = 10,
+  hipMemoryTypeUnified = 11
+} hipMemoryType;
+
+typedef struct hipPointerAttribute_t {
+  hipMemoryType type;
+  int device;
+  void* devicePointer;
+  void* hostPointer;
+  int isManaged;
+  unsigned allocationFlags;
+} hipPointerAttribute_t;
+
+typedef struct hipFuncAttributes {
+  int binaryVersion;
+  int cacheModeCA;
+  size_t constSizeBytes;
+  size_t localSizeBytes;      // CL_KERNEL_PRIVATE_MEM_SIZE
+  int maxDynamicSharedSizeBytes;
+  int maxThreadsPerBlock;     // CL_KERNEL_WORK_GROUP_SIZE
+  int numRegs;
+  int preferredShmemCarveout;
+  int ptxVersion;
+  size_t sharedSizeBytes;     // CL_KERNEL_LOCAL_MEM_SIZE
+} hipFuncAttributes;
+
+typedef enum hipFuncCache_t {
+  hipFuncCachePreferNone,
+  hipFuncCachePreferShared,
+  hipFuncCachePreferL1,
+  hipFuncCachePreferEqual
+} hipFuncCache_t;
+
+// HIP 6 numbering. Textures and surfaces read 0 (none on OpenCL); see runtime/src/api/device.rs.
+typedef enum hipDeviceAttribute_t {
+  hipDeviceAttributeCudaCompatibleBegin = 0,
+  hipDeviceAttributeEccEnabled = hipDeviceAttributeCudaCompatibleBegin,
+  hipDeviceAttributeAccessPolicyMaxWindowSize,
+  hipDeviceAttributeAsyncEngineCount,
+  hipDeviceAttributeCanMapHostMemory,
+  hipDeviceAttributeCanUseHostPointerForRegisteredMem,
+  hipDeviceAttributeClockRate,
+  hipDeviceAttributeComputeMode,
+  hipDeviceAttributeComputePreemptionSupported,
+  hipDeviceAttributeConcurrentKernels,
+  hipDeviceAttributeConcurrentManagedAccess,
+  hipDeviceAttributeCooperativeLaunch,
+  hipDeviceAttributeCooperativeMultiDeviceLaunch,
+  hipDeviceAttributeDeviceOverlap,
+  hipDeviceAttributeDirectManagedMemAccessFromHost,
+  hipDeviceAttributeGlobalL1CacheSupported,
+  hipDeviceAttributeHostNativeAtomicSupported,
+  hipDeviceAttributeIntegrated,
+  hipDeviceAttributeIsMultiGpuBoard,
+  hipDeviceAttributeKernelExecTimeout,
+  hipDeviceAttributeL2CacheSize,
+  hipDeviceAttributeLocalL1CacheSupported,
+  hipDeviceAttributeLuid,
+  hipDeviceAttributeLuidDeviceNodeMask,
+  hipDeviceAttributeComputeCapabilityMajor,
+  hipDeviceAttributeManagedMemory,
+  hipDeviceAttributeMaxBlocksPerMultiProcessor,
+  hipDeviceAttributeMaxBlockDimX,
+  hipDeviceAttributeMaxBlockDimY,
+  hipDeviceAttributeMaxBlockDimZ,
+  hipDeviceAttributeMaxGridDimX,
+  hipDeviceAttributeMaxGridDimY,
+  hipDeviceAttributeMaxGridDimZ,
+  hipDeviceAttributeMaxSurface1D,
+  hipDeviceAttributeMaxSurface1DLayered,
+  hipDeviceAttributeMaxSurface2D,
+  hipDeviceAttributeMaxSurface2DLayered,
+  hipDeviceAttributeMaxSurface3D,
+  hipDeviceAttributeMaxSurfaceCubemap,
+  hipDeviceAttributeMaxSurfaceCubemapLayered,
+  hipDeviceAttributeMaxTexture1DWidth,
+  hipDeviceAttributeMaxTexture1DLayered,
+  hipDeviceAttributeMaxTexture1DLinear,
+  hipDeviceAttributeMaxTexture1DMipmap,
+  hipDeviceAttributeMaxTexture2DWidth,
+  hipDeviceAttributeMaxTexture2DHeight,
+  hipDeviceAttributeMaxTexture2DGather,
+  hipDeviceAttributeMaxTexture2DLayered,
+  hipDeviceAttributeMaxTexture2DLinear,
+  hipDeviceAttributeMaxTexture2DMipmap,
+  hipDeviceAttributeMaxTexture3DWidth,
+  hipDeviceAttributeMaxTexture3DHeight,
+  hipDeviceAttributeMaxTexture3DDepth,
+  hipDeviceAttributeMaxTexture3DAlt,
+  hipDeviceAttributeMaxTextureCubemap,
+  hipDeviceAttributeMaxTextureCubemapLayered,
+  hipDeviceAttributeMaxThreadsDim,
+  hipDeviceAttributeMaxThreadsPerBlock,
+  hipDeviceAttributeMaxThreadsPerMultiProcessor,
+  hipDeviceAttributeMaxPitch,
+  hipDeviceAttributeMemoryBusWidth,
+  hipDeviceAttributeMemoryClockRate,
+  hipDeviceAttributeComputeCapabilityMinor,
+  hipDeviceAttributeMultiGpuBoardGroupID,
+  hipDeviceAttributeMultiprocessorCount,
+  hipDeviceAttributeUnused1,
+  hipDeviceAttributePageableMemoryAccess,
+  hipDeviceAttributePageableMemoryAccessUsesHostPageTables,
+  hipDeviceAttributePciBusId,
+  hipDeviceAttributePciDeviceId,
+  hipDeviceAttributePciDomainID,
+  hipDeviceAttributePersistingL2CacheMaxSize,
+  hipDeviceAttributeMaxRegistersPerBlock,
+  hipDeviceAttributeMaxRegistersPerMultiprocessor,
+  hipDeviceAttributeReservedSharedMemPerBlock,
+  hipDeviceAttributeMaxSharedMemoryPerBlock,
+  hipDeviceAttributeSharedMemPerBlockOptin,
+  hipDeviceAttributeSharedMemPerMultiprocessor,
+  hipDeviceAttributeSingleToDoublePrecisionPerfRatio,
+  hipDeviceAttributeStreamPrioritiesSupported,
+  hipDeviceAttributeSurfaceAlignment,
+  hipDeviceAttributeTccDriver,
+  hipDeviceAttributeTextureAlignment,
+  hipDeviceAttributeTexturePitchAlignment,
+  hipDeviceAttributeTotalConstantMemory,
+  hipDeviceAttributeTotalGlobalMem,
+  hipDeviceAttributeUnifiedAddressing,
+  hipDeviceAttributeUnused2,
+  hipDeviceAttributeWarpSize,
+  hipDeviceAttributeMemoryPoolsSupported,
+  hipDeviceAttributeVirtualMemoryManagementSupported,
+  hipDeviceAttributeHostRegisterSupported,
+  hipDeviceAttributeCudaCompatibleEnd = 9999
+} hipDeviceAttribute_t;
 
 typedef struct hipDeviceProp_t {
   char name[256];
@@ -125,23 +302,130 @@ typedef struct hipDeviceProp_t {
 extern "C" {
 #endif
 
+// ---- memory ----
 hipError_t hipMalloc(void** ptr, size_t size);
+hipError_t hipMallocManaged(void** ptr, size_t size, unsigned int flags);
+hipError_t hipMallocPitch(void** ptr, size_t* pitch, size_t width, size_t height);
+hipError_t hipHostMalloc(void** ptr, size_t size, unsigned int flags);
+hipError_t hipMallocHost(void** ptr, size_t size);
+hipError_t hipHostGetDevicePointer(void** devicePointer, void* hostPointer, unsigned int flags);
 hipError_t hipFree(void* ptr);
+hipError_t hipHostFree(void* ptr);
+hipError_t hipFreeHost(void* ptr);
 hipError_t hipMemcpy(void* dst, const void* src, size_t sizeBytes, hipMemcpyKind kind);
+hipError_t hipMemcpyAsync(void* dst, const void* src, size_t sizeBytes, hipMemcpyKind kind,
+                          hipStream_t stream);
+hipError_t hipMemcpyHtoD(void* dst, const void* src, size_t sizeBytes);
+hipError_t hipMemcpyDtoH(void* dst, const void* src, size_t sizeBytes);
+hipError_t hipMemcpyDtoD(void* dst, const void* src, size_t sizeBytes);
+hipError_t hipMemcpy2D(void* dst, size_t dpitch, const void* src, size_t spitch, size_t width,
+                       size_t height, hipMemcpyKind kind);
+hipError_t hipMemcpy2DAsync(void* dst, size_t dpitch, const void* src, size_t spitch,
+                            size_t width, size_t height, hipMemcpyKind kind, hipStream_t stream);
 hipError_t hipMemset(void* dst, int value, size_t sizeBytes);
-hipError_t hipDeviceSynchronize(void);
+hipError_t hipMemsetAsync(void* dst, int value, size_t sizeBytes, hipStream_t stream);
+hipError_t hipMemsetD8(void* dst, unsigned char value, size_t count);
+hipError_t hipMemsetD16(void* dst, unsigned short value, size_t count);
+hipError_t hipMemsetD32(void* dst, int value, size_t count);
+hipError_t hipMemsetD8Async(void* dst, unsigned char value, size_t count, hipStream_t stream);
+hipError_t hipMemsetD16Async(void* dst, unsigned short value, size_t count, hipStream_t stream);
+hipError_t hipMemsetD32Async(void* dst, int value, size_t count, hipStream_t stream);
+hipError_t hipMemGetInfo(size_t* free, size_t* total);
+hipError_t hipPointerGetAttributes(hipPointerAttribute_t* attributes, const void* ptr);
+hipError_t hipMemPrefetchAsync(const void* ptr, size_t count, int device, hipStream_t stream);
+hipError_t hipMemAdvise(const void* ptr, size_t count, int advice, int device);
 
+// ---- device ----
+hipError_t hipInit(unsigned int flags);
+hipError_t hipDeviceSynchronize(void);
+hipError_t hipDeviceReset(void);
+hipError_t hipGetDeviceCount(int* count);
+hipError_t hipSetDevice(int deviceId);
+hipError_t hipGetDevice(int* deviceId);
+hipError_t hipGetDeviceProperties(hipDeviceProp_t* prop, int deviceId);
+hipError_t hipDeviceGetAttribute(int* value, hipDeviceAttribute_t attribute, int deviceId);
+hipError_t hipDeviceGetName(char* name, int len, int deviceId);
+hipError_t hipDeviceTotalMem(size_t* bytes, int deviceId);
+hipError_t hipDeviceComputeCapability(int* major, int* minor, int deviceId);
+hipError_t hipDeviceGetStreamPriorityRange(int* leastPriority, int* greatestPriority);
+hipError_t hipSetDeviceFlags(unsigned int flags);
+hipError_t hipDeviceSetCacheConfig(hipFuncCache_t config);
+hipError_t hipDeviceCanAccessPeer(int* canAccess, int deviceId, int peerDeviceId);
+hipError_t hipDriverGetVersion(int* driverVersion);
+hipError_t hipRuntimeGetVersion(int* runtimeVersion);
+
+// ---- errors ----
 hipError_t hipGetLastError(void);
 hipError_t hipPeekAtLastError(void);
 const char* hipGetErrorString(hipError_t error);
 const char* hipGetErrorName(hipError_t error);
 
-hipError_t hipGetDeviceCount(int* count);
-hipError_t hipSetDevice(int deviceId);
-hipError_t hipGetDevice(int* deviceId);
-hipError_t hipGetDeviceProperties(hipDeviceProp_t* prop, int deviceId);
-hipError_t hipDriverGetVersion(int* driverVersion);
-hipError_t hipRuntimeGetVersion(int* runtimeVersion);
+// ---- streams ----
+hipError_t hipStreamCreate(hipStream_t* stream);
+hipError_t hipStreamCreateWithFlags(hipStream_t* stream, unsigned int flags);
+hipError_t hipStreamCreateWithPriority(hipStream_t* stream, unsigned int flags, int priority);
+hipError_t hipStreamDestroy(hipStream_t stream);
+hipError_t hipStreamSynchronize(hipStream_t stream);
+hipError_t hipStreamQuery(hipStream_t stream);
+hipError_t hipStreamWaitEvent(hipStream_t stream, hipEvent_t event, unsigned int flags);
+hipError_t hipStreamGetFlags(hipStream_t stream, unsigned int* flags);
+hipError_t hipStreamGetPriority(hipStream_t stream, int* priority);
+
+// ---- events ----
+hipError_t hipEventCreate(hipEvent_t* event);
+hipError_t hipEventCreateWithFlags(hipEvent_t* event, unsigned int flags);
+hipError_t hipEventRecord(hipEvent_t event, hipStream_t stream);
+hipError_t hipEventSynchronize(hipEvent_t event);
+hipError_t hipEventQuery(hipEvent_t event);
+hipError_t hipEventElapsedTime(float* ms, hipEvent_t start, hipEvent_t stop);
+hipError_t hipEventDestroy(hipEvent_t event);
+
+// ---- modules (raw SPIR-V files or hipmlir device images) ----
+hipError_t hipModuleLoad(hipModule_t* module, const char* fname);
+hipError_t hipModuleLoadData(hipModule_t* module, const void* image);
+hipError_t hipModuleLoadDataEx(hipModule_t* module, const void* image, unsigned int numOptions,
+                               int* options, void** optionValues);
+hipError_t hipModuleUnload(hipModule_t module);
+hipError_t hipModuleGetFunction(hipFunction_t* function, hipModule_t module, const char* name);
+hipError_t hipModuleLaunchKernel(hipFunction_t f, unsigned int gridDimX, unsigned int gridDimY,
+                                 unsigned int gridDimZ, unsigned int blockDimX,
+                                 unsigned int blockDimY, unsigned int blockDimZ,
+                                 unsigned int sharedMemBytes, hipStream_t stream,
+                                 void** kernelParams, void** extra);
+hipError_t hipModuleGetGlobal(void** dptr, size_t* bytes, hipModule_t module, const char* name);
+
+// ---- kernels ----
+// `function` is a kernel's host stub (or a hipFunction_t); `args` one pointer per argument.
+hipError_t hipLaunchKernel(const void* function, dim3 grid, dim3 block, void** args,
+                           size_t sharedMemBytes, hipStream_t stream);
+hipError_t hipFuncGetAttributes(hipFuncAttributes* attr, const void* function);
+hipError_t hipOccupancyMaxPotentialBlockSize(int* gridSize, int* blockSize, const void* function,
+                                             size_t dynSharedMemPerBlk, int blockSizeLimit);
+
+// ---- not supported yet: each returns hipErrorNotSupported (and says so once on stderr) ----
+hipError_t hipMemcpyToSymbol(const void* symbol, const void* src, size_t sizeBytes, size_t offset,
+                             hipMemcpyKind kind);
+hipError_t hipMemcpyFromSymbol(void* dst, const void* symbol, size_t sizeBytes, size_t offset,
+                               hipMemcpyKind kind);
+hipError_t hipMemcpyToSymbolAsync(const void* symbol, const void* src, size_t sizeBytes,
+                                  size_t offset, hipMemcpyKind kind, hipStream_t stream);
+hipError_t hipMemcpyFromSymbolAsync(void* dst, const void* symbol, size_t sizeBytes,
+                                    size_t offset, hipMemcpyKind kind, hipStream_t stream);
+hipError_t hipGetSymbolAddress(void** devPtr, const void* symbol);
+hipError_t hipGetSymbolSize(size_t* size, const void* symbol);
+hipError_t hipHostRegister(void* hostPtr, size_t sizeBytes, unsigned int flags);
+hipError_t hipHostUnregister(void* hostPtr);
+hipError_t hipStreamAddCallback(hipStream_t stream, void* callback, void* userData,
+                                unsigned int flags);
+hipError_t hipLaunchHostFunc(hipStream_t stream, void* fn, void* userData);
+hipError_t hipLaunchCooperativeKernel(const void* f, dim3 gridDim, dim3 blockDim,
+                                      void** kernelParams, unsigned int sharedMemBytes,
+                                      hipStream_t stream);
+hipError_t hipDeviceEnablePeerAccess(int peerDeviceId, unsigned int flags);
+hipError_t hipMemcpyPeer(void* dst, int dstDeviceId, const void* src, int srcDeviceId,
+                         size_t sizeBytes);
+hipError_t hipDeviceGetLimit(size_t* pValue, int limit);
+hipError_t hipDeviceSetLimit(int limit, size_t value);
 
 // Launches a kernel by name (mangled, or as spelled in source: "scale<float>"), with its
 // arguments packed like a C struct of its parameters. Asynchronous.
@@ -158,10 +442,54 @@ hipError_t __hipmlirLaunchKernelGGL(const void* hostFunction, const char* spelle
 #ifdef __cplusplus
 }  // extern "C"
 
-// HIP's typed convenience overload: hipMalloc(&floatPtr, bytes).
+// HIP's typed convenience overloads: hipMalloc(&floatPtr, bytes), default flags, and kernels
+// passed by name where HIP takes `const void*`.
 template <class T>
 static inline hipError_t hipMalloc(T** ptr, size_t size) {
   return hipMalloc(reinterpret_cast<void**>(ptr), size);
+}
+template <class T>
+static inline hipError_t hipMallocManaged(T** ptr, size_t size,
+                                          unsigned int flags = hipMemAttachGlobal) {
+  return hipMallocManaged(reinterpret_cast<void**>(ptr), size, flags);
+}
+template <class T>
+static inline hipError_t hipHostMalloc(T** ptr, size_t size,
+                                       unsigned int flags = hipHostMallocDefault) {
+  return hipHostMalloc(reinterpret_cast<void**>(ptr), size, flags);
+}
+template <class T>
+static inline hipError_t hipMallocHost(T** ptr, size_t size) {
+  return hipMallocHost(reinterpret_cast<void**>(ptr), size);
+}
+template <class T>
+static inline hipError_t hipMallocPitch(T** ptr, size_t* pitch, size_t width, size_t height) {
+  return hipMallocPitch(reinterpret_cast<void**>(ptr), pitch, width, height);
+}
+static inline hipError_t hipStreamWaitEvent(hipStream_t stream, hipEvent_t event) {
+  return hipStreamWaitEvent(stream, event, 0);
+}
+// (F* rather than void (*)(Params...): in HIP device mode a kernel's type carries a calling
+// convention no C++ spelling matches.)
+template <class F>
+static inline hipError_t hipFuncGetAttributes(hipFuncAttributes* attr, F* kernel) {
+  return hipFuncGetAttributes(attr, reinterpret_cast<const void*>(kernel));
+}
+template <class F>
+static inline hipError_t hipOccupancyMaxPotentialBlockSize(int* gridSize, int* blockSize,
+                                                           F* kernel,
+                                                           size_t dynSharedMemPerBlk = 0,
+                                                           int blockSizeLimit = 0) {
+  return hipOccupancyMaxPotentialBlockSize(gridSize, blockSize,
+                                           reinterpret_cast<const void*>(kernel),
+                                           dynSharedMemPerBlk, blockSizeLimit);
+}
+template <class F>
+static inline hipError_t hipLaunchKernel(F* kernel, dim3 grid, dim3 block,
+                                         void** args, size_t sharedMemBytes = 0,
+                                         hipStream_t stream = 0) {
+  return hipLaunchKernel(reinterpret_cast<const void*>(kernel), grid, block, args, sharedMemBytes,
+                         stream);
 }
 #endif
 

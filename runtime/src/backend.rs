@@ -10,11 +10,11 @@ use std::ptr;
 
 use cl3::types::{
     cl_bool, cl_command_queue, cl_context, cl_device_id, cl_event, cl_int, cl_kernel,
-    cl_platform_id, cl_uint, CL_TRUE,
+    cl_platform_id, cl_uint, CL_FALSE, CL_TRUE,
 };
 use opencl3::device::Device;
 
-use crate::cl::{error_name, extension_function, release_event};
+use crate::cl::{error_name, extension_function};
 
 /// Alignment of every allocation, HIP's guarantee for `hipMalloc` (and CUDA's). SVM devices may cap
 /// it at 128 bytes (see [`MemoryBackend::alloc`]).
@@ -23,6 +23,13 @@ pub const ALLOCATION_ALIGNMENT: cl_uint = 256;
 type DeviceMemAllocIntel = unsafe extern "C" fn(
     context: cl_context,
     device: cl_device_id,
+    properties: *const u64,
+    size: usize,
+    alignment: cl_uint,
+    errcode_ret: *mut cl_int,
+) -> *mut c_void;
+type HostMemAllocIntel = unsafe extern "C" fn(
+    context: cl_context,
     properties: *const u64,
     size: usize,
     alignment: cl_uint,
@@ -52,10 +59,23 @@ type EnqueueMemFillIntel = unsafe extern "C" fn(
 type SetKernelArgMemPointerIntel =
     unsafe extern "C" fn(kernel: cl_kernel, index: cl_uint, value: *const c_void) -> cl_int;
 
+/// An OpenCL wait list: count and pointer (null when empty).
+fn wait_list(wait: &[cl_event]) -> (cl_uint, *const cl_event) {
+    if wait.is_empty() {
+        (0, ptr::null())
+    } else {
+        (wait.len() as cl_uint, wait.as_ptr())
+    }
+}
+
 /// The `cl_intel_unified_shared_memory` entry points, fetched from the platform.
 #[derive(Debug, Clone, Copy)]
 pub struct UsmFunctions {
     device_mem_alloc: DeviceMemAllocIntel,
+    /// `clSharedMemAllocINTEL` (same signature as the device allocator); hipMallocManaged.
+    shared_mem_alloc: Option<DeviceMemAllocIntel>,
+    /// `clHostMemAllocINTEL`; hipHostMalloc.
+    host_mem_alloc: Option<HostMemAllocIntel>,
     mem_free: MemFreeIntel,
     enqueue_memcpy: EnqueueMemcpyIntel,
     enqueue_mem_fill: EnqueueMemFillIntel,
@@ -75,6 +95,10 @@ impl UsmFunctions {
                 device_mem_alloc: std::mem::transmute::<*mut c_void, DeviceMemAllocIntel>(get(
                     "clDeviceMemAllocINTEL",
                 )?),
+                shared_mem_alloc: extension_function(platform, "clSharedMemAllocINTEL")
+                    .map(|f| std::mem::transmute::<*mut c_void, DeviceMemAllocIntel>(f)),
+                host_mem_alloc: extension_function(platform, "clHostMemAllocINTEL")
+                    .map(|f| std::mem::transmute::<*mut c_void, HostMemAllocIntel>(f)),
                 mem_free: std::mem::transmute::<*mut c_void, MemFreeIntel>(get("clMemFreeINTEL")?),
                 enqueue_memcpy: std::mem::transmute::<*mut c_void, EnqueueMemcpyIntel>(get(
                     "clEnqueueMemcpyINTEL",
@@ -233,53 +257,100 @@ impl MemoryBackend {
         }
     }
 
-    /// Copies `size` bytes, blocking until done. Either side may be host or device memory.
+    /// Allocates `size` (> 0) bytes the host and the device can both use (`hipMallocManaged`):
+    /// USM shared memory. `None` when the backend has no such memory (coarse-grained SVM needs
+    /// map/unmap for host access).
+    pub fn alloc_shared(
+        &self,
+        context: cl_context,
+        device: cl_device_id,
+        size: usize,
+    ) -> Option<Result<*mut c_void, String>> {
+        let MemoryBackend::Usm(f) = self else {
+            return None;
+        };
+        let alloc = f.shared_mem_alloc?;
+        let mut status: cl_int = 0;
+        // SAFETY: valid context/device; no properties; status is a valid out-pointer.
+        let p = unsafe {
+            alloc(
+                context,
+                device,
+                ptr::null(),
+                size,
+                ALLOCATION_ALIGNMENT,
+                &mut status,
+            )
+        };
+        Some(if p.is_null() || status != 0 {
+            Err(format!("clSharedMemAllocINTEL: {}", error_name(status)))
+        } else {
+            Ok(p)
+        })
+    }
+
+    /// Allocates `size` (> 0) bytes of host memory the device can access (`hipHostMalloc`): USM
+    /// host memory. `None` when the backend has none (the caller then uses plain host memory).
+    pub fn alloc_host(
+        &self,
+        context: cl_context,
+        size: usize,
+    ) -> Option<Result<*mut c_void, String>> {
+        let MemoryBackend::Usm(f) = self else {
+            return None;
+        };
+        let alloc = f.host_mem_alloc?;
+        let mut status: cl_int = 0;
+        // SAFETY: valid context; no properties; status is a valid out-pointer.
+        let p = unsafe {
+            alloc(
+                context,
+                ptr::null(),
+                size,
+                ALLOCATION_ALIGNMENT,
+                &mut status,
+            )
+        };
+        Some(if p.is_null() || status != 0 {
+            Err(format!("clHostMemAllocINTEL: {}", error_name(status)))
+        } else {
+            Ok(p)
+        })
+    }
+
+    /// Enqueues a copy of `size` bytes (either side host or device memory) after `wait`, without
+    /// blocking; returns its event.
     ///
     /// # Safety
-    /// Both ranges must be valid for `size` bytes.
+    /// Both ranges must stay valid for `size` bytes until the copy completes.
     pub unsafe fn copy(
         &self,
         queue: cl_command_queue,
         dst: *mut c_void,
         src: *const c_void,
         size: usize,
-    ) -> Result<(), String> {
+        wait: &[cl_event],
+    ) -> Result<cl_event, cl_int> {
+        let (n, list) = wait_list(wait);
         match self {
             MemoryBackend::Usm(f) => {
+                let mut event: cl_event = ptr::null_mut();
                 let status = unsafe {
-                    (f.enqueue_memcpy)(
-                        queue,
-                        CL_TRUE,
-                        dst,
-                        src,
-                        size,
-                        0,
-                        ptr::null(),
-                        ptr::null_mut(),
-                    )
+                    (f.enqueue_memcpy)(queue, CL_FALSE, dst, src, size, n, list, &mut event)
                 };
                 match status {
-                    0 => Ok(()),
-                    e => Err(format!("clEnqueueMemcpyINTEL: {}", error_name(e))),
+                    0 => Ok(event),
+                    e => Err(e),
                 }
             }
             MemoryBackend::Svm => unsafe {
-                cl3::command_queue::enqueue_svm_mem_cpy(
-                    queue,
-                    CL_TRUE,
-                    dst,
-                    src,
-                    size,
-                    0,
-                    ptr::null(),
-                )
-            }
-            .map(release_event)
-            .map_err(|e| format!("clEnqueueSVMMemcpy: {}", error_name(e))),
+                cl3::command_queue::enqueue_svm_mem_cpy(queue, CL_FALSE, dst, src, size, n, list)
+            },
         }
     }
 
-    /// Fills `size` bytes with `byte` and waits for the queue to finish.
+    /// Enqueues a fill of `size` bytes at `dst` with the repeated `pattern` (1, 2 or 4 bytes;
+    /// `size` a multiple of it) after `wait`, without blocking; returns its event.
     ///
     /// # Safety
     /// `dst` must be a device range valid for `size` bytes.
@@ -287,27 +358,29 @@ impl MemoryBackend {
         &self,
         queue: cl_command_queue,
         dst: *mut c_void,
-        byte: u8,
+        pattern: &[u8],
         size: usize,
-    ) -> Result<(), String> {
-        let pattern = [byte];
-        let enqueued = match self {
+        wait: &[cl_event],
+    ) -> Result<cl_event, cl_int> {
+        let (n, list) = wait_list(wait);
+        match self {
             MemoryBackend::Usm(f) => {
+                let mut event: cl_event = ptr::null_mut();
                 let status = unsafe {
                     (f.enqueue_mem_fill)(
                         queue,
                         dst,
                         pattern.as_ptr().cast(),
-                        1,
+                        pattern.len(),
                         size,
-                        0,
-                        ptr::null(),
-                        ptr::null_mut(),
+                        n,
+                        list,
+                        &mut event,
                     )
                 };
                 match status {
-                    0 => Ok(()),
-                    e => Err(format!("clEnqueueMemFillINTEL: {}", error_name(e))),
+                    0 => Ok(event),
+                    e => Err(e),
                 }
             }
             MemoryBackend::Svm => unsafe {
@@ -315,17 +388,13 @@ impl MemoryBackend {
                     queue,
                     dst,
                     pattern.as_ptr().cast(),
-                    1,
+                    pattern.len(),
                     size,
-                    0,
-                    ptr::null(),
+                    n,
+                    list,
                 )
-            }
-            .map(release_event)
-            .map_err(|e| format!("clEnqueueSVMMemFill: {}", error_name(e))),
-        };
-        enqueued?;
-        cl3::command_queue::finish(queue).map_err(|e| format!("clFinish: {}", error_name(e)))
+            },
+        }
     }
 
     /// Sets pointer argument `index` of `kernel` to `value` (which may point inside an allocation,
@@ -368,20 +437,38 @@ impl MemoryBackend {
         match self {
             MemoryBackend::Usm(_) => {
                 let enable: cl_bool = CL_TRUE;
-                unsafe {
-                    cl3::kernel::set_kernel_exec_info(
-                        kernel,
+                // Device access is needed; host and shared access (hipHostMalloc and
+                // hipMallocManaged memory reached through pointers in memory) are best effort.
+                for (flag, required) in [
+                    (
                         cl3::ext::CL_KERNEL_EXEC_INFO_INDIRECT_DEVICE_ACCESS_INTEL,
-                        std::mem::size_of::<cl_bool>(),
-                        (&enable as *const cl_bool).cast(),
-                    )
+                        true,
+                    ),
+                    (
+                        cl3::ext::CL_KERNEL_EXEC_INFO_INDIRECT_HOST_ACCESS_INTEL,
+                        false,
+                    ),
+                    (
+                        cl3::ext::CL_KERNEL_EXEC_INFO_INDIRECT_SHARED_ACCESS_INTEL,
+                        false,
+                    ),
+                ] {
+                    let result = unsafe {
+                        cl3::kernel::set_kernel_exec_info(
+                            kernel,
+                            flag,
+                            std::mem::size_of::<cl_bool>(),
+                            (&enable as *const cl_bool).cast(),
+                        )
+                    };
+                    if let (Err(e), true) = (result, required) {
+                        return Err(format!(
+                            "clSetKernelExecInfo(INDIRECT_DEVICE_ACCESS_INTEL): {}",
+                            error_name(e)
+                        ));
+                    }
                 }
-                .map_err(|e| {
-                    format!(
-                        "clSetKernelExecInfo(INDIRECT_DEVICE_ACCESS_INTEL): {}",
-                        error_name(e)
-                    )
-                })
+                Ok(())
             }
             MemoryBackend::Svm => {
                 if live.is_empty() {

@@ -87,11 +87,124 @@ impl Drop for OwnedKernel {
     }
 }
 
-/// Releases an event returned by a cl3 enqueue function (we never wait on individual events:
-/// the queue is in order and synchronization is `clFinish`).
-pub fn release_event(event: cl3::types::cl_event) {
-    if !event.is_null() {
-        // SAFETY: cl3 returned this event with a reference we own.
-        let _ = unsafe { cl3::event::release_event(event) };
+/// A `cl_event` we hold one reference to; cloning retains, dropping releases.
+#[derive(Debug)]
+pub struct OwnedEvent(cl3::types::cl_event);
+
+// SAFETY: OpenCL event objects are thread-safe (OpenCL 1.1+).
+unsafe impl Send for OwnedEvent {}
+unsafe impl Sync for OwnedEvent {}
+
+impl OwnedEvent {
+    /// Takes over the reference of an event returned by an enqueue call. `None` for null.
+    pub fn from_raw(event: cl3::types::cl_event) -> Option<Self> {
+        (!event.is_null()).then_some(OwnedEvent(event))
+    }
+
+    pub fn get(&self) -> cl3::types::cl_event {
+        self.0
+    }
+
+    /// `CL_EVENT_COMMAND_EXECUTION_STATUS`: `CL_COMPLETE` (0), running/queued (> 0), or an error
+    /// code (< 0) when the command failed.
+    pub fn status(&self) -> Result<cl_int, cl_int> {
+        let data =
+            cl3::event::get_event_data(self.0, cl3::event::CL_EVENT_COMMAND_EXECUTION_STATUS)?;
+        data.get(..4)
+            .and_then(|b| b.try_into().ok())
+            .map(cl_int::from_ne_bytes)
+            .ok_or(cl3::error_codes::CL_INVALID_VALUE)
+    }
+
+    /// Waits for the event; `Err` carries the OpenCL error (a failed command included).
+    pub fn wait(&self) -> Result<(), cl_int> {
+        cl3::event::wait_for_events(&[self.0])?;
+        match self.status()? {
+            s if s < 0 => Err(s),
+            _ => Ok(()),
+        }
+    }
+
+    /// A profiling timestamp (ns), e.g. `CL_PROFILING_COMMAND_END`.
+    pub fn profiling(&self, what: cl3::types::cl_profiling_info) -> Result<u64, cl_int> {
+        let data = cl3::event::get_event_profiling_data(self.0, what)?;
+        data.get(..8)
+            .and_then(|b| b.try_into().ok())
+            .map(u64::from_ne_bytes)
+            .ok_or(cl3::error_codes::CL_INVALID_VALUE)
+    }
+}
+
+impl Clone for OwnedEvent {
+    fn clone(&self) -> Self {
+        // SAFETY: we hold a reference, so the event is alive; the clone owns the new one.
+        let _ = unsafe { cl3::event::retain_event(self.0) };
+        OwnedEvent(self.0)
+    }
+}
+
+impl Drop for OwnedEvent {
+    fn drop(&mut self) {
+        // SAFETY: we own one reference. A failing release leaks; it must not panic.
+        let _ = unsafe { cl3::event::release_event(self.0) };
+    }
+}
+
+/// A `cl_command_queue` released on drop.
+#[derive(Debug)]
+pub struct OwnedQueue(cl3::types::cl_command_queue);
+
+// SAFETY: OpenCL command queues are thread-safe (OpenCL 1.1+); the stream serializes its own
+// enqueues where order matters.
+unsafe impl Send for OwnedQueue {}
+unsafe impl Sync for OwnedQueue {}
+
+impl OwnedQueue {
+    /// An in-order queue on `device`, with profiling when the device can (events need it for
+    /// `hipEventElapsedTime`).
+    pub fn create(
+        context: cl3::types::cl_context,
+        device: cl3::types::cl_device_id,
+    ) -> Result<Self, cl_int> {
+        let with_profiling: [cl3::types::cl_queue_properties; 3] = [
+            cl3::command_queue::CL_QUEUE_PROPERTIES as cl3::types::cl_queue_properties,
+            cl3::command_queue::CL_QUEUE_PROFILING_ENABLE as cl3::types::cl_queue_properties,
+            0,
+        ];
+        // SAFETY: the device belongs to the context; the property list is zero-terminated.
+        unsafe {
+            cl3::command_queue::create_command_queue_with_properties(
+                context,
+                device,
+                with_profiling.as_ptr(),
+            )
+            .or_else(|_| {
+                cl3::command_queue::create_command_queue_with_properties(
+                    context,
+                    device,
+                    std::ptr::null(),
+                )
+            })
+        }
+        .map(OwnedQueue)
+    }
+
+    pub fn get(&self) -> cl3::types::cl_command_queue {
+        self.0
+    }
+
+    pub fn flush(&self) -> Result<(), cl_int> {
+        cl3::command_queue::flush(self.0)
+    }
+
+    pub fn finish(&self) -> Result<(), cl_int> {
+        cl3::command_queue::finish(self.0)
+    }
+}
+
+impl Drop for OwnedQueue {
+    fn drop(&mut self) {
+        // SAFETY: we own one reference; release flushes, queued work still completes.
+        let _ = unsafe { cl3::command_queue::release_command_queue(self.0) };
     }
 }

@@ -1,16 +1,18 @@
-//! Device selection: the first OpenCL device whose IL versions include SPIR-V, its context, an
-//! in-order queue and the memory backend. Done lazily, once per process, on the first API call that
-//! needs a device (never from `__hipmlirRegisterImage`, which runs before `main`).
+//! Device selection: an OpenCL device whose IL versions include SPIR-V (the first one, or the one
+//! `HIPMLIR_PLATFORM` / `HIPMLIR_DEVICE` name), its context, the null stream's queue and the
+//! memory backend. Done lazily, once per process, on the first API call that needs a device (never
+//! from `__hipmlirRegisterImage`, which runs before `main`).
 
-use std::sync::OnceLock;
+use std::sync::{Arc, OnceLock};
 
 use cl3::types::cl_device_id;
-use opencl3::command_queue::CommandQueue;
 use opencl3::context::Context;
 use opencl3::device::{Device, CL_DEVICE_TYPE_ALL};
 
 use crate::backend::{MemoryBackend, MemoryPreference};
 use crate::error::{Failure, HipError, HipResult};
+use crate::hlog;
+use crate::stream::Stream;
 
 /// What the runtime needs to know about the device, queried once.
 #[derive(Debug, Clone, PartialEq, Default)]
@@ -31,6 +33,10 @@ pub struct DeviceInfo {
     pub max_clock_frequency: u32,
     pub max_work_group_size: usize,
     pub max_work_item_sizes: [usize; 3],
+    /// CL_DEVICE_MAX_PARAMETER_SIZE: the most bytes of kernel arguments.
+    pub max_parameter_size: usize,
+    /// CL_DEVICE_MAX_MEM_ALLOC_SIZE.
+    pub max_mem_alloc_size: u64,
     pub address_bits: u32,
     pub host_unified_memory: bool,
     pub is_cpu: bool,
@@ -66,6 +72,8 @@ impl DeviceInfo {
             max_clock_frequency: device.max_clock_frequency().unwrap_or(0),
             max_work_group_size: device.max_work_group_size().unwrap_or(1),
             max_work_item_sizes: [dim(0), dim(1), dim(2)],
+            max_parameter_size: device.max_parameter_size().unwrap_or(1024),
+            max_mem_alloc_size: device.max_mem_alloc_size().unwrap_or(0),
             address_bits: device.address_bits().unwrap_or(0),
             host_unified_memory: device.host_unified_memory().unwrap_or(false),
             is_cpu: device
@@ -152,10 +160,12 @@ fn check_usable(device: &Device) -> Result<(), String> {
 pub struct Runtime {
     pub device: Device,
     pub context: Context,
-    /// In-order: kernels and copies run in submission order; `clFinish` synchronizes.
-    pub queue: CommandQueue,
+    /// The null stream (legacy default stream): an in-order queue with profiling.
+    pub null_stream: Arc<Stream>,
     pub memory: MemoryBackend,
     pub info: DeviceInfo,
+    /// CL_PLATFORM_VERSION of the device's platform.
+    pub platform_version: String,
 }
 
 impl Runtime {
@@ -163,17 +173,9 @@ impl Runtime {
         self.device.id()
     }
 
-    /// Waits for everything queued (kernels included) to finish.
+    /// Waits for everything queued on every stream (kernels included) to finish.
     pub fn finish(&self) -> HipResult<()> {
-        self.queue.finish().map_err(|e| {
-            Failure::new(
-                HipError::LaunchFailure,
-                format!(
-                    "the device reported {} while finishing queued work",
-                    crate::cl::error_name(e.0)
-                ),
-            )
-        })
+        crate::stream::synchronize_all(self)
     }
 }
 
@@ -183,9 +185,9 @@ static RUNTIME: OnceLock<Result<Runtime, String>> = OnceLock::new();
 /// gets `hipErrorNoDevice` quietly.
 pub fn runtime() -> HipResult<&'static Runtime> {
     let state = RUNTIME.get_or_init(|| {
-        let result = open_first_usable();
+        let result = open_selected();
         if let Err(message) = &result {
-            eprintln!("hipmlir: {message}");
+            hlog!(Error, "{message}");
         }
         result
     });
@@ -204,67 +206,133 @@ pub fn runtime_if_initialized() -> Option<&'static Runtime> {
     RUNTIME.get().and_then(|r| r.as_ref().ok())
 }
 
-fn open_first_usable() -> Result<Runtime, String> {
+/// How to get a device, for the "no device" message.
+const HOW_TO_GET_A_DEVICE: &str = "hipmlir needs an OpenCL driver that accepts SPIR-V \
+(CL_DEVICE_IL_VERSION lists SPIR-V) on a 64-bit device. Intel's OpenCL CPU runtime works on any \
+x86-64 CPU: `make setup` installs it (PyPI intel-opencl-rt, registered in /etc/OpenCL/vendors); \
+or install a GPU driver with SPIR-V support (Intel compute-runtime, or Mesa rusticl with \
+RUSTICL_ENABLE). HIPMLIR_PLATFORM and HIPMLIR_DEVICE choose among several.";
+
+/// Whether `filter` (an index or a case-insensitive name substring) selects item `index` named
+/// `name`.
+pub fn filter_matches(filter: &str, index: usize, name: &str) -> bool {
+    let filter = filter.trim();
+    match filter.parse::<usize>() {
+        Ok(i) => i == index,
+        Err(_) => name.to_lowercase().contains(&filter.to_lowercase()),
+    }
+}
+
+fn env_filter(name: &str) -> Option<String> {
+    std::env::var(name).ok().filter(|v| !v.trim().is_empty())
+}
+
+fn open_selected() -> Result<Runtime, String> {
     let preference = MemoryPreference::from_env()?;
     let platforms = opencl3::platform::get_platforms().map_err(|e| {
         format!(
-            "cannot list OpenCL platforms ({}): is an OpenCL ICD loader and driver installed?",
+            "cannot list OpenCL platforms ({}): no OpenCL ICD loader or driver is installed. {HOW_TO_GET_A_DEVICE}",
             crate::cl::error_name(e.0)
         )
     })?;
+    let platform_filter = env_filter("HIPMLIR_PLATFORM");
+    let device_filter = env_filter("HIPMLIR_DEVICE");
     let mut rejected = Vec::new();
-    for platform in &platforms {
+    let mut usable = Vec::new();
+    let mut seen_platforms = Vec::new();
+    for (pi, platform) in platforms.iter().enumerate() {
+        let pname = platform.name().unwrap_or_else(|_| "?".into());
+        seen_platforms.push(format!("{pi}: {pname}"));
+        if let Some(f) = &platform_filter {
+            if !filter_matches(f, pi, &pname) {
+                continue;
+            }
+        }
         let ids = platform.get_devices(CL_DEVICE_TYPE_ALL).unwrap_or_default();
         for id in ids {
             let device = Device::new(id);
             let name = device.name().unwrap_or_else(|_| "?".into());
-            let usable = check_usable(&device).and_then(|()| {
+            let checked = check_usable(&device).and_then(|()| {
                 MemoryBackend::select(platform.id(), &device, preference)
                     .map_err(|e| format!("has no usable memory model: {e}"))
             });
-            match usable {
-                Ok(memory) => {
-                    return open(device, memory)
-                        .map_err(|e| format!("cannot open OpenCL device '{name}': {e}"))
-                }
-                Err(why) => rejected.push(format!("'{name}' {why}")),
+            match checked {
+                Ok(memory) => usable.push((*platform, device, memory, name)),
+                Err(why) => rejected.push(format!("'{}' {why}", name.trim())),
             }
         }
     }
-    if rejected.is_empty() {
-        Err(format!(
-            "no OpenCL device found ({} platform(s))",
-            platforms.len()
-        ))
-    } else {
-        Err(format!(
-            "no OpenCL device can run SPIR-V kernels: {}",
-            rejected.join("; ")
-        ))
+    if usable.is_empty() {
+        let scope = match &platform_filter {
+            Some(f) => format!(" on the platform(s) HIPMLIR_PLATFORM={f} selects"),
+            None => String::new(),
+        };
+        let found = if rejected.is_empty() {
+            format!(
+                "no OpenCL device found{scope} (platforms: {})",
+                if seen_platforms.is_empty() {
+                    "none".to_string()
+                } else {
+                    seen_platforms.join(", ")
+                }
+            )
+        } else {
+            format!(
+                "no OpenCL device{scope} can run SPIR-V kernels: {}",
+                rejected.join("; ")
+            )
+        };
+        return Err(format!("{found}. {HOW_TO_GET_A_DEVICE}"));
     }
+    let index = match &device_filter {
+        None => 0,
+        Some(f) => usable
+            .iter()
+            .enumerate()
+            .position(|(i, (_, _, _, name))| filter_matches(f, i, name.trim()))
+            .ok_or_else(|| {
+                let names: Vec<String> = usable
+                    .iter()
+                    .enumerate()
+                    .map(|(i, (_, _, _, n))| format!("{i}: {}", n.trim()))
+                    .collect();
+                format!(
+                    "HIPMLIR_DEVICE={f} matches none of the usable devices ({})",
+                    names.join(", ")
+                )
+            })?,
+    };
+    let (platform, device, memory, name) = usable.swap_remove(index);
+    open(&platform, device, memory)
+        .map_err(|e| format!("cannot open OpenCL device '{}': {e}", name.trim()))
 }
 
-fn open(device: Device, memory: MemoryBackend) -> Result<Runtime, String> {
+fn open(
+    platform: &opencl3::platform::Platform,
+    device: Device,
+    memory: MemoryBackend,
+) -> Result<Runtime, String> {
     let context = Context::from_device(&device)
         .map_err(|e| format!("clCreateContext: {}", crate::cl::error_name(e.0)))?;
-    let queue = CommandQueue::create_default_with_properties(&context, 0, 0)
-        .map_err(|e| format!("clCreateCommandQueue: {}", crate::cl::error_name(e.0)))?;
+    let null_stream = Stream::new(context.get(), device.id(), 0, 0, true)
+        .map_err(|e| format!("clCreateCommandQueue: {}", crate::cl::error_name(e)))?;
     let info = DeviceInfo::query(&device);
-    if std::env::var_os("HIPMLIR_VERBOSE").is_some() {
-        eprintln!(
-            "hipmlir: device '{}' ({}), memory: {}, warpSize {}",
-            info.name.trim(),
-            info.version,
-            memory.name(),
-            info.warp_size()
-        );
-    }
+    hlog!(
+        Info,
+        "device '{}' ({}) on platform '{}', memory: {}, warpSize {}",
+        info.name.trim(),
+        info.version,
+        platform.name().unwrap_or_default(),
+        memory.name(),
+        info.warp_size()
+    );
     Ok(Runtime {
         device,
         context,
-        queue,
+        null_stream: Arc::new(null_stream),
         memory,
         info,
+        platform_version: platform.version().unwrap_or_default(),
     })
 }
 
@@ -278,6 +346,14 @@ mod tests {
         assert_eq!(choose_warp_size(&[8, 16]), 16);
         assert_eq!(choose_warp_size(&[64]), 64);
         assert_eq!(choose_warp_size(&[]), 32);
+    }
+
+    #[test]
+    fn filters_take_indices_or_names() {
+        assert!(filter_matches("1", 1, "Intel(R) Xeon"));
+        assert!(!filter_matches("0", 1, "Intel(R) Xeon"));
+        assert!(filter_matches("xeon", 3, "Intel(R) Xeon(R) Processor"));
+        assert!(!filter_matches("nvidia", 0, "Intel(R) Xeon"));
     }
 
     #[test]

@@ -53,6 +53,7 @@ hip_errors! {
     OutOfMemory = 2, c"hipErrorOutOfMemory", c"out of memory";
     NotInitialized = 3, c"hipErrorNotInitialized", c"initialization error";
     InvalidConfiguration = 9, c"hipErrorInvalidConfiguration", c"invalid configuration argument";
+    InvalidPitchValue = 12, c"hipErrorInvalidPitchValue", c"invalid pitch argument";
     InvalidSymbol = 13, c"hipErrorInvalidSymbol", c"invalid device symbol";
     InvalidDevicePointer = 17, c"hipErrorInvalidDevicePointer", c"invalid device pointer";
     InvalidMemcpyDirection = 21, c"hipErrorInvalidMemcpyDirection", c"invalid copy direction for memcpy";
@@ -175,10 +176,24 @@ pub fn peek_last_error() -> HipError {
         .unwrap_or(HipError::Success)
 }
 
-/// Prints one diagnostic line, `hipmlir: <function>: <message>`.
-pub fn report(function: &str, message: &str) {
-    if !message.is_empty() {
-        eprintln!("hipmlir: {function}: {message}");
+/// Prints one diagnostic line, `hipmlir: <function>: <message>` (an `error` line of
+/// `HIPMLIR_LOG`; "not supported" notices are `warn` lines, printed once per function).
+pub fn report(function: &str, code: HipError, message: &str) {
+    if message.is_empty() {
+        return;
+    }
+    if code == HipError::NotSupported {
+        if crate::log::first_time(function) {
+            crate::log::log(
+                crate::log::Level::Warn,
+                format_args!("{function}: {message}"),
+            );
+        }
+    } else {
+        crate::log::log(
+            crate::log::Level::Error,
+            format_args!("{function}: {message}"),
+        );
     }
 }
 

@@ -1,17 +1,22 @@
 //! Lazy JIT: a module's SPIR-V becomes an OpenCL program on the first launch of one of its kernels;
 //! kernel objects are created once per name and kept.
 //!
-//! [`build_program`] is the single place a program is made from a device image, so an on-disk cache
-//! (key: SPIR-V hash + device + driver version + options; value: `CL_PROGRAM_BINARIES`, reloaded with
-//! `clCreateProgramWithBinary`) goes there and nowhere else.
+//! [`build_program`] is the single place a program is made from a device image: it consults the
+//! on-disk cache (`cache`) first (`clCreateProgramWithBinary`), else builds the SPIR-V
+//! (`clCreateProgramWithIL`) and stores the result. `HIPMLIR_DUMP_SPIRV=dir` writes every module's
+//! SPIR-V there before it is built.
 
 use std::collections::HashMap;
 use std::ffi::CStr;
+use std::sync::OnceLock;
 
+use crate::cache::{self, BuildContext};
 use crate::cl::{error_name, OwnedKernel, OwnedProgram};
 use crate::device::Runtime;
 use crate::error::{Failure, HipError, HipResult};
+use crate::hlog;
 use crate::registry::Module;
+use crate::spirv::{self, Param, StorageClass};
 
 /// Options passed to `clBuildProgram`.
 const BUILD_OPTIONS: &CStr = c"";
@@ -20,6 +25,13 @@ const BUILD_OPTIONS: &CStr = c"";
 #[derive(Debug)]
 pub struct PreparedKernel {
     pub kernel: OwnedKernel,
+    /// Per argument: the metadata says "by value" but the SPIR-V takes a CrossWorkgroup pointer:
+    /// the compiler moved the argument to memory and the launcher must spill it.
+    pub spilled: Vec<bool>,
+    /// CL_KERNEL_WORK_GROUP_SIZE, CL_KERNEL_LOCAL_MEM_SIZE, CL_KERNEL_PRIVATE_MEM_SIZE.
+    pub work_group_size: usize,
+    pub local_mem_size: u64,
+    pub private_mem_size: u64,
 }
 
 /// A built module: its program and the kernels created from it so far.
@@ -27,6 +39,8 @@ pub struct PreparedKernel {
 pub struct BuiltModule {
     program: OwnedProgram,
     kernels: HashMap<String, PreparedKernel>,
+    /// Kernel parameters as the SPIR-V declares them (empty if it could not be read).
+    spirv_params: HashMap<String, Vec<Param>>,
 }
 
 /// The JIT state of a module, behind the module's lock.
@@ -39,15 +53,154 @@ pub enum ModuleState {
     Failed(Failure),
 }
 
-/// Creates and builds the program of a module, printing the build log on failure.
+fn build_log(program: &OwnedProgram, device: cl3::types::cl_device_id) -> String {
+    cl3::program::get_program_build_data(program.get(), device, cl3::program::CL_PROGRAM_BUILD_LOG)
+        .map(|bytes| {
+            String::from_utf8_lossy(&bytes)
+                .trim_end_matches('\0')
+                .trim()
+                .to_string()
+        })
+        .unwrap_or_default()
+}
+
+fn build(
+    program: &OwnedProgram,
+    device: cl3::types::cl_device_id,
+) -> Result<(), cl3::types::cl_int> {
+    cl3::program::build_program(
+        program.get(),
+        &[device],
+        BUILD_OPTIONS,
+        None,
+        std::ptr::null_mut(),
+    )
+}
+
+/// What identifies this device and driver for the cache.
+fn build_context(rt: &Runtime) -> BuildContext {
+    BuildContext {
+        device_name: rt.info.name.clone(),
+        device_vendor: rt.info.vendor.clone(),
+        device_version: rt.info.version.clone(),
+        driver_version: rt.info.driver_version.clone(),
+        platform_version: rt.platform_version.clone(),
+        options: BUILD_OPTIONS.to_string_lossy().into_owned(),
+    }
+}
+
+/// `HIPMLIR_DUMP_SPIRV`: the folder to write modules' SPIR-V to, if set.
+fn dump_dir() -> Option<&'static std::path::Path> {
+    static DIR: OnceLock<Option<std::path::PathBuf>> = OnceLock::new();
+    DIR.get_or_init(|| {
+        std::env::var_os("HIPMLIR_DUMP_SPIRV")
+            .filter(|v| !v.is_empty())
+            .map(std::path::PathBuf::from)
+    })
+    .as_deref()
+}
+
+fn dump_spirv(module: &Module, key: &str) {
+    let Some(dir) = dump_dir() else { return };
+    let name: String = module
+        .label
+        .chars()
+        .map(|c| if c.is_ascii_alphanumeric() { c } else { '_' })
+        .collect();
+    let path = dir.join(format!("hipmlir-{name}-{}.spv", &key[..16]));
+    match std::fs::create_dir_all(dir).and_then(|()| std::fs::write(&path, &module.image.spirv)) {
+        Ok(()) => hlog!(
+            Info,
+            "wrote the SPIR-V of {} to {}",
+            module.label,
+            path.display()
+        ),
+        Err(e) => hlog!(
+            Warn,
+            "HIPMLIR_DUMP_SPIRV: cannot write {}: {e}",
+            path.display()
+        ),
+    }
+}
+
+/// A program from a cached binary, if the cache has a usable one.
+fn from_cache(rt: &Runtime, store: &cache::ProgramCache, key: &str) -> Option<OwnedProgram> {
+    let binary = store.load(key)?;
+    let device = rt.device_id();
+    // SAFETY: the device belongs to the context; the binary slice outlives the call.
+    let raw = unsafe {
+        cl3::program::create_program_with_binary(rt.context.get(), &[device], &[&binary])
+    };
+    let program = match raw {
+        // SAFETY: a new program; we take over its only reference.
+        Ok(raw) => unsafe { OwnedProgram::from_raw(raw) },
+        Err(e) => {
+            hlog!(
+                Warn,
+                "the driver refused cached program {key} ({}); rebuilding",
+                error_name(e)
+            );
+            store.remove(key);
+            return None;
+        }
+    };
+    match build(&program, device) {
+        Ok(()) => {
+            hlog!(Debug, "program cache hit: {key}");
+            Some(program)
+        }
+        Err(e) => {
+            hlog!(
+                Warn,
+                "cached program {key} does not build ({}); rebuilding",
+                error_name(e)
+            );
+            store.remove(key);
+            None
+        }
+    }
+}
+
+/// Stores a built program's binary.
+fn to_cache(program: &OwnedProgram, store: &cache::ProgramCache, key: &str) {
+    let binaries = cl3::program::get_program_info(program.get(), cl3::program::CL_PROGRAM_BINARIES);
+    let binary = match binaries {
+        Ok(cl3::info_type::InfoType::VecVecUchar(mut all)) if !all.is_empty() => all.swap_remove(0),
+        _ => {
+            hlog!(Debug, "the driver gives no program binary; not cached");
+            return;
+        }
+    };
+    if binary.is_empty() {
+        return;
+    }
+    match store.store(key, &binary) {
+        Ok(()) => hlog!(Debug, "program cached: {key} ({} bytes)", binary.len()),
+        Err(e) => {
+            if crate::log::first_time("program cache store") {
+                hlog!(Warn, "program cache: {e}; continuing without caching");
+            }
+        }
+    }
+}
+
+/// Creates and builds the program of a module (from the cache when possible), printing the build
+/// log on failure.
 pub fn build_program(rt: &Runtime, module: &Module) -> HipResult<OwnedProgram> {
     let what = || {
         format!(
-            "device image #{} (kernels: {})",
-            module.index,
+            "{} (kernels: {})",
+            module.label,
             module.kernel_names().join(", ")
         )
     };
+    let ctx = build_context(rt);
+    let key = cache::key(&module.image.spirv, &ctx);
+    dump_spirv(module, &key);
+    let store = cache::global();
+    if let Some(program) = store.and_then(|c| from_cache(rt, c, &key)) {
+        return Ok(program);
+    }
     let raw = cl3::program::create_program_with_il(rt.context.get(), &module.image.spirv).map_err(
         |e| {
             Failure::new(
@@ -63,27 +216,12 @@ pub fn build_program(rt: &Runtime, module: &Module) -> HipResult<OwnedProgram> {
     // SAFETY: a new program; we take over its only reference.
     let program = unsafe { OwnedProgram::from_raw(raw) };
     let device = rt.device_id();
-    if let Err(e) = cl3::program::build_program(
-        program.get(),
-        &[device],
-        BUILD_OPTIONS,
-        None,
-        std::ptr::null_mut(),
-    ) {
-        let log = cl3::program::get_program_build_data(
-            program.get(),
-            device,
-            cl3::program::CL_PROGRAM_BUILD_LOG,
-        )
-        .map(|bytes| {
-            String::from_utf8_lossy(&bytes)
-                .trim_end_matches('\0')
-                .trim()
-                .to_string()
-        })
-        .unwrap_or_default();
-        eprintln!(
-            "hipmlir: building {} failed ({}); build log:\n{}",
+    let started = std::time::Instant::now();
+    if let Err(e) = build(&program, device) {
+        let log = build_log(&program, device);
+        hlog!(
+            Error,
+            "building {} failed ({}); build log:\n{}",
             what(),
             error_name(e),
             if log.is_empty() { "(empty)" } else { &log }
@@ -93,24 +231,39 @@ pub fn build_program(rt: &Runtime, module: &Module) -> HipResult<OwnedProgram> {
             format!("{} failed to build ({})", what(), error_name(e)),
         ));
     }
+    hlog!(Debug, "built {} in {:?}", what(), started.elapsed());
+    if let Some(store) = store {
+        to_cache(&program, store, &key);
+    }
     Ok(program)
 }
 
-/// The kernel `name` of `module`, building the module and creating the kernel on first use.
-/// The caller holds the module's lock (`state`).
-pub fn prepared_kernel<'s>(
+/// Builds `module` if it is not built yet (the caller holds its lock, `state`).
+pub fn ensure_built<'s>(
     rt: &Runtime,
     module: &Module,
     state: &'s mut ModuleState,
-    name: &str,
-    expected_args: usize,
-) -> HipResult<&'s PreparedKernel> {
+) -> HipResult<&'s mut BuiltModule> {
     if let ModuleState::NotBuilt = state {
         *state = match build_program(rt, module) {
-            Ok(program) => ModuleState::Built(BuiltModule {
-                program,
-                kernels: HashMap::new(),
-            }),
+            Ok(program) => {
+                let spirv_params = match spirv::parse_kernels(&module.image.spirv) {
+                    Ok(kernels) => kernels.into_iter().map(|k| (k.name, k.params)).collect(),
+                    Err(e) => {
+                        hlog!(
+                            Debug,
+                            "cannot read the kernel parameters of {}: {e}",
+                            module.label
+                        );
+                        HashMap::new()
+                    }
+                };
+                ModuleState::Built(BuiltModule {
+                    program,
+                    kernels: HashMap::new(),
+                    spirv_params,
+                })
+            }
             Err(failure) => {
                 // Keep the failure for later launches, without the stderr line (already printed).
                 let remembered = Failure::new(
@@ -122,15 +275,26 @@ pub fn prepared_kernel<'s>(
             }
         };
     }
-    let built = match state {
-        ModuleState::Built(built) => built,
-        ModuleState::Failed(failure) => return Err(failure.clone()),
-        ModuleState::NotBuilt => {
-            return Err(Failure::new(HipError::Unknown, "module state lost"));
-        }
-    };
+    match state {
+        ModuleState::Built(built) => Ok(built),
+        ModuleState::Failed(failure) => Err(failure.clone()),
+        ModuleState::NotBuilt => Err(Failure::new(HipError::Unknown, "module state lost")),
+    }
+}
+
+/// The kernel `name` of `module`, building the module and creating the kernel on first use.
+/// The caller holds the module's lock (`state`).
+pub fn prepared_kernel<'s>(
+    rt: &Runtime,
+    module: &Module,
+    state: &'s mut ModuleState,
+    name: &str,
+    expected_args: usize,
+) -> HipResult<&'s PreparedKernel> {
+    let built = ensure_built(rt, module, state)?;
     if !built.kernels.contains_key(name) {
-        let prepared = create_kernel(rt, &built.program, module, name, expected_args)?;
+        let params = built.spirv_params.get(name).cloned();
+        let prepared = create_kernel(rt, &built.program, module, name, expected_args, params)?;
         built.kernels.insert(name.to_string(), prepared);
     }
     built
@@ -139,19 +303,31 @@ pub fn prepared_kernel<'s>(
         .ok_or_else(|| Failure::new(HipError::Unknown, "kernel cache lost an entry"))
 }
 
+fn work_group_info(kernel: &OwnedKernel, device: cl3::types::cl_device_id, what: u32) -> u64 {
+    cl3::kernel::get_kernel_work_group_data(kernel.get(), device, what)
+        .ok()
+        .and_then(|b| match b.len() {
+            8 => b.try_into().ok().map(u64::from_ne_bytes),
+            4 => b.try_into().ok().map(u32::from_ne_bytes).map(u64::from),
+            _ => None,
+        })
+        .unwrap_or(0)
+}
+
 fn create_kernel(
     rt: &Runtime,
     program: &OwnedProgram,
     module: &Module,
     name: &str,
     expected_args: usize,
+    spirv_params: Option<Vec<Param>>,
 ) -> HipResult<PreparedKernel> {
     let kernel = OwnedKernel::create(program, name).map_err(|e| {
         Failure::new(
             HipError::InvalidDeviceFunction,
             format!(
-                "kernel '{name}' is in the metadata of device image #{} but its SPIR-V has no such entry point ({})",
-                module.index,
+                "kernel '{name}' is in the metadata of {} but its SPIR-V has no such entry point ({})",
+                module.label,
                 error_name(e)
             ),
         )
@@ -173,5 +349,27 @@ fn create_kernel(
     // Best effort: kernels that only dereference their pointer arguments work without it.
     // SAFETY: a fresh kernel no other thread has seen.
     let _ = unsafe { rt.memory.allow_indirect_access(kernel.get(), &[]) };
-    Ok(PreparedKernel { kernel })
+    let info = module
+        .find_kernel(name)
+        .map(|i| &module.image.metadata.kernels[i]);
+    let spilled = match (info, spirv_params) {
+        (Some(info), Some(params)) if params.len() == info.args.len() => info
+            .args
+            .iter()
+            .zip(&params)
+            .map(|(arg, p)| {
+                !arg.is_pointer && matches!(p, Param::Pointer(StorageClass::CrossWorkgroup))
+            })
+            .collect(),
+        _ => vec![false; expected_args],
+    };
+    let device = rt.device_id();
+    Ok(PreparedKernel {
+        work_group_size: work_group_info(&kernel, device, cl3::kernel::CL_KERNEL_WORK_GROUP_SIZE)
+            as usize,
+        local_mem_size: work_group_info(&kernel, device, cl3::kernel::CL_KERNEL_LOCAL_MEM_SIZE),
+        private_mem_size: work_group_info(&kernel, device, cl3::kernel::CL_KERNEL_PRIVATE_MEM_SIZE),
+        kernel,
+        spilled,
+    })
 }

@@ -1,6 +1,6 @@
 //! Kernel launches: the packed argument block is unpacked by the kernel's metadata and each
 //! argument set on the OpenCL kernel; then one `clEnqueueNDRangeKernel` on the in-order queue.
-//! Launches are asynchronous; `hipDeviceSynchronize` and `hipMemcpy` wait for them.
+//! Launches are asynchronous and go to the launch's stream (see `stream`).
 //!
 //! Argument block: laid out like a C struct of the kernel's parameters (see
 //! `KernelArg::layout`); `args_size` must equal the kernel's. Per argument:
@@ -9,17 +9,26 @@
 //!   an allocation, or be null;
 //! * workgroup pointers are dynamic shared memory: `clSetKernelArg(i, shmem, NULL)`, their bytes in
 //!   the block (if any) are ignored;
-//! * everything else is `clSetKernelArg(i, size, bytes)`.
+//! * a by-value argument the SPIR-V takes as a CrossWorkgroup pointer (the compiler moved it to
+//!   memory because it is too large for the device's parameter limit) is *spilled*: its bytes are
+//!   copied to a fresh device buffer on the launch's stream, the kernel gets the buffer's address,
+//!   and the buffer is freed once the kernel has finished;
+//! * everything else is `clSetKernelArg(i, size, bytes)`; the total must fit
+//!   `CL_DEVICE_MAX_PARAMETER_SIZE` (else `hipErrorInvalidValue` naming the limit).
 
 use std::ffi::c_void;
+use std::sync::Mutex;
 
+use cl3::types::cl_event;
 use hipmlir_device_image::{AddressSpace, KernelInfo};
 
-use crate::device::{runtime, DeviceInfo};
+use crate::cl::OwnedEvent;
+use crate::device::{runtime, DeviceInfo, Runtime};
 use crate::error::{Failure, HipError, HipResult};
 use crate::jit::prepared_kernel;
 use crate::memory::live_allocations;
 use crate::registry::KernelRef;
+use crate::stream::resolve;
 
 /// HIP's `dim3`, passed by value across the C ABI.
 #[repr(C)]
@@ -164,101 +173,256 @@ pub fn ndrange(
     Ok((global, local))
 }
 
-/// Launches `kernel` on the null stream.
+/// A by-value argument the compiler moved behind a pointer: its bytes live in a device buffer
+/// until the kernel that reads them has run.
+struct Spill {
+    device: usize,
+    host: Box<[u8]>,
+}
+
+/// Spill buffers waiting for their kernel to finish.
+static PENDING_SPILLS: Mutex<Vec<(OwnedEvent, Vec<Spill>)>> = Mutex::new(Vec::new());
+
+/// Frees the spill buffers of kernels that have finished (`all`: of every kernel; the caller has
+/// synchronized).
+pub fn reclaim_spills(rt: &Runtime, all: bool) {
+    let done: Vec<(OwnedEvent, Vec<Spill>)> = {
+        let mut pending = PENDING_SPILLS.lock().unwrap_or_else(|p| p.into_inner());
+        if pending.is_empty() {
+            return;
+        }
+        let (done, keep) = std::mem::take(&mut *pending)
+            .into_iter()
+            .partition(|(event, _)| all || !matches!(event.status(), Ok(s) if s > 0));
+        *pending = keep;
+        done
+    };
+    for (_, spills) in done {
+        for spill in spills {
+            // SAFETY: allocated by `launch` with this context; its kernel has finished.
+            let _ = unsafe {
+                rt.memory
+                    .free(rt.context.get(), spill.device as *mut c_void)
+            };
+        }
+    }
+}
+
+fn argument_failure(info: &KernelInfo, i: usize, e: String) -> Failure {
+    Failure::invalid_value(format!(
+        "kernel '{}' argument {i} ('{}'): {e}",
+        info.source_name, info.args[i].name
+    ))
+}
+
+/// Launches `kernel` on the stream `stream` (a `hipStream_t` value). Asynchronous.
 pub fn launch(
     kernel: &KernelRef,
     grid: Dim3,
     block: Dim3,
     shmem: usize,
-    stream: *mut c_void,
+    stream: usize,
     args: &[u8],
 ) -> HipResult<()> {
-    if !stream.is_null() {
-        return Err(Failure::new(
-            HipError::NotSupported,
-            format!("stream {stream:p}: only the null stream is supported"),
-        ));
-    }
     let info = kernel.info();
     let values = unpack_args(info, args, shmem)?;
     let rt = runtime()?;
+    let target = resolve(stream)?;
     let (global, local) = ndrange(grid, block, shmem, &rt.info)?;
 
     let module = &kernel.module;
     let mut state = module.lock_state();
     let prepared = prepared_kernel(rt, module, &mut state, &info.name, info.args.len())?;
     let k = prepared.kernel.get();
+    let spilled = |i: usize| prepared.spilled.get(i).copied().unwrap_or(false);
+
+    // The bytes OpenCL receives as arguments must fit the device's parameter limit.
+    let param_bytes: usize = values
+        .iter()
+        .enumerate()
+        .map(|(i, v)| match v {
+            ArgValue::Bytes(b) if !spilled(i) => b.len(),
+            ArgValue::Local(_) => 0,
+            _ => 8,
+        })
+        .sum();
+    if param_bytes > rt.info.max_parameter_size {
+        return Err(Failure::invalid_value(format!(
+            "kernel '{}' takes {param_bytes} bytes of arguments; the device accepts at most {} \
+             (CL_DEVICE_MAX_PARAMETER_SIZE). Large by-value arguments must be passed through \
+             memory (the compiler's spill of large arguments)",
+            info.source_name, rt.info.max_parameter_size
+        )));
+    }
+
+    reclaim_spills(rt, false);
+    let mut spills: Vec<Spill> = Vec::new();
+    let free_spills = |spills: &[Spill]| {
+        for s in spills {
+            // SAFETY: allocated below, never used by an enqueued command.
+            let _ = unsafe { rt.memory.free(rt.context.get(), s.device as *mut c_void) };
+        }
+    };
     for (i, value) in values.iter().enumerate() {
         let index = i as u32;
-        let what = |e: String| {
-            Failure::invalid_value(format!(
-                "kernel '{}' argument {i} ('{}'): {e}",
-                info.source_name, info.args[i].name
-            ))
-        };
-        match *value {
-            // SAFETY (all three): `k` is valid and exclusively ours while the module lock is held.
-            ArgValue::Pointer(p) => {
-                unsafe { rt.memory.set_pointer_arg(k, index, p as *const c_void) }.map_err(what)?
-            }
+        let result = match *value {
+            // SAFETY (all): `k` is valid and exclusively ours while the module lock is held.
+            ArgValue::Pointer(p) => unsafe {
+                rt.memory.set_pointer_arg(k, index, p as *const c_void)
+            },
+            ArgValue::Bytes(bytes) if spilled(i) => rt
+                .memory
+                .alloc(rt.context.get(), rt.device_id(), bytes.len().max(1))
+                .and_then(|buffer| {
+                    spills.push(Spill {
+                        device: buffer as usize,
+                        host: bytes.into(),
+                    });
+                    unsafe { rt.memory.set_pointer_arg(k, index, buffer) }
+                }),
             ArgValue::Bytes(bytes) => {
                 unsafe { cl3::kernel::set_kernel_arg(k, index, bytes.len(), bytes.as_ptr().cast()) }
-                    .map_err(|e| what(format!("clSetKernelArg: {}", crate::cl::error_name(e))))?
+                    .map_err(|e| format!("clSetKernelArg: {}", crate::cl::error_name(e)))
             }
             ArgValue::Local(size) => unsafe {
                 // OpenCL rejects a zero-sized local argument.
                 cl3::kernel::set_kernel_arg(k, index, size.max(1), std::ptr::null())
             }
-            .map_err(|e| {
-                what(format!(
-                    "clSetKernelArg(local): {}",
-                    crate::cl::error_name(e)
-                ))
-            })?,
+            .map_err(|e| format!("clSetKernelArg(local): {}", crate::cl::error_name(e))),
+        };
+        if let Err(e) = result {
+            free_spills(&spills);
+            return Err(argument_failure(info, i, e));
         }
     }
     if rt.memory.needs_pointer_list_per_launch() {
-        let live = live_allocations();
+        let mut live = live_allocations();
+        live.extend(spills.iter().map(|s| s.device as *mut c_void));
         // SAFETY: as above.
-        unsafe { rt.memory.allow_indirect_access(k, &live) }
-            .map_err(|e| Failure::new(HipError::LaunchFailure, e))?;
+        if let Err(e) = unsafe { rt.memory.allow_indirect_access(k, &live) } {
+            free_spills(&spills);
+            return Err(Failure::new(HipError::LaunchFailure, e));
+        }
     }
-    // SAFETY: valid queue and kernel; the work-size arrays outlive the call.
-    let event = unsafe {
-        cl3::command_queue::enqueue_nd_range_kernel(
-            rt.queue.get(),
-            k,
-            3,
-            std::ptr::null(),
-            global.as_ptr(),
-            local.as_ptr(),
-            0,
-            std::ptr::null(),
-        )
+    let enqueued = target.enqueue(rt, &[], |queue, deps| {
+        let mut wait_on: &[cl_event] = deps;
+        for spill in &spills {
+            // SAFETY: the device buffer is ours; the host copy lives until the kernel is done.
+            let event = unsafe {
+                rt.memory.copy(
+                    queue,
+                    spill.device as *mut c_void,
+                    spill.host.as_ptr().cast(),
+                    spill.host.len(),
+                    wait_on,
+                )
+            }
+            .map_err(|e| crate::stream::cl_failure("copying a spilled argument", e))?;
+            drop(OwnedEvent::from_raw(event));
+            wait_on = &[];
+        }
+        // SAFETY: valid queue and kernel; the work-size arrays outlive the call.
+        let event = unsafe {
+            cl3::command_queue::enqueue_nd_range_kernel(
+                queue,
+                k,
+                3,
+                std::ptr::null(),
+                global.as_ptr(),
+                local.as_ptr(),
+                wait_on.len() as u32,
+                if wait_on.is_empty() {
+                    std::ptr::null()
+                } else {
+                    wait_on.as_ptr()
+                },
+            )
+        }
+        .map_err(|e| {
+            let code = match e {
+                cl3::error_codes::CL_INVALID_WORK_GROUP_SIZE
+                | cl3::error_codes::CL_INVALID_WORK_ITEM_SIZE
+                | cl3::error_codes::CL_INVALID_GLOBAL_WORK_SIZE => HipError::InvalidConfiguration,
+                cl3::error_codes::CL_OUT_OF_RESOURCES => HipError::LaunchOutOfResources,
+                cl3::error_codes::CL_MEM_OBJECT_ALLOCATION_FAILURE
+                | cl3::error_codes::CL_OUT_OF_HOST_MEMORY => HipError::OutOfMemory,
+                _ => HipError::LaunchFailure,
+            };
+            Failure::new(
+                code,
+                format!(
+                    "launching '{}' with grid {:?} block {:?}: clEnqueueNDRangeKernel: {}",
+                    info.source_name,
+                    grid.as_array(),
+                    block.as_array(),
+                    crate::cl::error_name(e)
+                ),
+            )
+        })?;
+        OwnedEvent::from_raw(event)
+            .ok_or_else(|| Failure::new(HipError::Unknown, "the launch returned no event"))
+    });
+    drop(state);
+    match enqueued {
+        Ok(event) => {
+            let _ = target.queue.flush();
+            if !spills.is_empty() {
+                PENDING_SPILLS
+                    .lock()
+                    .unwrap_or_else(|p| p.into_inner())
+                    .push((event, spills));
+            }
+            Ok(())
+        }
+        Err(e) => {
+            // Spill copies may have been enqueued before the kernel failed to: wait for them.
+            let _ = target.synchronize();
+            free_spills(&spills);
+            Err(e)
+        }
     }
-    .map_err(|e| {
-        let code = match e {
-            cl3::error_codes::CL_INVALID_WORK_GROUP_SIZE
-            | cl3::error_codes::CL_INVALID_WORK_ITEM_SIZE
-            | cl3::error_codes::CL_INVALID_GLOBAL_WORK_SIZE => HipError::InvalidConfiguration,
-            cl3::error_codes::CL_OUT_OF_RESOURCES => HipError::LaunchOutOfResources,
-            cl3::error_codes::CL_MEM_OBJECT_ALLOCATION_FAILURE
-            | cl3::error_codes::CL_OUT_OF_HOST_MEMORY => HipError::OutOfMemory,
-            _ => HipError::LaunchFailure,
-        };
-        Failure::new(
-            code,
-            format!(
-                "launching '{}' with grid {:?} block {:?}: clEnqueueNDRangeKernel: {}",
-                info.source_name,
-                grid.as_array(),
-                block.as_array(),
-                crate::cl::error_name(e)
-            ),
-        )
-    })?;
-    crate::cl::release_event(event);
-    Ok(())
+}
+
+/// Packs `kernelParams` (one pointer per argument, each to the argument's value) into the
+/// argument block laid out by the kernel's metadata (`hipModuleLaunchKernel`, `hipLaunchKernel`).
+///
+/// # Safety
+/// `params` must hold one valid pointer per kernel argument, each readable for the argument's size.
+pub unsafe fn pack_kernel_params(
+    info: &KernelInfo,
+    params: *const *const c_void,
+) -> HipResult<Vec<u8>> {
+    let mut block = vec![0u8; usize::try_from(info.args_size).unwrap_or(0)];
+    if info.args.is_empty() {
+        return Ok(block);
+    }
+    if params.is_null() {
+        return Err(Failure::invalid_value(format!(
+            "kernel '{}' takes {} argument(s) but kernelParams is null",
+            info.source_name,
+            info.args.len()
+        )));
+    }
+    for (i, arg) in info.args.iter().enumerate() {
+        // SAFETY: per the caller, `params` has one entry per argument.
+        let p = unsafe { *params.add(i) };
+        if p.is_null() {
+            return Err(Failure::invalid_value(format!(
+                "kernelParams[{i}] (argument '{}' of '{}') is null",
+                arg.name, info.source_name
+            )));
+        }
+        let (start, len) = (arg.offset as usize, arg.size as usize);
+        if arg.is_pointer && arg.address_space == AddressSpace::Workgroup {
+            continue;
+        }
+        let dst = block
+            .get_mut(start..start + len)
+            .ok_or_else(|| Failure::new(HipError::InvalidImage, "argument outside its block"))?;
+        // SAFETY: per the caller, `p` is readable for the argument's size.
+        dst.copy_from_slice(unsafe { std::slice::from_raw_parts(p.cast::<u8>(), len) });
+    }
+    Ok(block)
 }
 
 #[cfg(test)]

@@ -4,34 +4,44 @@
 //! first launch of one of their kernels, and launched with arguments unpacked by the metadata
 //! the compiler recorded. No MLIR, no libclang: only an OpenCL ICD loader at run time.
 //!
-//! Module map: `error` (codes, last error), `device` (device/context/queue selection), `backend`
-//! (USM or SVM memory), `memory` (allocation table, copies), `registry` (images and kernels by
-//! name), `jit` (program builds), `launch` (argument unpacking, NDRange), `props`
-//! (`hipDeviceProp_t`), `api` (the `extern "C"` functions), `cl` (OpenCL handle helpers).
+//! Module map: `error` (codes, last error), `log` (HIPMLIR_LOG), `device` (device/context
+//! selection), `stream` (in-order queues, null-stream semantics), `event` (markers, timing),
+//! `handles` (opaque handle tables), `backend` (USM or SVM memory), `memory` (allocation table,
+//! copies, fills), `registry` (images and kernels by name), `spirv` (kernel signatures from
+//! SPIR-V), `jit` (program builds), `cache` (on-disk program cache, `sha256`), `launch` (argument
+//! unpacking, spills, NDRange), `props` (`hipDeviceProp_t`), `api` (the `extern "C"` functions),
+//! `cl` (OpenCL handle helpers).
 
 mod backend;
+pub mod cache;
 mod cl;
 mod device;
+mod event;
+mod handles;
 mod jit;
 mod launch;
+pub mod log;
 mod memory;
 mod props;
 mod registry;
+pub mod sha256;
+pub mod spirv;
+mod stream;
 
 pub mod api;
 pub mod error;
 
-pub use api::device::{
-    hipDeviceSynchronize, hipDriverGetVersion, hipGetDevice, hipGetDeviceCount,
-    hipGetDeviceProperties, hipRuntimeGetVersion, hipSetDevice,
-};
-pub use api::errors::{hipGetErrorName, hipGetErrorString, hipGetLastError, hipPeekAtLastError};
-pub use api::launch::{__hipmlirLaunchKernelGGL, hipLaunchKernelByName};
-pub use api::memory::{hipFree, hipMalloc, hipMemcpy, hipMemset};
-pub use api::module::{__hipmlirRegisterFunction, __hipmlirRegisterImage};
-pub use api::{hipError_t, hipStream_t};
+pub use api::device::*;
+pub use api::errors::*;
+pub use api::event::*;
+pub use api::launch::*;
+pub use api::memory::*;
+pub use api::module::*;
+pub use api::stream::*;
+pub use api::unsupported::*;
+pub use api::{hipError_t, hipEvent_t, hipStream_t};
 pub use device::selected_device;
 pub use error::HipError;
 pub use launch::Dim3;
-pub use memory::MemcpyKind;
+pub use memory::{MemcpyKind, PointerAttributes};
 pub use props::{HipDeviceProp, HIP_VERSION};

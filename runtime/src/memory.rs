@@ -1,27 +1,59 @@
-//! Device allocations: `hipMalloc`, `hipFree`, `hipMemcpy`, `hipMemset`.
+//! Memory: device, managed and pinned host allocations, and copies and fills on streams.
 //!
-//! Every live allocation is in a table (base → size), so a pointer the program hands back can be
-//! checked before OpenCL sees it: freeing something hipMalloc did not return, or copying past the
-//! end of an allocation, is `hipErrorInvalidValue` with a message, not a crash in the driver.
+//! Every live allocation is in a table (base → size and kind), so a pointer the program hands back
+//! can be checked before OpenCL sees it: freeing something the runtime did not return, or copying
+//! past the end of an allocation, is `hipErrorInvalidValue` with a message, not a crash in the
+//! driver.
+//!
+//! Copies and fills are enqueued on a stream (see `stream`): the synchronous calls
+//! (`hipMemcpy`, `hipMemset`, ...) use the null stream and wait for their own command; the `Async`
+//! ones return at once. An asynchronous copy reads or writes host memory when it runs, so the
+//! host buffer must stay alive and untouched until the stream is synchronized, as in HIP.
 
 use std::collections::BTreeMap;
 use std::ffi::c_void;
 use std::sync::{Mutex, MutexGuard};
 
-use crate::device::runtime;
+use crate::cl::OwnedEvent;
+use crate::device::{runtime, runtime_if_initialized, Runtime};
 use crate::error::{Failure, HipError, HipResult};
+use crate::stream::{cl_failure, resolve, Stream};
+
+/// What kind of memory an allocation is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum AllocKind {
+    /// `hipMalloc`: device memory.
+    Device,
+    /// `hipMallocManaged`: USM shared memory, usable from host and device.
+    Managed,
+    /// `hipHostMalloc`: USM host memory (the device can access it).
+    HostUsm,
+    /// `hipHostMalloc` without USM: plain page-aligned host memory (copies only).
+    HostPlain,
+}
+
+impl AllocKind {
+    /// Whether kernels use it as device memory and `hipFree` frees it.
+    pub fn is_device(self) -> bool {
+        matches!(self, AllocKind::Device | AllocKind::Managed)
+    }
+}
 
 /// Live allocations, keyed by base address.
 #[derive(Debug, Default, Clone, PartialEq, Eq)]
 pub struct AllocationTable {
-    allocations: BTreeMap<usize, usize>,
+    allocations: BTreeMap<usize, (usize, AllocKind)>,
 }
 
 /// Where an address range falls relative to the table.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum RangeCheck {
     /// Entirely inside the allocation at `base`.
-    Inside { base: usize, size: usize },
+    Inside {
+        base: usize,
+        size: usize,
+        kind: AllocKind,
+    },
     /// Starts inside the allocation at `base` but runs past its end (or the range wraps).
     Overruns { base: usize, size: usize },
     /// Starts outside every allocation.
@@ -36,29 +68,33 @@ impl AllocationTable {
     }
 
     /// Records an allocation; `size` must be > 0. Returns false if `base` is already recorded.
-    pub fn insert(&mut self, base: usize, size: usize) -> bool {
+    pub fn insert(&mut self, base: usize, size: usize, kind: AllocKind) -> bool {
         if self.allocations.contains_key(&base) {
             return false;
         }
-        self.allocations.insert(base, size);
+        self.allocations.insert(base, (size, kind));
         true
     }
 
-    /// Forgets the allocation starting exactly at `base`, returning its size.
-    pub fn remove(&mut self, base: usize) -> Option<usize> {
+    /// Forgets the allocation starting exactly at `base`, returning its size and kind.
+    pub fn remove(&mut self, base: usize) -> Option<(usize, AllocKind)> {
         self.allocations.remove(&base)
     }
 
-    /// The allocation containing `addr`, as `(base, size)`.
-    pub fn containing(&self, addr: usize) -> Option<(usize, usize)> {
-        let (&base, &size) = self.allocations.range(..=addr).next_back()?;
-        (addr - base < size).then_some((base, size))
+    pub fn get(&self, base: usize) -> Option<(usize, AllocKind)> {
+        self.allocations.get(&base).copied()
+    }
+
+    /// The allocation containing `addr`, as `(base, size, kind)`.
+    pub fn containing(&self, addr: usize) -> Option<(usize, usize, AllocKind)> {
+        let (&base, &(size, kind)) = self.allocations.range(..=addr).next_back()?;
+        (addr - base < size).then_some((base, size, kind))
     }
 
     /// Classifies `[addr, addr + len)`. A zero-length range at an allocation's end counts as inside.
     pub fn check(&self, addr: usize, len: usize) -> RangeCheck {
         let found = self.allocations.range(..=addr).next_back();
-        let Some((&base, &size)) = found else {
+        let Some((&base, &(size, kind))) = found else {
             return RangeCheck::Outside;
         };
         let offset = addr - base;
@@ -66,7 +102,7 @@ impl AllocationTable {
             return RangeCheck::Outside;
         }
         match offset.checked_add(len) {
-            Some(end) if end <= size => RangeCheck::Inside { base, size },
+            Some(end) if end <= size => RangeCheck::Inside { base, size, kind },
             _ => RangeCheck::Overruns { base, size },
         }
     }
@@ -76,9 +112,29 @@ impl AllocationTable {
         self.allocations.len()
     }
 
-    /// Base addresses of all live allocations.
+    /// Base addresses of all live device-side allocations (device and managed).
     pub fn bases(&self) -> Vec<*mut c_void> {
-        self.allocations.keys().map(|&b| b as *mut c_void).collect()
+        self.allocations
+            .iter()
+            .filter(|(_, (_, k))| k.is_device())
+            .map(|(&b, _)| b as *mut c_void)
+            .collect()
+    }
+
+    /// Bytes of device-side memory in use.
+    pub fn device_bytes(&self) -> u64 {
+        self.allocations
+            .values()
+            .filter(|(_, k)| k.is_device())
+            .map(|&(s, _)| s as u64)
+            .sum()
+    }
+
+    fn drain(&mut self) -> Vec<(usize, usize, AllocKind)> {
+        std::mem::take(&mut self.allocations)
+            .into_iter()
+            .map(|(b, (s, k))| (b, s, k))
+            .collect()
     }
 }
 
@@ -92,9 +148,39 @@ fn table() -> MutexGuard<'static, AllocationTable> {
         .unwrap_or_else(|poisoned| poisoned.into_inner())
 }
 
-/// Base addresses of all live allocations (for backends that must list them at launch).
+/// Base addresses of all live device-side allocations (for backends that must list them at
+/// launch).
 pub fn live_allocations() -> Vec<*mut c_void> {
     table().bases()
+}
+
+/// The allocation containing `addr`, if any.
+pub fn find_allocation(addr: usize) -> Option<(usize, usize, AllocKind)> {
+    table().containing(addr)
+}
+
+/// Bytes of device memory allocated by the program.
+pub fn device_bytes_in_use() -> u64 {
+    table().device_bytes()
+}
+
+const PLAIN_HOST_ALIGN: usize = 4096;
+
+fn record(p: *mut c_void, size: usize, kind: AllocKind) -> HipResult<*mut c_void> {
+    if !table().insert(p as usize, size, kind) {
+        return Err(Failure::new(
+            HipError::Unknown,
+            format!("the driver returned {p:p} twice"),
+        ));
+    }
+    Ok(p)
+}
+
+fn out_of_memory(size: usize, e: String) -> Failure {
+    Failure::new(
+        HipError::OutOfMemory,
+        format!("cannot allocate {size} bytes: {e}"),
+    )
 }
 
 /// `hipMalloc`: `size` bytes of device memory, 256-byte aligned. Zero bytes gives null, as in HIP.
@@ -106,50 +192,135 @@ pub fn malloc(size: usize) -> HipResult<*mut c_void> {
     let p = rt
         .memory
         .alloc(rt.context.get(), rt.device_id(), size)
-        .map_err(|e| {
-            Failure::new(
-                HipError::OutOfMemory,
-                format!("cannot allocate {size} bytes: {e}"),
-            )
-        })?;
-    if !table().insert(p as usize, size) {
-        return Err(Failure::new(
-            HipError::Unknown,
-            format!("the driver returned {p:p} twice"),
-        ));
-    }
-    Ok(p)
+        .map_err(|e| out_of_memory(size, e))?;
+    record(p, size, AllocKind::Device)
 }
 
-/// `hipFree`: null is a no-op; anything but a live hipMalloc base is `hipErrorInvalidValue`.
-/// Waits for queued work first (a kernel may still use the memory), as HIP's hipFree does.
-pub fn free(p: *mut c_void) -> HipResult<()> {
+/// `hipMallocManaged`: memory the host and the device both use (USM shared allocations).
+pub fn malloc_managed(size: usize) -> HipResult<*mut c_void> {
+    if size == 0 {
+        return Ok(std::ptr::null_mut());
+    }
+    let rt = runtime()?;
+    let p = rt
+        .memory
+        .alloc_shared(rt.context.get(), rt.device_id(), size)
+        .ok_or_else(|| {
+            Failure::new(
+                HipError::NotSupported,
+                format!(
+                    "hipMallocManaged needs USM shared allocations; the memory model is {}",
+                    rt.memory.name()
+                ),
+            )
+        })?
+        .map_err(|e| out_of_memory(size, e))?;
+    record(p, size, AllocKind::Managed)
+}
+
+/// `hipHostMalloc`: pinned host memory. USM host memory when the device has it (kernels may then
+/// use it), else page-aligned host memory (for copies).
+pub fn host_malloc(size: usize) -> HipResult<*mut c_void> {
+    if size == 0 {
+        return Ok(std::ptr::null_mut());
+    }
+    let rt = runtime()?;
+    match rt.memory.alloc_host(rt.context.get(), size) {
+        Some(result) => {
+            let p = result.map_err(|e| out_of_memory(size, e))?;
+            record(p, size, AllocKind::HostUsm)
+        }
+        None => {
+            let layout = std::alloc::Layout::from_size_align(size, PLAIN_HOST_ALIGN)
+                .map_err(|e| out_of_memory(size, e.to_string()))?;
+            // SAFETY: size > 0.
+            let p = unsafe { std::alloc::alloc_zeroed(layout) };
+            if p.is_null() {
+                return Err(out_of_memory(size, "the host is out of memory".into()));
+            }
+            record(p.cast(), size, AllocKind::HostPlain)
+        }
+    }
+}
+
+fn unknown_pointer(t: &AllocationTable, p: *mut c_void, what: &str) -> Failure {
+    let why = match t.containing(p as usize) {
+        Some((base, size, _)) => format!(
+            "{p:p} points {} bytes into the {size}-byte allocation at {base:#x}, not at its start",
+            p as usize - base
+        ),
+        None => format!("{p:p} was not returned by {what} (or was already freed)"),
+    };
+    Failure::invalid_value(why)
+}
+
+/// Frees an allocation of the expected kinds, after all queued work (a kernel may still use it).
+fn free_kind(p: *mut c_void, host: bool) -> HipResult<()> {
     if p.is_null() {
         return Ok(());
     }
     let addr = p as usize;
+    let (wanted, other) = if host {
+        (
+            "hipHostMalloc",
+            "hipMalloc/hipMallocManaged memory: use hipFree",
+        )
+    } else {
+        ("hipMalloc", "hipHostMalloc memory: use hipHostFree")
+    };
     {
         let t = table();
-        if !t.allocations.contains_key(&addr) {
-            let why = match t.containing(addr) {
-                Some((base, size)) => format!(
-                    "{p:p} points {} bytes into the {size}-byte allocation at {base:#x}, not at its start",
-                    addr - base
-                ),
-                None => format!("{p:p} was not returned by hipMalloc (or was already freed)"),
-            };
-            return Err(Failure::invalid_value(why));
+        match t.get(addr) {
+            None => return Err(unknown_pointer(&t, p, wanted)),
+            Some((_, kind)) if kind.is_device() == host => {
+                return Err(Failure::invalid_value(format!("{p:p} is {other}")));
+            }
+            Some(_) => {}
         }
     }
     let rt = runtime()?;
     rt.finish()?;
-    if table().remove(addr).is_none() {
-        // Another thread freed it meanwhile.
+    let Some((size, kind)) = table().remove(addr) else {
         return Err(Failure::invalid_value(format!("{p:p} was already freed")));
+    };
+    release(rt, p, size, kind)
+}
+
+fn release(rt: &Runtime, p: *mut c_void, size: usize, kind: AllocKind) -> HipResult<()> {
+    match kind {
+        AllocKind::HostPlain => {
+            // SAFETY: allocated by `host_malloc` with this layout (it was in the table).
+            unsafe {
+                std::alloc::dealloc(
+                    p.cast(),
+                    std::alloc::Layout::from_size_align_unchecked(size, PLAIN_HOST_ALIGN),
+                )
+            };
+            Ok(())
+        }
+        // SAFETY: a live allocation of this context (it was in the table); the queues are idle.
+        _ => unsafe { rt.memory.free(rt.context.get(), p) }
+            .map_err(|e| Failure::new(HipError::Unknown, format!("freeing {p:p}: {e}"))),
     }
-    // SAFETY: `p` was a live allocation of this context (it was in the table) and the queue is idle.
-    unsafe { rt.memory.free(rt.context.get(), p) }
-        .map_err(|e| Failure::new(HipError::Unknown, format!("freeing {p:p}: {e}")))
+}
+
+/// `hipFree`: null is a no-op; anything but a live hipMalloc/hipMallocManaged base is
+/// `hipErrorInvalidValue`. Waits for queued work first, as HIP's hipFree does.
+pub fn free(p: *mut c_void) -> HipResult<()> {
+    free_kind(p, false)
+}
+
+/// `hipHostFree`.
+pub fn host_free(p: *mut c_void) -> HipResult<()> {
+    free_kind(p, true)
+}
+
+/// Frees everything (`hipDeviceReset`); the caller has synchronized.
+pub fn free_all(rt: &Runtime) {
+    let all = table().drain();
+    for (base, size, kind) in all {
+        let _ = release(rt, base as *mut c_void, size, kind);
+    }
 }
 
 /// `hipMemcpyKind`.
@@ -184,10 +355,20 @@ impl MemcpyKind {
             MemcpyKind::Default => (None, None),
         }
     }
+
+    fn parse(kind: i32) -> HipResult<Self> {
+        MemcpyKind::from_raw(kind).ok_or_else(|| {
+            Failure::new(
+                HipError::InvalidMemcpyDirection,
+                format!("{kind} is not a hipMemcpyKind (0..=4)"),
+            )
+        })
+    }
 }
 
 /// Decides whether `[p, p+len)` is device memory. A range that starts in an allocation must fit in
-/// it; a range declared device must start in one. Host ranges are the caller's responsibility.
+/// it; a range declared device must start in a device-side or pinned allocation (both are device
+/// accessible). Other host ranges are the caller's responsibility.
 fn classify(
     t: &AllocationTable,
     p: usize,
@@ -196,7 +377,7 @@ fn classify(
     role: &str,
 ) -> HipResult<bool> {
     match t.check(p, len) {
-        RangeCheck::Inside { .. } => Ok(true),
+        RangeCheck::Inside { kind, .. } => Ok(kind.is_device()),
         RangeCheck::Overruns { base, size } => Err(Failure::invalid_value(format!(
             "{role} range {p:#x}+{len} runs past the end of the {size}-byte allocation at {base:#x} (offset {})",
             p - base
@@ -208,17 +389,7 @@ fn classify(
     }
 }
 
-/// `hipMemcpy`: synchronous; waits for earlier work on the (in-order) queue.
-pub fn memcpy(dst: *mut c_void, src: *const c_void, len: usize, kind: i32) -> HipResult<()> {
-    let kind = MemcpyKind::from_raw(kind).ok_or_else(|| {
-        Failure::new(
-            HipError::InvalidMemcpyDirection,
-            format!("{kind} is not a hipMemcpyKind (0..=4)"),
-        )
-    })?;
-    if len == 0 {
-        return Ok(());
-    }
+fn null_check(dst: *const c_void, src: *const c_void, len: usize) -> HipResult<()> {
     if dst.is_null() || src.is_null() {
         return Err(Failure::invalid_value(format!(
             "null {} pointer for a {len}-byte copy",
@@ -229,33 +400,177 @@ pub fn memcpy(dst: *mut c_void, src: *const c_void, len: usize, kind: i32) -> Hi
             }
         )));
     }
+    Ok(())
+}
+
+/// Checks both ranges of a copy; returns whether each side is device memory.
+fn check_copy(
+    dst: usize,
+    dst_len: usize,
+    src: usize,
+    src_len: usize,
+    kind: MemcpyKind,
+) -> HipResult<(bool, bool)> {
     let (dst_declared, src_declared) = kind.declared();
-    let (dst_is_device, src_is_device) = {
-        let t = table();
-        (
-            classify(
-                &t,
-                dst as usize,
-                len,
-                dst_declared == Some(true),
-                "destination",
-            )?,
-            classify(&t, src as usize, len, src_declared == Some(true), "source")?,
-        )
-    };
-    if !dst_is_device && !src_is_device {
+    let t = table();
+    Ok((
+        classify(&t, dst, dst_len, dst_declared == Some(true), "destination")?,
+        classify(&t, src, src_len, src_declared == Some(true), "source")?,
+    ))
+}
+
+/// Waits for a synchronous operation's command.
+fn wait(event: OwnedEvent, what: &str) -> HipResult<()> {
+    event.wait().map_err(|e| cl_failure(what, e))
+}
+
+/// Enqueues one copy on `stream`.
+fn enqueue_copy(
+    rt: &Runtime,
+    stream: &Stream,
+    dst: *mut c_void,
+    src: *const c_void,
+    len: usize,
+) -> HipResult<OwnedEvent> {
+    stream.enqueue(rt, &[], |queue, deps| {
+        // SAFETY: device sides were checked against the table; host sides are the caller's (and
+        // must outlive the copy, per HIP's rules for asynchronous copies).
+        let event = unsafe { rt.memory.copy(queue, dst, src, len, deps) }
+            .map_err(|e| cl_failure(&format!("copying {len} bytes"), e))?;
+        OwnedEvent::from_raw(event)
+            .ok_or_else(|| Failure::new(HipError::Unknown, "the copy returned no event"))
+    })
+}
+
+/// `hipMemcpy`: synchronous; a null-stream operation (waits for earlier work on blocking streams).
+pub fn memcpy(dst: *mut c_void, src: *const c_void, len: usize, kind: i32) -> HipResult<()> {
+    let kind = MemcpyKind::parse(kind)?;
+    if len == 0 {
+        return Ok(());
+    }
+    null_check(dst, src, len)?;
+    let (dst_dev, src_dev) = check_copy(dst as usize, len, src as usize, len, kind)?;
+    if !dst_dev && !src_dev && runtime_if_initialized().is_none() {
+        // Host to host before any device work: nothing to order with.
         // SAFETY: both are host ranges the caller vouches for; `copy` allows overlap.
         unsafe { std::ptr::copy(src.cast::<u8>(), dst.cast::<u8>(), len) };
         return Ok(());
     }
     let rt = runtime()?;
-    // SAFETY: device sides were checked against the table; host sides are the caller's.
-    unsafe { rt.memory.copy(rt.queue.get(), dst, src, len) }
-        .map_err(|e| Failure::new(HipError::LaunchFailure, format!("copying {len} bytes: {e}")))
+    let event = enqueue_copy(rt, &rt.null_stream, dst, src, len)?;
+    wait(event, &format!("copying {len} bytes"))
 }
 
-/// `hipMemset`: fills `len` bytes of device memory with the low byte of `value`; synchronous.
-pub fn memset(dst: *mut c_void, value: i32, len: usize) -> HipResult<()> {
+/// `hipMemcpyAsync`: enqueued on `stream`, returns at once.
+pub fn memcpy_async(
+    dst: *mut c_void,
+    src: *const c_void,
+    len: usize,
+    kind: i32,
+    stream: usize,
+) -> HipResult<()> {
+    let kind = MemcpyKind::parse(kind)?;
+    let target = resolve(stream)?;
+    if len == 0 {
+        return Ok(());
+    }
+    null_check(dst, src, len)?;
+    check_copy(dst as usize, len, src as usize, len, kind)?;
+    let rt = runtime()?;
+    enqueue_copy(rt, &target, dst, src, len)?;
+    let _ = target.queue.flush();
+    Ok(())
+}
+
+/// A 2-D copy's shape.
+#[derive(Debug, Clone, Copy)]
+pub struct Copy2d {
+    pub dst: *mut c_void,
+    pub dpitch: usize,
+    pub src: *const c_void,
+    pub spitch: usize,
+    pub width: usize,
+    pub height: usize,
+}
+
+/// The bytes a pitched range spans: `pitch * (height - 1) + width`.
+fn pitched_span(pitch: usize, width: usize, height: usize) -> HipResult<usize> {
+    pitch
+        .checked_mul(height - 1)
+        .and_then(|v| v.checked_add(width))
+        .ok_or_else(|| Failure::invalid_value("the 2-D copy's extent overflows"))
+}
+
+/// `hipMemcpy2D` / `hipMemcpy2DAsync`: `height` rows of `width` bytes.
+pub fn memcpy_2d(c: Copy2d, kind: i32, stream: usize, synchronous: bool) -> HipResult<()> {
+    let kind = MemcpyKind::parse(kind)?;
+    let target = resolve(stream)?;
+    if c.width == 0 || c.height == 0 {
+        return Ok(());
+    }
+    if c.width > c.dpitch || c.width > c.spitch {
+        return Err(Failure::new(
+            HipError::InvalidPitchValue,
+            format!(
+                "width {} is larger than the destination pitch {} or the source pitch {}",
+                c.width, c.dpitch, c.spitch
+            ),
+        ));
+    }
+    null_check(c.dst, c.src, c.width)?;
+    let dst_span = pitched_span(c.dpitch, c.width, c.height)?;
+    let src_span = pitched_span(c.spitch, c.width, c.height)?;
+    check_copy(c.dst as usize, dst_span, c.src as usize, src_span, kind)?;
+    let rt = runtime()?;
+    let contiguous = c.dpitch == c.width && c.spitch == c.width;
+    let event = target.enqueue(rt, &[], |queue, deps| {
+        let rows = if contiguous { 1 } else { c.height };
+        let row_len = if contiguous {
+            c.width * c.height
+        } else {
+            c.width
+        };
+        let mut last: Option<OwnedEvent> = None;
+        for r in 0..rows {
+            let wait_on: &[cl3::types::cl_event] = if r == 0 { deps } else { &[] };
+            // SAFETY: both spans were checked (device) or vouched for (host).
+            let event = unsafe {
+                rt.memory.copy(
+                    queue,
+                    c.dst.cast::<u8>().add(r * c.dpitch).cast(),
+                    c.src.cast::<u8>().add(r * c.spitch).cast(),
+                    row_len,
+                    wait_on,
+                )
+            }
+            .map_err(|e| cl_failure("2-D copy", e))?;
+            last = OwnedEvent::from_raw(event);
+        }
+        last.ok_or_else(|| Failure::new(HipError::Unknown, "the copy returned no event"))
+    })?;
+    if synchronous {
+        wait(event, "2-D copy")
+    } else {
+        let _ = target.queue.flush();
+        Ok(())
+    }
+}
+
+/// `hipMemset*`: fills `count` elements of `pattern.len()` bytes at `dst` on `stream`.
+pub fn memset(
+    dst: *mut c_void,
+    pattern: &[u8],
+    count: usize,
+    stream: usize,
+    synchronous: bool,
+) -> HipResult<()> {
+    let target = resolve(stream)?;
+    let len = count.checked_mul(pattern.len()).ok_or_else(|| {
+        Failure::invalid_value(format!(
+            "{count} elements of {} bytes overflow",
+            pattern.len()
+        ))
+    })?;
     if len == 0 {
         return Ok(());
     }
@@ -264,11 +579,84 @@ pub fn memset(dst: *mut c_void, value: i32, len: usize) -> HipResult<()> {
             "null destination for a {len}-byte memset"
         )));
     }
+    if !(dst as usize).is_multiple_of(pattern.len()) {
+        return Err(Failure::invalid_value(format!(
+            "destination {dst:p} is not aligned to the {}-byte fill pattern",
+            pattern.len()
+        )));
+    }
     classify(&table(), dst as usize, len, true, "destination")?;
     let rt = runtime()?;
-    // SAFETY: the range lies inside a live allocation.
-    unsafe { rt.memory.fill(rt.queue.get(), dst, value as u8, len) }
-        .map_err(|e| Failure::new(HipError::LaunchFailure, format!("filling {len} bytes: {e}")))
+    let event = target.enqueue(rt, &[], |queue, deps| {
+        // SAFETY: the range lies inside a live allocation.
+        let event = unsafe { rt.memory.fill(queue, dst, pattern, len, deps) }
+            .map_err(|e| cl_failure(&format!("filling {len} bytes"), e))?;
+        OwnedEvent::from_raw(event)
+            .ok_or_else(|| Failure::new(HipError::Unknown, "the fill returned no event"))
+    })?;
+    if synchronous {
+        wait(event, &format!("filling {len} bytes"))
+    } else {
+        let _ = target.queue.flush();
+        Ok(())
+    }
+}
+
+/// `hipMemoryType` (HIP 6 numbering).
+pub const MEMORY_TYPE_UNREGISTERED: i32 = 0;
+pub const MEMORY_TYPE_HOST: i32 = 1;
+pub const MEMORY_TYPE_DEVICE: i32 = 2;
+pub const MEMORY_TYPE_MANAGED: i32 = 3;
+
+/// `hipPointerAttribute_t`.
+#[repr(C)]
+#[derive(Debug, Clone, Copy)]
+#[allow(non_snake_case)]
+pub struct PointerAttributes {
+    pub r#type: i32,
+    pub device: i32,
+    pub devicePointer: *mut c_void,
+    pub hostPointer: *mut c_void,
+    pub isManaged: i32,
+    pub allocationFlags: u32,
+}
+
+/// `hipPointerGetAttributes`: what the table knows about `p`.
+pub fn pointer_attributes(p: *const c_void) -> PointerAttributes {
+    let mut a = PointerAttributes {
+        r#type: MEMORY_TYPE_UNREGISTERED,
+        device: 0,
+        devicePointer: std::ptr::null_mut(),
+        hostPointer: std::ptr::null_mut(),
+        isManaged: 0,
+        allocationFlags: 0,
+    };
+    let Some((_, _, kind)) = find_allocation(p as usize) else {
+        return a;
+    };
+    let p = p as *mut c_void;
+    match kind {
+        AllocKind::Device => {
+            a.r#type = MEMORY_TYPE_DEVICE;
+            a.devicePointer = p;
+        }
+        AllocKind::Managed => {
+            a.r#type = MEMORY_TYPE_MANAGED;
+            a.devicePointer = p;
+            a.hostPointer = p;
+            a.isManaged = 1;
+        }
+        AllocKind::HostUsm => {
+            a.r#type = MEMORY_TYPE_HOST;
+            a.devicePointer = p;
+            a.hostPointer = p;
+        }
+        AllocKind::HostPlain => {
+            a.r#type = MEMORY_TYPE_HOST;
+            a.hostPointer = p;
+        }
+    }
+    a
 }
 
 #[cfg(test)]
@@ -277,26 +665,36 @@ mod tests {
 
     fn sample() -> AllocationTable {
         let mut t = AllocationTable::new();
-        assert!(t.insert(0x1000, 0x100));
-        assert!(t.insert(0x2000, 0x10));
+        assert!(t.insert(0x1000, 0x100, AllocKind::Device));
+        assert!(t.insert(0x2000, 0x10, AllocKind::Device));
+        assert!(t.insert(0x3000, 0x20, AllocKind::HostUsm));
         t
     }
 
     #[test]
     fn insert_twice_is_refused() {
         let mut t = sample();
-        assert!(!t.insert(0x1000, 8));
-        assert_eq!(t.len(), 2);
+        assert!(!t.insert(0x1000, 8, AllocKind::Managed));
+        assert_eq!(t.len(), 3);
     }
 
     #[test]
     fn containing_finds_interior_pointers() {
         let t = sample();
-        assert_eq!(t.containing(0x1000), Some((0x1000, 0x100)));
-        assert_eq!(t.containing(0x10ff), Some((0x1000, 0x100)));
+        assert_eq!(
+            t.containing(0x1000),
+            Some((0x1000, 0x100, AllocKind::Device))
+        );
+        assert_eq!(
+            t.containing(0x10ff),
+            Some((0x1000, 0x100, AllocKind::Device))
+        );
         assert_eq!(t.containing(0x1100), None);
         assert_eq!(t.containing(0xfff), None);
-        assert_eq!(t.containing(0x200f), Some((0x2000, 0x10)));
+        assert_eq!(
+            t.containing(0x200f),
+            Some((0x2000, 0x10, AllocKind::Device))
+        );
         assert_eq!(t.containing(0), None);
         assert_eq!(t.containing(usize::MAX), None);
     }
@@ -307,6 +705,7 @@ mod tests {
         let inside = RangeCheck::Inside {
             base: 0x1000,
             size: 0x100,
+            kind: AllocKind::Device,
         };
         let overruns = RangeCheck::Overruns {
             base: 0x1000,
@@ -327,10 +726,11 @@ mod tests {
     fn remove_only_exact_bases() {
         let mut t = sample();
         assert_eq!(t.remove(0x1008), None);
-        assert_eq!(t.remove(0x1000), Some(0x100));
+        assert_eq!(t.remove(0x1000), Some((0x100, AllocKind::Device)));
         assert_eq!(t.remove(0x1000), None);
         assert_eq!(t.check(0x1000, 1), RangeCheck::Outside);
         assert_eq!(t.bases(), vec![0x2000 as *mut c_void]);
+        assert_eq!(t.device_bytes(), 0x10);
     }
 
     #[test]
@@ -342,6 +742,9 @@ mod tests {
         let e = classify(&t, 0x9000, 8, true, "destination").unwrap_err();
         assert_eq!(e.code, HipError::InvalidValue);
         assert!(e.message.contains("destination 0x9000"), "{}", e.message);
+        // Pinned host memory is host memory, and its bounds are checked too.
+        assert_eq!(classify(&t, 0x3000, 8, true, "d"), Ok(false));
+        assert!(classify(&t, 0x3010, 0x11, false, "d").is_err());
         let e = classify(&t, 0x2008, 9, false, "source").unwrap_err();
         assert_eq!(e.code, HipError::InvalidValue);
         assert!(e.message.contains("16-byte allocation"), "{}", e.message);

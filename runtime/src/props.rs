@@ -41,7 +41,7 @@ pub struct HipDeviceProp {
     pub major: i32,
     pub minor: i32,
     pub textureAlignment: usize,
-    /// 0: one in-order queue, copies do not overlap kernels.
+    /// 1: streams are separate queues, so copies may overlap kernels.
     pub deviceOverlap: i32,
     /// CL_DEVICE_MAX_COMPUTE_UNITS.
     pub multiProcessorCount: i32,
@@ -69,7 +69,7 @@ pub struct HipDeviceProp {
     pub maxThreadsPerMultiProcessor: i32,
     pub sharedMemPerMultiprocessor: usize,
     pub maxSharedMemoryPerMultiProcessor: usize,
-    /// 0: hipMallocManaged is not provided.
+    /// 1 when hipMallocManaged works (USM shared allocations).
     pub managedMemory: i32,
     pub isMultiGpuBoard: i32,
     /// "spirv64" (there is no GCN architecture).
@@ -125,6 +125,12 @@ impl HipDeviceProp {
         p.textureAlignment = 256;
         p.multiProcessorCount = saturate_i32(info.max_compute_units);
         p.integrated = i32::from(info.is_cpu || info.host_unified_memory);
+        let usm = info.has_extension("cl_intel_unified_shared_memory");
+        p.managedMemory = i32::from(usm);
+        p.canMapHostMemory = i32::from(usm);
+        p.deviceOverlap = 1;
+        p.concurrentKernels = 1;
+        p.asyncEngineCount = 1;
         p.unifiedAddressing = 1;
         p.l2CacheSize = saturate_i32(info.global_mem_cache_size);
         p.maxThreadsPerMultiProcessor = saturate_i32(info.max_work_group_size);

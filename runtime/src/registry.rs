@@ -21,8 +21,11 @@ use crate::jit::ModuleState;
 /// One registered device image.
 #[derive(Debug)]
 pub struct Module {
-    /// Registration order, for messages ("device image #2").
+    /// Registration order (`usize::MAX` for modules loaded with hipModuleLoad).
+    #[cfg_attr(not(test), allow(dead_code))]
     pub index: usize,
+    /// What to call the module in messages ("device image #2", "module 'k.spv'").
+    pub label: String,
     pub image: DeviceImage,
     /// The built program and its kernels; also serializes launches of this module's kernels.
     pub state: Mutex<ModuleState>,
@@ -31,6 +34,27 @@ pub struct Module {
 impl Module {
     pub fn lock_state(&self) -> MutexGuard<'_, ModuleState> {
         self.state.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// A module that is not registered globally (`hipModuleLoad`).
+    pub fn standalone(label: String, image: DeviceImage) -> Self {
+        Module {
+            index: usize::MAX,
+            label,
+            image,
+            state: Mutex::new(ModuleState::default()),
+        }
+    }
+
+    /// The kernel named `spelled` (mangled, or source spelling), as an index into the metadata.
+    pub fn find_kernel(&self, spelled: &str) -> Option<usize> {
+        let kernels = &self.image.metadata.kernels;
+        kernels.iter().position(|k| k.name == spelled).or_else(|| {
+            let wanted = normalize_name(spelled);
+            kernels
+                .iter()
+                .position(|k| normalize_name(&k.source_name) == wanted)
+        })
     }
 
     pub fn kernel_names(&self) -> Vec<&str> {
@@ -51,6 +75,10 @@ pub struct KernelRef {
 }
 
 impl KernelRef {
+    pub fn new(module: Arc<Module>, index: usize) -> Self {
+        KernelRef { module, index }
+    }
+
     pub fn info(&self) -> &KernelInfo {
         &self.module.image.metadata.kernels[self.index]
     }
@@ -140,8 +168,10 @@ impl Registry {
 
     /// Adds a parsed image; returns its module.
     pub fn add_image(&mut self, image: DeviceImage) -> Arc<Module> {
+        let index = self.modules.len() + self.failed_images.len();
         let module = Arc::new(Module {
-            index: self.modules.len() + self.failed_images.len(),
+            index,
+            label: format!("device image #{index}"),
             image,
             state: Mutex::new(ModuleState::default()),
         });
@@ -296,21 +326,74 @@ pub fn find_kernel(spelled: &str) -> HipResult<KernelRef> {
     registry().find(spelled)
 }
 
-/// Finds the kernel of a registered host stub, else by its spelling.
+/// Finds the kernel of a registered host stub, else by its spelling, else by the stub's symbol
+/// name (`dladdr`: works for stubs in the dynamic symbol table, e.g. programs linked with
+/// `-rdynamic`). A stub resolved by spelling or symbol is remembered, so later launches and
+/// queries by address alone (`hipLaunchKernel`, `hipFuncGetAttributes`) find it.
 pub fn find_kernel_for_launch(host_fn: usize, spelled: Option<&str>) -> HipResult<KernelRef> {
-    let reg = registry();
+    let mut reg = registry();
     if host_fn != 0 {
         if let Some(name) = reg.host_function(host_fn) {
             return reg.find(name);
         }
     }
-    match spelled {
-        Some(name) => reg.find(name),
-        None => Err(Failure::new(
-            HipError::InvalidDeviceFunction,
-            format!("kernel stub {host_fn:#x} is not registered and no kernel name was given"),
-        )),
+    let by_spelling = spelled.map(|name| reg.find(name));
+    let found = match by_spelling {
+        Some(Ok(k)) => Ok(k),
+        other => match (host_fn != 0).then(|| symbol_name(host_fn)).flatten() {
+            Some(symbol) => reg.find(&symbol).map_err(|e| match &other {
+                Some(Err(first)) => first.clone(),
+                _ => e,
+            }),
+            None => match other {
+                Some(Err(e)) => Err(e),
+                _ => Err(Failure::new(
+                    HipError::InvalidDeviceFunction,
+                    format!(
+                        "{host_fn:#x} is not a registered kernel stub (hipmlir registers the stubs of \
+                         the kernels it compiles; __hipmlirRegisterFunction registers others)"
+                    ),
+                )),
+            },
+        },
+    }?;
+    if host_fn != 0 {
+        reg.add_host_function(host_fn, found.info().name.clone());
     }
+    Ok(found)
+}
+
+#[repr(C)]
+struct DlInfo {
+    dli_fname: *const std::ffi::c_char,
+    dli_fbase: *mut std::ffi::c_void,
+    dli_sname: *const std::ffi::c_char,
+    dli_saddr: *mut std::ffi::c_void,
+}
+
+extern "C" {
+    fn dladdr(addr: *const std::ffi::c_void, info: *mut DlInfo) -> std::ffi::c_int;
+}
+
+/// The dynamic symbol at exactly `address`, if any.
+fn symbol_name(address: usize) -> Option<String> {
+    let mut info = DlInfo {
+        dli_fname: std::ptr::null(),
+        dli_fbase: std::ptr::null_mut(),
+        dli_sname: std::ptr::null(),
+        dli_saddr: std::ptr::null_mut(),
+    };
+    // SAFETY: dladdr only inspects the loaded objects' tables; `info` is a valid out-pointer.
+    let found = unsafe { dladdr(address as *const std::ffi::c_void, &mut info) };
+    if found == 0 || info.dli_sname.is_null() || info.dli_saddr as usize != address {
+        return None;
+    }
+    // SAFETY: dladdr returned a NUL-terminated symbol name.
+    Some(
+        unsafe { std::ffi::CStr::from_ptr(info.dli_sname) }
+            .to_string_lossy()
+            .into_owned(),
+    )
 }
 
 #[cfg(test)]

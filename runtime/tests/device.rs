@@ -525,7 +525,7 @@ fn bad_launch_configurations() {
                 args.bytes.len(),
             )
         },
-        HipError::NotSupported,
+        HipError::InvalidHandle,
     );
 }
 

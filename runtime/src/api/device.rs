@@ -100,11 +100,211 @@ pub unsafe extern "C" fn hipGetDeviceProperties(
     })
 }
 
-/// Waits for all queued work. A kernel that failed while running shows up here as
-/// `hipErrorLaunchFailure`.
+/// Waits for all queued work on every stream. A kernel that failed while running shows up here
+/// as `hipErrorLaunchFailure`.
 #[no_mangle]
 pub extern "C" fn hipDeviceSynchronize() -> hipError_t {
-    guard("hipDeviceSynchronize", || runtime()?.finish())
+    guard("hipDeviceSynchronize", || {
+        let rt = runtime()?;
+        let result = rt.finish();
+        crate::launch::reclaim_spills(rt, result.is_ok());
+        result
+    })
+}
+
+/// Waits for all work, then destroys every stream and event and frees every allocation. Loaded
+/// modules and built programs stay (they are not per-context state on OpenCL).
+#[no_mangle]
+pub extern "C" fn hipDeviceReset() -> hipError_t {
+    guard("hipDeviceReset", || {
+        let rt = runtime()?;
+        let _ = rt.finish();
+        crate::stream::destroy_all();
+        crate::event::destroy_all();
+        crate::launch::reclaim_spills(rt, true);
+        crate::memory::free_all(rt);
+        Ok(())
+    })
+}
+
+/// Initializes the runtime (opens the device). `flags` must be 0.
+#[no_mangle]
+pub extern "C" fn hipInit(flags: std::ffi::c_uint) -> hipError_t {
+    guard("hipInit", || {
+        if flags != 0 {
+            return Err(Failure::invalid_value("flags must be 0"));
+        }
+        runtime().map(|_| ())
+    })
+}
+
+/// Writes the device's name (truncated to `len - 1` bytes, NUL-terminated).
+///
+/// # Safety
+/// `name` must be null or valid for writing `len` bytes.
+#[no_mangle]
+pub unsafe extern "C" fn hipDeviceGetName(
+    name: *mut std::ffi::c_char,
+    len: c_int,
+    device: c_int,
+) -> hipError_t {
+    guard("hipDeviceGetName", || {
+        if name.is_null() || len <= 0 {
+            return Err(Failure::invalid_value("the name buffer is null or empty"));
+        }
+        check_ordinal(device)?;
+        let rt = runtime()?;
+        let text = rt.info.name.trim().as_bytes();
+        let n = text.len().min(len as usize - 1);
+        // SAFETY: valid for `len` bytes per the caller; n < len.
+        unsafe {
+            std::ptr::copy_nonoverlapping(text.as_ptr().cast(), name, n);
+            name.add(n).write(0);
+        }
+        Ok(())
+    })
+}
+
+/// Writes the device's global memory size.
+///
+/// # Safety
+/// `bytes` must be null or valid for writing a `size_t`.
+#[no_mangle]
+pub unsafe extern "C" fn hipDeviceTotalMem(bytes: *mut usize, device: c_int) -> hipError_t {
+    guard("hipDeviceTotalMem", || {
+        check_ordinal(device)?;
+        let total = usize::try_from(runtime()?.info.global_mem_size).unwrap_or(usize::MAX);
+        // SAFETY: `write_out` checks null; valid per the caller.
+        unsafe { write_out(bytes, total, "the size pointer") }
+    })
+}
+
+/// Writes (major, minor): the device's OpenCL version, as `hipDeviceProp_t` reports it.
+///
+/// # Safety
+/// Both pointers must be null or valid for writing an `int`.
+#[no_mangle]
+pub unsafe extern "C" fn hipDeviceComputeCapability(
+    major: *mut c_int,
+    minor: *mut c_int,
+    device: c_int,
+) -> hipError_t {
+    guard("hipDeviceComputeCapability", || {
+        check_ordinal(device)?;
+        let (a, b) = runtime()?.info.opencl_version();
+        // SAFETY: `write_out` checks null; valid per the caller.
+        unsafe {
+            write_out(major, a, "the major pointer")?;
+            write_out(minor, b, "the minor pointer")
+        }
+    })
+}
+
+/// Writes one device attribute (`hipDeviceAttribute_t`, HIP 6 numbering); see
+/// `device_attribute` for the values. Unknown attributes are `hipErrorInvalidValue`.
+///
+/// # Safety
+/// `value` must be null or valid for writing an `int`.
+#[no_mangle]
+pub unsafe extern "C" fn hipDeviceGetAttribute(
+    value: *mut c_int,
+    attribute: c_int,
+    device: c_int,
+) -> hipError_t {
+    guard("hipDeviceGetAttribute", || {
+        if value.is_null() {
+            return Err(Failure::invalid_value("the value pointer is null"));
+        }
+        check_ordinal(device)?;
+        let rt = runtime()?;
+        let props = HipDeviceProp::from_device(&rt.info);
+        let v = device_attribute(&props, &rt.info, attribute).ok_or_else(|| {
+            Failure::invalid_value(format!(
+                "{attribute} is not a hipDeviceAttribute_t hipmlir knows"
+            ))
+        })?;
+        // SAFETY: checked non-null; valid per the caller.
+        unsafe { write_out(value, v, "the value pointer") }
+    })
+}
+
+/// Device flags (hipDeviceScheduleAuto, ...) change nothing on OpenCL: accepted.
+#[no_mangle]
+pub extern "C" fn hipSetDeviceFlags(flags: std::ffi::c_uint) -> hipError_t {
+    guard("hipSetDeviceFlags", || {
+        if flags & !0x1f != 0 {
+            return Err(Failure::invalid_value(format!(
+                "unknown device flags {flags:#x}"
+            )));
+        }
+        runtime().map(|_| ())
+    })
+}
+
+/// Cache configuration is a hint OpenCL has no equivalent for: accepted.
+#[no_mangle]
+pub extern "C" fn hipDeviceSetCacheConfig(config: c_int) -> hipError_t {
+    let _ = config;
+    guard("hipDeviceSetCacheConfig", || Ok(()))
+}
+
+/// The value of `hipDeviceGetAttribute(attribute)`, if hipmlir knows the attribute.
+pub fn device_attribute(
+    p: &HipDeviceProp,
+    info: &crate::device::DeviceInfo,
+    attribute: c_int,
+) -> Option<c_int> {
+    let clamp = |v: usize| c_int::try_from(v).unwrap_or(c_int::MAX);
+    Some(match attribute {
+        0 => p.ECCEnabled, // EccEnabled
+        1 | 4 | 7 | 10 | 11 | 14 | 15 | 20 | 21 | 22 | 62 | 66 | 70 | 73 | 80 | 86 | 88 | 89 => 0,
+        2 => p.asyncEngineCount,          // AsyncEngineCount
+        3 => p.canMapHostMemory,          // CanMapHostMemory
+        5 => p.clockRate,                 // ClockRate
+        6 => p.computeMode,               // ComputeMode
+        8 => p.concurrentKernels,         // ConcurrentKernels
+        9 | 13 => p.managedMemory,        // ConcurrentManagedAccess, DirectManaged...
+        12 => p.deviceOverlap,            // DeviceOverlap
+        16 => p.integrated,               // Integrated
+        17 => p.isMultiGpuBoard,          // IsMultiGpuBoard
+        18 => p.kernelExecTimeoutEnabled, // KernelExecTimeout
+        19 => p.l2CacheSize,              // L2CacheSize
+        23 => p.major,                    // ComputeCapabilityMajor
+        24 => p.managedMemory,            // ManagedMemory
+        25 => 1,                          // MaxBlocksPerMultiProcessor
+        26 => p.maxThreadsDim[0],
+        27 => p.maxThreadsDim[1],
+        28 => p.maxThreadsDim[2],
+        29 => p.maxGridSize[0],
+        30 => p.maxGridSize[1],
+        31 => p.maxGridSize[2],
+        32..=54 => 0,             // surfaces and textures: none
+        55 => p.maxThreadsDim[0], // MaxThreadsDim
+        56 => p.maxThreadsPerBlock,
+        57 => p.maxThreadsPerMultiProcessor,
+        58 => clamp(p.memPitch),
+        59 => p.memoryBusWidth,
+        60 => p.memoryClockRate,
+        61 => p.minor, // ComputeCapabilityMinor
+        63 => p.multiProcessorCount,
+        64 => 0,
+        65 => i32::from(info.is_cpu), // PageableMemoryAccess
+        67 => p.pciBusID,
+        68 => p.pciDeviceID,
+        69 => p.pciDomainID,
+        71 | 72 => p.regsPerBlock, // MaxRegistersPerBlock/PerMultiprocessor
+        74 | 75 => clamp(p.sharedMemPerBlock), // MaxSharedMemoryPerBlock, Optin
+        76 => clamp(p.sharedMemPerMultiprocessor),
+        77 => 2, // SingleToDoublePrecisionPerfRatio
+        78 => 0, // StreamPrioritiesSupported
+        79 | 81 | 82 => clamp(p.textureAlignment),
+        83 => clamp(p.totalConstMem),
+        84 => clamp(p.totalGlobalMem),
+        85 => p.unifiedAddressing,
+        87 => p.warpSize,
+        90 => 0, // HostRegisterSupported
+        _ => return None,
+    })
 }
 
 /// Writes the driver version: the HIP API level hipmlir implements (`HIP_VERSION`).

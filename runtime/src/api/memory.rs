@@ -1,10 +1,24 @@
-//! Memory: `hipMalloc`, `hipFree`, `hipMemcpy`, `hipMemset`.
+//! Memory: allocation (`hipMalloc`, `hipMallocManaged`, `hipHostMalloc`, ...), copies and fills
+//! (synchronous and on streams), `hipMemGetInfo`, `hipPointerGetAttributes`.
 
-use std::ffi::{c_int, c_void};
+use std::ffi::{c_int, c_uint, c_void};
 
-use super::{guard, hipError_t, write_out};
-use crate::error::Failure;
-use crate::memory;
+use super::{guard, hipError_t, hipStream_t, write_out};
+use crate::device::runtime;
+use crate::error::{Failure, HipResult};
+use crate::memory::{self, Copy2d, PointerAttributes};
+
+unsafe fn alloc_into(
+    ptr: *mut *mut c_void,
+    alloc: impl FnOnce() -> HipResult<*mut c_void>,
+) -> HipResult<()> {
+    if ptr.is_null() {
+        return Err(Failure::invalid_value("the result pointer is null"));
+    }
+    let p = alloc()?;
+    // SAFETY: checked non-null; valid per the caller.
+    unsafe { write_out(ptr, p, "the result pointer") }
+}
 
 /// Allocates `size` bytes of device memory (256-byte aligned) into `*ptr`; 0 bytes gives null.
 ///
@@ -12,23 +26,136 @@ use crate::memory;
 /// `ptr` must be null or valid for writing a pointer.
 #[no_mangle]
 pub unsafe extern "C" fn hipMalloc(ptr: *mut *mut c_void, size: usize) -> hipError_t {
-    guard("hipMalloc", || {
-        if ptr.is_null() {
-            return Err(Failure::invalid_value("the result pointer is null"));
-        }
-        let p = memory::malloc(size)?;
-        // SAFETY: checked non-null; valid per the caller.
-        unsafe { write_out(ptr, p, "the result pointer") }
+    guard("hipMalloc", || unsafe {
+        alloc_into(ptr, || memory::malloc(size))
     })
 }
 
-/// Frees memory from `hipMalloc`; null is a no-op. Waits for queued work first.
+/// Allocates managed memory (host and device use the same pointer): USM shared memory.
+/// `flags`: `hipMemAttachGlobal` (1) or `hipMemAttachHost` (2).
+///
+/// # Safety
+/// `ptr` must be null or valid for writing a pointer.
+#[no_mangle]
+pub unsafe extern "C" fn hipMallocManaged(
+    ptr: *mut *mut c_void,
+    size: usize,
+    flags: c_uint,
+) -> hipError_t {
+    guard("hipMallocManaged", || {
+        if flags != 1 && flags != 2 {
+            return Err(Failure::invalid_value(format!(
+                "flags {flags:#x}: use hipMemAttachGlobal (1) or hipMemAttachHost (2)"
+            )));
+        }
+        unsafe { alloc_into(ptr, || memory::malloc_managed(size)) }
+    })
+}
+
+/// Allocates pinned host memory the device can access (USM host memory). The flags
+/// (`hipHostMallocPortable`, `Mapped`, `WriteCombined`, `Coherent`, ...) change nothing on OpenCL
+/// and are accepted.
+///
+/// # Safety
+/// `ptr` must be null or valid for writing a pointer.
+#[no_mangle]
+pub unsafe extern "C" fn hipHostMalloc(
+    ptr: *mut *mut c_void,
+    size: usize,
+    flags: c_uint,
+) -> hipError_t {
+    let _ = flags;
+    guard("hipHostMalloc", || unsafe {
+        alloc_into(ptr, || memory::host_malloc(size))
+    })
+}
+
+/// `hipHostMalloc` with default flags.
+///
+/// # Safety
+/// `ptr` must be null or valid for writing a pointer.
+#[no_mangle]
+pub unsafe extern "C" fn hipMallocHost(ptr: *mut *mut c_void, size: usize) -> hipError_t {
+    guard("hipMallocHost", || unsafe {
+        alloc_into(ptr, || memory::host_malloc(size))
+    })
+}
+
+/// Allocates `height` rows of `width` bytes with each row 256-byte aligned; writes the pitch.
+///
+/// # Safety
+/// `ptr` and `pitch` must be null or valid for writing.
+#[no_mangle]
+pub unsafe extern "C" fn hipMallocPitch(
+    ptr: *mut *mut c_void,
+    pitch: *mut usize,
+    width: usize,
+    height: usize,
+) -> hipError_t {
+    guard("hipMallocPitch", || {
+        if pitch.is_null() {
+            return Err(Failure::invalid_value("the pitch pointer is null"));
+        }
+        let row = width.next_multiple_of(crate::backend::ALLOCATION_ALIGNMENT as usize);
+        let total = row
+            .checked_mul(height)
+            .ok_or_else(|| Failure::invalid_value("width * height overflows"))?;
+        unsafe { alloc_into(ptr, || memory::malloc(total))? };
+        // SAFETY: checked non-null; valid per the caller.
+        unsafe { write_out(pitch, row, "the pitch pointer") }
+    })
+}
+
+/// Frees memory from `hipMalloc` or `hipMallocManaged`; null is a no-op. Waits for queued work.
 ///
 /// # Safety
 /// Always safe to call: pointers are checked against the allocation table.
 #[no_mangle]
 pub unsafe extern "C" fn hipFree(ptr: *mut c_void) -> hipError_t {
     guard("hipFree", || memory::free(ptr))
+}
+
+/// Frees memory from `hipHostMalloc`/`hipMallocHost`; null is a no-op. Waits for queued work.
+///
+/// # Safety
+/// Always safe to call: pointers are checked against the allocation table.
+#[no_mangle]
+pub unsafe extern "C" fn hipHostFree(ptr: *mut c_void) -> hipError_t {
+    guard("hipHostFree", || memory::host_free(ptr))
+}
+
+/// Deprecated spelling of `hipHostFree`.
+///
+/// # Safety
+/// Always safe to call.
+#[no_mangle]
+pub unsafe extern "C" fn hipFreeHost(ptr: *mut c_void) -> hipError_t {
+    guard("hipFreeHost", || memory::host_free(ptr))
+}
+
+/// The device address of pinned host memory: the same pointer (USM host memory).
+///
+/// # Safety
+/// `out` must be null or valid for writing a pointer.
+#[no_mangle]
+pub unsafe extern "C" fn hipHostGetDevicePointer(
+    out: *mut *mut c_void,
+    host: *mut c_void,
+    flags: c_uint,
+) -> hipError_t {
+    guard("hipHostGetDevicePointer", || {
+        if flags != 0 {
+            return Err(Failure::invalid_value("flags must be 0"));
+        }
+        match memory::find_allocation(host as usize) {
+            Some((_, _, memory::AllocKind::HostUsm)) => unsafe {
+                write_out(out, host, "the result pointer")
+            },
+            _ => Err(Failure::invalid_value(format!(
+                "{host:p} is not device-accessible hipHostMalloc memory"
+            ))),
+        }
+    })
 }
 
 /// Copies `size` bytes; `kind` is a `hipMemcpyKind` (4 = infer from the pointers). Synchronous.
@@ -45,11 +172,325 @@ pub unsafe extern "C" fn hipMemcpy(
     guard("hipMemcpy", || memory::memcpy(dst, src, size, kind))
 }
 
+/// Enqueues a copy on `stream` and returns at once. Host memory must stay valid (and the
+/// destination unread) until the stream is synchronized.
+///
+/// # Safety
+/// As `hipMemcpy`, for as long as the copy is pending.
+#[no_mangle]
+pub unsafe extern "C" fn hipMemcpyAsync(
+    dst: *mut c_void,
+    src: *const c_void,
+    size: usize,
+    kind: c_int,
+    stream: hipStream_t,
+) -> hipError_t {
+    guard("hipMemcpyAsync", || {
+        memory::memcpy_async(dst, src, size, kind, stream as usize)
+    })
+}
+
+/// Driver-API copies: host to device, device to host, device to device. Synchronous.
+///
+/// # Safety
+/// As `hipMemcpy`.
+#[no_mangle]
+pub unsafe extern "C" fn hipMemcpyHtoD(
+    dst: *mut c_void,
+    src: *const c_void,
+    size: usize,
+) -> hipError_t {
+    guard("hipMemcpyHtoD", || memory::memcpy(dst, src, size, 1))
+}
+
+/// # Safety
+/// As `hipMemcpy`.
+#[no_mangle]
+pub unsafe extern "C" fn hipMemcpyDtoH(
+    dst: *mut c_void,
+    src: *const c_void,
+    size: usize,
+) -> hipError_t {
+    guard("hipMemcpyDtoH", || memory::memcpy(dst, src, size, 2))
+}
+
+/// # Safety
+/// As `hipMemcpy`.
+#[no_mangle]
+pub unsafe extern "C" fn hipMemcpyDtoD(
+    dst: *mut c_void,
+    src: *const c_void,
+    size: usize,
+) -> hipError_t {
+    guard("hipMemcpyDtoD", || memory::memcpy(dst, src, size, 3))
+}
+
+/// Copies `height` rows of `width` bytes between pitched ranges. Synchronous.
+///
+/// # Safety
+/// Host ranges must be valid for `pitch * (height - 1) + width` bytes.
+#[no_mangle]
+pub unsafe extern "C" fn hipMemcpy2D(
+    dst: *mut c_void,
+    dpitch: usize,
+    src: *const c_void,
+    spitch: usize,
+    width: usize,
+    height: usize,
+    kind: c_int,
+) -> hipError_t {
+    guard("hipMemcpy2D", || {
+        let c = Copy2d {
+            dst,
+            dpitch,
+            src,
+            spitch,
+            width,
+            height,
+        };
+        memory::memcpy_2d(c, kind, 0, true)
+    })
+}
+
+/// `hipMemcpy2D` on a stream, returning at once.
+///
+/// # Safety
+/// As `hipMemcpy2D`, for as long as the copy is pending.
+#[no_mangle]
+#[allow(clippy::too_many_arguments)]
+pub unsafe extern "C" fn hipMemcpy2DAsync(
+    dst: *mut c_void,
+    dpitch: usize,
+    src: *const c_void,
+    spitch: usize,
+    width: usize,
+    height: usize,
+    kind: c_int,
+    stream: hipStream_t,
+) -> hipError_t {
+    guard("hipMemcpy2DAsync", || {
+        let c = Copy2d {
+            dst,
+            dpitch,
+            src,
+            spitch,
+            width,
+            height,
+        };
+        memory::memcpy_2d(c, kind, stream as usize, false)
+    })
+}
+
 /// Sets `size` bytes of device memory to the byte `value`. Synchronous.
 ///
 /// # Safety
 /// Always safe to call: the range is checked against the allocation table.
 #[no_mangle]
 pub unsafe extern "C" fn hipMemset(dst: *mut c_void, value: c_int, size: usize) -> hipError_t {
-    guard("hipMemset", || memory::memset(dst, value, size))
+    guard("hipMemset", || {
+        memory::memset(dst, &[value as u8], size, 0, true)
+    })
+}
+
+/// `hipMemset` on a stream.
+///
+/// # Safety
+/// Always safe to call.
+#[no_mangle]
+pub unsafe extern "C" fn hipMemsetAsync(
+    dst: *mut c_void,
+    value: c_int,
+    size: usize,
+    stream: hipStream_t,
+) -> hipError_t {
+    guard("hipMemsetAsync", || {
+        memory::memset(dst, &[value as u8], size, stream as usize, false)
+    })
+}
+
+/// Sets `count` bytes. Synchronous.
+///
+/// # Safety
+/// Always safe to call.
+#[no_mangle]
+pub unsafe extern "C" fn hipMemsetD8(dst: *mut c_void, value: u8, count: usize) -> hipError_t {
+    guard("hipMemsetD8", || {
+        memory::memset(dst, &[value], count, 0, true)
+    })
+}
+
+/// Sets `count` 16-bit values. Synchronous.
+///
+/// # Safety
+/// Always safe to call.
+#[no_mangle]
+pub unsafe extern "C" fn hipMemsetD16(dst: *mut c_void, value: u16, count: usize) -> hipError_t {
+    guard("hipMemsetD16", || {
+        memory::memset(dst, &value.to_ne_bytes(), count, 0, true)
+    })
+}
+
+/// Sets `count` 32-bit values. Synchronous.
+///
+/// # Safety
+/// Always safe to call.
+#[no_mangle]
+pub unsafe extern "C" fn hipMemsetD32(dst: *mut c_void, value: c_int, count: usize) -> hipError_t {
+    guard("hipMemsetD32", || {
+        memory::memset(dst, &value.to_ne_bytes(), count, 0, true)
+    })
+}
+
+/// `hipMemsetD8` on a stream.
+///
+/// # Safety
+/// Always safe to call.
+#[no_mangle]
+pub unsafe extern "C" fn hipMemsetD8Async(
+    dst: *mut c_void,
+    value: u8,
+    count: usize,
+    stream: hipStream_t,
+) -> hipError_t {
+    guard("hipMemsetD8Async", || {
+        memory::memset(dst, &[value], count, stream as usize, false)
+    })
+}
+
+/// `hipMemsetD16` on a stream.
+///
+/// # Safety
+/// Always safe to call.
+#[no_mangle]
+pub unsafe extern "C" fn hipMemsetD16Async(
+    dst: *mut c_void,
+    value: u16,
+    count: usize,
+    stream: hipStream_t,
+) -> hipError_t {
+    guard("hipMemsetD16Async", || {
+        memory::memset(dst, &value.to_ne_bytes(), count, stream as usize, false)
+    })
+}
+
+/// `hipMemsetD32` on a stream.
+///
+/// # Safety
+/// Always safe to call.
+#[no_mangle]
+pub unsafe extern "C" fn hipMemsetD32Async(
+    dst: *mut c_void,
+    value: c_int,
+    count: usize,
+    stream: hipStream_t,
+) -> hipError_t {
+    guard("hipMemsetD32Async", || {
+        memory::memset(dst, &value.to_ne_bytes(), count, stream as usize, false)
+    })
+}
+
+/// Free and total device memory. OpenCL tells only the total (CL_DEVICE_GLOBAL_MEM_SIZE); free
+/// is the total less what this process has allocated.
+///
+/// # Safety
+/// Each pointer must be null or valid for writing a `size_t`.
+#[no_mangle]
+pub unsafe extern "C" fn hipMemGetInfo(free: *mut usize, total: *mut usize) -> hipError_t {
+    guard("hipMemGetInfo", || {
+        if free.is_null() || total.is_null() {
+            return Err(Failure::invalid_value("a result pointer is null"));
+        }
+        let rt = runtime()?;
+        let all = rt.info.global_mem_size;
+        let available = all.saturating_sub(memory::device_bytes_in_use());
+        // SAFETY: checked non-null; valid per the caller.
+        unsafe {
+            write_out(total, usize::try_from(all).unwrap_or(usize::MAX), "total")?;
+            write_out(
+                free,
+                usize::try_from(available).unwrap_or(usize::MAX),
+                "free",
+            )
+        }
+    })
+}
+
+/// What the runtime knows about a pointer: device, managed or pinned host memory (interior
+/// pointers included); other pointers are `hipMemoryTypeUnregistered`.
+///
+/// # Safety
+/// `attributes` must be null or valid for writing a `hipPointerAttribute_t`.
+#[no_mangle]
+pub unsafe extern "C" fn hipPointerGetAttributes(
+    attributes: *mut PointerAttributes,
+    ptr: *const c_void,
+) -> hipError_t {
+    guard("hipPointerGetAttributes", || {
+        if attributes.is_null() || ptr.is_null() {
+            return Err(Failure::invalid_value(
+                "the attributes pointer or the pointer is null",
+            ));
+        }
+        // SAFETY: checked non-null; valid per the caller.
+        unsafe {
+            write_out(
+                attributes,
+                memory::pointer_attributes(ptr),
+                "the attributes pointer",
+            )
+        }
+    })
+}
+
+/// A hint: managed memory needs no migration on OpenCL USM shared memory. Checks the range.
+///
+/// # Safety
+/// Always safe to call.
+#[no_mangle]
+pub unsafe extern "C" fn hipMemPrefetchAsync(
+    ptr: *const c_void,
+    count: usize,
+    device: c_int,
+    stream: hipStream_t,
+) -> hipError_t {
+    guard("hipMemPrefetchAsync", || {
+        crate::stream::resolve(stream as usize)?;
+        check_managed(ptr, count, device)
+    })
+}
+
+/// A hint (read-mostly, preferred location, ...): accepted and ignored. Checks the range.
+///
+/// # Safety
+/// Always safe to call.
+#[no_mangle]
+pub unsafe extern "C" fn hipMemAdvise(
+    ptr: *const c_void,
+    count: usize,
+    advice: c_int,
+    device: c_int,
+) -> hipError_t {
+    let _ = advice;
+    guard("hipMemAdvise", || check_managed(ptr, count, device))
+}
+
+fn check_managed(ptr: *const c_void, count: usize, device: c_int) -> HipResult<()> {
+    if device != 0 && device != -1 {
+        return Err(Failure::new(
+            crate::error::HipError::InvalidDevice,
+            format!("device {device} does not exist"),
+        ));
+    }
+    match memory::find_allocation(ptr as usize) {
+        Some((base, size, memory::AllocKind::Managed))
+            if (ptr as usize - base)
+                .checked_add(count)
+                .is_some_and(|end| end <= size) =>
+        {
+            Ok(())
+        }
+        _ => Err(Failure::invalid_value(format!(
+            "{ptr:p}+{count} is not a range of hipMallocManaged memory"
+        ))),
+    }
 }

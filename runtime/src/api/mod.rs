@@ -10,24 +10,32 @@ use crate::error::{record_last_error, report, Failure, HipError, HipResult};
 
 pub mod device;
 pub mod errors;
+pub mod event;
 pub mod launch;
 pub mod memory;
 pub mod module;
+pub mod stream;
+pub mod unsupported;
 
 /// `hipError_t` as the C ABI passes it (a C enum is an `int`).
 #[allow(non_camel_case_types)]
 pub type hipError_t = c_int;
 
-/// `hipStream_t`: an opaque pointer; only the null stream exists for now.
+/// `hipStream_t`: an opaque handle (see `handles`); null is the null stream, 2 is
+/// `hipStreamPerThread`.
 #[allow(non_camel_case_types)]
 pub type hipStream_t = *mut c_void;
+
+/// `hipEvent_t`: an opaque handle.
+#[allow(non_camel_case_types)]
+pub type hipEvent_t = *mut c_void;
 
 /// Runs an API body: catches panics, reports failures, records the last error.
 pub(crate) fn guard(function: &str, body: impl FnOnce() -> HipResult<()>) -> hipError_t {
     let code = match catch_unwind(AssertUnwindSafe(body)) {
         Ok(Ok(())) => HipError::Success,
         Ok(Err(failure)) => {
-            report(function, &failure.message);
+            report(function, failure.code, &failure.message);
             failure.code
         }
         Err(panic) => {
@@ -36,7 +44,11 @@ pub(crate) fn guard(function: &str, body: impl FnOnce() -> HipResult<()>) -> hip
                 .map(|s| s.to_string())
                 .or_else(|| panic.downcast_ref::<String>().cloned())
                 .unwrap_or_else(|| "unknown panic".into());
-            report(function, &format!("internal error: {what}"));
+            report(
+                function,
+                HipError::Unknown,
+                &format!("internal error: {what}"),
+            );
             HipError::Unknown
         }
     };

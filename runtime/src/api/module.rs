@@ -45,3 +45,334 @@ pub unsafe extern "C" fn __hipmlirRegisterFunction(
         Ok(())
     });
 }
+
+// ---- hipModule* --------------------------------------------------------------------------------
+
+use std::ffi::{c_int, c_uint};
+use std::sync::{Arc, OnceLock};
+
+use hipmlir_device_image::{DeviceImage, ModuleMetadata};
+
+use super::{hipError_t, hipStream_t, write_out};
+use crate::error::{HipError, HipResult};
+use crate::handles::{HandleTable, Kind};
+use crate::launch::{launch, pack_kernel_params, Dim3};
+use crate::registry::{validate_image, KernelRef, Module};
+use crate::spirv;
+
+/// `hipModule_t` and `hipFunction_t`: opaque handles.
+#[allow(non_camel_case_types)]
+pub type hipModule_t = *mut c_void;
+#[allow(non_camel_case_types)]
+pub type hipFunction_t = *mut c_void;
+
+fn modules() -> &'static HandleTable<Module> {
+    static T: OnceLock<HandleTable<Module>> = OnceLock::new();
+    T.get_or_init(|| HandleTable::new(Kind::Module))
+}
+
+fn functions() -> &'static HandleTable<KernelRef> {
+    static T: OnceLock<HandleTable<KernelRef>> = OnceLock::new();
+    T.get_or_init(|| HandleTable::new(Kind::Function))
+}
+
+/// The kernel of a `hipFunction_t`, if `handle` is one.
+pub(crate) fn function(handle: usize) -> Option<KernelRef> {
+    functions().get(handle).map(|k| (*k).clone())
+}
+
+const BUNDLE_MAGIC: &[u8; 24] = hipmlir_device_image_magic();
+
+const fn hipmlir_device_image_magic() -> &'static [u8; 24] {
+    b"__CLANG_OFFLOAD_BUNDLE__"
+}
+
+/// A device image from a hipmlir bundle or a raw SPIR-V module. For raw SPIR-V the kernels and
+/// their parameter layouts come from the SPIR-V itself (see `spirv`).
+pub fn image_from_bytes(bytes: &[u8]) -> Result<DeviceImage, String> {
+    if bytes.starts_with(BUNDLE_MAGIC) {
+        let image = DeviceImage::from_bundle_bytes(bytes).map_err(|e| e.to_string())?;
+        validate_image(&image)?;
+        Ok(image)
+    } else if spirv::looks_like_spirv(bytes) {
+        let kernels = spirv::parse_kernels(bytes)?;
+        let image = DeviceImage {
+            spirv: bytes.to_vec(),
+            metadata: ModuleMetadata::new(kernels.iter().map(|k| k.to_kernel_info()).collect()),
+        };
+        validate_image(&image)?;
+        Ok(image)
+    } else {
+        Err("neither a SPIR-V module nor a clang offload bundle (bad magic)".into())
+    }
+}
+
+fn load(out: *mut hipModule_t, bytes: &[u8], label: String) -> HipResult<()> {
+    if out.is_null() {
+        return Err(Failure::invalid_value("the module pointer is null"));
+    }
+    let image = image_from_bytes(bytes)
+        .map_err(|e| Failure::new(HipError::InvalidImage, format!("{label}: {e}")))?;
+    let handle = modules().insert(Arc::new(Module::standalone(label, image)));
+    // SAFETY: checked non-null; valid per the caller.
+    unsafe { write_out(out, handle as hipModule_t, "the module pointer") }
+}
+
+/// Loads a module from a file: raw SPIR-V, or a hipmlir device image (offload bundle). Built on
+/// the first launch of one of its kernels.
+///
+/// # Safety
+/// `out` must be null or valid for writing; `fname` null or NUL-terminated.
+#[no_mangle]
+pub unsafe extern "C" fn hipModuleLoad(out: *mut hipModule_t, fname: *const c_char) -> hipError_t {
+    guard("hipModuleLoad", || {
+        // SAFETY: per the caller.
+        let name = unsafe { c_string(fname, "the file name") }?;
+        let bytes = std::fs::read(&*name).map_err(|e| {
+            let code = if e.kind() == std::io::ErrorKind::NotFound {
+                HipError::FileNotFound
+            } else {
+                HipError::InvalidValue
+            };
+            Failure::new(code, format!("cannot read '{name}': {e}"))
+        })?;
+        load(out, &bytes, format!("module '{name}'"))
+    })
+}
+
+/// The size of an in-memory image whose size nobody told us: a bundle's header gives it; a raw
+/// SPIR-V module is walked to its end (`spirv::module_length`).
+///
+/// # Safety
+/// `image` must point to a complete bundle or SPIR-V module.
+unsafe fn image_size(image: *const u8) -> Result<usize, String> {
+    const MAX: usize = 1 << 31;
+    // SAFETY (all reads): within the image, per the caller; each read is checked against the
+    // header's own claims before the next one.
+    let read = |at: usize, len: usize| unsafe { std::slice::from_raw_parts(image.add(at), len) };
+    let u64_at = |at: usize| u64::from_le_bytes(read(at, 8).try_into().expect("8 bytes")) as usize;
+    let first = read(0, 4);
+    if first == &BUNDLE_MAGIC[..4] {
+        if read(0, 24) != BUNDLE_MAGIC {
+            return Err("bad bundle magic".into());
+        }
+        let count = u64_at(24);
+        if count > 1024 {
+            return Err(format!("bundle header claims {count} entries"));
+        }
+        let (mut at, mut end) = (32usize, 0usize);
+        for _ in 0..count {
+            let (offset, size, id_len) = (u64_at(at), u64_at(at + 8), u64_at(at + 16));
+            if id_len > 4096 || offset > MAX || size > MAX {
+                return Err("bundle header is corrupt".into());
+            }
+            at += 24 + id_len;
+            end = end.max(offset + size);
+        }
+        Ok(end.max(at))
+    } else {
+        spirv::module_length(|i| {
+            (i < MAX / 4).then(|| u32::from_ne_bytes(read(i * 4, 4).try_into().expect("4 bytes")))
+        })
+    }
+}
+
+/// Loads a module from memory: raw SPIR-V or a hipmlir bundle. For raw SPIR-V the size is found
+/// by walking the module, which reads one word past its end.
+///
+/// # Safety
+/// `out` must be null or valid for writing; `image` null or a complete image.
+#[no_mangle]
+pub unsafe extern "C" fn hipModuleLoadData(
+    out: *mut hipModule_t,
+    image: *const c_void,
+) -> hipError_t {
+    guard("hipModuleLoadData", || {
+        if image.is_null() {
+            return Err(Failure::invalid_value("the image pointer is null"));
+        }
+        // SAFETY: per the caller.
+        let size = unsafe { image_size(image.cast()) }.map_err(|e| {
+            Failure::new(HipError::InvalidImage, format!("image at {image:p}: {e}"))
+        })?;
+        // SAFETY: `image_size` read the header; the image spans `size` bytes per the caller.
+        let bytes = unsafe { std::slice::from_raw_parts(image.cast::<u8>(), size) };
+        load(out, bytes, format!("module at {image:p}"))
+    })
+}
+
+/// `hipModuleLoadData`; the JIT options are ignored.
+///
+/// # Safety
+/// As `hipModuleLoadData`.
+#[no_mangle]
+pub unsafe extern "C" fn hipModuleLoadDataEx(
+    out: *mut hipModule_t,
+    image: *const c_void,
+    num_options: c_uint,
+    options: *mut c_int,
+    values: *mut *mut c_void,
+) -> hipError_t {
+    let _ = (num_options, options, values);
+    // SAFETY: per the caller.
+    unsafe { hipModuleLoadData(out, image) }
+}
+
+/// Unloads a module; its functions become invalid handles.
+#[no_mangle]
+pub extern "C" fn hipModuleUnload(module: hipModule_t) -> hipError_t {
+    guard("hipModuleUnload", || {
+        let m = modules()
+            .remove(module as usize)
+            .ok_or_else(|| bad_module(module))?;
+        for (handle, k) in functions().all() {
+            if Arc::ptr_eq(&k.module, &m) {
+                functions().remove(handle);
+            }
+        }
+        Ok(())
+    })
+}
+
+fn bad_module(module: hipModule_t) -> Failure {
+    Failure::new(
+        HipError::InvalidHandle,
+        format!("{module:p} is not a loaded module"),
+    )
+}
+
+/// Finds a kernel of a loaded module by mangled name or source spelling.
+///
+/// # Safety
+/// `out` must be null or valid for writing; `name` null or NUL-terminated.
+#[no_mangle]
+pub unsafe extern "C" fn hipModuleGetFunction(
+    out: *mut hipFunction_t,
+    module: hipModule_t,
+    name: *const c_char,
+) -> hipError_t {
+    guard("hipModuleGetFunction", || {
+        if out.is_null() {
+            return Err(Failure::invalid_value("the function pointer is null"));
+        }
+        // SAFETY: per the caller.
+        let name = unsafe { c_string(name, "the kernel name") }?;
+        let m = modules()
+            .get(module as usize)
+            .ok_or_else(|| bad_module(module))?;
+        let index = m.find_kernel(&name).ok_or_else(|| {
+            Failure::new(
+                HipError::NotFound,
+                format!(
+                    "{} has no kernel '{name}' (kernels: {})",
+                    m.label,
+                    m.kernel_names().join(", ")
+                ),
+            )
+        })?;
+        let handle = functions().insert(Arc::new(KernelRef::new(m, index)));
+        // SAFETY: checked non-null; valid per the caller.
+        unsafe { write_out(out, handle as hipFunction_t, "the function pointer") }
+    })
+}
+
+/// `HIP_LAUNCH_PARAM_*` markers of `hipModuleLaunchKernel`'s `extra`.
+const LAUNCH_PARAM_BUFFER_POINTER: usize = 1;
+const LAUNCH_PARAM_BUFFER_SIZE: usize = 2;
+const LAUNCH_PARAM_END: usize = 3;
+
+/// The argument block given through `extra`: `{BUFFER_POINTER, p, BUFFER_SIZE, &size, END}`.
+///
+/// # Safety
+/// `extra` must be a valid `HIP_LAUNCH_PARAM_END`-terminated list.
+unsafe fn block_from_extra(extra: *mut *mut c_void, args_size: usize) -> HipResult<Vec<u8>> {
+    let (mut buffer, mut size): (*const u8, Option<usize>) = (std::ptr::null(), None);
+    for i in (0..64).step_by(2) {
+        // SAFETY: per the caller, entries up to END are readable.
+        let key = unsafe { *extra.add(i) } as usize;
+        if key == LAUNCH_PARAM_END {
+            break;
+        }
+        let value = unsafe { *extra.add(i + 1) };
+        match key {
+            LAUNCH_PARAM_BUFFER_POINTER => buffer = value.cast(),
+            LAUNCH_PARAM_BUFFER_SIZE if !value.is_null() => {
+                // SAFETY: the value of BUFFER_SIZE points to a size_t.
+                size = Some(unsafe { *value.cast::<usize>() })
+            }
+            other => {
+                return Err(Failure::invalid_value(format!(
+                    "extra: unknown key {other:#x} (HIP_LAUNCH_PARAM_BUFFER_POINTER, \
+                     HIP_LAUNCH_PARAM_BUFFER_SIZE and HIP_LAUNCH_PARAM_END are known)"
+                )))
+            }
+        }
+    }
+    let size =
+        size.ok_or_else(|| Failure::invalid_value("extra has no HIP_LAUNCH_PARAM_BUFFER_SIZE"))?;
+    if size > 0 && buffer.is_null() {
+        return Err(Failure::invalid_value(
+            "extra has no HIP_LAUNCH_PARAM_BUFFER_POINTER",
+        ));
+    }
+    if size > args_size {
+        return Err(Failure::invalid_value(format!(
+            "extra's buffer is {size} bytes; the kernel takes {args_size}"
+        )));
+    }
+    let mut block = vec![0u8; args_size];
+    if size > 0 {
+        // SAFETY: the buffer holds `size` bytes, per the caller.
+        block[..size].copy_from_slice(unsafe { std::slice::from_raw_parts(buffer, size) });
+    }
+    Ok(block)
+}
+
+/// Launches a module function with `kernelParams` (one pointer per argument) or `extra` (a packed
+/// buffer). Asynchronous.
+///
+/// # Safety
+/// `kernel_params` must hold one valid pointer per argument, or `extra` be a valid list.
+#[no_mangle]
+#[allow(clippy::too_many_arguments)]
+pub unsafe extern "C" fn hipModuleLaunchKernel(
+    f: hipFunction_t,
+    grid_x: c_uint,
+    grid_y: c_uint,
+    grid_z: c_uint,
+    block_x: c_uint,
+    block_y: c_uint,
+    block_z: c_uint,
+    shmem: c_uint,
+    stream: hipStream_t,
+    kernel_params: *mut *mut c_void,
+    extra: *mut *mut c_void,
+) -> hipError_t {
+    guard("hipModuleLaunchKernel", || {
+        let kernel = function(f as usize).ok_or_else(|| {
+            Failure::new(
+                HipError::InvalidHandle,
+                format!("{f:p} is not a function from hipModuleGetFunction"),
+            )
+        })?;
+        let info = kernel.info();
+        let block = match (kernel_params.is_null(), extra.is_null()) {
+            (false, false) => {
+                return Err(Failure::invalid_value(
+                    "give kernelParams or extra, not both",
+                ))
+            }
+            // SAFETY: per the caller.
+            (true, false) => unsafe { block_from_extra(extra, info.args_size as usize) }?,
+            _ => unsafe { pack_kernel_params(info, kernel_params as *const *const c_void) }?,
+        };
+        launch(
+            &kernel,
+            Dim3::new(grid_x, grid_y, grid_z),
+            Dim3::new(block_x, block_y, block_z),
+            shmem as usize,
+            stream as usize,
+            &block,
+        )
+    })
+}

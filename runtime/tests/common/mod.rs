@@ -96,7 +96,23 @@ pub fn bundle(spirv: Vec<u8>, kernels: Vec<KernelInfo>) -> Vec<u8> {
 }
 
 pub fn register(bundle: &[u8]) {
+    test_env();
     unsafe { __hipmlirRegisterImage(bundle.as_ptr(), bundle.len()) };
+}
+
+/// Points the program cache at a fresh folder of this test process (never the user's cache),
+/// before the runtime reads the environment. Called by `register`.
+pub fn test_env() -> PathBuf {
+    static DIR: std::sync::OnceLock<PathBuf> = std::sync::OnceLock::new();
+    DIR.get_or_init(|| match std::env::var_os("HIPMLIR_CACHE_DIR") {
+        Some(d) => PathBuf::from(d),
+        None => {
+            let d = scratch_dir("program-cache");
+            std::env::set_var("HIPMLIR_CACHE_DIR", &d);
+            d
+        }
+    })
+    .clone()
 }
 
 /// A packed argument block for one kernel, filled argument by argument.

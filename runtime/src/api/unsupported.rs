@@ -1,0 +1,96 @@
+//! HIP functions hipmlir does not implement yet. Each returns `hipErrorNotSupported` and says so
+//! once per process (a `warn` line of `HIPMLIR_LOG`); none aborts. Their arguments are ignored.
+
+use std::ffi::c_void;
+
+use super::{guard, hipError_t};
+use crate::error::{Failure, HipError};
+
+fn not_supported(function: &str, why: &str) -> hipError_t {
+    guard(function, || {
+        Err(Failure::new(
+            HipError::NotSupported,
+            format!("not supported by hipmlir: {why}"),
+        ))
+    })
+}
+
+macro_rules! unsupported {
+    ($($name:ident($($arg:ident: $ty:ty),*) => $why:literal;)*) => {$(
+        /// Not supported: returns `hipErrorNotSupported` (see the module docs).
+        #[no_mangle]
+        pub extern "C" fn $name($($arg: $ty),*) -> hipError_t {
+            $(let _ = $arg;)*
+            not_supported(stringify!($name), $why)
+        }
+    )*};
+}
+
+unsupported! {
+    hipMemcpyToSymbol(symbol: *const c_void, src: *const c_void, bytes: usize, offset: usize, kind: i32)
+        => "device globals (__device__ variables) are not compiled yet";
+    hipMemcpyFromSymbol(dst: *mut c_void, symbol: *const c_void, bytes: usize, offset: usize, kind: i32)
+        => "device globals (__device__ variables) are not compiled yet";
+    hipMemcpyToSymbolAsync(symbol: *const c_void, src: *const c_void, bytes: usize, offset: usize, kind: i32, stream: *mut c_void)
+        => "device globals (__device__ variables) are not compiled yet";
+    hipMemcpyFromSymbolAsync(dst: *mut c_void, symbol: *const c_void, bytes: usize, offset: usize, kind: i32, stream: *mut c_void)
+        => "device globals (__device__ variables) are not compiled yet";
+    hipGetSymbolAddress(out: *mut *mut c_void, symbol: *const c_void)
+        => "device globals (__device__ variables) are not compiled yet";
+    hipGetSymbolSize(out: *mut usize, symbol: *const c_void)
+        => "device globals (__device__ variables) are not compiled yet";
+    hipModuleGetGlobal(out: *mut *mut c_void, bytes: *mut usize, module: *mut c_void, name: *const i8)
+        => "device globals (__device__ variables) are not compiled yet";
+    hipHostRegister(ptr: *mut c_void, bytes: usize, flags: u32)
+        => "registering existing host memory has no OpenCL equivalent";
+    hipHostUnregister(ptr: *mut c_void)
+        => "registering existing host memory has no OpenCL equivalent";
+    hipStreamAddCallback(stream: *mut c_void, callback: *mut c_void, user_data: *mut c_void, flags: u32)
+        => "stream callbacks are not implemented";
+    hipLaunchHostFunc(stream: *mut c_void, function: *mut c_void, user_data: *mut c_void)
+        => "host functions on streams are not implemented";
+    hipLaunchCooperativeKernel(f: *const c_void, grid: crate::launch::Dim3, block: crate::launch::Dim3, args: *mut *mut c_void, shmem: u32, stream: *mut c_void)
+        => "cooperative launches (grid-wide sync) have no OpenCL equivalent";
+    hipDeviceEnablePeerAccess(peer: i32, flags: u32)
+        => "hipmlir shows one device";
+    hipMemcpyPeer(dst: *mut c_void, dst_device: i32, src: *const c_void, src_device: i32, bytes: usize)
+        => "hipmlir shows one device";
+    hipIpcGetMemHandle(handle: *mut c_void, ptr: *mut c_void)
+        => "inter-process memory has no OpenCL equivalent";
+    hipIpcOpenMemHandle(ptr: *mut *mut c_void, handle: *mut c_void, flags: u32)
+        => "inter-process memory has no OpenCL equivalent";
+    hipDeviceGetLimit(value: *mut usize, limit: i32)
+        => "device limits (stack size, printf FIFO, heap) are not configurable on OpenCL";
+    hipDeviceSetLimit(limit: i32, value: usize)
+        => "device limits (stack size, printf FIFO, heap) are not configurable on OpenCL";
+    hipMemcpy3D(params: *const c_void)
+        => "3-D copies are not implemented";
+    hipMallocArray(array: *mut *mut c_void, desc: *const c_void, width: usize, height: usize, flags: u32)
+        => "arrays and textures are not implemented";
+    hipGraphCreate(graph: *mut *mut c_void, flags: u32)
+        => "graphs are not implemented";
+    hipStreamBeginCapture(stream: *mut c_void, mode: i32)
+        => "stream capture (graphs) is not implemented";
+}
+
+/// One device: no peers. Writes 0.
+///
+/// # Safety
+/// `can` must be null or valid for writing an `int`.
+#[no_mangle]
+pub unsafe extern "C" fn hipDeviceCanAccessPeer(
+    can: *mut i32,
+    device: i32,
+    peer: i32,
+) -> hipError_t {
+    guard("hipDeviceCanAccessPeer", || {
+        if device != 0 || peer != 0 {
+            return Err(Failure::new(
+                HipError::InvalidDevice,
+                "hipmlir has one device, ordinal 0",
+            ));
+        }
+        // SAFETY: `write_out` checks null; valid per the caller.
+        unsafe { super::write_out(can, 0, "the result pointer") }
+    })
+}

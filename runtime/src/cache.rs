@@ -1,0 +1,333 @@
+//! The on-disk cache of built programs.
+//!
+//! Building SPIR-V is the slow part of a program's start (seconds for a large module). After a
+//! build, the program's device binary (`CL_PROGRAM_BINARIES`) is stored; the next process loads it
+//! with `clCreateProgramWithBinary` instead.
+//!
+//! * Where: `$HIPMLIR_CACHE_DIR`, else `$XDG_CACHE_HOME/hipmlir`, else `~/.cache/hipmlir`.
+//!   `HIPMLIR_DISABLE_CACHE=1` turns it off (as does a folder that cannot be created: then a
+//!   warning, once, and builds go on uncached).
+//! * Key: SHA-256 over the SPIR-V, the device (name, vendor, OpenCL version), the driver version,
+//!   the platform version, the build options and this runtime's version, each length-prefixed.
+//!   The file is `<key>.clbin`.
+//! * Entry: `HMLRPC01`, the payload length (u64 LE), SHA-256 of the payload, the payload. A
+//!   truncated or corrupt entry fails the check, is deleted and rebuilt (and the driver refusing a
+//!   binary is handled the same way by the caller).
+//! * Concurrency: entries are written to a unique temporary file in the same folder and renamed
+//!   into place (atomic on POSIX), so a reader sees a whole entry or none, and concurrent writers
+//!   of the same key just replace each other's identical entries.
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::OnceLock;
+
+use crate::hlog;
+use crate::sha256::{digest, hex, Sha256};
+
+const ENTRY_MAGIC: &[u8; 8] = b"HMLRPC01";
+const HEADER_LEN: usize = 8 + 8 + 32;
+
+/// What identifies a build besides the SPIR-V.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct BuildContext {
+    pub device_name: String,
+    pub device_vendor: String,
+    pub device_version: String,
+    pub driver_version: String,
+    pub platform_version: String,
+    pub options: String,
+}
+
+/// The cache key (64 hex digits) of a build.
+pub fn key(spirv: &[u8], ctx: &BuildContext) -> String {
+    let mut h = Sha256::new();
+    h.field(b"hipmlir program cache v1");
+    h.field(env!("CARGO_PKG_VERSION").as_bytes());
+    h.field(spirv);
+    for part in [
+        &ctx.device_name,
+        &ctx.device_vendor,
+        &ctx.device_version,
+        &ctx.driver_version,
+        &ctx.platform_version,
+        &ctx.options,
+    ] {
+        h.field(part.as_bytes());
+    }
+    hex(&h.finish())
+}
+
+/// Encodes an entry: header with length and checksum, then the payload.
+pub fn encode_entry(payload: &[u8]) -> Vec<u8> {
+    let mut out = Vec::with_capacity(HEADER_LEN + payload.len());
+    out.extend_from_slice(ENTRY_MAGIC);
+    out.extend_from_slice(&(payload.len() as u64).to_le_bytes());
+    out.extend_from_slice(&digest(payload));
+    out.extend_from_slice(payload);
+    out
+}
+
+/// Decodes and verifies an entry; the error says what is wrong with it.
+pub fn decode_entry(bytes: &[u8]) -> Result<&[u8], String> {
+    if bytes.len() < HEADER_LEN {
+        return Err(format!("truncated header ({} bytes)", bytes.len()));
+    }
+    if &bytes[..8] != ENTRY_MAGIC {
+        return Err("bad magic".into());
+    }
+    let len = u64::from_le_bytes(bytes[8..16].try_into().expect("8 bytes"));
+    let payload = &bytes[HEADER_LEN..];
+    if payload.len() as u64 != len {
+        return Err(format!(
+            "payload is {} bytes, header says {len}",
+            payload.len()
+        ));
+    }
+    if digest(payload)[..] != bytes[16..48] {
+        return Err("checksum mismatch".into());
+    }
+    if payload.is_empty() {
+        return Err("empty payload".into());
+    }
+    Ok(payload)
+}
+
+/// A cache folder.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ProgramCache {
+    pub dir: PathBuf,
+}
+
+impl ProgramCache {
+    pub fn new(dir: impl Into<PathBuf>) -> Self {
+        ProgramCache { dir: dir.into() }
+    }
+
+    pub fn entry_path(&self, key: &str) -> PathBuf {
+        self.dir.join(format!("{key}.clbin"))
+    }
+
+    /// The verified payload of `key`, if present. A bad entry is deleted (and logged).
+    pub fn load(&self, key: &str) -> Option<Vec<u8>> {
+        let path = self.entry_path(key);
+        let bytes = std::fs::read(&path).ok()?;
+        match decode_entry(&bytes) {
+            Ok(payload) => Some(payload.to_vec()),
+            Err(why) => {
+                hlog!(
+                    Warn,
+                    "program cache entry {} is unusable ({why}); rebuilding it",
+                    path.display()
+                );
+                self.remove(key);
+                None
+            }
+        }
+    }
+
+    /// Deletes an entry (a binary the driver refused).
+    pub fn remove(&self, key: &str) {
+        let _ = std::fs::remove_file(self.entry_path(key));
+    }
+
+    /// Stores `payload` under `key`: a temporary file renamed into place.
+    pub fn store(&self, key: &str, payload: &[u8]) -> Result<(), String> {
+        static COUNTER: AtomicU64 = AtomicU64::new(0);
+        std::fs::create_dir_all(&self.dir)
+            .map_err(|e| format!("cannot create {}: {e}", self.dir.display()))?;
+        let tmp = self.dir.join(format!(
+            ".{key}.{}.{}.tmp",
+            std::process::id(),
+            COUNTER.fetch_add(1, Ordering::Relaxed)
+        ));
+        let result = write_file(&tmp, &encode_entry(payload))
+            .and_then(|()| std::fs::rename(&tmp, self.entry_path(key)))
+            .map_err(|e| format!("cannot write {}: {e}", self.entry_path(key).display()));
+        if result.is_err() {
+            let _ = std::fs::remove_file(&tmp);
+        }
+        result
+    }
+}
+
+fn write_file(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
+    let mut f = std::fs::File::create(path)?;
+    f.write_all(bytes)?;
+    f.sync_all()
+}
+
+/// The folder the environment asks for, or `None` when caching is off.
+pub fn dir_from_env(get: impl Fn(&str) -> Option<String>) -> Option<PathBuf> {
+    let set = |name: &str| get(name).filter(|v| !v.is_empty());
+    if let Some(v) = set("HIPMLIR_DISABLE_CACHE") {
+        if !matches!(v.trim(), "0" | "false" | "no" | "off") {
+            return None;
+        }
+    }
+    if let Some(dir) = set("HIPMLIR_CACHE_DIR") {
+        return Some(PathBuf::from(dir));
+    }
+    if let Some(xdg) = set("XDG_CACHE_HOME").filter(|x| Path::new(x).is_absolute()) {
+        return Some(Path::new(&xdg).join("hipmlir"));
+    }
+    set("HOME").map(|home| Path::new(&home).join(".cache").join("hipmlir"))
+}
+
+/// The process's cache (the environment is read once).
+pub fn global() -> Option<&'static ProgramCache> {
+    static CACHE: OnceLock<Option<ProgramCache>> = OnceLock::new();
+    CACHE
+        .get_or_init(|| {
+            let dir = dir_from_env(|name| std::env::var(name).ok());
+            match &dir {
+                Some(d) => hlog!(Debug, "program cache: {}", d.display()),
+                None => hlog!(Debug, "program cache: disabled"),
+            }
+            dir.map(ProgramCache::new)
+        })
+        .as_ref()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn env<'a>(vars: &'a [(&'a str, &'a str)]) -> impl Fn(&str) -> Option<String> + 'a {
+        move |name| {
+            vars.iter()
+                .find(|(k, _)| *k == name)
+                .map(|(_, v)| v.to_string())
+        }
+    }
+
+    #[test]
+    fn folder_follows_the_environment() {
+        assert_eq!(
+            dir_from_env(env(&[("HOME", "/home/u")])),
+            Some(PathBuf::from("/home/u/.cache/hipmlir"))
+        );
+        assert_eq!(
+            dir_from_env(env(&[("HOME", "/home/u"), ("XDG_CACHE_HOME", "/x")])),
+            Some(PathBuf::from("/x/hipmlir"))
+        );
+        // A relative XDG_CACHE_HOME is ignored, as the XDG spec says.
+        assert_eq!(
+            dir_from_env(env(&[("HOME", "/h"), ("XDG_CACHE_HOME", "rel")])),
+            Some(PathBuf::from("/h/.cache/hipmlir"))
+        );
+        assert_eq!(
+            dir_from_env(env(&[
+                ("XDG_CACHE_HOME", "/x"),
+                ("HIPMLIR_CACHE_DIR", "/c")
+            ])),
+            Some(PathBuf::from("/c"))
+        );
+        assert_eq!(
+            dir_from_env(env(&[
+                ("HIPMLIR_CACHE_DIR", "/c"),
+                ("HIPMLIR_DISABLE_CACHE", "1")
+            ])),
+            None
+        );
+        assert_eq!(
+            dir_from_env(env(&[
+                ("HIPMLIR_CACHE_DIR", "/c"),
+                ("HIPMLIR_DISABLE_CACHE", "0")
+            ])),
+            Some(PathBuf::from("/c"))
+        );
+        assert_eq!(dir_from_env(env(&[])), None);
+    }
+
+    #[test]
+    fn key_depends_on_everything() {
+        let ctx = BuildContext {
+            device_name: "dev".into(),
+            driver_version: "1.0".into(),
+            ..Default::default()
+        };
+        let k = key(b"spirv", &ctx);
+        assert_eq!(k.len(), 64);
+        assert_eq!(k, key(b"spirv", &ctx.clone()));
+        assert_ne!(k, key(b"spirv!", &ctx));
+        for change in [
+            |c: &mut BuildContext| c.device_name.push('x'),
+            |c: &mut BuildContext| c.driver_version.push('x'),
+            |c: &mut BuildContext| c.options.push_str("-O0"),
+            |c: &mut BuildContext| c.platform_version.push('x'),
+        ] {
+            let mut other = ctx.clone();
+            change(&mut other);
+            assert_ne!(k, key(b"spirv", &other));
+        }
+        // Fields cannot bleed into each other.
+        let a = BuildContext {
+            device_name: "ab".into(),
+            device_vendor: "c".into(),
+            ..Default::default()
+        };
+        let b = BuildContext {
+            device_name: "a".into(),
+            device_vendor: "bc".into(),
+            ..Default::default()
+        };
+        assert_ne!(key(b"", &a), key(b"", &b));
+    }
+
+    #[test]
+    fn entries_detect_truncation_and_corruption() {
+        let payload: Vec<u8> = (0..500u32).map(|i| i as u8).collect();
+        let entry = encode_entry(&payload);
+        assert_eq!(decode_entry(&entry).unwrap(), &payload[..]);
+        for len in 0..entry.len() {
+            assert!(decode_entry(&entry[..len]).is_err(), "len {len}");
+        }
+        for at in [0, 9, 20, HEADER_LEN, entry.len() - 1] {
+            let mut bad = entry.clone();
+            bad[at] ^= 0x40;
+            assert!(decode_entry(&bad).is_err(), "flip at {at}");
+        }
+        assert!(decode_entry(&encode_entry(&[])).is_err());
+    }
+
+    #[test]
+    fn store_load_and_bad_entries_on_disk() {
+        let dir = std::env::temp_dir().join(format!("hipmlir-cache-unit-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        let cache = ProgramCache::new(dir.join("nested"));
+        assert_eq!(cache.load("k1"), None);
+        cache.store("k1", b"binary bytes").unwrap();
+        assert_eq!(cache.load("k1").as_deref(), Some(&b"binary bytes"[..]));
+        // No temporary files are left behind.
+        let names: Vec<_> = std::fs::read_dir(&cache.dir)
+            .unwrap()
+            .map(|e| e.unwrap().file_name().into_string().unwrap())
+            .collect();
+        assert_eq!(names, vec!["k1.clbin".to_string()]);
+        // Truncate it: detected, deleted, and a miss.
+        let path = cache.entry_path("k1");
+        let bytes = std::fs::read(&path).unwrap();
+        std::fs::write(&path, &bytes[..bytes.len() - 3]).unwrap();
+        assert_eq!(cache.load("k1"), None);
+        assert!(!path.exists());
+        // Concurrent writers of one key leave one whole entry.
+        let threads: Vec<_> = (0..8)
+            .map(|i| {
+                let cache = cache.clone();
+                std::thread::spawn(move || {
+                    for _ in 0..20 {
+                        cache.store("k2", &vec![i as u8; 100_000]).unwrap();
+                    }
+                })
+            })
+            .collect();
+        for t in threads {
+            t.join().unwrap();
+        }
+        let got = cache.load("k2").unwrap();
+        assert_eq!(got.len(), 100_000);
+        assert!(got.iter().all(|&b| b == got[0]));
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+}

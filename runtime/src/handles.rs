@@ -1,0 +1,100 @@
+//! Opaque handles (`hipStream_t`, `hipEvent_t`, `hipModule_t`, `hipFunction_t`) and the tables that
+//! validate them.
+//!
+//! A handle is a number, never a pointer the runtime dereferences: `TAG_BASE | serial << 4 | kind`.
+//! Serials are never reused, so a destroyed handle stays invalid forever (no ABA), and a handle of
+//! the wrong kind (an event passed as a stream) is refused. A bad handle is `hipErrorInvalidHandle`
+//! (or `hipErrorInvalidValue`, as the caller decides), never a crash.
+
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
+
+const TAG_BASE: u64 = 0x4850_0000_0000_0000;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[repr(u64)]
+pub enum Kind {
+    Stream = 1,
+    Event = 2,
+    Module = 3,
+    Function = 4,
+}
+
+static SERIAL: AtomicU64 = AtomicU64::new(1);
+
+/// A table of live objects of one kind.
+pub struct HandleTable<T> {
+    kind: Kind,
+    live: Mutex<HashMap<usize, Arc<T>>>,
+}
+
+impl<T> HandleTable<T> {
+    pub fn new(kind: Kind) -> Self {
+        HandleTable {
+            kind,
+            live: Mutex::new(HashMap::new()),
+        }
+    }
+
+    fn map(&self) -> std::sync::MutexGuard<'_, HashMap<usize, Arc<T>>> {
+        self.live.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// Registers `value` and returns its new handle.
+    pub fn insert(&self, value: Arc<T>) -> usize {
+        let serial = SERIAL.fetch_add(1, Ordering::Relaxed);
+        let handle = (TAG_BASE | (serial << 4) | self.kind as u64) as usize;
+        self.map().insert(handle, value);
+        handle
+    }
+
+    pub fn get(&self, handle: usize) -> Option<Arc<T>> {
+        self.map().get(&handle).cloned()
+    }
+
+    pub fn remove(&self, handle: usize) -> Option<Arc<T>> {
+        self.map().remove(&handle)
+    }
+
+    /// All live objects (their handles and values).
+    pub fn all(&self) -> Vec<(usize, Arc<T>)> {
+        self.map().iter().map(|(&h, v)| (h, v.clone())).collect()
+    }
+
+    /// Removes everything (hipDeviceReset).
+    pub fn clear(&self) -> Vec<Arc<T>> {
+        self.map().drain().map(|(_, v)| v).collect()
+    }
+
+    #[cfg(test)]
+    pub fn len(&self) -> usize {
+        self.map().len()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn handles_are_unique_typed_and_never_reused() {
+        let streams: HandleTable<u32> = HandleTable::new(Kind::Stream);
+        let events: HandleTable<u32> = HandleTable::new(Kind::Event);
+        let a = streams.insert(Arc::new(1));
+        let b = streams.insert(Arc::new(2));
+        assert_ne!(a, b);
+        assert_eq!(*streams.get(a).unwrap(), 1);
+        assert!(events.get(a).is_none());
+        let e = events.insert(Arc::new(3));
+        assert!(streams.get(e).is_none());
+        assert_eq!(*streams.remove(a).unwrap(), 1);
+        assert!(streams.get(a).is_none());
+        let c = streams.insert(Arc::new(4));
+        assert_ne!(c, a);
+        assert!(streams.get(0).is_none() && streams.get(2).is_none());
+        assert_eq!(streams.len(), 2);
+        assert_eq!(streams.clear().len(), 2);
+        assert_eq!(streams.len(), 0);
+    }
+}

@@ -1,0 +1,574 @@
+//! A small SPIR-V reader: the kernels of a module and the size, alignment and kind of each
+//! parameter, read from `OpEntryPoint`, `OpFunction`, `OpFunctionParameter`, the `OpType*`
+//! instructions and `FuncParamAttr ByVal` decorations.
+//!
+//! It serves two purposes:
+//! * a raw SPIR-V module given to `hipModuleLoad`/`hipModuleLoadData` has no hipmlir metadata, yet
+//!   `hipModuleLaunchKernel` with `kernelParams` must know each argument's size. The SPIR-V itself
+//!   says it (clGetKernelArgInfo would need `-cl-kernel-arg-info`, which drivers do not honour for
+//!   programs created from IL, and it gives type *names*, not sizes);
+//! * for hipmlir's own images it tells the launcher which by-value arguments the compiler moved
+//!   behind a CrossWorkgroup pointer (metadata says "by value", SPIR-V says "global pointer"):
+//!   those are spilled to a device buffer (see `launch`).
+//!
+//! Layout rules are OpenCL C's (= the C ABI of spirv64): scalars and pointers are naturally
+//! aligned, 3-element vectors take the room of 4, structs are laid out like C structs unless
+//! decorated `CPacked`.
+
+use std::collections::HashMap;
+
+use hipmlir_device_image::{AddressSpace, KernelArg, KernelInfo};
+
+pub const MAGIC: u32 = 0x0723_0203;
+
+const OP_NAME: u32 = 5;
+const OP_LINE: u32 = 8;
+const OP_ENTRY_POINT: u32 = 15;
+const OP_TYPE_BOOL: u32 = 20;
+const OP_TYPE_INT: u32 = 21;
+const OP_TYPE_FLOAT: u32 = 22;
+const OP_TYPE_VECTOR: u32 = 23;
+const OP_TYPE_ARRAY: u32 = 28;
+const OP_TYPE_STRUCT: u32 = 30;
+const OP_TYPE_POINTER: u32 = 32;
+const OP_CONSTANT: u32 = 43;
+const OP_FUNCTION: u32 = 54;
+const OP_FUNCTION_PARAMETER: u32 = 55;
+const OP_FUNCTION_END: u32 = 56;
+const OP_DECORATE: u32 = 71;
+const OP_NO_LINE: u32 = 317;
+
+const EXECUTION_MODEL_KERNEL: u32 = 6;
+const DECORATION_CPACKED: u32 = 10;
+const DECORATION_FUNC_PARAM_ATTR: u32 = 38;
+const DECORATION_ALIGNMENT: u32 = 44;
+const FUNC_PARAM_ATTR_BYVAL: u32 = 2;
+
+/// SPIR-V storage classes a kernel parameter may point into.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum StorageClass {
+    UniformConstant,
+    Workgroup,
+    CrossWorkgroup,
+    Function,
+    Generic,
+    Other(u32),
+}
+
+impl StorageClass {
+    fn from_raw(raw: u32) -> Self {
+        match raw {
+            0 => StorageClass::UniformConstant,
+            4 => StorageClass::Workgroup,
+            5 => StorageClass::CrossWorkgroup,
+            7 => StorageClass::Function,
+            8 => StorageClass::Generic,
+            other => StorageClass::Other(other),
+        }
+    }
+}
+
+/// How a kernel parameter is passed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Param {
+    /// A pointer into `class`. Not by value.
+    Pointer(StorageClass),
+    /// Passed by value (a scalar, a vector, or an aggregate behind a `ByVal` pointer).
+    Value { size: u64, align: u64 },
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SpirvKernel {
+    pub name: String,
+    pub params: Vec<Param>,
+}
+
+impl SpirvKernel {
+    /// hipmlir kernel metadata for this kernel, as the C layout of its parameters.
+    pub fn to_kernel_info(&self) -> KernelInfo {
+        let mut args: Vec<KernelArg> = self
+            .params
+            .iter()
+            .enumerate()
+            .map(|(i, p)| {
+                let (size, align, is_pointer, address_space) = match *p {
+                    Param::Pointer(class) => (
+                        8,
+                        8,
+                        true,
+                        match class {
+                            StorageClass::Workgroup => AddressSpace::Workgroup,
+                            StorageClass::UniformConstant => AddressSpace::Constant,
+                            _ => AddressSpace::Global,
+                        },
+                    ),
+                    Param::Value { size, align } => (size, align, false, AddressSpace::Private),
+                };
+                KernelArg {
+                    name: format!("arg{i}"),
+                    r#type: String::new(),
+                    offset: 0,
+                    size,
+                    align,
+                    is_pointer,
+                    address_space,
+                }
+            })
+            .collect();
+        let args_size = KernelArg::layout(&mut args);
+        KernelInfo {
+            name: self.name.clone(),
+            source_name: self.name.clone(),
+            args,
+            args_size,
+        }
+    }
+}
+
+/// The words of a module, in host order (a byte-swapped module is swapped).
+pub fn words(bytes: &[u8]) -> Result<Vec<u32>, String> {
+    if bytes.len() < 20 || !bytes.len().is_multiple_of(4) {
+        return Err(format!(
+            "{} bytes is not a SPIR-V module (needs a 20-byte header and whole words)",
+            bytes.len()
+        ));
+    }
+    let le: Vec<u32> = bytes
+        .chunks_exact(4)
+        .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+        .collect();
+    if le[0] == MAGIC {
+        Ok(le)
+    } else if le[0].swap_bytes() == MAGIC {
+        Ok(le.into_iter().map(u32::swap_bytes).collect())
+    } else {
+        Err("no SPIR-V magic number".into())
+    }
+}
+
+/// Whether `bytes` starts like a SPIR-V module (either byte order).
+pub fn looks_like_spirv(bytes: &[u8]) -> bool {
+    bytes.len() >= 4 && {
+        let w = u32::from_le_bytes([bytes[0], bytes[1], bytes[2], bytes[3]]);
+        w == MAGIC || w.swap_bytes() == MAGIC
+    }
+}
+
+/// A literal string operand (NUL-terminated, packed little-endian in words).
+fn literal_string(operands: &[u32]) -> String {
+    let mut bytes = Vec::new();
+    'outer: for w in operands {
+        for b in w.to_le_bytes() {
+            if b == 0 {
+                break 'outer;
+            }
+            bytes.push(b);
+        }
+    }
+    String::from_utf8_lossy(&bytes).into_owned()
+}
+
+#[derive(Debug, Clone)]
+enum Type {
+    Scalar { size: u64 },
+    Vector { elem: u32, count: u64 },
+    Array { elem: u32, length: u32 },
+    Struct { members: Vec<u32> },
+    Pointer { class: StorageClass, pointee: u32 },
+    Other,
+}
+
+struct Reader {
+    types: HashMap<u32, Type>,
+    constants: HashMap<u32, u64>,
+    packed: std::collections::HashSet<u32>,
+    byval: std::collections::HashSet<u32>,
+    alignment: HashMap<u32, u64>,
+}
+
+impl Reader {
+    /// (size, align) of a type; recursion is bounded by `depth`.
+    fn layout(&self, id: u32, depth: u32) -> Result<(u64, u64), String> {
+        if depth > 64 {
+            return Err("type nesting too deep".into());
+        }
+        let ty = self
+            .types
+            .get(&id)
+            .ok_or_else(|| format!("type %{id} is not defined"))?;
+        Ok(match ty {
+            Type::Scalar { size } => (*size, (*size).max(1)),
+            Type::Pointer { .. } => (8, 8),
+            Type::Vector { elem, count } => {
+                let (s, _) = self.layout(*elem, depth + 1)?;
+                let n = if *count == 3 { 4 } else { *count };
+                let size = s.saturating_mul(n);
+                (size, size.max(1))
+            }
+            Type::Array { elem, length } => {
+                let (s, a) = self.layout(*elem, depth + 1)?;
+                let n = self
+                    .constants
+                    .get(length)
+                    .copied()
+                    .ok_or_else(|| format!("array length %{length} is not a constant"))?;
+                (s.saturating_mul(n), a)
+            }
+            Type::Struct { members } => {
+                let packed = self.packed.contains(&id);
+                let (mut end, mut max_align) = (0u64, 1u64);
+                for &m in members {
+                    let (s, a) = self.layout(m, depth + 1)?;
+                    let a = if packed { 1 } else { a.max(1) };
+                    end = end.next_multiple_of(a).saturating_add(s);
+                    max_align = max_align.max(a);
+                }
+                (end.next_multiple_of(max_align), max_align)
+            }
+            Type::Other => return Err(format!("type %{id} cannot be a kernel parameter")),
+        })
+    }
+}
+
+/// The kernels (`OpEntryPoint Kernel`) of a module and their parameters.
+pub fn parse_kernels(bytes: &[u8]) -> Result<Vec<SpirvKernel>, String> {
+    let words = words(bytes)?;
+    let mut reader = Reader {
+        types: HashMap::new(),
+        constants: HashMap::new(),
+        packed: Default::default(),
+        byval: Default::default(),
+        alignment: HashMap::new(),
+    };
+    let mut entry_points: Vec<(u32, String)> = Vec::new();
+    // function id -> parameter (type id, result id)s
+    let mut functions: HashMap<u32, Vec<(u32, u32)>> = HashMap::new();
+    let mut current: Option<u32> = None;
+    let mut pos = 5;
+    while pos < words.len() {
+        let count = (words[pos] >> 16) as usize;
+        let opcode = words[pos] & 0xffff;
+        if count == 0 || pos + count > words.len() {
+            return Err(format!("malformed instruction at word {pos}"));
+        }
+        let ops = &words[pos + 1..pos + count];
+        let op = |i: usize| {
+            ops.get(i)
+                .copied()
+                .ok_or_else(|| format!("instruction at word {pos} (opcode {opcode}) is too short"))
+        };
+        match opcode {
+            OP_ENTRY_POINT if op(0)? == EXECUTION_MODEL_KERNEL => {
+                entry_points.push((op(1)?, literal_string(&ops[2..])));
+            }
+            OP_DECORATE => match op(1)? {
+                DECORATION_CPACKED => {
+                    reader.packed.insert(op(0)?);
+                }
+                DECORATION_FUNC_PARAM_ATTR if op(2)? == FUNC_PARAM_ATTR_BYVAL => {
+                    reader.byval.insert(op(0)?);
+                }
+                DECORATION_ALIGNMENT => {
+                    reader.alignment.insert(op(0)?, u64::from(op(2)?));
+                }
+                _ => {}
+            },
+            OP_TYPE_BOOL => {
+                reader.types.insert(op(0)?, Type::Scalar { size: 1 });
+            }
+            OP_TYPE_INT | OP_TYPE_FLOAT => {
+                let bits = u64::from(op(1)?);
+                reader.types.insert(
+                    op(0)?,
+                    Type::Scalar {
+                        size: bits.div_ceil(8),
+                    },
+                );
+            }
+            OP_TYPE_VECTOR => {
+                reader.types.insert(
+                    op(0)?,
+                    Type::Vector {
+                        elem: op(1)?,
+                        count: u64::from(op(2)?),
+                    },
+                );
+            }
+            OP_TYPE_ARRAY => {
+                reader.types.insert(
+                    op(0)?,
+                    Type::Array {
+                        elem: op(1)?,
+                        length: op(2)?,
+                    },
+                );
+            }
+            OP_TYPE_STRUCT => {
+                reader.types.insert(
+                    op(0)?,
+                    Type::Struct {
+                        members: ops[1..].to_vec(),
+                    },
+                );
+            }
+            OP_TYPE_POINTER => {
+                reader.types.insert(
+                    op(0)?,
+                    Type::Pointer {
+                        class: StorageClass::from_raw(op(1)?),
+                        pointee: op(2)?,
+                    },
+                );
+            }
+            OP_CONSTANT => {
+                let low = u64::from(op(2)?);
+                let high = ops.get(3).copied().map(u64::from).unwrap_or(0);
+                reader.constants.insert(op(1)?, low | (high << 32));
+            }
+            OP_FUNCTION => {
+                let id = op(1)?;
+                functions.insert(id, Vec::new());
+                current = Some(id);
+            }
+            OP_FUNCTION_PARAMETER => {
+                if let Some(f) = current.and_then(|f| functions.get_mut(&f)) {
+                    f.push((op(0)?, op(1)?));
+                }
+            }
+            OP_FUNCTION_END => current = None,
+            n if (OP_TYPE_BOOL..=39).contains(&n) => {
+                // Other OpType* (void, image, sampler, opaque, function, event, ...).
+                if let Ok(id) = op(0) {
+                    reader.types.entry(id).or_insert(Type::Other);
+                }
+            }
+            _ => {}
+        }
+        pos += count;
+    }
+    let _ = OP_NAME;
+    entry_points
+        .into_iter()
+        .map(|(function, name)| {
+            let params = functions
+                .get(&function)
+                .ok_or_else(|| format!("entry point '{name}' names no function"))?;
+            let params = params
+                .iter()
+                .map(|&(ty, id)| {
+                    let t = reader.types.get(&ty).ok_or_else(|| {
+                        format!("kernel '{name}': parameter type %{ty} undefined")
+                    })?;
+                    match t {
+                        Type::Pointer { class, pointee } if reader.byval.contains(&id) => {
+                            let (size, natural) = reader
+                                .layout(*pointee, 0)
+                                .map_err(|e| format!("kernel '{name}': {e}"))?;
+                            let _ = class;
+                            let align = reader.alignment.get(&id).copied().unwrap_or(natural);
+                            Ok(Param::Value { size, align })
+                        }
+                        Type::Pointer { class, .. } => Ok(Param::Pointer(*class)),
+                        _ => {
+                            let (size, align) = reader
+                                .layout(ty, 0)
+                                .map_err(|e| format!("kernel '{name}': {e}"))?;
+                            Ok(Param::Value { size, align })
+                        }
+                    }
+                })
+                .collect::<Result<Vec<_>, String>>()?;
+            Ok(SpirvKernel { name, params })
+        })
+        .collect()
+}
+
+/// The length in bytes of a SPIR-V module whose size nobody told us (`hipModuleLoadData`), by
+/// walking its instructions. Functions come last in a module, so the module ends after the
+/// `OpFunctionEnd` that is not followed by another `OpFunction` (or `OpLine`/`OpNoLine`): the
+/// walk reads one word past the module's end to see that. `word(i)` returns word `i` in host
+/// order, or `None` past a known limit.
+pub fn module_length(mut word: impl FnMut(usize) -> Option<u32>) -> Result<usize, String> {
+    const MAX_WORDS: usize = 1 << 28;
+    let first = word(0).ok_or("empty image")?;
+    let swap = if first == MAGIC {
+        false
+    } else if first.swap_bytes() == MAGIC {
+        true
+    } else {
+        return Err("no SPIR-V magic number".into());
+    };
+    let mut get = |i: usize| word(i).map(|w| if swap { w.swap_bytes() } else { w });
+    let mut pos = 5;
+    let mut seen_function = false;
+    loop {
+        if pos > MAX_WORDS {
+            return Err("no end found within 1 GiB".into());
+        }
+        let Some(w) = get(pos) else {
+            return if seen_function {
+                Ok(pos * 4)
+            } else {
+                Err(format!("truncated at word {pos}"))
+            };
+        };
+        let (count, opcode) = ((w >> 16) as usize, w & 0xffff);
+        if seen_function && !matches!(opcode, OP_FUNCTION | OP_LINE | OP_NO_LINE) {
+            return Ok(pos * 4);
+        }
+        if count == 0 {
+            return Err(format!("instruction with word count 0 at word {pos}"));
+        }
+        if opcode == OP_FUNCTION {
+            // Walk the function to its end.
+            loop {
+                let Some(w) = get(pos) else {
+                    return Err(format!("truncated inside a function at word {pos}"));
+                };
+                let (count, opcode) = ((w >> 16) as usize, w & 0xffff);
+                if count == 0 {
+                    return Err(format!("instruction with word count 0 at word {pos}"));
+                }
+                pos += count;
+                if pos > MAX_WORDS {
+                    return Err("no end found within 1 GiB".into());
+                }
+                if opcode == OP_FUNCTION_END {
+                    break;
+                }
+            }
+            seen_function = true;
+        } else {
+            pos += count;
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Assembles instructions: (opcode, operands).
+    fn module(insts: &[(u32, Vec<u32>)]) -> Vec<u8> {
+        let mut w = vec![MAGIC, 0x0001_0000, 0, 100, 0];
+        for (op, ops) in insts {
+            w.push(((ops.len() as u32 + 1) << 16) | op);
+            w.extend(ops);
+        }
+        w.iter().flat_map(|x| x.to_le_bytes()).collect()
+    }
+
+    fn string(s: &str) -> Vec<u32> {
+        let mut b = s.as_bytes().to_vec();
+        b.push(0);
+        while !b.len().is_multiple_of(4) {
+            b.push(0);
+        }
+        b.chunks(4)
+            .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+            .collect()
+    }
+
+    fn sample() -> Vec<u8> {
+        // kernel k(global float* p, int n, char c, struct {char; double; int} s byval,
+        //          local int* l, float3 v, double d)
+        let mut ep = vec![EXECUTION_MODEL_KERNEL, 50];
+        ep.extend(string("_Z1kPfi"));
+        module(&[
+            (OP_ENTRY_POINT, ep),
+            (
+                OP_DECORATE,
+                vec![63, DECORATION_FUNC_PARAM_ATTR, FUNC_PARAM_ATTR_BYVAL],
+            ),
+            (19, vec![1]),                           // void
+            (OP_TYPE_FLOAT, vec![2, 32]),            // float
+            (OP_TYPE_INT, vec![3, 32, 0]),           // int
+            (OP_TYPE_INT, vec![4, 8, 0]),            // char
+            (OP_TYPE_FLOAT, vec![5, 64]),            // double
+            (OP_TYPE_POINTER, vec![6, 5, 2]),        // global float*
+            (OP_TYPE_STRUCT, vec![7, 4, 5, 3]),      // {char, double, int}
+            (OP_TYPE_POINTER, vec![8, 7, 7]),        // function-space struct*
+            (OP_TYPE_POINTER, vec![9, 4, 3]),        // local int*
+            (OP_TYPE_VECTOR, vec![10, 2, 3]),        // float3
+            (33, vec![11, 1, 6, 3, 4, 8, 9, 10, 5]), // function type
+            (OP_FUNCTION, vec![1, 50, 0, 11]),
+            (OP_FUNCTION_PARAMETER, vec![6, 60]),
+            (OP_FUNCTION_PARAMETER, vec![3, 61]),
+            (OP_FUNCTION_PARAMETER, vec![4, 62]),
+            (OP_FUNCTION_PARAMETER, vec![8, 63]),
+            (OP_FUNCTION_PARAMETER, vec![9, 64]),
+            (OP_FUNCTION_PARAMETER, vec![10, 65]),
+            (OP_FUNCTION_PARAMETER, vec![5, 66]),
+            (248, vec![70]), // OpLabel
+            (253, vec![]),   // OpReturn
+            (OP_FUNCTION_END, vec![]),
+        ])
+    }
+
+    #[test]
+    fn reads_kernel_parameters() {
+        let kernels = parse_kernels(&sample()).unwrap();
+        assert_eq!(kernels.len(), 1);
+        let k = &kernels[0];
+        assert_eq!(k.name, "_Z1kPfi");
+        assert_eq!(
+            k.params,
+            vec![
+                Param::Pointer(StorageClass::CrossWorkgroup),
+                Param::Value { size: 4, align: 4 },
+                Param::Value { size: 1, align: 1 },
+                Param::Value { size: 24, align: 8 },
+                Param::Pointer(StorageClass::Workgroup),
+                Param::Value {
+                    size: 16,
+                    align: 16
+                },
+                Param::Value { size: 8, align: 8 },
+            ]
+        );
+        let info = k.to_kernel_info();
+        let offsets: Vec<u64> = info.args.iter().map(|a| a.offset).collect();
+        assert_eq!(offsets, [0, 8, 12, 16, 40, 48, 64]);
+        assert_eq!(info.args_size, 80);
+        assert_eq!(info.args[4].address_space, AddressSpace::Workgroup);
+    }
+
+    #[test]
+    fn byte_swapped_modules_read_the_same() {
+        let le = sample();
+        let be: Vec<u8> = le
+            .chunks(4)
+            .flat_map(|c| [c[3], c[2], c[1], c[0]])
+            .collect();
+        assert_eq!(parse_kernels(&be).unwrap(), parse_kernels(&le).unwrap());
+    }
+
+    #[test]
+    fn garbage_is_an_error() {
+        assert!(parse_kernels(&[1, 2, 3]).is_err());
+        assert!(parse_kernels(&[0u8; 40]).is_err());
+        let mut m = sample();
+        m.truncate(m.len() - 12); // inside OpLabel
+        assert!(parse_kernels(&m).is_err());
+        let mut m = sample();
+        m[20..24].copy_from_slice(&0u32.to_le_bytes()); // word count 0
+        assert!(parse_kernels(&m).is_err());
+    }
+
+    #[test]
+    fn module_length_finds_the_end() {
+        let m = sample();
+        let words: Vec<u32> = m
+            .chunks(4)
+            .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+            .collect();
+        // Followed by unrelated data.
+        let mut padded = words.clone();
+        padded.extend([0xdead_beef, 7, 9]);
+        assert_eq!(module_length(|i| padded.get(i).copied()), Ok(m.len()));
+        // Exactly at the end of readable memory.
+        assert_eq!(module_length(|i| words.get(i).copied()), Ok(m.len()));
+        assert!(module_length(|i| words[..words.len() - 2].get(i).copied()).is_err());
+        assert!(module_length(|i| [1u32, 2, 3].get(i).copied()).is_err());
+    }
+}
