@@ -347,3 +347,40 @@ fn run_once(
     }
     Ok(total)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn t(median: f64) -> Result<Timing, String> {
+        Ok(Timing {
+            median,
+            min: median,
+            max: median,
+            build: 0.0,
+        })
+    }
+
+    #[test]
+    fn the_reference_is_not_a_peer() {
+        let row = KernelRow {
+            file: "k".into(),
+            title: "k".into(),
+            size: String::new(),
+            work: None,
+            results: vec![t(3.0), t(2.0), Err("x".into()), t(1.0)],
+        };
+        assert_eq!(row.best_peer().map(|(i, _)| i), Some(1));
+        assert_eq!(row.ratio(), Some(1.5));
+        let failed = KernelRow {
+            results: vec![
+                Err("does not compile yet: e".into()),
+                t(2.0),
+                t(1.0),
+                t(1.0),
+            ],
+            ..row
+        };
+        assert_eq!(failed.ratio(), None);
+    }
+}

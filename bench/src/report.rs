@@ -325,7 +325,11 @@ fn kernel_section(m: &mut String, r: &Results, rows: &[KernelRow]) {
         m,
         " hipmlir / best peer | hipmlir throughput | best peer throughput |"
     );
-    let _ = writeln!(m, "|---|---|---:|---:|---:|---:|---:|---:|");
+    let _ = writeln!(
+        m,
+        "|---|---|{}---:|---:|---:|",
+        "---:|".repeat(VARIANTS.len())
+    );
     let mut notes = Vec::new();
     for row in rows {
         let _ = write!(m, "| {} | {} |", cell(&row.title), cell(&row.size));
@@ -642,5 +646,133 @@ fn jit_section(m: &mut String, r: &Results, j: &Result<Jit, String>) {
                 }
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn timing(median: f64) -> kernels::Timing {
+        kernels::Timing {
+            median,
+            min: median,
+            max: median,
+            build: 0.01,
+        }
+    }
+
+    fn sample() -> Results {
+        let row = |file: &str, hip: Result<f64, &str>| KernelRow {
+            file: file.into(),
+            title: file.into(),
+            size: "n = 2^24".into(),
+            work: Some(Work::Bytes(1e8)),
+            results: vec![
+                hip.map(timing).map_err(String::from),
+                Ok(timing(2.0)),
+                Ok(timing(1.0)),
+                Err("clang-22 HIP failed: x | y".into()),
+            ],
+        };
+        Results {
+            quick: true,
+            device: Some(DeviceInfo {
+                name: "dev".into(),
+                platform: "plat".into(),
+                version: "OpenCL 3.0".into(),
+                driver: "1".into(),
+                compute_units: 2,
+                global_mem: 1 << 30,
+            }),
+            copy_bandwidth: Some(Ok(20.0)),
+            kernels: Some(vec![
+                row("a", Ok(1.1)),
+                row("b", Err("does not compile yet: b.hip:1:1: error: no")),
+            ]),
+            launch: Some(Ok(Overhead {
+                iters: 10,
+                reps: 1,
+                rounds: 1,
+                hip: 2e-6,
+                raw: 1e-6,
+                raw_enqueue_only: 0.9e-6,
+                raw_first_launch: vec![0.05],
+            })),
+            jit: Some(Ok(Jit {
+                cold: vec![(0.09, 0.1)],
+                warm: vec![(0.009, 0.02)],
+                disabled: vec![(0.09, 0.1)],
+                files_written: vec![1],
+            })),
+            compile: Some(vec![CompileRow {
+                name: "a".into(),
+                hipmlir: Ok(0.06),
+                clang: Ok(0.03),
+            }]),
+            scaling: Some(vec![
+                ScalingRow {
+                    kernels: 100,
+                    hipmlir: Ok(0.1),
+                    clang: Ok(0.2),
+                },
+                ScalingRow {
+                    kernels: 1000,
+                    hipmlir: Ok(0.8),
+                    clang: Err("boom".into()),
+                },
+            ]),
+            ..Default::default()
+        }
+    }
+
+    #[test]
+    fn summary_ends_with_the_two_headline_lines() {
+        let s = summary(&sample());
+        let n = s.len();
+        assert!(
+            s[n - 2].starts_with("launch overhead vs raw OpenCL: 2.00 "),
+            "{}",
+            s[n - 2]
+        );
+        assert!(
+            s[n - 1].starts_with("kernel geomean vs best peer: 1.10 "),
+            "{}",
+            s[n - 1]
+        );
+        assert!(s[n - 1].contains("1 of 2 kernels"));
+        assert!(s[n - 1].contains("b (does not compile yet)"));
+    }
+
+    #[test]
+    fn tables_have_as_many_cells_in_every_row() {
+        let r = sample();
+        let md = markdown(&r, &summary(&r));
+        let cells = |l: &str| l.replace("\\|", "").matches('|').count();
+        let mut table: Vec<&str> = Vec::new();
+        for line in md.lines().chain(std::iter::once("")) {
+            if line.starts_with('|') {
+                table.push(line);
+                continue;
+            }
+            if let Some(first) = table.first() {
+                for l in &table {
+                    assert_eq!(cells(l), cells(first), "in table:\n{}", table.join("\n"));
+                }
+            }
+            table.clear();
+        }
+        assert!(md.contains("hipmlir: does not compile yet: b.hip:1:1: error: no"));
+        assert!(md.contains("**Cold / warm first launch: 10.00**"));
+    }
+
+    #[test]
+    fn a_missing_cache_is_reported_not_faked() {
+        let mut r = sample();
+        if let Some(Ok(j)) = &mut r.jit {
+            j.files_written = vec![0];
+        }
+        let s = summary(&r);
+        assert!(s.iter().any(|l| l.contains("not available yet")));
     }
 }
