@@ -18,6 +18,24 @@ use crate::hlog;
 use crate::registry::Module;
 use crate::spirv::{self, Param, StorageClass};
 
+/// Program builds so far: (loaded from the cache, built from SPIR-V, stored in the cache).
+static STATS: [std::sync::atomic::AtomicUsize; 3] = [
+    std::sync::atomic::AtomicUsize::new(0),
+    std::sync::atomic::AtomicUsize::new(0),
+    std::sync::atomic::AtomicUsize::new(0),
+];
+
+fn count(which: usize) {
+    STATS[which].fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+}
+
+/// (programs loaded from the on-disk cache, programs built from SPIR-V, entries stored), for
+/// tests and `HIPMLIR_LOG=debug`.
+pub fn build_stats() -> (usize, usize, usize) {
+    let get = |i: usize| STATS[i].load(std::sync::atomic::Ordering::Relaxed);
+    (get(0), get(1), get(2))
+}
+
 /// Options passed to `clBuildProgram`.
 const BUILD_OPTIONS: &CStr = c"";
 
@@ -147,6 +165,7 @@ fn from_cache(rt: &Runtime, store: &cache::ProgramCache, key: &str) -> Option<Ow
     match build(&program, device) {
         Ok(()) => {
             hlog!(Debug, "program cache hit: {key}");
+            count(0);
             Some(program)
         }
         Err(e) => {
@@ -175,7 +194,10 @@ fn to_cache(program: &OwnedProgram, store: &cache::ProgramCache, key: &str) {
         return;
     }
     match store.store(key, &binary) {
-        Ok(()) => hlog!(Debug, "program cached: {key} ({} bytes)", binary.len()),
+        Ok(()) => {
+            count(2);
+            hlog!(Debug, "program cached: {key} ({} bytes)", binary.len())
+        }
         Err(e) => {
             if crate::log::first_time("program cache store") {
                 hlog!(Warn, "program cache: {e}; continuing without caching");
@@ -232,6 +254,7 @@ pub fn build_program(rt: &Runtime, module: &Module) -> HipResult<OwnedProgram> {
         ));
     }
     hlog!(Debug, "built {} in {:?}", what(), started.elapsed());
+    count(1);
     if let Some(store) = store {
         to_cache(&program, store, &key);
     }

@@ -42,6 +42,7 @@ pub use api::unsupported::*;
 pub use api::{hipError_t, hipEvent_t, hipStream_t};
 pub use device::selected_device;
 pub use error::HipError;
+pub use jit::build_stats;
 pub use launch::Dim3;
 pub use memory::{MemcpyKind, PointerAttributes};
 pub use props::{HipDeviceProp, HIP_VERSION};
