@@ -3,6 +3,8 @@
 //! device with OpenCL C kernels built by clang-22. Every output is compared with a host reference;
 //! every misuse must return its error code and leave the runtime working.
 
+#![allow(clippy::needless_range_loop, clippy::manual_dangling_ptr)]
+
 mod common;
 
 use std::ffi::{c_void, CString};
@@ -12,6 +14,9 @@ use std::sync::OnceLock;
 use common::*;
 use hipmlir_device_image::KernelInfo;
 use hipmlir_rt::*;
+
+const NON_BLOCKING: u32 = 1;
+const DISABLE_TIMING: u32 = 2;
 
 const KERNELS: &str = r#"
 __kernel void vadd(__global const float* a, __global const float* b, __global float* c, int n) {
@@ -181,7 +186,7 @@ fn queries_see_pending_work_and_async_calls_return_early() {
     let k = k();
     let n = 1 << 14;
     let rounds = 20_000;
-    let s = new_stream(hipmlir_rt_non_blocking());
+    let s = new_stream(NON_BLOCKING);
     let init: Vec<u32> = (0..n as u32).collect();
     let d = DeviceBuffer::from_slice(&init);
     let done = new_event(0);
@@ -226,10 +231,6 @@ fn queries_see_pending_work_and_async_calls_return_early() {
     ok(hipStreamDestroy(s));
 }
 
-fn hipmlir_rt_non_blocking() -> u32 {
-    1
-}
-
 #[test]
 fn null_stream_orders_with_blocking_streams_and_wait_event_orders_streams() {
     let k = k();
@@ -249,7 +250,7 @@ fn null_stream_orders_with_blocking_streams_and_wait_event_orders_streams() {
     let got: Vec<i32> = d.download(n); // hipMemcpy: a null-stream operation
     assert!(got.iter().all(|&v| v == 20), "{:?}", &got[..8]);
     // A non-blocking stream waits only for what it is told to: an event.
-    let e = new_event(hipmlir_disable_timing());
+    let e = new_event(DISABLE_TIMING);
     for _ in 0..5 {
         ok(launch_on(
             "add_one",
@@ -290,10 +291,6 @@ fn null_stream_orders_with_blocking_streams_and_wait_event_orders_streams() {
     }
     ok(hipStreamDestroy(blocking));
     ok(hipStreamDestroy(other));
-}
-
-fn hipmlir_disable_timing() -> u32 {
-    2
 }
 
 #[test]
@@ -418,7 +415,7 @@ fn managed_memory_2d_copies_and_memory_info() {
     let mut dptr: *mut c_void = null_mut();
     let mut pitch = 0usize;
     ok(unsafe { hipMallocPitch(&mut dptr, &mut pitch, w, h) });
-    assert!(pitch >= w && pitch % 256 == 0);
+    assert!(pitch >= w && pitch.is_multiple_of(256));
     ok(unsafe { hipMemcpy2D(dptr, pitch, host.as_ptr().cast(), host_pitch, w, h, 1) });
     let mut back = vec![0u8; w * h];
     let s = new_stream(0);
