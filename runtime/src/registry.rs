@@ -350,8 +350,9 @@ pub fn find_kernel_for_launch(host_fn: usize, spelled: Option<&str>) -> HipResul
                 _ => Err(Failure::new(
                     HipError::InvalidDeviceFunction,
                     format!(
-                        "{host_fn:#x} is not a registered kernel stub (hipmlir registers the stubs of \
-                         the kernels it compiles; __hipmlirRegisterFunction registers others)"
+                        "{host_fn:#x} is not a registered kernel stub (programs register their stubs with \
+                         __hipmlirRegisterFunction; a stub in the dynamic symbol table, e.g. of a \
+                         program linked with -rdynamic, is found by its name)"
                     ),
                 )),
             },

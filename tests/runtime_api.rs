@@ -1,0 +1,145 @@
+//! The HIP runtime API from real HIP programs built by hipmlir (tests/runtime_programs/*.hip):
+//! streams and events, the memory API, eight host threads on their own streams, modules from a
+//! SPIR-V file, and misuse of each. Every program compares device results with a host reference on
+//! every element and prints PASSED. The program cache is a temporary folder, never the user's.
+mod common;
+
+use std::path::PathBuf;
+use std::process::Command;
+use std::sync::OnceLock;
+
+use common::*;
+
+/// A temporary program cache for every program this test process runs (inherited through the
+/// environment).
+fn use_temporary_cache() {
+    static DIR: OnceLock<PathBuf> = OnceLock::new();
+    DIR.get_or_init(|| {
+        let dir = scratch().keep();
+        std::env::set_var("HIPMLIR_CACHE_DIR", &dir);
+        dir
+    });
+}
+
+fn program(name: &str) -> PathBuf {
+    repo().join("tests/runtime_programs").join(name)
+}
+
+fn build_and_run(name: &str, cxx: Option<&str>) -> String {
+    use_temporary_cache();
+    let dir = scratch();
+    let exe = build(&program(name), dir.path(), cxx);
+    run_program(&exe)
+}
+
+#[test]
+fn streams_and_events() {
+    let out = build_and_run("streams_events.hip", None);
+    assert!(out.contains("streams_events PASSED"), "{out}");
+}
+
+#[test]
+fn memory_api_and_misuse() {
+    let out = build_and_run("memory_and_misuse.hip", None);
+    // Unsupported calls say so once, not at every call.
+    assert_eq!(
+        out.matches("hipMemcpyToSymbol: not supported").count(),
+        1,
+        "{out}"
+    );
+}
+
+#[test]
+fn eight_threads_on_their_own_streams() {
+    build_and_run("threads.hip", None);
+    build_and_run("threads.hip", Some("clang++-22 -stdlib=libc++"));
+}
+
+#[test]
+fn modules_from_a_spirv_file() {
+    use_temporary_cache();
+    let dir = scratch();
+    let source = program("modules.hip");
+    let spv = dir.path().join("modules.spv");
+    let out = run_hipmlir(&[
+        source.to_str().unwrap(),
+        "--emit-spirv",
+        "-o",
+        spv.to_str().unwrap(),
+    ]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    // -rdynamic: hipLaunchKernel finds the kernel's host stub by its symbol.
+    let exe = build(&source, dir.path(), Some("g++ -rdynamic"));
+    let out = Command::new(&exe).arg(&spv).output().expect("runs");
+    let text = format!("{}{}", stdout(&out), stderr(&out));
+    assert!(
+        out.status.success() && text.contains("modules PASSED"),
+        "{text}"
+    );
+}
+
+#[test]
+fn environment_selects_devices_and_logs() {
+    use_temporary_cache();
+    let dir = scratch();
+    let exe = build(&program("threads.hip"), dir.path(), None);
+    // By name substring and by index: the one device.
+    for (var, value) in [
+        ("HIPMLIR_DEVICE", "0"),
+        ("HIPMLIR_DEVICE", "intel"),
+        ("HIPMLIR_PLATFORM", "0"),
+    ] {
+        let out = Command::new(&exe).env(var, value).output().unwrap();
+        assert!(out.status.success(), "{var}={value}: {}", stderr(&out));
+    }
+    // A device that does not exist: one clear message, and the program's HIP_CHECK fails.
+    let out = Command::new(&exe)
+        .env("HIPMLIR_DEVICE", "no-such-gpu")
+        .output()
+        .unwrap();
+    assert!(!out.status.success());
+    assert!(
+        stderr(&out).contains("HIPMLIR_DEVICE=no-such-gpu matches none"),
+        "{}",
+        stderr(&out)
+    );
+    // No OpenCL platform at all: says how to get a device.
+    let empty = scratch();
+    let out = Command::new(&exe)
+        .env("OCL_ICD_VENDORS", empty.path())
+        .env("OCL_ICD_FILENAMES", "")
+        .output()
+        .unwrap();
+    assert!(!out.status.success());
+    let err = stderr(&out);
+    assert!(
+        err.contains("make setup") && err.contains("SPIR-V"),
+        "{err}"
+    );
+    // HIPMLIR_LOG=debug shows the device and the cache; =off silences errors.
+    let out = Command::new(&exe)
+        .env("HIPMLIR_LOG", "debug")
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    let err = stderr(&out);
+    assert!(
+        err.contains("hipmlir: device '") && err.contains("program cache"),
+        "{err}"
+    );
+    let out = Command::new(&exe)
+        .env("HIPMLIR_LOG", "off")
+        .env("HIPMLIR_DEVICE", "none-such")
+        .output()
+        .unwrap();
+    assert!(!stderr(&out).contains("hipmlir:"), "{}", stderr(&out));
+    // HIPMLIR_DUMP_SPIRV writes the module.
+    let dumps = scratch();
+    let out = Command::new(&exe)
+        .env("HIPMLIR_DUMP_SPIRV", dumps.path())
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    let dumped: Vec<_> = std::fs::read_dir(dumps.path()).unwrap().collect();
+    assert_eq!(dumped.len(), 1);
+}
