@@ -10,8 +10,10 @@
 mod address_spaces;
 mod atomics;
 mod context;
+mod math;
 mod passes;
 mod pointers;
+mod spirv_patch;
 
 pub use context::new_context;
 pub use passes::{SpirvOptions, DEFAULT_SPIRV_CAPABILITIES};
@@ -93,6 +95,7 @@ pub fn convert_to_spirv(
     print_ir_after_all: bool,
 ) -> Result<(), LowerError> {
     pointers::lower_pointers_to_spirv(ctx, module)?;
+    math::lower_math_to_opencl(ctx, module)?;
     run_pipeline(
         ctx,
         module,
@@ -112,5 +115,5 @@ pub fn serialize_spirv(ctx: &Context, module: &mut Module) -> Result<Vec<u8>, Lo
         "builtin.module(gpu-module-to-binary)",
         false,
     )?;
-    passes::binary_object(module)
+    spirv_patch::resolve_opencl_std_imports(&passes::binary_object(module)?)
 }

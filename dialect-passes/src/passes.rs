@@ -16,9 +16,10 @@ pub const HIP_SEMANTICS_PIPELINE: &str =
     "builtin.module(inline,gpu.module(canonicalize,cse,symbol-dce))";
 
 /// The SPIR-V capabilities hipmlir asks for by default (Int8/Int16 for char and short, Float64
-/// for double, GenericPointer for C pointers whose address space is not known statically).
+/// for double, GenericPointer for C pointers whose address space is not known statically,
+/// Linkage for the math placeholders that the post-serialization patch removes again).
 pub const DEFAULT_SPIRV_CAPABILITIES: &str =
-    "Addresses,Int64,Int8,Int16,Float64,Kernel,GenericPointer,Int64Atomics";
+    "Addresses,Int64,Int8,Int16,Float64,Kernel,GenericPointer,Int64Atomics,Linkage";
 
 /// Options of the SPIR-V conversion.
 #[derive(Debug, Clone)]

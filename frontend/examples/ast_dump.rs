@@ -11,8 +11,16 @@ fn dump(c: Cursor, depth: usize) {
         return;
     }
     let loc = c.location();
+    let target = c
+        .referenced()
+        .filter(|_| c.kind_name().contains("Ref") || c.kind_name().contains("Call"))
+        .map(|r| {
+            let l = r.canonical().location();
+            format!(" -> {}:{}", l.file, l.line)
+        })
+        .unwrap_or_default();
     println!(
-        "{:indent$}{} '{}' type='{}' {}:{}",
+        "{:indent$}{} '{}' type='{}' {}:{}{target}",
         "",
         c.kind_name(),
         c.spelling(),

@@ -52,6 +52,15 @@ impl FrontendOptions {
         .collect();
         args.push(format!("-std={}", self.std.as_deref().unwrap_or("c++17")));
         args.push(format!("-I{}", self.hip_headers.display()));
+        // As clang's HIP driver pre-includes its wrapper header: hipmlir's device declarations
+        // (math functions among them) must come before the user's <cmath>.
+        args.push("-include".into());
+        args.push(
+            self.hip_headers
+                .join("hip/hip_runtime.h")
+                .display()
+                .to_string(),
+        );
         args.extend(
             self.include_dirs
                 .iter()

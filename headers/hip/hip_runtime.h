@@ -11,6 +11,7 @@
 
 #include "hip_runtime_api.h"
 #include "hipmlir_device.h"
+#include "hipmlir_math.h"
 #include "hipmlir_launch.h"
 
 #endif  // HIPMLIR_HIP_RUNTIME_H

@@ -541,16 +541,40 @@ impl<'c> FunctionCodegen<'c, '_> {
         .into()
     }
 
-    /// Applies a C conversion from `from` to `to`.
+    /// Applies a C conversion from `from` to `to` to the value of expression `e`.
     pub fn convert(&mut self, v: Val<'c>, from: &Ty, to: &Ty, e: &Cursor) -> Result<Val<'c>> {
         let loc = self.loc(e);
+        self.convert_at(v, from, to, loc, Some(e))
+    }
+
+    /// A conversion of a computed value (no source expression).
+    pub fn convert_value(
+        &mut self,
+        v: Value<'c>,
+        from: &Ty,
+        to: &Ty,
+        loc: Location<'c>,
+    ) -> Result<Value<'c>> {
+        Ok(self
+            .convert_at(Val::Scalar(v), from, to, loc, None)?
+            .scalar())
+    }
+
+    fn convert_at(
+        &mut self,
+        v: Val<'c>,
+        from: &Ty,
+        to: &Ty,
+        loc: Location<'c>,
+        e: Option<&Cursor>,
+    ) -> Result<Val<'c>> {
         if from == to || matches!(to, Ty::Void) {
             return Ok(v);
         }
         let ctx = self.ctx();
         let unsupported = || {
             FrontendError::unsupported(
-                e.location(),
+                e.map(|e| e.location()).unwrap_or_default(),
                 format!("conversion from '{from:?}' to '{to:?}'"),
             )
         };
@@ -573,13 +597,13 @@ impl<'c> FunctionCodegen<'c, '_> {
             }
             (Ty::Pointer { .. }, Ty::Int { .. }) => {
                 let i = self.ptr_to_int(x, loc)?;
-                return self.convert(Val::Scalar(i), &Ty::LONG, to, e);
+                return self.convert_at(Val::Scalar(i), &Ty::LONG, to, loc, e);
             }
             (Ty::Int { .. } | Ty::Bool, Ty::Pointer { .. }) => {
-                if let Some(ConstValue::Int(0)) = e.evaluate() {
+                if let Some(ConstValue::Int(0)) = e.and_then(|e| e.evaluate()) {
                     return self.null_pointer(loc);
                 }
-                let wide = self.convert(v, from, &Ty::LONG, e)?.scalar();
+                let wide = self.convert_at(v, from, &Ty::LONG, loc, e)?.scalar();
                 self.b.value("llvm.inttoptr", &[wide], target, &[], loc)?
             }
             (Ty::Int { .. } | Ty::Bool, Ty::Bool) => {
@@ -1005,14 +1029,18 @@ impl<'c> FunctionCodegen<'c, '_> {
             FrontendError::unsupported(e.location(), "call through a function pointer")
         })?;
         let args = e.arguments();
-        if is_builtin_decl_cursor(&callee) {
-            return match self.builtin_call(&callee.spelling(), e, &args)? {
-                Some(v) => Ok(v),
-                None => Err(FrontendError::unsupported(
-                    e.location(),
-                    format!("device builtin '{}'", callee.spelling()),
-                )),
-            };
+        let name = callee.spelling();
+        if is_builtin_decl_cursor(&callee) || name.starts_with("__builtin_") {
+            if let Some(v) = self.builtin_call(&name, e, &args)? {
+                return Ok(v);
+            }
+            if let Some(v) = self.math_call(&name, e, &args)? {
+                return Ok(v);
+            }
+            return Err(FrontendError::unsupported(
+                e.location(),
+                format!("device builtin '{name}'"),
+            ));
         }
         if let Some(special) = callee.trivial_special_member() {
             return self.trivial_special_member(special, e, &args);
@@ -1160,8 +1188,11 @@ fn is_builtin_decl(e: &Cursor) -> bool {
     e.referenced().is_some_and(|d| is_builtin_decl_cursor(&d))
 }
 
+/// Whether a declaration comes from hipmlir's own device headers (its first declaration does:
+/// <math.h> may redeclare a C function later).
 fn is_builtin_decl_cursor(decl: &Cursor) -> bool {
-    decl.location().file.ends_with("hip/hipmlir_device.h")
+    let file = decl.canonical().location().file;
+    file.ends_with("hip/hipmlir_device.h") || file.ends_with("hip/hipmlir_math.h")
 }
 
 fn enum_constant(e: &Cursor) -> Option<ConstValue> {

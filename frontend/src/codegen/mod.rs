@@ -4,6 +4,7 @@ mod builder;
 mod builtins;
 mod expr;
 mod function;
+mod math;
 mod module;
 mod stmt;
 

@@ -36,6 +36,8 @@ pub struct ModuleCodegen<'c> {
     pending: Vec<Cursor>,
     /// Module-level variables (`__shared__`), by canonical declaration → symbol.
     globals: HashMap<Cursor, String>,
+    /// External device library functions declared so far.
+    externals: std::collections::HashSet<String>,
     pub kernels: Vec<KernelInfo>,
 }
 
@@ -59,6 +61,7 @@ impl<'c> ModuleCodegen<'c> {
             functions: HashMap::new(),
             pending: Vec::new(),
             globals: HashMap::new(),
+            externals: std::collections::HashSet::new(),
             kernels: Vec::new(),
         }
     }
@@ -105,6 +108,41 @@ impl<'c> ModuleCodegen<'c> {
         self.functions.insert(key, sig.clone());
         self.pending.push(def);
         Ok(sig)
+    }
+
+    /// Declares `func.func private @symbol(inputs) -> result` once: a device library function.
+    pub fn declare_external(
+        &mut self,
+        symbol: &str,
+        inputs: &[Type<'c>],
+        result: Type<'c>,
+        loc: Location<'c>,
+    ) -> Result<()> {
+        if !self.externals.insert(symbol.to_string()) {
+            return Ok(());
+        }
+        let ctx = self.ctx;
+        let function_type = FunctionType::new(ctx, inputs, &[result]);
+        let decl = OperationBuilder::new("func.func", loc)
+            .add_attributes(&[
+                (
+                    Identifier::new(ctx, "sym_name"),
+                    StringAttribute::new(ctx, symbol).into(),
+                ),
+                (
+                    Identifier::new(ctx, "function_type"),
+                    TypeAttribute::new(function_type.into()).into(),
+                ),
+                (
+                    Identifier::new(ctx, "sym_visibility"),
+                    StringAttribute::new(ctx, "private").into(),
+                ),
+            ])
+            .add_regions([Region::new()])
+            .build()
+            .map_err(|e| internal(loc, e))?;
+        self.module.body().append_operation(decl);
+        Ok(())
     }
 
     /// The symbol of a `__shared__` variable; declared as an `llvm.mlir.global` in the workgroup

@@ -1,0 +1,295 @@
+//! `lower-math-to-opencl`: math functions become OpenCL.std extended instructions.
+//!
+//! MLIR's SPIR-V dialect has ops for only part of OpenCL.std, and its math lowering emulates
+//! some functions with others (log1p as log(1+x)), which loses precision. hipmlir maps every
+//! math op and device-library call straight to its OpenCL.std instruction, by number: here as a
+//! call to an imported placeholder function named after the instruction, which
+//! [`crate::spirv_patch`] turns into `OpExtInst` after serialization.
+
+use std::collections::HashSet;
+
+use melior::ir::attribute::{FlatSymbolRefAttribute, StringAttribute, TypeAttribute};
+use melior::ir::block::BlockLike;
+use melior::ir::operation::{OperationBuilder, OperationLike, WalkOrder, WalkResult};
+use melior::ir::r#type::FunctionType;
+use melior::ir::{
+    Attribute, Identifier, Module, OperationRef, Region, RegionLike, Type, Value, ValueLike,
+};
+use melior::Context;
+use mlir_sys::{
+    mlirBlockInsertOwnedOperationBefore, mlirOperationDestroy, mlirOperationGetBlock,
+    mlirOperationGetResult, mlirOperationRemoveFromParent, mlirValueReplaceAllUsesOfWith,
+    MlirOperation,
+};
+
+use crate::LowerError;
+
+/// The prefix of placeholder imports; the OpenCL.std instruction number follows.
+pub const OPENCL_STD_PREFIX: &str = "__hipmlir_opencl_std_";
+
+/// Math and arith ops → OpenCL.std (name, instruction number).
+const OPS: &[(&str, &str, u32)] = &[
+    ("math.acos", "acos", 0),
+    ("math.acosh", "acosh", 1),
+    ("math.asin", "asin", 3),
+    ("math.asinh", "asinh", 4),
+    ("math.atan", "atan", 6),
+    ("math.atan2", "atan2", 7),
+    ("math.atanh", "atanh", 8),
+    ("math.cbrt", "cbrt", 11),
+    ("math.ceil", "ceil", 12),
+    ("math.copysign", "copysign", 13),
+    ("math.cos", "cos", 14),
+    ("math.cosh", "cosh", 15),
+    ("math.erfc", "erfc", 17),
+    ("math.erf", "erf", 18),
+    ("math.exp", "exp", 19),
+    ("math.exp2", "exp2", 20),
+    ("math.expm1", "expm1", 22),
+    ("math.absf", "fabs", 23),
+    ("math.floor", "floor", 25),
+    ("math.fma", "fma", 26),
+    ("arith.maxnumf", "fmax", 27),
+    ("arith.minnumf", "fmin", 28),
+    ("math.log", "log", 37),
+    ("math.log2", "log2", 38),
+    ("math.log10", "log10", 39),
+    ("math.log1p", "log1p", 40),
+    ("math.powf", "pow", 48),
+    ("math.roundeven", "rint", 53),
+    ("math.round", "round", 55),
+    ("math.rsqrt", "rsqrt", 56),
+    ("math.sin", "sin", 57),
+    ("math.sinh", "sinh", 59),
+    ("math.sqrt", "sqrt", 61),
+    ("math.tan", "tan", 62),
+    ("math.tanh", "tanh", 63),
+    ("math.trunc", "trunc", 66),
+    ("math.absi", "s_abs", 141),
+    ("math.ctlz", "clz", 151),
+    ("math.cttz", "ctz", 152),
+    ("arith.maxsi", "s_max", 156),
+    ("arith.maxui", "u_max", 157),
+    ("arith.minsi", "s_min", 158),
+    ("arith.minui", "u_min", 159),
+    ("math.ctpop", "popcount", 166),
+];
+
+/// Device library functions (the frontend's `func.call`s) → OpenCL.std (name, number). Float
+/// versions carry C's `f` suffix.
+const LIBRARY: &[(&str, &str, u32)] = &[
+    ("exp10", "exp10", 21),
+    ("fdim", "fdim", 24),
+    ("fmod", "fmod", 29),
+    ("hypot", "hypot", 32),
+    ("ldexp", "ldexp", 34),
+    ("lgamma", "lgamma", 35),
+    ("logb", "logb", 41),
+    ("nextafter", "nextafter", 47),
+    ("remainder", "remainder", 51),
+    ("sinpi", "sinpi", 60),
+    ("cospi", "cospi", 16),
+    ("tgamma", "tgamma", 65),
+    ("__cosf", "native_cos", 81),
+    ("__fdividef", "native_divide", 82),
+    ("__expf", "native_exp", 83),
+    ("__exp10f", "native_exp10", 85),
+    ("__logf", "native_log", 86),
+    ("__log2f", "native_log2", 87),
+    ("__log10f", "native_log10", 88),
+    ("__powf", "native_powr", 89),
+    ("__sinf", "native_sin", 92),
+    ("__tanf", "native_tan", 94),
+];
+
+/// Classification ops with a core SPIR-V instruction.
+const CLASSIFY: &[(&str, &str)] = &[
+    ("math.isnan", "spirv.IsNan"),
+    ("math.isinf", "spirv.IsInf"),
+    ("math.isfinite", "spirv.IsFinite"),
+];
+
+fn library_entry(symbol: &str) -> Option<(&'static str, u32)> {
+    let find = |s: &str| {
+        LIBRARY
+            .iter()
+            .find(|(n, ..)| *n == s)
+            .map(|(_, name, n)| (*name, *n))
+    };
+    find(symbol).or_else(|| symbol.strip_suffix('f').and_then(find))
+}
+
+fn err(e: impl std::fmt::Display) -> LowerError {
+    LowerError::Internal(e.to_string())
+}
+
+pub fn lower_math_to_opencl(ctx: &Context, module: &Module) -> Result<(), LowerError> {
+    let mut work: Vec<MlirOperation> = Vec::new();
+    let mut library_decls: Vec<MlirOperation> = Vec::new();
+    module.as_operation().walk(WalkOrder::PreOrder, |op| {
+        let name = op.name();
+        let name = name.as_string_ref().as_str().unwrap_or("");
+        let is_library_call =
+            name == "func.call" && callee(&op).is_some_and(|c| library_entry(&c).is_some());
+        if OPS.iter().any(|(n, ..)| *n == name)
+            || CLASSIFY.iter().any(|(n, _)| *n == name)
+            || is_library_call
+        {
+            work.push(op.to_raw());
+        } else if name == "func.func"
+            && op.region(0).is_ok_and(|r| r.first_block().is_none())
+            && symbol(&op).is_some_and(|s| library_entry(&s).is_some())
+        {
+            library_decls.push(op.to_raw());
+        }
+        WalkResult::Advance
+    });
+    let mut declared: HashSet<String> = HashSet::new();
+    for raw in work {
+        // SAFETY: a live operation found by the walk; replaced and destroyed here only.
+        let op = unsafe { OperationRef::from_raw(raw) };
+        lower_op(ctx, &op, &mut declared)?;
+        unsafe {
+            mlirOperationRemoveFromParent(raw);
+            mlirOperationDestroy(raw);
+        }
+    }
+    for raw in library_decls {
+        // SAFETY: every call to the declaration was replaced above.
+        unsafe {
+            mlirOperationRemoveFromParent(raw);
+            mlirOperationDestroy(raw);
+        }
+    }
+    Ok(())
+}
+
+fn callee(op: &OperationRef) -> Option<String> {
+    let a = op.attribute("callee").ok()?;
+    Some(
+        a.to_string()
+            .trim_start_matches('@')
+            .trim_matches('"')
+            .to_string(),
+    )
+}
+
+fn symbol(op: &OperationRef) -> Option<String> {
+    let a = op.attribute("sym_name").ok()?;
+    Some(a.to_string().trim_matches('"').to_string())
+}
+
+fn lower_op(
+    ctx: &Context,
+    op: &OperationRef,
+    declared: &mut HashSet<String>,
+) -> Result<(), LowerError> {
+    let name = op.name();
+    let name = name.as_string_ref().as_str().unwrap_or("").to_string();
+    let loc = op.location();
+    let operands: Vec<Value> = op.operands().collect();
+    let result = op.result(0).map_err(err)?;
+    let result_type = result.r#type();
+    // SAFETY: the op sits in a block.
+    let block = unsafe { mlirOperationGetBlock(op.to_raw()) };
+    let insert = |new: melior::ir::Operation| -> MlirOperation {
+        let raw = new.to_raw();
+        std::mem::forget(new);
+        // SAFETY: a fresh operation placed before the live op it replaces.
+        unsafe { mlirBlockInsertOwnedOperationBefore(block, op.to_raw(), raw) };
+        raw
+    };
+
+    let new = if let Some((_, spirv)) = CLASSIFY.iter().find(|(n, _)| *n == name) {
+        insert(
+            OperationBuilder::new(spirv, loc)
+                .add_operands(&operands)
+                .add_results(&[result_type])
+                .build()
+                .map_err(err)?,
+        )
+    } else {
+        let (cl_name, number) = match OPS.iter().find(|(n, ..)| *n == name) {
+            Some((_, cl, n)) => (*cl, *n),
+            None => callee(op)
+                .and_then(|c| library_entry(&c))
+                .ok_or_else(|| err(format!("no OpenCL.std form for {name}")))?,
+        };
+        let inputs: Vec<Type> = operands.iter().map(|v| v.r#type()).collect();
+        let signature: Vec<String> = inputs
+            .iter()
+            .chain(std::iter::once(&result_type))
+            .map(|t| t.to_string())
+            .collect();
+        let import = format!(
+            "{OPENCL_STD_PREFIX}{number}_{cl_name}_{}",
+            signature.join("_")
+        );
+        if declared.insert(import.clone()) {
+            declare_import(ctx, op, &import, &inputs, result_type)?;
+        }
+        insert(
+            OperationBuilder::new("spirv.FunctionCall", loc)
+                .add_operands(&operands)
+                .add_results(&[result_type])
+                .add_attributes(&[(
+                    Identifier::new(ctx, "callee"),
+                    FlatSymbolRefAttribute::new(ctx, &import).into(),
+                )])
+                .build()
+                .map_err(err)?,
+        )
+    };
+    // SAFETY: both values are live; the old op is destroyed by the caller.
+    unsafe { mlirValueReplaceAllUsesOfWith(result.to_raw(), mlirOperationGetResult(new, 0)) };
+    Ok(())
+}
+
+/// `spirv.func @name(...) "Pure"` imported by linkage, at the top of the enclosing gpu.module.
+fn declare_import(
+    ctx: &Context,
+    user: &OperationRef,
+    name: &str,
+    inputs: &[Type],
+    result: Type,
+) -> Result<(), LowerError> {
+    let mut parent = user.parent_operation();
+    while let Some(p) = parent {
+        if p.name().as_string_ref().as_str() == Ok("gpu.module") {
+            break;
+        }
+        parent = p.parent_operation();
+    }
+    let module = parent.ok_or_else(|| err("math outside a gpu.module"))?;
+    let body = module
+        .region(0)
+        .map_err(err)?
+        .first_block()
+        .ok_or_else(|| err("empty gpu.module"))?;
+    let function_type = FunctionType::new(ctx, inputs, &[result]);
+    let linkage = Attribute::parse(
+        ctx,
+        &format!("#spirv.linkage_attributes<linkage_name = \"{name}\", linkage_type = <Import>>"),
+    )
+    .ok_or_else(|| err("linkage attribute"))?;
+    let control = Attribute::parse(ctx, "#spirv.function_control<Pure>")
+        .ok_or_else(|| err("function control attribute"))?;
+    let decl = OperationBuilder::new("spirv.func", user.location())
+        .add_attributes(&[
+            (
+                Identifier::new(ctx, "sym_name"),
+                StringAttribute::new(ctx, name).into(),
+            ),
+            (
+                Identifier::new(ctx, "function_type"),
+                TypeAttribute::new(function_type.into()).into(),
+            ),
+            (Identifier::new(ctx, "function_control"), control),
+            (Identifier::new(ctx, "linkage_attributes"), linkage),
+        ])
+        .add_regions([Region::new()])
+        .build()
+        .map_err(err)?;
+    body.insert_operation(0, decl);
+    Ok(())
+}
