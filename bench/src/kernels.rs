@@ -106,11 +106,21 @@ impl KernelRow {
 }
 
 /// Runs every case. `cl` is the device or the reason there is none.
-pub fn run(cl: &Result<Cl, String>, tools: &Tools, sizes: Sizes, reps: Reps) -> Vec<KernelRow> {
+/// `only` restricts the run to the named kernels.
+pub fn run(
+    cl: &Result<Cl, String>,
+    tools: &Tools,
+    sizes: Sizes,
+    reps: Reps,
+    only: Option<&[String]>,
+) -> Vec<KernelRow> {
     let spv_dir = tools.work.join("spv");
     let _ = std::fs::create_dir_all(&spv_dir);
     let mut rows = Vec::new();
     for (name, make) in crate::cases::all(sizes) {
+        if only.is_some_and(|o| !o.iter().any(|k| k == name)) {
+            continue;
+        }
         eprintln!("[kernels] {name}: preparing inputs");
         let row = match crate::guard(make) {
             Ok(case) => run_case(cl, tools, &case, &spv_dir, reps),
@@ -230,7 +240,7 @@ fn prepare(
             let out = spv_dir.join(format!("{}.clang-hip.spv", case.file));
             tools
                 .clang_hip_spirv(&hip, &out)
-                .map_err(|e| format!("clang-22 HIP failed: {e}"))?;
+                .map_err(|e| format!("reference build failed: {e}"))?;
             Some(read(&out)?)
         }
         Variant::Driver => None,

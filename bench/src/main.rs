@@ -22,7 +22,7 @@ use crate::tools::Tools;
 
 const USAGE: &str = "\
 usage: hipmlir-bench [--quick] [--out FILE] [--work DIR] [--hipmlir PATH] [--clang CMD]
-                     [--llc CMD] [--only PART[,PART...]]
+                     [--llc CMD] [--only PART[,PART...]] [--kernels NAME[,NAME...]]
 
 Measures hipmlir against its peers on the OpenCL device and writes a Markdown report.
   --quick      shorter run (fewer repetitions, smaller matmul); streaming sizes stay >= 64 MB
@@ -32,6 +32,7 @@ Measures hipmlir against its peers on the OpenCL device and writes a Markdown re
   --clang CMD  the OpenCL C to SPIR-V compiler (default: clang-22)
   --llc CMD    LLVM IR to SPIR-V for the reference HIP build (default: llc-22)
   --only P,..  run only these parts: kernels, launch, compile, jit
+  --kernels K  run only these kernels (comma-separated file stems of bench/kernels)
 ";
 
 /// Runs `f`, turning a panic into an error message so that one broken part cannot stop the rest.
@@ -101,6 +102,7 @@ struct Options {
     out: PathBuf,
     tools: Tools,
     only: Option<Vec<String>>,
+    kernels: Option<Vec<String>>,
 }
 
 fn parse_args() -> Result<Options, String> {
@@ -119,6 +121,7 @@ fn parse_args() -> Result<Options, String> {
             root,
         },
         only: None,
+        kernels: None,
     };
     let mut args = std::env::args().skip(1);
     while let Some(a) = args.next() {
@@ -141,6 +144,19 @@ fn parse_args() -> Result<Options, String> {
                     }
                 }
                 o.only = Some(parts);
+            }
+            "--kernels" => {
+                let names: Vec<String> = value("--kernels")?
+                    .split(',')
+                    .map(|s| s.trim().to_string())
+                    .collect();
+                let known = cases::all(cases::Sizes::quick());
+                for n in &names {
+                    if !known.iter().any(|(k, _)| k == n) {
+                        return Err(format!("unknown kernel '{n}'"));
+                    }
+                }
+                o.kernels = Some(names);
             }
             "-h" | "--help" => {
                 print!("{USAGE}");
@@ -205,7 +221,13 @@ fn main() -> ExitCode {
         cases::Sizes::full()
     };
     if wants("kernels") {
-        r.kernels = Some(kernels::run(&cl, tools, sizes, plan.kernel_reps));
+        r.kernels = Some(kernels::run(
+            &cl,
+            tools,
+            sizes,
+            plan.kernel_reps,
+            o.kernels.as_deref(),
+        ));
     }
     // The launch programs use their own OpenCL contexts; release ours first.
     drop(cl);
