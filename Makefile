@@ -25,7 +25,7 @@ test: build
 # Benchmarks side by side with peers (never part of `make test`): writes BENCHMARKS.md and prints a
 # summary. QUICK=1 runs the short version.
 bench: build
-	target/release/hipmlir-bench $(if $(QUICK),--quick)
+	target/release/hipmlir-bench $(if $(filter-out 0,$(QUICK)),--quick)
 
 lint:
 	$(CARGO) fmt --all -- --check
