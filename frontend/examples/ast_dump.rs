@@ -3,7 +3,12 @@
 use hipmlir_frontend::clang::{Cursor, TranslationUnit};
 
 fn dump(c: Cursor, depth: usize) {
-    if depth > 0
+    dump_filtered(c, depth, true)
+}
+
+fn dump_filtered(c: Cursor, depth: usize, main_only: bool) {
+    if main_only
+        && depth > 0
         && !c.is_in_main_file()
         && !c.kind_name().contains("attr")
         && !c.kind_name().contains("Attr")
@@ -30,7 +35,14 @@ fn dump(c: Cursor, depth: usize) {
         indent = depth * 2
     );
     for child in c.children() {
-        dump(child, depth + 1);
+        dump_filtered(child, depth + 1, main_only);
+    }
+    // With HIPMLIR_AST_FOLLOW set, show the instantiations that calls refer to.
+    if std::env::var_os("HIPMLIR_AST_FOLLOW").is_some() && c.kind_name() == "DeclRefExpr" {
+        if let Some(f) = c.referenced().filter(|f| f.kind_name() == "FunctionDecl") {
+            println!("{:indent$}=> instantiation:", "", indent = depth * 2 + 2);
+            dump_filtered(f, depth + 2, false);
+        }
     }
 }
 

@@ -268,6 +268,28 @@ impl Cursor {
         CType(unsafe { clang_getEnumDeclIntegerType(self.0) })
     }
 
+    /// The template arguments of a function template instantiation as C++ spells them (types
+    /// and integral values); None for a function that is not an instantiation.
+    pub fn template_arguments(&self) -> Option<Vec<String>> {
+        let n = unsafe { clang_Cursor_getNumTemplateArguments(self.0) };
+        if n < 0 {
+            return None;
+        }
+        (0..n as c_uint)
+            .map(|i| unsafe {
+                match clang_Cursor_getTemplateArgumentKind(self.0, i) {
+                    CXTemplateArgumentKind_Type => {
+                        Some(CType(clang_Cursor_getTemplateArgumentType(self.0, i)).spelling())
+                    }
+                    CXTemplateArgumentKind_Integral => {
+                        Some(clang_Cursor_getTemplateArgumentValue(self.0, i).to_string())
+                    }
+                    _ => None,
+                }
+            })
+            .collect()
+    }
+
     /// A variable's initializer expression, if it has one.
     pub fn var_initializer(&self) -> Option<Cursor> {
         let c = Cursor(unsafe { clang_Cursor_getVarDeclInitializer(self.0) });
@@ -360,6 +382,17 @@ impl Cursor {
         }
     }
 
+    /// Byte offsets of the cursor's extent where it was expanded (for a macro invocation: the
+    /// invocation in the file that uses it): (file, start, end).
+    pub fn expansion_offsets(&self) -> (String, usize, usize) {
+        unsafe {
+            let range = clang_getCursorExtent(self.0);
+            let (file, start) = expansion_offset(clang_getRangeStart(range));
+            let (_, end) = expansion_offset(clang_getRangeEnd(range));
+            (file, start, end)
+        }
+    }
+
     /// Byte offsets of the cursor's extent in its file: (file, start, end).
     pub fn extent_offsets(&self) -> (String, usize, usize) {
         unsafe {
@@ -369,6 +402,24 @@ impl Cursor {
             (file, start, end)
         }
     }
+}
+
+unsafe fn expansion_offset(loc: CXSourceLocation) -> (String, usize) {
+    let mut file: CXFile = std::ptr::null_mut();
+    let mut offset: c_uint = 0;
+    clang_getExpansionLocation(
+        loc,
+        &mut file,
+        std::ptr::null_mut(),
+        std::ptr::null_mut(),
+        &mut offset,
+    );
+    let name = if file.is_null() {
+        String::new()
+    } else {
+        take_string(clang_getFileName(file))
+    };
+    (name, offset as usize)
 }
 
 unsafe fn file_offset(loc: CXSourceLocation) -> (String, usize) {

@@ -43,7 +43,7 @@ pub fn kernel_info(kernel: &Cursor) -> Result<KernelInfo> {
     let args_size = KernelArg::layout(&mut args);
     Ok(KernelInfo {
         name: kernel.mangled_name(),
-        source_name: kernel.spelling(),
+        source_name: source_name(kernel),
         args,
         args_size,
     })
@@ -99,4 +99,22 @@ fn serde_name(space: AddressSpace) -> &'static str {
         AddressSpace::Constant => "constant",
         AddressSpace::Workgroup => "workgroup",
     }
+}
+
+/// The kernel as a launch names it: qualified by its namespaces, with template arguments
+/// (`ns::scale<float, 4>`).
+fn source_name(kernel: &Cursor) -> String {
+    let mut name = kernel.spelling();
+    if let Some(args) = kernel.template_arguments() {
+        name = format!("{name}<{}>", args.join(", "));
+    }
+    let mut parent = kernel.semantic_parent();
+    while let Some(p) = parent {
+        if p.kind() != CXCursor_Namespace {
+            break;
+        }
+        name = format!("{}::{name}", p.spelling());
+        parent = p.semantic_parent();
+    }
+    name
 }

@@ -11,6 +11,7 @@ mod codegen;
 pub mod error;
 mod host_edits;
 mod kernel_abi;
+mod launches;
 pub mod types;
 
 use std::path::{Path, PathBuf};
@@ -87,9 +88,15 @@ pub fn compile<'c>(
     options: &FrontendOptions,
 ) -> Result<FrontendOutput<'c>> {
     let (tu, warnings) = clang::TranslationUnit::parse(path, &options.clang_args())?;
+    let source = std::fs::read_to_string(path)
+        .map_err(|e| FrontendError::single(SourceLoc::file_only(path), e.to_string()))?;
+    let root = tu.cursor();
+    let main_file = root.spelling();
+    let launches = launches::find_launches(&root, &main_file, &source);
     let location = Location::new(ctx, &path.display().to_string(), 0, 0);
     let mut codegen = codegen::ModuleCodegen::new(ctx, location);
-    codegen.emit_translation_unit(&tu.cursor())?;
+    let launched: Vec<clang::Cursor> = launches.iter().filter_map(|l| l.kernel).collect();
+    codegen.emit_translation_unit(&root, &launched)?;
     if !codegen.module.as_operation().verify() {
         return Err(FrontendError::single(
             SourceLoc::file_only(path),
@@ -100,6 +107,9 @@ pub fn compile<'c>(
         module: codegen.module,
         kernels: codegen.kernels,
         warnings,
-        host_edits: host_edits::device_body_edits(&tu.cursor()),
+        host_edits: host_edits::device_body_edits(&root)
+            .into_iter()
+            .chain(launches.into_iter().filter_map(|l| l.edit))
+            .collect(),
     })
 }

@@ -95,6 +95,13 @@ HIPMLIR_ATOMIC_CAS(long long)
 #undef HIPMLIR_ATOMIC_CAS
 #endif
 
+#if defined(__HIP__)
+// clang checks `k<<<grid, block, shmem, stream>>>(args)` against this declaration. hipmlir
+// rewrites every such launch into hipLaunchKernelGGL before the host compile, so nothing calls it.
+extern "C" hipError_t __hipPushCallConfiguration(dim3 gridDim, dim3 blockDim, size_t sharedMem = 0,
+                                                 hipStream_t stream = 0);
+#endif
+
 #define hipThreadIdx_x (threadIdx.x)
 #define hipThreadIdx_y (threadIdx.y)
 #define hipThreadIdx_z (threadIdx.z)

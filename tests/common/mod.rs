@@ -53,7 +53,12 @@ pub fn build(source: &Path, dir: &Path, cxx: Option<&str>) -> PathBuf {
 
 /// Runs a built test program; it must exit 0 and print PASSED (it checked every element).
 pub fn run_program(exe: &Path) -> String {
-    let out = Command::new(exe).output().expect("program runs");
+    // Built programs cache their device code: keep that out of the user's cache.
+    let cache = std::env::temp_dir().join(format!("hipmlir-test-cache-{}", std::process::id()));
+    let out = Command::new(exe)
+        .env("HIPMLIR_CACHE_DIR", &cache)
+        .output()
+        .expect("program runs");
     let text = format!("{}{}", stdout(&out), stderr(&out));
     assert!(
         out.status.success() && text.contains("PASSED"),

@@ -128,6 +128,15 @@ impl<'c> FunctionCodegen<'c, '_> {
                 let to = Ty::of(e)?;
                 self.rvalue_as(&inner, &to)
             }
+            // A substituted non-type template parameter shows as a reference to nothing with
+            // the argument's expression as its child.
+            CXCursor_DeclRefExpr if e.referenced().is_none() => match e.children().as_slice() {
+                [value] => {
+                    let ty = Ty::of(e)?;
+                    self.rvalue_as(value, &ty)
+                }
+                _ => self.constant(e),
+            },
             CXCursor_DeclRefExpr | CXCursor_ArraySubscriptExpr | CXCursor_MemberRefExpr => {
                 if let Some(v) = self.builtin_value(e, loc)? {
                     return Ok(v);

@@ -66,12 +66,17 @@ impl<'c> ModuleCodegen<'c> {
         }
     }
 
-    /// Emits every kernel defined in the main file, then the device functions they reach.
-    pub fn emit_translation_unit(&mut self, root: &Cursor) -> Result<()> {
+    /// Emits every kernel defined in the main file and every kernel instantiation `launched`
+    /// there, then the device functions they reach. Each kernel is emitted once.
+    pub fn emit_translation_unit(&mut self, root: &Cursor, launched: &[Cursor]) -> Result<()> {
         let mut kernels = Vec::new();
         collect_kernels(root, &mut kernels);
+        kernels.extend_from_slice(launched);
+        let mut emitted = std::collections::HashSet::new();
         for k in &kernels {
-            self.emit_function(k, FunctionKind::Kernel)?;
+            if emitted.insert(k.mangled_name()) {
+                self.emit_function(k, FunctionKind::Kernel)?;
+            }
         }
         while let Some(f) = self.pending.pop() {
             self.emit_function(&f, FunctionKind::Device)?;
