@@ -179,23 +179,50 @@ impl Cl {
     /// The device's copy bandwidth in GB/s (bytes read + bytes written per second), measured
     /// with clEnqueueCopyBuffer of `bytes` bytes; median of `reps` after `warmup` copies.
     pub fn copy_bandwidth(&self, bytes: usize, warmup: usize, reps: usize) -> Result<f64, String> {
-        let src = self.buffer(bytes, Some(&vec![1u8; bytes]))?;
-        let mut dst = self.buffer(bytes, Some(&vec![0u8; bytes]))?;
-        let mut times = Vec::new();
+        let mut probe = CopyProbe::new(self, bytes)?;
         for i in 0..warmup + reps {
-            // SAFETY: both buffers hold `bytes` bytes.
-            let event = unsafe {
-                self.queue
-                    .enqueue_copy_buffer(&src, &mut dst, 0, 0, bytes, &[])
-            }
-            .map_err(|e| cl_err("clEnqueueCopyBuffer", e))?;
-            event.wait().map_err(|e| cl_err("clWaitForEvents", e))?;
-            if i >= warmup {
-                times.push(event_seconds(&event)?);
-            }
+            probe.run(self, i >= warmup)?;
         }
-        let t = stats::median(&times).ok_or("no copy timed")?;
-        Ok(2.0 * bytes as f64 / t / 1e9)
+        probe.bandwidth().ok_or_else(|| "no copy timed".to_string())
+    }
+}
+
+/// Two buffers and the times of clEnqueueCopyBuffer between them.
+pub struct CopyProbe {
+    src: Buffer<u8>,
+    dst: Buffer<u8>,
+    bytes: usize,
+    times: Vec<f64>,
+}
+
+impl CopyProbe {
+    pub fn new(cl: &Cl, bytes: usize) -> Result<CopyProbe, String> {
+        Ok(CopyProbe {
+            src: cl.buffer(bytes, Some(&vec![1u8; bytes]))?,
+            dst: cl.buffer(bytes, Some(&vec![0u8; bytes]))?,
+            bytes,
+            times: Vec::new(),
+        })
+    }
+
+    /// One copy, waited for; its time is kept when `keep`.
+    pub fn run(&mut self, cl: &Cl, keep: bool) -> Result<(), String> {
+        // SAFETY: both buffers hold `bytes` bytes.
+        let event = unsafe {
+            cl.queue
+                .enqueue_copy_buffer(&self.src, &mut self.dst, 0, 0, self.bytes, &[])
+        }
+        .map_err(|e| cl_err("clEnqueueCopyBuffer", e))?;
+        event.wait().map_err(|e| cl_err("clWaitForEvents", e))?;
+        if keep {
+            self.times.push(event_seconds(&event)?);
+        }
+        Ok(())
+    }
+
+    /// GB/s (read + written) at the median copy time.
+    pub fn bandwidth(&self) -> Option<f64> {
+        Some(2.0 * self.bytes as f64 / stats::median(&self.times)? / 1e9)
     }
 }
 

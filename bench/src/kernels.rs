@@ -85,6 +85,8 @@ pub struct KernelRow {
     pub size: String,
     pub work: Option<Work>,
     pub results: Vec<Result<Timing, String>>,
+    /// The device's clEnqueueCopyBuffer bandwidth (GB/s), measured in turn with the variants.
+    pub copy_bw: Option<f64>,
 }
 
 impl KernelRow {
@@ -112,6 +114,7 @@ pub fn run(
     tools: &Tools,
     sizes: Sizes,
     reps: Reps,
+    copy_bytes: usize,
     only: Option<&[String]>,
 ) -> Vec<KernelRow> {
     let spv_dir = tools.work.join("spv");
@@ -123,7 +126,7 @@ pub fn run(
         }
         eprintln!("[kernels] {name}: preparing inputs");
         let row = match crate::guard(make) {
-            Ok(case) => run_case(cl, tools, &case, &spv_dir, reps),
+            Ok(case) => run_case(cl, tools, &case, &spv_dir, reps, copy_bytes),
             Err(e) => KernelRow {
                 file: name.to_string(),
                 title: name.to_string(),
@@ -133,6 +136,7 @@ pub fn run(
                     .iter()
                     .map(|_| Err(format!("bench error: {e}")))
                     .collect(),
+                copy_bw: None,
             },
         };
         for (v, r) in VARIANTS.iter().zip(&row.results) {
@@ -167,13 +171,25 @@ fn run_case(
     case: &Case,
     spv_dir: &Path,
     reps: Reps,
+    copy_bytes: usize,
 ) -> KernelRow {
     let mut prepared: Vec<Result<Prepared, String>> = VARIANTS
         .iter()
         .map(|&v| crate::guard(|| prepare(cl, tools, case, v, spv_dir)).and_then(|r| r))
         .collect();
+    let mut copy_bw = None;
     if let Ok(cl) = cl {
+        // The copy bandwidth that streaming kernels are held against, measured in turn with them.
+        let mut probe = match case.work {
+            Work::Bytes(_) => cl::CopyProbe::new(cl, copy_bytes).ok(),
+            Work::Flops(_) => None,
+        };
         for i in 0..reps.warmup + reps.timed {
+            if let Some(p) = &mut probe {
+                if p.run(cl, i >= reps.warmup).is_err() {
+                    probe = None;
+                }
+            }
             for p in prepared.iter_mut() {
                 let Ok(ready) = p else { continue };
                 match crate::guard(|| run_once(cl, case, &ready.kernels, &ready.mems))
@@ -185,6 +201,7 @@ fn run_case(
                 }
             }
         }
+        copy_bw = probe.and_then(|p| p.bandwidth());
     }
     let results = prepared
         .into_iter()
@@ -205,6 +222,7 @@ fn run_case(
         size: case.size.clone(),
         work: Some(case.work),
         results,
+        copy_bw,
     }
 }
 
@@ -379,6 +397,7 @@ mod tests {
             size: String::new(),
             work: None,
             results: vec![t(3.0), t(2.0), Err("x".into()), t(1.0)],
+            copy_bw: None,
         };
         assert_eq!(row.best_peer().map(|(i, _)| i), Some(1));
         assert_eq!(row.ratio(), Some(1.5));

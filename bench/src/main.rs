@@ -226,6 +226,7 @@ fn main() -> ExitCode {
             tools,
             sizes,
             plan.kernel_reps,
+            plan.copy_bytes,
             o.kernels.as_deref(),
         ));
     }

@@ -290,7 +290,7 @@ pub fn markdown(r: &Results, summary: &[String]) -> String {
 
 fn kernel_section(m: &mut String, r: &Results, rows: &[KernelRow]) {
     let p = &r.plan;
-    let copy_bw = r
+    let global_copy_bw = r
         .copy_bandwidth
         .as_ref()
         .and_then(|c| c.as_ref().ok().copied());
@@ -312,10 +312,13 @@ fn kernel_section(m: &mut String, r: &Results, rows: &[KernelRow]) {
          (`CL_QUEUE_PROFILING_ENABLE`, end - start, summed over a case's launches). Times are \
          medians in milliseconds; the best peer is in bold. GB/s counts the bytes the algorithm \
          must read plus write; the percentage is of the device's clEnqueueCopyBuffer bandwidth \
-         above (a kernel can exceed it: that copy is not the device's peak).\n",
+         (bytes read + written, {} MB copies) measured in turn with that kernel's runs, in the \
+         last column, so that both see the same load (a kernel can exceed it: that copy is not \
+         the device's peak).\n",
         kernels::DRIVER_OPTIONS,
         p.kernel_reps.warmup,
-        p.kernel_reps.timed
+        p.kernel_reps.timed,
+        p.copy_bytes >> 20
     );
     let _ = write!(m, "| kernel | size |");
     for v in VARIANTS {
@@ -323,15 +326,16 @@ fn kernel_section(m: &mut String, r: &Results, rows: &[KernelRow]) {
     }
     let _ = writeln!(
         m,
-        " hipmlir / best peer | hipmlir throughput | best peer throughput |"
+        " hipmlir / best peer | hipmlir throughput | best peer throughput | copy bandwidth |"
     );
     let _ = writeln!(
         m,
-        "|---|---|{}---:|---:|---:|",
+        "|---|---|{}---:|---:|---:|---:|",
         "---:|".repeat(VARIANTS.len())
     );
     let mut notes = Vec::new();
     for row in rows {
+        let copy_bw = row.copy_bw.or(global_copy_bw);
         let _ = write!(m, "| {} | {} |", cell(&row.title), cell(&row.size));
         let best = row.best_peer();
         for (i, (v, res)) in VARIANTS.iter().zip(&row.results).enumerate() {
@@ -364,7 +368,11 @@ fn kernel_section(m: &mut String, r: &Results, rows: &[KernelRow]) {
                 )
             })
             .unwrap_or_else(|| "—".into());
-        let _ = writeln!(m, " {ratio} | {hip_tp} | {best_tp} |");
+        let copy = row
+            .copy_bw
+            .map(|c| format!("{c:.1} GB/s"))
+            .unwrap_or_else(|| "—".into());
+        let _ = writeln!(m, " {ratio} | {hip_tp} | {best_tp} | {copy} |");
     }
     let (g, n, left_out) = kernel_geomean(rows);
     let _ = writeln!(m);
@@ -672,8 +680,9 @@ mod tests {
                 hip.map(timing).map_err(String::from),
                 Ok(timing(2.0)),
                 Ok(timing(1.0)),
-                Err("clang-22 HIP failed: x | y".into()),
+                Err("reference build failed: x | y".into()),
             ],
+            copy_bw: Some(25.0),
         };
         Results {
             quick: true,
