@@ -47,6 +47,8 @@ pub fn compile_device(
         return Ok(output);
     }
     let ice = |e: &dyn std::fmt::Display| format!("{}: error: {e}", input.display());
+    hipmlir_dialect_passes::inline_device_functions(&ctx, &mut module, print_ir_after_all)
+        .map_err(|e| ice(&e))?;
     hipmlir_outliner::outline_kernels(&ctx, &mut module).map_err(|e| ice(&e))?;
     if stop_at == Stage::Outlined {
         output.mlir_text = text(&module);

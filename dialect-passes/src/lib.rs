@@ -71,6 +71,23 @@ fn run_pipeline(
     }
 }
 
+/// Before outlining: device functions are inlined into the kernels while these are still
+/// `func.func` (MLIR cannot inline into a `gpu.func`, whose dialect has no inliner interface),
+/// and the module is cleaned up. GPU code has no call stack worth keeping.
+pub fn inline_device_functions(
+    ctx: &Context,
+    module: &mut Module,
+    print_ir_after_all: bool,
+) -> Result<(), LowerError> {
+    run_pipeline(
+        ctx,
+        module,
+        "inlining device functions",
+        passes::INLINE_PIPELINE,
+        print_ir_after_all,
+    )
+}
+
 /// Stage 1: HIP semantics and cleanup on the outlined module.
 pub fn lower_hip_semantics(
     ctx: &Context,

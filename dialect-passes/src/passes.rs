@@ -9,11 +9,11 @@ use melior::Context;
 
 use crate::LowerError;
 
-/// Stage 1. `inline` folds device functions into kernels (GPU code has no call stack worth
-/// keeping, and upstream SPIR-V lowering of memref arguments works best in kernels), then the
-/// IR is cleaned up so dumps stay readable.
-pub const HIP_SEMANTICS_PIPELINE: &str =
-    "builtin.module(inline,gpu.module(canonicalize,cse,symbol-dce))";
+/// Before outlining: inline device functions into kernels, drop the ones left unused.
+pub const INLINE_PIPELINE: &str = "builtin.module(inline,canonicalize,cse,symbol-dce)";
+
+/// Stage 1: cleanup of the outlined module so dumps stay readable.
+pub const HIP_SEMANTICS_PIPELINE: &str = "builtin.module(gpu.module(canonicalize,cse,symbol-dce))";
 
 /// The SPIR-V capabilities hipmlir asks for by default (Int8/Int16 for char and short, Float64
 /// for double, GenericPointer for C pointers whose address space is not known statically,

@@ -264,6 +264,10 @@ impl Cursor {
         }
     }
 
+    pub fn is_static_method(&self) -> bool {
+        unsafe { clang_CXXMethod_isStatic(self.0) != 0 }
+    }
+
     pub fn enum_integer_type(&self) -> CType {
         CType(unsafe { clang_getEnumDeclIntegerType(self.0) })
     }
@@ -518,6 +522,9 @@ impl CType {
             self.canonical().kind(),
             CXType_LValueReference | CXType_RValueReference
         )
+    }
+    pub fn unqualified(&self) -> CType {
+        CType(unsafe { clang_getUnqualifiedType(self.0) })
     }
     pub fn non_reference(&self) -> CType {
         CType(unsafe { clang_getNonReferenceType(self.0) })

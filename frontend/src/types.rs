@@ -37,6 +37,8 @@ pub enum AddrSpace {
 pub struct Record {
     pub name: String,
     pub fields: Vec<Field>,
+    /// The fields' declarations, in the same order (for default member initializers).
+    pub field_decls: Vec<crate::clang::Cursor>,
     pub size: u64,
     pub align: u64,
 }
@@ -228,9 +230,11 @@ fn record(ty: CType, loc: &SourceLoc) -> Result<Record> {
         ));
     };
     let mut fields = Vec::new();
+    let mut field_decls = Vec::new();
     let mut end = 0u64;
     let mut llvm_index = 0i32;
     for f in ty.fields() {
+        field_decls.push(f);
         let Some(bits) = f.field_offset_bits() else {
             return Err(FrontendError::unsupported(
                 f.location(),
@@ -261,9 +265,37 @@ fn record(ty: CType, loc: &SourceLoc) -> Result<Record> {
         llvm_index += 1;
     }
     Ok(Record {
-        name: ty.spelling(),
+        name: ty.unqualified().spelling(),
         fields,
+        field_decls,
         size,
         align,
     })
+}
+
+impl std::fmt::Display for Ty {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Ty::Void => write!(f, "void"),
+            Ty::Bool => write!(f, "bool"),
+            Ty::Int { bits, signed } => {
+                let name = match bits {
+                    8 => "char",
+                    16 => "short",
+                    32 => "int",
+                    _ => "long long",
+                };
+                if *signed {
+                    write!(f, "{name}")
+                } else {
+                    write!(f, "unsigned {name}")
+                }
+            }
+            Ty::Float { bits: 32 } => write!(f, "float"),
+            Ty::Float { .. } => write!(f, "double"),
+            Ty::Pointer { pointee } => write!(f, "{pointee} *"),
+            Ty::Array { element, len } => write!(f, "{element}[{len}]"),
+            Ty::Record(r) => write!(f, "{}", r.name),
+        }
+    }
 }

@@ -12,6 +12,8 @@ use crate::clang::Cursor;
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub enum VarKey {
     Decl(Cursor),
+    /// A member function's object pointer.
+    This,
     /// Set once a `return` ran; everything after it is skipped.
     Returned,
     /// The value a `return` produced.

@@ -6,6 +6,7 @@ use melior::ir::{Location, Type, ValueLike};
 use super::analysis::{assigned_vars, VarKey};
 use super::builder::{internal, Value};
 use super::function::{FunctionCodegen, Val};
+use super::objects::has_this;
 use crate::clang::{ConstValue, Cursor, SpecialMember};
 use crate::error::{FrontendError, Result};
 use crate::types::{pointer_type, AddrSpace, Ty};
@@ -103,6 +104,13 @@ impl<'c> FunctionCodegen<'c, '_> {
             | CXCursor_CXXBoolLiteralExpr
             | CXCursor_UnaryExpr => self.constant(e),
             CXCursor_CXXNullPtrLiteralExpr => self.null_pointer(loc),
+            CXCursor_CXXThisExpr => match self.env.get(&VarKey::This) {
+                Some(b) => Ok(b.val),
+                None => Err(FrontendError::unsupported(
+                    e.location(),
+                    "'this' outside a member",
+                )),
+            },
             CXCursor_ParenExpr => self.rvalue(&only_child(e)?),
             CXCursor_UnexposedExpr => {
                 let children = e.children();
@@ -382,19 +390,22 @@ impl<'c> FunctionCodegen<'c, '_> {
                 })
             }
             CXCursor_MemberRefExpr => {
-                let base = e.children().first().copied().ok_or_else(|| {
-                    FrontendError::unsupported(e.location(), "member access without an object")
-                })?;
-                let base_ty = Ty::of(&base)?;
-                let (ptr, record) = match base_ty {
-                    // `p->field`
-                    Ty::Pointer { pointee } => (self.rvalue(&base)?.scalar(), *pointee),
-                    // `s.field`
-                    _ => match self.lvalue(&base)? {
-                        LValue::Mem { ptr, ty } => (ptr, ty),
-                        LValue::Var(..) => {
-                            return Err(FrontendError::unsupported(e.location(), "member access"))
-                        }
+                let (ptr, record) = match e.children().first() {
+                    // A member of `this`, named without it.
+                    None => {
+                        let this = self.env.get(&VarKey::This).ok_or_else(|| {
+                            FrontendError::unsupported(e.location(), "member access")
+                        })?;
+                        (
+                            this.val.scalar(),
+                            this.ty.pointee().cloned().unwrap_or(Ty::Void),
+                        )
+                    }
+                    Some(base) => match Ty::of(base)? {
+                        // `p->field`
+                        Ty::Pointer { pointee } => (self.rvalue(base)?.scalar(), *pointee),
+                        // `s.field`, also of a temporary
+                        record => (self.object_address(base)?, record),
                     },
                 };
                 let Ty::Record(r) = &record else {
@@ -407,16 +418,33 @@ impl<'c> FunctionCodegen<'c, '_> {
                 let field = r.fields.iter().find(|f| f.name == name).ok_or_else(|| {
                     FrontendError::unsupported(e.location(), format!("member '{name}'"))
                 })?;
-                let zero = self.b.const_int(Ty::LONG.value_mlir(self.ctx()), 0, loc)?;
-                let field_ptr = self.gep(
-                    ptr,
-                    &record,
-                    &[GepIndex::Dynamic(zero), GepIndex::Field(field.llvm_index)],
-                    loc,
-                )?;
+                let field_ptr = self.field_pointer(ptr, &record, field.llvm_index, loc)?;
                 Ok(LValue::Mem {
                     ptr: field_ptr,
                     ty: field.ty.clone(),
+                })
+            }
+            // `c ? a : b` with lvalue arms is an lvalue: choose between the two addresses.
+            CXCursor_ConditionalOperator if super::objects::is_lvalue_expression(e) => {
+                let children = e.children();
+                let [cond, a, b] = children.as_slice() else {
+                    return Err(internal(loc, "conditional operator"));
+                };
+                let c = self.condition(cond)?;
+                let generic = pointer_type(self.ctx(), AddrSpace::Generic);
+                let mut carried = assigned_vars(a, self.targets());
+                carried.extend(assigned_vars(b, self.targets()));
+                let out = self.emit_if(
+                    c,
+                    &carried,
+                    &[generic],
+                    |this| Ok(this.address_of(a)?.flatten()),
+                    |this| Ok(this.address_of(b)?.flatten()),
+                    loc,
+                )?;
+                Ok(LValue::Mem {
+                    ptr: out[0],
+                    ty: Ty::of(e)?,
                 })
             }
             CXCursor_CallExpr if self.returns_reference(e) => {
@@ -431,6 +459,23 @@ impl<'c> FunctionCodegen<'c, '_> {
                 format!("assignment to '{}'", e.kind_name()),
             )),
         }
+    }
+
+    /// The address of field `llvm_index` of the record at `ptr`.
+    pub fn field_pointer(
+        &mut self,
+        ptr: Value<'c>,
+        record: &Ty,
+        llvm_index: i32,
+        loc: Location<'c>,
+    ) -> Result<Value<'c>> {
+        let zero = self.b.const_int(Ty::LONG.value_mlir(self.ctx()), 0, loc)?;
+        self.gep(
+            ptr,
+            record,
+            &[GepIndex::Dynamic(zero), GepIndex::Field(llvm_index)],
+            loc,
+        )
     }
 
     /// `llvm.getelementptr base[indices]` over objects of type `element`.
@@ -584,7 +629,7 @@ impl<'c> FunctionCodegen<'c, '_> {
         let unsupported = || {
             FrontendError::unsupported(
                 e.map(|e| e.location()).unwrap_or_default(),
-                format!("conversion from '{from:?}' to '{to:?}'"),
+                format!("conversion from '{from}' to '{to}'"),
             )
         };
         let x = match v {
@@ -1030,10 +1075,9 @@ impl<'c> FunctionCodegen<'c, '_> {
         Ok(out.first().map_or(Val::Void, |v| Val::Scalar(*v)))
     }
 
-    /// A call to a device function. A reference parameter receives the argument's address; a
-    /// function returning a reference returns an address (the caller loads it if needed).
+    /// A call: a builtin, a constructor (a temporary), a compiler-generated assignment, a member
+    /// function (with its object) or a device function.
     fn call(&mut self, e: &Cursor) -> Result<Val<'c>> {
-        let loc = self.loc(e);
         let callee = e.referenced().ok_or_else(|| {
             FrontendError::unsupported(e.location(), "call through a function pointer")
         })?;
@@ -1051,26 +1095,47 @@ impl<'c> FunctionCodegen<'c, '_> {
                 format!("device builtin '{name}'"),
             ));
         }
+        if callee.kind() == CXCursor_Constructor {
+            return self.construct_temporary(&callee, e, &args);
+        }
         if let Some(special) = callee.trivial_special_member() {
             return self.trivial_special_member(special, e, &args);
         }
-        let sig = self.module.declare_device_function(&callee, e)?;
-        if args.len() != sig.params.len() {
+        if has_this(&callee) {
+            let (object, rest) = self.method_object(e, &args, callee.arguments().len())?;
+            return self.call_function(&callee, Some(object), rest, e);
+        }
+        self.call_function(&callee, None, &args, e)
+    }
+
+    /// Calls a device function (or member function, with `this`). A reference parameter
+    /// receives the argument's address; a function returning a reference returns an address
+    /// (the caller loads it if needed).
+    pub fn call_function(
+        &mut self,
+        callee: &Cursor,
+        this: Option<Value<'c>>,
+        args: &[Cursor],
+        e: &Cursor,
+    ) -> Result<Val<'c>> {
+        let loc = self.loc(e);
+        let sig = self.module.declare_device_function(callee, e)?;
+        let params = callee.arguments();
+        let param_types = &sig.params[usize::from(this.is_some())..];
+        if args.len() != param_types.len() {
             return Err(FrontendError::unsupported(
                 e.location(),
-                format!("call to '{}' with default arguments", callee.spelling()),
+                format!("call to '{}' with these arguments", callee.spelling()),
             ));
         }
-        let params = callee.arguments();
-        let mut operands = Vec::new();
-        for (i, (arg, ty)) in args.iter().zip(&sig.params).enumerate() {
+        let mut operands: Vec<Value<'c>> = this.into_iter().collect();
+        for (i, (arg, ty)) in args.iter().zip(param_types).enumerate() {
             let by_reference = params.get(i).is_some_and(|p| p.ty().is_reference());
-            let v = if by_reference {
-                self.address_of(arg)?
+            operands.push(if by_reference {
+                self.object_address(arg)?
             } else {
-                self.rvalue_as(arg, ty)?
-            };
-            operands.extend(v.flatten());
+                self.rvalue_as(arg, ty)?.scalar()
+            });
         }
         let result_types: Vec<Type<'c>> = match sig.result {
             Ty::Void => vec![],

@@ -54,6 +54,8 @@ pub struct FunctionCodegen<'c, 'm> {
     pub memory_locals: std::collections::HashSet<Cursor>,
     pub env: HashMap<VarKey, Binding<'c>>,
     pub return_ty: Ty,
+    /// The function returns a reference: `return` yields the address of its operand.
+    pub returns_reference: bool,
     /// Enclosing loops and switches, innermost last: what `break` and `continue` refer to.
     pub targets: Vec<Cursor>,
 }

@@ -6,6 +6,7 @@ mod expr;
 mod function;
 mod math;
 mod module;
+mod objects;
 mod stmt;
 
 pub use module::{is_kernel, ModuleCodegen};

@@ -15,6 +15,7 @@ use super::analysis::{memory_locals, VarKey};
 use super::builder::{block_arguments, internal, Builder};
 use super::expr::LValue;
 use super::function::{FunctionCodegen, Val};
+use super::objects::{has_this, this_record};
 use crate::clang::Cursor;
 use crate::error::{FrontendError, Result};
 use crate::kernel_abi::{kernel_args_attr, kernel_args_size_attr, kernel_info};
@@ -237,9 +238,17 @@ impl<'c> ModuleCodegen<'c> {
             memory_locals: memory_locals(&body),
             env: HashMap::new(),
             return_ty: sig.result.clone(),
+            returns_reference: def.result_type().is_reference(),
             targets: Vec::new(),
         };
-        for ((param, ty), arg) in params.iter().zip(&sig.params).zip(args) {
+        let mut args = args.into_iter();
+        let mut param_types = sig.params.iter();
+        if has_this(def) {
+            let this = args.next().ok_or_else(|| internal(loc, "missing this"))?;
+            let ty = param_types.next().cloned().unwrap_or(Ty::Void);
+            fc.bind(VarKey::This, ty, Val::Scalar(this));
+        }
+        for ((param, ty), arg) in params.iter().zip(param_types).zip(args) {
             let val = match (kind, ty) {
                 (FunctionKind::Kernel, Ty::Pointer { .. }) => Val::Scalar(fc.to_generic(arg, loc)?),
                 (FunctionKind::Kernel, Ty::Bool) => {
@@ -267,6 +276,9 @@ impl<'c> ModuleCodegen<'c> {
             } else {
                 fc.bind(key, ty.clone(), val);
             }
+        }
+        if def.kind() == CXCursor_Constructor {
+            fc.member_initializers(def)?;
         }
         let ret = fc.emit_body(&body)?;
         fc.b.op("func.return", &ret.flatten(), &[], &[], vec![], loc)?;
@@ -319,13 +331,17 @@ impl<'c> ModuleCodegen<'c> {
     }
 }
 
-/// A function's symbol and C signature.
+/// A function's symbol and C signature; a member function's first parameter is `this`.
 fn signature(def: &Cursor) -> Result<FunctionSig> {
-    let params = def
-        .arguments()
-        .iter()
-        .map(Ty::of)
-        .collect::<Result<Vec<_>>>()?;
+    let mut params = Vec::new();
+    if has_this(def) {
+        params.push(Ty::Pointer {
+            pointee: Box::new(this_record(def)?),
+        });
+    }
+    for p in def.arguments() {
+        params.push(Ty::of(&p)?);
+    }
     let result = Ty::from_clang(def.result_type(), &def.location())?;
     Ok(FunctionSig {
         symbol: def.mangled_name(),

@@ -133,7 +133,11 @@ impl<'c> FunctionCodegen<'c, '_> {
             CXCursor_ReturnStmt => {
                 if let Some(e) = s.children().first() {
                     let ty = self.return_ty.clone();
-                    let v = self.rvalue_as(e, &ty)?;
+                    let v = if self.returns_reference {
+                        Val::Scalar(self.object_address(e)?)
+                    } else {
+                        self.rvalue_as(e, &ty)?
+                    };
                     self.bind(VarKey::RetVal, ty, v);
                 }
                 if self.env.contains_key(&VarKey::Returned) {
@@ -253,8 +257,14 @@ impl<'c> FunctionCodegen<'c, '_> {
 
     /// Stores an initializer into the object of type `ty` at `ptr`: braced lists element by
     /// element (the rest zeroed, as C requires), anything else as one value.
-    fn initialize(&mut self, ptr: Value<'c>, ty: &Ty, init: &Cursor) -> Result<()> {
+    pub fn initialize(&mut self, ptr: Value<'c>, ty: &Ty, init: &Cursor) -> Result<()> {
         let loc = self.loc(init);
+        if let Some(call) = constructor_call(init) {
+            let ctor = call
+                .referenced()
+                .ok_or_else(|| internal(loc, "constructor"))?;
+            return self.construct(&ctor, ptr, ty, &call.arguments(), &call);
+        }
         if let Some(init) = init_list(init) {
             let items = init.children();
             let members: Vec<(Ty, Vec<GepIndex<'c>>)> = self.members(ty, loc)?;
@@ -280,9 +290,6 @@ impl<'c> FunctionCodegen<'c, '_> {
             ));
         }
         let v = self.rvalue_as(init, ty)?;
-        if let Val::Void = v {
-            return Ok(()); // a default constructor that does nothing
-        }
         self.store(
             &LValue::Mem {
                 ptr,
@@ -691,6 +698,23 @@ fn header_semicolons(s: &Cursor) -> Vec<usize> {
 
 /// Initializers of local arrays are written element by element up to this many elements.
 const MAX_UNROLLED_ELEMENTS: u64 = 4096;
+
+/// The constructor call an initializer is, looking through the wrappers libclang shows.
+fn constructor_call(e: &Cursor) -> Option<Cursor> {
+    match e.kind() {
+        CXCursor_CallExpr
+            if e.referenced()
+                .is_some_and(|c| c.kind() == CXCursor_Constructor) =>
+        {
+            Some(*e)
+        }
+        CXCursor_UnexposedExpr => match e.children().as_slice() {
+            [only] => constructor_call(only),
+            _ => None,
+        },
+        _ => None,
+    }
+}
 
 /// The braced list an initializer is, looking through the wrappers libclang shows around it.
 fn init_list(e: &Cursor) -> Option<Cursor> {

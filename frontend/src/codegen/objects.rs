@@ -1,0 +1,221 @@
+//! C++ objects in device code: constructors (with member initializer lists and default member
+//! initializers), member functions and operators (with their implicit `this`), temporaries.
+//!
+//! A member function is a device function whose first parameter is `this`, a pointer to the
+//! object; a constructor is one that initializes the object `this` points to.
+
+use clang_sys::*;
+use melior::ir::Location;
+
+use super::analysis::VarKey;
+use super::builder::{internal, Value};
+use super::expr::LValue;
+use super::function::{FunctionCodegen, Val};
+use crate::clang::{Cursor, SpecialMember};
+use crate::error::{FrontendError, Result};
+use crate::types::Ty;
+
+/// Whether a function takes an implicit `this`.
+pub fn has_this(f: &Cursor) -> bool {
+    match f.kind() {
+        CXCursor_Constructor | CXCursor_Destructor => true,
+        CXCursor_CXXMethod => !f.is_static_method(),
+        _ => false,
+    }
+}
+
+/// The record type a member function belongs to.
+pub fn this_record(f: &Cursor) -> Result<Ty> {
+    let parent = f.semantic_parent().ok_or_else(|| {
+        FrontendError::unsupported(f.location(), "member function outside its class")
+    })?;
+    Ty::from_clang(parent.ty(), &f.location())
+}
+
+impl<'c> FunctionCodegen<'c, '_> {
+    /// Runs the constructor `ctor` on the object at `target` (any address space) with `args`.
+    pub fn construct(
+        &mut self,
+        ctor: &Cursor,
+        target: Value<'c>,
+        record: &Ty,
+        args: &[Cursor],
+        e: &Cursor,
+    ) -> Result<()> {
+        let loc = self.loc(e);
+        match (ctor.trivial_special_member(), args) {
+            (Some(SpecialMember::DefaultConstructor), []) => {
+                self.default_member_initializers(target, record, loc)
+            }
+            (Some(SpecialMember::CopyConstructor), [source]) => {
+                let v = self.rvalue(source)?;
+                self.store(
+                    &LValue::Mem {
+                        ptr: target,
+                        ty: record.clone(),
+                    },
+                    v,
+                    loc,
+                )
+            }
+            _ => {
+                let this = self.to_generic(target, loc)?;
+                self.call_function(ctor, Some(this), args, e).map(|_| ())
+            }
+        }
+    }
+
+    /// A constructor call used as a value: a temporary is built, then read.
+    pub fn construct_temporary(
+        &mut self,
+        ctor: &Cursor,
+        e: &Cursor,
+        args: &[Cursor],
+    ) -> Result<Val<'c>> {
+        let loc = self.loc(e);
+        let record = Ty::of(e)?;
+        if let (Some(SpecialMember::CopyConstructor), [source]) =
+            (ctor.trivial_special_member(), args)
+        {
+            return self.rvalue(source);
+        }
+        let temp = self.alloca(&record, loc)?;
+        self.construct(ctor, temp, &record, args, e)?;
+        self.load(
+            &LValue::Mem {
+                ptr: temp,
+                ty: record,
+            },
+            loc,
+        )
+    }
+
+    /// Stores the default member initializers (`float w = 2.0f;`) of a record's fields.
+    pub fn default_member_initializers(
+        &mut self,
+        target: Value<'c>,
+        record: &Ty,
+        loc: Location<'c>,
+    ) -> Result<()> {
+        let Ty::Record(r) = record else {
+            return Ok(());
+        };
+        for (field, decl) in r.fields.iter().zip(&r.field_decls) {
+            if let Some(init) = decl.children().into_iter().find(|c| c.is_expression()) {
+                let ptr = self.field_pointer(target, record, field.llvm_index, loc)?;
+                self.initialize(ptr, &field.ty, &init)?;
+            }
+        }
+        Ok(())
+    }
+
+    /// A constructor's member initializer list (`: x(a), y(b)`), then the default member
+    /// initializers of the fields it does not mention; runs before the constructor's body.
+    pub fn member_initializers(&mut self, ctor: &Cursor) -> Result<()> {
+        let loc = self.loc(ctor);
+        let this = self.env[&VarKey::This].val.scalar();
+        let record = self.env[&VarKey::This]
+            .ty
+            .pointee()
+            .cloned()
+            .ok_or_else(|| internal(loc, "this is not a pointer"))?;
+        let Ty::Record(r) = &record else {
+            return Err(internal(loc, "constructor of a non-record"));
+        };
+        let children = ctor.children();
+        let mut listed = Vec::new();
+        for pair in children.windows(2) {
+            if pair[0].kind() == CXCursor_MemberRef && pair[1].is_expression() {
+                listed.push((pair[0].spelling(), pair[1]));
+            } else if pair[0].kind() == CXCursor_TypeRef && pair[1].is_expression() {
+                return Err(FrontendError::unsupported(
+                    pair[0].location(),
+                    "base class initializer",
+                ));
+            }
+        }
+        for (field, decl) in r.fields.iter().zip(&r.field_decls) {
+            let init = match listed.iter().find(|(name, _)| *name == field.name) {
+                Some((_, e)) => Some(*e),
+                None => decl.children().into_iter().find(|c| c.is_expression()),
+            };
+            if let Some(init) = init {
+                let ptr = self.field_pointer(this, &record, field.llvm_index, loc)?;
+                self.initialize(ptr, &field.ty, &init)?;
+            }
+        }
+        Ok(())
+    }
+
+    /// The object a member function is called on, and the call's remaining arguments. For
+    /// `obj.f(x)` the object is the member reference's base; for an operator written as
+    /// `a + b` it is the first argument.
+    pub fn method_object<'a>(
+        &mut self,
+        e: &Cursor,
+        args: &'a [Cursor],
+        params: usize,
+    ) -> Result<(Value<'c>, &'a [Cursor])> {
+        let loc = self.loc(e);
+        if args.len() == params + 1 {
+            // An operator call: the object is the first argument.
+            let object = self.object_address(&args[0])?;
+            return Ok((object, &args[1..]));
+        }
+        let callee = e
+            .children()
+            .first()
+            .map(strip)
+            .filter(|c| c.kind() == CXCursor_MemberRefExpr)
+            .ok_or_else(|| internal(loc, "member call without a member reference"))?;
+        let object = match callee.children().first() {
+            None => self.env[&VarKey::This].val.scalar(),
+            Some(base) if Ty::of(base)?.is_pointer() => self.rvalue(base)?.scalar(),
+            Some(base) => self.object_address(base)?,
+        };
+        Ok((object, args))
+    }
+
+    /// The address of an object expression, materializing a temporary for rvalues.
+    pub fn object_address(&mut self, e: &Cursor) -> Result<Value<'c>> {
+        let loc = self.loc(e);
+        if is_lvalue_expression(e) {
+            return Ok(self.address_of(e)?.scalar());
+        }
+        let ty = Ty::of(e)?;
+        let v = self.rvalue(e)?;
+        let temp = self.alloca(&ty, loc)?;
+        self.store(&LValue::Mem { ptr: temp, ty }, v, loc)?;
+        self.to_generic(temp, loc)
+    }
+}
+
+fn strip(e: &Cursor) -> Cursor {
+    let mut cur = *e;
+    while matches!(cur.kind(), CXCursor_UnexposedExpr | CXCursor_ParenExpr) {
+        match cur.children().as_slice() {
+            [only] => cur = *only,
+            _ => break,
+        }
+    }
+    cur
+}
+
+/// Whether an expression names an object in memory (rather than computing a value).
+pub fn is_lvalue_expression(e: &Cursor) -> bool {
+    let e = strip(e);
+    match e.kind() {
+        CXCursor_DeclRefExpr | CXCursor_MemberRefExpr | CXCursor_ArraySubscriptExpr => true,
+        CXCursor_UnaryOperator => e.unary_operator() == CXUnaryOperator_Deref,
+        CXCursor_CallExpr => e
+            .referenced()
+            .is_some_and(|f| f.result_type().is_reference()),
+        CXCursor_ConditionalOperator => {
+            let children = e.children();
+            children.len() == 3
+                && is_lvalue_expression(&children[1])
+                && is_lvalue_expression(&children[2])
+        }
+        _ => false,
+    }
+}
