@@ -16,7 +16,15 @@ pub const HOST_ENTRY_ID: &str = "host-x86_64-unknown-linux-gnu-";
 /// The SPIR-V device code.
 pub const SPIRV_ENTRY_ID: &str = "hip-spirv64-unknown-unknown-";
 /// hipmlir's kernel metadata (JSON).
-pub const METADATA_ENTRY_ID: &str = "hip-spirv64-unknown-unknown--hipmlir_metadata";
+///
+/// Its offload kind is `hipmlir`, not `hip`: clang-offload-bundler reads an entry id as
+/// `<kind>-<triple>[-<target id>]` and drops a target id that is not a GPU it knows, so
+/// `hip-spirv64-unknown-unknown--<anything>` would be the same target as the SPIR-V entry and
+/// `-unbundle -targets=hip-spirv64-unknown-unknown-` could hand out the metadata instead of the
+/// SPIR-V. With its own kind the bundler lists the entry and never confuses it with the code.
+pub const METADATA_ENTRY_ID: &str = "hipmlir-spirv64-unknown-unknown--metadata";
+/// The metadata entry id of images written before [`METADATA_ENTRY_ID`]; still read.
+pub const LEGACY_METADATA_ENTRY_ID: &str = "hip-spirv64-unknown-unknown--hipmlir_metadata";
 
 /// Entry data starts at this alignment, like clang-offload-bundler's output.
 const DATA_ALIGN: usize = 8;
@@ -64,6 +72,30 @@ impl Bundle {
             out.extend_from_slice(&entry.data);
         }
         out
+    }
+
+    /// The number of bytes the bundle at the start of `bytes` occupies: its header and the end
+    /// of its last entry (later bytes, e.g. the next bundle of a `.hip_fatbin` section, are not
+    /// part of it).
+    pub fn encoded_len(bytes: &[u8]) -> Result<usize, ImageError> {
+        let bundle = Bundle::decode(bytes)?;
+        let header_len: usize = MAGIC.len()
+            + 8
+            + bundle.entries.iter().map(|e| 24 + e.id.len()).sum::<usize>();
+        // decode checked every entry against the input, so the ends fit.
+        let mut end = header_len;
+        let mut reader = Reader {
+            bytes,
+            pos: MAGIC.len() + 8,
+        };
+        for _ in &bundle.entries {
+            let offset = reader.u64("entry offset")?;
+            let size = reader.u64("entry size")?;
+            let id_len = reader.u64("entry id length")?;
+            reader.take(to_usize(id_len)?, "entry id")?;
+            end = end.max(to_usize(offset + size)?);
+        }
+        Ok(end)
     }
 
     /// Parses a bundle; every count, offset and size is checked against the input length.
@@ -129,4 +161,35 @@ impl<'a> Reader<'a> {
         let b = self.take(8, what)?;
         Ok(u64::from_le_bytes(b.try_into().expect("8 bytes")))
     }
+}
+
+/// The bundles of a section that holds several one after another (a linked `.hip_fatbin`: one
+/// bundle per object, each aligned, zero padding between them): `(offset, bytes)` of each, or
+/// the error that stopped the walk at `offset`.
+pub fn split_bundles(section: &[u8]) -> Vec<Result<(usize, &[u8]), (usize, ImageError)>> {
+    let mut out = Vec::new();
+    let mut pos = 0;
+    while pos < section.len() {
+        // Padding between bundles is zeros; anything else must be the next bundle.
+        match section[pos..].iter().position(|b| *b != 0) {
+            None => break,
+            Some(skip) => pos += skip,
+        }
+        let rest = &section[pos..];
+        if !rest.starts_with(MAGIC) {
+            out.push(Err((pos, ImageError::BadMagic)));
+            break;
+        }
+        match Bundle::encoded_len(rest) {
+            Ok(len) => {
+                out.push(Ok((pos, &rest[..len])));
+                pos += len.max(1);
+            }
+            Err(e) => {
+                out.push(Err((pos, e)));
+                break;
+            }
+        }
+    }
+    out
 }

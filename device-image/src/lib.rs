@@ -6,9 +6,13 @@
 //! This crate depends on nothing from MLIR or libclang: the runtime links it.
 
 mod bundle;
+pub mod kpack;
 mod metadata;
 
-pub use bundle::{Bundle, BundleEntry, HOST_ENTRY_ID, METADATA_ENTRY_ID, SPIRV_ENTRY_ID};
+pub use bundle::{
+    split_bundles, Bundle, BundleEntry, HOST_ENTRY_ID, LEGACY_METADATA_ENTRY_ID, MAGIC,
+    METADATA_ENTRY_ID, SPIRV_ENTRY_ID,
+};
 pub use metadata::{AddressSpace, KernelArg, KernelInfo, ModuleMetadata, METADATA_FORMAT_VERSION};
 
 /// Everything that can go wrong reading a device image.
@@ -22,6 +26,8 @@ pub enum ImageError {
     MissingEntry(&'static str),
     #[error("device image metadata is invalid: {0}")]
     BadMetadata(String),
+    #[error("device code archive is invalid: {0}")]
+    BadArchive(String),
     #[error(
         "device image metadata has format version {found}, this runtime reads version {expected}"
     )]
@@ -67,6 +73,7 @@ impl DeviceImage {
             .ok_or(ImageError::MissingEntry(SPIRV_ENTRY_ID))?;
         let metadata = bundle
             .entry(METADATA_ENTRY_ID)
+            .or_else(|| bundle.entry(LEGACY_METADATA_ENTRY_ID))
             .ok_or(ImageError::MissingEntry(METADATA_ENTRY_ID))?;
         let metadata =
             std::str::from_utf8(metadata).map_err(|e| ImageError::BadMetadata(e.to_string()))?;
@@ -118,6 +125,43 @@ mod tests {
                 "len {len}"
             );
         }
+    }
+
+    #[test]
+    fn legacy_metadata_id_is_read() {
+        let image = sample();
+        let mut bundle = Bundle::decode(&image.to_bundle_bytes()).unwrap();
+        for e in &mut bundle.entries {
+            if e.id == METADATA_ENTRY_ID {
+                e.id = LEGACY_METADATA_ENTRY_ID.into();
+            }
+        }
+        assert_eq!(DeviceImage::from_bundle_bytes(&bundle.encode()).unwrap(), image);
+    }
+
+    #[test]
+    fn concatenated_bundles_split_apart() {
+        let a = sample().to_bundle_bytes();
+        let mut other = sample();
+        other.spirv.extend_from_slice(&[9, 9, 9, 9]);
+        let b = other.to_bundle_bytes();
+        let mut section = a.clone();
+        section.resize(a.len().next_multiple_of(16) + 16, 0);
+        let b_at = section.len();
+        section.extend_from_slice(&b);
+        section.resize(section.len() + 5, 0);
+        assert_eq!(Bundle::encoded_len(&section).unwrap(), a.len());
+        let found: Vec<_> = split_bundles(&section)
+            .into_iter()
+            .map(|r| r.unwrap())
+            .collect();
+        assert_eq!(found, vec![(0, &a[..]), (b_at, &b[..])]);
+        assert_eq!(DeviceImage::from_bundle_bytes(found[1].1).unwrap(), other);
+        // Garbage after a bundle is reported, not skipped.
+        section.extend_from_slice(b"junk");
+        let last = split_bundles(&section).pop().unwrap();
+        assert!(matches!(last, Err((_, ImageError::BadMagic))));
+        assert!(split_bundles(&[0; 32]).is_empty());
     }
 
     #[test]
