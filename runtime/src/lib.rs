@@ -7,7 +7,7 @@
 //! Module map: `error` (codes, last error), `log` (HIPMLIR_LOG), `device` (device/context
 //! selection), `stream` (in-order queues, null-stream semantics), `event` (markers, timing),
 //! `handles` (opaque handle tables), `backend` (USM or SVM memory), `memory` (allocation table,
-//! copies, fills), `registry` (images and kernels by name), `spirv` (kernel signatures from
+//! copies, fills), `registry` (images and kernels by name), `kpack` (archives of split binaries), `spirv` (kernel signatures from
 //! SPIR-V), `jit` (program builds), `cache` (on-disk program cache, `sha256`), `launch` (argument
 //! unpacking, spills, NDRange), `props` (`hipDeviceProp_t`), `api` (the `extern "C"` functions),
 //! `cl` (OpenCL handle helpers).
@@ -19,6 +19,7 @@ mod device;
 mod event;
 mod handles;
 mod jit;
+pub mod kpack;
 mod launch;
 pub mod log;
 mod memory;

@@ -17,6 +17,7 @@ use hipmlir_device_image::{AddressSpace, DeviceImage, KernelInfo};
 
 use crate::error::{Failure, HipError, HipResult};
 use crate::jit::ModuleState;
+use crate::kpack::PendingRecord;
 
 /// One registered device image.
 #[derive(Debug)]
@@ -92,6 +93,8 @@ pub struct Registry {
     failed_images: Vec<String>,
     /// Host stub address → kernel mangled name.
     host_functions: BTreeMap<usize, String>,
+    /// Reference records of split binaries, resolved on the first lookup (see `kpack`).
+    pending_records: Vec<PendingRecord>,
 }
 
 /// The whitespace-free, `::`-rooted-free form names are compared in.
@@ -163,20 +166,53 @@ impl Registry {
             modules: Vec::new(),
             failed_images: Vec::new(),
             host_functions: BTreeMap::new(),
+            pending_records: Vec::new(),
         }
     }
 
     /// Adds a parsed image; returns its module.
     pub fn add_image(&mut self, image: DeviceImage) -> Arc<Module> {
         let index = self.modules.len() + self.failed_images.len();
+        self.add_image_labeled(image, format!("device image #{index}"))
+    }
+
+    /// Adds a parsed image under a label for messages ("a.hip in /x/app.hipk").
+    pub fn add_image_labeled(&mut self, image: DeviceImage, label: String) -> Arc<Module> {
+        let index = self.modules.len() + self.failed_images.len();
         let module = Arc::new(Module {
             index,
-            label: format!("device image #{index}"),
+            label,
             image,
             state: Mutex::new(ModuleState::default()),
         });
         self.modules.push(module.clone());
         module
+    }
+
+    /// Parses, validates and adds a bundle; an invalid one is remembered as failed.
+    pub fn register_bundle(&mut self, bundle: &[u8], label: String) -> HipResult<Arc<Module>> {
+        let parsed = DeviceImage::from_bundle_bytes(bundle)
+            .map_err(|e| e.to_string())
+            .and_then(|image| validate_image(&image).map(|()| image));
+        match parsed {
+            Ok(image) => Ok(self.add_image_labeled(image, label)),
+            Err(why) => {
+                let line = format!(
+                    "invalid device image {label} ({} bytes): {why}",
+                    bundle.len()
+                );
+                self.add_failed_image(line.clone());
+                Err(Failure::new(HipError::InvalidImage, line))
+            }
+        }
+    }
+
+    pub fn add_pending_record(&mut self, record: PendingRecord) {
+        self.pending_records.push(record);
+    }
+
+    pub fn take_pending_records(&mut self) -> Vec<PendingRecord> {
+        std::mem::take(&mut self.pending_records)
     }
 
     /// Remembers an image that could not be registered.
@@ -321,9 +357,17 @@ pub fn register_image(bundle: &[u8]) -> HipResult<Arc<Module>> {
     }
 }
 
+/// The process-wide registry with the archives of split binaries loaded: what every kernel
+/// lookup goes through.
+pub fn registry_for_lookup() -> MutexGuard<'static, Registry> {
+    let mut reg = registry();
+    crate::kpack::resolve_pending(&mut reg);
+    reg
+}
+
 /// Finds a kernel by name in the process-wide registry.
 pub fn find_kernel(spelled: &str) -> HipResult<KernelRef> {
-    registry().find(spelled)
+    registry_for_lookup().find(spelled)
 }
 
 /// Finds the kernel of a registered host stub, else by its spelling, else by the stub's symbol
@@ -331,7 +375,7 @@ pub fn find_kernel(spelled: &str) -> HipResult<KernelRef> {
 /// `-rdynamic`). A stub resolved by spelling or symbol is remembered, so later launches and
 /// queries by address alone (`hipLaunchKernel`, `hipFuncGetAttributes`) find it.
 pub fn find_kernel_for_launch(host_fn: usize, spelled: Option<&str>) -> HipResult<KernelRef> {
-    let mut reg = registry();
+    let mut reg = registry_for_lookup();
     if host_fn != 0 {
         if let Some(name) = reg.host_function(host_fn) {
             return reg.find(name);
