@@ -81,7 +81,11 @@ impl Bundle {
         let bundle = Bundle::decode(bytes)?;
         let header_len: usize = MAGIC.len()
             + 8
-            + bundle.entries.iter().map(|e| 24 + e.id.len()).sum::<usize>();
+            + bundle
+                .entries
+                .iter()
+                .map(|e| 24 + e.id.len())
+                .sum::<usize>();
         // decode checked every entry against the input, so the ends fit.
         let mut end = header_len;
         let mut reader = Reader {

@@ -136,7 +136,10 @@ mod tests {
                 e.id = LEGACY_METADATA_ENTRY_ID.into();
             }
         }
-        assert_eq!(DeviceImage::from_bundle_bytes(&bundle.encode()).unwrap(), image);
+        assert_eq!(
+            DeviceImage::from_bundle_bytes(&bundle.encode()).unwrap(),
+            image
+        );
     }
 
     #[test]
