@@ -18,8 +18,9 @@ pub const HIP_SEMANTICS_PIPELINE: &str = "builtin.module(gpu.module(canonicalize
 /// The SPIR-V capabilities hipmlir asks for by default (Int8/Int16 for char and short, Float64
 /// for double, GenericPointer for C pointers whose address space is not known statically,
 /// Linkage for the math placeholders that the post-serialization patch removes again).
-pub const DEFAULT_SPIRV_CAPABILITIES: &str =
-    "Addresses,Int64,Int8,Int16,Float64,Kernel,GenericPointer,Int64Atomics,Linkage";
+pub const DEFAULT_SPIRV_CAPABILITIES: &str = "Addresses,Int64,Int8,Int16,Float64,Kernel,\
+GenericPointer,Int64Atomics,Linkage,GroupNonUniform,GroupNonUniformShuffle,\
+GroupNonUniformArithmetic,GroupNonUniformBallot,SubgroupDispatch";
 
 /// Options of the SPIR-V conversion.
 #[derive(Debug, Clone)]
@@ -32,7 +33,9 @@ pub struct SpirvOptions {
 impl Default for SpirvOptions {
     fn default() -> Self {
         SpirvOptions {
-            version: "v1.0".into(),
+            // The highest version hipmlir may use; spirv-update-vce lowers each module's version
+            // to what it really needs (1.0 unless it uses subgroup operations).
+            version: "v1.3".into(),
             capabilities: DEFAULT_SPIRV_CAPABILITIES.into(),
         }
     }
@@ -47,20 +50,43 @@ impl SpirvOptions {
     }
 }
 
+/// Operations whose results depend on the subgroup size.
+const SUBGROUP_OPS: &[&str] = &[
+    "gpu.shuffle",
+    "gpu.subgroup_reduce",
+    "gpu.lane_id",
+    "gpu.subgroup_size",
+];
+
 /// Kernels become SPIR-V entry points (`spirv.entry_point_abi`), which upstream lowering requires.
+/// A kernel that uses warp operations also requires 32-wide subgroups, the warpSize hipmlir
+/// reports (it needs SubgroupDispatch, so only such kernels ask for it).
 pub fn mark_entry_points(ctx: &Context, module: &Module) {
-    let abi = Attribute::parse(ctx, "#spirv.entry_point_abi<>").expect("valid attribute");
+    let plain = Attribute::parse(ctx, "#spirv.entry_point_abi<>").expect("valid attribute");
+    let warp = Attribute::parse(ctx, "#spirv.entry_point_abi<subgroup_size = 32>")
+        .expect("valid attribute");
     let mut kernels = Vec::new();
     module.as_operation().walk(WalkOrder::PreOrder, |op| {
         if op.name().as_string_ref().as_str() == Ok("gpu.func") && op.has_attribute("gpu.kernel") {
-            kernels.push(op.to_raw());
+            let mut uses_warps = false;
+            op.walk(WalkOrder::PreOrder, |inner| {
+                let name = inner.name();
+                if SUBGROUP_OPS.contains(&name.as_string_ref().as_str().unwrap_or("")) {
+                    uses_warps = true;
+                }
+                WalkResult::Advance
+            });
+            kernels.push((op.to_raw(), uses_warps));
         }
         WalkResult::Advance
     });
-    for raw in kernels {
+    for (raw, uses_warps) in kernels {
         // SAFETY: the walk found these live operations; setting an attribute keeps them alive.
         let mut op = unsafe { OperationRefMut::from_raw(raw) };
-        op.set_attribute("spirv.entry_point_abi", abi);
+        op.set_attribute(
+            "spirv.entry_point_abi",
+            if uses_warps { warp } else { plain },
+        );
     }
 }
 

@@ -538,6 +538,7 @@ pub(crate) fn scope_attr<'c>(
         .map(|a| a.to_string().trim_matches('"').to_string())
         .unwrap_or_default();
     let spirv = match scope.as_str() {
+        "wavefront" => "Subgroup",
         "workgroup" => "Workgroup",
         "agent" => "Device",
         "" => "CrossDevice",

@@ -93,6 +93,42 @@ HIPMLIR_ATOMIC_CAS(unsigned int)
 HIPMLIR_ATOMIC_CAS(unsigned long long)
 HIPMLIR_ATOMIC_CAS(long long)
 #undef HIPMLIR_ATOMIC_CAS
+
+// Warp (subgroup) operations. warpSize is 32: hipmlir compiles kernels for 32-wide subgroups.
+#define HIPMLIR_SHUFFLES(T)                                                      \
+  __device__ T __shfl(T var, int src_lane);                                      \
+  __device__ T __shfl(T var, int src_lane, int width);                           \
+  __device__ T __shfl_up(T var, unsigned int delta);                             \
+  __device__ T __shfl_up(T var, unsigned int delta, int width);                  \
+  __device__ T __shfl_down(T var, unsigned int delta);                           \
+  __device__ T __shfl_down(T var, unsigned int delta, int width);                \
+  __device__ T __shfl_xor(T var, int lane_mask);                                 \
+  __device__ T __shfl_xor(T var, int lane_mask, int width);                      \
+  __device__ T __shfl_sync(unsigned long long mask, T var, int src_lane);        \
+  __device__ T __shfl_sync(unsigned long long mask, T var, int src_lane, int width); \
+  __device__ T __shfl_up_sync(unsigned long long mask, T var, unsigned int delta); \
+  __device__ T __shfl_up_sync(unsigned long long mask, T var, unsigned int delta, int width); \
+  __device__ T __shfl_down_sync(unsigned long long mask, T var, unsigned int delta); \
+  __device__ T __shfl_down_sync(unsigned long long mask, T var, unsigned int delta, int width); \
+  __device__ T __shfl_xor_sync(unsigned long long mask, T var, int lane_mask);   \
+  __device__ T __shfl_xor_sync(unsigned long long mask, T var, int lane_mask, int width);
+HIPMLIR_SHUFFLES(int)
+HIPMLIR_SHUFFLES(unsigned int)
+HIPMLIR_SHUFFLES(long long)
+HIPMLIR_SHUFFLES(unsigned long long)
+HIPMLIR_SHUFFLES(float)
+HIPMLIR_SHUFFLES(double)
+#undef HIPMLIR_SHUFFLES
+__device__ unsigned long long __ballot(int predicate);
+__device__ unsigned long long __ballot_sync(unsigned long long mask, int predicate);
+__device__ int __any(int predicate);
+__device__ int __all(int predicate);
+__device__ int __any_sync(unsigned long long mask, int predicate);
+__device__ int __all_sync(unsigned long long mask, int predicate);
+__device__ unsigned long long __activemask(void);
+__device__ void __syncwarp(void);
+__device__ void __syncwarp(unsigned long long mask);
+__device__ unsigned int __lane_id(void);
 #endif
 
 #if defined(__HIP__)

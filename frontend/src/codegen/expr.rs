@@ -1090,6 +1090,9 @@ impl<'c> FunctionCodegen<'c, '_> {
             if let Some(v) = self.math_call(&name, e, &args)? {
                 return Ok(v);
             }
+            if let Some(v) = self.warp_call(&name, e, &args)? {
+                return Ok(v);
+            }
             return Err(FrontendError::unsupported(
                 e.location(),
                 format!("device builtin '{name}'"),

@@ -8,5 +8,6 @@ mod math;
 mod module;
 mod objects;
 mod stmt;
+mod warp;
 
 pub use module::{is_kernel, ModuleCodegen};

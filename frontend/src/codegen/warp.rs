@@ -1,0 +1,233 @@
+//! Warp operations: HIP's shuffles, votes and lane queries on 32-wide subgroups.
+//!
+//! Shuffles become `gpu.shuffle idx` over the whole subgroup with the source lane computed here
+//! for HIP's `width` segments (a lane whose source falls outside its segment keeps its own
+//! value, as on AMD GPUs). Votes become `gpu.subgroup_reduce` over the active lanes: a ballot
+//! adds each voting lane's bit (the bits are disjoint, so the sum is the mask).
+
+use melior::ir::{Location, Type, ValueLike};
+
+use super::builder::Value;
+use super::function::{FunctionCodegen, Val};
+use crate::clang::Cursor;
+use crate::error::{FrontendError, Result};
+use crate::types::Ty;
+
+/// The subgroup size hipmlir compiles for (and the runtime reports as warpSize).
+pub const WARP_SIZE: i64 = 32;
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Shuffle {
+    Index,
+    Up,
+    Down,
+    Xor,
+}
+
+const SHUFFLES: &[(&str, Shuffle)] = &[
+    ("__shfl", Shuffle::Index),
+    ("__shfl_up", Shuffle::Up),
+    ("__shfl_down", Shuffle::Down),
+    ("__shfl_xor", Shuffle::Xor),
+];
+
+/// arith.cmpi predicates used here.
+const NE: i64 = 1;
+const SLT: i64 = 2;
+const SGE: i64 = 5;
+
+impl<'c> FunctionCodegen<'c, '_> {
+    /// Emits a warp builtin; None if `name` is not one.
+    pub fn warp_call(
+        &mut self,
+        name: &str,
+        e: &Cursor,
+        args: &[Cursor],
+    ) -> Result<Option<Val<'c>>> {
+        let loc = self.loc(e);
+        // The _sync forms take a lane mask first: all lanes of hipmlir's subgroups participate.
+        let (base, args) = match name.strip_suffix("_sync") {
+            Some(base) if !args.is_empty() => {
+                self.rvalue(&args[0])?;
+                (base, &args[1..])
+            }
+            _ => (name, args),
+        };
+        if let Some((_, kind)) = SHUFFLES.iter().find(|(n, _)| *n == base) {
+            return self.shuffle(*kind, e, args, loc).map(Some);
+        }
+        let i32t = Ty::INT.value_mlir(self.ctx());
+        let v = match base {
+            "__lane_id" => self.lane_id(loc)?,
+            "__ballot" => {
+                let [p] = args else { return Err(arity(e)) };
+                let p = self.condition(p)?;
+                self.ballot(p, loc)?
+            }
+            "__activemask" => {
+                let t = self.b.const_bool(true, loc)?;
+                self.ballot(t, loc)?
+            }
+            "__any" | "__all" => {
+                let [p] = args else { return Err(arity(e)) };
+                let p = self.condition(p)?;
+                let bit = self.b.value("arith.extui", &[p], i32t, &[], loc)?;
+                let kind = if base == "__any" { "maxsi" } else { "minsi" };
+                self.subgroup_reduce(kind, bit, loc)?
+            }
+            "__syncwarp" => {
+                for a in args {
+                    self.rvalue(a)?;
+                }
+                let scope = melior::ir::attribute::StringAttribute::new(self.ctx(), "wavefront");
+                let seq_cst = melior::ir::attribute::IntegerAttribute::new(
+                    melior::ir::r#type::IntegerType::new(self.ctx(), 64).into(),
+                    7,
+                );
+                self.b.op(
+                    "llvm.fence",
+                    &[],
+                    &[],
+                    &[("ordering", seq_cst.into()), ("syncscope", scope.into())],
+                    vec![],
+                    loc,
+                )?;
+                return Ok(Some(Val::Void));
+            }
+            _ => return Ok(None),
+        };
+        let to = Ty::of(e)?;
+        let from = match base {
+            "__ballot" | "__activemask" => Ty::Int {
+                bits: 64,
+                signed: false,
+            },
+            _ => Ty::INT,
+        };
+        Ok(Some(Val::Scalar(self.convert_value(v, &from, &to, loc)?)))
+    }
+
+    fn lane_id(&mut self, loc: Location<'c>) -> Result<Value<'c>> {
+        let index = Type::index(self.ctx());
+        let lane = self.b.value("gpu.lane_id", &[], index, &[], loc)?;
+        self.b.value(
+            "arith.index_castui",
+            &[lane],
+            Ty::INT.value_mlir(self.ctx()),
+            &[],
+            loc,
+        )
+    }
+
+    fn ballot(&mut self, p: Value<'c>, loc: Location<'c>) -> Result<Value<'c>> {
+        let i64t = Ty::LONG.value_mlir(self.ctx());
+        let lane = self.lane_id(loc)?;
+        let lane = self.b.value("arith.extui", &[lane], i64t, &[], loc)?;
+        let one = self.b.const_int(i64t, 1, loc)?;
+        let bit = self.b.value("arith.shli", &[one, lane], i64t, &[], loc)?;
+        let zero = self.b.const_int(i64t, 0, loc)?;
+        let vote = self
+            .b
+            .value("arith.select", &[p, bit, zero], i64t, &[], loc)?;
+        self.subgroup_reduce("add", vote, loc)
+    }
+
+    fn subgroup_reduce(
+        &mut self,
+        kind: &str,
+        v: Value<'c>,
+        loc: Location<'c>,
+    ) -> Result<Value<'c>> {
+        let op = self.b.attr(&format!("#gpu<all_reduce_op {kind}>"), loc)?;
+        self.b
+            .value("gpu.subgroup_reduce", &[v], v.r#type(), &[("op", op)], loc)
+    }
+
+    fn shuffle(
+        &mut self,
+        kind: Shuffle,
+        e: &Cursor,
+        args: &[Cursor],
+        loc: Location<'c>,
+    ) -> Result<Val<'c>> {
+        let (var, offset, width) = match args {
+            [var, offset] => (var, offset, None),
+            [var, offset, width] => (var, offset, Some(width)),
+            _ => return Err(arity(e)),
+        };
+        let ty = Ty::of(e)?;
+        let value = self.rvalue_as(var, &ty)?.scalar();
+        let offset = self.rvalue_as(offset, &Ty::INT)?.scalar();
+        let i32t = Ty::INT.value_mlir(self.ctx());
+        let width = match width {
+            Some(w) => self.rvalue_as(w, &Ty::INT)?.scalar(),
+            None => self.b.const_int(i32t, WARP_SIZE, loc)?,
+        };
+        let lane = self.lane_id(loc)?;
+        let op = |this: &mut Self, name: &str, a: Value<'c>, b: Value<'c>| -> Result<Value<'c>> {
+            this.b.value(name, &[a, b], i32t, &[], loc)
+        };
+        let cmp = |this: &mut Self, pred: i64, a: Value<'c>, b: Value<'c>| -> Result<Value<'c>> {
+            let i1 = Ty::Bool.value_mlir(this.ctx());
+            let p = melior::ir::attribute::IntegerAttribute::new(
+                melior::ir::r#type::IntegerType::new(this.ctx(), 64).into(),
+                pred,
+            );
+            this.b
+                .value("arith.cmpi", &[a, b], i1, &[("predicate", p.into())], loc)
+        };
+        let one = self.b.const_int(i32t, 1, loc)?;
+        let width_mask = op(self, "arith.subi", width, one)?; // width - 1
+        let all_ones = self.b.const_int(i32t, -1, loc)?;
+        let segment_mask = op(self, "arith.xori", width_mask, all_ones)?; // ~(width - 1)
+        let segment_start = op(self, "arith.andi", lane, segment_mask)?;
+        let lane_in_segment = op(self, "arith.andi", lane, width_mask)?;
+        // (source lane, whether the lane keeps its own value)
+        let (source, keep) = match kind {
+            Shuffle::Index => {
+                let within = op(self, "arith.andi", offset, width_mask)?;
+                (op(self, "arith.addi", segment_start, within)?, None)
+            }
+            Shuffle::Up => {
+                let keep = cmp(self, SLT, lane_in_segment, offset)?;
+                (op(self, "arith.subi", lane, offset)?, Some(keep))
+            }
+            Shuffle::Down => {
+                let reach = op(self, "arith.addi", lane_in_segment, offset)?;
+                let keep = cmp(self, SGE, reach, width)?;
+                (op(self, "arith.addi", lane, offset)?, Some(keep))
+            }
+            Shuffle::Xor => {
+                let target = op(self, "arith.xori", lane, offset)?;
+                let target_segment = op(self, "arith.andi", target, segment_mask)?;
+                let keep = cmp(self, NE, target_segment, segment_start)?;
+                (target, Some(keep))
+            }
+        };
+        let source = match keep {
+            Some(keep) => self
+                .b
+                .value("arith.select", &[keep, lane, source], i32t, &[], loc)?,
+            None => source,
+        };
+        let full = self.b.const_int(i32t, WARP_SIZE, loc)?;
+        let mode = self.b.attr("#gpu<shuffle_mode idx>", loc)?;
+        let i1 = Ty::Bool.value_mlir(self.ctx());
+        let results = self.b.op(
+            "gpu.shuffle",
+            &[value, source, full],
+            &[value.r#type(), i1],
+            &[("mode", mode)],
+            vec![],
+            loc,
+        )?;
+        Ok(Val::Scalar(results[0]))
+    }
+}
+
+fn arity(e: &Cursor) -> FrontendError {
+    FrontendError::unsupported(
+        e.location(),
+        format!("call to '{}' with these arguments", e.spelling()),
+    )
+}

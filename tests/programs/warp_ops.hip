@@ -1,0 +1,86 @@
+// Warp operations: shuffles (all four kinds, full width and segments), ballot, any/all,
+// activemask, lane ids and warpSize, and a warp-shuffle reduction as real kernels write it.
+#include "test_common.h"
+
+__device__ float warp_sum(float v) {
+  for (int offset = warpSize / 2; offset > 0; offset /= 2) v += __shfl_down(v, offset);
+  return v;
+}
+
+__global__ void warp_kernel(const int* in, int* out, float* sums, unsigned long long* votes,
+                            int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  int lane = threadIdx.x % warpSize;
+  int v = i < n ? in[i] : 0;
+  int* o = out + 8 * i;
+  o[0] = __shfl(v, 3);              // everyone reads lane 3
+  o[1] = __shfl(v, lane + 1, 8);    // rotate within segments of 8
+  o[2] = __shfl_up(v, 2);
+  o[3] = __shfl_down(v, 5, 16);
+  o[4] = __shfl_xor(v, 1);
+  o[5] = __shfl_xor(v, 4, 4);       // partner outside the 4-wide segment: keep own value
+  o[6] = __lane_id() * 100 + warpSize;
+  o[7] = __any(v % 7 == 0) * 10 + __all(v >= 0);
+  float s = warp_sum(static_cast<float>(v));
+  if (lane == 0) sums[i / warpSize] = s;
+  unsigned long long ballot = __ballot(v % 3 == 0);
+  if (lane == 0) votes[2 * (i / warpSize)] = ballot;
+  if (lane % 2 == 0) {
+    unsigned long long active = __activemask();
+    if (lane == 0) votes[2 * (i / warpSize) + 1] = active;
+  }
+}
+
+int main() {
+  hipDeviceProp_t props;
+  HIP_CHECK(hipGetDeviceProperties(&props, 0));
+  const int ws = props.warpSize;
+  if (ws != 32) {
+    std::printf("warp_ops FAILED: warpSize %d, expected 32\n", ws);
+    return 1;
+  }
+  const int n = 1024;
+  std::vector<int> in(n);
+  for (int i = 0; i < n; ++i) in[i] = (i * 37) % 101;
+  std::vector<int> want(8 * n);
+  std::vector<float> want_sums(n / ws, 0.0f);
+  std::vector<unsigned long long> want_votes(2 * (n / ws), 0);
+  for (int i = 0; i < n; ++i) {
+    int lane = i % ws, base = i - lane;
+    auto at = [&](int l) { return in[base + l]; };
+    int* o = &want[8 * i];
+    o[0] = at(3);
+    o[1] = at((lane & ~7) + ((lane + 1) & 7));
+    o[2] = lane < 2 ? at(lane) : at(lane - 2);
+    o[3] = (lane & 15) + 5 >= 16 ? at(lane) : at(lane + 5);
+    o[4] = at(lane ^ 1);
+    o[5] = at(lane);
+    o[6] = lane * 100 + 32;
+    bool any = false, all = true;
+    for (int l = 0; l < ws; ++l) {
+      any |= at(l) % 7 == 0;
+      all &= at(l) >= 0;
+    }
+    o[7] = any * 10 + all;
+    want_sums[i / ws] += static_cast<float>(in[i]);
+    if (in[i] % 3 == 0) want_votes[2 * (i / ws)] |= 1ull << lane;
+    if (lane % 2 == 0) want_votes[2 * (i / ws) + 1] |= 1ull << lane;
+  }
+  int* d_in = to_device(in);
+  int* d_out = nullptr;
+  float* d_sums = nullptr;
+  unsigned long long* d_votes = nullptr;
+  HIP_CHECK(hipMalloc(&d_out, 8 * n * sizeof(int)));
+  HIP_CHECK(hipMalloc(&d_sums, n / ws * sizeof(float)));
+  HIP_CHECK(hipMalloc(&d_votes, 2 * (n / ws) * sizeof(unsigned long long)));
+  warp_kernel<<<n / 128, 128>>>(d_in, d_out, d_sums, d_votes, n);
+  HIP_CHECK(hipGetLastError());
+  int bad = count_mismatches("shuffles", from_device(d_out, 8 * n), want);
+  bad += count_mismatches("warp sums", from_device(d_sums, n / ws), want_sums);
+  bad += count_mismatches("ballots", from_device(d_votes, 2 * (n / ws)), want_votes);
+  HIP_CHECK(hipFree(d_in));
+  HIP_CHECK(hipFree(d_out));
+  HIP_CHECK(hipFree(d_sums));
+  HIP_CHECK(hipFree(d_votes));
+  return report("warp_ops", bad);
+}
