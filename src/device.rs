@@ -21,6 +21,8 @@ pub struct DeviceOutput {
     pub image: DeviceImage,
     pub warnings: Vec<Diagnostic>,
     pub host_edits: Vec<SourceEdit>,
+    /// With `record_stages`, the MLIR text of every stage passed (for --save-temps).
+    pub stage_texts: Vec<(Stage, String)>,
 }
 
 pub fn compile_device(
@@ -28,6 +30,7 @@ pub fn compile_device(
     options: &FrontendOptions,
     stop_at: Stage,
     print_ir_after_all: bool,
+    record_stages: bool,
 ) -> Result<DeviceOutput, String> {
     let ctx = hipmlir_dialect_passes::new_context();
     let frontend = hipmlir_frontend::compile(&ctx, input, options).map_err(|e| e.to_string())?;
@@ -40,8 +43,17 @@ pub fn compile_device(
         },
         warnings: frontend.warnings,
         host_edits: frontend.host_edits,
+        stage_texts: Vec::new(),
     };
     let text = |m: &melior::ir::Module| Some(m.as_operation().to_string());
+    let record = |output: &mut DeviceOutput, stage: Stage, m: &melior::ir::Module| {
+        if record_stages {
+            output
+                .stage_texts
+                .push((stage, m.as_operation().to_string()));
+        }
+    };
+    record(&mut output, Stage::Frontend, &module);
     if stop_at == Stage::Frontend {
         output.mlir_text = text(&module);
         return Ok(output);
@@ -50,12 +62,17 @@ pub fn compile_device(
     hipmlir_dialect_passes::inline_device_functions(&ctx, &mut module, print_ir_after_all)
         .map_err(|e| ice(&e))?;
     hipmlir_outliner::outline_kernels(&ctx, &mut module).map_err(|e| ice(&e))?;
+    record(&mut output, Stage::Outlined, &module);
     if stop_at == Stage::Outlined {
         output.mlir_text = text(&module);
         return Ok(output);
     }
     hipmlir_dialect_passes::lower_hip_semantics(&ctx, &mut module, print_ir_after_all)
         .map_err(|e| ice(&e))?;
+    // The metadata the runtime gets is what the lowered kernels carry.
+    output.image.metadata =
+        ModuleMetadata::new(hipmlir_dialect_passes::kernel_metadata(&module).map_err(|e| ice(&e))?);
+    record(&mut output, Stage::Lowered, &module);
     if stop_at == Stage::Lowered {
         output.mlir_text = text(&module);
         return Ok(output);
@@ -63,6 +80,7 @@ pub fn compile_device(
     let spirv_options = hipmlir_dialect_passes::SpirvOptions::default();
     hipmlir_dialect_passes::convert_to_spirv(&ctx, &mut module, &spirv_options, print_ir_after_all)
         .map_err(|e| ice(&e))?;
+    record(&mut output, Stage::SpirvDialect, &module);
     if stop_at == Stage::SpirvDialect {
         output.mlir_text = text(&module);
         return Ok(output);

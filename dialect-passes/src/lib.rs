@@ -10,12 +10,15 @@
 mod address_spaces;
 mod atomics;
 mod context;
+mod dynamic_shared;
 mod math;
+mod metadata;
 mod passes;
 mod pointers;
 mod spirv_patch;
 
 pub use context::new_context;
+pub use metadata::kernel_metadata;
 pub use passes::{SpirvOptions, DEFAULT_SPIRV_CAPABILITIES};
 
 use melior::ir::operation::OperationLike;
@@ -94,6 +97,7 @@ pub fn lower_hip_semantics(
     module: &mut Module,
     print_ir_after_all: bool,
 ) -> Result<(), LowerError> {
+    dynamic_shared::lower_dynamic_shared(ctx, module)?;
     passes::mark_entry_points(ctx, module);
     run_pipeline(
         ctx,

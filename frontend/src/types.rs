@@ -117,6 +117,11 @@ impl Ty {
             CXType_NullPtr => Ok(Ty::Pointer {
                 pointee: Box::new(Ty::Void),
             }),
+            // `extern __shared__ float s[];`: an array of unknown length.
+            CXType_IncompleteArray => Ok(Ty::Array {
+                element: Box::new(Ty::from_clang(canonical.element(), loc)?),
+                len: 0,
+            }),
             CXType_ConstantArray => Ok(Ty::Array {
                 element: Box::new(Ty::from_clang(canonical.element(), loc)?),
                 len: canonical.array_len().max(0) as u64,

@@ -138,6 +138,10 @@ extern "C" hipError_t __hipPushCallConfiguration(dim3 gridDim, dim3 blockDim, si
                                                  hipStream_t stream = 0);
 #endif
 
+// Dynamic shared memory, sized by the launch's shared-memory argument.
+#define HIP_DYNAMIC_SHARED(type, var) extern __shared__ type var[];
+#define HIP_DYNAMIC_SHARED_ATTRIBUTE
+
 #define hipThreadIdx_x (threadIdx.x)
 #define hipThreadIdx_y (threadIdx.y)
 #define hipThreadIdx_z (threadIdx.z)

@@ -338,6 +338,10 @@ impl<'c> FunctionCodegen<'c, '_> {
                     .referenced()
                     .ok_or_else(|| FrontendError::unsupported(e.location(), "unresolved name"))?;
                 let key = VarKey::Decl(decl.canonical());
+                if !self.env.contains_key(&key) && decl.has_attr(CXCursor_CUDASharedAttr) {
+                    let (ptr, ty) = self.shared_address(&decl, loc)?;
+                    return Ok(LValue::Mem { ptr, ty });
+                }
                 let Some(binding) = self.env.get(&key) else {
                     return Err(FrontendError::unsupported(
                         e.location(),

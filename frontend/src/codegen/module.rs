@@ -21,6 +21,10 @@ use crate::error::{FrontendError, Result};
 use crate::kernel_abi::{kernel_args_attr, kernel_args_size_attr, kernel_info};
 use crate::types::{pointer_type, AddrSpace, Ty};
 
+/// The placeholder global standing for a kernel's dynamic shared memory (`extern __shared__`);
+/// dialect-passes replaces it by a trailing workgroup-pointer kernel argument.
+pub const DYNAMIC_SHARED_SYMBOL: &str = "__hipmlir_dynamic_shared";
+
 /// How a device function is called: its symbol and C signature.
 #[derive(Debug, Clone)]
 pub struct FunctionSig {
@@ -149,6 +153,43 @@ impl<'c> ModuleCodegen<'c> {
             .map_err(|e| internal(loc, e))?;
         self.module.body().append_operation(decl);
         Ok(())
+    }
+
+    /// The placeholder for dynamic shared memory, declared once.
+    pub fn dynamic_shared_placeholder(&mut self, loc: Location<'c>) -> Result<String> {
+        let symbol = DYNAMIC_SHARED_SYMBOL.to_string();
+        if !self.externals.insert(symbol.clone()) {
+            return Ok(symbol);
+        }
+        let ctx = self.ctx;
+        let linkage = Attribute::parse(ctx, "#llvm.linkage<external>")
+            .ok_or_else(|| internal(loc, "linkage attribute"))?;
+        let bytes = melior::dialect::llvm::r#type::array(IntegerType::new(ctx, 8).into(), 0);
+        let global = OperationBuilder::new("llvm.mlir.global", loc)
+            .add_attributes(&[
+                (
+                    Identifier::new(ctx, "sym_name"),
+                    StringAttribute::new(ctx, &symbol).into(),
+                ),
+                (
+                    Identifier::new(ctx, "global_type"),
+                    TypeAttribute::new(bytes).into(),
+                ),
+                (Identifier::new(ctx, "linkage"), linkage),
+                (
+                    Identifier::new(ctx, "addr_space"),
+                    melior::ir::attribute::IntegerAttribute::new(
+                        IntegerType::new(ctx, 32).into(),
+                        AddrSpace::Workgroup as i64,
+                    )
+                    .into(),
+                ),
+            ])
+            .add_regions([Region::new()])
+            .build()
+            .map_err(|e| internal(loc, e))?;
+        self.module.body().append_operation(global);
+        Ok(symbol)
     }
 
     /// The symbol of a `__shared__` variable; declared as an `llvm.mlir.global` in the workgroup

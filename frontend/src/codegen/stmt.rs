@@ -226,21 +226,26 @@ impl<'c> FunctionCodegen<'c, '_> {
         Ok(())
     }
 
-    /// `__shared__ T name[...]`: workgroup memory, one copy per block.
+    /// `__shared__ T name[...]` in a function: workgroup memory, one copy per block.
     fn emit_shared_decl(&mut self, decl: &Cursor, key: VarKey, loc: Location<'c>) -> Result<()> {
-        if decl.ty().canonical().kind() == CXType_IncompleteArray {
-            return Err(FrontendError::unsupported(
-                decl.location(),
-                "dynamic shared memory ('extern __shared__')",
-            ));
-        }
         if decl.var_initializer().is_some() {
             return Err(FrontendError::single(
                 decl.location(),
                 "initialization is not supported for __shared__ variables",
             ));
         }
+        let (ptr, ty) = self.shared_address(decl, loc)?;
+        self.bind_memory(key, ty, ptr);
+        Ok(())
+    }
+
+    /// The address and type of a `__shared__` variable (in a function or at file scope). Every
+    /// `extern __shared__` array names the kernel's dynamic shared memory, sized at launch.
+    pub fn shared_address(&mut self, decl: &Cursor, loc: Location<'c>) -> Result<(Value<'c>, Ty)> {
         let ty = Ty::of(decl)?;
+        if decl.ty().canonical().kind() == CXType_IncompleteArray {
+            return Ok((self.dynamic_shared_pointer(loc)?, ty));
+        }
         let symbol = self.module.shared_variable(decl, &ty)?;
         let ptr_type = crate::types::pointer_type(self.ctx(), crate::types::AddrSpace::Workgroup);
         let sym = melior::ir::attribute::FlatSymbolRefAttribute::new(self.ctx(), &symbol).into();
@@ -251,8 +256,22 @@ impl<'c> FunctionCodegen<'c, '_> {
             &[("global_name", sym)],
             loc,
         )?;
-        self.bind_memory(key, ty, ptr);
-        Ok(())
+        Ok((ptr, ty))
+    }
+
+    /// The address of the kernel's dynamic shared memory (a placeholder global until
+    /// dialect-passes gives each kernel its own argument).
+    fn dynamic_shared_pointer(&mut self, loc: Location<'c>) -> Result<Value<'c>> {
+        let symbol = self.module.dynamic_shared_placeholder(loc)?;
+        let ptr_type = crate::types::pointer_type(self.ctx(), crate::types::AddrSpace::Workgroup);
+        let sym = melior::ir::attribute::FlatSymbolRefAttribute::new(self.ctx(), &symbol).into();
+        self.b.value(
+            "llvm.mlir.addressof",
+            &[],
+            ptr_type,
+            &[("global_name", sym)],
+            loc,
+        )
     }
 
     /// Stores an initializer into the object of type `ty` at `ptr`: braced lists element by

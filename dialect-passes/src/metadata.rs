@@ -1,0 +1,118 @@
+//! Kernel metadata read back from the IR: `hipmlir.kernel_args` and friends travel on every
+//! kernel through the passes (which may add arguments, as dynamic shared memory does), and what
+//! the runtime gets is what the final kernels carry.
+
+use hipmlir_device_image::{AddressSpace, KernelArg, KernelInfo};
+use melior::ir::attribute::{IntegerAttribute, StringAttribute};
+use melior::ir::operation::{OperationLike, WalkOrder, WalkResult};
+use melior::ir::{Attribute, AttributeLike, Module, OperationRef};
+use mlir_sys::{
+    mlirArrayAttrGetElement, mlirArrayAttrGetNumElements, mlirAttributeIsAArray,
+    mlirAttributeIsADictionary, mlirDictionaryAttrGetElementByName, MlirStringRef,
+};
+
+use crate::LowerError;
+
+fn err(e: impl std::fmt::Display) -> LowerError {
+    LowerError::Internal(format!("kernel metadata: {e}"))
+}
+
+/// The metadata of every kernel in `module`, in IR order.
+pub fn kernel_metadata(module: &Module) -> Result<Vec<KernelInfo>, LowerError> {
+    let mut kernels = Vec::new();
+    let mut failure = None;
+    module.as_operation().walk(WalkOrder::PreOrder, |op| {
+        let is_kernel =
+            op.name().as_string_ref().as_str() == Ok("gpu.func") && op.has_attribute("gpu.kernel");
+        if is_kernel {
+            match kernel_info(&op) {
+                Ok(info) => kernels.push(info),
+                Err(e) => failure = Some(e),
+            }
+        }
+        WalkResult::Advance
+    });
+    match failure {
+        Some(e) => Err(e),
+        None => Ok(kernels),
+    }
+}
+
+fn string(op: &OperationRef, name: &str) -> Result<String, LowerError> {
+    let a = op.attribute(name).map_err(err)?;
+    Ok(StringAttribute::try_from(a)
+        .map_err(err)?
+        .value()
+        .to_string())
+}
+
+fn kernel_info(op: &OperationRef) -> Result<KernelInfo, LowerError> {
+    let args_attr = op.attribute("hipmlir.kernel_args").map_err(err)?;
+    let args_size =
+        IntegerAttribute::try_from(op.attribute("hipmlir.kernel_args_size").map_err(err)?)
+            .map_err(err)?
+            .value() as u64;
+    let mut args = Vec::new();
+    // SAFETY: attribute queries after kind checks.
+    unsafe {
+        if !mlirAttributeIsAArray(args_attr.to_raw()) {
+            return Err(err("hipmlir.kernel_args is not an array"));
+        }
+        for i in 0..mlirArrayAttrGetNumElements(args_attr.to_raw()) {
+            let entry = mlirArrayAttrGetElement(args_attr.to_raw(), i);
+            if !mlirAttributeIsADictionary(entry) {
+                return Err(err("a kernel argument is not a dictionary"));
+            }
+            let field = |name: &str| -> Result<Attribute, LowerError> {
+                let key = MlirStringRef {
+                    data: name.as_ptr() as *const _,
+                    length: name.len(),
+                };
+                let a = mlirDictionaryAttrGetElementByName(entry, key);
+                if a.ptr.is_null() {
+                    return Err(err(format!("a kernel argument has no {name}")));
+                }
+                Ok(Attribute::from_raw(a))
+            };
+            let text = |name: &str| -> Result<String, LowerError> {
+                Ok(StringAttribute::try_from(field(name)?)
+                    .map_err(err)?
+                    .value()
+                    .to_string())
+            };
+            let int = |name: &str| -> Result<u64, LowerError> {
+                Ok(IntegerAttribute::try_from(field(name)?)
+                    .map_err(err)?
+                    .value() as u64)
+            };
+            let address_space = match text("addr_space")?.as_str() {
+                "private" => AddressSpace::Private,
+                "global" => AddressSpace::Global,
+                "constant" => AddressSpace::Constant,
+                "workgroup" => AddressSpace::Workgroup,
+                other => return Err(err(format!("unknown address space {other}"))),
+            };
+            args.push(KernelArg {
+                name: text("name")?,
+                r#type: text("type")?,
+                offset: int("offset")?,
+                size: int("size")?,
+                align: int("align")?,
+                is_pointer: {
+                    let a = field("is_pointer")?.to_raw();
+                    if !mlir_sys::mlirAttributeIsABool(a) {
+                        return Err(err("is_pointer is not a bool"));
+                    }
+                    mlir_sys::mlirBoolAttrGetValue(a)
+                },
+                address_space,
+            });
+        }
+    }
+    Ok(KernelInfo {
+        name: string(op, "sym_name")?,
+        source_name: string(op, "hipmlir.kernel_name")?,
+        args,
+        args_size,
+    })
+}
