@@ -1,108 +1,527 @@
-//! Command-line flags and what each mode does.
+//! The command line, parsed the way hipcc and clang read theirs: flags and inputs in any order,
+//! `-Ifoo` or `-I foo`, host-compiler flags passed through, `hipmlir inspect FILE` as a
+//! subcommand. Every mistake is a `hipmlir: error: ...` line, never a panic.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
-use clap::{Parser, ValueEnum};
+pub const USAGE: &str = "\
+hipmlir: an MLIR-based HIP compiler for OpenCL devices that take SPIR-V
 
-use crate::device::{compile_device, Stage};
-use crate::host::build_executable;
-use crate::paths::Toolchain;
+USAGE:
+  hipmlir [options] <inputs...>            build an executable (a.out unless -o)
+  hipmlir -c [options] <sources...>        compile to objects that carry their device code
+  hipmlir inspect <file...>                list the device images of an executable, object or .hipk
 
-#[derive(Debug, Parser)]
-#[command(
-    name = "hipmlir",
-    version,
-    about = "An MLIR-based HIP compiler for OpenCL devices that take SPIR-V",
-    long_about = "Compiles a HIP program (kernels and host code) into an executable that runs its \
-                  kernels on an OpenCL device through SPIR-V, or emits the SPIR-V or an MLIR stage."
-)]
-pub struct Args {
-    /// The HIP source file.
-    pub input: PathBuf,
-    /// Output file (`-` for stdout with --emit-mlir).
-    #[arg(short = 'o', value_name = "FILE")]
-    pub output: Option<PathBuf>,
-    /// Write the kernels' SPIR-V module instead of building an executable.
-    #[arg(long, conflicts_with = "emit_mlir")]
-    pub emit_spirv: bool,
-    /// Write the MLIR of one pipeline stage instead of building an executable.
-    #[arg(long, value_name = "STAGE")]
-    pub emit_mlir: Option<EmitStage>,
-    /// Print the MLIR after every pass to stderr.
-    #[arg(long)]
-    pub mlir_print_ir_after_all: bool,
-    /// Add a folder to the include search path.
-    #[arg(short = 'I', value_name = "DIR")]
-    pub include_dirs: Vec<PathBuf>,
-    /// Define a macro (`-DNAME` or `-DNAME=VALUE`).
-    #[arg(short = 'D', value_name = "MACRO")]
-    pub defines: Vec<String>,
-    /// Language standard for device and host code.
-    #[arg(long = "std", value_name = "STD")]
-    pub std: Option<String>,
-    /// Print the commands hipmlir runs.
-    #[arg(short = 'v')]
-    pub verbose: bool,
-}
+INPUTS:
+  .hip .cu            HIP sources
+  .cpp .cc .cxx .c    C++ sources: HIP when they hold device code (or after -x hip), else host-only
+  .o .a .so           objects and libraries to link (objects built by hipmlir -c keep their kernels)
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+OPTIONS:
+  -o <file>                  output file (`-` is stdout for --emit-mlir)
+  -c                         compile only; `hipmlir a.o b.o -o app` links later
+  -I <dir>, -D <name[=val]>, -U <name>
+                             include folder, macro definition, undefinition (device and host code)
+  -std=<std>                 language standard (default c++17)
+  -O0 -O1 -O2 -O3 -Os        host optimization level (default -O2)
+  -g                         host debug information
+  -x <language>              hip (or cu, cuda), c++, or none: how to read the inputs that follow
+  -L <dir>, -l <lib>         library folder and library for the link
+  -v                         print the commands hipmlir runs
+  --save-temps[=cwd|obj]     keep every stage beside the output (obj) or in the current folder:
+                             <stem>.{frontend,outlined,lowered,spirv}.mlir, <stem>.spv,
+                             <stem>.host.cpp, <stem>.metadata.json, <stem>.hipfb, <stem>.image.cpp
+  --split-device-code        link a host-only binary and put the device images in <output>.hipk
+                             beside it, found at run time (HIPMLIR_KPACK_PATH overrides the search)
+  --emit-spirv               write each source's SPIR-V module (<stem>.spv unless -o)
+  --emit-mlir=<stage>        write the MLIR of a stage: frontend, outlined, lowered or spirv
+  --function=<name>          restrict --emit-mlir and --save-temps MLIR to this kernel (mangled or
+                             source name; repeatable)
+  --mlir-print-ir-after-all  print the MLIR after every pass to stderr
+  --print-include-dir        print the folder holding hip/hip_runtime.h
+  --print-runtime-dir        print the folder holding libhipmlir_rt.so
+  -h, --help                 this text
+  --version                  the version
+
+Other flags starting with `-` (-Wall, -fPIC, -pthread, -Wl,..., -MMD, -isystem <dir>, ...) go to the
+host compiler, $CXX (default g++; it may carry flags: CXX=\"clang++-22 -stdlib=libc++\").
+";
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum EmitStage {
-    /// The frontend's output: kernels as func.func with hipmlir.kernel_args.
     Frontend,
-    /// Kernels outlined into a gpu.module as gpu.func.
     Outlined,
-    /// HIP semantics lowered, ready for SPIR-V conversion.
     Lowered,
-    /// The spirv.module that is serialized.
     Spirv,
 }
 
-/// Runs one invocation; the error is printed as is (clang-style diagnostics).
-pub fn run(args: &Args) -> Result<(), String> {
-    let toolchain = Toolchain::locate()?;
-    let options = hipmlir_frontend::FrontendOptions {
-        hip_headers: toolchain.include_dir.clone(),
-        include_dirs: args.include_dirs.clone(),
-        macro_flags: args.defines.iter().map(|d| format!("-D{d}")).collect(),
-        std: args.std.clone(),
-    };
-    let stop_at = match (args.emit_mlir, args.emit_spirv) {
-        (Some(EmitStage::Frontend), _) => Stage::Frontend,
-        (Some(EmitStage::Outlined), _) => Stage::Outlined,
-        (Some(EmitStage::Lowered), _) => Stage::Lowered,
-        (Some(EmitStage::Spirv), _) => Stage::SpirvDialect,
-        (None, _) => Stage::Binary,
-    };
-    let device = compile_device(&args.input, &options, stop_at, args.mlir_print_ir_after_all)?;
-    for w in &device.warnings {
-        eprintln!("{w}");
+impl EmitStage {
+    fn parse(s: &str) -> Result<Self, String> {
+        Ok(match s {
+            "frontend" => EmitStage::Frontend,
+            "outlined" => EmitStage::Outlined,
+            "lowered" => EmitStage::Lowered,
+            "spirv" => EmitStage::Spirv,
+            _ => {
+                return Err(format!(
+                    "hipmlir: error: invalid --emit-mlir stage '{s}' (expected frontend, outlined, lowered or spirv)"
+                ))
+            }
+        })
     }
-    if let Some(text) = &device.mlir_text {
-        return write_output(args.output.as_ref(), text.as_bytes(), "-");
-    }
-    if args.emit_spirv {
-        let default = args.input.with_extension("spv");
-        return write_output(
-            args.output.as_ref(),
-            &device.image.spirv,
-            &default.to_string_lossy(),
-        );
-    }
-    let output = args
-        .output
-        .clone()
-        .unwrap_or_else(|| PathBuf::from("a.out"));
-    build_executable(args, &toolchain, &device, &output)
 }
 
-fn write_output(output: Option<&PathBuf>, bytes: &[u8], default: &str) -> Result<(), String> {
-    let path = output.cloned().unwrap_or_else(|| PathBuf::from(default));
-    if path.as_os_str() == "-" {
-        use std::io::Write;
-        return std::io::stdout()
-            .write_all(bytes)
-            .map_err(|e| format!("hipmlir: error: cannot write to stdout: {e}"));
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum InputKind {
+    /// HIP (device and host code).
+    Hip,
+    /// C++: HIP if it holds device code, else host-only.
+    CxxAuto,
+    /// C++ forced host-only (`-x c++`).
+    Cxx,
+    /// Object, archive or shared library: goes to the link.
+    Linkable,
+}
+
+#[derive(Debug, Clone)]
+pub struct Input {
+    pub path: PathBuf,
+    pub kind: InputKind,
+}
+
+/// What goes on the link command, in command-line order.
+#[derive(Debug, Clone)]
+pub enum LinkItem {
+    /// The object of `inputs[i]` (compiled, or given).
+    Input(usize),
+    /// `-lfoo`, `-Lbar`, `-Wl,...`, ...
+    Flag(String),
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SaveTemps {
+    Cwd,
+    Obj,
+}
+
+#[derive(Debug, Clone, Default)]
+pub struct BuildOptions {
+    pub inputs: Vec<Input>,
+    pub link_items: Vec<LinkItem>,
+    pub output: Option<PathBuf>,
+    pub compile_only: bool,
+    pub emit_spirv: bool,
+    pub emit_mlir: Option<EmitStage>,
+    pub functions: Vec<String>,
+    pub mlir_print_ir_after_all: bool,
+    pub include_dirs: Vec<PathBuf>,
+    /// `-DX`, `-UX` in command-line order (device and host).
+    pub macro_flags: Vec<String>,
+    /// Extra device-parse flags also given to the host compile (`-isystem DIR`, `-include F`).
+    pub shared_flags: Vec<String>,
+    pub std: Option<String>,
+    pub opt_level: Option<String>,
+    pub debug: bool,
+    pub verbose: bool,
+    pub save_temps: Option<SaveTemps>,
+    pub split_device_code: bool,
+    /// Flags for the host compile and the link (`-Wall`, `-fPIC`, `-pthread`).
+    pub host_flags: Vec<String>,
+    /// Flags for the host compile only (`-MMD`, `-MF x`).
+    pub compile_flags: Vec<String>,
+}
+
+#[derive(Debug)]
+pub enum Command {
+    Help,
+    Version,
+    PrintIncludeDir,
+    PrintRuntimeDir,
+    Inspect(Vec<PathBuf>),
+    Build(Box<BuildOptions>),
+}
+
+fn error(message: impl std::fmt::Display) -> String {
+    format!("hipmlir: error: {message}")
+}
+
+/// Flags whose value is the next argument, passed to the host compiler (and, for the first
+/// group, to the device parse as well).
+const SHARED_WITH_VALUE: &[&str] = &["-isystem", "-include", "-idirafter", "-imacros", "-iquote"];
+const COMPILE_WITH_VALUE: &[&str] = &["-MF", "-MT", "-MQ"];
+const LINK_WITH_VALUE: &[&str] = &["-Xlinker", "-T"];
+
+fn is_link_only(flag: &str) -> bool {
+    flag.starts_with("-Wl,")
+        || matches!(
+            flag,
+            "-shared" | "-static" | "-rdynamic" | "-pie" | "-no-pie" | "-s" | "-static-libstdc++"
+        )
+        || flag.starts_with("-nostdlib")
+        || flag.starts_with("-fuse-ld=")
+}
+
+fn is_compile_only(flag: &str) -> bool {
+    matches!(flag, "-M" | "-MM" | "-MD" | "-MMD" | "-MP")
+}
+
+/// hipcc/clang offload flags that mean nothing for SPIR-V: accepted and ignored, with a note.
+fn is_ignored_offload_flag(flag: &str) -> bool {
+    flag.starts_with("--offload-arch=")
+        || flag.starts_with("--cuda-gpu-arch=")
+        || flag.starts_with("--rocm-path=")
+        || flag.starts_with("--hip-path=")
+        || matches!(
+            flag,
+            "-fgpu-rdc" | "-fno-gpu-rdc" | "--hip-link" | "-fhip-new-launch-api"
+        )
+}
+
+pub fn parse(args: &[String]) -> Result<Command, String> {
+    if args.first().map(String::as_str) == Some("inspect") {
+        let files: Vec<PathBuf> = args[1..].iter().map(PathBuf::from).collect();
+        if files.is_empty() {
+            return Err(error("inspect needs a file (hipmlir inspect FILE...)"));
+        }
+        if let Some(flag) = args[1..].iter().find(|a| a.starts_with('-')) {
+            if flag == "-h" || flag == "--help" {
+                return Ok(Command::Help);
+            }
+            return Err(error(format!("inspect takes no option '{flag}'")));
+        }
+        return Ok(Command::Inspect(files));
     }
-    std::fs::write(&path, bytes)
-        .map_err(|e| format!("hipmlir: error: cannot write '{}': {e}", path.display()))
+    let mut o = BuildOptions::default();
+    let mut language: Option<InputKind> = None;
+    let mut i = 0;
+    // The value of a flag: `-Ifoo` (attached), `--flag=foo`, or the next argument.
+    let value = |i: &mut usize, flag: &str, attached: &str| -> Result<String, String> {
+        if !attached.is_empty() {
+            return Ok(attached.to_string());
+        }
+        *i += 1;
+        args.get(*i)
+            .cloned()
+            .ok_or_else(|| error(format!("argument to '{flag}' is missing")))
+    };
+    while i < args.len() {
+        let arg = args[i].as_str();
+        match arg {
+            "-h" | "--help" | "-help" => return Ok(Command::Help),
+            "--version" => return Ok(Command::Version),
+            "--print-include-dir" => return Ok(Command::PrintIncludeDir),
+            "--print-runtime-dir" => return Ok(Command::PrintRuntimeDir),
+            "-c" => o.compile_only = true,
+            "-v" => o.verbose = true,
+            "-g" => o.debug = true,
+            "--emit-spirv" => o.emit_spirv = true,
+            "--mlir-print-ir-after-all" => o.mlir_print_ir_after_all = true,
+            "--split-device-code" => o.split_device_code = true,
+            "--save-temps" | "-save-temps" => o.save_temps = Some(SaveTemps::Cwd),
+            "-" => {
+                return Err(error(
+                    "reading a source from standard input is not supported",
+                ))
+            }
+            _ if arg.starts_with("--save-temps=") || arg.starts_with("-save-temps=") => {
+                o.save_temps = Some(match arg.split_once('=').map(|x| x.1) {
+                    Some("cwd") => SaveTemps::Cwd,
+                    Some("obj") => SaveTemps::Obj,
+                    Some(other) => {
+                        return Err(error(format!(
+                            "invalid --save-temps value '{other}' (expected cwd or obj)"
+                        )))
+                    }
+                    None => unreachable!("has ="),
+                })
+            }
+            _ if arg == "--emit-mlir" || arg.starts_with("--emit-mlir=") => {
+                let v = value(
+                    &mut i,
+                    "--emit-mlir",
+                    arg.strip_prefix("--emit-mlir=").unwrap_or(""),
+                )?;
+                o.emit_mlir = Some(EmitStage::parse(&v)?);
+            }
+            _ if arg == "--function" || arg.starts_with("--function=") => {
+                let v = value(
+                    &mut i,
+                    "--function",
+                    arg.strip_prefix("--function=").unwrap_or(""),
+                )?;
+                if v.trim().is_empty() {
+                    return Err(error("--function needs a kernel name"));
+                }
+                o.functions.push(v);
+            }
+            _ if arg == "--std" || arg.starts_with("--std=") || arg.starts_with("-std=") => {
+                let attached = arg.split_once('=').map(|x| x.1).unwrap_or("");
+                let v = value(&mut i, "-std", attached)?;
+                if v.is_empty() {
+                    return Err(error("-std= needs a standard (e.g. -std=c++17)"));
+                }
+                o.std = Some(v);
+            }
+            _ if arg.starts_with("-o") => {
+                let v = value(&mut i, "-o", &arg[2..])?;
+                if o.output.is_some() {
+                    return Err(error("-o is given twice"));
+                }
+                o.output = Some(PathBuf::from(v));
+            }
+            _ if arg.starts_with("-I") => {
+                let v = value(&mut i, "-I", &arg[2..])?;
+                o.include_dirs.push(PathBuf::from(v));
+            }
+            _ if arg.starts_with("-D") || arg.starts_with("-U") => {
+                let v = value(&mut i, &arg[..2], &arg[2..])?;
+                if v.is_empty() || v.starts_with('=') {
+                    return Err(error(format!("'{}' needs a macro name", &arg[..2])));
+                }
+                o.macro_flags.push(format!("{}{v}", &arg[..2]));
+            }
+            _ if arg.starts_with("-x") => {
+                let v = value(&mut i, "-x", &arg[2..])?;
+                language = match v.as_str() {
+                    "hip" | "cu" | "cuda" => Some(InputKind::Hip),
+                    "c++" => Some(InputKind::Cxx),
+                    "none" => None,
+                    other => {
+                        return Err(error(format!(
+                            "language '{other}' after -x is not supported (expected hip, cu, cuda, c++ or none)"
+                        )))
+                    }
+                };
+            }
+            _ if arg.starts_with("-L") || arg.starts_with("-l") => {
+                let v = value(&mut i, &arg[..2], &arg[2..])?;
+                o.link_items
+                    .push(LinkItem::Flag(format!("{}{v}", &arg[..2])));
+            }
+            _ if arg.len() >= 3 && arg.starts_with("-O") || arg == "-O" => {
+                let level = &arg[2..];
+                if !matches!(level, "" | "0" | "1" | "2" | "3" | "s" | "z" | "g" | "fast") {
+                    return Err(error(format!(
+                        "invalid optimization level '{arg}' (expected -O0, -O1, -O2, -O3 or -Os)"
+                    )));
+                }
+                o.opt_level = Some(arg.to_string());
+            }
+            _ if is_ignored_offload_flag(arg) => {
+                eprintln!(
+                    "hipmlir: warning: '{arg}' ignored: hipmlir compiles device code to SPIR-V"
+                );
+            }
+            _ if SHARED_WITH_VALUE.contains(&arg) => {
+                let v = value(&mut i, arg, "")?;
+                o.shared_flags.push(arg.to_string());
+                o.shared_flags.push(v);
+            }
+            _ if COMPILE_WITH_VALUE.contains(&arg) => {
+                let v = value(&mut i, arg, "")?;
+                o.compile_flags.push(arg.to_string());
+                o.compile_flags.push(v);
+            }
+            _ if LINK_WITH_VALUE.contains(&arg) => {
+                let v = value(&mut i, arg, "")?;
+                o.link_items.push(LinkItem::Flag(arg.to_string()));
+                o.link_items.push(LinkItem::Flag(v));
+            }
+            _ if arg.starts_with("--") => {
+                return Err(error(format!(
+                    "unknown option '{arg}' (hipmlir --help lists the options)"
+                )))
+            }
+            _ if arg.starts_with('-') => {
+                if is_link_only(arg) {
+                    o.link_items.push(LinkItem::Flag(arg.to_string()));
+                } else if is_compile_only(arg) {
+                    o.compile_flags.push(arg.to_string());
+                } else {
+                    o.host_flags.push(arg.to_string());
+                }
+            }
+            _ => {
+                let path = PathBuf::from(arg);
+                let kind = match language {
+                    Some(kind) => kind,
+                    None => kind_by_extension(&path)?,
+                };
+                o.link_items.push(LinkItem::Input(o.inputs.len()));
+                o.inputs.push(Input { path, kind });
+            }
+        }
+        i += 1;
+    }
+    check(&o)?;
+    Ok(Command::Build(Box::new(o)))
+}
+
+fn kind_by_extension(path: &Path) -> Result<InputKind, String> {
+    let name = path
+        .file_name()
+        .map(|n| n.to_string_lossy())
+        .unwrap_or_default();
+    let ext = path
+        .extension()
+        .map(|e| e.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    Ok(match ext.as_str() {
+        "hip" | "cu" => InputKind::Hip,
+        "cpp" | "cc" | "cxx" | "c++" | "cp" | "C" | "CPP" | "c" => InputKind::CxxAuto,
+        "o" | "a" | "so" | "lo" => InputKind::Linkable,
+        _ if name.contains(".so.") => InputKind::Linkable,
+        _ => {
+            return Err(error(format!(
+                "'{}': unknown kind of input (expected .hip, .cu, .cpp, .o, .a or .so; -x hip reads any file as HIP)",
+                path.display()
+            )))
+        }
+    })
+}
+
+/// Combinations that cannot work, refused before anything runs.
+fn check(o: &BuildOptions) -> Result<(), String> {
+    if o.inputs.is_empty() {
+        return Err(error("no input files (hipmlir --help shows the usage)"));
+    }
+    if o.emit_spirv && o.emit_mlir.is_some() {
+        return Err(error(
+            "--emit-spirv and --emit-mlir cannot be used together",
+        ));
+    }
+    let emitting = o.emit_spirv || o.emit_mlir.is_some();
+    if emitting && o.compile_only {
+        return Err(error(
+            "-c cannot be combined with --emit-spirv or --emit-mlir (they write device code only)",
+        ));
+    }
+    if emitting {
+        if let Some(bad) = o.inputs.iter().find(|i| i.kind == InputKind::Linkable) {
+            return Err(error(format!(
+                "'{}': --emit-spirv and --emit-mlir take HIP sources, not objects",
+                bad.path.display()
+            )));
+        }
+    }
+    if !o.functions.is_empty() && o.emit_mlir.is_none() && o.save_temps.is_none() {
+        return Err(error(
+            "--function restricts the MLIR of --emit-mlir and --save-temps; give one of them",
+        ));
+    }
+    let sources = o
+        .inputs
+        .iter()
+        .filter(|i| i.kind != InputKind::Linkable)
+        .count();
+    if (o.compile_only || o.emit_spirv) && sources > 1 && o.output.is_some() {
+        return Err(error(
+            "cannot specify -o when generating multiple output files (one per source)",
+        ));
+    }
+    if o.compile_only && sources == 0 {
+        return Err(error(
+            "-c needs a source to compile; objects are linked without -c",
+        ));
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn build(args: &[&str]) -> BuildOptions {
+        let args: Vec<String> = args.iter().map(|s| s.to_string()).collect();
+        match parse(&args).unwrap() {
+            Command::Build(o) => *o,
+            other => panic!("{other:?}"),
+        }
+    }
+
+    fn err(args: &[&str]) -> String {
+        let args: Vec<String> = args.iter().map(|s| s.to_string()).collect();
+        parse(&args).unwrap_err()
+    }
+
+    #[test]
+    fn hipcc_style_flags() {
+        let o = build(&[
+            "-c",
+            "-O3",
+            "-g",
+            "-Iinc",
+            "-I",
+            "inc2",
+            "-DN=4",
+            "-D",
+            "M",
+            "-UDEBUG",
+            "-std=c++20",
+            "-Wall",
+            "-fPIC",
+            "-MMD",
+            "a.hip",
+            "-o",
+            "a.o",
+        ]);
+        assert!(o.compile_only && o.debug);
+        assert_eq!(o.opt_level.as_deref(), Some("-O3"));
+        assert_eq!(
+            o.include_dirs,
+            vec![PathBuf::from("inc"), PathBuf::from("inc2")]
+        );
+        assert_eq!(o.macro_flags, vec!["-DN=4", "-DM", "-UDEBUG"]);
+        assert_eq!(o.std.as_deref(), Some("c++20"));
+        assert_eq!(o.host_flags, vec!["-Wall", "-fPIC"]);
+        assert_eq!(o.compile_flags, vec!["-MMD"]);
+        assert_eq!(o.output, Some(PathBuf::from("a.o")));
+        assert_eq!(o.inputs[0].kind, InputKind::Hip);
+    }
+
+    #[test]
+    fn inputs_languages_and_link_order() {
+        let o = build(&[
+            "x.cpp", "-x", "hip", "y.cpp", "-x", "none", "z.cu", "a.o", "-lm", "-L/l",
+        ]);
+        let kinds: Vec<_> = o.inputs.iter().map(|i| i.kind).collect();
+        assert_eq!(
+            kinds,
+            vec![
+                InputKind::CxxAuto,
+                InputKind::Hip,
+                InputKind::Hip,
+                InputKind::Linkable
+            ]
+        );
+        assert_eq!(o.link_items.len(), 6);
+        assert!(matches!(&o.link_items[4], LinkItem::Flag(f) if f == "-lm"));
+        assert!(matches!(&o.link_items[5], LinkItem::Flag(f) if f == "-L/l"));
+    }
+
+    #[test]
+    fn bad_command_lines_are_errors() {
+        assert!(err(&[]).contains("no input files"));
+        assert!(err(&["--bogus", "a.hip"]).contains("unknown option '--bogus'"));
+        assert!(err(&["a.txt"]).contains("unknown kind of input"));
+        assert!(err(&["-o"]).contains("argument to '-o' is missing"));
+        assert!(err(&["a.hip", "-O7"]).contains("invalid optimization level"));
+        assert!(err(&["--emit-mlir=bogus", "a.hip"]).contains("invalid --emit-mlir stage"));
+        assert!(err(&["-c", "a.hip", "b.hip", "-o", "x.o"]).contains("multiple output files"));
+        assert!(err(&["--function=k", "a.hip"]).contains("--function"));
+        assert!(err(&["-x", "fortran", "a.f"]).contains("not supported"));
+        assert!(err(&["inspect"]).contains("needs a file"));
+    }
+
+    #[test]
+    fn subcommands_and_prints() {
+        let s = |v: &[&str]| parse(&v.iter().map(|s| s.to_string()).collect::<Vec<_>>()).unwrap();
+        assert!(matches!(s(&["inspect", "app"]), Command::Inspect(f) if f.len() == 1));
+        assert!(matches!(
+            s(&["--print-include-dir"]),
+            Command::PrintIncludeDir
+        ));
+        assert!(matches!(s(&["--version"]), Command::Version));
+        assert!(matches!(s(&["-h"]), Command::Help));
+    }
 }

@@ -1,136 +1,501 @@
-//! The host side of a build: the user's file without device bodies, compiled by the system C++
-//! compiler with hipmlir's headers, plus a small translation unit that embeds the device image
-//! in `.hip_fatbin` and registers it with the runtime at start-up.
+//! The host side of a build: host compiles with `$CXX`, the image stub that embeds a device image
+//! in `.hip_fatbin` and registers it at start-up, `ld -r` into one object, the link, and the
+//! objcopy steps (clang-offload-bundler sections, split device code).
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use crate::cli::Args;
-use crate::device::DeviceOutput;
+use hipmlir_device_image::{Bundle, DeviceImage, KernelInfo, HOST_ENTRY_ID};
+
+use crate::cli::{BuildOptions, LinkItem};
 use crate::paths::Toolchain;
 
-pub fn build_executable(
-    args: &Args,
-    toolchain: &Toolchain,
-    device: &DeviceOutput,
-    output: &Path,
-) -> Result<(), String> {
-    let err = |what: &str, e: std::io::Error| format!("hipmlir: error: {what}: {e}");
-    let source = std::fs::read_to_string(&args.input)
-        .map_err(|e| err(&format!("cannot read '{}'", args.input.display()), e))?;
-    let work = tempfile::Builder::new()
-        .prefix("hipmlir-")
-        .tempdir()
-        .map_err(|e| err("cannot create a temporary folder", e))?;
-    let input_abs = args.input.canonicalize().unwrap_or(args.input.clone());
-    let stem = args
-        .input
-        .file_stem()
-        .map(|s| s.to_string_lossy().into_owned())
-        .unwrap_or_else(|| "input".into());
+/// Prefix of the sections clang-offload-bundler reads in an object file (`-type=o`).
+pub const BUNDLER_SECTION_PREFIX: &str = "__CLANG_OFFLOAD_BUNDLE__";
+/// Sections of an image stub, removed from an object when its device code is split out.
+const STUB_TEXT: &str = ".text.hipmlir_register";
+const STUB_RODATA: &str = ".rodata.hipmlir_register";
+/// The stub's constructor goes in its own init_array section (priority 65500) so that it can be
+/// removed with the stub; the linker sorts `.init_array.*` into `.init_array`.
+const STUB_INIT: &str = ".init_array.65500";
+pub const FATBIN_SECTION: &str = ".hip_fatbin";
 
-    // The host source keeps the user's line numbers and file name in diagnostics.
-    let host_source = format!(
-        "#line 1 \"{}\"\n{}",
-        escape_c(&input_abs.to_string_lossy()),
-        hipmlir_frontend::apply_edits(&source, &device.host_edits)
-    );
-    let host_path = work.path().join(format!("{stem}.host.cpp"));
-    std::fs::write(&host_path, host_source).map_err(|e| err("cannot write the host source", e))?;
+pub fn io_err(what: &str, e: std::io::Error) -> String {
+    format!("hipmlir: error: {what}: {e}")
+}
 
-    let bundle_path = work.path().join(format!("{stem}.hipfb"));
-    std::fs::write(&bundle_path, device.image.to_bundle_bytes())
-        .map_err(|e| err("cannot write the device image", e))?;
-    let stub_path = work.path().join(format!("{stem}.image.cpp"));
-    let kernels: Vec<&str> = device
-        .image
-        .metadata
-        .kernels
-        .iter()
-        .map(|k| k.name.as_str())
-        .collect();
-    std::fs::write(&stub_path, image_stub(&bundle_path, &stem, &kernels))
-        .map_err(|e| err("cannot write the image stub", e))?;
+/// `$CXX` split into the program and the flags it carries.
+pub struct HostCompiler {
+    pub program: String,
+    pub flags: Vec<String>,
+}
 
-    let cxx = std::env::var("CXX").unwrap_or_else(|_| "g++".into());
-    let mut words = cxx.split_whitespace();
-    let program = words.next().unwrap_or("g++");
-    let mut cmd = Command::new(program);
-    cmd.args(words);
-    cmd.arg(format!("-std={}", args.std.as_deref().unwrap_or("c++17")));
-    cmd.arg("-O2");
-    cmd.arg(format!("-I{}", toolchain.include_dir.display()));
-    if let Some(dir) = input_abs.parent() {
-        cmd.arg("-iquote").arg(dir);
+impl HostCompiler {
+    pub fn from_env() -> Self {
+        let cxx = std::env::var("CXX").unwrap_or_default();
+        let mut words = cxx.split_whitespace().map(str::to_string);
+        HostCompiler {
+            program: words.next().unwrap_or_else(|| "g++".into()),
+            flags: words.collect(),
+        }
     }
-    for d in &args.include_dirs {
-        cmd.arg(format!("-I{}", d.display()));
+
+    pub fn command(&self) -> Command {
+        let mut c = Command::new(&self.program);
+        c.args(&self.flags);
+        c
     }
-    for d in &args.defines {
-        cmd.arg(format!("-D{d}"));
+}
+
+/// Runs a command; a failure names the tool. Its own messages went to stderr already.
+pub fn run(mut cmd: Command, verbose: bool, what: &str) -> Result<(), String> {
+    if verbose {
+        eprintln!("{}", show(&cmd));
     }
-    cmd.arg(&host_path).arg(&stub_path);
-    cmd.arg(format!("-L{}", toolchain.runtime_dir.display()));
-    cmd.arg("-lhipmlir_rt");
-    cmd.arg(format!("-Wl,-rpath,{}", toolchain.runtime_dir.display()));
-    cmd.arg("-o").arg(output);
-    if args.verbose {
-        eprintln!("{cmd:?}");
-    }
+    let program = cmd.get_program().to_string_lossy().into_owned();
     let status = cmd
         .status()
-        .map_err(|e| err(&format!("cannot run the host compiler '{program}'"), e))?;
+        .map_err(|e| format!("hipmlir: error: cannot run {what} '{program}': {e}"))?;
     if !status.success() {
         return Err(format!(
-            "hipmlir: error: the host compiler '{program}' failed ({status})"
+            "hipmlir: error: {what} '{program}' failed ({status})"
         ));
     }
     Ok(())
 }
 
-/// A C++ translation unit that embeds the bundle in `.hip_fatbin` and registers it at start-up,
-/// with the host stub of every kernel: the host compile gives each kernel a stub under the same
-/// mangled name, which a weak reference finds without having to spell the kernel in C++
-/// (templates included). Stubs the program never instantiated stay null and are skipped.
-fn image_stub(bundle: &Path, stem: &str, kernels: &[&str]) -> String {
-    let id: String = stem
-        .chars()
+fn show(cmd: &Command) -> String {
+    let mut s = cmd.get_program().to_string_lossy().into_owned();
+    for a in cmd.get_args() {
+        let a = a.to_string_lossy();
+        if a.contains(' ') || a.is_empty() {
+            s.push_str(&format!(" \"{a}\""));
+        } else {
+            s.push(' ');
+            s.push_str(&a);
+        }
+    }
+    s
+}
+
+/// The flags of every host compile: standard, optimization, headers, macros, user flags.
+fn compile_flags(
+    opts: &BuildOptions,
+    toolchain: &Toolchain,
+    source_dir: Option<&Path>,
+) -> Vec<String> {
+    let mut f = vec![
+        format!("-std={}", opts.std.as_deref().unwrap_or("c++17")),
+        opts.opt_level.clone().unwrap_or_else(|| "-O2".into()),
+    ];
+    if opts.debug {
+        f.push("-g".into());
+    }
+    f.push(format!("-I{}", toolchain.include_dir.display()));
+    if let Some(dir) = source_dir {
+        f.push("-iquote".into());
+        f.push(dir.display().to_string());
+    }
+    f.extend(
+        opts.include_dirs
+            .iter()
+            .map(|d| format!("-I{}", d.display())),
+    );
+    f.extend(opts.macro_flags.iter().cloned());
+    f.extend(opts.shared_flags.iter().cloned());
+    f.extend(opts.host_flags.iter().cloned());
+    f
+}
+
+/// Dependency-file flags (`-MMD`, `-MD`) are given the final object's name, so the `.d` file
+/// lands beside it (not in hipmlir's temporary folder).
+fn dependency_flags(opts: &BuildOptions, object: &Path) -> (Vec<String>, Option<PathBuf>) {
+    let mut f = opts.compile_flags.clone();
+    let wants_deps = f.iter().any(|x| x == "-MMD" || x == "-MD");
+    if !wants_deps {
+        return (f, None);
+    }
+    let dep = match f.iter().position(|x| x == "-MF") {
+        Some(i) => PathBuf::from(&f[i + 1]),
+        None => {
+            let dep = object.with_extension("d");
+            f.push("-MF".into());
+            f.push(dep.display().to_string());
+            dep
+        }
+    };
+    if !f.iter().any(|x| x == "-MT" || x == "-MQ") {
+        f.push("-MT".into());
+        f.push(object.display().to_string());
+    }
+    (f, Some(dep))
+}
+
+/// Compiles a host-only C++ source to an object.
+pub fn compile_cxx(
+    opts: &BuildOptions,
+    toolchain: &Toolchain,
+    source: &Path,
+    object: &Path,
+) -> Result<(), String> {
+    let cxx = HostCompiler::from_env();
+    let mut cmd = cxx.command();
+    cmd.args(compile_flags(opts, toolchain, None));
+    cmd.args(dependency_flags(opts, object).0);
+    cmd.arg("-c").arg(source).arg("-o").arg(object);
+    run(cmd, opts.verbose, "the host compiler")
+}
+
+/// The files a HIP source's host side is made of (kept by --save-temps).
+pub struct HostFiles {
+    pub host_source: PathBuf,
+    pub host_object: PathBuf,
+    pub bundle: PathBuf,
+    pub spirv: PathBuf,
+    pub metadata: PathBuf,
+    pub stub_source: PathBuf,
+    pub stub_object: PathBuf,
+}
+
+impl HostFiles {
+    pub fn new(dir: &Path, stem: &str) -> Self {
+        let f = |ext: &str| dir.join(format!("{stem}.{ext}"));
+        HostFiles {
+            host_source: f("host.cpp"),
+            host_object: f("host.o"),
+            bundle: f("hipfb"),
+            spirv: f("spv"),
+            metadata: f("metadata.json"),
+            stub_source: f("image.cpp"),
+            stub_object: f("image.o"),
+        }
+    }
+}
+
+/// Compiles a HIP source's host side and its device image into one object: the host-only source
+/// (device bodies dropped, launches rewritten) and the image stub, combined with `ld -r`.
+#[allow(clippy::too_many_arguments)]
+pub fn compile_hip_host(
+    opts: &BuildOptions,
+    toolchain: &Toolchain,
+    source: &Path,
+    host_text: &str,
+    image: &DeviceImage,
+    files: &HostFiles,
+    object: &Path,
+) -> Result<(), String> {
+    let source_abs = source.canonicalize().unwrap_or(source.to_path_buf());
+    // The host source keeps the user's line numbers and file name in diagnostics.
+    let text = format!(
+        "#line 1 \"{}\"\n{host_text}",
+        escape_c(&source_abs.to_string_lossy())
+    );
+    std::fs::write(&files.host_source, text)
+        .map_err(|e| io_err("cannot write the host source", e))?;
+
+    let cxx = HostCompiler::from_env();
+    let mut cmd = cxx.command();
+    cmd.args(compile_flags(opts, toolchain, source_abs.parent()));
+    // As clang does for HIP, the runtime header comes first (a .cu file may not include it).
+    cmd.arg("-include").arg("hip/hip_runtime.h");
+    let (dep_flags, dep_file) = dependency_flags(opts, object);
+    cmd.args(dep_flags);
+    cmd.arg("-c")
+        .arg(&files.host_source)
+        .arg("-o")
+        .arg(&files.host_object);
+    run(cmd, opts.verbose, "the host compiler")?;
+    if let Some(dep) = dep_file {
+        // The dependency file names the temporary host source; name the user's file instead.
+        if let Ok(text) = std::fs::read_to_string(&dep) {
+            let fixed = text.replace(
+                &files.host_source.display().to_string(),
+                &source.display().to_string(),
+            );
+            let _ = std::fs::write(&dep, fixed);
+        }
+    }
+
+    if image.metadata.kernels.is_empty() {
+        // No kernels: nothing to register; the object is the host object.
+        std::fs::copy(&files.host_object, object)
+            .map_err(|e| io_err(&format!("cannot write '{}'", object.display()), e))?;
+        return Ok(());
+    }
+    let bundle = image.to_bundle_bytes();
+    std::fs::write(&files.bundle, &bundle)
+        .map_err(|e| io_err("cannot write the device image", e))?;
+    std::fs::write(&files.spirv, &image.spirv).map_err(|e| io_err("cannot write the SPIR-V", e))?;
+    std::fs::write(&files.metadata, image.metadata.to_json())
+        .map_err(|e| io_err("cannot write the metadata", e))?;
+    let stem = source
+        .file_stem()
+        .map(|s| s.to_string_lossy().into_owned())
+        .unwrap_or_else(|| "input".into());
+    let id = format!(
+        "{}_{:08x}",
+        sanitize(&stem),
+        hipmlir_device_image::kpack::fnv1a64(&bundle) as u32
+    );
+    std::fs::write(
+        &files.stub_source,
+        image_stub(&id, &stem, files, &image.metadata.kernels),
+    )
+    .map_err(|e| io_err("cannot write the image stub", e))?;
+    compile_stub(&files.stub_source, &files.stub_object, opts.verbose)?;
+
+    let mut ld = Command::new("ld");
+    ld.arg("-r")
+        .arg(&files.host_object)
+        .arg(&files.stub_object)
+        .arg("-o")
+        .arg(object);
+    run(ld, opts.verbose, "the linker")
+}
+
+/// Compiles a generated stub: position-independent, no debug information and no unwind tables,
+/// so that everything it adds lives in the sections named above.
+fn compile_stub(source: &Path, object: &Path, verbose: bool) -> Result<(), String> {
+    let cxx = HostCompiler::from_env();
+    let mut cmd = cxx.command();
+    cmd.args([
+        "-x",
+        "c++",
+        "-std=c++17",
+        "-O1",
+        "-g0",
+        "-fPIC",
+        "-fno-exceptions",
+        "-fno-asynchronous-unwind-tables",
+        "-fno-unwind-tables",
+        "-c",
+    ]);
+    cmd.arg(source).arg("-o").arg(object);
+    run(cmd, verbose, "the host compiler (image stub)")
+}
+
+fn sanitize(s: &str) -> String {
+    s.chars()
         .map(|c| if c.is_ascii_alphanumeric() { c } else { '_' })
-        .collect();
-    let mut stubs = String::new();
-    let mut registrations = String::new();
+        .collect()
+}
+
+fn weak_stubs(id: &str, kernels: &[String]) -> (String, String) {
+    let mut decls = String::new();
+    let mut calls = String::new();
     for (i, name) in kernels.iter().enumerate() {
-        stubs.push_str(&format!(
-            "extern \"C\" void __hipmlir_stub_{id}_{i}() __asm__(\"{name}\") __attribute__((weak));\n"
+        decls.push_str(&format!(
+            "extern \"C\" void __hipmlir_stub_{id}_{i}() __asm__(\"{name}\") __attribute__((weak));\n\
+             static const char __hipmlir_name_{id}_{i}[] __attribute__((section(\"{STUB_RODATA}\"))) = \"{name}\";\n"
         ));
-        registrations.push_str(&format!(
-            "    if (&__hipmlir_stub_{id}_{i}) __hipmlirRegisterFunction(reinterpret_cast<const void*>(&__hipmlir_stub_{id}_{i}), \"{name}\");\n"
+        calls.push_str(&format!(
+            "  if (&__hipmlir_stub_{id}_{i}) __hipmlirRegisterFunction(reinterpret_cast<const void*>(&__hipmlir_stub_{id}_{i}), __hipmlir_name_{id}_{i});\n"
         ));
     }
+    (decls, calls)
+}
+
+/// A C++ translation unit that embeds a device image in `.hip_fatbin`, adds the entries
+/// clang-offload-bundler reads from objects (excluded from links, as clang's), and registers the
+/// image and the host stub of every kernel at start-up: the host compile gives each kernel a
+/// stub under the kernel's mangled name, which a weak reference finds without spelling the kernel
+/// in C++ (templates included); stubs the program never instantiated stay null.
+fn image_stub(id: &str, stem: &str, files: &HostFiles, kernels: &[KernelInfo]) -> String {
+    let names: Vec<String> = kernels.iter().map(|k| k.name.clone()).collect();
+    let (decls, calls) = weak_stubs(id, &names);
+    let inc = |p: &Path| escape_c(&escape_c(&p.to_string_lossy()));
     format!(
         r#"// Generated by hipmlir: the device image of {stem}, registered with the runtime at start-up.
 #include <stddef.h>
 extern "C" void __hipmlirRegisterImage(const unsigned char* bundle, size_t size);
 extern "C" void __hipmlirRegisterFunction(const void* host_function, const char* kernel_name);
-{stubs}__asm__(".section .hip_fatbin,\"a\",@progbits\n"
+{decls}__asm__(".pushsection {FATBIN_SECTION},\"a\",@progbits\n"
         ".p2align 4\n"
         "__hipmlir_image_{id}_begin:\n"
-        ".incbin \"{path}\"\n"
+        ".incbin \"{bundle}\"\n"
         "__hipmlir_image_{id}_end:\n"
-        ".previous\n");
+        ".popsection\n"
+        ".pushsection \"{BUNDLER_SECTION_PREFIX}{host}\",\"e\",@progbits\n"
+        ".byte 0\n"
+        ".popsection\n"
+        ".pushsection \"{BUNDLER_SECTION_PREFIX}{spirv_id}\",\"e\",@progbits\n"
+        ".incbin \"{spirv}\"\n"
+        ".popsection\n"
+        ".pushsection \"{BUNDLER_SECTION_PREFIX}{meta_id}\",\"e\",@progbits\n"
+        ".incbin \"{meta}\"\n"
+        ".popsection\n"
+        ".pushsection {STUB_INIT},\"aw\",@init_array\n"
+        ".p2align 3\n"
+        ".quad __hipmlir_register_{id}\n"
+        ".popsection\n");
 extern "C" const unsigned char __hipmlir_image_{id}_begin[];
 extern "C" const unsigned char __hipmlir_image_{id}_end[];
-namespace {{
-struct RegisterImage {{
-  RegisterImage() {{
-    __hipmlirRegisterImage(__hipmlir_image_{id}_begin,
-                           static_cast<size_t>(__hipmlir_image_{id}_end - __hipmlir_image_{id}_begin));
-{registrations}  }}
-}} register_image;
-}}  // namespace
+extern "C" __attribute__((used, visibility("hidden"), section("{STUB_TEXT}"))) void __hipmlir_register_{id}() {{
+  __hipmlirRegisterImage(__hipmlir_image_{id}_begin,
+                         static_cast<size_t>(__hipmlir_image_{id}_end - __hipmlir_image_{id}_begin));
+{calls}}}
 "#,
-        path = escape_c(&escape_c(&bundle.to_string_lossy())),
+        bundle = inc(&files.bundle),
+        spirv = inc(&files.spirv),
+        meta = inc(&files.metadata),
+        host = HOST_ENTRY_ID,
+        spirv_id = hipmlir_device_image::SPIRV_ENTRY_ID,
+        meta_id = hipmlir_device_image::METADATA_ENTRY_ID,
     )
+}
+
+/// The stub a split binary links instead of its images: the reference record in
+/// `.hipmlir_kpack` and the host stubs of every kernel of the archive.
+pub fn kpack_stub(record: &Path, kernels: &[String]) -> String {
+    let (decls, calls) = weak_stubs("kpack", kernels);
+    format!(
+        r#"// Generated by hipmlir: where this binary's device code is (split out with --split-device-code).
+#include <stddef.h>
+extern "C" void __hipmlirRegisterKpackRef(const unsigned char* record, size_t size);
+extern "C" void __hipmlirRegisterFunction(const void* host_function, const char* kernel_name);
+{decls}__asm__(".pushsection {section},\"a\",@progbits\n"
+        ".p2align 3\n"
+        "__hipmlir_kpack_begin:\n"
+        ".incbin \"{path}\"\n"
+        "__hipmlir_kpack_end:\n"
+        ".popsection\n");
+extern "C" const unsigned char __hipmlir_kpack_begin[];
+extern "C" const unsigned char __hipmlir_kpack_end[];
+__attribute__((constructor)) static void __hipmlir_register_kpack() {{
+  __hipmlirRegisterKpackRef(__hipmlir_kpack_begin,
+                            static_cast<size_t>(__hipmlir_kpack_end - __hipmlir_kpack_begin));
+{calls}}}
+"#,
+        section = hipmlir_device_image::kpack::RECORD_SECTION,
+        path = escape_c(&escape_c(&record.to_string_lossy())),
+    )
+}
+
+pub fn compile_kpack_stub(
+    record: &Path,
+    kernels: &[String],
+    dir: &Path,
+    verbose: bool,
+) -> Result<PathBuf, String> {
+    let source = dir.join("kpack_ref.cpp");
+    let object = dir.join("kpack_ref.o");
+    std::fs::write(&source, kpack_stub(record, kernels))
+        .map_err(|e| io_err("cannot write the reference stub", e))?;
+    compile_stub(&source, &object, verbose)?;
+    Ok(object)
+}
+
+/// A copy of a hipmlir object without its device code (image, registration, bundler entries).
+pub fn strip_device_code(object: &Path, out: &Path, verbose: bool) -> Result<(), String> {
+    let mut cmd = Command::new("objcopy");
+    for s in [FATBIN_SECTION, STUB_TEXT, STUB_RODATA, STUB_INIT] {
+        cmd.arg(format!("--remove-section={s}"));
+    }
+    cmd.arg(format!("--remove-section={BUNDLER_SECTION_PREFIX}*"));
+    cmd.arg(object).arg(out);
+    run(cmd, verbose, "objcopy")
+}
+
+/// Links objects and libraries into `output` with the runtime.
+pub fn link(
+    opts: &BuildOptions,
+    toolchain: &Toolchain,
+    objects: &[PathBuf],
+    extra: &[PathBuf],
+    output: &Path,
+) -> Result<(), String> {
+    let cxx = HostCompiler::from_env();
+    let mut cmd = cxx.command();
+    cmd.args(&opts.host_flags);
+    if opts.debug {
+        cmd.arg("-g");
+    }
+    for item in &opts.link_items {
+        match item {
+            LinkItem::Input(i) => {
+                cmd.arg(&objects[*i]);
+            }
+            LinkItem::Flag(f) => {
+                cmd.arg(f);
+            }
+        }
+    }
+    cmd.args(extra);
+    cmd.arg(format!("-L{}", toolchain.runtime_dir.display()));
+    cmd.arg("-lhipmlir_rt");
+    cmd.arg(format!("-Wl,-rpath,{}", toolchain.runtime_dir.display()));
+    cmd.arg("-o").arg(output);
+    run(cmd, opts.verbose, "the host compiler (link)")
+}
+
+/// Adds a device image's entries as `__CLANG_OFFLOAD_BUNDLE__<id>` sections, which
+/// `clang-offload-bundler -type=o` lists and unbundles (a link drops the objects' own copies,
+/// which are marked excluded as clang marks them).
+pub fn add_bundler_sections(
+    binary: &Path,
+    image: &DeviceImage,
+    dir: &Path,
+    verbose: bool,
+) -> Result<(), String> {
+    let bundle =
+        Bundle::decode(&image.to_bundle_bytes()).map_err(|e| format!("hipmlir: error: {e}"))?;
+    let mut cmd = Command::new("objcopy");
+    for (j, entry) in bundle.entries.iter().enumerate() {
+        let file = dir.join(format!("bundler-entry-{j}.bin"));
+        // As clang writes fat objects: the host entry is one zero byte (the object itself).
+        let data: &[u8] = if entry.id == HOST_ENTRY_ID {
+            &[0]
+        } else {
+            &entry.data
+        };
+        std::fs::write(&file, data).map_err(|e| io_err("cannot write a temporary file", e))?;
+        let name = format!("{BUNDLER_SECTION_PREFIX}{}", entry.id);
+        cmd.arg("--add-section")
+            .arg(format!("{name}={}", file.display()));
+        cmd.arg("--set-section-flags")
+            .arg(format!("{name}=readonly"));
+    }
+    cmd.arg(binary);
+    run(cmd, verbose, "objcopy")
+}
+
+/// Several device images as one, for the bundler's view of an executable: the SPIR-V modules
+/// linked with spirv-link (as a device link would), the kernels' metadata merged. None when
+/// spirv-link is missing or refuses (e.g. the same template kernel in two sources).
+pub fn merge_images(images: &[DeviceImage], dir: &Path, verbose: bool) -> Option<DeviceImage> {
+    let mut cmd = Command::new("spirv-link");
+    for (i, image) in images.iter().enumerate() {
+        let path = dir.join(format!("merge-{i}.spv"));
+        std::fs::write(&path, &image.spirv).ok()?;
+        cmd.arg(path);
+    }
+    let out = dir.join("merged.spv");
+    cmd.arg("-o").arg(&out);
+    if verbose {
+        eprintln!("{}", show(&cmd));
+    }
+    let result = cmd.output().ok()?;
+    if !result.status.success() {
+        if verbose {
+            eprintln!(
+                "hipmlir: note: no clang-offload-bundler sections: spirv-link cannot merge the device images: {}",
+                String::from_utf8_lossy(&result.stderr).trim()
+            );
+        }
+        return None;
+    }
+    let mut kernels: Vec<KernelInfo> = Vec::new();
+    for image in images {
+        for k in &image.metadata.kernels {
+            if !kernels.iter().any(|x| x.name == k.name) {
+                kernels.push(k.clone());
+            }
+        }
+    }
+    Some(DeviceImage {
+        spirv: std::fs::read(&out).ok()?,
+        metadata: hipmlir_device_image::ModuleMetadata::new(kernels),
+    })
 }
 
 fn escape_c(s: &str) -> String {

@@ -167,10 +167,13 @@ impl<'a> Reader<'a> {
     }
 }
 
+/// One bundle found by [`split_bundles`]: its offset and bytes, or where and why the walk stopped.
+pub type SplitBundle<'a> = Result<(usize, &'a [u8]), (usize, ImageError)>;
+
 /// The bundles of a section that holds several one after another (a linked `.hip_fatbin`: one
 /// bundle per object, each aligned, zero padding between them): `(offset, bytes)` of each, or
 /// the error that stopped the walk at `offset`.
-pub fn split_bundles(section: &[u8]) -> Vec<Result<(usize, &[u8]), (usize, ImageError)>> {
+pub fn split_bundles(section: &[u8]) -> Vec<SplitBundle<'_>> {
     let mut out = Vec::new();
     let mut pos = 0;
     while pos < section.len() {

@@ -10,8 +10,8 @@ pub mod kpack;
 mod metadata;
 
 pub use bundle::{
-    split_bundles, Bundle, BundleEntry, HOST_ENTRY_ID, LEGACY_METADATA_ENTRY_ID, MAGIC,
-    METADATA_ENTRY_ID, SPIRV_ENTRY_ID,
+    split_bundles, Bundle, BundleEntry, SplitBundle, HOST_ENTRY_ID, LEGACY_METADATA_ENTRY_ID,
+    MAGIC, METADATA_ENTRY_ID, SPIRV_ENTRY_ID,
 };
 pub use metadata::{AddressSpace, KernelArg, KernelInfo, ModuleMetadata, METADATA_FORMAT_VERSION};
 

@@ -1,0 +1,395 @@
+//! One build: sources compiled (device pipeline, then host side), objects linked, device code
+//! embedded or split out, dumps and --save-temps files written.
+
+use std::path::{Path, PathBuf};
+
+use hipmlir_device_image::kpack::{
+    lookup_key, KpackArchive, KpackEntry, KpackImage, KpackRecord, ARCHIVE_EXTENSION, SPIRV_TARGET,
+};
+use hipmlir_device_image::{split_bundles, DeviceImage};
+
+use crate::cli::{BuildOptions, EmitStage, InputKind, SaveTemps};
+use crate::device::{compile_device, DeviceOutput, Stage};
+use crate::dump::{filter_functions, select_kernels};
+use crate::elf::Elf;
+use crate::host::{self, io_err, HostFiles, FATBIN_SECTION};
+use crate::paths::Toolchain;
+
+fn frontend_options(
+    opts: &BuildOptions,
+    toolchain: &Toolchain,
+) -> hipmlir_frontend::FrontendOptions {
+    hipmlir_frontend::FrontendOptions {
+        hip_headers: toolchain.include_dir.clone(),
+        include_dirs: opts.include_dirs.clone(),
+        macro_flags: opts
+            .macro_flags
+            .iter()
+            .chain(&opts.shared_flags)
+            .cloned()
+            .collect(),
+        std: opts.std.clone(),
+    }
+}
+
+fn stem_of(path: &Path) -> String {
+    path.file_stem()
+        .map(|s| s.to_string_lossy().into_owned())
+        .unwrap_or_else(|| "input".into())
+}
+
+/// Whether a C++ source holds device code (then it is compiled as HIP).
+fn holds_device_code(path: &Path) -> Result<bool, String> {
+    let text =
+        std::fs::read(path).map_err(|e| io_err(&format!("cannot read '{}'", path.display()), e))?;
+    let text = String::from_utf8_lossy(&text);
+    Ok([
+        "__global__",
+        "__device__",
+        "__shared__",
+        "__constant__",
+        "<<<",
+    ]
+    .iter()
+    .any(|k| text.contains(k)))
+}
+
+/// The kind an input is compiled as: HIP, host-only C++, or linked as is.
+fn resolve_kind(kind: InputKind, path: &Path) -> Result<InputKind, String> {
+    Ok(match kind {
+        InputKind::CxxAuto if holds_device_code(path)? => InputKind::Hip,
+        InputKind::CxxAuto => InputKind::Cxx,
+        other => other,
+    })
+}
+
+pub fn build(opts: &BuildOptions) -> Result<(), String> {
+    for input in &opts.inputs {
+        if !input.path.exists() {
+            return Err(format!(
+                "hipmlir: error: no such file or directory: '{}'",
+                input.path.display()
+            ));
+        }
+        if input.path.is_dir() {
+            return Err(format!(
+                "hipmlir: error: '{}' is a directory, not a source or object",
+                input.path.display()
+            ));
+        }
+    }
+    let toolchain = Toolchain::locate()?;
+    if opts.emit_mlir.is_some() || opts.emit_spirv {
+        return emit(opts, &toolchain);
+    }
+    let work = tempfile::Builder::new()
+        .prefix("hipmlir-")
+        .tempdir()
+        .map_err(|e| io_err("cannot create a temporary folder", e))?;
+    let save_dir: PathBuf = match opts.save_temps {
+        Some(SaveTemps::Cwd) => PathBuf::from("."),
+        Some(SaveTemps::Obj) => opts
+            .output
+            .as_ref()
+            .and_then(|o| o.parent())
+            .filter(|p| !p.as_os_str().is_empty())
+            .map(Path::to_path_buf)
+            .unwrap_or_else(|| PathBuf::from(".")),
+        None => work.path().to_path_buf(),
+    };
+    let mut objects = Vec::with_capacity(opts.inputs.len());
+    for (i, input) in opts.inputs.iter().enumerate() {
+        let kind = resolve_kind(input.kind, &input.path)?;
+        if kind == InputKind::Linkable {
+            objects.push(input.path.clone());
+            continue;
+        }
+        let stem = stem_of(&input.path);
+        let object = if opts.compile_only {
+            opts.output
+                .clone()
+                .unwrap_or_else(|| PathBuf::from(format!("{stem}.o")))
+        } else {
+            work.path().join(format!("{i}-{stem}.o"))
+        };
+        if kind == InputKind::Hip {
+            compile_hip(opts, &toolchain, &input.path, &save_dir, &object)?;
+        } else {
+            host::compile_cxx(opts, &toolchain, &input.path, &object)?;
+        }
+        objects.push(object);
+    }
+    if opts.compile_only {
+        return Ok(());
+    }
+    let output = opts
+        .output
+        .clone()
+        .unwrap_or_else(|| PathBuf::from("a.out"));
+    if opts.split_device_code {
+        link_split(opts, &toolchain, &objects, work.path(), &output)
+    } else {
+        host::link(opts, &toolchain, &objects, &[], &output)?;
+        let bytes = std::fs::read(&output)
+            .map_err(|e| io_err(&format!("cannot read '{}'", output.display()), e))?;
+        let mut images = Vec::new();
+        for (at, b) in fatbin_bundles(&bytes, &output)? {
+            images.push(DeviceImage::from_bundle_bytes(b).map_err(|e| {
+                format!(
+                    "hipmlir: error: '{}': device image at {at:#x} of {FATBIN_SECTION}: {e}",
+                    output.display()
+                )
+            })?);
+        }
+        let view = match images.len() {
+            0 => None,
+            1 => images.pop(),
+            _ => host::merge_images(&images, work.path(), opts.verbose),
+        };
+        match view {
+            Some(image) => host::add_bundler_sections(&output, &image, work.path(), opts.verbose),
+            None => Ok(()),
+        }
+    }
+}
+
+/// Compiles one HIP source into an object carrying its device image.
+fn compile_hip(
+    opts: &BuildOptions,
+    toolchain: &Toolchain,
+    source: &Path,
+    save_dir: &Path,
+    object: &Path,
+) -> Result<(), String> {
+    let stem = stem_of(source);
+    let save = opts.save_temps.is_some();
+    let device = compile_device(
+        source,
+        &frontend_options(opts, toolchain),
+        Stage::Binary,
+        opts.mlir_print_ir_after_all,
+        save,
+    )?;
+    for w in &device.warnings {
+        eprintln!("{w}");
+    }
+    if save {
+        save_stages(opts, source, &stem, &device, save_dir)?;
+    }
+    let text = std::fs::read_to_string(source)
+        .map_err(|e| io_err(&format!("cannot read '{}'", source.display()), e))?;
+    let host_text = hipmlir_frontend::apply_edits(&text, &device.host_edits);
+    let files = HostFiles::new(save_dir, &stem);
+    host::compile_hip_host(
+        opts,
+        toolchain,
+        source,
+        &host_text,
+        &device.image,
+        &files,
+        object,
+    )
+}
+
+fn stage_name(stage: Stage) -> &'static str {
+    match stage {
+        Stage::Frontend => "frontend",
+        Stage::Outlined => "outlined",
+        Stage::Lowered => "lowered",
+        Stage::SpirvDialect | Stage::Binary => "spirv",
+    }
+}
+
+/// --save-temps: the MLIR of every stage (restricted by --function) and the metadata.
+fn save_stages(
+    opts: &BuildOptions,
+    source: &Path,
+    stem: &str,
+    device: &DeviceOutput,
+    dir: &Path,
+) -> Result<(), String> {
+    let keep = if opts.functions.is_empty() {
+        None
+    } else {
+        Some(select_kernels(
+            &device.image.metadata.kernels,
+            &opts.functions,
+            &source.display().to_string(),
+        )?)
+    };
+    for (stage, text) in &device.stage_texts {
+        let path = dir.join(format!("{stem}.{}.mlir", stage_name(*stage)));
+        let text = match &keep {
+            Some(k) => filter_functions(text, k),
+            None => text.clone(),
+        };
+        std::fs::write(&path, text)
+            .map_err(|e| io_err(&format!("cannot write '{}'", path.display()), e))?;
+    }
+    let path = dir.join(format!("{stem}.metadata.json"));
+    std::fs::write(&path, device.image.metadata.to_json())
+        .map_err(|e| io_err(&format!("cannot write '{}'", path.display()), e))
+}
+
+/// The device image bundles in an ELF file's `.hip_fatbin`, with their offsets.
+pub fn fatbin_bundles<'a>(bytes: &'a [u8], file: &Path) -> Result<Vec<(usize, &'a [u8])>, String> {
+    let elf =
+        Elf::parse(bytes).map_err(|e| format!("hipmlir: error: '{}': {e}", file.display()))?;
+    let Some(section) = elf.section(FATBIN_SECTION) else {
+        return Ok(Vec::new());
+    };
+    split_bundles(section.data)
+        .into_iter()
+        .map(|r| {
+            r.map_err(|(at, e)| {
+                format!(
+                    "hipmlir: error: '{}': {FATBIN_SECTION} at byte {at}: {e}",
+                    file.display()
+                )
+            })
+        })
+        .collect()
+}
+
+/// --split-device-code: the objects' device images go to `<output>.hipk`; the binary links the
+/// objects without them and carries a reference record instead.
+fn link_split(
+    opts: &BuildOptions,
+    toolchain: &Toolchain,
+    objects: &[PathBuf],
+    work: &Path,
+    output: &Path,
+) -> Result<(), String> {
+    let mut images: Vec<KpackImage> = Vec::new();
+    let mut linked = Vec::with_capacity(objects.len());
+    for (i, object) in objects.iter().enumerate() {
+        let bytes = std::fs::read(object)
+            .map_err(|e| io_err(&format!("cannot read '{}'", object.display()), e))?;
+        let is_object = Elf::parse(&bytes).is_ok_and(|e| e.kind == 1);
+        if !is_object {
+            if bytes
+                .windows(FATBIN_SECTION.len())
+                .any(|w| w == FATBIN_SECTION.as_bytes())
+            {
+                eprintln!(
+                    "hipmlir: warning: '{}': device code inside archives and libraries stays embedded with --split-device-code",
+                    object.display()
+                );
+            }
+            linked.push(object.clone());
+            continue;
+        }
+        let bundles = fatbin_bundles(&bytes, object)?;
+        if bundles.is_empty() {
+            linked.push(object.clone());
+            continue;
+        }
+        let name = object
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_default();
+        let name = name
+            .split_once('-')
+            .map(|x| x.1)
+            .unwrap_or(&name)
+            .to_string();
+        for (k, (_, b)) in bundles.iter().enumerate() {
+            images.push(KpackImage {
+                name: if bundles.len() > 1 {
+                    format!("{name}#{k}")
+                } else {
+                    name.clone()
+                },
+                bundle: b.to_vec(),
+            });
+        }
+        let stripped = work.join(format!("split-{i}.o"));
+        host::strip_device_code(object, &stripped, opts.verbose)?;
+        linked.push(stripped);
+    }
+    let mut kernels: Vec<String> = Vec::new();
+    for image in &images {
+        let parsed = DeviceImage::from_bundle_bytes(&image.bundle)
+            .map_err(|e| format!("hipmlir: error: device image of {}: {e}", image.name))?;
+        for k in parsed.metadata.kernels {
+            if !kernels.contains(&k.name) {
+                kernels.push(k.name);
+            }
+        }
+    }
+    let file_name = output
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .ok_or_else(|| format!("hipmlir: error: '{}' is not a file name", output.display()))?;
+    let key = lookup_key(&file_name, images.iter().map(|i| i.bundle.as_slice()));
+    let archive_name = format!("{file_name}.{ARCHIVE_EXTENSION}");
+    let record = KpackRecord::new(key.clone(), archive_name.clone());
+    let record_path = work.join("kpack_ref.bin");
+    std::fs::write(&record_path, record.encode())
+        .map_err(|e| io_err("cannot write the reference record", e))?;
+    let stub = host::compile_kpack_stub(&record_path, &kernels, work, opts.verbose)?;
+    host::link(opts, toolchain, &linked, &[stub], output)?;
+    let archive = KpackArchive::new(vec![KpackEntry {
+        key,
+        target: SPIRV_TARGET.into(),
+        images,
+    }]);
+    let archive_path = output.with_file_name(&archive_name);
+    std::fs::write(&archive_path, archive.encode())
+        .map_err(|e| io_err(&format!("cannot write '{}'", archive_path.display()), e))
+}
+
+/// --emit-mlir and --emit-spirv: device code only, one output per source.
+fn emit(opts: &BuildOptions, toolchain: &Toolchain) -> Result<(), String> {
+    let stop_at = match opts.emit_mlir {
+        Some(EmitStage::Frontend) => Stage::Frontend,
+        Some(EmitStage::Outlined) => Stage::Outlined,
+        Some(EmitStage::Lowered) => Stage::Lowered,
+        Some(EmitStage::Spirv) => Stage::SpirvDialect,
+        None => Stage::Binary,
+    };
+    if opts.emit_mlir.is_some() && opts.output.is_some() && opts.inputs.len() > 1 {
+        return Err("hipmlir: error: cannot specify -o when generating multiple output files (one per source)".into());
+    }
+    for input in &opts.inputs {
+        let device = compile_device(
+            &input.path,
+            &frontend_options(opts, toolchain),
+            stop_at,
+            opts.mlir_print_ir_after_all,
+            false,
+        )?;
+        for w in &device.warnings {
+            eprintln!("{w}");
+        }
+        if let Some(text) = &device.mlir_text {
+            let text = if opts.functions.is_empty() {
+                text.clone()
+            } else {
+                let keep = select_kernels(
+                    &device.image.metadata.kernels,
+                    &opts.functions,
+                    &input.path.display().to_string(),
+                )?;
+                filter_functions(text, &keep)
+            };
+            write_output(opts.output.as_deref(), text.as_bytes(), Path::new("-"))?;
+        } else {
+            let default = input.path.with_extension("spv");
+            write_output(opts.output.as_deref(), &device.image.spirv, &default)?;
+        }
+    }
+    Ok(())
+}
+
+fn write_output(output: Option<&Path>, bytes: &[u8], default: &Path) -> Result<(), String> {
+    let path = output.unwrap_or(default);
+    if path.as_os_str() == "-" {
+        use std::io::Write;
+        return std::io::stdout()
+            .write_all(bytes)
+            .map_err(|e| io_err("cannot write to stdout", e));
+    }
+    std::fs::write(path, bytes)
+        .map_err(|e| io_err(&format!("cannot write '{}'", path.display()), e))
+}
