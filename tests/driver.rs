@@ -1,0 +1,681 @@
+//! The hipmlir driver end to end, on the real device: multi-file builds (one step, and -c then a
+//! link through a Makefile), a kernel launched from a file that only declares it, -D/-I/-U in
+//! device and host code, .cu and host-only .cpp inputs, clang-offload-bundler's view of objects
+//! and executables, split device code (beside the binary, moved, HIPMLIR_KPACK_PATH, missing and
+//! corrupt archives), --save-temps, --function, inspect, and bad command lines.
+
+mod common;
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+use common::*;
+
+fn driver_dir(name: &str) -> PathBuf {
+    repo().join("tests/driver").join(name)
+}
+
+/// A copy of a test project in a fresh folder (builds write beside their sources).
+fn copy_project(name: &str) -> tempfile::TempDir {
+    let dir = scratch();
+    copy_tree(&driver_dir(name), dir.path());
+    dir
+}
+
+fn copy_tree(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).unwrap();
+    for entry in std::fs::read_dir(from).unwrap() {
+        let entry = entry.unwrap();
+        let target = to.join(entry.file_name());
+        if entry.file_type().unwrap().is_dir() {
+            copy_tree(&entry.path(), &target);
+        } else {
+            std::fs::copy(entry.path(), &target).unwrap();
+        }
+    }
+}
+
+/// Runs hipmlir in `dir`; it must succeed.
+fn hipmlir_in(dir: &Path, args: &[&str], cxx: Option<&str>) {
+    let mut cmd = hipmlir();
+    cmd.current_dir(dir).args(args);
+    if let Some(cxx) = cxx {
+        cmd.env("CXX", cxx);
+    }
+    let out = cmd.output().expect("hipmlir runs");
+    assert!(
+        out.status.success(),
+        "hipmlir {args:?} failed:\n{}",
+        stderr(&out)
+    );
+}
+
+/// Runs a built program with a private cache and extra variables; returns its output.
+fn run_with(exe: &Path, env: &[(&str, &str)]) -> Output {
+    let cache = std::env::temp_dir().join(format!("hipmlir-test-cache-{}", std::process::id()));
+    let mut cmd = Command::new(exe);
+    cmd.env("HIPMLIR_CACHE_DIR", &cache);
+    for var in [
+        "HIPMLIR_KPACK_PATH",
+        "HIPMLIR_KPACK_PATH_PREFIX",
+        "HIPMLIR_KPACK_DEBUG",
+        "HIPMLIR_KPACK_DISABLE",
+    ] {
+        cmd.env_remove(var);
+    }
+    cmd.envs(env.iter().copied());
+    cmd.output().expect("program runs")
+}
+
+fn text(o: &Output) -> String {
+    format!("{}{}", stdout(o), stderr(o))
+}
+
+const MULTI_FLAGS: &[&str] = &["-O2", "-Iinclude", "-DFACTOR=3", "-DPOISON", "-UPOISON"];
+const MULTI_SOURCES: &[&str] = &["main.hip", "kernels.hip", "square.cu", "util.cpp"];
+
+fn build_multi(dir: &Path, extra: &[&str], out: &str, cxx: Option<&str>) -> PathBuf {
+    let mut args: Vec<&str> = MULTI_SOURCES.to_vec();
+    args.extend_from_slice(MULTI_FLAGS);
+    args.extend_from_slice(extra);
+    args.extend_from_slice(&["-o", out]);
+    hipmlir_in(dir, &args, cxx);
+    dir.join(out)
+}
+
+fn bundler() -> Option<&'static str> {
+    ["clang-offload-bundler-22", "clang-offload-bundler"]
+        .into_iter()
+        .find(|b| Command::new(b).arg("--version").output().is_ok())
+}
+
+#[test]
+fn multi_file_build_with_hip_cu_and_cpp_sources() {
+    let dir = copy_project("multi");
+    let app = build_multi(dir.path(), &[], "app", None);
+    let out = run_program(&app);
+    assert!(out.contains("multi-file PASSED"), "{out}");
+    // The same with clang++ and libc++ for the host code.
+    let app = build_multi(
+        dir.path(),
+        &[],
+        "app_libcxx",
+        Some("clang++-22 -stdlib=libc++"),
+    );
+    run_program(&app);
+}
+
+#[test]
+fn makefile_compiles_objects_then_links() {
+    let dir = copy_project("multi");
+    let out = Command::new("make")
+        .current_dir(dir.path())
+        .arg(format!("HIPMLIR={}", env!("CARGO_BIN_EXE_hipmlir")))
+        .output()
+        .expect("make runs");
+    assert!(out.status.success(), "make failed:\n{}", text(&out));
+    run_program(&dir.path().join("app"));
+    // -MMD: the dependency file names the user's source and headers, not a temporary file.
+    let deps = std::fs::read_to_string(dir.path().join("main.d")).unwrap();
+    assert!(
+        deps.starts_with("main.o:") && deps.contains("main.hip"),
+        "{deps}"
+    );
+    assert!(
+        deps.contains("driver_config.h") && !deps.contains("host.cpp"),
+        "{deps}"
+    );
+    // A second make has nothing to do.
+    let again = Command::new("make")
+        .current_dir(dir.path())
+        .args(["-q", &format!("HIPMLIR={}", env!("CARGO_BIN_EXE_hipmlir"))])
+        .status()
+        .unwrap();
+    assert!(again.success(), "make -q: the build is not up to date");
+}
+
+#[test]
+fn kernel_declared_in_one_file_and_defined_in_another() {
+    let dir = copy_project("cross");
+    hipmlir_in(dir.path(), &["-c", "kernel.hip", "-o", "kernel.o"], None);
+    hipmlir_in(dir.path(), &["-c", "launch.hip", "-o", "launch.o"], None);
+    hipmlir_in(dir.path(), &["launch.o", "kernel.o", "-o", "app"], None);
+    let out = run_program(&dir.path().join("app"));
+    assert!(out.contains("cross-file launch PASSED"), "{out}");
+}
+
+#[test]
+fn macros_and_include_folders_reach_device_code() {
+    let dir = copy_project("multi");
+    // Without -DFACTOR the device parse stops at the header's #error, in clang's format.
+    let out = hipmlir()
+        .current_dir(dir.path())
+        .args(["-c", "kernels.hip", "-Iinclude", "-o", "k.o"])
+        .output()
+        .unwrap();
+    let err = stderr(&out);
+    assert!(!out.status.success());
+    assert!(
+        err.contains("driver_config.h:5:") && err.contains("FACTOR must be defined"),
+        "{err}"
+    );
+    // -U undoes an earlier -D, in device and host code alike.
+    let out = hipmlir()
+        .current_dir(dir.path())
+        .args([
+            "-c",
+            "kernels.hip",
+            "-Iinclude",
+            "-DFACTOR=2",
+            "-DPOISON",
+            "-o",
+            "k.o",
+        ])
+        .output()
+        .unwrap();
+    assert!(!out.status.success() && stderr(&out).contains("POISON must be undefined"));
+    hipmlir_in(
+        dir.path(),
+        &[
+            "-c",
+            "kernels.hip",
+            "-Iinclude",
+            "-DFACTOR=2",
+            "-DPOISON",
+            "-UPOISON",
+            "-o",
+            "k.o",
+        ],
+        None,
+    );
+    // Without -I the header is not found.
+    let out = hipmlir()
+        .current_dir(dir.path())
+        .args(["-c", "kernels.hip", "-DFACTOR=2", "-o", "k.o"])
+        .output()
+        .unwrap();
+    assert!(!out.status.success() && stderr(&out).contains("driver_config.h"));
+}
+
+#[test]
+fn clang_offload_bundler_reads_objects_and_executables() {
+    let Some(bundler) = bundler() else {
+        eprintln!("clang-offload-bundler not installed (clang-tools-22): skipped");
+        return;
+    };
+    let dir = scratch();
+    let exe = build(&repo().join("examples/vector_add.hip"), dir.path(), None);
+    let obj = dir.path().join("vector_add.o");
+    let out = hipmlir()
+        .args(["-c"])
+        .arg(repo().join("examples/vector_add.hip"))
+        .arg("-o")
+        .arg(&obj)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", stderr(&out));
+    for file in [&exe, &obj] {
+        let list = Command::new(bundler)
+            .args(["-list", "-type=o"])
+            .arg(format!("-input={}", file.display()))
+            .output()
+            .unwrap();
+        assert!(list.status.success(), "{}", text(&list));
+        let mut ids: Vec<String> = stdout(&list).lines().map(str::to_string).collect();
+        ids.sort();
+        assert_eq!(
+            ids,
+            vec![
+                "hip-spirv64-unknown-unknown-",
+                "hipmlir-spirv64-unknown-unknown--metadata",
+                "host-x86_64-unknown-linux-gnu-"
+            ],
+            "{}",
+            file.display()
+        );
+        let spv = dir.path().join("unbundled.spv");
+        let un = Command::new(bundler)
+            .args([
+                "-unbundle",
+                "-type=o",
+                "-targets=hip-spirv64-unknown-unknown-",
+            ])
+            .arg(format!("-input={}", file.display()))
+            .arg(format!("-output={}", spv.display()))
+            .output()
+            .unwrap();
+        assert!(un.status.success(), "{}", text(&un));
+        let bytes = std::fs::read(&spv).unwrap();
+        assert_eq!(&bytes[..4], &[0x03, 0x02, 0x23, 0x07], "not SPIR-V");
+        spirv_val(&spv);
+    }
+    // The executable still runs after the sections were added.
+    run_program(&exe);
+    // Several sources: the bundler sees one linked device module.
+    let project = copy_project("multi");
+    let app = build_multi(project.path(), &[], "app", None);
+    let list = Command::new(bundler)
+        .args(["-list", "-type=o"])
+        .arg(format!("-input={}", app.display()))
+        .output()
+        .unwrap();
+    assert!(
+        stdout(&list).contains("hip-spirv64-unknown-unknown-"),
+        "{}",
+        text(&list)
+    );
+}
+
+/// The search the runtime reports must name the places it looked.
+fn assert_fails_with(out: &Output, needles: &[&str]) {
+    let t = text(out);
+    assert!(!out.status.success(), "the program should fail:\n{t}");
+    assert!(!t.contains("PASSED") && !t.contains("panicked"), "{t}");
+    for n in needles {
+        assert!(t.contains(n), "missing '{n}' in:\n{t}");
+    }
+}
+
+#[test]
+fn split_device_code_finds_its_archive() {
+    let dir = copy_project("multi");
+    let app = build_multi(dir.path(), &["--split-device-code"], "app", None);
+    let archive = dir.path().join("app.hipk");
+    assert!(archive.is_file(), "no app.hipk beside the binary");
+    // The binary holds no device code, only the reference record.
+    let inspect = run_hipmlir(&["inspect", app.to_str().unwrap()]);
+    let report = stdout(&inspect);
+    assert!(inspect.status.success(), "{report}{}", stderr(&inspect));
+    assert!(
+        report.contains("0 device image(s) in .hip_fatbin"),
+        "{report}"
+    );
+    assert!(report.contains("split device code: key app-"), "{report}");
+    assert!(
+        report.contains("kernel saxpy") && report.contains("kernel square<float>"),
+        "{report}"
+    );
+
+    // Beside the binary.
+    let out = run_with(&app, &[]);
+    assert!(text(&out).contains("multi-file PASSED"), "{}", text(&out));
+    // Both moved to another folder.
+    let moved = scratch();
+    let moved_app = moved.path().join("app");
+    std::fs::rename(&app, &moved_app).unwrap();
+    std::fs::rename(&archive, moved.path().join("app.hipk")).unwrap();
+    assert!(text(&run_with(&moved_app, &[])).contains("multi-file PASSED"));
+    // The archive elsewhere: missing, then found through the variables.
+    let elsewhere = scratch();
+    let kept = elsewhere.path().join("app.hipk");
+    std::fs::rename(moved.path().join("app.hipk"), &kept).unwrap();
+    let missing = run_with(&moved_app, &[]);
+    let expected = moved.path().join("app.hipk");
+    assert_fails_with(
+        &missing,
+        &[
+            "cannot find the device code archive 'app.hipk'",
+            &format!("{} (not found)", expected.display()),
+            "HIPMLIR_KPACK_PATH",
+        ],
+    );
+    let dir_text = elsewhere.path().to_str().unwrap();
+    let out = run_with(&moved_app, &[("HIPMLIR_KPACK_PATH", dir_text)]);
+    assert!(text(&out).contains("multi-file PASSED"), "{}", text(&out));
+    let out = run_with(
+        &moved_app,
+        &[("HIPMLIR_KPACK_PATH", kept.to_str().unwrap())],
+    );
+    assert!(text(&out).contains("multi-file PASSED"), "{}", text(&out));
+    let out = run_with(
+        &moved_app,
+        &[
+            ("HIPMLIR_KPACK_PATH_PREFIX", dir_text),
+            ("HIPMLIR_KPACK_DEBUG", "1"),
+        ],
+    );
+    let t = text(&out);
+    assert!(
+        t.contains("multi-file PASSED") && t.contains("hipmlir: kpack:"),
+        "{t}"
+    );
+    assert!(
+        t.contains(&format!("{}: using target", kept.display())),
+        "{t}"
+    );
+    let out = run_with(
+        &moved_app,
+        &[
+            ("HIPMLIR_KPACK_PATH", dir_text),
+            ("HIPMLIR_KPACK_DISABLE", "1"),
+        ],
+    );
+    assert_fails_with(&out, &["HIPMLIR_KPACK_DISABLE is set"]);
+    // A damaged archive is named as such.
+    let mut bytes = std::fs::read(&kept).unwrap();
+    let mid = bytes.len() / 2;
+    bytes[mid] ^= 0x5a;
+    std::fs::write(&kept, &bytes).unwrap();
+    let out = run_with(&moved_app, &[("HIPMLIR_KPACK_PATH", dir_text)]);
+    assert_fails_with(
+        &out,
+        &["is unusable", "checksum mismatch", kept.to_str().unwrap()],
+    );
+    std::fs::write(&kept, b"not an archive").unwrap();
+    let out = run_with(&moved_app, &[("HIPMLIR_KPACK_PATH", dir_text)]);
+    assert_fails_with(&out, &["is unusable"]);
+}
+
+#[test]
+fn split_device_code_from_separately_compiled_objects() {
+    let dir = copy_project("multi");
+    for src in MULTI_SOURCES {
+        let obj = format!(
+            "{}.o",
+            Path::new(src).file_stem().unwrap().to_str().unwrap()
+        );
+        let mut args = vec!["-c", src, "-o", &obj];
+        args.extend_from_slice(MULTI_FLAGS);
+        hipmlir_in(dir.path(), &args, None);
+    }
+    hipmlir_in(
+        dir.path(),
+        &[
+            "--split-device-code",
+            "main.o",
+            "kernels.o",
+            "square.o",
+            "util.o",
+            "-o",
+            "app",
+        ],
+        None,
+    );
+    let out = run_with(&dir.path().join("app"), &[]);
+    assert!(text(&out).contains("multi-file PASSED"), "{}", text(&out));
+    // The same objects linked without splitting embed their images.
+    hipmlir_in(
+        dir.path(),
+        &["main.o", "kernels.o", "square.o", "util.o", "-o", "fat"],
+        None,
+    );
+    run_program(&dir.path().join("fat"));
+    let report = stdout(&run_hipmlir(&[
+        "inspect",
+        dir.path().join("fat").to_str().unwrap(),
+    ]));
+    assert!(
+        report.contains("3 device image(s) in .hip_fatbin"),
+        "{report}"
+    );
+}
+
+#[test]
+fn save_temps_keeps_every_stage() {
+    let dir = scratch();
+    let obj = dir.path().join("templates.o");
+    let out = hipmlir()
+        .arg("-c")
+        .arg(repo().join("tests/programs/templates_and_launches.hip"))
+        .args(["--save-temps=obj", "-o"])
+        .arg(&obj)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", stderr(&out));
+    let stem = "templates_and_launches";
+    for ext in [
+        "frontend.mlir",
+        "outlined.mlir",
+        "lowered.mlir",
+        "spirv.mlir",
+        "spv",
+        "host.cpp",
+        "metadata.json",
+        "hipfb",
+        "image.cpp",
+    ] {
+        let f = dir.path().join(format!("{stem}.{ext}"));
+        assert!(f.is_file(), "--save-temps did not keep {}", f.display());
+    }
+    spirv_val(&dir.path().join(format!("{stem}.spv")));
+    let host = std::fs::read_to_string(dir.path().join(format!("{stem}.host.cpp"))).unwrap();
+    assert!(
+        !host.contains("transform<int, 64><<<") && host.contains("transform<int, 64>"),
+        "launches are rewritten in the host source"
+    );
+    let meta = std::fs::read_to_string(dir.path().join(format!("{stem}.metadata.json"))).unwrap();
+    assert!(
+        meta.contains("\"source_name\": \"physics::damp\""),
+        "{meta}"
+    );
+    let outlined =
+        std::fs::read_to_string(dir.path().join(format!("{stem}.outlined.mlir"))).unwrap();
+    assert!(outlined.contains("gpu.func @_Z4fillPii") && outlined.contains("physics"));
+
+    // --function restricts the kept MLIR to one kernel.
+    let out = hipmlir()
+        .current_dir(dir.path())
+        .arg("-c")
+        .arg(repo().join("tests/programs/templates_and_launches.hip"))
+        .args(["--save-temps", "--function=fill", "-o", "f.o"])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", stderr(&out));
+    for stage in ["frontend", "outlined", "lowered", "spirv"] {
+        let t = std::fs::read_to_string(dir.path().join(format!("{stem}.{stage}.mlir"))).unwrap();
+        assert!(t.contains("@_Z4fillPii"), "{stage}: {t}");
+        assert!(
+            !t.contains("@_ZN7physics4dampEPffi("),
+            "{stage} keeps another kernel"
+        );
+    }
+}
+
+#[test]
+fn emit_mlir_with_function_filter() {
+    let src = repo().join("tests/programs/templates_and_launches.hip");
+    let src = src.to_str().unwrap();
+    let out = run_hipmlir(&[
+        src,
+        "--emit-mlir=outlined",
+        "--function=physics::damp",
+        "-o",
+        "-",
+    ]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let t = stdout(&out);
+    assert!(t.contains("gpu.func @_ZN7physics4dampEPffi"), "{t}");
+    assert!(
+        !t.contains("@_Z4fillPii") && !t.contains("transform"),
+        "{t}"
+    );
+    // By mangled name, at the SPIR-V stage: the other entry points go too.
+    let out = run_hipmlir(&[src, "--emit-mlir=spirv", "--function", "_Z4fillPii"]);
+    let t = stdout(&out);
+    assert!(t.contains("spirv.EntryPoint \"Kernel\" @_Z4fillPii"), "{t}");
+    assert!(!t.contains("@_ZN7physics4dampEPffi"), "{t}");
+    let out = run_hipmlir(&[src, "--emit-mlir=frontend", "--function=nosuch"]);
+    let err = stderr(&out);
+    assert!(
+        !out.status.success() && err.contains("--function=nosuch names no kernel"),
+        "{err}"
+    );
+    assert!(
+        err.contains("physics::damp (_ZN7physics4dampEPffi)"),
+        "{err}"
+    );
+}
+
+#[test]
+fn inspect_lists_images_kernels_and_layouts() {
+    let dir = scratch();
+    let exe = build(&repo().join("examples/vector_add.hip"), dir.path(), None);
+    let out = run_hipmlir(&["inspect", exe.to_str().unwrap()]);
+    let t = stdout(&out);
+    assert!(out.status.success(), "{t}{}", stderr(&out));
+    assert!(t.contains("1 device image(s) in .hip_fatbin"), "{t}");
+    assert!(
+        t.contains("kernel vector_add [_Z10vector_addPKfS0_Pfi]"),
+        "{t}"
+    );
+    assert!(
+        t.contains("arg 0: const float * a offset 0 size 8 align 8 (global pointer)"),
+        "{t}"
+    );
+    assert!(
+        t.contains("arg 3: int n offset 24 size 4 align 4 (by value)"),
+        "{t}"
+    );
+    assert!(t.contains("spirv-val: valid"), "{t}");
+    // An object and a .hipk archive.
+    let project = copy_project("multi");
+    hipmlir_in(
+        project.path(),
+        &[
+            "-c",
+            "kernels.hip",
+            "-Iinclude",
+            "-DFACTOR=3",
+            "-o",
+            "kernels.o",
+        ],
+        None,
+    );
+    let t = stdout(&run_hipmlir(&[
+        "inspect",
+        project.path().join("kernels.o").to_str().unwrap(),
+    ]));
+    assert!(
+        t.contains("object file, 1 device image(s)") && t.contains("kernel saxpy"),
+        "{t}"
+    );
+    build_multi(project.path(), &["--split-device-code"], "app", None);
+    let out = run_hipmlir(&["inspect", project.path().join("app.hipk").to_str().unwrap()]);
+    let t = stdout(&out);
+    assert!(
+        out.status.success() && t.contains("hipk archive, format 1, 1 entry"),
+        "{t}"
+    );
+    assert!(
+        t.contains("3 device image(s)") && t.contains("from square.o"),
+        "{t}"
+    );
+    // Not a file inspect knows.
+    let out = run_hipmlir(&["inspect", repo().join("README.md").to_str().unwrap()]);
+    let err = stderr(&out);
+    assert!(
+        !out.status.success() && err.starts_with("hipmlir: error:"),
+        "{err}"
+    );
+    let out = run_hipmlir(&["inspect", "/nonexistent/app"]);
+    assert!(!out.status.success() && stderr(&out).contains("cannot read '/nonexistent/app'"));
+}
+
+#[test]
+fn bad_flags_and_inputs_fail_clearly() {
+    let dir = scratch();
+    let bad_src = dir.path().join("broken.hip");
+    std::fs::write(&bad_src, "__global__ void k(int* p) { p[0] = ; }\n").unwrap();
+    let txt = dir.path().join("notes.txt");
+    std::fs::write(&txt, "hello").unwrap();
+    let vadd = repo().join("examples/vector_add.hip");
+    let vadd = vadd.to_str().unwrap();
+    let cases: Vec<(Vec<&str>, &str)> = vec![
+        (vec![], "no input files"),
+        (vec!["--bogus", vadd], "unknown option '--bogus'"),
+        (vec![vadd, "-O9"], "invalid optimization level '-O9'"),
+        (vec![vadd, "-o"], "argument to '-o' is missing"),
+        (vec!["-x", "fortran", vadd], "language 'fortran'"),
+        (vec![txt.to_str().unwrap()], "unknown kind of input"),
+        (
+            vec!["/nonexistent/a.hip"],
+            "no such file or directory: '/nonexistent/a.hip'",
+        ),
+        (
+            vec![vadd, "--emit-mlir=everything"],
+            "invalid --emit-mlir stage",
+        ),
+        (
+            vec![vadd, "--emit-spirv", "--emit-mlir=frontend"],
+            "cannot be used together",
+        ),
+        (vec!["-c", vadd, vadd, "-o", "x.o"], "multiple output files"),
+        (vec![vadd, "--function=k"], "--function restricts"),
+        (
+            vec!["--save-temps=nowhere", vadd],
+            "invalid --save-temps value",
+        ),
+        (vec!["inspect"], "inspect needs a file"),
+        (vec!["-D", vadd], "no input files"),
+        (
+            vec![bad_src.to_str().unwrap(), "-c", "-o", "b.o"],
+            "broken.hip:1:",
+        ),
+    ];
+    for (args, needle) in cases {
+        let out = hipmlir()
+            .current_dir(dir.path())
+            .args(&args)
+            .output()
+            .unwrap();
+        let err = stderr(&out);
+        assert!(!out.status.success(), "{args:?} succeeded");
+        assert!(err.contains("error"), "{args:?}: {err}");
+        assert!(
+            err.contains(needle),
+            "{args:?}: expected '{needle}' in:\n{err}"
+        );
+        assert!(!err.contains("panicked"), "{args:?}: {err}");
+    }
+    // A host compile error is the host compiler's, then one hipmlir line naming it.
+    let host_bad = dir.path().join("host_bad.hip");
+    std::fs::write(
+        &host_bad,
+        "#ifndef __HIP_DEVICE_COMPILE__\n#error host_side_only\n#endif\nint main() {}\n",
+    )
+    .unwrap();
+    let out = run_hipmlir(&[
+        host_bad.to_str().unwrap(),
+        "-o",
+        dir.path().join("x").to_str().unwrap(),
+    ]);
+    let err = stderr(&out);
+    assert!(
+        !out.status.success() && err.contains("host_bad.hip:2:"),
+        "{err}"
+    );
+    assert!(err.contains("hipmlir: error: the host compiler"), "{err}");
+    // hipcc's target flags are accepted and ignored.
+    let out = run_hipmlir(&[
+        vadd,
+        "--offload-arch=gfx90a",
+        "--emit-spirv",
+        "-o",
+        "/dev/null",
+    ]);
+    assert!(
+        out.status.success() && stderr(&out).contains("ignored"),
+        "{}",
+        stderr(&out)
+    );
+}
+
+#[test]
+fn print_dirs_and_help() {
+    let out = run_hipmlir(&["--print-include-dir"]);
+    let inc = PathBuf::from(stdout(&out).trim());
+    assert!(inc.join("hip/hip_runtime.h").is_file(), "{}", inc.display());
+    let out = run_hipmlir(&["--print-runtime-dir"]);
+    let lib = PathBuf::from(stdout(&out).trim());
+    assert!(lib.join("libhipmlir_rt.so").is_file(), "{}", lib.display());
+    let help = stdout(&run_hipmlir(&["--help"]));
+    for flag in [
+        "--split-device-code",
+        "--save-temps",
+        "--function",
+        "inspect",
+        "-x <language>",
+    ] {
+        assert!(help.contains(flag), "--help lacks {flag}");
+    }
+}
