@@ -2,7 +2,7 @@
 
 use std::path::Path;
 
-use hipmlir_device_image::{DeviceImage, ModuleMetadata};
+use hipmlir_device_image::{DeviceImage, GlobalVar, ModuleMetadata};
 use hipmlir_frontend::{Diagnostic, FrontendOptions, SourceEdit};
 
 /// Where to stop the pipeline.
@@ -35,6 +35,15 @@ pub fn compile_device(
     let ctx = hipmlir_dialect_passes::new_context();
     let frontend = hipmlir_frontend::compile(&ctx, input, options).map_err(|e| e.to_string())?;
     let mut module = frontend.module;
+    let device_variables: Vec<GlobalVar> = frontend
+        .device_variables
+        .iter()
+        .map(|v| GlobalVar {
+            name: v.symbol.clone(),
+            size: v.size,
+            address_kernel: hipmlir_frontend::address_kernel(&v.symbol),
+        })
+        .collect();
     let mut output = DeviceOutput {
         mlir_text: None,
         image: DeviceImage {
@@ -72,6 +81,7 @@ pub fn compile_device(
     // The metadata the runtime gets is what the lowered kernels carry.
     output.image.metadata =
         ModuleMetadata::new(hipmlir_dialect_passes::kernel_metadata(&module).map_err(|e| ice(&e))?);
+    output.image.metadata.globals = device_variables;
     record(&mut output, Stage::Lowered, &module);
     if stop_at == Stage::Lowered {
         output.mlir_text = text(&module);

@@ -13,7 +13,9 @@ pub use bundle::{
     split_bundles, Bundle, BundleEntry, SplitBundle, HOST_ENTRY_ID, LEGACY_METADATA_ENTRY_ID,
     MAGIC, METADATA_ENTRY_ID, SPIRV_ENTRY_ID,
 };
-pub use metadata::{AddressSpace, KernelArg, KernelInfo, ModuleMetadata, METADATA_FORMAT_VERSION};
+pub use metadata::{
+    AddressSpace, GlobalVar, KernelArg, KernelInfo, ModuleMetadata, METADATA_FORMAT_VERSION,
+};
 
 /// Everything that can go wrong reading a device image.
 #[derive(Debug, thiserror::Error)]

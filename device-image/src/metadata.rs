@@ -46,10 +46,23 @@ pub struct KernelInfo {
     pub args_size: u64,
 }
 
+/// A `__device__` or `__constant__` variable: the host reaches it by name (hipMemcpyToSymbol).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct GlobalVar {
+    /// The variable's symbol (mangled as the host compiler mangles it).
+    pub name: String,
+    pub size: u64,
+    /// A one-thread kernel `(unsigned long long* out)` that stores the variable's device address.
+    pub address_kernel: String,
+}
+
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ModuleMetadata {
     pub format_version: u32,
     pub kernels: Vec<KernelInfo>,
+    /// Device variables; absent in images without any.
+    #[serde(default)]
+    pub globals: Vec<GlobalVar>,
 }
 
 impl ModuleMetadata {
@@ -57,6 +70,7 @@ impl ModuleMetadata {
         ModuleMetadata {
             format_version: METADATA_FORMAT_VERSION,
             kernels,
+            globals: Vec::new(),
         }
     }
 

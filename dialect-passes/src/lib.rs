@@ -129,6 +129,7 @@ pub fn convert_to_spirv(
 
 /// Stage 3: serializes the spirv.module and returns the SPIR-V words as bytes.
 pub fn serialize_spirv(ctx: &Context, module: &mut Module) -> Result<Vec<u8>, LowerError> {
+    let initializers = spirv_patch::collect_initializers(module)?;
     run_pipeline(
         ctx,
         module,
@@ -136,5 +137,7 @@ pub fn serialize_spirv(ctx: &Context, module: &mut Module) -> Result<Vec<u8>, Lo
         "builtin.module(gpu-module-to-binary)",
         false,
     )?;
-    spirv_patch::resolve_opencl_std_imports(&passes::binary_object(module)?)
+    let binary = passes::binary_object(module)?;
+    let binary = spirv_patch::resolve_opencl_std_imports(&binary)?;
+    spirv_patch::write_initializers(&binary, &initializers)
 }

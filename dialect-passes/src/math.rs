@@ -110,6 +110,10 @@ const CLASSIFY: &[(&str, &str)] = &[
 ];
 
 fn library_entry(symbol: &str) -> Option<(&'static str, u32)> {
+    // The frontend declares one printf per argument signature.
+    if symbol.starts_with("__hipmlir_printf_") {
+        return Some(("printf", 184));
+    }
     let find = |s: &str| {
         LIBRARY
             .iter()

@@ -423,12 +423,13 @@ fn lower_op(ctx: &Context, op: OperationRef, known_space: Option<u32>) -> Result
                 .map(|a| a.value() as u32)
                 .unwrap_or(0);
             let var_type = TypeAttribute::new(spirv_ptr(ctx, ty, space)?).into();
-            rw.op(
-                "spirv.GlobalVariable",
-                &[],
-                &[],
-                &[("sym_name", symbol), ("type", var_type)],
-            )?;
+            let mut attributes = vec![("sym_name", symbol), ("type", var_type)];
+            // The initializer's bytes ride along until the binary patch writes them (MLIR's
+            // SPIR-V dialect has no constant arrays to initialize a variable with).
+            if let Ok(value) = op.attribute("value") {
+                attributes.push((crate::spirv_patch::INITIALIZER_ATTRIBUTE, value));
+            }
+            rw.op("spirv.GlobalVariable", &[], &[], &attributes)?;
             None
         }
         "llvm.mlir.addressof" => {

@@ -6,8 +6,22 @@
 
 use std::collections::{HashMap, HashSet};
 
+use melior::ir::operation::{OperationLike, OperationMutLike, WalkOrder, WalkResult};
+use melior::ir::{AttributeLike, Module};
+
 use crate::math::OPENCL_STD_PREFIX;
 use crate::LowerError;
+
+/// The attribute that carries a global variable's initializer bytes to the binary patch.
+pub const INITIALIZER_ATTRIBUTE: &str = "hipmlir.initializer";
+
+const OP_TYPE_INT: u32 = 21;
+const OP_TYPE_ARRAY: u32 = 28;
+const OP_TYPE_POINTER: u32 = 32;
+const OP_CONSTANT: u32 = 43;
+const OP_CONSTANT_COMPOSITE: u32 = 44;
+const OP_CONSTANT_NULL: u32 = 46;
+const OP_VARIABLE: u32 = 59;
 
 const OP_NAME: u32 = 5;
 const OP_EXT_INST_IMPORT: u32 = 11;
@@ -172,6 +186,150 @@ pub fn resolve_opencl_std_imports(bytes: &[u8]) -> Result<Vec<u8>, LowerError> {
     }
     words = out;
     Ok(words.iter().flat_map(|w| w.to_le_bytes()).collect())
+}
+
+/// Takes the initializers off the module's global variables (the serializer would read the
+/// attribute as a decoration): (symbol, bytes).
+pub fn collect_initializers(module: &Module) -> Result<Vec<(String, Vec<u8>)>, LowerError> {
+    let mut out = Vec::new();
+    let mut carriers = Vec::new();
+    module.as_operation().walk(WalkOrder::PreOrder, |op| {
+        if op.name().as_string_ref().as_str() == Ok("spirv.GlobalVariable") {
+            if let (Ok(symbol), Ok(value)) = (
+                op.attribute("sym_name"),
+                op.attribute(INITIALIZER_ATTRIBUTE),
+            ) {
+                out.push((
+                    symbol.to_string().trim_matches('"').to_string(),
+                    dense_bytes(value),
+                ));
+                carriers.push(op.to_raw());
+            }
+        }
+        WalkResult::Advance
+    });
+    for raw in carriers {
+        // SAFETY: a live operation found by the walk.
+        let mut op = unsafe { melior::ir::operation::OperationRefMut::from_raw(raw) };
+        op.remove_attribute(INITIALIZER_ATTRIBUTE)
+            .map_err(|e| err(e.to_string()))?;
+    }
+    Ok(out)
+}
+
+/// The bytes of a dense i8 elements attribute (a splat repeats its one element).
+fn dense_bytes(value: melior::ir::Attribute) -> Vec<u8> {
+    // SAFETY: the frontend writes these attributes as dense tensors of i8.
+    unsafe {
+        let raw = value.to_raw();
+        let count = mlir_sys::mlirElementsAttrGetNumElements(raw) as usize;
+        let data = mlir_sys::mlirDenseElementsAttrGetRawData(raw) as *const u8;
+        if mlir_sys::mlirDenseElementsAttrIsSplat(raw) {
+            vec![*data; count]
+        } else {
+            std::slice::from_raw_parts(data, count).to_vec()
+        }
+    }
+}
+
+/// Gives each named global variable its initializer: a constant byte array (or a null constant
+/// when all bytes are zero), inserted just before the variable.
+pub fn write_initializers(
+    bytes: &[u8],
+    initializers: &[(String, Vec<u8>)],
+) -> Result<Vec<u8>, LowerError> {
+    if initializers.is_empty() {
+        return Ok(bytes.to_vec());
+    }
+    let words: Vec<u32> = bytes
+        .chunks(4)
+        .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+        .collect();
+    let mut instructions = Vec::new();
+    let mut pos = 5;
+    while pos < words.len() {
+        let count = (words[pos] >> 16) as usize;
+        if count == 0 || pos + count > words.len() {
+            return Err(err(format!("bad instruction at word {pos}")));
+        }
+        instructions.push((pos, count));
+        pos += count;
+    }
+    let ops = |i: &(usize, usize)| &words[i.0 + 1..i.0 + i.1];
+    let opcode = |i: &(usize, usize)| words[i.0] & 0xffff;
+    let find = |op: u32, id: u32| {
+        instructions
+            .iter()
+            .find(|i| opcode(i) == op && ops(i).first() == Some(&id))
+    };
+
+    let mut names: HashMap<String, u32> = HashMap::new();
+    for i in &instructions {
+        if opcode(i) == OP_NAME && ops(i).len() >= 2 {
+            names.insert(literal_string(&ops(i)[1..]), ops(i)[0]);
+        }
+    }
+    let mut bound = words[3];
+    // Per variable id: the instructions to insert before it and the initializer id.
+    let mut inserts: HashMap<u32, (Vec<u32>, u32)> = HashMap::new();
+    for (symbol, data) in initializers {
+        let id = *names
+            .get(symbol)
+            .ok_or_else(|| err(format!("no variable named {symbol}")))?;
+        let variable = instructions
+            .iter()
+            .find(|i| opcode(i) == OP_VARIABLE && ops(i).get(1) == Some(&id))
+            .ok_or_else(|| err(format!("{symbol} is not a variable")))?;
+        let pointer =
+            find(OP_TYPE_POINTER, ops(variable)[0]).ok_or_else(|| err("variable type"))?;
+        let array_id = ops(pointer)[2];
+        let array = find(OP_TYPE_ARRAY, array_id)
+            .ok_or_else(|| err(format!("{symbol} is not a byte array")))?;
+        let element = ops(array)[1];
+        let int = find(OP_TYPE_INT, element).ok_or_else(|| err("array element type"))?;
+        if ops(int)[1] != 8 {
+            return Err(err(format!("{symbol} is not a byte array")));
+        }
+        let mut code = Vec::new();
+        let init_id;
+        if data.iter().all(|b| *b == 0) {
+            init_id = bound;
+            bound += 1;
+            code.extend_from_slice(&[(3 << 16) | OP_CONSTANT_NULL, array_id, init_id]);
+        } else {
+            let mut byte_ids: HashMap<u8, u32> = HashMap::new();
+            for b in data {
+                if let std::collections::hash_map::Entry::Vacant(slot) = byte_ids.entry(*b) {
+                    slot.insert(bound);
+                    code.extend_from_slice(&[(4 << 16) | OP_CONSTANT, element, bound, *b as u32]);
+                    bound += 1;
+                }
+            }
+            init_id = bound;
+            bound += 1;
+            code.push(((3 + data.len() as u32) << 16) | OP_CONSTANT_COMPOSITE);
+            code.extend_from_slice(&[array_id, init_id]);
+            code.extend(data.iter().map(|b| byte_ids[b]));
+        }
+        inserts.insert(id, (code, init_id));
+    }
+    let mut out: Vec<u32> = words[..5].to_vec();
+    out[3] = bound;
+    for i in &instructions {
+        let inst = &words[i.0..i.0 + i.1];
+        if opcode(i) == OP_VARIABLE {
+            if let Some((code, init)) = inserts.get(&ops(i)[1]) {
+                out.extend_from_slice(code);
+                // [type, id, storage class] + initializer
+                out.push((((i.1 + 1) as u32) << 16) | OP_VARIABLE);
+                out.extend_from_slice(&inst[1..4]);
+                out.push(*init);
+                continue;
+            }
+        }
+        out.extend_from_slice(inst);
+    }
+    Ok(out.iter().flat_map(|w| w.to_le_bytes()).collect())
 }
 
 #[cfg(test)]

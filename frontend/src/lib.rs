@@ -21,6 +21,7 @@ use melior::ir::operation::OperationLike;
 use melior::ir::{Location, Module};
 use melior::Context;
 
+pub use codegen::{address_kernel, DeviceVariable};
 pub use error::{Diagnostic, FrontendError, Result, SourceLoc};
 pub use host_edits::{apply_edits, SourceEdit};
 
@@ -79,6 +80,8 @@ pub struct FrontendOutput<'c> {
     pub warnings: Vec<Diagnostic>,
     /// Applied to the main file, these give the host-only source.
     pub host_edits: Vec<SourceEdit>,
+    /// `__device__`/`__constant__` variables defined in the file.
+    pub device_variables: Vec<DeviceVariable>,
 }
 
 /// Parses `path` and builds its device code as MLIR. The module verifies.
@@ -106,6 +109,7 @@ pub fn compile<'c>(
     Ok(FrontendOutput {
         module: codegen.module,
         kernels: codegen.kernels,
+        device_variables: codegen.device_variables,
         warnings,
         host_edits: host_edits::device_body_edits(&root)
             .into_iter()

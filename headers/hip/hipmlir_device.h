@@ -46,6 +46,9 @@ extern __device__ const __hipmlir_uint3 blockDim;
 extern __device__ const __hipmlir_uint3 gridDim;
 extern __device__ const int warpSize;
 
+// printf from kernels: OpenCL's printf; the output appears by the next synchronization.
+extern "C" __device__ int printf(const char* format, ...);
+
 // Synchronization.
 __device__ void __syncthreads(void);
 __device__ void __threadfence(void);

@@ -5,12 +5,12 @@
 
 use melior::ir::attribute::{IntegerAttribute, StringAttribute};
 use melior::ir::r#type::IntegerType;
-use melior::ir::{Attribute, Location};
+use melior::ir::{Attribute, Location, ValueLike};
 
 use super::function::{FunctionCodegen, Val};
 use crate::clang::Cursor;
 use crate::error::{FrontendError, Result};
-use crate::types::Ty;
+use crate::types::{AddrSpace, Ty};
 
 /// LLVM's `AtomicBinOp` numbering, as `llvm.atomicrmw` stores it.
 #[derive(Clone, Copy)]
@@ -78,6 +78,9 @@ impl<'c> FunctionCodegen<'c, '_> {
         args: &[Cursor],
     ) -> Result<Option<Val<'c>>> {
         let loc = self.loc(e);
+        if name == "printf" {
+            return self.printf(e, args).map(Some);
+        }
         if name == "__syncthreads" {
             self.b.op("gpu.barrier", &[], &[], &[], vec![], loc)?;
             return Ok(Some(Val::Void));
@@ -165,6 +168,42 @@ impl<'c> FunctionCodegen<'c, '_> {
         Ok(Val::Scalar(old))
     }
 
+    /// `printf(format, args...)`: OpenCL's printf, whose format and `%s` strings live in the
+    /// constant address space. Each argument signature gets its own declaration
+    /// (`__hipmlir_printf_N`), which dialect-passes maps to OpenCL.std printf.
+    fn printf(&mut self, e: &Cursor, args: &[Cursor]) -> Result<Val<'c>> {
+        let loc = self.loc(e);
+        let mut operands = Vec::new();
+        for (i, a) in args.iter().enumerate() {
+            match string_literal(a) {
+                Some(text) => {
+                    let symbol = self.module.string_constant(&text, loc)?;
+                    operands.push(self.global_address(&symbol, AddrSpace::Constant, loc)?);
+                }
+                None if i == 0 => {
+                    return Err(FrontendError::unsupported(
+                        a.location(),
+                        "printf with a format that is not a string literal",
+                    ))
+                }
+                None => operands.push(self.rvalue(a)?.scalar()),
+            }
+        }
+        let i32t = Ty::INT.value_mlir(self.ctx());
+        let inputs: Vec<melior::ir::Type> = operands.iter().map(|v| v.r#type()).collect();
+        let symbol = self.module.printf_declaration(&inputs, i32t, loc)?;
+        let callee = melior::ir::attribute::FlatSymbolRefAttribute::new(self.ctx(), &symbol).into();
+        let r = self.b.op(
+            "func.call",
+            &operands,
+            &[i32t],
+            &[("callee", callee)],
+            vec![],
+            loc,
+        )?;
+        Ok(Val::Scalar(r[0]))
+    }
+
     fn sync_attrs(&self, ordering: i64, scope: &str) -> Vec<(&'static str, Attribute<'c>)> {
         let mut attrs = vec![("ordering", self.i64_attr(ordering))];
         if !scope.is_empty() {
@@ -175,5 +214,68 @@ impl<'c> FunctionCodegen<'c, '_> {
 
     fn i64_attr(&self, v: i64) -> Attribute<'c> {
         IntegerAttribute::new(IntegerType::new(self.ctx(), 64).into(), v).into()
+    }
+}
+
+/// The bytes of a string literal argument (looking through the decay to a pointer).
+fn string_literal(e: &Cursor) -> Option<Vec<u8>> {
+    let mut cur = *e;
+    while cur.kind() == clang_sys::CXCursor_UnexposedExpr {
+        match cur.children().as_slice() {
+            [only] => cur = *only,
+            _ => return None,
+        }
+    }
+    if cur.kind() != clang_sys::CXCursor_StringLiteral {
+        return None;
+    }
+    let spelled = cur.spelling();
+    unescape_c_string(spelled.strip_prefix('"')?.strip_suffix('"')?)
+}
+
+/// The bytes of a C string literal's body (escapes resolved).
+fn unescape_c_string(s: &str) -> Option<Vec<u8>> {
+    let mut out = Vec::new();
+    let mut chars = s.bytes().peekable();
+    while let Some(c) = chars.next() {
+        if c != b'\\' {
+            out.push(c);
+            continue;
+        }
+        let esc = chars.next()?;
+        out.push(match esc {
+            b'n' => b'\n',
+            b't' => b'\t',
+            b'r' => b'\r',
+            b'0' => 0,
+            b'a' => 7,
+            b'b' => 8,
+            b'f' => 12,
+            b'v' => 11,
+            b'\\' | b'\'' | b'"' | b'?' => esc,
+            b'x' => {
+                let mut v = 0u8;
+                while let Some(d) = chars.peek().and_then(|d| (*d as char).to_digit(16)) {
+                    v = v.wrapping_mul(16).wrapping_add(d as u8);
+                    chars.next();
+                }
+                v
+            }
+            _ => return None,
+        });
+    }
+    Some(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::unescape_c_string;
+
+    #[test]
+    fn escapes() {
+        assert_eq!(
+            unescape_c_string(r"a\nb\t%d\x41\\").unwrap(),
+            b"a\nb\t%dA\\"
+        );
     }
 }

@@ -192,6 +192,23 @@ impl<'c> FunctionCodegen<'c, '_> {
         }
     }
 
+    /// `llvm.mlir.addressof @symbol` in `space`.
+    pub fn global_address(
+        &mut self,
+        symbol: &str,
+        space: AddrSpace,
+        loc: Location<'c>,
+    ) -> Result<Value<'c>> {
+        let sym = melior::ir::attribute::FlatSymbolRefAttribute::new(self.ctx(), symbol).into();
+        self.b.value(
+            "llvm.mlir.addressof",
+            &[],
+            pointer_type(self.ctx(), space),
+            &[("global_name", sym)],
+            loc,
+        )
+    }
+
     /// A pointer cast to the generic address space (a no-op if it is generic already).
     pub fn to_generic(&self, ptr: Value<'c>, loc: Location<'c>) -> Result<Value<'c>> {
         let generic = pointer_type(self.ctx(), AddrSpace::Generic);
@@ -340,6 +357,11 @@ impl<'c> FunctionCodegen<'c, '_> {
                 let key = VarKey::Decl(decl.canonical());
                 if !self.env.contains_key(&key) && decl.has_attr(CXCursor_CUDASharedAttr) {
                     let (ptr, ty) = self.shared_address(&decl, loc)?;
+                    return Ok(LValue::Mem { ptr, ty });
+                }
+                if !self.env.contains_key(&key) && super::globals::is_device_variable(&decl) {
+                    let (symbol, ty) = self.module.device_variable(&decl)?;
+                    let ptr = self.global_address(&symbol, AddrSpace::Global, loc)?;
                     return Ok(LValue::Mem { ptr, ty });
                 }
                 let Some(binding) = self.env.get(&key) else {

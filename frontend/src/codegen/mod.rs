@@ -4,10 +4,12 @@ mod builder;
 mod builtins;
 mod expr;
 mod function;
+mod globals;
 mod math;
 mod module;
 mod objects;
 mod stmt;
 mod warp;
 
+pub use globals::{address_kernel, DeviceVariable};
 pub use module::{is_kernel, ModuleCodegen};

@@ -15,6 +15,7 @@ use super::analysis::{memory_locals, VarKey};
 use super::builder::{block_arguments, internal, Builder};
 use super::expr::LValue;
 use super::function::{FunctionCodegen, Val};
+use super::globals::{is_device_variable, DeviceVariable};
 use super::objects::{has_this, this_record};
 use crate::clang::Cursor;
 use crate::error::{FrontendError, Result};
@@ -39,8 +40,15 @@ pub struct ModuleCodegen<'c> {
     /// Device functions by canonical declaration; emitted once each.
     functions: HashMap<Cursor, FunctionSig>,
     pending: Vec<Cursor>,
-    /// Module-level variables (`__shared__`), by canonical declaration → symbol.
-    globals: HashMap<Cursor, String>,
+    /// Module-level variables (`__shared__`, `__device__`, `__constant__`), by canonical
+    /// declaration → symbol.
+    pub(super) globals: HashMap<Cursor, String>,
+    /// Device variables defined here, for the runtime's symbol API.
+    pub device_variables: Vec<DeviceVariable>,
+    /// String constants (printf formats) by content.
+    pub(super) strings: HashMap<Vec<u8>, String>,
+    /// printf declarations by argument signature.
+    printf_signatures: HashMap<String, String>,
     /// External device library functions declared so far.
     externals: std::collections::HashSet<String>,
     pub kernels: Vec<KernelInfo>,
@@ -66,6 +74,9 @@ impl<'c> ModuleCodegen<'c> {
             functions: HashMap::new(),
             pending: Vec::new(),
             globals: HashMap::new(),
+            device_variables: Vec::new(),
+            strings: HashMap::new(),
+            printf_signatures: HashMap::new(),
             externals: std::collections::HashSet::new(),
             kernels: Vec::new(),
         }
@@ -86,6 +97,85 @@ impl<'c> ModuleCodegen<'c> {
         while let Some(f) = self.pending.pop() {
             self.emit_function(&f, FunctionKind::Device)?;
         }
+        let mut variables = Vec::new();
+        collect_device_variables(root, &mut variables);
+        for v in &variables {
+            let (symbol, _) = self.device_variable(v)?;
+            self.emit_address_kernel(&symbol, v)?;
+        }
+        Ok(())
+    }
+
+    /// `__hipmlir_address_of_<symbol>(unsigned long long* out)`: stores the variable's address.
+    fn emit_address_kernel(&mut self, symbol: &str, decl: &Cursor) -> Result<()> {
+        let ctx = self.ctx;
+        let l = decl.location();
+        let loc = Location::new(ctx, &l.file, l.line as usize, l.column as usize);
+        let global_ptr = pointer_type(ctx, AddrSpace::Global);
+        let entry = Block::new(&[(global_ptr, loc)]);
+        let b = Builder::new(ctx, &entry);
+        let out = block_arguments(&entry)[0];
+        let sym = melior::ir::attribute::FlatSymbolRefAttribute::new(ctx, symbol).into();
+        let address = b.value(
+            "llvm.mlir.addressof",
+            &[],
+            global_ptr,
+            &[("global_name", sym)],
+            loc,
+        )?;
+        let i64t: Type = IntegerType::new(ctx, 64).into();
+        let value = b.value("llvm.ptrtoint", &[address], i64t, &[], loc)?;
+        b.op("llvm.store", &[value, out], &[], &[], vec![], loc)?;
+        b.op("func.return", &[], &[], &[], vec![], loc)?;
+        let name = super::globals::address_kernel(symbol);
+        let mut args = vec![hipmlir_device_image::KernelArg {
+            name: "out".into(),
+            r#type: "unsigned long long *".into(),
+            offset: 0,
+            size: 8,
+            align: 8,
+            is_pointer: true,
+            address_space: hipmlir_device_image::AddressSpace::Global,
+        }];
+        let args_size = hipmlir_device_image::KernelArg::layout(&mut args);
+        let info = KernelInfo {
+            name: name.clone(),
+            source_name: name,
+            args,
+            args_size,
+        };
+        let region = Region::new();
+        region.append_block(entry);
+        let function_type = FunctionType::new(ctx, &[global_ptr], &[]);
+        let func = OperationBuilder::new("func.func", loc)
+            .add_attributes(&[
+                (
+                    Identifier::new(ctx, "sym_name"),
+                    StringAttribute::new(ctx, &info.name).into(),
+                ),
+                (
+                    Identifier::new(ctx, "function_type"),
+                    TypeAttribute::new(function_type.into()).into(),
+                ),
+                (Identifier::new(ctx, "hipmlir.kernel"), Attribute::unit(ctx)),
+                (
+                    Identifier::new(ctx, "hipmlir.kernel_name"),
+                    StringAttribute::new(ctx, &info.source_name).into(),
+                ),
+                (
+                    Identifier::new(ctx, "hipmlir.kernel_args"),
+                    kernel_args_attr(ctx, &info),
+                ),
+                (
+                    Identifier::new(ctx, "hipmlir.kernel_args_size"),
+                    kernel_args_size_attr(ctx, &info),
+                ),
+            ])
+            .add_regions([region])
+            .build()
+            .map_err(|e| internal(loc, e))?;
+        self.module.body().append_operation(func);
+        self.kernels.push(info);
         Ok(())
     }
 
@@ -153,6 +243,24 @@ impl<'c> ModuleCodegen<'c> {
             .map_err(|e| internal(loc, e))?;
         self.module.body().append_operation(decl);
         Ok(())
+    }
+
+    /// A declaration `__hipmlir_printf_N(inputs) -> i32` for one printf argument signature.
+    pub fn printf_declaration(
+        &mut self,
+        inputs: &[Type<'c>],
+        result: Type<'c>,
+        loc: Location<'c>,
+    ) -> Result<String> {
+        let signature: Vec<String> = inputs.iter().map(|t| t.to_string()).collect();
+        let key = format!("printf({})", signature.join(","));
+        if let Some(symbol) = self.printf_signatures.get(&key) {
+            return Ok(symbol.clone());
+        }
+        let symbol = format!("__hipmlir_printf_{}", self.printf_signatures.len());
+        self.declare_external(&symbol, inputs, result, loc)?;
+        self.printf_signatures.insert(key, symbol.clone());
+        Ok(symbol)
     }
 
     /// The placeholder for dynamic shared memory, declared once.
@@ -389,6 +497,23 @@ fn signature(def: &Cursor) -> Result<FunctionSig> {
         params,
         result,
     })
+}
+
+/// Device variable definitions in the main file, looking inside namespaces.
+fn collect_device_variables(c: &Cursor, out: &mut Vec<Cursor>) {
+    for child in c.children() {
+        match child.kind() {
+            CXCursor_Namespace | CXCursor_LinkageSpec => collect_device_variables(&child, out),
+            CXCursor_VarDecl
+                if child.is_in_main_file()
+                    && child.is_definition()
+                    && is_device_variable(&child) =>
+            {
+                out.push(child)
+            }
+            _ => {}
+        }
+    }
 }
 
 /// Kernel definitions in the main file, looking inside namespaces and `extern "C"` blocks.

@@ -1,0 +1,206 @@
+//! Module-level device data: `__device__` and `__constant__` variables (with their constant
+//! initializers, as bytes laid out by clang), string constants for printf, and the one-thread
+//! "address kernels" through which the runtime finds a variable's device address (as chipStar's
+//! `_chip_var_` kernels do).
+
+use clang_sys::*;
+use melior::ir::attribute::{IntegerAttribute, StringAttribute, TypeAttribute};
+use melior::ir::block::BlockLike;
+use melior::ir::operation::OperationBuilder;
+use melior::ir::r#type::IntegerType;
+use melior::ir::{Attribute, Identifier, Location, Region};
+
+use super::builder::internal;
+use super::module::ModuleCodegen;
+use crate::clang::{ConstValue, Cursor};
+use crate::error::{FrontendError, Result};
+use crate::types::{AddrSpace, Ty};
+
+/// The prefix of address kernels; the variable's symbol follows.
+pub const ADDRESS_KERNEL_PREFIX: &str = "__hipmlir_address_of_";
+
+/// The address kernel of a device variable.
+pub fn address_kernel(symbol: &str) -> String {
+    format!("{ADDRESS_KERNEL_PREFIX}{symbol}")
+}
+
+/// Initializers larger than this are refused: SPIR-V instructions hold at most 65535 words.
+const MAX_INITIALIZER_BYTES: usize = 65_000;
+
+/// A device variable defined in this translation unit.
+#[derive(Debug, Clone)]
+pub struct DeviceVariable {
+    pub symbol: String,
+    pub size: u64,
+}
+
+/// Whether a declaration is a `__device__` or `__constant__` variable at namespace scope.
+pub fn is_device_variable(decl: &Cursor) -> bool {
+    decl.kind() == CXCursor_VarDecl
+        && decl.has_global_storage()
+        && (decl.has_attr(CXCursor_CUDADeviceAttr) || decl.has_attr(CXCursor_CUDAConstantAttr))
+        && !decl.has_attr(CXCursor_CUDASharedAttr)
+}
+
+impl<'c> ModuleCodegen<'c> {
+    /// The symbol of a device variable, declared as an `llvm.mlir.global` in the global address
+    /// space with its initializer as bytes (zero when it has none, as C requires).
+    pub fn device_variable(&mut self, decl: &Cursor) -> Result<(String, Ty)> {
+        let key = decl.canonical();
+        let ty = Ty::of(decl)?;
+        if let Some(symbol) = self.globals.get(&key) {
+            return Ok((symbol.clone(), ty));
+        }
+        let symbol = decl.mangled_name();
+        let def = decl.definition().unwrap_or(*decl);
+        let mut bytes = vec![0u8; ty.size() as usize];
+        if let Some(init) = def.var_initializer() {
+            constant_bytes(&init, &ty, &mut bytes, 0)?;
+        }
+        let l = decl.location();
+        let loc = Location::new(self.ctx, &l.file, l.line as usize, l.column as usize);
+        self.declare_global(&symbol, &bytes, AddrSpace::Global, false, loc)?;
+        self.globals.insert(key, symbol.clone());
+        self.device_variables.push(DeviceVariable {
+            symbol: symbol.clone(),
+            size: ty.size(),
+        });
+        Ok((symbol, ty))
+    }
+
+    /// A NUL-terminated string constant in the constant address space (printf formats).
+    pub fn string_constant(&mut self, text: &[u8], loc: Location<'c>) -> Result<String> {
+        if let Some(symbol) = self.strings.get(text) {
+            return Ok(symbol.clone());
+        }
+        let symbol = format!("__hipmlir_str_{}", self.strings.len());
+        let mut bytes = text.to_vec();
+        bytes.push(0);
+        self.declare_global(&symbol, &bytes, AddrSpace::Constant, true, loc)?;
+        self.strings.insert(text.to_vec(), symbol.clone());
+        Ok(symbol)
+    }
+
+    /// `llvm.mlir.global internal @symbol(dense<bytes>) {addr_space = N} : !llvm.array<len x i8>`
+    fn declare_global(
+        &mut self,
+        symbol: &str,
+        bytes: &[u8],
+        space: AddrSpace,
+        constant: bool,
+        loc: Location<'c>,
+    ) -> Result<()> {
+        if bytes.len() > MAX_INITIALIZER_BYTES {
+            return Err(FrontendError::unsupported(
+                crate::SourceLoc::default(),
+                format!(
+                    "device variable '{symbol}' of {} bytes (at most {MAX_INITIALIZER_BYTES}): \
+                     allocate it with hipMalloc instead",
+                    bytes.len()
+                ),
+            ));
+        }
+        let ctx = self.ctx;
+        let byte: melior::ir::Type = IntegerType::new(ctx, 8).into();
+        let array = melior::dialect::llvm::r#type::array(byte, bytes.len() as u32);
+        let hex: String = bytes.iter().map(|b| format!("{b:02X}")).collect();
+        let value = Attribute::parse(
+            ctx,
+            &format!("dense<\"0x{hex}\"> : tensor<{}xi8>", bytes.len()),
+        )
+        .ok_or_else(|| internal(loc, "initializer attribute"))?;
+        let linkage = Attribute::parse(ctx, "#llvm.linkage<internal>")
+            .ok_or_else(|| internal(loc, "linkage attribute"))?;
+        let mut attributes = vec![
+            (
+                Identifier::new(ctx, "sym_name"),
+                StringAttribute::new(ctx, symbol).into(),
+            ),
+            (
+                Identifier::new(ctx, "global_type"),
+                TypeAttribute::new(array).into(),
+            ),
+            (Identifier::new(ctx, "linkage"), linkage),
+            (Identifier::new(ctx, "value"), value),
+            (
+                Identifier::new(ctx, "addr_space"),
+                IntegerAttribute::new(IntegerType::new(ctx, 32).into(), space as i64).into(),
+            ),
+        ];
+        if constant {
+            attributes.push((Identifier::new(ctx, "constant"), Attribute::unit(ctx)));
+        }
+        let global = OperationBuilder::new("llvm.mlir.global", loc)
+            .add_attributes(&attributes)
+            .add_regions([Region::new()])
+            .build()
+            .map_err(|e| internal(loc, e))?;
+        self.module.body().append_operation(global);
+        Ok(())
+    }
+}
+
+/// Writes the bytes of constant initializer `init` of type `ty` at `offset` in `out`.
+fn constant_bytes(init: &Cursor, ty: &Ty, out: &mut [u8], offset: usize) -> Result<()> {
+    let unsupported = || {
+        FrontendError::unsupported(
+            init.location(),
+            "a device variable initializer that is not constant",
+        )
+    };
+    if let Some(list) = init_list(init) {
+        let items = list.children();
+        match ty {
+            Ty::Array { element, .. } => {
+                for (i, item) in items.iter().enumerate() {
+                    constant_bytes(item, element, out, offset + i * element.size() as usize)?;
+                }
+            }
+            Ty::Record(r) => {
+                for (item, field) in items.iter().zip(&r.fields) {
+                    constant_bytes(item, &field.ty, out, offset + field.offset as usize)?;
+                }
+            }
+            scalar => {
+                if let Some(item) = items.first() {
+                    constant_bytes(item, scalar, out, offset)?;
+                }
+            }
+        }
+        return Ok(());
+    }
+    let size = ty.size() as usize;
+    let slot = out
+        .get_mut(offset..offset + size)
+        .ok_or_else(|| FrontendError::unsupported(init.location(), "initializer layout"))?;
+    match (ty, init.evaluate().ok_or_else(unsupported)?) {
+        (Ty::Float { bits: 32 }, ConstValue::Float(f)) => {
+            slot.copy_from_slice(&(f as f32).to_le_bytes())
+        }
+        (Ty::Float { .. }, ConstValue::Float(f)) => slot.copy_from_slice(&f.to_le_bytes()),
+        (Ty::Float { bits: 32 }, ConstValue::Int(i)) => {
+            slot.copy_from_slice(&(i as f32).to_le_bytes())
+        }
+        (Ty::Float { .. }, ConstValue::Int(i)) => slot.copy_from_slice(&(i as f64).to_le_bytes()),
+        (Ty::Int { .. } | Ty::Bool, ConstValue::Int(i)) => {
+            slot.copy_from_slice(&(i as i64).to_le_bytes()[..size])
+        }
+        (Ty::Int { .. } | Ty::Bool, ConstValue::Float(f)) => {
+            slot.copy_from_slice(&(f as i64).to_le_bytes()[..size])
+        }
+        _ => return Err(unsupported()),
+    }
+    Ok(())
+}
+
+/// The braced list an initializer is, looking through the wrappers libclang shows around it.
+fn init_list(e: &Cursor) -> Option<Cursor> {
+    match e.kind() {
+        CXCursor_InitListExpr => Some(*e),
+        CXCursor_UnexposedExpr => match e.children().as_slice() {
+            [only] => init_list(only),
+            _ => None,
+        },
+        _ => None,
+    }
+}
