@@ -130,6 +130,7 @@ pub fn convert_to_spirv(
 /// Stage 3: serializes the spirv.module and returns the SPIR-V words as bytes.
 pub fn serialize_spirv(ctx: &Context, module: &mut Module) -> Result<Vec<u8>, LowerError> {
     let initializers = spirv_patch::collect_initializers(module)?;
+    let byval = spirv_patch::collect_byval(module);
     run_pipeline(
         ctx,
         module,
@@ -139,5 +140,6 @@ pub fn serialize_spirv(ctx: &Context, module: &mut Module) -> Result<Vec<u8>, Lo
     )?;
     let binary = passes::binary_object(module)?;
     let binary = spirv_patch::resolve_opencl_std_imports(&binary)?;
-    spirv_patch::write_initializers(&binary, &initializers)
+    let binary = spirv_patch::write_initializers(&binary, &initializers)?;
+    spirv_patch::decorate_byval(&binary, &byval)
 }

@@ -236,7 +236,66 @@ pub fn lower_pointers_to_spirv(ctx: &Context, module: &Module) -> Result<(), Low
     }
     retype_pointers(ctx, module)?;
     for f in functions {
+        byval_parameters(ctx, f)?;
         update_function_type(ctx, f)?;
+    }
+    Ok(())
+}
+
+/// The attribute listing a kernel's by-value struct parameters (written by the frontend).
+pub const BYVAL_ATTRIBUTE: &str = "hipmlir.byval";
+
+/// A by-value struct parameter is a pointer to the struct in the Function storage class, as
+/// OpenCL's byval parameters are; the body keeps using it as a byte pointer.
+fn byval_parameters(ctx: &Context, f: MlirOperation) -> Result<(), LowerError> {
+    // SAFETY: `f` is a live gpu.func.
+    let op = unsafe { OperationRef::from_raw(f) };
+    let Ok(byval) = op.attribute(BYVAL_ATTRIBUTE) else {
+        return Ok(());
+    };
+    let region = op
+        .region(0)
+        .map_err(|e| LowerError::Internal(e.to_string()))?;
+    let Some(entry) = region.first_block() else {
+        return Ok(());
+    };
+    // SAFETY: the frontend writes a dictionary of index → type.
+    let count = unsafe { mlir_sys::mlirDictionaryAttrGetNumElements(byval.to_raw()) };
+    for i in 0..count {
+        let (index, ty) = unsafe {
+            let named = mlir_sys::mlirDictionaryAttrGetElement(byval.to_raw(), i);
+            let name = mlir_sys::mlirIdentifierStr(named.name);
+            let name = std::str::from_utf8(std::slice::from_raw_parts(
+                name.data as *const u8,
+                name.length,
+            ))
+            .unwrap_or("")
+            .to_string();
+            let ty = mlir_sys::mlirTypeAttrGetValue(named.attribute);
+            (name, Type::from_raw(ty))
+        };
+        let index: usize = index
+            .parse()
+            .map_err(|_| LowerError::Internal(format!("bad byval index {index}")))?;
+        let arg = entry
+            .argument(index)
+            .map_err(|e| LowerError::Internal(e.to_string()))?;
+        let struct_ptr = spirv_ptr(ctx, ty, 0)?;
+        // SAFETY: the argument is live; every other use moves to the byte-pointer view.
+        unsafe {
+            mlirValueSetType(arg.to_raw(), struct_ptr.to_raw());
+            let cast = OperationBuilder::new("spirv.Bitcast", op.location())
+                .add_operands(&[Value::from_raw(arg.to_raw())])
+                .add_results(&[byte_ptr(ctx, 0)?])
+                .build()
+                .map_err(|e| LowerError::Internal(e.to_string()))?;
+            let cast = entry.insert_operation(0, cast);
+            let view = cast
+                .result(0)
+                .map_err(|e| LowerError::Internal(e.to_string()))?;
+            let mut except = cast.to_raw();
+            mlir_sys::mlirValueReplaceAllUsesExcept(arg.to_raw(), view.to_raw(), 1, &mut except);
+        }
     }
     Ok(())
 }

@@ -15,7 +15,12 @@ use crate::LowerError;
 /// The attribute that carries a global variable's initializer bytes to the binary patch.
 pub const INITIALIZER_ATTRIBUTE: &str = "hipmlir.initializer";
 
+const OP_ENTRY_POINT: u32 = 15;
+const OP_TYPE_VOID: u32 = 19;
 const OP_TYPE_INT: u32 = 21;
+const DECORATION_FUNC_PARAM_ATTR: u32 = 38;
+const DECORATION_ALIGNMENT: u32 = 44;
+const FUNC_PARAM_ATTR_BYVAL: u32 = 2;
 const OP_TYPE_ARRAY: u32 = 28;
 const OP_TYPE_POINTER: u32 = 32;
 const OP_CONSTANT: u32 = 43;
@@ -186,6 +191,119 @@ pub fn resolve_opencl_std_imports(bytes: &[u8]) -> Result<Vec<u8>, LowerError> {
     }
     words = out;
     Ok(words.iter().flat_map(|w| w.to_le_bytes()).collect())
+}
+
+/// Kernels' by-value struct parameters: (kernel name, parameter index, alignment).
+pub fn collect_byval(module: &Module) -> Vec<(String, usize, u32)> {
+    let mut out = Vec::new();
+    module.as_operation().walk(WalkOrder::PreOrder, |op| {
+        if op.name().as_string_ref().as_str() == Ok("spirv.func") {
+            if let (Ok(byval), Ok(name)) = (
+                op.attribute(crate::pointers::BYVAL_ATTRIBUTE),
+                op.attribute("sym_name"),
+            ) {
+                let args = op.attribute("hipmlir.kernel_args").ok();
+                // SAFETY: attribute queries on the frontend's dictionary and array attributes.
+                unsafe {
+                    for i in 0..mlir_sys::mlirDictionaryAttrGetNumElements(byval.to_raw()) {
+                        let named = mlir_sys::mlirDictionaryAttrGetElement(byval.to_raw(), i);
+                        let key = mlir_sys::mlirIdentifierStr(named.name);
+                        let key = std::str::from_utf8(std::slice::from_raw_parts(
+                            key.data as *const u8,
+                            key.length,
+                        ))
+                        .unwrap_or("");
+                        let Ok(index) = key.parse::<usize>() else {
+                            continue;
+                        };
+                        let align = args
+                            .and_then(|a| {
+                                let entry =
+                                    mlir_sys::mlirArrayAttrGetElement(a.to_raw(), index as isize);
+                                let field = mlir_sys::MlirStringRef {
+                                    data: "align".as_ptr() as *const _,
+                                    length: 5,
+                                };
+                                let v = mlir_sys::mlirDictionaryAttrGetElementByName(entry, field);
+                                (!v.ptr.is_null())
+                                    .then(|| mlir_sys::mlirIntegerAttrGetValueInt(v) as u32)
+                            })
+                            .unwrap_or(8);
+                        out.push((name.to_string().trim_matches('"').to_string(), index, align));
+                    }
+                }
+            }
+        }
+        WalkResult::Advance
+    });
+    out
+}
+
+/// Decorates by-value struct parameters `FuncParamAttr ByVal` with their alignment, as OpenCL
+/// requires for struct kernel arguments (MLIR's serializer cannot express it).
+pub fn decorate_byval(
+    bytes: &[u8],
+    params: &[(String, usize, u32)],
+) -> Result<Vec<u8>, LowerError> {
+    if params.is_empty() {
+        return Ok(bytes.to_vec());
+    }
+    let words: Vec<u32> = bytes
+        .chunks(4)
+        .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+        .collect();
+    let mut instructions = Vec::new();
+    let mut pos = 5;
+    while pos < words.len() {
+        let count = (words[pos] >> 16) as usize;
+        if count == 0 || pos + count > words.len() {
+            return Err(err(format!("bad instruction at word {pos}")));
+        }
+        instructions.push((pos, count));
+        pos += count;
+    }
+    let ops = |i: &(usize, usize)| &words[i.0 + 1..i.0 + i.1];
+    let opcode = |i: &(usize, usize)| words[i.0] & 0xffff;
+    let mut decorations = Vec::new();
+    for (kernel, index, align) in params {
+        let function = instructions
+            .iter()
+            .find(|i| opcode(i) == OP_ENTRY_POINT && literal_string(&ops(i)[2..]) == *kernel)
+            .map(|i| ops(i)[1])
+            .ok_or_else(|| err(format!("no entry point {kernel}")))?;
+        let start = instructions
+            .iter()
+            .position(|i| opcode(i) == OP_FUNCTION && ops(i).get(1) == Some(&function))
+            .ok_or_else(|| err(format!("no function for {kernel}")))?;
+        let param = instructions[start + 1..]
+            .iter()
+            .take_while(|i| opcode(i) == OP_FUNCTION_PARAMETER)
+            .nth(*index)
+            .map(|i| ops(i)[1])
+            .ok_or_else(|| err(format!("{kernel} has no parameter {index}")))?;
+        decorations.extend_from_slice(&[
+            (4 << 16) | OP_DECORATE,
+            param,
+            DECORATION_FUNC_PARAM_ATTR,
+            FUNC_PARAM_ATTR_BYVAL,
+        ]);
+        decorations.extend_from_slice(&[
+            (4 << 16) | OP_DECORATE,
+            param,
+            DECORATION_ALIGNMENT,
+            *align,
+        ]);
+    }
+    // Annotations come before the first type declaration.
+    let at = instructions
+        .iter()
+        .find(|i| opcode(i) == OP_DECORATE || (OP_TYPE_VOID..=OP_TYPE_POINTER).contains(&opcode(i)))
+        .map(|i| i.0)
+        .ok_or_else(|| err("no annotation section"))?;
+    let mut out = words[..at].to_vec();
+    out.extend(decorations);
+    out.extend_from_slice(&words[at..]);
+    Ok(out.iter().flat_map(|w| w.to_le_bytes()).collect())
 }
 
 /// Takes the initializers off the module's global variables (the serializer would read the

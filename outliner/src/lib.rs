@@ -24,6 +24,7 @@ const CARRIED_ATTRIBUTES: &[&str] = &[
     "hipmlir.kernel_name",
     "hipmlir.kernel_args",
     "hipmlir.kernel_args_size",
+    "hipmlir.byval",
 ];
 
 #[derive(Debug, thiserror::Error)]

@@ -22,6 +22,14 @@ use crate::error::{FrontendError, Result};
 use crate::kernel_abi::{kernel_args_attr, kernel_args_size_attr, kernel_info};
 use crate::types::{pointer_type, AddrSpace, Ty};
 
+/// By-value kernel parameters larger than this are passed through a global buffer: OpenCL only
+/// guarantees 1 KiB of parameter space (CL_DEVICE_MAX_PARAMETER_SIZE).
+const SPILL_BYTES: u64 = 1024;
+
+/// A kernel's by-value struct parameters: parameter index → struct type. dialect-passes makes
+/// them OpenCL byval parameters.
+pub const BYVAL_ATTRIBUTE: &str = "hipmlir.byval";
+
 /// The placeholder global standing for a kernel's dynamic shared memory (`extern __shared__`);
 /// dialect-passes replaces it by a trailing workgroup-pointer kernel argument.
 pub const DYNAMIC_SHARED_SYMBOL: &str = "__hipmlir_dynamic_shared";
@@ -354,11 +362,25 @@ impl<'c> ModuleCodegen<'c> {
         let params = def.arguments();
 
         // Kernel parameters follow the OpenCL ABI: pointers are global, a bool is a byte.
+        // A struct by value arrives as a pointer to the kernel's own copy (OpenCL's byval).
         let mut inputs: Vec<Type> = Vec::new();
-        for ty in &sig.params {
+        let mut byval: Vec<(Identifier, Attribute)> = Vec::new();
+        for (index, ty) in sig.params.iter().enumerate() {
             inputs.push(match (kind, ty) {
                 (FunctionKind::Kernel, Ty::Pointer { .. }) => pointer_type(ctx, AddrSpace::Global),
                 (FunctionKind::Kernel, Ty::Bool) => IntegerType::new(ctx, 8).into(),
+                // A struct too large for the device's parameter space comes through a global
+                // buffer the runtime fills (chipStar's spill), still by value for the host.
+                (FunctionKind::Kernel, Ty::Record(r)) if r.size > SPILL_BYTES => {
+                    pointer_type(ctx, AddrSpace::Global)
+                }
+                (FunctionKind::Kernel, Ty::Record(_)) => {
+                    byval.push((
+                        Identifier::new(ctx, &index.to_string()),
+                        TypeAttribute::new(ty.memory_mlir(ctx)).into(),
+                    ));
+                    pointer_type(ctx, AddrSpace::Private)
+                }
                 _ => ty.value_mlir(ctx),
             });
         }
@@ -410,6 +432,10 @@ impl<'c> ModuleCodegen<'c> {
                 _ => Val::Scalar(arg),
             };
             let key = VarKey::Decl(param.canonical());
+            if kind == FunctionKind::Kernel && matches!(ty, Ty::Record(_)) {
+                fc.bind_memory(key, ty.clone(), arg);
+                continue;
+            }
             if ty.is_aggregate() || fc.memory_locals.contains(&param.canonical()) {
                 // A parameter whose address is taken gets a home in private memory.
                 let ptr = fc.alloca(ty, loc)?;
@@ -445,6 +471,12 @@ impl<'c> ModuleCodegen<'c> {
                 TypeAttribute::new(function_type.into()).into(),
             ),
         ];
+        if !byval.is_empty() {
+            attributes.push((
+                Identifier::new(ctx, BYVAL_ATTRIBUTE),
+                melior::ir::attribute::DictionaryAttribute::new(ctx, &byval).into(),
+            ));
+        }
         match kind {
             FunctionKind::Kernel => {
                 let info = kernel_info(def)?;
