@@ -681,3 +681,46 @@ fn print_dirs_and_help() {
         assert!(help.contains(flag), "--help lacks {flag}");
     }
 }
+
+#[test]
+fn shared_library_finds_its_own_archive() {
+    // The record lives in the library, so the runtime looks beside the library, not the program.
+    let dir = copy_project("multi");
+    let lib_dir = dir.path().join("lib");
+    std::fs::create_dir(&lib_dir).unwrap();
+    hipmlir_in(
+        dir.path(),
+        &[
+            "-fPIC",
+            "-shared",
+            "--split-device-code",
+            "kernels.hip",
+            "square.cu",
+            "-Iinclude",
+            "-DFACTOR=3",
+            "-o",
+            "lib/libk.so",
+        ],
+        None,
+    );
+    assert!(lib_dir.join("libk.so.hipk").is_file());
+    hipmlir_in(
+        dir.path(),
+        &[
+            "main.hip",
+            "util.cpp",
+            "-Iinclude",
+            "-DFACTOR=3",
+            "-Llib",
+            "-lk",
+            "-Wl,-rpath,$ORIGIN/lib",
+            "-o",
+            "app",
+        ],
+        None,
+    );
+    let out = run_with(&dir.path().join("app"), &[("HIPMLIR_KPACK_DEBUG", "1")]);
+    let t = text(&out);
+    assert!(t.contains("multi-file PASSED"), "{t}");
+    assert!(t.contains("lib/libk.so.hipk: using target"), "{t}");
+}
