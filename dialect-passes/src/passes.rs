@@ -20,7 +20,7 @@ pub const HIP_SEMANTICS_PIPELINE: &str = "builtin.module(gpu.module(canonicalize
 /// Linkage for the math placeholders that the post-serialization patch removes again).
 pub const DEFAULT_SPIRV_CAPABILITIES: &str = "Addresses,Int64,Int8,Int16,Float64,Kernel,\
 GenericPointer,Int64Atomics,Linkage,GroupNonUniform,GroupNonUniformShuffle,\
-GroupNonUniformArithmetic,GroupNonUniformBallot,SubgroupDispatch";
+GroupNonUniformArithmetic,GroupNonUniformBallot,SubgroupDispatch,Groups";
 
 /// Options of the SPIR-V conversion.
 #[derive(Debug, Clone)]

@@ -101,6 +101,10 @@ pub fn compile<'c>(
     let launched: Vec<clang::Cursor> = launches.iter().filter_map(|l| l.kernel).collect();
     codegen.emit_translation_unit(&root, &launched)?;
     if !codegen.module.as_operation().verify() {
+        // For hipmlir's developers: show the IR that failed to verify.
+        if std::env::var_os("HIPMLIR_DUMP_INVALID_IR").is_some() {
+            eprintln!("{}", codegen.module.as_operation());
+        }
         return Err(FrontendError::single(
             SourceLoc::file_only(path),
             "internal compiler error: the frontend built MLIR that does not verify",

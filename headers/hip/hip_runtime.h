@@ -10,6 +10,7 @@
 #include <stdint.h>
 
 #include "hip_runtime_api.h"
+#include "hipmlir_vector_types.h"
 #include "hipmlir_device.h"
 #include "hipmlir_math.h"
 #include "hipmlir_launch.h"

@@ -49,8 +49,11 @@ extern __device__ const int warpSize;
 // printf from kernels: OpenCL's printf; the output appears by the next synchronization.
 extern "C" __device__ int printf(const char* format, ...);
 
-// Synchronization.
+// Synchronization. The _count/_and/_or forms also reduce a predicate over the block.
 __device__ void __syncthreads(void);
+__device__ int __syncthreads_count(int predicate);
+__device__ int __syncthreads_and(int predicate);
+__device__ int __syncthreads_or(int predicate);
 __device__ void __threadfence(void);
 __device__ void __threadfence_block(void);
 __device__ void __threadfence_system(void);

@@ -179,6 +179,9 @@ fn collect_jumps(c: &Cursor, breaks_escape: bool, continues_escape: bool, j: &mu
 pub fn memory_locals(body: &Cursor) -> std::collections::HashSet<Cursor> {
     let mut out = std::collections::HashSet::new();
     collect_memory_locals(body, &mut out);
+    // A reference is an address already: binding or taking the address of one reaches its
+    // referent, so it never needs memory of its own.
+    out.retain(|d| !d.ty().is_reference());
     out
 }
 

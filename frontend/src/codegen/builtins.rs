@@ -5,7 +5,7 @@
 
 use melior::ir::attribute::{IntegerAttribute, StringAttribute};
 use melior::ir::r#type::IntegerType;
-use melior::ir::{Attribute, Location, ValueLike};
+use melior::ir::{Attribute, Location, Region, ValueLike};
 
 use super::function::{FunctionCodegen, Val};
 use crate::clang::Cursor;
@@ -58,6 +58,13 @@ const FENCES: &[(&str, &str)] = &[
     ("__threadfence_system", ""),
 ];
 
+/// Block-wide votes: name → reduction of the 0/1 predicate over the block.
+const BLOCK_VOTES: &[(&str, &str)] = &[
+    ("__syncthreads_count", "add"),
+    ("__syncthreads_and", "minsi"),
+    ("__syncthreads_or", "maxsi"),
+];
+
 /// The sync scope of an atomic from its name's suffix.
 fn scope_of(name: &str) -> (&str, &'static str) {
     if let Some(base) = name.strip_suffix("_block") {
@@ -84,6 +91,32 @@ impl<'c> FunctionCodegen<'c, '_> {
         if name == "__syncthreads" {
             self.b.op("gpu.barrier", &[], &[], &[], vec![], loc)?;
             return Ok(Some(Val::Void));
+        }
+        if let Some((_, reduction)) = BLOCK_VOTES.iter().find(|(n, _)| *n == name) {
+            // A barrier, then the predicate reduced over the whole block.
+            let [p] = args else {
+                return Err(FrontendError::unsupported(
+                    e.location(),
+                    format!("{name} arguments"),
+                ));
+            };
+            let p = self.condition(p)?;
+            self.b.op("gpu.barrier", &[], &[], &[], vec![], loc)?;
+            let i32t = Ty::INT.value_mlir(self.ctx());
+            let bit = self.b.value("arith.extui", &[p], i32t, &[], loc)?;
+            let op = self
+                .b
+                .attr(&format!("#gpu<all_reduce_op {reduction}>"), loc)?;
+            let uniform = Attribute::unit(self.ctx());
+            let r = self.b.op(
+                "gpu.all_reduce",
+                &[bit],
+                &[i32t],
+                &[("op", op), ("uniform", uniform)],
+                vec![Region::new()],
+                loc,
+            )?;
+            return Ok(Some(Val::Scalar(r[0])));
         }
         if let Some((_, scope)) = FENCES.iter().find(|(n, _)| *n == name) {
             let attrs = self.sync_attrs(SEQ_CST, scope);
