@@ -135,8 +135,6 @@ fn makefile_compiles_objects_then_links() {
 }
 
 #[test]
-#[ignore = "needs the frontend to skip kernels a file launches but only declares (they are \
-            compiled with the file that defines them); run with --ignored once it does"]
 fn kernel_declared_in_one_file_and_defined_in_another() {
     let dir = copy_project("cross");
     hipmlir_in(dir.path(), &["-c", "kernel.hip", "-o", "kernel.o"], None);

@@ -95,7 +95,8 @@ impl<'c> ModuleCodegen<'c> {
     pub fn emit_translation_unit(&mut self, root: &Cursor, launched: &[Cursor]) -> Result<()> {
         let mut kernels = Vec::new();
         collect_kernels(root, &mut kernels);
-        kernels.extend_from_slice(launched);
+        // A kernel launched here but defined in another file is compiled there.
+        kernels.extend(launched.iter().filter_map(|k| k.definition()));
         let mut emitted = std::collections::HashSet::new();
         for k in &kernels {
             if emitted.insert(k.mangled_name()) {
