@@ -36,6 +36,18 @@ fn frontend_stage_has_the_kernel_and_its_argument_layout() {
     // Structured: the bounds check is an scf.if, the builtins are gpu ops.
     assert!(text.contains("scf.if"), "{text}");
     assert!(text.contains("gpu.thread_id  x"), "{text}");
+    // The launch in main is a gpu.launch calling the kernel, with the kernel's metadata.
+    assert!(text.contains("func.func @main.launch.0("), "{text}");
+    let launch = &text[text.find("gpu.launch blocks").expect("a gpu.launch")..];
+    assert!(
+        launch.contains("func.call @_Z10vector_addPKfS0_Pfi("),
+        "{text}"
+    );
+    assert!(
+        launch.contains("hipmlir.kernel = @_Z10vector_addPKfS0_Pfi"),
+        "{text}"
+    );
+    assert!(launch.contains(ARGS), "{text}");
 }
 
 #[test]
@@ -47,7 +59,12 @@ fn outlined_stage_has_a_gpu_func_named_by_the_kernel() {
         "{text}"
     );
     assert!(text.contains(ARGS), "{text}");
-    assert!(!text.contains("func.func"), "{text}");
+    // The launch site now launches the outlined kernel.
+    assert!(
+        text.contains("gpu.launch_func  @hipmlir_kernels::@_Z10vector_addPKfS0_Pfi blocks in"),
+        "{text}"
+    );
+    assert!(!text.contains("gpu.launch blocks"), "{text}");
 }
 
 #[test]

@@ -97,6 +97,8 @@ pub fn lower_hip_semantics(
     module: &mut Module,
     print_ir_after_all: bool,
 ) -> Result<(), LowerError> {
+    // Launch sites stood for host code: from here on only the device side is lowered.
+    passes::drop_host_functions(module);
     dynamic_shared::lower_dynamic_shared(ctx, module)?;
     passes::mark_entry_points(ctx, module);
     run_pipeline(

@@ -165,3 +165,24 @@ pub fn add_missing_capabilities(ctx: &Context, module: &Module) -> Result<(), Lo
     }
     Ok(())
 }
+
+/// Removes the functions standing for host code (launch sites, `hipmlir.host`): only the
+/// gpu.module becomes SPIR-V.
+pub fn drop_host_functions(module: &Module) {
+    let body = module.body();
+    let mut host = Vec::new();
+    let mut op = body.first_operation();
+    while let Some(o) = op {
+        if o.has_attribute("hipmlir.host") {
+            host.push(o.to_raw());
+        }
+        op = o.next_in_block();
+    }
+    for raw in host {
+        // SAFETY: a top-level host function nothing else refers to.
+        unsafe {
+            mlir_sys::mlirOperationRemoveFromParent(raw);
+            mlir_sys::mlirOperationDestroy(raw);
+        }
+    }
+}

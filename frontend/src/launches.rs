@@ -14,6 +14,9 @@ pub struct LaunchSite {
     /// parameter of the enclosing host code.
     pub kernel: Option<Cursor>,
     pub edit: Option<SourceEdit>,
+    /// The launch expression and the host function it is in.
+    pub call: Cursor,
+    pub host_function: Option<Cursor>,
 }
 
 /// Every launch site in the main file of a translation unit; `source` is the main file's text.
@@ -21,20 +24,35 @@ pub fn find_launches(root: &Cursor, main_file: &str, source: &str) -> Vec<Launch
     let mut out = Vec::new();
     for decl in root.children() {
         if decl.is_in_main_file() {
-            visit(&decl, main_file, source, &mut out);
+            visit(&decl, None, main_file, source, &mut out);
         }
     }
     out
 }
 
-fn visit(c: &Cursor, main_file: &str, source: &str, out: &mut Vec<LaunchSite>) {
+fn visit(
+    c: &Cursor,
+    host_function: Option<Cursor>,
+    main_file: &str,
+    source: &str,
+    out: &mut Vec<LaunchSite>,
+) {
     if c.kind() == CXCursor_CallExpr {
-        if let Some(site) = triple_chevron(c, main_file, source).or_else(|| ggl(c)) {
+        if let Some(mut site) = triple_chevron(c, main_file, source).or_else(|| ggl(c)) {
+            site.host_function = host_function;
             out.push(site);
         }
     }
+    let is_function = matches!(
+        c.kind(),
+        CXCursor_FunctionDecl
+            | CXCursor_CXXMethod
+            | CXCursor_FunctionTemplate
+            | CXCursor_Constructor
+    );
+    let host_function = if is_function { Some(*c) } else { host_function };
     for child in c.children() {
-        visit(&child, main_file, source, out);
+        visit(&child, host_function, main_file, source, out);
     }
 }
 
@@ -74,7 +92,12 @@ fn triple_chevron(c: &Cursor, main_file: &str, source: &str) -> Option<LaunchSit
     let edit = (file == main_file && end <= source.len())
         .then(|| rewrite_chevrons(c, start, end, kernel.as_ref(), source))
         .flatten();
-    Some(LaunchSite { kernel, edit })
+    Some(LaunchSite {
+        kernel,
+        edit,
+        call: *c,
+        host_function: None,
+    })
 }
 
 fn rewrite_chevrons(
@@ -158,5 +181,10 @@ fn ggl(c: &Cursor) -> Option<LaunchSite> {
         .arguments()
         .get(1)
         .and_then(|k| concrete_kernel(&strip(k)));
-    Some(LaunchSite { kernel, edit: None })
+    Some(LaunchSite {
+        kernel,
+        edit: None,
+        call: *c,
+        host_function: None,
+    })
 }

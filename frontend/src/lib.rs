@@ -100,6 +100,11 @@ pub fn compile<'c>(
     let mut codegen = codegen::ModuleCodegen::new(ctx, location);
     let launched: Vec<clang::Cursor> = launches.iter().filter_map(|l| l.kernel).collect();
     codegen.emit_translation_unit(&root, &launched)?;
+    for (index, site) in launches.iter().enumerate() {
+        if let Some(kernel) = site.kernel.and_then(|k| k.definition()) {
+            codegen.emit_launch_site(index, &kernel, site)?;
+        }
+    }
     if !codegen.module.as_operation().verify() {
         // For hipmlir's developers: show the IR that failed to verify.
         if std::env::var_os("HIPMLIR_DUMP_INVALID_IR").is_some() {

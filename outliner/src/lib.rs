@@ -66,6 +66,10 @@ pub fn outline_kernels(ctx: &Context, module: &mut Module) -> Result<Vec<String>
 
     let mut kernels = Vec::new();
     for f in functions {
+        if f.has_attribute("hipmlir.host") {
+            // A host function standing for launch sites: it stays on the host side.
+            continue;
+        }
         if f.has_attribute("hipmlir.kernel") {
             kernels.push(outline_kernel(ctx, f, gpu_module_block)?);
         } else {
@@ -83,7 +87,71 @@ pub fn outline_kernels(ctx: &Context, module: &mut Module) -> Result<Vec<String>
             }
         }
     }
+    replace_launches(ctx, module)?;
     Ok(kernels)
+}
+
+/// Each `gpu.launch` (whose body calls a kernel) becomes a `gpu.launch_func` of the outlined
+/// kernel, with the same configuration and arguments and the launch's `hipmlir.*` metadata.
+fn replace_launches(ctx: &Context, module: &Module) -> Result<(), OutlineError> {
+    let mut launches = Vec::new();
+    module
+        .as_operation()
+        .walk(melior::ir::operation::WalkOrder::PreOrder, |op| {
+            if op.name().as_string_ref().as_str() == Ok("gpu.launch") {
+                launches.push(op.to_raw());
+            }
+            melior::ir::operation::WalkResult::Advance
+        });
+    for raw in launches {
+        // SAFETY: a live gpu.launch found by the walk; replaced, then destroyed.
+        let launch = unsafe { OperationRef::from_raw(raw) };
+        let loc = launch.location();
+        let kernel = launch
+            .attribute("hipmlir.kernel")
+            .map_err(|e| OutlineError::Internal(e.to_string()))?
+            .to_string();
+        let call = launch
+            .region(0)
+            .ok()
+            .and_then(|r| r.first_block())
+            .and_then(|b| b.first_operation())
+            .filter(|o| o.name().as_string_ref().as_str() == Ok("func.call"))
+            .ok_or_else(|| OutlineError::Internal("a launch without a kernel call".into()))?;
+        let config: Vec<Value> = launch.operands().collect();
+        let arguments: Vec<Value> = call.operands().collect();
+        let symbol = Attribute::parse(ctx, &format!("@{GPU_MODULE_NAME}::{kernel}"))
+            .ok_or_else(|| OutlineError::Internal(format!("bad kernel symbol {kernel}")))?;
+        let segments = melior::ir::attribute::DenseI32ArrayAttribute::new(
+            ctx,
+            &[0, 1, 1, 1, 1, 1, 1, 0, 0, 0, 1, arguments.len() as i32, 0],
+        );
+        let mut attributes = vec![
+            (Identifier::new(ctx, "kernel"), symbol),
+            (Identifier::new(ctx, "operandSegmentSizes"), segments.into()),
+        ];
+        for name in CARRIED_ATTRIBUTES {
+            if let Ok(a) = launch.attribute(name) {
+                attributes.push((Identifier::new(ctx, name), a));
+            }
+        }
+        let launch_func = OperationBuilder::new("gpu.launch_func", loc)
+            .add_operands(&config)
+            .add_operands(&arguments)
+            .add_attributes(&attributes)
+            .build()
+            .map_err(|e| OutlineError::Internal(e.to_string()))?;
+        let block = launch
+            .block()
+            .ok_or_else(|| OutlineError::Internal("a launch outside a block".into()))?;
+        block.insert_operation_before(launch, launch_func);
+        // SAFETY: the launch has no results and nothing refers to it any more.
+        unsafe {
+            mlirOperationRemoveFromParent(raw);
+            mlirOperationDestroy(raw);
+        }
+    }
+    Ok(())
 }
 
 /// Replaces the kernel `func.func` by a `gpu.func` in the gpu.module block; returns its symbol.

@@ -219,6 +219,37 @@ impl<'c> ModuleCodegen<'c> {
         Ok(sig)
     }
 
+    /// A kernel's parameter types in the OpenCL ABI: pointers are global, a bool is a byte, a
+    /// struct by value arrives as a pointer to the kernel's own copy (byval; listed with its
+    /// index and type), or through a global buffer when large.
+    pub fn kernel_inputs(
+        &self,
+        def: &Cursor,
+    ) -> Result<(Vec<Type<'c>>, Vec<(Identifier<'c>, Attribute<'c>)>)> {
+        let ctx = self.ctx;
+        let sig = signature(def)?;
+        let mut inputs: Vec<Type> = Vec::new();
+        let mut byval: Vec<(Identifier, Attribute)> = Vec::new();
+        for (index, ty) in sig.params.iter().enumerate() {
+            inputs.push(match ty {
+                Ty::Pointer { .. } => pointer_type(ctx, AddrSpace::Global),
+                Ty::Bool => IntegerType::new(ctx, 8).into(),
+                // A struct too large for the device's parameter space comes through a global
+                // buffer the runtime fills (chipStar's spill), still by value for the host.
+                Ty::Record(r) if r.size > SPILL_BYTES => pointer_type(ctx, AddrSpace::Global),
+                Ty::Record(_) => {
+                    byval.push((
+                        Identifier::new(ctx, &index.to_string()),
+                        TypeAttribute::new(ty.memory_mlir(ctx)).into(),
+                    ));
+                    pointer_type(ctx, AddrSpace::Private)
+                }
+                _ => ty.value_mlir(ctx),
+            });
+        }
+        Ok((inputs, byval))
+    }
+
     /// Declares `func.func private @symbol(inputs) -> result` once: a device library function.
     pub fn declare_external(
         &mut self,
@@ -363,28 +394,13 @@ impl<'c> ModuleCodegen<'c> {
         let params = def.arguments();
 
         // Kernel parameters follow the OpenCL ABI: pointers are global, a bool is a byte.
-        // A struct by value arrives as a pointer to the kernel's own copy (OpenCL's byval).
-        let mut inputs: Vec<Type> = Vec::new();
-        let mut byval: Vec<(Identifier, Attribute)> = Vec::new();
-        for (index, ty) in sig.params.iter().enumerate() {
-            inputs.push(match (kind, ty) {
-                (FunctionKind::Kernel, Ty::Pointer { .. }) => pointer_type(ctx, AddrSpace::Global),
-                (FunctionKind::Kernel, Ty::Bool) => IntegerType::new(ctx, 8).into(),
-                // A struct too large for the device's parameter space comes through a global
-                // buffer the runtime fills (chipStar's spill), still by value for the host.
-                (FunctionKind::Kernel, Ty::Record(r)) if r.size > SPILL_BYTES => {
-                    pointer_type(ctx, AddrSpace::Global)
-                }
-                (FunctionKind::Kernel, Ty::Record(_)) => {
-                    byval.push((
-                        Identifier::new(ctx, &index.to_string()),
-                        TypeAttribute::new(ty.memory_mlir(ctx)).into(),
-                    ));
-                    pointer_type(ctx, AddrSpace::Private)
-                }
-                _ => ty.value_mlir(ctx),
-            });
-        }
+        let (inputs, byval) = match kind {
+            FunctionKind::Kernel => self.kernel_inputs(def)?,
+            FunctionKind::Device => (
+                sig.params.iter().map(|t| t.value_mlir(ctx)).collect(),
+                vec![],
+            ),
+        };
         let results: Vec<Type> = match sig.result {
             Ty::Void => vec![],
             ref t => vec![t.value_mlir(ctx)],
