@@ -22,6 +22,9 @@ use crate::error::{FrontendError, Result};
 use crate::kernel_abi::{kernel_args_attr, kernel_args_size_attr, kernel_info};
 use crate::types::{pointer_type, AddrSpace, Ty};
 
+/// A kernel's by-value struct parameters: (index as a name, struct type attribute).
+pub type ByvalParams<'c> = Vec<(Identifier<'c>, Attribute<'c>)>;
+
 /// By-value kernel parameters larger than this are passed through a global buffer: OpenCL only
 /// guarantees 1 KiB of parameter space (CL_DEVICE_MAX_PARAMETER_SIZE).
 const SPILL_BYTES: u64 = 1024;
@@ -225,7 +228,7 @@ impl<'c> ModuleCodegen<'c> {
     pub fn kernel_inputs(
         &self,
         def: &Cursor,
-    ) -> Result<(Vec<Type<'c>>, Vec<(Identifier<'c>, Attribute<'c>)>)> {
+    ) -> Result<(Vec<Type<'c>>, ByvalParams<'c>)> {
         let ctx = self.ctx;
         let sig = signature(def)?;
         let mut inputs: Vec<Type> = Vec::new();
