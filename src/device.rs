@@ -82,6 +82,8 @@ pub fn compile_device(
     output.image.metadata =
         ModuleMetadata::new(hipmlir_dialect_passes::kernel_metadata(&module).map_err(|e| ice(&e))?);
     output.image.metadata.globals = device_variables;
+    output.image.metadata.linear_block_kernels =
+        hipmlir_dialect_passes::linear_block_kernels(&module);
     record(&mut output, Stage::Lowered, &module);
     if stop_at == Stage::Lowered {
         output.mlir_text = text(&module);

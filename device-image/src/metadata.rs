@@ -63,6 +63,11 @@ pub struct ModuleMetadata {
     /// Device variables; absent in images without any.
     #[serde(default)]
     pub globals: Vec<GlobalVar>,
+    /// Kernels that use warp operations: their block runs as a 1-D work-group of the block's
+    /// size (so lanes follow HIP's x-fastest thread order on every device) and they take the
+    /// block's dimensions as three more `u32` arguments after the listed ones.
+    #[serde(default)]
+    pub linear_block_kernels: Vec<String>,
 }
 
 impl ModuleMetadata {
@@ -71,6 +76,7 @@ impl ModuleMetadata {
             format_version: METADATA_FORMAT_VERSION,
             kernels,
             globals: Vec::new(),
+            linear_block_kernels: Vec::new(),
         }
     }
 

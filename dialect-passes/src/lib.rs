@@ -11,6 +11,7 @@ mod address_spaces;
 mod atomics;
 mod context;
 mod dynamic_shared;
+mod linear_blocks;
 mod math;
 mod metadata;
 mod passes;
@@ -18,7 +19,7 @@ mod pointers;
 mod spirv_patch;
 
 pub use context::new_context;
-pub use metadata::kernel_metadata;
+pub use metadata::{kernel_metadata, linear_block_kernels};
 pub use passes::{SpirvOptions, DEFAULT_SPIRV_CAPABILITIES};
 
 use melior::ir::operation::OperationLike;
@@ -100,6 +101,7 @@ pub fn lower_hip_semantics(
     // Launch sites stood for host code: from here on only the device side is lowered.
     passes::drop_host_functions(module);
     dynamic_shared::lower_dynamic_shared(ctx, module)?;
+    linear_blocks::linearize_warp_blocks(ctx, module)?;
     passes::mark_entry_points(ctx, module);
     run_pipeline(
         ctx,

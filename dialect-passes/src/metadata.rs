@@ -38,6 +38,22 @@ pub fn kernel_metadata(module: &Module) -> Result<Vec<KernelInfo>, LowerError> {
     }
 }
 
+/// The kernels whose blocks run linearized (see `linear_blocks`).
+pub fn linear_block_kernels(module: &Module) -> Vec<String> {
+    let mut out = Vec::new();
+    module.as_operation().walk(WalkOrder::PreOrder, |op| {
+        if op.name().as_string_ref().as_str() == Ok("gpu.func")
+            && op.has_attribute(crate::linear_blocks::LINEAR_BLOCK_ATTRIBUTE)
+        {
+            if let Ok(name) = string(&op, "sym_name") {
+                out.push(name);
+            }
+        }
+        WalkResult::Advance
+    });
+    out
+}
+
 fn string(op: &OperationRef, name: &str) -> Result<String, LowerError> {
     let a = op.attribute(name).map_err(err)?;
     Ok(StringAttribute::try_from(a)

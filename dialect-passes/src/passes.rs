@@ -51,7 +51,7 @@ impl SpirvOptions {
 }
 
 /// Operations whose results depend on the subgroup size.
-const SUBGROUP_OPS: &[&str] = &[
+pub(crate) const SUBGROUP_OPS: &[&str] = &[
     "gpu.shuffle",
     "gpu.subgroup_reduce",
     "gpu.lane_id",

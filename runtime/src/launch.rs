@@ -228,11 +228,30 @@ pub fn launch(
     let values = unpack_args(info, args, shmem)?;
     let rt = runtime()?;
     let target = resolve(stream)?;
-    let (global, local) = ndrange(grid, block, shmem, &rt.info)?;
+    let (mut global, mut local) = ndrange(grid, block, shmem, &rt.info)?;
+    // A kernel using warp operations runs its block as a 1-D work-group, so that lanes follow
+    // HIP's thread order, and receives the block's dimensions as three trailing arguments.
+    let linear = kernel
+        .module
+        .image
+        .metadata
+        .linear_block_kernels
+        .iter()
+        .any(|k| *k == info.name);
+    if linear {
+        let threads = local[0] * local[1] * local[2];
+        global = [
+            global[0] / local[0] * threads,
+            global[1] / local[1],
+            global[2] / local[2],
+        ];
+        local = [threads, 1, 1];
+    }
+    let hidden = if linear { 3 } else { 0 };
 
     let module = &kernel.module;
     let mut state = module.lock_state();
-    let prepared = prepared_kernel(rt, module, &mut state, &info.name, info.args.len())?;
+    let prepared = prepared_kernel(rt, module, &mut state, &info.name, info.args.len() + hidden)?;
     let k = prepared.kernel.get();
     let spilled = |i: usize| prepared.spilled.get(i).copied().unwrap_or(false);
 
@@ -293,6 +312,25 @@ pub fn launch(
         if let Err(e) = result {
             free_spills(&spills);
             return Err(argument_failure(info, i, e));
+        }
+    }
+    if linear {
+        let dims = block.as_array();
+        for (d, value) in dims.iter().enumerate() {
+            let index = (info.args.len() + d) as u32;
+            // SAFETY: `k` is valid and exclusively ours while the module lock is held.
+            let set =
+                unsafe { cl3::kernel::set_kernel_arg(k, index, 4, (value as *const u32).cast()) };
+            if let Err(e) = set {
+                free_spills(&spills);
+                return Err(Failure::new(
+                    HipError::LaunchFailure,
+                    format!(
+                        "clSetKernelArg(block dimension): {}",
+                        crate::cl::error_name(e)
+                    ),
+                ));
+            }
         }
     }
     if rt.memory.needs_pointer_list_per_launch() {

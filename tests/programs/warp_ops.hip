@@ -31,6 +31,17 @@ __global__ void warp_kernel(const int* in, int* out, float* sums, unsigned long 
   }
 }
 
+// A 2-D block: HIP's lanes follow the x-fastest linear thread index, so in an 8x4 block lane
+// ^ 8 is the thread one row further in the same column.
+__global__ void rows_2d(const int* in, int* out) {
+  int linear = threadIdx.y * blockDim.x + threadIdx.x;
+  int id = blockIdx.x * blockDim.x * blockDim.y + linear;
+  int v = in[id];
+  out[3 * id] = __shfl_xor(v, 8);
+  out[3 * id + 1] = __lane_id();
+  out[3 * id + 2] = static_cast<int>(threadIdx.x * 100 + threadIdx.y * 10 + blockDim.y);
+}
+
 int main() {
   hipDeviceProp_t props;
   HIP_CHECK(hipGetDeviceProperties(&props, 0));
@@ -78,6 +89,27 @@ int main() {
   int bad = count_mismatches("shuffles", from_device(d_out, 8 * n), want);
   bad += count_mismatches("warp sums", from_device(d_sums, n / ws), want_sums);
   bad += count_mismatches("ballots", from_device(d_votes, 2 * (n / ws)), want_votes);
+  // 2-D blocks of 8x4 threads, 4 blocks.
+  const int per_block = 32, blocks2d = 4;
+  std::vector<int> in2(per_block * blocks2d), want2(3 * per_block * blocks2d);
+  for (int i = 0; i < per_block * blocks2d; ++i) in2[i] = i * 7 + 1;
+  for (int b = 0; b < blocks2d; ++b)
+    for (int y = 0; y < 4; ++y)
+      for (int x = 0; x < 8; ++x) {
+        int lin = y * 8 + x, id = b * per_block + lin;
+        want2[3 * id] = in2[b * per_block + (lin ^ 8)];
+        want2[3 * id + 1] = lin;
+        want2[3 * id + 2] = x * 100 + y * 10 + 4;
+      }
+  int* d_in2 = to_device(in2);
+  int* d_out2 = nullptr;
+  HIP_CHECK(hipMalloc(&d_out2, want2.size() * sizeof(int)));
+  rows_2d<<<blocks2d, dim3(8, 4)>>>(d_in2, d_out2);
+  HIP_CHECK(hipGetLastError());
+  bad += count_mismatches("2-D block shuffles", from_device(d_out2, want2.size()), want2);
+  HIP_CHECK(hipFree(d_in2));
+  HIP_CHECK(hipFree(d_out2));
+
   HIP_CHECK(hipFree(d_in));
   HIP_CHECK(hipFree(d_out));
   HIP_CHECK(hipFree(d_sums));
