@@ -225,10 +225,7 @@ impl<'c> ModuleCodegen<'c> {
     /// A kernel's parameter types in the OpenCL ABI: pointers are global, a bool is a byte, a
     /// struct by value arrives as a pointer to the kernel's own copy (byval; listed with its
     /// index and type), or through a global buffer when large.
-    pub fn kernel_inputs(
-        &self,
-        def: &Cursor,
-    ) -> Result<(Vec<Type<'c>>, ByvalParams<'c>)> {
+    pub fn kernel_inputs(&self, def: &Cursor) -> Result<(Vec<Type<'c>>, ByvalParams<'c>)> {
         let ctx = self.ctx;
         let sig = signature(def)?;
         let mut inputs: Vec<Type> = Vec::new();
