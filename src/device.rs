@@ -69,7 +69,11 @@ pub fn compile_device(
     }
     let ice = |e: &dyn std::fmt::Display| format!("{}: error: {e}", input.display());
     hipmlir_dialect_passes::inline_device_functions(&ctx, &mut module, print_ir_after_all)
-        .map_err(|e| ice(&e))?;
+        .map_err(|e| match e {
+            // Already a diagnostic at the construct's location.
+            hipmlir_dialect_passes::LowerError::Unsupported { .. } => e.to_string(),
+            other => ice(&other),
+        })?;
     hipmlir_outliner::outline_kernels(&ctx, &mut module).map_err(|e| ice(&e))?;
     record(&mut output, Stage::Outlined, &module);
     if stop_at == Stage::Outlined {

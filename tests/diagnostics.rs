@@ -109,3 +109,31 @@ fn help_and_version() {
     assert!(out.status.success());
     assert!(stdout(&out).starts_with("hipmlir "));
 }
+
+#[test]
+fn recursion_and_virtual_calls_are_named() {
+    let (code, err, path) = compile(
+        "recursion.hip",
+        "#include <hip/hip_runtime.h>\n__device__ int sum(int n) { return n <= 0 ? 0 : n + sum(n - 1); }\n__global__ void k(int* a) { a[0] = sum(a[1]); }\n",
+        &["--emit-spirv"],
+    );
+    assert_clean_failure(code, &err);
+    assert!(err.contains(&format!("{path}:")), "{err}");
+    assert!(
+        err.contains("unsupported construct in device code: recursion"),
+        "{err}"
+    );
+
+    let (code, err, path) = compile(
+        "virtual.hip",
+        "#include <hip/hip_runtime.h>\nstruct B { __device__ virtual int get() { return 1; } };\n__global__ void k(int* a, B* b) { a[0] = b->get(); }\n",
+        &["--emit-spirv"],
+    );
+    assert_clean_failure(code, &err);
+    assert!(
+        err.contains(&format!(
+            "{path}:3:42: error: unsupported construct in device code: call of virtual function 'get'"
+        )),
+        "{err}"
+    );
+}

@@ -30,6 +30,9 @@ use melior::Context;
 
 #[derive(Debug, thiserror::Error)]
 pub enum LowerError {
+    /// A construct of the program that hipmlir cannot compile, at its source location.
+    #[error("{location}: error: unsupported construct in device code: {message}")]
+    Unsupported { location: String, message: String },
     #[error("{stage}: {message}")]
     Pass {
         stage: &'static str,
@@ -89,7 +92,8 @@ pub fn inline_device_functions(
         "inlining device functions",
         passes::INLINE_PIPELINE,
         print_ir_after_all,
-    )
+    )?;
+    passes::reject_recursion(module)
 }
 
 /// Stage 1: HIP semantics and cleanup on the outlined module.

@@ -186,3 +186,45 @@ pub fn drop_host_functions(module: &Module) {
         }
     }
 }
+
+/// After inlining, a call left in device code can only be recursion, which GPUs (and OpenCL)
+/// do not support: report it where the call is.
+pub fn reject_recursion(module: &Module) -> Result<(), LowerError> {
+    let mut found: Option<(String, String)> = None;
+    let body = module.body();
+    let mut op = body.first_operation();
+    while let Some(f) = op {
+        if f.name().as_string_ref().as_str() == Ok("func.func") && !f.has_attribute("hipmlir.host")
+        {
+            f.walk(WalkOrder::PreOrder, |inner| {
+                if found.is_none() && inner.name().as_string_ref().as_str() == Ok("func.call") {
+                    let callee = inner
+                        .attribute("callee")
+                        .map(|a| a.to_string())
+                        .unwrap_or_default();
+                    found = Some((inner.location().to_string(), callee));
+                }
+                WalkResult::Advance
+            });
+        }
+        op = f.next_in_block();
+    }
+    match found {
+        None => Ok(()),
+        Some((location, callee)) => Err(LowerError::Unsupported {
+            location: clang_style_location(&location),
+            message: format!(
+                "recursion (the call of {callee} cannot be inlined; GPU code has no call stack)"
+            ),
+        }),
+    }
+}
+
+/// `loc("file":line:col)` as clang writes locations: `file:line:col`.
+fn clang_style_location(mlir: &str) -> String {
+    let inner = mlir
+        .trim_start_matches("loc(")
+        .trim_end_matches(')')
+        .replacen('"', "", 2);
+    inner
+}

@@ -264,6 +264,10 @@ impl Cursor {
         }
     }
 
+    pub fn is_virtual_method(&self) -> bool {
+        unsafe { clang_CXXMethod_isVirtual(self.0) != 0 }
+    }
+
     pub fn is_static_method(&self) -> bool {
         unsafe { clang_CXXMethod_isStatic(self.0) != 0 }
     }

@@ -2,6 +2,8 @@
 // signed/unsigned division and shifts, narrowing and widening, int<->float conversions.
 #include "test_common.h"
 
+#include <algorithm>
+
 __host__ __device__ unsigned int wrap_mul(unsigned int a, unsigned int b) { return a * b + 7u; }
 
 __host__ __device__ long long mixed(int a, unsigned short s, signed char c, long long big) {
@@ -14,7 +16,8 @@ __host__ __device__ long long mixed(int a, unsigned short s, signed char c, long
   unsigned char byte = (unsigned char)(a + 300);
   long long wide = big * a + (a ^ 0x5a5a) - (~a & 0xff) + (a | 3);
   bool flag = a > 0;
-  return q + r + (long long)u + sr + promoted + narrowed + byte + wide + flag + (a != 0);
+  long long clamped = std::min(a, 7) + std::max(q, r) + std::min<long long>(wide, 1LL << 20);
+  return q + r + (long long)u + sr + promoted + narrowed + byte + wide + flag + (a != 0) + clamped;
 }
 
 __host__ __device__ float to_float(int a, unsigned b) {

@@ -88,6 +88,12 @@ impl<'c> FunctionCodegen<'c, '_> {
         if name == "printf" {
             return self.printf(e, args).map(Some);
         }
+        // Optimization hints: the value itself, or nothing.
+        match (name, args) {
+            ("__builtin_expect", [value, _]) => return self.rvalue(value).map(Some),
+            ("__builtin_assume", [_]) => return Ok(Some(Val::Void)),
+            _ => {}
+        }
         if name == "__syncthreads" {
             self.b.op("gpu.barrier", &[], &[], &[], vec![], loc)?;
             return Ok(Some(Val::Void));

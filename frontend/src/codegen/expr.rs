@@ -1130,6 +1130,12 @@ impl<'c> FunctionCodegen<'c, '_> {
         if let Some(special) = callee.trivial_special_member() {
             return self.trivial_special_member(special, e, &args);
         }
+        if callee.is_virtual_method() {
+            return Err(FrontendError::unsupported(
+                e.location(),
+                format!("call of virtual function '{name}'"),
+            ));
+        }
         if has_this(&callee) {
             let (object, rest) = self.method_object(e, &args, callee.arguments().len())?;
             return self.call_function(&callee, Some(object), rest, e);

@@ -24,12 +24,6 @@ impl<'c> FunctionCodegen<'c, '_> {
         let returns = count_returns(body);
         if returns > usize::from(tail_return) {
             // Some return is not the last statement: everything after one must be skipped.
-            if self.return_ty.is_pointer() {
-                return Err(FrontendError::unsupported(
-                    body.location(),
-                    "early return from a function returning a pointer",
-                ));
-            }
             self.set_flag(VarKey::Returned, false, loc)?;
             if self.return_ty != Ty::Void {
                 let zero = self.zero(&self.return_ty.clone(), loc)?;
