@@ -4,7 +4,7 @@ use melior::ir::block::BlockLike;
 use melior::ir::operation::{
     OperationLike, OperationMutLike, OperationRefMut, WalkOrder, WalkResult,
 };
-use melior::ir::{Attribute, AttributeLike, Module, ValueLike};
+use melior::ir::{Attribute, AttributeLike, Module, RegionLike, ValueLike};
 use melior::Context;
 
 use crate::LowerError;
@@ -192,6 +192,19 @@ pub fn drop_host_functions(module: &Module) {
 pub fn reject_recursion(module: &Module) -> Result<(), LowerError> {
     let mut found: Option<(String, String)> = None;
     let body = module.body();
+    // Calls of declarations (device library functions) are lowered later, not inlined.
+    let mut declarations = std::collections::HashSet::new();
+    let mut op = body.first_operation();
+    while let Some(f) = op {
+        if f.name().as_string_ref().as_str() == Ok("func.func")
+            && f.region(0).is_ok_and(|r| r.first_block().is_none())
+        {
+            if let Ok(name) = f.attribute("sym_name") {
+                declarations.insert(format!("@{}", name.to_string().trim_matches('"')));
+            }
+        }
+        op = f.next_in_block();
+    }
     let mut op = body.first_operation();
     while let Some(f) = op {
         if f.name().as_string_ref().as_str() == Ok("func.func") && !f.has_attribute("hipmlir.host")
@@ -202,7 +215,9 @@ pub fn reject_recursion(module: &Module) -> Result<(), LowerError> {
                         .attribute("callee")
                         .map(|a| a.to_string())
                         .unwrap_or_default();
-                    found = Some((inner.location().to_string(), callee));
+                    if !declarations.contains(&callee) {
+                        found = Some((inner.location().to_string(), callee));
+                    }
                 }
                 WalkResult::Advance
             });

@@ -53,51 +53,81 @@
     return r;                                                                        \
   }
 
-// Element-wise operators: vector op vector, vector op scalar, scalar op vector, op=.
-#define HIPMLIR_OPS2(V, T, OP)                                                                 \
-  HIPMLIR_HD inline V operator OP(V a, V b) { return make_##V(a.x OP b.x, a.y OP b.y); }      \
-  HIPMLIR_HD inline V operator OP(V a, T s) { return make_##V(a.x OP s, a.y OP s); }          \
-  HIPMLIR_HD inline V operator OP(T s, V a) { return make_##V(s OP a.x, s OP a.y); }          \
-  HIPMLIR_HD inline V& operator OP##=(V& a, V b) {                                            \
-    a = a OP b;                                                                               \
-    return a;                                                                                 \
+// Element-wise operators, as templates over the vector types (so that a file pays for the ones
+// it uses): vector op vector, vector op scalar, scalar op vector, op=.
+template <class V>
+struct __hipmlir_vector_traits {
+  static constexpr int lanes = 0;
+};
+#define HIPMLIR_TRAITS(V, T, L)               \
+  template <>                                 \
+  struct __hipmlir_vector_traits<V> {         \
+    typedef T element;                        \
+    static constexpr int lanes = L;           \
+  };
+
+template <class V, class F>
+HIPMLIR_HD inline V __hipmlir_map(V a, V b, F f) {
+  V r = a;
+  r.x = f(a.x, b.x);
+  if constexpr (__hipmlir_vector_traits<V>::lanes > 1) r.y = f(a.y, b.y);
+  if constexpr (__hipmlir_vector_traits<V>::lanes > 2) r.z = f(a.z, b.z);
+  if constexpr (__hipmlir_vector_traits<V>::lanes > 3) r.w = f(a.w, b.w);
+  return r;
+}
+template <class V>
+HIPMLIR_HD inline V __hipmlir_splat(typename __hipmlir_vector_traits<V>::element s) {
+  V r;
+  r.x = s;
+  if constexpr (__hipmlir_vector_traits<V>::lanes > 1) r.y = s;
+  if constexpr (__hipmlir_vector_traits<V>::lanes > 2) r.z = s;
+  if constexpr (__hipmlir_vector_traits<V>::lanes > 3) r.w = s;
+  return r;
+}
+#define HIPMLIR_VECTOR_OP(OP, NAME)                                                                \
+  struct __hipmlir_##NAME {                                                                      \
+    template <class T>                                                                           \
+    HIPMLIR_HD T operator()(T a, T b) const {                                                    \
+      return a OP b;                                                                             \
+    }                                                                                            \
+  };                                                                                             \
+  template <class V, int L = __hipmlir_vector_traits<V>::lanes, class = typename __hipmlir_enable_if<(L > 0)>::type> \
+  HIPMLIR_HD inline V operator OP(V a, V b) {                                                    \
+    return __hipmlir_map(a, b, __hipmlir_##NAME());                                              \
+  }                                                                                              \
+  template <class V, int L = __hipmlir_vector_traits<V>::lanes, class = typename __hipmlir_enable_if<(L > 0)>::type> \
+  HIPMLIR_HD inline V operator OP(V a, typename __hipmlir_vector_traits<V>::element s) {          \
+    return __hipmlir_map(a, __hipmlir_splat<V>(s), __hipmlir_##NAME());                          \
+  }                                                                                              \
+  template <class V, int L = __hipmlir_vector_traits<V>::lanes, class = typename __hipmlir_enable_if<(L > 0)>::type> \
+  HIPMLIR_HD inline V operator OP(typename __hipmlir_vector_traits<V>::element s, V a) {          \
+    return __hipmlir_map(__hipmlir_splat<V>(s), a, __hipmlir_##NAME());                          \
+  }                                                                                              \
+  template <class V, int L = __hipmlir_vector_traits<V>::lanes, class = typename __hipmlir_enable_if<(L > 0)>::type> \
+  HIPMLIR_HD inline V& operator OP##=(V& a, V b) {                                               \
+    a = a OP b;                                                                                  \
+    return a;                                                                                    \
   }
-#define HIPMLIR_OPS3(V, T, OP)                                                                 \
-  HIPMLIR_HD inline V operator OP(V a, V b) { return make_##V(a.x OP b.x, a.y OP b.y, a.z OP b.z); } \
-  HIPMLIR_HD inline V operator OP(V a, T s) { return make_##V(a.x OP s, a.y OP s, a.z OP s); } \
-  HIPMLIR_HD inline V operator OP(T s, V a) { return make_##V(s OP a.x, s OP a.y, s OP a.z); } \
-  HIPMLIR_HD inline V& operator OP##=(V& a, V b) {                                            \
-    a = a OP b;                                                                               \
-    return a;                                                                                 \
-  }
-#define HIPMLIR_OPS4(V, T, OP)                                                                 \
-  HIPMLIR_HD inline V operator OP(V a, V b) {                                                  \
-    return make_##V(a.x OP b.x, a.y OP b.y, a.z OP b.z, a.w OP b.w);                          \
-  }                                                                                           \
-  HIPMLIR_HD inline V operator OP(V a, T s) {                                                  \
-    return make_##V(a.x OP s, a.y OP s, a.z OP s, a.w OP s);                                  \
-  }                                                                                           \
-  HIPMLIR_HD inline V operator OP(T s, V a) {                                                  \
-    return make_##V(s OP a.x, s OP a.y, s OP a.z, s OP a.w);                                  \
-  }                                                                                           \
-  HIPMLIR_HD inline V& operator OP##=(V& a, V b) {                                            \
-    a = a OP b;                                                                               \
-    return a;                                                                                 \
-  }
-#define HIPMLIR_ALL_OPS(L, V, T) \
-  HIPMLIR_OPS##L(V, T, +)        \
-  HIPMLIR_OPS##L(V, T, -)        \
-  HIPMLIR_OPS##L(V, T, *)        \
-  HIPMLIR_OPS##L(V, T, /)
+template <bool B>
+struct __hipmlir_enable_if {};
+template <>
+struct __hipmlir_enable_if<true> {
+  typedef void type;
+};
+HIPMLIR_VECTOR_OP(+, add)
+HIPMLIR_VECTOR_OP(-, sub)
+HIPMLIR_VECTOR_OP(*, mul)
+HIPMLIR_VECTOR_OP(/, div)
+#undef HIPMLIR_VECTOR_OP
 
 #define HIPMLIR_VECTOR_FAMILY(T, N) \
   HIPMLIR_VEC1(T, N)                \
   HIPMLIR_VEC2(T, N)                \
   HIPMLIR_VEC3(T, N)                \
   HIPMLIR_VEC4(T, N)                \
-  HIPMLIR_ALL_OPS(2, N##2, T)       \
-  HIPMLIR_ALL_OPS(3, N##3, T)       \
-  HIPMLIR_ALL_OPS(4, N##4, T)
+  HIPMLIR_TRAITS(N##2, T, 2)        \
+  HIPMLIR_TRAITS(N##3, T, 3)        \
+  HIPMLIR_TRAITS(N##4, T, 4)
 
 HIPMLIR_VECTOR_FAMILY(signed char, char)
 HIPMLIR_VECTOR_FAMILY(unsigned char, uchar)
@@ -113,10 +143,7 @@ HIPMLIR_VECTOR_FAMILY(float, float)
 HIPMLIR_VECTOR_FAMILY(double, double)
 
 #undef HIPMLIR_VECTOR_FAMILY
-#undef HIPMLIR_ALL_OPS
-#undef HIPMLIR_OPS2
-#undef HIPMLIR_OPS3
-#undef HIPMLIR_OPS4
+#undef HIPMLIR_TRAITS
 #undef HIPMLIR_VEC1
 #undef HIPMLIR_VEC2
 #undef HIPMLIR_VEC3
