@@ -95,7 +95,8 @@ impl Ty {
             CXType_Char_S | CXType_SChar | CXType_Short | CXType_Int | CXType_Long
             | CXType_LongLong => int(true),
             CXType_Char_U | CXType_UChar | CXType_UShort | CXType_UInt | CXType_ULong
-            | CXType_ULongLong => int(false),
+            | CXType_ULongLong | CXType_Char16 | CXType_Char32 => int(false),
+            CXType_WChar => int(true),
             CXType_Float => Ok(Ty::Float { bits: 32 }),
             CXType_Double => Ok(Ty::Float { bits: 64 }),
             CXType_Enum => {
