@@ -24,6 +24,16 @@
 // Names a kernel (possibly a template instantiation with commas) in hipLaunchKernelGGL.
 #define HIP_KERNEL_NAME(...) __VA_ARGS__
 
+// A device variable as the symbol functions take it (hipMemcpyToSymbol(HIP_SYMBOL(x), ...)).
+#define HIP_SYMBOL(X) ((const void*)&(X))
+
+// Default arguments of the C functions, in C++ only.
+#ifdef __cplusplus
+#define HIPMLIR_DEFAULT(value) = value
+#else
+#define HIPMLIR_DEFAULT(value)
+#endif
+
 typedef enum hipError_t {
   hipSuccess = 0,
   hipErrorInvalidValue = 1,
@@ -402,17 +412,26 @@ hipError_t hipFuncGetAttributes(hipFuncAttributes* attr, const void* function);
 hipError_t hipOccupancyMaxPotentialBlockSize(int* gridSize, int* blockSize, const void* function,
                                              size_t dynSharedMemPerBlk, int blockSizeLimit);
 
-// ---- not supported yet: each returns hipErrorNotSupported (and says so once on stderr) ----
-hipError_t hipMemcpyToSymbol(const void* symbol, const void* src, size_t sizeBytes, size_t offset,
-                             hipMemcpyKind kind);
-hipError_t hipMemcpyFromSymbol(void* dst, const void* symbol, size_t sizeBytes, size_t offset,
-                               hipMemcpyKind kind);
+// ---- device variables (__device__ / __constant__) ----
+// `symbol` is the variable's host-side address: HIP_SYMBOL(x), or pass `x` itself to the C++
+// templates below. Offsets and sizes beyond the variable are hipErrorInvalidValue; a pointer that
+// is no device variable is hipErrorInvalidSymbol.
+hipError_t hipMemcpyToSymbol(const void* symbol, const void* src, size_t sizeBytes,
+                             size_t offset HIPMLIR_DEFAULT(0),
+                             hipMemcpyKind kind HIPMLIR_DEFAULT(hipMemcpyHostToDevice));
+hipError_t hipMemcpyFromSymbol(void* dst, const void* symbol, size_t sizeBytes,
+                               size_t offset HIPMLIR_DEFAULT(0),
+                               hipMemcpyKind kind HIPMLIR_DEFAULT(hipMemcpyDeviceToHost));
 hipError_t hipMemcpyToSymbolAsync(const void* symbol, const void* src, size_t sizeBytes,
-                                  size_t offset, hipMemcpyKind kind, hipStream_t stream);
+                                  size_t offset, hipMemcpyKind kind,
+                                  hipStream_t stream HIPMLIR_DEFAULT(0));
 hipError_t hipMemcpyFromSymbolAsync(void* dst, const void* symbol, size_t sizeBytes,
-                                    size_t offset, hipMemcpyKind kind, hipStream_t stream);
+                                    size_t offset, hipMemcpyKind kind,
+                                    hipStream_t stream HIPMLIR_DEFAULT(0));
 hipError_t hipGetSymbolAddress(void** devPtr, const void* symbol);
 hipError_t hipGetSymbolSize(size_t* size, const void* symbol);
+
+// ---- not supported yet: each returns hipErrorNotSupported (and says so once on stderr) ----
 hipError_t hipHostRegister(void* hostPtr, size_t sizeBytes, unsigned int flags);
 hipError_t hipHostUnregister(void* hostPtr);
 hipError_t hipStreamAddCallback(hipStream_t stream, void* callback, void* userData,
@@ -435,6 +454,7 @@ hipError_t hipLaunchKernelByName(const char* name, dim3 grid, dim3 block, size_t
 // hipmlir's registration and launch entry points, used by compiled programs and hipmlir_launch.h.
 void __hipmlirRegisterImage(const unsigned char* bundle, size_t size);
 void __hipmlirRegisterFunction(const void* hostFunction, const char* kernelName);
+void __hipmlirRegisterVar(const void* hostShadow, const char* name, size_t size);
 hipError_t __hipmlirLaunchKernelGGL(const void* hostFunction, const char* spelledName, dim3 grid,
                                     dim3 block, size_t sharedMemBytes, hipStream_t stream,
                                     const void* args, size_t argsSize);
@@ -483,6 +503,40 @@ static inline hipError_t hipOccupancyMaxPotentialBlockSize(int* gridSize, int* b
   return hipOccupancyMaxPotentialBlockSize(gridSize, blockSize,
                                            reinterpret_cast<const void*>(kernel),
                                            dynSharedMemPerBlk, blockSizeLimit);
+}
+// Device variables passed by name: hipMemcpyToSymbol(coeffs, ...) means HIP_SYMBOL(coeffs).
+// (A `const void*` argument, HIP_SYMBOL's result, picks the C function: non-templates win ties.)
+template <class T>
+static inline hipError_t hipMemcpyToSymbol(const T& symbol, const void* src, size_t sizeBytes,
+                                           size_t offset = 0,
+                                           hipMemcpyKind kind = hipMemcpyHostToDevice) {
+  return hipMemcpyToSymbol((const void*)&symbol, src, sizeBytes, offset, kind);
+}
+template <class T>
+static inline hipError_t hipMemcpyFromSymbol(void* dst, const T& symbol, size_t sizeBytes,
+                                             size_t offset = 0,
+                                             hipMemcpyKind kind = hipMemcpyDeviceToHost) {
+  return hipMemcpyFromSymbol(dst, (const void*)&symbol, sizeBytes, offset, kind);
+}
+template <class T>
+static inline hipError_t hipMemcpyToSymbolAsync(const T& symbol, const void* src,
+                                                size_t sizeBytes, size_t offset,
+                                                hipMemcpyKind kind, hipStream_t stream = 0) {
+  return hipMemcpyToSymbolAsync((const void*)&symbol, src, sizeBytes, offset, kind, stream);
+}
+template <class T>
+static inline hipError_t hipMemcpyFromSymbolAsync(void* dst, const T& symbol, size_t sizeBytes,
+                                                  size_t offset, hipMemcpyKind kind,
+                                                  hipStream_t stream = 0) {
+  return hipMemcpyFromSymbolAsync(dst, (const void*)&symbol, sizeBytes, offset, kind, stream);
+}
+template <class T>
+static inline hipError_t hipGetSymbolAddress(void** devPtr, const T& symbol) {
+  return hipGetSymbolAddress(devPtr, (const void*)&symbol);
+}
+template <class T>
+static inline hipError_t hipGetSymbolSize(size_t* size, const T& symbol) {
+  return hipGetSymbolSize(size, (const void*)&symbol);
 }
 template <class F>
 static inline hipError_t hipLaunchKernel(F* kernel, dim3 grid, dim3 block,

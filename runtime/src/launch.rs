@@ -236,8 +236,7 @@ pub fn launch(
         .image
         .metadata
         .linear_block_kernels
-        .iter()
-        .any(|k| *k == info.name);
+        .contains(&info.name);
     if linear {
         let threads = local[0] * local[1] * local[2];
         global = [

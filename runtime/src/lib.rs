@@ -7,10 +7,11 @@
 //! Module map: `error` (codes, last error), `log` (HIPMLIR_LOG), `device` (device/context
 //! selection), `stream` (in-order queues, null-stream semantics), `event` (markers, timing),
 //! `handles` (opaque handle tables), `backend` (USM or SVM memory), `memory` (allocation table,
-//! copies, fills), `registry` (images and kernels by name), `kpack` (archives of split binaries), `spirv` (kernel signatures from
-//! SPIR-V), `jit` (program builds), `cache` (on-disk program cache, `sha256`), `launch` (argument
-//! unpacking, spills, NDRange), `props` (`hipDeviceProp_t`), `api` (the `extern "C"` functions),
-//! `cl` (OpenCL handle helpers).
+//! copies, fills), `registry` (images and kernels by name), `symbols` (device variables: host
+//! shadows, addresses, copies), `kpack` (archives of split binaries), `spirv` (kernel signatures
+//! from SPIR-V), `jit` (program builds), `cache` (on-disk program cache, `sha256`), `launch`
+//! (argument unpacking, spills, NDRange), `props` (`hipDeviceProp_t`), `api` (the `extern "C"`
+//! functions), `cl` (OpenCL handle helpers).
 
 mod backend;
 pub mod cache;
@@ -28,6 +29,7 @@ mod registry;
 pub mod sha256;
 pub mod spirv;
 mod stream;
+mod symbols;
 
 pub mod api;
 pub mod error;
@@ -39,6 +41,7 @@ pub use api::launch::*;
 pub use api::memory::*;
 pub use api::module::*;
 pub use api::stream::*;
+pub use api::symbol::*;
 pub use api::unsupported::*;
 pub use api::{hipError_t, hipEvent_t, hipStream_t};
 pub use device::selected_device;

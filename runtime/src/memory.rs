@@ -30,11 +30,24 @@ pub enum AllocKind {
     HostUsm,
     /// `hipHostMalloc` without USM: plain page-aligned host memory (copies only).
     HostPlain,
+    /// A device variable (`__device__`/`__constant__`) of a built program, entered when its address
+    /// is first needed (`symbols`): device memory for copies, fills and kernels, but the program
+    /// owns it, so it is never freed, listed as an allocation or counted as allocated.
+    Variable,
 }
 
 impl AllocKind {
-    /// Whether kernels use it as device memory and `hipFree` frees it.
+    /// Whether it is device memory (copies treat it as such; kernels use it).
     pub fn is_device(self) -> bool {
+        matches!(
+            self,
+            AllocKind::Device | AllocKind::Managed | AllocKind::Variable
+        )
+    }
+
+    /// Whether the program allocated it (`hipMalloc`/`hipMallocManaged`): `hipFree` frees it, SVM
+    /// launches list it, `hipMemGetInfo` counts it.
+    pub fn is_device_allocation(self) -> bool {
         matches!(self, AllocKind::Device | AllocKind::Managed)
     }
 }
@@ -116,7 +129,7 @@ impl AllocationTable {
     pub fn bases(&self) -> Vec<*mut c_void> {
         self.allocations
             .iter()
-            .filter(|(_, (_, k))| k.is_device())
+            .filter(|(_, (_, k))| k.is_device_allocation())
             .map(|(&b, _)| b as *mut c_void)
             .collect()
     }
@@ -125,13 +138,19 @@ impl AllocationTable {
     pub fn device_bytes(&self) -> u64 {
         self.allocations
             .values()
-            .filter(|(_, k)| k.is_device())
+            .filter(|(_, k)| k.is_device_allocation())
             .map(|&(s, _)| s as u64)
             .sum()
     }
 
+    /// Removes and returns every allocation; device variables stay (their programs own them).
     fn drain(&mut self) -> Vec<(usize, usize, AllocKind)> {
-        std::mem::take(&mut self.allocations)
+        let (variables, allocations): (BTreeMap<_, _>, BTreeMap<_, _>) =
+            std::mem::take(&mut self.allocations)
+                .into_iter()
+                .partition(|(_, (_, k))| *k == AllocKind::Variable);
+        self.allocations = variables;
+        allocations
             .into_iter()
             .map(|(b, (s, k))| (b, s, k))
             .collect()
@@ -162,6 +181,31 @@ pub fn find_allocation(addr: usize) -> Option<(usize, usize, AllocKind)> {
 /// Bytes of device memory allocated by the program.
 pub fn device_bytes_in_use() -> u64 {
     table().device_bytes()
+}
+
+/// Enters a device variable's storage (`[address, address + size)`) so copies, fills and
+/// `hipPointerGetAttributes` accept it. A range already entered is left alone.
+pub fn add_variable(address: usize, size: usize) {
+    if size == 0 {
+        return;
+    }
+    let mut t = table();
+    if t.get(address) != Some((size, AllocKind::Variable))
+        && !t.insert(address, size, AllocKind::Variable)
+    {
+        crate::hlog!(
+            Warn,
+            "device variable at {address:#x} ({size} bytes) overlaps a recorded allocation"
+        );
+    }
+}
+
+/// Forgets a device variable's storage (its program is being released).
+pub fn remove_variable(address: usize) {
+    let mut t = table();
+    if matches!(t.get(address), Some((_, AllocKind::Variable))) {
+        t.remove(address);
+    }
 }
 
 const PLAIN_HOST_ALIGN: usize = 4096;
@@ -272,6 +316,11 @@ fn free_kind(p: *mut c_void, host: bool) -> HipResult<()> {
         let t = table();
         match t.get(addr) {
             None => return Err(unknown_pointer(&t, p, wanted)),
+            Some((_, AllocKind::Variable)) => {
+                return Err(Failure::invalid_value(format!(
+                    "{p:p} is a device variable (hipGetSymbolAddress), not an allocation"
+                )));
+            }
             Some((_, kind)) if kind.is_device() == host => {
                 return Err(Failure::invalid_value(format!("{p:p} is {other}")));
             }
@@ -379,7 +428,11 @@ fn classify(
     match t.check(p, len) {
         RangeCheck::Inside { kind, .. } => Ok(kind.is_device()),
         RangeCheck::Overruns { base, size } => Err(Failure::invalid_value(format!(
-            "{role} range {p:#x}+{len} runs past the end of the {size}-byte allocation at {base:#x} (offset {})",
+            "{role} range {p:#x}+{len} runs past the end of the {size}-byte {} at {base:#x} (offset {})",
+            match t.get(base) {
+                Some((_, AllocKind::Variable)) => "device variable",
+                _ => "allocation",
+            },
             p - base
         ))),
         RangeCheck::Outside if must_be_device => Err(Failure::invalid_value(format!(
@@ -636,7 +689,7 @@ pub fn pointer_attributes(p: *const c_void) -> PointerAttributes {
     };
     let p = p as *mut c_void;
     match kind {
-        AllocKind::Device => {
+        AllocKind::Device | AllocKind::Variable => {
             a.r#type = MEMORY_TYPE_DEVICE;
             a.devicePointer = p;
         }
@@ -731,6 +784,20 @@ mod tests {
         assert_eq!(t.check(0x1000, 1), RangeCheck::Outside);
         assert_eq!(t.bases(), vec![0x2000 as *mut c_void]);
         assert_eq!(t.device_bytes(), 0x10);
+    }
+
+    #[test]
+    fn variables_are_device_memory_but_not_allocations() {
+        let mut t = sample();
+        assert!(t.insert(0x5000, 0x40, AllocKind::Variable));
+        assert_eq!(classify(&t, 0x5010, 0x30, true, "d"), Ok(true));
+        assert!(classify(&t, 0x5010, 0x31, true, "d").is_err());
+        // Not listed for SVM launches, not counted as allocated, kept by a reset.
+        assert!(!t.bases().contains(&(0x5000 as *mut c_void)));
+        assert_eq!(t.device_bytes(), 0x110);
+        let freed: Vec<usize> = t.drain().into_iter().map(|(b, _, _)| b).collect();
+        assert_eq!(freed, vec![0x1000, 0x2000, 0x3000]);
+        assert_eq!(t.get(0x5000), Some((0x40, AllocKind::Variable)));
     }
 
     #[test]

@@ -10,10 +10,10 @@
 //!
 //! A spelling matching several distinct kernels is an error that names them.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
 use std::sync::{Arc, Mutex, MutexGuard};
 
-use hipmlir_device_image::{AddressSpace, DeviceImage, KernelInfo};
+use hipmlir_device_image::{AddressSpace, DeviceImage, GlobalVar, KernelInfo};
 
 use crate::error::{Failure, HipError, HipResult};
 use crate::jit::ModuleState;
@@ -30,21 +30,56 @@ pub struct Module {
     pub image: DeviceImage,
     /// The built program and its kernels; also serializes launches of this module's kernels.
     pub state: Mutex<ModuleState>,
+    /// Device addresses of this module's variables found so far (index into
+    /// `metadata.globals` → address); also serializes finding them (see `symbols`).
+    pub variables: Mutex<HashMap<usize, usize>>,
+}
+
+impl Drop for Module {
+    fn drop(&mut self) {
+        // The program (and its variables' storage) goes with the module.
+        let variables = self.variables.get_mut().unwrap_or_else(|p| p.into_inner());
+        for &address in variables.values() {
+            crate::memory::remove_variable(address);
+        }
+    }
 }
 
 impl Module {
+    fn new(index: usize, label: String, image: DeviceImage) -> Self {
+        Module {
+            index,
+            label,
+            image,
+            state: Mutex::new(ModuleState::default()),
+            variables: Mutex::new(HashMap::new()),
+        }
+    }
+
     pub fn lock_state(&self) -> MutexGuard<'_, ModuleState> {
         self.state.lock().unwrap_or_else(|p| p.into_inner())
     }
 
+    pub fn lock_variables(&self) -> MutexGuard<'_, HashMap<usize, usize>> {
+        self.variables.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
     /// A module that is not registered globally (`hipModuleLoad`).
     pub fn standalone(label: String, image: DeviceImage) -> Self {
-        Module {
-            index: usize::MAX,
-            label,
-            image,
-            state: Mutex::new(ModuleState::default()),
-        }
+        Module::new(usize::MAX, label, image)
+    }
+
+    /// The device variable whose symbol is `name`, as an index into `metadata.globals`.
+    pub fn find_global(&self, name: &str) -> Option<usize> {
+        self.image
+            .metadata
+            .globals
+            .iter()
+            .position(|g| g.name == name)
+    }
+
+    pub fn global(&self, index: usize) -> &GlobalVar {
+        &self.image.metadata.globals[index]
     }
 
     /// The kernel named `spelled` (mangled, or source spelling), as an index into the metadata.
@@ -179,14 +214,27 @@ impl Registry {
     /// Adds a parsed image under a label for messages ("a.hip in /x/app.hipk").
     pub fn add_image_labeled(&mut self, image: DeviceImage, label: String) -> Arc<Module> {
         let index = self.modules.len() + self.failed_images.len();
-        let module = Arc::new(Module {
-            index,
-            label,
-            image,
-            state: Mutex::new(ModuleState::default()),
-        });
+        let module = Arc::new(Module::new(index, label, image));
         self.modules.push(module.clone());
         module
+    }
+
+    /// The module registered last, if any (device variables are registered right after their
+    /// image).
+    pub fn last_module(&self) -> Option<Arc<Module>> {
+        self.modules.last().cloned()
+    }
+
+    /// The first registered module that defines the device variable `name`.
+    pub fn find_global(&self, name: &str) -> Option<(Arc<Module>, usize)> {
+        self.modules
+            .iter()
+            .find_map(|m| m.find_global(name).map(|i| (m.clone(), i)))
+    }
+
+    /// The images that could not be registered, one line each.
+    pub fn failed_images(&self) -> &[String] {
+        &self.failed_images
     }
 
     /// Parses, validates and adds a bundle; an invalid one is remembered as failed.
@@ -421,7 +469,7 @@ extern "C" {
 }
 
 /// The dynamic symbol at exactly `address`, if any.
-fn symbol_name(address: usize) -> Option<String> {
+pub(crate) fn symbol_name(address: usize) -> Option<String> {
     let mut info = DlInfo {
         dli_fname: std::ptr::null(),
         dli_fbase: std::ptr::null_mut(),

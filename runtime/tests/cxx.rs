@@ -12,7 +12,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use common::*;
-use hipmlir_device_image::KernelInfo;
+use hipmlir_device_image::{GlobalVar, KernelInfo};
 use hipmlir_rt::{HipDeviceProp, HipError};
 
 fn manifest_dir() -> PathBuf {
@@ -77,6 +77,16 @@ fn kernels() -> Vec<KernelInfo> {
             ],
         ),
         kernel("_Z4pingv", "ping", vec![]),
+        kernel("_Z5applyPf", "apply", vec![pointer("out", "float *")]),
+    ]
+}
+
+/// The device variables of kernels.cl; launch_test.cpp defines their host shadows.
+fn globals() -> Vec<GlobalVar> {
+    vec![
+        global_var("coeffs", 16),
+        global_var("counter", 4),
+        global_var("_ZN2ns5scaleE", 8),
     ]
 }
 
@@ -153,7 +163,8 @@ fn stub_source(bundle: &[u8]) -> String {
     s.push_str(
         "\nvoid saxpy(float, const float*, float*, size_t, char, double, short);\n\
          void twice(float*, int);\nvoid twice(int*, int);\nvoid mixed(char, double, short, int*, long);\n\
-         void ping();\n\n",
+         void ping();\nvoid apply(float*);\n\n\
+         extern float coeffs[4];\nextern int counter;\nnamespace ns {\nextern double scale;\n}\n\n",
     );
     s.push_str("static const unsigned char hipmlir_device_image[] = {");
     for (i, b) in bundle.iter().enumerate() {
@@ -175,6 +186,10 @@ struct HipmlirRegistration {
         reinterpret_cast<const void*>(static_cast<void (*)(int*, int)>(&twice)), "_Z5twicePii");
     __hipmlirRegisterFunction(reinterpret_cast<const void*>(&mixed), "_Z5mixedcdsPil");
     __hipmlirRegisterFunction(reinterpret_cast<const void*>(&ping), "_Z4pingv");
+    __hipmlirRegisterFunction(reinterpret_cast<const void*>(&apply), "_Z5applyPf");
+    __hipmlirRegisterVar(&coeffs, "coeffs", sizeof coeffs);
+    __hipmlirRegisterVar(&counter, "counter", sizeof counter);
+    __hipmlirRegisterVar(&ns::scale, "_ZN2ns5scaleE", sizeof ns::scale);
   }
 } hipmlir_registration;
 }  // namespace
@@ -233,7 +248,11 @@ fn build_and_run(dir: &Path, stub: &Path, compiler: &str, extra: &[&str]) {
 fn cxx_launches_with_gcc_and_libcxx() {
     let dir = scratch_dir("cxx");
     let source = std::fs::read_to_string(manifest_dir().join("tests/cxx/kernels.cl")).unwrap();
-    let image = bundle(compile_opencl_c(&source, "cxx-kernels"), kernels());
+    let image = bundle_with_globals(
+        compile_opencl_c(&source, "cxx-kernels"),
+        kernels(),
+        globals(),
+    );
     let stub = dir.join("device_image_stub.cpp");
     std::fs::write(&stub, stub_source(&image)).unwrap();
     build_and_run(&dir, &stub, "g++", &[]);

@@ -774,10 +774,7 @@ fn bad_streams_events_and_unsupported_calls() {
     ok(hipStreamDestroy(s2));
     // Unsupported calls: hipErrorNotSupported, twice (logged once), and nothing breaks.
     for _ in 0..2 {
-        expect_code(
-            hipMemcpyToSymbol(null(), null(), 0, 0, 1),
-            HipError::NotSupported,
-        );
+        expect_code(hipDeviceSetLimit(0, 1024), HipError::NotSupported);
         expect_code(
             hipStreamAddCallback(null_mut(), null_mut(), null_mut(), 0),
             HipError::NotSupported,

@@ -46,6 +46,33 @@ pub unsafe extern "C" fn __hipmlirRegisterFunction(
     });
 }
 
+/// Registers the host shadow of a device variable (`__device__`/`__constant__`): `host_shadow`
+/// is the host global standing for it (what `HIP_SYMBOL(x)` gives), `name` its symbol as the
+/// host compiler mangles it, `size` its host size. Called after `__hipmlirRegisterImage` for the
+/// image that defines it (or declares it `extern`); touches no device.
+///
+/// # Safety
+/// `name` must be null or a NUL-terminated string.
+#[no_mangle]
+pub unsafe extern "C" fn __hipmlirRegisterVar(
+    host_shadow: *const c_void,
+    name: *const c_char,
+    size: usize,
+) {
+    guard("__hipmlirRegisterVar", || {
+        if host_shadow.is_null() {
+            return Err(Failure::invalid_value("the host variable is null"));
+        }
+        // SAFETY: per the caller.
+        let name = unsafe { c_string(name, "the variable name") }?;
+        if name.is_empty() {
+            return Err(Failure::invalid_value("the variable name is empty"));
+        }
+        crate::symbols::register_var(host_shadow as usize, name.into_owned(), size);
+        Ok(())
+    });
+}
+
 // ---- hipModule* --------------------------------------------------------------------------------
 
 use std::ffi::{c_int, c_uint};
@@ -273,6 +300,59 @@ pub unsafe extern "C" fn hipModuleGetFunction(
         let handle = functions().insert(Arc::new(KernelRef::new(m, index)));
         // SAFETY: checked non-null; valid per the caller.
         unsafe { write_out(out, handle as hipFunction_t, "the function pointer") }
+    })
+}
+
+/// The device address and size of the variable `name` (its mangled symbol) of a loaded module.
+/// Either result pointer may be null. Builds the module if needed (see `symbols`).
+///
+/// # Safety
+/// `dptr` and `bytes` must be null or valid for writing; `name` null or NUL-terminated.
+#[no_mangle]
+pub unsafe extern "C" fn hipModuleGetGlobal(
+    dptr: *mut *mut c_void,
+    bytes: *mut usize,
+    module: hipModule_t,
+    name: *const c_char,
+) -> hipError_t {
+    guard("hipModuleGetGlobal", || {
+        // SAFETY: per the caller.
+        let name = unsafe { c_string(name, "the variable name") }?;
+        let m = modules()
+            .get(module as usize)
+            .ok_or_else(|| bad_module(module))?;
+        let index = m.find_global(&name).ok_or_else(|| {
+            let known: Vec<&str> = m
+                .image
+                .metadata
+                .globals
+                .iter()
+                .map(|g| g.name.as_str())
+                .collect();
+            Failure::new(
+                HipError::NotFound,
+                format!(
+                    "{} has no device variable '{name}' (variables: {})",
+                    m.label,
+                    if known.is_empty() {
+                        "none".to_string()
+                    } else {
+                        known.join(", ")
+                    }
+                ),
+            )
+        })?;
+        let size = usize::try_from(m.global(index).size).unwrap_or(usize::MAX);
+        if !dptr.is_null() {
+            let address = crate::symbols::address_of(&m, index)?;
+            // SAFETY: non-null; valid per the caller.
+            unsafe { write_out(dptr, address as *mut c_void, "the address pointer") }?;
+        }
+        if !bytes.is_null() {
+            // SAFETY: non-null; valid per the caller.
+            unsafe { write_out(bytes, size, "the size pointer") }?;
+        }
+        Ok(())
     })
 }
 

@@ -27,20 +27,6 @@ macro_rules! unsupported {
 }
 
 unsupported! {
-    hipMemcpyToSymbol(symbol: *const c_void, src: *const c_void, bytes: usize, offset: usize, kind: i32)
-        => "device globals (__device__ variables) are not compiled yet";
-    hipMemcpyFromSymbol(dst: *mut c_void, symbol: *const c_void, bytes: usize, offset: usize, kind: i32)
-        => "device globals (__device__ variables) are not compiled yet";
-    hipMemcpyToSymbolAsync(symbol: *const c_void, src: *const c_void, bytes: usize, offset: usize, kind: i32, stream: *mut c_void)
-        => "device globals (__device__ variables) are not compiled yet";
-    hipMemcpyFromSymbolAsync(dst: *mut c_void, symbol: *const c_void, bytes: usize, offset: usize, kind: i32, stream: *mut c_void)
-        => "device globals (__device__ variables) are not compiled yet";
-    hipGetSymbolAddress(out: *mut *mut c_void, symbol: *const c_void)
-        => "device globals (__device__ variables) are not compiled yet";
-    hipGetSymbolSize(out: *mut usize, symbol: *const c_void)
-        => "device globals (__device__ variables) are not compiled yet";
-    hipModuleGetGlobal(out: *mut *mut c_void, bytes: *mut usize, module: *mut c_void, name: *const i8)
-        => "device globals (__device__ variables) are not compiled yet";
     hipHostRegister(ptr: *mut c_void, bytes: usize, flags: u32)
         => "registering existing host memory has no OpenCL equivalent";
     hipHostUnregister(ptr: *mut c_void)

@@ -6,7 +6,9 @@ use std::ffi::{c_void, CStr};
 use std::path::PathBuf;
 use std::process::Command;
 
-use hipmlir_device_image::{AddressSpace, DeviceImage, KernelArg, KernelInfo, ModuleMetadata};
+use hipmlir_device_image::{
+    AddressSpace, DeviceImage, GlobalVar, KernelArg, KernelInfo, ModuleMetadata,
+};
 use hipmlir_rt::*;
 
 /// The clang that builds OpenCL C into SPIR-V the device runs.
@@ -93,6 +95,56 @@ pub fn bundle(spirv: Vec<u8>, kernels: Vec<KernelInfo>) -> Vec<u8> {
         metadata: ModuleMetadata::new(kernels),
     }
     .to_bundle_bytes()
+}
+
+/// A device variable `name` of `size` bytes whose address kernel is `__hipmlir_address_of_<name>`,
+/// as hipmlir's compiler names them.
+pub fn global_var(name: &str, size: u64) -> GlobalVar {
+    GlobalVar {
+        name: name.into(),
+        size,
+        address_kernel: format!("__hipmlir_address_of_{name}"),
+    }
+}
+
+/// The metadata of a variable's address kernel, `(unsigned long long* out)`.
+pub fn address_kernel(var: &GlobalVar) -> KernelInfo {
+    kernel(
+        &var.address_kernel,
+        &var.address_kernel,
+        vec![pointer("out", "unsigned long long *")],
+    )
+}
+
+/// A bundle with device variables: their address kernels are added to `kernels`.
+pub fn bundle_with_globals(
+    spirv: Vec<u8>,
+    mut kernels: Vec<KernelInfo>,
+    globals: Vec<GlobalVar>,
+) -> Vec<u8> {
+    kernels.extend(globals.iter().map(address_kernel));
+    let mut metadata = ModuleMetadata::new(kernels);
+    metadata.globals = globals;
+    DeviceImage { spirv, metadata }.to_bundle_bytes()
+}
+
+/// OpenCL C for a program-scope variable's address kernel, as hipmlir's compiler emits it.
+pub fn address_kernel_source(name: &str) -> String {
+    format!(
+        "__kernel void __hipmlir_address_of_{name}(__global ulong* out) {{ out[0] = (ulong)&{name}; }}\n"
+    )
+}
+
+/// `__hipmlirRegisterVar` with a Rust string.
+pub fn register_var<T>(shadow: &T, name: &str) {
+    let c = std::ffi::CString::new(name).unwrap();
+    unsafe {
+        __hipmlirRegisterVar(
+            (shadow as *const T).cast(),
+            c.as_ptr(),
+            std::mem::size_of::<T>(),
+        )
+    };
 }
 
 pub fn register(bundle: &[u8]) {

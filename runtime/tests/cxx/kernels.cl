@@ -32,3 +32,20 @@ __kernel void _Z5mixedcdsPil(char c, double d, short s, __global int* out, long 
 
 // void ping()
 __kernel void _Z4pingv(void) {}
+
+// Device variables (see launch_test.cpp): __constant__ float coeffs[4] = {...};
+// __device__ int counter = 7; namespace ns { __device__ double scale = 2.0; }
+global float coeffs[4] = {0.5f, 1.5f, 2.5f, 3.5f};
+global int counter = 7;
+global double _ZN2ns5scaleE = 2.0;
+__kernel void __hipmlir_address_of_coeffs(__global ulong* out) { out[0] = (ulong)&coeffs; }
+__kernel void __hipmlir_address_of_counter(__global ulong* out) { out[0] = (ulong)&counter; }
+__kernel void __hipmlir_address_of__ZN2ns5scaleE(__global ulong* out) {
+  out[0] = (ulong)&_ZN2ns5scaleE;
+}
+
+// void apply(float* out): out[i] = coeffs[i] * ns::scale + counter
+__kernel void _Z5applyPf(__global float* out) {
+  size_t i = get_global_id(0);
+  out[i] = coeffs[i] * (float)_ZN2ns5scaleE + counter;
+}

@@ -10,8 +10,12 @@
 
 #if defined(__HIP__)
 #define __global__ __attribute__((global))
+#define __device__ __attribute__((device))
+#define __constant__ __attribute__((constant))
 #else
 #define __global__
+#define __device__
+#define __constant__
 #endif
 
 // Host-side kernel stubs: hipmlir drops device bodies from the host compile.
@@ -22,6 +26,14 @@ __global__ void twice(float* p, int n) {}
 __global__ void twice(int* p, int n) {}
 __global__ void mixed(char c, double d, short s, int* out, long l) {}
 __global__ void ping() {}
+__global__ void apply(float* out) {}
+
+// Device variables: on the host, their shadows (registered by the stub under these symbols).
+__constant__ float coeffs[4];
+__device__ int counter;
+namespace ns {
+__device__ double scale;
+}
 
 static int failures = 0;
 
@@ -128,6 +140,44 @@ int main() {
   // Zero arguments.
   CHECK(hipLaunchKernelGGL(ping, dim3(3), dim3(5), 0, 0));
   CHECK(hipDeviceSynchronize());
+
+  // Device variables by name (the header's templates) and by HIP_SYMBOL, with its defaults.
+  float c[4] = {};
+  CHECK(hipMemcpyFromSymbol(c, coeffs, sizeof c));
+  EXPECT(c[0] == 0.5f && c[1] == 1.5f && c[2] == 2.5f && c[3] == 3.5f);
+  const float nc[4] = {1.0f, 2.0f, 3.0f, 4.0f};
+  CHECK(hipMemcpyToSymbol(HIP_SYMBOL(coeffs), nc, sizeof nc));
+  const int eleven = 11;
+  CHECK(hipMemcpyToSymbol(counter, &eleven, sizeof eleven, 0, hipMemcpyHostToDevice));
+  double s = 0;
+  CHECK(hipMemcpyFromSymbol(&s, HIP_SYMBOL(ns::scale), sizeof s));
+  EXPECT(s == 2.0);
+  size_t bytes = 0;
+  CHECK(hipGetSymbolSize(&bytes, ns::scale));
+  EXPECT(bytes == sizeof(double));
+  CHECK(hipGetSymbolSize(&bytes, HIP_SYMBOL(coeffs)));
+  EXPECT(bytes == sizeof coeffs);
+  CHECK(hipLaunchKernelGGL(apply, dim3(1), dim3(4), 0, 0, dx));
+  CHECK(hipMemcpy(out.data(), dx, 4 * sizeof(float), hipMemcpyDeviceToHost));
+  for (int i = 0; i < 4; ++i) EXPECT(out[i] == nc[i] * 2.0f + 11.0f);
+  float* dc = nullptr;
+  CHECK(hipGetSymbolAddress(reinterpret_cast<void**>(&dc), coeffs));
+  void* dc2 = nullptr;
+  CHECK(hipGetSymbolAddress(&dc2, HIP_SYMBOL(coeffs)));
+  EXPECT(dc != nullptr && dc2 == dc);
+  std::memset(c, 0, sizeof c);
+  CHECK(hipMemcpy(c, dc + 1, 3 * sizeof(float), hipMemcpyDeviceToHost));
+  EXPECT(c[0] == 2.0f && c[1] == 3.0f && c[2] == 4.0f);
+  const int zero = 0;
+  int back = -1;
+  CHECK(hipMemcpyToSymbolAsync(counter, &zero, sizeof zero, 0, hipMemcpyHostToDevice));
+  CHECK(hipMemcpyFromSymbolAsync(&back, counter, sizeof back, 0, hipMemcpyDeviceToHost, 0));
+  CHECK(hipMemcpyFromSymbolAsync(&s, HIP_SYMBOL(ns::scale), sizeof s, 0, hipMemcpyDefault));
+  CHECK(hipDeviceSynchronize());
+  EXPECT(back == 0 && s == 2.0);
+  EXPECT(hipMemcpyToSymbol(count, &eleven, sizeof eleven) == hipErrorInvalidSymbol);
+  EXPECT(hipMemcpyToSymbol(counter, nc, sizeof nc) == hipErrorInvalidValue);
+  EXPECT(hipGetLastError() == hipErrorInvalidValue);
 
   // Misuse comes back as an error code and as the last error.
   EXPECT(hipLaunchKernelGGL(ping, dim3(0), dim3(1), 0, 0) == hipErrorInvalidConfiguration);

@@ -1,0 +1,396 @@
+//! Device variables (`__device__` and `__constant__` globals) seen from the host:
+//! `hipMemcpyToSymbol`/`FromSymbol` (and `Async`), `hipGetSymbolAddress`, `hipGetSymbolSize`,
+//! `hipModuleGetGlobal`.
+//!
+//! The compiler gives each variable a program-scope CrossWorkgroup variable in the module's SPIR-V
+//! (with its initializer) and a one-thread kernel `__hipmlir_address_of_<symbol>(unsigned long
+//! long* out)` that stores the variable's address in `out[0]`; the metadata lists them
+//! (`ModuleMetadata::globals`). The host program has an ordinary global of the same type and
+//! symbol, its *shadow*, whose address is what HIP calls the symbol (`HIP_SYMBOL(x)` is `&x`). The
+//! image stub registers each shadow with `__hipmlirRegisterVar` right after the image.
+//!
+//! * Registration records shadow → (name, host size, the module registered last); nothing else,
+//!   since it runs in static constructors.
+//! * Finding a variable (no device work): the module registered just before its shadow if it
+//!   defines the name (so `static` variables of one name in two files stay apart), else the first
+//!   registered module that defines it (a variable defined in one file and declared `extern` in
+//!   others is listed only by the defining image). A shadow nobody registered is looked up by its
+//!   dynamic symbol name (`dladdr`), as kernel stubs are. Unknown: `hipErrorInvalidSymbol`.
+//! * Its device address: the address kernel is launched once on the null stream (building the
+//!   module through the lazy JIT, so kernels and variables share one program), `out[0]` is read
+//!   back and cached in the module, and the variable's range is entered in the allocation table
+//!   (`AllocKind::Variable`) so that `hipMemcpy`, `hipMemset`, `hipPointerGetAttributes` and
+//!   kernels accept the pointer. The first use of a variable therefore waits for the null stream
+//!   (and what it waits for), even from an `Async` call; later uses do not.
+//! * Copies go through `memory::memcpy`/`memcpy_async` at `address + offset`. As in CUDA, a copy
+//!   to a symbol takes `hipMemcpyHostToDevice`, `DeviceToDevice` or `Default`, a copy from one
+//!   `DeviceToHost`, `DeviceToDevice` or `Default`; other kinds are
+//!   `hipErrorInvalidMemcpyDirection`. `offset + bytes` beyond the variable is
+//!   `hipErrorInvalidValue`.
+
+use std::collections::BTreeMap;
+use std::ffi::c_void;
+use std::sync::{Arc, Mutex, MutexGuard};
+
+use hipmlir_device_image::{AddressSpace, GlobalVar};
+
+use crate::cl::OwnedEvent;
+use crate::device::{runtime, Runtime};
+use crate::error::{Failure, HipError, HipResult};
+use crate::hlog;
+use crate::launch::{launch, Dim3};
+use crate::memory::{self, MemcpyKind};
+use crate::registry::{registry, registry_for_lookup, symbol_name, KernelRef, Module};
+
+/// What `__hipmlirRegisterVar` recorded about one shadow.
+#[derive(Debug, Clone)]
+struct Shadow {
+    name: String,
+    /// `sizeof` the host's declaration (0 if unknown).
+    host_size: usize,
+    /// The module registered just before the shadow: the shadow's own image, normally.
+    hint: Option<Arc<Module>>,
+    /// The variable, once found.
+    found: Option<(Arc<Module>, usize)>,
+}
+
+impl Shadow {
+    fn hint_defines(&self) -> Option<(Arc<Module>, usize)> {
+        let m = self.hint.as_ref()?;
+        m.find_global(&self.name).map(|i| (m.clone(), i))
+    }
+}
+
+static SHADOWS: Mutex<BTreeMap<usize, Shadow>> = Mutex::new(BTreeMap::new());
+
+fn shadows() -> MutexGuard<'static, BTreeMap<usize, Shadow>> {
+    SHADOWS.lock().unwrap_or_else(|p| p.into_inner())
+}
+
+/// `__hipmlirRegisterVar`: remembers that the host global at `shadow` stands for the device
+/// variable `name`. Cheap, touches no device. A shadow registered again (a variable declared
+/// `extern` in another file) keeps a registration whose image defines it.
+pub fn register_var(shadow: usize, name: String, host_size: usize) {
+    let hint = registry().last_module();
+    let entry = Shadow {
+        name,
+        host_size,
+        hint,
+        found: None,
+    };
+    let mut all = shadows();
+    let keep_old = all
+        .get(&shadow)
+        .is_some_and(|old| old.name == entry.name && old.hint_defines().is_some());
+    if !keep_old {
+        all.insert(shadow, entry);
+    }
+}
+
+/// A device variable: a module and an index into its `metadata.globals`.
+#[derive(Debug, Clone)]
+pub struct Variable {
+    pub module: Arc<Module>,
+    pub index: usize,
+}
+
+impl Variable {
+    pub fn info(&self) -> &GlobalVar {
+        self.module.global(self.index)
+    }
+
+    /// The device variable's size in bytes (the metadata's: the storage the program has).
+    pub fn size(&self) -> usize {
+        usize::try_from(self.info().size).unwrap_or(usize::MAX)
+    }
+
+    /// Its device address, launching its address kernel the first time (see the module docs).
+    pub fn address(&self) -> HipResult<usize> {
+        address_of(&self.module, self.index)
+    }
+
+    /// Checks that `offset + bytes` lies inside the variable.
+    fn check_range(&self, offset: usize, bytes: usize) -> HipResult<()> {
+        match offset.checked_add(bytes) {
+            Some(end) if end <= self.size() => Ok(()),
+            _ => Err(Failure::invalid_value(format!(
+                "offset {offset} + {bytes} bytes is beyond device variable '{}' ({} bytes)",
+                self.info().name,
+                self.size()
+            ))),
+        }
+    }
+}
+
+fn not_a_symbol(symbol: usize) -> Failure {
+    Failure::new(
+        HipError::InvalidSymbol,
+        format!(
+            "{symbol:#x} is not a device variable: pass the variable itself \
+             (hipMemcpyToSymbol(x, ...)) or HIP_SYMBOL(x); compiled programs register theirs with \
+             __hipmlirRegisterVar"
+        ),
+    )
+}
+
+fn defined_nowhere(name: &str, symbol: usize) -> Failure {
+    let reg = registry();
+    let failed = reg.failed_images();
+    let mut message = format!(
+        "device variable '{name}' (host symbol at {symbol:#x}) is not defined by any registered \
+         device image"
+    );
+    if !failed.is_empty() {
+        message.push_str(&format!(
+            "; {} device image(s) failed to register: {}",
+            failed.len(),
+            failed.join("; ")
+        ));
+    }
+    Failure::new(HipError::InvalidSymbol, message)
+}
+
+/// The variable `symbol` (a shadow's address) stands for. Touches no device.
+pub fn find(symbol: *const c_void) -> HipResult<Variable> {
+    let shadow = symbol as usize;
+    if shadow == 0 {
+        return Err(Failure::new(HipError::InvalidSymbol, "the symbol is null"));
+    }
+    let registered = shadows().get(&shadow).cloned();
+    let (module, index) = match registered {
+        Some(Shadow {
+            found: Some(found), ..
+        }) => found,
+        Some(entry) => {
+            let found = match entry.hint_defines() {
+                Some(found) => found,
+                None => {
+                    let found = registry_for_lookup().find_global(&entry.name);
+                    found.ok_or_else(|| defined_nowhere(&entry.name, shadow))?
+                }
+            };
+            let device_size = found.0.global(found.1).size;
+            if entry.host_size != 0 && entry.host_size as u64 != device_size {
+                hlog!(
+                    Warn,
+                    "device variable '{}' has {device_size} bytes on the device but {} on the \
+                     host; copies are bounded by the device's",
+                    entry.name,
+                    entry.host_size
+                );
+            }
+            if let Some(e) = shadows().get_mut(&shadow) {
+                e.found = Some(found.clone());
+            }
+            found
+        }
+        None => {
+            // Not registered: a shadow in the dynamic symbol table is found by its name.
+            let name = symbol_name(shadow).ok_or_else(|| not_a_symbol(shadow))?;
+            let found = registry_for_lookup().find_global(&name);
+            let found = found.ok_or_else(|| not_a_symbol(shadow))?;
+            shadows().insert(
+                shadow,
+                Shadow {
+                    name,
+                    host_size: 0,
+                    hint: None,
+                    found: Some(found.clone()),
+                },
+            );
+            found
+        }
+    };
+    Ok(Variable { module, index })
+}
+
+/// The device address of variable `index` of `module`, from the cache or its address kernel.
+pub fn address_of(module: &Arc<Module>, index: usize) -> HipResult<usize> {
+    // Held while the address kernel runs: one query per variable, however many threads ask.
+    let mut known = module.lock_variables();
+    if let Some(&address) = known.get(&index) {
+        return Ok(address);
+    }
+    let rt = runtime()?;
+    let var = module.global(index);
+    let address = query_address(rt, module, var)?;
+    let size = usize::try_from(var.size).unwrap_or(usize::MAX);
+    memory::add_variable(address, size);
+    known.insert(index, address);
+    hlog!(
+        Debug,
+        "device variable '{}' of {} is at {address:#x} ({size} bytes)",
+        var.name,
+        module.label
+    );
+    Ok(address)
+}
+
+/// Launches the variable's address kernel and reads back the address it stores.
+fn query_address(rt: &Runtime, module: &Arc<Module>, var: &GlobalVar) -> HipResult<usize> {
+    let bad_kernel = |why: &str| {
+        Failure::new(
+            HipError::InvalidImage,
+            format!(
+                "device variable '{}' of {}: address kernel '{}' {why}",
+                var.name, module.label, var.address_kernel
+            ),
+        )
+    };
+    let kernel = module
+        .find_kernel(&var.address_kernel)
+        .map(|i| KernelRef::new(module.clone(), i))
+        .ok_or_else(|| bad_kernel("is not among the image's kernels"))?;
+    let info = kernel.info();
+    let takes_one_pointer = matches!(
+        info.args.as_slice(),
+        [arg] if arg.is_pointer && arg.size == 8 && arg.offset == 0
+            && arg.address_space != AddressSpace::Workgroup
+    ) && info.args_size == 8;
+    if !takes_one_pointer {
+        return Err(bad_kernel(
+            "does not take one pointer (unsigned long long* out)",
+        ));
+    }
+    let out = rt
+        .memory
+        .alloc(rt.context.get(), rt.device_id(), 8)
+        .map_err(|e| Failure::new(HipError::OutOfMemory, format!("8 bytes: {e}")))?;
+    let mut value = Box::new(0u64);
+    let host: *mut u64 = &mut *value;
+    let result = launch(
+        &kernel,
+        Dim3::new(1, 1, 1),
+        Dim3::new(1, 1, 1),
+        0,
+        0,
+        &(out as u64).to_ne_bytes(),
+    )
+    .and_then(|()| {
+        rt.null_stream.enqueue(rt, &[], |queue, deps| {
+            // SAFETY: `out` is ours; `value` outlives the copy (waited for below, or the stream
+            // is synchronized before it is dropped).
+            let event = unsafe { rt.memory.copy(queue, host.cast(), out, 8, deps) }
+                .map_err(|e| crate::stream::cl_failure("reading a device variable's address", e))?;
+            OwnedEvent::from_raw(event)
+                .ok_or_else(|| Failure::new(HipError::Unknown, "the copy returned no event"))
+        })
+    })
+    .and_then(|event| {
+        event
+            .wait()
+            .map_err(|e| crate::stream::cl_failure("reading a device variable's address", e))
+    });
+    // Whatever happened, nothing may still use `out` or `value`.
+    let _ = rt.null_stream.synchronize();
+    // SAFETY: allocated above with this context; no command uses it any more.
+    let _ = unsafe { rt.memory.free(rt.context.get(), out) };
+    result?;
+    let address = usize::try_from(*value).unwrap_or(0);
+    if address == 0 {
+        return Err(bad_kernel("stored a null address"));
+    }
+    Ok(address)
+}
+
+/// A copy's kind, checked against its direction (`to_symbol`: the symbol is the destination).
+fn check_kind(kind: i32, to_symbol: bool) -> HipResult<i32> {
+    let parsed = MemcpyKind::from_raw(kind);
+    let allowed = match parsed {
+        Some(MemcpyKind::DeviceToDevice | MemcpyKind::Default) => true,
+        Some(MemcpyKind::HostToDevice) => to_symbol,
+        Some(MemcpyKind::DeviceToHost) => !to_symbol,
+        _ => false,
+    };
+    if allowed {
+        return Ok(kind);
+    }
+    let wanted = if to_symbol {
+        "hipMemcpyHostToDevice, hipMemcpyDeviceToDevice or hipMemcpyDefault"
+    } else {
+        "hipMemcpyDeviceToHost, hipMemcpyDeviceToDevice or hipMemcpyDefault"
+    };
+    Err(Failure::new(
+        HipError::InvalidMemcpyDirection,
+        format!(
+            "kind {kind} is not a direction for a copy {} a symbol (use {wanted})",
+            if to_symbol { "to" } else { "from" }
+        ),
+    ))
+}
+
+/// `hipMemcpyToSymbol[Async]` and `hipMemcpyFromSymbol[Async]`: copies `bytes` between `other`
+/// and the variable `symbol` at `offset`. `stream`: `None` for the synchronous calls.
+pub fn copy(
+    symbol: *const c_void,
+    other: *const c_void,
+    bytes: usize,
+    offset: usize,
+    kind: i32,
+    to_symbol: bool,
+    stream: Option<usize>,
+) -> HipResult<()> {
+    let var = find(symbol)?;
+    let kind = check_kind(kind, to_symbol)?;
+    var.check_range(offset, bytes)?;
+    if bytes == 0 {
+        if let Some(s) = stream {
+            crate::stream::resolve(s)?;
+        }
+        return Ok(());
+    }
+    if other.is_null() {
+        return Err(Failure::invalid_value(format!(
+            "null {} pointer for a {bytes}-byte copy {} device variable '{}'",
+            if to_symbol { "source" } else { "destination" },
+            if to_symbol { "to" } else { "from" },
+            var.info().name
+        )));
+    }
+    let at = (var.address()? + offset) as *mut c_void;
+    let (dst, src) = if to_symbol {
+        (at, other)
+    } else {
+        (other as *mut c_void, at as *const c_void)
+    };
+    match stream {
+        None => memory::memcpy(dst, src, bytes, kind),
+        Some(s) => memory::memcpy_async(dst, src, bytes, kind, s),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn kinds_follow_the_direction() {
+        for k in [1, 3, 4] {
+            assert_eq!(check_kind(k, true), Ok(k));
+        }
+        for k in [2, 3, 4] {
+            assert_eq!(check_kind(k, false), Ok(k));
+        }
+        for (k, to) in [
+            (0, true),
+            (2, true),
+            (0, false),
+            (1, false),
+            (7, true),
+            (-1, false),
+        ] {
+            let e = check_kind(k, to).unwrap_err();
+            assert_eq!(e.code, HipError::InvalidMemcpyDirection, "{k} {to}");
+        }
+    }
+
+    #[test]
+    fn unknown_and_null_symbols_are_invalid_symbols() {
+        static NOT_A_VARIABLE: [u8; 4] = [1, 2, 3, 4];
+        let e = find(std::ptr::null()).unwrap_err();
+        assert_eq!(e.code, HipError::InvalidSymbol);
+        let e = find(NOT_A_VARIABLE.as_ptr().cast()).unwrap_err();
+        assert_eq!(e.code, HipError::InvalidSymbol);
+        assert!(e.message.contains("HIP_SYMBOL"), "{}", e.message);
+    }
+}
