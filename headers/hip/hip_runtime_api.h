@@ -538,6 +538,35 @@ template <class T>
 static inline hipError_t hipGetSymbolSize(size_t* size, const T& symbol) {
   return hipGetSymbolSize(size, (const void*)&symbol);
 }
+// A literal nullptr is a null symbol (hipErrorInvalidSymbol), not the address of a temporary.
+static inline hipError_t hipMemcpyToSymbol(decltype(nullptr), const void* src, size_t sizeBytes,
+                                           size_t offset = 0,
+                                           hipMemcpyKind kind = hipMemcpyHostToDevice) {
+  return hipMemcpyToSymbol(static_cast<const void*>(nullptr), src, sizeBytes, offset, kind);
+}
+static inline hipError_t hipMemcpyFromSymbol(void* dst, decltype(nullptr), size_t sizeBytes,
+                                             size_t offset = 0,
+                                             hipMemcpyKind kind = hipMemcpyDeviceToHost) {
+  return hipMemcpyFromSymbol(dst, static_cast<const void*>(nullptr), sizeBytes, offset, kind);
+}
+static inline hipError_t hipMemcpyToSymbolAsync(decltype(nullptr), const void* src,
+                                                size_t sizeBytes, size_t offset,
+                                                hipMemcpyKind kind, hipStream_t stream = 0) {
+  return hipMemcpyToSymbolAsync(static_cast<const void*>(nullptr), src, sizeBytes, offset, kind,
+                                stream);
+}
+static inline hipError_t hipMemcpyFromSymbolAsync(void* dst, decltype(nullptr), size_t sizeBytes,
+                                                  size_t offset, hipMemcpyKind kind,
+                                                  hipStream_t stream = 0) {
+  return hipMemcpyFromSymbolAsync(dst, static_cast<const void*>(nullptr), sizeBytes, offset,
+                                  kind, stream);
+}
+static inline hipError_t hipGetSymbolAddress(void** devPtr, decltype(nullptr)) {
+  return hipGetSymbolAddress(devPtr, static_cast<const void*>(nullptr));
+}
+static inline hipError_t hipGetSymbolSize(size_t* size, decltype(nullptr)) {
+  return hipGetSymbolSize(size, static_cast<const void*>(nullptr));
+}
 template <class F>
 static inline hipError_t hipLaunchKernel(F* kernel, dim3 grid, dim3 block,
                                          void** args, size_t sharedMemBytes = 0,

@@ -176,6 +176,10 @@ int main() {
   CHECK(hipDeviceSynchronize());
   EXPECT(back == 0 && s == 2.0);
   EXPECT(hipMemcpyToSymbol(count, &eleven, sizeof eleven) == hipErrorInvalidSymbol);
+  EXPECT(hipMemcpyToSymbol(nullptr, &eleven, sizeof eleven) == hipErrorInvalidSymbol);
+  EXPECT(hipGetSymbolSize(&bytes, nullptr) == hipErrorInvalidSymbol);
+  EXPECT(hipMemcpyFromSymbolAsync(&back, nullptr, sizeof back, 0, hipMemcpyDeviceToHost) ==
+         hipErrorInvalidSymbol);
   EXPECT(hipMemcpyToSymbol(counter, nc, sizeof nc) == hipErrorInvalidValue);
   EXPECT(hipGetLastError() == hipErrorInvalidValue);
 
