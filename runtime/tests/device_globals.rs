@@ -610,3 +610,22 @@ fn module_get_global() {
         "unregistered after unload"
     );
 }
+
+/// A shadow registered before any image defines its variable (a split binary's archive is read
+/// on the first lookup) is found once the image is there.
+#[test]
+fn shadow_registered_before_its_image() {
+    setup();
+    static LATE: [i16; 2] = [0, 0];
+    register_var(&LATE, "late_pair");
+    let source = format!(
+        "global short late_pair[2] = {{-3, 12}};\n{}",
+        address_kernel_source("late_pair")
+    );
+    register(&bundle_with_globals(
+        compile_opencl_c(&source, "globals-late"),
+        vec![],
+        vec![global_var("late_pair", 4)],
+    ));
+    assert_eq!(read::<i16>(sym(&LATE), 2), vec![-3, 12]);
+}
