@@ -281,8 +281,11 @@ fn query_address(rt: &Runtime, module: &Arc<Module>, var: &GlobalVar) -> HipResu
             .wait()
             .map_err(|e| crate::stream::cl_failure("reading a device variable's address", e))
     });
-    // Whatever happened, nothing may still use `out` or `value`.
-    let _ = rt.null_stream.synchronize();
+    // After a failure, commands already enqueued may still use `out` or `value` (after a success
+    // the copy, the queue's last use of them, has finished).
+    if result.is_err() {
+        let _ = rt.null_stream.synchronize();
+    }
     // SAFETY: allocated above with this context; no command uses it any more.
     let _ = unsafe { rt.memory.free(rt.context.get(), out) };
     result?;
