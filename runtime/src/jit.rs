@@ -216,6 +216,21 @@ pub fn build_program(rt: &Runtime, module: &Module) -> HipResult<OwnedProgram> {
             module.kernel_names().join(", ")
         )
     };
+    // A module needing what the device lacks is refused with the feature named.
+    if let Ok(words) = crate::spirv::words(&module.image.spirv) {
+        let missing = crate::capabilities::missing(&words, &rt.info);
+        if !missing.is_empty() {
+            return Err(Failure::new(
+                HipError::NoBinaryForGpu,
+                format!(
+                    "{} needs {}, which device '{}' does not support",
+                    what(),
+                    missing.join(", "),
+                    rt.info.name
+                ),
+            ));
+        }
+    }
     let ctx = build_context(rt);
     let key = cache::key(&module.image.spirv, &ctx);
     dump_spirv(module, &key);

@@ -15,6 +15,7 @@
 
 mod backend;
 pub mod cache;
+mod capabilities;
 mod cl;
 mod device;
 mod event;
