@@ -99,8 +99,10 @@ int main() {
   EXPECT_ERROR(hipLaunchKernelGGL(scale_add, dim3(1), dim3(64), props.sharedMemPerBlock + 1, 0, managed, 1L, 0L, n),
                hipErrorInvalidConfiguration);
   // Not implemented yet: an error code, never an abort.
-  EXPECT_ERROR(hipMemcpyToSymbol(nullptr, host.data(), 4, 0, hipMemcpyHostToDevice), hipErrorNotSupported);
-  EXPECT_ERROR(hipMemcpyToSymbol(nullptr, host.data(), 4, 0, hipMemcpyHostToDevice), hipErrorNotSupported);
+  EXPECT_ERROR(hipDeviceSetLimit(0, 1024), hipErrorNotSupported);
+  EXPECT_ERROR(hipDeviceSetLimit(0, 1024), hipErrorNotSupported);
+  // A null symbol is HIP's invalid-symbol error.
+  EXPECT_ERROR(hipMemcpyToSymbol(nullptr, host.data(), 4, 0, hipMemcpyHostToDevice), hipErrorInvalidSymbol);
 
   // Everything still works.
   hipLaunchKernelGGL(scale_add, dim3((n + 255) / 256), dim3(256), 0, 0, managed, 1L, 7L, n);
