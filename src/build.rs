@@ -308,6 +308,7 @@ fn link_split(
         linked.push(stripped);
     }
     let mut kernels: Vec<String> = Vec::new();
+    let mut globals = Vec::new();
     for image in &images {
         let parsed = DeviceImage::from_bundle_bytes(&image.bundle)
             .map_err(|e| format!("hipmlir: error: device image of {}: {e}", image.name))?;
@@ -316,6 +317,7 @@ fn link_split(
                 kernels.push(k.name);
             }
         }
+        globals.extend(parsed.metadata.globals);
     }
     let file_name = output
         .file_name()
@@ -327,7 +329,7 @@ fn link_split(
     let record_path = work.join("kpack_ref.bin");
     std::fs::write(&record_path, record.encode())
         .map_err(|e| io_err("cannot write the reference record", e))?;
-    let stub = host::compile_kpack_stub(&record_path, &kernels, work, opts.verbose)?;
+    let stub = host::compile_kpack_stub(&record_path, &kernels, &globals, work, opts.verbose)?;
     host::link(opts, toolchain, &linked, &[stub], output)?;
     let archive = KpackArchive::new(vec![KpackEntry {
         key,
