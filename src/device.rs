@@ -2,7 +2,10 @@
 
 use std::path::Path;
 
-use hipmlir_device_image::{DeviceImage, GlobalVar, ModuleMetadata};
+use hipmlir_device_image::{DeviceImage, GlobalVar, ModuleMetadata, SpirvVariant};
+
+/// The OpenCL extension the native float-atomics variant needs.
+const FLOAT_ATOMICS_EXTENSION: &str = "cl_ext_float_atomics";
 use hipmlir_frontend::{Diagnostic, FrontendOptions, SourceEdit};
 
 /// Where to stop the pipeline.
@@ -94,6 +97,24 @@ pub fn compile_device(
         return Ok(output);
     }
     let spirv_options = hipmlir_dialect_passes::SpirvOptions::default();
+    // Float atomicAdd is a compare-and-swap loop everywhere; devices with cl_ext_float_atomics
+    // get a variant with native instructions, chosen by the runtime when it builds the module.
+    if stop_at == Stage::Binary && hipmlir_dialect_passes::uses_float_atomic_add(&module) {
+        let mut native = hipmlir_dialect_passes::clone_module(&module);
+        let options = hipmlir_dialect_passes::SpirvOptions {
+            native_float_atomics: true,
+            ..spirv_options.clone()
+        };
+        hipmlir_dialect_passes::convert_to_spirv(&ctx, &mut native, &options, false)
+            .map_err(|e| ice(&e))?;
+        let spirv =
+            hipmlir_dialect_passes::serialize_spirv(&ctx, &mut native).map_err(|e| ice(&e))?;
+        output
+            .image
+            .metadata
+            .spirv_variants
+            .push(SpirvVariant::new(FLOAT_ATOMICS_EXTENSION, &spirv));
+    }
     hipmlir_dialect_passes::convert_to_spirv(&ctx, &mut module, &spirv_options, print_ir_after_all)
         .map_err(|e| ice(&e))?;
     record(&mut output, Stage::SpirvDialect, &module);

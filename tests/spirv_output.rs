@@ -40,3 +40,43 @@ fn kernel_entry_points_use_mangled_names() {
     let text = String::from_utf8_lossy(&bytes);
     assert!(text.contains("_Z10vector_addPKfS0_Pfi"));
 }
+
+#[test]
+fn native_float_atomics_variant_is_valid_spirv() {
+    // Float atomicAdd gets a second module with native instructions for cl_ext_float_atomics.
+    let dir = scratch();
+    let program = repo().join("tests/programs/shared_and_atomics.hip");
+    let out = hipmlir()
+        .current_dir(dir.path())
+        .args([
+            program.to_str().unwrap(),
+            "-c",
+            "-o",
+            "sa.o",
+            "--save-temps",
+        ])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", stderr(&out));
+    let json =
+        std::fs::read_to_string(dir.path().join("shared_and_atomics.metadata.json")).unwrap();
+    let metadata: serde_json::Value = serde_json::from_str(&json).unwrap();
+    let variant = &metadata["spirv_variants"][0];
+    assert_eq!(
+        variant["requires_extension"], "cl_ext_float_atomics",
+        "{json}"
+    );
+    let hex = variant["spirv_hex"].as_str().unwrap();
+    let bytes: Vec<u8> = (0..hex.len())
+        .step_by(2)
+        .map(|i| u8::from_str_radix(&hex[i..i + 2], 16).unwrap())
+        .collect();
+    let spv = dir.path().join("native.spv");
+    std::fs::write(&spv, &bytes).unwrap();
+    spirv_val(&spv);
+    let text = String::from_utf8_lossy(&bytes);
+    assert!(
+        text.contains("SPV_EXT_shader_atomic_float_add"),
+        "the extension is declared"
+    );
+}

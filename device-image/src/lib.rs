@@ -14,7 +14,8 @@ pub use bundle::{
     MAGIC, METADATA_ENTRY_ID, SPIRV_ENTRY_ID,
 };
 pub use metadata::{
-    AddressSpace, GlobalVar, KernelArg, KernelInfo, ModuleMetadata, METADATA_FORMAT_VERSION,
+    AddressSpace, GlobalVar, KernelArg, KernelInfo, ModuleMetadata, SpirvVariant,
+    METADATA_FORMAT_VERSION,
 };
 
 /// Everything that can go wrong reading a device image.
@@ -167,6 +168,16 @@ mod tests {
         let last = split_bundles(&section).pop().unwrap();
         assert!(matches!(last, Err((_, ImageError::BadMagic))));
         assert!(split_bundles(&[0; 32]).is_empty());
+    }
+
+    #[test]
+    fn spirv_variants_round_trip() {
+        let v = SpirvVariant::new("cl_ext_float_atomics", &[0x03, 0x02, 0x23, 0x07, 0xff]);
+        assert_eq!(v.spirv().unwrap(), vec![0x03, 0x02, 0x23, 0x07, 0xff]);
+        let mut image = sample();
+        image.metadata.spirv_variants.push(v);
+        let bytes = image.to_bundle_bytes();
+        assert_eq!(DeviceImage::from_bundle_bytes(&bytes).unwrap(), image);
     }
 
     #[test]

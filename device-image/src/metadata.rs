@@ -68,6 +68,39 @@ pub struct ModuleMetadata {
     /// block's dimensions as three more `u32` arguments after the listed ones.
     #[serde(default)]
     pub linear_block_kernels: Vec<String>,
+    /// Alternative SPIR-V modules for devices with an extension (native float atomics for
+    /// `cl_ext_float_atomics`): the runtime builds the first whose extension the device has,
+    /// else the image's own SPIR-V.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub spirv_variants: Vec<SpirvVariant>,
+}
+
+/// A SPIR-V module to use instead of the image's own on devices with `requires_extension`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct SpirvVariant {
+    pub requires_extension: String,
+    /// The module, hex-encoded (the metadata is JSON).
+    pub spirv_hex: String,
+}
+
+impl SpirvVariant {
+    pub fn new(requires_extension: &str, spirv: &[u8]) -> Self {
+        SpirvVariant {
+            requires_extension: requires_extension.to_string(),
+            spirv_hex: spirv.iter().map(|b| format!("{b:02x}")).collect(),
+        }
+    }
+
+    /// The module's bytes; None if the hex is damaged.
+    pub fn spirv(&self) -> Option<Vec<u8>> {
+        let hex = self.spirv_hex.as_bytes();
+        if !hex.len().is_multiple_of(2) {
+            return None;
+        }
+        hex.chunks(2)
+            .map(|pair| u8::from_str_radix(std::str::from_utf8(pair).ok()?, 16).ok())
+            .collect()
+    }
 }
 
 impl ModuleMetadata {
@@ -77,6 +110,7 @@ impl ModuleMetadata {
             kernels,
             globals: Vec::new(),
             linear_block_kernels: Vec::new(),
+            spirv_variants: Vec::new(),
         }
     }
 

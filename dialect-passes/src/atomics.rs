@@ -61,6 +61,7 @@ pub(crate) fn lower_rmw(
     op: &OperationRef,
     ptr: MlirValue,
     space: u32,
+    native_float_atomics: bool,
 ) -> Result<MlirValue, LowerError> {
     let value = op.operand(1).map_err(err)?;
     let ty = op.result(0).map_err(err)?.r#type();
@@ -77,6 +78,22 @@ pub(crate) fn lower_rmw(
         return Ok(rw.op(
             name,
             &[typed, value.to_raw()],
+            &[ty],
+            &[("memory_scope", scope), ("semantics", relaxed)],
+        )?[0]);
+    }
+    // Native float add (SPV_EXT_shader_atomic_float_add), 32-bit only; subtraction adds the
+    // negated value.
+    if native_float_atomics && ty.to_string() == "f32" && matches!(bin_op, 11 | 12) {
+        let typed = rw.bitcast(ptr, spirv_ptr(ctx, ty, space)?)?;
+        let v = if bin_op == 12 {
+            rw.op("spirv.FNegate", &[value.to_raw()], &[ty], &[])?[0]
+        } else {
+            value.to_raw()
+        };
+        return Ok(rw.op(
+            "spirv.EXT.AtomicFAdd",
+            &[typed, v],
             &[ty],
             &[("memory_scope", scope), ("semantics", relaxed)],
         )?[0]);

@@ -20,7 +20,7 @@ mod spirv_patch;
 
 pub use context::new_context;
 pub use metadata::{kernel_metadata, linear_block_kernels};
-pub use passes::{SpirvOptions, DEFAULT_SPIRV_CAPABILITIES};
+pub use passes::{uses_float_atomic_add, SpirvOptions, DEFAULT_SPIRV_CAPABILITIES};
 
 use melior::ir::operation::OperationLike;
 use melior::ir::Module;
@@ -123,7 +123,7 @@ pub fn convert_to_spirv(
     options: &SpirvOptions,
     print_ir_after_all: bool,
 ) -> Result<(), LowerError> {
-    pointers::lower_pointers_to_spirv(ctx, module)?;
+    pointers::lower_pointers_to_spirv(ctx, module, options.native_float_atomics)?;
     math::lower_math_to_opencl(ctx, module)?;
     run_pipeline(
         ctx,
@@ -150,4 +150,15 @@ pub fn serialize_spirv(ctx: &Context, module: &mut Module) -> Result<Vec<u8>, Lo
     let binary = spirv_patch::resolve_opencl_std_imports(&binary)?;
     let binary = spirv_patch::write_initializers(&binary, &initializers)?;
     spirv_patch::decorate_byval(&binary, &byval)
+}
+
+/// A deep copy of a module (to lower one stage two ways).
+pub fn clone_module<'c>(module: &Module<'c>) -> Module<'c> {
+    // SAFETY: mlirOperationClone returns a new, unowned copy, which the new module owns.
+    let copy = unsafe {
+        melior::ir::Operation::from_raw(mlir_sys::mlirOperationClone(
+            module.as_operation().to_raw(),
+        ))
+    };
+    Module::from_operation(copy).expect("a copy of a module is a module")
 }

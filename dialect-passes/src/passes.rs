@@ -28,6 +28,9 @@ pub struct SpirvOptions {
     /// SPIR-V version (`v1.0` .. `v1.4`).
     pub version: String,
     pub capabilities: String,
+    /// `atomicAdd`/`atomicSub` on float become SPV_EXT_shader_atomic_float_add instructions
+    /// instead of compare-and-swap loops (for devices with cl_ext_float_atomics).
+    pub native_float_atomics: bool,
 }
 
 impl Default for SpirvOptions {
@@ -37,15 +40,24 @@ impl Default for SpirvOptions {
             // to what it really needs (1.0 unless it uses subgroup operations).
             version: "v1.3".into(),
             capabilities: DEFAULT_SPIRV_CAPABILITIES.into(),
+            native_float_atomics: false,
         }
     }
 }
 
 impl SpirvOptions {
     pub fn conversion_pipeline(&self) -> String {
+        let (caps, exts) = if self.native_float_atomics {
+            (
+                format!("{},AtomicFloat32AddEXT", self.capabilities),
+                " exts=SPV_EXT_shader_atomic_float_add",
+            )
+        } else {
+            (self.capabilities.clone(), "")
+        };
         format!(
-            "builtin.module(spirv-attach-target{{ver={} caps={}}},convert-gpu-to-spirv{{use-64bit-index=true}},gpu.module(spirv.module(spirv-lower-abi-attrs,spirv-update-vce,canonicalize)))",
-            self.version, self.capabilities
+            "builtin.module(spirv-attach-target{{ver={} caps={caps}{exts}}},convert-gpu-to-spirv{{use-64bit-index=true}},gpu.module(spirv.module(spirv-lower-abi-attrs,spirv-update-vce,canonicalize)))",
+            self.version
         )
     }
 }
@@ -242,4 +254,24 @@ fn clang_style_location(mlir: &str) -> String {
         .trim_end_matches(')')
         .replacen('"', "", 2);
     inner
+}
+
+/// Whether the module adds or subtracts floats atomically (so that a native variant pays off).
+pub fn uses_float_atomic_add(module: &Module) -> bool {
+    let mut found = false;
+    module.as_operation().walk(WalkOrder::PreOrder, |op| {
+        if op.name().as_string_ref().as_str() == Ok("llvm.atomicrmw") {
+            let bin_op = op
+                .attribute("bin_op")
+                .ok()
+                .and_then(|a| melior::ir::attribute::IntegerAttribute::try_from(a).ok())
+                .map(|a| a.value());
+            let f32_result = op.result(0).is_ok_and(|r| r.r#type().to_string() == "f32");
+            if matches!(bin_op, Some(11 | 12)) && f32_result {
+                found = true;
+            }
+        }
+        WalkResult::Advance
+    });
+    found
 }

@@ -205,7 +205,11 @@ const POINTER_OPS: &[&str] = &[
     "llvm.fence",
 ];
 
-pub fn lower_pointers_to_spirv(ctx: &Context, module: &Module) -> Result<(), LowerError> {
+pub fn lower_pointers_to_spirv(
+    ctx: &Context,
+    module: &Module,
+    native_float_atomics: bool,
+) -> Result<(), LowerError> {
     let spaces = crate::address_spaces::specific_access_spaces(module);
     let mut ops: Vec<MlirOperation> = Vec::new();
     let mut functions: Vec<MlirOperation> = Vec::new();
@@ -225,7 +229,12 @@ pub fn lower_pointers_to_spirv(ctx: &Context, module: &Module) -> Result<(), Low
     for raw in &ops {
         // SAFETY: the walk found this live operation; it is erased only below.
         let op = unsafe { OperationRef::from_raw(*raw) };
-        lower_op(ctx, op, spaces.get(&(raw.ptr as usize)).copied())?;
+        lower_op(
+            ctx,
+            op,
+            spaces.get(&(raw.ptr as usize)).copied(),
+            native_float_atomics,
+        )?;
     }
     for raw in ops.into_iter().rev() {
         // SAFETY: every use was replaced in `lower_op`; the op is detached, then destroyed.
@@ -306,7 +315,12 @@ fn byte_ptr<'c>(ctx: &'c Context, space: u32) -> Result<Type<'c>, LowerError> {
 }
 
 /// Lowers one operation; `known_space` is the inferred space of an access's generic pointer.
-fn lower_op(ctx: &Context, op: OperationRef, known_space: Option<u32>) -> Result<(), LowerError> {
+fn lower_op(
+    ctx: &Context,
+    op: OperationRef,
+    known_space: Option<u32>,
+    native_float_atomics: bool,
+) -> Result<(), LowerError> {
     let name = op.name();
     let name = name.as_string_ref().as_str().unwrap_or("").to_string();
     let rw = Rewriter {
@@ -522,7 +536,14 @@ fn lower_op(ctx: &Context, op: OperationRef, known_space: Option<u32>) -> Result
         }
         "llvm.atomicrmw" => {
             let (ptr, space) = access_pointer(0)?;
-            Some(atomics::lower_rmw(ctx, &rw, &op, ptr, space)?)
+            Some(atomics::lower_rmw(
+                ctx,
+                &rw,
+                &op,
+                ptr,
+                space,
+                native_float_atomics,
+            )?)
         }
         "llvm.cmpxchg" => {
             // Only the old value is used (extractvalue [0]); see `llvm.extractvalue` below.

@@ -118,7 +118,7 @@ fn dump_dir() -> Option<&'static std::path::Path> {
     .as_deref()
 }
 
-fn dump_spirv(module: &Module, key: &str) {
+fn dump_spirv(module: &Module, spirv: &[u8], key: &str) {
     let Some(dir) = dump_dir() else { return };
     let name: String = module
         .label
@@ -126,7 +126,7 @@ fn dump_spirv(module: &Module, key: &str) {
         .map(|c| if c.is_ascii_alphanumeric() { c } else { '_' })
         .collect();
     let path = dir.join(format!("hipmlir-{name}-{}.spv", &key[..16]));
-    match std::fs::create_dir_all(dir).and_then(|()| std::fs::write(&path, &module.image.spirv)) {
+    match std::fs::create_dir_all(dir).and_then(|()| std::fs::write(&path, spirv)) {
         Ok(()) => hlog!(
             Info,
             "wrote the SPIR-V of {} to {}",
@@ -206,6 +206,20 @@ fn to_cache(program: &OwnedProgram, store: &cache::ProgramCache, key: &str) {
     }
 }
 
+/// The SPIR-V to build for this device: the first variant whose extension the device has (native
+/// float atomics, say), else the image's own module.
+fn select_spirv<'m>(rt: &Runtime, module: &'m Module) -> std::borrow::Cow<'m, [u8]> {
+    module
+        .image
+        .metadata
+        .spirv_variants
+        .iter()
+        .filter(|v| rt.info.has_extension(&v.requires_extension))
+        .find_map(|v| v.spirv())
+        .map(std::borrow::Cow::Owned)
+        .unwrap_or(std::borrow::Cow::Borrowed(&module.image.spirv))
+}
+
 /// Creates and builds the program of a module (from the cache when possible), printing the build
 /// log on failure.
 pub fn build_program(rt: &Runtime, module: &Module) -> HipResult<OwnedProgram> {
@@ -217,7 +231,9 @@ pub fn build_program(rt: &Runtime, module: &Module) -> HipResult<OwnedProgram> {
         )
     };
     // A module needing what the device lacks is refused with the feature named.
-    if let Ok(words) = crate::spirv::words(&module.image.spirv) {
+    let chosen = select_spirv(rt, module);
+    let spirv: &[u8] = &chosen;
+    if let Ok(words) = crate::spirv::words(spirv) {
         let missing = crate::capabilities::missing(&words, &rt.info);
         if !missing.is_empty() {
             return Err(Failure::new(
@@ -232,24 +248,22 @@ pub fn build_program(rt: &Runtime, module: &Module) -> HipResult<OwnedProgram> {
         }
     }
     let ctx = build_context(rt);
-    let key = cache::key(&module.image.spirv, &ctx);
-    dump_spirv(module, &key);
+    let key = cache::key(spirv, &ctx);
+    dump_spirv(module, spirv, &key);
     let store = cache::global();
     if let Some(program) = store.and_then(|c| from_cache(rt, c, &key)) {
         return Ok(program);
     }
-    let raw = cl3::program::create_program_with_il(rt.context.get(), &module.image.spirv).map_err(
-        |e| {
-            Failure::new(
-                HipError::InvalidImage,
-                format!(
-                    "clCreateProgramWithIL rejected {}: {}",
-                    what(),
-                    error_name(e)
-                ),
-            )
-        },
-    )?;
+    let raw = cl3::program::create_program_with_il(rt.context.get(), spirv).map_err(|e| {
+        Failure::new(
+            HipError::InvalidImage,
+            format!(
+                "clCreateProgramWithIL rejected {}: {}",
+                what(),
+                error_name(e)
+            ),
+        )
+    })?;
     // SAFETY: a new program; we take over its only reference.
     let program = unsafe { OwnedProgram::from_raw(raw) };
     let device = rt.device_id();
