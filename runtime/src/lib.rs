@@ -8,7 +8,8 @@
 //! selection), `stream` (in-order queues, null-stream semantics), `event` (markers, timing),
 //! `handles` (opaque handle tables), `backend` (USM or SVM memory), `memory` (allocation table,
 //! copies, fills), `registry` (images and kernels by name), `symbols` (device variables: host
-//! shadows, addresses, copies), `kpack` (archives of split binaries), `spirv` (kernel signatures
+//! shadows, addresses, copies), `kpack` (archives of split binaries), `module_path`
+//! (SPIR-V files found by kernel name, for plain builds), `spirv` (kernel signatures
 //! from SPIR-V), `jit` (program builds), `cache` (on-disk program cache, `sha256`), `launch`
 //! (argument unpacking, spills, NDRange), `props` (`hipDeviceProp_t`), `api` (the `extern "C"`
 //! functions), `cl` (OpenCL handle helpers).
@@ -25,6 +26,7 @@ pub mod kpack;
 mod launch;
 pub mod log;
 mod memory;
+mod module_path;
 mod props;
 mod registry;
 pub mod sha256;

@@ -8,7 +8,9 @@
 //! 3. failing both, a spelling that is a `::`-suffix of exactly one kernel's source name (host code
 //!    inside `namespace ns` launches `k`; the kernel is `ns::k`).
 //!
-//! A spelling matching several distinct kernels is an error that names them.
+//! A spelling matching several distinct kernels is an error that names them. A lookup that finds
+//! nothing searches, once per process, for SPIR-V module files (plain builds, see `module_path`)
+//! and tries again; "kernel not found" then names the places searched.
 
 use std::collections::{BTreeMap, HashMap};
 use std::sync::{Arc, Mutex, MutexGuard};
@@ -18,6 +20,7 @@ use hipmlir_device_image::{AddressSpace, DeviceImage, GlobalVar, KernelInfo};
 use crate::error::{Failure, HipError, HipResult};
 use crate::jit::ModuleState;
 use crate::kpack::PendingRecord;
+use crate::module_path::ModuleSearch;
 
 /// One registered device image.
 #[derive(Debug)]
@@ -130,6 +133,8 @@ pub struct Registry {
     host_functions: BTreeMap<usize, String>,
     /// Reference records of split binaries, resolved on the first lookup (see `kpack`).
     pending_records: Vec<PendingRecord>,
+    /// The search for module files, once made (see `module_path`).
+    module_search: Option<ModuleSearch>,
 }
 
 /// The whitespace-free, `::`-rooted-free form names are compared in.
@@ -202,6 +207,7 @@ impl Registry {
             failed_images: Vec::new(),
             host_functions: BTreeMap::new(),
             pending_records: Vec::new(),
+            module_search: None,
         }
     }
 
@@ -276,8 +282,33 @@ impl Registry {
         self.host_functions.get(&host_fn).map(String::as_str)
     }
 
+    /// The search for module files, if it was made.
+    pub fn module_search(&self) -> Option<&ModuleSearch> {
+        self.module_search.as_ref()
+    }
+
+    pub fn set_module_search(&mut self, search: ModuleSearch) {
+        self.module_search = Some(search);
+    }
+
     /// Finds a kernel by mangled name or source spelling (see the module docs).
     pub fn find(&self, spelled: &str) -> HipResult<KernelRef> {
+        self.find_registered(spelled)?
+            .ok_or_else(|| self.not_found(spelled))
+    }
+
+    /// `find`, searching for module files (once per process) when nothing registered matches.
+    pub fn find_or_search(&mut self, spelled: &str) -> HipResult<KernelRef> {
+        if let Some(found) = self.find_registered(spelled)? {
+            return Ok(found);
+        }
+        crate::module_path::search_once(self);
+        self.find(spelled)
+    }
+
+    /// The kernel `spelled` names among the registered modules; `None` if none does, an error if
+    /// the name is empty or several kernels match.
+    fn find_registered(&self, spelled: &str) -> HipResult<Option<KernelRef>> {
         let all = || {
             self.modules.iter().flat_map(|m| {
                 m.image
@@ -291,10 +322,10 @@ impl Registry {
         // 1. Mangled name: the first module that has it (identical template instantiations may be
         //    in several translation units; they are the same kernel).
         if let Some((m, index, _)) = all().find(|(_, _, k)| k.name == spelled) {
-            return Ok(KernelRef {
+            return Ok(Some(KernelRef {
                 module: m.clone(),
                 index,
-            });
+            }));
         }
         let wanted = normalize_name(spelled);
         if wanted.is_empty() {
@@ -321,11 +352,11 @@ impl Registry {
             }
         }
         match distinct.as_slice() {
-            [(m, index, _)] => Ok(KernelRef {
+            [(m, index, _)] => Ok(Some(KernelRef {
                 module: (*m).clone(),
                 index: *index,
-            }),
-            [] => Err(self.not_found(spelled)),
+            })),
+            [] => Ok(None),
             several => {
                 let names: Vec<String> = several
                     .iter()
@@ -343,11 +374,17 @@ impl Registry {
     }
 
     fn not_found(&self, spelled: &str) -> Failure {
+        // What the search for module files covered, if it was made.
+        let searched = self
+            .module_search
+            .as_ref()
+            .map(|s| format!("; {}", s.describe()))
+            .unwrap_or_default();
         if !self.failed_images.is_empty() {
             return Failure::new(
                 HipError::InvalidImage,
                 format!(
-                    "kernel '{spelled}' not found; {} device image(s) failed to register: {}",
+                    "kernel '{spelled}' not found; {} device image(s) failed to register: {}{searched}",
                     self.failed_images.len(),
                     self.failed_images.join("; ")
                 ),
@@ -364,7 +401,7 @@ impl Registry {
             }
         }
         let message = if known.is_empty() {
-            format!("kernel '{spelled}' not found: no device image is registered")
+            format!("kernel '{spelled}' not found: no device image is registered{searched}")
         } else {
             const SHOWN: usize = 8;
             let mut list = known
@@ -376,7 +413,7 @@ impl Registry {
             if known.len() > SHOWN {
                 list.push_str(&format!(", ... ({} in all)", known.len()));
             }
-            format!("kernel '{spelled}' not found (registered kernels: {list})")
+            format!("kernel '{spelled}' not found (registered kernels: {list}){searched}")
         };
         Failure::new(HipError::InvalidDeviceFunction, message)
     }
@@ -413,15 +450,18 @@ pub fn registry_for_lookup() -> MutexGuard<'static, Registry> {
     reg
 }
 
-/// Finds a kernel by name in the process-wide registry.
+/// Finds a kernel by name in the process-wide registry, searching for module files once if no
+/// registered image has it.
 pub fn find_kernel(spelled: &str) -> HipResult<KernelRef> {
-    registry_for_lookup().find(spelled)
+    registry_for_lookup().find_or_search(spelled)
 }
 
 /// Finds the kernel of a registered host stub, else by its spelling, else by the stub's symbol
 /// name (`dladdr`: works for stubs in the dynamic symbol table, e.g. programs linked with
-/// `-rdynamic`). A stub resolved by spelling or symbol is remembered, so later launches and
-/// queries by address alone (`hipLaunchKernel`, `hipFuncGetAttributes`) find it.
+/// `-rdynamic`). If neither name is registered, module files are searched (once per process,
+/// see `module_path`) and both are tried again. A stub resolved by spelling or symbol is
+/// remembered, so later launches and queries by address alone (`hipLaunchKernel`,
+/// `hipFuncGetAttributes`) find it.
 pub fn find_kernel_for_launch(host_fn: usize, spelled: Option<&str>) -> HipResult<KernelRef> {
     let mut reg = registry_for_lookup();
     if host_fn != 0 {
@@ -429,11 +469,31 @@ pub fn find_kernel_for_launch(host_fn: usize, spelled: Option<&str>) -> HipResul
             return reg.find(name);
         }
     }
+    let symbol = (host_fn != 0).then(|| symbol_name(host_fn)).flatten();
+    let mut found = find_by_names(&reg, host_fn, spelled, symbol.as_deref());
+    if found.is_err() && reg.module_search().is_none() && (spelled.is_some() || symbol.is_some()) {
+        crate::module_path::search_once(&mut reg);
+        found = find_by_names(&reg, host_fn, spelled, symbol.as_deref());
+    }
+    let found = found?;
+    if host_fn != 0 {
+        reg.add_host_function(host_fn, found.info().name.clone());
+    }
+    Ok(found)
+}
+
+/// The kernel named `spelled`, else `symbol`; the first name's error if both fail.
+fn find_by_names(
+    reg: &Registry,
+    host_fn: usize,
+    spelled: Option<&str>,
+    symbol: Option<&str>,
+) -> HipResult<KernelRef> {
     let by_spelling = spelled.map(|name| reg.find(name));
-    let found = match by_spelling {
+    match by_spelling {
         Some(Ok(k)) => Ok(k),
-        other => match (host_fn != 0).then(|| symbol_name(host_fn)).flatten() {
-            Some(symbol) => reg.find(&symbol).map_err(|e| match &other {
+        other => match symbol {
+            Some(symbol) => reg.find(symbol).map_err(|e| match &other {
                 Some(Err(first)) => first.clone(),
                 _ => e,
             }),
@@ -449,11 +509,7 @@ pub fn find_kernel_for_launch(host_fn: usize, spelled: Option<&str>) -> HipResul
                 )),
             },
         },
-    }?;
-    if host_fn != 0 {
-        reg.add_host_function(host_fn, found.info().name.clone());
     }
-    Ok(found)
 }
 
 #[repr(C)]
