@@ -12,6 +12,9 @@
 // The runtime finds the kernel by the host stub's address when the program registered it
 // (__hipmlirRegisterFunction), else by the kernel expression as spelled: HIPMLIR_STRINGIFY expands
 // its argument first, so HIP_KERNEL_NAME(k<int, 4>) arrives as "k<int, 4>".
+//
+// hipmlir::launch_by_name<Params...>(name, ...) packs the same way for hipLaunchKernelByName (plain
+// builds, where the host compiler never sees the kernel's definition).
 #ifndef HIPMLIR_LAUNCH_H
 #define HIPMLIR_LAUNCH_H
 
@@ -127,6 +130,36 @@ inline hipError_t launch_ggl(const char* spelled_name, void (*kernel)(Params...)
 #endif  // __HIP_DEVICE_COMPILE__
 
 }  // namespace detail
+
+#if !defined(__HIP_DEVICE_COMPILE__)
+// Plain builds: host code compiled by the user's own compiler, kernels in a SPIR-V file written by
+// `hipmlir k.hip --emit-spirv -o k.spv` that the runtime finds by name (HIPMLIR_MODULE_PATH, else
+// the executable's folder). Launches the kernel `name` (its source name, qualified or not, or its
+// mangled name) taking Params..., with each argument converted to its parameter's type and
+// packed as hipLaunchKernelGGL packs them:
+//
+//   hipmlir::launch_by_name<const float*, const float*, float*, int>(
+//       "vector_add", dim3(blocks), dim3(256), 0, stream, a, b, c, n);
+template <class... Params, class... Args>
+inline hipError_t launch_by_name(const char* name, dim3 grid, dim3 block,
+                                 std::size_t shared_mem_bytes, hipStream_t stream,
+                                 Args&&... args) {
+  static_assert(sizeof...(Args) == sizeof...(Params),
+                "hipmlir::launch_by_name: the number of arguments differs from the number of "
+                "parameters given as template arguments");
+  if constexpr (sizeof...(Args) == sizeof...(Params)) {
+    using Layout = detail::ArgLayout<Params...>;
+    unsigned char packed[Layout::size > 0 ? Layout::size : 1] = {};
+    detail::ArgPacker<Params...>::pack(packed, std::index_sequence_for<Params...>{},
+                                       std::forward<Args>(args)...);
+    return hipLaunchKernelByName(name, grid, block, shared_mem_bytes, stream, packed,
+                                 Layout::size);
+  } else {
+    return hipErrorInvalidValue;
+  }
+}
+#endif  // !__HIP_DEVICE_COMPILE__
+
 }  // namespace hipmlir
 
 #endif  // HIPMLIR_LAUNCH_H
