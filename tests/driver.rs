@@ -2,7 +2,9 @@
 //! link through a Makefile), a kernel launched from a file that only declares it, -D/-I/-U in
 //! device and host code, .cu and host-only .cpp inputs, clang-offload-bundler's view of objects
 //! and executables, split device code (beside the binary, moved, HIPMLIR_KPACK_PATH, missing and
-//! corrupt archives), --save-temps, --function, inspect, and bad command lines.
+//! corrupt archives), --save-temps, --function, inspect, bad command lines, and plain builds (host
+//! code built by g++ alone, kernels' SPIR-V found by name through HIPMLIR_MODULE_PATH or beside
+//! the executable; the README's CMake example when cmake is installed).
 
 mod common;
 
@@ -60,6 +62,7 @@ fn run_with(exe: &Path, env: &[(&str, &str)]) -> Output {
         "HIPMLIR_KPACK_PATH_PREFIX",
         "HIPMLIR_KPACK_DEBUG",
         "HIPMLIR_KPACK_DISABLE",
+        "HIPMLIR_MODULE_PATH",
     ] {
         cmd.env_remove(var);
     }
@@ -721,4 +724,200 @@ fn shared_library_finds_its_own_archive() {
     let t = text(&out);
     assert!(t.contains("multi-file PASSED"), "{t}");
     assert!(t.contains("lib/libk.so.hipk: using target"), "{t}");
+}
+
+/// The output of `hipmlir <flag>`, trimmed (a folder).
+fn print_dir(flag: &str) -> String {
+    let out = run_hipmlir(&[flag]);
+    assert!(out.status.success(), "{flag}: {}", stderr(&out));
+    stdout(&out).trim().to_string()
+}
+
+/// Builds `main.cpp` in `dir` with a plain compiler command against the runtime, as a user would.
+fn build_plain(dir: &Path, cxx: &[&str], exe: &str) -> PathBuf {
+    let include = print_dir("--print-include-dir");
+    let runtime = print_dir("--print-runtime-dir");
+    let out = Command::new(cxx[0])
+        .current_dir(dir)
+        .args(&cxx[1..])
+        .args([
+            "-std=c++17",
+            "-O2",
+            "-Wall",
+            "-Wextra",
+            "-Werror",
+            "main.cpp",
+        ])
+        .arg(format!("-I{include}"))
+        .arg(format!("-L{runtime}"))
+        .arg("-lhipmlir_rt")
+        .arg(format!("-Wl,-rpath,{runtime}"))
+        .args(["-o", exe])
+        .output()
+        .expect("the host compiler runs");
+    assert!(out.status.success(), "{cxx:?} failed:\n{}", text(&out));
+    dir.join(exe)
+}
+
+fn assert_plain_passed(out: &Output) {
+    let t = text(out);
+    assert!(
+        out.status.success() && t.contains("plain build PASSED"),
+        "{} ({}):\n{t}",
+        "the plain build failed",
+        out.status
+    );
+    // The program's own misuse checks: an ambiguous name and an unknown one.
+    assert!(
+        t.contains("kernel name 'twice' is ambiguous")
+            && t.contains("_Z5twicePfi")
+            && t.contains("_Z5twicePii"),
+        "{t}"
+    );
+    assert!(t.contains("kernel 'no_such_kernel' not found"), "{t}");
+}
+
+#[test]
+fn plain_build_finds_spirv_modules_by_name() {
+    let dir = copy_project("plain");
+    hipmlir_in(
+        dir.path(),
+        &["kernels.hip", "--emit-spirv", "-o", "kernels.spv"],
+        None,
+    );
+    let spv = dir.path().join("kernels.spv");
+    spirv_val(&spv);
+    for (cxx, exe) in [
+        (&["g++"][..], "app_gcc"),
+        (&["clang++-22", "-stdlib=libc++"][..], "app_libcxx"),
+    ] {
+        let app = build_plain(dir.path(), cxx, exe);
+        // The module beside the executable.
+        assert_plain_passed(&run_with(&app, &[]));
+        // From elsewhere, alone: the module through HIPMLIR_MODULE_PATH, as a folder (after one
+        // that does not exist) and as a file.
+        let other = scratch();
+        let moved = other.path().join(exe);
+        std::fs::copy(&app, &moved).unwrap();
+        let folders = format!(
+            "{}:{}",
+            other.path().join("nowhere").display(),
+            dir.path().display()
+        );
+        let out = run_with(&moved, &[("HIPMLIR_MODULE_PATH", &folders)]);
+        assert_plain_passed(&out);
+        assert!(
+            text(&out).contains(&format!(
+                "searched HIPMLIR_MODULE_PATH: {} (not found), {} (kernels.spv)",
+                other.path().join("nowhere").display(),
+                dir.path().display()
+            )),
+            "{}",
+            text(&out)
+        );
+        let out = run_with(
+            &moved,
+            &[
+                ("HIPMLIR_MODULE_PATH", spv.to_str().unwrap()),
+                ("HIPMLIR_LOG", "info"),
+            ],
+        );
+        assert_plain_passed(&out);
+        assert!(
+            text(&out).contains(&format!("loaded module {}", spv.display())),
+            "{}",
+            text(&out)
+        );
+        // Neither: a clear error naming the folder searched, a non-zero exit, no crash.
+        let out = run_with(&moved, &[]);
+        assert!(
+            out.status.code().is_some(),
+            "killed by a signal: {}",
+            text(&out)
+        );
+        assert_fails_with(
+            &out,
+            &[
+                "kernel 'vector_add' not found: no device image is registered",
+                &format!(
+                    "searched the executable's folder for SPIR-V modules: {} (no *.spv file)",
+                    other.path().display()
+                ),
+                "HIPMLIR_MODULE_PATH",
+                "invalid device function",
+            ],
+        );
+        // A listed module that is not one: skipped, said so, and still nothing found.
+        let junk = other.path().join("junk.spv");
+        std::fs::write(&junk, b"not SPIR-V").unwrap();
+        let out = run_with(
+            &moved,
+            &[("HIPMLIR_MODULE_PATH", other.path().to_str().unwrap())],
+        );
+        assert!(
+            out.status.code().is_some(),
+            "killed by a signal: {}",
+            text(&out)
+        );
+        assert_fails_with(
+            &out,
+            &["junk.spv: not a module", "kernel 'vector_add' not found"],
+        );
+    }
+}
+
+/// The README's CMake example (its first `cmake` block) builds and runs the plain-build project.
+/// cmake is not part of the set-up; without it only the example's presence is checked.
+#[test]
+fn plain_build_with_the_readme_cmake_example() {
+    let readme = std::fs::read_to_string(repo().join("README.md")).unwrap();
+    let start = readme
+        .find("```cmake\n")
+        .expect("README.md has a CMake example")
+        + "```cmake\n".len();
+    let end = start + readme[start..].find("```").expect("the CMake block ends");
+    let cmake_lists = &readme[start..end];
+    for needle in [
+        "--emit-spirv",
+        "--print-include-dir",
+        "--print-runtime-dir",
+        "hipmlir_rt",
+    ] {
+        assert!(
+            cmake_lists.contains(needle),
+            "the CMake example lacks {needle}"
+        );
+    }
+    if Command::new("cmake").arg("--version").output().is_err() {
+        eprintln!("cmake is not installed: the README's CMake example was not built");
+        return;
+    }
+    let dir = copy_project("plain");
+    std::fs::write(dir.path().join("CMakeLists.txt"), cmake_lists).unwrap();
+    let build = dir.path().join("build");
+    let configure = Command::new("cmake")
+        .arg("-S")
+        .arg(dir.path())
+        .arg("-B")
+        .arg(&build)
+        .arg(format!("-DHIPMLIR={}", env!("CARGO_BIN_EXE_hipmlir")))
+        .output()
+        .expect("cmake runs");
+    assert!(
+        configure.status.success(),
+        "cmake configure:\n{}",
+        text(&configure)
+    );
+    let compile = Command::new("cmake")
+        .arg("--build")
+        .arg(&build)
+        .output()
+        .expect("cmake runs");
+    assert!(
+        compile.status.success(),
+        "cmake --build:\n{}",
+        text(&compile)
+    );
+    assert!(build.join("kernels.spv").is_file());
+    assert_plain_passed(&run_with(&build.join("app"), &[]));
 }
