@@ -29,6 +29,7 @@ fn frontend_options(
             .cloned()
             .collect(),
         std: opts.std.clone(),
+        kernel_instances: Vec::new(),
     }
 }
 
@@ -163,32 +164,41 @@ fn compile_hip(
 ) -> Result<(), String> {
     let stem = stem_of(source);
     let save = opts.save_temps.is_some();
-    let device = compile_device(
-        source,
-        &frontend_options(opts, toolchain),
-        Stage::Binary,
-        opts.mlir_print_ir_after_all,
-        save,
-    )?;
+    let mut options = frontend_options(opts, toolchain);
+    let compile = |options: &hipmlir_frontend::FrontendOptions| {
+        compile_device(
+            source,
+            options,
+            Stage::Binary,
+            opts.mlir_print_ir_after_all,
+            save,
+        )
+    };
+    let mut device = compile(&options)?;
     for w in &device.warnings {
         eprintln!("{w}");
-    }
-    if save {
-        save_stages(opts, source, &stem, &device, save_dir)?;
     }
     let text = std::fs::read_to_string(source)
         .map_err(|e| io_err(&format!("cannot read '{}'", source.display()), e))?;
     let host_text = hipmlir_frontend::apply_edits(&text, &device.host_edits);
     let files = HostFiles::new(save_dir, &stem);
-    host::compile_hip_host(
-        opts,
-        toolchain,
-        source,
-        &host_text,
-        &device.image,
-        &files,
-        object,
-    )
+    host::compile_host_source(opts, toolchain, source, &host_text, &files, object)?;
+    if !device.dependent_kernel_templates.is_empty() {
+        // Which instances a host template launches only its instantiation tells: compile those
+        // the host compile emitted stubs for.
+        options.kernel_instances = host::needed_kernel_instances(
+            &files.host_object,
+            &device.dependent_kernel_templates,
+            &device.image.metadata.kernels,
+        )?;
+        if !options.kernel_instances.is_empty() {
+            device = compile(&options)?;
+        }
+    }
+    if save {
+        save_stages(opts, source, &stem, &device, save_dir)?;
+    }
+    host::embed_image(opts, source, &device.image, &files, object)
 }
 
 fn stage_name(stage: Stage) -> &'static str {

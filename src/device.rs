@@ -24,6 +24,8 @@ pub struct DeviceOutput {
     pub image: DeviceImage,
     pub warnings: Vec<Diagnostic>,
     pub host_edits: Vec<SourceEdit>,
+    /// Kernel templates launched from host templates (see `FrontendOutput`).
+    pub dependent_kernel_templates: Vec<String>,
     /// With `record_stages`, the MLIR text of every stage passed (for --save-temps).
     pub stage_texts: Vec<(Stage, String)>,
 }
@@ -55,6 +57,7 @@ pub fn compile_device(
         },
         warnings: frontend.warnings,
         host_edits: frontend.host_edits,
+        dependent_kernel_templates: frontend.dependent_kernel_templates,
         stage_texts: Vec::new(),
     };
     let text = |m: &melior::ir::Module| Some(m.as_operation().to_string());

@@ -107,6 +107,26 @@ impl<'a> Elf<'a> {
         self.sections.iter().find(|s| s.name == name)
     }
 
+    /// The names of the symbols an object defines (`.symtab` entries with a section), e.g. the
+    /// host stubs the host compile emitted for kernel template instances.
+    pub fn defined_symbols(&self) -> Vec<String> {
+        const SYMBOL_SIZE: usize = 24;
+        let (Some(symtab), Some(strtab)) = (self.section(".symtab"), self.section(".strtab"))
+        else {
+            return Vec::new();
+        };
+        symtab
+            .data
+            .chunks_exact(SYMBOL_SIZE)
+            .filter(|sym| u16::from_le_bytes([sym[6], sym[7]]) != 0) // st_shndx: SHN_UNDEF is 0
+            .filter_map(|sym| {
+                let name = u32::from_le_bytes([sym[0], sym[1], sym[2], sym[3]]) as usize;
+                let bytes = strtab.data.get(name..)?.split(|b| *b == 0).next()?;
+                (!bytes.is_empty()).then(|| String::from_utf8_lossy(bytes).into_owned())
+            })
+            .collect()
+    }
+
     pub fn kind_name(&self) -> &'static str {
         match self.kind {
             1 => "object file",

@@ -8,6 +8,7 @@ use std::process::Command;
 use hipmlir_device_image::{Bundle, DeviceImage, GlobalVar, KernelInfo, HOST_ENTRY_ID};
 
 use crate::cli::{BuildOptions, LinkItem};
+use crate::elf::Elf;
 use crate::paths::Toolchain;
 
 /// Prefix of the sections clang-offload-bundler reads in an object file (`-type=o`).
@@ -172,15 +173,13 @@ impl HostFiles {
     }
 }
 
-/// Compiles a HIP source's host side and its device image into one object: the host-only source
-/// (device bodies dropped, launches rewritten) and the image stub, combined with `ld -r`.
-#[allow(clippy::too_many_arguments)]
-pub fn compile_hip_host(
+/// Compiles a HIP source's host side (device bodies dropped, launches rewritten) into
+/// `files.host_object`.
+pub fn compile_host_source(
     opts: &BuildOptions,
     toolchain: &Toolchain,
     source: &Path,
     host_text: &str,
-    image: &DeviceImage,
     files: &HostFiles,
     object: &Path,
 ) -> Result<(), String> {
@@ -215,7 +214,58 @@ pub fn compile_hip_host(
             let _ = std::fs::write(&dep, fixed);
         }
     }
+    Ok(())
+}
 
+/// The kernel template instances the host object needs beyond those `compiled`: host stubs the
+/// host compile emitted for instances of `templates` (qualified names), as C++ template-ids
+/// (`scale<float, 100>`) for the frontend to compile.
+pub fn needed_kernel_instances(
+    host_object: &Path,
+    templates: &[String],
+    compiled: &[KernelInfo],
+) -> Result<Vec<String>, String> {
+    let bytes = std::fs::read(host_object)
+        .map_err(|e| io_err(&format!("cannot read '{}'", host_object.display()), e))?;
+    let elf = Elf::parse(&bytes).map_err(|e| format!("hipmlir: error: the host object: {e}"))?;
+    let options = cpp_demangle::DemangleOptions::new()
+        .no_params()
+        .no_return_type();
+    let mut out = Vec::new();
+    for symbol in elf.defined_symbols() {
+        if compiled.iter().any(|k| k.name == symbol) {
+            continue;
+        }
+        let Ok(parsed) = cpp_demangle::Symbol::new(symbol.as_bytes()) else {
+            continue;
+        };
+        let Ok(template_id) = parsed.demangle_with_options(&options) else {
+            continue;
+        };
+        // `ns::scale<float, 100>`: the template is what precedes the final argument list.
+        let Some(template) = template_id
+            .strip_suffix('>')
+            .and_then(|_| template_id.find('<'))
+            .map(|at| &template_id[..at])
+        else {
+            continue;
+        };
+        if templates.iter().any(|t| t == template) && !out.contains(&template_id) {
+            out.push(template_id);
+        }
+    }
+    Ok(out)
+}
+
+/// Combines the host object with the stub that embeds and registers the device image into
+/// `object` (`ld -r`).
+pub fn embed_image(
+    opts: &BuildOptions,
+    source: &Path,
+    image: &DeviceImage,
+    files: &HostFiles,
+    object: &Path,
+) -> Result<(), String> {
     if image.metadata.kernels.is_empty() {
         // No kernels: nothing to register; the object is the host object.
         std::fs::copy(&files.host_object, object)

@@ -52,7 +52,7 @@ fn main() {
         eprintln!("usage: ast_dump FILE [clang args...]");
         std::process::exit(2);
     };
-    match TranslationUnit::parse(std::path::Path::new(file), rest) {
+    match TranslationUnit::parse(std::path::Path::new(file), rest, None) {
         Ok((tu, _)) => dump(tu.cursor(), 0),
         Err(e) => {
             eprintln!("{e}");

@@ -21,7 +21,12 @@ pub struct TranslationUnit {
 impl TranslationUnit {
     /// Parses `path` with the given command-line arguments (no compiler name). Diagnostics of
     /// severity error or worse become a [`FrontendError`]; warnings are returned for printing.
-    pub fn parse(path: &Path, args: &[String]) -> Result<(Self, Vec<Diagnostic>), FrontendError> {
+    /// With `text`, that text is parsed in place of the file's contents.
+    pub fn parse(
+        path: &Path,
+        args: &[String],
+        text: Option<&str>,
+    ) -> Result<(Self, Vec<Diagnostic>), FrontendError> {
         if !path.exists() {
             return Err(FrontendError::single(
                 SourceLoc::file_only(path),
@@ -31,6 +36,14 @@ impl TranslationUnit {
         let c_path = cstring(&path.to_string_lossy());
         let c_args: Vec<CString> = args.iter().map(|a| cstring(a)).collect();
         let arg_ptrs: Vec<*const i8> = c_args.iter().map(|a| a.as_ptr()).collect();
+        let mut unsaved: Vec<CXUnsavedFile> = text
+            .map(|t| CXUnsavedFile {
+                Filename: c_path.as_ptr(),
+                Contents: t.as_ptr() as *const i8,
+                Length: t.len() as _,
+            })
+            .into_iter()
+            .collect();
         // SAFETY: plain libclang calls; all pointers outlive the call.
         unsafe {
             let index = clang_createIndex(0, 0);
@@ -40,8 +53,8 @@ impl TranslationUnit {
                 c_path.as_ptr(),
                 arg_ptrs.as_ptr(),
                 arg_ptrs.len() as i32,
-                std::ptr::null_mut(),
-                0,
+                unsaved.as_mut_ptr(),
+                unsaved.len() as u32,
                 CXTranslationUnit_DetailedPreprocessingRecord,
                 &mut tu,
             );
@@ -198,6 +211,16 @@ impl Cursor {
     pub fn referenced(&self) -> Option<Cursor> {
         let c = Cursor(unsafe { clang_getCursorReferenced(self.0) });
         (!c.is_null()).then_some(c)
+    }
+
+    /// The declarations an overloaded name may refer to (an `OverloadedDeclRef`, e.g. a template
+    /// named in dependent code).
+    pub fn overloaded_decls(&self) -> Vec<Cursor> {
+        unsafe {
+            (0..clang_getNumOverloadedDecls(self.0))
+                .map(|i| Cursor(clang_getOverloadedDecl(self.0, i)))
+                .collect()
+        }
     }
 
     pub fn canonical(&self) -> Cursor {

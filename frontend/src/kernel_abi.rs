@@ -108,7 +108,16 @@ fn source_name(kernel: &Cursor) -> String {
     if let Some(args) = kernel.template_arguments() {
         name = format!("{name}<{}>", args.join(", "));
     }
-    let mut parent = kernel.semantic_parent();
+    qualify(kernel, name)
+}
+
+/// A declaration's name qualified by its namespaces, without template arguments (`ns::scale`).
+pub fn qualified_name(decl: &Cursor) -> String {
+    qualify(decl, decl.spelling())
+}
+
+fn qualify(decl: &Cursor, mut name: String) -> String {
+    let mut parent = decl.semantic_parent();
     while let Some(p) = parent {
         if p.kind() != CXCursor_Namespace {
             break;

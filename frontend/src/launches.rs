@@ -88,8 +88,9 @@ fn triple_chevron(c: &Cursor, main_file: &str, source: &str) -> Option<LaunchSit
     }
     let kernel = concrete_kernel(c);
     let (file, start, end) = c.extent_offsets();
-    // Launches written inside a macro are left as they are (the host compile reports them).
-    let edit = (file == main_file && end <= source.len())
+    // A launch written inside a macro is rewritten in the macro's definition (macro_chevron_edits).
+    let in_macro = c.expansion_offsets() != (file.clone(), start, end);
+    let edit = (!in_macro && file == main_file && end <= source.len())
         .then(|| rewrite_chevrons(c, start, end, kernel.as_ref(), source))
         .flatten();
     Some(LaunchSite {
@@ -144,6 +145,106 @@ fn rewrite_chevrons(
         end,
         replacement: call,
     })
+}
+
+/// The source the frontend appends to request kernel template instances: one host function
+/// naming each, which [`requested_instances`] finds again in the parsed file.
+pub fn instance_requests(instances: &[String]) -> String {
+    if instances.is_empty() {
+        return String::new();
+    }
+    let mut text = String::from("static void __hipmlir_kernel_instances() {\n");
+    for instance in instances {
+        text.push_str(&format!(
+            "  ::hipmlir::detail::{INSTANCE_REQUEST}({instance});\n"
+        ));
+    }
+    text.push_str("}\n");
+    text
+}
+
+const INSTANCE_REQUEST: &str = "request_kernel_instance";
+
+/// The kernels named by [`instance_requests`] in a parsed file.
+pub fn requested_instances(root: &Cursor) -> Vec<Cursor> {
+    let mut out = Vec::new();
+    for decl in root.children() {
+        if decl.kind() == CXCursor_FunctionDecl
+            && decl.spelling() == "__hipmlir_kernel_instances"
+            && decl.is_in_main_file()
+        {
+            collect_requests(&decl, &mut out);
+        }
+    }
+    out
+}
+
+fn collect_requests(c: &Cursor, out: &mut Vec<Cursor>) {
+    for child in c.children() {
+        if child.kind() == CXCursor_CallExpr && child.spelling() == INSTANCE_REQUEST {
+            out.extend(
+                child
+                    .arguments()
+                    .first()
+                    .and_then(|k| concrete_kernel(&strip(k))),
+            );
+        } else {
+            collect_requests(&child, out);
+        }
+    }
+}
+
+/// The qualified name of the kernel template a dependent launch names (`ns::scale`).
+pub fn launched_template(call: &Cursor) -> Option<String> {
+    let mut found = None;
+    find_template_ref(call, &mut found);
+    found
+}
+
+fn find_template_ref(c: &Cursor, found: &mut Option<String>) {
+    for child in c.children() {
+        if found.is_some() {
+            return;
+        }
+        let candidates = match child.kind() {
+            CXCursor_TemplateRef => child.referenced().into_iter().collect(),
+            CXCursor_OverloadedDeclRef => child.overloaded_decls(),
+            _ => Vec::new(),
+        };
+        if let Some(t) = candidates
+            .iter()
+            .find(|t| t.kind() == CXCursor_FunctionTemplate && crate::codegen::is_kernel(t))
+        {
+            *found = Some(crate::kernel_abi::qualified_name(t));
+            return;
+        }
+        find_template_ref(&child, found);
+    }
+}
+
+/// Launches written inside macros of the main file: a macro's body may hold only part of a launch
+/// (`#define LAUNCH(k) k<<<1, 64>>>`), so only its `<<<` and `>>>` tokens are rewritten, giving
+/// `k | ::hipmlir::detail::chevron(1, 64)(args)`, which hipmlir_launch.h turns into a launch.
+pub fn macro_chevron_edits(root: &Cursor) -> Vec<SourceEdit> {
+    let mut out = Vec::new();
+    for def in root.children() {
+        if def.kind() != CXCursor_MacroDefinition || !def.is_in_main_file() {
+            continue;
+        }
+        for (token, offset) in def.tokens_with_offsets() {
+            let replacement = match token.as_str() {
+                "<<<" => "| ::hipmlir::detail::chevron(",
+                ">>>" => ")",
+                _ => continue,
+            };
+            out.push(SourceEdit {
+                start: offset,
+                end: offset + 3,
+                replacement: replacement.to_string(),
+            });
+        }
+    }
+    out
 }
 
 /// Splits a launch configuration at its top-level commas.

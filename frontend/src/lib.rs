@@ -36,6 +36,10 @@ pub struct FrontendOptions {
     pub macro_flags: Vec<String>,
     /// The language standard (`c++17`).
     pub std: Option<String>,
+    /// Kernel template instances to compile although no launch in the file names them
+    /// concretely (`scale<float, 100>`): those a host template launches, found by the driver in
+    /// the host object's symbols.
+    pub kernel_instances: Vec<String>,
 }
 
 impl FrontendOptions {
@@ -82,6 +86,9 @@ pub struct FrontendOutput<'c> {
     pub host_edits: Vec<SourceEdit>,
     /// `__device__`/`__constant__` variables defined in the file.
     pub device_variables: Vec<DeviceVariable>,
+    /// Qualified names of the kernel templates launched from host templates, whose instances
+    /// only the host compile knows (`ns::scale`).
+    pub dependent_kernel_templates: Vec<String>,
 }
 
 /// Parses `path` and builds its device code as MLIR. The module verifies.
@@ -90,15 +97,29 @@ pub fn compile<'c>(
     path: &Path,
     options: &FrontendOptions,
 ) -> Result<FrontendOutput<'c>> {
-    let (tu, warnings) = clang::TranslationUnit::parse(path, &options.clang_args())?;
-    let source = std::fs::read_to_string(path)
-        .map_err(|e| FrontendError::single(SourceLoc::file_only(path), e.to_string()))?;
+    let source = std::fs::read_to_string(path).map_err(|e| {
+        let message = if e.kind() == std::io::ErrorKind::NotFound {
+            format!("no such file or directory: '{}'", path.display())
+        } else {
+            e.to_string()
+        };
+        FrontendError::single(SourceLoc::file_only(path), message)
+    })?;
+    // Instances are named at the end of the file, where every template is declared.
+    let instances = launches::instance_requests(&options.kernel_instances);
+    let parsed_text = (!instances.is_empty()).then(|| format!("{source}\n{instances}"));
+    let (tu, warnings) =
+        clang::TranslationUnit::parse(path, &options.clang_args(), parsed_text.as_deref())?;
     let root = tu.cursor();
     let main_file = root.spelling();
     let launches = launches::find_launches(&root, &main_file, &source);
     let location = Location::new(ctx, &path.display().to_string(), 0, 0);
     let mut codegen = codegen::ModuleCodegen::new(ctx, location);
-    let launched: Vec<clang::Cursor> = launches.iter().filter_map(|l| l.kernel).collect();
+    let launched: Vec<clang::Cursor> = launches
+        .iter()
+        .filter_map(|l| l.kernel)
+        .chain(launches::requested_instances(&root))
+        .collect();
     codegen.emit_translation_unit(&root, &launched)?;
     for (index, site) in launches.iter().enumerate() {
         if let Some(kernel) = site.kernel.and_then(|k| k.definition()) {
@@ -115,7 +136,15 @@ pub fn compile<'c>(
             "internal compiler error: the frontend built MLIR that does not verify",
         ));
     }
+    let mut dependent_kernel_templates: Vec<String> = launches
+        .iter()
+        .filter(|l| l.kernel.is_none())
+        .filter_map(|l| launches::launched_template(&l.call))
+        .collect();
+    dependent_kernel_templates.sort();
+    dependent_kernel_templates.dedup();
     Ok(FrontendOutput {
+        dependent_kernel_templates,
         module: codegen.module,
         kernels: codegen.kernels,
         device_variables: codegen.device_variables,
@@ -123,6 +152,7 @@ pub fn compile<'c>(
         host_edits: host_edits::device_body_edits(&root)
             .into_iter()
             .chain(launches.into_iter().filter_map(|l| l.edit))
+            .chain(launches::macro_chevron_edits(&root))
             .collect(),
     })
 }

@@ -27,6 +27,7 @@
 #if !defined(__HIP_DEVICE_COMPILE__)
 #include <cstddef>
 #include <cstring>
+#include <tuple>
 #include <type_traits>
 #include <utility>
 #endif
@@ -51,6 +52,14 @@ inline hipError_t launch_ggl(const char* spelled_name, Kernel kernel, dim3 grid,
   (void)spelled_name, (void)kernel, (void)grid, (void)block, (void)shared_mem_bytes, (void)stream;
   (void)sizeof...(args);
   return hipSuccess;
+}
+
+// Kernel template instances that only host templates launch: the driver finds them in the host
+// object and hipmlir's frontend appends one call of this per instance to the parsed file.
+template <class Kernel>
+inline void request_kernel_instance(Kernel kernel) {
+  static_assert(__is_function(__remove_pointer(Kernel)), "not a kernel");
+  (void)kernel;
 }
 #else
 constexpr std::size_t align_up(std::size_t value, std::size_t align) {
@@ -126,6 +135,45 @@ inline hipError_t launch_ggl(const char* spelled_name, void (*kernel)(Params...)
   } else {
     return hipErrorInvalidValue;
   }
+}
+
+// A `<<<>>>` launch written inside a macro: hipmlir rewrites only the macro's `<<<` and `>>>`
+// tokens (the kernel and the arguments may be macro parameters), so that
+// `k<<<grid, block, shmem, stream>>>(args)` reads `k | chevron(grid, block, shmem, stream)(args)`.
+// The arguments are held by reference until the launch, within the same full expression.
+template <class... Args>
+struct PendingLaunch {
+  dim3 grid, block;
+  std::size_t shared_mem_bytes;
+  hipStream_t stream;
+  std::tuple<Args&&...> args;
+};
+
+struct ChevronConfig {
+  dim3 grid, block;
+  std::size_t shared_mem_bytes;
+  hipStream_t stream;
+  template <class... Args>
+  PendingLaunch<Args...> operator()(Args&&... args) const {
+    return {grid, block, shared_mem_bytes, stream,
+            std::tuple<Args&&...>(std::forward<Args>(args)...)};
+  }
+};
+
+inline ChevronConfig chevron(dim3 grid, dim3 block, std::size_t shared_mem_bytes = 0,
+                             hipStream_t stream = nullptr) {
+  return {grid, block, shared_mem_bytes, stream};
+}
+
+template <class... Params, class... Args>
+inline hipError_t operator|(void (*kernel)(Params...), PendingLaunch<Args...>&& launch) {
+  return std::apply(
+      [&](auto&&... args) {
+        return launch_ggl("a kernel launched with <<<>>> inside a macro", kernel, launch.grid,
+                          launch.block, launch.shared_mem_bytes, launch.stream,
+                          std::forward<decltype(args)>(args)...);
+      },
+      std::move(launch.args));
 }
 #endif  // __HIP_DEVICE_COMPILE__
 
