@@ -208,3 +208,50 @@ impl Drop for OwnedQueue {
         let _ = unsafe { cl3::command_queue::release_command_queue(self.0) };
     }
 }
+
+/// `clEnqueueNDRangeKernel`, with an event only when `want_event` (cl3's wrapper always asks for
+/// one, and an event per launch is most of the driver's cost of a launch).
+///
+/// # Safety
+/// `queue` and `kernel` are valid; the work-size arrays hold `work_dim` entries; the wait list
+/// holds live events.
+#[allow(clippy::too_many_arguments)]
+pub unsafe fn enqueue_nd_range(
+    queue: cl3::types::cl_command_queue,
+    kernel: cl3::types::cl_kernel,
+    global: &[usize; 3],
+    local: &[usize; 3],
+    wait_list: &[cl3::types::cl_event],
+    want_event: bool,
+) -> Result<Option<OwnedEvent>, cl3::types::cl_int> {
+    let library = cl3::load_library()
+        .as_ref()
+        .map_err(|_| cl3::error_codes::DLOPEN_RUNTIME_LOAD_FAILED)?;
+    let mut event: cl3::types::cl_event = std::ptr::null_mut();
+    let status = library
+        .clEnqueueNDRangeKernel(
+            queue,
+            kernel,
+            3,
+            std::ptr::null(),
+            global.as_ptr(),
+            local.as_ptr(),
+            wait_list.len() as u32,
+            if wait_list.is_empty() {
+                std::ptr::null()
+            } else {
+                wait_list.as_ptr()
+            },
+            if want_event {
+                &mut event
+            } else {
+                std::ptr::null_mut()
+            },
+        )
+        .ok_or(cl3::error_codes::DLOPEN_FUNCTION_NOT_AVAILABLE)?;
+    if status == cl3::error_codes::CL_SUCCESS {
+        Ok(OwnedEvent::from_raw(event))
+    } else {
+        Err(status)
+    }
+}

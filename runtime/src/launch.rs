@@ -19,7 +19,7 @@
 use std::ffi::c_void;
 use std::sync::Mutex;
 
-use cl3::types::cl_event;
+use cl3::types::{cl_command_queue, cl_event};
 use hipmlir_device_image::{AddressSpace, KernelInfo};
 
 use crate::cl::OwnedEvent;
@@ -341,7 +341,7 @@ pub fn launch(
             return Err(Failure::new(HipError::LaunchFailure, e));
         }
     }
-    let enqueued = target.enqueue(rt, &[], |queue, deps| {
+    let enqueue = |queue: cl_command_queue, deps: &[cl_event], want_event: bool| {
         let mut wait_on: &[cl_event] = deps;
         for spill in &spills {
             // SAFETY: the device buffer is ours; the host copy lives until the kernel is done.
@@ -359,51 +359,49 @@ pub fn launch(
             wait_on = &[];
         }
         // SAFETY: valid queue and kernel; the work-size arrays outlive the call.
-        let event = unsafe {
-            cl3::command_queue::enqueue_nd_range_kernel(
-                queue,
-                k,
-                3,
-                std::ptr::null(),
-                global.as_ptr(),
-                local.as_ptr(),
-                wait_on.len() as u32,
-                if wait_on.is_empty() {
-                    std::ptr::null()
-                } else {
-                    wait_on.as_ptr()
-                },
-            )
-        }
-        .map_err(|e| {
-            let code = match e {
-                cl3::error_codes::CL_INVALID_WORK_GROUP_SIZE
-                | cl3::error_codes::CL_INVALID_WORK_ITEM_SIZE
-                | cl3::error_codes::CL_INVALID_GLOBAL_WORK_SIZE => HipError::InvalidConfiguration,
-                cl3::error_codes::CL_OUT_OF_RESOURCES => HipError::LaunchOutOfResources,
-                cl3::error_codes::CL_MEM_OBJECT_ALLOCATION_FAILURE
-                | cl3::error_codes::CL_OUT_OF_HOST_MEMORY => HipError::OutOfMemory,
-                _ => HipError::LaunchFailure,
-            };
-            Failure::new(
-                code,
-                format!(
-                    "launching '{}' with grid {:?} block {:?}: clEnqueueNDRangeKernel: {}",
-                    info.source_name,
-                    grid.as_array(),
-                    block.as_array(),
-                    crate::cl::error_name(e)
-                ),
-            )
-        })?;
-        OwnedEvent::from_raw(event)
-            .ok_or_else(|| Failure::new(HipError::Unknown, "the launch returned no event"))
-    });
+        unsafe { crate::cl::enqueue_nd_range(queue, k, &global, &local, wait_on, want_event) }
+            .map_err(|e| {
+                let code = match e {
+                    cl3::error_codes::CL_INVALID_WORK_GROUP_SIZE
+                    | cl3::error_codes::CL_INVALID_WORK_ITEM_SIZE
+                    | cl3::error_codes::CL_INVALID_GLOBAL_WORK_SIZE => {
+                        HipError::InvalidConfiguration
+                    }
+                    cl3::error_codes::CL_OUT_OF_RESOURCES => HipError::LaunchOutOfResources,
+                    cl3::error_codes::CL_MEM_OBJECT_ALLOCATION_FAILURE
+                    | cl3::error_codes::CL_OUT_OF_HOST_MEMORY => HipError::OutOfMemory,
+                    _ => HipError::LaunchFailure,
+                };
+                Failure::new(
+                    code,
+                    format!(
+                        "launching '{}' with grid {:?} block {:?}: clEnqueueNDRangeKernel: {}",
+                        info.source_name,
+                        grid.as_array(),
+                        block.as_array(),
+                        crate::cl::error_name(e)
+                    ),
+                )
+            })
+    };
+    // Only a launch with spilled arguments needs its own event (to free them when it is done).
+    let enqueued = if spills.is_empty() {
+        target
+            .enqueue_untracked(rt, |queue, deps| enqueue(queue, deps, false).map(drop))
+            .map(|()| None)
+    } else {
+        target
+            .enqueue(rt, &[], |queue, deps| {
+                enqueue(queue, deps, true)?
+                    .ok_or_else(|| Failure::new(HipError::Unknown, "the launch returned no event"))
+            })
+            .map(Some)
+    };
     drop(state);
     match enqueued {
         Ok(event) => {
             let _ = target.queue.flush();
-            if !spills.is_empty() {
+            if let Some(event) = event {
                 PENDING_SPILLS
                     .lock()
                     .unwrap_or_else(|p| p.into_inner())

@@ -8,6 +8,11 @@
 //! lock is taken and the new tail is written under it, so two streams enqueueing at once can never
 //! wait on each other in a cycle. Non-blocking streams take no dependencies.
 //!
+//! Kernel launches, the commonest command, are enqueued without an event (creating and releasing
+//! one per launch doubles the driver's cost of a launch): the stream only notes that its tail is
+//! stale, and the first reader of the tail enqueues a marker, which on an in-order queue completes
+//! after everything before it.
+//!
 //! `hipStreamPerThread` is a blocking stream created for each host thread on first use.
 
 use std::cell::RefCell;
@@ -31,7 +36,14 @@ pub struct Stream {
     pub priority: i32,
     /// True only for the null stream.
     pub is_null: bool,
-    tail: Mutex<Option<OwnedEvent>>,
+    tail: Mutex<Tail>,
+}
+
+#[derive(Default)]
+struct Tail {
+    event: Option<OwnedEvent>,
+    /// Commands were enqueued after `event` without events of their own.
+    stale: bool,
 }
 
 impl std::fmt::Debug for Stream {
@@ -68,17 +80,34 @@ impl Stream {
             flags,
             priority,
             is_null,
-            tail: Mutex::new(None),
+            tail: Mutex::new(Tail::default()),
         })
     }
 
-    fn tail_lock(&self) -> MutexGuard<'_, Option<OwnedEvent>> {
+    fn tail_lock(&self) -> MutexGuard<'_, Tail> {
         self.tail.lock().unwrap_or_else(|p| p.into_inner())
     }
 
-    /// The event of the last command enqueued, if any.
+    /// An event that completes when the last command enqueued has, if any was.
     pub fn tail(&self) -> Option<OwnedEvent> {
-        self.tail_lock().clone()
+        let mut tail = self.tail_lock();
+        if tail.stale {
+            // SAFETY: a valid queue, no wait list.
+            let marker = unsafe {
+                cl3::command_queue::enqueue_marker_with_wait_list(
+                    self.queue.get(),
+                    0,
+                    std::ptr::null(),
+                )
+            };
+            // Should the marker fail, the older event is the best answer there is.
+            if let Some(event) = marker.ok().and_then(OwnedEvent::from_raw) {
+                tail.event = Some(event);
+                tail.stale = false;
+                let _ = self.queue.flush();
+            }
+        }
+        tail.event.clone()
     }
 
     pub fn is_blocking(&self) -> bool {
@@ -110,8 +139,25 @@ impl Stream {
         let raw: Vec<cl_event> = deps.iter().map(OwnedEvent::get).collect();
         let mut tail = self.tail_lock();
         let event = enqueue(self.queue.get(), &raw)?;
-        *tail = Some(event.clone());
+        *tail = Tail {
+            event: Some(event.clone()),
+            stale: false,
+        };
         Ok(event)
+    }
+
+    /// As [`Stream::enqueue`], for commands enqueued without an event.
+    pub fn enqueue_untracked(
+        &self,
+        rt: &Runtime,
+        enqueue: impl FnOnce(cl_command_queue, &[cl_event]) -> HipResult<()>,
+    ) -> HipResult<()> {
+        let deps = self.implicit_dependencies(rt);
+        let raw: Vec<cl_event> = deps.iter().map(OwnedEvent::get).collect();
+        let mut tail = self.tail_lock();
+        enqueue(self.queue.get(), &raw)?;
+        tail.stale = true;
+        Ok(())
     }
 
     /// Blocks until everything enqueued so far (and what it waits for) is done.
