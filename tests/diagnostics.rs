@@ -70,6 +70,31 @@ fn unsupported_construct_is_named_with_its_location() {
 }
 
 #[test]
+fn range_for_over_a_container_is_named() {
+    let source = "#include <hip/hip_runtime.h>
+struct Span {
+  float* p;
+  int n;
+  __device__ float* begin() const { return p; }
+  __device__ float* end() const { return p + n; }
+};
+__global__ void k(float* a, int n) {
+  Span s{a, n};
+  for (float& x : s) x *= 2.0f;
+}
+";
+    let (code, err, path) = compile("range_for.hip", source, &["--emit-spirv"]);
+    assert_clean_failure(code, &err);
+    assert!(
+        err.contains(&format!(
+            "{path}:10:19: error: unsupported construct in device code: range-based for over 'Span' \
+             (only arrays are supported in device code)"
+        )),
+        "{err}"
+    );
+}
+
+#[test]
 fn undefined_device_function_is_an_error() {
     let (code, err, path) = compile(
         "undef.hip",

@@ -1,5 +1,6 @@
 // Structured and unstructured control flow in kernels and device functions:
-// loops with break/continue, early returns, do-while, ?:, short-circuit && and ||.
+// loops with break/continue, early returns, do-while, ?:, short-circuit && and ||, range-based for
+// over arrays.
 #include "test_common.h"
 
 #include <chrono>
@@ -89,6 +90,42 @@ __host__ __device__ int switch_machine(int v) {
   return acc;
 }
 
+struct Samples {
+  int values[5];
+  int bias;
+};
+
+// Range-based for over arrays: by value, by reference (writing through it), const reference with
+// continue and break, nested over a 2-D array, over a struct member, and an early return inside.
+__host__ __device__ int range_loops(int v) {
+  int a[6] = {v % 11, v % 13, v % 17, v % 19, v % 23, v % 29};
+  for (auto& x : a) x = x * 2 - 7;
+  int sum = 0;
+  for (int x : a) sum += x;
+  int picked = 0;
+  for (const int& x : a) {
+    if (x < 0) continue;
+    if (x > 30) break;
+    picked += x;
+  }
+  int grid[3][4];
+  int k = v % 5;
+  for (auto& row : grid) {
+    for (int& cell : row) cell = k++;
+  }
+  int diag = 0;
+  for (const auto& row : grid) {
+    for (int cell : row) diag ^= cell * 3;
+  }
+  Samples s = {{v % 3, v % 7, v % 9, v % 4, v % 6}, v % 10};
+  int weighted = s.bias;
+  for (int x : s.values) weighted = weighted * 3 + x;
+  for (int x : s.values) {
+    if (x == 5) return sum * 1000 + picked * 100 + diag - weighted;  // early return from the loop
+  }
+  return sum * 1000 + picked * 100 + diag + weighted;
+}
+
 __global__ void control_kernel(const int* in, int* out, int n) {
   int i = blockIdx.x * blockDim.x + threadIdx.x;
   if (i >= n) return;  // early exit, as in most real kernels
@@ -96,7 +133,7 @@ __global__ void control_kernel(const int* in, int* out, int n) {
   out[4 * i] = collatz_steps(v % 97 + 1);
   out[4 * i + 1] = first_divisor(v);
   out[4 * i + 2] = skip_and_stop(v % 120);
-  out[4 * i + 3] = side_effects(v % 7 - 3, v % 5 - 2) + switch_machine(v) * 7;
+  out[4 * i + 3] = side_effects(v % 7 - 3, v % 5 - 2) + switch_machine(v) * 7 + range_loops(v);
 }
 
 int main() {
@@ -110,7 +147,7 @@ int main() {
     want[4 * i] = collatz_steps(v % 97 + 1);
     want[4 * i + 1] = first_divisor(v);
     want[4 * i + 2] = skip_and_stop(v % 120);
-    want[4 * i + 3] = side_effects(v % 7 - 3, v % 5 - 2) + switch_machine(v) * 7;
+    want[4 * i + 3] = side_effects(v % 7 - 3, v % 5 - 2) + switch_machine(v) * 7 + range_loops(v);
   }
 
   int* d_in = to_device(in);

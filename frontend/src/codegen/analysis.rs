@@ -43,7 +43,7 @@ impl Jumps {
 pub fn is_loop(c: &Cursor) -> bool {
     matches!(
         c.kind(),
-        CXCursor_ForStmt | CXCursor_WhileStmt | CXCursor_DoStmt
+        CXCursor_ForStmt | CXCursor_CXXForRangeStmt | CXCursor_WhileStmt | CXCursor_DoStmt
     )
 }
 

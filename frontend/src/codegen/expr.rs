@@ -230,7 +230,7 @@ impl<'c> FunctionCodegen<'c, '_> {
         )?))
     }
 
-    fn ptr_to_int(&self, p: Value<'c>, loc: Location<'c>) -> Result<Value<'c>> {
+    pub(super) fn ptr_to_int(&self, p: Value<'c>, loc: Location<'c>) -> Result<Value<'c>> {
         let i64t = Ty::LONG.value_mlir(self.ctx());
         self.b.value("llvm.ptrtoint", &[p], i64t, &[], loc)
     }
@@ -606,7 +606,13 @@ impl<'c> FunctionCodegen<'c, '_> {
         self.gep(p, &pointee, &[GepIndex::Dynamic(delta)], loc)
     }
 
-    fn cmpi(&self, pred: i64, a: Value<'c>, b: Value<'c>, loc: Location<'c>) -> Result<Value<'c>> {
+    pub(super) fn cmpi(
+        &self,
+        pred: i64,
+        a: Value<'c>,
+        b: Value<'c>,
+        loc: Location<'c>,
+    ) -> Result<Value<'c>> {
         let i1 = Ty::Bool.value_mlir(self.ctx());
         let attr = self.pred_attr(pred);
         self.b

@@ -113,6 +113,7 @@ impl<'c> FunctionCodegen<'c, '_> {
             }
             CXCursor_IfStmt => self.emit_if_stmt(s),
             CXCursor_ForStmt => self.emit_for(s),
+            CXCursor_CXXForRangeStmt => self.emit_range_for(s),
             CXCursor_WhileStmt => {
                 let children = s.children();
                 let [cond, body] = children.as_slice() else {
@@ -436,6 +437,82 @@ impl<'c> FunctionCodegen<'c, '_> {
         self.emit_loop(s, cond.as_ref(), inc.as_ref(), body)
     }
 
+    /// `for (T x : array) body` over a C array, as C++ defines it: a hidden pointer `__begin`
+    /// walks the array to its end and `x` is initialized from `*__begin` each time round. Clang
+    /// names `__begin` in `x`'s initializer; it is bound here and carried by the loop.
+    fn emit_range_for(&mut self, s: &Cursor) -> Result<()> {
+        let loc = self.loc(s);
+        let children = s.children();
+        let [var, range, body] = children.as_slice() else {
+            return Err(FrontendError::unsupported(
+                s.location(),
+                "range-based for statement with an init-statement",
+            ));
+        };
+        let range_ty = range.ty().canonical();
+        if range_ty.kind() != CXType_ConstantArray {
+            return Err(FrontendError::unsupported(
+                range.location(),
+                format!(
+                    "range-based for over '{}' (only arrays are supported in device code)",
+                    range.ty().spelling()
+                ),
+            ));
+        }
+        let Some(begin) = find_begin_variable(var) else {
+            return Err(internal(loc, "range-based for without its begin variable"));
+        };
+        let element = Ty::from_clang(range_ty.element(), &range.location())?;
+        let begin_key = VarKey::Decl(begin.canonical());
+        let pointer = Ty::Pointer {
+            pointee: Box::new(element.clone()),
+        };
+        let start = self.address_of(range)?.scalar();
+        let i64t = Ty::LONG.value_mlir(self.ctx());
+        let len = self.b.const_int(i64t, range_ty.array_len(), loc)?;
+        let end = self.gep(start, &element, &[GepIndex::Dynamic(len)], loc)?;
+        let end = self.ptr_to_int(end, loc)?;
+        self.bind(begin_key.clone(), pointer.clone(), Val::Scalar(start));
+
+        let j = jumps_of_loop_body(body);
+        if j.breaks {
+            self.set_flag(VarKey::Break(*s), false, loc)?;
+        }
+        self.targets.push(*s);
+        let mut carried = self.assigned_in(&[*body]);
+        carried.push(begin_key.clone());
+        let stop_flags = [VarKey::Returned, VarKey::Break(*s)];
+        let result = self.emit_while(
+            &carried,
+            |this| {
+                let stop = this.any_flag(&this.live(&stop_flags), loc)?;
+                let running = this.not(stop, loc)?;
+                let at = this.env[&begin_key].val.scalar();
+                let at = this.ptr_to_int(at, loc)?;
+                // arith.cmpi predicate 1 is `ne`.
+                let more = this.cmpi(1, at, end, loc)?;
+                let i1 = Ty::Bool.value_mlir(this.ctx());
+                this.b.value("arith.andi", &[running, more], i1, &[], loc)
+            },
+            |this| {
+                if j.continues {
+                    this.set_flag(VarKey::Continue(*s), false, loc)?;
+                }
+                this.emit_local_decl(var)?;
+                this.emit_stmt(body)?;
+                // After a `break` or `return` the condition ends the loop before `__begin` is read.
+                let at = this.env[&begin_key].val.scalar();
+                let one = this.b.const_int(i64t, 1, loc)?;
+                let next = this.gep(at, &element, &[GepIndex::Dynamic(one)], loc)?;
+                this.bind(begin_key.clone(), pointer.clone(), Val::Scalar(next));
+                Ok(())
+            },
+            loc,
+        );
+        self.targets.pop();
+        result
+    }
+
     /// `while (cond) { body; inc; }` as scf.while; `break`, `continue` and `return` inside set flags.
     fn emit_loop(
         &mut self,
@@ -635,6 +712,19 @@ impl<'c> FunctionCodegen<'c, '_> {
     pub fn condition(&mut self, e: &Cursor) -> Result<Value<'c>> {
         Ok(self.rvalue_as(e, &Ty::Bool)?.scalar())
     }
+}
+
+/// The hidden `__begin` variable a range-based for's loop variable is initialized from.
+fn find_begin_variable(c: &Cursor) -> Option<Cursor> {
+    for child in c.children() {
+        if child.kind() == CXCursor_DeclRefExpr && child.spelling().starts_with("__begin") {
+            return child.referenced();
+        }
+        if let Some(found) = find_begin_variable(&child) {
+            return Some(found);
+        }
+    }
+    None
 }
 
 /// A switch body as a flat list: labels and the statements between them.
