@@ -38,6 +38,12 @@ std::vector<T> run_axpb(std::vector<T> host, T b) {
   T* d = to_device(host);
   ops::axpb<T, SCALE><<<(n + 255) / 256, 256>>>(d, b, n);
   HIP_CHECK(hipGetLastError());
+  // The same instance again through hipLaunchKernelGGL, then a second instance (x + 1).
+  hipLaunchKernelGGL(HIP_KERNEL_NAME(ops::axpb<T, SCALE>), dim3((n + 127) / 128), dim3(128), 0, 0,
+                     d, b, n);
+  hipLaunchKernelGGL(HIP_KERNEL_NAME(ops::axpb<T, 1>), dim3((n + 127) / 128), dim3(128), 0, 0, d,
+                     T(1), n);
+  HIP_CHECK(hipGetLastError());
   std::vector<T> out = from_device(d, n);
   HIP_CHECK(hipFree(d));
   return out;
@@ -65,7 +71,7 @@ int check_axpb(const char* what, int n) {
   std::vector<T> in(n);
   for (int i = 0; i < n; ++i) in[i] = static_cast<T>(i % 97);
   std::vector<T> want(n);
-  for (int i = 0; i < n; ++i) want[i] = in[i] * T(SCALE) + T(5);
+  for (int i = 0; i < n; ++i) want[i] = (in[i] * T(SCALE) + T(5)) * T(SCALE) + T(5) + T(1);
   return count_mismatches(what, run_axpb<T, SCALE>(in, T(5)), want);
 }
 
