@@ -364,6 +364,9 @@ impl<'c> FunctionCodegen<'c, '_> {
                     let ptr = self.global_address(&symbol, AddrSpace::Global, loc)?;
                     return Ok(LValue::Mem { ptr, ty });
                 }
+                if self.lambdas.contains_key(&decl.canonical()) {
+                    return Err(super::lambdas::lambda_used_as_value(e));
+                }
                 let Some(binding) = self.env.get(&key) else {
                     return Err(FrontendError::unsupported(
                         e.location(),
@@ -1142,6 +1145,9 @@ impl<'c> FunctionCodegen<'c, '_> {
                 format!("call of virtual function '{name}'"),
             ));
         }
+        if let Some(v) = self.lambda_call(e, &callee, &args)? {
+            return Ok(v);
+        }
         if has_this(&callee) {
             let (object, rest) = self.method_object(e, &args, callee.arguments().len())?;
             return self.call_function(&callee, Some(object), rest, e);
@@ -1159,17 +1165,30 @@ impl<'c> FunctionCodegen<'c, '_> {
         args: &[Cursor],
         e: &Cursor,
     ) -> Result<Val<'c>> {
-        let loc = self.loc(e);
         let sig = self.module.declare_device_function(callee, e)?;
+        self.call_with_leading(callee, &sig, this.into_iter().collect(), args, e)
+    }
+
+    /// Calls `sig`'s function with `leading` operands (`this`, a lambda's captures) before the
+    /// arguments `args` of `callee`'s parameters.
+    pub fn call_with_leading(
+        &mut self,
+        callee: &Cursor,
+        sig: &super::module::FunctionSig,
+        leading: Vec<Value<'c>>,
+        args: &[Cursor],
+        e: &Cursor,
+    ) -> Result<Val<'c>> {
+        let loc = self.loc(e);
         let params = callee.arguments();
-        let param_types = &sig.params[usize::from(this.is_some())..];
+        let param_types = &sig.params[leading.len().min(sig.params.len())..];
         if args.len() != param_types.len() {
             return Err(FrontendError::unsupported(
                 e.location(),
                 format!("call to '{}' with these arguments", callee.spelling()),
             ));
         }
-        let mut operands: Vec<Value<'c>> = this.into_iter().collect();
+        let mut operands = leading;
         for (i, (arg, ty)) in args.iter().zip(param_types).enumerate() {
             let by_reference = params.get(i).is_some_and(|p| p.ty().is_reference());
             operands.push(if by_reference {
@@ -1287,7 +1306,7 @@ fn only_child(e: &Cursor) -> Result<Cursor> {
 }
 
 /// Looks through implicit casts and parentheses.
-fn strip_implicit(e: &Cursor) -> Cursor {
+pub(super) fn strip_implicit(e: &Cursor) -> Cursor {
     let mut cur = *e;
     while matches!(cur.kind(), CXCursor_UnexposedExpr | CXCursor_ParenExpr) {
         match cur.children().as_slice() {

@@ -36,6 +36,14 @@ impl<'c> Val<'c> {
     }
 }
 
+/// A lambda held by a local: its expression and the values its by-copy captures had when it was
+/// created.
+#[derive(Debug, Clone)]
+pub struct LambdaValue<'c> {
+    pub lambda: Cursor,
+    pub copies: HashMap<Cursor, Val<'c>>,
+}
+
 /// A local variable: its current SSA value, or (address taken, aggregates) its private memory.
 #[derive(Debug, Clone)]
 pub struct Binding<'c> {
@@ -58,6 +66,8 @@ pub struct FunctionCodegen<'c, 'm> {
     pub returns_reference: bool,
     /// Enclosing loops and switches, innermost last: what `break` and `continue` refer to.
     pub targets: Vec<Cursor>,
+    /// Locals holding lambdas, by canonical declaration.
+    pub lambdas: HashMap<Cursor, LambdaValue<'c>>,
 }
 
 impl<'c, 'm> FunctionCodegen<'c, 'm> {

@@ -5,6 +5,7 @@ mod builtins;
 mod expr;
 mod function;
 mod globals;
+mod lambdas;
 mod launch_site;
 mod math;
 mod module;

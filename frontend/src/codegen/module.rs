@@ -51,6 +51,8 @@ pub struct ModuleCodegen<'c> {
     /// Device functions by canonical declaration; emitted once each.
     functions: HashMap<Cursor, FunctionSig>,
     pending: Vec<Cursor>,
+    /// Lambdas called so far, to be emitted as functions taking their captures first.
+    pending_lambdas: Vec<LambdaFunction>,
     /// Module-level variables (`__shared__`, `__device__`, `__constant__`), by canonical
     /// declaration → symbol.
     pub(super) globals: HashMap<Cursor, String>,
@@ -84,6 +86,7 @@ impl<'c> ModuleCodegen<'c> {
             module: Module::new(location),
             functions: HashMap::new(),
             pending: Vec::new(),
+            pending_lambdas: Vec::new(),
             globals: HashMap::new(),
             device_variables: Vec::new(),
             strings: HashMap::new(),
@@ -103,11 +106,17 @@ impl<'c> ModuleCodegen<'c> {
         let mut emitted = std::collections::HashSet::new();
         for k in &kernels {
             if emitted.insert(k.mangled_name()) {
-                self.emit_function(k, FunctionKind::Kernel)?;
+                self.emit_function(k, FunctionKind::Kernel, None)?;
             }
         }
-        while let Some(f) = self.pending.pop() {
-            self.emit_function(&f, FunctionKind::Device)?;
+        loop {
+            if let Some(f) = self.pending.pop() {
+                self.emit_function(&f, FunctionKind::Device, None)?;
+            } else if let Some(lambda) = self.pending_lambdas.pop() {
+                self.emit_function(&lambda.method.clone(), FunctionKind::Device, Some(&lambda))?;
+            } else {
+                break;
+            }
         }
         let mut variables = Vec::new();
         collect_device_variables(root, &mut variables);
@@ -219,6 +228,45 @@ impl<'c> ModuleCodegen<'c> {
         let sig = signature(&def)?;
         self.functions.insert(key, sig.clone());
         self.pending.push(def);
+        Ok(sig)
+    }
+
+    /// A lambda's `operator()` as a device function whose leading parameters are its captures
+    /// (a value for a copy, an address for a reference), then the lambda's own parameters.
+    pub fn declare_lambda(
+        &mut self,
+        method: &Cursor,
+        lambda: &Cursor,
+        captures: Vec<(Cursor, Ty, bool)>,
+    ) -> Result<FunctionSig> {
+        let key = method.canonical();
+        if let Some(sig) = self.functions.get(&key) {
+            return Ok(sig.clone());
+        }
+        let mut params: Vec<Ty> = captures
+            .iter()
+            .map(|(_, ty, by_address)| match by_address {
+                true => Ty::Pointer {
+                    pointee: Box::new(ty.clone()),
+                },
+                false => ty.clone(),
+            })
+            .collect();
+        for p in method.arguments() {
+            params.push(Ty::of(&p)?);
+        }
+        let sig = FunctionSig {
+            symbol: method.mangled_name(),
+            params,
+            result: Ty::from_clang(method.result_type(), &lambda.location())?,
+        };
+        self.functions.insert(key, sig.clone());
+        self.pending_lambdas.push(LambdaFunction {
+            method: *method,
+            lambda: *lambda,
+            captures,
+            sig: sig.clone(),
+        });
         Ok(sig)
     }
 
@@ -386,11 +434,19 @@ impl<'c> ModuleCodegen<'c> {
         Ok(symbol)
     }
 
-    fn emit_function(&mut self, def: &Cursor, kind: FunctionKind) -> Result<()> {
+    fn emit_function(
+        &mut self,
+        def: &Cursor,
+        kind: FunctionKind,
+        lambda: Option<&LambdaFunction>,
+    ) -> Result<()> {
         let ctx = self.ctx;
         let l = def.location();
         let loc = Location::new(ctx, &l.file, l.line as usize, l.column as usize);
-        let sig = signature(def)?;
+        let sig = match lambda {
+            Some(lambda) => lambda.sig.clone(),
+            None => signature(def)?,
+        };
         let params = def.arguments();
 
         // Kernel parameters follow the OpenCL ABI: pointers are global, a bool is a byte.
@@ -411,7 +467,8 @@ impl<'c> ModuleCodegen<'c> {
                 "a kernel must return void",
             ));
         }
-        let body = def
+        let body = lambda
+            .map_or(*def, |l| l.lambda)
             .children()
             .into_iter()
             .rfind(|c| c.kind() == CXCursor_CompoundStmt)
@@ -428,10 +485,30 @@ impl<'c> ModuleCodegen<'c> {
             return_ty: sig.result.clone(),
             returns_reference: def.result_type().is_reference(),
             targets: Vec::new(),
+            lambdas: HashMap::new(),
         };
         let mut args = args.into_iter();
         let mut param_types = sig.params.iter();
-        if has_this(def) {
+        for (decl, ty, by_address) in lambda.map_or(&[][..], |l| &l.captures[..]) {
+            let (Some(arg), Some(_)) = (args.next(), param_types.next()) else {
+                return Err(internal(loc, "lambda capture without a parameter"));
+            };
+            let key = VarKey::Decl(*decl);
+            if *by_address {
+                fc.bind_memory(key, ty.clone(), arg);
+            } else if fc.memory_locals.contains(decl) {
+                let ptr = fc.alloca(ty, loc)?;
+                let place = LValue::Mem {
+                    ptr,
+                    ty: ty.clone(),
+                };
+                fc.store(&place, Val::Scalar(arg), loc)?;
+                fc.bind_memory(key, ty.clone(), ptr);
+            } else {
+                fc.bind(key, ty.clone(), Val::Scalar(arg));
+            }
+        }
+        if lambda.is_none() && has_this(def) {
             let this = args.next().ok_or_else(|| internal(loc, "missing this"))?;
             let ty = param_types.next().cloned().unwrap_or(Ty::Void);
             fc.bind(VarKey::This, ty, Val::Scalar(this));
@@ -527,6 +604,15 @@ impl<'c> ModuleCodegen<'c> {
         self.module.body().append_operation(func);
         Ok(())
     }
+}
+
+/// A lambda to emit: its `operator()`, its expression (where the body is) and its captures as
+/// (canonical declaration, type, passed by address).
+pub struct LambdaFunction {
+    method: Cursor,
+    lambda: Cursor,
+    captures: Vec<(Cursor, Ty, bool)>,
+    sig: FunctionSig,
 }
 
 /// A function's symbol and C signature; a member function's first parameter is `this`.

@@ -191,8 +191,11 @@ impl<'c> FunctionCodegen<'c, '_> {
                 format!("static local variable '{}'", decl.spelling()),
             ));
         }
-        let ty = Ty::of(decl)?;
         let init = decl.var_initializer();
+        if let Some(lambda) = init.as_ref().and_then(super::lambdas::lambda_expression) {
+            return self.bind_lambda(decl, &lambda);
+        }
+        let ty = Ty::of(decl)?;
         if decl.ty().is_reference() {
             let Some(init) = init else {
                 return Err(FrontendError::single(
