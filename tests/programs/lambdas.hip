@@ -1,8 +1,9 @@
 // Lambdas in device code: held by a local and called, or called where written; captures by copy
 // (the value when the lambda was made), by reference (writes reach the enclosing variable), by
 // default ([=], [&]) and explicitly, of scalars, pointers and arrays; lambdas with loops and early
-// returns; lambdas inside device function templates. Every result is checked against the same
-// code run on the host.
+// returns; lambdas inside device function templates; lambdas passed to function templates (by
+// value, by const reference, forwarded, passed on again, written in the call). Every result is
+// checked against the same code run on the host.
 #include "test_common.h"
 
 #include <chrono>
@@ -17,6 +18,42 @@ __host__ __device__ T clamp_sum(const T* v, int n, T limit) {
   T acc = T(0);
   for (int i = 0; i < n; ++i) acc = add_clamped(acc, v[i]);
   return acc;
+}
+
+// Generic helpers taking callables, as real HIP code writes them.
+template <typename F>
+__host__ __device__ void for_each_index(int n, F f) {
+  for (int i = 0; i < n; ++i) f(i);
+}
+
+template <typename T, typename Op>
+__host__ __device__ T fold(const T* v, int n, T init, const Op& op) {
+  T acc = init;
+  for (int i = 0; i < n; ++i) acc = op(acc, v[i]);
+  return acc;
+}
+
+template <typename F>
+__host__ __device__ int twice(F&& f, int x) {
+  return f(f(x));
+}
+
+template <typename F>
+__host__ __device__ int twice_then_add(F f, int x, int add) {
+  return twice(f, x) + add;  // passed on again
+}
+
+__host__ __device__ int callables(int v) {
+  int sum = 0;
+  int squares[6];
+  for_each_index(6, [&](int i) {
+    squares[i] = (v + i) % 10 * ((v + i) % 10);
+    sum += squares[i];
+  });
+  int biggest = fold(squares, 6, -1, [](int a, int b) { return a > b ? a : b; });
+  int offset = v % 4;
+  int shifted = twice_then_add([offset](int x) { return x * 2 + offset; }, v % 50, sum);
+  return sum * 3 + biggest * 5 + shifted;
 }
 
 __host__ __device__ int mix(int v) {
@@ -53,7 +90,7 @@ __global__ void lambda_kernel(const int* in, int* out, const float* vals, float*
   auto in_range = [n](int j) { return j < n; };
   if (!in_range(i)) return;
   auto at = [in](int j) { return in[j]; };
-  out[i] = mix(at(i));
+  out[i] = mix(at(i)) + callables(at(i)) * 100000;
   sums[i] = clamp_sum(vals + i % 64, 16, 20.0f);
 }
 
@@ -69,7 +106,7 @@ int main() {
   std::vector<int> want(n);
   std::vector<float> want_sums(n);
   for (int i = 0; i < n; ++i) {
-    want[i] = mix(in[i]);
+    want[i] = mix(in[i]) + callables(in[i]) * 100000;
     want_sums[i] = clamp_sum(vals.data() + i % 64, 16, 20.0f);
   }
 

@@ -1165,8 +1165,15 @@ impl<'c> FunctionCodegen<'c, '_> {
         args: &[Cursor],
         e: &Cursor,
     ) -> Result<Val<'c>> {
+        // Lambdas among the arguments first: the callee's signature takes their captures.
+        let closures = self.closure_arguments(args)?;
         let sig = self.module.declare_device_function(callee, e)?;
-        self.call_with_leading(callee, &sig, this.into_iter().collect(), args, e)
+        self.call_with_leading(callee, &sig, this.into_iter().collect(), args, closures, e)
+    }
+
+    /// [`Self::closure_argument`] of each argument.
+    pub fn closure_arguments(&mut self, args: &[Cursor]) -> Result<Vec<Option<Vec<Value<'c>>>>> {
+        args.iter().map(|a| self.closure_argument(a)).collect()
     }
 
     /// Calls `sig`'s function with `leading` operands (`this`, a lambda's captures) before the
@@ -1177,25 +1184,38 @@ impl<'c> FunctionCodegen<'c, '_> {
         sig: &super::module::FunctionSig,
         leading: Vec<Value<'c>>,
         args: &[Cursor],
+        closures: Vec<Option<Vec<Value<'c>>>>,
         e: &Cursor,
     ) -> Result<Val<'c>> {
         let loc = self.loc(e);
         let params = callee.arguments();
-        let param_types = &sig.params[leading.len().min(sig.params.len())..];
-        if args.len() != param_types.len() {
-            return Err(FrontendError::unsupported(
+        let mismatch = || {
+            FrontendError::unsupported(
                 e.location(),
                 format!("call to '{}' with these arguments", callee.spelling()),
-            ));
-        }
+            )
+        };
+        let mut param_types = sig.params.iter().skip(leading.len());
         let mut operands = leading;
-        for (i, (arg, ty)) in args.iter().zip(param_types).enumerate() {
+        for (i, (arg, closure)) in args.iter().zip(closures).enumerate() {
+            if let Some(captures) = closure {
+                // A lambda argument is passed as its captures.
+                for capture in captures {
+                    param_types.next().ok_or_else(mismatch)?;
+                    operands.push(capture);
+                }
+                continue;
+            }
+            let ty = param_types.next().ok_or_else(mismatch)?;
             let by_reference = params.get(i).is_some_and(|p| p.ty().is_reference());
             operands.push(if by_reference {
                 self.object_address(arg)?
             } else {
                 self.rvalue_as(arg, ty)?.scalar()
             });
+        }
+        if param_types.next().is_some() || args.len() > params.len() {
+            return Err(mismatch());
         }
         let result_types: Vec<Type<'c>> = match sig.result {
             Ty::Void => vec![],

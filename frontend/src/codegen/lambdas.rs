@@ -1,7 +1,9 @@
-//! Lambdas in device code: a local initialized with a lambda, called by name, or a lambda called
-//! where it is written. Each becomes a device function (later inlined like any other) whose
-//! leading parameters are its captures: the value a by-copy capture had when the lambda was
-//! created, the address of a by-reference one (which therefore lives in memory).
+//! Lambdas in device code: called where written, held by the local they initialize, or passed to
+//! functions. Each becomes a device function (later inlined like any other) whose leading
+//! parameters are its captures: the value a by-copy capture had when the lambda was created, the
+//! address of a by-reference one (which therefore lives in memory). A lambda passed to a function
+//! is passed as its captures too: its closure type is unique, so the function's instance for it
+//! knows which lambda its parameter holds.
 
 use std::collections::HashMap;
 
@@ -10,9 +12,12 @@ use clang_sys::*;
 use super::analysis::{lambda_captures, VarKey};
 use super::builder::Value;
 use super::expr::strip_implicit;
+use super::expr::LValue;
 use super::function::{FunctionCodegen, LambdaValue, Val};
-use crate::clang::Cursor;
+use crate::clang::{CType, Cursor};
 use crate::error::{FrontendError, Result};
+use crate::types::Ty;
+use melior::ir::Location;
 
 /// The lambda an initializer is, if it is one.
 pub fn lambda_expression(init: &Cursor) -> Option<Cursor> {
@@ -66,22 +71,68 @@ impl<'c> FunctionCodegen<'c, '_> {
         let Some(object) = e.children().first().map(strip_implicit) else {
             return Ok(None);
         };
-        let held = match object.kind() {
-            CXCursor_LambdaExpr => LambdaValue {
-                lambda: object,
-                copies: HashMap::new(),
-            },
-            CXCursor_DeclRefExpr => {
-                match object
-                    .referenced()
-                    .and_then(|d| self.lambdas.get(&d.canonical()))
-                {
-                    Some(held) => held.clone(),
-                    None => return Err(not_held(e)),
-                }
-            }
-            _ => return Err(not_held(e)),
+        let Some(held) = self.held_lambda(&object) else {
+            return Err(not_held(e));
         };
+        let (operands, captures) = self.capture_operands(&held, e)?;
+        let sig = self.module.declare_lambda(callee, &held.lambda, captures)?;
+        let params = callee.arguments();
+        let own_args = &args[args.len().saturating_sub(params.len())..];
+        let closures = self.closure_arguments(own_args)?;
+        let value = self.call_with_leading(callee, &sig, operands, own_args, closures, e)?;
+        Ok(Some(value))
+    }
+
+    /// Binds a captured variable inside a lambda's function (or a function given the lambda):
+    /// by address, or as a value (in memory if its address is taken there).
+    pub fn bind_capture(
+        &mut self,
+        decl: Cursor,
+        ty: &Ty,
+        by_address: bool,
+        arg: Value<'c>,
+        loc: Location<'c>,
+    ) -> Result<()> {
+        let key = VarKey::Decl(decl);
+        if by_address {
+            self.bind_memory(key, ty.clone(), arg);
+        } else if self.memory_locals.contains(&decl) {
+            let ptr = self.alloca(ty, loc)?;
+            let place = LValue::Mem {
+                ptr,
+                ty: ty.clone(),
+            };
+            self.store(&place, Val::Scalar(arg), loc)?;
+            self.bind_memory(key, ty.clone(), ptr);
+        } else {
+            self.bind(key, ty.clone(), Val::Scalar(arg));
+        }
+        Ok(())
+    }
+
+    /// The lambda an expression names: a lambda written there, or a local or parameter holding
+    /// one.
+    fn held_lambda(&self, e: &Cursor) -> Option<LambdaValue<'c>> {
+        match e.kind() {
+            CXCursor_LambdaExpr => Some(LambdaValue {
+                lambda: *e,
+                copies: HashMap::new(),
+            }),
+            CXCursor_DeclRefExpr => e
+                .referenced()
+                .and_then(|d| self.lambdas.get(&d.canonical()))
+                .cloned(),
+            _ => None,
+        }
+    }
+
+    /// The operands that stand for a lambda's captures, and the captures as (declaration,
+    /// type, passed by address).
+    fn capture_operands(
+        &mut self,
+        held: &LambdaValue<'c>,
+        e: &Cursor,
+    ) -> Result<(Vec<Value<'c>>, Vec<Capture>)> {
         let loc = self.loc(e);
         let mut operands: Vec<Value<'c>> = Vec::new();
         let mut captures = Vec::new();
@@ -91,7 +142,7 @@ impl<'c> FunctionCodegen<'c, '_> {
                 return Err(FrontendError::unsupported(
                     e.location(),
                     format!(
-                        "lambda capturing '{}' (not a local of this function)",
+                        "lambda capturing '{}' (a lambda, or not a local of this function)",
                         capture.decl.spelling()
                     ),
                 ));
@@ -111,14 +162,64 @@ impl<'c> FunctionCodegen<'c, '_> {
                 captures.push((capture.decl, ty, false));
             }
         }
-        let sig = self
-            .module
-            .declare_lambda(callee, &held.lambda, captures.clone())?;
-        let params = callee.arguments();
-        let own_args = &args[args.len().saturating_sub(params.len())..];
-        let value = self.call_with_leading(callee, &sig, operands, own_args, e)?;
-        Ok(Some(value))
+        Ok((operands, captures))
     }
+
+    /// A lambda passed to a function: the operands that replace it (its captures), after
+    /// recording them under its closure type so the callee's signature and body can use them.
+    /// None for any other argument.
+    pub fn closure_argument(&mut self, arg: &Cursor) -> Result<Option<Vec<Value<'c>>>> {
+        let e = strip_implicit(arg);
+        if closure_type_key(e.ty()).is_none() {
+            return Ok(None);
+        }
+        let Some(held) = self.held_lambda(&e) else {
+            return Err(lambda_used_as_value(arg));
+        };
+        let (operands, captures) = self.capture_operands(&held, arg)?;
+        if let Some(key) = closure_type_key(e.ty()) {
+            self.module.closures.insert(
+                key,
+                Closure {
+                    lambda: held.lambda,
+                    captures,
+                },
+            );
+        }
+        Ok(Some(operands))
+    }
+}
+
+/// A capture as a function parameter: (canonical declaration, type, passed by address).
+pub type Capture = (Cursor, Ty, bool);
+
+/// A lambda passed to functions: its expression and its captures, by closure type.
+#[derive(Debug, Clone)]
+pub struct Closure {
+    pub lambda: Cursor,
+    pub captures: Vec<Capture>,
+}
+
+impl Closure {
+    /// The parameter types its captures take.
+    pub fn param_types(&self) -> Vec<Ty> {
+        self.captures
+            .iter()
+            .map(|(_, ty, by_address)| match by_address {
+                true => Ty::Pointer {
+                    pointee: Box::new(ty.clone()),
+                },
+                false => ty.clone(),
+            })
+            .collect()
+    }
+}
+
+/// The key of a closure type (`(lambda at file:line:col)`), looking through references and
+/// qualifiers; None for other types.
+pub fn closure_type_key(ty: CType) -> Option<String> {
+    let spelling = ty.non_reference().unqualified().canonical().spelling();
+    spelling.contains(LAMBDA_TYPE).then_some(spelling)
 }
 
 /// How clang spells a closure type: `(lambda at file:line:col)`.
@@ -127,17 +228,18 @@ const LAMBDA_TYPE: &str = "(lambda at ";
 fn not_held(e: &Cursor) -> FrontendError {
     FrontendError::unsupported(
         e.location(),
-        "call of a lambda passed as an argument or copied (only lambdas held by a local and \
-         called by it, or called where written, are supported)",
+        "call of a lambda that was copied or stored (lambdas are supported where they are \
+         written, in the local they initialize, and as arguments)",
     )
 }
 
-/// A lambda named other than to call it: passed to a function or copied.
+/// A lambda named other than to call it or pass it to a function: copied or stored.
 pub fn lambda_used_as_value(e: &Cursor) -> FrontendError {
     FrontendError::unsupported(
         e.location(),
         format!(
-            "lambda '{}' passed to a function or copied (only calls of lambdas are supported)",
+            "lambda '{}' copied or stored (lambdas are supported where they are written, in the \
+             local they initialize, and as arguments)",
             e.spelling()
         ),
     )

@@ -14,8 +14,9 @@ use melior::Context;
 use super::analysis::{memory_locals, VarKey};
 use super::builder::{block_arguments, internal, Builder};
 use super::expr::LValue;
-use super::function::{FunctionCodegen, Val};
+use super::function::{FunctionCodegen, LambdaValue, Val};
 use super::globals::{is_device_variable, DeviceVariable};
+use super::lambdas::{closure_type_key, Capture, Closure};
 use super::objects::{has_this, this_record};
 use crate::clang::Cursor;
 use crate::error::{FrontendError, Result};
@@ -53,6 +54,9 @@ pub struct ModuleCodegen<'c> {
     pending: Vec<Cursor>,
     /// Lambdas called so far, to be emitted as functions taking their captures first.
     pending_lambdas: Vec<LambdaFunction>,
+    /// Lambdas passed to functions, by closure type: a parameter of that type stands for the
+    /// lambda's captures.
+    pub(super) closures: HashMap<String, Closure>,
     /// Module-level variables (`__shared__`, `__device__`, `__constant__`), by canonical
     /// declaration → symbol.
     pub(super) globals: HashMap<Cursor, String>,
@@ -87,6 +91,7 @@ impl<'c> ModuleCodegen<'c> {
             functions: HashMap::new(),
             pending: Vec::new(),
             pending_lambdas: Vec::new(),
+            closures: HashMap::new(),
             globals: HashMap::new(),
             device_variables: Vec::new(),
             strings: HashMap::new(),
@@ -225,7 +230,7 @@ impl<'c> ModuleCodegen<'c> {
                 ),
             ));
         };
-        let sig = signature(&def)?;
+        let sig = self.signature(&def)?;
         self.functions.insert(key, sig.clone());
         self.pending.push(def);
         Ok(sig)
@@ -237,21 +242,17 @@ impl<'c> ModuleCodegen<'c> {
         &mut self,
         method: &Cursor,
         lambda: &Cursor,
-        captures: Vec<(Cursor, Ty, bool)>,
+        captures: Vec<Capture>,
     ) -> Result<FunctionSig> {
         let key = method.canonical();
         if let Some(sig) = self.functions.get(&key) {
             return Ok(sig.clone());
         }
-        let mut params: Vec<Ty> = captures
-            .iter()
-            .map(|(_, ty, by_address)| match by_address {
-                true => Ty::Pointer {
-                    pointee: Box::new(ty.clone()),
-                },
-                false => ty.clone(),
-            })
-            .collect();
+        let closure = Closure {
+            lambda: *lambda,
+            captures,
+        };
+        let mut params = closure.param_types();
         for p in method.arguments() {
             params.push(Ty::of(&p)?);
         }
@@ -264,7 +265,7 @@ impl<'c> ModuleCodegen<'c> {
         self.pending_lambdas.push(LambdaFunction {
             method: *method,
             lambda: *lambda,
-            captures,
+            captures: closure.captures,
             sig: sig.clone(),
         });
         Ok(sig)
@@ -275,7 +276,7 @@ impl<'c> ModuleCodegen<'c> {
     /// index and type), or through a global buffer when large.
     pub fn kernel_inputs(&self, def: &Cursor) -> Result<(Vec<Type<'c>>, ByvalParams<'c>)> {
         let ctx = self.ctx;
-        let sig = signature(def)?;
+        let sig = self.signature(def)?;
         let mut inputs: Vec<Type> = Vec::new();
         let mut byval: Vec<(Identifier, Attribute)> = Vec::new();
         for (index, ty) in sig.params.iter().enumerate() {
@@ -445,7 +446,7 @@ impl<'c> ModuleCodegen<'c> {
         let loc = Location::new(ctx, &l.file, l.line as usize, l.column as usize);
         let sig = match lambda {
             Some(lambda) => lambda.sig.clone(),
-            None => signature(def)?,
+            None => self.signature(def)?,
         };
         let params = def.arguments();
 
@@ -493,27 +494,34 @@ impl<'c> ModuleCodegen<'c> {
             let (Some(arg), Some(_)) = (args.next(), param_types.next()) else {
                 return Err(internal(loc, "lambda capture without a parameter"));
             };
-            let key = VarKey::Decl(*decl);
-            if *by_address {
-                fc.bind_memory(key, ty.clone(), arg);
-            } else if fc.memory_locals.contains(decl) {
-                let ptr = fc.alloca(ty, loc)?;
-                let place = LValue::Mem {
-                    ptr,
-                    ty: ty.clone(),
-                };
-                fc.store(&place, Val::Scalar(arg), loc)?;
-                fc.bind_memory(key, ty.clone(), ptr);
-            } else {
-                fc.bind(key, ty.clone(), Val::Scalar(arg));
-            }
+            fc.bind_capture(*decl, ty, *by_address, arg, loc)?;
         }
         if lambda.is_none() && has_this(def) {
             let this = args.next().ok_or_else(|| internal(loc, "missing this"))?;
             let ty = param_types.next().cloned().unwrap_or(Ty::Void);
             fc.bind(VarKey::This, ty, Val::Scalar(this));
         }
-        for ((param, ty), arg) in params.iter().zip(param_types).zip(args) {
+        for param in &params {
+            if let Some(closure) = fc.module.closure_of(param)? {
+                // A parameter holding a lambda arrives as the lambda's captures.
+                for (decl, ty, by_address) in &closure.captures {
+                    let (Some(arg), Some(_)) = (args.next(), param_types.next()) else {
+                        return Err(internal(loc, "lambda capture without a parameter"));
+                    };
+                    fc.bind_capture(*decl, ty, *by_address, arg, loc)?;
+                }
+                fc.lambdas.insert(
+                    param.canonical(),
+                    LambdaValue {
+                        lambda: closure.lambda,
+                        copies: HashMap::new(),
+                    },
+                );
+                continue;
+            }
+            let (Some(ty), Some(arg)) = (param_types.next(), args.next()) else {
+                return Err(internal(loc, "parameter without an argument"));
+            };
             let val = match (kind, ty) {
                 (FunctionKind::Kernel, Ty::Pointer { .. }) => Val::Scalar(fc.to_generic(arg, loc)?),
                 (FunctionKind::Kernel, Ty::Bool) => {
@@ -611,27 +619,47 @@ impl<'c> ModuleCodegen<'c> {
 pub struct LambdaFunction {
     method: Cursor,
     lambda: Cursor,
-    captures: Vec<(Cursor, Ty, bool)>,
+    captures: Vec<Capture>,
     sig: FunctionSig,
 }
 
-/// A function's symbol and C signature; a member function's first parameter is `this`.
-fn signature(def: &Cursor) -> Result<FunctionSig> {
-    let mut params = Vec::new();
-    if has_this(def) {
-        params.push(Ty::Pointer {
-            pointee: Box::new(this_record(def)?),
-        });
+impl ModuleCodegen<'_> {
+    /// A function's symbol and C signature; a member function's first parameter is `this`, a
+    /// parameter holding a lambda stands for the lambda's captures.
+    fn signature(&self, def: &Cursor) -> Result<FunctionSig> {
+        let mut params = Vec::new();
+        if has_this(def) {
+            params.push(Ty::Pointer {
+                pointee: Box::new(this_record(def)?),
+            });
+        }
+        for p in def.arguments() {
+            match self.closure_of(&p)? {
+                Some(closure) => params.extend(closure.param_types()),
+                None => params.push(Ty::of(&p)?),
+            }
+        }
+        let result = Ty::from_clang(def.result_type(), &def.location())?;
+        Ok(FunctionSig {
+            symbol: def.mangled_name(),
+            params,
+            result,
+        })
     }
-    for p in def.arguments() {
-        params.push(Ty::of(&p)?);
+
+    /// The lambda a parameter of closure type holds; None for other parameters.
+    pub(super) fn closure_of(&self, param: &Cursor) -> Result<Option<Closure>> {
+        let Some(key) = closure_type_key(param.ty()) else {
+            return Ok(None);
+        };
+        match self.closures.get(&key) {
+            Some(closure) => Ok(Some(closure.clone())),
+            None => Err(FrontendError::unsupported(
+                param.location(),
+                "parameter holding a lambda that is not passed from this file",
+            )),
+        }
     }
-    let result = Ty::from_clang(def.result_type(), &def.location())?;
-    Ok(FunctionSig {
-        symbol: def.mangled_name(),
-        params,
-        result,
-    })
 }
 
 /// Device variable definitions in the main file, looking inside namespaces.
