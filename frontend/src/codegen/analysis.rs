@@ -236,10 +236,9 @@ pub struct LambdaCapture {
 /// parameters its body names, each by reference or by copy as its capture list says.
 pub fn lambda_captures(lambda: &Cursor) -> Result<Vec<LambdaCapture>, (Cursor, &'static str)> {
     let (default_by_ref, explicit) = capture_list(lambda)?;
-    let (_, start, end) = lambda.extent_offsets();
     let mut out: Vec<LambdaCapture> = Vec::new();
     let mut used = Vec::new();
-    outer_locals(lambda, start, end, &mut used);
+    outer_locals(lambda, lambda, &mut used);
     for decl in used {
         if out.iter().any(|c| c.decl == decl) {
             continue;
@@ -253,21 +252,37 @@ pub fn lambda_captures(lambda: &Cursor) -> Result<Vec<LambdaCapture>, (Cursor, &
     Ok(out)
 }
 
-/// Locals of an enclosing function named inside `c` (declared outside `start..end`).
-fn outer_locals(c: &Cursor, start: usize, end: usize, out: &mut Vec<Cursor>) {
+/// Locals of an enclosing function named inside `c`, a part of `lambda`.
+fn outer_locals(c: &Cursor, lambda: &Cursor, out: &mut Vec<Cursor>) {
     for child in c.children() {
         if child.kind() == CXCursor_DeclRefExpr {
             if let Some(decl) = child.referenced() {
                 let local = matches!(decl.kind(), CXCursor_VarDecl | CXCursor_ParmDecl)
                     && !decl.has_global_storage();
-                let (_, at, _) = decl.extent_offsets();
-                if local && !(start..end).contains(&at) {
+                if local && !declared_inside(&decl, lambda) {
                     out.push(decl.canonical());
                 }
             }
         }
-        outer_locals(&child, start, end, out);
+        outer_locals(&child, lambda, out);
     }
+}
+
+/// Whether a local is declared inside `lambda`: within its source range, or (for a lambda
+/// written by a macro, whose range is the macro's) in its call operator.
+fn declared_inside(decl: &Cursor, lambda: &Cursor) -> bool {
+    let (lambda_file, start, end) = lambda.expansion_offsets();
+    let (file, at, _) = decl.expansion_offsets();
+    if file == lambda_file && (start..end).contains(&at) && lambda_file == lambda.extent_offsets().0
+    {
+        return true;
+    }
+    let closure = lambda.ty().canonical().spelling();
+    decl.semantic_parent().is_some_and(|f| {
+        f.spelling() == "operator()"
+            && f.semantic_parent()
+                .is_some_and(|class| class.ty().canonical().spelling() == closure)
+    })
 }
 
 /// The capture default (`Some(true)` for `[&]`, `Some(false)` for `[=]`) and the explicitly

@@ -178,6 +178,15 @@ impl<'c> FunctionCodegen<'c, '_> {
         };
         let (operands, captures) = self.capture_operands(&held, arg)?;
         if let Some(key) = closure_type_key(e.ty()) {
+            // The key is the lambda's location: lambdas written by one macro share it.
+            if let Some(known) = self.module.closures.get(&key) {
+                if known.lambda != held.lambda {
+                    return Err(FrontendError::unsupported(
+                        arg.location(),
+                        "two lambdas written at one place (by a macro) passed to functions",
+                    ));
+                }
+            }
             self.module.closures.insert(
                 key,
                 Closure {
