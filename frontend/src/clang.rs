@@ -387,6 +387,18 @@ impl Cursor {
             .collect()
     }
 
+    /// The expression under implicit casts and parentheses.
+    pub fn without_implicit(&self) -> Cursor {
+        let mut cur = *self;
+        while matches!(cur.kind(), CXCursor_UnexposedExpr | CXCursor_ParenExpr) {
+            match cur.children().as_slice() {
+                [only] => cur = *only,
+                _ => break,
+            }
+        }
+        cur
+    }
+
     pub fn is_expression(&self) -> bool {
         unsafe { clang_isExpression(self.kind()) != 0 }
     }

@@ -56,17 +56,6 @@ fn visit(
     }
 }
 
-fn strip(e: &Cursor) -> Cursor {
-    let mut cur = *e;
-    while matches!(cur.kind(), CXCursor_UnexposedExpr | CXCursor_ParenExpr) {
-        match cur.children().as_slice() {
-            [only] => cur = *only,
-            _ => break,
-        }
-    }
-    cur
-}
-
 /// The kernel a call or reference names, if it is a concrete (non-dependent) kernel.
 fn concrete_kernel(c: &Cursor) -> Option<Cursor> {
     c.referenced()
@@ -186,7 +175,7 @@ fn collect_requests(c: &Cursor, out: &mut Vec<Cursor>) {
                 child
                     .arguments()
                     .first()
-                    .and_then(|k| concrete_kernel(&strip(k))),
+                    .and_then(|k| concrete_kernel(&k.without_implicit())),
             );
         } else {
             collect_requests(&child, out);
@@ -281,7 +270,7 @@ fn ggl(c: &Cursor) -> Option<LaunchSite> {
     let kernel = c
         .arguments()
         .get(1)
-        .and_then(|k| concrete_kernel(&strip(k)));
+        .and_then(|k| concrete_kernel(&k.without_implicit()));
     Some(LaunchSite {
         kernel,
         edit: None,

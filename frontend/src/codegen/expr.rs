@@ -322,7 +322,7 @@ impl<'c> FunctionCodegen<'c, '_> {
         let Some(base) = e.children().first().copied() else {
             return Ok(None);
         };
-        let base = strip_implicit(&base);
+        let base = base.without_implicit();
         if base.kind() != CXCursor_DeclRefExpr || !is_builtin_decl(&base) {
             return Ok(None);
         }
@@ -1323,18 +1323,6 @@ fn only_child(e: &Cursor) -> Result<Cursor> {
             format!("expression '{}'", e.kind_name()),
         )),
     }
-}
-
-/// Looks through implicit casts and parentheses.
-pub(super) fn strip_implicit(e: &Cursor) -> Cursor {
-    let mut cur = *e;
-    while matches!(cur.kind(), CXCursor_UnexposedExpr | CXCursor_ParenExpr) {
-        match cur.children().as_slice() {
-            [only] => cur = *only,
-            _ => break,
-        }
-    }
-    cur
 }
 
 /// Whether a DeclRefExpr names one of the builtins declared by hipmlir's own header.

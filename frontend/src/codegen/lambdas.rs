@@ -11,7 +11,6 @@ use clang_sys::*;
 
 use super::analysis::{lambda_captures, VarKey};
 use super::builder::Value;
-use super::expr::strip_implicit;
 use super::expr::LValue;
 use super::function::{FunctionCodegen, LambdaValue, Val};
 use crate::clang::{CType, Cursor};
@@ -21,7 +20,7 @@ use melior::ir::Location;
 
 /// The lambda an initializer is, if it is one.
 pub fn lambda_expression(init: &Cursor) -> Option<Cursor> {
-    let e = strip_implicit(init);
+    let e = init.without_implicit();
     (e.kind() == CXCursor_LambdaExpr).then_some(e)
 }
 
@@ -68,7 +67,7 @@ impl<'c> FunctionCodegen<'c, '_> {
         if !is_lambda_method {
             return Ok(None);
         }
-        let Some(object) = e.children().first().map(strip_implicit) else {
+        let Some(object) = e.children().first().map(Cursor::without_implicit) else {
             return Ok(None);
         };
         let Some(held) = self.held_lambda(&object) else {
@@ -169,7 +168,7 @@ impl<'c> FunctionCodegen<'c, '_> {
     /// recording them under its closure type so the callee's signature and body can use them.
     /// None for any other argument.
     pub fn closure_argument(&mut self, arg: &Cursor) -> Result<Option<Vec<Value<'c>>>> {
-        let e = strip_implicit(arg);
+        let e = arg.without_implicit();
         if closure_type_key(e.ty()).is_none() {
             return Ok(None);
         }

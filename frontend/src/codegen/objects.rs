@@ -165,7 +165,7 @@ impl<'c> FunctionCodegen<'c, '_> {
         let callee = e
             .children()
             .first()
-            .map(strip)
+            .map(|c| c.without_implicit())
             .filter(|c| c.kind() == CXCursor_MemberRefExpr)
             .ok_or_else(|| internal(loc, "member call without a member reference"))?;
         let object = match callee.children().first() {
@@ -190,20 +190,9 @@ impl<'c> FunctionCodegen<'c, '_> {
     }
 }
 
-fn strip(e: &Cursor) -> Cursor {
-    let mut cur = *e;
-    while matches!(cur.kind(), CXCursor_UnexposedExpr | CXCursor_ParenExpr) {
-        match cur.children().as_slice() {
-            [only] => cur = *only,
-            _ => break,
-        }
-    }
-    cur
-}
-
 /// Whether an expression names an object in memory (rather than computing a value).
 pub fn is_lvalue_expression(e: &Cursor) -> bool {
-    let e = strip(e);
+    let e = e.without_implicit();
     match e.kind() {
         CXCursor_DeclRefExpr | CXCursor_MemberRefExpr | CXCursor_ArraySubscriptExpr => true,
         CXCursor_UnaryOperator => e.unary_operator() == CXUnaryOperator_Deref,
