@@ -13,6 +13,7 @@
 #include "hipmlir_vector_types.h"
 #include "hipmlir_device.h"
 #include "hipmlir_math.h"
+#include "hipmlir_intrinsics.h"
 #include "hipmlir_launch.h"
 
 #endif  // HIPMLIR_HIP_RUNTIME_H
