@@ -80,3 +80,40 @@ fn native_float_atomics_variant_is_valid_spirv() {
         "the extension is declared"
     );
 }
+
+#[test]
+fn signed_arithmetic_carries_no_signed_wrap() {
+    // C leaves signed overflow undefined; as clang does, hipmlir says so (`nsw`), which lets the
+    // device compiler fold index arithmetic. Unsigned arithmetic wraps and carries nothing.
+    let dir = scratch();
+    let source = dir.path().join("nsw.hip");
+    std::fs::write(
+        &source,
+        "#include <hip/hip_runtime.h>\n\
+         __global__ void k(int* a, unsigned* b, int n) {\n\
+           a[0] = a[1] * n + 3;\n\
+           b[0] = b[1] * 7u + 5u;\n\
+         }\n",
+    )
+    .unwrap();
+    let spv = dir.path().join("nsw.spv");
+    let out = run_hipmlir(&[
+        source.to_str().unwrap(),
+        "--emit-spirv",
+        "-o",
+        spv.to_str().unwrap(),
+    ]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let dis = std::process::Command::new("spirv-dis")
+        .arg(&spv)
+        .output()
+        .expect("spirv-dis runs");
+    let text = String::from_utf8_lossy(&dis.stdout);
+    assert!(
+        text.contains("OpExtension \"SPV_KHR_no_integer_wrap_decoration\""),
+        "{text}"
+    );
+    assert_eq!(text.matches("NoSignedWrap").count(), 2, "{text}");
+    assert!(!text.contains("NoUnsignedWrap"), "{text}");
+    spirv_val(&spv);
+}

@@ -47,13 +47,18 @@ impl Default for SpirvOptions {
 
 impl SpirvOptions {
     pub fn conversion_pipeline(&self) -> String {
+        // SPV_KHR_no_integer_wrap_decoration carries C's `nsw` on signed arithmetic; every
+        // OpenCL consumer accepts it (it only allows optimizations).
         let (caps, exts) = if self.native_float_atomics {
             (
                 format!("{},AtomicFloat32AddEXT", self.capabilities),
-                " exts=SPV_EXT_shader_atomic_float_add",
+                " exts=SPV_KHR_no_integer_wrap_decoration,SPV_EXT_shader_atomic_float_add",
             )
         } else {
-            (self.capabilities.clone(), "")
+            (
+                self.capabilities.clone(),
+                " exts=SPV_KHR_no_integer_wrap_decoration",
+            )
         };
         format!(
             "builtin.module(spirv-attach-target{{ver={} caps={caps}{exts}}},convert-gpu-to-spirv{{use-64bit-index=true}},gpu.module(spirv.module(spirv-lower-abi-attrs,spirv-update-vce,canonicalize)))",
@@ -140,11 +145,12 @@ pub fn binary_object(module: &Module) -> Result<Vec<u8>, LowerError> {
     ))
 }
 
-/// Capabilities spirv-update-vce does not derive, added when the module needs them: 64-bit
-/// atomics need `Int64Atomics`.
+/// What spirv-update-vce does not derive, added when the module needs it: 64-bit atomics need the
+/// `Int64Atomics` capability, `NoSignedWrap` decorations their extension.
 pub fn add_missing_capabilities(ctx: &Context, module: &Module) -> Result<(), LowerError> {
     let mut spirv_modules = Vec::new();
     let mut needs_int64_atomics = false;
+    let mut needs_no_wrap = false;
     module.as_operation().walk(WalkOrder::PreOrder, |op| {
         let name = op.name();
         let name = name.as_string_ref().as_str().unwrap_or("");
@@ -155,28 +161,44 @@ pub fn add_missing_capabilities(ctx: &Context, module: &Module) -> Result<(), Lo
         {
             needs_int64_atomics = true;
         }
+        if op.has_attribute("no_signed_wrap") || op.has_attribute("no_unsigned_wrap") {
+            needs_no_wrap = true;
+        }
         WalkResult::Advance
     });
-    if !needs_int64_atomics {
+    if !needs_int64_atomics && !needs_no_wrap {
         return Ok(());
     }
     for raw in spirv_modules {
         // SAFETY: a live spirv.module found by the walk.
         let mut op = unsafe { OperationRefMut::from_raw(raw) };
-        let vce = op
+        let mut vce = op
             .attribute("vce_triple")
             .map_err(|e| LowerError::Internal(e.to_string()))?
             .to_string();
-        if vce.contains("Int64Atomics") {
-            continue;
+        // #spirv.vce<version, [capabilities], [extensions]>
+        if needs_int64_atomics && !vce.contains("Int64Atomics") {
+            vce = vce.replacen('[', "[Int64Atomics, ", 1);
         }
-        let updated = vce.replacen('[', "[Int64Atomics, ", 1);
-        let attr = Attribute::parse(ctx, &updated)
-            .ok_or_else(|| LowerError::Internal(format!("bad vce triple {updated}")))?;
+        if needs_no_wrap && !vce.contains(NO_WRAP_EXTENSION) {
+            let at = vce
+                .rfind('[')
+                .ok_or_else(|| LowerError::Internal(format!("bad vce triple {vce}")))?;
+            let separator = if vce[at + 1..].starts_with(']') {
+                ""
+            } else {
+                ", "
+            };
+            vce.insert_str(at + 1, &format!("{NO_WRAP_EXTENSION}{separator}"));
+        }
+        let attr = Attribute::parse(ctx, &vce)
+            .ok_or_else(|| LowerError::Internal(format!("bad vce triple {vce}")))?;
         op.set_attribute("vce_triple", attr);
     }
     Ok(())
 }
+
+const NO_WRAP_EXTENSION: &str = "SPV_KHR_no_integer_wrap_decoration";
 
 /// Removes the functions standing for host code (launch sites, `hipmlir.host`): only the
 /// gpu.module becomes SPIR-V.

@@ -72,14 +72,15 @@ __device__ inline long long __mul64hi(long long a, long long b) {
   if (b < 0) high -= (unsigned long long)a;
   return (long long)high;
 }
+// The low 32 bits of the product of the sign-extended low 24 bits (unsigned: no overflow).
 __device__ inline int __mul24(int a, int b) {
-  return ((a << 8) >> 8) * ((b << 8) >> 8);
+  return (int)((unsigned int)((a << 8) >> 8) * (unsigned int)((b << 8) >> 8));
 }
 __device__ inline unsigned int __umul24(unsigned int a, unsigned int b) {
   return (a & 0xffffffu) * (b & 0xffffffu);
 }
 __device__ inline unsigned int __sad(int x, int y, unsigned int z) {
-  return (x > y ? (unsigned int)(x - y) : (unsigned int)(y - x)) + z;
+  return (x > y ? (unsigned int)x - (unsigned int)y : (unsigned int)y - (unsigned int)x) + z;
 }
 __device__ inline unsigned int __usad(unsigned int x, unsigned int y, unsigned int z) {
   return (x > y ? x - y : y - x) + z;

@@ -1,7 +1,7 @@
 //! Expressions → arith/memref/gpu operations, with C's conversion rules.
 
 use clang_sys::*;
-use melior::ir::{Location, Type, ValueLike};
+use melior::ir::{Attribute, Location, Type, ValueLike};
 
 use super::analysis::{assigned_vars, VarKey};
 use super::builder::{internal, Value};
@@ -847,6 +847,17 @@ impl<'c> FunctionCodegen<'c, '_> {
                 e.location(),
                 "operator on a float",
             ));
+        }
+        // Signed overflow is undefined in C: say so, as clang does (`nsw`), so that the device
+        // compiler may fold index arithmetic.
+        if matches!(ty, Ty::Int { signed: true, .. })
+            && matches!(op, "arith.addi" | "arith.subi" | "arith.muli")
+        {
+            if let Some(nsw) = Attribute::parse(self.ctx(), "#arith.overflow<nsw>") {
+                return self
+                    .b
+                    .value(op, &[a, b], a.r#type(), &[("overflowFlags", nsw)], loc);
+            }
         }
         self.b.value(op, &[a, b], a.r#type(), &[], loc)
     }
