@@ -18,7 +18,7 @@ pub const HIP_SEMANTICS_PIPELINE: &str = "builtin.module(gpu.module(canonicalize
 /// The SPIR-V capabilities hipmlir asks for by default (Int8/Int16 for char and short, Float64
 /// for double, GenericPointer for C pointers whose address space is not known statically,
 /// Linkage for the math placeholders that the post-serialization patch removes again).
-pub const DEFAULT_SPIRV_CAPABILITIES: &str = "Addresses,Int64,Int8,Int16,Float64,Kernel,\
+pub const DEFAULT_SPIRV_CAPABILITIES: &str = "Addresses,Int64,Int8,Int16,Float16,Float64,Kernel,\
 GenericPointer,Int64Atomics,Linkage,GroupNonUniform,GroupNonUniformShuffle,\
 GroupNonUniformArithmetic,GroupNonUniformBallot,SubgroupDispatch,Groups";
 

@@ -97,6 +97,7 @@ impl Ty {
             CXType_Char_U | CXType_UChar | CXType_UShort | CXType_UInt | CXType_ULong
             | CXType_ULongLong | CXType_Char16 | CXType_Char32 => int(false),
             CXType_WChar => int(true),
+            CXType_Half | CXType_Float16 => Ok(Ty::Float { bits: 16 }),
             CXType_Float => Ok(Ty::Float { bits: 32 }),
             CXType_Double => Ok(Ty::Float { bits: 64 }),
             CXType_Enum => {
@@ -194,6 +195,7 @@ impl Ty {
             Ty::Void => IntegerType::new(ctx, 8).into(),
             Ty::Bool => IntegerType::new(ctx, 8).into(),
             Ty::Int { bits, .. } => IntegerType::new(ctx, *bits).into(),
+            Ty::Float { bits: 16 } => Type::float16(ctx),
             Ty::Float { bits: 32 } => Type::float32(ctx),
             Ty::Float { .. } => Type::float64(ctx),
             Ty::Pointer { .. } => pointer_type(ctx, AddrSpace::Generic),
@@ -297,6 +299,7 @@ impl std::fmt::Display for Ty {
                     write!(f, "unsigned {name}")
                 }
             }
+            Ty::Float { bits: 16 } => write!(f, "_Float16"),
             Ty::Float { bits: 32 } => write!(f, "float"),
             Ty::Float { .. } => write!(f, "double"),
             Ty::Pointer { pointee } => write!(f, "{pointee} *"),

@@ -7,6 +7,7 @@ use crate::device::DeviceInfo;
 
 /// SPIR-V capabilities → (what they are, the device extensions of which one suffices).
 const REQUIREMENTS: &[(u32, &str, &[&str])] = &[
+    (9, "half precision (fp16, __half)", &["cl_khr_fp16"]),
     (10, "double precision (fp64)", &["cl_khr_fp64"]),
     (12, "64-bit atomics", &["cl_khr_int64_base_atomics"]),
     (
