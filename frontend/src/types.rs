@@ -32,10 +32,12 @@ pub enum AddrSpace {
     Generic = 4,
 }
 
-/// A struct or class, with clang's layout.
+/// A struct, class or union, with clang's layout.
 #[derive(Debug, PartialEq, Eq, Hash)]
 pub struct Record {
     pub name: String,
+    /// A union: every field at offset 0, over storage of `size` bytes.
+    pub is_union: bool,
     pub fields: Vec<Field>,
     /// The fields' declarations, in the same order (for default member initializers).
     pub field_decls: Vec<crate::clang::Cursor>,
@@ -202,6 +204,10 @@ impl Ty {
             Ty::Array { element, len } => {
                 llvm::r#type::array(element.memory_mlir(ctx), *len as u32)
             }
+            // Storage the size of the union; members are reached at its start.
+            Ty::Record(r) if r.is_union => {
+                llvm::r#type::r#struct(ctx, &[padding(ctx, r.size)], false)
+            }
             Ty::Record(r) => {
                 let mut members = Vec::new();
                 let mut end = 0;
@@ -237,11 +243,23 @@ fn record(ty: CType, loc: &SourceLoc) -> Result<Record> {
             format!("incomplete type '{}'", ty.spelling()),
         ));
     };
+    let is_union = ty.declaration().kind() == CXCursor_UnionDecl;
     let mut fields = Vec::new();
     let mut field_decls = Vec::new();
     let mut end = 0u64;
     let mut llvm_index = 0i32;
     for f in ty.fields() {
+        if is_union {
+            // Every member starts at the union's single storage member.
+            fields.push(Field {
+                name: f.spelling(),
+                ty: Ty::of(&f)?,
+                offset: 0,
+                llvm_index: 0,
+            });
+            field_decls.push(f);
+            continue;
+        }
         field_decls.push(f);
         let Some(bits) = f.field_offset_bits() else {
             return Err(FrontendError::unsupported(
@@ -274,6 +292,7 @@ fn record(ty: CType, loc: &SourceLoc) -> Result<Record> {
     }
     Ok(Record {
         name: ty.unqualified().spelling(),
+        is_union,
         fields,
         field_decls,
         size,

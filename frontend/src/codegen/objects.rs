@@ -15,6 +15,22 @@ use crate::clang::{Cursor, SpecialMember};
 use crate::error::{FrontendError, Result};
 use crate::types::Ty;
 
+/// A field's default member initializer (`float w = 2.0f;`). A field of array type also has
+/// its bounds among its children (`int a[4];`), one expression per dimension, ahead of it.
+fn default_member_initializer(field: &Cursor) -> Option<Cursor> {
+    let mut dimensions = 0;
+    let mut ty = field.ty().canonical();
+    while ty.kind() == CXType_ConstantArray {
+        dimensions += 1;
+        ty = ty.element().canonical();
+    }
+    field
+        .children()
+        .into_iter()
+        .filter(|c| c.is_expression())
+        .nth(dimensions)
+}
+
 /// Whether a function takes an implicit `this`.
 pub fn has_this(f: &Cursor) -> bool {
     match f.kind() {
@@ -101,7 +117,7 @@ impl<'c> FunctionCodegen<'c, '_> {
             return Ok(());
         };
         for (field, decl) in r.fields.iter().zip(&r.field_decls) {
-            if let Some(init) = decl.children().into_iter().find(|c| c.is_expression()) {
+            if let Some(init) = default_member_initializer(decl) {
                 let ptr = self.field_pointer(target, record, field.llvm_index, loc)?;
                 self.initialize(ptr, &field.ty, &init)?;
             }
@@ -137,7 +153,7 @@ impl<'c> FunctionCodegen<'c, '_> {
         for (field, decl) in r.fields.iter().zip(&r.field_decls) {
             let init = match listed.iter().find(|(name, _)| *name == field.name) {
                 Some((_, e)) => Some(*e),
-                None => decl.children().into_iter().find(|c| c.is_expression()),
+                None => default_member_initializer(decl),
             };
             if let Some(init) = init {
                 let ptr = self.field_pointer(this, &record, field.llvm_index, loc)?;

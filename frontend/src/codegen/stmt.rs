@@ -282,6 +282,18 @@ impl<'c> FunctionCodegen<'c, '_> {
                 .ok_or_else(|| internal(loc, "constructor"))?;
             return self.construct(&ctor, ptr, ty, &call.arguments(), &call);
         }
+        if let (Ty::Record(r), Some(list)) = (ty, init_list(init)) {
+            if r.is_union {
+                // `union U u = {x};` initializes the first member; the rest of the storage is
+                // zero, as for a union with static storage.
+                self.zero_fill(ptr, ty, loc)?;
+                if let (Some(item), Some(first)) = (list.children().first(), r.fields.first()) {
+                    let member = self.field_pointer(ptr, ty, first.llvm_index, loc)?;
+                    self.initialize(member, &first.ty, item)?;
+                }
+                return Ok(());
+            }
+        }
         if let Some(init) = init_list(init) {
             let items = init.children();
             let members: Vec<(Ty, Vec<GepIndex<'c>>)> = self.members(ty, loc)?;
@@ -339,6 +351,17 @@ impl<'c> FunctionCodegen<'c, '_> {
                 }
                 out
             }
+            // A union's storage as bytes (to zero it); initialization picks its first member.
+            Ty::Record(r) if r.is_union => vec![(
+                Ty::Array {
+                    element: Box::new(Ty::Int {
+                        bits: 8,
+                        signed: false,
+                    }),
+                    len: r.size,
+                },
+                vec![GepIndex::Dynamic(zero), GepIndex::Field(0)],
+            )],
             Ty::Record(r) => r
                 .fields
                 .iter()
