@@ -130,6 +130,26 @@ __global__ void k(int* a) {
 }
 
 #[test]
+fn mutable_static_local_is_named() {
+    let source = "#include <hip/hip_runtime.h>
+__global__ void k(int* a) {
+  static const int table[2] = {4, 5};
+  static int calls = 0;
+  a[0] = table[++calls & 1];
+}
+";
+    let (code, err, path) = compile("static_local.hip", source, &["--emit-spirv"]);
+    assert_clean_failure(code, &err);
+    assert!(
+        err.contains(&format!(
+            "{path}:4:14: error: unsupported construct in device code: static local variable \
+             'calls' (not const)"
+        )),
+        "{err}"
+    );
+}
+
+#[test]
 fn undefined_device_function_is_an_error() {
     let (code, err, path) = compile(
         "undef.hip",

@@ -90,6 +90,13 @@ __host__ __device__ int switch_machine(int v) {
   return acc;
 }
 
+// A lookup table in a `static const` local, as device code often keeps its constants.
+__host__ __device__ int table_lookup(int v) {
+  static const int primes[8] = {2, 3, 5, 7, 11, 13, 17, 19};
+  static constexpr int mask = 7;
+  return primes[v & mask] * primes[(v >> 3) & mask];
+}
+
 struct Samples {
   int values[5];
   int bias;
@@ -131,7 +138,7 @@ __global__ void control_kernel(const int* in, int* out, int n) {
   if (i >= n) return;  // early exit, as in most real kernels
   int v = in[i];
   out[4 * i] = collatz_steps(v % 97 + 1);
-  out[4 * i + 1] = first_divisor(v);
+  out[4 * i + 1] = first_divisor(v) + table_lookup(v) * 1000;
   out[4 * i + 2] = skip_and_stop(v % 120);
   out[4 * i + 3] = side_effects(v % 7 - 3, v % 5 - 2) + switch_machine(v) * 7 + range_loops(v);
 }
@@ -145,7 +152,7 @@ int main() {
   for (int i = 0; i < n; ++i) {
     int v = in[i];
     want[4 * i] = collatz_steps(v % 97 + 1);
-    want[4 * i + 1] = first_divisor(v);
+    want[4 * i + 1] = first_divisor(v) + table_lookup(v) * 1000;
     want[4 * i + 2] = skip_and_stop(v % 120);
     want[4 * i + 3] = side_effects(v % 7 - 3, v % 5 - 2) + switch_machine(v) * 7 + range_loops(v);
   }

@@ -185,10 +185,13 @@ impl<'c> FunctionCodegen<'c, '_> {
         if decl.has_attr(CXCursor_CUDASharedAttr) {
             return self.emit_shared_decl(decl, key, loc);
         }
-        if decl.has_global_storage() {
+        // A `static const` (or `constexpr`) local with an initializer can be an ordinary local:
+        // nobody can tell the copies apart. A mutable one keeps state across calls.
+        if decl.has_global_storage() && !(is_const_object(decl) && decl.var_initializer().is_some())
+        {
             return Err(FrontendError::unsupported(
                 decl.location(),
-                format!("static local variable '{}'", decl.spelling()),
+                format!("static local variable '{}' (not const)", decl.spelling()),
             ));
         }
         let init = decl.var_initializer();
@@ -738,6 +741,16 @@ impl<'c> FunctionCodegen<'c, '_> {
     pub fn condition(&mut self, e: &Cursor) -> Result<Value<'c>> {
         Ok(self.rvalue_as(e, &Ty::Bool)?.scalar())
     }
+}
+
+/// Whether a variable is const all the way down (`const int`, `const float[4]`).
+fn is_const_object(decl: &Cursor) -> bool {
+    // Clang keeps an array's `const` on the array type or on its elements.
+    let mut ty = decl.ty().canonical();
+    while matches!(ty.kind(), CXType_ConstantArray | CXType_IncompleteArray) && !ty.is_const() {
+        ty = ty.element().canonical();
+    }
+    ty.is_const()
 }
 
 /// The hidden `__begin` variable a range-based for's loop variable is initialized from.
