@@ -291,6 +291,10 @@ impl Cursor {
         unsafe { clang_CXXMethod_isVirtual(self.0) != 0 }
     }
 
+    pub fn is_const_method(&self) -> bool {
+        unsafe { clang_CXXMethod_isConst(self.0) != 0 }
+    }
+
     pub fn is_static_method(&self) -> bool {
         unsafe { clang_CXXMethod_isStatic(self.0) != 0 }
     }

@@ -97,6 +97,14 @@ __host__ __device__ int table_lookup(int v) {
   return primes[v & mask] * primes[(v >> 3) & mask];
 }
 
+// A span: range-based for calls its begin() and end().
+struct IntSpan {
+  int* first;
+  int count;
+  __host__ __device__ int* begin() const { return first; }
+  __host__ __device__ int* end() const { return first + count; }
+};
+
 struct Samples {
   int values[5];
   int bias;
@@ -127,6 +135,9 @@ __host__ __device__ int range_loops(int v) {
   Samples s = {{v % 3, v % 7, v % 9, v % 4, v % 6}, v % 10};
   int weighted = s.bias;
   for (int x : s.values) weighted = weighted * 3 + x;
+  IntSpan middle{a + 1, 4};
+  for (int& x : middle) x += 1;
+  for (int x : middle) sum += x * 10;
   for (int x : s.values) {
     if (x == 5) return sum * 1000 + picked * 100 + diag - weighted;  // early return from the loop
   }

@@ -478,29 +478,16 @@ impl<'c> FunctionCodegen<'c, '_> {
                 "range-based for statement with an init-statement",
             ));
         };
-        let range_ty = range.ty().canonical();
-        if range_ty.kind() != CXType_ConstantArray {
-            return Err(FrontendError::unsupported(
-                range.location(),
-                format!(
-                    "range-based for over '{}' (only arrays are supported in device code)",
-                    range.ty().spelling()
-                ),
-            ));
-        }
         let Some(begin) = find_begin_variable(var) else {
             return Err(internal(loc, "range-based for without its begin variable"));
         };
-        let element = Ty::from_clang(range_ty.element(), &range.location())?;
+        let (start, end, element) = self.range_bounds(range, &begin)?;
+        let end = self.ptr_to_int(end, loc)?;
         let begin_key = VarKey::Decl(begin.canonical());
         let pointer = Ty::Pointer {
             pointee: Box::new(element.clone()),
         };
-        let start = self.address_of(range)?.scalar();
         let i64t = Ty::LONG.value_mlir(self.ctx());
-        let len = self.b.const_int(i64t, range_ty.array_len(), loc)?;
-        let end = self.gep(start, &element, &[GepIndex::Dynamic(len)], loc)?;
-        let end = self.ptr_to_int(end, loc)?;
         self.bind(begin_key.clone(), pointer.clone(), Val::Scalar(start));
 
         let j = jumps_of_loop_body(body);
@@ -540,6 +527,72 @@ impl<'c> FunctionCodegen<'c, '_> {
         );
         self.targets.pop();
         result
+    }
+
+    /// The first and one-past-the-last element pointers of a range-based for's range, and the
+    /// element type: a C array, or an object whose `begin()` and `end()` return pointers (a
+    /// span class). libclang shows no members of a class template's instances, so their `end()`
+    /// cannot be found: those are refused.
+    fn range_bounds(
+        &mut self,
+        range: &Cursor,
+        begin_var: &Cursor,
+    ) -> Result<(Value<'c>, Value<'c>, Ty)> {
+        let loc = self.loc(range);
+        let range_ty = range.ty().canonical();
+        if range_ty.kind() == CXType_ConstantArray {
+            let element = Ty::from_clang(range_ty.element(), &range.location())?;
+            let start = self.address_of(range)?.scalar();
+            let i64t = Ty::LONG.value_mlir(self.ctx());
+            let len = self.b.const_int(i64t, range_ty.array_len(), loc)?;
+            let end = self.gep(start, &element, &[GepIndex::Dynamic(len)], loc)?;
+            return Ok((start, end, element));
+        }
+        let unsupported = || {
+            FrontendError::unsupported(
+                range.location(),
+                format!(
+                    "range-based for over '{}' (arrays, and classes that are not template \
+                     instances whose begin() and end() return pointers, are supported in device \
+                     code)",
+                    range.ty().spelling()
+                ),
+            )
+        };
+        // Clang's hidden `__begin = __range.begin()` names the member it chose (the instance, for
+        // a class template); `end` is its sibling with the same constness.
+        let begin = begin_var
+            .var_initializer()
+            .map(|init| init.without_implicit())
+            .filter(|call| call.kind() == CXCursor_CallExpr)
+            .and_then(|call| call.referenced())
+            .filter(|m| m.kind() == CXCursor_CXXMethod && m.arguments().is_empty())
+            .ok_or_else(unsupported)?;
+        let end = begin
+            .semantic_parent()
+            .into_iter()
+            .chain(Some(range_ty.declaration()))
+            .flat_map(|class| class.children())
+            .find(|m| {
+                m.kind() == CXCursor_CXXMethod
+                    && m.spelling() == "end"
+                    && m.arguments().is_empty()
+                    && m.is_const_method() == begin.is_const_method()
+            })
+            .ok_or_else(unsupported)?;
+        let iterator = begin_var.ty().canonical();
+        if iterator.kind() != CXType_Pointer
+            || end.result_type().canonical().kind() != CXType_Pointer
+        {
+            return Err(unsupported());
+        }
+        let element = Ty::from_clang(iterator.pointee(), &range.location())?;
+        let object = self.address_of(range)?.scalar();
+        let start = self
+            .call_function(&begin, Some(object), &[], range)?
+            .scalar();
+        let end = self.call_function(&end, Some(object), &[], range)?.scalar();
+        Ok((start, end, element))
     }
 
     /// `while (cond) { body; inc; }` as scf.while; `break`, `continue` and `return` inside set flags.
