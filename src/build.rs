@@ -387,6 +387,14 @@ fn emit(opts: &BuildOptions, toolchain: &Toolchain) -> Result<(), String> {
             };
             write_output(opts.output.as_deref(), text.as_bytes(), Path::new("-"))?;
         } else {
+            // A SPIR-V module without entry points is not a valid kernel module.
+            if device.image.metadata.kernels.is_empty() {
+                return Err(format!(
+                    "hipmlir: error: '{}' defines no kernels (__global__ functions): there is no \
+                     SPIR-V to emit",
+                    input.path.display()
+                ));
+            }
             let default = input.path.with_extension("spv");
             write_output(opts.output.as_deref(), &device.image.spirv, &default)?;
         }

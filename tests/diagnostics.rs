@@ -152,6 +152,17 @@ __global__ void k(int* a) {
 }
 
 #[test]
+fn emit_spirv_of_a_file_without_kernels_is_an_error() {
+    let source = "#include <hip/hip_runtime.h>\n__device__ int twice(int x) { return 2 * x; }\n";
+    let (code, err, path) = compile("no_kernels.hip", source, &["--emit-spirv"]);
+    assert_clean_failure(code, &err);
+    assert!(
+        err.contains(&format!("hipmlir: error: '{path}' defines no kernels")),
+        "{err}"
+    );
+}
+
+#[test]
 fn undefined_device_function_is_an_error() {
     let (code, err, path) = compile(
         "undef.hip",
