@@ -26,6 +26,8 @@ pub struct Results {
     pub jit: Option<Result<Jit, String>>,
     pub compile: Option<Vec<CompileRow>>,
     pub scaling: Option<Vec<ScalingRow>>,
+    /// hipmlir's time on the large generated file, and its line count.
+    pub large_file: Option<Result<(f64, usize), String>>,
 }
 
 impl Default for Plan {
@@ -137,6 +139,16 @@ pub fn summary(r: &Results) -> Vec<String> {
             f(h),
             f(c)
         ));
+    }
+    if let Some(large) = &r.large_file {
+        let (kernels, _) = compile::LARGE_FILE;
+        s.push(match large {
+            Ok((t, lines)) => format!(
+                "frontend + lowering of a {lines}-line file with {kernels} kernels: {} (target < 2 s)",
+                fmt_time(*t)
+            ),
+            Err(e) => format!("large file: not measured: {e}"),
+        });
     }
     if let Some(j) = &r.jit {
         s.push(match j {
@@ -585,6 +597,21 @@ fn compile_section(m: &mut String, r: &Results) {
              gives at most 10; target < 10).\n",
             f(compile::growth(rows, |x| &x.hipmlir)),
             f(compile::growth(rows, |x| &x.clang))
+        );
+    }
+    if let Some(large) = &r.large_file {
+        let (kernels, _) = compile::LARGE_FILE;
+        let _ = writeln!(
+            m,
+            "Large file: a generated HIP source of {kernels} kernels, each calling its own device \
+             helper with branches, using shared memory and a barrier, and running a long run of \
+             statements; `hipmlir --emit-spirv` (frontend, outlining, lowering, serialization), \
+             median of {} run(s): {} (target < 2 s).\n",
+            p.scaling_runs,
+            match large {
+                Ok((t, lines)) => format!("**{}** for {lines} lines", fmt_time(*t)),
+                Err(e) => cell(e),
+            }
         );
     }
 }
