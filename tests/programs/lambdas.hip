@@ -73,7 +73,9 @@ __host__ __device__ int mix(int v) {
     for (int i = 0; i < 4; ++i) s += table[i];
     return s;
   };
+  auto table_then = [table]() { return table[2] * 2 + table[0]; };  // a copy of the array
   table[2] = 50;  // captured by reference: the lambda sees the new value
+  int copied = table_then();  // ...but the copy keeps the old one
   int first_big = [&](int threshold) {
     for (int i = 0; i < 4; ++i) {
       if (table[i] > threshold) return i;
@@ -82,7 +84,7 @@ __host__ __device__ int mix(int v) {
   }(v % 9);
   auto pick = [base, &counter](bool b) { return b ? base : counter; };
   return by_copy(v) + counter * 7 + sum_table() * 13 + first_big * 1000 + pick(v % 2 == 0) +
-         base;
+         base + copied * 100000;
 }
 
 __global__ void lambda_kernel(const int* in, int* out, const float* vals, float* sums, int n) {
@@ -90,7 +92,7 @@ __global__ void lambda_kernel(const int* in, int* out, const float* vals, float*
   auto in_range = [n](int j) { return j < n; };
   if (!in_range(i)) return;
   auto at = [in](int j) { return in[j]; };
-  out[i] = mix(at(i)) + callables(at(i)) * 100000;
+  out[i] = mix(at(i)) + callables(at(i)) * 1000;
   sums[i] = clamp_sum(vals + i % 64, 16, 20.0f);
 }
 
@@ -106,7 +108,7 @@ int main() {
   std::vector<int> want(n);
   std::vector<float> want_sums(n);
   for (int i = 0; i < n; ++i) {
-    want[i] = mix(in[i]) + callables(in[i]) * 100000;
+    want[i] = mix(in[i]) + callables(in[i]) * 1000;
     want_sums[i] = clamp_sum(vals.data() + i % 64, 16, 20.0f);
   }
 

@@ -42,6 +42,9 @@ impl<'c> Val<'c> {
 pub struct LambdaValue<'c> {
     pub lambda: Cursor,
     pub copies: HashMap<Cursor, Val<'c>>,
+    /// By-copy captures of variables in memory (structs, arrays): the address of the copy made
+    /// when the lambda was created.
+    pub copied_objects: HashMap<Cursor, Value<'c>>,
 }
 
 /// A local variable: its current SSA value, or (address taken, aggregates) its private memory.

@@ -27,12 +27,20 @@ pub fn lambda_expression(init: &Cursor) -> Option<Cursor> {
 impl<'c> FunctionCodegen<'c, '_> {
     /// `auto f = [...](...) {...};`: remembers the lambda and its by-copy captures' values now.
     pub fn bind_lambda(&mut self, decl: &Cursor, lambda: &Cursor) -> Result<()> {
+        let loc = self.loc(lambda);
         let mut copies = HashMap::new();
+        let mut copied_objects = HashMap::new();
         for capture in self.captures_of(lambda)? {
             let key = VarKey::Decl(capture.decl);
-            match self.env.get(&key) {
+            match self.env.get(&key).cloned() {
                 Some(b) if !capture.by_ref && !b.in_memory => {
                     copies.insert(capture.decl, b.val);
+                }
+                Some(b) if !capture.by_ref => {
+                    // An object captured by copy: the lambda keeps its own copy, made now.
+                    let copy = self.alloca(&b.ty, loc)?;
+                    self.copy_object(copy, b.val.scalar(), &b.ty, loc)?;
+                    copied_objects.insert(capture.decl, copy);
                 }
                 _ => {}
             }
@@ -42,8 +50,37 @@ impl<'c> FunctionCodegen<'c, '_> {
             LambdaValue {
                 lambda: *lambda,
                 copies,
+                copied_objects,
             },
         );
+        Ok(())
+    }
+
+    /// Copies the object of type `ty` at `source` to `target`, member by member.
+    fn copy_object(
+        &mut self,
+        target: Value<'c>,
+        source: Value<'c>,
+        ty: &Ty,
+        loc: Location<'c>,
+    ) -> Result<()> {
+        if !ty.is_aggregate() {
+            let from = LValue::Mem {
+                ptr: source,
+                ty: ty.clone(),
+            };
+            let value = self.load(&from, loc)?;
+            let to = LValue::Mem {
+                ptr: target,
+                ty: ty.clone(),
+            };
+            return self.store(&to, value, loc);
+        }
+        for (member_ty, path) in self.members(ty, loc)? {
+            let to = self.gep(target, ty, &path, loc)?;
+            let from = self.gep(source, ty, &path, loc)?;
+            self.copy_object(to, from, &member_ty, loc)?;
+        }
         Ok(())
     }
 
@@ -116,6 +153,7 @@ impl<'c> FunctionCodegen<'c, '_> {
             CXCursor_LambdaExpr => Some(LambdaValue {
                 lambda: *e,
                 copies: HashMap::new(),
+                copied_objects: HashMap::new(),
             }),
             CXCursor_DeclRefExpr => e
                 .referenced()
@@ -150,9 +188,15 @@ impl<'c> FunctionCodegen<'c, '_> {
             if let Some(value) = held.copies.get(&capture.decl) {
                 operands.push(value.scalar());
                 captures.push((capture.decl, ty, false));
+            } else if let Some(copy) = held.copied_objects.get(&capture.decl) {
+                // An object captured by copy: the copy made with the lambda, by address (a lambda
+                // that is not `mutable` cannot change it).
+                let address = self.to_generic(*copy, loc)?;
+                operands.push(address);
+                captures.push((capture.decl, ty, true));
             } else if binding.in_memory {
-                // A by-reference capture, or a copy of an aggregate (read through its address:
-                // a lambda that is not `mutable` cannot change its copy).
+                // A by-reference capture, or a copy of an object by a lambda called where it is
+                // written (nothing can change the object in between).
                 let address = self.to_generic(binding.val.scalar(), loc)?;
                 operands.push(address);
                 captures.push((capture.decl, ty, true));

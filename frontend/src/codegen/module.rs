@@ -515,6 +515,7 @@ impl<'c> ModuleCodegen<'c> {
                     LambdaValue {
                         lambda: closure.lambda,
                         copies: HashMap::new(),
+                        copied_objects: HashMap::new(),
                     },
                 );
                 continue;

@@ -333,7 +333,11 @@ impl<'c> FunctionCodegen<'c, '_> {
     }
 
     /// The members of an aggregate with the GEP indices that reach each one.
-    fn members(&mut self, ty: &Ty, loc: Location<'c>) -> Result<Vec<(Ty, Vec<GepIndex<'c>>)>> {
+    pub(super) fn members(
+        &mut self,
+        ty: &Ty,
+        loc: Location<'c>,
+    ) -> Result<Vec<(Ty, Vec<GepIndex<'c>>)>> {
         let i64t = Ty::LONG.value_mlir(self.ctx());
         let zero = self.b.const_int(i64t, 0, loc)?;
         Ok(match ty {
