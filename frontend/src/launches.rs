@@ -220,10 +220,19 @@ pub fn macro_chevron_edits(root: &Cursor) -> Vec<SourceEdit> {
         if def.kind() != CXCursor_MacroDefinition || !def.is_in_main_file() {
             continue;
         }
+        // A `>>>` closes a launch only after a `<<<`: elsewhere it ends nested template argument
+        // lists (`std::vector<std::vector<std::vector<int>>>`).
+        let mut open = 0usize;
         for (token, offset) in def.tokens_with_offsets() {
             let replacement = match token.as_str() {
-                "<<<" => "| ::hipmlir::detail::chevron(",
-                ">>>" => ")",
+                "<<<" => {
+                    open += 1;
+                    "| ::hipmlir::detail::chevron("
+                }
+                ">>>" if open > 0 => {
+                    open -= 1;
+                    ")"
+                }
                 _ => continue,
             };
             out.push(SourceEdit {

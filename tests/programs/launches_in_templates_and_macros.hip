@@ -28,6 +28,8 @@ __global__ void add_one(int* x, int n) {
 // The whole launch in a macro, kernel and configuration as parameters.
 #define LAUNCH_1D(kernel, n, ...) \
   kernel<<<((n) + 127) / 128, 128>>>(__VA_ARGS__)
+// Not a launch: `>>>` closing nested template argument lists stays as written.
+#define NESTED_TABLE std::vector<std::vector<std::vector<int>>>
 // Only the configuration in a macro; the arguments follow its use.
 #define ON_STREAM(stream, n) <<<dim3(((n) + 63) / 64), dim3(64), 0, stream>>>
 
@@ -91,6 +93,8 @@ int main() {
   bad += check_axpb<float, 3>("axpb<float, 3>", 1000);
   bad += check_axpb<int, -2>("axpb<int, -2>", 777);
   bad += check_axpb<std::int64_t, 7>("axpb<int64_t, 7>", 300);
+  NESTED_TABLE nested(3, std::vector<std::vector<int>>(2, std::vector<int>(4, 1)));
+  if (nested[2][1][3] != 1) ++bad;
   bad += check_sequence<int>("iota<int>", 515, -40);
   bad += check_sequence<unsigned>("iota<unsigned>", 129, 4000000000u);
 
