@@ -378,6 +378,13 @@ hipError_t hipStreamDestroy(hipStream_t stream);
 hipError_t hipStreamSynchronize(hipStream_t stream);
 hipError_t hipStreamQuery(hipStream_t stream);
 hipError_t hipStreamWaitEvent(hipStream_t stream, hipEvent_t event, unsigned int flags);
+// Host work in stream order: runs once earlier work on the stream is done, on a runtime thread;
+// later work waits for it to return. It must not call HIP.
+typedef void (*hipHostFn_t)(void* userData);
+typedef void (*hipStreamCallback_t)(hipStream_t stream, hipError_t status, void* userData);
+hipError_t hipLaunchHostFunc(hipStream_t stream, hipHostFn_t fn, void* userData);
+hipError_t hipStreamAddCallback(hipStream_t stream, hipStreamCallback_t callback, void* userData,
+                                unsigned int flags);
 hipError_t hipStreamGetFlags(hipStream_t stream, unsigned int* flags);
 hipError_t hipStreamGetPriority(hipStream_t stream, int* priority);
 
@@ -434,9 +441,6 @@ hipError_t hipGetSymbolSize(size_t* size, const void* symbol);
 // ---- not supported yet: each returns hipErrorNotSupported (and says so once on stderr) ----
 hipError_t hipHostRegister(void* hostPtr, size_t sizeBytes, unsigned int flags);
 hipError_t hipHostUnregister(void* hostPtr);
-hipError_t hipStreamAddCallback(hipStream_t stream, void* callback, void* userData,
-                                unsigned int flags);
-hipError_t hipLaunchHostFunc(hipStream_t stream, void* fn, void* userData);
 hipError_t hipLaunchCooperativeKernel(const void* f, dim3 gridDim, dim3 blockDim,
                                       void** kernelParams, unsigned int sharedMemBytes,
                                       hipStream_t stream);

@@ -21,6 +21,7 @@ mod cl;
 mod device;
 mod event;
 mod handles;
+mod host_function;
 mod jit;
 pub mod kpack;
 mod launch;

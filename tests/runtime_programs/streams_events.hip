@@ -1,13 +1,49 @@
 // Streams, events and asynchronous copies as a HIP program uses them: a pipeline over chunks on
 // several streams, pinned host memory, events with timing, hipStreamWaitEvent across streams,
-// the null stream's ordering with blocking streams, and misuse of streams and events.
+// the null stream's ordering with blocking streams, host functions in stream order
+// (hipLaunchHostFunc, hipStreamAddCallback), and misuse of streams and events.
 #include "test_common.h"
 
+#include <atomic>
 #include <chrono>
+#include <thread>
+
+// What a host function saw: the copy before it had landed, and it ran before the copy after it.
+struct HostStep {
+  const int* seen;       // pinned memory the earlier copy filled
+  int* publish;          // pinned memory the later copy reads
+  int expected;          // what the earlier copy brought
+  std::atomic<int> calls{0};
+  std::atomic<int> saw_wrong{0};
+  std::atomic<int> status{-1};
+};
+
+static void host_step(void* data) {
+  auto* step = static_cast<HostStep*>(data);
+  // Slow on purpose: work after this function must still wait for it.
+  std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  for (int i = 0; i < 256; ++i) {
+    if (step->seen[i] != step->expected) step->saw_wrong.fetch_add(1);
+    step->publish[i] = step->expected * 10 + i;
+  }
+  step->calls.fetch_add(1);
+}
+
+static void stream_callback(hipStream_t, hipError_t status, void* data) {
+  auto* step = static_cast<HostStep*>(data);
+  step->status.store(status);
+  host_step(data);
+}
 
 __global__ void saxpy(float a, const float* x, float* y, int n) {
   int i = blockIdx.x * blockDim.x + threadIdx.x;
   if (i < n) y[i] = a * x[i] + y[i];
+}
+
+// Reads host memory (pinned, device-accessible) when it runs.
+__global__ void add_from_host(int* p, const int* host, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) p[i] += host[i];
 }
 
 __global__ void add_int(int* p, int v, int n) {
@@ -97,6 +133,49 @@ int main() {
   EXPECT_ERROR(hipEventRecord(ev, 0), hipErrorInvalidHandle);
   EXPECT_ERROR(hipEventSynchronize(ev), hipErrorInvalidHandle);
   EXPECT_ERROR(hipEventCreateWithFlags(&ev, hipEventInterprocess), hipErrorNotSupported);
+
+  // Host functions: kernel -> copy to host -> host function reads it and writes pinned memory ->
+  // kernel reading that memory; on a created stream and on the null stream.
+  for (hipStream_t on : {blocking, static_cast<hipStream_t>(nullptr)}) {
+    for (int use_callback = 0; use_callback < 2; ++use_callback) {
+      int* pinned_in = nullptr;
+      int* pinned_out = nullptr;
+      int* dev = nullptr;
+      HIP_CHECK(hipHostMalloc(&pinned_in, 256 * sizeof(int)));
+      HIP_CHECK(hipHostMalloc(&pinned_out, 256 * sizeof(int)));
+      HIP_CHECK(hipMalloc(&dev, 256 * sizeof(int)));
+      for (int i = 0; i < 256; ++i) pinned_out[i] = -1000;  // stale until the function runs
+      HIP_CHECK(hipMemsetAsync(dev, 0, 256 * sizeof(int), on));
+      hipLaunchKernelGGL(add_int, dim3(1), dim3(256), 0, on, dev, 7, 256);
+      HIP_CHECK(hipMemcpyAsync(pinned_in, dev, 256 * sizeof(int), hipMemcpyDeviceToHost, on));
+      HostStep step;
+      step.seen = pinned_in;
+      step.publish = pinned_out;
+      step.expected = 7;
+      if (use_callback) {
+        HIP_CHECK(hipStreamAddCallback(on, stream_callback, &step, 0));
+      } else {
+        HIP_CHECK(hipLaunchHostFunc(on, host_step, &step));
+      }
+      // The kernel reads what the host function wrote, when it runs: only after the function.
+      hipLaunchKernelGGL(add_from_host, dim3(1), dim3(256), 0, on, dev, pinned_out, 256);
+      HIP_CHECK(hipStreamSynchronize(on));
+      std::vector<int> want_host(256);
+      for (int i = 0; i < 256; ++i) want_host[i] = 7 + 70 + i;
+      bad += count_mismatches("host function order", from_device(dev, 256), want_host);
+      if (step.calls.load() != 1 || step.saw_wrong.load() != 0 ||
+          (use_callback && step.status.load() != hipSuccess)) {
+        std::printf("host function: %d calls, %d wrong values seen, status %d\n",
+                    step.calls.load(), step.saw_wrong.load(), step.status.load());
+        ++bad;
+      }
+      HIP_CHECK(hipFree(dev));
+      HIP_CHECK(hipHostFree(pinned_in));
+      HIP_CHECK(hipHostFree(pinned_out));
+    }
+  }
+  EXPECT_ERROR(hipLaunchHostFunc(blocking, nullptr, nullptr), hipErrorInvalidValue);
+  EXPECT_ERROR(hipStreamAddCallback(blocking, stream_callback, nullptr, 1), hipErrorInvalidValue);
 
   hipLaunchKernelGGL(add_int, dim3(16), dim3(256), 0, blocking, counter, 1, 4096);
   HIP_CHECK(hipStreamSynchronize(blocking));

@@ -1,7 +1,8 @@
 //! Streams: `hipStreamCreate*`, `hipStreamDestroy`, `hipStreamSynchronize`, `hipStreamQuery`,
-//! `hipStreamWaitEvent`, flags and priorities.
+//! `hipStreamWaitEvent`, flags and priorities, host functions (`hipLaunchHostFunc`,
+//! `hipStreamAddCallback`).
 
-use std::ffi::{c_int, c_uint};
+use std::ffi::{c_int, c_uint, c_void};
 
 use super::{guard, hipError_t, hipEvent_t, hipStream_t, write_out};
 use crate::device::runtime;
@@ -155,5 +156,78 @@ pub unsafe extern "C" fn hipDeviceGetStreamPriorityRange(
             }
         }
         Ok(())
+    })
+}
+
+/// `hipHostFn_t`: a host function run in stream order.
+#[allow(non_camel_case_types)]
+pub type hipHostFn_t = Option<unsafe extern "C" fn(user_data: *mut c_void)>;
+/// `hipStreamCallback_t`: a stream callback, told the stream and the status of its earlier work.
+#[allow(non_camel_case_types)]
+pub type hipStreamCallback_t =
+    Option<unsafe extern "C" fn(stream: hipStream_t, status: hipError_t, user_data: *mut c_void)>;
+
+/// The caller's pointer, carried to the thread that runs the host function (HIP's contract:
+/// the function may use it there).
+struct UserData(*mut c_void);
+// SAFETY: an opaque pointer handed back to the caller's own function, as HIP specifies.
+unsafe impl Send for UserData {}
+
+/// Runs `function(user_data)` on the host once the work enqueued before it on `stream` is done;
+/// later work on the stream waits for it to return. It must not call HIP.
+///
+/// # Safety
+/// `function` must be safe to call with `user_data` from another thread.
+#[no_mangle]
+pub unsafe extern "C" fn hipLaunchHostFunc(
+    stream: hipStream_t,
+    function: hipHostFn_t,
+    user_data: *mut c_void,
+) -> hipError_t {
+    guard("hipLaunchHostFunc", || {
+        let function =
+            function.ok_or_else(|| Failure::invalid_value("the host function is null"))?;
+        let data = UserData(user_data);
+        crate::host_function::enqueue(
+            stream as usize,
+            Box::new(move |_status| {
+                let data = data;
+                // SAFETY: per the caller.
+                unsafe { function(data.0) }
+            }),
+        )
+    })
+}
+
+/// Calls `callback(stream, status, user_data)` on the host in stream order, as
+/// [`hipLaunchHostFunc`] does; `status` is `hipSuccess` unless earlier work on the stream failed.
+/// `flags` must be 0.
+///
+/// # Safety
+/// `callback` must be safe to call with these arguments from another thread.
+#[no_mangle]
+pub unsafe extern "C" fn hipStreamAddCallback(
+    stream: hipStream_t,
+    callback: hipStreamCallback_t,
+    user_data: *mut c_void,
+    flags: c_uint,
+) -> hipError_t {
+    guard("hipStreamAddCallback", || {
+        if flags != 0 {
+            return Err(Failure::invalid_value(format!(
+                "hipStreamAddCallback flags must be 0, got {flags}"
+            )));
+        }
+        let callback = callback.ok_or_else(|| Failure::invalid_value("the callback is null"))?;
+        let data = UserData(user_data);
+        let handle = UserData(stream.cast());
+        crate::host_function::enqueue(
+            stream as usize,
+            Box::new(move |status| {
+                let (data, handle) = (data, handle);
+                // SAFETY: per the caller; `status` is a HIP error code.
+                unsafe { callback(handle.0.cast(), status, data.0) }
+            }),
+        )
     })
 }

@@ -31,10 +31,6 @@ unsupported! {
         => "registering existing host memory has no OpenCL equivalent";
     hipHostUnregister(ptr: *mut c_void)
         => "registering existing host memory has no OpenCL equivalent";
-    hipStreamAddCallback(stream: *mut c_void, callback: *mut c_void, user_data: *mut c_void, flags: u32)
-        => "stream callbacks are not implemented";
-    hipLaunchHostFunc(stream: *mut c_void, function: *mut c_void, user_data: *mut c_void)
-        => "host functions on streams are not implemented";
     hipLaunchCooperativeKernel(f: *const c_void, grid: crate::launch::Dim3, block: crate::launch::Dim3, args: *mut *mut c_void, shmem: u32, stream: *mut c_void)
         => "cooperative launches (grid-wide sync) have no OpenCL equivalent";
     hipDeviceEnablePeerAccess(peer: i32, flags: u32)

@@ -1,0 +1,98 @@
+//! Host functions on streams (`hipLaunchHostFunc`, `hipStreamAddCallback`). OpenCL has no such
+//! command, so three pieces stand for one: a marker reaches the function's place in the stream, an
+//! event callback runs the function when the marker completes (on a driver thread, as HIP allows),
+//! and a second marker waiting on a user event, completed when the function returns, holds back
+//! everything enqueued after it, as HIP requires.
+
+use std::ffi::c_void;
+use std::panic::{catch_unwind, AssertUnwindSafe};
+
+use cl3::types::{cl_event, cl_int};
+
+use crate::cl::OwnedEvent;
+use crate::device::runtime;
+use crate::error::{Failure, HipError, HipResult};
+use crate::stream::{cl_failure, resolve};
+
+/// The function and the user event that releases the stream once it has run. It receives
+/// `hipSuccess` (0), or `hipErrorLaunchFailure` when earlier work on the stream failed.
+struct Job {
+    function: Box<dyn FnOnce(i32) + Send>,
+    release: OwnedEvent,
+}
+
+/// Runs `function` on the host once everything enqueued before it on `stream` (a `hipStream_t`
+/// value) has completed; work enqueued after it waits for it to return.
+pub fn enqueue(stream: usize, function: Box<dyn FnOnce(i32) + Send>) -> HipResult<()> {
+    let rt = runtime()?;
+    let target = resolve(stream)?;
+    let release = cl3::event::create_user_event(rt.context.get())
+        .map_err(|e| cl_failure("clCreateUserEvent", e))
+        .and_then(|e| {
+            OwnedEvent::from_raw(e)
+                .ok_or_else(|| Failure::new(HipError::Unknown, "clCreateUserEvent gave no event"))
+        })?;
+    let mut reached = None;
+    target.enqueue(rt, &[], |queue, deps| {
+        // SAFETY: a valid queue; the wait lists hold live events.
+        let marker = unsafe {
+            cl3::command_queue::enqueue_marker_with_wait_list(
+                queue,
+                deps.len() as u32,
+                if deps.is_empty() {
+                    std::ptr::null()
+                } else {
+                    deps.as_ptr()
+                },
+            )
+        }
+        .map_err(|e| cl_failure("clEnqueueMarkerWithWaitList", e))?;
+        reached = OwnedEvent::from_raw(marker);
+        let gate = [release.get()];
+        // SAFETY: as above.
+        let held =
+            unsafe { cl3::command_queue::enqueue_marker_with_wait_list(queue, 1, gate.as_ptr()) }
+                .map_err(|e| cl_failure("clEnqueueMarkerWithWaitList", e))?;
+        OwnedEvent::from_raw(held)
+            .ok_or_else(|| Failure::new(HipError::Unknown, "the marker returned no event"))
+    })?;
+    let Some(reached) = reached else {
+        return Err(Failure::new(
+            HipError::Unknown,
+            "the marker returned no event",
+        ));
+    };
+    let job = Box::into_raw(Box::new(Job {
+        function,
+        release: release.clone(),
+    }));
+    if let Err(e) = cl3::event::set_event_callback(
+        reached.get(),
+        cl3::event::CL_COMPLETE,
+        run_job,
+        job.cast::<c_void>(),
+    ) {
+        // SAFETY: the callback was not registered, so the job is still ours.
+        drop(unsafe { Box::from_raw(job) });
+        // Release the stream: nothing will run, and nothing may wait forever.
+        let _ = cl3::event::set_user_event_status(release.get(), cl3::event::CL_COMPLETE);
+        return Err(cl_failure("clSetEventCallback", e));
+    }
+    let _ = target.queue.flush();
+    Ok(())
+}
+
+/// The event callback: runs the job's function, then releases the stream.
+extern "C" fn run_job(_event: cl_event, status: cl_int, data: *mut c_void) {
+    // SAFETY: `data` is the job `enqueue` leaked for this one callback.
+    let job = unsafe { Box::from_raw(data.cast::<Job>()) };
+    let hip_status = if status < 0 {
+        HipError::LaunchFailure as i32
+    } else {
+        0
+    };
+    let Job { function, release } = *job;
+    // A panic must not cross into the driver's thread.
+    let _ = catch_unwind(AssertUnwindSafe(|| function(hip_status)));
+    let _ = cl3::event::set_user_event_status(release.get(), cl3::event::CL_COMPLETE);
+}
