@@ -348,6 +348,15 @@ hipError_t hipMemAdvise(const void* ptr, size_t count, int advice, int device);
 // ---- device ----
 hipError_t hipInit(unsigned int flags);
 hipError_t hipDeviceSynchronize(void);
+// Device limits: the stack size (any value is accepted: OpenCL sizes private memory itself), the
+// printf buffer (up to the device's CL_DEVICE_PRINTF_BUFFER_SIZE), no device heap.
+typedef enum hipLimit_t {
+  hipLimitStackSize = 0x0,
+  hipLimitPrintfFifoSize = 0x01,
+  hipLimitMallocHeapSize = 0x02,
+} hipLimit_t;
+hipError_t hipDeviceGetLimit(size_t* pValue, hipLimit_t limit);
+hipError_t hipDeviceSetLimit(hipLimit_t limit, size_t value);
 hipError_t hipDeviceReset(void);
 hipError_t hipGetDeviceCount(int* count);
 hipError_t hipSetDevice(int deviceId);
@@ -447,8 +456,6 @@ hipError_t hipLaunchCooperativeKernel(const void* f, dim3 gridDim, dim3 blockDim
 hipError_t hipDeviceEnablePeerAccess(int peerDeviceId, unsigned int flags);
 hipError_t hipMemcpyPeer(void* dst, int dstDeviceId, const void* src, int srcDeviceId,
                          size_t sizeBytes);
-hipError_t hipDeviceGetLimit(size_t* pValue, int limit);
-hipError_t hipDeviceSetLimit(int limit, size_t value);
 
 // Launches a kernel by name (mangled, or as spelled in source: "scale<float>"), with its
 // arguments packed like a C struct of its parameters. Asynchronous.

@@ -37,6 +37,8 @@ pub struct DeviceInfo {
     pub max_parameter_size: usize,
     /// CL_DEVICE_MAX_MEM_ALLOC_SIZE.
     pub max_mem_alloc_size: u64,
+    /// CL_DEVICE_PRINTF_BUFFER_SIZE: what kernels' printf output can hold per launch.
+    pub printf_buffer_size: usize,
     pub address_bits: u32,
     pub host_unified_memory: bool,
     pub is_cpu: bool,
@@ -74,6 +76,7 @@ impl DeviceInfo {
             max_work_item_sizes: [dim(0), dim(1), dim(2)],
             max_parameter_size: device.max_parameter_size().unwrap_or(1024),
             max_mem_alloc_size: device.max_mem_alloc_size().unwrap_or(0),
+            printf_buffer_size: device.printf_buffer_size().unwrap_or(0),
             address_bits: device.address_bits().unwrap_or(0),
             host_unified_memory: device.host_unified_memory().unwrap_or(false),
             is_cpu: device

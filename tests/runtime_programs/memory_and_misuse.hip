@@ -98,9 +98,23 @@ int main() {
   EXPECT_ERROR(hipLaunchKernelGGL(scale_add, dim3(0), dim3(64), 0, 0, managed, 1L, 0L, n), hipErrorInvalidConfiguration);
   EXPECT_ERROR(hipLaunchKernelGGL(scale_add, dim3(1), dim3(64), props.sharedMemPerBlock + 1, 0, managed, 1L, 0L, n),
                hipErrorInvalidConfiguration);
-  // Not implemented yet: an error code, never an abort.
-  EXPECT_ERROR(hipDeviceSetLimit(0, 1024), hipErrorNotSupported);
-  EXPECT_ERROR(hipDeviceSetLimit(0, 1024), hipErrorNotSupported);
+  // Device limits: what OpenCL can honour succeeds, the rest is an error code.
+  size_t printf_size = 0, stack_size = 0, heap_size = 1;
+  HIP_CHECK(hipDeviceGetLimit(&printf_size, hipLimitPrintfFifoSize));
+  HIP_CHECK(hipDeviceGetLimit(&stack_size, hipLimitStackSize));
+  HIP_CHECK(hipDeviceGetLimit(&heap_size, hipLimitMallocHeapSize));
+  if (printf_size == 0 || stack_size == 0 || heap_size != 0) {
+    std::printf("limits: printf %zu, stack %zu, heap %zu\n", printf_size, stack_size, heap_size);
+    return 1;
+  }
+  HIP_CHECK(hipDeviceSetLimit(hipLimitStackSize, 16384));
+  HIP_CHECK(hipDeviceSetLimit(hipLimitPrintfFifoSize, printf_size));
+  EXPECT_ERROR(hipDeviceSetLimit(hipLimitPrintfFifoSize, printf_size + 1), hipErrorNotSupported);
+  EXPECT_ERROR(hipDeviceSetLimit(hipLimitMallocHeapSize, 1 << 20), hipErrorNotSupported);
+  EXPECT_ERROR(hipDeviceGetLimit(nullptr, hipLimitStackSize), hipErrorInvalidValue);
+  // Not implemented yet: an error code, never an abort, said once.
+  EXPECT_ERROR(hipHostRegister(host.data(), 4, 0), hipErrorNotSupported);
+  EXPECT_ERROR(hipHostRegister(host.data(), 4, 0), hipErrorNotSupported);
   // A null symbol is HIP's invalid-symbol error.
   EXPECT_ERROR(hipMemcpyToSymbol(nullptr, host.data(), 4, 0, hipMemcpyHostToDevice), hipErrorInvalidSymbol);
 

@@ -335,3 +335,57 @@ pub unsafe extern "C" fn hipRuntimeGetVersion(version: *mut c_int) -> hipError_t
 pub fn device_opened() -> bool {
     runtime_if_initialized().is_some()
 }
+
+/// `hipLimit_t`: the device limits HIP programs query and set.
+const LIMIT_STACK_SIZE: c_int = 0;
+const LIMIT_PRINTF_FIFO_SIZE: c_int = 1;
+const LIMIT_MALLOC_HEAP_SIZE: c_int = 2;
+/// The per-thread stack hipmlir reports: OpenCL sizes private memory itself, and inlined device
+/// code has no call stack to speak of.
+const REPORTED_STACK_SIZE: usize = 1024;
+
+/// Reads a device limit: the stack size (what OpenCL gives each work-item, reported as 1 KiB),
+/// the printf buffer (`CL_DEVICE_PRINTF_BUFFER_SIZE`), the device heap (0: no device malloc).
+///
+/// # Safety
+/// `value` must be null or valid for writing a `size_t`.
+#[no_mangle]
+pub unsafe extern "C" fn hipDeviceGetLimit(value: *mut usize, limit: c_int) -> hipError_t {
+    guard("hipDeviceGetLimit", || {
+        let rt = runtime()?;
+        let v = match limit {
+            LIMIT_STACK_SIZE => REPORTED_STACK_SIZE,
+            LIMIT_PRINTF_FIFO_SIZE => rt.info.printf_buffer_size,
+            LIMIT_MALLOC_HEAP_SIZE => 0,
+            other => return Err(Failure::invalid_value(format!("unknown limit {other}"))),
+        };
+        // SAFETY: per the caller.
+        unsafe { write_out(value, v, "the limit pointer") }
+    })
+}
+
+/// Sets a device limit where OpenCL can honour it: any stack size (the device compiler sizes
+/// private memory itself), a printf buffer up to the device's; a larger printf buffer or a device
+/// heap is `hipErrorNotSupported`, never silently ignored.
+#[no_mangle]
+pub extern "C" fn hipDeviceSetLimit(limit: c_int, value: usize) -> hipError_t {
+    guard("hipDeviceSetLimit", || {
+        let rt = runtime()?;
+        match limit {
+            LIMIT_STACK_SIZE => Ok(()),
+            LIMIT_PRINTF_FIFO_SIZE if value <= rt.info.printf_buffer_size => Ok(()),
+            LIMIT_PRINTF_FIFO_SIZE => Err(Failure::new(
+                HipError::NotSupported,
+                format!(
+                    "a printf buffer of {value} bytes: the OpenCL device's is fixed at {} bytes",
+                    rt.info.printf_buffer_size
+                ),
+            )),
+            LIMIT_MALLOC_HEAP_SIZE => Err(Failure::new(
+                HipError::NotSupported,
+                "a device heap: malloc in device code is not supported",
+            )),
+            other => Err(Failure::invalid_value(format!("unknown limit {other}"))),
+        }
+    })
+}

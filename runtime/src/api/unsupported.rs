@@ -41,10 +41,6 @@ unsupported! {
         => "inter-process memory has no OpenCL equivalent";
     hipIpcOpenMemHandle(ptr: *mut *mut c_void, handle: *mut c_void, flags: u32)
         => "inter-process memory has no OpenCL equivalent";
-    hipDeviceGetLimit(value: *mut usize, limit: i32)
-        => "device limits (stack size, printf FIFO, heap) are not configurable on OpenCL";
-    hipDeviceSetLimit(limit: i32, value: usize)
-        => "device limits (stack size, printf FIFO, heap) are not configurable on OpenCL";
     hipMemcpy3D(params: *const c_void)
         => "3-D copies are not implemented";
     hipMallocArray(array: *mut *mut c_void, desc: *const c_void, width: usize, height: usize, flags: u32)
