@@ -61,8 +61,12 @@ fn check(program: &Path, dir: &Path, index: usize, text: &str, what: &str) -> Op
     let source = dir.join(format!("case{index}.hip"));
     let spv = dir.join(format!("case{index}.spv"));
     std::fs::write(&source, text).unwrap();
+    // The damaged copy lives elsewhere: its quoted includes are found through -I.
+    let includes = program.parent().expect("a program's folder");
     let out = run_hipmlir(&[
         source.to_str().unwrap(),
+        "-I",
+        includes.to_str().unwrap(),
         "--emit-spirv",
         "-o",
         spv.to_str().unwrap(),
