@@ -67,16 +67,18 @@ fn encode_string(s: &str) -> Vec<u32> {
         .collect()
 }
 
-pub fn resolve_opencl_std_imports(bytes: &[u8]) -> Result<Vec<u8>, LowerError> {
+/// The instruction stream after the header: (first word, word count) of each instruction.
+type Instructions = Vec<(usize, usize)>;
+
+/// A binary's words and its instruction stream.
+fn parse_words(bytes: &[u8]) -> Result<(Vec<u32>, Instructions), LowerError> {
     if !bytes.len().is_multiple_of(4) || bytes.len() < 20 {
         return Err(err("not a SPIR-V binary"));
     }
-    let mut words: Vec<u32> = bytes
+    let words: Vec<u32> = bytes
         .chunks(4)
         .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
         .collect();
-
-    // The instruction stream: (first word, word count).
     let mut instructions = Vec::new();
     let mut pos = 5;
     while pos < words.len() {
@@ -87,6 +89,11 @@ pub fn resolve_opencl_std_imports(bytes: &[u8]) -> Result<Vec<u8>, LowerError> {
         instructions.push((pos, count));
         pos += count;
     }
+    Ok((words, instructions))
+}
+
+pub fn resolve_opencl_std_imports(bytes: &[u8]) -> Result<Vec<u8>, LowerError> {
+    let (mut words, instructions) = parse_words(bytes)?;
     let opcode = |i: &(usize, usize)| words[i.0] & 0xffff;
     let operands = |i: &(usize, usize)| &words[i.0 + 1..i.0 + i.1];
 
@@ -248,20 +255,7 @@ pub fn decorate_byval(
     if params.is_empty() {
         return Ok(bytes.to_vec());
     }
-    let words: Vec<u32> = bytes
-        .chunks(4)
-        .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
-        .collect();
-    let mut instructions = Vec::new();
-    let mut pos = 5;
-    while pos < words.len() {
-        let count = (words[pos] >> 16) as usize;
-        if count == 0 || pos + count > words.len() {
-            return Err(err(format!("bad instruction at word {pos}")));
-        }
-        instructions.push((pos, count));
-        pos += count;
-    }
+    let (words, instructions) = parse_words(bytes)?;
     let ops = |i: &(usize, usize)| &words[i.0 + 1..i.0 + i.1];
     let opcode = |i: &(usize, usize)| words[i.0] & 0xffff;
     let mut decorations = Vec::new();
@@ -359,20 +353,7 @@ pub fn write_initializers(
     if initializers.is_empty() {
         return Ok(bytes.to_vec());
     }
-    let words: Vec<u32> = bytes
-        .chunks(4)
-        .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
-        .collect();
-    let mut instructions = Vec::new();
-    let mut pos = 5;
-    while pos < words.len() {
-        let count = (words[pos] >> 16) as usize;
-        if count == 0 || pos + count > words.len() {
-            return Err(err(format!("bad instruction at word {pos}")));
-        }
-        instructions.push((pos, count));
-        pos += count;
-    }
+    let (words, instructions) = parse_words(bytes)?;
     let ops = |i: &(usize, usize)| &words[i.0 + 1..i.0 + i.1];
     let opcode = |i: &(usize, usize)| words[i.0] & 0xffff;
     let find = |op: u32, id: u32| {
