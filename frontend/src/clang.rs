@@ -418,7 +418,8 @@ impl Cursor {
             let out = (0..count as usize)
                 .map(|i| {
                     let token = *tokens.add(i);
-                    let (_, offset) = file_offset(clang_getTokenLocation(tu, token));
+                    let (_, offset) =
+                        location_offset(clang_getTokenLocation(tu, token), Place::Spelling);
                     (take_string(clang_getTokenSpelling(tu, token)), offset)
                 })
                 .collect();
@@ -432,53 +433,40 @@ impl Cursor {
     /// Byte offsets of the cursor's extent where it was expanded (for a macro invocation: the
     /// invocation in the file that uses it): (file, start, end).
     pub fn expansion_offsets(&self) -> (String, usize, usize) {
-        unsafe {
-            let range = clang_getCursorExtent(self.0);
-            let (file, start) = expansion_offset(clang_getRangeStart(range));
-            let (_, end) = expansion_offset(clang_getRangeEnd(range));
-            (file, start, end)
-        }
+        self.range_offsets(Place::Expansion)
     }
 
     /// Byte offsets of the cursor's extent in its file: (file, start, end).
     pub fn extent_offsets(&self) -> (String, usize, usize) {
+        self.range_offsets(Place::Spelling)
+    }
+
+    fn range_offsets(&self, place: Place) -> (String, usize, usize) {
+        // SAFETY: plain libclang queries on a live cursor.
         unsafe {
             let range = clang_getCursorExtent(self.0);
-            let (file, start) = file_offset(clang_getRangeStart(range));
-            let (_, end) = file_offset(clang_getRangeEnd(range));
+            let (file, start) = location_offset(clang_getRangeStart(range), place);
+            let (_, end) = location_offset(clang_getRangeEnd(range), place);
             (file, start, end)
         }
     }
 }
 
-unsafe fn expansion_offset(loc: CXSourceLocation) -> (String, usize) {
-    let mut file: CXFile = std::ptr::null_mut();
-    let mut offset: c_uint = 0;
-    clang_getExpansionLocation(
-        loc,
-        &mut file,
-        std::ptr::null_mut(),
-        std::ptr::null_mut(),
-        &mut offset,
-    );
-    let name = if file.is_null() {
-        String::new()
-    } else {
-        take_string(clang_getFileName(file))
-    };
-    (name, offset as usize)
+/// Which file position of a location: where it is spelled, or where its macro was expanded.
+#[derive(Clone, Copy)]
+enum Place {
+    Spelling,
+    Expansion,
 }
 
-unsafe fn file_offset(loc: CXSourceLocation) -> (String, usize) {
+unsafe fn location_offset(loc: CXSourceLocation, place: Place) -> (String, usize) {
     let mut file: CXFile = std::ptr::null_mut();
     let mut offset: c_uint = 0;
-    clang_getSpellingLocation(
-        loc,
-        &mut file,
-        std::ptr::null_mut(),
-        std::ptr::null_mut(),
-        &mut offset,
-    );
+    let (line, column) = (std::ptr::null_mut(), std::ptr::null_mut());
+    match place {
+        Place::Spelling => clang_getSpellingLocation(loc, &mut file, line, column, &mut offset),
+        Place::Expansion => clang_getExpansionLocation(loc, &mut file, line, column, &mut offset),
+    }
     let name = if file.is_null() {
         String::new()
     } else {
