@@ -214,11 +214,7 @@ impl MemoryBackend {
                         &mut status,
                     )
                 };
-                if p.is_null() || status != 0 {
-                    Err(format!("clDeviceMemAllocINTEL: {}", error_name(status)))
-                } else {
-                    Ok(p)
-                }
+                usm_allocation(p, status, "clDeviceMemAllocINTEL")
             }
             MemoryBackend::Svm => {
                 // clSVMAlloc caps the alignment at the largest OpenCL type (128 bytes for long16),
@@ -282,11 +278,7 @@ impl MemoryBackend {
                 &mut status,
             )
         };
-        Some(if p.is_null() || status != 0 {
-            Err(format!("clSharedMemAllocINTEL: {}", error_name(status)))
-        } else {
-            Ok(p)
-        })
+        Some(usm_allocation(p, status, "clSharedMemAllocINTEL"))
     }
 
     /// Allocates `size` (> 0) bytes of host memory the device can access (`hipHostMalloc`): USM
@@ -311,11 +303,7 @@ impl MemoryBackend {
                 &mut status,
             )
         };
-        Some(if p.is_null() || status != 0 {
-            Err(format!("clHostMemAllocINTEL: {}", error_name(status)))
-        } else {
-            Ok(p)
-        })
+        Some(usm_allocation(p, status, "clHostMemAllocINTEL"))
     }
 
     /// Enqueues a copy of `size` bytes (either side host or device memory) after `wait`, without
@@ -490,5 +478,14 @@ impl MemoryBackend {
     /// Whether [`MemoryBackend::allow_indirect_access`] must be called at every launch.
     pub fn needs_pointer_list_per_launch(&self) -> bool {
         matches!(self, MemoryBackend::Svm)
+    }
+}
+
+/// A USM allocation's result: the pointer, or the call's error.
+fn usm_allocation(p: *mut c_void, status: cl_int, call: &str) -> Result<*mut c_void, String> {
+    if p.is_null() || status != 0 {
+        Err(format!("{call}: {}", error_name(status)))
+    } else {
+        Ok(p)
     }
 }
