@@ -12,7 +12,7 @@ use cl3::types::{cl_event, cl_int};
 use crate::cl::OwnedEvent;
 use crate::device::runtime;
 use crate::error::{Failure, HipError, HipResult};
-use crate::stream::{cl_failure, resolve};
+use crate::stream::{cl_failure, marker, resolve};
 
 /// The function and the user event that releases the stream once it has run. It receives
 /// `hipSuccess` (0), or `hipErrorLaunchFailure` when earlier work on the stream failed.
@@ -34,27 +34,8 @@ pub fn enqueue(stream: usize, function: Box<dyn FnOnce(i32) + Send>) -> HipResul
         })?;
     let mut reached = None;
     target.enqueue(rt, &[], |queue, deps| {
-        // SAFETY: a valid queue; the wait lists hold live events.
-        let marker = unsafe {
-            cl3::command_queue::enqueue_marker_with_wait_list(
-                queue,
-                deps.len() as u32,
-                if deps.is_empty() {
-                    std::ptr::null()
-                } else {
-                    deps.as_ptr()
-                },
-            )
-        }
-        .map_err(|e| cl_failure("clEnqueueMarkerWithWaitList", e))?;
-        reached = OwnedEvent::from_raw(marker);
-        let gate = [release.get()];
-        // SAFETY: as above.
-        let held =
-            unsafe { cl3::command_queue::enqueue_marker_with_wait_list(queue, 1, gate.as_ptr()) }
-                .map_err(|e| cl_failure("clEnqueueMarkerWithWaitList", e))?;
-        OwnedEvent::from_raw(held)
-            .ok_or_else(|| Failure::new(HipError::Unknown, "the marker returned no event"))
+        reached = Some(marker(queue, deps)?);
+        marker(queue, &[release.get()])
     })?;
     let Some(reached) = reached else {
         return Err(Failure::new(

@@ -92,16 +92,8 @@ impl Stream {
     pub fn tail(&self) -> Option<OwnedEvent> {
         let mut tail = self.tail_lock();
         if tail.stale {
-            // SAFETY: a valid queue, no wait list.
-            let marker = unsafe {
-                cl3::command_queue::enqueue_marker_with_wait_list(
-                    self.queue.get(),
-                    0,
-                    std::ptr::null(),
-                )
-            };
             // Should the marker fail, the older event is the best answer there is.
-            if let Some(event) = marker.ok().and_then(OwnedEvent::from_raw) {
+            if let Ok(event) = marker(self.queue.get(), &[]) {
                 tail.event = Some(event);
                 tail.stale = false;
                 let _ = self.queue.flush();
@@ -332,21 +324,24 @@ pub fn enqueue_marker(
     stream: &Stream,
     waits: &[OwnedEvent],
 ) -> HipResult<OwnedEvent> {
-    stream.enqueue(rt, waits, |queue, deps| {
-        // SAFETY: a valid queue; the wait list holds live events.
-        let event = unsafe {
-            cl3::command_queue::enqueue_marker_with_wait_list(
-                queue,
-                deps.len() as u32,
-                if deps.is_empty() {
-                    std::ptr::null()
-                } else {
-                    deps.as_ptr()
-                },
-            )
-        }
-        .map_err(|e| cl_failure("clEnqueueMarkerWithWaitList", e))?;
-        OwnedEvent::from_raw(event)
-            .ok_or_else(|| Failure::new(HipError::Unknown, "the marker returned no event"))
-    })
+    stream.enqueue(rt, waits, marker)
+}
+
+/// Enqueues a marker on `queue` that completes when everything before it and `waits` have.
+pub fn marker(queue: cl_command_queue, waits: &[cl_event]) -> HipResult<OwnedEvent> {
+    // SAFETY: a valid queue; the wait list holds live events.
+    let event = unsafe {
+        cl3::command_queue::enqueue_marker_with_wait_list(
+            queue,
+            waits.len() as u32,
+            if waits.is_empty() {
+                std::ptr::null()
+            } else {
+                waits.as_ptr()
+            },
+        )
+    }
+    .map_err(|e| cl_failure("clEnqueueMarkerWithWaitList", e))?;
+    OwnedEvent::from_raw(event)
+        .ok_or_else(|| Failure::new(HipError::Unknown, "the marker returned no event"))
 }
