@@ -1,7 +1,8 @@
 // HIP's device intrinsics that are plain C++ over the math library (hipmlir_math.h), compiled
 // like user code rather than lowered as builtins: bit reinterpretation, conversions with a
 // rounding mode, the `_rn` arithmetic (round to nearest even is the default), high halves of
-// products, 24-bit products, __sad, __ldg.
+// products, 24-bit products, __sad, __ldg. (`__fsqrt_rn`, `__frsqrt_rn` and `__frcp_rn` are
+// builtins, declared in hipmlir_math.h.)
 #ifndef HIPMLIR_INTRINSICS_H
 #define HIPMLIR_INTRINSICS_H
 
@@ -45,8 +46,6 @@ __device__ inline float __fsub_rn(float a, float b) { return a - b; }
 __device__ inline float __fmul_rn(float a, float b) { return a * b; }
 __device__ inline float __fdiv_rn(float a, float b) { return a / b; }
 __device__ inline float __fmaf_rn(float a, float b, float c) { return fmaf(a, b, c); }
-__device__ inline float __frcp_rn(float a) { return 1.0f / a; }
-__device__ inline float __fsqrt_rn(float a) { return sqrtf(a); }
 __device__ inline double __dadd_rn(double a, double b) { return a + b; }
 __device__ inline double __dsub_rn(double a, double b) { return a - b; }
 __device__ inline double __dmul_rn(double a, double b) { return a * b; }
