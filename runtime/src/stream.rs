@@ -285,8 +285,21 @@ pub fn synchronize_all(rt: &Runtime) -> HipResult<()> {
 }
 
 /// `hipStreamSynchronize`: the null stream also waits for blocking streams (it is synchronous
-/// with them).
+/// with them), and a blocking stream also waits for the null stream's work enqueued so far, as
+/// HIP does: a kernel on the null stream is finished when `hipStreamSynchronize(s)` returns for
+/// any blocking `s`, even one with no work of its own. Non-blocking streams wait only for
+/// themselves.
 pub fn synchronize(stream: &Stream) -> HipResult<()> {
+    if stream.is_blocking() {
+        // Read before waiting: null-stream work enqueued later by other threads is not ours.
+        let null_tail = runtime()?.null_stream.tail();
+        stream.synchronize()?;
+        if let Some(tail) = null_tail {
+            tail.wait()
+                .map_err(|e| cl_failure("a command on the null stream failed", e))?;
+        }
+        return Ok(());
+    }
     stream.synchronize()?;
     if stream.is_null {
         for s in blocking_streams() {
@@ -296,7 +309,8 @@ pub fn synchronize(stream: &Stream) -> HipResult<()> {
     Ok(())
 }
 
-/// `hipStreamQuery`.
+/// `hipStreamQuery`: by the same rules as [`synchronize`], a blocking stream is not idle while
+/// the null stream has pending work.
 pub fn query(stream: &Stream) -> HipResult<bool> {
     if !stream.is_idle()? {
         return Ok(false);
@@ -307,6 +321,8 @@ pub fn query(stream: &Stream) -> HipResult<bool> {
                 return Ok(false);
             }
         }
+    } else if stream.is_blocking() && !runtime()?.null_stream.is_idle()? {
+        return Ok(false);
     }
     Ok(true)
 }

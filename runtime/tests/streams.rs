@@ -294,6 +294,68 @@ fn null_stream_orders_with_blocking_streams_and_wait_event_orders_streams() {
 }
 
 #[test]
+fn blocking_stream_sync_waits_for_null_stream_work_on_managed_memory() {
+    // chipStar's TestDefaultStreamImplicitSync: a kernel on the null stream, then
+    // hipStreamSynchronize on a blocking stream with no work of its own; managed memory read by
+    // the host right after must hold the kernel's result.
+    let k = k();
+    let n = 1 << 14;
+    let rounds = 40_000;
+    let mut m: *mut c_void = null_mut();
+    ok(unsafe { hipMallocManaged(&mut m, n * 4, 1) });
+    let host = unsafe { std::slice::from_raw_parts_mut(m as *mut u32, n) };
+    for (i, v) in host.iter_mut().enumerate() {
+        *v = i as u32;
+    }
+    let blocking = new_stream(0);
+    let non_blocking = new_stream(NON_BLOCKING);
+    let args = ArgBlock::new(&k.spin)
+        .set(0, m)
+        .set(1, n as i32)
+        .set(2, rounds);
+    for _ in 0..2 {
+        ok(launch_on(
+            "spin",
+            (n / 64) as u32,
+            64,
+            null_mut(),
+            &args.bytes,
+        ));
+    }
+    // While the null stream is busy a blocking stream is not idle; a non-blocking one is.
+    let blocking_query = hipStreamQuery(blocking);
+    let non_blocking_query = hipStreamQuery(non_blocking);
+    ok(hipStreamSynchronize(blocking));
+    let _ = hipGetLastError();
+    assert_eq!(name_of(blocking_query), "hipErrorNotReady");
+    assert_eq!(name_of(non_blocking_query), "hipSuccess");
+    for (i, &v) in host.iter().enumerate() {
+        assert_eq!(
+            v,
+            spin_reference(spin_reference(i as u32, rounds), rounds),
+            "element {i}"
+        );
+    }
+    ok(hipStreamQuery(blocking));
+    // The other way: a kernel on a blocking stream is finished when the null stream syncs.
+    ok(launch_on(
+        "spin",
+        (n / 64) as u32,
+        64,
+        blocking,
+        &args.bytes,
+    ));
+    ok(hipStreamSynchronize(null_mut()));
+    for (i, &v) in host.iter().enumerate() {
+        let expected = (0..3).fold(i as u32, |x, _| spin_reference(x, rounds));
+        assert_eq!(v, expected, "element {i}");
+    }
+    ok(hipStreamDestroy(blocking));
+    ok(hipStreamDestroy(non_blocking));
+    ok(unsafe { hipFree(m) });
+}
+
+#[test]
 fn eight_threads_each_on_its_own_stream() {
     let k = k();
     let threads: Vec<_> = (0..8)
