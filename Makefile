@@ -3,7 +3,7 @@
 CARGO ?= cargo
 HIPMLIR := target/release/hipmlir
 
-.PHONY: all setup build run test lint bench clean
+.PHONY: all setup build run test corpus lint bench clean
 
 all: build
 
@@ -21,6 +21,11 @@ run: build
 test: build
 	$(CARGO) test --release --workspace
 	$(MAKE) --no-print-directory lint
+
+# Real public programs (../shared/corpus): each built and run, the outcome checked against
+# tests/corpus-expected.tsv. IDS="a b" runs only those.
+corpus: build
+	scripts/corpus.sh $(IDS)
 
 # Benchmarks side by side with peers (never part of `make test`): writes BENCHMARKS.md and prints a
 # summary. QUICK=1 runs the short version.

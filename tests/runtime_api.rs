@@ -83,10 +83,26 @@ fn environment_selects_devices_and_logs() {
     use_temporary_cache();
     let dir = scratch();
     let exe = build(&program("threads.hip"), dir.path(), None);
-    // By name substring and by index: the one device.
+    // The device's name as the runtime itself reports it (it differs between machines: the Intel
+    // CPU runtime names the host CPU), then selection by a substring of it and by index.
+    let out = Command::new(&exe)
+        .env("HIPMLIR_LOG", "debug")
+        .output()
+        .unwrap();
+    let log = stderr(&out);
+    let reported = log
+        .split("hipmlir: device '")
+        .nth(1)
+        .and_then(|rest| rest.split('\'').next())
+        .unwrap_or_else(|| panic!("no device line in the debug log: {log}"));
+    let word = reported
+        .split_whitespace()
+        .max_by_key(|w| w.len())
+        .expect("the device has a name")
+        .to_lowercase();
     for (var, value) in [
         ("HIPMLIR_DEVICE", "0"),
-        ("HIPMLIR_DEVICE", "intel"),
+        ("HIPMLIR_DEVICE", word.as_str()),
         ("HIPMLIR_PLATFORM", "0"),
     ] {
         let out = Command::new(&exe).env(var, value).output().unwrap();

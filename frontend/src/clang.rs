@@ -116,7 +116,14 @@ fn cstring(s: &str) -> CString {
     CString::new(s.replace('\0', "")).expect("NULs removed")
 }
 
+// Statement parts read from clang's nodes (cxx/statement_parts.cpp).
+extern "C" {
+    fn hipmlir_for_parts(stmt: *const c_void, parts: *mut [*const c_void; 5]);
+    fn hipmlir_if_parts(stmt: *const c_void, parts: *mut [*const c_void; 5]);
+}
+
 /// Converts and frees a CXString.
+
 fn take_string(s: CXString) -> String {
     // SAFETY: `s` came from libclang and is disposed exactly once.
     unsafe {
@@ -405,6 +412,46 @@ impl Cursor {
 
     pub fn is_expression(&self) -> bool {
         unsafe { clang_isExpression(self.kind()) != 0 }
+    }
+
+    /// The parts of a `for` statement (init, condition variable, condition, increment, body) or
+    /// of an `if` statement (init, condition variable, condition, then, else), each the child
+    /// that holds it or `None` where the statement has none. libclang lists only the parts
+    /// present; clang's node says which they are (cxx/statement_parts.cpp). `None` for other
+    /// statements, or if the node's parts are not exactly the children libclang shows.
+    pub fn statement_parts(&self) -> Option<[Option<Cursor>; 5]> {
+        let read = match self.kind() {
+            CXCursor_ForStmt => hipmlir_for_parts,
+            CXCursor_IfStmt => hipmlir_if_parts,
+            _ => return None,
+        };
+        let mut nodes = [std::ptr::null::<c_void>(); 5];
+        // SAFETY: a statement cursor holds its `clang::Stmt *` in data[1], of the kind checked.
+        unsafe { read(self.0.data[1], &mut nodes) };
+        let children = self.children();
+        // A statement child holds its node in data[1], a declaration (the condition variable) in
+        // data[0].
+        let node_of = |c: &Cursor| {
+            if c.kind() == CXCursor_VarDecl {
+                c.0.data[0]
+            } else {
+                c.0.data[1]
+            }
+        };
+        let mut used = vec![false; children.len()];
+        let mut parts = [None; 5];
+        for (part, node) in parts.iter_mut().zip(nodes) {
+            if node.is_null() {
+                continue;
+            }
+            let at = children
+                .iter()
+                .enumerate()
+                .position(|(i, c)| !used[i] && node_of(c) == node)?;
+            used[at] = true;
+            *part = Some(children[at]);
+        }
+        used.iter().all(|u| *u).then_some(parts)
     }
 
     /// The tokens of the cursor's extent with their byte offsets in the file.

@@ -403,27 +403,29 @@ impl<'c> FunctionCodegen<'c, '_> {
     }
 
     fn emit_if_stmt(&mut self, s: &Cursor) -> Result<()> {
-        let children = s.children();
-        let (cond, then, otherwise) = match children.as_slice() {
-            [c, t] => (c, t, None),
-            [c, t, e] => (c, t, Some(e)),
-            _ => {
-                return Err(FrontendError::unsupported(
-                    s.location(),
-                    "if statement with an initializer or condition variable",
-                ))
-            }
-        };
+        let IfParts {
+            before,
+            cond,
+            then,
+            otherwise,
+        } = if_parts(s)?;
         let loc = self.loc(s);
-        let c = self.condition(cond)?;
-        let carried = self.assigned_in(&children[1..]);
+        for part in &before {
+            match part.kind() {
+                CXCursor_VarDecl => self.emit_local_decl(part)?,
+                _ => self.emit_stmt(part)?,
+            }
+        }
+        let c = self.condition(&cond)?;
+        let branches: Vec<Cursor> = std::iter::once(then).chain(otherwise).collect();
+        let carried = self.assigned_in(&branches);
         self.emit_if(
             c,
             &carried,
             &[],
-            |this| this.emit_stmt(then).map(|()| vec![]),
+            |this| this.emit_stmt(&then).map(|()| vec![]),
             |this| match otherwise {
-                Some(e) => this.emit_stmt(e).map(|()| vec![]),
+                Some(e) => this.emit_stmt(&e).map(|()| vec![]),
                 None => Ok(vec![]),
             },
             loc,
@@ -432,42 +434,11 @@ impl<'c> FunctionCodegen<'c, '_> {
     }
 
     fn emit_for(&mut self, s: &Cursor) -> Result<()> {
-        let children = s.children();
-        let Some((body, header)) = children.split_last() else {
-            return Err(FrontendError::unsupported(
-                s.location(),
-                "empty for statement",
-            ));
-        };
-        // libclang leaves out missing parts: place each by the header's two semicolons.
-        let semicolons: Vec<usize> = header_semicolons(s);
-        let [semi1, semi2] = semicolons[..] else {
-            return Err(FrontendError::unsupported(
-                s.location(),
-                "for statement whose header is written through macros",
-            ));
-        };
-        let (mut init, mut cond, mut inc) = (None, None, None);
-        for part in header {
-            let (_, start, _) = part.extent_offsets();
-            if start < semi1 {
-                init = Some(*part);
-            } else if start < semi2 {
-                if part.kind() == CXCursor_VarDecl || cond.is_some() {
-                    return Err(FrontendError::unsupported(
-                        part.location(),
-                        "for loop with a condition variable",
-                    ));
-                }
-                cond = Some(*part);
-            } else {
-                inc = Some(*part);
-            }
-        }
+        let (ForHeader { init, cond, inc }, body) = for_header(s)?;
         if let Some(init) = init {
             self.emit_stmt(&init)?;
         }
-        self.emit_loop(s, cond.as_ref(), inc.as_ref(), body)
+        self.emit_loop(s, cond.as_ref(), inc.as_ref(), &body)
     }
 
     /// `for (T x : array) body` over a C array, as C++ defines it: a hidden pointer `__begin`
@@ -875,24 +846,47 @@ fn count_returns(c: &Cursor) -> usize {
         + c.children().iter().map(count_returns).sum::<usize>()
 }
 
-/// Byte offsets of the two `;` that separate a for statement's header parts.
-fn header_semicolons(s: &Cursor) -> Vec<usize> {
-    let mut depth = 0i32;
-    let mut out = Vec::new();
-    for (tok, offset) in s.tokens_with_offsets() {
-        match tok.as_str() {
-            "(" | "[" | "{" => depth += 1,
-            ")" | "]" | "}" => {
-                depth -= 1;
-                if depth == 0 {
-                    break;
-                }
-            }
-            ";" if depth == 1 => out.push(offset),
-            _ => {}
-        }
+/// The parts of an `if` statement.
+struct IfParts {
+    /// `if (init; ...)` and `if (T x = ...)`: run before the condition, in order.
+    before: Vec<Cursor>,
+    cond: Cursor,
+    then: Cursor,
+    otherwise: Option<Cursor>,
+}
+
+fn if_parts(s: &Cursor) -> Result<IfParts> {
+    let unreadable = || FrontendError::unsupported(s.location(), "if statement of this form");
+    let [init, var, cond, then, otherwise] = s.statement_parts().ok_or_else(unreadable)?;
+    Ok(IfParts {
+        before: init.into_iter().chain(var).collect(),
+        cond: cond.ok_or_else(unreadable)?,
+        then: then.ok_or_else(unreadable)?,
+        otherwise,
+    })
+}
+
+/// The parts of a `for` header.
+struct ForHeader {
+    init: Option<Cursor>,
+    cond: Option<Cursor>,
+    inc: Option<Cursor>,
+}
+
+fn for_header(s: &Cursor) -> Result<(ForHeader, Cursor)> {
+    let Some([init, var, cond, inc, Some(body)]) = s.statement_parts() else {
+        return Err(FrontendError::unsupported(
+            s.location(),
+            "for statement of this form",
+        ));
+    };
+    if let Some(var) = var {
+        return Err(FrontendError::unsupported(
+            var.location(),
+            "for loop with a condition variable",
+        ));
     }
-    out
+    Ok((ForHeader { init, cond, inc }, body))
 }
 
 /// Initializers of local arrays are written element by element up to this many elements.

@@ -1,0 +1,37 @@
+// The parts of `for` and `if` statements, read from clang's own AST nodes.
+//
+// libclang's C API lists a statement's children without saying which optional parts are absent
+// (`for (;; i++)` and `for (; i < n;)` both have one header child), and the source text cannot
+// tell them apart when the statement comes from a macro. Clang's AST knows; these functions use
+// only its inline accessors, so nothing beyond libclang itself is linked. A libclang cursor for a
+// statement holds the `clang::Stmt *` in `data[1]`.
+#include <clang/AST/Stmt.h>
+
+extern "C" {
+
+// The condition variable's declaration (libclang shows it as a VarDecl cursor), or null.
+static const void *condition_variable(const clang::DeclStmt *d) {
+  return d && d->isSingleDecl() ? d->getSingleDecl() : nullptr;
+}
+
+// Writes init, condition variable, condition, increment and body (null when absent).
+void hipmlir_for_parts(const void *stmt, const void *parts[5]) {
+  const auto *s = static_cast<const clang::ForStmt *>(static_cast<const clang::Stmt *>(stmt));
+  parts[0] = s->getInit();
+  parts[1] = condition_variable(s->getConditionVariableDeclStmt());
+  parts[2] = s->getCond();
+  parts[3] = s->getInc();
+  parts[4] = s->getBody();
+}
+
+// Writes init, condition variable, condition, then and else (null when absent).
+void hipmlir_if_parts(const void *stmt, const void *parts[5]) {
+  const auto *s = static_cast<const clang::IfStmt *>(static_cast<const clang::Stmt *>(stmt));
+  parts[0] = s->getInit();
+  parts[1] = condition_variable(s->getConditionVariableDeclStmt());
+  parts[2] = s->getCond();
+  parts[3] = s->getThen();
+  parts[4] = s->getElse();
+}
+
+}  // extern "C"
