@@ -12,7 +12,23 @@
 #include "hip_runtime_api.h"
 #include "hipmlir_vector_types.h"
 #include "hipmlir_device.h"
+// Device declarations of C library functions come before the C headers that redeclare them.
 #include "hipmlir_math.h"
+#include "hipmlir_libc.h"
+
+// What hipcc makes visible before any user code: clang's HIP wrapper header includes <cmath>,
+// <cstdlib>, <stdlib.h>, <algorithm>, <complex> and <new>; ROCm's headers add <string.h> and
+// <assert.h>. (glibc's <stdlib.h> also brings the `uint`, `ushort` and `ulong` typedefs.)
+#include <assert.h>
+#include <string.h>
+#include <stdlib.h>
+#include <cmath>
+#include <cstdlib>
+#include <algorithm>
+#include <complex>
+#include <new>
+
+#include "hipmlir_math_ext.h"
 #include "hipmlir_intrinsics.h"
 #include "hipmlir_launch.h"
 

@@ -34,6 +34,15 @@
 #define HIPMLIR_DEFAULT(value)
 #endif
 
+// The driver-API style result codes some programs compare with (HIP_SUCCESS == hipSuccess).
+enum {
+  HIP_SUCCESS = 0,
+  HIP_ERROR_INVALID_VALUE,
+  HIP_ERROR_NOT_INITIALIZED,
+  HIP_ERROR_LAUNCH_OUT_OF_RESOURCES
+};
+
+// Every HIP error code, with HIP's numbers and its deprecated second spellings.
 typedef enum hipError_t {
   hipSuccess = 0,
   hipErrorInvalidValue = 1,
@@ -41,34 +50,80 @@ typedef enum hipError_t {
   hipErrorMemoryAllocation = 2,
   hipErrorNotInitialized = 3,
   hipErrorInitializationError = 3,
+  hipErrorDeinitialized = 4,
+  hipErrorProfilerDisabled = 5,
+  hipErrorProfilerNotInitialized = 6,
+  hipErrorProfilerAlreadyStarted = 7,
+  hipErrorProfilerAlreadyStopped = 8,
   hipErrorInvalidConfiguration = 9,
   hipErrorInvalidPitchValue = 12,
   hipErrorInvalidSymbol = 13,
   hipErrorInvalidDevicePointer = 17,
   hipErrorInvalidMemcpyDirection = 21,
   hipErrorInsufficientDriver = 35,
+  hipErrorMissingConfiguration = 52,
+  hipErrorPriorLaunchFailure = 53,
   hipErrorInvalidDeviceFunction = 98,
   hipErrorNoDevice = 100,
   hipErrorInvalidDevice = 101,
   hipErrorInvalidImage = 200,
   hipErrorInvalidContext = 201,
+  hipErrorContextAlreadyCurrent = 202,
+  hipErrorMapFailed = 205,
+  hipErrorMapBufferObjectFailed = 205,
+  hipErrorUnmapFailed = 206,
+  hipErrorArrayIsMapped = 207,
+  hipErrorAlreadyMapped = 208,
   hipErrorNoBinaryForGpu = 209,
+  hipErrorAlreadyAcquired = 210,
+  hipErrorNotMapped = 211,
+  hipErrorNotMappedAsArray = 212,
+  hipErrorNotMappedAsPointer = 213,
+  hipErrorECCNotCorrectable = 214,
+  hipErrorUnsupportedLimit = 215,
+  hipErrorContextAlreadyInUse = 216,
+  hipErrorPeerAccessUnsupported = 217,
   hipErrorInvalidKernelFile = 218,
+  hipErrorInvalidGraphicsContext = 219,
   hipErrorInvalidSource = 300,
   hipErrorFileNotFound = 301,
+  hipErrorSharedObjectSymbolNotFound = 302,
   hipErrorSharedObjectInitFailed = 303,
+  hipErrorOperatingSystem = 304,
   hipErrorInvalidHandle = 400,
   hipErrorInvalidResourceHandle = 400,
+  hipErrorIllegalState = 401,
   hipErrorNotFound = 500,
   hipErrorNotReady = 600,
   hipErrorIllegalAddress = 700,
   hipErrorLaunchOutOfResources = 701,
+  hipErrorLaunchTimeOut = 702,
+  hipErrorPeerAccessAlreadyEnabled = 704,
+  hipErrorPeerAccessNotEnabled = 705,
+  hipErrorSetOnActiveProcess = 708,
+  hipErrorContextIsDestroyed = 709,
   hipErrorAssert = 710,
+  hipErrorHostMemoryAlreadyRegistered = 712,
+  hipErrorHostMemoryNotRegistered = 713,
   hipErrorLaunchFailure = 719,
+  hipErrorCooperativeLaunchTooLarge = 720,
   hipErrorNotSupported = 801,
+  hipErrorStreamCaptureUnsupported = 900,
+  hipErrorStreamCaptureInvalidated = 901,
+  hipErrorStreamCaptureMerge = 902,
+  hipErrorStreamCaptureUnmatched = 903,
+  hipErrorStreamCaptureUnjoined = 904,
+  hipErrorStreamCaptureIsolation = 905,
+  hipErrorStreamCaptureImplicit = 906,
+  hipErrorCapturedEvent = 907,
+  hipErrorStreamCaptureWrongThread = 908,
+  hipErrorGraphExecUpdateFailure = 910,
+  hipErrorInvalidChannelDescriptor = 911,
+  hipErrorInvalidTexture = 912,
   hipErrorUnknown = 999,
   hipErrorRuntimeMemory = 1052,
-  hipErrorRuntimeOther = 1053
+  hipErrorRuntimeOther = 1053,
+  hipErrorTbd
 } hipError_t;
 
 typedef enum hipMemcpyKind {
@@ -120,6 +175,22 @@ typedef struct ihipModuleSymbol_t* hipFunction_t;
 
 #define hipMemAttachGlobal 0x01
 #define hipMemAttachHost 0x02
+#define hipMemAttachSingle 0x04
+
+// Device ids with a special meaning: the host (hipMemPrefetchAsync, hipMemAdvise), none.
+#define hipCpuDeviceId ((int)-1)
+#define hipInvalidDeviceId ((int)-2)
+
+typedef enum hipMemoryAdvise {
+  hipMemAdviseSetReadMostly = 1,
+  hipMemAdviseUnsetReadMostly = 2,
+  hipMemAdviseSetPreferredLocation = 3,
+  hipMemAdviseUnsetPreferredLocation = 4,
+  hipMemAdviseSetAccessedBy = 5,
+  hipMemAdviseUnsetAccessedBy = 6,
+  hipMemAdviseSetCoarseGrain = 100,
+  hipMemAdviseUnsetCoarseGrain = 101
+} hipMemoryAdvise;
 
 #define hipDeviceScheduleAuto 0x0
 #define hipDeviceScheduleSpin 0x1
@@ -265,7 +336,30 @@ typedef enum hipDeviceAttribute_t {
   hipDeviceAttributeMemoryPoolsSupported,
   hipDeviceAttributeVirtualMemoryManagementSupported,
   hipDeviceAttributeHostRegisterSupported,
-  hipDeviceAttributeCudaCompatibleEnd = 9999
+  hipDeviceAttributeMemoryPoolSupportedHandleTypes,
+  hipDeviceAttributeHostNumaId,
+  hipDeviceAttributeCudaCompatibleEnd = 9999,
+  hipDeviceAttributeAmdSpecificBegin = 10000,
+  hipDeviceAttributeClockInstructionRate = hipDeviceAttributeAmdSpecificBegin,
+  hipDeviceAttributeUnused3,
+  hipDeviceAttributeMaxSharedMemoryPerMultiprocessor,
+  hipDeviceAttributeUnused4,
+  hipDeviceAttributeUnused5,
+  hipDeviceAttributeHdpMemFlushCntl,
+  hipDeviceAttributeHdpRegFlushCntl,
+  hipDeviceAttributeCooperativeMultiDeviceUnmatchedFunc,
+  hipDeviceAttributeCooperativeMultiDeviceUnmatchedGridDim,
+  hipDeviceAttributeCooperativeMultiDeviceUnmatchedBlockDim,
+  hipDeviceAttributeCooperativeMultiDeviceUnmatchedSharedMem,
+  hipDeviceAttributeIsLargeBar,
+  hipDeviceAttributeAsicRevision,
+  hipDeviceAttributeCanUseStreamWaitValue,
+  hipDeviceAttributeImageSupport,
+  hipDeviceAttributePhysicalMultiProcessorCount,
+  hipDeviceAttributeFineGrainSupport,
+  hipDeviceAttributeWallClockRate,
+  hipDeviceAttributeAmdSpecificEnd = 19999,
+  hipDeviceAttributeVendorSpecificBegin = 20000
 } hipDeviceAttribute_t;
 
 typedef struct hipDeviceProp_t {
@@ -314,7 +408,8 @@ extern "C" {
 
 // ---- memory ----
 hipError_t hipMalloc(void** ptr, size_t size);
-hipError_t hipMallocManaged(void** ptr, size_t size, unsigned int flags);
+hipError_t hipMallocManaged(void** ptr, size_t size,
+                            unsigned int flags HIPMLIR_DEFAULT(hipMemAttachGlobal));
 hipError_t hipMallocPitch(void** ptr, size_t* pitch, size_t width, size_t height);
 hipError_t hipHostMalloc(void** ptr, size_t size, unsigned int flags);
 hipError_t hipMallocHost(void** ptr, size_t size);
@@ -324,26 +419,32 @@ hipError_t hipHostFree(void* ptr);
 hipError_t hipFreeHost(void* ptr);
 hipError_t hipMemcpy(void* dst, const void* src, size_t sizeBytes, hipMemcpyKind kind);
 hipError_t hipMemcpyAsync(void* dst, const void* src, size_t sizeBytes, hipMemcpyKind kind,
-                          hipStream_t stream);
+                          hipStream_t stream HIPMLIR_DEFAULT(0));
 hipError_t hipMemcpyHtoD(void* dst, const void* src, size_t sizeBytes);
 hipError_t hipMemcpyDtoH(void* dst, const void* src, size_t sizeBytes);
 hipError_t hipMemcpyDtoD(void* dst, const void* src, size_t sizeBytes);
 hipError_t hipMemcpy2D(void* dst, size_t dpitch, const void* src, size_t spitch, size_t width,
                        size_t height, hipMemcpyKind kind);
 hipError_t hipMemcpy2DAsync(void* dst, size_t dpitch, const void* src, size_t spitch,
-                            size_t width, size_t height, hipMemcpyKind kind, hipStream_t stream);
+                            size_t width, size_t height, hipMemcpyKind kind,
+                            hipStream_t stream HIPMLIR_DEFAULT(0));
 hipError_t hipMemset(void* dst, int value, size_t sizeBytes);
-hipError_t hipMemsetAsync(void* dst, int value, size_t sizeBytes, hipStream_t stream);
+hipError_t hipMemsetAsync(void* dst, int value, size_t sizeBytes,
+                          hipStream_t stream HIPMLIR_DEFAULT(0));
 hipError_t hipMemsetD8(void* dst, unsigned char value, size_t count);
 hipError_t hipMemsetD16(void* dst, unsigned short value, size_t count);
 hipError_t hipMemsetD32(void* dst, int value, size_t count);
-hipError_t hipMemsetD8Async(void* dst, unsigned char value, size_t count, hipStream_t stream);
-hipError_t hipMemsetD16Async(void* dst, unsigned short value, size_t count, hipStream_t stream);
-hipError_t hipMemsetD32Async(void* dst, int value, size_t count, hipStream_t stream);
+hipError_t hipMemsetD8Async(void* dst, unsigned char value, size_t count,
+                             hipStream_t stream HIPMLIR_DEFAULT(0));
+hipError_t hipMemsetD16Async(void* dst, unsigned short value, size_t count,
+                             hipStream_t stream HIPMLIR_DEFAULT(0));
+hipError_t hipMemsetD32Async(void* dst, int value, size_t count,
+                             hipStream_t stream HIPMLIR_DEFAULT(0));
 hipError_t hipMemGetInfo(size_t* free, size_t* total);
 hipError_t hipPointerGetAttributes(hipPointerAttribute_t* attributes, const void* ptr);
-hipError_t hipMemPrefetchAsync(const void* ptr, size_t count, int device, hipStream_t stream);
-hipError_t hipMemAdvise(const void* ptr, size_t count, int advice, int device);
+hipError_t hipMemPrefetchAsync(const void* ptr, size_t count, int device,
+                              hipStream_t stream HIPMLIR_DEFAULT(0));
+hipError_t hipMemAdvise(const void* ptr, size_t count, hipMemoryAdvise advice, int device);
 
 // ---- device ----
 hipError_t hipInit(unsigned int flags);
@@ -386,7 +487,8 @@ hipError_t hipStreamCreateWithPriority(hipStream_t* stream, unsigned int flags, 
 hipError_t hipStreamDestroy(hipStream_t stream);
 hipError_t hipStreamSynchronize(hipStream_t stream);
 hipError_t hipStreamQuery(hipStream_t stream);
-hipError_t hipStreamWaitEvent(hipStream_t stream, hipEvent_t event, unsigned int flags);
+hipError_t hipStreamWaitEvent(hipStream_t stream, hipEvent_t event,
+                              unsigned int flags HIPMLIR_DEFAULT(0));
 // Host work in stream order: runs once earlier work on the stream is done, on a runtime thread;
 // later work waits for it to return. It must not call HIP.
 typedef void (*hipHostFn_t)(void* userData);
@@ -400,7 +502,7 @@ hipError_t hipStreamGetPriority(hipStream_t stream, int* priority);
 // ---- events ----
 hipError_t hipEventCreate(hipEvent_t* event);
 hipError_t hipEventCreateWithFlags(hipEvent_t* event, unsigned int flags);
-hipError_t hipEventRecord(hipEvent_t event, hipStream_t stream);
+hipError_t hipEventRecord(hipEvent_t event, hipStream_t stream HIPMLIR_DEFAULT(0));
 hipError_t hipEventSynchronize(hipEvent_t event);
 hipError_t hipEventQuery(hipEvent_t event);
 hipError_t hipEventElapsedTime(float* ms, hipEvent_t start, hipEvent_t stop);
@@ -423,7 +525,8 @@ hipError_t hipModuleGetGlobal(void** dptr, size_t* bytes, hipModule_t module, co
 // ---- kernels ----
 // `function` is a kernel's host stub (or a hipFunction_t); `args` one pointer per argument.
 hipError_t hipLaunchKernel(const void* function, dim3 grid, dim3 block, void** args,
-                           size_t sharedMemBytes, hipStream_t stream);
+                           size_t sharedMemBytes HIPMLIR_DEFAULT(0),
+                           hipStream_t stream HIPMLIR_DEFAULT(0));
 hipError_t hipFuncGetAttributes(hipFuncAttributes* attr, const void* function);
 hipError_t hipOccupancyMaxPotentialBlockSize(int* gridSize, int* blockSize, const void* function,
                                              size_t dynSharedMemPerBlk, int blockSizeLimit);
@@ -496,9 +599,6 @@ static inline hipError_t hipMallocHost(T** ptr, size_t size) {
 template <class T>
 static inline hipError_t hipMallocPitch(T** ptr, size_t* pitch, size_t width, size_t height) {
   return hipMallocPitch(reinterpret_cast<void**>(ptr), pitch, width, height);
-}
-static inline hipError_t hipStreamWaitEvent(hipStream_t stream, hipEvent_t event) {
-  return hipStreamWaitEvent(stream, event, 0);
 }
 // (F* rather than void (*)(Params...): in HIP device mode a kernel's type carries a calling
 // convention no C++ spelling matches.)

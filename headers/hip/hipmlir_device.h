@@ -30,6 +30,7 @@
 #define __noinline__
 #endif
 #define __launch_bounds__(...)
+#define __align__(n) __attribute__((aligned(n)))
 #ifndef __restrict__
 #define __restrict__ __restrict
 #endif

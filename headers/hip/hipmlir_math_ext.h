@@ -1,0 +1,3 @@
+#ifndef HIPMLIR_MATH_EXT_H
+#define HIPMLIR_MATH_EXT_H
+#endif
