@@ -24,11 +24,11 @@
 
 // The host compile packs arguments; hipmlir's device-mode parse only type-checks launches, and
 // skips these headers (they cost more than everything else it reads).
+#include <type_traits>
 #if !defined(__HIP_DEVICE_COMPILE__)
 #include <cstddef>
 #include <cstring>
 #include <tuple>
-#include <type_traits>
 #include <utility>
 #endif
 
@@ -40,11 +40,31 @@
 
 namespace hipmlir {
 namespace detail {
+// An argument's type as a by-value parameter receives it: decayed, without top-level qualifiers
+// (g++'s std::decay keeps __restrict).
+template <class T>
+struct unrestrict {
+  typedef T type;
+};
+template <class T>
+struct unrestrict<T* __restrict> {
+  typedef T* type;
+};
+template <class T>
+using by_value_t = typename unrestrict<typename std::decay<T>::type>::type;
+
 #if defined(__HIP_DEVICE_COMPILE__)
 // HIP device-mode parse (hipmlir's frontend through libclang): there a kernel's type carries the
 // device_kernel calling convention, which no C++ spelling of `void (*)(Params...)` matches, and no
 // host code is generated. Accept any kernel expression so host functions still type-check.
-template <class Kernel, class... Args>
+// A kernel template named without template arguments (hipLaunchKernelGGL(k, ..., a, b)) is
+// instantiated, as in HIP, for the argument types as they are (decayed): the default for Kernel is
+// a kernel pointer taking those types. (clang parses the calling convention in that spelling,
+// although it warns that it ignores it.)
+#pragma clang diagnostic push
+#pragma clang diagnostic ignored "-Wignored-attributes"
+template <class... Args, class Kernel = __attribute__((device_kernel)) void (*)(
+                             by_value_t<Args>...)>
 inline hipError_t launch_ggl(const char* spelled_name, Kernel kernel, dim3 grid, dim3 block,
                              size_t shared_mem_bytes, hipStream_t stream, Args&&... args) {
   static_assert(__is_function(__remove_pointer(Kernel)),
@@ -53,6 +73,7 @@ inline hipError_t launch_ggl(const char* spelled_name, Kernel kernel, dim3 grid,
   (void)sizeof...(args);
   return hipSuccess;
 }
+#pragma clang diagnostic pop
 
 // Kernel template instances that only host templates launch: the driver finds them in the host
 // object and hipmlir's frontend appends one call of this per instance to the parsed file.
@@ -119,9 +140,9 @@ struct ArgPacker {
 };
 
 template <class... Params, class... Args>
-inline hipError_t launch_ggl(const char* spelled_name, void (*kernel)(Params...), dim3 grid,
-                             dim3 block, std::size_t shared_mem_bytes, hipStream_t stream,
-                             Args&&... args) {
+inline hipError_t launch_typed(const char* spelled_name, void (*kernel)(Params...), dim3 grid,
+                               dim3 block, std::size_t shared_mem_bytes, hipStream_t stream,
+                               Args&&... args) {
   static_assert(sizeof...(Args) == sizeof...(Params),
                 "hipLaunchKernelGGL: the number of kernel arguments differs from the number of "
                 "the kernel's parameters");
@@ -135,6 +156,16 @@ inline hipError_t launch_ggl(const char* spelled_name, void (*kernel)(Params...)
   } else {
     return hipErrorInvalidValue;
   }
+}
+
+// As HIP's hipLaunchKernelGGL: the kernel's type is deduced from the kernel expression, or, for a
+// kernel template named without template arguments, is a kernel taking the (decayed) argument
+// types, which instantiates the template for them.
+template <class... Args, class Kernel = void (*)(by_value_t<Args>...)>
+inline hipError_t launch_ggl(const char* spelled_name, Kernel kernel, dim3 grid, dim3 block,
+                             std::size_t shared_mem_bytes, hipStream_t stream, Args&&... args) {
+  return launch_typed(spelled_name, kernel, grid, block, shared_mem_bytes, stream,
+                      std::forward<Args>(args)...);
 }
 
 // A `<<<>>>` launch written inside a macro: hipmlir rewrites only the macro's `<<<` and `>>>`
