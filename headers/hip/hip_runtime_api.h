@@ -242,6 +242,31 @@ typedef enum hipFuncCache_t {
   hipFuncCachePreferEqual
 } hipFuncCache_t;
 
+// hipFuncSetAttribute: both are kept and reported by hipFuncGetAttributes.
+typedef enum hipFuncAttribute {
+  hipFuncAttributeMaxDynamicSharedMemorySize = 8,
+  hipFuncAttributePreferredSharedMemoryCarveout = 9,
+  hipFuncAttributeMax
+} hipFuncAttribute;
+
+#define hipOccupancyDefault 0x00
+#define hipOccupancyDisableCachingOverride 0x01
+
+// hipMemRangeGetAttribute: what hipMemAdvise and hipMemPrefetchAsync recorded for a range.
+typedef enum hipMemRangeAttribute {
+  hipMemRangeAttributeReadMostly = 1,
+  hipMemRangeAttributePreferredLocation = 2,
+  hipMemRangeAttributeAccessedBy = 3,
+  hipMemRangeAttributeLastPrefetchLocation = 4,
+  hipMemRangeAttributeCoherencyMode = 100
+} hipMemRangeAttribute;
+
+typedef enum hipMemRangeCoherencyMode {
+  hipMemRangeCoherencyModeFineGrain = 0,
+  hipMemRangeCoherencyModeCoarseGrain = 1,
+  hipMemRangeCoherencyModeIndeterminate = 2
+} hipMemRangeCoherencyMode;
+
 // HIP 6 numbering. Textures and surfaces read 0 (none on OpenCL); see runtime/src/api/device.rs.
 typedef enum hipDeviceAttribute_t {
   hipDeviceAttributeCudaCompatibleBegin = 0,
@@ -445,6 +470,11 @@ hipError_t hipPointerGetAttributes(hipPointerAttribute_t* attributes, const void
 hipError_t hipMemPrefetchAsync(const void* ptr, size_t count, int device,
                               hipStream_t stream HIPMLIR_DEFAULT(0));
 hipError_t hipMemAdvise(const void* ptr, size_t count, hipMemoryAdvise advice, int device);
+hipError_t hipMemRangeGetAttribute(void* data, size_t dataSize, hipMemRangeAttribute attribute,
+                                   const void* ptr, size_t count);
+hipError_t hipMemRangeGetAttributes(void** data, size_t* dataSizes,
+                                    hipMemRangeAttribute* attributes, size_t numAttributes,
+                                    const void* ptr, size_t count);
 
 // ---- device ----
 hipError_t hipInit(unsigned int flags);
@@ -530,6 +560,15 @@ hipError_t hipLaunchKernel(const void* function, dim3 grid, dim3 block, void** a
 hipError_t hipFuncGetAttributes(hipFuncAttributes* attr, const void* function);
 hipError_t hipOccupancyMaxPotentialBlockSize(int* gridSize, int* blockSize, const void* function,
                                              size_t dynSharedMemPerBlk, int blockSizeLimit);
+hipError_t hipOccupancyMaxActiveBlocksPerMultiprocessor(int* numBlocks, const void* function,
+                                                        int blockSize, size_t dynSharedMemPerBlk);
+hipError_t hipOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(int* numBlocks,
+                                                                 const void* function,
+                                                                 int blockSize,
+                                                                 size_t dynSharedMemPerBlk,
+                                                                 unsigned int flags);
+hipError_t hipFuncSetAttribute(const void* function, hipFuncAttribute attr, int value);
+hipError_t hipFuncSetCacheConfig(const void* function, hipFuncCache_t config);
 
 // ---- device variables (__device__ / __constant__) ----
 // `symbol` is the variable's host-side address: HIP_SYMBOL(x), or pass `x` itself to the C++
@@ -614,6 +653,27 @@ static inline hipError_t hipOccupancyMaxPotentialBlockSize(int* gridSize, int* b
   return hipOccupancyMaxPotentialBlockSize(gridSize, blockSize,
                                            reinterpret_cast<const void*>(kernel),
                                            dynSharedMemPerBlk, blockSizeLimit);
+}
+template <class F>
+static inline hipError_t hipOccupancyMaxActiveBlocksPerMultiprocessor(int* numBlocks, F* kernel,
+                                                                      int blockSize,
+                                                                      size_t dynSharedMemPerBlk) {
+  return hipOccupancyMaxActiveBlocksPerMultiprocessor(
+      numBlocks, reinterpret_cast<const void*>(kernel), blockSize, dynSharedMemPerBlk);
+}
+template <class F>
+static inline hipError_t hipOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(
+    int* numBlocks, F* kernel, int blockSize, size_t dynSharedMemPerBlk, unsigned int flags) {
+  return hipOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(
+      numBlocks, reinterpret_cast<const void*>(kernel), blockSize, dynSharedMemPerBlk, flags);
+}
+template <class F>
+static inline hipError_t hipFuncSetAttribute(F* kernel, hipFuncAttribute attr, int value) {
+  return hipFuncSetAttribute(reinterpret_cast<const void*>(kernel), attr, value);
+}
+template <class F>
+static inline hipError_t hipFuncSetCacheConfig(F* kernel, hipFuncCache_t config) {
+  return hipFuncSetCacheConfig(reinterpret_cast<const void*>(kernel), config);
 }
 // Device variables passed by name: hipMemcpyToSymbol(coeffs, ...) means HIP_SYMBOL(coeffs).
 // (A `const void*` argument, HIP_SYMBOL's result, picks the C function: non-templates win ties.)

@@ -119,6 +119,10 @@ pub fn unpack_args<'a>(
         .collect()
 }
 
+/// The most blocks in each grid dimension (`hipDeviceProp_t.maxGridSize`): OpenCL bounds only
+/// the global size, so HIP's x limit is used for every dimension.
+pub const MAX_GRID_DIM: i32 = i32::MAX;
+
 /// Checks a launch shape against the device and returns (global, local) work sizes.
 pub fn ndrange(
     grid: Dim3,
@@ -155,6 +159,19 @@ pub fn ndrange(
                     ["x", "y", "z"][d],
                     b[d],
                     info.max_work_item_sizes[d]
+                ),
+            ));
+        }
+    }
+    for d in 0..3 {
+        // hipDeviceProp_t.maxGridSize: a bigger grid is refused, not run for hours.
+        if u64::from(g[d]) > MAX_GRID_DIM as u64 {
+            return Err(Failure::new(
+                HipError::InvalidConfiguration,
+                format!(
+                    "grid dimension {} is {}; the device allows {MAX_GRID_DIM} (maxGridSize)",
+                    ["x", "y", "z"][d],
+                    g[d]
                 ),
             ));
         }
@@ -567,13 +584,13 @@ mod tests {
         assert_eq!(g, [1024, 2, 1]);
         assert_eq!(l, [256, 1, 1]);
         let (g, _) = ndrange(
-            Dim3::new(u32::MAX, 1, 1),
+            Dim3::new(MAX_GRID_DIM as u32, 1, 1),
             Dim3::new(1024, 1, 1),
             0,
             &device(),
         )
         .unwrap();
-        assert_eq!(g[0], u32::MAX as usize * 1024);
+        assert_eq!(g[0], MAX_GRID_DIM as usize * 1024);
     }
 
     #[test]
@@ -586,6 +603,14 @@ mod tests {
             (Dim3::new(1, 1, 1), Dim3::new(32, 32, 2), 0),
             (Dim3::new(1, 1, 1), Dim3::new(1, 1, 128), 0),
             (Dim3::new(1, 1, 1), Dim3::new(1, 1, 1), 65537),
+            // Beyond maxGridSize in each dimension (once accepted: 2^32 blocks ran for hours).
+            (Dim3::new(u32::MAX, 1, 1), Dim3::new(1, 1, 1), 0),
+            (
+                Dim3::new(1, MAX_GRID_DIM as u32 + 1, 1),
+                Dim3::new(1, 1, 1),
+                0,
+            ),
+            (Dim3::new(1, 1, u32::MAX), Dim3::new(1, 1, 1), 0),
         ] {
             let e = ndrange(grid, block, shmem, &d).unwrap_err();
             assert_eq!(e.code, HipError::InvalidConfiguration, "{grid:?} {block:?}");

@@ -7,7 +7,7 @@
 //! Module map: `error` (codes, last error), `log` (HIPMLIR_LOG), `device` (device/context
 //! selection), `stream` (in-order queues, null-stream semantics), `event` (markers, timing),
 //! `handles` (opaque handle tables), `backend` (USM or SVM memory), `memory` (allocation table,
-//! copies, fills), `registry` (images and kernels by name), `symbols` (device variables: host
+//! copies, fills), `managed` (managed-memory hints and prefetches), `registry` (images and kernels by name), `symbols` (device variables: host
 //! shadows, addresses, copies), `kpack` (archives of split binaries), `module_path`
 //! (SPIR-V files found by kernel name, for plain builds), `spirv` (kernel signatures
 //! from SPIR-V), `jit` (program builds), `cache` (on-disk program cache, `sha256`), `launch`
@@ -26,6 +26,7 @@ mod jit;
 pub mod kpack;
 mod launch;
 pub mod log;
+mod managed;
 mod memory;
 mod module_path;
 mod props;

@@ -336,6 +336,9 @@ fn free_kind(p: *mut c_void, host: bool) -> HipResult<()> {
 }
 
 fn release(rt: &Runtime, p: *mut c_void, size: usize, kind: AllocKind) -> HipResult<()> {
+    if kind == AllocKind::Managed {
+        crate::managed::forget(p as usize, size);
+    }
     match kind {
         AllocKind::HostPlain => {
             // SAFETY: allocated by `host_malloc` with this layout (it was in the table).

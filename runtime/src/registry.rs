@@ -36,6 +36,20 @@ pub struct Module {
     /// Device addresses of this module's variables found so far (index into
     /// `metadata.globals` → address); also serializes finding them (see `symbols`).
     pub variables: Mutex<HashMap<usize, usize>>,
+    /// Per-kernel settings from `hipFuncSetAttribute`/`hipFuncSetCacheConfig` (kernel index →).
+    pub func_settings: Mutex<HashMap<usize, FuncSettings>>,
+}
+
+/// What a program set on one kernel. OpenCL has no cache or carveout controls: they are kept to
+/// be reported back by `hipFuncGetAttributes`.
+#[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
+pub struct FuncSettings {
+    /// `hipFuncAttributeMaxDynamicSharedMemorySize`, once set.
+    pub max_dynamic_shared: Option<i32>,
+    /// `hipFuncAttributePreferredSharedMemoryCarveout` (-1: no preference).
+    pub carveout: Option<i32>,
+    /// `hipFuncCache_t`.
+    pub cache_config: i32,
 }
 
 impl Drop for Module {
@@ -56,6 +70,7 @@ impl Module {
             image,
             state: Mutex::new(ModuleState::default()),
             variables: Mutex::new(HashMap::new()),
+            func_settings: Mutex::new(HashMap::new()),
         }
     }
 
@@ -120,6 +135,24 @@ impl KernelRef {
 
     pub fn info(&self) -> &KernelInfo {
         &self.module.image.metadata.kernels[self.index]
+    }
+
+    pub fn settings(&self) -> FuncSettings {
+        let map = self
+            .module
+            .func_settings
+            .lock()
+            .unwrap_or_else(|p| p.into_inner());
+        map.get(&self.index).copied().unwrap_or_default()
+    }
+
+    pub fn update_settings(&self, change: impl FnOnce(&mut FuncSettings)) {
+        let mut map = self
+            .module
+            .func_settings
+            .lock()
+            .unwrap_or_else(|p| p.into_inner());
+        change(map.entry(self.index).or_default());
     }
 }
 

@@ -200,8 +200,9 @@ pub unsafe extern "C" fn hipDeviceComputeCapability(
     })
 }
 
-/// Writes one device attribute (`hipDeviceAttribute_t`, HIP 6 numbering); see
-/// `device_attribute` for the values. Unknown attributes are `hipErrorInvalidValue`.
+/// Writes one device attribute (`hipDeviceAttribute_t`, HIP 6 numbering, the AMD-specific ones
+/// included); see `device_attribute` for the values. Unknown attributes are
+/// `hipErrorInvalidValue`; the HDP register addresses `hipErrorNotSupported`.
 ///
 /// # Safety
 /// `value` must be null or valid for writing an `int`.
@@ -218,6 +219,15 @@ pub unsafe extern "C" fn hipDeviceGetAttribute(
         check_ordinal(device)?;
         let rt = runtime()?;
         let props = HipDeviceProp::from_device(&rt.info);
+        // HdpMemFlushCntl/HdpRegFlushCntl are an AMD GPU register's address, written as a
+        // pointer over `value`: there is no such register, and writing 8 bytes into an int
+        // would overrun callers that pass one.
+        if matches!(attribute, 10005 | 10006) {
+            return Err(Failure::new(
+                HipError::NotSupported,
+                format!("attribute {attribute} is an AMD GPU's HDP register address: none exists on OpenCL"),
+            ));
+        }
         let v = device_attribute(&props, &rt.info, attribute).ok_or_else(|| {
             Failure::invalid_value(format!(
                 "{attribute} is not a hipDeviceAttribute_t hipmlir knows"
@@ -271,7 +281,7 @@ pub fn device_attribute(
         19 => p.l2CacheSize,              // L2CacheSize
         23 => p.major,                    // ComputeCapabilityMajor
         24 => p.managedMemory,            // ManagedMemory
-        25 => 1,                          // MaxBlocksPerMultiProcessor
+        25 => clamp(crate::api::launch::max_blocks_per_cu(info)), // MaxBlocksPerMultiProcessor
         26 => p.maxThreadsDim[0],
         27 => p.maxThreadsDim[1],
         28 => p.maxThreadsDim[2],
@@ -302,7 +312,21 @@ pub fn device_attribute(
         84 => clamp(p.totalGlobalMem),
         85 => p.unifiedAddressing,
         87 => p.warpSize,
-        90 => 0, // HostRegisterSupported
+        90 => 0,  // HostRegisterSupported
+        91 => 0,  // MemoryPoolSupportedHandleTypes: no memory pools
+        92 => -1, // HostNumaId: OpenCL does not say
+        // AMD-specific (hipDeviceAttributeAmdSpecificBegin = 10000).
+        10000 => p.clockRate,       // ClockInstructionRate (kHz)
+        10001 | 10003 | 10004 => 0, // Unused3..5
+        10002 => clamp(p.maxSharedMemoryPerMultiProcessor), // MaxSharedMemoryPerMultiprocessor
+        10007..=10010 => 0,         // CooperativeMultiDeviceUnmatched*: no cooperative launches
+        10011 => i32::from(info.is_cpu || info.host_unified_memory), // IsLargeBar: host reaches it
+        10012 => 0,                 // AsicRevision
+        10013 => 0,                 // CanUseStreamWaitValue
+        10014 => 0,                 // ImageSupport: no textures
+        10015 => p.multiProcessorCount, // PhysicalMultiProcessorCount
+        10016 => p.managedMemory,   // FineGrainSupport: USM is coherent
+        10017 => 0,                 // WallClockRate: no wall clock
         _ => return None,
     })
 }

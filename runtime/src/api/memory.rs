@@ -6,6 +6,7 @@ use std::ffi::{c_int, c_uint, c_void};
 use super::{guard, hipError_t, hipStream_t, write_out};
 use crate::device::runtime;
 use crate::error::{Failure, HipResult};
+use crate::managed;
 use crate::memory::{self, Copy2d, PointerAttributes};
 
 unsafe fn alloc_into(
@@ -442,10 +443,14 @@ pub unsafe extern "C" fn hipPointerGetAttributes(
     })
 }
 
-/// A hint: managed memory needs no migration on OpenCL USM shared memory. Checks the range.
+/// Prefetches managed memory to the device (0) or the host (`hipCpuDeviceId`) in stream order.
+/// USM shared memory is coherent for both, and on a CPU device both are the same memory, so no
+/// data moves (Intel's CPU runtime refuses `clEnqueueMigrateMemINTEL` on shared allocations); a
+/// marker on `stream` keeps HIP's ordering (work and synchronizes after it wait for it), and the
+/// destination is reported by `hipMemRangeGetAttribute`.
 ///
 /// # Safety
-/// Always safe to call.
+/// Always safe to call: the range is checked against the allocation table.
 #[no_mangle]
 pub unsafe extern "C" fn hipMemPrefetchAsync(
     ptr: *const c_void,
@@ -454,15 +459,21 @@ pub unsafe extern "C" fn hipMemPrefetchAsync(
     stream: hipStream_t,
 ) -> hipError_t {
     guard("hipMemPrefetchAsync", || {
-        crate::stream::resolve(stream as usize)?;
-        check_managed(ptr, count, device)
+        let target = crate::stream::resolve(stream as usize)?;
+        managed::note_prefetch(ptr as usize, count, device)?;
+        let rt = runtime()?;
+        crate::stream::enqueue_marker(rt, &target, &[])?;
+        let _ = target.queue.flush();
+        Ok(())
     })
 }
 
-/// A hint (read-mostly, preferred location, ...): accepted and ignored. Checks the range.
+/// Records a hint (`hipMemoryAdvise`) for a managed range; `hipMemRangeGetAttribute` reads it
+/// back. Unknown advice is `hipErrorInvalidValue`, a device other than 0 or `hipCpuDeviceId`
+/// `hipErrorInvalidDevice`.
 ///
 /// # Safety
-/// Always safe to call.
+/// Always safe to call: the range is checked against the allocation table.
 #[no_mangle]
 pub unsafe extern "C" fn hipMemAdvise(
     ptr: *const c_void,
@@ -470,27 +481,85 @@ pub unsafe extern "C" fn hipMemAdvise(
     advice: c_int,
     device: c_int,
 ) -> hipError_t {
-    let _ = advice;
-    guard("hipMemAdvise", || check_managed(ptr, count, device))
+    guard("hipMemAdvise", || {
+        managed::advise(ptr as usize, count, advice, device)
+    })
 }
 
-fn check_managed(ptr: *const c_void, count: usize, device: c_int) -> HipResult<()> {
-    if device != 0 && device != -1 {
-        return Err(Failure::new(
-            crate::error::HipError::InvalidDevice,
-            format!("device {device} does not exist"),
-        ));
-    }
-    match memory::find_allocation(ptr as usize) {
-        Some((base, size, memory::AllocKind::Managed))
-            if (ptr as usize - base)
-                .checked_add(count)
-                .is_some_and(|end| end <= size) =>
-        {
-            Ok(())
+/// Writes one attribute (`hipMemRangeAttribute`) of a managed range into `data` (`data_size`
+/// bytes: 4, or for `hipMemRangeAttributeAccessedBy` a multiple of 4).
+///
+/// # Safety
+/// `data` must be null or valid for writing `data_size` bytes.
+#[no_mangle]
+pub unsafe extern "C" fn hipMemRangeGetAttribute(
+    data: *mut c_void,
+    data_size: usize,
+    attribute: c_int,
+    ptr: *const c_void,
+    count: usize,
+) -> hipError_t {
+    guard("hipMemRangeGetAttribute", || unsafe {
+        range_attribute_into(data, data_size, attribute, ptr, count)
+    })
+}
+
+/// [`hipMemRangeGetAttribute`] for several attributes at once.
+///
+/// # Safety
+/// The three arrays must be null or hold `num_attributes` entries; each `data[i]` must be null or
+/// valid for writing `data_sizes[i]` bytes.
+#[no_mangle]
+pub unsafe extern "C" fn hipMemRangeGetAttributes(
+    data: *mut *mut c_void,
+    data_sizes: *mut usize,
+    attributes: *mut c_int,
+    num_attributes: usize,
+    ptr: *const c_void,
+    count: usize,
+) -> hipError_t {
+    guard("hipMemRangeGetAttributes", || {
+        if data.is_null() || data_sizes.is_null() || attributes.is_null() || num_attributes == 0 {
+            return Err(Failure::invalid_value(
+                "the data, sizes and attributes arrays must be non-null and non-empty",
+            ));
         }
-        _ => Err(Failure::invalid_value(format!(
-            "{ptr:p}+{count} is not a range of hipMallocManaged memory"
-        ))),
+        for i in 0..num_attributes {
+            // SAFETY: per the caller, each array holds `num_attributes` entries.
+            unsafe {
+                range_attribute_into(
+                    *data.add(i),
+                    *data_sizes.add(i),
+                    *attributes.add(i),
+                    ptr,
+                    count,
+                )?;
+            }
+        }
+        Ok(())
+    })
+}
+
+/// # Safety
+/// `data` must be null or valid for writing `data_size` bytes.
+unsafe fn range_attribute_into(
+    data: *mut c_void,
+    data_size: usize,
+    attribute: c_int,
+    ptr: *const c_void,
+    count: usize,
+) -> HipResult<()> {
+    if data.is_null() {
+        return Err(Failure::invalid_value("the data pointer is null"));
     }
+    let values = managed::range_attribute(attribute, data_size, ptr as usize, count)?;
+    // SAFETY: `values` holds `data_size / 4` ints and `data` is valid for `data_size` bytes.
+    unsafe {
+        std::ptr::copy_nonoverlapping(
+            values.as_ptr().cast::<u8>(),
+            data.cast::<u8>(),
+            values.len() * 4,
+        )
+    };
+    Ok(())
 }
