@@ -34,12 +34,7 @@ HIPMLIR_CONVERT(unsigned int, double, uint, double, )
 HIPMLIR_CONVERT(long long, double, ll, double, )
 HIPMLIR_CONVERT(unsigned long long, double, ull, double, )
 #undef HIPMLIR_CONVERT
-__device__ inline float __int2float_rn(int x) { return (float)x; }
-__device__ inline float __uint2float_rn(unsigned int x) { return (float)x; }
-__device__ inline float __ll2float_rn(long long x) { return (float)x; }
 __device__ inline double __int2double_rn(int x) { return (double)x; }
-__device__ inline double __ll2double_rn(long long x) { return (double)x; }
-__device__ inline float __double2float_rn(double x) { return (float)x; }
 
 __device__ inline float __fadd_rn(float a, float b) { return a + b; }
 __device__ inline float __fsub_rn(float a, float b) { return a - b; }
@@ -88,6 +83,131 @@ template <typename T>
 __device__ inline T __ldg(const T* p) {
   return *p;
 }
+
+// Conversions to a narrower floating type with a rounding mode: the nearest value, stepped once
+// toward the wanted direction when it lies on the wrong side. The comparison is exact: in double
+// for floats and 32-bit integers, in the integer type for 64-bit integers (a rounded value at or
+// beyond 2^63, or 2^64, exceeds every source value).
+__device__ inline bool __hipmlir_above(double r, double x) { return r > x; }
+__device__ inline bool __hipmlir_below(double r, double x) { return r < x; }
+__device__ inline bool __hipmlir_above(double r, long long x) {
+  return r >= 9223372036854775808.0 ? true : (long long)r > x;
+}
+__device__ inline bool __hipmlir_below(double r, long long x) {
+  return r >= 9223372036854775808.0 ? false : (long long)r < x;
+}
+__device__ inline bool __hipmlir_above(double r, unsigned long long x) {
+  return r >= 18446744073709551616.0 ? true : (unsigned long long)r > x;
+}
+__device__ inline bool __hipmlir_below(double r, unsigned long long x) {
+  return r >= 18446744073709551616.0 ? false : (unsigned long long)r < x;
+}
+#define HIPMLIR_ROUNDED(To, From, Exact, name, f)                                            \
+  __device__ inline To name##_rn(From x) { return (To)x; }                                   \
+  __device__ inline To name##_rd(From x) {                                                   \
+    To r = (To)x;                                                                            \
+    return __hipmlir_above((double)r, (Exact)x) ? nextafter##f(r, -(To)__hipmlir_inf()) : r;        \
+  }                                                                                          \
+  __device__ inline To name##_ru(From x) {                                                   \
+    To r = (To)x;                                                                            \
+    return __hipmlir_below((double)r, (Exact)x) ? nextafter##f(r, (To)__hipmlir_inf()) : r;         \
+  }                                                                                          \
+  __device__ inline To name##_rz(From x) {                                                   \
+    return x < (From)0 ? name##_ru(x) : name##_rd(x);                                        \
+  }
+HIPMLIR_ROUNDED(float, double, double, __double2float, f)
+HIPMLIR_ROUNDED(float, int, double, __int2float, f)
+HIPMLIR_ROUNDED(float, unsigned int, double, __uint2float, f)
+HIPMLIR_ROUNDED(float, long long, long long, __ll2float, f)
+HIPMLIR_ROUNDED(float, unsigned long long, unsigned long long, __ull2float, f)
+HIPMLIR_ROUNDED(double, long long, long long, __ll2double, )
+HIPMLIR_ROUNDED(double, unsigned long long, unsigned long long, __ull2double, )
+#undef HIPMLIR_ROUNDED
+__device__ inline double __uint2double_rn(unsigned int x) { return (double)x; }
+
+// The halves of a double's representation, and a double from them.
+__device__ inline int __double2hiint(double x) {
+  return (int)(__double_as_longlong(x) >> 32);
+}
+__device__ inline int __double2loint(double x) { return (int)__double_as_longlong(x); }
+__device__ inline double __hiloint2double(int hi, int lo) {
+  return __longlong_as_double(
+      (long long)(((unsigned long long)(unsigned int)hi << 32) | (unsigned int)lo));
+}
+
+// Integer intrinsics.
+// __byte_perm: byte i of the result is byte (selector nibble i & 7) of the 8 bytes y:x.
+__device__ inline unsigned int __byte_perm(unsigned int x, unsigned int y, unsigned int s) {
+  unsigned long long v = ((unsigned long long)y << 32) | x;
+  unsigned int r = 0;
+  for (int i = 0; i < 4; ++i) {
+    unsigned int sel = (s >> (4 * i)) & 7u;
+    r |= (unsigned int)((v >> (8 * sel)) & 0xffull) << (8 * i);
+  }
+  return r;
+}
+// Funnel shifts of the 64 bits hi:lo: the shift taken mod 32, or clamped to 32 (_lc, _rc).
+__device__ inline unsigned int __funnelshift_l(unsigned int lo, unsigned int hi,
+                                               unsigned int shift) {
+  unsigned long long v = ((unsigned long long)hi << 32) | lo;
+  return (unsigned int)((v << (shift & 31u)) >> 32);
+}
+__device__ inline unsigned int __funnelshift_lc(unsigned int lo, unsigned int hi,
+                                                unsigned int shift) {
+  unsigned long long v = ((unsigned long long)hi << 32) | lo;
+  return (unsigned int)((v << (shift < 32u ? shift : 32u)) >> 32);
+}
+__device__ inline unsigned int __funnelshift_r(unsigned int lo, unsigned int hi,
+                                               unsigned int shift) {
+  unsigned long long v = ((unsigned long long)hi << 32) | lo;
+  return (unsigned int)(v >> (shift & 31u));
+}
+__device__ inline unsigned int __funnelshift_rc(unsigned int lo, unsigned int hi,
+                                                unsigned int shift) {
+  unsigned long long v = ((unsigned long long)hi << 32) | lo;
+  return (unsigned int)(v >> (shift < 32u ? shift : 32u));
+}
+// Bit fields: `width` bits at `offset` (each taken mod the word size).
+__device__ inline unsigned int __bitextract_u32(unsigned int src, unsigned int offset,
+                                                unsigned int width) {
+  offset &= 31u;
+  width &= 31u;
+  return width == 0u ? 0u : (src >> offset) & ((1u << width) - 1u);
+}
+__device__ inline unsigned long long __bitextract_u64(unsigned long long src, unsigned int offset,
+                                                      unsigned int width) {
+  offset &= 63u;
+  width &= 63u;
+  return width == 0u ? 0ull : (src >> offset) & ((1ull << width) - 1ull);
+}
+__device__ inline unsigned int __bitinsert_u32(unsigned int src0, unsigned int src1,
+                                               unsigned int offset, unsigned int width) {
+  offset &= 31u;
+  width &= 31u;
+  unsigned int mask = ((1u << width) - 1u) << offset;
+  return (src0 & ~mask) | ((src1 << offset) & mask);
+}
+__device__ inline unsigned long long __bitinsert_u64(unsigned long long src0,
+                                                     unsigned long long src1,
+                                                     unsigned long long offset,
+                                                     unsigned long long width) {
+  offset &= 63ull;
+  width &= 63ull;
+  unsigned long long mask = ((1ull << width) - 1ull) << offset;
+  return (src0 & ~mask) | ((src1 << offset) & mask);
+}
+// Averages without overflow: rounded down (__hadd) or up (__rhadd).
+__device__ inline int __hadd(int x, int y) { return (int)(((long long)x + y) >> 1); }
+__device__ inline int __rhadd(int x, int y) { return (int)(((long long)x + y + 1) >> 1); }
+__device__ inline unsigned int __uhadd(unsigned int x, unsigned int y) {
+  return (unsigned int)(((unsigned long long)x + y) >> 1);
+}
+__device__ inline unsigned int __urhadd(unsigned int x, unsigned int y) {
+  return (unsigned int)(((unsigned long long)x + y + 1) >> 1);
+}
+__device__ inline int __ffs(unsigned int x) { return __ffs((int)x); }
+__device__ inline int __ffsll(unsigned long long x) { return __ffsll((long long)x); }
+__device__ inline int __popcll(long long x) { return __popcll((unsigned long long)x); }
 #endif  // __HIP_DEVICE_COMPILE__
 
 #endif  // HIPMLIR_INTRINSICS_H

@@ -93,12 +93,16 @@ __device__ float __frcp_rn(float x);
 // HIP's min and max overloads.
 __device__ int min(int a, int b);
 __device__ unsigned int min(unsigned int a, unsigned int b);
+__device__ long min(long a, long b);
+__device__ unsigned long min(unsigned long a, unsigned long b);
 __device__ long long min(long long a, long long b);
 __device__ unsigned long long min(unsigned long long a, unsigned long long b);
 __device__ float min(float a, float b);
 __device__ double min(double a, double b);
 __device__ int max(int a, int b);
 __device__ unsigned int max(unsigned int a, unsigned int b);
+__device__ long max(long a, long b);
+__device__ unsigned long max(unsigned long a, unsigned long b);
 __device__ long long max(long long a, long long b);
 __device__ unsigned long long max(unsigned long long a, unsigned long long b);
 __device__ float max(float a, float b);
