@@ -210,15 +210,15 @@ HIPMLIR_HD_MATH double __hipmlir_erfinv_seed(double w, double x) {
 HIPMLIR_HD_MATH double __hipmlir_erfcinv_tail(double x) {
   double w = -log(x * (2.0 - x));
   double y;
-  if (w < 36.0) {
-    y = __hipmlir_erfinv_seed(w, 1.0);
+  if (w < 16.0) {
+    y = __hipmlir_erfinv_seed(w, 1.0 - x);
   } else {
     // erfc(y) ~ exp(-y^2) / (y sqrt(pi)) far out.
     double l = -log(x);
     y = sqrt(l);
     y = sqrt(l - log(y * 1.7724538509055160273));
   }
-  for (int i = 0; i < 4; ++i) {
+  for (int i = 0; i < 6; ++i) {
     double e = erfc(y);
     if (e == 0.0) break;
     y += (1.0 - x / e) * erfcx(y) * 0.88622692545275801365;  // sqrt(pi) / 2
@@ -273,7 +273,17 @@ HIPMLIR_HD_MATH double normcdfinv(double x) {
 }
 HIPMLIR_HD_MATH float normcdfinvf(float x) { return (float)normcdfinv((double)x); }
 
-HIPMLIR_HD_MATH double rcbrt(double x) { return 1.0 / cbrt(x); }
+// 1 / cbrt(x), then one Newton step whose residual 1 - x y^3 is computed with y^3 as an exact-ish
+// double-double (fma), which brings the result within an ulp.
+HIPMLIR_HD_MATH double rcbrt(double x) {
+  double y = 1.0 / cbrt(x);
+  double a = fabs(x);
+  if (!(a > 1e-290 && a < 1e290)) return y;
+  double t = y * y, t_lo = fma(y, y, -t);
+  double u = t * y, u_lo = fma(t, y, -u) + t_lo * y;
+  double r = fma(-x, u, 1.0) - x * u_lo;
+  return fma(y * r, 1.0 / 3.0, y);
+}
 HIPMLIR_HD_MATH float rcbrtf(float x) { return (float)(1.0 / cbrt((double)x)); }
 
 // Norms of 2, 3, 4 or n values. Double ones scale by a power of two first (exact), so that no
