@@ -436,6 +436,27 @@ hipError_t hipMalloc(void** ptr, size_t size);
 hipError_t hipMallocManaged(void** ptr, size_t size,
                             unsigned int flags HIPMLIR_DEFAULT(hipMemAttachGlobal));
 hipError_t hipMallocPitch(void** ptr, size_t* pitch, size_t width, size_t height);
+// A 3-D allocation: `depth` slices of `height` rows of `width` bytes, rows padded to `pitch`.
+typedef struct hipExtent {
+  size_t width;  // bytes
+  size_t height;
+  size_t depth;
+} hipExtent;
+typedef struct hipPitchedPtr {
+  void* ptr;
+  size_t pitch;
+  size_t xsize;
+  size_t ysize;
+} hipPitchedPtr;
+static inline hipExtent make_hipExtent(size_t w, size_t h, size_t d) {
+  hipExtent e = {w, h, d};
+  return e;
+}
+static inline hipPitchedPtr make_hipPitchedPtr(void* d, size_t p, size_t xsz, size_t ysz) {
+  hipPitchedPtr r = {d, p, xsz, ysz};
+  return r;
+}
+hipError_t hipMalloc3D(hipPitchedPtr* pitchedDevPtr, hipExtent extent);
 hipError_t hipHostMalloc(void** ptr, size_t size, unsigned int flags);
 hipError_t hipMallocHost(void** ptr, size_t size);
 hipError_t hipHostGetDevicePointer(void** devicePointer, void* hostPointer, unsigned int flags);

@@ -29,6 +29,7 @@ pub mod log;
 mod managed;
 mod memory;
 mod module_path;
+mod probe;
 mod props;
 mod registry;
 pub mod sha256;

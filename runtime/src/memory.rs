@@ -550,6 +550,25 @@ pub struct Copy2d {
 }
 
 /// The bytes a pitched range spans: `pitch * (height - 1) + width`.
+/// The row pitch and total size of a `width` x `height` x `depth` pitched allocation (rows padded
+/// to the allocation alignment), with every step checked: a size that overflows is
+/// `hipErrorInvalidValue`, never a wrapped small (or zero) allocation reported as success.
+pub fn pitched_layout(width: usize, height: usize, depth: usize) -> HipResult<(usize, usize)> {
+    let overflow = || {
+        Failure::invalid_value(format!(
+            "a {width} x {height} x {depth} pitched allocation overflows the address space"
+        ))
+    };
+    let pitch = width
+        .checked_next_multiple_of(crate::backend::ALLOCATION_ALIGNMENT as usize)
+        .ok_or_else(overflow)?;
+    let total = pitch
+        .checked_mul(height)
+        .and_then(|v| v.checked_mul(depth))
+        .ok_or_else(overflow)?;
+    Ok((pitch, total))
+}
+
 fn pitched_span(pitch: usize, width: usize, height: usize) -> HipResult<usize> {
     pitch
         .checked_mul(height - 1)
@@ -827,6 +846,23 @@ mod tests {
         assert_eq!(memcpy(std::ptr::null_mut(), std::ptr::null(), 0, 1), Ok(()));
         let e = memcpy(std::ptr::null_mut(), std::ptr::null(), 4, 1).unwrap_err();
         assert_eq!(e.code, HipError::InvalidValue);
+    }
+
+    #[test]
+    fn pitched_layouts_are_overflow_checked() {
+        assert_eq!(pitched_layout(7, 5, 1).unwrap(), (256, 1280));
+        assert_eq!(pitched_layout(256, 2, 3).unwrap(), (256, 1536));
+        assert_eq!(pitched_layout(0, 5, 1).unwrap(), (0, 0));
+        for (w, h, d) in [
+            (usize::MAX, 1, 1),
+            (usize::MAX - 100, 1, 1),
+            (1 << 40, 1 << 30, 1),
+            (256, usize::MAX, 2),
+            (256, 1 << 40, 1 << 20),
+        ] {
+            let e = pitched_layout(w, h, d).unwrap_err();
+            assert_eq!(e.code, HipError::InvalidValue, "{w} x {h} x {d}");
+        }
     }
 
     #[test]

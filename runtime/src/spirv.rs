@@ -399,6 +399,17 @@ pub fn module_length(mut word: impl FnMut(usize) -> Option<u32>) -> Result<usize
         return Err("no SPIR-V magic number".into());
     };
     let mut get = |i: usize| word(i).map(|w| if swap { w.swap_bytes() } else { w });
+    // The header's version (0x00MMmm00, SPIR-V 1.x) and schema (0): garbage that merely starts
+    // with the magic number stops here, before any walk.
+    let version = get(1).ok_or("truncated header")?;
+    if version & 0xff00_00ff != 0 || (version >> 16) & 0xff != 1 || (version >> 8) & 0xff > 6 {
+        return Err(format!(
+            "SPIR-V version word {version:#010x} is not 1.0 to 1.6"
+        ));
+    }
+    if get(4).ok_or("truncated header")? != 0 {
+        return Err("SPIR-V header schema word is not 0".into());
+    }
     let mut pos = 5;
     let mut seen_function = false;
     loop {

@@ -97,13 +97,54 @@ pub unsafe extern "C" fn hipMallocPitch(
         if pitch.is_null() {
             return Err(Failure::invalid_value("the pitch pointer is null"));
         }
-        let row = width.next_multiple_of(crate::backend::ALLOCATION_ALIGNMENT as usize);
-        let total = row
-            .checked_mul(height)
-            .ok_or_else(|| Failure::invalid_value("width * height overflows"))?;
+        let (row, total) = memory::pitched_layout(width, height, 1)?;
         unsafe { alloc_into(ptr, || memory::malloc(total))? };
         // SAFETY: checked non-null; valid per the caller.
         unsafe { write_out(pitch, row, "the pitch pointer") }
+    })
+}
+
+/// HIP's `hipExtent`: width in bytes, height and depth in rows and slices.
+#[repr(C)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Extent {
+    pub width: usize,
+    pub height: usize,
+    pub depth: usize,
+}
+
+/// HIP's `hipPitchedPtr`.
+#[repr(C)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct PitchedPtr {
+    pub ptr: *mut c_void,
+    pub pitch: usize,
+    pub xsize: usize,
+    pub ysize: usize,
+}
+
+/// Allocates a 3-D array of `extent.depth` slices of `extent.height` rows, each row padded to a
+/// 256-byte pitch. An extent whose size overflows is `hipErrorInvalidValue`; an empty one gives
+/// null.
+///
+/// # Safety
+/// `out` must be null or valid for writing a `hipPitchedPtr`.
+#[no_mangle]
+pub unsafe extern "C" fn hipMalloc3D(out: *mut PitchedPtr, extent: Extent) -> hipError_t {
+    guard("hipMalloc3D", || {
+        if out.is_null() {
+            return Err(Failure::invalid_value("the pitched pointer is null"));
+        }
+        let (pitch, total) = memory::pitched_layout(extent.width, extent.height, extent.depth)?;
+        let ptr = memory::malloc(total)?;
+        let result = PitchedPtr {
+            ptr,
+            pitch,
+            xsize: extent.width,
+            ysize: extent.height,
+        };
+        // SAFETY: checked non-null; valid per the caller.
+        unsafe { write_out(out, result, "the pitched pointer") }
     })
 }
 

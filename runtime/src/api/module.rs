@@ -84,6 +84,7 @@ use super::{hipError_t, hipStream_t, write_out};
 use crate::error::{HipError, HipResult};
 use crate::handles::{HandleTable, Kind};
 use crate::launch::{launch, pack_kernel_params, Dim3};
+use crate::probe::ProbedMemory;
 use crate::registry::{validate_image, KernelRef, Module};
 use crate::spirv;
 
@@ -167,45 +168,60 @@ pub unsafe extern "C" fn hipModuleLoad(out: *mut hipModule_t, fname: *const c_ch
     })
 }
 
-/// The size of an in-memory image whose size nobody told us: a bundle's header gives it; a raw
-/// SPIR-V module is walked to its end (`spirv::module_length`).
-///
-/// # Safety
-/// `image` must point to a complete bundle or SPIR-V module.
-unsafe fn image_size(image: *const u8) -> Result<usize, String> {
-    const MAX: usize = 1 << 31;
-    // SAFETY (all reads): within the image, per the caller; each read is checked against the
-    // header's own claims before the next one.
-    let read = |at: usize, len: usize| unsafe { std::slice::from_raw_parts(image.add(at), len) };
-    let u64_at = |at: usize| u64::from_le_bytes(read(at, 8).try_into().expect("8 bytes")) as usize;
-    let first = read(0, 4);
-    if first == &BUNDLE_MAGIC[..4] {
-        if read(0, 24) != BUNDLE_MAGIC {
+/// The most bytes an in-memory image may span (`hipModuleLoadData` is told no size).
+const MAX_IMAGE_BYTES: usize = 1 << 30;
+/// The most entries a bundle header may claim.
+const MAX_BUNDLE_ENTRIES: usize = 1024;
+/// The longest entry id a bundle header may claim.
+const MAX_BUNDLE_ID: usize = 4096;
+
+/// A copy of an in-memory image whose size nobody told us: a bundle's header gives its extent; a
+/// raw SPIR-V module is walked to its end (`spirv::module_length`). Only what that structure
+/// declares is read, each part after the claims that lead to it are checked, through
+/// [`ProbedMemory`]: a claim that reaches unreadable memory is an error, not a fault.
+fn image_bytes(image: *const u8) -> Result<Vec<u8>, String> {
+    let mut mem = ProbedMemory::new(image, MAX_IMAGE_BYTES);
+    let u64_at = |mem: &mut ProbedMemory, at: usize| -> Result<usize, String> {
+        let raw: [u8; 8] = mem.get(at, 8)?.try_into().map_err(|_| "short read")?;
+        usize::try_from(u64::from_le_bytes(raw)).map_err(|_| "a bundle field overflows".into())
+    };
+    if mem.get(0, 4)? == &BUNDLE_MAGIC[..4] {
+        if mem.get(0, 24)? != BUNDLE_MAGIC {
             return Err("bad bundle magic".into());
         }
-        let count = u64_at(24);
-        if count > 1024 {
+        let count = u64_at(&mut mem, 24)?;
+        if count > MAX_BUNDLE_ENTRIES {
             return Err(format!("bundle header claims {count} entries"));
         }
         let (mut at, mut end) = (32usize, 0usize);
-        for _ in 0..count {
-            let (offset, size, id_len) = (u64_at(at), u64_at(at + 8), u64_at(at + 16));
-            if id_len > 4096 || offset > MAX || size > MAX {
-                return Err("bundle header is corrupt".into());
-            }
+        for i in 0..count {
+            let (offset, size, id_len) = (
+                u64_at(&mut mem, at)?,
+                u64_at(&mut mem, at + 8)?,
+                u64_at(&mut mem, at + 16)?,
+            );
+            let entry_end = offset.checked_add(size).filter(|&e| e <= MAX_IMAGE_BYTES);
+            let Some(entry_end) = entry_end.filter(|_| id_len <= MAX_BUNDLE_ID) else {
+                return Err(format!(
+                    "bundle entry {i} claims {size} bytes at offset {offset} with a {id_len}-byte id"
+                ));
+            };
             at += 24 + id_len;
-            end = end.max(offset + size);
+            end = end.max(entry_end);
         }
-        Ok(end.max(at))
+        mem.take(end.max(at))
     } else {
-        spirv::module_length(|i| {
-            (i < MAX / 4).then(|| u32::from_ne_bytes(read(i * 4, 4).try_into().expect("4 bytes")))
-        })
+        let length = spirv::module_length(|i| {
+            let raw: [u8; 4] = mem.get(i.checked_mul(4)?, 4).ok()?.try_into().ok()?;
+            Some(u32::from_ne_bytes(raw))
+        })?;
+        mem.take(length)
     }
 }
 
 /// Loads a module from memory: raw SPIR-V or a hipmlir bundle. For raw SPIR-V the size is found
-/// by walking the module, which reads one word past its end.
+/// by walking the module, which reads one word past its end. Garbage is `hipErrorInvalidImage`:
+/// nothing is read past what the image's own structure declares, nor past readable memory.
 ///
 /// # Safety
 /// `out` must be null or valid for writing; `image` null or a complete image.
@@ -218,13 +234,10 @@ pub unsafe extern "C" fn hipModuleLoadData(
         if image.is_null() {
             return Err(Failure::invalid_value("the image pointer is null"));
         }
-        // SAFETY: per the caller.
-        let size = unsafe { image_size(image.cast()) }.map_err(|e| {
+        let bytes = image_bytes(image.cast()).map_err(|e| {
             Failure::new(HipError::InvalidImage, format!("image at {image:p}: {e}"))
         })?;
-        // SAFETY: `image_size` read the header; the image spans `size` bytes per the caller.
-        let bytes = unsafe { std::slice::from_raw_parts(image.cast::<u8>(), size) };
-        load(out, bytes, format!("module at {image:p}"))
+        load(out, &bytes, format!("module at {image:p}"))
     })
 }
 
