@@ -64,6 +64,23 @@ HIPMLIR_HALF_FN __half2 __hmul2(__half2 a, __half2 b) { return make_half2(a.x * 
 HIPMLIR_HALF_FN __half2 __hfma2(__half2 a, __half2 b, __half2 c) {
   return make_half2(__hfma(a.x, b.x, c.x), __hfma(a.y, b.y, c.y));
 }
+HIPMLIR_HALF_FN __half2 __h2div(__half2 a, __half2 b) { return make_half2(a.x / b.x, a.y / b.y); }
+HIPMLIR_HALF_FN __half2 __hneg2(__half2 a) { return make_half2(-a.x, -a.y); }
+HIPMLIR_HALF_FN __half2 __habs2(__half2 a) { return make_half2(__habs(a.x), __habs(a.y)); }
+// Lane-wise comparisons: 1.0 where true, 0.0 where false.
+#define HIPMLIR_HALF2_CMP(name, OP)                                                 \
+  HIPMLIR_HALF_FN __half2 name(__half2 a, __half2 b) {                              \
+    return make_half2(a.x OP b.x ? (__half)1 : (__half)0, a.y OP b.y ? (__half)1 : (__half)0); \
+  }
+HIPMLIR_HALF2_CMP(__heq2, ==)
+HIPMLIR_HALF2_CMP(__hne2, !=)
+HIPMLIR_HALF2_CMP(__hlt2, <)
+HIPMLIR_HALF2_CMP(__hle2, <=)
+HIPMLIR_HALF2_CMP(__hgt2, >)
+HIPMLIR_HALF2_CMP(__hge2, >=)
+#undef HIPMLIR_HALF2_CMP
+HIPMLIR_HALF_FN float2 __half22float2(__half2 a) { return make_float2((float)a.x, (float)a.y); }
+HIPMLIR_HALF_FN __half2 __float22half2_rn(float2 a) { return make_half2((__half)a.x, (__half)a.y); }
 
 #undef HIPMLIR_HALF_FN
 #endif  // HIPMLIR_HIP_FP16_H
