@@ -178,10 +178,19 @@ fn compile_hip(
     for w in &device.warnings {
         eprintln!("{w}");
     }
-    let text = std::fs::read_to_string(source)
+    let text = std::fs::read(source)
         .map_err(|e| io_err(&format!("cannot read '{}'", source.display()), e))?;
-    let host_text = hipmlir_frontend::apply_edits(&text, &device.host_edits);
     let files = HostFiles::new(save_dir, &stem);
+    let mut search_dirs: Vec<PathBuf> =
+        source.parent().map(Path::to_path_buf).into_iter().collect();
+    search_dirs.extend(opts.include_dirs.iter().cloned());
+    let host_text = crate::host_overlay::host_text(
+        source,
+        &text,
+        &device.host_edits,
+        &search_dirs,
+        &files.overlay_dir,
+    )?;
     host::compile_host_source(opts, toolchain, source, &host_text, &files, object)?;
     if !device.dependent_kernel_templates.is_empty() {
         // Which instances a host template launches only its instantiation tells: compile those

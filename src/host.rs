@@ -150,6 +150,8 @@ pub fn compile_cxx(
 /// The files a HIP source's host side is made of (kept by --save-temps).
 pub struct HostFiles {
     pub host_source: PathBuf,
+    /// Edited copies of user headers with device code (see host_overlay).
+    pub overlay_dir: PathBuf,
     pub host_object: PathBuf,
     pub bundle: PathBuf,
     pub spirv: PathBuf,
@@ -163,6 +165,7 @@ impl HostFiles {
         let f = |ext: &str| dir.join(format!("{stem}.{ext}"));
         HostFiles {
             host_source: f("host.cpp"),
+            overlay_dir: f("host-headers"),
             host_object: f("host.o"),
             bundle: f("hipfb"),
             spirv: f("spv"),
@@ -179,16 +182,17 @@ pub fn compile_host_source(
     opts: &BuildOptions,
     toolchain: &Toolchain,
     source: &Path,
-    host_text: &str,
+    host_text: &[u8],
     files: &HostFiles,
     object: &Path,
 ) -> Result<(), String> {
     let source_abs = source.canonicalize().unwrap_or(source.to_path_buf());
     // The host source keeps the user's line numbers and file name in diagnostics.
-    let text = format!(
-        "#line 1 \"{}\"\n{host_text}",
-        escape_c(&source_abs.to_string_lossy())
-    );
+    let text = [
+        format!("#line 1 \"{}\"\n", escape_c(&source_abs.to_string_lossy())).as_bytes(),
+        host_text,
+    ]
+    .concat();
     std::fs::write(&files.host_source, text)
         .map_err(|e| io_err("cannot write the host source", e))?;
 
@@ -207,10 +211,13 @@ pub fn compile_host_source(
     if let Some(dep) = dep_file {
         // The dependency file names the temporary host source; name the user's file instead.
         if let Ok(text) = std::fs::read_to_string(&dep) {
-            let fixed = text.replace(
-                &files.host_source.display().to_string(),
-                &source.display().to_string(),
-            );
+            // Copies of headers are named by their originals' absolute paths under the overlay.
+            let fixed = text
+                .replace(
+                    &files.host_source.display().to_string(),
+                    &source.display().to_string(),
+                )
+                .replace(&files.overlay_dir.display().to_string(), "");
             let _ = std::fs::write(&dep, fixed);
         }
     }

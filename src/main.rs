@@ -5,6 +5,7 @@ mod device;
 mod dump;
 mod elf;
 mod host;
+mod host_overlay;
 mod inspect;
 mod paths;
 

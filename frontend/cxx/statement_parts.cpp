@@ -5,9 +5,17 @@
 // tell them apart when the statement comes from a macro. Clang's AST knows; these functions use
 // only its inline accessors, so nothing beyond libclang itself is linked. A libclang cursor for a
 // statement holds the `clang::Stmt *` in `data[1]`.
+#include <clang/AST/Expr.h>
 #include <clang/AST/Stmt.h>
 
 extern "C" {
+
+// The node libclang shows for a statement: it looks through the ConstantExpr clang wraps around
+// constant conditions (`if constexpr`).
+static const void *shown(const clang::Stmt *s) {
+  while (const auto *c = llvm::dyn_cast_or_null<clang::ConstantExpr>(s)) s = c->getSubExpr();
+  return s;
+}
 
 // The condition variable's declaration (libclang shows it as a VarDecl cursor), or null.
 static const void *condition_variable(const clang::DeclStmt *d) {
@@ -17,21 +25,21 @@ static const void *condition_variable(const clang::DeclStmt *d) {
 // Writes init, condition variable, condition, increment and body (null when absent).
 void hipmlir_for_parts(const void *stmt, const void *parts[5]) {
   const auto *s = static_cast<const clang::ForStmt *>(static_cast<const clang::Stmt *>(stmt));
-  parts[0] = s->getInit();
+  parts[0] = shown(s->getInit());
   parts[1] = condition_variable(s->getConditionVariableDeclStmt());
-  parts[2] = s->getCond();
-  parts[3] = s->getInc();
-  parts[4] = s->getBody();
+  parts[2] = shown(s->getCond());
+  parts[3] = shown(s->getInc());
+  parts[4] = shown(s->getBody());
 }
 
 // Writes init, condition variable, condition, then and else (null when absent).
 void hipmlir_if_parts(const void *stmt, const void *parts[5]) {
   const auto *s = static_cast<const clang::IfStmt *>(static_cast<const clang::Stmt *>(stmt));
-  parts[0] = s->getInit();
+  parts[0] = shown(s->getInit());
   parts[1] = condition_variable(s->getConditionVariableDeclStmt());
-  parts[2] = s->getCond();
-  parts[3] = s->getThen();
-  parts[4] = s->getElse();
+  parts[2] = shown(s->getCond());
+  parts[3] = shown(s->getThen());
+  parts[4] = shown(s->getElse());
 }
 
 }  // extern "C"

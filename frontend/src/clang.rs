@@ -25,7 +25,7 @@ impl TranslationUnit {
     pub fn parse(
         path: &Path,
         args: &[String],
-        text: Option<&str>,
+        text: Option<&[u8]>,
     ) -> Result<(Self, Vec<Diagnostic>), FrontendError> {
         if !path.exists() {
             return Err(FrontendError::single(
@@ -123,7 +123,6 @@ extern "C" {
 }
 
 /// Converts and frees a CXString.
-
 fn take_string(s: CXString) -> String {
     // SAFETY: `s` came from libclang and is disposed exactly once.
     unsafe {
@@ -204,6 +203,10 @@ impl Cursor {
     /// Whether the cursor's expansion location lies in the main file (not in a header).
     pub fn is_in_main_file(&self) -> bool {
         unsafe { clang_Location_isFromMainFile(clang_getCursorLocation(self.0)) != 0 }
+    }
+
+    pub fn is_in_system_header(&self) -> bool {
+        unsafe { clang_Location_isInSystemHeader(clang_getCursorLocation(self.0)) != 0 }
     }
 
     pub fn is_definition(&self) -> bool {

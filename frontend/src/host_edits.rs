@@ -1,54 +1,83 @@
-//! What the host compile must not see: the bodies of kernels and of device-only functions.
+//! What the host compile must not see: the bodies of kernels and of device-only functions, in
+//! the main file and in the user's headers (hipmlir's headers and system headers are left alone).
 //!
 //! The host source is the original file with these bodies replaced, so that line numbers and
 //! everything else the host compiler reports stay those of the user's file.
+
+use std::path::{Path, PathBuf};
 
 use clang_sys::*;
 
 use crate::clang::Cursor;
 use crate::codegen::is_kernel;
 
-/// A replacement of bytes `start..end` of the main file.
+/// A replacement of bytes `start..end` of `file`.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct SourceEdit {
+    pub file: PathBuf,
     pub start: usize,
     pub end: usize,
     pub replacement: String,
 }
 
-/// Applies non-overlapping edits to `source`.
-pub fn apply_edits(source: &str, edits: &[SourceEdit]) -> String {
+/// Applies non-overlapping edits to `source`. Sources are bytes, as clang reads them: a file
+/// need not be UTF-8 (Latin-1 comments and strings are common) and is passed on unchanged.
+pub fn apply_edits(source: &[u8], edits: &[SourceEdit]) -> Vec<u8> {
     let mut edits = edits.to_vec();
     edits.sort_by_key(|e| e.start);
-    let mut out = String::with_capacity(source.len());
+    let mut out = Vec::with_capacity(source.len());
     let mut pos = 0;
     for e in edits {
         if e.start < pos || e.end > source.len() {
             continue;
         }
-        out.push_str(&source[pos..e.start]);
-        out.push_str(&e.replacement);
+        out.extend_from_slice(&source[pos..e.start]);
+        out.extend_from_slice(e.replacement.as_bytes());
         pos = e.end;
     }
-    out.push_str(&source[pos..]);
+    out.extend_from_slice(&source[pos..]);
     out
 }
 
-/// The edits that remove device code from the main file of a parsed translation unit.
-pub fn device_body_edits(root: &Cursor) -> Vec<SourceEdit> {
+/// The source as text with every byte at its offset: bytes that are not UTF-8 read as `?`, so
+/// the byte offsets clang reports index this text as they index the file.
+pub fn text_at_same_offsets(source: &[u8]) -> String {
+    let mut text = String::with_capacity(source.len());
+    for chunk in source.utf8_chunks() {
+        text.push_str(chunk.valid());
+        text.extend(std::iter::repeat_n('?', chunk.invalid().len()));
+    }
+    text
+}
+
+/// The edits that remove device code from the user's files of a parsed translation unit: the
+/// main file and every header outside the system's and hipmlir's own (`hip_headers`).
+pub fn device_body_edits(root: &Cursor, hip_headers: &Path) -> Vec<SourceEdit> {
     let mut out = Vec::new();
-    collect(root, &mut out);
+    collect(root, hip_headers, &mut out);
+    out.sort_by(|a, b| (&a.file, a.start).cmp(&(&b.file, b.start)));
+    out.dedup();
     out
 }
 
-fn collect(c: &Cursor, out: &mut Vec<SourceEdit>) {
+/// Whether a declaration is the user's: in the main file or a header other than the system's
+/// and hipmlir's own (`hip_headers`).
+pub fn is_user_code(c: &Cursor, hip_headers: &Path) -> bool {
+    c.is_in_main_file()
+        || !(c.is_in_system_header() || Path::new(&c.location().file).starts_with(hip_headers))
+}
+
+fn collect(c: &Cursor, hip_headers: &Path, out: &mut Vec<SourceEdit>) {
     for child in c.children() {
-        if !child.is_in_main_file() {
+        if !is_user_code(&child, hip_headers) {
             continue;
         }
         match child.kind() {
-            CXCursor_Namespace | CXCursor_LinkageSpec | CXCursor_StructDecl
-            | CXCursor_ClassDecl => collect(&child, out),
+            CXCursor_Namespace
+            | CXCursor_LinkageSpec
+            | CXCursor_StructDecl
+            | CXCursor_ClassDecl
+            | CXCursor_ClassTemplate => collect(&child, hip_headers, out),
             CXCursor_FunctionDecl | CXCursor_FunctionTemplate | CXCursor_CXXMethod
                 if child.is_definition() =>
             {
@@ -66,8 +95,9 @@ fn collect(c: &Cursor, out: &mut Vec<SourceEdit>) {
                     .into_iter()
                     .rfind(|b| b.kind() == CXCursor_CompoundStmt)
                 {
-                    let (_, start, end) = body.extent_offsets();
+                    let (file, start, end) = body.extent_offsets();
                     out.push(SourceEdit {
+                        file: PathBuf::from(file),
                         start,
                         end,
                         replacement: replacement.to_string(),

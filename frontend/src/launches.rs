@@ -4,10 +4,34 @@
 //! They tell which kernel template instantiations to compile, and how to rewrite the host source:
 //! a `<<<>>>` launch becomes a call of hipLaunchKernelGGL's implementation.
 
+use std::collections::HashMap;
+use std::path::Path;
+
 use clang_sys::*;
 
 use crate::clang::Cursor;
-use crate::host_edits::SourceEdit;
+use crate::host_edits::{is_user_code, text_at_same_offsets, SourceEdit};
+
+/// The text of each file launches are found in, read once, indexed by the byte offsets clang
+/// reports (the main file's as parsed).
+pub struct FileTexts {
+    texts: HashMap<String, Option<String>>,
+}
+
+impl FileTexts {
+    pub fn new(main_file: &str, main_text: String) -> Self {
+        FileTexts {
+            texts: HashMap::from([(main_file.to_string(), Some(main_text))]),
+        }
+    }
+
+    fn get(&mut self, file: &str) -> Option<&str> {
+        self.texts
+            .entry(file.to_string())
+            .or_insert_with(|| std::fs::read(file).ok().map(|b| text_at_same_offsets(&b)))
+            .as_deref()
+    }
+}
 
 pub struct LaunchSite {
     /// The launched kernel (an instantiation for templates); None when it depends on a template
@@ -19,12 +43,13 @@ pub struct LaunchSite {
     pub host_function: Option<Cursor>,
 }
 
-/// Every launch site in the main file of a translation unit; `source` is the main file's text.
-pub fn find_launches(root: &Cursor, main_file: &str, source: &str) -> Vec<LaunchSite> {
+/// Every launch site in the user's files of a translation unit (the main file and headers other
+/// than the system's and hipmlir's own, `hip_headers`).
+pub fn find_launches(root: &Cursor, hip_headers: &Path, texts: &mut FileTexts) -> Vec<LaunchSite> {
     let mut out = Vec::new();
     for decl in root.children() {
-        if decl.is_in_main_file() {
-            visit(&decl, None, main_file, source, &mut out);
+        if is_user_code(&decl, hip_headers) {
+            visit(&decl, None, texts, &mut out);
         }
     }
     out
@@ -33,12 +58,11 @@ pub fn find_launches(root: &Cursor, main_file: &str, source: &str) -> Vec<Launch
 fn visit(
     c: &Cursor,
     host_function: Option<Cursor>,
-    main_file: &str,
-    source: &str,
+    texts: &mut FileTexts,
     out: &mut Vec<LaunchSite>,
 ) {
     if c.kind() == CXCursor_CallExpr {
-        if let Some(mut site) = triple_chevron(c, main_file, source).or_else(|| ggl(c)) {
+        if let Some(mut site) = triple_chevron(c, texts).or_else(|| ggl(c)) {
             site.host_function = host_function;
             out.push(site);
         }
@@ -52,7 +76,7 @@ fn visit(
     );
     let host_function = if is_function { Some(*c) } else { host_function };
     for child in c.children() {
-        visit(&child, host_function, main_file, source, out);
+        visit(&child, host_function, texts, out);
     }
 }
 
@@ -63,12 +87,23 @@ fn concrete_kernel(c: &Cursor) -> Option<Cursor> {
 }
 
 fn c_string(s: &str) -> String {
-    format!("\"{}\"", s.replace('\\', "\\\\").replace('"', "\\\""))
+    let mut out = String::from("\"");
+    for ch in s.chars() {
+        match ch {
+            '\\' => out.push_str("\\\\"),
+            '"' => out.push_str("\\\""),
+            '\n' => out.push_str("\\n"),
+            '\r' | '\t' => out.push(' '),
+            _ => out.push(ch),
+        }
+    }
+    out.push('"');
+    out
 }
 
 /// `k<<<g, b, shmem, stream>>>(args)`: clang shows it as a call with a
 /// `__hipPushCallConfiguration(...)` call among its children.
-fn triple_chevron(c: &Cursor, main_file: &str, source: &str) -> Option<LaunchSite> {
+fn triple_chevron(c: &Cursor, texts: &mut FileTexts) -> Option<LaunchSite> {
     let is_launch = c.children().iter().any(|child| {
         child.kind() == CXCursor_CallExpr && child.spelling() == "__hipPushCallConfiguration"
     });
@@ -79,9 +114,14 @@ fn triple_chevron(c: &Cursor, main_file: &str, source: &str) -> Option<LaunchSit
     let (file, start, end) = c.extent_offsets();
     // A launch written inside a macro is rewritten in the macro's definition (macro_chevron_edits).
     let in_macro = c.expansion_offsets() != (file.clone(), start, end);
-    let edit = (!in_macro && file == main_file && end <= source.len())
-        .then(|| rewrite_chevrons(c, start, end, kernel.as_ref(), source))
-        .flatten();
+    let edit = if in_macro {
+        None
+    } else {
+        texts
+            .get(&file)
+            .filter(|source| end <= source.len())
+            .and_then(|source| rewrite_chevrons(c, &file, start, end, kernel.as_ref(), source))
+    };
     Some(LaunchSite {
         kernel,
         edit,
@@ -92,6 +132,7 @@ fn triple_chevron(c: &Cursor, main_file: &str, source: &str) -> Option<LaunchSit
 
 fn rewrite_chevrons(
     c: &Cursor,
+    file: &str,
     start: usize,
     end: usize,
     kernel: Option<&Cursor>,
@@ -114,7 +155,8 @@ fn rewrite_chevrons(
     let args = after.get(open_paren + 1..close_paren)?.trim();
     let name = match kernel {
         Some(k) => k.mangled_name(),
-        None => callee.to_string(),
+        // A name spelled over several lines reads as one.
+        None => callee.split_whitespace().collect::<Vec<_>>().join(" "),
     };
     let mut call = format!(
         "::hipmlir::detail::launch_ggl({}, {callee}, {}, {}, {}, {}",
@@ -130,6 +172,7 @@ fn rewrite_chevrons(
     }
     call.push(')');
     Some(SourceEdit {
+        file: file.into(),
         start,
         end,
         replacement: call,
@@ -214,10 +257,10 @@ fn find_template_ref(c: &Cursor, found: &mut Option<String>) {
 /// Launches written inside macros of the main file: a macro's body may hold only part of a launch
 /// (`#define LAUNCH(k) k<<<1, 64>>>`), so only its `<<<` and `>>>` tokens are rewritten, giving
 /// `k | ::hipmlir::detail::chevron(1, 64)(args)`, which hipmlir_launch.h turns into a launch.
-pub fn macro_chevron_edits(root: &Cursor) -> Vec<SourceEdit> {
+pub fn macro_chevron_edits(root: &Cursor, hip_headers: &Path) -> Vec<SourceEdit> {
     let mut out = Vec::new();
     for def in root.children() {
-        if def.kind() != CXCursor_MacroDefinition || !def.is_in_main_file() {
+        if def.kind() != CXCursor_MacroDefinition || !is_user_code(&def, hip_headers) {
             continue;
         }
         // A `>>>` closes a launch only after a `<<<`: elsewhere it ends nested template argument
@@ -236,6 +279,7 @@ pub fn macro_chevron_edits(root: &Cursor) -> Vec<SourceEdit> {
                 _ => continue,
             };
             out.push(SourceEdit {
+                file: def.location().file.into(),
                 start: offset,
                 end: offset + 3,
                 replacement: replacement.to_string(),
@@ -272,8 +316,23 @@ fn split_top_level(text: &str) -> Vec<String> {
 /// whose second argument names the kernel. It needs no rewriting: the runtime finds the kernel
 /// by its host stub, which every image registers at start-up.
 fn ggl(c: &Cursor) -> Option<LaunchSite> {
-    let callee = c.referenced()?;
-    if callee.spelling() != "launch_ggl" {
+    // In a host template with dependent arguments the call resolves to nothing yet: its callee
+    // expression still names the overloads it will choose from.
+    let callee = match c.referenced() {
+        Some(f) => f.spelling(),
+        None => c
+            .children()
+            .first()
+            .and_then(|callee| {
+                callee
+                    .children()
+                    .into_iter()
+                    .rfind(|r| r.kind() == CXCursor_OverloadedDeclRef)
+            })
+            .map(|r| r.spelling())
+            .unwrap_or_default(),
+    };
+    if callee != "launch_ggl" {
         return None;
     }
     let kernel = c

@@ -23,7 +23,7 @@ use melior::Context;
 
 pub use codegen::{address_kernel, DeviceVariable};
 pub use error::{Diagnostic, FrontendError, Result, SourceLoc};
-pub use host_edits::{apply_edits, SourceEdit};
+pub use host_edits::{apply_edits, text_at_same_offsets, SourceEdit};
 
 /// How to parse the input.
 #[derive(Debug, Clone, Default)]
@@ -97,7 +97,7 @@ pub fn compile<'c>(
     path: &Path,
     options: &FrontendOptions,
 ) -> Result<FrontendOutput<'c>> {
-    let source = std::fs::read_to_string(path).map_err(|e| {
+    let bytes = std::fs::read(path).map_err(|e| {
         let message = if e.kind() == std::io::ErrorKind::NotFound {
             format!("no such file or directory: '{}'", path.display())
         } else {
@@ -107,12 +107,15 @@ pub fn compile<'c>(
     })?;
     // Instances are named at the end of the file, where every template is declared.
     let instances = launches::instance_requests(&options.kernel_instances);
-    let parsed_text = (!instances.is_empty()).then(|| format!("{source}\n{instances}"));
+    let source = host_edits::text_at_same_offsets(&bytes);
+    let parsed_text =
+        (!instances.is_empty()).then(|| [&bytes[..], b"\n", instances.as_bytes()].concat());
     let (tu, warnings) =
         clang::TranslationUnit::parse(path, &options.clang_args(), parsed_text.as_deref())?;
     let root = tu.cursor();
     let main_file = root.spelling();
-    let launches = launches::find_launches(&root, &main_file, &source);
+    let mut texts = launches::FileTexts::new(&main_file, source);
+    let launches = launches::find_launches(&root, &options.hip_headers, &mut texts);
     let location = Location::new(ctx, &path.display().to_string(), 0, 0);
     let mut codegen = codegen::ModuleCodegen::new(ctx, location);
     let launched: Vec<clang::Cursor> = launches
@@ -149,10 +152,10 @@ pub fn compile<'c>(
         kernels: codegen.kernels,
         device_variables: codegen.device_variables,
         warnings,
-        host_edits: host_edits::device_body_edits(&root)
+        host_edits: host_edits::device_body_edits(&root, &options.hip_headers)
             .into_iter()
             .chain(launches.into_iter().filter_map(|l| l.edit))
-            .chain(launches::macro_chevron_edits(&root))
+            .chain(launches::macro_chevron_edits(&root, &options.hip_headers))
             .collect(),
     })
 }
