@@ -108,12 +108,18 @@ impl ProgramCache {
         self.dir.join(format!("{key}.clbin"))
     }
 
-    /// The verified payload of `key`, if present. A bad entry is deleted (and logged).
+    /// The verified payload of `key`, if present. A bad entry (not a regular file, too large,
+    /// truncated, corrupt) is deleted (and logged).
     pub fn load(&self, key: &str) -> Option<Vec<u8>> {
         let path = self.entry_path(key);
-        let bytes = std::fs::read(&path).ok()?;
-        match decode_entry(&bytes) {
-            Ok(payload) => Some(payload.to_vec()),
+        let read = crate::files::read_regular(&path, crate::files::MAX_DEVICE_FILE);
+        let checked = match read {
+            Ok(bytes) => decode_entry(&bytes).map(<[u8]>::to_vec),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return None,
+            Err(e) => Err(e.to_string()),
+        };
+        match checked {
+            Ok(payload) => Some(payload),
             Err(why) => {
                 hlog!(
                     Warn,

@@ -141,8 +141,30 @@ fn dump_spirv(module: &Module, spirv: &[u8], key: &str) {
     }
 }
 
-/// A program from a cached binary, if the cache has a usable one.
-fn from_cache(rt: &Runtime, store: &cache::ProgramCache, key: &str) -> Option<OwnedProgram> {
+/// The kernel names a built program holds (`CL_PROGRAM_KERNEL_NAMES`, `;`-separated).
+fn program_kernel_names(program: &OwnedProgram) -> Option<Vec<String>> {
+    let info = cl3::program::get_program_info(program.get(), cl3::program::CL_PROGRAM_KERNEL_NAMES)
+        .ok()?;
+    let text = String::from(info);
+    Some(
+        text.trim_end_matches('\0')
+            .split(';')
+            .map(|n| n.trim().to_string())
+            .filter(|n| !n.is_empty())
+            .collect(),
+    )
+}
+
+/// A program from a cached binary, if the cache has a usable one: it must load, build and hold
+/// every kernel in `expected` (the SPIR-V's entry points). An entry failing any of these is
+/// evicted with a log line, and the caller rebuilds from SPIR-V (once: the rebuilt program
+/// replaces the entry).
+fn from_cache(
+    rt: &Runtime,
+    store: &cache::ProgramCache,
+    key: &str,
+    expected: &[String],
+) -> Option<OwnedProgram> {
     let binary = store.load(key)?;
     let device = rt.device_id();
     // SAFETY: the device belongs to the context; the binary slice outlives the call.
@@ -164,6 +186,16 @@ fn from_cache(rt: &Runtime, store: &cache::ProgramCache, key: &str) -> Option<Ow
     };
     match build(&program, device) {
         Ok(()) => {
+            if let Some(held) = program_kernel_names(&program) {
+                if let Some(missing) = expected.iter().find(|k| !held.contains(k)) {
+                    hlog!(
+                        Warn,
+                        "cached program {key} lacks kernel '{missing}'; evicting it and rebuilding"
+                    );
+                    store.remove(key);
+                    return None;
+                }
+            }
             hlog!(Debug, "program cache hit: {key}");
             count(0);
             Some(program)
@@ -251,7 +283,10 @@ pub fn build_program(rt: &Runtime, module: &Module) -> HipResult<OwnedProgram> {
     let key = cache::key(spirv, &ctx);
     dump_spirv(module, spirv, &key);
     let store = cache::global();
-    if let Some(program) = store.and_then(|c| from_cache(rt, c, &key)) {
+    let entry_points: Vec<String> = crate::spirv::parse_kernels(spirv)
+        .map(|ks| ks.into_iter().map(|k| k.name).collect())
+        .unwrap_or_default();
+    if let Some(program) = store.and_then(|c| from_cache(rt, c, &key, &entry_points)) {
         return Ok(program);
     }
     let raw = cl3::program::create_program_with_il(rt.context.get(), spirv).map_err(|e| {

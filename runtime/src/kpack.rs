@@ -220,7 +220,7 @@ pub fn resolve(
     let candidates = candidates(&record, binary, env);
     let mut tried = Vec::new();
     for file in &candidates {
-        let bytes = match std::fs::read(file) {
+        let bytes = match crate::files::read_regular(file, crate::files::MAX_DEVICE_FILE) {
             Ok(b) => b,
             Err(e) => {
                 env.debug(|| format!("{}: {e}", file.display()));
@@ -385,6 +385,14 @@ mod tests {
         std::fs::write(dir.join("app.hipk"), bytes).unwrap();
         let e = resolve(&rec, Some(&bin), &env).unwrap_err();
         assert!(e.contains("unusable") && e.contains("checksum"), "{e}");
+
+        // An archive that is a symlink to a device that never ends: once a read that never
+        // returned; now a refusal naming it, and the search goes on.
+        std::fs::remove_file(dir.join("app.hipk")).unwrap();
+        std::os::unix::fs::symlink("/dev/urandom", dir.join("app.hipk")).unwrap();
+        let e = resolve(&rec, Some(&bin), &env).unwrap_err();
+        assert!(e.contains("not a regular file"), "{e}");
+        std::fs::remove_file(dir.join("app.hipk")).unwrap();
 
         let off = SearchEnv {
             disabled: true,

@@ -20,6 +20,7 @@ mod capabilities;
 mod cl;
 mod device;
 mod event;
+mod files;
 mod handles;
 mod host_function;
 mod jit;

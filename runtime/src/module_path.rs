@@ -112,7 +112,8 @@ fn short_io(e: &std::io::Error) -> String {
 
 /// Reads one module file; raw SPIR-V kernels get the source names their mangled names encode.
 pub fn load_file(path: &Path) -> Result<DeviceImage, String> {
-    let bytes = std::fs::read(path).map_err(|e| short_io(&e))?;
+    let bytes = crate::files::read_regular(path, crate::files::MAX_DEVICE_FILE)
+        .map_err(|e| short_io(&e))?;
     let raw_spirv = crate::spirv::looks_like_spirv(&bytes);
     let mut image = crate::api::module::image_from_bytes(&bytes)?;
     if raw_spirv {

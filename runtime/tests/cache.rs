@@ -16,10 +16,10 @@ use hipmlir_rt::*;
 const SOURCE: &str = "__kernel void twice_plus(__global int* p, int n, int add) { \
     size_t i = get_global_id(0); if (i < n) p[i] = 2 * p[i] + add; }";
 
-fn twice_plus() -> KernelInfo {
+fn named(name: &str) -> KernelInfo {
     kernel(
-        "twice_plus",
-        "twice_plus",
+        name,
+        name,
         vec![
             pointer("p", "int *"),
             value("n", "int", 4),
@@ -31,12 +31,16 @@ fn twice_plus() -> KernelInfo {
 /// Loads the module anew (a new module: built on its first launch, through the cache) and
 /// checks a launch.
 fn register_and_run(spirv: &[u8], add: i32) {
+    register_and_run_kernel(spirv, "twice_plus", add)
+}
+
+fn register_and_run_kernel(spirv: &[u8], kernel_name: &str, add: i32) {
     test_env();
-    let image = bundle(spirv.to_vec(), vec![twice_plus()]);
+    let image = bundle(spirv.to_vec(), vec![named(kernel_name)]);
     let mut module = std::ptr::null_mut();
     ok(unsafe { hipModuleLoadData(&mut module, image.as_ptr().cast()) });
     let mut f = std::ptr::null_mut();
-    let name = std::ffi::CString::new("twice_plus").unwrap();
+    let name = std::ffi::CString::new(kernel_name).unwrap();
     ok(unsafe { hipModuleGetFunction(&mut f, module, name.as_ptr()) });
     let n = 500usize;
     let input: Vec<i32> = (0..n as i32).collect();
@@ -120,6 +124,46 @@ fn cache_stores_reloads_and_repairs_entries() {
         register_and_run(&other, 5);
         assert_eq!(entries(&cache).len(), 2);
     }
+
+    // A whole, checksummed entry that holds another program (no twice_plus): it loads and builds,
+    // but lacks the kernel. Once: hipErrorInvalidDeviceFunction for good. Now: evicted, rebuilt.
+    let before = entries(&cache);
+    let renamed = compile_opencl_c(
+        &SOURCE.replace("twice_plus", "other_kernel"),
+        "cache-renamed",
+    );
+    register_and_run_kernel(&renamed, "other_kernel", 6);
+    let stats = build_stats();
+    let foreign = entries(&cache)
+        .into_iter()
+        .find(|e| !before.contains(e))
+        .expect("the other program's entry");
+    std::fs::copy(&foreign, &entry).unwrap();
+    register_and_run(&spirv, 7);
+    assert_eq!(build_stats(), (stats.0, stats.1 + 1, stats.2 + 1));
+    assert_eq!(
+        std::fs::read(&entry).unwrap(),
+        good,
+        "the rebuilt entry replaced it"
+    );
+    // ...and it is a cache hit again.
+    register_and_run(&spirv, 8);
+    assert_eq!(build_stats(), (stats.0 + 1, stats.1 + 1, stats.2 + 1));
+
+    // An entry that is a symlink to a device that never ends: once a read that never returned;
+    // now the entry is unusable, evicted and rebuilt as a regular file.
+    std::fs::remove_file(&entry).unwrap();
+    std::os::unix::fs::symlink("/dev/urandom", &entry).unwrap();
+    register_and_run(&spirv, 9);
+    assert_eq!(build_stats(), (stats.0 + 1, stats.1 + 2, stats.2 + 2));
+    assert!(std::fs::symlink_metadata(&entry).unwrap().is_file());
+    assert!(
+        entries(&cache)
+            .iter()
+            .all(|e| e.extension().is_some_and(|x| x == "clbin")),
+        "no temporary file is left: {:?}",
+        entries(&cache)
+    );
 
     // Four processes at once on a fresh folder: each runs correctly; one whole entry remains
     // and no temporary file.

@@ -16,6 +16,7 @@ extern "C" {
         -> *mut c_void;
     fn mprotect(addr: *mut c_void, len: usize, prot: i32) -> i32;
     fn munmap(addr: *mut c_void, len: usize) -> i32;
+    fn mkfifo(path: *const std::ffi::c_char, mode: u32) -> i32;
 }
 
 const PAGE: usize = 4096;
@@ -246,4 +247,47 @@ fn module_images_are_read_only_as_far_as_their_structure_and_memory_allow() {
     });
     assert_eq!(d.download::<i32>(4), vec![3; 4]);
     ok(hipModuleUnload(m));
+}
+
+#[test]
+fn module_files_must_be_regular_files() {
+    test_env();
+    let dir = scratch_dir("robust-files");
+    let random = dir.join("random.spv");
+    std::os::unix::fs::symlink("/dev/urandom", &random).unwrap();
+    let fifo = dir.join("fifo.spv");
+    let c = CString::new(fifo.to_str().unwrap()).unwrap();
+    assert_eq!(unsafe { mkfifo(c.as_ptr(), 0o600) }, 0, "mkfifo");
+    let started = std::time::Instant::now();
+    // Once: /dev/zero and /dev/urandom were read until memory ran out, and a FIFO blocked open.
+    for path in [
+        random.as_path(),
+        fifo.as_path(),
+        std::path::Path::new("/dev/zero"),
+        dir.as_path(),
+    ] {
+        let c = CString::new(path.to_str().unwrap()).unwrap();
+        let mut m = null_mut();
+        expect_code(
+            unsafe { hipModuleLoad(&mut m, c.as_ptr()) },
+            HipError::InvalidImage,
+        );
+    }
+    assert!(started.elapsed().as_secs() < 10);
+    let missing = CString::new(dir.join("missing.spv").to_str().unwrap()).unwrap();
+    let mut m = null_mut();
+    expect_code(
+        unsafe { hipModuleLoad(&mut m, missing.as_ptr()) },
+        HipError::FileNotFound,
+    );
+    // A symlink to a real module file is fine.
+    let spirv = compile_opencl_c("__kernel void f(__global int* p) { p[0] = 5; }", "robust-f");
+    let real = dir.join("real.spv");
+    std::fs::write(&real, &spirv).unwrap();
+    let link = dir.join("link.spv");
+    std::os::unix::fs::symlink(&real, &link).unwrap();
+    let c = CString::new(link.to_str().unwrap()).unwrap();
+    ok(unsafe { hipModuleLoad(&mut m, c.as_ptr()) });
+    ok(hipModuleUnload(m));
+    let _ = std::fs::remove_dir_all(&dir);
 }

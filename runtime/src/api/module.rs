@@ -156,14 +156,17 @@ pub unsafe extern "C" fn hipModuleLoad(out: *mut hipModule_t, fname: *const c_ch
     guard("hipModuleLoad", || {
         // SAFETY: per the caller.
         let name = unsafe { c_string(fname, "the file name") }?;
-        let bytes = std::fs::read(&*name).map_err(|e| {
-            let code = if e.kind() == std::io::ErrorKind::NotFound {
-                HipError::FileNotFound
-            } else {
-                HipError::InvalidValue
-            };
-            Failure::new(code, format!("cannot read '{name}': {e}"))
-        })?;
+        let path = std::path::Path::new(&*name);
+        let bytes =
+            crate::files::read_regular(path, crate::files::MAX_DEVICE_FILE).map_err(|e| {
+                let code = match e.kind() {
+                    std::io::ErrorKind::NotFound => HipError::FileNotFound,
+                    // A device, FIFO or folder, or too large: not a module file.
+                    std::io::ErrorKind::InvalidData => HipError::InvalidImage,
+                    _ => HipError::InvalidValue,
+                };
+                Failure::new(code, format!("cannot read '{name}': {e}"))
+            })?;
         load(out, &bytes, format!("module '{name}'"))
     })
 }
