@@ -584,6 +584,51 @@ impl CType {
     pub fn declaration(&self) -> Cursor {
         Cursor(unsafe { clang_getTypeDeclaration(self.0) })
     }
+    /// The byte offset of the `base` class subobject in an object of this record type, through
+    /// any chain of base classes; `None` when `base` is not a base (or is a virtual one).
+    pub fn base_offset(&self, base: &CType) -> Option<u64> {
+        let decl = self.canonical().declaration();
+        let wanted = base.canonical().declaration().canonical();
+        if decl.is_null() || wanted.is_null() {
+            return None;
+        }
+        self.bases().into_iter().find_map(|spec| {
+            // SAFETY: plain libclang query on live cursors.
+            let bits = unsafe { clang_getOffsetOfBase(decl.0, spec.0) };
+            if bits < 0 {
+                return None;
+            }
+            let spec_ty = spec.ty();
+            let offset = bits as u64 / 8;
+            if spec_ty.canonical().declaration().canonical() == wanted {
+                Some(offset)
+            } else {
+                spec_ty.base_offset(base).map(|inner| offset + inner)
+            }
+        })
+    }
+
+    /// The base-class specifiers of a record type (for template instances too, whose
+    /// declarations libclang shows without children).
+    pub fn bases(&self) -> Vec<Cursor> {
+        extern "C" fn visit(c: CXCursor, data: CXClientData) -> CXVisitorResult {
+            // SAFETY: `data` is the Vec passed below, alive for the whole visit.
+            let out = unsafe { &mut *(data as *mut Vec<Cursor>) };
+            out.push(Cursor(c));
+            CXVisit_Continue
+        }
+        let mut out: Vec<Cursor> = Vec::new();
+        // SAFETY: plain libclang visit; `out` outlives it.
+        unsafe {
+            clang_visitCXXBaseClasses(
+                self.canonical().0,
+                visit,
+                &mut out as *mut Vec<Cursor> as *mut c_void,
+            );
+        }
+        out
+    }
+
     /// The field declarations of a record type, in order.
     pub fn fields(&self) -> Vec<Cursor> {
         extern "C" fn visit(c: CXCursor, data: CXClientData) -> CXVisitorResult {

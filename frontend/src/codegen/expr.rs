@@ -7,7 +7,7 @@ use super::analysis::{assigned_vars, VarKey};
 use super::builder::{internal, Value};
 use super::function::{FunctionCodegen, Val};
 use super::objects::has_this;
-use crate::clang::{ConstValue, Cursor, SpecialMember};
+use crate::clang::{CType, ConstValue, Cursor, SpecialMember};
 use crate::error::{FrontendError, Result};
 use crate::types::{pointer_type, AddrSpace, Ty};
 
@@ -121,6 +121,9 @@ impl<'c> FunctionCodegen<'c, '_> {
                         if matches!(Ty::of(child)?, Ty::Array { .. }) && to.is_pointer() {
                             return self.decay(child);
                         }
+                        if let Some(v) = self.class_pointer_cast(child, e)? {
+                            return Ok(v);
+                        }
                         self.rvalue_as(child, &to)
                     }
                     _ => self.constant(e),
@@ -133,6 +136,9 @@ impl<'c> FunctionCodegen<'c, '_> {
                     .rev()
                     .find(|c| c.is_expression())
                     .ok_or_else(|| FrontendError::unsupported(e.location(), "empty cast"))?;
+                if let Some(v) = self.class_pointer_cast(&inner, e)? {
+                    return Ok(v);
+                }
                 let to = Ty::of(e)?;
                 self.rvalue_as(&inner, &to)
             }
@@ -349,7 +355,22 @@ impl<'c> FunctionCodegen<'c, '_> {
         let loc = self.loc(e);
         match e.kind() {
             CXCursor_ParenExpr => self.lvalue(&only_child(e)?),
-            CXCursor_UnexposedExpr => self.lvalue(&only_child(e)?),
+            CXCursor_UnexposedExpr => {
+                let child = only_child(e)?;
+                let inner = self.lvalue(&child)?;
+                // A derived-class object seen as its base class: the base subobject.
+                match (&inner, class_offset(&child.ty(), &e.ty())) {
+                    (LValue::Mem { ptr, .. }, Some(offset)) if offset != 0 => Ok(LValue::Mem {
+                        ptr: self.byte_offset(*ptr, offset as i64, loc)?,
+                        ty: Ty::of(e)?,
+                    }),
+                    (LValue::Mem { ptr, .. }, Some(_)) => Ok(LValue::Mem {
+                        ptr: *ptr,
+                        ty: Ty::of(e)?,
+                    }),
+                    _ => Ok(inner),
+                }
+            }
             CXCursor_DeclRefExpr => {
                 let decl = e
                     .referenced()
@@ -422,13 +443,8 @@ impl<'c> FunctionCodegen<'c, '_> {
                 let (ptr, record) = match e.children().first() {
                     // A member of `this`, named without it.
                     None => {
-                        let this = self.env.get(&VarKey::This).ok_or_else(|| {
-                            FrontendError::unsupported(e.location(), "member access")
-                        })?;
-                        (
-                            this.val.scalar(),
-                            this.ty.pointee().cloned().unwrap_or(Ty::Void),
-                        )
+                        let owner = e.referenced().and_then(|m| m.semantic_parent());
+                        self.implicit_this(owner.as_ref(), e)?
                     }
                     Some(base) => match Ty::of(base)? {
                         // `p->field`
@@ -503,6 +519,100 @@ impl<'c> FunctionCodegen<'c, '_> {
             ptr,
             record,
             &[GepIndex::Dynamic(zero), GepIndex::Field(llvm_index)],
+            loc,
+        )
+    }
+
+    /// `this` for a member named without `this->`, declared in class `owner`: when that is a base
+    /// class of `this`'s class, the base subobject. Returns the pointer and the record type.
+    pub fn implicit_this(&mut self, owner: Option<&Cursor>, e: &Cursor) -> Result<(Value<'c>, Ty)> {
+        let loc = self.loc(e);
+        let this = self
+            .env
+            .get(&VarKey::This)
+            .ok_or_else(|| FrontendError::unsupported(e.location(), "member access"))?;
+        let (ptr, record) = (
+            this.val.scalar(),
+            this.ty.pointee().cloned().unwrap_or(Ty::Void),
+        );
+        let (Some(class), Some(owner)) = (self.this_class, owner) else {
+            return Ok((ptr, record));
+        };
+        let owner_ty = owner.ty();
+        match class_offset(&class, &owner_ty) {
+            Some(offset) => {
+                let base = if offset == 0 {
+                    ptr
+                } else {
+                    self.byte_offset(ptr, offset as i64, loc)?
+                };
+                Ok((base, Ty::from_clang(owner_ty, &e.location())?))
+            }
+            None => Ok((ptr, record)),
+        }
+    }
+
+    /// A conversion between pointers to a class and to one of its base classes (either way):
+    /// the pointer moves by the base subobject's offset. `None` for any other conversion.
+    fn class_pointer_cast(&mut self, from: &Cursor, to: &Cursor) -> Result<Option<Val<'c>>> {
+        let (from_ty, to_ty) = (from.ty().canonical(), to.ty().canonical());
+        if from_ty.kind() != CXType_Pointer || to_ty.kind() != CXType_Pointer {
+            return Ok(None);
+        }
+        let (from_class, to_class) = (from_ty.pointee(), to_ty.pointee());
+        let delta = match (
+            class_offset(&from_class, &to_class),
+            class_offset(&to_class, &from_class),
+        ) {
+            (Some(up), _) => up as i64,
+            (None, Some(down)) => -(down as i64),
+            (None, None) => return Ok(None),
+        };
+        let loc = self.loc(to);
+        let v = self.rvalue(from)?.scalar();
+        if delta == 0 {
+            return Ok(Some(Val::Scalar(v)));
+        }
+        // A null pointer stays null, as C++ requires: it moves by nothing.
+        let as_int = self.ptr_to_int(v, loc)?;
+        let zero = self.b.const_int(as_int.r#type(), 0, loc)?;
+        let is_null = self.cmpi(0, as_int, zero, loc)?;
+        let delta = self.b.const_int(as_int.r#type(), delta, loc)?;
+        let bytes = self.b.value(
+            "arith.select",
+            &[is_null, zero, delta],
+            as_int.r#type(),
+            &[],
+            loc,
+        )?;
+        let moved = self.gep(
+            v,
+            &Ty::Int {
+                bits: 8,
+                signed: false,
+            },
+            &[GepIndex::Dynamic(bytes)],
+            loc,
+        )?;
+        Ok(Some(Val::Scalar(moved)))
+    }
+
+    /// `ptr + bytes`.
+    pub fn byte_offset(
+        &mut self,
+        ptr: Value<'c>,
+        bytes: i64,
+        loc: Location<'c>,
+    ) -> Result<Value<'c>> {
+        let i64t = Ty::LONG.value_mlir(self.ctx());
+        let n = self.b.const_int(i64t, bytes, loc)?;
+        self.gep(
+            ptr,
+            &Ty::Int {
+                bits: 8,
+                signed: false,
+            },
+            &[GepIndex::Dynamic(n)],
             loc,
         )
     }
@@ -1353,4 +1463,14 @@ fn enum_constant(e: &Cursor) -> Option<ConstValue> {
     (decl.kind() == CXCursor_EnumConstantDecl)
         .then(|| e.evaluate())
         .flatten()
+}
+
+/// Where the `base` class subobject is in an object of class `derived` (both clang types, as
+/// written): `None` unless both are records and `base` is a base of `derived`.
+fn class_offset(derived: &CType, base: &CType) -> Option<u64> {
+    let (d, b) = (derived.canonical(), base.canonical());
+    if d.kind() != CXType_Record || b.kind() != CXType_Record {
+        return None;
+    }
+    d.base_offset(&b)
 }

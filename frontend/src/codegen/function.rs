@@ -71,6 +71,9 @@ pub struct FunctionCodegen<'c, 'm> {
     pub targets: Vec<Cursor>,
     /// Locals holding lambdas, by canonical declaration.
     pub lambdas: HashMap<Cursor, LambdaValue<'c>>,
+    /// In a member function, the class `this` points to (members of its base classes named
+    /// without `this->` are at their base's offset).
+    pub this_class: Option<crate::clang::CType>,
 }
 
 impl<'c, 'm> FunctionCodegen<'c, 'm> {

@@ -487,6 +487,7 @@ impl<'c> ModuleCodegen<'c> {
             returns_reference: def.result_type().is_reference(),
             targets: Vec::new(),
             lambdas: HashMap::new(),
+            this_class: None,
         };
         let mut args = args.into_iter();
         let mut param_types = sig.params.iter();
@@ -500,6 +501,7 @@ impl<'c> ModuleCodegen<'c> {
             let this = args.next().ok_or_else(|| internal(loc, "missing this"))?;
             let ty = param_types.next().cloned().unwrap_or(Ty::Void);
             fc.bind(VarKey::This, ty, Val::Scalar(this));
+            fc.this_class = def.semantic_parent().map(|class| class.ty());
         }
         for param in &params {
             if let Some(closure) = fc.module.closure_of(param)? {

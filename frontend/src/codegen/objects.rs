@@ -139,16 +139,50 @@ impl<'c> FunctionCodegen<'c, '_> {
             return Err(internal(loc, "constructor of a non-record"));
         };
         let children = ctor.children();
+        let class = ctor
+            .semantic_parent()
+            .map(|c| c.ty())
+            .ok_or_else(|| internal(loc, "constructor outside a class"))?;
         let mut listed = Vec::new();
-        for pair in children.windows(2) {
-            if pair[0].kind() == CXCursor_MemberRef && pair[1].is_expression() {
-                listed.push((pair[0].spelling(), pair[1]));
-            } else if pair[0].kind() == CXCursor_TypeRef && pair[1].is_expression() {
-                return Err(FrontendError::unsupported(
-                    pair[0].location(),
-                    "base class initializer",
-                ));
+        for (i, child) in children.iter().enumerate() {
+            if !child.is_expression() {
+                continue;
             }
+            if i > 0 && children[i - 1].kind() == CXCursor_MemberRef {
+                listed.push((children[i - 1].spelling(), *child));
+                continue;
+            }
+            // libclang shows a base initializer as the base's type, then the constructor call
+            // (`: Base<T, N>(a, b)`); the type's template arguments are expressions too, but
+            // only the initializer is a constructor call.
+            let Some(call) = super::stmt::constructor_call(child) else {
+                continue;
+            };
+            let Some(callee) = call.referenced() else {
+                continue;
+            };
+            let Some(target_class) = callee.semantic_parent().map(|c| c.ty()) else {
+                continue;
+            };
+            if target_class.canonical().declaration().canonical()
+                == class.canonical().declaration().canonical()
+            {
+                // A delegating constructor: the other constructor initializes everything.
+                return self.construct(&callee, this, &record, &call.arguments(), &call);
+            }
+            let Some(offset) = class.canonical().base_offset(&target_class) else {
+                return Err(FrontendError::unsupported(
+                    child.location(),
+                    "initializer of a virtual base class",
+                ));
+            };
+            let base_ptr = if offset == 0 {
+                this
+            } else {
+                self.byte_offset(this, offset as i64, loc)?
+            };
+            let base_ty = Ty::from_clang(target_class, &child.location())?;
+            self.construct(&callee, base_ptr, &base_ty, &call.arguments(), &call)?;
         }
         for (field, decl) in r.fields.iter().zip(&r.field_decls) {
             let init = match listed.iter().find(|(name, _)| *name == field.name) {
@@ -185,7 +219,10 @@ impl<'c> FunctionCodegen<'c, '_> {
             .filter(|c| c.kind() == CXCursor_MemberRefExpr)
             .ok_or_else(|| internal(loc, "member call without a member reference"))?;
         let object = match callee.children().first() {
-            None => self.env[&VarKey::This].val.scalar(),
+            None => {
+                let owner = callee.referenced().and_then(|m| m.semantic_parent());
+                self.implicit_this(owner.as_ref(), &callee)?.0
+            }
             Some(base) if Ty::of(base)?.is_pointer() => self.rvalue(base)?.scalar(),
             Some(base) => self.object_address(base)?,
         };

@@ -893,7 +893,7 @@ fn for_header(s: &Cursor) -> Result<(ForHeader, Cursor)> {
 const MAX_UNROLLED_ELEMENTS: u64 = 4096;
 
 /// The constructor call an initializer is, looking through the wrappers libclang shows.
-fn constructor_call(e: &Cursor) -> Option<Cursor> {
+pub(super) fn constructor_call(e: &Cursor) -> Option<Cursor> {
     match e.kind() {
         CXCursor_CallExpr
             if e.referenced()
