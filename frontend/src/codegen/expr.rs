@@ -1370,7 +1370,11 @@ impl<'c> FunctionCodegen<'c, '_> {
                 let lv = self.lvalue(target)?;
                 let v = self.rvalue(source)?;
                 self.store(&lv, v, loc)?;
-                self.address_of(target)
+                // The result is the target object, evaluated once (`a[i++] = b`).
+                match lv {
+                    LValue::Mem { ptr, .. } => Ok(Val::Scalar(self.to_generic(ptr, loc)?)),
+                    LValue::Var(..) => Ok(Val::Void),
+                }
             }
             _ => Err(FrontendError::unsupported(
                 e.location(),
