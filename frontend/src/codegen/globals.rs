@@ -24,7 +24,8 @@ pub fn address_kernel(symbol: &str) -> String {
     format!("{ADDRESS_KERNEL_PREFIX}{symbol}")
 }
 
-/// Initializers larger than this are refused: SPIR-V instructions hold at most 65535 words.
+/// Non-zero initializers larger than this are refused: SPIR-V instructions hold at most 65535
+/// words (a zero initializer of any size is one null constant).
 const MAX_INITIALIZER_BYTES: usize = 65_000;
 
 /// A device variable defined in this translation unit.
@@ -90,7 +91,8 @@ impl<'c> ModuleCodegen<'c> {
         constant: bool,
         loc: Location<'c>,
     ) -> Result<()> {
-        if bytes.len() > MAX_INITIALIZER_BYTES {
+        let all_zero = bytes.iter().all(|b| *b == 0);
+        if bytes.len() > MAX_INITIALIZER_BYTES && !all_zero {
             return Err(FrontendError::unsupported(
                 crate::SourceLoc::default(),
                 format!(
@@ -103,12 +105,15 @@ impl<'c> ModuleCodegen<'c> {
         let ctx = self.ctx;
         let byte: melior::ir::Type = IntegerType::new(ctx, 8).into();
         let array = melior::dialect::llvm::r#type::array(byte, bytes.len() as u32);
-        let hex: String = bytes.iter().map(|b| format!("{b:02X}")).collect();
-        let value = Attribute::parse(
-            ctx,
-            &format!("dense<\"0x{hex}\"> : tensor<{}xi8>", bytes.len()),
-        )
-        .ok_or_else(|| internal(loc, "initializer attribute"))?;
+        // A zero initializer is a splat of any size (it becomes a null constant).
+        let value_text = if all_zero {
+            format!("dense<0> : tensor<{}xi8>", bytes.len())
+        } else {
+            let hex: String = bytes.iter().map(|b| format!("{b:02X}")).collect();
+            format!("dense<\"0x{hex}\"> : tensor<{}xi8>", bytes.len())
+        };
+        let value = Attribute::parse(ctx, &value_text)
+            .ok_or_else(|| internal(loc, "initializer attribute"))?;
         let linkage = Attribute::parse(ctx, "#llvm.linkage<internal>")
             .ok_or_else(|| internal(loc, "linkage attribute"))?;
         let mut attributes = vec![
