@@ -766,6 +766,21 @@ static inline hipError_t hipLaunchKernel(F* kernel, dim3 grid, dim3 block,
   return hipLaunchKernel(reinterpret_cast<const void*>(kernel), grid, block, args, sharedMemBytes,
                          stream);
 }
+// A cooperative launch promises that every block of the grid runs at once (for
+// cooperative_groups::grid_group::sync()). OpenCL cannot promise that for several work-groups,
+// so only a single-block grid, trivially resident, is launched (as hipLaunchKernel does); a
+// larger grid goes to the runtime's hipLaunchCooperativeKernel, which returns
+// hipErrorNotSupported.
+template <class F>
+static inline hipError_t hipLaunchCooperativeKernel(F* kernel, dim3 grid, dim3 block,
+                                                    void** args, unsigned int sharedMemBytes = 0,
+                                                    hipStream_t stream = 0) {
+  const void* f = reinterpret_cast<const void*>(kernel);
+  if (grid.x == 1 && grid.y == 1 && grid.z == 1) {
+    return hipLaunchKernel(f, grid, block, args, sharedMemBytes, stream);
+  }
+  return hipLaunchCooperativeKernel(f, grid, block, args, sharedMemBytes, stream);
+}
 #endif
 
 #endif  // HIPMLIR_HIP_RUNTIME_API_H
