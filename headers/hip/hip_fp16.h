@@ -10,12 +10,108 @@
 typedef _Float16 __half;
 typedef __half half;
 
+#define HIPMLIR_HALF_FN __host__ __device__ inline
+
+// The bits of a half, and of a pair of halves (lane x in the low 16 bits), which converts both
+// ways with __half2. (HIP's conversions between __half_raw and __half, the class there, are
+// missing: __half is _Float16 here, and the device frontend does not compile conversion
+// functions yet. __ushort_as_half(raw.x) and __half_as_ushort(h) do the same.)
+struct __half_raw {
+  unsigned short x;
+};
+struct __half2;
+struct __attribute__((aligned(4))) __half2_raw {
+  unsigned short x, y;
+  __half2_raw() = default;
+  HIPMLIR_HALF_FN constexpr __half2_raw(unsigned short lo, unsigned short hi) : x(lo), y(hi) {}
+  HIPMLIR_HALF_FN __half2_raw(const __half2& h);
+};
+
+// Bit reinterpretation: pointer casts on the device (what hipmlir's frontend compiles), memcpy on
+// the host (where a pointer cast would break strict aliasing).
+#if defined(__HIP_DEVICE_COMPILE__)
+#define HIPMLIR_HALF_BITCAST(To, From, name) \
+  HIPMLIR_HALF_FN To name(From a) { return *reinterpret_cast<const To*>(&a); }
+#else
+#define HIPMLIR_HALF_BITCAST(To, From, name) \
+  HIPMLIR_HALF_FN To name(From a) {          \
+    To r;                                    \
+    __builtin_memcpy(&r, &a, sizeof r);      \
+    return r;                                \
+  }
+#endif
+HIPMLIR_HALF_BITCAST(unsigned short, __half, __half_as_ushort)
+HIPMLIR_HALF_BITCAST(short, __half, __half_as_short)
+HIPMLIR_HALF_BITCAST(__half, unsigned short, __ushort_as_half)
+HIPMLIR_HALF_BITCAST(__half, short, __short_as_half)
+#undef HIPMLIR_HALF_BITCAST
+
+// A pair of halves, as HIP's: built from two halves, from one (both lanes, as ROCm's constructor
+// from its vector type splats a scalar: `static_cast<__half2>(3)` is (3, 3)), or from its bits;
+// lane-wise arithmetic and compound assignment; comparisons true when both lanes compare true.
 struct __attribute__((aligned(4))) __half2 {
   __half x, y;
+
+  __half2() = default;
+  HIPMLIR_HALF_FN constexpr __half2(__half a, __half b) : x(a), y(b) {}
+  HIPMLIR_HALF_FN constexpr __half2(__half a) : x(a), y(a) {}
+  HIPMLIR_HALF_FN __half2(const __half2_raw& r)
+      : x(__ushort_as_half(r.x)), y(__ushort_as_half(r.y)) {}
+  HIPMLIR_HALF_FN __half2& operator=(const __half2_raw& r) {
+    x = __ushort_as_half(r.x);
+    y = __ushort_as_half(r.y);
+    return *this;
+  }
+  HIPMLIR_HALF_FN __half2& operator+=(const __half2& b) {
+    x += b.x;
+    y += b.y;
+    return *this;
+  }
+  HIPMLIR_HALF_FN __half2& operator-=(const __half2& b) {
+    x -= b.x;
+    y -= b.y;
+    return *this;
+  }
+  HIPMLIR_HALF_FN __half2& operator*=(const __half2& b) {
+    x *= b.x;
+    y *= b.y;
+    return *this;
+  }
+  HIPMLIR_HALF_FN __half2& operator/=(const __half2& b) {
+    x /= b.x;
+    y /= b.y;
+    return *this;
+  }
 };
 typedef __half2 half2;
+HIPMLIR_HALF_FN __half2_raw::__half2_raw(const __half2& h)
+    : x(__half_as_ushort(h.x)), y(__half_as_ushort(h.y)) {}
 
-#define HIPMLIR_HALF_FN __host__ __device__ inline
+HIPMLIR_HALF_FN __half2 operator+(const __half2& a) { return a; }
+HIPMLIR_HALF_FN __half2 operator-(const __half2& a) { return __half2(-a.x, -a.y); }
+HIPMLIR_HALF_FN __half2 operator+(const __half2& a, const __half2& b) {
+  return __half2(a.x + b.x, a.y + b.y);
+}
+HIPMLIR_HALF_FN __half2 operator-(const __half2& a, const __half2& b) {
+  return __half2(a.x - b.x, a.y - b.y);
+}
+HIPMLIR_HALF_FN __half2 operator*(const __half2& a, const __half2& b) {
+  return __half2(a.x * b.x, a.y * b.y);
+}
+HIPMLIR_HALF_FN __half2 operator/(const __half2& a, const __half2& b) {
+  return __half2(a.x / b.x, a.y / b.y);
+}
+HIPMLIR_HALF_FN bool operator==(const __half2& a, const __half2& b) {
+  return a.x == b.x && a.y == b.y;
+}
+HIPMLIR_HALF_FN bool operator!=(const __half2& a, const __half2& b) { return !(a == b); }
+HIPMLIR_HALF_FN bool operator<(const __half2& a, const __half2& b) {
+  return a.x < b.x && a.y < b.y;
+}
+HIPMLIR_HALF_FN bool operator>(const __half2& a, const __half2& b) { return b < a; }
+HIPMLIR_HALF_FN bool operator<=(const __half2& a, const __half2& b) { return !(b < a); }
+HIPMLIR_HALF_FN bool operator>=(const __half2& a, const __half2& b) { return !(a < b); }
+
 
 // Conversions. Rounding to nearest even is what a conversion does; the other modes go through
 // float, which holds every half exactly.
@@ -26,10 +122,7 @@ HIPMLIR_HALF_FN __half __int2half_rn(int a) { return (__half)a; }
 HIPMLIR_HALF_FN __half __uint2half_rn(unsigned int a) { return (__half)a; }
 HIPMLIR_HALF_FN int __half2int_rz(__half a) { return (int)a; }
 HIPMLIR_HALF_FN unsigned int __half2uint_rz(__half a) { return (unsigned int)a; }
-HIPMLIR_HALF_FN __half2 make_half2(__half a, __half b) {
-  __half2 r = {a, b};
-  return r;
-}
+HIPMLIR_HALF_FN __half2 make_half2(__half a, __half b) { return __half2(a, b); }
 HIPMLIR_HALF_FN __half2 __float2half2_rn(float a) { return make_half2((__half)a, (__half)a); }
 HIPMLIR_HALF_FN __half2 __floats2half2_rn(float a, float b) {
   return make_half2((__half)a, (__half)b);
@@ -39,6 +132,12 @@ HIPMLIR_HALF_FN float __low2float(__half2 a) { return (float)a.x; }
 HIPMLIR_HALF_FN float __high2float(__half2 a) { return (float)a.y; }
 HIPMLIR_HALF_FN __half __low2half(__half2 a) { return a.x; }
 HIPMLIR_HALF_FN __half __high2half(__half2 a) { return a.y; }
+HIPMLIR_HALF_FN __half2 __half2half2(__half a) { return __half2(a, a); }
+HIPMLIR_HALF_FN __half2 __low2half2(__half2 a) { return __half2(a.x, a.x); }
+HIPMLIR_HALF_FN __half2 __high2half2(__half2 a) { return __half2(a.y, a.y); }
+HIPMLIR_HALF_FN __half2 __lows2half2(__half2 a, __half2 b) { return __half2(a.x, b.x); }
+HIPMLIR_HALF_FN __half2 __highs2half2(__half2 a, __half2 b) { return __half2(a.y, b.y); }
+HIPMLIR_HALF_FN __half2 __lowhigh2highlow(__half2 a) { return __half2(a.y, a.x); }
 
 // Arithmetic and comparisons.
 HIPMLIR_HALF_FN __half __hadd(__half a, __half b) { return a + b; }
