@@ -256,6 +256,35 @@ impl Cursor {
         out
     }
 
+    /// A parameter's type as the function receives it: an array parameter (`T p[32]`,
+    /// `int cw[][N]`) is a pointer to its element, a function parameter a function pointer.
+    /// libclang's type of a parameter is the type as written.
+    pub fn parameter_type(&self) -> CType {
+        let written = self.ty();
+        if !matches!(
+            written.canonical().kind(),
+            CXType_ConstantArray
+                | CXType_IncompleteArray
+                | CXType_VariableArray
+                | CXType_DependentSizedArray
+                | CXType_FunctionProto
+                | CXType_FunctionNoProto
+        ) {
+            return written;
+        }
+        self.semantic_parent()
+            .and_then(|function| {
+                let index = function.arguments().iter().position(|p| p == self)?;
+                function
+                    .ty()
+                    .canonical()
+                    .function_args()
+                    .get(index)
+                    .copied()
+            })
+            .unwrap_or(written)
+    }
+
     pub fn arguments(&self) -> Vec<Cursor> {
         let n = unsafe { clang_Cursor_getNumArguments(self.0) };
         (0..n.max(0) as c_uint)

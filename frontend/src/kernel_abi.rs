@@ -17,7 +17,7 @@ use crate::error::{FrontendError, Result};
 pub fn kernel_info(kernel: &Cursor) -> Result<KernelInfo> {
     let mut args = Vec::new();
     for param in kernel.arguments() {
-        let ty = param.ty();
+        let ty = param.parameter_type();
         let loc = param.location();
         let (Some(size), Some(align)) = (ty.size_of(), ty.align_of()) else {
             return Err(FrontendError::unsupported(

@@ -136,7 +136,35 @@ impl Ty {
     }
 
     pub fn of(cursor: &crate::clang::Cursor) -> Result<Ty> {
-        Ty::from_clang(cursor.ty(), &cursor.location())
+        if cursor.kind() == clang_sys::CXCursor_ParmDecl {
+            return Ty::from_clang(cursor.parameter_type(), &cursor.location());
+        }
+        // libclang types a use of an array parameter (and the implicit casts around it) as the
+        // parameter was written; it holds the pointer the function received.
+        let ty = cursor.ty();
+        if matches!(
+            ty.canonical().kind(),
+            clang_sys::CXType_ConstantArray | clang_sys::CXType_IncompleteArray
+        ) {
+            if let Some(param) = cursor
+                .without_implicit()
+                .referenced()
+                .filter(|d| d.kind() == clang_sys::CXCursor_ParmDecl)
+            {
+                return Ty::from_clang(param.parameter_type(), &cursor.location());
+            }
+            // Likewise an argument passed to an array parameter: the implicit conversion shows
+            // the parameter's written type over the pointer it converts.
+            if cursor.kind() == clang_sys::CXCursor_UnexposedExpr {
+                if let [only] = cursor.children().as_slice() {
+                    let inner = Ty::of(only)?;
+                    if inner.is_pointer() {
+                        return Ok(inner);
+                    }
+                }
+            }
+        }
+        Ty::from_clang(ty, &cursor.location())
     }
 
     pub fn is_signed(&self) -> bool {
