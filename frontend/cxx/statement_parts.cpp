@@ -1,4 +1,5 @@
-// The parts of `for` and `if` statements, read from clang's own AST nodes.
+// The parts of `for` and `if` statements, and of atomic builtin calls, read from clang's own AST
+// nodes.
 //
 // libclang's C API lists a statement's children without saying which optional parts are absent
 // (`for (;; i++)` and `for (; i < n;)` both have one header child), and the source text cannot
@@ -40,6 +41,23 @@ void hipmlir_if_parts(const void *stmt, const void *parts[5]) {
   parts[2] = shown(s->getCond());
   parts[3] = shown(s->getThen());
   parts[4] = shown(s->getElse());
+}
+
+// An atomic builtin call (`__atomic_fetch_add(p, v, order)`, `__hip_atomic_load(p, order, scope)`),
+// which libclang shows as an unexposed expression: its builtin's name and its operands in clang's
+// order (pointer, order, value, failure order, second value, weak, HIP scope). Returns the number
+// of operands, or -1 when the expression is not an atomic builtin call.
+int hipmlir_atomic_parts(const void *expr, const char **name, size_t *name_len,
+                         const void *parts[8]) {
+  const auto *e = llvm::dyn_cast<clang::AtomicExpr>(static_cast<const clang::Stmt *>(expr));
+  if (!e) return -1;
+  llvm::StringRef op = e->getOpAsString();
+  *name = op.data();
+  *name_len = op.size();
+  unsigned n = e->getNumSubExprs();
+  if (n > 8) return -1;
+  for (unsigned i = 0; i < n; ++i) parts[i] = shown(e->getSubExprs()[i]);
+  return static_cast<int>(n);
 }
 
 }  // extern "C"

@@ -120,6 +120,12 @@ fn cstring(s: &str) -> CString {
 extern "C" {
     fn hipmlir_for_parts(stmt: *const c_void, parts: *mut [*const c_void; 5]);
     fn hipmlir_if_parts(stmt: *const c_void, parts: *mut [*const c_void; 5]);
+    fn hipmlir_atomic_parts(
+        expr: *const c_void,
+        name: *mut *const u8,
+        name_len: *mut usize,
+        parts: *mut [*const c_void; 8],
+    ) -> i32;
 }
 
 /// Converts and frees a CXString.
@@ -484,6 +490,32 @@ impl Cursor {
             *part = Some(children[at]);
         }
         used.iter().all(|u| *u).then_some(parts)
+    }
+
+    /// An atomic builtin call (libclang shows it as an unexposed expression): the builtin's
+    /// name (`__atomic_fetch_add`) and its operands in clang's order (pointer, memory order,
+    /// value, failure order, second value, weak, HIP scope; as many as the builtin has).
+    pub fn atomic_parts(&self) -> Option<(String, Vec<Cursor>)> {
+        if self.kind() != CXCursor_UnexposedExpr {
+            return None;
+        }
+        let mut name: *const u8 = std::ptr::null();
+        let mut len = 0usize;
+        let mut nodes = [std::ptr::null::<c_void>(); 8];
+        // SAFETY: an expression cursor holds its `clang::Expr *` in data[1]; the shim checks the
+        // node's class before reading it.
+        let count =
+            unsafe { hipmlir_atomic_parts(self.0.data[1], &mut name, &mut len, &mut nodes) };
+        let count = usize::try_from(count).ok()?;
+        // SAFETY: the name is the builtin's static spelling, `len` bytes long.
+        let name = unsafe { std::slice::from_raw_parts(name, len) };
+        let name = String::from_utf8_lossy(name).into_owned();
+        let children = self.children();
+        let parts = nodes[..count]
+            .iter()
+            .map(|node| children.iter().find(|c| c.0.data[1] == *node).copied())
+            .collect::<Option<Vec<Cursor>>>()?;
+        Some((name, parts))
     }
 
     /// The tokens of the cursor's extent with their byte offsets in the file.

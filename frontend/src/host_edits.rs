@@ -10,6 +10,7 @@ use clang_sys::*;
 
 use crate::clang::Cursor;
 use crate::codegen::is_kernel;
+use crate::launches::FileTexts;
 
 /// A replacement of bytes `start..end` of `file`.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -33,6 +34,17 @@ pub fn apply_edits(source: &[u8], edits: &[SourceEdit]) -> Vec<u8> {
         }
         out.extend_from_slice(&source[pos..e.start]);
         out.extend_from_slice(e.replacement.as_bytes());
+        // The replaced lines stay lines, so later line numbers do not move; inside a macro
+        // definition (a body written by a macro) they stay continuation lines.
+        let replaced = &source[e.start..e.end];
+        for (at, _) in replaced.iter().enumerate().filter(|(_, b)| **b == b'\n') {
+            let before = replaced[..at].iter().rev().find(|b| **b != b'\r');
+            out.extend_from_slice(if before == Some(&b'\\') {
+                b"\\\n"
+            } else {
+                b"\n"
+            });
+        }
         pos = e.end;
     }
     out.extend_from_slice(&source[pos..]);
@@ -52,9 +64,13 @@ pub fn text_at_same_offsets(source: &[u8]) -> String {
 
 /// The edits that remove device code from the user's files of a parsed translation unit: the
 /// main file and every header outside the system's and hipmlir's own (`hip_headers`).
-pub fn device_body_edits(root: &Cursor, hip_headers: &Path) -> Vec<SourceEdit> {
+pub fn device_body_edits(
+    root: &Cursor,
+    hip_headers: &Path,
+    texts: &mut FileTexts,
+) -> Vec<SourceEdit> {
     let mut out = Vec::new();
-    collect(root, hip_headers, &mut out);
+    collect(root, hip_headers, texts, &mut out);
     out.sort_by(|a, b| (&a.file, a.start).cmp(&(&b.file, b.start)));
     out.dedup();
     out
@@ -67,7 +83,7 @@ pub fn is_user_code(c: &Cursor, hip_headers: &Path) -> bool {
         || !(c.is_in_system_header() || Path::new(&c.location().file).starts_with(hip_headers))
 }
 
-fn collect(c: &Cursor, hip_headers: &Path, out: &mut Vec<SourceEdit>) {
+fn collect(c: &Cursor, hip_headers: &Path, texts: &mut FileTexts, out: &mut Vec<SourceEdit>) {
     for child in c.children() {
         if !is_user_code(&child, hip_headers) {
             continue;
@@ -77,8 +93,17 @@ fn collect(c: &Cursor, hip_headers: &Path, out: &mut Vec<SourceEdit>) {
             | CXCursor_LinkageSpec
             | CXCursor_StructDecl
             | CXCursor_ClassDecl
-            | CXCursor_ClassTemplate => collect(&child, hip_headers, out),
-            CXCursor_FunctionDecl | CXCursor_FunctionTemplate | CXCursor_CXXMethod
+            | CXCursor_UnionDecl
+            | CXCursor_ClassTemplate
+            | CXCursor_ClassTemplatePartialSpecialization => {
+                collect(&child, hip_headers, texts, out)
+            }
+            CXCursor_FunctionDecl
+            | CXCursor_FunctionTemplate
+            | CXCursor_CXXMethod
+            | CXCursor_Constructor
+            | CXCursor_Destructor
+            | CXCursor_ConversionFunction
                 if child.is_definition() =>
             {
                 let device_only = child.has_attr(CXCursor_CUDADeviceAttr)
@@ -95,7 +120,18 @@ fn collect(c: &Cursor, hip_headers: &Path, out: &mut Vec<SourceEdit>) {
                     .into_iter()
                     .rfind(|b| b.kind() == CXCursor_CompoundStmt)
                 {
-                    let (file, start, end) = body.extent_offsets();
+                    let (file, start, mut end) = body.extent_offsets();
+                    if body.expansion_offsets() != (file.clone(), start, end) {
+                        // A body written by a macro: its range within the macro's definition
+                        // runs from its `{` to the matching `}`.
+                        match texts
+                            .get(&file)
+                            .and_then(|text| matching_brace(text, start))
+                        {
+                            Some(close) => end = close,
+                            None => continue,
+                        }
+                    }
                     out.push(SourceEdit {
                         file: PathBuf::from(file),
                         start,
@@ -107,4 +143,47 @@ fn collect(c: &Cursor, hip_headers: &Path, out: &mut Vec<SourceEdit>) {
             _ => {}
         }
     }
+}
+
+/// The end (one past) of the `}` that closes the `{` at `open`, skipping string and character
+/// literals and comments; `None` when `open` is not a `{` or it is not closed.
+fn matching_brace(text: &str, open: usize) -> Option<usize> {
+    let bytes = text.as_bytes();
+    if bytes.get(open) != Some(&b'{') {
+        return None;
+    }
+    let mut depth = 0usize;
+    let mut i = open;
+    while i < bytes.len() {
+        match bytes[i] {
+            b'{' => depth += 1,
+            b'}' => {
+                depth -= 1;
+                if depth == 0 {
+                    return Some(i + 1);
+                }
+            }
+            quote @ (b'"' | b'\'') => {
+                i += 1;
+                while i < bytes.len() && bytes[i] != quote {
+                    i += if bytes[i] == b'\\' { 2 } else { 1 };
+                }
+            }
+            b'/' if bytes.get(i + 1) == Some(&b'/') => {
+                while i < bytes.len() && bytes[i] != b'\n' {
+                    i += 1;
+                }
+            }
+            b'/' if bytes.get(i + 1) == Some(&b'*') => {
+                i += 2;
+                while i + 1 < bytes.len() && !(bytes[i] == b'*' && bytes[i + 1] == b'/') {
+                    i += 1;
+                }
+                i += 1;
+            }
+            _ => {}
+        }
+        i += 1;
+    }
+    None
 }

@@ -25,7 +25,7 @@ impl FileTexts {
         }
     }
 
-    fn get(&mut self, file: &str) -> Option<&str> {
+    pub fn get(&mut self, file: &str) -> Option<&str> {
         self.texts
             .entry(file.to_string())
             .or_insert_with(|| std::fs::read(file).ok().map(|b| text_at_same_offsets(&b)))

@@ -152,7 +152,7 @@ pub fn compile<'c>(
         kernels: codegen.kernels,
         device_variables: codegen.device_variables,
         warnings,
-        host_edits: host_edits::device_body_edits(&root, &options.hip_headers)
+        host_edits: host_edits::device_body_edits(&root, &options.hip_headers, &mut texts)
             .into_iter()
             .chain(launches.into_iter().filter_map(|l| l.edit))
             .chain(launches::macro_chevron_edits(&root, &options.hip_headers))

@@ -51,6 +51,24 @@ const ATOMIC_RMW: &[(&str, RmwOp, RmwOp, Option<RmwOp>)] = &[
     ("atomicDec", RmwOp::UDecWrap, RmwOp::UDecWrap, None),
 ];
 
+/// The memory-model atomics of GCC/clang (`__atomic_fetch_add(p, v, order)`) and HIP
+/// (`__hip_atomic_fetch_add(p, v, order, scope)`): name → (signed int, unsigned int, float)
+/// operation; they return the old value.
+const MEMORY_MODEL_RMW: &[(&str, RmwOp, RmwOp, Option<RmwOp>)] = &[
+    ("fetch_add", RmwOp::Add, RmwOp::Add, Some(RmwOp::FAdd)),
+    ("fetch_sub", RmwOp::Sub, RmwOp::Sub, Some(RmwOp::FSub)),
+    ("fetch_and", RmwOp::And, RmwOp::And, None),
+    ("fetch_or", RmwOp::Or, RmwOp::Or, None),
+    ("fetch_xor", RmwOp::Xor, RmwOp::Xor, None),
+    ("fetch_max", RmwOp::Max, RmwOp::UMax, Some(RmwOp::FMax)),
+    ("fetch_min", RmwOp::Min, RmwOp::UMin, Some(RmwOp::FMin)),
+    ("exchange_n", RmwOp::Xchg, RmwOp::Xchg, Some(RmwOp::Xchg)),
+    ("exchange", RmwOp::Xchg, RmwOp::Xchg, Some(RmwOp::Xchg)),
+];
+
+/// `__ATOMIC_RELAXED`: orders other than relaxed get fences around the operation.
+const ATOMIC_RELAXED: i128 = 0;
+
 /// Memory fences: HIP name → LLVM sync scope ("" is the whole system).
 const FENCES: &[(&str, &str)] = &[
     ("__threadfence", "agent"),
@@ -153,16 +171,123 @@ impl<'c> FunctionCodegen<'c, '_> {
         };
         let ptr = self.rvalue(address)?.scalar();
         let v = self.rvalue_as(value, &ty)?.scalar();
+        self.atomic_rmw(op, ptr, v, &ty, scope, loc)
+            .map(|old| Some(Val::Scalar(old)))
+    }
+
+    /// `llvm.atomicrmw`: the old value.
+    fn atomic_rmw(
+        &mut self,
+        op: RmwOp,
+        ptr: super::builder::Value<'c>,
+        v: super::builder::Value<'c>,
+        ty: &Ty,
+        scope: &str,
+        loc: Location<'c>,
+    ) -> Result<super::builder::Value<'c>> {
         let mut attrs = self.sync_attrs(MONOTONIC, scope);
         attrs.push(("bin_op", self.i64_attr(op as i64)));
-        let old = self.b.value(
+        self.b.value(
             "llvm.atomicrmw",
             &[ptr, v],
             ty.value_mlir(self.ctx()),
             &attrs,
             loc,
-        )?;
-        Ok(Some(Val::Scalar(old)))
+        )
+    }
+
+    /// An atomic builtin call: GCC/clang's `__atomic_load_n(p, order)`,
+    /// `__atomic_fetch_add(p, v, order)`,
+    /// `__atomic_compare_exchange_n(p, expected, desired, weak, success, failure)` and HIP's
+    /// `__hip_atomic_*` forms with a trailing scope. `operands` are in clang's order (pointer,
+    /// order, value, failure order, second value, ...). A load is an atomic add of zero and a
+    /// store an exchange; an order other than relaxed is kept by fences around the operation.
+    pub fn atomic_builtin(
+        &mut self,
+        name: &str,
+        e: &Cursor,
+        operands: &[Cursor],
+    ) -> Result<Val<'c>> {
+        let loc = self.loc(e);
+        let unsupported =
+            || FrontendError::unsupported(e.location(), format!("atomic builtin '{name}'"));
+        let Some(op) = name
+            .strip_prefix("__hip_atomic_")
+            .or_else(|| name.strip_prefix("__atomic_"))
+        else {
+            return Err(unsupported());
+        };
+        let [address, order, rest @ ..] = operands else {
+            return Err(unsupported());
+        };
+        let relaxed = order
+            .evaluate()
+            .is_some_and(|o| matches!(o, crate::clang::ConstValue::Int(ATOMIC_RELAXED)));
+        let element = match Ty::of(address)? {
+            Ty::Pointer { pointee } => *pointee,
+            _ => return Err(unsupported()),
+        };
+        if !matches!(element, Ty::Int { .. } | Ty::Float { .. }) {
+            return Err(unsupported());
+        }
+        let fence = |this: &mut Self| -> Result<()> {
+            if !relaxed {
+                let attrs = this.sync_attrs(SEQ_CST, "agent");
+                this.b.op("llvm.fence", &[], &[], &attrs, vec![], loc)?;
+            }
+            Ok(())
+        };
+        let ptr = self.rvalue(address)?.scalar();
+        fence(self)?;
+        let result = match (op, rest) {
+            ("load_n" | "load", _) => {
+                let zero = self.zero(&element, loc)?.scalar();
+                let op = if element.is_float() {
+                    RmwOp::FAdd
+                } else {
+                    RmwOp::Add
+                };
+                Val::Scalar(self.atomic_rmw(op, ptr, zero, &element, "agent", loc)?)
+            }
+            ("store_n" | "store", [value, ..]) => {
+                let v = self.rvalue_as(value, &element)?.scalar();
+                self.atomic_rmw(RmwOp::Xchg, ptr, v, &element, "agent", loc)?;
+                Val::Void
+            }
+            (
+                "compare_exchange_n" | "compare_exchange_strong" | "compare_exchange_weak",
+                [expected, _failure_order, desired, ..],
+            ) if !element.is_float() => {
+                // `expected` points to the value compared; it receives the old value.
+                let expected_ptr = self.rvalue(expected)?.scalar();
+                let expected_lv = super::expr::LValue::Mem {
+                    ptr: expected_ptr,
+                    ty: element.clone(),
+                };
+                let cmp = self.load(&expected_lv, loc)?.scalar();
+                let new = self.rvalue_as(desired, &element)?.scalar();
+                let (old, success) = self.cmpxchg(ptr, cmp, new, &element, "agent", loc)?;
+                self.store(&expected_lv, Val::Scalar(old), loc)?;
+                Val::Scalar(success)
+            }
+            (rmw, [value, ..]) => {
+                let Some((_, signed, unsigned, float)) =
+                    MEMORY_MODEL_RMW.iter().find(|(n, ..)| *n == rmw)
+                else {
+                    return Err(unsupported());
+                };
+                let op = match &element {
+                    Ty::Float { .. } => float.ok_or_else(unsupported)?,
+                    Ty::Int { signed: true, .. } => *signed,
+                    _ => *unsigned,
+                };
+                let v = self.rvalue_as(value, &element)?.scalar();
+                Val::Scalar(self.atomic_rmw(op, ptr, v, &element, "agent", loc)?)
+            }
+            _ => return Err(unsupported()),
+        };
+        fence(self)?;
+        Ok(result)
     }
 
     /// `atomicCAS(p, compare, value)`: returns the old value.
@@ -183,6 +308,20 @@ impl<'c> FunctionCodegen<'c, '_> {
         let ptr = self.rvalue(address)?.scalar();
         let cmp = self.rvalue_as(compare, &ty)?.scalar();
         let new = self.rvalue_as(value, &ty)?.scalar();
+        let (old, _) = self.cmpxchg(ptr, cmp, new, &ty, scope, loc)?;
+        Ok(Val::Scalar(old))
+    }
+
+    /// `llvm.cmpxchg`: the old value and whether it was exchanged.
+    fn cmpxchg(
+        &mut self,
+        ptr: super::builder::Value<'c>,
+        cmp: super::builder::Value<'c>,
+        new: super::builder::Value<'c>,
+        ty: &Ty,
+        scope: &str,
+        loc: Location<'c>,
+    ) -> Result<(super::builder::Value<'c>, super::builder::Value<'c>)> {
         let ctx = self.ctx();
         let pair = melior::dialect::llvm::r#type::r#struct(
             ctx,
@@ -204,7 +343,9 @@ impl<'c> FunctionCodegen<'c, '_> {
             &[("position", position)],
             loc,
         )?;
-        Ok(Val::Scalar(old))
+        // A strong exchange succeeded exactly when the old value was the one compared.
+        let success = self.cmpi(0, old, cmp, loc)?;
+        Ok((old, success))
     }
 
     /// `printf(format, args...)`: OpenCL's printf, whose format and `%s` strings live in the

@@ -113,6 +113,9 @@ impl<'c> FunctionCodegen<'c, '_> {
             },
             CXCursor_ParenExpr => self.rvalue(&only_child(e)?),
             CXCursor_UnexposedExpr => {
+                if let Some((name, operands)) = e.atomic_parts() {
+                    return self.atomic_builtin(&name, e, &operands);
+                }
                 let children = e.children();
                 match children.as_slice() {
                     // An implicit conversion (or a no-op wrapper): convert the child to our type.
