@@ -537,9 +537,35 @@ impl<'c> ModuleCodegen<'c> {
                 _ => Val::Scalar(arg),
             };
             let key = VarKey::Decl(param.canonical());
-            if kind == FunctionKind::Kernel && matches!(ty, Ty::Record(_)) {
-                fc.bind_memory(key, ty.clone(), arg);
-                continue;
+            if kind == FunctionKind::Kernel {
+                if let Ty::Record(r) = ty {
+                    if r.size <= SPILL_BYTES {
+                        // OpenCL gives each work-item its own copy of a by-value argument.
+                        fc.bind_memory(key, ty.clone(), arg);
+                        continue;
+                    }
+                    // A spilled argument is one buffer every work-item reads: each takes its own
+                    // copy, since the kernel may write its parameter.
+                    let shared = fc.to_generic(arg, loc)?;
+                    let value = fc.load(
+                        &LValue::Mem {
+                            ptr: shared,
+                            ty: ty.clone(),
+                        },
+                        loc,
+                    )?;
+                    let own = fc.alloca(ty, loc)?;
+                    fc.store(
+                        &LValue::Mem {
+                            ptr: own,
+                            ty: ty.clone(),
+                        },
+                        value,
+                        loc,
+                    )?;
+                    fc.bind_memory(key, ty.clone(), own);
+                    continue;
+                }
             }
             if ty.is_aggregate() || fc.memory_locals.contains(&param.canonical()) {
                 // A parameter whose address is taken gets a home in private memory.
