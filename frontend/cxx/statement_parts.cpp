@@ -43,6 +43,14 @@ void hipmlir_if_parts(const void *stmt, const void *parts[5]) {
   parts[4] = shown(s->getElse());
 }
 
+// Whether an expression is an lvalue (`reinterpret_cast<T&>(x)`, `static_cast<Base&>(d)`):
+// libclang shows expression types without their value category.
+int hipmlir_is_lvalue(const void *expr) {
+  const auto *s = static_cast<const clang::Stmt *>(expr);
+  const auto *e = llvm::dyn_cast<clang::Expr>(s);
+  return e && e->isLValue();
+}
+
 // An atomic builtin call (`__atomic_fetch_add(p, v, order)`, `__hip_atomic_load(p, order, scope)`),
 // which libclang shows as an unexposed expression: its builtin's name and its operands in clang's
 // order (pointer, order, value, failure order, second value, weak, HIP scope). Returns the number

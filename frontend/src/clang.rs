@@ -120,6 +120,7 @@ fn cstring(s: &str) -> CString {
 extern "C" {
     fn hipmlir_for_parts(stmt: *const c_void, parts: *mut [*const c_void; 5]);
     fn hipmlir_if_parts(stmt: *const c_void, parts: *mut [*const c_void; 5]);
+    fn hipmlir_is_lvalue(expr: *const c_void) -> i32;
     fn hipmlir_atomic_parts(
         expr: *const c_void,
         name: *mut *const u8,
@@ -209,6 +210,13 @@ impl Cursor {
     /// Whether the cursor's expansion location lies in the main file (not in a header).
     pub fn is_in_main_file(&self) -> bool {
         unsafe { clang_Location_isFromMainFile(clang_getCursorLocation(self.0)) != 0 }
+    }
+
+    /// The template a specialization or instance comes from.
+    pub fn template_of(&self) -> Option<Cursor> {
+        // SAFETY: plain libclang query on a live cursor.
+        let t = Cursor(unsafe { clang_getSpecializedCursorTemplate(self.0) });
+        (!t.is_null()).then_some(t)
     }
 
     pub fn is_in_system_header(&self) -> bool {
@@ -490,6 +498,12 @@ impl Cursor {
             *part = Some(children[at]);
         }
         used.iter().all(|u| *u).then_some(parts)
+    }
+
+    /// Whether an expression is an lvalue (libclang's types leave out the value category).
+    pub fn is_lvalue(&self) -> bool {
+        // SAFETY: an expression cursor holds its `clang::Expr *` in data[1]; the shim checks it.
+        self.is_expression() && unsafe { hipmlir_is_lvalue(self.0.data[1]) != 0 }
     }
 
     /// An atomic builtin call (libclang shows it as an unexposed expression): the builtin's

@@ -4,7 +4,7 @@
 //! They tell which kernel template instantiations to compile, and how to rewrite the host source:
 //! a `<<<>>>` launch becomes a call of hipLaunchKernelGGL's implementation.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::path::Path;
 
 use clang_sys::*;
@@ -46,38 +46,72 @@ pub struct LaunchSite {
 /// Every launch site in the user's files of a translation unit (the main file and headers other
 /// than the system's and hipmlir's own, `hip_headers`).
 pub fn find_launches(root: &Cursor, hip_headers: &Path, texts: &mut FileTexts) -> Vec<LaunchSite> {
-    let mut out = Vec::new();
+    let mut finder = Finder {
+        texts,
+        instances: HashSet::new(),
+        out: Vec::new(),
+    };
     for decl in root.children() {
         if is_user_code(&decl, hip_headers) {
-            visit(&decl, None, texts, &mut out);
+            finder.visit(&decl, None, false);
         }
     }
-    out
+    finder.out
 }
 
-fn visit(
-    c: &Cursor,
-    host_function: Option<Cursor>,
-    texts: &mut FileTexts,
-    out: &mut Vec<LaunchSite>,
-) {
-    if c.kind() == CXCursor_CallExpr {
-        if let Some(mut site) = triple_chevron(c, texts).or_else(|| ggl(c)) {
-            site.host_function = host_function;
-            out.push(site);
+/// Walks host code for launches. The instances of host function templates that the user's code
+/// calls are walked too: a launch in a host template (`k<<<g, b>>>(fn, data)` with `fn` a device
+/// lambda) names its kernel instance only there. Their launches are rewritten in the template's
+/// own text, not again.
+struct Finder<'t> {
+    texts: &'t mut FileTexts,
+    /// Host function template instances walked.
+    instances: HashSet<Cursor>,
+    out: Vec<LaunchSite>,
+}
+
+impl Finder<'_> {
+    fn visit(&mut self, c: &Cursor, host_function: Option<Cursor>, in_instance: bool) {
+        if c.kind() == CXCursor_CallExpr {
+            if let Some(mut site) = triple_chevron(c, self.texts).or_else(|| ggl(c)) {
+                site.host_function = host_function;
+                if in_instance {
+                    site.edit = None;
+                }
+                self.out.push(site);
+            } else if let Some(instance) = host_template_instance(c) {
+                if self.instances.insert(instance) {
+                    self.visit(&instance, Some(instance), true);
+                }
+            }
+        }
+        let is_function = matches!(
+            c.kind(),
+            CXCursor_FunctionDecl
+                | CXCursor_CXXMethod
+                | CXCursor_FunctionTemplate
+                | CXCursor_Constructor
+        );
+        let host_function = if is_function { Some(*c) } else { host_function };
+        for child in c.children() {
+            self.visit(&child, host_function, in_instance);
         }
     }
-    let is_function = matches!(
-        c.kind(),
-        CXCursor_FunctionDecl
-            | CXCursor_CXXMethod
-            | CXCursor_FunctionTemplate
-            | CXCursor_Constructor
-    );
-    let host_function = if is_function { Some(*c) } else { host_function };
-    for child in c.children() {
-        visit(&child, host_function, texts, out);
+}
+
+/// The host function template instance a call calls, if it is one (not a kernel or a device
+/// function).
+fn host_template_instance(call: &Cursor) -> Option<Cursor> {
+    let callee = call.referenced()?;
+    if !matches!(callee.kind(), CXCursor_FunctionDecl | CXCursor_CXXMethod)
+        || crate::codegen::is_kernel(&callee)
+        || callee.template_of().is_none()
+    {
+        return None;
     }
+    let device_only =
+        callee.has_attr(CXCursor_CUDADeviceAttr) && !callee.has_attr(CXCursor_CUDAHostAttr);
+    (!device_only).then(|| callee.definition().unwrap_or(callee))
 }
 
 /// The kernel a call or reference names, if it is a concrete (non-dependent) kernel.
@@ -99,6 +133,24 @@ fn c_string(s: &str) -> String {
     }
     out.push('"');
     out
+}
+
+/// `void (*)(float *, int)`: a host pointer to the kernel, when every parameter type can be
+/// spelled in host code (not a lambda's closure type).
+fn kernel_pointer_type(kernel: &Cursor) -> Option<String> {
+    let params: Vec<String> = kernel
+        .ty()
+        .canonical()
+        .function_args()
+        .iter()
+        .map(|t| t.canonical().spelling())
+        .collect();
+    let spellable =
+        |t: &String| !t.contains("lambda") && !t.contains("(anonymous") && !t.contains("(unnamed");
+    params
+        .iter()
+        .all(spellable)
+        .then(|| format!("void (*)({})", params.join(", ")))
 }
 
 /// `k<<<g, b, shmem, stream>>>(args)`: clang shows it as a call with a
@@ -157,6 +209,12 @@ fn rewrite_chevrons(
         Some(k) => k.mangled_name(),
         // A name spelled over several lines reads as one.
         None => callee.split_whitespace().collect::<Vec<_>>().join(" "),
+    };
+    // The kernel clang chose, named exactly: an overloaded or deduced kernel name alone is no
+    // value the launch can take.
+    let callee = match kernel.and_then(kernel_pointer_type) {
+        Some(pointer) => format!("static_cast<{pointer}>({callee})"),
+        None => callee.to_string(),
     };
     let mut call = format!(
         "::hipmlir::detail::launch_ggl({}, {callee}, {}, {}, {}, {}",

@@ -146,11 +146,13 @@ impl Ty {
             ty.canonical().kind(),
             clang_sys::CXType_ConstantArray | clang_sys::CXType_IncompleteArray
         ) {
-            if let Some(param) = cursor
-                .without_implicit()
-                .referenced()
-                .filter(|d| d.kind() == clang_sys::CXCursor_ParmDecl)
-            {
+            if let Some(param) = cursor.without_implicit().referenced().filter(|d| {
+                d.kind() == clang_sys::CXCursor_ParmDecl
+                    && matches!(
+                        d.ty().canonical().kind(),
+                        clang_sys::CXType_ConstantArray | clang_sys::CXType_IncompleteArray
+                    )
+            }) {
                 return Ty::from_clang(param.parameter_type(), &cursor.location());
             }
             // Likewise an argument passed to an array parameter: the implicit conversion shows

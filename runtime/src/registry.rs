@@ -13,6 +13,7 @@
 //! and tries again; "kernel not found" then names the places searched.
 
 use std::collections::{BTreeMap, HashMap};
+use std::os::unix::ffi::OsStrExt;
 use std::sync::{Arc, Mutex, MutexGuard};
 
 use hipmlir_device_image::{AddressSpace, DeviceImage, GlobalVar, KernelInfo};
@@ -557,7 +558,9 @@ extern "C" {
     fn dladdr(addr: *const std::ffi::c_void, info: *mut DlInfo) -> std::ffi::c_int;
 }
 
-/// The dynamic symbol at exactly `address`, if any.
+/// The symbol at exactly `address`: its dynamic symbol, else its entry in the symbol table of the
+/// loaded object holding it (a kernel stub with internal linkage, such as a kernel template
+/// instance for a lambda's closure type, is in no dynamic symbol table).
 pub(crate) fn symbol_name(address: usize) -> Option<String> {
     let mut info = DlInfo {
         dli_fname: std::ptr::null(),
@@ -567,8 +570,17 @@ pub(crate) fn symbol_name(address: usize) -> Option<String> {
     };
     // SAFETY: dladdr only inspects the loaded objects' tables; `info` is a valid out-pointer.
     let found = unsafe { dladdr(address as *const std::ffi::c_void, &mut info) };
-    if found == 0 || info.dli_sname.is_null() || info.dli_saddr as usize != address {
+    if found == 0 {
         return None;
+    }
+    if info.dli_sname.is_null() || info.dli_saddr as usize != address {
+        if info.dli_fname.is_null() {
+            return None;
+        }
+        // SAFETY: dladdr returned the NUL-terminated path of the object holding `address`.
+        let object = unsafe { std::ffi::CStr::from_ptr(info.dli_fname) };
+        let object = std::path::Path::new(std::ffi::OsStr::from_bytes(object.to_bytes()));
+        return static_symbol(object, address, address - info.dli_fbase as usize);
     }
     // SAFETY: dladdr returned a NUL-terminated symbol name.
     Some(
@@ -576,6 +588,26 @@ pub(crate) fn symbol_name(address: usize) -> Option<String> {
             .to_string_lossy()
             .into_owned(),
     )
+}
+
+/// The function symbol of an ELF object's own symbol table at `address` (a non-PIE
+/// executable's symbols are absolute) or at `offset` from the object's load base.
+fn static_symbol(object: &std::path::Path, address: usize, offset: usize) -> Option<String> {
+    use object::{Object, ObjectSymbol, SymbolKind};
+    // The main program's path is as it was started (relative to the folder it started in).
+    let bytes = crate::files::read_regular(object, crate::files::MAX_DEVICE_FILE)
+        .or_else(|_| {
+            crate::files::read_regular(
+                std::path::Path::new("/proc/self/exe"),
+                crate::files::MAX_DEVICE_FILE,
+            )
+        })
+        .ok()?;
+    let file = object::File::parse(&*bytes).ok()?;
+    file.symbols()
+        .filter(|s| s.kind() == SymbolKind::Text)
+        .find(|s| s.address() == offset as u64 || s.address() == address as u64)
+        .and_then(|s| s.name().ok().map(str::to_string))
 }
 
 #[cfg(test)]

@@ -358,6 +358,35 @@ impl<'c> FunctionCodegen<'c, '_> {
         let loc = self.loc(e);
         match e.kind() {
             CXCursor_ParenExpr => self.lvalue(&only_child(e)?),
+            // A cast to a reference type names the same object as another type (a derived-to-base
+            // cast moves to the base subobject).
+            k if is_cast_expr(k) && e.is_lvalue() => {
+                let inner = e
+                    .children()
+                    .into_iter()
+                    .rev()
+                    .find(|c| c.is_expression())
+                    .ok_or_else(|| FrontendError::unsupported(e.location(), "empty cast"))?;
+                let LValue::Mem { ptr, .. } = self.lvalue(&inner)? else {
+                    return Err(FrontendError::unsupported(
+                        e.location(),
+                        "reference cast of a variable held in a register",
+                    ));
+                };
+                let ptr = match class_offset(&inner.ty(), &e.ty()) {
+                    Some(offset) if offset != 0 => self.byte_offset(ptr, offset as i64, loc)?,
+                    _ => match class_offset(&e.ty(), &inner.ty()) {
+                        Some(offset) if offset != 0 => {
+                            self.byte_offset(ptr, -(offset as i64), loc)?
+                        }
+                        _ => ptr,
+                    },
+                };
+                Ok(LValue::Mem {
+                    ptr,
+                    ty: Ty::of(e)?,
+                })
+            }
             CXCursor_UnexposedExpr => {
                 let child = only_child(e)?;
                 let inner = self.lvalue(&child)?;
@@ -467,6 +496,20 @@ impl<'c> FunctionCodegen<'c, '_> {
                     FrontendError::unsupported(e.location(), format!("member '{name}'"))
                 })?;
                 let field_ptr = self.field_pointer(ptr, &record, field.llvm_index, loc)?;
+                if e.referenced().is_some_and(|f| f.ty().is_reference()) {
+                    // A reference member holds the address of the object it names.
+                    let referent = self.load(
+                        &LValue::Mem {
+                            ptr: field_ptr,
+                            ty: field.ty.clone(),
+                        },
+                        loc,
+                    )?;
+                    return Ok(LValue::Mem {
+                        ptr: referent.scalar(),
+                        ty: Ty::of(e)?,
+                    });
+                }
                 Ok(LValue::Mem {
                     ptr: field_ptr,
                     ty: field.ty.clone(),

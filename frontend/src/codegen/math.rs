@@ -156,6 +156,19 @@ impl<'c> FunctionCodegen<'c, '_> {
         if matches!(plain, "sincosf" | "sincos") {
             return self.sincos(e, args).map(Some);
         }
+        // The constants <math.h> spells with builtins (INFINITY, NAN, HUGE_VAL).
+        let constant = match plain {
+            "inf" | "inff" | "huge_val" | "huge_valf" => Some(f64::INFINITY),
+            "nan" | "nanf" => Some(f64::NAN),
+            _ => None,
+        };
+        if let Some(value) = constant {
+            let ty = Ty::of(e)?;
+            let v = self
+                .b
+                .const_float(ty.value_mlir(self.ctx()), value, self.loc(e))?;
+            return Ok(Some(Val::Scalar(v)));
+        }
         if plain == "__frcp_rn" {
             let [x] = args else { return Err(arity(e)) };
             let v = self.rvalue_as(x, &Ty::Float { bits: 32 })?.scalar();

@@ -57,6 +57,9 @@ pub struct ModuleCodegen<'c> {
     /// Lambdas passed to functions, by closure type: a parameter of that type stands for the
     /// lambda's captures.
     pub(super) closures: HashMap<String, Closure>,
+    /// Lambdas written in host code without captures (`[] __device__ (float x) {...}`), by
+    /// closure type: passed to kernels as arguments.
+    host_lambdas: HashMap<String, Cursor>,
     /// Module-level variables (`__shared__`, `__device__`, `__constant__`), by canonical
     /// declaration → symbol.
     pub(super) globals: HashMap<Cursor, String>,
@@ -92,6 +95,7 @@ impl<'c> ModuleCodegen<'c> {
             pending: Vec::new(),
             pending_lambdas: Vec::new(),
             closures: HashMap::new(),
+            host_lambdas: HashMap::new(),
             globals: HashMap::new(),
             device_variables: Vec::new(),
             strings: HashMap::new(),
@@ -104,6 +108,7 @@ impl<'c> ModuleCodegen<'c> {
     /// Emits every kernel defined in the main file and every kernel instantiation `launched`
     /// there, then the device functions they reach. Each kernel is emitted once.
     pub fn emit_translation_unit(&mut self, root: &Cursor, launched: &[Cursor]) -> Result<()> {
+        collect_captureless_lambdas(root, &mut self.host_lambdas);
         let mut kernels = Vec::new();
         collect_kernels(root, &mut kernels);
         // A kernel launched here but defined in another file is compiled there.
@@ -505,6 +510,12 @@ impl<'c> ModuleCodegen<'c> {
         }
         for param in &params {
             if let Some(closure) = fc.module.closure_of(param)? {
+                if kind == FunctionKind::Kernel {
+                    // The closure object the host passed: a lambda without captures.
+                    if args.next().is_none() || param_types.next().is_none() {
+                        return Err(internal(loc, "lambda parameter without an argument"));
+                    }
+                }
                 // A parameter holding a lambda arrives as the lambda's captures.
                 for (decl, ty, by_address) in &closure.captures {
                     let (Some(arg), Some(_)) = (args.next(), param_types.next()) else {
@@ -664,6 +675,8 @@ impl ModuleCodegen<'_> {
         }
         for p in def.arguments() {
             match self.closure_of(&p)? {
+                // A kernel receives the closure object the host passes (no captures: empty).
+                Some(_) if is_kernel(def) => params.push(Ty::of(&p)?),
                 Some(closure) => params.extend(closure.param_types()),
                 None => params.push(Ty::of(&p)?),
             }
@@ -683,11 +696,33 @@ impl ModuleCodegen<'_> {
         };
         match self.closures.get(&key) {
             Some(closure) => Ok(Some(closure.clone())),
+            None if self.host_lambdas.contains_key(&key) => Ok(Some(Closure {
+                lambda: self.host_lambdas[&key],
+                captures: Vec::new(),
+            })),
             None => Err(FrontendError::unsupported(
                 param.location(),
                 "parameter holding a lambda that is not passed from this file",
             )),
         }
+    }
+}
+
+/// Lambdas without captures in the user's code (not in system headers), by closure type: those
+/// written in host code reach kernels as arguments.
+fn collect_captureless_lambdas(c: &Cursor, out: &mut HashMap<String, Cursor>) {
+    for child in c.children() {
+        if child.is_in_system_header() {
+            continue;
+        }
+        if child.kind() == CXCursor_LambdaExpr
+            && super::analysis::lambda_captures(&child).is_ok_and(|c| c.is_empty())
+        {
+            if let Some(key) = closure_type_key(child.ty()) {
+                out.insert(key, child);
+            }
+        }
+        collect_captureless_lambdas(&child, out);
     }
 }
 

@@ -191,7 +191,20 @@ impl<'c> FunctionCodegen<'c, '_> {
             };
             if let Some(init) = init {
                 let ptr = self.field_pointer(this, &record, field.llvm_index, loc)?;
-                self.initialize(ptr, &field.ty, &init)?;
+                if decl.ty().is_reference() {
+                    // A reference member holds the address of what it is bound to.
+                    let address = self.object_address(&init)?;
+                    self.store(
+                        &LValue::Mem {
+                            ptr,
+                            ty: field.ty.clone(),
+                        },
+                        Val::Scalar(address),
+                        loc,
+                    )?;
+                } else {
+                    self.initialize(ptr, &field.ty, &init)?;
+                }
             }
         }
         Ok(())
@@ -258,6 +271,11 @@ pub fn is_lvalue_expression(e: &Cursor) -> bool {
                 && is_lvalue_expression(&children[1])
                 && is_lvalue_expression(&children[2])
         }
+        // `reinterpret_cast<T&>(x)`, `static_cast<Base&>(d)`, `(T&)x`.
+        CXCursor_CStyleCastExpr
+        | CXCursor_CXXStaticCastExpr
+        | CXCursor_CXXConstCastExpr
+        | CXCursor_CXXReinterpretCastExpr => e.is_lvalue(),
         _ => false,
     }
 }

@@ -229,7 +229,12 @@ impl<'c> FunctionCodegen<'c, '_> {
 
     /// `__shared__ T name[...]` in a function: workgroup memory, one copy per block.
     fn emit_shared_decl(&mut self, decl: &Cursor, key: VarKey, loc: Location<'c>) -> Result<()> {
-        if decl.var_initializer().is_some() {
+        // A default construction (`__shared__ float4 s[N];`) is no initialization: clang has
+        // already refused any that is not empty.
+        let initialized = decl.var_initializer().is_some_and(|init| {
+            constructor_call(&init).is_none_or(|call| !call.arguments().is_empty())
+        });
+        if initialized {
             return Err(FrontendError::single(
                 decl.location(),
                 "initialization is not supported for __shared__ variables",
