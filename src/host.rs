@@ -257,7 +257,12 @@ pub fn needed_kernel_instances(
         else {
             continue;
         };
-        if templates.iter().any(|t| t == template) && !out.contains(&template_id) {
+        // An instance for a lambda's closure type cannot be named in source; the frontend finds
+        // those in the host templates' instances it walks.
+        let unnamable = ["{lambda", "'lambda'", "{unnamed", "(anonymous", "$_"]
+            .iter()
+            .any(|m| template_id.contains(m));
+        if templates.iter().any(|t| t == template) && !out.contains(&template_id) && !unnamable {
             out.push(template_id);
         }
     }

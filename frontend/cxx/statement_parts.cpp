@@ -6,6 +6,7 @@
 // tell them apart when the statement comes from a macro. Clang's AST knows; these functions use
 // only its inline accessors, so nothing beyond libclang itself is linked. A libclang cursor for a
 // statement holds the `clang::Stmt *` in `data[1]`.
+#include <clang/AST/DeclTemplate.h>
 #include <clang/AST/Expr.h>
 #include <clang/AST/Stmt.h>
 
@@ -49,6 +50,21 @@ int hipmlir_is_lvalue(const void *expr) {
   const auto *s = static_cast<const clang::Stmt *>(expr);
   const auto *e = llvm::dyn_cast<clang::Expr>(s);
   return e && e->isLValue();
+}
+
+// Whether a template parameter or a function parameter is a pack (`typename... Ts`,
+// `Ts... args`): libclang does not say.
+int hipmlir_is_pack(const void *decl) {
+  const auto *d = static_cast<const clang::Decl *>(decl);
+  if (const auto *t = llvm::dyn_cast<clang::TemplateTypeParmDecl>(d)) {
+    const auto *type = llvm::dyn_cast_or_null<clang::TemplateTypeParmType>(t->getTypeForDecl());
+    return type && type->isParameterPack();
+  }
+  if (const auto *n = llvm::dyn_cast<clang::NonTypeTemplateParmDecl>(d)) return n->isParameterPack();
+  if (const auto *t = llvm::dyn_cast<clang::TemplateTemplateParmDecl>(d)) return t->isParameterPack();
+  if (const auto *p = llvm::dyn_cast<clang::ParmVarDecl>(d))
+    return llvm::isa<clang::PackExpansionType>(p->getType().getTypePtr());
+  return 0;
 }
 
 // An atomic builtin call (`__atomic_fetch_add(p, v, order)`, `__hip_atomic_load(p, order, scope)`),

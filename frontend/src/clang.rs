@@ -121,6 +121,7 @@ extern "C" {
     fn hipmlir_for_parts(stmt: *const c_void, parts: *mut [*const c_void; 5]);
     fn hipmlir_if_parts(stmt: *const c_void, parts: *mut [*const c_void; 5]);
     fn hipmlir_is_lvalue(expr: *const c_void) -> i32;
+    fn hipmlir_is_pack(decl: *const c_void) -> i32;
     fn hipmlir_atomic_parts(
         expr: *const c_void,
         name: *mut *const u8,
@@ -498,6 +499,19 @@ impl Cursor {
             *part = Some(children[at]);
         }
         used.iter().all(|u| *u).then_some(parts)
+    }
+
+    /// Whether a template parameter or function parameter declaration is a pack.
+    pub fn is_pack(&self) -> bool {
+        let declaration = matches!(
+            self.kind(),
+            CXCursor_TemplateTypeParameter
+                | CXCursor_NonTypeTemplateParameter
+                | CXCursor_TemplateTemplateParameter
+                | CXCursor_ParmDecl
+        );
+        // SAFETY: a declaration cursor holds its `clang::Decl *` in data[0]; the shim checks it.
+        declaration && unsafe { hipmlir_is_pack(self.0.data[0]) != 0 }
     }
 
     /// Whether an expression is an lvalue (libclang's types leave out the value category).

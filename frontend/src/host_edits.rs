@@ -108,10 +108,18 @@ fn collect(c: &Cursor, hip_headers: &Path, texts: &mut FileTexts, out: &mut Vec<
             {
                 let device_only = child.has_attr(CXCursor_CUDADeviceAttr)
                     && !child.has_attr(CXCursor_CUDAHostAttr);
+                if !is_kernel(&child) && !device_only {
+                    // A host function: device lambdas written in it keep their bodies from the
+                    // host compile too.
+                    device_lambda_edits(&child, out);
+                    continue;
+                }
                 let replacement = if is_kernel(&child) {
-                    "{}"
+                    // Launches call the stub; a kernel whose parameters cannot all be named
+                    // keeps an empty one and is launched by its address.
+                    crate::kernel_stubs::call_stub(&child).unwrap_or_else(|| "{}".to_string())
                 } else if device_only {
-                    "{ __builtin_unreachable(); }"
+                    "{ __builtin_unreachable(); }".to_string()
                 } else {
                     continue;
                 };
@@ -136,13 +144,53 @@ fn collect(c: &Cursor, hip_headers: &Path, texts: &mut FileTexts, out: &mut Vec<
                         file: PathBuf::from(file),
                         start,
                         end,
-                        replacement: replacement.to_string(),
+                        replacement,
                     });
                 }
             }
             _ => {}
         }
     }
+}
+
+/// Edits that empty the bodies of device lambdas (`[] __device__ (float x) { ... }`) written in
+/// a host function: the host compile never calls them, and their device code would not compile.
+fn device_lambda_edits(c: &Cursor, out: &mut Vec<SourceEdit>) {
+    for child in c.children() {
+        if child.kind() == CXCursor_LambdaExpr && is_device_only_lambda(&child) {
+            if let Some(body) = child
+                .children()
+                .into_iter()
+                .rfind(|b| b.kind() == CXCursor_CompoundStmt)
+            {
+                let (file, start, end) = body.extent_offsets();
+                if body.expansion_offsets() == (file.clone(), start, end) {
+                    out.push(SourceEdit {
+                        file: PathBuf::from(file),
+                        start,
+                        end,
+                        replacement: "{ __builtin_unreachable(); }".to_string(),
+                    });
+                    continue;
+                }
+            }
+        }
+        device_lambda_edits(&child, out);
+    }
+}
+
+/// Whether a lambda is declared `__device__` and not `__host__`: libclang shows no attributes of
+/// a lambda, so they are read from its declarator, between the capture list and the parameters.
+fn is_device_only_lambda(lambda: &Cursor) -> bool {
+    let tokens = lambda.tokens();
+    let Some(close) = tokens.iter().position(|t| t == "]") else {
+        return false;
+    };
+    let declarator: Vec<&String> = tokens[close + 1..]
+        .iter()
+        .take_while(|t| *t != "(" && *t != "{")
+        .collect();
+    declarator.iter().any(|t| *t == "__device__") && !declarator.iter().any(|t| *t == "__host__")
 }
 
 /// The end (one past) of the `}` that closes the `{` at `open`, skipping string and character

@@ -73,7 +73,7 @@ struct Finder<'t> {
 impl Finder<'_> {
     fn visit(&mut self, c: &Cursor, host_function: Option<Cursor>, in_instance: bool) {
         if c.kind() == CXCursor_CallExpr {
-            if let Some(mut site) = triple_chevron(c, self.texts).or_else(|| ggl(c)) {
+            if let Some(mut site) = triple_chevron(c, self.texts).or_else(|| ggl(c, self.texts)) {
                 site.host_function = host_function;
                 if in_instance {
                     site.edit = None;
@@ -167,12 +167,19 @@ fn triple_chevron(c: &Cursor, texts: &mut FileTexts) -> Option<LaunchSite> {
     // A launch written inside a macro is rewritten in the macro's definition (macro_chevron_edits).
     let in_macro = c.expansion_offsets() != (file.clone(), start, end);
     let edit = if in_macro {
-        None
+        // hipLaunchKernelGGL, which the device-side parse reads as `<<<>>>`: its invocation in
+        // the user's file is rewritten.
+        launches_by_call(kernel.as_ref(), c)
+            .then(|| rewrite_ggl(c, texts))
+            .flatten()
     } else {
+        let by_call = launches_by_call(kernel.as_ref(), c);
         texts
             .get(&file)
             .filter(|source| end <= source.len())
-            .and_then(|source| rewrite_chevrons(c, &file, start, end, kernel.as_ref(), source))
+            .and_then(|source| {
+                rewrite_chevrons(c, &file, start, end, kernel.as_ref(), by_call, source)
+            })
     };
     Some(LaunchSite {
         kernel,
@@ -188,6 +195,7 @@ fn rewrite_chevrons(
     start: usize,
     end: usize,
     kernel: Option<&Cursor>,
+    by_call: bool,
     source: &str,
 ) -> Option<SourceEdit> {
     let tokens = c.tokens_with_offsets();
@@ -205,6 +213,14 @@ fn rewrite_chevrons(
     let open_paren = after.find('(')?;
     let close_paren = after.rfind(')')?;
     let args = after.get(open_paren + 1..close_paren)?.trim();
+    if by_call {
+        return Some(SourceEdit {
+            file: file.into(),
+            start,
+            end,
+            replacement: call_launch(callee, &config, args),
+        });
+    }
     let name = match kernel {
         Some(k) => k.mangled_name(),
         // A name spelled over several lines reads as one.
@@ -286,12 +302,17 @@ fn collect_requests(c: &Cursor, out: &mut Vec<Cursor>) {
 
 /// The qualified name of the kernel template a dependent launch names (`ns::scale`).
 pub fn launched_template(call: &Cursor) -> Option<String> {
+    launched_template_cursor(call).map(|t| crate::kernel_abi::qualified_name(&t))
+}
+
+/// The kernel template a dependent launch names.
+fn launched_template_cursor(call: &Cursor) -> Option<Cursor> {
     let mut found = None;
     find_template_ref(call, &mut found);
     found
 }
 
-fn find_template_ref(c: &Cursor, found: &mut Option<String>) {
+fn find_template_ref(c: &Cursor, found: &mut Option<Cursor>) {
     for child in c.children() {
         if found.is_some() {
             return;
@@ -305,7 +326,7 @@ fn find_template_ref(c: &Cursor, found: &mut Option<String>) {
             .iter()
             .find(|t| t.kind() == CXCursor_FunctionTemplate && crate::codegen::is_kernel(t))
         {
-            *found = Some(crate::kernel_abi::qualified_name(t));
+            *found = Some(*t);
             return;
         }
         find_template_ref(&child, found);
@@ -370,10 +391,66 @@ fn split_top_level(text: &str) -> Vec<String> {
     parts
 }
 
+/// A launch as clang compiles `<<<>>>`: the configuration set, then the kernel called
+/// (kernel_stubs), so that overloads, deduction and conversions are C++'s own.
+fn call_launch(callee: &str, config: &[String], args: &str) -> String {
+    format!(
+        "(::hipmlir::detail::configure({}, {}, {}, {}) ? hipSuccess : ({callee}({args}), \
+         ::hipmlir::detail::stub_launch_result()))",
+        config[0].trim(),
+        config[1].trim(),
+        config[2].trim(),
+        config[3].trim()
+    )
+}
+
+/// Whether a launch of `kernel` (or, when it depends on a host template's parameters, of the
+/// template `call` names) can call the kernel's host stub: the kernel is defined in this
+/// translation unit with a stub that launches itself.
+fn launches_by_call(kernel: Option<&Cursor>, call: &Cursor) -> bool {
+    let pattern = match kernel {
+        Some(k) => k.template_of().unwrap_or(*k),
+        None => match launched_template_cursor(call) {
+            Some(t) => t,
+            None => return false,
+        },
+    };
+    pattern
+        .definition()
+        .is_some_and(|d| crate::kernel_stubs::call_stub(&d).is_some())
+}
+
+/// `hipLaunchKernelGGL(k, grid, block, shmem, stream, args...)` written in the user's file (not
+/// by a macro of theirs): the macro's invocation becomes a call-based launch. Its arguments are
+/// the invocation's top-level comma-separated parts, as the preprocessor splits them.
+fn rewrite_ggl(c: &Cursor, texts: &mut FileTexts) -> Option<SourceEdit> {
+    let (file, start, end) = c.expansion_offsets();
+    let source = texts.get(&file)?;
+    let text = source.get(start..end)?;
+    let inner = text
+        .strip_prefix("hipLaunchKernelGGL")?
+        .trim_start()
+        .strip_prefix('(')?
+        .strip_suffix(')')?;
+    let parts = split_top_level(inner);
+    let [kernel, grid, block, shmem, stream, args @ ..] = parts.as_slice() else {
+        return None;
+    };
+    let config = [grid.clone(), block.clone(), shmem.clone(), stream.clone()];
+    let args: Vec<&str> = args.iter().map(|a| a.trim()).collect();
+    Some(SourceEdit {
+        file: file.into(),
+        start,
+        end,
+        replacement: call_launch(kernel.trim(), &config, &args.join(", ")),
+    })
+}
+
 /// `hipLaunchKernelGGL(k, ...)`: the macro expands to a call of `hipmlir::detail::launch_ggl`
-/// whose second argument names the kernel. It needs no rewriting: the runtime finds the kernel
-/// by its host stub, which every image registers at start-up.
-fn ggl(c: &Cursor) -> Option<LaunchSite> {
+/// whose second argument names the kernel. Written in the user's file, it is rewritten to a
+/// call-based launch; inside a macro of theirs it launches by the kernel's address, which every
+/// image registers at start-up.
+fn ggl(c: &Cursor, texts: &mut FileTexts) -> Option<LaunchSite> {
     // In a host template with dependent arguments the call resolves to nothing yet: its callee
     // expression still names the overloads it will choose from.
     let callee = match c.referenced() {
@@ -397,9 +474,12 @@ fn ggl(c: &Cursor) -> Option<LaunchSite> {
         .arguments()
         .get(1)
         .and_then(|k| concrete_kernel(&k.without_implicit()));
+    let edit = launches_by_call(kernel.as_ref(), c)
+        .then(|| rewrite_ggl(c, texts))
+        .flatten();
     Some(LaunchSite {
         kernel,
-        edit: None,
+        edit,
         call: *c,
         host_function: None,
     })

@@ -11,6 +11,7 @@ mod codegen;
 pub mod error;
 mod host_edits;
 mod kernel_abi;
+mod kernel_stubs;
 mod launches;
 pub mod types;
 

@@ -35,8 +35,18 @@
 #define HIPMLIR_STRINGIFY_IMPL(...) #__VA_ARGS__
 #define HIPMLIR_STRINGIFY(...) HIPMLIR_STRINGIFY_IMPL(__VA_ARGS__)
 
+#if defined(__HIP_DEVICE_COMPILE__)
+// The device-side parse reads a launch as HIP defines it, a `<<<>>>` launch: clang chooses the
+// kernel (overloads, deduced template arguments) and hipmlir compiles that instance.
+#define hipLaunchKernelGGL(kernelName, grid, block, sharedMemBytes, stream, ...) \
+  (kernelName<<<grid, block, sharedMemBytes, stream>>>(__VA_ARGS__), hipSuccess)
+#else
+// Host code: written in a file hipmlir compiles, the invocation is rewritten to a call-based
+// launch (see configure below); elsewhere (inside the user's own macros, plain builds) the
+// kernel is found by its address, else by its spelled name.
 #define hipLaunchKernelGGL(kernelName, ...) \
   ::hipmlir::detail::launch_ggl(HIPMLIR_STRINGIFY(kernelName), kernelName, __VA_ARGS__)
+#endif
 
 namespace hipmlir {
 namespace detail {
@@ -166,6 +176,54 @@ inline hipError_t launch_ggl(const char* spelled_name, Kernel kernel, dim3 grid,
                              std::size_t shared_mem_bytes, hipStream_t stream, Args&&... args) {
   return launch_typed(spelled_name, kernel, grid, block, shared_mem_bytes, stream,
                       std::forward<Args>(args)...);
+}
+
+// Launches written in the user's files (`k<<<grid, block>>>(args)` and `hipLaunchKernelGGL(k, grid,
+// block, shmem, stream, args...)`) become what clang makes of a `<<<>>>` launch: the configuration
+// is set, then the kernel is called like a function, so overloads, template argument deduction and
+// argument conversions are C++'s own. The kernel's host stub (its body, as hipmlir compiles it for
+// the host) takes the configuration and launches itself with its parameters.
+struct CallConfig {
+  dim3 grid, block;
+  std::size_t shared_mem_bytes;
+  hipStream_t stream;
+  bool set;
+};
+
+inline CallConfig& pending_call_config() {
+  static thread_local CallConfig config{};
+  return config;
+}
+
+// What the last stub launch of this thread returned (hipLaunchKernelGGL's value).
+inline hipError_t& stub_launch_result() {
+  static thread_local hipError_t result = hipSuccess;
+  return result;
+}
+
+// `configure(...) ? hipSuccess : (kernel(args...), stub_launch_result())`: always 0, so the
+// kernel's stub is called.
+inline int configure(dim3 grid, dim3 block, std::size_t shared_mem_bytes = 0,
+                     hipStream_t stream = nullptr) {
+  pending_call_config() = {grid, block, shared_mem_bytes, stream, true};
+  return 0;
+}
+
+// The body of a kernel's host stub: launches `kernel` (the stub itself) with the configuration
+// just set and the stub's own parameters.
+template <class... Params, class... Args>
+inline void launch_from_stub(void (*kernel)(Params...), const char* name, Args&&... args) {
+  CallConfig config = pending_call_config();
+  pending_call_config().set = false;
+  if (!config.set) {
+    // Called as a plain function: HIP has no such thing (a kernel runs only when launched).
+    stub_launch_result() =
+        __hipmlirLaunchKernelGGL(nullptr, name, dim3(0), dim3(0), 0, nullptr, nullptr, 0);
+    return;
+  }
+  stub_launch_result() = launch_typed(name, kernel, config.grid, config.block,
+                                      config.shared_mem_bytes, config.stream,
+                                      std::forward<Args>(args)...);
 }
 
 // A `<<<>>>` launch written inside a macro: hipmlir rewrites only the macro's `<<<` and `>>>`

@@ -53,7 +53,18 @@ impl<'c> ModuleCodegen<'c> {
             return Ok((symbol.clone(), ty));
         }
         let symbol = decl.mangled_name();
-        let def = decl.definition().unwrap_or(*decl);
+        let Some(def) = decl.definition() else {
+            // Declared `extern` here and defined in another source: each image would get a
+            // variable of its own, silently apart.
+            return Err(FrontendError::unsupported(
+                decl.location(),
+                format!(
+                    "extern __device__ variable '{}' defined in another source (separate device \
+                     compilation, -fgpu-rdc, is not supported yet)",
+                    decl.spelling()
+                ),
+            ));
+        };
         let mut bytes = vec![0u8; ty.size() as usize];
         if let Some(init) = def.var_initializer() {
             constant_bytes(&init, &ty, &mut bytes, 0)?;

@@ -60,6 +60,8 @@ pub struct ModuleCodegen<'c> {
     /// Lambdas written in host code without captures (`[] __device__ (float x) {...}`), by
     /// closure type: passed to kernels as arguments.
     host_lambdas: HashMap<String, Cursor>,
+    /// The lambda each lambda function symbol was given to.
+    lambda_symbols: HashMap<String, Cursor>,
     /// Module-level variables (`__shared__`, `__device__`, `__constant__`), by canonical
     /// declaration → symbol.
     pub(super) globals: HashMap<Cursor, String>,
@@ -96,6 +98,7 @@ impl<'c> ModuleCodegen<'c> {
             pending_lambdas: Vec::new(),
             closures: HashMap::new(),
             host_lambdas: HashMap::new(),
+            lambda_symbols: HashMap::new(),
             globals: HashMap::new(),
             device_variables: Vec::new(),
             strings: HashMap::new(),
@@ -261,8 +264,20 @@ impl<'c> ModuleCodegen<'c> {
         for p in method.arguments() {
             params.push(Ty::of(&p)?);
         }
+        // The device-side parse does not number the lambdas of host functions apart (two
+        // lambdas in `main` may mangle alike): the symbol also names where the lambda is.
+        let mut symbol = method.mangled_name();
+        if self
+            .lambda_symbols
+            .get(&symbol)
+            .is_some_and(|l| l != lambda)
+        {
+            let at = lambda.location();
+            symbol = format!("{symbol}.L{}_{}", at.line, at.column);
+        }
+        self.lambda_symbols.insert(symbol.clone(), *lambda);
         let sig = FunctionSig {
-            symbol: method.mangled_name(),
+            symbol,
             params,
             result: Ty::from_clang(method.result_type(), &lambda.location())?,
         };
