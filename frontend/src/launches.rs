@@ -45,18 +45,27 @@ pub struct LaunchSite {
 
 /// Every launch site in the user's files of a translation unit (the main file and headers other
 /// than the system's and hipmlir's own, `hip_headers`).
-pub fn find_launches(root: &Cursor, hip_headers: &Path, texts: &mut FileTexts) -> Vec<LaunchSite> {
+///
+/// Also returns the kernel template instances host code names as values, not launched there
+/// (`hipLaunchCooperativeKernel(k<16>, ...)`, `(const void*)k<float>`): they are compiled too.
+pub fn find_launches(
+    root: &Cursor,
+    hip_headers: &Path,
+    texts: &mut FileTexts,
+) -> (Vec<LaunchSite>, Vec<Cursor>) {
     let mut finder = Finder {
+        hip_headers,
         texts,
         instances: HashSet::new(),
         out: Vec::new(),
+        kernel_values: Vec::new(),
     };
     for decl in root.children() {
         if is_user_code(&decl, hip_headers) {
             finder.visit(&decl, None, false);
         }
     }
-    finder.out
+    (finder.out, finder.kernel_values)
 }
 
 /// Walks host code for launches. The instances of host function templates that the user's code
@@ -64,10 +73,12 @@ pub fn find_launches(root: &Cursor, hip_headers: &Path, texts: &mut FileTexts) -
 /// lambda) names its kernel instance only there. Their launches are rewritten in the template's
 /// own text, not again.
 struct Finder<'t> {
+    hip_headers: &'t Path,
     texts: &'t mut FileTexts,
     /// Host function template instances walked.
     instances: HashSet<Cursor>,
     out: Vec<LaunchSite>,
+    kernel_values: Vec<Cursor>,
 }
 
 impl Finder<'_> {
@@ -79,9 +90,18 @@ impl Finder<'_> {
                     site.edit = None;
                 }
                 self.out.push(site);
-            } else if let Some(instance) = host_template_instance(c) {
+            } else if let Some(instance) =
+                host_template_instance(c).filter(|i| is_user_code(i, self.hip_headers))
+            {
                 if self.instances.insert(instance) {
                     self.visit(&instance, Some(instance), true);
+                }
+            }
+        }
+        if c.kind() == CXCursor_DeclRefExpr {
+            if let Some(kernel) = concrete_kernel(c).filter(|k| k.template_of().is_some()) {
+                if !self.kernel_values.contains(&kernel) {
+                    self.kernel_values.push(kernel);
                 }
             }
         }

@@ -116,13 +116,15 @@ pub fn compile<'c>(
     let root = tu.cursor();
     let main_file = root.spelling();
     let mut texts = launches::FileTexts::new(&main_file, source);
-    let launches = launches::find_launches(&root, &options.hip_headers, &mut texts);
+    let (launches, kernel_values) =
+        launches::find_launches(&root, &options.hip_headers, &mut texts);
     let location = Location::new(ctx, &path.display().to_string(), 0, 0);
     let mut codegen = codegen::ModuleCodegen::new(ctx, location);
     let launched: Vec<clang::Cursor> = launches
         .iter()
         .filter_map(|l| l.kernel)
         .chain(launches::requested_instances(&root))
+        .chain(kernel_values)
         .collect();
     codegen.emit_translation_unit(&root, &launched)?;
     for (index, site) in launches.iter().enumerate() {

@@ -112,6 +112,10 @@ impl<'c> FunctionCodegen<'c, '_> {
                 )),
             },
             CXCursor_ParenExpr => self.rvalue(&only_child(e)?),
+            CXCursor_CompoundLiteralExpr => {
+                let lv = self.lvalue(e)?;
+                self.load(&lv, loc)
+            }
             CXCursor_UnexposedExpr => {
                 if let Some((name, operands)) = e.atomic_parts() {
                     return self.atomic_builtin(&name, e, &operands);
@@ -358,6 +362,18 @@ impl<'c> FunctionCodegen<'c, '_> {
         let loc = self.loc(e);
         match e.kind() {
             CXCursor_ParenExpr => self.lvalue(&only_child(e)?),
+            // `(float2){x, y}`: an unnamed object initialized by its brace list.
+            CXCursor_CompoundLiteralExpr => {
+                let init = e
+                    .children()
+                    .into_iter()
+                    .rfind(|c| c.is_expression())
+                    .ok_or_else(|| FrontendError::unsupported(e.location(), "compound literal"))?;
+                let ty = Ty::of(e)?;
+                let ptr = self.alloca(&ty, loc)?;
+                self.initialize(ptr, &ty, &init)?;
+                Ok(LValue::Mem { ptr, ty })
+            }
             // A cast to a reference type names the same object as another type (a derived-to-base
             // cast moves to the base subobject).
             k if is_cast_expr(k) && e.is_lvalue() => {

@@ -84,8 +84,15 @@ enum FunctionKind {
 
 /// Whether a function declaration is a `__global__` kernel.
 pub fn is_kernel(f: &Cursor) -> bool {
-    // With a SPIR-V device target clang prints kernels' types with `device_kernel`.
-    f.has_attr(CXCursor_CUDAGlobalAttr) || f.ty().spelling().contains("device_kernel")
+    // libclang shows no attributes of template instances, and reports the device_kernel calling
+    // convention only as "unexposed" (as it does spir_func's): a kernel's own function type is
+    // printed with it last, after the parameters (a host function taking a kernel pointer has it
+    // inside its parameter list).
+    f.has_attr(CXCursor_CUDAGlobalAttr)
+        || f.ty()
+            .spelling()
+            .trim_end()
+            .ends_with("__attribute__((device_kernel))")
 }
 
 impl<'c> ModuleCodegen<'c> {

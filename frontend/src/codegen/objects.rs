@@ -260,7 +260,10 @@ impl<'c> FunctionCodegen<'c, '_> {
 pub fn is_lvalue_expression(e: &Cursor) -> bool {
     let e = e.without_implicit();
     match e.kind() {
-        CXCursor_DeclRefExpr | CXCursor_MemberRefExpr | CXCursor_ArraySubscriptExpr => true,
+        CXCursor_DeclRefExpr
+        | CXCursor_MemberRefExpr
+        | CXCursor_ArraySubscriptExpr
+        | CXCursor_CompoundLiteralExpr => true,
         CXCursor_UnaryOperator => e.unary_operator() == CXUnaryOperator_Deref,
         CXCursor_CallExpr => e
             .referenced()
