@@ -8,7 +8,8 @@
 //! template <typename T, int N>
 //! __global__ void k(const T* in, T* out) {
 //!   ::hipmlir::detail::launch_from_stub(
-//!       static_cast<void (*)(decltype(in), decltype(out))>(&k<T, N>), "k", in, out);
+//!       static_cast<void (*)(by_value_t<decltype(in)>, by_value_t<decltype(out)>)>(&k<T, N>),
+//!       "k", in, out);
 //! }
 //! ```
 
@@ -50,7 +51,14 @@ pub fn call_stub(kernel: &Cursor) -> Option<String> {
     let name = kernel.spelling();
     let types: Vec<String> = params
         .iter()
-        .map(|(p, pack)| format!("decltype({p}){}", if *pack { "..." } else { "" }))
+        // by_value_t drops what a parameter's type keeps but a function type does not (g++
+        // keeps `__restrict` in decltype).
+        .map(|(p, pack)| {
+            format!(
+                "::hipmlir::detail::by_value_t<decltype({p})>{}",
+                if *pack { "..." } else { "" }
+            )
+        })
         .collect();
     let values: Vec<String> = params
         .iter()
