@@ -21,6 +21,11 @@
 #include <stddef.h>
 
 #include "hip_runtime_api.h"
+#if defined(__HIP_DEVICE_COMPILE__)
+// hipLaunchKernelGGL reads as `<<<>>>` there, which clang checks against
+// __hipPushCallConfiguration.
+#include "hipmlir_device.h"
+#endif
 
 // The host compile packs arguments; hipmlir's device-mode parse only type-checks launches, and
 // skips these headers (they cost more than everything else it reads).
