@@ -700,26 +700,19 @@ impl CType {
     /// The base-class specifiers of a record type (for template instances too, whose
     /// declarations libclang shows without children).
     pub fn bases(&self) -> Vec<Cursor> {
-        extern "C" fn visit(c: CXCursor, data: CXClientData) -> CXVisitorResult {
-            // SAFETY: `data` is the Vec passed below, alive for the whole visit.
-            let out = unsafe { &mut *(data as *mut Vec<Cursor>) };
-            out.push(Cursor(c));
-            CXVisit_Continue
-        }
-        let mut out: Vec<Cursor> = Vec::new();
-        // SAFETY: plain libclang visit; `out` outlives it.
-        unsafe {
-            clang_visitCXXBaseClasses(
-                self.canonical().0,
-                visit,
-                &mut out as *mut Vec<Cursor> as *mut c_void,
-            );
-        }
-        out
+        self.visit_all(clang_visitCXXBaseClasses)
     }
 
     /// The field declarations of a record type, in order.
     pub fn fields(&self) -> Vec<Cursor> {
+        self.visit_all(clang_Type_visitFields)
+    }
+
+    /// Every cursor one of libclang's type visitors (fields, base classes) hands out, in order.
+    fn visit_all(
+        &self,
+        visitor: unsafe extern "C" fn(CXType, CXFieldVisitor, CXClientData) -> CXVisitorResult,
+    ) -> Vec<Cursor> {
         extern "C" fn visit(c: CXCursor, data: CXClientData) -> CXVisitorResult {
             // SAFETY: `data` is the Vec passed below, alive for the whole visit.
             let out = unsafe { &mut *(data as *mut Vec<Cursor>) };
@@ -727,8 +720,13 @@ impl CType {
             CXVisit_Continue
         }
         let mut out: Vec<Cursor> = Vec::new();
+        // SAFETY: plain libclang visit of a live type; `out` outlives it.
         unsafe {
-            clang_Type_visitFields(self.0, visit, &mut out as *mut Vec<Cursor> as *mut c_void);
+            visitor(
+                self.canonical().0,
+                visit,
+                &mut out as *mut Vec<Cursor> as *mut c_void,
+            );
         }
         out
     }

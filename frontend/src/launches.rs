@@ -84,7 +84,7 @@ struct Finder<'t> {
 impl Finder<'_> {
     fn visit(&mut self, c: &Cursor, host_function: Option<Cursor>, in_instance: bool) {
         if c.kind() == CXCursor_CallExpr {
-            if let Some(mut site) = triple_chevron(c, self.texts).or_else(|| ggl(c, self.texts)) {
+            if let Some(mut site) = triple_chevron(c, self.texts) {
                 site.host_function = host_function;
                 if in_instance {
                     site.edit = None;
@@ -463,44 +463,5 @@ fn rewrite_ggl(c: &Cursor, texts: &mut FileTexts) -> Option<SourceEdit> {
         start,
         end,
         replacement: call_launch(kernel.trim(), &config, &args.join(", ")),
-    })
-}
-
-/// `hipLaunchKernelGGL(k, ...)`: the macro expands to a call of `hipmlir::detail::launch_ggl`
-/// whose second argument names the kernel. Written in the user's file, it is rewritten to a
-/// call-based launch; inside a macro of theirs it launches by the kernel's address, which every
-/// image registers at start-up.
-fn ggl(c: &Cursor, texts: &mut FileTexts) -> Option<LaunchSite> {
-    // In a host template with dependent arguments the call resolves to nothing yet: its callee
-    // expression still names the overloads it will choose from.
-    let callee = match c.referenced() {
-        Some(f) => f.spelling(),
-        None => c
-            .children()
-            .first()
-            .and_then(|callee| {
-                callee
-                    .children()
-                    .into_iter()
-                    .rfind(|r| r.kind() == CXCursor_OverloadedDeclRef)
-            })
-            .map(|r| r.spelling())
-            .unwrap_or_default(),
-    };
-    if callee != "launch_ggl" {
-        return None;
-    }
-    let kernel = c
-        .arguments()
-        .get(1)
-        .and_then(|k| concrete_kernel(&k.without_implicit()));
-    let edit = launches_by_call(kernel.as_ref(), c)
-        .then(|| rewrite_ggl(c, texts))
-        .flatten();
-    Some(LaunchSite {
-        kernel,
-        edit,
-        call: *c,
-        host_function: None,
     })
 }

@@ -106,11 +106,11 @@ __device__ inline bool __hipmlir_below(double r, unsigned long long x) {
   __device__ inline To name##_rn(From x) { return (To)x; }                                   \
   __device__ inline To name##_rd(From x) {                                                   \
     To r = (To)x;                                                                            \
-    return __hipmlir_above((double)r, (Exact)x) ? nextafter##f(r, -(To)__hipmlir_inf()) : r;        \
+    return __hipmlir_above((double)r, (Exact)x) ? nextafter##f(r, -(To)HUGE_VAL) : r;        \
   }                                                                                          \
   __device__ inline To name##_ru(From x) {                                                   \
     To r = (To)x;                                                                            \
-    return __hipmlir_below((double)r, (Exact)x) ? nextafter##f(r, (To)__hipmlir_inf()) : r;         \
+    return __hipmlir_below((double)r, (Exact)x) ? nextafter##f(r, (To)HUGE_VAL) : r;         \
   }                                                                                          \
   __device__ inline To name##_rz(From x) {                                                   \
     return x < (From)0 ? name##_ru(x) : name##_rd(x);                                        \

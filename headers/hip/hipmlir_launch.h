@@ -69,27 +69,6 @@ template <class T>
 using by_value_t = typename unrestrict<typename std::decay<T>::type>::type;
 
 #if defined(__HIP_DEVICE_COMPILE__)
-// HIP device-mode parse (hipmlir's frontend through libclang): there a kernel's type carries the
-// device_kernel calling convention, which no C++ spelling of `void (*)(Params...)` matches, and no
-// host code is generated. Accept any kernel expression so host functions still type-check.
-// A kernel template named without template arguments (hipLaunchKernelGGL(k, ..., a, b)) is
-// instantiated, as in HIP, for the argument types as they are (decayed): the default for Kernel is
-// a kernel pointer taking those types. (clang parses the calling convention in that spelling,
-// although it warns that it ignores it.)
-#pragma clang diagnostic push
-#pragma clang diagnostic ignored "-Wignored-attributes"
-template <class... Args, class Kernel = __attribute__((device_kernel)) void (*)(
-                             by_value_t<Args>...)>
-inline hipError_t launch_ggl(const char* spelled_name, Kernel kernel, dim3 grid, dim3 block,
-                             size_t shared_mem_bytes, hipStream_t stream, Args&&... args) {
-  static_assert(__is_function(__remove_pointer(Kernel)),
-                "hipLaunchKernelGGL: the first argument must name a kernel");
-  (void)spelled_name, (void)kernel, (void)grid, (void)block, (void)shared_mem_bytes, (void)stream;
-  (void)sizeof...(args);
-  return hipSuccess;
-}
-#pragma clang diagnostic pop
-
 // Kernel template instances that only host templates launch: the driver finds them in the host
 // object and hipmlir's frontend appends one call of this per instance to the parsed file.
 template <class Kernel>

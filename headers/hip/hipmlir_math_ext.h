@@ -124,24 +124,6 @@ inline float rsqrtf(float x) { return (float)(1.0 / sqrt((double)x)); }
 #endif
 
 // ---- HIP's own math functions, for device and host ----
-// Infinity and NaN from their representations on the device (hipmlir compiles no
-// __builtin_inf/__builtin_nan, which INFINITY and NAN expand to).
-HIPMLIR_HD_MATH double __hipmlir_inf() {
-#if defined(__HIP_DEVICE_COMPILE__)
-  unsigned long long bits = 0x7ff0000000000000ull;
-  return *reinterpret_cast<const double*>(&bits);
-#else
-  return HUGE_VAL;
-#endif
-}
-HIPMLIR_HD_MATH double __hipmlir_nan() {
-#if defined(__HIP_DEVICE_COMPILE__)
-  unsigned long long bits = 0x7ff8000000000000ull;
-  return *reinterpret_cast<const double*>(&bits);
-#else
-  return (double)NAN;
-#endif
-}
 HIPMLIR_HD_MATH void sincospi(double x, double* s, double* c) {
   *s = sinpi(x);
   *c = cospi(x);
@@ -228,8 +210,8 @@ HIPMLIR_HD_MATH double __hipmlir_erfcinv_tail(double x) {
 
 HIPMLIR_HD_MATH double erfinv(double x) {
   double a = fabs(x);
-  if (__builtin_isnan(x) || a > 1.0) return __hipmlir_nan();
-  if (a == 1.0) return copysign(__hipmlir_inf(), x);
+  if (__builtin_isnan(x) || a > 1.0) return NAN;
+  if (a == 1.0) return copysign(HUGE_VAL, x);
   if (a == 0.0) return x;
   if (a > 0.5) {
     // erfc(y) = 1 - |x|, which is exact here.
@@ -245,9 +227,9 @@ HIPMLIR_HD_MATH double erfinv(double x) {
 HIPMLIR_HD_MATH float erfinvf(float x) { return (float)erfinv((double)x); }
 
 HIPMLIR_HD_MATH double erfcinv(double x) {
-  if (__builtin_isnan(x) || x < 0.0 || x > 2.0) return __hipmlir_nan();
-  if (x == 0.0) return __hipmlir_inf();
-  if (x == 2.0) return -__hipmlir_inf();
+  if (__builtin_isnan(x) || x < 0.0 || x > 2.0) return NAN;
+  if (x == 0.0) return HUGE_VAL;
+  if (x == 2.0) return -HUGE_VAL;
   if (x < 0.5) return __hipmlir_erfcinv_tail(x);
   if (x > 1.5) return -__hipmlir_erfcinv_tail(2.0 - x);
   return erfinv(1.0 - x);  // exact argument for x in [0.5, 1.5]
@@ -296,9 +278,9 @@ HIPMLIR_HD_MATH double __hipmlir_norm(int n, const double* a, bool reciprocal) {
     if (__builtin_isinf(v)) inf = true;
     if (v > m || __builtin_isnan(v)) m = v;
   }
-  if (inf) return reciprocal ? 0.0 : __hipmlir_inf();
+  if (inf) return reciprocal ? 0.0 : HUGE_VAL;
   if (__builtin_isnan(m)) return m;
-  if (m == 0.0) return reciprocal ? __hipmlir_inf() : 0.0;
+  if (m == 0.0) return reciprocal ? HUGE_VAL : 0.0;
   int e = (int)logb(m);
   double sum = 0.0;
   for (int i = 0; i < n; ++i) {
@@ -315,7 +297,7 @@ HIPMLIR_HD_MATH float __hipmlir_normf(int n, const float* a, bool reciprocal) {
     if (__builtin_isinf(v)) inf = true;
     sum += v * v;
   }
-  if (inf) return reciprocal ? 0.0f : (float)__hipmlir_inf();
+  if (inf) return reciprocal ? 0.0f : (float)HUGE_VAL;
   return (float)(reciprocal ? 1.0 / sqrt(sum) : sqrt(sum));
 }
 HIPMLIR_HD_MATH double norm(int dim, const double* a) { return __hipmlir_norm(dim, a, false); }

@@ -137,12 +137,7 @@ impl<'c> FunctionCodegen<'c, '_> {
                 }
             }
             k if is_cast_expr(k) => {
-                let inner = e
-                    .children()
-                    .into_iter()
-                    .rev()
-                    .find(|c| c.is_expression())
-                    .ok_or_else(|| FrontendError::unsupported(e.location(), "empty cast"))?;
+                let inner = cast_operand(e)?;
                 if let Some(v) = self.class_pointer_cast(&inner, e)? {
                     return Ok(v);
                 }
@@ -377,26 +372,16 @@ impl<'c> FunctionCodegen<'c, '_> {
             // A cast to a reference type names the same object as another type (a derived-to-base
             // cast moves to the base subobject).
             k if is_cast_expr(k) && e.is_lvalue() => {
-                let inner = e
-                    .children()
-                    .into_iter()
-                    .rev()
-                    .find(|c| c.is_expression())
-                    .ok_or_else(|| FrontendError::unsupported(e.location(), "empty cast"))?;
+                let inner = cast_operand(e)?;
                 let LValue::Mem { ptr, .. } = self.lvalue(&inner)? else {
                     return Err(FrontendError::unsupported(
                         e.location(),
                         "reference cast of a variable held in a register",
                     ));
                 };
-                let ptr = match class_offset(&inner.ty(), &e.ty()) {
-                    Some(offset) if offset != 0 => self.byte_offset(ptr, offset as i64, loc)?,
-                    _ => match class_offset(&e.ty(), &inner.ty()) {
-                        Some(offset) if offset != 0 => {
-                            self.byte_offset(ptr, -(offset as i64), loc)?
-                        }
-                        _ => ptr,
-                    },
+                let ptr = match class_delta(&inner.ty(), &e.ty()) {
+                    Some(delta) if delta != 0 => self.byte_offset(ptr, delta, loc)?,
+                    _ => ptr,
                 };
                 Ok(LValue::Mem {
                     ptr,
@@ -408,12 +393,12 @@ impl<'c> FunctionCodegen<'c, '_> {
                 let inner = self.lvalue(&child)?;
                 // A derived-class object seen as its base class: the base subobject.
                 match (&inner, class_offset(&child.ty(), &e.ty())) {
-                    (LValue::Mem { ptr, .. }, Some(offset)) if offset != 0 => Ok(LValue::Mem {
-                        ptr: self.byte_offset(*ptr, offset as i64, loc)?,
-                        ty: Ty::of(e)?,
-                    }),
-                    (LValue::Mem { ptr, .. }, Some(_)) => Ok(LValue::Mem {
-                        ptr: *ptr,
+                    (LValue::Mem { ptr, .. }, Some(offset)) => Ok(LValue::Mem {
+                        ptr: if offset == 0 {
+                            *ptr
+                        } else {
+                            self.byte_offset(*ptr, offset as i64, loc)?
+                        },
                         ty: Ty::of(e)?,
                     }),
                     _ => Ok(inner),
@@ -621,14 +606,8 @@ impl<'c> FunctionCodegen<'c, '_> {
         if from_ty.kind() != CXType_Pointer || to_ty.kind() != CXType_Pointer {
             return Ok(None);
         }
-        let (from_class, to_class) = (from_ty.pointee(), to_ty.pointee());
-        let delta = match (
-            class_offset(&from_class, &to_class),
-            class_offset(&to_class, &from_class),
-        ) {
-            (Some(up), _) => up as i64,
-            (None, Some(down)) => -(down as i64),
-            (None, None) => return Ok(None),
+        let Some(delta) = class_delta(&from_ty.pointee(), &to_ty.pointee()) else {
+            return Ok(None);
         };
         let loc = self.loc(to);
         let v = self.rvalue(from)?.scalar();
@@ -1529,6 +1508,25 @@ fn enum_constant(e: &Cursor) -> Option<ConstValue> {
     (decl.kind() == CXCursor_EnumConstantDecl)
         .then(|| e.evaluate())
         .flatten()
+}
+
+/// The operand of a cast expression (type references come before it).
+fn cast_operand(e: &Cursor) -> Result<Cursor> {
+    e.children()
+        .into_iter()
+        .rev()
+        .find(|c| c.is_expression())
+        .ok_or_else(|| FrontendError::unsupported(e.location(), "empty cast"))
+}
+
+/// How many bytes an object's address moves converting from class `from` to class `to`, one a
+/// base class of the other: forward to a base subobject, back from one. `None` for other types.
+fn class_delta(from: &CType, to: &CType) -> Option<i64> {
+    match (class_offset(from, to), class_offset(to, from)) {
+        (Some(up), _) => Some(up as i64),
+        (None, Some(down)) => Some(-(down as i64)),
+        (None, None) => None,
+    }
 }
 
 /// Where the `base` class subobject is in an object of class `derived` (both clang types, as
