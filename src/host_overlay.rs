@@ -39,6 +39,7 @@ pub fn host_text(
         main: &main,
         search_dirs,
         includes: HashMap::new(),
+        texts: HashMap::new(),
     };
     graph.scan(&main, main_bytes);
     let mut copied = HashSet::new();
@@ -46,8 +47,11 @@ pub fn host_text(
     let copy_path = |file: &Path| overlay_dir.join(file.strip_prefix("/").unwrap_or(file));
 
     for file in &copied {
-        let bytes = std::fs::read(file)
-            .map_err(|e| io_err(&format!("cannot read '{}'", file.display()), e))?;
+        // Read by the include scan, which every copied file was reached by.
+        let bytes = graph
+            .texts
+            .get(file)
+            .ok_or_else(|| io_err(&format!("cannot read '{}'", file.display()), not_read()))?;
         let mut file_edits = by_file.get(file).cloned().unwrap_or_default();
         for inc in &graph.includes[file] {
             let target = if copied.contains(&inc.target) {
@@ -59,7 +63,7 @@ pub fn host_text(
         }
         let text = [
             format!("#line 1 \"{}\"\n", escape(&file.display().to_string())).as_bytes(),
-            &apply_edits(&bytes, &file_edits),
+            &apply_edits(bytes, &file_edits),
         ]
         .concat();
         let path = copy_path(file);
@@ -104,6 +108,8 @@ struct IncludeGraph<'a> {
     main: &'a Path,
     search_dirs: &'a [PathBuf],
     includes: HashMap<PathBuf, Vec<Include>>,
+    /// The contents of the headers scanned (not the main file's, which the caller has).
+    texts: HashMap<PathBuf, Vec<u8>>,
 }
 
 impl IncludeGraph<'_> {
@@ -130,8 +136,12 @@ impl IncludeGraph<'_> {
         let targets: Vec<PathBuf> = found.iter().map(|i| i.target.clone()).collect();
         self.includes.insert(file.to_path_buf(), found);
         for target in targets {
+            if self.includes.contains_key(&target) {
+                continue;
+            }
             if let Ok(bytes) = std::fs::read(&target) {
                 self.scan(&target, &bytes);
+                self.texts.insert(target, bytes);
             }
         }
     }
@@ -194,6 +204,10 @@ fn include_lines(bytes: &[u8]) -> Vec<(usize, usize, String, bool)> {
         out.push((at + name_at, at + name_at + len + 2, name, open == '"'));
     }
     out
+}
+
+fn not_read() -> std::io::Error {
+    std::io::Error::other("not read by the include scan")
 }
 
 fn canonical(p: &Path) -> PathBuf {
