@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # Installs what hipmlir needs on Debian 12, and nothing twice:
 #  - LLVM/MLIR/clang 22, spirv-tools, the OpenCL ICD loader and libc++ (and cmake, for the README's CMake example test) from Debian's packages;
-#  - Intel's OpenCL CPU runtime from PyPI into .deps/intel-ocl, registered as an OpenCL vendor
-#    (/etc/OpenCL/vendors) so that every program finds it with no variables set.
+#  - Intel's OpenCL CPU runtime from PyPI into /opt/hipmlir-deps/intel-ocl-<version>, registered
+#    as an OpenCL vendor (/etc/OpenCL/vendors) so that every program finds it with no variables
+#    set. It lives outside the clone: the registration is machine-wide, and a clone that is
+#    deleted must not take every other clone's OpenCL device with it.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 deps="$root/.deps"
@@ -28,23 +30,30 @@ fi
 command -v cargo >/dev/null || { echo "setup: cargo is missing (install Rust with rustup)" >&2; exit 1; }
 
 # --- Intel OpenCL CPU runtime ----------------------------------------------------------------
-ocl="$deps/intel-ocl"
 version="2026.2.0"
-if [ ! -f "$ocl/lib/libintelocl.so" ] || [ "$(cat "$ocl/version" 2>/dev/null)" != "$version" ]; then
+ocl="/opt/hipmlir-deps/intel-ocl-$version"
+if [ ! -f "$ocl/lib/libintelocl.so" ]; then
   echo "setup: installing Intel's OpenCL CPU runtime $version into $ocl"
-  rm -rf "$ocl" "$deps/wheels"
-  mkdir -p "$deps/wheels" "$ocl/lib"
-  python3 -m pip download -q --no-deps -d "$deps/wheels" \
+  work="$deps/wheels"
+  rm -rf "$work"
+  mkdir -p "$work/lib"
+  python3 -m pip download -q --no-deps -d "$work" \
     "intel-opencl-rt==$version" "tbb==2023.*" "intel-cmplr-lib-rt==$version"
-  for w in "$deps"/wheels/*.whl; do
-    python3 -m zipfile -e "$w" "$deps/wheels/unpacked"
+  for w in "$work"/*.whl; do
+    python3 -m zipfile -e "$w" "$work/unpacked"
   done
   # One folder: libintelocl.so finds its companions through RUNPATH $ORIGIN.
-  for d in "$deps"/wheels/unpacked/*.data/data/lib; do cp -a "$d"/. "$ocl/lib/"; done
+  for d in "$work"/unpacked/*.data/data/lib; do cp -a "$d"/. "$work/lib/"; done
   # The runtime ships its own ICD loader; programs use Debian's, so keep it out of the way.
-  rm -f "$ocl"/lib/libOpenCL.so*
-  rm -rf "$deps/wheels"
-  echo "$version" > "$ocl/version"
+  rm -f "$work"/lib/libOpenCL.so*
+  # Installed whole or not at all (a stopped copy leaves no half runtime behind).
+  sudo_if_needed mkdir -p "$(dirname "$ocl")"
+  sudo_if_needed rm -rf "$ocl.partial"
+  sudo_if_needed mkdir -p "$ocl.partial"
+  sudo_if_needed cp -a "$work/lib" "$ocl.partial/lib"
+  echo "$version" | sudo_if_needed tee "$ocl.partial/version" >/dev/null
+  sudo_if_needed mv "$ocl.partial" "$ocl"
+  rm -rf "$work"
 fi
 icd=/etc/OpenCL/vendors/hipmlir-intel-cpu.icd
 if [ "$(cat "$icd" 2>/dev/null)" != "$ocl/lib/libintelocl.so" ]; then
