@@ -3,7 +3,7 @@
 CARGO ?= cargo
 HIPMLIR := target/release/hipmlir
 
-.PHONY: all setup build run test corpus lint bench clean
+.PHONY: all setup build run test corpus lint bench clean install uninstall
 
 all: build
 
@@ -31,6 +31,15 @@ corpus: build
 # summary. QUICK=1 runs the short version.
 bench: build
 	target/release/hipmlir-bench $(if $(filter-out 0,$(QUICK)),--quick)
+
+# hipmlir, hipcc, hipconfig, the headers, the runtime and find_package(hip) under PREFIX
+# (relocatable: the prefix may be moved afterwards). `make uninstall` removes exactly that.
+PREFIX ?= /usr/local
+install: build
+	scripts/install.sh "$(DESTDIR)$(PREFIX)"
+
+uninstall:
+	scripts/install.sh --uninstall "$(DESTDIR)$(PREFIX)"
 
 lint:
 	$(CARGO) fmt --all -- --check

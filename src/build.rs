@@ -3,13 +3,14 @@
 
 use std::path::{Path, PathBuf};
 
+use hipmlir_device_image::device_ir::{DeviceIr, DEVICE_IR_SECTION};
 use hipmlir_device_image::kpack::{
     lookup_key, KpackArchive, KpackEntry, KpackImage, KpackRecord, ARCHIVE_EXTENSION, SPIRV_TARGET,
 };
 use hipmlir_device_image::{split_bundles, DeviceImage};
 
 use crate::cli::{BuildOptions, EmitStage, InputKind, SaveTemps};
-use crate::device::{compile_device, DeviceOutput, Stage};
+use crate::device::{compile_device, link_device, DeviceMode, DeviceOutput, Stage};
 use crate::dump::{filter_functions, select_kernels};
 use crate::elf::Elf;
 use crate::host::{self, io_err, HostFiles, FATBIN_SECTION};
@@ -30,6 +31,7 @@ fn frontend_options(
             .collect(),
         std: opts.std.clone(),
         kernel_instances: Vec::new(),
+        relocatable: false,
     }
 }
 
@@ -98,9 +100,22 @@ pub fn build(opts: &BuildOptions) -> Result<(), String> {
             .unwrap_or_else(|| PathBuf::from(".")),
         None => work.path().to_path_buf(),
     };
+    let kinds = opts
+        .inputs
+        .iter()
+        .map(|input| resolve_kind(input.kind, &input.path))
+        .collect::<Result<Vec<_>, _>>()?;
+    // Several HIP sources linked in one command keep their device code as MLIR until the link,
+    // which links it together when a source uses another's device symbols (as -fgpu-rdc does)
+    // and lowers each source's on its own otherwise.
+    let hip_sources = kinds.iter().filter(|k| **k == InputKind::Hip).count();
+    let mode = if opts.gpu_rdc || (!opts.compile_only && hip_sources > 1) {
+        DeviceMode::Relocatable
+    } else {
+        DeviceMode::Image
+    };
     let mut objects = Vec::with_capacity(opts.inputs.len());
-    for (i, input) in opts.inputs.iter().enumerate() {
-        let kind = resolve_kind(input.kind, &input.path)?;
+    for (i, (input, kind)) in opts.inputs.iter().zip(kinds).enumerate() {
         if kind == InputKind::Linkable {
             objects.push(input.path.clone());
             continue;
@@ -114,7 +129,7 @@ pub fn build(opts: &BuildOptions) -> Result<(), String> {
             work.path().join(format!("{i}-{stem}.o"))
         };
         if kind == InputKind::Hip {
-            compile_hip(opts, &toolchain, &input.path, &save_dir, &object)?;
+            compile_hip(opts, &toolchain, &input.path, mode, &save_dir, &object)?;
         } else {
             host::compile_cxx(opts, &toolchain, &input.path, &object)?;
         }
@@ -123,14 +138,22 @@ pub fn build(opts: &BuildOptions) -> Result<(), String> {
     if opts.compile_only {
         return Ok(());
     }
+    let device_stubs = link_device_code(opts, &objects, work.path(), &save_dir)?;
     let output = opts
         .output
         .clone()
         .unwrap_or_else(|| PathBuf::from("a.out"));
     if opts.split_device_code {
-        link_split(opts, &toolchain, &objects, work.path(), &output)
+        link_split(
+            opts,
+            &toolchain,
+            &objects,
+            &device_stubs,
+            work.path(),
+            &output,
+        )
     } else {
-        host::link(opts, &toolchain, &objects, &[], &output)?;
+        host::link(opts, &toolchain, &objects, &device_stubs, &output)?;
         let bytes = std::fs::read(&output)
             .map_err(|e| io_err(&format!("cannot read '{}'", output.display()), e))?;
         let mut images = Vec::new();
@@ -159,6 +182,7 @@ fn compile_hip(
     opts: &BuildOptions,
     toolchain: &Toolchain,
     source: &Path,
+    mode: DeviceMode,
     save_dir: &Path,
     object: &Path,
 ) -> Result<(), String> {
@@ -170,6 +194,7 @@ fn compile_hip(
             source,
             options,
             Stage::Binary,
+            mode,
             opts.mlir_print_ir_after_all,
             save,
         )
@@ -204,10 +229,92 @@ fn compile_hip(
             device = compile(&options)?;
         }
     }
+    if let Some(ir) = &device.device_ir {
+        return host::embed_device_ir(opts, ir, &files, object);
+    }
     if save {
         save_stages(opts, source, &stem, &device, save_dir)?;
     }
     host::embed_image(opts, source, &device.image, &files, object)
+}
+
+/// The device link: the relocatable device code the objects carry (one record per source)
+/// becomes images — one for all sources when one uses another's device symbols or -fgpu-rdc
+/// asks for it, one per source otherwise. Returns the objects that embed and register them.
+fn link_device_code(
+    opts: &BuildOptions,
+    objects: &[PathBuf],
+    work: &Path,
+    save_dir: &Path,
+) -> Result<Vec<PathBuf>, String> {
+    let mut records = Vec::new();
+    for object in objects {
+        records.extend(device_ir_records(object)?);
+    }
+    if records.is_empty() {
+        return Ok(Vec::new());
+    }
+    let together = opts.gpu_rdc || records.iter().any(|r| !r.undefined.is_empty());
+    let groups: Vec<Vec<DeviceIr>> = if together {
+        vec![records]
+    } else {
+        records.into_iter().map(|r| vec![r]).collect()
+    };
+    let save = opts.save_temps.is_some();
+    let mut stubs = Vec::new();
+    for (i, group) in groups.iter().enumerate() {
+        let device = link_device(group, opts.mlir_print_ir_after_all, save)?;
+        let stem = match &group[..] {
+            [one] => stem_of(Path::new(&one.source)),
+            _ => "device-link".to_string(),
+        };
+        if save {
+            save_stages(opts, Path::new(&stem), &stem, &device, save_dir)?;
+        }
+        // Named as the sources' objects are (`<index>-<stem>.o`), in a folder of their own.
+        let dir = work.join("device-link");
+        std::fs::create_dir_all(&dir)
+            .map_err(|e| io_err(&format!("cannot create '{}'", dir.display()), e))?;
+        let files = HostFiles::new(&dir, &format!("{i}-{stem}"));
+        if host::image_object(opts, &stem, &device.image, &files)? {
+            let object = dir.join(format!("{i}-{stem}.o"));
+            std::fs::rename(&files.stub_object, &object)
+                .map_err(|e| io_err(&format!("cannot write '{}'", object.display()), e))?;
+            stubs.push(object);
+        }
+    }
+    Ok(stubs)
+}
+
+/// The relocatable device code records of an object, or of every member of an archive.
+fn device_ir_records(path: &Path) -> Result<Vec<DeviceIr>, String> {
+    let bytes =
+        std::fs::read(path).map_err(|e| io_err(&format!("cannot read '{}'", path.display()), e))?;
+    let damaged = |e: &dyn std::fmt::Display| {
+        format!(
+            "hipmlir: error: '{}': relocatable device code: {e}",
+            path.display()
+        )
+    };
+    let from_elf = |bytes: &[u8]| -> Result<Vec<DeviceIr>, String> {
+        let Ok(elf) = Elf::parse(bytes) else {
+            return Ok(Vec::new());
+        };
+        match elf.section(DEVICE_IR_SECTION) {
+            Some(section) => DeviceIr::decode_all(section.data).map_err(|e| damaged(&e)),
+            None => Ok(Vec::new()),
+        }
+    };
+    if !bytes.starts_with(b"!<arch>\n") {
+        return from_elf(&bytes);
+    }
+    let archive = object::read::archive::ArchiveFile::parse(&*bytes).map_err(|e| damaged(&e))?;
+    let mut records = Vec::new();
+    for member in archive.members() {
+        let member = member.map_err(|e| damaged(&e))?;
+        records.extend(from_elf(member.data(&*bytes).map_err(|e| damaged(&e))?)?);
+    }
+    Ok(records)
 }
 
 fn stage_name(stage: Stage) -> &'static str {
@@ -276,12 +383,16 @@ fn link_split(
     opts: &BuildOptions,
     toolchain: &Toolchain,
     objects: &[PathBuf],
+    device_stubs: &[PathBuf],
     work: &Path,
     output: &Path,
 ) -> Result<(), String> {
     let mut images: Vec<KpackImage> = Vec::new();
     let mut linked = Vec::with_capacity(objects.len());
-    for (i, object) in objects.iter().enumerate() {
+    // The device link's stubs hold only images and their registration: their images go to
+    // the archive and nothing of them is linked.
+    for (i, object) in objects.iter().chain(device_stubs).enumerate() {
+        let is_device_stub = i >= objects.len();
         let bytes = std::fs::read(object)
             .map_err(|e| io_err(&format!("cannot read '{}'", object.display()), e))?;
         let is_object = Elf::parse(&bytes).is_ok_and(|e| e.kind == 1);
@@ -321,6 +432,9 @@ fn link_split(
                 },
                 bundle: b.to_vec(),
             });
+        }
+        if is_device_stub {
+            continue;
         }
         let stripped = work.join(format!("split-{i}.o"));
         host::strip_device_code(object, &stripped, opts.verbose)?;
@@ -377,6 +491,12 @@ fn emit(opts: &BuildOptions, toolchain: &Toolchain) -> Result<(), String> {
             &input.path,
             &frontend_options(opts, toolchain),
             stop_at,
+            // With -fgpu-rdc the frontend's module may declare what other sources define.
+            if opts.gpu_rdc && stop_at == Stage::Frontend {
+                DeviceMode::Relocatable
+            } else {
+                DeviceMode::Image
+            },
             opts.mlir_print_ir_after_all,
             false,
         )?;

@@ -11,6 +11,7 @@ USAGE:
   hipmlir [options] <inputs...>            build an executable (a.out unless -o)
   hipmlir -c [options] <sources...>        compile to objects that carry their device code
   hipmlir inspect <file...>                list the device images of an executable, object or .hipk
+  hipcc [options] <inputs...>              the same (hipmlir installs itself as hipcc and hipconfig)
 
 INPUTS:
   .hip .cu            HIP sources
@@ -31,6 +32,9 @@ OPTIONS:
   --save-temps[=cwd|obj]     keep every stage beside the output (obj) or in the current folder:
                              <stem>.{frontend,outlined,lowered,spirv}.mlir, <stem>.spv,
                              <stem>.host.cpp, <stem>.metadata.json, <stem>.hipfb, <stem>.image.cpp
+  -fgpu-rdc                  relocatable device code: device code of all objects is linked into
+                             one image at the link (extern __device__ across sources)
+  -Xcompiler <flags>         comma-separated flags for the host compiler
   --split-device-code        link a host-only binary and put the device images in <output>.hipk
                              beside it, found at run time (HIPMLIR_KPACK_PATH overrides the search)
   --emit-spirv               write each source's SPIR-V module (<stem>.spv unless -o)
@@ -43,7 +47,8 @@ OPTIONS:
   -h, --help                 this text
   --version                  the version
 
-Other flags starting with `-` (-Wall, -fPIC, -pthread, -Wl,..., -MMD, -isystem <dir>, ...) go to the
+hipcc's device flags (--offload-arch=..., -munsafe-fp-atomics, -fno-gpu-rdc, -mllvm <x>, ...) are
+accepted and ignored (a note with -v). Other flags starting with `-` (-Wall, -fPIC, -pthread, -Wl,..., -MMD, -isystem <dir>, ...) go to the
 host compiler, $CXX (default g++; it may carry flags: CXX=\"clang++-22 -stdlib=libc++\").
 ";
 
@@ -125,6 +130,8 @@ pub struct BuildOptions {
     pub verbose: bool,
     pub save_temps: Option<SaveTemps>,
     pub split_device_code: bool,
+    /// `-fgpu-rdc`: relocatable device code, linked across sources at the link.
+    pub gpu_rdc: bool,
     /// Flags for the host compile and the link (`-Wall`, `-fPIC`, `-pthread`).
     pub host_flags: Vec<String>,
     /// Flags for the host compile only (`-MMD`, `-MF x`).
@@ -165,16 +172,50 @@ fn is_compile_only(flag: &str) -> bool {
     matches!(flag, "-M" | "-MM" | "-MD" | "-MMD" | "-MP")
 }
 
-/// hipcc/clang offload flags that mean nothing for SPIR-V: accepted and ignored, with a note.
-fn is_ignored_offload_flag(flag: &str) -> bool {
-    flag.starts_with("--offload-arch=")
-        || flag.starts_with("--cuda-gpu-arch=")
-        || flag.starts_with("--rocm-path=")
-        || flag.starts_with("--hip-path=")
-        || matches!(
-            flag,
-            "-fgpu-rdc" | "-fno-gpu-rdc" | "--hip-link" | "-fhip-new-launch-api"
-        )
+/// hipcc's and clang's HIP flags that mean nothing for SPIR-V devices: accepted and ignored
+/// (a note with -v), never handed to the host compiler, which would reject most of them.
+const IGNORED_DEVICE_FLAGS: &[&str] = &[
+    "-fno-gpu-rdc",
+    "--hip-link",
+    "-fhip-new-launch-api",
+    "-munsafe-fp-atomics",
+    "-mno-unsafe-fp-atomics",
+    "-fgpu-flush-denormals-to-zero",
+    "-fno-gpu-flush-denormals-to-zero",
+    "-fcuda-flush-denormals-to-zero",
+    "-fno-cuda-flush-denormals-to-zero",
+    "-fgpu-sanitize",
+    "-fno-gpu-sanitize",
+    "-fgpu-allow-device-init",
+    "-fhip-fp32-correctly-rounded-divide-sqrt",
+    "-fno-hip-fp32-correctly-rounded-divide-sqrt",
+    "-mcumode",
+    "-mno-cumode",
+    "-mwavefrontsize64",
+    "-mno-wavefrontsize64",
+    "-use_fast_math",
+    "--use_fast_math",
+    "--offload-compress",
+    "--no-offload-compress",
+];
+/// The same, for flags with an attached value (`--offload-arch=gfx90a`).
+const IGNORED_DEVICE_FLAG_PREFIXES: &[&str] = &[
+    "--offload-arch=",
+    "--cuda-gpu-arch=",
+    "--rocm-path=",
+    "--hip-path=",
+    "--hip-device-lib-path=",
+    "--hip-version=",
+    "-fgpu-default-stream=",
+    "-fgpu-inline-threshold=",
+    "-mcode-object-version=",
+];
+
+fn is_ignored_device_flag(flag: &str) -> bool {
+    IGNORED_DEVICE_FLAGS.contains(&flag)
+        || IGNORED_DEVICE_FLAG_PREFIXES
+            .iter()
+            .any(|p| flag.starts_with(p))
 }
 
 pub fn parse(args: &[String]) -> Result<Command, String> {
@@ -193,6 +234,7 @@ pub fn parse(args: &[String]) -> Result<Command, String> {
     }
     let mut o = BuildOptions::default();
     let mut language: Option<InputKind> = None;
+    let mut ignored: Vec<String> = Vec::new();
     let mut i = 0;
     // The value of a flag: `-Ifoo` (attached), `--flag=foo`, or the next argument.
     let value = |i: &mut usize, flag: &str, attached: &str| -> Result<String, String> {
@@ -217,6 +259,8 @@ pub fn parse(args: &[String]) -> Result<Command, String> {
             "--emit-spirv" => o.emit_spirv = true,
             "--mlir-print-ir-after-all" => o.mlir_print_ir_after_all = true,
             "--split-device-code" => o.split_device_code = true,
+            "-fgpu-rdc" => o.gpu_rdc = true,
+            "-fno-gpu-rdc" => o.gpu_rdc = false,
             "--save-temps" | "-save-temps" => o.save_temps = Some(SaveTemps::Cwd),
             "-" => {
                 return Err(error(
@@ -307,10 +351,27 @@ pub fn parse(args: &[String]) -> Result<Command, String> {
                 }
                 o.opt_level = Some(arg.to_string());
             }
-            _ if is_ignored_offload_flag(arg) => {
-                eprintln!(
-                    "hipmlir: warning: '{arg}' ignored: hipmlir compiles device code to SPIR-V"
-                );
+            _ if is_ignored_device_flag(arg) => ignored.push(arg.to_string()),
+            "-mllvm" => {
+                let v = value(&mut i, arg, "")?;
+                ignored.push(format!("-mllvm {v}"));
+            }
+            "--genco" | "-genco" => {
+                return Err(error(
+                    "--genco (a device code object without a program) is not supported: \
+                     `hipmlir k.hip --emit-spirv -o k.spv` writes a kernel module that \
+                     hipModuleLoad reads",
+                ))
+            }
+            _ if arg == "-Xcompiler" || arg.starts_with("-Xcompiler=") => {
+                // nvcc's and hipcc's way to pass flags to the host compiler (comma-separated).
+                let v = value(
+                    &mut i,
+                    "-Xcompiler",
+                    arg.strip_prefix("-Xcompiler=").unwrap_or(""),
+                )?;
+                o.host_flags
+                    .extend(v.split(',').filter(|f| !f.is_empty()).map(str::to_string));
             }
             _ if SHARED_WITH_VALUE.contains(&arg) => {
                 let v = value(&mut i, arg, "")?;
@@ -352,6 +413,11 @@ pub fn parse(args: &[String]) -> Result<Command, String> {
             }
         }
         i += 1;
+    }
+    if o.verbose {
+        for flag in &ignored {
+            eprintln!("hipmlir: note: '{flag}' ignored: hipmlir compiles device code to SPIR-V");
+        }
     }
     check(&o)?;
     Ok(Command::Build(Box::new(o)))

@@ -6,7 +6,11 @@ use hipmlir_device_image::{DeviceImage, GlobalVar, ModuleMetadata, SpirvVariant}
 
 /// The OpenCL extension the native float-atomics variant needs.
 const FLOAT_ATOMICS_EXTENSION: &str = "cl_ext_float_atomics";
+use hipmlir_device_image::device_ir::{DeviceIr, UndefinedSymbol};
+use hipmlir_dialect_passes::{LinkUnit, LowerError};
 use hipmlir_frontend::{Diagnostic, FrontendOptions, SourceEdit};
+use melior::ir::operation::{OperationLike, OperationPrintingFlags};
+use melior::ir::Module;
 
 /// Where to stop the pipeline.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
@@ -28,19 +32,35 @@ pub struct DeviceOutput {
     pub dependent_kernel_templates: Vec<String>,
     /// With `record_stages`, the MLIR text of every stage passed (for --save-temps).
     pub stage_texts: Vec<(Stage, String)>,
+    /// Compiled as relocatable device code: the frontend's module, for the device link.
+    pub device_ir: Option<DeviceIr>,
+}
+
+/// How a source's device code is compiled.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum DeviceMode {
+    /// Lowered to a finished image now; every device symbol must be defined in the source.
+    Image,
+    /// Kept as MLIR for the device link (`-fgpu-rdc`).
+    Relocatable,
 }
 
 pub fn compile_device(
     input: &Path,
     options: &FrontendOptions,
     stop_at: Stage,
+    mode: DeviceMode,
     print_ir_after_all: bool,
     record_stages: bool,
 ) -> Result<DeviceOutput, String> {
     let ctx = hipmlir_dialect_passes::new_context();
-    let frontend = hipmlir_frontend::compile(&ctx, input, options).map_err(|e| e.to_string())?;
-    let mut module = frontend.module;
-    let device_variables: Vec<GlobalVar> = frontend
+    let options = FrontendOptions {
+        relocatable: mode == DeviceMode::Relocatable,
+        ..options.clone()
+    };
+    let frontend = hipmlir_frontend::compile(&ctx, input, &options).map_err(|e| e.to_string())?;
+    let module = frontend.module;
+    let globals: Vec<GlobalVar> = frontend
         .device_variables
         .iter()
         .map(|v| GlobalVar {
@@ -59,45 +79,221 @@ pub fn compile_device(
         host_edits: frontend.host_edits,
         dependent_kernel_templates: frontend.dependent_kernel_templates,
         stage_texts: Vec::new(),
+        device_ir: None,
     };
-    let text = |m: &melior::ir::Module| Some(m.as_operation().to_string());
-    let record = |output: &mut DeviceOutput, stage: Stage, m: &melior::ir::Module| {
+    output.image.metadata.globals = globals.clone();
+    if mode == DeviceMode::Relocatable {
+        let flags = OperationPrintingFlags::new().enable_debug_info(true, false);
+        let mlir = module
+            .as_operation()
+            .to_string_with_flags(flags)
+            .map_err(|e| format!("{}: error: internal compiler error: {e}", input.display()))?;
+        if stop_at == Stage::Frontend {
+            output.mlir_text = Some(module.as_operation().to_string());
+        }
+        output.device_ir = Some(DeviceIr {
+            source: input.display().to_string(),
+            mlir,
+            variables: globals,
+            undefined: frontend
+                .undefined
+                .iter()
+                .map(|u| UndefinedSymbol {
+                    symbol: u.symbol.clone(),
+                    diagnostic: format!(
+                        "{}: error: {} is defined in no source of the program",
+                        u.location, u.what
+                    ),
+                })
+                .collect(),
+        });
+        return Ok(output);
+    }
+    if let Some(u) = frontend.undefined.first() {
+        return Err(format!(
+            "{}: error: {} is not defined in this source: compile with -fgpu-rdc to link \
+             device code across sources",
+            u.location, u.what
+        ));
+    }
+    if record_stages {
+        output
+            .stage_texts
+            .push((Stage::Frontend, module.as_operation().to_string()));
+    }
+    if stop_at == Stage::Frontend {
+        output.mlir_text = Some(module.as_operation().to_string());
+        return Ok(output);
+    }
+    let unit = LinkUnit {
+        source: input.display().to_string(),
+        module,
+    };
+    let linked = hipmlir_dialect_passes::link_modules(&ctx, vec![unit])
+        .map_err(|e| lower_error(&input.display().to_string(), e))?;
+    lower(
+        &ctx,
+        linked.module,
+        &input.display().to_string(),
+        stop_at,
+        print_ir_after_all,
+        record_stages,
+        &mut output,
+    )?;
+    Ok(output)
+}
+
+/// The device link: the device code of several sources (`-fgpu-rdc` records) as one image.
+pub fn link_device(
+    records: &[DeviceIr],
+    print_ir_after_all: bool,
+    record_stages: bool,
+) -> Result<DeviceOutput, String> {
+    let ctx = hipmlir_dialect_passes::new_context();
+    let mut units = Vec::with_capacity(records.len());
+    for r in records {
+        let module = Module::parse(&ctx, &r.mlir).ok_or_else(|| {
+            format!(
+                "hipmlir: error: the device code of '{}' does not parse: the object is damaged \
+                 or from another hipmlir version",
+                r.source
+            )
+        })?;
+        units.push(LinkUnit {
+            source: r.source.clone(),
+            module,
+        });
+    }
+    let name = records
+        .iter()
+        .map(|r| r.source.as_str())
+        .collect::<Vec<_>>()
+        .join(", ");
+    let linked =
+        hipmlir_dialect_passes::link_modules(&ctx, units).map_err(|e| lower_error(&name, e))?;
+    let missing: Vec<String> = records
+        .iter()
+        .flat_map(|r| &r.undefined)
+        .filter(|u| linked.unresolved.contains(&u.symbol))
+        .map(|u| u.diagnostic.clone())
+        .collect();
+    if !missing.is_empty() {
+        return Err(missing.join("\n"));
+    }
+    let mut output = DeviceOutput {
+        mlir_text: None,
+        image: DeviceImage {
+            spirv: Vec::new(),
+            metadata: ModuleMetadata::new(Vec::new()),
+        },
+        warnings: Vec::new(),
+        host_edits: Vec::new(),
+        dependent_kernel_templates: Vec::new(),
+        stage_texts: Vec::new(),
+        device_ir: None,
+    };
+    output.image.metadata.globals = records.iter().flat_map(|r| r.variables.clone()).collect();
+    if record_stages {
+        output
+            .stage_texts
+            .push((Stage::Frontend, linked.module.as_operation().to_string()));
+    }
+    lower(
+        &ctx,
+        linked.module,
+        &name,
+        Stage::Binary,
+        print_ir_after_all,
+        record_stages,
+        &mut output,
+    )?;
+    Ok(output)
+}
+
+/// A lowering error as the user sees it: a diagnostic of the program (an unsupported construct,
+/// symbols that do not link) as it is; anything else is a compiler bug, reported as one.
+fn lower_error(source: &str, e: LowerError) -> String {
+    match e {
+        LowerError::Unsupported { .. } | LowerError::Link(_) => e.to_string(),
+        LowerError::Pass { stage, message } => internal_error(source, stage, &message),
+        LowerError::Internal(message) => internal_error(source, "lowering", &message),
+    }
+}
+
+/// `file:line:col: error: internal compiler error: ...` at the construct MLIR's first
+/// diagnostic names (else the source), with MLIR's `loc(...)` syntax taken out, and a request
+/// to report it: MLIR's own text is not what a user should have to read.
+fn internal_error(source: &str, stage: &str, message: &str) -> String {
+    let first = message.lines().next().unwrap_or("").trim();
+    let (location, text) = match mlir_location(first) {
+        Some((location, rest)) => (location, rest),
+        None => (
+            source.to_string(),
+            first.trim_start_matches("loc(unknown): ").to_string(),
+        ),
+    };
+    format!(
+        "{location}: error: internal compiler error while {stage}: {text}\n\
+         note: this is a bug in hipmlir, not in your program; please report it with the source \
+         that shows it"
+    )
+}
+
+/// `loc("file":line:col): text` → (`file:line:col`, `text`).
+fn mlir_location(line: &str) -> Option<(String, String)> {
+    let start = line.find("loc(\"")?;
+    let rest = &line[start + 5..];
+    let (file, rest) = rest.split_once('"')?;
+    let (position, text) = rest.split_once(')')?;
+    let position = position.trim_start_matches(':');
+    if position.is_empty() || !position.split(':').all(|p| p.parse::<u32>().is_ok()) {
+        return None;
+    }
+    let text = text.trim_start_matches(':').trim();
+    Some((format!("{file}:{position}"), text.to_string()))
+}
+
+/// From the (linked) frontend module to the stage asked for: inlining, outlining, HIP
+/// semantics, SPIR-V; the image's metadata is what the lowered kernels carry.
+fn lower(
+    ctx: &melior::Context,
+    mut module: Module,
+    source: &str,
+    stop_at: Stage,
+    print_ir_after_all: bool,
+    record_stages: bool,
+    output: &mut DeviceOutput,
+) -> Result<(), String> {
+    let text = |m: &Module| Some(m.as_operation().to_string());
+    let record = |output: &mut DeviceOutput, stage: Stage, m: &Module| {
         if record_stages {
             output
                 .stage_texts
                 .push((stage, m.as_operation().to_string()));
         }
     };
-    record(&mut output, Stage::Frontend, &module);
-    if stop_at == Stage::Frontend {
-        output.mlir_text = text(&module);
-        return Ok(output);
-    }
-    let ice = |e: &dyn std::fmt::Display| format!("{}: error: {e}", input.display());
-    hipmlir_dialect_passes::inline_device_functions(&ctx, &mut module, print_ir_after_all)
-        .map_err(|e| match e {
-            // Already a diagnostic at the construct's location.
-            hipmlir_dialect_passes::LowerError::Unsupported { .. } => e.to_string(),
-            other => ice(&other),
-        })?;
-    hipmlir_outliner::outline_kernels(&ctx, &mut module).map_err(|e| ice(&e))?;
-    record(&mut output, Stage::Outlined, &module);
+    let ice = |e: LowerError| lower_error(source, e);
+    hipmlir_dialect_passes::inline_device_functions(ctx, &mut module, print_ir_after_all)
+        .map_err(ice)?;
+    hipmlir_outliner::outline_kernels(ctx, &mut module)
+        .map_err(|e| internal_error(source, "outlining kernels", &e.to_string()))?;
+    record(output, Stage::Outlined, &module);
     if stop_at == Stage::Outlined {
         output.mlir_text = text(&module);
-        return Ok(output);
+        return Ok(());
     }
-    hipmlir_dialect_passes::lower_hip_semantics(&ctx, &mut module, print_ir_after_all)
-        .map_err(|e| ice(&e))?;
-    // The metadata the runtime gets is what the lowered kernels carry.
+    hipmlir_dialect_passes::lower_hip_semantics(ctx, &mut module, print_ir_after_all)
+        .map_err(ice)?;
+    let globals = std::mem::take(&mut output.image.metadata.globals);
     output.image.metadata =
-        ModuleMetadata::new(hipmlir_dialect_passes::kernel_metadata(&module).map_err(|e| ice(&e))?);
-    output.image.metadata.globals = device_variables;
+        ModuleMetadata::new(hipmlir_dialect_passes::kernel_metadata(&module).map_err(ice)?);
+    output.image.metadata.globals = globals;
     output.image.metadata.linear_block_kernels =
         hipmlir_dialect_passes::linear_block_kernels(&module);
-    record(&mut output, Stage::Lowered, &module);
+    record(output, Stage::Lowered, &module);
     if stop_at == Stage::Lowered {
         output.mlir_text = text(&module);
-        return Ok(output);
+        return Ok(());
     }
     let spirv_options = hipmlir_dialect_passes::SpirvOptions::default();
     // Float atomicAdd is a compare-and-swap loop everywhere; devices with cl_ext_float_atomics
@@ -108,24 +304,49 @@ pub fn compile_device(
             native_float_atomics: true,
             ..spirv_options.clone()
         };
-        hipmlir_dialect_passes::convert_to_spirv(&ctx, &mut native, &options, false)
-            .map_err(|e| ice(&e))?;
-        let spirv =
-            hipmlir_dialect_passes::serialize_spirv(&ctx, &mut native).map_err(|e| ice(&e))?;
+        hipmlir_dialect_passes::convert_to_spirv(ctx, &mut native, &options, false).map_err(ice)?;
+        let spirv = hipmlir_dialect_passes::serialize_spirv(ctx, &mut native).map_err(ice)?;
         output
             .image
             .metadata
             .spirv_variants
             .push(SpirvVariant::new(FLOAT_ATOMICS_EXTENSION, &spirv));
     }
-    hipmlir_dialect_passes::convert_to_spirv(&ctx, &mut module, &spirv_options, print_ir_after_all)
-        .map_err(|e| ice(&e))?;
-    record(&mut output, Stage::SpirvDialect, &module);
+    hipmlir_dialect_passes::convert_to_spirv(ctx, &mut module, &spirv_options, print_ir_after_all)
+        .map_err(ice)?;
+    record(output, Stage::SpirvDialect, &module);
     if stop_at == Stage::SpirvDialect {
         output.mlir_text = text(&module);
-        return Ok(output);
+        return Ok(());
     }
-    output.image.spirv =
-        hipmlir_dialect_passes::serialize_spirv(&ctx, &mut module).map_err(|e| ice(&e))?;
-    Ok(output)
+    output.image.spirv = hipmlir_dialect_passes::serialize_spirv(ctx, &mut module).map_err(ice)?;
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn internal_errors_are_reported_at_the_construct_without_mlir_syntax() {
+        let message =
+            "loc(\"k.hip\":12:7): failed to legalize operation 'llvm.foo'\nloc(unknown): more";
+        let text = internal_error("k.hip", "converting to SPIR-V", message);
+        assert!(
+            text.starts_with(
+                "k.hip:12:7: error: internal compiler error while converting to SPIR-V: failed to legalize operation 'llvm.foo'\nnote: this is a bug in hipmlir"
+            ),
+            "{text}"
+        );
+        let text = internal_error(
+            "a.hip, b.hip",
+            "serializing SPIR-V",
+            "loc(unknown): unknown result",
+        );
+        assert!(
+            text.starts_with("a.hip, b.hip: error: internal compiler error while serializing SPIR-V: unknown result"),
+            "{text}"
+        );
+        assert!(!text.contains("loc("), "{text}");
+    }
 }

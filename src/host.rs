@@ -5,6 +5,7 @@
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
+use hipmlir_device_image::device_ir::{DeviceIr, DEVICE_IR_SECTION};
 use hipmlir_device_image::{Bundle, DeviceImage, GlobalVar, KernelInfo, HOST_ENTRY_ID};
 
 use crate::cli::{BuildOptions, LinkItem};
@@ -35,9 +36,18 @@ impl HostCompiler {
     pub fn from_env() -> Self {
         let cxx = std::env::var("CXX").unwrap_or_default();
         let mut words = cxx.split_whitespace().map(str::to_string);
-        HostCompiler {
-            program: words.next().unwrap_or_else(|| "g++".into()),
-            flags: words.collect(),
+        match words.next() {
+            // Builds that call hipmlir as hipcc often export CXX=hipcc: hipmlir's own host
+            // compiler is then the default one, not hipmlir again (which would call itself
+            // for ever).
+            Some(program) if !is_this_program(&program) => HostCompiler {
+                program,
+                flags: words.collect(),
+            },
+            _ => HostCompiler {
+                program: "g++".into(),
+                flags: Vec::new(),
+            },
         }
     }
 
@@ -46,6 +56,33 @@ impl HostCompiler {
         c.args(&self.flags);
         c
     }
+}
+
+/// Whether `program` (a path, or a name looked up in PATH) is this hipmlir executable, under
+/// any of its names (hipcc, hipconfig links).
+fn is_this_program(program: &str) -> bool {
+    let Some(this) = std::env::current_exe()
+        .ok()
+        .and_then(|p| p.canonicalize().ok())
+    else {
+        return false;
+    };
+    let candidates: Vec<PathBuf> = if program.contains('/') {
+        vec![PathBuf::from(program)]
+    } else {
+        std::env::var_os("PATH")
+            .map(|path| {
+                std::env::split_paths(&path)
+                    .map(|dir| dir.join(program))
+                    .collect()
+            })
+            .unwrap_or_default()
+    };
+    candidates
+        .into_iter()
+        .find(|c| c.is_file())
+        .and_then(|c| c.canonicalize().ok())
+        .is_some_and(|c| c == this)
 }
 
 /// Runs a command; a failure names the tool. Its own messages went to stderr already.
@@ -158,6 +195,7 @@ pub struct HostFiles {
     pub metadata: PathBuf,
     pub stub_source: PathBuf,
     pub stub_object: PathBuf,
+    pub device_ir: PathBuf,
 }
 
 impl HostFiles {
@@ -172,6 +210,7 @@ impl HostFiles {
             metadata: f("metadata.json"),
             stub_source: f("image.cpp"),
             stub_object: f("image.o"),
+            device_ir: f("device-ir"),
         }
     }
 }
@@ -278,11 +317,29 @@ pub fn embed_image(
     files: &HostFiles,
     object: &Path,
 ) -> Result<(), String> {
-    if image.metadata.kernels.is_empty() {
+    let stem = source
+        .file_stem()
+        .map(|s| s.to_string_lossy().into_owned())
+        .unwrap_or_else(|| "input".into());
+    if !image_object(opts, &stem, image, files)? {
         // No kernels: nothing to register; the object is the host object.
         std::fs::copy(&files.host_object, object)
             .map_err(|e| io_err(&format!("cannot write '{}'", object.display()), e))?;
         return Ok(());
+    }
+    combine(opts, &files.host_object, &files.stub_object, object)
+}
+
+/// Writes the stub that embeds and registers a device image and compiles it into
+/// `files.stub_object`; false (and nothing written) when the image has no kernels.
+pub fn image_object(
+    opts: &BuildOptions,
+    stem: &str,
+    image: &DeviceImage,
+    files: &HostFiles,
+) -> Result<bool, String> {
+    if image.metadata.kernels.is_empty() {
+        return Ok(false);
     }
     let bundle = image.to_bundle_bytes();
     std::fs::write(&files.bundle, &bundle)
@@ -290,20 +347,16 @@ pub fn embed_image(
     std::fs::write(&files.spirv, &image.spirv).map_err(|e| io_err("cannot write the SPIR-V", e))?;
     std::fs::write(&files.metadata, image.metadata.to_json())
         .map_err(|e| io_err("cannot write the metadata", e))?;
-    let stem = source
-        .file_stem()
-        .map(|s| s.to_string_lossy().into_owned())
-        .unwrap_or_else(|| "input".into());
     let id = format!(
         "{}_{:08x}",
-        sanitize(&stem),
+        sanitize(stem),
         hipmlir_device_image::kpack::fnv1a64(&bundle) as u32
     );
     std::fs::write(
         &files.stub_source,
         image_stub(
             &id,
-            &stem,
+            stem,
             files,
             &image.metadata.kernels,
             &image.metadata.globals,
@@ -311,13 +364,40 @@ pub fn embed_image(
     )
     .map_err(|e| io_err("cannot write the image stub", e))?;
     compile_stub(&files.stub_source, &files.stub_object, opts.verbose)?;
+    Ok(true)
+}
 
+/// `-fgpu-rdc`: the host object with the translation unit's device code as MLIR in
+/// `DEVICE_IR_SECTION`, for the link to put together with the other sources' (`ld -r`).
+pub fn embed_device_ir(
+    opts: &BuildOptions,
+    ir: &DeviceIr,
+    files: &HostFiles,
+    object: &Path,
+) -> Result<(), String> {
+    std::fs::write(&files.device_ir, ir.encode())
+        .map_err(|e| io_err("cannot write the device code", e))?;
+    let inc = |p: &Path| escape_c(&escape_c(&p.to_string_lossy()));
+    let stub = format!(
+        r#"// Generated by hipmlir: the device code of {source}, linked at the program's link.
+__asm__(".pushsection {DEVICE_IR_SECTION},\"e\",@progbits\n"
+        ".p2align 3\n"
+        ".incbin \"{path}\"\n"
+        ".popsection\n");
+"#,
+        source = ir.source.replace(['\n', '\r'], " "),
+        path = inc(&files.device_ir),
+    );
+    std::fs::write(&files.stub_source, stub)
+        .map_err(|e| io_err("cannot write the device code stub", e))?;
+    compile_stub(&files.stub_source, &files.stub_object, opts.verbose)?;
+    combine(opts, &files.host_object, &files.stub_object, object)
+}
+
+/// `ld -r host stub -o object`.
+fn combine(opts: &BuildOptions, host: &Path, stub: &Path, object: &Path) -> Result<(), String> {
     let mut ld = Command::new("ld");
-    ld.arg("-r")
-        .arg(&files.host_object)
-        .arg(&files.stub_object)
-        .arg("-o")
-        .arg(object);
+    ld.arg("-r").arg(host).arg(stub).arg("-o").arg(object);
     run(ld, opts.verbose, "the linker")
 }
 

@@ -4,6 +4,7 @@ mod cli;
 mod device;
 mod dump;
 mod elf;
+mod hipconfig;
 mod host;
 mod host_overlay;
 mod inspect;
@@ -16,7 +17,7 @@ use cli::Command;
 fn run(args: &[String]) -> Result<ExitCode, String> {
     match cli::parse(args)? {
         Command::Help => print!("{}", cli::USAGE),
-        Command::Version => println!("hipmlir {}", env!("CARGO_PKG_VERSION")),
+        Command::Version => println!("{}", version_text()),
         Command::PrintIncludeDir => {
             println!("{}", paths::Toolchain::locate()?.include_dir.display())
         }
@@ -27,6 +28,25 @@ fn run(args: &[String]) -> Result<ExitCode, String> {
         Command::Build(opts) => build::build(&opts)?,
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// hipmlir's version, the HIP API level its headers implement and the LLVM/MLIR it is built on.
+pub fn version_text() -> String {
+    let (major, minor, patch) = hipmlir_device_image::hip_api_version();
+    format!(
+        "hipmlir {} (HIP {major}.{minor}.{patch}, SPIR-V platform)\nLLVM/MLIR/libclang: {}",
+        env!("CARGO_PKG_VERSION"),
+        hipmlir_frontend::clang::clang_version()
+    )
+}
+
+/// The name hipmlir was called by: installed as `hipcc` and `hipconfig` too, it acts as those.
+fn invoked_as() -> String {
+    std::env::args_os()
+        .next()
+        .map(std::path::PathBuf::from)
+        .and_then(|p| p.file_name().map(|n| n.to_string_lossy().into_owned()))
+        .unwrap_or_default()
 }
 
 extern "C" {
@@ -46,7 +66,14 @@ fn main() -> ExitCode {
     std::panic::set_hook(Box::new(|info| {
         eprintln!("hipmlir: error: internal compiler error: {info}");
     }));
-    match std::panic::catch_unwind(|| run(&args)) {
+    let tool = invoked_as();
+    match std::panic::catch_unwind(|| {
+        if tool == "hipconfig" {
+            hipconfig::run(&args).map(|()| ExitCode::SUCCESS)
+        } else {
+            run(&args)
+        }
+    }) {
         Ok(Ok(code)) => code,
         Ok(Err(e)) => {
             eprintln!("{e}");

@@ -172,7 +172,7 @@ fn undefined_device_function_is_an_error() {
     assert_clean_failure(code, &err);
     assert!(
         err.contains(&format!(
-            "{path}:4:10: error: device function 'f' has no definition"
+            "{path}:4:10: error: device function 'f' is not defined in this source: compile with -fgpu-rdc"
         )),
         "{err}"
     );

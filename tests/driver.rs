@@ -648,16 +648,26 @@ fn bad_flags_and_inputs_fail_clearly() {
         "{err}"
     );
     assert!(err.contains("hipmlir: error: the host compiler"), "{err}");
-    // hipcc's target flags are accepted and ignored.
+    // hipcc's target flags are accepted and ignored, with a note under -v.
     let out = run_hipmlir(&[
         vadd,
         "--offload-arch=gfx90a",
+        "-munsafe-fp-atomics",
+        "-v",
         "--emit-spirv",
         "-o",
         "/dev/null",
     ]);
     assert!(
-        out.status.success() && stderr(&out).contains("ignored"),
+        out.status.success()
+            && stderr(&out).contains("note: '--offload-arch=gfx90a' ignored")
+            && stderr(&out).contains("note: '-munsafe-fp-atomics' ignored"),
+        "{}",
+        stderr(&out)
+    );
+    let out = run_hipmlir(&[vadd, "--genco", "-o", "/dev/null"]);
+    assert!(
+        !out.status.success() && stderr(&out).contains("--genco"),
         "{}",
         stderr(&out)
     );
@@ -916,4 +926,116 @@ fn plain_build_with_the_readme_cmake_example() {
     );
     assert!(build.join("kernels.spv").is_file());
     assert_plain_passed(&run_with(&build.join("app"), &[]));
+}
+
+/// Runs hipmlir in `dir`; it must fail. Returns its stderr.
+fn hipmlir_fails_in(dir: &Path, args: &[&str]) -> String {
+    let out = hipmlir()
+        .current_dir(dir)
+        .args(args)
+        .output()
+        .expect("hipmlir runs");
+    assert!(!out.status.success(), "hipmlir {args:?} succeeded");
+    stderr(&out)
+}
+
+const RDC_SOURCES: &[&str] = &["main.hip", "kernels.hip", "physics.hip"];
+
+#[test]
+fn device_code_links_across_sources_in_one_command() {
+    // kernels.hip calls device functions and uses device variables that physics.hip defines;
+    // both define a static function of the same name; no -fgpu-rdc is needed in one command.
+    let dir = copy_project("rdc");
+    for (cxx, out) in [
+        (None, "app"),
+        (Some("clang++-22 -stdlib=libc++"), "app_libcxx"),
+    ] {
+        let mut args = vec!["-Iinclude"];
+        args.extend_from_slice(RDC_SOURCES);
+        args.extend_from_slice(&["-o", out]);
+        hipmlir_in(dir.path(), &args, cxx);
+        let text = run_program(&dir.path().join(out));
+        assert!(text.contains("separate compilation PASSED"), "{text}");
+    }
+}
+
+#[test]
+fn fgpu_rdc_objects_and_a_static_library_link_into_one_device_image() {
+    let dir = copy_project("rdc");
+    for source in RDC_SOURCES {
+        let object = source.replace(".hip", ".o");
+        hipmlir_in(
+            dir.path(),
+            &["-fgpu-rdc", "-Iinclude", "-c", source, "-o", &object],
+            None,
+        );
+    }
+    let ar = Command::new("ar")
+        .current_dir(dir.path())
+        .args(["rcs", "libphysics.a", "physics.o"])
+        .status()
+        .expect("ar runs");
+    assert!(ar.success());
+    hipmlir_in(
+        dir.path(),
+        &[
+            "-fgpu-rdc",
+            "main.o",
+            "kernels.o",
+            "libphysics.a",
+            "-o",
+            "app",
+        ],
+        None,
+    );
+    let text = run_program(&dir.path().join("app"));
+    assert!(text.contains("separate compilation PASSED"), "{text}");
+    // The same objects with the device code split out beside the binary.
+    hipmlir_in(
+        dir.path(),
+        &[
+            "--split-device-code",
+            "main.o",
+            "kernels.o",
+            "physics.o",
+            "-o",
+            "split",
+        ],
+        None,
+    );
+    assert!(dir.path().join("split.hipk").exists());
+    let text = run_program(&dir.path().join("split"));
+    assert!(text.contains("separate compilation PASSED"), "{text}");
+}
+
+#[test]
+fn device_symbols_that_do_not_link_are_named_where_they_are_used() {
+    let dir = copy_project("rdc");
+    // Without the source that defines them.
+    let err = hipmlir_fails_in(
+        dir.path(),
+        &["-Iinclude", "main.hip", "kernels.hip", "-o", "app"],
+    );
+    assert!(
+        err.contains("kernels.hip:10:18: error: device function 'advance' is defined in no source of the program"),
+        "{err}"
+    );
+    assert!(err.contains("'steps_taken'"), "{err}");
+    // Defined twice.
+    let mut args = vec!["-Iinclude"];
+    args.extend_from_slice(RDC_SOURCES);
+    args.extend_from_slice(&["duplicate.hip", "-o", "app"]);
+    let err = hipmlir_fails_in(dir.path(), &args);
+    assert!(
+        err.contains("duplicate.hip:4:18: error: multiple definition of device symbol")
+            && err.contains("physics.hip:10:18"),
+        "{err}"
+    );
+    // One source compiled alone without -fgpu-rdc: the flag is named.
+    let err = hipmlir_fails_in(dir.path(), &["-Iinclude", "-c", "kernels.hip", "-o", "k.o"]);
+    assert!(
+        err.contains("kernels.hip:9:18: error: device function 'clamp_speed' is not defined in this source: compile with -fgpu-rdc"),
+        "{err}"
+    );
+    assert!(!dir.path().join("k.o").exists());
 }

@@ -6,8 +6,10 @@
 //! This crate depends on nothing from MLIR or libclang: the runtime links it.
 
 mod bundle;
+pub mod device_ir;
 pub mod kpack;
 mod metadata;
+mod vocabulary;
 
 pub use bundle::{
     split_bundles, Bundle, BundleEntry, SplitBundle, HOST_ENTRY_ID, LEGACY_METADATA_ENTRY_ID,
@@ -17,6 +19,7 @@ pub use metadata::{
     AddressSpace, GlobalVar, KernelArg, KernelInfo, ModuleMetadata, SpirvVariant,
     METADATA_FORMAT_VERSION,
 };
+pub use vocabulary::{hip_api_version, LINKAGE_ATTRIBUTE};
 
 /// Everything that can go wrong reading a device image.
 #[derive(Debug, thiserror::Error)]

@@ -10,6 +10,7 @@
 mod address_spaces;
 mod atomics;
 mod context;
+mod device_link;
 mod dynamic_shared;
 mod linear_blocks;
 mod math;
@@ -19,6 +20,7 @@ mod pointers;
 mod spirv_patch;
 
 pub use context::new_context;
+pub use device_link::{link_modules, LinkUnit, Linked};
 pub use metadata::{kernel_metadata, linear_block_kernels};
 pub use passes::{uses_float_atomic_add, SpirvOptions, DEFAULT_SPIRV_CAPABILITIES};
 
@@ -38,6 +40,9 @@ pub enum LowerError {
         stage: &'static str,
         message: String,
     },
+    /// Symbols that do not link (a clang-style diagnostic).
+    #[error("{0}")]
+    Link(String),
     #[error("internal compiler error: {0}")]
     Internal(String),
 }
@@ -54,6 +59,8 @@ fn run_pipeline(
     parse_pass_pipeline(pm.as_operation_pass_manager(), pipeline)
         .map_err(|e| LowerError::Internal(format!("bad pipeline '{pipeline}': {e}")))?;
     if print_ir_after_all {
+        // MLIR refuses to print IR between passes of a multi-threaded context (LLVM ERROR).
+        ctx.enable_multi_threading(false);
         pm.enable_ir_printing(&melior::pass::PassIrPrintingOptions {
             before_all: false,
             after_all: true,

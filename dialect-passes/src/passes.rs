@@ -270,7 +270,7 @@ pub fn reject_recursion(module: &Module) -> Result<(), LowerError> {
 }
 
 /// `loc("file":line:col)` as clang writes locations: `file:line:col`.
-fn clang_style_location(mlir: &str) -> String {
+pub(crate) fn clang_style_location(mlir: &str) -> String {
     let inner = mlir
         .trim_start_matches("loc(")
         .trim_end_matches(')')

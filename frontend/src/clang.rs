@@ -130,6 +130,12 @@ extern "C" {
     ) -> i32;
 }
 
+/// libclang's version line ("Debian clang version 22.1.0 ..."): the LLVM hipmlir is built on.
+pub fn clang_version() -> String {
+    // SAFETY: a plain libclang query.
+    take_string(unsafe { clang_getClangVersion() })
+}
+
 /// Converts and frees a CXString.
 fn take_string(s: CXString) -> String {
     // SAFETY: `s` came from libclang and is disposed exactly once.
@@ -218,6 +224,31 @@ impl Cursor {
         // SAFETY: plain libclang query on a live cursor.
         let t = Cursor(unsafe { clang_getSpecializedCursorTemplate(self.0) });
         (!t.is_null()).then_some(t)
+    }
+
+    /// How the declaration links across translation units, as clang decides it: internal
+    /// (`static`, anonymous namespaces, no linkage), once per program however many units define
+    /// it (inline functions, template instances), or external (one definition in the program).
+    pub fn linkage(&self) -> Linkage {
+        // SAFETY: plain libclang queries on a live cursor.
+        if unsafe { clang_getCursorLinkage(self.0) } != CXLinkage_External {
+            return Linkage::Internal;
+        }
+        let is_function = matches!(
+            self.kind(),
+            CXCursor_FunctionDecl
+                | CXCursor_CXXMethod
+                | CXCursor_Constructor
+                | CXCursor_Destructor
+                | CXCursor_ConversionFunction
+        );
+        if (is_function && unsafe { clang_Cursor_isFunctionInlined(self.0) } != 0)
+            || self.template_of().is_some()
+        {
+            Linkage::LinkOnceOdr
+        } else {
+            Linkage::External
+        }
     }
 
     pub fn is_in_system_header(&self) -> bool {
@@ -772,6 +803,24 @@ impl SourceLoc {
                 take_string(clang_getFileName(file))
             };
             SourceLoc { file, line, column }
+        }
+    }
+}
+
+/// A definition's linkage (see `Cursor::linkage`), named as LLVM names it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Linkage {
+    Internal,
+    LinkOnceOdr,
+    External,
+}
+
+impl Linkage {
+    pub fn llvm_name(self) -> &'static str {
+        match self {
+            Linkage::Internal => "internal",
+            Linkage::LinkOnceOdr => "linkonce_odr",
+            Linkage::External => "external",
         }
     }
 }

@@ -22,7 +22,7 @@ use melior::ir::operation::OperationLike;
 use melior::ir::{Location, Module};
 use melior::Context;
 
-pub use codegen::{address_kernel, DeviceVariable};
+pub use codegen::{address_kernel, DeviceVariable, UndefinedSymbol};
 pub use error::{Diagnostic, FrontendError, Result, SourceLoc};
 pub use host_edits::{apply_edits, text_at_same_offsets, SourceEdit};
 
@@ -41,6 +41,9 @@ pub struct FrontendOptions {
     /// concretely (`scale<float, 100>`): those a host template launches, found by the driver in
     /// the host object's symbols.
     pub kernel_instances: Vec<String>,
+    /// Relocatable device code (`-fgpu-rdc`): every device function the file defines with
+    /// external linkage is compiled, for other sources to call.
+    pub relocatable: bool,
 }
 
 impl FrontendOptions {
@@ -90,6 +93,9 @@ pub struct FrontendOutput<'c> {
     /// Qualified names of the kernel templates launched from host templates, whose instances
     /// only the host compile knows (`ns::scale`).
     pub dependent_kernel_templates: Vec<String>,
+    /// Device functions and variables used here and defined in another source: declarations
+    /// that only a device link (`-fgpu-rdc`) resolves.
+    pub undefined: Vec<UndefinedSymbol>,
 }
 
 /// Parses `path` and builds its device code as MLIR. The module verifies.
@@ -126,7 +132,7 @@ pub fn compile<'c>(
         .chain(launches::requested_instances(&root))
         .chain(kernel_values)
         .collect();
-    codegen.emit_translation_unit(&root, &launched)?;
+    codegen.emit_translation_unit(&root, &launched, options.relocatable)?;
     for (index, site) in launches.iter().enumerate() {
         if let Some(kernel) = site.kernel.and_then(|k| k.definition()) {
             codegen.emit_launch_site(index, &kernel, site)?;
@@ -153,6 +159,7 @@ pub fn compile<'c>(
         dependent_kernel_templates,
         module: codegen.module,
         kernels: codegen.kernels,
+        undefined: codegen.undefined,
         device_variables: codegen.device_variables,
         warnings,
         host_edits: host_edits::device_body_edits(&root, &options.hip_headers, &mut texts)

@@ -10,14 +10,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-// The HIP API level these headers follow (HIP_VERSION encoding: major*10000000 + minor*100000 +
-// patch). hipRuntimeGetVersion and hipDriverGetVersion report the same number.
-#ifndef HIP_VERSION_MAJOR
-#define HIP_VERSION_MAJOR 6
-#define HIP_VERSION_MINOR 2
-#define HIP_VERSION_PATCH 0
-#define HIP_VERSION (HIP_VERSION_MAJOR * 10000000 + HIP_VERSION_MINOR * 100000 + HIP_VERSION_PATCH)
-#endif
+#include "hip_version.h"
 
 #define __HIPMLIR__ 1
 

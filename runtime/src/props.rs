@@ -9,7 +9,7 @@ use std::ffi::c_char;
 use crate::device::DeviceInfo;
 
 /// The HIP API level hipmlir's headers follow, as `HIP_VERSION` encodes it
-/// (major * 10000000 + minor * 100000 + patch): 6.2.0.
+/// (major * 10000000 + minor * 100000 + patch): hip/hip_version.h's numbers (a test checks).
 pub const HIP_VERSION: i32 = 60_200_000;
 
 #[repr(C)]
@@ -142,6 +142,15 @@ impl HipDeviceProp {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn hip_version_is_the_headers() {
+        let (major, minor, patch) = hipmlir_device_image::hip_api_version();
+        assert_eq!(
+            super::HIP_VERSION as u32,
+            major * 10_000_000 + minor * 100_000 + patch
+        );
+    }
+
     use super::*;
 
     fn c_str(field: &[c_char]) -> String {

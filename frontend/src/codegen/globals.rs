@@ -12,7 +12,7 @@ use melior::ir::{Attribute, Identifier, Location, Region};
 
 use super::builder::internal;
 use super::module::ModuleCodegen;
-use crate::clang::{ConstValue, Cursor};
+use crate::clang::{ConstValue, Cursor, Linkage};
 use crate::error::{FrontendError, Result};
 use crate::types::{AddrSpace, Ty};
 
@@ -53,25 +53,41 @@ impl<'c> ModuleCodegen<'c> {
             return Ok((symbol.clone(), ty));
         }
         let symbol = decl.mangled_name();
+        let l = decl.location();
+        let loc = Location::new(self.ctx, &l.file, l.line as usize, l.column as usize);
         let Some(def) = decl.definition() else {
-            // Declared `extern` here and defined in another source: each image would get a
-            // variable of its own, silently apart.
-            return Err(FrontendError::unsupported(
+            // Declared `extern` here and defined in another source: a declaration the device
+            // link resolves (with -fgpu-rdc); without one, the driver reports it.
+            self.declare_global(
+                &symbol,
+                None,
+                ty.size(),
+                AddrSpace::Global,
+                false,
+                Linkage::External,
+                loc,
+            )?;
+            self.globals.insert(key, symbol.clone());
+            self.note_undefined(
+                &symbol,
+                format!("extern __device__ variable '{}'", decl.spelling()),
                 decl.location(),
-                format!(
-                    "extern __device__ variable '{}' defined in another source (separate device \
-                     compilation, -fgpu-rdc, is not supported yet)",
-                    decl.spelling()
-                ),
-            ));
+            );
+            return Ok((symbol, ty));
         };
         let mut bytes = vec![0u8; ty.size() as usize];
         if let Some(init) = def.var_initializer() {
             constant_bytes(&init, &ty, &mut bytes, 0)?;
         }
-        let l = decl.location();
-        let loc = Location::new(self.ctx, &l.file, l.line as usize, l.column as usize);
-        self.declare_global(&symbol, &bytes, AddrSpace::Global, false, loc)?;
+        self.declare_global(
+            &symbol,
+            Some(&bytes),
+            ty.size(),
+            AddrSpace::Global,
+            false,
+            def.linkage(),
+            loc,
+        )?;
         self.globals.insert(key, symbol.clone());
         self.device_variables.push(DeviceVariable {
             symbol: symbol.clone(),
@@ -88,45 +104,48 @@ impl<'c> ModuleCodegen<'c> {
         let symbol = format!("__hipmlir_str_{}", self.strings.len());
         let mut bytes = text.to_vec();
         bytes.push(0);
-        self.declare_global(&symbol, &bytes, AddrSpace::Constant, true, loc)?;
+        self.declare_global(
+            &symbol,
+            Some(&bytes),
+            bytes.len() as u64,
+            AddrSpace::Constant,
+            true,
+            Linkage::Internal,
+            loc,
+        )?;
         self.strings.insert(text.to_vec(), symbol.clone());
         Ok(symbol)
     }
 
-    /// `llvm.mlir.global internal @symbol(dense<bytes>) {addr_space = N} : !llvm.array<len x i8>`
+    /// `llvm.mlir.global <linkage> @symbol(dense<bytes>) {addr_space = N} : !llvm.array<size x i8>`,
+    /// or without a value (`bytes` None): a declaration of a variable another source defines.
+    #[allow(clippy::too_many_arguments)]
     fn declare_global(
         &mut self,
         symbol: &str,
-        bytes: &[u8],
+        bytes: Option<&[u8]>,
+        size: u64,
         space: AddrSpace,
         constant: bool,
+        linkage: Linkage,
         loc: Location<'c>,
     ) -> Result<()> {
-        let all_zero = bytes.iter().all(|b| *b == 0);
-        if bytes.len() > MAX_INITIALIZER_BYTES && !all_zero {
+        let all_zero = bytes.is_none_or(|b| b.iter().all(|b| *b == 0));
+        if size as usize > MAX_INITIALIZER_BYTES && !all_zero {
             return Err(FrontendError::unsupported(
                 crate::SourceLoc::default(),
                 format!(
-                    "device variable '{symbol}' of {} bytes (at most {MAX_INITIALIZER_BYTES}): \
+                    "device variable '{symbol}' of {size} bytes (at most {MAX_INITIALIZER_BYTES}): \
                      allocate it with hipMalloc instead",
-                    bytes.len()
                 ),
             ));
         }
         let ctx = self.ctx;
         let byte: melior::ir::Type = IntegerType::new(ctx, 8).into();
-        let array = melior::dialect::llvm::r#type::array(byte, bytes.len() as u32);
-        // A zero initializer is a splat of any size (it becomes a null constant).
-        let value_text = if all_zero {
-            format!("dense<0> : tensor<{}xi8>", bytes.len())
-        } else {
-            let hex: String = bytes.iter().map(|b| format!("{b:02X}")).collect();
-            format!("dense<\"0x{hex}\"> : tensor<{}xi8>", bytes.len())
-        };
-        let value = Attribute::parse(ctx, &value_text)
-            .ok_or_else(|| internal(loc, "initializer attribute"))?;
-        let linkage = Attribute::parse(ctx, "#llvm.linkage<internal>")
-            .ok_or_else(|| internal(loc, "linkage attribute"))?;
+        let array = melior::dialect::llvm::r#type::array(byte, size as u32);
+        let linkage_attribute =
+            Attribute::parse(ctx, &format!("#llvm.linkage<{}>", linkage.llvm_name()))
+                .ok_or_else(|| internal(loc, "linkage attribute"))?;
         let mut attributes = vec![
             (
                 Identifier::new(ctx, "sym_name"),
@@ -136,13 +155,24 @@ impl<'c> ModuleCodegen<'c> {
                 Identifier::new(ctx, "global_type"),
                 TypeAttribute::new(array).into(),
             ),
-            (Identifier::new(ctx, "linkage"), linkage),
-            (Identifier::new(ctx, "value"), value),
+            (Identifier::new(ctx, "linkage"), linkage_attribute),
             (
                 Identifier::new(ctx, "addr_space"),
                 IntegerAttribute::new(IntegerType::new(ctx, 32).into(), space as i64).into(),
             ),
         ];
+        if let Some(bytes) = bytes {
+            // A zero initializer is a splat of any size (it becomes a null constant).
+            let value_text = if all_zero {
+                format!("dense<0> : tensor<{size}xi8>")
+            } else {
+                let hex: String = bytes.iter().map(|b| format!("{b:02X}")).collect();
+                format!("dense<\"0x{hex}\"> : tensor<{size}xi8>")
+            };
+            let value = Attribute::parse(ctx, &value_text)
+                .ok_or_else(|| internal(loc, "initializer attribute"))?;
+            attributes.push((Identifier::new(ctx, "value"), value));
+        }
         if constant {
             attributes.push((Identifier::new(ctx, "constant"), Attribute::unit(ctx)));
         }

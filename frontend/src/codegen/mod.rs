@@ -14,4 +14,4 @@ mod stmt;
 mod warp;
 
 pub use globals::{address_kernel, DeviceVariable};
-pub use module::{is_kernel, ModuleCodegen};
+pub use module::{is_kernel, ModuleCodegen, UndefinedSymbol};

@@ -18,10 +18,11 @@ use super::function::{FunctionCodegen, LambdaValue, Val};
 use super::globals::{is_device_variable, DeviceVariable};
 use super::lambdas::{closure_type_key, Capture, Closure};
 use super::objects::{has_this, this_record};
-use crate::clang::Cursor;
+use crate::clang::{Cursor, Linkage};
 use crate::error::{FrontendError, Result};
 use crate::kernel_abi::{kernel_args_attr, kernel_args_size_attr, kernel_info};
 use crate::types::{pointer_type, AddrSpace, Ty};
+use hipmlir_device_image::LINKAGE_ATTRIBUTE;
 
 /// A kernel's by-value struct parameters: (index as a name, struct type attribute).
 pub type ByvalParams<'c> = Vec<(Identifier<'c>, Attribute<'c>)>;
@@ -74,6 +75,19 @@ pub struct ModuleCodegen<'c> {
     /// External device library functions declared so far.
     externals: std::collections::HashSet<String>,
     pub kernels: Vec<KernelInfo>,
+    /// Device functions and variables used here and defined in another source.
+    pub undefined: Vec<UndefinedSymbol>,
+}
+
+/// A device symbol used in this source and defined in another: a declaration the device link
+/// (`-fgpu-rdc`) resolves.
+#[derive(Debug, Clone)]
+pub struct UndefinedSymbol {
+    pub symbol: String,
+    /// What it is, for messages: "device function 'square'".
+    pub what: String,
+    /// Where it is first used.
+    pub location: crate::SourceLoc,
 }
 
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -112,12 +126,46 @@ impl<'c> ModuleCodegen<'c> {
             printf_signatures: HashMap::new(),
             externals: std::collections::HashSet::new(),
             kernels: Vec::new(),
+            undefined: Vec::new(),
         }
+    }
+
+    /// Records a device symbol this source uses but does not define.
+    pub(super) fn note_undefined(
+        &mut self,
+        symbol: &str,
+        what: String,
+        location: crate::SourceLoc,
+    ) {
+        if !self.undefined.iter().any(|u| u.symbol == symbol) {
+            self.undefined.push(UndefinedSymbol {
+                symbol: symbol.to_string(),
+                what,
+                location,
+            });
+        }
+    }
+
+    /// `#llvm.linkage<...>`: how a symbol links across translation units.
+    pub(super) fn linkage_attribute(
+        &self,
+        linkage: Linkage,
+        loc: Location<'c>,
+    ) -> Result<Attribute<'c>> {
+        Attribute::parse(self.ctx, &format!("#llvm.linkage<{}>", linkage.llvm_name()))
+            .ok_or_else(|| internal(loc, "linkage attribute"))
     }
 
     /// Emits every kernel defined in the main file and every kernel instantiation `launched`
     /// there, then the device functions they reach. Each kernel is emitted once.
-    pub fn emit_translation_unit(&mut self, root: &Cursor, launched: &[Cursor]) -> Result<()> {
+    /// With `relocatable`, also every device function the main file defines for other sources
+    /// to call (external linkage), as an object file holds all its functions.
+    pub fn emit_translation_unit(
+        &mut self,
+        root: &Cursor,
+        launched: &[Cursor],
+        relocatable: bool,
+    ) -> Result<()> {
         collect_captureless_lambdas(root, &mut self.host_lambdas);
         let mut kernels = Vec::new();
         collect_kernels(root, &mut kernels);
@@ -127,6 +175,13 @@ impl<'c> ModuleCodegen<'c> {
         for k in &kernels {
             if emitted.insert(k.mangled_name()) {
                 self.emit_function(k, FunctionKind::Kernel, None)?;
+            }
+        }
+        if relocatable {
+            let mut exported = Vec::new();
+            collect_exported_device_functions(root, &mut exported);
+            for f in &exported {
+                self.declare_device_function(f, f)?;
             }
         }
         loop {
@@ -200,6 +255,10 @@ impl<'c> ModuleCodegen<'c> {
                 ),
                 (Identifier::new(ctx, "hipmlir.kernel"), Attribute::unit(ctx)),
                 (
+                    Identifier::new(ctx, LINKAGE_ATTRIBUTE),
+                    self.linkage_attribute(decl.linkage(), loc)?,
+                ),
+                (
                     Identifier::new(ctx, "hipmlir.kernel_name"),
                     StringAttribute::new(ctx, &info.source_name).into(),
                 ),
@@ -237,13 +296,18 @@ impl<'c> ModuleCodegen<'c> {
             ));
         }
         let Some(def) = callee.definition() else {
-            return Err(FrontendError::single(
+            // Defined in another source: a declaration the device link resolves.
+            let sig = self.signature(callee)?;
+            let l = site.location();
+            let loc = Location::new(self.ctx, &l.file, l.line as usize, l.column as usize);
+            self.declare_undefined_function(&sig, loc)?;
+            self.note_undefined(
+                &sig.symbol,
+                format!("device function '{}'", callee.spelling()),
                 site.location(),
-                format!(
-                    "device function '{}' has no definition in this file (separate device compilation is not supported yet)",
-                    callee.spelling()
-                ),
-            ));
+            );
+            self.functions.insert(key, sig.clone());
+            return Ok(sig);
         };
         let sig = self.signature(&def)?;
         self.functions.insert(key, sig.clone());
@@ -352,6 +416,42 @@ impl<'c> ModuleCodegen<'c> {
                 (
                     Identifier::new(ctx, "sym_visibility"),
                     StringAttribute::new(ctx, "private").into(),
+                ),
+            ])
+            .add_regions([Region::new()])
+            .build()
+            .map_err(|e| internal(loc, e))?;
+        self.module.body().append_operation(decl);
+        Ok(())
+    }
+
+    /// `func.func private @symbol(...)` with external linkage and no body: a device function
+    /// another source defines.
+    fn declare_undefined_function(&mut self, sig: &FunctionSig, loc: Location<'c>) -> Result<()> {
+        let ctx = self.ctx;
+        let inputs: Vec<Type> = sig.params.iter().map(|t| t.value_mlir(ctx)).collect();
+        let results: Vec<Type> = match sig.result {
+            Ty::Void => vec![],
+            ref t => vec![t.value_mlir(ctx)],
+        };
+        let function_type = FunctionType::new(ctx, &inputs, &results);
+        let decl = OperationBuilder::new("func.func", loc)
+            .add_attributes(&[
+                (
+                    Identifier::new(ctx, "sym_name"),
+                    StringAttribute::new(ctx, &sig.symbol).into(),
+                ),
+                (
+                    Identifier::new(ctx, "function_type"),
+                    TypeAttribute::new(function_type.into()).into(),
+                ),
+                (
+                    Identifier::new(ctx, "sym_visibility"),
+                    StringAttribute::new(ctx, "private").into(),
+                ),
+                (
+                    Identifier::new(ctx, LINKAGE_ATTRIBUTE),
+                    self.linkage_attribute(Linkage::External, loc)?,
                 ),
             ])
             .add_regions([Region::new()])
@@ -635,6 +735,10 @@ impl<'c> ModuleCodegen<'c> {
                 TypeAttribute::new(function_type.into()).into(),
             ),
         ];
+        attributes.push((
+            Identifier::new(ctx, LINKAGE_ATTRIBUTE),
+            self.linkage_attribute(def.linkage(), loc)?,
+        ));
         if !byval.is_empty() {
             attributes.push((
                 Identifier::new(ctx, BYVAL_ATTRIBUTE),
@@ -757,6 +861,31 @@ fn collect_device_variables(c: &Cursor, out: &mut Vec<Cursor>) {
                 if child.is_in_main_file()
                     && child.is_definition()
                     && is_device_variable(&child) =>
+            {
+                out.push(child)
+            }
+            _ => {}
+        }
+    }
+}
+
+/// Device function definitions in the main file that other sources may call: external
+/// linkage (not `static`, inline or a template instance), looking inside namespaces.
+fn collect_exported_device_functions(c: &Cursor, out: &mut Vec<Cursor>) {
+    for child in c.children() {
+        match child.kind() {
+            CXCursor_Namespace | CXCursor_LinkageSpec => {
+                collect_exported_device_functions(&child, out)
+            }
+            CXCursor_FunctionDecl
+            | CXCursor_CXXMethod
+            | CXCursor_Constructor
+            | CXCursor_Destructor
+                if child.is_definition()
+                    && child.is_in_main_file()
+                    && child.has_attr(CXCursor_CUDADeviceAttr)
+                    && !is_kernel(&child)
+                    && child.linkage() == Linkage::External =>
             {
                 out.push(child)
             }

@@ -1,0 +1,350 @@
+//! The device link: the frontend modules of several translation units become one module, with
+//! their symbols resolved as a linker resolves them (what `-fgpu-rdc` asks for).
+//!
+//! A symbol's linkage comes from the frontend: `llvm.linkage` on `func.func`, `linkage` on
+//! `llvm.mlir.global`. External definitions are one per program, linkonce_odr definitions
+//! (inline functions, template instances) may repeat and one is kept, declarations are resolved
+//! by a definition, and internal symbols (`static`, string constants, library declarations
+//! without linkage) stay apart, renamed when two units use the same name.
+//! A single module goes through the same link, so every build sees the same module shape.
+
+use std::collections::HashMap;
+
+use hipmlir_device_image::LINKAGE_ATTRIBUTE;
+use melior::ir::attribute::StringAttribute;
+use melior::ir::block::BlockLike;
+use melior::ir::operation::OperationRefMut;
+use melior::ir::operation::{OperationLike, OperationMutLike};
+use melior::ir::RegionLike;
+use melior::ir::{Attribute, Location, Module, Operation, OperationRef};
+use melior::Context;
+use mlir_sys::{MlirOperation, MlirStringRef};
+
+use crate::LowerError;
+
+/// One translation unit's frontend module and the source it came from (for messages).
+pub struct LinkUnit<'c> {
+    pub source: String,
+    pub module: Module<'c>,
+}
+
+/// The linked module and the external declarations no unit defines.
+pub struct Linked<'c> {
+    pub module: Module<'c>,
+    pub unresolved: Vec<String>,
+}
+
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+enum Linkage {
+    Internal,
+    LinkOnce,
+    External,
+}
+
+struct Symbol {
+    op: MlirOperation,
+    linkage: Linkage,
+    is_declaration: bool,
+}
+
+/// A unit's top-level operation, its symbol (name and kind, if it has one) and what to do.
+type Step = (MlirOperation, Option<(String, Symbol)>, Action);
+
+/// What the link does with a unit's symbol.
+enum Action {
+    Move,
+    Drop,
+    /// The linked module's declaration gives way to this definition.
+    ReplaceExisting,
+    /// Two units' internal symbols share a name: this one is renamed.
+    RenameThis,
+    /// An internal symbol already linked shares the name of this external one: it is renamed.
+    RenameExisting,
+}
+
+pub fn link_modules<'c>(
+    ctx: &'c Context,
+    units: Vec<LinkUnit<'c>>,
+) -> Result<Linked<'c>, LowerError> {
+    let linked = Module::new(Location::unknown(ctx));
+    let mut table: HashMap<String, Symbol> = HashMap::new();
+    let mut renamed = 0usize;
+    let known = LinkageAttributes::new(ctx);
+    for unit in units {
+        // First every decision and rename, while the unit's ops are all in its module (a
+        // rename must reach every use), then the moves.
+        let mut plan: Vec<Step> = Vec::new();
+        for raw in top_level(&unit.module) {
+            // SAFETY: `raw` is a live top-level operation of `unit.module`.
+            let op = unsafe { OperationRef::from_raw(raw) };
+            let Some(name) = symbol_name(&op) else {
+                plan.push((raw, None, Action::Move));
+                continue;
+            };
+            let symbol = Symbol {
+                op: raw,
+                linkage: linkage_of(&op, &known),
+                is_declaration: is_declaration(&op),
+            };
+            let action = match table.get(&name) {
+                None => Action::Move,
+                Some(existing) => resolve(&name, existing, &symbol)?,
+            };
+            let (name, action) = match action {
+                Action::RenameThis => {
+                    let new_name = unique_name(&name, &table, &mut renamed);
+                    rename(
+                        ctx,
+                        raw,
+                        &name,
+                        &new_name,
+                        unit.module.as_operation().to_raw(),
+                    )?;
+                    (new_name, Action::Move)
+                }
+                Action::RenameExisting => {
+                    if let Some(old) = table.remove(&name) {
+                        let new_name = unique_name(&name, &table, &mut renamed);
+                        rename(
+                            ctx,
+                            old.op,
+                            &name,
+                            &new_name,
+                            linked.as_operation().to_raw(),
+                        )?;
+                        table.insert(new_name, old);
+                    }
+                    (name, Action::Move)
+                }
+                other => (name, other),
+            };
+            plan.push((raw, Some((name, symbol)), action));
+        }
+        for (raw, symbol, action) in plan {
+            match action {
+                Action::Drop => continue,
+                Action::ReplaceExisting => {
+                    let Some((name, symbol)) = symbol else {
+                        continue;
+                    };
+                    if let Some(old) = table.remove(&name) {
+                        // SAFETY: `old` is a declaration in `linked`; its users name it by
+                        // symbol and now reach the definition, which takes its place.
+                        unsafe {
+                            mlir_sys::mlirOperationMoveBefore(raw, old.op);
+                            mlir_sys::mlirOperationRemoveFromParent(old.op);
+                            mlir_sys::mlirOperationDestroy(old.op);
+                        }
+                    }
+                    table.insert(name, symbol);
+                }
+                _ => {
+                    if let Some((name, symbol)) = symbol {
+                        table.insert(name, symbol);
+                    }
+                    move_into(&linked, raw);
+                }
+            }
+        }
+    }
+    let mut unresolved: Vec<String> = table
+        .iter()
+        .filter(|(_, s)| s.is_declaration && s.linkage == Linkage::External)
+        .map(|(name, _)| name.clone())
+        .collect();
+    unresolved.sort();
+    internalize(ctx, &linked);
+    Ok(Linked {
+        module: linked,
+        unresolved,
+    })
+}
+
+fn resolve(name: &str, existing: &Symbol, new: &Symbol) -> Result<Action, LowerError> {
+    use Linkage::*;
+    // SAFETY: both are live operations (one in the linked module, one in its unit).
+    let (old_op, new_op) = unsafe {
+        (
+            OperationRef::from_raw(existing.op),
+            OperationRef::from_raw(new.op),
+        )
+    };
+    Ok(match (existing.linkage, new.linkage) {
+        // Declarations without linkage (device library functions) name the same function.
+        (Internal, Internal)
+            if existing.is_declaration && new.is_declaration && same_type(&old_op, &new_op) =>
+        {
+            Action::Drop
+        }
+        (_, Internal) => Action::RenameThis,
+        (Internal, _) => Action::RenameExisting,
+        _ => {
+            if !same_type(&old_op, &new_op) {
+                return Err(LowerError::Link(format!(
+                    "{}: error: device symbol '{name}' has another type than at {}",
+                    location_of(&new_op),
+                    location_of(&old_op)
+                )));
+            }
+            match (existing.is_declaration, new.is_declaration) {
+                (_, true) => Action::Drop,
+                (true, false) => Action::ReplaceExisting,
+                (false, false) if existing.linkage == LinkOnce || new.linkage == LinkOnce => {
+                    Action::Drop
+                }
+                (false, false) => {
+                    return Err(LowerError::Link(format!(
+                        "{}: error: multiple definition of device symbol '{name}' (first defined at {})",
+                        location_of(&new_op),
+                        location_of(&old_op)
+                    )))
+                }
+            }
+        }
+    })
+}
+
+/// After the link every definition is the program's own: globals become internal (as a
+/// single translation unit's always were) and come before every function (SPIR-V wants a
+/// variable before the functions that use it), and functions lose the linkage attribute.
+fn internalize(ctx: &Context, module: &Module) {
+    let internal = Attribute::parse(ctx, "#llvm.linkage<internal>");
+    let ops = top_level(module);
+    // SAFETY: live top-level operations of `module`.
+    let first_function = ops
+        .iter()
+        .copied()
+        .find(|raw| !is_global(&unsafe { OperationRef::from_raw(*raw) }));
+    for raw in ops {
+        // SAFETY: a live top-level operation of `module`, changed in place.
+        let mut op = unsafe { OperationRefMut::from_raw(raw) };
+        if op.has_attribute(LINKAGE_ATTRIBUTE) {
+            let _ = op.remove_attribute(LINKAGE_ATTRIBUTE);
+        }
+        if is_global(&op) {
+            if !is_declaration(&op) {
+                if let Some(internal) = internal {
+                    op.set_attribute("linkage", internal);
+                }
+            }
+            if let Some(function) = first_function {
+                // SAFETY: both live in `module`'s body; order among globals is kept.
+                unsafe { mlir_sys::mlirOperationMoveBefore(raw, function) };
+            }
+        }
+    }
+}
+
+fn top_level(module: &Module) -> Vec<MlirOperation> {
+    let mut out = Vec::new();
+    let body = module.body();
+    let mut op = body.first_operation();
+    while let Some(o) = op {
+        out.push(o.to_raw());
+        op = o.next_in_block();
+    }
+    out
+}
+
+fn move_into(linked: &Module, raw: MlirOperation) {
+    // SAFETY: `raw` is detached from its unit and owned by the linked module from now on.
+    unsafe {
+        mlir_sys::mlirOperationRemoveFromParent(raw);
+        linked.body().append_operation(Operation::from_raw(raw));
+    }
+}
+
+fn rename(
+    ctx: &Context,
+    raw: MlirOperation,
+    old: &str,
+    new: &str,
+    within: MlirOperation,
+) -> Result<(), LowerError> {
+    let string_ref = |s: &str| MlirStringRef {
+        data: s.as_ptr() as *const _,
+        length: s.len(),
+    };
+    // SAFETY: `within` holds every use of the symbol; the strings outlive the call.
+    let result = unsafe {
+        mlir_sys::mlirSymbolTableReplaceAllSymbolUses(string_ref(old), string_ref(new), within)
+    };
+    if result.value == 0 {
+        return Err(LowerError::Internal(format!(
+            "device link: cannot rename the uses of '{old}'"
+        )));
+    }
+    // SAFETY: a live symbol operation.
+    let mut op = unsafe { OperationRefMut::from_raw(raw) };
+    op.set_attribute("sym_name", StringAttribute::new(ctx, new).into());
+    Ok(())
+}
+
+fn unique_name(name: &str, table: &HashMap<String, Symbol>, counter: &mut usize) -> String {
+    loop {
+        *counter += 1;
+        let candidate = format!("{name}.tu{counter}");
+        if !table.contains_key(&candidate) {
+            return candidate;
+        }
+    }
+}
+
+fn symbol_name(op: &OperationRef) -> Option<String> {
+    let attr = op.attribute("sym_name").ok()?;
+    StringAttribute::try_from(attr)
+        .ok()
+        .map(|s| s.value().to_string())
+}
+
+fn is_global<'c: 'a, 'a>(op: &impl OperationLike<'c, 'a>) -> bool {
+    op.name().as_string_ref().as_str() == Ok("llvm.mlir.global")
+}
+
+fn is_declaration<'c: 'a, 'a>(op: &impl OperationLike<'c, 'a>) -> bool {
+    if is_global(op) {
+        return !op.has_attribute("value") && op.region(0).is_ok_and(|r| r.first_block().is_none());
+    }
+    op.region(0).is_ok_and(|r| r.first_block().is_none())
+}
+
+fn linkage_of(op: &OperationRef, known: &LinkageAttributes) -> Linkage {
+    let attr = if is_global(op) {
+        op.attribute("linkage")
+    } else {
+        op.attribute(LINKAGE_ATTRIBUTE)
+    };
+    match attr {
+        Ok(a) if Some(a) == known.linkonce_odr => Linkage::LinkOnce,
+        Ok(a) if Some(a) == known.external => Linkage::External,
+        _ => Linkage::Internal,
+    }
+}
+
+/// The linkage attributes the frontend writes, to compare with.
+struct LinkageAttributes<'c> {
+    linkonce_odr: Option<Attribute<'c>>,
+    external: Option<Attribute<'c>>,
+}
+
+impl<'c> LinkageAttributes<'c> {
+    fn new(ctx: &'c Context) -> Self {
+        LinkageAttributes {
+            linkonce_odr: Attribute::parse(ctx, "#llvm.linkage<linkonce_odr>"),
+            external: Attribute::parse(ctx, "#llvm.linkage<external>"),
+        }
+    }
+}
+
+fn same_type(a: &OperationRef, b: &OperationRef) -> bool {
+    let key = if is_global(a) {
+        "global_type"
+    } else {
+        "function_type"
+    };
+    matches!((a.attribute(key), b.attribute(key)), (Ok(x), Ok(y)) if x == y)
+}
+
+fn location_of(op: &OperationRef) -> String {
+    crate::passes::clang_style_location(&op.location().to_string())
+}

@@ -1,0 +1,91 @@
+#!/usr/bin/env bash
+# `make install` and `make uninstall`: hipmlir under a prefix, relocatable as a whole.
+#
+#   scripts/install.sh PREFIX               installs what `make build` built
+#   scripts/install.sh --uninstall PREFIX   removes exactly what the install wrote
+#
+# Layout: bin/hipmlir with bin/hipcc and bin/hipconfig beside it (links: the program acts by the
+# name it is called by), include/hip/, lib/libhipmlir_rt.so.<version> (soname
+# libhipmlir_rt.so.<major>) with its links, lib/cmake/hip/ (find_package(hip)), share/doc/hipmlir/.
+# The installed compiler finds its headers and runtime relative to itself, so the prefix can be
+# moved. share/hipmlir/install-manifest.txt lists every path written, for the uninstall.
+set -euo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+manifest_path=share/hipmlir/install-manifest.txt
+
+uninstall=0
+if [ "${1:-}" = "--uninstall" ]; then uninstall=1; shift; fi
+[ $# -eq 1 ] || { echo "usage: $0 [--uninstall] PREFIX" >&2; exit 2; }
+prefix=$1
+
+if [ $uninstall -eq 1 ]; then
+  manifest="$prefix/$manifest_path"
+  [ -f "$manifest" ] || { echo "uninstall: no hipmlir install in $prefix ($manifest is missing)" >&2; exit 1; }
+  # Files and links first, then the folders the install made, deepest first, if now empty.
+  while IFS= read -r path; do
+    rm -f "$prefix/$path"
+  done < "$manifest"
+  rm -f "$manifest"
+  sort -r "$manifest.dirs" 2>/dev/null | while IFS= read -r dir; do
+    rmdir "$prefix/$dir" 2>/dev/null || true
+  done
+  rm -f "$manifest.dirs"
+  rmdir "$prefix/share/hipmlir" "$prefix/share" "$prefix" 2>/dev/null || true
+  echo "uninstall: removed hipmlir from $prefix"
+  exit 0
+fi
+
+release="$root/target/release"
+for f in hipmlir libhipmlir_rt.so; do
+  [ -f "$release/$f" ] || { echo "install: $release/$f is missing: run make build first" >&2; exit 1; }
+done
+version=$(sed -n 's/^version = "\(.*\)"$/\1/p' "$root/Cargo.toml" | head -n 1)
+major=${version%%.*}
+library="libhipmlir_rt.so.$version"
+
+written=()
+made_dirs=()
+make_dir() {
+  local rel=$1 parts="" part
+  IFS=/ read -r -a segments <<< "$rel"
+  for part in "${segments[@]}"; do
+    parts=${parts:+$parts/}$part
+    if [ ! -d "$prefix/$parts" ]; then
+      mkdir -p "$prefix/$parts"
+      made_dirs+=("$parts")
+    fi
+  done
+}
+put() { # put SOURCE REL MODE
+  make_dir "$(dirname "$2")"
+  install -m "$3" "$1" "$prefix/$2"
+  written+=("$2")
+}
+link() { # link TARGET REL
+  make_dir "$(dirname "$2")"
+  ln -sfn "$1" "$prefix/$2"
+  written+=("$2")
+}
+
+mkdir -p "$prefix"
+put "$release/hipmlir" bin/hipmlir 755
+link hipmlir bin/hipcc
+link hipmlir bin/hipconfig
+while IFS= read -r header; do
+  put "$root/headers/$header" "include/$header" 644
+done < <(cd "$root/headers" && find . -type f -name '*.h' | sed 's|^\./||' | sort)
+put "$release/libhipmlir_rt.so" "lib/$library" 755
+patchelf --set-soname "libhipmlir_rt.so.$major" "$prefix/lib/$library"
+link "$library" "lib/libhipmlir_rt.so.$major"
+link "libhipmlir_rt.so.$major" lib/libhipmlir_rt.so
+put "$root/cmake/hip-config.cmake" lib/cmake/hip/hip-config.cmake 644
+make_dir lib/cmake/hip
+version_file="$prefix/lib/cmake/hip/hip-config-version.cmake"
+hip_version=$(awk '/#define HIP_VERSION_(MAJOR|MINOR|PATCH) /{v=v (v?".":"") $3} END{print v}' "$root/headers/hip/hip_version.h")
+sed "s/@HIP_VERSION@/$hip_version/" "$root/cmake/hip-config-version.cmake.in" > "$version_file"
+written+=(lib/cmake/hip/hip-config-version.cmake)
+put "$root/README.md" share/doc/hipmlir/README.md 644
+make_dir share/hipmlir
+printf '%s\n' "${written[@]}" > "$prefix/$manifest_path"
+printf '%s\n' "${made_dirs[@]}" > "$prefix/$manifest_path.dirs"
+echo "install: hipmlir $version (HIP $hip_version) in $prefix: ${#written[@]} files"

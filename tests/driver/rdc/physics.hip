@@ -1,0 +1,16 @@
+#include "particles.h"
+
+__device__ float gravity = 1.0f;  // main.hip sets it through hipMemcpyToSymbol
+__constant__ float drag_table[4] = {1.0f, 0.5f, 0.25f, 0.125f};
+__device__ int steps_taken = 0;
+
+// kernels.hip has a static function of the same name: each source keeps its own.
+static __device__ float scale(float x) { return 2.0f * x; }
+
+__device__ float advance(float position, float velocity, int step) {
+  return position + scale(velocity - gravity * drag_table[step % 4]) + half_of(squared(0.5f));
+}
+
+namespace physics {
+__device__ float clamp_speed(float v) { return v > 20.0f ? 20.0f : (v < -20.0f ? -20.0f : v); }
+}  // namespace physics
