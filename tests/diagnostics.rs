@@ -230,3 +230,35 @@ fn recursion_and_virtual_calls_are_named() {
         "{err}"
     );
 }
+
+#[test]
+fn function_pointer_constructs_not_supported_are_named() {
+    let cases = [
+        (
+            "member_pointer.hip",
+            "#include <hip/hip_runtime.h>\nstruct S { __device__ int m(int x) { return x; } };\n__global__ void k(int* o) { int (S::*p)(int) = &S::m; S s; o[0] = (s.*p)(1); }\n",
+            "unsupported construct in device code: type 'int (S::*)(int)'",
+        ),
+        (
+            "function_reference.hip",
+            "#include <hip/hip_runtime.h>\ntemplate <typename F> __device__ int ap(F&& f, int x) { return f(x); }\n__device__ int one(int x) { return x; }\n__global__ void k(int* o) { o[0] = ap(one, 1); }\n",
+            "unsupported construct in device code: reference to a function ('int (&)(int)')",
+        ),
+        (
+            "struct_result.hip",
+            "#include <hip/hip_runtime.h>\nstruct P { int a, b; };\n__device__ P mk(int x) { return {x, x}; }\n__global__ void k(int* o) { P (*f)(int) = mk; o[0] = f(1).a; }\n",
+            "4:54: error: unsupported construct in device code: call through a function pointer returning a struct by value",
+        ),
+        (
+            "library_address.hip",
+            "#include <hip/hip_runtime.h>\n__global__ void k(float* o) { float (*p)(float) = sqrtf; o[0] = p(o[0]); }\n",
+            "2:51: error: unsupported construct in device code: address of device library function 'sqrtf'",
+        ),
+    ];
+    for (name, source, message) in cases {
+        let (code, err, path) = compile(name, source, &["--emit-spirv"]);
+        assert_clean_failure(code, &err);
+        assert!(err.contains(&format!("{path}:")), "{err}");
+        assert!(err.contains(message), "{name}: {err}");
+    }
+}

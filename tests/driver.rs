@@ -1028,7 +1028,7 @@ fn device_symbols_that_do_not_link_are_named_where_they_are_used() {
     let err = hipmlir_fails_in(dir.path(), &args);
     assert!(
         err.contains("duplicate.hip:4:18: error: multiple definition of device symbol")
-            && err.contains("physics.hip:10:18"),
+            && err.contains("physics.hip:14:18"),
         "{err}"
     );
     // One source compiled alone without -fgpu-rdc: the flag is named.

@@ -69,3 +69,45 @@ fn kernel_printf_output_appears_by_synchronize() {
         "{out}"
     );
 }
+
+/// A call through a pointer that names no device function of the module (null, a host
+/// function's address) has no target: the work-item reports it and the call yields zero.
+#[test]
+fn calls_through_unknown_function_pointers_report_and_yield_zero() {
+    let dir = scratch();
+    let source = dir.path().join("unknown_function_pointer.hip");
+    std::fs::write(
+        &source,
+        r#"#include <hip/hip_runtime.h>
+#include <cstdio>
+typedef int (*Op)(int);
+__device__ int twice(int x) { return 2 * x; }
+int host_function(int x) { return x; }
+__global__ void k(Op from_host, int* out, int choose) {
+  Op chosen = choose ? twice : nullptr;
+  out[0] = from_host(5);
+  out[1] = chosen(7);
+  out[2] = (choose ? chosen : twice)(4);
+}
+int main() {
+  int* d = nullptr;
+  if (hipMalloc(&d, 3 * sizeof(int)) != hipSuccess) return 1;
+  k<<<1, 1>>>(host_function, d, 0);
+  int h[3] = {-1, -1, -1};
+  if (hipMemcpy(h, d, sizeof h, hipMemcpyDeviceToHost) != hipSuccess) return 1;
+  std::printf("results %d %d %d\n", h[0], h[1], h[2]);
+  bool ok = h[0] == 0 && h[1] == 0 && h[2] == 8;
+  std::printf(ok ? "unknown_function_pointer PASSED\n" : "FAILED\n");
+  return ok ? 0 : 1;
+}
+"#,
+    )
+    .unwrap();
+    let exe = build(&source, dir.path(), None);
+    let out = run_program(&exe);
+    assert!(out.contains("results 0 0 8"), "{out}");
+    let report =
+        "that names no device function of this module; the call did nothing and yielded zero";
+    assert_eq!(out.matches(report).count(), 2, "{out}");
+    assert!(out.contains("function pointer (0x0)"), "{out}");
+}

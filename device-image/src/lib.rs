@@ -19,7 +19,7 @@ pub use metadata::{
     AddressSpace, GlobalVar, KernelArg, KernelInfo, ModuleMetadata, SpirvVariant,
     METADATA_FORMAT_VERSION,
 };
-pub use vocabulary::{hip_api_version, LINKAGE_ATTRIBUTE};
+pub use vocabulary::{hip_api_version, FUNCTION_POINTERS_ATTRIBUTE, LINKAGE_ATTRIBUTE};
 
 /// Everything that can go wrong reading a device image.
 #[derive(Debug, thiserror::Error)]

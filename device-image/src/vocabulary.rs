@@ -5,6 +5,11 @@
 /// The device link resolves symbols by it (globals carry their own `linkage`).
 pub const LINKAGE_ATTRIBUTE: &str = "llvm.linkage";
 
+/// The module attribute listing the address-taken device functions with their pointer ids,
+/// `{symbol = id : i64, ...}`: written by the frontend, merged by the device link, read (and
+/// removed) by dialect-passes' devirtualization of indirect calls.
+pub const FUNCTION_POINTERS_ATTRIBUTE: &str = "hipmlir.function_pointers";
+
 /// The HIP API level (major, minor, patch) that hipmlir's headers declare in
 /// `hip/hip_version.h`: the one place the number is written.
 pub fn hip_api_version() -> (u32, u32, u32) {

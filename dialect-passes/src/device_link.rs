@@ -10,13 +10,13 @@
 
 use std::collections::HashMap;
 
-use hipmlir_device_image::LINKAGE_ATTRIBUTE;
-use melior::ir::attribute::StringAttribute;
+use hipmlir_device_image::{FUNCTION_POINTERS_ATTRIBUTE, LINKAGE_ATTRIBUTE};
+use melior::ir::attribute::{DictionaryAttribute, StringAttribute};
 use melior::ir::block::BlockLike;
 use melior::ir::operation::OperationRefMut;
 use melior::ir::operation::{OperationLike, OperationMutLike};
 use melior::ir::RegionLike;
-use melior::ir::{Attribute, Location, Module, Operation, OperationRef};
+use melior::ir::{Attribute, Identifier, Location, Module, Operation, OperationRef};
 use melior::Context;
 use mlir_sys::{MlirOperation, MlirStringRef};
 
@@ -70,7 +70,10 @@ pub fn link_modules<'c>(
     let mut table: HashMap<String, Symbol> = HashMap::new();
     let mut renamed = 0usize;
     let known = LinkageAttributes::new(ctx);
+    // The units' tables of address-taken functions, merged under the symbols' final names.
+    let mut pointer_table: Vec<(String, Attribute<'c>)> = Vec::new();
     for unit in units {
+        let mut renamed_here: HashMap<String, String> = HashMap::new();
         // First every decision and rename, while the unit's ops are all in its module (a
         // rename must reach every use), then the moves.
         let mut plan: Vec<Step> = Vec::new();
@@ -100,6 +103,7 @@ pub fn link_modules<'c>(
                         &new_name,
                         unit.module.as_operation().to_raw(),
                     )?;
+                    renamed_here.insert(name, new_name.clone());
                     (new_name, Action::Move)
                 }
                 Action::RenameExisting => {
@@ -112,6 +116,9 @@ pub fn link_modules<'c>(
                             &new_name,
                             linked.as_operation().to_raw(),
                         )?;
+                        for entry in pointer_table.iter_mut().filter(|e| e.0 == name) {
+                            entry.0 = new_name.clone();
+                        }
                         table.insert(new_name, old);
                     }
                     (name, Action::Move)
@@ -119,6 +126,12 @@ pub fn link_modules<'c>(
                 other => (name, other),
             };
             plan.push((raw, Some((name, symbol)), action));
+        }
+        for (symbol, id) in function_pointers(&unit.module) {
+            let symbol = renamed_here.get(&symbol).cloned().unwrap_or(symbol);
+            if !pointer_table.iter().any(|e| e.0 == symbol) {
+                pointer_table.push((symbol, id));
+            }
         }
         for (raw, symbol, action) in plan {
             match action {
@@ -154,6 +167,21 @@ pub fn link_modules<'c>(
         .collect();
     unresolved.sort();
     internalize(ctx, &linked);
+    if !pointer_table.is_empty() {
+        let entries: Vec<(Identifier, Attribute)> = pointer_table
+            .iter()
+            .map(|(symbol, id)| (Identifier::new(ctx, symbol), *id))
+            .collect();
+        let mut linked = linked;
+        linked.as_operation_mut().set_attribute(
+            FUNCTION_POINTERS_ATTRIBUTE,
+            DictionaryAttribute::new(ctx, &entries).into(),
+        );
+        return Ok(Linked {
+            module: linked,
+            unresolved,
+        });
+    }
     Ok(Linked {
         module: linked,
         unresolved,
@@ -233,6 +261,26 @@ fn internalize(ctx: &Context, module: &Module) {
             }
         }
     }
+}
+
+/// A module's table of address-taken functions (symbol, id attribute).
+fn function_pointers<'c>(module: &Module<'c>) -> Vec<(String, Attribute<'c>)> {
+    let Ok(table) = module
+        .as_operation()
+        .attribute(FUNCTION_POINTERS_ATTRIBUTE)
+        .and_then(|a| DictionaryAttribute::try_from(a).map_err(Into::into))
+    else {
+        return Vec::new();
+    };
+    (0..table.len())
+        .filter_map(|i| table.element(i).ok())
+        .filter_map(|(name, id)| {
+            name.as_string_ref()
+                .as_str()
+                .ok()
+                .map(|n| (n.to_string(), id))
+        })
+        .collect()
 }
 
 fn top_level(module: &Module) -> Vec<MlirOperation> {

@@ -12,6 +12,7 @@ mod atomics;
 mod context;
 mod device_link;
 mod dynamic_shared;
+mod function_pointers;
 mod linear_blocks;
 mod math;
 mod metadata;
@@ -93,6 +94,8 @@ pub fn inline_device_functions(
     module: &mut Module,
     print_ir_after_all: bool,
 ) -> Result<(), LowerError> {
+    // Calls through function pointers become direct calls first, to be inlined with the rest.
+    function_pointers::devirtualize_function_pointers(ctx, module)?;
     run_pipeline(
         ctx,
         module,

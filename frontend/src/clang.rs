@@ -372,6 +372,11 @@ impl Cursor {
         }
     }
 
+    /// Internal linkage: `static` functions and those in anonymous namespaces.
+    pub fn has_internal_linkage(&self) -> bool {
+        unsafe { clang_getCursorLinkage(self.0) == CXLinkage_Internal }
+    }
+
     pub fn is_virtual_method(&self) -> bool {
         unsafe { clang_CXXMethod_isVirtual(self.0) != 0 }
     }
@@ -778,6 +783,9 @@ impl CType {
         (0..n.max(0) as c_uint)
             .map(|i| CType(unsafe { clang_getArgType(self.0, i) }))
             .collect()
+    }
+    pub fn is_variadic(&self) -> bool {
+        unsafe { clang_isFunctionTypeVariadic(self.0) != 0 }
     }
     pub fn function_result(&self) -> CType {
         CType(unsafe { clang_getResultType(self.0) })

@@ -25,7 +25,9 @@ pub fn kernel_info(kernel: &Cursor) -> Result<KernelInfo> {
                 format!("kernel parameter of incomplete type '{}'", ty.spelling()),
             ));
         };
-        let is_pointer = ty.canonical().kind() == CXType_Pointer;
+        // A function pointer is an integer id on the device, not a buffer.
+        let is_pointer = ty.canonical().kind() == CXType_Pointer
+            && !crate::types::is_function_type(ty.canonical().pointee());
         args.push(KernelArg {
             name: param.spelling(),
             r#type: ty.spelling(),

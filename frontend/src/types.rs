@@ -58,11 +58,28 @@ pub struct Field {
 pub enum Ty {
     Void,
     Bool,
-    Int { bits: u32, signed: bool },
-    Float { bits: u32 },
-    Pointer { pointee: Box<Ty> },
-    Array { element: Box<Ty>, len: u64 },
+    Int {
+        bits: u32,
+        signed: bool,
+    },
+    Float {
+        bits: u32,
+    },
+    Pointer {
+        pointee: Box<Ty>,
+    },
+    Array {
+        element: Box<Ty>,
+        len: u64,
+    },
     Record(Rc<Record>),
+    /// A pointer to a function (and a function designator, which is its address): in device
+    /// code an integer naming an address-taken function of the module (see
+    /// codegen/function_pointers.rs).
+    FnPtr {
+        params: Vec<Ty>,
+        result: Box<Ty>,
+    },
 }
 
 impl Ty {
@@ -105,6 +122,18 @@ impl Ty {
             CXType_Enum => {
                 // An enum is its underlying integer type.
                 Ty::from_clang(canonical.declaration().enum_integer_type(), loc)
+            }
+            CXType_FunctionProto | CXType_FunctionNoProto => function_pointer(canonical, loc),
+            CXType_Pointer if is_function_type(canonical.pointee()) => {
+                function_pointer(canonical.pointee().canonical(), loc)
+            }
+            CXType_LValueReference | CXType_RValueReference
+                if is_function_type(canonical.pointee()) =>
+            {
+                Err(FrontendError::unsupported(
+                    loc.clone(),
+                    format!("reference to a function ('{}')", ty.spelling()),
+                ))
             }
             CXType_Pointer | CXType_LValueReference | CXType_RValueReference => {
                 let pointee = canonical.pointee();
@@ -199,7 +228,7 @@ impl Ty {
             Ty::Void => 1,
             Ty::Bool => 1,
             Ty::Int { bits, .. } | Ty::Float { bits } => (*bits / 8) as u64,
-            Ty::Pointer { .. } => 8,
+            Ty::Pointer { .. } | Ty::FnPtr { .. } => 8,
             Ty::Array { element, len } => element.size() * len,
             Ty::Record(r) => r.size,
         }
@@ -231,6 +260,7 @@ impl Ty {
             Ty::Float { bits: 32 } => Type::float32(ctx),
             Ty::Float { .. } => Type::float64(ctx),
             Ty::Pointer { .. } => pointer_type(ctx, AddrSpace::Generic),
+            Ty::FnPtr { .. } => IntegerType::new(ctx, 64).into(),
             Ty::Array { element, len } => {
                 llvm::r#type::array(element.memory_mlir(ctx), *len as u32)
             }
@@ -255,6 +285,33 @@ impl Ty {
             }
         }
     }
+}
+
+/// Whether a clang type is a function type (what a function pointer points to).
+pub fn is_function_type(ty: CType) -> bool {
+    matches!(
+        ty.canonical().kind(),
+        CXType_FunctionProto | CXType_FunctionNoProto
+    )
+}
+
+/// The function pointer type for function type `f`; variadic ones are not supported.
+fn function_pointer(f: CType, loc: &SourceLoc) -> Result<Ty> {
+    if f.is_variadic() {
+        return Err(FrontendError::unsupported(
+            loc.clone(),
+            format!("pointer to a variadic function ('{}')", f.spelling()),
+        ));
+    }
+    let params = f
+        .function_args()
+        .into_iter()
+        .map(|p| Ty::from_clang(p, loc))
+        .collect::<Result<Vec<_>>>()?;
+    Ok(Ty::FnPtr {
+        params,
+        result: Box::new(Ty::from_clang(f.function_result(), loc)?),
+    })
 }
 
 pub fn pointer_type(ctx: &Context, space: AddrSpace) -> Type<'_> {
@@ -354,6 +411,10 @@ impl std::fmt::Display for Ty {
             Ty::Pointer { pointee } => write!(f, "{pointee} *"),
             Ty::Array { element, len } => write!(f, "{element}[{len}]"),
             Ty::Record(r) => write!(f, "{}", r.name),
+            Ty::FnPtr { params, result } => {
+                let params: Vec<String> = params.iter().map(|p| p.to_string()).collect();
+                write!(f, "{result} (*)({})", params.join(", "))
+            }
         }
     }
 }

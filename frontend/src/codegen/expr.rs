@@ -9,7 +9,7 @@ use super::function::{FunctionCodegen, Val};
 use super::objects::has_this;
 use crate::clang::{CType, ConstValue, Cursor, SpecialMember};
 use crate::error::{FrontendError, Result};
-use crate::types::{pointer_type, AddrSpace, Ty};
+use crate::types::{is_function_type, pointer_type, AddrSpace, Ty};
 
 /// Where an assignable expression lives.
 #[derive(Debug, Clone)]
@@ -154,6 +154,9 @@ impl<'c> FunctionCodegen<'c, '_> {
                 _ => self.constant(e),
             },
             CXCursor_DeclRefExpr | CXCursor_ArraySubscriptExpr | CXCursor_MemberRefExpr => {
+                if let Some(f) = self.designated_function(e) {
+                    return self.function_address(&f, e);
+                }
                 if let Some(v) = self.builtin_value(e, loc)? {
                     return Ok(v);
                 }
@@ -300,6 +303,7 @@ impl<'c> FunctionCodegen<'c, '_> {
             Ty::Int { .. } | Ty::Bool => self.b.const_int(ty.value_mlir(self.ctx()), 0, loc)?,
             Ty::Void => return Ok(Val::Void),
             Ty::Pointer { .. } => return self.null_pointer(loc),
+            Ty::FnPtr { .. } => self.b.const_int(ty.value_mlir(self.ctx()), 0, loc)?,
             _ => {
                 return Err(FrontendError::unsupported(
                     crate::SourceLoc::default(),
@@ -823,13 +827,34 @@ impl<'c> FunctionCodegen<'c, '_> {
             _ => return Err(unsupported()),
         };
         let target: Type<'c> = match to {
-            Ty::Bool | Ty::Int { .. } | Ty::Float { .. } | Ty::Pointer { .. } => to.value_mlir(ctx),
+            Ty::Bool
+            | Ty::Int { .. }
+            | Ty::Float { .. }
+            | Ty::Pointer { .. }
+            | Ty::FnPtr { .. } => to.value_mlir(ctx),
             // Records convert only to themselves (copies), handled above.
             _ => return Err(unsupported()),
         };
         let out = match (from, to) {
             // Pointers are opaque: casts between pointer types change nothing.
-            (Ty::Pointer { .. }, Ty::Pointer { .. }) => return Ok(v),
+            (Ty::Pointer { .. }, Ty::Pointer { .. }) | (Ty::FnPtr { .. }, Ty::FnPtr { .. }) => {
+                return Ok(v)
+            }
+            // A function pointer is an integer id (0 is null; see function_pointers.rs).
+            (Ty::FnPtr { .. }, Ty::Bool) => {
+                let zero = self.b.const_int(x.r#type(), 0, loc)?;
+                self.cmpi(1, x, zero, loc)?
+            }
+            (Ty::FnPtr { .. }, Ty::Int { .. }) => {
+                return self.convert_at(v, &Ty::LONG, to, loc, e);
+            }
+            (Ty::FnPtr { .. }, Ty::Pointer { .. }) => {
+                self.b.value("llvm.inttoptr", &[x], target, &[], loc)?
+            }
+            (Ty::Pointer { .. }, Ty::FnPtr { .. }) => self.ptr_to_int(x, loc)?,
+            (Ty::Int { .. } | Ty::Bool, Ty::FnPtr { .. }) => {
+                return self.convert_at(v, from, &Ty::LONG, loc, e);
+            }
             (Ty::Pointer { .. }, Ty::Bool) => {
                 let i = self.ptr_to_int(x, loc)?;
                 let zero = self.b.const_int(i.r#type(), 0, loc)?;
@@ -1181,6 +1206,13 @@ impl<'c> FunctionCodegen<'c, '_> {
                 let ty = Ty::of(e)?;
                 self.convert(Val::Scalar(n), &Ty::Bool, &ty, e)
             }
+            // `*fp` and `&f` are the same function pointer value.
+            CXUnaryOperator_Deref | CXUnaryOperator_AddrOf
+                if is_function_type(e.ty()) || is_function_type(operand.ty()) =>
+            {
+                let ty = Ty::of(e)?;
+                self.rvalue_as(&operand, &ty)
+            }
             CXUnaryOperator_Deref => {
                 let lv = self.lvalue(e)?;
                 self.load(&lv, loc)
@@ -1275,9 +1307,22 @@ impl<'c> FunctionCodegen<'c, '_> {
     /// A call: a builtin, a constructor (a temporary), a compiler-generated assignment, a member
     /// function (with its object) or a device function.
     fn call(&mut self, e: &Cursor) -> Result<Val<'c>> {
-        let callee = e.referenced().ok_or_else(|| {
-            FrontendError::unsupported(e.location(), "call through a function pointer")
-        })?;
+        // A callee that names no function (a variable, a member, an element, a parameter holding
+        // a pointer) is a call through a function pointer.
+        let callee = match e.referenced() {
+            Some(c)
+                if !matches!(
+                    c.kind(),
+                    CXCursor_VarDecl
+                        | CXCursor_ParmDecl
+                        | CXCursor_FieldDecl
+                        | CXCursor_NonTypeTemplateParameter
+                ) =>
+            {
+                c
+            }
+            _ => return self.indirect_call(e),
+        };
         let args = e.arguments();
         let name = callee.spelling();
         if is_builtin_decl_cursor(&callee) || name.starts_with("__builtin_") {
@@ -1498,7 +1543,7 @@ fn is_builtin_decl(e: &Cursor) -> bool {
 
 /// Whether a declaration comes from hipmlir's own device headers (its first declaration does:
 /// <math.h> may redeclare a C function later).
-fn is_builtin_decl_cursor(decl: &Cursor) -> bool {
+pub(super) fn is_builtin_decl_cursor(decl: &Cursor) -> bool {
     let file = decl.canonical().location().file;
     file.ends_with("hip/hipmlir_device.h") || file.ends_with("hip/hipmlir_math.h")
 }

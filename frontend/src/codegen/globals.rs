@@ -11,6 +11,7 @@ use melior::ir::r#type::IntegerType;
 use melior::ir::{Attribute, Identifier, Location, Region};
 
 use super::builder::internal;
+use super::function_pointers::{is_null_constant, named_function};
 use super::module::ModuleCodegen;
 use crate::clang::{ConstValue, Cursor, Linkage};
 use crate::error::{FrontendError, Result};
@@ -77,7 +78,7 @@ impl<'c> ModuleCodegen<'c> {
         };
         let mut bytes = vec![0u8; ty.size() as usize];
         if let Some(init) = def.var_initializer() {
-            constant_bytes(&init, &ty, &mut bytes, 0)?;
+            self.constant_bytes(&init, &ty, &mut bytes, 0)?;
         }
         self.declare_global(
             &symbol,
@@ -186,57 +187,82 @@ impl<'c> ModuleCodegen<'c> {
     }
 }
 
-/// Writes the bytes of constant initializer `init` of type `ty` at `offset` in `out`.
-fn constant_bytes(init: &Cursor, ty: &Ty, out: &mut [u8], offset: usize) -> Result<()> {
-    let unsupported = || {
-        FrontendError::unsupported(
-            init.location(),
-            "a device variable initializer that is not constant",
-        )
-    };
-    if let Some(list) = init_list(init) {
-        let items = list.children();
-        match ty {
-            Ty::Array { element, .. } => {
-                for (i, item) in items.iter().enumerate() {
-                    constant_bytes(item, element, out, offset + i * element.size() as usize)?;
+impl ModuleCodegen<'_> {
+    /// Writes the bytes of constant initializer `init` of type `ty` at `offset` in `out`.
+    fn constant_bytes(
+        &mut self,
+        init: &Cursor,
+        ty: &Ty,
+        out: &mut [u8],
+        offset: usize,
+    ) -> Result<()> {
+        let unsupported = || {
+            FrontendError::unsupported(
+                init.location(),
+                "a device variable initializer that is not constant",
+            )
+        };
+        if let Some(list) = init_list(init) {
+            let items = list.children();
+            match ty {
+                Ty::Array { element, .. } => {
+                    for (i, item) in items.iter().enumerate() {
+                        self.constant_bytes(
+                            item,
+                            element,
+                            out,
+                            offset + i * element.size() as usize,
+                        )?;
+                    }
+                }
+                Ty::Record(r) => {
+                    for (item, field) in items.iter().zip(&r.fields) {
+                        self.constant_bytes(item, &field.ty, out, offset + field.offset as usize)?;
+                    }
+                }
+                scalar => {
+                    if let Some(item) = items.first() {
+                        self.constant_bytes(item, scalar, out, offset)?;
+                    }
                 }
             }
-            Ty::Record(r) => {
-                for (item, field) in items.iter().zip(&r.fields) {
-                    constant_bytes(item, &field.ty, out, offset + field.offset as usize)?;
-                }
-            }
-            scalar => {
-                if let Some(item) = items.first() {
-                    constant_bytes(item, scalar, out, offset)?;
-                }
-            }
+            return Ok(());
         }
-        return Ok(());
+        let size = ty.size() as usize;
+        let slot = out
+            .get_mut(offset..offset + size)
+            .ok_or_else(|| FrontendError::unsupported(init.location(), "initializer layout"))?;
+        if let Ty::FnPtr { .. } = ty {
+            // A table of function pointers holds the functions' ids (see function_pointers.rs).
+            let id = match named_function(init) {
+                Some(f) => self.function_pointer_id(&f, init)?,
+                None if is_null_constant(init) => 0,
+                None => return Err(unsupported()),
+            };
+            slot.copy_from_slice(&id.to_le_bytes());
+            return Ok(());
+        }
+        match (ty, init.evaluate().ok_or_else(unsupported)?) {
+            (Ty::Float { bits: 32 }, ConstValue::Float(f)) => {
+                slot.copy_from_slice(&(f as f32).to_le_bytes())
+            }
+            (Ty::Float { .. }, ConstValue::Float(f)) => slot.copy_from_slice(&f.to_le_bytes()),
+            (Ty::Float { bits: 32 }, ConstValue::Int(i)) => {
+                slot.copy_from_slice(&(i as f32).to_le_bytes())
+            }
+            (Ty::Float { .. }, ConstValue::Int(i)) => {
+                slot.copy_from_slice(&(i as f64).to_le_bytes())
+            }
+            (Ty::Int { .. } | Ty::Bool, ConstValue::Int(i)) => {
+                slot.copy_from_slice(&(i as i64).to_le_bytes()[..size])
+            }
+            (Ty::Int { .. } | Ty::Bool, ConstValue::Float(f)) => {
+                slot.copy_from_slice(&(f as i64).to_le_bytes()[..size])
+            }
+            _ => return Err(unsupported()),
+        }
+        Ok(())
     }
-    let size = ty.size() as usize;
-    let slot = out
-        .get_mut(offset..offset + size)
-        .ok_or_else(|| FrontendError::unsupported(init.location(), "initializer layout"))?;
-    match (ty, init.evaluate().ok_or_else(unsupported)?) {
-        (Ty::Float { bits: 32 }, ConstValue::Float(f)) => {
-            slot.copy_from_slice(&(f as f32).to_le_bytes())
-        }
-        (Ty::Float { .. }, ConstValue::Float(f)) => slot.copy_from_slice(&f.to_le_bytes()),
-        (Ty::Float { bits: 32 }, ConstValue::Int(i)) => {
-            slot.copy_from_slice(&(i as f32).to_le_bytes())
-        }
-        (Ty::Float { .. }, ConstValue::Int(i)) => slot.copy_from_slice(&(i as f64).to_le_bytes()),
-        (Ty::Int { .. } | Ty::Bool, ConstValue::Int(i)) => {
-            slot.copy_from_slice(&(i as i64).to_le_bytes()[..size])
-        }
-        (Ty::Int { .. } | Ty::Bool, ConstValue::Float(f)) => {
-            slot.copy_from_slice(&(f as i64).to_le_bytes()[..size])
-        }
-        _ => return Err(unsupported()),
-    }
-    Ok(())
 }
 
 /// The braced list an initializer is, looking through the wrappers libclang shows around it.

@@ -4,6 +4,7 @@ mod builder;
 mod builtins;
 mod expr;
 mod function;
+mod function_pointers;
 mod globals;
 mod lambdas;
 mod launch_site;

@@ -72,6 +72,8 @@ pub struct ModuleCodegen<'c> {
     pub(super) strings: HashMap<Vec<u8>, String>,
     /// printf declarations by argument signature.
     printf_signatures: HashMap<String, String>,
+    /// Address-taken functions (symbol → function pointer id), see function_pointers.rs.
+    pub(super) function_pointers: std::collections::BTreeMap<String, i64>,
     /// External device library functions declared so far.
     externals: std::collections::HashSet<String>,
     pub kernels: Vec<KernelInfo>,
@@ -125,6 +127,7 @@ impl<'c> ModuleCodegen<'c> {
             strings: HashMap::new(),
             printf_signatures: HashMap::new(),
             externals: std::collections::HashSet::new(),
+            function_pointers: std::collections::BTreeMap::new(),
             kernels: Vec::new(),
             undefined: Vec::new(),
         }
@@ -184,22 +187,30 @@ impl<'c> ModuleCodegen<'c> {
                 self.declare_device_function(f, f)?;
             }
         }
-        loop {
-            if let Some(f) = self.pending.pop() {
-                self.emit_function(&f, FunctionKind::Device, None)?;
-            } else if let Some(lambda) = self.pending_lambdas.pop() {
-                self.emit_function(&lambda.method.clone(), FunctionKind::Device, Some(&lambda))?;
-            } else {
-                break;
-            }
-        }
+        self.emit_pending()?;
         let mut variables = Vec::new();
         collect_device_variables(root, &mut variables);
         for v in &variables {
             let (symbol, _) = self.device_variable(v)?;
             self.emit_address_kernel(&symbol, v)?;
         }
+        // Functions named by the variables' initializers (tables of function pointers).
+        self.emit_pending()?;
+        self.record_function_pointers();
         Ok(())
+    }
+
+    /// Emits the device functions and lambdas queued so far, and those they queue.
+    fn emit_pending(&mut self) -> Result<()> {
+        loop {
+            if let Some(f) = self.pending.pop() {
+                self.emit_function(&f, FunctionKind::Device, None)?;
+            } else if let Some(lambda) = self.pending_lambdas.pop() {
+                self.emit_function(&lambda.method.clone(), FunctionKind::Device, Some(&lambda))?;
+            } else {
+                return Ok(());
+            }
+        }
     }
 
     /// `__hipmlir_address_of_<symbol>(unsigned long long* out)`: stores the variable's address.

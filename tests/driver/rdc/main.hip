@@ -19,7 +19,8 @@ int main() {
     for (int i = 0; i < n; ++i) {
       Particle& p = want[i];
       p.velocity = clamp_speed_reference(3.0f * p.velocity + 0.5f);
-      p.position = p.position + 2.0f * (p.velocity - g * drag[(s + i) % 4]) + 0.125f;
+      p.position = p.position + 2.0f * (p.velocity - g * drag[(s + i) % 4]) + 0.125f +
+                   ((s + i) % 2 ? 0.5f : 0.125f);
     }
   }
 
