@@ -268,7 +268,7 @@ fn function_pointers<'c>(module: &Module<'c>) -> Vec<(String, Attribute<'c>)> {
     let Ok(table) = module
         .as_operation()
         .attribute(FUNCTION_POINTERS_ATTRIBUTE)
-        .and_then(|a| DictionaryAttribute::try_from(a).map_err(Into::into))
+        .and_then(DictionaryAttribute::try_from)
     else {
         return Vec::new();
     };
