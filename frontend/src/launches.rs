@@ -43,29 +43,38 @@ pub struct LaunchSite {
     pub host_function: Option<Cursor>,
 }
 
+/// What the walk of the user's code finds.
+pub struct UserCode {
+    pub launches: Vec<LaunchSite>,
+    /// The kernel template instances host code names as values, not launched there
+    /// (`hipLaunchCooperativeKernel(k<16>, ...)`, `(const void*)k<float>`): they are compiled too.
+    pub kernel_values: Vec<Cursor>,
+    /// Every lambda expression, those of the host template instances walked included: a device
+    /// lambda written in host code reaches kernels as a closure object.
+    pub lambdas: Vec<Cursor>,
+}
+
 /// Every launch site in the user's files of a translation unit (the main file and headers other
 /// than the system's and hipmlir's own, `hip_headers`).
-///
-/// Also returns the kernel template instances host code names as values, not launched there
-/// (`hipLaunchCooperativeKernel(k<16>, ...)`, `(const void*)k<float>`): they are compiled too.
-pub fn find_launches(
-    root: &Cursor,
-    hip_headers: &Path,
-    texts: &mut FileTexts,
-) -> (Vec<LaunchSite>, Vec<Cursor>) {
+pub fn find_launches(root: &Cursor, hip_headers: &Path, texts: &mut FileTexts) -> UserCode {
     let mut finder = Finder {
         hip_headers,
         texts,
         instances: HashSet::new(),
         out: Vec::new(),
         kernel_values: Vec::new(),
+        lambdas: Vec::new(),
     };
     for decl in root.children() {
         if is_user_code(&decl, hip_headers) {
             finder.visit(&decl, None, false);
         }
     }
-    (finder.out, finder.kernel_values)
+    UserCode {
+        launches: finder.out,
+        kernel_values: finder.kernel_values,
+        lambdas: finder.lambdas,
+    }
 }
 
 /// Walks host code for launches. The instances of host function templates that the user's code
@@ -79,6 +88,7 @@ struct Finder<'t> {
     instances: HashSet<Cursor>,
     out: Vec<LaunchSite>,
     kernel_values: Vec<Cursor>,
+    lambdas: Vec<Cursor>,
 }
 
 impl Finder<'_> {
@@ -97,6 +107,9 @@ impl Finder<'_> {
                     self.visit(&instance, Some(instance), true);
                 }
             }
+        }
+        if c.kind() == CXCursor_LambdaExpr {
+            self.lambdas.push(*c);
         }
         if c.kind() == CXCursor_DeclRefExpr {
             if let Some(kernel) = concrete_kernel(c).filter(|k| k.template_of().is_some()) {
@@ -140,7 +153,8 @@ fn concrete_kernel(c: &Cursor) -> Option<Cursor> {
         .filter(|k| k.kind() == CXCursor_FunctionDecl && crate::codegen::is_kernel(k))
 }
 
-fn c_string(s: &str) -> String {
+/// `s` as a C string literal.
+pub(crate) fn c_string(s: &str) -> String {
     let mut out = String::from("\"");
     for ch in s.chars() {
         match ch {

@@ -9,8 +9,9 @@ use std::collections::HashMap;
 
 use clang_sys::*;
 
-use super::analysis::{lambda_captures, VarKey};
-use super::builder::Value;
+use super::analysis::VarKey;
+use crate::captures::{lambda_captures, LambdaCapture};
+use super::builder::{internal, Value};
 use super::expr::LValue;
 use super::function::{FunctionCodegen, LambdaValue, Val};
 use crate::clang::{CType, Cursor};
@@ -84,7 +85,57 @@ impl<'c> FunctionCodegen<'c, '_> {
         Ok(())
     }
 
-    fn captures_of(&self, lambda: &Cursor) -> Result<Vec<super::analysis::LambdaCapture>> {
+    /// A kernel parameter holding the closure object of a lambda written in host code: each
+    /// capture is the object's field, used in place (a lambda that is not `mutable` does not
+    /// change them).
+    pub fn bind_closure_object(
+        &mut self,
+        param: &Cursor,
+        lambda: &Cursor,
+        loc: Location<'c>,
+    ) -> Result<()> {
+        let object = self.env.get(&VarKey::Decl(param.canonical())).cloned();
+        let Some(object) = object.filter(|b| b.in_memory) else {
+            return Err(internal(loc, "closure parameter without a home"));
+        };
+        let Ty::Record(record) = &object.ty else {
+            return Err(internal(loc, "closure parameter that is no record"));
+        };
+        let captures = self.captures_of(lambda)?;
+        if captures.len() != record.fields.len() {
+            return Err(internal(loc, "closure fields and captures differ"));
+        }
+        for (capture, field) in captures.iter().zip(&record.fields) {
+            let name = capture.decl.spelling();
+            if capture.by_ref {
+                // clang rejects this for device lambdas; a host address means nothing there.
+                return Err(FrontendError::unsupported(
+                    lambda.location(),
+                    format!("lambda passed from host code capturing '{name}' by reference"),
+                ));
+            }
+            let key = VarKey::Decl(capture.decl);
+            if self.env.contains_key(&key) {
+                return Err(FrontendError::unsupported(
+                    param.location(),
+                    format!("two lambdas capturing '{name}' passed to one kernel"),
+                ));
+            }
+            let ptr = self.field_pointer(object.val.scalar(), &object.ty, field.llvm_index, loc)?;
+            self.bind_memory(key, field.ty.clone(), ptr);
+        }
+        self.lambdas.insert(
+            param.canonical(),
+            LambdaValue {
+                lambda: *lambda,
+                copies: HashMap::new(),
+                copied_objects: HashMap::new(),
+            },
+        );
+        Ok(())
+    }
+
+    fn captures_of(&self, lambda: &Cursor) -> Result<Vec<LambdaCapture>> {
         lambda_captures(lambda)
             .map_err(|(at, what)| FrontendError::unsupported(at.location(), what))
     }
