@@ -74,6 +74,8 @@ pub fn lambda_captures(lambda: &Cursor) -> Result<Vec<LambdaCapture>, CaptureErr
     }
     // `this` is no variable: a field pointing to the enclosing class that nothing above names.
     let class = lambda
+        .ty()
+        .declaration()
         .semantic_parent()
         .filter(|f| f.kind() == CXCursor_CXXMethod && !f.is_static_method())
         .and_then(|f| f.semantic_parent());

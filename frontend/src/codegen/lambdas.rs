@@ -263,7 +263,7 @@ impl<'c> FunctionCodegen<'c, '_> {
     /// recording them under its closure type so the callee's signature and body can use them.
     /// None for any other argument.
     pub fn closure_argument(&mut self, arg: &Cursor) -> Result<Option<Vec<Value<'c>>>> {
-        let e = arg.without_implicit();
+        let e = without_closure_copy(arg);
         if closure_type_key(e.ty()).is_none() {
             return Ok(None);
         }
@@ -291,6 +291,23 @@ impl<'c> FunctionCodegen<'c, '_> {
         }
         Ok(Some(operands))
     }
+}
+
+/// The closure an argument copies: a closure object passed by value is copied by its (implicit)
+/// copy constructor, which is no call here.
+fn without_closure_copy(arg: &Cursor) -> Cursor {
+    let mut e = arg.without_implicit();
+    while e.kind() == CXCursor_CallExpr
+        && e.referenced()
+            .is_some_and(|c| c.kind() == CXCursor_Constructor)
+        && closure_type_key(e.ty()).is_some()
+    {
+        match e.children().as_slice() {
+            [only] => e = only.without_implicit(),
+            _ => break,
+        }
+    }
+    e
 }
 
 /// A capture as a function parameter: (canonical declaration, type, passed by address).
