@@ -1,52 +1,80 @@
 //! Kernel instances for lambdas' closure types, which the host and device compilers name apart:
 //! g++ numbers a function's lambdas in one sequence, clang per signature (`UlfE0_`), and the
 //! host clang names a lambda of a function that is not inline `$_0`. A host stub's symbol and
-//! its kernel's name therefore agree only up to the lambdas' numbers, or not at all; launches
-//! that know which lambda each closure argument is (the host records it with each device
-//! lambda, see hipmlir_launch.h) find their kernel by that.
+//! its kernel's name therefore agree only up to the closure types' names; launches that know
+//! which lambda each closure argument is (the host records it with each device lambda, see
+//! hipmlir_launch.h) find their kernel by that.
 
 use hipmlir_device_image::KernelInfo;
 
 use crate::error::{Failure, HipError, HipResult};
 use crate::registry::{registry_for_lookup, symbol_name, KernelRef, Registry};
 
-/// A mangled name with the discriminators of its lambdas' closure types (`UliE0_`) dropped.
-/// Compilers number a function's lambdas differently (g++ counts all of them, clang per
-/// signature), so a host stub's name and its kernel's agree only up to these numbers.
-fn without_lambda_numbers(mangled: &str) -> Option<String> {
-    let mut out = String::with_capacity(mangled.len());
-    let mut rest = mangled;
+/// A mangled name demangled (without parameters) with each closure type's own name replaced by
+/// `{closure}`: `k<float, main::{lambda(auto:1)#2}>` and `k<float, main::$_0>` both read
+/// `k<float, main::{closure}>`. None for names without closure types.
+fn without_closure_names(mangled: &str) -> Option<String> {
+    let options = cpp_demangle::DemangleOptions::new()
+        .no_params()
+        .no_return_type();
+    let text = cpp_demangle::Symbol::new(mangled.as_bytes())
+        .ok()?
+        .demangle_with_options(&options)
+        .ok()?;
+    let mut out = String::with_capacity(text.len());
     let mut found = false;
-    while let Some(at) = rest.find("Ul") {
-        let (head, tail) = rest.split_at(at + 2);
-        out.push_str(head);
-        let Some(e) = tail.find('E') else {
-            rest = tail;
-            break;
+    let mut rest = text.as_str();
+    loop {
+        let lambda = rest.find("{lambda(");
+        let internal = rest.find("$_");
+        let at = match (lambda, internal) {
+            (Some(a), Some(b)) => a.min(b),
+            (Some(a), None) | (None, Some(a)) => a,
+            (None, None) => break,
         };
-        let after = &tail[e + 1..];
-        let digits = after.bytes().take_while(u8::is_ascii_digit).count();
-        if after[digits..].starts_with('_') {
-            out.push_str(&tail[..=e]);
-            rest = &after[digits..];
-            found = true;
+        out.push_str(&rest[..at]);
+        let end = if Some(at) == lambda {
+            // `{lambda(sig)#n}`: up to the matching `}`.
+            let mut depth = 0usize;
+            rest[at..]
+                .char_indices()
+                .find_map(|(i, c)| {
+                    match c {
+                        '{' => depth += 1,
+                        '}' => {
+                            depth -= 1;
+                            if depth == 0 {
+                                return Some(at + i + 1);
+                            }
+                        }
+                        _ => {}
+                    }
+                    None
+                })
+                .unwrap_or(rest.len())
         } else {
-            rest = tail;
-        }
+            // `$_n`: clang's name of a closure type with internal linkage.
+            let digits = rest[at + 2..].bytes().take_while(u8::is_ascii_digit).count();
+            at + 2 + digits
+        };
+        out.push_str("{closure}");
+        found = true;
+        rest = &rest[end..];
     }
     out.push_str(rest);
     found.then_some(out)
 }
 
 /// The kernel a host stub's symbol names when it involves lambdas' closure types: the one kernel
-/// whose name agrees up to the lambdas' numbers. Several such kernels (two lambdas of one
-/// signature in one function) cannot be told apart: an error, never a guess.
+/// whose name agrees up to the closure types' names. Several such kernels (two lambdas passed to
+/// one kernel template) cannot be told apart by name: an error, never a guess (launches tell
+/// them apart by the lambdas, see register_closure_stub).
 pub(crate) fn find_lambda_kernel(reg: &Registry, symbol: &str) -> Option<HipResult<KernelRef>> {
-    let shape = without_lambda_numbers(symbol)?;
+    let shape = without_closure_names(symbol)?;
     let candidates: Vec<String> = reg
         .registered_kernel_names()
         .into_iter()
-        .filter(|name| without_lambda_numbers(name).as_deref() == Some(shape.as_str()))
+        .filter(|name| without_closure_names(name).as_deref() == Some(shape.as_str()))
         .collect();
     Some(match candidates.as_slice() {
         [only] => reg.find(only),
@@ -58,9 +86,9 @@ pub(crate) fn find_lambda_kernel(reg: &Registry, symbol: &str) -> Option<HipResu
             HipError::InvalidDeviceFunction,
             format!(
                 "the host stub {symbol} matches several kernel instances for lambdas ({}): the \
-                 host and device compilers number a function's lambdas differently, so lambdas \
-                 of one signature passed to one kernel template from one function cannot be told \
-                 apart; give them different signatures or pass named function objects",
+                 host and device compilers name closure types differently, and this stub was \
+                 not launched with its closure objects (the first launch of a stub tells them \
+                 apart)",
                 several.join(", ")
             ),
         )),
@@ -106,9 +134,9 @@ fn choose(
 }
 
 /// The kernel among `kernels` for a stub taking the closure objects `closures`: among those whose
-/// names agree with the stub's `symbol` up to the lambdas' numbers, else (a host compiler that
-/// names closure types its own way) those of the `spelled` kernel with as many parameters, the
-/// one whose closure parameters are of the named lambdas.
+/// names agree with the stub's `symbol` up to the closure types' names, else (a symbol that does
+/// not demangle) those of the `spelled` kernel with as many parameters, the one whose closure
+/// parameters are of the named lambdas.
 fn choose_closure_kernel<'k>(
     kernels: &'k [KernelInfo],
     symbol: Option<&str>,
@@ -118,10 +146,10 @@ fn choose_closure_kernel<'k>(
     if let Some(exact) = spelled.and_then(|s| kernels.iter().find(|k| k.name == s)) {
         return Ok(&exact.name);
     }
-    let shape = symbol.and_then(without_lambda_numbers);
+    let shape = symbol.and_then(without_closure_names);
     let mut candidates: Vec<&KernelInfo> = kernels
         .iter()
-        .filter(|k| shape.is_some() && without_lambda_numbers(&k.name) == shape)
+        .filter(|k| shape.is_some() && without_closure_names(&k.name) == shape)
         .collect();
     if candidates.is_empty() {
         let wanted = spelled.map(base_name);
@@ -193,17 +221,17 @@ mod tests {
     fn sample() -> Vec<KernelInfo> {
         vec![
             kernel(
-                "_Z1kIfZ4mainEUlT_E_EvT0_PT_",
+                "_Z1kIfZ4mainEUlT_E_EvT0_PS0_",
                 "k<float, (lambda at a.hip:5:14)>",
                 &["(lambda at a.hip:5:14)", "float *"],
             ),
             kernel(
-                "_Z1kIfZ4mainEUlT_E0_EvT0_PT_",
+                "_Z1kIfZ4mainEUlT_E0_EvT0_PS0_",
                 "k<float, (lambda at a.hip:6:14)>",
                 &["(lambda at a.hip:6:14)", "float *"],
             ),
             kernel(
-                "_Z1kIiZ4mainEUlT_E0_EvT0_PT_",
+                "_Z1kIiZ4mainEUlT_E0_EvT0_PS0_",
                 "k<int, (lambda at a.hip:6:14)>",
                 &["(lambda at a.hip:6:14)", "int *"],
             ),
@@ -222,11 +250,11 @@ mod tests {
             Some("k"),
             &closures,
         );
-        assert_eq!(found, Ok("_Z1kIfZ4mainEUlT_E_EvT0_PT_"));
+        assert_eq!(found, Ok("_Z1kIfZ4mainEUlT_E_EvT0_PS0_"));
     }
 
     #[test]
-    fn a_host_clang_closure_name_falls_back_to_the_spelled_kernel() {
+    fn host_clang_closure_names_match_up_to_the_closures() {
         let kernels = sample();
         let closures = [Some("(lambda at a.hip:5:14)".to_string()), None];
         let found = choose_closure_kernel(
@@ -235,17 +263,32 @@ mod tests {
             Some("k"),
             &closures,
         );
-        assert_eq!(found, Ok("_Z1kIfZ4mainEUlT_E_EvT0_PT_"));
-        // One lambda launched with two element types: the spelling cannot tell them apart.
+        assert_eq!(found, Ok("_Z1kIfZ4mainEUlT_E_EvT0_PS0_"));
+        // One lambda launched with two element types: the template arguments tell them apart.
         let closures = [Some("(lambda at a.hip:6:14)".to_string()), None];
-        let err = choose_closure_kernel(
+        let found = choose_closure_kernel(
             &kernels,
-            Some("_Z1kIfZ4mainE3$_1EvT0_PT_"),
+            Some("_Z1kIiZ4mainE3$_1EvT0_PT_"),
             Some("k"),
             &closures,
-        )
-        .unwrap_err();
-        assert!(err.contains("several kernel instances"), "{err}");
+        );
+        assert_eq!(found, Ok("_Z1kIiZ4mainEUlT_E0_EvT0_PS0_"));
+        // A symbol that does not demangle: the spelled kernel and its closures.
+        let found = choose_closure_kernel(&kernels, Some("junk"), Some("k"), &closures);
+        assert!(found.unwrap_err().contains("several kernel instances"));
+    }
+
+    #[test]
+    fn closure_names_are_replaced() {
+        assert_eq!(
+            without_closure_names("_Z1kIfZ4mainEUlT_E0_EvT0_PS0_").as_deref(),
+            Some("k<float, main::{closure}>")
+        );
+        assert_eq!(
+            without_closure_names("_Z1kIfZ4mainE4$_12EvT0_PT_").as_deref(),
+            Some("k<float, main::{closure}>")
+        );
+        assert_eq!(without_closure_names("_Z1kIfEvPT_"), None);
     }
 
     #[test]
