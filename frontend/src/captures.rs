@@ -81,10 +81,10 @@ pub fn lambda_captures(lambda: &Cursor) -> Result<Vec<LambdaCapture>, CaptureErr
         .and_then(|f| f.semantic_parent());
     if let Some(class) = class {
         let this = class.ty().canonical().spelling();
-        if fields
-            .iter()
-            .any(|f| f.ty().canonical().kind() == CXType_Pointer && f.ty().canonical().pointee().spelling() == this)
-        {
+        if fields.iter().any(|f| {
+            f.ty().canonical().kind() == CXType_Pointer
+                && f.ty().canonical().pointee().spelling() == this
+        }) {
             return Err((*lambda, "lambda capturing 'this'".into()));
         }
     }
@@ -129,7 +129,9 @@ impl Constants {
                 | CXType_Enum
         );
         (integral || matches!(self, Constants::All))
-            && decl.var_initializer().is_some_and(|i| i.evaluate().is_some())
+            && decl
+                .var_initializer()
+                .is_some_and(|i| i.evaluate().is_some())
     }
 }
 

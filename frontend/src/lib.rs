@@ -163,8 +163,8 @@ pub fn compile<'c>(
             &user_code.lambdas,
         )?
         .into_iter()
-            .chain(launches.into_iter().filter_map(|l| l.edit))
-            .chain(launches::macro_chevron_edits(&root, &options.hip_headers))
-            .collect(),
+        .chain(launches.into_iter().flat_map(|l| l.edits))
+        .chain(launches::macro_chevron_edits(&root, &options.hip_headers))
+        .collect(),
     })
 }

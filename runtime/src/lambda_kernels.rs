@@ -54,7 +54,10 @@ fn without_closure_names(mangled: &str) -> Option<String> {
                 .unwrap_or(rest.len())
         } else {
             // `$_n`: clang's name of a closure type with internal linkage.
-            let digits = rest[at + 2..].bytes().take_while(u8::is_ascii_digit).count();
+            let digits = rest[at + 2..]
+                .bytes()
+                .take_while(u8::is_ascii_digit)
+                .count();
             at + 2 + digits
         };
         out.push_str("{closure}");
@@ -161,10 +164,16 @@ fn choose_closure_kernel<'k>(
     let matching: Vec<&KernelInfo> = candidates
         .into_iter()
         .filter(|k| {
-            closures.iter().enumerate().all(|(i, closure)| match closure {
-                Some(lambda) => k.args.get(i).is_some_and(|a| a.r#type == *lambda),
-                None => true,
-            })
+            closures
+                .iter()
+                .enumerate()
+                .all(|(i, closure)| match closure {
+                    Some(lambda) => k
+                        .args
+                        .get(i)
+                        .is_some_and(|a| unqualified(&a.r#type) == lambda),
+                    None => true,
+                })
         })
         .collect();
     let stub = symbol.or(spelled).unwrap_or("?");
@@ -185,6 +194,17 @@ fn choose_closure_kernel<'k>(
                 .join("; ")
         )),
     }
+}
+
+/// A parameter's type without its qualifiers (`const F f` is spelled `const (lambda at ...)`).
+fn unqualified(mut ty: &str) -> &str {
+    while let Some(rest) = ty
+        .strip_prefix("const ")
+        .or_else(|| ty.strip_prefix("volatile "))
+    {
+        ty = rest;
+    }
+    ty
 }
 
 /// A kernel's name without namespaces and template arguments: `ns::k<float, 4>` is `k`.

@@ -536,7 +536,9 @@ fn find_by_names(
     spelled: Option<&str>,
     symbol: Option<&str>,
 ) -> HipResult<KernelRef> {
-    if let Some(found) = symbol.and_then(|symbol| crate::lambda_kernels::find_lambda_kernel(reg, symbol)) {
+    if let Some(found) =
+        symbol.and_then(|symbol| crate::lambda_kernels::find_lambda_kernel(reg, symbol))
+    {
         return found;
     }
     let by_spelling = spelled.map(|name| reg.find(name));

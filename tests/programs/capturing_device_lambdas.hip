@@ -86,6 +86,20 @@ int run_capturing_lambdas() {
   for (int i = 0; i < n; ++i) wanti[i] = triple_plus(k[i]);
   failures += report("host and device lambda", count_mismatches("triple", from_device(dout_i, n), wanti));
 
+  // Written in the launch itself, by <<<>>> and by hipLaunchKernelGGL.
+  int bias = 17;
+  for_each_index_kernel<64><<<(n + 63) / 64, 64>>>(n, [=] __device__(int i) {
+    dout_i[i] = __popc(static_cast<unsigned>(dk[i])) + bias;
+  });
+  HIP_CHECK(hipGetLastError());
+  for (int i = 0; i < n; ++i) wanti[i] = __builtin_popcount(static_cast<unsigned>(k[i])) + bias;
+  failures += report("lambda in a <<<>>> launch", count_mismatches("popc", from_device(dout_i, n), wanti));
+  hipLaunchKernelGGL(for_each_index_kernel<32>, dim3((n + 31) / 32), dim3(32), 0, 0, n,
+                     [=] __device__(int i) { dout_i[i] = dk[i] * bias - base % 7; });
+  HIP_CHECK(hipGetLastError());
+  for (int i = 0; i < n; ++i) wanti[i] = static_cast<int>(k[i] * bias - base % 7);
+  failures += report("lambda in hipLaunchKernelGGL", count_mismatches("ggl", from_device(dout_i, n), wanti));
+
   // Two instances of one lambda in a host function template.
   scale_and_shift(dout, dx, 2.0f, -1.0f, n);
   HIP_CHECK(hipGetLastError());

@@ -223,4 +223,3 @@ fn collect_memory_locals(c: &Cursor, out: &mut std::collections::HashSet<Cursor>
         collect_memory_locals(&child, out);
     }
 }
-

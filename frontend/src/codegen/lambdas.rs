@@ -10,10 +10,10 @@ use std::collections::HashMap;
 use clang_sys::*;
 
 use super::analysis::VarKey;
-use crate::captures::{lambda_captures, LambdaCapture};
 use super::builder::{internal, Value};
 use super::expr::LValue;
 use super::function::{FunctionCodegen, LambdaValue, Val};
+use crate::captures::{lambda_captures, LambdaCapture};
 use crate::clang::{CType, Cursor};
 use crate::error::{FrontendError, Result};
 use crate::types::Ty;

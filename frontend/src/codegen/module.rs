@@ -741,7 +741,9 @@ impl ModuleCodegen<'_> {
         }
         match self.host_lambda_of(param)? {
             // A device function given the closure object of a lambda that captures nothing.
-            Some(lambda) if crate::captures::lambda_captures(&lambda).is_ok_and(|c| c.is_empty()) => {
+            Some(lambda)
+                if crate::captures::lambda_captures(&lambda).is_ok_and(|c| c.is_empty()) =>
+            {
                 Ok(Some(Closure {
                     lambda,
                     captures: Vec::new(),

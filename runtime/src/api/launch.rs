@@ -7,8 +7,8 @@ use super::{c_string, guard, hipError_t, hipStream_t, write_out};
 use crate::device::runtime;
 use crate::error::{Failure, HipError, HipResult};
 use crate::jit::prepared_kernel;
-use crate::launch::{launch, pack_kernel_params, Dim3};
 use crate::lambda_kernels::register_closure_stub;
+use crate::launch::{launch, pack_kernel_params, Dim3};
 use crate::registry::{find_kernel, find_kernel_for_launch, KernelRef};
 
 /// The packed argument block as a slice; null is allowed only with size 0.

@@ -21,7 +21,7 @@ __device__ T apply(F f, T value) {
 }
 
 template <typename F, typename T>
-__global__ void transform_kernel(F f, const T* in, T* out, int n) {
+__global__ void transform_kernel(const F f, const T* in, T* out, int n) {
   int i = blockIdx.x * blockDim.x + threadIdx.x;
   if (i < n) out[i] = apply(f, in[i]);
 }
