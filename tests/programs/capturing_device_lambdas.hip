@@ -21,6 +21,12 @@ void scale_and_shift(T* out, const T* in, T a, T b, int n) {
   for_each_index<128>(n, op);
 }
 
+// The same, through a kernel that hands the lambda to a device function.
+template <typename T>
+void offset_all(const T* in, T* out, T delta, int n) {
+  transform_with([=] __device__(T v) { return v + delta; }, in, out, n);
+}
+
 int run_capturing_lambdas() {
   const int n = 777;
   std::vector<float> x(n);
@@ -109,6 +115,13 @@ int run_capturing_lambdas() {
   HIP_CHECK(hipGetLastError());
   for (int i = 0; i < n; ++i) wanti[i] = 3 * k[i] + 5;
   failures += report("template instance for int", count_mismatches("saxpb int", from_device(dout_i, n), wanti));
+
+  offset_all(dx, dout, 0.75f, n);
+  for (int i = 0; i < n; ++i) want[i] = x[i] + 0.75f;
+  failures += report("handed on, for float", count_mismatches("offset", from_device(dout, n), want));
+  offset_all(dk, dout_i, -9, n);
+  for (int i = 0; i < n; ++i) wanti[i] = k[i] - 9;
+  failures += report("handed on, for int", count_mismatches("offset int", from_device(dout_i, n), wanti));
 
   HIP_CHECK(hipFree(dx));
   HIP_CHECK(hipFree(dk));

@@ -271,24 +271,13 @@ impl<'c> FunctionCodegen<'c, '_> {
             return Err(lambda_used_as_value(arg));
         };
         let (operands, captures) = self.capture_operands(&held, arg)?;
-        if let Some(key) = closure_type_key(e.ty()) {
-            // The key is the lambda's location: lambdas written by one macro share it.
-            if let Some(known) = self.module.closures.get(&key) {
-                if known.lambda != held.lambda {
-                    return Err(FrontendError::unsupported(
-                        arg.location(),
-                        "two lambdas written at one place (by a macro) passed to functions",
-                    ));
-                }
-            }
-            self.module.closures.insert(
-                key,
-                Closure {
-                    lambda: held.lambda,
-                    captures,
-                },
-            );
-        }
+        self.module.closures.insert(
+            closure_declaration(e.ty()),
+            Closure {
+                lambda: held.lambda,
+                captures,
+            },
+        );
         Ok(Some(operands))
     }
 }
@@ -340,6 +329,13 @@ impl Closure {
 pub fn closure_type_key(ty: CType) -> Option<String> {
     let spelling = ty.non_reference().unqualified().canonical().spelling();
     spelling.contains(LAMBDA_TYPE).then_some(spelling)
+}
+
+/// The declaration of a closure type (looking through references and qualifiers): the key of
+/// the lambda it belongs to. Closure types of one lambda in different instances of a template,
+/// or of lambdas written by one macro, are spelled alike but declared apart.
+pub fn closure_declaration(ty: CType) -> Cursor {
+    ty.non_reference().canonical().declaration().canonical()
 }
 
 /// How clang spells a closure type: `(lambda at file:line:col)`.

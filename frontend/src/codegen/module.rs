@@ -16,7 +16,7 @@ use super::builder::{block_arguments, internal, Builder};
 use super::expr::LValue;
 use super::function::{FunctionCodegen, LambdaValue, Val};
 use super::globals::{is_device_variable, DeviceVariable};
-use super::lambdas::{closure_type_key, Capture, Closure};
+use super::lambdas::{closure_declaration, closure_type_key, Capture, Closure};
 use super::objects::{has_this, this_record};
 use crate::clang::Cursor;
 use crate::error::{FrontendError, Result};
@@ -54,9 +54,9 @@ pub struct ModuleCodegen<'c> {
     pending: Vec<Cursor>,
     /// Lambdas called so far, to be emitted as functions taking their captures first.
     pending_lambdas: Vec<LambdaFunction>,
-    /// Lambdas passed to functions, by closure type: a parameter of that type stands for the
-    /// lambda's captures.
-    pub(super) closures: HashMap<String, Closure>,
+    /// Lambdas passed to functions, by closure type (its declaration): a parameter of that type
+    /// stands for the lambda's captures.
+    pub(super) closures: HashMap<Cursor, Closure>,
     /// Lambdas in the user's code by closure type (its declaration): those written in host code
     /// (`[=] __device__ (float x) {...}`) reach kernels as closure objects.
     host_lambdas: HashMap<Cursor, Cursor>,
@@ -733,10 +733,10 @@ impl ModuleCodegen<'_> {
     /// The lambda a parameter of a device function holds, passed as its captures; None for
     /// parameters not of closure type.
     pub(super) fn closure_of(&self, param: &Cursor) -> Result<Option<Closure>> {
-        let Some(key) = closure_type_key(param.ty()) else {
+        if closure_type_key(param.ty()).is_none() {
             return Ok(None);
-        };
-        if let Some(closure) = self.closures.get(&key) {
+        }
+        if let Some(closure) = self.closures.get(&closure_declaration(param.ty())) {
             return Ok(Some(closure.clone()));
         }
         match self.host_lambda_of(param)? {
@@ -770,13 +770,6 @@ impl ModuleCodegen<'_> {
             )),
         }
     }
-}
-
-/// The declaration of a closure type (looking through references and qualifiers): the key of
-/// the lambda it belongs to. Closure types of one lambda in different instances of a template
-/// are spelled alike but declared apart.
-fn closure_declaration(ty: crate::clang::CType) -> Cursor {
-    ty.non_reference().canonical().declaration().canonical()
 }
 
 /// Device variable definitions in the main file, looking inside namespaces.
