@@ -132,6 +132,42 @@ __global__ void k(int* a) {
 }
 
 #[test]
+fn host_lambdas_capturing_references_or_this_are_rejected() {
+    // A host variable's address means nothing on the device: clang's own error.
+    let source = "#include <hip/hip_runtime.h>
+template <typename F> __global__ void k(F f, int* out) { out[threadIdx.x] = f(threadIdx.x); }
+void run(int* out) {
+  int base = 3;
+  k<<<1, 32>>>([&] __device__(int i) { return base + i; }, out);
+}
+";
+    let (code, err, path) = compile("lambda_by_reference.hip", source, &["--emit-spirv"]);
+    assert_clean_failure(code, &err);
+    assert!(
+        err.contains(&format!(
+            "{path}:5:47: error: capture host variable 'base' by reference in device or host \
+             device lambda function"
+        )),
+        "{err}"
+    );
+    let source = "#include <hip/hip_runtime.h>
+template <typename F> __global__ void k(F f, int* out) { out[threadIdx.x] = f(threadIdx.x); }
+struct Offsets {
+  int base = 3;
+  void run(int* out) { k<<<1, 32>>>([=] __device__(int i) { return base + i; }, out); }
+};
+";
+    let (code, err, path) = compile("lambda_this.hip", source, &["--emit-spirv"]);
+    assert_clean_failure(code, &err);
+    assert!(
+        err.contains(&format!(
+            "{path}:5:37: error: unsupported construct in device code: lambda capturing 'this'"
+        )),
+        "{err}"
+    );
+}
+
+#[test]
 fn mutable_static_local_is_named() {
     let source = "#include <hip/hip_runtime.h>
 __global__ void k(int* a) {

@@ -8,9 +8,11 @@ use std::path::{Path, PathBuf};
 
 use clang_sys::*;
 
+use crate::captures::{lambda_captures, lambda_targets};
 use crate::clang::Cursor;
-use crate::codegen::is_kernel;
-use crate::launches::FileTexts;
+use crate::codegen::{closure_type_key, is_kernel};
+use crate::error::{FrontendError, Result};
+use crate::launches::{c_string, FileTexts};
 
 /// A replacement of bytes `start..end` of `file`.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -64,16 +66,32 @@ pub fn text_at_same_offsets(source: &[u8]) -> String {
 
 /// The edits that remove device code from the user's files of a parsed translation unit: the
 /// main file and every header outside the system's and hipmlir's own (`hip_headers`).
+/// `lambdas` are the lambda expressions of the user's code, host template instances included.
 pub fn device_body_edits(
     root: &Cursor,
     hip_headers: &Path,
     texts: &mut FileTexts,
-) -> Vec<SourceEdit> {
-    let mut out = Vec::new();
-    collect(root, hip_headers, texts, &mut out);
+    lambdas: &[Cursor],
+) -> Result<Vec<SourceEdit>> {
+    let mut edits = Edits {
+        hip_headers,
+        texts,
+        lambdas,
+        out: Vec::new(),
+    };
+    edits.collect(root)?;
+    let mut out = edits.out;
+    // Stable: edits at one offset stay in the order made (an insertion before a replacement).
     out.sort_by(|a, b| (&a.file, a.start).cmp(&(&b.file, b.start)));
     out.dedup();
-    out
+    Ok(out)
+}
+
+struct Edits<'a> {
+    hip_headers: &'a Path,
+    texts: &'a mut FileTexts,
+    lambdas: &'a [Cursor],
+    out: Vec<SourceEdit>,
 }
 
 /// Whether a declaration is the user's: in the main file or a header other than the system's
@@ -83,114 +101,212 @@ pub fn is_user_code(c: &Cursor, hip_headers: &Path) -> bool {
         || !(c.is_in_system_header() || Path::new(&c.location().file).starts_with(hip_headers))
 }
 
-fn collect(c: &Cursor, hip_headers: &Path, texts: &mut FileTexts, out: &mut Vec<SourceEdit>) {
-    for child in c.children() {
-        if !is_user_code(&child, hip_headers) {
-            continue;
-        }
-        match child.kind() {
-            CXCursor_Namespace
-            | CXCursor_LinkageSpec
-            | CXCursor_StructDecl
-            | CXCursor_ClassDecl
-            | CXCursor_UnionDecl
-            | CXCursor_ClassTemplate
-            | CXCursor_ClassTemplatePartialSpecialization => {
-                collect(&child, hip_headers, texts, out)
+impl Edits<'_> {
+    fn collect(&mut self, c: &Cursor) -> Result<()> {
+        for child in c.children() {
+            if !is_user_code(&child, self.hip_headers) {
+                continue;
             }
-            CXCursor_FunctionDecl
-            | CXCursor_FunctionTemplate
-            | CXCursor_CXXMethod
-            | CXCursor_Constructor
-            | CXCursor_Destructor
-            | CXCursor_ConversionFunction
-                if child.is_definition() =>
-            {
-                let device_only = child.has_attr(CXCursor_CUDADeviceAttr)
-                    && !child.has_attr(CXCursor_CUDAHostAttr);
-                if !is_kernel(&child) && !device_only {
-                    // A host function: device lambdas written in it keep their bodies from the
-                    // host compile too.
-                    device_lambda_edits(&child, out);
-                    continue;
-                }
-                let replacement = if is_kernel(&child) {
-                    // Launches call the stub; a kernel whose parameters cannot all be named
-                    // keeps an empty one and is launched by its address.
-                    crate::kernel_stubs::call_stub(&child).unwrap_or_else(|| "{}".to_string())
-                } else if device_only {
-                    "{ __builtin_unreachable(); }".to_string()
-                } else {
-                    continue;
-                };
-                if let Some(body) = child
-                    .children()
-                    .into_iter()
-                    .rfind(|b| b.kind() == CXCursor_CompoundStmt)
+            match child.kind() {
+                CXCursor_Namespace
+                | CXCursor_LinkageSpec
+                | CXCursor_StructDecl
+                | CXCursor_ClassDecl
+                | CXCursor_UnionDecl
+                | CXCursor_ClassTemplate
+                | CXCursor_ClassTemplatePartialSpecialization => self.collect(&child)?,
+                CXCursor_FunctionDecl
+                | CXCursor_FunctionTemplate
+                | CXCursor_CXXMethod
+                | CXCursor_Constructor
+                | CXCursor_Destructor
+                | CXCursor_ConversionFunction
+                    if child.is_definition() =>
                 {
-                    let (file, start, mut end) = body.extent_offsets();
-                    if body.expansion_offsets() != (file.clone(), start, end) {
-                        // A body written by a macro: its range within the macro's definition
-                        // runs from its `{` to the matching `}`.
-                        match texts
-                            .get(&file)
-                            .and_then(|text| matching_brace(text, start))
-                        {
-                            Some(close) => end = close,
-                            None => continue,
-                        }
+                    let device_only = child.has_attr(CXCursor_CUDADeviceAttr)
+                        && !child.has_attr(CXCursor_CUDAHostAttr);
+                    if !is_kernel(&child) && !device_only {
+                        // A host function: device lambdas written in it keep their bodies from the
+                        // host compile too.
+                        self.device_lambda_edits(&child)?;
+                        continue;
                     }
-                    out.push(SourceEdit {
-                        file: PathBuf::from(file),
-                        start,
-                        end,
-                        replacement,
-                    });
+                    let replacement = if is_kernel(&child) {
+                        // Launches call the stub; a kernel whose parameters cannot all be named
+                        // keeps an empty one and is launched by its address.
+                        crate::kernel_stubs::call_stub(&child).unwrap_or_else(|| "{}".to_string())
+                    } else if device_only {
+                        "{ __builtin_unreachable(); }".to_string()
+                    } else {
+                        continue;
+                    };
+                    if let Some(body) = child
+                        .children()
+                        .into_iter()
+                        .rfind(|b| b.kind() == CXCursor_CompoundStmt)
+                    {
+                        let (file, start, mut end) = body.extent_offsets();
+                        if body.expansion_offsets() != (file.clone(), start, end) {
+                            // A body written by a macro: its range within the macro's definition
+                            // runs from its `{` to the matching `}`.
+                            match self
+                                .texts
+                                .get(&file)
+                                .and_then(|text| matching_brace(text, start))
+                            {
+                                Some(close) => end = close,
+                                None => continue,
+                            }
+                        }
+                        self.out.push(SourceEdit {
+                            file: PathBuf::from(file),
+                            start,
+                            end,
+                            replacement,
+                        });
+                    }
+                }
+                _ => {}
+            }
+        }
+        Ok(())
+    }
+
+    /// Edits of the device lambdas written in a host function (`[=] __device__ (float x) {...}`):
+    /// - the body of a lambda that is `__device__` only is emptied: the host compile never calls
+    ///   it, and its device code would not compile;
+    /// - implicit captures become explicit, in the order of the closure's fields on the device
+    ///   (an emptied body uses nothing, and the closure object the host passes to a kernel must be
+    ///   laid out as the device reads it);
+    /// - the lambda is wrapped in `::hipmlir::detail::device_lambda("(lambda at f:l:c)", ...)`,
+    ///   which records which lambda its closure type is: launches of kernel instances for closure
+    ///   types, which the host and device compilers name apart, find their kernel by it.
+    fn device_lambda_edits(&mut self, c: &Cursor) -> Result<()> {
+        for child in c.children() {
+            if child.kind() == CXCursor_LambdaExpr {
+                let (device, host) = lambda_targets(&child);
+                if device && written_in_file(&child) {
+                    self.device_lambda(&child, host)?;
+                    if !host {
+                        continue;
+                    }
                 }
             }
-            _ => {}
+            self.device_lambda_edits(&child)?;
         }
+        Ok(())
     }
-}
 
-/// Edits that empty the bodies of device lambdas (`[] __device__ (float x) { ... }`) written in
-/// a host function: the host compile never calls them, and their device code would not compile.
-fn device_lambda_edits(c: &Cursor, out: &mut Vec<SourceEdit>) {
-    for child in c.children() {
-        if child.kind() == CXCursor_LambdaExpr && is_device_only_lambda(&child) {
-            if let Some(body) = child
+    fn device_lambda(&mut self, lambda: &Cursor, host: bool) -> Result<()> {
+        let (file, start, end) = lambda.extent_offsets();
+        let Some(id) = closure_type_key(lambda.ty()) else {
+            return Ok(());
+        };
+        let Some(body) = lambda
+            .children()
+            .into_iter()
+            .rfind(|b| b.kind() == CXCursor_CompoundStmt)
+        else {
+            return Ok(());
+        };
+        let edit = |start: usize, end: usize, replacement: String| SourceEdit {
+            file: PathBuf::from(&file),
+            start,
+            end,
+            replacement,
+        };
+        self.out.push(edit(
+            start,
+            start,
+            format!("::hipmlir::detail::device_lambda({}, ", c_string(&id)),
+        ));
+        if let Some((list_end, list)) = self.explicit_capture_list(lambda)? {
+            self.out.push(edit(start, list_end, list));
+        }
+        if !host {
+            let (_, body_start, body_end) = body.extent_offsets();
+            self.out.push(edit(
+                body_start,
+                body_end,
+                "{ __builtin_unreachable(); }".to_string(),
+            ));
+        }
+        self.out.push(edit(end, end, ")".to_string()));
+        Ok(())
+    }
+
+    /// The capture list that names every capture of a lambda with implicit ones (`[=]` becomes
+    /// `[n, p, s]`), and where the written list ends; None when the list names them all already or
+    /// the captures cannot be read (the device compile reports those it needs). A lambda in a host
+    /// function template is read in the template's instances, which must agree.
+    fn explicit_capture_list(&self, lambda: &Cursor) -> Result<Option<(usize, String)>> {
+        let written = lambda_in_source(lambda);
+        let mut found: Option<(String, bool)> = None;
+        for instance in self
+            .lambdas
+            .iter()
+            .filter(|l| lambda_in_source(l) == written)
+        {
+            if instance.ty().size_of().is_none() {
+                continue; // the template's own (dependent) lambda
+            }
+            let Ok(captures) = lambda_captures(instance) else {
+                return Ok(None);
+            };
+            let named = instance
                 .children()
-                .into_iter()
-                .rfind(|b| b.kind() == CXCursor_CompoundStmt)
-            {
-                let (file, start, end) = body.extent_offsets();
-                if body.expansion_offsets() == (file.clone(), start, end) {
-                    out.push(SourceEdit {
-                        file: PathBuf::from(file),
-                        start,
-                        end,
-                        replacement: "{ __builtin_unreachable(); }".to_string(),
-                    });
-                    continue;
+                .iter()
+                .filter(|c| c.kind() == CXCursor_VariableRef)
+                .count();
+            let list: Vec<String> = captures
+                .iter()
+                .map(|c| format!("{}{}", if c.by_ref { "&" } else { "" }, c.decl.spelling()))
+                .collect();
+            let list = format!("[{}]", list.join(", "));
+            let implicit = captures.len() > named;
+            match &found {
+            Some((known, _)) if *known != list => {
+                return Err(FrontendError::unsupported(
+                    lambda.location(),
+                    "device lambda in a host function template whose instances capture different variables",
+                ))
+            }
+            _ => found = Some((list, implicit)),
+        }
+        }
+        let Some((list, true)) = found else {
+            return Ok(None);
+        };
+        // The written list ends at the `]` that closes the lambda's first token, `[`.
+        let mut depth = 0usize;
+        for (token, offset) in lambda.tokens_with_offsets() {
+            match token.as_str() {
+                "[" => depth += 1,
+                "]" => {
+                    depth = depth.saturating_sub(1);
+                    if depth == 0 {
+                        return Ok(Some((offset + 1, list)));
+                    }
                 }
+                _ => {}
             }
         }
-        device_lambda_edits(&child, out);
+        Ok(None)
     }
 }
 
-/// Whether a lambda is declared `__device__` and not `__host__`: libclang shows no attributes of
-/// a lambda, so they are read from its declarator, between the capture list and the parameters.
-fn is_device_only_lambda(lambda: &Cursor) -> bool {
-    let tokens = lambda.tokens();
-    let Some(close) = tokens.iter().position(|t| t == "]") else {
-        return false;
-    };
-    let declarator: Vec<&String> = tokens[close + 1..]
-        .iter()
-        .take_while(|t| *t != "(" && *t != "{")
-        .collect();
-    declarator.iter().any(|t| *t == "__device__") && !declarator.iter().any(|t| *t == "__host__")
+/// Whether a lambda's text is in its file as written: not in a macro's definition, which may
+/// write several lambdas (a lambda written as a macro's argument, `hipLaunchKernelGGL(k, g, b,
+/// 0, 0, [=] __device__ (int i) {...})`, is; it comes after the macro's name).
+fn written_in_file(lambda: &Cursor) -> bool {
+    let (file, start, end) = lambda.extent_offsets();
+    let (expanded_in, expanded_at, _) = lambda.expansion_offsets();
+    file == expanded_in && start <= end && start >= expanded_at
+}
+
+/// Where a lambda is written: one place for a template's lambda and its instances' lambdas.
+fn lambda_in_source(lambda: &Cursor) -> (String, usize, usize) {
+    lambda.extent_offsets()
 }
 
 /// The end (one past) of the `}` that closes the `{` at `open`, skipping string and character

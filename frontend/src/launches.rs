@@ -37,35 +37,46 @@ pub struct LaunchSite {
     /// The launched kernel (an instantiation for templates); None when it depends on a template
     /// parameter of the enclosing host code.
     pub kernel: Option<Cursor>,
-    pub edit: Option<SourceEdit>,
+    /// The rewrite of the launch: its parts before and after the kernel's arguments (their own
+    /// text stays, and so do the edits inside it, of device lambdas written there).
+    pub edits: Vec<SourceEdit>,
     /// The launch expression and the host function it is in.
     pub call: Cursor,
     pub host_function: Option<Cursor>,
 }
 
+/// What the walk of the user's code finds.
+pub struct UserCode {
+    pub launches: Vec<LaunchSite>,
+    /// The kernel template instances host code names as values, not launched there
+    /// (`hipLaunchCooperativeKernel(k<16>, ...)`, `(const void*)k<float>`): they are compiled too.
+    pub kernel_values: Vec<Cursor>,
+    /// Every lambda expression, those of the host template instances walked included: a device
+    /// lambda written in host code reaches kernels as a closure object.
+    pub lambdas: Vec<Cursor>,
+}
+
 /// Every launch site in the user's files of a translation unit (the main file and headers other
 /// than the system's and hipmlir's own, `hip_headers`).
-///
-/// Also returns the kernel template instances host code names as values, not launched there
-/// (`hipLaunchCooperativeKernel(k<16>, ...)`, `(const void*)k<float>`): they are compiled too.
-pub fn find_launches(
-    root: &Cursor,
-    hip_headers: &Path,
-    texts: &mut FileTexts,
-) -> (Vec<LaunchSite>, Vec<Cursor>) {
+pub fn find_launches(root: &Cursor, hip_headers: &Path, texts: &mut FileTexts) -> UserCode {
     let mut finder = Finder {
         hip_headers,
         texts,
         instances: HashSet::new(),
         out: Vec::new(),
         kernel_values: Vec::new(),
+        lambdas: Vec::new(),
     };
     for decl in root.children() {
         if is_user_code(&decl, hip_headers) {
             finder.visit(&decl, None, false);
         }
     }
-    (finder.out, finder.kernel_values)
+    UserCode {
+        launches: finder.out,
+        kernel_values: finder.kernel_values,
+        lambdas: finder.lambdas,
+    }
 }
 
 /// Walks host code for launches. The instances of host function templates that the user's code
@@ -79,6 +90,7 @@ struct Finder<'t> {
     instances: HashSet<Cursor>,
     out: Vec<LaunchSite>,
     kernel_values: Vec<Cursor>,
+    lambdas: Vec<Cursor>,
 }
 
 impl Finder<'_> {
@@ -87,7 +99,7 @@ impl Finder<'_> {
             if let Some(mut site) = triple_chevron(c, self.texts) {
                 site.host_function = host_function;
                 if in_instance {
-                    site.edit = None;
+                    site.edits.clear();
                 }
                 self.out.push(site);
             } else if let Some(instance) =
@@ -97,6 +109,9 @@ impl Finder<'_> {
                     self.visit(&instance, Some(instance), true);
                 }
             }
+        }
+        if c.kind() == CXCursor_LambdaExpr {
+            self.lambdas.push(*c);
         }
         if c.kind() == CXCursor_DeclRefExpr {
             if let Some(kernel) = concrete_kernel(c).filter(|k| k.template_of().is_some()) {
@@ -140,7 +155,8 @@ fn concrete_kernel(c: &Cursor) -> Option<Cursor> {
         .filter(|k| k.kind() == CXCursor_FunctionDecl && crate::codegen::is_kernel(k))
 }
 
-fn c_string(s: &str) -> String {
+/// `s` as a C string literal.
+pub(crate) fn c_string(s: &str) -> String {
     let mut out = String::from("\"");
     for ch in s.chars() {
         match ch {
@@ -186,7 +202,7 @@ fn triple_chevron(c: &Cursor, texts: &mut FileTexts) -> Option<LaunchSite> {
     let (file, start, end) = c.extent_offsets();
     // A launch written inside a macro is rewritten in the macro's definition (macro_chevron_edits).
     let in_macro = c.expansion_offsets() != (file.clone(), start, end);
-    let edit = if in_macro {
+    let edits = if in_macro {
         // hipLaunchKernelGGL, which the device-side parse reads as `<<<>>>`: its invocation in
         // the user's file is rewritten.
         launches_by_call(kernel.as_ref(), c)
@@ -203,7 +219,7 @@ fn triple_chevron(c: &Cursor, texts: &mut FileTexts) -> Option<LaunchSite> {
     };
     Some(LaunchSite {
         kernel,
-        edit,
+        edits: edits.unwrap_or_default(),
         call: *c,
         host_function: None,
     })
@@ -217,7 +233,7 @@ fn rewrite_chevrons(
     kernel: Option<&Cursor>,
     by_call: bool,
     source: &str,
-) -> Option<SourceEdit> {
+) -> Option<Vec<SourceEdit>> {
     let tokens = c.tokens_with_offsets();
     let open = tokens.iter().position(|(t, _)| t == "<<<")?;
     let close = tokens.iter().position(|(t, _)| t == ">>>")?;
@@ -229,17 +245,30 @@ fn rewrite_chevrons(
     }
     config.resize(4, "0".to_string());
     // The call's own argument list: everything inside the parentheses after `>>>`.
-    let after = source.get(tokens[close].1 + 3..end)?;
-    let open_paren = after.find('(')?;
-    let close_paren = after.rfind(')')?;
-    let args = after.get(open_paren + 1..close_paren)?.trim();
+    let after_start = tokens[close].1 + 3;
+    let after = source.get(after_start..end)?;
+    let args_start = after_start + after.find('(')? + 1;
+    let args_end = after_start + after.rfind(')')?;
+    let has_args = !source.get(args_start..args_end)?.trim().is_empty();
+    let around = |before: String, after: &str| {
+        vec![
+            SourceEdit {
+                file: file.into(),
+                start,
+                end: args_start,
+                replacement: before,
+            },
+            SourceEdit {
+                file: file.into(),
+                start: args_end,
+                end,
+                replacement: after.to_string(),
+            },
+        ]
+    };
     if by_call {
-        return Some(SourceEdit {
-            file: file.into(),
-            start,
-            end,
-            replacement: call_launch(callee, &config, args),
-        });
+        let (before, after) = call_launch(callee, &config);
+        return Some(around(before, after));
     }
     let name = match kernel {
         Some(k) => k.mangled_name(),
@@ -252,25 +281,16 @@ fn rewrite_chevrons(
         Some(pointer) => format!("static_cast<{pointer}>({callee})"),
         None => callee.to_string(),
     };
-    let mut call = format!(
-        "::hipmlir::detail::launch_ggl({}, {callee}, {}, {}, {}, {}",
+    let before = format!(
+        "::hipmlir::detail::launch_ggl({}, {callee}, {}, {}, {}, {}{}",
         c_string(&name),
         config[0].trim(),
         config[1].trim(),
         config[2].trim(),
-        config[3].trim()
+        config[3].trim(),
+        if has_args { ", " } else { "" }
     );
-    if !args.is_empty() {
-        call.push_str(", ");
-        call.push_str(args);
-    }
-    call.push(')');
-    Some(SourceEdit {
-        file: file.into(),
-        start,
-        end,
-        replacement: call,
-    })
+    Some(around(before, ")"))
 }
 
 /// The source the frontend appends to request kernel template instances: one host function
@@ -390,37 +410,46 @@ pub fn macro_chevron_edits(root: &Cursor, hip_headers: &Path) -> Vec<SourceEdit>
 
 /// Splits a launch configuration at its top-level commas.
 fn split_top_level(text: &str) -> Vec<String> {
+    top_level_parts(text)
+        .into_iter()
+        .map(|(start, end)| text[start..end].to_string())
+        .filter(|part| !part.trim().is_empty())
+        .collect()
+}
+
+/// The byte ranges of a list's top-level comma-separated parts (an empty list has one, empty).
+fn top_level_parts(text: &str) -> Vec<(usize, usize)> {
     let mut parts = Vec::new();
     let mut depth = 0i32;
-    let mut current = String::new();
-    for ch in text.chars() {
+    let mut start = 0;
+    for (at, ch) in text.char_indices() {
         match ch {
             '(' | '[' | '{' => depth += 1,
             ')' | ']' | '}' => depth -= 1,
             ',' if depth == 0 => {
-                parts.push(std::mem::take(&mut current));
-                continue;
+                parts.push((start, at));
+                start = at + 1;
             }
             _ => {}
         }
-        current.push(ch);
     }
-    if !current.trim().is_empty() {
-        parts.push(current);
-    }
+    parts.push((start, text.len()));
     parts
 }
 
 /// A launch as clang compiles `<<<>>>`: the configuration set, then the kernel called
-/// (kernel_stubs), so that overloads, deduction and conversions are C++'s own.
-fn call_launch(callee: &str, config: &[String], args: &str) -> String {
-    format!(
-        "(::hipmlir::detail::configure({}, {}, {}, {}) ? hipSuccess : ({callee}({args}), \
-         ::hipmlir::detail::stub_launch_result()))",
-        config[0].trim(),
-        config[1].trim(),
-        config[2].trim(),
-        config[3].trim()
+/// (kernel_stubs), so that overloads, deduction and conversions are C++'s own. The text before
+/// the kernel's arguments and after them.
+fn call_launch(callee: &str, config: &[String]) -> (String, &'static str) {
+    (
+        format!(
+            "(::hipmlir::detail::configure({}, {}, {}, {}) ? hipSuccess : ({callee}(",
+            config[0].trim(),
+            config[1].trim(),
+            config[2].trim(),
+            config[3].trim()
+        ),
+        "), ::hipmlir::detail::stub_launch_result()))",
     )
 }
 
@@ -442,26 +471,37 @@ fn launches_by_call(kernel: Option<&Cursor>, call: &Cursor) -> bool {
 
 /// `hipLaunchKernelGGL(k, grid, block, shmem, stream, args...)` written in the user's file (not
 /// by a macro of theirs): the macro's invocation becomes a call-based launch. Its arguments are
-/// the invocation's top-level comma-separated parts, as the preprocessor splits them.
-fn rewrite_ggl(c: &Cursor, texts: &mut FileTexts) -> Option<SourceEdit> {
+/// the invocation's top-level comma-separated parts, as the preprocessor splits them; the
+/// kernel's arguments keep their text.
+fn rewrite_ggl(c: &Cursor, texts: &mut FileTexts) -> Option<Vec<SourceEdit>> {
     let (file, start, end) = c.expansion_offsets();
     let source = texts.get(&file)?;
     let text = source.get(start..end)?;
-    let inner = text
-        .strip_prefix("hipLaunchKernelGGL")?
+    let after_name = text.strip_prefix("hipLaunchKernelGGL")?;
+    let open = text.len() - after_name.trim_start().len();
+    let inner = after_name
         .trim_start()
         .strip_prefix('(')?
         .strip_suffix(')')?;
-    let parts = split_top_level(inner);
-    let [kernel, grid, block, shmem, stream, args @ ..] = parts.as_slice() else {
-        return None;
-    };
-    let config = [grid.clone(), block.clone(), shmem.clone(), stream.clone()];
-    let args: Vec<&str> = args.iter().map(|a| a.trim()).collect();
-    Some(SourceEdit {
-        file: file.into(),
-        start,
-        end,
-        replacement: call_launch(kernel.trim(), &config, &args.join(", ")),
-    })
+    let inner_start = start + open + 1;
+    let inner_end = inner_start + inner.len();
+    let parts = top_level_parts(inner);
+    let part = |i: usize| parts.get(i).map(|&(a, b)| inner[a..b].to_string());
+    let (kernel, config) = (part(0)?, [part(1)?, part(2)?, part(3)?, part(4)?]);
+    let args_start = parts.get(5).map_or(inner_end, |&(a, _)| inner_start + a);
+    let (before, after) = call_launch(kernel.trim(), &config);
+    Some(vec![
+        SourceEdit {
+            file: file.clone().into(),
+            start,
+            end: args_start,
+            replacement: before,
+        },
+        SourceEdit {
+            file: file.into(),
+            start: inner_end,
+            end,
+            replacement: after.to_string(),
+        },
+    ])
 }

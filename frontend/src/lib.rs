@@ -6,6 +6,7 @@
 //! them into a `gpu.module`.
 #![allow(non_upper_case_globals)] // clang-sys constants keep libclang's C names.
 
+mod captures;
 pub mod clang;
 mod codegen;
 pub mod error;
@@ -122,17 +123,17 @@ pub fn compile<'c>(
     let root = tu.cursor();
     let main_file = root.spelling();
     let mut texts = launches::FileTexts::new(&main_file, source);
-    let (launches, kernel_values) =
-        launches::find_launches(&root, &options.hip_headers, &mut texts);
+    let user_code = launches::find_launches(&root, &options.hip_headers, &mut texts);
+    let launches = user_code.launches;
     let location = Location::new(ctx, &path.display().to_string(), 0, 0);
     let mut codegen = codegen::ModuleCodegen::new(ctx, location);
     let launched: Vec<clang::Cursor> = launches
         .iter()
         .filter_map(|l| l.kernel)
         .chain(launches::requested_instances(&root))
-        .chain(kernel_values)
+        .chain(user_code.kernel_values)
         .collect();
-    codegen.emit_translation_unit(&root, &launched, options.relocatable)?;
+    codegen.emit_translation_unit(&root, &launched, &user_code.lambdas, options.relocatable)?;
     for (index, site) in launches.iter().enumerate() {
         if let Some(kernel) = site.kernel.and_then(|k| k.definition()) {
             codegen.emit_launch_site(index, &kernel, site)?;
@@ -162,10 +163,15 @@ pub fn compile<'c>(
         undefined: codegen.undefined,
         device_variables: codegen.device_variables,
         warnings,
-        host_edits: host_edits::device_body_edits(&root, &options.hip_headers, &mut texts)
-            .into_iter()
-            .chain(launches.into_iter().filter_map(|l| l.edit))
-            .chain(launches::macro_chevron_edits(&root, &options.hip_headers))
-            .collect(),
+        host_edits: host_edits::device_body_edits(
+            &root,
+            &options.hip_headers,
+            &mut texts,
+            &user_code.lambdas,
+        )?
+        .into_iter()
+        .chain(launches.into_iter().flat_map(|l| l.edits))
+        .chain(launches::macro_chevron_edits(&root, &options.hip_headers))
+        .collect(),
     })
 }

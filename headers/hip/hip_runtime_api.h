@@ -625,6 +625,11 @@ void __hipmlirRegisterVar(const void* hostShadow, const char* name, size_t size)
 hipError_t __hipmlirLaunchKernelGGL(const void* hostFunction, const char* spelledName, dim3 grid,
                                     dim3 block, size_t sharedMemBytes, hipStream_t stream,
                                     const void* args, size_t argsSize);
+// Finds the kernel of a host stub whose parameters include closure objects: closures[i] names
+// the lambda of parameter i ("(lambda at file:line:col)", as the device compile spells its
+// closure type), or is null.
+hipError_t __hipmlirRegisterClosureStub(const void* hostFunction, const char* spelledName,
+                                        const char* const* closures, size_t count);
 
 #ifdef __cplusplus
 }  // extern "C"

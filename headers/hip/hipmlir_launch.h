@@ -31,6 +31,7 @@
 // skips these headers (they cost more than everything else it reads).
 #include <type_traits>
 #if !defined(__HIP_DEVICE_COMPILE__)
+#include <atomic>
 #include <cstddef>
 #include <cstring>
 #include <tuple>
@@ -77,6 +78,20 @@ inline void request_kernel_instance(Kernel kernel) {
   (void)kernel;
 }
 #else
+// Device lambdas written in host code: hipmlir wraps each in device_lambda("(lambda at f:l:c)",
+// ...), its closure type as the device compile spells it. The host and device compilers name
+// closure types apart (g++ numbers a function's lambdas in one sequence, clang per signature, or
+// `$_0` in a function that is not inline), so a launch of a kernel instance for a closure type
+// tells the runtime which lambda each closure argument is.
+template <class Closure>
+inline std::atomic<const char*> closure_id{nullptr};
+
+template <class Closure>
+constexpr Closure device_lambda(const char* id, Closure closure) {
+  if (!__builtin_is_constant_evaluated()) closure_id<Closure>.store(id, std::memory_order_relaxed);
+  return closure;
+}
+
 constexpr std::size_t align_up(std::size_t value, std::size_t align) {
   return (value + align - 1) / align * align;
 }
@@ -145,6 +160,18 @@ inline hipError_t launch_typed(const char* spelled_name, void (*kernel)(Params..
     unsigned char packed[Layout::size > 0 ? Layout::size : 1] = {};
     ArgPacker<Params...>::pack(packed, std::index_sequence_for<Params...>{},
                                std::forward<Args>(args)...);
+    const char* closures[sizeof...(Params) + 1] = {
+        closure_id<typename std::remove_cv<Params>::type>.load(std::memory_order_relaxed)...,
+        nullptr};
+    for (std::size_t i = 0; i < sizeof...(Params); ++i) {
+      if (closures[i]) {
+        hipError_t found = __hipmlirRegisterClosureStub(reinterpret_cast<const void*>(kernel),
+                                                        spelled_name, closures,
+                                                        sizeof...(Params));
+        if (found != hipSuccess) return found;
+        break;
+      }
+    }
     return __hipmlirLaunchKernelGGL(reinterpret_cast<const void*>(kernel), spelled_name, grid,
                                     block, shared_mem_bytes, stream, packed, Layout::size);
   } else {

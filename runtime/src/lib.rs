@@ -25,6 +25,7 @@ mod handles;
 mod host_function;
 mod jit;
 pub mod kpack;
+mod lambda_kernels;
 mod launch;
 pub mod log;
 mod managed;

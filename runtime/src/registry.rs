@@ -341,7 +341,7 @@ impl Registry {
     }
 
     /// The mangled names of the registered modules' kernels, each once.
-    fn registered_kernel_names(&self) -> Vec<String> {
+    pub(crate) fn registered_kernel_names(&self) -> Vec<String> {
         let mut names: Vec<String> = Vec::new();
         for m in &self.modules {
             for k in &m.image.metadata.kernels {
@@ -529,63 +529,6 @@ pub fn find_kernel_for_launch(host_fn: usize, spelled: Option<&str>) -> HipResul
     Ok(found)
 }
 
-/// A mangled name with the discriminators of its lambdas' closure types (`UliE0_`) dropped.
-/// Compilers number a function's lambdas differently (g++ counts all of them, clang per
-/// signature), so a host stub's name and its kernel's agree only up to these numbers.
-fn without_lambda_numbers(mangled: &str) -> Option<String> {
-    let mut out = String::with_capacity(mangled.len());
-    let mut rest = mangled;
-    let mut found = false;
-    while let Some(at) = rest.find("Ul") {
-        let (head, tail) = rest.split_at(at + 2);
-        out.push_str(head);
-        let Some(e) = tail.find('E') else {
-            rest = tail;
-            break;
-        };
-        let after = &tail[e + 1..];
-        let digits = after.bytes().take_while(u8::is_ascii_digit).count();
-        if after[digits..].starts_with('_') {
-            out.push_str(&tail[..=e]);
-            rest = &after[digits..];
-            found = true;
-        } else {
-            rest = tail;
-        }
-    }
-    out.push_str(rest);
-    found.then_some(out)
-}
-
-/// The kernel a host stub's symbol names when it involves lambdas' closure types: the one kernel
-/// whose name agrees up to the lambdas' numbers. Several such kernels (two lambdas of one
-/// signature in one function) cannot be told apart: an error, never a guess.
-fn find_lambda_kernel(reg: &Registry, symbol: &str) -> Option<HipResult<KernelRef>> {
-    let shape = without_lambda_numbers(symbol)?;
-    let candidates: Vec<String> = reg
-        .registered_kernel_names()
-        .into_iter()
-        .filter(|name| without_lambda_numbers(name).as_deref() == Some(shape.as_str()))
-        .collect();
-    Some(match candidates.as_slice() {
-        [only] => reg.find(only),
-        [] => Err(Failure::new(
-            HipError::InvalidDeviceFunction,
-            format!("no kernel instance matches the host stub {symbol}"),
-        )),
-        several => Err(Failure::new(
-            HipError::InvalidDeviceFunction,
-            format!(
-                "the host stub {symbol} matches several kernel instances for lambdas ({}): the \
-                 host and device compilers number a function's lambdas differently, so lambdas \
-                 of one signature passed to one kernel template from one function cannot be told \
-                 apart; give them different signatures or pass named function objects",
-                several.join(", ")
-            ),
-        )),
-    })
-}
-
 /// The kernel named `spelled`, else `symbol`; the first name's error if both fail.
 fn find_by_names(
     reg: &Registry,
@@ -593,7 +536,9 @@ fn find_by_names(
     spelled: Option<&str>,
     symbol: Option<&str>,
 ) -> HipResult<KernelRef> {
-    if let Some(found) = symbol.and_then(|symbol| find_lambda_kernel(reg, symbol)) {
+    if let Some(found) =
+        symbol.and_then(|symbol| crate::lambda_kernels::find_lambda_kernel(reg, symbol))
+    {
         return found;
     }
     let by_spelling = spelled.map(|name| reg.find(name));

@@ -37,8 +37,8 @@ std::vector<int> run_binary_ggl(Op op, const std::vector<int>& a) {
   return out;
 }
 
-// The lambdas are written in an inline function, whose closure types every compiler mangles alike
-// (a lambda in a non-inline function has internal linkage: clang names it `$_0` on the host).
+// The lambdas are written in an inline function (generic_device_lambdas.hip writes them in one
+// that is not inline, whose closure types the host clang names `$_0`, `$_1`, ...).
 inline int run_all() {
   const int n = 500;
   std::vector<float> x(n);
@@ -58,8 +58,6 @@ inline int run_all() {
   for (int i = 0; i < n; ++i) wanti[i] = k[i] < 0 ? -k[i] : 2 * k[i];
   failures += report("second closure type", count_mismatches("abs2", goti, wanti));
 
-  // (Two lambdas of one signature in one function, passed to one kernel template, cannot be told
-  // apart between the host and device compilers: this one takes a long.)
   goti = run_binary_ggl([] __device__(long v) { return __popcll(static_cast<unsigned long long>(v)) + static_cast<int>(min(v, 7L)); },
                         k);
   for (int i = 0; i < n; ++i) {

@@ -206,7 +206,7 @@ fn collect_memory_locals(c: &Cursor, out: &mut std::collections::HashSet<Cursor>
         }
         // Variables a lambda captures by reference are reached through their address.
         CXCursor_LambdaExpr => {
-            if let Ok(captures) = lambda_captures(c) {
+            if let Ok(captures) = crate::captures::lambda_captures(c) {
                 out.extend(captures.into_iter().filter(|c| c.by_ref).map(|c| c.decl));
             }
         }
@@ -222,95 +222,4 @@ fn collect_memory_locals(c: &Cursor, out: &mut std::collections::HashSet<Cursor>
     for child in c.children() {
         collect_memory_locals(&child, out);
     }
-}
-
-/// A variable of the enclosing function that a lambda uses.
-#[derive(Debug, Clone)]
-pub struct LambdaCapture {
-    /// The captured variable's canonical declaration.
-    pub decl: Cursor,
-    pub by_ref: bool,
-}
-
-/// What a lambda captures, in order of first use: the enclosing function's locals and
-/// parameters its body names, each by reference or by copy as its capture list says.
-pub fn lambda_captures(lambda: &Cursor) -> Result<Vec<LambdaCapture>, (Cursor, &'static str)> {
-    let (default_by_ref, explicit) = capture_list(lambda)?;
-    let mut out: Vec<LambdaCapture> = Vec::new();
-    let mut used = Vec::new();
-    outer_locals(lambda, lambda, &mut used);
-    for decl in used {
-        if out.iter().any(|c| c.decl == decl) {
-            continue;
-        }
-        let by_ref = match explicit.iter().find(|(name, _)| *name == decl.spelling()) {
-            Some((_, by_ref)) => *by_ref,
-            None => default_by_ref.unwrap_or(false),
-        };
-        out.push(LambdaCapture { decl, by_ref });
-    }
-    Ok(out)
-}
-
-/// Locals of an enclosing function named inside `c`, a part of `lambda`.
-fn outer_locals(c: &Cursor, lambda: &Cursor, out: &mut Vec<Cursor>) {
-    for child in c.children() {
-        if child.kind() == CXCursor_DeclRefExpr {
-            if let Some(decl) = child.referenced() {
-                let local = matches!(decl.kind(), CXCursor_VarDecl | CXCursor_ParmDecl)
-                    && !decl.has_global_storage();
-                if local && !declared_inside(&decl, lambda) {
-                    out.push(decl.canonical());
-                }
-            }
-        }
-        outer_locals(&child, lambda, out);
-    }
-}
-
-/// Whether a local is declared inside `lambda`: within its source range, or (for a lambda
-/// written by a macro, whose range is the macro's) in its call operator.
-fn declared_inside(decl: &Cursor, lambda: &Cursor) -> bool {
-    let (lambda_file, start, end) = lambda.expansion_offsets();
-    let (file, at, _) = decl.expansion_offsets();
-    if file == lambda_file && (start..end).contains(&at) && lambda_file == lambda.extent_offsets().0
-    {
-        return true;
-    }
-    let closure = lambda.ty().canonical().spelling();
-    decl.semantic_parent().is_some_and(|f| {
-        f.spelling() == "operator()"
-            && f.semantic_parent()
-                .is_some_and(|class| class.ty().canonical().spelling() == closure)
-    })
-}
-
-/// The capture default (`Some(true)` for `[&]`, `Some(false)` for `[=]`) and the explicitly
-/// captured names with whether by reference.
-#[allow(clippy::type_complexity)]
-fn capture_list(
-    lambda: &Cursor,
-) -> Result<(Option<bool>, Vec<(String, bool)>), (Cursor, &'static str)> {
-    let tokens = lambda.tokens();
-    let Some(close) = tokens.iter().position(|t| t == "]") else {
-        return Err((*lambda, "lambda without a capture list"));
-    };
-    let mut default = None;
-    let mut explicit = Vec::new();
-    for item in tokens[1..close].split(|t| t == ",") {
-        match item {
-            [] => {}
-            [t] if t == "=" => default = Some(false),
-            [t] if t == "&" => default = Some(true),
-            [t] if t == "this" => return Err((*lambda, "lambda capturing 'this'")),
-            [name] => explicit.push((name.clone(), false)),
-            [amp, name] if amp == "&" => explicit.push((name.clone(), true)),
-            _ => return Err((*lambda, "lambda with an init-capture or a capture pack")),
-        }
-    }
-    let declarator = tokens[close..].iter().take_while(|t| *t != "{");
-    if declarator.clone().any(|t| t == "mutable") {
-        return Err((*lambda, "mutable lambda"));
-    }
-    Ok((default, explicit))
 }

@@ -163,7 +163,7 @@ impl<'c> FunctionCodegen<'c, '_> {
                 if let Some(ConstValue::Int(_)) = enum_constant(e) {
                     return self.constant(e);
                 }
-                if self.is_global_constant(e) {
+                if self.is_named_constant(e) {
                     return self.constant(e);
                 }
                 let lv = self.lvalue(e)?;
@@ -246,12 +246,13 @@ impl<'c> FunctionCodegen<'c, '_> {
         self.b.value("llvm.ptrtoint", &[p], i64t, &[], loc)
     }
 
-    /// A `const`/`constexpr` variable at namespace or class scope with a constant value.
-    fn is_global_constant(&self, e: &Cursor) -> bool {
+    /// A `const`/`constexpr` variable with a constant value that has no binding here: one at
+    /// namespace or class scope, or a local of an enclosing function that a lambda reads without
+    /// capturing it.
+    fn is_named_constant(&self, e: &Cursor) -> bool {
         e.kind() == CXCursor_DeclRefExpr
             && e.referenced().is_some_and(|d| {
                 d.kind() == CXCursor_VarDecl
-                    && d.has_global_storage()
                     && !self.env.contains_key(&VarKey::Decl(d.canonical()))
                     && d.ty().is_const()
             })

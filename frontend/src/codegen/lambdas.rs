@@ -9,10 +9,11 @@ use std::collections::HashMap;
 
 use clang_sys::*;
 
-use super::analysis::{lambda_captures, VarKey};
-use super::builder::Value;
+use super::analysis::VarKey;
+use super::builder::{internal, Value};
 use super::expr::LValue;
 use super::function::{FunctionCodegen, LambdaValue, Val};
+use crate::captures::{lambda_captures, LambdaCapture};
 use crate::clang::{CType, Cursor};
 use crate::error::{FrontendError, Result};
 use crate::types::Ty;
@@ -84,7 +85,57 @@ impl<'c> FunctionCodegen<'c, '_> {
         Ok(())
     }
 
-    fn captures_of(&self, lambda: &Cursor) -> Result<Vec<super::analysis::LambdaCapture>> {
+    /// A kernel parameter holding the closure object of a lambda written in host code: each
+    /// capture is the object's field, used in place (a lambda that is not `mutable` does not
+    /// change them).
+    pub fn bind_closure_object(
+        &mut self,
+        param: &Cursor,
+        lambda: &Cursor,
+        loc: Location<'c>,
+    ) -> Result<()> {
+        let object = self.env.get(&VarKey::Decl(param.canonical())).cloned();
+        let Some(object) = object.filter(|b| b.in_memory) else {
+            return Err(internal(loc, "closure parameter without a home"));
+        };
+        let Ty::Record(record) = &object.ty else {
+            return Err(internal(loc, "closure parameter that is no record"));
+        };
+        let captures = self.captures_of(lambda)?;
+        if captures.len() != record.fields.len() {
+            return Err(internal(loc, "closure fields and captures differ"));
+        }
+        for (capture, field) in captures.iter().zip(&record.fields) {
+            let name = capture.decl.spelling();
+            if capture.by_ref {
+                // clang rejects this for device lambdas; a host address means nothing there.
+                return Err(FrontendError::unsupported(
+                    lambda.location(),
+                    format!("lambda passed from host code capturing '{name}' by reference"),
+                ));
+            }
+            let key = VarKey::Decl(capture.decl);
+            if self.env.contains_key(&key) {
+                return Err(FrontendError::unsupported(
+                    param.location(),
+                    format!("two lambdas capturing '{name}' passed to one kernel"),
+                ));
+            }
+            let ptr = self.field_pointer(object.val.scalar(), &object.ty, field.llvm_index, loc)?;
+            self.bind_memory(key, field.ty.clone(), ptr);
+        }
+        self.lambdas.insert(
+            param.canonical(),
+            LambdaValue {
+                lambda: *lambda,
+                copies: HashMap::new(),
+                copied_objects: HashMap::new(),
+            },
+        );
+        Ok(())
+    }
+
+    fn captures_of(&self, lambda: &Cursor) -> Result<Vec<LambdaCapture>> {
         lambda_captures(lambda)
             .map_err(|(at, what)| FrontendError::unsupported(at.location(), what))
     }
@@ -212,7 +263,7 @@ impl<'c> FunctionCodegen<'c, '_> {
     /// recording them under its closure type so the callee's signature and body can use them.
     /// None for any other argument.
     pub fn closure_argument(&mut self, arg: &Cursor) -> Result<Option<Vec<Value<'c>>>> {
-        let e = arg.without_implicit();
+        let e = without_closure_copy(arg);
         if closure_type_key(e.ty()).is_none() {
             return Ok(None);
         }
@@ -220,26 +271,32 @@ impl<'c> FunctionCodegen<'c, '_> {
             return Err(lambda_used_as_value(arg));
         };
         let (operands, captures) = self.capture_operands(&held, arg)?;
-        if let Some(key) = closure_type_key(e.ty()) {
-            // The key is the lambda's location: lambdas written by one macro share it.
-            if let Some(known) = self.module.closures.get(&key) {
-                if known.lambda != held.lambda {
-                    return Err(FrontendError::unsupported(
-                        arg.location(),
-                        "two lambdas written at one place (by a macro) passed to functions",
-                    ));
-                }
-            }
-            self.module.closures.insert(
-                key,
-                Closure {
-                    lambda: held.lambda,
-                    captures,
-                },
-            );
-        }
+        self.module.closures.insert(
+            closure_declaration(e.ty()),
+            Closure {
+                lambda: held.lambda,
+                captures,
+            },
+        );
         Ok(Some(operands))
     }
+}
+
+/// The closure an argument copies: a closure object passed by value is copied by its (implicit)
+/// copy constructor, which is no call here.
+fn without_closure_copy(arg: &Cursor) -> Cursor {
+    let mut e = arg.without_implicit();
+    while e.kind() == CXCursor_CallExpr
+        && e.referenced()
+            .is_some_and(|c| c.kind() == CXCursor_Constructor)
+        && closure_type_key(e.ty()).is_some()
+    {
+        match e.children().as_slice() {
+            [only] => e = only.without_implicit(),
+            _ => break,
+        }
+    }
+    e
 }
 
 /// A capture as a function parameter: (canonical declaration, type, passed by address).
@@ -272,6 +329,13 @@ impl Closure {
 pub fn closure_type_key(ty: CType) -> Option<String> {
     let spelling = ty.non_reference().unqualified().canonical().spelling();
     spelling.contains(LAMBDA_TYPE).then_some(spelling)
+}
+
+/// The declaration of a closure type (looking through references and qualifiers): the key of
+/// the lambda it belongs to. Closure types of one lambda in different instances of a template,
+/// or of lambdas written by one macro, are spelled alike but declared apart.
+pub fn closure_declaration(ty: CType) -> Cursor {
+    ty.non_reference().canonical().declaration().canonical()
 }
 
 /// How clang spells a closure type: `(lambda at file:line:col)`.

@@ -169,6 +169,22 @@ impl<'c> FunctionCodegen<'c, '_> {
                 .const_float(ty.value_mlir(self.ctx()), value, self.loc(e))?;
             return Ok(Some(Val::Scalar(v)));
         }
+        // Rounding to an integer (libstdc++'s std::lrint calls __builtin_lrintf): the float
+        // rounded, then converted.
+        let rounding = match plain.strip_suffix('f').unwrap_or(plain) {
+            "lrint" | "llrint" => Some("math.roundeven"),
+            "lround" | "llround" => Some("math.round"),
+            _ => None,
+        };
+        if let Some(op) = rounding {
+            let [x] = args else { return Err(arity(e)) };
+            let from = Ty::of(x)?;
+            let v = self.rvalue(x)?.scalar();
+            let rounded = self.b.value(op, &[v], v.r#type(), &[], self.loc(e))?;
+            return self
+                .convert(Val::Scalar(rounded), &from, &Ty::of(e)?, e)
+                .map(Some);
+        }
         if plain == "__frcp_rn" {
             let [x] = args else { return Err(arity(e)) };
             let v = self.rvalue_as(x, &Ty::Float { bits: 32 })?.scalar();

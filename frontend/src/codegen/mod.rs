@@ -15,4 +15,5 @@ mod stmt;
 mod warp;
 
 pub use globals::{address_kernel, DeviceVariable};
+pub use lambdas::closure_type_key;
 pub use module::{is_kernel, ModuleCodegen, UndefinedSymbol};

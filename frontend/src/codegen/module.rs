@@ -16,7 +16,7 @@ use super::builder::{block_arguments, internal, Builder};
 use super::expr::LValue;
 use super::function::{FunctionCodegen, LambdaValue, Val};
 use super::globals::{is_device_variable, DeviceVariable};
-use super::lambdas::{closure_type_key, Capture, Closure};
+use super::lambdas::{closure_declaration, closure_type_key, Capture, Closure};
 use super::objects::{has_this, this_record};
 use crate::clang::{Cursor, Linkage};
 use crate::error::{FrontendError, Result};
@@ -55,12 +55,12 @@ pub struct ModuleCodegen<'c> {
     pending: Vec<Cursor>,
     /// Lambdas called so far, to be emitted as functions taking their captures first.
     pending_lambdas: Vec<LambdaFunction>,
-    /// Lambdas passed to functions, by closure type: a parameter of that type stands for the
-    /// lambda's captures.
-    pub(super) closures: HashMap<String, Closure>,
-    /// Lambdas written in host code without captures (`[] __device__ (float x) {...}`), by
-    /// closure type: passed to kernels as arguments.
-    host_lambdas: HashMap<String, Cursor>,
+    /// Lambdas passed to functions, by closure type (its declaration): a parameter of that type
+    /// stands for the lambda's captures.
+    pub(super) closures: HashMap<Cursor, Closure>,
+    /// Lambdas in the user's code by closure type (its declaration): those written in host code
+    /// (`[=] __device__ (float x) {...}`) reach kernels as closure objects.
+    host_lambdas: HashMap<Cursor, Cursor>,
     /// The lambda each lambda function symbol was given to.
     lambda_symbols: HashMap<String, Cursor>,
     /// Module-level variables (`__shared__`, `__device__`, `__constant__`), by canonical
@@ -160,16 +160,21 @@ impl<'c> ModuleCodegen<'c> {
     }
 
     /// Emits every kernel defined in the main file and every kernel instantiation `launched`
-    /// there, then the device functions they reach. Each kernel is emitted once.
-    /// With `relocatable`, also every device function the main file defines for other sources
-    /// to call (external linkage), as an object file holds all its functions.
+    /// there, then the device functions they reach. Each kernel is emitted once. `lambdas` are
+    /// the lambda expressions of the user's code, host template instances included. With
+    /// `relocatable`, also every device function the main file defines for other sources to
+    /// call (external linkage), as an object file holds all its functions.
     pub fn emit_translation_unit(
         &mut self,
         root: &Cursor,
         launched: &[Cursor],
+        lambdas: &[Cursor],
         relocatable: bool,
     ) -> Result<()> {
-        collect_captureless_lambdas(root, &mut self.host_lambdas);
+        for lambda in lambdas {
+            self.host_lambdas
+                .insert(closure_declaration(lambda.ty()), *lambda);
+        }
         let mut kernels = Vec::new();
         collect_kernels(root, &mut kernels);
         // A kernel launched here but defined in another file is compiled there.
@@ -606,8 +611,12 @@ impl<'c> ModuleCodegen<'c> {
                 "a kernel must return void",
             ));
         }
-        let body = lambda
-            .map_or(*def, |l| l.lambda)
+        // A generic lambda's body with concrete types is its call operator instance's.
+        let body_owner = match lambda {
+            Some(l) if def.template_of().is_none() => l.lambda,
+            _ => *def,
+        };
+        let body = body_owner
             .children()
             .into_iter()
             .rfind(|c| c.kind() == CXCursor_CompoundStmt)
@@ -641,14 +650,14 @@ impl<'c> ModuleCodegen<'c> {
             fc.bind(VarKey::This, ty, Val::Scalar(this));
             fc.this_class = def.semantic_parent().map(|class| class.ty());
         }
+        let mut closure_params = Vec::new();
         for param in &params {
-            if let Some(closure) = fc.module.closure_of(param)? {
-                if kind == FunctionKind::Kernel {
-                    // The closure object the host passed: a lambda without captures.
-                    if args.next().is_none() || param_types.next().is_none() {
-                        return Err(internal(loc, "lambda parameter without an argument"));
-                    }
+            if kind == FunctionKind::Kernel {
+                if let Some(lambda) = fc.module.host_lambda_of(param)? {
+                    // Bound below, once the closure object has its home.
+                    closure_params.push((*param, lambda));
                 }
+            } else if let Some(closure) = fc.module.closure_of(param)? {
                 // A parameter holding a lambda arrives as the lambda's captures.
                 for (decl, ty, by_address) in &closure.captures {
                     let (Some(arg), Some(_)) = (args.next(), param_types.next()) else {
@@ -726,6 +735,9 @@ impl<'c> ModuleCodegen<'c> {
             } else {
                 fc.bind(key, ty.clone(), val);
             }
+        }
+        for (param, lambda) in closure_params {
+            fc.bind_closure_object(&param, &lambda, loc)?;
         }
         if def.kind() == CXCursor_Constructor {
             fc.member_initializers(def)?;
@@ -811,9 +823,12 @@ impl ModuleCodegen<'_> {
             });
         }
         for p in def.arguments() {
+            if is_kernel(def) {
+                // A kernel receives the closure object the host passes, captures and all.
+                params.push(Ty::of(&p)?);
+                continue;
+            }
             match self.closure_of(&p)? {
-                // A kernel receives the closure object the host passes (no captures: empty).
-                Some(_) if is_kernel(def) => params.push(Ty::of(&p)?),
                 Some(closure) => params.extend(closure.param_types()),
                 None => params.push(Ty::of(&p)?),
             }
@@ -826,40 +841,45 @@ impl ModuleCodegen<'_> {
         })
     }
 
-    /// The lambda a parameter of closure type holds; None for other parameters.
+    /// The lambda a parameter of a device function holds, passed as its captures; None for
+    /// parameters not of closure type.
     pub(super) fn closure_of(&self, param: &Cursor) -> Result<Option<Closure>> {
-        let Some(key) = closure_type_key(param.ty()) else {
+        if closure_type_key(param.ty()).is_none() {
             return Ok(None);
-        };
-        match self.closures.get(&key) {
-            Some(closure) => Ok(Some(closure.clone())),
-            None if self.host_lambdas.contains_key(&key) => Ok(Some(Closure {
-                lambda: self.host_lambdas[&key],
-                captures: Vec::new(),
-            })),
-            None => Err(FrontendError::unsupported(
+        }
+        if let Some(closure) = self.closures.get(&closure_declaration(param.ty())) {
+            return Ok(Some(closure.clone()));
+        }
+        match self.host_lambda_of(param)? {
+            // A device function given the closure object of a lambda that captures nothing.
+            Some(lambda)
+                if crate::captures::lambda_captures(&lambda).is_ok_and(|c| c.is_empty()) =>
+            {
+                Ok(Some(Closure {
+                    lambda,
+                    captures: Vec::new(),
+                }))
+            }
+            _ => Err(FrontendError::unsupported(
                 param.location(),
                 "parameter holding a lambda that is not passed from this file",
             )),
         }
     }
-}
 
-/// Lambdas without captures in the user's code (not in system headers), by closure type: those
-/// written in host code reach kernels as arguments.
-fn collect_captureless_lambdas(c: &Cursor, out: &mut HashMap<String, Cursor>) {
-    for child in c.children() {
-        if child.is_in_system_header() {
-            continue;
+    /// The lambda expression whose closure object a kernel parameter receives from host code;
+    /// None for parameters not of closure type.
+    pub(super) fn host_lambda_of(&self, param: &Cursor) -> Result<Option<Cursor>> {
+        if closure_type_key(param.ty()).is_none() {
+            return Ok(None);
         }
-        if child.kind() == CXCursor_LambdaExpr
-            && super::analysis::lambda_captures(&child).is_ok_and(|c| c.is_empty())
-        {
-            if let Some(key) = closure_type_key(child.ty()) {
-                out.insert(key, child);
-            }
+        match self.host_lambdas.get(&closure_declaration(param.ty())) {
+            Some(lambda) => Ok(Some(*lambda)),
+            None => Err(FrontendError::unsupported(
+                param.location(),
+                "parameter holding a lambda that is not passed from this file",
+            )),
         }
-        collect_captureless_lambdas(&child, out);
     }
 }
 

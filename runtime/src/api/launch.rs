@@ -7,6 +7,7 @@ use super::{c_string, guard, hipError_t, hipStream_t, write_out};
 use crate::device::runtime;
 use crate::error::{Failure, HipError, HipResult};
 use crate::jit::prepared_kernel;
+use crate::lambda_kernels::register_closure_stub;
 use crate::launch::{launch, pack_kernel_params, Dim3};
 use crate::registry::{find_kernel, find_kernel_for_launch, KernelRef};
 
@@ -78,6 +79,45 @@ pub unsafe extern "C" fn __hipmlirLaunchKernelGGL(
         let args = unsafe { arg_block(args, args_size) }?;
         let kernel = find_kernel_for_launch(host_fn as usize, spelled.as_deref())?;
         launch(&kernel, grid, block, shmem, stream as usize, args)
+    })
+}
+
+/// Finds and remembers the kernel of host stub `host_fn`, whose parameter `i` holds the closure
+/// object of the device lambda `closures[i]` names (`(lambda at file:line:col)`), where that is
+/// not null: the host and device compilers name kernel instances for closure types apart.
+///
+/// # Safety
+/// `spelled_name` must be null or NUL-terminated; `closures` valid for `count` pointers, each
+/// null or NUL-terminated.
+#[no_mangle]
+pub unsafe extern "C" fn __hipmlirRegisterClosureStub(
+    host_fn: *const c_void,
+    spelled_name: *const c_char,
+    closures: *const *const c_char,
+    count: usize,
+) -> hipError_t {
+    guard("hipLaunchKernelGGL", || {
+        let spelled = if spelled_name.is_null() {
+            None
+        } else {
+            // SAFETY: per the caller.
+            Some(unsafe { c_string(spelled_name, "the kernel name") }?)
+        };
+        if closures.is_null() && count > 0 {
+            return Err(Failure::invalid_value("the closure names are null"));
+        }
+        let mut names = Vec::with_capacity(count);
+        for i in 0..count {
+            // SAFETY: `closures` holds `count` pointers, per the caller.
+            let p = unsafe { *closures.add(i) };
+            names.push(if p.is_null() {
+                None
+            } else {
+                // SAFETY: per the caller.
+                Some(unsafe { c_string(p, "a closure name") }?.into_owned())
+            });
+        }
+        register_closure_stub(host_fn as usize, spelled.as_deref(), &names)
     })
 }
 
