@@ -305,11 +305,10 @@ impl<'c> FunctionCodegen<'c, '_> {
             Ty::Void => return Ok(Val::Void),
             Ty::Pointer { .. } => return self.null_pointer(loc),
             Ty::FnPtr { .. } => self.b.const_int(ty.value_mlir(self.ctx()), 0, loc)?,
-            _ => {
-                return Err(FrontendError::unsupported(
-                    crate::SourceLoc::default(),
-                    format!("a default value of type {ty:?}"),
-                ))
+            // Structs, unions and arrays: all bytes zero.
+            Ty::Record(_) | Ty::Array { .. } => {
+                self.b
+                    .value("llvm.mlir.zero", &[], ty.value_mlir(self.ctx()), &[], loc)?
             }
         };
         Ok(Val::Scalar(v))
