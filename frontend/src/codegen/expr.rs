@@ -298,17 +298,25 @@ impl<'c> FunctionCodegen<'c, '_> {
     }
 
     /// A zero of `ty` (for uninitialized locals and the return value before a return ran).
-    pub fn zero(&self, ty: &Ty, loc: Location<'c>) -> Result<Val<'c>> {
+    pub fn zero(&mut self, ty: &Ty, loc: Location<'c>) -> Result<Val<'c>> {
         let v = match ty {
             Ty::Float { .. } => self.b.const_float(ty.value_mlir(self.ctx()), 0.0, loc)?,
             Ty::Int { .. } | Ty::Bool => self.b.const_int(ty.value_mlir(self.ctx()), 0, loc)?,
             Ty::Void => return Ok(Val::Void),
             Ty::Pointer { .. } => return self.null_pointer(loc),
             Ty::FnPtr { .. } => self.b.const_int(ty.value_mlir(self.ctx()), 0, loc)?,
-            // Structs, unions and arrays: all bytes zero.
+            // Structs, unions and arrays: a zero-filled private copy, loaded (the lowering knows
+            // loads of aggregates, not aggregate constants).
             Ty::Record(_) | Ty::Array { .. } => {
-                self.b
-                    .value("llvm.mlir.zero", &[], ty.value_mlir(self.ctx()), &[], loc)?
+                let ptr = self.alloca(ty, loc)?;
+                self.zero_fill(ptr, ty, loc)?;
+                return self.load(
+                    &LValue::Mem {
+                        ptr,
+                        ty: ty.clone(),
+                    },
+                    loc,
+                );
             }
         };
         Ok(Val::Scalar(v))
