@@ -35,9 +35,19 @@ pub struct DeviceVariable {
     pub size: u64,
 }
 
-/// Whether a declaration is a `__device__` or `__constant__` variable at namespace scope.
+/// Whether a declaration is a `__device__` or `__constant__` variable at namespace scope: an
+/// ordinary variable, or an instance of a variable template (`mask<float>` of `template <class T>
+/// __constant__ T mask[N];`, which libclang shows as an unexposed declaration), each instance a
+/// variable of its own under its mangled name. A partial specialization, whose type still depends
+/// on template parameters, is no variable.
 pub fn is_device_variable(decl: &Cursor) -> bool {
-    decl.kind() == CXCursor_VarDecl
+    let variable = match decl.kind() {
+        CXCursor_VarDecl => true,
+        // has_global_storage holds only for variables.
+        CXCursor_UnexposedDecl => !decl.ty().is_dependent(),
+        _ => false,
+    };
+    variable
         && decl.has_global_storage()
         && (decl.has_attr(CXCursor_CUDADeviceAttr) || decl.has_attr(CXCursor_CUDAConstantAttr))
         && !decl.has_attr(CXCursor_CUDASharedAttr)
@@ -72,6 +82,9 @@ impl<'c> ModuleCodegen<'c> {
         let l = decl.location();
         let loc = Location::new(self.ctx, &l.file, l.line as usize, l.column as usize);
         self.declare_global(&symbol, &bytes, AddrSpace::Global, false, loc)?;
+        // Every variable, those of headers that device code uses included, can be found by
+        // the runtime (the device heap's is found that way).
+        self.emit_address_kernel(&symbol, decl)?;
         self.globals.insert(key, symbol.clone());
         self.device_variables.push(DeviceVariable {
             symbol: symbol.clone(),
@@ -151,7 +164,10 @@ impl<'c> ModuleCodegen<'c> {
             .add_regions([Region::new()])
             .build()
             .map_err(|e| internal(loc, e))?;
-        self.module.body().append_operation(global);
+        // Ahead of every function: SPIR-V wants a variable declared before the code using it,
+        // and a variable first reached through a device function is declared after the kernels
+        // that call the function.
+        self.module.body().insert_operation(0, global);
         Ok(())
     }
 }

@@ -388,7 +388,7 @@ impl<'c> FunctionCodegen<'c, '_> {
         })
     }
 
-    fn zero_fill(&mut self, ptr: Value<'c>, ty: &Ty, loc: Location<'c>) -> Result<()> {
+    pub(super) fn zero_fill(&mut self, ptr: Value<'c>, ty: &Ty, loc: Location<'c>) -> Result<()> {
         if ty.is_aggregate() {
             for (member_ty, path) in self.members(ty, loc)? {
                 let member = self.gep(ptr, ty, &path, loc)?;
