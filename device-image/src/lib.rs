@@ -15,7 +15,7 @@ pub use bundle::{
 };
 pub use metadata::{
     AddressSpace, GlobalVar, KernelArg, KernelInfo, ModuleMetadata, SpirvVariant,
-    DEVICE_HEAP_HEADER_BYTES, DEVICE_HEAP_VARIABLE, METADATA_FORMAT_VERSION,
+    DEVICE_HEAP_VARIABLE, METADATA_FORMAT_VERSION,
 };
 
 /// Everything that can go wrong reading a device image.

@@ -87,11 +87,12 @@ int hipmlir_atomic_parts(const void *expr, const char **name, size_t *name_len,
 
 // A new-expression (`new T`, `new T(args)`, `new T[n]{...}`, `new (p) T`): libclang lists its
 // placement arguments, array size and initializer as children without saying which is which.
-// Writes whether it is an array new, whether the allocation function takes the alignment, the
-// array size and initializer (null when absent), the allocation function's declaration (a
+// Writes whether it is an array new, whether the allocation function takes the alignment,
+// whether the initializer is a zeroing (value-initialization), the array size and initializer
+// (null when absent), the allocation function's declaration (a
 // libclang cursor's data[0] for it), and up to 4 placement arguments. Returns the number of
 // placement arguments, or -1 when the expression is not a new-expression or has more.
-int hipmlir_new_parts(const void *expr, int *is_array, int *pass_alignment,
+int hipmlir_new_parts(const void *expr, int *is_array, int *pass_alignment, int *zeroes,
                       const void **array_size, const void **initializer,
                       const void **operator_new, const void *placement[4]) {
   const auto *e = llvm::dyn_cast<clang::CXXNewExpr>(static_cast<const clang::Stmt *>(expr));
@@ -103,6 +104,16 @@ int hipmlir_new_parts(const void *expr, int *is_array, int *pass_alignment,
   auto size = e->getArraySize();
   *array_size = size && *size ? shown(*size) : nullptr;
   *initializer = shown(e->getInitializer());
+  // `new T()`: value-initialization zeroes the object first (then runs a trivial constructor),
+  // or is only a zeroing (scalars, and classes without constructors: `*zeroes` is then 2).
+  const clang::Expr *init = e->getInitializer();
+  const auto *construct = llvm::dyn_cast_or_null<clang::CXXConstructExpr>(init);
+  if (llvm::isa_and_nonnull<clang::ImplicitValueInitExpr>(init) ||
+      llvm::isa_and_nonnull<clang::CXXScalarValueInitExpr>(init)) {
+    *zeroes = 2;
+  } else {
+    *zeroes = construct && construct->requiresZeroInitialization();
+  }
   const clang::Decl *allocator = e->getOperatorNew();
   *operator_new = allocator;
   for (unsigned i = 0; i < n; ++i) placement[i] = shown(e->getPlacementArg(i));

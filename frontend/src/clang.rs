@@ -132,6 +132,7 @@ extern "C" {
         expr: *const c_void,
         is_array: *mut i32,
         pass_alignment: *mut i32,
+        zeroes: *mut i32,
         array_size: *mut *const c_void,
         initializer: *mut *const c_void,
         operator_new: *mut *const c_void,
@@ -159,6 +160,8 @@ pub struct NewParts {
     pub placement: Vec<Cursor>,
     pub array_size: Option<Cursor>,
     pub initializer: Option<Cursor>,
+    /// Value-initialization zeroes the object first (`new int()`, `new Plain()`).
+    pub zeroes: bool,
     /// The allocation function clang chose.
     pub operator_new: Option<DeclNode>,
 }
@@ -593,7 +596,7 @@ impl Cursor {
         if self.kind() != CXCursor_CXXNewExpr {
             return None;
         }
-        let (mut is_array, mut pass_alignment) = (0, 0);
+        let (mut is_array, mut pass_alignment, mut zeroes) = (0, 0, 0);
         let (mut array_size, mut initializer, mut operator_new) =
             (std::ptr::null(), std::ptr::null(), std::ptr::null());
         let mut placement = [std::ptr::null::<c_void>(); 4];
@@ -604,6 +607,7 @@ impl Cursor {
                 self.0.data[1],
                 &mut is_array,
                 &mut pass_alignment,
+                &mut zeroes,
                 &mut array_size,
                 &mut initializer,
                 &mut operator_new,
@@ -629,7 +633,13 @@ impl Cursor {
                 .map(|node| child(*node).flatten())
                 .collect::<Option<Vec<Cursor>>>()?,
             array_size: child(array_size)?,
-            initializer: child(initializer)?,
+            // An initializer that only zeroes may have no cursor of its own.
+            initializer: if zeroes == 2 {
+                None
+            } else {
+                child(initializer)?
+            },
+            zeroes: zeroes != 0,
             operator_new: (!operator_new.is_null()).then_some(DeclNode(operator_new)),
         })
     }

@@ -55,11 +55,6 @@ __device__ void __syncthreads(void);
 __device__ int __syncthreads_count(int predicate);
 __device__ int __syncthreads_and(int predicate);
 __device__ int __syncthreads_or(int predicate);
-
-// hipmlir's own: the pointer to global memory at `address`. Accesses through it (and through
-// pointers derived from it) use global-memory instructions: atomics need them on devices without
-// atomics on generic pointers. hipmlir_heap.h uses it for the device heap.
-__device__ void* __hipmlir_global_address(unsigned long long address);
 __device__ void __threadfence(void);
 __device__ void __threadfence_block(void);
 __device__ void __threadfence_system(void);

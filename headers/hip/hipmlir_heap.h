@@ -1,21 +1,22 @@
 // Dynamic memory in device code: malloc and free, and the global operator new and delete over
 // them (with the placement forms), as HIP offers them. Plain C++ compiled like user code.
 //
-// The heap is one region of device memory shared by every kernel of the process. The runtime
-// allocates it (hipLimitMallocHeapSize bytes, 64 MiB unless the program sets another size before
-// its first kernel that allocates) and stores its address in __hipmlir_device_heap before the first
-// launch of a module that defines that variable (runtime/src/heap.rs). Only code that calls malloc
-// references it, so only modules that allocate have it.
+// Each device module that allocates has an arena: device memory the runtime allocates
+// (hipLimitMallocHeapSize bytes, 64 MiB unless the program sets another size before its first
+// kernel that allocates), writes the arena's size into its first 16 bytes and stores its address
+// in the module's variable __hipmlir_device_heap before the module's first launch
+// (runtime/src/heap.rs). Only code that calls malloc references that variable, so only modules
+// that allocate have it. Memory allocated by one kernel of a module may be used and freed by any
+// other kernel of that module.
 //
-// The region starts with the allocator's state (__hipmlir_heap_state: the runtime writes the
-// region's size and zeroes the rest of the first 1024 bytes); blocks follow. A block is 2^k bytes
-// (k >= 5): a 16-byte header (a mark and k) and then the memory malloc returns, 16-byte aligned.
-// The free blocks of each size form a lock-free stack whose head packs the top block's offset with
-// a count of changes, so that a compare-and-swap never succeeds on a head that changed and changed
-// back (ABA). malloc takes a free block of its size, else carves a new one from the part of the
-// region never used, else takes a free block of a larger size (kept whole: freed, it returns to
-// its own size's stack); it returns NULL when nothing is left, as HIP's does. free puts the block
-// back on its stack, where later allocations of that size find it.
+// The allocator: blocks of 2^k bytes (k >= 5), each a 16-byte header (a mark and k) and then the
+// memory malloc returns, 16-byte aligned. The free blocks of each size form a lock-free stack
+// whose head packs the top block's offset with a count of changes, so that a compare-and-swap
+// never succeeds on a head that changed and changed back (ABA). malloc takes a free block of its
+// size, else carves a new one from the part of the arena never used, else takes a free block of
+// a larger size (kept whole: freed, it returns to its own size's stack); it returns NULL when
+// nothing is left, as HIP's does. free puts the block back on its stack, where later allocations
+// of that size find it.
 #ifndef HIPMLIR_HEAP_H
 #define HIPMLIR_HEAP_H
 
@@ -25,50 +26,52 @@
 // The host's allocation functions first: the device ones below overload them.
 #include <new>
 
-extern "C" {
-// The heap region's device address; 0 until the runtime stores it (malloc then returns NULL).
-__device__ unsigned long long __hipmlir_device_heap;
-}
-
-// Bytes of the region before the first block (the runtime's DEVICE_HEAP_HEADER_BYTES).
-#define HIPMLIR_HEAP_HEADER_BYTES 1024ull
-// Offsets are kept in 16-byte units in 32 bits: a heap uses at most 64 GiB.
+// Offsets are kept in 16-byte units in 32 bits: an arena holds at most 64 GiB.
 #define HIPMLIR_HEAP_MAX_BYTES (1ull << 36)
 #define HIPMLIR_HEAP_CLASSES 37
 #define HIPMLIR_HEAP_MIN_CLASS 5
 #define HIPMLIR_HEAP_BLOCK_MARK 0x6d6c6968u
 
+// The arena's first 16 bytes: its size in bytes (written by the runtime); blocks follow.
+#define HIPMLIR_HEAP_ARENA_HEADER 16ull
+
 struct __hipmlir_heap_state {
-  // The region's size in bytes (written by the runtime).
-  unsigned long long size;
-  // Bytes carved so far from the block area, which starts HIPMLIR_HEAP_HEADER_BYTES in.
+  // Bytes carved so far from the arena's blocks.
   unsigned long long carved;
-  // Per block size 2^k: (changes << 32) | (offset of the top free block / 16); 0: none free.
+  // Per block size 2^k: (changes << 32) | (offset of the top free block / 16 + 1); 0: none free.
   unsigned long long free_top[HIPMLIR_HEAP_CLASSES];
 };
-static_assert(sizeof(__hipmlir_heap_state) <= HIPMLIR_HEAP_HEADER_BYTES,
-              "the allocator's state must fit the header the runtime zeroes");
+
+extern "C" {
+// The module's arena: null until the runtime stores its address (malloc then returns NULL).
+__device__ char* __hipmlir_device_heap;
+// The allocator's state (zero when the program is built). A variable of its own, apart from the
+// arena's address: global memory, so atomics on it are global-memory atomics, which every device
+// has. (Kept in one variable with the address, it made Intel's OpenCL CPU compiler miscompile
+// loops over allocated memory.)
+__device__ __hipmlir_heap_state __hipmlir_heap_lists;
+}
+
+// The arena's size in bytes.
+__device__ inline unsigned long long __hipmlir_heap_size(const char* arena) {
+  return *(const unsigned long long*)arena;
+}
 
 struct __hipmlir_heap_block {
   unsigned int mark;
   unsigned int size_class;
-  // While the block is free: the offset / 16 of the next free block of its size (0: none).
+  // While the block is free: the link to the next free block of its size, as in free_top.
   unsigned long long next;
 };
 
-// The heap region (global memory: its atomics are global-memory atomics), or NULL.
-__device__ inline char* __hipmlir_heap_region() {
-  unsigned long long region = __hipmlir_device_heap;
-  return region == 0 ? nullptr : (char*)__hipmlir_global_address(region);
-}
-
 // Takes the top block off the free stack of size class k; NULL if it is empty.
-__device__ inline __hipmlir_heap_block* __hipmlir_heap_pop(char* region, __hipmlir_heap_state* h,
-                                                          unsigned int k) {
-  unsigned long long* top = &h->free_top[k];
+__device__ inline __hipmlir_heap_block* __hipmlir_heap_pop(unsigned int k) {
+  char* arena = __hipmlir_device_heap;
+  unsigned long long* top = &__hipmlir_heap_lists.free_top[k];
   unsigned long long head = *top;
   while ((head & 0xffffffffull) != 0) {
-    __hipmlir_heap_block* b = (__hipmlir_heap_block*)(region + (head & 0xffffffffull) * 16);
+    __hipmlir_heap_block* b =
+        (__hipmlir_heap_block*)(arena + ((head & 0xffffffffull) - 1) * 16);
     // Another thread may take this block first and reuse it: `next` is then stale, and the
     // exchange fails because the head's count of changes moved on.
     unsigned long long wanted = (((head >> 32) + 1) << 32) | (b->next & 0xffffffffull);
@@ -82,22 +85,23 @@ __device__ inline __hipmlir_heap_block* __hipmlir_heap_pop(char* region, __hipml
   return nullptr;
 }
 
-// A new block of size class k from the part of the region never used; NULL if it does not fit.
-__device__ inline __hipmlir_heap_block* __hipmlir_heap_carve(char* region, __hipmlir_heap_state* h,
-                                                            unsigned int k) {
-  unsigned long long usable = h->size < HIPMLIR_HEAP_MAX_BYTES ? h->size : HIPMLIR_HEAP_MAX_BYTES;
-  if (usable <= HIPMLIR_HEAP_HEADER_BYTES) return nullptr;
-  unsigned long long room = usable - HIPMLIR_HEAP_HEADER_BYTES;
+// A new block of size class k from the part of the arena never used; NULL if it does not fit.
+__device__ inline __hipmlir_heap_block* __hipmlir_heap_carve(unsigned int k) {
+  char* arena = __hipmlir_device_heap;
+  unsigned long long size = __hipmlir_heap_size(arena);
+  if (size > HIPMLIR_HEAP_MAX_BYTES) size = HIPMLIR_HEAP_MAX_BYTES;
+  if (size <= HIPMLIR_HEAP_ARENA_HEADER) return nullptr;
+  unsigned long long room = size - HIPMLIR_HEAP_ARENA_HEADER;
   unsigned long long bytes = 1ull << k;
-  unsigned long long carved = h->carved;
+  unsigned long long* carved_word = &__hipmlir_heap_lists.carved;
+  unsigned long long carved = *carved_word;
   while (true) {
     if (bytes > room || carved > room - bytes) return nullptr;
-    unsigned long long seen = atomicCAS(&h->carved, carved, carved + bytes);
+    unsigned long long seen = atomicCAS(carved_word, carved, carved + bytes);
     if (seen == carved) break;
     carved = seen;
   }
-  __hipmlir_heap_block* b =
-      (__hipmlir_heap_block*)(region + HIPMLIR_HEAP_HEADER_BYTES + carved);
+  __hipmlir_heap_block* b = (__hipmlir_heap_block*)(arena + HIPMLIR_HEAP_ARENA_HEADER + carved);
   b->mark = HIPMLIR_HEAP_BLOCK_MARK;
   b->size_class = k;
   b->next = 0;
@@ -106,30 +110,27 @@ __device__ inline __hipmlir_heap_block* __hipmlir_heap_carve(char* region, __hip
 
 extern "C" {
 __device__ inline void* malloc(size_t size) {
-  char* region = __hipmlir_heap_region();
-  if (region == nullptr || size > HIPMLIR_HEAP_MAX_BYTES) return nullptr;
-  __hipmlir_heap_state* h = (__hipmlir_heap_state*)region;
+  if (__hipmlir_device_heap == nullptr || size > HIPMLIR_HEAP_MAX_BYTES) return nullptr;
   unsigned long long needed = (unsigned long long)size + sizeof(__hipmlir_heap_block);
   unsigned int k = HIPMLIR_HEAP_MIN_CLASS;
   while ((1ull << k) < needed) ++k;
-  __hipmlir_heap_block* b = __hipmlir_heap_pop(region, h, k);
-  if (b == nullptr) b = __hipmlir_heap_carve(region, h, k);
+  __hipmlir_heap_block* b = __hipmlir_heap_pop(k);
+  if (b == nullptr) b = __hipmlir_heap_carve(k);
   for (unsigned int larger = k + 1; b == nullptr && larger < HIPMLIR_HEAP_CLASSES; ++larger) {
-    b = __hipmlir_heap_pop(region, h, larger);
+    b = __hipmlir_heap_pop(larger);
   }
   if (b == nullptr) return nullptr;
   return (char*)b + sizeof(__hipmlir_heap_block);
 }
 
-// Pointers that malloc did not return (outside the heap, or without a block's mark) are left
-// alone.
+// Pointers that this module's malloc did not return (outside its arena, or without a block's
+// mark) are left alone.
 __device__ inline void free(void* ptr) {
-  char* region = __hipmlir_heap_region();
+  char* arena = __hipmlir_device_heap;
   char* p = (char*)ptr;
-  if (p == nullptr || region == nullptr) return;
-  __hipmlir_heap_state* h = (__hipmlir_heap_state*)region;
-  if (p < region + HIPMLIR_HEAP_HEADER_BYTES + sizeof(__hipmlir_heap_block) ||
-      p >= region + h->size) {
+  if (p == nullptr || arena == nullptr) return;
+  if (p < arena + HIPMLIR_HEAP_ARENA_HEADER + sizeof(__hipmlir_heap_block) ||
+      p >= arena + __hipmlir_heap_size(arena)) {
     return;
   }
   __hipmlir_heap_block* b = (__hipmlir_heap_block*)(p - sizeof(__hipmlir_heap_block));
@@ -138,14 +139,14 @@ __device__ inline void free(void* ptr) {
       k >= HIPMLIR_HEAP_CLASSES) {
     return;
   }
-  unsigned long long offset = (unsigned long long)((char*)b - region) / 16;
-  unsigned long long* top = &h->free_top[k];
+  unsigned long long link = (unsigned long long)((char*)b - arena) / 16 + 1;
+  unsigned long long* top = &__hipmlir_heap_lists.free_top[k];
   unsigned long long head = *top;
   while (true) {
     b->next = head & 0xffffffffull;
     // The block's contents and its link are visible before the block is.
     __threadfence();
-    unsigned long long seen = atomicCAS(top, head, (((head >> 32) + 1) << 32) | offset);
+    unsigned long long seen = atomicCAS(top, head, (((head >> 32) + 1) << 32) | link);
     if (seen == head) return;
     head = seen;
   }

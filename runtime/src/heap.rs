@@ -1,28 +1,27 @@
 //! The device heap: the memory behind `malloc`, `free`, `new` and `delete` in device code.
 //!
 //! The allocator itself is device code in hipmlir's headers (`hip/hipmlir_heap.h`: size classes
-//! with lock-free free lists over one region of device memory). Its state lives at the start of
-//! the region; this side provides the region:
+//! with lock-free free lists over one arena of device memory, its state in module variables). The
+//! module's variable `DEVICE_HEAP_VARIABLE` holds the arena's address; the header defines it
+//! beside the allocator, so only modules whose code allocates have it, and only they get an
+//! arena. This side provides the arenas:
 //!
-//! * One region per process, allocated on the first launch of a kernel whose module uses it and
-//!   shared by every module (memory allocated by one module's kernel may be freed by another's).
-//!   Its size is `hipLimitMallocHeapSize`: [`DEFAULT_HEAP_BYTES`] unless the program set another
-//!   before that first launch; setting it once the heap exists is `hipErrorInvalidValue`, as in
-//!   CUDA.
-//! * A module uses the heap when its image defines `DEVICE_HEAP_VARIABLE`, which the header
-//!   defines beside the allocator: only code that allocates pays for a heap. Before the module's
-//!   first launch (and again after `hipDeviceReset` rebuilds its program) the region's address is
-//!   written into that variable, the variable's address found through its address kernel as for
-//!   any device variable.
-//! * The region is device memory entered in the allocation table as `AllocKind::Heap`, so SVM
-//!   launches list it and copies from device-malloc'd pointers work; `hipDeviceReset` releases it
-//!   with every allocation and the next use starts an empty heap.
+//! * Before the first launch of a kernel of such a module (and again after `hipDeviceReset`
+//!   rebuilds its program), an arena is allocated, its size written into its first 16 bytes and
+//!   its address into the variable, whose address is found through its address kernel as for any
+//!   device variable.
+//!   Each module has its own arena (the allocator's state is in its variables): memory a kernel
+//!   allocates is usable and freeable by every kernel of its module.
+//! * An arena's size is `hipLimitMallocHeapSize`: [`DEFAULT_HEAP_BYTES`] unless the program set
+//!   another before the first launch that allocates; setting it once an arena exists is
+//!   `hipErrorInvalidValue`, as in CUDA.
+//! * Arenas are device memory entered in the allocation table as `AllocKind::Heap`, so SVM
+//!   launches list them and copies from device-malloc'd pointers work; `hipDeviceReset` releases
+//!   them with every allocation.
 
 use std::ffi::c_void;
 use std::sync::atomic::Ordering;
 use std::sync::{Arc, Mutex, MutexGuard};
-
-use hipmlir_device_image::DEVICE_HEAP_HEADER_BYTES;
 
 use crate::error::{Failure, HipResult};
 use crate::hlog;
@@ -33,16 +32,19 @@ use crate::registry::Module;
 /// 8 MiB; HIP on AMD GPUs grows its heap on demand, and programs written for it allocate more).
 pub const DEFAULT_HEAP_BYTES: usize = 64 << 20;
 
+/// The arena's first bytes: its size (a 64-bit word), then padding to the first block.
+const ARENA_HEADER_BYTES: usize = 16;
+
 struct Heap {
     /// `hipLimitMallocHeapSize`.
     limit: usize,
-    /// The region's device address, once allocated.
-    region: Option<usize>,
+    /// Whether an arena exists (the limit is then fixed).
+    started: bool,
 }
 
 static HEAP: Mutex<Heap> = Mutex::new(Heap {
     limit: DEFAULT_HEAP_BYTES,
-    region: None,
+    started: false,
 });
 
 fn heap() -> MutexGuard<'static, Heap> {
@@ -57,7 +59,7 @@ pub fn limit() -> usize {
 /// `hipDeviceSetLimit(hipLimitMallocHeapSize, bytes)`: only before the heap exists.
 pub fn set_limit(bytes: usize) -> HipResult<()> {
     let mut h = heap();
-    if h.region.is_some() && bytes != h.limit {
+    if h.started && bytes != h.limit {
         return Err(Failure::invalid_value(format!(
             "the device heap ({} bytes) already exists: hipLimitMallocHeapSize must be set before \
              the first launch of a kernel that uses malloc or new",
@@ -68,9 +70,9 @@ pub fn set_limit(bytes: usize) -> HipResult<()> {
     Ok(())
 }
 
-/// Makes `module`'s heap variable point at the heap (allocating it on first use); a no-op for
-/// modules that do not allocate, and once done until the module's program is rebuilt. Called
-/// before each launch of one of the module's kernels.
+/// Gives `module` its arena (writing its address and size into the module's heap variable); a
+/// no-op for modules that do not allocate, and once done until the module's program is rebuilt.
+/// Called before each launch of one of the module's kernels.
 pub fn prepare(module: &Arc<Module>) -> HipResult<()> {
     let Some(index) = module.heap_variable else {
         return Ok(());
@@ -82,44 +84,27 @@ pub fn prepare(module: &Arc<Module>) -> HipResult<()> {
     if module.heap_bound.load(Ordering::Acquire) {
         return Ok(());
     }
-    let region = match h.region {
-        Some(region) => region,
-        None => {
-            let region = create(h.limit)?;
-            h.region = Some(region);
-            region
-        }
-    };
     let variable = crate::symbols::address_of(module, index)?;
-    let address = region as u64;
-    memory::memcpy(
-        variable as *mut c_void,
-        (&address as *const u64).cast(),
-        8,
-        MemcpyKind::HostToDevice as i32,
-    )?;
+    let size = h.limit.max(ARENA_HEADER_BYTES);
+    let arena = memory::alloc_heap(size)?;
+    h.started = true;
+    let header = [size as u64, 0];
+    let address = arena as u64;
+    let copy = |to: *mut c_void, from: *const c_void, bytes: usize| {
+        memory::memcpy(to, from, bytes, MemcpyKind::HostToDevice as i32)
+    };
+    copy(arena, header.as_ptr().cast(), ARENA_HEADER_BYTES)?;
+    copy(variable as *mut c_void, (&address as *const u64).cast(), 8)?;
+    hlog!(
+        Debug,
+        "device heap of {} at {arena:p}: {size} bytes",
+        module.label
+    );
     module.heap_bound.store(true, Ordering::Release);
     Ok(())
 }
 
-/// Allocates a region of `limit` bytes (at least its header) and writes the allocator's empty
-/// state: the region's size, then zeros.
-fn create(limit: usize) -> HipResult<usize> {
-    let size = limit.max(DEVICE_HEAP_HEADER_BYTES);
-    let region = memory::alloc_heap(size)?;
-    let mut header = vec![0u8; DEVICE_HEAP_HEADER_BYTES];
-    header[..8].copy_from_slice(&(size as u64).to_ne_bytes());
-    memory::memcpy(
-        region,
-        header.as_ptr().cast(),
-        header.len(),
-        MemcpyKind::HostToDevice as i32,
-    )?;
-    hlog!(Debug, "device heap of {size} bytes at {region:p}");
-    Ok(region as usize)
-}
-
-/// `hipDeviceReset` released the region with every allocation: the next use allocates a new one.
+/// `hipDeviceReset` released the arenas with every allocation: a new limit may be set.
 pub fn forget() {
-    heap().region = None;
+    heap().started = false;
 }

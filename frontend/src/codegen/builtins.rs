@@ -112,13 +112,6 @@ impl<'c> FunctionCodegen<'c, '_> {
             ("__builtin_assume", [_]) => return Ok(Some(Val::Void)),
             _ => {}
         }
-        if let ("__hipmlir_global_address", [address]) = (name, args) {
-            // A global pointer seen as generic: address-space inference then knows its space.
-            let int = self.rvalue_as(address, &Ty::LONG)?.scalar();
-            let global = crate::types::pointer_type(self.ctx(), AddrSpace::Global);
-            let ptr = self.b.value("llvm.inttoptr", &[int], global, &[], loc)?;
-            return self.to_generic(ptr, loc).map(|v| Some(Val::Scalar(v)));
-        }
         if name == "__syncthreads" {
             self.b.op("gpu.barrier", &[], &[], &[], vec![], loc)?;
             return Ok(Some(Val::Void));

@@ -76,7 +76,12 @@ impl<'c> ModuleCodegen<'c> {
             ));
         };
         let mut bytes = vec![0u8; ty.size() as usize];
-        if let Some(init) = def.var_initializer() {
+        // A class variable written without an initializer is default-constructed: with a
+        // trivial constructor, that leaves the zeros static storage starts with.
+        if let Some(init) = def
+            .var_initializer()
+            .filter(|i| !is_trivial_construction(i))
+        {
             constant_bytes(&init, &ty, &mut bytes, 0)?;
         }
         let l = decl.location();
@@ -170,6 +175,17 @@ impl<'c> ModuleCodegen<'c> {
         self.module.body().insert_operation(0, global);
         Ok(())
     }
+}
+
+/// Whether an initializer is a call of a trivial default constructor (`S s;` for a plain `S`).
+fn is_trivial_construction(init: &Cursor) -> bool {
+    init.kind() == CXCursor_CallExpr
+        && init.arguments().is_empty()
+        && init.referenced().is_some_and(|ctor| {
+            ctor.kind() == CXCursor_Constructor
+                && ctor.trivial_special_member()
+                    == Some(crate::clang::SpecialMember::DefaultConstructor)
+        })
 }
 
 /// Writes the bytes of constant initializer `init` of type `ty` at `offset` in `out`.

@@ -96,6 +96,17 @@ impl<'c> FunctionCodegen<'c, '_> {
                     }
                     _ => memory,
                 };
+                if parts.zeroes {
+                    match count {
+                        None => this.zero_fill(object, &element, loc)?,
+                        Some(n) => {
+                            let element_ty = element.clone();
+                            this.for_each_element(object, &element, n, false, e, |this, at| {
+                                this.zero_fill(at, &element_ty, loc)
+                            })?
+                        }
+                    }
+                }
                 match (count, &parts.initializer) {
                     (_, None) => {}
                     (None, Some(init)) => this.initialize(object, &element, init)?,
