@@ -17,7 +17,7 @@ pub use bundle::{
 };
 pub use metadata::{
     AddressSpace, GlobalVar, KernelArg, KernelInfo, ModuleMetadata, SpirvVariant,
-    METADATA_FORMAT_VERSION,
+    DEVICE_HEAP_VARIABLE, METADATA_FORMAT_VERSION,
 };
 pub use vocabulary::{hip_api_version, FUNCTION_POINTERS_ATTRIBUTE, LINKAGE_ATTRIBUTE};
 

@@ -46,6 +46,13 @@ pub struct KernelInfo {
     pub args_size: u64,
 }
 
+/// The device variable through which a module's `malloc`, `free`, `new` and `delete` reach its
+/// device heap. hipmlir's device header defines it beside its allocator, so only modules whose
+/// code allocates have it. The runtime stores the address of the module's arena there (a 64-bit
+/// word) before the module's first launch, after writing the arena's size in bytes into the
+/// arena's first 64-bit word (16 bytes are reserved before the first block).
+pub const DEVICE_HEAP_VARIABLE: &str = "__hipmlir_device_heap";
+
 /// A `__device__` or `__constant__` variable: the host reaches it by name (hipMemcpyToSymbol).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct GlobalVar {

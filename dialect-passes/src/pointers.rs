@@ -177,6 +177,11 @@ impl<'c> Rewriter<'c> {
         if from == to {
             return Ok(v);
         }
+        // A pointer not converted yet (a block argument or a region's result, retyped later)
+        // becomes a byte pointer of its space: a cast to that would be a cast to itself.
+        if is_llvm_ptr(from) && byte_ptr(self.ctx, address_space(from)).is_ok_and(|b| b == to) {
+            return Ok(v);
+        }
         Ok(self.op("spirv.Bitcast", &[v], &[to], &[])?[0])
     }
 

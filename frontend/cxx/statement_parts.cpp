@@ -1,5 +1,5 @@
-// The parts of `for` and `if` statements, and of atomic builtin calls, read from clang's own AST
-// nodes.
+// The parts of `for` and `if` statements, of atomic builtin calls and of new- and
+// delete-expressions, read from clang's own AST nodes.
 //
 // libclang's C API lists a statement's children without saying which optional parts are absent
 // (`for (;; i++)` and `for (; i < n;)` both have one header child), and the source text cannot
@@ -8,6 +8,7 @@
 // statement holds the `clang::Stmt *` in `data[1]`.
 #include <clang/AST/DeclTemplate.h>
 #include <clang/AST/Expr.h>
+#include <clang/AST/ExprCXX.h>
 #include <clang/AST/Stmt.h>
 
 extern "C" {
@@ -82,6 +83,62 @@ int hipmlir_atomic_parts(const void *expr, const char **name, size_t *name_len,
   if (n > 8) return -1;
   for (unsigned i = 0; i < n; ++i) parts[i] = shown(e->getSubExprs()[i]);
   return static_cast<int>(n);
+}
+
+// A new-expression (`new T`, `new T(args)`, `new T[n]{...}`, `new (p) T`): libclang lists its
+// placement arguments, array size and initializer as children without saying which is which.
+// Writes whether it is an array new, whether the allocation function takes the alignment,
+// whether the initializer is a zeroing (value-initialization), the array size and initializer
+// (null when absent), the allocation function's declaration (a
+// libclang cursor's data[0] for it), and up to 4 placement arguments. Returns the number of
+// placement arguments, or -1 when the expression is not a new-expression or has more.
+int hipmlir_new_parts(const void *expr, int *is_array, int *pass_alignment, int *zeroes,
+                      const void **array_size, const void **initializer,
+                      const void **operator_new, const void *placement[4]) {
+  const auto *e = llvm::dyn_cast<clang::CXXNewExpr>(static_cast<const clang::Stmt *>(expr));
+  if (!e) return -1;
+  unsigned n = e->getNumPlacementArgs();
+  if (n > 4) return -1;
+  *is_array = e->isArray();
+  *pass_alignment = e->passAlignment();
+  auto size = e->getArraySize();
+  *array_size = size && *size ? shown(*size) : nullptr;
+  *initializer = shown(e->getInitializer());
+  // `new T()`: value-initialization zeroes the object first (then runs a trivial constructor),
+  // or is only a zeroing (scalars, and classes without constructors: `*zeroes` is then 2).
+  const clang::Expr *init = e->getInitializer();
+  const auto *construct = llvm::dyn_cast_or_null<clang::CXXConstructExpr>(init);
+  if (llvm::isa_and_nonnull<clang::ImplicitValueInitExpr>(init) ||
+      llvm::isa_and_nonnull<clang::CXXScalarValueInitExpr>(init)) {
+    *zeroes = 2;
+  } else {
+    *zeroes = construct && construct->requiresZeroInitialization();
+  }
+  const clang::Decl *allocator = e->getOperatorNew();
+  *operator_new = allocator;
+  for (unsigned i = 0; i < n; ++i) placement[i] = shown(e->getPlacementArg(i));
+  return static_cast<int>(n);
+}
+
+// A delete-expression: whether it is `delete[]`, and the deallocation function's declaration
+// (a libclang cursor's data[0] for it; null when clang chose none). Returns -1 when the
+// expression is not a delete-expression.
+int hipmlir_delete_parts(const void *expr, int *is_array, const void **operator_delete) {
+  const auto *e = llvm::dyn_cast<clang::CXXDeleteExpr>(static_cast<const clang::Stmt *>(expr));
+  if (!e) return -1;
+  *is_array = e->isArrayForm();
+  const clang::Decl *deallocator = e->getOperatorDelete();
+  *operator_delete = deallocator;
+  return 0;
+}
+
+// Whether destroying an object of a class does nothing (clang's trivial destructor: no
+// user-provided destructor, and none in its bases and members): 1 or 0, or -1 when the
+// declaration is not a C++ class with a definition.
+int hipmlir_has_trivial_destructor(const void *decl) {
+  const auto *r = llvm::dyn_cast<clang::CXXRecordDecl>(static_cast<const clang::Decl *>(decl));
+  if (!r || !r->hasDefinition()) return -1;
+  return r->hasTrivialDestructor();
 }
 
 }  // extern "C"

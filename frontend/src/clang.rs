@@ -128,6 +128,50 @@ extern "C" {
         name_len: *mut usize,
         parts: *mut [*const c_void; 8],
     ) -> i32;
+    fn hipmlir_new_parts(
+        expr: *const c_void,
+        is_array: *mut i32,
+        pass_alignment: *mut i32,
+        zeroes: *mut i32,
+        array_size: *mut *const c_void,
+        initializer: *mut *const c_void,
+        operator_new: *mut *const c_void,
+        placement: *mut [*const c_void; 4],
+    ) -> i32;
+    fn hipmlir_delete_parts(
+        expr: *const c_void,
+        is_array: *mut i32,
+        operator_delete: *mut *const c_void,
+    ) -> i32;
+    fn hipmlir_has_trivial_destructor(decl: *const c_void) -> i32;
+}
+
+/// A declaration as clang's node, to be found among the cursors (libclang gives no cursor for
+/// the functions a new- or delete-expression calls).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct DeclNode(*const c_void);
+
+/// The parts of a new-expression (`new (placement...) T[array_size] initializer`).
+#[derive(Debug, Clone)]
+pub struct NewParts {
+    pub is_array: bool,
+    /// The allocation function takes the type's alignment (an over-aligned type).
+    pub pass_alignment: bool,
+    pub placement: Vec<Cursor>,
+    pub array_size: Option<Cursor>,
+    pub initializer: Option<Cursor>,
+    /// Value-initialization zeroes the object first (`new int()`, `new Plain()`).
+    pub zeroes: bool,
+    /// The allocation function clang chose.
+    pub operator_new: Option<DeclNode>,
+}
+
+/// The parts of a delete-expression.
+#[derive(Debug, Clone, Copy)]
+pub struct DeleteParts {
+    pub is_array: bool,
+    /// The deallocation function clang chose.
+    pub operator_delete: Option<DeclNode>,
 }
 
 /// libclang's version line ("Debian clang version 22.1.0 ..."): the LLVM hipmlir is built on.
@@ -582,6 +626,93 @@ impl Cursor {
         Some((name, parts))
     }
 
+    /// The parts of a new-expression, read from clang's node; `None` for other cursors, or if the
+    /// node's parts are not exactly the children libclang shows.
+    pub fn new_parts(&self) -> Option<NewParts> {
+        if self.kind() != CXCursor_CXXNewExpr {
+            return None;
+        }
+        let (mut is_array, mut pass_alignment, mut zeroes) = (0, 0, 0);
+        let (mut array_size, mut initializer, mut operator_new) =
+            (std::ptr::null(), std::ptr::null(), std::ptr::null());
+        let mut placement = [std::ptr::null::<c_void>(); 4];
+        // SAFETY: an expression cursor holds its `clang::Expr *` in data[1]; the shim checks the
+        // node's class before reading it.
+        let count = unsafe {
+            hipmlir_new_parts(
+                self.0.data[1],
+                &mut is_array,
+                &mut pass_alignment,
+                &mut zeroes,
+                &mut array_size,
+                &mut initializer,
+                &mut operator_new,
+                &mut placement,
+            )
+        };
+        let count = usize::try_from(count).ok()?;
+        let children = self.children();
+        let child = |node: *const c_void| -> Option<Option<Cursor>> {
+            if node.is_null() {
+                return Some(None);
+            }
+            children
+                .iter()
+                .find(|c| c.0.data[1] == node)
+                .map(|c| Some(*c))
+        };
+        Some(NewParts {
+            is_array: is_array != 0,
+            pass_alignment: pass_alignment != 0,
+            placement: placement[..count]
+                .iter()
+                .map(|node| child(*node).flatten())
+                .collect::<Option<Vec<Cursor>>>()?,
+            array_size: child(array_size)?,
+            // An initializer that only zeroes may have no cursor of its own.
+            initializer: if zeroes == 2 {
+                None
+            } else {
+                child(initializer)?
+            },
+            zeroes: zeroes != 0,
+            operator_new: (!operator_new.is_null()).then_some(DeclNode(operator_new)),
+        })
+    }
+
+    /// The parts of a delete-expression; `None` for other cursors.
+    pub fn delete_parts(&self) -> Option<DeleteParts> {
+        if self.kind() != CXCursor_CXXDeleteExpr {
+            return None;
+        }
+        let mut is_array = 0;
+        let mut operator_delete = std::ptr::null();
+        // SAFETY: as in `new_parts`.
+        let found =
+            unsafe { hipmlir_delete_parts(self.0.data[1], &mut is_array, &mut operator_delete) };
+        (found == 0).then_some(DeleteParts {
+            is_array: is_array != 0,
+            operator_delete: (!operator_delete.is_null()).then_some(DeclNode(operator_delete)),
+        })
+    }
+
+    /// Whether this cursor is the declaration `node`.
+    pub fn is_declaration_node(&self, node: DeclNode) -> bool {
+        // SAFETY: a plain query; a declaration cursor holds its `clang::Decl *` in data[0].
+        unsafe { clang_isDeclaration(self.kind()) != 0 && self.0.data[0] == node.0 }
+    }
+
+    /// The cursor of the whole translation unit this cursor belongs to.
+    pub fn translation_unit(&self) -> Cursor {
+        // SAFETY: plain libclang queries on a live cursor.
+        Cursor(unsafe { clang_getTranslationUnitCursor(clang_Cursor_getTranslationUnit(self.0)) })
+    }
+
+    /// Whether a special member function is `= default`.
+    pub fn is_defaulted_method(&self) -> bool {
+        unsafe { clang_CXXMethod_isDefaulted(self.0) != 0 }
+    }
+
     /// The tokens of the cursor's extent with their byte offsets in the file.
     pub fn tokens_with_offsets(&self) -> Vec<(String, usize)> {
         unsafe {
@@ -701,6 +832,27 @@ impl CType {
     pub fn size_of(&self) -> Option<u64> {
         let s = unsafe { clang_Type_getSizeOf(self.0) };
         (s >= 0).then_some(s as u64)
+    }
+    /// Whether the type depends on template parameters (`T[2]` in a template).
+    pub fn is_dependent(&self) -> bool {
+        let s = unsafe { clang_Type_getSizeOf(self.0) };
+        s == CXTypeLayoutError_Dependent as i64
+    }
+    /// Whether destroying an object of this class type does nothing; `None` for types that are
+    /// not C++ classes with a definition.
+    pub fn has_trivial_destructor(&self) -> Option<bool> {
+        let decl = self.canonical().declaration();
+        // SAFETY: a plain query.
+        if unsafe { clang_isDeclaration(decl.kind()) } == 0 {
+            return None;
+        }
+        // SAFETY: a declaration cursor holds its `clang::Decl *` in data[0]; the shim checks the
+        // node's class before reading it.
+        match unsafe { hipmlir_has_trivial_destructor(decl.0.data[0]) } {
+            0 => Some(false),
+            1 => Some(true),
+            _ => None,
+        }
     }
     pub fn align_of(&self) -> Option<u64> {
         let a = unsafe { clang_Type_getAlignOf(self.0) };

@@ -25,6 +25,7 @@
 // Device declarations of C library functions come before the C headers that redeclare them.
 #include "hipmlir_math.h"
 #include "hipmlir_libc.h"
+#include "hipmlir_heap.h"
 
 // What hipcc makes visible before any user code: clang's HIP wrapper header includes <cmath>,
 // <cstdlib>, <stdlib.h>, <algorithm>, <complex> and <new>; ROCm's headers add <string.h> and

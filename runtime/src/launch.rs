@@ -241,6 +241,20 @@ pub fn launch(
     stream: usize,
     args: &[u8],
 ) -> HipResult<()> {
+    crate::heap::prepare(&kernel.module)?;
+    launch_without_heap(kernel, grid, block, shmem, stream, args)
+}
+
+/// [`launch`] without first pointing the module at the device heap: for the address kernels,
+/// which need no heap and through which the heap's variable is found.
+pub fn launch_without_heap(
+    kernel: &KernelRef,
+    grid: Dim3,
+    block: Dim3,
+    shmem: usize,
+    stream: usize,
+    args: &[u8],
+) -> HipResult<()> {
     let info = kernel.info();
     let values = unpack_args(info, args, shmem)?;
     let rt = runtime()?;

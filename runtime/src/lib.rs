@@ -22,6 +22,7 @@ mod device;
 mod event;
 mod files;
 mod handles;
+mod heap;
 mod host_function;
 mod jit;
 pub mod kpack;

@@ -34,6 +34,9 @@ pub enum AllocKind {
     /// is first needed (`symbols`): device memory for copies, fills and kernels, but the program
     /// owns it, so it is never freed, listed as an allocation or counted as allocated.
     Variable,
+    /// The device heap behind `malloc`/`new` in device code (`heap`): device memory the runtime
+    /// owns, reachable by kernels through pointers they compute, never freed by `hipFree`.
+    Heap,
 }
 
 impl AllocKind {
@@ -41,7 +44,7 @@ impl AllocKind {
     pub fn is_device(self) -> bool {
         matches!(
             self,
-            AllocKind::Device | AllocKind::Managed | AllocKind::Variable
+            AllocKind::Device | AllocKind::Managed | AllocKind::Variable | AllocKind::Heap
         )
     }
 
@@ -125,11 +128,12 @@ impl AllocationTable {
         self.allocations.len()
     }
 
-    /// Base addresses of all live device-side allocations (device and managed).
+    /// Base addresses of all live device-side allocations (device and managed, and the device
+    /// heap, which kernels reach through the pointers malloc gives them).
     pub fn bases(&self) -> Vec<*mut c_void> {
         self.allocations
             .iter()
-            .filter(|(_, (_, k))| k.is_device_allocation())
+            .filter(|(_, (_, k))| k.is_device_allocation() || *k == AllocKind::Heap)
             .map(|(&b, _)| b as *mut c_void)
             .collect()
     }
@@ -227,6 +231,17 @@ fn out_of_memory(size: usize, e: String) -> Failure {
     )
 }
 
+/// The device heap's region (`heap`): `size` bytes of device memory, entered in the table as
+/// [`AllocKind::Heap`]; `hipDeviceReset` releases it with the allocations.
+pub fn alloc_heap(size: usize) -> HipResult<*mut c_void> {
+    let rt = runtime()?;
+    let p = rt
+        .memory
+        .alloc(rt.context.get(), rt.device_id(), size)
+        .map_err(|e| out_of_memory(size, e))?;
+    record(p, size, AllocKind::Heap)
+}
+
 /// `hipMalloc`: `size` bytes of device memory, 256-byte aligned. Zero bytes gives null, as in HIP.
 pub fn malloc(size: usize) -> HipResult<*mut c_void> {
     if size == 0 {
@@ -319,6 +334,12 @@ fn free_kind(p: *mut c_void, host: bool) -> HipResult<()> {
             Some((_, AllocKind::Variable)) => {
                 return Err(Failure::invalid_value(format!(
                     "{p:p} is a device variable (hipGetSymbolAddress), not an allocation"
+                )));
+            }
+            Some((_, AllocKind::Heap)) => {
+                return Err(Failure::invalid_value(format!(
+                    "{p:p} is the device heap (memory from malloc in device code is freed by \
+                     free in device code)"
                 )));
             }
             Some((_, kind)) if kind.is_device() == host => {
@@ -711,7 +732,7 @@ pub fn pointer_attributes(p: *const c_void) -> PointerAttributes {
     };
     let p = p as *mut c_void;
     match kind {
-        AllocKind::Device | AllocKind::Variable => {
+        AllocKind::Device | AllocKind::Variable | AllocKind::Heap => {
             a.r#type = MEMORY_TYPE_DEVICE;
             a.devicePointer = p;
         }

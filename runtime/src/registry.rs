@@ -14,9 +14,12 @@
 
 use std::collections::{BTreeMap, HashMap};
 use std::os::unix::ffi::OsStrExt;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
 
-use hipmlir_device_image::{AddressSpace, DeviceImage, GlobalVar, KernelInfo};
+use hipmlir_device_image::{
+    AddressSpace, DeviceImage, GlobalVar, KernelInfo, DEVICE_HEAP_VARIABLE,
+};
 
 use crate::error::{Failure, HipError, HipResult};
 use crate::jit::ModuleState;
@@ -39,6 +42,10 @@ pub struct Module {
     pub variables: Mutex<HashMap<usize, usize>>,
     /// Per-kernel settings from `hipFuncSetAttribute`/`hipFuncSetCacheConfig` (kernel index →).
     pub func_settings: Mutex<HashMap<usize, FuncSettings>>,
+    /// The module's device-heap variable (`DEVICE_HEAP_VARIABLE`), if its code allocates.
+    pub heap_variable: Option<usize>,
+    /// Whether the built program's heap variable holds the heap's address (see `heap`).
+    pub heap_bound: AtomicBool,
 }
 
 /// What a program set on one kernel. OpenCL has no cache or carveout controls: they are kept to
@@ -65,6 +72,11 @@ impl Drop for Module {
 
 impl Module {
     fn new(index: usize, label: String, image: DeviceImage) -> Self {
+        let heap_variable = image
+            .metadata
+            .globals
+            .iter()
+            .position(|g| g.name == DEVICE_HEAP_VARIABLE);
         Module {
             index,
             label,
@@ -72,7 +84,21 @@ impl Module {
             state: Mutex::new(ModuleState::default()),
             variables: Mutex::new(HashMap::new()),
             func_settings: Mutex::new(HashMap::new()),
+            heap_variable,
+            heap_bound: AtomicBool::new(false),
         }
+    }
+
+    /// Drops the built program, and with it the storage of the module's variables
+    /// (`hipDeviceReset`): the next launch builds the program again, its variables initialized
+    /// as the image defines them. The caller has waited for the device.
+    pub fn unbuild(&self) {
+        let mut variables = self.lock_variables();
+        for (_, address) in variables.drain() {
+            crate::memory::remove_variable(address);
+        }
+        *self.lock_state() = ModuleState::NotBuilt;
+        self.heap_bound.store(false, Ordering::SeqCst);
     }
 
     pub fn lock_state(&self) -> MutexGuard<'_, ModuleState> {
@@ -257,6 +283,11 @@ impl Registry {
         let module = Arc::new(Module::new(index, label, image));
         self.modules.push(module.clone());
         module
+    }
+
+    /// Every registered module.
+    pub fn modules(&self) -> Vec<Arc<Module>> {
+        self.modules.clone()
     }
 
     /// The module registered last, if any (device variables are registered right after their

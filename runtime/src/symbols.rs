@@ -38,7 +38,7 @@ use crate::cl::OwnedEvent;
 use crate::device::{runtime, Runtime};
 use crate::error::{Failure, HipError, HipResult};
 use crate::hlog;
-use crate::launch::{launch, Dim3};
+use crate::launch::{launch_without_heap, Dim3};
 use crate::memory::{self, MemcpyKind};
 use crate::registry::{registry, registry_for_lookup, symbol_name, KernelRef, Module};
 
@@ -258,7 +258,7 @@ fn query_address(rt: &Runtime, module: &Arc<Module>, var: &GlobalVar) -> HipResu
         .map_err(|e| Failure::new(HipError::OutOfMemory, format!("8 bytes: {e}")))?;
     let mut value = Box::new(0u64);
     let host: *mut u64 = &mut *value;
-    let result = launch(
+    let result = launch_without_heap(
         &kernel,
         Dim3::new(1, 1, 1),
         Dim3::new(1, 1, 1),

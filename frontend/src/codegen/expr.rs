@@ -104,6 +104,8 @@ impl<'c> FunctionCodegen<'c, '_> {
             | CXCursor_CXXBoolLiteralExpr
             | CXCursor_UnaryExpr => self.constant(e),
             CXCursor_CXXNullPtrLiteralExpr => self.null_pointer(loc),
+            // GCC's `__null` (glibc's NULL in C++): a zero of its integer type.
+            CXCursor_GNUNullExpr => self.zero(&Ty::of(e)?, loc),
             CXCursor_CXXThisExpr => match self.env.get(&VarKey::This) {
                 Some(b) => Ok(b.val),
                 None => Err(FrontendError::unsupported(
@@ -169,6 +171,8 @@ impl<'c> FunctionCodegen<'c, '_> {
                 let lv = self.lvalue(e)?;
                 self.load(&lv, loc)
             }
+            CXCursor_CXXNewExpr => self.new_expression(e),
+            CXCursor_CXXDeleteExpr => self.delete_expression(e),
             CXCursor_BinaryOperator => self.binary(e),
             CXCursor_CompoundAssignOperator => self.compound_assign(e),
             CXCursor_UnaryOperator => self.unary(e),

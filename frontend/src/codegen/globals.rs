@@ -36,9 +36,19 @@ pub struct DeviceVariable {
     pub size: u64,
 }
 
-/// Whether a declaration is a `__device__` or `__constant__` variable at namespace scope.
+/// Whether a declaration is a `__device__` or `__constant__` variable at namespace scope: an
+/// ordinary variable, or an instance of a variable template (`mask<float>` of `template <class T>
+/// __constant__ T mask[N];`, which libclang shows as an unexposed declaration), each instance a
+/// variable of its own under its mangled name. A partial specialization, whose type still depends
+/// on template parameters, is no variable.
 pub fn is_device_variable(decl: &Cursor) -> bool {
-    decl.kind() == CXCursor_VarDecl
+    let variable = match decl.kind() {
+        CXCursor_VarDecl => true,
+        // has_global_storage holds only for variables.
+        CXCursor_UnexposedDecl => !decl.ty().is_dependent(),
+        _ => false,
+    };
+    variable
         && decl.has_global_storage()
         && (decl.has_attr(CXCursor_CUDADeviceAttr) || decl.has_attr(CXCursor_CUDAConstantAttr))
         && !decl.has_attr(CXCursor_CUDASharedAttr)
@@ -77,7 +87,12 @@ impl<'c> ModuleCodegen<'c> {
             return Ok((symbol, ty));
         };
         let mut bytes = vec![0u8; ty.size() as usize];
-        if let Some(init) = def.var_initializer() {
+        // A class variable written without an initializer is default-constructed: with a
+        // trivial constructor, that leaves the zeros static storage starts with.
+        if let Some(init) = def
+            .var_initializer()
+            .filter(|i| !is_trivial_construction(i))
+        {
             self.constant_bytes(&init, &ty, &mut bytes, 0)?;
         }
         self.declare_global(
@@ -89,6 +104,9 @@ impl<'c> ModuleCodegen<'c> {
             def.linkage(),
             loc,
         )?;
+        // Every variable, those of headers that device code uses included, can be found by
+        // the runtime (the device heap's is found that way).
+        self.emit_address_kernel(&symbol, decl)?;
         self.globals.insert(key, symbol.clone());
         self.device_variables.push(DeviceVariable {
             symbol: symbol.clone(),
@@ -182,9 +200,23 @@ impl<'c> ModuleCodegen<'c> {
             .add_regions([Region::new()])
             .build()
             .map_err(|e| internal(loc, e))?;
-        self.module.body().append_operation(global);
+        // Ahead of every function: SPIR-V wants a variable declared before the code using it,
+        // and a variable first reached through a device function is declared after the kernels
+        // that call the function.
+        self.module.body().insert_operation(0, global);
         Ok(())
     }
+}
+
+/// Whether an initializer is a call of a trivial default constructor (`S s;` for a plain `S`).
+fn is_trivial_construction(init: &Cursor) -> bool {
+    init.kind() == CXCursor_CallExpr
+        && init.arguments().is_empty()
+        && init.referenced().is_some_and(|ctor| {
+            ctor.kind() == CXCursor_Constructor
+                && ctor.trivial_special_member()
+                    == Some(crate::clang::SpecialMember::DefaultConstructor)
+        })
 }
 
 impl ModuleCodegen<'_> {

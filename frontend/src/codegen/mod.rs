@@ -10,6 +10,7 @@ mod lambdas;
 mod launch_site;
 mod math;
 mod module;
+mod new_delete;
 mod objects;
 mod stmt;
 mod warp;

@@ -76,6 +76,8 @@ pub struct ModuleCodegen<'c> {
     pub(super) function_pointers: std::collections::BTreeMap<String, i64>,
     /// External device library functions declared so far.
     externals: std::collections::HashSet<String>,
+    /// The file-scope `operator new`/`operator delete` declarations, found on first use.
+    operators: Option<Vec<Cursor>>,
     pub kernels: Vec<KernelInfo>,
     /// Device functions and variables used here and defined in another source.
     pub undefined: Vec<UndefinedSymbol>,
@@ -128,6 +130,7 @@ impl<'c> ModuleCodegen<'c> {
             printf_signatures: HashMap::new(),
             externals: std::collections::HashSet::new(),
             function_pointers: std::collections::BTreeMap::new(),
+            operators: None,
             kernels: Vec::new(),
             undefined: Vec::new(),
         }
@@ -193,11 +196,11 @@ impl<'c> ModuleCodegen<'c> {
             }
         }
         self.emit_pending()?;
+        // The main file's variables, used or not: the host may copy to and from them.
         let mut variables = Vec::new();
         collect_device_variables(root, &mut variables);
         for v in &variables {
-            let (symbol, _) = self.device_variable(v)?;
-            self.emit_address_kernel(&symbol, v)?;
+            self.device_variable(v)?;
         }
         // Functions named by the variables' initializers (tables of function pointers).
         self.emit_pending()?;
@@ -219,7 +222,7 @@ impl<'c> ModuleCodegen<'c> {
     }
 
     /// `__hipmlir_address_of_<symbol>(unsigned long long* out)`: stores the variable's address.
-    fn emit_address_kernel(&mut self, symbol: &str, decl: &Cursor) -> Result<()> {
+    pub(super) fn emit_address_kernel(&mut self, symbol: &str, decl: &Cursor) -> Result<()> {
         let ctx = self.ctx;
         let l = decl.location();
         let loc = Location::new(ctx, &l.file, l.line as usize, l.column as usize);
@@ -293,6 +296,34 @@ impl<'c> ModuleCodegen<'c> {
         self.module.body().append_operation(func);
         self.kernels.push(info);
         Ok(())
+    }
+
+    /// The file-scope allocation or deallocation function whose declaration is `node` (clang names
+    /// the one a new- or delete-expression calls only by its node).
+    pub fn operator_declaration(
+        &mut self,
+        node: crate::clang::DeclNode,
+        root: &Cursor,
+    ) -> Option<Cursor> {
+        let operators = self.operators.get_or_insert_with(|| {
+            root.children()
+                .into_iter()
+                .filter(|c| {
+                    c.kind() == CXCursor_FunctionDecl
+                        && matches!(
+                            c.spelling().as_str(),
+                            "operator new"
+                                | "operator new[]"
+                                | "operator delete"
+                                | "operator delete[]"
+                        )
+                })
+                .collect()
+        });
+        operators
+            .iter()
+            .find(|c| c.is_declaration_node(node))
+            .copied()
     }
 
     /// The signature of a device function called at `site`; queues its definition for emission.
@@ -883,12 +914,13 @@ impl ModuleCodegen<'_> {
     }
 }
 
-/// Device variable definitions in the main file, looking inside namespaces.
+/// Device variable definitions in the main file, looking inside namespaces; a variable
+/// template's instances (listed after the template, where clang instantiated them) included.
 fn collect_device_variables(c: &Cursor, out: &mut Vec<Cursor>) {
     for child in c.children() {
         match child.kind() {
             CXCursor_Namespace | CXCursor_LinkageSpec => collect_device_variables(&child, out),
-            CXCursor_VarDecl
+            CXCursor_VarDecl | CXCursor_UnexposedDecl
                 if child.is_in_main_file()
                     && child.is_definition()
                     && is_device_variable(&child) =>

@@ -123,6 +123,12 @@ pub extern "C" fn hipDeviceReset() -> hipError_t {
         crate::event::destroy_all();
         crate::launch::reclaim_spills(rt, true);
         crate::memory::free_all(rt);
+        crate::heap::forget();
+        // Device variables start again from their initial values, as in a new context.
+        let modules = crate::registry::registry().modules();
+        for module in modules {
+            module.unbuild();
+        }
         Ok(())
     })
 }
@@ -369,7 +375,7 @@ const LIMIT_MALLOC_HEAP_SIZE: c_int = 2;
 const REPORTED_STACK_SIZE: usize = 1024;
 
 /// Reads a device limit: the stack size (what OpenCL gives each work-item, reported as 1 KiB),
-/// the printf buffer (`CL_DEVICE_PRINTF_BUFFER_SIZE`), the device heap (0: no device malloc).
+/// the printf buffer (`CL_DEVICE_PRINTF_BUFFER_SIZE`), the device heap's size (see `heap`).
 ///
 /// # Safety
 /// `value` must be null or valid for writing a `size_t`.
@@ -380,7 +386,7 @@ pub unsafe extern "C" fn hipDeviceGetLimit(value: *mut usize, limit: c_int) -> h
         let v = match limit {
             LIMIT_STACK_SIZE => REPORTED_STACK_SIZE,
             LIMIT_PRINTF_FIFO_SIZE => rt.info.printf_buffer_size,
-            LIMIT_MALLOC_HEAP_SIZE => 0,
+            LIMIT_MALLOC_HEAP_SIZE => crate::heap::limit(),
             other => return Err(Failure::invalid_value(format!("unknown limit {other}"))),
         };
         // SAFETY: per the caller.
@@ -389,8 +395,8 @@ pub unsafe extern "C" fn hipDeviceGetLimit(value: *mut usize, limit: c_int) -> h
 }
 
 /// Sets a device limit where OpenCL can honour it: any stack size (the device compiler sizes
-/// private memory itself), a printf buffer up to the device's; a larger printf buffer or a device
-/// heap is `hipErrorNotSupported`, never silently ignored.
+/// private memory itself), a printf buffer up to the device's, the device heap's size before the
+/// heap exists; a larger printf buffer is `hipErrorNotSupported`, never silently ignored.
 #[no_mangle]
 pub extern "C" fn hipDeviceSetLimit(limit: c_int, value: usize) -> hipError_t {
     guard("hipDeviceSetLimit", || {
@@ -405,10 +411,7 @@ pub extern "C" fn hipDeviceSetLimit(limit: c_int, value: usize) -> hipError_t {
                     rt.info.printf_buffer_size
                 ),
             )),
-            LIMIT_MALLOC_HEAP_SIZE => Err(Failure::new(
-                HipError::NotSupported,
-                "a device heap: malloc in device code is not supported",
-            )),
+            LIMIT_MALLOC_HEAP_SIZE => crate::heap::set_limit(value),
             other => Err(Failure::invalid_value(format!("unknown limit {other}"))),
         }
     })
