@@ -126,7 +126,7 @@ pub fn compile<'c>(
     let user_code = launches::find_launches(&root, &options.hip_headers, &mut texts);
     let launches = user_code.launches;
     let location = Location::new(ctx, &path.display().to_string(), 0, 0);
-    let mut codegen = codegen::ModuleCodegen::new(ctx, location);
+    let mut codegen = codegen::ModuleCodegen::new(ctx, location, &options.hip_headers);
     let launched: Vec<clang::Cursor> = launches
         .iter()
         .filter_map(|l| l.kernel)

@@ -101,7 +101,7 @@ impl<'c> ModuleCodegen<'c> {
             ty.size(),
             AddrSpace::Global,
             false,
-            def.linkage(),
+            self.linkage_of(&def),
             loc,
         )?;
         // Every variable, those of headers that device code uses included, can be found by

@@ -81,6 +81,8 @@ pub struct ModuleCodegen<'c> {
     pub kernels: Vec<KernelInfo>,
     /// Device functions and variables used here and defined in another source.
     pub undefined: Vec<UndefinedSymbol>,
+    /// hipmlir's own headers: what they define is compiled alike into every source.
+    hip_headers: std::path::PathBuf,
 }
 
 /// A device symbol used in this source and defined in another: a declaration the device link
@@ -114,9 +116,10 @@ pub fn is_kernel(f: &Cursor) -> bool {
 }
 
 impl<'c> ModuleCodegen<'c> {
-    pub fn new(ctx: &'c Context, location: Location<'c>) -> Self {
+    pub fn new(ctx: &'c Context, location: Location<'c>, hip_headers: &std::path::Path) -> Self {
         ModuleCodegen {
             ctx,
+            hip_headers: hip_headers.to_path_buf(),
             module: Module::new(location),
             functions: HashMap::new(),
             pending: Vec::new(),
@@ -149,6 +152,19 @@ impl<'c> ModuleCodegen<'c> {
                 what,
                 location,
             });
+        }
+    }
+
+    /// How a definition links across sources: clang's linkage, except that what hipmlir's
+    /// headers (or the system's) define is the same in every source that includes them, kept
+    /// once by the device link like an inline function (the device heap's variables and
+    /// `operator new`, which C++ forbids to declare inline).
+    pub(super) fn linkage_of(&self, def: &Cursor) -> Linkage {
+        match def.linkage() {
+            Linkage::External if !crate::host_edits::is_user_code(def, &self.hip_headers) => {
+                Linkage::LinkOnceOdr
+            }
+            other => other,
         }
     }
 
@@ -275,7 +291,7 @@ impl<'c> ModuleCodegen<'c> {
                 (Identifier::new(ctx, "hipmlir.kernel"), Attribute::unit(ctx)),
                 (
                     Identifier::new(ctx, LINKAGE_ATTRIBUTE),
-                    self.linkage_attribute(decl.linkage(), loc)?,
+                    self.linkage_attribute(self.linkage_of(decl), loc)?,
                 ),
                 (
                     Identifier::new(ctx, "hipmlir.kernel_name"),
@@ -791,7 +807,7 @@ impl<'c> ModuleCodegen<'c> {
         ];
         attributes.push((
             Identifier::new(ctx, LINKAGE_ATTRIBUTE),
-            self.linkage_attribute(def.linkage(), loc)?,
+            self.linkage_attribute(self.linkage_of(def), loc)?,
         ));
         if !byval.is_empty() {
             attributes.push((

@@ -18,5 +18,10 @@ __device__ float advance(float position, float velocity, int step) {
 }
 
 namespace physics {
-__device__ float clamp_speed(float v) { return v > 20.0f ? 20.0f : (v < -20.0f ? -20.0f : v); }
+__device__ float clamp_speed(float v) {
+  float* limit = new float(20.0f);
+  float clamped = v > *limit ? *limit : (v < -*limit ? -*limit : v);
+  delete limit;
+  return clamped;
+}
 }  // namespace physics
