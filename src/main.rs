@@ -7,6 +7,7 @@ mod elf;
 mod host;
 mod host_overlay;
 mod inspect;
+mod outputs;
 mod paths;
 
 use std::process::ExitCode;
