@@ -515,6 +515,9 @@ impl<'c> ModuleCodegen<'c> {
             targets: Vec::new(),
             lambdas: HashMap::new(),
             this_class: None,
+            region_depth: 0,
+            last_loc: std::cell::RefCell::new(def.location()),
+            chain_begins: Default::default(),
         };
         let mut args = args.into_iter();
         let mut param_types = sig.params.iter();
@@ -734,7 +737,9 @@ impl ModuleCodegen<'_> {
 /// written in host code reach kernels as arguments.
 fn collect_captureless_lambdas(c: &Cursor, out: &mut HashMap<String, Cursor>) {
     for child in c.children() {
-        if child.is_in_system_header() {
+        // Declarations only: what is inside one shares its header, and asking an expression
+        // costs the length of its left operand chain.
+        if !child.is_expression() && child.is_in_system_header() {
             continue;
         }
         if child.kind() == CXCursor_LambdaExpr
