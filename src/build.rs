@@ -9,11 +9,12 @@ use hipmlir_device_image::kpack::{
 };
 use hipmlir_device_image::{split_bundles, DeviceImage};
 
-use crate::cli::{BuildOptions, EmitStage, InputKind, SaveTemps};
+use crate::cli::{BuildOptions, EmitStage, InputKind};
 use crate::device::{compile_device, link_device, DeviceMode, DeviceOutput, Stage};
 use crate::dump::{filter_functions, select_kernels};
 use crate::elf::Elf;
 use crate::host::{self, io_err, HostFiles, FATBIN_SECTION};
+use crate::outputs::{self, compile_only_object, emit_output, stem_of};
 use crate::paths::Toolchain;
 
 fn frontend_options(
@@ -33,12 +34,6 @@ fn frontend_options(
         kernel_instances: Vec::new(),
         relocatable: false,
     }
-}
-
-fn stem_of(path: &Path) -> String {
-    path.file_stem()
-        .map(|s| s.to_string_lossy().into_owned())
-        .unwrap_or_else(|| "input".into())
 }
 
 /// Whether a C++ source holds device code (then it is compiled as HIP).
@@ -81,30 +76,26 @@ pub fn build(opts: &BuildOptions) -> Result<(), String> {
             ));
         }
     }
+    let emitting = opts.emit_mlir.is_some() || opts.emit_spirv;
+    let kinds = opts
+        .inputs
+        .iter()
+        .map(|i| match i.kind {
+            // --emit-* reads every input as HIP.
+            InputKind::CxxAuto if emitting => Ok(InputKind::Hip),
+            kind => resolve_kind(kind, &i.path),
+        })
+        .collect::<Result<Vec<_>, _>>()?;
+    outputs::check(opts, &kinds)?;
     let toolchain = Toolchain::locate()?;
-    if opts.emit_mlir.is_some() || opts.emit_spirv {
+    if emitting {
         return emit(opts, &toolchain);
     }
     let work = tempfile::Builder::new()
         .prefix("hipmlir-")
         .tempdir()
         .map_err(|e| io_err("cannot create a temporary folder", e))?;
-    let save_dir: PathBuf = match opts.save_temps {
-        Some(SaveTemps::Cwd) => PathBuf::from("."),
-        Some(SaveTemps::Obj) => opts
-            .output
-            .as_ref()
-            .and_then(|o| o.parent())
-            .filter(|p| !p.as_os_str().is_empty())
-            .map(Path::to_path_buf)
-            .unwrap_or_else(|| PathBuf::from(".")),
-        None => work.path().to_path_buf(),
-    };
-    let kinds = opts
-        .inputs
-        .iter()
-        .map(|input| resolve_kind(input.kind, &input.path))
-        .collect::<Result<Vec<_>, _>>()?;
+    let save_dir = outputs::save_dir(opts).unwrap_or_else(|| work.path().to_path_buf());
     // Several HIP sources linked in one command keep their device code as MLIR until the link,
     // which links it together when a source uses another's device symbols (as -fgpu-rdc does)
     // and lowers each source's on its own otherwise.
@@ -115,16 +106,14 @@ pub fn build(opts: &BuildOptions) -> Result<(), String> {
         DeviceMode::Image
     };
     let mut objects = Vec::with_capacity(opts.inputs.len());
-    for (i, (input, kind)) in opts.inputs.iter().zip(kinds).enumerate() {
+    for (i, (input, &kind)) in opts.inputs.iter().zip(&kinds).enumerate() {
         if kind == InputKind::Linkable {
             objects.push(input.path.clone());
             continue;
         }
         let stem = stem_of(&input.path);
         let object = if opts.compile_only {
-            opts.output
-                .clone()
-                .unwrap_or_else(|| PathBuf::from(format!("{stem}.o")))
+            compile_only_object(opts, &input.path)
         } else {
             work.path().join(format!("{i}-{stem}.o"))
         };
@@ -514,7 +503,7 @@ fn emit(opts: &BuildOptions, toolchain: &Toolchain) -> Result<(), String> {
                 )?;
                 filter_functions(text, &keep)
             };
-            write_output(opts.output.as_deref(), text.as_bytes(), Path::new("-"))?;
+            write_output(&emit_output(opts, &input.path), text.as_bytes())?;
         } else {
             // A SPIR-V module without entry points is not a valid kernel module.
             if device.image.metadata.kernels.is_empty() {
@@ -524,15 +513,13 @@ fn emit(opts: &BuildOptions, toolchain: &Toolchain) -> Result<(), String> {
                     input.path.display()
                 ));
             }
-            let default = input.path.with_extension("spv");
-            write_output(opts.output.as_deref(), &device.image.spirv, &default)?;
+            write_output(&emit_output(opts, &input.path), &device.image.spirv)?;
         }
     }
     Ok(())
 }
 
-fn write_output(output: Option<&Path>, bytes: &[u8], default: &Path) -> Result<(), String> {
-    let path = output.unwrap_or(default);
+fn write_output(path: &Path, bytes: &[u8]) -> Result<(), String> {
     if path.as_os_str() == "-" {
         use std::io::Write;
         return std::io::stdout()

@@ -147,21 +147,27 @@ fn compile_flags(
 
 /// Dependency-file flags (`-MMD`, `-MD`) are given the final object's name, so the `.d` file
 /// lands beside it (not in hipmlir's temporary folder).
+/// The dependency file `-MMD`/`-MD` write for `object` (`-MF` names it, else `<object>.d`).
+pub fn dependency_file(opts: &BuildOptions, object: &Path) -> Option<PathBuf> {
+    let f = &opts.compile_flags;
+    if !f.iter().any(|x| x == "-MMD" || x == "-MD") {
+        return None;
+    }
+    Some(match f.iter().position(|x| x == "-MF") {
+        Some(i) => PathBuf::from(f.get(i + 1)?),
+        None => object.with_extension("d"),
+    })
+}
+
 fn dependency_flags(opts: &BuildOptions, object: &Path) -> (Vec<String>, Option<PathBuf>) {
     let mut f = opts.compile_flags.clone();
-    let wants_deps = f.iter().any(|x| x == "-MMD" || x == "-MD");
-    if !wants_deps {
+    let Some(dep) = dependency_file(opts, object) else {
         return (f, None);
-    }
-    let dep = match f.iter().position(|x| x == "-MF") {
-        Some(i) => PathBuf::from(&f[i + 1]),
-        None => {
-            let dep = object.with_extension("d");
-            f.push("-MF".into());
-            f.push(dep.display().to_string());
-            dep
-        }
     };
+    if !f.iter().any(|x| x == "-MF") {
+        f.push("-MF".into());
+        f.push(dep.display().to_string());
+    }
     if !f.iter().any(|x| x == "-MT" || x == "-MQ") {
         f.push("-MT".into());
         f.push(object.display().to_string());

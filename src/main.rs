@@ -8,6 +8,7 @@ mod hipconfig;
 mod host;
 mod host_overlay;
 mod inspect;
+mod outputs;
 mod paths;
 
 use std::process::ExitCode;
@@ -66,14 +67,31 @@ fn main() -> ExitCode {
     std::panic::set_hook(Box::new(|info| {
         eprintln!("hipmlir: error: internal compiler error: {info}");
     }));
+    // libclang parses on a thread of its own with an 8 MiB stack unless told not to; parsed on
+    // ours instead, deeply nested sources get the stack below. Set before any thread starts.
+    std::env::set_var("LIBCLANG_NOTHREADS", "1");
+    // Clang's parser and Sema, our AST walk and MLIR's passes all recurse on the nesting of the
+    // source: a 10,000-deep `- - - a` or `a ? b : c ? ...` needs hundreds of MiB of stack, which
+    // is only address space until it is touched.
     let tool = invoked_as();
-    match std::panic::catch_unwind(|| {
-        if tool == "hipconfig" {
-            hipconfig::run(&args).map(|()| ExitCode::SUCCESS)
-        } else {
-            run(&args)
-        }
-    }) {
+    let compile = std::thread::Builder::new()
+        .name("hipmlir".into())
+        .stack_size(COMPILE_STACK)
+        .spawn(move || {
+            if tool == "hipconfig" {
+                hipconfig::run(&args).map(|()| ExitCode::SUCCESS)
+            } else {
+                run(&args)
+            }
+        });
+    let result = match compile {
+        Ok(thread) => thread.join(),
+        Err(e) => Ok(Err(format!(
+            "hipmlir: error: cannot start the compile thread with a {} MiB stack: {e}",
+            COMPILE_STACK >> 20
+        ))),
+    };
+    match result {
         Ok(Ok(code)) => code,
         Ok(Err(e)) => {
             eprintln!("{e}");
@@ -82,3 +100,7 @@ fn main() -> ExitCode {
         Err(_) => ExitCode::FAILURE,
     }
 }
+
+/// The compile thread's stack: enough for clang's own limits (`-fbracket-depth`, template and
+/// constexpr depths) and for nesting no limit bounds up to depths far beyond real code.
+const COMPILE_STACK: usize = 2 << 30;

@@ -1039,3 +1039,86 @@ fn device_symbols_that_do_not_link_are_named_where_they_are_used() {
     );
     assert!(!dir.path().join("k.o").exists());
 }
+
+#[test]
+fn outputs_never_overwrite_inputs() {
+    let dir = scratch();
+    let d = dir.path();
+    let source = std::fs::read(repo().join("examples/vector_add.hip")).unwrap();
+    std::fs::write(d.join("x.hip"), &source).unwrap();
+    std::os::unix::fs::symlink("x.hip", d.join("link.hip")).unwrap();
+    std::fs::create_dir(d.join("sub")).unwrap();
+    // A C++ source whose own name is one --save-temps writes for x.hip.
+    std::fs::write(d.join("x.host.cpp"), "int helper() { return 1; }\n").unwrap();
+    std::fs::write(d.join("main.o"), b"not really an object").unwrap();
+    let cases: Vec<(Vec<&str>, &str)> = vec![
+        (vec!["x.hip", "-o", "x.hip"], "'x.hip' is the same as input"),
+        (vec!["x.hip", "-o", "./x.hip"], "is the same as input"),
+        (vec!["x.hip", "-o", "sub/../x.hip"], "is the same as input"),
+        (vec!["x.hip", "-o", "link.hip"], "is the same as input"),
+        (vec!["link.hip", "-o", "x.hip"], "is the same as input"),
+        (vec!["-c", "x.hip", "-o", "x.hip"], "is the same as input"),
+        (
+            vec!["--emit-spirv", "x.hip", "-o", "x.hip"],
+            "is the same as input",
+        ),
+        (
+            vec!["--emit-mlir=frontend", "x.hip", "-o", "./link.hip"],
+            "is the same as input",
+        ),
+        (
+            vec!["x.hip", "main.o", "-o", "main.o"],
+            "is the same as input",
+        ),
+        (
+            vec!["-c", "x.hip", "-MMD", "-MF", "x.hip"],
+            "is the same as input",
+        ),
+        (
+            vec!["x.hip", "x.host.cpp", "--save-temps", "-o", "app"],
+            "'./x.host.cpp' is the same as input",
+        ),
+        (
+            vec!["-c", "x.hip", "--save-temps", "-o", "x.spv"],
+            "is the same as the --save-temps file",
+        ),
+        (vec!["x.hip", "--split-device-code", "-o", "x"], ""),
+    ];
+    for (args, needle) in cases {
+        let out = hipmlir().current_dir(d).args(&args).output().unwrap();
+        let err = stderr(&out);
+        if needle.is_empty() {
+            // The control: a build that writes beside its source without touching it.
+            assert!(out.status.success(), "{args:?}: {err}");
+        } else {
+            assert!(!out.status.success(), "{args:?} succeeded");
+            assert!(
+                err.starts_with("hipmlir: error: output file '") && err.contains(needle),
+                "{args:?}: expected '{needle}' in:\n{err}"
+            );
+        }
+        // Nothing was written over the inputs, and nothing else was written first.
+        assert_eq!(std::fs::read(d.join("x.hip")).unwrap(), source, "{args:?}");
+        assert!(
+            std::fs::symlink_metadata(d.join("link.hip"))
+                .unwrap()
+                .file_type()
+                .is_symlink(),
+            "{args:?}"
+        );
+        assert_eq!(
+            std::fs::read(d.join("x.host.cpp")).unwrap(),
+            b"int helper() { return 1; }\n",
+            "{args:?}"
+        );
+        assert_eq!(
+            std::fs::read(d.join("main.o")).unwrap(),
+            b"not really an object"
+        );
+        if !needle.is_empty() {
+            for leftover in ["x.spv", "x.o", "x.d", "app", "x.frontend.mlir"] {
+                assert!(!d.join(leftover).exists(), "{args:?} wrote {leftover}");
+            }
+        }
+    }
+}

@@ -1,7 +1,9 @@
 //! Damaged sources never crash the compiler: every test program, truncated at random points and
 //! with lines deleted, duplicated or swapped (a fixed seed, so failures reproduce), goes through
 //! the whole device pipeline (`--emit-spirv`). Each run must end in a clean error (exit 1, no
-//! panic, no signal) or in SPIR-V that passes spirv-val.
+//! panic, no signal) or in SPIR-V that passes spirv-val. Sources nested 10,000 deep (parentheses,
+//! unary operators, `a + a + ...`, `if`, `?:`, `else if`, loops, blocks, `&&`, template
+//! recursion) are held to the same rule.
 mod common;
 
 use std::path::{Path, PathBuf};
@@ -130,6 +132,108 @@ fn damaged_sources_get_errors_never_crashes() {
         "{} of {} damaged sources crashed the compiler:\n{}",
         failures.len(),
         cases.len(),
+        failures.join("\n\n")
+    );
+}
+
+/// One kernel whose body nests `depth` levels deep in one way.
+fn nested_source(shape: &str, depth: usize) -> String {
+    let n = depth;
+    let body: String = match shape {
+        "parentheses" => format!("p[0] = {}a{};", "(".repeat(n), ")".repeat(n)),
+        "unary minus" => format!("p[0] = {}a;", "- ".repeat(n)),
+        "a + a + ..." => format!("p[0] = {};", vec!["a"; n].join(" + ")),
+        "if" => format!(
+            "{}p[0] = 1;",
+            (0..n).map(|i| format!("if (a > {i}) ")).collect::<String>()
+        ),
+        "?:" => format!(
+            "p[0] = {}0;",
+            (0..n)
+                .map(|i| format!("a > {i} ? {i} : "))
+                .collect::<String>()
+        ),
+        "else if" => format!(
+            "{}p[0] = -1;",
+            (0..n)
+                .map(|i| format!("if (a == {i}) p[0] = {i}; else "))
+                .collect::<String>()
+        ),
+        "for" => format!(
+            "{}p[0] += 1;",
+            (0..n)
+                .map(|i| format!("for (int i{i} = 0; i{i} < a; ++i{i}) "))
+                .collect::<String>()
+        ),
+        "blocks" => format!("{}p[0] = a;{}", "{".repeat(n), "}".repeat(n)),
+        "&&" => format!(
+            "p[0] = {};",
+            (0..n)
+                .map(|i| format!("a > {i}"))
+                .collect::<Vec<_>>()
+                .join(" && ")
+        ),
+        "template recursion" => {
+            return format!(
+                "#include \"hip/hip_runtime.h\"\n\
+                 template <int N> __device__ int f(int a) {{ return f<N - 1>(a) + 1; }}\n\
+                 template <> __device__ int f<0>(int a) {{ return a; }}\n\
+                 __global__ void k(int* p, int a) {{ p[0] = f<{n}>(a); }}\n"
+            )
+        }
+        other => panic!("unknown shape {other}"),
+    };
+    format!("#include \"hip/hip_runtime.h\"\n__global__ void k(int* p, int a) {{\n{body}\n}}\n")
+}
+
+#[test]
+fn deeply_nested_sources_get_programs_or_errors_never_crashes() {
+    const DEPTH: usize = 10_000;
+    let shapes = [
+        "parentheses",
+        "unary minus",
+        "a + a + ...",
+        "if",
+        "?:",
+        "else if",
+        "for",
+        "blocks",
+        "&&",
+        "template recursion",
+    ];
+    let dir = scratch();
+    // Named in failures; its folder (the scratch one) is the include path.
+    let program = dir.path().join("nested.hip");
+    let failures: Vec<String> = std::thread::scope(|scope| {
+        let workers: Vec<_> = [0, 1]
+            .into_iter()
+            .map(|worker| {
+                let dir = dir.path();
+                let program = &program;
+                scope.spawn(move || {
+                    shapes
+                        .iter()
+                        .enumerate()
+                        .filter(|(i, _)| i % 2 == worker)
+                        .filter_map(|(i, shape)| {
+                            let text = nested_source(shape, DEPTH);
+                            let what = format!("{shape} nested {DEPTH} deep");
+                            check(program, dir, 1000 + i, &text, &what)
+                        })
+                        .collect::<Vec<_>>()
+                })
+            })
+            .collect();
+        workers
+            .into_iter()
+            .flat_map(|w| w.join().expect("worker"))
+            .collect()
+    });
+    assert!(
+        failures.is_empty(),
+        "{} of {} nesting shapes crashed the compiler:\n{}",
+        failures.len(),
+        shapes.len(),
         failures.join("\n\n")
     );
 }

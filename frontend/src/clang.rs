@@ -258,6 +258,12 @@ impl Cursor {
         SourceLoc::from_clang(unsafe { clang_getCursorLocation(self.0) })
     }
 
+    /// Where the cursor's source range begins (clang's `getBeginLoc()`).
+    pub fn extent_start(&self) -> SourceLoc {
+        // SAFETY: plain libclang queries on a live cursor.
+        SourceLoc::from_clang(unsafe { clang_getRangeStart(clang_getCursorExtent(self.0)) })
+    }
+
     /// Whether the cursor's expansion location lies in the main file (not in a header).
     pub fn is_in_main_file(&self) -> bool {
         unsafe { clang_Location_isFromMainFile(clang_getCursorLocation(self.0)) != 0 }

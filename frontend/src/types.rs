@@ -166,7 +166,10 @@ impl Ty {
 
     pub fn of(cursor: &crate::clang::Cursor) -> Result<Ty> {
         if cursor.kind() == clang_sys::CXCursor_ParmDecl {
-            return Ty::from_clang(cursor.parameter_type(), &cursor.location());
+            return at(
+                cursor,
+                Ty::from_clang(cursor.parameter_type(), &SourceLoc::default()),
+            );
         }
         // libclang types a use of an array parameter (and the implicit casts around it) as the
         // parameter was written; it holds the pointer the function received.
@@ -182,7 +185,10 @@ impl Ty {
                         clang_sys::CXType_ConstantArray | clang_sys::CXType_IncompleteArray
                     )
             }) {
-                return Ty::from_clang(param.parameter_type(), &cursor.location());
+                return at(
+                    cursor,
+                    Ty::from_clang(param.parameter_type(), &SourceLoc::default()),
+                );
             }
             // Likewise an argument passed to an array parameter: the implicit conversion shows
             // the parameter's written type over the pointer it converts.
@@ -195,7 +201,7 @@ impl Ty {
                 }
             }
         }
-        Ty::from_clang(ty, &cursor.location())
+        at(cursor, Ty::from_clang(ty, &SourceLoc::default()))
     }
 
     pub fn is_signed(&self) -> bool {
@@ -323,6 +329,19 @@ fn padding(ctx: &Context, bytes: u64) -> Type<'_> {
 }
 
 /// A record's fields with clang's offsets; the `!llvm.struct` mirrors them with explicit padding.
+/// An error about a cursor's type, placed at the cursor: its location is asked for only then
+/// (libclang walks a whole left-nested operand chain to find where an expression begins).
+fn at(cursor: &crate::clang::Cursor, ty: Result<Ty>) -> Result<Ty> {
+    ty.map_err(|mut e| {
+        for d in &mut e.diagnostics {
+            if d.location == SourceLoc::default() {
+                d.location = cursor.location();
+            }
+        }
+        e
+    })
+}
+
 fn record(ty: CType, loc: &SourceLoc) -> Result<Record> {
     let (Some(size), Some(align)) = (ty.size_of(), ty.align_of()) else {
         return Err(FrontendError::unsupported(

@@ -77,18 +77,26 @@ impl Targets {
 /// The variables `stmt` may assign, in source order, without duplicates; `targets` are those of
 /// a `break`/`continue` directly inside `stmt`.
 pub fn assigned_vars(stmt: &Cursor, targets: Targets) -> Vec<VarKey> {
-    let mut out = Vec::new();
+    let mut out = Assigned::default();
     collect_assigned(stmt, targets, &mut out);
-    out
+    out.keys
 }
 
-fn push(out: &mut Vec<VarKey>, key: VarKey) {
-    if !out.contains(&key) {
-        out.push(key);
+/// Keys in first-seen order, each once (a set beside the list: a body assigning thousands of
+/// variables made the duplicate search quadratic).
+#[derive(Default)]
+struct Assigned {
+    keys: Vec<VarKey>,
+    seen: std::collections::HashSet<VarKey>,
+}
+
+fn push(out: &mut Assigned, key: VarKey) {
+    if out.seen.insert(key.clone()) {
+        out.keys.push(key);
     }
 }
 
-fn collect_assigned(c: &Cursor, targets: Targets, out: &mut Vec<VarKey>) {
+fn collect_assigned(c: &Cursor, targets: Targets, out: &mut Assigned) {
     match c.kind() {
         CXCursor_BinaryOperator if c.binary_operator() == CXBinaryOperator_Assign => {
             assigned_target(c, out)
@@ -129,7 +137,7 @@ fn collect_assigned(c: &Cursor, targets: Targets, out: &mut Vec<VarKey>) {
 }
 
 /// Records the local variable written by an assignment-like operator, if its target is one.
-fn assigned_target(op: &Cursor, out: &mut Vec<VarKey>) {
+fn assigned_target(op: &Cursor, out: &mut Assigned) {
     if let Some(target) = op.children().first() {
         if let Some(decl) = referenced_local(target) {
             push(out, VarKey::Decl(decl));

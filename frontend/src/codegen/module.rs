@@ -682,6 +682,9 @@ impl<'c> ModuleCodegen<'c> {
             targets: Vec::new(),
             lambdas: HashMap::new(),
             this_class: None,
+            region_depth: 0,
+            last_loc: std::cell::RefCell::new(def.location()),
+            chain_begins: Default::default(),
         };
         let mut args = args.into_iter();
         let mut param_types = sig.params.iter();

@@ -62,9 +62,10 @@ impl<'c> FunctionCodegen<'c, '_> {
     /// The variables any of `stmts` may assign (loop flags refer to the innermost loop).
     fn assigned_in(&self, stmts: &[Cursor]) -> Vec<VarKey> {
         let mut keys = Vec::new();
+        let mut seen = std::collections::HashSet::new();
         for s in stmts {
             for k in assigned_vars(s, self.targets()) {
-                if !keys.contains(&k) {
+                if seen.insert(k.clone()) {
                     keys.push(k);
                 }
             }

@@ -1,0 +1,153 @@
+//! Every file a build will write, named before anything runs, so that an output landing on an
+//! input (`hipmlir x.hip -o x.hip`, through a symlink or `./x.hip` too) or on one of
+//! `--save-temps`' files is an error before a byte is written, as gcc's driver refuses it.
+
+use std::os::unix::fs::MetadataExt;
+use std::path::{Path, PathBuf};
+
+use crate::cli::{BuildOptions, InputKind, SaveTemps};
+use crate::host::{dependency_file, HostFiles};
+
+/// Where `--save-temps` keeps its files (`None` without it: they go to a temporary folder).
+pub fn save_dir(opts: &BuildOptions) -> Option<PathBuf> {
+    Some(match opts.save_temps? {
+        SaveTemps::Cwd => PathBuf::from("."),
+        SaveTemps::Obj => opts
+            .output
+            .as_ref()
+            .and_then(|o| o.parent())
+            .filter(|p| !p.as_os_str().is_empty())
+            .map(Path::to_path_buf)
+            .unwrap_or_else(|| PathBuf::from(".")),
+    })
+}
+
+/// The stem a source's outputs are named by.
+pub fn stem_of(path: &Path) -> String {
+    path.file_stem()
+        .map(|s| s.to_string_lossy().into_owned())
+        .unwrap_or_else(|| "input".into())
+}
+
+/// The object `hipmlir -c` writes for a source.
+pub fn compile_only_object(opts: &BuildOptions, source: &Path) -> PathBuf {
+    opts.output
+        .clone()
+        .unwrap_or_else(|| PathBuf::from(format!("{}.o", stem_of(source))))
+}
+
+/// The file `--emit-spirv`/`--emit-mlir` writes for a source (`-` is stdout).
+pub fn emit_output(opts: &BuildOptions, source: &Path) -> PathBuf {
+    match (&opts.output, opts.emit_mlir) {
+        (Some(o), _) => o.clone(),
+        (None, Some(_)) => PathBuf::from("-"),
+        (None, None) => source.with_extension("spv"),
+    }
+}
+
+/// What a file is, for telling whether two names are one file: its device and inode when it
+/// exists (symlinks and hard links included), else its absolute path with `.`/`..` and
+/// symlinked folders resolved.
+#[derive(PartialEq, Eq)]
+enum Identity {
+    Inode(u64, u64),
+    Path(PathBuf),
+}
+
+fn identity(path: &Path) -> Option<Identity> {
+    if let Ok(m) = std::fs::metadata(path) {
+        return Some(Identity::Inode(m.dev(), m.ino()));
+    }
+    let name = path.file_name()?;
+    let parent = match path.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
+        _ => PathBuf::from("."),
+    };
+    let parent = parent.canonicalize().ok()?;
+    Some(Identity::Path(parent.join(name)))
+}
+
+/// Refuses a build whose outputs would overwrite one of its inputs, or whose final output is
+/// also one of the `--save-temps` files. `kinds` are the inputs' kinds as they will be compiled.
+pub fn check(opts: &BuildOptions, kinds: &[InputKind]) -> Result<(), String> {
+    let emitting = opts.emit_spirv || opts.emit_mlir.is_some();
+    let mut finals: Vec<PathBuf> = Vec::new();
+    let mut temps: Vec<PathBuf> = Vec::new();
+    let save = save_dir(opts);
+    for (input, kind) in opts.inputs.iter().zip(kinds) {
+        if *kind == InputKind::Linkable {
+            continue;
+        }
+        if emitting {
+            finals.push(emit_output(opts, &input.path));
+            continue;
+        }
+        if opts.compile_only {
+            let object = compile_only_object(opts, &input.path);
+            finals.extend(dependency_file(opts, &object));
+            finals.push(object);
+        } else if let Some(dep) = opts.compile_flags.iter().position(|f| f == "-MF") {
+            finals.extend(opts.compile_flags.get(dep + 1).map(PathBuf::from));
+        }
+        if let (Some(dir), InputKind::Hip) = (&save, kind) {
+            let stem = stem_of(&input.path);
+            let f = HostFiles::new(dir, &stem);
+            temps.extend([
+                f.host_source,
+                f.host_object,
+                f.bundle,
+                f.spirv,
+                f.metadata,
+                f.stub_source,
+                f.stub_object,
+            ]);
+            for stage in ["frontend", "outlined", "lowered", "spirv"] {
+                temps.push(dir.join(format!("{stem}.{stage}.mlir")));
+            }
+        }
+    }
+    if !emitting && !opts.compile_only {
+        let output = opts
+            .output
+            .clone()
+            .unwrap_or_else(|| PathBuf::from("a.out"));
+        if opts.split_device_code {
+            if let Some(name) = output.file_name() {
+                let mut archive = name.to_os_string();
+                archive.push(format!(
+                    ".{}",
+                    hipmlir_device_image::kpack::ARCHIVE_EXTENSION
+                ));
+                finals.push(output.with_file_name(archive));
+            }
+        }
+        finals.push(output);
+    }
+    let written = |p: &Path| p.as_os_str() != "-";
+    let inputs: Vec<(&Path, Option<Identity>)> = opts
+        .inputs
+        .iter()
+        .map(|i| (i.path.as_path(), identity(&i.path)))
+        .collect();
+    for out in finals.iter().chain(&temps).filter(|p| written(p)) {
+        let Some(id) = identity(out) else { continue };
+        if let Some((input, _)) = inputs.iter().find(|(_, i)| i.as_ref() == Some(&id)) {
+            return Err(format!(
+                "hipmlir: error: output file '{}' is the same as input file '{}'",
+                out.display(),
+                input.display()
+            ));
+        }
+    }
+    for out in finals.iter().filter(|p| written(p)) {
+        let Some(id) = identity(out) else { continue };
+        if let Some(temp) = temps.iter().find(|t| identity(t).as_ref() == Some(&id)) {
+            return Err(format!(
+                "hipmlir: error: output file '{}' is the same as the --save-temps file '{}'",
+                out.display(),
+                temp.display()
+            ));
+        }
+    }
+    Ok(())
+}
