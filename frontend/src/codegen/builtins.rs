@@ -398,7 +398,7 @@ impl<'c> FunctionCodegen<'c, '_> {
 }
 
 /// The bytes of a string literal argument (looking through the decay to a pointer).
-fn string_literal(e: &Cursor) -> Option<Vec<u8>> {
+pub(super) fn string_literal(e: &Cursor) -> Option<Vec<u8>> {
     let mut cur = *e;
     while cur.kind() == clang_sys::CXCursor_UnexposedExpr {
         match cur.children().as_slice() {

@@ -90,7 +90,11 @@ fn is_cast_expr(kind: CXCursorKind) -> bool {
 impl<'c> FunctionCodegen<'c, '_> {
     /// An rvalue converted to `ty` (as for an initializer, argument or return).
     pub fn rvalue_as(&mut self, e: &Cursor, ty: &Ty) -> Result<Val<'c>> {
-        let from = Ty::of(e)?;
+        let from = match (e.kind(), Ty::of(e)?) {
+            // A string literal's value is a pointer to its first character.
+            (CXCursor_StringLiteral, Ty::Array { element, .. }) => Ty::Pointer { pointee: element },
+            (_, from) => from,
+        };
         let v = self.rvalue(e)?;
         self.convert(v, &from, ty, e)
     }
@@ -177,6 +181,8 @@ impl<'c> FunctionCodegen<'c, '_> {
             CXCursor_CompoundAssignOperator => self.compound_assign(e),
             CXCursor_UnaryOperator => self.unary(e),
             CXCursor_ConditionalOperator => self.conditional(e),
+            // A string literal read as a value is its address (the array decays).
+            CXCursor_StringLiteral => self.decay(e),
             CXCursor_CallExpr => {
                 let v = self.call(e)?;
                 if self.returns_reference(e) {
@@ -373,6 +379,19 @@ impl<'c> FunctionCodegen<'c, '_> {
         let loc = self.loc(e);
         match e.kind() {
             CXCursor_ParenExpr => self.lvalue(&only_child(e)?),
+            // A string literal used as a value (`const char* s = "text"`, `f("text")`): a
+            // read-only copy in global memory, so that its address is an ordinary pointer.
+            CXCursor_StringLiteral => {
+                let text = super::builtins::string_literal(e).ok_or_else(|| {
+                    FrontendError::unsupported(e.location(), "a string literal that is not plain C")
+                })?;
+                let symbol = self.module.string_value(&text, loc)?;
+                let ptr = self.global_address(&symbol, AddrSpace::Global, loc)?;
+                Ok(LValue::Mem {
+                    ptr,
+                    ty: Ty::of(e)?,
+                })
+            }
             // `(float2){x, y}`: an unnamed object initialized by its brace list.
             CXCursor_CompoundLiteralExpr => {
                 let init = e
@@ -479,6 +498,10 @@ impl<'c> FunctionCodegen<'c, '_> {
                     ptr: element,
                     ty: Ty::of(e)?,
                 })
+            }
+            // `__extension__ x` (glibc's assert writes `__extension__ __PRETTY_FUNCTION__`).
+            CXCursor_UnaryOperator if e.unary_operator() == CXUnaryOperator_Extension => {
+                self.lvalue(&only_child(e)?)
             }
             CXCursor_UnaryOperator if e.unary_operator() == CXUnaryOperator_Deref => {
                 let ptr = only_child(e)?;
@@ -1305,12 +1328,21 @@ impl<'c> FunctionCodegen<'c, '_> {
         };
         let mut carried = assigned_vars(a, self.targets());
         carried.extend(assigned_vars(b, self.targets()));
+        // A void conditional (`ok ? void(0) : fail()`, as assert writes) yields nothing: its
+        // branches run for their effects only.
+        let branch = |this: &mut Self, x: &Cursor| -> Result<Vec<Value<'c>>> {
+            if ty == Ty::Void {
+                this.rvalue(x)?;
+                return Ok(vec![]);
+            }
+            Ok(this.rvalue_as(x, &ty)?.flatten())
+        };
         let out = self.emit_if(
             c,
             &carried,
             &types,
-            |this| Ok(this.rvalue_as(a, &ty)?.flatten()),
-            |this| Ok(this.rvalue_as(b, &ty)?.flatten()),
+            |this| branch(this, a),
+            |this| branch(this, b),
             loc,
         )?;
         Ok(out.first().map_or(Val::Void, |v| Val::Scalar(*v)))

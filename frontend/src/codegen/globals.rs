@@ -115,6 +115,28 @@ impl<'c> ModuleCodegen<'c> {
         Ok((symbol, ty))
     }
 
+    /// A NUL-terminated string in global memory, read-only: a string literal used as a
+    /// `const char*` value (the constant address space cannot be reached by a generic pointer).
+    pub fn string_value(&mut self, text: &[u8], loc: Location<'c>) -> Result<String> {
+        if let Some(symbol) = self.string_values.get(text) {
+            return Ok(symbol.clone());
+        }
+        let symbol = format!("__hipmlir_string_{}", self.string_values.len());
+        let mut bytes = text.to_vec();
+        bytes.push(0);
+        self.declare_global(
+            &symbol,
+            Some(&bytes),
+            bytes.len() as u64,
+            AddrSpace::Global,
+            true,
+            Linkage::Internal,
+            loc,
+        )?;
+        self.string_values.insert(text.to_vec(), symbol.clone());
+        Ok(symbol)
+    }
+
     /// A NUL-terminated string constant in the constant address space (printf formats).
     pub fn string_constant(&mut self, text: &[u8], loc: Location<'c>) -> Result<String> {
         if let Some(symbol) = self.strings.get(text) {

@@ -70,6 +70,8 @@ pub struct ModuleCodegen<'c> {
     pub device_variables: Vec<DeviceVariable>,
     /// String constants (printf formats) by content.
     pub(super) strings: HashMap<Vec<u8>, String>,
+    /// String literals used as values, by content.
+    pub(super) string_values: HashMap<Vec<u8>, String>,
     /// printf declarations by argument signature.
     printf_signatures: HashMap<String, String>,
     /// Address-taken functions (symbol → function pointer id), see function_pointers.rs.
@@ -130,6 +132,7 @@ impl<'c> ModuleCodegen<'c> {
             globals: HashMap::new(),
             device_variables: Vec::new(),
             strings: HashMap::new(),
+            string_values: HashMap::new(),
             printf_signatures: HashMap::new(),
             externals: std::collections::HashSet::new(),
             function_pointers: std::collections::BTreeMap::new(),
