@@ -634,7 +634,13 @@ pub fn add_bundler_sections(
     let bundle =
         Bundle::decode(&image.to_bundle_bytes()).map_err(|e| format!("hipmlir: error: {e}"))?;
     let mut cmd = Command::new("objcopy");
-    for (j, entry) in bundle.entries.iter().enumerate() {
+    // The content hash guards the runtime's copy in .hip_fatbin; the bundler's view, like an
+    // object's, holds the code and its metadata.
+    let entries = bundle
+        .entries
+        .iter()
+        .filter(|e| e.id != hipmlir_device_image::HASH_ENTRY_ID);
+    for (j, entry) in entries.enumerate() {
         let file = dir.join(format!("bundler-entry-{j}.bin"));
         // As clang writes fat objects: the host entry is one zero byte (the object itself).
         let data: &[u8] = if entry.id == HOST_ENTRY_ID {

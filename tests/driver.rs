@@ -1122,3 +1122,110 @@ fn outputs_never_overwrite_inputs() {
         }
     }
 }
+
+/// The `.hip_fatbin` bundle of a built executable: its offset and its decoded entries.
+fn fatbin_bundle(exe: &[u8]) -> (usize, hipmlir_device_image::Bundle) {
+    use hipmlir_device_image::{Bundle, MAGIC};
+    // The section's bundle: the magic followed by its entry count (section names in the string
+    // table also start with the magic, followed by text).
+    (0..exe.len().saturating_sub(32))
+        .filter(|&at| exe[at..].starts_with(MAGIC))
+        .find_map(|at| {
+            let count = u64::from_le_bytes(exe[at + 24..at + 32].try_into().unwrap());
+            (count == 4)
+                .then(|| (at, Bundle::decode(&exe[at..]).ok()))
+                .and_then(|(a, b)| Some((a, b?)))
+        })
+        .expect("a device image bundle in the executable")
+}
+
+/// Where entry `id`'s data lies in the executable.
+fn entry_range(
+    exe: &[u8],
+    at: usize,
+    bundle: &hipmlir_device_image::Bundle,
+    id: &str,
+) -> std::ops::Range<usize> {
+    let data = bundle.entry(id).expect("entry");
+    let start = (at..exe.len())
+        .find(|&i| exe[i..].starts_with(data))
+        .expect("entry data");
+    start..start + data.len()
+}
+
+#[test]
+fn damaged_embedded_images_are_hip_errors_not_driver_crashes() {
+    use hipmlir_device_image::{content_hash, HASH_ENTRY_ID, METADATA_ENTRY_ID, SPIRV_ENTRY_ID};
+    let dir = scratch();
+    let exe = build(&repo().join("examples/vector_add.hip"), dir.path(), None);
+    let good = std::fs::read(&exe).unwrap();
+    let (at, bundle) = fatbin_bundle(&good);
+    let spirv = entry_range(&good, at, &bundle, SPIRV_ENTRY_ID);
+    let metadata = entry_range(&good, at, &bundle, METADATA_ENTRY_ID);
+    let hash = entry_range(&good, at, &bundle, HASH_ENTRY_ID);
+    let meta_text = String::from_utf8(good[metadata.clone()].to_vec()).unwrap();
+    // The second argument's offset (8) edited to 0: same length, silently wrong before.
+    let offset_at = metadata.start + meta_text.match_indices("\"offset\": 8").next().unwrap().0;
+    let name_at = spirv.start
+        + good[spirv.clone()]
+            .windows(8)
+            .position(|w| w == b"_Z10vect")
+            .unwrap();
+    let mut cases: Vec<(&str, Vec<u8>, &str)> = Vec::new();
+    for (what, byte) in [
+        ("a bit of the SPIR-V header", spirv.start + 4),
+        (
+            "a bit in the middle of the SPIR-V",
+            (spirv.start + spirv.end) / 2,
+        ),
+        ("a bit of the last SPIR-V word", spirv.end - 3),
+    ] {
+        let mut bytes = good.clone();
+        bytes[byte] ^= 0x04;
+        cases.push((what, bytes, "content hash mismatch"));
+    }
+    let mut bytes = good.clone();
+    bytes[offset_at + 11] = b'0';
+    cases.push((
+        "an argument offset in the metadata",
+        bytes,
+        "content hash mismatch",
+    ));
+    // Forged: the kernel's entry point renamed and the hash recomputed. The structural check
+    // sees the SPIR-V and the metadata disagree.
+    let mut bytes = good.clone();
+    bytes[name_at + 7] = b'w';
+    let forged = content_hash(&bytes[spirv.clone()], &bytes[metadata.clone()]);
+    bytes[hash.clone()].copy_from_slice(&forged);
+    cases.push((
+        "a renamed entry point with its hash recomputed",
+        bytes,
+        "no entry point for kernel",
+    ));
+    for (i, (what, bytes, needle)) in cases.into_iter().enumerate() {
+        let damaged = dir.path().join(format!("damaged{i}"));
+        std::fs::write(&damaged, bytes).unwrap();
+        std::fs::set_permissions(
+            &damaged,
+            std::os::unix::fs::PermissionsExt::from_mode(0o755),
+        )
+        .unwrap();
+        let out = run_with(&damaged, &[]);
+        let all = text(&out);
+        assert!(
+            out.status.code().is_some(),
+            "{what}: killed by a signal:\n{all}"
+        );
+        assert!(!out.status.success(), "{what}: the program passed:\n{all}");
+        assert!(
+            all.contains("invalid device image in '")
+                && all.contains(&format!("damaged{i}"))
+                && all.contains(needle),
+            "{what}: expected an invalid-image message naming the binary and '{needle}':\n{all}"
+        );
+        assert!(
+            all.contains("hipErrorInvalidImage") || all.contains("invalid device image"),
+            "{all}"
+        );
+    }
+}

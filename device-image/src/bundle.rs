@@ -23,6 +23,9 @@ pub const SPIRV_ENTRY_ID: &str = "hip-spirv64-unknown-unknown-";
 /// `-unbundle -targets=hip-spirv64-unknown-unknown-` could hand out the metadata instead of the
 /// SPIR-V. With its own kind the bundler lists the entry and never confuses it with the code.
 pub const METADATA_ENTRY_ID: &str = "hipmlir-spirv64-unknown-unknown--metadata";
+/// The SHA-256 of the SPIR-V and metadata entries (see [`crate::content_hash`]), checked
+/// before an image is used: a damaged entry is refused instead of reaching a driver.
+pub const HASH_ENTRY_ID: &str = "hipmlir-spirv64-unknown-unknown--sha256";
 /// The metadata entry id of images written before [`METADATA_ENTRY_ID`]; still read.
 pub const LEGACY_METADATA_ENTRY_ID: &str = "hip-spirv64-unknown-unknown--hipmlir_metadata";
 

@@ -12,14 +12,16 @@ mod metadata;
 mod vocabulary;
 
 pub use bundle::{
-    split_bundles, Bundle, BundleEntry, SplitBundle, HOST_ENTRY_ID, LEGACY_METADATA_ENTRY_ID,
-    MAGIC, METADATA_ENTRY_ID, SPIRV_ENTRY_ID,
+    split_bundles, Bundle, BundleEntry, SplitBundle, HASH_ENTRY_ID, HOST_ENTRY_ID,
+    LEGACY_METADATA_ENTRY_ID, MAGIC, METADATA_ENTRY_ID, SPIRV_ENTRY_ID,
 };
+
 pub use metadata::{
     AddressSpace, GlobalVar, KernelArg, KernelInfo, ModuleMetadata, SpirvVariant,
     DEVICE_HEAP_VARIABLE, METADATA_FORMAT_VERSION,
 };
 pub use vocabulary::{hip_api_version, FUNCTION_POINTERS_ATTRIBUTE, LINKAGE_ATTRIBUTE};
+use sha2::{Digest, Sha256};
 
 /// Everything that can go wrong reading a device image.
 #[derive(Debug, thiserror::Error)]
@@ -38,6 +40,25 @@ pub enum ImageError {
         "device image metadata has format version {found}, this runtime reads version {expected}"
     )]
     VersionMismatch { found: u32, expected: u32 },
+    #[error("device image carries no content hash (written by an older hipmlir: rebuild it)")]
+    NoContentHash,
+    #[error("device image content hash mismatch: its SPIR-V or metadata is damaged")]
+    HashMismatch,
+}
+
+/// SHA-256 of an image's contents: the SPIR-V's length (u64, little-endian), the SPIR-V, then
+/// the metadata bytes. Writer and reader both call this.
+pub fn content_hash(spirv: &[u8], metadata: &[u8]) -> [u8; 32] {
+    let mut h = Sha256::new();
+    h.update((spirv.len() as u64).to_le_bytes());
+    h.update(spirv);
+    h.update(metadata);
+    h.finalize().into()
+}
+
+/// SHA-256 of `bytes` (the runtime's cache keys).
+pub fn sha256(bytes: &[u8]) -> [u8; 32] {
+    Sha256::digest(bytes).into()
 }
 
 /// One compiled module: the SPIR-V binary and the metadata describing its kernels.
@@ -52,6 +73,7 @@ impl DeviceImage {
     /// the metadata entry.
     pub fn to_bundle_bytes(&self) -> Vec<u8> {
         let metadata = self.metadata.to_json();
+        let hash = content_hash(&self.spirv, metadata.as_bytes());
         Bundle {
             entries: vec![
                 BundleEntry {
@@ -65,6 +87,10 @@ impl DeviceImage {
                 BundleEntry {
                     id: METADATA_ENTRY_ID.to_string(),
                     data: metadata.into_bytes(),
+                },
+                BundleEntry {
+                    id: HASH_ENTRY_ID.to_string(),
+                    data: hash.to_vec(),
                 },
             ],
         }
@@ -81,6 +107,12 @@ impl DeviceImage {
             .entry(METADATA_ENTRY_ID)
             .or_else(|| bundle.entry(LEGACY_METADATA_ENTRY_ID))
             .ok_or(ImageError::MissingEntry(METADATA_ENTRY_ID))?;
+        let hash = bundle
+            .entry(HASH_ENTRY_ID)
+            .ok_or(ImageError::NoContentHash)?;
+        if hash != content_hash(spirv, metadata) {
+            return Err(ImageError::HashMismatch);
+        }
         let metadata =
             std::str::from_utf8(metadata).map_err(|e| ImageError::BadMetadata(e.to_string()))?;
         Ok(DeviceImage {
@@ -131,6 +163,34 @@ mod tests {
                 "len {len}"
             );
         }
+    }
+
+    #[test]
+    fn damaged_contents_fail_the_hash() {
+        let bytes = sample().to_bundle_bytes();
+        let bundle = Bundle::decode(&bytes).unwrap();
+        // Every byte of the SPIR-V and metadata entries, flipped one bit at a time.
+        let header_len =
+            bytes.len() - bundle.entries.iter().map(|e| e.data.len()).sum::<usize>() - 8;
+        for at in header_len..bytes.len() {
+            let mut damaged = bytes.clone();
+            damaged[at] ^= 0x10;
+            assert!(
+                DeviceImage::from_bundle_bytes(&damaged).is_err_and(|e| matches!(
+                    e,
+                    ImageError::HashMismatch
+                        | ImageError::BadMetadata(_)
+                        | ImageError::NoContentHash
+                )) || DeviceImage::from_bundle_bytes(&damaged).is_ok_and(|i| i == sample()),
+                "byte {at}"
+            );
+        }
+        let mut bundle = bundle;
+        bundle.entries.retain(|e| e.id != HASH_ENTRY_ID);
+        assert!(matches!(
+            DeviceImage::from_bundle_bytes(&bundle.encode()),
+            Err(ImageError::NoContentHash)
+        ));
     }
 
     #[test]

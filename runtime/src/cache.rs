@@ -23,7 +23,19 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::OnceLock;
 
 use crate::hlog;
-use crate::sha256::{digest, hex, Sha256};
+use hipmlir_device_image::sha256 as digest;
+use sha2::{Digest, Sha256};
+
+/// Feeds a length-prefixed field, so that concatenated fields cannot alias.
+fn field(h: &mut Sha256, data: &[u8]) {
+    h.update((data.len() as u64).to_le_bytes());
+    h.update(data);
+}
+
+/// Lower-case hexadecimal.
+fn hex(bytes: &[u8]) -> String {
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
+}
 
 const ENTRY_MAGIC: &[u8; 8] = b"HMLRPC01";
 const HEADER_LEN: usize = 8 + 8 + 32;
@@ -42,9 +54,9 @@ pub struct BuildContext {
 /// The cache key (64 hex digits) of a build.
 pub fn key(spirv: &[u8], ctx: &BuildContext) -> String {
     let mut h = Sha256::new();
-    h.field(b"hipmlir program cache v1");
-    h.field(env!("CARGO_PKG_VERSION").as_bytes());
-    h.field(spirv);
+    field(&mut h, b"hipmlir program cache v1");
+    field(&mut h, env!("CARGO_PKG_VERSION").as_bytes());
+    field(&mut h, spirv);
     for part in [
         &ctx.device_name,
         &ctx.device_vendor,
@@ -53,9 +65,9 @@ pub fn key(spirv: &[u8], ctx: &BuildContext) -> String {
         &ctx.platform_version,
         &ctx.options,
     ] {
-        h.field(part.as_bytes());
+        field(&mut h, part.as_bytes());
     }
-    hex(&h.finish())
+    hex(&h.finalize())
 }
 
 /// Encodes an entry: header with length and checksum, then the payload.

@@ -10,7 +10,7 @@
 //! copies, fills), `managed` (managed-memory hints and prefetches), `registry` (images and kernels by name), `symbols` (device variables: host
 //! shadows, addresses, copies), `kpack` (archives of split binaries), `module_path`
 //! (SPIR-V files found by kernel name, for plain builds), `spirv` (kernel signatures
-//! from SPIR-V), `jit` (program builds), `cache` (on-disk program cache, `sha256`), `launch`
+//! from SPIR-V), `jit` (program builds), `cache` (on-disk program cache), `launch`
 //! (argument unpacking, spills, NDRange), `props` (`hipDeviceProp_t`), `api` (the `extern "C"`
 //! functions), `cl` (OpenCL handle helpers).
 
@@ -35,7 +35,6 @@ mod module_path;
 mod probe;
 mod props;
 mod registry;
-pub mod sha256;
 pub mod spirv;
 mod stream;
 mod symbols;

@@ -227,6 +227,7 @@ pub fn validate_image(image: &DeviceImage) -> Result<(), String> {
     if u32::from_le_bytes(magic) != 0x0723_0203 && u32::from_be_bytes(magic) != 0x0723_0203 {
         return Err("the SPIR-V entry does not start with the SPIR-V magic number".into());
     }
+    check_spirv_agrees(image)?;
     for kernel in &image.metadata.kernels {
         if kernel.name.is_empty() || kernel.name.contains('\0') {
             return Err(format!(
@@ -255,6 +256,57 @@ pub fn validate_image(image: &DeviceImage) -> Result<(), String> {
                     kernel.name, arg.name
                 ));
             }
+        }
+    }
+    Ok(())
+}
+
+/// Reads an image's SPIR-V (and each variant's) structurally before any driver sees it, and
+/// checks that its kernel entry points are the metadata's kernels, each with as many parameters
+/// as the metadata lists (plus the three block dimensions of a linear-block kernel).
+fn check_spirv_agrees(image: &DeviceImage) -> Result<(), String> {
+    let meta = &image.metadata;
+    let mut modules = vec![("the SPIR-V".to_string(), image.spirv.clone())];
+    for v in &meta.spirv_variants {
+        let what = format!("the SPIR-V variant for {}", v.requires_extension);
+        let bytes = v
+            .spirv()
+            .ok_or_else(|| format!("{what} is not valid hex"))?;
+        modules.push((what, bytes));
+    }
+    for (what, bytes) in modules {
+        let entry_points =
+            crate::spirv::parse_kernels(&bytes).map_err(|e| format!("{what}: {e}"))?;
+        for kernel in &meta.kernels {
+            let Some(ep) = entry_points.iter().find(|e| e.name == kernel.name) else {
+                return Err(format!(
+                    "{what} has no entry point for kernel '{}' of the metadata",
+                    kernel.name
+                ));
+            };
+            let hidden = if meta.linear_block_kernels.contains(&kernel.name) {
+                3
+            } else {
+                0
+            };
+            if ep.params.len() != kernel.args.len() + hidden {
+                return Err(format!(
+                    "{what} gives kernel '{}' {} parameters, the metadata {}",
+                    kernel.name,
+                    ep.params.len(),
+                    kernel.args.len() + hidden
+                ));
+            }
+        }
+        let known = |name: &str| {
+            meta.kernels.iter().any(|k| k.name == name)
+                || meta.globals.iter().any(|g| g.address_kernel == name)
+        };
+        if let Some(stray) = entry_points.iter().find(|e| !known(&e.name)) {
+            return Err(format!(
+                "{what} has an entry point '{}' the metadata does not list",
+                stray.name.escape_debug()
+            ));
         }
     }
     Ok(())
@@ -513,7 +565,14 @@ pub fn register_image(bundle: &[u8]) -> HipResult<Arc<Module>> {
     match parsed {
         Ok(image) => Ok(reg.add_image(image)),
         Err(why) => {
-            let line = format!("invalid device image ({} bytes): {why}", bundle.len());
+            let place = match loaded_object_of(bundle.as_ptr() as usize) {
+                Some((object, offset)) => format!(" in '{object}' at offset {offset:#x}"),
+                None => String::new(),
+            };
+            let line = format!(
+                "invalid device image{place} ({} bytes): {why}",
+                bundle.len()
+            );
             reg.add_failed_image(line.clone());
             Err(Failure::new(HipError::InvalidImage, line))
         }
@@ -607,6 +666,32 @@ extern "C" {
     fn dladdr(addr: *const std::ffi::c_void, info: *mut DlInfo) -> std::ffi::c_int;
 }
 
+/// The loaded object (executable or shared library) holding `address`, and the address's
+/// offset from the object's load base: names an embedded image in messages.
+fn loaded_object_of(address: usize) -> Option<(String, usize)> {
+    let mut info = DlInfo {
+        dli_fname: std::ptr::null(),
+        dli_fbase: std::ptr::null_mut(),
+        dli_sname: std::ptr::null(),
+        dli_saddr: std::ptr::null_mut(),
+    };
+    // SAFETY: dladdr only inspects the loaded objects' tables; `info` is a valid out-pointer.
+    if address == 0 || unsafe { dladdr(address as *const std::ffi::c_void, &mut info) } == 0 {
+        return None;
+    }
+    if info.dli_fname.is_null() {
+        return None;
+    }
+    // SAFETY: dladdr returned the NUL-terminated path of the object holding `address`.
+    let name = unsafe { std::ffi::CStr::from_ptr(info.dli_fname) }.to_string_lossy();
+    let name = if name.is_empty() {
+        std::env::current_exe().ok()?.display().to_string()
+    } else {
+        name.into_owned()
+    };
+    Some((name, address.wrapping_sub(info.dli_fbase as usize)))
+}
+
 /// The symbol at exactly `address`: its dynamic symbol, else its entry in the symbol table of the
 /// loaded object holding it (a kernel stub with internal linkage, such as a kernel template
 /// instance for a lambda's closure type, is in no dynamic symbol table).
@@ -695,10 +780,12 @@ mod tests {
     }
 
     fn image(kernels: Vec<KernelInfo>) -> DeviceImage {
-        let mut spirv = 0x0723_0203u32.to_le_bytes().to_vec();
-        spirv.resize(20, 0);
+        let entry_points: Vec<(&str, usize)> = kernels
+            .iter()
+            .map(|k| (k.name.as_str(), k.args.len()))
+            .collect();
         DeviceImage {
-            spirv,
+            spirv: crate::spirv::test_module(&entry_points),
             metadata: ModuleMetadata::new(kernels),
         }
     }
@@ -801,5 +888,34 @@ mod tests {
         no_spirv.spirv = vec![1, 2, 3];
         assert!(validate_image(&no_spirv).is_err());
         assert!(validate_image(&image(vec![kernel("a\0b", "k")])).is_err());
+    }
+
+    #[test]
+    fn validation_checks_spirv_against_metadata() {
+        let good = image(vec![kernel("k", "k")]);
+        // An entry point the metadata lacks, or a kernel the SPIR-V lacks.
+        let mut stray = good.clone();
+        stray.spirv = crate::spirv::test_module(&[("k", 2), ("other", 1)]);
+        let e = validate_image(&stray).unwrap_err();
+        assert!(e.contains("entry point 'other'"), "{e}");
+        let mut missing = good.clone();
+        missing.spirv = crate::spirv::test_module(&[("j", 2)]);
+        let e = validate_image(&missing).unwrap_err();
+        assert!(e.contains("no entry point for kernel 'k'"), "{e}");
+        // Parameter counts must agree.
+        let mut count = good.clone();
+        count.spirv = crate::spirv::test_module(&[("k", 3)]);
+        let e = validate_image(&count).unwrap_err();
+        assert!(e.contains("3 parameters, the metadata 2"), "{e}");
+        // An instruction running past the module's end, and an id past the bound.
+        let mut long = good.clone();
+        let n = long.spirv.len();
+        long.spirv[n - 2] = 9; // OpFunctionEnd claims 9 words
+        assert!(validate_image(&long).is_err());
+        let mut id = good.clone();
+        id.spirv[12..16].copy_from_slice(&3u32.to_le_bytes()); // bound 3
+        let e = validate_image(&id).unwrap_err();
+        assert!(e.contains("outside the module's bound"), "{e}");
+        assert!(validate_image(&good).is_ok());
     }
 }

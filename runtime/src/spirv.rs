@@ -18,31 +18,16 @@
 use std::collections::HashMap;
 
 use hipmlir_device_image::{AddressSpace, KernelArg, KernelInfo};
+use rspirv::dr::{Instruction, Operand};
+use rspirv::spirv::{Decoration, ExecutionModel, FunctionParameterAttribute, Op};
 
 pub const MAGIC: u32 = 0x0723_0203;
 
-const OP_NAME: u32 = 5;
-const OP_LINE: u32 = 8;
-const OP_ENTRY_POINT: u32 = 15;
-const OP_TYPE_BOOL: u32 = 20;
-const OP_TYPE_INT: u32 = 21;
-const OP_TYPE_FLOAT: u32 = 22;
-const OP_TYPE_VECTOR: u32 = 23;
-const OP_TYPE_ARRAY: u32 = 28;
-const OP_TYPE_STRUCT: u32 = 30;
-const OP_TYPE_POINTER: u32 = 32;
-const OP_CONSTANT: u32 = 43;
-const OP_FUNCTION: u32 = 54;
-const OP_FUNCTION_PARAMETER: u32 = 55;
-const OP_FUNCTION_END: u32 = 56;
-const OP_DECORATE: u32 = 71;
-const OP_NO_LINE: u32 = 317;
-
-const EXECUTION_MODEL_KERNEL: u32 = 6;
-const DECORATION_CPACKED: u32 = 10;
-const DECORATION_FUNC_PARAM_ATTR: u32 = 38;
-const DECORATION_ALIGNMENT: u32 = 44;
-const FUNC_PARAM_ATTR_BYVAL: u32 = 2;
+// module_length walks raw words (it must not read past a module's end); these are its opcodes.
+const OP_LINE: u32 = Op::Line as u32;
+const OP_FUNCTION: u32 = Op::Function as u32;
+const OP_FUNCTION_END: u32 = Op::FunctionEnd as u32;
+const OP_NO_LINE: u32 = Op::NoLine as u32;
 
 /// SPIR-V storage classes a kernel parameter may point into.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -154,20 +139,6 @@ pub fn looks_like_spirv(bytes: &[u8]) -> bool {
     }
 }
 
-/// A literal string operand (NUL-terminated, packed little-endian in words).
-fn literal_string(operands: &[u32]) -> String {
-    let mut bytes = Vec::new();
-    'outer: for w in operands {
-        for b in w.to_le_bytes() {
-            if b == 0 {
-                break 'outer;
-            }
-            bytes.push(b);
-        }
-    }
-    String::from_utf8_lossy(&bytes).into_owned()
-}
-
 #[derive(Debug, Clone)]
 enum Type {
     Scalar { size: u64 },
@@ -230,9 +201,49 @@ impl Reader {
     }
 }
 
+/// A module read through rspirv's grammar-driven parser: every instruction's length and operands
+/// are checked against the SPIR-V grammar, so nothing here indexes raw words. The header must
+/// be SPIR-V 1.0 to 1.6 with schema 0, and every id (results and operands) must lie below the
+/// header's bound: a driver handed an id past the bound may crash rather than fail.
+pub fn load(bytes: &[u8]) -> Result<rspirv::dr::Module, String> {
+    // rspirv reads little-endian modules only: a byte-swapped one is swapped first.
+    let words = words(bytes)?;
+    let le: Vec<u8> = words.iter().flat_map(|w| w.to_le_bytes()).collect();
+    let module = rspirv::dr::load_bytes(&le).map_err(|e| format!("malformed SPIR-V: {e}"))?;
+    let version = words[1];
+    if version & 0xff00_00ff != 0 || (version >> 16) & 0xff != 1 || (version >> 8) & 0xff > 6 {
+        return Err(format!(
+            "SPIR-V version word {version:#010x} is not 1.0 to 1.6"
+        ));
+    }
+    if words[4] != 0 {
+        return Err("SPIR-V header schema word is not 0".into());
+    }
+    let bound = words[3];
+    for inst in module.all_inst_iter() {
+        let ids = inst.result_id.into_iter().chain(inst.result_type).chain(
+            inst.operands.iter().filter_map(|o| match *o {
+                Operand::IdRef(id) | Operand::IdScope(id) | Operand::IdMemorySemantics(id) => {
+                    Some(id)
+                }
+                _ => None,
+            }),
+        );
+        for id in ids {
+            if id == 0 || id >= bound {
+                return Err(format!(
+                    "{:?} uses id %{id}, outside the module's bound {bound}",
+                    inst.class.opcode
+                ));
+            }
+        }
+    }
+    Ok(module)
+}
+
 /// The kernels (`OpEntryPoint Kernel`) of a module and their parameters.
 pub fn parse_kernels(bytes: &[u8]) -> Result<Vec<SpirvKernel>, String> {
-    let words = words(bytes)?;
+    let module = load(bytes)?;
     let mut reader = Reader {
         types: HashMap::new(),
         constants: HashMap::new(),
@@ -240,113 +251,109 @@ pub fn parse_kernels(bytes: &[u8]) -> Result<Vec<SpirvKernel>, String> {
         byval: Default::default(),
         alignment: HashMap::new(),
     };
-    let mut entry_points: Vec<(u32, String)> = Vec::new();
-    // function id -> parameter (type id, result id)s
-    let mut functions: HashMap<u32, Vec<(u32, u32)>> = HashMap::new();
-    let mut current: Option<u32> = None;
-    let mut pos = 5;
-    while pos < words.len() {
-        let count = (words[pos] >> 16) as usize;
-        let opcode = words[pos] & 0xffff;
-        if count == 0 || pos + count > words.len() {
-            return Err(format!("malformed instruction at word {pos}"));
+    let id = |inst: &Instruction, i: usize| match inst.operands.get(i) {
+        Some(Operand::IdRef(id)) => Ok(*id),
+        _ => Err(format!("{:?} lacks its operand {i}", inst.class.opcode)),
+    };
+    let literal = |inst: &Instruction, i: usize| match inst.operands.get(i) {
+        Some(Operand::LiteralBit32(n)) => Ok(*n),
+        _ => Err(format!(
+            "{:?} lacks its literal operand {i}",
+            inst.class.opcode
+        )),
+    };
+    for inst in &module.annotations {
+        if inst.class.opcode != Op::Decorate {
+            continue;
         }
-        let ops = &words[pos + 1..pos + count];
-        let op = |i: usize| {
-            ops.get(i)
-                .copied()
-                .ok_or_else(|| format!("instruction at word {pos} (opcode {opcode}) is too short"))
-        };
-        match opcode {
-            OP_ENTRY_POINT if op(0)? == EXECUTION_MODEL_KERNEL => {
-                entry_points.push((op(1)?, literal_string(&ops[2..])));
+        let target = id(inst, 0)?;
+        match inst.operands.get(1) {
+            Some(Operand::Decoration(Decoration::CPacked)) => {
+                reader.packed.insert(target);
             }
-            OP_DECORATE => match op(1)? {
-                DECORATION_CPACKED => {
-                    reader.packed.insert(op(0)?);
-                }
-                DECORATION_FUNC_PARAM_ATTR if op(2)? == FUNC_PARAM_ATTR_BYVAL => {
-                    reader.byval.insert(op(0)?);
-                }
-                DECORATION_ALIGNMENT => {
-                    reader.alignment.insert(op(0)?, u64::from(op(2)?));
-                }
-                _ => {}
-            },
-            OP_TYPE_BOOL => {
-                reader.types.insert(op(0)?, Type::Scalar { size: 1 });
-            }
-            OP_TYPE_INT | OP_TYPE_FLOAT => {
-                let bits = u64::from(op(1)?);
-                reader.types.insert(
-                    op(0)?,
-                    Type::Scalar {
-                        size: bits.div_ceil(8),
-                    },
-                );
-            }
-            OP_TYPE_VECTOR => {
-                reader.types.insert(
-                    op(0)?,
-                    Type::Vector {
-                        elem: op(1)?,
-                        count: u64::from(op(2)?),
-                    },
-                );
-            }
-            OP_TYPE_ARRAY => {
-                reader.types.insert(
-                    op(0)?,
-                    Type::Array {
-                        elem: op(1)?,
-                        length: op(2)?,
-                    },
-                );
-            }
-            OP_TYPE_STRUCT => {
-                reader.types.insert(
-                    op(0)?,
-                    Type::Struct {
-                        members: ops[1..].to_vec(),
-                    },
-                );
-            }
-            OP_TYPE_POINTER => {
-                reader.types.insert(
-                    op(0)?,
-                    Type::Pointer {
-                        class: StorageClass::from_raw(op(1)?),
-                        pointee: op(2)?,
-                    },
-                );
-            }
-            OP_CONSTANT => {
-                let low = u64::from(op(2)?);
-                let high = ops.get(3).copied().map(u64::from).unwrap_or(0);
-                reader.constants.insert(op(1)?, low | (high << 32));
-            }
-            OP_FUNCTION => {
-                let id = op(1)?;
-                functions.insert(id, Vec::new());
-                current = Some(id);
-            }
-            OP_FUNCTION_PARAMETER => {
-                if let Some(f) = current.and_then(|f| functions.get_mut(&f)) {
-                    f.push((op(0)?, op(1)?));
+            Some(Operand::Decoration(Decoration::FuncParamAttr)) => {
+                if let Some(Operand::FunctionParameterAttribute(
+                    FunctionParameterAttribute::ByVal,
+                )) = inst.operands.get(2)
+                {
+                    reader.byval.insert(target);
                 }
             }
-            OP_FUNCTION_END => current = None,
-            n if (OP_TYPE_BOOL..=39).contains(&n) => {
-                // Other OpType* (void, image, sampler, opaque, function, event, ...).
-                if let Ok(id) = op(0) {
-                    reader.types.entry(id).or_insert(Type::Other);
-                }
+            Some(Operand::Decoration(Decoration::Alignment)) => {
+                reader
+                    .alignment
+                    .insert(target, u64::from(literal(inst, 2)?));
             }
             _ => {}
         }
-        pos += count;
     }
-    let _ = OP_NAME;
+    for inst in &module.types_global_values {
+        let Some(result) = inst.result_id else {
+            continue;
+        };
+        let ty = match inst.class.opcode {
+            Op::TypeBool => Type::Scalar { size: 1 },
+            Op::TypeInt | Op::TypeFloat => Type::Scalar {
+                size: u64::from(literal(inst, 0)?).div_ceil(8),
+            },
+            Op::TypeVector => Type::Vector {
+                elem: id(inst, 0)?,
+                count: u64::from(literal(inst, 1)?),
+            },
+            Op::TypeArray => Type::Array {
+                elem: id(inst, 0)?,
+                length: id(inst, 1)?,
+            },
+            Op::TypeStruct => Type::Struct {
+                members: (0..inst.operands.len())
+                    .map(|i| id(inst, i))
+                    .collect::<Result<_, _>>()?,
+            },
+            Op::TypePointer => match inst.operands.first() {
+                Some(Operand::StorageClass(class)) => Type::Pointer {
+                    class: StorageClass::from_raw(*class as u32),
+                    pointee: id(inst, 1)?,
+                },
+                _ => return Err("OpTypePointer lacks its storage class".into()),
+            },
+            Op::Constant => {
+                let value = match inst.operands.first() {
+                    Some(Operand::LiteralBit32(n)) => u64::from(*n),
+                    Some(Operand::LiteralBit64(n)) => *n,
+                    _ => continue,
+                };
+                reader.constants.insert(result, value);
+                continue;
+            }
+            op if format!("{op:?}").starts_with("Type") => Type::Other,
+            _ => continue,
+        };
+        reader.types.entry(result).or_insert(ty);
+    }
+    // function id -> parameter (type id, result id)s
+    let functions: HashMap<u32, Vec<(u32, u32)>> = module
+        .functions
+        .iter()
+        .filter_map(|f| {
+            let def = f.def.as_ref()?;
+            let params = f
+                .parameters
+                .iter()
+                .filter_map(|p| Some((p.result_type?, p.result_id?)))
+                .collect();
+            Some((def.result_id?, params))
+        })
+        .collect();
+    let mut entry_points = Vec::new();
+    for inst in &module.entry_points {
+        if let (
+            Some(Operand::ExecutionModel(ExecutionModel::Kernel)),
+            Some(Operand::LiteralString(name)),
+        ) = (inst.operands.first(), inst.operands.get(2))
+        {
+            entry_points.push((id(inst, 1)?, name.clone()));
+        }
+    }
     entry_points
         .into_iter()
         .map(|(function, name)| {
@@ -360,11 +367,10 @@ pub fn parse_kernels(bytes: &[u8]) -> Result<Vec<SpirvKernel>, String> {
                         format!("kernel '{name}': parameter type %{ty} undefined")
                     })?;
                     match t {
-                        Type::Pointer { class, pointee } if reader.byval.contains(&id) => {
+                        Type::Pointer { pointee, .. } if reader.byval.contains(&id) => {
                             let (size, natural) = reader
                                 .layout(*pointee, 0)
                                 .map_err(|e| format!("kernel '{name}': {e}"))?;
-                            let _ = class;
                             let align = reader.alignment.get(&id).copied().unwrap_or(natural);
                             Ok(Param::Value { size, align })
                         }
@@ -455,9 +461,77 @@ pub fn module_length(mut word: impl FnMut(usize) -> Option<u32>) -> Result<usize
     }
 }
 
+/// A minimal valid module whose kernels take `n` ints each (tests of modules' users).
+#[cfg(test)]
+pub fn test_module(kernels: &[(&str, usize)]) -> Vec<u8> {
+    let string = |s: &str| -> Vec<u32> {
+        let mut b = s.as_bytes().to_vec();
+        b.push(0);
+        b.resize(b.len().next_multiple_of(4), 0);
+        b.chunks(4)
+            .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+            .collect()
+    };
+    let mut insts: Vec<(Op, Vec<u32>)> = vec![
+        (
+            Op::Capability,
+            vec![rspirv::spirv::Capability::Kernel as u32],
+        ),
+        (Op::MemoryModel, vec![2, 2]),
+    ];
+    let mut next = 10;
+    let mut functions = Vec::new();
+    for (name, n) in kernels {
+        let mut ep = vec![ExecutionModel::Kernel as u32, next];
+        ep.extend(string(name));
+        insts.push((Op::EntryPoint, ep));
+        functions.push((next, *n));
+        next += 1;
+    }
+    insts.push((Op::TypeVoid, vec![1]));
+    insts.push((Op::TypeInt, vec![2, 32, 0]));
+    let mut fn_types = Vec::new();
+    for (_, n) in &functions {
+        let mut t = vec![next, 1];
+        t.extend(std::iter::repeat_n(2, *n));
+        insts.push((Op::TypeFunction, t));
+        fn_types.push(next);
+        next += 1;
+    }
+    for ((id, n), ty) in functions.iter().zip(fn_types) {
+        insts.push((Op::Function, vec![1, *id, 0, ty]));
+        for _ in 0..*n {
+            insts.push((Op::FunctionParameter, vec![2, next]));
+            next += 1;
+        }
+        insts.push((Op::Label, vec![next]));
+        next += 1;
+        insts.push((Op::Return, vec![]));
+        insts.push((Op::FunctionEnd, vec![]));
+    }
+    let mut w = vec![MAGIC, 0x0001_0000, 0, next, 0];
+    for (op, ops) in insts {
+        w.push(((ops.len() as u32 + 1) << 16) | op as u32);
+        w.extend(ops);
+    }
+    w.iter().flat_map(|x| x.to_le_bytes()).collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    const OP_ENTRY_POINT: u32 = Op::EntryPoint as u32;
+    const OP_DECORATE: u32 = Op::Decorate as u32;
+    const OP_TYPE_INT: u32 = Op::TypeInt as u32;
+    const OP_TYPE_FLOAT: u32 = Op::TypeFloat as u32;
+    const OP_TYPE_VECTOR: u32 = Op::TypeVector as u32;
+    const OP_TYPE_STRUCT: u32 = Op::TypeStruct as u32;
+    const OP_TYPE_POINTER: u32 = Op::TypePointer as u32;
+    const OP_FUNCTION_PARAMETER: u32 = Op::FunctionParameter as u32;
+    const EXECUTION_MODEL_KERNEL: u32 = ExecutionModel::Kernel as u32;
+    const DECORATION_FUNC_PARAM_ATTR: u32 = Decoration::FuncParamAttr as u32;
+    const FUNC_PARAM_ATTR_BYVAL: u32 = FunctionParameterAttribute::ByVal as u32;
 
     /// Assembles instructions: (opcode, operands).
     fn module(insts: &[(u32, Vec<u32>)]) -> Vec<u8> {
