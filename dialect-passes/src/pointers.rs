@@ -248,6 +248,52 @@ pub fn lower_pointers_to_spirv(
         byval_parameters(ctx, f)?;
         update_function_type(ctx, f)?;
     }
+    retype_declarations(ctx, module)
+}
+
+fn internal(e: impl std::fmt::Display) -> LowerError {
+    LowerError::Internal(e.to_string())
+}
+
+/// Declarations (device library functions such as printf, lowered by the math pass after this
+/// one) take the SPIR-V types their callers' pointers now have, so that the module stays valid
+/// between the passes. Types map one to one, so every call of a declaration still agrees with it.
+fn retype_declarations(ctx: &Context, module: &Module) -> Result<(), LowerError> {
+    let mut declarations: Vec<MlirOperation> = Vec::new();
+    module.as_operation().walk(WalkOrder::PreOrder, |op| {
+        if op.name().as_string_ref().as_str() == Ok("func.func")
+            && op.region(0).is_ok_and(|r| r.first_block().is_none())
+        {
+            declarations.push(op.to_raw());
+        }
+        WalkResult::Advance
+    });
+    for raw in declarations {
+        // SAFETY: a live func.func found by the walk.
+        let function_type =
+            type_attribute(&unsafe { OperationRef::from_raw(raw) }, "function_type")?;
+        let mut op = unsafe { OperationRefMut::from_raw(raw) };
+        let function_type = FunctionType::try_from(function_type).map_err(|e| {
+            LowerError::Internal(format!("a declaration without a function type: {e}"))
+        })?;
+        let convert = |t| {
+            if is_llvm_type(t) {
+                loaded_value_type(ctx, t)
+            } else {
+                Ok(t)
+            }
+        };
+        let inputs = (0..function_type.input_count())
+            .map(|i| function_type.input(i).map_err(internal).and_then(convert))
+            .collect::<Result<Vec<_>, _>>()?;
+        let results = (0..function_type.result_count())
+            .map(|i| function_type.result(i).map_err(internal).and_then(convert))
+            .collect::<Result<Vec<_>, _>>()?;
+        op.set_attribute(
+            "function_type",
+            TypeAttribute::new(FunctionType::new(ctx, &inputs, &results).into()).into(),
+        );
+    }
     Ok(())
 }
 

@@ -16,6 +16,12 @@ use mlir_sys::{
     mlirRegionTakeBody,
 };
 
+/// The pass's name in a pipeline (dialect-passes registers it with MLIR).
+pub const PASS_NAME: &str = "hipmlir-outline-kernels";
+/// The pass's one-line summary (`hipmlir --list-passes`).
+pub const PASS_SUMMARY: &str = "kernels (func.func marked hipmlir.kernel) become gpu.func in one \
+gpu.module with the device code they use; launches become gpu.launch_func";
+
 /// The name of the `gpu.module` holding a translation unit's kernels.
 pub const GPU_MODULE_NAME: &str = "hipmlir_kernels";
 
