@@ -1,5 +1,6 @@
 //! The smaller passes (see `registry` for their names) and helpers of the pipeline.
 
+use hipmlir_device_image::HOST_ATTRIBUTE;
 use melior::ir::block::BlockLike;
 use melior::ir::operation::{
     OperationLike, OperationMutLike, OperationRefMut, WalkOrder, WalkResult,
@@ -179,7 +180,7 @@ pub fn drop_host_functions(module: &Module) {
     let mut host = Vec::new();
     let mut op = body.first_operation();
     while let Some(o) = op {
-        if o.has_attribute("hipmlir.host") {
+        if o.has_attribute(HOST_ATTRIBUTE) {
             host.push(o.to_raw());
         }
         op = o.next_in_block();
@@ -213,7 +214,7 @@ pub fn reject_recursion(module: &Module) -> Result<(), LowerError> {
     }
     let mut op = body.first_operation();
     while let Some(f) = op {
-        if f.name().as_string_ref().as_str() == Ok("func.func") && !f.has_attribute("hipmlir.host")
+        if f.name().as_string_ref().as_str() == Ok("func.func") && !f.has_attribute(HOST_ATTRIBUTE)
         {
             f.walk(WalkOrder::PreOrder, |inner| {
                 if found.is_none() && inner.name().as_string_ref().as_str() == Ok("func.call") {

@@ -7,6 +7,7 @@
 //! bitcasts it to the type it reads or walks, as LLVM's SPIR-V backend does for opaque pointers.
 //! Address spaces follow the SPIR/OpenCL numbering clang uses for spirv64.
 
+use hipmlir_device_image::{BYVAL_ATTRIBUTE, INITIALIZER_ATTRIBUTE};
 use melior::ir::attribute::{IntegerAttribute, TypeAttribute};
 use melior::ir::block::BlockLike;
 use melior::ir::operation::{OperationBuilder, OperationLike, OperationMutLike, OperationRefMut};
@@ -297,9 +298,6 @@ fn retype_declarations(ctx: &Context, module: &Module) -> Result<(), LowerError>
     Ok(())
 }
 
-/// The attribute listing a kernel's by-value struct parameters (written by the frontend).
-pub const BYVAL_ATTRIBUTE: &str = "hipmlir.byval";
-
 /// A by-value struct parameter is a pointer to the struct in the Function storage class, as
 /// OpenCL's byval parameters are; the body keeps using it as a byte pointer.
 fn byval_parameters(ctx: &Context, f: MlirOperation) -> Result<(), LowerError> {
@@ -546,7 +544,7 @@ fn lower_op(
             // The initializer's bytes ride along until the binary patch writes them (MLIR's
             // SPIR-V dialect has no constant arrays to initialize a variable with).
             if let Ok(value) = op.attribute("value") {
-                attributes.push((crate::spirv_patch::INITIALIZER_ATTRIBUTE, value));
+                attributes.push((INITIALIZER_ATTRIBUTE, value));
             }
             rw.op("spirv.GlobalVariable", &[], &[], &attributes)?;
             None
