@@ -2,8 +2,10 @@
 # Both install what is missing first (scripts/setup.sh) and are cheap to run again.
 CARGO ?= cargo
 HIPMLIR := target/release/hipmlir
+# LLVM's lit (llvm-22-tools, installed by scripts/setup.sh); FileCheck and not come with it.
+LIT ?= /usr/lib/llvm-22/bin/lit
 
-.PHONY: all setup build run test corpus lint bench clean install uninstall
+.PHONY: all setup build run test lit corpus lint bench clean install uninstall
 
 all: build
 
@@ -19,8 +21,14 @@ run: build
 	./build/vector_add
 
 test: build
+	$(MAKE) --no-print-directory lit
 	$(CARGO) test --release --workspace
 	$(MAKE) --no-print-directory lint
+
+# The fast layer (seconds): each pass on .mlir files through hipmlir-opt, and .hip files through
+# hipmlir --emit-mlir, checked with FileCheck (tests/lit).
+lit: build
+	$(LIT) -sv tests/lit
 
 # Real public programs (../shared/corpus): each built and run, the outcome checked against
 # tests/corpus-expected.tsv. IDS="a b" runs only those.

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Installs what hipmlir needs on Debian 12, and nothing twice:
-#  - LLVM/MLIR/clang 22, spirv-tools, the OpenCL ICD loader and libc++ (and cmake, for the README's CMake example test) from Debian's packages;
+#  - LLVM/MLIR/clang 22 (with llvm-22-tools: lit and FileCheck for tests/lit), spirv-tools, the OpenCL ICD loader and libc++ (and cmake, for the README's CMake example test) from Debian's packages;
 #    patchelf gives the installed runtime its versioned soname (make install);
 #  - Intel's OpenCL CPU runtime from PyPI into /opt/hipmlir-deps/intel-ocl-<version>, registered
 #    as an OpenCL vendor (/etc/OpenCL/vendors) so that every program finds it with no variables
@@ -14,7 +14,7 @@ mkdir -p "$deps"
 sudo_if_needed() { if [ "$(id -u)" -eq 0 ]; then "$@"; else sudo "$@"; fi; }
 
 # --- Debian packages -------------------------------------------------------------------------
-packages=(llvm-22-dev libmlir-22-dev mlir-22-tools libclang-22-dev clang-22 libpolly-22-dev
+packages=(llvm-22-dev llvm-22-tools libmlir-22-dev mlir-22-tools libclang-22-dev clang-22 libpolly-22-dev
   libzstd-dev libz3-dev libxml2-dev zlib1g-dev spirv-tools ocl-icd-libopencl1 ocl-icd-opencl-dev
   libc++-22-dev libc++abi-22-dev clang-tools-22 python3 unzip cmake patchelf)
 missing=()

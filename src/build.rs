@@ -306,15 +306,6 @@ fn device_ir_records(path: &Path) -> Result<Vec<DeviceIr>, String> {
     Ok(records)
 }
 
-fn stage_name(stage: Stage) -> &'static str {
-    match stage {
-        Stage::Frontend => "frontend",
-        Stage::Outlined => "outlined",
-        Stage::Lowered => "lowered",
-        Stage::SpirvDialect | Stage::Binary => "spirv",
-    }
-}
-
 /// --save-temps: the MLIR of every stage (restricted by --function) and the metadata.
 fn save_stages(
     opts: &BuildOptions,
@@ -333,7 +324,7 @@ fn save_stages(
         )?)
     };
     for (stage, text) in &device.stage_texts {
-        let path = dir.join(format!("{stem}.{}.mlir", stage_name(*stage)));
+        let path = dir.join(format!("{stem}.{stage}.mlir"));
         let text = match &keep {
             Some(k) => filter_functions(text, k),
             None => text.clone(),
@@ -465,11 +456,9 @@ fn link_split(
 
 /// --emit-mlir and --emit-spirv: device code only, one output per source.
 fn emit(opts: &BuildOptions, toolchain: &Toolchain) -> Result<(), String> {
-    let stop_at = match opts.emit_mlir {
+    let stop_at = match &opts.emit_mlir {
         Some(EmitStage::Frontend) => Stage::Frontend,
-        Some(EmitStage::Outlined) => Stage::Outlined,
-        Some(EmitStage::Lowered) => Stage::Lowered,
-        Some(EmitStage::Spirv) => Stage::SpirvDialect,
+        Some(EmitStage::AfterPass(pass)) => Stage::AfterPass(pass.clone()),
         None => Stage::Binary,
     };
     if opts.emit_mlir.is_some() && opts.output.is_some() && opts.inputs.len() > 1 {
@@ -479,7 +468,7 @@ fn emit(opts: &BuildOptions, toolchain: &Toolchain) -> Result<(), String> {
         let device = compile_device(
             &input.path,
             &frontend_options(opts, toolchain),
-            stop_at,
+            stop_at.clone(),
             // With -fgpu-rdc the frontend's module may declare what other sources define.
             if opts.gpu_rdc && stop_at == Stage::Frontend {
                 DeviceMode::Relocatable

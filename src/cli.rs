@@ -38,10 +38,12 @@ OPTIONS:
   --split-device-code        link a host-only binary and put the device images in <output>.hipk
                              beside it, found at run time (HIPMLIR_KPACK_PATH overrides the search)
   --emit-spirv               write each source's SPIR-V module (<stem>.spv unless -o)
-  --emit-mlir=<stage>        write the MLIR of a stage: frontend, outlined, lowered or spirv
+  --emit-mlir=<stage>        write the MLIR of a stage: frontend, outlined, lowered or spirv, or
+                             the MLIR after any pass of the device pipeline (--emit-mlir=cse)
   --function=<name>          restrict --emit-mlir and --save-temps MLIR to this kernel (mangled or
                              source name; repeatable)
   --mlir-print-ir-after-all  print the MLIR after every pass to stderr
+  --list-passes              hipmlir's passes and the device pass pipeline
   --print-include-dir        print the folder holding hip/hip_runtime.h
   --print-runtime-dir        print the folder holding libhipmlir_rt.so
   -h, --help                 this text
@@ -52,27 +54,32 @@ accepted and ignored (a note with -v). Other flags starting with `-` (-Wall, -fP
 host compiler, $CXX (default g++; it may carry flags: CXX=\"clang++-22 -stdlib=libc++\").
 ";
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+/// What `--emit-mlir` writes: the frontend's module, or the IR after a pass of the device
+/// pipeline (the stages `outlined`, `lowered` and `spirv` are the IR after named passes).
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub enum EmitStage {
     Frontend,
-    Outlined,
-    Lowered,
-    Spirv,
+    AfterPass(String),
 }
 
 impl EmitStage {
     fn parse(s: &str) -> Result<Self, String> {
-        Ok(match s {
-            "frontend" => EmitStage::Frontend,
-            "outlined" => EmitStage::Outlined,
-            "lowered" => EmitStage::Lowered,
-            "spirv" => EmitStage::Spirv,
-            _ => {
-                return Err(format!(
-                    "hipmlir: error: invalid --emit-mlir stage '{s}' (expected frontend, outlined, lowered or spirv)"
-                ))
-            }
-        })
+        use hipmlir_dialect_passes::{spirv_pipeline, stage_pass, Pipeline, SpirvOptions};
+        if s == "frontend" {
+            return Ok(EmitStage::Frontend);
+        }
+        if let Some(pass) = stage_pass(s) {
+            return Ok(EmitStage::AfterPass(pass.to_string()));
+        }
+        let runs_pass = Pipeline::parse(&spirv_pipeline(&SpirvOptions::default()))
+            .is_ok_and(|p| p.pass_names().contains(&s));
+        if runs_pass {
+            return Ok(EmitStage::AfterPass(s.to_string()));
+        }
+        Err(format!(
+            "hipmlir: error: invalid --emit-mlir stage '{s}' (expected frontend, outlined, \
+             lowered, spirv or a pass of the device pipeline: hipmlir --list-passes names them)"
+        ))
     }
 }
 
@@ -144,6 +151,7 @@ pub enum Command {
     Version,
     PrintIncludeDir,
     PrintRuntimeDir,
+    ListPasses,
     Inspect(Vec<PathBuf>),
     Build(Box<BuildOptions>),
 }
@@ -253,6 +261,7 @@ pub fn parse(args: &[String]) -> Result<Command, String> {
             "--version" => return Ok(Command::Version),
             "--print-include-dir" => return Ok(Command::PrintIncludeDir),
             "--print-runtime-dir" => return Ok(Command::PrintRuntimeDir),
+            "--list-passes" => return Ok(Command::ListPasses),
             "-c" => o.compile_only = true,
             "-v" => o.verbose = true,
             "-g" => o.debug = true,

@@ -1,4 +1,5 @@
-//! The device side of a build: frontend → outliner → dialect-passes → SPIR-V, all in-process.
+//! The device side of a build, all in-process: frontend → device link → the target's pass
+//! pipeline (dialect-passes, the outliner's pass among them) → SPIR-V serialization.
 
 use std::path::Path;
 
@@ -12,13 +13,14 @@ use hipmlir_frontend::{Diagnostic, FrontendOptions, SourceEdit};
 use melior::ir::operation::{OperationLike, OperationPrintingFlags};
 use melior::ir::Module;
 
-/// Where to stop the pipeline.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+/// Where to stop.
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Stage {
+    /// The frontend's module, before any pass.
     Frontend,
-    Outlined,
-    Lowered,
-    SpirvDialect,
+    /// The IR after this pass of the device pipeline (a stage is the IR after a named pass).
+    AfterPass(String),
+    /// The SPIR-V binary.
     Binary,
 }
 
@@ -30,8 +32,8 @@ pub struct DeviceOutput {
     pub host_edits: Vec<SourceEdit>,
     /// Kernel templates launched from host templates (see `FrontendOutput`).
     pub dependent_kernel_templates: Vec<String>,
-    /// With `record_stages`, the MLIR text of every stage passed (for --save-temps).
-    pub stage_texts: Vec<(Stage, String)>,
+    /// With `record_stages`, the MLIR text of every named stage passed (for --save-temps).
+    pub stage_texts: Vec<(&'static str, String)>,
     /// Compiled as relocatable device code: the frontend's module, for the device link.
     pub device_ir: Option<DeviceIr>,
 }
@@ -119,7 +121,7 @@ pub fn compile_device(
     if record_stages {
         output
             .stage_texts
-            .push((Stage::Frontend, module.as_operation().to_string()));
+            .push(("frontend", module.as_operation().to_string()));
     }
     if stop_at == Stage::Frontend {
         output.mlir_text = Some(module.as_operation().to_string());
@@ -135,7 +137,7 @@ pub fn compile_device(
         &ctx,
         linked.module,
         &input.display().to_string(),
-        stop_at,
+        &stop_at,
         print_ir_after_all,
         record_stages,
         &mut output,
@@ -196,13 +198,13 @@ pub fn link_device(
     if record_stages {
         output
             .stage_texts
-            .push((Stage::Frontend, linked.module.as_operation().to_string()));
+            .push(("frontend", linked.module.as_operation().to_string()));
     }
     lower(
         &ctx,
         linked.module,
         &name,
-        Stage::Binary,
+        &Stage::Binary,
         print_ir_after_all,
         record_stages,
         &mut output,
@@ -215,8 +217,10 @@ pub fn link_device(
 fn lower_error(source: &str, e: LowerError) -> String {
     match e {
         LowerError::Unsupported { .. } | LowerError::Link(_) => e.to_string(),
-        LowerError::Pass { stage, message } => internal_error(source, stage, &message),
-        LowerError::Internal(message) => internal_error(source, "lowering", &message),
+        LowerError::Pass { stage, message } => internal_error(source, &stage, &message),
+        LowerError::Internal(message) | LowerError::Pipeline(message) => {
+            internal_error(source, "lowering", &message)
+        }
     }
 }
 
@@ -253,72 +257,95 @@ fn mlir_location(line: &str) -> Option<(String, String)> {
     Some((format!("{file}:{position}"), text.to_string()))
 }
 
-/// From the (linked) frontend module to the stage asked for: inlining, outlining, HIP
-/// semantics, SPIR-V; the image's metadata is what the lowered kernels carry.
+/// From the (linked) frontend module to the stage asked for: the target's pipeline, run in
+/// pieces between the points where the driver looks at the module (the named stages, the pass
+/// to stop after), then serialization. The image's metadata is what the lowered kernels carry.
 fn lower(
     ctx: &melior::Context,
     mut module: Module,
     source: &str,
-    stop_at: Stage,
+    stop_at: &Stage,
     print_ir_after_all: bool,
     record_stages: bool,
     output: &mut DeviceOutput,
 ) -> Result<(), String> {
-    let text = |m: &Module| Some(m.as_operation().to_string());
-    let record = |output: &mut DeviceOutput, stage: Stage, m: &Module| {
-        if record_stages {
+    use hipmlir_dialect_passes::{spirv_pipeline, Pipeline, SpirvOptions, STAGES};
+    let ice = |e: LowerError| lower_error(source, e);
+    let spirv_options = SpirvOptions::default();
+    let mut rest = Pipeline::parse(&spirv_pipeline(&spirv_options)).map_err(ice)?;
+    let stop_pass = match stop_at {
+        Stage::AfterPass(pass) => Some(pass.as_str()),
+        Stage::Frontend | Stage::Binary => None,
+    };
+    let lowered = hipmlir_dialect_passes::stage_pass("lowered").unwrap_or_default();
+    // The points in pipeline order: (pass, stage named after it).
+    let order = rest.pass_names();
+    let position = |pass: &str| order.iter().position(|p| *p == pass);
+    let mut points: Vec<(String, Option<&'static str>)> = STAGES
+        .iter()
+        .map(|(stage, pass)| (pass.to_string(), Some(*stage)))
+        .collect();
+    if let Some(pass) = stop_pass {
+        if position(pass).is_none() {
+            return Err(format!(
+                "hipmlir: error: the device pipeline runs no pass '{pass}' (hipmlir --list-passes \
+                 names them)"
+            ));
+        }
+        if !points.iter().any(|(p, _)| p == pass) {
+            points.push((pass.to_string(), None));
+        }
+    }
+    points.sort_by_key(|(pass, _)| position(pass));
+    for (pass, stage) in points {
+        let (head, tail) = rest.split_after(&pass).ok_or_else(|| {
+            internal_error(source, "lowering", &format!("no pass '{pass}' left to run"))
+        })?;
+        head.run(ctx, &mut module, print_ir_after_all)
+            .map_err(ice)?;
+        rest = tail;
+        if pass == lowered {
+            let globals = std::mem::take(&mut output.image.metadata.globals);
+            output.image.metadata =
+                ModuleMetadata::new(hipmlir_dialect_passes::kernel_metadata(&module).map_err(ice)?);
+            output.image.metadata.globals = globals;
+            output.image.metadata.linear_block_kernels =
+                hipmlir_dialect_passes::linear_block_kernels(&module);
+            // Float atomicAdd is a compare-and-swap loop everywhere; devices with
+            // cl_ext_float_atomics get a variant with native instructions, converted from a copy
+            // of the lowered module and chosen by the runtime when it builds the module.
+            if *stop_at == Stage::Binary && hipmlir_dialect_passes::uses_float_atomic_add(&module) {
+                let options = SpirvOptions {
+                    native_float_atomics: true,
+                    ..spirv_options.clone()
+                };
+                let native_pipeline = Pipeline::parse(&spirv_pipeline(&options)).map_err(ice)?;
+                let (_, native_rest) = native_pipeline.split_after(lowered).ok_or_else(|| {
+                    internal_error(source, "lowering", "no lowered stage in the pipeline")
+                })?;
+                let mut native = hipmlir_dialect_passes::clone_module(&module);
+                native_rest.run(ctx, &mut native, false).map_err(ice)?;
+                let spirv =
+                    hipmlir_dialect_passes::serialize_spirv(ctx, &mut native).map_err(ice)?;
+                output
+                    .image
+                    .metadata
+                    .spirv_variants
+                    .push(SpirvVariant::new(FLOAT_ATOMICS_EXTENSION, &spirv));
+            }
+        }
+        if let (Some(stage), true) = (stage, record_stages) {
             output
                 .stage_texts
-                .push((stage, m.as_operation().to_string()));
+                .push((stage, module.as_operation().to_string()));
         }
-    };
-    let ice = |e: LowerError| lower_error(source, e);
-    hipmlir_dialect_passes::inline_device_functions(ctx, &mut module, print_ir_after_all)
+        if stop_pass == Some(pass.as_str()) {
+            output.mlir_text = Some(module.as_operation().to_string());
+            return Ok(());
+        }
+    }
+    rest.run(ctx, &mut module, print_ir_after_all)
         .map_err(ice)?;
-    hipmlir_outliner::outline_kernels(ctx, &mut module)
-        .map_err(|e| internal_error(source, "outlining kernels", &e.to_string()))?;
-    record(output, Stage::Outlined, &module);
-    if stop_at == Stage::Outlined {
-        output.mlir_text = text(&module);
-        return Ok(());
-    }
-    hipmlir_dialect_passes::lower_hip_semantics(ctx, &mut module, print_ir_after_all)
-        .map_err(ice)?;
-    let globals = std::mem::take(&mut output.image.metadata.globals);
-    output.image.metadata =
-        ModuleMetadata::new(hipmlir_dialect_passes::kernel_metadata(&module).map_err(ice)?);
-    output.image.metadata.globals = globals;
-    output.image.metadata.linear_block_kernels =
-        hipmlir_dialect_passes::linear_block_kernels(&module);
-    record(output, Stage::Lowered, &module);
-    if stop_at == Stage::Lowered {
-        output.mlir_text = text(&module);
-        return Ok(());
-    }
-    let spirv_options = hipmlir_dialect_passes::SpirvOptions::default();
-    // Float atomicAdd is a compare-and-swap loop everywhere; devices with cl_ext_float_atomics
-    // get a variant with native instructions, chosen by the runtime when it builds the module.
-    if stop_at == Stage::Binary && hipmlir_dialect_passes::uses_float_atomic_add(&module) {
-        let mut native = hipmlir_dialect_passes::clone_module(&module);
-        let options = hipmlir_dialect_passes::SpirvOptions {
-            native_float_atomics: true,
-            ..spirv_options.clone()
-        };
-        hipmlir_dialect_passes::convert_to_spirv(ctx, &mut native, &options, false).map_err(ice)?;
-        let spirv = hipmlir_dialect_passes::serialize_spirv(ctx, &mut native).map_err(ice)?;
-        output
-            .image
-            .metadata
-            .spirv_variants
-            .push(SpirvVariant::new(FLOAT_ATOMICS_EXTENSION, &spirv));
-    }
-    hipmlir_dialect_passes::convert_to_spirv(ctx, &mut module, &spirv_options, print_ir_after_all)
-        .map_err(ice)?;
-    record(output, Stage::SpirvDialect, &module);
-    if stop_at == Stage::SpirvDialect {
-        output.mlir_text = text(&module);
-        return Ok(());
-    }
     output.image.spirv = hipmlir_dialect_passes::serialize_spirv(ctx, &mut module).map_err(ice)?;
     Ok(())
 }

@@ -25,6 +25,7 @@ fn run(args: &[String]) -> Result<ExitCode, String> {
         Command::PrintRuntimeDir => {
             println!("{}", paths::Toolchain::locate()?.runtime_dir.display())
         }
+        Command::ListPasses => print!("{}", hipmlir_dialect_passes::describe_passes()),
         Command::Inspect(files) => return inspect::inspect(&files),
         Command::Build(opts) => build::build(&opts)?,
     }

@@ -2,6 +2,9 @@
 mod common;
 
 use common::*;
+use hipmlir_device_image::{
+    KERNEL_ARGS_ATTRIBUTE, KERNEL_ARGS_SIZE_ATTRIBUTE, KERNEL_ATTRIBUTE, KERNEL_NAME_ATTRIBUTE,
+};
 
 fn dump(stage: &str) -> String {
     let example = repo().join("examples/vector_add.hip");
@@ -15,7 +18,12 @@ fn dump(stage: &str) -> String {
     stdout(&out)
 }
 
-const ARGS: &str = r#"hipmlir.kernel_args = [{addr_space = "global", align = 8 : i64, is_pointer = true, name = "a", offset = 0 : i64, size = 8 : i64, type = "const float *"}, {addr_space = "global", align = 8 : i64, is_pointer = true, name = "b", offset = 8 : i64, size = 8 : i64, type = "const float *"}, {addr_space = "global", align = 8 : i64, is_pointer = true, name = "c", offset = 16 : i64, size = 8 : i64, type = "float *"}, {addr_space = "private", align = 4 : i64, is_pointer = false, name = "n", offset = 24 : i64, size = 4 : i64, type = "int"}]"#;
+/// The kernel's argument layout as the dumps print it, after `hipmlir.kernel_args = `.
+const ARGS: &str = r#"[{addr_space = "global", align = 8 : i64, is_pointer = true, name = "a", offset = 0 : i64, size = 8 : i64, type = "const float *"}, {addr_space = "global", align = 8 : i64, is_pointer = true, name = "b", offset = 8 : i64, size = 8 : i64, type = "const float *"}, {addr_space = "global", align = 8 : i64, is_pointer = true, name = "c", offset = 16 : i64, size = 8 : i64, type = "float *"}, {addr_space = "private", align = 4 : i64, is_pointer = false, name = "n", offset = 24 : i64, size = 4 : i64, type = "int"}]"#;
+
+fn args() -> String {
+    format!("{KERNEL_ARGS_ATTRIBUTE} = {ARGS}")
+}
 
 #[test]
 fn frontend_stage_has_the_kernel_and_its_argument_layout() {
@@ -25,12 +33,12 @@ fn frontend_stage_has_the_kernel_and_its_argument_layout() {
         "{text}"
     );
     assert!(
-        text.contains(r#"hipmlir.kernel_name = "vector_add""#),
+        text.contains(&format!(r#"{KERNEL_NAME_ATTRIBUTE} = "vector_add""#)),
         "{text}"
     );
-    assert!(text.contains(ARGS), "{text}");
+    assert!(text.contains(&args()), "{text}");
     assert!(
-        text.contains("hipmlir.kernel_args_size = 32 : i64"),
+        text.contains(&format!("{KERNEL_ARGS_SIZE_ATTRIBUTE} = 32 : i64")),
         "{text}"
     );
     // Structured: the bounds check is an scf.if, the builtins are gpu ops.
@@ -44,10 +52,10 @@ fn frontend_stage_has_the_kernel_and_its_argument_layout() {
         "{text}"
     );
     assert!(
-        launch.contains("hipmlir.kernel = @_Z10vector_addPKfS0_Pfi"),
+        launch.contains(&format!("{KERNEL_ATTRIBUTE} = @_Z10vector_addPKfS0_Pfi")),
         "{text}"
     );
-    assert!(launch.contains(ARGS), "{text}");
+    assert!(launch.contains(&args()), "{text}");
 }
 
 #[test]
@@ -58,7 +66,7 @@ fn outlined_stage_has_a_gpu_func_named_by_the_kernel() {
         text.contains("gpu.func @_Z10vector_addPKfS0_Pfi(") && text.contains(") kernel attributes"),
         "{text}"
     );
-    assert!(text.contains(ARGS), "{text}");
+    assert!(text.contains(&args()), "{text}");
     // The launch site now launches the outlined kernel.
     assert!(
         text.contains("gpu.launch_func  @hipmlir_kernels::@_Z10vector_addPKfS0_Pfi blocks in"),
@@ -80,7 +88,7 @@ fn spirv_stage_has_the_entry_point_and_keeps_the_metadata() {
         "{text}"
     );
     assert!(
-        text.contains("hipmlir.kernel_args_size = 32 : i64"),
+        text.contains(&format!("{KERNEL_ARGS_SIZE_ATTRIBUTE} = 32 : i64")),
         "{text}"
     );
 }

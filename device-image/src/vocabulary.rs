@@ -1,4 +1,5 @@
-//! Names the compiler's crates share in the MLIR they pass along.
+//! Names the compiler's crates share in the MLIR they pass along: every `hipmlir.*` attribute is
+//! defined here, and only here.
 
 /// A device function's linkage across translation units (`#llvm.linkage<...>`: internal,
 /// linkonce_odr or external), under the name MLIR's own LLVM lowering reads from `func.func`.
@@ -9,6 +10,35 @@ pub const LINKAGE_ATTRIBUTE: &str = "llvm.linkage";
 /// `{symbol = id : i64, ...}`: written by the frontend, merged by the device link, read (and
 /// removed) by dialect-passes' devirtualization of indirect calls.
 pub const FUNCTION_POINTERS_ATTRIBUTE: &str = "hipmlir.function_pointers";
+
+/// A kernel: unit on the frontend's `func.func`; on a launch site's `gpu.launch`, the symbol of
+/// the kernel it launches. The outliner turns such functions into `gpu.func ... kernel`.
+pub const KERNEL_ATTRIBUTE: &str = "hipmlir.kernel";
+
+/// A kernel's name as written in the source, template arguments included (`fill<float, 3>`).
+pub const KERNEL_NAME_ATTRIBUTE: &str = "hipmlir.kernel_name";
+
+/// A kernel's parameters in the packed argument block: `[{name, type, offset, size, align,
+/// is_pointer, addr_space}, ...]`, the runtime's `KernelArg`s.
+pub const KERNEL_ARGS_ATTRIBUTE: &str = "hipmlir.kernel_args";
+
+/// The size in bytes of a kernel's packed argument block.
+pub const KERNEL_ARGS_SIZE_ATTRIBUTE: &str = "hipmlir.kernel_args_size";
+
+/// A kernel's by-value struct parameters, `{"<index>" = <struct type>}`: passed as pointers to a
+/// copy, decorated ByVal in SPIR-V.
+pub const BYVAL_ATTRIBUTE: &str = "hipmlir.byval";
+
+/// A function standing for host code (the launch sites of a host function): it leaves the device
+/// module before lowering.
+pub const HOST_ATTRIBUTE: &str = "hipmlir.host";
+
+/// A kernel whose work-groups run 1-D (it uses warp operations; see dialect-passes'
+/// linear_blocks), recorded in the image's metadata for the runtime.
+pub const LINEAR_BLOCK_ATTRIBUTE: &str = "hipmlir.linear_block";
+
+/// A SPIR-V global's initial bytes, written into the binary after serialization.
+pub const INITIALIZER_ATTRIBUTE: &str = "hipmlir.initializer";
 
 /// The HIP API level (major, minor, patch) that hipmlir's headers declare in
 /// `hip/hip_version.h`: the one place the number is written.

@@ -4,6 +4,7 @@
 //! the kernel's `hipmlir.kernel_args` with the workgroup address space and no bytes in the
 //! packed argument block.
 
+use hipmlir_device_image::{KERNEL_ARGS_ATTRIBUTE, KERNEL_ARGS_SIZE_ATTRIBUTE};
 use melior::ir::attribute::{
     ArrayAttribute, BoolAttribute, DictionaryAttribute, IntegerAttribute, StringAttribute,
     TypeAttribute,
@@ -112,8 +113,8 @@ fn add_argument(
     );
 
     // The metadata gains the argument, after the packed block (it has no bytes there).
-    let args = op.attribute("hipmlir.kernel_args").map_err(err)?;
-    let size = IntegerAttribute::try_from(op.attribute("hipmlir.kernel_args_size").map_err(err)?)
+    let args = op.attribute(KERNEL_ARGS_ATTRIBUTE).map_err(err)?;
+    let size = IntegerAttribute::try_from(op.attribute(KERNEL_ARGS_SIZE_ATTRIBUTE).map_err(err)?)
         .map_err(err)?
         .value();
     let i64t: Type = IntegerType::new(ctx, 64).into();
@@ -151,7 +152,7 @@ fn add_argument(
     };
     elements.push(entry_attr);
     op.set_attribute(
-        "hipmlir.kernel_args",
+        KERNEL_ARGS_ATTRIBUTE,
         ArrayAttribute::new(ctx, &elements).into(),
     );
     Ok(())

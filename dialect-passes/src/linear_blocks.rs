@@ -6,6 +6,7 @@
 //! three trailing `i32` arguments. The kernel is marked `hipmlir.linear_block` so that the
 //! metadata tells the runtime.
 
+use hipmlir_device_image::LINEAR_BLOCK_ATTRIBUTE;
 use melior::ir::attribute::TypeAttribute;
 use melior::ir::block::BlockLike;
 use melior::ir::operation::{OperationBuilder, OperationLike, OperationMutLike, OperationRefMut};
@@ -20,8 +21,6 @@ use mlir_sys::{
 
 use crate::passes::SUBGROUP_OPS;
 use crate::LowerError;
-
-pub const LINEAR_BLOCK_ATTRIBUTE: &str = "hipmlir.linear_block";
 
 fn err(e: impl std::fmt::Display) -> LowerError {
     LowerError::Internal(format!("linearizing blocks: {e}"))

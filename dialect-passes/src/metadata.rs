@@ -3,6 +3,10 @@
 //! the runtime gets is what the final kernels carry.
 
 use hipmlir_device_image::{AddressSpace, KernelArg, KernelInfo};
+use hipmlir_device_image::{
+    KERNEL_ARGS_ATTRIBUTE, KERNEL_ARGS_SIZE_ATTRIBUTE, KERNEL_NAME_ATTRIBUTE,
+    LINEAR_BLOCK_ATTRIBUTE,
+};
 use melior::ir::attribute::{IntegerAttribute, StringAttribute};
 use melior::ir::operation::{OperationLike, WalkOrder, WalkResult};
 use melior::ir::{Attribute, AttributeLike, Module, OperationRef};
@@ -43,7 +47,7 @@ pub fn linear_block_kernels(module: &Module) -> Vec<String> {
     let mut out = Vec::new();
     module.as_operation().walk(WalkOrder::PreOrder, |op| {
         if op.name().as_string_ref().as_str() == Ok("gpu.func")
-            && op.has_attribute(crate::linear_blocks::LINEAR_BLOCK_ATTRIBUTE)
+            && op.has_attribute(LINEAR_BLOCK_ATTRIBUTE)
         {
             if let Ok(name) = string(&op, "sym_name") {
                 out.push(name);
@@ -63,16 +67,16 @@ fn string(op: &OperationRef, name: &str) -> Result<String, LowerError> {
 }
 
 fn kernel_info(op: &OperationRef) -> Result<KernelInfo, LowerError> {
-    let args_attr = op.attribute("hipmlir.kernel_args").map_err(err)?;
+    let args_attr = op.attribute(KERNEL_ARGS_ATTRIBUTE).map_err(err)?;
     let args_size =
-        IntegerAttribute::try_from(op.attribute("hipmlir.kernel_args_size").map_err(err)?)
+        IntegerAttribute::try_from(op.attribute(KERNEL_ARGS_SIZE_ATTRIBUTE).map_err(err)?)
             .map_err(err)?
             .value() as u64;
     let mut args = Vec::new();
     // SAFETY: attribute queries after kind checks.
     unsafe {
         if !mlirAttributeIsAArray(args_attr.to_raw()) {
-            return Err(err("hipmlir.kernel_args is not an array"));
+            return Err(err(format!("{KERNEL_ARGS_ATTRIBUTE} is not an array")));
         }
         for i in 0..mlirArrayAttrGetNumElements(args_attr.to_raw()) {
             let entry = mlirArrayAttrGetElement(args_attr.to_raw(), i);
@@ -127,7 +131,7 @@ fn kernel_info(op: &OperationRef) -> Result<KernelInfo, LowerError> {
     }
     Ok(KernelInfo {
         name: string(op, "sym_name")?,
-        source_name: string(op, "hipmlir.kernel_name")?,
+        source_name: string(op, KERNEL_NAME_ATTRIBUTE)?,
         args,
         args_size,
     })

@@ -1,5 +1,6 @@
-//! The passes of each stage and the helpers that are not pipelines.
+//! The smaller passes (see `registry` for their names) and helpers of the pipeline.
 
+use hipmlir_device_image::HOST_ATTRIBUTE;
 use melior::ir::block::BlockLike;
 use melior::ir::operation::{
     OperationLike, OperationMutLike, OperationRefMut, WalkOrder, WalkResult,
@@ -8,12 +9,6 @@ use melior::ir::{Attribute, AttributeLike, Module, RegionLike, ValueLike};
 use melior::Context;
 
 use crate::LowerError;
-
-/// Before outlining: inline device functions into kernels, drop the ones left unused.
-pub const INLINE_PIPELINE: &str = "builtin.module(inline,canonicalize,cse,symbol-dce)";
-
-/// Stage 1: cleanup of the outlined module so dumps stay readable.
-pub const HIP_SEMANTICS_PIPELINE: &str = "builtin.module(gpu.module(canonicalize,cse,symbol-dce))";
 
 /// The SPIR-V capabilities hipmlir asks for by default (Int8/Int16 for char and short, Float64
 /// for double, GenericPointer for C pointers whose address space is not known statically,
@@ -42,28 +37,6 @@ impl Default for SpirvOptions {
             capabilities: DEFAULT_SPIRV_CAPABILITIES.into(),
             native_float_atomics: false,
         }
-    }
-}
-
-impl SpirvOptions {
-    pub fn conversion_pipeline(&self) -> String {
-        // SPV_KHR_no_integer_wrap_decoration carries C's `nsw` on signed arithmetic; every
-        // OpenCL consumer accepts it (it only allows optimizations).
-        let (caps, exts) = if self.native_float_atomics {
-            (
-                format!("{},AtomicFloat32AddEXT", self.capabilities),
-                " exts=SPV_KHR_no_integer_wrap_decoration,SPV_EXT_shader_atomic_float_add",
-            )
-        } else {
-            (
-                self.capabilities.clone(),
-                " exts=SPV_KHR_no_integer_wrap_decoration",
-            )
-        };
-        format!(
-            "builtin.module(spirv-attach-target{{ver={} caps={caps}{exts}}},convert-gpu-to-spirv{{use-64bit-index=true}},gpu.module(spirv.module(spirv-lower-abi-attrs,spirv-update-vce,canonicalize)))",
-            self.version
-        )
     }
 }
 
@@ -207,7 +180,7 @@ pub fn drop_host_functions(module: &Module) {
     let mut host = Vec::new();
     let mut op = body.first_operation();
     while let Some(o) = op {
-        if o.has_attribute("hipmlir.host") {
+        if o.has_attribute(HOST_ATTRIBUTE) {
             host.push(o.to_raw());
         }
         op = o.next_in_block();
@@ -241,7 +214,7 @@ pub fn reject_recursion(module: &Module) -> Result<(), LowerError> {
     }
     let mut op = body.first_operation();
     while let Some(f) = op {
-        if f.name().as_string_ref().as_str() == Ok("func.func") && !f.has_attribute("hipmlir.host")
+        if f.name().as_string_ref().as_str() == Ok("func.func") && !f.has_attribute(HOST_ATTRIBUTE)
         {
             f.walk(WalkOrder::PreOrder, |inner| {
                 if found.is_none() && inner.name().as_string_ref().as_str() == Ok("func.call") {

@@ -7,6 +7,7 @@
 //! bitcasts it to the type it reads or walks, as LLVM's SPIR-V backend does for opaque pointers.
 //! Address spaces follow the SPIR/OpenCL numbering clang uses for spirv64.
 
+use hipmlir_device_image::{BYVAL_ATTRIBUTE, INITIALIZER_ATTRIBUTE};
 use melior::ir::attribute::{IntegerAttribute, TypeAttribute};
 use melior::ir::block::BlockLike;
 use melior::ir::operation::{OperationBuilder, OperationLike, OperationMutLike, OperationRefMut};
@@ -253,11 +254,54 @@ pub fn lower_pointers_to_spirv(
         byval_parameters(ctx, f)?;
         update_function_type(ctx, f)?;
     }
-    Ok(())
+    retype_declarations(ctx, module)
 }
 
-/// The attribute listing a kernel's by-value struct parameters (written by the frontend).
-pub const BYVAL_ATTRIBUTE: &str = "hipmlir.byval";
+fn internal(e: impl std::fmt::Display) -> LowerError {
+    LowerError::Internal(e.to_string())
+}
+
+/// Declarations (device library functions such as printf, lowered by the math pass after this
+/// one) take the SPIR-V types their callers' pointers now have, so that the module stays valid
+/// between the passes. Types map one to one, so every call of a declaration still agrees with it.
+fn retype_declarations(ctx: &Context, module: &Module) -> Result<(), LowerError> {
+    let mut declarations: Vec<MlirOperation> = Vec::new();
+    module.as_operation().walk(WalkOrder::PreOrder, |op| {
+        if op.name().as_string_ref().as_str() == Ok("func.func")
+            && op.region(0).is_ok_and(|r| r.first_block().is_none())
+        {
+            declarations.push(op.to_raw());
+        }
+        WalkResult::Advance
+    });
+    for raw in declarations {
+        // SAFETY: a live func.func found by the walk.
+        let function_type =
+            type_attribute(&unsafe { OperationRef::from_raw(raw) }, "function_type")?;
+        let mut op = unsafe { OperationRefMut::from_raw(raw) };
+        let function_type = FunctionType::try_from(function_type).map_err(|e| {
+            LowerError::Internal(format!("a declaration without a function type: {e}"))
+        })?;
+        let convert = |t| {
+            if is_llvm_type(t) {
+                loaded_value_type(ctx, t)
+            } else {
+                Ok(t)
+            }
+        };
+        let inputs = (0..function_type.input_count())
+            .map(|i| function_type.input(i).map_err(internal).and_then(convert))
+            .collect::<Result<Vec<_>, _>>()?;
+        let results = (0..function_type.result_count())
+            .map(|i| function_type.result(i).map_err(internal).and_then(convert))
+            .collect::<Result<Vec<_>, _>>()?;
+        op.set_attribute(
+            "function_type",
+            TypeAttribute::new(FunctionType::new(ctx, &inputs, &results).into()).into(),
+        );
+    }
+    Ok(())
+}
 
 /// A by-value struct parameter is a pointer to the struct in the Function storage class, as
 /// OpenCL's byval parameters are; the body keeps using it as a byte pointer.
@@ -505,7 +549,7 @@ fn lower_op(
             // The initializer's bytes ride along until the binary patch writes them (MLIR's
             // SPIR-V dialect has no constant arrays to initialize a variable with).
             if let Ok(value) = op.attribute("value") {
-                attributes.push((crate::spirv_patch::INITIALIZER_ATTRIBUTE, value));
+                attributes.push((INITIALIZER_ATTRIBUTE, value));
             }
             rw.op("spirv.GlobalVariable", &[], &[], &attributes)?;
             None

@@ -4,6 +4,7 @@
 //! The binary is a header of 5 words and a stream of instructions, each starting with a word
 //! holding (word count << 16 | opcode).
 
+use hipmlir_device_image::{BYVAL_ATTRIBUTE, INITIALIZER_ATTRIBUTE, KERNEL_ARGS_ATTRIBUTE};
 use std::collections::{HashMap, HashSet};
 
 use melior::ir::operation::{OperationLike, OperationMutLike, WalkOrder, WalkResult};
@@ -11,9 +12,6 @@ use melior::ir::{AttributeLike, Module};
 
 use crate::math::OPENCL_STD_PREFIX;
 use crate::LowerError;
-
-/// The attribute that carries a global variable's initializer bytes to the binary patch.
-pub const INITIALIZER_ATTRIBUTE: &str = "hipmlir.initializer";
 
 const OP_ENTRY_POINT: u32 = 15;
 const OP_TYPE_VOID: u32 = 19;
@@ -205,11 +203,9 @@ pub fn collect_byval(module: &Module) -> Vec<(String, usize, u32)> {
     let mut out = Vec::new();
     module.as_operation().walk(WalkOrder::PreOrder, |op| {
         if op.name().as_string_ref().as_str() == Ok("spirv.func") {
-            if let (Ok(byval), Ok(name)) = (
-                op.attribute(crate::pointers::BYVAL_ATTRIBUTE),
-                op.attribute("sym_name"),
-            ) {
-                let args = op.attribute("hipmlir.kernel_args").ok();
+            if let (Ok(byval), Ok(name)) = (op.attribute(BYVAL_ATTRIBUTE), op.attribute("sym_name"))
+            {
+                let args = op.attribute(KERNEL_ARGS_ATTRIBUTE).ok();
                 // SAFETY: attribute queries on the frontend's dictionary and array attributes.
                 unsafe {
                     for i in 0..mlir_sys::mlirDictionaryAttrGetNumElements(byval.to_raw()) {

@@ -4,6 +4,10 @@
 //!
 //! Like MLIR's KernelOutlining, this pass moves bodies rather than copying them.
 
+use hipmlir_device_image::{
+    BYVAL_ATTRIBUTE, HOST_ATTRIBUTE, KERNEL_ARGS_ATTRIBUTE, KERNEL_ARGS_SIZE_ATTRIBUTE,
+    KERNEL_ATTRIBUTE, KERNEL_NAME_ATTRIBUTE,
+};
 use melior::ir::attribute::{StringAttribute, TypeAttribute};
 use melior::ir::block::BlockLike;
 use melior::ir::operation::{OperationBuilder, OperationLike, OperationMutLike};
@@ -16,15 +20,21 @@ use mlir_sys::{
     mlirRegionTakeBody,
 };
 
+/// The pass's name in a pipeline (dialect-passes registers it with MLIR).
+pub const PASS_NAME: &str = "hipmlir-outline-kernels";
+/// The pass's one-line summary (`hipmlir --list-passes`).
+pub const PASS_SUMMARY: &str = "kernels (func.func marked hipmlir.kernel) become gpu.func in one \
+gpu.module with the device code they use; launches become gpu.launch_func";
+
 /// The name of the `gpu.module` holding a translation unit's kernels.
 pub const GPU_MODULE_NAME: &str = "hipmlir_kernels";
 
 /// Kernel attributes the frontend attaches and the outliner carries onto the gpu.func.
 const CARRIED_ATTRIBUTES: &[&str] = &[
-    "hipmlir.kernel_name",
-    "hipmlir.kernel_args",
-    "hipmlir.kernel_args_size",
-    "hipmlir.byval",
+    KERNEL_NAME_ATTRIBUTE,
+    KERNEL_ARGS_ATTRIBUTE,
+    KERNEL_ARGS_SIZE_ATTRIBUTE,
+    BYVAL_ATTRIBUTE,
 ];
 
 #[derive(Debug, thiserror::Error)]
@@ -66,11 +76,11 @@ pub fn outline_kernels(ctx: &Context, module: &mut Module) -> Result<Vec<String>
 
     let mut kernels = Vec::new();
     for f in functions {
-        if f.has_attribute("hipmlir.host") {
+        if f.has_attribute(HOST_ATTRIBUTE) {
             // A host function standing for launch sites: it stays on the host side.
             continue;
         }
-        if f.has_attribute("hipmlir.kernel") {
+        if f.has_attribute(KERNEL_ATTRIBUTE) {
             kernels.push(outline_kernel(ctx, f, gpu_module_block)?);
         } else {
             // A device function or variable: move it next to the kernels that use it.
@@ -108,7 +118,7 @@ fn replace_launches(ctx: &Context, module: &Module) -> Result<(), OutlineError> 
         let launch = unsafe { OperationRef::from_raw(raw) };
         let loc = launch.location();
         let kernel = launch
-            .attribute("hipmlir.kernel")
+            .attribute(KERNEL_ATTRIBUTE)
             .map_err(|e| OutlineError::Internal(e.to_string()))?
             .to_string();
         let call = launch

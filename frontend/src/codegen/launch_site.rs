@@ -5,6 +5,10 @@
 //! by the host compiler; these functions only carry the launch structure (grid, block, dynamic
 //! shared memory size and the kernel's arguments are the function's parameters).
 
+use hipmlir_device_image::{
+    HOST_ATTRIBUTE, KERNEL_ARGS_ATTRIBUTE, KERNEL_ARGS_SIZE_ATTRIBUTE, KERNEL_ATTRIBUTE,
+    KERNEL_NAME_ATTRIBUTE,
+};
 use melior::ir::attribute::{
     DenseI32ArrayAttribute, FlatSymbolRefAttribute, StringAttribute, TypeAttribute,
 };
@@ -64,16 +68,16 @@ impl<'c> ModuleCodegen<'c> {
             &[
                 ("operandSegmentSizes", segments),
                 (
-                    "hipmlir.kernel",
+                    KERNEL_ATTRIBUTE,
                     FlatSymbolRefAttribute::new(ctx, &info.name).into(),
                 ),
                 (
-                    "hipmlir.kernel_name",
+                    KERNEL_NAME_ATTRIBUTE,
                     StringAttribute::new(ctx, &info.source_name).into(),
                 ),
-                ("hipmlir.kernel_args", kernel_args_attr(ctx, &info)),
+                (KERNEL_ARGS_ATTRIBUTE, kernel_args_attr(ctx, &info)),
                 (
-                    "hipmlir.kernel_args_size",
+                    KERNEL_ARGS_SIZE_ATTRIBUTE,
                     kernel_args_size_attr(ctx, &info),
                 ),
             ],
@@ -100,7 +104,7 @@ impl<'c> ModuleCodegen<'c> {
                     Identifier::new(ctx, "function_type"),
                     TypeAttribute::new(function_type.into()).into(),
                 ),
-                (Identifier::new(ctx, "hipmlir.host"), Attribute::unit(ctx)),
+                (Identifier::new(ctx, HOST_ATTRIBUTE), Attribute::unit(ctx)),
             ])
             .add_regions([region])
             .build()

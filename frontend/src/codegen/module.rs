@@ -1,5 +1,9 @@
 //! Module-level codegen: finds the kernels, emits them and the device functions they call.
 
+use hipmlir_device_image::{
+    BYVAL_ATTRIBUTE, KERNEL_ARGS_ATTRIBUTE, KERNEL_ARGS_SIZE_ATTRIBUTE, KERNEL_ATTRIBUTE,
+    KERNEL_NAME_ATTRIBUTE,
+};
 use std::collections::HashMap;
 
 use clang_sys::*;
@@ -30,10 +34,6 @@ pub type ByvalParams<'c> = Vec<(Identifier<'c>, Attribute<'c>)>;
 /// By-value kernel parameters larger than this are passed through a global buffer: OpenCL only
 /// guarantees 1 KiB of parameter space (CL_DEVICE_MAX_PARAMETER_SIZE).
 const SPILL_BYTES: u64 = 1024;
-
-/// A kernel's by-value struct parameters: parameter index → struct type. dialect-passes makes
-/// them OpenCL byval parameters.
-pub const BYVAL_ATTRIBUTE: &str = "hipmlir.byval";
 
 /// The placeholder global standing for a kernel's dynamic shared memory (`extern __shared__`);
 /// dialect-passes replaces it by a trailing workgroup-pointer kernel argument.
@@ -291,21 +291,21 @@ impl<'c> ModuleCodegen<'c> {
                     Identifier::new(ctx, "function_type"),
                     TypeAttribute::new(function_type.into()).into(),
                 ),
-                (Identifier::new(ctx, "hipmlir.kernel"), Attribute::unit(ctx)),
+                (Identifier::new(ctx, KERNEL_ATTRIBUTE), Attribute::unit(ctx)),
                 (
                     Identifier::new(ctx, LINKAGE_ATTRIBUTE),
                     self.linkage_attribute(self.linkage_of(decl), loc)?,
                 ),
                 (
-                    Identifier::new(ctx, "hipmlir.kernel_name"),
+                    Identifier::new(ctx, KERNEL_NAME_ATTRIBUTE),
                     StringAttribute::new(ctx, &info.source_name).into(),
                 ),
                 (
-                    Identifier::new(ctx, "hipmlir.kernel_args"),
+                    Identifier::new(ctx, KERNEL_ARGS_ATTRIBUTE),
                     kernel_args_attr(ctx, &info),
                 ),
                 (
-                    Identifier::new(ctx, "hipmlir.kernel_args_size"),
+                    Identifier::new(ctx, KERNEL_ARGS_SIZE_ATTRIBUTE),
                     kernel_args_size_attr(ctx, &info),
                 ),
             ])
@@ -825,17 +825,17 @@ impl<'c> ModuleCodegen<'c> {
             FunctionKind::Kernel => {
                 let info = kernel_info(def)?;
                 attributes.extend([
-                    (Identifier::new(ctx, "hipmlir.kernel"), Attribute::unit(ctx)),
+                    (Identifier::new(ctx, KERNEL_ATTRIBUTE), Attribute::unit(ctx)),
                     (
-                        Identifier::new(ctx, "hipmlir.kernel_name"),
+                        Identifier::new(ctx, KERNEL_NAME_ATTRIBUTE),
                         StringAttribute::new(ctx, &info.source_name).into(),
                     ),
                     (
-                        Identifier::new(ctx, "hipmlir.kernel_args"),
+                        Identifier::new(ctx, KERNEL_ARGS_ATTRIBUTE),
                         kernel_args_attr(ctx, &info),
                     ),
                     (
-                        Identifier::new(ctx, "hipmlir.kernel_args_size"),
+                        Identifier::new(ctx, KERNEL_ARGS_SIZE_ATTRIBUTE),
                         kernel_args_size_attr(ctx, &info),
                     ),
                 ]);

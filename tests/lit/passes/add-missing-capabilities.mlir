@@ -1,0 +1,31 @@
+// RUN: hipmlir-opt %s --split-input-file --hipmlir-add-missing-capabilities | FileCheck %s
+
+// spirv-update-vce does not derive Int64Atomics from 64-bit atomics, nor the extension of
+// no-wrap decorations: added when the module needs them, and only then.
+
+// CHECK: spirv.module @m Physical64 OpenCL requires #spirv.vce<v1.0, [Int64Atomics, Kernel, Addresses, Int64], [SPV_KHR_no_integer_wrap_decoration]>
+module attributes {gpu.container_module} {
+  gpu.module @g {
+    spirv.module @m Physical64 OpenCL requires #spirv.vce<v1.0, [Kernel, Addresses, Int64], []> {
+      spirv.func @f(%p: !spirv.ptr<i64, CrossWorkgroup>, %v: i64, %a: i32) "None" {
+        %0 = spirv.AtomicIAdd <Device> <None> %p, %v : !spirv.ptr<i64, CrossWorkgroup>
+        %1 = spirv.IAdd %a, %a {no_signed_wrap} : i32
+        spirv.Return
+      }
+    }
+  }
+}
+
+// -----
+
+// CHECK: spirv.module @m Physical64 OpenCL requires #spirv.vce<v1.0, [Kernel, Addresses], []>
+module attributes {gpu.container_module} {
+  gpu.module @g {
+    spirv.module @m Physical64 OpenCL requires #spirv.vce<v1.0, [Kernel, Addresses], []> {
+      spirv.func @f(%p: !spirv.ptr<i32, CrossWorkgroup>, %v: i32) "None" {
+        %0 = spirv.AtomicIAdd <Device> <None> %p, %v : !spirv.ptr<i32, CrossWorkgroup>
+        spirv.Return
+      }
+    }
+  }
+}

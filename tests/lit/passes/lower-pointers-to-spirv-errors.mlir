@@ -1,0 +1,14 @@
+// RUN: not hipmlir-opt %s --hipmlir-lower-pointers-to-spirv 2>&1 >/dev/null | FileCheck %s
+
+// An address space SPIR-V has no storage class for is an error.
+
+// CHECK: lower-pointers-to-spirv-errors.mlir: error: pointer in unknown address space 7
+// CHECK-NEXT: note: while running hipmlir-lower-pointers-to-spirv
+module attributes {gpu.container_module} {
+  gpu.module @hipmlir_kernels {
+    gpu.func @odd(%arg0: !llvm.ptr<7>) kernel {
+      %0 = llvm.load %arg0 : !llvm.ptr<7> -> f32
+      gpu.return
+    }
+  }
+}
