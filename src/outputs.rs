@@ -38,7 +38,7 @@ pub fn compile_only_object(opts: &BuildOptions, source: &Path) -> PathBuf {
 
 /// The file `--emit-spirv`/`--emit-mlir` writes for a source (`-` is stdout).
 pub fn emit_output(opts: &BuildOptions, source: &Path) -> PathBuf {
-    match (&opts.output, opts.emit_mlir) {
+    match (&opts.output, &opts.emit_mlir) {
         (Some(o), _) => o.clone(),
         (None, Some(_)) => PathBuf::from("-"),
         (None, None) => source.with_extension("spv"),

@@ -20,12 +20,12 @@ pub use metadata::{
     AddressSpace, GlobalVar, KernelArg, KernelInfo, ModuleMetadata, SpirvVariant,
     DEVICE_HEAP_VARIABLE, METADATA_FORMAT_VERSION,
 };
+use sha2::{Digest, Sha256};
 pub use vocabulary::{
     hip_api_version, BYVAL_ATTRIBUTE, FUNCTION_POINTERS_ATTRIBUTE, HOST_ATTRIBUTE,
     INITIALIZER_ATTRIBUTE, KERNEL_ARGS_ATTRIBUTE, KERNEL_ARGS_SIZE_ATTRIBUTE, KERNEL_ATTRIBUTE,
     KERNEL_NAME_ATTRIBUTE, LINEAR_BLOCK_ATTRIBUTE, LINKAGE_ATTRIBUTE,
 };
-use sha2::{Digest, Sha256};
 
 /// Everything that can go wrong reading a device image.
 #[derive(Debug, thiserror::Error)]
