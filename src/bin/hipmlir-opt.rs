@@ -237,7 +237,7 @@ fn process(
     module
         .as_operation()
         .to_string_with_flags(flags)
-        .map(|t| t + "\n")
+        .map(|t| if t.ends_with('\n') { t } else { t + "\n" })
         .map_err(|e| format!("{name}: error: cannot print the module: {e}"))
 }
 

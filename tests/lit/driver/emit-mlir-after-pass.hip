@@ -9,6 +9,11 @@
 // RUN:   | FileCheck %s --check-prefix=PRINT
 // RUN: not hipmlir %s --emit-mlir=no-such-pass 2>&1 | FileCheck %s --check-prefix=UNKNOWN
 // RUN: hipmlir --list-passes | FileCheck %s --check-prefix=LIST
+// hipmlir-opt's --spirv-pipeline is the driver's pipeline: the frontend's module through it is
+// the spirv stage.
+// RUN: hipmlir %s --emit-mlir=frontend -o - | hipmlir-opt --spirv-pipeline -o %t.opt.mlir
+// RUN: hipmlir %s --emit-mlir=spirv -o %t.spirv.mlir
+// RUN: diff %t.opt.mlir %t.spirv.mlir
 
 #include <hip/hip_runtime.h>
 
