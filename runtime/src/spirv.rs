@@ -208,6 +208,19 @@ impl Reader {
 pub fn load(bytes: &[u8]) -> Result<rspirv::dr::Module, String> {
     // rspirv reads little-endian modules only: a byte-swapped one is swapped first.
     let words = words(bytes)?;
+    // Every instruction's word count is checked to end inside the module first: rspirv's
+    // string decoder slices to the count's end unchecked (a panic found by tests/fuzz.rs).
+    let mut pos = 5;
+    while pos < words.len() {
+        let count = (words[pos] >> 16) as usize;
+        if count == 0 || count > words.len() - pos {
+            return Err(format!(
+                "malformed SPIR-V: the instruction at word {pos} claims {count} words, {} remain",
+                words.len() - pos
+            ));
+        }
+        pos += count;
+    }
     let le: Vec<u8> = words.iter().flat_map(|w| w.to_le_bytes()).collect();
     let module = rspirv::dr::load_bytes(&le).map_err(|e| format!("malformed SPIR-V: {e}"))?;
     let version = words[1];
@@ -637,6 +650,11 @@ mod tests {
         assert!(parse_kernels(&m).is_err());
         let mut m = sample();
         m[20..24].copy_from_slice(&0u32.to_le_bytes()); // word count 0
+        assert!(parse_kernels(&m).is_err());
+        // An entry point (with its string operand) claiming words past the end: rspirv's string
+        // decoder panicked on it (found by tests/fuzz.rs).
+        let mut m = sample();
+        m[22..24].copy_from_slice(&0xffffu16.to_le_bytes());
         assert!(parse_kernels(&m).is_err());
     }
 
