@@ -8,7 +8,7 @@ use std::ffi::{c_void, CString};
 use std::sync::OnceLock;
 
 use common::*;
-use hipmlir_device_image::{AddressSpace, KernelInfo};
+use hipmlir_device_image::KernelInfo;
 use hipmlir_rt::*;
 
 const KERNELS: &str = r#"
