@@ -227,7 +227,12 @@ fn readable_part(words: &[u32]) -> Result<Vec<u8>, String> {
         let inst = &words[pos..pos + count];
         let keep = match inst[0] & 0xffff {
             OP_EXT_INST_IMPORT => {
-                let name: Vec<u8> = inst[2..].iter().flat_map(|w| w.to_le_bytes()).collect();
+                let name: Vec<u8> = inst
+                    .get(2..)
+                    .unwrap_or_default()
+                    .iter()
+                    .flat_map(|w| w.to_le_bytes())
+                    .collect();
                 let opencl = name.starts_with(b"OpenCL.std\0");
                 if !opencl {
                     other_sets.insert(inst.get(1).copied().unwrap_or(0));
@@ -724,6 +729,11 @@ mod tests {
             ),
         );
         assert_eq!(parse_kernels(&module(&insts)).unwrap()[0].name, "_Z1kPfi");
+        // An OpExtInstImport without operands (found by the campaign: the set's name was sliced
+        // unchecked).
+        let mut insts = sample_insts();
+        insts.insert(1, (Op::ExtInstImport as u32, vec![]));
+        assert!(parse_kernels(&module(&insts)).is_err());
     }
 
     #[test]
