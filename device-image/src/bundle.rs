@@ -82,19 +82,14 @@ impl Bundle {
     /// part of it).
     pub fn encoded_len(bytes: &[u8]) -> Result<usize, ImageError> {
         let bundle = Bundle::decode(bytes)?;
-        let header_len: usize = MAGIC.len()
-            + 8
-            + bundle
-                .entries
-                .iter()
-                .map(|e| 24 + e.id.len())
-                .sum::<usize>();
-        // decode checked every entry against the input, so the ends fit.
-        let mut end = header_len;
+        // decode checked every entry against the input, so the ends fit. The header's length
+        // is where the reader stops, not the decoded ids' lengths (an id that is not UTF-8 grows
+        // when decoded: a slice past the section's end, found by runtime/tests/fuzz.rs).
         let mut reader = Reader {
             bytes,
             pos: MAGIC.len() + 8,
         };
+        let mut end = 0;
         for _ in &bundle.entries {
             let offset = reader.u64("entry offset")?;
             let size = reader.u64("entry size")?;
@@ -102,7 +97,7 @@ impl Bundle {
             reader.take(to_usize(id_len)?, "entry id")?;
             end = end.max(to_usize(offset + size)?);
         }
-        Ok(end)
+        Ok(end.max(reader.pos))
     }
 
     /// Parses a bundle; every count, offset and size is checked against the input length.

@@ -213,6 +213,21 @@ mod tests {
     }
 
     #[test]
+    fn an_entry_id_that_is_not_utf8_keeps_the_bundle_inside_its_bytes() {
+        // Found by runtime/tests/fuzz.rs: the header's length was taken from the ids as decoded
+        // (each invalid byte became three), and splitting sliced past the section's end.
+        // One empty entry whose 4-byte id is not UTF-8: 60 bytes in all.
+        let mut bytes = MAGIC.to_vec();
+        for field in [1u64, 0, 0, 4] {
+            bytes.extend_from_slice(&field.to_le_bytes());
+        }
+        bytes.extend_from_slice(&[0xff; 4]);
+        assert_eq!(Bundle::encoded_len(&bytes).unwrap(), bytes.len());
+        let parts = split_bundles(&bytes);
+        assert!(matches!(parts.as_slice(), [Ok((0, b))] if b.len() == bytes.len()));
+    }
+
+    #[test]
     fn concatenated_bundles_split_apart() {
         let a = sample().to_bundle_bytes();
         let mut other = sample();

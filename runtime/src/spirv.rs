@@ -201,6 +201,86 @@ impl Reader {
     }
 }
 
+/// The module with every instruction's word count checked to end inside it, as little-endian
+/// bytes, less what rspirv 0.13 cannot parse without panicking and the kernel reader does not
+/// need: instructions of extended sets other than OpenCL.std (its debug-information sets are
+/// `todo!()`) and `OpSpecConstantOp` (whose nested operands hit `panic!()`). Found by
+/// tests/fuzz.rs, as was rspirv's string decoder slicing past the end of a module whose last
+/// instruction claims more words than remain.
+fn readable_part(words: &[u32]) -> Result<Vec<u8>, String> {
+    const OP_EXT_INST_IMPORT: u32 = Op::ExtInstImport as u32;
+    const OP_EXT_INST: u32 = Op::ExtInst as u32;
+    const OP_SPEC_CONSTANT_OP: u32 = Op::SpecConstantOp as u32;
+    let mut out: Vec<u8> = Vec::with_capacity(words.len() * 4);
+    let mut push = |ws: &[u32]| out.extend(ws.iter().flat_map(|w| w.to_le_bytes()));
+    push(&words[..5]);
+    let mut other_sets = std::collections::HashSet::new();
+    let mut pos = 5;
+    while pos < words.len() {
+        let count = (words[pos] >> 16) as usize;
+        if count == 0 || count > words.len() - pos {
+            return Err(format!(
+                "malformed SPIR-V: the instruction at word {pos} claims {count} words, {} remain",
+                words.len() - pos
+            ));
+        }
+        let inst = &words[pos..pos + count];
+        let keep = match inst[0] & 0xffff {
+            OP_EXT_INST_IMPORT => {
+                let name: Vec<u8> = inst
+                    .get(2..)
+                    .unwrap_or_default()
+                    .iter()
+                    .flat_map(|w| w.to_le_bytes())
+                    .collect();
+                let opencl = name.starts_with(b"OpenCL.std\0");
+                if !opencl {
+                    other_sets.insert(inst.get(1).copied().unwrap_or(0));
+                }
+                opencl
+            }
+            OP_EXT_INST => !inst.get(3).is_some_and(|set| other_sets.contains(set)),
+            OP_SPEC_CONSTANT_OP => false,
+            _ => true,
+        };
+        if keep {
+            push(inst);
+        }
+        pos += count;
+    }
+    Ok(out)
+}
+
+/// rspirv's loader, with any panic it still has for some input made an error (and kept off
+/// stderr): the runtime reads modules it did not write.
+fn rspirv_load(le: &[u8]) -> Result<rspirv::dr::Module, String> {
+    thread_local!(static QUIET: std::cell::Cell<bool> = const { std::cell::Cell::new(false) });
+    static HOOK: std::sync::Once = std::sync::Once::new();
+    HOOK.call_once(|| {
+        let previous = std::panic::take_hook();
+        std::panic::set_hook(Box::new(move |info| {
+            if !QUIET.with(|q| q.get()) {
+                previous(info)
+            }
+        }));
+    });
+    QUIET.with(|q| q.set(true));
+    let result = std::panic::catch_unwind(|| rspirv::dr::load_bytes(le));
+    QUIET.with(|q| q.set(false));
+    match result {
+        Ok(Ok(module)) => Ok(module),
+        Ok(Err(e)) => Err(format!("malformed SPIR-V: {e}")),
+        Err(panic) => Err(format!(
+            "malformed SPIR-V (rspirv: {})",
+            panic
+                .downcast_ref::<&str>()
+                .map(|s| s.to_string())
+                .or_else(|| panic.downcast_ref::<String>().cloned())
+                .unwrap_or_else(|| "cannot parse it".into())
+        )),
+    }
+}
+
 /// A module read through rspirv's grammar-driven parser: every instruction's length and operands
 /// are checked against the SPIR-V grammar, so nothing here indexes raw words. The header must
 /// be SPIR-V 1.0 to 1.6 with schema 0, and every id (results and operands) must lie below the
@@ -208,8 +288,7 @@ impl Reader {
 pub fn load(bytes: &[u8]) -> Result<rspirv::dr::Module, String> {
     // rspirv reads little-endian modules only: a byte-swapped one is swapped first.
     let words = words(bytes)?;
-    let le: Vec<u8> = words.iter().flat_map(|w| w.to_le_bytes()).collect();
-    let module = rspirv::dr::load_bytes(&le).map_err(|e| format!("malformed SPIR-V: {e}"))?;
+    let module = rspirv_load(&readable_part(&words)?)?;
     let version = words[1];
     if version & 0xff00_00ff != 0 || (version >> 16) & 0xff != 1 || (version >> 8) & 0xff > 6 {
         return Err(format!(
@@ -555,11 +634,15 @@ mod tests {
     }
 
     fn sample() -> Vec<u8> {
+        module(&sample_insts())
+    }
+
+    fn sample_insts() -> Vec<(u32, Vec<u32>)> {
         // kernel k(global float* p, int n, char c, struct {char; double; int} s byval,
         //          local int* l, float3 v, double d)
         let mut ep = vec![EXECUTION_MODEL_KERNEL, 50];
         ep.extend(string("_Z1kPfi"));
-        module(&[
+        vec![
             (OP_ENTRY_POINT, ep),
             (
                 OP_DECORATE,
@@ -587,7 +670,7 @@ mod tests {
             (248, vec![70]), // OpLabel
             (253, vec![]),   // OpReturn
             (OP_FUNCTION_END, vec![]),
-        ])
+        ]
     }
 
     #[test]
@@ -619,6 +702,41 @@ mod tests {
     }
 
     #[test]
+    fn what_rspirv_panics_on_is_read_or_refused() {
+        let function = sample_insts()
+            .iter()
+            .position(|(op, _)| *op == Op::Function as u32)
+            .unwrap();
+        // OpSpecConstantOp of OpConstant reached rspirv's panic!() (found by tests/fuzz.rs).
+        let mut insts = sample_insts();
+        insts.insert(
+            function,
+            (
+                Op::SpecConstantOp as u32,
+                vec![3, 90, Op::Constant as u32, 7],
+            ),
+        );
+        assert_eq!(parse_kernels(&module(&insts)).unwrap().len(), 1);
+        // A debug-information extended set (rspirv's todo!()) is skipped: the kernels still read.
+        let mut insts = sample_insts();
+        let label = insts.iter().position(|(op, _)| *op == 248).unwrap();
+        insts.insert(label + 1, (Op::ExtInst as u32, vec![1, 92, 91, 1, 2]));
+        insts.insert(
+            1,
+            (
+                Op::ExtInstImport as u32,
+                [vec![91], string("OpenCL.DebugInfo.100")].concat(),
+            ),
+        );
+        assert_eq!(parse_kernels(&module(&insts)).unwrap()[0].name, "_Z1kPfi");
+        // An OpExtInstImport without operands (found by the campaign: the set's name was sliced
+        // unchecked); like any import other than OpenCL.std, the kernel reader skips it.
+        let mut insts = sample_insts();
+        insts.insert(1, (Op::ExtInstImport as u32, vec![]));
+        assert_eq!(parse_kernels(&module(&insts)).unwrap().len(), 1);
+    }
+
+    #[test]
     fn byte_swapped_modules_read_the_same() {
         let le = sample();
         let be: Vec<u8> = le
@@ -637,6 +755,11 @@ mod tests {
         assert!(parse_kernels(&m).is_err());
         let mut m = sample();
         m[20..24].copy_from_slice(&0u32.to_le_bytes()); // word count 0
+        assert!(parse_kernels(&m).is_err());
+        // An entry point (with its string operand) claiming words past the end: rspirv's string
+        // decoder panicked on it (found by tests/fuzz.rs).
+        let mut m = sample();
+        m[22..24].copy_from_slice(&0xffffu16.to_le_bytes());
         assert!(parse_kernels(&m).is_err());
     }
 

@@ -8,7 +8,7 @@ use std::ffi::{c_void, CString};
 use std::sync::OnceLock;
 
 use common::*;
-use hipmlir_device_image::{AddressSpace, KernelInfo};
+use hipmlir_device_image::KernelInfo;
 use hipmlir_rt::*;
 
 const KERNELS: &str = r#"
@@ -621,54 +621,4 @@ fn error_strings() {
     assert_eq!(s(1), "invalid argument");
     assert_eq!(name_of(98), "hipErrorInvalidDeviceFunction");
     assert_eq!(name_of(-5), "hipErrorUnknown");
-}
-
-#[test]
-fn broken_modules_fail_politely() {
-    kernels();
-    // Valid magic, garbage body: registers, then fails to build on first launch (twice, same code).
-    let mut garbage = 0x0723_0203u32.to_le_bytes().to_vec();
-    garbage.extend((0..60u8).map(|i| i.wrapping_mul(37)));
-    let broken = kernel("broken_kernel", "broken_kernel", vec![value("n", "int", 4)]);
-    register(&bundle(garbage, vec![broken]));
-    let args = 7i32.to_ne_bytes();
-    expect_code(
-        launch("broken_kernel", dim3(1, 1, 1), dim3(1, 1, 1), &args),
-        HipError::InvalidImage,
-    );
-    expect_code(
-        launch("broken_kernel", dim3(1, 1, 1), dim3(1, 1, 1), &args),
-        HipError::InvalidImage,
-    );
-
-    // Metadata that names a kernel the SPIR-V lacks, or miscounts its arguments.
-    let spirv = compile_opencl_c(
-        "__kernel void present(__global int* p) { p[get_global_id(0)] = 1; }",
-        "present",
-    );
-    let ghost = kernel("ghost_kernel", "ghost_kernel", vec![]);
-    let miscounted = kernel(
-        "present",
-        "present_miscounted",
-        vec![pointer("p", "int *"), value("extra", "int", 4)],
-    );
-    register(&bundle(spirv, vec![ghost, miscounted.clone()]));
-    expect_code(
-        launch("ghost_kernel", dim3(1, 1, 1), dim3(1, 1, 1), &[]),
-        HipError::InvalidDeviceFunction,
-    );
-    let args = ArgBlock::new(&miscounted).set(0, 0usize).set(1, 0i32);
-    expect_code(
-        launch(
-            "present_miscounted",
-            dim3(1, 1, 1),
-            dim3(1, 1, 1),
-            &args.bytes,
-        ),
-        HipError::InvalidImage,
-    );
-    // The good module is unaffected.
-    ok(launch("noop", dim3(1, 1, 1), dim3(1, 1, 1), &[]));
-    ok(hipDeviceSynchronize());
-    let _ = AddressSpace::Global;
 }
