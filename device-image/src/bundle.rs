@@ -15,6 +15,10 @@ pub const MAGIC: &[u8; 24] = b"__CLANG_OFFLOAD_BUNDLE__";
 pub const HOST_ENTRY_ID: &str = "host-x86_64-unknown-linux-gnu-";
 /// The SPIR-V device code.
 pub const SPIRV_ENTRY_ID: &str = "hip-spirv64-unknown-unknown-";
+/// PTX for an NVIDIA GPU: the entry id is this prefix and the architecture it was built for
+/// (`hip-nvptx64-nvidia-cuda--sm_70`), as clang names HIP's NVPTX targets. The text is PTX,
+/// NUL-terminated as `cuModuleLoadData` takes it; the metadata entry describes its kernels too.
+pub const PTX_ENTRY_PREFIX: &str = "hip-nvptx64-nvidia-cuda--";
 /// hipmlir's kernel metadata (JSON).
 ///
 /// Its offload kind is `hipmlir`, not `hip`: clang-offload-bundler reads an entry id as
@@ -49,6 +53,14 @@ impl Bundle {
             .iter()
             .find(|e| e.id == id)
             .map(|e| e.data.as_slice())
+    }
+
+    /// The PTX entries, as (architecture, PTX text) pairs in the bundle's order.
+    pub fn ptx_entries(&self) -> impl Iterator<Item = (&str, &[u8])> {
+        self.entries.iter().filter_map(|e| {
+            e.id.strip_prefix(PTX_ENTRY_PREFIX)
+                .map(|arch| (arch, e.data.as_slice()))
+        })
     }
 
     pub fn encode(&self) -> Vec<u8> {
