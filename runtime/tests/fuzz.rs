@@ -2,7 +2,9 @@
 //! reference-record readers, the kernel-metadata decoder, the SPIR-V reader and
 //! `hipModuleLoadData`. Each target mutates valid seeds (images hipmlir built, in `fuzz-seeds/`)
 //! with a deterministic generator; every input must give a result or an error, never a panic,
-//! a hang or a signal.
+//! a hang or a signal. The seeds are what `hipmlir -c x.hip --save-temps` keeps (`x.hipfb`,
+//! `x.spv` saved as `x.spirv`) and the `.hipk` of `--split-device-code`: regenerate them when
+//! the image format changes (a seed that no longer decodes fails the test at once).
 //!
 //! `make test` runs a bounded number of executions per target. A long campaign:
 //!
