@@ -274,7 +274,7 @@ impl<'c> FunctionCodegen<'c, '_> {
 
     /// Runs `body` on the address of each of `count` elements from `first` (last first when
     /// `backwards`); a negative count runs it on none.
-    fn for_each_element(
+    pub(super) fn for_each_element(
         &mut self,
         first: Value<'c>,
         element: &Ty,

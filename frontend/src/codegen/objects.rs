@@ -15,20 +15,13 @@ use crate::clang::{Cursor, SpecialMember};
 use crate::error::{FrontendError, Result};
 use crate::types::Ty;
 
-/// A field's default member initializer (`float w = 2.0f;`). A field of array type also has
-/// its bounds among its children (`int a[4];`), one expression per dimension, ahead of it.
-fn default_member_initializer(field: &Cursor) -> Option<Cursor> {
-    let mut dimensions = 0;
-    let mut ty = field.ty().canonical();
-    while ty.kind() == CXType_ConstantArray {
-        dimensions += 1;
-        ty = ty.element().canonical();
+/// A field's default member initializer (`float w = 2.0f;`): the last of the expressions among
+/// its children, after those its type shows (array bounds, template arguments).
+pub(super) fn default_member_initializer(field: &Cursor) -> Option<Cursor> {
+    if !field.has_in_class_initializer() {
+        return None;
     }
-    field
-        .children()
-        .into_iter()
-        .filter(|c| c.is_expression())
-        .nth(dimensions)
+    field.children().into_iter().rfind(|c| c.is_expression())
 }
 
 /// Whether a function takes an implicit `this`.
@@ -242,17 +235,13 @@ impl<'c> FunctionCodegen<'c, '_> {
         Ok((object, args))
     }
 
-    /// The address of an object expression, materializing a temporary for rvalues.
+    /// The address of an object expression, materializing a temporary for rvalues (destroyed
+    /// where clang's AST says, see lifetime.rs).
     pub fn object_address(&mut self, e: &Cursor) -> Result<Value<'c>> {
-        let loc = self.loc(e);
-        if is_lvalue_expression(e) {
+        if !Self::is_temporary(e) && is_lvalue_expression(e) {
             return Ok(self.address_of(e)?.scalar());
         }
-        let ty = Ty::of(e)?;
-        let v = self.rvalue(e)?;
-        let temp = self.alloca(&ty, loc)?;
-        self.store(&LValue::Mem { ptr: temp, ty }, v, loc)?;
-        self.to_generic(temp, loc)
+        self.materialize(e, false)
     }
 }
 
