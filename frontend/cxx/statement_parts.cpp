@@ -11,6 +11,20 @@
 #include <clang/AST/ExprCXX.h>
 #include <clang/AST/Stmt.h>
 
+// A private member named where C++ allows it (an explicit instantiation's arguments are not
+// access-checked): the constructor's initializers, whose accessor is not inline.
+namespace {
+template <typename Tag, typename Tag::type Member>
+struct Expose {
+  friend typename Tag::type member_of(Tag) { return Member; }
+};
+struct CtorInitializersTag {
+  using type = clang::LazyCXXCtorInitializersPtr clang::CXXConstructorDecl::*;
+  friend type member_of(CtorInitializersTag);
+};
+template struct Expose<CtorInitializersTag, &clang::CXXConstructorDecl::CtorInitializers>;
+}  // namespace
+
 extern "C" {
 
 // The node libclang shows for a statement: it looks through the ConstantExpr clang wraps around
@@ -228,6 +242,36 @@ static int implicit_cursor_kind(const clang::Stmt *s) {
       llvm::isa<clang::MaterializeTemporaryExpr>(s) || llvm::isa<clang::CXXBindTemporaryExpr>(s))
     return 100;
   return 0;
+}
+
+// The initializers a constructor runs, in the order it runs them (bases, then members in
+// declaration order), the implicit ones included (a base or member built by its default
+// constructor, a default member initializer): for each, what it initializes (1 a base, 2 a
+// member, whose FieldDecl goes to `fields`, 3 the whole object: a delegating constructor, 4 a
+// member of an anonymous struct or union), the initializer and its libclang cursor kind (as for
+// lists). Returns their number, or -1 for a declaration that is not a constructor, more than
+// `max`, or initializers not yet read from a precompiled AST.
+int hipmlir_ctor_initializers(const void *decl, int max, int *what, const void **fields,
+                              const void **inits, int *kinds) {
+  const auto *c =
+      llvm::dyn_cast<clang::CXXConstructorDecl>(static_cast<const clang::Decl *>(decl));
+  if (!c) return -1;
+  const clang::LazyCXXCtorInitializersPtr &lazy = c->*member_of(CtorInitializersTag{});
+  unsigned n = c->getNumCtorInitializers();
+  if (n == 0) return 0;
+  if (lazy.isOffset() || n > static_cast<unsigned>(max)) return -1;
+  clang::CXXCtorInitializer *const *list = lazy.get(nullptr);
+  for (unsigned i = 0; i < n; ++i) {
+    const clang::CXXCtorInitializer *init = list[i];
+    what[i] = init->isBaseInitializer()         ? 1
+              : init->isMemberInitializer()     ? 2
+              : init->isDelegatingInitializer() ? 3
+                                                : 4;
+    fields[i] = init->isMemberInitializer() ? init->getMember() : nullptr;
+    inits[i] = init->getInit();
+    kinds[i] = inits[i] ? implicit_cursor_kind(init->getInit()) : 0;
+  }
+  return static_cast<int>(n);
 }
 
 // The initializers of a braced list as clang understood it (its semantic form: one per base

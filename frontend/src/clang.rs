@@ -159,6 +159,27 @@ extern "C" {
     ) -> i32;
     fn hipmlir_is_elidable_construction(expr: *const c_void) -> i32;
     fn hipmlir_has_in_class_initializer(decl: *const c_void) -> i32;
+    fn hipmlir_ctor_initializers(
+        decl: *const c_void,
+        max: i32,
+        what: *mut i32,
+        fields: *mut *const c_void,
+        inits: *mut *const c_void,
+        kinds: *mut i32,
+    ) -> i32;
+}
+
+/// One initialization a constructor runs before its body (see `Cursor::constructor_initializers`).
+#[derive(Debug, Clone, Copy)]
+pub enum CtorInit {
+    /// A base class subobject, built by the expression (the base is its type).
+    Base(Cursor),
+    /// A member (its field declaration) and its initializer.
+    Member(Cursor, Cursor),
+    /// A delegating constructor: another constructor of the class builds the object.
+    Delegating(Cursor),
+    /// A member of an anonymous struct or union.
+    Indirect(Cursor),
 }
 
 /// What an unexposed expression is among the nodes of object lifetime (clang's classes; libclang
@@ -748,6 +769,49 @@ impl Cursor {
         })
     }
 
+    /// The initializations a constructor runs before its body, in clang's order (bases, then
+    /// members in declaration order), the implicit ones included: those libclang shows (as
+    /// written) and those clang added (default constructors of bases and members, default
+    /// member initializers). `None` for other cursors, or when one cannot be shown as a cursor.
+    pub fn constructor_initializers(&self) -> Option<Vec<CtorInit>> {
+        if self.kind() != CXCursor_Constructor {
+            return None;
+        }
+        const MAX: usize = 4096;
+        let mut what = vec![0i32; MAX];
+        let mut fields = vec![std::ptr::null::<c_void>(); MAX];
+        let mut inits = vec![std::ptr::null::<c_void>(); MAX];
+        let mut kinds = vec![0i32; MAX];
+        // SAFETY: a declaration cursor holds its `clang::Decl *` in data[0]; the shim checks the
+        // node's class and writes at most MAX entries.
+        let count = unsafe {
+            hipmlir_ctor_initializers(
+                self.0.data[0],
+                MAX as i32,
+                what.as_mut_ptr(),
+                fields.as_mut_ptr(),
+                inits.as_mut_ptr(),
+                kinds.as_mut_ptr(),
+            )
+        };
+        let count = usize::try_from(count).ok()?;
+        let mut written = Vec::new();
+        (0..count)
+            .map(|i| {
+                let init = self.semantic_child(inits[i], kinds[i], &mut written)?;
+                Some(match what[i] {
+                    1 => CtorInit::Base(init),
+                    2 => CtorInit::Member(
+                        self.declaration_cursor(fields[i], CXCursor_FieldDecl),
+                        init,
+                    ),
+                    3 => CtorInit::Delegating(init),
+                    _ => CtorInit::Indirect(init),
+                })
+            })
+            .collect()
+    }
+
     /// Whether a field declaration has a default member initializer.
     pub fn has_in_class_initializer(&self) -> bool {
         // SAFETY: a declaration cursor holds its `clang::Decl *` in data[0]; the shim checks it.
@@ -878,7 +942,8 @@ impl Cursor {
         Cursor(CXCursor {
             kind,
             xdata: 0,
-            data: [decl, 1 as *const c_void, self.0.data[2]],
+            // data[1] is a flag (first of its group), not an address.
+            data: [decl, std::ptr::without_provenance(1), self.0.data[2]],
         })
     }
 
@@ -1080,7 +1145,9 @@ impl CType {
     pub fn passed_indirectly(&self) -> bool {
         let decl = self.canonical().declaration();
         // SAFETY: as in `destructor`.
-        unsafe { clang_isDeclaration(decl.kind()) != 0 && hipmlir_passed_indirectly(decl.0.data[0]) == 1 }
+        unsafe {
+            clang_isDeclaration(decl.kind()) != 0 && hipmlir_passed_indirectly(decl.0.data[0]) == 1
+        }
     }
     /// The byte offset of the `base` class subobject in an object of this record type, through
     /// any chain of base classes; `None` when `base` is not a base (or is a virtual one).

@@ -111,6 +111,12 @@ __host__ __device__ int members_and_arrays(EventLog& log, int i) {
   Composite c(log, 80 + 10 * (i % 2));
   ScopeGuard row[3] = {{log, 200}, {log, 201}, {log, 202}};
   Holder h{ScopeGuard(log, 210), Tracked(log, 211)};
+  Defaults d(log);
+  log.record(d.value + 10 * d.counter.value + 100 * d.scale + 1000 * d.last.value);
+  Counter counters[3];
+  log.record(counters[0].value + counters[1].value + counters[2].value);
+  Composite* heap = new Composite(log, 120);
+  delete heap;
   return row[i % 3].id() + h.inner.id();
 }
 

@@ -438,9 +438,7 @@ impl<'c> FunctionCodegen<'c, '_> {
                 ptr: self.materialize(e, false)?,
                 ty: Ty::of(e)?,
             }),
-            CXCursor_UnexposedExpr
-                if e.lifetime_node() == Some(LifetimeNode::FullExpression) =>
-            {
+            CXCursor_UnexposedExpr if e.lifetime_node() == Some(LifetimeNode::FullExpression) => {
                 let inner = only_child(e)?;
                 self.full_expression(|this| this.lvalue(&inner))
             }

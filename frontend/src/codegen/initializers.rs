@@ -22,9 +22,9 @@ impl<'c> FunctionCodegen<'c, '_> {
     /// Initializes the object of type `ty` at `ptr` from the braced list `list`.
     pub fn initialize_from_list(&mut self, ptr: Value<'c>, ty: &Ty, list: &Cursor) -> Result<()> {
         let loc = self.loc(list);
-        let (items, filler) = list.init_list_items().ok_or_else(|| {
-            FrontendError::unsupported(list.location(), "this initializer list")
-        })?;
+        let (items, filler) = list
+            .init_list_items()
+            .ok_or_else(|| FrontendError::unsupported(list.location(), "this initializer list"))?;
         let too_many = || FrontendError::single(list.location(), "too many initializers");
         match ty {
             Ty::Record(r) if r.is_union => {
@@ -34,7 +34,12 @@ impl<'c> FunctionCodegen<'c, '_> {
                 if let Some(item) = items.first() {
                     let member = union_member(list, item, r)?;
                     let at = self.field_pointer(ptr, ty, r.fields[member].llvm_index, loc)?;
-                    self.initialize_item(at, &r.fields[member].ty, item, Some(&r.field_decls[member]))?;
+                    self.initialize_item(
+                        at,
+                        &r.fields[member].ty,
+                        item,
+                        Some(&r.field_decls[member]),
+                    )?;
                 }
                 Ok(())
             }
@@ -96,7 +101,7 @@ impl<'c> FunctionCodegen<'c, '_> {
     }
 
     /// Initializes one base, member (`field`) or element of a list.
-    fn initialize_item(
+    pub(super) fn initialize_item(
         &mut self,
         ptr: Value<'c>,
         ty: &Ty,

@@ -64,7 +64,11 @@ struct Cleanup<'c> {
 
 impl<'c> FunctionCodegen<'c, '_> {
     /// Runs `f` in a new scope of `kind`; what was built in it is destroyed at its end.
-    pub fn scoped<T>(&mut self, kind: ScopeKind, f: impl FnOnce(&mut Self) -> Result<T>) -> Result<T> {
+    pub fn scoped<T>(
+        &mut self,
+        kind: ScopeKind,
+        f: impl FnOnce(&mut Self) -> Result<T>,
+    ) -> Result<T> {
         self.scopes.push(Scope {
             kind,
             region_depth: self.region_depth,
@@ -162,15 +166,23 @@ impl<'c> FunctionCodegen<'c, '_> {
         // Stored right after the alloca, ahead of any use.
         let saved = self.b;
         self.b = self.entry.after(flag);
-        let out = self.b.const_int(FLAG.value_mlir(self.ctx()), 0, loc).and_then(|clear| {
-            self.b = self.entry.after(clear);
-            self.store(&flag_slot(flag), Val::Scalar(clear), loc)
-        });
+        let out = self
+            .b
+            .const_int(FLAG.value_mlir(self.ctx()), 0, loc)
+            .and_then(|clear| {
+                self.b = self.entry.after(clear);
+                self.store(&flag_slot(flag), Val::Scalar(clear), loc)
+            });
         self.b = saved;
         out.map(|()| flag)
     }
 
-    pub fn set_flag_in_memory(&mut self, flag: Value<'c>, value: bool, loc: Location<'c>) -> Result<()> {
+    pub fn set_flag_in_memory(
+        &mut self,
+        flag: Value<'c>,
+        value: bool,
+        loc: Location<'c>,
+    ) -> Result<()> {
         let v = self
             .b
             .const_int(FLAG.value_mlir(self.ctx()), value as i64, loc)?;
@@ -224,11 +236,9 @@ impl<'c> FunctionCodegen<'c, '_> {
             CXType_ConstantArray => {
                 let element = ty.element();
                 let element_ty = Ty::from_clang(element, &site.location())?;
-                let count = self.b.const_int(
-                    Ty::LONG.value_mlir(self.ctx()),
-                    ty.array_len(),
-                    loc,
-                )?;
+                let count =
+                    self.b
+                        .const_int(Ty::LONG.value_mlir(self.ctx()), ty.array_len(), loc)?;
                 self.for_each_element(object, &element_ty, count, true, site, |this, at| {
                     this.destroy(at, element, site)
                 })

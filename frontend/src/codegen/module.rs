@@ -670,8 +670,9 @@ impl<'c> ModuleCodegen<'c> {
             .children()
             .into_iter()
             .rfind(|c| c.kind() == CXCursor_CompoundStmt);
-        // An implicit destructor has no body to show; it destroys the members and bases.
-        if body.is_none() && def.kind() != CXCursor_Destructor {
+        // An implicit destructor or constructor may have no body to show: it destroys or
+        // builds the members and bases.
+        if body.is_none() && !matches!(def.kind(), CXCursor_Destructor | CXCursor_Constructor) {
             return Err(internal(loc, "function definition without a body"));
         }
         let entry = Block::new(&inputs.iter().map(|t| (*t, loc)).collect::<Vec<_>>());

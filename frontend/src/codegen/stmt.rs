@@ -138,9 +138,9 @@ impl<'c> FunctionCodegen<'c, '_> {
                     let ty = self.return_ty.clone();
                     let v = match self.named_return_value(s)? {
                         Some(v) => v,
-                        None if self.returns_reference => Val::Scalar(
-                            self.full_expression(|this| this.object_address(e))?,
-                        ),
+                        None if self.returns_reference => {
+                            Val::Scalar(self.full_expression(|this| this.object_address(e))?)
+                        }
                         // The result is built in place: a temporary clang marks is not destroyed.
                         None => self.full_expression(|this| {
                             let e = Self::in_place(e);

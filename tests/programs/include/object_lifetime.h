@@ -83,3 +83,21 @@ struct Holder {
   ScopeGuard inner;
   Tracked outer;
 };
+
+// Built by its default constructor wherever a constructor does not name it.
+struct Counter {
+  __host__ __device__ Counter() : value(7) {}
+  __host__ __device__ explicit Counter(int v) : value(v) {}
+  int value;
+};
+
+// A base and members the constructor does not name: the base and `counter` are default
+// constructed, `scale` and `last` take their default member initializers, in declaration order.
+struct Defaults : Counter {
+  __host__ __device__ explicit Defaults(EventLog& log) : log_(log), guard(log, 240) {}
+  Counter counter;
+  EventLog& log_;
+  int scale = 3;
+  ScopeGuard guard;
+  Counter last{log_.count};
+};
