@@ -298,3 +298,26 @@ fn function_pointer_constructs_not_supported_are_named() {
         assert!(err.contains(message), "{name}: {err}");
     }
 }
+
+#[test]
+fn object_lifetimes_not_supported_are_named() {
+    let source = "#include <hip/hip_runtime.h>
+struct Base {
+  __device__ virtual ~Base() {}
+  int v = 1;
+};
+__global__ void k(int* a) {
+  Base b;
+  a[0] = b.v;
+}
+";
+    let (code, err, path) = compile("virtual_destructor.hip", source, &["--emit-spirv"]);
+    assert_clean_failure(code, &err);
+    assert!(
+        err.contains(&format!(
+            "{path}:7:8: error: unsupported construct in device code: destroying an object of \
+             type 'Base': a virtual destructor"
+        )),
+        "{err}"
+    );
+}

@@ -11,6 +11,20 @@
 #include <clang/AST/ExprCXX.h>
 #include <clang/AST/Stmt.h>
 
+// A private member named where C++ allows it (an explicit instantiation's arguments are not
+// access-checked): the constructor's initializers, whose accessor is not inline.
+namespace {
+template <typename Tag, typename Tag::type Member>
+struct Expose {
+  friend typename Tag::type member_of(Tag) { return Member; }
+};
+struct CtorInitializersTag {
+  using type = clang::LazyCXXCtorInitializersPtr clang::CXXConstructorDecl::*;
+  friend type member_of(CtorInitializersTag);
+};
+template struct Expose<CtorInitializersTag, &clang::CXXConstructorDecl::CtorInitializers>;
+}  // namespace
+
 extern "C" {
 
 // The node libclang shows for a statement: it looks through the ConstantExpr clang wraps around
@@ -139,6 +153,154 @@ int hipmlir_has_trivial_destructor(const void *decl) {
   const auto *r = llvm::dyn_cast<clang::CXXRecordDecl>(static_cast<const clang::Decl *>(decl));
   if (!r || !r->hasDefinition()) return -1;
   return r->hasTrivialDestructor();
+}
+
+// What an expression libclang shows as unexposed is, among the nodes of object lifetime:
+// 1 a full-expression with cleanups (ExprWithCleanups), 2 a temporary to destroy at the end of
+// its full-expression (CXXBindTemporaryExpr), 3 a temporary materialized for the rest of its
+// full-expression, 4 one whose lifetime a reference extends to its own scope, 5 one extended to
+// the program's end (static storage), 6 a default member initializer used (CXXDefaultInitExpr),
+// 7 a value-initialization (ImplicitValueInitExpr), 8 a default argument (CXXDefaultArgExpr);
+// 0 for anything else.
+int hipmlir_lifetime_kind(const void *expr) {
+  const auto *s = static_cast<const clang::Stmt *>(expr);
+  if (llvm::isa<clang::ExprWithCleanups>(s)) return 1;
+  if (llvm::isa<clang::CXXBindTemporaryExpr>(s)) return 2;
+  if (const auto *m = llvm::dyn_cast<clang::MaterializeTemporaryExpr>(s)) {
+    const clang::ValueDecl *extending = m->getExtendingDecl();
+    if (!extending) return 3;
+    if (const auto *v = llvm::dyn_cast<clang::VarDecl>(extending)) {
+      bool local = v->getDeclContext()->isFunctionOrMethod() &&
+                   v->getStorageClass() != clang::SC_Static &&
+                   v->getStorageClass() != clang::SC_Extern;
+      return local ? 4 : 5;
+    }
+    return 4;
+  }
+  if (llvm::isa<clang::CXXDefaultInitExpr>(s)) return 6;
+  if (llvm::isa<clang::ImplicitValueInitExpr>(s)) return 7;
+  if (llvm::isa<clang::CXXDefaultArgExpr>(s)) return 8;
+  return 0;
+}
+
+// The destructor of a class (its declaration), or null when destroying one does nothing
+// (a trivial destructor) or the declaration is not a C++ class with a definition. Sema declares
+// the implicit destructor among the class's members once it is needed. `*virtual_bases` says
+// whether the class has virtual bases.
+const void *hipmlir_destructor(const void *decl, int *virtual_bases) {
+  const auto *r = llvm::dyn_cast<clang::CXXRecordDecl>(static_cast<const clang::Decl *>(decl));
+  if (!r || !r->hasDefinition()) return nullptr;
+  r = r->getDefinition();
+  *virtual_bases = r->getNumVBases() != 0;
+  if (r->hasTrivialDestructor()) return nullptr;
+  for (const clang::Decl *member : r->noload_decls())
+    if (llvm::isa<clang::CXXDestructorDecl>(member)) return member;
+  return nullptr;
+}
+
+// Whether a field has a default member initializer (`int n = 0;`, `T v{a, b};`): 1 or 0, or -1
+// when the declaration is not a field.
+int hipmlir_has_in_class_initializer(const void *decl) {
+  const auto *f = llvm::dyn_cast<clang::FieldDecl>(static_cast<const clang::Decl *>(decl));
+  if (!f) return -1;
+  return f->hasInClassInitializer();
+}
+
+// Whether a class is passed to functions by the address of a temporary the caller makes and
+// destroys (the Itanium C++ ABI's "non-trivial for the purposes of calls": a non-trivial copy
+// or move constructor or destructor): 1 or 0, or -1 when not a C++ class with a definition.
+int hipmlir_passed_indirectly(const void *decl) {
+  const auto *r = llvm::dyn_cast<clang::CXXRecordDecl>(static_cast<const clang::Decl *>(decl));
+  if (!r || !r->hasDefinition()) return -1;
+  return !r->getDefinition()->canPassInRegisters();
+}
+
+// The variable a return statement returns by the named return value optimization (clang
+// builds it in the return slot and does not destroy it), or null.
+const void *hipmlir_nrvo_variable(const void *stmt) {
+  const auto *r = llvm::dyn_cast<clang::ReturnStmt>(static_cast<const clang::Stmt *>(stmt));
+  if (!r) return nullptr;
+  const clang::VarDecl *v = r->getNRVOCandidate();
+  return v && v->isNRVOVariable() ? v : nullptr;
+}
+
+// Whether a local variable is built in the return slot (the named return value optimization).
+int hipmlir_is_nrvo_variable(const void *decl) {
+  const auto *v = llvm::dyn_cast<clang::VarDecl>(static_cast<const clang::Decl *>(decl));
+  return v && v->isNRVOVariable();
+}
+
+// libclang's cursor kind for the implicit nodes clang puts in an initializer list's semantic
+// form (which libclang does not show: it visits the list as written): 103 CallExpr for a
+// constructor call, 119 InitListExpr, 100 UnexposedExpr for conversions, value-initializations
+// and lifetime nodes; 0 for other nodes, which appear in the written form too.
+static int implicit_cursor_kind(const clang::Stmt *s) {
+  if (llvm::isa<clang::CXXConstructExpr>(s)) return 103;
+  if (llvm::isa<clang::InitListExpr>(s)) return 119;
+  if (llvm::isa<clang::ImplicitCastExpr>(s) || llvm::isa<clang::ImplicitValueInitExpr>(s) ||
+      llvm::isa<clang::CXXDefaultInitExpr>(s) || llvm::isa<clang::ExprWithCleanups>(s) ||
+      llvm::isa<clang::MaterializeTemporaryExpr>(s) || llvm::isa<clang::CXXBindTemporaryExpr>(s))
+    return 100;
+  return 0;
+}
+
+// The initializers a constructor runs, in the order it runs them (bases, then members in
+// declaration order), the implicit ones included (a base or member built by its default
+// constructor, a default member initializer): for each, what it initializes (1 a base, 2 a
+// member, whose FieldDecl goes to `fields`, 3 the whole object: a delegating constructor, 4 a
+// member of an anonymous struct or union), the initializer and its libclang cursor kind (as for
+// lists). Returns their number, or -1 for a declaration that is not a constructor, more than
+// `max`, or initializers not yet read from a precompiled AST.
+int hipmlir_ctor_initializers(const void *decl, int max, int *what, const void **fields,
+                              const void **inits, int *kinds) {
+  const auto *c =
+      llvm::dyn_cast<clang::CXXConstructorDecl>(static_cast<const clang::Decl *>(decl));
+  if (!c) return -1;
+  const clang::LazyCXXCtorInitializersPtr &lazy = c->*member_of(CtorInitializersTag{});
+  unsigned n = c->getNumCtorInitializers();
+  if (n == 0) return 0;
+  if (lazy.isOffset() || n > static_cast<unsigned>(max)) return -1;
+  clang::CXXCtorInitializer *const *list = lazy.get(nullptr);
+  for (unsigned i = 0; i < n; ++i) {
+    const clang::CXXCtorInitializer *init = list[i];
+    what[i] = init->isBaseInitializer()         ? 1
+              : init->isMemberInitializer()     ? 2
+              : init->isDelegatingInitializer() ? 3
+                                                : 4;
+    fields[i] = init->isMemberInitializer() ? init->getMember() : nullptr;
+    inits[i] = init->getInit();
+    kinds[i] = inits[i] ? implicit_cursor_kind(init->getInit()) : 0;
+  }
+  return static_cast<int>(n);
+}
+
+// The initializers of a braced list as clang understood it (its semantic form: one per base
+// and member or element, with constructor calls, conversions and brace elision made explicit).
+// Writes up to `max` nodes with their libclang cursor kinds (see above), and the array filler
+// (how elements beyond the list are initialized, or null). Returns the number of initializers,
+// or -1 when the expression is not a list or has more than `max`.
+int hipmlir_init_list_items(const void *expr, const void **nodes, int *kinds, int max,
+                            const void **filler, int *filler_kind) {
+  const auto *l = llvm::dyn_cast<clang::InitListExpr>(static_cast<const clang::Stmt *>(expr));
+  if (!l) return -1;
+  if (l->isSyntacticForm() && l->getSemanticForm()) l = l->getSemanticForm();
+  unsigned n = l->getNumInits();
+  if (n > static_cast<unsigned>(max)) return -1;
+  for (unsigned i = 0; i < n; ++i) {
+    nodes[i] = l->getInit(i);
+    kinds[i] = nodes[i] ? implicit_cursor_kind(l->getInit(i)) : 0;
+  }
+  const clang::Expr *f = l->hasArrayFiller() ? l->getArrayFiller() : nullptr;
+  *filler = f;
+  *filler_kind = f ? implicit_cursor_kind(f) : 0;
+  return static_cast<int>(n);
+}
+
+// Whether a constructor call only stands for its argument (an elidable copy or move of a
+// temporary, as clang builds in C++14: the object is built in place).
+int hipmlir_is_elidable_construction(const void *expr) {
+  const auto *c = llvm::dyn_cast<clang::CXXConstructExpr>(static_cast<const clang::Stmt *>(expr));
+  return c && c->isElidable();
 }
 
 }  // extern "C"

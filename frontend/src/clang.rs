@@ -144,6 +144,73 @@ extern "C" {
         operator_delete: *mut *const c_void,
     ) -> i32;
     fn hipmlir_has_trivial_destructor(decl: *const c_void) -> i32;
+    fn hipmlir_lifetime_kind(expr: *const c_void) -> i32;
+    fn hipmlir_destructor(decl: *const c_void, virtual_bases: *mut i32) -> *const c_void;
+    fn hipmlir_passed_indirectly(decl: *const c_void) -> i32;
+    fn hipmlir_nrvo_variable(stmt: *const c_void) -> *const c_void;
+    fn hipmlir_is_nrvo_variable(decl: *const c_void) -> i32;
+    fn hipmlir_init_list_items(
+        expr: *const c_void,
+        nodes: *mut *const c_void,
+        kinds: *mut i32,
+        max: i32,
+        filler: *mut *const c_void,
+        filler_kind: *mut i32,
+    ) -> i32;
+    fn hipmlir_is_elidable_construction(expr: *const c_void) -> i32;
+    fn hipmlir_has_in_class_initializer(decl: *const c_void) -> i32;
+    fn hipmlir_ctor_initializers(
+        decl: *const c_void,
+        max: i32,
+        what: *mut i32,
+        fields: *mut *const c_void,
+        inits: *mut *const c_void,
+        kinds: *mut i32,
+    ) -> i32;
+}
+
+/// One initialization a constructor runs before its body (see `Cursor::constructor_initializers`).
+#[derive(Debug, Clone, Copy)]
+pub enum CtorInit {
+    /// A base class subobject, built by the expression (the base is its type).
+    Base(Cursor),
+    /// A member (its field declaration) and its initializer.
+    Member(Cursor, Cursor),
+    /// A delegating constructor: another constructor of the class builds the object.
+    Delegating(Cursor),
+    /// A member of an anonymous struct or union.
+    Indirect(Cursor),
+}
+
+/// What an unexposed expression is among the nodes of object lifetime (clang's classes; libclang
+/// shows them all as unexposed expressions).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum LifetimeNode {
+    /// `ExprWithCleanups`: a full-expression whose temporaries are destroyed at its end.
+    FullExpression,
+    /// `CXXBindTemporaryExpr`: a temporary object to destroy at the end of its full-expression.
+    BindTemporary,
+    /// `MaterializeTemporaryExpr`: a temporary object, alive to the end of its full-expression,
+    /// or (`extended`) to the end of the scope of the reference bound to it.
+    Materialize { extended: bool },
+    /// A temporary bound to a reference of static storage duration.
+    StaticTemporary,
+    /// `CXXDefaultInitExpr`: a field's default member initializer, used by a list or constructor.
+    DefaultMemberInit,
+    /// `ImplicitValueInitExpr`: value-initialization (zero) of a member or element.
+    ValueInit,
+    /// `CXXDefaultArgExpr`: a parameter's default argument.
+    DefaultArgument,
+}
+
+/// A class's destructor as clang resolved it.
+#[derive(Debug, Clone, Copy)]
+pub struct DestructorInfo {
+    /// The destructor's declaration, or `None` when destroying an object does nothing.
+    pub destructor: Option<Cursor>,
+    pub is_virtual: bool,
+    /// The class has virtual base classes.
+    pub virtual_bases: bool,
 }
 
 /// A declaration as clang's node, to be found among the cursors (libclang gives no cursor for
@@ -702,6 +769,184 @@ impl Cursor {
         })
     }
 
+    /// The initializations a constructor runs before its body, in clang's order (bases, then
+    /// members in declaration order), the implicit ones included: those libclang shows (as
+    /// written) and those clang added (default constructors of bases and members, default
+    /// member initializers). `None` for other cursors, or when one cannot be shown as a cursor.
+    pub fn constructor_initializers(&self) -> Option<Vec<CtorInit>> {
+        if self.kind() != CXCursor_Constructor {
+            return None;
+        }
+        const MAX: usize = 4096;
+        let mut what = vec![0i32; MAX];
+        let mut fields = vec![std::ptr::null::<c_void>(); MAX];
+        let mut inits = vec![std::ptr::null::<c_void>(); MAX];
+        let mut kinds = vec![0i32; MAX];
+        // SAFETY: a declaration cursor holds its `clang::Decl *` in data[0]; the shim checks the
+        // node's class and writes at most MAX entries.
+        let count = unsafe {
+            hipmlir_ctor_initializers(
+                self.0.data[0],
+                MAX as i32,
+                what.as_mut_ptr(),
+                fields.as_mut_ptr(),
+                inits.as_mut_ptr(),
+                kinds.as_mut_ptr(),
+            )
+        };
+        let count = usize::try_from(count).ok()?;
+        let mut written = Vec::new();
+        (0..count)
+            .map(|i| {
+                let init = self.semantic_child(inits[i], kinds[i], &mut written)?;
+                Some(match what[i] {
+                    1 => CtorInit::Base(init),
+                    2 => CtorInit::Member(
+                        self.declaration_cursor(fields[i], CXCursor_FieldDecl),
+                        init,
+                    ),
+                    3 => CtorInit::Delegating(init),
+                    _ => CtorInit::Indirect(init),
+                })
+            })
+            .collect()
+    }
+
+    /// Whether a field declaration has a default member initializer.
+    pub fn has_in_class_initializer(&self) -> bool {
+        // SAFETY: a declaration cursor holds its `clang::Decl *` in data[0]; the shim checks it.
+        self.kind() == CXCursor_FieldDecl
+            && unsafe { hipmlir_has_in_class_initializer(self.0.data[0]) == 1 }
+    }
+
+    /// What this expression is among the nodes of object lifetime (`None` for the others).
+    pub fn lifetime_node(&self) -> Option<LifetimeNode> {
+        if self.kind() != CXCursor_UnexposedExpr {
+            return None;
+        }
+        // SAFETY: an expression cursor holds its `clang::Stmt *` in data[1]; the shim checks the
+        // node's class before reading it.
+        Some(match unsafe { hipmlir_lifetime_kind(self.0.data[1]) } {
+            1 => LifetimeNode::FullExpression,
+            2 => LifetimeNode::BindTemporary,
+            3 => LifetimeNode::Materialize { extended: false },
+            4 => LifetimeNode::Materialize { extended: true },
+            5 => LifetimeNode::StaticTemporary,
+            6 => LifetimeNode::DefaultMemberInit,
+            7 => LifetimeNode::ValueInit,
+            8 => LifetimeNode::DefaultArgument,
+            _ => return None,
+        })
+    }
+
+    /// For a return statement: the local variable it returns by the named return value
+    /// optimization (built where the result goes and not destroyed), if any.
+    pub fn nrvo_variable(&self) -> Option<Cursor> {
+        if self.kind() != CXCursor_ReturnStmt {
+            return None;
+        }
+        // SAFETY: a statement cursor holds its `clang::Stmt *` in data[1]; the shim checks it.
+        let decl = unsafe { hipmlir_nrvo_variable(self.0.data[1]) };
+        (!decl.is_null()).then(|| self.declaration_cursor(decl, CXCursor_VarDecl))
+    }
+
+    /// Whether a local variable is built in its function's return slot (see `nrvo_variable`).
+    pub fn is_nrvo_variable(&self) -> bool {
+        // SAFETY: a declaration cursor holds its `clang::Decl *` in data[0]; the shim checks it.
+        self.kind() == CXCursor_VarDecl && unsafe { hipmlir_is_nrvo_variable(self.0.data[0]) != 0 }
+    }
+
+    /// Whether a constructor call is an elidable copy or move of a temporary (C++14 builds
+    /// those; clang builds the object in place of the temporary).
+    pub fn is_elidable_construction(&self) -> bool {
+        // SAFETY: an expression cursor holds its `clang::Stmt *` in data[1]; the shim checks it.
+        self.kind() == CXCursor_CallExpr
+            && unsafe { hipmlir_is_elidable_construction(self.0.data[1]) != 0 }
+    }
+
+    /// The initializers of a braced list as clang understood it: one per base, member or element
+    /// (constructor calls, conversions and elided braces made explicit; libclang shows the list
+    /// as written), and how elements beyond them are initialized (the array filler). `None`
+    /// for other cursors, or when an initializer cannot be shown as a cursor.
+    pub fn init_list_items(&self) -> Option<(Vec<Cursor>, Option<Cursor>)> {
+        if self.kind() != CXCursor_InitListExpr {
+            return None;
+        }
+        const MAX: usize = 1 << 16;
+        let mut nodes = vec![std::ptr::null::<c_void>(); MAX];
+        let mut kinds = vec![0i32; MAX];
+        let mut filler = std::ptr::null();
+        let mut filler_kind = 0;
+        // SAFETY: an expression cursor holds its `clang::Stmt *` in data[1]; the shim checks the
+        // node's class and writes at most MAX entries.
+        let count = unsafe {
+            hipmlir_init_list_items(
+                self.0.data[1],
+                nodes.as_mut_ptr(),
+                kinds.as_mut_ptr(),
+                MAX as i32,
+                &mut filler,
+                &mut filler_kind,
+            )
+        };
+        let count = usize::try_from(count).ok()?;
+        let mut written = Vec::new();
+        let items = nodes[..count]
+            .iter()
+            .zip(&kinds)
+            .map(|(node, kind)| self.semantic_child(*node, *kind, &mut written))
+            .collect::<Option<Vec<_>>>()?;
+        let filler = match filler.is_null() {
+            true => None,
+            false => Some(self.semantic_child(filler, filler_kind, &mut written)?),
+        };
+        Some((items, filler))
+    }
+
+    /// A cursor for an expression node of this list's semantic form: made for the implicit
+    /// nodes (`kind` is libclang's kind for them), found among the written descendants for the
+    /// others (`written` caches them).
+    fn semantic_child(
+        &self,
+        node: *const c_void,
+        kind: i32,
+        written: &mut Vec<Cursor>,
+    ) -> Option<Cursor> {
+        if node.is_null() {
+            return None;
+        }
+        if kind != 0 {
+            // libclang's encoding of a statement cursor: the enclosing declaration, the node,
+            // the translation unit.
+            return Some(Cursor(CXCursor {
+                kind: kind as CXCursorKind,
+                xdata: 0,
+                data: [self.0.data[0], node, self.0.data[2]],
+            }));
+        }
+        if written.is_empty() {
+            fn collect(c: &Cursor, out: &mut Vec<Cursor>) {
+                for child in c.children() {
+                    out.push(child);
+                    collect(&child, out);
+                }
+            }
+            collect(self, written);
+        }
+        written.iter().find(|c| c.0.data[1] == node).copied()
+    }
+
+    /// A cursor for declaration `decl` of the translation unit this cursor belongs to, as
+    /// libclang encodes one (the declaration, first of its group, the translation unit).
+    fn declaration_cursor(&self, decl: *const c_void, kind: CXCursorKind) -> Cursor {
+        Cursor(CXCursor {
+            kind,
+            xdata: 0,
+            // data[1] is a flag (first of its group), not an address.
+            data: [decl, std::ptr::without_provenance(1), self.0.data[2]],
+        })
+    }
+
     /// Whether this cursor is the declaration `node`.
     pub fn is_declaration_node(&self, node: DeclNode) -> bool {
         // SAFETY: a plain query; a declaration cursor holds its `clang::Decl *` in data[0].
@@ -866,6 +1111,43 @@ impl CType {
     }
     pub fn declaration(&self) -> Cursor {
         Cursor(unsafe { clang_getTypeDeclaration(self.0) })
+    }
+
+    /// The destructor of a class type as clang resolved it (the implicit one too, and that of a
+    /// class template's instance, which libclang does not list among the class's children).
+    /// `None` for types that are not classes with a definition.
+    pub fn destructor(&self) -> Option<DestructorInfo> {
+        let decl = self.canonical().declaration();
+        // SAFETY: a plain query.
+        if unsafe { clang_isDeclaration(decl.kind()) } == 0 {
+            return None;
+        }
+        let mut virtual_bases = 0;
+        // SAFETY: a declaration cursor holds its `clang::Decl *` in data[0]; the shim checks the
+        // node's class before reading it.
+        let dtor = unsafe { hipmlir_destructor(decl.0.data[0], &mut virtual_bases) };
+        // SAFETY: as above.
+        if dtor.is_null() && unsafe { hipmlir_has_trivial_destructor(decl.0.data[0]) } < 0 {
+            return None;
+        }
+        let destructor =
+            (!dtor.is_null()).then(|| decl.declaration_cursor(dtor, CXCursor_Destructor));
+        Some(DestructorInfo {
+            destructor,
+            is_virtual: destructor.is_some_and(|d| d.is_virtual_method()),
+            virtual_bases: virtual_bases != 0,
+        })
+    }
+
+    /// Whether a class is passed to a function as the address of a temporary its caller makes
+    /// and destroys (the Itanium C++ ABI: a class with a non-trivial copy or move constructor or
+    /// destructor).
+    pub fn passed_indirectly(&self) -> bool {
+        let decl = self.canonical().declaration();
+        // SAFETY: as in `destructor`.
+        unsafe {
+            clang_isDeclaration(decl.kind()) != 0 && hipmlir_passed_indirectly(decl.0.data[0]) == 1
+        }
     }
     /// The byte offset of the `base` class subobject in an object of this record type, through
     /// any chain of base classes; `None` when `base` is not a base (or is a virtual one).

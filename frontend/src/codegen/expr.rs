@@ -7,7 +7,7 @@ use super::analysis::{assigned_vars, VarKey};
 use super::builder::{internal, Value};
 use super::function::{FunctionCodegen, Val};
 use super::objects::has_this;
-use crate::clang::{CType, ConstValue, Cursor, SpecialMember};
+use crate::clang::{CType, ConstValue, Cursor, LifetimeNode, SpecialMember};
 use crate::error::{FrontendError, Result};
 use crate::types::{is_function_type, pointer_type, AddrSpace, Ty};
 
@@ -123,6 +123,17 @@ impl<'c> FunctionCodegen<'c, '_> {
                 self.load(&lv, loc)
             }
             CXCursor_UnexposedExpr => {
+                match e.lifetime_node() {
+                    Some(LifetimeNode::FullExpression) => {
+                        let inner = only_child(e)?;
+                        return self.full_expression(|this| this.rvalue(&inner));
+                    }
+                    Some(LifetimeNode::BindTemporary | LifetimeNode::Materialize { .. }) => {
+                        return self.temporary_value(e);
+                    }
+                    Some(LifetimeNode::ValueInit) => return self.zero(&Ty::of(e)?, loc),
+                    _ => {}
+                }
                 if let Some((name, operands)) = e.atomic_parts() {
                     return self.atomic_builtin(&name, e, &operands);
                 }
@@ -422,6 +433,14 @@ impl<'c> FunctionCodegen<'c, '_> {
                     ptr,
                     ty: Ty::of(e)?,
                 })
+            }
+            CXCursor_UnexposedExpr if Self::is_temporary(e) => Ok(LValue::Mem {
+                ptr: self.materialize(e, false)?,
+                ty: Ty::of(e)?,
+            }),
+            CXCursor_UnexposedExpr if e.lifetime_node() == Some(LifetimeNode::FullExpression) => {
+                let inner = only_child(e)?;
+                self.full_expression(|this| this.lvalue(&inner))
             }
             CXCursor_UnexposedExpr => {
                 let child = only_child(e)?;
@@ -1459,7 +1478,11 @@ impl<'c> FunctionCodegen<'c, '_> {
             }
             let ty = param_types.next().ok_or_else(mismatch)?;
             let by_reference = params.get(i).is_some_and(|p| p.ty().is_reference());
-            operands.push(if by_reference {
+            let indirect = params.get(i).is_some_and(super::module::passed_indirectly);
+            operands.push(if indirect {
+                // The caller's temporary, destroyed by the caller after the call.
+                self.materialize(arg, !Self::is_temporary(arg))?
+            } else if by_reference {
                 self.object_address(arg)?
             } else {
                 self.rvalue_as(arg, ty)?.scalar()

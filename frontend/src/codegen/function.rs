@@ -80,6 +80,10 @@ pub struct FunctionCodegen<'c, 'm> {
     pub last_loc: std::cell::RefCell<SourceLoc>,
     /// Where each binary operator and subscript met so far begins (see `source_loc`).
     pub chain_begins: std::cell::RefCell<HashMap<Cursor, SourceLoc>>,
+    /// The scopes being emitted, innermost last, with the objects to destroy at their ends.
+    pub scopes: Vec<super::lifetime::Scope<'c>>,
+    /// Locals built in the return slot: the flag set when one is returned (see lifetime.rs).
+    pub nrvo_flags: HashMap<Cursor, Value<'c>>,
 }
 
 /// Nodes whose location is where their first child begins (clang's `getBeginLoc()` of a binary

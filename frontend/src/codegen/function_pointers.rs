@@ -227,6 +227,16 @@ impl<'c> FunctionCodegen<'c, '_> {
                 "call through a function pointer with these arguments",
             ));
         }
+        if clang_params
+            .iter()
+            .any(|p| p.canonical().kind() == clang_sys::CXType_Record && p.passed_indirectly())
+        {
+            return Err(FrontendError::unsupported(
+                e.location(),
+                "call through a function pointer with a by-value parameter of a class with a \
+                 non-trivial copy, move or destructor",
+            ));
+        }
         let mut operands = Vec::with_capacity(args.len());
         for ((arg, ty), clang_param) in args.iter().zip(&params).zip(&clang_params) {
             operands.push(if clang_param.is_reference() {

@@ -399,7 +399,7 @@ impl<'c> ModuleCodegen<'c> {
         };
         let mut params = closure.param_types();
         for p in method.arguments() {
-            params.push(Ty::of(&p)?);
+            params.push(parameter_type(&p)?);
         }
         // The device-side parse does not number the lambdas of host functions apart (two
         // lambdas in `main` may mangle alike): the symbol also names where the lambda is.
@@ -669,8 +669,12 @@ impl<'c> ModuleCodegen<'c> {
         let body = body_owner
             .children()
             .into_iter()
-            .rfind(|c| c.kind() == CXCursor_CompoundStmt)
-            .ok_or_else(|| internal(loc, "function definition without a body"))?;
+            .rfind(|c| c.kind() == CXCursor_CompoundStmt);
+        // An implicit destructor or constructor may have no body to show: it destroys or
+        // builds the members and bases.
+        if body.is_none() && !matches!(def.kind(), CXCursor_Destructor | CXCursor_Constructor) {
+            return Err(internal(loc, "function definition without a body"));
+        }
         let entry = Block::new(&inputs.iter().map(|t| (*t, loc)).collect::<Vec<_>>());
         let builder = Builder::new(ctx, &entry);
         let args = block_arguments(&entry);
@@ -678,7 +682,7 @@ impl<'c> ModuleCodegen<'c> {
             module: self,
             b: builder,
             entry: builder,
-            memory_locals: memory_locals(&body),
+            memory_locals: body.as_ref().map(memory_locals).unwrap_or_default(),
             env: HashMap::new(),
             return_ty: sig.result.clone(),
             returns_reference: def.result_type().is_reference(),
@@ -688,6 +692,8 @@ impl<'c> ModuleCodegen<'c> {
             region_depth: 0,
             last_loc: std::cell::RefCell::new(def.location()),
             chain_begins: Default::default(),
+            scopes: Vec::new(),
+            nrvo_flags: HashMap::new(),
         };
         let mut args = args.into_iter();
         let mut param_types = sig.params.iter();
@@ -743,6 +749,11 @@ impl<'c> ModuleCodegen<'c> {
                 _ => Val::Scalar(arg),
             };
             let key = VarKey::Decl(param.canonical());
+            if kind == FunctionKind::Device && passed_indirectly(param) {
+                // The caller's temporary, passed by address (see lifetime.rs).
+                fc.bind_memory(key, Ty::of(param)?, arg);
+                continue;
+            }
             if kind == FunctionKind::Kernel {
                 if let Ty::Record(r) = ty {
                     if r.size <= SPILL_BYTES {
@@ -792,10 +803,20 @@ impl<'c> ModuleCodegen<'c> {
         for (param, lambda) in closure_params {
             fc.bind_closure_object(&param, &lambda, loc)?;
         }
-        if def.kind() == CXCursor_Constructor {
-            fc.member_initializers(def)?;
-        }
-        let ret = fc.emit_body(&body)?;
+        // The function's own scope: a destructor's members and bases are destroyed as it ends,
+        // after the body's locals.
+        let ret = fc.block(|fc| {
+            if def.kind() == CXCursor_Destructor {
+                fc.destroy_members_after_body(def)?;
+            }
+            if def.kind() == CXCursor_Constructor {
+                fc.member_initializers(def)?;
+            }
+            match &body {
+                Some(body) => fc.emit_body(body),
+                None => Ok(Val::Void),
+            }
+        })?;
         fc.b.op("func.return", &ret.flatten(), &[], &[], vec![], loc)?;
 
         let region = Region::new();
@@ -883,7 +904,7 @@ impl ModuleCodegen<'_> {
             }
             match self.closure_of(&p)? {
                 Some(closure) => params.extend(closure.param_types()),
-                None => params.push(Ty::of(&p)?),
+                None => params.push(parameter_type(&p)?),
             }
         }
         let result = Ty::from_clang(def.result_type(), &def.location())?;
@@ -938,6 +959,24 @@ impl ModuleCodegen<'_> {
 
 /// Device variable definitions in the main file, looking inside namespaces; a variable
 /// template's instances (listed after the template, where clang instantiated them) included.
+/// Whether a parameter of a device function is a class passed as the address of the caller's
+/// temporary (the Itanium C++ ABI, for classes with a non-trivial copy, move or destructor).
+pub fn passed_indirectly(param: &Cursor) -> bool {
+    let ty = param.ty().canonical();
+    ty.kind() == CXType_Record && ty.passed_indirectly()
+}
+
+/// A device function parameter's type in its signature: a class passed indirectly is a pointer.
+pub fn parameter_type(param: &Cursor) -> Result<Ty> {
+    let ty = Ty::of(param)?;
+    Ok(match passed_indirectly(param) {
+        true => Ty::Pointer {
+            pointee: Box::new(ty),
+        },
+        false => ty,
+    })
+}
+
 fn collect_device_variables(c: &Cursor, out: &mut Vec<Cursor>) {
     for child in c.children() {
         match child.kind() {

@@ -12,9 +12,8 @@
 //! * `delete p`, `delete[] p`: nothing for a null pointer; else the destructor (each element's,
 //!   last first), then the deallocation function (with the size when it takes one).
 //!
-//! Not supported, each named as such: over-aligned types (aligned allocation functions), classes
-//! whose destruction is more than their own destructor's body (members or bases with
-//! destructors), virtual destructors.
+//! Not supported, each named as such: over-aligned types (aligned allocation functions), virtual
+//! destructors.
 
 use melior::ir::Location;
 
@@ -274,7 +273,7 @@ impl<'c> FunctionCodegen<'c, '_> {
 
     /// Runs `body` on the address of each of `count` elements from `first` (last first when
     /// `backwards`); a negative count runs it on none.
-    fn for_each_element(
+    pub(super) fn for_each_element(
         &mut self,
         first: Value<'c>,
         element: &Ty,
@@ -450,7 +449,7 @@ impl<'c> FunctionCodegen<'c, '_> {
 }
 
 /// The destructor `delete` runs on an object of type `ty`: `None` when destroying one does
-/// nothing. Only a destructor whose body is the whole destruction is supported.
+/// nothing.
 pub fn destructor(ty: &CType, e: &Cursor) -> Result<Option<Cursor>> {
     let ty = ty.canonical();
     let record = match ty.kind() {
@@ -466,14 +465,9 @@ pub fn destructor(ty: &CType, e: &Cursor) -> Result<Option<Cursor>> {
         }
         _ => return Ok(None),
     };
-    if record.has_trivial_destructor() != Some(false) {
+    let Some(info) = record.destructor() else {
         return Ok(None);
-    }
-    let declaration = record.declaration();
-    let dtor = declaration
-        .children()
-        .into_iter()
-        .find(|c| c.kind() == clang_sys::CXCursor_Destructor);
+    };
     let unsupported = |why: &str| {
         Err(FrontendError::unsupported(
             e.location(),
@@ -483,24 +477,14 @@ pub fn destructor(ty: &CType, e: &Cursor) -> Result<Option<Cursor>> {
             ),
         ))
     };
-    let Some(dtor) = dtor.filter(|d| !d.is_defaulted_method()) else {
-        return unsupported("its members or bases have destructors");
-    };
-    if dtor.is_virtual_method() {
+    if info.destructor.is_some() && info.is_virtual {
         return unsupported("a virtual destructor");
     }
-    // The body is all there is only when the members and bases need no destruction.
-    let parts = record
-        .fields()
-        .into_iter()
-        .map(|f| f.ty())
-        .chain(record.bases().into_iter().map(|b| b.ty()));
-    for part in parts {
-        if destructor(&part, e)?.is_some() {
-            return unsupported("its members or bases have destructors");
-        }
+    if info.destructor.is_some() && info.virtual_bases {
+        return unsupported("virtual base classes");
     }
-    Ok(Some(dtor))
+    // The destructor destroys the members and bases after its body (lifetime.rs).
+    Ok(info.destructor)
 }
 
 /// The items of a braced list, looking through the wrappers libclang shows around it.

@@ -11,24 +11,17 @@ use super::analysis::VarKey;
 use super::builder::{internal, Value};
 use super::expr::LValue;
 use super::function::{FunctionCodegen, Val};
-use crate::clang::{Cursor, SpecialMember};
+use crate::clang::{CtorInit, Cursor, SpecialMember};
 use crate::error::{FrontendError, Result};
 use crate::types::Ty;
 
-/// A field's default member initializer (`float w = 2.0f;`). A field of array type also has
-/// its bounds among its children (`int a[4];`), one expression per dimension, ahead of it.
-fn default_member_initializer(field: &Cursor) -> Option<Cursor> {
-    let mut dimensions = 0;
-    let mut ty = field.ty().canonical();
-    while ty.kind() == CXType_ConstantArray {
-        dimensions += 1;
-        ty = ty.element().canonical();
+/// A field's default member initializer (`float w = 2.0f;`): the last of the expressions among
+/// its children, after those its type shows (array bounds, template arguments).
+pub(super) fn default_member_initializer(field: &Cursor) -> Option<Cursor> {
+    if !field.has_in_class_initializer() {
+        return None;
     }
-    field
-        .children()
-        .into_iter()
-        .filter(|c| c.is_expression())
-        .nth(dimensions)
+    field.children().into_iter().rfind(|c| c.is_expression())
 }
 
 /// Whether a function takes an implicit `this`.
@@ -125,8 +118,10 @@ impl<'c> FunctionCodegen<'c, '_> {
         Ok(())
     }
 
-    /// A constructor's member initializer list (`: x(a), y(b)`), then the default member
-    /// initializers of the fields it does not mention; runs before the constructor's body.
+    /// What a constructor runs before its body, in C++'s order whatever order the list is
+    /// written in: its bases, then its members in declaration order, each from its initializer
+    /// in the list, its default member initializer, or its default constructor (clang's list,
+    /// implicit initializations included). Each initializer is a full-expression.
     pub fn member_initializers(&mut self, ctor: &Cursor) -> Result<()> {
         let loc = self.loc(ctor);
         let this = self.env[&VarKey::This].val.scalar();
@@ -138,72 +133,56 @@ impl<'c> FunctionCodegen<'c, '_> {
         let Ty::Record(r) = &record else {
             return Err(internal(loc, "constructor of a non-record"));
         };
-        let children = ctor.children();
         let class = ctor
             .semantic_parent()
-            .map(|c| c.ty())
+            .map(|c| c.ty().canonical())
             .ok_or_else(|| internal(loc, "constructor outside a class"))?;
-        let mut listed = Vec::new();
-        for (i, child) in children.iter().enumerate() {
-            if !child.is_expression() {
-                continue;
-            }
-            if i > 0 && children[i - 1].kind() == CXCursor_MemberRef {
-                listed.push((children[i - 1].spelling(), *child));
-                continue;
-            }
-            // libclang shows a base initializer as the base's type, then the constructor call
-            // (`: Base<T, N>(a, b)`); the type's template arguments are expressions too, but
-            // only the initializer is a constructor call.
-            let Some(call) = super::stmt::constructor_call(child) else {
-                continue;
-            };
-            let Some(callee) = call.referenced() else {
-                continue;
-            };
-            let Some(target_class) = callee.semantic_parent().map(|c| c.ty()) else {
-                continue;
-            };
-            if target_class.canonical().declaration().canonical()
-                == class.canonical().declaration().canonical()
-            {
-                // A delegating constructor: the other constructor initializes everything.
-                return self.construct(&callee, this, &record, &call.arguments(), &call);
-            }
-            let Some(offset) = class.canonical().base_offset(&target_class) else {
-                return Err(FrontendError::unsupported(
-                    child.location(),
-                    "initializer of a virtual base class",
-                ));
-            };
-            let base_ptr = if offset == 0 {
-                this
-            } else {
-                self.byte_offset(this, offset as i64, loc)?
-            };
-            let base_ty = Ty::from_clang(target_class, &child.location())?;
-            self.construct(&callee, base_ptr, &base_ty, &call.arguments(), &call)?;
-        }
-        for (field, decl) in r.fields.iter().zip(&r.field_decls) {
-            let init = match listed.iter().find(|(name, _)| *name == field.name) {
-                Some((_, e)) => Some(*e),
-                None => default_member_initializer(decl),
-            };
-            if let Some(init) = init {
-                let ptr = self.field_pointer(this, &record, field.llvm_index, loc)?;
-                if decl.ty().is_reference() {
-                    // A reference member holds the address of what it is bound to.
-                    let address = self.object_address(&init)?;
-                    self.store(
-                        &LValue::Mem {
-                            ptr,
-                            ty: field.ty.clone(),
-                        },
-                        Val::Scalar(address),
-                        loc,
-                    )?;
-                } else {
-                    self.initialize(ptr, &field.ty, &init)?;
+        let inits = ctor.constructor_initializers().ok_or_else(|| {
+            FrontendError::unsupported(ctor.location(), "this constructor's initializers")
+        })?;
+        for init in inits {
+            match init {
+                CtorInit::Delegating(e) => {
+                    // Another constructor initializes everything.
+                    return self.full_expression(|this_| this_.initialize(this, &record, &e));
+                }
+                CtorInit::Base(e) => {
+                    let base = e.ty();
+                    let Some(offset) = class.base_offset(&base) else {
+                        return Err(FrontendError::unsupported(
+                            e.location(),
+                            "initializer of a virtual base class",
+                        ));
+                    };
+                    let at = match offset {
+                        0 => this,
+                        _ => self.byte_offset(this, offset as i64, loc)?,
+                    };
+                    let base_ty = Ty::from_clang(base, &e.location())?;
+                    self.full_expression(|this_| this_.initialize(at, &base_ty, &e))?;
+                }
+                CtorInit::Member(field_decl, e) => {
+                    let (field, decl) = r
+                        .fields
+                        .iter()
+                        .zip(&r.field_decls)
+                        .find(|(_, d)| **d == field_decl)
+                        .ok_or_else(|| {
+                            FrontendError::unsupported(
+                                field_decl.location(),
+                                format!("initializing member '{}'", field_decl.spelling()),
+                            )
+                        })?;
+                    let at = self.field_pointer(this, &record, field.llvm_index, loc)?;
+                    self.full_expression(|this_| {
+                        this_.initialize_item(at, &field.ty, &e, Some(decl))
+                    })?;
+                }
+                CtorInit::Indirect(e) => {
+                    return Err(FrontendError::unsupported(
+                        e.location(),
+                        "initializing a member of an anonymous struct or union",
+                    ))
                 }
             }
         }
@@ -242,17 +221,13 @@ impl<'c> FunctionCodegen<'c, '_> {
         Ok((object, args))
     }
 
-    /// The address of an object expression, materializing a temporary for rvalues.
+    /// The address of an object expression, materializing a temporary for rvalues (destroyed
+    /// where clang's AST says, see lifetime.rs).
     pub fn object_address(&mut self, e: &Cursor) -> Result<Value<'c>> {
-        let loc = self.loc(e);
-        if is_lvalue_expression(e) {
+        if !Self::is_temporary(e) && is_lvalue_expression(e) {
             return Ok(self.address_of(e)?.scalar());
         }
-        let ty = Ty::of(e)?;
-        let v = self.rvalue(e)?;
-        let temp = self.alloca(&ty, loc)?;
-        self.store(&LValue::Mem { ptr: temp, ty }, v, loc)?;
-        self.to_generic(temp, loc)
+        self.materialize(e, false)
     }
 }
 

@@ -30,7 +30,7 @@ impl<'c> FunctionCodegen<'c, '_> {
                 self.bind(VarKey::RetVal, self.return_ty.clone(), zero);
             }
         }
-        self.emit_stmts(&stmts)?;
+        self.block(|this| this.emit_stmts(&stmts))?;
         match self.env.get(&VarKey::RetVal) {
             Some(b) => Ok(b.val),
             None if self.return_ty == Ty::Void => Ok(Val::Void),
@@ -53,7 +53,14 @@ impl<'c> FunctionCodegen<'c, '_> {
                 let loc = self.loc(&rest[0]);
                 let running = self.still_running(j, loc)?;
                 let carried = self.assigned_in(rest);
-                return self.emit_guarded(running, &carried, |this| this.emit_stmts(rest), loc);
+                // The rest of the block is a scope of its own: what it builds is destroyed
+                // inside the guard, before what the statements above built.
+                return self.emit_guarded(
+                    running,
+                    &carried,
+                    |this| this.block(|this| this.emit_stmts(rest)),
+                    loc,
+                );
             }
         }
         Ok(())
@@ -104,7 +111,7 @@ impl<'c> FunctionCodegen<'c, '_> {
     pub fn emit_stmt(&mut self, s: &Cursor) -> Result<()> {
         let loc = self.loc(s);
         match s.kind() {
-            CXCursor_CompoundStmt => self.emit_stmts(&s.children()),
+            CXCursor_CompoundStmt => self.block(|this| this.emit_stmts(&s.children())),
             CXCursor_NullStmt => Ok(()),
             CXCursor_DeclStmt => {
                 for decl in s.children() {
@@ -129,10 +136,24 @@ impl<'c> FunctionCodegen<'c, '_> {
             CXCursor_ReturnStmt => {
                 if let Some(e) = s.children().first() {
                     let ty = self.return_ty.clone();
-                    let v = if self.returns_reference {
-                        Val::Scalar(self.object_address(e)?)
-                    } else {
-                        self.rvalue_as(e, &ty)?
+                    let v = match self.named_return_value(s)? {
+                        Some(v) => v,
+                        None if self.returns_reference => {
+                            Val::Scalar(self.full_expression(|this| this.object_address(e))?)
+                        }
+                        // The result is built in place: a temporary clang marks is not destroyed.
+                        None => self.full_expression(|this| {
+                            let e = Self::in_place(e);
+                            match constructor_call(&e) {
+                                Some(call) if ty.is_aggregate() => {
+                                    let ctor = call
+                                        .referenced()
+                                        .ok_or_else(|| internal(loc, "constructor"))?;
+                                    this.construct_temporary(&ctor, &call, &call.arguments())
+                                }
+                                _ => this.rvalue_as(&e, &ty),
+                            }
+                        })?,
                     };
                     self.bind(VarKey::RetVal, ty, v);
                 }
@@ -157,7 +178,7 @@ impl<'c> FunctionCodegen<'c, '_> {
                 [inner] if !inner.is_expression() => self.emit_stmt(inner),
                 _ => Err(FrontendError::unsupported(s.location(), "statement")),
             },
-            _ if s.is_expression() => self.rvalue(s).map(|_| ()),
+            _ if s.is_expression() => self.full_expression(|this| this.rvalue(s)).map(|_| ()),
             _ => Err(FrontendError::unsupported(
                 s.location(),
                 format!("statement '{}'", s.kind_name()),
@@ -207,20 +228,31 @@ impl<'c> FunctionCodegen<'c, '_> {
                     "reference without an initializer",
                 ));
             };
-            let address = self.address_of(&init)?;
-            self.bind(key, ty, address);
+            let address = self.full_expression(|this| this.object_address(&init))?;
+            self.bind(key, ty, Val::Scalar(address));
             return Ok(());
         }
         if ty.is_aggregate() || self.memory_locals.contains(&decl.canonical()) {
             let ptr = self.alloca(&ty, loc)?;
+            // A local the function returns by the named return value optimization is not
+            // destroyed once returned: a flag says so (clang's too).
+            let returned = match decl.is_nrvo_variable() && self.needs_destruction(decl.ty()) {
+                true => {
+                    let flag = self.flag_in_memory(loc)?;
+                    self.set_flag_in_memory(flag, false, loc)?;
+                    self.nrvo_flags.insert(decl.canonical(), flag);
+                    Some(flag)
+                }
+                false => None,
+            };
             if let Some(init) = init {
-                self.initialize(ptr, &ty, &init)?;
+                self.full_expression(|this| this.initialize(ptr, &ty, &init))?;
             }
             self.bind_memory(key, ty, ptr);
-            return Ok(());
+            return self.destroy_at_scope_end(ptr, decl.ty(), decl, false, returned);
         }
         let val = match init {
-            Some(e) => self.rvalue_as(&e, &ty)?,
+            Some(e) => self.full_expression(|this| this.rvalue_as(&e, &ty))?,
             // An uninitialized local is indeterminate in C; zero keeps results reproducible.
             None => self.zero(&ty, loc)?,
         };
@@ -284,42 +316,20 @@ impl<'c> FunctionCodegen<'c, '_> {
     /// Stores an initializer into the object of type `ty` at `ptr`: braced lists element by
     /// element (the rest zeroed, as C requires), anything else as one value.
     pub fn initialize(&mut self, ptr: Value<'c>, ty: &Ty, init: &Cursor) -> Result<()> {
+        let init = &Self::in_place(init);
         let loc = self.loc(init);
         if let Some(call) = constructor_call(init) {
             let ctor = call
                 .referenced()
                 .ok_or_else(|| internal(loc, "constructor"))?;
+            if let Ty::Array { .. } = ty {
+                // `T a[N];` with a default constructor: each element built, first to last.
+                return self.construct_elements(&ctor, ptr, ty, &call);
+            }
             return self.construct(&ctor, ptr, ty, &call.arguments(), &call);
         }
-        if let (Ty::Record(r), Some(list)) = (ty, init_list(init)) {
-            if r.is_union {
-                // `union U u = {x};` initializes the first member; the rest of the storage is
-                // zero, as for a union with static storage.
-                self.zero_fill(ptr, ty, loc)?;
-                if let (Some(item), Some(first)) = (list.children().first(), r.fields.first()) {
-                    let member = self.field_pointer(ptr, ty, first.llvm_index, loc)?;
-                    self.initialize(member, &first.ty, item)?;
-                }
-                return Ok(());
-            }
-        }
-        if let Some(init) = init_list(init) {
-            let items = init.children();
-            let members: Vec<(Ty, Vec<GepIndex<'c>>)> = self.members(ty, loc)?;
-            if items.len() > members.len() {
-                return Err(FrontendError::single(
-                    init.location(),
-                    "too many initializers",
-                ));
-            }
-            for (i, (member_ty, path)) in members.iter().enumerate() {
-                let member = self.gep(ptr, ty, path, loc)?;
-                match items.get(i) {
-                    Some(item) => self.initialize(member, member_ty, item)?,
-                    None => self.zero_fill(member, member_ty, loc)?,
-                }
-            }
-            return Ok(());
+        if let Some(list) = init_list(init) {
+            return self.initialize_from_list(ptr, ty, &list);
         }
         if let Ty::Array { .. } = ty {
             return Err(FrontendError::unsupported(
@@ -416,41 +426,53 @@ impl<'c> FunctionCodegen<'c, '_> {
             otherwise,
         } = if_parts(s)?;
         let loc = self.loc(s);
-        for part in &before {
-            match part.kind() {
-                CXCursor_VarDecl => self.emit_local_decl(part)?,
-                _ => self.emit_stmt(part)?,
+        // What the init-statement and condition declare lives to the end of the whole statement;
+        // each branch is a scope of its own.
+        self.block(|this| {
+            for part in &before {
+                match part.kind() {
+                    CXCursor_VarDecl => this.emit_local_decl(part)?,
+                    _ => this.emit_stmt(part)?,
+                }
             }
-        }
-        let c = self.condition(&cond)?;
-        let branches: Vec<Cursor> = std::iter::once(then).chain(otherwise).collect();
-        let carried = self.assigned_in(&branches);
-        self.emit_if(
-            c,
-            &carried,
-            &[],
-            |this| this.emit_stmt(&then).map(|()| vec![]),
-            |this| match otherwise {
-                Some(e) => this.emit_stmt(&e).map(|()| vec![]),
-                None => Ok(vec![]),
-            },
-            loc,
-        )?;
-        Ok(())
+            let c = this.full_expression(|this| this.condition(&cond))?;
+            let branches: Vec<Cursor> = std::iter::once(then).chain(otherwise).collect();
+            let carried = this.assigned_in(&branches);
+            this.emit_if(
+                c,
+                &carried,
+                &[],
+                |this| this.block(|this| this.emit_stmt(&then)).map(|()| vec![]),
+                |this| match otherwise {
+                    Some(e) => this.block(|this| this.emit_stmt(&e)).map(|()| vec![]),
+                    None => Ok(vec![]),
+                },
+                loc,
+            )?;
+            Ok(())
+        })
     }
 
     fn emit_for(&mut self, s: &Cursor) -> Result<()> {
         let (ForHeader { init, cond, inc }, body) = for_header(s)?;
-        if let Some(init) = init {
-            self.emit_stmt(&init)?;
-        }
-        self.emit_loop(s, cond.as_ref(), inc.as_ref(), &body)
+        // What the init-statement declares lives until the loop ends.
+        self.block(|this| {
+            if let Some(init) = init {
+                this.emit_stmt(&init)?;
+            }
+            this.emit_loop(s, cond.as_ref(), inc.as_ref(), &body)
+        })
     }
 
     /// `for (T x : array) body` over a C array, as C++ defines it: a hidden pointer `__begin`
     /// walks the array to its end and `x` is initialized from `*__begin` each time round. Clang
     /// names `__begin` in `x`'s initializer; it is bound here and carried by the loop.
     fn emit_range_for(&mut self, s: &Cursor) -> Result<()> {
+        // A temporary the range is bound to lives until the loop ends.
+        self.block(|this| this.emit_range_for_in_scope(s))
+    }
+
+    fn emit_range_for_in_scope(&mut self, s: &Cursor) -> Result<()> {
         let loc = self.loc(s);
         let children = s.children();
         let [var, range, body] = children.as_slice() else {
@@ -495,8 +517,11 @@ impl<'c> FunctionCodegen<'c, '_> {
                 if j.continues {
                     this.set_flag(VarKey::Continue(*s), false, loc)?;
                 }
-                this.emit_local_decl(var)?;
-                this.emit_stmt(body)?;
+                // The loop variable lives for one iteration.
+                this.block(|this| {
+                    this.emit_local_decl(var)?;
+                    this.emit_stmt(body)
+                })?;
                 // After a `break` or `return` the condition ends the loop before `__begin` is read.
                 let at = this.env[&begin_key].val.scalar();
                 let one = this.b.const_int(i64t, 1, loc)?;
@@ -602,12 +627,18 @@ impl<'c> FunctionCodegen<'c, '_> {
                 if j.continues {
                     this.set_flag(VarKey::Continue(*s), false, loc)?;
                 }
-                this.emit_stmt(body)?;
+                // Each iteration is a scope: what the body builds is destroyed before the next.
+                this.block(|this| this.emit_stmt(body))?;
                 if let Some(inc) = inc {
                     let stop = this.any_flag(&stop_flags, loc)?;
                     let running = this.not(stop, loc)?;
                     let carried = this.assigned_in(&[*inc]);
-                    this.emit_guarded(running, &carried, |this| this.rvalue(inc).map(|_| ()), loc)?;
+                    this.emit_guarded(
+                        running,
+                        &carried,
+                        |this| this.full_expression(|this| this.rvalue(inc)).map(|_| ()),
+                        loc,
+                    )?;
                 }
                 Ok(())
             },
@@ -630,7 +661,9 @@ impl<'c> FunctionCodegen<'c, '_> {
             ));
         };
         let cond_ty = promote(&Ty::of(cond)?);
-        let value = self.rvalue_as(cond, &cond_ty)?.scalar();
+        let value = self
+            .full_expression(|this| this.rvalue_as(cond, &cond_ty))?
+            .scalar();
         let mut items = Vec::new();
         for stmt in body.children() {
             flatten_labels(&stmt, &mut items)?;
@@ -657,45 +690,47 @@ impl<'c> FunctionCodegen<'c, '_> {
             self.set_flag(VarKey::Break(*s), false, loc)?;
         }
         self.targets.push(*s);
-        let result = (|| {
+        // The body is one scope: what a statement under a label builds is destroyed at its
+        // end, if that statement ran.
+        let result = self.block(|this| {
             for item in &items {
                 match item {
                     SwitchItem::Case(c) => {
-                        let cv = self.b.const_int(value.r#type(), *c, loc)?;
-                        let eq = self.compare_eq(value, cv, loc)?;
-                        let now = self.flag(&entered, loc)?;
-                        let v = self.or(now, eq, loc)?;
-                        self.bind(entered.clone(), Ty::Bool, Val::Scalar(v));
+                        let cv = this.b.const_int(value.r#type(), *c, loc)?;
+                        let eq = this.compare_eq(value, cv, loc)?;
+                        let now = this.flag(&entered, loc)?;
+                        let v = this.or(now, eq, loc)?;
+                        this.bind(entered.clone(), Ty::Bool, Val::Scalar(v));
                     }
                     SwitchItem::Default => {
-                        let now = self.flag(&entered, loc)?;
-                        let v = self.or(now, no_case, loc)?;
-                        self.bind(entered.clone(), Ty::Bool, Val::Scalar(v));
+                        let now = this.flag(&entered, loc)?;
+                        let v = this.or(now, no_case, loc)?;
+                        this.bind(entered.clone(), Ty::Bool, Val::Scalar(v));
                     }
                     SwitchItem::Stmt(stmt) => {
-                        let stop = self.any_flag(
+                        let stop = this.any_flag(
                             &[
                                 VarKey::Break(*s),
                                 VarKey::Returned,
-                                match self.targets().continue_to {
+                                match this.targets().continue_to {
                                     Some(l) => VarKey::Continue(l),
                                     None => VarKey::Returned,
                                 },
                             ],
                             loc,
                         )?;
-                        let running = self.not(stop, loc)?;
-                        let now = self.flag(&entered, loc)?;
+                        let running = this.not(stop, loc)?;
+                        let now = this.flag(&entered, loc)?;
                         let run =
-                            self.b
+                            this.b
                                 .value("arith.andi", &[now, running], now.r#type(), &[], loc)?;
-                        let carried = self.assigned_in(std::slice::from_ref(stmt));
-                        self.emit_guarded(run, &carried, |this| this.emit_stmt(stmt), loc)?;
+                        let carried = this.assigned_in(std::slice::from_ref(stmt));
+                        this.emit_guarded(run, &carried, |this| this.emit_stmt(stmt), loc)?;
                     }
                 }
             }
             Ok(())
-        })();
+        });
         self.targets.pop();
         result
     }
@@ -731,7 +766,7 @@ impl<'c> FunctionCodegen<'c, '_> {
                 if j.continues {
                     this.set_flag(VarKey::Continue(*s), false, loc)?;
                 }
-                this.emit_stmt(body)?;
+                this.block(|this| this.emit_stmt(body))?;
                 this.loop_condition(Some(cond), &stop_flags, loc)
             },
             |_| Ok(()),
@@ -754,7 +789,7 @@ impl<'c> FunctionCodegen<'c, '_> {
             return self.not(stop, loc);
         };
         if live_flags.is_empty() {
-            return self.condition(cond);
+            return self.full_expression(|this| this.condition(cond));
         }
         let stop = self.any_flag(&live_flags, loc)?;
         let running = self.not(stop, loc)?;
@@ -764,7 +799,7 @@ impl<'c> FunctionCodegen<'c, '_> {
             running,
             &carried,
             &[i1],
-            |this| Ok(vec![this.condition(cond)?]),
+            |this| Ok(vec![this.full_expression(|this| this.condition(cond))?]),
             |this| Ok(vec![this.b.const_bool(false, loc)?]),
             loc,
         )?;
@@ -916,7 +951,7 @@ pub(super) fn constructor_call(e: &Cursor) -> Option<Cursor> {
 }
 
 /// The braced list an initializer is, looking through the wrappers libclang shows around it.
-fn init_list(e: &Cursor) -> Option<Cursor> {
+pub(super) fn init_list(e: &Cursor) -> Option<Cursor> {
     match e.kind() {
         CXCursor_InitListExpr => Some(*e),
         CXCursor_UnexposedExpr => match e.children().as_slice() {

@@ -1,0 +1,174 @@
+//! Braced initializer lists and arrays of objects, as clang understood them.
+//!
+//! libclang shows a braced list as written; clang's semantic form says what initializes each
+//! base, member and element: a constructor call (`T a[2] = {{1, 2}, {3, 4}}` calls `T(int, int)`
+//! twice), a conversion, a nested list where braces were elided, a default member initializer,
+//! a value-initialization, and the "array filler" for elements beyond the list.
+
+use clang_sys::*;
+
+use super::builder::Value;
+use super::expr::{GepIndex, LValue};
+use super::function::{FunctionCodegen, Val};
+use super::objects::default_member_initializer;
+use crate::clang::{Cursor, LifetimeNode};
+use crate::error::{FrontendError, Result};
+use crate::types::Ty;
+
+/// Lists initialize arrays element by element up to this many elements.
+const MAX_LISTED_ELEMENTS: u64 = 4096;
+
+impl<'c> FunctionCodegen<'c, '_> {
+    /// Initializes the object of type `ty` at `ptr` from the braced list `list`.
+    pub fn initialize_from_list(&mut self, ptr: Value<'c>, ty: &Ty, list: &Cursor) -> Result<()> {
+        let loc = self.loc(list);
+        let (items, filler) = list
+            .init_list_items()
+            .ok_or_else(|| FrontendError::unsupported(list.location(), "this initializer list"))?;
+        let too_many = || FrontendError::single(list.location(), "too many initializers");
+        match ty {
+            Ty::Record(r) if r.is_union => {
+                // The member the list names; the rest of the storage is zero, as for a union
+                // with static storage.
+                self.zero_fill(ptr, ty, loc)?;
+                if let Some(item) = items.first() {
+                    let member = union_member(list, item, r)?;
+                    let at = self.field_pointer(ptr, ty, r.fields[member].llvm_index, loc)?;
+                    self.initialize_item(
+                        at,
+                        &r.fields[member].ty,
+                        item,
+                        Some(&r.field_decls[member]),
+                    )?;
+                }
+                Ok(())
+            }
+            Ty::Record(r) => {
+                let class = list.ty().canonical();
+                let bases = class.bases();
+                if items.len() > bases.len() + r.fields.len() {
+                    return Err(too_many());
+                }
+                for (base, item) in bases.iter().zip(&items) {
+                    let Some(offset) = class.base_offset(&base.ty()) else {
+                        return Err(FrontendError::unsupported(
+                            base.location(),
+                            "initializing a virtual base class",
+                        ));
+                    };
+                    let at = self.byte_offset(ptr, offset as i64, loc)?;
+                    let base_ty = Ty::from_clang(base.ty(), &base.location())?;
+                    self.initialize_item(at, &base_ty, item, None)?;
+                }
+                for (i, (field, decl)) in r.fields.iter().zip(&r.field_decls).enumerate() {
+                    let at = self.field_pointer(ptr, ty, field.llvm_index, loc)?;
+                    match items.get(bases.len() + i) {
+                        Some(item) => self.initialize_item(at, &field.ty, item, Some(decl))?,
+                        None => self.zero_fill(at, &field.ty, loc)?,
+                    }
+                }
+                Ok(())
+            }
+            Ty::Array { element, len } => {
+                if items.len() as u64 > *len {
+                    return Err(too_many());
+                }
+                if *len > MAX_LISTED_ELEMENTS {
+                    return Err(FrontendError::unsupported(
+                        list.location(),
+                        format!("an initialized local array of {len} elements"),
+                    ));
+                }
+                let i64t = Ty::LONG.value_mlir(self.ctx());
+                let zero = self.b.const_int(i64t, 0, loc)?;
+                for i in 0..*len {
+                    let index = self.b.const_int(i64t, i as i64, loc)?;
+                    let path = [GepIndex::Dynamic(zero), GepIndex::Dynamic(index)];
+                    let at = self.gep(ptr, ty, &path, loc)?;
+                    match items.get(i as usize).or(filler.as_ref()) {
+                        Some(item) => self.initialize_item(at, element, item, None)?,
+                        None => self.zero_fill(at, element, loc)?,
+                    }
+                }
+                Ok(())
+            }
+            // `int x = {5};`
+            _ => match items.first() {
+                Some(item) => self.initialize_item(ptr, ty, item, None),
+                None => self.zero_fill(ptr, ty, loc),
+            },
+        }
+    }
+
+    /// Initializes one base, member (`field`) or element of a list.
+    pub(super) fn initialize_item(
+        &mut self,
+        ptr: Value<'c>,
+        ty: &Ty,
+        item: &Cursor,
+        field: Option<&Cursor>,
+    ) -> Result<()> {
+        let loc = self.loc(item);
+        match item.lifetime_node() {
+            Some(LifetimeNode::ValueInit) => return self.zero_fill(ptr, ty, loc),
+            Some(LifetimeNode::DefaultMemberInit) => {
+                let init = field.and_then(default_member_initializer).ok_or_else(|| {
+                    FrontendError::unsupported(item.location(), "this default member initializer")
+                })?;
+                return self.initialize_item(ptr, ty, &init, field);
+            }
+            _ => {}
+        }
+        if field.is_some_and(|f| f.ty().is_reference()) {
+            // A reference member holds the address of what it is bound to.
+            let address = self.object_address(item)?;
+            return self.store(
+                &LValue::Mem {
+                    ptr,
+                    ty: ty.clone(),
+                },
+                Val::Scalar(address),
+                loc,
+            );
+        }
+        self.initialize(ptr, ty, item)
+    }
+
+    /// Runs constructor `ctor` (of `call`, with its arguments) on each element of the array of
+    /// type `ty` at `ptr`, first to last (arrays of arrays too).
+    pub fn construct_elements(
+        &mut self,
+        ctor: &Cursor,
+        ptr: Value<'c>,
+        ty: &Ty,
+        call: &Cursor,
+    ) -> Result<()> {
+        let loc = self.loc(call);
+        let Ty::Array { element, len } = ty else {
+            return self.construct(ctor, ptr, ty, &call.arguments(), call);
+        };
+        let count = self
+            .b
+            .const_int(Ty::LONG.value_mlir(self.ctx()), *len as i64, loc)?;
+        let element = (**element).clone();
+        self.for_each_element(ptr, &element.clone(), count, false, call, |this, at| {
+            this.construct_elements(ctor, at, &element, call)
+        })
+    }
+}
+
+/// Which member of a union a list initializes: the first, unless a designator names another.
+fn union_member(list: &Cursor, item: &Cursor, r: &crate::types::Record) -> Result<usize> {
+    let designated = list
+        .children()
+        .iter()
+        .flat_map(|c| c.children())
+        .find(|c| c.kind() == CXCursor_MemberRef)
+        .map(|m| m.spelling());
+    match designated {
+        None => Ok(0),
+        Some(name) => r.fields.iter().position(|f| f.name == name).ok_or_else(|| {
+            FrontendError::unsupported(item.location(), format!("union member '{name}'"))
+        }),
+    }
+}
