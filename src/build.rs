@@ -16,6 +16,7 @@ use crate::elf::Elf;
 use crate::host::{self, io_err, HostFiles, FATBIN_SECTION};
 use crate::outputs::{self, compile_only_object, emit_output, stem_of};
 use crate::paths::Toolchain;
+use crate::time_report;
 
 fn frontend_options(
     opts: &BuildOptions,
@@ -87,8 +88,18 @@ pub fn build(opts: &BuildOptions) -> Result<(), String> {
         })
         .collect::<Result<Vec<_>, _>>()?;
     outputs::check(opts, &kinds)?;
+    if opts.time_report {
+        time_report::enable();
+    }
+    let result = build_checked(opts, &kinds);
+    time_report::print();
+    result
+}
+
+/// The build of inputs that exist, each of a known kind.
+fn build_checked(opts: &BuildOptions, kinds: &[InputKind]) -> Result<(), String> {
     let toolchain = Toolchain::locate()?;
-    if emitting {
+    if opts.emit_mlir.is_some() || opts.emit_spirv {
         return emit(opts, &toolchain);
     }
     let work = tempfile::Builder::new()
@@ -106,7 +117,7 @@ pub fn build(opts: &BuildOptions) -> Result<(), String> {
         DeviceMode::Image
     };
     let mut objects = Vec::with_capacity(opts.inputs.len());
-    for (i, (input, &kind)) in opts.inputs.iter().zip(&kinds).enumerate() {
+    for (i, (input, &kind)) in opts.inputs.iter().zip(kinds).enumerate() {
         if kind == InputKind::Linkable {
             objects.push(input.path.clone());
             continue;
@@ -120,7 +131,9 @@ pub fn build(opts: &BuildOptions) -> Result<(), String> {
         if kind == InputKind::Hip {
             compile_hip(opts, &toolchain, &input.path, mode, &save_dir, &object)?;
         } else {
-            host::compile_cxx(opts, &toolchain, &input.path, &object)?;
+            time_report::time(&format!("host compile ({})", input.path.display()), || {
+                host::compile_cxx(opts, &toolchain, &input.path, &object)
+            })?;
         }
         objects.push(object);
     }
@@ -128,6 +141,7 @@ pub fn build(opts: &BuildOptions) -> Result<(), String> {
         return Ok(());
     }
     let device_stubs = link_device_code(opts, &objects, work.path(), &save_dir)?;
+    let _link = time_report::Phase::start("link");
     let output = opts
         .output
         .clone()
@@ -205,7 +219,9 @@ fn compile_hip(
         &search_dirs,
         &files.overlay_dir,
     )?;
-    host::compile_host_source(opts, toolchain, source, &host_text, &files, object)?;
+    time_report::time(&format!("host compile ({})", source.display()), || {
+        host::compile_host_source(opts, toolchain, source, &host_text, &files, object)
+    })?;
     if !device.dependent_kernel_templates.is_empty() {
         // Which instances a host template launches only its instantiation tells: compile those
         // the host compile emitted stubs for.
@@ -224,7 +240,9 @@ fn compile_hip(
     if save {
         save_stages(opts, source, &stem, &device, save_dir)?;
     }
-    host::embed_image(opts, source, &device.image, &files, object)
+    time_report::time("device image embedding", || {
+        host::embed_image(opts, source, &device.image, &files, object)
+    })
 }
 
 /// The device link: the relocatable device code the objects carry (one record per source)

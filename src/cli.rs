@@ -43,6 +43,7 @@ OPTIONS:
   --function=<name>          restrict --emit-mlir and --save-temps MLIR to this kernel (mangled or
                              source name; repeatable)
   --mlir-print-ir-after-all  print the MLIR after every pass to stderr
+  -ftime-report              print where the build spent its time (phases, passes)
   --list-passes              hipmlir's passes and the device pass pipeline
   --print-include-dir        print the folder holding hip/hip_runtime.h
   --print-runtime-dir        print the folder holding libhipmlir_rt.so
@@ -126,6 +127,8 @@ pub struct BuildOptions {
     pub emit_mlir: Option<EmitStage>,
     pub functions: Vec<String>,
     pub mlir_print_ir_after_all: bool,
+    /// `-ftime-report`: where the build spent its time, on stderr.
+    pub time_report: bool,
     pub include_dirs: Vec<PathBuf>,
     /// `-DX`, `-UX` in command-line order (device and host).
     pub macro_flags: Vec<String>,
@@ -267,6 +270,7 @@ pub fn parse(args: &[String]) -> Result<Command, String> {
             "-g" => o.debug = true,
             "--emit-spirv" => o.emit_spirv = true,
             "--mlir-print-ir-after-all" => o.mlir_print_ir_after_all = true,
+            "-ftime-report" => o.time_report = true,
             "--split-device-code" => o.split_device_code = true,
             "-fgpu-rdc" => o.gpu_rdc = true,
             "-fno-gpu-rdc" => o.gpu_rdc = false,

@@ -13,6 +13,8 @@ use hipmlir_frontend::{Diagnostic, FrontendOptions, SourceEdit};
 use melior::ir::operation::{OperationLike, OperationPrintingFlags};
 use melior::ir::Module;
 
+use crate::time_report;
+
 /// Where to stop.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Stage {
@@ -60,7 +62,14 @@ pub fn compile_device(
         relocatable: mode == DeviceMode::Relocatable,
         ..options.clone()
     };
+    let started = std::time::Instant::now();
     let frontend = hipmlir_frontend::compile(&ctx, input, &options).map_err(|e| e.to_string())?;
+    let name = input.display();
+    time_report::add(format!("device parse ({name})"), frontend.parse_time);
+    time_report::add(
+        format!("device MLIR building ({name})"),
+        started.elapsed().saturating_sub(frontend.parse_time),
+    );
     let module = frontend.module;
     let globals: Vec<GlobalVar> = frontend
         .device_variables
@@ -171,8 +180,10 @@ pub fn link_device(
         .map(|r| r.source.as_str())
         .collect::<Vec<_>>()
         .join(", ");
-    let linked =
-        hipmlir_dialect_passes::link_modules(&ctx, units).map_err(|e| lower_error(&name, e))?;
+    let linked = time_report::time("device link", || {
+        hipmlir_dialect_passes::link_modules(&ctx, units)
+    })
+    .map_err(|e| lower_error(&name, e))?;
     let missing: Vec<String> = records
         .iter()
         .flat_map(|r| &r.undefined)
@@ -326,7 +337,10 @@ fn lower(
                 let mut native = hipmlir_dialect_passes::clone_module(&module);
                 native_rest.run(ctx, &mut native, false).map_err(ice)?;
                 let spirv =
-                    hipmlir_dialect_passes::serialize_spirv(ctx, &mut native).map_err(ice)?;
+                    time_report::time("device serialization (native float atomics)", || {
+                        hipmlir_dialect_passes::serialize_spirv(ctx, &mut native)
+                    })
+                    .map_err(ice)?;
                 output
                     .image
                     .metadata
@@ -346,7 +360,10 @@ fn lower(
     }
     rest.run(ctx, &mut module, print_ir_after_all)
         .map_err(ice)?;
-    output.image.spirv = hipmlir_dialect_passes::serialize_spirv(ctx, &mut module).map_err(ice)?;
+    output.image.spirv = time_report::time("device serialization", || {
+        hipmlir_dialect_passes::serialize_spirv(ctx, &mut module)
+    })
+    .map_err(ice)?;
     Ok(())
 }
 

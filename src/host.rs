@@ -243,6 +243,15 @@ pub fn compile_host_source(
 
     let cxx = HostCompiler::from_env();
     let mut cmd = cxx.command();
+    let pch_dir = crate::host_pch::include_dir(
+        &cxx,
+        &compile_flags(opts, toolchain, None),
+        &toolchain.include_dir,
+        opts.verbose,
+    );
+    if let Some(dir) = &pch_dir {
+        cmd.arg(format!("-I{}", dir.display()));
+    }
     cmd.args(compile_flags(opts, toolchain, source_abs.parent()));
     // As clang does for HIP, the runtime header comes first (a .cu file may not include it).
     cmd.arg("-include").arg("hip/hip_runtime.h");
@@ -257,12 +266,19 @@ pub fn compile_host_source(
         // The dependency file names the temporary host source; name the user's file instead.
         if let Ok(text) = std::fs::read_to_string(&dep) {
             // Copies of headers are named by their originals' absolute paths under the overlay.
-            let fixed = text
+            let mut fixed = text
                 .replace(
                     &files.host_source.display().to_string(),
                     &source.display().to_string(),
                 )
                 .replace(&files.overlay_dir.display().to_string(), "");
+            // The precompiled header's links stand for hipmlir's headers.
+            if let Some(dir) = &pch_dir {
+                fixed = fixed.replace(
+                    &dir.display().to_string(),
+                    &toolchain.include_dir.display().to_string(),
+                );
+            }
             let _ = std::fs::write(&dep, fixed);
         }
     }

@@ -7,9 +7,11 @@ mod elf;
 mod hipconfig;
 mod host;
 mod host_overlay;
+mod host_pch;
 mod inspect;
 mod outputs;
 mod paths;
+mod time_report;
 
 use std::process::ExitCode;
 

@@ -1229,3 +1229,98 @@ fn damaged_embedded_images_are_hip_errors_not_driver_crashes() {
         );
     }
 }
+
+/// The precompiled headers of the device parse and of the host compile (made the second time a
+/// set of flags is seen, used from the third) change nothing: the same object as a build
+/// without a cache, the same diagnostics, and a damaged PCH is passed over (the device one is
+/// deleted, to be made again).
+#[test]
+fn precompiled_headers_never_change_a_build() {
+    let dir = scratch();
+    let cache = dir.path().join("cache");
+    let source = repo().join("examples/vector_add.hip");
+    let compile = |object: &str, cached: bool| {
+        let mut cmd = hipmlir();
+        cmd.current_dir(dir.path())
+            .env_remove("CXX")
+            .args(["-c", "-O2"])
+            .arg(&source)
+            .args(["-o", object]);
+        if cached {
+            cmd.env("HIPMLIR_CACHE_DIR", &cache);
+        } else {
+            cmd.env("HIPMLIR_DISABLE_CACHE", "1");
+        }
+        let out = cmd.output().expect("hipmlir runs");
+        assert!(out.status.success(), "{}", stderr(&out));
+        std::fs::read(dir.path().join(object)).unwrap()
+    };
+    let plain = compile("plain.o", false);
+    for i in 0..3 {
+        assert!(
+            compile(&format!("cached{i}.o"), true) == plain,
+            "build {i} differs"
+        );
+    }
+    let pchs = |sub: &str, name: &str| -> Vec<PathBuf> {
+        walk(&cache.join(sub))
+            .into_iter()
+            .filter(|p| p.to_string_lossy().ends_with(name))
+            .collect()
+    };
+    let device = pchs("pch", ".pch");
+    let host = pchs("host-pch", "hip_runtime.h.gch");
+    assert_eq!(device.len(), 1, "{device:?}");
+    assert_eq!(host.len(), 1, "{host:?}");
+    for pch in device.iter().chain(&host) {
+        std::fs::write(pch, b"not a precompiled header").unwrap();
+    }
+    assert!(
+        compile("damaged.o", true) == plain,
+        "a damaged PCH changed the build"
+    );
+    assert!(!device[0].exists(), "the damaged device PCH was kept");
+    // Made again as a new one is: on the second sight of its flags.
+    assert!(compile("seen.o", true) == plain);
+    assert!(compile("remade.o", true) == plain);
+    assert!(device[0].exists(), "the device PCH was not made again");
+    // An error in the source reads the same with and without the PCH.
+    let broken = dir.path().join("broken.hip");
+    std::fs::write(
+        &broken,
+        "#include <hip/hip_runtime.h>\n__global__ void k(float* a) { a[0] = undeclared; }\n",
+    )
+    .unwrap();
+    let diagnose = |cached: bool| {
+        let mut cmd = hipmlir();
+        cmd.current_dir(dir.path())
+            .args(["-c", "-O2", "broken.hip"]);
+        if cached {
+            cmd.env("HIPMLIR_CACHE_DIR", &cache);
+        } else {
+            cmd.env("HIPMLIR_DISABLE_CACHE", "1");
+        }
+        let out = cmd.output().expect("hipmlir runs");
+        assert!(!out.status.success());
+        stderr(&out)
+    };
+    let expected = diagnose(false);
+    assert!(
+        expected.contains("broken.hip:2:") && expected.contains("undeclared"),
+        "{expected}"
+    );
+    assert_eq!(diagnose(true), expected);
+}
+
+fn walk(dir: &Path) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    for entry in std::fs::read_dir(dir).into_iter().flatten().flatten() {
+        let path = entry.path();
+        if path.is_dir() && !path.is_symlink() {
+            out.extend(walk(&path));
+        } else {
+            out.push(path);
+        }
+    }
+    out
+}

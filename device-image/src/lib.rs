@@ -6,6 +6,7 @@
 //! This crate depends on nothing from MLIR or libclang: the runtime links it.
 
 mod bundle;
+mod cache_dir;
 pub mod device_ir;
 pub mod kpack;
 mod metadata;
@@ -16,6 +17,7 @@ pub use bundle::{
     LEGACY_METADATA_ENTRY_ID, MAGIC, METADATA_ENTRY_ID, SPIRV_ENTRY_ID,
 };
 
+pub use cache_dir::{cache_dir_from_env, keep_most_recent, mark_used, seen_before, CacheKey};
 pub use metadata::{
     AddressSpace, GlobalVar, KernelArg, KernelInfo, ModuleMetadata, SpirvVariant,
     DEVICE_HEAP_VARIABLE, METADATA_FORMAT_VERSION,

@@ -15,7 +15,7 @@ use melior::pass::{OperationPassManager, PassIrPrintingOptions, PassManager};
 use melior::{Context, StringRef};
 
 use crate::registry::{self, PassOptions, ADD_MISSING_CAPABILITIES, MARK_ENTRY_POINTS};
-use crate::{context, LowerError, SpirvOptions};
+use crate::{context, pass_times, LowerError, SpirvOptions};
 
 /// The device pipeline for the SPIR-V target: from the (linked) frontend module to a
 /// `spirv.module` in the gpu.module, ready to serialize. Stages (`--emit-mlir`) are the IR after
@@ -295,7 +295,11 @@ fn run_element(
             tree_printing_path: std::path::PathBuf::new(),
         });
     }
+    let started = pass_times::recording().then(std::time::Instant::now);
     let (result, messages) = context::capture_diagnostics(ctx, || pm.run(module));
+    if let Some(started) = started {
+        pass_times::record(element.to_string(), started.elapsed());
+    }
     if let Some(e) = errors.lock().ok().and_then(|mut e| e.take()) {
         return Err(e);
     }

@@ -27,6 +27,51 @@ impl TranslationUnit {
         args: &[String],
         text: Option<&[u8]>,
     ) -> Result<(Self, Vec<Diagnostic>), FrontendError> {
+        Self::parse_as(
+            path,
+            args,
+            text,
+            CXTranslationUnit_DetailedPreprocessingRecord,
+        )
+    }
+
+    /// Parses a header to be saved as a precompiled header ([`Self::save`]).
+    pub fn parse_prefix_header(
+        path: &Path,
+        args: &[String],
+    ) -> Result<(Self, Vec<Diagnostic>), FrontendError> {
+        Self::parse_as(
+            path,
+            args,
+            None,
+            CXTranslationUnit_DetailedPreprocessingRecord
+                | CXTranslationUnit_ForSerialization
+                | CXTranslationUnit_Incomplete,
+        )
+    }
+
+    /// Writes the translation unit as an AST file (a precompiled header, when it was parsed by
+    /// [`Self::parse_prefix_header`]).
+    pub fn save(&self, path: &Path) -> Result<(), String> {
+        let c_path = cstring(&path.to_string_lossy());
+        // SAFETY: the TU is alive; the path outlives the call.
+        let code = unsafe { clang_saveTranslationUnit(self.tu, c_path.as_ptr(), 0) };
+        if code == CXSaveError_None {
+            Ok(())
+        } else {
+            Err(format!(
+                "libclang could not save '{}' (error {code})",
+                path.display()
+            ))
+        }
+    }
+
+    fn parse_as(
+        path: &Path,
+        args: &[String],
+        text: Option<&[u8]>,
+        flags: CXTranslationUnit_Flags,
+    ) -> Result<(Self, Vec<Diagnostic>), FrontendError> {
         if !path.exists() {
             return Err(FrontendError::single(
                 SourceLoc::file_only(path),
@@ -55,7 +100,7 @@ impl TranslationUnit {
                 arg_ptrs.len() as i32,
                 unsaved.as_mut_ptr(),
                 unsaved.len() as u32,
-                CXTranslationUnit_DetailedPreprocessingRecord,
+                flags,
                 &mut tu,
             );
             if code != CXError_Success || tu.is_null() {

@@ -14,6 +14,7 @@ mod host_edits;
 mod kernel_abi;
 mod kernel_stubs;
 mod launches;
+mod pch;
 pub mod types;
 
 use std::path::{Path, PathBuf};
@@ -48,6 +49,11 @@ pub struct FrontendOptions {
 }
 
 impl FrontendOptions {
+    /// The header every device parse begins with.
+    pub fn prefix_header(&self) -> PathBuf {
+        self.hip_headers.join("hip/hip_runtime.h")
+    }
+
     /// The clang arguments of a device-side parse.
     pub fn clang_args(&self) -> Vec<String> {
         let mut args: Vec<String> = [
@@ -66,12 +72,7 @@ impl FrontendOptions {
         // As clang's HIP driver pre-includes its wrapper header: hipmlir's device declarations
         // (math functions among them) must come before the user's <cmath>.
         args.push("-include".into());
-        args.push(
-            self.hip_headers
-                .join("hip/hip_runtime.h")
-                .display()
-                .to_string(),
-        );
+        args.push(self.prefix_header().display().to_string());
         args.extend(
             self.include_dirs
                 .iter()
@@ -97,6 +98,9 @@ pub struct FrontendOutput<'c> {
     /// Device functions and variables used here and defined in another source: declarations
     /// that only a device link (`-fgpu-rdc`) resolves.
     pub undefined: Vec<UndefinedSymbol>,
+    /// How long libclang took to parse the source (the rest of `compile` is building MLIR), for
+    /// `-ftime-report`.
+    pub parse_time: std::time::Duration,
 }
 
 /// Parses `path` and builds its device code as MLIR. The module verifies.
@@ -118,8 +122,9 @@ pub fn compile<'c>(
     let source = host_edits::text_at_same_offsets(&bytes);
     let parsed_text =
         (!instances.is_empty()).then(|| [&bytes[..], b"\n", instances.as_bytes()].concat());
-    let (tu, warnings) =
-        clang::TranslationUnit::parse(path, &options.clang_args(), parsed_text.as_deref())?;
+    let parse_started = std::time::Instant::now();
+    let (tu, warnings) = pch::parse_device_source(path, options, parsed_text.as_deref())?;
+    let parse_time = parse_started.elapsed();
     let root = tu.cursor();
     let main_file = root.spelling();
     let mut texts = launches::FileTexts::new(&main_file, source);
@@ -157,6 +162,7 @@ pub fn compile<'c>(
     dependent_kernel_templates.sort();
     dependent_kernel_templates.dedup();
     Ok(FrontendOutput {
+        parse_time,
         dependent_kernel_templates,
         module: codegen.module,
         kernels: codegen.kernels,

@@ -175,22 +175,7 @@ fn write_file(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
     f.sync_all()
 }
 
-/// The folder the environment asks for, or `None` when caching is off.
-pub fn dir_from_env(get: impl Fn(&str) -> Option<String>) -> Option<PathBuf> {
-    let set = |name: &str| get(name).filter(|v| !v.is_empty());
-    if let Some(v) = set("HIPMLIR_DISABLE_CACHE") {
-        if !matches!(v.trim(), "0" | "false" | "no" | "off") {
-            return None;
-        }
-    }
-    if let Some(dir) = set("HIPMLIR_CACHE_DIR") {
-        return Some(PathBuf::from(dir));
-    }
-    if let Some(xdg) = set("XDG_CACHE_HOME").filter(|x| Path::new(x).is_absolute()) {
-        return Some(Path::new(&xdg).join("hipmlir"));
-    }
-    set("HOME").map(|home| Path::new(&home).join(".cache").join("hipmlir"))
-}
+pub use hipmlir_device_image::cache_dir_from_env as dir_from_env;
 
 /// The process's cache (the environment is read once).
 pub fn global() -> Option<&'static ProgramCache> {
@@ -210,53 +195,6 @@ pub fn global() -> Option<&'static ProgramCache> {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn env<'a>(vars: &'a [(&'a str, &'a str)]) -> impl Fn(&str) -> Option<String> + 'a {
-        move |name| {
-            vars.iter()
-                .find(|(k, _)| *k == name)
-                .map(|(_, v)| v.to_string())
-        }
-    }
-
-    #[test]
-    fn folder_follows_the_environment() {
-        assert_eq!(
-            dir_from_env(env(&[("HOME", "/home/u")])),
-            Some(PathBuf::from("/home/u/.cache/hipmlir"))
-        );
-        assert_eq!(
-            dir_from_env(env(&[("HOME", "/home/u"), ("XDG_CACHE_HOME", "/x")])),
-            Some(PathBuf::from("/x/hipmlir"))
-        );
-        // A relative XDG_CACHE_HOME is ignored, as the XDG spec says.
-        assert_eq!(
-            dir_from_env(env(&[("HOME", "/h"), ("XDG_CACHE_HOME", "rel")])),
-            Some(PathBuf::from("/h/.cache/hipmlir"))
-        );
-        assert_eq!(
-            dir_from_env(env(&[
-                ("XDG_CACHE_HOME", "/x"),
-                ("HIPMLIR_CACHE_DIR", "/c")
-            ])),
-            Some(PathBuf::from("/c"))
-        );
-        assert_eq!(
-            dir_from_env(env(&[
-                ("HIPMLIR_CACHE_DIR", "/c"),
-                ("HIPMLIR_DISABLE_CACHE", "1")
-            ])),
-            None
-        );
-        assert_eq!(
-            dir_from_env(env(&[
-                ("HIPMLIR_CACHE_DIR", "/c"),
-                ("HIPMLIR_DISABLE_CACHE", "0")
-            ])),
-            Some(PathBuf::from("/c"))
-        );
-        assert_eq!(dir_from_env(env(&[])), None);
-    }
 
     #[test]
     fn key_depends_on_everything() {

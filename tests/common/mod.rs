@@ -9,7 +9,13 @@ pub fn repo() -> PathBuf {
 }
 
 pub fn hipmlir() -> Command {
-    Command::new(env!("CARGO_BIN_EXE_hipmlir"))
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_hipmlir"));
+    // The compiler caches precompiled headers: shared by the tests, kept out of the user's cache.
+    cmd.env(
+        "HIPMLIR_CACHE_DIR",
+        Path::new(env!("CARGO_TARGET_TMPDIR")).join("compile-cache"),
+    );
+    cmd
 }
 
 /// Runs hipmlir with `args`; returns its output whatever the exit status.

@@ -1,0 +1,165 @@
+//! Where hipmlir keeps what it caches on disk: the runtime's built programs and the compiler's
+//! precompiled headers, both under one folder the environment chooses, and what their caches
+//! share: keys, marks of first sight, eviction.
+
+use std::path::{Path, PathBuf};
+use std::time::SystemTime;
+
+use sha2::{Digest, Sha256};
+
+/// `$HIPMLIR_CACHE_DIR`, else `$XDG_CACHE_HOME/hipmlir`, else `~/.cache/hipmlir`; `None` when
+/// `HIPMLIR_DISABLE_CACHE` is set (to anything but `0`/`false`/`no`/`off`) or there is no home.
+pub fn cache_dir_from_env(get: impl Fn(&str) -> Option<String>) -> Option<PathBuf> {
+    let set = |name: &str| get(name).filter(|v| !v.is_empty());
+    if let Some(v) = set("HIPMLIR_DISABLE_CACHE") {
+        if !matches!(v.trim(), "0" | "false" | "no" | "off") {
+            return None;
+        }
+    }
+    if let Some(dir) = set("HIPMLIR_CACHE_DIR") {
+        return Some(PathBuf::from(dir));
+    }
+    if let Some(xdg) = set("XDG_CACHE_HOME").filter(|x| Path::new(x).is_absolute()) {
+        return Some(Path::new(&xdg).join("hipmlir"));
+    }
+    set("HOME").map(|home| Path::new(&home).join(".cache").join("hipmlir"))
+}
+
+/// A cache key: SHA-256 over length-prefixed fields, so that concatenated fields cannot alias.
+#[derive(Default)]
+pub struct CacheKey(Sha256);
+
+impl CacheKey {
+    pub fn field(&mut self, data: impl AsRef<[u8]>) -> &mut Self {
+        let data = data.as_ref();
+        self.0.update((data.len() as u64).to_le_bytes());
+        self.0.update(data);
+        self
+    }
+
+    /// The path and content of every file of `dir` (sorted, recursively): a key over a folder
+    /// of headers. `None` when one cannot be read.
+    pub fn files_of(&mut self, dir: &Path) -> Option<&mut Self> {
+        let mut files = Vec::new();
+        collect_files(dir, &mut files).ok()?;
+        files.sort();
+        for file in files {
+            self.field(file.display().to_string());
+            self.field(std::fs::read(&file).ok()?);
+        }
+        Some(self)
+    }
+
+    /// Lowercase hex.
+    pub fn hex(&mut self) -> String {
+        let digest = std::mem::take(&mut self.0).finalize();
+        digest.iter().map(|b| format!("{b:02x}")).collect()
+    }
+}
+
+fn collect_files(dir: &Path, out: &mut Vec<PathBuf>) -> std::io::Result<()> {
+    for entry in std::fs::read_dir(dir)? {
+        let path = entry?.path();
+        if path.is_dir() {
+            collect_files(&path, out)?;
+        } else {
+            out.push(path);
+        }
+    }
+    Ok(())
+}
+
+/// Whether `key` was seen in `dir` before; the first time, leaves a mark (`<key>.seen`) and says
+/// no. Caches whose entries cost more to make than one use saves make them on the second sight.
+pub fn seen_before(dir: &Path, key: &str) -> bool {
+    let mark = dir.join(format!("{key}.seen"));
+    if mark.is_file() {
+        let _ = std::fs::remove_file(&mark);
+        return true;
+    }
+    let _ = std::fs::write(&mark, b"");
+    false
+}
+
+/// Marks a cache entry (file or folder) as used now, for [`keep_most_recent`].
+pub fn mark_used(entry: &Path) {
+    if let Ok(file) = std::fs::File::open(entry) {
+        let _ = file.set_modified(SystemTime::now());
+    }
+}
+
+/// Removes the least recently used entries of `dir` that `is_entry` accepts, beyond `keep`.
+pub fn keep_most_recent(dir: &Path, keep: usize, is_entry: impl Fn(&Path) -> bool) {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return;
+    };
+    let mut found: Vec<(SystemTime, PathBuf)> = entries
+        .filter_map(|e| e.ok())
+        .map(|e| e.path())
+        .filter(|p| is_entry(p))
+        .filter_map(|p| Some((p.metadata().ok()?.modified().ok()?, p)))
+        .collect();
+    if found.len() <= keep {
+        return;
+    }
+    found.sort();
+    for (_, path) in &found[..found.len() - keep] {
+        let _ = if path.is_dir() {
+            std::fs::remove_dir_all(path)
+        } else {
+            std::fs::remove_file(path)
+        };
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn env<'a>(vars: &'a [(&'a str, &'a str)]) -> impl Fn(&str) -> Option<String> + 'a {
+        move |name| {
+            vars.iter()
+                .find(|(k, _)| *k == name)
+                .map(|(_, v)| v.to_string())
+        }
+    }
+
+    #[test]
+    fn folder_follows_the_environment() {
+        assert_eq!(
+            cache_dir_from_env(env(&[("HOME", "/home/u")])),
+            Some(PathBuf::from("/home/u/.cache/hipmlir"))
+        );
+        assert_eq!(
+            cache_dir_from_env(env(&[("HOME", "/home/u"), ("XDG_CACHE_HOME", "/x")])),
+            Some(PathBuf::from("/x/hipmlir"))
+        );
+        // A relative XDG_CACHE_HOME is ignored, as the XDG spec says.
+        assert_eq!(
+            cache_dir_from_env(env(&[("HOME", "/h"), ("XDG_CACHE_HOME", "rel")])),
+            Some(PathBuf::from("/h/.cache/hipmlir"))
+        );
+        assert_eq!(
+            cache_dir_from_env(env(&[
+                ("XDG_CACHE_HOME", "/x"),
+                ("HIPMLIR_CACHE_DIR", "/c")
+            ])),
+            Some(PathBuf::from("/c"))
+        );
+        assert_eq!(
+            cache_dir_from_env(env(&[
+                ("HIPMLIR_CACHE_DIR", "/c"),
+                ("HIPMLIR_DISABLE_CACHE", "1")
+            ])),
+            None
+        );
+        assert_eq!(
+            cache_dir_from_env(env(&[
+                ("HIPMLIR_CACHE_DIR", "/c"),
+                ("HIPMLIR_DISABLE_CACHE", "0")
+            ])),
+            Some(PathBuf::from("/c"))
+        );
+        assert_eq!(cache_dir_from_env(env(&[])), None);
+    }
+}
