@@ -1,7 +1,7 @@
 // Raw OpenCL peer of launch_overhead.hip: the same kernel (hipmlir's SPIR-V of that file), the
 // same launch shape and the same timing, with no HIP runtime in between.
 //
-//   launch_raw KERNEL.spv ENTRY_POINT ITERS REPS
+//   launch_raw KERNEL.spv ENTRY_POINT ITERS REPS [buffer|usm]
 //
 // Prints `first_launch_s T` (clCreateProgramWithIL + clBuildProgram + clCreateKernel + the first
 // launch + clFinish; context and queue are made before), then for REPS rounds of ITERS launches:
@@ -9,6 +9,9 @@
 // (what a launch with arguments costs), and `enqueue_only_s_median T` with arguments set once.
 // Launches pass no event (NULL), as a lean OpenCL program would. The queue is in-order without
 // profiling, like hipmlir's runtime's. Every launch adds 1 to a counter checked at the end.
+// The counter is an OpenCL buffer (`buffer`, the default) or, with `usm`, an Intel unified
+// shared memory device allocation passed by clSetKernelArgMemPointerINTEL: the memory kind
+// hipmlir's runtime uses, so the two sides differ only by what hipmlir adds.
 #define CL_TARGET_OPENCL_VERSION 300
 #include <CL/cl.h>
 
@@ -62,6 +65,35 @@ static cl_device_id pick_device() {
   return nullptr;
 }
 
+typedef void* (*DeviceMemAllocINTEL)(cl_context, cl_device_id, const cl_ulong*, size_t, cl_uint,
+                                      cl_int*);
+typedef cl_int (*MemFreeINTEL)(cl_context, void*);
+typedef cl_int (*SetKernelArgMemPointerINTEL)(cl_kernel, cl_uint, const void*);
+typedef cl_int (*EnqueueMemcpyINTEL)(cl_command_queue, cl_bool, void*, const void*, size_t, cl_uint,
+                                     const cl_event*, cl_event*);
+
+// The counter the kernel adds to: a buffer, or a USM device allocation.
+struct Counter {
+  cl_mem buffer = nullptr;
+  void* usm = nullptr;
+  DeviceMemAllocINTEL alloc = nullptr;
+  MemFreeINTEL free = nullptr;
+  SetKernelArgMemPointerINTEL set_pointer = nullptr;
+  EnqueueMemcpyINTEL memcpy = nullptr;
+
+  cl_int set_arg(cl_kernel kernel) const {
+    return usm ? set_pointer(kernel, 0, usm) : clSetKernelArg(kernel, 0, sizeof(cl_mem), &buffer);
+  }
+  cl_int write(cl_command_queue q, const int* value) const {
+    return usm ? memcpy(q, CL_TRUE, usm, value, sizeof(int), 0, nullptr, nullptr)
+               : clEnqueueWriteBuffer(q, buffer, CL_TRUE, 0, sizeof(int), value, 0, nullptr, nullptr);
+  }
+  cl_int read(cl_command_queue q, int* value) const {
+    return usm ? memcpy(q, CL_TRUE, value, usm, sizeof(int), 0, nullptr, nullptr)
+               : clEnqueueReadBuffer(q, buffer, CL_TRUE, 0, sizeof(int), value, 0, nullptr, nullptr);
+  }
+};
+
 int main(int argc, char** argv) {
   if (argc < 3) {
     std::printf("error usage: launch_raw KERNEL.spv ENTRY_POINT [ITERS [REPS]]\n");
@@ -87,10 +119,28 @@ int main(int argc, char** argv) {
   CHECK(err);
   cl_command_queue queue = clCreateCommandQueueWithProperties(ctx, device, nullptr, &err);
   CHECK(err);
-  cl_mem counter = clCreateBuffer(ctx, CL_MEM_READ_WRITE, sizeof(int), nullptr, &err);
-  CHECK(err);
+  Counter counter;
+  if (argc > 5 && std::strcmp(argv[5], "usm") == 0) {
+    cl_platform_id platform = nullptr;
+    CHECK(clGetDeviceInfo(device, CL_DEVICE_PLATFORM, sizeof(platform), &platform, nullptr));
+    auto fn = [&](const char* name) { return clGetExtensionFunctionAddressForPlatform(platform, name); };
+    counter.alloc = reinterpret_cast<DeviceMemAllocINTEL>(fn("clDeviceMemAllocINTEL"));
+    counter.free = reinterpret_cast<MemFreeINTEL>(fn("clMemFreeINTEL"));
+    counter.set_pointer =
+        reinterpret_cast<SetKernelArgMemPointerINTEL>(fn("clSetKernelArgMemPointerINTEL"));
+    counter.memcpy = reinterpret_cast<EnqueueMemcpyINTEL>(fn("clEnqueueMemcpyINTEL"));
+    if (!counter.alloc || !counter.free || !counter.set_pointer || !counter.memcpy) {
+      std::printf("error the device has no cl_intel_unified_shared_memory\n");
+      return 1;
+    }
+    counter.usm = counter.alloc(ctx, device, nullptr, sizeof(int), sizeof(int), &err);
+    CHECK(err);
+  } else {
+    counter.buffer = clCreateBuffer(ctx, CL_MEM_READ_WRITE, sizeof(int), nullptr, &err);
+    CHECK(err);
+  }
   const int zero = 0;
-  CHECK(clEnqueueWriteBuffer(queue, counter, CL_TRUE, 0, sizeof(int), &zero, 0, nullptr, nullptr));
+  CHECK(counter.write(queue, &zero));
   CHECK(clFinish(queue));
 
   const size_t global = 64, local = 64;
@@ -101,7 +151,7 @@ int main(int argc, char** argv) {
   CHECK(clBuildProgram(program, 1, &device, "", nullptr, nullptr));
   cl_kernel kernel = clCreateKernel(program, entry, &err);
   CHECK(err);
-  CHECK(clSetKernelArg(kernel, 0, sizeof(cl_mem), &counter));
+  CHECK(counter.set_arg(kernel));
   CHECK(clSetKernelArg(kernel, 1, sizeof(int), &n));
   CHECK(clEnqueueNDRangeKernel(queue, kernel, 1, nullptr, &global, &local, 0, nullptr, nullptr));
   CHECK(clFinish(queue));
@@ -109,7 +159,7 @@ int main(int argc, char** argv) {
   long launched = 1;
 
   for (long i = 0; i < iters / 10 + 1; ++i) {
-    CHECK(clSetKernelArg(kernel, 0, sizeof(cl_mem), &counter));
+    CHECK(counter.set_arg(kernel));
     CHECK(clSetKernelArg(kernel, 1, sizeof(int), &n));
     CHECK(clEnqueueNDRangeKernel(queue, kernel, 1, nullptr, &global, &local, 0, nullptr, nullptr));
   }
@@ -120,7 +170,7 @@ int main(int argc, char** argv) {
   for (int r = 0; r < reps; ++r) {
     t0 = std::chrono::steady_clock::now();
     for (long i = 0; i < iters; ++i) {
-      CHECK(clSetKernelArg(kernel, 0, sizeof(cl_mem), &counter));
+      CHECK(counter.set_arg(kernel));
       CHECK(clSetKernelArg(kernel, 1, sizeof(int), &n));
       CHECK(clEnqueueNDRangeKernel(queue, kernel, 1, nullptr, &global, &local, 0, nullptr, nullptr));
     }
@@ -138,10 +188,11 @@ int main(int argc, char** argv) {
   }
 
   int count = 0;
-  CHECK(clEnqueueReadBuffer(queue, counter, CL_TRUE, 0, sizeof(int), &count, 0, nullptr, nullptr));
+  CHECK(counter.read(queue, &count));
   clReleaseKernel(kernel);
   clReleaseProgram(program);
-  clReleaseMemObject(counter);
+  if (counter.usm) counter.free(ctx, counter.usm);
+  if (counter.buffer) clReleaseMemObject(counter.buffer);
   clReleaseCommandQueue(queue);
   clReleaseContext(ctx);
   if (count != launched) {

@@ -105,13 +105,20 @@ fn run_hip(
     Ok((parse(&f, "launch_overhead")?, f.seconds))
 }
 
-fn run_raw(p: &Programs, iters: usize, reps: usize) -> Result<HashMap<String, f64>, String> {
+/// The raw OpenCL program, its counter in a buffer or (`usm`) in a USM device allocation.
+fn run_raw(
+    p: &Programs,
+    iters: usize,
+    reps: usize,
+    memory: &str,
+) -> Result<HashMap<String, f64>, String> {
     let f = tools::run(
         Command::new(&p.raw)
             .arg(&p.spv)
             .arg(&p.entry_point)
             .arg(iters.to_string())
-            .arg(reps.to_string()),
+            .arg(reps.to_string())
+            .arg(memory),
     )?;
     parse(&f, "launch_raw")
 }
@@ -124,8 +131,11 @@ pub struct Overhead {
     pub rounds: usize,
     /// Seconds per hipLaunchKernelGGL.
     pub hip: f64,
-    /// Seconds per clSetKernelArg x2 + clEnqueueNDRangeKernel.
+    /// Seconds per clSetKernelArg x2 + clEnqueueNDRangeKernel, the pointer an OpenCL buffer.
     pub raw: f64,
+    /// The same with the pointer a USM device allocation (clSetKernelArgMemPointerINTEL), the
+    /// memory hipmlir's runtime uses; `None` on a device without USM.
+    pub raw_usm: Option<f64>,
     /// Seconds per clEnqueueNDRangeKernel with arguments set once.
     pub raw_enqueue_only: f64,
     /// First launch of the raw program (program built from SPIR-V, no cache), per round.
@@ -133,8 +143,14 @@ pub struct Overhead {
 }
 
 impl Overhead {
+    /// hipLaunchKernelGGL over the raw launch on cl_mem buffers.
     pub fn ratio(&self) -> f64 {
         self.hip / self.raw
+    }
+
+    /// hipLaunchKernelGGL over the raw launch on the same memory kind (USM): what hipmlir adds.
+    pub fn same_memory_ratio(&self) -> Option<f64> {
+        self.raw_usm.map(|usm| self.hip / usm)
     }
 }
 
@@ -148,14 +164,25 @@ pub fn overhead(
     // The runtime's own JIT cache (when there is one) goes to the bench's folder, not the user's.
     let cache = tools.work.join("launch/cache");
     let (mut hip, mut raw, mut raw_eo, mut raw_first) = (vec![], vec![], vec![], vec![]);
+    let mut raw_usm = Vec::new();
+    let mut usm_missing = false;
     for round in 0..rounds {
         let env = [("HIPMLIR_CACHE_DIR", path_string(&cache))];
         let (h, _) = run_hip(p, iters, reps, &env, &[])?;
-        let r = run_raw(p, iters, reps)?;
+        let r = run_raw(p, iters, reps, "buffer")?;
         hip.push(value(&h, "launch_s_median", "launch_overhead")?);
         raw.push(value(&r, "launch_s_median", "launch_raw")?);
         raw_eo.push(value(&r, "enqueue_only_s_median", "launch_raw")?);
         raw_first.push(value(&r, "first_launch_s", "launch_raw")?);
+        match run_raw(p, iters, reps, "usm") {
+            Ok(u) => raw_usm.push(value(&u, "launch_s_median", "launch_raw usm")?),
+            Err(e) => {
+                if !usm_missing {
+                    eprintln!("[launch] raw OpenCL on USM not measured: {e}");
+                }
+                usm_missing = true;
+            }
+        }
         eprintln!(
             "[launch] round {}: hipLaunchKernelGGL {} per launch, raw OpenCL {}",
             round + 1,
@@ -170,6 +197,11 @@ pub fn overhead(
         rounds,
         hip: med(&hip)?,
         raw: med(&raw)?,
+        raw_usm: if usm_missing {
+            None
+        } else {
+            stats::median(&raw_usm)
+        },
         raw_enqueue_only: med(&raw_eo)?,
         raw_first_launch: raw_first,
     })
