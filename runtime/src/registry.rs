@@ -46,6 +46,10 @@ pub struct Module {
     pub heap_variable: Option<usize>,
     /// Whether the built program's heap variable holds the heap's address (see `heap`).
     pub heap_bound: AtomicBool,
+    /// The image's PTX entries, (architecture, text), for the CUDA backend.
+    pub ptx: Vec<(String, Vec<u8>)>,
+    /// What the CUDA backend loaded from them, per device.
+    pub cuda: Mutex<crate::cuda::module::Loaded>,
 }
 
 /// What a program set on one kernel. OpenCL has no cache or carveout controls: they are kept to
@@ -86,7 +90,15 @@ impl Module {
             func_settings: Mutex::new(HashMap::new()),
             heap_variable,
             heap_bound: AtomicBool::new(false),
+            ptx: Vec::new(),
+            cuda: Mutex::new(Default::default()),
         }
+    }
+
+    /// The module with the PTX entries of the bundle it was read from.
+    pub fn with_ptx_of(mut self, bundle: &[u8]) -> Self {
+        self.ptx = ptx_entries(bundle);
+        self
     }
 
     /// Drops the built program, and with it the storage of the module's variables
@@ -107,6 +119,11 @@ impl Module {
 
     pub fn lock_variables(&self) -> MutexGuard<'_, HashMap<usize, usize>> {
         self.variables.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// The CUDA backend's state for this module.
+    pub fn lock_cuda(&self) -> MutexGuard<'_, crate::cuda::module::Loaded> {
+        self.cuda.lock().unwrap_or_else(|p| p.into_inner())
     }
 
     /// A module that is not registered globally (`hipModuleLoad`).
@@ -162,6 +179,11 @@ impl KernelRef {
 
     pub fn info(&self) -> &KernelInfo {
         &self.module.image.metadata.kernels[self.index]
+    }
+
+    /// The kernel's index in its module's metadata.
+    pub fn index(&self) -> usize {
+        self.index
     }
 
     pub fn settings(&self) -> FuncSettings {
@@ -316,6 +338,7 @@ impl Registry {
     }
 
     /// Adds a parsed image; returns its module.
+    #[cfg(test)]
     pub fn add_image(&mut self, image: DeviceImage) -> Arc<Module> {
         let index = self.modules.len() + self.failed_images.len();
         self.add_image_labeled(image, format!("device image #{index}"))
@@ -323,8 +346,18 @@ impl Registry {
 
     /// Adds a parsed image under a label for messages ("a.hip in /x/app.hipk").
     pub fn add_image_labeled(&mut self, image: DeviceImage, label: String) -> Arc<Module> {
+        self.add_bundle_image(image, label, &[])
+    }
+
+    /// `add_image_labeled` keeping the PTX entries of `bundle`, the bytes `image` was read from.
+    pub fn add_bundle_image(
+        &mut self,
+        image: DeviceImage,
+        label: String,
+        bundle: &[u8],
+    ) -> Arc<Module> {
         let index = self.modules.len() + self.failed_images.len();
-        let module = Arc::new(Module::new(index, label, image));
+        let module = Arc::new(Module::new(index, label, image).with_ptx_of(bundle));
         self.modules.push(module.clone());
         module
     }
@@ -358,7 +391,7 @@ impl Registry {
             .map_err(|e| e.to_string())
             .and_then(|image| validate_image(&image).map(|()| image));
         match parsed {
-            Ok(image) => Ok(self.add_image_labeled(image, label)),
+            Ok(image) => Ok(self.add_bundle_image(image, label, bundle)),
             Err(why) => {
                 let line = format!(
                     "invalid device image {label} ({} bytes): {why}",
@@ -541,6 +574,17 @@ impl Registry {
     }
 }
 
+/// The PTX entries of a clang offload bundle (none when `bytes` is not one).
+pub fn ptx_entries(bytes: &[u8]) -> Vec<(String, Vec<u8>)> {
+    match hipmlir_device_image::Bundle::decode(bytes) {
+        Ok(bundle) => bundle
+            .ptx_entries()
+            .map(|(arch, text)| (arch.to_string(), text.to_vec()))
+            .collect(),
+        Err(_) => Vec::new(),
+    }
+}
+
 static REGISTRY: Mutex<Registry> = Mutex::new(Registry::new());
 
 /// The process-wide registry.
@@ -555,7 +599,10 @@ pub fn register_image(bundle: &[u8]) -> HipResult<Arc<Module>> {
         .and_then(|image| validate_image(&image).map(|()| image));
     let mut reg = registry();
     match parsed {
-        Ok(image) => Ok(reg.add_image(image)),
+        Ok(image) => {
+            let index = reg.modules.len() + reg.failed_images.len();
+            Ok(reg.add_bundle_image(image, format!("device image #{index}"), bundle))
+        }
         Err(why) => {
             let place = match loaded_object_of(bundle.as_ptr() as usize) {
                 Some((object, offset)) => format!(" in '{object}' at offset {offset:#x}"),
