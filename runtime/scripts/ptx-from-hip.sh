@@ -10,7 +10,7 @@ hipmlir=$(realpath "$1"); add=$(realpath "$2"); src=$(realpath "$3"); out=$4; ar
 work=$(mktemp -d); trap 'rm -rf "$work"' EXIT
 stem=$(basename "${src%.*}")
 "$hipmlir" "$src" --emit-mlir=outlined -o "$work/$stem.outlined.mlir"
-sed 's/!llvm\.ptr<4>/!llvm.ptr/g' "$work/$stem.outlined.mlir" > "$work/$stem.nv.mlir"
+sed -e 's/!llvm\.ptr<4>/!llvm.ptr/g' -e 's/syncscope("agent")/syncscope("device")/g' -e 's/syncscope("workgroup")/syncscope("block")/g' "$work/$stem.outlined.mlir" > "$work/$stem.nv.mlir"
 mlir-opt-22 --pass-pipeline="builtin.module(nvvm-attach-target{chip=$arch},convert-scf-to-cf,gpu.module(convert-gpu-to-nvvm,reconcile-unrealized-casts),gpu-module-to-binary{format=isa})" \
   "$work/$stem.nv.mlir" -o "$work/$stem.bin.mlir"
 python3 - "$work/$stem.bin.mlir" "$work/$stem.ptx" <<'PY'

@@ -35,7 +35,19 @@ pub unsafe extern "C" fn hipGetDeviceCount(count: *mut c_int) -> hipError_t {
         if count.is_null() {
             return Err(Failure::invalid_value("the count pointer is null"));
         }
-        on_cuda!(unbound cu => unsafe { write_out(count, crate::cuda::api::device_count(cu), "the count pointer") });
+        match crate::select::cuda() {
+            // SAFETY (both): checked non-null; valid per the caller.
+            Ok(Some(cu)) => {
+                return unsafe {
+                    write_out(count, crate::cuda::api::device_count(cu), "the count pointer")
+                }
+            }
+            Ok(None) => {}
+            Err(failure) => {
+                unsafe { write_out(count, 0, "the count pointer")? };
+                return Err(failure);
+            }
+        }
         let found = runtime().is_ok();
         // SAFETY: checked non-null; valid per the caller.
         unsafe { write_out(count, c_int::from(found), "the count pointer")? };

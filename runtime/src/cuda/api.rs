@@ -47,6 +47,7 @@ pub fn reset(rt: &CudaRuntime) -> HipResult<()> {
     }
     crate::api::module::forget_cuda_modules();
     stream::forget_all();
+    crate::heap::forget();
     // SAFETY: the primary context is retained (not released) and stays usable after a reset.
     check("cuDevicePrimaryCtxReset", unsafe {
         sys::cuDevicePrimaryCtxReset_v2(device.ordinal)

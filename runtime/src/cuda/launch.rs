@@ -8,8 +8,9 @@
 //!   which gets null (its storage is the launch's `sharedMemBytes` either way);
 //! * a kernel listed in `linear_block_kernels` may take the block's dimensions as three more
 //!   `u32` parameters, as the SPIR-V does;
-//! * a by-value argument the PTX takes as an 8-byte pointer (the compiler moved it to memory) is
-//!   copied to stream-ordered device memory freed after the kernel;
+//! * a by-value argument the PTX takes as a `.ptr` parameter (the compiler passes it by
+//!   reference, as the SPIR-V does large ones) is copied to stream-ordered device memory freed
+//!   after the kernel;
 //! * any other disagreement is `hipErrorInvalidImage`, never a launch with shifted arguments.
 
 use std::ffi::c_void;
@@ -19,6 +20,7 @@ use hipmlir_device_image::{AddressSpace, KernelInfo};
 use super::device::{CudaDevice, CudaRuntime};
 use super::driver::{check, check_as, sys};
 use super::module::{self, Function};
+use super::ptx::ParamDecl;
 use super::stream::cu_stream;
 use crate::error::{Failure, HipError, HipResult};
 use crate::launch::Dim3;
@@ -49,14 +51,14 @@ fn mismatch(info: &KernelInfo, why: String) -> Failure {
 
 /// Plans the parameters of a launch of `info` whose `.entry` takes `params` (sizes; `None`:
 /// unknown, trust the metadata). Pure, for tests.
-pub fn plan(info: &KernelInfo, params: Option<&[usize]>, linear: bool) -> HipResult<Vec<Param>> {
+pub fn plan(info: &KernelInfo, params: Option<&[ParamDecl]>, linear: bool) -> HipResult<Vec<Param>> {
     let is_shared = |a: &hipmlir_device_image::KernelArg| {
         a.is_pointer && a.address_space == AddressSpace::Workgroup
     };
     let listed = info.args.len();
     let without_shared = info.args.iter().filter(|a| !is_shared(a)).count();
     let hidden = if linear { 3 } else { 0 };
-    let (keep_shared, with_dims) = match params.map(<[usize]>::len) {
+    let (keep_shared, with_dims) = match params.map(<[ParamDecl]>::len) {
         None => (false, false),
         Some(n) if n == without_shared => (false, false),
         Some(n) if n == listed => (true, false),
@@ -81,10 +83,12 @@ pub fn plan(info: &KernelInfo, params: Option<&[usize]>, linear: bool) -> HipRes
         let len = usize::try_from(arg.size).unwrap_or(usize::MAX);
         let declared = params.and_then(|p| p.get(plan.len()).copied());
         match declared {
-            Some(d) if d == len => plan.push(Param::Block { offset, len }),
+            Some(d) if !arg.is_pointer && d.pointer && d.size == 8 => {
+                plan.push(Param::Spill { offset, len })
+            }
+            Some(d) if d.size == len => plan.push(Param::Block { offset, len }),
             None => plan.push(Param::Block { offset, len }),
-            Some(8) if !arg.is_pointer && len > 8 => plan.push(Param::Spill { offset, len }),
-            Some(d) => {
+            Some(ParamDecl { size: d, .. }) => {
                 return Err(mismatch(
                     info,
                     format!(
@@ -268,6 +272,10 @@ mod tests {
     use super::*;
     use hipmlir_device_image::KernelArg;
 
+    fn decls(sizes: &[usize]) -> Vec<ParamDecl> {
+        sizes.iter().map(|&size| ParamDecl { size, pointer: false }).collect()
+    }
+
     fn arg(name: &str, size: u64, is_pointer: bool, space: AddressSpace) -> KernelArg {
         KernelArg {
             name: name.into(),
@@ -297,7 +305,7 @@ mod tests {
             arg("n", 4, false, AddressSpace::Private),
             arg("x", 8, false, AddressSpace::Private),
         ]);
-        let p = plan(&k, Some(&[8, 4, 8]), false).unwrap();
+        let p = plan(&k, Some(&decls(&[8, 4, 8])), false).unwrap();
         assert_eq!(
             p,
             vec![
@@ -316,11 +324,11 @@ mod tests {
             arg("smem", 8, true, AddressSpace::Workgroup),
         ]);
         assert_eq!(
-            plan(&k, Some(&[8]), false).unwrap(),
+            plan(&k, Some(&decls(&[8])), false).unwrap(),
             vec![Param::Block { offset: 0, len: 8 }]
         );
         assert_eq!(
-            plan(&k, Some(&[8, 8]), false).unwrap(),
+            plan(&k, Some(&decls(&[8, 8])), false).unwrap(),
             vec![Param::Block { offset: 0, len: 8 }, Param::Null]
         );
     }
@@ -329,7 +337,7 @@ mod tests {
     fn linear_block_kernels_may_take_the_block() {
         let k = kernel(vec![arg("out", 8, true, AddressSpace::Global)]);
         assert_eq!(
-            plan(&k, Some(&[8, 4, 4, 4]), true).unwrap(),
+            plan(&k, Some(&decls(&[8, 4, 4, 4])), true).unwrap(),
             vec![
                 Param::Block { offset: 0, len: 8 },
                 Param::BlockDim(0),
@@ -337,18 +345,25 @@ mod tests {
                 Param::BlockDim(2)
             ]
         );
-        assert_eq!(plan(&k, Some(&[8]), true).unwrap().len(), 1);
+        assert_eq!(plan(&k, Some(&decls(&[8])), true).unwrap().len(), 1);
     }
 
     #[test]
-    fn large_by_value_arguments_behind_a_pointer_are_spilled() {
-        let k = kernel(vec![arg("big", 256, false, AddressSpace::Private)]);
+    fn by_value_arguments_behind_a_pointer_are_spilled() {
+        let small = kernel(vec![arg("u", 4, false, AddressSpace::Private)]);
+        let by_reference = [ParamDecl { size: 8, pointer: true }];
         assert_eq!(
-            plan(&k, Some(&[8]), false).unwrap(),
+            plan(&small, Some(&by_reference), false).unwrap(),
+            vec![Param::Spill { offset: 0, len: 4 }]
+        );
+        let k = kernel(vec![arg("big", 256, false, AddressSpace::Private)]);
+        let by_reference = [ParamDecl { size: 8, pointer: true }];
+        assert_eq!(
+            plan(&k, Some(&by_reference), false).unwrap(),
             vec![Param::Spill { offset: 0, len: 256 }]
         );
         assert_eq!(
-            plan(&k, Some(&[256]), false).unwrap(),
+            plan(&k, Some(&decls(&[256])), false).unwrap(),
             vec![Param::Block { offset: 0, len: 256 }]
         );
     }
@@ -359,10 +374,10 @@ mod tests {
             arg("a", 8, true, AddressSpace::Global),
             arg("n", 4, false, AddressSpace::Private),
         ]);
-        let e = plan(&k, Some(&[8, 4, 4]), false).unwrap_err();
+        let e = plan(&k, Some(&decls(&[8, 4, 4])), false).unwrap_err();
         assert_eq!(e.code, HipError::InvalidImage);
         assert!(e.message.contains("3 parameter"), "{}", e.message);
-        let e = plan(&k, Some(&[8, 8]), false).unwrap_err();
+        let e = plan(&k, Some(&decls(&[8, 8])), false).unwrap_err();
         assert!(e.message.contains("argument 1"), "{}", e.message);
     }
 }

@@ -19,8 +19,8 @@ use crate::registry::Module;
 pub struct Function {
     /// The `CUfunction`.
     pub handle: usize,
-    /// The sizes of the `.entry`'s parameters (`None` if the PTX text could not be read).
-    pub params: Option<Vec<usize>>,
+    /// The `.entry`'s parameters (`None` if the PTX text could not be read).
+    pub params: Option<Vec<ptx::ParamDecl>>,
     /// The dynamic shared memory the function was last allowed (`cuFuncSetAttribute`).
     pub shared_allowed: usize,
 }
@@ -320,6 +320,8 @@ fn prepare_heap(module: &Arc<Module>, device: &CudaDevice) -> HipResult<()> {
     // SAFETY: plain driver calls on the current context; the host words outlive the copies.
     unsafe {
         check("cuMemAlloc (device heap)", sys::cuMemAlloc_v2(&mut arena, size))?;
+        // A fresh arena is zero, as the allocator's first use expects on every backend.
+        check("cuMemsetD8", sys::cuMemsetD8_v2(arena, 0, size))?;
         let header = [size as u64, 0u64];
         check(
             "cuMemcpyHtoD",
@@ -330,6 +332,7 @@ fn prepare_heap(module: &Arc<Module>, device: &CudaDevice) -> HipResult<()> {
             sys::cuMemcpyHtoD_v2(variable, (&arena as *const u64).cast(), 8),
         )?;
     }
+    crate::heap::note_started();
     hlog!(Debug, "device heap of {} at {arena:#x}: {size} bytes", module.label);
     with_loaded(module, device, |m| {
         m.variables.insert(usize::MAX, (arena, size));

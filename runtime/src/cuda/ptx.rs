@@ -83,9 +83,18 @@ pub fn choose_entry<'a>(arches: impl IntoIterator<Item = &'a str>, major: i32, m
     })
 }
 
-/// The parameters of the PTX kernel `name`, each as its size in bytes, in order; `None` when
-/// the text has no `.entry` of that name.
-pub fn entry_params(ptx: &str, name: &str) -> Option<Vec<usize>> {
+/// One `.param` of a kernel's `.entry`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ParamDecl {
+    pub size: usize,
+    /// Declared `.ptr`: the kernel dereferences it (a pointer argument, or a by-value one the
+    /// compiler passes by reference).
+    pub pointer: bool,
+}
+
+/// The parameters of the PTX kernel `name`, in order; `None` when the text has no `.entry` of
+/// that name.
+pub fn entry_params(ptx: &str, name: &str) -> Option<Vec<ParamDecl>> {
     let mut search = ptx;
     let after = loop {
         let at = search.find(".entry")?;
@@ -109,7 +118,12 @@ pub fn entry_params(ptx: &str, name: &str) -> Option<Vec<usize>> {
         .split(',')
         .map(str::trim)
         .filter(|p| !p.is_empty())
-        .map(param_size)
+        .map(|decl| {
+            Some(ParamDecl {
+                size: param_size(decl)?,
+                pointer: decl.split_whitespace().any(|t| t == ".ptr"),
+            })
+        })
         .collect()
 }
 
@@ -184,9 +198,14 @@ mod tests {
 
     #[test]
     fn entry_parameters_and_sizes() {
-        assert_eq!(entry_params(PTX, "_Z4vaddPKfS0_Pfi"), Some(vec![8, 8, 8, 4]));
-        assert_eq!(entry_params(PTX, "_Z4vadd2v"), Some(vec![]));
-        assert_eq!(entry_params(PTX, "_Z5byvalS_"), Some(vec![24]));
+        let sizes = |name| {
+            entry_params(PTX, name).map(|p| p.iter().map(|d| d.size).collect::<Vec<_>>())
+        };
+        assert_eq!(sizes("_Z4vaddPKfS0_Pfi"), Some(vec![8, 8, 8, 4]));
+        let params = entry_params(PTX, "_Z4vaddPKfS0_Pfi").unwrap();
+        assert!(params[0].pointer && !params[1].pointer && !params[3].pointer);
+        assert_eq!(sizes("_Z4vadd2v"), Some(vec![]));
+        assert_eq!(sizes("_Z5byvalS_"), Some(vec![24]));
         // A name that is a prefix of another entry's is not that entry.
         assert_eq!(entry_params(PTX, "_Z4vadd"), None);
         assert_eq!(entry_params(PTX, "missing"), None);
