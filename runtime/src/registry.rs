@@ -235,6 +235,32 @@ fn is_qualified_suffix(spelled: &str, source: &str) -> bool {
         && source[..source.len() - spelled.len()].ends_with("::")
 }
 
+/// The device image a bundle holds: SPIR-V and metadata (validated), or, for a bundle built for
+/// NVIDIA GPUs only, its metadata with no SPIR-V (its PTX entries go with the module; the OpenCL
+/// backend refuses to build it, naming why).
+pub fn image_of_bundle(bytes: &[u8]) -> Result<DeviceImage, String> {
+    match DeviceImage::from_bundle_bytes(bytes) {
+        Ok(image) => validate_image(&image).map(|()| image),
+        Err(hipmlir_device_image::ImageError::MissingEntry(id))
+            if id == hipmlir_device_image::SPIRV_ENTRY_ID && !ptx_entries(bytes).is_empty() =>
+        {
+            let bundle = hipmlir_device_image::Bundle::decode(bytes).map_err(|e| e.to_string())?;
+            let metadata = bundle
+                .entry(hipmlir_device_image::METADATA_ENTRY_ID)
+                .ok_or("the device image has PTX but no metadata entry")?;
+            let metadata = std::str::from_utf8(metadata).map_err(|e| e.to_string())?;
+            let image = DeviceImage {
+                spirv: Vec::new(),
+                metadata: hipmlir_device_image::ModuleMetadata::from_json(metadata)
+                    .map_err(|e| e.to_string())?,
+            };
+            validate_metadata(&image)?;
+            Ok(image)
+        }
+        Err(e) => Err(e.to_string()),
+    }
+}
+
 /// Checks an image's metadata for what the runtime relies on, so launches never index out of
 /// bounds: each argument lies inside the argument block, pointers are 8 bytes, names are usable.
 pub fn validate_image(image: &DeviceImage) -> Result<(), String> {
@@ -250,6 +276,11 @@ pub fn validate_image(image: &DeviceImage) -> Result<(), String> {
         return Err("the SPIR-V entry does not start with the SPIR-V magic number".into());
     }
     check_spirv_agrees(image)?;
+    validate_metadata(image)
+}
+
+/// The metadata checks of [`validate_image`].
+fn validate_metadata(image: &DeviceImage) -> Result<(), String> {
     for kernel in &image.metadata.kernels {
         if kernel.name.is_empty() || kernel.name.contains('\0') {
             return Err(format!(
@@ -387,9 +418,7 @@ impl Registry {
 
     /// Parses, validates and adds a bundle; an invalid one is remembered as failed.
     pub fn register_bundle(&mut self, bundle: &[u8], label: String) -> HipResult<Arc<Module>> {
-        let parsed = DeviceImage::from_bundle_bytes(bundle)
-            .map_err(|e| e.to_string())
-            .and_then(|image| validate_image(&image).map(|()| image));
+        let parsed = image_of_bundle(bundle);
         match parsed {
             Ok(image) => Ok(self.add_bundle_image(image, label, bundle)),
             Err(why) => {
@@ -594,9 +623,7 @@ pub fn registry() -> MutexGuard<'static, Registry> {
 
 /// `__hipmlirRegisterImage`: parses and validates a bundle and registers it.
 pub fn register_image(bundle: &[u8]) -> HipResult<Arc<Module>> {
-    let parsed = DeviceImage::from_bundle_bytes(bundle)
-        .map_err(|e| e.to_string())
-        .and_then(|image| validate_image(&image).map(|()| image));
+    let parsed = image_of_bundle(bundle);
     let mut reg = registry();
     match parsed {
         Ok(image) => {

@@ -104,6 +104,14 @@ fn vector_add_bundle(ptx: &[(&str, &str)]) -> Vec<u8> {
     b.encode()
 }
 
+/// A bundle built for NVIDIA GPUs only: metadata and PTX, no SPIR-V.
+fn ptx_only_bundle() -> Vec<u8> {
+    let mut b = Bundle::decode(&vector_add_bundle(&[("sm_70", PTX)])).unwrap();
+    b.entries
+        .retain(|e| e.id != hipmlir_device_image::SPIRV_ENTRY_ID && e.id != hipmlir_device_image::HASH_ENTRY_ID);
+    b.encode()
+}
+
 // ---- without a GPU --------------------------------------------------------------------------
 
 #[test]
@@ -192,6 +200,26 @@ fn opencl_requested_is_opencl() {
     for i in 0..n {
         assert_eq!(c[i], a[i] + b[i], "element {i}");
     }
+
+    // An image with PTX only loads, and says why it cannot run here.
+    let image = ptx_only_bundle();
+    let mut module: Module = std::ptr::null_mut();
+    ok(unsafe { hipModuleLoadData(&mut module, image.as_ptr().cast()) });
+    let mut f: *mut c_void = std::ptr::null_mut();
+    let name = CString::new(KERNEL).unwrap();
+    ok(unsafe { hipModuleGetFunction(&mut f, module, name.as_ptr()) });
+    let mut params: [*mut c_void; 4] = [std::ptr::null_mut(); 4];
+    let (mut pa, mut pb, mut pc, count) = (da.at(0), db.at(0), dc.at(0), n as i32);
+    params[0] = (&mut pa as *mut usize).cast();
+    params[1] = (&mut pb as *mut usize).cast();
+    params[2] = (&mut pc as *mut usize).cast();
+    params[3] = (&count as *const i32) as *mut c_void;
+    expect_code(
+        unsafe {
+            hipModuleLaunchKernel(f, 4, 1, 1, 256, 1, 1, 0, std::ptr::null_mut(), params.as_mut_ptr(), std::ptr::null_mut())
+        },
+        HipError::NoBinaryForGpu,
+    );
 }
 
 // ---- on a GPU -------------------------------------------------------------------------------
@@ -310,6 +338,21 @@ fn gpu_module_launch_streams_and_events() {
         for i in 0..n {
             assert_eq!(managed[i], a[i] + b[i], "managed element {i}");
         }
+
+        // An image with PTX only runs the same.
+        let only = ptx_only_bundle();
+        let mut module2: Module = std::ptr::null_mut();
+        ok(hipModuleLoadData(&mut module2, only.as_ptr().cast()));
+        let mut f2: *mut c_void = std::ptr::null_mut();
+        ok(hipModuleGetFunction(&mut f2, module2, name.as_ptr()));
+        ok(hipMemset(dc, 0, bytes));
+        params[2] = (&mut dc as *mut *mut c_void).cast();
+        ok(hipModuleLaunchKernel(f2, blocks, 1, 1, 256, 1, 1, 0, std::ptr::null_mut(), params.as_mut_ptr(), std::ptr::null_mut()));
+        ok(hipMemcpy(c.as_mut_ptr().cast(), dc, bytes, 2));
+        for i in 0..n {
+            assert_eq!(c[i], a[i] + b[i], "PTX-only element {i}");
+        }
+        ok(hipModuleUnload(module2));
 
         // Misuse is an error code, not a crash.
         expect_code(hipModuleLaunchKernel(f, 0, 1, 1, 256, 1, 1, 0, stream, params.as_mut_ptr(), std::ptr::null_mut()), HipError::InvalidConfiguration);

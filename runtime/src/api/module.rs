@@ -119,9 +119,7 @@ const fn hipmlir_device_image_magic() -> &'static [u8; 24] {
 /// their parameter layouts come from the SPIR-V itself (see `spirv`).
 pub fn image_from_bytes(bytes: &[u8]) -> Result<DeviceImage, String> {
     if bytes.starts_with(BUNDLE_MAGIC) {
-        let image = DeviceImage::from_bundle_bytes(bytes).map_err(|e| e.to_string())?;
-        validate_image(&image)?;
-        Ok(image)
+        crate::registry::image_of_bundle(bytes)
     } else if spirv::looks_like_spirv(bytes) {
         let kernels = spirv::parse_kernels(bytes)?;
         let image = DeviceImage {
