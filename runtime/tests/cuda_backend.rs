@@ -368,6 +368,38 @@ fn gpu_module_launch_streams_and_events() {
         ok(hipFree(db));
         ok(hipFree(dc));
         ok(hipModuleUnload(module));
+
+        // After a reset the device works again from scratch: the module loads anew.
+        ok(hipDeviceReset());
+        let mut module3: Module = std::ptr::null_mut();
+        ok(hipModuleLoadData(&mut module3, image.as_ptr().cast()));
+        let mut f3: *mut c_void = std::ptr::null_mut();
+        ok(hipModuleGetFunction(&mut f3, module3, name.as_ptr()));
+        let (mut ra, mut rb, mut rc) = (
+            std::ptr::null_mut::<c_void>(),
+            std::ptr::null_mut::<c_void>(),
+            std::ptr::null_mut::<c_void>(),
+        );
+        ok(hipMalloc(&mut ra, bytes));
+        ok(hipMalloc(&mut rb, bytes));
+        ok(hipMalloc(&mut rc, bytes));
+        ok(hipMemcpy(ra, a.as_ptr().cast(), bytes, 1));
+        ok(hipMemcpy(rb, b.as_ptr().cast(), bytes, 1));
+        let mut again: [*mut c_void; 4] = [
+            (&mut ra as *mut *mut c_void).cast(),
+            (&mut rb as *mut *mut c_void).cast(),
+            (&mut rc as *mut *mut c_void).cast(),
+            (&count as *const i32) as *mut c_void,
+        ];
+        ok(hipModuleLaunchKernel(f3, blocks, 1, 1, 256, 1, 1, 0, std::ptr::null_mut(), again.as_mut_ptr(), std::ptr::null_mut()));
+        ok(hipMemcpy(c.as_mut_ptr().cast(), rc, bytes, 2));
+        for i in 0..n {
+            assert_eq!(c[i], a[i] + b[i], "after reset, element {i}");
+        }
+        ok(hipFree(ra));
+        ok(hipFree(rb));
+        ok(hipFree(rc));
+        ok(hipModuleUnload(module3));
     }
 }
 

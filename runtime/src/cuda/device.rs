@@ -21,6 +21,8 @@ pub struct CudaDevice {
     pub props: HipDeviceProp,
     /// The same facts in the OpenCL backend's terms, for the queries both backends answer alike.
     pub info: DeviceInfo,
+    /// The most dynamic shared memory a block may opt in to.
+    pub shared_optin: usize,
     /// The primary context (a `CUcontext`), retained on first use.
     context: OnceLock<Result<usize, Failure>>,
 }
@@ -145,6 +147,7 @@ impl CudaDevice {
             capability,
             props: p,
             info,
+            shared_optin: as_usize(a(CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN)),
             context: OnceLock::new(),
         })
     }

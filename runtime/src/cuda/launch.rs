@@ -130,10 +130,8 @@ fn check_shape(grid: Dim3, block: Dim3, shmem: usize, device: &CudaDevice) -> Hi
             )));
         }
     }
-    let optin = device.attribute(
-        sys::CUdevice_attribute::CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN,
-    );
-    if shmem > usize::try_from(optin).unwrap_or(0).max(p.sharedMemPerBlock) {
+    let optin = device.shared_optin.max(p.sharedMemPerBlock);
+    if shmem > optin {
         return Err(config(format!(
             "{shmem} bytes of dynamic shared memory requested; '{}' allows {optin} per block",
             device.name

@@ -195,16 +195,24 @@ pub fn memcpy_2d(
     if width == 0 || height == 0 {
         return Ok(());
     }
-    // SAFETY: every field is plain data; zero is a valid start.
-    let mut c: sys::CUDA_MEMCPY2D = unsafe { std::mem::zeroed() };
-    c.srcMemoryType = sys::CUmemorytype::CU_MEMORYTYPE_UNIFIED;
-    c.srcDevice = dptr(src);
-    c.srcPitch = spitch;
-    c.dstMemoryType = sys::CUmemorytype::CU_MEMORYTYPE_UNIFIED;
-    c.dstDevice = dptr(dst);
-    c.dstPitch = dpitch;
-    c.WidthInBytes = width;
-    c.Height = height;
+    let c = sys::CUDA_MEMCPY2D {
+        srcXInBytes: 0,
+        srcY: 0,
+        srcMemoryType: sys::CUmemorytype::CU_MEMORYTYPE_UNIFIED,
+        srcHost: std::ptr::null(),
+        srcDevice: dptr(src),
+        srcArray: std::ptr::null_mut(),
+        srcPitch: spitch,
+        dstXInBytes: 0,
+        dstY: 0,
+        dstMemoryType: sys::CUmemorytype::CU_MEMORYTYPE_UNIFIED,
+        dstHost: std::ptr::null_mut(),
+        dstDevice: dptr(dst),
+        dstArray: std::ptr::null_mut(),
+        dstPitch: dpitch,
+        WidthInBytes: width,
+        Height: height,
+    };
     match stream {
         // SAFETY: the descriptor describes ranges valid per the caller.
         None => check("cuMemcpy2D", unsafe { sys::cuMemcpy2D_v2(&c) }),
