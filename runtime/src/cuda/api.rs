@@ -48,10 +48,7 @@ pub fn reset(rt: &CudaRuntime) -> HipResult<()> {
     crate::api::module::forget_cuda_modules();
     stream::forget_all();
     crate::heap::forget();
-    // SAFETY: the primary context is retained (not released) and stays usable after a reset.
-    check("cuDevicePrimaryCtxReset", unsafe {
-        sys::cuDevicePrimaryCtxReset_v2(device.ordinal)
-    })
+    device.reset()
 }
 
 pub fn attribute(rt: &CudaRuntime, attribute: c_int, device: c_int) -> HipResult<c_int> {

@@ -4,7 +4,8 @@
 
 use std::cell::Cell;
 use std::ffi::c_int;
-use std::sync::OnceLock;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Mutex, OnceLock};
 
 use super::driver::{check, driver_present, error_name, sys};
 use crate::device::{filter_matches, DeviceInfo};
@@ -23,8 +24,8 @@ pub struct CudaDevice {
     pub info: DeviceInfo,
     /// The most dynamic shared memory a block may opt in to.
     pub shared_optin: usize,
-    /// The primary context (a `CUcontext`), retained on first use.
-    context: OnceLock<Result<usize, Failure>>,
+    /// The primary context (a `CUcontext`), retained on first use and again after a reset.
+    context: Mutex<Option<usize>>,
 }
 
 /// The CUDA backend's devices.
@@ -37,9 +38,13 @@ pub struct CudaRuntime {
 thread_local! {
     /// The calling thread's device (`hipSetDevice`), an index into `devices`.
     static CURRENT: Cell<usize> = const { Cell::new(0) };
-    /// The context made current on this thread last (0: none yet).
-    static BOUND: Cell<usize> = const { Cell::new(0) };
+    /// The context made current on this thread last and the reset generation it belongs to
+    /// ((0, 0): none yet).
+    static BOUND: Cell<(usize, usize)> = const { Cell::new((0, 0)) };
 }
+
+/// Bumped by every `hipDeviceReset`: each thread makes its context current again.
+static GENERATION: AtomicUsize = AtomicUsize::new(1);
 
 static CUDA: OnceLock<CudaRuntime> = OnceLock::new();
 
@@ -148,7 +153,7 @@ impl CudaDevice {
             props: p,
             info,
             shared_optin: as_usize(a(CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN)),
-            context: OnceLock::new(),
+            context: Mutex::new(None),
         })
     }
 
@@ -157,31 +162,44 @@ impl CudaDevice {
         attribute(self.ordinal, which)
     }
 
-    /// The device's primary context, retained the first time.
+    /// The device's primary context, retained the first time (and after a reset).
     pub fn context(&self) -> HipResult<sys::CUcontext> {
-        let ctx = self.context.get_or_init(|| {
-            let mut ctx: sys::CUcontext = std::ptr::null_mut();
-            // SAFETY: writes one handle.
-            check("cuDevicePrimaryCtxRetain", unsafe {
-                sys::cuDevicePrimaryCtxRetain(&mut ctx, self.ordinal)
-            })
-            .map(|()| ctx as usize)
-        });
-        match ctx {
-            Ok(c) => Ok(*c as sys::CUcontext),
-            Err(f) => Err(f.clone()),
+        let mut slot = self.context.lock().unwrap_or_else(|p| p.into_inner());
+        if let Some(ctx) = *slot {
+            return Ok(ctx as sys::CUcontext);
         }
+        let mut ctx: sys::CUcontext = std::ptr::null_mut();
+        // SAFETY: writes one handle.
+        check("cuDevicePrimaryCtxRetain", unsafe {
+            sys::cuDevicePrimaryCtxRetain(&mut ctx, self.ordinal)
+        })?;
+        *slot = Some(ctx as usize);
+        Ok(ctx)
     }
 
     /// Makes the device's context current on the calling thread (a no-op when it already is).
     pub fn bind(&self) -> HipResult<()> {
         let ctx = self.context()?;
-        if BOUND.with(|b| b.get()) != ctx as usize {
-            // SAFETY: a context retained above, never released.
+        let wanted = (ctx as usize, GENERATION.load(Ordering::Acquire));
+        if BOUND.with(|b| b.get()) != wanted {
+            // SAFETY: a retained context, never released.
             check("cuCtxSetCurrent", unsafe { sys::cuCtxSetCurrent(ctx) })?;
-            BOUND.with(|b| b.set(ctx as usize));
+            BOUND.with(|b| b.set(wanted));
         }
         Ok(())
+    }
+
+    /// `hipDeviceReset`: the primary context loses every allocation, stream, event and module;
+    /// it is retained and made current again on next use, by every thread.
+    pub fn reset(&self) -> HipResult<()> {
+        let mut slot = self.context.lock().unwrap_or_else(|p| p.into_inner());
+        // SAFETY: the caller waited for the device and forgot every handle of the context.
+        let r = check("cuDevicePrimaryCtxReset", unsafe {
+            sys::cuDevicePrimaryCtxReset_v2(self.ordinal)
+        });
+        *slot = None;
+        GENERATION.fetch_add(1, Ordering::AcqRel);
+        r
     }
 }
 
