@@ -622,7 +622,7 @@ pub unsafe extern "C" fn hipMemRangeGetAttribute(
     count: usize,
 ) -> hipError_t {
     guard("hipMemRangeGetAttribute", || {
-        on_cuda!(_cu => Err(crate::select::not_on_cuda("hipMemRangeGetAttribute")));
+        on_cuda!(_cu => crate::cuda::memory::range_attribute(data, data_size, attribute, ptr, count));
         unsafe { range_attribute_into(data, data_size, attribute, ptr, count) }
     })
 }
@@ -642,14 +642,29 @@ pub unsafe extern "C" fn hipMemRangeGetAttributes(
     count: usize,
 ) -> hipError_t {
     guard("hipMemRangeGetAttributes", || {
-        on_cuda!(_cu => Err(crate::select::not_on_cuda("hipMemRangeGetAttributes")));
         if data.is_null() || data_sizes.is_null() || attributes.is_null() || num_attributes == 0 {
             return Err(Failure::invalid_value(
                 "the data, sizes and attributes arrays must be non-null and non-empty",
             ));
         }
+        let cuda = crate::select::cuda()?;
+        if let Some(cu) = cuda {
+            cu.current()?;
+        }
         for i in 0..num_attributes {
             // SAFETY: per the caller, each array holds `num_attributes` entries.
+            if cuda.is_some() {
+                unsafe {
+                    crate::cuda::memory::range_attribute(
+                        *data.add(i),
+                        *data_sizes.add(i),
+                        *attributes.add(i),
+                        ptr,
+                        count,
+                    )?;
+                }
+                continue;
+            }
             unsafe {
                 range_attribute_into(
                     *data.add(i),

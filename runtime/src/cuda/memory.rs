@@ -346,3 +346,52 @@ pub fn advise(p: *const c_void, count: usize, advice: c_int, device: sys::CUdevi
     // SAFETY: plain driver call; the driver checks the range.
     check("cuMemAdvise", unsafe { sys::cuMemAdvise(dptr(p), count, advice, device) })
 }
+
+/// `hipMemRangeGetAttribute`: HIP's attributes 1..=4 (read-mostly, preferred location, accessed
+/// by, last prefetch location) are the driver's; locations are the driver's device ordinals.
+pub fn range_attribute(
+    data: *mut c_void,
+    data_size: usize,
+    attribute: c_int,
+    p: *const c_void,
+    count: usize,
+) -> HipResult<()> {
+    use sys::CUmem_range_attribute::*;
+    if data.is_null() {
+        return Err(Failure::invalid_value("the data pointer is null"));
+    }
+    let which = match attribute {
+        1 => CU_MEM_RANGE_ATTRIBUTE_READ_MOSTLY,
+        2 => CU_MEM_RANGE_ATTRIBUTE_PREFERRED_LOCATION,
+        3 => CU_MEM_RANGE_ATTRIBUTE_ACCESSED_BY,
+        4 => CU_MEM_RANGE_ATTRIBUTE_LAST_PREFETCH_LOCATION,
+        other => {
+            return Err(Failure::new(
+                HipError::NotSupported,
+                format!("memory range attribute {other} has no CUDA equivalent"),
+            ))
+        }
+    };
+    // SAFETY: `data` holds `data_size` bytes, per the caller; the driver checks the range.
+    check("cuMemRangeGetAttribute", unsafe {
+        sys::cuMemRangeGetAttribute(data, data_size, which, dptr(p), count)
+    })
+}
+
+/// `hipHostRegister`: pins `bytes` at `p`, portable and mapped (HIP's flags 1, 2 and 4 —
+/// portable, mapped, IO memory — are the driver's); the device reaches it at the same address.
+pub fn host_register(p: *mut c_void, bytes: usize, flags: c_uint) -> HipResult<()> {
+    if p.is_null() || bytes == 0 {
+        return Err(Failure::invalid_value("a null or empty range"));
+    }
+    // SAFETY: the caller's memory; the driver checks it.
+    check("cuMemHostRegister", unsafe {
+        sys::cuMemHostRegister_v2(p, bytes, 1 | 2 | (flags & 4))
+    })
+}
+
+/// `hipHostUnregister`.
+pub fn host_unregister(p: *mut c_void) -> HipResult<()> {
+    // SAFETY: the driver checks that `p` was registered.
+    check("cuMemHostUnregister", unsafe { sys::cuMemHostUnregister(p) })
+}
