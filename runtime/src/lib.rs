@@ -18,7 +18,7 @@ mod backend;
 pub mod cache;
 mod capabilities;
 mod cl;
-pub mod cuda;
+mod cuda;
 mod device;
 mod event;
 mod files;

@@ -129,7 +129,9 @@ pub fn cuda() -> HipResult<Option<&'static CudaRuntime>> {
 pub fn not_on_cuda(what: &str) -> Failure {
     Failure::new(
         HipError::NotSupported,
-        format!("{what} is not supported by the CUDA backend yet (HIPMLIR_BACKEND=opencl uses OpenCL)"),
+        format!(
+            "{what} is not supported by the CUDA backend yet (HIPMLIR_BACKEND=opencl uses OpenCL)"
+        ),
     )
 }
 
@@ -143,7 +145,9 @@ mod tests {
         assert_eq!(Request::parse(Some(" CUDA ")), Ok(Request::Cuda));
         assert_eq!(Request::parse(Some("opencl")), Ok(Request::OpenCl));
         assert_eq!(Request::parse(Some("")), Ok(Request::Any));
-        assert!(Request::parse(Some("vulkan")).unwrap_err().contains("vulkan"));
+        assert!(Request::parse(Some("vulkan"))
+            .unwrap_err()
+            .contains("vulkan"));
     }
 
     #[test]
@@ -156,7 +160,11 @@ mod tests {
         );
         assert_eq!(decide(Request::OpenCl, &Ok(true)), Ok(Backend::OpenCl));
         assert_eq!(decide(Request::Cuda, &Ok(true)), Ok(Backend::Cuda));
-        assert!(decide(Request::Cuda, &Ok(false)).unwrap_err().contains("no CUDA device"));
-        assert!(decide(Request::Cuda, &Err("x".into())).unwrap_err().contains("failed: x"));
+        assert!(decide(Request::Cuda, &Ok(false))
+            .unwrap_err()
+            .contains("no CUDA device"));
+        assert!(decide(Request::Cuda, &Err("x".into()))
+            .unwrap_err()
+            .contains("failed: x"));
     }
 }

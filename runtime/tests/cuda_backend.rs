@@ -107,8 +107,9 @@ fn vector_add_bundle(ptx: &[(&str, &str)]) -> Vec<u8> {
 /// A bundle built for NVIDIA GPUs only: metadata and PTX, no SPIR-V.
 fn ptx_only_bundle() -> Vec<u8> {
     let mut b = Bundle::decode(&vector_add_bundle(&[("sm_70", PTX)])).unwrap();
-    b.entries
-        .retain(|e| e.id != hipmlir_device_image::SPIRV_ENTRY_ID && e.id != hipmlir_device_image::HASH_ENTRY_ID);
+    b.entries.retain(|e| {
+        e.id != hipmlir_device_image::SPIRV_ENTRY_ID && e.id != hipmlir_device_image::HASH_ENTRY_ID
+    });
     b.encode()
 }
 
@@ -144,7 +145,10 @@ fn cuda_requested_without_a_driver_is_no_device() {
     }
     if !in_child() {
         let out = run_child("cuda_requested_without_a_driver_is_no_device", Some("cuda"));
-        assert!(out.contains("HIPMLIR_BACKEND=cuda, but there is no CUDA device"), "{out}");
+        assert!(
+            out.contains("HIPMLIR_BACKEND=cuda, but there is no CUDA device"),
+            "{out}"
+        );
         return;
     }
     // Registration needs no device.
@@ -216,7 +220,19 @@ fn opencl_requested_is_opencl() {
     params[3] = (&count as *const i32) as *mut c_void;
     expect_code(
         unsafe {
-            hipModuleLaunchKernel(f, 4, 1, 1, 256, 1, 1, 0, std::ptr::null_mut(), params.as_mut_ptr(), std::ptr::null_mut())
+            hipModuleLaunchKernel(
+                f,
+                4,
+                1,
+                1,
+                256,
+                1,
+                1,
+                0,
+                std::ptr::null_mut(),
+                params.as_mut_ptr(),
+                std::ptr::null_mut(),
+            )
         },
         HipError::NoBinaryForGpu,
     );
@@ -272,7 +288,8 @@ fn gpu_module_launch_streams_and_events() {
         ok(hipMalloc(&mut dc, bytes));
         let mut stream: hipStream_t = std::ptr::null_mut();
         ok(hipStreamCreate(&mut stream));
-        let (mut start, mut stop): (hipEvent_t, hipEvent_t) = (std::ptr::null_mut(), std::ptr::null_mut());
+        let (mut start, mut stop): (hipEvent_t, hipEvent_t) =
+            (std::ptr::null_mut(), std::ptr::null_mut());
         ok(hipEventCreate(&mut start));
         ok(hipEventCreate(&mut stop));
         // Pinned staging, async copies, a fill, the launch, all on one stream.
@@ -332,7 +349,19 @@ fn gpu_module_launch_streams_and_events() {
         ok(hipMallocManaged(&mut m, bytes, 1));
         let mut mp = m;
         params[2] = (&mut mp as *mut *mut c_void).cast();
-        ok(hipModuleLaunchKernel(f, blocks, 1, 1, 256, 1, 1, 0, std::ptr::null_mut(), params.as_mut_ptr(), std::ptr::null_mut()));
+        ok(hipModuleLaunchKernel(
+            f,
+            blocks,
+            1,
+            1,
+            256,
+            1,
+            1,
+            0,
+            std::ptr::null_mut(),
+            params.as_mut_ptr(),
+            std::ptr::null_mut(),
+        ));
         ok(hipDeviceSynchronize());
         let managed = std::slice::from_raw_parts(m.cast::<f32>(), n);
         for i in 0..n {
@@ -347,7 +376,19 @@ fn gpu_module_launch_streams_and_events() {
         ok(hipModuleGetFunction(&mut f2, module2, name.as_ptr()));
         ok(hipMemset(dc, 0, bytes));
         params[2] = (&mut dc as *mut *mut c_void).cast();
-        ok(hipModuleLaunchKernel(f2, blocks, 1, 1, 256, 1, 1, 0, std::ptr::null_mut(), params.as_mut_ptr(), std::ptr::null_mut()));
+        ok(hipModuleLaunchKernel(
+            f2,
+            blocks,
+            1,
+            1,
+            256,
+            1,
+            1,
+            0,
+            std::ptr::null_mut(),
+            params.as_mut_ptr(),
+            std::ptr::null_mut(),
+        ));
         ok(hipMemcpy(c.as_mut_ptr().cast(), dc, bytes, 2));
         for i in 0..n {
             assert_eq!(c[i], a[i] + b[i], "PTX-only element {i}");
@@ -355,9 +396,42 @@ fn gpu_module_launch_streams_and_events() {
         ok(hipModuleUnload(module2));
 
         // Misuse is an error code, not a crash.
-        expect_code(hipModuleLaunchKernel(f, 0, 1, 1, 256, 1, 1, 0, stream, params.as_mut_ptr(), std::ptr::null_mut()), HipError::InvalidConfiguration);
-        expect_code(hipModuleLaunchKernel(f, 1, 1, 1, 4096, 1, 1, 0, stream, params.as_mut_ptr(), std::ptr::null_mut()), HipError::InvalidConfiguration);
-        expect_code(hipStreamSynchronize(0x1234 as hipStream_t), HipError::InvalidHandle);
+        expect_code(
+            hipModuleLaunchKernel(
+                f,
+                0,
+                1,
+                1,
+                256,
+                1,
+                1,
+                0,
+                stream,
+                params.as_mut_ptr(),
+                std::ptr::null_mut(),
+            ),
+            HipError::InvalidConfiguration,
+        );
+        expect_code(
+            hipModuleLaunchKernel(
+                f,
+                1,
+                1,
+                1,
+                4096,
+                1,
+                1,
+                0,
+                stream,
+                params.as_mut_ptr(),
+                std::ptr::null_mut(),
+            ),
+            HipError::InvalidConfiguration,
+        );
+        expect_code(
+            hipStreamSynchronize(0x1234 as hipStream_t),
+            HipError::InvalidHandle,
+        );
 
         ok(hipEventDestroy(start));
         ok(hipEventDestroy(stop));
@@ -391,7 +465,19 @@ fn gpu_module_launch_streams_and_events() {
             (&mut rc as *mut *mut c_void).cast(),
             (&count as *const i32) as *mut c_void,
         ];
-        ok(hipModuleLaunchKernel(f3, blocks, 1, 1, 256, 1, 1, 0, std::ptr::null_mut(), again.as_mut_ptr(), std::ptr::null_mut()));
+        ok(hipModuleLaunchKernel(
+            f3,
+            blocks,
+            1,
+            1,
+            256,
+            1,
+            1,
+            0,
+            std::ptr::null_mut(),
+            again.as_mut_ptr(),
+            std::ptr::null_mut(),
+        ));
         ok(hipMemcpy(c.as_mut_ptr().cast(), rc, bytes, 2));
         for i in 0..n {
             assert_eq!(c[i], a[i] + b[i], "after reset, element {i}");
@@ -425,18 +511,39 @@ fn gpu_images_without_runnable_ptx_are_errors() {
         args[24..28].copy_from_slice(&0i32.to_ne_bytes());
         let mut size = args.len();
         let mut extra: [*mut c_void; 5] = [
-            1 as *mut c_void,
+            std::ptr::without_provenance_mut::<c_void>(1),
             args.as_mut_ptr().cast(),
-            2 as *mut c_void,
+            std::ptr::without_provenance_mut::<c_void>(2),
             (&mut size as *mut usize).cast(),
-            3 as *mut c_void,
+            std::ptr::without_provenance_mut::<c_void>(3),
         ];
         unsafe {
-            hipModuleLaunchKernel(f, 1, 1, 1, 1, 1, 1, 0, std::ptr::null_mut(), std::ptr::null_mut(), extra.as_mut_ptr())
+            hipModuleLaunchKernel(
+                f,
+                1,
+                1,
+                1,
+                1,
+                1,
+                1,
+                0,
+                std::ptr::null_mut(),
+                std::ptr::null_mut(),
+                extra.as_mut_ptr(),
+            )
         }
     };
-    expect_code(launch_first(&vector_add_bundle(&[("sm_999", PTX)])), HipError::NoBinaryForGpu);
+    expect_code(
+        launch_first(&vector_add_bundle(&[("sm_999", PTX)])),
+        HipError::NoBinaryForGpu,
+    );
     let broken = PTX.replace("add.rn.f32", "add.nonsense.f32");
-    expect_code(launch_first(&vector_add_bundle(&[("sm_70", &broken)])), HipError::InvalidImage);
-    expect_code(launch_first(&vector_add_bundle(&[])), HipError::NoBinaryForGpu);
+    expect_code(
+        launch_first(&vector_add_bundle(&[("sm_70", &broken)])),
+        HipError::InvalidImage,
+    );
+    expect_code(
+        launch_first(&vector_add_bundle(&[])),
+        HipError::NoBinaryForGpu,
+    );
 }

@@ -39,7 +39,11 @@ pub unsafe extern "C" fn hipGetDeviceCount(count: *mut c_int) -> hipError_t {
             // SAFETY (both): checked non-null; valid per the caller.
             Ok(Some(cu)) => {
                 return unsafe {
-                    write_out(count, crate::cuda::api::device_count(cu), "the count pointer")
+                    write_out(
+                        count,
+                        crate::cuda::api::device_count(cu),
+                        "the count pointer",
+                    )
                 }
             }
             Ok(None) => {}

@@ -139,7 +139,9 @@ fn load(out: *mut hipModule_t, bytes: &[u8], label: String) -> HipResult<()> {
     }
     let image = image_from_bytes(bytes)
         .map_err(|e| Failure::new(HipError::InvalidImage, format!("{label}: {e}")))?;
-    let handle = modules().insert(Arc::new(Module::standalone(label, image).with_ptx_of(bytes)));
+    let handle = modules().insert(Arc::new(
+        Module::standalone(label, image).with_ptx_of(bytes),
+    ));
     // SAFETY: checked non-null; valid per the caller.
     unsafe { write_out(out, handle as hipModule_t, "the module pointer") }
 }

@@ -246,12 +246,7 @@ pub unsafe extern "C" fn hipStreamAddCallback(
             )));
         }
         let callback = callback.ok_or_else(|| Failure::invalid_value("the callback is null"))?;
-        on_cuda!(_cu => {
-            // SAFETY: hipStream_t and CUstream are both the stream's pointer-sized handle.
-            let callback: unsafe extern "C" fn(*mut c_void, c_int, *mut c_void) =
-                unsafe { std::mem::transmute(callback) };
-            crate::cuda::stream::add_callback(stream as usize, callback, user_data)
-        });
+        on_cuda!(_cu => crate::cuda::stream::add_callback(stream as usize, callback, user_data));
         let data = UserData(user_data);
         let handle = UserData(stream.cast());
         crate::host_function::enqueue(

@@ -9,7 +9,6 @@ use super::device::CudaRuntime;
 use super::driver::{check, sys};
 use super::{launch as cu_launch, memory as mem, module, stream};
 use crate::api::launch::FuncAttributes;
-use crate::api::write_out;
 use crate::error::{Failure, HipError, HipResult};
 use crate::launch::Dim3;
 use crate::props::HipDeviceProp;
@@ -77,7 +76,9 @@ pub fn attribute(rt: &CudaRuntime, attribute: c_int, device: c_int) -> HipResult
         ));
     }
     crate::api::device::device_attribute(&d.props, &d.info, attribute).ok_or_else(|| {
-        Failure::invalid_value(format!("{attribute} is not a hipDeviceAttribute_t hipmlir knows"))
+        Failure::invalid_value(format!(
+            "{attribute} is not a hipDeviceAttribute_t hipmlir knows"
+        ))
     })
 }
 
@@ -93,7 +94,9 @@ pub fn get_limit(rt: &CudaRuntime, limit: c_int) -> HipResult<usize> {
     };
     let mut v = 0;
     // SAFETY: writes one size_t.
-    check("cuCtxGetLimit", unsafe { sys::cuCtxGetLimit(&mut v, which) })?;
+    check("cuCtxGetLimit", unsafe {
+        sys::cuCtxGetLimit(&mut v, which)
+    })?;
     Ok(v)
 }
 
@@ -131,7 +134,9 @@ fn function_of(rt: &CudaRuntime, kernel: &KernelRef) -> HipResult<module::Functi
 fn function_attribute(f: &module::Function, which: sys::CUfunction_attribute) -> HipResult<c_int> {
     let mut v = 0;
     // SAFETY: writes one int.
-    check("cuFuncGetAttribute", unsafe { sys::cuFuncGetAttribute(&mut v, which, f.raw()) })?;
+    check("cuFuncGetAttribute", unsafe {
+        sys::cuFuncGetAttribute(&mut v, which, f.raw())
+    })?;
     Ok(v)
 }
 
@@ -155,20 +160,36 @@ pub fn func_attributes(rt: &CudaRuntime, kernel: &KernelRef) -> HipResult<FuncAt
 }
 
 /// `hipFuncSetAttribute`: the driver's own attributes (8: max dynamic shared memory, 9: carveout).
-pub fn func_set_attribute(rt: &CudaRuntime, kernel: &KernelRef, attribute: c_int, value: c_int) -> HipResult<()> {
+pub fn func_set_attribute(
+    rt: &CudaRuntime,
+    kernel: &KernelRef,
+    attribute: c_int,
+    value: c_int,
+) -> HipResult<()> {
     use sys::CUfunction_attribute::*;
     let which = match attribute {
         8 => CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
         9 => CU_FUNC_ATTRIBUTE_PREFERRED_SHARED_MEMORY_CARVEOUT,
-        other => return Err(Failure::invalid_value(format!("{other} is not a hipFuncAttribute value"))),
+        other => {
+            return Err(Failure::invalid_value(format!(
+                "{other} is not a hipFuncAttribute value"
+            )))
+        }
     };
     let f = function_of(rt, kernel)?;
     // SAFETY: a function of a loaded module.
-    check("cuFuncSetAttribute", unsafe { sys::cuFuncSetAttribute(f.raw(), which, value) })?;
+    check("cuFuncSetAttribute", unsafe {
+        sys::cuFuncSetAttribute(f.raw(), which, value)
+    })?;
     if attribute == 8 {
         kernel.update_settings(|s| s.max_dynamic_shared = Some(value));
         let device = rt.current()?;
-        module::note_shared_allowed(&kernel.module, kernel.index(), device, value.max(0) as usize);
+        module::note_shared_allowed(
+            &kernel.module,
+            kernel.index(),
+            device,
+            value.max(0) as usize,
+        );
     } else {
         kernel.update_settings(|s| s.carveout = Some(value));
     }
@@ -185,18 +206,40 @@ pub fn max_potential_block_size(
     let (mut grid, mut block) = (0, 0);
     // SAFETY: writes two ints; no per-block-size callback.
     check("cuOccupancyMaxPotentialBlockSize", unsafe {
-        sys::cuOccupancyMaxPotentialBlockSize(&mut grid, &mut block, f.raw(), None, dynamic_shmem, limit.max(0))
+        sys::cuOccupancyMaxPotentialBlockSize(
+            &mut grid,
+            &mut block,
+            f.raw(),
+            None,
+            dynamic_shmem,
+            limit.max(0),
+        )
     })?;
     Ok((grid, block))
 }
 
-pub fn active_blocks(rt: &CudaRuntime, kernel: &KernelRef, block_size: c_int, dynamic_shmem: usize, flags: c_uint) -> HipResult<c_int> {
+pub fn active_blocks(
+    rt: &CudaRuntime,
+    kernel: &KernelRef,
+    block_size: c_int,
+    dynamic_shmem: usize,
+    flags: c_uint,
+) -> HipResult<c_int> {
     let f = function_of(rt, kernel)?;
     let mut n = 0;
     // SAFETY: writes one int.
-    check("cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags", unsafe {
-        sys::cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(&mut n, f.raw(), block_size, dynamic_shmem, flags)
-    })?;
+    check(
+        "cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags",
+        unsafe {
+            sys::cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(
+                &mut n,
+                f.raw(),
+                block_size,
+                dynamic_shmem,
+                flags,
+            )
+        },
+    )?;
     Ok(n)
 }
 
@@ -239,7 +282,11 @@ pub fn symbol_copy(
     }
     let (address, _) = symbol(rt, symbol_ptr)?;
     let at = (address as usize + offset) as *mut c_void;
-    let (dst, src) = if to_symbol { (at, other) } else { (other as *mut c_void, at as *const c_void) };
+    let (dst, src) = if to_symbol {
+        (at, other)
+    } else {
+        (other as *mut c_void, at as *const c_void)
+    };
     match stream {
         None => mem::memcpy(dst, src, bytes, kind),
         Some(s) => mem::memcpy_async(dst, src, bytes, kind, s),
@@ -259,17 +306,4 @@ pub unsafe fn write_name(out: *mut c_char, len: c_int, text: &str) {
         std::ptr::copy_nonoverlapping(text.as_ptr().cast(), out, n);
         out.add(n).write(0);
     }
-}
-
-/// Writes an allocation's result.
-///
-/// # Safety
-/// `out` must be null or valid for writing a pointer.
-pub unsafe fn alloc_into(out: *mut *mut c_void, alloc: impl FnOnce() -> HipResult<*mut c_void>) -> HipResult<()> {
-    if out.is_null() {
-        return Err(Failure::invalid_value("the result pointer is null"));
-    }
-    let p = alloc()?;
-    // SAFETY: per the caller.
-    unsafe { write_out(out, p, "the result pointer") }
 }

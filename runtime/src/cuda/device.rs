@@ -206,7 +206,9 @@ impl CudaDevice {
 impl CudaRuntime {
     /// The calling thread's device index.
     pub fn current_index(&self) -> usize {
-        CURRENT.with(|c| c.get()).min(self.devices.len().saturating_sub(1))
+        CURRENT
+            .with(|c| c.get())
+            .min(self.devices.len().saturating_sub(1))
     }
 
     /// The device `ordinal` (a HIP ordinal: an index into the devices), or `hipErrorInvalidDevice`.
@@ -255,7 +257,10 @@ pub fn open(filter: Option<&str>) -> Result<Option<CudaRuntime>, String> {
     check("cuInit", r).map_err(|f| f.message)?;
     let mut count = 0;
     // SAFETY: writes one int.
-    check("cuDeviceGetCount", unsafe { sys::cuDeviceGetCount(&mut count) }).map_err(|f| f.message)?;
+    check("cuDeviceGetCount", unsafe {
+        sys::cuDeviceGetCount(&mut count)
+    })
+    .map_err(|f| f.message)?;
     let mut driver_version = 0;
     // SAFETY: writes one int.
     let _ = unsafe { sys::cuDriverGetVersion(&mut driver_version) };

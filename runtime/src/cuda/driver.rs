@@ -64,7 +64,10 @@ pub fn check(what: &str, r: CUresult) -> HipResult<()> {
     if r == CUresult::CUDA_SUCCESS {
         Ok(())
     } else {
-        Err(Failure::new(hip_code(r), format!("{what}: {}", error_name(r))))
+        Err(Failure::new(
+            hip_code(r),
+            format!("{what}: {}", error_name(r)),
+        ))
     }
 }
 

@@ -51,7 +51,11 @@ fn mismatch(info: &KernelInfo, why: String) -> Failure {
 
 /// Plans the parameters of a launch of `info` whose `.entry` takes `params` (sizes; `None`:
 /// unknown, trust the metadata). Pure, for tests.
-pub fn plan(info: &KernelInfo, params: Option<&[ParamDecl]>, linear: bool) -> HipResult<Vec<Param>> {
+pub fn plan(
+    info: &KernelInfo,
+    params: Option<&[ParamDecl]>,
+    linear: bool,
+) -> HipResult<Vec<Param>> {
     let is_shared = |a: &hipmlir_device_image::KernelArg| {
         a.is_pointer && a.address_space == AddressSpace::Workgroup
     };
@@ -183,20 +187,27 @@ pub fn launch(
         for p in &plan {
             params.push(match *p {
                 Param::Block { offset, len } => {
-                    let bytes = args.get(offset..offset.saturating_add(len)).ok_or_else(|| {
-                        mismatch(info, "an argument lies outside the argument block".into())
-                    })?;
+                    let bytes = args
+                        .get(offset..offset.saturating_add(len))
+                        .ok_or_else(|| {
+                            mismatch(info, "an argument lies outside the argument block".into())
+                        })?;
                     bytes.as_ptr() as *mut c_void
                 }
                 Param::Spill { offset, len } => {
-                    let bytes = args.get(offset..offset.saturating_add(len)).ok_or_else(|| {
-                        mismatch(info, "an argument lies outside the argument block".into())
-                    })?;
+                    let bytes = args
+                        .get(offset..offset.saturating_add(len))
+                        .ok_or_else(|| {
+                            mismatch(info, "an argument lies outside the argument block".into())
+                        })?;
                     let mut at: sys::CUdeviceptr = 0;
                     // SAFETY: stream-ordered allocation and copy on the launch's stream; the
                     // host bytes are staged before cuMemcpyHtoDAsync returns (pageable memory).
                     unsafe {
-                        check("cuMemAllocAsync", sys::cuMemAllocAsync(&mut at, len, stream))?;
+                        check(
+                            "cuMemAllocAsync",
+                            sys::cuMemAllocAsync(&mut at, len, stream),
+                        )?;
                         spills.push(at);
                         check(
                             "cuMemcpyHtoDAsync",
@@ -232,7 +243,11 @@ pub fn launch(
         } else {
             super::driver::hip_code(r)
         };
-        check_as(&format!("cuLaunchKernel of '{}'", info.source_name), r, code)
+        check_as(
+            &format!("cuLaunchKernel of '{}'", info.source_name),
+            r,
+            code,
+        )
     })();
     for at in spills {
         // SAFETY: freed in stream order, after the kernel that reads it.
@@ -254,13 +269,16 @@ fn allow_shared(
         return Ok(());
     }
     // SAFETY: a function of a loaded module.
-    check("cuFuncSetAttribute(MAX_DYNAMIC_SHARED_SIZE_BYTES)", unsafe {
-        sys::cuFuncSetAttribute(
-            function.raw(),
-            sys::CUfunction_attribute::CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
-            i32::try_from(wanted).unwrap_or(i32::MAX),
-        )
-    })?;
+    check(
+        "cuFuncSetAttribute(MAX_DYNAMIC_SHARED_SIZE_BYTES)",
+        unsafe {
+            sys::cuFuncSetAttribute(
+                function.raw(),
+                sys::CUfunction_attribute::CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
+                i32::try_from(wanted).unwrap_or(i32::MAX),
+            )
+        },
+    )?;
     module::note_shared_allowed(&kernel.module, kernel.index(), device, wanted);
     Ok(())
 }
@@ -271,7 +289,13 @@ mod tests {
     use hipmlir_device_image::KernelArg;
 
     fn decls(sizes: &[usize]) -> Vec<ParamDecl> {
-        sizes.iter().map(|&size| ParamDecl { size, pointer: false }).collect()
+        sizes
+            .iter()
+            .map(|&size| ParamDecl {
+                size,
+                pointer: false,
+            })
+            .collect()
     }
 
     fn arg(name: &str, size: u64, is_pointer: bool, space: AddressSpace) -> KernelArg {
@@ -349,20 +373,32 @@ mod tests {
     #[test]
     fn by_value_arguments_behind_a_pointer_are_spilled() {
         let small = kernel(vec![arg("u", 4, false, AddressSpace::Private)]);
-        let by_reference = [ParamDecl { size: 8, pointer: true }];
+        let by_reference = [ParamDecl {
+            size: 8,
+            pointer: true,
+        }];
         assert_eq!(
             plan(&small, Some(&by_reference), false).unwrap(),
             vec![Param::Spill { offset: 0, len: 4 }]
         );
         let k = kernel(vec![arg("big", 256, false, AddressSpace::Private)]);
-        let by_reference = [ParamDecl { size: 8, pointer: true }];
+        let by_reference = [ParamDecl {
+            size: 8,
+            pointer: true,
+        }];
         assert_eq!(
             plan(&k, Some(&by_reference), false).unwrap(),
-            vec![Param::Spill { offset: 0, len: 256 }]
+            vec![Param::Spill {
+                offset: 0,
+                len: 256
+            }]
         );
         assert_eq!(
             plan(&k, Some(&decls(&[256])), false).unwrap(),
-            vec![Param::Block { offset: 0, len: 256 }]
+            vec![Param::Block {
+                offset: 0,
+                len: 256
+            }]
         );
     }
 

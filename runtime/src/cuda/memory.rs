@@ -40,7 +40,9 @@ pub fn malloc_managed(size: usize, flags: c_uint) -> HipResult<*mut c_void> {
     }
     let mut p = 0;
     // SAFETY: writes one pointer.
-    check("cuMemAllocManaged", unsafe { sys::cuMemAllocManaged(&mut p, size, flags) })?;
+    check("cuMemAllocManaged", unsafe {
+        sys::cuMemAllocManaged(&mut p, size, flags)
+    })?;
     Ok(ptr(p))
 }
 
@@ -149,7 +151,9 @@ pub fn memcpy(dst: *mut c_void, src: *const c_void, size: usize, kind: c_int) ->
         return Ok(());
     }
     // SAFETY: unified addresses of at least `size` bytes, per the caller.
-    check("cuMemcpy", unsafe { sys::cuMemcpy(dptr(dst), dptr(src), size) })
+    check("cuMemcpy", unsafe {
+        sys::cuMemcpy(dptr(dst), dptr(src), size)
+    })
 }
 
 /// `hipMemcpyAsync`.
@@ -226,7 +230,12 @@ pub fn memcpy_2d(
 
 /// `hipMemset*`: `pattern` is 1, 2 or 4 bytes, written `count` times; `stream` None for the
 /// synchronous forms (which run on the null stream).
-pub fn memset(dst: *mut c_void, pattern: &[u8], count: usize, stream: Option<usize>) -> HipResult<()> {
+pub fn memset(
+    dst: *mut c_void,
+    pattern: &[u8],
+    count: usize,
+    stream: Option<usize>,
+) -> HipResult<()> {
     if count == 0 {
         if let Some(s) = stream {
             cu_stream(s)?;
@@ -248,7 +257,9 @@ pub fn memset(dst: *mut c_void, pattern: &[u8], count: usize, stream: Option<usi
             ([b], Some(s)) => sys::cuMemsetD8Async(d, *b, count, s),
             (&[a, b], None) => sys::cuMemsetD16_v2(d, u16::from_ne_bytes([a, b]), count),
             (&[a, b], Some(s)) => sys::cuMemsetD16Async(d, u16::from_ne_bytes([a, b]), count, s),
-            (&[a, b, c, e], None) => sys::cuMemsetD32_v2(d, u32::from_ne_bytes([a, b, c, e]), count),
+            (&[a, b, c, e], None) => {
+                sys::cuMemsetD32_v2(d, u32::from_ne_bytes([a, b, c, e]), count)
+            }
             (&[a, b, c, e], Some(s)) => {
                 sys::cuMemsetD32Async(d, u32::from_ne_bytes([a, b, c, e]), count, s)
             }
@@ -262,7 +273,9 @@ pub fn memset(dst: *mut c_void, pattern: &[u8], count: usize, stream: Option<usi
 pub fn info() -> HipResult<(usize, usize)> {
     let (mut free, mut total) = (0, 0);
     // SAFETY: writes two size_t.
-    check("cuMemGetInfo", unsafe { sys::cuMemGetInfo_v2(&mut free, &mut total) })?;
+    check("cuMemGetInfo", unsafe {
+        sys::cuMemGetInfo_v2(&mut free, &mut total)
+    })?;
     Ok((free, total))
 }
 
@@ -281,7 +294,9 @@ pub fn pointer_attributes(p: *const c_void, device_of: impl Fn(i32) -> i32) -> P
     };
     let get = |attribute: sys::CUpointer_attribute, out: *mut c_void| {
         // SAFETY: `out` is sized for the attribute by each caller below.
-        unsafe { sys::cuPointerGetAttribute(out, attribute, dptr(p)) == sys::CUresult::CUDA_SUCCESS }
+        unsafe {
+            sys::cuPointerGetAttribute(out, attribute, dptr(p)) == sys::CUresult::CUDA_SUCCESS
+        }
     };
     let mut managed: c_int = 0;
     let _ = get(
@@ -318,7 +333,12 @@ pub fn pointer_attributes(p: *const c_void, device_of: impl Fn(i32) -> i32) -> P
 }
 
 /// `hipMemPrefetchAsync`: `hipCpuDeviceId` (-1) is `CU_DEVICE_CPU`.
-pub fn prefetch(p: *const c_void, count: usize, device: sys::CUdevice, stream: usize) -> HipResult<()> {
+pub fn prefetch(
+    p: *const c_void,
+    count: usize,
+    device: sys::CUdevice,
+    stream: usize,
+) -> HipResult<()> {
     let s = cu_stream(stream)?;
     // SAFETY: plain driver call; the driver checks the range.
     check("cuMemPrefetchAsync", unsafe {
@@ -327,7 +347,12 @@ pub fn prefetch(p: *const c_void, count: usize, device: sys::CUdevice, stream: u
 }
 
 /// `hipMemAdvise`: HIP's advice values 1..=6 are the driver's.
-pub fn advise(p: *const c_void, count: usize, advice: c_int, device: sys::CUdevice) -> HipResult<()> {
+pub fn advise(
+    p: *const c_void,
+    count: usize,
+    advice: c_int,
+    device: sys::CUdevice,
+) -> HipResult<()> {
     use sys::CUmem_advise::*;
     let advice = match advice {
         1 => CU_MEM_ADVISE_SET_READ_MOSTLY,
@@ -344,7 +369,9 @@ pub fn advise(p: *const c_void, count: usize, advice: c_int, device: sys::CUdevi
         }
     };
     // SAFETY: plain driver call; the driver checks the range.
-    check("cuMemAdvise", unsafe { sys::cuMemAdvise(dptr(p), count, advice, device) })
+    check("cuMemAdvise", unsafe {
+        sys::cuMemAdvise(dptr(p), count, advice, device)
+    })
 }
 
 /// `hipMemRangeGetAttribute`: HIP's attributes 1..=4 (read-mostly, preferred location, accessed
@@ -393,5 +420,7 @@ pub fn host_register(p: *mut c_void, bytes: usize, flags: c_uint) -> HipResult<(
 /// `hipHostUnregister`.
 pub fn host_unregister(p: *mut c_void) -> HipResult<()> {
     // SAFETY: the driver checks that `p` was registered.
-    check("cuMemHostUnregister", unsafe { sys::cuMemHostUnregister(p) })
+    check("cuMemHostUnregister", unsafe {
+        sys::cuMemHostUnregister(p)
+    })
 }

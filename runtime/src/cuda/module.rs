@@ -85,7 +85,10 @@ fn load(module: &Module, device: &CudaDevice) -> HipResult<DeviceModule> {
     let text_end = bytes.iter().position(|&b| b == 0).unwrap_or(bytes.len());
     let text = String::from_utf8_lossy(&bytes[..text_end]).into_owned();
     let image = CString::new(text.clone()).map_err(|_| {
-        Failure::new(HipError::InvalidImage, format!("{}: its PTX has a NUL", module.label))
+        Failure::new(
+            HipError::InvalidImage,
+            format!("{}: its PTX has a NUL", module.label),
+        )
     })?;
     let mut error_log = vec![0u8; LOG_BYTES];
     let mut options = [
@@ -151,14 +154,10 @@ fn with_loaded<R>(
     f: impl FnOnce(&mut DeviceModule) -> HipResult<R>,
 ) -> HipResult<R> {
     let mut loaded = module.lock_cuda();
-    if !loaded.per_device.contains_key(&device.ordinal) {
-        let m = load(module, device)?;
-        loaded.per_device.insert(device.ordinal, m);
-    }
-    let m = loaded
-        .per_device
-        .get_mut(&device.ordinal)
-        .ok_or_else(|| Failure::new(HipError::Unknown, "a loaded module vanished"))?;
+    let m = match loaded.per_device.entry(device.ordinal) {
+        std::collections::hash_map::Entry::Occupied(e) => e.into_mut(),
+        std::collections::hash_map::Entry::Vacant(v) => v.insert(load(module, device)?),
+    };
     f(m)
 }
 
@@ -215,7 +214,11 @@ pub fn note_shared_allowed(module: &Module, index: usize, device: &CudaDevice, b
 }
 
 /// The device address and size of variable `index` of `module` on `device`.
-pub fn variable(module: &Arc<Module>, index: usize, device: &CudaDevice) -> HipResult<(u64, usize)> {
+pub fn variable(
+    module: &Arc<Module>,
+    index: usize,
+    device: &CudaDevice,
+) -> HipResult<(u64, usize)> {
     let global = module.global(index).clone();
     let found = with_loaded(module, device, |m| {
         if let Some(&v) = m.variables.get(&index) {
@@ -227,7 +230,12 @@ pub fn variable(module: &Arc<Module>, index: usize, device: &CudaDevice) -> HipR
         let (mut address, mut size) = (0u64, 0usize);
         // SAFETY: a loaded module and a NUL-terminated name.
         let r = unsafe {
-            sys::cuModuleGetGlobal_v2(&mut address, &mut size, m.handle as sys::CUmodule, name.as_ptr())
+            sys::cuModuleGetGlobal_v2(
+                &mut address,
+                &mut size,
+                m.handle as sys::CUmodule,
+                name.as_ptr(),
+            )
         };
         if r == sys::CUresult::CUDA_SUCCESS {
             m.variables.insert(index, (address, size));
@@ -258,7 +266,10 @@ fn address_from_kernel(module: &Arc<Module>, kernel: &str, device: &CudaDevice) 
         .ok_or_else(|| {
             Failure::new(
                 HipError::InvalidSymbol,
-                format!("{}: the device variable's address kernel '{kernel}' is missing", module.label),
+                format!(
+                    "{}: the device variable's address kernel '{kernel}' is missing",
+                    module.label
+                ),
             )
         })?;
     let f = with_loaded(module, device, |m| {
@@ -310,7 +321,9 @@ fn prepare_heap(module: &Arc<Module>, device: &CudaDevice) -> HipResult<()> {
     let Some(index) = module.heap_variable else {
         return Ok(());
     };
-    let already = with_loaded(module, device, |m| Ok(m.variables.contains_key(&usize::MAX)))?;
+    let already = with_loaded(module, device, |m| {
+        Ok(m.variables.contains_key(&usize::MAX))
+    })?;
     if already {
         return Ok(());
     }
@@ -319,7 +332,10 @@ fn prepare_heap(module: &Arc<Module>, device: &CudaDevice) -> HipResult<()> {
     let mut arena: sys::CUdeviceptr = 0;
     // SAFETY: plain driver calls on the current context; the host words outlive the copies.
     unsafe {
-        check("cuMemAlloc (device heap)", sys::cuMemAlloc_v2(&mut arena, size))?;
+        check(
+            "cuMemAlloc (device heap)",
+            sys::cuMemAlloc_v2(&mut arena, size),
+        )?;
         // A fresh arena is zero, as the allocator's first use expects on every backend.
         check("cuMemsetD8", sys::cuMemsetD8_v2(arena, 0, size))?;
         let header = [size as u64, 0u64];
@@ -333,7 +349,11 @@ fn prepare_heap(module: &Arc<Module>, device: &CudaDevice) -> HipResult<()> {
         )?;
     }
     crate::heap::note_started();
-    hlog!(Debug, "device heap of {} at {arena:#x}: {size} bytes", module.label);
+    hlog!(
+        Debug,
+        "device heap of {} at {arena:#x}: {size} bytes",
+        module.label
+    );
     with_loaded(module, device, |m| {
         m.variables.insert(usize::MAX, (arena, size));
         Ok(())

@@ -45,7 +45,11 @@ impl Arch {
 /// The entry to load on a device of compute capability `(major, minor)`: the highest
 /// architecture not above it (among equals, an arch-specific one). `Err` says what the image
 /// has.
-pub fn choose_entry<'a>(arches: impl IntoIterator<Item = &'a str>, major: i32, minor: i32) -> Result<usize, String> {
+pub fn choose_entry<'a>(
+    arches: impl IntoIterator<Item = &'a str>,
+    major: i32,
+    minor: i32,
+) -> Result<usize, String> {
     let capability = u32::try_from(major * 10 + minor).unwrap_or(0);
     let mut best: Option<(usize, Arch)> = None;
     let mut seen = Vec::new();
@@ -61,7 +65,9 @@ pub fn choose_entry<'a>(arches: impl IntoIterator<Item = &'a str>, major: i32, m
             None => true,
             Some((_, b)) => {
                 arch.capability > b.capability
-                    || (arch.capability == b.capability && arch.suffix.is_some() && b.suffix.is_none())
+                    || (arch.capability == b.capability
+                        && arch.suffix.is_some()
+                        && b.suffix.is_none())
             }
         };
         if better {
@@ -157,10 +163,34 @@ mod tests {
 
     #[test]
     fn arches_parse() {
-        assert_eq!(Arch::parse("sm_70"), Some(Arch { capability: 70, suffix: None }));
-        assert_eq!(Arch::parse("sm_90a"), Some(Arch { capability: 90, suffix: Some('a') }));
-        assert_eq!(Arch::parse("compute_80"), Some(Arch { capability: 80, suffix: None }));
-        assert_eq!(Arch::parse("sm_100f"), Some(Arch { capability: 100, suffix: Some('f') }));
+        assert_eq!(
+            Arch::parse("sm_70"),
+            Some(Arch {
+                capability: 70,
+                suffix: None
+            })
+        );
+        assert_eq!(
+            Arch::parse("sm_90a"),
+            Some(Arch {
+                capability: 90,
+                suffix: Some('a')
+            })
+        );
+        assert_eq!(
+            Arch::parse("compute_80"),
+            Some(Arch {
+                capability: 80,
+                suffix: None
+            })
+        );
+        assert_eq!(
+            Arch::parse("sm_100f"),
+            Some(Arch {
+                capability: 100,
+                suffix: Some('f')
+            })
+        );
         assert_eq!(Arch::parse("gfx90a"), None);
         assert_eq!(Arch::parse("sm_7"), None);
         assert_eq!(Arch::parse("sm_70x"), None);
@@ -198,9 +228,8 @@ mod tests {
 
     #[test]
     fn entry_parameters_and_sizes() {
-        let sizes = |name| {
-            entry_params(PTX, name).map(|p| p.iter().map(|d| d.size).collect::<Vec<_>>())
-        };
+        let sizes =
+            |name| entry_params(PTX, name).map(|p| p.iter().map(|d| d.size).collect::<Vec<_>>());
         assert_eq!(sizes("_Z4vaddPKfS0_Pfi"), Some(vec![8, 8, 8, 4]));
         let params = entry_params(PTX, "_Z4vaddPKfS0_Pfi").unwrap();
         assert!(params[0].pointer && !params[1].pointer && !params[3].pointer);

@@ -49,24 +49,33 @@ pub fn cu_event(handle: usize) -> HipResult<sys::CUevent> {
 /// `hipStreamCreateWithPriority`: `hipStreamNonBlocking` (1) is `CU_STREAM_NON_BLOCKING`.
 pub fn create(flags: c_uint, priority: c_int) -> HipResult<usize> {
     if flags & !1 != 0 {
-        return Err(Failure::invalid_value(format!("unknown stream flags {flags:#x}")));
+        return Err(Failure::invalid_value(format!(
+            "unknown stream flags {flags:#x}"
+        )));
     }
     let mut s: sys::CUstream = std::ptr::null_mut();
     // SAFETY: writes one handle.
     check("cuStreamCreateWithPriority", unsafe {
         sys::cuStreamCreateWithPriority(&mut s, flags, priority)
     })?;
-    table(&STREAMS).get_or_insert_with(HashSet::new).insert(s as usize);
+    table(&STREAMS)
+        .get_or_insert_with(HashSet::new)
+        .insert(s as usize);
     Ok(s as usize)
 }
 
 /// `hipStreamDestroy`: work already queued still runs (as in CUDA).
 pub fn destroy(handle: usize) -> HipResult<()> {
     if handle <= 2 {
-        return Err(Failure::new(HipError::InvalidHandle, "the default stream cannot be destroyed"));
+        return Err(Failure::new(
+            HipError::InvalidHandle,
+            "the default stream cannot be destroyed",
+        ));
     }
     let s = cu_stream(handle)?;
-    table(&STREAMS).get_or_insert_with(HashSet::new).remove(&handle);
+    table(&STREAMS)
+        .get_or_insert_with(HashSet::new)
+        .remove(&handle);
     // SAFETY: a stream this backend created, forgotten above.
     check("cuStreamDestroy", unsafe { sys::cuStreamDestroy_v2(s) })
 }
@@ -74,7 +83,9 @@ pub fn destroy(handle: usize) -> HipResult<()> {
 pub fn synchronize(handle: usize) -> HipResult<()> {
     let s = cu_stream(handle)?;
     // SAFETY: a valid stream.
-    check("cuStreamSynchronize", unsafe { sys::cuStreamSynchronize(s) })
+    check("cuStreamSynchronize", unsafe {
+        sys::cuStreamSynchronize(s)
+    })
 }
 
 /// `Ok(true)` when everything queued on the stream has finished.
@@ -91,14 +102,18 @@ pub fn query(handle: usize) -> HipResult<bool> {
 pub fn wait_event(stream: usize, event: usize) -> HipResult<()> {
     let (s, e) = (cu_stream(stream)?, cu_event(event)?);
     // SAFETY: valid handles.
-    check("cuStreamWaitEvent", unsafe { sys::cuStreamWaitEvent(s, e, 0) })
+    check("cuStreamWaitEvent", unsafe {
+        sys::cuStreamWaitEvent(s, e, 0)
+    })
 }
 
 pub fn flags(handle: usize) -> HipResult<c_uint> {
     let s = cu_stream(handle)?;
     let mut f = 0;
     // SAFETY: writes one uint.
-    check("cuStreamGetFlags", unsafe { sys::cuStreamGetFlags(s, &mut f) })?;
+    check("cuStreamGetFlags", unsafe {
+        sys::cuStreamGetFlags(s, &mut f)
+    })?;
     Ok(f)
 }
 
@@ -106,7 +121,9 @@ pub fn priority(handle: usize) -> HipResult<c_int> {
     let s = cu_stream(handle)?;
     let mut p = 0;
     // SAFETY: writes one int.
-    check("cuStreamGetPriority", unsafe { sys::cuStreamGetPriority(s, &mut p) })?;
+    check("cuStreamGetPriority", unsafe {
+        sys::cuStreamGetPriority(s, &mut p)
+    })?;
     Ok(p)
 }
 
@@ -128,7 +145,9 @@ pub fn launch_host_func(
 ) -> HipResult<()> {
     let s = cu_stream(stream)?;
     // SAFETY: a valid stream; the function and its data are the caller's.
-    check("cuLaunchHostFunc", unsafe { sys::cuLaunchHostFunc(s, Some(function), user_data) })
+    check("cuLaunchHostFunc", unsafe {
+        sys::cuLaunchHostFunc(s, Some(function), user_data)
+    })
 }
 
 /// `hipStreamAddCallback`: HIP's callback type is CUDA's (a stream handle, a status code that
@@ -152,18 +171,26 @@ pub fn add_callback(
 /// `Interprocess` (4) are the driver's values.
 pub fn create_event(flags: c_uint) -> HipResult<usize> {
     if flags & !7 != 0 {
-        return Err(Failure::invalid_value(format!("unknown event flags {flags:#x}")));
+        return Err(Failure::invalid_value(format!(
+            "unknown event flags {flags:#x}"
+        )));
     }
     let mut e: sys::CUevent = std::ptr::null_mut();
     // SAFETY: writes one handle.
-    check("cuEventCreate", unsafe { sys::cuEventCreate(&mut e, flags) })?;
-    table(&EVENTS).get_or_insert_with(HashSet::new).insert(e as usize);
+    check("cuEventCreate", unsafe {
+        sys::cuEventCreate(&mut e, flags)
+    })?;
+    table(&EVENTS)
+        .get_or_insert_with(HashSet::new)
+        .insert(e as usize);
     Ok(e as usize)
 }
 
 pub fn destroy_event(handle: usize) -> HipResult<()> {
     let e = cu_event(handle)?;
-    table(&EVENTS).get_or_insert_with(HashSet::new).remove(&handle);
+    table(&EVENTS)
+        .get_or_insert_with(HashSet::new)
+        .remove(&handle);
     // SAFETY: an event this backend created, forgotten above.
     check("cuEventDestroy", unsafe { sys::cuEventDestroy_v2(e) })
 }
@@ -194,7 +221,9 @@ pub fn elapsed_ms(start: usize, stop: usize) -> HipResult<f32> {
     let (a, b) = (cu_event(start)?, cu_event(stop)?);
     let mut ms = 0f32;
     // SAFETY: valid events; writes one float.
-    check("cuEventElapsedTime", unsafe { sys::cuEventElapsedTime(&mut ms, a, b) })?;
+    check("cuEventElapsedTime", unsafe {
+        sys::cuEventElapsedTime(&mut ms, a, b)
+    })?;
     Ok(ms)
 }
 
