@@ -142,8 +142,35 @@ fn check_pointers(dst: *const c_void, src: *const c_void, size: usize) -> HipRes
     Ok(())
 }
 
-/// `hipMemcpy`: ordered after earlier work on the null stream, returns when the copy is done
-/// (for host destinations).
+/// Whether the host can read `p` directly (pinned or managed memory): a synchronous copy or fill
+/// into it must have finished when the call returns, which the driver promises only for pageable
+/// memory.
+fn host_reads(p: *const c_void) -> bool {
+    if matches!(memory_type(p), Some(sys::CUmemorytype::CU_MEMORYTYPE_HOST)) {
+        return true;
+    }
+    let mut managed: c_int = 0;
+    // SAFETY: IS_MANAGED is written as an int.
+    let r = unsafe {
+        sys::cuPointerGetAttribute(
+            (&mut managed as *mut c_int).cast(),
+            sys::CUpointer_attribute::CU_POINTER_ATTRIBUTE_IS_MANAGED,
+            dptr(p),
+        )
+    };
+    r == sys::CUresult::CUDA_SUCCESS && managed != 0
+}
+
+/// Waits for the null stream (after a synchronous call whose result the host may read).
+fn wait_null_stream() -> HipResult<()> {
+    // SAFETY: the legacy default stream of the current context.
+    check("cuStreamSynchronize", unsafe {
+        sys::cuStreamSynchronize(std::ptr::null_mut())
+    })
+}
+
+/// `hipMemcpy`: ordered after earlier work on the null stream; returns when the copy is done,
+/// as HIP's (blocking) copy does on every backend.
 pub fn memcpy(dst: *mut c_void, src: *const c_void, size: usize, kind: c_int) -> HipResult<()> {
     check_kind(kind)?;
     check_pointers(dst, src, size)?;
@@ -153,7 +180,11 @@ pub fn memcpy(dst: *mut c_void, src: *const c_void, size: usize, kind: c_int) ->
     // SAFETY: unified addresses of at least `size` bytes, per the caller.
     check("cuMemcpy", unsafe {
         sys::cuMemcpy(dptr(dst), dptr(src), size)
-    })
+    })?;
+    if host_reads(dst) {
+        wait_null_stream()?;
+    }
+    Ok(())
 }
 
 /// `hipMemcpyAsync`.
@@ -219,7 +250,13 @@ pub fn memcpy_2d(
     };
     match stream {
         // SAFETY: the descriptor describes ranges valid per the caller.
-        None => check("cuMemcpy2D", unsafe { sys::cuMemcpy2D_v2(&c) }),
+        None => {
+            check("cuMemcpy2D", unsafe { sys::cuMemcpy2D_v2(&c) })?;
+            if host_reads(dst) {
+                wait_null_stream()?;
+            }
+            Ok(())
+        }
         Some(s) => {
             let s = cu_stream(s)?;
             // SAFETY: as above.
@@ -266,7 +303,11 @@ pub fn memset(
             _ => return Err(Failure::invalid_value("a fill pattern of 1, 2 or 4 bytes")),
         }
     };
-    check("cuMemset", r)
+    check("cuMemset", r)?;
+    if stream.is_none() && host_reads(dst) {
+        wait_null_stream()?;
+    }
+    Ok(())
 }
 
 /// `hipMemGetInfo`: (free, total) of the current device.
