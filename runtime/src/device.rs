@@ -187,6 +187,11 @@ static RUNTIME: OnceLock<Result<Runtime, String>> = OnceLock::new();
 /// The runtime, initialized on first use. Failure is reported on stderr once; every later call
 /// gets `hipErrorNoDevice` quietly.
 pub fn runtime() -> HipResult<&'static Runtime> {
+    // Every OpenCL path comes here: one the CUDA backend does not serve yet fails instead of
+    // opening a second device behind the program's back.
+    if crate::select::backend()? == crate::select::Backend::Cuda {
+        return Err(crate::select::not_on_cuda("this call"));
+    }
     let state = RUNTIME.get_or_init(|| {
         let result = open_selected();
         if let Err(message) = &result {

@@ -104,6 +104,11 @@ pub fn prepare(module: &Arc<Module>) -> HipResult<()> {
     Ok(())
 }
 
+/// An arena exists (the CUDA backend made one): the limit is fixed from now on.
+pub fn note_started() {
+    heap().started = true;
+}
+
 /// `hipDeviceReset` released the arenas with every allocation: a new limit may be set.
 pub fn forget() {
     heap().started = false;

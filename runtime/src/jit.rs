@@ -262,6 +262,18 @@ pub fn build_program(rt: &Runtime, module: &Module) -> HipResult<OwnedProgram> {
             module.kernel_names().join(", ")
         )
     };
+    if module.image.spirv.is_empty() {
+        let arches: Vec<&str> = module.ptx.iter().map(|(a, _)| a.as_str()).collect();
+        return Err(Failure::new(
+            HipError::NoBinaryForGpu,
+            format!(
+                "{} carries PTX only ({}): it runs on NVIDIA GPUs (the CUDA backend); rebuild \
+                 with --offload-arch=spirv64 too for OpenCL devices",
+                what(),
+                arches.join(", ")
+            ),
+        ));
+    }
     // A module needing what the device lacks is refused with the feature named.
     let chosen = select_spirv(rt, module);
     let spirv: &[u8] = &chosen;

@@ -106,6 +106,11 @@ fn copy_c_string(dst: &mut [c_char], text: &str) {
     }
 }
 
+/// Sets `gcnArchName` (the CUDA backend's `sm_90`).
+pub fn set_arch_name(p: &mut HipDeviceProp, arch: &str) {
+    copy_c_string(&mut p.gcnArchName, arch);
+}
+
 impl HipDeviceProp {
     pub fn from_device(info: &DeviceInfo) -> Self {
         let mut p = HipDeviceProp::default();

@@ -46,6 +46,10 @@ pub struct Module {
     pub heap_variable: Option<usize>,
     /// Whether the built program's heap variable holds the heap's address (see `heap`).
     pub heap_bound: AtomicBool,
+    /// The image's PTX entries, (architecture, text), for the CUDA backend.
+    pub ptx: Vec<(String, Vec<u8>)>,
+    /// What the CUDA backend loaded from them, per device.
+    pub cuda: Mutex<crate::cuda::module::Loaded>,
 }
 
 /// What a program set on one kernel. OpenCL has no cache or carveout controls: they are kept to
@@ -86,7 +90,15 @@ impl Module {
             func_settings: Mutex::new(HashMap::new()),
             heap_variable,
             heap_bound: AtomicBool::new(false),
+            ptx: Vec::new(),
+            cuda: Mutex::new(Default::default()),
         }
+    }
+
+    /// The module with the PTX entries of the bundle it was read from.
+    pub fn with_ptx_of(mut self, bundle: &[u8]) -> Self {
+        self.ptx = ptx_entries(bundle);
+        self
     }
 
     /// Drops the built program, and with it the storage of the module's variables
@@ -107,6 +119,11 @@ impl Module {
 
     pub fn lock_variables(&self) -> MutexGuard<'_, HashMap<usize, usize>> {
         self.variables.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// The CUDA backend's state for this module.
+    pub fn lock_cuda(&self) -> MutexGuard<'_, crate::cuda::module::Loaded> {
+        self.cuda.lock().unwrap_or_else(|p| p.into_inner())
     }
 
     /// A module that is not registered globally (`hipModuleLoad`).
@@ -164,6 +181,11 @@ impl KernelRef {
         &self.module.image.metadata.kernels[self.index]
     }
 
+    /// The kernel's index in its module's metadata.
+    pub fn index(&self) -> usize {
+        self.index
+    }
+
     pub fn settings(&self) -> FuncSettings {
         let map = self
             .module
@@ -213,6 +235,32 @@ fn is_qualified_suffix(spelled: &str, source: &str) -> bool {
         && source[..source.len() - spelled.len()].ends_with("::")
 }
 
+/// The device image a bundle holds: SPIR-V and metadata (validated), or, for a bundle built for
+/// NVIDIA GPUs only, its metadata with no SPIR-V (its PTX entries go with the module; the OpenCL
+/// backend refuses to build it, naming why).
+pub fn image_of_bundle(bytes: &[u8]) -> Result<DeviceImage, String> {
+    match DeviceImage::from_bundle_bytes(bytes) {
+        Ok(image) => validate_image(&image).map(|()| image),
+        Err(hipmlir_device_image::ImageError::MissingEntry(id))
+            if id == hipmlir_device_image::SPIRV_ENTRY_ID && !ptx_entries(bytes).is_empty() =>
+        {
+            let bundle = hipmlir_device_image::Bundle::decode(bytes).map_err(|e| e.to_string())?;
+            let metadata = bundle
+                .entry(hipmlir_device_image::METADATA_ENTRY_ID)
+                .ok_or("the device image has PTX but no metadata entry")?;
+            let metadata = std::str::from_utf8(metadata).map_err(|e| e.to_string())?;
+            let image = DeviceImage {
+                spirv: Vec::new(),
+                metadata: hipmlir_device_image::ModuleMetadata::from_json(metadata)
+                    .map_err(|e| e.to_string())?,
+            };
+            validate_metadata(&image)?;
+            Ok(image)
+        }
+        Err(e) => Err(e.to_string()),
+    }
+}
+
 /// Checks an image's metadata for what the runtime relies on, so launches never index out of
 /// bounds: each argument lies inside the argument block, pointers are 8 bytes, names are usable.
 pub fn validate_image(image: &DeviceImage) -> Result<(), String> {
@@ -228,6 +276,11 @@ pub fn validate_image(image: &DeviceImage) -> Result<(), String> {
         return Err("the SPIR-V entry does not start with the SPIR-V magic number".into());
     }
     check_spirv_agrees(image)?;
+    validate_metadata(image)
+}
+
+/// The metadata checks of [`validate_image`].
+fn validate_metadata(image: &DeviceImage) -> Result<(), String> {
     for kernel in &image.metadata.kernels {
         if kernel.name.is_empty() || kernel.name.contains('\0') {
             return Err(format!(
@@ -316,6 +369,7 @@ impl Registry {
     }
 
     /// Adds a parsed image; returns its module.
+    #[cfg(test)]
     pub fn add_image(&mut self, image: DeviceImage) -> Arc<Module> {
         let index = self.modules.len() + self.failed_images.len();
         self.add_image_labeled(image, format!("device image #{index}"))
@@ -323,8 +377,18 @@ impl Registry {
 
     /// Adds a parsed image under a label for messages ("a.hip in /x/app.hipk").
     pub fn add_image_labeled(&mut self, image: DeviceImage, label: String) -> Arc<Module> {
+        self.add_bundle_image(image, label, &[])
+    }
+
+    /// `add_image_labeled` keeping the PTX entries of `bundle`, the bytes `image` was read from.
+    pub fn add_bundle_image(
+        &mut self,
+        image: DeviceImage,
+        label: String,
+        bundle: &[u8],
+    ) -> Arc<Module> {
         let index = self.modules.len() + self.failed_images.len();
-        let module = Arc::new(Module::new(index, label, image));
+        let module = Arc::new(Module::new(index, label, image).with_ptx_of(bundle));
         self.modules.push(module.clone());
         module
     }
@@ -354,11 +418,9 @@ impl Registry {
 
     /// Parses, validates and adds a bundle; an invalid one is remembered as failed.
     pub fn register_bundle(&mut self, bundle: &[u8], label: String) -> HipResult<Arc<Module>> {
-        let parsed = DeviceImage::from_bundle_bytes(bundle)
-            .map_err(|e| e.to_string())
-            .and_then(|image| validate_image(&image).map(|()| image));
+        let parsed = image_of_bundle(bundle);
         match parsed {
-            Ok(image) => Ok(self.add_image_labeled(image, label)),
+            Ok(image) => Ok(self.add_bundle_image(image, label, bundle)),
             Err(why) => {
                 let line = format!(
                     "invalid device image {label} ({} bytes): {why}",
@@ -541,6 +603,17 @@ impl Registry {
     }
 }
 
+/// The PTX entries of a clang offload bundle (none when `bytes` is not one).
+pub fn ptx_entries(bytes: &[u8]) -> Vec<(String, Vec<u8>)> {
+    match hipmlir_device_image::Bundle::decode(bytes) {
+        Ok(bundle) => bundle
+            .ptx_entries()
+            .map(|(arch, text)| (arch.to_string(), text.to_vec()))
+            .collect(),
+        Err(_) => Vec::new(),
+    }
+}
+
 static REGISTRY: Mutex<Registry> = Mutex::new(Registry::new());
 
 /// The process-wide registry.
@@ -550,12 +623,13 @@ pub fn registry() -> MutexGuard<'static, Registry> {
 
 /// `__hipmlirRegisterImage`: parses and validates a bundle and registers it.
 pub fn register_image(bundle: &[u8]) -> HipResult<Arc<Module>> {
-    let parsed = DeviceImage::from_bundle_bytes(bundle)
-        .map_err(|e| e.to_string())
-        .and_then(|image| validate_image(&image).map(|()| image));
+    let parsed = image_of_bundle(bundle);
     let mut reg = registry();
     match parsed {
-        Ok(image) => Ok(reg.add_image(image)),
+        Ok(image) => {
+            let index = reg.modules.len() + reg.failed_images.len();
+            Ok(reg.add_bundle_image(image, format!("device image #{index}"), bundle))
+        }
         Err(why) => {
             let place = match loaded_object_of(bundle.as_ptr() as usize) {
                 Some((object, offset)) => format!(" in '{object}' at offset {offset:#x}"),

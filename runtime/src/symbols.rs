@@ -297,7 +297,7 @@ fn query_address(rt: &Runtime, module: &Arc<Module>, var: &GlobalVar) -> HipResu
 }
 
 /// A copy's kind, checked against its direction (`to_symbol`: the symbol is the destination).
-fn check_kind(kind: i32, to_symbol: bool) -> HipResult<i32> {
+pub(crate) fn check_kind(kind: i32, to_symbol: bool) -> HipResult<i32> {
     let parsed = MemcpyKind::from_raw(kind);
     let allowed = match parsed {
         Some(MemcpyKind::DeviceToDevice | MemcpyKind::Default) => true,

@@ -35,6 +35,23 @@ pub unsafe extern "C" fn hipGetDeviceCount(count: *mut c_int) -> hipError_t {
         if count.is_null() {
             return Err(Failure::invalid_value("the count pointer is null"));
         }
+        match crate::select::cuda() {
+            // SAFETY (both): checked non-null; valid per the caller.
+            Ok(Some(cu)) => {
+                return unsafe {
+                    write_out(
+                        count,
+                        crate::cuda::api::device_count(cu),
+                        "the count pointer",
+                    )
+                }
+            }
+            Ok(None) => {}
+            Err(failure) => {
+                unsafe { write_out(count, 0, "the count pointer")? };
+                return Err(failure);
+            }
+        }
         let found = runtime().is_ok();
         // SAFETY: checked non-null; valid per the caller.
         unsafe { write_out(count, c_int::from(found), "the count pointer")? };
@@ -50,6 +67,7 @@ pub unsafe extern "C" fn hipGetDeviceCount(count: *mut c_int) -> hipError_t {
 #[no_mangle]
 pub extern "C" fn hipSetDevice(device: c_int) -> hipError_t {
     guard("hipSetDevice", || {
+        on_cuda!(unbound cu => cu.set_current(device));
         check_ordinal(device)?;
         let _ = CURRENT_DEVICE.try_with(|d| d.set(device));
         Ok(())
@@ -66,6 +84,7 @@ pub unsafe extern "C" fn hipGetDevice(device: *mut c_int) -> hipError_t {
         if device.is_null() {
             return Err(Failure::invalid_value("the device pointer is null"));
         }
+        on_cuda!(unbound cu => unsafe { write_out(device, cu.current_index() as c_int, "the device pointer") });
         runtime()?;
         let current = CURRENT_DEVICE.try_with(|d| d.get()).unwrap_or(0);
         // SAFETY: checked non-null; valid per the caller.
@@ -87,6 +106,7 @@ pub unsafe extern "C" fn hipGetDeviceProperties(
         if prop.is_null() {
             return Err(Failure::invalid_value("the properties pointer is null"));
         }
+        on_cuda!(unbound cu => unsafe { write_out(prop, crate::cuda::api::properties(cu, device)?, "the properties pointer") });
         check_ordinal(device)?;
         let rt = runtime()?;
         // SAFETY: checked non-null; valid per the caller.
@@ -105,6 +125,7 @@ pub unsafe extern "C" fn hipGetDeviceProperties(
 #[no_mangle]
 pub extern "C" fn hipDeviceSynchronize() -> hipError_t {
     guard("hipDeviceSynchronize", || {
+        on_cuda!(cu => crate::cuda::api::synchronize(cu));
         let rt = runtime()?;
         let result = rt.finish();
         crate::launch::reclaim_spills(rt, result.is_ok());
@@ -117,6 +138,7 @@ pub extern "C" fn hipDeviceSynchronize() -> hipError_t {
 #[no_mangle]
 pub extern "C" fn hipDeviceReset() -> hipError_t {
     guard("hipDeviceReset", || {
+        on_cuda!(cu => crate::cuda::api::reset(cu));
         let rt = runtime()?;
         let _ = rt.finish();
         crate::stream::destroy_all();
@@ -140,6 +162,7 @@ pub extern "C" fn hipInit(flags: std::ffi::c_uint) -> hipError_t {
         if flags != 0 {
             return Err(Failure::invalid_value("flags must be 0"));
         }
+        on_cuda!(cu => cu.current().map(|_| ()));
         runtime().map(|_| ())
     })
 }
@@ -158,6 +181,12 @@ pub unsafe extern "C" fn hipDeviceGetName(
         if name.is_null() || len <= 0 {
             return Err(Failure::invalid_value("the name buffer is null or empty"));
         }
+        on_cuda!(unbound cu => {
+            let text = crate::cuda::api::name(cu, device)?;
+            // SAFETY: checked non-null and non-empty; valid for `len` bytes per the caller.
+            unsafe { crate::cuda::api::write_name(name, len, &text) };
+            Ok(())
+        });
         check_ordinal(device)?;
         let rt = runtime()?;
         let text = rt.info.name.trim().as_bytes();
@@ -178,6 +207,7 @@ pub unsafe extern "C" fn hipDeviceGetName(
 #[no_mangle]
 pub unsafe extern "C" fn hipDeviceTotalMem(bytes: *mut usize, device: c_int) -> hipError_t {
     guard("hipDeviceTotalMem", || {
+        on_cuda!(unbound cu => unsafe { write_out(bytes, cu.device(device)?.props.totalGlobalMem, "the size pointer") });
         check_ordinal(device)?;
         let total = usize::try_from(runtime()?.info.global_mem_size).unwrap_or(usize::MAX);
         // SAFETY: `write_out` checks null; valid per the caller.
@@ -196,6 +226,14 @@ pub unsafe extern "C" fn hipDeviceComputeCapability(
     device: c_int,
 ) -> hipError_t {
     guard("hipDeviceComputeCapability", || {
+        on_cuda!(unbound cu => {
+            let (a, b) = cu.device(device)?.capability;
+            // SAFETY: `write_out` checks null; valid per the caller.
+            unsafe {
+                write_out(major, a, "the major pointer")?;
+                write_out(minor, b, "the minor pointer")
+            }
+        });
         check_ordinal(device)?;
         let (a, b) = runtime()?.info.opencl_version();
         // SAFETY: `write_out` checks null; valid per the caller.
@@ -222,6 +260,9 @@ pub unsafe extern "C" fn hipDeviceGetAttribute(
         if value.is_null() {
             return Err(Failure::invalid_value("the value pointer is null"));
         }
+        on_cuda!(unbound cu => unsafe {
+            write_out(value, crate::cuda::api::attribute(cu, attribute, device)?, "the value pointer")
+        });
         check_ordinal(device)?;
         let rt = runtime()?;
         let props = HipDeviceProp::from_device(&rt.info);
@@ -253,6 +294,7 @@ pub extern "C" fn hipSetDeviceFlags(flags: std::ffi::c_uint) -> hipError_t {
                 "unknown device flags {flags:#x}"
             )));
         }
+        on_cuda!(cu => cu.current().map(|_| ()));
         runtime().map(|_| ())
     })
 }
@@ -382,6 +424,7 @@ const REPORTED_STACK_SIZE: usize = 1024;
 #[no_mangle]
 pub unsafe extern "C" fn hipDeviceGetLimit(value: *mut usize, limit: c_int) -> hipError_t {
     guard("hipDeviceGetLimit", || {
+        on_cuda!(cu => unsafe { write_out(value, crate::cuda::api::get_limit(cu, limit)?, "the limit pointer") });
         let rt = runtime()?;
         let v = match limit {
             LIMIT_STACK_SIZE => REPORTED_STACK_SIZE,
@@ -400,6 +443,7 @@ pub unsafe extern "C" fn hipDeviceGetLimit(value: *mut usize, limit: c_int) -> h
 #[no_mangle]
 pub extern "C" fn hipDeviceSetLimit(limit: c_int, value: usize) -> hipError_t {
     guard("hipDeviceSetLimit", || {
+        on_cuda!(cu => crate::cuda::api::set_limit(cu, limit, value));
         let rt = runtime()?;
         match limit {
             LIMIT_STACK_SIZE => Ok(()),

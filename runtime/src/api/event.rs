@@ -21,6 +21,11 @@ pub unsafe extern "C" fn hipEventCreateWithFlags(
         if out.is_null() {
             return Err(Failure::invalid_value("the event pointer is null"));
         }
+        on_cuda!(_cu => {
+            let handle = crate::cuda::stream::create_event(flags)?;
+            // SAFETY: checked non-null; valid per the caller.
+            unsafe { write_out(out, handle as hipEvent_t, "the event pointer") }
+        });
         let handle = event::create(flags)?;
         // SAFETY: checked non-null; valid per the caller.
         unsafe { write_out(out, handle as hipEvent_t, "the event pointer") }
@@ -41,6 +46,7 @@ pub unsafe extern "C" fn hipEventCreate(out: *mut hipEvent_t) -> hipError_t {
 #[no_mangle]
 pub extern "C" fn hipEventRecord(e: hipEvent_t, s: hipStream_t) -> hipError_t {
     guard("hipEventRecord", || {
+        on_cuda!(cu => crate::cuda::stream::record(e as usize, s as usize));
         event::get(e as usize)?.record(s as usize)
     })
 }
@@ -49,6 +55,7 @@ pub extern "C" fn hipEventRecord(e: hipEvent_t, s: hipStream_t) -> hipError_t {
 #[no_mangle]
 pub extern "C" fn hipEventSynchronize(e: hipEvent_t) -> hipError_t {
     guard("hipEventSynchronize", || {
+        on_cuda!(cu => crate::cuda::stream::synchronize_event(e as usize));
         event::get(e as usize)?.synchronize()
     })
 }
@@ -57,6 +64,7 @@ pub extern "C" fn hipEventSynchronize(e: hipEvent_t) -> hipError_t {
 #[no_mangle]
 pub extern "C" fn hipEventQuery(e: hipEvent_t) -> hipError_t {
     guard("hipEventQuery", || {
+        on_cuda!(cu => if crate::cuda::stream::query_event(e as usize)? { Ok(()) } else { Err(Failure::quiet(HipError::NotReady)) });
         if event::get(e as usize)?.is_complete()? {
             Ok(())
         } else {
@@ -79,6 +87,11 @@ pub unsafe extern "C" fn hipEventElapsedTime(
         if ms.is_null() {
             return Err(Failure::invalid_value("the result pointer is null"));
         }
+        on_cuda!(_cu => {
+            let elapsed = crate::cuda::stream::elapsed_ms(start as usize, stop as usize)?;
+            // SAFETY: checked non-null; valid per the caller.
+            unsafe { write_out(ms, elapsed, "the result pointer") }
+        });
         let (a, b) = (event::get(start as usize)?, event::get(stop as usize)?);
         let elapsed = event::elapsed_ms(&a, &b)?;
         // SAFETY: checked non-null; valid per the caller.
@@ -89,5 +102,8 @@ pub unsafe extern "C" fn hipEventElapsedTime(
 /// Destroys an event.
 #[no_mangle]
 pub extern "C" fn hipEventDestroy(e: hipEvent_t) -> hipError_t {
-    guard("hipEventDestroy", || event::destroy(e as usize))
+    guard("hipEventDestroy", || {
+        on_cuda!(_cu => crate::cuda::stream::destroy_event(e as usize));
+        event::destroy(e as usize)
+    })
 }

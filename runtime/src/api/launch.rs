@@ -48,6 +48,7 @@ pub unsafe extern "C" fn hipLaunchKernelByName(
         let name = unsafe { c_string(name, "the kernel name") }?;
         let args = unsafe { arg_block(args, args_size) }?;
         let kernel = find_kernel(&name)?;
+        on_cuda!(cu => crate::cuda::api::launch(cu, &kernel, grid, block, shmem, stream as usize, args));
         launch(&kernel, grid, block, shmem, stream as usize, args)
     })
 }
@@ -78,6 +79,7 @@ pub unsafe extern "C" fn __hipmlirLaunchKernelGGL(
         };
         let args = unsafe { arg_block(args, args_size) }?;
         let kernel = find_kernel_for_launch(host_fn as usize, spelled.as_deref())?;
+        on_cuda!(cu => crate::cuda::api::launch(cu, &kernel, grid, block, shmem, stream as usize, args));
         launch(&kernel, grid, block, shmem, stream as usize, args)
     })
 }
@@ -155,6 +157,7 @@ pub unsafe extern "C" fn hipLaunchKernel(
         // SAFETY: per the caller.
         let block_bytes =
             unsafe { pack_kernel_params(kernel.info(), args as *const *const c_void) }?;
+        on_cuda!(cu => crate::cuda::api::launch(cu, &kernel, grid, block, shmem, stream as usize, &block_bytes));
         launch(&kernel, grid, block, shmem, stream as usize, &block_bytes)
     })
 }
@@ -205,6 +208,9 @@ pub unsafe extern "C" fn hipFuncGetAttributes(
             return Err(Failure::invalid_value("the attributes pointer is null"));
         }
         let kernel = kernel_of(function)?;
+        on_cuda!(cu => unsafe {
+            write_out(attr, crate::cuda::api::func_attributes(cu, &kernel)?, "the attributes pointer")
+        });
         let (wg, local, private) = kernel_limits(&kernel)?;
         let rt = runtime()?;
         let settings = kernel.settings();
@@ -236,6 +242,7 @@ pub extern "C" fn hipFuncSetAttribute(
 ) -> hipError_t {
     guard("hipFuncSetAttribute", || {
         let kernel = kernel_of(function)?;
+        on_cuda!(cu => crate::cuda::api::func_set_attribute(cu, &kernel, attribute, value));
         match attribute {
             FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED => {
                 let (_, local, _) = kernel_limits(&kernel)?;
@@ -317,6 +324,16 @@ pub unsafe extern "C" fn hipOccupancyMaxPotentialBlockSize(
         if grid_size.is_null() || block_size.is_null() {
             return Err(Failure::invalid_value("a result pointer is null"));
         }
+        on_cuda!(cu => {
+            let kernel = kernel_of(function)?;
+            let (grid, block) =
+                crate::cuda::api::max_potential_block_size(cu, &kernel, dynamic_shmem, block_size_limit)?;
+            // SAFETY: checked non-null; valid per the caller.
+            unsafe {
+                write_out(block_size, block, "the block size pointer")?;
+                write_out(grid_size, grid, "the grid size pointer")
+            }
+        });
         let k = occupancy_inputs(function, dynamic_shmem)?;
         let rt = runtime()?;
         let (block, grid) = potential_block_size(&k, block_size_limit, &rt.info);
@@ -386,6 +403,12 @@ unsafe fn active_blocks_into(
             "the block size must be positive, got {block_size}"
         )));
     }
+    on_cuda!(cu => {
+        let kernel = kernel_of(function)?;
+        let n = crate::cuda::api::active_blocks(cu, &kernel, block_size, dynamic_shmem, flags)?;
+        // SAFETY: checked non-null; valid per the caller.
+        unsafe { write_out(num_blocks, n, "the result pointer") }
+    });
     let k = occupancy_inputs(function, dynamic_shmem)?;
     let rt = runtime()?;
     let n = active_blocks_per_cu(&k, block_size as usize, &rt.info);

@@ -27,8 +27,9 @@ unsafe fn alloc_into(
 /// `ptr` must be null or valid for writing a pointer.
 #[no_mangle]
 pub unsafe extern "C" fn hipMalloc(ptr: *mut *mut c_void, size: usize) -> hipError_t {
-    guard("hipMalloc", || unsafe {
-        alloc_into(ptr, || memory::malloc(size))
+    guard("hipMalloc", || {
+        on_cuda!(_cu => unsafe { alloc_into(ptr, || crate::cuda::memory::malloc(size)) });
+        unsafe { alloc_into(ptr, || memory::malloc(size)) }
     })
 }
 
@@ -49,6 +50,9 @@ pub unsafe extern "C" fn hipMallocManaged(
                 "flags {flags:#x}: use hipMemAttachGlobal (1) or hipMemAttachHost (2)"
             )));
         }
+        on_cuda!(_cu => unsafe {
+            alloc_into(ptr, || crate::cuda::memory::malloc_managed(size, flags))
+        });
         unsafe { alloc_into(ptr, || memory::malloc_managed(size)) }
     })
 }
@@ -65,9 +69,11 @@ pub unsafe extern "C" fn hipHostMalloc(
     size: usize,
     flags: c_uint,
 ) -> hipError_t {
-    let _ = flags;
-    guard("hipHostMalloc", || unsafe {
-        alloc_into(ptr, || memory::host_malloc(size))
+    guard("hipHostMalloc", || {
+        on_cuda!(_cu => unsafe {
+            alloc_into(ptr, || crate::cuda::memory::host_malloc(size, flags))
+        });
+        unsafe { alloc_into(ptr, || memory::host_malloc(size)) }
     })
 }
 
@@ -77,8 +83,9 @@ pub unsafe extern "C" fn hipHostMalloc(
 /// `ptr` must be null or valid for writing a pointer.
 #[no_mangle]
 pub unsafe extern "C" fn hipMallocHost(ptr: *mut *mut c_void, size: usize) -> hipError_t {
-    guard("hipMallocHost", || unsafe {
-        alloc_into(ptr, || memory::host_malloc(size))
+    guard("hipMallocHost", || {
+        on_cuda!(_cu => unsafe { alloc_into(ptr, || crate::cuda::memory::host_malloc(size, 0)) });
+        unsafe { alloc_into(ptr, || memory::host_malloc(size)) }
     })
 }
 
@@ -98,7 +105,13 @@ pub unsafe extern "C" fn hipMallocPitch(
             return Err(Failure::invalid_value("the pitch pointer is null"));
         }
         let (row, total) = memory::pitched_layout(width, height, 1)?;
-        unsafe { alloc_into(ptr, || memory::malloc(total))? };
+        match crate::select::cuda()? {
+            Some(cu) => {
+                cu.current()?;
+                unsafe { alloc_into(ptr, || crate::cuda::memory::malloc(total))? }
+            }
+            None => unsafe { alloc_into(ptr, || memory::malloc(total))? },
+        };
         // SAFETY: checked non-null; valid per the caller.
         unsafe { write_out(pitch, row, "the pitch pointer") }
     })
@@ -136,7 +149,13 @@ pub unsafe extern "C" fn hipMalloc3D(out: *mut PitchedPtr, extent: Extent) -> hi
             return Err(Failure::invalid_value("the pitched pointer is null"));
         }
         let (pitch, total) = memory::pitched_layout(extent.width, extent.height, extent.depth)?;
-        let ptr = memory::malloc(total)?;
+        let ptr = match crate::select::cuda()? {
+            Some(cu) => {
+                cu.current()?;
+                crate::cuda::memory::malloc(total)?
+            }
+            None => memory::malloc(total)?,
+        };
         let result = PitchedPtr {
             ptr,
             pitch,
@@ -154,7 +173,10 @@ pub unsafe extern "C" fn hipMalloc3D(out: *mut PitchedPtr, extent: Extent) -> hi
 /// Always safe to call: pointers are checked against the allocation table.
 #[no_mangle]
 pub unsafe extern "C" fn hipFree(ptr: *mut c_void) -> hipError_t {
-    guard("hipFree", || memory::free(ptr))
+    guard("hipFree", || {
+        on_cuda!(_cu => crate::cuda::memory::free(ptr));
+        memory::free(ptr)
+    })
 }
 
 /// Frees memory from `hipHostMalloc`/`hipMallocHost`; null is a no-op. Waits for queued work.
@@ -163,7 +185,10 @@ pub unsafe extern "C" fn hipFree(ptr: *mut c_void) -> hipError_t {
 /// Always safe to call: pointers are checked against the allocation table.
 #[no_mangle]
 pub unsafe extern "C" fn hipHostFree(ptr: *mut c_void) -> hipError_t {
-    guard("hipHostFree", || memory::host_free(ptr))
+    guard("hipHostFree", || {
+        on_cuda!(_cu => crate::cuda::memory::host_free(ptr));
+        memory::host_free(ptr)
+    })
 }
 
 /// Deprecated spelling of `hipHostFree`.
@@ -172,7 +197,10 @@ pub unsafe extern "C" fn hipHostFree(ptr: *mut c_void) -> hipError_t {
 /// Always safe to call.
 #[no_mangle]
 pub unsafe extern "C" fn hipFreeHost(ptr: *mut c_void) -> hipError_t {
-    guard("hipFreeHost", || memory::host_free(ptr))
+    guard("hipFreeHost", || {
+        on_cuda!(_cu => crate::cuda::memory::host_free(ptr));
+        memory::host_free(ptr)
+    })
 }
 
 /// The device address of pinned host memory: the same pointer (USM host memory).
@@ -189,6 +217,9 @@ pub unsafe extern "C" fn hipHostGetDevicePointer(
         if flags != 0 {
             return Err(Failure::invalid_value("flags must be 0"));
         }
+        on_cuda!(_cu => unsafe {
+            write_out(out, crate::cuda::memory::host_device_pointer(host)?, "the result pointer")
+        });
         match memory::find_allocation(host as usize) {
             Some((_, _, memory::AllocKind::HostUsm)) => unsafe {
                 write_out(out, host, "the result pointer")
@@ -211,7 +242,10 @@ pub unsafe extern "C" fn hipMemcpy(
     size: usize,
     kind: c_int,
 ) -> hipError_t {
-    guard("hipMemcpy", || memory::memcpy(dst, src, size, kind))
+    guard("hipMemcpy", || {
+        on_cuda!(_cu => crate::cuda::memory::memcpy(dst, src, size, kind));
+        memory::memcpy(dst, src, size, kind)
+    })
 }
 
 /// Enqueues a copy on `stream` and returns at once. Host memory must stay valid (and the
@@ -228,6 +262,7 @@ pub unsafe extern "C" fn hipMemcpyAsync(
     stream: hipStream_t,
 ) -> hipError_t {
     guard("hipMemcpyAsync", || {
+        on_cuda!(_cu => crate::cuda::memory::memcpy_async(dst, src, size, kind, stream as usize));
         memory::memcpy_async(dst, src, size, kind, stream as usize)
     })
 }
@@ -242,7 +277,10 @@ pub unsafe extern "C" fn hipMemcpyHtoD(
     src: *const c_void,
     size: usize,
 ) -> hipError_t {
-    guard("hipMemcpyHtoD", || memory::memcpy(dst, src, size, 1))
+    guard("hipMemcpyHtoD", || {
+        on_cuda!(_cu => crate::cuda::memory::memcpy(dst, src, size, 1));
+        memory::memcpy(dst, src, size, 1)
+    })
 }
 
 /// # Safety
@@ -253,7 +291,10 @@ pub unsafe extern "C" fn hipMemcpyDtoH(
     src: *const c_void,
     size: usize,
 ) -> hipError_t {
-    guard("hipMemcpyDtoH", || memory::memcpy(dst, src, size, 2))
+    guard("hipMemcpyDtoH", || {
+        on_cuda!(_cu => crate::cuda::memory::memcpy(dst, src, size, 2));
+        memory::memcpy(dst, src, size, 2)
+    })
 }
 
 /// # Safety
@@ -264,7 +305,10 @@ pub unsafe extern "C" fn hipMemcpyDtoD(
     src: *const c_void,
     size: usize,
 ) -> hipError_t {
-    guard("hipMemcpyDtoD", || memory::memcpy(dst, src, size, 3))
+    guard("hipMemcpyDtoD", || {
+        on_cuda!(_cu => crate::cuda::memory::memcpy(dst, src, size, 3));
+        memory::memcpy(dst, src, size, 3)
+    })
 }
 
 /// Copies `height` rows of `width` bytes between pitched ranges. Synchronous.
@@ -282,6 +326,7 @@ pub unsafe extern "C" fn hipMemcpy2D(
     kind: c_int,
 ) -> hipError_t {
     guard("hipMemcpy2D", || {
+        on_cuda!(_cu => crate::cuda::memory::memcpy_2d(dst, dpitch, src, spitch, width, height, kind, None));
         let c = Copy2d {
             dst,
             dpitch,
@@ -311,6 +356,9 @@ pub unsafe extern "C" fn hipMemcpy2DAsync(
     stream: hipStream_t,
 ) -> hipError_t {
     guard("hipMemcpy2DAsync", || {
+        on_cuda!(_cu => crate::cuda::memory::memcpy_2d(
+            dst, dpitch, src, spitch, width, height, kind, Some(stream as usize)
+        ));
         let c = Copy2d {
             dst,
             dpitch,
@@ -330,6 +378,7 @@ pub unsafe extern "C" fn hipMemcpy2DAsync(
 #[no_mangle]
 pub unsafe extern "C" fn hipMemset(dst: *mut c_void, value: c_int, size: usize) -> hipError_t {
     guard("hipMemset", || {
+        on_cuda!(_cu => crate::cuda::memory::memset(dst, &[value as u8], size, None));
         memory::memset(dst, &[value as u8], size, 0, true)
     })
 }
@@ -346,6 +395,7 @@ pub unsafe extern "C" fn hipMemsetAsync(
     stream: hipStream_t,
 ) -> hipError_t {
     guard("hipMemsetAsync", || {
+        on_cuda!(_cu => crate::cuda::memory::memset(dst, &[value as u8], size, Some(stream as usize)));
         memory::memset(dst, &[value as u8], size, stream as usize, false)
     })
 }
@@ -357,6 +407,7 @@ pub unsafe extern "C" fn hipMemsetAsync(
 #[no_mangle]
 pub unsafe extern "C" fn hipMemsetD8(dst: *mut c_void, value: u8, count: usize) -> hipError_t {
     guard("hipMemsetD8", || {
+        on_cuda!(_cu => crate::cuda::memory::memset(dst, &[value], count, None));
         memory::memset(dst, &[value], count, 0, true)
     })
 }
@@ -368,6 +419,7 @@ pub unsafe extern "C" fn hipMemsetD8(dst: *mut c_void, value: u8, count: usize) 
 #[no_mangle]
 pub unsafe extern "C" fn hipMemsetD16(dst: *mut c_void, value: u16, count: usize) -> hipError_t {
     guard("hipMemsetD16", || {
+        on_cuda!(_cu => crate::cuda::memory::memset(dst, &value.to_ne_bytes(), count, None));
         memory::memset(dst, &value.to_ne_bytes(), count, 0, true)
     })
 }
@@ -379,6 +431,7 @@ pub unsafe extern "C" fn hipMemsetD16(dst: *mut c_void, value: u16, count: usize
 #[no_mangle]
 pub unsafe extern "C" fn hipMemsetD32(dst: *mut c_void, value: c_int, count: usize) -> hipError_t {
     guard("hipMemsetD32", || {
+        on_cuda!(_cu => crate::cuda::memory::memset(dst, &value.to_ne_bytes(), count, None));
         memory::memset(dst, &value.to_ne_bytes(), count, 0, true)
     })
 }
@@ -395,6 +448,7 @@ pub unsafe extern "C" fn hipMemsetD8Async(
     stream: hipStream_t,
 ) -> hipError_t {
     guard("hipMemsetD8Async", || {
+        on_cuda!(_cu => crate::cuda::memory::memset(dst, &[value], count, Some(stream as usize)));
         memory::memset(dst, &[value], count, stream as usize, false)
     })
 }
@@ -411,6 +465,7 @@ pub unsafe extern "C" fn hipMemsetD16Async(
     stream: hipStream_t,
 ) -> hipError_t {
     guard("hipMemsetD16Async", || {
+        on_cuda!(_cu => crate::cuda::memory::memset(dst, &value.to_ne_bytes(), count, Some(stream as usize)));
         memory::memset(dst, &value.to_ne_bytes(), count, stream as usize, false)
     })
 }
@@ -427,6 +482,7 @@ pub unsafe extern "C" fn hipMemsetD32Async(
     stream: hipStream_t,
 ) -> hipError_t {
     guard("hipMemsetD32Async", || {
+        on_cuda!(_cu => crate::cuda::memory::memset(dst, &value.to_ne_bytes(), count, Some(stream as usize)));
         memory::memset(dst, &value.to_ne_bytes(), count, stream as usize, false)
     })
 }
@@ -442,6 +498,14 @@ pub unsafe extern "C" fn hipMemGetInfo(free: *mut usize, total: *mut usize) -> h
         if free.is_null() || total.is_null() {
             return Err(Failure::invalid_value("a result pointer is null"));
         }
+        on_cuda!(_cu => {
+            let (f, t) = crate::cuda::memory::info()?;
+            // SAFETY: checked non-null; valid per the caller.
+            unsafe {
+                write_out(total, t, "total")?;
+                write_out(free, f, "free")
+            }
+        });
         let rt = runtime()?;
         let all = rt.info.global_mem_size;
         let available = all.saturating_sub(memory::device_bytes_in_use());
@@ -473,6 +537,15 @@ pub unsafe extern "C" fn hipPointerGetAttributes(
                 "the attributes pointer or the pointer is null",
             ));
         }
+        on_cuda!(cu => {
+            // HIP ordinals are indices into the backend's devices (HIPMLIR_DEVICE may hide some).
+            let device_of = |ordinal: i32| {
+                cu.devices.iter().position(|d| d.ordinal == ordinal).map_or(-1, |i| i as i32)
+            };
+            let a = crate::cuda::memory::pointer_attributes(ptr, device_of);
+            // SAFETY: checked non-null; valid per the caller.
+            unsafe { write_out(attributes, a, "the attributes pointer") }
+        });
         // SAFETY: checked non-null; valid per the caller.
         unsafe {
             write_out(
@@ -500,6 +573,10 @@ pub unsafe extern "C" fn hipMemPrefetchAsync(
     stream: hipStream_t,
 ) -> hipError_t {
     guard("hipMemPrefetchAsync", || {
+        on_cuda!(cu => {
+            let target = if device < 0 { device } else { cu.device(device)?.ordinal };
+            crate::cuda::memory::prefetch(ptr, count, target, stream as usize)
+        });
         let target = crate::stream::resolve(stream as usize)?;
         managed::note_prefetch(ptr as usize, count, device)?;
         let rt = runtime()?;
@@ -523,6 +600,10 @@ pub unsafe extern "C" fn hipMemAdvise(
     device: c_int,
 ) -> hipError_t {
     guard("hipMemAdvise", || {
+        on_cuda!(cu => {
+            let target = if device < 0 { device } else { cu.device(device)?.ordinal };
+            crate::cuda::memory::advise(ptr, count, advice, target)
+        });
         managed::advise(ptr as usize, count, advice, device)
     })
 }
@@ -540,8 +621,9 @@ pub unsafe extern "C" fn hipMemRangeGetAttribute(
     ptr: *const c_void,
     count: usize,
 ) -> hipError_t {
-    guard("hipMemRangeGetAttribute", || unsafe {
-        range_attribute_into(data, data_size, attribute, ptr, count)
+    guard("hipMemRangeGetAttribute", || {
+        on_cuda!(_cu => crate::cuda::memory::range_attribute(data, data_size, attribute, ptr, count));
+        unsafe { range_attribute_into(data, data_size, attribute, ptr, count) }
     })
 }
 
@@ -565,8 +647,24 @@ pub unsafe extern "C" fn hipMemRangeGetAttributes(
                 "the data, sizes and attributes arrays must be non-null and non-empty",
             ));
         }
+        let cuda = crate::select::cuda()?;
+        if let Some(cu) = cuda {
+            cu.current()?;
+        }
         for i in 0..num_attributes {
             // SAFETY: per the caller, each array holds `num_attributes` entries.
+            if cuda.is_some() {
+                unsafe {
+                    crate::cuda::memory::range_attribute(
+                        *data.add(i),
+                        *data_sizes.add(i),
+                        *attributes.add(i),
+                        ptr,
+                        count,
+                    )?;
+                }
+                continue;
+            }
             unsafe {
                 range_attribute_into(
                     *data.add(i),

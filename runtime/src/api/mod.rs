@@ -8,6 +8,24 @@ use std::panic::{catch_unwind, AssertUnwindSafe};
 
 use crate::error::{record_last_error, report, Failure, HipError, HipResult};
 
+/// Runs the CUDA backend's side of an API call when that backend serves the process (see
+/// `select`); the OpenCL code after it runs otherwise, unchanged.
+/// The calling thread's device context is made current first, except for the device queries
+/// (`unbound`), which need none.
+macro_rules! on_cuda {
+    (unbound $rt:ident => $body:expr) => {
+        if let Some($rt) = crate::select::cuda()? {
+            return $body;
+        }
+    };
+    ($rt:ident => $body:expr) => {
+        if let Some($rt) = crate::select::cuda()? {
+            $rt.current()?;
+            return $body;
+        }
+    };
+}
+
 pub mod device;
 pub mod errors;
 pub mod event;

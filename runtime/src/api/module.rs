@@ -119,9 +119,7 @@ const fn hipmlir_device_image_magic() -> &'static [u8; 24] {
 /// their parameter layouts come from the SPIR-V itself (see `spirv`).
 pub fn image_from_bytes(bytes: &[u8]) -> Result<DeviceImage, String> {
     if bytes.starts_with(BUNDLE_MAGIC) {
-        let image = DeviceImage::from_bundle_bytes(bytes).map_err(|e| e.to_string())?;
-        validate_image(&image)?;
-        Ok(image)
+        crate::registry::image_of_bundle(bytes)
     } else if spirv::looks_like_spirv(bytes) {
         let kernels = spirv::parse_kernels(bytes)?;
         let image = DeviceImage {
@@ -141,7 +139,9 @@ fn load(out: *mut hipModule_t, bytes: &[u8], label: String) -> HipResult<()> {
     }
     let image = image_from_bytes(bytes)
         .map_err(|e| Failure::new(HipError::InvalidImage, format!("{label}: {e}")))?;
-    let handle = modules().insert(Arc::new(Module::standalone(label, image)));
+    let handle = modules().insert(Arc::new(
+        Module::standalone(label, image).with_ptx_of(bytes),
+    ));
     // SAFETY: checked non-null; valid per the caller.
     unsafe { write_out(out, handle as hipModule_t, "the module pointer") }
 }
@@ -277,6 +277,13 @@ pub extern "C" fn hipModuleUnload(module: hipModule_t) -> hipError_t {
     })
 }
 
+/// Forgets what the CUDA backend loaded for `hipModuleLoad`ed modules (`hipDeviceReset`).
+pub(crate) fn forget_cuda_modules() {
+    for (_, m) in modules().all() {
+        m.lock_cuda().clear();
+    }
+}
+
 fn bad_module(module: hipModule_t) -> Failure {
     Failure::new(
         HipError::InvalidHandle,
@@ -360,7 +367,10 @@ pub unsafe extern "C" fn hipModuleGetGlobal(
         })?;
         let size = usize::try_from(m.global(index).size).unwrap_or(usize::MAX);
         if !dptr.is_null() {
-            let address = crate::symbols::address_of(&m, index)?;
+            let address = match crate::select::cuda()? {
+                Some(cu) => crate::cuda::module::variable(&m, index, cu.current()?)?.0 as usize,
+                None => crate::symbols::address_of(&m, index)?,
+            };
             // SAFETY: non-null; valid per the caller.
             unsafe { write_out(dptr, address as *mut c_void, "the address pointer") }?;
         }
@@ -462,6 +472,13 @@ pub unsafe extern "C" fn hipModuleLaunchKernel(
             (true, false) => unsafe { block_from_extra(extra, info.args_size as usize) }?,
             _ => unsafe { pack_kernel_params(info, kernel_params as *const *const c_void) }?,
         };
+        let (grid, threads) = (
+            Dim3::new(grid_x, grid_y, grid_z),
+            Dim3::new(block_x, block_y, block_z),
+        );
+        on_cuda!(cu => crate::cuda::api::launch(
+            cu, &kernel, grid, threads, shmem as usize, stream as usize, &block
+        ));
         launch(
             &kernel,
             Dim3::new(grid_x, grid_y, grid_z),

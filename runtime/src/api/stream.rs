@@ -17,7 +17,13 @@ unsafe fn create_into(
     if out.is_null() {
         return Err(Failure::invalid_value("the stream pointer is null"));
     }
-    let handle = stream::create(flags, priority)?;
+    let handle = match crate::select::cuda()? {
+        Some(cu) => {
+            cu.current()?;
+            crate::cuda::stream::create(flags, priority)?
+        }
+        None => stream::create(flags, priority)?,
+    };
     // SAFETY: checked non-null; valid per the caller.
     unsafe { write_out(out, handle as hipStream_t, "the stream pointer") }
 }
@@ -57,20 +63,29 @@ pub unsafe extern "C" fn hipStreamCreateWithPriority(
     priority: c_int,
 ) -> hipError_t {
     guard("hipStreamCreateWithPriority", || unsafe {
-        create_into(out, flags, priority.clamp(0, 0))
+        let priority = match crate::select::cuda()? {
+            // CUDA's priorities are real: numerically lower is higher, clamped to the range.
+            Some(_) => priority,
+            None => priority.clamp(0, 0),
+        };
+        create_into(out, flags, priority)
     })
 }
 
 /// Destroys a stream; work already queued on it still completes.
 #[no_mangle]
 pub extern "C" fn hipStreamDestroy(s: hipStream_t) -> hipError_t {
-    guard("hipStreamDestroy", || stream::destroy(s as usize))
+    guard("hipStreamDestroy", || {
+        on_cuda!(_cu => crate::cuda::stream::destroy(s as usize));
+        stream::destroy(s as usize)
+    })
 }
 
 /// Waits for all work on the stream (the null stream: also for blocking streams).
 #[no_mangle]
 pub extern "C" fn hipStreamSynchronize(s: hipStream_t) -> hipError_t {
     guard("hipStreamSynchronize", || {
+        on_cuda!(_cu => crate::cuda::stream::synchronize(s as usize));
         let target = stream::resolve(s as usize)?;
         stream::synchronize(&target)
     })
@@ -80,6 +95,7 @@ pub extern "C" fn hipStreamSynchronize(s: hipStream_t) -> hipError_t {
 #[no_mangle]
 pub extern "C" fn hipStreamQuery(s: hipStream_t) -> hipError_t {
     guard("hipStreamQuery", || {
+        on_cuda!(_cu => if crate::cuda::stream::query(s as usize)? { Ok(()) } else { Err(Failure::quiet(HipError::NotReady)) });
         let target = stream::resolve(s as usize)?;
         if stream::query(&target)? {
             Ok(())
@@ -98,6 +114,7 @@ pub extern "C" fn hipStreamWaitEvent(s: hipStream_t, e: hipEvent_t, flags: c_uin
                 "flags must be 0, got {flags:#x}"
             )));
         }
+        on_cuda!(_cu => crate::cuda::stream::wait_event(s as usize, e as usize));
         let target = stream::resolve(s as usize)?;
         let ev = event::get(e as usize)?;
         let Some(marker) = ev.marker() else {
@@ -117,6 +134,7 @@ pub extern "C" fn hipStreamWaitEvent(s: hipStream_t, e: hipEvent_t, flags: c_uin
 #[no_mangle]
 pub unsafe extern "C" fn hipStreamGetFlags(s: hipStream_t, flags: *mut c_uint) -> hipError_t {
     guard("hipStreamGetFlags", || {
+        on_cuda!(_cu => unsafe { write_out(flags, crate::cuda::stream::flags(s as usize)?, "the flags pointer") });
         let target = stream::resolve(s as usize)?;
         // SAFETY: `write_out` checks null; valid per the caller.
         unsafe { write_out(flags, target.flags, "the flags pointer") }
@@ -130,6 +148,7 @@ pub unsafe extern "C" fn hipStreamGetFlags(s: hipStream_t, flags: *mut c_uint) -
 #[no_mangle]
 pub unsafe extern "C" fn hipStreamGetPriority(s: hipStream_t, priority: *mut c_int) -> hipError_t {
     guard("hipStreamGetPriority", || {
+        on_cuda!(_cu => unsafe { write_out(priority, crate::cuda::stream::priority(s as usize)?, "the priority pointer") });
         let target = stream::resolve(s as usize)?;
         // SAFETY: `write_out` checks null; valid per the caller.
         unsafe { write_out(priority, target.priority, "the priority pointer") }
@@ -146,13 +165,20 @@ pub unsafe extern "C" fn hipDeviceGetStreamPriorityRange(
     greatest: *mut c_int,
 ) -> hipError_t {
     guard("hipDeviceGetStreamPriorityRange", || {
+        let (l, g) = match crate::select::cuda()? {
+            Some(cu) => {
+                cu.current()?;
+                crate::cuda::stream::priority_range()?
+            }
+            None => (0, 0),
+        };
         // SAFETY: null pointers are skipped, as HIP allows; others are valid per the caller.
         unsafe {
             if !least.is_null() {
-                least.write_unaligned(0);
+                least.write_unaligned(l);
             }
             if !greatest.is_null() {
-                greatest.write_unaligned(0);
+                greatest.write_unaligned(g);
             }
         }
         Ok(())
@@ -187,6 +213,7 @@ pub unsafe extern "C" fn hipLaunchHostFunc(
     guard("hipLaunchHostFunc", || {
         let function =
             function.ok_or_else(|| Failure::invalid_value("the host function is null"))?;
+        on_cuda!(_cu => crate::cuda::stream::launch_host_func(stream as usize, function, user_data));
         let data = UserData(user_data);
         crate::host_function::enqueue(
             stream as usize,
@@ -219,6 +246,7 @@ pub unsafe extern "C" fn hipStreamAddCallback(
             )));
         }
         let callback = callback.ok_or_else(|| Failure::invalid_value("the callback is null"))?;
+        on_cuda!(_cu => crate::cuda::stream::add_callback(stream as usize, callback, user_data));
         let data = UserData(user_data);
         let handle = UserData(stream.cast());
         crate::host_function::enqueue(

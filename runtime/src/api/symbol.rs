@@ -21,6 +21,7 @@ pub unsafe extern "C" fn hipMemcpyToSymbol(
     kind: c_int,
 ) -> hipError_t {
     guard("hipMemcpyToSymbol", || {
+        on_cuda!(cu => crate::cuda::api::symbol_copy(cu, symbol, src, size_bytes, offset, kind, true, None));
         symbols::copy(symbol, src, size_bytes, offset, kind, true, None)
     })
 }
@@ -39,6 +40,7 @@ pub unsafe extern "C" fn hipMemcpyFromSymbol(
     kind: c_int,
 ) -> hipError_t {
     guard("hipMemcpyFromSymbol", || {
+        on_cuda!(cu => crate::cuda::api::symbol_copy(cu, symbol, dst, size_bytes, offset, kind, false, None));
         symbols::copy(symbol, dst, size_bytes, offset, kind, false, None)
     })
 }
@@ -58,6 +60,7 @@ pub unsafe extern "C" fn hipMemcpyToSymbolAsync(
     stream: hipStream_t,
 ) -> hipError_t {
     guard("hipMemcpyToSymbolAsync", || {
+        on_cuda!(cu => crate::cuda::api::symbol_copy(cu, symbol, src, size_bytes, offset, kind, true, Some(stream as usize)));
         symbols::copy(
             symbol,
             src,
@@ -85,6 +88,7 @@ pub unsafe extern "C" fn hipMemcpyFromSymbolAsync(
     stream: hipStream_t,
 ) -> hipError_t {
     guard("hipMemcpyFromSymbolAsync", || {
+        on_cuda!(cu => crate::cuda::api::symbol_copy(cu, symbol, dst, size_bytes, offset, kind, false, Some(stream as usize)));
         symbols::copy(
             symbol,
             dst,
@@ -114,6 +118,11 @@ pub unsafe extern "C" fn hipGetSymbolAddress(
                 "the result pointer is null",
             ));
         }
+        on_cuda!(cu => {
+            let (address, _) = crate::cuda::api::symbol(cu, symbol)?;
+            // SAFETY: checked non-null; valid per the caller.
+            unsafe { write_out(dev_ptr, address as usize as *mut c_void, "the result pointer") }
+        });
         let address = var.address()?;
         // SAFETY: checked non-null; valid per the caller.
         unsafe { write_out(dev_ptr, address as *mut c_void, "the result pointer") }

@@ -27,10 +27,6 @@ macro_rules! unsupported {
 }
 
 unsupported! {
-    hipHostRegister(ptr: *mut c_void, bytes: usize, flags: u32)
-        => "registering existing host memory has no OpenCL equivalent";
-    hipHostUnregister(ptr: *mut c_void)
-        => "registering existing host memory has no OpenCL equivalent";
     hipLaunchCooperativeKernel(f: *const c_void, grid: crate::launch::Dim3, block: crate::launch::Dim3, args: *mut *mut c_void, shmem: u32, stream: *mut c_void)
         => "cooperative launches (grid-wide sync) have no OpenCL equivalent";
     hipDeviceEnablePeerAccess(peer: i32, flags: u32)
@@ -70,5 +66,30 @@ pub unsafe extern "C" fn hipDeviceCanAccessPeer(
         }
         // SAFETY: `write_out` checks null; valid per the caller.
         unsafe { super::write_out(can, 0, "the result pointer") }
+    })
+}
+
+/// Pins existing host memory for the device: served by the CUDA backend (`cuMemHostRegister`,
+/// mapped and portable); OpenCL has no equivalent (`hipErrorNotSupported`).
+#[no_mangle]
+pub extern "C" fn hipHostRegister(ptr: *mut c_void, bytes: usize, flags: u32) -> hipError_t {
+    guard("hipHostRegister", || {
+        on_cuda!(_cu => crate::cuda::memory::host_register(ptr, bytes, flags));
+        Err(Failure::new(
+            HipError::NotSupported,
+            "not supported by hipmlir: registering existing host memory has no OpenCL equivalent",
+        ))
+    })
+}
+
+/// Undoes [`hipHostRegister`].
+#[no_mangle]
+pub extern "C" fn hipHostUnregister(ptr: *mut c_void) -> hipError_t {
+    guard("hipHostUnregister", || {
+        on_cuda!(_cu => crate::cuda::memory::host_unregister(ptr));
+        Err(Failure::new(
+            HipError::NotSupported,
+            "not supported by hipmlir: registering existing host memory has no OpenCL equivalent",
+        ))
     })
 }

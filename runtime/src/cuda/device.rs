@@ -1,0 +1,287 @@
+//! CUDA devices: discovery (`cuInit`, the devices `HIPMLIR_DEVICE` admits), each device's real
+//! properties (`cuDeviceGetAttribute`), its primary context, and the calling thread's current
+//! device.
+
+use std::cell::Cell;
+use std::ffi::c_int;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Mutex, OnceLock};
+
+use super::driver::{check, driver_present, error_name, sys};
+use crate::device::{filter_matches, DeviceInfo};
+use crate::error::{Failure, HipError, HipResult};
+use crate::props::HipDeviceProp;
+
+/// One GPU as a HIP device.
+pub struct CudaDevice {
+    /// The driver's ordinal (`CUdevice`).
+    pub ordinal: sys::CUdevice,
+    pub name: String,
+    /// Compute capability (major, minor).
+    pub capability: (i32, i32),
+    pub props: HipDeviceProp,
+    /// The same facts in the OpenCL backend's terms, for the queries both backends answer alike.
+    pub info: DeviceInfo,
+    /// The most dynamic shared memory a block may opt in to.
+    pub shared_optin: usize,
+    /// The primary context (a `CUcontext`), retained on first use and again after a reset.
+    context: Mutex<Option<usize>>,
+}
+
+/// The CUDA backend's devices.
+pub struct CudaRuntime {
+    pub devices: Vec<CudaDevice>,
+    /// `cuDriverGetVersion` (e.g. 13000).
+    pub driver_version: i32,
+}
+
+thread_local! {
+    /// The calling thread's device (`hipSetDevice`), an index into `devices`.
+    static CURRENT: Cell<usize> = const { Cell::new(0) };
+    /// The context made current on this thread last and the reset generation it belongs to
+    /// ((0, 0): none yet).
+    static BOUND: Cell<(usize, usize)> = const { Cell::new((0, 0)) };
+}
+
+/// Bumped by every `hipDeviceReset`: each thread makes its context current again.
+static GENERATION: AtomicUsize = AtomicUsize::new(1);
+
+static CUDA: OnceLock<CudaRuntime> = OnceLock::new();
+
+/// The CUDA backend, if it was chosen (see `select`).
+pub fn cuda_runtime() -> Option<&'static CudaRuntime> {
+    CUDA.get()
+}
+
+/// Installs the opened backend (by `select`, once).
+pub(crate) fn install(rt: CudaRuntime) -> &'static CudaRuntime {
+    CUDA.get_or_init(|| rt)
+}
+
+fn attribute(device: sys::CUdevice, which: sys::CUdevice_attribute) -> i32 {
+    let mut v = 0;
+    // SAFETY: writes one int; a failure leaves 0, which every use below tolerates.
+    let _ = unsafe { sys::cuDeviceGetAttribute(&mut v, which, device) };
+    v
+}
+
+impl CudaDevice {
+    fn query(ordinal: sys::CUdevice) -> Result<CudaDevice, String> {
+        use sys::CUdevice_attribute::*;
+        let mut name = [0 as std::ffi::c_char; 256];
+        // SAFETY: the buffer holds 256 bytes.
+        check("cuDeviceGetName", unsafe {
+            sys::cuDeviceGetName(name.as_mut_ptr(), name.len() as c_int, ordinal)
+        })
+        .map_err(|f| f.message)?;
+        // SAFETY: NUL-terminated by the driver (and the buffer was zeroed).
+        let name = unsafe { std::ffi::CStr::from_ptr(name.as_ptr()) }
+            .to_string_lossy()
+            .into_owned();
+        let mut total = 0usize;
+        // SAFETY: writes one size_t.
+        let _ = unsafe { sys::cuDeviceTotalMem_v2(&mut total, ordinal) };
+        let a = |w| attribute(ordinal, w);
+        let capability = (
+            a(CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR),
+            a(CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR),
+        );
+        let as_usize = |v: i32| usize::try_from(v).unwrap_or(0);
+        let info = DeviceInfo {
+            name: name.clone(),
+            vendor: "NVIDIA Corporation".into(),
+            version: format!("CUDA {}.{}", capability.0, capability.1),
+            global_mem_size: total as u64,
+            local_mem_size: as_usize(a(CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK)) as u64,
+            max_constant_buffer_size: as_usize(a(CU_DEVICE_ATTRIBUTE_TOTAL_CONSTANT_MEMORY)) as u64,
+            global_mem_cache_size: as_usize(a(CU_DEVICE_ATTRIBUTE_L2_CACHE_SIZE)) as u64,
+            max_compute_units: a(CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT).max(1) as u32,
+            max_clock_frequency: (a(CU_DEVICE_ATTRIBUTE_CLOCK_RATE) / 1000).max(0) as u32,
+            max_work_group_size: as_usize(a(CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_BLOCK)),
+            max_work_item_sizes: [
+                as_usize(a(CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_X)),
+                as_usize(a(CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_Y)),
+                as_usize(a(CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_Z)),
+            ],
+            max_parameter_size: 4096,
+            max_mem_alloc_size: total as u64,
+            printf_buffer_size: 1 << 20,
+            address_bits: 64,
+            host_unified_memory: a(CU_DEVICE_ATTRIBUTE_INTEGRATED) != 0,
+            is_cpu: false,
+            sub_group_sizes: vec![as_usize(a(CU_DEVICE_ATTRIBUTE_WARP_SIZE)).max(1)],
+            ..DeviceInfo::default()
+        };
+        let mut p = HipDeviceProp::from_device(&info);
+        (p.major, p.minor) = capability;
+        crate::props::set_arch_name(&mut p, &format!("sm_{}{}", capability.0, capability.1));
+        p.regsPerBlock = a(CU_DEVICE_ATTRIBUTE_MAX_REGISTERS_PER_BLOCK);
+        p.warpSize = a(CU_DEVICE_ATTRIBUTE_WARP_SIZE);
+        p.memPitch = as_usize(a(CU_DEVICE_ATTRIBUTE_MAX_PITCH));
+        p.maxGridSize = [
+            a(CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_X),
+            a(CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_Y),
+            a(CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_Z),
+        ];
+        p.clockRate = a(CU_DEVICE_ATTRIBUTE_CLOCK_RATE);
+        p.textureAlignment = as_usize(a(CU_DEVICE_ATTRIBUTE_TEXTURE_ALIGNMENT));
+        p.deviceOverlap = a(CU_DEVICE_ATTRIBUTE_GPU_OVERLAP);
+        p.kernelExecTimeoutEnabled = a(CU_DEVICE_ATTRIBUTE_KERNEL_EXEC_TIMEOUT);
+        p.integrated = a(CU_DEVICE_ATTRIBUTE_INTEGRATED);
+        p.canMapHostMemory = a(CU_DEVICE_ATTRIBUTE_CAN_MAP_HOST_MEMORY);
+        p.computeMode = a(CU_DEVICE_ATTRIBUTE_COMPUTE_MODE);
+        p.concurrentKernels = a(CU_DEVICE_ATTRIBUTE_CONCURRENT_KERNELS);
+        p.ECCEnabled = a(CU_DEVICE_ATTRIBUTE_ECC_ENABLED);
+        p.pciBusID = a(CU_DEVICE_ATTRIBUTE_PCI_BUS_ID);
+        p.pciDeviceID = a(CU_DEVICE_ATTRIBUTE_PCI_DEVICE_ID);
+        p.pciDomainID = a(CU_DEVICE_ATTRIBUTE_PCI_DOMAIN_ID);
+        p.asyncEngineCount = a(CU_DEVICE_ATTRIBUTE_ASYNC_ENGINE_COUNT);
+        p.unifiedAddressing = a(CU_DEVICE_ATTRIBUTE_UNIFIED_ADDRESSING);
+        p.memoryClockRate = a(CU_DEVICE_ATTRIBUTE_MEMORY_CLOCK_RATE);
+        p.memoryBusWidth = a(CU_DEVICE_ATTRIBUTE_GLOBAL_MEMORY_BUS_WIDTH);
+        p.l2CacheSize = a(CU_DEVICE_ATTRIBUTE_L2_CACHE_SIZE);
+        p.maxThreadsPerMultiProcessor = a(CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_MULTIPROCESSOR);
+        let per_sm = as_usize(a(CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_MULTIPROCESSOR));
+        p.sharedMemPerMultiprocessor = per_sm;
+        p.maxSharedMemoryPerMultiProcessor = per_sm;
+        p.managedMemory = a(CU_DEVICE_ATTRIBUTE_MANAGED_MEMORY);
+        p.isMultiGpuBoard = a(CU_DEVICE_ATTRIBUTE_MULTI_GPU_BOARD);
+        Ok(CudaDevice {
+            ordinal,
+            name,
+            capability,
+            props: p,
+            info,
+            shared_optin: as_usize(a(CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN)),
+            context: Mutex::new(None),
+        })
+    }
+
+    /// One attribute of this device, straight from the driver.
+    pub fn attribute(&self, which: sys::CUdevice_attribute) -> i32 {
+        attribute(self.ordinal, which)
+    }
+
+    /// The device's primary context, retained the first time (and after a reset).
+    pub fn context(&self) -> HipResult<sys::CUcontext> {
+        let mut slot = self.context.lock().unwrap_or_else(|p| p.into_inner());
+        if let Some(ctx) = *slot {
+            return Ok(ctx as sys::CUcontext);
+        }
+        let mut ctx: sys::CUcontext = std::ptr::null_mut();
+        // SAFETY: writes one handle.
+        check("cuDevicePrimaryCtxRetain", unsafe {
+            sys::cuDevicePrimaryCtxRetain(&mut ctx, self.ordinal)
+        })?;
+        *slot = Some(ctx as usize);
+        Ok(ctx)
+    }
+
+    /// Makes the device's context current on the calling thread (a no-op when it already is).
+    pub fn bind(&self) -> HipResult<()> {
+        let ctx = self.context()?;
+        let wanted = (ctx as usize, GENERATION.load(Ordering::Acquire));
+        if BOUND.with(|b| b.get()) != wanted {
+            // SAFETY: a retained context, never released.
+            check("cuCtxSetCurrent", unsafe { sys::cuCtxSetCurrent(ctx) })?;
+            BOUND.with(|b| b.set(wanted));
+        }
+        Ok(())
+    }
+
+    /// `hipDeviceReset`: the primary context loses every allocation, stream, event and module;
+    /// it is retained and made current again on next use, by every thread.
+    pub fn reset(&self) -> HipResult<()> {
+        let mut slot = self.context.lock().unwrap_or_else(|p| p.into_inner());
+        // SAFETY: the caller waited for the device and forgot every handle of the context.
+        let r = check("cuDevicePrimaryCtxReset", unsafe {
+            sys::cuDevicePrimaryCtxReset_v2(self.ordinal)
+        });
+        *slot = None;
+        GENERATION.fetch_add(1, Ordering::AcqRel);
+        r
+    }
+}
+
+impl CudaRuntime {
+    /// The calling thread's device index.
+    pub fn current_index(&self) -> usize {
+        CURRENT
+            .with(|c| c.get())
+            .min(self.devices.len().saturating_sub(1))
+    }
+
+    /// The device `ordinal` (a HIP ordinal: an index into the devices), or `hipErrorInvalidDevice`.
+    pub fn device(&self, ordinal: c_int) -> HipResult<&CudaDevice> {
+        usize::try_from(ordinal)
+            .ok()
+            .and_then(|i| self.devices.get(i))
+            .ok_or_else(|| {
+                Failure::new(
+                    HipError::InvalidDevice,
+                    format!(
+                        "device {ordinal} does not exist (the CUDA backend has {} device(s))",
+                        self.devices.len()
+                    ),
+                )
+            })
+    }
+
+    /// `hipSetDevice`.
+    pub fn set_current(&self, ordinal: c_int) -> HipResult<()> {
+        let device = self.device(ordinal)?;
+        device.bind()?;
+        CURRENT.with(|c| c.set(ordinal as usize));
+        Ok(())
+    }
+
+    /// The calling thread's device, its context made current.
+    pub fn current(&self) -> HipResult<&CudaDevice> {
+        let device = &self.devices[self.current_index()];
+        device.bind()?;
+        Ok(device)
+    }
+}
+
+/// Opens the CUDA backend: `Ok(None)` when there is no driver or no GPU (not an error: OpenCL is
+/// used then); `Err` when the driver is there but fails. `filter` is `HIPMLIR_DEVICE`.
+pub fn open(filter: Option<&str>) -> Result<Option<CudaRuntime>, String> {
+    if !driver_present() {
+        return Ok(None);
+    }
+    // SAFETY: plain driver calls with out-parameters.
+    let r = unsafe { sys::cuInit(0) };
+    if r == sys::CUresult::CUDA_ERROR_NO_DEVICE {
+        return Ok(None);
+    }
+    check("cuInit", r).map_err(|f| f.message)?;
+    let mut count = 0;
+    // SAFETY: writes one int.
+    check("cuDeviceGetCount", unsafe {
+        sys::cuDeviceGetCount(&mut count)
+    })
+    .map_err(|f| f.message)?;
+    let mut driver_version = 0;
+    // SAFETY: writes one int.
+    let _ = unsafe { sys::cuDriverGetVersion(&mut driver_version) };
+    let mut devices = Vec::new();
+    for i in 0..count {
+        let mut ordinal = 0;
+        // SAFETY: writes one int.
+        let r = unsafe { sys::cuDeviceGet(&mut ordinal, i) };
+        if r != sys::CUresult::CUDA_SUCCESS {
+            return Err(format!("cuDeviceGet({i}): {}", error_name(r)));
+        }
+        let device = CudaDevice::query(ordinal)?;
+        if filter.is_none_or(|f| filter_matches(f, i as usize, &device.name)) {
+            devices.push(device);
+        }
+    }
+    if devices.is_empty() {
+        return Ok(None);
+    }
+    Ok(Some(CudaRuntime {
+        devices,
+        driver_version,
+    }))
+}

@@ -1,0 +1,549 @@
+//! The CUDA-driver backend. The backend is chosen once per process, so each case runs in a child
+//! process of this test executable with its own `HIPMLIR_BACKEND`:
+//! * without an NVIDIA driver (this machine, CI): the default choice is OpenCL, as before;
+//!   `HIPMLIR_BACKEND=cuda` is `hipErrorNoDevice` with a message; `opencl` never loads libcuda;
+//! * on a GPU (the test executable carried to the GPU machine): a module with PTX is loaded and
+//!   launched through the HIP API, streams, events and copies included, and every output element
+//!   compared with the host's. Without a GPU those cases say so and pass.
+//!
+//! The fixtures are `examples/vector_add.hip` built by hipmlir: its SPIR-V (`--save-temps`) and
+//! PTX that mlir-opt-22 made from its outlined MLIR (`runtime/scripts/ptx-from-hip.sh`).
+
+mod common;
+
+use std::ffi::{c_void, CString};
+use std::process::Command;
+
+use common::*;
+use hipmlir_device_image::{Bundle, BundleEntry};
+use hipmlir_rt::*;
+
+const SPIRV: &[u8] = include_bytes!("fixtures/vector_add.spv");
+const PTX: &str = include_str!("fixtures/vector_add.ptx");
+const KERNEL: &str = "_Z10vector_addPKfS0_Pfi";
+const CHILD: &str = "HIPMLIR_CUDA_TEST_CHILD";
+
+/// Runs the test `name` of this executable in a child with `backend` as `HIPMLIR_BACKEND`
+/// (None: unset); returns its combined output, failing if the child failed.
+fn run_child(name: &str, backend: Option<&str>) -> String {
+    let exe = std::env::current_exe().unwrap();
+    let mut cmd = Command::new(exe);
+    cmd.args([name, "--exact", "--nocapture", "--test-threads=1"])
+        .env(CHILD, "1")
+        .env_remove("HIPMLIR_DEVICE");
+    match backend {
+        Some(b) => cmd.env("HIPMLIR_BACKEND", b),
+        None => cmd.env_remove("HIPMLIR_BACKEND"),
+    };
+    let out = cmd.output().unwrap();
+    let text = format!(
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(out.status.success(), "child {name} failed:\n{text}");
+    text
+}
+
+fn in_child() -> bool {
+    std::env::var_os(CHILD).is_some()
+}
+
+/// Whether this machine has the NVIDIA driver (the same test the runtime makes).
+fn driver_present() -> bool {
+    ["libcuda.so.1", "libcuda.so"].iter().any(|name| {
+        let c = CString::new(*name).unwrap();
+        // SAFETY: dlopen/dlclose of a library name; nothing from it is called.
+        unsafe {
+            let h = dlopen(c.as_ptr(), 1);
+            if h.is_null() {
+                false
+            } else {
+                dlclose(h);
+                true
+            }
+        }
+    })
+}
+
+extern "C" {
+    fn dlopen(name: *const std::ffi::c_char, flags: i32) -> *mut c_void;
+    fn dlclose(handle: *mut c_void) -> i32;
+}
+
+fn arch_name(p: &HipDeviceProp) -> String {
+    let bytes: Vec<u8> = p
+        .gcnArchName
+        .iter()
+        .take_while(|&&c| c != 0)
+        .map(|&c| c as u8)
+        .collect();
+    String::from_utf8_lossy(&bytes).into_owned()
+}
+
+fn vector_add_bundle(ptx: &[(&str, &str)]) -> Vec<u8> {
+    let k = kernel(
+        KERNEL,
+        "vector_add",
+        vec![
+            pointer("a", "const float *"),
+            pointer("b", "const float *"),
+            pointer("c", "float *"),
+            value("n", "int", 4),
+        ],
+    );
+    let mut b = Bundle::decode(&bundle(SPIRV.to_vec(), vec![k])).unwrap();
+    for (arch, text) in ptx {
+        let mut data = text.as_bytes().to_vec();
+        data.push(0);
+        b.entries.push(BundleEntry {
+            id: format!("hip-nvptx64-nvidia-cuda--{arch}"),
+            data,
+        });
+    }
+    b.encode()
+}
+
+/// A bundle built for NVIDIA GPUs only: metadata and PTX, no SPIR-V.
+fn ptx_only_bundle() -> Vec<u8> {
+    let mut b = Bundle::decode(&vector_add_bundle(&[("sm_70", PTX)])).unwrap();
+    b.entries.retain(|e| {
+        e.id != hipmlir_device_image::SPIRV_ENTRY_ID && e.id != hipmlir_device_image::HASH_ENTRY_ID
+    });
+    b.encode()
+}
+
+// ---- without a GPU --------------------------------------------------------------------------
+
+#[test]
+fn default_choice_is_a_gpu_else_opencl() {
+    if !in_child() {
+        let out = run_child("default_choice_is_a_gpu_else_opencl", None);
+        assert!(out.contains("chosen:"), "{out}");
+        return;
+    }
+    let mut count = 0;
+    ok(unsafe { hipGetDeviceCount(&mut count) });
+    assert!(count >= 1);
+    let mut p = HipDeviceProp::default();
+    ok(unsafe { hipGetDeviceProperties(&mut p, 0) });
+    let arch = arch_name(&p);
+    if driver_present() && arch.starts_with("sm_") {
+        println!("chosen: CUDA ({arch})");
+    } else {
+        // No NVIDIA GPU: the OpenCL device serves, exactly as before the CUDA backend existed.
+        assert_eq!(arch, "spirv64");
+        println!("chosen: OpenCL");
+    }
+}
+
+#[test]
+fn cuda_requested_without_a_driver_is_no_device() {
+    if driver_present() {
+        println!("skipped: this machine has the NVIDIA driver");
+        return;
+    }
+    if !in_child() {
+        let out = run_child("cuda_requested_without_a_driver_is_no_device", Some("cuda"));
+        assert!(
+            out.contains("HIPMLIR_BACKEND=cuda, but there is no CUDA device"),
+            "{out}"
+        );
+        return;
+    }
+    // Registration needs no device.
+    register(&vector_add_bundle(&[("sm_70", PTX)]));
+    let mut count = -1;
+    expect_code(unsafe { hipGetDeviceCount(&mut count) }, HipError::NoDevice);
+    assert_eq!(count, 0);
+    let mut p = std::ptr::null_mut::<c_void>();
+    expect_code(unsafe { hipMalloc(&mut p, 16) }, HipError::NoDevice);
+    expect_code(hipDeviceSynchronize(), HipError::NoDevice);
+}
+
+#[test]
+fn opencl_requested_is_opencl() {
+    if !in_child() {
+        run_child("opencl_requested_is_opencl", Some("opencl"));
+        return;
+    }
+    let mut p = HipDeviceProp::default();
+    if unsafe { hipGetDeviceProperties(&mut p, 0) } == HipError::NoDevice.code() {
+        println!("skipped: no OpenCL device on this machine");
+        return;
+    }
+    assert_eq!(arch_name(&p), "spirv64");
+    // An image with PTX beside its SPIR-V runs from the SPIR-V here.
+    register(&vector_add_bundle(&[("sm_70", PTX)]));
+    let n = 1000usize;
+    let a: Vec<f32> = (0..n).map(|i| i as f32).collect();
+    let b: Vec<f32> = (0..n).map(|i| 2.0 * i as f32).collect();
+    let (da, db, dc) = (
+        DeviceBuffer::from_slice(&a),
+        DeviceBuffer::from_slice(&b),
+        DeviceBuffer::new(n * 4),
+    );
+    let k = kernel(
+        KERNEL,
+        "vector_add",
+        vec![
+            pointer("a", "const float *"),
+            pointer("b", "const float *"),
+            pointer("c", "float *"),
+            value("n", "int", 4),
+        ],
+    );
+    let args = ArgBlock::new(&k)
+        .set(0, da.at(0))
+        .set(1, db.at(0))
+        .set(2, dc.at(0))
+        .set(3, n as i32)
+        .bytes;
+    ok(launch(KERNEL, dim3(4, 1, 1), dim3(256, 1, 1), &args));
+    let c: Vec<f32> = dc.download(n);
+    for i in 0..n {
+        assert_eq!(c[i], a[i] + b[i], "element {i}");
+    }
+
+    // An image with PTX only loads, and says why it cannot run here.
+    let image = ptx_only_bundle();
+    let mut module: Module = std::ptr::null_mut();
+    ok(unsafe { hipModuleLoadData(&mut module, image.as_ptr().cast()) });
+    let mut f: *mut c_void = std::ptr::null_mut();
+    let name = CString::new(KERNEL).unwrap();
+    ok(unsafe { hipModuleGetFunction(&mut f, module, name.as_ptr()) });
+    let mut params: [*mut c_void; 4] = [std::ptr::null_mut(); 4];
+    let (mut pa, mut pb, mut pc, count) = (da.at(0), db.at(0), dc.at(0), n as i32);
+    params[0] = (&mut pa as *mut usize).cast();
+    params[1] = (&mut pb as *mut usize).cast();
+    params[2] = (&mut pc as *mut usize).cast();
+    params[3] = (&count as *const i32) as *mut c_void;
+    expect_code(
+        unsafe {
+            hipModuleLaunchKernel(
+                f,
+                4,
+                1,
+                1,
+                256,
+                1,
+                1,
+                0,
+                std::ptr::null_mut(),
+                params.as_mut_ptr(),
+                std::ptr::null_mut(),
+            )
+        },
+        HipError::NoBinaryForGpu,
+    );
+}
+
+// ---- on a GPU -------------------------------------------------------------------------------
+
+fn gpu_or_skip(name: &str) -> bool {
+    if !driver_present() {
+        println!("skipped {name}: no NVIDIA driver (libcuda) on this machine");
+        return false;
+    }
+    true
+}
+
+type Module = *mut c_void;
+
+#[test]
+fn gpu_module_launch_streams_and_events() {
+    if !gpu_or_skip("gpu_module_launch_streams_and_events") {
+        return;
+    }
+    if !in_child() {
+        let out = run_child("gpu_module_launch_streams_and_events", Some("cuda"));
+        println!("{out}");
+        return;
+    }
+    let mut p = HipDeviceProp::default();
+    ok(unsafe { hipGetDeviceProperties(&mut p, 0) });
+    assert!(arch_name(&p).starts_with("sm_"));
+    assert_eq!(p.warpSize, 32);
+    assert!(p.totalGlobalMem > 0 && p.multiProcessorCount > 0);
+
+    let image = vector_add_bundle(&[("sm_70", PTX), ("sm_999", "not ptx")]);
+    let mut module: Module = std::ptr::null_mut();
+    ok(unsafe { hipModuleLoadData(&mut module, image.as_ptr().cast()) });
+    let mut f: *mut c_void = std::ptr::null_mut();
+    let name = CString::new(KERNEL).unwrap();
+    ok(unsafe { hipModuleGetFunction(&mut f, module, name.as_ptr()) });
+
+    let n = (1usize << 20) + 3;
+    let a: Vec<f32> = (0..n).map(|i| (i as f32 * 0.001).sin()).collect();
+    let b: Vec<f32> = (0..n).map(|i| 0.5 * i as f32).collect();
+    let bytes = n * 4;
+    let (mut da, mut db, mut dc) = (
+        std::ptr::null_mut::<c_void>(),
+        std::ptr::null_mut::<c_void>(),
+        std::ptr::null_mut::<c_void>(),
+    );
+    unsafe {
+        ok(hipMalloc(&mut da, bytes));
+        ok(hipMalloc(&mut db, bytes));
+        ok(hipMalloc(&mut dc, bytes));
+        let mut stream: hipStream_t = std::ptr::null_mut();
+        ok(hipStreamCreate(&mut stream));
+        let (mut start, mut stop): (hipEvent_t, hipEvent_t) =
+            (std::ptr::null_mut(), std::ptr::null_mut());
+        ok(hipEventCreate(&mut start));
+        ok(hipEventCreate(&mut stop));
+        // Pinned staging, async copies, a fill, the launch, all on one stream.
+        let mut host: *mut c_void = std::ptr::null_mut();
+        ok(hipHostMalloc(&mut host, bytes, 0));
+        std::ptr::copy_nonoverlapping(a.as_ptr().cast::<u8>(), host.cast::<u8>(), bytes);
+        ok(hipMemcpyAsync(da, host, bytes, 1, stream));
+        ok(hipMemcpyAsync(db, b.as_ptr().cast(), bytes, 1, stream));
+        ok(hipMemsetAsync(dc, 0xff, bytes, stream));
+        ok(hipEventRecord(start, stream));
+        let count = n as i32;
+        let mut params: [*mut c_void; 4] = [
+            (&mut da as *mut *mut c_void).cast(),
+            (&mut db as *mut *mut c_void).cast(),
+            (&mut dc as *mut *mut c_void).cast(),
+            (&count as *const i32) as *mut c_void,
+        ];
+        let blocks = n.div_ceil(256) as u32;
+        ok(hipModuleLaunchKernel(
+            f,
+            blocks,
+            1,
+            1,
+            256,
+            1,
+            1,
+            0,
+            stream,
+            params.as_mut_ptr(),
+            std::ptr::null_mut(),
+        ));
+        ok(hipEventRecord(stop, stream));
+        ok(hipStreamSynchronize(stream));
+        ok(hipStreamQuery(stream));
+        let mut ms = -1f32;
+        ok(hipEventElapsedTime(&mut ms, start, stop));
+        assert!(ms >= 0.0);
+        let mut c = vec![0f32; n];
+        ok(hipMemcpy(c.as_mut_ptr().cast(), dc, bytes, 2));
+        for i in 0..n {
+            assert_eq!(c[i], a[i] + b[i], "element {i}");
+        }
+        println!("vector_add through hipModuleLaunchKernel: {n} elements, kernel {ms:.3} ms");
+
+        // Pointer attributes, memory info.
+        let mut attrs = std::mem::zeroed::<PointerAttributes>();
+        ok(hipPointerGetAttributes(&mut attrs, da));
+        assert_eq!(attrs.r#type, 2);
+        ok(hipPointerGetAttributes(&mut attrs, host));
+        assert_eq!(attrs.r#type, 1);
+        let (mut free, mut total) = (0usize, 0usize);
+        ok(hipMemGetInfo(&mut free, &mut total));
+        assert!(free > 0 && free <= total);
+
+        // Managed memory read by the host after the kernel wrote it.
+        let mut m: *mut c_void = std::ptr::null_mut();
+        ok(hipMallocManaged(&mut m, bytes, 1));
+        let mut mp = m;
+        params[2] = (&mut mp as *mut *mut c_void).cast();
+        ok(hipModuleLaunchKernel(
+            f,
+            blocks,
+            1,
+            1,
+            256,
+            1,
+            1,
+            0,
+            std::ptr::null_mut(),
+            params.as_mut_ptr(),
+            std::ptr::null_mut(),
+        ));
+        ok(hipDeviceSynchronize());
+        let managed = std::slice::from_raw_parts(m.cast::<f32>(), n);
+        for i in 0..n {
+            assert_eq!(managed[i], a[i] + b[i], "managed element {i}");
+        }
+
+        // An image with PTX only runs the same.
+        let only = ptx_only_bundle();
+        let mut module2: Module = std::ptr::null_mut();
+        ok(hipModuleLoadData(&mut module2, only.as_ptr().cast()));
+        let mut f2: *mut c_void = std::ptr::null_mut();
+        ok(hipModuleGetFunction(&mut f2, module2, name.as_ptr()));
+        ok(hipMemset(dc, 0, bytes));
+        params[2] = (&mut dc as *mut *mut c_void).cast();
+        ok(hipModuleLaunchKernel(
+            f2,
+            blocks,
+            1,
+            1,
+            256,
+            1,
+            1,
+            0,
+            std::ptr::null_mut(),
+            params.as_mut_ptr(),
+            std::ptr::null_mut(),
+        ));
+        ok(hipMemcpy(c.as_mut_ptr().cast(), dc, bytes, 2));
+        for i in 0..n {
+            assert_eq!(c[i], a[i] + b[i], "PTX-only element {i}");
+        }
+        ok(hipModuleUnload(module2));
+
+        // Misuse is an error code, not a crash.
+        expect_code(
+            hipModuleLaunchKernel(
+                f,
+                0,
+                1,
+                1,
+                256,
+                1,
+                1,
+                0,
+                stream,
+                params.as_mut_ptr(),
+                std::ptr::null_mut(),
+            ),
+            HipError::InvalidConfiguration,
+        );
+        expect_code(
+            hipModuleLaunchKernel(
+                f,
+                1,
+                1,
+                1,
+                4096,
+                1,
+                1,
+                0,
+                stream,
+                params.as_mut_ptr(),
+                std::ptr::null_mut(),
+            ),
+            HipError::InvalidConfiguration,
+        );
+        expect_code(
+            hipStreamSynchronize(0x1234 as hipStream_t),
+            HipError::InvalidHandle,
+        );
+
+        ok(hipEventDestroy(start));
+        ok(hipEventDestroy(stop));
+        ok(hipStreamDestroy(stream));
+        ok(hipFree(m));
+        ok(hipHostFree(host));
+        ok(hipFree(da));
+        ok(hipFree(db));
+        ok(hipFree(dc));
+        ok(hipModuleUnload(module));
+
+        // After a reset the device works again from scratch: the module loads anew.
+        ok(hipDeviceReset());
+        let mut module3: Module = std::ptr::null_mut();
+        ok(hipModuleLoadData(&mut module3, image.as_ptr().cast()));
+        let mut f3: *mut c_void = std::ptr::null_mut();
+        ok(hipModuleGetFunction(&mut f3, module3, name.as_ptr()));
+        let (mut ra, mut rb, mut rc) = (
+            std::ptr::null_mut::<c_void>(),
+            std::ptr::null_mut::<c_void>(),
+            std::ptr::null_mut::<c_void>(),
+        );
+        ok(hipMalloc(&mut ra, bytes));
+        ok(hipMalloc(&mut rb, bytes));
+        ok(hipMalloc(&mut rc, bytes));
+        ok(hipMemcpy(ra, a.as_ptr().cast(), bytes, 1));
+        ok(hipMemcpy(rb, b.as_ptr().cast(), bytes, 1));
+        let mut again: [*mut c_void; 4] = [
+            (&mut ra as *mut *mut c_void).cast(),
+            (&mut rb as *mut *mut c_void).cast(),
+            (&mut rc as *mut *mut c_void).cast(),
+            (&count as *const i32) as *mut c_void,
+        ];
+        ok(hipModuleLaunchKernel(
+            f3,
+            blocks,
+            1,
+            1,
+            256,
+            1,
+            1,
+            0,
+            std::ptr::null_mut(),
+            again.as_mut_ptr(),
+            std::ptr::null_mut(),
+        ));
+        ok(hipMemcpy(c.as_mut_ptr().cast(), rc, bytes, 2));
+        for i in 0..n {
+            assert_eq!(c[i], a[i] + b[i], "after reset, element {i}");
+        }
+        ok(hipFree(ra));
+        ok(hipFree(rb));
+        ok(hipFree(rc));
+        ok(hipModuleUnload(module3));
+    }
+}
+
+#[test]
+fn gpu_images_without_runnable_ptx_are_errors() {
+    if !gpu_or_skip("gpu_images_without_runnable_ptx_are_errors") {
+        return;
+    }
+    if !in_child() {
+        let out = run_child("gpu_images_without_runnable_ptx_are_errors", Some("cuda"));
+        assert!(out.contains("none runs on a device"), "{out}");
+        assert!(out.contains("the JIT says"), "{out}");
+        assert!(out.contains("carries no PTX"), "{out}");
+        return;
+    }
+    let launch_first = |image: &[u8]| -> hipError_t {
+        let mut module: Module = std::ptr::null_mut();
+        ok(unsafe { hipModuleLoadData(&mut module, image.as_ptr().cast()) });
+        let mut f: *mut c_void = std::ptr::null_mut();
+        let name = CString::new(KERNEL).unwrap();
+        ok(unsafe { hipModuleGetFunction(&mut f, module, name.as_ptr()) });
+        let mut args = [0u8; 32];
+        args[24..28].copy_from_slice(&0i32.to_ne_bytes());
+        let mut size = args.len();
+        let mut extra: [*mut c_void; 5] = [
+            std::ptr::without_provenance_mut::<c_void>(1),
+            args.as_mut_ptr().cast(),
+            std::ptr::without_provenance_mut::<c_void>(2),
+            (&mut size as *mut usize).cast(),
+            std::ptr::without_provenance_mut::<c_void>(3),
+        ];
+        unsafe {
+            hipModuleLaunchKernel(
+                f,
+                1,
+                1,
+                1,
+                1,
+                1,
+                1,
+                0,
+                std::ptr::null_mut(),
+                std::ptr::null_mut(),
+                extra.as_mut_ptr(),
+            )
+        }
+    };
+    expect_code(
+        launch_first(&vector_add_bundle(&[("sm_999", PTX)])),
+        HipError::NoBinaryForGpu,
+    );
+    let broken = PTX.replace("add.rn.f32", "add.nonsense.f32");
+    expect_code(
+        launch_first(&vector_add_bundle(&[("sm_70", &broken)])),
+        HipError::InvalidImage,
+    );
+    expect_code(
+        launch_first(&vector_add_bundle(&[])),
+        HipError::NoBinaryForGpu,
+    );
+}
