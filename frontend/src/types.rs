@@ -190,6 +190,28 @@ impl Ty {
                     Ty::from_clang(param.parameter_type(), &SourceLoc::default()),
                 );
             }
+            // An operator whose result has its pointer operand's type (`p + 4`, `p++`, `p += 4`,
+            // `c ? p : q`, `(p)`, `x, p`) shows that operand's written array type too. Such an
+            // operator never yields an array, except `*pa` of a pointer to an array.
+            let deref = cursor.kind() == clang_sys::CXCursor_UnaryOperator
+                && cursor.unary_operator() == clang_sys::CXUnaryOperator_Deref;
+            if !deref
+                && matches!(
+                    cursor.kind(),
+                    clang_sys::CXCursor_BinaryOperator
+                        | clang_sys::CXCursor_CompoundAssignOperator
+                        | clang_sys::CXCursor_UnaryOperator
+                        | clang_sys::CXCursor_ConditionalOperator
+                        | clang_sys::CXCursor_ParenExpr
+                )
+            {
+                for child in cursor.children() {
+                    let t = Ty::of(&child)?;
+                    if t.is_pointer() {
+                        return Ok(t);
+                    }
+                }
+            }
             // Likewise an argument passed to an array parameter: the implicit conversion shows
             // the parameter's written type over the pointer it converts.
             if cursor.kind() == clang_sys::CXCursor_UnexposedExpr {
