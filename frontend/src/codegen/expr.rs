@@ -186,6 +186,18 @@ impl<'c> FunctionCodegen<'c, '_> {
                 let lv = self.lvalue(e)?;
                 self.load(&lv, loc)
             }
+            // A braced scalar (`T{}`, `float{x}`): zero, or its one item converted.
+            CXCursor_InitListExpr if !Ty::of(e)?.is_aggregate() => {
+                let ty = Ty::of(e)?;
+                match e.children().as_slice() {
+                    [] => self.zero(&ty, loc),
+                    [item] => self.rvalue_as(item, &ty),
+                    _ => Err(FrontendError::unsupported(
+                        e.location(),
+                        "a braced scalar initializer with several items",
+                    )),
+                }
+            }
             CXCursor_CXXNewExpr => self.new_expression(e),
             CXCursor_CXXDeleteExpr => self.delete_expression(e),
             CXCursor_BinaryOperator => self.binary(e),
