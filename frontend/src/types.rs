@@ -119,6 +119,9 @@ impl Ty {
             CXType_Half | CXType_Float16 => Ok(Ty::Float { bits: 16 }),
             CXType_Float => Ok(Ty::Float { bits: 32 }),
             CXType_Double => Ok(Ty::Float { bits: 64 }),
+            // Device code computes `long double` as `double` (clang's AMDGPU and SPIR-V targets
+            // do; OpenCL has nothing wider).
+            CXType_LongDouble if canonical.size_of() == Some(8) => Ok(Ty::Float { bits: 64 }),
             CXType_Enum => {
                 // An enum is its underlying integer type.
                 Ty::from_clang(canonical.declaration().enum_integer_type(), loc)
