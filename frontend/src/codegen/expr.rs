@@ -186,9 +186,15 @@ impl<'c> FunctionCodegen<'c, '_> {
                 let lv = self.lvalue(e)?;
                 self.load(&lv, loc)
             }
-            // A braced scalar (`T{}`, `float{x}`): zero, or its one item converted.
-            CXCursor_InitListExpr if !Ty::of(e)?.is_aggregate() => {
+            // A braced list as a value (`return {a, b};`, `f({a, b})`, `T{}`): an aggregate is
+            // built in a temporary; a scalar is zero or its one item converted.
+            CXCursor_InitListExpr => {
                 let ty = Ty::of(e)?;
+                if ty.is_aggregate() {
+                    let ptr = self.alloca(&ty, loc)?;
+                    self.initialize(ptr, &ty, e)?;
+                    return self.load(&LValue::Mem { ptr, ty }, loc);
+                }
                 match e.children().as_slice() {
                     [] => self.zero(&ty, loc),
                     [item] => self.rvalue_as(item, &ty),
