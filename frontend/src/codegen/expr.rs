@@ -106,7 +106,9 @@ impl<'c> FunctionCodegen<'c, '_> {
             | CXCursor_CharacterLiteral
             | CXCursor_FloatingLiteral
             | CXCursor_CXXBoolLiteralExpr
-            | CXCursor_UnaryExpr => self.constant(e),
+            | CXCursor_UnaryExpr
+            // `sizeof...(Ts)`: a constant in an instance.
+            | CXCursor_SizeOfPackExpr => self.constant(e),
             CXCursor_CXXNullPtrLiteralExpr => self.null_pointer(loc),
             // GCC's `__null` (glibc's NULL in C++): a zero of its integer type.
             CXCursor_GNUNullExpr => self.zero(&Ty::of(e)?, loc),
