@@ -384,7 +384,9 @@ impl<'c> FunctionCodegen<'c, '_> {
         // CUDA's and chipStar's printf returns the number of arguments after the format (a
         // negative value on failure); OpenCL's returns 0 on success.
         let zero = self.b.const_int(i32t, 0, loc)?;
-        let count = self.b.const_int(i32t, args.len().saturating_sub(1) as i64, loc)?;
+        let count = self
+            .b
+            .const_int(i32t, args.len().saturating_sub(1) as i64, loc)?;
         let failed = self.cmpi(2, r[0], zero, loc)?;
         let result = self
             .b
