@@ -119,6 +119,9 @@ impl Ty {
             CXType_Half | CXType_Float16 => Ok(Ty::Float { bits: 16 }),
             CXType_Float => Ok(Ty::Float { bits: 32 }),
             CXType_Double => Ok(Ty::Float { bits: 64 }),
+            // Device code computes `long double` as `double` (clang's AMDGPU and SPIR-V targets
+            // do; OpenCL has nothing wider).
+            CXType_LongDouble if canonical.size_of() == Some(8) => Ok(Ty::Float { bits: 64 }),
             CXType_Enum => {
                 // An enum is its underlying integer type.
                 Ty::from_clang(canonical.declaration().enum_integer_type(), loc)
@@ -189,6 +192,28 @@ impl Ty {
                     cursor,
                     Ty::from_clang(param.parameter_type(), &SourceLoc::default()),
                 );
+            }
+            // An operator whose result has its pointer operand's type (`p + 4`, `p++`, `p += 4`,
+            // `c ? p : q`, `(p)`, `x, p`) shows that operand's written array type too. Such an
+            // operator never yields an array, except `*pa` of a pointer to an array.
+            let deref = cursor.kind() == clang_sys::CXCursor_UnaryOperator
+                && cursor.unary_operator() == clang_sys::CXUnaryOperator_Deref;
+            if !deref
+                && matches!(
+                    cursor.kind(),
+                    clang_sys::CXCursor_BinaryOperator
+                        | clang_sys::CXCursor_CompoundAssignOperator
+                        | clang_sys::CXCursor_UnaryOperator
+                        | clang_sys::CXCursor_ConditionalOperator
+                        | clang_sys::CXCursor_ParenExpr
+                )
+            {
+                for child in cursor.children() {
+                    let t = Ty::of(&child)?;
+                    if t.is_pointer() {
+                        return Ok(t);
+                    }
+                }
             }
             // Likewise an argument passed to an array parameter: the implicit conversion shows
             // the parameter's written type over the pointer it converts.

@@ -88,5 +88,69 @@ HIPMLIR_COMPLEX_FN hipDoubleComplex hipComplexFloatToDouble(hipFloatComplex z) {
   return make_hipDoubleComplex(z.x, z.y);
 }
 
+#if defined(__cplusplus)
+// ROCm's header gives the complex types C++ operators with complex meaning: since the types are
+// float2 and double2, `a * b` and `a / b` on them are the complex product and quotient wherever
+// this header is included (the vector types' element-wise operators are templates, so these
+// plain functions win overload resolution, as ROCm's do). A complex times a real scalar scales
+// both parts.
+#define HIPMLIR_COMPLEX_OPS(C, S)                                                                 \
+  HIPMLIR_COMPLEX_FN C operator-(const C& z) {                                                    \
+    C r;                                                                                          \
+    r.x = -z.x;                                                                                   \
+    r.y = -z.y;                                                                                   \
+    return r;                                                                                     \
+  }                                                                                               \
+  HIPMLIR_COMPLEX_FN bool operator==(const C& p, const C& q) { return p.x == q.x && p.y == q.y; } \
+  HIPMLIR_COMPLEX_FN bool operator!=(const C& p, const C& q) { return !(p == q); }                \
+  HIPMLIR_COMPLEX_FN C operator+(const C& p, const C& q) { return hipCadd##S(p, q); }             \
+  HIPMLIR_COMPLEX_FN C operator-(const C& p, const C& q) { return hipCsub##S(p, q); }             \
+  HIPMLIR_COMPLEX_FN C operator*(const C& p, const C& q) { return hipCmul##S(p, q); }             \
+  HIPMLIR_COMPLEX_FN C operator/(const C& p, const C& q) { return hipCdiv##S(p, q); }             \
+  HIPMLIR_COMPLEX_FN C& operator+=(C& p, const C& q) {                                            \
+    p = hipCadd##S(p, q);                                                                         \
+    return p;                                                                                     \
+  }                                                                                               \
+  HIPMLIR_COMPLEX_FN C& operator-=(C& p, const C& q) {                                            \
+    p = hipCsub##S(p, q);                                                                         \
+    return p;                                                                                     \
+  }                                                                                               \
+  HIPMLIR_COMPLEX_FN C& operator*=(C& p, const C& q) {                                            \
+    p = hipCmul##S(p, q);                                                                         \
+    return p;                                                                                     \
+  }                                                                                               \
+  HIPMLIR_COMPLEX_FN C& operator/=(C& p, const C& q) {                                            \
+    p = hipCdiv##S(p, q);                                                                         \
+    return p;                                                                                     \
+  }
+
+#define HIPMLIR_COMPLEX_SCALE(C, R)                                                               \
+  HIPMLIR_COMPLEX_FN C operator*(const C& z, R k) {                                               \
+    C r;                                                                                          \
+    r.x = z.x * k;                                                                                \
+    r.y = z.y * k;                                                                                \
+    return r;                                                                                     \
+  }
+#define HIPMLIR_COMPLEX_SCALES(C)                                                                 \
+  HIPMLIR_COMPLEX_SCALE(C, unsigned short)                                                        \
+  HIPMLIR_COMPLEX_SCALE(C, short)                                                                 \
+  HIPMLIR_COMPLEX_SCALE(C, unsigned int)                                                          \
+  HIPMLIR_COMPLEX_SCALE(C, int)                                                                   \
+  HIPMLIR_COMPLEX_SCALE(C, unsigned long)                                                         \
+  HIPMLIR_COMPLEX_SCALE(C, long)                                                                  \
+  HIPMLIR_COMPLEX_SCALE(C, unsigned long long)                                                    \
+  HIPMLIR_COMPLEX_SCALE(C, long long)                                                             \
+  HIPMLIR_COMPLEX_SCALE(C, float)                                                                 \
+  HIPMLIR_COMPLEX_SCALE(C, double)
+
+HIPMLIR_COMPLEX_OPS(hipFloatComplex, f)
+HIPMLIR_COMPLEX_OPS(hipDoubleComplex, )
+HIPMLIR_COMPLEX_SCALES(hipFloatComplex)
+HIPMLIR_COMPLEX_SCALES(hipDoubleComplex)
+#undef HIPMLIR_COMPLEX_SCALES
+#undef HIPMLIR_COMPLEX_SCALE
+#undef HIPMLIR_COMPLEX_OPS
+#endif  // __cplusplus
+
 #undef HIPMLIR_COMPLEX_FN
 #endif

@@ -290,8 +290,11 @@ __device__ inline coalesced_group coalesced_threads() {
 // one size convert to each other.)
 template <unsigned int Size, class ParentT = void>
 class thread_block_tile {
-  static_assert(Size != 0u && (Size & (Size - 1u)) == 0u && Size <= 32u,
-                "thread_block_tile: the size must be a power of two no larger than warpSize (32)");
+  // ROCm allows up to its 64-wide wavefronts; programs instantiate tiles of both warp sizes and
+  // pick one by the device's warpSize at run time. A tile wider than hipmlir's 32-wide warp is
+  // refused where it is made (tiled_partition prints an error).
+  static_assert(Size != 0u && (Size & (Size - 1u)) == 0u && Size <= 64u,
+                "thread_block_tile: the size must be a power of two no larger than 64");
   unsigned int _meta_rank;
   unsigned int _meta_size;
 
@@ -468,7 +471,12 @@ __device__ inline thread_group tiled_partition(const thread_group& parent,
 // ---- tiled_partition<N>(parent): a thread_block_tile<N> ----
 template <unsigned int Size, class ParentT>
 __device__ inline thread_block_tile<Size, ParentT> tiled_partition(const ParentT& parent) {
-  // (thread_block_tile checks the size.)
+  // (thread_block_tile checks the size at compile time, the warp's width here.)
+  if (Size > __hipmlir_cg::warp_size() && parent.thread_rank() == 0u) {
+    printf("error: cooperative_groups::tiled_partition<%u>: wider than the device's warp (%u "
+           "threads); the tile's operations give wrong results\n",
+           Size, __hipmlir_cg::warp_size());
+  }
   return thread_block_tile<Size, ParentT>(parent.thread_rank() / Size,
                                           (parent.size() + Size - 1u) / Size);
 }
@@ -503,6 +511,90 @@ __device__ inline bool is_valid(const GroupT& g) {
 template <class GroupT>
 __device__ inline void sync(const GroupT& g) {
   g.sync();
+}
+
+// ---- collectives: reduce, inclusive_scan, exclusive_scan (ROCm declares them in
+// hip/cooperative_groups/hip_reduce.h and hip_scan.h, which include this header; they are
+// visible here too) over a thread_block_tile or a coalesced_group, with the operation a functor
+// below or any callable (a device lambda). Every member of the group must take part. ----
+template <class T>
+struct plus {
+  __host__ __device__ T operator()(const T& a, const T& b) const { return a + b; }
+};
+template <class T>
+struct less {  // the smaller value (a min-reduction)
+  __host__ __device__ T operator()(const T& a, const T& b) const { return b < a ? b : a; }
+};
+template <class T>
+struct greater {  // the larger value (a max-reduction)
+  __host__ __device__ T operator()(const T& a, const T& b) const { return a < b ? b : a; }
+};
+template <class T>
+struct bit_and {
+  __host__ __device__ T operator()(const T& a, const T& b) const { return a & b; }
+};
+template <class T>
+struct bit_or {
+  __host__ __device__ T operator()(const T& a, const T& b) const { return a | b; }
+};
+template <class T>
+struct bit_xor {
+  __host__ __device__ T operator()(const T& a, const T& b) const { return a ^ b; }
+};
+
+// A tile: a butterfly, every lane ends with the whole tile's value.
+template <unsigned int Size, class ParentT, class T, class Op>
+__device__ T reduce(const thread_block_tile<Size, ParentT>& g, T val, Op op) {
+  for (unsigned int d = Size / 2u; d > 0u; d /= 2u) {
+    T other = g.shfl_xor(val, d);
+    val = op(val, other);
+  }
+  return val;
+}
+// A coalesced group of any size: a tree toward rank 0, then rank 0's value to every member.
+template <class T, class Op>
+__device__ T reduce(const coalesced_group& g, T val, Op op) {
+  unsigned int rank = g.thread_rank();
+  for (unsigned int d = 1u; d < g.size(); d *= 2u) {
+    T other = g.shfl_down(val, d);
+    if (rank % (2u * d) == 0u && rank + d < g.size()) val = op(val, other);
+  }
+  return g.shfl(val, 0);
+}
+template <unsigned int Size, class ParentT, class T>
+__device__ T reduce(const thread_block_tile<Size, ParentT>& g, T val) {
+  return reduce(g, val, plus<T>());
+}
+template <class T>
+__device__ T reduce(const coalesced_group& g, T val) {
+  return reduce(g, val, plus<T>());
+}
+
+// Each member gets op over the values of the ranks up to its own (Hillis and Steele).
+template <class GroupT, class T, class Op>
+__device__ T inclusive_scan(const GroupT& g, T val, Op op) {
+  unsigned int rank = g.thread_rank();
+  for (unsigned int d = 1u; d < g.size(); d *= 2u) {
+    T before = g.shfl_up(val, d);
+    if (rank >= d) val = op(before, val);
+  }
+  return val;
+}
+template <class GroupT, class T>
+__device__ T inclusive_scan(const GroupT& g, T val) {
+  return inclusive_scan(g, val, plus<T>());
+}
+// Each member gets op over the values of the ranks below its own; rank 0 gets T{} (CUDA's
+// value; ROCm documents the first lane's value as platform-dependent).
+template <class GroupT, class T, class Op>
+__device__ T exclusive_scan(const GroupT& g, T val, Op op) {
+  T inclusive = inclusive_scan(g, val, op);
+  T before = g.shfl_up(inclusive, 1u);
+  return g.thread_rank() == 0u ? T{} : before;
+}
+template <class GroupT, class T>
+__device__ T exclusive_scan(const GroupT& g, T val) {
+  return exclusive_scan(g, val, plus<T>());
 }
 
 }  // namespace cooperative_groups

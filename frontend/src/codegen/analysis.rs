@@ -203,8 +203,13 @@ fn collect_memory_locals(c: &Cursor, out: &mut std::collections::HashSet<Cursor>
         CXCursor_CallExpr => {
             if let Some(callee) = c.referenced() {
                 let params = callee.arguments();
-                for (i, arg) in c.arguments().iter().enumerate() {
-                    if params.get(i).is_some_and(|p| p.ty().is_reference()) {
+                let args = c.arguments();
+                // A member operator's call (`op(a, b)` of a functor) lists the object first.
+                let skip = usize::from(
+                    callee.kind() == CXCursor_CXXMethod && args.len() == params.len() + 1,
+                );
+                for (i, arg) in args.iter().enumerate().skip(skip) {
+                    if params.get(i - skip).is_some_and(|p| p.ty().is_reference()) {
                         if let Some(d) = referenced_local(arg) {
                             out.insert(d);
                         }

@@ -381,7 +381,17 @@ impl<'c> FunctionCodegen<'c, '_> {
             vec![],
             loc,
         )?;
-        Ok(Val::Scalar(r[0]))
+        // CUDA's and chipStar's printf returns the number of arguments after the format (a
+        // negative value on failure); OpenCL's returns 0 on success.
+        let zero = self.b.const_int(i32t, 0, loc)?;
+        let count = self
+            .b
+            .const_int(i32t, args.len().saturating_sub(1) as i64, loc)?;
+        let failed = self.cmpi(2, r[0], zero, loc)?;
+        let result = self
+            .b
+            .value("arith.select", &[failed, r[0], count], i32t, &[], loc)?;
+        Ok(Val::Scalar(result))
     }
 
     fn sync_attrs(&self, ordering: i64, scope: &str) -> Vec<(&'static str, Attribute<'c>)> {

@@ -106,7 +106,9 @@ impl<'c> FunctionCodegen<'c, '_> {
             | CXCursor_CharacterLiteral
             | CXCursor_FloatingLiteral
             | CXCursor_CXXBoolLiteralExpr
-            | CXCursor_UnaryExpr => self.constant(e),
+            | CXCursor_UnaryExpr
+            // `sizeof...(Ts)`: a constant in an instance.
+            | CXCursor_SizeOfPackExpr => self.constant(e),
             CXCursor_CXXNullPtrLiteralExpr => self.null_pointer(loc),
             // GCC's `__null` (glibc's NULL in C++): a zero of its integer type.
             CXCursor_GNUNullExpr => self.zero(&Ty::of(e)?, loc),
@@ -185,6 +187,24 @@ impl<'c> FunctionCodegen<'c, '_> {
                 }
                 let lv = self.lvalue(e)?;
                 self.load(&lv, loc)
+            }
+            // A braced list as a value (`return {a, b};`, `f({a, b})`, `T{}`): an aggregate is
+            // built in a temporary; a scalar is zero or its one item converted.
+            CXCursor_InitListExpr => {
+                let ty = Ty::of(e)?;
+                if ty.is_aggregate() {
+                    let ptr = self.alloca(&ty, loc)?;
+                    self.initialize(ptr, &ty, e)?;
+                    return self.load(&LValue::Mem { ptr, ty }, loc);
+                }
+                match e.children().as_slice() {
+                    [] => self.zero(&ty, loc),
+                    [item] => self.rvalue_as(item, &ty),
+                    _ => Err(FrontendError::unsupported(
+                        e.location(),
+                        "a braced scalar initializer with several items",
+                    )),
+                }
             }
             CXCursor_CXXNewExpr => self.new_expression(e),
             CXCursor_CXXDeleteExpr => self.delete_expression(e),

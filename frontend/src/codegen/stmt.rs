@@ -11,7 +11,7 @@ use super::expr::{GepIndex, LValue};
 use super::function::{FunctionCodegen, Val};
 use crate::clang::{ConstValue, Cursor};
 use crate::error::{FrontendError, Result};
-use crate::types::Ty;
+use crate::types::{AddrSpace, Ty};
 
 impl<'c> FunctionCodegen<'c, '_> {
     /// Emits a function body; returns the value `func.return` should return.
@@ -209,12 +209,15 @@ impl<'c> FunctionCodegen<'c, '_> {
         }
         // A `static const` (or `constexpr`) local with an initializer can be an ordinary local:
         // nobody can tell the copies apart. A mutable one keeps state across calls.
+        // A mutable `static` local of device code is a device variable of its own (as in CUDA):
+        // one object for every thread and launch, holding its constant initializer from the
+        // module's load on.
         if decl.has_global_storage() && !(is_const_object(decl) && decl.var_initializer().is_some())
         {
-            return Err(FrontendError::unsupported(
-                decl.location(),
-                format!("static local variable '{}' (not const)", decl.spelling()),
-            ));
+            let (symbol, ty) = self.module.device_variable(decl)?;
+            let ptr = self.global_address(&symbol, AddrSpace::Global, loc)?;
+            self.bind_memory(key, ty, ptr);
+            return Ok(());
         }
         let init = decl.var_initializer();
         if let Some(lambda) = init.as_ref().and_then(super::lambdas::lambda_expression) {
