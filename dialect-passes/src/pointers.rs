@@ -585,6 +585,12 @@ fn lower_op(
         }
         "llvm.atomicrmw" => {
             let (ptr, space) = access_pointer(0)?;
+            if space == 4 {
+                return replace(
+                    &op,
+                    atomics::lower_rmw_generic(ctx, &rw, &op, ptr, native_float_atomics)?,
+                );
+            }
             Some(atomics::lower_rmw(
                 ctx,
                 &rw,
@@ -614,13 +620,19 @@ fn lower_op(
         }
         other => return Err(LowerError::Internal(format!("unexpected {other}"))),
     };
-    if let Some(new) = replacement {
-        let old = op
-            .result(0)
-            .map_err(|e| LowerError::Internal(e.to_string()))?;
-        // SAFETY: both values are live; `old`'s op is erased afterwards.
-        unsafe { mlirValueReplaceAllUsesOfWith(old.to_raw(), new) };
+    match replacement {
+        Some(new) => replace(&op, new),
+        None => Ok(()),
     }
+}
+
+/// Replaces the uses of `op`'s result by `new`.
+fn replace(op: &OperationRef, new: MlirValue) -> Result<(), LowerError> {
+    let old = op
+        .result(0)
+        .map_err(|e| LowerError::Internal(e.to_string()))?;
+    // SAFETY: both values are live; `old`'s op is erased afterwards.
+    unsafe { mlirValueReplaceAllUsesOfWith(old.to_raw(), new) };
     Ok(())
 }
 
