@@ -266,6 +266,20 @@ pub(crate) fn lower_rmw(
     let bin_op = bin_op_of(op)?;
     let scope = scope_attr(ctx, op)?;
     let relaxed = memory_semantics(ctx, "None")?;
+    // A float exchange moves bits: it is the integer exchange of the same width (Intel's CPU
+    // runtime has no `atomic_xchg` on doubles).
+    if bin_op == 0 && !ty.is_integer() {
+        let int: Type = IntegerType::new(ctx, ty.float_width()).into();
+        let typed = rw.bitcast(ptr, spirv_ptr(ctx, int, space)?)?;
+        let bits = rw.op("spirv.Bitcast", &[value.to_raw()], &[int], &[])?[0];
+        let old = rw.op(
+            "spirv.AtomicExchange",
+            &[typed, bits],
+            &[int],
+            &[("memory_scope", scope), ("semantics", relaxed)],
+        )?[0];
+        return Ok(rw.op("spirv.Bitcast", &[old], &[ty], &[])?[0]);
+    }
     if let Some((_, name)) = DIRECT.iter().find(|(b, _)| *b == bin_op) {
         let typed = rw.bitcast(ptr, spirv_ptr(ctx, ty, space)?)?;
         return Ok(rw.op(
