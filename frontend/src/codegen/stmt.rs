@@ -342,6 +342,7 @@ impl<'c> FunctionCodegen<'c, '_> {
             &LValue::Mem {
                 ptr,
                 ty: ty.clone(),
+                volatile: false,
             },
             v,
             loc,
@@ -412,6 +413,7 @@ impl<'c> FunctionCodegen<'c, '_> {
             &LValue::Mem {
                 ptr,
                 ty: ty.clone(),
+                volatile: false,
             },
             zero,
             loc,
