@@ -456,13 +456,15 @@ fn lower_op(
                 spirv_ptr(ctx, ty, address_space(ptr.r#type()))?,
             )?;
             let value_type = loaded_value_type(ctx, ty)?;
-            Some(rw.op("spirv.Load", &[typed], &[value_type], &[])?[0])
+            let access = volatile_access(ctx, &op)?;
+            Some(rw.op("spirv.Load", &[typed], &[value_type], &access)?[0])
         }
         "llvm.store" => {
             let value = operand(0)?;
             let (ptr, space) = access_pointer(1)?;
             let typed = rw.bitcast(ptr, spirv_ptr(ctx, value.r#type(), space)?)?;
-            rw.op("spirv.Store", &[typed, value.to_raw()], &[], &[])?;
+            let access = volatile_access(ctx, &op)?;
+            rw.op("spirv.Store", &[typed, value.to_raw()], &[], &access)?;
             None
         }
         "llvm.alloca" => {
@@ -585,6 +587,12 @@ fn lower_op(
         }
         "llvm.atomicrmw" => {
             let (ptr, space) = access_pointer(0)?;
+            if space == 4 {
+                return replace(
+                    &op,
+                    atomics::lower_rmw_generic(ctx, &rw, &op, ptr, native_float_atomics)?,
+                );
+            }
             Some(atomics::lower_rmw(
                 ctx,
                 &rw,
@@ -614,13 +622,19 @@ fn lower_op(
         }
         other => return Err(LowerError::Internal(format!("unexpected {other}"))),
     };
-    if let Some(new) = replacement {
-        let old = op
-            .result(0)
-            .map_err(|e| LowerError::Internal(e.to_string()))?;
-        // SAFETY: both values are live; `old`'s op is erased afterwards.
-        unsafe { mlirValueReplaceAllUsesOfWith(old.to_raw(), new) };
+    match replacement {
+        Some(new) => replace(&op, new),
+        None => Ok(()),
     }
+}
+
+/// Replaces the uses of `op`'s result by `new`.
+fn replace(op: &OperationRef, new: MlirValue) -> Result<(), LowerError> {
+    let old = op
+        .result(0)
+        .map_err(|e| LowerError::Internal(e.to_string()))?;
+    // SAFETY: both values are live; `old`'s op is erased afterwards.
+    unsafe { mlirValueReplaceAllUsesOfWith(old.to_raw(), new) };
     Ok(())
 }
 
@@ -655,6 +669,19 @@ fn global_type<'c>(
         current = p.parent_operation();
     }
     Err(LowerError::Internal(format!("no global named {name}")))
+}
+
+/// A volatile `llvm.load`/`llvm.store` (`volatile_`) is a `Volatile` SPIR-V memory access.
+fn volatile_access<'c>(
+    ctx: &'c Context,
+    op: &OperationRef,
+) -> Result<Vec<(&'static str, Attribute<'c>)>, LowerError> {
+    if op.attribute("volatile_").is_err() {
+        return Ok(Vec::new());
+    }
+    let access = Attribute::parse(ctx, "#spirv.memory_access<Volatile>")
+        .ok_or_else(|| LowerError::Internal("memory access attribute".into()))?;
+    Ok(vec![("memory_access", access)])
 }
 
 /// The SPIR-V memory scope of an LLVM sync scope ("" is the whole system).

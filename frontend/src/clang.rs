@@ -1124,6 +1124,9 @@ impl CType {
     pub fn is_const(&self) -> bool {
         unsafe { clang_isConstQualifiedType(self.0) != 0 }
     }
+    pub fn is_volatile(&self) -> bool {
+        unsafe { clang_isVolatileQualifiedType(self.0) != 0 }
+    }
     /// Size in bytes for the device target, or None for incomplete/dependent types.
     pub fn size_of(&self) -> Option<u64> {
         let s = unsafe { clang_Type_getSizeOf(self.0) };

@@ -73,8 +73,12 @@ __device__ inline __hipmlir_heap_block* __hipmlir_heap_pop(unsigned int k) {
     __hipmlir_heap_block* b =
         (__hipmlir_heap_block*)(arena + ((head & 0xffffffffull) - 1) * 16);
     // Another thread may take this block first and reuse it: `next` is then stale, and the
-    // exchange fails because the head's count of changes moved on.
-    unsigned long long wanted = (((head >> 32) + 1) << 32) | (b->next & 0xffffffffull);
+    // exchange fails because the head's count of changes moved on. The link is read after a
+    // fence with an atomic load, from memory rather than an incoherent cache (an SM's L1 on an
+    // NVIDIA GPU), so that the link the freeing thread published with the head is the one seen.
+    __threadfence();
+    unsigned long long next = __atomic_load_n(&b->next, __ATOMIC_RELAXED);
+    unsigned long long wanted = (((head >> 32) + 1) << 32) | (next & 0xffffffffull);
     unsigned long long seen = atomicCAS(top, head, wanted);
     if (seen == head) {
       __threadfence();

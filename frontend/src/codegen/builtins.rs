@@ -263,6 +263,7 @@ impl<'c> FunctionCodegen<'c, '_> {
                 let expected_lv = super::expr::LValue::Mem {
                     ptr: expected_ptr,
                     ty: element.clone(),
+                    volatile: false,
                 };
                 let cmp = self.load(&expected_lv, loc)?.scalar();
                 let new = self.rvalue_as(desired, &element)?.scalar();

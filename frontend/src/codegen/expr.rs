@@ -16,8 +16,13 @@ use crate::types::{is_function_type, pointer_type, AddrSpace, Ty};
 pub enum LValue<'c> {
     /// A local variable held as an SSA value.
     Var(VarKey, Ty),
-    /// An object of type `ty` in memory at `ptr` (any address space).
-    Mem { ptr: Value<'c>, ty: Ty },
+    /// An object of type `ty` in memory at `ptr` (any address space); `volatile` when it is
+    /// named through a volatile-qualified lvalue.
+    Mem {
+        ptr: Value<'c>,
+        ty: Ty,
+        volatile: bool,
+    },
 }
 
 /// One index of a `llvm.getelementptr`.
@@ -222,6 +227,7 @@ impl<'c> FunctionCodegen<'c, '_> {
                         &LValue::Mem {
                             ptr: v.scalar(),
                             ty,
+                            volatile: false,
                         },
                         loc,
                     );
@@ -355,6 +361,7 @@ impl<'c> FunctionCodegen<'c, '_> {
                     &LValue::Mem {
                         ptr,
                         ty: ty.clone(),
+                        volatile: false,
                     },
                     loc,
                 );
@@ -406,7 +413,29 @@ impl<'c> FunctionCodegen<'c, '_> {
         Ok(Some(Val::Scalar(v)))
     }
 
+    /// The object an lvalue expression names; an access through a volatile-qualified lvalue
+    /// (`volatile float* s; s[i]`, `*(volatile int*)&x`) is a volatile load or store.
     pub fn lvalue(&mut self, e: &Cursor) -> Result<LValue<'c>> {
+        Ok(match self.lvalue_of(e)? {
+            LValue::Mem { ptr, ty, volatile } => LValue::Mem {
+                ptr,
+                ty,
+                volatile: volatile || e.ty().is_volatile(),
+            },
+            var => var,
+        })
+    }
+
+    /// `volatile_` on `llvm.load`/`llvm.store` for a volatile access.
+    fn volatile_attrs(&self, volatile: bool) -> Vec<(&'static str, melior::ir::Attribute<'c>)> {
+        if volatile {
+            vec![("volatile_", melior::ir::Attribute::unit(self.ctx()))]
+        } else {
+            Vec::new()
+        }
+    }
+
+    fn lvalue_of(&mut self, e: &Cursor) -> Result<LValue<'c>> {
         let loc = self.loc(e);
         match e.kind() {
             CXCursor_ParenExpr => self.lvalue(&only_child(e)?),
@@ -421,6 +450,7 @@ impl<'c> FunctionCodegen<'c, '_> {
                 Ok(LValue::Mem {
                     ptr,
                     ty: Ty::of(e)?,
+                    volatile: false,
                 })
             }
             // `(float2){x, y}`: an unnamed object initialized by its brace list.
@@ -433,7 +463,11 @@ impl<'c> FunctionCodegen<'c, '_> {
                 let ty = Ty::of(e)?;
                 let ptr = self.alloca(&ty, loc)?;
                 self.initialize(ptr, &ty, &init)?;
-                Ok(LValue::Mem { ptr, ty })
+                Ok(LValue::Mem {
+                    ptr,
+                    ty,
+                    volatile: false,
+                })
             }
             // A cast to a reference type names the same object as another type (a derived-to-base
             // cast moves to the base subobject).
@@ -452,11 +486,13 @@ impl<'c> FunctionCodegen<'c, '_> {
                 Ok(LValue::Mem {
                     ptr,
                     ty: Ty::of(e)?,
+                    volatile: false,
                 })
             }
             CXCursor_UnexposedExpr if Self::is_temporary(e) => Ok(LValue::Mem {
                 ptr: self.materialize(e, false)?,
                 ty: Ty::of(e)?,
+                volatile: false,
             }),
             CXCursor_UnexposedExpr if e.lifetime_node() == Some(LifetimeNode::FullExpression) => {
                 let inner = only_child(e)?;
@@ -474,6 +510,7 @@ impl<'c> FunctionCodegen<'c, '_> {
                             self.byte_offset(*ptr, offset as i64, loc)?
                         },
                         ty: Ty::of(e)?,
+                        volatile: false,
                     }),
                     _ => Ok(inner),
                 }
@@ -485,12 +522,20 @@ impl<'c> FunctionCodegen<'c, '_> {
                 let key = VarKey::Decl(decl.canonical());
                 if !self.env.contains_key(&key) && decl.has_attr(CXCursor_CUDASharedAttr) {
                     let (ptr, ty) = self.shared_address(&decl, loc)?;
-                    return Ok(LValue::Mem { ptr, ty });
+                    return Ok(LValue::Mem {
+                        ptr,
+                        ty,
+                        volatile: false,
+                    });
                 }
                 if !self.env.contains_key(&key) && super::globals::is_device_variable(&decl) {
                     let (symbol, ty) = self.module.device_variable(&decl)?;
                     let ptr = self.global_address(&symbol, AddrSpace::Global, loc)?;
-                    return Ok(LValue::Mem { ptr, ty });
+                    return Ok(LValue::Mem {
+                        ptr,
+                        ty,
+                        volatile: false,
+                    });
                 }
                 if self.lambdas.contains_key(&decl.canonical()) {
                     return Err(super::lambdas::lambda_used_as_value(e));
@@ -508,6 +553,7 @@ impl<'c> FunctionCodegen<'c, '_> {
                     return Ok(LValue::Mem {
                         ptr: binding.val.scalar(),
                         ty: binding.ty.clone(),
+                        volatile: false,
                     });
                 }
                 if decl.ty().is_reference() {
@@ -516,6 +562,7 @@ impl<'c> FunctionCodegen<'c, '_> {
                     return Ok(LValue::Mem {
                         ptr: binding.val.scalar(),
                         ty,
+                        volatile: false,
                     });
                 }
                 Ok(LValue::Var(key, binding.ty.clone()))
@@ -536,6 +583,7 @@ impl<'c> FunctionCodegen<'c, '_> {
                 Ok(LValue::Mem {
                     ptr: element,
                     ty: Ty::of(e)?,
+                    volatile: false,
                 })
             }
             // `__extension__ x` (glibc's assert writes `__extension__ __PRETTY_FUNCTION__`).
@@ -548,6 +596,7 @@ impl<'c> FunctionCodegen<'c, '_> {
                 Ok(LValue::Mem {
                     ptr: p,
                     ty: Ty::of(e)?,
+                    volatile: false,
                 })
             }
             CXCursor_MemberRefExpr => {
@@ -581,17 +630,20 @@ impl<'c> FunctionCodegen<'c, '_> {
                         &LValue::Mem {
                             ptr: field_ptr,
                             ty: field.ty.clone(),
+                            volatile: false,
                         },
                         loc,
                     )?;
                     return Ok(LValue::Mem {
                         ptr: referent.scalar(),
                         ty: Ty::of(e)?,
+                        volatile: false,
                     });
                 }
                 Ok(LValue::Mem {
                     ptr: field_ptr,
                     ty: field.ty.clone(),
+                    volatile: false,
                 })
             }
             // `c ? a : b` with lvalue arms is an lvalue: choose between the two addresses.
@@ -615,6 +667,7 @@ impl<'c> FunctionCodegen<'c, '_> {
                 Ok(LValue::Mem {
                     ptr: out[0],
                     ty: Ty::of(e)?,
+                    volatile: false,
                 })
             }
             CXCursor_CallExpr if self.returns_reference(e) => {
@@ -622,6 +675,7 @@ impl<'c> FunctionCodegen<'c, '_> {
                 Ok(LValue::Mem {
                     ptr,
                     ty: Ty::of(e)?,
+                    volatile: false,
                 })
             }
             _ => Err(FrontendError::unsupported(
@@ -772,12 +826,13 @@ impl<'c> FunctionCodegen<'c, '_> {
     pub fn load(&mut self, lv: &LValue<'c>, loc: Location<'c>) -> Result<Val<'c>> {
         match lv {
             LValue::Var(key, _) => Ok(self.env[key].val),
-            LValue::Mem { ptr, ty } => {
+            LValue::Mem { ptr, ty, volatile } => {
                 if matches!(ty, Ty::Array { .. }) {
                     return Err(internal(loc, "an array loaded as a value"));
                 }
                 let mem = ty.memory_mlir(self.ctx());
-                let v = self.b.value("llvm.load", &[*ptr], mem, &[], loc)?;
+                let attrs = self.volatile_attrs(*volatile);
+                let v = self.b.value("llvm.load", &[*ptr], mem, &attrs, loc)?;
                 if *ty == Ty::Bool {
                     let zero = self.b.const_int(mem, 0, loc)?;
                     return self.cmpi(1, v, zero, loc).map(Val::Scalar);
@@ -793,14 +848,15 @@ impl<'c> FunctionCodegen<'c, '_> {
                 self.bind(key.clone(), ty.clone(), v);
                 Ok(())
             }
-            LValue::Mem { ptr, ty } => {
+            LValue::Mem { ptr, ty, volatile } => {
                 let mut value = v.scalar();
                 if *ty == Ty::Bool {
                     let mem = ty.memory_mlir(self.ctx());
                     value = self.b.value("arith.extui", &[value], mem, &[], loc)?;
                 }
+                let attrs = self.volatile_attrs(*volatile);
                 self.b
-                    .op("llvm.store", &[value, *ptr], &[], &[], vec![], loc)?;
+                    .op("llvm.store", &[value, *ptr], &[], &attrs, vec![], loc)?;
                 Ok(())
             }
         }

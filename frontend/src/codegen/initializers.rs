@@ -126,6 +126,7 @@ impl<'c> FunctionCodegen<'c, '_> {
                 &LValue::Mem {
                     ptr,
                     ty: ty.clone(),
+                    volatile: false,
                 },
                 Val::Scalar(address),
                 loc,

@@ -69,11 +69,13 @@ impl<'c> FunctionCodegen<'c, '_> {
             let from = LValue::Mem {
                 ptr: source,
                 ty: ty.clone(),
+                volatile: false,
             };
             let value = self.load(&from, loc)?;
             let to = LValue::Mem {
                 ptr: target,
                 ty: ty.clone(),
+                volatile: false,
             };
             return self.store(&to, value, loc);
         }
@@ -188,6 +190,7 @@ impl<'c> FunctionCodegen<'c, '_> {
             let place = LValue::Mem {
                 ptr,
                 ty: ty.clone(),
+                volatile: false,
             };
             self.store(&place, Val::Scalar(arg), loc)?;
             self.bind_memory(key, ty.clone(), ptr);

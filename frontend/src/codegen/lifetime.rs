@@ -408,6 +408,7 @@ impl<'c> FunctionCodegen<'c, '_> {
             &LValue::Mem {
                 ptr: object,
                 ty: Ty::of(e)?,
+                volatile: false,
             },
             loc,
         )
@@ -435,6 +436,7 @@ impl<'c> FunctionCodegen<'c, '_> {
             &LValue::Mem {
                 ptr: binding.val.scalar(),
                 ty: binding.ty,
+                volatile: false,
             },
             loc,
         )?;
@@ -454,6 +456,7 @@ fn flag_slot(flag: Value<'_>) -> LValue<'_> {
     LValue::Mem {
         ptr: flag,
         ty: FLAG,
+        volatile: false,
     }
 }
 

@@ -373,6 +373,7 @@ impl<'c> FunctionCodegen<'c, '_> {
                 &super::expr::LValue::Mem {
                     ptr,
                     ty: ty.clone(),
+                    volatile: false,
                 },
                 Val::Scalar(value),
                 loc,

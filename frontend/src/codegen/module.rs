@@ -768,6 +768,7 @@ impl<'c> ModuleCodegen<'c> {
                         &LValue::Mem {
                             ptr: shared,
                             ty: ty.clone(),
+                            volatile: false,
                         },
                         loc,
                     )?;
@@ -776,6 +777,7 @@ impl<'c> ModuleCodegen<'c> {
                         &LValue::Mem {
                             ptr: own,
                             ty: ty.clone(),
+                            volatile: false,
                         },
                         value,
                         loc,
@@ -791,6 +793,7 @@ impl<'c> ModuleCodegen<'c> {
                     &LValue::Mem {
                         ptr,
                         ty: ty.clone(),
+                        volatile: false,
                     },
                     val,
                     loc,

@@ -87,6 +87,7 @@ impl<'c> FunctionCodegen<'c, '_> {
                             &LValue::Mem {
                                 ptr: slot,
                                 ty: Ty::LONG,
+                                volatile: false,
                             },
                             Val::Scalar(n),
                             loc,
@@ -158,6 +159,7 @@ impl<'c> FunctionCodegen<'c, '_> {
                                 &LValue::Mem {
                                     ptr: slot,
                                     ty: Ty::LONG,
+                                    volatile: false,
                                 },
                                 loc,
                             )?
@@ -289,6 +291,7 @@ impl<'c> FunctionCodegen<'c, '_> {
         let slot = LValue::Mem {
             ptr: index,
             ty: Ty::LONG,
+            volatile: false,
         };
         let zero = self.b.const_int(i64t, 0, loc)?;
         self.store(&slot, Val::Scalar(zero), loc)?;

@@ -62,6 +62,7 @@ impl<'c> FunctionCodegen<'c, '_> {
                     &LValue::Mem {
                         ptr: target,
                         ty: record.clone(),
+                        volatile: false,
                     },
                     v,
                     loc,
@@ -94,6 +95,7 @@ impl<'c> FunctionCodegen<'c, '_> {
             &LValue::Mem {
                 ptr: temp,
                 ty: record,
+                volatile: false,
             },
             loc,
         )

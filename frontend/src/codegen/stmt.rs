@@ -345,6 +345,7 @@ impl<'c> FunctionCodegen<'c, '_> {
             &LValue::Mem {
                 ptr,
                 ty: ty.clone(),
+                volatile: false,
             },
             v,
             loc,
@@ -415,6 +416,7 @@ impl<'c> FunctionCodegen<'c, '_> {
             &LValue::Mem {
                 ptr,
                 ty: ty.clone(),
+                volatile: false,
             },
             zero,
             loc,

@@ -53,3 +53,44 @@ module attributes {gpu.container_module} {
     }
   }
 }
+
+// -----
+
+// An atomic on a Generic pointer of unknown space (here loaded from memory) is specialized at
+// run time: the global atomic when the pointer casts to CrossWorkgroup, the local one when it
+// casts to Workgroup, else (private memory) a plain load, operation and store.
+
+// CHECK: gpu.func @generic_atomics
+// CHECK: %[[GLOBAL:.*]] = spirv.GenericCastToPtrExplicit %{{.*}} : !spirv.ptr<i8, Generic> to !spirv.ptr<i8, CrossWorkgroup>
+// CHECK: spirv.ConvertPtrToU %[[GLOBAL]]
+// CHECK: scf.if
+// CHECK: spirv.AtomicIAdd <Device> <None> %{{.*}} : !spirv.ptr<i32, CrossWorkgroup>
+// CHECK: } else {
+// CHECK: %[[LOCAL:.*]] = spirv.GenericCastToPtrExplicit %{{.*}} : !spirv.ptr<i8, Generic> to !spirv.ptr<i8, Workgroup>
+// CHECK: scf.if
+// CHECK: spirv.AtomicIAdd <Device> <None> %{{.*}} : !spirv.ptr<i32, Workgroup>
+// CHECK: } else {
+// CHECK: %[[OLD:.*]] = spirv.Load "Generic"
+// CHECK: %[[NEW:.*]] = spirv.IAdd %[[OLD]]
+// CHECK: spirv.Store "Generic" %{{.*}}, %[[NEW]]
+// CHECK: scf.yield %[[OLD]]
+// The float add's loop runs on the specific pointer, never on the generic one.
+// CHECK: spirv.GenericCastToPtrExplicit
+// CHECK: spirv.AtomicCompareExchange <Device> <None> <None> %{{.*}} : !spirv.ptr<i64, CrossWorkgroup>
+// CHECK: spirv.AtomicCompareExchange <Device> <None> <None> %{{.*}} : !spirv.ptr<i64, Workgroup>
+// CHECK: spirv.FAdd
+// CHECK: spirv.Store "Generic"
+// CHECK-NOT: spirv.Atomic{{.*}}Generic
+// CHECK: gpu.return
+module attributes {gpu.container_module} {
+  gpu.module @hipmlir_kernels {
+    gpu.func @generic_atomics(%arg0: !llvm.ptr<1>) kernel {
+      %c1 = arith.constant 1 : i32
+      %cst = arith.constant 1.000000e+00 : f64
+      %0 = llvm.load %arg0 : !llvm.ptr<1> -> !llvm.ptr<4>
+      %1 = llvm.atomicrmw add %0, %c1 syncscope("agent") monotonic : !llvm.ptr<4>, i32
+      %2 = llvm.atomicrmw fadd %0, %cst syncscope("agent") monotonic : !llvm.ptr<4>, f64
+      gpu.return
+    }
+  }
+}
