@@ -200,7 +200,14 @@ impl<'c> FunctionCodegen<'c, '_> {
                 if ty.is_aggregate() {
                     let ptr = self.alloca(&ty, loc)?;
                     self.initialize(ptr, &ty, e)?;
-                    return self.load(&LValue::Mem { ptr, ty }, loc);
+                    return self.load(
+                        &LValue::Mem {
+                            ptr,
+                            ty,
+                            volatile: false,
+                        },
+                        loc,
+                    );
                 }
                 match e.children().as_slice() {
                     [] => self.zero(&ty, loc),
