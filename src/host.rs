@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use hipmlir_device_image::device_ir::{DeviceIr, DEVICE_IR_SECTION};
-use hipmlir_device_image::{Bundle, DeviceImage, GlobalVar, KernelInfo, HOST_ENTRY_ID};
+use hipmlir_device_image::{Bundle, DeviceImage, FatImage, GlobalVar, KernelInfo, HOST_ENTRY_ID};
 
 use crate::cli::{BuildOptions, LinkItem};
 use crate::elf::Elf;
@@ -319,7 +319,7 @@ pub fn needed_kernel_instances(
 pub fn embed_image(
     opts: &BuildOptions,
     source: &Path,
-    image: &DeviceImage,
+    image: &FatImage,
     files: &HostFiles,
     object: &Path,
 ) -> Result<(), String> {
@@ -341,7 +341,7 @@ pub fn embed_image(
 pub fn image_object(
     opts: &BuildOptions,
     stem: &str,
-    image: &DeviceImage,
+    image: &FatImage,
     files: &HostFiles,
 ) -> Result<bool, String> {
     if image.metadata.kernels.is_empty() {
@@ -627,7 +627,7 @@ pub fn link(
 /// which are marked excluded as clang marks them).
 pub fn add_bundler_sections(
     binary: &Path,
-    image: &DeviceImage,
+    image: &FatImage,
     dir: &Path,
     verbose: bool,
 ) -> Result<(), String> {

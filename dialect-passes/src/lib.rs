@@ -95,20 +95,17 @@ pub fn serialize_ptx(ctx: &Context, module: &mut Module) -> Result<Vec<u8>, Lowe
         .collect();
     if !missing.is_empty() {
         let libdevice = missing.iter().any(|n| n.starts_with("__nv_"));
-        return Err(LowerError::Pass {
-            stage: "generating PTX".into(),
-            message: format!(
-                "the kernels call {} but nothing defines {}{}",
-                missing.join(", "),
-                if missing.len() == 1 { "it" } else { "them" },
-                if libdevice {
-                    " (libdevice's math functions: install libdevice with scripts/setup.sh or \
+        return Err(LowerError::Link(format!(
+            "hipmlir: error: the PTX kernels call {} but nothing defines {}{}",
+            missing.join(", "),
+            if missing.len() == 1 { "it" } else { "them" },
+            if libdevice {
+                " (libdevice's math functions: install libdevice with scripts/setup.sh or \
                      name it with HIPMLIR_LIBDEVICE)"
-                } else {
-                    ""
-                }
-            ),
-        });
+            } else {
+                ""
+            }
+        )));
     }
     let mut bytes = ptx;
     if bytes.last() != Some(&0) {

@@ -3,7 +3,9 @@
 //!
 //! - dynamic shared memory stays the frontend's `extern` shared array, as CUDA declares it
 //!   (`.extern .shared .align 16 .b8 x[]`), sized by the launch's shared-memory bytes;
-//! - a struct passed by value is a `byval` kernel parameter (NVPTX's `.param` copy);
+//! - a struct passed by value is a `byval` kernel parameter (NVPTX's `.param` copy): set by
+//!   `hipmlir-nvptx-byval-parameters` after `convert-gpu-to-nvvm`, which drops parameter
+//!   attributes;
 //! - memory scopes take NVPTX's names (`agent` → `device`, `workgroup`/`wavefront` → `block`);
 //! - device library calls become libdevice's `__nv_*` functions (math ops are converted by
 //!   `convert-gpu-to-nvvm` itself);
@@ -16,19 +18,16 @@ use std::collections::HashSet;
 
 use hipmlir_device_image::BYVAL_ATTRIBUTE;
 use melior::ir::attribute::{
-    ArrayAttribute, DictionaryAttribute, FlatSymbolRefAttribute, IntegerAttribute,
-    StringAttribute, TypeAttribute,
+    ArrayAttribute, DenseI32ArrayAttribute, DictionaryAttribute, FlatSymbolRefAttribute,
+    IntegerAttribute, StringAttribute, TypeAttribute,
 };
 use melior::ir::block::BlockLike;
 use melior::ir::operation::{
     OperationBuilder, OperationLike, OperationMutLike, OperationRef, OperationRefMut, WalkOrder,
     WalkResult,
 };
-use melior::ir::r#type::{FunctionType, IntegerType};
-use melior::ir::{
-    Attribute, Identifier, Location, Module, Region, RegionLike, Type, TypeLike,
-    Value, ValueLike,
-};
+use melior::ir::r#type::IntegerType;
+use melior::ir::{Attribute, Identifier, Module, RegionLike, Type, TypeLike, Value, ValueLike};
 use melior::Context;
 use mlir_sys::{
     mlirBlockInsertOwnedOperationBefore, mlirOperationDestroy, mlirOperationGetBlock,
@@ -97,11 +96,19 @@ fn warp_reduce_helper(op: &str, ty: &str) -> Option<(String, String)> {
         "minui" => ("arith.minui", "-1".to_string()),
         "maxsi" => (
             "arith.maxsi",
-            if ty == "i64" { i64::MIN.to_string() } else { i32::MIN.to_string() },
+            if ty == "i64" {
+                i64::MIN.to_string()
+            } else {
+                i32::MIN.to_string()
+            },
         ),
         "minsi" => (
             "arith.minsi",
-            if ty == "i64" { i64::MAX.to_string() } else { i32::MAX.to_string() },
+            if ty == "i64" {
+                i64::MAX.to_string()
+            } else {
+                i32::MAX.to_string()
+            },
         ),
         _ => return None,
     };
@@ -186,9 +193,7 @@ fn libdevice_name(symbol: &str) -> Option<String> {
         return Some(nv.to_string());
     }
     let base = symbol.strip_suffix('f').unwrap_or(symbol);
-    LIBRARY
-        .contains(&base)
-        .then(|| format!("__nv_{symbol}"))
+    LIBRARY.contains(&base).then(|| format!("__nv_{symbol}"))
 }
 
 fn err(e: impl std::fmt::Display) -> LowerError {
@@ -214,9 +219,7 @@ pub fn lower_hip_to_nvptx(ctx: &Context, module: &Module) -> Result<(), LowerErr
     let mut scoped = Vec::new();
     let mut calls = Vec::new();
     let mut printfs = Vec::new();
-    let mut kernels = Vec::new();
     let mut dynamic_shared = Vec::new();
-    let mut declarations = Vec::new();
     let mut defined: HashSet<String> = HashSet::new();
     let mut reductions = Vec::new();
     let mut subgroup_sizes = Vec::new();
@@ -244,13 +247,10 @@ pub fn lower_hip_to_nvptx(ctx: &Context, module: &Module) -> Result<(), LowerErr
             }
             "func.func" => {
                 let symbol = op.attribute("sym_name").map(text_of).unwrap_or_default();
-                if op.region(0).is_ok_and(|r| r.first_block().is_none()) {
-                    declarations.push((op.to_raw(), symbol));
-                } else {
+                if op.region(0).is_ok_and(|r| r.first_block().is_some()) {
                     defined.insert(symbol);
                 }
             }
-            "gpu.func" if op.has_attribute(BYVAL_ATTRIBUTE) => kernels.push(op.to_raw()),
             "llvm.mlir.global"
                 if op.attribute("sym_name").map(text_of).as_deref() == Ok(DYNAMIC_SHARED) =>
             {
@@ -287,38 +287,71 @@ pub fn lower_hip_to_nvptx(ctx: &Context, module: &Module) -> Result<(), LowerErr
         op.set_attribute("syncscope", StringAttribute::new(ctx, nvptx_scope).into());
     }
 
-    // Calls of device library functions: libdevice's, or unsupported.
+    // Calls of device library functions: libdevice's, or unsupported. They become LLVM calls
+    // of LLVM declarations: convert-gpu-to-nvvm would wrap a func.func declaration in a
+    // C-interface shim calling `_mlir_ciface_<name>`, which nothing defines.
+    let mut libdevice_declared: HashSet<String> = HashSet::new();
     for (raw, callee) in calls {
         if defined.contains(&callee) {
             continue;
         }
         // SAFETY: a live call found by the walk.
-        let mut op = unsafe { OperationRefMut::from_raw(raw) };
-        match libdevice_name(&callee) {
-            Some(nv) => op.set_attribute("callee", FlatSymbolRefAttribute::new(ctx, &nv).into()),
-            None => {
-                return Err(unsupported(
-                    // SAFETY: the same live call.
-                    &unsafe { OperationRef::from_raw(raw) },
-                    &format!("a call of the device library function '{callee}' on NVPTX targets"),
-                ))
+        let call = unsafe { OperationRef::from_raw(raw) };
+        let Some(nv) = libdevice_name(&callee) else {
+            return Err(unsupported(
+                &call,
+                &format!("a call of the device library function '{callee}' on NVPTX targets"),
+            ));
+        };
+        let operands: Vec<Value> = call.operands().collect();
+        let results: Vec<Type> = call.results().map(|r| r.r#type()).collect();
+        if libdevice_declared.insert(nv.clone()) {
+            let gpu_module =
+                enclosing(raw, "gpu.module").ok_or_else(|| err("a call outside a gpu.module"))?;
+            let inputs: Vec<String> = operands.iter().map(|v| v.r#type().to_string()).collect();
+            let result = results
+                .first()
+                .map(|t| t.to_string())
+                .unwrap_or_else(|| "!llvm.void".to_string());
+            define_helper(
+                ctx,
+                gpu_module,
+                &nv,
+                &format!("llvm.func @{nv}({}) -> {result}", inputs.join(", ")),
+            )?;
+        }
+        // SAFETY: the call's block.
+        let block = unsafe { mlirOperationGetBlock(raw) };
+        let replacement = insert_before(
+            block,
+            raw,
+            OperationBuilder::new("llvm.call", call.location())
+                .add_operands(&operands)
+                .add_attributes(&[
+                    named(ctx, "callee", FlatSymbolRefAttribute::new(ctx, &nv).into()),
+                    named(
+                        ctx,
+                        "operandSegmentSizes",
+                        DenseI32ArrayAttribute::new(ctx, &[operands.len() as i32, 0]).into(),
+                    ),
+                    named(
+                        ctx,
+                        "op_bundle_sizes",
+                        DenseI32ArrayAttribute::new(ctx, &[]).into(),
+                    ),
+                ])
+                .add_results(&results),
+        )?;
+        // SAFETY: the call's results are replaced one for one, then the call is erased.
+        unsafe {
+            for (i, r) in replacement.iter().enumerate() {
+                mlirValueReplaceAllUsesOfWith(mlirOperationGetResult(raw, i as isize), *r);
             }
+            mlirOperationRemoveFromParent(raw);
+            mlirOperationDestroy(raw);
         }
     }
-    for (raw, symbol) in declarations {
-        // SAFETY: a live declaration found by the walk.
-        let mut op = unsafe { OperationRefMut::from_raw(raw) };
-        if symbol.starts_with(PRINTF_PREFIX) {
-            continue;
-        }
-        if let Some(nv) = libdevice_name(&symbol) {
-            op.set_attribute("sym_name", StringAttribute::new(ctx, &nv).into());
-        }
-    }
-
-    for raw in kernels {
-        byval_parameters(ctx, raw)?;
-    }
+    // The library's func.func declarations are unused now: symbol-dce removes them.
 
     if !printfs.is_empty() {
         lower_printf(ctx, module, &printfs)?;
@@ -390,7 +423,8 @@ fn lower_reduction(ctx: &Context, raw: MlirOperation) -> Result<(), LowerError> 
             ),
         ));
     };
-    let gpu_module = enclosing(raw, "gpu.module").ok_or_else(|| err("reduction outside a gpu.module"))?;
+    let gpu_module =
+        enclosing(raw, "gpu.module").ok_or_else(|| err("reduction outside a gpu.module"))?;
     define_helper(ctx, gpu_module, &symbol, &text)?;
     let loc = op.location();
     let result_type = op.result(0).map_err(err)?.r#type();
@@ -452,9 +486,26 @@ fn define_helper(
     Ok(())
 }
 
-/// `hipmlir.byval = {"<index>" = <struct type>}` → the parameter's `llvm.byval` attribute.
+/// `hipmlir-nvptx-byval-parameters`: on the LLVM kernels, `hipmlir.byval = {"<index>" = <struct
+/// type>}` → the parameter's `llvm.byval` attribute.
+pub fn nvptx_byval_parameters(ctx: &Context, module: &Module) -> Result<(), LowerError> {
+    let mut kernels = Vec::new();
+    module.as_operation().walk(WalkOrder::PreOrder, |op| {
+        if op.name().as_string_ref().as_str() == Ok("llvm.func")
+            && op.has_attribute(BYVAL_ATTRIBUTE)
+        {
+            kernels.push(op.to_raw());
+        }
+        WalkResult::Advance
+    });
+    for raw in kernels {
+        byval_parameters(ctx, raw)?;
+    }
+    Ok(())
+}
+
 fn byval_parameters(ctx: &Context, raw: MlirOperation) -> Result<(), LowerError> {
-    // SAFETY: a live gpu.func found by the walk.
+    // SAFETY: a live function found by the walk.
     let mut func = unsafe { OperationRefMut::from_raw(raw) };
     let byval = DictionaryAttribute::try_from(func.attribute(BYVAL_ATTRIBUTE).map_err(err)?)
         .map_err(err)?;
@@ -498,7 +549,7 @@ fn insert_before(
     let n = op.result_count();
     let raw = op.to_raw();
     std::mem::forget(op); // owned by the block from here on
-    // SAFETY: a fresh, unowned operation inserted before a live one of `block`.
+                          // SAFETY: a fresh, unowned operation inserted before a live one of `block`.
     unsafe {
         mlirBlockInsertOwnedOperationBefore(block, before, raw);
         Ok((0..n)
@@ -555,8 +606,10 @@ fn lower_printf(
                 OperationBuilder::new("llvm.mlir.zero", loc).add_results(&[generic]),
             )?[0]
         } else {
-            let values: Vec<MlirValue> =
-                args.iter().map(|a| to_generic(*a)).collect::<Result<_, _>>()?;
+            let values: Vec<MlirValue> = args
+                .iter()
+                .map(|a| to_generic(*a))
+                .collect::<Result<_, _>>()?;
             // SAFETY: live values' types.
             let types: Vec<Type> = values
                 .iter()
@@ -582,18 +635,14 @@ fn lower_printf(
                     .add_operands(&[one])
                     .add_attributes(&[
                         named(ctx, "elem_type", TypeAttribute::new(record).into()),
-                        named(
-                            ctx,
-                            "alignment",
-                            IntegerAttribute::new(i64t, 8).into(),
-                        ),
+                        named(ctx, "alignment", IntegerAttribute::new(i64t, 8).into()),
                     ])
                     .add_results(&[generic]),
             )?[0];
             // SAFETY: `buffer` was just created.
             let buffer_value = unsafe { Value::from_raw(buffer) };
             for (i, v) in values.iter().enumerate() {
-                let indices = melior::ir::attribute::DenseI32ArrayAttribute::new(ctx, &[0, i as i32]);
+                let indices = DenseI32ArrayAttribute::new(ctx, &[0, i as i32]);
                 let field = insert_before(
                     block,
                     raw,
@@ -620,13 +669,25 @@ fn lower_printf(
         let result = insert_before(
             block,
             raw,
-            OperationBuilder::new("func.call", loc)
+            OperationBuilder::new("llvm.call", loc)
                 .add_operands(&[format, buffer])
-                .add_attributes(&[named(
-                    ctx,
-                    "callee",
-                    FlatSymbolRefAttribute::new(ctx, VPRINTF).into(),
-                )])
+                .add_attributes(&[
+                    named(
+                        ctx,
+                        "callee",
+                        FlatSymbolRefAttribute::new(ctx, VPRINTF).into(),
+                    ),
+                    named(
+                        ctx,
+                        "operandSegmentSizes",
+                        DenseI32ArrayAttribute::new(ctx, &[2, 0]).into(),
+                    ),
+                    named(
+                        ctx,
+                        "op_bundle_sizes",
+                        DenseI32ArrayAttribute::new(ctx, &[]).into(),
+                    ),
+                ])
                 .add_results(&[i32t]),
         )?[0];
         // SAFETY: the old call's result (an i32, as vprintf's) is replaced, then the call is
@@ -647,32 +708,15 @@ fn lower_printf(
             mlirOperationDestroy(raw);
         }
     }
-    // `vprintf` declared in each gpu.module that calls it; the per-signature printf
-    // declarations are left for symbol-dce.
+    // `vprintf` declared (as an LLVM function, see the library calls) in each gpu.module that
+    // calls it; the per-signature printf declarations are left for symbol-dce.
     for m in gpu_modules {
-        // SAFETY: a live gpu.module.
-        let gm = unsafe { OperationRef::from_raw(m) };
-        let body = gm
-            .region(0)
-            .map_err(err)?
-            .first_block()
-            .ok_or_else(|| err("empty gpu.module"))?;
-        let loc = Location::unknown(ctx);
-        let declaration = OperationBuilder::new("func.func", loc)
-            .add_attributes(&[
-                named(ctx, "sym_name", StringAttribute::new(ctx, VPRINTF).into()),
-                named(
-                    ctx,
-                    "function_type",
-                    TypeAttribute::new(FunctionType::new(ctx, &[generic, generic], &[i32t]).into())
-                        .into(),
-                ),
-                named(ctx, "sym_visibility", StringAttribute::new(ctx, "private").into()),
-            ])
-            .add_regions([Region::new()])
-            .build()
-            .map_err(err)?;
-        body.insert_operation(0, declaration);
+        define_helper(
+            ctx,
+            m,
+            VPRINTF,
+            &format!("llvm.func @{VPRINTF}(!llvm.ptr, !llvm.ptr) -> i32"),
+        )?;
     }
     let _ = module;
     Ok(())

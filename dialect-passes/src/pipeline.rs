@@ -92,6 +92,22 @@ pub struct NvptxOptions {
     pub libdevice: Option<std::path::PathBuf>,
 }
 
+/// At least PTX ISA 6.3 (CUDA 10: activemask and the sync shuffles, which every current driver
+/// JITs): LLVM's default for architectures before sm_75 is older. Newer architectures need
+/// their own newer default (sm_90 needs 7.8), so they are left to it.
+fn ptx_features(chip: &str) -> &'static str {
+    let number: u32 = chip
+        .trim_start_matches("sm_")
+        .trim_end_matches(['a', 'f'])
+        .parse()
+        .unwrap_or(0);
+    if number < 75 {
+        " features=+ptx63"
+    } else {
+        ""
+    }
+}
+
 /// The device pipeline for NVPTX: from the (linked) frontend module to a gpu.module of the LLVM
 /// and NVVM dialects with an `#nvvm.target`, ready for `serialize_ptx`.
 pub fn nvptx_pipeline(options: &NvptxOptions) -> String {
@@ -105,15 +121,16 @@ pub fn nvptx_pipeline(options: &NvptxOptions) -> String {
         registry::ADDRESS_SPACES_TO_NVPTX.to_string(),
         registry::LOWER_HIP_TO_NVPTX.to_string(),
         "gpu.module(canonicalize,cse,symbol-dce)".to_string(),
-        // PTX ISA 6.3 (CUDA 10): activemask and the sync shuffles; every current driver JITs it.
         format!(
-            "nvvm-attach-target{{chip={} features=+ptx63 O=3{link}}}",
-            options.chip
+            "nvvm-attach-target{{chip={}{} O=3{link}}}",
+            options.chip,
+            ptx_features(&options.chip)
         ),
         "convert-scf-to-cf".to_string(),
         // Math ops without a libdevice function (ctpop) become LLVM intrinsics.
         "gpu.module(convert-gpu-to-nvvm,convert-math-to-llvm,reconcile-unrealized-casts)"
             .to_string(),
+        registry::NVPTX_BYVAL_PARAMETERS.to_string(),
     ]);
     format!("builtin.module({})", elements.join(","))
 }
@@ -152,6 +169,23 @@ pub fn describe_passes() -> String {
     out.push_str(":\n  builtin.module(\n");
     let pipeline = Pipeline::parse(&spirv_pipeline(&SpirvOptions::default()))
         .expect("the SPIR-V pipeline parses");
+    for (i, e) in pipeline.elements.iter().enumerate() {
+        let comma = if i + 1 < pipeline.elements.len() {
+            ","
+        } else {
+            ""
+        };
+        out.push_str(&format!("    {e}{comma}\n"));
+    }
+    out.push_str("  )\n");
+    out.push_str(
+        "\nThe device pipeline for NVPTX (--offload-arch=sm_XX), then gpu-module-to-binary to PTX:\n  builtin.module(\n",
+    );
+    let pipeline = Pipeline::parse(&nvptx_pipeline(&NvptxOptions {
+        chip: "sm_70".into(),
+        libdevice: None,
+    }))
+    .expect("the NVPTX pipeline parses");
     for (i, e) in pipeline.elements.iter().enumerate() {
         let comma = if i + 1 < pipeline.elements.len() {
             ","
