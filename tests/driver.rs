@@ -1229,3 +1229,83 @@ fn damaged_embedded_images_are_hip_errors_not_driver_crashes() {
         );
     }
 }
+
+/// `--offload-arch=sm_70` puts PTX in each test program's device image: an object's bundle
+/// holds a `hip-nvptx64-nvidia-cuda--sm_70` entry (covered by the content hash, which inspect
+/// checks) with an `.entry` for every kernel of the metadata, and no SPIR-V. The default builds
+/// both; `--offload-arch=spirv64` SPIR-V alone.
+#[test]
+fn offload_arch_puts_ptx_for_every_kernel_in_the_bundle() {
+    let dir = scratch();
+    let programs = programs();
+    let failures: Vec<String> = std::thread::scope(|s| {
+        let halves: Vec<_> = programs
+            .chunks(programs.len().div_ceil(2))
+            .map(|chunk| {
+                let dir = dir.path();
+                s.spawn(move || {
+                    let mut failures = Vec::new();
+                    for source in chunk {
+                        let name = source.file_stem().unwrap().to_string_lossy().to_string();
+                        let object = dir.join(format!("{name}.o"));
+                        let out = run_hipmlir(&[
+                            "-c",
+                            source.to_str().unwrap(),
+                            "--offload-arch=sm_70",
+                            "-o",
+                            object.to_str().unwrap(),
+                        ]);
+                        if !out.status.success() {
+                            failures.push(format!("{name}: {}", stderr(&out)));
+                            continue;
+                        }
+                        let out = run_hipmlir(&["inspect", object.to_str().unwrap()]);
+                        let t = stdout(&out);
+                        let kernels = t.matches("    kernel ").count();
+                        let ok = out.status.success()
+                            && t.contains("no SPIR-V (built for NVIDIA GPUs only)")
+                            && t.contains("PTX for sm_70: ")
+                            && t.contains(&format!("{kernels} entries"))
+                            && kernels > 0;
+                        if !ok {
+                            failures.push(format!("{name}:\n{t}{}", stderr(&out)));
+                        }
+                    }
+                    failures
+                })
+            })
+            .collect();
+        halves.into_iter().flat_map(|h| h.join().unwrap()).collect()
+    });
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+
+    let vadd = repo().join("examples/vector_add.hip");
+    let both = dir.path().join("both");
+    hipmlir_in(
+        dir.path(),
+        &[vadd.to_str().unwrap(), "-o", both.to_str().unwrap()],
+        None,
+    );
+    let t = stdout(&run_hipmlir(&["inspect", both.to_str().unwrap()]));
+    assert!(
+        t.contains("spirv-val: valid") && t.contains("PTX for sm_70:"),
+        "{t}"
+    );
+    assert!(run_program(&both).contains("PASSED"));
+    let spirv = dir.path().join("spirv");
+    hipmlir_in(
+        dir.path(),
+        &[
+            vadd.to_str().unwrap(),
+            "--offload-arch=spirv64",
+            "-o",
+            spirv.to_str().unwrap(),
+        ],
+        None,
+    );
+    let t = stdout(&run_hipmlir(&["inspect", spirv.to_str().unwrap()]));
+    assert!(
+        t.contains("spirv-val: valid") && !t.contains("PTX for"),
+        "{t}"
+    );
+}

@@ -27,7 +27,9 @@ use melior::ir::operation::{
     WalkResult,
 };
 use melior::ir::r#type::IntegerType;
-use melior::ir::{Attribute, Identifier, Module, RegionLike, Type, TypeLike, Value, ValueLike};
+use melior::ir::{
+    Attribute, AttributeLike, Identifier, Module, RegionLike, Type, TypeLike, Value, ValueLike,
+};
 use melior::Context;
 use mlir_sys::{
     mlirBlockInsertOwnedOperationBefore, mlirOperationDestroy, mlirOperationGetBlock,
@@ -515,17 +517,26 @@ fn byval_parameters(ctx: &Context, raw: MlirOperation) -> Result<(), LowerError>
         .first_block()
         .map(|b| b.argument_count())
         .unwrap_or(0);
-    let existing = func
-        .attribute("arg_attrs")
-        .ok()
-        .and_then(|a| ArrayAttribute::try_from(a).ok());
+    // The parameters' attributes so far (melior's ArrayAttribute conversion checks for a dense
+    // array, so the C API reads the array).
+    let existing: Vec<Option<DictionaryAttribute>> = match func.attribute("arg_attrs") {
+        // SAFETY: element access after the kind check, within the array's length.
+        Ok(a) if unsafe { mlir_sys::mlirAttributeIsAArray(a.to_raw()) } => unsafe {
+            (0..mlir_sys::mlirArrayAttrGetNumElements(a.to_raw()))
+                .map(|i| {
+                    DictionaryAttribute::try_from(Attribute::from_raw(
+                        mlir_sys::mlirArrayAttrGetElement(a.to_raw(), i),
+                    ))
+                    .ok()
+                })
+                .collect()
+        },
+        _ => Vec::new(),
+    };
     let mut attrs: Vec<Attribute> = Vec::with_capacity(count);
     for i in 0..count {
         let mut entries: Vec<(Identifier, Attribute)> = Vec::new();
-        if let Some(dict) = existing
-            .and_then(|a| a.element(i).ok())
-            .and_then(|a| DictionaryAttribute::try_from(a).ok())
-        {
+        if let Some(Some(dict)) = existing.get(i) {
             for j in 0..dict.len() {
                 entries.push(dict.element(j).map_err(err)?);
             }
