@@ -144,8 +144,10 @@ pub fn compile_device(
         &ctx,
         linked.module,
         &input.display().to_string(),
-        offload,
-        &stop_at,
+        Goal {
+            offload,
+            stop_at: &stop_at,
+        },
         print_ir_after_all,
         record_stages,
         &mut output,
@@ -214,8 +216,10 @@ pub fn link_device(
         &ctx,
         linked.module,
         &name,
-        offload,
-        &Stage::Binary,
+        Goal {
+            offload,
+            stop_at: &Stage::Binary,
+        },
         print_ir_after_all,
         record_stages,
         &mut output,
@@ -271,17 +275,23 @@ fn mlir_location(line: &str) -> Option<(String, String)> {
 /// From the (linked) frontend module to the stage asked for: the target's pipeline, run in
 /// pieces between the points where the driver looks at the module (the named stages, the pass
 /// to stop after), then serialization. The image's metadata is what the lowered kernels carry.
+/// What `lower` builds: the targets, and where to stop.
+struct Goal<'a> {
+    offload: &'a Offload,
+    stop_at: &'a Stage,
+}
+
 fn lower(
     ctx: &melior::Context,
     mut module: Module,
     source: &str,
-    offload: &Offload,
-    stop_at: &Stage,
+    goal: Goal,
     print_ir_after_all: bool,
     record_stages: bool,
     output: &mut DeviceOutput,
 ) -> Result<(), String> {
     use hipmlir_dialect_passes::{spirv_pipeline, Pipeline, SpirvOptions, STAGES};
+    let Goal { offload, stop_at } = goal;
     let ice = |e: LowerError| lower_error(source, e);
     // The NVPTX pipeline starts from the same module (the SPIR-V one changes it in place).
     let nvptx_input = (*stop_at == Stage::Binary && !offload.ptx.is_empty())
