@@ -6,7 +6,8 @@
 //! - a struct passed by value is a `byval` kernel parameter (NVPTX's `.param` copy): set by
 //!   `hipmlir-nvptx-byval-parameters` after `convert-gpu-to-nvvm`, which drops parameter
 //!   attributes;
-//! - memory scopes take NVPTX's names (`agent` → `device`, `workgroup`/`wavefront` → `block`);
+//! - memory scopes take NVPTX's names (`agent` → `device`, `workgroup`/`wavefront` → `block`),
+//!   and a warp fence (`__syncwarp`) also waits for the warp (`bar.warp.sync`);
 //! - device library calls become libdevice's `__nv_*` functions (math ops are converted by
 //!   `convert-gpu-to-nvvm` itself);
 //! - `printf` becomes CUDA's `vprintf(format, argument buffer)`.
@@ -48,6 +49,14 @@ const PRINTF_PREFIX: &str = "__hipmlir_printf_";
 /// CUDA's device printf: `i32 vprintf(const char* format, void* arguments)`, provided by the
 /// driver's JIT link.
 const VPRINTF: &str = "vprintf";
+
+/// `__syncwarp()` as CUDA defines it: the whole warp meets.
+const SYNCWARP: &str = "__hipmlir_nvptx_syncwarp";
+const SYNCWARP_TEXT: &str = "func.func private @__hipmlir_nvptx_syncwarp() {
+  %all = arith.constant -1 : i32
+  llvm.call_intrinsic \"llvm.nvvm.bar.warp.sync\"(%all) : (i32) -> ()
+  return
+}";
 
 /// Device library functions (the frontend's `func.call`s of declarations) with a libdevice
 /// function of the same meaning: `fmodf` → `__nv_fmodf`, `fmod` → `__nv_fmod`.
@@ -287,6 +296,30 @@ pub fn lower_hip_to_nvptx(ctx: &Context, module: &Module) -> Result<(), LowerErr
             other => return Err(err(format!("unknown memory scope '{other}'"))),
         };
         op.set_attribute("syncscope", StringAttribute::new(ctx, nvptx_scope).into());
+        // A warp-scope fence is __syncwarp: on Volta and newer a warp's lanes run independently,
+        // so it also waits for the warp's lanes (bar.warp.sync with the whole warp, CUDA's
+        // __syncwarp()), after the fence.
+        if scope == "wavefront" && op.name().as_string_ref().as_str() == Ok("llvm.fence") {
+            let gpu_module =
+                enclosing(raw, "gpu.module").ok_or_else(|| err("a fence outside a gpu.module"))?;
+            define_helper(ctx, gpu_module, SYNCWARP, SYNCWARP_TEXT)?;
+            // SAFETY: structural queries on the live fence.
+            let (block, next) = unsafe {
+                (
+                    mlirOperationGetBlock(raw),
+                    mlir_sys::mlirOperationGetNextInBlock(raw),
+                )
+            };
+            insert_before(
+                block,
+                next,
+                OperationBuilder::new("func.call", op.location()).add_attributes(&[named(
+                    ctx,
+                    "callee",
+                    FlatSymbolRefAttribute::new(ctx, SYNCWARP).into(),
+                )]),
+            )?;
+        }
     }
 
     // Calls of device library functions: libdevice's, or unsupported. They become LLVM calls

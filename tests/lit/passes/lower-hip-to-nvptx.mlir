@@ -15,6 +15,7 @@
 // CHECK-DAG: func.func private @__hipmlir_nvptx_warp_reduce_add_i64(%{{.*}}: i64) -> i64
 // CHECK-DAG: llvm.call_intrinsic "llvm.nvvm.activemask"() : () -> i32
 // CHECK-DAG: llvm.call_intrinsic "llvm.nvvm.shfl.sync.idx.i32"
+// CHECK-DAG: llvm.call_intrinsic "llvm.nvvm.bar.warp.sync"(%{{.*}}) : (i32) -> ()
 // CHECK-DAG: llvm.mlir.global external @__hipmlir_dynamic_shared() {addr_space = 3 : i32, alignment = 16 : i64} : !llvm.array<0 x i8>
 // CHECK: gpu.func @k(%[[F:.*]]: f32, %[[D:.*]]: f64, %[[P:.*]]: i1, %[[B:.*]]: i64)
 // CHECK: %[[BUF:.*]] = llvm.alloca %{{.*}} x !llvm.struct<(f64, i32)> {alignment = 8 : i64} : (i64) -> !llvm.ptr
@@ -27,6 +28,7 @@
 // CHECK: llvm.call @vprintf(%[[FMT]], %[[BUF]]) : (!llvm.ptr, !llvm.ptr) -> i32
 // CHECK: llvm.fence syncscope("device") seq_cst
 // CHECK: llvm.fence syncscope("block") seq_cst
+// CHECK-NEXT: func.call @__hipmlir_nvptx_syncwarp() : () -> ()
 // CHECK: llvm.atomicrmw add %{{.*}}, %{{.*}} syncscope("block") monotonic
 // CHECK: func.call @__hipmlir_nvptx_warp_reduce_add_i64(%[[B]]) : (i64) -> i64
 // CHECK: func.call @__hipmlir_nvptx_block_popc
