@@ -336,12 +336,6 @@ fn save_stages(
         std::fs::write(&path, text)
             .map_err(|e| io_err(&format!("cannot write '{}'", path.display()), e))?;
     }
-    for p in &device.image.ptx {
-        let path = dir.join(format!("{stem}.{}.ptx", p.arch));
-        let text = p.ptx.strip_suffix(&[0]).unwrap_or(&p.ptx);
-        std::fs::write(&path, text)
-            .map_err(|e| io_err(&format!("cannot write '{}'", path.display()), e))?;
-    }
     let path = dir.join(format!("{stem}.metadata.json"));
     std::fs::write(&path, device.image.metadata.to_json())
         .map_err(|e| io_err(&format!("cannot write '{}'", path.display()), e))
