@@ -89,9 +89,6 @@ const FAST: &[(&str, &str)] = &[
     ("__tanf", "__nv_fast_tanf"),
 ];
 
-/// Operations hipmlir does not lower for NVPTX yet, with what they are in HIP.
-const UNSUPPORTED: &[(&str, &str)] = &[];
-
 /// The helper function (and its MLIR text) that computes a warp reduction over the active
 /// lanes: `gpu.subgroup_reduce` is a vote over the lanes that reach it (HIP's `__ballot`,
 /// `__any`, `__all` on partial warps), which the NVVM conversion does not lower. Each active
@@ -226,7 +223,6 @@ fn unsupported(op: &OperationRef, what: &str) -> LowerError {
 }
 
 pub fn lower_hip_to_nvptx(ctx: &Context, module: &Module) -> Result<(), LowerError> {
-    let mut found_unsupported: Option<LowerError> = None;
     let mut scoped = Vec::new();
     let mut calls = Vec::new();
     let mut printfs = Vec::new();
@@ -237,11 +233,6 @@ pub fn lower_hip_to_nvptx(ctx: &Context, module: &Module) -> Result<(), LowerErr
     module.as_operation().walk(WalkOrder::PreOrder, |op| {
         let name = op.name();
         let name = name.as_string_ref().as_str().unwrap_or("").to_string();
-        if let Some((_, what)) = UNSUPPORTED.iter().find(|(n, _)| *n == name) {
-            if found_unsupported.is_none() {
-                found_unsupported = Some(unsupported(&op, what));
-            }
-        }
         match name.as_str() {
             "gpu.subgroup_reduce" | "gpu.all_reduce" => reductions.push(op.to_raw()),
             "gpu.subgroup_size" => subgroup_sizes.push(op.to_raw()),
@@ -271,9 +262,6 @@ pub fn lower_hip_to_nvptx(ctx: &Context, module: &Module) -> Result<(), LowerErr
         }
         WalkResult::Advance
     });
-    if let Some(e) = found_unsupported {
-        return Err(e);
-    }
 
     for raw in dynamic_shared {
         // SAFETY: a live global found by the walk.

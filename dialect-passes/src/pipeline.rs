@@ -629,8 +629,37 @@ mod tests {
         for (_, pass) in STAGES {
             assert!(names.contains(&pass), "{pass}");
         }
+        // Every pass of hipmlir's runs in one of the targets' pipelines.
+        let nvptx = Pipeline::parse(&nvptx_pipeline(&NvptxOptions {
+            chip: "sm_70".into(),
+            libdevice: Some("/lib/libdevice.10.bc".into()),
+        }))
+        .unwrap();
+        let nvptx_names = nvptx.pass_names();
         for pass in &registry::PASSES {
-            assert!(names.contains(&pass.name), "{}", pass.name);
+            assert!(
+                names.contains(&pass.name) || nvptx_names.contains(&pass.name),
+                "{}",
+                pass.name
+            );
         }
+        assert!(nvptx_names.contains(&registry::ADDRESS_SPACES_TO_NVPTX));
+        assert!(!names.contains(&registry::ADDRESS_SPACES_TO_NVPTX));
+        assert!(!nvptx_names.contains(&registry::ADDRESS_SPACES_TO_SPIRV));
+    }
+
+    #[test]
+    fn ptx_versions_suit_the_architecture() {
+        assert_eq!(ptx_features("sm_70"), " features=+ptx63");
+        assert_eq!(ptx_features("sm_90"), "");
+        assert_eq!(ptx_features("sm_90a"), "");
+        let text = nvptx_pipeline(&NvptxOptions {
+            chip: "sm_80".into(),
+            libdevice: Some("/x/libdevice.10.bc".into()),
+        });
+        assert!(
+            text.contains("nvvm-attach-target{chip=sm_80 O=3 l=/x/libdevice.10.bc}"),
+            "{text}"
+        );
     }
 }
