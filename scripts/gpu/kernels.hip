@@ -97,3 +97,12 @@ extern "C" __global__ void block_votes(const int* in, int* counts, int* alls) {
 extern "C" __global__ void hello(int tag) {
   if (threadIdx.x == 0 && blockIdx.x == 0) printf("hello from the GPU: tag %d, %s, %.2f\n", tag, "str", 2.5);
 }
+
+// __syncwarp: lanes exchange values through shared memory within their warp.
+extern "C" __global__ void warp_exchange(const int* in, int* out) {
+  __shared__ int buf[256];
+  int t = threadIdx.x;
+  buf[t] = in[blockIdx.x * 256 + t];
+  __syncwarp();
+  out[blockIdx.x * 256 + t] = buf[t ^ 1] + buf[t & ~31];
+}

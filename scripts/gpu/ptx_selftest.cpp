@@ -233,6 +233,19 @@ static void selftest(CUmodule m) {
     }
     check("__syncthreads_count/_and", bad == 0, std::to_string(bad) + " blocks wrong");
   }
+  {  // __syncwarp
+    int blocks = 32, n = blocks * 256;
+    std::vector<int> in(n);
+    for (int i = 0; i < n; ++i) in[i] = i * 3 + 1;
+    Buffer<int> din(n, in.data()), out(n);
+    launch(m, "warp_exchange", blocks, 1, 256, 1, 0, {&din.ptr, &out.ptr});
+    auto v = out.get();
+    int bad = 0;
+    for (int b = 0; b < blocks; ++b)
+      for (int t = 0; t < 256; ++t)
+        bad += v[b * 256 + t] != in[b * 256 + (t ^ 1)] + in[b * 256 + (t & ~31)];
+    check("__syncwarp exchange through shared memory", bad == 0, std::to_string(bad) + " wrong");
+  }
   {  // printf
     int tag = 42;
     std::fflush(stdout);
