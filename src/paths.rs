@@ -60,10 +60,13 @@ pub const SETUP_LIBDEVICE: &str = "/opt/hipmlir-deps/libdevice/libdevice.10.bc";
 pub const INSTALLED_LIBDEVICE: &str = "../lib/hipmlir/libdevice.10.bc";
 
 /// libdevice (`libdevice.10.bc`, the `__nv_*` math functions PTX kernels call): named by
-/// `HIPMLIR_LIBDEVICE`, else an install's copy beside the compiler, else the set-up's.
+/// `HIPMLIR_LIBDEVICE`, else an install's copy beside the compiler, else the set-up's. None when
+/// there is none (or the variable names no file): kernels calling its functions are then
+/// refused with a message saying where libdevice comes from.
 pub fn libdevice() -> Option<PathBuf> {
     if let Some(path) = std::env::var_os("HIPMLIR_LIBDEVICE") {
-        return Some(PathBuf::from(path));
+        let path = PathBuf::from(path);
+        return path.is_file().then_some(path);
     }
     let exe = std::env::current_exe().ok()?.canonicalize().ok()?;
     let installed = exe.parent()?.join(INSTALLED_LIBDEVICE);

@@ -1348,3 +1348,46 @@ fn offload_arch_puts_ptx_for_every_kernel_in_the_bundle() {
         "{t}"
     );
 }
+
+/// Without libdevice a kernel calling a math function has no PTX: the default build still
+/// succeeds (SPIR-V alone, with a warning naming the reason), a build that names the NVIDIA
+/// architecture fails with a message saying where libdevice comes from.
+#[test]
+fn ptx_without_libdevice_is_a_warning_by_default_and_an_error_when_asked_for() {
+    let dir = scratch();
+    let source = repo().join("tests/programs/math_functions.hip");
+    let exe = dir.path().join("math");
+    let out = hipmlir()
+        .env("HIPMLIR_LIBDEVICE", dir.path().join("missing.bc"))
+        .arg(&source)
+        .arg("-o")
+        .arg(&exe)
+        .output()
+        .unwrap();
+    let err = stderr(&out);
+    assert!(out.status.success(), "{err}");
+    assert!(
+        err.contains("warning: no PTX for sm_70") && err.contains("libdevice"),
+        "{err}"
+    );
+    let t = stdout(&run_hipmlir(&["inspect", exe.to_str().unwrap()]));
+    assert!(
+        t.contains("spirv-val: valid") && !t.contains("PTX for"),
+        "{t}"
+    );
+    assert!(run_program(&exe).contains("PASSED"));
+    let out = hipmlir()
+        .env("HIPMLIR_LIBDEVICE", dir.path().join("missing.bc"))
+        .arg(&source)
+        .args(["--offload-arch=sm_70", "--emit-ptx", "-o"])
+        .arg(dir.path().join("math.ptx"))
+        .output()
+        .unwrap();
+    let err = stderr(&out);
+    assert!(!out.status.success(), "{err}");
+    assert!(
+        err.contains("hipmlir: error: the PTX kernels call __nv_")
+            && err.contains("install libdevice with scripts/setup.sh"),
+        "{err}"
+    );
+}
