@@ -391,6 +391,7 @@ fn lower(
                     // The default's PTX is a bonus: the program still runs on SPIR-V devices.
                     let reason = lower_error(source, e);
                     let reason = reason.lines().next().unwrap_or("");
+                    let reason = reason.strip_prefix("hipmlir: error: ").unwrap_or(reason);
                     eprintln!(
                         "hipmlir: warning: no PTX for {arch} in this image, the program will run \
                          on SPIR-V (OpenCL) devices only: {reason}\n\
