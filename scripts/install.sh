@@ -6,7 +6,8 @@
 #
 # Layout: bin/hipmlir with bin/hipcc and bin/hipconfig beside it (links: the program acts by the
 # name it is called by), include/hip/, lib/libhipmlir_rt.so.<version> (soname
-# libhipmlir_rt.so.<major>) with its links, lib/cmake/hip/ (find_package(hip)), share/doc/hipmlir/.
+# libhipmlir_rt.so.<major>) with its links, lib/cmake/hip/ (find_package(hip)), share/doc/hipmlir/,
+# lib/hipmlir/libdevice.10.bc (when the set-up installed it).
 # The installed compiler finds its headers and runtime relative to itself, so the prefix can be
 # moved. share/hipmlir/install-manifest.txt lists every path written, for the uninstall.
 set -euo pipefail
@@ -84,6 +85,11 @@ version_file="$prefix/lib/cmake/hip/hip-config-version.cmake"
 hip_version=$(awk '/#define HIP_VERSION_(MAJOR|MINOR|PATCH) /{v=v (v?".":"") $3} END{print v}' "$root/headers/hip/hip_version.h")
 sed "s/@HIP_VERSION@/$hip_version/" "$root/cmake/hip-config-version.cmake.in" > "$version_file"
 written+=(lib/cmake/hip/hip-config-version.cmake)
+# libdevice (the set-up's copy, scripts/setup.sh) where the installed compiler looks for it
+# (src/paths.rs): PTX kernels calling math functions need it.
+if [ -f /opt/hipmlir-deps/libdevice/libdevice.10.bc ]; then
+  put /opt/hipmlir-deps/libdevice/libdevice.10.bc lib/hipmlir/libdevice.10.bc 644
+fi
 put "$root/README.md" share/doc/hipmlir/README.md 644
 make_dir share/hipmlir
 printf '%s\n' "${written[@]}" > "$prefix/$manifest_path"

@@ -6,6 +6,9 @@
 #    as an OpenCL vendor (/etc/OpenCL/vendors) so that every program finds it with no variables
 #    set. It lives outside the clone: the registration is machine-wide, and a clone that is
 #    deleted must not take every other clone's OpenCL device with it.
+#  - libdevice (libdevice.10.bc: the __nv_* math functions of PTX kernels) from NVIDIA's
+#    nvidia-cuda-nvcc-cu12 wheel on PyPI (no CUDA toolkit download) into
+#    /opt/hipmlir-deps/libdevice, where hipmlir looks for it (src/paths.rs).
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 deps="$root/.deps"
@@ -61,4 +64,33 @@ if [ "$(cat "$icd" 2>/dev/null)" != "$ocl/lib/libintelocl.so" ]; then
   echo "setup: registering $ocl/lib/libintelocl.so in $icd"
   sudo_if_needed mkdir -p /etc/OpenCL/vendors
   echo "$ocl/lib/libintelocl.so" | sudo_if_needed tee "$icd" >/dev/null
+fi
+
+# --- libdevice for PTX ------------------------------------------------------------------------
+# The CUDA 13 wheels moved libdevice to nvidia-nvvm (with a 75 MB libnvvm); the CUDA 12 nvcc
+# wheel holds the same libdevice.10.bc in a smaller download.
+libdevice_wheel="nvidia-cuda-nvcc-cu12==12.9.86"
+libdevice_dir=/opt/hipmlir-deps/libdevice
+if [ "$(cat "$libdevice_dir/version" 2>/dev/null)" != "$libdevice_wheel" ]; then
+  echo "setup: installing libdevice from $libdevice_wheel into $libdevice_dir"
+  work="$deps/libdevice"
+  rm -rf "$work"
+  mkdir -p "$work"
+  python3 -m pip download -q --no-deps -d "$work" "$libdevice_wheel"
+  python3 - "$work" <<'PY'
+import glob, sys, zipfile
+work = sys.argv[1]
+wheel = glob.glob(work + "/*.whl")[0]
+with zipfile.ZipFile(wheel) as z:
+    name = next(n for n in z.namelist() if n.endswith("nvvm/libdevice/libdevice.10.bc"))
+    with open(work + "/libdevice.10.bc", "wb") as out:
+        out.write(z.read(name))
+PY
+  sudo_if_needed rm -rf "$libdevice_dir.partial"
+  sudo_if_needed mkdir -p "$libdevice_dir.partial"
+  sudo_if_needed cp "$work/libdevice.10.bc" "$libdevice_dir.partial/"
+  echo "$libdevice_wheel" | sudo_if_needed tee "$libdevice_dir.partial/version" >/dev/null
+  sudo_if_needed rm -rf "$libdevice_dir"
+  sudo_if_needed mv "$libdevice_dir.partial" "$libdevice_dir"
+  rm -rf "$work"
 fi

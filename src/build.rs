@@ -7,7 +7,7 @@ use hipmlir_device_image::device_ir::{DeviceIr, DEVICE_IR_SECTION};
 use hipmlir_device_image::kpack::{
     lookup_key, KpackArchive, KpackEntry, KpackImage, KpackRecord, ARCHIVE_EXTENSION, SPIRV_TARGET,
 };
-use hipmlir_device_image::{split_bundles, DeviceImage};
+use hipmlir_device_image::{split_bundles, DeviceImage, FatImage};
 
 use crate::cli::{BuildOptions, EmitStage, InputKind};
 use crate::device::{compile_device, link_device, DeviceMode, DeviceOutput, Stage};
@@ -77,7 +77,7 @@ pub fn build(opts: &BuildOptions) -> Result<(), String> {
             ));
         }
     }
-    let emitting = opts.emit_mlir.is_some() || opts.emit_spirv;
+    let emitting = opts.emit_mlir.is_some() || opts.emit_spirv || opts.emit_ptx;
     let kinds = opts
         .inputs
         .iter()
@@ -161,7 +161,7 @@ fn build_checked(opts: &BuildOptions, kinds: &[InputKind]) -> Result<(), String>
             .map_err(|e| io_err(&format!("cannot read '{}'", output.display()), e))?;
         let mut images = Vec::new();
         for (at, b) in fatbin_bundles(&bytes, &output)? {
-            images.push(DeviceImage::from_bundle_bytes(b).map_err(|e| {
+            images.push(FatImage::from_bundle_bytes(b).map_err(|e| {
                 format!(
                     "hipmlir: error: '{}': device image at {at:#x} of {FATBIN_SECTION}: {e}",
                     output.display()
@@ -171,7 +171,10 @@ fn build_checked(opts: &BuildOptions, kinds: &[InputKind]) -> Result<(), String>
         let view = match images.len() {
             0 => None,
             1 => images.pop(),
-            _ => host::merge_images(&images, work.path(), opts.verbose),
+            _ => {
+                let spirv: Vec<DeviceImage> = images.into_iter().map(|i| i.image).collect();
+                host::merge_images(&spirv, work.path(), opts.verbose).map(FatImage::from)
+            }
         };
         match view {
             Some(image) => host::add_bundler_sections(&output, &image, work.path(), opts.verbose),
@@ -196,6 +199,7 @@ fn compile_hip(
         compile_device(
             source,
             options,
+            &opts.offload,
             Stage::Binary,
             mode,
             opts.mlir_print_ir_after_all,
@@ -270,7 +274,7 @@ fn link_device_code(
     let save = opts.save_temps.is_some();
     let mut stubs = Vec::new();
     for (i, group) in groups.iter().enumerate() {
-        let device = link_device(group, opts.mlir_print_ir_after_all, save)?;
+        let device = link_device(group, &opts.offload, opts.mlir_print_ir_after_all, save)?;
         let stem = match &group[..] {
             [one] => stem_of(Path::new(&one.source)),
             _ => "device-link".to_string(),
@@ -482,10 +486,21 @@ fn emit(opts: &BuildOptions, toolchain: &Toolchain) -> Result<(), String> {
     if opts.emit_mlir.is_some() && opts.output.is_some() && opts.inputs.len() > 1 {
         return Err("hipmlir: error: cannot specify -o when generating multiple output files (one per source)".into());
     }
+    // What is emitted is built, nothing else: the PTX of --emit-ptx, else the SPIR-V pipeline.
+    let offload = crate::cli::Offload {
+        spirv: !opts.emit_ptx,
+        ptx: if opts.emit_ptx {
+            opts.offload.ptx.clone()
+        } else {
+            Vec::new()
+        },
+        explicit: true,
+    };
     for input in &opts.inputs {
         let device = compile_device(
             &input.path,
             &frontend_options(opts, toolchain),
+            &offload,
             stop_at.clone(),
             // With -fgpu-rdc the frontend's module may declare what other sources define.
             if opts.gpu_rdc && stop_at == Stage::Frontend {
@@ -520,7 +535,19 @@ fn emit(opts: &BuildOptions, toolchain: &Toolchain) -> Result<(), String> {
                     input.path.display()
                 ));
             }
-            write_output(&emit_output(opts, &input.path), &device.image.spirv)?;
+            if opts.emit_ptx {
+                let ptx = device
+                    .image
+                    .ptx
+                    .first()
+                    .map(|p| &p.ptx[..])
+                    .unwrap_or_default();
+                // The text without the NUL that cuModuleLoadData wants.
+                let ptx = ptx.strip_suffix(&[0]).unwrap_or(ptx);
+                write_output(&emit_output(opts, &input.path), ptx)?;
+            } else {
+                write_output(&emit_output(opts, &input.path), &device.image.spirv)?;
+            }
         }
     }
     Ok(())

@@ -38,6 +38,13 @@ OPTIONS:
   --split-device-code        link a host-only binary and put the device images in <output>.hipk
                              beside it, found at run time (HIPMLIR_KPACK_PATH overrides the search)
   --emit-spirv               write each source's SPIR-V module (<stem>.spv unless -o)
+  --emit-ptx                 write each source's PTX (<stem>.ptx unless -o) for the one sm_XX
+                             architecture of --offload-arch (default sm_70)
+  --offload-arch=<arch,...>  device targets, repeatable: spirv64 (OpenCL devices) and NVIDIA
+                             architectures sm_XX (PTX; the driver JITs it for newer GPUs).
+                             Default: spirv64 and sm_70, where the PTX is left out (with a
+                             warning) when the NVPTX lowering cannot build it; targets named
+                             here must all build. AMD architectures (gfx...) are ignored.
   --emit-mlir=<stage>        write the MLIR of a stage: frontend, outlined, lowered or spirv, or
                              the MLIR after any pass of the device pipeline (--emit-mlir=cse)
   --function=<name>          restrict --emit-mlir and --save-temps MLIR to this kernel (mangled or
@@ -50,7 +57,7 @@ OPTIONS:
   -h, --help                 this text
   --version                  the version
 
-hipcc's device flags (--offload-arch=..., -munsafe-fp-atomics, -fno-gpu-rdc, -mllvm <x>, ...) are
+hipcc's other device flags (-munsafe-fp-atomics, -fno-gpu-rdc, -mllvm <x>, ...) are
 accepted and ignored (a note with -v). Other flags starting with `-` (-Wall, -fPIC, -pthread, -Wl,..., -MMD, -isystem <dir>, ...) go to the
 host compiler, $CXX (default g++; it may carry flags: CXX=\"clang++-22 -stdlib=libc++\").
 ";
@@ -146,6 +153,72 @@ pub struct BuildOptions {
     pub host_flags: Vec<String>,
     /// Flags for the host compile only (`-MMD`, `-MF x`).
     pub compile_flags: Vec<String>,
+    /// The device targets (`--offload-arch=...`).
+    pub offload: Offload,
+    /// `--emit-ptx`: write each source's PTX instead of building.
+    pub emit_ptx: bool,
+}
+
+/// The device targets of a build: SPIR-V (OpenCL devices) and PTX for NVIDIA architectures.
+///
+/// The default is both, with PTX for `sm_70` (Volta, the oldest architecture current CUDA
+/// drivers run; they JIT it for newer GPUs). A default build never fails for the PTX: a kernel
+/// the NVPTX lowering does not cover yet, or a math function when libdevice is not installed,
+/// leaves the image without PTX, with a warning (the program still runs on SPIR-V devices).
+/// Targets named with `--offload-arch` are all required: their failure is the build's.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Offload {
+    pub spirv: bool,
+    /// `sm_70`, ...
+    pub ptx: Vec<String>,
+    /// Named on the command line (every target required) rather than the default.
+    pub explicit: bool,
+}
+
+/// The PTX architecture of default builds.
+pub const DEFAULT_PTX_ARCH: &str = "sm_70";
+
+impl Default for Offload {
+    fn default() -> Self {
+        Offload {
+            spirv: true,
+            ptx: vec![DEFAULT_PTX_ARCH.to_string()],
+            explicit: false,
+        }
+    }
+}
+
+/// Whether `arch` names an NVIDIA architecture (`sm_70`, `sm_90a`, `sm_100f`).
+fn is_nvidia_arch(arch: &str) -> bool {
+    arch.strip_prefix("sm_").is_some_and(|n| {
+        let digits = n.trim_end_matches(['a', 'f']);
+        digits.len() >= 2 && digits.chars().all(|c| c.is_ascii_digit())
+    })
+}
+
+/// Adds the architectures of one `--offload-arch` value (a comma-separated list); AMD
+/// architectures and anything else hipmlir has no target for are returned to be ignored.
+fn add_offload_archs(offload: &mut Offload, value: &str) -> Vec<String> {
+    if !offload.explicit {
+        *offload = Offload {
+            spirv: false,
+            ptx: Vec::new(),
+            explicit: true,
+        };
+    }
+    let mut ignored = Vec::new();
+    for arch in value.split(',').map(str::trim).filter(|a| !a.is_empty()) {
+        if matches!(arch, "spirv64" | "spirv" | "amdgcnspirv") {
+            offload.spirv = true;
+        } else if is_nvidia_arch(arch) {
+            if !offload.ptx.iter().any(|a| a == arch) {
+                offload.ptx.push(arch.to_string());
+            }
+        } else {
+            ignored.push(arch.to_string());
+        }
+    }
+    ignored
 }
 
 #[derive(Debug)]
@@ -211,8 +284,6 @@ const IGNORED_DEVICE_FLAGS: &[&str] = &[
 ];
 /// The same, for flags with an attached value (`--offload-arch=gfx90a`).
 const IGNORED_DEVICE_FLAG_PREFIXES: &[&str] = &[
-    "--offload-arch=",
-    "--cuda-gpu-arch=",
     "--rocm-path=",
     "--hip-path=",
     "--hip-device-lib-path=",
@@ -364,6 +435,17 @@ pub fn parse(args: &[String]) -> Result<Command, String> {
                 }
                 o.opt_level = Some(arg.to_string());
             }
+            "--emit-ptx" => o.emit_ptx = true,
+            _ if arg.starts_with("--offload-arch=")
+                || arg == "--offload-arch"
+                || arg.starts_with("--cuda-gpu-arch=") =>
+            {
+                let attached = arg.split_once('=').map(|(_, v)| v).unwrap_or("");
+                let v = value(&mut i, "--offload-arch", attached)?;
+                for other in add_offload_archs(&mut o.offload, &v) {
+                    ignored.push(format!("--offload-arch={other}"));
+                }
+            }
             _ if is_ignored_device_flag(arg) => ignored.push(arg.to_string()),
             "-mllvm" => {
                 let v = value(&mut i, arg, "")?;
@@ -429,8 +511,16 @@ pub fn parse(args: &[String]) -> Result<Command, String> {
     }
     if o.verbose {
         for flag in &ignored {
-            eprintln!("hipmlir: note: '{flag}' ignored: hipmlir compiles device code to SPIR-V");
+            eprintln!(
+                "hipmlir: note: '{flag}' ignored: hipmlir compiles device code to SPIR-V \
+                 (spirv64) and PTX (sm_XX)"
+            );
         }
+    }
+    // Only AMD architectures named: hipcc builds (Makefiles with --offload-arch=gfx90a) get
+    // the default targets.
+    if o.offload.explicit && !o.offload.spirv && o.offload.ptx.is_empty() {
+        o.offload = Offload::default();
     }
     check(&o)?;
     Ok(Command::Build(Box::new(o)))
@@ -464,12 +554,33 @@ fn check(o: &BuildOptions) -> Result<(), String> {
     if o.inputs.is_empty() {
         return Err(error("no input files (hipmlir --help shows the usage)"));
     }
-    if o.emit_spirv && o.emit_mlir.is_some() {
+    if [o.emit_spirv, o.emit_mlir.is_some(), o.emit_ptx]
+        .iter()
+        .filter(|e| **e)
+        .count()
+        > 1
+    {
         return Err(error(
-            "--emit-spirv and --emit-mlir cannot be used together",
+            "--emit-spirv, --emit-ptx and --emit-mlir cannot be used together",
         ));
     }
-    let emitting = o.emit_spirv || o.emit_mlir.is_some();
+    if o.emit_ptx && o.offload.ptx.len() != 1 {
+        return Err(error(format!(
+            "--emit-ptx writes the PTX of one architecture: name one with --offload-arch=sm_XX \
+             (named: {})",
+            if o.offload.ptx.is_empty() {
+                "none".to_string()
+            } else {
+                o.offload.ptx.join(", ")
+            }
+        )));
+    }
+    if o.emit_spirv && !o.offload.spirv {
+        return Err(error(
+            "--emit-spirv needs the spirv64 target (--offload-arch=spirv64)",
+        ));
+    }
+    let emitting = o.emit_spirv || o.emit_ptx || o.emit_mlir.is_some();
     if emitting && o.compile_only {
         return Err(error(
             "-c cannot be combined with --emit-spirv or --emit-mlir (they write device code only)",
@@ -493,7 +604,7 @@ fn check(o: &BuildOptions) -> Result<(), String> {
         .iter()
         .filter(|i| i.kind != InputKind::Linkable)
         .count();
-    if (o.compile_only || o.emit_spirv) && sources > 1 && o.output.is_some() {
+    if (o.compile_only || o.emit_spirv || o.emit_ptx) && sources > 1 && o.output.is_some() {
         return Err(error(
             "cannot specify -o when generating multiple output files (one per source)",
         ));

@@ -3,7 +3,11 @@
 
 use std::path::Path;
 
-use hipmlir_device_image::{DeviceImage, GlobalVar, ModuleMetadata, SpirvVariant};
+use hipmlir_device_image::{
+    DeviceImage, FatImage, GlobalVar, ModuleMetadata, PtxCode, SpirvVariant,
+};
+
+use crate::cli::Offload;
 
 /// The OpenCL extension the native float-atomics variant needs.
 const FLOAT_ATOMICS_EXTENSION: &str = "cl_ext_float_atomics";
@@ -29,7 +33,8 @@ pub enum Stage {
 pub struct DeviceOutput {
     /// The MLIR text of the stage stopped at, unless that is the binary.
     pub mlir_text: Option<String>,
-    pub image: DeviceImage,
+    /// The SPIR-V, the PTX of each architecture built, and the metadata they share.
+    pub image: FatImage,
     pub warnings: Vec<Diagnostic>,
     pub host_edits: Vec<SourceEdit>,
     /// Kernel templates launched from host templates (see `FrontendOutput`).
@@ -52,6 +57,7 @@ pub enum DeviceMode {
 pub fn compile_device(
     input: &Path,
     options: &FrontendOptions,
+    offload: &Offload,
     stop_at: Stage,
     mode: DeviceMode,
     print_ir_after_all: bool,
@@ -85,7 +91,8 @@ pub fn compile_device(
         image: DeviceImage {
             spirv: Vec::new(),
             metadata: ModuleMetadata::new(frontend.kernels),
-        },
+        }
+        .into(),
         warnings: frontend.warnings,
         host_edits: frontend.host_edits,
         dependent_kernel_templates: frontend.dependent_kernel_templates,
@@ -146,7 +153,10 @@ pub fn compile_device(
         &ctx,
         linked.module,
         &input.display().to_string(),
-        &stop_at,
+        Goal {
+            offload,
+            stop_at: &stop_at,
+        },
         print_ir_after_all,
         record_stages,
         &mut output,
@@ -157,6 +167,7 @@ pub fn compile_device(
 /// The device link: the device code of several sources (`-fgpu-rdc` records) as one image.
 pub fn link_device(
     records: &[DeviceIr],
+    offload: &Offload,
     print_ir_after_all: bool,
     record_stages: bool,
 ) -> Result<DeviceOutput, String> {
@@ -198,7 +209,8 @@ pub fn link_device(
         image: DeviceImage {
             spirv: Vec::new(),
             metadata: ModuleMetadata::new(Vec::new()),
-        },
+        }
+        .into(),
         warnings: Vec::new(),
         host_edits: Vec::new(),
         dependent_kernel_templates: Vec::new(),
@@ -215,7 +227,10 @@ pub fn link_device(
         &ctx,
         linked.module,
         &name,
-        &Stage::Binary,
+        Goal {
+            offload,
+            stop_at: &Stage::Binary,
+        },
         print_ir_after_all,
         record_stages,
         &mut output,
@@ -271,17 +286,27 @@ fn mlir_location(line: &str) -> Option<(String, String)> {
 /// From the (linked) frontend module to the stage asked for: the target's pipeline, run in
 /// pieces between the points where the driver looks at the module (the named stages, the pass
 /// to stop after), then serialization. The image's metadata is what the lowered kernels carry.
+/// What `lower` builds: the targets, and where to stop.
+struct Goal<'a> {
+    offload: &'a Offload,
+    stop_at: &'a Stage,
+}
+
 fn lower(
     ctx: &melior::Context,
     mut module: Module,
     source: &str,
-    stop_at: &Stage,
+    goal: Goal,
     print_ir_after_all: bool,
     record_stages: bool,
     output: &mut DeviceOutput,
 ) -> Result<(), String> {
     use hipmlir_dialect_passes::{spirv_pipeline, Pipeline, SpirvOptions, STAGES};
+    let Goal { offload, stop_at } = goal;
     let ice = |e: LowerError| lower_error(source, e);
+    // The NVPTX pipeline starts from the same module (the SPIR-V one changes it in place).
+    let nvptx_input = (*stop_at == Stage::Binary && !offload.ptx.is_empty())
+        .then(|| hipmlir_dialect_passes::clone_module(&module));
     let spirv_options = SpirvOptions::default();
     let mut rest = Pipeline::parse(&spirv_pipeline(&spirv_options)).map_err(ice)?;
     let stop_pass = match stop_at {
@@ -325,6 +350,10 @@ fn lower(
             // Float atomicAdd is a compare-and-swap loop everywhere; devices with
             // cl_ext_float_atomics get a variant with native instructions, converted from a copy
             // of the lowered module and chosen by the runtime when it builds the module.
+            // Without the SPIR-V target the SPIR-V pipeline runs this far only, for the metadata.
+            if *stop_at == Stage::Binary && !offload.spirv {
+                break;
+            }
             if *stop_at == Stage::Binary && hipmlir_dialect_passes::uses_float_atomic_add(&module) {
                 let options = SpirvOptions {
                     native_float_atomics: true,
@@ -358,13 +387,57 @@ fn lower(
             return Ok(());
         }
     }
-    rest.run(ctx, &mut module, print_ir_after_all)
+    if offload.spirv || *stop_at != Stage::Binary {
+        rest.run(ctx, &mut module, print_ir_after_all)
+            .map_err(ice)?;
+        output.image.spirv = time_report::time("device serialization", || {
+            hipmlir_dialect_passes::serialize_spirv(ctx, &mut module)
+        })
         .map_err(ice)?;
-    output.image.spirv = time_report::time("device serialization", || {
-        hipmlir_dialect_passes::serialize_spirv(ctx, &mut module)
-    })
-    .map_err(ice)?;
+    }
+    if let Some(input) = nvptx_input {
+        for arch in &offload.ptx {
+            match lower_to_ptx(ctx, &input, arch, print_ir_after_all) {
+                Ok(ptx) => output.image.ptx.push(PtxCode {
+                    arch: arch.clone(),
+                    ptx,
+                }),
+                Err(e) if offload.explicit => return Err(lower_error(source, e)),
+                Err(e) => {
+                    // The default's PTX is a bonus: the program still runs on SPIR-V devices.
+                    let reason = lower_error(source, e);
+                    let reason = reason.lines().next().unwrap_or("");
+                    let reason = reason.strip_prefix("hipmlir: error: ").unwrap_or(reason);
+                    eprintln!(
+                        "hipmlir: warning: no PTX for {arch} in this image, the program will run \
+                         on SPIR-V (OpenCL) devices only: {reason}\n\
+                         hipmlir: note: --offload-arch=spirv64 builds for SPIR-V alone, without \
+                         this warning"
+                    );
+                }
+            }
+        }
+    }
     Ok(())
+}
+
+/// The PTX of the (linked) frontend module for one NVIDIA architecture.
+fn lower_to_ptx(
+    ctx: &melior::Context,
+    input: &Module,
+    arch: &str,
+    print_ir_after_all: bool,
+) -> Result<Vec<u8>, LowerError> {
+    use hipmlir_dialect_passes::{nvptx_pipeline, NvptxOptions, Pipeline};
+    let options = NvptxOptions {
+        chip: arch.to_string(),
+        libdevice: crate::paths::libdevice(),
+    };
+    let mut module = hipmlir_dialect_passes::clone_module(input);
+    Pipeline::parse(&nvptx_pipeline(&options))?.run(ctx, &mut module, print_ir_after_all)?;
+    time_report::time(&format!("device PTX serialization ({arch})"), || {
+        hipmlir_dialect_passes::serialize_ptx(ctx, &mut module)
+    })
 }
 
 #[cfg(test)]

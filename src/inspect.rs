@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, ExitCode};
 
 use hipmlir_device_image::kpack::{KpackArchive, KpackRecord, ARCHIVE_MAGIC, RECORD_SECTION};
-use hipmlir_device_image::{AddressSpace, DeviceImage, MAGIC};
+use hipmlir_device_image::{AddressSpace, FatImage, MAGIC};
 
 use crate::build::fatbin_bundles;
 use crate::elf::Elf;
@@ -173,7 +173,7 @@ fn image(index: usize, offset: Option<usize>, bytes: &[u8], indent: &str) -> boo
     let at = offset
         .map(|o| format!(" at offset {o:#x}"))
         .unwrap_or_default();
-    let image = match DeviceImage::from_bundle_bytes(bytes) {
+    let image = match FatImage::from_bundle_bytes(bytes) {
         Ok(i) => i,
         Err(e) => {
             println!("{indent}device image {index}{at}: INVALID: {e}");
@@ -208,9 +208,45 @@ fn image(index: usize, offset: Option<usize>, bytes: &[u8], indent: &str) -> boo
             );
         }
     }
-    let valid = validate(&image.spirv);
-    println!("{indent}  spirv-val: {}", valid.1);
-    valid.0
+    let mut ok = true;
+    if image.spirv.is_empty() {
+        println!("{indent}  no SPIR-V (built for NVIDIA GPUs only)");
+    } else {
+        let valid = validate(&image.spirv);
+        println!("{indent}  spirv-val: {}", valid.1);
+        ok &= valid.0;
+    }
+    for p in &image.ptx {
+        // Every kernel of the metadata must be an entry of the PTX, under the same name.
+        let text = String::from_utf8_lossy(&p.ptx);
+        let entries: Vec<&str> = text
+            .lines()
+            .filter_map(|l| l.split(".entry ").nth(1))
+            .map(|rest| rest.split(['(', ' ']).next().unwrap_or(""))
+            .collect();
+        let missing: Vec<&str> = kernels
+            .iter()
+            .map(|k| k.name.as_str())
+            .filter(|k| !entries.contains(k))
+            .collect();
+        let version = text
+            .lines()
+            .find_map(|l| l.trim().strip_prefix(".version "))
+            .unwrap_or("?");
+        println!(
+            "{indent}  PTX for {}: {} bytes, PTX ISA {version}, {} entries{}",
+            p.arch,
+            p.ptx.len(),
+            entries.len(),
+            if missing.is_empty() {
+                String::new()
+            } else {
+                ok = false;
+                format!(", INVALID: no entry for {}", missing.join(", "))
+            }
+        );
+    }
+    ok
 }
 
 fn spirv_version(spirv: &[u8]) -> String {

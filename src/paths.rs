@@ -51,3 +51,27 @@ impl Toolchain {
         })
     }
 }
+
+/// Where `scripts/setup.sh` installs libdevice (from the `nvidia-cuda-nvcc-cu12` wheel on
+/// PyPI), outside any clone.
+pub const SETUP_LIBDEVICE: &str = "/opt/hipmlir-deps/libdevice/libdevice.10.bc";
+
+/// Where an install keeps its copy, relative to `bin/hipmlir`.
+pub const INSTALLED_LIBDEVICE: &str = "../lib/hipmlir/libdevice.10.bc";
+
+/// libdevice (`libdevice.10.bc`, the `__nv_*` math functions PTX kernels call): named by
+/// `HIPMLIR_LIBDEVICE`, else an install's copy beside the compiler, else the set-up's. None when
+/// there is none (or the variable names no file): kernels calling its functions are then
+/// refused with a message saying where libdevice comes from.
+pub fn libdevice() -> Option<PathBuf> {
+    if let Some(path) = std::env::var_os("HIPMLIR_LIBDEVICE") {
+        let path = PathBuf::from(path);
+        return path.is_file().then_some(path);
+    }
+    let exe = std::env::current_exe().ok()?.canonicalize().ok()?;
+    let installed = exe.parent()?.join(INSTALLED_LIBDEVICE);
+    [installed, PathBuf::from(SETUP_LIBDEVICE)]
+        .into_iter()
+        .find(|p| p.is_file())
+        .map(|p| p.canonicalize().unwrap_or(p))
+}

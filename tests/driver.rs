@@ -229,6 +229,7 @@ fn clang_offload_bundler_reads_objects_and_executables() {
         assert_eq!(
             ids,
             vec![
+                "hip-nvptx64-nvidia-cuda--sm_70",
                 "hip-spirv64-unknown-unknown-",
                 "hipmlir-spirv64-unknown-unknown--metadata",
                 "host-x86_64-unknown-linux-gnu-"
@@ -251,6 +252,24 @@ fn clang_offload_bundler_reads_objects_and_executables() {
         let bytes = std::fs::read(&spv).unwrap();
         assert_eq!(&bytes[..4], &[0x03, 0x02, 0x23, 0x07], "not SPIR-V");
         spirv_val(&spv);
+        // The default build's PTX, as the bundler hands it out.
+        let ptx = dir.path().join("unbundled.ptx");
+        let un = Command::new(bundler)
+            .args([
+                "-unbundle",
+                "-type=o",
+                "-targets=hip-nvptx64-nvidia-cuda--sm_70",
+            ])
+            .arg(format!("-input={}", file.display()))
+            .arg(format!("-output={}", ptx.display()))
+            .output()
+            .unwrap();
+        assert!(un.status.success(), "{}", text(&un));
+        let ptx = String::from_utf8_lossy(&std::fs::read(&ptx).unwrap()).to_string();
+        assert!(
+            ptx.contains(".target sm_70") && ptx.contains(".entry _Z10vector_addPKfS0_Pfi("),
+            "{ptx}"
+        );
     }
     // The executable still runs after the sections were added.
     run_program(&exe);
@@ -1132,7 +1151,8 @@ fn fatbin_bundle(exe: &[u8]) -> (usize, hipmlir_device_image::Bundle) {
         .filter(|&at| exe[at..].starts_with(MAGIC))
         .find_map(|at| {
             let count = u64::from_le_bytes(exe[at + 24..at + 32].try_into().unwrap());
-            (count == 4)
+            // host, SPIR-V, metadata, hash, and the default's PTX for sm_70.
+            (count == 4 || count == 5)
                 .then(|| (at, Bundle::decode(&exe[at..]).ok()))
                 .and_then(|(a, b)| Some((a, b?)))
         })
@@ -1155,7 +1175,10 @@ fn entry_range(
 
 #[test]
 fn damaged_embedded_images_are_hip_errors_not_driver_crashes() {
-    use hipmlir_device_image::{content_hash, HASH_ENTRY_ID, METADATA_ENTRY_ID, SPIRV_ENTRY_ID};
+    use hipmlir_device_image::{
+        content_hash_with_ptx, PtxCode, HASH_ENTRY_ID, METADATA_ENTRY_ID, PTX_ENTRY_PREFIX,
+        SPIRV_ENTRY_ID,
+    };
     let dir = scratch();
     let exe = build(&repo().join("examples/vector_add.hip"), dir.path(), None);
     let good = std::fs::read(&exe).unwrap();
@@ -1163,6 +1186,15 @@ fn damaged_embedded_images_are_hip_errors_not_driver_crashes() {
     let spirv = entry_range(&good, at, &bundle, SPIRV_ENTRY_ID);
     let metadata = entry_range(&good, at, &bundle, METADATA_ENTRY_ID);
     let hash = entry_range(&good, at, &bundle, HASH_ENTRY_ID);
+    let ptx_id = format!("{PTX_ENTRY_PREFIX}sm_70");
+    let ptx = entry_range(&good, at, &bundle, &ptx_id);
+    let ptx_entries: Vec<PtxCode> = bundle
+        .ptx_entries()
+        .map(|(arch, text)| PtxCode {
+            arch: arch.to_string(),
+            ptx: text.to_vec(),
+        })
+        .collect();
     let meta_text = String::from_utf8(good[metadata.clone()].to_vec()).unwrap();
     // The second argument's offset (8) edited to 0: same length, silently wrong before.
     let offset_at = metadata.start + meta_text.match_indices("\"offset\": 8").next().unwrap().0;
@@ -1185,6 +1217,9 @@ fn damaged_embedded_images_are_hip_errors_not_driver_crashes() {
         cases.push((what, bytes, "content hash mismatch"));
     }
     let mut bytes = good.clone();
+    bytes[(ptx.start + ptx.end) / 2] ^= 0x04;
+    cases.push(("a bit of the PTX", bytes, "content hash mismatch"));
+    let mut bytes = good.clone();
     bytes[offset_at + 11] = b'0';
     cases.push((
         "an argument offset in the metadata",
@@ -1195,7 +1230,11 @@ fn damaged_embedded_images_are_hip_errors_not_driver_crashes() {
     // sees the SPIR-V and the metadata disagree.
     let mut bytes = good.clone();
     bytes[name_at + 7] = b'w';
-    let forged = content_hash(&bytes[spirv.clone()], &bytes[metadata.clone()]);
+    let forged = content_hash_with_ptx(
+        &bytes[spirv.clone()],
+        &bytes[metadata.clone()],
+        &ptx_entries,
+    );
     bytes[hash.clone()].copy_from_slice(&forged);
     cases.push((
         "a renamed entry point with its hash recomputed",
@@ -1323,4 +1362,127 @@ fn walk(dir: &Path) -> Vec<PathBuf> {
         }
     }
     out
+}
+
+/// `--offload-arch=sm_70` puts PTX in each test program's device image: an object's bundle
+/// holds a `hip-nvptx64-nvidia-cuda--sm_70` entry (covered by the content hash, which inspect
+/// checks) with an `.entry` for every kernel of the metadata, and no SPIR-V. The default builds
+/// both; `--offload-arch=spirv64` SPIR-V alone.
+#[test]
+fn offload_arch_puts_ptx_for_every_kernel_in_the_bundle() {
+    let dir = scratch();
+    let programs = programs();
+    let failures: Vec<String> = std::thread::scope(|s| {
+        let halves: Vec<_> = programs
+            .chunks(programs.len().div_ceil(2))
+            .map(|chunk| {
+                let dir = dir.path();
+                s.spawn(move || {
+                    let mut failures = Vec::new();
+                    for source in chunk {
+                        let name = source.file_stem().unwrap().to_string_lossy().to_string();
+                        let object = dir.join(format!("{name}.o"));
+                        let out = run_hipmlir(&[
+                            "-c",
+                            source.to_str().unwrap(),
+                            "--offload-arch=sm_70",
+                            "-o",
+                            object.to_str().unwrap(),
+                        ]);
+                        if !out.status.success() {
+                            failures.push(format!("{name}: {}", stderr(&out)));
+                            continue;
+                        }
+                        let out = run_hipmlir(&["inspect", object.to_str().unwrap()]);
+                        let t = stdout(&out);
+                        let kernels = t.matches("    kernel ").count();
+                        let ok = out.status.success()
+                            && t.contains("no SPIR-V (built for NVIDIA GPUs only)")
+                            && t.contains("PTX for sm_70: ")
+                            && t.contains(&format!("{kernels} entries"))
+                            && kernels > 0;
+                        if !ok {
+                            failures.push(format!("{name}:\n{t}{}", stderr(&out)));
+                        }
+                    }
+                    failures
+                })
+            })
+            .collect();
+        halves.into_iter().flat_map(|h| h.join().unwrap()).collect()
+    });
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+
+    let vadd = repo().join("examples/vector_add.hip");
+    let both = dir.path().join("both");
+    hipmlir_in(
+        dir.path(),
+        &[vadd.to_str().unwrap(), "-o", both.to_str().unwrap()],
+        None,
+    );
+    let t = stdout(&run_hipmlir(&["inspect", both.to_str().unwrap()]));
+    assert!(
+        t.contains("spirv-val: valid") && t.contains("PTX for sm_70:"),
+        "{t}"
+    );
+    assert!(run_program(&both).contains("PASSED"));
+    let spirv = dir.path().join("spirv");
+    hipmlir_in(
+        dir.path(),
+        &[
+            vadd.to_str().unwrap(),
+            "--offload-arch=spirv64",
+            "-o",
+            spirv.to_str().unwrap(),
+        ],
+        None,
+    );
+    let t = stdout(&run_hipmlir(&["inspect", spirv.to_str().unwrap()]));
+    assert!(
+        t.contains("spirv-val: valid") && !t.contains("PTX for"),
+        "{t}"
+    );
+}
+
+/// Without libdevice a kernel calling a math function has no PTX: the default build still
+/// succeeds (SPIR-V alone, with a warning naming the reason), a build that names the NVIDIA
+/// architecture fails with a message saying where libdevice comes from.
+#[test]
+fn ptx_without_libdevice_is_a_warning_by_default_and_an_error_when_asked_for() {
+    let dir = scratch();
+    let source = repo().join("tests/programs/math_functions.hip");
+    let exe = dir.path().join("math");
+    let out = hipmlir()
+        .env("HIPMLIR_LIBDEVICE", dir.path().join("missing.bc"))
+        .arg(&source)
+        .arg("-o")
+        .arg(&exe)
+        .output()
+        .unwrap();
+    let err = stderr(&out);
+    assert!(out.status.success(), "{err}");
+    assert!(
+        err.contains("warning: no PTX for sm_70") && err.contains("libdevice"),
+        "{err}"
+    );
+    let t = stdout(&run_hipmlir(&["inspect", exe.to_str().unwrap()]));
+    assert!(
+        t.contains("spirv-val: valid") && !t.contains("PTX for"),
+        "{t}"
+    );
+    assert!(run_program(&exe).contains("PASSED"));
+    let out = hipmlir()
+        .env("HIPMLIR_LIBDEVICE", dir.path().join("missing.bc"))
+        .arg(&source)
+        .args(["--offload-arch=sm_70", "--emit-ptx", "-o"])
+        .arg(dir.path().join("math.ptx"))
+        .output()
+        .unwrap();
+    let err = stderr(&out);
+    assert!(!out.status.success(), "{err}");
+    assert!(
+        err.contains("hipmlir: error: the PTX kernels call __nv_")
+            && err.contains("install libdevice with scripts/setup.sh"),
+        "{err}"
+    );
 }

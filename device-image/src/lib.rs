@@ -14,7 +14,7 @@ mod vocabulary;
 
 pub use bundle::{
     split_bundles, Bundle, BundleEntry, SplitBundle, HASH_ENTRY_ID, HOST_ENTRY_ID,
-    LEGACY_METADATA_ENTRY_ID, MAGIC, METADATA_ENTRY_ID, SPIRV_ENTRY_ID,
+    LEGACY_METADATA_ENTRY_ID, MAGIC, METADATA_ENTRY_ID, PTX_ENTRY_PREFIX, SPIRV_ENTRY_ID,
 };
 
 pub use cache_dir::{cache_dir_from_env, keep_most_recent, mark_used, seen_before, CacheKey};
@@ -24,9 +24,10 @@ pub use metadata::{
 };
 use sha2::{Digest, Sha256};
 pub use vocabulary::{
-    hip_api_version, BYVAL_ATTRIBUTE, FUNCTION_POINTERS_ATTRIBUTE, HOST_ATTRIBUTE,
-    INITIALIZER_ATTRIBUTE, KERNEL_ARGS_ATTRIBUTE, KERNEL_ARGS_SIZE_ATTRIBUTE, KERNEL_ATTRIBUTE,
-    KERNEL_NAME_ATTRIBUTE, LINEAR_BLOCK_ATTRIBUTE, LINKAGE_ATTRIBUTE,
+    address_space, hip_api_version, ADDRESS_SPACES_ATTRIBUTE, BYVAL_ATTRIBUTE,
+    FUNCTION_POINTERS_ATTRIBUTE, HOST_ATTRIBUTE, INITIALIZER_ATTRIBUTE, KERNEL_ARGS_ATTRIBUTE,
+    KERNEL_ARGS_SIZE_ATTRIBUTE, KERNEL_ATTRIBUTE, KERNEL_NAME_ATTRIBUTE, LINEAR_BLOCK_ATTRIBUTE,
+    LINKAGE_ATTRIBUTE,
 };
 
 /// Everything that can go wrong reading a device image.
@@ -62,6 +63,28 @@ pub fn content_hash(spirv: &[u8], metadata: &[u8]) -> [u8; 32] {
     h.finalize().into()
 }
 
+/// SHA-256 of an image with PTX entries too: [`content_hash`]'s input followed, for each PTX
+/// entry in the bundle's order, by its id's length (u64), the id, the text's length (u64) and
+/// the text. Without PTX entries it is [`content_hash`], so images of SPIR-V alone keep their
+/// hash.
+pub fn content_hash_with_ptx(spirv: &[u8], metadata: &[u8], ptx: &[PtxCode]) -> [u8; 32] {
+    if ptx.is_empty() {
+        return content_hash(spirv, metadata);
+    }
+    let mut h = Sha256::new();
+    h.update((spirv.len() as u64).to_le_bytes());
+    h.update(spirv);
+    h.update(metadata);
+    for p in ptx {
+        let id = p.entry_id();
+        h.update((id.len() as u64).to_le_bytes());
+        h.update(id.as_bytes());
+        h.update((p.ptx.len() as u64).to_le_bytes());
+        h.update(&p.ptx);
+    }
+    h.finalize().into()
+}
+
 /// SHA-256 of `bytes` (the runtime's cache keys).
 pub fn sha256(bytes: &[u8]) -> [u8; 32] {
     Sha256::digest(bytes).into()
@@ -72,6 +95,129 @@ pub fn sha256(bytes: &[u8]) -> [u8; 32] {
 pub struct DeviceImage {
     pub spirv: Vec<u8>,
     pub metadata: ModuleMetadata,
+}
+
+/// PTX for one NVIDIA GPU architecture: the bundle entry `PTX_ENTRY_PREFIX` + `arch`.
+///
+/// The contract with the CUDA backend: the text is NUL-terminated (as `cuModuleLoadData` takes
+/// it), its `.entry` kernels are the metadata's kernels under the same (mangled) names, and each
+/// takes the parameters of the packed argument block as the metadata lays them out, with two
+/// differences from SPIR-V: an argument in the workgroup address space (dynamic shared memory)
+/// is no parameter (it is the launch's shared-memory bytes), and `linear_block_kernels` take no
+/// block dimensions (blocks run as launched, lanes in CUDA's order, which is HIP's).
+#[derive(Debug, Clone, PartialEq)]
+pub struct PtxCode {
+    /// `sm_70`, ...: the oldest architecture the PTX runs on (the driver JITs it forward).
+    pub arch: String,
+    pub ptx: Vec<u8>,
+}
+
+impl PtxCode {
+    pub fn entry_id(&self) -> String {
+        format!("{PTX_ENTRY_PREFIX}{}", self.arch)
+    }
+}
+
+/// A device image with code for every target it was built for: SPIR-V (empty when SPIR-V was
+/// not a target) and PTX per NVIDIA architecture, sharing one metadata entry. It derefs to the
+/// [`DeviceImage`] (SPIR-V and metadata).
+#[derive(Debug, Clone, PartialEq)]
+pub struct FatImage {
+    pub image: DeviceImage,
+    pub ptx: Vec<PtxCode>,
+}
+
+impl std::ops::Deref for FatImage {
+    type Target = DeviceImage;
+    fn deref(&self) -> &DeviceImage {
+        &self.image
+    }
+}
+
+impl std::ops::DerefMut for FatImage {
+    fn deref_mut(&mut self) -> &mut DeviceImage {
+        &mut self.image
+    }
+}
+
+impl From<DeviceImage> for FatImage {
+    fn from(image: DeviceImage) -> Self {
+        FatImage {
+            image,
+            ptx: Vec::new(),
+        }
+    }
+}
+
+impl FatImage {
+    /// The bundle: a (empty) host entry, the SPIR-V entry (unless the image has only PTX), one
+    /// entry per PTX architecture, the metadata and the content hash of them all.
+    pub fn to_bundle_bytes(&self) -> Vec<u8> {
+        let metadata = self.image.metadata.to_json();
+        let hash = content_hash_with_ptx(&self.image.spirv, metadata.as_bytes(), &self.ptx);
+        let mut entries = vec![BundleEntry {
+            id: HOST_ENTRY_ID.to_string(),
+            data: Vec::new(),
+        }];
+        if !self.image.spirv.is_empty() || self.ptx.is_empty() {
+            entries.push(BundleEntry {
+                id: SPIRV_ENTRY_ID.to_string(),
+                data: self.image.spirv.clone(),
+            });
+        }
+        for p in &self.ptx {
+            entries.push(BundleEntry {
+                id: p.entry_id(),
+                data: p.ptx.clone(),
+            });
+        }
+        entries.push(BundleEntry {
+            id: METADATA_ENTRY_ID.to_string(),
+            data: metadata.into_bytes(),
+        });
+        entries.push(BundleEntry {
+            id: HASH_ENTRY_ID.to_string(),
+            data: hash.to_vec(),
+        });
+        Bundle { entries }.encode()
+    }
+
+    /// Decodes a bundle written by [`FatImage::to_bundle_bytes`] (or
+    /// [`DeviceImage::to_bundle_bytes`]); every offset and the content hash are checked.
+    pub fn from_bundle_bytes(bytes: &[u8]) -> Result<Self, ImageError> {
+        let bundle = Bundle::decode(bytes)?;
+        let ptx: Vec<PtxCode> = bundle
+            .ptx_entries()
+            .map(|(arch, text)| PtxCode {
+                arch: arch.to_string(),
+                ptx: text.to_vec(),
+            })
+            .collect();
+        let spirv = match bundle.entry(SPIRV_ENTRY_ID) {
+            Some(spirv) => spirv,
+            None if !ptx.is_empty() => &[],
+            None => return Err(ImageError::MissingEntry(SPIRV_ENTRY_ID)),
+        };
+        let metadata = bundle
+            .entry(METADATA_ENTRY_ID)
+            .or_else(|| bundle.entry(LEGACY_METADATA_ENTRY_ID))
+            .ok_or(ImageError::MissingEntry(METADATA_ENTRY_ID))?;
+        let hash = bundle
+            .entry(HASH_ENTRY_ID)
+            .ok_or(ImageError::NoContentHash)?;
+        if hash != content_hash_with_ptx(spirv, metadata, &ptx) {
+            return Err(ImageError::HashMismatch);
+        }
+        let metadata =
+            std::str::from_utf8(metadata).map_err(|e| ImageError::BadMetadata(e.to_string()))?;
+        Ok(FatImage {
+            image: DeviceImage {
+                spirv: spirv.to_vec(),
+                metadata: ModuleMetadata::from_json(metadata)?,
+            },
+            ptx,
+        })
+    }
 }
 
 impl DeviceImage {
@@ -103,28 +249,11 @@ impl DeviceImage {
         .encode()
     }
 
-    /// Decodes a bundle written by [`DeviceImage::to_bundle_bytes`]; every offset is checked.
+    /// Decodes a bundle written by [`DeviceImage::to_bundle_bytes`] or [`FatImage`]'s (its PTX
+    /// entries checked by the content hash, then left out; an image of PTX alone has empty
+    /// SPIR-V); every offset is checked.
     pub fn from_bundle_bytes(bytes: &[u8]) -> Result<Self, ImageError> {
-        let bundle = Bundle::decode(bytes)?;
-        let spirv = bundle
-            .entry(SPIRV_ENTRY_ID)
-            .ok_or(ImageError::MissingEntry(SPIRV_ENTRY_ID))?;
-        let metadata = bundle
-            .entry(METADATA_ENTRY_ID)
-            .or_else(|| bundle.entry(LEGACY_METADATA_ENTRY_ID))
-            .ok_or(ImageError::MissingEntry(METADATA_ENTRY_ID))?;
-        let hash = bundle
-            .entry(HASH_ENTRY_ID)
-            .ok_or(ImageError::NoContentHash)?;
-        if hash != content_hash(spirv, metadata) {
-            return Err(ImageError::HashMismatch);
-        }
-        let metadata =
-            std::str::from_utf8(metadata).map_err(|e| ImageError::BadMetadata(e.to_string()))?;
-        Ok(DeviceImage {
-            spirv: spirv.to_vec(),
-            metadata: ModuleMetadata::from_json(metadata)?,
-        })
+        FatImage::from_bundle_bytes(bytes).map(|f| f.image)
     }
 }
 
@@ -262,6 +391,56 @@ mod tests {
         image.metadata.spirv_variants.push(v);
         let bytes = image.to_bundle_bytes();
         assert_eq!(DeviceImage::from_bundle_bytes(&bytes).unwrap(), image);
+    }
+
+    #[test]
+    fn ptx_entries_round_trip_under_the_content_hash() {
+        let ptx = PtxCode {
+            arch: "sm_70".into(),
+            ptx: b".version 6.3\n.target sm_70\n\0".to_vec(),
+        };
+        let fat = FatImage {
+            image: sample(),
+            ptx: vec![ptx.clone()],
+        };
+        let bytes = fat.to_bundle_bytes();
+        let bundle = Bundle::decode(&bytes).unwrap();
+        assert_eq!(
+            bundle.ptx_entries().collect::<Vec<_>>(),
+            vec![("sm_70", &ptx.ptx[..])]
+        );
+        assert_eq!(FatImage::from_bundle_bytes(&bytes).unwrap(), fat);
+        assert_eq!(DeviceImage::from_bundle_bytes(&bytes).unwrap(), sample());
+        // A damaged PTX text fails the hash.
+        let mut damaged = bundle.clone();
+        for e in &mut damaged.entries {
+            if e.id.starts_with(PTX_ENTRY_PREFIX) {
+                e.data[3] ^= 1;
+            }
+        }
+        assert!(matches!(
+            FatImage::from_bundle_bytes(&damaged.encode()),
+            Err(ImageError::HashMismatch)
+        ));
+        // PTX alone: no SPIR-V entry.
+        let only = FatImage {
+            image: DeviceImage {
+                spirv: Vec::new(),
+                ..sample()
+            },
+            ptx: vec![ptx],
+        };
+        let bytes = only.to_bundle_bytes();
+        assert!(Bundle::decode(&bytes)
+            .unwrap()
+            .entry(SPIRV_ENTRY_ID)
+            .is_none());
+        assert_eq!(FatImage::from_bundle_bytes(&bytes).unwrap(), only);
+        // Without PTX the bundle is the SPIR-V image's, byte for byte.
+        assert_eq!(
+            FatImage::from(sample()).to_bundle_bytes(),
+            sample().to_bundle_bytes()
+        );
     }
 
     #[test]

@@ -40,6 +40,29 @@ pub const LINEAR_BLOCK_ATTRIBUTE: &str = "hipmlir.linear_block";
 /// A SPIR-V global's initial bytes, written into the binary after serialization.
 pub const INITIALIZER_ATTRIBUTE: &str = "hipmlir.initializer";
 
+/// The module attribute naming the target whose address-space numbers the module uses
+/// (`"spirv"`, `"nvptx"`), set by the pass that renumbered them; absent while they are
+/// hipmlir's target-neutral ones ([`address_space`]).
+pub const ADDRESS_SPACES_ATTRIBUTE: &str = "hipmlir.address_spaces";
+
+/// hipmlir's target-neutral address spaces: the numbers of `!llvm.ptr<N>` and of globals'
+/// `addr_space` from the frontend until a target's pass (`hipmlir-address-spaces-to-spirv`,
+/// `...-to-nvptx`) renumbers them. They follow LLVM's numbering for HIP's own target (AMDGPU:
+/// flat 0, global 1, local 3, constant 4, private 5), so a C pointer is the default address
+/// space 0, as in LLVM IR everywhere.
+pub mod address_space {
+    /// Any of the others: what a C pointer is until proven otherwise.
+    pub const GENERIC: u32 = 0;
+    /// Device memory: kernel pointer arguments, `__device__` variables.
+    pub const GLOBAL: u32 = 1;
+    /// `__shared__` memory, one copy per block.
+    pub const SHARED: u32 = 3;
+    /// `__constant__` memory (and string literals).
+    pub const CONSTANT: u32 = 4;
+    /// A work-item's own memory (address-taken locals, by-value struct parameters).
+    pub const PRIVATE: u32 = 5;
+}
+
 /// The HIP API level (major, minor, patch) that hipmlir's headers declare in
 /// `hip/hip_version.h`: the one place the number is written.
 pub fn hip_api_version() -> (u32, u32, u32) {

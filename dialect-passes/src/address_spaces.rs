@@ -23,7 +23,8 @@ use mlir_sys::{
     mlirValueGetType, mlirValueIsABlockArgument, mlirValueIsAOpResult, MlirOperation, MlirValue,
 };
 
-const GENERIC: u32 = 4;
+/// It runs on SPIR-V-numbered modules (after hipmlir-address-spaces-to-spirv).
+const GENERIC: u32 = crate::address_space_map::spirv::GENERIC;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Fact {

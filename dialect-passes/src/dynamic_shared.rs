@@ -27,7 +27,8 @@ use crate::LowerError;
 
 /// The frontend's placeholder global (see hipmlir-frontend's DYNAMIC_SHARED_SYMBOL).
 const PLACEHOLDER: &str = "__hipmlir_dynamic_shared";
-const WORKGROUP: u32 = 3;
+/// It runs after the address spaces are renumbered for SPIR-V.
+const WORKGROUP: u32 = crate::address_space_map::spirv::WORKGROUP;
 
 fn err(e: impl std::fmt::Display) -> LowerError {
     LowerError::Internal(format!("dynamic shared memory: {e}"))

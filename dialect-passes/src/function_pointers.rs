@@ -37,6 +37,9 @@ use mlir_sys::{
 
 use crate::LowerError;
 
+/// The message string is constant memory (it runs before a target renumbers address spaces).
+const CONSTANT: u32 = hipmlir_device_image::address_space::CONSTANT;
+
 /// The frontend's table of address-taken functions.
 const TABLE_ATTRIBUTE: &str = hipmlir_device_image::FUNCTION_POINTERS_ATTRIBUTE;
 /// The message of a call through a pointer that names no function here (OpenCL printf).
@@ -136,8 +139,8 @@ fn declare_bad_call_report(ctx: &Context, module: &Module) -> Result<(), LowerEr
     let n = bytes.len();
     let text = format!(
         "llvm.mlir.global internal constant @{BAD_CALL_STRING}(dense<\"0x{hex}\"> : tensor<{n}xi8>) \
-         {{addr_space = 2 : i32}} : !llvm.array<{n} x i8>\n\
-         func.func private @{BAD_CALL_PRINTF}(!llvm.ptr<2>, i64) -> i32"
+         {{addr_space = {CONSTANT} : i32}} : !llvm.array<{n} x i8>\n\
+         func.func private @{BAD_CALL_PRINTF}(!llvm.ptr<{CONSTANT}>, i64) -> i32"
     );
     let parsed = Module::parse(ctx, &text).ok_or_else(|| err("bad fallback declarations"))?;
     let mut ops = Vec::new();
@@ -294,7 +297,7 @@ fn bad_call<'c>(
     results: &[Type<'c>],
     loc: Location<'c>,
 ) -> Result<Vec<MlirValue>, LowerError> {
-    let constant_ptr = melior::dialect::llvm::r#type::pointer(ctx, 2);
+    let constant_ptr = melior::dialect::llvm::r#type::pointer(ctx, CONSTANT);
     let format = append(
         block,
         OperationBuilder::new("llvm.mlir.addressof", loc)

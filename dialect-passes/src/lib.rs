@@ -7,6 +7,7 @@
 //! spirv.module into SPIR-V words. Before the pipeline, `link_modules` puts the frontend modules
 //! of several sources together (the device link).
 
+mod address_space_map;
 mod address_spaces;
 mod atomics;
 mod context;
@@ -16,6 +17,7 @@ mod function_pointers;
 mod linear_blocks;
 mod math;
 mod metadata;
+mod nvptx;
 mod pass_times;
 mod passes;
 mod pipeline;
@@ -28,7 +30,10 @@ pub use device_link::{link_modules, LinkUnit, Linked};
 pub use metadata::{kernel_metadata, linear_block_kernels};
 pub use pass_times::{record_pass_times, take_pass_times};
 pub use passes::{uses_float_atomic_add, SpirvOptions, DEFAULT_SPIRV_CAPABILITIES};
-pub use pipeline::{describe_passes, spirv_pipeline, stage_pass, Element, Pipeline, STAGES};
+pub use pipeline::{
+    describe_passes, nvptx_pipeline, spirv_pipeline, stage_pass, Element, NvptxOptions, Pipeline,
+    STAGES,
+};
 pub use registry::{PassInfo, PASSES};
 
 use melior::ir::Module;
@@ -62,6 +67,53 @@ pub fn serialize_spirv(ctx: &Context, module: &mut Module) -> Result<Vec<u8>, Lo
     let binary = spirv_patch::resolve_opencl_std_imports(&binary)?;
     let binary = spirv_patch::write_initializers(&binary, &initializers)?;
     spirv_patch::decorate_byval(&binary, &byval)
+}
+
+/// After the NVPTX pipeline: translates the gpu.module through LLVM's NVPTX backend (libdevice
+/// linked where the target names it) and returns the PTX text, NUL-terminated as
+/// `cuModuleLoadData` takes it. A function the PTX still declares but does not define (a
+/// libdevice function when libdevice was not found) is an error here, not at the JIT link.
+pub fn serialize_ptx(ctx: &Context, module: &mut Module) -> Result<Vec<u8>, LowerError> {
+    Pipeline::parse("gpu-module-to-binary{format=isa}")?.run(ctx, module, false)?;
+    let ptx = passes::binary_object(module)?;
+    let text = String::from_utf8_lossy(&ptx);
+    // Functions the CUDA driver provides at the JIT link.
+    const DRIVER_FUNCTIONS: &[&str] = &["vprintf"];
+    let missing: Vec<&str> = text
+        .lines()
+        .filter_map(|l| l.trim().strip_prefix(".extern .func"))
+        .filter_map(|rest| {
+            // `.extern .func (.param .b32 func_retval0) __nv_sinf(` or `.extern .func name(`.
+            let rest = rest.trim_start();
+            let rest = if rest.starts_with('(') {
+                rest.split_once(')').map(|(_, r)| r.trim_start())?
+            } else {
+                rest
+            };
+            rest.split(|c: char| c == '(' || c.is_whitespace() || c == ';')
+                .next()
+        })
+        .filter(|name| !name.is_empty() && !DRIVER_FUNCTIONS.contains(name))
+        .collect();
+    if !missing.is_empty() {
+        let libdevice = missing.iter().any(|n| n.starts_with("__nv_"));
+        return Err(LowerError::Link(format!(
+            "hipmlir: error: the PTX kernels call {} but nothing defines {}{}",
+            missing.join(", "),
+            if missing.len() == 1 { "it" } else { "them" },
+            if libdevice {
+                " (libdevice's math functions: install libdevice with scripts/setup.sh or \
+                     name it with HIPMLIR_LIBDEVICE)"
+            } else {
+                ""
+            }
+        )));
+    }
+    let mut bytes = ptx;
+    if bytes.last() != Some(&0) {
+        bytes.push(0);
+    }
+    Ok(bytes)
 }
 
 /// A deep copy of a module (to lower one stage two ways).

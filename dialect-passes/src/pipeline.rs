@@ -40,17 +40,11 @@ pub fn spirv_pipeline(options: &SpirvOptions) -> String {
             registry::LOWER_POINTERS_TO_SPIRV.to_string(),
         )
     };
-    let elements = [
-        // Device functions are inlined into the kernels while these are still func.func (MLIR
-        // cannot inline into a gpu.func); calls through function pointers become direct calls
-        // first, to be inlined with the rest. GPU code has no call stack worth keeping.
-        registry::DEVIRTUALIZE_FUNCTION_POINTERS.to_string(),
-        "inline,canonicalize,cse,symbol-dce".to_string(),
-        registry::REJECT_RECURSION.to_string(),
-        // Stage `outlined`.
-        registry::OUTLINE_KERNELS.to_string(),
-        // HIP semantics; launch sites stood for host code: from here on only the device side.
-        registry::DROP_HOST_FUNCTIONS.to_string(),
+    let mut elements = common_prefix();
+    elements.extend([
+        // From here on the pipeline is SPIR-V's: the frontend's address spaces are
+        // target-neutral until this pass.
+        registry::ADDRESS_SPACES_TO_SPIRV.to_string(),
         registry::LOWER_DYNAMIC_SHARED.to_string(),
         registry::LINEARIZE_WARP_BLOCKS.to_string(),
         "gpu.module(canonicalize,cse,symbol-dce)".to_string(),
@@ -67,7 +61,77 @@ pub fn spirv_pipeline(options: &SpirvOptions) -> String {
         "gpu.module(spirv.module(spirv-lower-abi-attrs,spirv-update-vce,canonicalize))".to_string(),
         // Stage `spirv`.
         ADD_MISSING_CAPABILITIES.to_string(),
-    ];
+    ]);
+    format!("builtin.module({})", elements.join(","))
+}
+
+/// The target-neutral start of every device pipeline: from the (linked) frontend module to
+/// kernels outlined into a gpu.module, host code gone.
+fn common_prefix() -> Vec<String> {
+    vec![
+        // Device functions are inlined into the kernels while these are still func.func (MLIR
+        // cannot inline into a gpu.func); calls through function pointers become direct calls
+        // first, to be inlined with the rest. GPU code has no call stack worth keeping.
+        registry::DEVIRTUALIZE_FUNCTION_POINTERS.to_string(),
+        "inline,canonicalize,cse,symbol-dce".to_string(),
+        registry::REJECT_RECURSION.to_string(),
+        // Stage `outlined`.
+        registry::OUTLINE_KERNELS.to_string(),
+        // Launch sites stood for host code: from here on only the device side.
+        registry::DROP_HOST_FUNCTIONS.to_string(),
+    ]
+}
+
+/// Options of the NVPTX conversion.
+#[derive(Debug, Clone)]
+pub struct NvptxOptions {
+    /// The GPU architecture the PTX is for (`sm_70`); the driver JITs it for newer GPUs.
+    pub chip: String,
+    /// libdevice (`libdevice.10.bc`), linked for the `__nv_*` math functions; without it a
+    /// kernel calling one is refused after serialization.
+    pub libdevice: Option<std::path::PathBuf>,
+}
+
+/// At least PTX ISA 6.3 (CUDA 10: activemask and the sync shuffles, which every current driver
+/// JITs): LLVM's default for architectures before sm_75 is older. Newer architectures need
+/// their own newer default (sm_90 needs 7.8), so they are left to it.
+fn ptx_features(chip: &str) -> &'static str {
+    let number: u32 = chip
+        .trim_start_matches("sm_")
+        .trim_end_matches(['a', 'f'])
+        .parse()
+        .unwrap_or(0);
+    if number < 75 {
+        " features=+ptx63"
+    } else {
+        ""
+    }
+}
+
+/// The device pipeline for NVPTX: from the (linked) frontend module to a gpu.module of the LLVM
+/// and NVVM dialects with an `#nvvm.target`, ready for `serialize_ptx`.
+pub fn nvptx_pipeline(options: &NvptxOptions) -> String {
+    let mut elements = common_prefix();
+    let link = options
+        .libdevice
+        .as_ref()
+        .map(|p| format!(" l={}", p.display()))
+        .unwrap_or_default();
+    elements.extend([
+        registry::ADDRESS_SPACES_TO_NVPTX.to_string(),
+        registry::LOWER_HIP_TO_NVPTX.to_string(),
+        "gpu.module(canonicalize,cse,symbol-dce)".to_string(),
+        format!(
+            "nvvm-attach-target{{chip={}{} O=3{link}}}",
+            options.chip,
+            ptx_features(&options.chip)
+        ),
+        "convert-scf-to-cf".to_string(),
+        // Math ops without a libdevice function (ctpop) become LLVM intrinsics.
+        "gpu.module(convert-gpu-to-nvvm,convert-math-to-llvm,reconcile-unrealized-casts)"
+            .to_string(),
+        registry::NVPTX_BYVAL_PARAMETERS.to_string(),
+    ]);
     format!("builtin.module({})", elements.join(","))
 }
 
@@ -105,6 +169,23 @@ pub fn describe_passes() -> String {
     out.push_str(":\n  builtin.module(\n");
     let pipeline = Pipeline::parse(&spirv_pipeline(&SpirvOptions::default()))
         .expect("the SPIR-V pipeline parses");
+    for (i, e) in pipeline.elements.iter().enumerate() {
+        let comma = if i + 1 < pipeline.elements.len() {
+            ","
+        } else {
+            ""
+        };
+        out.push_str(&format!("    {e}{comma}\n"));
+    }
+    out.push_str("  )\n");
+    out.push_str(
+        "\nThe device pipeline for NVPTX (--offload-arch=sm_XX), then gpu-module-to-binary to PTX:\n  builtin.module(\n",
+    );
+    let pipeline = Pipeline::parse(&nvptx_pipeline(&NvptxOptions {
+        chip: "sm_70".into(),
+        libdevice: None,
+    }))
+    .expect("the NVPTX pipeline parses");
     for (i, e) in pipeline.elements.iter().enumerate() {
         let comma = if i + 1 < pipeline.elements.len() {
             ","
@@ -552,8 +633,37 @@ mod tests {
         for (_, pass) in STAGES {
             assert!(names.contains(&pass), "{pass}");
         }
+        // Every pass of hipmlir's runs in one of the targets' pipelines.
+        let nvptx = Pipeline::parse(&nvptx_pipeline(&NvptxOptions {
+            chip: "sm_70".into(),
+            libdevice: Some("/lib/libdevice.10.bc".into()),
+        }))
+        .unwrap();
+        let nvptx_names = nvptx.pass_names();
         for pass in &registry::PASSES {
-            assert!(names.contains(&pass.name), "{}", pass.name);
+            assert!(
+                names.contains(&pass.name) || nvptx_names.contains(&pass.name),
+                "{}",
+                pass.name
+            );
         }
+        assert!(nvptx_names.contains(&registry::ADDRESS_SPACES_TO_NVPTX));
+        assert!(!names.contains(&registry::ADDRESS_SPACES_TO_NVPTX));
+        assert!(!nvptx_names.contains(&registry::ADDRESS_SPACES_TO_SPIRV));
+    }
+
+    #[test]
+    fn ptx_versions_suit_the_architecture() {
+        assert_eq!(ptx_features("sm_70"), " features=+ptx63");
+        assert_eq!(ptx_features("sm_90"), "");
+        assert_eq!(ptx_features("sm_90a"), "");
+        let text = nvptx_pipeline(&NvptxOptions {
+            chip: "sm_80".into(),
+            libdevice: Some("/x/libdevice.10.bc".into()),
+        });
+        assert!(
+            text.contains("nvvm-attach-target{chip=sm_80 O=3 l=/x/libdevice.10.bc}"),
+            "{text}"
+        );
     }
 }

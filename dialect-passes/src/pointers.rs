@@ -5,7 +5,8 @@
 //! It runs just before upstream GPU→SPIR-V conversion, which leaves spirv ops alone. Every pointer
 //! value becomes `!spirv.ptr<i8, SC>` (a byte pointer, like `char*` in OpenCL C); each access
 //! bitcasts it to the type it reads or walks, as LLVM's SPIR-V backend does for opaque pointers.
-//! Address spaces follow the SPIR/OpenCL numbering clang uses for spirv64.
+//! Address spaces follow the SPIR/OpenCL numbering clang uses for spirv64 (the module went
+//! through `hipmlir-address-spaces-to-spirv`).
 
 use hipmlir_device_image::{BYVAL_ATTRIBUTE, INITIALIZER_ATTRIBUTE};
 use melior::ir::attribute::{IntegerAttribute, TypeAttribute};
@@ -33,12 +34,13 @@ use crate::LowerError;
 
 /// The SPIR-V storage class of an LLVM address space (SPIR numbering).
 fn storage_class(address_space: u32) -> Result<&'static str, LowerError> {
+    use crate::address_space_map::spirv;
     Ok(match address_space {
-        0 => "Function",
-        1 => "CrossWorkgroup",
-        2 => "UniformConstant",
-        3 => "Workgroup",
-        4 => "Generic",
+        spirv::FUNCTION => "Function",
+        spirv::CROSS_WORKGROUP => "CrossWorkgroup",
+        spirv::UNIFORM_CONSTANT => "UniformConstant",
+        spirv::WORKGROUP => "Workgroup",
+        spirv::GENERIC => "Generic",
         other => {
             return Err(LowerError::Internal(format!(
                 "pointer in unknown address space {other}"

@@ -30,6 +30,10 @@ pub const DEVIRTUALIZE_FUNCTION_POINTERS: &str = "hipmlir-devirtualize-function-
 pub const REJECT_RECURSION: &str = "hipmlir-reject-recursion";
 pub const OUTLINE_KERNELS: &str = hipmlir_outliner::PASS_NAME;
 pub const DROP_HOST_FUNCTIONS: &str = "hipmlir-drop-host-functions";
+pub const ADDRESS_SPACES_TO_SPIRV: &str = "hipmlir-address-spaces-to-spirv";
+pub const ADDRESS_SPACES_TO_NVPTX: &str = "hipmlir-address-spaces-to-nvptx";
+pub const LOWER_HIP_TO_NVPTX: &str = "hipmlir-lower-hip-to-nvptx";
+pub const NVPTX_BYVAL_PARAMETERS: &str = "hipmlir-nvptx-byval-parameters";
 pub const LOWER_DYNAMIC_SHARED: &str = "hipmlir-lower-dynamic-shared";
 pub const LINEARIZE_WARP_BLOCKS: &str = "hipmlir-linearize-warp-blocks";
 pub const MARK_ENTRY_POINTS: &str = "hipmlir-mark-entry-points";
@@ -40,7 +44,7 @@ pub const ADD_MISSING_CAPABILITIES: &str = "hipmlir-add-missing-capabilities";
 /// The option of `hipmlir-lower-pointers-to-spirv` that the float-atomics variant sets.
 pub const NATIVE_FLOAT_ATOMICS: &str = "native-float-atomics";
 
-const PASS_COUNT: usize = 10;
+const PASS_COUNT: usize = 14;
 
 /// Every pass of hipmlir's, in the order the SPIR-V pipeline runs them.
 pub static PASSES: [PassInfo; PASS_COUNT] = [
@@ -80,6 +84,48 @@ pub static PASSES: [PassInfo; PASS_COUNT] = [
             crate::passes::drop_host_functions(module);
             Ok(())
         },
+    },
+    PassInfo {
+        name: ADDRESS_SPACES_TO_SPIRV,
+        summary: "hipmlir's target-neutral address spaces (generic 0, global 1, shared 3, \
+                  constant 4, private 5) become SPIR-V's (Generic 4, CrossWorkgroup 1, \
+                  Workgroup 3, UniformConstant 2, Function 0)",
+        options: &[],
+        run: |ctx, module, _| {
+            crate::address_space_map::map_address_spaces(
+                ctx,
+                module,
+                crate::address_space_map::SPIRV,
+            )
+        },
+    },
+    PassInfo {
+        name: ADDRESS_SPACES_TO_NVPTX,
+        summary: "hipmlir's target-neutral address spaces become NVPTX's (generic 0, global 1, \
+                  shared 3, constant 4; private memory stays generic for the backend's allocas)",
+        options: &[],
+        run: |ctx, module, _| {
+            crate::address_space_map::map_address_spaces(
+                ctx,
+                module,
+                crate::address_space_map::NVPTX,
+            )
+        },
+    },
+    PassInfo {
+        name: LOWER_HIP_TO_NVPTX,
+        summary: "HIP semantics convert-gpu-to-nvvm does not know: byval parameters, memory \
+                  scopes, libdevice calls, printf as vprintf, dynamic shared memory as an extern \
+                  shared array; what has no NVPTX lowering is reported unsupported",
+        options: &[],
+        run: |ctx, module, _| crate::nvptx::lower_hip_to_nvptx(ctx, module),
+    },
+    PassInfo {
+        name: NVPTX_BYVAL_PARAMETERS,
+        summary: "after convert-gpu-to-nvvm (which drops parameter attributes): kernel \
+                  parameters of structs passed by value become llvm.byval, NVPTX's .param copies",
+        options: &[],
+        run: |ctx, module, _| crate::nvptx::nvptx_byval_parameters(ctx, module),
     },
     PassInfo {
         name: LOWER_DYNAMIC_SHARED,

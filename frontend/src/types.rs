@@ -16,20 +16,22 @@ use melior::Context;
 use crate::clang::CType;
 use crate::error::{FrontendError, Result, SourceLoc};
 use clang_sys::*;
+use hipmlir_device_image::address_space;
 
-/// Address spaces in SPIR/OpenCL numbering (as clang uses for spirv64 targets).
+/// Address spaces, target-neutral (device-image's `vocabulary::address_space`): the target
+/// pipeline renumbers them for SPIR-V or NVPTX.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum AddrSpace {
     /// A function's own memory (address-taken locals, local arrays and records).
-    Private = 0,
+    Private = address_space::PRIVATE as isize,
     /// Device memory: kernel pointer arguments, `__device__` variables.
-    Global = 1,
+    Global = address_space::GLOBAL as isize,
     /// `__constant__` memory.
-    Constant = 2,
+    Constant = address_space::CONSTANT as isize,
     /// `__shared__` memory.
-    Workgroup = 3,
+    Workgroup = address_space::SHARED as isize,
     /// Any of the above: what a C pointer is until proven otherwise.
-    Generic = 4,
+    Generic = address_space::GENERIC as isize,
 }
 
 /// A struct, class or union, with clang's layout.

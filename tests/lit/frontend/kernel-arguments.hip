@@ -12,8 +12,8 @@ struct Params {
 };
 
 // CHECK-LABEL: func.func @_Z5applyPKf6Paramsi(
-// CHECK-SAME: %{{.*}}: !llvm.ptr<1>, %{{.*}}: !llvm.ptr, %{{.*}}: i32
-// CHECK-SAME: hipmlir.byval = {"1" = !llvm.struct<(i8, array<7 x i8>, f64, ptr<4>)>}
+// CHECK-SAME: %{{.*}}: !llvm.ptr<1>, %{{.*}}: !llvm.ptr<5>, %{{.*}}: i32
+// CHECK-SAME: hipmlir.byval = {"1" = !llvm.struct<(i8, array<7 x i8>, f64, ptr)>}
 // CHECK-SAME: hipmlir.kernel_args = [{addr_space = "global", align = 8 : i64, is_pointer = true, name = "in", offset = 0 : i64, size = 8 : i64, type = "const float *"}, {addr_space = "private", align = 8 : i64, is_pointer = false, name = "p", offset = 8 : i64, size = 24 : i64, type = "Params"}, {addr_space = "private", align = 4 : i64, is_pointer = false, name = "n", offset = 32 : i64, size = 4 : i64, type = "int"}]
 // CHECK-SAME: hipmlir.kernel_args_size = 40 : i64
 // CHECK-SAME: hipmlir.kernel_name = "apply"

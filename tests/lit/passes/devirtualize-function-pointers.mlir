@@ -6,7 +6,7 @@
 
 // CHECK-NOT: hipmlir.function_pointers
 // CHECK: llvm.mlir.global internal constant @__hipmlir_str_bad_function_pointer
-// CHECK: func.func private @__hipmlir_printf_bad_function_pointer(!llvm.ptr<2>, i64) -> i32
+// CHECK: func.func private @__hipmlir_printf_bad_function_pointer(!llvm.ptr<4>, i64) -> i32
 module attributes {hipmlir.function_pointers = {half = 2 : i64, other = 3 : i64, twice = 1 : i64}} {
   // CHECK-LABEL: func.func @apply(
   // CHECK-SAME: %[[ID:.*]]: i64, %[[X:.*]]: f32
