@@ -5,7 +5,7 @@ HIPMLIR := target/release/hipmlir
 # LLVM's lit (llvm-22-tools, installed by scripts/setup.sh); FileCheck and not come with it.
 LIT ?= /usr/lib/llvm-22/bin/lit
 
-.PHONY: all setup build run test lit corpus lint bench clean install uninstall
+.PHONY: all setup build run test lit corpus lint bench gpu-check clean install uninstall
 
 all: build
 
@@ -37,6 +37,11 @@ corpus: build
 
 # Benchmarks side by side with peers (never part of `make test`): writes BENCHMARKS.md and prints a
 # summary. QUICK=1 runs the short version.
+# The folder to carry to an NVIDIA GPU machine (no Rust needed there): every test program and the
+# example built once (SPIR-V and PTX), the runtime, and run.sh. OUT=dir chooses the folder.
+gpu-check: build
+	scripts/gpu-check.sh $(OUT)
+
 bench: build
 	target/release/hipmlir-bench $(if $(filter-out 0,$(QUICK)),--quick)
 

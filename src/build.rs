@@ -99,7 +99,7 @@ pub fn build(opts: &BuildOptions) -> Result<(), String> {
 /// The build of inputs that exist, each of a known kind.
 fn build_checked(opts: &BuildOptions, kinds: &[InputKind]) -> Result<(), String> {
     let toolchain = Toolchain::locate()?;
-    if opts.emit_mlir.is_some() || opts.emit_spirv {
+    if opts.emit_mlir.is_some() || opts.emit_spirv || opts.emit_ptx {
         return emit(opts, &toolchain);
     }
     let work = tempfile::Builder::new()

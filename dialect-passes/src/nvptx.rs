@@ -197,6 +197,13 @@ fn block_vote_helper(op: &str) -> Option<(String, String)> {
 
 /// The libdevice function for a device library call, if there is one.
 fn libdevice_name(symbol: &str) -> Option<String> {
+    if symbol.starts_with("__nv_") {
+        return Some(symbol.to_string());
+    }
+    // Correctly rounded, as HIP's sqrtf is (`__nv_sqrtf` is approximate unless reflected).
+    if symbol == "sqrtf" {
+        return Some("__nv_fsqrt_rn".to_string());
+    }
     if let Some((_, nv)) = FAST.iter().find(|(n, _)| *n == symbol) {
         return Some(nv.to_string());
     }
@@ -238,6 +245,11 @@ pub fn lower_hip_to_nvptx(ctx: &Context, module: &Module) -> Result<(), LowerErr
             "gpu.subgroup_size" => subgroup_sizes.push(op.to_raw()),
             "llvm.fence" | "llvm.atomicrmw" | "llvm.cmpxchg" if op.has_attribute("syncscope") => {
                 scoped.push(op.to_raw())
+            }
+            // HIP's sqrtf is correctly rounded; convert-gpu-to-nvvm's `__nv_sqrtf` is the
+            // approximate one unless __CUDA_PREC_SQRT is reflected on, so ask for the rounded one.
+            "math.sqrt" if op.result(0).is_ok_and(|r| r.r#type().to_string() == "f32") => {
+                calls.push((op.to_raw(), "__nv_fsqrt_rn".to_string()))
             }
             "func.call" => {
                 let callee = op.attribute("callee").map(text_of).unwrap_or_default();

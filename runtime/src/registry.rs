@@ -240,6 +240,11 @@ fn is_qualified_suffix(spelled: &str, source: &str) -> bool {
 /// backend refuses to build it, naming why).
 pub fn image_of_bundle(bytes: &[u8]) -> Result<DeviceImage, String> {
     match DeviceImage::from_bundle_bytes(bytes) {
+        // An NVIDIA-only image (`--offload-arch=sm_XX`): no SPIR-V to check, only the metadata.
+        Ok(image) if image.spirv.is_empty() && !ptx_entries(bytes).is_empty() => {
+            validate_metadata(&image)?;
+            Ok(image)
+        }
         Ok(image) => validate_image(&image).map(|()| image),
         Err(hipmlir_device_image::ImageError::MissingEntry(id))
             if id == hipmlir_device_image::SPIRV_ENTRY_ID && !ptx_entries(bytes).is_empty() =>

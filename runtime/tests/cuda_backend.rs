@@ -15,7 +15,7 @@ use std::ffi::{c_void, CString};
 use std::process::Command;
 
 use common::*;
-use hipmlir_device_image::{Bundle, BundleEntry};
+use hipmlir_device_image::{DeviceImage, FatImage, ModuleMetadata, PtxCode};
 use hipmlir_rt::*;
 
 const SPIRV: &[u8] = include_bytes!("fixtures/vector_add.spv");
@@ -82,6 +82,11 @@ fn arch_name(p: &HipDeviceProp) -> String {
 }
 
 fn vector_add_bundle(ptx: &[(&str, &str)]) -> Vec<u8> {
+    vector_add_image(SPIRV.to_vec(), ptx)
+}
+
+/// The vector-add image with this SPIR-V (none: an NVIDIA-only image) and PTX.
+fn vector_add_image(spirv: Vec<u8>, ptx: &[(&str, &str)]) -> Vec<u8> {
     let k = kernel(
         KERNEL,
         "vector_add",
@@ -92,25 +97,30 @@ fn vector_add_bundle(ptx: &[(&str, &str)]) -> Vec<u8> {
             value("n", "int", 4),
         ],
     );
-    let mut b = Bundle::decode(&bundle(SPIRV.to_vec(), vec![k])).unwrap();
-    for (arch, text) in ptx {
-        let mut data = text.as_bytes().to_vec();
-        data.push(0);
-        b.entries.push(BundleEntry {
-            id: format!("hip-nvptx64-nvidia-cuda--{arch}"),
-            data,
-        });
+    // Written as the compiler writes it, so that the content hash covers the PTX too.
+    FatImage {
+        image: DeviceImage {
+            spirv,
+            metadata: ModuleMetadata::new(vec![k]),
+        },
+        ptx: ptx
+            .iter()
+            .map(|(arch, text)| {
+                let mut ptx = text.as_bytes().to_vec();
+                ptx.push(0);
+                PtxCode {
+                    arch: arch.to_string(),
+                    ptx,
+                }
+            })
+            .collect(),
     }
-    b.encode()
+    .to_bundle_bytes()
 }
 
 /// A bundle built for NVIDIA GPUs only: metadata and PTX, no SPIR-V.
 fn ptx_only_bundle() -> Vec<u8> {
-    let mut b = Bundle::decode(&vector_add_bundle(&[("sm_70", PTX)])).unwrap();
-    b.entries.retain(|e| {
-        e.id != hipmlir_device_image::SPIRV_ENTRY_ID && e.id != hipmlir_device_image::HASH_ENTRY_ID
-    });
-    b.encode()
+    vector_add_image(Vec::new(), &[("sm_70", PTX)])
 }
 
 // ---- without a GPU --------------------------------------------------------------------------

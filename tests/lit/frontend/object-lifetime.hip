@@ -49,7 +49,7 @@ __global__ void lifetimes(int* log, int n) {
 // CHECK: %[[T:.*]] = llvm.alloca
 // CHECK: call @_ZN5GuardC1EPii(
 // CHECK: %[[ARG:.*]] = llvm.addrspacecast %[[T]]
-// CHECK-NEXT: %[[R:.*]] = call @_Z4takei5Guard(%{{.*}}, %[[ARG]]) : (i32, !llvm.ptr<4>) -> i32
+// CHECK-NEXT: %[[R:.*]] = call @_Z4takei5Guard(%{{.*}}, %[[ARG]]) : (i32, !llvm.ptr) -> i32
 // CHECK-NEXT: %[[D:.*]] = llvm.addrspacecast %[[T]]
 // CHECK-NEXT: call @_ZN5GuardD1Ev(%[[D]])
 // CHECK-NEXT: return %[[R]]
