@@ -266,6 +266,7 @@ fn main() -> ExitCode {
                 vec![compile::CompileRow {
                     name: "all".into(),
                     hipmlir: Err(e.clone()),
+                    hipmlir_warm: Err(e.clone()),
                     clang: Err(e),
                 }]
             }),

@@ -110,11 +110,26 @@ fn shorten_paths(line: &str) -> String {
 impl Tools {
     /// `hipmlir SRC --emit-spirv -o OUT`: the wall time, or the first error line.
     pub fn hipmlir_spirv(&self, src: &Path, out: &Path) -> Result<f64, String> {
-        let f = run(Command::new(&self.hipmlir)
-            .arg(src)
-            .arg("--emit-spirv")
-            .arg("-o")
-            .arg(out))?;
+        self.hipmlir_spirv_cached(src, out, None)
+    }
+
+    /// `hipmlir --emit-spirv` with its precompiled-header cache in `cache`, or (None) without
+    /// a cache, as a first build sees it: the bench never reads or fills the user's cache.
+    pub fn hipmlir_spirv_cached(
+        &self,
+        src: &Path,
+        out: &Path,
+        cache: Option<&Path>,
+    ) -> Result<f64, String> {
+        let mut cmd = Command::new(&self.hipmlir);
+        cmd.arg(src).arg("--emit-spirv").arg("-o").arg(out);
+        match cache {
+            Some(dir) => cmd
+                .env("HIPMLIR_CACHE_DIR", dir)
+                .env_remove("HIPMLIR_DISABLE_CACHE"),
+            None => cmd.env("HIPMLIR_DISABLE_CACHE", "1"),
+        };
+        let f = run(&mut cmd)?;
         self.check(f, out)
     }
 
