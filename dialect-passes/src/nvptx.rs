@@ -388,6 +388,8 @@ pub fn lower_hip_to_nvptx(ctx: &Context, module: &Module) -> Result<(), LowerErr
     }
     // The library's func.func declarations are unused now: symbol-dce removes them.
 
+    guard_local_atomics(ctx, module)?;
+
     if !printfs.is_empty() {
         lower_printf(ctx, module, &printfs)?;
     }
@@ -793,4 +795,138 @@ fn entry_block_start(op: MlirOperation) -> Result<(MlirBlock, MlirOperation), Lo
         let first = mlir_sys::mlirBlockGetFirstOperation(entry);
         Ok((entry, first))
     }
+}
+
+/// The plain read-modify-write of an atomic's operation on `%o` and `%v` (LLVM's AtomicBinOp
+/// numbers): lines defining `%n`, the value stored. `None` for an operation not covered.
+fn plain_update(bin_op: i64, ty: &str) -> Option<String> {
+    let binary = |name: &str| format!("%n = llvm.{name} %o, %v : {ty}");
+    let pick = |predicate: &str| {
+        format!(
+            "%c = llvm.icmp \"{predicate}\" %o, %v : {ty}\n%n = llvm.select %c, %o, %v : i1, {ty}"
+        )
+    };
+    Some(match bin_op {
+        0 => format!("%n = llvm.select %true, %v, %o : i1, {ty}"),
+        1 => binary("add"),
+        2 => binary("sub"),
+        3 => binary("and"),
+        5 => binary("or"),
+        6 => binary("xor"),
+        7 => pick("sgt"),
+        8 => pick("slt"),
+        9 => pick("ugt"),
+        10 => pick("ult"),
+        11 => binary("fadd"),
+        12 => binary("fsub"),
+        13 => format!("%n = llvm.intr.maxnum(%o, %v) : ({ty}, {ty}) -> {ty}"),
+        14 => format!("%n = llvm.intr.minnum(%o, %v) : ({ty}, {ty}) -> {ty}"),
+        _ => return None,
+    })
+}
+
+/// An `llvm.atomicrmw` through a generic pointer may reach private memory, where PTX has no
+/// atomics (and HIP on AMD does): each becomes a call of a helper of its own that tests the
+/// pointer with `isspacep.local` and does a plain read-modify-write there (one thread owns
+/// private memory), the atomic itself everywhere else.
+fn guard_local_atomics(ctx: &Context, module: &Module) -> Result<(), LowerError> {
+    let mut rmws = Vec::new();
+    module.as_operation().walk(WalkOrder::PreOrder, |op| {
+        if op.name().as_string_ref().as_str() == Ok("llvm.atomicrmw")
+            && op
+                .operand(0)
+                .is_ok_and(|p| p.r#type().to_string() == "!llvm.ptr")
+        {
+            rmws.push(op.to_raw());
+        }
+        WalkResult::Advance
+    });
+    for (index, raw) in rmws.into_iter().enumerate() {
+        // SAFETY: a live operation found by the walk.
+        let op = unsafe { OperationRef::from_raw(raw) };
+        let bin_op = op
+            .attribute("bin_op")
+            .ok()
+            .and_then(|a| IntegerAttribute::try_from(a).ok())
+            .map(|a| a.value())
+            .ok_or_else(|| err("llvm.atomicrmw without bin_op"))?;
+        let ty = op.result(0).map_err(err)?.r#type();
+        let ty_text = ty.to_string();
+        let Some(update) = plain_update(bin_op, &ty_text) else {
+            continue;
+        };
+        let symbol = format!("__hipmlir_atomic_rmw_{index}");
+        let text = format!(
+            "llvm.func @{symbol}(%p: !llvm.ptr, %v: {ty_text}) -> {ty_text} {{\n\
+             %l = llvm.call_intrinsic \"llvm.nvvm.isspacep.local\"(%p) : (!llvm.ptr) -> i1\n\
+             llvm.cond_br %l, ^local, ^other\n\
+             ^local:\n\
+             %true = llvm.mlir.constant(true) : i1\n\
+             %o = llvm.load %p : !llvm.ptr -> {ty_text}\n\
+             {update}\n\
+             llvm.store %n, %p : {ty_text}, !llvm.ptr\n\
+             llvm.return %o : {ty_text}\n\
+             ^other:\n\
+             llvm.return %v : {ty_text}\n\
+             }}"
+        );
+        let gpu_module =
+            enclosing(raw, "gpu.module").ok_or_else(|| err("an atomic outside a gpu.module"))?;
+        define_helper(ctx, gpu_module, &symbol, &text)?;
+        // The atomic itself moves into the helper's `^other` block, on the helper's arguments.
+        // SAFETY: the helper was just inserted first in the gpu.module's body; the atomic is
+        // live; it is moved (removed from its block, inserted before `^other`'s return).
+        unsafe {
+            let gm = OperationRef::from_raw(gpu_module);
+            let body = gm
+                .region(0)
+                .map_err(err)?
+                .first_block()
+                .ok_or_else(|| err("empty gpu.module"))?;
+            let helper = body.first_operation().ok_or_else(|| err("no helper"))?;
+            let entry = helper
+                .region(0)
+                .map_err(err)?
+                .first_block()
+                .ok_or_else(|| err("no entry"))?;
+            let other = entry
+                .next_in_region()
+                .and_then(|b| b.next_in_region())
+                .ok_or_else(|| err("no ^other block"))?;
+            let ret = other.terminator().ok_or_else(|| err("no return"))?;
+            let operands: Vec<MlirValue> = op.operands().map(|v| v.to_raw()).collect();
+            let block = mlirOperationGetBlock(raw);
+            let call = insert_before(
+                block,
+                raw,
+                OperationBuilder::new("llvm.call", op.location())
+                    .add_operands(&op.operands().collect::<Vec<_>>())
+                    .add_attributes(&[
+                        named(
+                            ctx,
+                            "callee",
+                            FlatSymbolRefAttribute::new(ctx, &symbol).into(),
+                        ),
+                        named(
+                            ctx,
+                            "operandSegmentSizes",
+                            DenseI32ArrayAttribute::new(ctx, &[operands.len() as i32, 0]).into(),
+                        ),
+                        named(
+                            ctx,
+                            "op_bundle_sizes",
+                            DenseI32ArrayAttribute::new(ctx, &[]).into(),
+                        ),
+                    ])
+                    .add_results(&[ty]),
+            )?;
+            mlirValueReplaceAllUsesOfWith(mlirOperationGetResult(raw, 0), call[0]);
+            mlirOperationRemoveFromParent(raw);
+            mlirBlockInsertOwnedOperationBefore(other.to_raw(), ret.to_raw(), raw);
+            mlir_sys::mlirOperationSetOperand(raw, 0, entry.argument(0).map_err(err)?.to_raw());
+            mlir_sys::mlirOperationSetOperand(raw, 1, entry.argument(1).map_err(err)?.to_raw());
+            mlir_sys::mlirOperationSetOperand(ret.to_raw(), 0, mlirOperationGetResult(raw, 0));
+        }
+    }
+    Ok(())
 }
