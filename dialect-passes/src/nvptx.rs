@@ -29,7 +29,8 @@ use melior::ir::operation::{
 };
 use melior::ir::r#type::IntegerType;
 use melior::ir::{
-    Attribute, AttributeLike, Identifier, Module, RegionLike, Type, TypeLike, Value, ValueLike,
+    Attribute, AttributeLike, Identifier, Location, Module, RegionLike, Type, TypeLike, Value,
+    ValueLike,
 };
 use melior::Context;
 use mlir_sys::{
@@ -360,22 +361,7 @@ pub fn lower_hip_to_nvptx(ctx: &Context, module: &Module) -> Result<(), LowerErr
         let replacement = insert_before(
             block,
             raw,
-            OperationBuilder::new("llvm.call", call.location())
-                .add_operands(&operands)
-                .add_attributes(&[
-                    named(ctx, "callee", FlatSymbolRefAttribute::new(ctx, &nv).into()),
-                    named(
-                        ctx,
-                        "operandSegmentSizes",
-                        DenseI32ArrayAttribute::new(ctx, &[operands.len() as i32, 0]).into(),
-                    ),
-                    named(
-                        ctx,
-                        "op_bundle_sizes",
-                        DenseI32ArrayAttribute::new(ctx, &[]).into(),
-                    ),
-                ])
-                .add_results(&results),
+            llvm_call(ctx, call.location(), &nv, &operands).add_results(&results),
         )?;
         // SAFETY: the call's results are replaced one for one, then the call is erased.
         unsafe {
@@ -585,6 +571,34 @@ fn byval_parameters(ctx: &Context, raw: MlirOperation) -> Result<(), LowerError>
     Ok(())
 }
 
+/// `llvm.call @callee(operands)`, its results still to add.
+fn llvm_call<'c>(
+    ctx: &'c Context,
+    location: Location<'c>,
+    callee: &str,
+    operands: &[Value<'c, '_>],
+) -> OperationBuilder<'c> {
+    OperationBuilder::new("llvm.call", location)
+        .add_operands(operands)
+        .add_attributes(&[
+            named(
+                ctx,
+                "callee",
+                FlatSymbolRefAttribute::new(ctx, callee).into(),
+            ),
+            named(
+                ctx,
+                "operandSegmentSizes",
+                DenseI32ArrayAttribute::new(ctx, &[operands.len() as i32, 0]).into(),
+            ),
+            named(
+                ctx,
+                "op_bundle_sizes",
+                DenseI32ArrayAttribute::new(ctx, &[]).into(),
+            ),
+        ])
+}
+
 /// Inserts `builder`'s operation before `before`, returning its results.
 fn insert_before(
     block: MlirBlock,
@@ -715,26 +729,7 @@ fn lower_printf(
         let result = insert_before(
             block,
             raw,
-            OperationBuilder::new("llvm.call", loc)
-                .add_operands(&[format, buffer])
-                .add_attributes(&[
-                    named(
-                        ctx,
-                        "callee",
-                        FlatSymbolRefAttribute::new(ctx, VPRINTF).into(),
-                    ),
-                    named(
-                        ctx,
-                        "operandSegmentSizes",
-                        DenseI32ArrayAttribute::new(ctx, &[2, 0]).into(),
-                    ),
-                    named(
-                        ctx,
-                        "op_bundle_sizes",
-                        DenseI32ArrayAttribute::new(ctx, &[]).into(),
-                    ),
-                ])
-                .add_results(&[i32t]),
+            llvm_call(ctx, loc, VPRINTF, &[format, buffer]).add_results(&[i32t]),
         )?[0];
         // SAFETY: the old call's result (an i32, as vprintf's) is replaced, then the call is
         // erased.
@@ -894,31 +889,17 @@ fn guard_local_atomics(ctx: &Context, module: &Module) -> Result<(), LowerError>
                 .and_then(|b| b.next_in_region())
                 .ok_or_else(|| err("no ^other block"))?;
             let ret = other.terminator().ok_or_else(|| err("no return"))?;
-            let operands: Vec<MlirValue> = op.operands().map(|v| v.to_raw()).collect();
             let block = mlirOperationGetBlock(raw);
             let call = insert_before(
                 block,
                 raw,
-                OperationBuilder::new("llvm.call", op.location())
-                    .add_operands(&op.operands().collect::<Vec<_>>())
-                    .add_attributes(&[
-                        named(
-                            ctx,
-                            "callee",
-                            FlatSymbolRefAttribute::new(ctx, &symbol).into(),
-                        ),
-                        named(
-                            ctx,
-                            "operandSegmentSizes",
-                            DenseI32ArrayAttribute::new(ctx, &[operands.len() as i32, 0]).into(),
-                        ),
-                        named(
-                            ctx,
-                            "op_bundle_sizes",
-                            DenseI32ArrayAttribute::new(ctx, &[]).into(),
-                        ),
-                    ])
-                    .add_results(&[ty]),
+                llvm_call(
+                    ctx,
+                    op.location(),
+                    &symbol,
+                    &op.operands().collect::<Vec<_>>(),
+                )
+                .add_results(&[ty]),
             )?;
             mlirValueReplaceAllUsesOfWith(mlirOperationGetResult(raw, 0), call[0]);
             mlirOperationRemoveFromParent(raw);
