@@ -91,7 +91,10 @@ impl TranslationUnit {
             .collect();
         // SAFETY: plain libclang calls; all pointers outlive the call.
         unsafe {
-            let index = clang_createIndex(0, 0);
+            // Declarations from a precompiled header (hipmlir's headers and the system's) are
+            // left out of the translation unit's children: the frontend walks the user's code,
+            // and listing the header's thousands of declarations would deserialize them all.
+            let index = clang_createIndex(1, 0);
             let mut tu: CXTranslationUnit = std::ptr::null_mut();
             let code = clang_parseTranslationUnit2(
                 index,
@@ -990,6 +993,17 @@ impl Cursor {
             // data[1] is a flag (first of its group), not an address.
             data: [decl, std::ptr::without_provenance(1), self.0.data[2]],
         })
+    }
+
+    /// The function at file scope that `node` declares (the global `operator new` a
+    /// new-expression calls), as a cursor of this cursor's translation unit; `None` when `node`
+    /// is a member function.
+    pub fn file_scope_function(&self, node: DeclNode) -> Option<Cursor> {
+        let function = self.declaration_cursor(node.0, CXCursor_FunctionDecl);
+        function
+            .semantic_parent()
+            .is_some_and(|p| p.kind() == CXCursor_TranslationUnit)
+            .then_some(function)
     }
 
     /// Whether this cursor is the declaration `node`.

@@ -80,7 +80,9 @@ fn cached_pch(options: &FrontendOptions) -> Option<PathBuf> {
     let header = options.prefix_header();
     let plain = options.clang_args();
     let mut key = CacheKey::default();
-    key.field(clang_version()).field(env!("CARGO_PKG_VERSION"));
+    key.field(clang_version())
+        .field(env!("CARGO_PKG_VERSION"))
+        .field(INSTANTIATE_TEMPLATES);
     for arg in &plain {
         key.field(arg);
     }
@@ -97,7 +99,8 @@ fn cached_pch(options: &FrontendOptions) -> Option<PathBuf> {
         return None;
     }
     // The header's own parse: the device parse's arguments, less the pre-include of it.
-    let header_args = replace_prefix_include(&plain, &header, &[]);
+    let mut header_args = replace_prefix_include(&plain, &header, &[]);
+    header_args.push(INSTANTIATE_TEMPLATES.into());
     let (unit, _) = TranslationUnit::parse_prefix_header(&header, &header_args).ok()?;
     let temporary = dir.join(format!(".{key}.{}.tmp", std::process::id()));
     if unit.save(&temporary).is_err() || std::fs::rename(&temporary, &pch).is_err() {
@@ -109,6 +112,12 @@ fn cached_pch(options: &FrontendOptions) -> Option<PathBuf> {
     });
     Some(pch)
 }
+
+/// The PCH holds the template instances its header needs (`std::complex<float>`'s members,
+/// `<algorithm>`'s helpers...), so that each parse loading it does not instantiate them again:
+/// a parse of a small kernel then takes a quarter of the time (measured with clang-22 on
+/// hip_runtime.h: 0.05 s against 0.2 s).
+const INSTANTIATE_TEMPLATES: &str = "-fpch-instantiate-templates";
 
 /// At most this many PCHs (about 8 MB each) are kept: one per set of flags a user builds with.
 const KEPT_PCHS: usize = 32;

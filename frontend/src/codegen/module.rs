@@ -78,8 +78,6 @@ pub struct ModuleCodegen<'c> {
     pub(super) function_pointers: std::collections::BTreeMap<String, i64>,
     /// External device library functions declared so far.
     externals: std::collections::HashSet<String>,
-    /// The file-scope `operator new`/`operator delete` declarations, found on first use.
-    operators: Option<Vec<Cursor>>,
     pub kernels: Vec<KernelInfo>,
     /// Device functions and variables used here and defined in another source.
     pub undefined: Vec<UndefinedSymbol>,
@@ -136,7 +134,6 @@ impl<'c> ModuleCodegen<'c> {
             printf_signatures: HashMap::new(),
             externals: std::collections::HashSet::new(),
             function_pointers: std::collections::BTreeMap::new(),
-            operators: None,
             kernels: Vec::new(),
             undefined: Vec::new(),
         }
@@ -315,34 +312,6 @@ impl<'c> ModuleCodegen<'c> {
         self.module.body().append_operation(func);
         self.kernels.push(info);
         Ok(())
-    }
-
-    /// The file-scope allocation or deallocation function whose declaration is `node` (clang names
-    /// the one a new- or delete-expression calls only by its node).
-    pub fn operator_declaration(
-        &mut self,
-        node: crate::clang::DeclNode,
-        root: &Cursor,
-    ) -> Option<Cursor> {
-        let operators = self.operators.get_or_insert_with(|| {
-            root.children()
-                .into_iter()
-                .filter(|c| {
-                    c.kind() == CXCursor_FunctionDecl
-                        && matches!(
-                            c.spelling().as_str(),
-                            "operator new"
-                                | "operator new[]"
-                                | "operator delete"
-                                | "operator delete[]"
-                        )
-                })
-                .collect()
-        });
-        operators
-            .iter()
-            .find(|c| c.is_declaration_node(node))
-            .copied()
     }
 
     /// The signature of a device function called at `site`; queues its definition for emission.
@@ -983,7 +952,9 @@ pub fn parameter_type(param: &Cursor) -> Result<Ty> {
 fn collect_device_variables(c: &Cursor, out: &mut Vec<Cursor>) {
     for child in c.children() {
         match child.kind() {
-            CXCursor_Namespace | CXCursor_LinkageSpec => collect_device_variables(&child, out),
+            CXCursor_Namespace | CXCursor_LinkageSpec if child.is_in_main_file() => {
+                collect_device_variables(&child, out)
+            }
             CXCursor_VarDecl | CXCursor_UnexposedDecl
                 if child.is_in_main_file()
                     && child.is_definition()
@@ -1001,7 +972,7 @@ fn collect_device_variables(c: &Cursor, out: &mut Vec<Cursor>) {
 fn collect_exported_device_functions(c: &Cursor, out: &mut Vec<Cursor>) {
     for child in c.children() {
         match child.kind() {
-            CXCursor_Namespace | CXCursor_LinkageSpec => {
+            CXCursor_Namespace | CXCursor_LinkageSpec if child.is_in_main_file() => {
                 collect_exported_device_functions(&child, out)
             }
             CXCursor_FunctionDecl
@@ -1022,10 +993,15 @@ fn collect_exported_device_functions(c: &Cursor, out: &mut Vec<Cursor>) {
 }
 
 /// Kernel definitions in the main file, looking inside namespaces and `extern "C"` blocks.
+/// Only the main file's blocks are entered, here and in the two collectors above: a block
+/// opened in a header holds nothing of the main file, and walking the headers' (`namespace
+/// std` alone is thousands of declarations) would deserialize most of the precompiled header.
 fn collect_kernels(c: &Cursor, out: &mut Vec<Cursor>) {
     for child in c.children() {
         match child.kind() {
-            CXCursor_Namespace | CXCursor_LinkageSpec => collect_kernels(&child, out),
+            CXCursor_Namespace | CXCursor_LinkageSpec if child.is_in_main_file() => {
+                collect_kernels(&child, out)
+            }
             CXCursor_FunctionDecl
                 if child.is_definition() && child.is_in_main_file() && is_kernel(&child) =>
             {

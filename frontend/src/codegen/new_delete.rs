@@ -351,9 +351,8 @@ impl<'c> FunctionCodegen<'c, '_> {
     /// The operator new or delete declared by `node`: a global one (hipmlir's device header
     /// declares them) or a member of the class allocated.
     fn find_operator(&mut self, node: DeclNode, element: &CType, e: &Cursor) -> Result<Cursor> {
-        let found = self
-            .module
-            .operator_declaration(node, &e.translation_unit())
+        let found = e
+            .file_scope_function(node)
             .or_else(|| {
                 element
                     .canonical()
