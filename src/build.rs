@@ -10,7 +10,7 @@ use hipmlir_device_image::kpack::{
 use hipmlir_device_image::{split_bundles, DeviceImage, FatImage};
 
 use crate::cli::{BuildOptions, EmitStage, InputKind};
-use crate::device::{compile_device, link_device, DeviceMode, DeviceOutput, Stage};
+use crate::device::{compile_device, link_device, AfterFrontend, DeviceMode, DeviceOutput, Stage};
 use crate::dump::{filter_functions, select_kernels};
 use crate::elf::Elf;
 use crate::host::{self, io_err, HostFiles, FATBIN_SECTION};
@@ -195,7 +195,8 @@ fn compile_hip(
     let stem = stem_of(source);
     let save = opts.save_temps.is_some();
     let mut options = frontend_options(opts, toolchain);
-    let compile = |options: &hipmlir_frontend::FrontendOptions| {
+    let compile = |options: &hipmlir_frontend::FrontendOptions,
+                   after_frontend: Option<AfterFrontend>| {
         compile_device(
             source,
             options,
@@ -204,27 +205,55 @@ fn compile_hip(
             mode,
             opts.mlir_print_ir_after_all,
             save,
+            after_frontend,
         )
     };
-    let mut device = compile(&options)?;
-    for w in &device.warnings {
-        eprintln!("{w}");
-    }
     let text = std::fs::read(source)
         .map_err(|e| io_err(&format!("cannot read '{}'", source.display()), e))?;
     let files = HostFiles::new(save_dir, &stem);
     let mut search_dirs: Vec<PathBuf> =
         source.parent().map(Path::to_path_buf).into_iter().collect();
     search_dirs.extend(opts.include_dirs.iter().cloned());
-    let host_text = crate::host_overlay::host_text(
-        source,
-        &text,
-        &device.host_edits,
-        &search_dirs,
-        &files.overlay_dir,
-    )?;
-    time_report::time(&format!("host compile ({})", source.display()), || {
-        host::compile_host_source(opts, toolchain, source, &host_text, &files, object)
+    // The host compile (another process) starts as soon as the frontend has said what to edit
+    // in the host's copy of the source, and runs while the device code is lowered.
+    let mut device = std::thread::scope(|scope| {
+        let mut host_compile = None;
+        let device = compile(
+            &options,
+            Some(&mut |device: &DeviceOutput| {
+                for w in &device.warnings {
+                    eprintln!("{w}");
+                }
+                let host_text = crate::host_overlay::host_text(
+                    source,
+                    &text,
+                    &device.host_edits,
+                    &search_dirs,
+                    &files.overlay_dir,
+                )?;
+                let files = &files;
+                host_compile = Some(scope.spawn(move || {
+                    // Timed apart: `time_report::time` would take the passes that the device
+                    // lowering runs meanwhile as its own.
+                    let started = std::time::Instant::now();
+                    let compiled = host::compile_host_source(
+                        opts, toolchain, source, &host_text, files, object,
+                    );
+                    let phase = format!("host compile ({}, beside the device)", source.display());
+                    time_report::add(phase, started.elapsed());
+                    compiled
+                }));
+                Ok(())
+            }),
+        );
+        // The device's errors come first: the host compile started only if the frontend passed.
+        let host = host_compile.map(|h| {
+            h.join()
+                .unwrap_or_else(|_| Err("hipmlir: error: the host compile stopped".into()))
+        });
+        let device = device?;
+        host.unwrap_or(Ok(()))?;
+        Ok::<_, String>(device)
     })?;
     if !device.dependent_kernel_templates.is_empty() {
         // Which instances a host template launches only its instantiation tells: compile those
@@ -235,7 +264,7 @@ fn compile_hip(
             &device.image.metadata.kernels,
         )?;
         if !options.kernel_instances.is_empty() {
-            device = compile(&options)?;
+            device = compile(&options, None)?;
         }
     }
     if let Some(ir) = &device.device_ir {
@@ -510,6 +539,7 @@ fn emit(opts: &BuildOptions, toolchain: &Toolchain) -> Result<(), String> {
             },
             opts.mlir_print_ir_after_all,
             false,
+            None,
         )?;
         for w in &device.warnings {
             eprintln!("{w}");

@@ -54,6 +54,12 @@ pub enum DeviceMode {
     Relocatable,
 }
 
+/// Called once the frontend is done, before the device code is lowered, with what the host
+/// compile needs (the host edits): the build starts the host compile there, so that it runs
+/// beside the lowering.
+pub type AfterFrontend<'a> = &'a mut dyn FnMut(&DeviceOutput) -> Result<(), String>;
+
+#[allow(clippy::too_many_arguments)]
 pub fn compile_device(
     input: &Path,
     options: &FrontendOptions,
@@ -62,6 +68,7 @@ pub fn compile_device(
     mode: DeviceMode,
     print_ir_after_all: bool,
     record_stages: bool,
+    after_frontend: Option<AfterFrontend>,
 ) -> Result<DeviceOutput, String> {
     let ctx = hipmlir_dialect_passes::new_context();
     let options = FrontendOptions {
@@ -100,6 +107,9 @@ pub fn compile_device(
         device_ir: None,
     };
     output.image.metadata.globals = globals.clone();
+    if let Some(after_frontend) = after_frontend {
+        after_frontend(&output)?;
+    }
     if mode == DeviceMode::Relocatable {
         let flags = OperationPrintingFlags::new().enable_debug_info(true, false);
         let mlir = module

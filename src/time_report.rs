@@ -1,8 +1,9 @@
 //! `-ftime-report` (clang's flag): where a build spent its time, printed to stderr at the end.
 //!
-//! The phases are leaves that follow each other on the compile thread (device parse, MLIR
-//! building, each pass of the pipeline, serialization, the host compile, the link), so their
-//! sum is the build's time less what no phase covers, which the report shows as "other".
+//! The phases are leaves (device parse, MLIR building, each pass of the pipeline,
+//! serialization, the host compile, the link). They follow each other on the compile thread,
+//! except a HIP source's host compile, which runs beside its device lowering and is named so;
+//! "other" is the build's time less what the phases cover (none when they overlapped).
 
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
