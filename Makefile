@@ -5,7 +5,7 @@ HIPMLIR := target/release/hipmlir
 # LLVM's lit (llvm-22-tools, installed by scripts/setup.sh); FileCheck and not come with it.
 LIT ?= /usr/lib/llvm-22/bin/lit
 
-.PHONY: all setup build run test lit corpus lint bench gpu-check clean install uninstall
+.PHONY: all setup build run test lit corpus lint bench gpu-check gpu-bench clean install uninstall
 
 all: build
 
@@ -44,6 +44,13 @@ gpu-check: build
 
 bench: build
 	target/release/hipmlir-bench $(if $(filter-out 0,$(QUICK)),--quick)
+
+# The folder that measures BENCHMARKS.md's GPU section on a machine with an NVIDIA GPU and nvcc
+# (no Rust there): OUT/run.sh RESULT_DIR there, then here
+# target/release/hipmlir-bench --merge-gpu RESULT_DIR/BENCHMARKS.md. GPU_ARCH defaults to this
+# machine's GPU, else sm_90. Where this machine has the GPU and nvcc, `make bench` measures it.
+gpu-bench: build
+	target/release/hipmlir-bench --gpu-prepare $(or $(OUT),build/gpu-bench) $(if $(GPU_ARCH),--gpu-arch $(GPU_ARCH))
 
 # hipmlir, hipcc, hipconfig, the headers, the runtime and find_package(hip) under PREFIX
 # (relocatable: the prefix may be moved afterwards). `make uninstall` removes exactly that.

@@ -1,6 +1,8 @@
 //! hipmlir-bench: measures hipmlir side by side with its peers, in one run, on one device —
 //! kernel quality, launch overhead, compile time and the JIT cache — writes BENCHMARKS.md and
-//! prints a summary. `make bench` runs it; `make bench QUICK=1` runs the short version.
+//! prints a summary. `make bench` runs it; `make bench QUICK=1` runs the short version. Where an
+//! NVIDIA GPU and nvcc exist, it also measures the GPU section (hipmlir against nvcc and the raw
+//! driver API); `make gpu-bench` prepares a folder that measures it on another machine.
 //!
 //! Nothing here panics on a failure of what it measures: every failure (a kernel hipmlir cannot
 //! compile yet, a wrong output, a missing device or tool) becomes a line of the report.
@@ -8,6 +10,9 @@
 mod cases;
 mod cl;
 mod compile;
+mod cuda;
+mod gpu;
+mod gpu_report;
 mod kernels;
 mod launch;
 mod report;
@@ -23,16 +28,27 @@ use crate::tools::Tools;
 const USAGE: &str = "\
 usage: hipmlir-bench [--quick] [--out FILE] [--work DIR] [--hipmlir PATH] [--clang CMD]
                      [--llc CMD] [--only PART[,PART...]] [--kernels NAME[,NAME...]]
+                     [--nvcc CMD] [--gpu-from DIR]
+       hipmlir-bench --gpu-prepare DIR [--gpu-arch sm_XX]
+       hipmlir-bench --merge-gpu FILE [--out FILE]
 
-Measures hipmlir against its peers on the OpenCL device and writes a Markdown report.
+Measures hipmlir against its peers on the OpenCL device (and, where there is one, an NVIDIA GPU)
+and writes a Markdown report.
   --quick      shorter run (fewer repetitions, smaller matmul); streaming sizes stay >= 64 MB
   --out FILE   the report (default: BENCHMARKS.md at the repository root)
   --work DIR   scratch folder (default: build/bench at the repository root)
   --hipmlir P  the hipmlir binary (default: target/release/hipmlir)
   --clang CMD  the OpenCL C to SPIR-V compiler (default: clang-22)
   --llc CMD    LLVM IR to SPIR-V for the reference HIP build (default: llc-22)
-  --only P,..  run only these parts: kernels, launch, compile, jit
+  --only P,..  run only these parts: kernels, launch, compile, jit, gpu (--only gpu replaces
+               the GPU section of the report and keeps the rest)
   --kernels K  run only these kernels (comma-separated file stems of bench/kernels)
+  --nvcc CMD   the CUDA compiler of the GPU part (default: nvcc, else /usr/local/cuda/bin/nvcc)
+  --gpu-from D measure the GPU part from a folder written by --gpu-prepare (no hipmlir needed)
+  --gpu-prepare D  write the folder (hipmlir's PTX and programs, the CUDA sources, this binary
+               and run.sh) that measures the GPU section on a machine with a GPU and nvcc
+  --gpu-arch A the architecture --gpu-prepare builds for (default: this machine's GPU, or sm_90)
+  --merge-gpu F  put the GPU section of report F (written by run.sh) into --out
 ";
 
 /// Runs `f`, turning a panic into an error message so that one broken part cannot stop the rest.
@@ -103,6 +119,11 @@ struct Options {
     tools: Tools,
     only: Option<Vec<String>>,
     kernels: Option<Vec<String>>,
+    nvcc: Option<String>,
+    gpu_from: Option<PathBuf>,
+    gpu_prepare: Option<PathBuf>,
+    gpu_arch: Option<String>,
+    merge_gpu: Option<PathBuf>,
 }
 
 fn parse_args() -> Result<Options, String> {
@@ -122,6 +143,11 @@ fn parse_args() -> Result<Options, String> {
         },
         only: None,
         kernels: None,
+        nvcc: None,
+        gpu_from: None,
+        gpu_prepare: None,
+        gpu_arch: None,
+        merge_gpu: None,
     };
     let mut args = std::env::args().skip(1);
     while let Some(a) = args.next() {
@@ -133,13 +159,18 @@ fn parse_args() -> Result<Options, String> {
             "--hipmlir" => o.tools.hipmlir = PathBuf::from(value("--hipmlir")?),
             "--clang" => o.tools.clang = value("--clang")?,
             "--llc" => o.tools.llc = value("--llc")?,
+            "--nvcc" => o.nvcc = Some(value("--nvcc")?),
+            "--gpu-from" => o.gpu_from = Some(PathBuf::from(value("--gpu-from")?)),
+            "--gpu-prepare" => o.gpu_prepare = Some(PathBuf::from(value("--gpu-prepare")?)),
+            "--gpu-arch" => o.gpu_arch = Some(value("--gpu-arch")?),
+            "--merge-gpu" => o.merge_gpu = Some(PathBuf::from(value("--merge-gpu")?)),
             "--only" => {
                 let parts: Vec<String> = value("--only")?
                     .split(',')
                     .map(|s| s.trim().to_string())
                     .collect();
                 for p in &parts {
-                    if !["kernels", "launch", "compile", "jit"].contains(&p.as_str()) {
+                    if !["kernels", "launch", "compile", "jit", "gpu"].contains(&p.as_str()) {
                         return Err(format!("unknown part '{p}'"));
                     }
                 }
@@ -178,19 +209,34 @@ fn main() -> ExitCode {
     };
     let plan = Plan::new(o.quick);
     let tools = &o.tools;
+    if let Some(dir) = &o.gpu_prepare {
+        return gpu_prepare(tools, dir, o.gpu_arch.as_deref());
+    }
+    if let Some(file) = &o.merge_gpu {
+        return merge_gpu(file, &o.out);
+    }
     if let Err(e) = std::fs::create_dir_all(&tools.work) {
         eprintln!("hipmlir-bench: cannot create {}: {e}", tools.work.display());
         return ExitCode::FAILURE;
     }
     let wants = |part: &str| o.only.as_ref().is_none_or(|v| v.iter().any(|p| p == part));
+    // The GPU part alone touches neither the OpenCL device nor the rest of the report.
+    let only_gpu = o
+        .only
+        .as_ref()
+        .is_some_and(|v| v.iter().all(|p| p == "gpu"));
     let mut r = report::Results {
         quick: o.quick,
         plan,
         ..Default::default()
     };
 
-    eprintln!("[device] opening the OpenCL device");
-    let cl = guard(cl::Cl::open).and_then(|r| r);
+    let cl = if only_gpu {
+        Err("not opened (--only gpu)".to_string())
+    } else {
+        eprintln!("[device] opening the OpenCL device");
+        guard(cl::Cl::open).and_then(|r| r)
+    };
     match &cl {
         Ok(c) => {
             eprintln!("[device] {} ({})", c.info.name, c.info.platform);
@@ -210,7 +256,9 @@ fn main() -> ExitCode {
             }
         }
         Err(e) => {
-            eprintln!("[device] {e}");
+            if !only_gpu {
+                eprintln!("[device] {e}");
+            }
             r.device_error = Some(e.clone());
         }
     }
@@ -284,22 +332,140 @@ fn main() -> ExitCode {
         );
     }
 
+    let mut gpu_section = None;
+    let mut gpu_lines = Vec::new();
+    if wants("gpu") {
+        match guard(|| gpu_part(&o, plan.quick)).and_then(|r| r) {
+            Ok(run) => {
+                gpu_section = Some(gpu_report::section(&run));
+                gpu_lines = gpu_report::summary(&run);
+            }
+            Err(e) => {
+                eprintln!("[gpu] {e}");
+                gpu_lines.push(format!(
+                    "GPU: not measured here ({e}); the GPU section of {} is kept as it was",
+                    o.out.file_name().unwrap_or_default().to_string_lossy()
+                ));
+            }
+        }
+    }
+
     r.host = report::host_description();
     r.date = report::date();
-    let summary = report::summary(&r);
-    let markdown = report::markdown(&r, &summary);
-    let written = std::fs::write(&o.out, markdown);
+    let existing = std::fs::read_to_string(&o.out).unwrap_or_default();
+    let summary = if only_gpu {
+        Vec::new()
+    } else {
+        report::summary(&r)
+    };
+    let body = if only_gpu {
+        existing.clone()
+    } else {
+        report::markdown(&r, &summary)
+    };
+    let section = gpu_section
+        .as_deref()
+        .or_else(|| gpu_report::extract(&existing));
+    // --only gpu without a GPU has nothing to change: the report is left untouched.
+    let written = if only_gpu && gpu_section.is_none() {
+        Ok(())
+    } else {
+        std::fs::write(&o.out, gpu_report::merge(&body, section))
+    };
     println!();
     match &written {
+        Ok(()) if only_gpu && gpu_section.is_none() => {}
         Ok(()) => println!("wrote {}", o.out.display()),
         Err(e) => println!("cannot write {}: {e}", o.out.display()),
     }
-    for line in &summary {
+    // The GPU lines come first: the last two lines stay the launch overhead and kernel geomean.
+    for line in gpu_lines.iter().chain(&summary) {
         println!("{line}");
     }
     if written.is_ok() {
         ExitCode::SUCCESS
     } else {
         ExitCode::FAILURE
+    }
+}
+
+/// The nvcc to use: `--nvcc`, else nvcc on PATH, else CUDA's usual place.
+fn nvcc(o: &Options) -> String {
+    if let Some(n) = &o.nvcc {
+        return n.clone();
+    }
+    let on_path = std::process::Command::new("nvcc")
+        .arg("--version")
+        .output()
+        .is_ok_and(|out| out.status.success());
+    let usual = PathBuf::from("/usr/local/cuda/bin/nvcc");
+    if !on_path && usual.exists() {
+        usual.to_string_lossy().into_owned()
+    } else {
+        "nvcc".to_string()
+    }
+}
+
+/// The GPU part: from a prepared folder, or prepared here first (hipmlir is here).
+fn gpu_part(o: &Options, quick: bool) -> Result<gpu::GpuRun, String> {
+    let dir = match &o.gpu_from {
+        Some(d) => d.clone(),
+        None => {
+            // No GPU, no need to build anything.
+            let arch = format!("sm_{}", cuda::Gpu::open()?.info.capability);
+            let dir = o.tools.work.join("gpu-prepared");
+            eprintln!("[gpu] building hipmlir's PTX and programs for {arch}");
+            gpu::prepare(&o.tools, &dir, &arch)?;
+            dir
+        }
+    };
+    gpu::measure(&o.tools, &nvcc(o), &dir, quick, o.kernels.as_deref())
+}
+
+fn gpu_prepare(tools: &Tools, dir: &std::path::Path, arch: Option<&str>) -> ExitCode {
+    let arch = arch.map(str::to_string).unwrap_or_else(gpu::local_arch);
+    match gpu::prepare_for_another_machine(tools, dir, &arch) {
+        Ok(()) => {
+            println!(
+                "wrote {} (for {arch}): on the GPU machine run {}/run.sh RESULT_DIR, then here \
+                 hipmlir-bench --merge-gpu RESULT_DIR/BENCHMARKS.md",
+                dir.display(),
+                dir.display()
+            );
+            ExitCode::SUCCESS
+        }
+        Err(e) => {
+            eprintln!("hipmlir-bench: {e}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+fn merge_gpu(from: &std::path::Path, out: &std::path::Path) -> ExitCode {
+    let text = match std::fs::read_to_string(from) {
+        Ok(t) => t,
+        Err(e) => {
+            eprintln!("hipmlir-bench: cannot read {}: {e}", from.display());
+            return ExitCode::FAILURE;
+        }
+    };
+    let Some(section) = gpu_report::extract(&text) else {
+        eprintln!("hipmlir-bench: {} has no GPU section", from.display());
+        return ExitCode::FAILURE;
+    };
+    let existing = std::fs::read_to_string(out).unwrap_or_default();
+    match std::fs::write(out, gpu_report::merge(&existing, Some(section))) {
+        Ok(()) => {
+            println!(
+                "merged the GPU section of {} into {}",
+                from.display(),
+                out.display()
+            );
+            ExitCode::SUCCESS
+        }
+        Err(e) => {
+            eprintln!("hipmlir-bench: cannot write {}: {e}", out.display());
+            ExitCode::FAILURE
+        }
     }
 }

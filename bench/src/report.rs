@@ -248,7 +248,8 @@ pub fn markdown(r: &Results, summary: &[String]) -> String {
          its peers side by side on the same device; ratios are hipmlir over the peer, so below \
          1.00 hipmlir is faster. Absolute times drift on a shared machine; the ratios are what to \
          compare across runs. Sources: `bench/` (driver `bench/src`, kernels `bench/kernels`, \
-         launch programs `bench/hip`).\n",
+         launch programs `bench/hip`). The GPU section at the end comes from its own run on a \
+         GPU machine (`bench/cuda`, `make gpu-bench`).\n",
         if r.quick { "make bench QUICK=1" } else { "make bench" },
         if r.date.is_empty() { "an unknown date" } else { &r.date },
         if r.quick { "quick run" } else { "full run" },

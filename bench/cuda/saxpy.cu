@@ -1,0 +1,7 @@
+// CUDA twin of bench/kernels/saxpy.hip, built by nvcc: y = a * x + y, one element per thread.
+__global__ void saxpy(float a, const float* x, float* y, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) {
+    y[i] = a * x[i] + y[i];
+  }
+}
