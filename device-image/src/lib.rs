@@ -10,6 +10,7 @@ mod cache_dir;
 pub mod device_ir;
 pub mod kpack;
 mod metadata;
+pub mod spirv_words;
 mod vocabulary;
 
 pub use bundle::{
@@ -51,6 +52,9 @@ pub enum ImageError {
     NoContentHash,
     #[error("device image content hash mismatch: its SPIR-V or metadata is damaged")]
     HashMismatch,
+    /// SPIR-V words that do not form a module ([`spirv_words`]).
+    #[error("{0}")]
+    BadSpirv(String),
 }
 
 /// SHA-256 of an image's contents: the SPIR-V's length (u64, little-endian), the SPIR-V, then
