@@ -333,7 +333,11 @@ mod tests {
                 seed ^= seed << 13;
                 seed ^= seed >> 7;
                 seed ^= seed << 17;
-                w.push(if seed % 3 == 0 { (seed as u32) & 0x0003_ffff } else { seed as u32 });
+                w.push(if seed.is_multiple_of(3) {
+                    (seed as u32) & 0x0003_ffff
+                } else {
+                    seed as u32
+                });
             }
             if let Some(first) = w.first_mut() {
                 *first = MAGIC;
@@ -356,10 +360,16 @@ mod tests {
         ]);
         let mut padded = w.clone();
         padded.extend([0xdead_beef, 7, 9]);
-        assert_eq!(module_length(|i| padded.get(i).copied()).unwrap(), w.len() * 4);
+        assert_eq!(
+            module_length(|i| padded.get(i).copied()).unwrap(),
+            w.len() * 4
+        );
         assert_eq!(module_length(|i| w.get(i).copied()).unwrap(), w.len() * 4);
         let swapped: Vec<u32> = w.iter().map(|x| x.swap_bytes()).collect();
-        assert_eq!(module_length(|i| swapped.get(i).copied()).unwrap(), w.len() * 4);
+        assert_eq!(
+            module_length(|i| swapped.get(i).copied()).unwrap(),
+            w.len() * 4
+        );
         assert!(module_length(|i| w[..w.len() - 2].get(i).copied()).is_err());
         assert!(module_length(|i| [1u32, 2, 3].get(i).copied()).is_err());
     }
