@@ -3,7 +3,8 @@
 //! A device image is a clang offload bundle (`__CLANG_OFFLOAD_BUNDLE__`) holding the SPIR-V of one
 //! translation unit and hipmlir's kernel metadata (JSON, versioned). The compiler writes it, the runtime
 //! reads it; both go through this crate so the two can never disagree on the layout.
-//! This crate depends on nothing from MLIR or libclang: the runtime links it.
+//! This crate depends on nothing from MLIR or libclang: the runtime links it. Its
+//! [`spirv_words`] serves the compiler's SPIR-V patches and the runtime's SPIR-V reader.
 
 mod bundle;
 mod cache_dir;
@@ -26,9 +27,9 @@ pub use metadata::{
 use sha2::{Digest, Sha256};
 pub use vocabulary::{
     address_space, hip_api_version, ADDRESS_SPACES_ATTRIBUTE, BYVAL_ATTRIBUTE,
-    FUNCTION_POINTERS_ATTRIBUTE, HOST_ATTRIBUTE, INITIALIZER_ATTRIBUTE, KERNEL_ARGS_ATTRIBUTE,
-    KERNEL_ARGS_SIZE_ATTRIBUTE, KERNEL_ATTRIBUTE, KERNEL_NAME_ATTRIBUTE, LINEAR_BLOCK_ATTRIBUTE,
-    LINKAGE_ATTRIBUTE,
+    FUNCTION_POINTERS_ATTRIBUTE, HOST_ATTRIBUTE, KERNEL_ARGS_ATTRIBUTE, KERNEL_ARGS_SIZE_ATTRIBUTE,
+    KERNEL_ATTRIBUTE, KERNEL_NAME_ATTRIBUTE, LINEAR_BLOCK_ATTRIBUTE, LINKAGE_ATTRIBUTE,
+    ZERO_INITIALIZER_ATTRIBUTE,
 };
 
 /// Everything that can go wrong reading a device image.
