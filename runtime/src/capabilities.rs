@@ -95,7 +95,11 @@ mod tests {
             ..Default::default()
         };
         let missing = missing(
-            &module(&[Capability::Addresses, Capability::Kernel, Capability::Float64]),
+            &module(&[
+                Capability::Addresses,
+                Capability::Kernel,
+                Capability::Float64,
+            ]),
             &device,
         );
         assert_eq!(
@@ -118,7 +122,8 @@ mod tests {
                 Capability::GroupNonUniformShuffle,
             ]),
             &device
-        ).is_empty());
+        )
+        .is_empty());
     }
 
     #[test]
@@ -128,6 +133,9 @@ mod tests {
             sub_group_sizes: vec![8, 16],
             ..Default::default()
         };
-        assert_eq!(missing(&module(&[Capability::SubgroupDispatch]), &device).len(), 1);
+        assert_eq!(
+            missing(&module(&[Capability::SubgroupDispatch]), &device).len(),
+            1
+        );
     }
 }

@@ -603,7 +603,10 @@ mod tests {
         // Followed by unrelated data.
         let mut padded = words.clone();
         padded.extend([0xdead_beef, 7, 9]);
-        assert_eq!(module_length(|i| padded.get(i).copied()).ok(), Some(m.len()));
+        assert_eq!(
+            module_length(|i| padded.get(i).copied()).ok(),
+            Some(m.len())
+        );
         // Exactly at the end of readable memory.
         assert_eq!(module_length(|i| words.get(i).copied()).ok(), Some(m.len()));
         assert!(module_length(|i| words[..words.len() - 2].get(i).copied()).is_err());
