@@ -111,11 +111,16 @@ impl<'a> Instruction<'a> {
         decode_string(self.operands().get(i..).unwrap_or_default())
     }
 
-    /// Whether the literal string at operand `i` is `s`, without decoding it.
+    /// Whether the literal string at operand `i` is `s` (NUL-terminated; what pads its last
+    /// word does not count).
     pub fn string_is(&self, i: usize, s: &str) -> bool {
-        let have = self.operands().get(i..).unwrap_or_default();
-        let want = encode_string(s);
-        have.starts_with(&want)
+        let mut have = self
+            .operands()
+            .get(i..)
+            .unwrap_or_default()
+            .iter()
+            .flat_map(|w| w.to_le_bytes());
+        s.bytes().all(|b| have.next() == Some(b)) && have.next() == Some(0)
     }
 }
 
@@ -281,12 +286,14 @@ mod tests {
         for s in ["", "abc", "abcd", "OpenCL.std"] {
             assert_eq!(decode_string(&encode_string(s)), s);
         }
-        let inst = [0, encode_string("OpenCL.std")[0]];
-        assert!(!Instruction {
-            offset: 0,
-            words: &inst
-        }
-        .string_is(0, "OpenCL.std"));
+        let at = |words: &[u32]| Instruction { offset: 0, words }.string_is(0, "OpenCL.std");
+        let mut inst = vec![0];
+        inst.extend(encode_string("OpenCL.std"));
+        assert!(at(&inst));
+        inst[3] |= 0xff00_0000; // padding after the NUL
+        assert!(at(&inst));
+        assert!(!at(&inst[..3])); // no NUL
+        assert!(!at(&[0, encode_string("OpenCL.st")[0]]));
     }
 
     #[test]
