@@ -3,13 +3,15 @@
 //! A device image is a clang offload bundle (`__CLANG_OFFLOAD_BUNDLE__`) holding the SPIR-V of one
 //! translation unit and hipmlir's kernel metadata (JSON, versioned). The compiler writes it, the runtime
 //! reads it; both go through this crate so the two can never disagree on the layout.
-//! This crate depends on nothing from MLIR or libclang: the runtime links it.
+//! This crate depends on nothing from MLIR or libclang: the runtime links it. Its
+//! [`spirv_words`] serves the compiler's SPIR-V patches and the runtime's SPIR-V reader.
 
 mod bundle;
 mod cache_dir;
 pub mod device_ir;
 pub mod kpack;
 mod metadata;
+pub mod spirv_words;
 mod vocabulary;
 
 pub use bundle::{
@@ -25,9 +27,9 @@ pub use metadata::{
 use sha2::{Digest, Sha256};
 pub use vocabulary::{
     address_space, hip_api_version, ADDRESS_SPACES_ATTRIBUTE, BYVAL_ATTRIBUTE,
-    FUNCTION_POINTERS_ATTRIBUTE, HOST_ATTRIBUTE, INITIALIZER_ATTRIBUTE, KERNEL_ARGS_ATTRIBUTE,
-    KERNEL_ARGS_SIZE_ATTRIBUTE, KERNEL_ATTRIBUTE, KERNEL_NAME_ATTRIBUTE, LINEAR_BLOCK_ATTRIBUTE,
-    LINKAGE_ATTRIBUTE,
+    FUNCTION_POINTERS_ATTRIBUTE, HOST_ATTRIBUTE, KERNEL_ARGS_ATTRIBUTE, KERNEL_ARGS_SIZE_ATTRIBUTE,
+    KERNEL_ATTRIBUTE, KERNEL_NAME_ATTRIBUTE, LINEAR_BLOCK_ATTRIBUTE, LINKAGE_ATTRIBUTE,
+    ZERO_INITIALIZER_ATTRIBUTE,
 };
 
 /// Everything that can go wrong reading a device image.
@@ -51,6 +53,9 @@ pub enum ImageError {
     NoContentHash,
     #[error("device image content hash mismatch: its SPIR-V or metadata is damaged")]
     HashMismatch,
+    /// SPIR-V words that do not form a module ([`spirv_words`]).
+    #[error("{0}")]
+    BadSpirv(String),
 }
 
 /// SHA-256 of an image's contents: the SPIR-V's length (u64, little-endian), the SPIR-V, then

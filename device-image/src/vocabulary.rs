@@ -37,8 +37,9 @@ pub const HOST_ATTRIBUTE: &str = "hipmlir.host";
 /// linear_blocks), recorded in the image's metadata for the runtime.
 pub const LINEAR_BLOCK_ATTRIBUTE: &str = "hipmlir.linear_block";
 
-/// A SPIR-V global's initial bytes, written into the binary after serialization.
-pub const INITIALIZER_ATTRIBUTE: &str = "hipmlir.initializer";
+/// A SPIR-V global that starts as zeros: given an `OpConstantNull` initializer after
+/// serialization (MLIR's `spirv.GlobalVariable` can name no null constant).
+pub const ZERO_INITIALIZER_ATTRIBUTE: &str = "hipmlir.zero_initializer";
 
 /// The module attribute naming the target whose address-space numbers the module uses
 /// (`"spirv"`, `"nvptx"`), set by the pass that renumbered them; absent while they are

@@ -14,6 +14,7 @@ mod context;
 mod device_link;
 mod dynamic_shared;
 mod function_pointers;
+mod initializers;
 mod linear_blocks;
 mod math;
 mod metadata;
@@ -60,12 +61,12 @@ pub enum LowerError {
 
 /// After the pipeline: serializes the spirv.module and returns the SPIR-V words as bytes.
 pub fn serialize_spirv(ctx: &Context, module: &mut Module) -> Result<Vec<u8>, LowerError> {
-    let initializers = spirv_patch::collect_initializers(module)?;
+    let zero_initialized = spirv_patch::collect_zero_initialized(module)?;
     let byval = spirv_patch::collect_byval(module);
     Pipeline::parse("gpu-module-to-binary")?.run(ctx, module, false)?;
     let binary = passes::binary_object(module)?;
     let binary = spirv_patch::resolve_opencl_std_imports(&binary)?;
-    let binary = spirv_patch::write_initializers(&binary, &initializers)?;
+    let binary = spirv_patch::write_zero_initializers(&binary, &zero_initialized)?;
     spirv_patch::decorate_byval(&binary, &byval)
 }
 

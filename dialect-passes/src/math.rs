@@ -2,8 +2,9 @@
 //!
 //! MLIR's SPIR-V dialect has ops for only part of OpenCL.std, and its math lowering emulates
 //! some functions with others (log1p as log(1+x)), which loses precision. hipmlir maps every
-//! math op and device-library call straight to its OpenCL.std instruction, by number: here as a
-//! call to an imported placeholder function named after the instruction, which
+//! math op and device-library call straight to its OpenCL.std instruction: the dialect's
+//! `spirv.CL.<name>` op where MLIR has one, otherwise (MLIR has no generic `OpExtInst`) a call
+//! to an imported placeholder function named after the instruction's number, which
 //! [`crate::spirv_patch`] turns into `OpExtInst` after serialization.
 
 use std::collections::HashSet;
@@ -204,14 +205,23 @@ fn lower_op(
         raw
     };
 
-    let new = if let Some((_, spirv)) = CLASSIFY.iter().find(|(n, _)| *n == name) {
-        insert(
-            OperationBuilder::new(spirv, loc)
-                .add_operands(&operands)
-                .add_results(&[result_type])
-                .build()
-                .map_err(err)?,
-        )
+    let replace = |new: MlirOperation| {
+        // SAFETY: both values are live; the old op is destroyed by the caller.
+        unsafe { mlirValueReplaceAllUsesOfWith(result.to_raw(), mlirOperationGetResult(new, 0)) };
+        Ok(())
+    };
+    // An op of the same operands and result.
+    let replace_with = |name: &str| {
+        let new = OperationBuilder::new(name, loc)
+            .add_operands(&operands)
+            .add_results(&[result_type])
+            .build()
+            .map_err(err)?;
+        replace(insert(new))
+    };
+
+    if let Some((_, spirv)) = CLASSIFY.iter().find(|(n, _)| *n == name) {
+        replace_with(spirv)
     } else {
         let (cl_name, number) = match OPS.iter().find(|(n, ..)| *n == name) {
             Some((_, cl, n)) => (*cl, *n),
@@ -219,6 +229,11 @@ fn lower_op(
                 .and_then(|c| library_entry(&c))
                 .ok_or_else(|| err(format!("no OpenCL.std form for {name}")))?,
         };
+        // MLIR names its OpenCL.std ops after the instructions.
+        let mlir_op = format!("spirv.CL.{cl_name}");
+        if ctx.is_registered_operation(&mlir_op) {
+            return replace_with(&mlir_op);
+        }
         let inputs: Vec<Type> = operands.iter().map(|v| v.r#type()).collect();
         let signature: Vec<String> = inputs
             .iter()
@@ -232,21 +247,17 @@ fn lower_op(
         if declared.insert(import.clone()) {
             declare_import(ctx, op, &import, &inputs, result_type)?;
         }
-        insert(
-            OperationBuilder::new("spirv.FunctionCall", loc)
-                .add_operands(&operands)
-                .add_results(&[result_type])
-                .add_attributes(&[(
-                    Identifier::new(ctx, "callee"),
-                    FlatSymbolRefAttribute::new(ctx, &import).into(),
-                )])
-                .build()
-                .map_err(err)?,
-        )
-    };
-    // SAFETY: both values are live; the old op is destroyed by the caller.
-    unsafe { mlirValueReplaceAllUsesOfWith(result.to_raw(), mlirOperationGetResult(new, 0)) };
-    Ok(())
+        let call = OperationBuilder::new("spirv.FunctionCall", loc)
+            .add_operands(&operands)
+            .add_results(&[result_type])
+            .add_attributes(&[(
+                Identifier::new(ctx, "callee"),
+                FlatSymbolRefAttribute::new(ctx, &import).into(),
+            )])
+            .build()
+            .map_err(err)?;
+        replace(insert(call))
+    }
 }
 
 /// `spirv.func @name(...) "Pure"` imported by linkage, at the top of the enclosing gpu.module.

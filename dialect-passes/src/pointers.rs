@@ -8,8 +8,8 @@
 //! Address spaces follow the SPIR/OpenCL numbering clang uses for spirv64 (the module went
 //! through `hipmlir-address-spaces-to-spirv`).
 
-use hipmlir_device_image::{BYVAL_ATTRIBUTE, INITIALIZER_ATTRIBUTE};
-use melior::ir::attribute::{IntegerAttribute, TypeAttribute};
+use hipmlir_device_image::BYVAL_ATTRIBUTE;
+use melior::ir::attribute::{IntegerAttribute, StringAttribute, TypeAttribute};
 use melior::ir::block::BlockLike;
 use melior::ir::operation::{OperationBuilder, OperationLike, OperationMutLike, OperationRefMut};
 use melior::ir::operation::{WalkOrder, WalkResult};
@@ -550,10 +550,16 @@ fn lower_op(
                 .unwrap_or(0);
             let var_type = TypeAttribute::new(spirv_ptr(ctx, ty, space)?).into();
             let mut attributes = vec![("sym_name", symbol), ("type", var_type)];
-            // The initializer's bytes ride along until the binary patch writes them (MLIR's
-            // SPIR-V dialect has no constant arrays to initialize a variable with).
             if let Ok(value) = op.attribute("value") {
-                attributes.push((INITIALIZER_ATTRIBUTE, value));
+                let name = StringAttribute::try_from(symbol)
+                    .map_err(|e| LowerError::Internal(e.to_string()))?;
+                let ty = parse_type(ctx, &spirv_type_text(ty)?)?;
+                attributes.push(crate::initializers::initializer(
+                    &rw,
+                    name.value(),
+                    ty,
+                    value,
+                )?);
             }
             rw.op("spirv.GlobalVariable", &[], &[], &attributes)?;
             None

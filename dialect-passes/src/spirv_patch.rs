@@ -1,10 +1,19 @@
-//! Post-serialization: calls to imported `__hipmlir_opencl_std_<N>_...` functions become
-//! `OpExtInst <OpenCL.std> N` (see [`crate::math`]), and the imports disappear.
-//!
-//! The binary is a header of 5 words and a stream of instructions, each starting with a word
-//! holding (word count << 16 | opcode).
+//! What the serialized SPIR-V still needs that MLIR's spirv dialect cannot say, patched in the
+//! words (through device-image's `spirv_words`, which the runtime's reader uses too):
+//! * calls of imported `__hipmlir_opencl_std_<N>_...` functions become `OpExtInst <OpenCL.std>
+//!   N`, for the OpenCL.std functions that have no `spirv.CL` op (see [`crate::math`]);
+//! * zero-filled global variables get an `OpConstantNull` initializer (see
+//!   [`crate::initializers`]);
+//! * kernels' by-value struct parameters are decorated `FuncParamAttr ByVal` and `Alignment`
+//!   (MLIR's serializer handles neither decoration on a function argument).
 
-use hipmlir_device_image::{BYVAL_ATTRIBUTE, INITIALIZER_ATTRIBUTE, KERNEL_ARGS_ATTRIBUTE};
+use hipmlir_device_image::spirv_words::spirv::{
+    Capability, Decoration, FunctionParameterAttribute, Op,
+};
+use hipmlir_device_image::spirv_words::{
+    self, encode_string, push_instruction, Instruction, BOUND_WORD, HEADER_WORDS,
+};
+use hipmlir_device_image::{BYVAL_ATTRIBUTE, KERNEL_ARGS_ATTRIBUTE, ZERO_INITIALIZER_ATTRIBUTE};
 use std::collections::{HashMap, HashSet};
 
 use melior::ir::operation::{OperationLike, OperationMutLike, WalkOrder, WalkResult};
@@ -13,102 +22,68 @@ use melior::ir::{AttributeLike, Module};
 use crate::math::OPENCL_STD_PREFIX;
 use crate::LowerError;
 
-const OP_ENTRY_POINT: u32 = 15;
-const OP_TYPE_VOID: u32 = 19;
-const OP_TYPE_INT: u32 = 21;
-const DECORATION_FUNC_PARAM_ATTR: u32 = 38;
-const DECORATION_ALIGNMENT: u32 = 44;
-const FUNC_PARAM_ATTR_BYVAL: u32 = 2;
-const OP_TYPE_ARRAY: u32 = 28;
-const OP_TYPE_POINTER: u32 = 32;
-const OP_CONSTANT: u32 = 43;
-const OP_CONSTANT_COMPOSITE: u32 = 44;
-const OP_CONSTANT_NULL: u32 = 46;
-const OP_VARIABLE: u32 = 59;
-
-const OP_NAME: u32 = 5;
-const OP_EXT_INST_IMPORT: u32 = 11;
-const OP_EXT_INST: u32 = 12;
-const OP_MEMORY_MODEL: u32 = 14;
-const OP_CAPABILITY: u32 = 17;
-const OP_FUNCTION: u32 = 54;
-const OP_FUNCTION_PARAMETER: u32 = 55;
-const OP_FUNCTION_END: u32 = 56;
-const OP_FUNCTION_CALL: u32 = 57;
-const OP_DECORATE: u32 = 71;
-const DECORATION_LINKAGE_ATTRIBUTES: u32 = 41;
-const CAPABILITY_LINKAGE: u32 = 5;
-
-fn err(message: impl Into<String>) -> LowerError {
-    LowerError::Internal(format!("SPIR-V patch: {}", message.into()))
+fn err(message: impl std::fmt::Display) -> LowerError {
+    LowerError::Internal(format!("SPIR-V patch: {message}"))
 }
 
-/// A SPIR-V literal string starting at `words[0]`.
-fn literal_string(words: &[u32]) -> String {
-    let bytes: Vec<u8> = words
-        .iter()
-        .flat_map(|w| w.to_le_bytes())
-        .take_while(|b| *b != 0)
-        .collect();
-    String::from_utf8_lossy(&bytes).into_owned()
+/// A module's words and instructions, and the words of a patched copy.
+struct Patch<'a> {
+    words: &'a [u32],
+    instructions: Vec<Instruction<'a>>,
+    bound: u32,
 }
 
-fn encode_string(s: &str) -> Vec<u32> {
-    let mut bytes = s.as_bytes().to_vec();
-    bytes.push(0);
-    while !bytes.len().is_multiple_of(4) {
-        bytes.push(0);
+impl<'a> Patch<'a> {
+    fn new(words: &'a [u32]) -> Result<Self, LowerError> {
+        let instructions = spirv_words::parse(words).map_err(err)?;
+        Ok(Patch {
+            words,
+            instructions,
+            bound: words[BOUND_WORD],
+        })
     }
-    bytes
-        .chunks(4)
-        .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
-        .collect()
+
+    fn new_id(&mut self) -> u32 {
+        self.bound += 1;
+        self.bound - 1
+    }
+
+    /// The header with the new id bound.
+    fn header(&self) -> Vec<u32> {
+        let mut out = self.words[..HEADER_WORDS].to_vec();
+        out[BOUND_WORD] = self.bound;
+        out
+    }
+
+    /// The first instruction `op` whose operand `at` is `id`.
+    fn find(&self, op: Op, at: usize, id: u32) -> Option<&Instruction<'a>> {
+        self.instructions
+            .iter()
+            .find(|i| i.is(op) && i.operand(at) == Some(id))
+    }
 }
 
-/// The instruction stream after the header: (first word, word count) of each instruction.
-type Instructions = Vec<(usize, usize)>;
-
-/// A binary's words and its instruction stream.
-fn parse_words(bytes: &[u8]) -> Result<(Vec<u32>, Instructions), LowerError> {
-    if !bytes.len().is_multiple_of(4) || bytes.len() < 20 {
-        return Err(err("not a SPIR-V binary"));
-    }
-    let words: Vec<u32> = bytes
-        .chunks(4)
-        .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
-        .collect();
-    let mut instructions = Vec::new();
-    let mut pos = 5;
-    while pos < words.len() {
-        let count = (words[pos] >> 16) as usize;
-        if count == 0 || pos + count > words.len() {
-            return Err(err(format!("bad instruction at word {pos}")));
-        }
-        instructions.push((pos, count));
-        pos += count;
-    }
-    Ok((words, instructions))
+fn words(bytes: &[u8]) -> Result<Vec<u32>, LowerError> {
+    spirv_words::words(bytes).map_err(err)
 }
 
 pub fn resolve_opencl_std_imports(bytes: &[u8]) -> Result<Vec<u8>, LowerError> {
-    let (mut words, instructions) = parse_words(bytes)?;
-    let opcode = |i: &(usize, usize)| words[i.0] & 0xffff;
-    let operands = |i: &(usize, usize)| &words[i.0 + 1..i.0 + i.1];
+    let words = words(bytes)?;
+    let mut patch = Patch::new(&words)?;
 
     // Imports by function id → OpenCL.std instruction number.
     let mut imports: HashMap<u32, u32> = HashMap::new();
     let mut other_linkage = false;
-    for i in &instructions {
-        let ops = operands(i);
-        if opcode(i) == OP_DECORATE && ops.len() >= 3 && ops[1] == DECORATION_LINKAGE_ATTRIBUTES {
-            let name = literal_string(&ops[2..]);
+    for i in &patch.instructions {
+        if i.is(Op::Decorate) && i.operand(1) == Some(Decoration::LinkageAttributes as u32) {
+            let name = i.string(2);
             match name
                 .strip_prefix(OPENCL_STD_PREFIX)
                 .and_then(|rest| rest.split('_').next())
                 .and_then(|n| n.parse::<u32>().ok())
             {
                 Some(number) => {
-                    imports.insert(ops[0], number);
+                    imports.insert(i.operands()[0], number);
                 }
                 None => other_linkage = true,
             }
@@ -122,80 +97,66 @@ pub fn resolve_opencl_std_imports(bytes: &[u8]) -> Result<Vec<u8>, LowerError> {
     let mut drop: HashSet<usize> = HashSet::new();
     let mut dropped_ids: HashSet<u32> = imports.keys().copied().collect();
     let mut in_import = false;
-    for (index, i) in instructions.iter().enumerate() {
-        let ops = operands(i);
-        match opcode(i) {
-            OP_FUNCTION if ops.len() >= 2 && imports.contains_key(&ops[1]) => in_import = true,
-            OP_FUNCTION_PARAMETER if in_import && ops.len() >= 2 => {
-                dropped_ids.insert(ops[1]);
-            }
-            _ => {}
+    for i in &patch.instructions {
+        if i.is(Op::Function) && i.operand(1).is_some_and(|f| imports.contains_key(&f)) {
+            in_import = true;
         }
         if in_import {
-            drop.insert(index);
-            if opcode(i) == OP_FUNCTION_END {
-                in_import = false;
+            if let (true, Some(param)) = (i.is(Op::FunctionParameter), i.operand(1)) {
+                dropped_ids.insert(param);
             }
+            drop.insert(i.offset);
+            in_import = !i.is(Op::FunctionEnd);
         }
     }
-    for (index, i) in instructions.iter().enumerate() {
-        let ops = operands(i);
-        let targets_dropped = !ops.is_empty() && dropped_ids.contains(&ops[0]);
-        match opcode(i) {
-            OP_DECORATE | OP_NAME if targets_dropped => {
-                drop.insert(index);
-            }
-            OP_CAPABILITY if !other_linkage && ops.first() == Some(&CAPABILITY_LINKAGE) => {
-                drop.insert(index);
-            }
-            _ => {}
+    for i in &patch.instructions {
+        let targets_dropped = i.operand(0).is_some_and(|id| dropped_ids.contains(&id));
+        let unused_linkage = !other_linkage
+            && i.is(Op::Capability)
+            && i.operand(0) == Some(Capability::Linkage as u32);
+        if ((i.is(Op::Decorate) || i.is(Op::Name)) && targets_dropped) || unused_linkage {
+            drop.insert(i.offset);
         }
     }
 
     // The OpenCL.std import, created if the module has none.
-    let mut bound = words[3];
-    let mut new_import: Option<Vec<u32>> = None;
-    let std_id = match instructions.iter().find(|i| {
-        opcode(i) == OP_EXT_INST_IMPORT && literal_string(&operands(i)[1..]) == "OpenCL.std"
-    }) {
-        Some(i) => operands(i)[0],
+    let existing = patch
+        .instructions
+        .iter()
+        .find(|i| i.is(Op::ExtInstImport) && i.string_is(1, "OpenCL.std"))
+        .and_then(|i| i.operand(0));
+    let mut new_import = Vec::new();
+    let std_id = match existing {
+        Some(id) => id,
         None => {
-            let id = bound;
-            bound += 1;
-            let name = encode_string("OpenCL.std");
-            let mut inst = vec![(((2 + name.len()) as u32) << 16) | OP_EXT_INST_IMPORT, id];
-            inst.extend(name);
-            new_import = Some(inst);
+            let id = patch.new_id();
+            let mut operands = vec![id];
+            operands.extend(encode_string("OpenCL.std"));
+            push_instruction(&mut new_import, Op::ExtInstImport, &operands).map_err(err)?;
             id
         }
     };
 
-    let mut out: Vec<u32> = words[..5].to_vec();
-    out[3] = bound;
-    for (index, i) in instructions.iter().enumerate() {
-        if drop.contains(&index) {
+    let mut out = patch.header();
+    for i in &patch.instructions {
+        if drop.contains(&i.offset) {
             continue;
         }
-        let ops = operands(i).to_vec();
-        match opcode(i) {
-            OP_MEMORY_MODEL => {
-                if let Some(import) = new_import.take() {
-                    out.extend(import);
-                }
-                out.extend_from_slice(&words[i.0..i.0 + i.1]);
-            }
-            OP_FUNCTION_CALL if ops.len() >= 3 && imports.contains_key(&ops[2]) => {
+        let ops = i.operands();
+        if i.is(Op::MemoryModel) {
+            out.append(&mut new_import);
+        }
+        match i.operand(2).and_then(|f| imports.get(&f)) {
+            Some(number) if i.is(Op::FunctionCall) => {
                 // [type, result, function, args...] → [type, result, set, number, args...]
-                let count = (i.1 + 1) as u32;
-                out.push((count << 16) | OP_EXT_INST);
-                out.extend_from_slice(&[ops[0], ops[1], std_id, imports[&ops[2]]]);
-                out.extend_from_slice(&ops[3..]);
+                let mut operands = vec![ops[0], ops[1], std_id, *number];
+                operands.extend_from_slice(&ops[3..]);
+                push_instruction(&mut out, Op::ExtInst, &operands).map_err(err)?;
             }
-            _ => out.extend_from_slice(&words[i.0..i.0 + i.1]),
+            _ => out.extend_from_slice(i.words),
         }
     }
-    words = out;
-    Ok(words.iter().flat_map(|w| w.to_le_bytes()).collect())
+    Ok(spirv_words::to_bytes(&out))
 }
 
 /// Kernels' by-value struct parameters: (kernel name, parameter index, alignment).
@@ -243,7 +204,7 @@ pub fn collect_byval(module: &Module) -> Vec<(String, usize, u32)> {
 }
 
 /// Decorates by-value struct parameters `FuncParamAttr ByVal` with their alignment, as OpenCL
-/// requires for struct kernel arguments (MLIR's serializer cannot express it).
+/// requires for struct kernel arguments.
 pub fn decorate_byval(
     bytes: &[u8],
     params: &[(String, usize, u32)],
@@ -251,66 +212,63 @@ pub fn decorate_byval(
     if params.is_empty() {
         return Ok(bytes.to_vec());
     }
-    let (words, instructions) = parse_words(bytes)?;
-    let ops = |i: &(usize, usize)| &words[i.0 + 1..i.0 + i.1];
-    let opcode = |i: &(usize, usize)| words[i.0] & 0xffff;
+    let words = words(bytes)?;
+    let patch = Patch::new(&words)?;
     let mut decorations = Vec::new();
     for (kernel, index, align) in params {
-        let function = instructions
+        let function = patch
+            .instructions
             .iter()
-            .find(|i| opcode(i) == OP_ENTRY_POINT && literal_string(&ops(i)[2..]) == *kernel)
-            .map(|i| ops(i)[1])
+            .find(|i| i.is(Op::EntryPoint) && i.string(2) == *kernel)
+            .and_then(|i| i.operand(1))
             .ok_or_else(|| err(format!("no entry point {kernel}")))?;
-        let start = instructions
+        let start = patch
+            .instructions
             .iter()
-            .position(|i| opcode(i) == OP_FUNCTION && ops(i).get(1) == Some(&function))
+            .position(|i| i.is(Op::Function) && i.operand(1) == Some(function))
             .ok_or_else(|| err(format!("no function for {kernel}")))?;
-        let param = instructions[start + 1..]
+        let param = patch.instructions[start + 1..]
             .iter()
-            .take_while(|i| opcode(i) == OP_FUNCTION_PARAMETER)
+            .take_while(|i| i.is(Op::FunctionParameter))
             .nth(*index)
-            .map(|i| ops(i)[1])
+            .and_then(|i| i.operand(1))
             .ok_or_else(|| err(format!("{kernel} has no parameter {index}")))?;
-        decorations.extend_from_slice(&[
-            (4 << 16) | OP_DECORATE,
+        let byval = [
             param,
-            DECORATION_FUNC_PARAM_ATTR,
-            FUNC_PARAM_ATTR_BYVAL,
-        ]);
-        decorations.extend_from_slice(&[
-            (4 << 16) | OP_DECORATE,
-            param,
-            DECORATION_ALIGNMENT,
-            *align,
-        ]);
+            Decoration::FuncParamAttr as u32,
+            FunctionParameterAttribute::ByVal as u32,
+        ];
+        push_instruction(&mut decorations, Op::Decorate, &byval).map_err(err)?;
+        let alignment = [param, Decoration::Alignment as u32, *align];
+        push_instruction(&mut decorations, Op::Decorate, &alignment).map_err(err)?;
     }
     // Annotations come before the first type declaration.
-    let at = instructions
+    let at = patch
+        .instructions
         .iter()
-        .find(|i| opcode(i) == OP_DECORATE || (OP_TYPE_VOID..=OP_TYPE_POINTER).contains(&opcode(i)))
-        .map(|i| i.0)
+        .find(|i| {
+            i.is(Op::Decorate)
+                || (Op::TypeVoid as u32..=Op::TypePointer as u32).contains(&i.opcode())
+        })
+        .map(|i| i.offset)
         .ok_or_else(|| err("no annotation section"))?;
     let mut out = words[..at].to_vec();
     out.extend(decorations);
     out.extend_from_slice(&words[at..]);
-    Ok(out.iter().flat_map(|w| w.to_le_bytes()).collect())
+    Ok(spirv_words::to_bytes(&out))
 }
 
-/// Takes the initializers off the module's global variables (the serializer would read the
-/// attribute as a decoration): (symbol, bytes).
-pub fn collect_initializers(module: &Module) -> Result<Vec<(String, Vec<u8>)>, LowerError> {
+/// Takes the zero-initializer marks off the module's global variables (the serializer would
+/// read the attribute as a decoration): their symbols.
+pub fn collect_zero_initialized(module: &Module) -> Result<Vec<String>, LowerError> {
     let mut out = Vec::new();
     let mut carriers = Vec::new();
     module.as_operation().walk(WalkOrder::PreOrder, |op| {
-        if op.name().as_string_ref().as_str() == Ok("spirv.GlobalVariable") {
-            if let (Ok(symbol), Ok(value)) = (
-                op.attribute("sym_name"),
-                op.attribute(INITIALIZER_ATTRIBUTE),
-            ) {
-                out.push((
-                    symbol.to_string().trim_matches('"').to_string(),
-                    dense_bytes(value),
-                ));
+        if op.name().as_string_ref().as_str() == Ok("spirv.GlobalVariable")
+            && op.has_attribute(ZERO_INITIALIZER_ATTRIBUTE)
+        {
+            if let Ok(symbol) = op.attribute("sym_name") {
+                out.push(symbol.to_string().trim_matches('"').to_string());
                 carriers.push(op.to_raw());
             }
         }
@@ -319,112 +277,57 @@ pub fn collect_initializers(module: &Module) -> Result<Vec<(String, Vec<u8>)>, L
     for raw in carriers {
         // SAFETY: a live operation found by the walk.
         let mut op = unsafe { melior::ir::operation::OperationRefMut::from_raw(raw) };
-        op.remove_attribute(INITIALIZER_ATTRIBUTE)
-            .map_err(|e| err(e.to_string()))?;
+        op.remove_attribute(ZERO_INITIALIZER_ATTRIBUTE)
+            .map_err(err)?;
     }
     Ok(out)
 }
 
-/// The bytes of a dense i8 elements attribute (a splat repeats its one element).
-fn dense_bytes(value: melior::ir::Attribute) -> Vec<u8> {
-    // SAFETY: the frontend writes these attributes as dense tensors of i8.
-    unsafe {
-        let raw = value.to_raw();
-        let count = mlir_sys::mlirElementsAttrGetNumElements(raw) as usize;
-        let data = mlir_sys::mlirDenseElementsAttrGetRawData(raw) as *const u8;
-        if mlir_sys::mlirDenseElementsAttrIsSplat(raw) {
-            vec![*data; count]
-        } else {
-            std::slice::from_raw_parts(data, count).to_vec()
-        }
-    }
-}
-
-/// Gives each named global variable its initializer: a constant byte array (or a null constant
-/// when all bytes are zero), inserted just before the variable.
-pub fn write_initializers(
-    bytes: &[u8],
-    initializers: &[(String, Vec<u8>)],
-) -> Result<Vec<u8>, LowerError> {
-    if initializers.is_empty() {
+/// Gives each named global variable an `OpConstantNull` of its type as initializer, inserted
+/// just before the variable.
+pub fn write_zero_initializers(bytes: &[u8], symbols: &[String]) -> Result<Vec<u8>, LowerError> {
+    if symbols.is_empty() {
         return Ok(bytes.to_vec());
     }
-    let (words, instructions) = parse_words(bytes)?;
-    let ops = |i: &(usize, usize)| &words[i.0 + 1..i.0 + i.1];
-    let opcode = |i: &(usize, usize)| words[i.0] & 0xffff;
-    let find = |op: u32, id: u32| {
-        instructions
-            .iter()
-            .find(|i| opcode(i) == op && ops(i).first() == Some(&id))
-    };
-
-    let mut names: HashMap<String, u32> = HashMap::new();
-    for i in &instructions {
-        if opcode(i) == OP_NAME && ops(i).len() >= 2 {
-            names.insert(literal_string(&ops(i)[1..]), ops(i)[0]);
-        }
-    }
-    let mut bound = words[3];
-    // Per variable id: the instructions to insert before it and the initializer id.
-    let mut inserts: HashMap<u32, (Vec<u32>, u32)> = HashMap::new();
-    for (symbol, data) in initializers {
+    let words = words(bytes)?;
+    let mut patch = Patch::new(&words)?;
+    let names: HashMap<String, u32> = patch
+        .instructions
+        .iter()
+        .filter(|i| i.is(Op::Name))
+        .filter_map(|i| Some((i.string(1), i.operand(0)?)))
+        .collect();
+    // Per variable id: its null constant's instruction.
+    let mut nulls: HashMap<u32, Vec<u32>> = HashMap::new();
+    for symbol in symbols {
         let id = *names
             .get(symbol)
             .ok_or_else(|| err(format!("no variable named {symbol}")))?;
-        let variable = instructions
-            .iter()
-            .find(|i| opcode(i) == OP_VARIABLE && ops(i).get(1) == Some(&id))
+        let pointee = patch
+            .find(Op::Variable, 1, id)
+            .and_then(|v| v.operand(0))
+            .and_then(|pointer| patch.find(Op::TypePointer, 0, pointer))
+            .and_then(|p| p.operand(2))
             .ok_or_else(|| err(format!("{symbol} is not a variable")))?;
-        let pointer =
-            find(OP_TYPE_POINTER, ops(variable)[0]).ok_or_else(|| err("variable type"))?;
-        let array_id = ops(pointer)[2];
-        let array = find(OP_TYPE_ARRAY, array_id)
-            .ok_or_else(|| err(format!("{symbol} is not a byte array")))?;
-        let element = ops(array)[1];
-        let int = find(OP_TYPE_INT, element).ok_or_else(|| err("array element type"))?;
-        if ops(int)[1] != 8 {
-            return Err(err(format!("{symbol} is not a byte array")));
-        }
+        let null = patch.new_id();
         let mut code = Vec::new();
-        let init_id;
-        if data.iter().all(|b| *b == 0) {
-            init_id = bound;
-            bound += 1;
-            code.extend_from_slice(&[(3 << 16) | OP_CONSTANT_NULL, array_id, init_id]);
-        } else {
-            let mut byte_ids: HashMap<u8, u32> = HashMap::new();
-            for b in data {
-                if let std::collections::hash_map::Entry::Vacant(slot) = byte_ids.entry(*b) {
-                    slot.insert(bound);
-                    code.extend_from_slice(&[(4 << 16) | OP_CONSTANT, element, bound, *b as u32]);
-                    bound += 1;
-                }
-            }
-            init_id = bound;
-            bound += 1;
-            code.push(((3 + data.len() as u32) << 16) | OP_CONSTANT_COMPOSITE);
-            code.extend_from_slice(&[array_id, init_id]);
-            code.extend(data.iter().map(|b| byte_ids[b]));
-        }
-        inserts.insert(id, (code, init_id));
+        push_instruction(&mut code, Op::ConstantNull, &[pointee, null]).map_err(err)?;
+        nulls.insert(id, code);
     }
-    let mut out: Vec<u32> = words[..5].to_vec();
-    out[3] = bound;
-    for i in &instructions {
-        let inst = &words[i.0..i.0 + i.1];
-        if opcode(i) == OP_VARIABLE {
-            if let Some((code, init)) = inserts.get(&ops(i)[1]) {
-                out.extend_from_slice(code);
+    let mut out = patch.header();
+    for i in &patch.instructions {
+        match i.operand(1).and_then(|id| nulls.get(&id)) {
+            Some(null) if i.is(Op::Variable) => {
+                out.extend_from_slice(null);
                 // [type, id, storage class] + initializer
-                out.push((((i.1 + 1) as u32) << 16) | OP_VARIABLE);
-                out.extend_from_slice(&inst[1..4]);
-                out.push(*init);
-                continue;
+                let mut operands = i.operands().get(..3).unwrap_or_default().to_vec();
+                operands.push(null[2]);
+                push_instruction(&mut out, Op::Variable, &operands).map_err(err)?;
             }
+            _ => out.extend_from_slice(i.words),
         }
-        out.extend_from_slice(inst);
     }
-    Ok(out.iter().flat_map(|w| w.to_le_bytes()).collect())
+    Ok(spirv_words::to_bytes(&out))
 }
 
 #[cfg(test)]
@@ -432,26 +335,15 @@ mod tests {
     use super::*;
 
     #[test]
-    fn strings_round_trip() {
-        for s in ["", "abc", "abcd", "OpenCL.std"] {
-            assert_eq!(literal_string(&encode_string(s)), s);
-        }
-    }
-
-    #[test]
     fn binaries_without_imports_are_unchanged() {
-        let header: Vec<u8> = [0x0723_0203u32, 0x0001_0000, 0, 10, 0]
-            .iter()
-            .flat_map(|w| w.to_le_bytes())
-            .collect();
+        let header = spirv_words::to_bytes(&[spirv_words::MAGIC, 0x0001_0000, 0, 10, 0]);
         assert_eq!(resolve_opencl_std_imports(&header).unwrap(), header);
     }
 
     #[test]
     fn truncated_binaries_are_errors() {
-        let mut words = vec![0x0723_0203u32, 0x0001_0000, 0, 10, 0];
-        words.push((5 << 16) | OP_NAME); // claims 5 words, has 1
-        let bytes: Vec<u8> = words.iter().flat_map(|w| w.to_le_bytes()).collect();
-        assert!(resolve_opencl_std_imports(&bytes).is_err());
+        let mut words = vec![spirv_words::MAGIC, 0x0001_0000, 0, 10, 0];
+        words.push((5 << 16) | Op::Name as u32); // claims 5 words, has 1
+        assert!(resolve_opencl_std_imports(&spirv_words::to_bytes(&words)).is_err());
     }
 }

@@ -3,51 +3,57 @@
 //! launches with hipErrorNoBinaryForGpu and a message naming the feature, instead of a driver
 //! build error or a wrong result.
 
+use hipmlir_device_image::spirv_words::{self, spirv::Capability, spirv::Op};
+
 use crate::device::DeviceInfo;
 
 /// SPIR-V capabilities → (what they are, the device extensions of which one suffices).
-const REQUIREMENTS: &[(u32, &str, &[&str])] = &[
-    (9, "half precision (fp16, __half)", &["cl_khr_fp16"]),
-    (10, "double precision (fp64)", &["cl_khr_fp64"]),
-    (12, "64-bit atomics", &["cl_khr_int64_base_atomics"]),
+const REQUIREMENTS: &[(Capability, &str, &[&str])] = &[
     (
-        64,
+        Capability::Float16,
+        "half precision (fp16, __half)",
+        &["cl_khr_fp16"],
+    ),
+    (
+        Capability::Float64,
+        "double precision (fp64)",
+        &["cl_khr_fp64"],
+    ),
+    (
+        Capability::Int64Atomics,
+        "64-bit atomics",
+        &["cl_khr_int64_base_atomics"],
+    ),
+    (
+        Capability::GroupNonUniformBallot,
         "subgroup ballots (__ballot, __activemask)",
         &["cl_khr_subgroup_ballot"],
     ),
     (
-        65,
+        Capability::GroupNonUniformShuffle,
         "subgroup shuffles (__shfl*)",
         &["cl_khr_subgroup_shuffle"],
     ),
     (
-        63,
+        Capability::GroupNonUniformArithmetic,
         "subgroup reductions (__any, __all, __ballot)",
         &["cl_khr_subgroup_non_uniform_arithmetic"],
     ),
     (
-        58,
+        Capability::SubgroupDispatch,
         "a required subgroup size (warp operations)",
         &["cl_intel_required_subgroup_size"],
     ),
 ];
 
-/// The capabilities a SPIR-V module declares (OpCapability operands).
-pub fn declared(words: &[u32]) -> Vec<u32> {
-    let mut out = Vec::new();
-    let mut pos = 5;
-    while pos < words.len() {
-        let count = (words[pos] >> 16) as usize;
-        let opcode = words[pos] & 0xffff;
-        if count == 0 {
-            break;
-        }
-        if opcode == 17 && count >= 2 && pos + 1 < words.len() {
-            out.push(words[pos + 1]);
-        }
-        pos += count;
-    }
-    out
+/// The capabilities a SPIR-V module declares (OpCapability operands), up to any malformed
+/// instruction.
+pub fn declared(words: &[u32]) -> Vec<Capability> {
+    spirv_words::instructions(words)
+        .map_while(Result::ok)
+        .filter(|i| i.is(Op::Capability))
+        .filter_map(|i| Capability::from_u32(i.operand(0)?))
+        .collect()
 }
 
 /// The features a module needs that the device lacks, described for people.
@@ -61,7 +67,7 @@ pub fn missing(words: &[u32], device: &DeviceInfo) -> Vec<String> {
         .map(|(_, what, extensions)| format!("{what} ({})", extensions.join(" or ")))
         .collect();
     // Warp operations are compiled for 32-wide subgroups.
-    if caps.contains(&58)
+    if caps.contains(&Capability::SubgroupDispatch)
         && !device.sub_group_sizes.is_empty()
         && !device.sub_group_sizes.contains(&32)
     {
@@ -74,10 +80,10 @@ pub fn missing(words: &[u32], device: &DeviceInfo) -> Vec<String> {
 mod tests {
     use super::*;
 
-    fn module(caps: &[u32]) -> Vec<u32> {
-        let mut words = vec![0x0723_0203, 0x0001_0000, 0, 10, 0];
+    fn module(caps: &[Capability]) -> Vec<u32> {
+        let mut words = vec![spirv_words::MAGIC, 0x0001_0000, 0, 10, 0];
         for c in caps {
-            words.extend_from_slice(&[(2 << 16) | 17, *c]);
+            spirv_words::push_instruction(&mut words, Op::Capability, &[*c as u32]).unwrap();
         }
         words
     }
@@ -88,7 +94,14 @@ mod tests {
             extensions: "cl_khr_int64_base_atomics".into(),
             ..Default::default()
         };
-        let missing = missing(&module(&[4, 6, 10]), &device);
+        let missing = missing(
+            &module(&[
+                Capability::Addresses,
+                Capability::Kernel,
+                Capability::Float64,
+            ]),
+            &device,
+        );
         assert_eq!(
             missing,
             vec!["double precision (fp64) (cl_khr_fp64)".to_string()]
@@ -102,7 +115,15 @@ mod tests {
             sub_group_sizes: vec![8, 16, 32],
             ..Default::default()
         };
-        assert!(missing(&module(&[10, 12, 65]), &device).is_empty());
+        assert!(missing(
+            &module(&[
+                Capability::Float64,
+                Capability::Int64Atomics,
+                Capability::GroupNonUniformShuffle,
+            ]),
+            &device
+        )
+        .is_empty());
     }
 
     #[test]
@@ -112,6 +133,9 @@ mod tests {
             sub_group_sizes: vec![8, 16],
             ..Default::default()
         };
-        assert_eq!(missing(&module(&[58]), &device).len(), 1);
+        assert_eq!(
+            missing(&module(&[Capability::SubgroupDispatch]), &device).len(),
+            1
+        );
     }
 }

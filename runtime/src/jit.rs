@@ -16,7 +16,8 @@ use crate::device::Runtime;
 use crate::error::{Failure, HipError, HipResult};
 use crate::hlog;
 use crate::registry::Module;
-use crate::spirv::{self, Param, StorageClass};
+use crate::spirv::{self, Param};
+use hipmlir_device_image::spirv_words::{self, spirv::StorageClass};
 
 /// Program builds so far: (loaded from the cache, built from SPIR-V, stored in the cache).
 static STATS: [std::sync::atomic::AtomicUsize; 3] = [
@@ -277,7 +278,7 @@ pub fn build_program(rt: &Runtime, module: &Module) -> HipResult<OwnedProgram> {
     // A module needing what the device lacks is refused with the feature named.
     let chosen = select_spirv(rt, module);
     let spirv: &[u8] = &chosen;
-    if let Ok(words) = crate::spirv::words(spirv) {
+    if let Ok(words) = spirv_words::words(spirv) {
         let missing = crate::capabilities::missing(&words, &rt.info);
         if !missing.is_empty() {
             return Err(Failure::new(

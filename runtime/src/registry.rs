@@ -276,8 +276,7 @@ pub fn validate_image(image: &DeviceImage) -> Result<(), String> {
             spirv.len()
         ));
     }
-    let magic = [spirv[0], spirv[1], spirv[2], spirv[3]];
-    if u32::from_le_bytes(magic) != 0x0723_0203 && u32::from_be_bytes(magic) != 0x0723_0203 {
+    if !crate::spirv::looks_like_spirv(spirv) {
         return Err("the SPIR-V entry does not start with the SPIR-V magic number".into());
     }
     check_spirv_agrees(image)?;

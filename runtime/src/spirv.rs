@@ -17,41 +17,12 @@
 
 use std::collections::HashMap;
 
+use hipmlir_device_image::spirv_words::{self, spirv::StorageClass};
 use hipmlir_device_image::{AddressSpace, KernelArg, KernelInfo};
 use rspirv::dr::{Instruction, Operand};
 use rspirv::spirv::{Decoration, ExecutionModel, FunctionParameterAttribute, Op};
 
-pub const MAGIC: u32 = 0x0723_0203;
-
-// module_length walks raw words (it must not read past a module's end); these are its opcodes.
-const OP_LINE: u32 = Op::Line as u32;
-const OP_FUNCTION: u32 = Op::Function as u32;
-const OP_FUNCTION_END: u32 = Op::FunctionEnd as u32;
-const OP_NO_LINE: u32 = Op::NoLine as u32;
-
-/// SPIR-V storage classes a kernel parameter may point into.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum StorageClass {
-    UniformConstant,
-    Workgroup,
-    CrossWorkgroup,
-    Function,
-    Generic,
-    Other(u32),
-}
-
-impl StorageClass {
-    fn from_raw(raw: u32) -> Self {
-        match raw {
-            0 => StorageClass::UniformConstant,
-            4 => StorageClass::Workgroup,
-            5 => StorageClass::CrossWorkgroup,
-            7 => StorageClass::Function,
-            8 => StorageClass::Generic,
-            other => StorageClass::Other(other),
-        }
-    }
-}
+pub use spirv_words::looks_like_spirv;
 
 /// How a kernel parameter is passed.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -107,35 +78,6 @@ impl SpirvKernel {
             args,
             args_size,
         }
-    }
-}
-
-/// The words of a module, in host order (a byte-swapped module is swapped).
-pub fn words(bytes: &[u8]) -> Result<Vec<u32>, String> {
-    if bytes.len() < 20 || !bytes.len().is_multiple_of(4) {
-        return Err(format!(
-            "{} bytes is not a SPIR-V module (needs a 20-byte header and whole words)",
-            bytes.len()
-        ));
-    }
-    let le: Vec<u32> = bytes
-        .chunks_exact(4)
-        .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
-        .collect();
-    if le[0] == MAGIC {
-        Ok(le)
-    } else if le[0].swap_bytes() == MAGIC {
-        Ok(le.into_iter().map(u32::swap_bytes).collect())
-    } else {
-        Err("no SPIR-V magic number".into())
-    }
-}
-
-/// Whether `bytes` starts like a SPIR-V module (either byte order).
-pub fn looks_like_spirv(bytes: &[u8]) -> bool {
-    bytes.len() >= 4 && {
-        let w = u32::from_le_bytes([bytes[0], bytes[1], bytes[2], bytes[3]]);
-        w == MAGIC || w.swap_bytes() == MAGIC
     }
 }
 
@@ -208,47 +150,28 @@ impl Reader {
 /// tests/fuzz.rs, as was rspirv's string decoder slicing past the end of a module whose last
 /// instruction claims more words than remain.
 fn readable_part(words: &[u32]) -> Result<Vec<u8>, String> {
-    const OP_EXT_INST_IMPORT: u32 = Op::ExtInstImport as u32;
-    const OP_EXT_INST: u32 = Op::ExtInst as u32;
-    const OP_SPEC_CONSTANT_OP: u32 = Op::SpecConstantOp as u32;
-    let mut out: Vec<u8> = Vec::with_capacity(words.len() * 4);
-    let mut push = |ws: &[u32]| out.extend(ws.iter().flat_map(|w| w.to_le_bytes()));
-    push(&words[..5]);
+    let mut out: Vec<u32> = Vec::with_capacity(words.len());
+    out.extend(words.iter().take(spirv_words::HEADER_WORDS));
     let mut other_sets = std::collections::HashSet::new();
-    let mut pos = 5;
-    while pos < words.len() {
-        let count = (words[pos] >> 16) as usize;
-        if count == 0 || count > words.len() - pos {
-            return Err(format!(
-                "malformed SPIR-V: the instruction at word {pos} claims {count} words, {} remain",
-                words.len() - pos
-            ));
-        }
-        let inst = &words[pos..pos + count];
-        let keep = match inst[0] & 0xffff {
-            OP_EXT_INST_IMPORT => {
-                let name: Vec<u8> = inst
-                    .get(2..)
-                    .unwrap_or_default()
-                    .iter()
-                    .flat_map(|w| w.to_le_bytes())
-                    .collect();
-                let opencl = name.starts_with(b"OpenCL.std\0");
+    for inst in spirv_words::instructions(words) {
+        let inst = inst.map_err(|e| e.to_string())?;
+        let keep = match inst.op() {
+            Some(Op::ExtInstImport) => {
+                let opencl = inst.string_is(1, "OpenCL.std");
                 if !opencl {
-                    other_sets.insert(inst.get(1).copied().unwrap_or(0));
+                    other_sets.insert(inst.operand(0).unwrap_or(0));
                 }
                 opencl
             }
-            OP_EXT_INST => !inst.get(3).is_some_and(|set| other_sets.contains(set)),
-            OP_SPEC_CONSTANT_OP => false,
+            Some(Op::ExtInst) => !inst.operand(2).is_some_and(|set| other_sets.contains(&set)),
+            Some(Op::SpecConstantOp) => false,
             _ => true,
         };
         if keep {
-            push(inst);
+            out.extend_from_slice(inst.words);
         }
-        pos += count;
     }
-    Ok(out)
+    Ok(spirv_words::to_bytes(&out))
 }
 
 /// rspirv's loader, with any panic it still has for some input made an error (and kept off
@@ -287,18 +210,10 @@ fn rspirv_load(le: &[u8]) -> Result<rspirv::dr::Module, String> {
 /// header's bound: a driver handed an id past the bound may crash rather than fail.
 pub fn load(bytes: &[u8]) -> Result<rspirv::dr::Module, String> {
     // rspirv reads little-endian modules only: a byte-swapped one is swapped first.
-    let words = words(bytes)?;
+    let words = spirv_words::words(bytes).map_err(|e| e.to_string())?;
     let module = rspirv_load(&readable_part(&words)?)?;
-    let version = words[1];
-    if version & 0xff00_00ff != 0 || (version >> 16) & 0xff != 1 || (version >> 8) & 0xff > 6 {
-        return Err(format!(
-            "SPIR-V version word {version:#010x} is not 1.0 to 1.6"
-        ));
-    }
-    if words[4] != 0 {
-        return Err("SPIR-V header schema word is not 0".into());
-    }
-    let bound = words[3];
+    spirv_words::check_header(words[1], words[4]).map_err(|e| e.to_string())?;
+    let bound = words[spirv_words::BOUND_WORD];
     for inst in module.all_inst_iter() {
         let ids = inst.result_id.into_iter().chain(inst.result_type).chain(
             inst.operands.iter().filter_map(|o| match *o {
@@ -390,7 +305,7 @@ pub fn parse_kernels(bytes: &[u8]) -> Result<Vec<SpirvKernel>, String> {
             },
             Op::TypePointer => match inst.operands.first() {
                 Some(Operand::StorageClass(class)) => Type::Pointer {
-                    class: StorageClass::from_raw(*class as u32),
+                    class: *class,
                     pointee: id(inst, 1)?,
                 },
                 _ => return Err("OpTypePointer lacks its storage class".into()),
@@ -468,89 +383,10 @@ pub fn parse_kernels(bytes: &[u8]) -> Result<Vec<SpirvKernel>, String> {
         .collect()
 }
 
-/// The length in bytes of a SPIR-V module whose size nobody told us (`hipModuleLoadData`), by
-/// walking its instructions. Functions come last in a module, so the module ends after the
-/// `OpFunctionEnd` that is not followed by another `OpFunction` (or `OpLine`/`OpNoLine`): the
-/// walk reads one word past the module's end to see that. `word(i)` returns word `i` in host
-/// order, or `None` past a known limit.
-pub fn module_length(mut word: impl FnMut(usize) -> Option<u32>) -> Result<usize, String> {
-    const MAX_WORDS: usize = 1 << 28;
-    let first = word(0).ok_or("empty image")?;
-    let swap = if first == MAGIC {
-        false
-    } else if first.swap_bytes() == MAGIC {
-        true
-    } else {
-        return Err("no SPIR-V magic number".into());
-    };
-    let mut get = |i: usize| word(i).map(|w| if swap { w.swap_bytes() } else { w });
-    // The header's version (0x00MMmm00, SPIR-V 1.x) and schema (0): garbage that merely starts
-    // with the magic number stops here, before any walk.
-    let version = get(1).ok_or("truncated header")?;
-    if version & 0xff00_00ff != 0 || (version >> 16) & 0xff != 1 || (version >> 8) & 0xff > 6 {
-        return Err(format!(
-            "SPIR-V version word {version:#010x} is not 1.0 to 1.6"
-        ));
-    }
-    if get(4).ok_or("truncated header")? != 0 {
-        return Err("SPIR-V header schema word is not 0".into());
-    }
-    let mut pos = 5;
-    let mut seen_function = false;
-    loop {
-        if pos > MAX_WORDS {
-            return Err("no end found within 1 GiB".into());
-        }
-        let Some(w) = get(pos) else {
-            return if seen_function {
-                Ok(pos * 4)
-            } else {
-                Err(format!("truncated at word {pos}"))
-            };
-        };
-        let (count, opcode) = ((w >> 16) as usize, w & 0xffff);
-        if seen_function && !matches!(opcode, OP_FUNCTION | OP_LINE | OP_NO_LINE) {
-            return Ok(pos * 4);
-        }
-        if count == 0 {
-            return Err(format!("instruction with word count 0 at word {pos}"));
-        }
-        if opcode == OP_FUNCTION {
-            // Walk the function to its end.
-            loop {
-                let Some(w) = get(pos) else {
-                    return Err(format!("truncated inside a function at word {pos}"));
-                };
-                let (count, opcode) = ((w >> 16) as usize, w & 0xffff);
-                if count == 0 {
-                    return Err(format!("instruction with word count 0 at word {pos}"));
-                }
-                pos += count;
-                if pos > MAX_WORDS {
-                    return Err("no end found within 1 GiB".into());
-                }
-                if opcode == OP_FUNCTION_END {
-                    break;
-                }
-            }
-            seen_function = true;
-        } else {
-            pos += count;
-        }
-    }
-}
-
 /// A minimal valid module whose kernels take `n` ints each (tests of modules' users).
 #[cfg(test)]
 pub fn test_module(kernels: &[(&str, usize)]) -> Vec<u8> {
-    let string = |s: &str| -> Vec<u32> {
-        let mut b = s.as_bytes().to_vec();
-        b.push(0);
-        b.resize(b.len().next_multiple_of(4), 0);
-        b.chunks(4)
-            .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
-            .collect()
-    };
+    let string = spirv_words::encode_string;
     let mut insts: Vec<(Op, Vec<u32>)> = vec![
         (
             Op::Capability,
@@ -588,7 +424,7 @@ pub fn test_module(kernels: &[(&str, usize)]) -> Vec<u8> {
         insts.push((Op::Return, vec![]));
         insts.push((Op::FunctionEnd, vec![]));
     }
-    let mut w = vec![MAGIC, 0x0001_0000, 0, next, 0];
+    let mut w = vec![spirv_words::MAGIC, 0x0001_0000, 0, next, 0];
     for (op, ops) in insts {
         w.push(((ops.len() as u32 + 1) << 16) | op as u32);
         w.extend(ops);
@@ -607,6 +443,8 @@ mod tests {
     const OP_TYPE_VECTOR: u32 = Op::TypeVector as u32;
     const OP_TYPE_STRUCT: u32 = Op::TypeStruct as u32;
     const OP_TYPE_POINTER: u32 = Op::TypePointer as u32;
+    const OP_FUNCTION: u32 = Op::Function as u32;
+    const OP_FUNCTION_END: u32 = Op::FunctionEnd as u32;
     const OP_FUNCTION_PARAMETER: u32 = Op::FunctionParameter as u32;
     const EXECUTION_MODEL_KERNEL: u32 = ExecutionModel::Kernel as u32;
     const DECORATION_FUNC_PARAM_ATTR: u32 = Decoration::FuncParamAttr as u32;
@@ -614,7 +452,7 @@ mod tests {
 
     /// Assembles instructions: (opcode, operands).
     fn module(insts: &[(u32, Vec<u32>)]) -> Vec<u8> {
-        let mut w = vec![MAGIC, 0x0001_0000, 0, 100, 0];
+        let mut w = vec![spirv_words::MAGIC, 0x0001_0000, 0, 100, 0];
         for (op, ops) in insts {
             w.push(((ops.len() as u32 + 1) << 16) | op);
             w.extend(ops);
@@ -622,16 +460,7 @@ mod tests {
         w.iter().flat_map(|x| x.to_le_bytes()).collect()
     }
 
-    fn string(s: &str) -> Vec<u32> {
-        let mut b = s.as_bytes().to_vec();
-        b.push(0);
-        while !b.len().is_multiple_of(4) {
-            b.push(0);
-        }
-        b.chunks(4)
-            .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
-            .collect()
-    }
+    use spirv_words::encode_string as string;
 
     fn sample() -> Vec<u8> {
         module(&sample_insts())
@@ -765,6 +594,7 @@ mod tests {
 
     #[test]
     fn module_length_finds_the_end() {
+        use spirv_words::module_length;
         let m = sample();
         let words: Vec<u32> = m
             .chunks(4)
@@ -773,9 +603,12 @@ mod tests {
         // Followed by unrelated data.
         let mut padded = words.clone();
         padded.extend([0xdead_beef, 7, 9]);
-        assert_eq!(module_length(|i| padded.get(i).copied()), Ok(m.len()));
+        assert_eq!(
+            module_length(|i| padded.get(i).copied()).ok(),
+            Some(m.len())
+        );
         // Exactly at the end of readable memory.
-        assert_eq!(module_length(|i| words.get(i).copied()), Ok(m.len()));
+        assert_eq!(module_length(|i| words.get(i).copied()).ok(), Some(m.len()));
         assert!(module_length(|i| words[..words.len() - 2].get(i).copied()).is_err());
         assert!(module_length(|i| [1u32, 2, 3].get(i).copied()).is_err());
     }

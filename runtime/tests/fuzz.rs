@@ -23,6 +23,7 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::time::Instant;
 
 use hipmlir_device_image::kpack::{KpackArchive, KpackRecord};
+use hipmlir_device_image::spirv_words;
 use hipmlir_device_image::{
     content_hash, split_bundles, Bundle, DeviceImage, ModuleMetadata, HASH_ENTRY_ID,
     METADATA_ENTRY_ID, SPIRV_ENTRY_ID,
@@ -361,7 +362,7 @@ const TARGETS: &[Target] = &[
                 .chunks_exact(4)
                 .map(|c| u32::from_le_bytes(c.try_into().unwrap()))
                 .collect();
-            let _ = spirv::module_length(|i| words.get(i).copied());
+            let _ = spirv_words::module_length(|i| words.get(i).copied());
             // Through a whole image, hash recomputed, as registration checks it.
             if rng.below(4) == 0 {
                 let mut bundle = Bundle::decode(pick(&s.bundles, rng)).expect("seed");

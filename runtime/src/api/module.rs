@@ -179,7 +179,7 @@ const MAX_BUNDLE_ENTRIES: usize = 1024;
 const MAX_BUNDLE_ID: usize = 4096;
 
 /// A copy of an in-memory image whose size nobody told us: a bundle's header gives its extent; a
-/// raw SPIR-V module is walked to its end (`spirv::module_length`). Only what that structure
+/// raw SPIR-V module is walked to its end (`spirv_words::module_length`). Only what that structure
 /// declares is read, each part after the claims that lead to it are checked, through
 /// [`ProbedMemory`]: a claim that reaches unreadable memory is an error, not a fault.
 fn image_bytes(image: *const u8) -> Result<Vec<u8>, String> {
@@ -214,10 +214,11 @@ fn image_bytes(image: *const u8) -> Result<Vec<u8>, String> {
         }
         mem.take(end.max(at))
     } else {
-        let length = spirv::module_length(|i| {
+        let length = hipmlir_device_image::spirv_words::module_length(|i| {
             let raw: [u8; 4] = mem.get(i.checked_mul(4)?, 4).ok()?.try_into().ok()?;
             Some(u32::from_ne_bytes(raw))
-        })?;
+        })
+        .map_err(|e| e.to_string())?;
         mem.take(length)
     }
 }
