@@ -70,6 +70,61 @@ fn kernel_printf_output_appears_by_synchronize() {
     );
 }
 
+/// A failed assert in device code stops the program, as HIP does: the assertion's message is
+/// printed, the runtime names the kernel, and the process ends with SIGABRT before the host
+/// goes on to use the kernel's results.
+#[test]
+fn a_failed_device_assert_stops_the_program() {
+    let dir = scratch();
+    let source = dir.path().join("failing_assert.hip");
+    std::fs::write(
+        &source,
+        r#"#include <hip/hip_runtime.h>
+#include <cassert>
+#include <cstdio>
+__device__ int checked(const int* p, int i, int n) {
+  assert(i < n && "index in range");
+  return p[i < n ? i : 0];
+}
+__global__ void read_past(const int* p, int* out, int n) {
+  int i = threadIdx.x;
+  out[i] = checked(p, i + 1, n);
+}
+int main() {
+  int *p = nullptr, *out = nullptr;
+  if (hipMalloc(&p, 64 * sizeof(int)) != hipSuccess) return 1;
+  if (hipMalloc(&out, 64 * sizeof(int)) != hipSuccess) return 1;
+  read_past<<<1, 64>>>(p, out, 64);
+  hipDeviceSynchronize();
+  std::printf("the host went on after the failed assert\n");
+  return 0;
+}
+"#,
+    )
+    .unwrap();
+    let exe = build(&source, dir.path(), None);
+    let out = std::process::Command::new(&exe)
+        .env("HIPMLIR_CACHE_DIR", dir.path().join("cache"))
+        .output()
+        .expect("program runs");
+    let text = format!(
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    use std::os::unix::process::ExitStatusExt;
+    assert_eq!(out.status.signal(), Some(6), "SIGABRT expected:\n{text}");
+    assert!(
+        text.contains("Device-side assertion `i < n && \"index in range\"' failed."),
+        "{text}"
+    );
+    assert!(
+        text.contains("kernel 'read_past' stopped the program from device code"),
+        "{text}"
+    );
+    assert!(!text.contains("the host went on"), "{text}");
+}
+
 /// A call through a pointer that names no device function of the module (null, a host
 /// function's address) has no target: the work-item reports it and the call yields zero.
 #[test]

@@ -22,7 +22,7 @@ pub use bundle::{
 pub use cache_dir::{cache_dir_from_env, keep_most_recent, mark_used, seen_before, CacheKey};
 pub use metadata::{
     AddressSpace, GlobalVar, KernelArg, KernelInfo, ModuleMetadata, SpirvVariant,
-    DEVICE_HEAP_VARIABLE, METADATA_FORMAT_VERSION,
+    DEVICE_ABORT_FLAG_VARIABLE, DEVICE_HEAP_VARIABLE, METADATA_FORMAT_VERSION,
 };
 use sha2::{Digest, Sha256};
 pub use vocabulary::{

@@ -53,6 +53,12 @@ pub struct KernelInfo {
 /// arena's first 64-bit word (16 bytes are reserved before the first block).
 pub const DEVICE_HEAP_VARIABLE: &str = "__hipmlir_device_heap";
 
+/// The device variable through which device code that stops the program (a failed `assert`,
+/// `abort()`) says so: a pointer to a 32-bit word of host-visible memory, null until the runtime
+/// sets it. hipmlir's device header defines it beside `abort`, so only modules that can stop the
+/// program have it. The work-item writes a non-zero word there, then traps.
+pub const DEVICE_ABORT_FLAG_VARIABLE: &str = "__hipmlir_device_abort_flag";
+
 /// A `__device__` or `__constant__` variable: the host reaches it by name (hipMemcpyToSymbol).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct GlobalVar {

@@ -25,6 +25,7 @@ mod pipeline;
 mod pointers;
 mod registry;
 mod spirv_patch;
+mod traps;
 
 pub use context::{capture_diagnostics, new_context};
 pub use device_link::{link_modules, LinkUnit, Linked};

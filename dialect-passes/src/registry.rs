@@ -39,12 +39,13 @@ pub const LINEARIZE_WARP_BLOCKS: &str = "hipmlir-linearize-warp-blocks";
 pub const MARK_ENTRY_POINTS: &str = "hipmlir-mark-entry-points";
 pub const LOWER_POINTERS_TO_SPIRV: &str = "hipmlir-lower-pointers-to-spirv";
 pub const LOWER_MATH_TO_OPENCL: &str = "hipmlir-lower-math-to-opencl";
+pub const LOWER_TRAP_TO_SPIRV: &str = "hipmlir-lower-trap-to-spirv";
 pub const ADD_MISSING_CAPABILITIES: &str = "hipmlir-add-missing-capabilities";
 
 /// The option of `hipmlir-lower-pointers-to-spirv` that the float-atomics variant sets.
 pub const NATIVE_FLOAT_ATOMICS: &str = "native-float-atomics";
 
-const PASS_COUNT: usize = 14;
+const PASS_COUNT: usize = 15;
 
 /// Every pass of hipmlir's, in the order the SPIR-V pipeline runs them.
 pub static PASSES: [PassInfo; PASS_COUNT] = [
@@ -126,6 +127,13 @@ pub static PASSES: [PassInfo; PASS_COUNT] = [
                   parameters of structs passed by value become llvm.byval, NVPTX's .param copies",
         options: &[],
         run: |ctx, module, _| crate::nvptx::nvptx_byval_parameters(ctx, module),
+    },
+    PassInfo {
+        name: LOWER_TRAP_TO_SPIRV,
+        summary: "removes traps (__builtin_trap) from device code bound for SPIR-V: OpenCL \
+                  cannot stop a kernel, the runtime ends the program on a raised abort flag",
+        options: &[],
+        run: |_, module, _| crate::traps::lower_trap_to_spirv(module),
     },
     PassInfo {
         name: LOWER_DYNAMIC_SHARED,

@@ -116,6 +116,23 @@ impl OwnedEvent {
             .ok_or(cl3::error_codes::CL_INVALID_VALUE)
     }
 
+    /// Runs `f` on a driver thread once the event's command has completed (or failed), with
+    /// the command's final status (`CL_COMPLETE`, or a negative error code).
+    pub fn on_complete(&self, f: Box<dyn FnOnce(cl_int) + Send>) -> Result<(), cl_int> {
+        extern "C" fn call(_: cl3::types::cl_event, status: cl_int, data: *mut c_void) {
+            // SAFETY: `data` is the closure leaked below for this one callback.
+            let f = unsafe { Box::from_raw(data.cast::<Box<dyn FnOnce(cl_int) + Send>>()) };
+            // A panic must not cross into the driver's thread.
+            let _ = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| f(status)));
+        }
+        let data = Box::into_raw(Box::new(f));
+        cl3::event::set_event_callback(self.0, cl3::event::CL_COMPLETE, call, data.cast())
+            .inspect_err(|_| {
+                // SAFETY: the callback was not registered, so the closure is still ours.
+                drop(unsafe { Box::from_raw(data) });
+            })
+    }
+
     /// Waits for the event; `Err` carries the OpenCL error (a failed command included).
     pub fn wait(&self) -> Result<(), cl_int> {
         cl3::event::wait_for_events(&[self.0])?;

@@ -4,22 +4,14 @@
 //! and a second marker waiting on a user event, completed when the function returns, holds back
 //! everything enqueued after it, as HIP requires.
 
-use std::ffi::c_void;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
-use cl3::types::{cl_event, cl_int};
+use cl3::types::cl_int;
 
 use crate::cl::OwnedEvent;
 use crate::device::runtime;
 use crate::error::{Failure, HipError, HipResult};
 use crate::stream::{cl_failure, marker, resolve};
-
-/// The function and the user event that releases the stream once it has run. It receives
-/// `hipSuccess` (0), or `hipErrorLaunchFailure` when earlier work on the stream failed.
-struct Job {
-    function: Box<dyn FnOnce(i32) + Send>,
-    release: OwnedEvent,
-}
 
 /// Runs `function` on the host once everything enqueued before it on `stream` (a `hipStream_t`
 /// value) has completed; work enqueued after it waits for it to return.
@@ -43,37 +35,22 @@ pub fn enqueue(stream: usize, function: Box<dyn FnOnce(i32) + Send>) -> HipResul
             "the marker returned no event",
         ));
     };
-    let job = Box::into_raw(Box::new(Job {
-        function,
-        release: release.clone(),
-    }));
-    if let Err(e) = cl3::event::set_event_callback(
-        reached.get(),
-        cl3::event::CL_COMPLETE,
-        run_job,
-        job.cast::<c_void>(),
-    ) {
-        // SAFETY: the callback was not registered, so the job is still ours.
-        drop(unsafe { Box::from_raw(job) });
+    let release_after = release.clone();
+    let job = Box::new(move |status: cl_int| {
+        // `hipSuccess`, or `hipErrorLaunchFailure` when earlier work on the stream failed.
+        let hip_status = if status < 0 {
+            HipError::LaunchFailure as i32
+        } else {
+            0
+        };
+        let _ = catch_unwind(AssertUnwindSafe(|| function(hip_status)));
+        let _ = cl3::event::set_user_event_status(release_after.get(), cl3::event::CL_COMPLETE);
+    });
+    if let Err(e) = reached.on_complete(job) {
         // Release the stream: nothing will run, and nothing may wait forever.
         let _ = cl3::event::set_user_event_status(release.get(), cl3::event::CL_COMPLETE);
         return Err(cl_failure("clSetEventCallback", e));
     }
     let _ = target.queue.flush();
     Ok(())
-}
-
-/// The event callback: runs the job's function, then releases the stream.
-extern "C" fn run_job(_event: cl_event, status: cl_int, data: *mut c_void) {
-    // SAFETY: `data` is the job `enqueue` leaked for this one callback.
-    let job = unsafe { Box::from_raw(data.cast::<Job>()) };
-    let hip_status = if status < 0 {
-        HipError::LaunchFailure as i32
-    } else {
-        0
-    };
-    let Job { function, release } = *job;
-    // A panic must not cross into the driver's thread.
-    let _ = catch_unwind(AssertUnwindSafe(|| function(hip_status)));
-    let _ = cl3::event::set_user_event_status(release.get(), cl3::event::CL_COMPLETE);
 }

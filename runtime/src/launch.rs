@@ -242,11 +242,12 @@ pub fn launch(
     args: &[u8],
 ) -> HipResult<()> {
     crate::heap::prepare(&kernel.module)?;
-    launch_without_heap(kernel, grid, block, shmem, stream, args)
+    let abort_flag = crate::device_abort::prepare(&kernel.module)?;
+    enqueue_launch(kernel, grid, block, shmem, stream, args, abort_flag)
 }
 
-/// [`launch`] without first pointing the module at the device heap: for the address kernels,
-/// which need no heap and through which the heap's variable is found.
+/// [`launch`] without first pointing the module at the device heap and its abort flag: for the
+/// address kernels, which need neither and through which those variables are found.
 pub fn launch_without_heap(
     kernel: &KernelRef,
     grid: Dim3,
@@ -254,6 +255,20 @@ pub fn launch_without_heap(
     shmem: usize,
     stream: usize,
     args: &[u8],
+) -> HipResult<()> {
+    enqueue_launch(kernel, grid, block, shmem, stream, args, None)
+}
+
+/// The launch itself; with `abort_flag`, the program ends at the kernel's completion if its
+/// device code raised that word (see `device_abort`).
+fn enqueue_launch(
+    kernel: &KernelRef,
+    grid: Dim3,
+    block: Dim3,
+    shmem: usize,
+    stream: usize,
+    args: &[u8],
+    abort_flag: Option<usize>,
 ) -> HipResult<()> {
     let info = kernel.info();
     let values = unpack_args(info, args, shmem)?;
@@ -415,8 +430,9 @@ pub fn launch_without_heap(
                 )
             })
     };
-    // Only a launch with spilled arguments needs its own event (to free them when it is done).
-    let enqueued = if spills.is_empty() {
+    // Only a launch with spilled arguments (to free them when it is done) or an abort flag (to
+    // read it then) needs its own event.
+    let enqueued = if spills.is_empty() && abort_flag.is_none() {
         target
             .enqueue_untracked(rt, |queue, deps| enqueue(queue, deps, false).map(drop))
             .map(|()| None)
@@ -431,8 +447,11 @@ pub fn launch_without_heap(
     drop(state);
     match enqueued {
         Ok(event) => {
+            if let (Some(event), Some(flag)) = (&event, abort_flag) {
+                crate::device_abort::watch(event, flag, &info.source_name);
+            }
             let _ = target.queue.flush();
-            if let Some(event) = event {
+            if let Some(event) = event.filter(|_| !spills.is_empty()) {
                 PENDING_SPILLS
                     .lock()
                     .unwrap_or_else(|p| p.into_inner())

@@ -20,6 +20,7 @@ mod capabilities;
 mod cl;
 mod cuda;
 mod device;
+mod device_abort;
 mod event;
 mod files;
 mod handles;

@@ -18,7 +18,8 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
 
 use hipmlir_device_image::{
-    AddressSpace, DeviceImage, GlobalVar, KernelInfo, DEVICE_HEAP_VARIABLE,
+    AddressSpace, DeviceImage, GlobalVar, KernelInfo, DEVICE_ABORT_FLAG_VARIABLE,
+    DEVICE_HEAP_VARIABLE,
 };
 
 use crate::error::{Failure, HipError, HipResult};
@@ -46,6 +47,11 @@ pub struct Module {
     pub heap_variable: Option<usize>,
     /// Whether the built program's heap variable holds the heap's address (see `heap`).
     pub heap_bound: AtomicBool,
+    /// The module's abort-flag variable (`DEVICE_ABORT_FLAG_VARIABLE`), if its code can stop
+    /// the program (see `device_abort`).
+    pub abort_flag_variable: Option<usize>,
+    /// The host word the built program's abort-flag variable points to, once set.
+    pub abort_flag: Mutex<Option<usize>>,
     /// The image's PTX entries, (architecture, text), for the CUDA backend.
     pub ptx: Vec<(String, Vec<u8>)>,
     /// What the CUDA backend loaded from them, per device.
@@ -81,6 +87,11 @@ impl Module {
             .globals
             .iter()
             .position(|g| g.name == DEVICE_HEAP_VARIABLE);
+        let abort_flag_variable = image
+            .metadata
+            .globals
+            .iter()
+            .position(|g| g.name == DEVICE_ABORT_FLAG_VARIABLE);
         Module {
             index,
             label,
@@ -90,6 +101,8 @@ impl Module {
             func_settings: Mutex::new(HashMap::new()),
             heap_variable,
             heap_bound: AtomicBool::new(false),
+            abort_flag_variable,
+            abort_flag: Mutex::new(None),
             ptx: Vec::new(),
             cuda: Mutex::new(Default::default()),
         }
@@ -111,6 +124,7 @@ impl Module {
         }
         *self.lock_state() = ModuleState::NotBuilt;
         self.heap_bound.store(false, Ordering::SeqCst);
+        *self.abort_flag.lock().unwrap_or_else(|p| p.into_inner()) = None;
     }
 
     pub fn lock_state(&self) -> MutexGuard<'_, ModuleState> {

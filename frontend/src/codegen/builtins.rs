@@ -110,6 +110,11 @@ impl<'c> FunctionCodegen<'c, '_> {
         match (name, args) {
             ("__builtin_expect", [value, _]) => return self.rvalue(value).map(Some),
             ("__builtin_assume", [_]) => return Ok(Some(Val::Void)),
+            // Stops the kernel where the target can (PTX `trap`); see hipmlir-lower-trap-to-spirv.
+            ("__builtin_trap", []) => {
+                self.b.op("llvm.intr.trap", &[], &[], &[], vec![], loc)?;
+                return Ok(Some(Val::Void));
+            }
             _ => {}
         }
         if name == "__syncthreads" {

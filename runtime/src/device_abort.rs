@@ -1,0 +1,92 @@
+//! Device code that stops the program: a failed `assert` or `abort()` in a kernel ends the
+//! program, as HIP does (on AMD GPUs the trap's queue error aborts the process).
+//!
+//! OpenCL cannot stop a kernel from inside, so the stop is reported through memory: hipmlir's
+//! device header gives the modules whose code can stop the program a variable
+//! (`DEVICE_ABORT_FLAG_VARIABLE`) that points to a host word; the work-item sets the word, then
+//! traps (a no-op on OpenCL: it runs on until the kernel ends). Before such a module's first
+//! launch the word is allocated in host memory the device can write (USM host memory) and its
+//! address stored in the variable; each launch of the module's kernels then reads the word when
+//! it completes, on the driver's thread, and a raised word ends the program there: the device's
+//! printf output (the assert's message) is flushed, the kernel named, and the process aborted.
+//! Where the device has no USM host memory the variable stays null: the message is printed and
+//! the program runs on.
+
+use std::ffi::c_void;
+use std::sync::Arc;
+
+use crate::cl::OwnedEvent;
+use crate::error::HipResult;
+use crate::hlog;
+use crate::memory::{self, AllocKind, MemcpyKind};
+use crate::registry::Module;
+
+extern "C" {
+    // C's stdio: the device's printf writes through it.
+    fn fflush(stream: *mut c_void) -> i32;
+}
+
+/// The module's abort word (a host address), set up on first use; `None` when the module's code
+/// cannot stop the program or the device cannot write host memory.
+pub fn prepare(module: &Arc<Module>) -> HipResult<Option<usize>> {
+    let Some(index) = module.abort_flag_variable else {
+        return Ok(None);
+    };
+    let mut bound = module.abort_flag.lock().unwrap_or_else(|p| p.into_inner());
+    if bound.is_some() {
+        return Ok(*bound);
+    }
+    let word = memory::host_malloc(std::mem::size_of::<u32>())?;
+    if !matches!(
+        memory::find_allocation(word as usize),
+        Some((_, _, AllocKind::HostUsm))
+    ) {
+        let _ = memory::host_free(word);
+        hlog!(
+            Info,
+            "{}: the device cannot write host memory, so a failed device assert cannot stop \
+             the program",
+            module.label
+        );
+        return Ok(None);
+    }
+    // SAFETY: a fresh host allocation of 4 bytes.
+    unsafe { word.cast::<u32>().write_volatile(0) };
+    let variable = crate::symbols::address_of(module, index)?;
+    let address = word as u64;
+    memory::memcpy(
+        variable as *mut c_void,
+        (&address as *const u64).cast(),
+        std::mem::size_of::<u64>(),
+        MemcpyKind::HostToDevice as i32,
+    )?;
+    *bound = Some(word as usize);
+    Ok(*bound)
+}
+
+/// Ends the program when the launch behind `event` raised the abort word `flag`.
+pub fn watch(event: &OwnedEvent, flag: usize, kernel: &str) {
+    let name = kernel.to_string();
+    if let Err(e) = event.on_complete(Box::new(move |_| check(flag, &name))) {
+        hlog!(
+            Warn,
+            "'{kernel}': clSetEventCallback: {}: a failed device assert in this launch cannot              stop the program",
+            crate::cl::error_name(e)
+        );
+    }
+}
+
+fn check(flag: usize, kernel: &str) {
+    // SAFETY: the word lives until hipDeviceReset, which first waits for every launch.
+    let raised = unsafe { (flag as *const u32).read_volatile() } != 0;
+    if !raised {
+        return;
+    }
+    // SAFETY: fflush(NULL) flushes every C output stream.
+    unsafe { fflush(std::ptr::null_mut()) };
+    eprintln!(
+        "hipmlir: kernel '{kernel}' stopped the program from device code (a failed assert or \
+         abort()): aborting, as HIP does"
+    );
+    std::process::abort();
+}
