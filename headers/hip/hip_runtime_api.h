@@ -459,6 +459,8 @@ hipError_t hipFreeHost(void* ptr);
 hipError_t hipMemcpy(void* dst, const void* src, size_t sizeBytes, hipMemcpyKind kind);
 hipError_t hipMemcpyAsync(void* dst, const void* src, size_t sizeBytes, hipMemcpyKind kind,
                           hipStream_t stream HIPMLIR_DEFAULT(0));
+hipError_t hipMemcpyWithStream(void* dst, const void* src, size_t sizeBytes, hipMemcpyKind kind,
+                               hipStream_t stream);
 hipError_t hipMemcpyHtoD(void* dst, const void* src, size_t sizeBytes);
 hipError_t hipMemcpyDtoH(void* dst, const void* src, size_t sizeBytes);
 hipError_t hipMemcpyDtoD(void* dst, const void* src, size_t sizeBytes);
@@ -513,6 +515,10 @@ hipError_t hipDeviceTotalMem(size_t* bytes, int deviceId);
 hipError_t hipDeviceComputeCapability(int* major, int* minor, int deviceId);
 hipError_t hipDeviceGetStreamPriorityRange(int* leastPriority, int* greatestPriority);
 hipError_t hipSetDeviceFlags(unsigned int flags);
+hipError_t hipGetDeviceFlags(unsigned int* flags);
+hipError_t hipChooseDevice(int* device, const hipDeviceProp_t* prop);
+hipError_t hipDeviceGetPCIBusId(char* pciBusId, int len, int device);
+hipError_t hipDeviceGetByPCIBusId(int* device, const char* pciBusId);
 hipError_t hipDeviceSetCacheConfig(hipFuncCache_t config);
 hipError_t hipDeviceCanAccessPeer(int* canAccess, int deviceId, int peerDeviceId);
 hipError_t hipDriverGetVersion(int* driverVersion);

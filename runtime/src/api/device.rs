@@ -285,7 +285,10 @@ pub unsafe extern "C" fn hipDeviceGetAttribute(
     })
 }
 
-/// Device flags (hipDeviceScheduleAuto, ...) change nothing on OpenCL: accepted.
+/// The flags last set by `hipSetDeviceFlags`, for `hipGetDeviceFlags`.
+static DEVICE_FLAGS: std::sync::atomic::AtomicU32 = std::sync::atomic::AtomicU32::new(0);
+
+/// Device flags (hipDeviceScheduleAuto, ...) change nothing on OpenCL: accepted and kept.
 #[no_mangle]
 pub extern "C" fn hipSetDeviceFlags(flags: std::ffi::c_uint) -> hipError_t {
     guard("hipSetDeviceFlags", || {
@@ -294,8 +297,22 @@ pub extern "C" fn hipSetDeviceFlags(flags: std::ffi::c_uint) -> hipError_t {
                 "unknown device flags {flags:#x}"
             )));
         }
+        DEVICE_FLAGS.store(flags, std::sync::atomic::Ordering::Relaxed);
         on_cuda!(cu => cu.current().map(|_| ()));
         runtime().map(|_| ())
+    })
+}
+
+/// Writes the flags `hipSetDeviceFlags` set (0, hipDeviceScheduleAuto, unless it was called).
+///
+/// # Safety
+/// `flags` must be null or valid for writing an `unsigned int`.
+#[no_mangle]
+pub unsafe extern "C" fn hipGetDeviceFlags(flags: *mut std::ffi::c_uint) -> hipError_t {
+    guard("hipGetDeviceFlags", || {
+        let value = DEVICE_FLAGS.load(std::sync::atomic::Ordering::Relaxed);
+        // SAFETY: checked non-null by write_out; valid per the caller.
+        unsafe { write_out(flags, value, "the flags pointer") }
     })
 }
 

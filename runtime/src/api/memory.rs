@@ -267,6 +267,30 @@ pub unsafe extern "C" fn hipMemcpyAsync(
     })
 }
 
+/// A copy ordered on `stream` that returns once it is done (what the stream held before it
+/// included).
+///
+/// # Safety
+/// As `hipMemcpyAsync`.
+#[no_mangle]
+pub unsafe extern "C" fn hipMemcpyWithStream(
+    dst: *mut c_void,
+    src: *const c_void,
+    size: usize,
+    kind: c_int,
+    stream: hipStream_t,
+) -> hipError_t {
+    guard("hipMemcpyWithStream", || {
+        on_cuda!(_cu => {
+            crate::cuda::memory::memcpy_async(dst, src, size, kind, stream as usize)?;
+            crate::cuda::stream::synchronize(stream as usize)
+        });
+        memory::memcpy_async(dst, src, size, kind, stream as usize)?;
+        let target = crate::stream::resolve(stream as usize)?;
+        crate::stream::synchronize(&target)
+    })
+}
+
 /// Driver-API copies: host to device, device to host, device to device. Synchronous.
 ///
 /// # Safety

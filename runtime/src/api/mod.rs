@@ -27,6 +27,7 @@ macro_rules! on_cuda {
 }
 
 pub mod device;
+pub mod device_choice;
 pub mod errors;
 pub mod event;
 pub mod launch;
