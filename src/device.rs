@@ -254,9 +254,15 @@ fn lower_error(source: &str, e: LowerError) -> String {
     match e {
         LowerError::Unsupported { .. } | LowerError::Link(_) => e.to_string(),
         LowerError::Pass { stage, message } => internal_error(source, &stage, &message),
-        LowerError::Internal(message) | LowerError::Pipeline(message) => {
-            internal_error(source, "lowering", &message)
+        LowerError::Internal {
+            location: Some(location),
+            message,
+        } => internal_error(&location, "lowering", &message),
+        LowerError::Internal {
+            location: None,
+            message,
         }
+        | LowerError::Pipeline(message) => internal_error(source, "lowering", &message),
     }
 }
 
@@ -406,8 +412,7 @@ fn lower(
         }
     }
     if offload.spirv || *stop_at != Stage::Binary {
-        rest.run(ctx, &mut module, print_spirv)
-            .map_err(ice)?;
+        rest.run(ctx, &mut module, print_spirv).map_err(ice)?;
         output.image.spirv = time_report::time("device serialization", || {
             hipmlir_dialect_passes::serialize_spirv(ctx, &mut module)
         })
