@@ -515,10 +515,15 @@ fn emit(opts: &BuildOptions, toolchain: &Toolchain) -> Result<(), String> {
     if opts.emit_mlir.is_some() && opts.output.is_some() && opts.inputs.len() > 1 {
         return Err("hipmlir: error: cannot specify -o when generating multiple output files (one per source)".into());
     }
-    // What is emitted is built, nothing else: the PTX of --emit-ptx, else the SPIR-V pipeline.
+    // What is emitted is built, nothing else: the PTX of --emit-ptx, the SPIR-V of
+    // --emit-spirv; --emit-mlir stops in the pipeline of the targets named (device.rs).
     let offload = crate::cli::Offload {
-        spirv: !opts.emit_ptx,
-        ptx: if opts.emit_ptx {
+        spirv: if opts.emit_mlir.is_some() {
+            opts.offload.spirv
+        } else {
+            !opts.emit_ptx
+        },
+        ptx: if opts.emit_ptx || opts.emit_mlir.is_some() {
             opts.offload.ptx.clone()
         } else {
             Vec::new()

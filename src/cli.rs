@@ -46,7 +46,9 @@ OPTIONS:
                              warning) when the NVPTX lowering cannot build it; targets named
                              here must all build. AMD architectures (gfx...) are ignored.
   --emit-mlir=<stage>        write the MLIR of a stage: frontend, outlined, lowered or spirv, or
-                             the MLIR after any pass of the device pipeline (--emit-mlir=cse)
+                             the MLIR after any pass of the device pipeline (--emit-mlir=cse):
+                             the NVPTX pipeline's when only sm_XX targets are named or the pass
+                             runs only there (--emit-mlir=hipmlir-lower-hip-to-nvptx)
   --function=<name>          restrict --emit-mlir and --save-temps MLIR to this kernel (mangled or
                              source name; repeatable)
   --mlir-print-ir-after-all  print the MLIR after every pass to stderr
@@ -72,21 +74,32 @@ pub enum EmitStage {
 
 impl EmitStage {
     fn parse(s: &str) -> Result<Self, String> {
-        use hipmlir_dialect_passes::{spirv_pipeline, stage_pass, Pipeline, SpirvOptions};
+        use hipmlir_dialect_passes::{
+            nvptx_pipeline, spirv_pipeline, stage_pass, NvptxOptions, Pipeline, SpirvOptions,
+        };
         if s == "frontend" {
             return Ok(EmitStage::Frontend);
         }
         if let Some(pass) = stage_pass(s) {
             return Ok(EmitStage::AfterPass(pass.to_string()));
         }
-        let runs_pass = Pipeline::parse(&spirv_pipeline(&SpirvOptions::default()))
-            .is_ok_and(|p| p.pass_names().contains(&s));
+        // A pass of either target's pipeline; which one runs follows the targets (device.rs).
+        let nvptx = NvptxOptions {
+            chip: DEFAULT_PTX_ARCH.into(),
+            libdevice: None,
+        };
+        let runs_pass = [
+            spirv_pipeline(&SpirvOptions::default()),
+            nvptx_pipeline(&nvptx),
+        ]
+        .iter()
+        .any(|text| Pipeline::parse(text).is_ok_and(|p| p.pass_names().contains(&s)));
         if runs_pass {
             return Ok(EmitStage::AfterPass(s.to_string()));
         }
         Err(format!(
             "hipmlir: error: invalid --emit-mlir stage '{s}' (expected frontend, outlined, \
-             lowered, spirv or a pass of the device pipeline: hipmlir --list-passes names them)"
+             lowered, spirv or a pass of a device pipeline: hipmlir --list-passes names them)"
         ))
     }
 }

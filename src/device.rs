@@ -254,9 +254,15 @@ fn lower_error(source: &str, e: LowerError) -> String {
     match e {
         LowerError::Unsupported { .. } | LowerError::Link(_) => e.to_string(),
         LowerError::Pass { stage, message } => internal_error(source, &stage, &message),
-        LowerError::Internal(message) | LowerError::Pipeline(message) => {
-            internal_error(source, "lowering", &message)
+        LowerError::Internal {
+            location: Some(location),
+            message,
+        } => internal_error(&location, "lowering", &message),
+        LowerError::Internal {
+            location: None,
+            message,
         }
+        | LowerError::Pipeline(message) => internal_error(source, "lowering", &message),
     }
 }
 
@@ -327,6 +333,15 @@ fn lower(
     // The points in pipeline order: (pass, stage named after it).
     let order = rest.pass_names();
     let position = |pass: &str| order.iter().position(|p| *p == pass);
+    if let Some(pass) = stop_pass {
+        if let Some(arch) = nvptx_emit_arch(offload, pass, position(pass).is_some()) {
+            return emit_nvptx_stage(ctx, module, arch, pass, print_ir_after_all, output)
+                .map_err(ice);
+        }
+    }
+    // With PTX targets only, the SPIR-V pipeline runs as far as the metadata for itself: what
+    // MLIR prints after each pass is the NVPTX pipeline's (lower_to_ptx).
+    let print_spirv = print_ir_after_all && (offload.spirv || *stop_at != Stage::Binary);
     let mut points: Vec<(String, Option<&'static str>)> = STAGES
         .iter()
         .map(|(stage, pass)| (pass.to_string(), Some(*stage)))
@@ -347,8 +362,7 @@ fn lower(
         let (head, tail) = rest.split_after(&pass).ok_or_else(|| {
             internal_error(source, "lowering", &format!("no pass '{pass}' left to run"))
         })?;
-        head.run(ctx, &mut module, print_ir_after_all)
-            .map_err(ice)?;
+        head.run(ctx, &mut module, print_spirv).map_err(ice)?;
         rest = tail;
         if pass == lowered {
             let globals = std::mem::take(&mut output.image.metadata.globals);
@@ -398,8 +412,7 @@ fn lower(
         }
     }
     if offload.spirv || *stop_at != Stage::Binary {
-        rest.run(ctx, &mut module, print_ir_after_all)
-            .map_err(ice)?;
+        rest.run(ctx, &mut module, print_spirv).map_err(ice)?;
         output.image.spirv = time_report::time("device serialization", || {
             hipmlir_dialect_passes::serialize_spirv(ctx, &mut module)
         })
@@ -428,6 +441,53 @@ fn lower(
             }
         }
     }
+    Ok(())
+}
+
+/// The NVIDIA architecture whose pipeline `--emit-mlir=<pass>` stops in: with PTX targets only,
+/// or for a pass that the SPIR-V pipeline does not run; None for the SPIR-V pipeline.
+fn nvptx_emit_arch<'a>(offload: &'a Offload, pass: &str, in_spirv: bool) -> Option<&'a str> {
+    use hipmlir_dialect_passes::{nvptx_pipeline, NvptxOptions, Pipeline};
+    let arch = offload.ptx.first()?;
+    if offload.spirv && in_spirv {
+        return None;
+    }
+    let options = NvptxOptions {
+        chip: arch.clone(),
+        libdevice: None,
+    };
+    let runs =
+        Pipeline::parse(&nvptx_pipeline(&options)).is_ok_and(|p| p.pass_names().contains(&pass));
+    runs.then_some(arch.as_str())
+}
+
+/// `--emit-mlir=<pass>` of the NVPTX pipeline: the module after `pass`, with the metadata of
+/// the kernels it still holds (for `--function`).
+fn emit_nvptx_stage(
+    ctx: &melior::Context,
+    mut module: Module,
+    arch: &str,
+    pass: &str,
+    print_ir_after_all: bool,
+    output: &mut DeviceOutput,
+) -> Result<(), LowerError> {
+    use hipmlir_dialect_passes::{nvptx_pipeline, NvptxOptions, Pipeline};
+    let options = NvptxOptions {
+        chip: arch.to_string(),
+        libdevice: crate::paths::libdevice(),
+    };
+    let pipeline = Pipeline::parse(&nvptx_pipeline(&options))?;
+    let Some((head, _)) = pipeline.split_after(pass) else {
+        return Err(LowerError::Pipeline(format!(
+            "the NVPTX pipeline runs no pass '{pass}'"
+        )));
+    };
+    head.run(ctx, &mut module, print_ir_after_all)?;
+    // Kernels converted to llvm.func (after convert-gpu-to-nvvm) carry no metadata any more.
+    if let Ok(kernels) = hipmlir_dialect_passes::kernel_metadata(&module) {
+        output.image.metadata = ModuleMetadata::new(kernels);
+    }
+    output.mlir_text = Some(module.as_operation().to_string());
     Ok(())
 }
 

@@ -493,6 +493,58 @@ fn save_temps_keeps_every_stage() {
     }
 }
 
+/// `--emit-mlir=<pass>` and `--mlir-print-ir-after-all` follow the NVPTX pipeline when the
+/// target is PTX (or the pass runs only there).
+#[test]
+fn emit_mlir_after_a_pass_of_the_nvptx_pipeline() {
+    let src = repo().join("tests/programs/templates_and_launches.hip");
+    let src = src.to_str().unwrap();
+    let out = run_hipmlir(&[
+        src,
+        "--offload-arch=sm_90",
+        "--emit-mlir=hipmlir-lower-hip-to-nvptx",
+        "--function=physics::damp",
+        "--mlir-print-ir-after-all",
+        "-o",
+        "-",
+    ]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let t = stdout(&out);
+    assert!(t.contains("gpu.func @_ZN7physics4dampEPffi"), "{t}");
+    assert!(!t.contains("@_Z4fillPii") && !t.contains("spirv"), "{t}");
+    let printed = stderr(&out);
+    assert!(
+        printed.contains("IR Dump After HipmlirAddressSpacesToNvptx")
+            && printed.contains("IR Dump After HipmlirLowerHipToNvptx")
+            && !printed.contains("Spirv"),
+        "{printed}"
+    );
+    // A pass of the NVPTX pipeline only, with the default targets (spirv64 and sm_70).
+    let out = run_hipmlir(&[
+        src,
+        "--emit-mlir=hipmlir-address-spaces-to-nvptx",
+        "-o",
+        "-",
+    ]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(stdout(&out).contains("gpu.module"), "{}", stdout(&out));
+    // The PTX build prints the NVPTX pipeline's passes, not the SPIR-V one's.
+    let out = run_hipmlir(&[
+        src,
+        "--offload-arch=sm_90",
+        "--emit-ptx",
+        "-o",
+        "/dev/null",
+        "--mlir-print-ir-after-all",
+    ]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let printed = stderr(&out);
+    assert!(
+        printed.contains("IR Dump After HipmlirNvptxByvalParameters") && !printed.contains("Spirv"),
+        "{printed}"
+    );
+}
+
 #[test]
 fn emit_mlir_with_function_filter() {
     let src = repo().join("tests/programs/templates_and_launches.hip");

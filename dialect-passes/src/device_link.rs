@@ -236,7 +236,10 @@ fn resolve(name: &str, existing: &Symbol, new: &Symbol) -> Result<Action, LowerE
 /// single translation unit's always were) and come before every function (SPIR-V wants a
 /// variable before the functions that use it), and functions lose the linkage attribute.
 fn internalize(ctx: &Context, module: &Module) {
-    let internal = Attribute::parse(ctx, "#llvm.linkage<internal>");
+    let internal = Some(llvm_linkage(
+        ctx,
+        mlir_sys::MlirLLVMLinkage_MlirLLVMLinkageInternal,
+    ));
     let ops = top_level(module);
     // SAFETY: live top-level operations of `module`.
     let first_function = ops
@@ -318,7 +321,7 @@ fn rename(
         mlir_sys::mlirSymbolTableReplaceAllSymbolUses(string_ref(old), string_ref(new), within)
     };
     if result.value == 0 {
-        return Err(LowerError::Internal(format!(
+        return Err(LowerError::bug(format!(
             "device link: cannot rename the uses of '{old}'"
         )));
     }
@@ -378,10 +381,22 @@ struct LinkageAttributes<'c> {
 impl<'c> LinkageAttributes<'c> {
     fn new(ctx: &'c Context) -> Self {
         LinkageAttributes {
-            linkonce_odr: Attribute::parse(ctx, "#llvm.linkage<linkonce_odr>"),
-            external: Attribute::parse(ctx, "#llvm.linkage<external>"),
+            linkonce_odr: Some(llvm_linkage(
+                ctx,
+                mlir_sys::MlirLLVMLinkage_MlirLLVMLinkageLinkonceODR,
+            )),
+            external: Some(llvm_linkage(
+                ctx,
+                mlir_sys::MlirLLVMLinkage_MlirLLVMLinkageExternal,
+            )),
         }
     }
+}
+
+/// `#llvm.linkage<...>` (melior's own builder knows no linkonce_odr).
+fn llvm_linkage(ctx: &Context, linkage: mlir_sys::MlirLLVMLinkage) -> Attribute<'_> {
+    // SAFETY: the C API returns an attribute of `ctx`.
+    unsafe { Attribute::from_raw(mlir_sys::mlirLLVMLinkageAttrGet(ctx.to_raw(), linkage)) }
 }
 
 fn same_type(a: &OperationRef, b: &OperationRef) -> bool {

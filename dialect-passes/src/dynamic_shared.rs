@@ -31,7 +31,7 @@ const PLACEHOLDER: &str = "__hipmlir_dynamic_shared";
 const WORKGROUP: u32 = crate::address_space_map::spirv::WORKGROUP;
 
 fn err(e: impl std::fmt::Display) -> LowerError {
-    LowerError::Internal(format!("dynamic shared memory: {e}"))
+    LowerError::bug(format!("dynamic shared memory: {e}"))
 }
 
 fn names_placeholder(op: &melior::ir::OperationRef) -> bool {

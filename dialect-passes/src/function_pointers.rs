@@ -17,7 +17,7 @@
 
 use std::collections::HashMap;
 
-use melior::ir::attribute::{FlatSymbolRefAttribute, IntegerAttribute};
+use melior::ir::attribute::{FlatSymbolRefAttribute, FloatAttribute, IntegerAttribute};
 use melior::ir::block::BlockLike;
 use melior::ir::operation::{
     OperationBuilder, OperationLike, OperationMutLike, OperationRef, WalkOrder, WalkResult,
@@ -50,7 +50,7 @@ const BAD_CALL_STRING: &str = "__hipmlir_str_bad_function_pointer";
 const BAD_CALL_PRINTF: &str = "__hipmlir_printf_bad_function_pointer";
 
 fn err(e: impl std::fmt::Display) -> LowerError {
-    LowerError::Internal(format!("function pointers: {e}"))
+    LowerError::bug(format!("function pointers: {e}"))
 }
 
 /// A function pointer's possible target: its symbol and id.
@@ -328,13 +328,13 @@ fn bad_call<'c>(
         let op = if ty.is_llvm_pointer_type() {
             OperationBuilder::new("llvm.mlir.zero", loc)
         } else {
-            let text = if ty.is_float() {
-                format!("0.0 : {ty}")
+            let zero: Attribute = if ty.is_float() {
+                FloatAttribute::new(ctx, *ty, 0.0).into()
+            } else if ty.is_integer() || ty.is_index() {
+                IntegerAttribute::new(*ty, 0).into()
             } else {
-                format!("0 : {ty}")
+                return Err(err(format!("no zero of type {ty}")));
             };
-            let zero =
-                Attribute::parse(ctx, &text).ok_or_else(|| err(format!("no zero of type {ty}")))?;
             OperationBuilder::new("arith.constant", loc)
                 .add_attributes(&[named(ctx, "value", zero)])
         };

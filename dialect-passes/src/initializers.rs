@@ -7,21 +7,19 @@
 //! instruction has at most 65535 words), so the serializer's patch gives them `OpConstantNull`.
 
 use hipmlir_device_image::ZERO_INITIALIZER_ATTRIBUTE;
-use melior::ir::attribute::{
-    ArrayAttribute, FlatSymbolRefAttribute, IntegerAttribute, StringAttribute, TypeAttribute,
-};
+use melior::ir::attribute::{FlatSymbolRefAttribute, IntegerAttribute, StringAttribute};
 use melior::ir::block::BlockLike;
-use melior::ir::operation::{OperationBuilder, OperationLike};
+use melior::ir::operation::OperationLike;
 use melior::ir::r#type::IntegerType;
-use melior::ir::{Attribute, AttributeLike, BlockRef, Identifier, Type};
+use melior::ir::{Attribute, AttributeLike, BlockRef, Type};
 
-use crate::pointers::Rewriter;
+use crate::builder::{Rewriter, SPEC_CONSTANT};
 use crate::LowerError;
 
 const BYTE_PREFIX: &str = "__hipmlir_byte_";
 
 fn err(e: impl std::fmt::Display) -> LowerError {
-    LowerError::Internal(format!("global initializer: {e}"))
+    LowerError::bug(format!("global initializer: {e}"))
 }
 
 /// The attribute that gives `spirv.GlobalVariable` `symbol` (of SPIR-V type `ty`, a byte array)
@@ -44,7 +42,7 @@ pub(crate) fn initializer<'c>(
     // Byte constants sit at the start of the block, so the walk stops at the first other op.
     let mut next = block.first_operation();
     while let Some(op) = next {
-        if op.name().as_string_ref().as_str() != Ok("spirv.SpecConstant") {
+        if op.name().as_string_ref().as_str() != Ok(SPEC_CONSTANT) {
             break;
         }
         if let Some(b) = op
@@ -63,39 +61,13 @@ pub(crate) fn initializer<'c>(
         if std::mem::replace(&mut defined[b as usize], true) {
             continue;
         }
-        let constant = OperationBuilder::new("spirv.SpecConstant", rw.loc)
-            .add_attributes(&[
-                (
-                    Identifier::new(ctx, "sym_name"),
-                    StringAttribute::new(ctx, &name(b)).into(),
-                ),
-                (
-                    Identifier::new(ctx, "default_value"),
-                    IntegerAttribute::new(i8t, b as i8 as i64).into(),
-                ),
-            ])
-            .build()
-            .map_err(err)?;
-        block.insert_operation(0, constant);
+        let value = IntegerAttribute::new(i8t, b as i8 as i64).into();
+        Rewriter::at_start(ctx, rw.block, rw.loc).spec_constant(&name(b), value)?;
     }
-    let constituents: Vec<Attribute> = bytes
-        .iter()
-        .map(|b| FlatSymbolRefAttribute::new(ctx, &name(*b)).into())
-        .collect();
+    let constituents: Vec<String> = bytes.iter().map(|b| name(*b)).collect();
+    let constituents: Vec<&str> = constituents.iter().map(String::as_str).collect();
     let composite = format!("__hipmlir_init_{symbol}");
-    rw.op(
-        "spirv.SpecConstantComposite",
-        &[],
-        &[],
-        &[
-            ("sym_name", StringAttribute::new(ctx, &composite).into()),
-            ("type", TypeAttribute::new(ty).into()),
-            (
-                "constituents",
-                ArrayAttribute::new(ctx, &constituents).into(),
-            ),
-        ],
-    )?;
+    rw.spec_constant_composite(&composite, ty, &constituents)?;
     Ok((
         "initializer",
         FlatSymbolRefAttribute::new(ctx, &composite).into(),

@@ -10,6 +10,7 @@
 mod address_space_map;
 mod address_spaces;
 mod atomics;
+mod builder;
 mod context;
 mod device_link;
 mod dynamic_shared;
@@ -24,6 +25,7 @@ mod passes;
 mod pipeline;
 mod pointers;
 mod registry;
+mod spirv_ir;
 mod spirv_patch;
 mod traps;
 
@@ -38,7 +40,7 @@ pub use pipeline::{
 };
 pub use registry::{PassInfo, PASSES};
 
-use melior::ir::Module;
+use melior::ir::{Location, Module};
 use melior::Context;
 
 #[derive(Debug, thiserror::Error)]
@@ -56,8 +58,46 @@ pub enum LowerError {
     /// Symbols that do not link (a clang-style diagnostic).
     #[error("{0}")]
     Link(String),
-    #[error("internal compiler error: {0}")]
-    Internal(String),
+    /// A bug of hipmlir's: `location` is the source location (`file:line:col`) of the
+    /// operation being lowered, None where no operation is to blame.
+    #[error("{}internal compiler error: {message}", location.as_ref().map(|l| format!("{l}: ")).unwrap_or_default())]
+    Internal {
+        location: Option<String>,
+        message: String,
+    },
+}
+
+impl LowerError {
+    /// An internal error at the operation whose location is `loc`.
+    pub(crate) fn internal(loc: Location, message: impl std::fmt::Display) -> Self {
+        LowerError::Internal {
+            location: source_location(loc),
+            message: message.to_string(),
+        }
+    }
+
+    /// An internal error of the module as a whole.
+    pub(crate) fn bug(message: impl std::fmt::Display) -> Self {
+        LowerError::Internal {
+            location: None,
+            message: message.to_string(),
+        }
+    }
+}
+
+/// `file:line:col` of the first file location in `loc` (an inlined op's callsite location
+/// names the callee's line first), None for an unknown location.
+pub(crate) fn source_location(loc: Location) -> Option<String> {
+    let text = loc.to_string();
+    let start = text.find('"')?;
+    let (file, rest) = text[start + 1..].split_once('"')?;
+    let position: String = rest
+        .strip_prefix(':')?
+        .chars()
+        .take_while(|c| c.is_ascii_digit() || *c == ':')
+        .collect();
+    let position = position.trim_end_matches(':');
+    (!position.is_empty()).then(|| format!("{file}:{position}"))
 }
 
 /// After the pipeline: serializes the spirv.module and returns the SPIR-V words as bytes.

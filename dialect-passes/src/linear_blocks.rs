@@ -23,7 +23,7 @@ use crate::passes::SUBGROUP_OPS;
 use crate::LowerError;
 
 fn err(e: impl std::fmt::Display) -> LowerError {
-    LowerError::Internal(format!("linearizing blocks: {e}"))
+    LowerError::bug(format!("linearizing blocks: {e}"))
 }
 
 pub fn linearize_warp_blocks(ctx: &Context, module: &Module) -> Result<(), LowerError> {
@@ -92,7 +92,7 @@ fn linearize(
         // SAFETY: the value lives as long as the kernel.
         Ok(unsafe { Value::from_raw(v.to_raw()) })
     };
-    let x = Attribute::parse(ctx, "#gpu<dim x>").ok_or_else(|| err("dimension attribute"))?;
+    let x = crate::spirv_ir::gpu_dimension_attr(ctx, 0);
     let linear = emit("gpu.thread_id", &[], &[("dimension", x)])?;
     let mut dim = Vec::new();
     for d in &block_dims {

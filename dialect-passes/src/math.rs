@@ -9,20 +9,17 @@
 
 use std::collections::HashSet;
 
-use melior::ir::attribute::{FlatSymbolRefAttribute, StringAttribute, TypeAttribute};
 use melior::ir::block::BlockLike;
-use melior::ir::operation::{OperationBuilder, OperationLike, WalkOrder, WalkResult};
+use melior::ir::operation::{OperationLike, WalkOrder, WalkResult};
 use melior::ir::r#type::FunctionType;
-use melior::ir::{
-    Attribute, Identifier, Module, OperationRef, Region, RegionLike, Type, Value, ValueLike,
-};
+use melior::ir::{Module, OperationRef, RegionLike, Type, ValueLike};
 use melior::Context;
 use mlir_sys::{
-    mlirBlockInsertOwnedOperationBefore, mlirOperationDestroy, mlirOperationGetBlock,
-    mlirOperationGetResult, mlirOperationRemoveFromParent, mlirValueReplaceAllUsesOfWith,
-    MlirOperation,
+    mlirOperationDestroy, mlirOperationRemoveFromParent, mlirValueReplaceAllUsesOfWith,
+    MlirOperation, MlirValue,
 };
 
+use crate::builder::Rewriter;
 use crate::LowerError;
 
 /// The prefix of placeholder imports; the OpenCL.std instruction number follows.
@@ -124,10 +121,6 @@ fn library_entry(symbol: &str) -> Option<(&'static str, u32)> {
     find(symbol).or_else(|| symbol.strip_suffix('f').and_then(find))
 }
 
-fn err(e: impl std::fmt::Display) -> LowerError {
-    LowerError::Internal(e.to_string())
-}
-
 pub fn lower_math_to_opencl(ctx: &Context, module: &Module) -> Result<(), LowerError> {
     let mut work: Vec<MlirOperation> = Vec::new();
     let mut library_decls: Vec<MlirOperation> = Vec::new();
@@ -191,73 +184,43 @@ fn lower_op(
 ) -> Result<(), LowerError> {
     let name = op.name();
     let name = name.as_string_ref().as_str().unwrap_or("").to_string();
-    let loc = op.location();
-    let operands: Vec<Value> = op.operands().collect();
-    let result = op.result(0).map_err(err)?;
+    let rw = Rewriter::before(ctx, op);
+    let operands: Vec<MlirValue> = op.operands().map(|v| v.to_raw()).collect();
+    let result = op.result(0).map_err(|e| rw.error(e))?;
     let result_type = result.r#type();
-    // SAFETY: the op sits in a block.
-    let block = unsafe { mlirOperationGetBlock(op.to_raw()) };
-    let insert = |new: melior::ir::Operation| -> MlirOperation {
-        let raw = new.to_raw();
-        std::mem::forget(new);
-        // SAFETY: a fresh operation placed before the live op it replaces.
-        unsafe { mlirBlockInsertOwnedOperationBefore(block, op.to_raw(), raw) };
-        raw
-    };
-
-    let replace = |new: MlirOperation| {
-        // SAFETY: both values are live; the old op is destroyed by the caller.
-        unsafe { mlirValueReplaceAllUsesOfWith(result.to_raw(), mlirOperationGetResult(new, 0)) };
-        Ok(())
-    };
-    // An op of the same operands and result.
-    let replace_with = |name: &str| {
-        let new = OperationBuilder::new(name, loc)
-            .add_operands(&operands)
-            .add_results(&[result_type])
-            .build()
-            .map_err(err)?;
-        replace(insert(new))
-    };
-
-    if let Some((_, spirv)) = CLASSIFY.iter().find(|(n, _)| *n == name) {
-        replace_with(spirv)
+    let new = if let Some((_, spirv)) = CLASSIFY.iter().find(|(n, _)| *n == name) {
+        rw.instruction(spirv, &operands, result_type)?
     } else {
         let (cl_name, number) = match OPS.iter().find(|(n, ..)| *n == name) {
             Some((_, cl, n)) => (*cl, *n),
             None => callee(op)
                 .and_then(|c| library_entry(&c))
-                .ok_or_else(|| err(format!("no OpenCL.std form for {name}")))?,
+                .ok_or_else(|| rw.error(format!("no OpenCL.std form for {name}")))?,
         };
         // MLIR names its OpenCL.std ops after the instructions.
         let mlir_op = format!("spirv.CL.{cl_name}");
         if ctx.is_registered_operation(&mlir_op) {
-            return replace_with(&mlir_op);
+            rw.instruction(&mlir_op, &operands, result_type)?
+        } else {
+            let inputs: Vec<Type> = op.operands().map(|v| v.r#type()).collect();
+            let signature: Vec<String> = inputs
+                .iter()
+                .chain(std::iter::once(&result_type))
+                .map(|t| t.to_string())
+                .collect();
+            let import = format!(
+                "{OPENCL_STD_PREFIX}{number}_{cl_name}_{}",
+                signature.join("_")
+            );
+            if declared.insert(import.clone()) {
+                declare_import(ctx, op, &import, &inputs, result_type)?;
+            }
+            rw.function_call(&import, &operands, result_type)?
         }
-        let inputs: Vec<Type> = operands.iter().map(|v| v.r#type()).collect();
-        let signature: Vec<String> = inputs
-            .iter()
-            .chain(std::iter::once(&result_type))
-            .map(|t| t.to_string())
-            .collect();
-        let import = format!(
-            "{OPENCL_STD_PREFIX}{number}_{cl_name}_{}",
-            signature.join("_")
-        );
-        if declared.insert(import.clone()) {
-            declare_import(ctx, op, &import, &inputs, result_type)?;
-        }
-        let call = OperationBuilder::new("spirv.FunctionCall", loc)
-            .add_operands(&operands)
-            .add_results(&[result_type])
-            .add_attributes(&[(
-                Identifier::new(ctx, "callee"),
-                FlatSymbolRefAttribute::new(ctx, &import).into(),
-            )])
-            .build()
-            .map_err(err)?;
-        replace(insert(call))
-    }
+    };
+    // SAFETY: both values are live; the old op is destroyed by the caller.
+    unsafe { mlirValueReplaceAllUsesOfWith(result.to_raw(), new) };
+    Ok(())
 }
 
 /// `spirv.func @name(...) "Pure"` imported by linkage, at the top of the enclosing gpu.module.
@@ -268,6 +231,7 @@ fn declare_import(
     inputs: &[Type],
     result: Type,
 ) -> Result<(), LowerError> {
+    let at = |e: &dyn std::fmt::Display| LowerError::internal(user.location(), e);
     let mut parent = user.parent_operation();
     while let Some(p) = parent {
         if p.name().as_string_ref().as_str() == Ok("gpu.module") {
@@ -275,36 +239,13 @@ fn declare_import(
         }
         parent = p.parent_operation();
     }
-    let module = parent.ok_or_else(|| err("math outside a gpu.module"))?;
+    let module = parent.ok_or_else(|| at(&"math outside a gpu.module"))?;
     let body = module
         .region(0)
-        .map_err(err)?
+        .map_err(|e| at(&e))?
         .first_block()
-        .ok_or_else(|| err("empty gpu.module"))?;
+        .ok_or_else(|| at(&"empty gpu.module"))?;
     let function_type = FunctionType::new(ctx, inputs, &[result]);
-    let linkage = Attribute::parse(
-        ctx,
-        &format!("#spirv.linkage_attributes<linkage_name = \"{name}\", linkage_type = <Import>>"),
-    )
-    .ok_or_else(|| err("linkage attribute"))?;
-    let control = Attribute::parse(ctx, "#spirv.function_control<Pure>")
-        .ok_or_else(|| err("function control attribute"))?;
-    let decl = OperationBuilder::new("spirv.func", user.location())
-        .add_attributes(&[
-            (
-                Identifier::new(ctx, "sym_name"),
-                StringAttribute::new(ctx, name).into(),
-            ),
-            (
-                Identifier::new(ctx, "function_type"),
-                TypeAttribute::new(function_type.into()).into(),
-            ),
-            (Identifier::new(ctx, "function_control"), control),
-            (Identifier::new(ctx, "linkage_attributes"), linkage),
-        ])
-        .add_regions([Region::new()])
-        .build()
-        .map_err(err)?;
-    body.insert_operation(0, decl);
-    Ok(())
+    Rewriter::at_start(ctx, body.to_raw(), user.location())
+        .imported_pure_function(name, function_type)
 }

@@ -18,7 +18,7 @@ use mlir_sys::{
 use crate::LowerError;
 
 fn err(e: impl std::fmt::Display) -> LowerError {
-    LowerError::Internal(format!("kernel metadata: {e}"))
+    LowerError::bug(format!("kernel metadata: {e}"))
 }
 
 /// The metadata of every kernel in `module`, in IR order.

@@ -213,7 +213,7 @@ fn libdevice_name(symbol: &str) -> Option<String> {
 }
 
 fn err(e: impl std::fmt::Display) -> LowerError {
-    LowerError::Internal(format!("lowering HIP for NVPTX: {e}"))
+    LowerError::bug(format!("lowering HIP for NVPTX: {e}"))
 }
 
 fn text_of(a: Attribute) -> String {

@@ -8,6 +8,8 @@ use melior::ir::operation::{
 use melior::ir::{Attribute, AttributeLike, Module, RegionLike, ValueLike};
 use melior::Context;
 
+use crate::atomics::BinOp;
+use crate::spirv_ir;
 use crate::LowerError;
 
 /// The SPIR-V capabilities hipmlir asks for by default (Int8/Int16 for char and short, Float64
@@ -52,9 +54,8 @@ pub(crate) const SUBGROUP_OPS: &[&str] = &[
 /// A kernel that uses warp operations also requires 32-wide subgroups, the warpSize hipmlir
 /// reports (it needs SubgroupDispatch, so only such kernels ask for it).
 pub fn mark_entry_points(ctx: &Context, module: &Module) {
-    let plain = Attribute::parse(ctx, "#spirv.entry_point_abi<>").expect("valid attribute");
-    let warp = Attribute::parse(ctx, "#spirv.entry_point_abi<subgroup_size = 32>")
-        .expect("valid attribute");
+    let plain = spirv_ir::entry_point_abi(ctx, None);
+    let warp = spirv_ir::entry_point_abi(ctx, Some(32));
     let mut kernels = Vec::new();
     module.as_operation().walk(WalkOrder::PreOrder, |op| {
         if op.name().as_string_ref().as_str() == Ok("gpu.func") && op.has_attribute("gpu.kernel") {
@@ -88,22 +89,20 @@ pub fn binary_object(module: &Module) -> Result<Vec<u8>, LowerError> {
         if o.name().as_string_ref().as_str() == Ok("gpu.binary") {
             let objects = o
                 .attribute("objects")
-                .map_err(|e| LowerError::Internal(e.to_string()))?;
+                .map_err(|e| LowerError::bug(e.to_string()))?;
             // SAFETY: `objects` is a live attribute; its kind is checked before it is read.
             let object = unsafe {
                 if !mlir_sys::mlirAttributeIsAArray(objects.to_raw())
                     || mlir_sys::mlirArrayAttrGetNumElements(objects.to_raw()) != 1
                 {
-                    return Err(LowerError::Internal(
-                        "gpu.binary must hold exactly one object".into(),
-                    ));
+                    return Err(LowerError::bug("gpu.binary must hold exactly one object"));
                 }
                 Attribute::from_raw(mlir_sys::mlirArrayAttrGetElement(objects.to_raw(), 0))
             };
             // SAFETY: `object` is a live attribute; the C API checks its kind first.
             unsafe {
                 if !mlir_sys::mlirAttributeIsAGPUObjectAttr(object.to_raw()) {
-                    return Err(LowerError::Internal("gpu.binary holds no object".into()));
+                    return Err(LowerError::bug("gpu.binary holds no object"));
                 }
                 let bytes = mlir_sys::mlirGPUObjectAttrGetObject(object.to_raw());
                 return Ok(
@@ -113,14 +112,12 @@ pub fn binary_object(module: &Module) -> Result<Vec<u8>, LowerError> {
         }
         op = o.next_in_block();
     }
-    Err(LowerError::Internal(
-        "no gpu.binary after serialization".into(),
-    ))
+    Err(LowerError::bug("no gpu.binary after serialization"))
 }
 
 /// What spirv-update-vce does not derive, added when the module needs it: 64-bit atomics need the
 /// `Int64Atomics` capability, `NoSignedWrap` decorations their extension.
-pub fn add_missing_capabilities(ctx: &Context, module: &Module) -> Result<(), LowerError> {
+pub fn add_missing_capabilities(module: &Module) -> Result<(), LowerError> {
     let mut spirv_modules = Vec::new();
     let mut needs_int64_atomics = false;
     let mut needs_no_wrap = false;
@@ -145,27 +142,15 @@ pub fn add_missing_capabilities(ctx: &Context, module: &Module) -> Result<(), Lo
     for raw in spirv_modules {
         // SAFETY: a live spirv.module found by the walk.
         let mut op = unsafe { OperationRefMut::from_raw(raw) };
-        let mut vce = op
+        let vce = op
             .attribute("vce_triple")
-            .map_err(|e| LowerError::Internal(e.to_string()))?
-            .to_string();
-        // #spirv.vce<version, [capabilities], [extensions]>
-        if needs_int64_atomics && !vce.contains("Int64Atomics") {
-            vce = vce.replacen('[', "[Int64Atomics, ", 1);
-        }
-        if needs_no_wrap && !vce.contains(NO_WRAP_EXTENSION) {
-            let at = vce
-                .rfind('[')
-                .ok_or_else(|| LowerError::Internal(format!("bad vce triple {vce}")))?;
-            let separator = if vce[at + 1..].starts_with(']') {
-                ""
-            } else {
-                ", "
-            };
-            vce.insert_str(at + 1, &format!("{NO_WRAP_EXTENSION}{separator}"));
-        }
-        let attr = Attribute::parse(ctx, &vce)
-            .ok_or_else(|| LowerError::Internal(format!("bad vce triple {vce}")))?;
+            .map_err(|e| LowerError::internal(op.location(), e))?;
+        let attr = spirv_ir::vce_with(
+            vce,
+            needs_int64_atomics.then_some(spirv_ir::CAPABILITY_INT64_ATOMICS),
+            needs_no_wrap.then_some(NO_WRAP_EXTENSION),
+        )
+        .ok_or_else(|| LowerError::internal(op.location(), format!("bad vce triple {vce}")))?;
         op.set_attribute("vce_triple", attr);
     }
     Ok(())
@@ -256,13 +241,11 @@ pub fn uses_float_atomic_add(module: &Module) -> bool {
     let mut found = false;
     module.as_operation().walk(WalkOrder::PreOrder, |op| {
         if op.name().as_string_ref().as_str() == Ok("llvm.atomicrmw") {
-            let bin_op = op
-                .attribute("bin_op")
-                .ok()
-                .and_then(|a| melior::ir::attribute::IntegerAttribute::try_from(a).ok())
-                .map(|a| a.value());
-            let f32_result = op.result(0).is_ok_and(|r| r.r#type().to_string() == "f32");
-            if matches!(bin_op, Some(11 | 12)) && f32_result {
+            let bin_op = crate::atomics::BinOp::of(&op);
+            let f32_result = op
+                .result(0)
+                .is_ok_and(|r| melior::ir::TypeLike::is_f32(&r.r#type()));
+            if matches!(bin_op, Some(BinOp::FAdd | BinOp::FSub)) && f32_result {
                 found = true;
             }
         }

@@ -320,8 +320,8 @@ impl Pipeline {
         if module.as_operation().verify() {
             Ok(())
         } else {
-            Err(LowerError::Internal(
-                "the module does not verify after the pass pipeline".into(),
+            Err(LowerError::bug(
+                "the module does not verify after the pass pipeline",
             ))
         }
     }

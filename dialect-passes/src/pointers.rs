@@ -11,42 +11,44 @@
 use hipmlir_device_image::BYVAL_ATTRIBUTE;
 use melior::ir::attribute::{IntegerAttribute, StringAttribute, TypeAttribute};
 use melior::ir::block::BlockLike;
-use melior::ir::operation::{OperationBuilder, OperationLike, OperationMutLike, OperationRefMut};
+use melior::ir::operation::{OperationLike, OperationMutLike, OperationRefMut};
 use melior::ir::operation::{WalkOrder, WalkResult};
 use melior::ir::r#type::{FunctionType, IntegerType};
 use melior::ir::{
-    Attribute, AttributeLike, Identifier, Location, Module, OperationRef, RegionLike, Type,
-    TypeLike, Value, ValueLike,
+    Attribute, AttributeLike, Module, OperationRef, RegionLike, Type, TypeLike, Value, ValueLike,
 };
 use melior::Context;
 use mlir_sys::{
-    mlirBlockInsertOwnedOperation, mlirBlockInsertOwnedOperationBefore,
     mlirDenseArrayGetNumElements, mlirDenseI32ArrayGetElement, mlirLLVMArrayTypeGetElementType,
     mlirLLVMPointerTypeGetAddressSpace, mlirLLVMStructTypeGetElementType,
-    mlirLLVMStructTypeGetNumElementTypes, mlirOperationDestroy, mlirOperationGetBlock,
-    mlirOperationGetResult, mlirOperationRemoveFromParent, mlirTypeIsALLVMPointerType,
-    mlirTypeIsALLVMStructType, mlirValueReplaceAllUsesOfWith, mlirValueSetType, MlirBlock,
-    MlirOperation, MlirValue,
+    mlirLLVMStructTypeGetNumElementTypes, mlirOperationDestroy, mlirOperationRemoveFromParent,
+    mlirTypeIsALLVMPointerType, mlirTypeIsALLVMStructType, mlirValueReplaceAllUsesOfWith,
+    mlirValueSetType, MlirOperation, MlirValue,
 };
 
 use crate::atomics;
+use crate::builder::{type_of, Cast, Rewriter};
+use crate::spirv_ir::{self, MemorySemantics, Scope, StorageClass};
 use crate::LowerError;
 
-/// The SPIR-V storage class of an LLVM address space (SPIR numbering).
-fn storage_class(address_space: u32) -> Result<&'static str, LowerError> {
+/// The SPIR-V storage class of an LLVM address space (SPIR numbering), and back.
+const STORAGE_CLASSES: [(u32, StorageClass); 5] = {
     use crate::address_space_map::spirv;
-    Ok(match address_space {
-        spirv::FUNCTION => "Function",
-        spirv::CROSS_WORKGROUP => "CrossWorkgroup",
-        spirv::UNIFORM_CONSTANT => "UniformConstant",
-        spirv::WORKGROUP => "Workgroup",
-        spirv::GENERIC => "Generic",
-        other => {
-            return Err(LowerError::Internal(format!(
-                "pointer in unknown address space {other}"
-            )))
-        }
-    })
+    [
+        (spirv::FUNCTION, StorageClass::Function),
+        (spirv::CROSS_WORKGROUP, StorageClass::CrossWorkgroup),
+        (spirv::UNIFORM_CONSTANT, StorageClass::UniformConstant),
+        (spirv::WORKGROUP, StorageClass::Workgroup),
+        (spirv::GENERIC, StorageClass::Generic),
+    ]
+};
+
+fn storage_class(address_space: u32) -> Result<StorageClass, String> {
+    STORAGE_CLASSES
+        .iter()
+        .find(|(space, _)| *space == address_space)
+        .map(|(_, class)| *class)
+        .ok_or_else(|| format!("pointer in unknown address space {address_space}"))
 }
 
 fn is_llvm_ptr(t: Type) -> bool {
@@ -61,122 +63,73 @@ pub(crate) fn address_space(t: Type) -> u32 {
         // SAFETY: `t` is an LLVM pointer type.
         return unsafe { mlirLLVMPointerTypeGetAddressSpace(t.to_raw()) };
     }
-    let text = t.to_string();
-    let class = text
-        .strip_prefix("!spirv.ptr<")
-        .and_then(|rest| rest.rsplit(", ").next())
-        .map(|c| c.trim_end_matches('>'))
-        .unwrap_or("");
-    (0..=4)
-        .find(|space| storage_class(*space).ok() == Some(class))
-        .unwrap_or(u32::MAX)
+    spirv_ir::pointer_storage_class(t)
+        .and_then(|class| STORAGE_CLASSES.iter().find(|(_, c)| *c == class))
+        .map_or(u32::MAX, |(space, _)| *space)
 }
 
-/// The SPIR-V spelling of a memory type: scalars unchanged, pointers as byte pointers, arrays and
+/// The SPIR-V form of a memory type: scalars unchanged, pointers as byte pointers, arrays and
 /// structs element by element.
-fn spirv_type_text(t: Type) -> Result<String, LowerError> {
+fn spirv_type<'c>(ctx: &'c Context, t: Type<'c>) -> Result<Type<'c>, String> {
     let raw = t.to_raw();
     if is_llvm_ptr(t) {
-        return Ok(format!(
-            "!spirv.ptr<i8, {}>",
-            storage_class(address_space(t))?
-        ));
+        return byte_ptr(ctx, address_space(t));
     }
     // SAFETY: type queries on a live type; element accessors only after the kind check.
     unsafe {
         if mlirTypeIsALLVMStructType(raw) {
             let n = mlirLLVMStructTypeGetNumElementTypes(raw);
             let fields = (0..n)
-                .map(|i| spirv_type_text(Type::from_raw(mlirLLVMStructTypeGetElementType(raw, i))))
+                .map(|i| {
+                    spirv_type(
+                        ctx,
+                        Type::from_raw(mlirLLVMStructTypeGetElementType(raw, i)),
+                    )
+                })
                 .collect::<Result<Vec<_>, _>>()?;
-            return Ok(format!("!spirv.struct<({})>", fields.join(", ")));
+            return Ok(spirv_ir::struct_type(ctx, &fields));
+        }
+        if let Some(length) = spirv_ir::llvm_array_length(t) {
+            let element = spirv_type(ctx, Type::from_raw(mlirLLVMArrayTypeGetElementType(raw)))?;
+            let length = u32::try_from(length).map_err(|_| format!("{t} is too long"))?;
+            return Ok(spirv_ir::array_type(element, length));
         }
     }
-    let text = t.to_string();
-    if let Some(rest) = text.strip_prefix("!llvm.array<") {
-        // The C API has no array length accessor; the printed form is `!llvm.array<N x T>`.
-        let len = rest
-            .split(" x ")
-            .next()
-            .ok_or_else(|| LowerError::Internal(format!("bad array type {text}")))?;
-        // SAFETY: `t` is an LLVM array type.
-        let element = unsafe { Type::from_raw(mlirLLVMArrayTypeGetElementType(raw)) };
-        return Ok(format!(
-            "!spirv.array<{len} x {}>",
-            spirv_type_text(element)?
-        ));
+    if is_llvm_type(t) {
+        return Err(format!("no SPIR-V form for {t}"));
     }
-    if text.starts_with("!llvm.") {
-        return Err(LowerError::Internal(format!("no SPIR-V form for {text}")));
-    }
-    Ok(text)
-}
-
-fn parse_type<'c>(ctx: &'c Context, text: &str) -> Result<Type<'c>, LowerError> {
-    Type::parse(ctx, text).ok_or_else(|| LowerError::Internal(format!("bad type {text}")))
+    Ok(t)
 }
 
 /// `!spirv.ptr<T, SC>` for an element type and an LLVM address space.
-pub(crate) fn spirv_ptr<'c>(
-    ctx: &'c Context,
-    element: Type,
-    space: u32,
-) -> Result<Type<'c>, LowerError> {
-    parse_type(
-        ctx,
-        &format!(
-            "!spirv.ptr<{}, {}>",
-            spirv_type_text(element)?,
-            storage_class(space)?
-        ),
-    )
+fn spirv_ptr<'c>(ctx: &'c Context, element: Type<'c>, space: u32) -> Result<Type<'c>, String> {
+    Ok(spirv_ir::pointer_type(
+        spirv_type(ctx, element)?,
+        storage_class(space)?,
+    ))
 }
 
-/// Builds replacement operations in front of one operation.
-pub(crate) struct Rewriter<'c> {
-    pub ctx: &'c Context,
-    pub block: MlirBlock,
-    pub before: MlirOperation,
-    pub loc: Location<'c>,
+/// The byte-pointer type every pointer value gets.
+fn byte_ptr(ctx: &Context, space: u32) -> Result<Type<'_>, String> {
+    Ok(spirv_ir::pointer_type(
+        IntegerType::new(ctx, 8).into(),
+        storage_class(space)?,
+    ))
 }
 
+/// Pointer types and casts of the operation being rewritten (errors at its location).
 impl<'c> Rewriter<'c> {
-    pub fn op(
-        &self,
-        name: &str,
-        operands: &[MlirValue],
-        results: &[Type<'c>],
-        attributes: &[(&str, Attribute<'c>)],
-    ) -> Result<Vec<MlirValue>, LowerError> {
-        // SAFETY: operands are live values of the module being rewritten.
-        let operands: Vec<Value> = operands
-            .iter()
-            .map(|v| unsafe { Value::from_raw(*v) })
-            .collect();
-        let attributes: Vec<_> = attributes
-            .iter()
-            .map(|(n, a)| (Identifier::new(self.ctx, n), *a))
-            .collect();
-        let op = OperationBuilder::new(name, self.loc)
-            .add_operands(&operands)
-            .add_results(results)
-            .add_attributes(&attributes)
-            .build()
-            .map_err(|e| LowerError::Internal(format!("{name}: {e}")))?;
-        let raw = op.to_raw();
-        std::mem::forget(op); // ownership passes to the block
-                              // SAFETY: `raw` is a fresh, unowned operation inserted before a live one.
-        unsafe {
-            mlirBlockInsertOwnedOperationBefore(self.block, self.before, raw);
-            Ok((0..results.len())
-                .map(|i| mlirOperationGetResult(raw, i as isize))
-                .collect())
-        }
+    pub fn ptr(&self, element: Type<'c>, space: u32) -> Result<Type<'c>, LowerError> {
+        spirv_ptr(self.ctx, element, space).map_err(|e| self.error(e))
     }
 
+    pub fn byte_ptr(&self, space: u32) -> Result<Type<'c>, LowerError> {
+        byte_ptr(self.ctx, space).map_err(|e| self.error(e))
+    }
+
+    /// `v` as a pointer of type `to` (nothing to do when it is one).
     pub fn bitcast(&self, v: MlirValue, to: Type<'c>) -> Result<MlirValue, LowerError> {
-        // SAFETY: `v` is a live value.
-        let from = unsafe { Type::from_raw(mlir_sys::mlirValueGetType(v)) };
+        let from = type_of(v);
         if from == to {
             return Ok(v);
         }
@@ -185,32 +138,82 @@ impl<'c> Rewriter<'c> {
         if is_llvm_ptr(from) && byte_ptr(self.ctx, address_space(from)).is_ok_and(|b| b == to) {
             return Ok(v);
         }
-        Ok(self.op("spirv.Bitcast", &[v], &[to], &[])?[0])
-    }
-
-    fn i32_constant(&self, value: i32) -> Result<MlirValue, LowerError> {
-        let i32t: Type = IntegerType::new(self.ctx, 32).into();
-        let attr = IntegerAttribute::new(i32t, value as i64).into();
-        Ok(self.op("spirv.Constant", &[], &[i32t], &[("value", attr)])?[0])
+        self.convert(Cast::Bitcast, v, to)
     }
 }
 
-/// The LLVM memory operations this pass replaces.
-const POINTER_OPS: &[&str] = &[
-    "llvm.getelementptr",
-    "llvm.load",
-    "llvm.store",
-    "llvm.alloca",
-    "llvm.addrspacecast",
-    "llvm.ptrtoint",
-    "llvm.inttoptr",
-    "llvm.mlir.zero",
-    "llvm.mlir.global",
-    "llvm.mlir.addressof",
-    "llvm.atomicrmw",
-    "llvm.cmpxchg",
-    "llvm.extractvalue",
-    "llvm.fence",
+/// One operation being lowered, with what its lowering needs.
+pub(crate) struct Lowering<'c, 'a> {
+    pub ctx: &'c Context,
+    pub op: OperationRef<'c, 'a>,
+    pub rw: Rewriter<'c>,
+    /// The inferred space of an access's generic pointer.
+    known_space: Option<u32>,
+    pub native_float_atomics: bool,
+}
+
+impl<'c> Lowering<'c, '_> {
+    pub fn error(&self, message: impl std::fmt::Display) -> LowerError {
+        self.rw.error(message)
+    }
+
+    pub fn operand(&self, i: usize) -> Result<Value<'c, '_>, LowerError> {
+        self.op.operand(i).map_err(|e| self.error(e))
+    }
+
+    pub fn result_type(&self) -> Result<Type<'c>, LowerError> {
+        Ok(self.op.result(0).map_err(|e| self.error(e))?.r#type())
+    }
+
+    /// The pointer an access uses: cast from generic to its inferred space when there is one.
+    fn access_pointer(&self, i: usize) -> Result<(MlirValue, u32), LowerError> {
+        let p = self.operand(i)?;
+        let space = address_space(p.r#type());
+        match self.known_space {
+            Some(s) if space == 4 && s != 4 => {
+                let to = self.rw.byte_ptr(s)?;
+                let specific = self.rw.convert(Cast::GenericCastToPtr, p.to_raw(), to)?;
+                Ok((specific, s))
+            }
+            _ => Ok((p.to_raw(), space)),
+        }
+    }
+
+    pub fn type_attribute(&self, name: &str) -> Result<Type<'c>, LowerError> {
+        type_attribute(&self.op, name).map_err(|e| self.error(e))
+    }
+
+    pub fn attribute(&self, name: &str) -> Result<Attribute<'c>, LowerError> {
+        self.op
+            .attribute(name)
+            .map_err(|e| self.error(format!("{name}: {e}")))
+    }
+
+    /// A volatile `llvm.load`/`llvm.store` (`volatile_`) is a `Volatile` SPIR-V memory access.
+    fn is_volatile(&self) -> bool {
+        self.op.attribute("volatile_").is_ok()
+    }
+}
+
+/// What lowers one operation: the value that replaces its result, if it has one.
+type LowerFn = for<'c, 'a> fn(&Lowering<'c, 'a>) -> Result<Option<MlirValue>, LowerError>;
+
+/// The LLVM memory operations this pass replaces, one lowering each.
+const LOWERINGS: &[(&str, LowerFn)] = &[
+    ("llvm.getelementptr", lower_getelementptr),
+    ("llvm.load", lower_load),
+    ("llvm.store", lower_store),
+    ("llvm.alloca", lower_alloca),
+    ("llvm.addrspacecast", lower_addrspacecast),
+    ("llvm.ptrtoint", lower_ptrtoint),
+    ("llvm.inttoptr", lower_inttoptr),
+    ("llvm.mlir.zero", lower_zero),
+    ("llvm.mlir.global", lower_global),
+    ("llvm.mlir.addressof", lower_addressof),
+    ("llvm.atomicrmw", lower_atomicrmw),
+    ("llvm.cmpxchg", lower_cmpxchg),
+    ("llvm.extractvalue", lower_extractvalue),
+    ("llvm.fence", lower_fence),
 ];
 
 pub fn lower_pointers_to_spirv(
@@ -219,13 +222,13 @@ pub fn lower_pointers_to_spirv(
     native_float_atomics: bool,
 ) -> Result<(), LowerError> {
     let spaces = crate::address_spaces::specific_access_spaces(module);
-    let mut ops: Vec<MlirOperation> = Vec::new();
+    let mut ops: Vec<(MlirOperation, LowerFn)> = Vec::new();
     let mut functions: Vec<MlirOperation> = Vec::new();
     module.as_operation().walk(WalkOrder::PreOrder, |op| {
         let name = op.name();
         let name = name.as_string_ref().as_str().unwrap_or("");
-        if POINTER_OPS.contains(&name) {
-            ops.push(op.to_raw());
+        if let Some((_, lower)) = LOWERINGS.iter().find(|(n, _)| *n == name) {
+            ops.push((op.to_raw(), *lower));
         } else if name == "gpu.func" {
             functions.push(op.to_raw());
         }
@@ -234,18 +237,22 @@ pub fn lower_pointers_to_spirv(
 
     // Rewrite each access while pointer values still have their LLVM types (the access needs
     // them to know the address space), then retype every remaining pointer value.
-    for raw in &ops {
+    for (raw, lower) in &ops {
         // SAFETY: the walk found this live operation; it is erased only below.
         let op = unsafe { OperationRef::from_raw(*raw) };
-        lower_op(
+        let lowering = Lowering {
             ctx,
+            rw: Rewriter::before(ctx, &op),
             op,
-            spaces.get(&(raw.ptr as usize)).copied(),
+            known_space: spaces.get(&(raw.ptr as usize)).copied(),
             native_float_atomics,
-        )?;
+        };
+        if let Some(new) = lower(&lowering)? {
+            replace(&lowering, new)?;
+        }
     }
-    for raw in ops.into_iter().rev() {
-        // SAFETY: every use was replaced in `lower_op`; the op is detached, then destroyed.
+    for (raw, _) in ops.into_iter().rev() {
+        // SAFETY: every use was replaced above; the op is detached, then destroyed.
         unsafe {
             mlirOperationRemoveFromParent(raw);
             mlirOperationDestroy(raw);
@@ -259,8 +266,213 @@ pub fn lower_pointers_to_spirv(
     retype_declarations(ctx, module)
 }
 
+fn lower_getelementptr(l: &Lowering) -> Result<Option<MlirValue>, LowerError> {
+    let rw = &l.rw;
+    let base = l.operand(0)?;
+    let space = address_space(base.r#type());
+    let element = l.type_attribute("elem_type")?;
+    let raw_indices = l.attribute("rawConstantIndices")?;
+    let mut dynamic = l.op.operands().skip(1);
+    let mut indices = Vec::new();
+    let i32t: Type = IntegerType::new(l.ctx, 32).into();
+    // SAFETY: rawConstantIndices is a DenseI32ArrayAttr.
+    let count = unsafe { mlirDenseArrayGetNumElements(raw_indices.to_raw()) };
+    for i in 0..count {
+        let c = unsafe { mlirDenseI32ArrayGetElement(raw_indices.to_raw(), i) };
+        indices.push(if c == i32::MIN {
+            dynamic
+                .next()
+                .ok_or_else(|| l.error("gep operand count"))?
+                .to_raw()
+        } else {
+            rw.int_constant(i32t, c as i64)?
+        });
+    }
+    if indices.is_empty() {
+        return Err(l.error("gep without indices"));
+    }
+    // The type the last index lands on.
+    let mut landed = element;
+    for position in 1..indices.len() {
+        landed = member_type(landed, &l.op, position).map_err(|e| l.error(e))?;
+    }
+    let typed = rw.bitcast(base.to_raw(), rw.ptr(element, space)?)?;
+    let walked = rw.ptr_access_chain(typed, &indices, rw.ptr(landed, space)?)?;
+    Ok(Some(rw.bitcast(walked, rw.byte_ptr(space)?)?))
+}
+
+fn lower_load(l: &Lowering) -> Result<Option<MlirValue>, LowerError> {
+    let rw = &l.rw;
+    let ptr = l.operand(0)?;
+    let ty = l.result_type()?;
+    let typed = rw.bitcast(ptr.to_raw(), rw.ptr(ty, address_space(ptr.r#type()))?)?;
+    let value_type = loaded_value_type(l.ctx, ty).map_err(|e| l.error(e))?;
+    Ok(Some(rw.load(typed, value_type, l.is_volatile())?))
+}
+
+fn lower_store(l: &Lowering) -> Result<Option<MlirValue>, LowerError> {
+    let rw = &l.rw;
+    let value = l.operand(0)?;
+    let (ptr, space) = l.access_pointer(1)?;
+    let typed = rw.bitcast(ptr, rw.ptr(value.r#type(), space)?)?;
+    rw.store(typed, value.to_raw(), l.is_volatile())?;
+    Ok(None)
+}
+
+fn lower_alloca(l: &Lowering) -> Result<Option<MlirValue>, LowerError> {
+    let element = l.type_attribute("elem_type")?;
+    if address_space(l.result_type()?) != 0 {
+        return Err(l.error("alloca outside the private space"));
+    }
+    // SPIR-V wants function variables at the top of the entry block.
+    let entry = entry_block(&l.op).map_err(|e| l.error(e))?;
+    let at_entry = Rewriter::at_start(l.ctx, entry, l.rw.loc);
+    let variable = at_entry.function_variable(l.rw.ptr(element, 0)?)?;
+    Ok(Some(l.rw.bitcast(variable, l.rw.byte_ptr(0)?)?))
+}
+
+fn lower_addrspacecast(l: &Lowering) -> Result<Option<MlirValue>, LowerError> {
+    let from = l.operand(0)?;
+    let to_space = address_space(l.result_type()?);
+    let from_space = address_space(from.r#type());
+    let cast = match (from_space, to_space) {
+        (_, 4) => Cast::PtrCastToGeneric,
+        (4, _) => Cast::GenericCastToPtr,
+        _ => return Err(l.error(format!("address space cast {from_space} -> {to_space}"))),
+    };
+    Ok(Some(l.rw.convert(
+        cast,
+        from.to_raw(),
+        l.rw.byte_ptr(to_space)?,
+    )?))
+}
+
+fn lower_ptrtoint(l: &Lowering) -> Result<Option<MlirValue>, LowerError> {
+    let to = l.result_type()?;
+    Ok(Some(l.rw.convert(
+        Cast::ConvertPtrToU,
+        l.operand(0)?.to_raw(),
+        to,
+    )?))
+}
+
+fn lower_inttoptr(l: &Lowering) -> Result<Option<MlirValue>, LowerError> {
+    let to = l.rw.byte_ptr(address_space(l.result_type()?))?;
+    Ok(Some(l.rw.convert(
+        Cast::ConvertUToPtr,
+        l.operand(0)?.to_raw(),
+        to,
+    )?))
+}
+
+fn lower_zero(l: &Lowering) -> Result<Option<MlirValue>, LowerError> {
+    let ty = l.result_type()?;
+    if !is_llvm_ptr(ty) {
+        return Err(l.error("llvm.mlir.zero of a non-pointer"));
+    }
+    let zero = l.rw.int_constant(IntegerType::new(l.ctx, 64).into(), 0)?;
+    let to = l.rw.byte_ptr(address_space(ty))?;
+    Ok(Some(l.rw.convert(Cast::ConvertUToPtr, zero, to)?))
+}
+
+fn lower_global(l: &Lowering) -> Result<Option<MlirValue>, LowerError> {
+    let symbol = l.attribute("sym_name")?;
+    let ty = l.type_attribute("global_type")?;
+    let space =
+        l.op.attribute("addr_space")
+            .ok()
+            .and_then(|a| IntegerAttribute::try_from(a).ok())
+            .map(|a| a.value() as u32)
+            .unwrap_or(0);
+    let mut initializer = Vec::new();
+    if let Ok(value) = l.op.attribute("value") {
+        let name = StringAttribute::try_from(symbol).map_err(|e| l.error(e))?;
+        let ty = spirv_type(l.ctx, ty).map_err(|e| l.error(e))?;
+        initializer.push(crate::initializers::initializer(
+            &l.rw,
+            name.value(),
+            ty,
+            value,
+        )?);
+    }
+    l.rw.global_variable(symbol, l.rw.ptr(ty, space)?, &initializer)?;
+    Ok(None)
+}
+
+fn lower_addressof(l: &Lowering) -> Result<Option<MlirValue>, LowerError> {
+    let space = address_space(l.result_type()?);
+    let symbol = l.attribute("global_name")?;
+    let global = global_type(&l.op, symbol).map_err(|e| l.error(e))?;
+    let typed = l.rw.address_of(symbol, l.rw.ptr(global, space)?)?;
+    Ok(Some(l.rw.bitcast(typed, l.rw.byte_ptr(space)?)?))
+}
+
+fn lower_fence(l: &Lowering) -> Result<Option<MlirValue>, LowerError> {
+    let semantics = MemorySemantics::SEQUENTIALLY_CONSISTENT
+        | MemorySemantics::WORKGROUP_MEMORY
+        | MemorySemantics::CROSS_WORKGROUP_MEMORY;
+    l.rw.memory_barrier(sync_scope(l)?, semantics)?;
+    Ok(None)
+}
+
+fn lower_atomicrmw(l: &Lowering) -> Result<Option<MlirValue>, LowerError> {
+    let (ptr, space) = l.access_pointer(0)?;
+    Ok(Some(if space == 4 {
+        atomics::lower_rmw_generic(l, ptr)?
+    } else {
+        atomics::lower_rmw(l, &l.rw, ptr, space)?
+    }))
+}
+
+fn lower_cmpxchg(l: &Lowering) -> Result<Option<MlirValue>, LowerError> {
+    // Only the old value is used (extractvalue [0]); see `lower_extractvalue`.
+    let (ptr, space) = l.access_pointer(0)?;
+    Ok(Some(atomics::lower_cmpxchg(l, ptr, space)?))
+}
+
+fn lower_extractvalue(l: &Lowering) -> Result<Option<MlirValue>, LowerError> {
+    // hipmlir only extracts the old value ([0]) of an llvm.cmpxchg, which was replaced by that
+    // old value itself.
+    let position = l.attribute("position")?;
+    // SAFETY: kind check before the reads.
+    let first_only = unsafe {
+        mlir_sys::mlirAttributeIsADenseI64Array(position.to_raw())
+            && mlirDenseArrayGetNumElements(position.to_raw()) == 1
+            && mlir_sys::mlirDenseI64ArrayGetElement(position.to_raw(), 0) == 0
+    };
+    if !first_only {
+        return Err(l.error(format!("llvm.extractvalue {position} is not lowered")));
+    }
+    Ok(Some(l.operand(0)?.to_raw()))
+}
+
+/// Replaces the uses of the lowered op's result by `new`.
+fn replace(l: &Lowering, new: MlirValue) -> Result<(), LowerError> {
+    let old = l.op.result(0).map_err(|e| l.error(e))?;
+    // SAFETY: both values are live; `old`'s op is erased afterwards.
+    unsafe { mlirValueReplaceAllUsesOfWith(old.to_raw(), new) };
+    Ok(())
+}
+
+/// The SPIR-V memory scope of an LLVM sync scope ("" is the whole system).
+pub(crate) fn sync_scope(l: &Lowering) -> Result<Scope, LowerError> {
+    let scope =
+        l.op.attribute("syncscope")
+            .ok()
+            .and_then(|a| StringAttribute::try_from(a).ok())
+            .map(|s| s.value().to_string())
+            .unwrap_or_default();
+    Ok(match scope.as_str() {
+        "wavefront" => Scope::Subgroup,
+        "workgroup" => Scope::Workgroup,
+        "agent" => Scope::Device,
+        "" => Scope::CrossDevice,
+        other => return Err(l.error(format!("unknown sync scope {other}"))),
+    })
+}
+
 fn internal(e: impl std::fmt::Display) -> LowerError {
-    LowerError::Internal(e.to_string())
+    LowerError::bug(e)
 }
 
 /// Declarations (device library functions such as printf, lowered by the math pass after this
@@ -278,25 +490,19 @@ fn retype_declarations(ctx: &Context, module: &Module) -> Result<(), LowerError>
     });
     for raw in declarations {
         // SAFETY: a live func.func found by the walk.
-        let function_type =
-            type_attribute(&unsafe { OperationRef::from_raw(raw) }, "function_type")?;
-        let mut op = unsafe { OperationRefMut::from_raw(raw) };
-        let function_type = FunctionType::try_from(function_type).map_err(|e| {
-            LowerError::Internal(format!("a declaration without a function type: {e}"))
-        })?;
-        let convert = |t| {
-            if is_llvm_type(t) {
-                loaded_value_type(ctx, t)
-            } else {
-                Ok(t)
-            }
-        };
+        let declaration = unsafe { OperationRef::from_raw(raw) };
+        let at = |e: String| LowerError::internal(declaration.location(), e);
+        let function_type = type_attribute(&declaration, "function_type").map_err(at)?;
+        let function_type = FunctionType::try_from(function_type)
+            .map_err(|e| at(format!("a declaration without a function type: {e}")))?;
+        let convert = |t| loaded_value_type(ctx, t).map_err(at);
         let inputs = (0..function_type.input_count())
             .map(|i| function_type.input(i).map_err(internal).and_then(convert))
             .collect::<Result<Vec<_>, _>>()?;
         let results = (0..function_type.result_count())
             .map(|i| function_type.result(i).map_err(internal).and_then(convert))
             .collect::<Result<Vec<_>, _>>()?;
+        let mut op = unsafe { OperationRefMut::from_raw(raw) };
         op.set_attribute(
             "function_type",
             TypeAttribute::new(FunctionType::new(ctx, &inputs, &results).into()).into(),
@@ -310,12 +516,11 @@ fn retype_declarations(ctx: &Context, module: &Module) -> Result<(), LowerError>
 fn byval_parameters(ctx: &Context, f: MlirOperation) -> Result<(), LowerError> {
     // SAFETY: `f` is a live gpu.func.
     let op = unsafe { OperationRef::from_raw(f) };
+    let at = |e: String| LowerError::internal(op.location(), e);
     let Ok(byval) = op.attribute(BYVAL_ATTRIBUTE) else {
         return Ok(());
     };
-    let region = op
-        .region(0)
-        .map_err(|e| LowerError::Internal(e.to_string()))?;
+    let region = op.region(0).map_err(|e| at(e.to_string()))?;
     let Some(entry) = region.first_block() else {
         return Ok(());
     };
@@ -336,339 +541,41 @@ fn byval_parameters(ctx: &Context, f: MlirOperation) -> Result<(), LowerError> {
         };
         let index: usize = index
             .parse()
-            .map_err(|_| LowerError::Internal(format!("bad byval index {index}")))?;
-        let arg = entry
-            .argument(index)
-            .map_err(|e| LowerError::Internal(e.to_string()))?;
-        let struct_ptr = spirv_ptr(ctx, ty, 0)?;
+            .map_err(|_| at(format!("bad byval index {index}")))?;
+        let arg = entry.argument(index).map_err(|e| at(e.to_string()))?;
+        let struct_ptr = spirv_ptr(ctx, ty, 0).map_err(at)?;
         // SAFETY: the argument is live; every other use moves to the byte-pointer view.
         unsafe {
             mlirValueSetType(arg.to_raw(), struct_ptr.to_raw());
-            let cast = OperationBuilder::new("spirv.Bitcast", op.location())
-                .add_operands(&[Value::from_raw(arg.to_raw())])
-                .add_results(&[byte_ptr(ctx, 0)?])
-                .build()
-                .map_err(|e| LowerError::Internal(e.to_string()))?;
-            let cast = entry.insert_operation(0, cast);
-            let view = cast
-                .result(0)
-                .map_err(|e| LowerError::Internal(e.to_string()))?;
-            let mut except = cast.to_raw();
-            mlir_sys::mlirValueReplaceAllUsesExcept(arg.to_raw(), view.to_raw(), 1, &mut except);
+            let rw = Rewriter::at_start(ctx, entry.to_raw(), op.location());
+            let view = rw.convert(Cast::Bitcast, arg.to_raw(), rw.byte_ptr(0)?)?;
+            let mut except = mlir_sys::mlirOpResultGetOwner(view);
+            mlir_sys::mlirValueReplaceAllUsesExcept(arg.to_raw(), view, 1, &mut except);
         }
     }
-    Ok(())
-}
-
-/// The byte-pointer type every pointer value gets.
-fn byte_ptr<'c>(ctx: &'c Context, space: u32) -> Result<Type<'c>, LowerError> {
-    parse_type(ctx, &format!("!spirv.ptr<i8, {}>", storage_class(space)?))
-}
-
-/// Lowers one operation; `known_space` is the inferred space of an access's generic pointer.
-fn lower_op(
-    ctx: &Context,
-    op: OperationRef,
-    known_space: Option<u32>,
-    native_float_atomics: bool,
-) -> Result<(), LowerError> {
-    let name = op.name();
-    let name = name.as_string_ref().as_str().unwrap_or("").to_string();
-    let rw = Rewriter {
-        ctx,
-        // SAFETY: the op sits in a block.
-        block: unsafe { mlirOperationGetBlock(op.to_raw()) },
-        before: op.to_raw(),
-        loc: op.location(),
-    };
-    let operand = |i: usize| -> Result<Value, LowerError> {
-        op.operand(i)
-            .map_err(|e| LowerError::Internal(e.to_string()))
-    };
-    // The pointer an access uses: cast from generic to its inferred space when there is one.
-    let access_pointer = |i: usize| -> Result<(MlirValue, u32), LowerError> {
-        let p = operand(i)?;
-        let space = address_space(p.r#type());
-        match known_space {
-            Some(s) if space == 4 && s != 4 => {
-                let specific = rw.op(
-                    "spirv.GenericCastToPtr",
-                    &[p.to_raw()],
-                    &[byte_ptr(ctx, s)?],
-                    &[],
-                )?[0];
-                Ok((specific, s))
-            }
-            _ => Ok((p.to_raw(), space)),
-        }
-    };
-    let result_type = || -> Result<Type, LowerError> {
-        Ok(op
-            .result(0)
-            .map_err(|e| LowerError::Internal(e.to_string()))?
-            .r#type())
-    };
-    let replacement: Option<MlirValue> = match name.as_str() {
-        "llvm.getelementptr" => {
-            let base = operand(0)?;
-            let space = address_space(base.r#type());
-            let element = type_attribute(&op, "elem_type")?;
-            let raw_indices = op
-                .attribute("rawConstantIndices")
-                .map_err(|e| LowerError::Internal(e.to_string()))?;
-            let mut dynamic = op.operands().skip(1);
-            let mut indices = Vec::new();
-            // SAFETY: rawConstantIndices is a DenseI32ArrayAttr.
-            let count = unsafe { mlirDenseArrayGetNumElements(raw_indices.to_raw()) };
-            for i in 0..count {
-                let c = unsafe { mlirDenseI32ArrayGetElement(raw_indices.to_raw(), i) };
-                indices.push(if c == i32::MIN {
-                    dynamic
-                        .next()
-                        .ok_or_else(|| LowerError::Internal("gep operand count".into()))?
-                        .to_raw()
-                } else {
-                    rw.i32_constant(c)?
-                });
-            }
-            let Some((first, rest)) = indices.split_first() else {
-                return Err(LowerError::Internal("gep without indices".into()));
-            };
-            // The type the last index lands on.
-            let mut landed = element;
-            for (position, _) in rest.iter().enumerate() {
-                landed = member_type(landed, &op, position + 1)?;
-            }
-            let typed = rw.bitcast(base.to_raw(), spirv_ptr(ctx, element, space)?)?;
-            let mut operands = vec![typed, *first];
-            operands.extend_from_slice(rest);
-            let walked = rw.op(
-                "spirv.PtrAccessChain",
-                &operands,
-                &[spirv_ptr(ctx, landed, space)?],
-                &[],
-            )?[0];
-            Some(rw.bitcast(walked, byte_ptr(ctx, space)?)?)
-        }
-        "llvm.load" => {
-            let ptr = operand(0)?;
-            let ty = result_type()?;
-            let typed = rw.bitcast(
-                ptr.to_raw(),
-                spirv_ptr(ctx, ty, address_space(ptr.r#type()))?,
-            )?;
-            let value_type = loaded_value_type(ctx, ty)?;
-            let access = volatile_access(ctx, &op)?;
-            Some(rw.op("spirv.Load", &[typed], &[value_type], &access)?[0])
-        }
-        "llvm.store" => {
-            let value = operand(0)?;
-            let (ptr, space) = access_pointer(1)?;
-            let typed = rw.bitcast(ptr, spirv_ptr(ctx, value.r#type(), space)?)?;
-            let access = volatile_access(ctx, &op)?;
-            rw.op("spirv.Store", &[typed, value.to_raw()], &[], &access)?;
-            None
-        }
-        "llvm.alloca" => {
-            let element = type_attribute(&op, "elem_type")?;
-            let space = address_space(result_type()?);
-            let var_type = spirv_ptr(ctx, element, 0)?;
-            let storage = Attribute::parse(ctx, "#spirv.storage_class<Function>")
-                .ok_or_else(|| LowerError::Internal("storage class".into()))?;
-            // SPIR-V wants function variables at the top of the entry block.
-            let entry = entry_block(op)?;
-            let variable = OperationBuilder::new("spirv.Variable", rw.loc)
-                .add_results(&[var_type])
-                .add_attributes(&[(Identifier::new(ctx, "storage_class"), storage)])
-                .build()
-                .map_err(|e| LowerError::Internal(e.to_string()))?;
-            let var_raw = variable.to_raw();
-            std::mem::forget(variable);
-            // SAFETY: a fresh operation inserted at the front of a live block.
-            let var_value = unsafe {
-                mlirBlockInsertOwnedOperation(entry, 0, var_raw);
-                mlirOperationGetResult(var_raw, 0)
-            };
-            if space != 0 {
-                return Err(LowerError::Internal(
-                    "alloca outside the private space".into(),
-                ));
-            }
-            Some(rw.bitcast(var_value, byte_ptr(ctx, 0)?)?)
-        }
-        "llvm.addrspacecast" => {
-            let from = operand(0)?;
-            let to_space = address_space(result_type()?);
-            let from_space = address_space(from.r#type());
-            let to = byte_ptr(ctx, to_space)?;
-            let op_name = match (from_space, to_space) {
-                (_, 4) => "spirv.PtrCastToGeneric",
-                (4, _) => "spirv.GenericCastToPtr",
-                _ => {
-                    return Err(LowerError::Internal(format!(
-                        "address space cast {from_space} -> {to_space}"
-                    )))
-                }
-            };
-            Some(rw.op(op_name, &[from.to_raw()], &[to], &[])?[0])
-        }
-        "llvm.ptrtoint" => {
-            let ty = result_type()?;
-            Some(rw.op("spirv.ConvertPtrToU", &[operand(0)?.to_raw()], &[ty], &[])?[0])
-        }
-        "llvm.inttoptr" => {
-            let to = byte_ptr(ctx, address_space(result_type()?))?;
-            Some(rw.op("spirv.ConvertUToPtr", &[operand(0)?.to_raw()], &[to], &[])?[0])
-        }
-        "llvm.mlir.zero" => {
-            let ty = result_type()?;
-            if !is_llvm_ptr(ty) {
-                return Err(LowerError::Internal(
-                    "llvm.mlir.zero of a non-pointer".into(),
-                ));
-            }
-            let i64t: Type = IntegerType::new(ctx, 64).into();
-            let zero = rw.op(
-                "spirv.Constant",
-                &[],
-                &[i64t],
-                &[("value", IntegerAttribute::new(i64t, 0).into())],
-            )?[0];
-            let to = byte_ptr(ctx, address_space(ty))?;
-            Some(rw.op("spirv.ConvertUToPtr", &[zero], &[to], &[])?[0])
-        }
-        "llvm.mlir.global" => {
-            let symbol = op
-                .attribute("sym_name")
-                .map_err(|e| LowerError::Internal(e.to_string()))?;
-            let ty = type_attribute(&op, "global_type")?;
-            let space = op
-                .attribute("addr_space")
-                .ok()
-                .and_then(|a| IntegerAttribute::try_from(a).ok())
-                .map(|a| a.value() as u32)
-                .unwrap_or(0);
-            let var_type = TypeAttribute::new(spirv_ptr(ctx, ty, space)?).into();
-            let mut attributes = vec![("sym_name", symbol), ("type", var_type)];
-            if let Ok(value) = op.attribute("value") {
-                let name = StringAttribute::try_from(symbol)
-                    .map_err(|e| LowerError::Internal(e.to_string()))?;
-                let ty = parse_type(ctx, &spirv_type_text(ty)?)?;
-                attributes.push(crate::initializers::initializer(
-                    &rw,
-                    name.value(),
-                    ty,
-                    value,
-                )?);
-            }
-            rw.op("spirv.GlobalVariable", &[], &[], &attributes)?;
-            None
-        }
-        "llvm.mlir.addressof" => {
-            let ty = result_type()?;
-            let symbol = op
-                .attribute("global_name")
-                .map_err(|e| LowerError::Internal(e.to_string()))?;
-            let global = global_type(&op, symbol)?;
-            let space = address_space(ty);
-            let typed = rw.op(
-                "spirv.mlir.addressof",
-                &[],
-                &[spirv_ptr(ctx, global, space)?],
-                &[("variable", symbol)],
-            )?[0];
-            Some(rw.bitcast(typed, byte_ptr(ctx, space)?)?)
-        }
-        "llvm.fence" => {
-            let scope = scope_attr(ctx, &op)?;
-            let semantics = memory_semantics(
-                ctx,
-                "SequentiallyConsistent|WorkgroupMemory|CrossWorkgroupMemory",
-            )?;
-            rw.op(
-                "spirv.MemoryBarrier",
-                &[],
-                &[],
-                &[("memory_scope", scope), ("memory_semantics", semantics)],
-            )?;
-            None
-        }
-        "llvm.atomicrmw" => {
-            let (ptr, space) = access_pointer(0)?;
-            if space == 4 {
-                return replace(
-                    &op,
-                    atomics::lower_rmw_generic(ctx, &rw, &op, ptr, native_float_atomics)?,
-                );
-            }
-            Some(atomics::lower_rmw(
-                ctx,
-                &rw,
-                &op,
-                ptr,
-                space,
-                native_float_atomics,
-            )?)
-        }
-        "llvm.cmpxchg" => {
-            // Only the old value is used (extractvalue [0]); see `llvm.extractvalue` below.
-            let (ptr, space) = access_pointer(0)?;
-            Some(atomics::lower_cmpxchg(ctx, &rw, &op, ptr, space)?)
-        }
-        "llvm.extractvalue" => {
-            // hipmlir only extracts the old value ([0]) of an llvm.cmpxchg, which was replaced
-            // by that old value itself.
-            let position = op
-                .attribute("position")
-                .map_err(|e| LowerError::Internal(e.to_string()))?;
-            if position.to_string() != "array<i64: 0>" {
-                return Err(LowerError::Internal(format!(
-                    "llvm.extractvalue {position} is not lowered"
-                )));
-            }
-            Some(operand(0)?.to_raw())
-        }
-        other => return Err(LowerError::Internal(format!("unexpected {other}"))),
-    };
-    match replacement {
-        Some(new) => replace(&op, new),
-        None => Ok(()),
-    }
-}
-
-/// Replaces the uses of `op`'s result by `new`.
-fn replace(op: &OperationRef, new: MlirValue) -> Result<(), LowerError> {
-    let old = op
-        .result(0)
-        .map_err(|e| LowerError::Internal(e.to_string()))?;
-    // SAFETY: both values are live; `old`'s op is erased afterwards.
-    unsafe { mlirValueReplaceAllUsesOfWith(old.to_raw(), new) };
     Ok(())
 }
 
 /// The element type of the global `symbol` refers to, from its (not yet lowered) declaration.
-fn global_type<'c>(
-    op: &OperationRef<'c, '_>,
-    symbol: Attribute<'c>,
-) -> Result<Type<'c>, LowerError> {
-    let name = symbol.to_string();
-    let name = name.trim_start_matches('@').trim_matches('"').to_string();
+fn global_type<'c>(op: &OperationRef<'c, '_>, symbol: Attribute<'c>) -> Result<Type<'c>, String> {
+    let name = melior::ir::attribute::FlatSymbolRefAttribute::try_from(symbol)
+        .map_err(|e| e.to_string())?
+        .value()
+        .to_string();
     let mut current = op.parent_operation();
     while let Some(p) = current {
         if p.name().as_string_ref().as_str() == Ok("gpu.module") {
-            let region = p
-                .region(0)
-                .map_err(|e| LowerError::Internal(e.to_string()))?;
-            let block = region
-                .first_block()
-                .ok_or_else(|| LowerError::Internal("empty gpu.module".into()))?;
+            let region = p.region(0).map_err(|e| e.to_string())?;
+            let block = region.first_block().ok_or("empty gpu.module")?;
             let mut o = block.first_operation();
             while let Some(g) = o {
                 if g.name().as_string_ref().as_str() == Ok("llvm.mlir.global") {
-                    if let Ok(sym) = g.attribute("sym_name") {
-                        if sym.to_string().trim_matches('"') == name {
-                            return type_attribute(&g, "global_type");
-                        }
+                    let sym = g
+                        .attribute("sym_name")
+                        .ok()
+                        .and_then(|a| StringAttribute::try_from(a).ok());
+                    if sym.is_some_and(|s| s.value() == name) {
+                        return type_attribute(&g, "global_type");
                     }
                 }
                 o = g.next_in_block();
@@ -676,56 +583,14 @@ fn global_type<'c>(
         }
         current = p.parent_operation();
     }
-    Err(LowerError::Internal(format!("no global named {name}")))
-}
-
-/// A volatile `llvm.load`/`llvm.store` (`volatile_`) is a `Volatile` SPIR-V memory access.
-fn volatile_access<'c>(
-    ctx: &'c Context,
-    op: &OperationRef,
-) -> Result<Vec<(&'static str, Attribute<'c>)>, LowerError> {
-    if op.attribute("volatile_").is_err() {
-        return Ok(Vec::new());
-    }
-    let access = Attribute::parse(ctx, "#spirv.memory_access<Volatile>")
-        .ok_or_else(|| LowerError::Internal("memory access attribute".into()))?;
-    Ok(vec![("memory_access", access)])
-}
-
-/// The SPIR-V memory scope of an LLVM sync scope ("" is the whole system).
-pub(crate) fn scope_attr<'c>(
-    ctx: &'c Context,
-    op: &OperationRef,
-) -> Result<Attribute<'c>, LowerError> {
-    let scope = op
-        .attribute("syncscope")
-        .ok()
-        .map(|a| a.to_string().trim_matches('"').to_string())
-        .unwrap_or_default();
-    let spirv = match scope.as_str() {
-        "wavefront" => "Subgroup",
-        "workgroup" => "Workgroup",
-        "agent" => "Device",
-        "" => "CrossDevice",
-        other => return Err(LowerError::Internal(format!("unknown sync scope {other}"))),
-    };
-    Attribute::parse(ctx, &format!("#spirv.scope<{spirv}>"))
-        .ok_or_else(|| LowerError::Internal("scope attribute".into()))
-}
-
-pub(crate) fn memory_semantics<'c>(
-    ctx: &'c Context,
-    bits: &str,
-) -> Result<Attribute<'c>, LowerError> {
-    Attribute::parse(ctx, &format!("#spirv.memory_semantics<{bits}>"))
-        .ok_or_else(|| LowerError::Internal("memory semantics attribute".into()))
+    Err(format!("no global named {name}"))
 }
 
 /// The SPIR-V type of a value: pointers become byte pointers, LLVM aggregates SPIR-V ones,
 /// everything else stays.
-fn loaded_value_type<'c>(ctx: &'c Context, t: Type<'c>) -> Result<Type<'c>, LowerError> {
+fn loaded_value_type<'c>(ctx: &'c Context, t: Type<'c>) -> Result<Type<'c>, String> {
     if is_llvm_type(t) {
-        parse_type(ctx, &spirv_type_text(t)?)
+        spirv_type(ctx, t)
     } else {
         Ok(t)
     }
@@ -743,57 +608,49 @@ fn member_type<'c>(
     aggregate: Type<'c>,
     op: &OperationRef,
     position: usize,
-) -> Result<Type<'c>, LowerError> {
+) -> Result<Type<'c>, String> {
     let raw = aggregate.to_raw();
     // SAFETY: kind checks precede the accessors.
     unsafe {
         if mlirTypeIsALLVMStructType(raw) {
             let indices = op
                 .attribute("rawConstantIndices")
-                .map_err(|e| LowerError::Internal(e.to_string()))?;
+                .map_err(|e| e.to_string())?;
             let field = mlirDenseI32ArrayGetElement(indices.to_raw(), position as isize);
             if field == i32::MIN {
-                return Err(LowerError::Internal("dynamic struct field index".into()));
+                return Err("dynamic struct field index".into());
             }
             return Ok(Type::from_raw(mlirLLVMStructTypeGetElementType(
                 raw,
                 field as isize,
             )));
         }
-        if aggregate.to_string().starts_with("!llvm.array<") {
+        if spirv_ir::llvm_array_length(aggregate).is_some() {
             return Ok(Type::from_raw(mlirLLVMArrayTypeGetElementType(raw)));
         }
     }
-    Err(LowerError::Internal(format!(
-        "cannot index into {aggregate}"
-    )))
+    Err(format!("cannot index into {aggregate}"))
 }
 
-fn type_attribute<'c>(op: &OperationRef<'c, '_>, name: &str) -> Result<Type<'c>, LowerError> {
-    let a = op
-        .attribute(name)
-        .map_err(|e| LowerError::Internal(format!("{name}: {e}")))?;
+fn type_attribute<'c>(op: &OperationRef<'c, '_>, name: &str) -> Result<Type<'c>, String> {
+    let a = op.attribute(name).map_err(|e| format!("{name}: {e}"))?;
     Ok(TypeAttribute::try_from(a)
-        .map_err(|e| LowerError::Internal(e.to_string()))?
+        .map_err(|e| e.to_string())?
         .value())
 }
 
 /// The entry block of the function enclosing `op`.
-fn entry_block(op: OperationRef) -> Result<MlirBlock, LowerError> {
+fn entry_block(op: &OperationRef) -> Result<mlir_sys::MlirBlock, String> {
     let mut current = op.parent_operation();
     while let Some(p) = current {
         if p.name().as_string_ref().as_str() == Ok("gpu.func") {
-            let region = p
-                .region(0)
-                .map_err(|e| LowerError::Internal(e.to_string()))?;
-            let block = region
-                .first_block()
-                .ok_or_else(|| LowerError::Internal("function without a body".into()))?;
+            let region = p.region(0).map_err(|e| e.to_string())?;
+            let block = region.first_block().ok_or("function without a body")?;
             return Ok(block.to_raw());
         }
         current = p.parent_operation();
     }
-    Err(LowerError::Internal("alloca outside a kernel".into()))
+    Err("alloca outside a kernel".into())
 }
 
 /// Gives every remaining value of an LLVM type (pointers and aggregates in block arguments,
@@ -825,7 +682,12 @@ fn retype_pointers(ctx: &Context, module: &Module) -> Result<(), LowerError> {
         // SAFETY: a live value gets a type; its users are spirv ops, or structural ops (scf
         // yields, block arguments) retyped consistently here.
         unsafe {
-            let t = loaded_value_type(ctx, Type::from_raw(mlir_sys::mlirValueGetType(v)))?;
+            let t = loaded_value_type(ctx, type_of(v)).map_err(|e| {
+                LowerError::internal(
+                    melior::ir::Location::from_raw(mlir_sys::mlirValueGetLocation(v)),
+                    e,
+                )
+            })?;
             mlirValueSetType(v, t.to_raw());
         }
     }
@@ -838,7 +700,7 @@ fn update_function_type(ctx: &Context, f: MlirOperation) -> Result<(), LowerErro
     let mut op = unsafe { OperationRefMut::from_raw(f) };
     let region = op
         .region(0)
-        .map_err(|e| LowerError::Internal(e.to_string()))?;
+        .map_err(|e| LowerError::internal(op.location(), e))?;
     let Some(entry) = region.first_block() else {
         return Ok(());
     };

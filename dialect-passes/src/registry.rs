@@ -185,7 +185,7 @@ pub static PASSES: [PassInfo; PASS_COUNT] = [
         summary: "adds what spirv-update-vce does not derive: Int64Atomics for 64-bit atomics, \
                   the no-wrap decorations' extension",
         options: &[],
-        run: |ctx, module, _| crate::passes::add_missing_capabilities(ctx, module),
+        run: |_, module, _| crate::passes::add_missing_capabilities(module),
     },
 ];
 
@@ -272,7 +272,7 @@ impl<'c> RunExternalPass<'c> for Runner {
                 .cloned()
                 .or_else(|| panic.downcast_ref::<&str>().map(|s| s.to_string()))
                 .unwrap_or_default();
-            Err(LowerError::Internal(format!(
+            Err(LowerError::bug(format!(
                 "{} panicked: {what}",
                 self.pass.name
             )))
@@ -280,9 +280,18 @@ impl<'c> RunExternalPass<'c> for Runner {
         if let Err(e) = result {
             // An internal error names the pass that failed.
             let e = match e {
-                LowerError::Internal(message) => LowerError::Pass {
+                LowerError::Internal { location, message } => LowerError::Pass {
                     stage: format!("running {}", self.pass.name),
-                    message,
+                    // In the form of MLIR's diagnostics, which `message` holds.
+                    message: match location.as_deref().and_then(|l| l.rsplit_once(':')) {
+                        Some((rest, column)) => match rest.rsplit_once(':') {
+                            Some((file, line)) => {
+                                format!("loc(\"{file}\":{line}:{column}): {message}")
+                            }
+                            None => message,
+                        },
+                        None => message,
+                    },
                 },
                 e => e,
             };

@@ -23,7 +23,7 @@ use crate::math::OPENCL_STD_PREFIX;
 use crate::LowerError;
 
 fn err(message: impl std::fmt::Display) -> LowerError {
-    LowerError::Internal(format!("SPIR-V patch: {message}"))
+    LowerError::bug(format!("SPIR-V patch: {message}"))
 }
 
 /// A module's words and instructions, and the words of a patched copy.

@@ -1,8 +1,8 @@
 // RUN: not hipmlir-opt %s --hipmlir-lower-pointers-to-spirv 2>&1 >/dev/null | FileCheck %s
 
-// An address space SPIR-V has no storage class for is an error.
+// An address space SPIR-V has no storage class for is an error, at the access.
 
-// CHECK: lower-pointers-to-spirv-errors.mlir: error: pointer in unknown address space 7
+// CHECK: lower-pointers-to-spirv-errors.mlir:[[# @LINE + 5]]:12: error: pointer in unknown address space 7
 // CHECK-NEXT: note: while running hipmlir-lower-pointers-to-spirv
 module attributes {gpu.container_module} {
   gpu.module @hipmlir_kernels {

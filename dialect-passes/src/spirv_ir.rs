@@ -1,0 +1,201 @@
+//! SPIR-V types and attributes, typed: MLIR's C API has no constructors for them, so a small C++
+//! shim (`cxx/spirv_ir.cpp`) builds them through MLIR's C++ API. Enum values are the SPIR-V
+//! specification's numbers, as MLIR's SPIR-V enums are.
+
+use melior::ir::{Attribute, AttributeLike, Type, TypeLike};
+use melior::{Context, StringRef};
+use mlir_sys::{MlirAttribute, MlirContext, MlirStringRef, MlirType};
+
+extern "C" {
+    fn hipmlirSpirvPointerTypeGet(pointee: MlirType, storage_class: u32) -> MlirType;
+    fn hipmlirSpirvPointerTypeGetStorageClass(t: MlirType) -> i64;
+    fn hipmlirSpirvArrayTypeGet(element: MlirType, count: u32) -> MlirType;
+    fn hipmlirSpirvStructTypeGet(
+        ctx: MlirContext,
+        count: isize,
+        members: *const MlirType,
+    ) -> MlirType;
+    fn hipmlirTypeIsALLVMArrayType(t: MlirType) -> bool;
+    fn hipmlirLLVMArrayTypeGetNumElements(t: MlirType) -> u64;
+    fn hipmlirSpirvScopeAttrGet(ctx: MlirContext, scope: u32) -> MlirAttribute;
+    fn hipmlirSpirvMemorySemanticsAttrGet(ctx: MlirContext, bits: u32) -> MlirAttribute;
+    fn hipmlirSpirvStorageClassAttrGet(ctx: MlirContext, storage_class: u32) -> MlirAttribute;
+    fn hipmlirSpirvMemoryAccessAttrGet(ctx: MlirContext, bits: u32) -> MlirAttribute;
+    fn hipmlirSpirvFunctionControlAttrGet(ctx: MlirContext, bits: u32) -> MlirAttribute;
+    fn hipmlirSpirvLinkageAttributesGet(
+        ctx: MlirContext,
+        name: MlirStringRef,
+        linkage_type: u32,
+    ) -> MlirAttribute;
+    fn hipmlirSpirvEntryPointAbiGet(ctx: MlirContext, subgroup_size: i32) -> MlirAttribute;
+    fn hipmlirSpirvVceAttrAdd(
+        vce: MlirAttribute,
+        capability: i64,
+        extension: MlirStringRef,
+    ) -> MlirAttribute;
+    fn hipmlirGpuDimensionAttrGet(ctx: MlirContext, dimension: u32) -> MlirAttribute;
+}
+
+/// SPIR-V storage classes hipmlir's pointers live in.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum StorageClass {
+    UniformConstant = 0,
+    Workgroup = 4,
+    CrossWorkgroup = 5,
+    Function = 7,
+    Generic = 8,
+}
+
+impl StorageClass {
+    const ALL: [StorageClass; 5] = [
+        StorageClass::UniformConstant,
+        StorageClass::Workgroup,
+        StorageClass::CrossWorkgroup,
+        StorageClass::Function,
+        StorageClass::Generic,
+    ];
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Scope {
+    CrossDevice = 0,
+    Device = 1,
+    Workgroup = 2,
+    Subgroup = 3,
+}
+
+/// Memory semantics bits (a SPIR-V bit set).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct MemorySemantics(u32);
+
+impl MemorySemantics {
+    pub const NONE: MemorySemantics = MemorySemantics(0);
+    pub const SEQUENTIALLY_CONSISTENT: MemorySemantics = MemorySemantics(0x10);
+    pub const WORKGROUP_MEMORY: MemorySemantics = MemorySemantics(0x100);
+    pub const CROSS_WORKGROUP_MEMORY: MemorySemantics = MemorySemantics(0x200);
+}
+
+impl std::ops::BitOr for MemorySemantics {
+    type Output = MemorySemantics;
+    fn bitor(self, other: MemorySemantics) -> MemorySemantics {
+        MemorySemantics(self.0 | other.0)
+    }
+}
+
+/// `MemoryAccess::Volatile`, the one memory access hipmlir marks.
+pub const MEMORY_ACCESS_VOLATILE: u32 = 0x1;
+/// `FunctionControl::Pure`.
+pub const FUNCTION_CONTROL_PURE: u32 = 0x4;
+/// `LinkageType::Import`.
+pub const LINKAGE_IMPORT: u32 = 1;
+/// `Capability::Int64Atomics`.
+pub const CAPABILITY_INT64_ATOMICS: i64 = 12;
+
+/// `!spirv.ptr<pointee, class>`.
+pub fn pointer_type<'c>(pointee: Type<'c>, class: StorageClass) -> Type<'c> {
+    // SAFETY: a live type; the shim returns a type of its context.
+    unsafe { Type::from_raw(hipmlirSpirvPointerTypeGet(pointee.to_raw(), class as u32)) }
+}
+
+/// The storage class of a `!spirv.ptr` (None for other types, or a class hipmlir never uses).
+pub fn pointer_storage_class(t: Type) -> Option<StorageClass> {
+    // SAFETY: a kind query on a live type.
+    let class = unsafe { hipmlirSpirvPointerTypeGetStorageClass(t.to_raw()) };
+    StorageClass::ALL.into_iter().find(|c| *c as i64 == class)
+}
+
+/// `!spirv.array<count x element>`.
+pub fn array_type(element: Type, count: u32) -> Type {
+    // SAFETY: a live type.
+    unsafe { Type::from_raw(hipmlirSpirvArrayTypeGet(element.to_raw(), count)) }
+}
+
+/// `!spirv.struct<(members...)>`, without offsets (as hipmlir's memory types are).
+pub fn struct_type<'c>(ctx: &'c Context, members: &[Type<'c>]) -> Type<'c> {
+    let raw: Vec<MlirType> = members.iter().map(|t| t.to_raw()).collect();
+    // SAFETY: live types of `ctx`; the shim copies the array.
+    unsafe {
+        Type::from_raw(hipmlirSpirvStructTypeGet(
+            ctx.to_raw(),
+            raw.len() as isize,
+            raw.as_ptr(),
+        ))
+    }
+}
+
+/// The element count of an `!llvm.array` (None for other types): the C API has no accessor.
+pub fn llvm_array_length(t: Type) -> Option<u64> {
+    // SAFETY: the length is read only after the kind check.
+    unsafe {
+        hipmlirTypeIsALLVMArrayType(t.to_raw())
+            .then(|| hipmlirLLVMArrayTypeGetNumElements(t.to_raw()))
+    }
+}
+
+pub fn scope_attr(ctx: &Context, scope: Scope) -> Attribute<'_> {
+    // SAFETY: the shim returns an attribute of `ctx`.
+    unsafe { Attribute::from_raw(hipmlirSpirvScopeAttrGet(ctx.to_raw(), scope as u32)) }
+}
+
+pub fn memory_semantics_attr(ctx: &Context, bits: MemorySemantics) -> Attribute<'_> {
+    // SAFETY: as above.
+    unsafe { Attribute::from_raw(hipmlirSpirvMemorySemanticsAttrGet(ctx.to_raw(), bits.0)) }
+}
+
+pub fn storage_class_attr(ctx: &Context, class: StorageClass) -> Attribute<'_> {
+    // SAFETY: as above.
+    unsafe { Attribute::from_raw(hipmlirSpirvStorageClassAttrGet(ctx.to_raw(), class as u32)) }
+}
+
+pub fn memory_access_attr(ctx: &Context, bits: u32) -> Attribute<'_> {
+    // SAFETY: as above.
+    unsafe { Attribute::from_raw(hipmlirSpirvMemoryAccessAttrGet(ctx.to_raw(), bits)) }
+}
+
+pub fn function_control_attr(ctx: &Context, bits: u32) -> Attribute<'_> {
+    // SAFETY: as above.
+    unsafe { Attribute::from_raw(hipmlirSpirvFunctionControlAttrGet(ctx.to_raw(), bits)) }
+}
+
+/// `#spirv.linkage_attributes<linkage_name = name, linkage_type = <type>>`.
+pub fn linkage_attributes<'c>(ctx: &'c Context, name: &str, linkage_type: u32) -> Attribute<'c> {
+    // SAFETY: as above; the shim copies the name into an attribute.
+    unsafe {
+        Attribute::from_raw(hipmlirSpirvLinkageAttributesGet(
+            ctx.to_raw(),
+            StringRef::new(name).to_raw(),
+            linkage_type,
+        ))
+    }
+}
+
+/// `#spirv.entry_point_abi<>`, or `<subgroup_size = n>`.
+pub fn entry_point_abi(ctx: &Context, subgroup_size: Option<u32>) -> Attribute<'_> {
+    let size = subgroup_size.map_or(0, |s| s as i32);
+    // SAFETY: as above.
+    unsafe { Attribute::from_raw(hipmlirSpirvEntryPointAbiGet(ctx.to_raw(), size)) }
+}
+
+/// A `#spirv.vce` with a capability and an extension added in front when missing; None when
+/// `vce` is not one or the extension is unknown to MLIR.
+pub fn vce_with<'c>(
+    vce: Attribute<'c>,
+    capability: Option<i64>,
+    extension: Option<&str>,
+) -> Option<Attribute<'c>> {
+    // SAFETY: a live attribute; the shim checks its kind and returns null when it is no vce.
+    let raw = unsafe {
+        hipmlirSpirvVceAttrAdd(
+            vce.to_raw(),
+            capability.unwrap_or(-1),
+            StringRef::new(extension.unwrap_or("")).to_raw(),
+        )
+    };
+    (!raw.ptr.is_null()).then(|| unsafe { Attribute::from_raw(raw) })
+}
+
+/// `#gpu<dim x>` (0), y (1) or z (2).
+pub fn gpu_dimension_attr(ctx: &Context, dimension: u32) -> Attribute<'_> {
+    // SAFETY: as above.
+    unsafe { Attribute::from_raw(hipmlirGpuDimensionAttrGet(ctx.to_raw(), dimension)) }
+}
