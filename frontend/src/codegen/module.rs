@@ -635,10 +635,7 @@ impl<'c> ModuleCodegen<'c> {
             Some(l) if def.template_of().is_none() => l.lambda,
             _ => *def,
         };
-        let body = body_owner
-            .children()
-            .into_iter()
-            .rfind(|c| c.kind() == CXCursor_CompoundStmt);
+        let body = body_owner.function_body();
         // An implicit destructor or constructor may have no body to show: it destroys or
         // builds the members and bases.
         if body.is_none() && !matches!(def.kind(), CXCursor_Destructor | CXCursor_Constructor) {

@@ -9,7 +9,7 @@ use super::builder::{internal, Value};
 use super::expr::promote;
 use super::expr::{GepIndex, LValue};
 use super::function::{FunctionCodegen, Val};
-use crate::clang::{ConstValue, Cursor};
+use crate::clang::{ConstValue, Cursor, ForParts};
 use crate::error::{FrontendError, Result};
 use crate::types::{AddrSpace, Ty};
 
@@ -486,7 +486,7 @@ impl<'c> FunctionCodegen<'c, '_> {
                 "range-based for statement with an init-statement",
             ));
         };
-        let Some(begin) = find_begin_variable(var) else {
+        let Some(begin) = s.range_for_begin_variable() else {
             return Err(internal(loc, "range-based for without its begin variable"));
         };
         let (start, end, element) = self.range_bounds(range, &begin)?;
@@ -827,19 +827,6 @@ fn is_const_object(decl: &Cursor) -> bool {
     ty.is_const()
 }
 
-/// The hidden `__begin` variable a range-based for's loop variable is initialized from.
-fn find_begin_variable(c: &Cursor) -> Option<Cursor> {
-    for child in c.children() {
-        if child.kind() == CXCursor_DeclRefExpr && child.spelling().starts_with("__begin") {
-            return child.referenced();
-        }
-        if let Some(found) = find_begin_variable(&child) {
-            return Some(found);
-        }
-    }
-    None
-}
-
 /// A switch body as a flat list: labels and the statements between them.
 enum SwitchItem {
     Case(i64),
@@ -903,12 +890,16 @@ struct IfParts {
 
 fn if_parts(s: &Cursor) -> Result<IfParts> {
     let unreadable = || FrontendError::unsupported(s.location(), "if statement of this form");
-    let [init, var, cond, then, otherwise] = s.statement_parts().ok_or_else(unreadable)?;
+    let parts = s.if_parts().ok_or_else(unreadable)?;
     Ok(IfParts {
-        before: init.into_iter().chain(var).collect(),
-        cond: cond.ok_or_else(unreadable)?,
-        then: then.ok_or_else(unreadable)?,
-        otherwise,
+        before: parts
+            .init
+            .into_iter()
+            .chain(parts.condition_variable)
+            .collect(),
+        cond: parts.cond,
+        then: parts.then,
+        otherwise: parts.otherwise,
     })
 }
 
@@ -920,13 +911,20 @@ struct ForHeader {
 }
 
 fn for_header(s: &Cursor) -> Result<(ForHeader, Cursor)> {
-    let Some([init, var, cond, inc, Some(body)]) = s.statement_parts() else {
+    let Some(parts) = s.for_parts() else {
         return Err(FrontendError::unsupported(
             s.location(),
             "for statement of this form",
         ));
     };
-    if let Some(var) = var {
+    let ForParts {
+        init,
+        condition_variable,
+        cond,
+        inc,
+        body,
+    } = parts;
+    if let Some(var) = condition_variable {
         return Err(FrontendError::unsupported(
             var.location(),
             "for loop with a condition variable",

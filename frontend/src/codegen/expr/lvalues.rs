@@ -4,7 +4,7 @@ use clang_sys::*;
 use melior::ir::Location;
 
 use super::conversions::{class_delta, class_offset};
-use super::{cast_operand, is_cast_expr, only_child, GepIndex, LValue};
+use super::{cast_operand, only_child, GepIndex, LValue};
 use crate::clang::{Cursor, LifetimeNode};
 use crate::codegen::analysis::{assigned_vars, VarKey};
 use crate::codegen::builder::{internal, Value};
@@ -68,9 +68,7 @@ impl<'c> FunctionCodegen<'c, '_> {
             // `(float2){x, y}`: an unnamed object initialized by its brace list.
             CXCursor_CompoundLiteralExpr => {
                 let init = e
-                    .children()
-                    .into_iter()
-                    .rfind(|c| c.is_expression())
+                    .compound_literal_initializer()
                     .ok_or_else(|| FrontendError::unsupported(e.location(), "compound literal"))?;
                 let ty = Ty::of(e)?;
                 let ptr = self.alloca(&ty, loc)?;
@@ -83,7 +81,7 @@ impl<'c> FunctionCodegen<'c, '_> {
             }
             // A cast to a reference type names the same object as another type (a derived-to-base
             // cast moves to the base subobject).
-            k if is_cast_expr(k) && e.is_lvalue() => {
+            _ if e.is_explicit_cast() && e.is_lvalue() => {
                 let inner = cast_operand(e)?;
                 let LValue::Mem { ptr, .. } = self.lvalue(&inner)? else {
                     return Err(FrontendError::unsupported(

@@ -42,17 +42,6 @@ pub enum GepIndex<'c> {
     Field(i32),
 }
 
-fn is_cast_expr(kind: CXCursorKind) -> bool {
-    matches!(
-        kind,
-        CXCursor_CStyleCastExpr
-            | CXCursor_CXXStaticCastExpr
-            | CXCursor_CXXFunctionalCastExpr
-            | CXCursor_CXXConstCastExpr
-            | CXCursor_CXXReinterpretCastExpr
-    )
-}
-
 impl<'c> FunctionCodegen<'c, '_> {
     /// An rvalue converted to `ty` (as for an initializer, argument or return).
     pub fn rvalue_as(&mut self, e: &Cursor, ty: &Ty) -> Result<Val<'c>> {
@@ -121,7 +110,7 @@ impl<'c> FunctionCodegen<'c, '_> {
                     _ => self.constant(e),
                 }
             }
-            k if is_cast_expr(k) => {
+            _ if e.is_explicit_cast() => {
                 let inner = cast_operand(e)?;
                 if let Some(v) = self.class_pointer_cast(&inner, e)? {
                     return Ok(v);
@@ -305,11 +294,8 @@ fn enum_constant(e: &Cursor) -> Option<ConstValue> {
         .flatten()
 }
 
-/// The operand of a cast expression (type references come before it).
+/// The operand of a cast expression written in the source.
 fn cast_operand(e: &Cursor) -> Result<Cursor> {
-    e.children()
-        .into_iter()
-        .rev()
-        .find(|c| c.is_expression())
+    e.explicit_cast_operand()
         .ok_or_else(|| FrontendError::unsupported(e.location(), "empty cast"))
 }
