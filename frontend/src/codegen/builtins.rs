@@ -3,10 +3,12 @@
 //! They are emitted with target-neutral ops (gpu.barrier, the LLVM dialect's fence, atomicrmw
 //! and cmpxchg); dialect-passes lowers those to SPIR-V.
 
+use melior::dialect::arith::{self, CmpiPredicate};
 use melior::ir::attribute::{IntegerAttribute, StringAttribute};
 use melior::ir::r#type::IntegerType;
-use melior::ir::{Attribute, Location, Region, ValueLike};
+use melior::ir::{Attribute, Location, ValueLike};
 
+use super::builder::GpuReduce;
 use super::function::{FunctionCodegen, Val};
 use crate::clang::Cursor;
 use crate::error::{FrontendError, Result};
@@ -77,10 +79,10 @@ const FENCES: &[(&str, &str)] = &[
 ];
 
 /// Block-wide votes: name → reduction of the 0/1 predicate over the block.
-const BLOCK_VOTES: &[(&str, &str)] = &[
-    ("__syncthreads_count", "add"),
-    ("__syncthreads_and", "minsi"),
-    ("__syncthreads_or", "maxsi"),
+const BLOCK_VOTES: &[(&str, GpuReduce)] = &[
+    ("__syncthreads_count", GpuReduce::Add),
+    ("__syncthreads_and", GpuReduce::MinSi),
+    ("__syncthreads_or", GpuReduce::MaxSi),
 ];
 
 /// The sync scope of an atomic from its name's suffix.
@@ -113,7 +115,7 @@ impl<'c> FunctionCodegen<'c, '_> {
             _ => {}
         }
         if name == "__syncthreads" {
-            self.b.op("gpu.barrier", &[], &[], &[], vec![], loc)?;
+            self.b.barrier(loc)?;
             return Ok(Some(Val::Void));
         }
         if let Some((_, reduction)) = BLOCK_VOTES.iter().find(|(n, _)| *n == name) {
@@ -125,26 +127,14 @@ impl<'c> FunctionCodegen<'c, '_> {
                 ));
             };
             let p = self.condition(p)?;
-            self.b.op("gpu.barrier", &[], &[], &[], vec![], loc)?;
+            self.b.barrier(loc)?;
             let i32t = Ty::INT.value_mlir(self.ctx());
-            let bit = self.b.value("arith.extui", &[p], i32t, &[], loc)?;
-            let op = self
-                .b
-                .attr(&format!("#gpu<all_reduce_op {reduction}>"), loc)?;
-            let uniform = Attribute::unit(self.ctx());
-            let r = self.b.op(
-                "gpu.all_reduce",
-                &[bit],
-                &[i32t],
-                &[("op", op), ("uniform", uniform)],
-                vec![Region::new()],
-                loc,
-            )?;
-            return Ok(Some(Val::Scalar(r[0])));
+            let bit = self.b.insert_value(arith::extui(p, i32t, loc))?;
+            let r = self.b.all_reduce(*reduction, bit, loc)?;
+            return Ok(Some(Val::Scalar(r)));
         }
         if let Some((_, scope)) = FENCES.iter().find(|(n, _)| *n == name) {
-            let attrs = self.sync_attrs(SEQ_CST, scope);
-            self.b.op("llvm.fence", &[], &[], &attrs, vec![], loc)?;
+            self.b.fence(SEQ_CST, scope, loc)?;
             return Ok(Some(Val::Void));
         }
         let (base, scope) = scope_of(name);
@@ -345,7 +335,7 @@ impl<'c> FunctionCodegen<'c, '_> {
             loc,
         )?;
         // A strong exchange succeeded exactly when the old value was the one compared.
-        let success = self.cmpi(0, old, cmp, loc)?;
+        let success = self.b.cmpi(CmpiPredicate::Eq, old, cmp, loc)?;
         Ok((old, success))
     }
 
@@ -388,7 +378,7 @@ impl<'c> FunctionCodegen<'c, '_> {
         let count = self
             .b
             .const_int(i32t, args.len().saturating_sub(1) as i64, loc)?;
-        let failed = self.cmpi(2, r[0], zero, loc)?;
+        let failed = self.b.cmpi(CmpiPredicate::Slt, r[0], zero, loc)?;
         let result = self
             .b
             .value("arith.select", &[failed, r[0], count], i32t, &[], loc)?;

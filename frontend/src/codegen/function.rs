@@ -1,10 +1,12 @@
 //! One function's codegen state: the SSA environment of its locals and the structured-control-flow
 //! helpers that merge it across regions.
 
+use melior::dialect::arith;
+use melior::dialect::scf;
 use std::collections::HashMap;
 
 use melior::ir::RegionLike;
-use melior::ir::{Block, Location, Region, Type, ValueLike};
+use melior::ir::{Block, Location, Region, Type};
 
 use super::analysis::{Targets, VarKey};
 use super::builder::{block_arguments, Builder, Value};
@@ -255,13 +257,13 @@ impl<'c, 'm> FunctionCodegen<'c, 'm> {
         let (then_block, ()) = self.in_block(&[], loc, |this| {
             let mut yielded = then(this)?;
             yielded.extend(this.flatten_vars(&carried));
-            this.b.op("scf.yield", &yielded, &[], &[], vec![], loc)?;
+            this.b.insert(scf::r#yield(&yielded, loc));
             Ok(())
         })?;
         let (else_block, ()) = self.in_block(&[], loc, |this| {
             let mut yielded = otherwise(this)?;
             yielded.extend(this.flatten_vars(&carried));
-            this.b.op("scf.yield", &yielded, &[], &[], vec![], loc)?;
+            this.b.insert(scf::r#yield(&yielded, loc));
             Ok(())
         })?;
         let mut types = result_types.to_vec();
@@ -320,13 +322,13 @@ impl<'c, 'm> FunctionCodegen<'c, 'm> {
             let mut operands = vec![cond];
             operands.extend(this.flatten_vars(&carried));
             this.b
-                .op("scf.condition", &operands, &[], &[], vec![], loc)?;
+                .insert(scf::condition(operands[0], &operands[1..], loc));
             Ok(())
         })?;
         let (after_block, ()) = self.in_block(&carried, loc, |this| {
             after(this)?;
             let yielded = this.flatten_vars(&carried);
-            this.b.op("scf.yield", &yielded, &[], &[], vec![], loc)?;
+            this.b.insert(scf::r#yield(&yielded, loc));
             Ok(())
         })?;
         let before_region = Region::new();
@@ -385,10 +387,10 @@ impl<'c, 'm> FunctionCodegen<'c, 'm> {
 
     pub fn not(&self, v: Value<'c>, loc: Location<'c>) -> Result<Value<'c>> {
         let t = self.b.const_bool(true, loc)?;
-        self.b.value("arith.xori", &[v, t], v.r#type(), &[], loc)
+        self.b.insert_value(arith::xori(v, t, loc))
     }
 
     pub fn or(&self, a: Value<'c>, b: Value<'c>, loc: Location<'c>) -> Result<Value<'c>> {
-        self.b.value("arith.ori", &[a, b], a.r#type(), &[], loc)
+        self.b.insert_value(arith::ori(a, b, loc))
     }
 }

@@ -4,6 +4,7 @@
 //! Functions with a math-dialect (or arith) op are emitted as that op; the rest as a call to a
 //! declared function with the C name (`tgammaf`), which dialect-passes maps to OpenCL.std.
 
+use melior::dialect::arith;
 use melior::ir::{Location, Type, ValueLike};
 
 use super::builder::Value;
@@ -189,9 +190,7 @@ impl<'c> FunctionCodegen<'c, '_> {
             let [x] = args else { return Err(arity(e)) };
             let v = self.rvalue_as(x, &Ty::Float { bits: 32 })?.scalar();
             let one = self.b.const_float(v.r#type(), 1.0, self.loc(e))?;
-            let r = self
-                .b
-                .value("arith.divf", &[one, v], v.r#type(), &[], self.loc(e))?;
+            let r = self.b.insert_value(arith::divf(one, v, self.loc(e)))?;
             return Ok(Some(Val::Scalar(r)));
         }
         let Some(emit) = lookup(name) else {
@@ -276,19 +275,11 @@ impl<'c> FunctionCodegen<'c, '_> {
                 // 0 for 0, else the 1-based index of the lowest set bit.
                 let tz = count(self, "math.cttz")?;
                 let one = self.b.const_int(result_type, 1, loc)?;
-                let plus = self
-                    .b
-                    .value("arith.addi", &[tz, one], result_type, &[], loc)?;
+                let plus = self.b.insert_value(arith::addi(tz, one, loc))?;
                 let zero_in = self.b.const_int(t, 0, loc)?;
                 let is_zero = self.cmp_eq(x, zero_in, loc)?;
                 let zero = self.b.const_int(result_type, 0, loc)?;
-                self.b.value(
-                    "arith.select",
-                    &[is_zero, zero, plus],
-                    result_type,
-                    &[],
-                    loc,
-                )
+                self.b.insert_value(arith::select(is_zero, zero, plus, loc))
             }
             "brev" => self.bit_reverse(x, loc),
             other => Err(FrontendError::unsupported(
@@ -315,11 +306,11 @@ impl<'c> FunctionCodegen<'c, '_> {
         for (mask, shift) in masks.iter().filter(|(_, s)| (*s as u32) < bits) {
             let m = self.b.const_int(t, (*mask as i64) & mask_for(bits), loc)?;
             let s = self.b.const_int(t, *shift, loc)?;
-            let low = self.b.value("arith.andi", &[v, m], t, &[], loc)?;
-            let low = self.b.value("arith.shli", &[low, s], t, &[], loc)?;
-            let high = self.b.value("arith.shrui", &[v, s], t, &[], loc)?;
-            let high = self.b.value("arith.andi", &[high, m], t, &[], loc)?;
-            v = self.b.value("arith.ori", &[low, high], t, &[], loc)?;
+            let low = self.b.insert_value(arith::andi(v, m, loc))?;
+            let low = self.b.insert_value(arith::shli(low, s, loc))?;
+            let high = self.b.insert_value(arith::shrui(v, s, loc))?;
+            let high = self.b.insert_value(arith::andi(high, m, loc))?;
+            v = self.b.insert_value(arith::ori(low, high, loc))?;
         }
         Ok(v)
     }
@@ -342,7 +333,7 @@ impl<'c> FunctionCodegen<'c, '_> {
                     32
                 };
                 let int = melior::ir::r#type::IntegerType::new(self.ctx(), bits).into();
-                let raw = self.b.value("arith.bitcast", &[v], int, &[], loc)?;
+                let raw = self.b.insert_value(arith::bitcast(v, int, loc))?;
                 let zero = self.b.const_int(int, 0, loc)?;
                 let slt = melior::ir::attribute::IntegerAttribute::new(
                     melior::ir::r#type::IntegerType::new(self.ctx(), 64).into(),

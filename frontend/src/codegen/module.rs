@@ -4,6 +4,7 @@ use hipmlir_device_image::{
     BYVAL_ATTRIBUTE, KERNEL_ARGS_ATTRIBUTE, KERNEL_ARGS_SIZE_ATTRIBUTE, KERNEL_ATTRIBUTE,
     KERNEL_NAME_ATTRIBUTE,
 };
+use melior::dialect::func;
 use std::collections::HashMap;
 
 use clang_sys::*;
@@ -255,9 +256,9 @@ impl<'c> ModuleCodegen<'c> {
             loc,
         )?;
         let i64t: Type = IntegerType::new(ctx, 64).into();
-        let value = b.value("llvm.ptrtoint", &[address], i64t, &[], loc)?;
+        let value = b.ptr_to_int(address, i64t, loc)?;
         b.op("llvm.store", &[value, out], &[], &[], vec![], loc)?;
-        b.op("func.return", &[], &[], &[], vec![], loc)?;
+        b.insert(func::r#return(&[], loc));
         let name = super::globals::address_kernel(symbol);
         let mut args = vec![hipmlir_device_image::KernelArg {
             name: "out".into(),
@@ -786,7 +787,7 @@ impl<'c> ModuleCodegen<'c> {
                 None => Ok(Val::Void),
             }
         })?;
-        fc.b.op("func.return", &ret.flatten(), &[], &[], vec![], loc)?;
+        fc.b.insert(func::r#return(&ret.flatten(), loc));
 
         let region = Region::new();
         region.append_block(entry);

@@ -2,6 +2,7 @@
 //! `continue` lowered to flag variables that guard the statements after them.
 
 use clang_sys::*;
+use melior::dialect::arith::{self, CmpiPredicate};
 use melior::ir::{Location, ValueLike};
 
 use super::analysis::{assigned_vars, jumps, Jumps, VarKey};
@@ -513,10 +514,8 @@ impl<'c> FunctionCodegen<'c, '_> {
                 let running = this.not(stop, loc)?;
                 let at = this.env[&begin_key].val.scalar();
                 let at = this.ptr_to_int(at, loc)?;
-                // arith.cmpi predicate 1 is `ne`.
-                let more = this.cmpi(1, at, end, loc)?;
-                let i1 = Ty::Bool.value_mlir(this.ctx());
-                this.b.value("arith.andi", &[running, more], i1, &[], loc)
+                let more = this.b.cmpi(CmpiPredicate::Ne, at, end, loc)?;
+                this.b.insert_value(arith::andi(running, more, loc))
             },
             |this| {
                 if j.continues {
@@ -726,9 +725,7 @@ impl<'c> FunctionCodegen<'c, '_> {
                         )?;
                         let running = this.not(stop, loc)?;
                         let now = this.flag(&entered, loc)?;
-                        let run =
-                            this.b
-                                .value("arith.andi", &[now, running], now.r#type(), &[], loc)?;
+                        let run = this.b.insert_value(arith::andi(now, running, loc))?;
                         let carried = this.assigned_in(std::slice::from_ref(stmt));
                         this.emit_guarded(run, &carried, |this| this.emit_stmt(stmt), loc)?;
                     }

@@ -1,6 +1,8 @@
 //! Calls: device builtins, constructors, trivial special members, member and plain functions.
 
 use clang_sys::*;
+use melior::dialect::func;
+use melior::ir::attribute::FlatSymbolRefAttribute;
 use melior::ir::Type;
 
 use super::LValue;
@@ -142,16 +144,14 @@ impl<'c> FunctionCodegen<'c, '_> {
             Ty::Void => vec![],
             ref t => vec![t.value_mlir(self.ctx())],
         };
-        let callee_attr =
-            melior::ir::attribute::FlatSymbolRefAttribute::new(self.ctx(), &sig.symbol).into();
-        let results = self.b.op(
-            "func.call",
+        let callee = FlatSymbolRefAttribute::new(self.ctx(), &sig.symbol);
+        let results = self.b.insert(func::call(
+            self.ctx(),
+            callee,
             &operands,
             &result_types,
-            &[("callee", callee_attr)],
-            vec![],
             loc,
-        )?;
+        ));
         Ok(results.first().map_or(Val::Void, |v| Val::Scalar(*v)))
     }
 

@@ -1,6 +1,7 @@
 //! C's conversions between scalar types, class-pointer casts, and the usual arithmetic conversions.
 
 use clang_sys::*;
+use melior::dialect::arith::{self, CmpfPredicate, CmpiPredicate};
 use melior::ir::{Location, Type, ValueLike};
 
 use super::GepIndex;
@@ -33,15 +34,11 @@ impl<'c> FunctionCodegen<'c, '_> {
         // A null pointer stays null, as C++ requires: it moves by nothing.
         let as_int = self.ptr_to_int(v, loc)?;
         let zero = self.b.const_int(as_int.r#type(), 0, loc)?;
-        let is_null = self.cmpi(0, as_int, zero, loc)?;
+        let is_null = self.b.cmpi(CmpiPredicate::Eq, as_int, zero, loc)?;
         let delta = self.b.const_int(as_int.r#type(), delta, loc)?;
-        let bytes = self.b.value(
-            "arith.select",
-            &[is_null, zero, delta],
-            as_int.r#type(),
-            &[],
-            loc,
-        )?;
+        let bytes = self
+            .b
+            .insert_value(arith::select(is_null, zero, delta, loc))?;
         let moved = self.gep(
             v,
             &Ty::Int {
@@ -112,14 +109,12 @@ impl<'c> FunctionCodegen<'c, '_> {
             // A function pointer is an integer id (0 is null; see function_pointers.rs).
             (Ty::FnPtr { .. }, Ty::Bool) => {
                 let zero = self.b.const_int(x.r#type(), 0, loc)?;
-                self.cmpi(1, x, zero, loc)?
+                self.b.cmpi(CmpiPredicate::Ne, x, zero, loc)?
             }
             (Ty::FnPtr { .. }, Ty::Int { .. }) => {
                 return self.convert_at(v, &Ty::LONG, to, loc, e);
             }
-            (Ty::FnPtr { .. }, Ty::Pointer { .. }) => {
-                self.b.value("llvm.inttoptr", &[x], target, &[], loc)?
-            }
+            (Ty::FnPtr { .. }, Ty::Pointer { .. }) => self.b.int_to_ptr(x, target, loc)?,
             (Ty::Pointer { .. }, Ty::FnPtr { .. }) => self.ptr_to_int(x, loc)?,
             (Ty::Int { .. } | Ty::Bool, Ty::FnPtr { .. }) => {
                 return self.convert_at(v, from, &Ty::LONG, loc, e);
@@ -127,7 +122,7 @@ impl<'c> FunctionCodegen<'c, '_> {
             (Ty::Pointer { .. }, Ty::Bool) => {
                 let i = self.ptr_to_int(x, loc)?;
                 let zero = self.b.const_int(i.r#type(), 0, loc)?;
-                self.cmpi(1, i, zero, loc)?
+                self.b.cmpi(CmpiPredicate::Ne, i, zero, loc)?
             }
             (Ty::Pointer { .. }, Ty::Int { .. }) => {
                 let i = self.ptr_to_int(x, loc)?;
@@ -138,57 +133,50 @@ impl<'c> FunctionCodegen<'c, '_> {
                     return self.null_pointer(loc);
                 }
                 let wide = self.convert_at(v, from, &Ty::LONG, loc, e)?.scalar();
-                self.b.value("llvm.inttoptr", &[wide], target, &[], loc)?
+                self.b.int_to_ptr(wide, target, loc)?
             }
             (Ty::Int { .. } | Ty::Bool, Ty::Bool) => {
                 let zero = self.b.const_int(x.r#type(), 0, loc)?;
-                self.cmpi(1, x, zero, loc)?
+                self.b.cmpi(CmpiPredicate::Ne, x, zero, loc)?
             }
             (Ty::Float { .. }, Ty::Bool) => {
                 let zero = self.b.const_float(x.r#type(), 0.0, loc)?;
-                let attr = self.pred_attr(13); // une: NaN converts to true
-                self.b.value(
-                    "arith.cmpf",
-                    &[x, zero],
-                    target,
-                    &[("predicate", attr)],
-                    loc,
-                )?
+                // une: NaN converts to true
+                self.b.cmpf(CmpfPredicate::Une, x, zero, loc)?
             }
-            (Ty::Bool, Ty::Int { .. }) => self.b.value("arith.extui", &[x], target, &[], loc)?,
+            (Ty::Bool, Ty::Int { .. }) => self.b.insert_value(arith::extui(x, target, loc))?,
             (Ty::Int { bits: fb, signed }, Ty::Int { bits: tb, .. }) => {
                 let op = match fb.cmp(tb) {
                     std::cmp::Ordering::Equal => return Ok(v),
-                    std::cmp::Ordering::Greater => "arith.trunci",
-                    std::cmp::Ordering::Less if *signed => "arith.extsi",
-                    std::cmp::Ordering::Less => "arith.extui",
+                    std::cmp::Ordering::Greater => arith::trunci,
+                    std::cmp::Ordering::Less if *signed => arith::extsi,
+                    std::cmp::Ordering::Less => arith::extui,
                 };
-                self.b.value(op, &[x], target, &[], loc)?
+                self.b.insert_value(op(x, target, loc))?
             }
-            (Ty::Bool, Ty::Float { .. }) => self.b.value("arith.uitofp", &[x], target, &[], loc)?,
+            (Ty::Bool, Ty::Float { .. }) => self.b.insert_value(arith::uitofp(x, target, loc))?,
             (Ty::Int { signed, .. }, Ty::Float { .. }) => {
                 let op = if *signed {
-                    "arith.sitofp"
+                    arith::sitofp
                 } else {
-                    "arith.uitofp"
+                    arith::uitofp
                 };
-                self.b.value(op, &[x], target, &[], loc)?
+                self.b.insert_value(op(x, target, loc))?
             }
             (Ty::Float { .. }, Ty::Int { signed, .. }) => {
                 let op = if *signed {
-                    "arith.fptosi"
+                    arith::fptosi
                 } else {
-                    "arith.fptoui"
+                    arith::fptoui
                 };
-                self.b.value(op, &[x], target, &[], loc)?
+                self.b.insert_value(op(x, target, loc))?
             }
             (Ty::Float { bits: fb }, Ty::Float { bits: tb }) => {
-                let op = if fb < tb {
-                    "arith.extf"
+                if fb < tb {
+                    self.b.insert_value(arith::extf(x, target, loc))?
                 } else {
-                    "arith.truncf"
-                };
-                self.b.value(op, &[x], target, &[], loc)?
+                    self.b.truncf(x, target, loc)?
+                }
             }
             _ => return Err(unsupported()),
         };

@@ -35,18 +35,6 @@ impl<'c> FunctionCodegen<'c, '_> {
         })
     }
 
-    /// `volatile_` on `llvm.load`/`llvm.store` for a volatile access.
-    pub(super) fn volatile_attrs(
-        &self,
-        volatile: bool,
-    ) -> Vec<(&'static str, melior::ir::Attribute<'c>)> {
-        if volatile {
-            vec![("volatile_", melior::ir::Attribute::unit(self.ctx()))]
-        } else {
-            Vec::new()
-        }
-    }
-
     pub(super) fn lvalue_of(&mut self, e: &Cursor) -> Result<LValue<'c>> {
         let loc = self.loc(e);
         match e.kind() {

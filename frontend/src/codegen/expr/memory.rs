@@ -1,5 +1,7 @@
 //! Pointers and memory: addresses of globals, address-space casts, GEPs, loads and stores.
 
+use melior::dialect::arith::{self, CmpiPredicate};
+use melior::dialect::llvm;
 use melior::ir::{Location, ValueLike};
 
 use super::{GepIndex, LValue};
@@ -17,14 +19,8 @@ impl<'c> FunctionCodegen<'c, '_> {
         space: AddrSpace,
         loc: Location<'c>,
     ) -> Result<Value<'c>> {
-        let sym = melior::ir::attribute::FlatSymbolRefAttribute::new(self.ctx(), symbol).into();
-        self.b.value(
-            "llvm.mlir.addressof",
-            &[],
-            pointer_type(self.ctx(), space),
-            &[("global_name", sym)],
-            loc,
-        )
+        self.b
+            .address_of(symbol, pointer_type(self.ctx(), space), loc)
     }
 
     /// A pointer cast to the generic address space (a no-op if it is generic already).
@@ -33,19 +29,12 @@ impl<'c> FunctionCodegen<'c, '_> {
         if ptr.r#type() == generic {
             return Ok(ptr);
         }
-        self.b
-            .value("llvm.addrspacecast", &[ptr], generic, &[], loc)
+        self.b.addrspace_cast(ptr, generic, loc)
     }
 
     pub fn null_pointer(&self, loc: Location<'c>) -> Result<Val<'c>> {
         let generic = pointer_type(self.ctx(), AddrSpace::Generic);
-        Ok(Val::Scalar(self.b.value(
-            "llvm.mlir.zero",
-            &[],
-            generic,
-            &[],
-            loc,
-        )?))
+        Ok(Val::Scalar(self.b.insert_value(llvm::zero(generic, loc))?))
     }
 
     pub(in crate::codegen) fn ptr_to_int(
@@ -54,7 +43,7 @@ impl<'c> FunctionCodegen<'c, '_> {
         loc: Location<'c>,
     ) -> Result<Value<'c>> {
         let i64t = Ty::LONG.value_mlir(self.ctx());
-        self.b.value("llvm.ptrtoint", &[p], i64t, &[], loc)
+        self.b.ptr_to_int(p, i64t, loc)
     }
 
     /// `ptr + bytes`.
@@ -93,21 +82,15 @@ impl<'c> FunctionCodegen<'c, '_> {
                 GepIndex::Field(f) => *f,
             })
             .collect();
-        let operands: Vec<Value<'c>> = std::iter::once(base)
-            .chain(indices.iter().filter_map(|i| match i {
+        let dynamic: Vec<Value<'c>> = indices
+            .iter()
+            .filter_map(|i| match i {
                 GepIndex::Dynamic(v) => Some(*v),
                 GepIndex::Field(_) => None,
-            }))
+            })
             .collect();
-        let raw_attr = melior::ir::attribute::DenseI32ArrayAttribute::new(ctx, &raw).into();
-        let elem_attr = melior::ir::attribute::TypeAttribute::new(element.memory_mlir(ctx)).into();
-        self.b.value(
-            "llvm.getelementptr",
-            &operands,
-            base.r#type(),
-            &[("rawConstantIndices", raw_attr), ("elem_type", elem_attr)],
-            loc,
-        )
+        self.b
+            .get_element_ptr(base, &raw, &dynamic, element.memory_mlir(ctx), loc)
     }
 
     pub fn load(&mut self, lv: &LValue<'c>, loc: Location<'c>) -> Result<Val<'c>> {
@@ -118,11 +101,13 @@ impl<'c> FunctionCodegen<'c, '_> {
                     return Err(internal(loc, "an array loaded as a value"));
                 }
                 let mem = ty.memory_mlir(self.ctx());
-                let attrs = self.volatile_attrs(*volatile);
-                let v = self.b.value("llvm.load", &[*ptr], mem, &attrs, loc)?;
+                let v = self.b.load(*ptr, mem, *volatile, loc)?;
                 if *ty == Ty::Bool {
                     let zero = self.b.const_int(mem, 0, loc)?;
-                    return self.cmpi(1, v, zero, loc).map(Val::Scalar);
+                    return self
+                        .b
+                        .cmpi(CmpiPredicate::Ne, v, zero, loc)
+                        .map(Val::Scalar);
                 }
                 Ok(Val::Scalar(v))
             }
@@ -139,11 +124,9 @@ impl<'c> FunctionCodegen<'c, '_> {
                 let mut value = v.scalar();
                 if *ty == Ty::Bool {
                     let mem = ty.memory_mlir(self.ctx());
-                    value = self.b.value("arith.extui", &[value], mem, &[], loc)?;
+                    value = self.b.insert_value(arith::extui(value, mem, loc))?;
                 }
-                let attrs = self.volatile_attrs(*volatile);
-                self.b
-                    .op("llvm.store", &[value, *ptr], &[], &attrs, vec![], loc)?;
+                self.b.store(value, *ptr, *volatile, loc);
                 Ok(())
             }
         }
@@ -174,9 +157,7 @@ impl<'c> FunctionCodegen<'c, '_> {
         let mut delta = self.rvalue_as(i, &Ty::LONG)?.scalar();
         if negate {
             let zero = self.b.const_int(delta.r#type(), 0, loc)?;
-            delta = self
-                .b
-                .value("arith.subi", &[zero, delta], delta.r#type(), &[], loc)?;
+            delta = self.b.insert_value(arith::subi(zero, delta, loc))?;
         }
         self.gep(p, &pointee, &[GepIndex::Dynamic(delta)], loc)
     }

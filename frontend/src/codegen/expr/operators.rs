@@ -1,7 +1,8 @@
 //! Unary, binary, compound-assignment and conditional operators.
 
 use clang_sys::*;
-use melior::ir::{Attribute, Location, Type, ValueLike};
+use melior::dialect::arith::{self, CmpfPredicate, CmpiPredicate};
+use melior::ir::{Location, Operation, Type, ValueLike};
 
 use super::conversions::{promote, usual_arithmetic};
 use super::lvalues::lvalue_ty;
@@ -13,71 +14,93 @@ use crate::codegen::function::{FunctionCodegen, Val};
 use crate::error::{FrontendError, Result};
 use crate::types::{is_function_type, Ty};
 
-/// Integer and float ops of the binary operators, by kind: (integer signed, integer unsigned, float).
-pub(super) fn arith_op(
-    kind: CXBinaryOperatorKind,
-) -> Option<(&'static str, &'static str, &'static str)> {
+/// melior's builder of one binary arith operation.
+type BinaryOp = for<'c, 'a> fn(
+    melior::ir::Value<'c, 'a>,
+    melior::ir::Value<'c, 'a>,
+    Location<'c>,
+) -> Operation<'c>;
+
+/// The arith operations of one binary operator: on signed and unsigned integers, on floats
+/// (`None` where C has no float form), and whether a signed operation may say `nsw`.
+struct ArithOps {
+    signed: BinaryOp,
+    unsigned: BinaryOp,
+    float: Option<BinaryOp>,
+    signed_no_wrap: bool,
+}
+
+const fn ops(signed: BinaryOp, unsigned: BinaryOp, float: Option<BinaryOp>) -> ArithOps {
+    ArithOps {
+        signed,
+        unsigned,
+        float,
+        signed_no_wrap: false,
+    }
+}
+
+/// The arith operations of a binary or compound-assignment operator.
+fn arith_ops(kind: CXBinaryOperatorKind) -> Option<ArithOps> {
+    // Signed overflow is undefined in C: say so, as clang does (`nsw`), so that the device
+    // compiler may fold index arithmetic.
+    let no_wrap = |o: ArithOps| ArithOps {
+        signed_no_wrap: true,
+        ..o
+    };
     Some(match kind {
         CXBinaryOperator_Add | CXBinaryOperator_AddAssign => {
-            ("arith.addi", "arith.addi", "arith.addf")
+            no_wrap(ops(arith::addi, arith::addi, Some(arith::addf)))
         }
         CXBinaryOperator_Sub | CXBinaryOperator_SubAssign => {
-            ("arith.subi", "arith.subi", "arith.subf")
+            no_wrap(ops(arith::subi, arith::subi, Some(arith::subf)))
         }
         CXBinaryOperator_Mul | CXBinaryOperator_MulAssign => {
-            ("arith.muli", "arith.muli", "arith.mulf")
+            no_wrap(ops(arith::muli, arith::muli, Some(arith::mulf)))
         }
         CXBinaryOperator_Div | CXBinaryOperator_DivAssign => {
-            ("arith.divsi", "arith.divui", "arith.divf")
+            ops(arith::divsi, arith::divui, Some(arith::divf))
         }
         CXBinaryOperator_Rem | CXBinaryOperator_RemAssign => {
-            ("arith.remsi", "arith.remui", "arith.remf")
+            ops(arith::remsi, arith::remui, Some(arith::remf))
         }
-        CXBinaryOperator_And | CXBinaryOperator_AndAssign => ("arith.andi", "arith.andi", ""),
-        CXBinaryOperator_Or | CXBinaryOperator_OrAssign => ("arith.ori", "arith.ori", ""),
-        CXBinaryOperator_Xor | CXBinaryOperator_XorAssign => ("arith.xori", "arith.xori", ""),
-        CXBinaryOperator_Shl | CXBinaryOperator_ShlAssign => ("arith.shli", "arith.shli", ""),
-        CXBinaryOperator_Shr | CXBinaryOperator_ShrAssign => ("arith.shrsi", "arith.shrui", ""),
+        CXBinaryOperator_And | CXBinaryOperator_AndAssign => ops(arith::andi, arith::andi, None),
+        CXBinaryOperator_Or | CXBinaryOperator_OrAssign => ops(arith::ori, arith::ori, None),
+        CXBinaryOperator_Xor | CXBinaryOperator_XorAssign => ops(arith::xori, arith::xori, None),
+        CXBinaryOperator_Shl | CXBinaryOperator_ShlAssign => ops(arith::shli, arith::shli, None),
+        CXBinaryOperator_Shr | CXBinaryOperator_ShrAssign => ops(arith::shrsi, arith::shrui, None),
         _ => return None,
     })
 }
 
-/// Comparison predicates: (arith.cmpi signed, arith.cmpi unsigned, arith.cmpf), as the
-/// predicates' enum values. Float `!=` is unordered (true for NaN), the rest ordered, as in C.
-pub(super) fn compare_predicates(kind: CXBinaryOperatorKind) -> Option<(i64, i64, i64)> {
-    Some(match kind {
-        CXBinaryOperator_EQ => (0, 0, 1),  // eq, eq, oeq
-        CXBinaryOperator_NE => (1, 1, 13), // ne, ne, une
-        CXBinaryOperator_LT => (2, 6, 4),  // slt, ult, olt
-        CXBinaryOperator_LE => (3, 7, 5),  // sle, ule, ole
-        CXBinaryOperator_GT => (4, 8, 2),  // sgt, ugt, ogt
-        CXBinaryOperator_GE => (5, 9, 3),  // sge, uge, oge
+/// The predicates of a comparison operator: on signed and unsigned integers, and on floats.
+/// Float `!=` is unordered (true for NaN), the rest ordered, as in C.
+#[derive(Clone, Copy)]
+pub(super) struct Predicates {
+    signed: CmpiPredicate,
+    unsigned: CmpiPredicate,
+    float: CmpfPredicate,
+}
+
+pub(super) fn compare_predicates(kind: CXBinaryOperatorKind) -> Option<Predicates> {
+    use CmpfPredicate as F;
+    use CmpiPredicate as I;
+    let (signed, unsigned, float) = match kind {
+        CXBinaryOperator_EQ => (I::Eq, I::Eq, F::Oeq),
+        CXBinaryOperator_NE => (I::Ne, I::Ne, F::Une),
+        CXBinaryOperator_LT => (I::Slt, I::Ult, F::Olt),
+        CXBinaryOperator_LE => (I::Sle, I::Ule, F::Ole),
+        CXBinaryOperator_GT => (I::Sgt, I::Ugt, F::Ogt),
+        CXBinaryOperator_GE => (I::Sge, I::Uge, F::Oge),
         _ => return None,
+    };
+    Some(Predicates {
+        signed,
+        unsigned,
+        float,
     })
 }
 
 impl<'c> FunctionCodegen<'c, '_> {
-    pub(in crate::codegen) fn cmpi(
-        &self,
-        pred: i64,
-        a: Value<'c>,
-        b: Value<'c>,
-        loc: Location<'c>,
-    ) -> Result<Value<'c>> {
-        let i1 = Ty::Bool.value_mlir(self.ctx());
-        let attr = self.pred_attr(pred);
-        self.b
-            .value("arith.cmpi", &[a, b], i1, &[("predicate", attr)], loc)
-    }
-
-    pub(super) fn pred_attr(&self, pred: i64) -> melior::ir::Attribute<'c> {
-        melior::ir::attribute::IntegerAttribute::new(
-            melior::ir::r#type::IntegerType::new(self.ctx(), 64).into(),
-            pred,
-        )
-        .into()
-    }
-
     pub(super) fn binary(&mut self, e: &Cursor) -> Result<Val<'c>> {
         let loc = self.loc(e);
         let children = e.children();
@@ -124,28 +147,18 @@ impl<'c> FunctionCodegen<'c, '_> {
 
     pub(super) fn compare(
         &mut self,
-        (signed, unsigned, float): (i64, i64, i64),
+        predicates: Predicates,
         a: Value<'c>,
         b: Value<'c>,
         operand_ty: &Ty,
         loc: Location<'c>,
     ) -> Result<Val<'c>> {
         let v = if operand_ty.is_float() {
-            let i1 = Ty::Bool.value_mlir(self.ctx());
-            let attr = self.pred_attr(float);
-            self.b
-                .value("arith.cmpf", &[a, b], i1, &[("predicate", attr)], loc)?
+            self.b.cmpf(predicates.float, a, b, loc)?
+        } else if operand_ty.is_signed() {
+            self.b.cmpi(predicates.signed, a, b, loc)?
         } else {
-            self.cmpi(
-                if operand_ty.is_signed() {
-                    signed
-                } else {
-                    unsigned
-                },
-                a,
-                b,
-                loc,
-            )?
+            self.b.cmpi(predicates.unsigned, a, b, loc)?
         };
         Ok(Val::Scalar(v))
     }
@@ -159,35 +172,25 @@ impl<'c> FunctionCodegen<'c, '_> {
         e: &Cursor,
     ) -> Result<Value<'c>> {
         let loc = self.loc(e);
-        let (s, u, f) = arith_op(kind).ok_or_else(|| {
+        let ops = arith_ops(kind).ok_or_else(|| {
             FrontendError::unsupported(
                 e.location(),
                 format!("operator '{}'", e.binary_operator_spelling()),
             )
         })?;
-        let op = match ty {
-            Ty::Float { .. } => f,
-            Ty::Int { signed: true, .. } => s,
-            _ => u,
-        };
-        if op.is_empty() {
-            return Err(FrontendError::unsupported(
-                e.location(),
-                "operator on a float",
-            ));
-        }
-        // Signed overflow is undefined in C: say so, as clang does (`nsw`), so that the device
-        // compiler may fold index arithmetic.
-        if matches!(ty, Ty::Int { signed: true, .. })
-            && matches!(op, "arith.addi" | "arith.subi" | "arith.muli")
-        {
-            if let Some(nsw) = Attribute::parse(self.ctx(), "#arith.overflow<nsw>") {
-                return self
-                    .b
-                    .value(op, &[a, b], a.r#type(), &[("overflowFlags", nsw)], loc);
+        match ty {
+            Ty::Float { .. } => {
+                let float = ops.float.ok_or_else(|| {
+                    FrontendError::unsupported(e.location(), "operator on a float")
+                })?;
+                self.b.insert_value(float(a, b, loc))
             }
+            Ty::Int { signed: true, .. } if ops.signed_no_wrap => {
+                self.b.no_signed_wrap((ops.signed)(a, b, loc))
+            }
+            Ty::Int { signed: true, .. } => self.b.insert_value((ops.signed)(a, b, loc)),
+            _ => self.b.insert_value((ops.unsigned)(a, b, loc)),
         }
-        self.b.value(op, &[a, b], a.r#type(), &[], loc)
     }
 
     pub(super) fn pointer_binary(
@@ -222,12 +225,10 @@ impl<'c> FunctionCodegen<'c, '_> {
                     return self.compare(preds, a, b, &unsigned, loc);
                 }
                 if kind == CXBinaryOperator_Sub {
-                    let bytes = self.b.value("arith.subi", &[a, b], a.r#type(), &[], loc)?;
+                    let bytes = self.b.insert_value(arith::subi(a, b, loc))?;
                     let size = lt.pointee().map(Ty::size).unwrap_or(1).max(1);
                     let size = self.b.const_int(a.r#type(), size as i64, loc)?;
-                    let d = self
-                        .b
-                        .value("arith.divsi", &[bytes, size], a.r#type(), &[], loc)?;
+                    let d = self.b.insert_value(arith::divsi(bytes, size, loc))?;
                     return self.convert(Val::Scalar(d), &Ty::LONG, &Ty::of(e)?, e);
                 }
                 Err(FrontendError::unsupported(e.location(), "pointer operator"))
@@ -332,11 +333,10 @@ impl<'c> FunctionCodegen<'c, '_> {
                 let ty = Ty::of(e)?;
                 let v = self.rvalue_as(&operand, &ty)?.scalar();
                 let out = if ty.is_float() {
-                    self.b.value("arith.negf", &[v], v.r#type(), &[], loc)?
+                    self.b.insert_value(arith::negf(v, loc))?
                 } else {
                     let zero = self.b.const_int(v.r#type(), 0, loc)?;
-                    self.b
-                        .value("arith.subi", &[zero, v], v.r#type(), &[], loc)?
+                    self.b.insert_value(arith::subi(zero, v, loc))?
                 };
                 Ok(Val::Scalar(out))
             }
@@ -344,13 +344,7 @@ impl<'c> FunctionCodegen<'c, '_> {
                 let ty = Ty::of(e)?;
                 let v = self.rvalue_as(&operand, &ty)?.scalar();
                 let ones = self.b.const_int(v.r#type(), -1, loc)?;
-                Ok(Val::Scalar(self.b.value(
-                    "arith.xori",
-                    &[v, ones],
-                    v.r#type(),
-                    &[],
-                    loc,
-                )?))
+                Ok(Val::Scalar(self.b.insert_value(arith::xori(v, ones, loc))?))
             }
             CXUnaryOperator_LNot => {
                 let c = self.condition(&operand)?;
@@ -400,25 +394,13 @@ impl<'c> FunctionCodegen<'c, '_> {
             }
             (Val::Scalar(x), Ty::Float { .. }) => {
                 let one = self.b.const_float(x.r#type(), 1.0, loc)?;
-                let op = if inc { "arith.addf" } else { "arith.subf" };
-                Ok(Val::Scalar(self.b.value(
-                    op,
-                    &[x, one],
-                    x.r#type(),
-                    &[],
-                    loc,
-                )?))
+                let op: BinaryOp = if inc { arith::addf } else { arith::subf };
+                Ok(Val::Scalar(self.b.insert_value(op(x, one, loc))?))
             }
             (Val::Scalar(x), Ty::Int { .. }) => {
                 let one = self.b.const_int(x.r#type(), 1, loc)?;
-                let op = if inc { "arith.addi" } else { "arith.subi" };
-                Ok(Val::Scalar(self.b.value(
-                    op,
-                    &[x, one],
-                    x.r#type(),
-                    &[],
-                    loc,
-                )?))
+                let op: BinaryOp = if inc { arith::addi } else { arith::subi };
+                Ok(Val::Scalar(self.b.insert_value(op(x, one, loc))?))
             }
             _ => Err(FrontendError::unsupported(
                 e.location(),

@@ -1,20 +1,23 @@
 //! The GPU work-item builtins read as values: `threadIdx.x` → `gpu.thread_id x`, `warpSize`.
 
 use clang_sys::*;
+use melior::dialect::arith;
 use melior::ir::Location;
 
 use super::calls::is_builtin_decl;
 use crate::clang::Cursor;
+use crate::codegen::builder::{GpuDim, GpuIndex};
 use crate::codegen::function::{FunctionCodegen, Val};
 use crate::error::Result;
 use crate::types::Ty;
 
-/// The GPU work-item builtins (`threadIdx.x` → `gpu.thread_id x`).
-pub(super) const DIM_BUILTINS: &[(&str, &str)] = &[
-    ("threadIdx", "gpu.thread_id"),
-    ("blockIdx", "gpu.block_id"),
-    ("blockDim", "gpu.block_dim"),
-    ("gridDim", "gpu.grid_dim"),
+/// The GPU work-item builtins (`threadIdx.x` → `gpu.thread_id x`): the variables hipmlir's
+/// header declares, by name.
+pub(super) const DIM_BUILTINS: &[(&str, GpuIndex)] = &[
+    ("threadIdx", GpuIndex::ThreadId),
+    ("blockIdx", GpuIndex::BlockId),
+    ("blockDim", GpuIndex::BlockDim),
+    ("gridDim", GpuIndex::GridDim),
 ];
 
 impl<'c> FunctionCodegen<'c, '_> {
@@ -26,14 +29,8 @@ impl<'c> FunctionCodegen<'c, '_> {
     ) -> Result<Option<Val<'c>>> {
         let i32t = Ty::UINT.value_mlir(self.ctx());
         if e.kind() == CXCursor_DeclRefExpr && e.spelling() == "warpSize" && is_builtin_decl(e) {
-            let sg = self.b.value(
-                "gpu.subgroup_size",
-                &[],
-                melior::ir::Type::index(self.ctx()),
-                &[],
-                loc,
-            )?;
-            let v = self.b.value("arith.index_castui", &[sg], i32t, &[], loc)?;
+            let sg = self.b.subgroup_size(loc)?;
+            let v = self.b.insert_value(arith::index_castui(sg, i32t, loc))?;
             return Ok(Some(Val::Scalar(v)));
         }
         if e.kind() != CXCursor_MemberRefExpr {
@@ -49,19 +46,14 @@ impl<'c> FunctionCodegen<'c, '_> {
         let Some((_, op)) = DIM_BUILTINS.iter().find(|(n, _)| *n == base.spelling()) else {
             return Ok(None);
         };
-        let dim = e.spelling();
-        if !matches!(dim.as_str(), "x" | "y" | "z") {
-            return Ok(None);
-        }
-        let attr = self.b.attr(&format!("#gpu<dim {dim}>"), loc)?;
-        let idx = self.b.value(
-            op,
-            &[],
-            melior::ir::Type::index(self.ctx()),
-            &[("dimension", attr)],
-            loc,
-        )?;
-        let v = self.b.value("arith.index_castui", &[idx], i32t, &[], loc)?;
+        let dim = match e.spelling().as_str() {
+            "x" => GpuDim::X,
+            "y" => GpuDim::Y,
+            "z" => GpuDim::Z,
+            _ => return Ok(None),
+        };
+        let idx = self.b.gpu_index(*op, dim, loc)?;
+        let v = self.b.insert_value(arith::index_castui(idx, i32t, loc))?;
         Ok(Some(Val::Scalar(v)))
     }
 }
