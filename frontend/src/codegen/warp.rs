@@ -25,11 +25,31 @@ enum Shuffle {
     Xor,
 }
 
-const SHUFFLES: &[(&str, Shuffle)] = &[
-    ("__shfl", Shuffle::Index),
-    ("__shfl_up", Shuffle::Up),
-    ("__shfl_down", Shuffle::Down),
-    ("__shfl_xor", Shuffle::Xor),
+/// The warp family of hipmlir's device header, by name (each `_sync` form takes a lane mask
+/// first and is otherwise its base name's builtin).
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Warp {
+    Shuffle(Shuffle),
+    LaneId,
+    Ballot,
+    ActiveMask,
+    /// `__any`, `__all`: the predicate reduced over the active lanes.
+    Vote(GpuReduce),
+    /// `__syncwarp`: a fence over the subgroup.
+    Sync,
+}
+
+const WARP: &[(&str, Warp)] = &[
+    ("__shfl", Warp::Shuffle(Shuffle::Index)),
+    ("__shfl_up", Warp::Shuffle(Shuffle::Up)),
+    ("__shfl_down", Warp::Shuffle(Shuffle::Down)),
+    ("__shfl_xor", Warp::Shuffle(Shuffle::Xor)),
+    ("__lane_id", Warp::LaneId),
+    ("__ballot", Warp::Ballot),
+    ("__activemask", Warp::ActiveMask),
+    ("__any", Warp::Vote(GpuReduce::MaxSi)),
+    ("__all", Warp::Vote(GpuReduce::MinSi)),
+    ("__syncwarp", Warp::Sync),
 ];
 
 /// LLVM's sequentially consistent ordering, as `llvm.fence` stores it.
@@ -52,44 +72,39 @@ impl<'c> FunctionCodegen<'c, '_> {
             }
             _ => (name, args),
         };
-        if let Some((_, kind)) = SHUFFLES.iter().find(|(n, _)| *n == base) {
-            return self.shuffle(*kind, e, args, loc).map(Some);
-        }
+        let Some((_, op)) = WARP.iter().find(|(n, _)| *n == base) else {
+            return Ok(None);
+        };
         let i32t = Ty::INT.value_mlir(self.ctx());
-        let v = match base {
-            "__lane_id" => self.lane_id(loc)?,
-            "__ballot" => {
+        let v = match *op {
+            Warp::Shuffle(kind) => return self.shuffle(kind, e, args, loc).map(Some),
+            Warp::LaneId => self.lane_id(loc)?,
+            Warp::Ballot => {
                 let [p] = args else { return Err(arity(e)) };
                 let p = self.condition(p)?;
                 self.ballot(p, loc)?
             }
-            "__activemask" => {
+            Warp::ActiveMask => {
                 let t = self.b.const_bool(true, loc)?;
                 self.ballot(t, loc)?
             }
-            "__any" | "__all" => {
+            Warp::Vote(reduction) => {
                 let [p] = args else { return Err(arity(e)) };
                 let p = self.condition(p)?;
                 let bit = self.b.insert_value(arith::extui(p, i32t, loc))?;
-                let kind = if base == "__any" {
-                    GpuReduce::MaxSi
-                } else {
-                    GpuReduce::MinSi
-                };
-                self.b.subgroup_reduce(kind, bit, loc)?
+                self.b.subgroup_reduce(reduction, bit, loc)?
             }
-            "__syncwarp" => {
+            Warp::Sync => {
                 for a in args {
                     self.rvalue(a)?;
                 }
                 self.b.fence(SEQ_CST, "wavefront", loc)?;
                 return Ok(Some(Val::Void));
             }
-            _ => return Ok(None),
         };
         let to = Ty::of(e)?;
-        let from = match base {
-            "__ballot" | "__activemask" => Ty::Int {
+        let from = match op {
+            Warp::Ballot | Warp::ActiveMask => Ty::Int {
                 bits: 64,
                 signed: false,
             },
@@ -192,4 +207,27 @@ fn arity(e: &Cursor) -> FrontendError {
         e.location(),
         format!("call to '{}' with these arguments", e.spelling()),
     )
+}
+
+/// Whether the warp family lowers `name` (for the device header's completeness test).
+#[cfg(test)]
+pub(super) fn claims(name: &str) -> bool {
+    let base = name.strip_suffix("_sync").unwrap_or(name);
+    WARP.iter().any(|(n, _)| *n == base)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::header_check::declared_device_functions;
+    use super::WARP;
+
+    /// Every entry is a function the device header declares (the header's other direction is
+    /// `builtins::tests::every_device_header_function_has_a_lowering`).
+    #[test]
+    fn warp_table_entries_are_declared() {
+        let declared = declared_device_functions("hipmlir_device.h");
+        for (name, _) in WARP {
+            assert!(declared.contains(*name), "{name} is not declared");
+        }
+    }
 }
