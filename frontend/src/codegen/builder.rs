@@ -21,6 +21,7 @@ use melior::ir::{
 use melior::Context;
 use mlir_sys::{MlirBlock, MlirOperation};
 
+use crate::clang::Linkage;
 use crate::error::{FrontendError, Result, SourceLoc};
 
 pub type Value<'c> = melior::ir::Value<'c, 'static>;
@@ -391,6 +392,18 @@ const GPU_BARRIER: &str = "gpu.barrier";
 const GPU_ALL_REDUCE: &str = "gpu.all_reduce";
 const GPU_SUBGROUP_REDUCE: &str = "gpu.subgroup_reduce";
 const GPU_SHUFFLE: &str = "gpu.shuffle";
+
+/// `#llvm.linkage<...>`, through the LLVM dialect's C API.
+pub fn linkage_attribute(ctx: &Context, linkage: Linkage) -> Attribute<'_> {
+    use mlir_sys::*;
+    let linkage = match linkage {
+        Linkage::External => MlirLLVMLinkage_MlirLLVMLinkageExternal,
+        Linkage::Internal => MlirLLVMLinkage_MlirLLVMLinkageInternal,
+        Linkage::LinkOnceOdr => MlirLLVMLinkage_MlirLLVMLinkageLinkonceODR,
+    };
+    // SAFETY: a plain constructor on a live context.
+    unsafe { Attribute::from_raw(mlirLLVMLinkageAttrGet(ctx.to_raw(), linkage)) }
+}
 
 /// The work-item index operations.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -266,8 +266,7 @@ impl<'c> FunctionCodegen<'c, '_> {
         }
         let fence = |this: &mut Self| -> Result<()> {
             if !relaxed {
-                let attrs = this.sync_attrs(SEQ_CST, "agent");
-                this.b.op("llvm.fence", &[], &[], &attrs, vec![], loc)?;
+                this.b.fence(SEQ_CST, "agent", loc)?;
             }
             Ok(())
         };
@@ -407,15 +406,14 @@ impl<'c> FunctionCodegen<'c, '_> {
         let i32t = Ty::INT.value_mlir(self.ctx());
         let inputs: Vec<melior::ir::Type> = operands.iter().map(|v| v.r#type()).collect();
         let symbol = self.module.printf_declaration(&inputs, i32t, loc)?;
-        let callee = melior::ir::attribute::FlatSymbolRefAttribute::new(self.ctx(), &symbol).into();
-        let r = self.b.op(
-            "func.call",
+        let callee = melior::ir::attribute::FlatSymbolRefAttribute::new(self.ctx(), &symbol);
+        let r = self.b.insert(melior::dialect::func::call(
+            self.ctx(),
+            callee,
             &operands,
             &[i32t],
-            &[("callee", callee)],
-            vec![],
             loc,
-        )?;
+        ));
         // CUDA's and chipStar's printf returns the number of arguments after the format (a
         // negative value on failure); OpenCL's returns 0 on success.
         let zero = self.b.const_int(i32t, 0, loc)?;
@@ -425,7 +423,7 @@ impl<'c> FunctionCodegen<'c, '_> {
         let failed = self.b.cmpi(CmpiPredicate::Slt, r[0], zero, loc)?;
         let result = self
             .b
-            .value("arith.select", &[failed, r[0], count], i32t, &[], loc)?;
+            .insert_value(arith::select(failed, r[0], count, loc))?;
         Ok(Val::Scalar(result))
     }
 

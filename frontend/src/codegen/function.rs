@@ -272,14 +272,9 @@ impl<'c, 'm> FunctionCodegen<'c, 'm> {
         then_region.append_block(then_block);
         let else_region = Region::new();
         else_region.append_block(else_block);
-        let op = self.b.op(
-            "scf.if",
-            &[cond],
-            &types,
-            &[],
-            vec![then_region, else_region],
-            loc,
-        )?;
+        let op = self
+            .b
+            .insert(scf::r#if(cond, &types, then_region, else_region, loc));
         let mut values = op.into_iter();
         let extra: Vec<_> = values.by_ref().take(result_types.len()).collect();
         self.rebind_from(&carried, &mut values);
@@ -335,14 +330,13 @@ impl<'c, 'm> FunctionCodegen<'c, 'm> {
         before_region.append_block(before_block);
         let after_region = Region::new();
         after_region.append_block(after_block);
-        let op = self.b.op(
-            "scf.while",
+        let op = self.b.insert(scf::r#while(
             &init,
             &types,
-            &[],
-            vec![before_region, after_region],
+            before_region,
+            after_region,
             loc,
-        )?;
+        ));
         self.rebind_from(&carried, &mut op.into_iter());
         Ok(())
     }

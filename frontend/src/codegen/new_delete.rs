@@ -428,16 +428,14 @@ impl<'c> FunctionCodegen<'c, '_> {
             Ty::Void => vec![],
             ref t => vec![t.value_mlir(self.ctx())],
         };
-        let callee =
-            melior::ir::attribute::FlatSymbolRefAttribute::new(self.ctx(), &sig.symbol).into();
-        let out = self.b.op(
-            "func.call",
+        let callee = melior::ir::attribute::FlatSymbolRefAttribute::new(self.ctx(), &sig.symbol);
+        let out = self.b.insert(melior::dialect::func::call(
+            self.ctx(),
+            callee,
             operands,
             &results,
-            &[("callee", callee)],
-            vec![],
             loc,
-        )?;
+        ));
         Ok(out.first().map_or(Val::Void, |v| Val::Scalar(*v)))
     }
 }

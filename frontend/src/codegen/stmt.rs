@@ -291,14 +291,7 @@ impl<'c> FunctionCodegen<'c, '_> {
         }
         let symbol = self.module.shared_variable(decl, &ty)?;
         let ptr_type = crate::types::pointer_type(self.ctx(), crate::types::AddrSpace::Workgroup);
-        let sym = melior::ir::attribute::FlatSymbolRefAttribute::new(self.ctx(), &symbol).into();
-        let ptr = self.b.value(
-            "llvm.mlir.addressof",
-            &[],
-            ptr_type,
-            &[("global_name", sym)],
-            loc,
-        )?;
+        let ptr = self.b.address_of(&symbol, ptr_type, loc)?;
         Ok((ptr, ty))
     }
 
@@ -307,14 +300,7 @@ impl<'c> FunctionCodegen<'c, '_> {
     fn dynamic_shared_pointer(&mut self, loc: Location<'c>) -> Result<Value<'c>> {
         let symbol = self.module.dynamic_shared_placeholder(loc)?;
         let ptr_type = crate::types::pointer_type(self.ctx(), crate::types::AddrSpace::Workgroup);
-        let sym = melior::ir::attribute::FlatSymbolRefAttribute::new(self.ctx(), &symbol).into();
-        self.b.value(
-            "llvm.mlir.addressof",
-            &[],
-            ptr_type,
-            &[("global_name", sym)],
-            loc,
-        )
+        self.b.address_of(&symbol, ptr_type, loc)
     }
 
     /// Stores an initializer into the object of type `ty` at `ptr`: braced lists element by
@@ -738,14 +724,7 @@ impl<'c> FunctionCodegen<'c, '_> {
     }
 
     fn compare_eq(&self, a: Value<'c>, b: Value<'c>, loc: Location<'c>) -> Result<Value<'c>> {
-        let i1 = Ty::Bool.value_mlir(self.ctx());
-        let eq = melior::ir::attribute::IntegerAttribute::new(
-            melior::ir::r#type::IntegerType::new(self.ctx(), 64).into(),
-            0,
-        )
-        .into();
-        self.b
-            .value("arith.cmpi", &[a, b], i1, &[("predicate", eq)], loc)
+        self.b.cmpi(CmpiPredicate::Eq, a, b, loc)
     }
 
     /// `do body while (cond);`: the body and the condition both run in scf.while's "before" region.
