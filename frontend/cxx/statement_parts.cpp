@@ -303,4 +303,18 @@ int hipmlir_is_elidable_construction(const void *expr) {
   return c && c->isElidable();
 }
 
+// The `__begin` variable of a range-based for (`for (T x : range)`): clang declares it for the
+// loop and names it in `x`'s initializer; libclang shows neither its role nor its declaration.
+const void *hipmlir_range_for_begin(const void *stmt) {
+  const auto *s = llvm::dyn_cast<clang::CXXForRangeStmt>(static_cast<const clang::Stmt *>(stmt));
+  return s ? condition_variable(s->getBeginStmt()) : nullptr;
+}
+
+// Whether a class is a lambda's closure type (libclang spells it `(lambda at file:line:col)` and
+// says nothing more).
+int hipmlir_is_lambda_class(const void *decl) {
+  const auto *r = llvm::dyn_cast<clang::CXXRecordDecl>(static_cast<const clang::Decl *>(decl));
+  return r && r->isLambda();
+}
+
 }  // extern "C"

@@ -1,20 +1,27 @@
-//! Appending MLIR operations to a block through melior's generic builder.
+//! Appending MLIR operations to a block: melior's typed dialect builders where melior has them,
+//! else one typed helper per op kind here (its name written once, its attributes built typed).
 //!
 //! Values handed around the codegen are `Value<'c, 'static>`: every operation the frontend creates
 //! lives in the module until the frontend returns it, and the frontend never erases one, so a
 //! value's handle stays valid for the whole walk. This one assumption keeps melior's borrow-based
 //! lifetimes out of the recursive codegen.
 
-use melior::ir::attribute::{FloatAttribute, IntegerAttribute};
+use melior::dialect::arith;
+use melior::ir::attribute::{
+    DenseI32ArrayAttribute, FlatSymbolRefAttribute, FloatAttribute, IntegerAttribute,
+    StringAttribute, TypeAttribute,
+};
 use melior::ir::block::BlockLike;
-use melior::ir::operation::{OperationBuilder, OperationLike};
+use melior::ir::operation::{OperationBuilder, OperationLike, OperationMutLike};
 use melior::ir::r#type::IntegerType;
 use melior::ir::{
-    Attribute, Block, BlockRef, Identifier, Location, OperationRef, Region, Type, ValueLike,
+    Attribute, Block, BlockRef, Identifier, Location, Operation, OperationRef, Region, Type,
+    ValueLike,
 };
 use melior::Context;
 use mlir_sys::{MlirBlock, MlirOperation};
 
+use crate::clang::Linkage;
 use crate::error::{FrontendError, Result, SourceLoc};
 
 pub type Value<'c> = melior::ir::Value<'c, 'static>;
@@ -84,6 +91,11 @@ impl<'c> Builder<'c> {
             .add_regions_vec(regions)
             .build()
             .map_err(|e| internal(loc, format!("cannot build '{name}': {e}")))?;
+        Ok(self.insert(operation))
+    }
+
+    /// Inserts an operation built by one of melior's dialect builders and returns its results.
+    pub fn insert(&self, operation: Operation<'c>) -> Vec<Value<'c>> {
         // SAFETY: see the module comment; the block outlives the codegen.
         let block = unsafe { BlockRef::<'c, '_>::from_raw(self.block) };
         let inserted = match self.point {
@@ -95,7 +107,22 @@ impl<'c> Builder<'c> {
                 block.insert_operation_after(anchor, operation)
             }
         };
-        Ok(op_results(inserted))
+        op_results(inserted)
+    }
+
+    /// Inserts an operation with exactly one result and returns it.
+    pub fn insert_value(&self, operation: Operation<'c>) -> Result<Value<'c>> {
+        let loc = operation.location();
+        let name = operation.name();
+        let name = name
+            .as_string_ref()
+            .as_str()
+            .unwrap_or("operation")
+            .to_string();
+        self.insert(operation)
+            .first()
+            .copied()
+            .ok_or_else(|| internal(loc, format!("'{name}' has no result")))
     }
 
     /// Appends an operation with exactly one result and returns it.
@@ -112,7 +139,7 @@ impl<'c> Builder<'c> {
 
     pub fn const_int(&self, ty: Type<'c>, value: i64, loc: Location<'c>) -> Result<Value<'c>> {
         let attr = IntegerAttribute::new(ty, value).into();
-        self.value("arith.constant", &[], ty, &[("value", attr)], loc)
+        self.insert_value(arith::constant(self.ctx, attr, loc))
     }
 
     pub fn const_bool(&self, value: bool, loc: Location<'c>) -> Result<Value<'c>> {
@@ -121,14 +148,286 @@ impl<'c> Builder<'c> {
 
     pub fn const_float(&self, ty: Type<'c>, value: f64, loc: Location<'c>) -> Result<Value<'c>> {
         let attr = FloatAttribute::new(self.ctx, ty, value).into();
-        self.value("arith.constant", &[], ty, &[("value", attr)], loc)
+        self.insert_value(arith::constant(self.ctx, attr, loc))
     }
 
-    /// Parses an attribute written in MLIR syntax (enum-like attributes such as `#gpu<dim x>`).
-    pub fn attr(&self, text: &str, loc: Location<'c>) -> Result<Attribute<'c>> {
-        Attribute::parse(self.ctx, text)
-            .ok_or_else(|| internal(loc, format!("bad attribute {text}")))
+    /// An integer comparison.
+    pub fn cmpi(
+        &self,
+        predicate: arith::CmpiPredicate,
+        a: Value<'c>,
+        b: Value<'c>,
+        loc: Location<'c>,
+    ) -> Result<Value<'c>> {
+        self.insert_value(arith::cmpi(self.ctx, predicate, a, b, loc))
     }
+
+    /// A float comparison.
+    pub fn cmpf(
+        &self,
+        predicate: arith::CmpfPredicate,
+        a: Value<'c>,
+        b: Value<'c>,
+        loc: Location<'c>,
+    ) -> Result<Value<'c>> {
+        self.insert_value(arith::cmpf(self.ctx, predicate, a, b, loc))
+    }
+
+    /// `arith.truncf` (melior's builder infers a result type, which truncf cannot).
+    pub fn truncf(&self, v: Value<'c>, to: Type<'c>, loc: Location<'c>) -> Result<Value<'c>> {
+        self.value(ARITH_TRUNCF, &[v], to, &[], loc)
+    }
+
+    /// `a op b` with signed overflow undefined (`nsw`), for C's signed `+`, `-`, `*`.
+    pub fn no_signed_wrap(&self, op: Operation<'c>) -> Result<Value<'c>> {
+        let mut op = op;
+        op.set_attribute("overflowFlags", self.enum_attr("#arith.overflow<nsw>")?);
+        self.insert_value(op)
+    }
+
+    /// `llvm.ptrtoint`.
+    pub fn ptr_to_int(&self, p: Value<'c>, to: Type<'c>, loc: Location<'c>) -> Result<Value<'c>> {
+        self.value(LLVM_PTRTOINT, &[p], to, &[], loc)
+    }
+
+    /// `llvm.inttoptr`.
+    pub fn int_to_ptr(&self, i: Value<'c>, to: Type<'c>, loc: Location<'c>) -> Result<Value<'c>> {
+        self.value(LLVM_INTTOPTR, &[i], to, &[], loc)
+    }
+
+    /// `llvm.addrspacecast`.
+    pub fn addrspace_cast(
+        &self,
+        p: Value<'c>,
+        to: Type<'c>,
+        loc: Location<'c>,
+    ) -> Result<Value<'c>> {
+        self.value(LLVM_ADDRSPACECAST, &[p], to, &[], loc)
+    }
+
+    /// `llvm.mlir.addressof @symbol` as a pointer of type `ptr`.
+    pub fn address_of(&self, symbol: &str, ptr: Type<'c>, loc: Location<'c>) -> Result<Value<'c>> {
+        let sym = FlatSymbolRefAttribute::new(self.ctx, symbol).into();
+        self.value(LLVM_ADDRESSOF, &[], ptr, &[("global_name", sym)], loc)
+    }
+
+    /// `llvm.getelementptr base[indices]`: `raw` holds the constant indices, `i32::MIN` where
+    /// the next of `dynamic` goes.
+    pub fn get_element_ptr(
+        &self,
+        base: Value<'c>,
+        raw: &[i32],
+        dynamic: &[Value<'c>],
+        element: Type<'c>,
+        loc: Location<'c>,
+    ) -> Result<Value<'c>> {
+        let operands: Vec<Value<'c>> = std::iter::once(base)
+            .chain(dynamic.iter().copied())
+            .collect();
+        let raw = DenseI32ArrayAttribute::new(self.ctx, raw).into();
+        let element = TypeAttribute::new(element).into();
+        self.value(
+            LLVM_GETELEMENTPTR,
+            &operands,
+            base.r#type(),
+            &[("rawConstantIndices", raw), ("elem_type", element)],
+            loc,
+        )
+    }
+
+    /// `llvm.load` (volatile when `volatile`).
+    pub fn load(
+        &self,
+        ptr: Value<'c>,
+        ty: Type<'c>,
+        volatile: bool,
+        loc: Location<'c>,
+    ) -> Result<Value<'c>> {
+        let options = melior::dialect::llvm::LoadStoreOptions::new().volatile(volatile);
+        self.insert_value(melior::dialect::llvm::load(self.ctx, ptr, ty, loc, options))
+    }
+
+    /// `llvm.store` (volatile when `volatile`).
+    pub fn store(&self, v: Value<'c>, ptr: Value<'c>, volatile: bool, loc: Location<'c>) {
+        let options = melior::dialect::llvm::LoadStoreOptions::new().volatile(volatile);
+        self.insert(melior::dialect::llvm::store(self.ctx, v, ptr, loc, options));
+    }
+
+    /// `llvm.fence` with LLVM's ordering number and a sync scope (`""` is the whole system).
+    pub fn fence(&self, ordering: i64, scope: &str, loc: Location<'c>) -> Result<()> {
+        let attrs = self.sync_attributes(ordering, scope);
+        self.op(LLVM_FENCE, &[], &[], &attrs, vec![], loc).map(drop)
+    }
+
+    /// The `ordering` and (unless empty) `syncscope` attributes of an atomic operation.
+    pub fn sync_attributes(
+        &self,
+        ordering: i64,
+        scope: &str,
+    ) -> Vec<(&'static str, Attribute<'c>)> {
+        let mut attrs = vec![("ordering", self.i64_attr(ordering))];
+        if !scope.is_empty() {
+            attrs.push(("syncscope", StringAttribute::new(self.ctx, scope).into()));
+        }
+        attrs
+    }
+
+    /// A 64-bit integer attribute (LLVM's enum numbers).
+    pub fn i64_attr(&self, value: i64) -> Attribute<'c> {
+        IntegerAttribute::new(IntegerType::new(self.ctx, 64).into(), value).into()
+    }
+
+    /// `gpu.thread_id x` and its kin, as an `index`.
+    pub fn gpu_index(&self, op: GpuIndex, dim: GpuDim, loc: Location<'c>) -> Result<Value<'c>> {
+        let name = match op {
+            GpuIndex::ThreadId => "gpu.thread_id",
+            GpuIndex::BlockId => "gpu.block_id",
+            GpuIndex::BlockDim => "gpu.block_dim",
+            GpuIndex::GridDim => "gpu.grid_dim",
+        };
+        let dim = self.enum_attr(match dim {
+            GpuDim::X => "#gpu<dim x>",
+            GpuDim::Y => "#gpu<dim y>",
+            GpuDim::Z => "#gpu<dim z>",
+        })?;
+        self.value(name, &[], Type::index(self.ctx), &[("dimension", dim)], loc)
+    }
+
+    /// `gpu.subgroup_size` as an `index`.
+    pub fn subgroup_size(&self, loc: Location<'c>) -> Result<Value<'c>> {
+        self.value(GPU_SUBGROUP_SIZE, &[], Type::index(self.ctx), &[], loc)
+    }
+
+    /// `gpu.lane_id` as an `index`.
+    pub fn lane_id(&self, loc: Location<'c>) -> Result<Value<'c>> {
+        self.value(GPU_LANE_ID, &[], Type::index(self.ctx), &[], loc)
+    }
+
+    /// `gpu.barrier`.
+    pub fn barrier(&self, loc: Location<'c>) -> Result<()> {
+        self.op(GPU_BARRIER, &[], &[], &[], vec![], loc).map(drop)
+    }
+
+    /// `gpu.all_reduce` of `v` over the workgroup (every work-item takes part: `uniform`).
+    pub fn all_reduce(&self, op: GpuReduce, v: Value<'c>, loc: Location<'c>) -> Result<Value<'c>> {
+        let attrs = [
+            ("op", self.reduce_op(op)?),
+            ("uniform", Attribute::unit(self.ctx)),
+        ];
+        let results = self.op(
+            GPU_ALL_REDUCE,
+            &[v],
+            &[v.r#type()],
+            &attrs,
+            vec![Region::new()],
+            loc,
+        )?;
+        Ok(results[0])
+    }
+
+    /// `gpu.subgroup_reduce` of `v` over the active lanes.
+    pub fn subgroup_reduce(
+        &self,
+        op: GpuReduce,
+        v: Value<'c>,
+        loc: Location<'c>,
+    ) -> Result<Value<'c>> {
+        let attrs = [("op", self.reduce_op(op)?)];
+        self.value(GPU_SUBGROUP_REDUCE, &[v], v.r#type(), &attrs, loc)
+    }
+
+    /// `gpu.shuffle idx`: `value` of lane `source` among the first `width` lanes.
+    pub fn shuffle_index(
+        &self,
+        value: Value<'c>,
+        source: Value<'c>,
+        width: Value<'c>,
+        loc: Location<'c>,
+    ) -> Result<Value<'c>> {
+        let mode = self.enum_attr("#gpu<shuffle_mode idx>")?;
+        let i1 = IntegerType::new(self.ctx, 1).into();
+        let results = self.op(
+            GPU_SHUFFLE,
+            &[value, source, width],
+            &[value.r#type(), i1],
+            &[("mode", mode)],
+            vec![],
+            loc,
+        )?;
+        Ok(results[0])
+    }
+
+    /// The `#gpu<all_reduce_op ...>` attribute of a reduction.
+    fn reduce_op(&self, op: GpuReduce) -> Result<Attribute<'c>> {
+        self.enum_attr(match op {
+            GpuReduce::Add => "#gpu<all_reduce_op add>",
+            GpuReduce::MinSi => "#gpu<all_reduce_op minsi>",
+            GpuReduce::MaxSi => "#gpu<all_reduce_op maxsi>",
+        })
+    }
+
+    /// An enum attribute of a dialect whose C API has no constructor for it (`#gpu<dim x>`,
+    /// `#arith.overflow<nsw>`): the only place the frontend writes attribute text, and only the
+    /// fixed spellings of the typed helpers above.
+    fn enum_attr(&self, text: &'static str) -> Result<Attribute<'c>> {
+        Attribute::parse(self.ctx, text).ok_or_else(|| {
+            internal(
+                Location::unknown(self.ctx),
+                format!("cannot build attribute {text}"),
+            )
+        })
+    }
+}
+
+const ARITH_TRUNCF: &str = "arith.truncf";
+const LLVM_PTRTOINT: &str = "llvm.ptrtoint";
+const LLVM_INTTOPTR: &str = "llvm.inttoptr";
+const LLVM_ADDRSPACECAST: &str = "llvm.addrspacecast";
+const LLVM_ADDRESSOF: &str = "llvm.mlir.addressof";
+const LLVM_GETELEMENTPTR: &str = "llvm.getelementptr";
+const LLVM_FENCE: &str = "llvm.fence";
+const GPU_SUBGROUP_SIZE: &str = "gpu.subgroup_size";
+const GPU_LANE_ID: &str = "gpu.lane_id";
+const GPU_BARRIER: &str = "gpu.barrier";
+const GPU_ALL_REDUCE: &str = "gpu.all_reduce";
+const GPU_SUBGROUP_REDUCE: &str = "gpu.subgroup_reduce";
+const GPU_SHUFFLE: &str = "gpu.shuffle";
+
+/// `#llvm.linkage<...>`, through the LLVM dialect's C API.
+pub fn linkage_attribute(ctx: &Context, linkage: Linkage) -> Attribute<'_> {
+    use mlir_sys::*;
+    let linkage = match linkage {
+        Linkage::External => MlirLLVMLinkage_MlirLLVMLinkageExternal,
+        Linkage::Internal => MlirLLVMLinkage_MlirLLVMLinkageInternal,
+        Linkage::LinkOnceOdr => MlirLLVMLinkage_MlirLLVMLinkageLinkonceODR,
+    };
+    // SAFETY: a plain constructor on a live context.
+    unsafe { Attribute::from_raw(mlirLLVMLinkageAttrGet(ctx.to_raw(), linkage)) }
+}
+
+/// The work-item index operations.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum GpuIndex {
+    ThreadId,
+    BlockId,
+    BlockDim,
+    GridDim,
+}
+
+/// A dimension of the GPU grid.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum GpuDim {
+    X,
+    Y,
+    Z,
+}
+
+/// The reductions the frontend emits with `gpu.all_reduce` and `gpu.subgroup_reduce`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum GpuReduce {
+    Add,
+    MinSi,
+    MaxSi,
 }
 
 /// The results of an operation as codegen values.

@@ -3,10 +3,12 @@
 //! They are emitted with target-neutral ops (gpu.barrier, the LLVM dialect's fence, atomicrmw
 //! and cmpxchg); dialect-passes lowers those to SPIR-V.
 
+use melior::dialect::arith::{self, CmpiPredicate};
 use melior::ir::attribute::{IntegerAttribute, StringAttribute};
 use melior::ir::r#type::IntegerType;
-use melior::ir::{Attribute, Location, Region, ValueLike};
+use melior::ir::{Attribute, Location, ValueLike};
 
+use super::builder::GpuReduce;
 use super::function::{FunctionCodegen, Val};
 use crate::clang::Cursor;
 use crate::error::{FrontendError, Result};
@@ -37,18 +39,43 @@ enum RmwOp {
 const MONOTONIC: i64 = 2;
 const SEQ_CST: i64 = 7;
 
-/// Read-modify-write atomics: HIP name → (signed int, unsigned int, float) operation.
-const ATOMIC_RMW: &[(&str, RmwOp, RmwOp, Option<RmwOp>)] = &[
-    ("atomicAdd", RmwOp::Add, RmwOp::Add, Some(RmwOp::FAdd)),
-    ("atomicSub", RmwOp::Sub, RmwOp::Sub, Some(RmwOp::FSub)),
-    ("atomicExch", RmwOp::Xchg, RmwOp::Xchg, Some(RmwOp::Xchg)),
-    ("atomicMin", RmwOp::Min, RmwOp::UMin, Some(RmwOp::FMin)),
-    ("atomicMax", RmwOp::Max, RmwOp::UMax, Some(RmwOp::FMax)),
-    ("atomicAnd", RmwOp::And, RmwOp::And, None),
-    ("atomicOr", RmwOp::Or, RmwOp::Or, None),
-    ("atomicXor", RmwOp::Xor, RmwOp::Xor, None),
-    ("atomicInc", RmwOp::UIncWrap, RmwOp::UIncWrap, None),
-    ("atomicDec", RmwOp::UDecWrap, RmwOp::UDecWrap, None),
+/// The atomics of hipmlir's device header, by name without its scope suffix (`_block`,
+/// `_system`).
+#[derive(Clone, Copy)]
+enum Atomic {
+    /// A read-modify-write: the operation on signed and unsigned integers and on floats.
+    Rmw {
+        signed: RmwOp,
+        unsigned: RmwOp,
+        float: Option<RmwOp>,
+    },
+    /// `atomicCAS`.
+    CompareExchange,
+}
+
+const fn rmw(signed: RmwOp, unsigned: RmwOp, float: Option<RmwOp>) -> Atomic {
+    Atomic::Rmw {
+        signed,
+        unsigned,
+        float,
+    }
+}
+
+const ATOMICS: &[(&str, Atomic)] = &[
+    ("atomicAdd", rmw(RmwOp::Add, RmwOp::Add, Some(RmwOp::FAdd))),
+    ("atomicSub", rmw(RmwOp::Sub, RmwOp::Sub, Some(RmwOp::FSub))),
+    (
+        "atomicExch",
+        rmw(RmwOp::Xchg, RmwOp::Xchg, Some(RmwOp::Xchg)),
+    ),
+    ("atomicMin", rmw(RmwOp::Min, RmwOp::UMin, Some(RmwOp::FMin))),
+    ("atomicMax", rmw(RmwOp::Max, RmwOp::UMax, Some(RmwOp::FMax))),
+    ("atomicAnd", rmw(RmwOp::And, RmwOp::And, None)),
+    ("atomicOr", rmw(RmwOp::Or, RmwOp::Or, None)),
+    ("atomicXor", rmw(RmwOp::Xor, RmwOp::Xor, None)),
+    ("atomicInc", rmw(RmwOp::UIncWrap, RmwOp::UIncWrap, None)),
+    ("atomicDec", rmw(RmwOp::UDecWrap, RmwOp::UDecWrap, None)),
+    ("atomicCAS", Atomic::CompareExchange),
 ];
 
 /// The memory-model atomics of GCC/clang (`__atomic_fetch_add(p, v, order)`) and HIP
@@ -69,18 +96,25 @@ const MEMORY_MODEL_RMW: &[(&str, RmwOp, RmwOp, Option<RmwOp>)] = &[
 /// `__ATOMIC_RELAXED`: orders other than relaxed get fences around the operation.
 const ATOMIC_RELAXED: i128 = 0;
 
-/// Memory fences: HIP name → LLVM sync scope ("" is the whole system).
-const FENCES: &[(&str, &str)] = &[
-    ("__threadfence", "agent"),
-    ("__threadfence_block", "workgroup"),
-    ("__threadfence_system", ""),
-];
+/// Synchronization of hipmlir's device header, by name.
+#[derive(Clone, Copy)]
+enum Sync {
+    /// `__syncthreads`.
+    Barrier,
+    /// A barrier, then the 0/1 predicate reduced over the block.
+    BlockVote(GpuReduce),
+    /// A memory fence in an LLVM sync scope ("" is the whole system).
+    Fence(&'static str),
+}
 
-/// Block-wide votes: name → reduction of the 0/1 predicate over the block.
-const BLOCK_VOTES: &[(&str, &str)] = &[
-    ("__syncthreads_count", "add"),
-    ("__syncthreads_and", "minsi"),
-    ("__syncthreads_or", "maxsi"),
+const SYNC: &[(&str, Sync)] = &[
+    ("__syncthreads", Sync::Barrier),
+    ("__syncthreads_count", Sync::BlockVote(GpuReduce::Add)),
+    ("__syncthreads_and", Sync::BlockVote(GpuReduce::MinSi)),
+    ("__syncthreads_or", Sync::BlockVote(GpuReduce::MaxSi)),
+    ("__threadfence", Sync::Fence("agent")),
+    ("__threadfence_block", Sync::Fence("workgroup")),
+    ("__threadfence_system", Sync::Fence("")),
 ];
 
 /// The sync scope of an atomic from its name's suffix.
@@ -117,48 +151,20 @@ impl<'c> FunctionCodegen<'c, '_> {
             }
             _ => {}
         }
-        if name == "__syncthreads" {
-            self.b.op("gpu.barrier", &[], &[], &[], vec![], loc)?;
-            return Ok(Some(Val::Void));
-        }
-        if let Some((_, reduction)) = BLOCK_VOTES.iter().find(|(n, _)| *n == name) {
-            // A barrier, then the predicate reduced over the whole block.
-            let [p] = args else {
-                return Err(FrontendError::unsupported(
-                    e.location(),
-                    format!("{name} arguments"),
-                ));
-            };
-            let p = self.condition(p)?;
-            self.b.op("gpu.barrier", &[], &[], &[], vec![], loc)?;
-            let i32t = Ty::INT.value_mlir(self.ctx());
-            let bit = self.b.value("arith.extui", &[p], i32t, &[], loc)?;
-            let op = self
-                .b
-                .attr(&format!("#gpu<all_reduce_op {reduction}>"), loc)?;
-            let uniform = Attribute::unit(self.ctx());
-            let r = self.b.op(
-                "gpu.all_reduce",
-                &[bit],
-                &[i32t],
-                &[("op", op), ("uniform", uniform)],
-                vec![Region::new()],
-                loc,
-            )?;
-            return Ok(Some(Val::Scalar(r[0])));
-        }
-        if let Some((_, scope)) = FENCES.iter().find(|(n, _)| *n == name) {
-            let attrs = self.sync_attrs(SEQ_CST, scope);
-            self.b.op("llvm.fence", &[], &[], &attrs, vec![], loc)?;
-            return Ok(Some(Val::Void));
+        if let Some((_, sync)) = SYNC.iter().find(|(n, _)| *n == name) {
+            return self.sync(*sync, name, e, args).map(Some);
         }
         let (base, scope) = scope_of(name);
-        if base == "atomicCAS" {
-            return self.atomic_cas(e, args, scope, loc).map(Some);
-        }
-        let Some((_, signed, unsigned, float)) = ATOMIC_RMW.iter().find(|(n, ..)| *n == base)
-        else {
+        let Some((_, atomic)) = ATOMICS.iter().find(|(n, _)| *n == base) else {
             return Ok(None);
+        };
+        let (signed, unsigned, float) = match *atomic {
+            Atomic::CompareExchange => return self.atomic_cas(e, args, scope, loc).map(Some),
+            Atomic::Rmw {
+                signed,
+                unsigned,
+                float,
+            } => (signed, unsigned, float),
         };
         let [address, value] = args else {
             return Err(FrontendError::unsupported(
@@ -171,13 +177,41 @@ impl<'c> FunctionCodegen<'c, '_> {
             Ty::Float { .. } => float.ok_or_else(|| {
                 FrontendError::unsupported(e.location(), format!("{name} on a floating type"))
             })?,
-            Ty::Int { signed: true, .. } => *signed,
-            _ => *unsigned,
+            Ty::Int { signed: true, .. } => signed,
+            _ => unsigned,
         };
         let ptr = self.rvalue(address)?.scalar();
         let v = self.rvalue_as(value, &ty)?.scalar();
         self.atomic_rmw(op, ptr, v, &ty, scope, loc)
             .map(|old| Some(Val::Scalar(old)))
+    }
+
+    /// A barrier, block vote or fence.
+    fn sync(&mut self, sync: Sync, name: &str, e: &Cursor, args: &[Cursor]) -> Result<Val<'c>> {
+        let loc = self.loc(e);
+        match sync {
+            Sync::Barrier => {
+                self.b.barrier(loc)?;
+                Ok(Val::Void)
+            }
+            Sync::BlockVote(reduction) => {
+                let [p] = args else {
+                    return Err(FrontendError::unsupported(
+                        e.location(),
+                        format!("{name} arguments"),
+                    ));
+                };
+                let p = self.condition(p)?;
+                self.b.barrier(loc)?;
+                let i32t = Ty::INT.value_mlir(self.ctx());
+                let bit = self.b.insert_value(arith::extui(p, i32t, loc))?;
+                Ok(Val::Scalar(self.b.all_reduce(reduction, bit, loc)?))
+            }
+            Sync::Fence(scope) => {
+                self.b.fence(SEQ_CST, scope, loc)?;
+                Ok(Val::Void)
+            }
+        }
     }
 
     /// `llvm.atomicrmw`: the old value.
@@ -237,8 +271,7 @@ impl<'c> FunctionCodegen<'c, '_> {
         }
         let fence = |this: &mut Self| -> Result<()> {
             if !relaxed {
-                let attrs = this.sync_attrs(SEQ_CST, "agent");
-                this.b.op("llvm.fence", &[], &[], &attrs, vec![], loc)?;
+                this.b.fence(SEQ_CST, "agent", loc)?;
             }
             Ok(())
         };
@@ -350,7 +383,7 @@ impl<'c> FunctionCodegen<'c, '_> {
             loc,
         )?;
         // A strong exchange succeeded exactly when the old value was the one compared.
-        let success = self.cmpi(0, old, cmp, loc)?;
+        let success = self.b.cmpi(CmpiPredicate::Eq, old, cmp, loc)?;
         Ok((old, success))
     }
 
@@ -378,25 +411,24 @@ impl<'c> FunctionCodegen<'c, '_> {
         let i32t = Ty::INT.value_mlir(self.ctx());
         let inputs: Vec<melior::ir::Type> = operands.iter().map(|v| v.r#type()).collect();
         let symbol = self.module.printf_declaration(&inputs, i32t, loc)?;
-        let callee = melior::ir::attribute::FlatSymbolRefAttribute::new(self.ctx(), &symbol).into();
-        let r = self.b.op(
-            "func.call",
+        let callee = melior::ir::attribute::FlatSymbolRefAttribute::new(self.ctx(), &symbol);
+        let r = self.b.insert(melior::dialect::func::call(
+            self.ctx(),
+            callee,
             &operands,
             &[i32t],
-            &[("callee", callee)],
-            vec![],
             loc,
-        )?;
+        ));
         // CUDA's and chipStar's printf returns the number of arguments after the format (a
         // negative value on failure); OpenCL's returns 0 on success.
         let zero = self.b.const_int(i32t, 0, loc)?;
         let count = self
             .b
             .const_int(i32t, args.len().saturating_sub(1) as i64, loc)?;
-        let failed = self.cmpi(2, r[0], zero, loc)?;
+        let failed = self.b.cmpi(CmpiPredicate::Slt, r[0], zero, loc)?;
         let result = self
             .b
-            .value("arith.select", &[failed, r[0], count], i32t, &[], loc)?;
+            .insert_value(arith::select(failed, r[0], count, loc))?;
         Ok(Val::Scalar(result))
     }
 
@@ -463,8 +495,58 @@ fn unescape_c_string(s: &str) -> Option<Vec<u8>> {
     Some(out)
 }
 
+/// Whether the sync or atomics family lowers `name` (for the device header's completeness
+/// test).
+#[cfg(test)]
+fn claims(name: &str) -> bool {
+    let (base, _) = scope_of(name);
+    SYNC.iter().any(|(n, _)| *n == name) || ATOMICS.iter().any(|(n, _)| *n == base)
+}
+
 #[cfg(test)]
 mod tests {
+    use super::super::header_check::declared_device_functions;
+    use super::*;
+
+    /// Every synchronization entry is a function the device header declares.
+    #[test]
+    fn sync_table_entries_are_declared() {
+        let declared = declared_device_functions("hipmlir_device.h");
+        for (name, _) in SYNC {
+            assert!(declared.contains(*name), "{name} is not declared");
+        }
+    }
+
+    /// Every atomic entry is declared, with its `_block` and `_system` forms.
+    #[test]
+    fn atomics_table_entries_are_declared() {
+        let declared = declared_device_functions("hipmlir_device.h");
+        for (name, _) in ATOMICS {
+            for suffix in ["", "_block", "_system"] {
+                let scoped = format!("{name}{suffix}");
+                assert!(declared.contains(&scoped), "{scoped} is not declared");
+            }
+        }
+    }
+
+    /// Every device function the device header declares is lowered by one family's table
+    /// (synchronization, atomics, warp) or is printf.
+    #[test]
+    fn every_device_header_function_has_a_lowering() {
+        for name in declared_device_functions("hipmlir_device.h") {
+            let families = [
+                claims(&name),
+                super::super::warp::claims(&name),
+                name == "printf",
+            ];
+            assert_eq!(
+                families.iter().filter(|c| **c).count(),
+                1,
+                "{name} is lowered by {} families",
+                families.iter().filter(|c| **c).count()
+            );
+        }
+    }
     use super::unescape_c_string;
 
     #[test]

@@ -1,10 +1,12 @@
 //! One function's codegen state: the SSA environment of its locals and the structured-control-flow
 //! helpers that merge it across regions.
 
+use melior::dialect::arith;
+use melior::dialect::scf;
 use std::collections::HashMap;
 
 use melior::ir::RegionLike;
-use melior::ir::{Block, Location, Region, Type, ValueLike};
+use melior::ir::{Block, Location, Region, Type};
 
 use super::analysis::{Targets, VarKey};
 use super::builder::{block_arguments, Builder, Value};
@@ -255,13 +257,13 @@ impl<'c, 'm> FunctionCodegen<'c, 'm> {
         let (then_block, ()) = self.in_block(&[], loc, |this| {
             let mut yielded = then(this)?;
             yielded.extend(this.flatten_vars(&carried));
-            this.b.op("scf.yield", &yielded, &[], &[], vec![], loc)?;
+            this.b.insert(scf::r#yield(&yielded, loc));
             Ok(())
         })?;
         let (else_block, ()) = self.in_block(&[], loc, |this| {
             let mut yielded = otherwise(this)?;
             yielded.extend(this.flatten_vars(&carried));
-            this.b.op("scf.yield", &yielded, &[], &[], vec![], loc)?;
+            this.b.insert(scf::r#yield(&yielded, loc));
             Ok(())
         })?;
         let mut types = result_types.to_vec();
@@ -270,14 +272,9 @@ impl<'c, 'm> FunctionCodegen<'c, 'm> {
         then_region.append_block(then_block);
         let else_region = Region::new();
         else_region.append_block(else_block);
-        let op = self.b.op(
-            "scf.if",
-            &[cond],
-            &types,
-            &[],
-            vec![then_region, else_region],
-            loc,
-        )?;
+        let op = self
+            .b
+            .insert(scf::r#if(cond, &types, then_region, else_region, loc));
         let mut values = op.into_iter();
         let extra: Vec<_> = values.by_ref().take(result_types.len()).collect();
         self.rebind_from(&carried, &mut values);
@@ -320,27 +317,26 @@ impl<'c, 'm> FunctionCodegen<'c, 'm> {
             let mut operands = vec![cond];
             operands.extend(this.flatten_vars(&carried));
             this.b
-                .op("scf.condition", &operands, &[], &[], vec![], loc)?;
+                .insert(scf::condition(operands[0], &operands[1..], loc));
             Ok(())
         })?;
         let (after_block, ()) = self.in_block(&carried, loc, |this| {
             after(this)?;
             let yielded = this.flatten_vars(&carried);
-            this.b.op("scf.yield", &yielded, &[], &[], vec![], loc)?;
+            this.b.insert(scf::r#yield(&yielded, loc));
             Ok(())
         })?;
         let before_region = Region::new();
         before_region.append_block(before_block);
         let after_region = Region::new();
         after_region.append_block(after_block);
-        let op = self.b.op(
-            "scf.while",
+        let op = self.b.insert(scf::r#while(
             &init,
             &types,
-            &[],
-            vec![before_region, after_region],
+            before_region,
+            after_region,
             loc,
-        )?;
+        ));
         self.rebind_from(&carried, &mut op.into_iter());
         Ok(())
     }
@@ -385,10 +381,10 @@ impl<'c, 'm> FunctionCodegen<'c, 'm> {
 
     pub fn not(&self, v: Value<'c>, loc: Location<'c>) -> Result<Value<'c>> {
         let t = self.b.const_bool(true, loc)?;
-        self.b.value("arith.xori", &[v, t], v.r#type(), &[], loc)
+        self.b.insert_value(arith::xori(v, t, loc))
     }
 
     pub fn or(&self, a: Value<'c>, b: Value<'c>, loc: Location<'c>) -> Result<Value<'c>> {
-        self.b.value("arith.ori", &[a, b], a.r#type(), &[], loc)
+        self.b.insert_value(arith::ori(a, b, loc))
     }
 }

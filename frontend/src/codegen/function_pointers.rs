@@ -45,11 +45,9 @@ pub fn named_function(e: &Cursor) -> Option<Cursor> {
         CXCursor_CStyleCastExpr
         | CXCursor_CXXStaticCastExpr
         | CXCursor_CXXReinterpretCastExpr
-        | CXCursor_CXXFunctionalCastExpr => e
-            .children()
-            .into_iter()
-            .rfind(|c| c.is_expression())
-            .and_then(|c| named_function(&c)),
+        | CXCursor_CXXFunctionalCastExpr => {
+            e.explicit_cast_operand().and_then(|c| named_function(&c))
+        }
         _ => None,
     }
 }
@@ -59,10 +57,13 @@ pub fn is_null_constant(e: &Cursor) -> bool {
     match e.kind() {
         CXCursor_CXXNullPtrLiteralExpr | CXCursor_GNUNullExpr => true,
         CXCursor_IntegerLiteral => matches!(e.evaluate(), Some(crate::clang::ConstValue::Int(0))),
-        CXCursor_ParenExpr | CXCursor_UnexposedExpr | CXCursor_CStyleCastExpr => e
+        CXCursor_ParenExpr | CXCursor_UnexposedExpr => e
             .children()
             .into_iter()
             .rfind(|c| c.is_expression())
+            .is_some_and(|c| is_null_constant(&c)),
+        CXCursor_CStyleCastExpr => e
+            .explicit_cast_operand()
             .is_some_and(|c| is_null_constant(&c)),
         _ => false,
     }

@@ -184,9 +184,7 @@ impl<'c> ModuleCodegen<'c> {
         let ctx = self.ctx;
         let byte: melior::ir::Type = IntegerType::new(ctx, 8).into();
         let array = melior::dialect::llvm::r#type::array(byte, size as u32);
-        let linkage_attribute =
-            Attribute::parse(ctx, &format!("#llvm.linkage<{}>", linkage.llvm_name()))
-                .ok_or_else(|| internal(loc, "linkage attribute"))?;
+        let linkage_attribute = super::builder::linkage_attribute(ctx, linkage);
         let mut attributes = vec![
             (
                 Identifier::new(ctx, "sym_name"),

@@ -10,7 +10,6 @@ use clang_sys::*;
 use super::builder::Value;
 use super::expr::{GepIndex, LValue};
 use super::function::{FunctionCodegen, Val};
-use super::objects::default_member_initializer;
 use crate::clang::{Cursor, LifetimeNode};
 use crate::error::{FrontendError, Result};
 use crate::types::Ty;
@@ -112,9 +111,14 @@ impl<'c> FunctionCodegen<'c, '_> {
         match item.lifetime_node() {
             Some(LifetimeNode::ValueInit) => return self.zero_fill(ptr, ty, loc),
             Some(LifetimeNode::DefaultMemberInit) => {
-                let init = field.and_then(default_member_initializer).ok_or_else(|| {
-                    FrontendError::unsupported(item.location(), "this default member initializer")
-                })?;
+                let init = field
+                    .and_then(|f| f.default_member_initializer())
+                    .ok_or_else(|| {
+                        FrontendError::unsupported(
+                            item.location(),
+                            "this default member initializer",
+                        )
+                    })?;
                 return self.initialize_item(ptr, ty, &init, field);
             }
             _ => {}

@@ -153,7 +153,7 @@ impl<'c> FunctionCodegen<'c, '_> {
         let is_lambda_method = callee.spelling() == "operator()"
             && callee
                 .semantic_parent()
-                .is_some_and(|class| class.ty().canonical().spelling().contains(LAMBDA_TYPE));
+                .is_some_and(|class| class.is_lambda_class());
         if !is_lambda_method {
             return Ok(None);
         }
@@ -330,8 +330,8 @@ impl Closure {
 /// The key of a closure type (`(lambda at file:line:col)`), looking through references and
 /// qualifiers; None for other types.
 pub fn closure_type_key(ty: CType) -> Option<String> {
-    let spelling = ty.non_reference().unqualified().canonical().spelling();
-    spelling.contains(LAMBDA_TYPE).then_some(spelling)
+    ty.is_lambda_closure()
+        .then(|| ty.non_reference().unqualified().canonical().spelling())
 }
 
 /// The declaration of a closure type (looking through references and qualifiers): the key of
@@ -340,9 +340,6 @@ pub fn closure_type_key(ty: CType) -> Option<String> {
 pub fn closure_declaration(ty: CType) -> Cursor {
     ty.non_reference().canonical().declaration().canonical()
 }
-
-/// How clang spells a closure type: `(lambda at file:line:col)`.
-const LAMBDA_TYPE: &str = "(lambda at ";
 
 fn not_held(e: &Cursor) -> FrontendError {
     FrontendError::unsupported(

@@ -9,6 +9,7 @@ use hipmlir_device_image::{
     HOST_ATTRIBUTE, KERNEL_ARGS_ATTRIBUTE, KERNEL_ARGS_SIZE_ATTRIBUTE, KERNEL_ATTRIBUTE,
     KERNEL_NAME_ATTRIBUTE,
 };
+use melior::dialect::func;
 use melior::ir::attribute::{
     DenseI32ArrayAttribute, FlatSymbolRefAttribute, StringAttribute, TypeAttribute,
 };
@@ -84,7 +85,7 @@ impl<'c> ModuleCodegen<'c> {
             vec![region],
             loc,
         )?;
-        b.op("func.return", &[], &[], &[], vec![], loc)?;
+        b.insert(func::r#return(&[], loc));
 
         let host = site
             .host_function

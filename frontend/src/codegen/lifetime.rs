@@ -19,6 +19,7 @@
 //! named return value optimization is the return value: it is not destroyed (clang's flag).
 
 use clang_sys::*;
+use melior::dialect::arith::{self, CmpiPredicate};
 use melior::ir::{Location, ValueLike};
 
 use super::analysis::is_loop;
@@ -193,7 +194,7 @@ impl<'c> FunctionCodegen<'c, '_> {
         let v = self.load(&flag_slot(flag), loc)?.scalar();
         let zero = self.b.const_int(v.r#type(), 0, loc)?;
         // arith.cmpi predicate 1 is `ne`.
-        self.cmpi(1, v, zero, loc)
+        self.b.cmpi(CmpiPredicate::Ne, v, zero, loc)
     }
 
     fn run_cleanup(&mut self, cleanup: &Cleanup<'c>) -> Result<()> {
@@ -206,10 +207,7 @@ impl<'c> FunctionCodegen<'c, '_> {
             let returned = self.flag_is_set(flag, loc)?;
             let kept = self.not(returned, loc)?;
             run = Some(match run {
-                Some(built) => {
-                    self.b
-                        .value("arith.andi", &[built, kept], built.r#type(), &[], loc)?
-                }
+                Some(built) => self.b.insert_value(arith::andi(built, kept, loc))?,
                 None => kept,
             });
         }

@@ -4,7 +4,13 @@
 //! Functions with a math-dialect (or arith) op are emitted as that op; the rest as a call to a
 //! declared function with the C name (`tgammaf`), which dialect-passes maps to OpenCL.std.
 
-use melior::ir::{Location, Type, ValueLike};
+use melior::dialect::arith::{self, CmpiPredicate};
+use melior::dialect::func;
+use melior::dialect::ods::arith as ods_arith;
+use melior::dialect::ods::math;
+use melior::ir::attribute::FlatSymbolRefAttribute;
+use melior::ir::{Location, Operation, Type, ValueLike};
+use melior::Context;
 
 use super::builder::Value;
 use super::function::{FunctionCodegen, Val};
@@ -12,60 +18,118 @@ use crate::clang::Cursor;
 use crate::error::{FrontendError, Result};
 use crate::types::Ty;
 
+/// melior's builder of one math operation on its operands; `None` for another number of them.
+type MathOp = for<'c> fn(&'c Context, &[Value<'c>], Location<'c>) -> Option<Operation<'c>>;
+
+/// melior's builder of one binary arith operation.
+type BinaryOp = for<'c, 'a> fn(
+    melior::ir::Value<'c, 'a>,
+    melior::ir::Value<'c, 'a>,
+    Location<'c>,
+) -> Operation<'c>;
+
+/// melior's builder of one binary float operation (from the dialect's ODS).
+type FloatBinaryOp = for<'c, 'a> fn(
+    &'c Context,
+    melior::ir::Value<'c, 'a>,
+    melior::ir::Value<'c, 'a>,
+    Location<'c>,
+) -> Operation<'c>;
+
+macro_rules! unary {
+    ($op:path) => {
+        Emit::Op(|c, v, l| match v {
+            [x] => Some($op(c, *x, l).into()),
+            _ => None,
+        })
+    };
+}
+macro_rules! binary {
+    ($op:path) => {
+        Emit::Op(|c, v, l| match v {
+            [x, y] => Some($op(c, *x, *y, l).into()),
+            _ => None,
+        })
+    };
+}
+macro_rules! ternary {
+    ($op:path) => {
+        Emit::Op(|c, v, l| match v {
+            [x, y, z] => Some($op(c, *x, *y, *z, l).into()),
+            _ => None,
+        })
+    };
+}
+
 /// How one math function is emitted.
 #[derive(Clone, Copy)]
 enum Emit {
     /// A math/arith op on float operands (`math.sqrt`).
-    Float(&'static str),
+    Op(MathOp),
     /// A call to the C function of that name (with an `f` suffix for float).
     Call,
     /// A call to a fast intrinsic, by its own name (`__expf`).
     Native,
     /// Integer min/max: (signed op, unsigned op, float op).
-    MinMax(&'static str, &'static str, &'static str),
-    /// Integer bit ops by name.
-    Bits(&'static str),
+    MinMax(BinaryOp, BinaryOp, FloatBinaryOp),
+    /// Integer bit manipulation.
+    Bits(Bits),
+    /// `1 / x`.
+    Reciprocal,
+    /// `sincos(x, &s, &c)`.
+    SinCos,
 }
 
-/// By C name without the float suffix (`sqrt` covers `sqrtf` and `__builtin_sqrtf`).
+/// The integer bit operations.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Bits {
+    Abs,
+    Popcount,
+    LeadingZeros,
+    FindFirstSet,
+    Reverse,
+}
+
+/// The math family of hipmlir's math header, by C name without the float suffix (`sqrt` covers
+/// `sqrtf` and `__builtin_sqrtf`).
 const MATH: &[(&str, Emit)] = &[
-    ("sqrt", Emit::Float("math.sqrt")),
-    ("rsqrt", Emit::Float("math.rsqrt")),
-    ("cbrt", Emit::Float("math.cbrt")),
-    ("exp", Emit::Float("math.exp")),
-    ("exp2", Emit::Float("math.exp2")),
-    ("expm1", Emit::Float("math.expm1")),
-    ("log", Emit::Float("math.log")),
-    ("log2", Emit::Float("math.log2")),
-    ("log10", Emit::Float("math.log10")),
-    ("log1p", Emit::Float("math.log1p")),
-    ("sin", Emit::Float("math.sin")),
-    ("cos", Emit::Float("math.cos")),
-    ("tan", Emit::Float("math.tan")),
-    ("asin", Emit::Float("math.asin")),
-    ("acos", Emit::Float("math.acos")),
-    ("atan", Emit::Float("math.atan")),
-    ("sinh", Emit::Float("math.sinh")),
-    ("cosh", Emit::Float("math.cosh")),
-    ("tanh", Emit::Float("math.tanh")),
-    ("asinh", Emit::Float("math.asinh")),
-    ("acosh", Emit::Float("math.acosh")),
-    ("atanh", Emit::Float("math.atanh")),
-    ("erf", Emit::Float("math.erf")),
-    ("erfc", Emit::Float("math.erfc")),
-    ("fabs", Emit::Float("math.absf")),
-    ("floor", Emit::Float("math.floor")),
-    ("ceil", Emit::Float("math.ceil")),
-    ("round", Emit::Float("math.round")),
-    ("trunc", Emit::Float("math.trunc")),
-    ("rint", Emit::Float("math.roundeven")),
-    ("nearbyint", Emit::Float("math.roundeven")),
-    ("pow", Emit::Float("math.powf")),
-    ("atan2", Emit::Float("math.atan2")),
-    ("copysign", Emit::Float("math.copysign")),
-    ("fma", Emit::Float("math.fma")),
-    ("fmin", Emit::Float("arith.minnumf")),
-    ("fmax", Emit::Float("arith.maxnumf")),
+    ("sqrt", unary!(math::sqrt)),
+    ("rsqrt", unary!(math::rsqrt)),
+    ("cbrt", unary!(math::cbrt)),
+    ("exp", unary!(math::exp)),
+    ("exp2", unary!(math::exp_2)),
+    ("expm1", unary!(math::expm_1)),
+    ("log", unary!(math::log)),
+    ("log2", unary!(math::log_2)),
+    ("log10", unary!(math::log_10)),
+    ("log1p", unary!(math::log_1_p)),
+    ("sin", unary!(math::sin)),
+    ("cos", unary!(math::cos)),
+    ("tan", unary!(math::tan)),
+    ("asin", unary!(math::asin)),
+    ("acos", unary!(math::acos)),
+    ("atan", unary!(math::atan)),
+    ("sinh", unary!(math::sinh)),
+    ("cosh", unary!(math::cosh)),
+    ("tanh", unary!(math::tanh)),
+    ("asinh", unary!(math::asinh)),
+    ("acosh", unary!(math::acosh)),
+    ("atanh", unary!(math::atanh)),
+    ("erf", unary!(math::erf)),
+    ("erfc", unary!(math::erfc)),
+    ("fabs", unary!(math::absf)),
+    ("floor", unary!(math::floor)),
+    ("ceil", unary!(math::ceil)),
+    ("round", unary!(math::round)),
+    ("trunc", unary!(math::trunc)),
+    ("rint", unary!(math::roundeven)),
+    ("nearbyint", unary!(math::roundeven)),
+    ("pow", binary!(math::powf)),
+    ("atan2", binary!(math::atan_2)),
+    ("copysign", binary!(math::copysign)),
+    ("fma", ternary!(math::fma)),
+    ("fmin", binary!(ods_arith::minnumf)),
+    ("fmax", binary!(ods_arith::maxnumf)),
     ("exp10", Emit::Call),
     ("logb", Emit::Call),
     ("sinpi", Emit::Call),
@@ -88,51 +152,69 @@ const MATH: &[(&str, Emit)] = &[
     ("__tanf", Emit::Native),
     ("__powf", Emit::Native),
     ("__fdividef", Emit::Native),
-    ("__fsqrt_rn", Emit::Float("math.sqrt")),
-    ("__frsqrt_rn", Emit::Float("math.rsqrt")),
+    ("__fsqrt_rn", unary!(math::sqrt)),
+    ("__frsqrt_rn", unary!(math::rsqrt)),
+    ("__frcp_rn", Emit::Reciprocal),
     (
         "min",
-        Emit::MinMax("arith.minsi", "arith.minui", "arith.minnumf"),
+        Emit::MinMax(arith::minsi, arith::minui, |c, a, b, l| {
+            ods_arith::minnumf(c, a, b, l).into()
+        }),
     ),
     (
         "max",
-        Emit::MinMax("arith.maxsi", "arith.maxui", "arith.maxnumf"),
+        Emit::MinMax(arith::maxsi, arith::maxui, |c, a, b, l| {
+            ods_arith::maxnumf(c, a, b, l).into()
+        }),
     ),
     (
         "umin",
-        Emit::MinMax("arith.minui", "arith.minui", "arith.minnumf"),
+        Emit::MinMax(arith::minui, arith::minui, |c, a, b, l| {
+            ods_arith::minnumf(c, a, b, l).into()
+        }),
     ),
     (
         "umax",
-        Emit::MinMax("arith.maxui", "arith.maxui", "arith.maxnumf"),
+        Emit::MinMax(arith::maxui, arith::maxui, |c, a, b, l| {
+            ods_arith::maxnumf(c, a, b, l).into()
+        }),
     ),
     (
         "llmin",
-        Emit::MinMax("arith.minsi", "arith.minsi", "arith.minnumf"),
+        Emit::MinMax(arith::minsi, arith::minsi, |c, a, b, l| {
+            ods_arith::minnumf(c, a, b, l).into()
+        }),
     ),
     (
         "llmax",
-        Emit::MinMax("arith.maxsi", "arith.maxsi", "arith.maxnumf"),
+        Emit::MinMax(arith::maxsi, arith::maxsi, |c, a, b, l| {
+            ods_arith::maxnumf(c, a, b, l).into()
+        }),
     ),
     (
         "ullmin",
-        Emit::MinMax("arith.minui", "arith.minui", "arith.minnumf"),
+        Emit::MinMax(arith::minui, arith::minui, |c, a, b, l| {
+            ods_arith::minnumf(c, a, b, l).into()
+        }),
     ),
     (
         "ullmax",
-        Emit::MinMax("arith.maxui", "arith.maxui", "arith.maxnumf"),
+        Emit::MinMax(arith::maxui, arith::maxui, |c, a, b, l| {
+            ods_arith::maxnumf(c, a, b, l).into()
+        }),
     ),
-    ("abs", Emit::Bits("math.absi")),
-    ("labs", Emit::Bits("math.absi")),
-    ("llabs", Emit::Bits("math.absi")),
-    ("__popc", Emit::Bits("math.ctpop")),
-    ("__popcll", Emit::Bits("math.ctpop")),
-    ("__clz", Emit::Bits("math.ctlz")),
-    ("__clzll", Emit::Bits("math.ctlz")),
-    ("__ffs", Emit::Bits("ffs")),
-    ("__ffsll", Emit::Bits("ffs")),
-    ("__brev", Emit::Bits("brev")),
-    ("__brevll", Emit::Bits("brev")),
+    ("abs", Emit::Bits(Bits::Abs)),
+    ("labs", Emit::Bits(Bits::Abs)),
+    ("llabs", Emit::Bits(Bits::Abs)),
+    ("__popc", Emit::Bits(Bits::Popcount)),
+    ("__popcll", Emit::Bits(Bits::Popcount)),
+    ("__clz", Emit::Bits(Bits::LeadingZeros)),
+    ("__clzll", Emit::Bits(Bits::LeadingZeros)),
+    ("__ffs", Emit::Bits(Bits::FindFirstSet)),
+    ("__ffsll", Emit::Bits(Bits::FindFirstSet)),
+    ("__brev", Emit::Bits(Bits::Reverse)),
+    ("__brevll", Emit::Bits(Bits::Reverse)),
+    ("sincos", Emit::SinCos),
 ];
 
 fn lookup(name: &str) -> Option<Emit> {
@@ -153,9 +235,6 @@ impl<'c> FunctionCodegen<'c, '_> {
         if matches!(plain, "isnan" | "isinf" | "isfinite" | "signbit") {
             return self.classify(plain, e, args).map(Some);
         }
-        if matches!(plain, "sincosf" | "sincos") {
-            return self.sincos(e, args).map(Some);
-        }
         // The constants <math.h> spells with builtins (INFINITY, NAN, HUGE_VAL).
         let constant = match plain {
             "inf" | "inff" | "huge_val" | "huge_valf" => Some(f64::INFINITY),
@@ -172,31 +251,33 @@ impl<'c> FunctionCodegen<'c, '_> {
         // Rounding to an integer (libstdc++'s std::lrint calls __builtin_lrintf): the float
         // rounded, then converted.
         let rounding = match plain.strip_suffix('f').unwrap_or(plain) {
-            "lrint" | "llrint" => Some("math.roundeven"),
-            "lround" | "llround" => Some("math.round"),
+            "lrint" | "llrint" => Some(unary!(math::roundeven)),
+            "lround" | "llround" => Some(unary!(math::round)),
             _ => None,
         };
-        if let Some(op) = rounding {
+        if let Some(Emit::Op(op)) = rounding {
             let [x] = args else { return Err(arity(e)) };
             let from = Ty::of(x)?;
             let v = self.rvalue(x)?.scalar();
-            let rounded = self.b.value(op, &[v], v.r#type(), &[], self.loc(e))?;
+            let rounded = self.math_op(op, &[v], e)?;
             return self
                 .convert(Val::Scalar(rounded), &from, &Ty::of(e)?, e)
                 .map(Some);
         }
-        if plain == "__frcp_rn" {
-            let [x] = args else { return Err(arity(e)) };
-            let v = self.rvalue_as(x, &Ty::Float { bits: 32 })?.scalar();
-            let one = self.b.const_float(v.r#type(), 1.0, self.loc(e))?;
-            let r = self
-                .b
-                .value("arith.divf", &[one, v], v.r#type(), &[], self.loc(e))?;
-            return Ok(Some(Val::Scalar(r)));
-        }
         let Some(emit) = lookup(name) else {
             return Ok(None);
         };
+        match emit {
+            Emit::SinCos => return self.sincos(e, args).map(Some),
+            Emit::Reciprocal => {
+                let [x] = args else { return Err(arity(e)) };
+                let v = self.rvalue_as(x, &Ty::Float { bits: 32 })?.scalar();
+                let one = self.b.const_float(v.r#type(), 1.0, self.loc(e))?;
+                let r = self.b.insert_value(arith::divf(one, v, self.loc(e)))?;
+                return Ok(Some(Val::Scalar(r)));
+            }
+            _ => {}
+        }
         let loc = self.loc(e);
         let ty = Ty::of(e)?;
         let result_type = ty.value_mlir(self.ctx());
@@ -206,7 +287,7 @@ impl<'c> FunctionCodegen<'c, '_> {
             operands.push(self.rvalue(a)?.scalar());
         }
         let v = match emit {
-            Emit::Float(op) => self.b.value(op, &operands, result_type, &[], loc)?,
+            Emit::Op(op) => self.math_op(op, &operands, e)?,
             Emit::Call | Emit::Native => {
                 let base = plain
                     .strip_suffix('f')
@@ -219,12 +300,15 @@ impl<'c> FunctionCodegen<'c, '_> {
                 self.call_external(&symbol, &operands, result_type, loc)?
             }
             Emit::MinMax(signed, unsigned, float) => {
-                let op = match &ty {
-                    Ty::Float { .. } => float,
-                    Ty::Int { signed: true, .. } => signed,
-                    _ => unsigned,
+                let [a, b] = operands[..] else {
+                    return Err(arity(e));
                 };
-                self.b.value(op, &operands, result_type, &[], loc)?
+                let operation = match &ty {
+                    Ty::Float { .. } => float(self.ctx(), a, b, loc),
+                    Ty::Int { signed: true, .. } => signed(a, b, loc),
+                    _ => unsigned(a, b, loc),
+                };
+                self.b.insert_value(operation)?
             }
             Emit::Bits(op) => {
                 let [x] = operands[..] else {
@@ -232,6 +316,7 @@ impl<'c> FunctionCodegen<'c, '_> {
                 };
                 self.bits(op, x, &ty, loc)?
             }
+            Emit::Reciprocal | Emit::SinCos => unreachable!("emitted above"),
         };
         Ok(Some(Val::Scalar(v)))
     }
@@ -246,22 +331,28 @@ impl<'c> FunctionCodegen<'c, '_> {
     ) -> Result<Value<'c>> {
         let inputs: Vec<Type> = operands.iter().map(|v| v.r#type()).collect();
         self.module.declare_external(symbol, &inputs, result, loc)?;
-        let callee = melior::ir::attribute::FlatSymbolRefAttribute::new(self.ctx(), symbol).into();
-        Ok(self.b.op(
-            "func.call",
-            operands,
-            &[result],
-            &[("callee", callee)],
-            vec![],
-            loc,
-        )?[0])
+        let callee = FlatSymbolRefAttribute::new(self.ctx(), symbol);
+        self.b
+            .insert_value(func::call(self.ctx(), callee, operands, &[result], loc))
     }
 
-    fn bits(&mut self, op: &str, x: Value<'c>, ty: &Ty, loc: Location<'c>) -> Result<Value<'c>> {
+    /// A math-table operation on `operands`.
+    fn math_op(&mut self, op: MathOp, operands: &[Value<'c>], e: &Cursor) -> Result<Value<'c>> {
+        let operation = op(self.ctx(), operands, self.loc(e)).ok_or_else(|| arity(e))?;
+        self.b.insert_value(operation)
+    }
+
+    fn bits(&mut self, op: Bits, x: Value<'c>, ty: &Ty, loc: Location<'c>) -> Result<Value<'c>> {
         let t = x.r#type();
         let result_type = ty.value_mlir(self.ctx());
-        let count = |this: &mut Self, op: &str| -> Result<Value<'c>> {
-            let c = this.b.value(op, &[x], t, &[], loc)?;
+        let count = |this: &mut Self, op: Bits| -> Result<Value<'c>> {
+            let ctx = this.ctx();
+            let counted = match op {
+                Bits::Popcount => math::ctpop(ctx, x, loc).into(),
+                Bits::LeadingZeros => math::ctlz(ctx, x, loc).into(),
+                _ => math::cttz(ctx, x, loc).into(),
+            };
+            let c = this.b.insert_value(counted)?;
             // __popcll and friends return int whatever their operand's width.
             let from = Ty::Int {
                 bits: t_bits(t),
@@ -270,31 +361,19 @@ impl<'c> FunctionCodegen<'c, '_> {
             this.convert_value(c, &from, ty, loc)
         };
         match op {
-            "math.absi" => self.b.value(op, &[x], result_type, &[], loc),
-            "math.ctpop" | "math.ctlz" => count(self, op),
-            "ffs" => {
+            Bits::Abs => self.b.insert_value(math::absi(self.ctx(), x, loc).into()),
+            Bits::Popcount | Bits::LeadingZeros => count(self, op),
+            Bits::FindFirstSet => {
                 // 0 for 0, else the 1-based index of the lowest set bit.
-                let tz = count(self, "math.cttz")?;
+                let tz = count(self, Bits::FindFirstSet)?;
                 let one = self.b.const_int(result_type, 1, loc)?;
-                let plus = self
-                    .b
-                    .value("arith.addi", &[tz, one], result_type, &[], loc)?;
+                let plus = self.b.insert_value(arith::addi(tz, one, loc))?;
                 let zero_in = self.b.const_int(t, 0, loc)?;
-                let is_zero = self.cmp_eq(x, zero_in, loc)?;
+                let is_zero = self.b.cmpi(CmpiPredicate::Eq, x, zero_in, loc)?;
                 let zero = self.b.const_int(result_type, 0, loc)?;
-                self.b.value(
-                    "arith.select",
-                    &[is_zero, zero, plus],
-                    result_type,
-                    &[],
-                    loc,
-                )
+                self.b.insert_value(arith::select(is_zero, zero, plus, loc))
             }
-            "brev" => self.bit_reverse(x, loc),
-            other => Err(FrontendError::unsupported(
-                crate::SourceLoc::default(),
-                other,
-            )),
+            Bits::Reverse => self.bit_reverse(x, loc),
         }
     }
 
@@ -315,11 +394,11 @@ impl<'c> FunctionCodegen<'c, '_> {
         for (mask, shift) in masks.iter().filter(|(_, s)| (*s as u32) < bits) {
             let m = self.b.const_int(t, (*mask as i64) & mask_for(bits), loc)?;
             let s = self.b.const_int(t, *shift, loc)?;
-            let low = self.b.value("arith.andi", &[v, m], t, &[], loc)?;
-            let low = self.b.value("arith.shli", &[low, s], t, &[], loc)?;
-            let high = self.b.value("arith.shrui", &[v, s], t, &[], loc)?;
-            let high = self.b.value("arith.andi", &[high, m], t, &[], loc)?;
-            v = self.b.value("arith.ori", &[low, high], t, &[], loc)?;
+            let low = self.b.insert_value(arith::andi(v, m, loc))?;
+            let low = self.b.insert_value(arith::shli(low, s, loc))?;
+            let high = self.b.insert_value(arith::shrui(v, s, loc))?;
+            let high = self.b.insert_value(arith::andi(high, m, loc))?;
+            v = self.b.insert_value(arith::ori(low, high, loc))?;
         }
         Ok(v)
     }
@@ -331,9 +410,15 @@ impl<'c> FunctionCodegen<'c, '_> {
         let v = self.rvalue(x)?.scalar();
         let i1 = Ty::Bool.value_mlir(self.ctx());
         let b = match name {
-            "isnan" => self.b.value("math.isnan", &[v], i1, &[], loc)?,
-            "isinf" => self.b.value("math.isinf", &[v], i1, &[], loc)?,
-            "isfinite" => self.b.value("math.isfinite", &[v], i1, &[], loc)?,
+            "isnan" => self
+                .b
+                .insert_value(math::isnan(self.ctx(), i1, v, loc).into())?,
+            "isinf" => self
+                .b
+                .insert_value(math::isinf(self.ctx(), i1, v, loc).into())?,
+            "isfinite" => self
+                .b
+                .insert_value(math::isfinite(self.ctx(), i1, v, loc).into())?,
             _ => {
                 // signbit: the top bit of the representation.
                 let bits = if arg_ty == (Ty::Float { bits: 64 }) {
@@ -342,15 +427,9 @@ impl<'c> FunctionCodegen<'c, '_> {
                     32
                 };
                 let int = melior::ir::r#type::IntegerType::new(self.ctx(), bits).into();
-                let raw = self.b.value("arith.bitcast", &[v], int, &[], loc)?;
+                let raw = self.b.insert_value(arith::bitcast(v, int, loc))?;
                 let zero = self.b.const_int(int, 0, loc)?;
-                let slt = melior::ir::attribute::IntegerAttribute::new(
-                    melior::ir::r#type::IntegerType::new(self.ctx(), 64).into(),
-                    2,
-                )
-                .into();
-                self.b
-                    .value("arith.cmpi", &[raw, zero], i1, &[("predicate", slt)], loc)?
+                self.b.cmpi(CmpiPredicate::Slt, raw, zero, loc)?
             }
         };
         self.convert_value(b, &Ty::Bool, &Ty::of(e)?, loc)
@@ -364,9 +443,8 @@ impl<'c> FunctionCodegen<'c, '_> {
         };
         let ty = Ty::of(x)?;
         let v = self.rvalue(x)?.scalar();
-        let t = v.r#type();
-        let sin = self.b.value("math.sin", &[v], t, &[], loc)?;
-        let cos = self.b.value("math.cos", &[v], t, &[], loc)?;
+        let sin = self.b.insert_value(math::sin(self.ctx(), v, loc).into())?;
+        let cos = self.b.insert_value(math::cos(self.ctx(), v, loc).into())?;
         for (target, value) in [(s, sin), (c, cos)] {
             let ptr = self.rvalue(target)?.scalar();
             self.store(
@@ -380,17 +458,6 @@ impl<'c> FunctionCodegen<'c, '_> {
             )?;
         }
         Ok(Val::Void)
-    }
-
-    fn cmp_eq(&self, a: Value<'c>, b: Value<'c>, loc: Location<'c>) -> Result<Value<'c>> {
-        let i1 = Ty::Bool.value_mlir(self.ctx());
-        let eq = melior::ir::attribute::IntegerAttribute::new(
-            melior::ir::r#type::IntegerType::new(self.ctx(), 64).into(),
-            0,
-        )
-        .into();
-        self.b
-            .value("arith.cmpi", &[a, b], i1, &[("predicate", eq)], loc)
     }
 }
 
@@ -413,4 +480,26 @@ fn arity(e: &Cursor) -> FrontendError {
         e.location(),
         format!("call to '{}' with these arguments", e.spelling()),
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::header_check::declared_device_functions;
+    use super::{lookup, MATH};
+
+    /// Every function the math header declares has an entry, and every entry is declared
+    /// (for a C function, as the double or the float form).
+    #[test]
+    fn math_table_matches_the_header() {
+        let declared = declared_device_functions("hipmlir_math.h");
+        for name in &declared {
+            assert!(lookup(name).is_some(), "{name} has no entry");
+        }
+        for (name, _) in MATH {
+            assert!(
+                declared.contains(*name) || declared.contains(&format!("{name}f")),
+                "{name} is not declared"
+            );
+        }
+    }
 }

@@ -6,6 +6,8 @@ mod expr;
 mod function;
 mod function_pointers;
 mod globals;
+#[cfg(test)]
+mod header_check;
 mod initializers;
 mod lambdas;
 mod launch_site;

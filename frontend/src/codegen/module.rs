@@ -4,6 +4,7 @@ use hipmlir_device_image::{
     BYVAL_ATTRIBUTE, KERNEL_ARGS_ATTRIBUTE, KERNEL_ARGS_SIZE_ATTRIBUTE, KERNEL_ATTRIBUTE,
     KERNEL_NAME_ATTRIBUTE,
 };
+use melior::dialect::func;
 use std::collections::HashMap;
 
 use clang_sys::*;
@@ -168,16 +169,6 @@ impl<'c> ModuleCodegen<'c> {
         }
     }
 
-    /// `#llvm.linkage<...>`: how a symbol links across translation units.
-    pub(super) fn linkage_attribute(
-        &self,
-        linkage: Linkage,
-        loc: Location<'c>,
-    ) -> Result<Attribute<'c>> {
-        Attribute::parse(self.ctx, &format!("#llvm.linkage<{}>", linkage.llvm_name()))
-            .ok_or_else(|| internal(loc, "linkage attribute"))
-    }
-
     /// Emits every kernel defined in the main file and every kernel instantiation `launched`
     /// there, then the device functions they reach. Each kernel is emitted once. `lambdas` are
     /// the lambda expressions of the user's code, host template instances included. With
@@ -246,18 +237,11 @@ impl<'c> ModuleCodegen<'c> {
         let entry = Block::new(&[(global_ptr, loc)]);
         let b = Builder::new(ctx, &entry);
         let out = block_arguments(&entry)[0];
-        let sym = melior::ir::attribute::FlatSymbolRefAttribute::new(ctx, symbol).into();
-        let address = b.value(
-            "llvm.mlir.addressof",
-            &[],
-            global_ptr,
-            &[("global_name", sym)],
-            loc,
-        )?;
+        let address = b.address_of(symbol, global_ptr, loc)?;
         let i64t: Type = IntegerType::new(ctx, 64).into();
-        let value = b.value("llvm.ptrtoint", &[address], i64t, &[], loc)?;
-        b.op("llvm.store", &[value, out], &[], &[], vec![], loc)?;
-        b.op("func.return", &[], &[], &[], vec![], loc)?;
+        let value = b.ptr_to_int(address, i64t, loc)?;
+        b.store(value, out, false, loc);
+        b.insert(func::r#return(&[], loc));
         let name = super::globals::address_kernel(symbol);
         let mut args = vec![hipmlir_device_image::KernelArg {
             name: "out".into(),
@@ -291,7 +275,7 @@ impl<'c> ModuleCodegen<'c> {
                 (Identifier::new(ctx, KERNEL_ATTRIBUTE), Attribute::unit(ctx)),
                 (
                     Identifier::new(ctx, LINKAGE_ATTRIBUTE),
-                    self.linkage_attribute(self.linkage_of(decl), loc)?,
+                    super::builder::linkage_attribute(self.ctx, self.linkage_of(decl)),
                 ),
                 (
                     Identifier::new(ctx, KERNEL_NAME_ATTRIBUTE),
@@ -486,7 +470,7 @@ impl<'c> ModuleCodegen<'c> {
                 ),
                 (
                     Identifier::new(ctx, LINKAGE_ATTRIBUTE),
-                    self.linkage_attribute(Linkage::External, loc)?,
+                    super::builder::linkage_attribute(self.ctx, Linkage::External),
                 ),
             ])
             .add_regions([Region::new()])
@@ -521,8 +505,7 @@ impl<'c> ModuleCodegen<'c> {
             return Ok(symbol);
         }
         let ctx = self.ctx;
-        let linkage = Attribute::parse(ctx, "#llvm.linkage<external>")
-            .ok_or_else(|| internal(loc, "linkage attribute"))?;
+        let linkage = super::builder::linkage_attribute(ctx, Linkage::External);
         let bytes = melior::dialect::llvm::r#type::array(IntegerType::new(ctx, 8).into(), 0);
         let global = OperationBuilder::new("llvm.mlir.global", loc)
             .add_attributes(&[
@@ -567,8 +550,7 @@ impl<'c> ModuleCodegen<'c> {
         };
         let l = decl.location();
         let loc = Location::new(ctx, &l.file, l.line as usize, l.column as usize);
-        let linkage = Attribute::parse(ctx, "#llvm.linkage<internal>")
-            .ok_or_else(|| internal(loc, "linkage attribute"))?;
+        let linkage = super::builder::linkage_attribute(ctx, Linkage::Internal);
         let global = OperationBuilder::new("llvm.mlir.global", loc)
             .add_attributes(&[
                 (
@@ -635,10 +617,7 @@ impl<'c> ModuleCodegen<'c> {
             Some(l) if def.template_of().is_none() => l.lambda,
             _ => *def,
         };
-        let body = body_owner
-            .children()
-            .into_iter()
-            .rfind(|c| c.kind() == CXCursor_CompoundStmt);
+        let body = body_owner.function_body();
         // An implicit destructor or constructor may have no body to show: it destroys or
         // builds the members and bases.
         if body.is_none() && !matches!(def.kind(), CXCursor_Destructor | CXCursor_Constructor) {
@@ -789,7 +768,7 @@ impl<'c> ModuleCodegen<'c> {
                 None => Ok(Val::Void),
             }
         })?;
-        fc.b.op("func.return", &ret.flatten(), &[], &[], vec![], loc)?;
+        fc.b.insert(func::r#return(&ret.flatten(), loc));
 
         let region = Region::new();
         region.append_block(entry);
@@ -806,7 +785,7 @@ impl<'c> ModuleCodegen<'c> {
         ];
         attributes.push((
             Identifier::new(ctx, LINKAGE_ATTRIBUTE),
-            self.linkage_attribute(self.linkage_of(def), loc)?,
+            super::builder::linkage_attribute(self.ctx, self.linkage_of(def)),
         ));
         if !byval.is_empty() {
             attributes.push((

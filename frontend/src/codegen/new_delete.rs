@@ -15,6 +15,7 @@
 //! Not supported, each named as such: over-aligned types (aligned allocation functions), virtual
 //! destructors.
 
+use melior::dialect::arith::{self, CmpiPredicate};
 use melior::ir::Location;
 
 use super::analysis::assigned_vars;
@@ -196,28 +197,21 @@ impl<'c> FunctionCodegen<'c, '_> {
         let limit = (i64::MAX as u64 - cookie as u64) / element.max(1);
         let limit = self.b.const_int(i64t, limit as i64, loc)?;
         // Unsigned: a negative count is a huge one.
-        let too_many = self.cmpi(8, count, limit, loc)?;
+        let too_many = self.b.cmpi(CmpiPredicate::Ugt, count, limit, loc)?;
         let size = self.b.const_int(i64t, element as i64, loc)?;
-        let product = self.b.value("arith.muli", &[count, size], i64t, &[], loc)?;
+        let product = self.b.insert_value(arith::muli(count, size, loc))?;
         let extra = self.b.const_int(i64t, cookie, loc)?;
-        let total = self
-            .b
-            .value("arith.addi", &[product, extra], i64t, &[], loc)?;
+        let total = self.b.insert_value(arith::addi(product, extra, loc))?;
         let impossible = self.b.const_int(i64t, IMPOSSIBLE_SIZE, loc)?;
-        self.b.value(
-            "arith.select",
-            &[too_many, impossible, total],
-            i64t,
-            &[],
-            loc,
-        )
+        self.b
+            .insert_value(arith::select(too_many, impossible, total, loc))
     }
 
     /// Whether two pointers differ.
     fn pointers_differ(&self, a: Value<'c>, b: Value<'c>, loc: Location<'c>) -> Result<Value<'c>> {
         let a = self.ptr_to_int(a, loc)?;
         let b = self.ptr_to_int(b, loc)?;
-        self.cmpi(1, a, b, loc)
+        self.b.cmpi(CmpiPredicate::Ne, a, b, loc)
     }
 
     /// Initializes `count` elements of type `element` at `first` from a new-expression's
@@ -264,9 +258,7 @@ impl<'c> FunctionCodegen<'c, '_> {
         let listed = self.b.const_int(i64t, items.len() as i64, loc)?;
         let rest_start =
             self.byte_offset(first, items.len() as i64 * element.size() as i64, loc)?;
-        let rest = self
-            .b
-            .value("arith.subi", &[count, listed], i64t, &[], loc)?;
+        let rest = self.b.insert_value(arith::subi(count, listed, loc))?;
         let element_ty = element.clone();
         self.for_each_element(rest_start, element, rest, false, init, |this, at| {
             this.zero_fill(at, &element_ty, loc)
@@ -301,19 +293,19 @@ impl<'c> FunctionCodegen<'c, '_> {
             |this| {
                 let i = this.load(&slot, loc)?.scalar();
                 // Signed: a negative count is no elements.
-                this.cmpi(2, i, count, loc)
+                this.b.cmpi(CmpiPredicate::Slt, i, count, loc)
             },
             |this| {
                 let i = this.load(&slot, loc)?.scalar();
                 let position = if backwards {
-                    let last = this.b.value("arith.subi", &[count, one], i64t, &[], loc)?;
-                    this.b.value("arith.subi", &[last, i], i64t, &[], loc)?
+                    let last = this.b.insert_value(arith::subi(count, one, loc))?;
+                    this.b.insert_value(arith::subi(last, i, loc))?
                 } else {
                     i
                 };
                 let at = this.gep(first, element, &[GepIndex::Dynamic(position)], loc)?;
                 body(this, at)?;
-                let next = this.b.value("arith.addi", &[i, one], i64t, &[], loc)?;
+                let next = this.b.insert_value(arith::addi(i, one, loc))?;
                 this.store(&slot, Val::Scalar(next), loc)
             },
             loc,
@@ -436,16 +428,14 @@ impl<'c> FunctionCodegen<'c, '_> {
             Ty::Void => vec![],
             ref t => vec![t.value_mlir(self.ctx())],
         };
-        let callee =
-            melior::ir::attribute::FlatSymbolRefAttribute::new(self.ctx(), &sig.symbol).into();
-        let out = self.b.op(
-            "func.call",
+        let callee = melior::ir::attribute::FlatSymbolRefAttribute::new(self.ctx(), &sig.symbol);
+        let out = self.b.insert(melior::dialect::func::call(
+            self.ctx(),
+            callee,
             operands,
             &results,
-            &[("callee", callee)],
-            vec![],
             loc,
-        )?;
+        ));
         Ok(out.first().map_or(Val::Void, |v| Val::Scalar(*v)))
     }
 }

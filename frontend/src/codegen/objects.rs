@@ -15,15 +15,6 @@ use crate::clang::{CtorInit, Cursor, SpecialMember};
 use crate::error::{FrontendError, Result};
 use crate::types::Ty;
 
-/// A field's default member initializer (`float w = 2.0f;`): the last of the expressions among
-/// its children, after those its type shows (array bounds, template arguments).
-pub(super) fn default_member_initializer(field: &Cursor) -> Option<Cursor> {
-    if !field.has_in_class_initializer() {
-        return None;
-    }
-    field.children().into_iter().rfind(|c| c.is_expression())
-}
-
 /// Whether a function takes an implicit `this`.
 pub fn has_this(f: &Cursor) -> bool {
     match f.kind() {
@@ -112,7 +103,7 @@ impl<'c> FunctionCodegen<'c, '_> {
             return Ok(());
         };
         for (field, decl) in r.fields.iter().zip(&r.field_decls) {
-            if let Some(init) = default_member_initializer(decl) {
+            if let Some(init) = decl.default_member_initializer() {
                 let ptr = self.field_pointer(target, record, field.llvm_index, loc)?;
                 self.initialize(ptr, &field.ty, &init)?;
             }

@@ -2,6 +2,7 @@
 //! `continue` lowered to flag variables that guard the statements after them.
 
 use clang_sys::*;
+use melior::dialect::arith::{self, CmpiPredicate};
 use melior::ir::{Location, ValueLike};
 
 use super::analysis::{assigned_vars, jumps, Jumps, VarKey};
@@ -9,7 +10,7 @@ use super::builder::{internal, Value};
 use super::expr::promote;
 use super::expr::{GepIndex, LValue};
 use super::function::{FunctionCodegen, Val};
-use crate::clang::{ConstValue, Cursor};
+use crate::clang::{ConstValue, Cursor, ForParts};
 use crate::error::{FrontendError, Result};
 use crate::types::{AddrSpace, Ty};
 
@@ -290,14 +291,7 @@ impl<'c> FunctionCodegen<'c, '_> {
         }
         let symbol = self.module.shared_variable(decl, &ty)?;
         let ptr_type = crate::types::pointer_type(self.ctx(), crate::types::AddrSpace::Workgroup);
-        let sym = melior::ir::attribute::FlatSymbolRefAttribute::new(self.ctx(), &symbol).into();
-        let ptr = self.b.value(
-            "llvm.mlir.addressof",
-            &[],
-            ptr_type,
-            &[("global_name", sym)],
-            loc,
-        )?;
+        let ptr = self.b.address_of(&symbol, ptr_type, loc)?;
         Ok((ptr, ty))
     }
 
@@ -306,14 +300,7 @@ impl<'c> FunctionCodegen<'c, '_> {
     fn dynamic_shared_pointer(&mut self, loc: Location<'c>) -> Result<Value<'c>> {
         let symbol = self.module.dynamic_shared_placeholder(loc)?;
         let ptr_type = crate::types::pointer_type(self.ctx(), crate::types::AddrSpace::Workgroup);
-        let sym = melior::ir::attribute::FlatSymbolRefAttribute::new(self.ctx(), &symbol).into();
-        self.b.value(
-            "llvm.mlir.addressof",
-            &[],
-            ptr_type,
-            &[("global_name", sym)],
-            loc,
-        )
+        self.b.address_of(&symbol, ptr_type, loc)
     }
 
     /// Stores an initializer into the object of type `ty` at `ptr`: braced lists element by
@@ -486,7 +473,7 @@ impl<'c> FunctionCodegen<'c, '_> {
                 "range-based for statement with an init-statement",
             ));
         };
-        let Some(begin) = find_begin_variable(var) else {
+        let Some(begin) = s.range_for_begin_variable() else {
             return Err(internal(loc, "range-based for without its begin variable"));
         };
         let (start, end, element) = self.range_bounds(range, &begin)?;
@@ -513,10 +500,8 @@ impl<'c> FunctionCodegen<'c, '_> {
                 let running = this.not(stop, loc)?;
                 let at = this.env[&begin_key].val.scalar();
                 let at = this.ptr_to_int(at, loc)?;
-                // arith.cmpi predicate 1 is `ne`.
-                let more = this.cmpi(1, at, end, loc)?;
-                let i1 = Ty::Bool.value_mlir(this.ctx());
-                this.b.value("arith.andi", &[running, more], i1, &[], loc)
+                let more = this.b.cmpi(CmpiPredicate::Ne, at, end, loc)?;
+                this.b.insert_value(arith::andi(running, more, loc))
             },
             |this| {
                 if j.continues {
@@ -726,9 +711,7 @@ impl<'c> FunctionCodegen<'c, '_> {
                         )?;
                         let running = this.not(stop, loc)?;
                         let now = this.flag(&entered, loc)?;
-                        let run =
-                            this.b
-                                .value("arith.andi", &[now, running], now.r#type(), &[], loc)?;
+                        let run = this.b.insert_value(arith::andi(now, running, loc))?;
                         let carried = this.assigned_in(std::slice::from_ref(stmt));
                         this.emit_guarded(run, &carried, |this| this.emit_stmt(stmt), loc)?;
                     }
@@ -741,14 +724,7 @@ impl<'c> FunctionCodegen<'c, '_> {
     }
 
     fn compare_eq(&self, a: Value<'c>, b: Value<'c>, loc: Location<'c>) -> Result<Value<'c>> {
-        let i1 = Ty::Bool.value_mlir(self.ctx());
-        let eq = melior::ir::attribute::IntegerAttribute::new(
-            melior::ir::r#type::IntegerType::new(self.ctx(), 64).into(),
-            0,
-        )
-        .into();
-        self.b
-            .value("arith.cmpi", &[a, b], i1, &[("predicate", eq)], loc)
+        self.b.cmpi(CmpiPredicate::Eq, a, b, loc)
     }
 
     /// `do body while (cond);`: the body and the condition both run in scf.while's "before" region.
@@ -827,19 +803,6 @@ fn is_const_object(decl: &Cursor) -> bool {
     ty.is_const()
 }
 
-/// The hidden `__begin` variable a range-based for's loop variable is initialized from.
-fn find_begin_variable(c: &Cursor) -> Option<Cursor> {
-    for child in c.children() {
-        if child.kind() == CXCursor_DeclRefExpr && child.spelling().starts_with("__begin") {
-            return child.referenced();
-        }
-        if let Some(found) = find_begin_variable(&child) {
-            return Some(found);
-        }
-    }
-    None
-}
-
 /// A switch body as a flat list: labels and the statements between them.
 enum SwitchItem {
     Case(i64),
@@ -903,12 +866,16 @@ struct IfParts {
 
 fn if_parts(s: &Cursor) -> Result<IfParts> {
     let unreadable = || FrontendError::unsupported(s.location(), "if statement of this form");
-    let [init, var, cond, then, otherwise] = s.statement_parts().ok_or_else(unreadable)?;
+    let parts = s.if_parts().ok_or_else(unreadable)?;
     Ok(IfParts {
-        before: init.into_iter().chain(var).collect(),
-        cond: cond.ok_or_else(unreadable)?,
-        then: then.ok_or_else(unreadable)?,
-        otherwise,
+        before: parts
+            .init
+            .into_iter()
+            .chain(parts.condition_variable)
+            .collect(),
+        cond: parts.cond,
+        then: parts.then,
+        otherwise: parts.otherwise,
     })
 }
 
@@ -920,13 +887,20 @@ struct ForHeader {
 }
 
 fn for_header(s: &Cursor) -> Result<(ForHeader, Cursor)> {
-    let Some([init, var, cond, inc, Some(body)]) = s.statement_parts() else {
+    let Some(parts) = s.for_parts() else {
         return Err(FrontendError::unsupported(
             s.location(),
             "for statement of this form",
         ));
     };
-    if let Some(var) = var {
+    let ForParts {
+        init,
+        condition_variable,
+        cond,
+        inc,
+        body,
+    } = parts;
+    if let Some(var) = condition_variable {
         return Err(FrontendError::unsupported(
             var.location(),
             "for loop with a condition variable",

@@ -5,9 +5,10 @@
 //! value, as on AMD GPUs). Votes become `gpu.subgroup_reduce` over the active lanes: a ballot
 //! adds each voting lane's bit (the bits are disjoint, so the sum is the mask).
 
-use melior::ir::{Location, Type, ValueLike};
+use melior::dialect::arith::{self, CmpiPredicate};
+use melior::ir::Location;
 
-use super::builder::Value;
+use super::builder::{GpuReduce, Value};
 use super::function::{FunctionCodegen, Val};
 use crate::clang::Cursor;
 use crate::error::{FrontendError, Result};
@@ -24,17 +25,35 @@ enum Shuffle {
     Xor,
 }
 
-const SHUFFLES: &[(&str, Shuffle)] = &[
-    ("__shfl", Shuffle::Index),
-    ("__shfl_up", Shuffle::Up),
-    ("__shfl_down", Shuffle::Down),
-    ("__shfl_xor", Shuffle::Xor),
+/// The warp family of hipmlir's device header, by name (each `_sync` form takes a lane mask
+/// first and is otherwise its base name's builtin).
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Warp {
+    Shuffle(Shuffle),
+    LaneId,
+    Ballot,
+    ActiveMask,
+    /// `__any`, `__all`: the predicate reduced over the active lanes.
+    Vote(GpuReduce),
+    /// `__syncwarp`: a fence over the subgroup.
+    Sync,
+}
+
+const WARP: &[(&str, Warp)] = &[
+    ("__shfl", Warp::Shuffle(Shuffle::Index)),
+    ("__shfl_up", Warp::Shuffle(Shuffle::Up)),
+    ("__shfl_down", Warp::Shuffle(Shuffle::Down)),
+    ("__shfl_xor", Warp::Shuffle(Shuffle::Xor)),
+    ("__lane_id", Warp::LaneId),
+    ("__ballot", Warp::Ballot),
+    ("__activemask", Warp::ActiveMask),
+    ("__any", Warp::Vote(GpuReduce::MaxSi)),
+    ("__all", Warp::Vote(GpuReduce::MinSi)),
+    ("__syncwarp", Warp::Sync),
 ];
 
-/// arith.cmpi predicates used here.
-const NE: i64 = 1;
-const SLT: i64 = 2;
-const SGE: i64 = 5;
+/// LLVM's sequentially consistent ordering, as `llvm.fence` stores it.
+const SEQ_CST: i64 = 7;
 
 impl<'c> FunctionCodegen<'c, '_> {
     /// Emits a warp builtin; None if `name` is not one.
@@ -53,52 +72,39 @@ impl<'c> FunctionCodegen<'c, '_> {
             }
             _ => (name, args),
         };
-        if let Some((_, kind)) = SHUFFLES.iter().find(|(n, _)| *n == base) {
-            return self.shuffle(*kind, e, args, loc).map(Some);
-        }
+        let Some((_, op)) = WARP.iter().find(|(n, _)| *n == base) else {
+            return Ok(None);
+        };
         let i32t = Ty::INT.value_mlir(self.ctx());
-        let v = match base {
-            "__lane_id" => self.lane_id(loc)?,
-            "__ballot" => {
+        let v = match *op {
+            Warp::Shuffle(kind) => return self.shuffle(kind, e, args, loc).map(Some),
+            Warp::LaneId => self.lane_id(loc)?,
+            Warp::Ballot => {
                 let [p] = args else { return Err(arity(e)) };
                 let p = self.condition(p)?;
                 self.ballot(p, loc)?
             }
-            "__activemask" => {
+            Warp::ActiveMask => {
                 let t = self.b.const_bool(true, loc)?;
                 self.ballot(t, loc)?
             }
-            "__any" | "__all" => {
+            Warp::Vote(reduction) => {
                 let [p] = args else { return Err(arity(e)) };
                 let p = self.condition(p)?;
-                let bit = self.b.value("arith.extui", &[p], i32t, &[], loc)?;
-                let kind = if base == "__any" { "maxsi" } else { "minsi" };
-                self.subgroup_reduce(kind, bit, loc)?
+                let bit = self.b.insert_value(arith::extui(p, i32t, loc))?;
+                self.b.subgroup_reduce(reduction, bit, loc)?
             }
-            "__syncwarp" => {
+            Warp::Sync => {
                 for a in args {
                     self.rvalue(a)?;
                 }
-                let scope = melior::ir::attribute::StringAttribute::new(self.ctx(), "wavefront");
-                let seq_cst = melior::ir::attribute::IntegerAttribute::new(
-                    melior::ir::r#type::IntegerType::new(self.ctx(), 64).into(),
-                    7,
-                );
-                self.b.op(
-                    "llvm.fence",
-                    &[],
-                    &[],
-                    &[("ordering", seq_cst.into()), ("syncscope", scope.into())],
-                    vec![],
-                    loc,
-                )?;
+                self.b.fence(SEQ_CST, "wavefront", loc)?;
                 return Ok(Some(Val::Void));
             }
-            _ => return Ok(None),
         };
         let to = Ty::of(e)?;
-        let from = match base {
-            "__ballot" | "__activemask" => Ty::Int {
+        let from = match op {
+            Warp::Ballot | Warp::ActiveMask => Ty::Int {
                 bits: 64,
                 signed: false,
             },
@@ -108,39 +114,23 @@ impl<'c> FunctionCodegen<'c, '_> {
     }
 
     fn lane_id(&mut self, loc: Location<'c>) -> Result<Value<'c>> {
-        let index = Type::index(self.ctx());
-        let lane = self.b.value("gpu.lane_id", &[], index, &[], loc)?;
-        self.b.value(
-            "arith.index_castui",
-            &[lane],
+        let lane = self.b.lane_id(loc)?;
+        self.b.insert_value(arith::index_castui(
+            lane,
             Ty::INT.value_mlir(self.ctx()),
-            &[],
             loc,
-        )
+        ))
     }
 
     fn ballot(&mut self, p: Value<'c>, loc: Location<'c>) -> Result<Value<'c>> {
         let i64t = Ty::LONG.value_mlir(self.ctx());
         let lane = self.lane_id(loc)?;
-        let lane = self.b.value("arith.extui", &[lane], i64t, &[], loc)?;
+        let lane = self.b.insert_value(arith::extui(lane, i64t, loc))?;
         let one = self.b.const_int(i64t, 1, loc)?;
-        let bit = self.b.value("arith.shli", &[one, lane], i64t, &[], loc)?;
+        let bit = self.b.insert_value(arith::shli(one, lane, loc))?;
         let zero = self.b.const_int(i64t, 0, loc)?;
-        let vote = self
-            .b
-            .value("arith.select", &[p, bit, zero], i64t, &[], loc)?;
-        self.subgroup_reduce("add", vote, loc)
-    }
-
-    fn subgroup_reduce(
-        &mut self,
-        kind: &str,
-        v: Value<'c>,
-        loc: Location<'c>,
-    ) -> Result<Value<'c>> {
-        let op = self.b.attr(&format!("#gpu<all_reduce_op {kind}>"), loc)?;
-        self.b
-            .value("gpu.subgroup_reduce", &[v], v.r#type(), &[("op", op)], loc)
+        let vote = self.b.insert_value(arith::select(p, bit, zero, loc))?;
+        self.b.subgroup_reduce(GpuReduce::Add, vote, loc)
     }
 
     fn shuffle(
@@ -164,64 +154,51 @@ impl<'c> FunctionCodegen<'c, '_> {
             None => self.b.const_int(i32t, WARP_SIZE, loc)?,
         };
         let lane = self.lane_id(loc)?;
-        let op = |this: &mut Self, name: &str, a: Value<'c>, b: Value<'c>| -> Result<Value<'c>> {
-            this.b.value(name, &[a, b], i32t, &[], loc)
-        };
-        let cmp = |this: &mut Self, pred: i64, a: Value<'c>, b: Value<'c>| -> Result<Value<'c>> {
-            let i1 = Ty::Bool.value_mlir(this.ctx());
-            let p = melior::ir::attribute::IntegerAttribute::new(
-                melior::ir::r#type::IntegerType::new(this.ctx(), 64).into(),
-                pred,
-            );
-            this.b
-                .value("arith.cmpi", &[a, b], i1, &[("predicate", p.into())], loc)
+        let op = |this: &mut Self,
+                  build: fn(Value<'c>, Value<'c>, Location<'c>) -> melior::ir::Operation<'c>,
+                  a: Value<'c>,
+                  b: Value<'c>|
+         -> Result<Value<'c>> { this.b.insert_value(build(a, b, loc)) };
+        let cmp = |this: &mut Self, pred: CmpiPredicate, a: Value<'c>, b: Value<'c>| {
+            this.b.cmpi(pred, a, b, loc)
         };
         let one = self.b.const_int(i32t, 1, loc)?;
-        let width_mask = op(self, "arith.subi", width, one)?; // width - 1
+        let width_mask = op(self, arith::subi, width, one)?; // width - 1
         let all_ones = self.b.const_int(i32t, -1, loc)?;
-        let segment_mask = op(self, "arith.xori", width_mask, all_ones)?; // ~(width - 1)
-        let segment_start = op(self, "arith.andi", lane, segment_mask)?;
-        let lane_in_segment = op(self, "arith.andi", lane, width_mask)?;
+        let segment_mask = op(self, arith::xori, width_mask, all_ones)?; // ~(width - 1)
+        let segment_start = op(self, arith::andi, lane, segment_mask)?;
+        let lane_in_segment = op(self, arith::andi, lane, width_mask)?;
         // (source lane, whether the lane keeps its own value)
         let (source, keep) = match kind {
             Shuffle::Index => {
-                let within = op(self, "arith.andi", offset, width_mask)?;
-                (op(self, "arith.addi", segment_start, within)?, None)
+                let within = op(self, arith::andi, offset, width_mask)?;
+                (op(self, arith::addi, segment_start, within)?, None)
             }
             Shuffle::Up => {
-                let keep = cmp(self, SLT, lane_in_segment, offset)?;
-                (op(self, "arith.subi", lane, offset)?, Some(keep))
+                let keep = cmp(self, CmpiPredicate::Slt, lane_in_segment, offset)?;
+                (op(self, arith::subi, lane, offset)?, Some(keep))
             }
             Shuffle::Down => {
-                let reach = op(self, "arith.addi", lane_in_segment, offset)?;
-                let keep = cmp(self, SGE, reach, width)?;
-                (op(self, "arith.addi", lane, offset)?, Some(keep))
+                let reach = op(self, arith::addi, lane_in_segment, offset)?;
+                let keep = cmp(self, CmpiPredicate::Sge, reach, width)?;
+                (op(self, arith::addi, lane, offset)?, Some(keep))
             }
             Shuffle::Xor => {
-                let target = op(self, "arith.xori", lane, offset)?;
-                let target_segment = op(self, "arith.andi", target, segment_mask)?;
-                let keep = cmp(self, NE, target_segment, segment_start)?;
+                let target = op(self, arith::xori, lane, offset)?;
+                let target_segment = op(self, arith::andi, target, segment_mask)?;
+                let keep = cmp(self, CmpiPredicate::Ne, target_segment, segment_start)?;
                 (target, Some(keep))
             }
         };
         let source = match keep {
             Some(keep) => self
                 .b
-                .value("arith.select", &[keep, lane, source], i32t, &[], loc)?,
+                .insert_value(arith::select(keep, lane, source, loc))?,
             None => source,
         };
         let full = self.b.const_int(i32t, WARP_SIZE, loc)?;
-        let mode = self.b.attr("#gpu<shuffle_mode idx>", loc)?;
-        let i1 = Ty::Bool.value_mlir(self.ctx());
-        let results = self.b.op(
-            "gpu.shuffle",
-            &[value, source, full],
-            &[value.r#type(), i1],
-            &[("mode", mode)],
-            vec![],
-            loc,
-        )?;
-        Ok(Val::Scalar(results[0]))
+        let shuffled = self.b.shuffle_index(value, source, full, loc)?;
+        Ok(Val::Scalar(shuffled))
     }
 }
 
@@ -230,4 +207,27 @@ fn arity(e: &Cursor) -> FrontendError {
         e.location(),
         format!("call to '{}' with these arguments", e.spelling()),
     )
+}
+
+/// Whether the warp family lowers `name` (for the device header's completeness test).
+#[cfg(test)]
+pub(super) fn claims(name: &str) -> bool {
+    let base = name.strip_suffix("_sync").unwrap_or(name);
+    WARP.iter().any(|(n, _)| *n == base)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::header_check::declared_device_functions;
+    use super::WARP;
+
+    /// Every entry is a function the device header declares (the header's other direction is
+    /// `builtins::tests::every_device_header_function_has_a_lowering`).
+    #[test]
+    fn warp_table_entries_are_declared() {
+        let declared = declared_device_functions("hipmlir_device.h");
+        for (name, _) in WARP {
+            assert!(declared.contains(*name), "{name} is not declared");
+        }
+    }
 }

@@ -12,6 +12,9 @@ use clang_sys::*;
 
 use crate::error::{Diagnostic, FrontendError, SourceLoc};
 
+mod parts;
+pub use parts::{ForParts, IfParts};
+
 /// Owns a libclang index and one parsed translation unit.
 pub struct TranslationUnit {
     index: CXIndex,
@@ -168,6 +171,8 @@ fn cstring(s: &str) -> CString {
 extern "C" {
     fn hipmlir_for_parts(stmt: *const c_void, parts: *mut [*const c_void; 5]);
     fn hipmlir_if_parts(stmt: *const c_void, parts: *mut [*const c_void; 5]);
+    fn hipmlir_range_for_begin(stmt: *const c_void) -> *const c_void;
+    fn hipmlir_is_lambda_class(decl: *const c_void) -> i32;
     fn hipmlir_is_lvalue(expr: *const c_void) -> i32;
     fn hipmlir_is_pack(decl: *const c_void) -> i32;
     fn hipmlir_atomic_parts(
@@ -667,7 +672,7 @@ impl Cursor {
     /// that holds it or `None` where the statement has none. libclang lists only the parts
     /// present; clang's node says which they are (cxx/statement_parts.cpp). `None` for other
     /// statements, or if the node's parts are not exactly the children libclang shows.
-    pub fn statement_parts(&self) -> Option<[Option<Cursor>; 5]> {
+    fn statement_parts(&self) -> Option<[Option<Cursor>; 5]> {
         let read = match self.kind() {
             CXCursor_ForStmt => hipmlir_for_parts,
             CXCursor_IfStmt => hipmlir_if_parts,

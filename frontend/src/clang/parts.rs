@@ -1,0 +1,163 @@
+//! Typed views of what libclang shows only as unnamed children or as spelled text: the parts of
+//! `for`/`if` statements, the operand of a cast, the hidden variable of a range-based for, and
+//! whether a class is a lambda's closure. The codegen reads the AST through these and never
+//! guesses a part from a child's position or a name's spelling itself.
+
+use std::os::raw::c_void;
+
+use clang_sys::*;
+
+use super::{hipmlir_is_lambda_class, hipmlir_range_for_begin, CType, Cursor};
+
+/// The parts of a `for` statement, each the child that holds it.
+#[derive(Debug, Clone, Copy)]
+pub struct ForParts {
+    pub init: Option<Cursor>,
+    /// `for (...; T x = ...; ...)`: the condition variable's declaration.
+    pub condition_variable: Option<Cursor>,
+    pub cond: Option<Cursor>,
+    pub inc: Option<Cursor>,
+    pub body: Cursor,
+}
+
+/// The parts of an `if` statement, each the child that holds it.
+#[derive(Debug, Clone, Copy)]
+pub struct IfParts {
+    /// `if (init; ...)`
+    pub init: Option<Cursor>,
+    /// `if (T x = ...)`: the condition variable's declaration.
+    pub condition_variable: Option<Cursor>,
+    pub cond: Cursor,
+    pub then: Cursor,
+    pub otherwise: Option<Cursor>,
+}
+
+impl Cursor {
+    /// The parts of a `for` statement (libclang lists only the parts present; clang's node says
+    /// which they are). `None` for other cursors or a node whose parts cannot be matched.
+    pub fn for_parts(&self) -> Option<ForParts> {
+        if self.kind() != CXCursor_ForStmt {
+            return None;
+        }
+        let [init, condition_variable, cond, inc, body] = self.statement_parts()?;
+        Some(ForParts {
+            init,
+            condition_variable,
+            cond,
+            inc,
+            body: body?,
+        })
+    }
+
+    /// The parts of an `if` statement, as [`Cursor::for_parts`] reads them.
+    pub fn if_parts(&self) -> Option<IfParts> {
+        if self.kind() != CXCursor_IfStmt {
+            return None;
+        }
+        let [init, condition_variable, cond, then, otherwise] = self.statement_parts()?;
+        Some(IfParts {
+            init,
+            condition_variable,
+            cond: cond?,
+            then: then?,
+            otherwise,
+        })
+    }
+
+    /// Whether this is a cast written in the source (C-style, functional, or a named C++ cast).
+    pub fn is_explicit_cast(&self) -> bool {
+        matches!(
+            self.kind(),
+            CXCursor_CStyleCastExpr
+                | CXCursor_CXXStaticCastExpr
+                | CXCursor_CXXFunctionalCastExpr
+                | CXCursor_CXXConstCastExpr
+                | CXCursor_CXXReinterpretCastExpr
+        )
+    }
+
+    /// The operand of a cast written in the source: libclang lists the type references of the
+    /// target type first, the operand last. `None` for other cursors.
+    pub fn explicit_cast_operand(&self) -> Option<Cursor> {
+        if !self.is_explicit_cast() {
+            return None;
+        }
+        self.last_expression_child()
+    }
+
+    /// The brace list of a compound literal `(float2){x, y}` (after its type's references).
+    pub fn compound_literal_initializer(&self) -> Option<Cursor> {
+        if self.kind() != CXCursor_CompoundLiteralExpr {
+            return None;
+        }
+        self.last_expression_child()
+    }
+
+    /// A field's default member initializer (`float w = 2.0f;`): the last of the expressions
+    /// among its children, after those its type shows (array bounds, template arguments).
+    pub fn default_member_initializer(&self) -> Option<Cursor> {
+        if !self.has_in_class_initializer() {
+            return None;
+        }
+        self.last_expression_child()
+    }
+
+    /// A function definition's body (after its parameters, attributes and, for a constructor,
+    /// its member initializers).
+    pub fn function_body(&self) -> Option<Cursor> {
+        self.children()
+            .into_iter()
+            .rfind(|c| c.kind() == CXCursor_CompoundStmt)
+    }
+
+    fn last_expression_child(&self) -> Option<Cursor> {
+        self.children().into_iter().rfind(|c| c.is_expression())
+    }
+
+    /// The hidden `__begin` variable of a range-based for (`for (T x : range)`), as the
+    /// declaration that the loop variable's initializer names.
+    pub fn range_for_begin_variable(&self) -> Option<Cursor> {
+        if self.kind() != CXCursor_CXXForRangeStmt {
+            return None;
+        }
+        // SAFETY: a statement cursor holds its `clang::Stmt *` in data[1]; the shim checks it.
+        let node = unsafe { hipmlir_range_for_begin(self.0.data[1]) };
+        if node.is_null() {
+            return None;
+        }
+        let var = *self.children().first()?;
+        find_reference_to(&var, node)
+    }
+
+    /// Whether this declaration is a lambda's closure class.
+    pub fn is_lambda_class(&self) -> bool {
+        // SAFETY: a declaration cursor holds its `clang::Decl *` in data[0]; the shim checks its
+        // class.
+        unsafe {
+            clang_isDeclaration(self.kind()) != 0 && hipmlir_is_lambda_class(self.0.data[0]) != 0
+        }
+    }
+}
+
+impl CType {
+    /// Whether this is a lambda's closure type, looking through references and qualifiers.
+    pub fn is_lambda_closure(&self) -> bool {
+        let declaration = self.non_reference().unqualified().canonical().declaration();
+        !declaration.is_null() && declaration.is_lambda_class()
+    }
+}
+
+/// The declaration that a DeclRefExpr under `c` names, where that declaration is `node`.
+fn find_reference_to(c: &Cursor, node: *const c_void) -> Option<Cursor> {
+    for child in c.children() {
+        if child.kind() == CXCursor_DeclRefExpr {
+            if let Some(decl) = child.referenced().filter(|d| d.0.data[0] == node) {
+                return Some(decl);
+            }
+        }
+        if let Some(found) = find_reference_to(&child, node) {
+            return Some(found);
+        }
+    }
+    None
+}
