@@ -154,6 +154,52 @@ impl Overhead {
     }
 }
 
+/// The flag on which the bench's own binary only keeps one core busy (see [`CoreLoad`]).
+pub const BURN_ONE_CORE: &str = "--burn-one-core";
+
+/// Another process keeping one core busy while it lives: the loaded-machine variant of the
+/// launch measurement (a launch path that waits on locks or wakes threads degrades under load
+/// far more than a raw enqueue).
+pub struct CoreLoad(std::process::Child);
+
+impl CoreLoad {
+    pub fn start() -> Result<CoreLoad, String> {
+        let exe = std::env::current_exe().map_err(|e| format!("the bench's own path: {e}"))?;
+        Command::new(exe)
+            .arg(BURN_ONE_CORE)
+            .spawn()
+            .map(CoreLoad)
+            .map_err(|e| format!("cannot start the load process: {e}"))
+    }
+}
+
+impl Drop for CoreLoad {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+/// What the load process does until it is killed.
+pub fn burn_one_core() -> ! {
+    let mut x: u64 = 0;
+    loop {
+        x = std::hint::black_box(x.wrapping_mul(6364136223846793005).wrapping_add(1));
+    }
+}
+
+/// [`overhead`] measured while another process keeps one core busy.
+pub fn overhead_with_one_core_loaded(
+    p: &Programs,
+    tools: &Tools,
+    iters: usize,
+    reps: usize,
+    rounds: usize,
+) -> Result<Overhead, String> {
+    let _load = CoreLoad::start()?;
+    overhead(p, tools, iters, reps, rounds)
+}
+
 pub fn overhead(
     p: &Programs,
     tools: &Tools,

@@ -200,6 +200,9 @@ fn parse_args() -> Result<Options, String> {
 }
 
 fn main() -> ExitCode {
+    if std::env::args().nth(1).as_deref() == Some(launch::BURN_ONE_CORE) {
+        launch::burn_one_core();
+    }
     let o = match parse_args() {
         Ok(o) => o,
         Err(e) => {
@@ -288,6 +291,21 @@ fn main() -> ExitCode {
             r.launch = Some(programs.as_ref().map_err(Clone::clone).and_then(|p| {
                 guard(|| {
                     launch::overhead(
+                        p,
+                        tools,
+                        plan.launch_iters,
+                        plan.launch_reps,
+                        plan.launch_rounds,
+                    )
+                })
+                .and_then(|r| r)
+            }));
+        }
+        if wants("launch") {
+            eprintln!("[launch] again, with one core kept busy by another process");
+            r.launch_loaded = Some(programs.as_ref().map_err(Clone::clone).and_then(|p| {
+                guard(|| {
+                    launch::overhead_with_one_core_loaded(
                         p,
                         tools,
                         plan.launch_iters,

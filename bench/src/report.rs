@@ -23,6 +23,8 @@ pub struct Results {
     pub copy_bandwidth: Option<Result<f64, String>>,
     pub kernels: Option<Vec<KernelRow>>,
     pub launch: Option<Result<Overhead, String>>,
+    /// The same, while another process keeps one core busy.
+    pub launch_loaded: Option<Result<Overhead, String>>,
     pub jit: Option<Result<Jit, String>>,
     pub compile: Option<Vec<CompileRow>>,
     pub scaling: Option<Vec<ScalingRow>>,
@@ -170,6 +172,26 @@ pub fn summary(r: &Results) -> Vec<String> {
                     fmt_time(Jit::median_first(&j.cold).unwrap_or(0.0))
                 ),
             },
+        });
+    }
+    if let Some(loaded) = &r.launch_loaded {
+        s.push(match loaded {
+            Ok(o) => match o.same_memory_ratio() {
+                Some(ratio) => format!(
+                    "launch overhead with one core loaded, vs raw OpenCL on the same memory: \
+                     {ratio:.2} ({} against {}; target <= 1.5)",
+                    fmt_time(o.hip),
+                    fmt_time(o.raw_usm.unwrap_or(o.raw))
+                ),
+                None => format!(
+                    "launch overhead with one core loaded, vs raw OpenCL: {:.2} ({} against {}; \
+                     target <= 1.5)",
+                    o.ratio(),
+                    fmt_time(o.hip),
+                    fmt_time(o.raw)
+                ),
+            },
+            Err(e) => format!("launch overhead with one core loaded: n/a ({e})"),
         });
     }
     if let Some(launch) = &r.launch {
@@ -551,6 +573,39 @@ fn launch_section(m: &mut String, r: &Results, l: &Result<Overhead, String>) {
             }
         }
     }
+    if let Some(loaded) = &r.launch_loaded {
+        let _ = writeln!(m, "### With one core loaded\n");
+        let _ = writeln!(
+            m,
+            "The same programs, the same way, while another process (the bench itself, spinning) \
+             keeps one core busy: a launch path that takes contended locks or wakes other threads \
+             degrades under load far more than a raw enqueue.\n"
+        );
+        match loaded {
+            Err(e) => {
+                let _ = writeln!(m, "Not measured: {e}\n");
+            }
+            Ok(o) => {
+                let _ = writeln!(
+                    m,
+                    "| path | per launch | vs raw on the same memory |\n|---|---:|---:|"
+                );
+                let same = o.raw_usm.unwrap_or(o.raw);
+                for (name, t) in [
+                    ("hipLaunchKernelGGL (hipmlir runtime)", o.hip),
+                    ("raw OpenCL, the same memory kind", same),
+                    ("raw OpenCL on cl_mem buffers", o.raw),
+                ] {
+                    let _ = writeln!(m, "| {name} | {} | {} |", fmt_time(t), fmt_ratio(t / same));
+                }
+                let _ = writeln!(
+                    m,
+                    "\n**Launch overhead with one core loaded: {:.2}** (target <= 1.5).\n",
+                    o.hip / same
+                );
+            }
+        }
+    }
     let _ = r;
 }
 
@@ -790,6 +845,16 @@ mod tests {
                 raw_enqueue_only: 0.9e-6,
                 raw_first_launch: vec![0.05],
             })),
+            launch_loaded: Some(Ok(Overhead {
+                iters: 10,
+                reps: 1,
+                rounds: 1,
+                hip: 3e-6,
+                raw: 1e-6,
+                raw_usm: Some(2e-6),
+                raw_enqueue_only: 0.9e-6,
+                raw_first_launch: vec![0.05],
+            })),
             jit: Some(Ok(Jit {
                 cold: vec![(0.09, 0.1)],
                 warm: vec![(0.009, 0.02)],
@@ -832,6 +897,13 @@ mod tests {
             s[n - 1].starts_with("kernel geomean vs best peer: 1.10 "),
             "{}",
             s[n - 1]
+        );
+        assert!(
+            s[n - 3].starts_with(
+                "launch overhead with one core loaded, vs raw OpenCL on the same memory: 1.50 "
+            ),
+            "{}",
+            s[n - 3]
         );
         assert!(s[n - 1].contains("1 of 2 kernels"));
         assert!(s[n - 1].contains("b (does not compile yet)"));
