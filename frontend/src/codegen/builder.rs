@@ -308,6 +308,11 @@ impl<'c> Builder<'c> {
         self.op(GPU_BARRIER, &[], &[], &[], vec![], loc).map(drop)
     }
 
+    /// `llvm.intr.trap`: stops the kernel where the target can (`__builtin_trap()`).
+    pub fn trap(&self, loc: Location<'c>) -> Result<()> {
+        self.op(LLVM_TRAP, &[], &[], &[], vec![], loc).map(drop)
+    }
+
     /// `gpu.all_reduce` of `v` over the workgroup (every work-item takes part: `uniform`).
     pub fn all_reduce(&self, op: GpuReduce, v: Value<'c>, loc: Location<'c>) -> Result<Value<'c>> {
         let attrs = [
@@ -389,6 +394,7 @@ const LLVM_FENCE: &str = "llvm.fence";
 const GPU_SUBGROUP_SIZE: &str = "gpu.subgroup_size";
 const GPU_LANE_ID: &str = "gpu.lane_id";
 const GPU_BARRIER: &str = "gpu.barrier";
+const LLVM_TRAP: &str = "llvm.intr.trap";
 const GPU_ALL_REDUCE: &str = "gpu.all_reduce";
 const GPU_SUBGROUP_REDUCE: &str = "gpu.subgroup_reduce";
 const GPU_SHUFFLE: &str = "gpu.shuffle";

@@ -146,7 +146,7 @@ impl<'c> FunctionCodegen<'c, '_> {
             ("__builtin_assume", [_]) => return Ok(Some(Val::Void)),
             // Stops the kernel where the target can (PTX `trap`); see hipmlir-lower-trap-to-spirv.
             ("__builtin_trap", []) => {
-                self.b.op("llvm.intr.trap", &[], &[], &[], vec![], loc)?;
+                self.b.trap(loc)?;
                 return Ok(Some(Val::Void));
             }
             _ => {}
