@@ -317,4 +317,17 @@ int hipmlir_is_lambda_class(const void *decl) {
   return r && r->isLambda();
 }
 
+// Whether a binary or compound-assignment operator may be fused with another into one operation
+// (a multiply and an add into an FMA): 1, unless a `#pragma clang fp contract(off)` or
+// `#pragma STDC FP_CONTRACT OFF` in effect there says 0. Without a pragma the language's default
+// holds, which for HIP is hipcc's (-ffp-contract=fast-honor-pragmas). -1 for other nodes.
+int hipmlir_fp_contract_allowed(const void *expr) {
+  const auto *b = llvm::dyn_cast<clang::BinaryOperator>(static_cast<const clang::Stmt *>(expr));
+  if (!b) return -1;
+  if (!b->hasStoredFPFeatures()) return 1;
+  clang::FPOptionsOverride o = b->getStoredFPFeatures();
+  if (!o.hasFPContractModeOverride()) return 1;
+  return o.getFPContractModeOverride() != clang::LangOptions::FPM_Off;
+}
+
 }  // extern "C"

@@ -36,14 +36,34 @@ HIPMLIR_CONVERT(unsigned long long, double, ull, double, )
 #undef HIPMLIR_CONVERT
 __device__ inline double __int2double_rn(int x) { return (double)x; }
 
-__device__ inline float __fadd_rn(float a, float b) { return a + b; }
-__device__ inline float __fsub_rn(float a, float b) { return a - b; }
-__device__ inline float __fmul_rn(float a, float b) { return a * b; }
+// Rounded on their own: never fused with a neighbouring operation into an FMA, as CUDA and HIP
+// define them (the rest of device code may be, as hipcc compiles it).
+__device__ inline float __fadd_rn(float a, float b) {
+#pragma clang fp contract(off)
+  return a + b;
+}
+__device__ inline float __fsub_rn(float a, float b) {
+#pragma clang fp contract(off)
+  return a - b;
+}
+__device__ inline float __fmul_rn(float a, float b) {
+#pragma clang fp contract(off)
+  return a * b;
+}
 __device__ inline float __fdiv_rn(float a, float b) { return a / b; }
 __device__ inline float __fmaf_rn(float a, float b, float c) { return fmaf(a, b, c); }
-__device__ inline double __dadd_rn(double a, double b) { return a + b; }
-__device__ inline double __dsub_rn(double a, double b) { return a - b; }
-__device__ inline double __dmul_rn(double a, double b) { return a * b; }
+__device__ inline double __dadd_rn(double a, double b) {
+#pragma clang fp contract(off)
+  return a + b;
+}
+__device__ inline double __dsub_rn(double a, double b) {
+#pragma clang fp contract(off)
+  return a - b;
+}
+__device__ inline double __dmul_rn(double a, double b) {
+#pragma clang fp contract(off)
+  return a * b;
+}
 __device__ inline double __ddiv_rn(double a, double b) { return a / b; }
 __device__ inline double __fma_rn(double a, double b, double c) { return fma(a, b, c); }
 __device__ inline float __saturatef(float x) { return fminf(fmaxf(x, 0.0f), 1.0f); }

@@ -174,6 +174,7 @@ extern "C" {
     fn hipmlir_range_for_begin(stmt: *const c_void) -> *const c_void;
     fn hipmlir_is_lambda_class(decl: *const c_void) -> i32;
     fn hipmlir_is_lvalue(expr: *const c_void) -> i32;
+    fn hipmlir_fp_contract_allowed(expr: *const c_void) -> i32;
     fn hipmlir_is_pack(decl: *const c_void) -> i32;
     fn hipmlir_atomic_parts(
         expr: *const c_void,
@@ -724,6 +725,14 @@ impl Cursor {
     pub fn is_lvalue(&self) -> bool {
         // SAFETY: an expression cursor holds its `clang::Expr *` in data[1]; the shim checks it.
         self.is_expression() && unsafe { hipmlir_is_lvalue(self.0.data[1]) != 0 }
+    }
+
+    /// Whether a binary or compound-assignment operator on floats may be fused with another
+    /// (`a * b + c` into an FMA): true unless a pragma turns contraction off there (hipcc's
+    /// default, `-ffp-contract=fast-honor-pragmas`).
+    pub fn allows_fp_contraction(&self) -> bool {
+        // SAFETY: an expression cursor holds its `clang::Expr *` in data[1]; the shim checks it.
+        self.is_expression() && unsafe { hipmlir_fp_contract_allowed(self.0.data[1]) == 1 }
     }
 
     /// An atomic builtin call (libclang shows it as an unexposed expression): the builtin's

@@ -185,6 +185,14 @@ impl<'c> Builder<'c> {
         self.insert_value(op)
     }
 
+    /// Inserts a float operation that may be fused with another (`fastmath<contract>`: a
+    /// multiply and an add become one FMA where the target has it, as hipcc compiles them).
+    pub fn contractible(&self, op: Operation<'c>) -> Result<Value<'c>> {
+        let mut op = op;
+        op.set_attribute("fastmath", self.enum_attr("#arith.fastmath<contract>")?);
+        self.insert_value(op)
+    }
+
     /// `llvm.ptrtoint`.
     pub fn ptr_to_int(&self, p: Value<'c>, to: Type<'c>, loc: Location<'c>) -> Result<Value<'c>> {
         self.value(LLVM_PTRTOINT, &[p], to, &[], loc)

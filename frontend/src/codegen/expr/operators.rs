@@ -22,12 +22,14 @@ type BinaryOp = for<'c, 'a> fn(
 ) -> Operation<'c>;
 
 /// The arith operations of one binary operator: on signed and unsigned integers, on floats
-/// (`None` where C has no float form), and whether a signed operation may say `nsw`.
+/// (`None` where C has no float form), whether a signed operation may say `nsw`, and whether a
+/// float one may be fused with another into an FMA.
 struct ArithOps {
     signed: BinaryOp,
     unsigned: BinaryOp,
     float: Option<BinaryOp>,
     signed_no_wrap: bool,
+    float_contractible: bool,
 }
 
 const fn ops(signed: BinaryOp, unsigned: BinaryOp, float: Option<BinaryOp>) -> ArithOps {
@@ -36,6 +38,7 @@ const fn ops(signed: BinaryOp, unsigned: BinaryOp, float: Option<BinaryOp>) -> A
         unsigned,
         float,
         signed_no_wrap: false,
+        float_contractible: false,
     }
 }
 
@@ -43,8 +46,10 @@ const fn ops(signed: BinaryOp, unsigned: BinaryOp, float: Option<BinaryOp>) -> A
 fn arith_ops(kind: CXBinaryOperatorKind) -> Option<ArithOps> {
     // Signed overflow is undefined in C: say so, as clang does (`nsw`), so that the device
     // compiler may fold index arithmetic.
+    // Sums, differences and products: what an FMA fuses.
     let no_wrap = |o: ArithOps| ArithOps {
         signed_no_wrap: true,
+        float_contractible: true,
         ..o
     };
     Some(match kind {
@@ -183,7 +188,11 @@ impl<'c> FunctionCodegen<'c, '_> {
                 let float = ops.float.ok_or_else(|| {
                     FrontendError::unsupported(e.location(), "operator on a float")
                 })?;
-                self.b.insert_value(float(a, b, loc))
+                if ops.float_contractible && e.allows_fp_contraction() {
+                    self.b.contractible(float(a, b, loc))
+                } else {
+                    self.b.insert_value(float(a, b, loc))
+                }
             }
             Ty::Int { signed: true, .. } if ops.signed_no_wrap => {
                 self.b.no_signed_wrap((ops.signed)(a, b, loc))
