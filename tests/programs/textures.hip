@@ -210,6 +210,42 @@ int main() {
     HIP_CHECK(hipFree(d_out2));
   }
 
+  // ---- 1-D linear buffer of halves (16-bit float channels), read as float ----
+  {
+    const unsigned short bits[] = {0x0000, 0x3c00, 0xc100, 0x7bff, 0x0400, 0x0001, 0x8000, 0x7c00, 0x3555};
+    const float values[] = {0.0f, 1.0f, -2.5f, 65504.0f, 6.103515625e-05f, 5.9604644775390625e-08f,
+                            -0.0f, INFINITY, 0.333251953125f};
+    const int n = sizeof(bits) / sizeof(bits[0]);
+    std::vector<unsigned short> halves(bits, bits + n);
+    unsigned short* d_halves = to_device(halves);
+    std::vector<int> at;
+    for (int i = 0; i < n; ++i) at.push_back(i);
+    int* d_at = to_device(at);
+    hipResourceDesc res;
+    std::memset(&res, 0, sizeof res);
+    res.resType = hipResourceTypeLinear;
+    res.res.linear.devPtr = d_halves;
+    res.res.linear.desc = hipCreateChannelDesc(16, 0, 0, 0, hipChannelFormatKindFloat);
+    res.res.linear.sizeInBytes = n * sizeof(unsigned short);
+    hipTextureDesc td;
+    std::memset(&td, 0, sizeof td);
+    hipTextureObject_t tex;
+    HIP_CHECK(hipCreateTextureObject(&tex, &res, &td, nullptr));
+    float* d_out = nullptr;
+    HIP_CHECK(hipMalloc(&d_out, n * sizeof(float)));
+    hipLaunchKernelGGL(fetch_1d<float>, dim3(1), dim3(64), 0, 0, tex, d_at, d_out, n);
+    std::vector<float> got = from_device(d_out, n);
+    bad += count_far("tex1Dfetch of halves", got, std::vector<float>(values, values + n), 0.0f);
+    if (!std::signbit(got[6])) {
+      std::printf("tex1Dfetch of halves: -0 lost its sign\n");
+      ++bad;
+    }
+    HIP_CHECK(hipDestroyTextureObject(tex));
+    HIP_CHECK(hipFree(d_halves));
+    HIP_CHECK(hipFree(d_at));
+    HIP_CHECK(hipFree(d_out));
+  }
+
   // ---- 2-D pitched float memory: point and linear, clamp and border, unnormalized ----
   {
     const int w = 13, h = 7;
