@@ -84,6 +84,16 @@ struct __attribute__((aligned(4))) __half2 {
   }
 };
 typedef __half2 half2;
+
+// Texel formats of half and half2 (hipCreateChannelDesc<T>(), hipmlir_texture_types.h).
+template <>
+inline hipChannelFormatDesc hipCreateChannelDesc<__half>() {
+  return hipCreateChannelDesc(16, 0, 0, 0, hipChannelFormatKindFloat);
+}
+template <>
+inline hipChannelFormatDesc hipCreateChannelDesc<__half2>() {
+  return hipCreateChannelDesc(16, 16, 0, 0, hipChannelFormatKindFloat);
+}
 HIPMLIR_HALF_FN __half2_raw::__half2_raw(const __half2& h)
     : x(__half_as_ushort(h.x)), y(__half_as_ushort(h.y)) {}
 

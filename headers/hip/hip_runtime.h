@@ -41,6 +41,7 @@
 
 #include "hipmlir_math_ext.h"
 #include "hipmlir_intrinsics.h"
+#include "hipmlir_texture.h"
 #include "hipmlir_launch.h"
 
 #endif  // HIPMLIR_HIP_RUNTIME_H

@@ -787,4 +787,7 @@ static inline hipError_t hipLaunchCooperativeKernel(F* kernel, dim3 grid, dim3 b
 }
 #endif
 
+// Arrays, texture objects and 3-D copies.
+#include "hipmlir_texture_types.h"
+
 #endif  // HIPMLIR_HIP_RUNTIME_API_H

@@ -76,6 +76,8 @@ hip_errors! {
     Assert = 710, c"hipErrorAssert", c"device-side assert triggered";
     LaunchFailure = 719, c"hipErrorLaunchFailure", c"unspecified launch failure";
     NotSupported = 801, c"hipErrorNotSupported", c"operation not supported";
+    InvalidChannelDescriptor = 911, c"hipErrorInvalidChannelDescriptor", c"invalid channel descriptor";
+    InvalidTexture = 912, c"hipErrorInvalidTexture", c"invalid texture";
     Unknown = 999, c"hipErrorUnknown", c"unknown error";
     RuntimeMemory = 1052, c"hipErrorRuntimeMemory", c"runtime memory call returned error";
     RuntimeOther = 1053, c"hipErrorRuntimeOther", c"runtime call other than memory returned error";

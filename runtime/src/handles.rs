@@ -19,6 +19,7 @@ pub enum Kind {
     Event = 2,
     Module = 3,
     Function = 4,
+    Array = 5,
 }
 
 static SERIAL: AtomicU64 = AtomicU64::new(1);

@@ -7,13 +7,16 @@
 //! Module map: `error` (codes, last error), `log` (HIPMLIR_LOG), `device` (device/context
 //! selection), `stream` (in-order queues, null-stream semantics), `event` (markers, timing),
 //! `handles` (opaque handle tables), `backend` (USM or SVM memory), `memory` (allocation table,
-//! copies, fills), `managed` (managed-memory hints and prefetches), `registry` (images and kernels by name), `symbols` (device variables: host
+//! copies, fills), `managed` (managed-memory hints and prefetches), `memory_ops` (the
+//! memory primitives of either backend), `arrays` (`hipArray_t`, array and 3-D copies), `texture`
+//! (texture objects), `registry` (images and kernels by name), `symbols` (device variables: host
 //! shadows, addresses, copies), `kpack` (archives of split binaries), `module_path`
 //! (SPIR-V files found by kernel name, for plain builds), `spirv` (kernel signatures
 //! from SPIR-V), `jit` (program builds), `cache` (on-disk program cache), `launch`
 //! (argument unpacking, spills, NDRange), `props` (`hipDeviceProp_t`), `api` (the `extern "C"`
 //! functions), `cl` (OpenCL handle helpers).
 
+mod arrays;
 mod backend;
 pub mod cache;
 mod capabilities;
@@ -33,6 +36,7 @@ mod launch;
 pub mod log;
 mod managed;
 mod memory;
+mod memory_ops;
 mod module_path;
 mod probe;
 mod props;
@@ -41,6 +45,7 @@ mod select;
 pub mod spirv;
 mod stream;
 mod symbols;
+mod texture;
 
 pub mod api;
 pub mod error;
@@ -53,6 +58,7 @@ pub use api::memory::*;
 pub use api::module::*;
 pub use api::stream::*;
 pub use api::symbol::*;
+pub use api::texture::*;
 pub use api::unsupported::*;
 pub use api::{hipError_t, hipEvent_t, hipStream_t};
 pub use device::selected_device;

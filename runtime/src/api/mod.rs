@@ -35,6 +35,7 @@ pub mod memory;
 pub mod module;
 pub mod stream;
 pub mod symbol;
+pub mod texture;
 pub mod unsupported;
 
 /// `hipError_t` as the C ABI passes it (a C enum is an `int`).

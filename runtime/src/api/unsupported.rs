@@ -37,10 +37,6 @@ unsupported! {
         => "inter-process memory has no OpenCL equivalent";
     hipIpcOpenMemHandle(ptr: *mut *mut c_void, handle: *mut c_void, flags: u32)
         => "inter-process memory has no OpenCL equivalent";
-    hipMemcpy3D(params: *const c_void)
-        => "3-D copies are not implemented";
-    hipMallocArray(array: *mut *mut c_void, desc: *const c_void, width: usize, height: usize, flags: u32)
-        => "arrays and textures are not implemented";
     hipGraphCreate(graph: *mut *mut c_void, flags: u32)
         => "graphs are not implemented";
     hipStreamBeginCapture(stream: *mut c_void, mode: i32)

@@ -1,0 +1,379 @@
+// Texture reads in device code: tex1Dfetch, tex1D, tex2D, tex3D, their layered, Lod and Grad
+// forms, on a hipTextureObject_t (hipmlir_texture_types.h).
+//
+// Textures are read in software, the same way on every device (OpenCL has images, but SPIR-V
+// kernels for CUDA have none and a hipArray is plain memory): the object points to a
+// __hip_texture in device memory that tells where the texels are, their format and the sampler
+// state, and these functions do what a texture unit does, following the OpenCL sampler rules
+// that HIP's and CUDA's hardware share:
+// - coordinates: texel centres at i + 0.5; normalized coordinates are scaled by the size first;
+// - addressing per axis: clamp (to the edge texel), border (texels outside read the border
+//   color), wrap and mirror (normalized coordinates only: with unnormalized ones they act as
+//   clamp, as CUDA documents);
+// - filtering: point (the texel holding the coordinate) or linear (the 2, 4 or 8 nearest texels
+//   weighted by the coordinate's fraction, over float results only). The weights are full float
+//   precision, where NVIDIA's units quantize them to 8 fractional bits (results differ from that
+//   hardware by at most 1/256 of the texels' difference);
+// - read mode: element type, or normalized float for 8- and 16-bit integer channels (unsigned to
+//   [0, 1] dividing by 255 or 65535, signed to [-1, 1] by 127 or 32767);
+// - tex1Dfetch reads texel x of a linear resource without filtering; outside it reads zeros.
+// There are no mipmaps: the Lod and Grad forms read level 0.
+#ifndef HIPMLIR_TEXTURE_H
+#define HIPMLIR_TEXTURE_H
+
+#if defined(__HIP_DEVICE_COMPILE__)
+
+// What a texel type T is made of: float lanes or integer lanes, and how many (scalars: 1).
+template <class T>
+struct __hipmlir_texel_of {};
+#define HIPMLIR_TEXEL(T, E, L, S, F)                   \
+  template <>                                          \
+  struct __hipmlir_texel_of<T> {                       \
+    typedef E element;                                 \
+    static constexpr int lanes = L;                    \
+    static constexpr bool scalar = S;                  \
+    static constexpr bool is_float = F;                \
+  };
+#define HIPMLIR_TEXEL_FAMILY(E, N, F)       \
+  HIPMLIR_TEXEL(E, E, 1, true, F)           \
+  HIPMLIR_TEXEL(N##1, E, 1, false, F)       \
+  HIPMLIR_TEXEL(N##2, E, 2, false, F)       \
+  HIPMLIR_TEXEL(N##3, E, 3, false, F)       \
+  HIPMLIR_TEXEL(N##4, E, 4, false, F)
+HIPMLIR_TEXEL(char, char, 1, true, false)
+HIPMLIR_TEXEL_FAMILY(signed char, char, false)
+HIPMLIR_TEXEL_FAMILY(unsigned char, uchar, false)
+HIPMLIR_TEXEL_FAMILY(short, short, false)
+HIPMLIR_TEXEL_FAMILY(unsigned short, ushort, false)
+HIPMLIR_TEXEL_FAMILY(int, int, false)
+HIPMLIR_TEXEL_FAMILY(unsigned int, uint, false)
+HIPMLIR_TEXEL_FAMILY(float, float, true)
+#undef HIPMLIR_TEXEL_FAMILY
+#undef HIPMLIR_TEXEL
+
+// The first lanes of v as a T.
+template <class T, class V>
+__device__ inline T __hipmlir_texel_pack(V v) {
+  typedef __hipmlir_texel_of<T> tr;
+  typedef typename tr::element E;
+  if constexpr (tr::scalar) {
+    return (E)v.x;
+  } else {
+    T r;
+    r.x = (E)v.x;
+    if constexpr (tr::lanes > 1) r.y = (E)v.y;
+    if constexpr (tr::lanes > 2) r.z = (E)v.z;
+    if constexpr (tr::lanes > 3) r.w = (E)v.w;
+    return r;
+  }
+}
+
+// A half's bits as a float (no fp16 arithmetic needed on the device).
+__device__ inline float __hipmlir_tex_half(unsigned int h) {
+  unsigned int sign = (h & 0x8000u) << 16;
+  unsigned int exponent = (h >> 10) & 31u;
+  unsigned int mantissa = h & 1023u;
+  float magnitude;
+  if (exponent == 0u) {
+    magnitude = (float)mantissa * 5.9604644775390625e-8f;  // subnormal: mantissa * 2^-24
+  } else if (exponent == 31u) {
+    magnitude = __uint_as_float(0x7f800000u | (mantissa << 13));
+  } else {
+    magnitude = __uint_as_float(((exponent + 112u) << 23) | (mantissa << 13));
+  }
+  return __uint_as_float(__float_as_uint(magnitude) | sign);
+}
+
+// The address of texel (x, y, z); the indices are in range.
+__device__ inline const unsigned char* __hipmlir_texel_address(hipTextureObject_t t, int x, int y,
+                                                               int z) {
+  unsigned long long texel = (unsigned long long)(t->channels * t->channel_bytes);
+  return t->base + (unsigned long long)z * t->slice_pitch + (unsigned long long)y * t->row_pitch +
+         (unsigned long long)x * texel;
+}
+
+// Channel c of the texel at p as an integer (sign- or zero-extended; 32-bit floats as bits).
+__device__ inline int __hipmlir_tex_raw(hipTextureObject_t t, const unsigned char* p, int c) {
+  unsigned int bytes = t->channel_bytes;
+  bool is_signed = t->kind == hipChannelFormatKindSigned;
+  if (bytes == 1u) {
+    unsigned char u = p[c];
+    return is_signed ? (int)(signed char)u : (int)u;
+  }
+  if (bytes == 2u) {
+    unsigned short u = ((const unsigned short*)p)[c];
+    return is_signed ? (int)(short)u : (int)u;
+  }
+  return ((const int*)p)[c];
+}
+
+// Channel c of the texel at p as a float, per the read mode.
+__device__ inline float __hipmlir_tex_value(hipTextureObject_t t, const unsigned char* p, int c) {
+  unsigned int bytes = t->channel_bytes;
+  if (t->kind == hipChannelFormatKindFloat) {
+    if (bytes == 4u) return ((const float*)p)[c];
+    return __hipmlir_tex_half(((const unsigned short*)p)[c]);
+  }
+  int raw = __hipmlir_tex_raw(t, p, c);
+  if (t->kind == hipChannelFormatKindUnsigned) {
+    if (t->read_mode == hipReadModeNormalizedFloat) {
+      return (float)raw * (bytes == 1u ? (1.0f / 255.0f) : (1.0f / 65535.0f));
+    }
+    return (float)(unsigned int)raw;
+  }
+  if (t->read_mode == hipReadModeNormalizedFloat) {
+    return fmaxf((float)raw * (bytes == 1u ? (1.0f / 127.0f) : (1.0f / 32767.0f)), -1.0f);
+  }
+  return (float)raw;
+}
+
+// Texel (x, y, z) as float lanes; an index of -1 (outside, border addressing) reads the border
+// color. Missing channels read 0.
+__device__ inline float4 __hipmlir_texel_float(hipTextureObject_t t, int x, int y, int z) {
+  float4 r = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
+  if (x < 0 || y < 0 || z < 0) {
+    return make_float4(t->border_color[0], t->border_color[1], t->border_color[2],
+                       t->border_color[3]);
+  }
+  const unsigned char* p = __hipmlir_texel_address(t, x, y, z);
+  unsigned int n = t->channels;
+  r.x = __hipmlir_tex_value(t, p, 0);
+  if (n > 1u) r.y = __hipmlir_tex_value(t, p, 1);
+  if (n > 2u) r.z = __hipmlir_tex_value(t, p, 2);
+  if (n > 3u) r.w = __hipmlir_tex_value(t, p, 3);
+  return r;
+}
+
+// The same as integer lanes (element read mode of integer formats).
+__device__ inline int4 __hipmlir_texel_int(hipTextureObject_t t, int x, int y, int z) {
+  int4 r = make_int4(0, 0, 0, 0);
+  if (x < 0 || y < 0 || z < 0) {
+    return make_int4((int)t->border_color[0], (int)t->border_color[1], (int)t->border_color[2],
+                     (int)t->border_color[3]);
+  }
+  const unsigned char* p = __hipmlir_texel_address(t, x, y, z);
+  unsigned int n = t->channels;
+  r.x = __hipmlir_tex_raw(t, p, 0);
+  if (n > 1u) r.y = __hipmlir_tex_raw(t, p, 1);
+  if (n > 2u) r.z = __hipmlir_tex_raw(t, p, 2);
+  if (n > 3u) r.w = __hipmlir_tex_raw(t, p, 3);
+  return r;
+}
+
+// One axis of a sample: the texel indices i0 and i1 (-1 outside with border addressing) and the
+// weight a of i1. Point filtering gives i1 = i0 and a = 0.
+struct __hipmlir_tex_axis {
+  int i0;
+  int i1;
+  float a;
+};
+__device__ inline __hipmlir_tex_axis __hipmlir_tex_address(hipTextureObject_t t, int axis,
+                                                           float s, int n, bool linear) {
+  unsigned int mode = t->address_mode[axis];
+  bool normalized = t->normalized_coords != 0u;
+  if (!normalized && (mode == hipAddressModeWrap || mode == hipAddressModeMirror)) {
+    mode = hipAddressModeClamp;
+  }
+  float u;
+  if (mode == hipAddressModeWrap) {
+    u = (s - floorf(s)) * (float)n;
+  } else if (mode == hipAddressModeMirror) {
+    u = fabsf(s - 2.0f * rintf(0.5f * s)) * (float)n;
+  } else {
+    u = normalized ? s * (float)n : s;
+  }
+  // Far outside (and NaN) stays in int range; such coordinates address edge or border texels.
+  u = fminf(fmaxf(u, -16777216.0f), 16777216.0f);
+  __hipmlir_tex_axis r;
+  if (!linear) {
+    int i = (int)floorf(u);
+    if (mode == hipAddressModeWrap) {
+      if (i > n - 1) i -= n;
+    } else if (mode == hipAddressModeMirror) {
+      i = i > n - 1 ? n - 1 : i;
+    } else if (mode == hipAddressModeBorder) {
+      i = (i < 0 || i > n - 1) ? -1 : i;
+    } else {
+      i = i < 0 ? 0 : (i > n - 1 ? n - 1 : i);
+    }
+    r.i0 = i;
+    r.i1 = i;
+    r.a = 0.0f;
+    return r;
+  }
+  float b = u - 0.5f;
+  float f = floorf(b);
+  int i0 = (int)f;
+  int i1 = i0 + 1;
+  r.a = b - f;
+  if (mode == hipAddressModeWrap) {
+    if (i0 < 0) i0 += n;
+    if (i1 > n - 1) i1 -= n;
+  } else if (mode == hipAddressModeMirror) {
+    i0 = i0 < 0 ? 0 : i0;
+    i1 = i1 > n - 1 ? n - 1 : i1;
+  } else if (mode == hipAddressModeBorder) {
+    i0 = (i0 < 0 || i0 > n - 1) ? -1 : i0;
+    i1 = (i1 < 0 || i1 > n - 1) ? -1 : i1;
+  } else {
+    i0 = i0 < 0 ? 0 : (i0 > n - 1 ? n - 1 : i0);
+    i1 = i1 < 0 ? 0 : (i1 > n - 1 ? n - 1 : i1);
+  }
+  r.i0 = i0;
+  r.i1 = i1;
+  return r;
+}
+
+// The layer index of a layered read, clamped to the layers there are.
+__device__ inline int __hipmlir_tex_layer(hipTextureObject_t t, int layer) {
+  int last = (int)t->depth - 1;
+  return layer < 0 ? 0 : (layer > last ? last : layer);
+}
+
+// A sample of a `dims`-dimensional texture (layered ones: at slice `layer`, never filtered
+// across layers) as float lanes.
+__device__ inline float4 __hipmlir_tex_sample_float(hipTextureObject_t t, int dims, float x,
+                                                    float y, float z, int layer) {
+  bool linear = t->filter_mode == hipFilterModeLinear;
+  __hipmlir_tex_axis ax = __hipmlir_tex_address(t, 0, x, (int)t->width, linear);
+  __hipmlir_tex_axis ay;
+  ay.i0 = 0;
+  ay.i1 = 0;
+  ay.a = 0.0f;
+  __hipmlir_tex_axis az;
+  az.i0 = layer;
+  az.i1 = layer;
+  az.a = 0.0f;
+  if (dims > 1) ay = __hipmlir_tex_address(t, 1, y, (int)t->height, linear);
+  if (dims > 2) az = __hipmlir_tex_address(t, 2, z, (int)t->depth, linear);
+  float4 acc = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
+  for (int corner = 0; corner < 8; ++corner) {
+    bool hx = (corner & 1) != 0;
+    bool hy = (corner & 2) != 0;
+    bool hz = (corner & 4) != 0;
+    float w = (hx ? ax.a : 1.0f - ax.a) * (hy ? ay.a : 1.0f - ay.a) * (hz ? az.a : 1.0f - az.a);
+    if (w == 0.0f) continue;
+    float4 v = __hipmlir_texel_float(t, hx ? ax.i1 : ax.i0, hy ? ay.i1 : ay.i0,
+                                     hz ? az.i1 : az.i0);
+    acc.x += w * v.x;
+    acc.y += w * v.y;
+    acc.z += w * v.z;
+    acc.w += w * v.w;
+  }
+  return acc;
+}
+
+// The same as integer lanes: point sampling (linear filtering needs float results).
+__device__ inline int4 __hipmlir_tex_sample_int(hipTextureObject_t t, int dims, float x, float y,
+                                                float z, int layer) {
+  int ix = __hipmlir_tex_address(t, 0, x, (int)t->width, false).i0;
+  int iy = dims > 1 ? __hipmlir_tex_address(t, 1, y, (int)t->height, false).i0 : 0;
+  int iz = dims > 2 ? __hipmlir_tex_address(t, 2, z, (int)t->depth, false).i0 : layer;
+  return __hipmlir_texel_int(t, ix, iy, iz);
+}
+
+template <class T>
+__device__ inline T __hipmlir_tex_sample(hipTextureObject_t t, int dims, float x, float y, float z,
+                                         int layer) {
+  if constexpr (__hipmlir_texel_of<T>::is_float) {
+    return __hipmlir_texel_pack<T>(__hipmlir_tex_sample_float(t, dims, x, y, z, layer));
+  } else {
+    return __hipmlir_texel_pack<T>(__hipmlir_tex_sample_int(t, dims, x, y, z, layer));
+  }
+}
+
+template <class T>
+__device__ inline T tex1Dfetch(hipTextureObject_t t, int x) {
+  if constexpr (__hipmlir_texel_of<T>::is_float) {
+    float4 v = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
+    if (x >= 0 && x < (int)t->width) v = __hipmlir_texel_float(t, x, 0, 0);
+    return __hipmlir_texel_pack<T>(v);
+  } else {
+    int4 v = make_int4(0, 0, 0, 0);
+    if (x >= 0 && x < (int)t->width) v = __hipmlir_texel_int(t, x, 0, 0);
+    return __hipmlir_texel_pack<T>(v);
+  }
+}
+template <class T>
+__device__ inline T tex1D(hipTextureObject_t t, float x) {
+  return __hipmlir_tex_sample<T>(t, 1, x, 0.0f, 0.0f, 0);
+}
+template <class T>
+__device__ inline T tex2D(hipTextureObject_t t, float x, float y) {
+  return __hipmlir_tex_sample<T>(t, 2, x, y, 0.0f, 0);
+}
+template <class T>
+__device__ inline T tex3D(hipTextureObject_t t, float x, float y, float z) {
+  return __hipmlir_tex_sample<T>(t, 3, x, y, z, 0);
+}
+template <class T>
+__device__ inline T tex1DLayered(hipTextureObject_t t, float x, int layer) {
+  return __hipmlir_tex_sample<T>(t, 1, x, 0.0f, 0.0f, __hipmlir_tex_layer(t, layer));
+}
+template <class T>
+__device__ inline T tex2DLayered(hipTextureObject_t t, float x, float y, int layer) {
+  return __hipmlir_tex_sample<T>(t, 2, x, y, 0.0f, __hipmlir_tex_layer(t, layer));
+}
+// One mipmap level: the level and the gradients choose nothing.
+template <class T>
+__device__ inline T tex1DLod(hipTextureObject_t t, float x, float) {
+  return tex1D<T>(t, x);
+}
+template <class T>
+__device__ inline T tex2DLod(hipTextureObject_t t, float x, float y, float) {
+  return tex2D<T>(t, x, y);
+}
+template <class T>
+__device__ inline T tex3DLod(hipTextureObject_t t, float x, float y, float z, float) {
+  return tex3D<T>(t, x, y, z);
+}
+template <class T>
+__device__ inline T tex1DLayeredLod(hipTextureObject_t t, float x, int layer, float) {
+  return tex1DLayered<T>(t, x, layer);
+}
+template <class T>
+__device__ inline T tex2DLayeredLod(hipTextureObject_t t, float x, float y, int layer, float) {
+  return tex2DLayered<T>(t, x, y, layer);
+}
+template <class T>
+__device__ inline T tex1DGrad(hipTextureObject_t t, float x, float, float) {
+  return tex1D<T>(t, x);
+}
+template <class T>
+__device__ inline T tex2DGrad(hipTextureObject_t t, float x, float y, float2, float2) {
+  return tex2D<T>(t, x, y);
+}
+template <class T>
+__device__ inline T tex3DGrad(hipTextureObject_t t, float x, float y, float z, float4, float4) {
+  return tex3D<T>(t, x, y, z);
+}
+
+// The forms that store through a pointer.
+template <class T>
+__device__ inline void tex1Dfetch(T* out, hipTextureObject_t t, int x) {
+  *out = tex1Dfetch<T>(t, x);
+}
+template <class T>
+__device__ inline void tex1D(T* out, hipTextureObject_t t, float x) {
+  *out = tex1D<T>(t, x);
+}
+template <class T>
+__device__ inline void tex2D(T* out, hipTextureObject_t t, float x, float y) {
+  *out = tex2D<T>(t, x, y);
+}
+template <class T>
+__device__ inline void tex3D(T* out, hipTextureObject_t t, float x, float y, float z) {
+  *out = tex3D<T>(t, x, y, z);
+}
+template <class T>
+__device__ inline void tex1DLayered(T* out, hipTextureObject_t t, float x, int layer) {
+  *out = tex1DLayered<T>(t, x, layer);
+}
+template <class T>
+__device__ inline void tex2DLayered(T* out, hipTextureObject_t t, float x, float y, int layer) {
+  *out = tex2DLayered<T>(t, x, y, layer);
+}
+
+#endif  // __HIP_DEVICE_COMPILE__
+
+#endif  // HIPMLIR_TEXTURE_H
