@@ -24,7 +24,12 @@ use crate::registry::Module;
 extern "C" {
     // C's stdio: the device's printf writes through it.
     fn fflush(stream: *mut c_void) -> i32;
+    fn signal(signal: i32, handler: usize) -> usize;
 }
+
+/// `SIGABRT` and `SIG_DFL` (Linux).
+const SIGABRT: i32 = 6;
+const SIG_DFL: usize = 0;
 
 /// The module's abort word (a host address), set up on first use; `None` when the module's code
 /// cannot stop the program or the device cannot write host memory.
@@ -88,5 +93,9 @@ fn check(flag: usize, kernel: &str) {
         "hipmlir: kernel '{kernel}' stopped the program from device code (a failed assert or \
          abort()): aborting, as HIP does"
     );
+    // The abort is the program's, not a crash: the OpenCL driver's crash handler (which asks for
+    // a bug report) is not to run.
+    // SAFETY: restoring the default disposition of one signal.
+    unsafe { signal(SIGABRT, SIG_DFL) };
     std::process::abort();
 }
