@@ -86,6 +86,9 @@ pub struct FunctionCodegen<'c, 'm> {
     pub scopes: Vec<super::lifetime::Scope<'c>>,
     /// Locals built in the return slot: the flag set when one is returned (see lifetime.rs).
     pub nrvo_flags: HashMap<Cursor, Value<'c>>,
+    /// Float sums, differences and products may be fused into FMAs (see `expr/operators.rs`):
+    /// in the user's code, not in hipmlir's own headers.
+    pub contract_floats: bool,
 }
 
 /// Nodes whose location is where their first child begins (clang's `getBeginLoc()` of a binary

@@ -626,7 +626,12 @@ impl<'c> ModuleCodegen<'c> {
         let entry = Block::new(&inputs.iter().map(|t| (*t, loc)).collect::<Vec<_>>());
         let builder = Builder::new(ctx, &entry);
         let args = block_arguments(&entry);
+        // hipmlir's device library is written and checked against libm without contraction;
+        // the user's code may be fused into FMAs, as hipcc compiles it.
+        let contract_floats =
+            !std::path::Path::new(&def.location().file).starts_with(&self.hip_headers);
         let mut fc = FunctionCodegen {
+            contract_floats,
             module: self,
             b: builder,
             entry: builder,

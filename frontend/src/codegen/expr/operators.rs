@@ -188,7 +188,7 @@ impl<'c> FunctionCodegen<'c, '_> {
                 let float = ops.float.ok_or_else(|| {
                     FrontendError::unsupported(e.location(), "operator on a float")
                 })?;
-                if ops.float_contractible && e.allows_fp_contraction() {
+                if ops.float_contractible && self.contract_floats && e.allows_fp_contraction() {
                     self.b.contractible(float(a, b, loc))
                 } else {
                     self.b.insert_value(float(a, b, loc))
