@@ -8,7 +8,10 @@
 
 #include <cstring>
 
-constexpr size_t kHeapBytes = 4 << 20;
+// Small enough that the churn below reuses it many times over, large enough that what the
+// earlier kernels carve with every thread of a GPU live at once (blocks are never split or
+// merged) leaves room for the exhaustion test at the end.
+constexpr size_t kHeapBytes = 16 << 20;
 
 __device__ int constructed = 0;
 __device__ int destroyed = 0;
@@ -186,7 +189,7 @@ int main() {
   }
   (void)hipGetLastError();  // the refusal above is the last error
 
-  // 4096 threads x 64 rounds x 512-byte blocks is 128 MiB: 32 times the heap.
+  // 4096 threads x 64 rounds x 512-byte blocks is 128 MiB: 8 times the heap.
   const int churners = 4096;
   int* d_failures = nullptr;
   HIP_CHECK(hipMalloc(&d_failures, churners * sizeof(int)));
