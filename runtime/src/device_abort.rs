@@ -11,9 +11,13 @@
 //! printf output (the assert's message) is flushed, the kernel named, and the process aborted.
 //! Where the device has no USM host memory the variable stays null: the message is printed and
 //! the program runs on.
+//!
+//! On the CUDA backend the trap ends the kernel at once and the driver reports a launch failure
+//! at the next synchronizing call; the words (pinned host memory there) are then read, and a
+//! raised one ends the program the same way (see `cuda::driver::check`).
 
 use std::ffi::c_void;
-use std::sync::Arc;
+use std::sync::{Arc, Mutex, MutexGuard};
 
 use crate::cl::OwnedEvent;
 use crate::error::HipResult;
@@ -30,6 +34,41 @@ extern "C" {
 /// `SIGABRT` and `SIG_DFL` (Linux).
 const SIGABRT: i32 = 6;
 const SIG_DFL: usize = 0;
+
+/// Every abort word bound to a module's variable, with the module's label: what a CUDA launch
+/// failure is checked against.
+static WORDS: Mutex<Vec<(usize, String)>> = Mutex::new(Vec::new());
+
+fn words() -> MutexGuard<'static, Vec<(usize, String)>> {
+    WORDS.lock().unwrap_or_else(|p| p.into_inner())
+}
+
+/// Records a word once it is in a module's variable.
+pub fn register(word: usize, module: &Module) {
+    words().push((word, module.label.clone()));
+}
+
+/// The words of a module whose program is gone (`hipDeviceReset`): no longer read.
+pub fn forget(word: usize) {
+    words().retain(|(w, _)| *w != word);
+}
+
+/// The CUDA backend's reset took every pinned word with the context.
+pub fn forget_all() {
+    words().clear();
+}
+
+/// Ends the program if device code raised any module's abort word (a CUDA kernel that trapped
+/// shows as a launch failure: this tells a failed assert from another fault).
+pub fn stop_if_raised() {
+    let raised = words()
+        .iter()
+        .find(|(w, _)| is_raised(*w))
+        .map(|(_, label)| label.clone());
+    if let Some(label) = raised {
+        stop(&format!("a kernel of {label}"));
+    }
+}
 
 /// The module's abort word (a host address), set up on first use; `None` when the module's code
 /// cannot stop the program or the device cannot write host memory.
@@ -66,6 +105,7 @@ pub fn prepare(module: &Arc<Module>) -> HipResult<Option<usize>> {
         MemcpyKind::HostToDevice as i32,
     )?;
     *bound = Some(word as usize);
+    register(word as usize, module);
     Ok(*bound)
 }
 
@@ -82,16 +122,22 @@ pub fn watch(event: &OwnedEvent, flag: usize, kernel: &str) {
 }
 
 fn check(flag: usize, kernel: &str) {
-    // SAFETY: the word lives until hipDeviceReset, which first waits for every launch.
-    let raised = unsafe { (flag as *const u32).read_volatile() } != 0;
-    if !raised {
-        return;
+    if is_raised(flag) {
+        stop(&format!("kernel '{kernel}'"));
     }
+}
+
+fn is_raised(word: usize) -> bool {
+    // SAFETY: a registered word lives until it is forgotten (hipDeviceReset, after waiting).
+    unsafe { (word as *const u32).read_volatile() != 0 }
+}
+
+fn stop(what: &str) -> ! {
     // SAFETY: fflush(NULL) flushes every C output stream.
     unsafe { fflush(std::ptr::null_mut()) };
     eprintln!(
-        "hipmlir: kernel '{kernel}' stopped the program from device code (a failed assert or \
-         abort()): aborting, as HIP does"
+        "hipmlir: {what} stopped the program from device code (a failed assert or abort()): \
+         aborting, as HIP does"
     );
     // The abort is the program's, not a crash: the OpenCL driver's crash handler (which asks for
     // a bug report) is not to run.

@@ -124,7 +124,14 @@ impl Module {
         }
         *self.lock_state() = ModuleState::NotBuilt;
         self.heap_bound.store(false, Ordering::SeqCst);
-        *self.abort_flag.lock().unwrap_or_else(|p| p.into_inner()) = None;
+        if let Some(word) = self
+            .abort_flag
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .take()
+        {
+            crate::device_abort::forget(word);
+        }
     }
 
     pub fn lock_state(&self) -> MutexGuard<'_, ModuleState> {

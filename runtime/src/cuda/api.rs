@@ -47,6 +47,13 @@ pub fn reset(rt: &CudaRuntime) -> HipResult<()> {
     crate::api::module::forget_cuda_modules();
     stream::forget_all();
     crate::heap::forget();
+    for m in crate::registry::registry().modules() {
+        m.abort_flag
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .take();
+    }
+    crate::device_abort::forget_all();
     device.reset()
 }
 

@@ -64,11 +64,29 @@ pub fn check(what: &str, r: CUresult) -> HipResult<()> {
     if r == CUresult::CUDA_SUCCESS {
         Ok(())
     } else {
+        if is_trap(r) {
+            // A kernel that trapped: a failed assert ends the program, as HIP does.
+            crate::device_abort::stop_if_raised();
+        }
         Err(Failure::new(
             hip_code(r),
             format!("{what}: {}", error_name(r)),
         ))
     }
+}
+
+/// `cuMemHostAlloc` flags for host memory every context and device reaches at its host address
+/// (portable, device-mapped; with unified addressing the pointers are the same).
+pub const HOST_ALLOC_MAPPED: std::ffi::c_uint = 1 | 2;
+
+/// What a kernel's trap (a failed assert, abort()) shows as.
+fn is_trap(r: CUresult) -> bool {
+    matches!(
+        r,
+        CUresult::CUDA_ERROR_LAUNCH_FAILED
+            | CUresult::CUDA_ERROR_ILLEGAL_INSTRUCTION
+            | CUresult::CUDA_ERROR_ASSERT
+    )
 }
 
 /// `check` with a HIP code chosen by the caller (e.g. a launch's invalid value is an invalid

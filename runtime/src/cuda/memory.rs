@@ -5,7 +5,7 @@
 
 use std::ffi::{c_int, c_uint, c_void};
 
-use super::driver::{check, sys};
+use super::driver::{check, sys, HOST_ALLOC_MAPPED};
 use super::stream::cu_stream;
 use crate::error::{Failure, HipError, HipResult};
 use crate::memory::{
@@ -52,13 +52,11 @@ pub fn host_malloc(size: usize, flags: c_uint) -> HipResult<*mut c_void> {
     if size == 0 {
         return Ok(std::ptr::null_mut());
     }
-    const PORTABLE: c_uint = 1;
-    const DEVICEMAP: c_uint = 2;
     const WRITECOMBINED: c_uint = 4;
     let mut p: *mut c_void = std::ptr::null_mut();
     // SAFETY: writes one pointer.
     check("cuMemHostAlloc", unsafe {
-        sys::cuMemHostAlloc(&mut p, size, PORTABLE | DEVICEMAP | (flags & WRITECOMBINED))
+        sys::cuMemHostAlloc(&mut p, size, HOST_ALLOC_MAPPED | (flags & WRITECOMBINED))
     })?;
     Ok(p)
 }

@@ -8,7 +8,7 @@ use std::ffi::{c_void, CString};
 use std::sync::Arc;
 
 use super::device::CudaDevice;
-use super::driver::{check, error_name, hip_code, sys};
+use super::driver::{check, error_name, hip_code, sys, HOST_ALLOC_MAPPED};
 use super::ptx;
 use crate::error::{Failure, HipError, HipResult};
 use crate::hlog;
@@ -198,6 +198,7 @@ pub fn function(module: &Arc<Module>, index: usize, device: &CudaDevice) -> HipR
         Ok(f)
     })?;
     prepare_heap(module, device)?;
+    prepare_abort_flag(module, device)?;
     Ok(f)
 }
 
@@ -313,6 +314,49 @@ fn address_from_kernel(module: &Arc<Module>, kernel: &str, device: &CudaDevice) 
         let _ = sys::cuMemFree_v2(out);
         copied.map(|()| address)
     }
+}
+
+/// Points the module's abort-flag variable on `device` at its abort word (pinned host memory,
+/// one per module, shared by every device), once per loaded module. See `device_abort`.
+fn prepare_abort_flag(module: &Arc<Module>, device: &CudaDevice) -> HipResult<()> {
+    /// The loaded module's marker that its variable holds the word (the heap's is usize::MAX).
+    const BOUND: usize = usize::MAX - 1;
+    let Some(index) = module.abort_flag_variable else {
+        return Ok(());
+    };
+    if with_loaded(module, device, |m| Ok(m.variables.contains_key(&BOUND)))? {
+        return Ok(());
+    }
+    let (variable, _) = variable(module, index, device)?;
+    let mut bound = module.abort_flag.lock().unwrap_or_else(|p| p.into_inner());
+    let word = match *bound {
+        Some(word) => word,
+        None => {
+            let mut p: *mut c_void = std::ptr::null_mut();
+            // SAFETY: a plain driver call; 4 bytes of portable, device-mapped pinned memory,
+            // zeroed before the device can see it.
+            unsafe {
+                check(
+                    "cuMemHostAlloc (abort flag)",
+                    sys::cuMemHostAlloc(&mut p, 4, HOST_ALLOC_MAPPED),
+                )?;
+                p.cast::<u32>().write_volatile(0);
+            }
+            *bound = Some(p as usize);
+            crate::device_abort::register(p as usize, module);
+            p as usize
+        }
+    };
+    // With unified addressing the device reaches pinned memory at its host address.
+    let address = word as u64;
+    // SAFETY: plain driver call on the current context; the host word outlives the copy.
+    check("cuMemcpyHtoD", unsafe {
+        sys::cuMemcpyHtoD_v2(variable, (&address as *const u64).cast(), 8)
+    })?;
+    with_loaded(module, device, |m| {
+        m.variables.insert(BOUND, (0, 0));
+        Ok(())
+    })
 }
 
 /// Gives `module` its device heap on `device` (the arena's size in its first word, its address
