@@ -166,6 +166,75 @@ fn warp_reduce_helper(op: &str, ty: &str) -> Option<(String, String)> {
     Some((name, text))
 }
 
+/// The helper (and its MLIR text) for a `gpu.shuffle idx` of a 32-bit value: PTX's shfl.sync
+/// under the active mask. convert-gpu-to-nvvm names the whole warp in the mask, and on Volta and
+/// newer a shfl.sync waits for every lane it names: a shuffle in code that part of the warp does
+/// not run (legal in HIP, where a lane reading an inactive lane gets an undefined value) would
+/// never finish. The source lane is the frontend's, HIP's `width` segments already applied.
+fn shuffle_helper(ty: &str) -> Option<(String, String)> {
+    if !matches!(ty, "i32" | "f32") {
+        return None;
+    }
+    let name = format!("__hipmlir_nvptx_shuffle_idx_{ty}");
+    let text = format!(
+        "func.func private @{name}(%v: {ty}, %source: i32) -> {ty} {{
+  %mask = llvm.call_intrinsic \"llvm.nvvm.activemask\"() : () -> i32
+  %c31 = arith.constant 31 : i32
+  %r = nvvm.shfl.sync idx %mask, %v, %source, %c31 : {ty} -> {ty}
+  return %r : {ty}
+}}"
+    );
+    Some((name, text))
+}
+
+/// A `gpu.shuffle idx` whose validity flag is unused becomes a call of its helper; others are
+/// left to convert-gpu-to-nvvm.
+fn lower_shuffle(ctx: &Context, raw: MlirOperation) -> Result<(), LowerError> {
+    // SAFETY: a live shuffle found by the walk.
+    let op = unsafe { OperationRef::from_raw(raw) };
+    let is_index = op
+        .attribute("mode")
+        .is_ok_and(|m| m.to_string().contains("idx"));
+    // SAFETY: a structural query on the live op's second result (gpu.shuffle has two).
+    let valid_used = unsafe {
+        !mlir_sys::mlirValueGetFirstUse(mlirOperationGetResult(raw, 1))
+            .ptr
+            .is_null()
+    };
+    let value = op.operand(0).map_err(err)?;
+    let Some((symbol, text)) = shuffle_helper(&value.r#type().to_string()) else {
+        return Ok(());
+    };
+    if !is_index || valid_used {
+        return Ok(());
+    }
+    let source = op.operand(1).map_err(err)?;
+    let gpu_module =
+        enclosing(raw, "gpu.module").ok_or_else(|| err("shuffle outside a gpu.module"))?;
+    define_helper(ctx, gpu_module, &symbol, &text)?;
+    // SAFETY: the shuffle's block.
+    let block = unsafe { mlirOperationGetBlock(raw) };
+    let result = insert_before(
+        block,
+        raw,
+        OperationBuilder::new("func.call", op.location())
+            .add_operands(&[value, source])
+            .add_attributes(&[named(
+                ctx,
+                "callee",
+                FlatSymbolRefAttribute::new(ctx, &symbol).into(),
+            )])
+            .add_results(&[value.r#type()]),
+    )?[0];
+    // SAFETY: the shuffle's value is replaced, then the shuffle (now unused) is erased.
+    unsafe {
+        mlirValueReplaceAllUsesOfWith(mlirOperationGetResult(raw, 0), result);
+        mlirOperationRemoveFromParent(raw);
+        mlirOperationDestroy(raw);
+    }
+    Ok(())
+}
+
 /// The helper for a block-wide vote (`gpu.all_reduce` of a 0/1 `i32`: HIP's
 /// `__syncthreads_count`, `_and`, `_or`): PTX's `bar.red`, a barrier that also reduces.
 fn block_vote_helper(op: &str) -> Option<(String, String)> {
@@ -238,12 +307,14 @@ pub fn lower_hip_to_nvptx(ctx: &Context, module: &Module) -> Result<(), LowerErr
     let mut defined: HashSet<String> = HashSet::new();
     let mut reductions = Vec::new();
     let mut subgroup_sizes = Vec::new();
+    let mut shuffles = Vec::new();
     module.as_operation().walk(WalkOrder::PreOrder, |op| {
         let name = op.name();
         let name = name.as_string_ref().as_str().unwrap_or("").to_string();
         match name.as_str() {
             "gpu.subgroup_reduce" | "gpu.all_reduce" => reductions.push(op.to_raw()),
             "gpu.subgroup_size" => subgroup_sizes.push(op.to_raw()),
+            "gpu.shuffle" => shuffles.push(op.to_raw()),
             "llvm.fence" | "llvm.atomicrmw" | "llvm.cmpxchg" if op.has_attribute("syncscope") => {
                 scoped.push(op.to_raw())
             }
@@ -275,6 +346,10 @@ pub fn lower_hip_to_nvptx(ctx: &Context, module: &Module) -> Result<(), LowerErr
         }
         WalkResult::Advance
     });
+
+    for raw in shuffles {
+        lower_shuffle(ctx, raw)?;
+    }
 
     for raw in dynamic_shared {
         // SAFETY: a live global found by the walk.

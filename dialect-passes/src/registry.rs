@@ -117,7 +117,8 @@ pub static PASSES: [PassInfo; PASS_COUNT] = [
         name: LOWER_HIP_TO_NVPTX,
         summary: "HIP semantics convert-gpu-to-nvvm does not know: byval parameters, memory \
                   scopes, libdevice calls, printf as vprintf, dynamic shared memory as an extern \
-                  shared array; what has no NVPTX lowering is reported unsupported",
+                  shared array, shuffles and votes under the active mask; what has no NVPTX \
+                  lowering is reported unsupported",
         options: &[],
         run: |ctx, module, _| crate::nvptx::lower_hip_to_nvptx(ctx, module),
     },

@@ -42,6 +42,20 @@ __global__ void rows_2d(const int* in, int* out) {
   out[3 * id + 2] = static_cast<int>(threadIdx.x * 100 + threadIdx.y * 10 + blockDim.y);
 }
 
+// Shuffles in code that only part of the warp runs: each half swaps with its neighbour lane,
+// reading only lanes of its own half (HIP leaves reads of inactive lanes undefined).
+__global__ void divergent_shuffles(const int* in, int* out) {
+  int id = blockIdx.x * blockDim.x + threadIdx.x;
+  int lane = threadIdx.x % 32;
+  int v = in[id];
+  if (lane < 16) {
+    v = __shfl(v, lane ^ 1) + 1000;
+  } else if (lane % 4 == 0) {
+    v = __shfl_xor(v, 0) + 2000;
+  }
+  out[id] = v;
+}
+
 int main() {
   hipDeviceProp_t props;
   HIP_CHECK(hipGetDeviceProperties(&props, 0));
@@ -109,6 +123,27 @@ int main() {
   bad += count_mismatches("2-D block shuffles", from_device(d_out2, want2.size()), want2);
   HIP_CHECK(hipFree(d_in2));
   HIP_CHECK(hipFree(d_out2));
+
+  // Divergent shuffles finish (under a whole-warp mask a GPU would wait for lanes that never
+  // come) and read the lanes asked for.
+  {
+    const int m = 256;
+    std::vector<int> vin(m), vwant(m);
+    for (int i = 0; i < m; ++i) vin[i] = i * 13 + 5;
+    for (int i = 0; i < m; ++i) {
+      int lane = i % 32;
+      vwant[i] = lane < 16 ? vin[i - lane + (lane ^ 1)] + 1000
+                           : (lane % 4 == 0 ? vin[i] + 2000 : vin[i]);
+    }
+    int* d_vin = to_device(vin);
+    int* d_vout = nullptr;
+    HIP_CHECK(hipMalloc(&d_vout, m * sizeof(int)));
+    divergent_shuffles<<<m / 64, 64>>>(d_vin, d_vout);
+    HIP_CHECK(hipGetLastError());
+    bad += count_mismatches("divergent shuffles", from_device(d_vout, m), vwant);
+    HIP_CHECK(hipFree(d_vin));
+    HIP_CHECK(hipFree(d_vout));
+  }
 
   HIP_CHECK(hipFree(d_in));
   HIP_CHECK(hipFree(d_out));
