@@ -272,3 +272,41 @@ mod tests {
         assert_eq!(growth(&rows, |r| &r.clang), None);
     }
 }
+
+/// The median whole-program build time of the real programs `make corpus` built last (its
+/// table, `build/corpus.tsv`: id, built, build seconds, ...), with the number of programs built.
+pub fn corpus_build_median(root: &std::path::Path) -> Result<(f64, usize), String> {
+    let table = root.join("build/corpus.tsv");
+    let text = std::fs::read_to_string(&table).map_err(|e| {
+        format!(
+            "no {} ({e}): run `make corpus` first, it records each program's build time",
+            table.display()
+        )
+    })?;
+    let times = corpus_build_times(&text);
+    let n = times.len();
+    crate::stats::median(&times)
+        .map(|m| (m, n))
+        .ok_or_else(|| format!("{} lists no program that built", table.display()))
+}
+
+/// The build times of the programs that built, from `make corpus`'s table.
+fn corpus_build_times(text: &str) -> Vec<f64> {
+    text.lines()
+        .filter_map(|l| {
+            let cols: Vec<&str> = l.split('\t').collect();
+            (cols.get(1) == Some(&"1")).then(|| cols.get(2)?.parse().ok())?
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod corpus_tests {
+    use super::*;
+
+    #[test]
+    fn corpus_build_times_are_read_from_built_rows() {
+        let text = "a\t1\t0.50\t1\t0.1\t\nb\t0\t2.00\t0\t0\tno\nc\t1\t1.50\t0\t9\trun failed\n";
+        assert_eq!(corpus_build_times(text), vec![0.5, 1.5]);
+    }
+}

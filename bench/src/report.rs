@@ -30,6 +30,8 @@ pub struct Results {
     pub scaling: Option<Vec<ScalingRow>>,
     /// hipmlir's time on the large generated file, and its line count.
     pub large_file: Option<Result<(f64, usize), String>>,
+    /// The median build time of the corpus programs `make corpus` built, and how many.
+    pub corpus_build: Option<Result<(f64, usize), String>>,
 }
 
 impl Default for Plan {
@@ -155,6 +157,16 @@ pub fn summary(r: &Results) -> Vec<String> {
                 fmt_time(*t)
             ),
             Err(e) => format!("large file: not measured: {e}"),
+        });
+    }
+    if let Some(c) = &r.corpus_build {
+        s.push(match c {
+            Ok((t, n)) => format!(
+                "whole-program build, median over the {n} real programs `make corpus` built: {} \
+                 (target <= 0.6 s)",
+                fmt_time(*t)
+            ),
+            Err(e) => format!("whole-program build of the corpus: not measured: {e}"),
         });
     }
     if let Some(j) = &r.jit {
@@ -706,6 +718,19 @@ fn compile_section(m: &mut String, r: &Results) {
              gives at most 10; target < 10).\n",
             f(compile::growth(rows, |x| &x.hipmlir)),
             f(compile::growth(rows, |x| &x.clang))
+        );
+    }
+    if let Some(c) = &r.corpus_build {
+        let _ = writeln!(
+            m,
+            "Whole-program builds: `make corpus` builds each real program of `../shared/corpus` \
+             as a user does (`hipmlir -I. SOURCES -o prog`: device and host compile, link) and \
+             records the time in `build/corpus.tsv`; the bench reports its median, {} (target \
+             <= 0.6 s).\n",
+            match c {
+                Ok((t, n)) => format!("**{}** over {n} programs", fmt_time(*t)),
+                Err(e) => cell(e),
+            }
         );
     }
     if let Some(large) = &r.large_file {
