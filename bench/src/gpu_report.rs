@@ -99,7 +99,7 @@ pub fn summary(run: &GpuRun) -> Vec<String> {
         .iter()
         .filter(|r| STREAMING.contains(&r.file.as_str()))
         .map(|r| match r.copy_fraction() {
-            Some(f) => format!("{} {:.0}%", r.title, 100.0 * f),
+            Some(f) => format!("{} {:.1}%", r.title, 100.0 * f),
             None => format!("{} n/a", r.title),
         })
         .collect();
@@ -411,7 +411,7 @@ mod tests {
     fn summary_states_figures_and_targets() {
         let s = summary(&run()).join("\n");
         assert!(s.contains("hipmlir / nvcc: 1.20 over 1 of 2 kernels; left out: histogram"));
-        assert!(s.contains("vector add 83%"));
+        assert!(s.contains("vector add 83.3%"));
         assert!(s.contains("target >= 85%: missed"));
         assert!(s.contains("cuLaunchKernel: 1.50"));
         assert!(s.contains("nvcc V13.0.1"));
