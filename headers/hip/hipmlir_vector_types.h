@@ -120,6 +120,17 @@ HIPMLIR_VECTOR_OP(*, mul)
 HIPMLIR_VECTOR_OP(/, div)
 #undef HIPMLIR_VECTOR_OP
 
+// HIP_vector_type<T, n> (ROCm's class behind float4 and the rest) names the same types here:
+// HIP_vector_type<float, 4> is float4.
+template <class T, unsigned int Rank>
+struct __hipmlir_vector_of;
+
+#define HIPMLIR_VECTOR_OF(V, T, L)          \
+  template <>                               \
+  struct __hipmlir_vector_of<T, L> {        \
+    typedef V type;                         \
+  };
+
 #define HIPMLIR_VECTOR_FAMILY(T, N) \
   HIPMLIR_VEC1(T, N)                \
   HIPMLIR_VEC2(T, N)                \
@@ -127,7 +138,11 @@ HIPMLIR_VECTOR_OP(/, div)
   HIPMLIR_VEC4(T, N)                \
   HIPMLIR_TRAITS(N##2, T, 2)        \
   HIPMLIR_TRAITS(N##3, T, 3)        \
-  HIPMLIR_TRAITS(N##4, T, 4)
+  HIPMLIR_TRAITS(N##4, T, 4)        \
+  HIPMLIR_VECTOR_OF(N##1, T, 1)     \
+  HIPMLIR_VECTOR_OF(N##2, T, 2)     \
+  HIPMLIR_VECTOR_OF(N##3, T, 3)     \
+  HIPMLIR_VECTOR_OF(N##4, T, 4)
 
 HIPMLIR_VECTOR_FAMILY(signed char, char)
 HIPMLIR_VECTOR_FAMILY(unsigned char, uchar)
@@ -142,7 +157,11 @@ HIPMLIR_VECTOR_FAMILY(unsigned long long, ulonglong)
 HIPMLIR_VECTOR_FAMILY(float, float)
 HIPMLIR_VECTOR_FAMILY(double, double)
 
+template <class T, unsigned int Rank>
+using HIP_vector_type = typename __hipmlir_vector_of<T, Rank>::type;
+
 #undef HIPMLIR_VECTOR_FAMILY
+#undef HIPMLIR_VECTOR_OF
 #undef HIPMLIR_TRAITS
 #undef HIPMLIR_VEC1
 #undef HIPMLIR_VEC2

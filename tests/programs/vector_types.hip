@@ -4,6 +4,7 @@
 #include "test_common.h"
 
 #include <cmath>
+#include <type_traits>
 
 __global__ void particles(const float4* pos, const float4* vel, float4* out, double2* energy,
                           int2* cells, float dt, int n) {
@@ -30,6 +31,20 @@ __global__ void votes(const int* values, int* out) {
     out[3 * blockIdx.x] = count;
     out[3 * blockIdx.x + 1] = all;
     out[3 * blockIdx.x + 2] = any;
+  }
+}
+
+// ROCm's name for the vector types, as generic code writes it: HIP_vector_type<T, 2> is T's
+// two-lane vector type.
+static_assert(std::is_same<HIP_vector_type<float, 4>, float4>::value, "HIP_vector_type<float, 4>");
+static_assert(std::is_same<HIP_vector_type<unsigned char, 1>, uchar1>::value, "uchar1");
+template <typename T>
+__global__ void swap_lanes(HIP_vector_type<T, 2>* v, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) {
+    HIP_vector_type<T, 2> p = v[i];
+    v[i].x = p.y;
+    v[i].y = p.x + static_cast<T>(i);
   }
 }
 
@@ -113,5 +128,24 @@ int main() {
   HIP_CHECK(hipFree(d_cells));
   HIP_CHECK(hipFree(d_values));
   HIP_CHECK(hipFree(d_votes));
+  {
+    const int m = 300;
+    std::vector<int2> pairs(m);
+    for (int i = 0; i < m; ++i) pairs[i] = make_int2(i, 3 * i + 1);
+    int2* d_pairs = nullptr;
+    HIP_CHECK(hipMalloc(&d_pairs, m * sizeof(int2)));
+    HIP_CHECK(hipMemcpy(d_pairs, pairs.data(), m * sizeof(int2), hipMemcpyHostToDevice));
+    swap_lanes<int><<<(m + 127) / 128, 128>>>(d_pairs, m);
+    HIP_CHECK(hipGetLastError());
+    std::vector<int2> got(m);
+    HIP_CHECK(hipMemcpy(got.data(), d_pairs, m * sizeof(int2), hipMemcpyDeviceToHost));
+    HIP_CHECK(hipFree(d_pairs));
+    std::vector<int> got_flat, want_flat;
+    for (int i = 0; i < m; ++i) {
+      got_flat.insert(got_flat.end(), {got[i].x, got[i].y});
+      want_flat.insert(want_flat.end(), {3 * i + 1, i + i});
+    }
+    bad += count_mismatches("HIP_vector_type lanes", got_flat, want_flat);
+  }
   return report("vector_types", bad);
 }
