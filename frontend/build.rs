@@ -1,26 +1,12 @@
 //! Builds the small C++ shim that reads statement parts from clang's AST nodes (see
 //! cxx/statement_parts.cpp), against the headers of the LLVM that libclang comes from.
-use std::process::Command;
+#[path = "../build-support/cxx_shim.rs"]
+mod cxx_shim;
 
 fn main() {
-    let llvm_config =
-        std::env::var("LLVM_CONFIG_PATH").unwrap_or_else(|_| "llvm-config-22".to_string());
-    let include_dir = Command::new(&llvm_config)
-        .arg("--includedir")
-        .output()
-        .ok()
-        .filter(|o| o.status.success())
-        .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_string())
-        .unwrap_or_else(|| panic!("cannot run '{llvm_config}' to find clang's headers"));
-    println!("cargo:rerun-if-changed=cxx/statement_parts.cpp");
-    println!("cargo:rerun-if-env-changed=LLVM_CONFIG_PATH");
-    cc::Build::new()
-        .cpp(true)
-        .std("c++17")
-        .include(include_dir)
-        .flag("-fno-exceptions")
-        .flag("-fno-rtti")
-        .warnings(false)
-        .file("cxx/statement_parts.cpp")
-        .compile("hipmlir_statement_parts");
+    cxx_shim::build(
+        "cxx/statement_parts.cpp",
+        "hipmlir_statement_parts",
+        "clang's headers",
+    );
 }

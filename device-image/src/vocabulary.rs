@@ -64,6 +64,60 @@ pub mod address_space {
     pub const PRIVATE: u32 = 5;
 }
 
+/// LLVM's `AtomicBinOp` (MLIR's `LLVM::AtomicBinOp`), the `bin_op` of `llvm.atomicrmw`: the
+/// frontend writes it, the target lowerings read it. The values are LLVM's own.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum AtomicBinOp {
+    Xchg = 0,
+    Add = 1,
+    Sub = 2,
+    And = 3,
+    Or = 5,
+    Xor = 6,
+    Max = 7,
+    Min = 8,
+    UMax = 9,
+    UMin = 10,
+    FAdd = 11,
+    FSub = 12,
+    FMax = 13,
+    FMin = 14,
+    UIncWrap = 15,
+    UDecWrap = 16,
+}
+
+impl AtomicBinOp {
+    const ALL: [AtomicBinOp; 16] = [
+        AtomicBinOp::Xchg,
+        AtomicBinOp::Add,
+        AtomicBinOp::Sub,
+        AtomicBinOp::And,
+        AtomicBinOp::Or,
+        AtomicBinOp::Xor,
+        AtomicBinOp::Max,
+        AtomicBinOp::Min,
+        AtomicBinOp::UMax,
+        AtomicBinOp::UMin,
+        AtomicBinOp::FAdd,
+        AtomicBinOp::FSub,
+        AtomicBinOp::FMax,
+        AtomicBinOp::FMin,
+        AtomicBinOp::UIncWrap,
+        AtomicBinOp::UDecWrap,
+    ];
+
+    /// The operation an attribute's value names (None for a value LLVM does not define).
+    pub fn from_value(value: i64) -> Option<AtomicBinOp> {
+        AtomicBinOp::ALL.into_iter().find(|b| *b as i64 == value)
+    }
+}
+
+/// LLVM's `AtomicOrdering` values, as the LLVM dialect stores an atomic's `ordering`.
+pub mod atomic_ordering {
+    pub const MONOTONIC: i64 = 2;
+    pub const SEQ_CST: i64 = 7;
+}
+
 /// The HIP API level (major, minor, patch) that hipmlir's headers declare in
 /// `hip/hip_version.h`: the one place the number is written.
 pub fn hip_api_version() -> (u32, u32, u32) {

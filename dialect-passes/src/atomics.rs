@@ -23,77 +23,38 @@ use crate::pointers::{sync_scope, Lowering};
 use crate::spirv_ir::{MemorySemantics, Scope};
 use crate::LowerError;
 
-/// MLIR's `LLVM::AtomicBinOp`, the `bin_op` of `llvm.atomicrmw` (the values are its own).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum BinOp {
-    Xchg = 0,
-    Add = 1,
-    Sub = 2,
-    And = 3,
-    Or = 5,
-    Xor = 6,
-    Max = 7,
-    Min = 8,
-    UMax = 9,
-    UMin = 10,
-    FAdd = 11,
-    FSub = 12,
-    FMax = 13,
-    FMin = 14,
-    UIncWrap = 15,
-    UDecWrap = 16,
+/// The `bin_op` of `llvm.atomicrmw`, from the vocabulary the frontend writes it with.
+pub(crate) use hipmlir_device_image::AtomicBinOp as BinOp;
+
+/// The `bin_op` of an `llvm.atomicrmw` (None: none, or one hipmlir does not lower).
+pub(crate) fn bin_op_of(op: &OperationRef) -> Option<BinOp> {
+    let value = op
+        .attribute("bin_op")
+        .ok()
+        .and_then(|a| IntegerAttribute::try_from(a).ok())?
+        .value();
+    BinOp::from_value(value)
 }
 
-impl BinOp {
-    const ALL: [BinOp; 16] = [
-        BinOp::Xchg,
-        BinOp::Add,
-        BinOp::Sub,
-        BinOp::And,
-        BinOp::Or,
-        BinOp::Xor,
-        BinOp::Max,
-        BinOp::Min,
-        BinOp::UMax,
-        BinOp::UMin,
-        BinOp::FAdd,
-        BinOp::FSub,
-        BinOp::FMax,
-        BinOp::FMin,
-        BinOp::UIncWrap,
-        BinOp::UDecWrap,
-    ];
-
-    /// The `bin_op` of an `llvm.atomicrmw` (None: none, or one hipmlir does not lower).
-    pub(crate) fn of(op: &OperationRef) -> Option<BinOp> {
-        let value = op
-            .attribute("bin_op")
-            .ok()
-            .and_then(|a| IntegerAttribute::try_from(a).ok())?
-            .value();
-        BinOp::ALL.into_iter().find(|b| *b as i64 == value)
-    }
-
-    /// The SPIR-V instruction doing the whole operation atomically, where there is one.
-    fn direct(self) -> Option<Atomic> {
-        Some(match self {
-            BinOp::Xchg => Atomic::Exchange,
-            BinOp::Add => Atomic::IAdd,
-            BinOp::Sub => Atomic::ISub,
-            BinOp::And => Atomic::And,
-            BinOp::Or => Atomic::Or,
-            BinOp::Xor => Atomic::Xor,
-            BinOp::Max => Atomic::SMax,
-            BinOp::Min => Atomic::SMin,
-            BinOp::UMax => Atomic::UMax,
-            BinOp::UMin => Atomic::UMin,
-            _ => return None,
-        })
-    }
+/// The SPIR-V instruction doing the whole operation `op` atomically, where there is one.
+fn direct(op: BinOp) -> Option<Atomic> {
+    Some(match op {
+        BinOp::Xchg => Atomic::Exchange,
+        BinOp::Add => Atomic::IAdd,
+        BinOp::Sub => Atomic::ISub,
+        BinOp::And => Atomic::And,
+        BinOp::Or => Atomic::Or,
+        BinOp::Xor => Atomic::Xor,
+        BinOp::Max => Atomic::SMax,
+        BinOp::Min => Atomic::SMin,
+        BinOp::UMax => Atomic::UMax,
+        BinOp::UMin => Atomic::UMin,
+        _ => return None,
+    })
 }
 
 fn bin_op(l: &Lowering) -> Result<BinOp, LowerError> {
-    BinOp::of(&l.op).ok_or_else(|| l.error("llvm.atomicrmw without a bin_op hipmlir lowers"))
+    bin_op_of(&l.op).ok_or_else(|| l.error("llvm.atomicrmw without a bin_op hipmlir lowers"))
 }
 
 /// `llvm.atomicrmw` on a Generic pointer: the atomic on the pointer's actual space, chosen at
@@ -201,7 +162,7 @@ pub(crate) fn lower_rmw<'c>(
         let old = rw.atomic(Atomic::Exchange, typed, bits, scope, relaxed)?;
         return rw.convert(Cast::Bitcast, old, ty);
     }
-    if let Some(atomic) = op.direct() {
+    if let Some(atomic) = direct(op) {
         let typed = rw.bitcast(ptr, rw.ptr(ty, space)?)?;
         return rw.atomic(atomic, typed, value, scope, relaxed);
     }

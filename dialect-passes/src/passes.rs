@@ -241,7 +241,7 @@ pub fn uses_float_atomic_add(module: &Module) -> bool {
     let mut found = false;
     module.as_operation().walk(WalkOrder::PreOrder, |op| {
         if op.name().as_string_ref().as_str() == Ok("llvm.atomicrmw") {
-            let bin_op = crate::atomics::BinOp::of(&op);
+            let bin_op = crate::atomics::bin_op_of(&op);
             let f32_result = op
                 .result(0)
                 .is_ok_and(|r| melior::ir::TypeLike::is_f32(&r.r#type()));

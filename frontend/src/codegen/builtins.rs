@@ -14,30 +14,8 @@ use crate::clang::Cursor;
 use crate::error::{FrontendError, Result};
 use crate::types::{AddrSpace, Ty};
 
-/// LLVM's `AtomicBinOp` numbering, as `llvm.atomicrmw` stores it.
-#[derive(Clone, Copy)]
-enum RmwOp {
-    Xchg = 0,
-    Add = 1,
-    Sub = 2,
-    And = 3,
-    Or = 5,
-    Xor = 6,
-    Max = 7,
-    Min = 8,
-    UMax = 9,
-    UMin = 10,
-    FAdd = 11,
-    FSub = 12,
-    FMax = 13,
-    FMin = 14,
-    UIncWrap = 15,
-    UDecWrap = 16,
-}
-
-/// LLVM's `AtomicOrdering` values used here.
-const MONOTONIC: i64 = 2;
-const SEQ_CST: i64 = 7;
+use hipmlir_device_image::atomic_ordering::{MONOTONIC, SEQ_CST};
+use hipmlir_device_image::AtomicBinOp as RmwOp;
 
 /// The atomics of hipmlir's device header, by name without its scope suffix (`_block`,
 /// `_system`).
