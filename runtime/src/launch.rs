@@ -58,12 +58,9 @@ pub enum ArgValue<'a> {
     Local(usize),
 }
 
-/// Splits a packed argument block by the kernel's metadata.
-pub fn unpack_args<'a>(
-    kernel: &KernelInfo,
-    block: &'a [u8],
-    shmem: usize,
-) -> HipResult<Vec<ArgValue<'a>>> {
+/// Checks that a packed argument block is the size the kernel's metadata lays out (on every
+/// backend, before anything reads it).
+pub fn check_args_size(kernel: &KernelInfo, block: &[u8]) -> HipResult<()> {
     if block.len() as u64 != kernel.args_size {
         return Err(Failure::invalid_value(format!(
             "kernel '{}' ({}) takes a {}-byte argument block, got {} bytes",
@@ -73,6 +70,16 @@ pub fn unpack_args<'a>(
             block.len()
         )));
     }
+    Ok(())
+}
+
+/// Splits a packed argument block by the kernel's metadata.
+pub fn unpack_args<'a>(
+    kernel: &KernelInfo,
+    block: &'a [u8],
+    shmem: usize,
+) -> HipResult<Vec<ArgValue<'a>>> {
+    check_args_size(kernel, block)?;
     kernel
         .args
         .iter()

@@ -155,15 +155,7 @@ pub fn launch(
     args: &[u8],
 ) -> HipResult<()> {
     let info = kernel.info();
-    if args.len() as u64 != info.args_size {
-        return Err(Failure::invalid_value(format!(
-            "kernel '{}' ({}) takes a {}-byte argument block, got {} bytes",
-            info.source_name,
-            info.name,
-            info.args_size,
-            args.len()
-        )));
-    }
+    crate::launch::check_args_size(info, args)?;
     let device = rt.current()?;
     let stream = cu_stream(stream)?;
     check_shape(grid, block, shmem, device)?;
