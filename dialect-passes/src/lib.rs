@@ -88,7 +88,11 @@ impl LowerError {
 /// `file:line:col` of the first file location in `loc` (an inlined op's callsite location
 /// names the callee's line first), None for an unknown location.
 pub(crate) fn source_location(loc: Location) -> Option<String> {
-    let text = loc.to_string();
+    source_location_text(&loc.to_string())
+}
+
+/// [`source_location`] of a location's printed form (`loc("file.hip":3:5)`).
+pub(crate) fn source_location_text(text: &str) -> Option<String> {
     let start = text.find('"')?;
     let (file, rest) = text[start + 1..].split_once('"')?;
     let position: String = rest

@@ -70,9 +70,13 @@ pub static PASSES: [PassInfo; PASS_COUNT] = [
         run: |ctx, module, _| {
             hipmlir_outliner::outline_kernels(ctx, module)
                 .map(|_| ())
-                .map_err(|e| LowerError::Pass {
-                    stage: format!("running {OUTLINE_KERNELS}"),
-                    message: e.to_string(),
+                .map_err(|e| match e {
+                    hipmlir_outliner::OutlineError::Internal { location, message } => {
+                        LowerError::Internal {
+                            location: crate::source_location_text(&location),
+                            message: format!("internal compiler error in the outliner: {message}"),
+                        }
+                    }
                 })
         },
     },

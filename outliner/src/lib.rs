@@ -8,16 +8,17 @@ use hipmlir_device_image::{
     BYVAL_ATTRIBUTE, HOST_ATTRIBUTE, KERNEL_ARGS_ATTRIBUTE, KERNEL_ARGS_SIZE_ATTRIBUTE,
     KERNEL_ATTRIBUTE, KERNEL_NAME_ATTRIBUTE,
 };
-use melior::ir::attribute::{StringAttribute, TypeAttribute};
+use melior::ir::attribute::{AttributeLike, StringAttribute, TypeAttribute};
 use melior::ir::block::BlockLike;
 use melior::ir::operation::{OperationBuilder, OperationLike, OperationMutLike};
 use melior::ir::{
     Attribute, Block, Identifier, Location, Module, OperationRef, Region, RegionLike, Value,
 };
 use melior::Context;
+use melior::StringRef;
 use mlir_sys::{
     mlirOperationDestroy, mlirOperationMoveBefore, mlirOperationRemoveFromParent,
-    mlirRegionTakeBody,
+    mlirRegionTakeBody, mlirSymbolRefAttrGet,
 };
 
 /// The pass's name in a pipeline (dialect-passes registers it with MLIR).
@@ -39,8 +40,19 @@ const CARRIED_ATTRIBUTES: &[&str] = &[
 
 #[derive(Debug, thiserror::Error)]
 pub enum OutlineError {
-    #[error("internal compiler error in the outliner: {0}")]
-    Internal(String),
+    /// A bug of hipmlir's; `location` is the MLIR location of the operation being outlined
+    /// (`loc("file.hip":3:5)`), which dialect-passes turns into `file:line:col`.
+    #[error("{location}: internal compiler error in the outliner: {message}")]
+    Internal { location: String, message: String },
+}
+
+impl OutlineError {
+    fn at(loc: Location, message: impl std::fmt::Display) -> Self {
+        OutlineError::Internal {
+            location: loc.to_string(),
+            message: message.to_string(),
+        }
+    }
 }
 
 /// Outlines every kernel of `module` into a `gpu.module`; returns the kernels' symbols in order.
@@ -61,7 +73,7 @@ pub fn outline_kernels(ctx: &Context, module: &mut Module) -> Result<Vec<String>
         )])
         .add_regions([region])
         .build()
-        .map_err(|e| OutlineError::Internal(e.to_string()))?;
+        .map_err(|e| OutlineError::at(loc, e))?;
     let body = module.body();
 
     // Collect first: the walk must not see the operations it moves. Everything the frontend
@@ -117,21 +129,20 @@ fn replace_launches(ctx: &Context, module: &Module) -> Result<(), OutlineError> 
         // SAFETY: a live gpu.launch found by the walk; replaced, then destroyed.
         let launch = unsafe { OperationRef::from_raw(raw) };
         let loc = launch.location();
+        // The kernel's flat symbol reference (`@_Z6kernelPf`).
         let kernel = launch
             .attribute(KERNEL_ATTRIBUTE)
-            .map_err(|e| OutlineError::Internal(e.to_string()))?
-            .to_string();
+            .map_err(|e| OutlineError::at(loc, e))?;
         let call = launch
             .region(0)
             .ok()
             .and_then(|r| r.first_block())
             .and_then(|b| b.first_operation())
             .filter(|o| o.name().as_string_ref().as_str() == Ok("func.call"))
-            .ok_or_else(|| OutlineError::Internal("a launch without a kernel call".into()))?;
+            .ok_or_else(|| OutlineError::at(loc, "a launch without a kernel call"))?;
         let config: Vec<Value> = launch.operands().collect();
         let arguments: Vec<Value> = call.operands().collect();
-        let symbol = Attribute::parse(ctx, &format!("@{GPU_MODULE_NAME}::{kernel}"))
-            .ok_or_else(|| OutlineError::Internal(format!("bad kernel symbol {kernel}")))?;
+        let symbol = kernel_symbol(ctx, kernel);
         let segments = melior::ir::attribute::DenseI32ArrayAttribute::new(
             ctx,
             &[0, 1, 1, 1, 1, 1, 1, 0, 0, 0, 1, arguments.len() as i32, 0],
@@ -150,10 +161,10 @@ fn replace_launches(ctx: &Context, module: &Module) -> Result<(), OutlineError> 
             .add_operands(&arguments)
             .add_attributes(&attributes)
             .build()
-            .map_err(|e| OutlineError::Internal(e.to_string()))?;
+            .map_err(|e| OutlineError::at(loc, e))?;
         let block = launch
             .block()
-            .ok_or_else(|| OutlineError::Internal("a launch outside a block".into()))?;
+            .ok_or_else(|| OutlineError::at(loc, "a launch outside a block"))?;
         block.insert_operation_before(launch, launch_func);
         // SAFETY: the launch has no results and nothing refers to it any more.
         unsafe {
@@ -174,9 +185,9 @@ fn outline_kernel(
     let symbol = string_attribute(&func, "sym_name")?;
     let function_type = func
         .attribute("function_type")
-        .map_err(|e| OutlineError::Internal(e.to_string()))?;
-    let function_type = TypeAttribute::try_from(function_type)
-        .map_err(|e| OutlineError::Internal(e.to_string()))?;
+        .map_err(|e| OutlineError::at(loc, e))?;
+    let function_type =
+        TypeAttribute::try_from(function_type).map_err(|e| OutlineError::at(loc, e))?;
 
     let mut attributes = vec![
         (
@@ -196,9 +207,7 @@ fn outline_kernel(
     }
 
     let region = Region::new();
-    let source_region = func
-        .region(0)
-        .map_err(|e| OutlineError::Internal(e.to_string()))?;
+    let source_region = func.region(0).map_err(|e| OutlineError::at(loc, e))?;
     // SAFETY: both regions are alive; the source region is left empty and erased with `func`.
     unsafe { mlirRegionTakeBody(region.to_raw(), source_region.to_raw()) };
     replace_returns(&region, loc)?;
@@ -207,7 +216,7 @@ fn outline_kernel(
         .add_attributes(&attributes)
         .add_regions([region])
         .build()
-        .map_err(|e| OutlineError::Internal(e.to_string()))?;
+        .map_err(|e| OutlineError::at(loc, e))?;
     // SAFETY: the gpu.module block is owned by the module being transformed.
     let target = unsafe { melior::ir::BlockRef::from_raw(gpu_module_block) };
     target.append_operation(gpu_func);
@@ -227,11 +236,11 @@ fn replace_returns(region: &Region, loc: Location) -> Result<(), OutlineError> {
             if term.name().as_string_ref().as_str() == Ok("func.return") {
                 let operands: Vec<Value> = term.operands().collect();
                 if !operands.is_empty() {
-                    return Err(OutlineError::Internal("a kernel returns a value".into()));
+                    return Err(OutlineError::at(loc, "a kernel returns a value"));
                 }
                 let gpu_return = OperationBuilder::new("gpu.return", loc)
                     .build()
-                    .map_err(|e| OutlineError::Internal(e.to_string()))?;
+                    .map_err(|e| OutlineError::at(loc, e))?;
                 b.insert_operation_before(term, gpu_return);
                 // SAFETY: the old terminator is detached, then destroyed; it has no results.
                 unsafe {
@@ -246,9 +255,25 @@ fn replace_returns(region: &Region, loc: Location) -> Result<(), OutlineError> {
 }
 
 fn string_attribute(op: &OperationRef, name: &str) -> Result<String, OutlineError> {
+    let loc = op.location();
     let a = op
         .attribute(name)
-        .map_err(|e| OutlineError::Internal(format!("{name}: {e}")))?;
-    let s = StringAttribute::try_from(a).map_err(|e| OutlineError::Internal(e.to_string()))?;
+        .map_err(|e| OutlineError::at(loc, format!("{name}: {e}")))?;
+    let s = StringAttribute::try_from(a).map_err(|e| OutlineError::at(loc, e))?;
     Ok(s.value().to_string())
+}
+
+/// `@<gpu module>::@<kernel>`: the nested symbol reference a gpu.launch_func names, from the
+/// kernel's flat one.
+fn kernel_symbol<'c>(ctx: &'c Context, kernel: Attribute<'c>) -> Attribute<'c> {
+    let leaf = kernel.to_raw();
+    // SAFETY: a plain constructor call; the string and the leaf attribute outlive it.
+    unsafe {
+        Attribute::from_raw(mlirSymbolRefAttrGet(
+            ctx.to_raw(),
+            StringRef::new(GPU_MODULE_NAME).to_raw(),
+            1,
+            &leaf,
+        ))
+    }
 }

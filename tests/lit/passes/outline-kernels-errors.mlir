@@ -2,7 +2,7 @@
 
 // A kernel returns nothing: one that returns a value is a frontend bug, reported as such.
 
-// CHECK: outline-kernels-errors.mlir: error: internal compiler error in the outliner: a kernel returns a value
+// CHECK: outline-kernels-errors.mlir:[[# @LINE + 3]]:3: error: internal compiler error in the outliner: a kernel returns a value
 // CHECK-NEXT: note: while running hipmlir-outline-kernels
 module {
   func.func @k(%x: i32) -> i32 attributes {hipmlir.kernel} {
