@@ -7,7 +7,7 @@ use std::ffi::c_int;
 
 use super::{guard, hipError_t, write_out};
 use crate::device::{runtime, runtime_if_initialized};
-use crate::error::{Failure, HipError};
+use crate::error::{Failure, HipError, HipResult};
 use crate::props::{HipDeviceProp, HIP_VERSION};
 
 thread_local! {
@@ -106,18 +106,18 @@ pub unsafe extern "C" fn hipGetDeviceProperties(
         if prop.is_null() {
             return Err(Failure::invalid_value("the properties pointer is null"));
         }
-        on_cuda!(unbound cu => unsafe { write_out(prop, crate::cuda::api::properties(cu, device)?, "the properties pointer") });
-        check_ordinal(device)?;
-        let rt = runtime()?;
         // SAFETY: checked non-null; valid per the caller.
-        unsafe {
-            write_out(
-                prop,
-                HipDeviceProp::from_device(&rt.info),
-                "the properties pointer",
-            )
-        }
+        unsafe { write_out(prop, properties(device)?, "the properties pointer") }
     })
+}
+
+/// The properties of `device` on the chosen backend (what `hipGetDeviceProperties` reports).
+pub(super) fn properties(device: c_int) -> HipResult<HipDeviceProp> {
+    if let Some(cu) = crate::select::cuda()? {
+        return crate::cuda::api::properties(cu, device);
+    }
+    check_ordinal(device)?;
+    Ok(HipDeviceProp::from_device(&runtime()?.info))
 }
 
 /// Waits for all queued work on every stream. A kernel that failed while running shows up here

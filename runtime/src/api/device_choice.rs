@@ -2,6 +2,7 @@
 
 use std::ffi::{c_char, c_int, CStr};
 
+use super::device::properties;
 use super::{guard, hipError_t, write_out};
 use crate::device::runtime;
 use crate::error::{Failure, HipError, HipResult};
@@ -13,21 +14,6 @@ fn device_count() -> HipResult<c_int> {
         return Ok(crate::cuda::api::device_count(cu));
     }
     Ok(c_int::from(runtime().is_ok()))
-}
-
-/// The properties `hipGetDeviceProperties` reports for `device`.
-fn properties(device: c_int) -> HipResult<HipDeviceProp> {
-    if let Some(cu) = crate::select::cuda()? {
-        return crate::cuda::api::properties(cu, device);
-    }
-    let rt = runtime()?;
-    if device != 0 {
-        return Err(Failure::new(
-            HipError::InvalidDevice,
-            format!("device {device} does not exist (hipmlir has 1 device, ordinal 0)"),
-        ));
-    }
-    Ok(HipDeviceProp::from_device(&rt.info))
 }
 
 /// `domain:bus:device.function` as CUDA and HIP write it (`0000:65:00.0`).
