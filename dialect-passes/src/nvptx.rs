@@ -201,13 +201,13 @@ fn lower_shuffle(ctx: &Context, raw: MlirOperation) -> Result<(), LowerError> {
             .ptr
             .is_null()
     };
+    if !is_index || valid_used {
+        return Ok(());
+    }
     let value = op.operand(0).map_err(err)?;
     let Some((symbol, text)) = shuffle_helper(&value.r#type().to_string()) else {
         return Ok(());
     };
-    if !is_index || valid_used {
-        return Ok(());
-    }
     let source = op.operand(1).map_err(err)?;
     let gpu_module =
         enclosing(raw, "gpu.module").ok_or_else(|| err("shuffle outside a gpu.module"))?;
