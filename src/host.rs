@@ -237,30 +237,47 @@ pub fn compile_host_source(
     object: &Path,
 ) -> Result<(), String> {
     let source_abs = source.canonicalize().unwrap_or(source.to_path_buf());
+    let cxx = HostCompiler::from_env();
+    let (dep_flags, dep_file) = dependency_flags(opts, object);
+    let pch_flags = compile_flags(opts, toolchain, None);
+    // Not where the user asked for a dependency file: it would name the preamble's copy.
+    let preamble = dep_file.is_none().then(|| {
+        crate::host_preamble::find_or_make(
+            &cxx,
+            &pch_flags,
+            host_text,
+            &opts.include_dirs,
+            &toolchain.include_dir,
+            opts.verbose,
+        )
+    });
+    let preamble = preamble.flatten();
+    let blanked = preamble.as_ref().map(|p| p.preamble.blanked(host_text));
     // The host source keeps the user's line numbers and file name in diagnostics.
     let text = [
         format!("#line 1 \"{}\"\n", escape_c(&source_abs.to_string_lossy())).as_bytes(),
-        host_text,
+        blanked.as_deref().unwrap_or(host_text),
     ]
     .concat();
     std::fs::write(&files.host_source, text)
         .map_err(|e| io_err("cannot write the host source", e))?;
 
-    let cxx = HostCompiler::from_env();
     let mut cmd = cxx.command();
-    let pch_dir = crate::host_pch::include_dir(
-        &cxx,
-        &compile_flags(opts, toolchain, None),
-        &toolchain.include_dir,
-        opts.verbose,
-    );
+    let pch_dir = if preamble.is_none() {
+        crate::host_pch::include_dir(&cxx, &pch_flags, &toolchain.include_dir, opts.verbose)
+    } else {
+        None
+    };
     if let Some(dir) = &pch_dir {
         cmd.arg(format!("-I{}", dir.display()));
     }
     cmd.args(compile_flags(opts, toolchain, source_abs.parent()));
-    // As clang does for HIP, the runtime header comes first (a .cu file may not include it).
-    cmd.arg("-include").arg("hip/hip_runtime.h");
-    let (dep_flags, dep_file) = dependency_flags(opts, object);
+    // As clang does for HIP, the runtime header comes first (a .cu file may not include it);
+    // the precompiled preamble begins with it.
+    match &preamble {
+        Some(p) => cmd.arg("-include").arg(&p.header),
+        None => cmd.arg("-include").arg("hip/hip_runtime.h"),
+    };
     cmd.args(dep_flags);
     cmd.arg("-c")
         .arg(&files.host_source)

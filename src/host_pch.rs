@@ -98,7 +98,7 @@ fn make(
 }
 
 /// Whether the host compiler is GCC (`--version` names the Free Software Foundation).
-fn is_gcc(cxx: &HostCompiler) -> bool {
+pub fn is_gcc(cxx: &HostCompiler) -> bool {
     let mut cmd = cxx.command();
     cmd.arg("--version").stderr(Stdio::null());
     cmd.output().is_ok_and(|o| {

@@ -8,6 +8,7 @@ mod hipconfig;
 mod host;
 mod host_overlay;
 mod host_pch;
+mod host_preamble;
 mod inspect;
 mod outputs;
 mod paths;

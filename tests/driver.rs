@@ -1329,7 +1329,8 @@ fn damaged_embedded_images_are_hip_errors_not_driver_crashes() {
 fn precompiled_headers_never_change_a_build() {
     let dir = scratch();
     let cache = dir.path().join("cache");
-    let source = repo().join("examples/vector_add.hip");
+    // Its first include is a quoted one: no preamble, so the prefix header's PCHs serve it.
+    let source = repo().join("tests/programs/unions.hip");
     let compile = |object: &str, cached: bool| {
         let mut cmd = hipmlir();
         cmd.current_dir(dir.path())
@@ -1401,6 +1402,83 @@ fn precompiled_headers_never_change_a_build() {
         "{expected}"
     );
     assert_eq!(diagnose(true), expected);
+}
+
+/// A source whose leading includes are system headers gets precompiled preambles (device and
+/// host, made the second time it is seen, used from the third): the same object as a build
+/// without a cache, a program that passes, and a damaged or stale one passed over and removed.
+#[test]
+fn precompiled_preambles_never_change_a_build() {
+    let dir = scratch();
+    let cache = dir.path().join("cache");
+    let source = repo().join("tests/programs/system_header_preamble.hip");
+    let compile = |object: &str, cached: bool| {
+        let mut cmd = hipmlir();
+        cmd.current_dir(dir.path())
+            .env_remove("CXX")
+            .args(["-c", "-O2", "-v"])
+            .arg(&source)
+            .args(["-o", object]);
+        if cached {
+            cmd.env("HIPMLIR_CACHE_DIR", &cache);
+        } else {
+            cmd.env("HIPMLIR_DISABLE_CACHE", "1");
+        }
+        let out = cmd.output().expect("hipmlir runs");
+        assert!(out.status.success(), "{}", stderr(&out));
+        (
+            std::fs::read(dir.path().join(object)).unwrap(),
+            stderr(&out),
+        )
+    };
+    let (plain, _) = compile("plain.o", false);
+    let mut last_log = String::new();
+    for i in 0..4 {
+        let (object, log) = compile(&format!("cached{i}.o"), true);
+        assert!(object == plain, "build {i} differs");
+        last_log = log;
+    }
+    let files = |sub: &str, name: &str| -> Vec<PathBuf> {
+        walk(&cache.join(sub))
+            .into_iter()
+            .filter(|p| p.to_string_lossy().ends_with(name))
+            .collect()
+    };
+    let device = files("preamble", ".pch");
+    let host = files("host-preamble", "preamble.h.gch");
+    assert_eq!(device.len(), 1, "{device:?}");
+    assert_eq!(host.len(), 1, "{host:?}");
+    let host_header = host[0].with_extension("");
+    assert!(
+        last_log.contains(&format!("-include {}", host_header.display())),
+        "the host compile did not take the preamble:\n{last_log}"
+    );
+    // The program built through both preambles runs and checks every element.
+    let exe = dir.path().join("system_header_preamble");
+    let mut cmd = hipmlir();
+    cmd.current_dir(dir.path())
+        .env("HIPMLIR_CACHE_DIR", &cache)
+        .env_remove("CXX")
+        .arg(&source)
+        .arg("-o")
+        .arg(&exe);
+    let out = cmd.output().expect("hipmlir runs");
+    assert!(out.status.success(), "{}", stderr(&out));
+    run_program(&exe);
+    // A damaged device preamble is passed over and deleted; a host one whose headers changed
+    // (here: a recorded size that no longer matches) is removed before use.
+    std::fs::write(&device[0], b"not a precompiled header").unwrap();
+    let inputs = host[0].parent().unwrap().join("inputs");
+    let recorded = std::fs::read_to_string(&inputs).unwrap();
+    std::fs::write(&inputs, format!("1{recorded}")).unwrap();
+    let (object, log) = compile("stale.o", true);
+    assert!(
+        object == plain,
+        "a damaged or stale preamble changed the build"
+    );
+    assert!(!device[0].exists(), "the damaged device preamble was kept");
+    assert!(!host[0].exists(), "the stale host preamble was kept");
+    assert!(!log.contains(&host_header.display().to_string()), "{log}");
 }
 
 fn walk(dir: &Path) -> Vec<PathBuf> {

@@ -15,6 +15,7 @@ mod kernel_abi;
 mod kernel_stubs;
 mod launches;
 mod pch;
+pub mod preamble;
 pub mod types;
 
 use std::path::{Path, PathBuf};
@@ -120,10 +121,13 @@ pub fn compile<'c>(
     // Instances are named at the end of the file, where every template is declared.
     let instances = launches::instance_requests(&options.kernel_instances);
     let source = host_edits::text_at_same_offsets(&bytes);
-    let parsed_text =
-        (!instances.is_empty()).then(|| [&bytes[..], b"\n", instances.as_bytes()].concat());
+    let parsed_text = if instances.is_empty() {
+        bytes.clone()
+    } else {
+        [&bytes[..], b"\n", instances.as_bytes()].concat()
+    };
     let parse_started = std::time::Instant::now();
-    let (tu, warnings) = pch::parse_device_source(path, options, parsed_text.as_deref())?;
+    let (tu, warnings) = pch::parse_device_source(path, options, &parsed_text)?;
     let parse_time = parse_started.elapsed();
     let root = tu.cursor();
     let main_file = root.spelling();

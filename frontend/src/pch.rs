@@ -6,6 +6,11 @@
 //! (`<cache>/pch/<key>.pch`, the cache folder the runtime's program cache uses); later parses
 //! load it (`-include-pch`).
 //!
+//! A source whose preamble (its leading system `#include`s, `preamble.rs`) adds headers of its
+//! own (`<random>`, `<vector>`, ...) gets a second PCH, of the prefix header and that preamble,
+//! kept under `<cache>/preamble/`: rebuilding the source then parses only the code below its
+//! includes, the preamble's characters made spaces so every location stays where it was.
+//!
 //! * When: the second time a key is seen, so that one-off builds do not pay for writing one.
 //! * Key: SHA-256 over libclang's and hipmlir's versions, the parse's arguments and the path and
 //!   content of every hipmlir header. The system headers the PCH holds are clang's to check:
@@ -24,32 +29,51 @@ use hipmlir_device_image::{
 
 use crate::clang::{clang_version, TranslationUnit};
 use crate::error::{Diagnostic, FrontendError};
+use crate::preamble::Preamble;
 use crate::FrontendOptions;
 
-/// Parses a device source: through the cached PCH of the prefix header where there is one (or
-/// one can be made), else plainly.
+/// Parses a device source (`text`, the file's contents as parsed): through the cached PCH of
+/// its preamble or of the prefix header where there is one (or one can be made), else plainly.
 pub fn parse_device_source(
     path: &Path,
     options: &FrontendOptions,
-    text: Option<&[u8]>,
+    text: &[u8],
 ) -> Result<(TranslationUnit, Vec<Diagnostic>), FrontendError> {
     let plain = options.clang_args();
-    let Some(pch) = cached_pch(options) else {
-        return TranslationUnit::parse(path, &plain, text);
+    let Some(prefix_pch) = cached_pch(options) else {
+        return TranslationUnit::parse(path, &plain, Some(text));
     };
-    let pch_path = pch.display().to_string();
+    if let Some(preamble) = Preamble::of(text, &options.include_dirs, &options.hip_headers) {
+        if let Some(pch) = cached_preamble_pch(options, &prefix_pch, preamble.text(text)) {
+            let with_pch = replace_prefix_include(
+                &plain,
+                &options.prefix_header(),
+                &["-include-pch", &pch.display().to_string()],
+            );
+            let blanked = preamble.blanked(text);
+            if let Ok(parsed) = TranslationUnit::parse(path, &with_pch, Some(&blanked)) {
+                return Ok(parsed);
+            }
+            // A header it holds changed: the plain parse decides; the preamble's PCH is made again next time if that one succeeds.
+            let parsed = TranslationUnit::parse(path, &plain, Some(text));
+            if parsed.is_ok() {
+                remove_preamble_pch(&pch);
+            }
+            return parsed;
+        }
+    }
     let with_pch = replace_prefix_include(
         &plain,
         &options.prefix_header(),
-        &["-include-pch", &pch_path],
+        &["-include-pch", &prefix_pch.display().to_string()],
     );
-    match TranslationUnit::parse(path, &with_pch, text) {
+    match TranslationUnit::parse(path, &with_pch, Some(text)) {
         Ok(parsed) => Ok(parsed),
         Err(_) => {
-            let parsed = TranslationUnit::parse(path, &plain, text);
+            let parsed = TranslationUnit::parse(path, &plain, Some(text));
             if parsed.is_ok() {
                 // Stale (a system header changed) or otherwise unusable: made again next time.
-                let _ = std::fs::remove_file(&pch);
+                let _ = std::fs::remove_file(&prefix_pch);
             }
             parsed
         }
@@ -113,6 +137,71 @@ fn cached_pch(options: &FrontendOptions) -> Option<PathBuf> {
     Some(pch)
 }
 
+/// The PCH of the prefix header followed by a source's preamble: found in the cache, or made
+/// now (the second time the preamble is seen, from the plain arguments). `<cache>/preamble/<key>.pch`, with
+/// the preamble's text beside it as `<key>.h` (the file the PCH was made from, which clang checks
+/// when it loads the PCH, with every header the preamble brought in).
+///
+/// Key: the prefix PCH's name (its key covers the parse's arguments and hipmlir's headers) and
+/// the preamble's text. The headers the preamble names are system headers, clang's to check.
+fn cached_preamble_pch(
+    options: &FrontendOptions,
+    prefix_pch: &Path,
+    preamble: &[u8],
+) -> Option<PathBuf> {
+    let dir = cache_dir_from_env(|name| std::env::var(name).ok())?.join("preamble");
+    let key = CacheKey::default()
+        .field(prefix_pch.display().to_string())
+        .field(preamble)
+        .hex();
+    let pch = dir.join(format!("{key}.pch"));
+    let header = dir.join(format!("{key}.h"));
+    if pch.is_file() && header.is_file() {
+        mark_used(&pch);
+        return Some(pch);
+    }
+    std::fs::create_dir_all(&dir).ok()?;
+    if !seen_before(&dir, &key) {
+        return None;
+    }
+    // Concurrent builds may write the same header: the same bytes, so either write serves.
+    std::fs::write(&header, preamble).ok()?;
+    // Made from the plain arguments: a PCH libclang saves from a parse that loaded another PCH
+    // does not load again (clang's chained PCHs are not libclang's to write).
+    let mut args = options.clang_args();
+    args.push(INSTANTIATE_TEMPLATES.into());
+    let (unit, _) = TranslationUnit::parse_prefix_header(&header, &args).ok()?;
+    let temporary = dir.join(format!(".{key}.{}.tmp", std::process::id()));
+    if unit.save(&temporary).is_err() || std::fs::rename(&temporary, &pch).is_err() {
+        let _ = std::fs::remove_file(&temporary);
+        return None;
+    }
+    keep_most_recent(&dir, KEPT_PREAMBLES, |p| {
+        p.extension().is_some_and(|x| x == "pch")
+    });
+    remove_orphaned_headers(&dir);
+    Some(pch)
+}
+
+/// Removes a preamble's PCH and the header it was made from.
+fn remove_preamble_pch(pch: &Path) {
+    let _ = std::fs::remove_file(pch);
+    let _ = std::fs::remove_file(pch.with_extension("h"));
+}
+
+/// Removes the preamble headers whose PCH is gone (evicted by `keep_most_recent`).
+fn remove_orphaned_headers(dir: &Path) {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return;
+    };
+    for entry in entries.flatten() {
+        let path = entry.path();
+        if path.extension().is_some_and(|x| x == "h") && !path.with_extension("pch").exists() {
+            let _ = std::fs::remove_file(path);
+        }
+    }
+}
+
 /// The PCH holds the template instances its header needs (`std::complex<float>`'s members,
 /// `<algorithm>`'s helpers...), so that each parse loading it does not instantiate them again:
 /// a parse of a small kernel then takes a quarter of the time (measured with clang-22 on
@@ -121,6 +210,9 @@ const INSTANTIATE_TEMPLATES: &str = "-fpch-instantiate-templates";
 
 /// At most this many PCHs (about 8 MB each) are kept: one per set of flags a user builds with.
 const KEPT_PCHS: usize = 32;
+
+/// At most this many preamble PCHs (about 10 MB each) are kept: one per source a user rebuilds.
+const KEPT_PREAMBLES: usize = 64;
 
 #[cfg(test)]
 mod tests {

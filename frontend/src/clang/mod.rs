@@ -459,6 +459,24 @@ impl Cursor {
         (!c.is_null()).then_some(c)
     }
 
+    /// Whether this declaration is a member of namespace `std` (directly, or through the
+    /// standard library's inline namespaces: libstdc++'s `std::__cxx11`, libc++'s `std::__1`;
+    /// libstdc++ also wraps its namespaces in `extern "C++"`).
+    pub fn is_in_std_namespace(&self) -> bool {
+        let mut outermost = None;
+        let mut parent = self.semantic_parent();
+        while let Some(p) = parent {
+            match p.kind() {
+                CXCursor_Namespace => outermost = Some(p),
+                CXCursor_LinkageSpec | CXCursor_UnexposedDecl => {}
+                CXCursor_TranslationUnit => break,
+                _ => return false,
+            }
+            parent = p.semantic_parent();
+        }
+        outermost.is_some_and(|ns| ns.spelling() == "std")
+    }
+
     pub fn children(&self) -> Vec<Cursor> {
         extern "C" fn visit(c: CXCursor, _: CXCursor, data: CXClientData) -> CXChildVisitResult {
             // SAFETY: `data` is the Vec passed below, alive for the whole visit.

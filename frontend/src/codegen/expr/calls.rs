@@ -35,6 +35,13 @@ impl<'c> FunctionCodegen<'c, '_> {
         };
         let args = e.arguments();
         let name = callee.spelling();
+        if let [arg] = args.as_slice() {
+            if STD_ADDRESS_BUILTINS.contains(&name.as_str()) && callee.is_in_std_namespace() {
+                // The result is the argument itself: its address (the caller loads through it
+                // where it reads a value, as for any call returning a reference).
+                return Ok(Val::Scalar(self.object_address(arg)?));
+            }
+        }
         if is_builtin_decl_cursor(&callee) || name.starts_with("__builtin_") {
             if let Some(v) = self.builtin_call(&name, e, &args)? {
                 return Ok(v);
@@ -183,6 +190,20 @@ impl<'c> FunctionCodegen<'c, '_> {
         }
     }
 }
+
+/// The standard library's functions that clang treats as builtins: their calls name the
+/// function template, but clang instantiates no body for them. Each gives its argument back,
+/// as a reference (`std::move`, `std::forward`, ...) or as a pointer (`std::addressof`): the
+/// argument's address, either way.
+const STD_ADDRESS_BUILTINS: &[&str] = &[
+    "move",
+    "forward",
+    "move_if_noexcept",
+    "as_const",
+    "forward_like",
+    "addressof",
+    "__addressof",
+];
 
 /// Whether a DeclRefExpr names one of the builtins declared by hipmlir's own header.
 pub(super) fn is_builtin_decl(e: &Cursor) -> bool {
