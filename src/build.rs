@@ -216,7 +216,7 @@ fn compile_hip(
     search_dirs.extend(opts.include_dirs.iter().cloned());
     // The host compile (another process) starts as soon as the frontend has said what to edit
     // in the host's copy of the source, and runs while the device code is lowered.
-    let mut device = std::thread::scope(|scope| {
+    let (mut device, mut stub) = std::thread::scope(|scope| {
         let mut host_compile = None;
         let device = compile(
             &options,
@@ -252,8 +252,16 @@ fn compile_hip(
                 .unwrap_or_else(|_| Err("hipmlir: error: the host compile stopped".into()))
         });
         let device = device?;
+        // The image's stub compiles while the host compile still runs, unless the host object
+        // may yet name kernel instances the device must compile (then it waits for those).
+        let stub = (device.dependent_kernel_templates.is_empty() && device.device_ir.is_none())
+            .then(|| {
+                time_report::time("device image stub (beside the host compile)", || {
+                    host::image_object(opts, &stem, &device.image, &files)
+                })
+            });
         host.unwrap_or(Ok(()))?;
-        Ok::<_, String>(device)
+        Ok::<_, String>((device, stub.transpose()?))
     })?;
     if !device.dependent_kernel_templates.is_empty() {
         // Which instances a host template launches only its instantiation tells: compile those
@@ -265,6 +273,7 @@ fn compile_hip(
         )?;
         if !options.kernel_instances.is_empty() {
             device = compile(&options, None)?;
+            stub = None;
         }
     }
     if let Some(ir) = &device.device_ir {
@@ -274,7 +283,11 @@ fn compile_hip(
         save_stages(opts, source, &stem, &device, save_dir)?;
     }
     time_report::time("device image embedding", || {
-        host::embed_image(opts, source, &device.image, &files, object)
+        let has_stub = match stub {
+            Some(made) => made,
+            None => host::image_object(opts, &stem, &device.image, &files)?,
+        };
+        host::embed_image(opts, has_stub, &files, object)
     })
 }
 

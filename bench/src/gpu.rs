@@ -363,7 +363,7 @@ pub fn measure(
     let work = tools.work.join("gpu");
     std::fs::create_dir_all(&work).map_err(|e| format!("cannot create {}: {e}", work.display()))?;
 
-    let sizes = if quick { Sizes::quick() } else { Sizes::full() };
+    let sizes = Sizes::gpu(quick);
     let mut rows = Vec::new();
     let mut all_copies = Vec::new();
     for (name, make) in crate::cases::all(sizes) {

@@ -17,7 +17,7 @@
 
 use std::collections::HashSet;
 
-use hipmlir_device_image::BYVAL_ATTRIBUTE;
+use hipmlir_device_image::{AtomicBinOp, BYVAL_ATTRIBUTE};
 use melior::ir::attribute::{
     ArrayAttribute, DenseI32ArrayAttribute, DictionaryAttribute, FlatSymbolRefAttribute,
     IntegerAttribute, StringAttribute, TypeAttribute,
@@ -90,11 +90,44 @@ const FAST: &[(&str, &str)] = &[
     ("__tanf", "__nv_fast_tanf"),
 ];
 
+/// The scalar types the helpers below are written for, told apart by type (the helper texts
+/// spell them; no type of the IR is printed into one).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum HelperType {
+    I32,
+    I64,
+    F32,
+    F64,
+}
+
+impl HelperType {
+    fn of(ctx: &Context, ty: Type) -> Option<HelperType> {
+        [
+            (HelperType::I32, IntegerType::new(ctx, 32).into()),
+            (HelperType::I64, IntegerType::new(ctx, 64).into()),
+            (HelperType::F32, Type::float32(ctx)),
+            (HelperType::F64, Type::float64(ctx)),
+        ]
+        .into_iter()
+        .find_map(|(helper, t)| (t == ty).then_some(helper))
+    }
+
+    fn spelling(self) -> &'static str {
+        match self {
+            HelperType::I32 => "i32",
+            HelperType::I64 => "i64",
+            HelperType::F32 => "f32",
+            HelperType::F64 => "f64",
+        }
+    }
+}
+
 /// The helper function (and its MLIR text) that computes a warp reduction over the active
 /// lanes: `gpu.subgroup_reduce` is a vote over the lanes that reach it (HIP's `__ballot`,
 /// `__any`, `__all` on partial warps), which the NVVM conversion does not lower. Each active
 /// lane reads every active lane's value with `shfl.sync` under the active mask, in lane order.
-fn warp_reduce_helper(op: &str, ty: &str) -> Option<(String, String)> {
+fn warp_reduce_helper(op: &str, helper_type: HelperType) -> Option<(String, String)> {
+    let ty = helper_type.spelling();
     let (combine, identity) = match op {
         "add" => ("arith.addi", "0".to_string()),
         "mul" => ("arith.muli", "1".to_string()),
@@ -105,7 +138,7 @@ fn warp_reduce_helper(op: &str, ty: &str) -> Option<(String, String)> {
         "minui" => ("arith.minui", "-1".to_string()),
         "maxsi" => (
             "arith.maxsi",
-            if ty == "i64" {
+            if helper_type == HelperType::I64 {
                 i64::MIN.to_string()
             } else {
                 i32::MIN.to_string()
@@ -113,7 +146,7 @@ fn warp_reduce_helper(op: &str, ty: &str) -> Option<(String, String)> {
         ),
         "minsi" => (
             "arith.minsi",
-            if ty == "i64" {
+            if helper_type == HelperType::I64 {
                 i64::MAX.to_string()
             } else {
                 i32::MAX.to_string()
@@ -121,11 +154,11 @@ fn warp_reduce_helper(op: &str, ty: &str) -> Option<(String, String)> {
         ),
         _ => return None,
     };
-    let shuffle = match ty {
-        "i32" => "%x = llvm.call_intrinsic \"llvm.nvvm.shfl.sync.idx.i32\"(%mask, %v, %l, %c31) : \
+    let shuffle = match helper_type {
+        HelperType::I32 => "%x = llvm.call_intrinsic \"llvm.nvvm.shfl.sync.idx.i32\"(%mask, %v, %l, %c31) : \
                   (i32, i32, i32, i32) -> i32"
             .to_string(),
-        "i64" => "%lo = arith.trunci %v : i64 to i32\n\
+        HelperType::I64 => "%lo = arith.trunci %v : i64 to i32\n\
                   %sh = arith.shrui %v, %c32_64 : i64\n\
                   %hi = arith.trunci %sh : i64 to i32\n\
                   %xlo = llvm.call_intrinsic \"llvm.nvvm.shfl.sync.idx.i32\"(%mask, %lo, %l, %c31) : (i32, i32, i32, i32) -> i32\n\
@@ -171,10 +204,11 @@ fn warp_reduce_helper(op: &str, ty: &str) -> Option<(String, String)> {
 /// newer a shfl.sync waits for every lane it names: a shuffle in code that part of the warp does
 /// not run (legal in HIP, where a lane reading an inactive lane gets an undefined value) would
 /// never finish. The source lane is the frontend's, HIP's `width` segments already applied.
-fn shuffle_helper(ty: &str) -> Option<(String, String)> {
-    if !matches!(ty, "i32" | "f32") {
+fn shuffle_helper(helper_type: HelperType) -> Option<(String, String)> {
+    if !matches!(helper_type, HelperType::I32 | HelperType::F32) {
         return None;
     }
+    let ty = helper_type.spelling();
     let name = format!("__hipmlir_nvptx_shuffle_idx_{ty}");
     let text = format!(
         "func.func private @{name}(%v: {ty}, %source: i32) -> {ty} {{
@@ -205,7 +239,7 @@ fn lower_shuffle(ctx: &Context, raw: MlirOperation) -> Result<(), LowerError> {
         return Ok(());
     }
     let value = op.operand(0).map_err(err)?;
-    let Some((symbol, text)) = shuffle_helper(&value.r#type().to_string()) else {
+    let Some((symbol, text)) = HelperType::of(ctx, value.r#type()).and_then(shuffle_helper) else {
         return Ok(());
     };
     let source = op.operand(1).map_err(err)?;
@@ -320,7 +354,7 @@ pub fn lower_hip_to_nvptx(ctx: &Context, module: &Module) -> Result<(), LowerErr
             }
             // HIP's sqrtf is correctly rounded; convert-gpu-to-nvvm's `__nv_sqrtf` is the
             // approximate one unless __CUDA_PREC_SQRT is reflected on, so ask for the rounded one.
-            "math.sqrt" if op.result(0).is_ok_and(|r| r.r#type().to_string() == "f32") => {
+            "math.sqrt" if op.result(0).is_ok_and(|r| r.r#type() == Type::float32(ctx)) => {
                 calls.push((op.to_raw(), "__nv_fsqrt_rn".to_string()))
             }
             "func.call" => {
@@ -419,17 +453,8 @@ pub fn lower_hip_to_nvptx(ctx: &Context, module: &Module) -> Result<(), LowerErr
         if libdevice_declared.insert(nv.clone()) {
             let gpu_module =
                 enclosing(raw, "gpu.module").ok_or_else(|| err("a call outside a gpu.module"))?;
-            let inputs: Vec<String> = operands.iter().map(|v| v.r#type().to_string()).collect();
-            let result = results
-                .first()
-                .map(|t| t.to_string())
-                .unwrap_or_else(|| "!llvm.void".to_string());
-            define_helper(
-                ctx,
-                gpu_module,
-                &nv,
-                &format!("llvm.func @{nv}({}) -> {result}", inputs.join(", ")),
-            )?;
+            let inputs: Vec<Type> = operands.iter().map(|v| v.r#type()).collect();
+            declare_llvm_function(ctx, gpu_module, &nv, &inputs, results.first().copied())?;
         }
         // SAFETY: the call's block.
         let block = unsafe { mlirOperationGetBlock(raw) };
@@ -497,16 +522,19 @@ fn lower_reduction(ctx: &Context, raw: MlirOperation) -> Result<(), LowerError> 
         .unwrap_or("")
         .to_string();
     let value = op.operand(0).map_err(err)?;
-    let ty = value.r#type().to_string();
+    let ty = value.r#type();
+    let helper_type = HelperType::of(ctx, ty);
     let block_wide = name == "gpu.all_reduce";
     let helper = if block_wide {
-        if ty == "i32" && op.region(0).is_ok_and(|r| r.first_block().is_none()) {
+        if helper_type == Some(HelperType::I32)
+            && op.region(0).is_ok_and(|r| r.first_block().is_none())
+        {
             block_vote_helper(&kind)
         } else {
             None
         }
     } else {
-        warp_reduce_helper(&kind, &ty)
+        helper_type.and_then(|t| warp_reduce_helper(&kind, t))
     };
     let Some((symbol, text)) = helper else {
         return Err(unsupported(
@@ -549,26 +577,39 @@ fn lower_reduction(ctx: &Context, raw: MlirOperation) -> Result<(), LowerError> 
     Ok(())
 }
 
+/// The first block of a gpu.module's body.
+fn module_body<'c>(gpu_module: MlirOperation) -> Result<melior::ir::BlockRef<'c, 'c>, LowerError> {
+    // SAFETY: a live gpu.module.
+    let gm = unsafe { OperationRef::from_raw(gpu_module) };
+    gm.region(0)
+        .map_err(err)?
+        .first_block()
+        .ok_or_else(|| err("empty gpu.module"))
+}
+
+/// Whether the gpu.module defines or declares `symbol` already.
+fn has_symbol(gpu_module: MlirOperation, symbol: &str) -> Result<bool, LowerError> {
+    let mut op = module_body(gpu_module)?.first_operation();
+    while let Some(o) = op {
+        if o.attribute("sym_name").map(text_of).as_deref() == Ok(symbol) {
+            return Ok(true);
+        }
+        op = o.next_in_block();
+    }
+    Ok(false)
+}
+
 /// Adds the function `text` (named `symbol`) to the gpu.module, unless it is there already.
+/// The texts are this file's fixed helper bodies, their types spelled by typed matches
+/// ([`HelperType`]), never printed from the IR.
 fn define_helper(
     ctx: &Context,
     gpu_module: MlirOperation,
     symbol: &str,
     text: &str,
 ) -> Result<(), LowerError> {
-    // SAFETY: a live gpu.module.
-    let gm = unsafe { OperationRef::from_raw(gpu_module) };
-    let body = gm
-        .region(0)
-        .map_err(err)?
-        .first_block()
-        .ok_or_else(|| err("empty gpu.module"))?;
-    let mut op = body.first_operation();
-    while let Some(o) = op {
-        if o.attribute("sym_name").map(text_of).as_deref() == Ok(symbol) {
-            return Ok(());
-        }
-        op = o.next_in_block();
+    if has_symbol(gpu_module, symbol)? {
+        return Ok(());
     }
     let parsed = Module::parse(ctx, text).ok_or_else(|| err(format!("bad helper {symbol}")))?;
     let func = parsed
@@ -579,8 +620,38 @@ fn define_helper(
     // SAFETY: the helper moves from the parsed module into the gpu.module.
     unsafe {
         mlirOperationRemoveFromParent(raw);
-        body.insert_operation(0, melior::ir::Operation::from_raw(raw));
+        module_body(gpu_module)?.insert_operation(0, melior::ir::Operation::from_raw(raw));
     }
+    Ok(())
+}
+
+/// Declares the LLVM function `symbol(inputs) -> result` (`None`: void) in the gpu.module,
+/// unless it is there already.
+fn declare_llvm_function<'c>(
+    ctx: &'c Context,
+    gpu_module: MlirOperation,
+    symbol: &str,
+    inputs: &[Type<'c>],
+    result: Option<Type<'c>>,
+) -> Result<(), LowerError> {
+    if has_symbol(gpu_module, symbol)? {
+        return Ok(());
+    }
+    let result = result.unwrap_or_else(|| melior::dialect::llvm::r#type::void(ctx));
+    let function_type = melior::dialect::llvm::r#type::function(result, inputs, false);
+    let declaration = OperationBuilder::new("llvm.func", Location::unknown(ctx))
+        .add_attributes(&[
+            named(ctx, "sym_name", StringAttribute::new(ctx, symbol).into()),
+            named(
+                ctx,
+                "function_type",
+                TypeAttribute::new(function_type).into(),
+            ),
+        ])
+        .add_regions([melior::ir::Region::new()])
+        .build()
+        .map_err(err)?;
+    module_body(gpu_module)?.insert_operation(0, declaration);
     Ok(())
 }
 
@@ -827,12 +898,7 @@ fn lower_printf(
     // `vprintf` declared (as an LLVM function, see the library calls) in each gpu.module that
     // calls it; the per-signature printf declarations are left for symbol-dce.
     for m in gpu_modules {
-        define_helper(
-            ctx,
-            m,
-            VPRINTF,
-            &format!("llvm.func @{VPRINTF}(!llvm.ptr, !llvm.ptr) -> i32"),
-        )?;
+        declare_llvm_function(ctx, m, VPRINTF, &[generic, generic], Some(i32t))?;
     }
     let _ = module;
     Ok(())
@@ -867,9 +933,9 @@ fn entry_block_start(op: MlirOperation) -> Result<(MlirBlock, MlirOperation), Lo
     }
 }
 
-/// The plain read-modify-write of an atomic's operation on `%o` and `%v` (LLVM's AtomicBinOp
-/// numbers): lines defining `%n`, the value stored. `None` for an operation not covered.
-fn plain_update(bin_op: i64, ty: &str) -> Option<String> {
+/// The plain read-modify-write of an atomic's operation on `%o` and `%v`: lines defining `%n`,
+/// the value stored. `None` for an operation not covered.
+fn plain_update(bin_op: AtomicBinOp, ty: &str) -> Option<String> {
     let binary = |name: &str| format!("%n = llvm.{name} %o, %v : {ty}");
     let pick = |predicate: &str| {
         format!(
@@ -877,21 +943,21 @@ fn plain_update(bin_op: i64, ty: &str) -> Option<String> {
         )
     };
     Some(match bin_op {
-        0 => format!("%n = llvm.select %true, %v, %o : i1, {ty}"),
-        1 => binary("add"),
-        2 => binary("sub"),
-        3 => binary("and"),
-        5 => binary("or"),
-        6 => binary("xor"),
-        7 => pick("sgt"),
-        8 => pick("slt"),
-        9 => pick("ugt"),
-        10 => pick("ult"),
-        11 => binary("fadd"),
-        12 => binary("fsub"),
-        13 => format!("%n = llvm.intr.maxnum(%o, %v) : ({ty}, {ty}) -> {ty}"),
-        14 => format!("%n = llvm.intr.minnum(%o, %v) : ({ty}, {ty}) -> {ty}"),
-        _ => return None,
+        AtomicBinOp::Xchg => format!("%n = llvm.select %true, %v, %o : i1, {ty}"),
+        AtomicBinOp::Add => binary("add"),
+        AtomicBinOp::Sub => binary("sub"),
+        AtomicBinOp::And => binary("and"),
+        AtomicBinOp::Or => binary("or"),
+        AtomicBinOp::Xor => binary("xor"),
+        AtomicBinOp::Max => pick("sgt"),
+        AtomicBinOp::Min => pick("slt"),
+        AtomicBinOp::UMax => pick("ugt"),
+        AtomicBinOp::UMin => pick("ult"),
+        AtomicBinOp::FAdd => binary("fadd"),
+        AtomicBinOp::FSub => binary("fsub"),
+        AtomicBinOp::FMax => format!("%n = llvm.intr.maxnum(%o, %v) : ({ty}, {ty}) -> {ty}"),
+        AtomicBinOp::FMin => format!("%n = llvm.intr.minnum(%o, %v) : ({ty}, {ty}) -> {ty}"),
+        AtomicBinOp::UIncWrap | AtomicBinOp::UDecWrap => return None,
     })
 }
 
@@ -900,12 +966,11 @@ fn plain_update(bin_op: i64, ty: &str) -> Option<String> {
 /// pointer with `isspacep.local` and does a plain read-modify-write there (one thread owns
 /// private memory), the atomic itself everywhere else.
 fn guard_local_atomics(ctx: &Context, module: &Module) -> Result<(), LowerError> {
+    let generic = melior::dialect::llvm::r#type::pointer(ctx, nvptx::GENERIC);
     let mut rmws = Vec::new();
     module.as_operation().walk(WalkOrder::PreOrder, |op| {
         if op.name().as_string_ref().as_str() == Ok("llvm.atomicrmw")
-            && op
-                .operand(0)
-                .is_ok_and(|p| p.r#type().to_string() == "!llvm.ptr")
+            && op.operand(0).is_ok_and(|p| p.r#type() == generic)
         {
             rmws.push(op.to_raw());
         }
@@ -918,11 +983,14 @@ fn guard_local_atomics(ctx: &Context, module: &Module) -> Result<(), LowerError>
             .attribute("bin_op")
             .ok()
             .and_then(|a| IntegerAttribute::try_from(a).ok())
-            .map(|a| a.value())
-            .ok_or_else(|| err("llvm.atomicrmw without bin_op"))?;
+            .and_then(|a| AtomicBinOp::from_value(a.value()))
+            .ok_or_else(|| err("llvm.atomicrmw without a known bin_op"))?;
         let ty = op.result(0).map_err(err)?.r#type();
-        let ty_text = ty.to_string();
-        let Some(update) = plain_update(bin_op, &ty_text) else {
+        let Some(helper_type) = HelperType::of(ctx, ty) else {
+            continue;
+        };
+        let ty_text = helper_type.spelling();
+        let Some(update) = plain_update(bin_op, ty_text) else {
             continue;
         };
         let symbol = format!("__hipmlir_atomic_rmw_{index}");

@@ -202,14 +202,10 @@ impl<'c> ModuleCodegen<'c> {
         ];
         if let Some(bytes) = bytes {
             // A zero initializer is a splat of any size (it becomes a null constant).
-            let value_text = if all_zero {
-                format!("dense<0> : tensor<{size}xi8>")
-            } else {
-                let hex: String = bytes.iter().map(|b| format!("{b:02X}")).collect();
-                format!("dense<\"0x{hex}\"> : tensor<{size}xi8>")
-            };
-            let value = Attribute::parse(ctx, &value_text)
-                .ok_or_else(|| internal(loc, "initializer attribute"))?;
+            let value =
+                super::builder::dense_bytes_attribute(ctx, size, Some(bytes)).ok_or_else(|| {
+                    internal(loc, "initializer bytes of another size than the variable")
+                })?;
             attributes.push((Identifier::new(ctx, "value"), value));
         }
         if constant {
