@@ -273,9 +273,16 @@ mod tests {
     }
 }
 
-/// The median whole-program build time of the real programs `make corpus` built last (its
-/// table, `build/corpus.tsv`: id, built, build seconds, ...), with the number of programs built.
-pub fn corpus_build_median(root: &std::path::Path) -> Result<(f64, usize), String> {
+/// What `make corpus` recorded: the median build time of the programs that built, how many,
+/// and what the caches held before that run (its table's `# caches before this run:` line): a
+/// build whose precompiled preambles an earlier run made is a rebuild, not a first build.
+pub struct CorpusBuilds {
+    pub median: f64,
+    pub programs: usize,
+    pub caches: Option<String>,
+}
+
+pub fn corpus_builds(root: &std::path::Path) -> Result<CorpusBuilds, String> {
     let table = root.join("build/corpus.tsv");
     let text = std::fs::read_to_string(&table).map_err(|e| {
         format!(
@@ -284,10 +291,20 @@ pub fn corpus_build_median(root: &std::path::Path) -> Result<(f64, usize), Strin
         )
     })?;
     let times = corpus_build_times(&text);
-    let n = times.len();
-    crate::stats::median(&times)
-        .map(|m| (m, n))
-        .ok_or_else(|| format!("{} lists no program that built", table.display()))
+    let median = crate::stats::median(&times)
+        .ok_or_else(|| format!("{} lists no program that built", table.display()))?;
+    Ok(CorpusBuilds {
+        median,
+        programs: times.len(),
+        caches: cache_note(&text),
+    })
+}
+
+/// The table's note of what the caches held before the run.
+fn cache_note(text: &str) -> Option<String> {
+    text.lines()
+        .find_map(|l| l.strip_prefix("# caches before this run: "))
+        .map(str::to_string)
 }
 
 /// The build times of the programs that built, from `make corpus`'s table.
@@ -308,5 +325,13 @@ mod corpus_tests {
     fn corpus_build_times_are_read_from_built_rows() {
         let text = "a\t1\t0.50\t1\t0.1\t\nb\t0\t2.00\t0\t0\tno\nc\t1\t1.50\t0\t9\trun failed\n";
         assert_eq!(corpus_build_times(text), vec![0.5, 1.5]);
+    }
+
+    #[test]
+    fn the_cache_note_is_read_from_its_comment_line() {
+        let text = "a\t1\t0.50\t1\t0.1\t\n# caches before this run: 3 device preambles\n";
+        assert_eq!(corpus_build_times(text), vec![0.5]);
+        assert_eq!(cache_note(text).as_deref(), Some("3 device preambles"));
+        assert_eq!(cache_note("a\t1\t0.5\t1\t0\t\n"), None);
     }
 }

@@ -64,8 +64,8 @@ pub fn devirtualize_function_pointers(
     module: &mut Module,
 ) -> Result<(), LowerError> {
     let table = take_table(module)?;
-    // Function types by symbol, as text (types are uniqued: equal text, equal type).
-    let mut types: HashMap<String, String> = HashMap::new();
+    // Function types by symbol (types are uniqued: the same type is the same object).
+    let mut types: HashMap<String, *const std::ffi::c_void> = HashMap::new();
     let mut calls: Vec<MlirOperation> = Vec::new();
     module.as_operation().walk(WalkOrder::PreOrder, |op| {
         match op.name().as_string_ref().as_str() {
@@ -74,10 +74,8 @@ pub fn devirtualize_function_pointers(
                     (op.attribute("sym_name"), op.attribute("function_type"))
                 {
                     if let Ok(ty) = melior::ir::attribute::TypeAttribute::try_from(ty) {
-                        types.insert(
-                            name.to_string().trim_matches('"').to_string(),
-                            ty.value().to_string(),
-                        );
+                        let symbol = name.to_string().trim_matches('"').to_string();
+                        types.insert(symbol, ty.value().to_raw().ptr);
                     }
                 }
             }
@@ -93,7 +91,7 @@ pub fn devirtualize_function_pointers(
     for call in calls {
         // SAFETY: a live func.call_indirect found by the walk; replaced and destroyed only here.
         let op = unsafe { OperationRef::from_raw(call) };
-        let function_type = op.operand(0).map_err(err)?.r#type().to_string();
+        let function_type = op.operand(0).map_err(err)?.r#type().to_raw().ptr;
         let targets: Vec<&Target> = table
             .iter()
             .filter(|t| types.get(&t.symbol) == Some(&function_type))

@@ -228,7 +228,7 @@ fn lower_shuffle(ctx: &Context, raw: MlirOperation) -> Result<(), LowerError> {
     let op = unsafe { OperationRef::from_raw(raw) };
     let is_index = op
         .attribute("mode")
-        .is_ok_and(|m| m.to_string().contains("idx"));
+        .is_ok_and(|m| Some(m) == Attribute::parse(ctx, "#gpu<shuffle_mode idx>"));
     // SAFETY: a structural query on the live op's second result (gpu.shuffle has two).
     let valid_used = unsafe {
         !mlir_sys::mlirValueGetFirstUse(mlirOperationGetResult(raw, 1))
@@ -505,22 +505,27 @@ pub fn lower_hip_to_nvptx(ctx: &Context, module: &Module) -> Result<(), LowerErr
     Ok(())
 }
 
+/// The kinds of `#gpu<all_reduce_op ...>` the helpers below implement.
+const REDUCTION_KINDS: &[&str] = &[
+    "add", "mul", "and", "or", "xor", "maxui", "minui", "maxsi", "minsi",
+];
+
 /// A warp or block reduction becomes a call of its helper, defined once per gpu.module.
 fn lower_reduction(ctx: &Context, raw: MlirOperation) -> Result<(), LowerError> {
     // SAFETY: a live reduction found by the walk.
     let op = unsafe { OperationRef::from_raw(raw) };
     let name = op.name().as_string_ref().as_str().unwrap_or("").to_string();
+    // The C API has no accessor for the enum: the attribute is compared with each kind's.
     let kind = op
         .attribute("op")
-        .map(|a| a.to_string())
-        .unwrap_or_default();
-    // `#gpu<all_reduce_op add>`
-    let kind = kind
-        .trim_end_matches('>')
-        .rsplit(' ')
-        .next()
-        .unwrap_or("")
-        .to_string();
+        .ok()
+        .and_then(|a| {
+            REDUCTION_KINDS
+                .iter()
+                .find(|k| Attribute::parse(ctx, &format!("#gpu<all_reduce_op {k}>")) == Some(a))
+        })
+        .copied()
+        .unwrap_or("");
     let value = op.operand(0).map_err(err)?;
     let ty = value.r#type();
     let helper_type = HelperType::of(ctx, ty);
@@ -529,22 +534,29 @@ fn lower_reduction(ctx: &Context, raw: MlirOperation) -> Result<(), LowerError> 
         if helper_type == Some(HelperType::I32)
             && op.region(0).is_ok_and(|r| r.first_block().is_none())
         {
-            block_vote_helper(&kind)
+            block_vote_helper(kind)
         } else {
             None
         }
     } else {
-        helper_type.and_then(|t| warp_reduce_helper(&kind, t))
+        helper_type.and_then(|t| warp_reduce_helper(kind, t))
     };
     let Some((symbol, text)) = helper else {
         return Err(unsupported(
             &op,
             &format!(
-                "{} '{kind}' of {ty} on NVPTX targets",
+                "{} '{}' of {ty} on NVPTX targets",
                 if block_wide {
                     "a block-wide reduction"
                 } else {
                     "a warp reduction"
+                },
+                if kind.is_empty() {
+                    op.attribute("op")
+                        .map(|a| a.to_string())
+                        .unwrap_or_default()
+                } else {
+                    kind.to_string()
                 }
             ),
         ));

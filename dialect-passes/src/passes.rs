@@ -117,18 +117,17 @@ pub fn binary_object(module: &Module) -> Result<Vec<u8>, LowerError> {
 
 /// What spirv-update-vce does not derive, added when the module needs it: 64-bit atomics need the
 /// `Int64Atomics` capability, `NoSignedWrap` decorations their extension.
-pub fn add_missing_capabilities(module: &Module) -> Result<(), LowerError> {
+pub fn add_missing_capabilities(ctx: &Context, module: &Module) -> Result<(), LowerError> {
     let mut spirv_modules = Vec::new();
     let mut needs_int64_atomics = false;
     let mut needs_no_wrap = false;
+    let i64_type: melior::ir::Type = melior::ir::r#type::IntegerType::new(ctx, 64).into();
     module.as_operation().walk(WalkOrder::PreOrder, |op| {
         let name = op.name();
         let name = name.as_string_ref().as_str().unwrap_or("");
         if name == "spirv.module" {
             spirv_modules.push(op.to_raw());
-        } else if name.starts_with("spirv.Atomic")
-            && op.results().any(|r| r.r#type().to_string() == "i64")
-        {
+        } else if name.starts_with("spirv.Atomic") && op.results().any(|r| r.r#type() == i64_type) {
             needs_int64_atomics = true;
         }
         if op.has_attribute("no_signed_wrap") || op.has_attribute("no_unsigned_wrap") {

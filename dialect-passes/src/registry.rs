@@ -190,7 +190,7 @@ pub static PASSES: [PassInfo; PASS_COUNT] = [
         summary: "adds what spirv-update-vce does not derive: Int64Atomics for 64-bit atomics, \
                   the no-wrap decorations' extension",
         options: &[],
-        run: |_, module, _| crate::passes::add_missing_capabilities(module),
+        run: |ctx, module, _| crate::passes::add_missing_capabilities(ctx, module),
     },
 ];
 
