@@ -219,7 +219,9 @@ pub fn section(run: &GpuRun) -> String {
          by CUDA events (summed over a case's launches). \
          Times are medians in milliseconds. GB/s counts the bytes the algorithm must read plus \
          write; the copy column is the device-to-device bandwidth measured in that row's \
-         rounds.\n",
+         rounds. The 1-D arrays hold 2^26 elements (BabelStream's array size), four times the \
+         OpenCL section's: a GPU streams 2^24 floats in tens of microseconds, where a launch \
+         and the ramp to full bandwidth are a visible part of the time.\n",
         p.warmup,
         p.timed,
         p.copy_bytes >> 20
