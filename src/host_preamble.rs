@@ -20,15 +20,15 @@ use std::path::{Path, PathBuf};
 use std::process::Stdio;
 use std::time::UNIX_EPOCH;
 
-use hipmlir_device_image::{
-    cache_dir_from_env, keep_most_recent, mark_used, seen_before, CacheKey,
-};
+use hipmlir_device_image::{cache_dir_from_env, keep_within, mark_used, seen_before, CacheKey};
 use hipmlir_frontend::preamble::Preamble;
 
 use crate::host::HostCompiler;
 
-/// At most this many preamble folders (about 50 MB each) are kept: one per source rebuilt.
-const KEPT: usize = 16;
+/// The preamble folders (about 50 MB each: GCC's PCHs hold the whole prefix header; one per
+/// source rebuilt) kept at most: 4 GiB, about eighty sources (the least recently used go first;
+/// ccache keeps 5 GB by default).
+const MAX_BYTES: u64 = 4 << 30;
 
 const HEADER: &str = "preamble.h";
 const INPUTS: &str = "inputs";
@@ -81,7 +81,7 @@ pub fn find_or_make(
         let _ = std::fs::remove_dir_all(&temporary);
         return None;
     }
-    keep_most_recent(&root, KEPT, |p| {
+    keep_within(&root, MAX_BYTES, |p| {
         p.is_dir()
             && !p
                 .file_name()

@@ -88,6 +88,50 @@ pub fn mark_used(entry: &Path) {
     }
 }
 
+/// Removes the least recently used entries of `dir` that `is_entry` accepts until together they
+/// take at most `max_bytes` (an entry's size: a file's, or the files' of a folder).
+pub fn keep_within(dir: &Path, max_bytes: u64, is_entry: impl Fn(&Path) -> bool) {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return;
+    };
+    let mut found: Vec<(SystemTime, u64, PathBuf)> = entries
+        .filter_map(|e| e.ok())
+        .map(|e| e.path())
+        .filter(|p| is_entry(p))
+        .filter_map(|p| Some((p.metadata().ok()?.modified().ok()?, size_of(&p), p)))
+        .collect();
+    let mut total: u64 = found.iter().map(|(_, size, _)| size).sum();
+    found.sort();
+    for (_, size, path) in &found {
+        if total <= max_bytes {
+            break;
+        }
+        let removed = if path.is_dir() {
+            std::fs::remove_dir_all(path)
+        } else {
+            std::fs::remove_file(path)
+        };
+        if removed.is_ok() {
+            total -= size;
+        }
+    }
+}
+
+/// The bytes a file holds, or all the files of a folder.
+fn size_of(path: &Path) -> u64 {
+    let mut files = Vec::new();
+    if path.is_dir() {
+        let _ = collect_files(path, &mut files);
+    } else {
+        files.push(path.to_path_buf());
+    }
+    files
+        .iter()
+        .filter_map(|f| f.metadata().ok())
+        .map(|m| m.len())
+        .sum()
+}
+
 /// Removes the least recently used entries of `dir` that `is_entry` accepts, beyond `keep`.
 pub fn keep_most_recent(dir: &Path, keep: usize, is_entry: impl Fn(&Path) -> bool) {
     let Ok(entries) = std::fs::read_dir(dir) else {
@@ -115,6 +159,34 @@ pub fn keep_most_recent(dir: &Path, keep: usize, is_entry: impl Fn(&Path) -> boo
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_least_recently_used_entries_go_first_until_the_rest_fit() {
+        let dir = std::env::temp_dir().join(format!("hipmlir-keep-within-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(dir.join("c")).unwrap();
+        let old = SystemTime::now() - std::time::Duration::from_secs(100);
+        for (name, age) in [("a", 3), ("b", 2)] {
+            let path = dir.join(name);
+            std::fs::write(&path, [0u8; 100]).unwrap();
+            let f = std::fs::File::options().write(true).open(&path).unwrap();
+            f.set_modified(old - std::time::Duration::from_secs(age))
+                .unwrap();
+        }
+        std::fs::write(dir.join("c/x"), [0u8; 100]).unwrap();
+        std::fs::write(dir.join("c/y"), [0u8; 50]).unwrap();
+        keep_within(&dir, 260, |_| true);
+        assert!(!dir.join("a").exists(), "the oldest entry stays");
+        assert!(dir.join("b").exists() && dir.join("c").exists());
+        keep_within(&dir, 150, |p| p.is_dir());
+        assert!(
+            dir.join("c").exists(),
+            "only folders are entries here: 150 bytes fit"
+        );
+        keep_within(&dir, 149, |p| p.is_dir());
+        assert!(!dir.join("c").exists());
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
 
     fn env<'a>(vars: &'a [(&'a str, &'a str)]) -> impl Fn(&str) -> Option<String> + 'a {
         move |name| {

@@ -19,7 +19,9 @@ pub use bundle::{
     LEGACY_METADATA_ENTRY_ID, MAGIC, METADATA_ENTRY_ID, PTX_ENTRY_PREFIX, SPIRV_ENTRY_ID,
 };
 
-pub use cache_dir::{cache_dir_from_env, keep_most_recent, mark_used, seen_before, CacheKey};
+pub use cache_dir::{
+    cache_dir_from_env, keep_most_recent, keep_within, mark_used, seen_before, CacheKey,
+};
 pub use metadata::{
     AddressSpace, GlobalVar, KernelArg, KernelInfo, ModuleMetadata, SpirvVariant,
     DEVICE_ABORT_FLAG_VARIABLE, DEVICE_HEAP_VARIABLE, METADATA_FORMAT_VERSION,

@@ -24,7 +24,7 @@
 use std::path::{Path, PathBuf};
 
 use hipmlir_device_image::{
-    cache_dir_from_env, keep_most_recent, mark_used, seen_before, CacheKey,
+    cache_dir_from_env, keep_most_recent, keep_within, mark_used, seen_before, CacheKey,
 };
 
 use crate::clang::{clang_version, TranslationUnit};
@@ -176,7 +176,7 @@ fn cached_preamble_pch(
         let _ = std::fs::remove_file(&temporary);
         return None;
     }
-    keep_most_recent(&dir, KEPT_PREAMBLES, |p| {
+    keep_within(&dir, PREAMBLES_MAX_BYTES, |p| {
         p.extension().is_some_and(|x| x == "pch")
     });
     remove_orphaned_headers(&dir);
@@ -211,8 +211,9 @@ const INSTANTIATE_TEMPLATES: &str = "-fpch-instantiate-templates";
 /// At most this many PCHs (about 8 MB each) are kept: one per set of flags a user builds with.
 const KEPT_PCHS: usize = 32;
 
-/// At most this many preamble PCHs (about 10 MB each) are kept: one per source a user rebuilds.
-const KEPT_PREAMBLES: usize = 64;
+/// The preamble PCHs (about 10 MB each, one per source a user rebuilds) kept at most: 1 GiB,
+/// about a hundred sources (the least recently used go first).
+const PREAMBLES_MAX_BYTES: u64 = 1 << 30;
 
 #[cfg(test)]
 mod tests {
