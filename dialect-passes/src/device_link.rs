@@ -409,5 +409,5 @@ fn same_type(a: &OperationRef, b: &OperationRef) -> bool {
 }
 
 fn location_of(op: &OperationRef) -> String {
-    crate::passes::clang_style_location(&op.location().to_string())
+    crate::source_location_or_unknown(op.location())
 }

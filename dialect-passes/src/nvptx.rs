@@ -40,7 +40,6 @@ use mlir_sys::{
 };
 
 use crate::address_space_map::nvptx;
-use crate::passes::clang_style_location;
 use crate::LowerError;
 
 /// The frontend's dynamic shared memory (see hipmlir-frontend's DYNAMIC_SHARED_SYMBOL).
@@ -328,7 +327,7 @@ fn text_of(a: Attribute) -> String {
 
 fn unsupported(op: &OperationRef, what: &str) -> LowerError {
     LowerError::Unsupported {
-        location: clang_style_location(&op.location().to_string()),
+        location: crate::source_location_or_unknown(op.location()),
         message: what.to_string(),
     }
 }

@@ -207,7 +207,7 @@ pub fn reject_recursion(module: &Module) -> Result<(), LowerError> {
                         .map(|a| a.to_string())
                         .unwrap_or_default();
                     if !declarations.contains(&callee) {
-                        found = Some((inner.location().to_string(), callee));
+                        found = Some((crate::source_location_or_unknown(inner.location()), callee));
                     }
                 }
                 WalkResult::Advance
@@ -218,21 +218,12 @@ pub fn reject_recursion(module: &Module) -> Result<(), LowerError> {
     match found {
         None => Ok(()),
         Some((location, callee)) => Err(LowerError::Unsupported {
-            location: clang_style_location(&location),
+            location,
             message: format!(
                 "recursion (the call of {callee} cannot be inlined; GPU code has no call stack)"
             ),
         }),
     }
-}
-
-/// `loc("file":line:col)` as clang writes locations: `file:line:col`.
-pub(crate) fn clang_style_location(mlir: &str) -> String {
-    let inner = mlir
-        .trim_start_matches("loc(")
-        .trim_end_matches(')')
-        .replacen('"', "", 2);
-    inner
 }
 
 /// Whether the module adds or subtracts floats atomically (so that a native variant pays off).
