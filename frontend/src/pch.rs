@@ -125,21 +125,28 @@ fn cached_pch(options: &FrontendOptions) -> Option<PathBuf> {
     // The header's own parse: the device parse's arguments, less the pre-include of it.
     let mut header_args = replace_prefix_include(&plain, &header, &[]);
     header_args.push(INSTANTIATE_TEMPLATES.into());
-    let (unit, _) = TranslationUnit::parse_prefix_header(&header, &header_args).ok()?;
-    let temporary = dir.join(format!(".{key}.{}.tmp", std::process::id()));
-    if unit.save(&temporary).is_err() || std::fs::rename(&temporary, &pch).is_err() {
-        let _ = std::fs::remove_file(&temporary);
-        return None;
-    }
+    make_pch(&header, &header_args, &pch)?;
     keep_most_recent(&dir, KEPT_PCHS, |p| {
         p.extension().is_some_and(|x| x == "pch")
     });
     Some(pch)
 }
 
+/// Parses `header` with `args` and saves it as the PCH `pch`: written to a unique temporary
+/// file and renamed into place, so that concurrent builds see a whole PCH or none.
+fn make_pch(header: &Path, args: &[String], pch: &Path) -> Option<()> {
+    let (unit, _) = TranslationUnit::parse_prefix_header(header, args).ok()?;
+    let temporary = pch.with_extension(format!("{}.tmp", std::process::id()));
+    if unit.save(&temporary).is_err() || std::fs::rename(&temporary, pch).is_err() {
+        let _ = std::fs::remove_file(&temporary);
+        return None;
+    }
+    Some(())
+}
+
 /// The PCH of the prefix header followed by a source's preamble: found in the cache, or made
-/// now (the second time the preamble is seen, from the plain arguments). `<cache>/preamble/<key>.pch`, with
-/// the preamble's text beside it as `<key>.h` (the file the PCH was made from, which clang checks
+/// now (the second time the preamble is seen, from the plain arguments):
+/// `<cache>/preamble/<key>.pch`, with the preamble's text beside it as `<key>.h` (the file the PCH was made from, which clang checks
 /// when it loads the PCH, with every header the preamble brought in).
 ///
 /// Key: the prefix PCH's name (its key covers the parse's arguments and hipmlir's headers) and
@@ -170,12 +177,7 @@ fn cached_preamble_pch(
     // does not load again (clang's chained PCHs are not libclang's to write).
     let mut args = options.clang_args();
     args.push(INSTANTIATE_TEMPLATES.into());
-    let (unit, _) = TranslationUnit::parse_prefix_header(&header, &args).ok()?;
-    let temporary = dir.join(format!(".{key}.{}.tmp", std::process::id()));
-    if unit.save(&temporary).is_err() || std::fs::rename(&temporary, &pch).is_err() {
-        let _ = std::fs::remove_file(&temporary);
-        return None;
-    }
+    make_pch(&header, &args, &pch)?;
     keep_within(&dir, PREAMBLES_MAX_BYTES, |p| {
         p.extension().is_some_and(|x| x == "pch")
     });
