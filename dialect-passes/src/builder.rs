@@ -7,17 +7,16 @@ use melior::ir::attribute::{
     ArrayAttribute, FlatSymbolRefAttribute, IntegerAttribute, StringAttribute, TypeAttribute,
 };
 use melior::ir::block::BlockLike;
-use melior::ir::operation::{OperationBuilder, OperationLike};
+use melior::ir::operation::OperationLike;
 use melior::ir::r#type::{FunctionType, IntegerType};
 use melior::ir::{
-    Attribute, Block, BlockRef, Identifier, Location, Operation, OperationRef, Region, RegionLike,
-    Type, Value, ValueLike,
+    Attribute, Block, BlockRef, Location, Operation, OperationRef, Region, RegionLike, Type, Value,
+    ValueLike,
 };
 use melior::Context;
-use mlir_sys::{
-    mlirBlockInsertOwnedOperationBefore, mlirOperationGetBlock, mlirOperationGetResult, MlirBlock,
-    MlirOperation, MlirValue,
-};
+use mlir_sys::{MlirBlock, MlirValue};
+
+use hipmlir_ir::OpBuilder;
 
 use crate::spirv_ir::{self, MemorySemantics, Scope, StorageClass};
 use crate::LowerError;
@@ -145,12 +144,11 @@ impl Atomic {
 
 pub(crate) const SPEC_CONSTANT: &str = "spirv.SpecConstant";
 
-/// Builds operations at one point: in front of an operation, or at the end of a block.
+/// Builds operations at one point (in front of an operation, or at the end of a block), at
+/// one location, through hipmlir-ir's op-builder.
 pub(crate) struct Rewriter<'c> {
     pub ctx: &'c Context,
-    pub block: MlirBlock,
-    /// The operation new ones go in front of; null appends to the block.
-    pub before: MlirOperation,
+    pub ops: OpBuilder<'c>,
     pub loc: Location<'c>,
 }
 
@@ -159,9 +157,7 @@ impl<'c> Rewriter<'c> {
     pub fn before(ctx: &'c Context, op: &OperationRef<'c, '_>) -> Self {
         Rewriter {
             ctx,
-            // SAFETY: the op sits in a block.
-            block: unsafe { mlirOperationGetBlock(op.to_raw()) },
-            before: op.to_raw(),
+            ops: OpBuilder::before(ctx, op),
             loc: op.location(),
         }
     }
@@ -170,10 +166,7 @@ impl<'c> Rewriter<'c> {
     pub fn at_end(ctx: &'c Context, block: &Block<'c>, loc: Location<'c>) -> Self {
         Rewriter {
             ctx,
-            block: block.to_raw(),
-            before: MlirOperation {
-                ptr: std::ptr::null_mut(),
-            },
+            ops: OpBuilder::at_end(ctx, block),
             loc,
         }
     }
@@ -181,15 +174,17 @@ impl<'c> Rewriter<'c> {
     /// At the start of the live block `block`.
     pub fn at_start(ctx: &'c Context, block: MlirBlock, loc: Location<'c>) -> Self {
         // SAFETY: a live block.
-        let first = unsafe { BlockRef::from_raw(block) }
-            .first_operation()
-            .map_or(std::ptr::null_mut(), |o| o.to_raw().ptr);
+        let block = unsafe { BlockRef::from_raw(block) };
         Rewriter {
             ctx,
-            block,
-            before: MlirOperation { ptr: first },
+            ops: OpBuilder::at_start(ctx, &block),
             loc,
         }
+    }
+
+    /// The block operations go into.
+    pub fn block(&self) -> MlirBlock {
+        self.ops.block().to_raw()
     }
 
     /// An error of the operation being rewritten, at its location.
@@ -199,16 +194,7 @@ impl<'c> Rewriter<'c> {
 
     /// Inserts a built operation; returns its results.
     fn insert(&self, op: Operation<'c>) -> Vec<MlirValue> {
-        let count = op.result_count();
-        let raw = op.to_raw();
-        std::mem::forget(op); // ownership passes to the block
-                              // SAFETY: `raw` is a fresh, unowned operation inserted before a live one (or appended).
-        unsafe {
-            mlirBlockInsertOwnedOperationBefore(self.block, self.before, raw);
-            (0..count)
-                .map(|i| mlirOperationGetResult(raw, i as isize))
-                .collect()
-        }
+        raw_values(self.ops.insert_results(op))
     }
 
     /// The generic form every helper below goes through.
@@ -224,17 +210,10 @@ impl<'c> Rewriter<'c> {
             .iter()
             .map(|v| unsafe { Value::from_raw(*v) })
             .collect();
-        let attributes: Vec<_> = attributes
-            .iter()
-            .map(|(n, a)| (Identifier::new(self.ctx, n), *a))
-            .collect();
-        let op = OperationBuilder::new(name, self.loc)
-            .add_operands(&operands)
-            .add_results(results)
-            .add_attributes(&attributes)
-            .build()
-            .map_err(|e| self.error(format!("cannot build {name}: {e}")))?;
-        Ok(self.insert(op))
+        self.ops
+            .op(name, &operands, results, attributes, vec![], self.loc)
+            .map(raw_values)
+            .map_err(|e| self.error(e))
     }
 
     fn one(
@@ -466,29 +445,30 @@ impl<'c> Rewriter<'c> {
     ) -> Result<(), LowerError> {
         let ctx = self.ctx;
         let attributes = [
+            ("sym_name", StringAttribute::new(ctx, name).into()),
             (
-                Identifier::new(ctx, "sym_name"),
-                StringAttribute::new(ctx, name).into(),
-            ),
-            (
-                Identifier::new(ctx, "function_type"),
+                "function_type",
                 TypeAttribute::new(function_type.into()).into(),
             ),
             (
-                Identifier::new(ctx, "function_control"),
+                "function_control",
                 spirv_ir::function_control_attr(ctx, spirv_ir::FUNCTION_CONTROL_PURE),
             ),
             (
-                Identifier::new(ctx, "linkage_attributes"),
+                "linkage_attributes",
                 spirv_ir::linkage_attributes(ctx, name, spirv_ir::LINKAGE_IMPORT),
             ),
         ];
-        let op = OperationBuilder::new("spirv.func", self.loc)
-            .add_attributes(&attributes)
-            .add_regions([Region::new()])
-            .build()
-            .map_err(|e| self.error(format!("cannot build spirv.func: {e}")))?;
-        self.insert(op);
+        self.ops
+            .build(
+                "spirv.func",
+                &[],
+                &[],
+                &attributes,
+                vec![Region::new()],
+                self.loc,
+            )
+            .map_err(|e| self.error(e))?;
         Ok(())
     }
 
@@ -560,4 +540,9 @@ impl<'c> Rewriter<'c> {
 pub(crate) fn type_of<'c>(v: MlirValue) -> Type<'c> {
     // SAFETY: `v` is a live value.
     unsafe { Type::from_raw(mlir_sys::mlirValueGetType(v)) }
+}
+
+/// Raw handles of values, as the passes hand them around.
+fn raw_values(values: Vec<hipmlir_ir::Value>) -> Vec<MlirValue> {
+    values.into_iter().map(|v| v.to_raw()).collect()
 }

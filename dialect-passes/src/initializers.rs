@@ -37,7 +37,7 @@ pub(crate) fn initializer<'c>(
         return Ok((ZERO_INITIALIZER_ATTRIBUTE, Attribute::unit(ctx)));
     }
     // SAFETY: the rewriter's block is live.
-    let block = unsafe { BlockRef::from_raw(rw.block) };
+    let block = unsafe { BlockRef::from_raw(rw.block()) };
     let mut defined = [false; 256];
     // Byte constants sit at the start of the block, so the walk stops at the first other op.
     let mut next = block.first_operation();
@@ -62,7 +62,7 @@ pub(crate) fn initializer<'c>(
             continue;
         }
         let value = IntegerAttribute::new(i8t, b as i8 as i64).into();
-        Rewriter::at_start(ctx, rw.block, rw.loc).spec_constant(&name(b), value)?;
+        Rewriter::at_start(ctx, rw.block(), rw.loc).spec_constant(&name(b), value)?;
     }
     let constituents: Vec<String> = bytes.iter().map(|b| name(*b)).collect();
     let constituents: Vec<&str> = constituents.iter().map(String::as_str).collect();

@@ -85,60 +85,15 @@ impl LowerError {
     }
 }
 
-/// `file:line:col` of the first file location in `loc` (an inlined op's call-site location
-/// names the callee's line first), None for a location that holds none.
+/// `file:line:col` of the first file location in `loc` (see [`hipmlir_ir::source_location`]),
+/// None for a location that holds none.
 pub(crate) fn source_location(loc: Location) -> Option<String> {
-    // SAFETY: queries on a live location and the locations it is made of.
-    unsafe { first_file_location(loc.to_raw()) }
-}
-
-/// [`source_location`] of a raw location.
-unsafe fn first_file_location(loc: mlir_sys::MlirLocation) -> Option<String> {
-    use mlir_sys::*;
-    if mlirLocationIsAFileLineColRange(loc) {
-        let file = melior::StringRef::from_raw(mlirIdentifierStr(
-            mlirLocationFileLineColRangeGetFilename(loc),
-        ));
-        return Some(format!(
-            "{}:{}:{}",
-            file.as_str().ok()?,
-            mlirLocationFileLineColRangeGetStartLine(loc),
-            mlirLocationFileLineColRangeGetStartColumn(loc)
-        ));
-    }
-    if mlirLocationIsACallSite(loc) {
-        return first_file_location(mlirLocationCallSiteGetCallee(loc))
-            .or_else(|| first_file_location(mlirLocationCallSiteGetCaller(loc)));
-    }
-    if mlirLocationIsAName(loc) {
-        return first_file_location(mlirLocationNameGetChildLoc(loc));
-    }
-    if mlirLocationIsAFused(loc) {
-        let n = mlirLocationFusedGetNumLocations(loc) as usize;
-        let mut parts = vec![mlirLocationUnknownGet(mlirLocationGetContext(loc)); n];
-        mlirLocationFusedGetLocations(loc, parts.as_mut_ptr());
-        return parts.into_iter().find_map(|l| first_file_location(l));
-    }
-    None
+    hipmlir_ir::source_location(loc).map(|l| l.to_string())
 }
 
 /// [`source_location`], or `<unknown>` for a location that holds no file location.
 pub(crate) fn source_location_or_unknown(loc: Location) -> String {
     source_location(loc).unwrap_or_else(|| "<unknown>".to_string())
-}
-
-/// [`source_location`] of a location's printed form (`loc("file.hip":3:5)`): what the outliner's
-/// errors carry across the crate boundary.
-pub(crate) fn source_location_text(text: &str) -> Option<String> {
-    let start = text.find('"')?;
-    let (file, rest) = text[start + 1..].split_once('"')?;
-    let position: String = rest
-        .strip_prefix(':')?
-        .chars()
-        .take_while(|c| c.is_ascii_digit() || *c == ':')
-        .collect();
-    let position = position.trim_end_matches(':');
-    (!position.is_empty()).then(|| format!("{file}:{position}"))
 }
 
 /// After the pipeline: serializes the spirv.module and returns the SPIR-V words as bytes.

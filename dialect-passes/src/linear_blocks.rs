@@ -7,12 +7,13 @@
 //! metadata tells the runtime.
 
 use hipmlir_device_image::LINEAR_BLOCK_ATTRIBUTE;
+use hipmlir_ir::OpBuilder;
 use melior::ir::attribute::TypeAttribute;
 use melior::ir::block::BlockLike;
-use melior::ir::operation::{OperationBuilder, OperationLike, OperationMutLike, OperationRefMut};
+use melior::ir::operation::{OperationLike, OperationMutLike, OperationRefMut};
 use melior::ir::operation::{WalkOrder, WalkResult};
 use melior::ir::r#type::{FunctionType, IntegerType};
-use melior::ir::{Attribute, Location, Module, RegionLike, Type, Value, ValueLike};
+use melior::ir::{Attribute, Location, Module, RegionLike, Type, ValueLike};
 use melior::Context;
 use mlir_sys::{
     mlirOperationDestroy, mlirOperationRemoveFromParent, mlirValueReplaceAllUsesOfWith,
@@ -55,8 +56,8 @@ pub fn linearize_warp_blocks(ctx: &Context, module: &Module) -> Result<(), Lower
     Ok(())
 }
 
-fn linearize(
-    ctx: &Context,
+fn linearize<'c>(
+    ctx: &'c Context,
     kernel: MlirOperation,
     dims: &[MlirOperation],
 ) -> Result<(), LowerError> {
@@ -68,29 +69,21 @@ fn linearize(
     let region = func.region(0).map_err(err)?;
     let entry = region.first_block().ok_or_else(|| err("empty kernel"))?;
     // blockDim.x, .y, .z as trailing arguments.
-    let block_dims: Vec<Value> = (0..3).map(|_| entry.add_argument(i32t, loc)).collect();
+    let block_dims: Vec<hipmlir_ir::Value<'c>> = (0..3)
+        // SAFETY: the arguments live as long as the kernel.
+        .map(|_| unsafe { hipmlir_ir::Value::from_raw(entry.add_argument(i32t, loc).to_raw()) })
+        .collect();
 
     // At the top of the kernel: the linear id and HIP's thread and block coordinates.
-    let mut at = 0usize;
-    let mut emit = |name: &str,
-                    operands: &[Value],
-                    attrs: &[(&str, Attribute)]|
-     -> Result<Value, LowerError> {
-        let attrs: Vec<_> = attrs
-            .iter()
-            .map(|(n, a)| (melior::ir::Identifier::new(ctx, n), *a))
-            .collect();
-        let op = OperationBuilder::new(name, loc)
-            .add_operands(operands)
-            .add_results(&[index])
-            .add_attributes(&attrs)
-            .build()
-            .map_err(err)?;
-        let op = entry.insert_operation(at, op);
-        at += 1;
-        let v = op.result(0).map_err(err)?;
-        // SAFETY: the value lives as long as the kernel.
-        Ok(unsafe { Value::from_raw(v.to_raw()) })
+    // Each in front of the kernel's first operation, in order.
+    let at = OpBuilder::at_start(ctx, &entry);
+    let emit = |name: &str,
+                operands: &[hipmlir_ir::Value<'c>],
+                attrs: &[(&str, Attribute<'c>)]|
+     -> Result<hipmlir_ir::Value<'c>, LowerError> {
+        Ok(at
+            .op(name, operands, &[index], attrs, vec![], loc)
+            .map_err(err)?[0])
     };
     let x = crate::spirv_ir::gpu_dimension_attr(ctx, 0);
     let linear = emit("gpu.thread_id", &[], &[("dimension", x)])?;
@@ -107,11 +100,10 @@ fn linearize(
     for raw in dims {
         // SAFETY: live gpu.thread_id / gpu.block_dim ops of this kernel; replaced and destroyed.
         let op = unsafe { melior::ir::OperationRef::from_raw(*raw) };
-        let which = match op.attribute("dimension").map_err(err)?.to_string().as_str() {
-            "#gpu<dim x>" => 0,
-            "#gpu<dim y>" => 1,
-            _ => 2,
-        };
+        let dimension = op.attribute("dimension").map_err(err)?;
+        let which = (0..3)
+            .find(|d| crate::spirv_ir::gpu_dimension_attr(ctx, *d as u32) == dimension)
+            .ok_or_else(|| err("a gpu dimension other than x, y, z"))?;
         let replacement = if op.name().as_string_ref().as_str() == Ok("gpu.thread_id") {
             threads[which]
         } else {

@@ -73,7 +73,7 @@ pub static PASSES: [PassInfo; PASS_COUNT] = [
                 .map_err(|e| match e {
                     hipmlir_outliner::OutlineError::Internal { location, message } => {
                         LowerError::Internal {
-                            location: crate::source_location_text(&location),
+                            location: location.map(|l| l.to_string()),
                             message: format!("internal compiler error in the outliner: {message}"),
                         }
                     }

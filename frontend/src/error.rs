@@ -1,35 +1,8 @@
 //! The frontend's one error type: diagnostics in clang's format (`file:line:col: error: ...`).
 
 use std::fmt;
-use std::path::Path;
 
-/// A position in a source file; line and column are 1-based, 0 when unknown.
-#[derive(Debug, Clone, PartialEq, Eq, Default)]
-pub struct SourceLoc {
-    pub file: String,
-    pub line: u32,
-    pub column: u32,
-}
-
-impl SourceLoc {
-    pub fn file_only(path: &Path) -> SourceLoc {
-        SourceLoc {
-            file: path.display().to_string(),
-            line: 0,
-            column: 0,
-        }
-    }
-}
-
-impl fmt::Display for SourceLoc {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match (self.line, self.column) {
-            (0, _) => write!(f, "{}", self.file),
-            (l, 0) => write!(f, "{}:{l}", self.file),
-            (l, c) => write!(f, "{}:{l}:{c}", self.file),
-        }
-    }
-}
+pub use hipmlir_ir::SourceLoc;
 
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Diagnostic {

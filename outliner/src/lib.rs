@@ -8,12 +8,11 @@ use hipmlir_device_image::{
     BYVAL_ATTRIBUTE, HOST_ATTRIBUTE, KERNEL_ARGS_ATTRIBUTE, KERNEL_ARGS_SIZE_ATTRIBUTE,
     KERNEL_ATTRIBUTE, KERNEL_NAME_ATTRIBUTE,
 };
+use hipmlir_ir::{source_location, OpBuilder, SourceLoc};
 use melior::ir::attribute::{AttributeLike, StringAttribute, TypeAttribute};
 use melior::ir::block::BlockLike;
-use melior::ir::operation::{OperationBuilder, OperationLike, OperationMutLike};
-use melior::ir::{
-    Attribute, Block, Identifier, Location, Module, OperationRef, Region, RegionLike, Value,
-};
+use melior::ir::operation::{OperationLike, OperationMutLike};
+use melior::ir::{Attribute, Block, Location, Module, OperationRef, Region, RegionLike, Value};
 use melior::Context;
 use melior::StringRef;
 use mlir_sys::{
@@ -40,16 +39,18 @@ const CARRIED_ATTRIBUTES: &[&str] = &[
 
 #[derive(Debug, thiserror::Error)]
 pub enum OutlineError {
-    /// A bug of hipmlir's; `location` is the MLIR location of the operation being outlined
-    /// (`loc("file.hip":3:5)`), which dialect-passes turns into `file:line:col`.
-    #[error("{location}: internal compiler error in the outliner: {message}")]
-    Internal { location: String, message: String },
+    /// A bug of hipmlir's; `location` is the source position of the operation being outlined.
+    #[error("{}internal compiler error in the outliner: {message}", location.as_ref().map(|l| format!("{l}: ")).unwrap_or_default())]
+    Internal {
+        location: Option<SourceLoc>,
+        message: String,
+    },
 }
 
 impl OutlineError {
     fn at(loc: Location, message: impl std::fmt::Display) -> Self {
         OutlineError::Internal {
-            location: loc.to_string(),
+            location: source_location(loc),
             message: message.to_string(),
         }
     }
@@ -62,29 +63,33 @@ pub fn outline_kernels(ctx: &Context, module: &mut Module) -> Result<Vec<String>
         .as_operation_mut()
         .set_attribute("gpu.container_module", Attribute::unit(ctx));
 
-    let gpu_module_body = Block::new(&[]);
-    let gpu_module_block = gpu_module_body.to_raw();
-    let region = Region::new();
-    region.append_block(gpu_module_body);
-    let gpu_module = OperationBuilder::new("gpu.module", loc)
-        .add_attributes(&[(
-            Identifier::new(ctx, "sym_name"),
-            StringAttribute::new(ctx, GPU_MODULE_NAME).into(),
-        )])
-        .add_regions([region])
-        .build()
-        .map_err(|e| OutlineError::at(loc, e))?;
-    let body = module.body();
-
     // Collect first: the walk must not see the operations it moves. Everything the frontend
     // put in the module is device code: kernels, device functions, device variables.
+    let body = module.body();
     let mut functions: Vec<OperationRef> = Vec::new();
     let mut op = body.first_operation();
     while let Some(o) = op {
         functions.push(o);
         op = o.next_in_block();
     }
-    body.append_operation(gpu_module);
+
+    let gpu_module_body = Block::new(&[]);
+    let gpu_module_block = gpu_module_body.to_raw();
+    let region = Region::new();
+    region.append_block(gpu_module_body);
+    OpBuilder::at_end(ctx, &body)
+        .build(
+            "gpu.module",
+            &[],
+            &[],
+            &[(
+                "sym_name",
+                StringAttribute::new(ctx, GPU_MODULE_NAME).into(),
+            )],
+            vec![region],
+            loc,
+        )
+        .map_err(|e| OutlineError::at(loc, e))?;
 
     let mut kernels = Vec::new();
     for f in functions {
@@ -147,25 +152,16 @@ fn replace_launches(ctx: &Context, module: &Module) -> Result<(), OutlineError> 
             ctx,
             &[0, 1, 1, 1, 1, 1, 1, 0, 0, 0, 1, arguments.len() as i32, 0],
         );
-        let mut attributes = vec![
-            (Identifier::new(ctx, "kernel"), symbol),
-            (Identifier::new(ctx, "operandSegmentSizes"), segments.into()),
-        ];
+        let mut attributes = vec![("kernel", symbol), ("operandSegmentSizes", segments.into())];
         for name in CARRIED_ATTRIBUTES {
             if let Ok(a) = launch.attribute(name) {
-                attributes.push((Identifier::new(ctx, name), a));
+                attributes.push((name, a));
             }
         }
-        let launch_func = OperationBuilder::new("gpu.launch_func", loc)
-            .add_operands(&config)
-            .add_operands(&arguments)
-            .add_attributes(&attributes)
-            .build()
+        let operands: Vec<Value> = config.iter().chain(&arguments).copied().collect();
+        OpBuilder::before(ctx, &launch)
+            .build("gpu.launch_func", &operands, &[], &attributes, vec![], loc)
             .map_err(|e| OutlineError::at(loc, e))?;
-        let block = launch
-            .block()
-            .ok_or_else(|| OutlineError::at(loc, "a launch outside a block"))?;
-        block.insert_operation_before(launch, launch_func);
         // SAFETY: the launch has no results and nothing refers to it any more.
         unsafe {
             mlirOperationRemoveFromParent(raw);
@@ -190,19 +186,16 @@ fn outline_kernel(
         TypeAttribute::try_from(function_type).map_err(|e| OutlineError::at(loc, e))?;
 
     let mut attributes = vec![
+        ("sym_name", StringAttribute::new(ctx, &symbol).into()),
         (
-            Identifier::new(ctx, "sym_name"),
-            StringAttribute::new(ctx, &symbol).into(),
-        ),
-        (
-            Identifier::new(ctx, "function_type"),
+            "function_type",
             TypeAttribute::new(function_type.value()).into(),
         ),
-        (Identifier::new(ctx, "gpu.kernel"), Attribute::unit(ctx)),
+        ("gpu.kernel", Attribute::unit(ctx)),
     ];
     for name in CARRIED_ATTRIBUTES {
         if let Ok(a) = func.attribute(name) {
-            attributes.push((Identifier::new(ctx, name), a));
+            attributes.push((name, a));
         }
     }
 
@@ -210,16 +203,13 @@ fn outline_kernel(
     let source_region = func.region(0).map_err(|e| OutlineError::at(loc, e))?;
     // SAFETY: both regions are alive; the source region is left empty and erased with `func`.
     unsafe { mlirRegionTakeBody(region.to_raw(), source_region.to_raw()) };
-    replace_returns(&region, loc)?;
+    replace_returns(ctx, &region, loc)?;
 
-    let gpu_func = OperationBuilder::new("gpu.func", loc)
-        .add_attributes(&attributes)
-        .add_regions([region])
-        .build()
-        .map_err(|e| OutlineError::at(loc, e))?;
     // SAFETY: the gpu.module block is owned by the module being transformed.
     let target = unsafe { melior::ir::BlockRef::from_raw(gpu_module_block) };
-    target.append_operation(gpu_func);
+    OpBuilder::at_end(ctx, &target)
+        .build("gpu.func", &[], &[], &attributes, vec![region], loc)
+        .map_err(|e| OutlineError::at(loc, e))?;
     // SAFETY: `func` is detached before it is destroyed, and nothing refers to it any more.
     unsafe {
         mlirOperationRemoveFromParent(func.to_raw());
@@ -229,7 +219,7 @@ fn outline_kernel(
 }
 
 /// `func.return` → `gpu.return` at the end of every block of a kernel body.
-fn replace_returns(region: &Region, loc: Location) -> Result<(), OutlineError> {
+fn replace_returns(ctx: &Context, region: &Region, loc: Location) -> Result<(), OutlineError> {
     let mut block = region.first_block();
     while let Some(b) = block {
         if let Some(term) = b.terminator() {
@@ -238,10 +228,9 @@ fn replace_returns(region: &Region, loc: Location) -> Result<(), OutlineError> {
                 if !operands.is_empty() {
                     return Err(OutlineError::at(loc, "a kernel returns a value"));
                 }
-                let gpu_return = OperationBuilder::new("gpu.return", loc)
-                    .build()
+                OpBuilder::before(ctx, &term)
+                    .build("gpu.return", &[], &[], &[], vec![], loc)
                     .map_err(|e| OutlineError::at(loc, e))?;
-                b.insert_operation_before(term, gpu_return);
                 // SAFETY: the old terminator is detached, then destroyed; it has no results.
                 unsafe {
                     mlirOperationRemoveFromParent(term.to_raw());

@@ -133,7 +133,7 @@ impl TranslationUnit {
                 let diag = clang_getDiagnostic(self.tu, i);
                 let severity = clang_getDiagnosticSeverity(diag);
                 if severity >= CXDiagnostic_Warning {
-                    let location = SourceLoc::from_clang(clang_getDiagnosticLocation(diag));
+                    let location = source_loc(clang_getDiagnosticLocation(diag));
                     let message = take_string(clang_getDiagnosticSpelling(diag));
                     out.push(Diagnostic {
                         location,
@@ -376,13 +376,13 @@ impl Cursor {
     }
 
     pub fn location(&self) -> SourceLoc {
-        SourceLoc::from_clang(unsafe { clang_getCursorLocation(self.0) })
+        source_loc(unsafe { clang_getCursorLocation(self.0) })
     }
 
     /// Where the cursor's source range begins (clang's `getBeginLoc()`).
     pub fn extent_start(&self) -> SourceLoc {
         // SAFETY: plain libclang queries on a live cursor.
-        SourceLoc::from_clang(unsafe { clang_getRangeStart(clang_getCursorExtent(self.0)) })
+        source_loc(unsafe { clang_getRangeStart(clang_getCursorExtent(self.0)) })
     }
 
     /// Whether the cursor's expansion location lies in the main file (not in a header).
@@ -1326,26 +1326,19 @@ impl CType {
     }
 }
 
-impl SourceLoc {
-    pub fn from_clang(loc: CXSourceLocation) -> SourceLoc {
-        let mut file: CXFile = std::ptr::null_mut();
-        let (mut line, mut column) = (0 as c_uint, 0 as c_uint);
-        // SAFETY: reading a location of a live TU.
-        unsafe {
-            clang_getExpansionLocation(
-                loc,
-                &mut file,
-                &mut line,
-                &mut column,
-                std::ptr::null_mut(),
-            );
-            let file = if file.is_null() {
-                String::new()
-            } else {
-                take_string(clang_getFileName(file))
-            };
-            SourceLoc { file, line, column }
-        }
+/// The expansion position of a clang source location.
+pub fn source_loc(loc: CXSourceLocation) -> SourceLoc {
+    let mut file: CXFile = std::ptr::null_mut();
+    let (mut line, mut column) = (0 as c_uint, 0 as c_uint);
+    // SAFETY: reading a location of a live TU.
+    unsafe {
+        clang_getExpansionLocation(loc, &mut file, &mut line, &mut column, std::ptr::null_mut());
+        let file = if file.is_null() {
+            String::new()
+        } else {
+            take_string(clang_getFileName(file))
+        };
+        SourceLoc { file, line, column }
     }
 }
 

@@ -1,71 +1,60 @@
 //! Appending MLIR operations to a block: melior's typed dialect builders where melior has them,
-//! else one typed helper per op kind here (its name written once, its attributes built typed).
+//! else one typed helper per op kind here (its name written once, its attributes built typed),
+//! all inserted through hipmlir-ir's one op-builder.
 //!
 //! Values handed around the codegen are `Value<'c, 'static>`: every operation the frontend creates
 //! lives in the module until the frontend returns it, and the frontend never erases one, so a
-//! value's handle stays valid for the whole walk. This one assumption keeps melior's borrow-based
-//! lifetimes out of the recursive codegen.
+//! value's handle stays valid for the whole walk (hipmlir-ir's `OpBuilder` makes the same
+//! assumption).
 
+use hipmlir_ir::OpBuilder;
 use melior::dialect::arith;
 use melior::ir::attribute::{
     DenseI32ArrayAttribute, FlatSymbolRefAttribute, FloatAttribute, IntegerAttribute,
     StringAttribute, TypeAttribute,
 };
 use melior::ir::block::BlockLike;
-use melior::ir::operation::{OperationBuilder, OperationLike, OperationMutLike};
-use melior::ir::r#type::{IntegerType, TypeLike};
-use melior::ir::{
-    Attribute, Block, BlockRef, Identifier, Location, Operation, OperationRef, Region, Type,
-    ValueLike,
-};
+use melior::ir::operation::{OperationLike, OperationMutLike};
+use melior::ir::r#type::{FunctionType, IntegerType};
+use melior::ir::{Attribute, Block, Location, Operation, Region, Type, ValueLike};
 use melior::Context;
-use mlir_sys::{MlirBlock, MlirOperation};
 
 use crate::clang::Linkage;
-use crate::error::{FrontendError, Result, SourceLoc};
+use crate::error::{FrontendError, Result};
 
-pub type Value<'c> = melior::ir::Value<'c, 'static>;
-
-/// Where new operations go in the block.
-#[derive(Clone, Copy)]
-enum InsertPoint {
-    End,
-    Start,
-    After(MlirOperation),
-}
+pub use hipmlir_ir::Value;
 
 /// Inserts operations into one block (at its end unless told otherwise).
 #[derive(Clone, Copy)]
 pub struct Builder<'c> {
     pub ctx: &'c Context,
-    block: MlirBlock,
-    point: InsertPoint,
+    ops: OpBuilder<'c>,
 }
 
 impl<'c> Builder<'c> {
     /// A builder for `block`, which must end up owned by the module being built.
-    pub fn new(ctx: &'c Context, block: &impl BlockLike<'c, 'c>) -> Self {
+    pub fn new<'a>(ctx: &'c Context, block: &impl BlockLike<'c, 'a>) -> Self
+    where
+        'c: 'a,
+    {
         Builder {
             ctx,
-            block: block.to_raw(),
-            point: InsertPoint::End,
+            ops: OpBuilder::at_end(ctx, block),
         }
     }
 
-    /// The same block, inserting at its start.
+    /// The same block, inserting at its start (ahead of the operation that is first now).
     pub fn at_start(&self) -> Self {
         Builder {
-            point: InsertPoint::Start,
+            ops: self.ops.start_of_block(),
             ..*self
         }
     }
 
     /// The same block, inserting right after the operation that defines `v`.
     pub fn after(&self, v: Value<'c>) -> Self {
-        // SAFETY: `v` is an operation result of this block (see the module comment).
-        let op = unsafe { mlir_sys::mlirOpResultGetOwner(v.to_raw()) };
         Builder {
-            point: InsertPoint::After(op),
+            ops: self.ops.after_definition_of(v),
             ..*self
         }
     }
@@ -80,34 +69,14 @@ impl<'c> Builder<'c> {
         regions: Vec<Region<'c>>,
         loc: Location<'c>,
     ) -> Result<Vec<Value<'c>>> {
-        let attributes: Vec<_> = attributes
-            .iter()
-            .map(|(n, a)| (Identifier::new(self.ctx, n), *a))
-            .collect();
-        let operation = OperationBuilder::new(name, loc)
-            .add_operands(operands)
-            .add_results(results)
-            .add_attributes(&attributes)
-            .add_regions_vec(regions)
-            .build()
-            .map_err(|e| internal(loc, format!("cannot build '{name}': {e}")))?;
-        Ok(self.insert(operation))
+        self.ops
+            .op(name, operands, results, attributes, regions, loc)
+            .map_err(|e| internal(loc, e))
     }
 
     /// Inserts an operation built by one of melior's dialect builders and returns its results.
     pub fn insert(&self, operation: Operation<'c>) -> Vec<Value<'c>> {
-        // SAFETY: see the module comment; the block outlives the codegen.
-        let block = unsafe { BlockRef::<'c, '_>::from_raw(self.block) };
-        let inserted = match self.point {
-            InsertPoint::End => block.append_operation(operation),
-            InsertPoint::Start => block.insert_operation(0, operation),
-            InsertPoint::After(anchor) => {
-                // SAFETY: `anchor` is a live operation of this block.
-                let anchor = unsafe { OperationRef::from_raw(anchor) };
-                block.insert_operation_after(anchor, operation)
-            }
-        };
-        op_results(inserted)
+        self.ops.insert_results(operation)
     }
 
     /// Inserts an operation with exactly one result and returns it.
@@ -135,6 +104,46 @@ impl<'c> Builder<'c> {
         loc: Location<'c>,
     ) -> Result<Value<'c>> {
         Ok(self.op(name, operands, &[result], attributes, vec![], loc)?[0])
+    }
+
+    /// `func.func @symbol` of `function_type`, with `extra` attributes and `body` (an empty
+    /// region for a declaration).
+    pub fn function(
+        &self,
+        symbol: &str,
+        function_type: FunctionType<'c>,
+        extra: &[(&str, Attribute<'c>)],
+        body: Region<'c>,
+        loc: Location<'c>,
+    ) -> Result<()> {
+        let mut attributes = vec![
+            ("sym_name", StringAttribute::new(self.ctx, symbol).into()),
+            (
+                "function_type",
+                TypeAttribute::new(function_type.into()).into(),
+            ),
+        ];
+        attributes.extend_from_slice(extra);
+        self.op(FUNC_FUNC, &[], &[], &attributes, vec![body], loc)?;
+        Ok(())
+    }
+
+    /// `llvm.mlir.global @symbol : global_type` with `extra` attributes (linkage, address
+    /// space, initial value).
+    pub fn llvm_global(
+        &self,
+        symbol: &str,
+        global_type: Type<'c>,
+        extra: &[(&str, Attribute<'c>)],
+        loc: Location<'c>,
+    ) -> Result<()> {
+        let mut attributes = vec![
+            ("sym_name", StringAttribute::new(self.ctx, symbol).into()),
+            ("global_type", TypeAttribute::new(global_type).into()),
+        ];
+        attributes.extend_from_slice(extra);
+        self.op(LLVM_GLOBAL, &[], &[], &attributes, vec![Region::new()], loc)?;
+        Ok(())
     }
 
     pub fn const_int(&self, ty: Type<'c>, value: i64, loc: Location<'c>) -> Result<Value<'c>> {
@@ -392,6 +401,8 @@ impl<'c> Builder<'c> {
     }
 }
 
+const FUNC_FUNC: &str = "func.func";
+const LLVM_GLOBAL: &str = "llvm.mlir.global";
 const ARITH_TRUNCF: &str = "arith.truncf";
 const LLVM_PTRTOINT: &str = "llvm.ptrtoint";
 const LLVM_INTTOPTR: &str = "llvm.inttoptr";
@@ -419,31 +430,6 @@ pub fn linkage_attribute(ctx: &Context, linkage: Linkage) -> Attribute<'_> {
     unsafe { Attribute::from_raw(mlirLLVMLinkageAttrGet(ctx.to_raw(), linkage)) }
 }
 
-/// `dense<...> : tensor<size x i8>`: a variable's initial bytes, a splat of zero when every
-/// byte is (or `bytes` is `None`). `None` when the bytes are not `size` long.
-pub fn dense_bytes_attribute<'c>(
-    ctx: &'c Context,
-    size: u64,
-    bytes: Option<&[u8]>,
-) -> Option<Attribute<'c>> {
-    let byte = IntegerType::new(ctx, 8).into();
-    let tensor: melior::ir::Type =
-        melior::ir::r#type::RankedTensorType::new(&[size], byte, None).into();
-    let nonzero = bytes.filter(|b| b.iter().any(|b| *b != 0));
-    // SAFETY: plain constructors on a live context; MLIR copies the bytes.
-    unsafe {
-        Some(Attribute::from_raw(match nonzero {
-            None => mlir_sys::mlirDenseElementsAttrUInt8SplatGet(tensor.to_raw(), 0),
-            Some(b) if b.len() as u64 == size => mlir_sys::mlirDenseElementsAttrUInt8Get(
-                tensor.to_raw(),
-                b.len() as isize,
-                b.as_ptr(),
-            ),
-            Some(_) => return None,
-        }))
-    }
-}
-
 /// The work-item index operations.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum GpuIndex {
@@ -469,14 +455,6 @@ pub enum GpuReduce {
     MaxSi,
 }
 
-/// The results of an operation as codegen values.
-fn op_results<'c>(op: OperationRef<'c, '_>) -> Vec<Value<'c>> {
-    op.results()
-        // SAFETY: see the module comment.
-        .map(|r| unsafe { Value::from_raw(r.to_raw()) })
-        .collect()
-}
-
 /// The arguments of a block as codegen values.
 pub fn block_arguments<'c>(block: &Block<'c>) -> Vec<Value<'c>> {
     (0..block.argument_count())
@@ -491,11 +469,7 @@ pub fn block_arguments<'c>(block: &Block<'c>) -> Vec<Value<'c>> {
 /// An error in hipmlir itself, reported at the source location being compiled.
 pub fn internal(loc: Location<'_>, message: impl std::fmt::Display) -> FrontendError {
     FrontendError::single(
-        SourceLoc {
-            file: loc.to_string(),
-            line: 0,
-            column: 0,
-        },
+        hipmlir_ir::source_location(loc).unwrap_or_default(),
         format!("internal compiler error: {message}"),
     )
 }

@@ -4,11 +4,9 @@
 //! `_chip_var_` kernels do).
 
 use clang_sys::*;
-use melior::ir::attribute::{IntegerAttribute, StringAttribute, TypeAttribute};
-use melior::ir::block::BlockLike;
-use melior::ir::operation::OperationBuilder;
+use melior::ir::attribute::IntegerAttribute;
 use melior::ir::r#type::IntegerType;
-use melior::ir::{Attribute, Identifier, Location, Region};
+use melior::ir::{Attribute, Location};
 
 use super::builder::internal;
 use super::function_pointers::{is_null_constant, named_function};
@@ -186,41 +184,29 @@ impl<'c> ModuleCodegen<'c> {
         let array = melior::dialect::llvm::r#type::array(byte, size as u32);
         let linkage_attribute = super::builder::linkage_attribute(ctx, linkage);
         let mut attributes = vec![
+            ("linkage", linkage_attribute),
             (
-                Identifier::new(ctx, "sym_name"),
-                StringAttribute::new(ctx, symbol).into(),
-            ),
-            (
-                Identifier::new(ctx, "global_type"),
-                TypeAttribute::new(array).into(),
-            ),
-            (Identifier::new(ctx, "linkage"), linkage_attribute),
-            (
-                Identifier::new(ctx, "addr_space"),
+                "addr_space",
                 IntegerAttribute::new(IntegerType::new(ctx, 32).into(), space as i64).into(),
             ),
         ];
         if let Some(bytes) = bytes {
             // A zero initializer is a splat of any size (it becomes a null constant).
             let value =
-                super::builder::dense_bytes_attribute(ctx, size, Some(bytes)).ok_or_else(|| {
+                hipmlir_ir::dense_bytes_attribute(ctx, size, Some(bytes)).ok_or_else(|| {
                     internal(loc, "initializer bytes of another size than the variable")
                 })?;
-            attributes.push((Identifier::new(ctx, "value"), value));
+            attributes.push(("value", value));
         }
         if constant {
-            attributes.push((Identifier::new(ctx, "constant"), Attribute::unit(ctx)));
+            attributes.push(("constant", Attribute::unit(ctx)));
         }
-        let global = OperationBuilder::new("llvm.mlir.global", loc)
-            .add_attributes(&attributes)
-            .add_regions([Region::new()])
-            .build()
-            .map_err(|e| internal(loc, e))?;
         // Ahead of every function: SPIR-V wants a variable declared before the code using it,
         // and a variable first reached through a device function is declared after the kernels
         // that call the function.
-        self.module.body().insert_operation(0, global);
-        Ok(())
+        self.module_builder()
+            .at_start()
+            .llvm_global(symbol, array, &attributes, loc)
     }
 }
 

@@ -10,15 +10,11 @@ use hipmlir_device_image::{
     KERNEL_NAME_ATTRIBUTE,
 };
 use melior::dialect::func;
-use melior::ir::attribute::{
-    DenseI32ArrayAttribute, FlatSymbolRefAttribute, StringAttribute, TypeAttribute,
-};
-use melior::ir::block::BlockLike;
-use melior::ir::operation::OperationBuilder;
+use melior::ir::attribute::{DenseI32ArrayAttribute, FlatSymbolRefAttribute, StringAttribute};
 use melior::ir::r#type::{FunctionType, IntegerType};
-use melior::ir::{Attribute, Block, Identifier, Location, Region, RegionLike, Type};
+use melior::ir::{Attribute, Block, Location, Region, RegionLike, Type};
 
-use super::builder::{block_arguments, internal, Builder};
+use super::builder::{block_arguments, Builder};
 use super::module::ModuleCodegen;
 use crate::clang::Cursor;
 use crate::error::Result;
@@ -95,22 +91,13 @@ impl<'c> ModuleCodegen<'c> {
         let region = Region::new();
         region.append_block(entry);
         let function_type = FunctionType::new(ctx, &inputs, &[]);
-        let func = OperationBuilder::new("func.func", loc)
-            .add_attributes(&[
-                (
-                    Identifier::new(ctx, "sym_name"),
-                    StringAttribute::new(ctx, &name).into(),
-                ),
-                (
-                    Identifier::new(ctx, "function_type"),
-                    TypeAttribute::new(function_type.into()).into(),
-                ),
-                (Identifier::new(ctx, HOST_ATTRIBUTE), Attribute::unit(ctx)),
-            ])
-            .add_regions([region])
-            .build()
-            .map_err(|e| internal(loc, e))?;
-        self.module.body().append_operation(func);
+        self.module_builder().function(
+            &name,
+            function_type,
+            &[(HOST_ATTRIBUTE, Attribute::unit(ctx))],
+            region,
+            loc,
+        )?;
         Ok(())
     }
 }

@@ -10,8 +10,6 @@ use std::collections::HashMap;
 use clang_sys::*;
 use hipmlir_device_image::KernelInfo;
 use melior::ir::attribute::{StringAttribute, TypeAttribute};
-use melior::ir::block::BlockLike;
-use melior::ir::operation::OperationBuilder;
 use melior::ir::r#type::{FunctionType, IntegerType};
 use melior::ir::{Attribute, Block, Identifier, Location, Module, Region, RegionLike, Type};
 use melior::Context;
@@ -117,6 +115,11 @@ pub fn is_kernel(f: &Cursor) -> bool {
 }
 
 impl<'c> ModuleCodegen<'c> {
+    /// Inserts at the end of the module's body.
+    pub fn module_builder(&self) -> Builder<'c> {
+        Builder::new(self.ctx, &self.module.body())
+    }
+
     pub fn new(ctx: &'c Context, location: Location<'c>, hip_headers: &std::path::Path) -> Self {
         ModuleCodegen {
             ctx,
@@ -262,38 +265,28 @@ impl<'c> ModuleCodegen<'c> {
         let region = Region::new();
         region.append_block(entry);
         let function_type = FunctionType::new(ctx, &[global_ptr], &[]);
-        let func = OperationBuilder::new("func.func", loc)
-            .add_attributes(&[
+        self.module_builder().function(
+            &info.name,
+            function_type,
+            &[
+                (KERNEL_ATTRIBUTE, Attribute::unit(ctx)),
                 (
-                    Identifier::new(ctx, "sym_name"),
-                    StringAttribute::new(ctx, &info.name).into(),
-                ),
-                (
-                    Identifier::new(ctx, "function_type"),
-                    TypeAttribute::new(function_type.into()).into(),
-                ),
-                (Identifier::new(ctx, KERNEL_ATTRIBUTE), Attribute::unit(ctx)),
-                (
-                    Identifier::new(ctx, LINKAGE_ATTRIBUTE),
+                    LINKAGE_ATTRIBUTE,
                     super::builder::linkage_attribute(self.ctx, self.linkage_of(decl)),
                 ),
                 (
-                    Identifier::new(ctx, KERNEL_NAME_ATTRIBUTE),
+                    KERNEL_NAME_ATTRIBUTE,
                     StringAttribute::new(ctx, &info.source_name).into(),
                 ),
+                (KERNEL_ARGS_ATTRIBUTE, kernel_args_attr(ctx, &info)),
                 (
-                    Identifier::new(ctx, KERNEL_ARGS_ATTRIBUTE),
-                    kernel_args_attr(ctx, &info),
-                ),
-                (
-                    Identifier::new(ctx, KERNEL_ARGS_SIZE_ATTRIBUTE),
+                    KERNEL_ARGS_SIZE_ATTRIBUTE,
                     kernel_args_size_attr(ctx, &info),
                 ),
-            ])
-            .add_regions([region])
-            .build()
-            .map_err(|e| internal(loc, e))?;
-        self.module.body().append_operation(func);
+            ],
+            region,
+            loc,
+        )?;
         self.kernels.push(info);
         Ok(())
     }
@@ -422,25 +415,16 @@ impl<'c> ModuleCodegen<'c> {
         }
         let ctx = self.ctx;
         let function_type = FunctionType::new(ctx, inputs, &[result]);
-        let decl = OperationBuilder::new("func.func", loc)
-            .add_attributes(&[
-                (
-                    Identifier::new(ctx, "sym_name"),
-                    StringAttribute::new(ctx, symbol).into(),
-                ),
-                (
-                    Identifier::new(ctx, "function_type"),
-                    TypeAttribute::new(function_type.into()).into(),
-                ),
-                (
-                    Identifier::new(ctx, "sym_visibility"),
-                    StringAttribute::new(ctx, "private").into(),
-                ),
-            ])
-            .add_regions([Region::new()])
-            .build()
-            .map_err(|e| internal(loc, e))?;
-        self.module.body().append_operation(decl);
+        self.module_builder().function(
+            symbol,
+            function_type,
+            &[(
+                "sym_visibility",
+                StringAttribute::new(ctx, "private").into(),
+            )],
+            Region::new(),
+            loc,
+        )?;
         Ok(())
     }
 
@@ -454,29 +438,22 @@ impl<'c> ModuleCodegen<'c> {
             ref t => vec![t.value_mlir(ctx)],
         };
         let function_type = FunctionType::new(ctx, &inputs, &results);
-        let decl = OperationBuilder::new("func.func", loc)
-            .add_attributes(&[
+        self.module_builder().function(
+            &sig.symbol,
+            function_type,
+            &[
                 (
-                    Identifier::new(ctx, "sym_name"),
-                    StringAttribute::new(ctx, &sig.symbol).into(),
-                ),
-                (
-                    Identifier::new(ctx, "function_type"),
-                    TypeAttribute::new(function_type.into()).into(),
-                ),
-                (
-                    Identifier::new(ctx, "sym_visibility"),
+                    "sym_visibility",
                     StringAttribute::new(ctx, "private").into(),
                 ),
                 (
-                    Identifier::new(ctx, LINKAGE_ATTRIBUTE),
+                    LINKAGE_ATTRIBUTE,
                     super::builder::linkage_attribute(self.ctx, Linkage::External),
                 ),
-            ])
-            .add_regions([Region::new()])
-            .build()
-            .map_err(|e| internal(loc, e))?;
-        self.module.body().append_operation(decl);
+            ],
+            Region::new(),
+            loc,
+        )?;
         Ok(())
     }
 
@@ -507,30 +484,22 @@ impl<'c> ModuleCodegen<'c> {
         let ctx = self.ctx;
         let linkage = super::builder::linkage_attribute(ctx, Linkage::External);
         let bytes = melior::dialect::llvm::r#type::array(IntegerType::new(ctx, 8).into(), 0);
-        let global = OperationBuilder::new("llvm.mlir.global", loc)
-            .add_attributes(&[
+        self.module_builder().llvm_global(
+            &symbol,
+            bytes,
+            &[
+                ("linkage", linkage),
                 (
-                    Identifier::new(ctx, "sym_name"),
-                    StringAttribute::new(ctx, &symbol).into(),
-                ),
-                (
-                    Identifier::new(ctx, "global_type"),
-                    TypeAttribute::new(bytes).into(),
-                ),
-                (Identifier::new(ctx, "linkage"), linkage),
-                (
-                    Identifier::new(ctx, "addr_space"),
+                    "addr_space",
                     melior::ir::attribute::IntegerAttribute::new(
                         IntegerType::new(ctx, 32).into(),
                         AddrSpace::Workgroup as i64,
                     )
                     .into(),
                 ),
-            ])
-            .add_regions([Region::new()])
-            .build()
-            .map_err(|e| internal(loc, e))?;
-        self.module.body().append_operation(global);
+            ],
+            loc,
+        )?;
         Ok(symbol)
     }
 
@@ -551,30 +520,22 @@ impl<'c> ModuleCodegen<'c> {
         let l = decl.location();
         let loc = Location::new(ctx, &l.file, l.line as usize, l.column as usize);
         let linkage = super::builder::linkage_attribute(ctx, Linkage::Internal);
-        let global = OperationBuilder::new("llvm.mlir.global", loc)
-            .add_attributes(&[
+        self.module_builder().llvm_global(
+            &symbol,
+            ty.memory_mlir(ctx),
+            &[
+                ("linkage", linkage),
                 (
-                    Identifier::new(ctx, "sym_name"),
-                    StringAttribute::new(ctx, &symbol).into(),
-                ),
-                (
-                    Identifier::new(ctx, "global_type"),
-                    TypeAttribute::new(ty.memory_mlir(ctx)).into(),
-                ),
-                (Identifier::new(ctx, "linkage"), linkage),
-                (
-                    Identifier::new(ctx, "addr_space"),
+                    "addr_space",
                     melior::ir::attribute::IntegerAttribute::new(
                         IntegerType::new(ctx, 32).into(),
                         AddrSpace::Workgroup as i64,
                     )
                     .into(),
                 ),
-            ])
-            .add_regions([Region::new()])
-            .build()
-            .map_err(|e| internal(loc, e))?;
-        self.module.body().append_operation(global);
+            ],
+            loc,
+        )?;
         self.globals.insert(key, symbol.clone());
         Ok(symbol)
     }
@@ -778,23 +739,14 @@ impl<'c> ModuleCodegen<'c> {
         let region = Region::new();
         region.append_block(entry);
         let function_type = FunctionType::new(ctx, &inputs, &results);
-        let mut attributes: Vec<(Identifier, Attribute)> = vec![
-            (
-                Identifier::new(ctx, "sym_name"),
-                StringAttribute::new(ctx, &sig.symbol).into(),
-            ),
-            (
-                Identifier::new(ctx, "function_type"),
-                TypeAttribute::new(function_type.into()).into(),
-            ),
-        ];
+        let mut attributes: Vec<(&str, Attribute)> = Vec::new();
         attributes.push((
-            Identifier::new(ctx, LINKAGE_ATTRIBUTE),
+            LINKAGE_ATTRIBUTE,
             super::builder::linkage_attribute(self.ctx, self.linkage_of(def)),
         ));
         if !byval.is_empty() {
             attributes.push((
-                Identifier::new(ctx, BYVAL_ATTRIBUTE),
+                BYVAL_ATTRIBUTE,
                 melior::ir::attribute::DictionaryAttribute::new(ctx, &byval).into(),
             ));
         }
@@ -802,34 +754,26 @@ impl<'c> ModuleCodegen<'c> {
             FunctionKind::Kernel => {
                 let info = kernel_info(def)?;
                 attributes.extend([
-                    (Identifier::new(ctx, KERNEL_ATTRIBUTE), Attribute::unit(ctx)),
+                    (KERNEL_ATTRIBUTE, Attribute::unit(ctx)),
                     (
-                        Identifier::new(ctx, KERNEL_NAME_ATTRIBUTE),
+                        KERNEL_NAME_ATTRIBUTE,
                         StringAttribute::new(ctx, &info.source_name).into(),
                     ),
+                    (KERNEL_ARGS_ATTRIBUTE, kernel_args_attr(ctx, &info)),
                     (
-                        Identifier::new(ctx, KERNEL_ARGS_ATTRIBUTE),
-                        kernel_args_attr(ctx, &info),
-                    ),
-                    (
-                        Identifier::new(ctx, KERNEL_ARGS_SIZE_ATTRIBUTE),
+                        KERNEL_ARGS_SIZE_ATTRIBUTE,
                         kernel_args_size_attr(ctx, &info),
                     ),
                 ]);
                 self.kernels.push(info);
             }
             FunctionKind::Device => attributes.push((
-                Identifier::new(ctx, "sym_visibility"),
+                "sym_visibility",
                 StringAttribute::new(ctx, "private").into(),
             )),
         }
-        let func = OperationBuilder::new("func.func", loc)
-            .add_attributes(&attributes)
-            .add_regions([region])
-            .build()
-            .map_err(|e| internal(loc, e))?;
-        self.module.body().append_operation(func);
-        Ok(())
+        self.module_builder()
+            .function(&sig.symbol, function_type, &attributes, region, loc)
     }
 }
 
