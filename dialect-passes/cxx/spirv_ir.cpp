@@ -6,7 +6,6 @@
 #include "mlir-c/IR.h"
 #include "mlir/CAPI/IR.h"
 #include "mlir/CAPI/Support.h"
-#include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/LLVMIR/LLVMTypes.h"
 #include "mlir/Dialect/SPIRV/IR/SPIRVAttributes.h"
 #include "mlir/Dialect/SPIRV/IR/SPIRVTypes.h"
@@ -128,11 +127,6 @@ MlirAttribute hipmlirSpirvVceAttrAdd(MlirAttribute vce, int64_t capability,
     extensions.push_back(e);
   return wrap(spirv::VerCapExtAttr::get(attr.getVersion(), capabilities,
                                         extensions, attr.getContext()));
-}
-
-MlirAttribute hipmlirGpuDimensionAttrGet(MlirContext ctx, uint32_t dimension) {
-  return wrap(gpu::DimensionAttr::get(unwrap(ctx),
-                                      static_cast<gpu::Dimension>(dimension)));
 }
 
 } // extern "C"

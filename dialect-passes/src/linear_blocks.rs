@@ -7,7 +7,7 @@
 //! metadata tells the runtime.
 
 use hipmlir_device_image::LINEAR_BLOCK_ATTRIBUTE;
-use hipmlir_ir::OpBuilder;
+use hipmlir_ir::{GpuDimension, OpBuilder};
 use melior::ir::attribute::TypeAttribute;
 use melior::ir::block::BlockLike;
 use melior::ir::operation::{OperationLike, OperationMutLike, OperationRefMut};
@@ -85,7 +85,7 @@ fn linearize<'c>(
             .op(name, operands, &[index], attrs, vec![], loc)
             .map_err(err)?[0])
     };
-    let x = crate::spirv_ir::gpu_dimension_attr(ctx, 0);
+    let x = GpuDimension::X.attribute(ctx);
     let linear = emit("gpu.thread_id", &[], &[("dimension", x)])?;
     let mut dim = Vec::new();
     for d in &block_dims {
@@ -101,8 +101,9 @@ fn linearize<'c>(
         // SAFETY: live gpu.thread_id / gpu.block_dim ops of this kernel; replaced and destroyed.
         let op = unsafe { melior::ir::OperationRef::from_raw(*raw) };
         let dimension = op.attribute("dimension").map_err(err)?;
-        let which = (0..3)
-            .find(|d| crate::spirv_ir::gpu_dimension_attr(ctx, *d as u32) == dimension)
+        let which = GpuDimension::ALL
+            .iter()
+            .position(|d| d.attribute(ctx) == dimension)
             .ok_or_else(|| err("a gpu dimension other than x, y, z"))?;
         let replacement = if op.name().as_string_ref().as_str() == Ok("gpu.thread_id") {
             threads[which]

@@ -33,7 +33,6 @@ extern "C" {
         capability: i64,
         extension: MlirStringRef,
     ) -> MlirAttribute;
-    fn hipmlirGpuDimensionAttrGet(ctx: MlirContext, dimension: u32) -> MlirAttribute;
 }
 
 /// SPIR-V storage classes hipmlir's pointers live in.
@@ -192,10 +191,4 @@ pub fn vce_with<'c>(
         )
     };
     (!raw.ptr.is_null()).then(|| unsafe { Attribute::from_raw(raw) })
-}
-
-/// `#gpu<dim x>` (0), y (1) or z (2).
-pub fn gpu_dimension_attr(ctx: &Context, dimension: u32) -> Attribute<'_> {
-    // SAFETY: as above.
-    unsafe { Attribute::from_raw(hipmlirGpuDimensionAttrGet(ctx.to_raw(), dimension)) }
 }

@@ -1,8 +1,10 @@
-//! Attributes built from bytes, typed (no attribute text).
+//! Attributes built typed (never from attribute text): bytes, and the gpu and arith enum
+//! attributes through a small C++ shim (cxx/attributes.cpp).
 
 use melior::ir::r#type::{IntegerType, RankedTensorType};
 use melior::ir::{Attribute, Type, TypeLike};
 use melior::Context;
+use mlir_sys::{MlirAttribute, MlirContext};
 
 /// `dense<...> : tensor<size x i8>`: a variable's initial bytes, a splat of zero when every
 /// byte is (or `bytes` is `None`). `None` when the bytes are not `size` long.
@@ -25,5 +27,159 @@ pub fn dense_bytes_attribute<'c>(
             ),
             Some(_) => return None,
         }))
+    }
+}
+
+extern "C" {
+    fn hipmlirGpuDimensionAttrGet(ctx: MlirContext, dimension: u32) -> MlirAttribute;
+    fn hipmlirGpuAllReduceOperationAttrGet(ctx: MlirContext, op: u32) -> MlirAttribute;
+    fn hipmlirGpuShuffleModeAttrGet(ctx: MlirContext, mode: u32) -> MlirAttribute;
+    fn hipmlirArithNoSignedWrapAttrGet(ctx: MlirContext) -> MlirAttribute;
+    fn hipmlirArithFastMathContractAttrGet(ctx: MlirContext) -> MlirAttribute;
+}
+
+/// A dimension of the GPU grid (`#gpu<dim x>`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[repr(u32)]
+pub enum GpuDimension {
+    X,
+    Y,
+    Z,
+}
+
+impl GpuDimension {
+    pub const ALL: [GpuDimension; 3] = [GpuDimension::X, GpuDimension::Y, GpuDimension::Z];
+
+    pub fn attribute(self, ctx: &Context) -> Attribute<'_> {
+        // SAFETY: a plain constructor on a live context.
+        unsafe { Attribute::from_raw(hipmlirGpuDimensionAttrGet(ctx.to_raw(), self as u32)) }
+    }
+}
+
+/// The reductions of `gpu.all_reduce` and `gpu.subgroup_reduce` that hipmlir emits or lowers
+/// (`#gpu<all_reduce_op add>`). The order is cxx/attributes.cpp's table.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[repr(u32)]
+pub enum ReduceOperation {
+    Add,
+    Mul,
+    And,
+    Or,
+    Xor,
+    MinUi,
+    MinSi,
+    MaxUi,
+    MaxSi,
+    MinNumF,
+    MaxNumF,
+}
+
+impl ReduceOperation {
+    pub const ALL: [ReduceOperation; 11] = [
+        ReduceOperation::Add,
+        ReduceOperation::Mul,
+        ReduceOperation::And,
+        ReduceOperation::Or,
+        ReduceOperation::Xor,
+        ReduceOperation::MinUi,
+        ReduceOperation::MinSi,
+        ReduceOperation::MaxUi,
+        ReduceOperation::MaxSi,
+        ReduceOperation::MinNumF,
+        ReduceOperation::MaxNumF,
+    ];
+
+    pub fn attribute(self, ctx: &Context) -> Attribute<'_> {
+        // SAFETY: a plain constructor on a live context; every discriminant is in its table.
+        unsafe {
+            Attribute::from_raw(hipmlirGpuAllReduceOperationAttrGet(
+                ctx.to_raw(),
+                self as u32,
+            ))
+        }
+    }
+
+    /// The operation whose attribute `attribute` is.
+    pub fn of(ctx: &Context, attribute: Attribute) -> Option<ReduceOperation> {
+        ReduceOperation::ALL
+            .into_iter()
+            .find(|op| op.attribute(ctx) == attribute)
+    }
+}
+
+/// The modes of `gpu.shuffle` (`#gpu<shuffle_mode idx>`). The order is cxx/attributes.cpp's.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[repr(u32)]
+pub enum ShuffleMode {
+    Xor,
+    Up,
+    Down,
+    Idx,
+}
+
+impl ShuffleMode {
+    pub fn attribute(self, ctx: &Context) -> Attribute<'_> {
+        // SAFETY: a plain constructor on a live context; every discriminant is in its table.
+        unsafe { Attribute::from_raw(hipmlirGpuShuffleModeAttrGet(ctx.to_raw(), self as u32)) }
+    }
+}
+
+/// `#arith.overflow<nsw>`: signed arithmetic that does not wrap (C's signed overflow is UB).
+pub fn arith_no_signed_wrap(ctx: &Context) -> Attribute<'_> {
+    // SAFETY: a plain constructor on a live context.
+    unsafe { Attribute::from_raw(hipmlirArithNoSignedWrapAttrGet(ctx.to_raw())) }
+}
+
+/// `#arith.fastmath<contract>`: a multiply and add that may fuse (clang's default
+/// -ffp-contract=fast-honor-pragmas for HIP).
+pub fn arith_fastmath_contract(ctx: &Context) -> Attribute<'_> {
+    // SAFETY: a plain constructor on a live context.
+    unsafe { Attribute::from_raw(hipmlirArithFastMathContractAttrGet(ctx.to_raw())) }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Each typed attribute is the one MLIR parses from its spelling: the C++ tables and the
+    /// Rust enums agree.
+    #[test]
+    fn typed_attributes_match_their_spellings() {
+        let ctx = Context::new();
+        ctx.load_all_available_dialects();
+        let registry = melior::dialect::DialectRegistry::new();
+        melior::utility::register_all_dialects(&registry);
+        ctx.append_dialect_registry(&registry);
+        ctx.load_all_available_dialects();
+        let parsed = |text: &str| Attribute::parse(&ctx, text).expect(text);
+        for (d, name) in GpuDimension::ALL.into_iter().zip(["x", "y", "z"]) {
+            assert_eq!(d.attribute(&ctx), parsed(&format!("#gpu<dim {name}>")));
+        }
+        let names = [
+            "add", "mul", "and", "or", "xor", "minui", "minsi", "maxui", "maxsi", "minnumf",
+            "maxnumf",
+        ];
+        for (op, name) in ReduceOperation::ALL.into_iter().zip(names) {
+            let attribute = parsed(&format!("#gpu<all_reduce_op {name}>"));
+            assert_eq!(op.attribute(&ctx), attribute);
+            assert_eq!(ReduceOperation::of(&ctx, attribute), Some(op));
+        }
+        let modes = [
+            ShuffleMode::Xor,
+            ShuffleMode::Up,
+            ShuffleMode::Down,
+            ShuffleMode::Idx,
+        ];
+        for (mode, name) in modes.into_iter().zip(["xor", "up", "down", "idx"]) {
+            assert_eq!(
+                mode.attribute(&ctx),
+                parsed(&format!("#gpu<shuffle_mode {name}>"))
+            );
+        }
+        assert_eq!(arith_no_signed_wrap(&ctx), parsed("#arith.overflow<nsw>"));
+        assert_eq!(
+            arith_fastmath_contract(&ctx),
+            parsed("#arith.fastmath<contract>")
+        );
     }
 }

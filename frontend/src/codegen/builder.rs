@@ -22,7 +22,8 @@ use melior::Context;
 use crate::clang::Linkage;
 use crate::error::{FrontendError, Result};
 
-pub use hipmlir_ir::Value;
+use hipmlir_ir::ShuffleMode;
+pub use hipmlir_ir::{GpuDimension, ReduceOperation, Value};
 
 /// Inserts operations into one block (at its end unless told otherwise).
 #[derive(Clone, Copy)]
@@ -190,7 +191,7 @@ impl<'c> Builder<'c> {
     /// `a op b` with signed overflow undefined (`nsw`), for C's signed `+`, `-`, `*`.
     pub fn no_signed_wrap(&self, op: Operation<'c>) -> Result<Value<'c>> {
         let mut op = op;
-        op.set_attribute("overflowFlags", self.enum_attr("#arith.overflow<nsw>")?);
+        op.set_attribute("overflowFlags", hipmlir_ir::arith_no_signed_wrap(self.ctx));
         self.insert_value(op)
     }
 
@@ -198,7 +199,7 @@ impl<'c> Builder<'c> {
     /// multiply and an add become one FMA where the target has it, as hipcc compiles them).
     pub fn contractible(&self, op: Operation<'c>) -> Result<Value<'c>> {
         let mut op = op;
-        op.set_attribute("fastmath", self.enum_attr("#arith.fastmath<contract>")?);
+        op.set_attribute("fastmath", hipmlir_ir::arith_fastmath_contract(self.ctx));
         self.insert_value(op)
     }
 
@@ -295,18 +296,19 @@ impl<'c> Builder<'c> {
     }
 
     /// `gpu.thread_id x` and its kin, as an `index`.
-    pub fn gpu_index(&self, op: GpuIndex, dim: GpuDim, loc: Location<'c>) -> Result<Value<'c>> {
+    pub fn gpu_index(
+        &self,
+        op: GpuIndex,
+        dim: GpuDimension,
+        loc: Location<'c>,
+    ) -> Result<Value<'c>> {
         let name = match op {
             GpuIndex::ThreadId => "gpu.thread_id",
             GpuIndex::BlockId => "gpu.block_id",
             GpuIndex::BlockDim => "gpu.block_dim",
             GpuIndex::GridDim => "gpu.grid_dim",
         };
-        let dim = self.enum_attr(match dim {
-            GpuDim::X => "#gpu<dim x>",
-            GpuDim::Y => "#gpu<dim y>",
-            GpuDim::Z => "#gpu<dim z>",
-        })?;
+        let dim = dim.attribute(self.ctx);
         self.value(name, &[], Type::index(self.ctx), &[("dimension", dim)], loc)
     }
 
@@ -331,9 +333,14 @@ impl<'c> Builder<'c> {
     }
 
     /// `gpu.all_reduce` of `v` over the workgroup (every work-item takes part: `uniform`).
-    pub fn all_reduce(&self, op: GpuReduce, v: Value<'c>, loc: Location<'c>) -> Result<Value<'c>> {
+    pub fn all_reduce(
+        &self,
+        op: ReduceOperation,
+        v: Value<'c>,
+        loc: Location<'c>,
+    ) -> Result<Value<'c>> {
         let attrs = [
-            ("op", self.reduce_op(op)?),
+            ("op", op.attribute(self.ctx)),
             ("uniform", Attribute::unit(self.ctx)),
         ];
         let results = self.op(
@@ -350,11 +357,11 @@ impl<'c> Builder<'c> {
     /// `gpu.subgroup_reduce` of `v` over the active lanes.
     pub fn subgroup_reduce(
         &self,
-        op: GpuReduce,
+        op: ReduceOperation,
         v: Value<'c>,
         loc: Location<'c>,
     ) -> Result<Value<'c>> {
-        let attrs = [("op", self.reduce_op(op)?)];
+        let attrs = [("op", op.attribute(self.ctx))];
         self.value(GPU_SUBGROUP_REDUCE, &[v], v.r#type(), &attrs, loc)
     }
 
@@ -366,7 +373,7 @@ impl<'c> Builder<'c> {
         width: Value<'c>,
         loc: Location<'c>,
     ) -> Result<Value<'c>> {
-        let mode = self.enum_attr("#gpu<shuffle_mode idx>")?;
+        let mode = ShuffleMode::Idx.attribute(self.ctx);
         let i1 = IntegerType::new(self.ctx, 1).into();
         let results = self.op(
             GPU_SHUFFLE,
@@ -377,27 +384,6 @@ impl<'c> Builder<'c> {
             loc,
         )?;
         Ok(results[0])
-    }
-
-    /// The `#gpu<all_reduce_op ...>` attribute of a reduction.
-    fn reduce_op(&self, op: GpuReduce) -> Result<Attribute<'c>> {
-        self.enum_attr(match op {
-            GpuReduce::Add => "#gpu<all_reduce_op add>",
-            GpuReduce::MinSi => "#gpu<all_reduce_op minsi>",
-            GpuReduce::MaxSi => "#gpu<all_reduce_op maxsi>",
-        })
-    }
-
-    /// An enum attribute of a dialect whose C API has no constructor for it (`#gpu<dim x>`,
-    /// `#arith.overflow<nsw>`): the only place the frontend writes attribute text, and only the
-    /// fixed spellings of the typed helpers above.
-    fn enum_attr(&self, text: &'static str) -> Result<Attribute<'c>> {
-        Attribute::parse(self.ctx, text).ok_or_else(|| {
-            internal(
-                Location::unknown(self.ctx),
-                format!("cannot build attribute {text}"),
-            )
-        })
     }
 }
 
@@ -437,22 +423,6 @@ pub enum GpuIndex {
     BlockId,
     BlockDim,
     GridDim,
-}
-
-/// A dimension of the GPU grid.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum GpuDim {
-    X,
-    Y,
-    Z,
-}
-
-/// The reductions the frontend emits with `gpu.all_reduce` and `gpu.subgroup_reduce`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum GpuReduce {
-    Add,
-    MinSi,
-    MaxSi,
 }
 
 /// The arguments of a block as codegen values.

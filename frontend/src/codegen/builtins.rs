@@ -8,7 +8,7 @@ use melior::ir::attribute::{IntegerAttribute, StringAttribute};
 use melior::ir::r#type::IntegerType;
 use melior::ir::{Attribute, Location, ValueLike};
 
-use super::builder::GpuReduce;
+use super::builder::ReduceOperation;
 use super::function::{FunctionCodegen, Val};
 use crate::clang::Cursor;
 use crate::error::{FrontendError, Result};
@@ -80,16 +80,16 @@ enum Sync {
     /// `__syncthreads`.
     Barrier,
     /// A barrier, then the 0/1 predicate reduced over the block.
-    BlockVote(GpuReduce),
+    BlockVote(ReduceOperation),
     /// A memory fence in an LLVM sync scope ("" is the whole system).
     Fence(&'static str),
 }
 
 const SYNC: &[(&str, Sync)] = &[
     ("__syncthreads", Sync::Barrier),
-    ("__syncthreads_count", Sync::BlockVote(GpuReduce::Add)),
-    ("__syncthreads_and", Sync::BlockVote(GpuReduce::MinSi)),
-    ("__syncthreads_or", Sync::BlockVote(GpuReduce::MaxSi)),
+    ("__syncthreads_count", Sync::BlockVote(ReduceOperation::Add)),
+    ("__syncthreads_and", Sync::BlockVote(ReduceOperation::MinSi)),
+    ("__syncthreads_or", Sync::BlockVote(ReduceOperation::MaxSi)),
     ("__threadfence", Sync::Fence("agent")),
     ("__threadfence_block", Sync::Fence("workgroup")),
     ("__threadfence_system", Sync::Fence("")),

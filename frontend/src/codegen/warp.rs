@@ -8,7 +8,7 @@
 use melior::dialect::arith::{self, CmpiPredicate};
 use melior::ir::Location;
 
-use super::builder::{GpuReduce, Value};
+use super::builder::{ReduceOperation, Value};
 use super::function::{FunctionCodegen, Val};
 use crate::clang::Cursor;
 use crate::error::{FrontendError, Result};
@@ -34,7 +34,7 @@ enum Warp {
     Ballot,
     ActiveMask,
     /// `__any`, `__all`: the predicate reduced over the active lanes.
-    Vote(GpuReduce),
+    Vote(ReduceOperation),
     /// `__syncwarp`: a fence over the subgroup.
     Sync,
 }
@@ -47,8 +47,8 @@ const WARP: &[(&str, Warp)] = &[
     ("__lane_id", Warp::LaneId),
     ("__ballot", Warp::Ballot),
     ("__activemask", Warp::ActiveMask),
-    ("__any", Warp::Vote(GpuReduce::MaxSi)),
-    ("__all", Warp::Vote(GpuReduce::MinSi)),
+    ("__any", Warp::Vote(ReduceOperation::MaxSi)),
+    ("__all", Warp::Vote(ReduceOperation::MinSi)),
     ("__syncwarp", Warp::Sync),
 ];
 
@@ -130,7 +130,7 @@ impl<'c> FunctionCodegen<'c, '_> {
         let bit = self.b.insert_value(arith::shli(one, lane, loc))?;
         let zero = self.b.const_int(i64t, 0, loc)?;
         let vote = self.b.insert_value(arith::select(p, bit, zero, loc))?;
-        self.b.subgroup_reduce(GpuReduce::Add, vote, loc)
+        self.b.subgroup_reduce(ReduceOperation::Add, vote, loc)
     }
 
     fn shuffle(

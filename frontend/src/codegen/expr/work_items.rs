@@ -6,7 +6,7 @@ use melior::ir::Location;
 
 use super::calls::is_builtin_decl;
 use crate::clang::Cursor;
-use crate::codegen::builder::{GpuDim, GpuIndex};
+use crate::codegen::builder::{GpuDimension, GpuIndex};
 use crate::codegen::function::{FunctionCodegen, Val};
 use crate::error::Result;
 use crate::types::Ty;
@@ -47,9 +47,9 @@ impl<'c> FunctionCodegen<'c, '_> {
             return Ok(None);
         };
         let dim = match e.spelling().as_str() {
-            "x" => GpuDim::X,
-            "y" => GpuDim::Y,
-            "z" => GpuDim::Z,
+            "x" => GpuDimension::X,
+            "y" => GpuDimension::Y,
+            "z" => GpuDimension::Z,
             _ => return Ok(None),
         };
         let idx = self.b.gpu_index(*op, dim, loc)?;
