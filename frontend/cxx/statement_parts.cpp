@@ -317,6 +317,34 @@ int hipmlir_is_lambda_class(const void *decl) {
   return r && r->isLambda();
 }
 
+// The captures of a lambda's closure class, in clang's order, which is the order of the class's
+// fields: for each, the captured declaration (null for `this` and a VLA bound) and its kind: 0 a
+// variable, 1 a parameter, 2 `this`, 3 an init-capture, 4 anything else (a VLA bound, a
+// structured binding). Returns the count; -1 when `decl` is no closure class or has more than
+// `max` captures.
+int hipmlir_lambda_captures(const void *decl, int max, const void **captured, int *kinds) {
+  const auto *r = llvm::dyn_cast<clang::CXXRecordDecl>(static_cast<const clang::Decl *>(decl));
+  if (!r || !r->isLambda()) return -1;
+  int n = 0;
+  for (const clang::LambdaCapture &c : r->captures()) {
+    if (n >= max) return -1;
+    captured[n] = nullptr;
+    kinds[n] = 4;
+    if (c.capturesThis()) {
+      kinds[n] = 2;
+    } else if (c.capturesVariable()) {
+      const clang::ValueDecl *v = c.getCapturedVar();
+      captured[n] = v;
+      if (llvm::isa<clang::ParmVarDecl>(v))
+        kinds[n] = 1;
+      else if (const auto *var = llvm::dyn_cast<clang::VarDecl>(v))
+        kinds[n] = var->isInitCapture() ? 3 : 0;
+    }
+    ++n;
+  }
+  return n;
+}
+
 // Whether a binary or compound-assignment operator may be fused with another into one operation
 // (a multiply and an add into an FMA): 1, unless a `#pragma clang fp contract(off)` or
 // `#pragma STDC FP_CONTRACT OFF` in effect there says 0. Without a pragma the language's default

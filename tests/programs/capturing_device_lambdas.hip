@@ -2,7 +2,8 @@
 // object is a by-value kernel argument that the host compiler lays out and the device reads.
 // Captures of scalars of mixed sizes, pointers, a small struct and an array, by `[=]` (in an
 // order of first use unlike the order of declaration) and by name; a constant read without
-// being captured; generic lambdas with captures; a lambda the kernel hands to a device
+// being captured (an integral const and a constexpr float); a reference variable captured by
+// copy; generic lambdas with captures; a lambda the kernel hands to a device
 // function; one lambda of a host function template in two instances.
 #include "test_common.h"
 
@@ -91,6 +92,15 @@ int run_capturing_lambdas() {
   transform_with(triple_plus, dk, dout_i, n);
   for (int i = 0; i < n; ++i) wanti[i] = triple_plus(k[i]);
   failures += report("host and device lambda", count_mismatches("triple", from_device(dout_i, n), wanti));
+
+  // A constexpr float read as a value (no capture: it is not odr-used) beside a reference
+  // variable, which `[=]` captures as a copy of what it refers to.
+  constexpr float kHalf = 0.5f;
+  int& scale_ref = scale;
+  for_each_index<64>(n, [=] __device__(int i) { dout[i] = dx[i] * kHalf + scale_ref; });
+  HIP_CHECK(hipGetLastError());
+  for (int i = 0; i < n; ++i) want[i] = x[i] * kHalf + scale;
+  failures += report("constexpr read and a reference copied", count_mismatches("half", from_device(dout, n), want));
 
   // Written in the launch itself, by <<<>>> and by hipLaunchKernelGGL.
   int bias = 17;

@@ -13,7 +13,7 @@ use clang_sys::*;
 use crate::error::{Diagnostic, FrontendError, SourceLoc};
 
 mod parts;
-pub use parts::{ForParts, IfParts};
+pub use parts::{ClosureCapture, ForParts, IfParts};
 
 /// Owns a libclang index and one parsed translation unit.
 pub struct TranslationUnit {
@@ -173,6 +173,12 @@ extern "C" {
     fn hipmlir_if_parts(stmt: *const c_void, parts: *mut [*const c_void; 5]);
     fn hipmlir_range_for_begin(stmt: *const c_void) -> *const c_void;
     fn hipmlir_is_lambda_class(decl: *const c_void) -> i32;
+    fn hipmlir_lambda_captures(
+        decl: *const c_void,
+        max: i32,
+        captured: *mut *const c_void,
+        kinds: *mut i32,
+    ) -> i32;
     fn hipmlir_is_lvalue(expr: *const c_void) -> i32;
     fn hipmlir_fp_contract_allowed(expr: *const c_void) -> i32;
     fn hipmlir_is_pack(decl: *const c_void) -> i32;

@@ -7,7 +7,9 @@ use std::os::raw::c_void;
 
 use clang_sys::*;
 
-use super::{hipmlir_is_lambda_class, hipmlir_range_for_begin, CType, Cursor};
+use super::{
+    hipmlir_is_lambda_class, hipmlir_lambda_captures, hipmlir_range_for_begin, CType, Cursor,
+};
 
 /// The parts of a `for` statement, each the child that holds it.
 #[derive(Debug, Clone, Copy)]
@@ -129,6 +131,45 @@ impl Cursor {
         find_reference_to(&var, node)
     }
 
+    /// The captures of this lambda closure class in clang's order (the order of its fields);
+    /// None for any other declaration.
+    pub fn closure_captures(&self) -> Option<Vec<ClosureCapture>> {
+        const MAX: usize = 256;
+        if unsafe { clang_isDeclaration(self.kind()) } == 0 {
+            return None;
+        }
+        let mut captured = [std::ptr::null(); MAX];
+        let mut kinds = [0i32; MAX];
+        // SAFETY: a declaration cursor holds its `clang::Decl *` in data[0]; the shim checks its
+        // class and writes at most MAX entries.
+        let count = unsafe {
+            hipmlir_lambda_captures(
+                self.0.data[0],
+                MAX as i32,
+                captured.as_mut_ptr(),
+                kinds.as_mut_ptr(),
+            )
+        };
+        let count = usize::try_from(count).ok()?;
+        Some(
+            (0..count)
+                .map(|i| match kinds[i] {
+                    0 => ClosureCapture::Variable(
+                        self.declaration_cursor(captured[i], CXCursor_VarDecl)
+                            .canonical(),
+                    ),
+                    1 => ClosureCapture::Variable(
+                        self.declaration_cursor(captured[i], CXCursor_ParmDecl)
+                            .canonical(),
+                    ),
+                    2 => ClosureCapture::This,
+                    3 => ClosureCapture::InitCapture,
+                    _ => ClosureCapture::Other,
+                })
+                .collect(),
+        )
+    }
+
     /// Whether this declaration is a lambda's closure class.
     pub fn is_lambda_class(&self) -> bool {
         // SAFETY: a declaration cursor holds its `clang::Decl *` in data[0]; the shim checks its
@@ -160,4 +201,17 @@ fn find_reference_to(c: &Cursor, node: *const c_void) -> Option<Cursor> {
         }
     }
     None
+}
+
+/// What one capture of a lambda holds (see `Cursor::closure_captures`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ClosureCapture {
+    /// A local variable or parameter of an enclosing function (its canonical declaration).
+    Variable(Cursor),
+    /// `this` or `*this`.
+    This,
+    /// `[y = expr]`: a variable the capture itself declares.
+    InitCapture,
+    /// A variable-length array bound or a structured binding.
+    Other,
 }
