@@ -1332,20 +1332,7 @@ fn precompiled_headers_never_change_a_build() {
     // Its first include is a quoted one: no preamble, so the prefix header's PCHs serve it.
     let source = repo().join("tests/programs/unions.hip");
     let compile = |object: &str, cached: bool| {
-        let mut cmd = hipmlir();
-        cmd.current_dir(dir.path())
-            .env_remove("CXX")
-            .args(["-c", "-O2"])
-            .arg(&source)
-            .args(["-o", object]);
-        if cached {
-            cmd.env("HIPMLIR_CACHE_DIR", &cache);
-        } else {
-            cmd.env("HIPMLIR_DISABLE_CACHE", "1");
-        }
-        let out = cmd.output().expect("hipmlir runs");
-        assert!(out.status.success(), "{}", stderr(&out));
-        std::fs::read(dir.path().join(object)).unwrap()
+        compile_object(dir.path(), &source, object, cached.then_some(&*cache)).0
     };
     let plain = compile("plain.o", false);
     for i in 0..3 {
@@ -1354,14 +1341,8 @@ fn precompiled_headers_never_change_a_build() {
             "build {i} differs"
         );
     }
-    let pchs = |sub: &str, name: &str| -> Vec<PathBuf> {
-        walk(&cache.join(sub))
-            .into_iter()
-            .filter(|p| p.to_string_lossy().ends_with(name))
-            .collect()
-    };
-    let device = pchs("pch", ".pch");
-    let host = pchs("host-pch", "hip_runtime.h.gch");
+    let device = files_ending(&cache.join("pch"), ".pch");
+    let host = files_ending(&cache.join("host-pch"), "hip_runtime.h.gch");
     assert_eq!(device.len(), 1, "{device:?}");
     assert_eq!(host.len(), 1, "{host:?}");
     for pch in device.iter().chain(&host) {
@@ -1413,23 +1394,7 @@ fn precompiled_preambles_never_change_a_build() {
     let cache = dir.path().join("cache");
     let source = repo().join("tests/programs/system_header_preamble.hip");
     let compile = |object: &str, cached: bool| {
-        let mut cmd = hipmlir();
-        cmd.current_dir(dir.path())
-            .env_remove("CXX")
-            .args(["-c", "-O2", "-v"])
-            .arg(&source)
-            .args(["-o", object]);
-        if cached {
-            cmd.env("HIPMLIR_CACHE_DIR", &cache);
-        } else {
-            cmd.env("HIPMLIR_DISABLE_CACHE", "1");
-        }
-        let out = cmd.output().expect("hipmlir runs");
-        assert!(out.status.success(), "{}", stderr(&out));
-        (
-            std::fs::read(dir.path().join(object)).unwrap(),
-            stderr(&out),
-        )
+        compile_object(dir.path(), &source, object, cached.then_some(&*cache))
     };
     let (plain, _) = compile("plain.o", false);
     let mut last_log = String::new();
@@ -1438,14 +1403,8 @@ fn precompiled_preambles_never_change_a_build() {
         assert!(object == plain, "build {i} differs");
         last_log = log;
     }
-    let files = |sub: &str, name: &str| -> Vec<PathBuf> {
-        walk(&cache.join(sub))
-            .into_iter()
-            .filter(|p| p.to_string_lossy().ends_with(name))
-            .collect()
-    };
-    let device = files("preamble", ".pch");
-    let host = files("host-preamble", "preamble.h.gch");
+    let device = files_ending(&cache.join("preamble"), ".pch");
+    let host = files_ending(&cache.join("host-preamble"), "preamble.h.gch");
     assert_eq!(device.len(), 1, "{device:?}");
     assert_eq!(host.len(), 1, "{host:?}");
     let host_header = host[0].with_extension("");
@@ -1479,6 +1438,37 @@ fn precompiled_preambles_never_change_a_build() {
     assert!(!device[0].exists(), "the damaged device preamble was kept");
     assert!(!host[0].exists(), "the stale host preamble was kept");
     assert!(!log.contains(&host_header.display().to_string()), "{log}");
+}
+
+/// `hipmlir -c -O2 -v SOURCE -o OBJECT` in `dir`, with the cache folder `cache` or with no
+/// cache; the object's bytes and the log (which names the host compile's command).
+fn compile_object(
+    dir: &Path,
+    source: &Path,
+    object: &str,
+    cache: Option<&Path>,
+) -> (Vec<u8>, String) {
+    let mut cmd = hipmlir();
+    cmd.current_dir(dir)
+        .env_remove("CXX")
+        .args(["-c", "-O2", "-v"])
+        .arg(source)
+        .args(["-o", object]);
+    match cache {
+        Some(cache) => cmd.env("HIPMLIR_CACHE_DIR", cache),
+        None => cmd.env("HIPMLIR_DISABLE_CACHE", "1"),
+    };
+    let out = cmd.output().expect("hipmlir runs");
+    assert!(out.status.success(), "{}", stderr(&out));
+    (std::fs::read(dir.join(object)).unwrap(), stderr(&out))
+}
+
+/// The files under `dir` whose path ends with `suffix`.
+fn files_ending(dir: &Path, suffix: &str) -> Vec<PathBuf> {
+    walk(dir)
+        .into_iter()
+        .filter(|p| p.to_string_lossy().ends_with(suffix))
+        .collect()
 }
 
 fn walk(dir: &Path) -> Vec<PathBuf> {
