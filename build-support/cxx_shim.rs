@@ -23,6 +23,8 @@ pub fn build(source: &str, library: &str, headers: &str) {
         .include(include_dir)
         .flag("-fno-exceptions")
         .flag("-fno-rtti")
+        // As the LLVM libraries were built: class layouts must match theirs.
+        .define("NDEBUG", None)
         .warnings(false)
         .file(source)
         .compile(library);

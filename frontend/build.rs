@@ -1,5 +1,6 @@
-//! Builds the small C++ shim that reads statement parts from clang's AST nodes (see
-//! cxx/statement_parts.cpp), against the headers of the LLVM that libclang comes from.
+//! Builds the small C++ shims that read statement parts from clang's AST nodes
+//! (cxx/statement_parts.cpp) and trim a precompiled header (cxx/precompiled_header.cpp), against
+//! the headers of the LLVM that libclang comes from.
 #[path = "../build-support/cxx_shim.rs"]
 mod cxx_shim;
 
@@ -7,6 +8,11 @@ fn main() {
     cxx_shim::build(
         "cxx/statement_parts.cpp",
         "hipmlir_statement_parts",
+        "clang's headers",
+    );
+    cxx_shim::build(
+        "cxx/precompiled_header.cpp",
+        "hipmlir_precompiled_header",
         "clang's headers",
     );
 }

@@ -56,6 +56,8 @@ impl TranslationUnit {
     /// Writes the translation unit as an AST file (a precompiled header, when it was parsed by
     /// [`Self::parse_prefix_header`]).
     pub fn save(&self, path: &Path) -> Result<(), String> {
+        // SAFETY: the TU is alive (see cxx/precompiled_header.cpp for what is left out).
+        unsafe { hipmlir_forget_deferred_diagnostic_roots(self.tu.cast()) };
         let c_path = cstring(&path.to_string_lossy());
         // SAFETY: the TU is alive; the path outlives the call.
         let code = unsafe { clang_saveTranslationUnit(self.tu, c_path.as_ptr(), 0) };
@@ -169,6 +171,7 @@ fn cstring(s: &str) -> CString {
 
 // Statement parts read from clang's nodes (cxx/statement_parts.cpp).
 extern "C" {
+    fn hipmlir_forget_deferred_diagnostic_roots(translation_unit: *mut c_void);
     fn hipmlir_for_parts(stmt: *const c_void, parts: *mut [*const c_void; 5]);
     fn hipmlir_if_parts(stmt: *const c_void, parts: *mut [*const c_void; 5]);
     fn hipmlir_range_for_begin(stmt: *const c_void) -> *const c_void;
