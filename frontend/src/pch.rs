@@ -97,6 +97,10 @@ fn replace_prefix_include(plain: &[String], header: &Path, with: &[&str]) -> Vec
     args
 }
 
+/// What `TranslationUnit::save` leaves out of a PCH (cxx/precompiled_header.cpp), part of the
+/// key: a PCH saved before it left that out is not taken for one that does.
+const PCH_LEAVES_OUT: &str = "deferred-diagnostic roots";
+
 /// The PCH for these options: found in the cache, or made now. `None` when there is no cache
 /// folder or the PCH cannot be made (then the caller parses plainly).
 fn cached_pch(options: &FrontendOptions) -> Option<PathBuf> {
@@ -106,7 +110,8 @@ fn cached_pch(options: &FrontendOptions) -> Option<PathBuf> {
     let mut key = CacheKey::default();
     key.field(clang_version())
         .field(env!("CARGO_PKG_VERSION"))
-        .field(INSTANTIATE_TEMPLATES);
+        .field(INSTANTIATE_TEMPLATES)
+        .field(PCH_LEAVES_OUT);
     for arg in &plain {
         key.field(arg);
     }
