@@ -23,8 +23,9 @@ cache=${HIPMLIR_CACHE_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/hipmlir}
 if [ -n "${HIPMLIR_DISABLE_CACHE:-}" ] && [[ ! $HIPMLIR_DISABLE_CACHE =~ ^(0|false|no|off)$ ]]; then
   caches="none (HIPMLIR_DISABLE_CACHE)"
 else
-  device=$(find "$cache/preamble" -name '*.pch' 2>/dev/null | wc -l)
-  host=$(find "$cache/host-preamble" -name 'preamble.h.gch' 2>/dev/null | wc -l)
+  # (A cache folder not made yet holds none: find's failure there is no error.)
+  device=$( (find "$cache/preamble" -name '*.pch' 2>/dev/null || true) | wc -l)
+  host=$( (find "$cache/host-preamble" -name 'preamble.h.gch' 2>/dev/null || true) | wc -l)
   caches="$device device and $host host precompiled preambles"
 fi
 
