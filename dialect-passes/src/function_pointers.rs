@@ -20,7 +20,9 @@ use std::collections::HashMap;
 use melior::dialect::arith::{self, CmpiPredicate};
 use melior::dialect::llvm;
 use melior::dialect::ods::llvm as ods_llvm;
-use melior::ir::attribute::{FlatSymbolRefAttribute, FloatAttribute, IntegerAttribute};
+use melior::ir::attribute::{
+    FlatSymbolRefAttribute, FloatAttribute, IntegerAttribute, StringAttribute, TypeAttribute,
+};
 use melior::ir::block::BlockLike;
 use melior::ir::operation::{OperationLike, OperationMutLike, OperationRef, WalkOrder, WalkResult};
 use melior::ir::r#type::{FunctionType, IntegerType};
@@ -69,13 +71,16 @@ pub fn devirtualize_function_pointers(
     module.as_operation().walk(WalkOrder::PreOrder, |op| {
         match op.name().as_string_ref().as_str() {
             Ok("func.func") => {
-                if let (Ok(name), Ok(ty)) =
-                    (op.attribute("sym_name"), op.attribute("function_type"))
-                {
-                    if let Ok(ty) = melior::ir::attribute::TypeAttribute::try_from(ty) {
-                        let symbol = name.to_string().trim_matches('"').to_string();
-                        types.insert(symbol, ty.value().to_raw().ptr);
-                    }
+                let name = op
+                    .attribute("sym_name")
+                    .ok()
+                    .and_then(|a| StringAttribute::try_from(a).ok());
+                let ty = op
+                    .attribute("function_type")
+                    .ok()
+                    .and_then(|a| TypeAttribute::try_from(a).ok());
+                if let (Some(name), Some(ty)) = (name, ty) {
+                    types.insert(name.value().to_string(), ty.value().to_raw().ptr);
                 }
             }
             Ok("func.call_indirect") => calls.push(op.to_raw()),

@@ -151,7 +151,7 @@ fn libdevice_name(symbol: &str) -> Option<String> {
     LIBRARY.contains(&base).then(|| format!("__nv_{symbol}"))
 }
 
-fn err(e: impl std::fmt::Display) -> LowerError {
+pub(crate) fn err(e: impl std::fmt::Display) -> LowerError {
     LowerError::bug(format!("lowering HIP for NVPTX: {e}"))
 }
 

@@ -21,6 +21,7 @@ use mlir_sys::{MlirOperation, MlirValue};
 
 use crate::address_space_map::nvptx;
 use crate::builder::{type_of, Rewriter};
+use crate::nvptx::{enclosing, err};
 use crate::LowerError;
 
 /// `__syncwarp()` as CUDA defines it: the whole warp meets.
@@ -29,10 +30,6 @@ pub(crate) const SYNCWARP: &str = "__hipmlir_nvptx_syncwarp";
 const ACTIVEMASK: &str = "llvm.nvvm.activemask";
 const BAR_WARP_SYNC: &str = "llvm.nvvm.bar.warp.sync";
 const ISSPACEP_LOCAL: &str = "llvm.nvvm.isspacep.local";
-
-fn err(e: impl std::fmt::Display) -> LowerError {
-    LowerError::bug(format!("lowering HIP for NVPTX: {e}"))
-}
 
 /// The scalar types the helpers are built for, told apart by type.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -571,8 +568,8 @@ pub(crate) fn guard_local_atomic(
     let (Some(_), Some(update)) = (HelperType::of(ctx, ty), Update::of(bin_op)) else {
         return Ok(false);
     };
-    let gpu_module = crate::nvptx::enclosing(atomic, "gpu.module")
-        .ok_or_else(|| err("an atomic outside a gpu.module"))?;
+    let gpu_module =
+        enclosing(atomic, "gpu.module").ok_or_else(|| err("an atomic outside a gpu.module"))?;
     if has_symbol(gpu_module, symbol)? {
         return Err(err(format!("the helper @{symbol} exists already")));
     }
