@@ -2,16 +2,17 @@
 //! written once here. melior has builders for the upstream dialects (scf, arith, func, llvm)
 //! but none for spirv; its attributes and types come from `spirv_ir`.
 
-use melior::dialect::scf;
+use melior::dialect::{arith, func, llvm, ods, scf};
 use melior::ir::attribute::{
-    ArrayAttribute, FlatSymbolRefAttribute, IntegerAttribute, StringAttribute, TypeAttribute,
+    ArrayAttribute, DenseI32ArrayAttribute, FlatSymbolRefAttribute, IntegerAttribute,
+    StringAttribute, TypeAttribute,
 };
 use melior::ir::block::BlockLike;
 use melior::ir::operation::OperationLike;
 use melior::ir::r#type::{FunctionType, IntegerType};
 use melior::ir::{
-    Attribute, Block, BlockRef, Location, Operation, OperationRef, Region, RegionLike, Type, Value,
-    ValueLike,
+    Attribute, Block, BlockRef, Identifier, Location, Operation, OperationRef, Region, RegionLike,
+    Type, Value, ValueLike,
 };
 use melior::Context;
 use mlir_sys::{MlirBlock, MlirValue};
@@ -545,4 +546,357 @@ pub(crate) fn type_of<'c>(v: MlirValue) -> Type<'c> {
 /// Raw handles of values, as the passes hand them around.
 fn raw_values(values: Vec<hipmlir_ir::Value>) -> Vec<MlirValue> {
     values.into_iter().map(|v| v.to_raw()).collect()
+}
+
+/// The operations the NVPTX lowering and the devirtualization of function pointers build:
+/// melior's dialect builders where they exist (inserted with [`Rewriter::emit`]), the generic
+/// form here where melior has none or its builder leaves out an attribute the op requires
+/// (the operand segment sizes of `llvm.call`, `llvm.call_intrinsic`, `llvm.cond_br`).
+impl<'c> Rewriter<'c> {
+    /// Just after `op`, at its location.
+    pub fn after(ctx: &'c Context, op: &OperationRef<'c, '_>) -> Self {
+        Rewriter {
+            ctx,
+            ops: OpBuilder::after(ctx, op),
+            loc: op.location(),
+        }
+    }
+
+    /// Inserts an operation made by one of melior's dialect builders; returns its results.
+    pub fn emit(&self, op: impl Into<Operation<'c>>) -> Vec<MlirValue> {
+        self.insert(op.into())
+    }
+
+    /// [`Rewriter::emit`] of an operation with one result.
+    pub fn emit_value(&self, op: impl Into<Operation<'c>>) -> Result<MlirValue, LowerError> {
+        self.emit(op)
+            .first()
+            .copied()
+            .ok_or_else(|| self.error("an operation without a result"))
+    }
+
+    /// An operation of a dialect melior has no builder for, in its generic form: operands,
+    /// result types, attributes, regions and successor blocks.
+    pub(crate) fn generic(
+        &self,
+        name: &str,
+        operands: &[MlirValue],
+        results: &[Type<'c>],
+        attributes: &[(&str, Attribute<'c>)],
+        regions: Vec<Region<'c>>,
+        successors: &[MlirBlock],
+    ) -> Result<Vec<MlirValue>, LowerError> {
+        // SAFETY: successors are live blocks of the module being rewritten.
+        let successors: Vec<BlockRef> = successors
+            .iter()
+            .map(|b| unsafe { BlockRef::from_raw(*b) })
+            .collect();
+        let successors: Vec<&Block> = successors.iter().map(|b| &**b).collect();
+        self.ops
+            .build_with_successors(
+                name,
+                &values(operands),
+                results,
+                attributes,
+                regions,
+                &successors,
+                self.loc,
+            )
+            .map(|op| raw_values(hipmlir_ir::results(op)))
+            .map_err(|e| self.error(e))
+    }
+
+    /// `arith.constant` of an integer (or index) type.
+    pub fn arith_int(&self, ty: Type<'c>, value: i64) -> Result<MlirValue, LowerError> {
+        self.emit_value(arith::constant(
+            self.ctx,
+            IntegerAttribute::new(ty, value).into(),
+            self.loc,
+        ))
+    }
+
+    /// `func.call @callee(operands) : results`.
+    pub fn func_call(
+        &self,
+        callee: &str,
+        operands: &[MlirValue],
+        results: &[Type<'c>],
+    ) -> Vec<MlirValue> {
+        let callee = FlatSymbolRefAttribute::new(self.ctx, callee);
+        self.emit(func::call(
+            self.ctx,
+            callee,
+            &values(operands),
+            results,
+            self.loc,
+        ))
+    }
+
+    /// `llvm.call @callee(operands) : results` (no operand bundles).
+    pub fn llvm_call(
+        &self,
+        callee: &str,
+        operands: &[MlirValue],
+        results: &[Type<'c>],
+    ) -> Result<Vec<MlirValue>, LowerError> {
+        let attributes = [
+            (
+                "callee",
+                FlatSymbolRefAttribute::new(self.ctx, callee).into(),
+            ),
+            (
+                "operandSegmentSizes",
+                self.segment_sizes(&[operands.len(), 0]),
+            ),
+            ("op_bundle_sizes", self.segment_sizes(&[])),
+        ];
+        self.generic("llvm.call", operands, results, &attributes, vec![], &[])
+    }
+
+    /// `llvm.call_intrinsic "intrinsic"(operands) : results` (no operand bundles).
+    pub fn call_intrinsic(
+        &self,
+        intrinsic: &str,
+        operands: &[MlirValue],
+        results: &[Type<'c>],
+    ) -> Result<Vec<MlirValue>, LowerError> {
+        let attributes = [
+            ("intrin", StringAttribute::new(self.ctx, intrinsic).into()),
+            (
+                "operandSegmentSizes",
+                self.segment_sizes(&[operands.len(), 0]),
+            ),
+            ("op_bundle_sizes", self.segment_sizes(&[])),
+        ];
+        self.generic(
+            "llvm.call_intrinsic",
+            operands,
+            results,
+            &attributes,
+            vec![],
+            &[],
+        )
+    }
+
+    /// `llvm.inline_asm has_side_effects "asm", "constraints" operands : result`.
+    pub fn inline_asm_with_side_effects(
+        &self,
+        asm: &str,
+        constraints: &str,
+        operands: &[MlirValue],
+        result: Type<'c>,
+    ) -> Result<MlirValue, LowerError> {
+        let attributes = [
+            ("asm_string", StringAttribute::new(self.ctx, asm).into()),
+            (
+                "constraints",
+                StringAttribute::new(self.ctx, constraints).into(),
+            ),
+            ("has_side_effects", Attribute::unit(self.ctx)),
+        ];
+        Ok(self.generic(
+            "llvm.inline_asm",
+            operands,
+            &[result],
+            &attributes,
+            vec![],
+            &[],
+        )?[0])
+    }
+
+    /// `llvm.cond_br condition, ^then, ^otherwise` (successors without arguments).
+    pub fn llvm_cond_br(
+        &self,
+        condition: MlirValue,
+        then: MlirBlock,
+        otherwise: MlirBlock,
+    ) -> Result<(), LowerError> {
+        let attributes = [("operandSegmentSizes", self.segment_sizes(&[1, 0, 0]))];
+        self.generic(
+            "llvm.cond_br",
+            &[condition],
+            &[],
+            &attributes,
+            vec![],
+            &[then, otherwise],
+        )?;
+        Ok(())
+    }
+
+    fn segment_sizes(&self, sizes: &[usize]) -> Attribute<'c> {
+        let sizes: Vec<i32> = sizes.iter().map(|s| *s as i32).collect();
+        DenseI32ArrayAttribute::new(self.ctx, &sizes).into()
+    }
+
+    /// `llvm.mlir.global internal constant @symbol(dense<bytes>) {addr_space} :
+    /// !llvm.array<n x i8>`.
+    pub fn llvm_constant_bytes(
+        &self,
+        symbol: &str,
+        bytes: &[u8],
+        addr_space: u32,
+    ) -> Result<(), LowerError> {
+        let ctx = self.ctx;
+        let array = llvm::r#type::array(IntegerType::new(ctx, 8).into(), bytes.len() as u32);
+        // SAFETY: a plain constructor on a live context.
+        let internal = unsafe {
+            Attribute::from_raw(mlir_sys::mlirLLVMLinkageAttrGet(
+                ctx.to_raw(),
+                mlir_sys::MlirLLVMLinkage_MlirLLVMLinkageInternal,
+            ))
+        };
+        let attributes = [
+            ("sym_name", StringAttribute::new(ctx, symbol).into()),
+            ("global_type", TypeAttribute::new(array).into()),
+            ("linkage", internal),
+            ("constant", Attribute::unit(ctx)),
+            (
+                "value",
+                hipmlir_ir::dense_bytes_attribute(ctx, bytes.len() as u64, Some(bytes))
+                    .ok_or_else(|| self.error("a byte string of another length"))?,
+            ),
+            (
+                "addr_space",
+                IntegerAttribute::new(IntegerType::new(ctx, 32).into(), addr_space.into()).into(),
+            ),
+        ];
+        self.generic(
+            "llvm.mlir.global",
+            &[],
+            &[],
+            &attributes,
+            vec![Region::new()],
+            &[],
+        )?;
+        Ok(())
+    }
+
+    /// `func.func private @name(inputs) -> results`: a declaration when `body` is `None`, else
+    /// a definition whose single block `body` fills from the arguments, returning the values
+    /// the function returns.
+    #[allow(clippy::type_complexity)]
+    pub fn private_function(
+        &self,
+        name: &str,
+        inputs: &[Type<'c>],
+        results: &[Type<'c>],
+        body: Option<&dyn Fn(&Rewriter<'c>, &[MlirValue]) -> Result<Vec<MlirValue>, LowerError>>,
+    ) -> Result<(), LowerError> {
+        let ctx = self.ctx;
+        let region = Region::new();
+        if let Some(body) = body {
+            let arguments: Vec<(Type, Location)> = inputs.iter().map(|t| (*t, self.loc)).collect();
+            let block = Block::new(&arguments);
+            let args: Vec<MlirValue> = (0..block.argument_count())
+                .map(|i| block.argument(i).map(|a| a.to_raw()))
+                .collect::<Result<_, _>>()
+                .map_err(|e| self.error(e))?;
+            let inner = Rewriter::at_end(ctx, &block, self.loc);
+            let returned = body(&inner, &args)?;
+            inner.emit(func::r#return(&values(&returned), self.loc));
+            region.append_block(block);
+        }
+        let function_type = FunctionType::new(ctx, inputs, results);
+        self.emit(func::func(
+            ctx,
+            StringAttribute::new(ctx, name),
+            TypeAttribute::new(function_type.into()),
+            region,
+            &[(
+                Identifier::new(ctx, "sym_visibility"),
+                StringAttribute::new(ctx, "private").into(),
+            )],
+            self.loc,
+        ));
+        Ok(())
+    }
+
+    /// `llvm.func @name : function_type` with the body `region` (empty: a declaration).
+    pub fn llvm_function(&self, name: &str, function_type: Type<'c>, region: Region<'c>) {
+        let ctx = self.ctx;
+        self.emit(llvm::func(
+            ctx,
+            StringAttribute::new(ctx, name),
+            TypeAttribute::new(function_type),
+            region,
+            &[],
+            self.loc,
+        ));
+    }
+
+    /// `scf.if condition -> types { then } else { otherwise }`, each branch yielding the
+    /// values it builds.
+    pub fn scf_if_values(
+        &self,
+        condition: MlirValue,
+        types: &[Type<'c>],
+        then: impl FnOnce(&Rewriter<'c>) -> Result<Vec<MlirValue>, LowerError>,
+        otherwise: impl FnOnce(&Rewriter<'c>) -> Result<Vec<MlirValue>, LowerError>,
+    ) -> Result<Vec<MlirValue>, LowerError> {
+        let then_region = self.values_region(then)?;
+        let else_region = self.values_region(otherwise)?;
+        Ok(self.emit(scf::r#if(
+            value(condition),
+            types,
+            then_region,
+            else_region,
+            self.loc,
+        )))
+    }
+
+    /// A region of one block that `body` fills, yielding the values it returns.
+    fn values_region(
+        &self,
+        body: impl FnOnce(&Rewriter<'c>) -> Result<Vec<MlirValue>, LowerError>,
+    ) -> Result<Region<'c>, LowerError> {
+        let block = Block::new(&[]);
+        let inner = Rewriter::at_end(self.ctx, &block, self.loc);
+        let yielded = body(&inner)?;
+        inner.emit(scf::r#yield(&values(&yielded), self.loc));
+        let region = Region::new();
+        region.append_block(block);
+        Ok(region)
+    }
+
+    /// `scf.for %iv = lower to upper step step iter_args(%acc = init) -> ty`: `body` computes
+    /// the next value of the one carried value from the induction variable and the current one.
+    pub fn scf_for(
+        &self,
+        bounds: [MlirValue; 3],
+        init: MlirValue,
+        body: impl FnOnce(&Rewriter<'c>, MlirValue, MlirValue) -> Result<MlirValue, LowerError>,
+    ) -> Result<MlirValue, LowerError> {
+        let [lower, upper, step] = bounds;
+        let ty = type_of(init);
+        let block = Block::new(&[(type_of(lower), self.loc), (ty, self.loc)]);
+        let iv = block.argument(0).map_err(|e| self.error(e))?.to_raw();
+        let acc = block.argument(1).map_err(|e| self.error(e))?.to_raw();
+        let inner = Rewriter::at_end(self.ctx, &block, self.loc);
+        let next = body(&inner, iv, acc)?;
+        inner.emit(scf::r#yield(&values(&[next]), self.loc));
+        let region = Region::new();
+        region.append_block(block);
+        let [lower, upper, step, init] = [lower, upper, step, init].map(value);
+        self.emit_value(ods::scf::r#for(
+            self.ctx,
+            &[ty],
+            lower,
+            upper,
+            step,
+            &[init],
+            region,
+            self.loc,
+        ))
+    }
+}
+
+/// The live value `v`.
+fn value<'c, 'a>(v: MlirValue) -> Value<'c, 'a> {
+    // SAFETY: `v` is a live value of the module being rewritten.
+    unsafe { Value::from_raw(v) }
+}
+
+/// Live values.
+fn values<'c, 'a>(vs: &[MlirValue]) -> Vec<Value<'c, 'a>> {
+    vs.iter().map(|v| value(*v)).collect()
 }

@@ -17,24 +17,25 @@
 
 use std::collections::HashMap;
 
-use melior::ir::attribute::{FlatSymbolRefAttribute, FloatAttribute, IntegerAttribute};
+use melior::dialect::arith::{self, CmpiPredicate};
+use melior::dialect::llvm;
+use melior::dialect::ods::llvm as ods_llvm;
+use melior::ir::attribute::{
+    FlatSymbolRefAttribute, FloatAttribute, IntegerAttribute, StringAttribute, TypeAttribute,
+};
 use melior::ir::block::BlockLike;
-use melior::ir::operation::{
-    OperationBuilder, OperationLike, OperationMutLike, OperationRef, WalkOrder, WalkResult,
-};
+use melior::ir::operation::{OperationLike, OperationMutLike, OperationRef, WalkOrder, WalkResult};
 use melior::ir::r#type::{FunctionType, IntegerType};
-use melior::ir::{
-    Attribute, AttributeLike, Block, Location, Module, Region, RegionLike, Type, TypeLike, Value,
-    ValueLike,
-};
+use melior::ir::{Attribute, AttributeLike, Location, Module, Type, TypeLike, Value, ValueLike};
 use melior::Context;
 use mlir_sys::{
-    mlirBlockInsertOwnedOperation, mlirDictionaryAttrGetElement, mlirDictionaryAttrGetNumElements,
-    mlirIdentifierStr, mlirOpResultGetOwner, mlirOperationDestroy, mlirOperationMoveBefore,
-    mlirOperationRemoveFromParent, mlirValueGetFirstUse, mlirValueIsAOpResult,
-    mlirValueReplaceAllUsesOfWith, MlirOperation, MlirValue,
+    mlirDictionaryAttrGetElement, mlirDictionaryAttrGetNumElements, mlirIdentifierStr,
+    mlirOpResultGetOwner, mlirOperationDestroy, mlirOperationRemoveFromParent,
+    mlirValueGetFirstUse, mlirValueIsAOpResult, mlirValueReplaceAllUsesOfWith, MlirOperation,
+    MlirValue,
 };
 
+use crate::builder::Rewriter;
 use crate::LowerError;
 
 /// The message string is constant memory (it runs before a target renumbers address spaces).
@@ -70,13 +71,16 @@ pub fn devirtualize_function_pointers(
     module.as_operation().walk(WalkOrder::PreOrder, |op| {
         match op.name().as_string_ref().as_str() {
             Ok("func.func") => {
-                if let (Ok(name), Ok(ty)) =
-                    (op.attribute("sym_name"), op.attribute("function_type"))
-                {
-                    if let Ok(ty) = melior::ir::attribute::TypeAttribute::try_from(ty) {
-                        let symbol = name.to_string().trim_matches('"').to_string();
-                        types.insert(symbol, ty.value().to_raw().ptr);
-                    }
+                let name = op
+                    .attribute("sym_name")
+                    .ok()
+                    .and_then(|a| StringAttribute::try_from(a).ok());
+                let ty = op
+                    .attribute("function_type")
+                    .ok()
+                    .and_then(|a| TypeAttribute::try_from(a).ok());
+                if let (Some(name), Some(ty)) = (name, ty) {
+                    types.insert(name.value().to_string(), ty.value().to_raw().ptr);
                 }
             }
             Ok("func.call_indirect") => calls.push(op.to_raw()),
@@ -133,29 +137,19 @@ fn take_table(module: &mut Module) -> Result<Vec<Target>, LowerError> {
 fn declare_bad_call_report(ctx: &Context, module: &Module) -> Result<(), LowerError> {
     let mut bytes = BAD_CALL_MESSAGE.as_bytes().to_vec();
     bytes.push(0);
-    let hex: String = bytes.iter().map(|b| format!("{b:02X}")).collect();
-    let n = bytes.len();
-    let text = format!(
-        "llvm.mlir.global internal constant @{BAD_CALL_STRING}(dense<\"0x{hex}\"> : tensor<{n}xi8>) \
-         {{addr_space = {CONSTANT} : i32}} : !llvm.array<{n} x i8>\n\
-         func.func private @{BAD_CALL_PRINTF}(!llvm.ptr<{CONSTANT}>, i64) -> i32"
-    );
-    let parsed = Module::parse(ctx, &text).ok_or_else(|| err("bad fallback declarations"))?;
-    let mut ops = Vec::new();
-    let mut op = parsed.body().first_operation();
-    while let Some(o) = op {
-        ops.push(o.to_raw());
-        op = o.next_in_block();
-    }
     // At the start: SPIR-V serialization wants variables declared before their uses.
-    for raw in ops.into_iter().rev() {
-        // SAFETY: each op moves from the parsed module into `module`, which then owns it.
-        unsafe {
-            mlirOperationRemoveFromParent(raw);
-            mlirBlockInsertOwnedOperation(module.body().to_raw(), 0, raw);
-        }
-    }
-    Ok(())
+    let rw = Rewriter::at_start(ctx, module.body().to_raw(), Location::unknown(ctx));
+    rw.llvm_constant_bytes(BAD_CALL_STRING, &bytes, CONSTANT)?;
+    let inputs = [
+        llvm::r#type::pointer(ctx, CONSTANT),
+        IntegerType::new(ctx, 64).into(),
+    ];
+    rw.private_function(
+        BAD_CALL_PRINTF,
+        &inputs,
+        &[IntegerType::new(ctx, 32).into()],
+        None,
+    )
 }
 
 /// Replaces one `func.call_indirect` by the choice among `targets`.
@@ -166,7 +160,6 @@ fn devirtualize_call(
 ) -> Result<(), LowerError> {
     // SAFETY: `call` is live until destroyed at the end.
     let op = unsafe { OperationRef::from_raw(call) };
-    let loc = op.location();
     let callee = op.operand(0).map_err(err)?;
     // SAFETY: checked to be an operation result before its owner is taken.
     let cast = unsafe {
@@ -190,18 +183,10 @@ fn devirtualize_call(
         .map_err(err)?;
     let args: Vec<MlirValue> = op.operands().skip(1).map(|v| v.to_raw()).collect();
 
-    let block = Block::new(&[]);
-    let chosen = choose(ctx, &block, targets, id, &args, &results, loc)?;
-    // SAFETY: the new operations move from the detached block to just before the call, whose
-    // results are then replaced and which is destroyed (with the cast, once unused).
+    let chosen = choose(&Rewriter::before(ctx, &op), targets, id, &args, &results)?;
+    // SAFETY: the call's results are replaced, then it is destroyed (with the cast, once
+    // unused).
     unsafe {
-        let mut next = block.first_operation().map(|o| o.to_raw());
-        while let Some(raw) = next {
-            next = OperationRef::from_raw(raw)
-                .next_in_block()
-                .map(|o| o.to_raw());
-            mlirOperationMoveBefore(raw, call);
-        }
         for (i, value) in chosen.iter().enumerate() {
             mlirValueReplaceAllUsesOfWith(
                 mlir_sys::mlirOperationGetResult(call, i as isize),
@@ -220,159 +205,64 @@ fn devirtualize_call(
     Ok(())
 }
 
-/// Appends to `block` the call of the target whose id equals `id` (a chain of `scf.if`), and
-/// returns the results.
+/// Builds the call of the target whose id equals `id` (a chain of `scf.if`); returns the
+/// results.
 fn choose<'c>(
-    ctx: &'c Context,
-    block: &Block<'c>,
+    rw: &Rewriter<'c>,
     targets: &[&Target],
     id: MlirValue,
     args: &[MlirValue],
     results: &[Type<'c>],
-    loc: Location<'c>,
 ) -> Result<Vec<MlirValue>, LowerError> {
-    // SAFETY: `id` and `args` are live values defined before the call being replaced.
-    let value = |raw: MlirValue| unsafe { Value::from_raw(raw) };
-    let i64t: Type = IntegerType::new(ctx, 64).into();
     let Some((first, rest)) = targets.split_first() else {
-        return bad_call(ctx, block, id, results, loc);
+        return bad_call(rw, id, results);
     };
-    let constant = append(
-        block,
-        OperationBuilder::new("arith.constant", loc)
-            .add_attributes(&[named(
-                ctx,
-                "value",
-                IntegerAttribute::new(i64t, first.id).into(),
-            )])
-            .add_results(&[i64t]),
-    )?;
-    let predicate = IntegerAttribute::new(i64t, 0).into(); // eq
-    let equal = append(
-        block,
-        OperationBuilder::new("arith.cmpi", loc)
-            .add_operands(&[value(id), value(constant[0])])
-            .add_attributes(&[named(ctx, "predicate", predicate)])
-            .add_results(&[IntegerType::new(ctx, 1).into()]),
-    )?;
-
-    let then_block = Block::new(&[]);
-    let operands: Vec<Value> = args.iter().map(|a| value(*a)).collect();
-    let called = append(
-        &then_block,
-        OperationBuilder::new("func.call", loc)
-            .add_operands(&operands)
-            .add_attributes(&[named(
-                ctx,
-                "callee",
-                FlatSymbolRefAttribute::new(ctx, &first.symbol).into(),
-            )])
-            .add_results(results),
-    )?;
-    yield_values(&then_block, &called, loc)?;
-    let else_block = Block::new(&[]);
-    let otherwise = choose(ctx, &else_block, rest, id, args, results, loc)?;
-    yield_values(&else_block, &otherwise, loc)?;
-
-    let then_region = Region::new();
-    then_region.append_block(then_block);
-    let else_region = Region::new();
-    else_region.append_block(else_block);
-    append(
-        block,
-        OperationBuilder::new("scf.if", loc)
-            .add_operands(&[value(equal[0])])
-            .add_results(results)
-            .add_regions([then_region, else_region]),
+    let (ctx, loc) = (rw.ctx, rw.loc);
+    let constant = rw.arith_int(IntegerType::new(ctx, 64).into(), first.id)?;
+    // SAFETY: `id` is live (defined before the call being replaced), `constant` just built.
+    let (id_value, constant) = unsafe { (Value::from_raw(id), Value::from_raw(constant)) };
+    let equal = rw.emit_value(arith::cmpi(ctx, CmpiPredicate::Eq, id_value, constant, loc))?;
+    rw.scf_if_values(
+        equal,
+        results,
+        |then| Ok(then.func_call(&first.symbol, args, results)),
+        |otherwise| choose(otherwise, rest, id, args, results),
     )
 }
 
 /// The fallback: report the id and yield zeros.
 fn bad_call<'c>(
-    ctx: &'c Context,
-    block: &Block<'c>,
+    rw: &Rewriter<'c>,
     id: MlirValue,
     results: &[Type<'c>],
-    loc: Location<'c>,
 ) -> Result<Vec<MlirValue>, LowerError> {
-    let constant_ptr = melior::dialect::llvm::r#type::pointer(ctx, CONSTANT);
-    let format = append(
-        block,
-        OperationBuilder::new("llvm.mlir.addressof", loc)
-            .add_attributes(&[named(
-                ctx,
-                "global_name",
-                FlatSymbolRefAttribute::new(ctx, BAD_CALL_STRING).into(),
-            )])
-            .add_results(&[constant_ptr]),
-    )?;
-    // SAFETY: `id` is a live value defined before the call being replaced.
-    let id = unsafe { Value::from_raw(id) };
-    // SAFETY: `format` was just appended.
-    let format = unsafe { Value::from_raw(format[0]) };
-    append(
-        block,
-        OperationBuilder::new("func.call", loc)
-            .add_operands(&[format, id])
-            .add_attributes(&[named(
-                ctx,
-                "callee",
-                FlatSymbolRefAttribute::new(ctx, BAD_CALL_PRINTF).into(),
-            )])
-            .add_results(&[IntegerType::new(ctx, 32).into()]),
-    )?;
-    let mut zeros = Vec::new();
-    for ty in results {
-        let op = if ty.is_llvm_pointer_type() {
-            OperationBuilder::new("llvm.mlir.zero", loc)
-        } else {
-            let zero: Attribute = if ty.is_float() {
-                FloatAttribute::new(ctx, *ty, 0.0).into()
-            } else if ty.is_integer() || ty.is_index() {
-                IntegerAttribute::new(*ty, 0).into()
-            } else {
-                return Err(err(format!("no zero of type {ty}")));
-            };
-            OperationBuilder::new("arith.constant", loc)
-                .add_attributes(&[named(ctx, "value", zero)])
-        };
-        zeros.extend(append(block, op.add_results(&[*ty]))?);
-    }
-    Ok(zeros)
-}
-
-fn named<'c>(
-    ctx: &'c Context,
-    name: &str,
-    a: Attribute<'c>,
-) -> (melior::ir::Identifier<'c>, Attribute<'c>) {
-    (melior::ir::Identifier::new(ctx, name), a)
-}
-
-/// Builds an operation at the end of `block`; returns its results.
-fn append<'c>(
-    block: &Block<'c>,
-    builder: OperationBuilder<'c>,
-) -> Result<Vec<MlirValue>, LowerError> {
-    let op = block.append_operation(builder.build().map_err(err)?);
-    Ok(op.results().map(|r| r.to_raw()).collect())
-}
-
-fn yield_values<'c>(
-    block: &Block<'c>,
-    values: &[MlirValue],
-    loc: Location<'c>,
-) -> Result<(), LowerError> {
-    // SAFETY: the values are live results of operations of the chain being built.
-    let operands: Vec<Value> = values
+    let (ctx, loc) = (rw.ctx, rw.loc);
+    let format = rw.emit_value(ods_llvm::mlir_addressof(
+        ctx,
+        llvm::r#type::pointer(ctx, CONSTANT),
+        FlatSymbolRefAttribute::new(ctx, BAD_CALL_STRING),
+        loc,
+    ))?;
+    rw.func_call(
+        BAD_CALL_PRINTF,
+        &[format, id],
+        &[IntegerType::new(ctx, 32).into()],
+    );
+    results
         .iter()
-        .map(|v| unsafe { Value::from_raw(*v) })
-        .collect();
-    append(
-        block,
-        OperationBuilder::new("scf.yield", loc).add_operands(&operands),
-    )?;
-    Ok(())
+        .map(|ty| {
+            if ty.is_llvm_pointer_type() {
+                rw.emit_value(llvm::zero(*ty, loc))
+            } else if ty.is_float() {
+                let zero = FloatAttribute::new(ctx, *ty, 0.0).into();
+                rw.emit_value(arith::constant(ctx, zero, loc))
+            } else if ty.is_integer() || ty.is_index() {
+                rw.arith_int(*ty, 0)
+            } else {
+                Err(err(format!("no zero of type {ty}")))
+            }
+        })
+        .collect()
 }
 
 #[cfg(test)]

@@ -20,6 +20,7 @@ mod linear_blocks;
 mod math;
 mod metadata;
 mod nvptx;
+mod nvptx_helpers;
 mod pass_times;
 mod passes;
 mod pipeline;

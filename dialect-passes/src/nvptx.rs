@@ -10,36 +10,41 @@
 //!   and a warp fence (`__syncwarp`) also waits for the warp (`bar.warp.sync`);
 //! - device library calls become libdevice's `__nv_*` functions (math ops are converted by
 //!   `convert-gpu-to-nvvm` itself);
-//! - `printf` becomes CUDA's `vprintf(format, argument buffer)`.
+//! - `printf` becomes CUDA's `vprintf(format, argument buffer)`;
+//! - warp reductions and shuffles run under the active mask, block votes are `bar.red`, and an
+//!   atomic through a generic pointer is guarded against private memory: calls of the helpers
+//!   of `nvptx_helpers`.
 //!
 //! What has no NVPTX lowering yet is reported as unsupported at its source location, never
 //! compiled into a kernel that computes something else.
 
 use std::collections::HashSet;
 
-use hipmlir_device_image::{AtomicBinOp, BYVAL_ATTRIBUTE};
+use hipmlir_device_image::BYVAL_ATTRIBUTE;
+use melior::dialect::llvm::{self, AllocaOptions, LoadStoreOptions};
+use melior::dialect::ods::llvm as ods_llvm;
 use melior::ir::attribute::{
     ArrayAttribute, DenseI32ArrayAttribute, DictionaryAttribute, FlatSymbolRefAttribute,
     IntegerAttribute, StringAttribute, TypeAttribute,
 };
 use melior::ir::block::BlockLike;
 use melior::ir::operation::{
-    OperationBuilder, OperationLike, OperationMutLike, OperationRef, OperationRefMut, WalkOrder,
-    WalkResult,
+    OperationLike, OperationMutLike, OperationRef, OperationRefMut, WalkOrder, WalkResult,
 };
 use melior::ir::r#type::IntegerType;
 use melior::ir::{
-    Attribute, AttributeLike, Identifier, Location, Module, RegionLike, Type, TypeLike, Value,
+    Attribute, AttributeLike, Identifier, Module, Region, RegionLike, Type, TypeLike, Value,
     ValueLike,
 };
 use melior::Context;
 use mlir_sys::{
-    mlirBlockInsertOwnedOperationBefore, mlirOperationDestroy, mlirOperationGetBlock,
-    mlirOperationGetResult, mlirOperationRemoveFromParent, mlirValueReplaceAllUsesOfWith,
-    MlirBlock, MlirOperation, MlirValue,
+    mlirOperationDestroy, mlirOperationGetResult, mlirOperationRemoveFromParent,
+    mlirValueReplaceAllUsesOfWith, MlirBlock, MlirOperation, MlirValue,
 };
 
 use crate::address_space_map::nvptx;
+use crate::builder::{type_of, Rewriter};
+use crate::nvptx_helpers::{self as helpers, HelperType};
 use crate::LowerError;
 
 /// The frontend's dynamic shared memory (see hipmlir-frontend's DYNAMIC_SHARED_SYMBOL).
@@ -49,14 +54,6 @@ const PRINTF_PREFIX: &str = "__hipmlir_printf_";
 /// CUDA's device printf: `i32 vprintf(const char* format, void* arguments)`, provided by the
 /// driver's JIT link.
 const VPRINTF: &str = "vprintf";
-
-/// `__syncwarp()` as CUDA defines it: the whole warp meets.
-const SYNCWARP: &str = "__hipmlir_nvptx_syncwarp";
-const SYNCWARP_TEXT: &str = "func.func private @__hipmlir_nvptx_syncwarp() {
-  %all = arith.constant -1 : i32
-  llvm.call_intrinsic \"llvm.nvvm.bar.warp.sync\"(%all) : (i32) -> ()
-  return
-}";
 
 /// Device library functions (the frontend's `func.call`s of declarations) with a libdevice
 /// function of the same meaning: `fmodf` → `__nv_fmodf`, `fmod` → `__nv_fmod`.
@@ -89,137 +86,6 @@ const FAST: &[(&str, &str)] = &[
     ("__tanf", "__nv_fast_tanf"),
 ];
 
-/// The scalar types the helpers below are written for, told apart by type (the helper texts
-/// spell them; no type of the IR is printed into one).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum HelperType {
-    I32,
-    I64,
-    F32,
-    F64,
-}
-
-impl HelperType {
-    fn of(ctx: &Context, ty: Type) -> Option<HelperType> {
-        [
-            (HelperType::I32, IntegerType::new(ctx, 32).into()),
-            (HelperType::I64, IntegerType::new(ctx, 64).into()),
-            (HelperType::F32, Type::float32(ctx)),
-            (HelperType::F64, Type::float64(ctx)),
-        ]
-        .into_iter()
-        .find_map(|(helper, t)| (t == ty).then_some(helper))
-    }
-
-    fn spelling(self) -> &'static str {
-        match self {
-            HelperType::I32 => "i32",
-            HelperType::I64 => "i64",
-            HelperType::F32 => "f32",
-            HelperType::F64 => "f64",
-        }
-    }
-}
-
-/// The helper function (and its MLIR text) that computes a warp reduction over the active
-/// lanes: `gpu.subgroup_reduce` is a vote over the lanes that reach it (HIP's `__ballot`,
-/// `__any`, `__all` on partial warps), which the NVVM conversion does not lower. Each active
-/// lane reads every active lane's value with `shfl.sync` under the active mask, in lane order.
-fn warp_reduce_helper(op: &str, helper_type: HelperType) -> Option<(String, String)> {
-    let ty = helper_type.spelling();
-    let (combine, identity) = match op {
-        "add" => ("arith.addi", "0".to_string()),
-        "mul" => ("arith.muli", "1".to_string()),
-        "and" => ("arith.andi", "-1".to_string()),
-        "or" => ("arith.ori", "0".to_string()),
-        "xor" => ("arith.xori", "0".to_string()),
-        "maxui" => ("arith.maxui", "0".to_string()),
-        "minui" => ("arith.minui", "-1".to_string()),
-        "maxsi" => (
-            "arith.maxsi",
-            if helper_type == HelperType::I64 {
-                i64::MIN.to_string()
-            } else {
-                i32::MIN.to_string()
-            },
-        ),
-        "minsi" => (
-            "arith.minsi",
-            if helper_type == HelperType::I64 {
-                i64::MAX.to_string()
-            } else {
-                i32::MAX.to_string()
-            },
-        ),
-        _ => return None,
-    };
-    let shuffle = match helper_type {
-        HelperType::I32 => "%x = llvm.call_intrinsic \"llvm.nvvm.shfl.sync.idx.i32\"(%mask, %v, %l, %c31) : \
-                  (i32, i32, i32, i32) -> i32"
-            .to_string(),
-        HelperType::I64 => "%lo = arith.trunci %v : i64 to i32\n\
-                  %sh = arith.shrui %v, %c32_64 : i64\n\
-                  %hi = arith.trunci %sh : i64 to i32\n\
-                  %xlo = llvm.call_intrinsic \"llvm.nvvm.shfl.sync.idx.i32\"(%mask, %lo, %l, %c31) : (i32, i32, i32, i32) -> i32\n\
-                  %xhi = llvm.call_intrinsic \"llvm.nvvm.shfl.sync.idx.i32\"(%mask, %hi, %l, %c31) : (i32, i32, i32, i32) -> i32\n\
-                  %wlo = arith.extui %xlo : i32 to i64\n\
-                  %whi = arith.extui %xhi : i32 to i64\n\
-                  %whs = arith.shli %whi, %c32_64 : i64\n\
-                  %x = arith.ori %whs, %wlo : i64"
-            .to_string(),
-        _ => return None,
-    };
-    let name = format!("__hipmlir_nvptx_warp_reduce_{op}_{ty}");
-    let text = format!(
-        "func.func private @{name}(%v: {ty}) -> {ty} {{
-  %mask = llvm.call_intrinsic \"llvm.nvvm.activemask\"() : () -> i32
-  %c0 = arith.constant 0 : i32
-  %c1 = arith.constant 1 : i32
-  %c31 = arith.constant 31 : i32
-  %c32 = arith.constant 32 : i32
-  %c32_64 = arith.constant 32 : i64
-  %id = arith.constant {identity} : {ty}
-  %r = scf.for %l = %c0 to %c32 step %c1 iter_args(%acc = %id) -> ({ty}) : i32 {{
-    %s = arith.shrui %mask, %l : i32
-    %b = arith.andi %s, %c1 : i32
-    %on = arith.cmpi ne, %b, %c0 : i32
-    %n = scf.if %on -> ({ty}) {{
-      {shuffle}
-      %y = {combine} %acc, %x : {ty}
-      scf.yield %y : {ty}
-    }} else {{
-      scf.yield %acc : {ty}
-    }}
-    scf.yield %n : {ty}
-  }}
-  return %r : {ty}
-}}"
-    );
-    Some((name, text))
-}
-
-/// The helper (and its MLIR text) for a `gpu.shuffle idx` of a 32-bit value: PTX's shfl.sync
-/// under the active mask. convert-gpu-to-nvvm names the whole warp in the mask, and on Volta and
-/// newer a shfl.sync waits for every lane it names: a shuffle in code that part of the warp does
-/// not run (legal in HIP, where a lane reading an inactive lane gets an undefined value) would
-/// never finish. The source lane is the frontend's, HIP's `width` segments already applied.
-fn shuffle_helper(helper_type: HelperType) -> Option<(String, String)> {
-    if !matches!(helper_type, HelperType::I32 | HelperType::F32) {
-        return None;
-    }
-    let ty = helper_type.spelling();
-    let name = format!("__hipmlir_nvptx_shuffle_idx_{ty}");
-    let text = format!(
-        "func.func private @{name}(%v: {ty}, %source: i32) -> {ty} {{
-  %mask = llvm.call_intrinsic \"llvm.nvvm.activemask\"() : () -> i32
-  %c31 = arith.constant 31 : i32
-  %r = nvvm.shfl.sync idx %mask, %v, %source, %c31 : {ty} -> {ty}
-  return %r : {ty}
-}}"
-    );
-    Some((name, text))
-}
-
 /// A `gpu.shuffle idx` whose validity flag is unused becomes a call of its helper; others are
 /// left to convert-gpu-to-nvvm.
 fn lower_shuffle(ctx: &Context, raw: MlirOperation) -> Result<(), LowerError> {
@@ -227,7 +93,7 @@ fn lower_shuffle(ctx: &Context, raw: MlirOperation) -> Result<(), LowerError> {
     let op = unsafe { OperationRef::from_raw(raw) };
     let is_index = op
         .attribute("mode")
-        .is_ok_and(|m| Some(m) == Attribute::parse(ctx, "#gpu<shuffle_mode idx>"));
+        .is_ok_and(|m| helpers::is_index_shuffle(ctx, m));
     // SAFETY: a structural query on the live op's second result (gpu.shuffle has two).
     let valid_used = unsafe {
         !mlir_sys::mlirValueGetFirstUse(mlirOperationGetResult(raw, 1))
@@ -238,64 +104,35 @@ fn lower_shuffle(ctx: &Context, raw: MlirOperation) -> Result<(), LowerError> {
         return Ok(());
     }
     let value = op.operand(0).map_err(err)?;
-    let Some((symbol, text)) = HelperType::of(ctx, value.r#type()).and_then(shuffle_helper) else {
+    let Some(helper_type) = HelperType::of(ctx, value.r#type()) else {
+        return Ok(());
+    };
+    let gpu_module =
+        enclosing(raw, "gpu.module").ok_or_else(|| err("shuffle outside a gpu.module"))?;
+    let Some(symbol) = helpers::shuffle(ctx, gpu_module, helper_type)? else {
         return Ok(());
     };
     let source = op.operand(1).map_err(err)?;
-    let gpu_module =
-        enclosing(raw, "gpu.module").ok_or_else(|| err("shuffle outside a gpu.module"))?;
-    define_helper(ctx, gpu_module, &symbol, &text)?;
-    // SAFETY: the shuffle's block.
-    let block = unsafe { mlirOperationGetBlock(raw) };
-    let result = insert_before(
-        block,
-        raw,
-        OperationBuilder::new("func.call", op.location())
-            .add_operands(&[value, source])
-            .add_attributes(&[named(
-                ctx,
-                "callee",
-                FlatSymbolRefAttribute::new(ctx, &symbol).into(),
-            )])
-            .add_results(&[value.r#type()]),
-    )?[0];
-    // SAFETY: the shuffle's value is replaced, then the shuffle (now unused) is erased.
-    unsafe {
-        mlirValueReplaceAllUsesOfWith(mlirOperationGetResult(raw, 0), result);
-        mlirOperationRemoveFromParent(raw);
-        mlirOperationDestroy(raw);
-    }
+    let result = Rewriter::before(ctx, &op).func_call(
+        &symbol,
+        &[value.to_raw(), source.to_raw()],
+        &[value.r#type()],
+    )[0];
+    // The validity flag is unused: only the value is replaced.
+    replace(raw, &[result]);
     Ok(())
 }
 
-/// The helper for a block-wide vote (`gpu.all_reduce` of a 0/1 `i32`: HIP's
-/// `__syncthreads_count`, `_and`, `_or`): PTX's `bar.red`, a barrier that also reduces.
-fn block_vote_helper(op: &str) -> Option<(String, String)> {
-    let (kind, asm) = match op {
-        "add" => (
-            "popc",
-            "{ .reg .pred %hp; setp.ne.u32 %hp, $1, 0; bar.red.popc.u32 $0, 0, %hp; }",
-        ),
-        "minsi" | "and" => (
-            "and",
-            "{ .reg .pred %hp, %hq; setp.ne.u32 %hp, $1, 0; bar.red.and.pred %hq, 0, %hp; \
-             selp.u32 $0, 1, 0, %hq; }",
-        ),
-        "maxsi" | "or" => (
-            "or",
-            "{ .reg .pred %hp, %hq; setp.ne.u32 %hp, $1, 0; bar.red.or.pred %hq, 0, %hp; \
-             selp.u32 $0, 1, 0, %hq; }",
-        ),
-        _ => return None,
-    };
-    let name = format!("__hipmlir_nvptx_block_{kind}");
-    let text = format!(
-        "func.func private @{name}(%v: i32) -> i32 {{
-  %r = llvm.inline_asm has_side_effects \"{asm}\", \"=r,r\" %v : (i32) -> i32
-  return %r : i32
-}}"
-    );
-    Some((name, text))
+/// Replaces the first results of `op` by `values` and erases it (unused from then on).
+fn replace(op: MlirOperation, values: &[MlirValue]) {
+    // SAFETY: `op` is live; its results are replaced one for one, then it is erased.
+    unsafe {
+        for (i, v) in values.iter().enumerate() {
+            mlirValueReplaceAllUsesOfWith(mlirOperationGetResult(op, i as isize), *v);
+        }
+        mlirOperationRemoveFromParent(op);
+        mlirOperationDestroy(op);
+    }
 }
 
 /// The libdevice function for a device library call, if there is one.
@@ -314,15 +151,18 @@ fn libdevice_name(symbol: &str) -> Option<String> {
     LIBRARY.contains(&base).then(|| format!("__nv_{symbol}"))
 }
 
-fn err(e: impl std::fmt::Display) -> LowerError {
+pub(crate) fn err(e: impl std::fmt::Display) -> LowerError {
     LowerError::bug(format!("lowering HIP for NVPTX: {e}"))
 }
 
+/// The text of a string or symbol attribute (`""` for another kind).
 fn text_of(a: Attribute) -> String {
-    a.to_string()
-        .trim_start_matches('@')
-        .trim_matches('"')
-        .to_string()
+    if let Ok(s) = StringAttribute::try_from(a) {
+        return s.value().to_string();
+    }
+    FlatSymbolRefAttribute::try_from(a)
+        .map(|s| s.value().to_string())
+        .unwrap_or_default()
 }
 
 fn unsupported(op: &OperationRef, what: &str) -> LowerError {
@@ -411,23 +251,10 @@ pub fn lower_hip_to_nvptx(ctx: &Context, module: &Module) -> Result<(), LowerErr
         if scope == "wavefront" && op.name().as_string_ref().as_str() == Ok("llvm.fence") {
             let gpu_module =
                 enclosing(raw, "gpu.module").ok_or_else(|| err("a fence outside a gpu.module"))?;
-            define_helper(ctx, gpu_module, SYNCWARP, SYNCWARP_TEXT)?;
-            // SAFETY: structural queries on the live fence.
-            let (block, next) = unsafe {
-                (
-                    mlirOperationGetBlock(raw),
-                    mlir_sys::mlirOperationGetNextInBlock(raw),
-                )
-            };
-            insert_before(
-                block,
-                next,
-                OperationBuilder::new("func.call", op.location()).add_attributes(&[named(
-                    ctx,
-                    "callee",
-                    FlatSymbolRefAttribute::new(ctx, SYNCWARP).into(),
-                )]),
-            )?;
+            helpers::syncwarp(ctx, gpu_module)?;
+            // SAFETY: the live fence.
+            let fence = unsafe { OperationRef::from_raw(raw) };
+            Rewriter::after(ctx, &fence).func_call(helpers::SYNCWARP, &[], &[]);
         }
     }
 
@@ -447,36 +274,23 @@ pub fn lower_hip_to_nvptx(ctx: &Context, module: &Module) -> Result<(), LowerErr
                 &format!("a call of the device library function '{callee}' on NVPTX targets"),
             ));
         };
-        let operands: Vec<Value> = call.operands().collect();
+        let operands: Vec<MlirValue> = call.operands().map(|v| v.to_raw()).collect();
         let results: Vec<Type> = call.results().map(|r| r.r#type()).collect();
         if libdevice_declared.insert(nv.clone()) {
             let gpu_module =
                 enclosing(raw, "gpu.module").ok_or_else(|| err("a call outside a gpu.module"))?;
-            let inputs: Vec<Type> = operands.iter().map(|v| v.r#type()).collect();
+            let inputs: Vec<Type> = operands.iter().map(|v| type_of(*v)).collect();
             declare_llvm_function(ctx, gpu_module, &nv, &inputs, results.first().copied())?;
         }
-        // SAFETY: the call's block.
-        let block = unsafe { mlirOperationGetBlock(raw) };
-        let replacement = insert_before(
-            block,
-            raw,
-            llvm_call(ctx, call.location(), &nv, &operands).add_results(&results),
-        )?;
-        // SAFETY: the call's results are replaced one for one, then the call is erased.
-        unsafe {
-            for (i, r) in replacement.iter().enumerate() {
-                mlirValueReplaceAllUsesOfWith(mlirOperationGetResult(raw, i as isize), *r);
-            }
-            mlirOperationRemoveFromParent(raw);
-            mlirOperationDestroy(raw);
-        }
+        let replacement = Rewriter::before(ctx, &call).llvm_call(&nv, &operands, &results)?;
+        replace(raw, &replacement);
     }
     // The library's func.func declarations are unused now: symbol-dce removes them.
 
     guard_local_atomics(ctx, module)?;
 
     if !printfs.is_empty() {
-        lower_printf(ctx, module, &printfs)?;
+        lower_printf(ctx, &printfs)?;
     }
     for raw in reductions {
         lower_reduction(ctx, raw)?;
@@ -486,61 +300,42 @@ pub fn lower_hip_to_nvptx(ctx: &Context, module: &Module) -> Result<(), LowerErr
         // SAFETY: a live gpu.subgroup_size found by the walk.
         let op = unsafe { OperationRef::from_raw(raw) };
         let ty = op.result(0).map_err(err)?.r#type();
-        let block = unsafe { mlirOperationGetBlock(raw) };
-        let c = insert_before(
-            block,
-            raw,
-            OperationBuilder::new("arith.constant", op.location())
-                .add_attributes(&[named(ctx, "value", IntegerAttribute::new(ty, 32).into())])
-                .add_results(&[ty]),
-        )?[0];
-        // SAFETY: the size's result is replaced, then the op (now unused) is erased.
-        unsafe {
-            mlirValueReplaceAllUsesOfWith(mlirOperationGetResult(raw, 0), c);
-            mlirOperationRemoveFromParent(raw);
-            mlirOperationDestroy(raw);
-        }
+        let size = Rewriter::before(ctx, &op).arith_int(ty, 32)?;
+        replace(raw, &[size]);
     }
     Ok(())
 }
-
-/// The kinds of `#gpu<all_reduce_op ...>` the helpers below implement.
-const REDUCTION_KINDS: &[&str] = &[
-    "add", "mul", "and", "or", "xor", "maxui", "minui", "maxsi", "minsi",
-];
 
 /// A warp or block reduction becomes a call of its helper, defined once per gpu.module.
 fn lower_reduction(ctx: &Context, raw: MlirOperation) -> Result<(), LowerError> {
     // SAFETY: a live reduction found by the walk.
     let op = unsafe { OperationRef::from_raw(raw) };
-    let name = op.name().as_string_ref().as_str().unwrap_or("").to_string();
-    // The C API has no accessor for the enum: the attribute is compared with each kind's.
-    let kind = op
+    let block_wide = op.name().as_string_ref().as_str() == Ok("gpu.all_reduce");
+    let reduction = op
         .attribute("op")
         .ok()
-        .and_then(|a| {
-            REDUCTION_KINDS
-                .iter()
-                .find(|k| Attribute::parse(ctx, &format!("#gpu<all_reduce_op {k}>")) == Some(a))
-        })
-        .copied()
-        .unwrap_or("");
+        .and_then(|a| helpers::Reduction::of(ctx, a));
     let value = op.operand(0).map_err(err)?;
     let ty = value.r#type();
     let helper_type = HelperType::of(ctx, ty);
-    let block_wide = name == "gpu.all_reduce";
-    let helper = if block_wide {
-        if helper_type == Some(HelperType::I32)
-            && op.region(0).is_ok_and(|r| r.first_block().is_none())
+    let gpu_module =
+        enclosing(raw, "gpu.module").ok_or_else(|| err("reduction outside a gpu.module"))?;
+    let symbol = match reduction {
+        // A vote over the block: a 0/1 i32, no body of its own.
+        Some(r)
+            if block_wide
+                && helper_type == Some(HelperType::I32)
+                && op.region(0).is_ok_and(|r| r.first_block().is_none()) =>
         {
-            block_vote_helper(kind)
-        } else {
-            None
+            helpers::block_vote(ctx, gpu_module, r)?
         }
-    } else {
-        helper_type.and_then(|t| warp_reduce_helper(kind, t))
+        Some(r) if !block_wide => match helper_type {
+            Some(t) => helpers::warp_reduce(ctx, gpu_module, r, t)?,
+            None => None,
+        },
+        _ => None,
     };
-    let Some((symbol, text)) = helper else {
+    let Some(symbol) = symbol else {
         return Err(unsupported(
             &op,
             &format!(
@@ -550,89 +345,19 @@ fn lower_reduction(ctx: &Context, raw: MlirOperation) -> Result<(), LowerError> 
                 } else {
                     "a warp reduction"
                 },
-                if kind.is_empty() {
-                    op.attribute("op")
+                match reduction {
+                    Some(r) => r.name.to_string(),
+                    None => op
+                        .attribute("op")
                         .map(|a| a.to_string())
-                        .unwrap_or_default()
-                } else {
-                    kind.to_string()
+                        .unwrap_or_default(),
                 }
             ),
         ));
     };
-    let gpu_module =
-        enclosing(raw, "gpu.module").ok_or_else(|| err("reduction outside a gpu.module"))?;
-    define_helper(ctx, gpu_module, &symbol, &text)?;
-    let loc = op.location();
     let result_type = op.result(0).map_err(err)?.r#type();
-    // SAFETY: the reduction's block.
-    let block = unsafe { mlirOperationGetBlock(raw) };
-    let result = insert_before(
-        block,
-        raw,
-        OperationBuilder::new("func.call", loc)
-            .add_operands(&[value])
-            .add_attributes(&[named(
-                ctx,
-                "callee",
-                FlatSymbolRefAttribute::new(ctx, &symbol).into(),
-            )])
-            .add_results(&[result_type]),
-    )?[0];
-    // SAFETY: the reduction's result is replaced, then the reduction (now unused) is erased.
-    unsafe {
-        mlirValueReplaceAllUsesOfWith(mlirOperationGetResult(raw, 0), result);
-        mlirOperationRemoveFromParent(raw);
-        mlirOperationDestroy(raw);
-    }
-    Ok(())
-}
-
-/// The first block of a gpu.module's body.
-fn module_body<'c>(gpu_module: MlirOperation) -> Result<melior::ir::BlockRef<'c, 'c>, LowerError> {
-    // SAFETY: a live gpu.module.
-    let gm = unsafe { OperationRef::from_raw(gpu_module) };
-    gm.region(0)
-        .map_err(err)?
-        .first_block()
-        .ok_or_else(|| err("empty gpu.module"))
-}
-
-/// Whether the gpu.module defines or declares `symbol` already.
-fn has_symbol(gpu_module: MlirOperation, symbol: &str) -> Result<bool, LowerError> {
-    let mut op = module_body(gpu_module)?.first_operation();
-    while let Some(o) = op {
-        if o.attribute("sym_name").map(text_of).as_deref() == Ok(symbol) {
-            return Ok(true);
-        }
-        op = o.next_in_block();
-    }
-    Ok(false)
-}
-
-/// Adds the function `text` (named `symbol`) to the gpu.module, unless it is there already.
-/// The texts are this file's fixed helper bodies, their types spelled by typed matches
-/// ([`HelperType`]), never printed from the IR.
-fn define_helper(
-    ctx: &Context,
-    gpu_module: MlirOperation,
-    symbol: &str,
-    text: &str,
-) -> Result<(), LowerError> {
-    if has_symbol(gpu_module, symbol)? {
-        return Ok(());
-    }
-    let parsed = Module::parse(ctx, text).ok_or_else(|| err(format!("bad helper {symbol}")))?;
-    let func = parsed
-        .body()
-        .first_operation()
-        .ok_or_else(|| err(format!("empty helper {symbol}")))?;
-    let raw = func.to_raw();
-    // SAFETY: the helper moves from the parsed module into the gpu.module.
-    unsafe {
-        mlirOperationRemoveFromParent(raw);
-        module_body(gpu_module)?.insert_operation(0, melior::ir::Operation::from_raw(raw));
-    }
+    let result = Rewriter::before(ctx, &op).func_call(&symbol, &[value.to_raw()], &[result_type]);
+    replace(raw, &result);
     Ok(())
 }
 
@@ -645,24 +370,12 @@ fn declare_llvm_function<'c>(
     inputs: &[Type<'c>],
     result: Option<Type<'c>>,
 ) -> Result<(), LowerError> {
-    if has_symbol(gpu_module, symbol)? {
+    if helpers::has_symbol(gpu_module, symbol)? {
         return Ok(());
     }
     let result = result.unwrap_or_else(|| melior::dialect::llvm::r#type::void(ctx));
     let function_type = melior::dialect::llvm::r#type::function(result, inputs, false);
-    let declaration = OperationBuilder::new("llvm.func", Location::unknown(ctx))
-        .add_attributes(&[
-            named(ctx, "sym_name", StringAttribute::new(ctx, symbol).into()),
-            named(
-                ctx,
-                "function_type",
-                TypeAttribute::new(function_type).into(),
-            ),
-        ])
-        .add_regions([melior::ir::Region::new()])
-        .build()
-        .map_err(err)?;
-    module_body(gpu_module)?.insert_operation(0, declaration);
+    helpers::module_start(ctx, gpu_module)?.llvm_function(symbol, function_type, Region::new());
     Ok(())
 }
 
@@ -728,182 +441,91 @@ fn byval_parameters(ctx: &Context, raw: MlirOperation) -> Result<(), LowerError>
     Ok(())
 }
 
-/// `llvm.call @callee(operands)`, its results still to add.
-fn llvm_call<'c>(
-    ctx: &'c Context,
-    location: Location<'c>,
-    callee: &str,
-    operands: &[Value<'c, '_>],
-) -> OperationBuilder<'c> {
-    OperationBuilder::new("llvm.call", location)
-        .add_operands(operands)
-        .add_attributes(&[
-            named(
-                ctx,
-                "callee",
-                FlatSymbolRefAttribute::new(ctx, callee).into(),
-            ),
-            named(
-                ctx,
-                "operandSegmentSizes",
-                DenseI32ArrayAttribute::new(ctx, &[operands.len() as i32, 0]).into(),
-            ),
-            named(
-                ctx,
-                "op_bundle_sizes",
-                DenseI32ArrayAttribute::new(ctx, &[]).into(),
-            ),
-        ])
-}
-
-/// Inserts `builder`'s operation before `before`, returning its results.
-fn insert_before(
-    block: MlirBlock,
-    before: MlirOperation,
-    builder: OperationBuilder,
-) -> Result<Vec<MlirValue>, LowerError> {
-    let op = builder.build().map_err(err)?;
-    let n = op.result_count();
-    let raw = op.to_raw();
-    std::mem::forget(op); // owned by the block from here on
-                          // SAFETY: a fresh, unowned operation inserted before a live one of `block`.
-    unsafe {
-        mlirBlockInsertOwnedOperationBefore(block, before, raw);
-        Ok((0..n)
-            .map(|i| mlirOperationGetResult(raw, i as isize))
-            .collect())
-    }
-}
-
 /// Each `__hipmlir_printf_N(format, args...)` becomes `vprintf(format, buffer)`: the arguments
 /// (already promoted as C's varargs are) stored in a buffer laid out as a struct of them, as
 /// CUDA's printf passes them.
-fn named<'c>(ctx: &'c Context, n: &str, a: Attribute<'c>) -> (Identifier<'c>, Attribute<'c>) {
-    (Identifier::new(ctx, n), a)
-}
-
-fn lower_printf(
-    ctx: &Context,
-    module: &Module,
-    printfs: &[MlirOperation],
-) -> Result<(), LowerError> {
-    let generic = melior::dialect::llvm::r#type::pointer(ctx, nvptx::GENERIC);
+fn lower_printf(ctx: &Context, printfs: &[MlirOperation]) -> Result<(), LowerError> {
+    let generic = llvm::r#type::pointer(ctx, nvptx::GENERIC);
     let i32t: Type = IntegerType::new(ctx, 32).into();
     let i64t: Type = IntegerType::new(ctx, 64).into();
+    // SAFETY: live values of the function being rewritten.
+    let value = |raw: MlirValue| unsafe { Value::from_raw(raw) };
     let mut gpu_modules = Vec::new();
     for &raw in printfs {
         // SAFETY: a live call found by the walk.
         let call = unsafe { OperationRef::from_raw(raw) };
         let loc = call.location();
-        let operands: Vec<Value> = call.operands().collect();
+        let rw = Rewriter::before(ctx, &call);
+        let operands: Vec<MlirValue> = call.operands().map(|v| v.to_raw()).collect();
         let (format, args) = operands
             .split_first()
             .ok_or_else(|| err("printf without a format"))?;
-        // SAFETY: the call's block.
-        let block = unsafe { mlirOperationGetBlock(raw) };
-        let to_generic = |v: Value<'_, '_>| -> Result<MlirValue, LowerError> {
-            let ty = v.r#type();
+        let to_generic = |v: MlirValue| -> Result<MlirValue, LowerError> {
+            let ty = type_of(v);
             if ty.is_llvm_pointer_type() && ty != generic {
-                Ok(insert_before(
-                    block,
-                    raw,
-                    OperationBuilder::new("llvm.addrspacecast", loc)
-                        .add_operands(&[v])
-                        .add_results(&[generic]),
-                )?[0])
+                rw.emit_value(ods_llvm::addrspacecast(ctx, generic, value(v), loc))
             } else {
-                Ok(v.to_raw())
+                Ok(v)
             }
         };
         let format = to_generic(*format)?;
         let buffer = if args.is_empty() {
-            insert_before(
-                block,
-                raw,
-                OperationBuilder::new("llvm.mlir.zero", loc).add_results(&[generic]),
-            )?[0]
+            rw.emit_value(llvm::zero(generic, loc))?
         } else {
             let values: Vec<MlirValue> = args
                 .iter()
                 .map(|a| to_generic(*a))
                 .collect::<Result<_, _>>()?;
-            // SAFETY: live values' types.
-            let types: Vec<Type> = values
-                .iter()
-                .map(|v| unsafe { Value::from_raw(*v) }.r#type())
-                .collect();
-            let record = melior::dialect::llvm::r#type::r#struct(ctx, &types, false);
+            let types: Vec<Type> = values.iter().map(|v| type_of(*v)).collect();
+            let record = llvm::r#type::r#struct(ctx, &types, false);
             // The buffer lives in the kernel's entry block: an alloca inside a loop would grow
             // the stack each iteration.
-            let (entry, first) = entry_block_start(raw)?;
-            let one = insert_before(
-                entry,
-                first,
-                OperationBuilder::new("llvm.mlir.constant", loc)
-                    .add_attributes(&[named(ctx, "value", IntegerAttribute::new(i64t, 1).into())])
-                    .add_results(&[i64t]),
-            )?[0];
-            // SAFETY: `one` was just created.
-            let one = unsafe { Value::from_raw(one) };
-            let buffer = insert_before(
-                entry,
-                first,
-                OperationBuilder::new("llvm.alloca", loc)
-                    .add_operands(&[one])
-                    .add_attributes(&[
-                        named(ctx, "elem_type", TypeAttribute::new(record).into()),
-                        named(ctx, "alignment", IntegerAttribute::new(i64t, 8).into()),
-                    ])
-                    .add_results(&[generic]),
-            )?[0];
-            // SAFETY: `buffer` was just created.
-            let buffer_value = unsafe { Value::from_raw(buffer) };
+            let at_entry = Rewriter::at_start(ctx, entry_block(raw)?, loc);
+            let one = at_entry.emit_value(ods_llvm::mlir_constant(
+                ctx,
+                i64t,
+                IntegerAttribute::new(i64t, 1).into(),
+                loc,
+            ))?;
+            let buffer = at_entry.emit_value(llvm::alloca(
+                ctx,
+                value(one),
+                generic,
+                loc,
+                AllocaOptions::new()
+                    .elem_type(Some(TypeAttribute::new(record)))
+                    .align(Some(IntegerAttribute::new(i64t, 8))),
+            ))?;
             for (i, v) in values.iter().enumerate() {
-                let indices = DenseI32ArrayAttribute::new(ctx, &[0, i as i32]);
-                let field = insert_before(
-                    block,
-                    raw,
-                    OperationBuilder::new("llvm.getelementptr", loc)
-                        .add_operands(&[buffer_value])
-                        .add_attributes(&[
-                            named(ctx, "rawConstantIndices", indices.into()),
-                            named(ctx, "elem_type", TypeAttribute::new(record).into()),
-                        ])
-                        .add_results(&[generic]),
-                )?[0];
-                // SAFETY: live values.
-                let (v, field) = unsafe { (Value::from_raw(*v), Value::from_raw(field)) };
-                insert_before(
-                    block,
-                    raw,
-                    OperationBuilder::new("llvm.store", loc).add_operands(&[v, field]),
-                )?;
+                let field = rw.emit_value(llvm::get_element_ptr(
+                    ctx,
+                    value(buffer),
+                    DenseI32ArrayAttribute::new(ctx, &[0, i as i32]),
+                    record,
+                    generic,
+                    loc,
+                ))?;
+                rw.emit(llvm::store(
+                    ctx,
+                    value(*v),
+                    value(field),
+                    loc,
+                    LoadStoreOptions::default(),
+                ));
             }
             buffer
         };
-        // SAFETY: live values.
-        let (format, buffer) = unsafe { (Value::from_raw(format), Value::from_raw(buffer)) };
-        let result = insert_before(
-            block,
-            raw,
-            llvm_call(ctx, loc, VPRINTF, &[format, buffer]).add_results(&[i32t]),
-        )?[0];
-        // SAFETY: the old call's result (an i32, as vprintf's) is replaced, then the call is
-        // erased.
-        unsafe {
-            if call.result_count() == 1 {
-                mlirValueReplaceAllUsesOfWith(mlirOperationGetResult(raw, 0), result);
-            }
-        }
+        let result = rw.llvm_call(VPRINTF, &[format, buffer], &[i32t])?[0];
         if let Some(m) = enclosing(raw, "gpu.module") {
             if !gpu_modules.iter().any(|g: &MlirOperation| g.ptr == m.ptr) {
                 gpu_modules.push(m);
             }
         }
-        // SAFETY: nothing uses the call any more.
-        unsafe {
-            mlirOperationRemoveFromParent(raw);
-            mlirOperationDestroy(raw);
+        // The old call's result (an i32, as vprintf's) is replaced, then the call is erased.
+        if call.result_count() == 1 {
+            replace(raw, &[result]);
+        } else {
+            replace(raw, &[]);
         }
     }
     // `vprintf` declared (as an LLVM function, see the library calls) in each gpu.module that
@@ -911,12 +533,11 @@ fn lower_printf(
     for m in gpu_modules {
         declare_llvm_function(ctx, m, VPRINTF, &[generic, generic], Some(i32t))?;
     }
-    let _ = module;
     Ok(())
 }
 
 /// The operation of kind `name` that contains `op`.
-fn enclosing(op: MlirOperation, name: &str) -> Option<MlirOperation> {
+pub(crate) fn enclosing(op: MlirOperation, name: &str) -> Option<MlirOperation> {
     // SAFETY: parent queries on live IR.
     unsafe {
         let mut cur = mlir_sys::mlirOperationGetParentOperation(op);
@@ -930,54 +551,22 @@ fn enclosing(op: MlirOperation, name: &str) -> Option<MlirOperation> {
     }
 }
 
-/// The entry block of the function containing `op`, and its first operation.
-fn entry_block_start(op: MlirOperation) -> Result<(MlirBlock, MlirOperation), LowerError> {
+/// The entry block of the function containing `op`.
+fn entry_block(op: MlirOperation) -> Result<MlirBlock, LowerError> {
     let func = enclosing(op, "gpu.func")
         .or_else(|| enclosing(op, "func.func"))
         .ok_or_else(|| err("printf outside a function"))?;
     // SAFETY: structural queries on a live function.
     unsafe {
         let region = mlir_sys::mlirOperationGetRegion(func, 0);
-        let entry = mlir_sys::mlirRegionGetFirstBlock(region);
-        let first = mlir_sys::mlirBlockGetFirstOperation(entry);
-        Ok((entry, first))
+        Ok(mlir_sys::mlirRegionGetFirstBlock(region))
     }
 }
 
-/// The plain read-modify-write of an atomic's operation on `%o` and `%v`: lines defining `%n`,
-/// the value stored. `None` for an operation not covered.
-fn plain_update(bin_op: AtomicBinOp, ty: &str) -> Option<String> {
-    let binary = |name: &str| format!("%n = llvm.{name} %o, %v : {ty}");
-    let pick = |predicate: &str| {
-        format!(
-            "%c = llvm.icmp \"{predicate}\" %o, %v : {ty}\n%n = llvm.select %c, %o, %v : i1, {ty}"
-        )
-    };
-    Some(match bin_op {
-        AtomicBinOp::Xchg => format!("%n = llvm.select %true, %v, %o : i1, {ty}"),
-        AtomicBinOp::Add => binary("add"),
-        AtomicBinOp::Sub => binary("sub"),
-        AtomicBinOp::And => binary("and"),
-        AtomicBinOp::Or => binary("or"),
-        AtomicBinOp::Xor => binary("xor"),
-        AtomicBinOp::Max => pick("sgt"),
-        AtomicBinOp::Min => pick("slt"),
-        AtomicBinOp::UMax => pick("ugt"),
-        AtomicBinOp::UMin => pick("ult"),
-        AtomicBinOp::FAdd => binary("fadd"),
-        AtomicBinOp::FSub => binary("fsub"),
-        AtomicBinOp::FMax => format!("%n = llvm.intr.maxnum(%o, %v) : ({ty}, {ty}) -> {ty}"),
-        AtomicBinOp::FMin => format!("%n = llvm.intr.minnum(%o, %v) : ({ty}, {ty}) -> {ty}"),
-        AtomicBinOp::UIncWrap | AtomicBinOp::UDecWrap => return None,
-    })
-}
-
-/// An `llvm.atomicrmw` through a generic pointer may reach private memory, where PTX has no
-/// atomics (and HIP on AMD does): each becomes a call of a helper of its own that tests the
-/// pointer with `isspacep.local` and does a plain read-modify-write there (one thread owns
-/// private memory), the atomic itself everywhere else.
+/// Each `llvm.atomicrmw` through a generic pointer is guarded against private memory (see
+/// [`helpers::guard_local_atomic`]), by a helper of its own.
 fn guard_local_atomics(ctx: &Context, module: &Module) -> Result<(), LowerError> {
-    let generic = melior::dialect::llvm::r#type::pointer(ctx, nvptx::GENERIC);
+    let generic = llvm::r#type::pointer(ctx, nvptx::GENERIC);
     let mut rmws = Vec::new();
     module.as_operation().walk(WalkOrder::PreOrder, |op| {
         if op.name().as_string_ref().as_str() == Ok("llvm.atomicrmw")
@@ -988,80 +577,7 @@ fn guard_local_atomics(ctx: &Context, module: &Module) -> Result<(), LowerError>
         WalkResult::Advance
     });
     for (index, raw) in rmws.into_iter().enumerate() {
-        // SAFETY: a live operation found by the walk.
-        let op = unsafe { OperationRef::from_raw(raw) };
-        let bin_op = op
-            .attribute("bin_op")
-            .ok()
-            .and_then(|a| IntegerAttribute::try_from(a).ok())
-            .and_then(|a| AtomicBinOp::from_value(a.value()))
-            .ok_or_else(|| err("llvm.atomicrmw without a known bin_op"))?;
-        let ty = op.result(0).map_err(err)?.r#type();
-        let Some(helper_type) = HelperType::of(ctx, ty) else {
-            continue;
-        };
-        let ty_text = helper_type.spelling();
-        let Some(update) = plain_update(bin_op, ty_text) else {
-            continue;
-        };
-        let symbol = format!("__hipmlir_atomic_rmw_{index}");
-        let text = format!(
-            "llvm.func @{symbol}(%p: !llvm.ptr, %v: {ty_text}) -> {ty_text} {{\n\
-             %l = llvm.call_intrinsic \"llvm.nvvm.isspacep.local\"(%p) : (!llvm.ptr) -> i1\n\
-             llvm.cond_br %l, ^local, ^other\n\
-             ^local:\n\
-             %true = llvm.mlir.constant(true) : i1\n\
-             %o = llvm.load %p : !llvm.ptr -> {ty_text}\n\
-             {update}\n\
-             llvm.store %n, %p : {ty_text}, !llvm.ptr\n\
-             llvm.return %o : {ty_text}\n\
-             ^other:\n\
-             llvm.return %v : {ty_text}\n\
-             }}"
-        );
-        let gpu_module =
-            enclosing(raw, "gpu.module").ok_or_else(|| err("an atomic outside a gpu.module"))?;
-        define_helper(ctx, gpu_module, &symbol, &text)?;
-        // The atomic itself moves into the helper's `^other` block, on the helper's arguments.
-        // SAFETY: the helper was just inserted first in the gpu.module's body; the atomic is
-        // live; it is moved (removed from its block, inserted before `^other`'s return).
-        unsafe {
-            let gm = OperationRef::from_raw(gpu_module);
-            let body = gm
-                .region(0)
-                .map_err(err)?
-                .first_block()
-                .ok_or_else(|| err("empty gpu.module"))?;
-            let helper = body.first_operation().ok_or_else(|| err("no helper"))?;
-            let entry = helper
-                .region(0)
-                .map_err(err)?
-                .first_block()
-                .ok_or_else(|| err("no entry"))?;
-            let other = entry
-                .next_in_region()
-                .and_then(|b| b.next_in_region())
-                .ok_or_else(|| err("no ^other block"))?;
-            let ret = other.terminator().ok_or_else(|| err("no return"))?;
-            let block = mlirOperationGetBlock(raw);
-            let call = insert_before(
-                block,
-                raw,
-                llvm_call(
-                    ctx,
-                    op.location(),
-                    &symbol,
-                    &op.operands().collect::<Vec<_>>(),
-                )
-                .add_results(&[ty]),
-            )?;
-            mlirValueReplaceAllUsesOfWith(mlirOperationGetResult(raw, 0), call[0]);
-            mlirOperationRemoveFromParent(raw);
-            mlirBlockInsertOwnedOperationBefore(other.to_raw(), ret.to_raw(), raw);
-            mlir_sys::mlirOperationSetOperand(raw, 0, entry.argument(0).map_err(err)?.to_raw());
-            mlir_sys::mlirOperationSetOperand(raw, 1, entry.argument(1).map_err(err)?.to_raw());
-            mlir_sys::mlirOperationSetOperand(ret.to_raw(), 0, mlirOperationGetResult(raw, 0));
-        }
+        helpers::guard_local_atomic(ctx, raw, &format!("__hipmlir_atomic_rmw_{index}"))?;
     }
     Ok(())
 }

@@ -9,7 +9,8 @@
 use melior::ir::block::BlockLike;
 use melior::ir::operation::{OperationBuilder, OperationLike};
 use melior::ir::{
-    Attribute, BlockRef, Identifier, Location, Operation, OperationRef, Region, Type, ValueLike,
+    Attribute, Block, BlockRef, Identifier, Location, Operation, OperationRef, Region, Type,
+    ValueLike,
 };
 use melior::Context;
 use mlir_sys::{MlirBlock, MlirOperation};
@@ -74,6 +75,19 @@ impl<'c> OpBuilder<'c> {
         }
     }
 
+    /// Just after `op`, which sits in a block.
+    pub fn after<'a>(ctx: &'c Context, op: &impl OperationLike<'c, 'a>) -> Self
+    where
+        'c: 'a,
+    {
+        OpBuilder {
+            ctx,
+            // SAFETY: a live operation in a block.
+            block: unsafe { mlir_sys::mlirOperationGetBlock(op.to_raw()) },
+            point: InsertPoint::After(op.to_raw()),
+        }
+    }
+
     /// The block operations go into.
     pub fn block(&self) -> BlockRef<'c, 'c> {
         // SAFETY: see the module comment.
@@ -131,6 +145,21 @@ impl<'c> OpBuilder<'c> {
         regions: Vec<Region<'c>>,
         loc: Location<'c>,
     ) -> Result<OperationRef<'c, 'c>, BuildError> {
+        self.build_with_successors(name, operands, result_types, attributes, regions, &[], loc)
+    }
+
+    /// [`OpBuilder::build`] of a terminator with successor blocks.
+    #[allow(clippy::too_many_arguments)]
+    pub fn build_with_successors(
+        &self,
+        name: &str,
+        operands: &[Value<'c>],
+        result_types: &[Type<'c>],
+        attributes: &[(&str, Attribute<'c>)],
+        regions: Vec<Region<'c>>,
+        successors: &[&Block<'c>],
+        loc: Location<'c>,
+    ) -> Result<OperationRef<'c, 'c>, BuildError> {
         let attributes: Vec<_> = attributes
             .iter()
             .map(|(n, a)| (Identifier::new(self.ctx, n), *a))
@@ -140,6 +169,7 @@ impl<'c> OpBuilder<'c> {
             .add_results(result_types)
             .add_attributes(&attributes)
             .add_regions_vec(regions)
+            .add_successors(successors)
             .build()
             .map_err(|cause| BuildError {
                 operation: name.to_string(),

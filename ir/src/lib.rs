@@ -11,5 +11,5 @@ pub use attributes::{
     arith_fastmath_contract, arith_no_signed_wrap, dense_bytes_attribute, GpuDimension,
     ReduceOperation, ShuffleMode,
 };
-pub use builder::{BuildError, OpBuilder, Value};
+pub use builder::{results, BuildError, OpBuilder, Value};
 pub use location::{source_location, SourceLoc};

@@ -6,10 +6,19 @@
 // of the warp does not run would never finish. 64-bit values and shuffles whose validity flag is
 // used are left to convert-gpu-to-nvvm.
 
-// CHECK-DAG: func.func private @__hipmlir_nvptx_shuffle_idx_f32(%[[V:.*]]: f32, %[[S:.*]]: i32) -> f32
-// CHECK-DAG: %[[MASK:.*]] = llvm.call_intrinsic "llvm.nvvm.activemask"() : () -> i32
-// CHECK-DAG: nvvm.shfl.sync idx %[[MASK]], %[[V]], %[[S]], %{{.*}} : f32 -> f32
-// CHECK-DAG: func.func private @__hipmlir_nvptx_shuffle_idx_i32
+// The helpers are defined at the gpu.module's start, the last one first.
+// CHECK-LABEL: func.func private @__hipmlir_nvptx_shuffle_idx_i32(
+// CHECK-SAME: %[[V:.*]]: i32, %[[S:.*]]: i32) -> i32
+// CHECK-NEXT: %[[MASK:.*]] = llvm.call_intrinsic "llvm.nvvm.activemask"() : () -> i32
+// CHECK-NEXT: %[[C31:.*]] = arith.constant 31 : i32
+// CHECK-NEXT: %[[R:.*]] = llvm.call_intrinsic "llvm.nvvm.shfl.sync.idx.i32"(%[[MASK]], %[[V]], %[[S]], %[[C31]]) : (i32, i32, i32, i32) -> i32
+// CHECK-NEXT: return %[[R]] : i32
+// CHECK-LABEL: func.func private @__hipmlir_nvptx_shuffle_idx_f32(
+// CHECK-SAME: %[[V:.*]]: f32, %[[S:.*]]: i32) -> f32
+// CHECK-NEXT: %[[MASK:.*]] = llvm.call_intrinsic "llvm.nvvm.activemask"() : () -> i32
+// CHECK-NEXT: %[[C31:.*]] = arith.constant 31 : i32
+// CHECK-NEXT: %[[R:.*]] = llvm.call_intrinsic "llvm.nvvm.shfl.sync.idx.f32"(%[[MASK]], %[[V]], %[[S]], %[[C31]]) : (i32, f32, i32, i32) -> f32
+// CHECK-NEXT: return %[[R]] : f32
 // CHECK-LABEL: gpu.func @k
 // CHECK: func.call @__hipmlir_nvptx_shuffle_idx_f32(%{{.*}}, %{{.*}}) : (f32, i32) -> f32
 // CHECK: func.call @__hipmlir_nvptx_shuffle_idx_i32(%{{.*}}, %{{.*}}) : (i32, i32) -> i32
