@@ -70,7 +70,7 @@ pub fn compile_device(
     record_stages: bool,
     after_frontend: Option<AfterFrontend>,
 ) -> Result<DeviceOutput, String> {
-    let ctx = hipmlir_dialect_passes::new_context();
+    let ctx = time_report::time("MLIR context", hipmlir_dialect_passes::new_context);
     let options = FrontendOptions {
         relocatable: mode == DeviceMode::Relocatable,
         ..options.clone()
@@ -181,7 +181,7 @@ pub fn link_device(
     print_ir_after_all: bool,
     record_stages: bool,
 ) -> Result<DeviceOutput, String> {
-    let ctx = hipmlir_dialect_passes::new_context();
+    let ctx = time_report::time("MLIR context", hipmlir_dialect_passes::new_context);
     let mut units = Vec::with_capacity(records.len());
     for r in records {
         let module = Module::parse(&ctx, &r.mlir).ok_or_else(|| {

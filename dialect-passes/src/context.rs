@@ -16,11 +16,16 @@ const DIALECTS_BUILT_BY_HIPMLIR: &[&str] = &[
     "builtin", "func", "arith", "math", "scf", "cf", "llvm", "gpu", "spirv",
 ];
 
-/// A context with every upstream dialect, pass and translation registered, and the dialects
-/// hipmlir builds loaded.
+extern "C" {
+    fn hipmlirRegisterPipelinePasses();
+}
+
+/// A context with every upstream dialect and translation registered, the upstream passes of
+/// hipmlir's pipelines (cxx/upstream_passes.cpp), and the dialects hipmlir builds loaded.
 pub fn new_context() -> Context {
     static REGISTER_PASSES: std::sync::Once = std::sync::Once::new();
-    REGISTER_PASSES.call_once(register_all_passes);
+    // SAFETY: registers passes in MLIR's global registry, once.
+    REGISTER_PASSES.call_once(|| unsafe { hipmlirRegisterPipelinePasses() });
     let registry = DialectRegistry::new();
     register_all_dialects(&registry);
     let context = Context::new();
@@ -46,4 +51,12 @@ pub fn capture_diagnostics<T>(ctx: &Context, f: impl FnOnce() -> T) -> (T, Vec<S
     ctx.detach_diagnostic_handler(id);
     let messages = messages.borrow().clone();
     (out, messages)
+}
+
+/// [`new_context`] for a tool that runs any pipeline (hipmlir-opt): every upstream pass of MLIR
+/// registered as well.
+pub fn new_context_with_all_passes() -> Context {
+    static REGISTER_ALL: std::sync::Once = std::sync::Once::new();
+    REGISTER_ALL.call_once(register_all_passes);
+    new_context()
 }

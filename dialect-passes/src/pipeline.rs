@@ -653,6 +653,28 @@ mod tests {
         assert!(!nvptx_names.contains(&registry::ADDRESS_SPACES_TO_SPIRV));
     }
 
+    /// hipmlir registers only the upstream passes its pipelines name (cxx/upstream_passes.cpp):
+    /// each pipeline, and the serializations' pass, must find every one of them.
+    #[test]
+    fn every_pipeline_pass_is_registered() {
+        let ctx = crate::new_context();
+        let nvptx = nvptx_pipeline(&NvptxOptions {
+            chip: "sm_70".into(),
+            libdevice: None,
+        });
+        for text in [
+            spirv_pipeline(&SpirvOptions::default()),
+            nvptx,
+            "gpu-module-to-binary".to_string(),
+            "gpu-module-to-binary{format=isa}".to_string(),
+        ] {
+            let pipeline = Pipeline::parse(&text).unwrap();
+            if let Err(e) = pipeline.validate(&ctx) {
+                panic!("{text}: {e}");
+            }
+        }
+    }
+
     #[test]
     fn ptx_versions_suit_the_architecture() {
         assert_eq!(ptx_features("sm_70"), " features=+ptx63");

@@ -150,7 +150,7 @@ fn run(args: &[String]) -> Result<bool, String> {
         ),
     };
     let pipeline = Pipeline::from_elements(options.elements.clone());
-    let ctx = hipmlir_dialect_passes::new_context();
+    let ctx = hipmlir_dialect_passes::new_context_with_all_passes();
     // A pass nobody knows is an error before any input is read.
     pipeline.validate(&ctx).map_err(|e| e.to_string())?;
     let chunks: Vec<(usize, String)> = if options.split_input_file {
