@@ -198,7 +198,7 @@ impl<'c> Rewriter<'c> {
         raw_values(self.ops.insert_results(op))
     }
 
-    /// The generic form every helper below goes through.
+    /// [`Rewriter::generic`] without regions or successors: the form most helpers below take.
     fn op(
         &self,
         name: &str,
@@ -206,15 +206,7 @@ impl<'c> Rewriter<'c> {
         results: &[Type<'c>],
         attributes: &[(&str, Attribute<'c>)],
     ) -> Result<Vec<MlirValue>, LowerError> {
-        // SAFETY: operands are live values of the module being rewritten.
-        let operands: Vec<Value> = operands
-            .iter()
-            .map(|v| unsafe { Value::from_raw(*v) })
-            .collect();
-        self.ops
-            .op(name, &operands, results, attributes, vec![], self.loc)
-            .map(raw_values)
-            .map_err(|e| self.error(e))
+        self.generic(name, operands, results, attributes, vec![], &[])
     }
 
     fn one(
@@ -460,16 +452,14 @@ impl<'c> Rewriter<'c> {
                 spirv_ir::linkage_attributes(ctx, name, spirv_ir::LINKAGE_IMPORT),
             ),
         ];
-        self.ops
-            .build(
-                "spirv.func",
-                &[],
-                &[],
-                &attributes,
-                vec![Region::new()],
-                self.loc,
-            )
-            .map_err(|e| self.error(e))?;
+        self.generic(
+            "spirv.func",
+            &[],
+            &[],
+            &attributes,
+            vec![Region::new()],
+            &[],
+        )?;
         Ok(())
     }
 
