@@ -10,7 +10,9 @@ use hipmlir_device_image::{Bundle, DeviceImage, FatImage, GlobalVar, KernelInfo,
 
 use crate::cli::{BuildOptions, LinkItem};
 use crate::elf::Elf;
+use crate::host_pch::PchKind;
 use crate::paths::Toolchain;
+use hipmlir_frontend::preamble::Preamble;
 
 /// Prefix of the sections clang-offload-bundler reads in an object file (`-type=o`).
 pub const BUNDLER_SECTION_PREFIX: &str = "__CLANG_OFFLOAD_BUNDLE__";
@@ -56,6 +58,32 @@ impl HostCompiler {
         c.args(&self.flags);
         c
     }
+
+    /// The compiler's file as found on `$PATH` (resolved), its size and modification time:
+    /// what changes when the compiler is upgraded under the same name, for cache keys.
+    pub fn identity(&self) -> String {
+        let found = if self.program.contains('/') {
+            Some(PathBuf::from(&self.program))
+        } else {
+            std::env::var_os("PATH").and_then(|path| {
+                std::env::split_paths(&path)
+                    .map(|dir| dir.join(&self.program))
+                    .find(|c| c.is_file())
+            })
+        };
+        let Some(file) = found.and_then(|f| f.canonicalize().ok()) else {
+            return String::new();
+        };
+        let stamp = std::fs::metadata(&file).ok().map(|m| {
+            let time = m
+                .modified()
+                .ok()
+                .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
+                .unwrap_or_default();
+            format!("{} {}", m.len(), time.as_nanos())
+        });
+        format!("{} {}", file.display(), stamp.unwrap_or_default())
+    }
 }
 
 /// Whether `program` (a path, or a name looked up in PATH) is this hipmlir executable, under
@@ -100,6 +128,55 @@ pub fn run(mut cmd: Command, verbose: bool, what: &str) -> Result<(), String> {
         ));
     }
     Ok(())
+}
+
+/// Runs a host compile that pre-includes `header`, whose PCH lies beside it. Clang refuses a
+/// PCH it cannot use (damaged, or made by another build of the compiler), naming it in its
+/// errors: then the PCH's cache folder `entry` is removed and `Ok(true)` says to compile again
+/// without it. GCC ignores such a PCH itself, so its compile runs as any other.
+fn run_with_pch(
+    mut cmd: Command,
+    header: &Path,
+    entry: &Path,
+    verbose: bool,
+) -> Result<bool, String> {
+    use std::io::{IsTerminal, Write};
+    let Some((PchKind::Clang, pch)) = PchKind::beside(header) else {
+        run(cmd, verbose, "the host compiler")?;
+        return Ok(false);
+    };
+    if verbose {
+        eprintln!("{}", show(&cmd));
+    }
+    // Its messages are held back until it is known whether they are about the PCH; in colour
+    // still where they would have been.
+    if std::io::stderr().is_terminal() {
+        cmd.arg("-fcolor-diagnostics");
+    }
+    let program = cmd.get_program().to_string_lossy().into_owned();
+    let out = cmd
+        .stderr(std::process::Stdio::piped())
+        .output()
+        .map_err(|e| format!("hipmlir: error: cannot run the host compiler '{program}': {e}"))?;
+    let messages = String::from_utf8_lossy(&out.stderr);
+    if !out.status.success() && messages.contains(&*pch.to_string_lossy()) {
+        if verbose {
+            eprintln!(
+                "hipmlir: note: the host compiler refused {}; compiling without it:\n{messages}",
+                pch.display()
+            );
+        }
+        let _ = std::fs::remove_dir_all(entry);
+        return Ok(true);
+    }
+    let _ = std::io::stderr().write_all(&out.stderr);
+    if !out.status.success() {
+        return Err(format!(
+            "hipmlir: error: the host compiler '{program}' failed ({})",
+            out.status
+        ));
+    }
+    Ok(false)
 }
 
 fn show(cmd: &Command) -> String {
@@ -252,40 +329,64 @@ pub fn compile_host_source(
         )
     });
     let preamble = preamble.flatten();
-    let blanked = preamble.as_ref().map(|p| p.preamble.blanked(host_text));
-    // The host source keeps the user's line numbers and file name in diagnostics.
-    let text = [
-        format!("#line 1 \"{}\"\n", escape_c(&source_abs.to_string_lossy())).as_bytes(),
-        blanked.as_deref().unwrap_or(host_text),
-    ]
-    .concat();
-    std::fs::write(&files.host_source, text)
-        .map_err(|e| io_err("cannot write the host source", e))?;
-
-    let mut cmd = cxx.command();
-    let pch_dir = if preamble.is_none() {
-        crate::host_pch::include_dir(&cxx, &pch_flags, &toolchain.include_dir, opts.verbose)
-    } else {
-        None
+    // The host source keeps the user's line numbers and file name in diagnostics; with a
+    // preamble, its lines are blanked (the PCH holds them).
+    let write_source = |preamble: Option<&Preamble>| {
+        let blanked = preamble.map(|p| p.blanked(host_text));
+        let text = [
+            format!("#line 1 \"{}\"\n", escape_c(&source_abs.to_string_lossy())).as_bytes(),
+            blanked.as_deref().unwrap_or(host_text),
+        ]
+        .concat();
+        std::fs::write(&files.host_source, text)
+            .map_err(|e| io_err("cannot write the host source", e))
     };
-    if let Some(dir) = &pch_dir {
-        cmd.arg(format!("-I{}", dir.display()));
+    write_source(preamble.as_ref().map(|p| &p.preamble))?;
+    // The header the compile pre-includes, with a PCH beside it: the preamble, else the prefix
+    // header's folder of links.
+    let precompiled = match &preamble {
+        Some(p) => Some(p.header.clone()),
+        None => {
+            crate::host_pch::prefix_header(&cxx, &pch_flags, &toolchain.include_dir, opts.verbose)
+        }
+    };
+    let pch_dir = precompiled
+        .as_deref()
+        .filter(|_| preamble.is_none())
+        .and_then(crate::host_pch::include_dir_of)
+        .map(Path::to_path_buf);
+    let command = |precompiled: Option<&Path>| {
+        let mut cmd = cxx.command();
+        if let (Some(dir), Some(_)) = (&pch_dir, precompiled) {
+            cmd.arg(format!("-I{}", dir.display()));
+        }
+        cmd.args(compile_flags(opts, toolchain, source_abs.parent()));
+        // As clang does for HIP, the runtime header comes first (a .cu file may not include
+        // it); a precompiled preamble begins with it.
+        cmd.arg("-include")
+            .arg(precompiled.unwrap_or("hip/hip_runtime.h".as_ref()));
+        cmd.args(&dep_flags);
+        cmd.arg("-c")
+            .arg(&files.host_source)
+            .arg("-o")
+            .arg(&files.host_object);
+        cmd
+    };
+    match precompiled.as_deref() {
+        Some(header) => {
+            // The preamble's folder, or the prefix header's.
+            let entry = pch_dir.as_deref().or(header.parent()).unwrap_or(header);
+            let refused = run_with_pch(command(Some(header)), header, entry, opts.verbose)?;
+            if refused {
+                write_source(None)?;
+                run(command(None), opts.verbose, "the host compiler")?;
+            }
+        }
+        None => run(command(None), opts.verbose, "the host compiler")?,
     }
-    cmd.args(compile_flags(opts, toolchain, source_abs.parent()));
-    // As clang does for HIP, the runtime header comes first (a .cu file may not include it);
-    // the precompiled preamble begins with it.
-    match &preamble {
-        Some(p) => cmd.arg("-include").arg(&p.header),
-        None => cmd.arg("-include").arg("hip/hip_runtime.h"),
-    };
-    cmd.args(dep_flags);
-    cmd.arg("-c")
-        .arg(&files.host_source)
-        .arg("-o")
-        .arg(&files.host_object);
-    run(cmd, opts.verbose, "the host compiler")?;
     if let Some(dep) = dep_file {
         // The dependency file names the temporary host source; name the user's file instead.
+        // (A refused PCH's folder is gone, so its links are not named.)
         if let Ok(text) = std::fs::read_to_string(&dep) {
             // Copies of headers are named by their originals' absolute paths under the overlay.
             let mut fixed = text

@@ -4,28 +4,29 @@
 //! below its includes.
 //!
 //! * Folder: `<cache>/host-preamble/<key>/`: `preamble.h` (`#include <hip/hip_runtime.h>`, then
-//!   the preamble's text), `preamble.h.gch`, and `inputs`, every header the PCH was made from
+//!   the preamble's text), its PCH (`preamble.h.gch` or `.pch`, see `host_pch`), and `inputs`,
+//!   every header the PCH was made from
 //!   with its size and modification time. The compile takes `-include <folder>/preamble.h` in
 //!   place of the prefix header, and the source with its preamble made spaces.
-//! * Key: SHA-256 over hipmlir's version, the host compiler command, the compile flags, hipmlir's
-//!   headers and the preamble's text.
+//! * Key: the prefix header PCH's (`host_pch::key`) and the preamble's text.
 //! * Checked before each use: GCC does not check the headers a PCH holds, so hipmlir does (as
 //!   clang does for its own): one changed or gone, and the folder is removed and the compile
-//!   reads the headers. A PCH GCC finds unusable it ignores, reading `preamble.h` itself: the
-//!   same text, so a PCH never changes a result.
-//! * When: the second time a key is seen, as the prefix header's PCH; only for GCC.
-//! * Concurrency: made in a temporary folder renamed into place.
+//!   reads the headers. A PCH the compiler finds unusable is ignored (GCC) or removed (clang),
+//!   and `preamble.h` itself read: the same text, so a PCH never changes a result.
+//! * When: the second time a key is seen, as the prefix header's PCH; for GCC and clang.
+//! * Concurrency: made in place, as `host_pch` says; `inputs` is written last.
 
 use std::path::{Path, PathBuf};
-use std::process::Stdio;
 use std::time::UNIX_EPOCH;
 
-use hipmlir_device_image::{cache_dir_from_env, keep_within, mark_used, seen_before, CacheKey};
+use hipmlir_device_image::{cache_dir_from_env, keep_within, mark_used};
 use hipmlir_frontend::preamble::Preamble;
 
 use crate::host::HostCompiler;
+use crate::host_pch::{precompile, Entry, PchKind};
 
-/// The preamble folders (about 50 MB each: GCC's PCHs hold the whole prefix header; one per
+/// The preamble folders (about 50 MB each with GCC, 10 MB with clang: a PCH holds the whole
+/// prefix header; one per
 /// source rebuilt) kept at most: 4 GiB, about eighty sources (the least recently used go first;
 /// ccache keeps 5 GB by default).
 const MAX_BYTES: u64 = 4 << 30;
@@ -41,7 +42,8 @@ pub struct HostPreamble {
 }
 
 /// The precompiled preamble for a host source of `text` compiled with `flags`, or `None` (no
-/// preamble, no cache folder, not GCC, not made yet, or its headers changed).
+/// preamble, no cache folder, a compiler other than GCC and clang, not made yet, or its
+/// headers changed).
 pub fn find_or_make(
     cxx: &HostCompiler,
     flags: &[String],
@@ -52,74 +54,45 @@ pub fn find_or_make(
 ) -> Option<HostPreamble> {
     let preamble = Preamble::of(text, user_include_dirs, hip_include_dir)?;
     let root = cache_dir_from_env(|name| std::env::var(name).ok())?.join("host-preamble");
-    let mut key = CacheKey::default();
-    key.field(env!("CARGO_PKG_VERSION")).field(&cxx.program);
-    for flag in cxx.flags.iter().chain([&"--".to_string()]).chain(flags) {
-        key.field(flag);
-    }
-    let key = key
-        .files_of(&hip_include_dir.join("hip"))?
+    let key = crate::host_pch::key(cxx, flags, hip_include_dir)?
         .field(preamble.text(text))
         .hex();
-    let dir = root.join(&key);
-    let header = dir.join(HEADER);
-    if dir.is_dir() {
-        if inputs_unchanged(&dir) {
-            mark_used(&dir);
+    let entry = Entry::new(root.join(&key), INPUTS);
+    let header = entry.dir.join(HEADER);
+    if entry.is_made() {
+        if inputs_unchanged(&entry.dir) {
+            mark_used(&entry.dir);
             return Some(HostPreamble { header, preamble });
         }
-        let _ = std::fs::remove_dir_all(&dir);
+        let _ = std::fs::remove_dir_all(&entry.dir);
         return None;
     }
-    std::fs::create_dir_all(&root).ok()?;
-    if !seen_before(&root, &key) || !crate::host_pch::is_gcc(cxx) {
+    if !entry.may_make(&root, &key) {
         return None;
     }
-    let temporary = root.join(format!(".{key}.{}.tmp", std::process::id()));
-    let made = make(cxx, flags, preamble.text(text), &temporary, verbose);
-    if made.is_none() || std::fs::rename(&temporary, &dir).is_err() {
-        let _ = std::fs::remove_dir_all(&temporary);
+    let kind = PchKind::of(cxx)?;
+    if !entry.make(|dir| make(cxx, kind, flags, preamble.text(text), dir, verbose)) {
         return None;
     }
-    keep_within(&root, MAX_BYTES, |p| {
-        p.is_dir()
-            && !p
-                .file_name()
-                .is_some_and(|n| n.to_string_lossy().starts_with('.'))
-    });
+    keep_within(&root, MAX_BYTES, |p| p.is_dir());
     Some(HostPreamble { header, preamble })
 }
 
-/// Writes `preamble.h`, precompiles it (`-MD` lists the headers it reads) and records the
-/// headers' sizes and times in `inputs`.
+/// Writes `preamble.h` and precompiles it (`-MD` lists the headers it reads); returns the text
+/// of `inputs`: the headers' sizes and times.
 fn make(
     cxx: &HostCompiler,
+    kind: PchKind,
     flags: &[String],
     preamble: &[u8],
     dir: &Path,
     verbose: bool,
-) -> Option<()> {
-    std::fs::create_dir_all(dir).ok()?;
+) -> Option<String> {
     let header = dir.join(HEADER);
     let text = [b"#include <hip/hip_runtime.h>\n".as_slice(), preamble].concat();
     std::fs::write(&header, text).ok()?;
     let dependencies = dir.join("preamble.d");
-    let mut cmd = cxx.command();
-    cmd.args(flags)
-        .arg("-x")
-        .arg("c++-header")
-        .arg(&header)
-        .arg("-o")
-        .arg(dir.join(format!("{HEADER}.gch")))
-        .arg("-MD")
-        .arg("-MF")
-        .arg(&dependencies)
-        .stdout(Stdio::null())
-        .stderr(Stdio::null());
-    if verbose {
-        eprintln!("hipmlir: precompiling the host preamble: {cmd:?}");
-    }
-    cmd.status().ok()?.success().then_some(())?;
+    precompile(cxx, kind, flags, &header, Some(&dependencies), verbose)?;
     let listed = std::fs::read_to_string(&dependencies).ok()?;
     let mut inputs = String::new();
     for path in dependency_paths(&listed) {
@@ -128,9 +101,8 @@ fn make(
         }
         inputs += &format!("{}\t{path}\n", stamp(Path::new(&path))?);
     }
-    std::fs::write(dir.join(INPUTS), inputs).ok()?;
     let _ = std::fs::remove_file(&dependencies);
-    Some(())
+    Some(inputs)
 }
 
 /// The prerequisites a GCC dependency file lists (`target: a.h b.h \` lines; spaces in names

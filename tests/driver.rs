@@ -1324,15 +1324,24 @@ fn damaged_embedded_images_are_hip_errors_not_driver_crashes() {
 /// The precompiled headers of the device parse and of the host compile (made the second time a
 /// set of flags is seen, used from the third) change nothing: the same object as a build
 /// without a cache, the same diagnostics, and a damaged PCH is passed over (the device one is
-/// deleted, to be made again).
+/// deleted, to be made again), with GCC and with clang as the host compiler.
 #[test]
 fn precompiled_headers_never_change_a_build() {
+    for cxx in HOST_COMPILERS {
+        precompiled_headers_never_change_a_build_with(cxx);
+    }
+}
+
+/// The host compilers whose precompiled headers hipmlir makes, and their PCHs' extension.
+const HOST_COMPILERS: [(&str, &str); 2] = [("g++", "gch"), ("clang++-22", "pch")];
+
+fn precompiled_headers_never_change_a_build_with((cxx, pch): (&str, &str)) {
     let dir = scratch();
     let cache = dir.path().join("cache");
     // Its first include is a quoted one: no preamble, so the prefix header's PCHs serve it.
     let source = repo().join("tests/programs/unions.hip");
     let compile = |object: &str, cached: bool| {
-        compile_object(dir.path(), &source, object, cached.then_some(&*cache)).0
+        compile_object(dir.path(), cxx, &source, object, cached.then_some(&*cache)).0
     };
     let plain = compile("plain.o", false);
     for i in 0..3 {
@@ -1342,15 +1351,15 @@ fn precompiled_headers_never_change_a_build() {
         );
     }
     let device = files_ending(&cache.join("pch"), ".pch");
-    let host = files_ending(&cache.join("host-pch"), "hip_runtime.h.gch");
-    assert_eq!(device.len(), 1, "{device:?}");
-    assert_eq!(host.len(), 1, "{host:?}");
+    let host = files_ending(&cache.join("host-pch"), &format!("hip_runtime.h.{pch}"));
+    assert_eq!(device.len(), 1, "{cxx}: {device:?}");
+    assert_eq!(host.len(), 1, "{cxx}: {host:?}");
     for pch in device.iter().chain(&host) {
         std::fs::write(pch, b"not a precompiled header").unwrap();
     }
     assert!(
         compile("damaged.o", true) == plain,
-        "a damaged PCH changed the build"
+        "{cxx}: a damaged PCH changed the build"
     );
     assert!(!device[0].exists(), "the damaged device PCH was kept");
     // Made again as a new one is: on the second sight of its flags.
@@ -1367,6 +1376,7 @@ fn precompiled_headers_never_change_a_build() {
     let diagnose = |cached: bool| {
         let mut cmd = hipmlir();
         cmd.current_dir(dir.path())
+            .env("CXX", cxx)
             .args(["-c", "-O2", "broken.hip"]);
         if cached {
             cmd.env("HIPMLIR_CACHE_DIR", &cache);
@@ -1390,11 +1400,17 @@ fn precompiled_headers_never_change_a_build() {
 /// without a cache, a program that passes, and a damaged or stale one passed over and removed.
 #[test]
 fn precompiled_preambles_never_change_a_build() {
+    for cxx in HOST_COMPILERS {
+        precompiled_preambles_never_change_a_build_with(cxx);
+    }
+}
+
+fn precompiled_preambles_never_change_a_build_with((cxx, pch): (&str, &str)) {
     let dir = scratch();
     let cache = dir.path().join("cache");
     let source = repo().join("tests/programs/system_header_preamble.hip");
     let compile = |object: &str, cached: bool| {
-        compile_object(dir.path(), &source, object, cached.then_some(&*cache))
+        compile_object(dir.path(), cxx, &source, object, cached.then_some(&*cache))
     };
     let (plain, _) = compile("plain.o", false);
     let mut last_log = String::new();
@@ -1404,9 +1420,9 @@ fn precompiled_preambles_never_change_a_build() {
         last_log = log;
     }
     let device = files_ending(&cache.join("preamble"), ".pch");
-    let host = files_ending(&cache.join("host-preamble"), "preamble.h.gch");
-    assert_eq!(device.len(), 1, "{device:?}");
-    assert_eq!(host.len(), 1, "{host:?}");
+    let host = files_ending(&cache.join("host-preamble"), &format!("preamble.h.{pch}"));
+    assert_eq!(device.len(), 1, "{cxx}: {device:?}");
+    assert_eq!(host.len(), 1, "{cxx}: {host:?}");
     let host_header = host[0].with_extension("");
     assert!(
         last_log.contains(&format!("-include {}", host_header.display())),
@@ -1417,7 +1433,7 @@ fn precompiled_preambles_never_change_a_build() {
     let mut cmd = hipmlir();
     cmd.current_dir(dir.path())
         .env("HIPMLIR_CACHE_DIR", &cache)
-        .env_remove("CXX")
+        .env("CXX", cxx)
         .arg(&source)
         .arg("-o")
         .arg(&exe);
@@ -1440,17 +1456,18 @@ fn precompiled_preambles_never_change_a_build() {
     assert!(!log.contains(&host_header.display().to_string()), "{log}");
 }
 
-/// `hipmlir -c -O2 -v SOURCE -o OBJECT` in `dir`, with the cache folder `cache` or with no
-/// cache; the object's bytes and the log (which names the host compile's command).
+/// `CXX=cxx hipmlir -c -O2 -v SOURCE -o OBJECT` in `dir`, with the cache folder `cache` or
+/// with no cache; the object's bytes and the log (which names the host compile's command).
 fn compile_object(
     dir: &Path,
+    cxx: &str,
     source: &Path,
     object: &str,
     cache: Option<&Path>,
 ) -> (Vec<u8>, String) {
     let mut cmd = hipmlir();
     cmd.current_dir(dir)
-        .env_remove("CXX")
+        .env("CXX", cxx)
         .args(["-c", "-O2", "-v"])
         .arg(source)
         .args(["-o", object]);
