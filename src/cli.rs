@@ -61,7 +61,8 @@ OPTIONS:
 
 hipcc's other device flags (-munsafe-fp-atomics, -fno-gpu-rdc, -mllvm <x>, ...) are
 accepted and ignored (a note with -v). Other flags starting with `-` (-Wall, -fPIC, -pthread, -Wl,..., -MMD, -isystem <dir>, ...) go to the
-host compiler, $CXX (default g++; it may carry flags: CXX=\"clang++-22 -stdlib=libc++\").
+host compiler, $CXX (default clang++-22, else g++; it may carry flags:
+CXX=\"clang++-22 -stdlib=libc++\").
 ";
 
 /// What `--emit-mlir` writes: the frontend's module, or the IR after a pass of the device

@@ -28,6 +28,12 @@ pub fn io_err(what: &str, e: std::io::Error) -> String {
     format!("hipmlir: error: {what}: {e}")
 }
 
+/// The host compiler when `$CXX` names none, the first found on `$PATH`: clang 22, the
+/// compiler hipcc's host code is written for and the one that parses the device side (so both
+/// sides agree on the language and on mangled names), and whose precompiled headers load in a
+/// fraction of GCC's time; else GCC.
+const DEFAULT_HOST_COMPILERS: [&str; 2] = ["clang++-22", "g++"];
+
 /// `$CXX` split into the program and the flags it carries.
 pub struct HostCompiler {
     pub program: String,
@@ -47,7 +53,11 @@ impl HostCompiler {
                 flags: words.collect(),
             },
             _ => HostCompiler {
-                program: "g++".into(),
+                program: DEFAULT_HOST_COMPILERS
+                    .into_iter()
+                    .find(|c| on_path(c))
+                    .unwrap_or("g++")
+                    .into(),
                 flags: Vec::new(),
             },
         }

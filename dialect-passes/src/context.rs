@@ -37,6 +37,33 @@ pub fn new_context() -> Context {
     context
 }
 
+/// A [`new_context`] being made on another thread: making one takes a few milliseconds, which
+/// work that needs no context (the device parse) can hide.
+pub struct PendingContext(std::thread::JoinHandle<(MovedContext, std::time::Duration)>);
+
+struct MovedContext(Context);
+
+// SAFETY: an MLIR context is not tied to the thread that made it. This one is moved once, from
+// the thread that made it to the one that waits for it, and never shared.
+unsafe impl Send for MovedContext {}
+
+impl PendingContext {
+    pub fn start() -> PendingContext {
+        PendingContext(std::thread::spawn(|| {
+            let started = std::time::Instant::now();
+            (MovedContext(new_context()), started.elapsed())
+        }))
+    }
+
+    /// The context, and how long making it took.
+    pub fn wait(self) -> (Context, std::time::Duration) {
+        match self.0.join() {
+            Ok((MovedContext(context), took)) => (context, took),
+            Err(panic) => std::panic::resume_unwind(panic),
+        }
+    }
+}
+
 /// Runs `f`, collecting the error diagnostics MLIR emits meanwhile (with their locations).
 pub fn capture_diagnostics<T>(ctx: &Context, f: impl FnOnce() -> T) -> (T, Vec<String>) {
     let messages = Rc::new(RefCell::new(Vec::new()));

@@ -110,6 +110,22 @@ pub fn compile<'c>(
     path: &Path,
     options: &FrontendOptions,
 ) -> Result<FrontendOutput<'c>> {
+    build(ctx, parse(path, options)?, options)
+}
+
+/// A source parsed for its device code, not yet built as MLIR (which needs an MLIR context:
+/// [`parse`] does not, so the two can be made side by side).
+pub struct ParsedSource {
+    path: PathBuf,
+    tu: clang::TranslationUnit,
+    warnings: Vec<Diagnostic>,
+    /// The source's text as the host edits address it.
+    source: String,
+    parse_time: std::time::Duration,
+}
+
+/// Parses `path` with libclang for its device code.
+pub fn parse(path: &Path, options: &FrontendOptions) -> Result<ParsedSource> {
     let bytes = std::fs::read(path).map_err(|e| {
         let message = if e.kind() == std::io::ErrorKind::NotFound {
             format!("no such file or directory: '{}'", path.display())
@@ -128,7 +144,29 @@ pub fn compile<'c>(
     };
     let parse_started = std::time::Instant::now();
     let (tu, warnings) = pch::parse_device_source(path, options, &parsed_text)?;
-    let parse_time = parse_started.elapsed();
+    Ok(ParsedSource {
+        path: path.to_path_buf(),
+        tu,
+        warnings,
+        source,
+        parse_time: parse_started.elapsed(),
+    })
+}
+
+/// Builds a parsed source's device code as MLIR. The module verifies.
+pub fn build<'c>(
+    ctx: &'c Context,
+    parsed: ParsedSource,
+    options: &FrontendOptions,
+) -> Result<FrontendOutput<'c>> {
+    let ParsedSource {
+        path,
+        tu,
+        warnings,
+        source,
+        parse_time,
+    } = parsed;
+    let path = path.as_path();
     let root = tu.cursor();
     let main_file = root.spelling();
     let mut texts = launches::FileTexts::new(&main_file, source);
