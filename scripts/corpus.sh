@@ -25,7 +25,7 @@ if [ -n "${HIPMLIR_DISABLE_CACHE:-}" ] && [[ ! $HIPMLIR_DISABLE_CACHE =~ ^(0|fal
 else
   # (A cache folder not made yet holds none: find's failure there is no error.)
   device=$( (find "$cache/preamble" -name '*.pch' 2>/dev/null || true) | wc -l)
-  host=$( (find "$cache/host-preamble" -name 'preamble.h.gch' 2>/dev/null || true) | wc -l)
+  host=$( (find "$cache/host-preamble" -name 'preamble.h.[gp]ch' 2>/dev/null || true) | wc -l)
   caches="$device device and $host host precompiled preambles"
 fi
 
