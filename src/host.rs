@@ -72,55 +72,31 @@ impl HostCompiler {
     /// The compiler's file as found on `$PATH` (resolved), its size and modification time:
     /// what changes when the compiler is upgraded under the same name, for cache keys.
     pub fn identity(&self) -> String {
-        let found = if self.program.contains('/') {
-            Some(PathBuf::from(&self.program))
-        } else {
-            std::env::var_os("PATH").and_then(|path| {
-                std::env::split_paths(&path)
-                    .map(|dir| dir.join(&self.program))
-                    .find(|c| c.is_file())
-            })
-        };
-        let Some(file) = found.and_then(|f| f.canonicalize().ok()) else {
+        let Some(file) = resolve_program(&self.program) else {
             return String::new();
         };
-        let stamp = std::fs::metadata(&file).ok().map(|m| {
-            let time = m
-                .modified()
-                .ok()
-                .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
-                .unwrap_or_default();
-            format!("{} {}", m.len(), time.as_nanos())
-        });
-        format!("{} {}", file.display(), stamp.unwrap_or_default())
+        let stamp = crate::host_preamble::stamp(&file).unwrap_or_default();
+        format!("{} {stamp}", file.display())
     }
+}
+
+/// The file `program` (a path, or a name looked up in `$PATH`) runs, links resolved.
+fn resolve_program(program: &str) -> Option<PathBuf> {
+    let found = if program.contains('/') {
+        Some(PathBuf::from(program))
+    } else {
+        std::env::split_paths(&std::env::var_os("PATH")?)
+            .map(|dir| dir.join(program))
+            .find(|c| c.is_file())
+    };
+    found?.canonicalize().ok()
 }
 
 /// Whether `program` (a path, or a name looked up in PATH) is this hipmlir executable, under
 /// any of its names (hipcc, hipconfig links).
 fn is_this_program(program: &str) -> bool {
-    let Some(this) = std::env::current_exe()
-        .ok()
-        .and_then(|p| p.canonicalize().ok())
-    else {
-        return false;
-    };
-    let candidates: Vec<PathBuf> = if program.contains('/') {
-        vec![PathBuf::from(program)]
-    } else {
-        std::env::var_os("PATH")
-            .map(|path| {
-                std::env::split_paths(&path)
-                    .map(|dir| dir.join(program))
-                    .collect()
-            })
-            .unwrap_or_default()
-    };
-    candidates
-        .into_iter()
-        .find(|c| c.is_file())
-        .and_then(|c| c.canonicalize().ok())
-        .is_some_and(|c| c == this)
+    let this = std::env::current_exe().and_then(|p| p.canonicalize());
+    this.is_ok_and(|this| resolve_program(program) == Some(this))
 }
 
 /// Runs a command; a failure names the tool. Its own messages went to stderr already.
@@ -388,7 +364,9 @@ pub fn compile_host_source(
             let entry = pch_dir.as_deref().or(header.parent()).unwrap_or(header);
             let refused = run_with_pch(command(Some(header)), header, entry, opts.verbose)?;
             if refused {
-                write_source(None)?;
+                if preamble.is_some() {
+                    write_source(None)?;
+                }
                 run(command(None), opts.verbose, "the host compiler")?;
             }
         }

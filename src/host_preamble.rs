@@ -5,8 +5,7 @@
 //!
 //! * Folder: `<cache>/host-preamble/<key>/`: `preamble.h` (`#include <hip/hip_runtime.h>`, then
 //!   the preamble's text), its PCH (`preamble.h.gch` or `.pch`, see `host_pch`), and `inputs`,
-//!   every header the PCH was made from
-//!   with its size and modification time. The compile takes `-include <folder>/preamble.h` in
+//!   every header the PCH was made from with its size and modification time. The compile takes `-include <folder>/preamble.h` in
 //!   place of the prefix header, and the source with its preamble made spaces.
 //! * Key: the prefix header PCH's (`host_pch::key`) and the preamble's text.
 //! * Checked before each use: GCC does not check the headers a PCH holds, so hipmlir does (as
@@ -135,8 +134,9 @@ fn dependency_paths(listed: &str) -> Vec<String> {
     paths
 }
 
-/// A file's size and modification time, as `inputs` records them.
-fn stamp(path: &Path) -> Option<String> {
+/// A file's size and modification time, as `inputs` records them (and the host compiler's
+/// identity in cache keys).
+pub fn stamp(path: &Path) -> Option<String> {
     let meta = std::fs::metadata(path).ok()?;
     let time = meta.modified().ok()?.duration_since(UNIX_EPOCH).ok()?;
     Some(format!("{} {}", meta.len(), time.as_nanos()))
