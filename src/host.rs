@@ -12,7 +12,7 @@ use crate::cli::{BuildOptions, LinkItem};
 use crate::elf::Elf;
 use crate::host_pch::PchKind;
 use crate::paths::Toolchain;
-use hipmlir_frontend::preamble::Preamble;
+use hipmlir_frontend::preamble::{Preamble, QuotedIncludes};
 
 /// Prefix of the sections clang-offload-bundler reads in an object file (`-type=o`).
 pub const BUNDLER_SECTION_PREFIX: &str = "__CLANG_OFFLOAD_BUNDLE__";
@@ -303,6 +303,25 @@ pub fn compile_host_source(
     let cxx = HostCompiler::from_env();
     let (dep_flags, dep_file) = dependency_flags(opts, object);
     let pch_flags = compile_flags(opts, toolchain, None);
+    // The folders a quoted include is looked for in after the source's (its -I folders, in
+    // order; compile_flags puts hipmlir's first). A -iquote of the user's would come before
+    // them: then the preamble does not resolve quoted includes.
+    let search_dirs: Vec<PathBuf> = std::iter::once(toolchain.include_dir.clone())
+        .chain(opts.include_dirs.iter().cloned())
+        .collect();
+    let user_quote_dirs = opts
+        .shared_flags
+        .iter()
+        .chain(&opts.host_flags)
+        .any(|f| f.starts_with("-iquote") || f == "-I-");
+    let quoted_includes = match source_abs.parent() {
+        Some(source_dir) if !user_quote_dirs => QuotedIncludes::Resolve {
+            source_dir,
+            search_dirs: &search_dirs,
+            except_under: &files.overlay_dir,
+        },
+        _ => QuotedIncludes::End,
+    };
     // Not where the user asked for a dependency file: it would name the preamble's copy.
     let preamble = dep_file.is_none().then(|| {
         crate::host_preamble::find_or_make(
@@ -311,6 +330,7 @@ pub fn compile_host_source(
             host_text,
             &opts.include_dirs,
             &toolchain.include_dir,
+            quoted_includes,
             opts.verbose,
         )
     });

@@ -82,18 +82,21 @@ impl PchKind {
 }
 
 /// Precompiles `header` with `flags` beside it; `dependencies` names a file to list the headers
-/// it read in (`-MD`).
+/// it read in (`-MD`). With `instantiate_templates`, clang's PCH holds the template instances
+/// the header needs, so that no compile that loads it makes them again. Returns what the
+/// compiler printed (its warnings).
 pub fn precompile(
     cxx: &HostCompiler,
     kind: PchKind,
     flags: &[String],
     header: &Path,
     dependencies: Option<&Path>,
+    instantiate_templates: bool,
     verbose: bool,
-) -> Option<()> {
+) -> Option<String> {
     let mut cmd = cxx.command();
     cmd.args(flags);
-    if kind == PchKind::Clang {
+    if kind == PchKind::Clang && instantiate_templates {
         cmd.arg("-fpch-instantiate-templates");
     }
     cmd.arg("-x")
@@ -102,14 +105,18 @@ pub fn precompile(
         .arg("-o")
         .arg(kind.file(header))
         .stdout(Stdio::null())
-        .stderr(Stdio::null());
+        .stderr(Stdio::piped());
     if let Some(file) = dependencies {
         cmd.arg("-MD").arg("-MF").arg(file);
     }
     if verbose {
         eprintln!("hipmlir: precompiling a host header: {cmd:?}");
     }
-    cmd.status().ok()?.success().then_some(())
+    let output = cmd.output().ok()?;
+    output
+        .status
+        .success()
+        .then(|| String::from_utf8_lossy(&output.stderr).into_owned())
 }
 
 /// The cache key of a host PCH: hipmlir's version, the compiler and its command, the flags and
@@ -231,5 +238,14 @@ fn make(
         let entry = entry.ok()?;
         std::os::unix::fs::symlink(entry.path(), hip.join(entry.file_name())).ok()?;
     }
-    precompile(cxx, kind, flags, &dir.join(PREFIX_HEADER), None, verbose)
+    precompile(
+        cxx,
+        kind,
+        flags,
+        &dir.join(PREFIX_HEADER),
+        None,
+        true,
+        verbose,
+    )
+    .map(|_| ())
 }

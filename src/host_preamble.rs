@@ -1,10 +1,11 @@
 //! The host compile's precompiled preamble: hipmlir's prefix header and the source's leading
-//! system `#include`s (`<random>`, `<vector>`, ...; see the frontend's `preamble.rs`) as one
-//! GCC precompiled header, cached on disk, so that rebuilding a source compiles only the code
-//! below its includes.
+//! `#include`s (`<random>`, `<vector>`, and the user's own headers of host code,
+//! `"util.hpp"`; see the frontend's `preamble.rs`) as one precompiled header, cached on disk,
+//! so that rebuilding a source compiles only the code below its includes.
 //!
 //! * Folder: `<cache>/host-preamble/<key>/`: `preamble.h` (`#include <hip/hip_runtime.h>`, then
-//!   the preamble's text), its PCH (`preamble.h.gch` or `.pch`, see `host_pch`), and `inputs`,
+//!   the preamble's text, its quoted includes naming their headers by the paths they were found
+//!   at), its PCH (`preamble.h.gch` or `.pch`, see `host_pch`), and `inputs`,
 //!   every header the PCH was made from with its size and modification time. The compile takes `-include <folder>/preamble.h` in
 //!   place of the prefix header, and the source with its preamble made spaces.
 //! * Key: the prefix header PCH's (`host_pch::key`) and the preamble's text.
@@ -12,14 +13,16 @@
 //!   clang does for its own): one changed or gone, and the folder is removed and the compile
 //!   reads the headers. A PCH the compiler finds unusable is ignored (GCC) or removed (clang),
 //!   and `preamble.h` itself read: the same text, so a PCH never changes a result.
-//! * When: the second time a key is seen, as the prefix header's PCH; for GCC and clang.
+//! * When: the second time a key is seen, as the prefix header's PCH; for GCC and clang. Not
+//!   when the user's headers in it draw warnings: a compile that loads the PCH would not repeat
+//!   them.
 //! * Concurrency: made in place, as `host_pch` says; `inputs` is written last.
 
 use std::path::{Path, PathBuf};
 use std::time::UNIX_EPOCH;
 
 use hipmlir_device_image::{cache_dir_from_env, keep_within, mark_used};
-use hipmlir_frontend::preamble::Preamble;
+use hipmlir_frontend::preamble::{Preamble, QuotedIncludes};
 
 use crate::host::HostCompiler;
 use crate::host_pch::{precompile, Entry, PchKind};
@@ -49,17 +52,19 @@ pub fn find_or_make(
     text: &[u8],
     user_include_dirs: &[PathBuf],
     hip_include_dir: &Path,
+    quoted_includes: QuotedIncludes,
     verbose: bool,
 ) -> Option<HostPreamble> {
-    let preamble = Preamble::of(text, user_include_dirs, hip_include_dir)?;
+    let preamble = Preamble::of(text, user_include_dirs, hip_include_dir, quoted_includes)?;
     let root = cache_dir_from_env(|name| std::env::var(name).ok())?.join("host-preamble");
+    let header_text = preamble.header_text(text);
     let key = crate::host_pch::key(cxx, flags, hip_include_dir)?
-        .field(preamble.text(text))
+        .field(&header_text)
         .hex();
     let entry = Entry::new(root.join(&key), INPUTS);
     let header = entry.dir.join(HEADER);
     if entry.is_made() {
-        if inputs_unchanged(&entry.dir) {
+        if inputs_unchanged(&entry.marker()) {
             mark_used(&entry.dir);
             return Some(HostPreamble { header, preamble });
         }
@@ -70,7 +75,16 @@ pub fn find_or_make(
         return None;
     }
     let kind = PchKind::of(cxx)?;
-    if !entry.make(|dir| make(cxx, kind, flags, preamble.text(text), dir, verbose)) {
+    // Made before and found to draw warnings: not again until one of its headers changes.
+    let warns = root.join(format!("{key}.warns"));
+    if warns.is_file() {
+        if inputs_unchanged(&warns) {
+            return None;
+        }
+        let _ = std::fs::remove_file(&warns);
+    }
+    let user_headers = preamble.has_user_headers().then_some(warns.as_path());
+    if !entry.make(|dir| make(cxx, kind, flags, &header_text, user_headers, dir, verbose)) {
         return None;
     }
     keep_within(&root, MAX_BYTES, |p| p.is_dir());
@@ -78,12 +92,15 @@ pub fn find_or_make(
 }
 
 /// Writes `preamble.h` and precompiles it (`-MD` lists the headers it reads); returns the text
-/// of `inputs`: the headers' sizes and times.
+/// of `inputs`: the headers' sizes and times. `user_headers` is given when the preamble holds
+/// the user's headers: then a compile that printed anything makes none, and leaves the headers'
+/// sizes and times in that file instead.
 fn make(
     cxx: &HostCompiler,
     kind: PchKind,
     flags: &[String],
     preamble: &[u8],
+    user_headers: Option<&Path>,
     dir: &Path,
     verbose: bool,
 ) -> Option<String> {
@@ -91,7 +108,19 @@ fn make(
     let text = [b"#include <hip/hip_runtime.h>\n".as_slice(), preamble].concat();
     std::fs::write(&header, text).ok()?;
     let dependencies = dir.join("preamble.d");
-    precompile(cxx, kind, flags, &header, Some(&dependencies), verbose)?;
+    // Instances made in a PCH that holds the user's code come out of the compile in another
+    // order than a plain compile's: the same program, but not the same object. The user's
+    // headers' instances are left to each compile, so that a cache never changes an object.
+    let instantiate = user_headers.is_none();
+    let printed = precompile(
+        cxx,
+        kind,
+        flags,
+        &header,
+        Some(&dependencies),
+        instantiate,
+        verbose,
+    )?;
     let listed = std::fs::read_to_string(&dependencies).ok()?;
     let mut inputs = String::new();
     for path in dependency_paths(&listed) {
@@ -101,6 +130,10 @@ fn make(
         inputs += &format!("{}\t{path}\n", stamp(Path::new(&path))?);
     }
     let _ = std::fs::remove_file(&dependencies);
+    if let Some(warns) = user_headers.filter(|_| !printed.trim().is_empty()) {
+        let _ = std::fs::write(warns, inputs);
+        return None;
+    }
     Some(inputs)
 }
 
@@ -142,9 +175,10 @@ pub fn stamp(path: &Path) -> Option<String> {
     Some(format!("{} {}", meta.len(), time.as_nanos()))
 }
 
-/// Whether every header the PCH was made from is as it was.
-fn inputs_unchanged(dir: &Path) -> bool {
-    let Ok(inputs) = std::fs::read_to_string(dir.join(INPUTS)) else {
+/// Whether every header listed in `inputs` (a preamble folder's, or a `.warns` file) is as it
+/// was.
+fn inputs_unchanged(inputs: &Path) -> bool {
+    let Ok(inputs) = std::fs::read_to_string(inputs) else {
         return false;
     };
     inputs.lines().all(|line| {
@@ -183,12 +217,12 @@ mod tests {
             std::fs::write(dir.join(INPUTS), line).unwrap();
         };
         record(&dir);
-        assert!(inputs_unchanged(&dir));
+        assert!(inputs_unchanged(&dir.join(INPUTS)));
         std::fs::write(&header, "int a, b;\n").unwrap();
-        assert!(!inputs_unchanged(&dir));
+        assert!(!inputs_unchanged(&dir.join(INPUTS)));
         record(&dir);
         std::fs::remove_file(&header).unwrap();
-        assert!(!inputs_unchanged(&dir));
+        assert!(!inputs_unchanged(&dir.join(INPUTS)));
         std::fs::remove_dir_all(&dir).unwrap();
     }
 }

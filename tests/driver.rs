@@ -1338,8 +1338,20 @@ const HOST_COMPILERS: [(&str, &str); 2] = [("g++", "gch"), ("clang++-22", "pch")
 fn precompiled_headers_never_change_a_build_with((cxx, pch): (&str, &str)) {
     let dir = scratch();
     let cache = dir.path().join("cache");
-    // Its first include is a quoted one: no preamble, so the prefix header's PCHs serve it.
-    let source = repo().join("tests/programs/unions.hip");
+    // A copy that begins with a #define: no preamble, so the prefix header's PCHs serve it.
+    let programs = repo().join("tests/programs");
+    let source = dir.path().join("unions.hip");
+    let text = std::fs::read_to_string(programs.join("unions.hip")).unwrap();
+    std::fs::write(
+        &source,
+        format!("#define UNIONS_WITHOUT_A_PREAMBLE 1\n{text}"),
+    )
+    .unwrap();
+    std::fs::copy(
+        programs.join("test_common.h"),
+        dir.path().join("test_common.h"),
+    )
+    .unwrap();
     let compile = |object: &str, cached: bool| {
         compile_object(dir.path(), cxx, &source, object, cached.then_some(&*cache)).0
     };
@@ -1454,6 +1466,107 @@ fn precompiled_preambles_never_change_a_build_with((cxx, pch): (&str, &str)) {
     assert!(!device[0].exists(), "the damaged device preamble was kept");
     assert!(!host[0].exists(), "the stale host preamble was kept");
     assert!(!log.contains(&host_header.display().to_string()), "{log}");
+}
+
+/// A source that begins with a header of the user's holding only host code (as rocm-examples'
+/// programs begin) gets a host preamble holding it, its quoted includes naming the headers by
+/// the paths they were found at: the same object as a build without a cache and a program that
+/// passes; an edited header is seen by the next build; a header that draws a warning stays out
+/// of the preamble, so that every build prints the warning. With GCC and with clang.
+#[test]
+fn user_headers_in_the_host_preamble_never_change_a_build() {
+    for cxx in HOST_COMPILERS {
+        user_headers_in_the_host_preamble_never_change_a_build_with(cxx);
+    }
+}
+
+fn user_headers_in_the_host_preamble_never_change_a_build_with((cxx, pch): (&str, &str)) {
+    let dir = scratch();
+    let cache = dir.path().join("cache");
+    // A copy of the program, so that its header can be edited.
+    let programs = repo().join("tests/programs");
+    let src = dir.path().join("src");
+    std::fs::create_dir_all(src.join("include")).unwrap();
+    for file in [
+        "user_header_preamble.hip",
+        "host_utilities.h",
+        "test_common.h",
+        "include/stencil_math.h",
+    ] {
+        std::fs::copy(programs.join(file), src.join(file)).unwrap();
+    }
+    let source = src.join("user_header_preamble.hip");
+    let header = src.join("host_utilities.h");
+    let compile = |object: &str, cached: bool| {
+        compile_object(dir.path(), cxx, &source, object, cached.then_some(&*cache))
+    };
+    let (plain, _) = compile("plain.o", false);
+    let mut last_log = String::new();
+    for i in 0..3 {
+        let (object, log) = compile(&format!("cached{i}.o"), true);
+        assert!(object == plain, "{cxx}: build {i} differs");
+        last_log = log;
+    }
+    let host = files_ending(&cache.join("host-preamble"), &format!("preamble.h.{pch}"));
+    assert_eq!(host.len(), 1, "{cxx}: {host:?}");
+    let host_header = host[0].with_extension("");
+    assert!(
+        last_log.contains(&format!("-include {}", host_header.display())),
+        "{cxx}: the host compile did not take the preamble:\n{last_log}"
+    );
+    let preamble = std::fs::read_to_string(&host_header).unwrap();
+    assert!(
+        preamble.contains(&format!("#include \"{}\"", header.display())),
+        "{cxx}: the preamble does not hold the user's header:\n{preamble}"
+    );
+    let inputs = std::fs::read_to_string(host[0].parent().unwrap().join("inputs")).unwrap();
+    assert!(inputs.contains(&header.display().to_string()), "{inputs}");
+    // The program built through the preamble runs and checks every element.
+    let exe = dir.path().join("user_header_preamble");
+    let out = hipmlir()
+        .current_dir(dir.path())
+        .env("HIPMLIR_CACHE_DIR", &cache)
+        .env("CXX", cxx)
+        .arg(&source)
+        .arg("-o")
+        .arg(&exe)
+        .output()
+        .expect("hipmlir runs");
+    assert!(out.status.success(), "{}", stderr(&out));
+    run_program(&exe);
+    // An edited header makes the preamble stale: the next build is a plain build's.
+    let original = std::fs::read_to_string(&header).unwrap();
+    let edited = original.replace("kScale = 3.0f", "kScale = 0.75f");
+    assert_ne!(edited, original);
+    std::fs::write(&header, &edited).unwrap();
+    let (plain_edited, _) = compile("plain_edited.o", false);
+    assert!(plain_edited != plain, "the edit changed nothing");
+    let (object, log) = compile("cached_edited.o", true);
+    assert!(
+        object == plain_edited,
+        "{cxx}: the build did not see the edited header"
+    );
+    assert!(!log.contains(&host_header.display().to_string()), "{log}");
+    // A warning of the host compile's in the header: printed by every build, never kept in a
+    // preamble.
+    std::fs::write(
+        &header,
+        format!(
+            "{edited}#ifndef __HIP_DEVICE_COMPILE__\n#warning \"host utilities are old\"\n#endif\n"
+        ),
+    )
+    .unwrap();
+    for i in 0..4 {
+        let (_, log) = compile(&format!("warned{i}.o"), true);
+        assert!(
+            log.contains("host utilities are old"),
+            "{cxx}: build {i} did not print the header's warning:\n{log}"
+        );
+    }
+    assert!(
+        files_ending(&cache.join("host-preamble"), &format!("preamble.h.{pch}")).is_empty(),
+        "{cxx}: a preamble was made of a header that draws a warning"
+    );
 }
 
 /// `CXX=cxx hipmlir -c -O2 -v SOURCE -o OBJECT` in `dir`, with the cache folder `cache` or

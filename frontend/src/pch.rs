@@ -29,7 +29,7 @@ use hipmlir_device_image::{
 
 use crate::clang::{clang_version, TranslationUnit};
 use crate::error::{Diagnostic, FrontendError};
-use crate::preamble::Preamble;
+use crate::preamble::{Preamble, QuotedIncludes};
 use crate::FrontendOptions;
 
 /// Parses a device source (`text`, the file's contents as parsed): through the cached PCH of
@@ -43,7 +43,12 @@ pub fn parse_device_source(
     let Some(prefix_pch) = cached_pch(options) else {
         return TranslationUnit::parse(path, &plain, Some(text));
     };
-    if let Some(preamble) = Preamble::of(text, &options.include_dirs, &options.hip_headers) {
+    if let Some(preamble) = Preamble::of(
+        text,
+        &options.include_dirs,
+        &options.hip_headers,
+        QuotedIncludes::End,
+    ) {
         if let Some(pch) = cached_preamble_pch(options, &prefix_pch, preamble.text(text)) {
             let with_pch = replace_prefix_include(
                 &plain,
