@@ -75,7 +75,7 @@ impl HostCompiler {
         let Some(file) = resolve_program(&self.program) else {
             return String::new();
         };
-        let stamp = crate::host_preamble::stamp(&file).unwrap_or_default();
+        let stamp = hipmlir_device_image::stamp(&file).unwrap_or_default();
         format!("{} {stamp}", file.display())
     }
 }
@@ -318,7 +318,7 @@ pub fn compile_host_source(
         Some(source_dir) if !user_quote_dirs => QuotedIncludes::Resolve {
             source_dir,
             search_dirs: &search_dirs,
-            except_under: &files.overlay_dir,
+            except_under: Some(&files.overlay_dir),
         },
         _ => QuotedIncludes::End,
     };

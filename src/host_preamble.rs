@@ -19,9 +19,8 @@
 //! * Concurrency: made in place, as `host_pch` says; `inputs` is written last.
 
 use std::path::{Path, PathBuf};
-use std::time::UNIX_EPOCH;
 
-use hipmlir_device_image::{cache_dir_from_env, keep_within, mark_used};
+use hipmlir_device_image::{cache_dir_from_env, keep_within, mark_used, stamps, stamps_unchanged};
 use hipmlir_frontend::preamble::{Preamble, QuotedIncludes};
 
 use crate::host::HostCompiler;
@@ -64,7 +63,7 @@ pub fn find_or_make(
     let entry = Entry::new(root.join(&key), INPUTS);
     let header = entry.dir.join(HEADER);
     if entry.is_made() {
-        if inputs_unchanged(&entry.marker()) {
+        if stamps_unchanged(&entry.marker()) {
             mark_used(&entry.dir);
             return Some(HostPreamble { header, preamble });
         }
@@ -78,7 +77,7 @@ pub fn find_or_make(
     // Made before and found to draw warnings: not again until one of its headers changes.
     let warns = root.join(format!("{key}.warns"));
     if warns.is_file() {
-        if inputs_unchanged(&warns) {
+        if stamps_unchanged(&warns) {
             return None;
         }
         let _ = std::fs::remove_file(&warns);
@@ -122,13 +121,11 @@ fn make(
         verbose,
     )?;
     let listed = std::fs::read_to_string(&dependencies).ok()?;
-    let mut inputs = String::new();
-    for path in dependency_paths(&listed) {
-        if Path::new(&path).starts_with(dir) {
-            continue;
-        }
-        inputs += &format!("{}\t{path}\n", stamp(Path::new(&path))?);
-    }
+    let inputs = stamps(
+        dependency_paths(&listed)
+            .iter()
+            .filter(|path| !Path::new(path).starts_with(dir)),
+    )?;
     let _ = std::fs::remove_file(&dependencies);
     if let Some(warns) = user_headers.filter(|_| !printed.trim().is_empty()) {
         let _ = std::fs::write(warns, inputs);
@@ -167,26 +164,6 @@ fn dependency_paths(listed: &str) -> Vec<String> {
     paths
 }
 
-/// A file's size and modification time, as `inputs` records them (and the host compiler's
-/// identity in cache keys).
-pub fn stamp(path: &Path) -> Option<String> {
-    let meta = std::fs::metadata(path).ok()?;
-    let time = meta.modified().ok()?.duration_since(UNIX_EPOCH).ok()?;
-    Some(format!("{} {}", meta.len(), time.as_nanos()))
-}
-
-/// Whether every header listed in `inputs` (a preamble folder's, or a `.warns` file) is as it
-/// was.
-fn inputs_unchanged(inputs: &Path) -> bool {
-    let Ok(inputs) = std::fs::read_to_string(inputs) else {
-        return false;
-    };
-    inputs.lines().all(|line| {
-        line.split_once('\t')
-            .is_some_and(|(recorded, path)| stamp(Path::new(path)).as_deref() == Some(recorded))
-    })
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -213,16 +190,15 @@ mod tests {
         let header = dir.join("a.h");
         std::fs::write(&header, "int a;\n").unwrap();
         let record = |dir: &Path| {
-            let line = format!("{}\t{}\n", stamp(&header).unwrap(), header.display());
-            std::fs::write(dir.join(INPUTS), line).unwrap();
+            std::fs::write(dir.join(INPUTS), stamps([&header]).unwrap()).unwrap();
         };
         record(&dir);
-        assert!(inputs_unchanged(&dir.join(INPUTS)));
+        assert!(stamps_unchanged(&dir.join(INPUTS)));
         std::fs::write(&header, "int a, b;\n").unwrap();
-        assert!(!inputs_unchanged(&dir.join(INPUTS)));
+        assert!(!stamps_unchanged(&dir.join(INPUTS)));
         record(&dir);
         std::fs::remove_file(&header).unwrap();
-        assert!(!inputs_unchanged(&dir.join(INPUTS)));
+        assert!(!stamps_unchanged(&dir.join(INPUTS)));
         std::fs::remove_dir_all(&dir).unwrap();
     }
 }

@@ -1468,19 +1468,21 @@ fn precompiled_preambles_never_change_a_build_with((cxx, pch): (&str, &str)) {
     assert!(!log.contains(&host_header.display().to_string()), "{log}");
 }
 
-/// A source that begins with a header of the user's holding only host code (as rocm-examples'
-/// programs begin) gets a host preamble holding it, its quoted includes naming the headers by
-/// the paths they were found at: the same object as a build without a cache and a program that
-/// passes; an edited header is seen by the next build; a header that draws a warning stays out
-/// of the preamble, so that every build prints the warning. With GCC and with clang.
+/// A source that begins with headers of the user's holding no device code the frontend walks
+/// (as rocm-examples' programs begin) gets device and host preambles holding them, their quoted
+/// includes naming the headers by the paths they were found at: the same object as a build
+/// without a cache and a program that passes; an edited header is seen by the next build; a
+/// header that draws a warning stays out of the host preamble, so that every build prints the
+/// warning, and one that defines a kernel stays out of the device preamble. With GCC and with
+/// clang as the host compiler.
 #[test]
-fn user_headers_in_the_host_preamble_never_change_a_build() {
+fn user_headers_in_preambles_never_change_a_build() {
     for cxx in HOST_COMPILERS {
-        user_headers_in_the_host_preamble_never_change_a_build_with(cxx);
+        user_headers_in_preambles_never_change_a_build_with(cxx);
     }
 }
 
-fn user_headers_in_the_host_preamble_never_change_a_build_with((cxx, pch): (&str, &str)) {
+fn user_headers_in_preambles_never_change_a_build_with((cxx, pch): (&str, &str)) {
     let dir = scratch();
     let cache = dir.path().join("cache");
     // A copy of the program, so that its header can be edited.
@@ -1521,6 +1523,15 @@ fn user_headers_in_the_host_preamble_never_change_a_build_with((cxx, pch): (&str
     );
     let inputs = std::fs::read_to_string(host[0].parent().unwrap().join("inputs")).unwrap();
     assert!(inputs.contains(&header.display().to_string()), "{inputs}");
+    let include = format!("#include \"{}\"", header.display());
+    let device = files_ending(&cache.join("preamble"), ".h");
+    assert!(
+        device.len() == 1
+            && std::fs::read_to_string(&device[0])
+                .unwrap()
+                .contains(&include),
+        "{cxx}: no device preamble holds the user's header: {device:?}"
+    );
     // The program built through the preamble runs and checks every element.
     let exe = dir.path().join("user_header_preamble");
     let out = hipmlir()
@@ -1567,6 +1578,29 @@ fn user_headers_in_the_host_preamble_never_change_a_build_with((cxx, pch): (&str
         files_ending(&cache.join("host-preamble"), &format!("preamble.h.{pch}")).is_empty(),
         "{cxx}: a preamble was made of a header that draws a warning"
     );
+    // A kernel in the header: the device walk must see it, so no device preamble holds it.
+    let with_kernel = format!(
+        "{edited}__global__ void unused_kernel_of_the_header(float* p) {{ p[0] = 1.0f; }}\n"
+    );
+    std::fs::write(&header, with_kernel).unwrap();
+    let (plain_kernel, _) = compile("plain_kernel.o", false);
+    for i in 0..4 {
+        let (object, _) = compile(&format!("kernel{i}.o"), true);
+        assert!(
+            object == plain_kernel,
+            "{cxx}: build {i} with a kernel in the header differs"
+        );
+    }
+    let held = files_ending(&cache.join("preamble"), ".h")
+        .into_iter()
+        .filter(|h| std::fs::read_to_string(h).unwrap().contains(&include))
+        .filter(|h| h.with_extension("pch").exists())
+        .count();
+    assert_eq!(
+        held, 0,
+        "{cxx}: a device preamble holds a header with a kernel"
+    );
+    assert!(!files_ending(&cache.join("preamble"), ".unsuitable").is_empty());
 }
 
 /// `CXX=cxx hipmlir -c -O2 -v SOURCE -o OBJECT` in `dir`, with the cache folder `cache` or

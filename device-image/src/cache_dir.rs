@@ -57,6 +57,39 @@ impl CacheKey {
     }
 }
 
+/// A file's size and modification time, as a cache records the files an entry was made from
+/// (clang checks the headers a PCH holds the same way).
+pub fn stamp(path: &Path) -> Option<String> {
+    let meta = std::fs::metadata(path).ok()?;
+    let time = meta
+        .modified()
+        .ok()?
+        .duration_since(std::time::UNIX_EPOCH)
+        .ok()?;
+    Some(format!("{} {}", meta.len(), time.as_nanos()))
+}
+
+/// `stamp<TAB>path` lines for `paths`, or `None` when one cannot be read.
+pub fn stamps<P: AsRef<Path>>(paths: impl IntoIterator<Item = P>) -> Option<String> {
+    let mut out = String::new();
+    for path in paths {
+        let path = path.as_ref();
+        out += &format!("{}\t{}\n", stamp(path)?, path.display());
+    }
+    Some(out)
+}
+
+/// Whether every file a [`stamps`] file lists is as it was.
+pub fn stamps_unchanged(file: &Path) -> bool {
+    let Ok(listed) = std::fs::read_to_string(file) else {
+        return false;
+    };
+    listed.lines().all(|line| {
+        line.split_once('\t')
+            .is_some_and(|(recorded, path)| stamp(Path::new(path)).as_deref() == Some(recorded))
+    })
+}
+
 fn collect_files(dir: &Path, out: &mut Vec<PathBuf>) -> std::io::Result<()> {
     for entry in std::fs::read_dir(dir)? {
         let path = entry?.path();

@@ -16,6 +16,7 @@ mod kernel_stubs;
 mod launches;
 mod pch;
 pub mod preamble;
+mod preamble_headers;
 pub mod types;
 
 use std::path::{Path, PathBuf};

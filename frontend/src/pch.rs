@@ -6,10 +6,12 @@
 //! (`<cache>/pch/<key>.pch`, the cache folder the runtime's program cache uses); later parses
 //! load it (`-include-pch`).
 //!
-//! A source whose preamble (its leading system `#include`s, `preamble.rs`) adds headers of its
-//! own (`<random>`, `<vector>`, ...) gets a second PCH, of the prefix header and that preamble,
-//! kept under `<cache>/preamble/`: rebuilding the source then parses only the code below its
-//! includes, the preamble's characters made spaces so every location stays where it was.
+//! A source whose preamble (its leading `#include`s, `preamble.rs`) adds headers of its own
+//! (`<random>`, `<vector>`, and the user's `"util.hpp"` where it holds no device code the
+//! frontend walks, `preamble_headers.rs`) gets a second PCH, of the prefix header and that
+//! preamble, kept under `<cache>/preamble/`: rebuilding the source then parses only the code
+//! below its includes, the preamble's characters made spaces so every location stays where it
+//! was.
 //!
 //! * When: the second time a key is seen, so that one-off builds do not pay for writing one.
 //! * Key: SHA-256 over libclang's and hipmlir's versions, the parse's arguments and the path and
@@ -24,12 +26,14 @@
 use std::path::{Path, PathBuf};
 
 use hipmlir_device_image::{
-    cache_dir_from_env, keep_most_recent, keep_within, mark_used, seen_before, CacheKey,
+    cache_dir_from_env, keep_most_recent, keep_within, mark_used, seen_before, stamps,
+    stamps_unchanged, CacheKey,
 };
 
 use crate::clang::{clang_version, TranslationUnit};
 use crate::error::{Diagnostic, FrontendError};
 use crate::preamble::{Preamble, QuotedIncludes};
+use crate::preamble_headers;
 use crate::FrontendOptions;
 
 /// Parses a device source (`text`, the file's contents as parsed): through the cached PCH of
@@ -43,29 +47,23 @@ pub fn parse_device_source(
     let Some(prefix_pch) = cached_pch(options) else {
         return TranslationUnit::parse(path, &plain, Some(text));
     };
-    if let Some(preamble) = Preamble::of(
-        text,
-        &options.include_dirs,
-        &options.hip_headers,
-        QuotedIncludes::End,
-    ) {
-        if let Some(pch) = cached_preamble_pch(options, &prefix_pch, preamble.text(text)) {
-            let with_pch = replace_prefix_include(
-                &plain,
-                &options.prefix_header(),
-                &["-include-pch", &pch.display().to_string()],
-            );
-            let blanked = preamble.blanked(text);
-            if let Ok(parsed) = TranslationUnit::parse(path, &with_pch, Some(&blanked)) {
-                return Ok(parsed);
-            }
-            // A header it holds changed: the plain parse decides; the preamble's PCH is made again next time if that one succeeds.
-            let parsed = TranslationUnit::parse(path, &plain, Some(text));
-            if parsed.is_ok() {
-                remove_preamble_pch(&pch);
-            }
-            return parsed;
+    if let Some((preamble, pch)) = preamble_pch(path, options, &prefix_pch, text) {
+        let with_pch = replace_prefix_include(
+            &plain,
+            &options.prefix_header(),
+            &["-include-pch", &pch.display().to_string()],
+        );
+        let blanked = preamble.blanked(text);
+        if let Ok(parsed) = TranslationUnit::parse(path, &with_pch, Some(&blanked)) {
+            return Ok(parsed);
         }
+        // A header it holds changed: the plain parse decides; the preamble's PCH is made
+        // again next time if that one succeeds.
+        let parsed = TranslationUnit::parse(path, &plain, Some(text));
+        if parsed.is_ok() {
+            remove_preamble_pch(&pch);
+        }
+        return parsed;
     }
     let with_pch = replace_prefix_include(
         &plain,
@@ -135,64 +133,159 @@ fn cached_pch(options: &FrontendOptions) -> Option<PathBuf> {
     // The header's own parse: the device parse's arguments, less the pre-include of it.
     let mut header_args = replace_prefix_include(&plain, &header, &[]);
     header_args.push(INSTANTIATE_TEMPLATES.into());
-    make_pch(&header, &header_args, &pch)?;
+    make_pch(&header, &header_args, &pch, |_, _| true)?;
     keep_most_recent(&dir, KEPT_PCHS, |p| {
         p.extension().is_some_and(|x| x == "pch")
     });
     Some(pch)
 }
 
-/// Parses `header` with `args` and saves it as the PCH `pch`: written to a unique temporary
-/// file and renamed into place, so that concurrent builds see a whole PCH or none.
-fn make_pch(header: &Path, args: &[String], pch: &Path) -> Option<()> {
-    let (unit, _) = TranslationUnit::parse_prefix_header(header, args).ok()?;
+/// Parses `header` with `args` and saves it as the PCH `pch` if `may_save` agrees (given the
+/// parse and its warnings): written to a unique temporary file and renamed into place, so that
+/// concurrent builds see a whole PCH or none. `Some(false)`: not saved, as `may_save` said.
+fn make_pch(
+    header: &Path,
+    args: &[String],
+    pch: &Path,
+    may_save: impl FnOnce(&TranslationUnit, &[Diagnostic]) -> bool,
+) -> Option<bool> {
+    let (unit, warnings) = TranslationUnit::parse_prefix_header(header, args).ok()?;
+    if !may_save(&unit, &warnings) {
+        return Some(false);
+    }
     let temporary = pch.with_extension(format!("{}.tmp", std::process::id()));
     if unit.save(&temporary).is_err() || std::fs::rename(&temporary, pch).is_err() {
         let _ = std::fs::remove_file(&temporary);
         return None;
     }
-    Some(())
+    Some(true)
 }
 
-/// The PCH of the prefix header followed by a source's preamble: found in the cache, or made
-/// now (the second time the preamble is seen, from the plain arguments):
-/// `<cache>/preamble/<key>.pch`, with the preamble's text beside it as `<key>.h` (the file the PCH was made from, which clang checks
-/// when it loads the PCH, with every header the preamble brought in).
+/// The source's preamble and its PCH, found in the cache or made now: with the user's leading
+/// headers where they may be precompiled (`preamble_headers.rs`), else the leading system
+/// headers alone.
+///
+/// The user's headers are taken as the parse finds them, by an absolute path only: the
+/// preamble's header names them by that path, and a relative one would read another way in
+/// `__FILE__`. Not with `-fgpu-rdc`, whose walk of the user's code exports device functions.
+fn preamble_pch(
+    path: &Path,
+    options: &FrontendOptions,
+    prefix_pch: &Path,
+    text: &[u8],
+) -> Option<(Preamble, PathBuf)> {
+    let search_dirs: Vec<PathBuf> = std::iter::once(options.hip_headers.clone())
+        .chain(options.include_dirs.iter().cloned())
+        .collect();
+    let with_user_headers = Preamble::of(
+        text,
+        &options.include_dirs,
+        &options.hip_headers,
+        QuotedIncludes::Resolve {
+            source_dir: path.parent().unwrap_or(Path::new("")),
+            search_dirs: &search_dirs,
+            except_under: None,
+        },
+    )
+    .filter(|p| p.has_user_headers() && !options.relocatable);
+    if let Some(preamble) = with_user_headers {
+        let header_text = preamble.header_text(text);
+        match cached_preamble_pch(options, prefix_pch, &header_text, Some(&preamble)) {
+            Cached::Pch(pch) => return Some((preamble, pch)),
+            Cached::NotYet => return None,
+            Cached::Unsuitable => {}
+        }
+    }
+    let preamble = Preamble::of(
+        text,
+        &options.include_dirs,
+        &options.hip_headers,
+        QuotedIncludes::End,
+    )?;
+    match cached_preamble_pch(options, prefix_pch, preamble.text(text), None) {
+        Cached::Pch(pch) => Some((preamble, pch)),
+        _ => None,
+    }
+}
+
+/// A preamble's PCH, looked for in the cache.
+enum Cached {
+    Pch(PathBuf),
+    /// Not there, nor made now (its preamble seen for the first time, or no cache).
+    NotYet,
+    /// Its user headers hold code the frontend walks, or draw warnings.
+    Unsuitable,
+}
+
+/// The PCH of the prefix header followed by a preamble (`header_text`, the text of a header
+/// holding it): found in the cache, or made now (the second time the preamble is seen, from the
+/// plain arguments): `<cache>/preamble/<key>.pch`, with the header beside it as `<key>.h` (the
+/// file the PCH was made from, which clang checks when it loads the PCH, with every header the
+/// preamble brought in).
 ///
 /// Key: the prefix PCH's name (its key covers the parse's arguments and hipmlir's headers) and
-/// the preamble's text. The headers the preamble names are system headers, clang's to check.
+/// the header's text. `user_headers`: the preamble, when it holds the user's headers; one found
+/// unsuitable leaves `<key>.unsuitable`, their sizes and times, and is not tried again until one of
+/// them changes.
 fn cached_preamble_pch(
     options: &FrontendOptions,
     prefix_pch: &Path,
-    preamble: &[u8],
-) -> Option<PathBuf> {
-    let dir = cache_dir_from_env(|name| std::env::var(name).ok())?.join("preamble");
+    header_text: &[u8],
+    user_headers: Option<&Preamble>,
+) -> Cached {
+    let Some(dir) = cache_dir_from_env(|name| std::env::var(name).ok()) else {
+        return Cached::NotYet;
+    };
+    let dir = dir.join("preamble");
     let key = CacheKey::default()
         .field(prefix_pch.display().to_string())
-        .field(preamble)
+        .field(header_text)
         .hex();
     let pch = dir.join(format!("{key}.pch"));
     let header = dir.join(format!("{key}.h"));
+    let unsuitable = dir.join(format!("{key}.unsuitable"));
     if pch.is_file() && header.is_file() {
         mark_used(&pch);
-        return Some(pch);
+        return Cached::Pch(pch);
     }
-    std::fs::create_dir_all(&dir).ok()?;
-    if !seen_before(&dir, &key) {
-        return None;
+    if unsuitable.is_file() {
+        if stamps_unchanged(&unsuitable) {
+            return Cached::Unsuitable;
+        }
+        let _ = std::fs::remove_file(&unsuitable);
+    }
+    if std::fs::create_dir_all(&dir).is_err() || !seen_before(&dir, &key) {
+        return Cached::NotYet;
     }
     // Concurrent builds may write the same header: the same bytes, so either write serves.
-    std::fs::write(&header, preamble).ok()?;
+    if std::fs::write(&header, header_text).is_err() {
+        return Cached::NotYet;
+    }
     // Made from the plain arguments: a PCH libclang saves from a parse that loaded another PCH
     // does not load again (clang's chained PCHs are not libclang's to write).
     let mut args = options.clang_args();
     args.push(INSTANTIATE_TEMPLATES.into());
-    make_pch(&header, &args, &pch)?;
+    let suitable = |unit: &TranslationUnit, warnings: &[Diagnostic]| {
+        user_headers.is_none()
+            || (warnings.is_empty()
+                && preamble_headers::hold_nothing_walked(unit, header_text, &options.hip_headers))
+    };
+    match make_pch(&header, &args, &pch, suitable) {
+        Some(true) => {}
+        Some(false) => {
+            let _ = std::fs::remove_file(&header);
+            if let Some(stamps) = user_headers.and_then(|p| stamps(p.user_headers())) {
+                let _ = std::fs::write(&unsuitable, stamps);
+            }
+            return Cached::Unsuitable;
+        }
+        None => return Cached::NotYet,
+    }
     keep_within(&dir, PREAMBLES_MAX_BYTES, |p| {
         p.extension().is_some_and(|x| x == "pch")
     });
     remove_orphaned_headers(&dir);
-    Some(pch)
+    Cached::Pch(pch)
 }
 
 /// Removes a preamble's PCH and the header it was made from.

@@ -1,18 +1,19 @@
-//! A source's preamble: the leading run of system `#include`s (with the blank lines and comments
+//! A source's preamble: the leading run of `#include`s (with the blank lines and comments
 //! around them), which a build can precompile once and reuse while only the code below changes
 //! (clang's "precompiled preamble", kept on disk between builds). Both compiles of a HIP source
 //! use it: the device parse (`pch.rs`) and the host compile (the driver's `host_pch.rs`).
 //!
-//! Only `#include <...>` lines of headers that no user include folder (`-I`) holds are taken:
-//! the system's and hipmlir's headers, which hold no code of the user's (the frontend walks only
-//! the user's files, and a precompiled header's declarations are not walked). The run stops at the
-//! first other line: code, `#define`, `#if`, a header found in a user folder, and a quoted include
-//! unless the caller resolves those ([`QuotedIncludes`]).
+//! `#include <...>` lines are taken for headers that no user include folder (`-I`) holds: the
+//! system's and hipmlir's headers, which hold no code of the user's (the frontend walks only the
+//! user's files, and a precompiled header's declarations are not walked). The run stops at the
+//! first other line: code, `#define`, `#if`, a header found in a user folder, and a quoted
+//! include unless the caller resolves those ([`QuotedIncludes`]):
+//! - the host compile takes the user's headers of host code: a header with device code is given
+//!   to the host compiler as an edited copy, and the include naming the copy ends the run;
+//! - the device parse takes those that hold nothing its walk of the user's code must see (the
+//!   frontend's `pch.rs` checks when it makes the PCH, and else keeps to the system headers).
 //!
-//! The host compile also takes the quoted includes it finds (`#include "util.hpp"`): on the host
-//! side a user header holds no device code (a header that does is given to the host compiler as
-//! an edited copy, and the include naming it ends the preamble), and the preamble's PCH records
-//! every header it read, so one that changes makes it stale.
+//! Either PCH records the headers it read, so one that changes makes it stale.
 
 use std::ops::Range;
 use std::path::{Path, PathBuf};
@@ -38,7 +39,7 @@ pub enum QuotedIncludes<'a> {
     Resolve {
         source_dir: &'a Path,
         search_dirs: &'a [PathBuf],
-        except_under: &'a Path,
+        except_under: Option<&'a Path>,
     },
 }
 
@@ -64,8 +65,8 @@ impl QuotedIncludes<'_> {
         }?;
         // Found through a relative folder, it would be spelled another way from the preamble's
         // folder (and `__FILE__` with it).
-        (found.is_absolute() && found.is_file() && !found.starts_with(except_under))
-            .then_some(found)
+        let excepted = except_under.is_some_and(|dir| found.starts_with(dir));
+        (found.is_absolute() && found.is_file() && !excepted).then_some(found)
     }
 }
 
@@ -169,6 +170,11 @@ impl Preamble {
     /// compile that loads it would not repeat.
     pub fn has_user_headers(&self) -> bool {
         !self.quoted.is_empty()
+    }
+
+    /// The user headers the preamble includes, by the paths they were found at.
+    pub fn user_headers(&self) -> impl Iterator<Item = &Path> {
+        self.quoted.iter().map(|(_, path)| path.as_path())
     }
 
     /// `source` with the preamble's characters made spaces (its line breaks kept), for a
@@ -306,7 +312,7 @@ mod tests {
         let resolve = QuotedIncludes::Resolve {
             source_dir: &source_dir,
             search_dirs: &search,
-            except_under: &overlay,
+            except_under: Some(&overlay),
         };
         let kernels = overlay.join("kernels.h");
         let source = format!(
@@ -338,7 +344,7 @@ mod tests {
             let quoted = QuotedIncludes::Resolve {
                 source_dir: &source_dir,
                 search_dirs: dirs,
-                except_under: &overlay,
+                except_under: Some(&overlay),
             };
             let p = Preamble::of(text.as_bytes(), &[], &hip_headers(), quoted).unwrap();
             assert_eq!(p.headers, ["vector"]);

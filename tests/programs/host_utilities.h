@@ -1,6 +1,6 @@
 // Host-only helpers, included first by user_header_preamble.hip as real programs begin with a
-// utility header of their own ("example_utils.hpp"): no device code, so the host compile's
-// precompiled preamble may hold it. The driver test edits kScale in a copy to check that a
+// utility header of their own ("example_utils.hpp"): no device code, so the precompiled
+// preambles of both compiles may hold it. The driver test edits kScale in a copy to check that a
 // changed header is seen.
 #pragma once
 

@@ -1,8 +1,8 @@
 // Begins with a header of the user's that holds only host code (host_utilities.h), as
-// rocm-examples' programs begin with "example_utils.hpp": the host compile's precompiled
-// preamble takes it with the system headers after it (the driver test
-// `user_headers_in_the_host_preamble_never_change_a_build` builds it again and again, and
-// edits the header). Device code comes from a header of its own after them.
+// rocm-examples' programs begin with "example_utils.hpp": the precompiled preambles of the
+// device parse and the host compile take it with the headers after it (the driver test
+// `user_headers_in_preambles_never_change_a_build` builds it again and again, and edits the
+// header). Device code comes from a header of host-device functions and from this file.
 #include "host_utilities.h"
 
 #include <hip/hip_runtime.h>

@@ -1225,6 +1225,12 @@ impl CType {
         if unsafe { clang_isDeclaration(decl.kind()) } == 0 {
             return None;
         }
+        // A class from a precompiled header has its members read in as they are asked for, and
+        // the shim looks only at those in memory: visiting the class's children reads them all
+        // (the implicit destructor among them, which the visit itself does not list). The
+        // visit reads nothing of a template's implicit instance: a user header whose classes
+        // have device destructors is not precompiled (preamble_headers.rs).
+        let _ = decl.children();
         let mut virtual_bases = 0;
         // SAFETY: a declaration cursor holds its `clang::Decl *` in data[0]; the shim checks the
         // node's class before reading it.

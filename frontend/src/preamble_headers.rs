@@ -1,0 +1,56 @@
+//! Whether the user's headers of a device preamble may be precompiled: the frontend walks the
+//! user's code for kernels, launches, device lambdas, device variables and what the host compile
+//! must not see, and a precompiled header's declarations are not walked. A header holding any
+//! of these stays out of the preamble and is parsed with the source. What kernels call is
+//! reached through the calls, as it is in hipmlir's own precompiled headers, but for the
+//! destructors of class template instances, which the frontend finds among the members already
+//! read (cxx/statement_parts.cpp): a header declaring a device destructor stays out too.
+
+use std::path::Path;
+
+use clang_sys::*;
+
+use crate::clang::{Cursor, TranslationUnit};
+use crate::codegen::is_device_variable;
+use crate::host_edits::{device_body_edits, is_user_code};
+use crate::launches::{find_launches, macro_chevron_edits, FileTexts};
+
+/// Whether the user's code in `unit` (a preamble's parse, whose main file `header_text` only
+/// includes) holds nothing the frontend walks.
+pub fn hold_nothing_walked(unit: &TranslationUnit, header_text: &[u8], hip_headers: &Path) -> bool {
+    let root = unit.cursor();
+    let text = crate::host_edits::text_at_same_offsets(header_text);
+    let mut texts = FileTexts::new(&root.spelling(), text);
+    let user = find_launches(&root, hip_headers, &mut texts);
+    if !(user.launches.is_empty() && user.kernel_values.is_empty()) {
+        return false;
+    }
+    // Host lambdas may stay: a device lambda (what reaches a kernel) leaves an edit.
+    let no_edits = device_body_edits(&root, hip_headers, &mut texts, &user.lambdas)
+        .is_ok_and(|edits| edits.is_empty());
+    no_edits
+        && macro_chevron_edits(&root, hip_headers).is_empty()
+        && !declares_any(&root, hip_headers, &|d| {
+            is_device_variable(d)
+                || (d.kind() == CXCursor_Destructor && d.has_attr(CXCursor_CUDADeviceAttr))
+        })
+}
+
+/// Whether the user's code under `c` (in namespaces and classes) declares something `found`.
+fn declares_any(c: &Cursor, hip_headers: &Path, found: &dyn Fn(&Cursor) -> bool) -> bool {
+    c.children().iter().any(|child| {
+        is_user_code(child, hip_headers)
+            && match child.kind() {
+                CXCursor_Namespace
+                | CXCursor_LinkageSpec
+                | CXCursor_StructDecl
+                | CXCursor_ClassDecl
+                | CXCursor_UnionDecl
+                | CXCursor_ClassTemplate
+                | CXCursor_ClassTemplatePartialSpecialization => {
+                    declares_any(child, hip_headers, found)
+                }
+                _ => found(child),
+            }
+    })
+}
