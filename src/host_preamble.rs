@@ -44,7 +44,8 @@ pub struct HostPreamble {
 
 /// The precompiled preamble for a host source of `text` compiled with `flags`, or `None` (no
 /// preamble, no cache folder, a compiler other than GCC and clang, not made yet, or its
-/// headers changed).
+/// headers changed). One holding the user's headers where there is one; until it is made (the
+/// second time it is seen) or where it cannot be, the one of the leading system headers alone.
 pub fn find_or_make(
     cxx: &HostCompiler,
     flags: &[String],
@@ -54,7 +55,24 @@ pub fn find_or_make(
     quoted_includes: QuotedIncludes,
     verbose: bool,
 ) -> Option<HostPreamble> {
-    let preamble = Preamble::of(text, user_include_dirs, hip_include_dir, quoted_includes)?;
+    let preambles = [quoted_includes, QuotedIncludes::End]
+        .map(|quoted| Preamble::of(text, user_include_dirs, hip_include_dir, quoted));
+    let [with_user_headers, system_headers] = preambles;
+    with_user_headers
+        .filter(Preamble::has_user_headers)
+        .into_iter()
+        .chain(system_headers)
+        .find_map(|preamble| find_or_make_one(cxx, flags, text, preamble, hip_include_dir, verbose))
+}
+
+fn find_or_make_one(
+    cxx: &HostCompiler,
+    flags: &[String],
+    text: &[u8],
+    preamble: Preamble,
+    hip_include_dir: &Path,
+    verbose: bool,
+) -> Option<HostPreamble> {
     let root = cache_dir_from_env(|name| std::env::var(name).ok())?.join("host-preamble");
     let header_text = preamble.header_text(text);
     let key = crate::host_pch::key(cxx, flags, hip_include_dir)?

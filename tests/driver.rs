@@ -1603,6 +1603,42 @@ fn user_headers_in_preambles_never_change_a_build_with((cxx, pch): (&str, &str))
     assert!(!files_ending(&cache.join("preamble"), ".unsuitable").is_empty());
 }
 
+/// A source built from a new folder each time (as a build in a fresh checkout or temporary
+/// copy) names its headers by new paths, so a preamble holding them is never seen twice: its
+/// leading system headers' preambles serve it instead, from the third build on.
+#[test]
+fn a_source_in_a_new_folder_each_build_keeps_its_system_preambles() {
+    let dir = scratch();
+    let cache = dir.path().join("cache");
+    let programs = repo().join("tests/programs");
+    let mut last_log = String::new();
+    for i in 0..3 {
+        let folder = dir.path().join(format!("copy{i}"));
+        std::fs::create_dir_all(&folder).unwrap();
+        for file in ["system_header_preamble.hip", "test_common.h"] {
+            std::fs::copy(programs.join(file), folder.join(file)).unwrap();
+        }
+        let source = folder.join("system_header_preamble.hip");
+        last_log = compile_object(&folder, "clang++-22", &source, "o.o", Some(&cache)).1;
+    }
+    let host = files_ending(&cache.join("host-preamble"), "preamble.h.pch");
+    assert_eq!(host.len(), 1, "{host:?}");
+    let header = host[0].with_extension("");
+    assert!(
+        last_log.contains(&format!("-include {}", header.display())),
+        "the third build did not take the system headers' preamble:\n{last_log}"
+    );
+    let device = files_ending(&cache.join("preamble"), ".pch");
+    assert_eq!(device.len(), 1, "{device:?}");
+    for text in [header, device[0].with_extension("h")] {
+        let text = std::fs::read_to_string(text).unwrap();
+        assert!(
+            text.contains("#include <random>") && !text.contains("test_common.h"),
+            "{text}"
+        );
+    }
+}
+
 /// `CXX=cxx hipmlir -c -O2 -v SOURCE -o OBJECT` in `dir`, with the cache folder `cache` or
 /// with no cache; the object's bytes and the log (which names the host compile's command).
 fn compile_object(

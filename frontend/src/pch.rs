@@ -162,8 +162,8 @@ fn make_pch(
 }
 
 /// The source's preamble and its PCH, found in the cache or made now: with the user's leading
-/// headers where they may be precompiled (`preamble_headers.rs`), else the leading system
-/// headers alone.
+/// headers where they may be precompiled (`preamble_headers.rs`), else (and until that one is
+/// made) the leading system headers alone.
 ///
 /// The user's headers are taken as the parse finds them, by an absolute path only: the
 /// preamble's header names them by that path, and a relative one would read another way in
@@ -190,10 +190,9 @@ fn preamble_pch(
     .filter(|p| p.has_user_headers() && !options.relocatable);
     if let Some(preamble) = with_user_headers {
         let header_text = preamble.header_text(text);
-        match cached_preamble_pch(options, prefix_pch, &header_text, Some(&preamble)) {
-            Cached::Pch(pch) => return Some((preamble, pch)),
-            Cached::NotYet => return None,
-            Cached::Unsuitable => {}
+        // Until it is made (the second time it is seen), the system headers' serves.
+        if let Some(pch) = cached_preamble_pch(options, prefix_pch, &header_text, Some(&preamble)) {
+            return Some((preamble, pch));
         }
     }
     let preamble = Preamble::of(
@@ -202,19 +201,7 @@ fn preamble_pch(
         &options.hip_headers,
         QuotedIncludes::End,
     )?;
-    match cached_preamble_pch(options, prefix_pch, preamble.text(text), None) {
-        Cached::Pch(pch) => Some((preamble, pch)),
-        _ => None,
-    }
-}
-
-/// A preamble's PCH, looked for in the cache.
-enum Cached {
-    Pch(PathBuf),
-    /// Not there, nor made now (its preamble seen for the first time, or no cache).
-    NotYet,
-    /// Its user headers hold code the frontend walks, or draw warnings.
-    Unsuitable,
+    cached_preamble_pch(options, prefix_pch, preamble.text(text), None).map(|pch| (preamble, pch))
 }
 
 /// The PCH of the prefix header followed by a preamble (`header_text`, the text of a header
@@ -225,18 +212,15 @@ enum Cached {
 ///
 /// Key: the prefix PCH's name (its key covers the parse's arguments and hipmlir's headers) and
 /// the header's text. `user_headers`: the preamble, when it holds the user's headers; one found
-/// unsuitable leaves `<key>.unsuitable`, their sizes and times, and is not tried again until one of
+/// unsuitable (its headers hold code the frontend walks, or draw warnings) leaves `<key>.unsuitable`, their sizes and times, and is not tried again until one of
 /// them changes.
 fn cached_preamble_pch(
     options: &FrontendOptions,
     prefix_pch: &Path,
     header_text: &[u8],
     user_headers: Option<&Preamble>,
-) -> Cached {
-    let Some(dir) = cache_dir_from_env(|name| std::env::var(name).ok()) else {
-        return Cached::NotYet;
-    };
-    let dir = dir.join("preamble");
+) -> Option<PathBuf> {
+    let dir = cache_dir_from_env(|name| std::env::var(name).ok())?.join("preamble");
     let key = CacheKey::default()
         .field(prefix_pch.display().to_string())
         .field(header_text)
@@ -246,21 +230,20 @@ fn cached_preamble_pch(
     let unsuitable = dir.join(format!("{key}.unsuitable"));
     if pch.is_file() && header.is_file() {
         mark_used(&pch);
-        return Cached::Pch(pch);
+        return Some(pch);
     }
     if unsuitable.is_file() {
         if stamps_unchanged(&unsuitable) {
-            return Cached::Unsuitable;
+            return None;
         }
         let _ = std::fs::remove_file(&unsuitable);
     }
-    if std::fs::create_dir_all(&dir).is_err() || !seen_before(&dir, &key) {
-        return Cached::NotYet;
+    std::fs::create_dir_all(&dir).ok()?;
+    if !seen_before(&dir, &key) {
+        return None;
     }
     // Concurrent builds may write the same header: the same bytes, so either write serves.
-    if std::fs::write(&header, header_text).is_err() {
-        return Cached::NotYet;
-    }
+    std::fs::write(&header, header_text).ok()?;
     // Made from the plain arguments: a PCH libclang saves from a parse that loaded another PCH
     // does not load again (clang's chained PCHs are not libclang's to write).
     let mut args = options.clang_args();
@@ -270,22 +253,18 @@ fn cached_preamble_pch(
             || (warnings.is_empty()
                 && preamble_headers::hold_nothing_walked(unit, header_text, &options.hip_headers))
     };
-    match make_pch(&header, &args, &pch, suitable) {
-        Some(true) => {}
-        Some(false) => {
-            let _ = std::fs::remove_file(&header);
-            if let Some(stamps) = user_headers.and_then(|p| stamps(p.user_headers())) {
-                let _ = std::fs::write(&unsuitable, stamps);
-            }
-            return Cached::Unsuitable;
+    if !make_pch(&header, &args, &pch, suitable)? {
+        let _ = std::fs::remove_file(&header);
+        if let Some(stamps) = user_headers.and_then(|p| stamps(p.user_headers())) {
+            let _ = std::fs::write(&unsuitable, stamps);
         }
-        None => return Cached::NotYet,
+        return None;
     }
     keep_within(&dir, PREAMBLES_MAX_BYTES, |p| {
         p.extension().is_some_and(|x| x == "pch")
     });
     remove_orphaned_headers(&dir);
-    Cached::Pch(pch)
+    Some(pch)
 }
 
 /// Removes a preamble's PCH and the header it was made from.
