@@ -104,6 +104,8 @@ fn collect_files(dir: &Path, out: &mut Vec<PathBuf>) -> std::io::Result<()> {
 
 /// Whether `key` was seen in `dir` before; the first time, leaves a mark (`<key>.seen`) and says
 /// no. Caches whose entries cost more to make than one use saves make them on the second sight.
+/// The most recent `SEEN_MARKS_KEPT` marks are kept: keys seen once and never again (a source
+/// built from a new folder each time names its headers by new paths) would pile up.
 pub fn seen_before(dir: &Path, key: &str) -> bool {
     let mark = dir.join(format!("{key}.seen"));
     if mark.is_file() {
@@ -111,8 +113,14 @@ pub fn seen_before(dir: &Path, key: &str) -> bool {
         return true;
     }
     let _ = std::fs::write(&mark, b"");
+    keep_most_recent(dir, SEEN_MARKS_KEPT, |p| {
+        p.extension().is_some_and(|x| x == "seen")
+    });
     false
 }
+
+/// The marks of first sight a cache folder keeps.
+const SEEN_MARKS_KEPT: usize = 1000;
 
 /// Marks a cache entry (file or folder) as used now, for [`keep_most_recent`].
 pub fn mark_used(entry: &Path) {
@@ -218,6 +226,33 @@ mod tests {
         );
         keep_within(&dir, 149, |p| p.is_dir());
         assert!(!dir.join("c").exists());
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn marks_of_first_sight_are_kept_to_the_most_recent() {
+        let dir = std::env::temp_dir().join(format!("hipmlir-seen-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        let old = SystemTime::now() - std::time::Duration::from_secs(1000);
+        for i in 0..SEEN_MARKS_KEPT {
+            let path = dir.join(format!("old{i}.seen"));
+            std::fs::write(&path, b"").unwrap();
+            let f = std::fs::File::options().write(true).open(&path).unwrap();
+            f.set_modified(old).unwrap();
+        }
+        std::fs::write(dir.join("entry.pch"), b"").unwrap();
+        assert!(!seen_before(&dir, "new"));
+        let marks = std::fs::read_dir(&dir)
+            .unwrap()
+            .filter(|e| e.as_ref().unwrap().path().extension().unwrap() == "seen")
+            .count();
+        assert_eq!(marks, SEEN_MARKS_KEPT);
+        assert!(
+            dir.join("entry.pch").exists(),
+            "an entry was taken for a mark"
+        );
+        assert!(seen_before(&dir, "new"), "the newest mark was removed");
         std::fs::remove_dir_all(&dir).unwrap();
     }
 
