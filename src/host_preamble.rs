@@ -20,7 +20,9 @@
 
 use std::path::{Path, PathBuf};
 
-use hipmlir_device_image::{cache_dir_from_env, keep_within, mark_used, stamps, stamps_unchanged};
+use hipmlir_device_image::{
+    cache_dir_from_env, keep_within, mark_against_holds, mark_used, stamps, stamps_unchanged,
+};
 use hipmlir_frontend::preamble::{Preamble, QuotedIncludes};
 
 use crate::host::HostCompiler;
@@ -55,13 +57,11 @@ pub fn find_or_make(
     quoted_includes: QuotedIncludes,
     verbose: bool,
 ) -> Option<HostPreamble> {
-    let preambles = [quoted_includes, QuotedIncludes::End]
-        .map(|quoted| Preamble::of(text, user_include_dirs, hip_include_dir, quoted));
-    let [with_user_headers, system_headers] = preambles;
-    with_user_headers
+    let of = |quoted| Preamble::of(text, user_include_dirs, hip_include_dir, quoted);
+    of(quoted_includes)
         .filter(Preamble::has_user_headers)
         .into_iter()
-        .chain(system_headers)
+        .chain(std::iter::once_with(|| of(QuotedIncludes::End)).flatten())
         .find_map(|preamble| find_or_make_one(cxx, flags, text, preamble, hip_include_dir, verbose))
 }
 
@@ -94,11 +94,8 @@ fn find_or_make_one(
     let kind = PchKind::of(cxx)?;
     // Made before and found to draw warnings: not again until one of its headers changes.
     let warns = root.join(format!("{key}.warns"));
-    if warns.is_file() {
-        if stamps_unchanged(&warns) {
-            return None;
-        }
-        let _ = std::fs::remove_file(&warns);
+    if mark_against_holds(&warns) {
+        return None;
     }
     let user_headers = preamble.has_user_headers().then_some(warns.as_path());
     if !entry.make(|dir| make(cxx, kind, flags, &header_text, user_headers, dir, verbose)) {

@@ -1441,17 +1441,7 @@ fn precompiled_preambles_never_change_a_build_with((cxx, pch): (&str, &str)) {
         "the host compile did not take the preamble:\n{last_log}"
     );
     // The program built through both preambles runs and checks every element.
-    let exe = dir.path().join("system_header_preamble");
-    let mut cmd = hipmlir();
-    cmd.current_dir(dir.path())
-        .env("HIPMLIR_CACHE_DIR", &cache)
-        .env("CXX", cxx)
-        .arg(&source)
-        .arg("-o")
-        .arg(&exe);
-    let out = cmd.output().expect("hipmlir runs");
-    assert!(out.status.success(), "{}", stderr(&out));
-    run_program(&exe);
+    build_and_run_with_cache(dir.path(), cxx, &source, &cache);
     // A damaged device preamble is passed over and deleted; a host one whose headers changed
     // (here: a recorded size that no longer matches) is removed before use.
     std::fs::write(&device[0], b"not a precompiled header").unwrap();
@@ -1486,17 +1476,16 @@ fn user_headers_in_preambles_never_change_a_build_with((cxx, pch): (&str, &str))
     let dir = scratch();
     let cache = dir.path().join("cache");
     // A copy of the program, so that its header can be edited.
-    let programs = repo().join("tests/programs");
     let src = dir.path().join("src");
-    std::fs::create_dir_all(src.join("include")).unwrap();
-    for file in [
-        "user_header_preamble.hip",
-        "host_utilities.h",
-        "test_common.h",
-        "include/stencil_math.h",
-    ] {
-        std::fs::copy(programs.join(file), src.join(file)).unwrap();
-    }
+    copy_test_programs(
+        &src,
+        &[
+            "user_header_preamble.hip",
+            "host_utilities.h",
+            "test_common.h",
+            "include/stencil_math.h",
+        ],
+    );
     let source = src.join("user_header_preamble.hip");
     let header = src.join("host_utilities.h");
     let compile = |object: &str, cached: bool| {
@@ -1533,18 +1522,7 @@ fn user_headers_in_preambles_never_change_a_build_with((cxx, pch): (&str, &str))
         "{cxx}: no device preamble holds the user's header: {device:?}"
     );
     // The program built through the preamble runs and checks every element.
-    let exe = dir.path().join("user_header_preamble");
-    let out = hipmlir()
-        .current_dir(dir.path())
-        .env("HIPMLIR_CACHE_DIR", &cache)
-        .env("CXX", cxx)
-        .arg(&source)
-        .arg("-o")
-        .arg(&exe)
-        .output()
-        .expect("hipmlir runs");
-    assert!(out.status.success(), "{}", stderr(&out));
-    run_program(&exe);
+    build_and_run_with_cache(dir.path(), cxx, &source, &cache);
     // An edited header makes the preamble stale: the next build is a plain build's.
     let original = std::fs::read_to_string(&header).unwrap();
     let edited = original.replace("kScale = 3.0f", "kScale = 0.75f");
@@ -1610,14 +1588,10 @@ fn user_headers_in_preambles_never_change_a_build_with((cxx, pch): (&str, &str))
 fn a_source_in_a_new_folder_each_build_keeps_its_system_preambles() {
     let dir = scratch();
     let cache = dir.path().join("cache");
-    let programs = repo().join("tests/programs");
     let mut last_log = String::new();
     for i in 0..3 {
         let folder = dir.path().join(format!("copy{i}"));
-        std::fs::create_dir_all(&folder).unwrap();
-        for file in ["system_header_preamble.hip", "test_common.h"] {
-            std::fs::copy(programs.join(file), folder.join(file)).unwrap();
-        }
+        copy_test_programs(&folder, &["system_header_preamble.hip", "test_common.h"]);
         let source = folder.join("system_header_preamble.hip");
         last_log = compile_object(&folder, "clang++-22", &source, "o.o", Some(&cache)).1;
     }
@@ -1637,6 +1611,33 @@ fn a_source_in_a_new_folder_each_build_keeps_its_system_preambles() {
             "{text}"
         );
     }
+}
+
+/// Copies `files` of tests/programs (paths under it) into `dest`, keeping their folders.
+fn copy_test_programs(dest: &Path, files: &[&str]) {
+    let programs = repo().join("tests/programs");
+    for file in files {
+        let to = dest.join(file);
+        std::fs::create_dir_all(to.parent().unwrap()).unwrap();
+        std::fs::copy(programs.join(file), to).unwrap();
+    }
+}
+
+/// `CXX=cxx hipmlir SOURCE -o <dir>/<stem>` with the cache folder `cache`, then runs the program,
+/// which checks every element.
+fn build_and_run_with_cache(dir: &Path, cxx: &str, source: &Path, cache: &Path) {
+    let exe = dir.join(source.file_stem().unwrap());
+    let out = hipmlir()
+        .current_dir(dir)
+        .env("HIPMLIR_CACHE_DIR", cache)
+        .env("CXX", cxx)
+        .arg(source)
+        .arg("-o")
+        .arg(&exe)
+        .output()
+        .expect("hipmlir runs");
+    assert!(out.status.success(), "{}", stderr(&out));
+    run_program(&exe);
 }
 
 /// `CXX=cxx hipmlir -c -O2 -v SOURCE -o OBJECT` in `dir`, with the cache folder `cache` or

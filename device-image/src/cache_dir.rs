@@ -79,6 +79,20 @@ pub fn stamps<P: AsRef<Path>>(paths: impl IntoIterator<Item = P>) -> Option<Stri
     Some(out)
 }
 
+/// Whether a mark against making a cache entry (a [`stamps`] file of the headers that made it
+/// unsuitable) still holds: every file it lists is as it was. One that no longer holds is
+/// removed, so that the entry is tried again.
+pub fn mark_against_holds(mark: &Path) -> bool {
+    if !mark.is_file() {
+        return false;
+    }
+    if stamps_unchanged(mark) {
+        return true;
+    }
+    let _ = std::fs::remove_file(mark);
+    false
+}
+
 /// Whether every file a [`stamps`] file lists is as it was.
 pub fn stamps_unchanged(file: &Path) -> bool {
     let Ok(listed) = std::fs::read_to_string(file) else {

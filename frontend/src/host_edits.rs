@@ -101,6 +101,21 @@ pub fn is_user_code(c: &Cursor, hip_headers: &Path) -> bool {
         || !(c.is_in_system_header() || Path::new(&c.location().file).starts_with(hip_headers))
 }
 
+/// Whether a cursor of this kind holds declarations the walks of the user's code look into:
+/// namespaces, `extern "C"` blocks, classes and class templates.
+pub fn holds_declarations(kind: CXCursorKind) -> bool {
+    matches!(
+        kind,
+        CXCursor_Namespace
+            | CXCursor_LinkageSpec
+            | CXCursor_StructDecl
+            | CXCursor_ClassDecl
+            | CXCursor_UnionDecl
+            | CXCursor_ClassTemplate
+            | CXCursor_ClassTemplatePartialSpecialization
+    )
+}
+
 impl Edits<'_> {
     fn collect(&mut self, c: &Cursor) -> Result<()> {
         for child in c.children() {
@@ -108,13 +123,7 @@ impl Edits<'_> {
                 continue;
             }
             match child.kind() {
-                CXCursor_Namespace
-                | CXCursor_LinkageSpec
-                | CXCursor_StructDecl
-                | CXCursor_ClassDecl
-                | CXCursor_UnionDecl
-                | CXCursor_ClassTemplate
-                | CXCursor_ClassTemplatePartialSpecialization => self.collect(&child)?,
+                kind if holds_declarations(kind) => self.collect(&child)?,
                 CXCursor_FunctionDecl
                 | CXCursor_FunctionTemplate
                 | CXCursor_CXXMethod

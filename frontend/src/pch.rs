@@ -26,8 +26,8 @@
 use std::path::{Path, PathBuf};
 
 use hipmlir_device_image::{
-    cache_dir_from_env, keep_most_recent, keep_within, mark_used, seen_before, stamps,
-    stamps_unchanged, CacheKey,
+    cache_dir_from_env, keep_most_recent, keep_within, mark_against_holds, mark_used, seen_before,
+    stamps, CacheKey,
 };
 
 use crate::clang::{clang_version, TranslationUnit};
@@ -232,11 +232,8 @@ fn cached_preamble_pch(
         mark_used(&pch);
         return Some(pch);
     }
-    if unsuitable.is_file() {
-        if stamps_unchanged(&unsuitable) {
-            return None;
-        }
-        let _ = std::fs::remove_file(&unsuitable);
+    if mark_against_holds(&unsuitable) {
+        return None;
     }
     std::fs::create_dir_all(&dir).ok()?;
     if !seen_before(&dir, &key) {

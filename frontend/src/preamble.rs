@@ -55,18 +55,14 @@ impl QuotedIncludes<'_> {
         else {
             return None;
         };
-        let found = if Path::new(name).is_absolute() {
-            Some(PathBuf::from(name))
-        } else {
-            std::iter::once(*source_dir)
-                .chain(search_dirs.iter().map(PathBuf::as_path))
-                .map(|dir| dir.join(name))
-                .find(|path| path.is_file())
-        }?;
+        let found = std::iter::once(*source_dir)
+            .chain(search_dirs.iter().map(PathBuf::as_path))
+            .map(|dir| dir.join(name)) // an absolute name stays itself
+            .find(|path| path.is_file())?;
         // Found through a relative folder, it would be spelled another way from the preamble's
         // folder (and `__FILE__` with it).
         let excepted = except_under.is_some_and(|dir| found.starts_with(dir));
-        (found.is_absolute() && found.is_file() && !excepted).then_some(found)
+        (found.is_absolute() && !excepted).then_some(found)
     }
 }
 

@@ -12,7 +12,7 @@ use clang_sys::*;
 
 use crate::clang::{Cursor, TranslationUnit};
 use crate::codegen::is_device_variable;
-use crate::host_edits::{device_body_edits, is_user_code};
+use crate::host_edits::{device_body_edits, holds_declarations, is_user_code};
 use crate::launches::{find_launches, macro_chevron_edits, FileTexts};
 
 /// Whether the user's code in `unit` (a preamble's parse, whose main file `header_text` only
@@ -40,17 +40,10 @@ pub fn hold_nothing_walked(unit: &TranslationUnit, header_text: &[u8], hip_heade
 fn declares_any(c: &Cursor, hip_headers: &Path, found: &dyn Fn(&Cursor) -> bool) -> bool {
     c.children().iter().any(|child| {
         is_user_code(child, hip_headers)
-            && match child.kind() {
-                CXCursor_Namespace
-                | CXCursor_LinkageSpec
-                | CXCursor_StructDecl
-                | CXCursor_ClassDecl
-                | CXCursor_UnionDecl
-                | CXCursor_ClassTemplate
-                | CXCursor_ClassTemplatePartialSpecialization => {
-                    declares_any(child, hip_headers, found)
-                }
-                _ => found(child),
+            && if holds_declarations(child.kind()) {
+                declares_any(child, hip_headers, found)
+            } else {
+                found(child)
             }
     })
 }

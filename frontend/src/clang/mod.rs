@@ -1225,18 +1225,24 @@ impl CType {
         if unsafe { clang_isDeclaration(decl.kind()) } == 0 {
             return None;
         }
-        // A class from a precompiled header has its members read in as they are asked for, and
-        // the shim looks only at those in memory: visiting the class's children reads them all
-        // (the implicit destructor among them, which the visit itself does not list). The
-        // visit reads nothing of a template's implicit instance: a user header whose classes
-        // have device destructors is not precompiled (preamble_headers.rs).
-        let _ = decl.children();
         let mut virtual_bases = 0;
         // SAFETY: a declaration cursor holds its `clang::Decl *` in data[0]; the shim checks the
         // node's class before reading it.
-        let dtor = unsafe { hipmlir_destructor(decl.0.data[0], &mut virtual_bases) };
+        let find =
+            |virtual_bases: &mut i32| unsafe { hipmlir_destructor(decl.0.data[0], virtual_bases) };
+        let mut dtor = find(&mut virtual_bases);
         // SAFETY: as above.
-        if dtor.is_null() && unsafe { hipmlir_has_trivial_destructor(decl.0.data[0]) } < 0 {
+        let trivial = unsafe { hipmlir_has_trivial_destructor(decl.0.data[0]) };
+        if dtor.is_null() && trivial == 0 {
+            // A class from a precompiled header has its members read in as they are asked for,
+            // and the shim looks only at those in memory: visiting the class's children reads
+            // them all (the implicit destructor among them, which the visit itself does not
+            // list). The visit reads nothing of a template's implicit instance: a user header
+            // whose classes have device destructors is not precompiled (preamble_headers.rs).
+            let _ = decl.children();
+            dtor = find(&mut virtual_bases);
+        }
+        if dtor.is_null() && trivial < 0 {
             return None;
         }
         let destructor =
