@@ -4,8 +4,8 @@
 #   scripts/install.sh PREFIX               installs what `make build` built
 #   scripts/install.sh --uninstall PREFIX   removes exactly what the install wrote
 #
-# Layout: bin/hipmlir with bin/hipcc and bin/hipconfig beside it (links: the program acts by the
-# name it is called by), include/hip/, lib/libhipmlir_rt.so.<version> (soname
+# Layout: bin/hipmlir (the launcher) with bin/hipcc and bin/hipconfig beside it (links: the
+# program acts by the name it is called by) and bin/hipmlir-compiler (the compiler it runs), include/hip/, lib/libhipmlir_rt.so.<version> (soname
 # libhipmlir_rt.so.<major>) with its links, lib/cmake/hip/ (find_package(hip)), share/doc/hipmlir/,
 # lib/hipmlir/libdevice.10.bc (when the set-up installed it).
 # The installed compiler finds its headers and runtime relative to itself, so the prefix can be
@@ -37,7 +37,7 @@ if [ $uninstall -eq 1 ]; then
 fi
 
 release="$root/target/release"
-for f in hipmlir libhipmlir_rt.so; do
+for f in hipmlir hipmlir-compiler libhipmlir_rt.so; do
   [ -f "$release/$f" ] || { echo "install: $release/$f is missing: run make build first" >&2; exit 1; }
 done
 version=$(sed -n 's/^version = "\(.*\)"$/\1/p' "$root/Cargo.toml" | head -n 1)
@@ -70,6 +70,7 @@ link() { # link TARGET REL
 
 mkdir -p "$prefix"
 put "$release/hipmlir" bin/hipmlir 755
+put "$release/hipmlir-compiler" bin/hipmlir-compiler 755
 link hipmlir bin/hipcc
 link hipmlir bin/hipconfig
 while IFS= read -r header; do

@@ -63,6 +63,12 @@ fn resolve_kind(kind: InputKind, path: &Path) -> Result<InputKind, String> {
 }
 
 pub fn build(opts: &BuildOptions) -> Result<(), String> {
+    if opts.verbose && crate::in_server_child() {
+        eprintln!(
+            "hipmlir: compiling in a child of the compile server (HIPMLIR_COMPILE_SERVER=0 \
+             compiles in a process of its own)"
+        );
+    }
     for input in &opts.inputs {
         if !input.path.exists() {
             return Err(format!(

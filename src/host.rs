@@ -95,8 +95,12 @@ fn resolve_program(program: &str) -> Option<PathBuf> {
 /// Whether `program` (a path, or a name looked up in PATH) is this hipmlir executable, under
 /// any of its names (hipcc, hipconfig links).
 fn is_this_program(program: &str) -> bool {
-    let this = std::env::current_exe().and_then(|p| p.canonicalize());
-    this.is_ok_and(|this| resolve_program(program) == Some(this))
+    let Ok(this) = std::env::current_exe().and_then(|p| p.canonicalize()) else {
+        return false;
+    };
+    // The `hipmlir` launcher beside this compiler is this program too.
+    let launcher = this.with_file_name("hipmlir");
+    resolve_program(program).is_some_and(|p| p == this || p == launcher)
 }
 
 /// Runs a command; a failure names the tool. Its own messages went to stderr already.

@@ -3,7 +3,7 @@
 //! with spirv-val (when installed), as chipStar's spirv-extractor does.
 
 use std::path::{Path, PathBuf};
-use std::process::{Command, ExitCode};
+use std::process::Command;
 
 use hipmlir_device_image::kpack::{KpackArchive, KpackRecord, ARCHIVE_MAGIC, RECORD_SECTION};
 use hipmlir_device_image::{AddressSpace, FatImage, MAGIC};
@@ -12,18 +12,15 @@ use crate::build::fatbin_bundles;
 use crate::elf::Elf;
 use crate::host::BUNDLER_SECTION_PREFIX;
 
-pub fn inspect(files: &[PathBuf]) -> Result<ExitCode, String> {
+/// Whether every image checked out.
+pub fn inspect(files: &[PathBuf]) -> Result<bool, String> {
     let mut ok = true;
     for file in files {
         let bytes = std::fs::read(file)
             .map_err(|e| format!("hipmlir: error: cannot read '{}': {e}", file.display()))?;
         ok &= inspect_bytes(file, &bytes)?;
     }
-    Ok(if ok {
-        ExitCode::SUCCESS
-    } else {
-        ExitCode::FAILURE
-    })
+    Ok(ok)
 }
 
 fn inspect_bytes(file: &Path, bytes: &[u8]) -> Result<bool, String> {

@@ -1,4 +1,6 @@
-//! `hipmlir`: compiles HIP programs for OpenCL devices that take SPIR-V.
+//! `hipmlir-compiler`: compiles HIP programs for OpenCL devices that take SPIR-V. Users call it
+//! through the `hipmlir` launcher (src/launcher.rs), which runs it in a child of the compile
+//! server (`--serve-compiles`, hipmlir-compile-server) or in its own place.
 mod build;
 mod cli;
 mod device;
@@ -17,8 +19,10 @@ mod time_report;
 use std::process::ExitCode;
 
 use cli::Command;
+use hipmlir_compile_server::protocol::Request;
 
-fn run(args: &[String]) -> Result<ExitCode, String> {
+/// Runs a command; false when it failed having said why (`inspect` finding a bad image).
+fn run(args: &[String]) -> Result<bool, String> {
     match cli::parse(args)? {
         Command::Help => print!("{}", cli::USAGE),
         Command::Version => println!("{}", version_text()),
@@ -32,7 +36,7 @@ fn run(args: &[String]) -> Result<ExitCode, String> {
         Command::Inspect(files) => return inspect::inspect(&files),
         Command::Build(opts) => build::build(&opts)?,
     }
-    Ok(ExitCode::SUCCESS)
+    Ok(true)
 }
 
 /// hipmlir's version, the HIP API level its headers implement and the LLVM/MLIR it is built on.
@@ -67,6 +71,14 @@ fn main() -> ExitCode {
         .skip(1)
         .map(|a| a.to_string_lossy().into_owned())
         .collect();
+    if args.first().map(String::as_str) == Some(hipmlir_compile_server::SERVE_OPTION) {
+        return serve_compiles(&args[1..]);
+    }
+    ExitCode::from(compile(&invoked_as(), args))
+}
+
+/// One compile, as a process of its own or in a child of the compile server: its exit status.
+fn compile(tool: &str, args: Vec<String>) -> u8 {
     // A bug must still end in one clear line and a failure status.
     std::panic::set_hook(Box::new(|info| {
         eprintln!("hipmlir: error: internal compiler error: {info}");
@@ -77,13 +89,13 @@ fn main() -> ExitCode {
     // Clang's parser and Sema, our AST walk and MLIR's passes all recurse on the nesting of the
     // source: a 10,000-deep `- - - a` or `a ? b : c ? ...` needs hundreds of MiB of stack, which
     // is only address space until it is touched.
-    let tool = invoked_as();
+    let tool = tool.to_string();
     let compile = std::thread::Builder::new()
         .name("hipmlir".into())
         .stack_size(COMPILE_STACK)
         .spawn(move || {
             if tool == "hipconfig" {
-                hipconfig::run(&args).map(|()| ExitCode::SUCCESS)
+                hipconfig::run(&args).map(|()| true)
             } else {
                 run(&args)
             }
@@ -96,14 +108,60 @@ fn main() -> ExitCode {
         ))),
     };
     match result {
-        Ok(Ok(code)) => code,
+        Ok(Ok(true)) => 0,
+        Ok(Ok(false)) => 1,
         Ok(Err(e)) => {
             eprintln!("{e}");
-            ExitCode::FAILURE
+            1
         }
+        Err(_) => 1,
+    }
+}
+
+/// `hipmlir-compiler --serve-compiles SOCKET`: the compile server (started by the launcher).
+fn serve_compiles(args: &[String]) -> ExitCode {
+    let [socket] = args else {
+        eprintln!(
+            "hipmlir: error: {} takes a socket path",
+            hipmlir_compile_server::SERVE_OPTION
+        );
+        return ExitCode::FAILURE;
+    };
+    // What every compile does once per process is done here, once for all children.
+    hipmlir_dialect_passes::prepare_process();
+    hipmlir_frontend::clang::prepare_process();
+    let idle = std::env::var(hipmlir_compile_server::IDLE_VARIABLE)
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .map_or(SERVER_IDLE, std::time::Duration::from_secs_f64);
+    let place = hipmlir_compile_server::place::ServerPlace::of_socket(socket.as_ref());
+    match hipmlir_compile_server::server::serve(&place, idle, compile_request) {
+        Ok(()) => ExitCode::SUCCESS,
         Err(_) => ExitCode::FAILURE,
     }
 }
+
+/// Set in a compile server's child: `-v` says where the compile runs.
+static IN_SERVER_CHILD: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
+/// Whether this compile runs in a child of the compile server.
+pub fn in_server_child() -> bool {
+    IN_SERVER_CHILD.load(std::sync::atomic::Ordering::Relaxed)
+}
+
+/// A compile server's child running one launcher's request.
+fn compile_request(request: &Request) -> i32 {
+    IN_SERVER_CHILD.store(true, std::sync::atomic::Ordering::Relaxed);
+    let args = request
+        .args
+        .iter()
+        .map(|a| a.to_string_lossy().into_owned())
+        .collect();
+    compile(&request.tool.to_string_lossy(), args).into()
+}
+
+/// How long a compile server waits for the next compile before it ends.
+const SERVER_IDLE: std::time::Duration = std::time::Duration::from_secs(600);
 
 /// The compile thread's stack: enough for clang's own limits (`-fbracket-depth`, template and
 /// constexpr depths) and for nesting no limit bounds up to depths far beyond real code.

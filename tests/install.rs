@@ -44,6 +44,7 @@ fn an_install_moves_and_builds_with_hipcc_cmake_and_make() {
     install_script(&[&first]);
     for file in [
         "bin/hipmlir",
+        "bin/hipmlir-compiler",
         "bin/hipcc",
         "bin/hipconfig",
         "include/hip/hip_runtime.h",

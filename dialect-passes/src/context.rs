@@ -23,9 +23,7 @@ extern "C" {
 /// A context with every upstream dialect and translation registered, the upstream passes of
 /// hipmlir's pipelines (cxx/upstream_passes.cpp), and the dialects hipmlir builds loaded.
 pub fn new_context() -> Context {
-    static REGISTER_PASSES: std::sync::Once = std::sync::Once::new();
-    // SAFETY: registers passes in MLIR's global registry, once.
-    REGISTER_PASSES.call_once(|| unsafe { hipmlirRegisterPipelinePasses() });
+    prepare_process();
     let registry = DialectRegistry::new();
     register_all_dialects(&registry);
     let context = Context::new();
@@ -35,6 +33,14 @@ pub fn new_context() -> Context {
     }
     register_all_llvm_translations(&context);
     context
+}
+
+/// What every context needs once per process: hipmlir's passes in MLIR's global registry. A
+/// compile server does it before forking its children.
+pub fn prepare_process() {
+    static REGISTER_PASSES: std::sync::Once = std::sync::Once::new();
+    // SAFETY: registers passes in MLIR's global registry, once.
+    REGISTER_PASSES.call_once(|| unsafe { hipmlirRegisterPipelinePasses() });
 }
 
 /// A [`new_context`] being made on another thread: making one takes a few milliseconds, which

@@ -30,7 +30,9 @@ mod spirv_ir;
 mod spirv_patch;
 mod traps;
 
-pub use context::{capture_diagnostics, new_context, new_context_with_all_passes, PendingContext};
+pub use context::{
+    capture_diagnostics, new_context, new_context_with_all_passes, prepare_process, PendingContext,
+};
 pub use device_link::{link_modules, LinkUnit, Linked};
 pub use metadata::{kernel_metadata, linear_block_kernels};
 pub use pass_times::{record_pass_times, take_pass_times};

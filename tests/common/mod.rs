@@ -15,6 +15,12 @@ pub fn hipmlir() -> Command {
         "HIPMLIR_CACHE_DIR",
         Path::new(env!("CARGO_TARGET_TMPDIR")).join("compile-cache"),
     );
+    // So is the compile server: one for the tests, ending soon after them.
+    cmd.env(
+        "HIPMLIR_COMPILE_SERVER_DIR",
+        Path::new(env!("CARGO_TARGET_TMPDIR")).join("servers"),
+    )
+    .env("HIPMLIR_COMPILE_SERVER_IDLE", "120");
     cmd
 }
 

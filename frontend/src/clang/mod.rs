@@ -165,6 +165,13 @@ impl Drop for TranslationUnit {
     }
 }
 
+/// What libclang does once per process, at its first index: registering LLVM's targets. A
+/// compile server does it before forking its children.
+pub fn prepare_process() {
+    // SAFETY: an index made and disposed of at once.
+    unsafe { clang_disposeIndex(clang_createIndex(1, 0)) };
+}
+
 fn cstring(s: &str) -> CString {
     CString::new(s.replace('\0', "")).expect("NULs removed")
 }

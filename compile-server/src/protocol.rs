@@ -1,0 +1,333 @@
+//! The messages between the launcher and the server.
+//!
+//! The launcher sends one request: its standard streams (as `SCM_RIGHTS` file descriptors, with
+//! the first bytes) and a frame of byte strings: the protocol tag, the name it was called by, its
+//! working folder, its umask, its arguments and its environment. Each string is a little-endian
+//! `u32` length and the bytes; the frame begins with the number of strings.
+//!
+//! The server answers [`ACCEPTED`] once a child runs the compile, then the child's outcome:
+//! [`EXITED`] or [`SIGNALED`] and a little-endian `i32`.
+
+use std::ffi::OsString;
+use std::io::{self, Read, Write};
+use std::os::fd::{AsRawFd, FromRawFd, OwnedFd, RawFd};
+use std::os::unix::ffi::{OsStrExt, OsStringExt};
+use std::os::unix::net::UnixStream;
+use std::path::PathBuf;
+
+/// Changes whenever the frame changes; a server of another protocol refuses the request.
+const TAG: &[u8] = b"hipmlir-compile-server-1";
+
+/// The most strings and bytes a request may hold: far beyond a real command line and
+/// environment, small enough that a stray client cannot make the server allocate much.
+const MAX_STRINGS: usize = 1 << 16;
+const MAX_BYTES: usize = 64 << 20;
+
+pub const ACCEPTED: u8 = b'A';
+pub const EXITED: u8 = b'X';
+pub const SIGNALED: u8 = b'S';
+
+/// A compile as the launcher was asked for it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Request {
+    /// The file name the launcher was called by (`hipmlir`, `hipcc`, `hipconfig`).
+    pub tool: OsString,
+    pub cwd: PathBuf,
+    pub umask: u32,
+    /// The arguments, without the program name.
+    pub args: Vec<OsString>,
+    pub env: Vec<(OsString, OsString)>,
+}
+
+/// How the compile ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Outcome {
+    Exited(i32),
+    Signaled(i32),
+}
+
+impl Request {
+    /// This process's request: its name, working folder, umask, arguments and environment.
+    pub fn of_this_process() -> io::Result<Request> {
+        let mut argv = std::env::args_os();
+        let tool = argv
+            .next()
+            .map(PathBuf::from)
+            .and_then(|p| p.file_name().map(|n| n.to_os_string()))
+            .unwrap_or_default();
+        // SAFETY: umask has no failure; it is set back at once.
+        let umask = unsafe {
+            let mask = libc::umask(0o022);
+            libc::umask(mask);
+            mask
+        };
+        Ok(Request {
+            tool,
+            cwd: std::env::current_dir()?,
+            umask,
+            args: argv.collect(),
+            env: std::env::vars_os().collect(),
+        })
+    }
+
+    pub fn encode(&self) -> Vec<u8> {
+        let mut strings: Vec<&[u8]> =
+            vec![TAG, self.tool.as_bytes(), self.cwd.as_os_str().as_bytes()];
+        let umask = self.umask.to_string();
+        let arg_count = self.args.len().to_string();
+        strings.push(umask.as_bytes());
+        strings.push(arg_count.as_bytes());
+        strings.extend(self.args.iter().map(|a| a.as_bytes()));
+        let pairs: Vec<Vec<u8>> = self
+            .env
+            .iter()
+            .map(|(k, v)| [k.as_bytes(), b"=", v.as_bytes()].concat())
+            .collect();
+        strings.extend(pairs.iter().map(|p| p.as_slice()));
+        let mut frame = (strings.len() as u32).to_le_bytes().to_vec();
+        for s in strings {
+            frame.extend((s.len() as u32).to_le_bytes());
+            frame.extend(s);
+        }
+        frame
+    }
+
+    /// Reads one frame; an error for anything that is not a whole frame of this protocol.
+    pub fn decode(reader: &mut impl Read) -> io::Result<Request> {
+        let count = read_u32(reader)? as usize;
+        if count > MAX_STRINGS {
+            return Err(invalid("too many strings"));
+        }
+        let mut total = 0;
+        let mut strings = Vec::with_capacity(count.min(1024));
+        for _ in 0..count {
+            let len = read_u32(reader)? as usize;
+            total += len;
+            if total > MAX_BYTES {
+                return Err(invalid("request too large"));
+            }
+            let mut bytes = vec![0; len];
+            reader.read_exact(&mut bytes)?;
+            strings.push(bytes);
+        }
+        let mut strings = strings.into_iter();
+        let mut next = || strings.next().ok_or_else(|| invalid("request cut short"));
+        if next()? != TAG {
+            return Err(invalid("another protocol"));
+        }
+        let tool = OsString::from_vec(next()?);
+        let cwd = PathBuf::from(OsString::from_vec(next()?));
+        let umask = number(&next()?)?;
+        let arg_count = number(&next()?)? as usize;
+        let args = (0..arg_count)
+            .map(|_| next().map(OsString::from_vec))
+            .collect::<io::Result<Vec<_>>>()?;
+        let env = strings
+            .map(|pair| {
+                let eq = pair.iter().position(|&b| b == b'=').unwrap_or(pair.len());
+                let value = pair.get(eq + 1..).unwrap_or_default().to_vec();
+                let mut name = pair;
+                name.truncate(eq);
+                (OsString::from_vec(name), OsString::from_vec(value))
+            })
+            .collect();
+        Ok(Request {
+            tool,
+            cwd,
+            umask,
+            args,
+            env,
+        })
+    }
+}
+
+impl Outcome {
+    pub fn encode(self) -> [u8; 5] {
+        let (kind, value) = match self {
+            Outcome::Exited(code) => (EXITED, code),
+            Outcome::Signaled(signal) => (SIGNALED, signal),
+        };
+        let v = value.to_le_bytes();
+        [kind, v[0], v[1], v[2], v[3]]
+    }
+
+    pub fn decode(bytes: [u8; 5]) -> io::Result<Outcome> {
+        let value = i32::from_le_bytes([bytes[1], bytes[2], bytes[3], bytes[4]]);
+        match bytes[0] {
+            EXITED => Ok(Outcome::Exited(value)),
+            SIGNALED => Ok(Outcome::Signaled(value)),
+            _ => Err(invalid("unknown outcome")),
+        }
+    }
+}
+
+fn read_u32(reader: &mut impl Read) -> io::Result<u32> {
+    let mut b = [0; 4];
+    reader.read_exact(&mut b)?;
+    Ok(u32::from_le_bytes(b))
+}
+
+fn number(bytes: &[u8]) -> io::Result<u32> {
+    std::str::from_utf8(bytes)
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .ok_or_else(|| invalid("not a number"))
+}
+
+fn invalid(what: &str) -> io::Error {
+    io::Error::new(io::ErrorKind::InvalidData, what.to_string())
+}
+
+/// Sends `bytes` with `fds` attached to the first part.
+pub fn send_with_fds(stream: &mut UnixStream, bytes: &[u8], fds: &[RawFd]) -> io::Result<()> {
+    let fd_bytes = std::mem::size_of_val(fds);
+    // SAFETY: CMSG_SPACE is pure arithmetic.
+    let space = unsafe { libc::CMSG_SPACE(fd_bytes as u32) } as usize;
+    let mut control = vec![0u8; space];
+    let mut iov = libc::iovec {
+        iov_base: bytes.as_ptr() as *mut libc::c_void,
+        iov_len: bytes.len(),
+    };
+    // SAFETY: msghdr is plain data; every pointer set below outlives the sendmsg call, and the
+    // control buffer is CMSG_SPACE bytes, room for one header and the descriptors.
+    let sent = unsafe {
+        let mut msg: libc::msghdr = std::mem::zeroed();
+        msg.msg_iov = &mut iov;
+        msg.msg_iovlen = 1;
+        msg.msg_control = control.as_mut_ptr() as *mut libc::c_void;
+        msg.msg_controllen = space as _;
+        let header = libc::CMSG_FIRSTHDR(&msg);
+        (*header).cmsg_level = libc::SOL_SOCKET;
+        (*header).cmsg_type = libc::SCM_RIGHTS;
+        (*header).cmsg_len = libc::CMSG_LEN(fd_bytes as u32) as _;
+        std::ptr::copy_nonoverlapping(fds.as_ptr() as *const u8, libc::CMSG_DATA(header), fd_bytes);
+        libc::sendmsg(stream.as_raw_fd(), &msg, libc::MSG_NOSIGNAL)
+    };
+    if sent < 0 {
+        return Err(io::Error::last_os_error());
+    }
+    stream.write_all(&bytes[sent as usize..])
+}
+
+/// Receives the first part of a message and the descriptors attached to it: the bytes read
+/// (at most `buffer.len()`) and the descriptors, owned.
+pub fn receive_with_fds(
+    stream: &UnixStream,
+    buffer: &mut [u8],
+    max_fds: usize,
+) -> io::Result<(usize, Vec<OwnedFd>)> {
+    let fd_bytes = max_fds * std::mem::size_of::<RawFd>();
+    // SAFETY: CMSG_SPACE is pure arithmetic.
+    let space = unsafe { libc::CMSG_SPACE(fd_bytes as u32) } as usize;
+    let mut control = vec![0u8; space];
+    let mut iov = libc::iovec {
+        iov_base: buffer.as_mut_ptr() as *mut libc::c_void,
+        iov_len: buffer.len(),
+    };
+    let mut fds = Vec::new();
+    // SAFETY: as in send_with_fds; received descriptors are taken into OwnedFd exactly once
+    // (MSG_CMSG_CLOEXEC keeps them from leaking into anything the server runs).
+    let read = unsafe {
+        let mut msg: libc::msghdr = std::mem::zeroed();
+        msg.msg_iov = &mut iov;
+        msg.msg_iovlen = 1;
+        msg.msg_control = control.as_mut_ptr() as *mut libc::c_void;
+        msg.msg_controllen = space as _;
+        let read = libc::recvmsg(stream.as_raw_fd(), &mut msg, libc::MSG_CMSG_CLOEXEC);
+        if read >= 0 {
+            let mut header = libc::CMSG_FIRSTHDR(&msg);
+            while !header.is_null() {
+                if (*header).cmsg_level == libc::SOL_SOCKET
+                    && (*header).cmsg_type == libc::SCM_RIGHTS
+                {
+                    let data = libc::CMSG_DATA(header) as *const RawFd;
+                    let count = ((*header).cmsg_len as usize - libc::CMSG_LEN(0) as usize)
+                        / std::mem::size_of::<RawFd>();
+                    for i in 0..count {
+                        fds.push(OwnedFd::from_raw_fd(data.add(i).read_unaligned()));
+                    }
+                }
+                header = libc::CMSG_NXTHDR(&msg, header);
+            }
+        }
+        read
+    };
+    if read < 0 {
+        return Err(io::Error::last_os_error());
+    }
+    Ok((read as usize, fds))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn request() -> Request {
+        Request {
+            tool: "hipcc".into(),
+            cwd: "/work/a b".into(),
+            umask: 0o027,
+            args: vec!["-DX=a=b".into(), "".into(), "k.hip".into()],
+            env: vec![
+                ("CXX".into(), "g++".into()),
+                ("EMPTY".into(), "".into()),
+                ("EQ".into(), "x=y".into()),
+            ],
+        }
+    }
+
+    #[test]
+    fn a_request_reads_back_as_sent() {
+        let frame = request().encode();
+        assert_eq!(Request::decode(&mut frame.as_slice()).unwrap(), request());
+    }
+
+    #[test]
+    fn a_cut_or_foreign_frame_is_an_error() {
+        let frame = request().encode();
+        for len in [0, 3, 10, frame.len() - 1] {
+            assert!(Request::decode(&mut &frame[..len]).is_err(), "{len}");
+        }
+        let mut foreign = frame.clone();
+        foreign[8] ^= 1; // inside the tag
+        assert!(Request::decode(&mut foreign.as_slice()).is_err());
+        let huge = u32::MAX.to_le_bytes();
+        assert!(Request::decode(&mut huge.as_slice()).is_err());
+    }
+
+    #[test]
+    fn outcomes_read_back_as_sent() {
+        for o in [
+            Outcome::Exited(0),
+            Outcome::Exited(1),
+            Outcome::Signaled(11),
+        ] {
+            assert_eq!(Outcome::decode(o.encode()).unwrap(), o);
+        }
+        assert!(Outcome::decode([b'?', 0, 0, 0, 0]).is_err());
+    }
+
+    #[test]
+    fn descriptors_travel_with_the_bytes() {
+        let (mut a, b) = UnixStream::pair().unwrap();
+        let file = tempfile_with(b"seen through the passed descriptor");
+        send_with_fds(&mut a, b"hello", &[file.as_raw_fd()]).unwrap();
+        let mut buffer = [0u8; 16];
+        let (n, fds) = receive_with_fds(&b, &mut buffer, 3).unwrap();
+        assert_eq!(&buffer[..n], b"hello");
+        assert_eq!(fds.len(), 1);
+        let mut text = String::new();
+        std::fs::File::from(fds.into_iter().next().unwrap())
+            .read_to_string(&mut text)
+            .unwrap();
+        assert_eq!(text, "seen through the passed descriptor");
+    }
+
+    fn tempfile_with(bytes: &[u8]) -> std::fs::File {
+        let path = std::env::temp_dir().join(format!("hipmlir-fd-test-{}", std::process::id()));
+        std::fs::write(&path, bytes).unwrap();
+        let file = std::fs::File::open(&path).unwrap();
+        std::fs::remove_file(&path).unwrap();
+        file
+    }
+}

@@ -1,0 +1,301 @@
+//! The compile server (compile-server/): compiles handed to it by the `hipmlir` launcher give
+//! what plain runs give (outputs, messages, exit statuses, the caller's folder, environment and
+//! umask); a launcher that goes away takes its compile with it; a server ends when idle or when
+//! its socket is removed. Each test has a server folder of its own.
+
+mod common;
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+use std::time::{Duration, Instant};
+
+use common::*;
+
+const SERVED_NOTE: &str = "compiling in a child of the compile server";
+
+/// hipmlir with its servers in `servers`.
+fn hipmlir_with(servers: &Path) -> Command {
+    let mut cmd = hipmlir();
+    cmd.env("HIPMLIR_COMPILE_SERVER_DIR", servers)
+        .env_remove("HIPMLIR_COMPILE_SERVER");
+    cmd
+}
+
+/// The same without a server: the compiler runs in the launcher's place.
+fn plain_hipmlir() -> Command {
+    let mut cmd = hipmlir();
+    cmd.env("HIPMLIR_COMPILE_SERVER", "0");
+    cmd
+}
+
+/// A folder for servers: short, as a socket path must be, and private, as the launcher wants
+/// it (it uses no server in a folder others may enter).
+fn server_folder() -> tempfile::TempDir {
+    use std::os::unix::fs::PermissionsExt;
+    let dir = tempfile::Builder::new()
+        .prefix("hms")
+        .tempdir_in("/tmp")
+        .unwrap();
+    std::fs::set_permissions(dir.path(), std::fs::Permissions::from_mode(0o700)).unwrap();
+    dir
+}
+
+fn files_in(dir: &Path, extension: &str) -> Vec<PathBuf> {
+    std::fs::read_dir(dir)
+        .map(|entries| {
+            entries
+                .flatten()
+                .map(|e| e.path())
+                .filter(|p| p.extension().is_some_and(|e| e == extension))
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+/// Waits up to a minute for `done`.
+fn wait_until(what: &str, mut done: impl FnMut() -> bool) {
+    let start = Instant::now();
+    while !done() {
+        assert!(
+            start.elapsed() < Duration::from_secs(60),
+            "waited for {what}"
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}
+
+/// Starts a server in `servers` (the first launcher starts one) and waits until it listens.
+fn start_server(servers: &Path, extra_env: &[(&str, &str)]) {
+    let out = hipmlir_with(servers)
+        .envs(extra_env.iter().copied())
+        .arg("--version")
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", stderr(&out));
+    wait_until("the server's socket", || {
+        !files_in(servers, "sock").is_empty()
+    });
+}
+
+fn copy_project(name: &str, to: &Path) {
+    let from = repo().join("tests/driver").join(name);
+    for entry in walk(&from) {
+        let target = to.join(entry.strip_prefix(&from).unwrap());
+        std::fs::create_dir_all(target.parent().unwrap()).unwrap();
+        std::fs::copy(&entry, target).unwrap();
+    }
+}
+
+fn walk(dir: &Path) -> Vec<PathBuf> {
+    let mut files = Vec::new();
+    for entry in std::fs::read_dir(dir).unwrap().flatten() {
+        if entry.file_type().unwrap().is_dir() {
+            files.extend(walk(&entry.path()));
+        } else {
+            files.push(entry.path());
+        }
+    }
+    files
+}
+
+const MULTI: &[&str] = &[
+    "main.hip",
+    "kernels.hip",
+    "square.cu",
+    "util.cpp",
+    "-O2",
+    "-Iinclude",
+    "-DFACTOR=3",
+];
+
+#[test]
+fn builds_through_the_server_equal_plain_builds() {
+    let servers = server_folder();
+    let project = scratch();
+    let dir = project.path();
+    copy_project("multi", dir);
+    start_server(servers.path(), &[]);
+
+    // A whole program of four sources, relative paths from the caller's folder.
+    let cache = dir.join("cache");
+    let served = hipmlir_with(servers.path())
+        .current_dir(dir)
+        .env("HIPMLIR_CACHE_DIR", &cache)
+        .args(MULTI)
+        .args(["-v", "-o", "app"])
+        .output()
+        .unwrap();
+    assert!(served.status.success(), "{}", stderr(&served));
+    assert!(stderr(&served).contains(SERVED_NOTE), "{}", stderr(&served));
+    assert!(run_program(&dir.join("app")).contains("multi-file PASSED"));
+    // The caller's environment reached the compile: its cache folder was used.
+    assert!(cache.is_dir() && std::fs::read_dir(&cache).unwrap().next().is_some());
+
+    let plain = plain_hipmlir()
+        .current_dir(dir)
+        .args(MULTI)
+        .args(["-v", "-o", "app_plain"])
+        .output()
+        .unwrap();
+    assert!(plain.status.success(), "{}", stderr(&plain));
+    assert!(!stderr(&plain).contains(SERVED_NOTE), "{}", stderr(&plain));
+    run_program(&dir.join("app_plain"));
+
+    // The same SPIR-V either way.
+    let spirv = |cmd: &mut Command, out: &str| {
+        let o = cmd
+            .current_dir(dir)
+            .args([
+                "kernels.hip",
+                "-Iinclude",
+                "-DFACTOR=3",
+                "--emit-spirv",
+                "-o",
+                out,
+            ])
+            .output()
+            .unwrap();
+        assert!(o.status.success(), "{}", stderr(&o));
+        std::fs::read(dir.join(out)).unwrap()
+    };
+    assert_eq!(
+        spirv(&mut hipmlir_with(servers.path()), "served.spv"),
+        spirv(&mut plain_hipmlir(), "plain.spv")
+    );
+
+    // The caller's umask decides the executable's mode.
+    let out = Command::new("sh")
+        .current_dir(dir)
+        .args(["-c", "umask 077 && exec \"$0\" \"$@\""])
+        .arg(env!("CARGO_BIN_EXE_hipmlir"))
+        .args(MULTI)
+        .args(["-o", "app_private"])
+        .env("HIPMLIR_COMPILE_SERVER_DIR", servers.path())
+        .env("HIPMLIR_DISABLE_CACHE", "1")
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", stderr(&out));
+    use std::os::unix::fs::PermissionsExt;
+    let mode = std::fs::metadata(dir.join("app_private"))
+        .unwrap()
+        .permissions()
+        .mode();
+    assert_eq!(mode & 0o077, 0, "mode {mode:o}");
+}
+
+#[test]
+fn errors_through_the_server_read_as_in_plain_runs() {
+    let servers = server_folder();
+    let project = scratch();
+    let dir = project.path();
+    std::fs::write(
+        dir.join("broken.hip"),
+        "#include <hip/hip_runtime.h>\n__global__ void k(int *p) { p[0] = ; }\n",
+    )
+    .unwrap();
+    start_server(servers.path(), &[]);
+    let both = |args: &[&str]| -> (Output, Output) {
+        let served = hipmlir_with(servers.path())
+            .current_dir(dir)
+            .args(args)
+            .output()
+            .unwrap();
+        let plain = plain_hipmlir()
+            .current_dir(dir)
+            .args(args)
+            .output()
+            .unwrap();
+        (served, plain)
+    };
+    for args in [
+        &["broken.hip", "--emit-spirv", "-o", "b.spv"][..],
+        &["missing.hip", "-o", "m"][..],
+        &["--no-such-flag", "broken.hip"][..],
+    ] {
+        let (served, plain) = both(args);
+        assert_eq!(
+            served.status.code(),
+            Some(1),
+            "{args:?}: {}",
+            stderr(&served)
+        );
+        assert_eq!(served.status.code(), plain.status.code(), "{args:?}");
+        assert_eq!(stderr(&served), stderr(&plain), "{args:?}");
+        assert_eq!(stdout(&served), stdout(&plain), "{args:?}");
+    }
+    let (served, plain) = both(&["--version"]);
+    assert!(served.status.success());
+    assert_eq!(stdout(&served), stdout(&plain));
+    assert!(stderr(&both(&["broken.hip", "-fsyntax-only"]).0).contains("broken.hip:2:"));
+}
+
+#[test]
+fn a_launcher_killed_mid_compile_takes_the_compile_with_it() {
+    let servers = server_folder();
+    let project = scratch();
+    let dir = project.path();
+    copy_project("multi", dir);
+    // A host compiler that hangs on its compile, having written its process id.
+    let pid_file = dir.join("cxx.pid");
+    let cxx = dir.join("slow-cxx");
+    std::fs::write(
+        &cxx,
+        format!(
+            "#!/bin/sh\ncase \" $* \" in *\" -c \"*) echo $$ > '{}'; exec sleep 300;; esac\nexec g++ \"$@\"\n",
+            pid_file.display()
+        ),
+    )
+    .unwrap();
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(&cxx, std::fs::Permissions::from_mode(0o755)).unwrap();
+    start_server(servers.path(), &[]);
+
+    let mut launcher = hipmlir_with(servers.path())
+        .current_dir(dir)
+        .env("CXX", &cxx)
+        .env("HIPMLIR_DISABLE_CACHE", "1")
+        .args(["-c", "util.cpp", "-o", "util.o"])
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    wait_until("the host compiler to start", || {
+        std::fs::read_to_string(&pid_file).is_ok_and(|s| s.ends_with('\n'))
+    });
+    let pid = std::fs::read_to_string(&pid_file)
+        .unwrap()
+        .trim()
+        .to_string();
+    assert!(Path::new(&format!("/proc/{pid}")).exists());
+    launcher.kill().unwrap();
+    launcher.wait().unwrap();
+    wait_until("the host compiler to end", || {
+        !Path::new(&format!("/proc/{pid}")).exists()
+    });
+    // The server serves on.
+    let out = hipmlir_with(servers.path())
+        .args(["--help"])
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    assert_eq!(files_in(servers.path(), "sock").len(), 1);
+}
+
+#[test]
+fn a_server_ends_when_idle_or_when_its_socket_is_removed() {
+    let idle = server_folder();
+    start_server(idle.path(), &[("HIPMLIR_COMPILE_SERVER_IDLE", "1")]);
+    wait_until("the idle server to end", || {
+        files_in(idle.path(), "sock").is_empty() && files_in(idle.path(), "lock").is_empty()
+    });
+
+    let stopped = server_folder();
+    start_server(stopped.path(), &[]);
+    assert_eq!(files_in(stopped.path(), "lock").len(), 1);
+    for socket in files_in(stopped.path(), "sock") {
+        std::fs::remove_file(socket).unwrap();
+    }
+    wait_until("the server without a socket to end", || {
+        files_in(stopped.path(), "lock").is_empty()
+    });
+}
