@@ -29,6 +29,14 @@ else
   caches="$device device and $host host precompiled preambles"
 fi
 
+# The run's compile server lives in a folder of its own, removed at the end (which ends it), so
+# that the run leaves no process behind.
+if [ -z "${HIPMLIR_COMPILE_SERVER_DIR:-}" ]; then
+  HIPMLIR_COMPILE_SERVER_DIR=$(mktemp -d "${TMPDIR:-/tmp}/hipmlir-corpus.XXXXXX")
+  export HIPMLIR_COMPILE_SERVER_DIR
+  trap 'rm -rf "$HIPMLIR_COMPILE_SERVER_DIR"' EXIT
+fi
+
 # run.sh exits non-zero whenever any program fails; the verdict below is ours.
 "$corpus/run.sh" "$compiler" "$@" | tee "$table" || true
 echo "# caches before this run: $caches" >> "$table"

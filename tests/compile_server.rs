@@ -184,6 +184,48 @@ fn builds_through_the_server_equal_plain_builds() {
 }
 
 #[test]
+fn the_callers_limits_niceness_and_umask_reach_the_host_compiler() {
+    let servers = server_folder();
+    let project = scratch();
+    let dir = project.path();
+    copy_project("multi", dir);
+    // A host compiler that writes down what it inherited, then compiles.
+    let cxx = dir.join("recording-cxx");
+    std::fs::write(
+        &cxx,
+        "#!/bin/sh\necho \"$(ulimit -n) $(ulimit -c) $(umask) $(nice)\" >> \"$RECORD\"\nexec g++ \"$@\"\n",
+    )
+    .unwrap();
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(&cxx, std::fs::Permissions::from_mode(0o755)).unwrap();
+    start_server(servers.path(), &[]);
+    let record = |name: &str, server: &str| {
+        let file = dir.join(name);
+        let out = Command::new("sh")
+            .current_dir(dir)
+            .args([
+                "-c",
+                "ulimit -S -n 200 && ulimit -c 0 && umask 027 && exec nice -n 3 \"$0\" \"$@\"",
+            ])
+            .arg(env!("CARGO_BIN_EXE_hipmlir"))
+            .args(["-v", "-c", "util.cpp", "-o", "util.o"])
+            .env("HIPMLIR_COMPILE_SERVER_DIR", servers.path())
+            .env("HIPMLIR_COMPILE_SERVER", server)
+            .env("HIPMLIR_DISABLE_CACHE", "1")
+            .env("CXX", &cxx)
+            .env("RECORD", &file)
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{}", stderr(&out));
+        assert_eq!(stderr(&out).contains(SERVED_NOTE), server == "1");
+        std::fs::read_to_string(file).unwrap()
+    };
+    let served = record("served.txt", "1");
+    assert!(served.starts_with("200 0 0027 "), "{served}");
+    assert_eq!(served, record("plain.txt", "0"));
+}
+
+#[test]
 fn errors_through_the_server_read_as_in_plain_runs() {
     let servers = server_folder();
     let project = scratch();

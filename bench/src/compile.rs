@@ -22,8 +22,11 @@ pub struct CompileRow {
     pub name: String,
     /// Without a cache: every header parsed (a first build).
     pub hipmlir: Result<f64, String>,
-    /// With the precompiled header of these flags already made (every later build).
+    /// With the precompiled header of these flags already made (every later build), through
+    /// the compile server (as the launcher runs every compile).
     pub hipmlir_warm: Result<f64, String>,
+    /// The same in a process of its own (`HIPMLIR_COMPILE_SERVER=0`).
+    pub hipmlir_own_process: Result<f64, String>,
     pub clang: Result<f64, String>,
 }
 
@@ -35,6 +38,10 @@ impl CompileRow {
     pub fn warm_ratio(&self) -> Option<f64> {
         Some(*self.hipmlir_warm.as_ref().ok()? / *self.clang.as_ref().ok()?)
     }
+
+    pub fn own_process_ratio(&self) -> Option<f64> {
+        Some(*self.hipmlir_own_process.as_ref().ok()? / *self.clang.as_ref().ok()?)
+    }
 }
 
 /// Each benchmark kernel file, `runs` times each way.
@@ -42,6 +49,10 @@ pub fn per_kernel(tools: &Tools, runs: usize) -> Vec<CompileRow> {
     let dir = tools.work.join("compile");
     let _ = std::fs::create_dir_all(&dir);
     let kernels = tools.root.join("bench/kernels");
+    let server = tools.start_compile_server();
+    if let Err(e) = &server {
+        eprintln!("[compile] {e}");
+    }
     let mut rows = Vec::new();
     for (name, _) in crate::cases::all(crate::cases::Sizes::quick()) {
         let hip = kernels.join(format!("{name}.hip"));
@@ -51,11 +62,15 @@ pub fn per_kernel(tools: &Tools, runs: usize) -> Vec<CompileRow> {
             .map_err(|e| format!("does not compile yet: {e}"));
         // Two builds make the precompiled header (it is made the second time flags are seen).
         let cache = dir.join("pch-cache");
-        let warm_up = || tools.hipmlir_spirv_cached(&hip, &out, Some(&cache));
-        let hipmlir_warm = warm_up()
-            .and_then(|_| warm_up())
-            .and_then(|_| timed(runs, warm_up))
+        let cached =
+            |own_process| tools.hipmlir_spirv_cached(&hip, &out, Some(&cache), own_process);
+        let hipmlir_warm = cached(false)
+            .and_then(|_| cached(false))
+            .and_then(|_| server.clone())
+            .and_then(|_| timed(runs, || cached(false)))
             .map_err(|e| format!("does not compile yet: {e}"));
+        let hipmlir_own_process =
+            timed(runs, || cached(true)).map_err(|e| format!("does not compile yet: {e}"));
         let clang = timed(runs, || tools.clang_spirv(&ocl, &out));
         eprintln!(
             "[compile] {name}: hipmlir {}, clang-22 {}",
@@ -66,6 +81,7 @@ pub fn per_kernel(tools: &Tools, runs: usize) -> Vec<CompileRow> {
             name: name.to_string(),
             hipmlir,
             hipmlir_warm,
+            hipmlir_own_process,
             clang,
         });
     }

@@ -222,6 +222,13 @@ fn main() -> ExitCode {
         eprintln!("hipmlir-bench: cannot create {}: {e}", tools.work.display());
         return ExitCode::FAILURE;
     }
+    let _servers = match tools::ServerFolder::create() {
+        Ok(folder) => folder,
+        Err(e) => {
+            eprintln!("hipmlir-bench: cannot make a folder for compile servers: {e}");
+            return ExitCode::FAILURE;
+        }
+    };
     let wants = |part: &str| o.only.as_ref().is_none_or(|v| v.iter().any(|p| p == part));
     // The GPU part alone touches neither the OpenCL device nor the rest of the report.
     let only_gpu = o
@@ -333,6 +340,7 @@ fn main() -> ExitCode {
                     name: "all".into(),
                     hipmlir: Err(e.clone()),
                     hipmlir_warm: Err(e.clone()),
+                    hipmlir_own_process: Err(e.clone()),
                     clang: Err(e),
                 }]
             }),

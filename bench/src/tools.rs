@@ -32,6 +32,31 @@ pub struct Finished {
     pub status: String,
 }
 
+/// The variable naming the folder of hipmlir's compile servers (the bench has one of its own).
+pub const SERVER_DIR_VARIABLE: &str = "HIPMLIR_COMPILE_SERVER_DIR";
+
+/// A private folder for the bench's compile servers, made at the start of the run and removed at
+/// its end (a server whose socket is removed ends).
+pub struct ServerFolder(PathBuf);
+
+impl ServerFolder {
+    /// Makes the folder and names it in this process's environment, which every hipmlir the
+    /// bench runs inherits. Call before any thread starts.
+    pub fn create() -> std::io::Result<ServerFolder> {
+        use std::os::unix::fs::DirBuilderExt;
+        let dir = std::env::temp_dir().join(format!("hipmlir-bench-{}", std::process::id()));
+        std::fs::DirBuilder::new().mode(0o700).create(&dir)?;
+        std::env::set_var(SERVER_DIR_VARIABLE, &dir);
+        Ok(ServerFolder(dir))
+    }
+}
+
+impl Drop for ServerFolder {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
 /// How long any one tool or program may run before it is killed and reported.
 pub const TIMEOUT: Duration = Duration::from_secs(600);
 
@@ -110,19 +135,51 @@ fn shorten_paths(line: &str) -> String {
 impl Tools {
     /// `hipmlir SRC --emit-spirv -o OUT`: the wall time, or the first error line.
     pub fn hipmlir_spirv(&self, src: &Path, out: &Path) -> Result<f64, String> {
-        self.hipmlir_spirv_cached(src, out, None)
+        self.hipmlir_spirv_cached(src, out, None, false)
+    }
+
+    /// Starts the compile server in the bench's server folder (the first launcher does) and
+    /// waits until it listens, so that every timed compile after finds it.
+    pub fn start_compile_server(&self) -> Result<(), String> {
+        let folder = std::env::var_os(SERVER_DIR_VARIABLE)
+            .map(PathBuf::from)
+            .ok_or("no server folder")?;
+        let listening = || {
+            std::fs::read_dir(&folder)
+                .into_iter()
+                .flatten()
+                .flatten()
+                .any(|e| e.path().extension().is_some_and(|x| x == "sock"))
+        };
+        run(Command::new(&self.hipmlir).arg("--version"))?;
+        let start = Instant::now();
+        while !listening() {
+            if start.elapsed() > Duration::from_secs(30) {
+                return Err(format!(
+                    "no compile server listens in {} after 30 s",
+                    folder.display()
+                ));
+            }
+            thread::sleep(Duration::from_millis(20));
+        }
+        Ok(())
     }
 
     /// `hipmlir --emit-spirv` with its precompiled-header cache in `cache`, or (None) without
     /// a cache, as a first build sees it: the bench never reads or fills the user's cache.
+    /// With `own_process`, without the compile server (`HIPMLIR_COMPILE_SERVER=0`).
     pub fn hipmlir_spirv_cached(
         &self,
         src: &Path,
         out: &Path,
         cache: Option<&Path>,
+        own_process: bool,
     ) -> Result<f64, String> {
         let mut cmd = Command::new(&self.hipmlir);
         cmd.arg(src).arg("--emit-spirv").arg("-o").arg(out);
+        if own_process {
+            cmd.env("HIPMLIR_COMPILE_SERVER", "0");
+        }
         match cache {
             Some(dir) => cmd
                 .env("HIPMLIR_CACHE_DIR", dir)

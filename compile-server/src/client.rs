@@ -9,6 +9,9 @@ use std::process::{Command, Stdio};
 use crate::place::ServerPlace;
 use crate::protocol::{self, Outcome, Request};
 
+/// How long the launcher waits for the server to start its compile.
+const ACCEPT_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(30);
+
 /// What became of a compile handed to the server.
 pub enum Served {
     /// A child of the server ran it to this end.
@@ -29,10 +32,14 @@ pub fn compile_through(place: &ServerPlace, request: &Request) -> Served {
     if protocol::send_with_fds(&mut stream, &request.encode(), &[0, 1, 2]).is_err() {
         return Served::NotTaken;
     }
+    // A server that does not start the compile soon (stopped, swamped) is passed over.
     let mut accepted = [0u8];
-    match stream.read_exact(&mut accepted) {
-        Ok(()) if accepted[0] == protocol::ACCEPTED => {}
-        _ => return Served::NotTaken,
+    let answered = stream.set_read_timeout(Some(ACCEPT_TIMEOUT)).is_ok()
+        && stream.read_exact(&mut accepted).is_ok()
+        && accepted[0] == protocol::ACCEPTED
+        && stream.set_read_timeout(None).is_ok();
+    if !answered {
+        return Served::NotTaken;
     }
     let mut outcome = [0u8; 5];
     match stream

@@ -3,7 +3,8 @@
 //! The launcher sends one request: its standard streams (as `SCM_RIGHTS` file descriptors, with
 //! the first bytes) and a frame of byte strings: the protocol tag, the name it was called by, its
 //! working folder, its umask, its arguments and its environment. Each string is a little-endian
-//! `u32` length and the bytes; the frame begins with the number of strings.
+//! `u32` length and the bytes; the frame begins with the number of strings. Then its process
+//! attributes ([`ProcessAttributes`]) and its environment.
 //!
 //! The server answers [`ACCEPTED`] once a child runs the compile, then the child's outcome:
 //! [`EXITED`] or [`SIGNALED`] and a little-endian `i32`.
@@ -37,6 +38,133 @@ pub struct Request {
     /// The arguments, without the program name.
     pub args: Vec<OsString>,
     pub env: Vec<(OsString, OsString)>,
+    /// What else a process inherits that changes how a compile runs or may fail: resource
+    /// limits, niceness, the CPUs it may run on.
+    pub attributes: ProcessAttributes,
+}
+
+/// Resource limits (soft, hard) in [`LIMITS`]' order, niceness and the CPU affinity mask.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct ProcessAttributes {
+    pub limits: Vec<(u64, u64)>,
+    pub nice: i32,
+    pub cpus: Vec<u8>,
+}
+
+/// The resource limits a child takes from its launcher.
+pub const LIMITS: [libc::__rlimit_resource_t; 7] = [
+    libc::RLIMIT_AS,
+    libc::RLIMIT_CORE,
+    libc::RLIMIT_CPU,
+    libc::RLIMIT_DATA,
+    libc::RLIMIT_FSIZE,
+    libc::RLIMIT_NOFILE,
+    libc::RLIMIT_STACK,
+];
+
+impl ProcessAttributes {
+    /// This process's.
+    pub fn of_this_process() -> ProcessAttributes {
+        // SAFETY: getrlimit, getpriority and sched_getaffinity write into the values given.
+        unsafe {
+            let limits = LIMITS
+                .iter()
+                .map(|&resource| {
+                    let mut limit: libc::rlimit = std::mem::zeroed();
+                    libc::getrlimit(resource, &mut limit);
+                    (limit.rlim_cur, limit.rlim_max)
+                })
+                .collect();
+            *libc::__errno_location() = 0;
+            let nice = libc::getpriority(libc::PRIO_PROCESS, 0);
+            let mut set: libc::cpu_set_t = std::mem::zeroed();
+            let cpus = if libc::sched_getaffinity(0, std::mem::size_of_val(&set), &mut set) == 0 {
+                std::slice::from_raw_parts(
+                    &set as *const libc::cpu_set_t as *const u8,
+                    std::mem::size_of_val(&set),
+                )
+                .to_vec()
+            } else {
+                Vec::new()
+            };
+            ProcessAttributes { limits, nice, cpus }
+        }
+    }
+
+    /// Whether a child of this process can take `self`: no limit above this process's hard
+    /// limit, no niceness below this one's (unprivileged processes can only lower limits and
+    /// raise niceness).
+    pub fn can_be_taken_from(&self, here: &ProcessAttributes) -> bool {
+        self.limits.len() == here.limits.len()
+            && self
+                .limits
+                .iter()
+                .zip(&here.limits)
+                .all(|(&(soft, hard), &(_, here_hard))| soft <= hard && hard <= here_hard)
+            && self.nice >= here.nice
+    }
+
+    /// Takes these attributes (in a child that [`Self::can_be_taken_from`] its parent's).
+    pub fn apply(&self) -> io::Result<()> {
+        // SAFETY: setrlimit, setpriority and sched_setaffinity read the values given.
+        unsafe {
+            for (&resource, &(soft, hard)) in LIMITS.iter().zip(&self.limits) {
+                let limit = libc::rlimit {
+                    rlim_cur: soft,
+                    rlim_max: hard,
+                };
+                if libc::setrlimit(resource, &limit) != 0 {
+                    return Err(io::Error::last_os_error());
+                }
+            }
+            if libc::setpriority(libc::PRIO_PROCESS, 0, self.nice) != 0 {
+                return Err(io::Error::last_os_error());
+            }
+            let mut set: libc::cpu_set_t = std::mem::zeroed();
+            if self.cpus.len() == std::mem::size_of_val(&set) {
+                std::ptr::copy_nonoverlapping(
+                    self.cpus.as_ptr(),
+                    &mut set as *mut libc::cpu_set_t as *mut u8,
+                    self.cpus.len(),
+                );
+                // The server may run on fewer CPUs than the launcher: then on those.
+                libc::sched_setaffinity(0, std::mem::size_of_val(&set), &set);
+            }
+        }
+        Ok(())
+    }
+
+    fn encode(&self, strings: &mut Vec<Vec<u8>>) {
+        strings.push(self.limits.len().to_string().into_bytes());
+        for (soft, hard) in &self.limits {
+            strings.push(format!("{soft} {hard}").into_bytes());
+        }
+        strings.push(self.nice.to_string().into_bytes());
+        strings.push(self.cpus.clone());
+    }
+
+    fn decode(next: &mut impl FnMut() -> io::Result<Vec<u8>>) -> io::Result<ProcessAttributes> {
+        let count = number(&next()?)? as usize;
+        if count > LIMITS.len() {
+            return Err(invalid("too many limits"));
+        }
+        let limits = (0..count)
+            .map(|_| {
+                let pair = String::from_utf8(next()?).map_err(|_| invalid("not a limit"))?;
+                let mut parts = pair.split(' ').map(|p| p.parse::<u64>());
+                match (parts.next(), parts.next(), parts.next()) {
+                    (Some(Ok(soft)), Some(Ok(hard)), None) => Ok((soft, hard)),
+                    _ => Err(invalid("not a limit")),
+                }
+            })
+            .collect::<io::Result<Vec<_>>>()?;
+        let nice = std::str::from_utf8(&next()?)
+            .ok()
+            .and_then(|s| s.parse().ok())
+            .ok_or_else(|| invalid("not a niceness"))?;
+        let cpus = next()?;
+        Ok(ProcessAttributes { limits, nice, cpus })
+    }
 }
 
 /// How the compile ended.
@@ -67,6 +195,7 @@ impl Request {
             umask,
             args: argv.collect(),
             env: std::env::vars_os().collect(),
+            attributes: ProcessAttributes::of_this_process(),
         })
     }
 
@@ -78,6 +207,9 @@ impl Request {
         strings.push(umask.as_bytes());
         strings.push(arg_count.as_bytes());
         strings.extend(self.args.iter().map(|a| a.as_bytes()));
+        let mut attributes = Vec::new();
+        self.attributes.encode(&mut attributes);
+        strings.extend(attributes.iter().map(|a| a.as_slice()));
         let pairs: Vec<Vec<u8>> = self
             .env
             .iter()
@@ -122,6 +254,7 @@ impl Request {
         let args = (0..arg_count)
             .map(|_| next().map(OsString::from_vec))
             .collect::<io::Result<Vec<_>>>()?;
+        let attributes = ProcessAttributes::decode(&mut next)?;
         let env = strings
             .map(|pair| {
                 let eq = pair.iter().position(|&b| b == b'=').unwrap_or(pair.len());
@@ -137,6 +270,7 @@ impl Request {
             umask,
             args,
             env,
+            attributes,
         })
     }
 }
@@ -273,6 +407,7 @@ mod tests {
                 ("EMPTY".into(), "".into()),
                 ("EQ".into(), "x=y".into()),
             ],
+            attributes: ProcessAttributes::of_this_process(),
         }
     }
 
@@ -293,6 +428,23 @@ mod tests {
         assert!(Request::decode(&mut foreign.as_slice()).is_err());
         let huge = u32::MAX.to_le_bytes();
         assert!(Request::decode(&mut huge.as_slice()).is_err());
+    }
+
+    #[test]
+    fn a_child_takes_lower_limits_and_more_niceness_only() {
+        let here = ProcessAttributes::of_this_process();
+        assert_eq!(here.limits.len(), LIMITS.len());
+        assert!(here.can_be_taken_from(&here));
+        let mut nicer = here.clone();
+        nicer.nice += 1;
+        nicer.limits[1] = (0, 0); // no core files
+        assert!(nicer.can_be_taken_from(&here));
+        assert!(!here.can_be_taken_from(&nicer));
+        let mut higher = here.clone();
+        if let Some(limit) = higher.limits.iter_mut().find(|(_, hard)| *hard < u64::MAX) {
+            limit.1 += 1;
+            assert!(!higher.can_be_taken_from(&here));
+        }
     }
 
     #[test]

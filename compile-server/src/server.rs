@@ -16,7 +16,7 @@ use std::os::unix::net::{UnixListener, UnixStream};
 use std::time::{Duration, Instant};
 
 use crate::place::ServerPlace;
-use crate::protocol::{self, Outcome, Request};
+use crate::protocol::{self, Outcome, ProcessAttributes, Request};
 
 /// How long the server waits for a connected launcher's request before dropping it.
 const REQUEST_TIMEOUT: Duration = Duration::from_secs(10);
@@ -160,6 +160,14 @@ fn start(mut stream: UnixStream, compile: fn(&Request) -> i32) -> Option<Job> {
         return None;
     }
     let request = Request::decode(&mut first[..read].chain(&mut stream)).ok()?;
+    // A request this process cannot give its child (a higher limit, a lower niceness) is left
+    // to the launcher, which then runs the compile itself, with its own.
+    if !request
+        .attributes
+        .can_be_taken_from(&ProcessAttributes::of_this_process())
+    {
+        return None;
+    }
     // SAFETY: this process has one thread (see the module's comment); the child never returns.
     let pid = unsafe { libc::fork() };
     if pid < 0 {
@@ -225,8 +233,8 @@ fn reap(pid: libc::pid_t) -> Option<Outcome> {
     }
 }
 
-/// In the forked child: become the launcher's process (its streams, working folder, umask and
-/// environment), run the compile, end with its status.
+/// In the forked child: become the launcher's process (its streams, working folder, umask,
+/// resource limits, niceness, CPUs and environment), run the compile, end with its status.
 fn run_child(request: &Request, streams: Vec<OwnedFd>, compile: fn(&Request) -> i32) -> ! {
     // SAFETY: the child has one thread. Its descriptors 0-2 become the launcher's streams;
     // every other descriptor (the socket, other launchers' connections, pidfds, the lock) is
@@ -248,12 +256,16 @@ fn run_child(request: &Request, streams: Vec<OwnedFd>, compile: fn(&Request) -> 
         libc::sigemptyset(&mut none);
         libc::sigprocmask(libc::SIG_SETMASK, &none, std::ptr::null_mut());
     }
+    if let Err(e) = request.attributes.apply() {
+        eprintln!("hipmlir: error: cannot take the caller's resource limits: {e}");
+        end_child(1);
+    }
     if let Err(e) = std::env::set_current_dir(&request.cwd) {
         eprintln!(
             "hipmlir: error: cannot enter the working folder '{}': {e}",
             request.cwd.display()
         );
-        std::process::exit(1);
+        end_child(1);
     }
     for (name, _) in std::env::vars_os() {
         std::env::remove_var(name);
@@ -263,10 +275,13 @@ fn run_child(request: &Request, streams: Vec<OwnedFd>, compile: fn(&Request) -> 
             std::env::set_var(name, value);
         }
     }
-    let code = compile(request);
-    // A forked child ends with _exit: the exit handlers and static destructors it would run
-    // are the server's (LLVM's, MLIR's, libclang's), which only free memory the kernel frees
-    // anyway, at a cost of milliseconds. What the compile wrote is flushed first.
+    end_child(compile(request))
+}
+
+/// Ends a forked child with _exit: the exit handlers and static destructors it would run are
+/// the server's (LLVM's, MLIR's, libclang's), which only free memory the kernel frees anyway, at
+/// a cost of milliseconds. What the compile wrote is flushed first.
+fn end_child(code: i32) -> ! {
     let _ = std::io::stdout().flush();
     // SAFETY: flushes every C stdio stream, then ends the process.
     unsafe {
