@@ -918,6 +918,7 @@ mod tests {
             })),
             compile: Some(vec![CompileRow {
                 hipmlir_warm: Ok(0.05),
+                hipmlir_own_process: Ok(0.07),
                 name: "a".into(),
                 hipmlir: Ok(0.06),
                 clang: Ok(0.03),
