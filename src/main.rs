@@ -127,6 +127,10 @@ fn serve_compiles(args: &[String]) -> ExitCode {
         );
         return ExitCode::FAILURE;
     };
+    if !std::path::Path::new(socket).is_absolute() {
+        eprintln!("hipmlir: error: the compile server's socket path must be absolute: '{socket}'");
+        return ExitCode::FAILURE;
+    }
     // What every compile does once per process is done here, once for all children.
     hipmlir_dialect_passes::prepare_process();
     hipmlir_frontend::clang::prepare_process();

@@ -61,6 +61,9 @@ pub fn serve(place: &ServerPlace, idle: Duration, compile: fn(&Request) -> i32) 
     if unsafe { libc::flock(lock.as_raw_fd(), libc::LOCK_EX | libc::LOCK_NB) } != 0 {
         return Ok(());
     }
+    // A long-lived process keeps no folder of the launcher that started it in use (an unmount,
+    // a removal); every path it uses is absolute.
+    std::env::set_current_dir("/")?;
     // Whatever socket is there belonged to a server that no longer holds the lock.
     let _ = std::fs::remove_file(&place.socket);
     let listener = UnixListener::bind(&place.socket)?;
