@@ -32,9 +32,13 @@ fn plain_hipmlir() -> Command {
 /// it (it uses no server in a folder others may enter).
 fn server_folder() -> tempfile::TempDir {
     use std::os::unix::fs::PermissionsExt;
+    // A socket path must fit in 107 bytes: a long TMPDIR gives way to /tmp.
+    let base = Some(std::env::temp_dir())
+        .filter(|t| t.as_os_str().len() <= 48)
+        .unwrap_or_else(|| PathBuf::from("/tmp"));
     let dir = tempfile::Builder::new()
         .prefix("hms")
-        .tempdir_in("/tmp")
+        .tempdir_in(base)
         .unwrap();
     std::fs::set_permissions(dir.path(), std::fs::Permissions::from_mode(0o700)).unwrap();
     dir
