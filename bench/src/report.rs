@@ -747,11 +747,14 @@ fn compile_section(m: &mut String, r: &Results) {
         let _ = writeln!(
             m,
             "Whole-program builds: `make corpus` builds each real program of `../shared/corpus` \
-             as a user does (`hipmlir -I. SOURCES -o prog`: device and host compile, link) and \
+             as a user does (`hipmlir -I. SOURCES -o prog`: device and host compile, link; the \
+             compile in a child of the compile server, which the run's first build starts) and \
              records the time in `build/corpus.tsv`; the bench reports its median, {} (target \
              <= 0.6 s). A source's first builds parse its headers in full; from its third build \
              on, its precompiled preambles (its leading system `#include`s with hipmlir's \
-             header, for the device parse and the host compile) are loaded instead.\n",
+             header, for the device parse and the host compile) are loaded instead. The corpus \
+             copies each program to a new folder for every build, so preambles that hold a \
+             program's own headers (made for sources rebuilt where they are) do not show here.\n",
             match c {
                 Ok(c) => format!(
                     "**{}** over {} programs (the caches before that run: {})",
