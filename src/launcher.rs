@@ -28,7 +28,8 @@ fn main() {
         ) {
             match client::compile_through(&place, &request) {
                 Served::Finished(outcome) => client::finish(outcome),
-                Served::NotTaken => client::start_server(&compiler, &place),
+                Served::NoServer => client::start_server(&compiler, &place),
+                Served::NotTaken => {}
                 Served::Lost => {
                     eprintln!(
                         "hipmlir: error: the compile server ended during the compile \

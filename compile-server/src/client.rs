@@ -16,8 +16,10 @@ const ACCEPT_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(30);
 pub enum Served {
     /// A child of the server ran it to this end.
     Finished(Outcome),
-    /// No server took it (none listens, or it refused before starting the compile): nothing
-    /// has run, so the caller runs it itself.
+    /// No server listens: nothing has run, so the caller runs it itself (and may start one).
+    NoServer,
+    /// The server did not start it (a request it cannot give a child, or no answer in time):
+    /// nothing has run, so the caller runs it itself.
     NotTaken,
     /// The server took it, then ended before telling how it ended.
     Lost,
@@ -27,7 +29,7 @@ pub enum Served {
 /// for the outcome.
 pub fn compile_through(place: &ServerPlace, request: &Request) -> Served {
     let Ok(mut stream) = UnixStream::connect(&place.socket) else {
-        return Served::NotTaken;
+        return Served::NoServer;
     };
     if protocol::send_with_fds(&mut stream, &request.encode(), &[0, 1, 2]).is_err() {
         return Served::NotTaken;
