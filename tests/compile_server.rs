@@ -82,24 +82,7 @@ fn start_server(servers: &Path, extra_env: &[(&str, &str)]) {
 }
 
 fn copy_project(name: &str, to: &Path) {
-    let from = repo().join("tests/driver").join(name);
-    for entry in walk(&from) {
-        let target = to.join(entry.strip_prefix(&from).unwrap());
-        std::fs::create_dir_all(target.parent().unwrap()).unwrap();
-        std::fs::copy(&entry, target).unwrap();
-    }
-}
-
-fn walk(dir: &Path) -> Vec<PathBuf> {
-    let mut files = Vec::new();
-    for entry in std::fs::read_dir(dir).unwrap().flatten() {
-        if entry.file_type().unwrap().is_dir() {
-            files.extend(walk(&entry.path()));
-        } else {
-            files.push(entry.path());
-        }
-    }
-    files
+    copy_tree(&repo().join("tests/driver").join(name), to);
 }
 
 const MULTI: &[&str] = &[

@@ -24,19 +24,6 @@ fn copy_project(name: &str) -> tempfile::TempDir {
     dir
 }
 
-fn copy_tree(from: &Path, to: &Path) {
-    std::fs::create_dir_all(to).unwrap();
-    for entry in std::fs::read_dir(from).unwrap() {
-        let entry = entry.unwrap();
-        let target = to.join(entry.file_name());
-        if entry.file_type().unwrap().is_dir() {
-            copy_tree(&entry.path(), &target);
-        } else {
-            std::fs::copy(entry.path(), &target).unwrap();
-        }
-    }
-}
-
 /// Runs hipmlir in `dir`; it must succeed.
 fn hipmlir_in(dir: &Path, args: &[&str], cxx: Option<&str>) {
     let mut cmd = hipmlir();
