@@ -81,6 +81,13 @@ fn start_server(servers: &Path, extra_env: &[(&str, &str)]) {
     });
 }
 
+/// An executable shell script at `path` running `body`.
+fn write_script(path: &Path, body: &str) {
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::write(path, format!("#!/bin/sh\n{body}\n")).unwrap();
+    std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o755)).unwrap();
+}
+
 fn copy_project(name: &str, to: &Path) {
     copy_tree(&repo().join("tests/driver").join(name), to);
 }
@@ -178,13 +185,10 @@ fn the_callers_limits_niceness_and_umask_reach_the_host_compiler() {
     copy_project("multi", dir);
     // A host compiler that writes down what it inherited, then compiles.
     let cxx = dir.join("recording-cxx");
-    std::fs::write(
+    write_script(
         &cxx,
-        "#!/bin/sh\necho \"$(ulimit -n) $(ulimit -c) $(umask) $(nice)\" >> \"$RECORD\"\nexec g++ \"$@\"\n",
-    )
-    .unwrap();
-    use std::os::unix::fs::PermissionsExt;
-    std::fs::set_permissions(&cxx, std::fs::Permissions::from_mode(0o755)).unwrap();
+        "echo \"$(ulimit -n) $(ulimit -c) $(umask) $(nice)\" >> \"$RECORD\"\nexec g++ \"$@\"",
+    );
     start_server(servers.path(), &[]);
     let record = |name: &str, server: &str| {
         let file = dir.join(name);
@@ -267,16 +271,13 @@ fn a_launcher_killed_mid_compile_takes_the_compile_with_it() {
     // A host compiler that hangs on its compile, having written its process id.
     let pid_file = dir.join("cxx.pid");
     let cxx = dir.join("slow-cxx");
-    std::fs::write(
+    write_script(
         &cxx,
-        format!(
-            "#!/bin/sh\ncase \" $* \" in *\" -c \"*) echo $$ > '{}'; exec sleep 300;; esac\nexec g++ \"$@\"\n",
+        &format!(
+            "case \" $* \" in *\" -c \"*) echo $$ > '{}'; exec sleep 300;; esac\nexec g++ \"$@\"",
             pid_file.display()
         ),
-    )
-    .unwrap();
-    use std::os::unix::fs::PermissionsExt;
-    std::fs::set_permissions(&cxx, std::fs::Permissions::from_mode(0o755)).unwrap();
+    );
     start_server(servers.path(), &[]);
 
     let mut launcher = hipmlir_with(servers.path())

@@ -312,6 +312,17 @@ fn invalid(what: &str) -> io::Error {
     io::Error::new(io::ErrorKind::InvalidData, what.to_string())
 }
 
+/// A message header of one buffer and a control buffer; it points into both.
+fn message(iov: &mut libc::iovec, control: &mut [u8]) -> libc::msghdr {
+    // SAFETY: msghdr is plain data, for which all zeroes is a valid value.
+    let mut msg: libc::msghdr = unsafe { std::mem::zeroed() };
+    msg.msg_iov = iov;
+    msg.msg_iovlen = 1;
+    msg.msg_control = control.as_mut_ptr() as *mut libc::c_void;
+    msg.msg_controllen = control.len() as _;
+    msg
+}
+
 /// Sends `bytes` with `fds` attached to the first part.
 pub fn send_with_fds(stream: &mut UnixStream, bytes: &[u8], fds: &[RawFd]) -> io::Result<()> {
     let fd_bytes = std::mem::size_of_val(fds);
@@ -325,11 +336,7 @@ pub fn send_with_fds(stream: &mut UnixStream, bytes: &[u8], fds: &[RawFd]) -> io
     // SAFETY: msghdr is plain data; every pointer set below outlives the sendmsg call, and the
     // control buffer is CMSG_SPACE bytes, room for one header and the descriptors.
     let sent = unsafe {
-        let mut msg: libc::msghdr = std::mem::zeroed();
-        msg.msg_iov = &mut iov;
-        msg.msg_iovlen = 1;
-        msg.msg_control = control.as_mut_ptr() as *mut libc::c_void;
-        msg.msg_controllen = space as _;
+        let msg = message(&mut iov, &mut control);
         let header = libc::CMSG_FIRSTHDR(&msg);
         (*header).cmsg_level = libc::SOL_SOCKET;
         (*header).cmsg_type = libc::SCM_RIGHTS;
@@ -362,11 +369,7 @@ pub fn receive_with_fds(
     // SAFETY: as in send_with_fds; received descriptors are taken into OwnedFd exactly once
     // (MSG_CMSG_CLOEXEC keeps them from leaking into anything the server runs).
     let read = unsafe {
-        let mut msg: libc::msghdr = std::mem::zeroed();
-        msg.msg_iov = &mut iov;
-        msg.msg_iovlen = 1;
-        msg.msg_control = control.as_mut_ptr() as *mut libc::c_void;
-        msg.msg_controllen = space as _;
+        let mut msg = message(&mut iov, &mut control);
         let read = libc::recvmsg(stream.as_raw_fd(), &mut msg, libc::MSG_CMSG_CLOEXEC);
         if read >= 0 {
             let mut header = libc::CMSG_FIRSTHDR(&msg);
