@@ -7,6 +7,8 @@ use std::process::{Command, Stdio};
 use std::thread;
 use std::time::{Duration, Instant};
 
+use hipmlir_compile_server::{DIR_VARIABLE as SERVER_DIR_VARIABLE, SWITCH_VARIABLE};
+
 /// Where things are.
 #[derive(Debug, Clone)]
 pub struct Tools {
@@ -31,9 +33,6 @@ pub struct Finished {
     pub stderr: String,
     pub status: String,
 }
-
-/// The variable naming the folder of hipmlir's compile servers (the bench has one of its own).
-pub const SERVER_DIR_VARIABLE: &str = "HIPMLIR_COMPILE_SERVER_DIR";
 
 /// A private folder for the bench's compile servers, made at the start of the run and removed at
 /// its end (a server whose socket is removed ends).
@@ -178,7 +177,7 @@ impl Tools {
         let mut cmd = Command::new(&self.hipmlir);
         cmd.arg(src).arg("--emit-spirv").arg("-o").arg(out);
         if own_process {
-            cmd.env("HIPMLIR_COMPILE_SERVER", "0");
+            cmd.env(SWITCH_VARIABLE, "0");
         }
         match cache {
             Some(dir) => cmd

@@ -31,10 +31,11 @@ pub const DIR_VARIABLE: &str = "HIPMLIR_COMPILE_SERVER_DIR";
 /// The compiler's hidden option that makes it a server listening on the socket that follows.
 pub const SERVE_OPTION: &str = "--serve-compiles";
 
-/// Whether compiles go through a server: yes unless [`SWITCH_VARIABLE`] says `0`, `off` or `no`.
+/// Whether compiles go through a server: yes unless [`SWITCH_VARIABLE`] says `0`, `off`, `no` or
+/// `false`.
 pub fn wanted() -> bool {
     match std::env::var(SWITCH_VARIABLE) {
-        Ok(v) => !matches!(v.trim(), "0" | "off" | "no" | "false"),
+        Ok(v) => !hipmlir_device_image::says_off(&v),
         Err(_) => true,
     }
 }

@@ -75,7 +75,6 @@ impl ProcessAttributes {
                     (limit.rlim_cur, limit.rlim_max)
                 })
                 .collect();
-            *libc::__errno_location() = 0;
             let nice = libc::getpriority(libc::PRIO_PROCESS, 0);
             let mut set: libc::cpu_set_t = std::mem::zeroed();
             let cpus = if libc::sched_getaffinity(0, std::mem::size_of_val(&set), &mut set) == 0 {

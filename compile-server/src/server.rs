@@ -69,12 +69,14 @@ pub fn serve(place: &ServerPlace, idle: Duration, compile: fn(&Request) -> i32) 
     let listener = UnixListener::bind(&place.socket)?;
     listener.set_nonblocking(true)?;
     let socket_id = file_id(&place.socket);
+    // What this process can give a child; it never changes.
+    let own = ProcessAttributes::of_this_process();
     let mut jobs: Vec<Job> = Vec::new();
     let mut last_activity = Instant::now();
     loop {
         let waited = last_activity.elapsed();
-        let socket_gone = file_id(&place.socket) != socket_id;
-        if jobs.is_empty() && (waited >= idle || replaced() || socket_gone) {
+        let stop = || waited >= idle || replaced() || file_id(&place.socket) != socket_id;
+        if jobs.is_empty() && stop() {
             break;
         }
         let mut polled = vec![poll_fd(listener.as_raw_fd())];
@@ -123,7 +125,7 @@ pub fn serve(place: &ServerPlace, idle: Duration, compile: fn(&Request) -> i32) 
         if polled[0].revents != 0 {
             loop {
                 match listener.accept() {
-                    Ok((stream, _)) => jobs.extend(start(stream, compile)),
+                    Ok((stream, _)) => jobs.extend(start(stream, &own, compile)),
                     Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
                     Err(_) => break,
                 }
@@ -151,7 +153,11 @@ fn poll_fd(fd: i32) -> libc::pollfd {
 /// Reads a launcher's request and forks the child that runs it. None when the request is not
 /// whole or cannot be started: the launcher then sees its connection close unanswered and runs
 /// the compile itself.
-fn start(mut stream: UnixStream, compile: fn(&Request) -> i32) -> Option<Job> {
+fn start(
+    mut stream: UnixStream,
+    own: &ProcessAttributes,
+    compile: fn(&Request) -> i32,
+) -> Option<Job> {
     stream.set_nonblocking(false).ok()?;
     stream.set_read_timeout(Some(REQUEST_TIMEOUT)).ok()?;
     if !same_user(&stream) {
@@ -165,10 +171,7 @@ fn start(mut stream: UnixStream, compile: fn(&Request) -> i32) -> Option<Job> {
     let request = Request::decode(&mut first[..read].chain(&mut stream)).ok()?;
     // A request this process cannot give its child (a higher limit, a lower niceness) is left
     // to the launcher, which then runs the compile itself, with its own.
-    if !request
-        .attributes
-        .can_be_taken_from(&ProcessAttributes::of_this_process())
-    {
+    if !request.attributes.can_be_taken_from(own) {
         return None;
     }
     // SAFETY: this process has one thread (see the module's comment); the child never returns.

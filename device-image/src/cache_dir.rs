@@ -12,7 +12,7 @@ use sha2::{Digest, Sha256};
 pub fn cache_dir_from_env(get: impl Fn(&str) -> Option<String>) -> Option<PathBuf> {
     let set = |name: &str| get(name).filter(|v| !v.is_empty());
     if let Some(v) = set("HIPMLIR_DISABLE_CACHE") {
-        if !matches!(v.trim(), "0" | "false" | "no" | "off") {
+        if !says_off(&v) {
             return None;
         }
     }
@@ -23,6 +23,12 @@ pub fn cache_dir_from_env(get: impl Fn(&str) -> Option<String>) -> Option<PathBu
         return Some(Path::new(&xdg).join("hipmlir"));
     }
     set("HOME").map(|home| Path::new(&home).join(".cache").join("hipmlir"))
+}
+
+/// Whether a switch variable's value says no (`0`, `false`, `no`, `off`): hipmlir's one reading
+/// of its on/off variables.
+pub fn says_off(value: &str) -> bool {
+    matches!(value.trim(), "0" | "false" | "no" | "off")
 }
 
 /// A cache key: SHA-256 over length-prefixed fields, so that concatenated fields cannot alias.

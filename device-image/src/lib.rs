@@ -20,8 +20,8 @@ pub use bundle::{
 };
 
 pub use cache_dir::{
-    cache_dir_from_env, keep_most_recent, keep_within, mark_against_holds, mark_used, seen_before,
-    stamp, stamps, stamps_unchanged, CacheKey,
+    cache_dir_from_env, keep_most_recent, keep_within, mark_against_holds, mark_used, says_off,
+    seen_before, stamp, stamps, stamps_unchanged, CacheKey,
 };
 pub use metadata::{
     AddressSpace, GlobalVar, KernelArg, KernelInfo, ModuleMetadata, SpirvVariant,
