@@ -46,7 +46,8 @@ impl Config {
             bin: bin.display().to_string(),
             include: toolchain.include_dir.display().to_string(),
             runtime: toolchain.runtime_dir.display().to_string(),
-            version: format!("{major}.{minor}.{patch}"),
+            // ROCm's form: build systems split it at `.` and `-`.
+            version: format!("{major}.{minor}.{patch}-{}", env!("HIPMLIR_GIT_HASH")),
         })
     }
 
