@@ -83,7 +83,7 @@ pub fn build(opts: &BuildOptions) -> Result<(), String> {
             ));
         }
     }
-    let emitting = opts.emit_mlir.is_some() || opts.emit_spirv || opts.emit_ptx;
+    let emitting = opts.device_only();
     let kinds = opts
         .inputs
         .iter()
@@ -105,7 +105,7 @@ pub fn build(opts: &BuildOptions) -> Result<(), String> {
 /// The build of inputs that exist, each of a known kind.
 fn build_checked(opts: &BuildOptions, kinds: &[InputKind]) -> Result<(), String> {
     let toolchain = Toolchain::locate()?;
-    if opts.emit_mlir.is_some() || opts.emit_spirv || opts.emit_ptx {
+    if opts.device_only() {
         return emit(opts, &toolchain);
     }
     let work = tempfile::Builder::new()
@@ -524,7 +524,7 @@ fn link_split(
         .map_err(|e| io_err(&format!("cannot write '{}'", archive_path.display()), e))
 }
 
-/// --emit-mlir and --emit-spirv: device code only, one output per source.
+/// --emit-mlir, --emit-spirv, --emit-ptx and --genco: device code only, one output per source.
 fn emit(opts: &BuildOptions, toolchain: &Toolchain) -> Result<(), String> {
     let stop_at = match &opts.emit_mlir {
         Some(EmitStage::Frontend) => Stage::Frontend,
@@ -535,19 +535,24 @@ fn emit(opts: &BuildOptions, toolchain: &Toolchain) -> Result<(), String> {
         return Err("hipmlir: error: cannot specify -o when generating multiple output files (one per source)".into());
     }
     // What is emitted is built, nothing else: the PTX of --emit-ptx, the SPIR-V of
-    // --emit-spirv; --emit-mlir stops in the pipeline of the targets named (device.rs).
-    let offload = crate::cli::Offload {
-        spirv: if opts.emit_mlir.is_some() {
-            opts.offload.spirv
-        } else {
-            !opts.emit_ptx
-        },
-        ptx: if opts.emit_ptx || opts.emit_mlir.is_some() {
-            opts.offload.ptx.clone()
-        } else {
-            Vec::new()
-        },
-        explicit: true,
+    // --emit-spirv; --emit-mlir stops in the pipeline of the targets named (device.rs); --genco
+    // builds every target named, as a full build does.
+    let offload = if opts.genco {
+        opts.offload.clone()
+    } else {
+        crate::cli::Offload {
+            spirv: if opts.emit_mlir.is_some() {
+                opts.offload.spirv
+            } else {
+                !opts.emit_ptx
+            },
+            ptx: if opts.emit_ptx || opts.emit_mlir.is_some() {
+                opts.offload.ptx.clone()
+            } else {
+                Vec::new()
+            },
+            explicit: true,
+        }
     };
     for input in &opts.inputs {
         let device = compile_device(
@@ -585,11 +590,17 @@ fn emit(opts: &BuildOptions, toolchain: &Toolchain) -> Result<(), String> {
             if device.image.metadata.kernels.is_empty() {
                 return Err(format!(
                     "hipmlir: error: '{}' defines no kernels (__global__ functions): there is no \
-                     SPIR-V to emit",
-                    input.path.display()
+                     {} to emit",
+                    input.path.display(),
+                    if opts.genco { "code object" } else { "SPIR-V" }
                 ));
             }
-            if opts.emit_ptx {
+            if opts.genco {
+                write_output(
+                    &emit_output(opts, &input.path),
+                    &device.image.to_bundle_bytes(),
+                )?;
+            } else if opts.emit_ptx {
                 let ptx = device
                     .image
                     .ptx

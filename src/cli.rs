@@ -40,6 +40,8 @@ OPTIONS:
   --emit-spirv               write each source's SPIR-V module (<stem>.spv unless -o)
   --emit-ptx                 write each source's PTX (<stem>.ptx unless -o) for the one sm_XX
                              architecture of --offload-arch (default sm_70)
+  --genco                    write each source's device code object (<stem>.co unless -o): the
+                             kernels of every target with their metadata, for hipModuleLoad
   --offload-arch=<arch,...>  device targets, repeatable: spirv64 (OpenCL devices) and NVIDIA
                              architectures sm_XX (PTX; the driver JITs it for newer GPUs).
                              Default: spirv64 and sm_70, where the PTX is left out (with a
@@ -171,6 +173,16 @@ pub struct BuildOptions {
     pub offload: Offload,
     /// `--emit-ptx`: write each source's PTX instead of building.
     pub emit_ptx: bool,
+    /// `--genco`: write each source's device code object (the offload bundle `hipModuleLoad`
+    /// reads: SPIR-V and PTX for the targets named, with the kernels' metadata).
+    pub genco: bool,
+}
+
+impl BuildOptions {
+    /// Whether the build writes device code only (one output per source), with no host side.
+    pub fn device_only(&self) -> bool {
+        self.emit_spirv || self.emit_ptx || self.genco || self.emit_mlir.is_some()
+    }
 }
 
 /// The device targets of a build: SPIR-V (OpenCL devices) and PTX for NVIDIA architectures.
@@ -465,13 +477,7 @@ pub fn parse(args: &[String]) -> Result<Command, String> {
                 let v = value(&mut i, arg, "")?;
                 ignored.push(format!("-mllvm {v}"));
             }
-            "--genco" | "-genco" => {
-                return Err(error(
-                    "--genco (a device code object without a program) is not supported: \
-                     `hipmlir k.hip --emit-spirv -o k.spv` writes a kernel module that \
-                     hipModuleLoad reads",
-                ))
-            }
+            "--genco" | "-genco" => o.genco = true,
             _ if arg == "-Xcompiler" || arg.starts_with("-Xcompiler=") => {
                 // nvcc's and hipcc's way to pass flags to the host compiler (comma-separated).
                 let v = value(
@@ -568,14 +574,14 @@ fn check(o: &BuildOptions) -> Result<(), String> {
     if o.inputs.is_empty() {
         return Err(error("no input files (hipmlir --help shows the usage)"));
     }
-    if [o.emit_spirv, o.emit_mlir.is_some(), o.emit_ptx]
+    if [o.emit_spirv, o.emit_mlir.is_some(), o.emit_ptx, o.genco]
         .iter()
         .filter(|e| **e)
         .count()
         > 1
     {
         return Err(error(
-            "--emit-spirv, --emit-ptx and --emit-mlir cannot be used together",
+            "--emit-spirv, --emit-ptx, --emit-mlir and --genco cannot be used together",
         ));
     }
     if o.emit_ptx && o.offload.ptx.len() != 1 {
@@ -594,16 +600,17 @@ fn check(o: &BuildOptions) -> Result<(), String> {
             "--emit-spirv needs the spirv64 target (--offload-arch=spirv64)",
         ));
     }
-    let emitting = o.emit_spirv || o.emit_ptx || o.emit_mlir.is_some();
+    let emitting = o.device_only();
     if emitting && o.compile_only {
         return Err(error(
-            "-c cannot be combined with --emit-spirv or --emit-mlir (they write device code only)",
+            "-c cannot be combined with --emit-spirv, --emit-mlir or --genco (they write device \
+             code only)",
         ));
     }
     if emitting {
         if let Some(bad) = o.inputs.iter().find(|i| i.kind == InputKind::Linkable) {
             return Err(error(format!(
-                "'{}': --emit-spirv and --emit-mlir take HIP sources, not objects",
+                "'{}': --emit-spirv, --emit-mlir and --genco take HIP sources, not objects",
                 bad.path.display()
             )));
         }
@@ -618,7 +625,10 @@ fn check(o: &BuildOptions) -> Result<(), String> {
         .iter()
         .filter(|i| i.kind != InputKind::Linkable)
         .count();
-    if (o.compile_only || o.emit_spirv || o.emit_ptx) && sources > 1 && o.output.is_some() {
+    if (o.compile_only || o.emit_spirv || o.emit_ptx || o.genco)
+        && sources > 1
+        && o.output.is_some()
+    {
         return Err(error(
             "cannot specify -o when generating multiple output files (one per source)",
         ));

@@ -42,6 +42,8 @@ pub fn emit_output(opts: &BuildOptions, source: &Path) -> PathBuf {
         (Some(o), _) => o.clone(),
         (None, Some(_)) => PathBuf::from("-"),
         (None, None) if opts.emit_ptx => source.with_extension("ptx"),
+        // ROCm's name for a device code object.
+        (None, None) if opts.genco => source.with_extension("co"),
         (None, None) => source.with_extension("spv"),
     }
 }
@@ -71,7 +73,7 @@ fn identity(path: &Path) -> Option<Identity> {
 /// Refuses a build whose outputs would overwrite one of its inputs, or whose final output is
 /// also one of the `--save-temps` files. `kinds` are the inputs' kinds as they will be compiled.
 pub fn check(opts: &BuildOptions, kinds: &[InputKind]) -> Result<(), String> {
-    let emitting = opts.emit_spirv || opts.emit_ptx || opts.emit_mlir.is_some();
+    let emitting = opts.device_only();
     let mut finals: Vec<PathBuf> = Vec::new();
     let mut temps: Vec<PathBuf> = Vec::new();
     let save = save_dir(opts);

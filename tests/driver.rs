@@ -723,7 +723,7 @@ fn bad_flags_and_inputs_fail_clearly() {
         "{}",
         stderr(&out)
     );
-    let out = run_hipmlir(&[vadd, "--genco", "-o", "/dev/null"]);
+    let out = run_hipmlir(&[vadd, "--genco", "-c", "-o", "/dev/null"]);
     assert!(
         !out.status.success() && stderr(&out).contains("--genco"),
         "{}",

@@ -55,27 +55,31 @@ fn eight_threads_on_their_own_streams() {
     build_and_run("threads.hip", Some("clang++-22 -stdlib=libc++"));
 }
 
+/// The same module program with a SPIR-V file (`--emit-spirv`) and with a code object
+/// (`--genco`, as hipcc writes one: SPIR-V and PTX with the kernels' metadata).
 #[test]
-fn modules_from_a_spirv_file() {
+fn modules_from_a_spirv_file_and_a_code_object() {
     use_temporary_cache();
     let dir = scratch();
     let source = program("modules.hip");
-    let spv = dir.path().join("modules.spv");
-    let out = run_hipmlir(&[
-        source.to_str().unwrap(),
-        "--emit-spirv",
-        "-o",
-        spv.to_str().unwrap(),
-    ]);
-    assert!(out.status.success(), "{}", stderr(&out));
     // -rdynamic: hipLaunchKernel finds the kernel's host stub by its symbol.
     let exe = build(&source, dir.path(), Some("g++ -rdynamic"));
-    let out = Command::new(&exe).arg(&spv).output().expect("runs");
-    let text = format!("{}{}", stdout(&out), stderr(&out));
-    assert!(
-        out.status.success() && text.contains("modules PASSED"),
-        "{text}"
-    );
+    for (flag, file) in [("--emit-spirv", "modules.spv"), ("--genco", "modules.co")] {
+        let module = dir.path().join(file);
+        let out = run_hipmlir(&[
+            source.to_str().unwrap(),
+            flag,
+            "-o",
+            module.to_str().unwrap(),
+        ]);
+        assert!(out.status.success(), "{flag}: {}", stderr(&out));
+        let out = Command::new(&exe).arg(&module).output().expect("runs");
+        let text = format!("{}{}", stdout(&out), stderr(&out));
+        assert!(
+            out.status.success() && text.contains("modules PASSED"),
+            "{flag}: {text}"
+        );
+    }
 }
 
 #[test]
