@@ -37,31 +37,6 @@ fn frontend_options(
     }
 }
 
-/// Whether a C++ source holds device code (then it is compiled as HIP).
-fn holds_device_code(path: &Path) -> Result<bool, String> {
-    let text =
-        std::fs::read(path).map_err(|e| io_err(&format!("cannot read '{}'", path.display()), e))?;
-    let text = String::from_utf8_lossy(&text);
-    Ok([
-        "__global__",
-        "__device__",
-        "__shared__",
-        "__constant__",
-        "<<<",
-    ]
-    .iter()
-    .any(|k| text.contains(k)))
-}
-
-/// The kind an input is compiled as: HIP, host-only C++, or linked as is.
-fn resolve_kind(kind: InputKind, path: &Path) -> Result<InputKind, String> {
-    Ok(match kind {
-        InputKind::CxxAuto if holds_device_code(path)? => InputKind::Hip,
-        InputKind::CxxAuto => InputKind::Cxx,
-        other => other,
-    })
-}
-
 pub fn build(opts: &BuildOptions) -> Result<(), String> {
     if opts.verbose && crate::in_server_child() {
         eprintln!(
@@ -83,16 +58,7 @@ pub fn build(opts: &BuildOptions) -> Result<(), String> {
             ));
         }
     }
-    let emitting = opts.device_only();
-    let kinds = opts
-        .inputs
-        .iter()
-        .map(|i| match i.kind {
-            // --emit-* reads every input as HIP.
-            InputKind::CxxAuto if emitting => Ok(InputKind::Hip),
-            kind => resolve_kind(kind, &i.path),
-        })
-        .collect::<Result<Vec<_>, _>>()?;
+    let kinds: Vec<InputKind> = opts.inputs.iter().map(|i| i.kind).collect();
     outputs::check(opts, &kinds)?;
     if opts.time_report {
         time_report::enable();

@@ -111,9 +111,7 @@ impl EmitStage {
 pub enum InputKind {
     /// HIP (device and host code).
     Hip,
-    /// C++: HIP if it holds device code, else host-only.
-    CxxAuto,
-    /// C++ forced host-only (`-x c++`).
+    /// Host-only C++ (`-x c++`, and C sources, which hipcc does not compile as HIP).
     Cxx,
     /// Object, archive or shared library: goes to the link.
     Linkable,
@@ -556,8 +554,10 @@ fn kind_by_extension(path: &Path) -> Result<InputKind, String> {
         .map(|e| e.to_string_lossy().into_owned())
         .unwrap_or_default();
     Ok(match ext.as_str() {
-        "hip" | "cu" => InputKind::Hip,
-        "cpp" | "cc" | "cxx" | "c++" | "cp" | "C" | "CPP" | "c" => InputKind::CxxAuto,
+        // As hipcc does, every C++ source is HIP: its kernels may come from the headers it
+        // includes. A source with no device code costs its device parse and nothing more.
+        "hip" | "cu" | "cpp" | "cc" | "cxx" | "c++" | "cp" | "C" | "CPP" => InputKind::Hip,
+        "c" => InputKind::Cxx,
         "o" | "a" | "so" | "lo" => InputKind::Linkable,
         _ if name.contains(".so.") => InputKind::Linkable,
         _ => {
@@ -702,7 +702,7 @@ mod tests {
         assert_eq!(
             kinds,
             vec![
-                InputKind::CxxAuto,
+                InputKind::Hip,
                 InputKind::Hip,
                 InputKind::Hip,
                 InputKind::Linkable

@@ -144,6 +144,15 @@ pub fn compile_device(
             u.location, u.what
         ));
     }
+    // A source with no kernels and no device variables (a C++ source compiled as HIP, as hipcc
+    // compiles every one) has no image: its pipeline would only lower nothing.
+    if stop_at == Stage::Binary
+        && !record_stages
+        && output.image.metadata.kernels.is_empty()
+        && globals.is_empty()
+    {
+        return Ok(output);
+    }
     if record_stages {
         output
             .stage_texts

@@ -124,6 +124,48 @@ fn makefile_compiles_objects_then_links() {
     assert!(again.success(), "make -q: the build is not up to date");
 }
 
+/// hipcc's contract: every C++ source is HIP. Kernels that come from an included header are
+/// compiled for the sources that include it, whose own text names no device keyword; a source
+/// with no device code at all gets no device image.
+#[test]
+fn cpp_sources_are_hip_with_kernels_from_their_headers() {
+    let dir = copy_project("header_kernels");
+    let sources = ["main.cc", "blend_doubles.cpp", "host_only.cpp"];
+    let mut one_step: Vec<&str> = sources.to_vec();
+    one_step.extend(["-o", "app"]);
+    hipmlir_in(dir.path(), &one_step, None);
+    let out = run_program(&dir.path().join("app"));
+    assert!(out.contains("header kernels PASSED"), "{out}");
+    // As CMake builds: each source compiled alone, then the objects linked.
+    for source in sources {
+        let object = format!("{source}.o");
+        hipmlir_in(dir.path(), &["-c", source, "-o", &object], None);
+    }
+    hipmlir_in(
+        dir.path(),
+        &[
+            "main.cc.o",
+            "blend_doubles.cpp.o",
+            "host_only.cpp.o",
+            "-o",
+            "app2",
+        ],
+        None,
+    );
+    let out = run_program(&dir.path().join("app2"));
+    assert!(out.contains("header kernels PASSED"), "{out}");
+    let images = |object: &str| {
+        let inspect = run_hipmlir(&["inspect", dir.path().join(object).to_str().unwrap()]);
+        format!("{}{}", stdout(&inspect), stderr(&inspect))
+    };
+    for object in ["main.cc.o", "blend_doubles.cpp.o"] {
+        let report = images(object);
+        assert!(report.contains("1 device image(s)"), "{object}: {report}");
+    }
+    let report = images("host_only.cpp.o");
+    assert!(report.contains("0 device image(s)"), "{report}");
+}
+
 #[test]
 fn kernel_declared_in_one_file_and_defined_in_another() {
     let dir = copy_project("cross");
