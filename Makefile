@@ -5,7 +5,7 @@ HIPMLIR := target/release/hipmlir
 # LLVM's lit (llvm-22-tools, installed by scripts/setup.sh); FileCheck and not come with it.
 LIT ?= /usr/lib/llvm-22/bin/lit
 
-.PHONY: all setup build run test lit corpus lint bench gpu-check gpu-bench clean install uninstall
+.PHONY: all setup build run test lit corpus hip-tests lint bench gpu-check gpu-bench clean install uninstall
 
 all: build
 
@@ -34,6 +34,12 @@ lit: build
 # tests/corpus-expected.tsv. IDS="a b" runs only those.
 corpus: build
 	scripts/corpus.sh $(IDS)
+
+# The HIP project's own unit suite (../shared/hip-tests) against a fresh install, configured as
+# its README says; the outcome checked against tests/hip-tests-expected.tsv (scripts/hip-tests.sh).
+# UPDATE=1 rewrites the list from the run; TESTS=regex runs only the matching test cases.
+hip-tests: build
+	scripts/hip-tests.sh $(if $(filter-out 0,$(UPDATE)),--update-expected) $(if $(TESTS),-R '$(TESTS)')
 
 # Benchmarks side by side with peers (never part of `make test`): writes BENCHMARKS.md and prints a
 # summary. QUICK=1 runs the short version.

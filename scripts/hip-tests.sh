@@ -1,0 +1,69 @@
+#!/usr/bin/env bash
+# hip-tests.sh [--update-expected] [-R REGEX]: the HIP project's own unit suite
+# (../shared/hip-tests, or $HIPMLIR_HIP_TESTS) against a fresh install of this checkout, exactly as
+# the suite's README configures it: install into build/hip-tests/prefix, configure
+# catch/ with -DHIP_PLATFORM=spirv -DHIP_PATH=<prefix> -DCATCH2_DISCOVER_TESTS_COMPILE_TIME=ON,
+# build every executable (make -k build_tests), run ctest, and compare the outcome with
+# tests/hip-tests-expected.tsv (scripts/hip_tests_report.py): an unlisted failure, or a listed
+# test or executable that now works, fails the run. -R passes a test-name regex to ctest (the
+# build is still whole). --update-expected rewrites the list from this run, keeping the reasons
+# already written. Logs and the table: build/hip-tests/.
+set -euo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+suite=${HIPMLIR_HIP_TESTS:-$root/../shared/hip-tests}
+out="$root/build/hip-tests"
+prefix="$out/prefix"
+build="$out/build"
+jobs=${HIP_TESTS_BUILD_JOBS:-$(nproc)}
+# Test cases run one at a time by default: the OpenCL CPU device uses every core for each.
+test_jobs=${HIP_TESTS_JOBS:-1}
+timeout=${HIP_TESTS_TIMEOUT:-300}
+
+report_args=()
+ctest_args=()
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --update-expected) report_args+=(--update-expected) ;;
+    -R) ctest_args+=(-R "$2"); report_args+=(--partial); shift ;;
+    *) echo "usage: $0 [--update-expected] [-R REGEX]" >&2; exit 2 ;;
+  esac
+  shift
+done
+
+[ -f "$suite/catch/CMakeLists.txt" ] || { echo "hip-tests: no suite at $suite (set HIPMLIR_HIP_TESTS)" >&2; exit 1; }
+mkdir -p "$out"
+
+# A fresh install each run: the suite sees exactly what `make install` gives a user.
+if [ -f "$prefix/share/hipmlir/install-manifest.txt" ]; then
+  "$root/scripts/install.sh" --uninstall "$prefix" > /dev/null
+fi
+rm -rf "$prefix"
+"$root/scripts/install.sh" "$prefix"
+
+# The run's compile server and caches live in folders of their own (removed at the end, which
+# ends the server), so that the run leaves no process behind and reads no user's cache.
+work=$(mktemp -d "${TMPDIR:-/tmp}/hipmlir-hip-tests.XXXXXX")
+trap 'rm -rf "$work"' EXIT
+export HIPMLIR_COMPILE_SERVER_DIR="$work/server"
+export HIPMLIR_CACHE_DIR="$out/cache"
+
+echo "hip-tests: configuring $suite/catch against $prefix"
+cmake -S "$suite/catch" -B "$build" -DHIP_PLATFORM=spirv -DHIP_PATH="$prefix" \
+  -DCATCH2_DISCOVER_TESTS_COMPILE_TIME=ON > "$out/configure.log" 2>&1 \
+  || { tail -30 "$out/configure.log" >&2; echo "hip-tests: the configure failed ($out/configure.log)" >&2; exit 1; }
+
+echo "hip-tests: building every executable (make -k -j$jobs build_tests; log: $out/build.log)"
+started=$(date +%s)
+make -C "$build" -k -j"$jobs" build_tests > "$out/build.log" 2>&1 || true
+echo "hip-tests: build took $(( $(date +%s) - started )) s"
+
+echo "hip-tests: running ctest (-j$test_jobs, ${timeout} s a test; log: $out/ctest.log)"
+started=$(date +%s)
+rm -f "$out/ctest.xml"
+(cd "$build" && ctest -j"$test_jobs" --timeout "$timeout" --output-junit "$out/ctest.xml" \
+  ${ctest_args[@]+"${ctest_args[@]}"} > "$out/ctest.log" 2>&1) || true
+echo "hip-tests: tests took $(( $(date +%s) - started )) s"
+
+exec python3 "$root/scripts/hip_tests_report.py" --build "$build" --junit "$out/ctest.xml" \
+  --expected "$root/tests/hip-tests-expected.tsv" --table "$out/table.md" \
+  ${report_args[@]+"${report_args[@]}"}
