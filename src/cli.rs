@@ -220,9 +220,19 @@ fn is_nvidia_arch(arch: &str) -> bool {
     })
 }
 
-/// Adds the architectures of one `--offload-arch` value (a comma-separated list); AMD
-/// architectures and anything else hipmlir has no target for are returned to be ignored.
-fn add_offload_archs(offload: &mut Offload, value: &str) -> Vec<String> {
+/// An AMD architecture as hipcc names it (`gfx90a`, `gfx1100`, `gfx90a:xnack+`), or `native`:
+/// hipmlir builds no AMD code, so these are ignored (builds written for ROCm keep working).
+fn is_amd_arch(arch: &str) -> bool {
+    let name = arch.split(':').next().unwrap_or(arch);
+    name == "native"
+        || name
+            .strip_prefix("gfx")
+            .is_some_and(|n| !n.is_empty() && n.chars().all(|c| c.is_ascii_alphanumeric()))
+}
+
+/// Adds the architectures of one `--offload-arch` value (a comma-separated list); the AMD ones
+/// are returned to be ignored, and any other is an error naming those accepted.
+fn add_offload_archs(offload: &mut Offload, value: &str) -> Result<Vec<String>, String> {
     if !offload.explicit {
         *offload = Offload {
             spirv: false,
@@ -238,11 +248,17 @@ fn add_offload_archs(offload: &mut Offload, value: &str) -> Vec<String> {
             if !offload.ptx.iter().any(|a| a == arch) {
                 offload.ptx.push(arch.to_string());
             }
-        } else {
+        } else if is_amd_arch(arch) {
             ignored.push(arch.to_string());
+        } else {
+            return Err(error(format!(
+                "unknown offload architecture '{arch}' (accepted: spirv64 for OpenCL devices, \
+                 NVIDIA architectures sm_XX such as sm_70 or sm_90a, and AMD gfx names, which \
+                 are ignored)"
+            )));
         }
     }
-    ignored
+    Ok(ignored)
 }
 
 #[derive(Debug)]
@@ -466,7 +482,7 @@ pub fn parse(args: &[String]) -> Result<Command, String> {
             {
                 let attached = arg.split_once('=').map(|(_, v)| v).unwrap_or("");
                 let v = value(&mut i, "--offload-arch", attached)?;
-                for other in add_offload_archs(&mut o.offload, &v) {
+                for other in add_offload_archs(&mut o.offload, &v)? {
                     ignored.push(format!("--offload-arch={other}"));
                 }
             }
@@ -725,6 +741,24 @@ mod tests {
         assert!(err(&["--function=k", "a.hip"]).contains("--function"));
         assert!(err(&["-x", "fortran", "a.f"]).contains("not supported"));
         assert!(err(&["inspect"]).contains("needs a file"));
+        for bogus in ["bogus", "sm_xx", "sm_7", "gfx"] {
+            let e = err(&["a.hip", &format!("--offload-arch={bogus}")]);
+            assert!(
+                e.contains(&format!("unknown offload architecture '{bogus}'"))
+                    && e.contains("sm_XX"),
+                "{e}"
+            );
+        }
+    }
+
+    #[test]
+    fn amd_architectures_are_ignored() {
+        for amd in ["gfx90a", "gfx1100", "gfx90a:xnack+", "native"] {
+            let o = build(&["a.hip", &format!("--offload-arch={amd}")]);
+            assert!(o.offload.spirv, "{amd}: the default targets");
+        }
+        let o = build(&["a.hip", "--offload-arch=gfx942,sm_90"]);
+        assert!(!o.offload.spirv && o.offload.ptx == vec!["sm_90".to_string()]);
     }
 
     #[test]
