@@ -98,7 +98,8 @@ fn build_checked(opts: &BuildOptions, kinds: &[InputKind]) -> Result<(), String>
         let object = if opts.compile_only {
             compile_only_object(opts, &input.path)
         } else {
-            work.path().join(format!("{i}-{stem}.o"))
+            work.path()
+                .join(format!("{i}-{}.o", outputs::bounded_stem(&stem)))
         };
         if kind == InputKind::Hip {
             compile_hip(opts, &toolchain, &input.path, mode, &save_dir, &object)?;
@@ -350,6 +351,7 @@ fn save_stages(
     device: &DeviceOutput,
     dir: &Path,
 ) -> Result<(), String> {
+    let stem = &outputs::bounded_stem(stem);
     let keep = if opts.functions.is_empty() {
         None
     } else {

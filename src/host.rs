@@ -273,6 +273,7 @@ pub struct HostFiles {
 
 impl HostFiles {
     pub fn new(dir: &Path, stem: &str) -> Self {
+        let stem = crate::outputs::bounded_stem(stem);
         let f = |ext: &str| dir.join(format!("{stem}.{ext}"));
         HostFiles {
             host_source: f("host.cpp"),

@@ -29,6 +29,22 @@ pub fn stem_of(path: &Path) -> String {
         .unwrap_or_else(|| "input".into())
 }
 
+/// A stem for the names of files hipmlir makes from a source's name: the stem itself, or for a
+/// long one its start and a hash of the whole, so that `<stem>.host-headers` and the like stay
+/// within a file name's 255 bytes however long the source's name is.
+pub fn bounded_stem(stem: &str) -> String {
+    const KEEP: usize = 96;
+    if stem.len() <= KEEP {
+        return stem.to_string();
+    }
+    let mut end = KEEP;
+    while !stem.is_char_boundary(end) {
+        end -= 1;
+    }
+    let hash = hipmlir_device_image::kpack::fnv1a64(stem.as_bytes()) as u32;
+    format!("{}-{hash:08x}", &stem[..end])
+}
+
 /// The object `hipmlir -c` writes for a source.
 pub fn compile_only_object(opts: &BuildOptions, source: &Path) -> PathBuf {
     opts.output

@@ -166,6 +166,28 @@ fn cpp_sources_are_hip_with_kernels_from_their_headers() {
     assert!(report.contains("0 device image(s)"), "{report}");
 }
 
+/// A source whose name is near the file-name limit builds in one step, with -c and with
+/// --save-temps: the names hipmlir makes from it stay within 255 bytes.
+#[test]
+fn long_source_names_build() {
+    let dir = scratch();
+    let name = format!("{}.hip", "v".repeat(240));
+    std::fs::copy(
+        repo().join("examples/vector_add.hip"),
+        dir.path().join(&name),
+    )
+    .unwrap();
+    hipmlir_in(dir.path(), &[&name, "-o", "app"], None);
+    assert!(run_program(&dir.path().join("app")).contains("PASSED"));
+    hipmlir_in(
+        dir.path(),
+        &["-c", &name, "--save-temps", "-o", "k.o"],
+        None,
+    );
+    hipmlir_in(dir.path(), &["k.o", "-o", "app2"], None);
+    assert!(run_program(&dir.path().join("app2")).contains("PASSED"));
+}
+
 #[test]
 fn kernel_declared_in_one_file_and_defined_in_another() {
     let dir = copy_project("cross");
