@@ -329,3 +329,48 @@ fn a_server_ends_when_idle_or_when_its_socket_is_removed() {
         files_in(stopped.path(), "lock").is_empty()
     });
 }
+
+/// A launcher that connects and stalls mid-request holds up nobody: a compile that comes after it
+/// is served while the stalled request still waits (the server reads requests as they arrive).
+#[test]
+fn a_stalled_request_delays_no_other_compile() {
+    use std::io::{ErrorKind, Read, Write};
+    use std::os::unix::net::UnixStream;
+    let servers = server_folder();
+    start_server(servers.path(), &[]);
+    let socket = files_in(servers.path(), "sock").remove(0);
+    // Half a frame: a count of strings, the first string's length, then nothing.
+    let mut stalled = UnixStream::connect(&socket).unwrap();
+    stalled.write_all(&3u32.to_le_bytes()).unwrap();
+    stalled.write_all(&100u32.to_le_bytes()).unwrap();
+    // A second one that never sends a byte.
+    let silent = UnixStream::connect(&socket).unwrap();
+
+    let dir = scratch();
+    let source = repo().join("examples/vector_add.hip");
+    let out = hipmlir_with(servers.path())
+        .current_dir(dir.path())
+        .args([
+            source.to_str().unwrap(),
+            "-v",
+            "--emit-spirv",
+            "-o",
+            "k.spv",
+        ])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(stderr(&out).contains(SERVED_NOTE), "{}", stderr(&out));
+    // Both stalled launchers are still waited for: the compile did not wait for them to be
+    // dropped (a server that read requests one at a time would have dropped them first).
+    for mut stream in [stalled, silent] {
+        stream.set_nonblocking(true).unwrap();
+        let mut byte = [0u8; 1];
+        let still_open =
+            matches!(stream.read(&mut byte), Err(e) if e.kind() == ErrorKind::WouldBlock);
+        assert!(
+            still_open,
+            "the server dropped a stalled request before serving the compile"
+        );
+    }
+}

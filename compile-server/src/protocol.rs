@@ -223,6 +223,35 @@ impl Request {
         frame
     }
 
+    /// How long the frame at the start of `bytes` is: None while it is not whole yet; an error
+    /// once it cannot be a frame of this protocol (too many strings, too large). The server
+    /// reads requests piece by piece and decodes one once it is whole.
+    pub fn frame_length(bytes: &[u8]) -> io::Result<Option<usize>> {
+        let u32_at = |at: usize| {
+            bytes
+                .get(at..at + 4)
+                .map(|b| u32::from_le_bytes([b[0], b[1], b[2], b[3]]) as usize)
+        };
+        let Some(count) = u32_at(0) else {
+            return Ok(None);
+        };
+        if count > MAX_STRINGS {
+            return Err(invalid("too many strings"));
+        }
+        let (mut at, mut total) = (4, 0);
+        for _ in 0..count {
+            let Some(len) = u32_at(at) else {
+                return Ok(None);
+            };
+            total += len;
+            if total > MAX_BYTES {
+                return Err(invalid("request too large"));
+            }
+            at += 4 + len;
+        }
+        Ok((at <= bytes.len()).then_some(at))
+    }
+
     /// Reads one frame; an error for anything that is not a whole frame of this protocol.
     pub fn decode(reader: &mut impl Read) -> io::Result<Request> {
         let count = read_u32(reader)? as usize;
@@ -417,6 +446,19 @@ mod tests {
     fn a_request_reads_back_as_sent() {
         let frame = request().encode();
         assert_eq!(Request::decode(&mut frame.as_slice()).unwrap(), request());
+    }
+
+    #[test]
+    fn a_frame_is_whole_only_with_its_last_byte() {
+        let frame = request().encode();
+        for len in [0, 3, 4, 10, frame.len() - 1] {
+            assert_eq!(Request::frame_length(&frame[..len]).unwrap(), None, "{len}");
+        }
+        let mut more = frame.clone();
+        more.extend(b"next");
+        assert_eq!(Request::frame_length(&more).unwrap(), Some(frame.len()));
+        let huge = (u32::MAX).to_le_bytes();
+        assert!(Request::frame_length(&huge).is_err());
     }
 
     #[test]

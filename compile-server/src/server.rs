@@ -2,14 +2,16 @@
 //! its compile ended.
 //!
 //! The server is one thread (a fork copies only the forking thread, so no other thread may
-//! hold a lock the child would need). It polls its socket, each running child (a pidfd) and
-//! each child's launcher: a launcher that goes away (Ctrl-C, a killed build) takes its compile
-//! with it, the child's whole process group, host compiler included. After `idle` with nothing
+//! hold a lock the child would need). It polls its socket, each launcher whose request is still
+//! arriving (read piece by piece as it comes, so that a slow or stalled launcher delays no
+//! other), each running child (a pidfd) and each child's launcher: a launcher that goes away
+//! (Ctrl-C, a killed build) takes its compile with it, the child's whole process group, host
+//! compiler included. After `idle` with nothing
 //! to do, the server removes its socket and ends; so it does, when idle, once its executable is
 //! replaced (a rebuild) or its socket removed (which is how to stop a server).
 
 use std::fs::OpenOptions;
-use std::io::{self, Read, Write};
+use std::io::{self, Write};
 use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
 use std::os::unix::fs::OpenOptionsExt;
 use std::os::unix::net::{UnixListener, UnixStream};
@@ -18,8 +20,12 @@ use std::time::{Duration, Instant};
 use crate::place::ServerPlace;
 use crate::protocol::{self, Outcome, ProcessAttributes, Request};
 
-/// How long the server waits for a connected launcher's request before dropping it.
+/// How long the server waits for a connected launcher's whole request before dropping it.
 const REQUEST_TIMEOUT: Duration = Duration::from_secs(10);
+
+/// The most launchers whose requests may be arriving at once; more wait in the socket's
+/// backlog until one is whole or dropped.
+const MAX_PENDING: usize = 64;
 
 /// A file's device and inode, to tell it from another file later put at its path.
 fn file_id(path: &std::path::Path) -> Option<(u64, u64)> {
@@ -48,6 +54,52 @@ struct Job {
     launcher: Option<UnixStream>,
 }
 
+/// A connected launcher whose request is not whole yet.
+struct Pending {
+    stream: UnixStream,
+    bytes: Vec<u8>,
+    /// The launcher's standard streams, sent with the request's first bytes.
+    streams: Vec<OwnedFd>,
+    deadline: Instant,
+}
+
+/// What a launcher's readable connection gave.
+enum Arrival {
+    /// More may come.
+    Partial,
+    /// The request is whole: its frame is `bytes[..len]`.
+    Whole(usize),
+    /// Closed, damaged or foreign: dropped unanswered (the launcher compiles by itself).
+    Dropped,
+}
+
+impl Pending {
+    /// Reads what has arrived, without waiting.
+    fn read(&mut self) -> Arrival {
+        let mut chunk = vec![0u8; 64 << 10];
+        loop {
+            match protocol::receive_with_fds(&self.stream, &mut chunk, 3) {
+                Ok((0, _)) => return Arrival::Dropped,
+                Ok((read, streams)) => {
+                    self.bytes.extend_from_slice(&chunk[..read]);
+                    self.streams.extend(streams);
+                    if self.streams.len() > 3 {
+                        return Arrival::Dropped;
+                    }
+                }
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+                Err(e) if e.kind() == io::ErrorKind::WouldBlock => break,
+                Err(_) => return Arrival::Dropped,
+            }
+        }
+        match Request::frame_length(&self.bytes) {
+            Ok(None) => Arrival::Partial,
+            Ok(Some(len)) => Arrival::Whole(len),
+            Err(_) => Arrival::Dropped,
+        }
+    }
+}
+
 /// Serves compiles at `place` until idle for `idle`; `compile` runs one request in a child and
 /// gives its exit status. Returns at once when another server holds the place.
 pub fn serve(place: &ServerPlace, idle: Duration, compile: fn(&Request) -> i32) -> io::Result<()> {
@@ -72,20 +124,31 @@ pub fn serve(place: &ServerPlace, idle: Duration, compile: fn(&Request) -> i32) 
     // What this process can give a child; it never changes.
     let own = ProcessAttributes::of_this_process();
     let mut jobs: Vec<Job> = Vec::new();
+    let mut pending: Vec<Pending> = Vec::new();
     let mut last_activity = Instant::now();
     loop {
         let waited = last_activity.elapsed();
         let stop = || waited >= idle || replaced() || file_id(&place.socket) != socket_id;
-        if jobs.is_empty() && stop() {
+        if jobs.is_empty() && pending.is_empty() && stop() {
             break;
         }
-        let mut polled = vec![poll_fd(listener.as_raw_fd())];
+        // Requests that did not arrive whole in time are dropped.
+        let now = Instant::now();
+        pending.retain(|p| p.deadline > now);
+        // The listener is polled only while there is room for another arriving request.
+        let listening = pending.len() < MAX_PENDING;
+        let mut polled = vec![poll_fd(if listening { listener.as_raw_fd() } else { -1 })];
+        for p in &pending {
+            polled.push(poll_fd(p.stream.as_raw_fd()));
+        }
         for job in &jobs {
             polled.push(poll_fd(job.pidfd.as_raw_fd()));
             // A negative descriptor is skipped by poll.
             polled.push(poll_fd(job.launcher.as_ref().map_or(-1, |l| l.as_raw_fd())));
         }
-        let timeout = if jobs.is_empty() {
+        let timeout = if let Some(first) = pending.iter().map(|p| p.deadline).min() {
+            first.saturating_duration_since(now).as_millis() as i32 + 1
+        } else if jobs.is_empty() {
             (idle - waited).min(REPLACED_CHECK).as_millis() as i32
         } else {
             -1
@@ -103,10 +166,15 @@ pub fn serve(place: &ServerPlace, idle: Duration, compile: fn(&Request) -> i32) 
             continue;
         }
         last_activity = Instant::now();
+        let arrived: Vec<bool> = polled[1..1 + pending.len()]
+            .iter()
+            .map(|p| p.revents != 0)
+            .collect();
+        let job_polls = &polled[1 + pending.len()..];
         let mut index = 0;
         jobs.retain_mut(|job| {
-            let ended = polled[1 + 2 * index].revents != 0;
-            let launcher_gone = polled[2 + 2 * index].revents != 0;
+            let ended = job_polls[2 * index].revents != 0;
+            let launcher_gone = job_polls[2 * index + 1].revents != 0;
             index += 1;
             if ended {
                 let outcome = reap(job.pid);
@@ -122,10 +190,33 @@ pub fn serve(place: &ServerPlace, idle: Duration, compile: fn(&Request) -> i32) 
             }
             true
         });
+        // Requests read as they arrive; a whole one starts its compile.
+        let mut still = Vec::with_capacity(pending.len());
+        for (mut p, readable) in pending.drain(..).zip(arrived) {
+            if !readable {
+                still.push(p);
+                continue;
+            }
+            match p.read() {
+                Arrival::Partial => still.push(p),
+                Arrival::Dropped => {}
+                Arrival::Whole(len) => jobs.extend(start(p, len, &own, compile)),
+            }
+        }
+        pending = still;
         if polled[0].revents != 0 {
-            loop {
+            while pending.len() < MAX_PENDING {
                 match listener.accept() {
-                    Ok((stream, _)) => jobs.extend(start(stream, &own, compile)),
+                    Ok((stream, _)) => {
+                        if same_user(&stream) && stream.set_nonblocking(true).is_ok() {
+                            pending.push(Pending {
+                                stream,
+                                bytes: Vec::new(),
+                                streams: Vec::new(),
+                                deadline: Instant::now() + REQUEST_TIMEOUT,
+                            });
+                        }
+                    }
                     Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
                     Err(_) => break,
                 }
@@ -150,25 +241,25 @@ fn poll_fd(fd: i32) -> libc::pollfd {
     }
 }
 
-/// Reads a launcher's request and forks the child that runs it. None when the request is not
-/// whole or cannot be started: the launcher then sees its connection close unanswered and runs
-/// the compile itself.
+/// Forks the child that runs a launcher's whole request (`pending.bytes[..len]`). None when it
+/// cannot be started: the launcher then sees its connection close unanswered and runs the
+/// compile itself.
 fn start(
-    mut stream: UnixStream,
+    pending: Pending,
+    len: usize,
     own: &ProcessAttributes,
     compile: fn(&Request) -> i32,
 ) -> Option<Job> {
-    stream.set_nonblocking(false).ok()?;
-    stream.set_read_timeout(Some(REQUEST_TIMEOUT)).ok()?;
-    if !same_user(&stream) {
+    let Pending {
+        mut stream,
+        bytes,
+        streams,
+        ..
+    } = pending;
+    if streams.len() != 3 {
         return None;
     }
-    let mut first = vec![0u8; 64 << 10];
-    let (read, streams) = protocol::receive_with_fds(&stream, &mut first, 3).ok()?;
-    if read == 0 || streams.len() != 3 {
-        return None;
-    }
-    let request = Request::decode(&mut first[..read].chain(&mut stream)).ok()?;
+    let request = Request::decode(&mut &bytes[..len]).ok()?;
     // A request this process cannot give its child (a higher limit, a lower niceness) is left
     // to the launcher, which then runs the compile itself, with its own.
     if !request.attributes.can_be_taken_from(own) {
@@ -185,8 +276,9 @@ fn start(
     drop(streams);
     // SAFETY: pidfd_open on our own child; the descriptor is taken into an OwnedFd once.
     let pidfd = unsafe { libc::syscall(libc::SYS_pidfd_open, pid, 0) };
+    // The one-byte answer goes to a socket nobody has written back to: it does not block.
     let accepted = pidfd >= 0 && stream.write_all(&[protocol::ACCEPTED]).is_ok();
-    if !accepted || stream.set_nonblocking(true).is_err() {
+    if !accepted {
         // SAFETY: our own child, not yet reaped.
         unsafe { libc::kill(-pid, libc::SIGKILL) };
         reap(pid);
