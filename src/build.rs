@@ -74,9 +74,7 @@ fn build_checked(opts: &BuildOptions, kinds: &[InputKind]) -> Result<(), String>
     if opts.device_only() {
         return emit(opts, &toolchain);
     }
-    let work = tempfile::Builder::new()
-        .prefix("hipmlir-")
-        .tempdir()
+    let work = crate::temp_folders::TempFolder::new("hipmlir-")
         .map_err(|e| io_err("cannot create a temporary folder", e))?;
     let save_dir = outputs::save_dir(opts).unwrap_or_else(|| work.path().to_path_buf());
     // Several HIP sources linked in one command keep their device code as MLIR until the link,

@@ -256,10 +256,7 @@ fn spirv_version(spirv: &[u8]) -> String {
 
 /// Runs spirv-val: (valid, what to print). A missing spirv-val is not a failure.
 fn validate(spirv: &[u8]) -> (bool, String) {
-    let Ok(dir) = tempfile::Builder::new()
-        .prefix("hipmlir-inspect-")
-        .tempdir()
-    else {
+    let Ok(dir) = crate::temp_folders::TempFolder::new("hipmlir-inspect-") else {
         return (true, "not run (no temporary folder)".into());
     };
     let path = dir.path().join("module.spv");

@@ -14,6 +14,7 @@ mod host_preamble;
 mod inspect;
 mod outputs;
 mod paths;
+mod temp_folders;
 mod time_report;
 
 use std::process::ExitCode;
@@ -83,6 +84,8 @@ fn compile(tool: &str, args: Vec<String>) -> u8 {
     std::panic::set_hook(Box::new(|info| {
         eprintln!("hipmlir: error: internal compiler error: {info}");
     }));
+    // Before any thread starts: Ctrl-C and the like leave no temporary folder behind.
+    temp_folders::remove_on_signal();
     // libclang parses on a thread of its own with an 8 MiB stack unless told not to; parsed on
     // ours instead, deeply nested sources get the stack below. Set before any thread starts.
     std::env::set_var("LIBCLANG_NOTHREADS", "1");

@@ -279,10 +279,12 @@ fn a_launcher_killed_mid_compile_takes_the_compile_with_it() {
         ),
     );
     start_server(servers.path(), &[]);
+    let temporaries = scratch();
 
     let mut launcher = hipmlir_with(servers.path())
         .current_dir(dir)
         .env("CXX", &cxx)
+        .env("TMPDIR", temporaries.path())
         .env("HIPMLIR_DISABLE_CACHE", "1")
         .args(["-c", "util.cpp", "-o", "util.o"])
         .stdout(std::process::Stdio::null())
@@ -301,6 +303,13 @@ fn a_launcher_killed_mid_compile_takes_the_compile_with_it() {
     launcher.wait().unwrap();
     wait_until("the host compiler to end", || {
         !Path::new(&format!("/proc/{pid}")).exists()
+    });
+    // The compile's temporary folder went with it.
+    wait_until("the temporary folder to go", || {
+        std::fs::read_dir(temporaries.path())
+            .unwrap()
+            .next()
+            .is_none()
     });
     // The server serves on.
     let out = hipmlir_with(servers.path())
@@ -373,4 +382,71 @@ fn a_stalled_request_delays_no_other_compile() {
             "the server dropped a stalled request before serving the compile"
         );
     }
+}
+
+/// A compile ended by SIGINT, SIGTERM or SIGHUP (a plain compile, with no server) ends its host
+/// compiler, leaves no temporary folder behind and ends by the same signal.
+#[test]
+fn a_signal_leaves_no_temporary_folder_behind() {
+    use std::os::unix::process::ExitStatusExt;
+    let project = scratch();
+    let dir = project.path();
+    copy_project("multi", dir);
+    let pid_file = dir.join("cxx.pid");
+    let cxx = dir.join("slow-cxx");
+    write_script(
+        &cxx,
+        &format!(
+            "case \" $* \" in *\" -c \"*) echo $$ > '{}'; exec sleep 300;; esac\nexec g++ \"$@\"",
+            pid_file.display()
+        ),
+    );
+    for signal in [
+        libc_signal::SIGINT,
+        libc_signal::SIGTERM,
+        libc_signal::SIGHUP,
+    ] {
+        let _ = std::fs::remove_file(&pid_file);
+        let temporaries = scratch();
+        let mut compile = plain_hipmlir()
+            .current_dir(dir)
+            .env("CXX", &cxx)
+            .env("TMPDIR", temporaries.path())
+            .env("HIPMLIR_DISABLE_CACHE", "1")
+            .args(["-c", "util.cpp", "-o", "util.o"])
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::null())
+            .spawn()
+            .unwrap();
+        wait_until("the host compiler to start", || {
+            std::fs::read_to_string(&pid_file).is_ok_and(|s| s.ends_with('\n'))
+        });
+        let cxx_pid = std::fs::read_to_string(&pid_file)
+            .unwrap()
+            .trim()
+            .to_string();
+        let killed = Command::new("kill")
+            .args([format!("-{signal}"), compile.id().to_string()])
+            .status()
+            .unwrap();
+        assert!(killed.success());
+        let status = compile.wait().unwrap();
+        assert_eq!(status.signal(), Some(signal), "{status:?}");
+        wait_until("the host compiler to end", || {
+            !Path::new(&format!("/proc/{cxx_pid}")).exists()
+        });
+        let left: Vec<_> = std::fs::read_dir(temporaries.path())
+            .unwrap()
+            .flatten()
+            .map(|e| e.path())
+            .collect();
+        assert!(left.is_empty(), "signal {signal} left {left:?}");
+    }
+}
+
+/// Signal numbers of Linux (the tests link no libc crate).
+mod libc_signal {
+    pub const SIGHUP: i32 = 1;
+    pub const SIGINT: i32 = 2;
+    pub const SIGTERM: i32 = 15;
 }
