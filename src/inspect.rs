@@ -8,6 +8,8 @@ use std::process::Command;
 use hipmlir_device_image::kpack::{KpackArchive, KpackRecord, ARCHIVE_MAGIC, RECORD_SECTION};
 use hipmlir_device_image::{AddressSpace, FatImage, MAGIC};
 
+use hipmlir_device_image::files::{read_regular, MAX_DEVICE_FILE};
+
 use crate::build::fatbin_bundles;
 use crate::elf::Elf;
 use crate::host::BUNDLER_SECTION_PREFIX;
@@ -16,7 +18,9 @@ use crate::host::BUNDLER_SECTION_PREFIX;
 pub fn inspect(files: &[PathBuf]) -> Result<bool, String> {
     let mut ok = true;
     for file in files {
-        let bytes = std::fs::read(file)
+        // Only regular files, and no more than a device file may hold: `inspect /dev/zero` is
+        // an error, not a read without end.
+        let bytes = read_regular(file, MAX_DEVICE_FILE)
             .map_err(|e| format!("hipmlir: error: cannot read '{}': {e}", file.display()))?;
         ok &= inspect_bytes(file, &bytes)?;
     }
@@ -105,7 +109,7 @@ fn split_reference(file: &Path, data: &[u8]) -> Result<bool, String> {
         } else {
             place.clone()
         };
-        if let Ok(bytes) = std::fs::read(&candidate) {
+        if let Ok(bytes) = read_regular(&candidate, MAX_DEVICE_FILE) {
             println!("  archive found: {}", candidate.display());
             return inspect_archive(&candidate, &bytes, &record.key);
         }

@@ -633,6 +633,15 @@ fn emit_mlir_with_function_filter() {
 
 #[test]
 fn inspect_lists_images_kernels_and_layouts() {
+    // Only regular files are read: a device is an error at once, not a read without end.
+    for device in ["/dev/zero", "/dev/urandom"] {
+        let out = run_hipmlir(&["inspect", device]);
+        assert!(
+            !out.status.success() && stderr(&out).contains("not a regular file"),
+            "{}",
+            stderr(&out)
+        );
+    }
     let dir = scratch();
     let exe = build(&repo().join("examples/vector_add.hip"), dir.path(), None);
     let out = run_hipmlir(&["inspect", exe.to_str().unwrap()]);

@@ -9,6 +9,7 @@
 mod bundle;
 mod cache_dir;
 pub mod device_ir;
+pub mod files;
 pub mod kpack;
 mod metadata;
 pub mod spirv_words;
