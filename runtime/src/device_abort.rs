@@ -15,6 +15,9 @@
 //! On the CUDA backend the trap ends the kernel at once and the driver reports a launch failure
 //! at the next synchronizing call; the words (pinned host memory there) are then read, and a
 //! raised one ends the program the same way (see `cuda::driver::check`).
+//!
+//! This file keeps the words and stops the program; each backend sets its modules' words up
+//! (`opencl::variables`, `cuda::module`).
 
 use std::ffi::c_void;
 use std::sync::{Mutex, MutexGuard};

@@ -18,6 +18,9 @@
 //! * Arenas are device memory entered in the allocation table as `AllocKind::Heap`, so SVM
 //!   launches list them and copies from device-malloc'd pointers work; `hipDeviceReset` releases
 //!   them with every allocation.
+//!
+//! This file keeps the size and whether an arena exists; each backend makes and binds the arenas
+//! (`opencl::variables::prepare_heap`, `cuda::module`).
 
 use std::sync::{Mutex, MutexGuard};
 

@@ -34,7 +34,7 @@ impl CudaDevice {
     fn ordinal_of(location: Location) -> HipResult<sys::CUdevice> {
         Ok(match location {
             Location::Host => -1,
-            Location::Device(d) => super::device(d)?.ordinal,
+            Location::Device(d) => super::device_at(d)?.ordinal,
         })
     }
 

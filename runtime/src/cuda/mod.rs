@@ -48,7 +48,7 @@ fn devices() -> &'static [CudaDevice] {
 }
 
 /// Device `index`, or `hipErrorInvalidDevice`.
-fn device(index: usize) -> HipResult<&'static CudaDevice> {
+fn device_at(index: usize) -> HipResult<&'static CudaDevice> {
     let all = devices();
     all.get(index).ok_or_else(|| {
         Failure::new(
@@ -71,6 +71,6 @@ impl Backend for CudaBackend {
     }
 
     fn device(&self, id: DeviceId) -> HipResult<&dyn Device> {
-        Ok(device(id)?)
+        Ok(device_at(id)?)
     }
 }

@@ -71,7 +71,7 @@ impl CudaQueue {
     }
 
     fn device(&self) -> HipResult<&'static CudaDevice> {
-        let device = super::device(self.device)?;
+        let device = super::device_at(self.device)?;
         device.bind()?;
         Ok(device)
     }
@@ -85,6 +85,7 @@ impl CudaQueue {
 impl Drop for CudaQueue {
     fn drop(&mut self) {
         if self.created_in == Some(GENERATION.load(Ordering::Acquire)) {
+            let _ = super::device_at(self.device).map(|d| d.bind());
             // SAFETY: a stream this backend created in the live context; work already queued
             // still runs (as in CUDA).
             let _ = unsafe { sys::cuStreamDestroy_v2(self.raw()) };
@@ -118,7 +119,7 @@ impl Queue for CudaQueue {
     fn prefetch(&self, p: *const c_void, count: usize, to: Location) -> HipResult<()> {
         let target = match to {
             Location::Host => -1,
-            Location::Device(d) => super::device(d)?.ordinal,
+            Location::Device(d) => super::device_at(d)?.ordinal,
         };
         self.device()?;
         memory::prefetch(p, count, target, self.raw())
@@ -219,13 +220,14 @@ impl CudaEvent {
     }
 
     fn bind(&self) -> HipResult<()> {
-        super::device(self.device)?.bind()
+        super::device_at(self.device)?.bind()
     }
 }
 
 impl Drop for CudaEvent {
     fn drop(&mut self) {
         if self.created_in == GENERATION.load(Ordering::Acquire) {
+            let _ = self.bind();
             // SAFETY: an event this backend created in the live context.
             let _ = unsafe { sys::cuEventDestroy_v2(self.raw()) };
         }

@@ -36,7 +36,7 @@ pub enum AllocKind {
     /// `hipHostMalloc` without USM: plain page-aligned host memory (copies only).
     HostPlain,
     /// A device variable (`__device__`/`__constant__`) of a built program, entered when its address
-    /// is first needed (`symbols`): device memory for copies, fills and kernels, but the program
+    /// is first needed (`variables`): device memory for copies, fills and kernels, but the program
     /// owns it, so it is never freed, listed as an allocation or counted as allocated.
     Variable,
     /// The device heap behind `malloc`/`new` in device code (`heap`): device memory the runtime
