@@ -3,18 +3,27 @@
 //! An array is device memory laid out as a pitched 3-D allocation (rows padded to the allocation
 //! alignment, slices of `rows` rows one after the other), with the channel format and extent it
 //! was created with. The handle is a number of the handle table (`handles`), never a pointer the
-//! runtime follows, so a freed or foreign array is `hipErrorInvalidHandle`. Every copy is a set of
-//! 2-D copies run by the backend's 2-D copy ([`MemoryOps::copy_2d`]), which checks device ranges
-//! against the allocation table on OpenCL and lets the driver check them on CUDA.
+//! runtime follows, so a freed or foreign array is `hipErrorInvalidHandle`. Every copy is a
+//! region copy of the backend (`ops::copy`), which checks device ranges against the allocation
+//! table on OpenCL and lets the driver check them on CUDA.
 
 use std::ffi::c_void;
 use std::sync::{Arc, OnceLock};
 
-use crate::api::memory::{Extent, PitchedPtr};
+use crate::backend::{
+    ops, pitched_layout, Copy2d, Copy3d, Device, Extent, FreeKind, MemcpyKind, MemoryKind,
+    PitchedPtr, Stream,
+};
 use crate::error::{Failure, HipError, HipResult};
 use crate::handles::{HandleTable, Kind};
-use crate::memory::{pitched_layout, Copy2d};
-use crate::memory_ops::MemoryOps;
+
+/// A copy on `on`, or synchronously on `device`'s null stream.
+fn copy(device: &dyn Device, on: Option<&Stream>, c: Copy3d, kind: MemcpyKind) -> HipResult<()> {
+    match on {
+        None => ops::copy(&device.null_stream(), &c, kind, true),
+        Some(s) => ops::copy(s, &c, kind, false),
+    }
+}
 
 /// HIP's `hipChannelFormatDesc`: bits per channel (x, y, z, w) and their kind.
 #[repr(C)]
@@ -141,7 +150,12 @@ pub fn get(handle: usize) -> HipResult<Arc<Array>> {
 }
 
 /// `hipMalloc3DArray` (and `hipMallocArray`, depth 0): `extent` in texels; returns the handle.
-pub fn allocate(desc: &ChannelFormatDesc, extent: Extent, flags: u32) -> HipResult<usize> {
+pub fn allocate(
+    device: &dyn Device,
+    desc: &ChannelFormatDesc,
+    extent: Extent,
+    flags: u32,
+) -> HipResult<usize> {
     let format = Format::from_desc(desc)?;
     if flags & !(ARRAY_LAYERED | ARRAY_SURFACE_LOAD_STORE | ARRAY_CUBEMAP | ARRAY_TEXTURE_GATHER)
         != 0
@@ -173,8 +187,10 @@ pub fn allocate(desc: &ChannelFormatDesc, extent: Extent, flags: u32) -> HipResu
     let rows = extent.height.max(1);
     let slices = extent.depth.max(1);
     let (pitch, total) = pitched_layout(row_bytes, rows, slices)?;
-    let ops = MemoryOps::current()?;
-    let data = ops.malloc(total)? as usize;
+    let data = match total {
+        0 => 0,
+        bytes => device.allocate(MemoryKind::Device, bytes)? as usize,
+    };
     let array = Array {
         data,
         desc: *desc,
@@ -191,7 +207,7 @@ pub fn allocate(desc: &ChannelFormatDesc, extent: Extent, flags: u32) -> HipResu
 }
 
 /// `hipFreeArray`: null is a no-op.
-pub fn free(handle: usize) -> HipResult<()> {
+pub fn free(device: &dyn Device, handle: usize) -> HipResult<()> {
     if handle == 0 {
         return Ok(());
     }
@@ -199,7 +215,10 @@ pub fn free(handle: usize) -> HipResult<()> {
     let array = table()
         .remove(handle)
         .ok_or_else(|| Failure::new(HipError::InvalidHandle, "the array was freed meanwhile"))?;
-    MemoryOps::current()?.free(array.data as *mut c_void)
+    match array.data {
+        0 => Ok(()),
+        data => device.free(data as *mut c_void, FreeKind::Device),
+    }
 }
 
 fn out_of_array(what: String) -> Failure {
@@ -210,6 +229,8 @@ fn out_of_array(what: String) -> Failure {
 /// memory: `hipMemcpy2DToArray` when `to_array`, else `hipMemcpy2DFromArray`.
 #[allow(clippy::too_many_arguments)]
 pub fn copy_2d(
+    device: &dyn Device,
+    on: Option<&Stream>,
     handle: usize,
     w_offset: usize,
     h_offset: usize,
@@ -217,9 +238,8 @@ pub fn copy_2d(
     other_pitch: usize,
     width: usize,
     height: usize,
-    kind: i32,
+    kind: MemcpyKind,
     to_array: bool,
-    stream: Option<usize>,
 ) -> HipResult<()> {
     let array = get(handle)?;
     let fits_x = w_offset
@@ -256,18 +276,20 @@ pub fn copy_2d(
             height,
         }
     };
-    MemoryOps::current()?.copy_2d(c, kind, stream)
+    copy(device, on, Copy3d::planar(c), kind)
 }
 
 /// `hipMemcpyToArray` / `hipMemcpyFromArray`: `count` bytes read as the array's rows one after
 /// the other (across slices), starting `w_offset` bytes into row `h_offset`.
+#[allow(clippy::too_many_arguments)]
 pub fn copy_linear(
+    device: &dyn Device,
     handle: usize,
     w_offset: usize,
     h_offset: usize,
     other: *mut c_void,
     count: usize,
-    kind: i32,
+    kind: MemcpyKind,
     to_array: bool,
 ) -> HipResult<()> {
     let array = get(handle)?;
@@ -284,7 +306,6 @@ pub fn copy_linear(
              {total_rows} rows)"
         )));
     }
-    let ops = MemoryOps::current()?;
     // The pieces: the rest of the first row, whole rows, the start of the last row.
     let (mut done, mut r, mut x) = (0usize, h_offset, w_offset);
     while done < count {
@@ -316,7 +337,7 @@ pub fn copy_linear(
                 height,
             }
         };
-        ops.copy_2d(c, kind, None)?;
+        copy(device, None, Copy3d::planar(c), kind)?;
         done += width * height;
         if x + width == row || height > 1 {
             r += height;
@@ -450,34 +471,13 @@ fn side(
     }
 }
 
-/// The 2-D copies of a 3-D copy of `depth` slices of `height` rows of `width` bytes: one copy
-/// when both sides' slices follow each other without gaps, else one per slice.
-pub fn plan_3d(dst: Side, src: Side, width: usize, height: usize, depth: usize) -> Vec<Copy2d> {
-    let packed = dst.slice == dst.pitch * height && src.slice == src.pitch * height;
-    if depth == 1 || packed {
-        return vec![Copy2d {
-            dst: dst.start as *mut c_void,
-            dpitch: dst.pitch,
-            src: src.start as *const c_void,
-            spitch: src.pitch,
-            width,
-            height: height * depth,
-        }];
-    }
-    (0..depth)
-        .map(|z| Copy2d {
-            dst: (dst.start + z * dst.slice) as *mut c_void,
-            dpitch: dst.pitch,
-            src: (src.start + z * src.slice) as *const c_void,
-            spitch: src.pitch,
-            width,
-            height,
-        })
-        .collect()
-}
-
-/// `hipMemcpy3D[Async]`: synchronous when `stream` is `None`.
-pub fn copy_3d(p: &Memcpy3DParms, stream: Option<usize>) -> HipResult<()> {
+/// `hipMemcpy3D[Async]` (its kind converted by the caller): synchronous when `on` is `None`.
+pub fn copy_3d(
+    device: &dyn Device,
+    on: Option<&Stream>,
+    p: &Memcpy3DParms,
+    kind: MemcpyKind,
+) -> HipResult<()> {
     let src_array = (p.src_array != 0).then(|| get(p.src_array)).transpose()?;
     let dst_array = (p.dst_array != 0).then(|| get(p.dst_array)).transpose()?;
     if src_array.is_some() && !p.src_ptr.ptr.is_null() {
@@ -526,11 +526,18 @@ pub fn copy_3d(p: &Memcpy3DParms, stream: Option<usize>) -> HipResult<()> {
         width,
         e,
     )?;
-    let ops = MemoryOps::current()?;
-    for c in plan_3d(dst, src, width, e.height, e.depth) {
-        ops.copy_2d(c, p.kind, stream)?;
-    }
-    Ok(())
+    let region = Copy3d {
+        dst: dst.start as *mut c_void,
+        dst_pitch: dst.pitch,
+        dst_slice: dst.slice,
+        src: src.start as *const c_void,
+        src_pitch: src.pitch,
+        src_slice: src.slice,
+        width,
+        height: e.height,
+        depth: e.depth,
+    };
+    copy(device, on, region, kind)
 }
 
 #[cfg(test)]
@@ -564,46 +571,6 @@ mod tests {
             let e = Format::from_desc(&bad).unwrap_err();
             assert_eq!(e.code, HipError::InvalidChannelDescriptor, "{bad:?}");
         }
-    }
-
-    #[test]
-    fn packed_slices_become_one_copy() {
-        let dst = Side {
-            start: 0x1000,
-            pitch: 256,
-            slice: 256 * 4,
-        };
-        let src = Side {
-            start: 0x9000,
-            pitch: 40,
-            slice: 40 * 4,
-        };
-        let plan = plan_3d(dst, src, 40, 4, 3);
-        assert_eq!(plan.len(), 1);
-        assert_eq!(
-            (plan[0].height, plan[0].dpitch, plan[0].spitch),
-            (12, 256, 40)
-        );
-    }
-
-    #[test]
-    fn gapped_slices_are_copied_one_by_one() {
-        // A sub-box of a larger volume: slices 6 rows apart, 4 rows copied.
-        let dst = Side {
-            start: 0x1000,
-            pitch: 64,
-            slice: 64 * 6,
-        };
-        let src = Side {
-            start: 0x9000,
-            pitch: 32,
-            slice: 32 * 4,
-        };
-        let plan = plan_3d(dst, src, 32, 4, 3);
-        assert_eq!(plan.len(), 3);
-        assert_eq!(plan[2].dst as usize, 0x1000 + 2 * 64 * 6);
-        assert_eq!(plan[2].src as usize, 0x9000 + 2 * 32 * 4);
-        assert!(plan.iter().all(|c| c.height == 4 && c.width == 32));
     }
 
     #[test]

@@ -15,14 +15,13 @@
 //! On the CUDA backend the trap ends the kernel at once and the driver reports a launch failure
 //! at the next synchronizing call; the words (pinned host memory there) are then read, and a
 //! raised one ends the program the same way (see `cuda::driver::check`).
+//!
+//! This file keeps the words and stops the program; each backend sets its modules' words up
+//! (`opencl::variables`, `cuda::module`).
 
 use std::ffi::c_void;
-use std::sync::{Arc, Mutex, MutexGuard};
+use std::sync::{Mutex, MutexGuard};
 
-use crate::cl::OwnedEvent;
-use crate::error::HipResult;
-use crate::hlog;
-use crate::memory::{self, AllocKind, MemcpyKind};
 use crate::registry::Module;
 
 extern "C" {
@@ -70,58 +69,7 @@ pub fn stop_if_raised() {
     }
 }
 
-/// The module's abort word (a host address), set up on first use; `None` when the module's code
-/// cannot stop the program or the device cannot write host memory.
-pub fn prepare(module: &Arc<Module>) -> HipResult<Option<usize>> {
-    let Some(index) = module.abort_flag_variable else {
-        return Ok(None);
-    };
-    let mut bound = module.abort_flag.lock().unwrap_or_else(|p| p.into_inner());
-    if bound.is_some() {
-        return Ok(*bound);
-    }
-    let word = memory::host_malloc(std::mem::size_of::<u32>())?;
-    if !matches!(
-        memory::find_allocation(word as usize),
-        Some((_, _, AllocKind::HostUsm))
-    ) {
-        let _ = memory::host_free(word);
-        hlog!(
-            Info,
-            "{}: the device cannot write host memory, so a failed device assert cannot stop \
-             the program",
-            module.label
-        );
-        return Ok(None);
-    }
-    // SAFETY: a fresh host allocation of 4 bytes.
-    unsafe { word.cast::<u32>().write_volatile(0) };
-    let variable = crate::symbols::address_of(module, index)?;
-    let address = word as u64;
-    memory::memcpy(
-        variable as *mut c_void,
-        (&address as *const u64).cast(),
-        std::mem::size_of::<u64>(),
-        MemcpyKind::HostToDevice as i32,
-    )?;
-    *bound = Some(word as usize);
-    register(word as usize, module);
-    Ok(*bound)
-}
-
-/// Ends the program when the launch behind `event` raised the abort word `flag`.
-pub fn watch(event: &OwnedEvent, flag: usize, kernel: &str) {
-    let name = kernel.to_string();
-    if let Err(e) = event.on_complete(Box::new(move |_| check(flag, &name))) {
-        hlog!(
-            Warn,
-            "'{kernel}': clSetEventCallback: {}: a failed device assert in this launch cannot              stop the program",
-            crate::cl::error_name(e)
-        );
-    }
-}
-
-fn check(flag: usize, kernel: &str) {
+pub fn check(flag: usize, kernel: &str) {
     if is_raised(flag) {
         stop(&format!("kernel '{kernel}'"));
     }

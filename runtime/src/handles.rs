@@ -25,12 +25,12 @@ pub enum Kind {
 static SERIAL: AtomicU64 = AtomicU64::new(1);
 
 /// A table of live objects of one kind.
-pub struct HandleTable<T> {
+pub struct HandleTable<T: ?Sized> {
     kind: Kind,
     live: Mutex<HashMap<usize, Arc<T>>>,
 }
 
-impl<T> HandleTable<T> {
+impl<T: ?Sized> HandleTable<T> {
     pub fn new(kind: Kind) -> Self {
         HandleTable {
             kind,

@@ -18,28 +18,33 @@
 //! * Arenas are device memory entered in the allocation table as `AllocKind::Heap`, so SVM
 //!   launches list them and copies from device-malloc'd pointers work; `hipDeviceReset` releases
 //!   them with every allocation.
+//!
+//! This file keeps the size and whether an arena exists; each backend makes and binds the arenas
+//! (`opencl::variables::prepare_heap`, `cuda::module`).
 
-use std::ffi::c_void;
-use std::sync::atomic::Ordering;
-use std::sync::{Arc, Mutex, MutexGuard};
+use std::sync::{Mutex, MutexGuard};
 
 use crate::error::{Failure, HipResult};
-use crate::hlog;
-use crate::memory::{self, MemcpyKind};
-use crate::registry::Module;
 
 /// The heap's size unless the program sets `hipLimitMallocHeapSize`: 64 MiB (CUDA's default is
 /// 8 MiB; HIP on AMD GPUs grows its heap on demand, and programs written for it allocate more).
 pub const DEFAULT_HEAP_BYTES: usize = 64 << 20;
 
 /// The arena's first bytes: its size (a 64-bit word), then padding to the first block.
-const ARENA_HEADER_BYTES: usize = 16;
+pub const ARENA_HEADER_BYTES: usize = 16;
 
-struct Heap {
+pub struct Heap {
     /// `hipLimitMallocHeapSize`.
     limit: usize,
     /// Whether an arena exists (the limit is then fixed).
-    started: bool,
+    pub started: bool,
+}
+
+impl Heap {
+    /// The size of a new arena.
+    pub fn arena_bytes(&self) -> usize {
+        self.limit.max(ARENA_HEADER_BYTES)
+    }
 }
 
 static HEAP: Mutex<Heap> = Mutex::new(Heap {
@@ -47,18 +52,19 @@ static HEAP: Mutex<Heap> = Mutex::new(Heap {
     started: false,
 });
 
-fn heap() -> MutexGuard<'static, Heap> {
+/// The heap's settings, locked: a backend binding a module's arena holds them meanwhile.
+pub fn lock() -> MutexGuard<'static, Heap> {
     HEAP.lock().unwrap_or_else(|p| p.into_inner())
 }
 
 /// `hipDeviceGetLimit(hipLimitMallocHeapSize)`.
 pub fn limit() -> usize {
-    heap().limit
+    lock().limit
 }
 
 /// `hipDeviceSetLimit(hipLimitMallocHeapSize, bytes)`: only before the heap exists.
 pub fn set_limit(bytes: usize) -> HipResult<()> {
-    let mut h = heap();
+    let mut h = lock();
     if h.started && bytes != h.limit {
         return Err(Failure::invalid_value(format!(
             "the device heap ({} bytes) already exists: hipLimitMallocHeapSize must be set before \
@@ -70,46 +76,12 @@ pub fn set_limit(bytes: usize) -> HipResult<()> {
     Ok(())
 }
 
-/// Gives `module` its arena (writing its address and size into the module's heap variable); a
-/// no-op for modules that do not allocate, and once done until the module's program is rebuilt.
-/// Called before each launch of one of the module's kernels.
-pub fn prepare(module: &Arc<Module>) -> HipResult<()> {
-    let Some(index) = module.heap_variable else {
-        return Ok(());
-    };
-    if module.heap_bound.load(Ordering::Acquire) {
-        return Ok(());
-    }
-    let mut h = heap();
-    if module.heap_bound.load(Ordering::Acquire) {
-        return Ok(());
-    }
-    let variable = crate::symbols::address_of(module, index)?;
-    let size = h.limit.max(ARENA_HEADER_BYTES);
-    let arena = memory::alloc_heap(size)?;
-    h.started = true;
-    let header = [size as u64, 0];
-    let address = arena as u64;
-    let copy = |to: *mut c_void, from: *const c_void, bytes: usize| {
-        memory::memcpy(to, from, bytes, MemcpyKind::HostToDevice as i32)
-    };
-    copy(arena, header.as_ptr().cast(), ARENA_HEADER_BYTES)?;
-    copy(variable as *mut c_void, (&address as *const u64).cast(), 8)?;
-    hlog!(
-        Debug,
-        "device heap of {} at {arena:p}: {size} bytes",
-        module.label
-    );
-    module.heap_bound.store(true, Ordering::Release);
-    Ok(())
-}
-
 /// An arena exists (the CUDA backend made one): the limit is fixed from now on.
 pub fn note_started() {
-    heap().started = true;
+    lock().started = true;
 }
 
 /// `hipDeviceReset` released the arenas with every allocation: a new limit may be set.
 pub fn forget() {
-    heap().started = false;
+    lock().started = false;
 }

@@ -20,9 +20,7 @@ use std::path::{Path, PathBuf};
 
 use hipmlir_device_image::kpack::{KpackArchive, KpackRecord};
 
-use crate::api::guard;
-use crate::error::Failure;
-use crate::registry::{registry, Registry};
+use crate::registry::Registry;
 
 /// A record registered by a split binary, not yet resolved.
 #[derive(Debug, Clone)]
@@ -37,27 +35,6 @@ pub struct PendingRecord {
 pub struct FoundImage {
     pub label: String,
     pub bundle: Vec<u8>,
-}
-
-/// Registers a split binary's reference record; the archive is read on the first kernel lookup.
-///
-/// # Safety
-/// `record` must be null or valid for reading `size` bytes, and stay mapped (it is the binary's
-/// own data).
-#[no_mangle]
-pub unsafe extern "C" fn __hipmlirRegisterKpackRef(record: *const u8, size: usize) {
-    guard("__hipmlirRegisterKpackRef", || {
-        if record.is_null() || size == 0 {
-            return Err(Failure::invalid_value("the reference record is empty"));
-        }
-        // SAFETY: valid per the caller.
-        let bytes = unsafe { std::slice::from_raw_parts(record, size) }.to_vec();
-        registry().add_pending_record(PendingRecord {
-            address: record as usize,
-            bytes,
-        });
-        Ok(())
-    });
 }
 
 /// The environment variables that steer the search (read once per resolution).

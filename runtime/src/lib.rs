@@ -1,49 +1,41 @@
-//! hipmlir's HIP runtime on OpenCL: the C ABI a program compiled by hipmlir links against.
+//! hipmlir's HIP runtime: the C ABI a program compiled by hipmlir links against, on OpenCL or on
+//! the CUDA driver.
 //!
-//! Device images are registered by name from static constructors, built lazily from SPIR-V on the
-//! first launch of one of their kernels, and launched with arguments unpacked by the metadata
-//! the compiler recorded. No MLIR, no libclang: only an OpenCL ICD loader at run time.
+//! Device images are registered by name from static constructors, built (OpenCL, from SPIR-V)
+//! or loaded (CUDA, from PTX) lazily on the first launch of one of their kernels, and launched
+//! with arguments unpacked by the metadata the compiler recorded.
 //!
-//! Module map: `error` (codes, last error), `log` (HIPMLIR_LOG), `device` (device/context
-//! selection), `stream` (in-order queues, null-stream semantics), `event` (markers, timing),
-//! `handles` (opaque handle tables), `backend` (USM or SVM memory), `memory` (allocation table,
-//! copies, fills), `managed` (managed-memory hints and prefetches), `memory_ops` (the
-//! memory primitives of either backend), `arrays` (`hipArray_t`, array and 3-D copies), `texture`
-//! (texture objects), `registry` (images and kernels by name), `symbols` (device variables: host
-//! shadows, addresses, copies), `kpack` (archives of split binaries), `module_path`
-//! (SPIR-V files found by kernel name, for plain builds), `spirv` (kernel signatures
-//! from SPIR-V), `jit` (program builds), `cache` (on-disk program cache), `launch`
-//! (argument unpacking, spills, NDRange), `props` (`hipDeviceProp_t`), `api` (the `extern "C"`
-//! functions), `cl` (OpenCL handle helpers).
+//! Layers, top to bottom (`tests/layers.rs` checks that no module imports from a layer above
+//! it, and that neither backend imports the other):
+//! * `api`: the `extern "C"` functions; checks and converts arguments once, then calls the
+//!   backend interface;
+//! * `select`: the backend serving the process, chosen once;
+//! * `opencl`, `cuda`: the two backends, each implementing the interface;
+//! * common code: `backend` (the interface: traits, their vocabulary, streams and events as
+//!   handles, `ops`, the one way into a stream per kind of operation), `registry` (images,
+//!   modules and kernels by name), `symbols` (device variables by host shadow), `arrays`,
+//!   `texture`, `heap` and `device_abort` (the device heap's size, the device's abort words),
+//!   `error`, `log`, `handles`, `props`, `spirv`, `kpack`, `module_path`, `lambda_kernels`,
+//!   `cache`, `files`, `probe`.
 
 mod arrays;
 mod backend;
 pub mod cache;
-mod capabilities;
-mod cl;
 mod cuda;
-mod device;
 mod device_abort;
-mod event;
 mod files;
 mod handles;
 mod heap;
-mod host_function;
-mod jit;
 pub mod kpack;
 mod lambda_kernels;
-mod launch;
 pub mod log;
-mod managed;
-mod memory;
-mod memory_ops;
 mod module_path;
+mod opencl;
 mod probe;
 mod props;
 mod registry;
 mod select;
 pub mod spirv;
-mod stream;
 mod symbols;
 mod texture;
 
@@ -61,9 +53,14 @@ pub use api::symbol::*;
 pub use api::texture::*;
 pub use api::unsupported::*;
 pub use api::{hipError_t, hipEvent_t, hipStream_t};
-pub use device::selected_device;
+pub use backend::{Dim3, Extent, FuncAttributes, MemcpyKind, PitchedPtr, PointerAttributes};
 pub use error::HipError;
-pub use jit::build_stats;
-pub use launch::Dim3;
-pub use memory::{MemcpyKind, PointerAttributes};
+pub use opencl::jit::build_stats;
 pub use props::{HipDeviceProp, HIP_VERSION};
+
+/// The name and memory model of device 0 if a backend is open (for tests and tools; never
+/// opens one).
+pub fn selected_device() -> Option<(String, &'static str)> {
+    let device = select::backend_if_initialized()?.device(0).ok()?;
+    Some((device.name().trim().to_string(), device.memory_model()))
+}

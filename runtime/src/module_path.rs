@@ -115,7 +115,7 @@ pub fn load_file(path: &Path) -> Result<DeviceImage, String> {
     let bytes = crate::files::read_regular(path, crate::files::MAX_DEVICE_FILE)
         .map_err(|e| short_io(&e))?;
     let raw_spirv = crate::spirv::looks_like_spirv(&bytes);
-    let mut image = crate::api::module::image_from_bytes(&bytes)?;
+    let mut image = crate::registry::image_from_bytes(&bytes)?;
     if raw_spirv {
         for k in &mut image.metadata.kernels {
             if let Some(name) = demangled_base_name(&k.name) {

@@ -6,7 +6,7 @@
 
 use std::ffi::c_char;
 
-use crate::device::DeviceInfo;
+use crate::backend::DeviceInfo;
 
 /// The HIP API level hipmlir's headers follow, as `HIP_VERSION` encodes it
 /// (major * 10000000 + minor * 100000 + patch): hip/hip_version.h's numbers (a test checks).
@@ -123,7 +123,7 @@ impl HipDeviceProp {
         p.memPitch = i32::MAX as usize;
         p.maxThreadsPerBlock = saturate_i32(info.max_work_group_size);
         p.maxThreadsDim = info.max_work_item_sizes.map(saturate_i32);
-        p.maxGridSize = [crate::launch::MAX_GRID_DIM; 3];
+        p.maxGridSize = [crate::backend::MAX_GRID_DIM; 3];
         p.clockRate = saturate_i32(u64::from(info.max_clock_frequency) * 1000);
         p.totalConstMem = saturate_usize(info.max_constant_buffer_size);
         (p.major, p.minor) = info.opencl_version();

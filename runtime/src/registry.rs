@@ -14,16 +14,16 @@
 
 use std::collections::{BTreeMap, HashMap};
 use std::os::unix::ffi::OsStrExt;
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, Mutex, MutexGuard};
+use std::sync::{Arc, Mutex, MutexGuard, OnceLock};
 
 use hipmlir_device_image::{
     AddressSpace, DeviceImage, GlobalVar, KernelInfo, DEVICE_ABORT_FLAG_VARIABLE,
     DEVICE_HEAP_VARIABLE,
 };
 
+use crate::backend::ModuleState;
 use crate::error::{Failure, HipError, HipResult};
-use crate::jit::ModuleState;
+use crate::handles::{HandleTable, Kind};
 use crate::kpack::PendingRecord;
 use crate::module_path::ModuleSearch;
 
@@ -36,26 +36,17 @@ pub struct Module {
     /// What to call the module in messages ("device image #2", "module 'k.spv'").
     pub label: String,
     pub image: DeviceImage,
-    /// The built program and its kernels; also serializes launches of this module's kernels.
-    pub state: Mutex<ModuleState>,
-    /// Device addresses of this module's variables found so far (index into
-    /// `metadata.globals` → address); also serializes finding them (see `symbols`).
-    pub variables: Mutex<HashMap<usize, usize>>,
     /// Per-kernel settings from `hipFuncSetAttribute`/`hipFuncSetCacheConfig` (kernel index →).
     pub func_settings: Mutex<HashMap<usize, FuncSettings>>,
     /// The module's device-heap variable (`DEVICE_HEAP_VARIABLE`), if its code allocates.
     pub heap_variable: Option<usize>,
-    /// Whether the built program's heap variable holds the heap's address (see `heap`).
-    pub heap_bound: AtomicBool,
     /// The module's abort-flag variable (`DEVICE_ABORT_FLAG_VARIABLE`), if its code can stop
     /// the program (see `device_abort`).
     pub abort_flag_variable: Option<usize>,
-    /// The host word the built program's abort-flag variable points to, once set.
-    pub abort_flag: Mutex<Option<usize>>,
     /// The image's PTX entries, (architecture, text), for the CUDA backend.
     pub ptx: Vec<(String, Vec<u8>)>,
-    /// What the CUDA backend loaded from them, per device.
-    pub cuda: Mutex<crate::cuda::module::Loaded>,
+    /// What the process's backend built or loaded for the module (one backend per process).
+    state: OnceLock<Box<dyn ModuleState>>,
 }
 
 /// What a program set on one kernel. OpenCL has no cache or carveout controls: they are kept to
@@ -68,16 +59,6 @@ pub struct FuncSettings {
     pub carveout: Option<i32>,
     /// `hipFuncCache_t`.
     pub cache_config: i32,
-}
-
-impl Drop for Module {
-    fn drop(&mut self) {
-        // The program (and its variables' storage) goes with the module.
-        let variables = self.variables.get_mut().unwrap_or_else(|p| p.into_inner());
-        for &address in variables.values() {
-            crate::memory::remove_variable(address);
-        }
-    }
 }
 
 impl Module {
@@ -96,15 +77,11 @@ impl Module {
             index,
             label,
             image,
-            state: Mutex::new(ModuleState::default()),
-            variables: Mutex::new(HashMap::new()),
             func_settings: Mutex::new(HashMap::new()),
             heap_variable,
-            heap_bound: AtomicBool::new(false),
             abort_flag_variable,
-            abort_flag: Mutex::new(None),
             ptx: Vec::new(),
-            cuda: Mutex::new(Default::default()),
+            state: OnceLock::new(),
         }
     }
 
@@ -114,37 +91,21 @@ impl Module {
         self
     }
 
-    /// Drops the built program, and with it the storage of the module's variables
-    /// (`hipDeviceReset`): the next launch builds the program again, its variables initialized
-    /// as the image defines them. The caller has waited for the device.
-    pub fn unbuild(&self) {
-        let mut variables = self.lock_variables();
-        for (_, address) in variables.drain() {
-            crate::memory::remove_variable(address);
+    /// The backend's state for this module, made by `init` on first use. `T` is the type the
+    /// process's backend keeps (a second backend never runs in the same process).
+    pub fn state<T: ModuleState>(&self, init: impl FnOnce() -> T) -> &T {
+        let state = self.state.get_or_init(|| Box::new(init()));
+        state
+            .as_any()
+            .downcast_ref::<T>()
+            .expect("one backend per process keeps module state")
+    }
+
+    /// Drops what the backend built or loaded (`hipDeviceReset`).
+    pub fn reset_state(&self) {
+        if let Some(state) = self.state.get() {
+            state.reset();
         }
-        *self.lock_state() = ModuleState::NotBuilt;
-        self.heap_bound.store(false, Ordering::SeqCst);
-        if let Some(word) = self
-            .abort_flag
-            .lock()
-            .unwrap_or_else(|p| p.into_inner())
-            .take()
-        {
-            crate::device_abort::forget(word);
-        }
-    }
-
-    pub fn lock_state(&self) -> MutexGuard<'_, ModuleState> {
-        self.state.lock().unwrap_or_else(|p| p.into_inner())
-    }
-
-    pub fn lock_variables(&self) -> MutexGuard<'_, HashMap<usize, usize>> {
-        self.variables.lock().unwrap_or_else(|p| p.into_inner())
-    }
-
-    /// The CUDA backend's state for this module.
-    pub fn lock_cuda(&self) -> MutexGuard<'_, crate::cuda::module::Loaded> {
-        self.cuda.lock().unwrap_or_else(|p| p.into_inner())
     }
 
     /// A module that is not registered globally (`hipModuleLoad`).
@@ -644,6 +605,94 @@ static REGISTRY: Mutex<Registry> = Mutex::new(Registry::new());
 /// The process-wide registry.
 pub fn registry() -> MutexGuard<'static, Registry> {
     REGISTRY.lock().unwrap_or_else(|p| p.into_inner())
+}
+
+/// Modules loaded with `hipModuleLoad*` (`hipModule_t` handles) and their kernels
+/// (`hipFunction_t` handles).
+fn loaded_modules() -> &'static HandleTable<Module> {
+    static T: OnceLock<HandleTable<Module>> = OnceLock::new();
+    T.get_or_init(|| HandleTable::new(Kind::Module))
+}
+
+fn loaded_functions() -> &'static HandleTable<KernelRef> {
+    static T: OnceLock<HandleTable<KernelRef>> = OnceLock::new();
+    T.get_or_init(|| HandleTable::new(Kind::Function))
+}
+
+fn bad_module(handle: usize) -> Failure {
+    Failure::new(
+        HipError::InvalidHandle,
+        format!("{handle:#x} is not a loaded module"),
+    )
+}
+
+/// `hipModuleLoad*`: a module of its own (not searched by kernel lookups); returns its handle.
+pub fn load_module(bytes: &[u8], label: String) -> HipResult<usize> {
+    let image = image_from_bytes(bytes)
+        .map_err(|e| Failure::new(HipError::InvalidImage, format!("{label}: {e}")))?;
+    Ok(loaded_modules().insert(Arc::new(
+        Module::standalone(label, image).with_ptx_of(bytes),
+    )))
+}
+
+/// The module of a `hipModule_t`.
+pub fn loaded_module(handle: usize) -> HipResult<Arc<Module>> {
+    loaded_modules()
+        .get(handle)
+        .ok_or_else(|| bad_module(handle))
+}
+
+/// `hipModuleUnload`: the module and its functions' handles go.
+pub fn unload_module(handle: usize) -> HipResult<()> {
+    let m = loaded_modules()
+        .remove(handle)
+        .ok_or_else(|| bad_module(handle))?;
+    for (h, k) in loaded_functions().all() {
+        if Arc::ptr_eq(&k.module, &m) {
+            loaded_functions().remove(h);
+        }
+    }
+    Ok(())
+}
+
+/// `hipModuleGetFunction`: a handle for kernel `index` of `module`.
+pub fn insert_function(module: Arc<Module>, index: usize) -> usize {
+    loaded_functions().insert(Arc::new(KernelRef::new(module, index)))
+}
+
+/// The kernel of a `hipFunction_t`, if `handle` is one.
+pub fn function(handle: usize) -> Option<KernelRef> {
+    loaded_functions().get(handle).map(|k| (*k).clone())
+}
+
+/// Every module of the process: registered images and loaded modules (`hipDeviceReset`).
+pub fn all_modules() -> Vec<Arc<Module>> {
+    let mut all = registry().modules();
+    all.extend(loaded_modules().all().into_iter().map(|(_, m)| m));
+    all
+}
+
+/// The magic a clang offload bundle starts with.
+pub const BUNDLE_MAGIC: &[u8; 24] = b"__CLANG_OFFLOAD_BUNDLE__";
+
+/// A device image from a hipmlir bundle or a raw SPIR-V module. For raw SPIR-V the kernels and
+/// their parameter layouts come from the SPIR-V itself (see `spirv`).
+pub fn image_from_bytes(bytes: &[u8]) -> Result<DeviceImage, String> {
+    if bytes.starts_with(BUNDLE_MAGIC) {
+        image_of_bundle(bytes)
+    } else if crate::spirv::looks_like_spirv(bytes) {
+        let kernels = crate::spirv::parse_kernels(bytes)?;
+        let image = DeviceImage {
+            spirv: bytes.to_vec(),
+            metadata: hipmlir_device_image::ModuleMetadata::new(
+                kernels.iter().map(|k| k.to_kernel_info()).collect(),
+            ),
+        };
+        validate_image(&image)?;
+        Ok(image)
+    } else {
+        Err("neither a SPIR-V module nor a clang offload bundle (bad magic)".into())
+    }
 }
 
 /// `__hipmlirRegisterImage`: parses and validates a bundle and registers it.

@@ -1,7 +1,9 @@
-//! Which backend serves this process's HIP devices: the CUDA driver (NVIDIA GPUs) or OpenCL.
+//! Which backend serves this process's HIP devices: the CUDA driver (NVIDIA GPUs) or OpenCL. The
+//! one module that knows both: `api` asks it for the backend, and everything else sees only the
+//! backend interface.
 //!
-//! Chosen once, on the first API call that needs a device (never from the registration calls
-//! that run before `main`):
+//! Chosen and opened once, on the first API call that needs a device (never from the
+//! registration calls that run before `main`):
 //! * `HIPMLIR_BACKEND=opencl`: OpenCL; libcuda is never loaded.
 //! * `HIPMLIR_BACKEND=cuda`: the CUDA devices; none (no driver, no GPU, none that
 //!   `HIPMLIR_DEVICE` names) is `hipErrorNoDevice` with a message saying why.
@@ -13,9 +15,10 @@
 
 use std::sync::OnceLock;
 
-use crate::cuda::{self, CudaRuntime};
+use crate::backend::Backend;
 use crate::error::{Failure, HipError, HipResult};
 use crate::hlog;
+use crate::{cuda, opencl};
 
 /// What `HIPMLIR_BACKEND` asks for.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -41,17 +44,17 @@ impl Request {
 
 /// The outcome of the choice.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Backend {
+pub enum Choice {
     Cuda,
     OpenCl,
 }
 
 /// The decision, given the request and what opening CUDA gave (`Ok(true)`: it has devices;
 /// `Ok(false)`: no driver or no device; `Err`: the driver failed). Pure, for tests.
-pub fn decide(request: Request, cuda: &Result<bool, String>) -> Result<Backend, String> {
+pub fn decide(request: Request, cuda: &Result<bool, String>) -> Result<Choice, String> {
     match (request, cuda) {
-        (Request::OpenCl, _) => Ok(Backend::OpenCl),
-        (_, Ok(true)) => Ok(Backend::Cuda),
+        (Request::OpenCl, _) => Ok(Choice::OpenCl),
+        (_, Ok(true)) => Ok(Choice::Cuda),
         (Request::Cuda, Ok(false)) => Err(
             "HIPMLIR_BACKEND=cuda, but there is no CUDA device: libcuda (the NVIDIA driver) is \
              not installed, finds no GPU, or none matches HIPMLIR_DEVICE"
@@ -60,10 +63,10 @@ pub fn decide(request: Request, cuda: &Result<bool, String>) -> Result<Backend, 
         (Request::Cuda, Err(why)) => Err(format!(
             "HIPMLIR_BACKEND=cuda, but the CUDA driver failed: {why}"
         )),
-        (Request::Any, Ok(false)) => Ok(Backend::OpenCl),
+        (Request::Any, Ok(false)) => Ok(Choice::OpenCl),
         (Request::Any, Err(why)) => {
             hlog!(Warn, "the CUDA driver failed ({why}); using OpenCL");
-            Ok(Backend::OpenCl)
+            Ok(Choice::OpenCl)
         }
     }
 }
@@ -72,18 +75,19 @@ fn env(name: &str) -> Option<String> {
     std::env::var(name).ok().filter(|v| !v.trim().is_empty())
 }
 
-fn choose() -> Result<Backend, String> {
+/// Chooses and opens the backend.
+fn open() -> Result<Box<dyn Backend>, String> {
     let request = Request::parse(env("HIPMLIR_BACKEND").as_deref())?;
-    if request == Request::OpenCl {
-        return Ok(Backend::OpenCl);
-    }
-    let filter = env("HIPMLIR_DEVICE");
-    let opened = cuda::device::open(filter.as_deref());
+    // HIPMLIR_BACKEND=opencl: libcuda is never loaded.
+    let opened = if request == Request::OpenCl {
+        Ok(None)
+    } else {
+        cuda::device::open(env("HIPMLIR_DEVICE").as_deref())
+    };
     let has_devices = opened.as_ref().map(|o| o.is_some()).map_err(Clone::clone);
-    let backend = decide(request, &has_devices)?;
-    if backend == Backend::Cuda {
-        if let Ok(Some(rt)) = opened {
-            let rt = cuda::device::install(rt);
+    let choice = decide(request, &has_devices)?;
+    match (choice, opened) {
+        (Choice::Cuda, Ok(Some(rt))) => {
             for d in &rt.devices {
                 hlog!(
                     Info,
@@ -94,45 +98,36 @@ fn choose() -> Result<Backend, String> {
                     rt.driver_version
                 );
             }
+            Ok(Box::new(cuda::install(rt)))
         }
+        _ => Ok(Box::new(opencl::open()?)),
     }
-    Ok(backend)
 }
 
-static CHOICE: OnceLock<Result<Backend, String>> = OnceLock::new();
+static BACKEND: OnceLock<Result<Box<dyn Backend>, String>> = OnceLock::new();
 
-/// The chosen backend (choosing it on the first call; a failed choice is reported once and is
-/// `hipErrorNoDevice` from then on).
-pub fn backend() -> HipResult<Backend> {
-    let choice = CHOICE.get_or_init(|| {
-        let result = choose();
+/// The backend serving this process, chosen and opened on the first call. A failure (no device)
+/// is reported once and is `hipErrorNoDevice` from then on.
+pub fn backend() -> HipResult<&'static dyn Backend> {
+    let opened = BACKEND.get_or_init(|| {
+        let result = open();
         if let Err(message) = &result {
             hlog!(Error, "{message}");
         }
         result
     });
-    choice
-        .as_ref()
-        .copied()
-        .map_err(|_| Failure::quiet(HipError::NoDevice))
+    match opened {
+        Ok(b) => Ok(&**b),
+        Err(_) => Err(Failure::quiet(HipError::NoDevice)),
+    }
 }
 
-/// The CUDA backend if it serves this process; `None` for OpenCL.
-pub fn cuda() -> HipResult<Option<&'static CudaRuntime>> {
-    Ok(match backend()? {
-        Backend::Cuda => cuda::cuda_runtime(),
-        Backend::OpenCl => None,
-    })
-}
-
-/// What an OpenCL-only path says when the CUDA backend serves the process.
-pub fn not_on_cuda(what: &str) -> Failure {
-    Failure::new(
-        HipError::NotSupported,
-        format!(
-            "{what} is not supported by the CUDA backend yet (HIPMLIR_BACKEND=opencl uses OpenCL)"
-        ),
-    )
+/// The backend if one was opened (never opens one).
+pub fn backend_if_initialized() -> Option<&'static dyn Backend> {
+    match BACKEND.get() {
+        Some(Ok(b)) => Some(&**b),
+        _ => None,
+    }
 }
 
 #[cfg(test)]
@@ -152,14 +147,14 @@ mod tests {
 
     #[test]
     fn gpus_first_then_opencl() {
-        assert_eq!(decide(Request::Any, &Ok(true)), Ok(Backend::Cuda));
-        assert_eq!(decide(Request::Any, &Ok(false)), Ok(Backend::OpenCl));
+        assert_eq!(decide(Request::Any, &Ok(true)), Ok(Choice::Cuda));
+        assert_eq!(decide(Request::Any, &Ok(false)), Ok(Choice::OpenCl));
         assert_eq!(
             decide(Request::Any, &Err("cuInit: CUDA_ERROR_UNKNOWN".into())),
-            Ok(Backend::OpenCl)
+            Ok(Choice::OpenCl)
         );
-        assert_eq!(decide(Request::OpenCl, &Ok(true)), Ok(Backend::OpenCl));
-        assert_eq!(decide(Request::Cuda, &Ok(true)), Ok(Backend::Cuda));
+        assert_eq!(decide(Request::OpenCl, &Ok(true)), Ok(Choice::OpenCl));
+        assert_eq!(decide(Request::Cuda, &Ok(true)), Ok(Choice::Cuda));
         assert!(decide(Request::Cuda, &Ok(false))
             .unwrap_err()
             .contains("no CUDA device"));

@@ -16,13 +16,8 @@
 //!   registered module that defines it (a variable defined in one file and declared `extern` in
 //!   others is listed only by the defining image). A shadow nobody registered is looked up by its
 //!   dynamic symbol name (`dladdr`), as kernel stubs are. Unknown: `hipErrorInvalidSymbol`.
-//! * Its device address: the address kernel is launched once on the null stream (building the
-//!   module through the lazy JIT, so kernels and variables share one program), `out[0]` is read
-//!   back and cached in the module, and the variable's range is entered in the allocation table
-//!   (`AllocKind::Variable`) so that `hipMemcpy`, `hipMemset`, `hipPointerGetAttributes` and
-//!   kernels accept the pointer. The first use of a variable therefore waits for the null stream
-//!   (and what it waits for), even from an `Async` call; later uses do not.
-//! * Copies go through `memory::memcpy`/`memcpy_async` at `address + offset`. As in CUDA, a copy
+//! * Its device address is the backend's (`Device::variable`; on OpenCL, see `opencl::variables`).
+//! * Copies go through the ordinary copy path at `address + offset`. As in CUDA, a copy
 //!   to a symbol takes `hipMemcpyHostToDevice`, `DeviceToDevice` or `Default`, a copy from one
 //!   `DeviceToHost`, `DeviceToDevice` or `Default`; other kinds are
 //!   `hipErrorInvalidMemcpyDirection`. `offset + bytes` beyond the variable is
@@ -32,15 +27,12 @@ use std::collections::BTreeMap;
 use std::ffi::c_void;
 use std::sync::{Arc, Mutex, MutexGuard};
 
-use hipmlir_device_image::{AddressSpace, GlobalVar};
+use hipmlir_device_image::GlobalVar;
 
-use crate::cl::OwnedEvent;
-use crate::device::{runtime, Runtime};
+use crate::backend::MemcpyKind;
 use crate::error::{Failure, HipError, HipResult};
 use crate::hlog;
-use crate::launch::{launch_without_heap, Dim3};
-use crate::memory::{self, MemcpyKind};
-use crate::registry::{registry, registry_for_lookup, symbol_name, KernelRef, Module};
+use crate::registry::{registry, registry_for_lookup, symbol_name, Module};
 
 /// What `__hipmlirRegisterVar` recorded about one shadow.
 #[derive(Debug, Clone)]
@@ -104,13 +96,8 @@ impl Variable {
         usize::try_from(self.info().size).unwrap_or(usize::MAX)
     }
 
-    /// Its device address, launching its address kernel the first time (see the module docs).
-    pub fn address(&self) -> HipResult<usize> {
-        address_of(&self.module, self.index)
-    }
-
     /// Checks that `offset + bytes` lies inside the variable.
-    fn check_range(&self, offset: usize, bytes: usize) -> HipResult<()> {
+    pub fn check_range(&self, offset: usize, bytes: usize) -> HipResult<()> {
         match offset.checked_add(bytes) {
             Some(end) if end <= self.size() => Ok(()),
             _ => Err(Failure::invalid_value(format!(
@@ -204,100 +191,8 @@ pub fn find(symbol: *const c_void) -> HipResult<Variable> {
     Ok(Variable { module, index })
 }
 
-/// The device address of variable `index` of `module`, from the cache or its address kernel.
-pub fn address_of(module: &Arc<Module>, index: usize) -> HipResult<usize> {
-    // Held while the address kernel runs: one query per variable, however many threads ask.
-    let mut known = module.lock_variables();
-    if let Some(&address) = known.get(&index) {
-        return Ok(address);
-    }
-    let rt = runtime()?;
-    let var = module.global(index);
-    let address = query_address(rt, module, var)?;
-    let size = usize::try_from(var.size).unwrap_or(usize::MAX);
-    memory::add_variable(address, size);
-    known.insert(index, address);
-    hlog!(
-        Debug,
-        "device variable '{}' of {} is at {address:#x} ({size} bytes)",
-        var.name,
-        module.label
-    );
-    Ok(address)
-}
-
-/// Launches the variable's address kernel and reads back the address it stores.
-fn query_address(rt: &Runtime, module: &Arc<Module>, var: &GlobalVar) -> HipResult<usize> {
-    let bad_kernel = |why: &str| {
-        Failure::new(
-            HipError::InvalidImage,
-            format!(
-                "device variable '{}' of {}: address kernel '{}' {why}",
-                var.name, module.label, var.address_kernel
-            ),
-        )
-    };
-    let kernel = module
-        .find_kernel(&var.address_kernel)
-        .map(|i| KernelRef::new(module.clone(), i))
-        .ok_or_else(|| bad_kernel("is not among the image's kernels"))?;
-    let info = kernel.info();
-    let takes_one_pointer = matches!(
-        info.args.as_slice(),
-        [arg] if arg.is_pointer && arg.size == 8 && arg.offset == 0
-            && arg.address_space != AddressSpace::Workgroup
-    ) && info.args_size == 8;
-    if !takes_one_pointer {
-        return Err(bad_kernel(
-            "does not take one pointer (unsigned long long* out)",
-        ));
-    }
-    let out = rt
-        .memory
-        .alloc(rt.context.get(), rt.device_id(), 8)
-        .map_err(|e| Failure::new(HipError::OutOfMemory, format!("8 bytes: {e}")))?;
-    let mut value = Box::new(0u64);
-    let host: *mut u64 = &mut *value;
-    let result = launch_without_heap(
-        &kernel,
-        Dim3::new(1, 1, 1),
-        Dim3::new(1, 1, 1),
-        0,
-        0,
-        &(out as u64).to_ne_bytes(),
-    )
-    .and_then(|()| {
-        rt.null_stream.enqueue(rt, &[], |queue, deps| {
-            // SAFETY: `out` is ours; `value` outlives the copy (waited for below, or the stream
-            // is synchronized before it is dropped).
-            let event = unsafe { rt.memory.copy(queue, host.cast(), out, 8, deps) }
-                .map_err(|e| crate::stream::cl_failure("reading a device variable's address", e))?;
-            OwnedEvent::from_raw(event)
-                .ok_or_else(|| Failure::new(HipError::Unknown, "the copy returned no event"))
-        })
-    })
-    .and_then(|event| {
-        event
-            .wait()
-            .map_err(|e| crate::stream::cl_failure("reading a device variable's address", e))
-    });
-    // After a failure, commands already enqueued may still use `out` or `value` (after a success
-    // the copy, the queue's last use of them, has finished).
-    if result.is_err() {
-        let _ = rt.null_stream.synchronize();
-    }
-    // SAFETY: allocated above with this context; no command uses it any more.
-    let _ = unsafe { rt.memory.free(rt.context.get(), out) };
-    result?;
-    let address = usize::try_from(*value).unwrap_or(0);
-    if address == 0 {
-        return Err(bad_kernel("stored a null address"));
-    }
-    Ok(address)
-}
-
 /// A copy's kind, checked against its direction (`to_symbol`: the symbol is the destination).
-pub(crate) fn check_kind(kind: i32, to_symbol: bool) -> HipResult<i32> {
+pub fn check_kind(kind: i32, to_symbol: bool) -> HipResult<MemcpyKind> {
     let parsed = MemcpyKind::from_raw(kind);
     let allowed = match parsed {
         Some(MemcpyKind::DeviceToDevice | MemcpyKind::Default) => true,
@@ -305,7 +200,7 @@ pub(crate) fn check_kind(kind: i32, to_symbol: bool) -> HipResult<i32> {
         Some(MemcpyKind::DeviceToHost) => !to_symbol,
         _ => false,
     };
-    if allowed {
+    if let (true, Some(kind)) = (allowed, parsed) {
         return Ok(kind);
     }
     let wanted = if to_symbol {
@@ -322,46 +217,6 @@ pub(crate) fn check_kind(kind: i32, to_symbol: bool) -> HipResult<i32> {
     ))
 }
 
-/// `hipMemcpyToSymbol[Async]` and `hipMemcpyFromSymbol[Async]`: copies `bytes` between `other`
-/// and the variable `symbol` at `offset`. `stream`: `None` for the synchronous calls.
-pub fn copy(
-    symbol: *const c_void,
-    other: *const c_void,
-    bytes: usize,
-    offset: usize,
-    kind: i32,
-    to_symbol: bool,
-    stream: Option<usize>,
-) -> HipResult<()> {
-    let var = find(symbol)?;
-    let kind = check_kind(kind, to_symbol)?;
-    var.check_range(offset, bytes)?;
-    if bytes == 0 {
-        if let Some(s) = stream {
-            crate::stream::resolve(s)?;
-        }
-        return Ok(());
-    }
-    if other.is_null() {
-        return Err(Failure::invalid_value(format!(
-            "null {} pointer for a {bytes}-byte copy {} device variable '{}'",
-            if to_symbol { "source" } else { "destination" },
-            if to_symbol { "to" } else { "from" },
-            var.info().name
-        )));
-    }
-    let at = (var.address()? + offset) as *mut c_void;
-    let (dst, src) = if to_symbol {
-        (at, other)
-    } else {
-        (other as *mut c_void, at as *const c_void)
-    };
-    match stream {
-        None => memory::memcpy(dst, src, bytes, kind),
-        Some(s) => memory::memcpy_async(dst, src, bytes, kind, s),
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -369,10 +224,10 @@ mod tests {
     #[test]
     fn kinds_follow_the_direction() {
         for k in [1, 3, 4] {
-            assert_eq!(check_kind(k, true), Ok(k));
+            assert_eq!(check_kind(k, true).map(|k| k as i32), Ok(k));
         }
         for k in [2, 3, 4] {
-            assert_eq!(check_kind(k, false), Ok(k));
+            assert_eq!(check_kind(k, false).map(|k| k as i32), Ok(k));
         }
         for (k, to) in [
             (0, true),

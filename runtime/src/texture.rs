@@ -5,16 +5,16 @@
 //! and shape, and the sampler state of the `hipTextureDesc`. `hipCreateTextureObject` checks the
 //! resource and texture descriptions, builds the descriptor and copies it to device memory;
 //! device code (`hipmlir_texture.h`) reads texels through it. Nothing here depends on the
-//! backend beyond [`MemoryOps`], so both serve textures the same way, without image support.
+//! backend beyond its allocation and copy, so both serve textures the same way, without image
+//! support.
 
 use std::collections::HashMap;
 use std::ffi::c_void;
 use std::sync::{Mutex, OnceLock};
 
 use crate::arrays::{self, ChannelFormatDesc, Format, KIND_FLOAT};
+use crate::backend::{ops, Copy3d, Device, FreeKind, MemcpyKind, MemoryKind};
 use crate::error::{Failure, HipError, HipResult};
-use crate::memory::Copy2d;
-use crate::memory_ops::MemoryOps;
 
 /// `hipResourceType`.
 const RESOURCE_ARRAY: i32 = 0;
@@ -278,24 +278,18 @@ pub fn describe(
 
 /// `hipCreateTextureObject`: returns the object (the descriptor's device address).
 pub fn create(
+    device: &dyn Device,
     res: &ResourceDesc,
     tex: &TextureDesc,
     view: Option<&ResourceViewDesc>,
 ) -> HipResult<usize> {
     let descriptor = describe(res, tex, view)?;
-    let ops = MemoryOps::current()?;
     let size = std::mem::size_of::<Descriptor>();
-    let p = ops.malloc(size)?;
-    let copy = Copy2d {
-        dst: p,
-        dpitch: size,
-        src: (&descriptor as *const Descriptor).cast(),
-        spitch: size,
-        width: size,
-        height: 1,
-    };
-    if let Err(e) = ops.copy_2d(copy, 1, None) {
-        let _ = ops.free(p);
+    let p = device.allocate(MemoryKind::Device, size)?;
+    let copy = Copy3d::linear(p, (&descriptor as *const Descriptor).cast(), size);
+    let null = device.null_stream();
+    if let Err(e) = ops::copy(&null, &copy, MemcpyKind::HostToDevice, true) {
+        let _ = device.free(p, FreeKind::Device);
         return Err(e);
     }
     objects().insert(
@@ -313,12 +307,12 @@ fn unknown(object: usize) -> Failure {
 }
 
 /// `hipDestroyTextureObject`: null is a no-op.
-pub fn destroy(object: usize) -> HipResult<()> {
+pub fn destroy(device: &dyn Device, object: usize) -> HipResult<()> {
     if object == 0 {
         return Ok(());
     }
     objects().remove(&object).ok_or_else(|| unknown(object))?;
-    MemoryOps::current()?.free(object as *mut c_void)
+    device.free(object as *mut c_void, FreeKind::Device)
 }
 
 /// What a texture object was created from.

@@ -3,17 +3,13 @@
 use std::ffi::{c_char, c_int, CStr};
 
 use super::device::properties;
-use super::{guard, hipError_t, write_out};
-use crate::device::runtime;
+use super::{backend, guard, hipError_t, write_c_string, write_out};
 use crate::error::{Failure, HipError, HipResult};
 use crate::props::HipDeviceProp;
 
 /// The number of devices of the chosen backend.
 fn device_count() -> HipResult<c_int> {
-    if let Some(cu) = crate::select::cuda()? {
-        return Ok(crate::cuda::api::device_count(cu));
-    }
-    Ok(c_int::from(runtime().is_ok()))
+    Ok(c_int::try_from(backend()?.device_count()).unwrap_or(c_int::MAX))
 }
 
 /// `domain:bus:device.function` as CUDA and HIP write it (`0000:65:00.0`).
@@ -95,12 +91,8 @@ pub unsafe extern "C" fn hipDeviceGetPCIBusId(
             return Err(Failure::invalid_value("the bus id buffer is null or empty"));
         }
         let text = pci_bus_id(&properties(device)?);
-        let n = text.len().min(len as usize - 1);
-        // SAFETY: valid for `len` bytes per the caller; n < len.
-        unsafe {
-            std::ptr::copy_nonoverlapping(text.as_ptr().cast(), bus_id, n);
-            bus_id.add(n).write(0);
-        }
+        // SAFETY: checked non-null and non-empty; valid for `len` bytes per the caller.
+        unsafe { write_c_string(bus_id, len, &text) };
         Ok(())
     })
 }

@@ -3,9 +3,9 @@
 
 use std::ffi::c_uint;
 
-use super::{guard, hipError_t, hipEvent_t, hipStream_t, write_out};
+use super::{current_device, event, guard, hipError_t, hipEvent_t, hipStream_t, stream, write_out};
+use crate::backend::{ops, EventFlags};
 use crate::error::{Failure, HipError};
-use crate::event;
 
 /// Creates an event with `flags` (`hipEventDefault`, `hipEventBlockingSync`,
 /// `hipEventDisableTiming`; `hipEventInterprocess` is not supported).
@@ -21,12 +21,9 @@ pub unsafe extern "C" fn hipEventCreateWithFlags(
         if out.is_null() {
             return Err(Failure::invalid_value("the event pointer is null"));
         }
-        on_cuda!(_cu => {
-            let handle = crate::cuda::stream::create_event(flags)?;
-            // SAFETY: checked non-null; valid per the caller.
-            unsafe { write_out(out, handle as hipEvent_t, "the event pointer") }
-        });
-        let handle = event::create(flags)?;
+        let flags = EventFlags::parse(flags)?;
+        let created = current_device()?.create_event(flags)?;
+        let handle = crate::backend::stream::insert_event(created);
         // SAFETY: checked non-null; valid per the caller.
         unsafe { write_out(out, handle as hipEvent_t, "the event pointer") }
     })
@@ -46,26 +43,22 @@ pub unsafe extern "C" fn hipEventCreate(out: *mut hipEvent_t) -> hipError_t {
 #[no_mangle]
 pub extern "C" fn hipEventRecord(e: hipEvent_t, s: hipStream_t) -> hipError_t {
     guard("hipEventRecord", || {
-        on_cuda!(cu => crate::cuda::stream::record(e as usize, s as usize));
-        event::get(e as usize)?.record(s as usize)
+        let ev = event(e)?;
+        ops::record(&*ev, &*stream(s)?)
     })
 }
 
 /// Waits for the event (an event never recorded is complete).
 #[no_mangle]
 pub extern "C" fn hipEventSynchronize(e: hipEvent_t) -> hipError_t {
-    guard("hipEventSynchronize", || {
-        on_cuda!(cu => crate::cuda::stream::synchronize_event(e as usize));
-        event::get(e as usize)?.synchronize()
-    })
+    guard("hipEventSynchronize", || event(e)?.synchronize())
 }
 
 /// `hipSuccess` if the event completed (or was never recorded), else `hipErrorNotReady`.
 #[no_mangle]
 pub extern "C" fn hipEventQuery(e: hipEvent_t) -> hipError_t {
     guard("hipEventQuery", || {
-        on_cuda!(cu => if crate::cuda::stream::query_event(e as usize)? { Ok(()) } else { Err(Failure::quiet(HipError::NotReady)) });
-        if event::get(e as usize)?.is_complete()? {
+        if event(e)?.is_complete()? {
             Ok(())
         } else {
             Err(Failure::quiet(HipError::NotReady))
@@ -87,13 +80,8 @@ pub unsafe extern "C" fn hipEventElapsedTime(
         if ms.is_null() {
             return Err(Failure::invalid_value("the result pointer is null"));
         }
-        on_cuda!(_cu => {
-            let elapsed = crate::cuda::stream::elapsed_ms(start as usize, stop as usize)?;
-            // SAFETY: checked non-null; valid per the caller.
-            unsafe { write_out(ms, elapsed, "the result pointer") }
-        });
-        let (a, b) = (event::get(start as usize)?, event::get(stop as usize)?);
-        let elapsed = event::elapsed_ms(&a, &b)?;
+        let (a, b) = (event(start)?, event(stop)?);
+        let elapsed = a.elapsed_ms(&*b)?;
         // SAFETY: checked non-null; valid per the caller.
         unsafe { write_out(ms, elapsed, "the result pointer") }
     })
@@ -103,7 +91,6 @@ pub unsafe extern "C" fn hipEventElapsedTime(
 #[no_mangle]
 pub extern "C" fn hipEventDestroy(e: hipEvent_t) -> hipError_t {
     guard("hipEventDestroy", || {
-        on_cuda!(_cu => crate::cuda::stream::destroy_event(e as usize));
-        event::destroy(e as usize)
+        crate::backend::stream::remove_event(e as usize)
     })
 }

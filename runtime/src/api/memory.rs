@@ -1,24 +1,39 @@
 //! Memory: allocation (`hipMalloc`, `hipMallocManaged`, `hipHostMalloc`, ...), copies and fills
-//! (synchronous and on streams), `hipMemGetInfo`, `hipPointerGetAttributes`.
+//! (synchronous and on streams), `hipMemGetInfo`, `hipPointerGetAttributes`, managed-memory
+//! hints and prefetches.
 
 use std::ffi::{c_int, c_uint, c_void};
 
-use super::{guard, hipError_t, hipStream_t, write_out};
-use crate::device::runtime;
+use super::{current_device, guard, hipError_t, hipStream_t, location, stream, write_out};
+use crate::backend::{
+    ops, pitched_layout, Copy2d, Copy3d, Extent, Fill, FreeKind, MemAdvice, MemcpyKind, MemoryKind,
+    Pattern, PitchedPtr, PointerAttributes, RangeAttribute,
+};
 use crate::error::{Failure, HipResult};
-use crate::managed;
-use crate::memory::{self, Copy2d, PointerAttributes};
 
-unsafe fn alloc_into(
-    ptr: *mut *mut c_void,
-    alloc: impl FnOnce() -> HipResult<*mut c_void>,
-) -> HipResult<()> {
+/// `size` bytes of `kind` on the calling thread's device; 0 bytes gives null, as in HIP.
+fn allocate(kind: MemoryKind, size: usize) -> HipResult<*mut c_void> {
+    if size == 0 {
+        return Ok(std::ptr::null_mut());
+    }
+    current_device()?.allocate(kind, size)
+}
+
+unsafe fn alloc_into(ptr: *mut *mut c_void, kind: MemoryKind, size: usize) -> HipResult<()> {
     if ptr.is_null() {
         return Err(Failure::invalid_value("the result pointer is null"));
     }
-    let p = alloc()?;
+    let p = allocate(kind, size)?;
     // SAFETY: checked non-null; valid per the caller.
     unsafe { write_out(ptr, p, "the result pointer") }
+}
+
+/// Frees `p` (null: nothing) after the work queued before it.
+fn free(p: *mut c_void, kind: FreeKind) -> HipResult<()> {
+    if p.is_null() {
+        return Ok(());
+    }
+    current_device()?.free(p, kind)
 }
 
 /// Allocates `size` bytes of device memory (256-byte aligned) into `*ptr`; 0 bytes gives null.
@@ -27,13 +42,12 @@ unsafe fn alloc_into(
 /// `ptr` must be null or valid for writing a pointer.
 #[no_mangle]
 pub unsafe extern "C" fn hipMalloc(ptr: *mut *mut c_void, size: usize) -> hipError_t {
-    guard("hipMalloc", || {
-        on_cuda!(_cu => unsafe { alloc_into(ptr, || crate::cuda::memory::malloc(size)) });
-        unsafe { alloc_into(ptr, || memory::malloc(size)) }
+    guard("hipMalloc", || unsafe {
+        alloc_into(ptr, MemoryKind::Device, size)
     })
 }
 
-/// Allocates managed memory (host and device use the same pointer): USM shared memory.
+/// Allocates managed memory (host and device use the same pointer).
 /// `flags`: `hipMemAttachGlobal` (1) or `hipMemAttachHost` (2).
 ///
 /// # Safety
@@ -50,16 +64,12 @@ pub unsafe extern "C" fn hipMallocManaged(
                 "flags {flags:#x}: use hipMemAttachGlobal (1) or hipMemAttachHost (2)"
             )));
         }
-        on_cuda!(_cu => unsafe {
-            alloc_into(ptr, || crate::cuda::memory::malloc_managed(size, flags))
-        });
-        unsafe { alloc_into(ptr, || memory::malloc_managed(size)) }
+        unsafe { alloc_into(ptr, MemoryKind::Managed { flags }, size) }
     })
 }
 
-/// Allocates pinned host memory the device can access (USM host memory). The flags
-/// (`hipHostMallocPortable`, `Mapped`, `WriteCombined`, `Coherent`, ...) change nothing on OpenCL
-/// and are accepted.
+/// Allocates pinned host memory the device can access. The flags (`hipHostMallocPortable`,
+/// `Mapped`, `WriteCombined`, `Coherent`, ...) are the backend's to honour (OpenCL: accepted).
 ///
 /// # Safety
 /// `ptr` must be null or valid for writing a pointer.
@@ -69,11 +79,8 @@ pub unsafe extern "C" fn hipHostMalloc(
     size: usize,
     flags: c_uint,
 ) -> hipError_t {
-    guard("hipHostMalloc", || {
-        on_cuda!(_cu => unsafe {
-            alloc_into(ptr, || crate::cuda::memory::host_malloc(size, flags))
-        });
-        unsafe { alloc_into(ptr, || memory::host_malloc(size)) }
+    guard("hipHostMalloc", || unsafe {
+        alloc_into(ptr, MemoryKind::PinnedHost { flags }, size)
     })
 }
 
@@ -83,9 +90,8 @@ pub unsafe extern "C" fn hipHostMalloc(
 /// `ptr` must be null or valid for writing a pointer.
 #[no_mangle]
 pub unsafe extern "C" fn hipMallocHost(ptr: *mut *mut c_void, size: usize) -> hipError_t {
-    guard("hipMallocHost", || {
-        on_cuda!(_cu => unsafe { alloc_into(ptr, || crate::cuda::memory::host_malloc(size, 0)) });
-        unsafe { alloc_into(ptr, || memory::host_malloc(size)) }
+    guard("hipMallocHost", || unsafe {
+        alloc_into(ptr, MemoryKind::PinnedHost { flags: 0 }, size)
     })
 }
 
@@ -104,36 +110,11 @@ pub unsafe extern "C" fn hipMallocPitch(
         if pitch.is_null() {
             return Err(Failure::invalid_value("the pitch pointer is null"));
         }
-        let (row, total) = memory::pitched_layout(width, height, 1)?;
-        match crate::select::cuda()? {
-            Some(cu) => {
-                cu.current()?;
-                unsafe { alloc_into(ptr, || crate::cuda::memory::malloc(total))? }
-            }
-            None => unsafe { alloc_into(ptr, || memory::malloc(total))? },
-        };
+        let (row, total) = pitched_layout(width, height, 1)?;
+        unsafe { alloc_into(ptr, MemoryKind::Device, total)? };
         // SAFETY: checked non-null; valid per the caller.
         unsafe { write_out(pitch, row, "the pitch pointer") }
     })
-}
-
-/// HIP's `hipExtent`: width in bytes, height and depth in rows and slices.
-#[repr(C)]
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub struct Extent {
-    pub width: usize,
-    pub height: usize,
-    pub depth: usize,
-}
-
-/// HIP's `hipPitchedPtr`.
-#[repr(C)]
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct PitchedPtr {
-    pub ptr: *mut c_void,
-    pub pitch: usize,
-    pub xsize: usize,
-    pub ysize: usize,
 }
 
 /// Allocates a 3-D array of `extent.depth` slices of `extent.height` rows, each row padded to a
@@ -148,16 +129,9 @@ pub unsafe extern "C" fn hipMalloc3D(out: *mut PitchedPtr, extent: Extent) -> hi
         if out.is_null() {
             return Err(Failure::invalid_value("the pitched pointer is null"));
         }
-        let (pitch, total) = memory::pitched_layout(extent.width, extent.height, extent.depth)?;
-        let ptr = match crate::select::cuda()? {
-            Some(cu) => {
-                cu.current()?;
-                crate::cuda::memory::malloc(total)?
-            }
-            None => memory::malloc(total)?,
-        };
+        let (pitch, total) = pitched_layout(extent.width, extent.height, extent.depth)?;
         let result = PitchedPtr {
-            ptr,
+            ptr: allocate(MemoryKind::Device, total)?,
             pitch,
             xsize: extent.width,
             ysize: extent.height,
@@ -170,25 +144,19 @@ pub unsafe extern "C" fn hipMalloc3D(out: *mut PitchedPtr, extent: Extent) -> hi
 /// Frees memory from `hipMalloc` or `hipMallocManaged`; null is a no-op. Waits for queued work.
 ///
 /// # Safety
-/// Always safe to call: pointers are checked against the allocation table.
+/// Always safe to call: pointers are checked (against the allocation table, or by the driver).
 #[no_mangle]
 pub unsafe extern "C" fn hipFree(ptr: *mut c_void) -> hipError_t {
-    guard("hipFree", || {
-        on_cuda!(_cu => crate::cuda::memory::free(ptr));
-        memory::free(ptr)
-    })
+    guard("hipFree", || free(ptr, FreeKind::Device))
 }
 
 /// Frees memory from `hipHostMalloc`/`hipMallocHost`; null is a no-op. Waits for queued work.
 ///
 /// # Safety
-/// Always safe to call: pointers are checked against the allocation table.
+/// Always safe to call.
 #[no_mangle]
 pub unsafe extern "C" fn hipHostFree(ptr: *mut c_void) -> hipError_t {
-    guard("hipHostFree", || {
-        on_cuda!(_cu => crate::cuda::memory::host_free(ptr));
-        memory::host_free(ptr)
-    })
+    guard("hipHostFree", || free(ptr, FreeKind::Host))
 }
 
 /// Deprecated spelling of `hipHostFree`.
@@ -197,13 +165,10 @@ pub unsafe extern "C" fn hipHostFree(ptr: *mut c_void) -> hipError_t {
 /// Always safe to call.
 #[no_mangle]
 pub unsafe extern "C" fn hipFreeHost(ptr: *mut c_void) -> hipError_t {
-    guard("hipFreeHost", || {
-        on_cuda!(_cu => crate::cuda::memory::host_free(ptr));
-        memory::host_free(ptr)
-    })
+    guard("hipFreeHost", || free(ptr, FreeKind::Host))
 }
 
-/// The device address of pinned host memory: the same pointer (USM host memory).
+/// The device address of pinned host memory.
 ///
 /// # Safety
 /// `out` must be null or valid for writing a pointer.
@@ -217,24 +182,40 @@ pub unsafe extern "C" fn hipHostGetDevicePointer(
         if flags != 0 {
             return Err(Failure::invalid_value("flags must be 0"));
         }
-        on_cuda!(_cu => unsafe {
-            write_out(out, crate::cuda::memory::host_device_pointer(host)?, "the result pointer")
-        });
-        match memory::find_allocation(host as usize) {
-            Some((_, _, memory::AllocKind::HostUsm)) => unsafe {
-                write_out(out, host, "the result pointer")
-            },
-            _ => Err(Failure::invalid_value(format!(
-                "{host:p} is not device-accessible hipHostMalloc memory"
-            ))),
-        }
+        let p = current_device()?.host_device_pointer(host)?;
+        // SAFETY: `write_out` checks null; valid per the caller.
+        unsafe { write_out(out, p, "the result pointer") }
     })
+}
+
+/// A synchronous copy: on the calling thread's device's null stream (after earlier work on
+/// blocking streams), returning once it is done. A host-to-host copy before any device is open
+/// has nothing to be ordered with and touches no device.
+fn copy_sync(copy: Copy3d, kind: c_int) -> HipResult<()> {
+    let kind = MemcpyKind::parse(kind)?;
+    if copy.is_empty() {
+        return Ok(());
+    }
+    copy.check()?;
+    let host_only = matches!(kind, MemcpyKind::HostToHost | MemcpyKind::Default);
+    if host_only && copy.is_linear() && crate::select::backend_if_initialized().is_none() {
+        // SAFETY: both are host ranges the caller vouches for; `copy` allows overlap.
+        unsafe { std::ptr::copy(copy.src.cast::<u8>(), copy.dst.cast::<u8>(), copy.width) };
+        return Ok(());
+    }
+    ops::copy(&current_device()?.null_stream(), &copy, kind, true)
+}
+
+/// A copy on `s`; with `wait`, returns once it is done.
+fn copy_on(s: hipStream_t, copy: Copy3d, kind: c_int, wait: bool) -> HipResult<()> {
+    let kind = MemcpyKind::parse(kind)?;
+    ops::copy(&*stream(s)?, &copy, kind, wait)
 }
 
 /// Copies `size` bytes; `kind` is a `hipMemcpyKind` (4 = infer from the pointers). Synchronous.
 ///
 /// # Safety
-/// Host ranges must be valid for `size` bytes; device ranges are checked against the table.
+/// Host ranges must be valid for `size` bytes; device ranges are checked.
 #[no_mangle]
 pub unsafe extern "C" fn hipMemcpy(
     dst: *mut c_void,
@@ -243,8 +224,7 @@ pub unsafe extern "C" fn hipMemcpy(
     kind: c_int,
 ) -> hipError_t {
     guard("hipMemcpy", || {
-        on_cuda!(_cu => crate::cuda::memory::memcpy(dst, src, size, kind));
-        memory::memcpy(dst, src, size, kind)
+        copy_sync(Copy3d::linear(dst, src, size), kind)
     })
 }
 
@@ -262,8 +242,7 @@ pub unsafe extern "C" fn hipMemcpyAsync(
     stream: hipStream_t,
 ) -> hipError_t {
     guard("hipMemcpyAsync", || {
-        on_cuda!(_cu => crate::cuda::memory::memcpy_async(dst, src, size, kind, stream as usize));
-        memory::memcpy_async(dst, src, size, kind, stream as usize)
+        copy_on(stream, Copy3d::linear(dst, src, size), kind, false)
     })
 }
 
@@ -281,13 +260,7 @@ pub unsafe extern "C" fn hipMemcpyWithStream(
     stream: hipStream_t,
 ) -> hipError_t {
     guard("hipMemcpyWithStream", || {
-        on_cuda!(_cu => {
-            crate::cuda::memory::memcpy_async(dst, src, size, kind, stream as usize)?;
-            crate::cuda::stream::synchronize(stream as usize)
-        });
-        memory::memcpy_async(dst, src, size, kind, stream as usize)?;
-        let target = crate::stream::resolve(stream as usize)?;
-        crate::stream::synchronize(&target)
+        copy_on(stream, Copy3d::linear(dst, src, size), kind, true)
     })
 }
 
@@ -302,8 +275,10 @@ pub unsafe extern "C" fn hipMemcpyHtoD(
     size: usize,
 ) -> hipError_t {
     guard("hipMemcpyHtoD", || {
-        on_cuda!(_cu => crate::cuda::memory::memcpy(dst, src, size, 1));
-        memory::memcpy(dst, src, size, 1)
+        copy_sync(
+            Copy3d::linear(dst, src, size),
+            MemcpyKind::HostToDevice as c_int,
+        )
     })
 }
 
@@ -316,8 +291,10 @@ pub unsafe extern "C" fn hipMemcpyDtoH(
     size: usize,
 ) -> hipError_t {
     guard("hipMemcpyDtoH", || {
-        on_cuda!(_cu => crate::cuda::memory::memcpy(dst, src, size, 2));
-        memory::memcpy(dst, src, size, 2)
+        copy_sync(
+            Copy3d::linear(dst, src, size),
+            MemcpyKind::DeviceToHost as c_int,
+        )
     })
 }
 
@@ -330,8 +307,10 @@ pub unsafe extern "C" fn hipMemcpyDtoD(
     size: usize,
 ) -> hipError_t {
     guard("hipMemcpyDtoD", || {
-        on_cuda!(_cu => crate::cuda::memory::memcpy(dst, src, size, 3));
-        memory::memcpy(dst, src, size, 3)
+        copy_sync(
+            Copy3d::linear(dst, src, size),
+            MemcpyKind::DeviceToDevice as c_int,
+        )
     })
 }
 
@@ -350,7 +329,6 @@ pub unsafe extern "C" fn hipMemcpy2D(
     kind: c_int,
 ) -> hipError_t {
     guard("hipMemcpy2D", || {
-        on_cuda!(_cu => crate::cuda::memory::memcpy_2d(dst, dpitch, src, spitch, width, height, kind, None));
         let c = Copy2d {
             dst,
             dpitch,
@@ -359,7 +337,7 @@ pub unsafe extern "C" fn hipMemcpy2D(
             width,
             height,
         };
-        memory::memcpy_2d(c, kind, 0, true)
+        copy_sync(Copy3d::planar(c), kind)
     })
 }
 
@@ -380,9 +358,6 @@ pub unsafe extern "C" fn hipMemcpy2DAsync(
     stream: hipStream_t,
 ) -> hipError_t {
     guard("hipMemcpy2DAsync", || {
-        on_cuda!(_cu => crate::cuda::memory::memcpy_2d(
-            dst, dpitch, src, spitch, width, height, kind, Some(stream as usize)
-        ));
         let c = Copy2d {
             dst,
             dpitch,
@@ -391,19 +366,33 @@ pub unsafe extern "C" fn hipMemcpy2DAsync(
             width,
             height,
         };
-        memory::memcpy_2d(c, kind, stream as usize, false)
+        copy_on(stream, Copy3d::planar(c), kind, false)
     })
+}
+
+/// A fill of `count` values from `dst` on: synchronous on the null stream (`stream` `None`),
+/// else on that stream.
+fn fill(
+    dst: *mut c_void,
+    pattern: Pattern,
+    count: usize,
+    on: Option<hipStream_t>,
+) -> HipResult<()> {
+    let f = Fill::linear(dst, pattern, count);
+    match on {
+        None => ops::fill(&current_device()?.null_stream(), &f, true),
+        Some(s) => ops::fill(&*stream(s)?, &f, false),
+    }
 }
 
 /// Sets `size` bytes of device memory to the byte `value`. Synchronous.
 ///
 /// # Safety
-/// Always safe to call: the range is checked against the allocation table.
+/// Always safe to call: the range is checked (against the allocation table, or by the driver).
 #[no_mangle]
 pub unsafe extern "C" fn hipMemset(dst: *mut c_void, value: c_int, size: usize) -> hipError_t {
     guard("hipMemset", || {
-        on_cuda!(_cu => crate::cuda::memory::memset(dst, &[value as u8], size, None));
-        memory::memset(dst, &[value as u8], size, 0, true)
+        fill(dst, Pattern::u8(value as u8), size, None)
     })
 }
 
@@ -419,8 +408,7 @@ pub unsafe extern "C" fn hipMemsetAsync(
     stream: hipStream_t,
 ) -> hipError_t {
     guard("hipMemsetAsync", || {
-        on_cuda!(_cu => crate::cuda::memory::memset(dst, &[value as u8], size, Some(stream as usize)));
-        memory::memset(dst, &[value as u8], size, stream as usize, false)
+        fill(dst, Pattern::u8(value as u8), size, Some(stream))
     })
 }
 
@@ -430,10 +418,7 @@ pub unsafe extern "C" fn hipMemsetAsync(
 /// Always safe to call.
 #[no_mangle]
 pub unsafe extern "C" fn hipMemsetD8(dst: *mut c_void, value: u8, count: usize) -> hipError_t {
-    guard("hipMemsetD8", || {
-        on_cuda!(_cu => crate::cuda::memory::memset(dst, &[value], count, None));
-        memory::memset(dst, &[value], count, 0, true)
-    })
+    guard("hipMemsetD8", || fill(dst, Pattern::u8(value), count, None))
 }
 
 /// Sets `count` 16-bit values. Synchronous.
@@ -443,8 +428,7 @@ pub unsafe extern "C" fn hipMemsetD8(dst: *mut c_void, value: u8, count: usize) 
 #[no_mangle]
 pub unsafe extern "C" fn hipMemsetD16(dst: *mut c_void, value: u16, count: usize) -> hipError_t {
     guard("hipMemsetD16", || {
-        on_cuda!(_cu => crate::cuda::memory::memset(dst, &value.to_ne_bytes(), count, None));
-        memory::memset(dst, &value.to_ne_bytes(), count, 0, true)
+        fill(dst, Pattern::u16(value), count, None)
     })
 }
 
@@ -455,8 +439,7 @@ pub unsafe extern "C" fn hipMemsetD16(dst: *mut c_void, value: u16, count: usize
 #[no_mangle]
 pub unsafe extern "C" fn hipMemsetD32(dst: *mut c_void, value: c_int, count: usize) -> hipError_t {
     guard("hipMemsetD32", || {
-        on_cuda!(_cu => crate::cuda::memory::memset(dst, &value.to_ne_bytes(), count, None));
-        memory::memset(dst, &value.to_ne_bytes(), count, 0, true)
+        fill(dst, Pattern::u32(value as u32), count, None)
     })
 }
 
@@ -472,8 +455,7 @@ pub unsafe extern "C" fn hipMemsetD8Async(
     stream: hipStream_t,
 ) -> hipError_t {
     guard("hipMemsetD8Async", || {
-        on_cuda!(_cu => crate::cuda::memory::memset(dst, &[value], count, Some(stream as usize)));
-        memory::memset(dst, &[value], count, stream as usize, false)
+        fill(dst, Pattern::u8(value), count, Some(stream))
     })
 }
 
@@ -489,8 +471,7 @@ pub unsafe extern "C" fn hipMemsetD16Async(
     stream: hipStream_t,
 ) -> hipError_t {
     guard("hipMemsetD16Async", || {
-        on_cuda!(_cu => crate::cuda::memory::memset(dst, &value.to_ne_bytes(), count, Some(stream as usize)));
-        memory::memset(dst, &value.to_ne_bytes(), count, stream as usize, false)
+        fill(dst, Pattern::u16(value), count, Some(stream))
     })
 }
 
@@ -506,13 +487,12 @@ pub unsafe extern "C" fn hipMemsetD32Async(
     stream: hipStream_t,
 ) -> hipError_t {
     guard("hipMemsetD32Async", || {
-        on_cuda!(_cu => crate::cuda::memory::memset(dst, &value.to_ne_bytes(), count, Some(stream as usize)));
-        memory::memset(dst, &value.to_ne_bytes(), count, stream as usize, false)
+        fill(dst, Pattern::u32(value as u32), count, Some(stream))
     })
 }
 
-/// Free and total device memory. OpenCL tells only the total (CL_DEVICE_GLOBAL_MEM_SIZE); free
-/// is the total less what this process has allocated.
+/// Free and total device memory (on OpenCL, which tells only the total, free is the total less
+/// what this process has allocated).
 ///
 /// # Safety
 /// Each pointer must be null or valid for writing a `size_t`.
@@ -522,25 +502,11 @@ pub unsafe extern "C" fn hipMemGetInfo(free: *mut usize, total: *mut usize) -> h
         if free.is_null() || total.is_null() {
             return Err(Failure::invalid_value("a result pointer is null"));
         }
-        on_cuda!(_cu => {
-            let (f, t) = crate::cuda::memory::info()?;
-            // SAFETY: checked non-null; valid per the caller.
-            unsafe {
-                write_out(total, t, "total")?;
-                write_out(free, f, "free")
-            }
-        });
-        let rt = runtime()?;
-        let all = rt.info.global_mem_size;
-        let available = all.saturating_sub(memory::device_bytes_in_use());
+        let (f, t) = current_device()?.memory_info()?;
         // SAFETY: checked non-null; valid per the caller.
         unsafe {
-            write_out(total, usize::try_from(all).unwrap_or(usize::MAX), "total")?;
-            write_out(
-                free,
-                usize::try_from(available).unwrap_or(usize::MAX),
-                "free",
-            )
+            write_out(total, t, "total")?;
+            write_out(free, f, "free")
         }
     })
 }
@@ -561,61 +527,37 @@ pub unsafe extern "C" fn hipPointerGetAttributes(
                 "the attributes pointer or the pointer is null",
             ));
         }
-        on_cuda!(cu => {
-            // HIP ordinals are indices into the backend's devices (HIPMLIR_DEVICE may hide some).
-            let device_of = |ordinal: i32| {
-                cu.devices.iter().position(|d| d.ordinal == ordinal).map_or(-1, |i| i as i32)
-            };
-            let a = crate::cuda::memory::pointer_attributes(ptr, device_of);
-            // SAFETY: checked non-null; valid per the caller.
-            unsafe { write_out(attributes, a, "the attributes pointer") }
-        });
+        let a = current_device()?.pointer_attributes(ptr)?;
         // SAFETY: checked non-null; valid per the caller.
-        unsafe {
-            write_out(
-                attributes,
-                memory::pointer_attributes(ptr),
-                "the attributes pointer",
-            )
-        }
+        unsafe { write_out(attributes, a, "the attributes pointer") }
     })
 }
 
-/// Prefetches managed memory to the device (0) or the host (`hipCpuDeviceId`) in stream order.
-/// USM shared memory is coherent for both, and on a CPU device both are the same memory, so no
-/// data moves (Intel's CPU runtime refuses `clEnqueueMigrateMemINTEL` on shared allocations); a
-/// marker on `stream` keeps HIP's ordering (work and synchronizes after it wait for it), and the
-/// destination is reported by `hipMemRangeGetAttribute`.
+/// Prefetches managed memory to a device or the host (`hipCpuDeviceId`) in stream order (on
+/// OpenCL a marker: USM shared memory is coherent; the destination is reported by
+/// `hipMemRangeGetAttribute`).
 ///
 /// # Safety
-/// Always safe to call: the range is checked against the allocation table.
+/// Always safe to call: the range is checked.
 #[no_mangle]
 pub unsafe extern "C" fn hipMemPrefetchAsync(
     ptr: *const c_void,
     count: usize,
     device: c_int,
-    stream: hipStream_t,
+    s: hipStream_t,
 ) -> hipError_t {
     guard("hipMemPrefetchAsync", || {
-        on_cuda!(cu => {
-            let target = if device < 0 { device } else { cu.device(device)?.ordinal };
-            crate::cuda::memory::prefetch(ptr, count, target, stream as usize)
-        });
-        let target = crate::stream::resolve(stream as usize)?;
-        managed::note_prefetch(ptr as usize, count, device)?;
-        let rt = runtime()?;
-        crate::stream::enqueue_marker(rt, &target, &[])?;
-        let _ = target.queue.flush();
-        Ok(())
+        let to = location(device)?;
+        ops::prefetch(&*stream(s)?, ptr, count, to)
     })
 }
 
 /// Records a hint (`hipMemoryAdvise`) for a managed range; `hipMemRangeGetAttribute` reads it
-/// back. Unknown advice is `hipErrorInvalidValue`, a device other than 0 or `hipCpuDeviceId`
-/// `hipErrorInvalidDevice`.
+/// back. Unknown advice is `hipErrorInvalidValue`; a location that is neither a device nor
+/// `hipCpuDeviceId` `hipErrorInvalidDevice`.
 ///
 /// # Safety
-/// Always safe to call: the range is checked against the allocation table.
+/// Always safe to call: the range is checked.
 #[no_mangle]
 pub unsafe extern "C" fn hipMemAdvise(
     ptr: *const c_void,
@@ -624,11 +566,13 @@ pub unsafe extern "C" fn hipMemAdvise(
     device: c_int,
 ) -> hipError_t {
     guard("hipMemAdvise", || {
-        on_cuda!(cu => {
-            let target = if device < 0 { device } else { cu.device(device)?.ordinal };
-            crate::cuda::memory::advise(ptr, count, advice, target)
-        });
-        managed::advise(ptr as usize, count, advice, device)
+        let advice = MemAdvice::parse(advice)?;
+        let at = if advice.takes_location() {
+            Some(location(device)?)
+        } else {
+            None
+        };
+        current_device()?.advise(ptr, count, advice, at)
     })
 }
 
@@ -645,9 +589,8 @@ pub unsafe extern "C" fn hipMemRangeGetAttribute(
     ptr: *const c_void,
     count: usize,
 ) -> hipError_t {
-    guard("hipMemRangeGetAttribute", || {
-        on_cuda!(_cu => crate::cuda::memory::range_attribute(data, data_size, attribute, ptr, count));
-        unsafe { range_attribute_into(data, data_size, attribute, ptr, count) }
+    guard("hipMemRangeGetAttribute", || unsafe {
+        range_attribute_into(data, data_size, attribute, ptr, count)
     })
 }
 
@@ -671,24 +614,8 @@ pub unsafe extern "C" fn hipMemRangeGetAttributes(
                 "the data, sizes and attributes arrays must be non-null and non-empty",
             ));
         }
-        let cuda = crate::select::cuda()?;
-        if let Some(cu) = cuda {
-            cu.current()?;
-        }
         for i in 0..num_attributes {
             // SAFETY: per the caller, each array holds `num_attributes` entries.
-            if cuda.is_some() {
-                unsafe {
-                    crate::cuda::memory::range_attribute(
-                        *data.add(i),
-                        *data_sizes.add(i),
-                        *attributes.add(i),
-                        ptr,
-                        count,
-                    )?;
-                }
-                continue;
-            }
             unsafe {
                 range_attribute_into(
                     *data.add(i),
@@ -715,14 +642,127 @@ unsafe fn range_attribute_into(
     if data.is_null() {
         return Err(Failure::invalid_value("the data pointer is null"));
     }
-    let values = managed::range_attribute(attribute, data_size, ptr as usize, count)?;
-    // SAFETY: `values` holds `data_size / 4` ints and `data` is valid for `data_size` bytes.
-    unsafe {
-        std::ptr::copy_nonoverlapping(
-            values.as_ptr().cast::<u8>(),
-            data.cast::<u8>(),
-            values.len() * 4,
-        )
-    };
-    Ok(())
+    let attribute = RangeAttribute::parse(attribute)?;
+    let device = current_device()?;
+    // SAFETY: valid for `data_size` bytes per the caller.
+    let out = unsafe { std::slice::from_raw_parts_mut(data.cast::<u8>(), data_size) };
+    device.range_attribute(attribute, ptr, count, out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::error::HipError;
+
+    #[test]
+    fn memcpy_kind_is_validated_before_anything_else() {
+        let copy = |size| Copy3d::linear(std::ptr::null_mut(), std::ptr::null(), size);
+        let e = copy_sync(copy(4), 9).unwrap_err();
+        assert_eq!(e.code, HipError::InvalidMemcpyDirection);
+        assert_eq!(copy_sync(copy(0), 1), Ok(()));
+        let e = copy_sync(copy(4), 1).unwrap_err();
+        assert_eq!(e.code, HipError::InvalidValue);
+    }
+
+    /// Strided fills and copies (2-D rows, 3-D slices with gaps between them) through the
+    /// backend interface on the real device, on the null stream and on a created stream, every
+    /// byte compared with a host reference.
+    #[test]
+    fn region_fills_and_copies_on_the_device() {
+        use crate::backend::{Stream, StreamFlags};
+
+        const SIZE: usize = 1024;
+        let device = current_device().expect("a device");
+        let base = device.allocate(MemoryKind::Device, SIZE).unwrap();
+        let null = device.null_stream();
+        let queue = device.create_stream(StreamFlags::default(), 0).unwrap();
+        let created = Stream::new(device.id(), queue);
+        let read_back = || {
+            let mut out = vec![0u8; SIZE];
+            let all = Copy3d::linear(out.as_mut_ptr().cast(), base, SIZE);
+            ops::copy(&null, &all, MemcpyKind::DeviceToHost, true).unwrap();
+            out
+        };
+        let mut expected = vec![0xabu8; SIZE];
+        ops::fill(&null, &Fill::linear(base, Pattern::u8(0xab), SIZE), true).unwrap();
+        assert_eq!(read_back(), expected);
+
+        // 10 u16 values per row, rows 64 bytes apart, 3 rows per slice, slices 256 bytes apart
+        // (a gap after each slice's rows), 2 slices, from byte 32 on.
+        let at = |offset: usize| (base as usize + offset) as *mut c_void;
+        let fill = Fill {
+            dst: at(32),
+            pattern: Pattern::u16(0x1234),
+            count: 10,
+            pitch: 64,
+            height: 3,
+            slice: 256,
+            depth: 2,
+        };
+        ops::fill(&created, &fill, false).unwrap();
+        created.queue().synchronize().unwrap();
+        for z in 0..2 {
+            for y in 0..3 {
+                for x in 0..10 {
+                    let o = 32 + z * 256 + y * 64 + 2 * x;
+                    expected[o..o + 2].copy_from_slice(&0x1234u16.to_ne_bytes());
+                }
+            }
+        }
+        assert_eq!(read_back(), expected);
+
+        // A packed host box of 2 slices of 4 rows of 24 bytes into rows 40 bytes apart, slices
+        // 512 bytes apart, from byte 8 on; then out again into a host box with gaps.
+        let host: Vec<u8> = (0..2 * 4 * 24).map(|i| (i * 7 + 1) as u8).collect();
+        let into = Copy3d {
+            dst: at(8),
+            dst_pitch: 40,
+            dst_slice: 512,
+            src: host.as_ptr().cast(),
+            src_pitch: 24,
+            src_slice: 96,
+            width: 24,
+            height: 4,
+            depth: 2,
+        };
+        ops::copy(&null, &into, MemcpyKind::HostToDevice, true).unwrap();
+        for z in 0..2 {
+            for y in 0..4 {
+                let (o, h) = (8 + z * 512 + y * 40, z * 96 + y * 24);
+                expected[o..o + 24].copy_from_slice(&host[h..h + 24]);
+            }
+        }
+        assert_eq!(read_back(), expected);
+        let mut out = vec![0u8; 2 * 5 * 32];
+        let back = Copy3d {
+            dst: out.as_mut_ptr().cast(),
+            dst_pitch: 32,
+            dst_slice: 160,
+            src: at(8),
+            src_pitch: 40,
+            src_slice: 512,
+            width: 24,
+            height: 4,
+            depth: 2,
+        };
+        ops::copy(&created, &back, MemcpyKind::DeviceToHost, false).unwrap();
+        created.queue().synchronize().unwrap();
+        for z in 0..2 {
+            for y in 0..4 {
+                let (o, h) = (z * 160 + y * 32, z * 96 + y * 24);
+                assert_eq!(out[o..o + 24], host[h..h + 24], "slice {z} row {y}");
+            }
+        }
+        assert!(out[24..32].iter().all(|&b| b == 0), "bytes past the width");
+        device.free(base, FreeKind::Device).unwrap();
+    }
+
+    #[test]
+    fn host_to_host_needs_no_device() {
+        let src = [1u8, 2, 3, 4];
+        let mut dst = [0u8; 4];
+        let copy = Copy3d::linear(dst.as_mut_ptr().cast(), src.as_ptr().cast(), 4);
+        copy_sync(copy, MemcpyKind::HostToHost as c_int).unwrap();
+        assert_eq!(dst, src);
+    }
 }

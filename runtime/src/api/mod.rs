@@ -1,30 +1,21 @@
-//! The `extern "C"` HIP API. Every function runs its body through [`guard`]: panics never cross
-//! the C ABI, failures become a `hipError_t`, this thread's last error and (when there is something
-//! to say) one line `hipmlir: <function>: <message>` on stderr.
+//! The `extern "C"` HIP API: a thin C layer. Each function checks and converts its arguments
+//! once (handles to runtime objects, ordinals to devices, C enums to Rust ones; bad ones are the
+//! HIP error codes HIP documents) and calls the backend interface (`backend`). Every function
+//! runs its body through [`guard`]: panics never cross the C ABI, failures become a
+//! `hipError_t`, this thread's last error and (when there is something to say) one line
+//! `hipmlir: <function>: <message>` on stderr.
+//!
+//! The calling thread's device (`hipSetDevice`) is kept here: below this layer every call names
+//! its device.
 
 use std::borrow::Cow;
+use std::cell::Cell;
 use std::ffi::{c_char, c_int, c_void, CStr};
 use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::sync::Arc;
 
+use crate::backend::{Backend, Device, DeviceId, Event, Location, Stream, CPU_DEVICE_ID};
 use crate::error::{record_last_error, report, Failure, HipError, HipResult};
-
-/// Runs the CUDA backend's side of an API call when that backend serves the process (see
-/// `select`); the OpenCL code after it runs otherwise, unchanged.
-/// The calling thread's device context is made current first, except for the device queries
-/// (`unbound`), which need none.
-macro_rules! on_cuda {
-    (unbound $rt:ident => $body:expr) => {
-        if let Some($rt) = crate::select::cuda()? {
-            return $body;
-        }
-    };
-    ($rt:ident => $body:expr) => {
-        if let Some($rt) = crate::select::cuda()? {
-            $rt.current()?;
-            return $body;
-        }
-    };
-}
 
 pub mod device;
 pub mod device_choice;
@@ -100,4 +91,78 @@ pub(crate) unsafe fn write_out<T>(p: *mut T, value: T, what: &str) -> HipResult<
     // SAFETY: non-null and valid per the caller; `write` does not read or drop the old value.
     unsafe { p.write_unaligned(value) };
     Ok(())
+}
+
+/// Writes `text` into a caller's buffer of `len` bytes, truncated and NUL-terminated.
+///
+/// # Safety
+/// `out` must be valid for `len` bytes (checked non-null, `len > 0` by the caller).
+pub(crate) unsafe fn write_c_string(out: *mut c_char, len: c_int, text: &str) {
+    let n = text.len().min(len.max(1) as usize - 1);
+    // SAFETY: per the caller; n < len.
+    unsafe {
+        std::ptr::copy_nonoverlapping(text.as_ptr().cast(), out, n);
+        out.add(n).write(0);
+    }
+}
+
+thread_local! {
+    /// The calling thread's device (`hipSetDevice`).
+    static CURRENT_DEVICE: Cell<DeviceId> = const { Cell::new(0) };
+}
+
+/// The backend serving the process (chosen and opened on the first call).
+pub(crate) fn backend() -> HipResult<&'static dyn Backend> {
+    crate::select::backend()
+}
+
+/// The calling thread's device index.
+pub(crate) fn current_device_id() -> DeviceId {
+    CURRENT_DEVICE.try_with(Cell::get).unwrap_or(0)
+}
+
+/// Makes `device` the calling thread's.
+pub(crate) fn set_current_device(device: &dyn Device) -> HipResult<()> {
+    device.make_current()?;
+    let _ = CURRENT_DEVICE.try_with(|d| d.set(device.id()));
+    Ok(())
+}
+
+/// The calling thread's device.
+pub(crate) fn current_device() -> HipResult<&'static dyn Device> {
+    backend()?.device(current_device_id())
+}
+
+/// The device a C ordinal names; anything else is `hipErrorInvalidDevice`.
+pub(crate) fn device_at(ordinal: c_int) -> HipResult<&'static dyn Device> {
+    let b = backend()?;
+    let count = b.device_count();
+    match usize::try_from(ordinal) {
+        Ok(id) if id < count => b.device(id),
+        _ => Err(Failure::new(
+            HipError::InvalidDevice,
+            format!(
+                "device {ordinal} does not exist (the {} backend has {count} device(s))",
+                b.kind().name()
+            ),
+        )),
+    }
+}
+
+/// Where a C device argument points managed memory: `hipCpuDeviceId` or a device ordinal.
+pub(crate) fn location(device: c_int) -> HipResult<Location> {
+    if device == CPU_DEVICE_ID {
+        return Ok(Location::Host);
+    }
+    device_at(device).map(|d| Location::Device(d.id()))
+}
+
+/// The stream a `hipStream_t` names (its special values: the calling thread's device's).
+pub(crate) fn stream(handle: *mut c_void) -> HipResult<Arc<Stream>> {
+    crate::backend::stream::resolve(current_device()?, handle as usize)
+}
+
+/// The event a `hipEvent_t` names.
+pub(crate) fn event(handle: *mut c_void) -> HipResult<Arc<dyn Event>> {
+    crate::backend::stream::event(handle as usize)
 }

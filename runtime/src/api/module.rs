@@ -3,8 +3,9 @@
 
 use std::ffi::{c_char, c_void};
 
-use super::{c_string, guard};
+use super::{c_string, current_device, guard};
 use crate::error::Failure;
+use crate::kpack::PendingRecord;
 use crate::registry::{register_image, registry};
 
 /// Registers a device image (a clang offload bundle with SPIR-V and hipmlir metadata). An invalid
@@ -73,20 +74,39 @@ pub unsafe extern "C" fn __hipmlirRegisterVar(
     });
 }
 
+/// Registers a split binary's reference record; the archive is read on the first kernel lookup.
+///
+/// # Safety
+/// `record` must be null or valid for reading `size` bytes, and stay mapped (it is the binary's
+/// own data).
+#[no_mangle]
+pub unsafe extern "C" fn __hipmlirRegisterKpackRef(record: *const u8, size: usize) {
+    guard("__hipmlirRegisterKpackRef", || {
+        if record.is_null() || size == 0 {
+            return Err(Failure::invalid_value("the reference record is empty"));
+        }
+        // SAFETY: valid per the caller.
+        let bytes = unsafe { std::slice::from_raw_parts(record, size) }.to_vec();
+        registry().add_pending_record(PendingRecord {
+            address: record as usize,
+            bytes,
+        });
+        Ok(())
+    });
+}
+
 // ---- hipModule* --------------------------------------------------------------------------------
 
 use std::ffi::{c_int, c_uint};
-use std::sync::{Arc, OnceLock};
 
-use hipmlir_device_image::{DeviceImage, ModuleMetadata};
-
+use super::launch::{launch, pack_kernel_params};
 use super::{hipError_t, hipStream_t, write_out};
+use crate::backend::Dim3;
 use crate::error::{HipError, HipResult};
-use crate::handles::{HandleTable, Kind};
-use crate::launch::{launch, pack_kernel_params, Dim3};
 use crate::probe::ProbedMemory;
-use crate::registry::{validate_image, KernelRef, Module};
-use crate::spirv;
+use crate::registry::BUNDLE_MAGIC;
+
+pub use crate::registry::image_from_bytes;
 
 /// `hipModule_t` and `hipFunction_t`: opaque handles.
 #[allow(non_camel_case_types)]
@@ -94,60 +114,17 @@ pub type hipModule_t = *mut c_void;
 #[allow(non_camel_case_types)]
 pub type hipFunction_t = *mut c_void;
 
-fn modules() -> &'static HandleTable<Module> {
-    static T: OnceLock<HandleTable<Module>> = OnceLock::new();
-    T.get_or_init(|| HandleTable::new(Kind::Module))
-}
-
-fn functions() -> &'static HandleTable<KernelRef> {
-    static T: OnceLock<HandleTable<KernelRef>> = OnceLock::new();
-    T.get_or_init(|| HandleTable::new(Kind::Function))
-}
-
-/// The kernel of a `hipFunction_t`, if `handle` is one.
-pub(crate) fn function(handle: usize) -> Option<KernelRef> {
-    functions().get(handle).map(|k| (*k).clone())
-}
-
-const BUNDLE_MAGIC: &[u8; 24] = hipmlir_device_image_magic();
-
-const fn hipmlir_device_image_magic() -> &'static [u8; 24] {
-    b"__CLANG_OFFLOAD_BUNDLE__"
-}
-
-/// A device image from a hipmlir bundle or a raw SPIR-V module. For raw SPIR-V the kernels and
-/// their parameter layouts come from the SPIR-V itself (see `spirv`).
-pub fn image_from_bytes(bytes: &[u8]) -> Result<DeviceImage, String> {
-    if bytes.starts_with(BUNDLE_MAGIC) {
-        crate::registry::image_of_bundle(bytes)
-    } else if spirv::looks_like_spirv(bytes) {
-        let kernels = spirv::parse_kernels(bytes)?;
-        let image = DeviceImage {
-            spirv: bytes.to_vec(),
-            metadata: ModuleMetadata::new(kernels.iter().map(|k| k.to_kernel_info()).collect()),
-        };
-        validate_image(&image)?;
-        Ok(image)
-    } else {
-        Err("neither a SPIR-V module nor a clang offload bundle (bad magic)".into())
-    }
-}
-
 fn load(out: *mut hipModule_t, bytes: &[u8], label: String) -> HipResult<()> {
     if out.is_null() {
         return Err(Failure::invalid_value("the module pointer is null"));
     }
-    let image = image_from_bytes(bytes)
-        .map_err(|e| Failure::new(HipError::InvalidImage, format!("{label}: {e}")))?;
-    let handle = modules().insert(Arc::new(
-        Module::standalone(label, image).with_ptx_of(bytes),
-    ));
+    let handle = crate::registry::load_module(bytes, label)?;
     // SAFETY: checked non-null; valid per the caller.
     unsafe { write_out(out, handle as hipModule_t, "the module pointer") }
 }
 
-/// Loads a module from a file: raw SPIR-V, or a hipmlir device image (offload bundle). Built on
-/// the first launch of one of its kernels.
+/// Loads a module from a file: raw SPIR-V, or a hipmlir device image (offload bundle). Built (or
+/// loaded) on the first launch of one of its kernels.
 ///
 /// # Safety
 /// `out` must be null or valid for writing; `fname` null or NUL-terminated.
@@ -266,30 +243,8 @@ pub unsafe extern "C" fn hipModuleLoadDataEx(
 #[no_mangle]
 pub extern "C" fn hipModuleUnload(module: hipModule_t) -> hipError_t {
     guard("hipModuleUnload", || {
-        let m = modules()
-            .remove(module as usize)
-            .ok_or_else(|| bad_module(module))?;
-        for (handle, k) in functions().all() {
-            if Arc::ptr_eq(&k.module, &m) {
-                functions().remove(handle);
-            }
-        }
-        Ok(())
+        crate::registry::unload_module(module as usize)
     })
-}
-
-/// Forgets what the CUDA backend loaded for `hipModuleLoad`ed modules (`hipDeviceReset`).
-pub(crate) fn forget_cuda_modules() {
-    for (_, m) in modules().all() {
-        m.lock_cuda().clear();
-    }
-}
-
-fn bad_module(module: hipModule_t) -> Failure {
-    Failure::new(
-        HipError::InvalidHandle,
-        format!("{module:p} is not a loaded module"),
-    )
 }
 
 /// Finds a kernel of a loaded module by mangled name or source spelling.
@@ -308,9 +263,7 @@ pub unsafe extern "C" fn hipModuleGetFunction(
         }
         // SAFETY: per the caller.
         let name = unsafe { c_string(name, "the kernel name") }?;
-        let m = modules()
-            .get(module as usize)
-            .ok_or_else(|| bad_module(module))?;
+        let m = crate::registry::loaded_module(module as usize)?;
         let index = m.find_kernel(&name).ok_or_else(|| {
             Failure::new(
                 HipError::NotFound,
@@ -321,7 +274,7 @@ pub unsafe extern "C" fn hipModuleGetFunction(
                 ),
             )
         })?;
-        let handle = functions().insert(Arc::new(KernelRef::new(m, index)));
+        let handle = crate::registry::insert_function(m, index);
         // SAFETY: checked non-null; valid per the caller.
         unsafe { write_out(out, handle as hipFunction_t, "the function pointer") }
     })
@@ -342,9 +295,7 @@ pub unsafe extern "C" fn hipModuleGetGlobal(
     guard("hipModuleGetGlobal", || {
         // SAFETY: per the caller.
         let name = unsafe { c_string(name, "the variable name") }?;
-        let m = modules()
-            .get(module as usize)
-            .ok_or_else(|| bad_module(module))?;
+        let m = crate::registry::loaded_module(module as usize)?;
         let index = m.find_global(&name).ok_or_else(|| {
             let known: Vec<&str> = m
                 .image
@@ -368,10 +319,7 @@ pub unsafe extern "C" fn hipModuleGetGlobal(
         })?;
         let size = usize::try_from(m.global(index).size).unwrap_or(usize::MAX);
         if !dptr.is_null() {
-            let address = match crate::select::cuda()? {
-                Some(cu) => crate::cuda::module::variable(&m, index, cu.current()?)?.0 as usize,
-                None => crate::symbols::address_of(&m, index)?,
-            };
+            let (address, _) = current_device()?.variable(&m, index)?;
             // SAFETY: non-null; valid per the caller.
             unsafe { write_out(dptr, address as *mut c_void, "the address pointer") }?;
         }
@@ -456,7 +404,7 @@ pub unsafe extern "C" fn hipModuleLaunchKernel(
     extra: *mut *mut c_void,
 ) -> hipError_t {
     guard("hipModuleLaunchKernel", || {
-        let kernel = function(f as usize).ok_or_else(|| {
+        let kernel = crate::registry::function(f as usize).ok_or_else(|| {
             Failure::new(
                 HipError::InvalidHandle,
                 format!("{f:p} is not a function from hipModuleGetFunction"),
@@ -473,19 +421,12 @@ pub unsafe extern "C" fn hipModuleLaunchKernel(
             (true, false) => unsafe { block_from_extra(extra, info.args_size as usize) }?,
             _ => unsafe { pack_kernel_params(info, kernel_params as *const *const c_void) }?,
         };
-        let (grid, threads) = (
-            Dim3::new(grid_x, grid_y, grid_z),
-            Dim3::new(block_x, block_y, block_z),
-        );
-        on_cuda!(cu => crate::cuda::api::launch(
-            cu, &kernel, grid, threads, shmem as usize, stream as usize, &block
-        ));
         launch(
             &kernel,
             Dim3::new(grid_x, grid_y, grid_z),
             Dim3::new(block_x, block_y, block_z),
             shmem as usize,
-            stream as usize,
+            stream,
             &block,
         )
     })

@@ -4,26 +4,23 @@
 
 use std::ffi::{c_int, c_uint, c_void};
 
-use super::{guard, hipError_t, hipEvent_t, hipStream_t, write_out};
-use crate::device::runtime;
-use crate::error::{Failure, HipError};
-use crate::{event, stream};
+use super::{current_device, event, guard, hipError_t, hipEvent_t, hipStream_t, stream, write_out};
+use crate::backend::{ops, HostFunction, Stream, StreamFlags};
+use crate::error::{Failure, HipError, HipResult};
 
-unsafe fn create_into(
-    out: *mut hipStream_t,
-    flags: c_uint,
-    priority: c_int,
-) -> Result<(), Failure> {
+/// A new stream of the calling thread's device; its priority clamped to the device's range
+/// (OpenCL queues have none: 0..0).
+unsafe fn create_into(out: *mut hipStream_t, flags: c_uint, priority: c_int) -> HipResult<()> {
     if out.is_null() {
         return Err(Failure::invalid_value("the stream pointer is null"));
     }
-    let handle = match crate::select::cuda()? {
-        Some(cu) => {
-            cu.current()?;
-            crate::cuda::stream::create(flags, priority)?
-        }
-        None => stream::create(flags, priority)?,
-    };
+    let flags = StreamFlags::parse(flags)?;
+    let device = current_device()?;
+    // Numerically lower is higher: the range is (least, greatest).
+    let (least, greatest) = device.stream_priority_range()?;
+    let priority = priority.clamp(greatest.min(least), least.max(greatest));
+    let queue = device.create_stream(flags, priority)?;
+    let handle = crate::backend::stream::insert_stream(Stream::new(device.id(), queue));
     // SAFETY: checked non-null; valid per the caller.
     unsafe { write_out(out, handle as hipStream_t, "the stream pointer") }
 }
@@ -51,8 +48,8 @@ pub unsafe extern "C" fn hipStreamCreateWithFlags(
     })
 }
 
-/// Creates a stream with a priority. OpenCL queues have no priorities: the value is kept and
-/// reported back, and clamped to `hipDeviceGetStreamPriorityRange` (0..0).
+/// Creates a stream with a priority, clamped to `hipDeviceGetStreamPriorityRange` (OpenCL queues
+/// have no priorities: 0..0) and reported back.
 ///
 /// # Safety
 /// `out` must be null or valid for writing a `hipStream_t`.
@@ -63,11 +60,6 @@ pub unsafe extern "C" fn hipStreamCreateWithPriority(
     priority: c_int,
 ) -> hipError_t {
     guard("hipStreamCreateWithPriority", || unsafe {
-        let priority = match crate::select::cuda()? {
-            // CUDA's priorities are real: numerically lower is higher, clamped to the range.
-            Some(_) => priority,
-            None => priority.clamp(0, 0),
-        };
         create_into(out, flags, priority)
     })
 }
@@ -76,28 +68,21 @@ pub unsafe extern "C" fn hipStreamCreateWithPriority(
 #[no_mangle]
 pub extern "C" fn hipStreamDestroy(s: hipStream_t) -> hipError_t {
     guard("hipStreamDestroy", || {
-        on_cuda!(_cu => crate::cuda::stream::destroy(s as usize));
-        stream::destroy(s as usize)
+        crate::backend::stream::remove_stream(s as usize)
     })
 }
 
 /// Waits for all work on the stream (the null stream: also for blocking streams).
 #[no_mangle]
 pub extern "C" fn hipStreamSynchronize(s: hipStream_t) -> hipError_t {
-    guard("hipStreamSynchronize", || {
-        on_cuda!(_cu => crate::cuda::stream::synchronize(s as usize));
-        let target = stream::resolve(s as usize)?;
-        stream::synchronize(&target)
-    })
+    guard("hipStreamSynchronize", || stream(s)?.queue().synchronize())
 }
 
 /// `hipSuccess` when all work on the stream is done, else `hipErrorNotReady`.
 #[no_mangle]
 pub extern "C" fn hipStreamQuery(s: hipStream_t) -> hipError_t {
     guard("hipStreamQuery", || {
-        on_cuda!(_cu => if crate::cuda::stream::query(s as usize)? { Ok(()) } else { Err(Failure::quiet(HipError::NotReady)) });
-        let target = stream::resolve(s as usize)?;
-        if stream::query(&target)? {
+        if stream(s)?.queue().is_idle()? {
             Ok(())
         } else {
             Err(Failure::quiet(HipError::NotReady))
@@ -114,16 +99,8 @@ pub extern "C" fn hipStreamWaitEvent(s: hipStream_t, e: hipEvent_t, flags: c_uin
                 "flags must be 0, got {flags:#x}"
             )));
         }
-        on_cuda!(_cu => crate::cuda::stream::wait_event(s as usize, e as usize));
-        let target = stream::resolve(s as usize)?;
-        let ev = event::get(e as usize)?;
-        let Some(marker) = ev.marker() else {
-            return Ok(());
-        };
-        let rt = runtime()?;
-        stream::enqueue_marker(rt, &target, &[marker])?;
-        let _ = target.queue.flush();
-        Ok(())
+        let target = stream(s)?;
+        ops::wait_event(&target, &*event(e)?)
     })
 }
 
@@ -134,10 +111,9 @@ pub extern "C" fn hipStreamWaitEvent(s: hipStream_t, e: hipEvent_t, flags: c_uin
 #[no_mangle]
 pub unsafe extern "C" fn hipStreamGetFlags(s: hipStream_t, flags: *mut c_uint) -> hipError_t {
     guard("hipStreamGetFlags", || {
-        on_cuda!(_cu => unsafe { write_out(flags, crate::cuda::stream::flags(s as usize)?, "the flags pointer") });
-        let target = stream::resolve(s as usize)?;
+        let value = stream(s)?.queue().flags()?;
         // SAFETY: `write_out` checks null; valid per the caller.
-        unsafe { write_out(flags, target.flags, "the flags pointer") }
+        unsafe { write_out(flags, value, "the flags pointer") }
     })
 }
 
@@ -148,14 +124,14 @@ pub unsafe extern "C" fn hipStreamGetFlags(s: hipStream_t, flags: *mut c_uint) -
 #[no_mangle]
 pub unsafe extern "C" fn hipStreamGetPriority(s: hipStream_t, priority: *mut c_int) -> hipError_t {
     guard("hipStreamGetPriority", || {
-        on_cuda!(_cu => unsafe { write_out(priority, crate::cuda::stream::priority(s as usize)?, "the priority pointer") });
-        let target = stream::resolve(s as usize)?;
+        let value = stream(s)?.queue().priority()?;
         // SAFETY: `write_out` checks null; valid per the caller.
-        unsafe { write_out(priority, target.priority, "the priority pointer") }
+        unsafe { write_out(priority, value, "the priority pointer") }
     })
 }
 
-/// Writes the priority range: (0, 0), OpenCL queues have no priorities.
+/// Writes the calling thread's device's priority range (OpenCL queues have no priorities:
+/// (0, 0)).
 ///
 /// # Safety
 /// Each pointer must be null or valid for writing an `int`.
@@ -165,13 +141,7 @@ pub unsafe extern "C" fn hipDeviceGetStreamPriorityRange(
     greatest: *mut c_int,
 ) -> hipError_t {
     guard("hipDeviceGetStreamPriorityRange", || {
-        let (l, g) = match crate::select::cuda()? {
-            Some(cu) => {
-                cu.current()?;
-                crate::cuda::stream::priority_range()?
-            }
-            None => (0, 0),
-        };
+        let (l, g) = current_device()?.stream_priority_range()?;
         // SAFETY: null pointers are skipped, as HIP allows; others are valid per the caller.
         unsafe {
             if !least.is_null() {
@@ -206,23 +176,21 @@ unsafe impl Send for UserData {}
 /// `function` must be safe to call with `user_data` from another thread.
 #[no_mangle]
 pub unsafe extern "C" fn hipLaunchHostFunc(
-    stream: hipStream_t,
+    s: hipStream_t,
     function: hipHostFn_t,
     user_data: *mut c_void,
 ) -> hipError_t {
     guard("hipLaunchHostFunc", || {
         let function =
             function.ok_or_else(|| Failure::invalid_value("the host function is null"))?;
-        on_cuda!(_cu => crate::cuda::stream::launch_host_func(stream as usize, function, user_data));
+        let target = stream(s)?;
         let data = UserData(user_data);
-        crate::host_function::enqueue(
-            stream as usize,
-            Box::new(move |_status| {
-                let data = data;
-                // SAFETY: per the caller.
-                unsafe { function(data.0) }
-            }),
-        )
+        let run: HostFunction = Box::new(move |_status| {
+            let data = data;
+            // SAFETY: per the caller.
+            unsafe { function(data.0) }
+        });
+        ops::host_function(&target, run)
     })
 }
 
@@ -234,7 +202,7 @@ pub unsafe extern "C" fn hipLaunchHostFunc(
 /// `callback` must be safe to call with these arguments from another thread.
 #[no_mangle]
 pub unsafe extern "C" fn hipStreamAddCallback(
-    stream: hipStream_t,
+    s: hipStream_t,
     callback: hipStreamCallback_t,
     user_data: *mut c_void,
     flags: c_uint,
@@ -246,16 +214,14 @@ pub unsafe extern "C" fn hipStreamAddCallback(
             )));
         }
         let callback = callback.ok_or_else(|| Failure::invalid_value("the callback is null"))?;
-        on_cuda!(_cu => crate::cuda::stream::add_callback(stream as usize, callback, user_data));
+        let target = stream(s)?;
         let data = UserData(user_data);
-        let handle = UserData(stream.cast());
-        crate::host_function::enqueue(
-            stream as usize,
-            Box::new(move |status| {
-                let (data, handle) = (data, handle);
-                // SAFETY: per the caller; `status` is a HIP error code.
-                unsafe { callback(handle.0.cast(), status, data.0) }
-            }),
-        )
+        let handle = UserData(s.cast());
+        let run: HostFunction = Box::new(move |status| {
+            let (data, handle) = (data, handle);
+            // SAFETY: per the caller; `status` is a HIP error code.
+            unsafe { callback(handle.0.cast(), status, data.0) }
+        });
+        ops::host_function(&target, run)
     })
 }

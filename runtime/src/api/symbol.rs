@@ -4,8 +4,56 @@
 
 use std::ffi::{c_int, c_void};
 
-use super::{guard, hipError_t, hipStream_t, write_out};
+use super::{current_device, guard, hipError_t, hipStream_t, stream, write_out};
+use crate::backend::{ops, Copy3d};
+use crate::error::{Failure, HipResult};
 use crate::symbols;
+
+/// `hipMemcpyToSymbol[Async]` and `hipMemcpyFromSymbol[Async]`: copies `bytes` between `other`
+/// and the variable `symbol` at `offset`, through the ordinary copy path. `on`: `None` for the
+/// synchronous calls (the null stream, waited for), else the stream.
+#[allow(clippy::too_many_arguments)]
+fn copy(
+    symbol: *const c_void,
+    other: *const c_void,
+    bytes: usize,
+    offset: usize,
+    kind: c_int,
+    to_symbol: bool,
+    on: Option<hipStream_t>,
+) -> HipResult<()> {
+    let var = symbols::find(symbol)?;
+    let kind = symbols::check_kind(kind, to_symbol)?;
+    var.check_range(offset, bytes)?;
+    let target = match on {
+        None => None,
+        Some(s) => Some(stream(s)?),
+    };
+    if bytes == 0 {
+        return Ok(());
+    }
+    if other.is_null() {
+        return Err(Failure::invalid_value(format!(
+            "null {} pointer for a {bytes}-byte copy {} device variable '{}'",
+            if to_symbol { "source" } else { "destination" },
+            if to_symbol { "to" } else { "from" },
+            var.info().name
+        )));
+    }
+    let device = current_device()?;
+    let (address, _) = device.variable(&var.module, var.index)?;
+    let at = (address + offset) as *mut c_void;
+    let (dst, src) = if to_symbol {
+        (at, other)
+    } else {
+        (other as *mut c_void, at as *const c_void)
+    };
+    let copy = Copy3d::linear(dst, src, bytes);
+    match target {
+        None => ops::copy(&device.null_stream(), &copy, kind, true),
+        Some(s) => ops::copy(&s, &copy, kind, false),
+    }
+}
 
 /// Copies `size_bytes` from `src` into the device variable `symbol`, `offset` bytes in.
 /// Synchronous. `kind`: `hipMemcpyHostToDevice`, `DeviceToDevice` or `Default`.
@@ -21,8 +69,7 @@ pub unsafe extern "C" fn hipMemcpyToSymbol(
     kind: c_int,
 ) -> hipError_t {
     guard("hipMemcpyToSymbol", || {
-        on_cuda!(cu => crate::cuda::api::symbol_copy(cu, symbol, src, size_bytes, offset, kind, true, None));
-        symbols::copy(symbol, src, size_bytes, offset, kind, true, None)
+        copy(symbol, src, size_bytes, offset, kind, true, None)
     })
 }
 
@@ -40,8 +87,7 @@ pub unsafe extern "C" fn hipMemcpyFromSymbol(
     kind: c_int,
 ) -> hipError_t {
     guard("hipMemcpyFromSymbol", || {
-        on_cuda!(cu => crate::cuda::api::symbol_copy(cu, symbol, dst, size_bytes, offset, kind, false, None));
-        symbols::copy(symbol, dst, size_bytes, offset, kind, false, None)
+        copy(symbol, dst, size_bytes, offset, kind, false, None)
     })
 }
 
@@ -60,16 +106,7 @@ pub unsafe extern "C" fn hipMemcpyToSymbolAsync(
     stream: hipStream_t,
 ) -> hipError_t {
     guard("hipMemcpyToSymbolAsync", || {
-        on_cuda!(cu => crate::cuda::api::symbol_copy(cu, symbol, src, size_bytes, offset, kind, true, Some(stream as usize)));
-        symbols::copy(
-            symbol,
-            src,
-            size_bytes,
-            offset,
-            kind,
-            true,
-            Some(stream as usize),
-        )
+        copy(symbol, src, size_bytes, offset, kind, true, Some(stream))
     })
 }
 
@@ -88,16 +125,7 @@ pub unsafe extern "C" fn hipMemcpyFromSymbolAsync(
     stream: hipStream_t,
 ) -> hipError_t {
     guard("hipMemcpyFromSymbolAsync", || {
-        on_cuda!(cu => crate::cuda::api::symbol_copy(cu, symbol, dst, size_bytes, offset, kind, false, Some(stream as usize)));
-        symbols::copy(
-            symbol,
-            dst,
-            size_bytes,
-            offset,
-            kind,
-            false,
-            Some(stream as usize),
-        )
+        copy(symbol, dst, size_bytes, offset, kind, false, Some(stream))
     })
 }
 
@@ -114,16 +142,9 @@ pub unsafe extern "C" fn hipGetSymbolAddress(
     guard("hipGetSymbolAddress", || {
         let var = symbols::find(symbol)?;
         if dev_ptr.is_null() {
-            return Err(crate::error::Failure::invalid_value(
-                "the result pointer is null",
-            ));
+            return Err(Failure::invalid_value("the result pointer is null"));
         }
-        on_cuda!(cu => {
-            let (address, _) = crate::cuda::api::symbol(cu, symbol)?;
-            // SAFETY: checked non-null; valid per the caller.
-            unsafe { write_out(dev_ptr, address as usize as *mut c_void, "the result pointer") }
-        });
-        let address = var.address()?;
+        let (address, _) = current_device()?.variable(&var.module, var.index)?;
         // SAFETY: checked non-null; valid per the caller.
         unsafe { write_out(dev_ptr, address as *mut c_void, "the result pointer") }
     })

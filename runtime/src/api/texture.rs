@@ -2,13 +2,15 @@
 //! `hipArrayGetInfo`, `hipGetChannelDesc`, the copies to and from arrays, `hipMemcpy3D[Async]`,
 //! `hipCreateChannelDesc`, `hipCreateTextureObject`, `hipDestroyTextureObject` and the texture
 //! object queries. The logic is backend-neutral (`arrays`, `texture`); each backend serves it
-//! through its own allocation and 2-D copy (`memory_ops`).
+//! through its own allocation and region copy (the backend interface).
 
 use std::ffi::{c_int, c_uint, c_void};
 
-use super::memory::Extent;
-use super::{guard, hipError_t, hipStream_t, write_out};
+use std::sync::Arc;
+
+use super::{current_device, guard, hipError_t, hipStream_t, stream, write_out};
 use crate::arrays::{self, ChannelFormatDesc, Memcpy3DParms};
+use crate::backend::{Device, Extent, MemcpyKind, Stream};
 use crate::error::{Failure, HipResult};
 use crate::texture::{self, ResourceDesc, ResourceViewDesc, TextureDesc};
 
@@ -22,6 +24,14 @@ unsafe fn read_in<T: Copy>(p: *const T, what: &str) -> HipResult<T> {
     }
     // SAFETY: non-null and valid per the caller.
     Ok(unsafe { p.read_unaligned() })
+}
+
+/// Where a copy runs: the calling thread's device, and the stream `s` names (`None`: the
+/// synchronous form, on the device's null stream).
+fn target(s: Option<hipStream_t>) -> HipResult<(&'static dyn Device, Option<Arc<Stream>>)> {
+    let device = current_device()?;
+    let on = s.map(stream).transpose()?;
+    Ok((device, on))
 }
 
 /// A channel format: `x`, `y`, `z`, `w` bits and the kind.
@@ -58,7 +68,7 @@ pub unsafe extern "C" fn hipMallocArray(
             height,
             depth: 0,
         };
-        let handle = arrays::allocate(&desc, extent, flags)?;
+        let handle = arrays::allocate(current_device()?, &desc, extent, flags)?;
         unsafe { write_out(array, handle, "the array pointer") }
     })
 }
@@ -80,7 +90,7 @@ pub unsafe extern "C" fn hipMalloc3DArray(
             return Err(Failure::invalid_value("the array pointer is null"));
         }
         let desc = unsafe { read_in(desc, "the channel format")? };
-        let handle = arrays::allocate(&desc, extent, flags)?;
+        let handle = arrays::allocate(current_device()?, &desc, extent, flags)?;
         unsafe { write_out(array, handle, "the array pointer") }
     })
 }
@@ -88,7 +98,7 @@ pub unsafe extern "C" fn hipMalloc3DArray(
 /// Frees an array (after the work queued before); null is a no-op.
 #[no_mangle]
 pub extern "C" fn hipFreeArray(array: usize) -> hipError_t {
-    guard("hipFreeArray", || arrays::free(array))
+    guard("hipFreeArray", || arrays::free(current_device()?, array))
 }
 
 /// An array's channel format, extent (as created: 0 for a dimension it lacks) and flags; each
@@ -159,7 +169,10 @@ pub unsafe extern "C" fn hipMemcpy2DToArray(
     kind: c_int,
 ) -> hipError_t {
     guard("hipMemcpy2DToArray", || {
+        let (device, on) = target(None)?;
         arrays::copy_2d(
+            device,
+            on.as_deref(),
             dst,
             w_offset,
             h_offset,
@@ -167,9 +180,8 @@ pub unsafe extern "C" fn hipMemcpy2DToArray(
             spitch,
             width,
             height,
-            kind,
+            MemcpyKind::parse(kind)?,
             true,
-            None,
         )
     })
 }
@@ -192,7 +204,10 @@ pub unsafe extern "C" fn hipMemcpy2DToArrayAsync(
     stream: hipStream_t,
 ) -> hipError_t {
     guard("hipMemcpy2DToArrayAsync", || {
+        let (device, on) = target(Some(stream))?;
         arrays::copy_2d(
+            device,
+            on.as_deref(),
             dst,
             w_offset,
             h_offset,
@@ -200,9 +215,8 @@ pub unsafe extern "C" fn hipMemcpy2DToArrayAsync(
             spitch,
             width,
             height,
-            kind,
+            MemcpyKind::parse(kind)?,
             true,
-            Some(stream as usize),
         )
     })
 }
@@ -224,8 +238,19 @@ pub unsafe extern "C" fn hipMemcpy2DFromArray(
     kind: c_int,
 ) -> hipError_t {
     guard("hipMemcpy2DFromArray", || {
+        let (device, on) = target(None)?;
         arrays::copy_2d(
-            src, w_offset, h_offset, dst, dpitch, width, height, kind, false, None,
+            device,
+            on.as_deref(),
+            src,
+            w_offset,
+            h_offset,
+            dst,
+            dpitch,
+            width,
+            height,
+            MemcpyKind::parse(kind)?,
+            false,
         )
     })
 }
@@ -248,7 +273,10 @@ pub unsafe extern "C" fn hipMemcpy2DFromArrayAsync(
     stream: hipStream_t,
 ) -> hipError_t {
     guard("hipMemcpy2DFromArrayAsync", || {
+        let (device, on) = target(Some(stream))?;
         arrays::copy_2d(
+            device,
+            on.as_deref(),
             src,
             w_offset,
             h_offset,
@@ -256,9 +284,8 @@ pub unsafe extern "C" fn hipMemcpy2DFromArrayAsync(
             dpitch,
             width,
             height,
-            kind,
+            MemcpyKind::parse(kind)?,
             false,
-            Some(stream as usize),
         )
     })
 }
@@ -279,12 +306,13 @@ pub unsafe extern "C" fn hipMemcpyToArray(
 ) -> hipError_t {
     guard("hipMemcpyToArray", || {
         arrays::copy_linear(
+            current_device()?,
             dst,
             w_offset,
             h_offset,
             src as *mut c_void,
             count,
-            kind,
+            MemcpyKind::parse(kind)?,
             true,
         )
     })
@@ -304,7 +332,16 @@ pub unsafe extern "C" fn hipMemcpyFromArray(
     kind: c_int,
 ) -> hipError_t {
     guard("hipMemcpyFromArray", || {
-        arrays::copy_linear(src, w_offset, h_offset, dst, count, kind, false)
+        arrays::copy_linear(
+            current_device()?,
+            src,
+            w_offset,
+            h_offset,
+            dst,
+            count,
+            MemcpyKind::parse(kind)?,
+            false,
+        )
     })
 }
 
@@ -316,7 +353,8 @@ pub unsafe extern "C" fn hipMemcpyFromArray(
 pub unsafe extern "C" fn hipMemcpy3D(p: *const Memcpy3DParms) -> hipError_t {
     guard("hipMemcpy3D", || {
         let p = unsafe { read_in(p, "the copy's parameters")? };
-        arrays::copy_3d(&p, None)
+        let (device, _) = target(None)?;
+        arrays::copy_3d(device, None, &p, MemcpyKind::parse(p.kind)?)
     })
 }
 
@@ -331,7 +369,8 @@ pub unsafe extern "C" fn hipMemcpy3DAsync(
 ) -> hipError_t {
     guard("hipMemcpy3DAsync", || {
         let p = unsafe { read_in(p, "the copy's parameters")? };
-        arrays::copy_3d(&p, Some(stream as usize))
+        let (device, on) = target(Some(stream))?;
+        arrays::copy_3d(device, on.as_deref(), &p, MemcpyKind::parse(p.kind)?)
     })
 }
 
@@ -355,7 +394,7 @@ pub unsafe extern "C" fn hipCreateTextureObject(
         let view = (!view.is_null())
             .then(|| unsafe { read_in(view, "the resource view") })
             .transpose()?;
-        let object = texture::create(&res, &tex, view.as_ref())?;
+        let object = texture::create(current_device()?, &res, &tex, view.as_ref())?;
         unsafe { write_out(out, object, "the texture object pointer") }
     })
 }
@@ -363,7 +402,9 @@ pub unsafe extern "C" fn hipCreateTextureObject(
 /// Destroys a texture object (after the work queued before); null is a no-op.
 #[no_mangle]
 pub extern "C" fn hipDestroyTextureObject(object: usize) -> hipError_t {
-    guard("hipDestroyTextureObject", || texture::destroy(object))
+    guard("hipDestroyTextureObject", || {
+        texture::destroy(current_device()?, object)
+    })
 }
 
 /// The resource description a texture object was created with.

@@ -3,7 +3,7 @@
 
 use std::ffi::c_void;
 
-use super::{guard, hipError_t};
+use super::{current_device, device_at, guard, hipError_t};
 use crate::error::{Failure, HipError};
 
 fn not_supported(function: &str, why: &str) -> hipError_t {
@@ -27,7 +27,7 @@ macro_rules! unsupported {
 }
 
 unsupported! {
-    hipLaunchCooperativeKernel(f: *const c_void, grid: crate::launch::Dim3, block: crate::launch::Dim3, args: *mut *mut c_void, shmem: u32, stream: *mut c_void)
+    hipLaunchCooperativeKernel(f: *const c_void, grid: crate::backend::Dim3, block: crate::backend::Dim3, args: *mut *mut c_void, shmem: u32, stream: *mut c_void)
         => "cooperative launches (grid-wide sync) have no OpenCL equivalent";
     hipDeviceEnablePeerAccess(peer: i32, flags: u32)
         => "hipmlir shows one device";
@@ -43,7 +43,8 @@ unsupported! {
         => "stream capture (graphs) is not implemented";
 }
 
-/// One device: no peers. Writes 0.
+/// Whether `device` can reach `peer`'s memory (`Device::can_access_peer`; a device is not its
+/// own peer). Either ordinal out of range is `hipErrorInvalidDevice`.
 ///
 /// # Safety
 /// `can` must be null or valid for writing an `int`.
@@ -54,14 +55,10 @@ pub unsafe extern "C" fn hipDeviceCanAccessPeer(
     peer: i32,
 ) -> hipError_t {
     guard("hipDeviceCanAccessPeer", || {
-        if device != 0 || peer != 0 {
-            return Err(Failure::new(
-                HipError::InvalidDevice,
-                "hipmlir has one device, ordinal 0",
-            ));
-        }
+        let (d, p) = (device_at(device)?, device_at(peer)?);
+        let answer = d.id() != p.id() && d.can_access_peer(p.id());
         // SAFETY: `write_out` checks null; valid per the caller.
-        unsafe { super::write_out(can, 0, "the result pointer") }
+        unsafe { super::write_out(can, i32::from(answer), "the result pointer") }
     })
 }
 
@@ -70,11 +67,7 @@ pub unsafe extern "C" fn hipDeviceCanAccessPeer(
 #[no_mangle]
 pub extern "C" fn hipHostRegister(ptr: *mut c_void, bytes: usize, flags: u32) -> hipError_t {
     guard("hipHostRegister", || {
-        on_cuda!(_cu => crate::cuda::memory::host_register(ptr, bytes, flags));
-        Err(Failure::new(
-            HipError::NotSupported,
-            "not supported by hipmlir: registering existing host memory has no OpenCL equivalent",
-        ))
+        current_device()?.host_register(ptr, bytes, flags)
     })
 }
 
@@ -82,10 +75,6 @@ pub extern "C" fn hipHostRegister(ptr: *mut c_void, bytes: usize, flags: u32) ->
 #[no_mangle]
 pub extern "C" fn hipHostUnregister(ptr: *mut c_void) -> hipError_t {
     guard("hipHostUnregister", || {
-        on_cuda!(_cu => crate::cuda::memory::host_unregister(ptr));
-        Err(Failure::new(
-            HipError::NotSupported,
-            "not supported by hipmlir: registering existing host memory has no OpenCL equivalent",
-        ))
+        current_device()?.host_unregister(ptr)
     })
 }

@@ -1,19 +1,22 @@
 //! CUDA devices: discovery (`cuInit`, the devices `HIPMLIR_DEVICE` admits), each device's real
-//! properties (`cuDeviceGetAttribute`), its primary context, and the calling thread's current
-//! device.
+//! properties (`cuDeviceGetAttribute`), and its primary context, made current on the calling
+//! thread by every call that needs it.
 
 use std::cell::Cell;
 use std::ffi::c_int;
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::{Mutex, OnceLock};
+use std::sync::{Arc, Mutex, OnceLock};
 
 use super::driver::{check, driver_present, error_name, sys};
-use crate::device::{filter_matches, DeviceInfo};
-use crate::error::{Failure, HipError, HipResult};
+use crate::backend::device_info::filter_matches;
+use crate::backend::{DeviceInfo, Stream};
+use crate::error::HipResult;
 use crate::props::HipDeviceProp;
 
 /// One GPU as a HIP device.
 pub struct CudaDevice {
+    /// Its HIP ordinal: the index among the devices `HIPMLIR_DEVICE` admits.
+    pub index: usize,
     /// The driver's ordinal (`CUdevice`).
     pub ordinal: sys::CUdevice,
     pub name: String,
@@ -26,6 +29,8 @@ pub struct CudaDevice {
     pub shared_optin: usize,
     /// The primary context (a `CUcontext`), retained on first use and again after a reset.
     context: Mutex<Option<usize>>,
+    /// The null stream's object, made on first use.
+    pub null_stream: OnceLock<Arc<Stream>>,
 }
 
 /// The CUDA backend's devices.
@@ -36,27 +41,14 @@ pub struct CudaRuntime {
 }
 
 thread_local! {
-    /// The calling thread's device (`hipSetDevice`), an index into `devices`.
-    static CURRENT: Cell<usize> = const { Cell::new(0) };
     /// The context made current on this thread last and the reset generation it belongs to
     /// ((0, 0): none yet).
     static BOUND: Cell<(usize, usize)> = const { Cell::new((0, 0)) };
 }
 
-/// Bumped by every `hipDeviceReset`: each thread makes its context current again.
-static GENERATION: AtomicUsize = AtomicUsize::new(1);
-
-static CUDA: OnceLock<CudaRuntime> = OnceLock::new();
-
-/// The CUDA backend, if it was chosen (see `select`).
-pub fn cuda_runtime() -> Option<&'static CudaRuntime> {
-    CUDA.get()
-}
-
-/// Installs the opened backend (by `select`, once).
-pub(crate) fn install(rt: CudaRuntime) -> &'static CudaRuntime {
-    CUDA.get_or_init(|| rt)
-}
+/// Bumped by every `hipDeviceReset`: each thread makes its context current again, and the
+/// streams and events of the old context are not destroyed twice.
+pub static GENERATION: AtomicUsize = AtomicUsize::new(1);
 
 fn attribute(device: sys::CUdevice, which: sys::CUdevice_attribute) -> i32 {
     let mut v = 0;
@@ -66,7 +58,7 @@ fn attribute(device: sys::CUdevice, which: sys::CUdevice_attribute) -> i32 {
 }
 
 impl CudaDevice {
-    fn query(ordinal: sys::CUdevice) -> Result<CudaDevice, String> {
+    fn query(index: usize, ordinal: sys::CUdevice) -> Result<CudaDevice, String> {
         use sys::CUdevice_attribute::*;
         let mut name = [0 as std::ffi::c_char; 256];
         // SAFETY: the buffer holds 256 bytes.
@@ -147,6 +139,7 @@ impl CudaDevice {
         p.managedMemory = a(CU_DEVICE_ATTRIBUTE_MANAGED_MEMORY);
         p.isMultiGpuBoard = a(CU_DEVICE_ATTRIBUTE_MULTI_GPU_BOARD);
         Ok(CudaDevice {
+            index,
             ordinal,
             name,
             capability,
@@ -154,11 +147,12 @@ impl CudaDevice {
             info,
             shared_optin: as_usize(a(CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN)),
             context: Mutex::new(None),
+            null_stream: OnceLock::new(),
         })
     }
 
     /// One attribute of this device, straight from the driver.
-    pub fn attribute(&self, which: sys::CUdevice_attribute) -> i32 {
+    pub fn driver_attribute(&self, which: sys::CUdevice_attribute) -> i32 {
         attribute(self.ordinal, which)
     }
 
@@ -191,7 +185,7 @@ impl CudaDevice {
 
     /// `hipDeviceReset`: the primary context loses every allocation, stream, event and module;
     /// it is retained and made current again on next use, by every thread.
-    pub fn reset(&self) -> HipResult<()> {
+    pub fn reset_context(&self) -> HipResult<()> {
         let mut slot = self.context.lock().unwrap_or_else(|p| p.into_inner());
         // SAFETY: the caller waited for the device and forgot every handle of the context.
         let r = check("cuDevicePrimaryCtxReset", unsafe {
@@ -200,46 +194,6 @@ impl CudaDevice {
         *slot = None;
         GENERATION.fetch_add(1, Ordering::AcqRel);
         r
-    }
-}
-
-impl CudaRuntime {
-    /// The calling thread's device index.
-    pub fn current_index(&self) -> usize {
-        CURRENT
-            .with(|c| c.get())
-            .min(self.devices.len().saturating_sub(1))
-    }
-
-    /// The device `ordinal` (a HIP ordinal: an index into the devices), or `hipErrorInvalidDevice`.
-    pub fn device(&self, ordinal: c_int) -> HipResult<&CudaDevice> {
-        usize::try_from(ordinal)
-            .ok()
-            .and_then(|i| self.devices.get(i))
-            .ok_or_else(|| {
-                Failure::new(
-                    HipError::InvalidDevice,
-                    format!(
-                        "device {ordinal} does not exist (the CUDA backend has {} device(s))",
-                        self.devices.len()
-                    ),
-                )
-            })
-    }
-
-    /// `hipSetDevice`.
-    pub fn set_current(&self, ordinal: c_int) -> HipResult<()> {
-        let device = self.device(ordinal)?;
-        device.bind()?;
-        CURRENT.with(|c| c.set(ordinal as usize));
-        Ok(())
-    }
-
-    /// The calling thread's device, its context made current.
-    pub fn current(&self) -> HipResult<&CudaDevice> {
-        let device = &self.devices[self.current_index()];
-        device.bind()?;
-        Ok(device)
     }
 }
 
@@ -272,7 +226,7 @@ pub fn open(filter: Option<&str>) -> Result<Option<CudaRuntime>, String> {
         if r != sys::CUresult::CUDA_SUCCESS {
             return Err(format!("cuDeviceGet({i}): {}", error_name(r)));
         }
-        let device = CudaDevice::query(ordinal)?;
+        let device = CudaDevice::query(devices.len(), ordinal)?;
         if filter.is_none_or(|f| filter_matches(f, i as usize, &device.name)) {
             devices.push(device);
         }

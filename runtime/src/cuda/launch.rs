@@ -17,13 +17,12 @@ use std::ffi::c_void;
 
 use hipmlir_device_image::{AddressSpace, KernelInfo};
 
-use super::device::{CudaDevice, CudaRuntime};
+use super::device::CudaDevice;
 use super::driver::{check, check_as, sys};
 use super::module::{self, Function};
 use super::ptx::ParamDecl;
-use super::stream::cu_stream;
+use crate::backend::{Dim3, LaunchConfig};
 use crate::error::{Failure, HipError, HipResult};
-use crate::launch::Dim3;
 use crate::registry::KernelRef;
 
 /// One PTX parameter's source.
@@ -144,20 +143,15 @@ fn check_shape(grid: Dim3, block: Dim3, shmem: usize, device: &CudaDevice) -> Hi
     Ok(())
 }
 
-/// Launches `kernel` on `stream` (a `hipStream_t` value). Asynchronous.
+/// Launches `kernel` on `stream` of `device` (whose context is current). Asynchronous.
 pub fn launch(
-    rt: &CudaRuntime,
+    device: &CudaDevice,
+    stream: sys::CUstream,
     kernel: &KernelRef,
-    grid: Dim3,
-    block: Dim3,
-    shmem: usize,
-    stream: usize,
-    args: &[u8],
+    cfg: &LaunchConfig,
 ) -> HipResult<()> {
+    let (grid, block, shmem, args) = (cfg.grid, cfg.block, cfg.shared_mem, cfg.args);
     let info = kernel.info();
-    crate::launch::check_args_size(info, args)?;
-    let device = rt.current()?;
-    let stream = cu_stream(stream)?;
     check_shape(grid, block, shmem, device)?;
     let index = kernel.index();
     let function = module::function(&kernel.module, index, device)?;

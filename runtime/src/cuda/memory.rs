@@ -6,12 +6,12 @@
 use std::ffi::{c_int, c_uint, c_void};
 
 use super::driver::{check, sys, HOST_ALLOC_MAPPED};
-use super::stream::cu_stream;
-use crate::error::{Failure, HipError, HipResult};
-use crate::memory::{
-    PointerAttributes, MEMORY_TYPE_DEVICE, MEMORY_TYPE_HOST, MEMORY_TYPE_MANAGED,
-    MEMORY_TYPE_UNREGISTERED,
+use super::stream::CudaQueue;
+use crate::backend::{
+    Copy2d, Copy3d, Fill, MemAdvice, MemcpyKind, PointerAttributes, RangeAttribute,
+    MEMORY_TYPE_DEVICE, MEMORY_TYPE_HOST, MEMORY_TYPE_MANAGED,
 };
+use crate::error::{Failure, HipError, HipResult};
 
 fn ptr(p: u64) -> *mut c_void {
     p as usize as *mut c_void
@@ -120,26 +120,6 @@ pub fn host_device_pointer(host: *mut c_void) -> HipResult<*mut c_void> {
     Ok(ptr(p))
 }
 
-fn check_kind(kind: c_int) -> HipResult<()> {
-    if (0..=4).contains(&kind) {
-        Ok(())
-    } else {
-        Err(Failure::new(
-            HipError::InvalidMemcpyDirection,
-            format!("{kind} is not a hipMemcpyKind"),
-        ))
-    }
-}
-
-fn check_pointers(dst: *const c_void, src: *const c_void, size: usize) -> HipResult<()> {
-    if size > 0 && (dst.is_null() || src.is_null()) {
-        return Err(Failure::invalid_value(format!(
-            "a {size}-byte copy with a null pointer"
-        )));
-    }
-    Ok(())
-}
-
 /// Whether the host can read `p` directly (pinned or managed memory): a synchronous copy or fill
 /// into it must have finished when the call returns, which the driver promises only for pageable
 /// memory.
@@ -167,143 +147,134 @@ fn wait_null_stream() -> HipResult<()> {
     })
 }
 
-/// `hipMemcpy`: ordered after earlier work on the null stream; returns when the copy is done,
-/// as HIP's (blocking) copy does on every backend.
-pub fn memcpy(dst: *mut c_void, src: *const c_void, size: usize, kind: c_int) -> HipResult<()> {
-    check_kind(kind)?;
-    check_pointers(dst, src, size)?;
-    if size == 0 {
-        return Ok(());
+fn plane_descriptor(c: &Copy2d) -> sys::CUDA_MEMCPY2D {
+    sys::CUDA_MEMCPY2D {
+        srcXInBytes: 0,
+        srcY: 0,
+        srcMemoryType: sys::CUmemorytype::CU_MEMORYTYPE_UNIFIED,
+        srcHost: std::ptr::null(),
+        srcDevice: dptr(c.src),
+        srcArray: std::ptr::null_mut(),
+        srcPitch: c.spitch,
+        dstXInBytes: 0,
+        dstY: 0,
+        dstMemoryType: sys::CUmemorytype::CU_MEMORYTYPE_UNIFIED,
+        dstHost: std::ptr::null_mut(),
+        dstDevice: dptr(c.dst),
+        dstArray: std::ptr::null_mut(),
+        dstPitch: c.dpitch,
+        WidthInBytes: c.width,
+        Height: c.height,
     }
-    // SAFETY: unified addresses of at least `size` bytes, per the caller.
-    check("cuMemcpy", unsafe {
-        sys::cuMemcpy(dptr(dst), dptr(src), size)
-    })?;
+}
+
+/// Waits for a synchronous operation on `q`: on the null stream the driver's blocking forms
+/// were used, which return before the work is done only when the host can read the result
+/// directly (pinned or managed memory, `host_reads`); on another stream, the stream.
+fn finish(q: &CudaQueue, dst: *const c_void) -> HipResult<()> {
+    if !q.is_null() {
+        // SAFETY: a valid stream.
+        return check("cuStreamSynchronize", unsafe {
+            sys::cuStreamSynchronize(q.raw())
+        });
+    }
     if host_reads(dst) {
         wait_null_stream()?;
     }
     Ok(())
 }
 
-/// `hipMemcpyAsync`.
-pub fn memcpy_async(
-    dst: *mut c_void,
-    src: *const c_void,
-    size: usize,
-    kind: c_int,
-    stream: usize,
-) -> HipResult<()> {
-    check_kind(kind)?;
-    check_pointers(dst, src, size)?;
-    let s = cu_stream(stream)?;
-    if size == 0 {
-        return Ok(());
-    }
-    // SAFETY: unified addresses of at least `size` bytes, per the caller.
-    check("cuMemcpyAsync", unsafe {
-        sys::cuMemcpyAsync(dptr(dst), dptr(src), size, s)
-    })
-}
-
-/// `hipMemcpy2D[Async]`: `stream` None for the synchronous form.
-#[allow(clippy::too_many_arguments)]
-pub fn memcpy_2d(
-    dst: *mut c_void,
-    dpitch: usize,
-    src: *const c_void,
-    spitch: usize,
-    width: usize,
-    height: usize,
-    kind: c_int,
-    stream: Option<usize>,
-) -> HipResult<()> {
-    check_kind(kind)?;
-    check_pointers(dst, src, width * height)?;
-    if width > dpitch || width > spitch {
-        return Err(Failure::new(
-            HipError::InvalidPitchValue,
-            format!("width {width} exceeds a pitch (dst {dpitch}, src {spitch})"),
-        ));
-    }
-    if width == 0 || height == 0 {
-        return Ok(());
-    }
-    let c = sys::CUDA_MEMCPY2D {
-        srcXInBytes: 0,
-        srcY: 0,
-        srcMemoryType: sys::CUmemorytype::CU_MEMORYTYPE_UNIFIED,
-        srcHost: std::ptr::null(),
-        srcDevice: dptr(src),
-        srcArray: std::ptr::null_mut(),
-        srcPitch: spitch,
-        dstXInBytes: 0,
-        dstY: 0,
-        dstMemoryType: sys::CUmemorytype::CU_MEMORYTYPE_UNIFIED,
-        dstHost: std::ptr::null_mut(),
-        dstDevice: dptr(dst),
-        dstArray: std::ptr::null_mut(),
-        dstPitch: dpitch,
-        WidthInBytes: width,
-        Height: height,
-    };
-    match stream {
-        // SAFETY: the descriptor describes ranges valid per the caller.
-        None => {
-            check("cuMemcpy2D", unsafe { sys::cuMemcpy2D_v2(&c) })?;
-            if host_reads(dst) {
-                wait_null_stream()?;
+/// A copy on `q` (the kind was checked by the caller: with unified addressing the driver tells
+/// host from device memory). Synchronous copies on the null stream use the driver's blocking
+/// forms (`cuMemcpy`, `cuMemcpy2D`), ordered after earlier work on the null stream.
+pub fn copy(q: &CudaQueue, c: &Copy3d, _kind: MemcpyKind, wait: bool) -> HipResult<()> {
+    let blocking = wait && q.is_null();
+    if c.is_linear() {
+        // SAFETY: unified addresses of at least `width` bytes, per the caller.
+        if blocking {
+            check("cuMemcpy", unsafe {
+                sys::cuMemcpy(dptr(c.dst), dptr(c.src), c.width)
+            })?;
+        } else {
+            check("cuMemcpyAsync", unsafe {
+                sys::cuMemcpyAsync(dptr(c.dst), dptr(c.src), c.width, q.raw())
+            })?;
+        }
+    } else {
+        for plane in c.planes() {
+            let desc = plane_descriptor(&plane);
+            // SAFETY: the descriptor describes ranges valid per the caller.
+            if blocking {
+                check("cuMemcpy2D", unsafe { sys::cuMemcpy2D_v2(&desc) })?;
+            } else {
+                check("cuMemcpy2DAsync", unsafe {
+                    sys::cuMemcpy2DAsync_v2(&desc, q.raw())
+                })?;
             }
-            Ok(())
-        }
-        Some(s) => {
-            let s = cu_stream(s)?;
-            // SAFETY: as above.
-            check("cuMemcpy2DAsync", unsafe { sys::cuMemcpy2DAsync_v2(&c, s) })
         }
     }
+    if wait {
+        finish(q, c.dst)?;
+    }
+    Ok(())
 }
 
-/// `hipMemset*`: `pattern` is 1, 2 or 4 bytes, written `count` times; `stream` None for the
-/// synchronous forms (which run on the null stream).
-pub fn memset(
+/// One row of `count` values (`cuMemsetD8/16/32`), or `height` rows `pitch` bytes apart
+/// (`cuMemsetD2D8/16/32`); the blocking forms when `blocking`, else on `stream`.
+fn fill_plane(
     dst: *mut c_void,
     pattern: &[u8],
     count: usize,
-    stream: Option<usize>,
+    pitch: usize,
+    height: usize,
+    blocking: bool,
+    stream: sys::CUstream,
 ) -> HipResult<()> {
-    if count == 0 {
-        if let Some(s) = stream {
-            cu_stream(s)?;
-        }
-        return Ok(());
-    }
-    if dst.is_null() {
-        return Err(Failure::invalid_value("the destination is null"));
-    }
     let d = dptr(dst);
-    let s = match stream {
-        Some(s) => Some(cu_stream(s)?),
-        None => None,
-    };
-    // SAFETY (all): `dst` holds `count` elements of the pattern's size, per the caller.
+    let s = (!blocking).then_some(stream);
+    let rows = height > 1;
+    // SAFETY (all): `dst` holds the rows of `count` elements of the pattern's size, per the
+    // caller.
     let r = unsafe {
-        match (pattern, s) {
-            ([b], None) => sys::cuMemsetD8_v2(d, *b, count),
-            ([b], Some(s)) => sys::cuMemsetD8Async(d, *b, count, s),
-            (&[a, b], None) => sys::cuMemsetD16_v2(d, u16::from_ne_bytes([a, b]), count),
-            (&[a, b], Some(s)) => sys::cuMemsetD16Async(d, u16::from_ne_bytes([a, b]), count, s),
-            (&[a, b, c, e], None) => {
-                sys::cuMemsetD32_v2(d, u32::from_ne_bytes([a, b, c, e]), count)
+        match (pattern, s, rows) {
+            ([b], None, false) => sys::cuMemsetD8_v2(d, *b, count),
+            ([b], Some(s), false) => sys::cuMemsetD8Async(d, *b, count, s),
+            ([b], None, true) => sys::cuMemsetD2D8_v2(d, pitch, *b, count, height),
+            ([b], Some(s), true) => sys::cuMemsetD2D8Async(d, pitch, *b, count, height, s),
+            (&[a, b], s, rows) => {
+                let v = u16::from_ne_bytes([a, b]);
+                match (s, rows) {
+                    (None, false) => sys::cuMemsetD16_v2(d, v, count),
+                    (Some(s), false) => sys::cuMemsetD16Async(d, v, count, s),
+                    (None, true) => sys::cuMemsetD2D16_v2(d, pitch, v, count, height),
+                    (Some(s), true) => sys::cuMemsetD2D16Async(d, pitch, v, count, height, s),
+                }
             }
-            (&[a, b, c, e], Some(s)) => {
-                sys::cuMemsetD32Async(d, u32::from_ne_bytes([a, b, c, e]), count, s)
+            (&[a, b, c, e], s, rows) => {
+                let v = u32::from_ne_bytes([a, b, c, e]);
+                match (s, rows) {
+                    (None, false) => sys::cuMemsetD32_v2(d, v, count),
+                    (Some(s), false) => sys::cuMemsetD32Async(d, v, count, s),
+                    (None, true) => sys::cuMemsetD2D32_v2(d, pitch, v, count, height),
+                    (Some(s), true) => sys::cuMemsetD2D32Async(d, pitch, v, count, height, s),
+                }
             }
             _ => return Err(Failure::invalid_value("a fill pattern of 1, 2 or 4 bytes")),
         }
     };
-    check("cuMemset", r)?;
-    if stream.is_none() && host_reads(dst) {
-        wait_null_stream()?;
+    check("cuMemset", r)
+}
+
+/// A fill on `q` (checked by the caller): one driver call per slice.
+pub fn fill(q: &CudaQueue, f: &Fill, wait: bool) -> HipResult<()> {
+    let blocking = wait && q.is_null();
+    let pattern = f.pattern.as_bytes();
+    for z in 0..f.depth {
+        let dst = (f.dst as usize + z * f.slice) as *mut c_void;
+        fill_plane(dst, pattern, f.count, f.pitch, f.height, blocking, q.raw())?;
+    }
+    if wait {
+        finish(q, f.dst)?;
     }
     Ok(())
 }
@@ -320,14 +291,7 @@ pub fn info() -> HipResult<(usize, usize)> {
 
 /// `hipPointerGetAttributes`: memory the driver does not know is `hipMemoryTypeUnregistered`.
 pub fn pointer_attributes(p: *const c_void, device_of: impl Fn(i32) -> i32) -> PointerAttributes {
-    let mut a = PointerAttributes {
-        r#type: MEMORY_TYPE_UNREGISTERED,
-        device: 0,
-        devicePointer: std::ptr::null_mut(),
-        hostPointer: std::ptr::null_mut(),
-        isManaged: 0,
-        allocationFlags: 0,
-    };
+    let mut a = PointerAttributes::unregistered();
     let Some(kind) = memory_type(p) else {
         return a;
     };
@@ -376,12 +340,11 @@ pub fn prefetch(
     p: *const c_void,
     count: usize,
     device: sys::CUdevice,
-    stream: usize,
+    stream: sys::CUstream,
 ) -> HipResult<()> {
-    let s = cu_stream(stream)?;
     // SAFETY: plain driver call; the driver checks the range.
     check("cuMemPrefetchAsync", unsafe {
-        sys::cuMemPrefetchAsync(dptr(p), count, device, s)
+        sys::cuMemPrefetchAsync(dptr(p), count, device, stream)
     })
 }
 
@@ -389,21 +352,21 @@ pub fn prefetch(
 pub fn advise(
     p: *const c_void,
     count: usize,
-    advice: c_int,
+    advice: MemAdvice,
     device: sys::CUdevice,
 ) -> HipResult<()> {
     use sys::CUmem_advise::*;
     let advice = match advice {
-        1 => CU_MEM_ADVISE_SET_READ_MOSTLY,
-        2 => CU_MEM_ADVISE_UNSET_READ_MOSTLY,
-        3 => CU_MEM_ADVISE_SET_PREFERRED_LOCATION,
-        4 => CU_MEM_ADVISE_UNSET_PREFERRED_LOCATION,
-        5 => CU_MEM_ADVISE_SET_ACCESSED_BY,
-        6 => CU_MEM_ADVISE_UNSET_ACCESSED_BY,
-        other => {
+        MemAdvice::SetReadMostly => CU_MEM_ADVISE_SET_READ_MOSTLY,
+        MemAdvice::UnsetReadMostly => CU_MEM_ADVISE_UNSET_READ_MOSTLY,
+        MemAdvice::SetPreferredLocation => CU_MEM_ADVISE_SET_PREFERRED_LOCATION,
+        MemAdvice::UnsetPreferredLocation => CU_MEM_ADVISE_UNSET_PREFERRED_LOCATION,
+        MemAdvice::SetAccessedBy => CU_MEM_ADVISE_SET_ACCESSED_BY,
+        MemAdvice::UnsetAccessedBy => CU_MEM_ADVISE_UNSET_ACCESSED_BY,
+        other @ (MemAdvice::SetCoarseGrain | MemAdvice::UnsetCoarseGrain) => {
             return Err(Failure::new(
                 HipError::NotSupported,
-                format!("memory advice {other} has no CUDA equivalent"),
+                format!("memory advice {other:?} has no CUDA equivalent"),
             ))
         }
     };
@@ -416,31 +379,26 @@ pub fn advise(
 /// `hipMemRangeGetAttribute`: HIP's attributes 1..=4 (read-mostly, preferred location, accessed
 /// by, last prefetch location) are the driver's; locations are the driver's device ordinals.
 pub fn range_attribute(
-    data: *mut c_void,
-    data_size: usize,
-    attribute: c_int,
+    out: &mut [u8],
+    attribute: RangeAttribute,
     p: *const c_void,
     count: usize,
 ) -> HipResult<()> {
     use sys::CUmem_range_attribute::*;
-    if data.is_null() {
-        return Err(Failure::invalid_value("the data pointer is null"));
-    }
-    let which = match attribute {
-        1 => CU_MEM_RANGE_ATTRIBUTE_READ_MOSTLY,
-        2 => CU_MEM_RANGE_ATTRIBUTE_PREFERRED_LOCATION,
-        3 => CU_MEM_RANGE_ATTRIBUTE_ACCESSED_BY,
-        4 => CU_MEM_RANGE_ATTRIBUTE_LAST_PREFETCH_LOCATION,
-        other => {
-            return Err(Failure::new(
+    let which =
+        match attribute {
+            RangeAttribute::ReadMostly => CU_MEM_RANGE_ATTRIBUTE_READ_MOSTLY,
+            RangeAttribute::PreferredLocation => CU_MEM_RANGE_ATTRIBUTE_PREFERRED_LOCATION,
+            RangeAttribute::AccessedBy => CU_MEM_RANGE_ATTRIBUTE_ACCESSED_BY,
+            RangeAttribute::LastPrefetchLocation => CU_MEM_RANGE_ATTRIBUTE_LAST_PREFETCH_LOCATION,
+            RangeAttribute::CoherencyMode => return Err(Failure::new(
                 HipError::NotSupported,
-                format!("memory range attribute {other} has no CUDA equivalent"),
-            ))
-        }
-    };
-    // SAFETY: `data` holds `data_size` bytes, per the caller; the driver checks the range.
+                "memory range attribute hipMemRangeAttributeCoherencyMode has no CUDA equivalent",
+            )),
+        };
+    // SAFETY: `out` is writable for its length; the driver checks the range.
     check("cuMemRangeGetAttribute", unsafe {
-        sys::cuMemRangeGetAttribute(data, data_size, which, dptr(p), count)
+        sys::cuMemRangeGetAttribute(out.as_mut_ptr().cast(), out.len(), which, dptr(p), count)
     })
 }
 

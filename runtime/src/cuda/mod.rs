@@ -3,16 +3,16 @@
 //!
 //! libcuda is loaded at run time (cudarc's dynamic loading), so building needs no CUDA and a
 //! program runs unchanged where there is no NVIDIA driver (`select` then picks OpenCL). Each
-//! device works in its primary context, made current on the calling thread by every API call.
-//! HIP's handles are the driver's own: a `hipStream_t` is a `CUstream` (null, 1 and 2 are the
-//! legacy and per-thread default streams in both APIs), a `hipEvent_t` a `CUevent`, and device
-//! pointers are `CUdeviceptr`s in the unified address space.
+//! device works in its primary context, made current on the calling thread by every call that
+//! needs it. Streams and events are the driver's (`CUstream`, `CUevent`) behind the runtime's
+//! handles; device pointers are `CUdeviceptr`s in the unified address space.
 //!
-//! Module map: `api` (the HIP calls on this backend), `driver` (bindings, results), `ptx` (arch choice, entry parameters), `device`
-//! (devices, contexts, properties), `module` (PTX loading, functions, device variables and heap),
-//! `launch`, `memory`, `stream` (streams and events).
+//! Module map: `backend` (the `Device` implementation), `driver` (bindings, results), `ptx`
+//! (arch choice, entry parameters), `device` (devices, contexts, properties), `module` (PTX
+//! loading, functions, device variables and heap), `launch`, `memory`, `stream` (streams and
+//! events).
 
-pub mod api;
+pub mod backend;
 pub mod device;
 pub mod driver;
 pub mod launch;
@@ -21,4 +21,56 @@ pub mod module;
 pub mod ptx;
 pub mod stream;
 
-pub use device::{cuda_runtime, CudaRuntime};
+use std::sync::OnceLock;
+
+use crate::backend::{Backend, BackendKind, Device, DeviceId};
+use crate::error::{Failure, HipError, HipResult};
+
+pub use device::{CudaDevice, CudaRuntime};
+
+static CUDA: OnceLock<CudaRuntime> = OnceLock::new();
+
+/// The CUDA backend: the devices the driver shows and `HIPMLIR_DEVICE` admits.
+pub struct CudaBackend {
+    rt: &'static CudaRuntime,
+}
+
+/// Installs the opened devices (by `select`, once) and returns the backend serving them.
+pub fn install(rt: CudaRuntime) -> CudaBackend {
+    CudaBackend {
+        rt: CUDA.get_or_init(|| rt),
+    }
+}
+
+/// The backend's devices (none before `install`).
+fn devices() -> &'static [CudaDevice] {
+    CUDA.get().map_or(&[], |rt| rt.devices.as_slice())
+}
+
+/// Device `index`, or `hipErrorInvalidDevice`.
+fn device_at(index: usize) -> HipResult<&'static CudaDevice> {
+    let all = devices();
+    all.get(index).ok_or_else(|| {
+        Failure::new(
+            HipError::InvalidDevice,
+            format!(
+                "device {index} does not exist (the CUDA backend has {} device(s))",
+                all.len()
+            ),
+        )
+    })
+}
+
+impl Backend for CudaBackend {
+    fn kind(&self) -> BackendKind {
+        BackendKind::Cuda
+    }
+
+    fn device_count(&self) -> usize {
+        self.rt.devices.len()
+    }
+
+    fn device(&self, id: DeviceId) -> HipResult<&dyn Device> {
+        Ok(device_at(id)?)
+    }
+}

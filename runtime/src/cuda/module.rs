@@ -3,13 +3,15 @@
 //! with their PTX parameter lists), its device variables (`cuModuleGetGlobal`, else the
 //! variable's address kernel) and its device heap.
 
+use std::any::Any;
 use std::collections::HashMap;
 use std::ffi::{c_void, CString};
-use std::sync::Arc;
+use std::sync::{Arc, Mutex, MutexGuard};
 
 use super::device::CudaDevice;
 use super::driver::{check, error_name, hip_code, sys, HOST_ALLOC_MAPPED};
 use super::ptx;
+use crate::backend::ModuleState;
 use crate::error::{Failure, HipError, HipResult};
 use crate::hlog;
 use crate::registry::Module;
@@ -53,20 +55,42 @@ impl Drop for DeviceModule {
     }
 }
 
-/// A registry module's state on the CUDA backend: what is loaded on which device.
+/// A registry module's state on the CUDA backend: what is loaded on which device (by driver
+/// ordinal), and the module's abort word (pinned host memory, shared by every device).
 #[derive(Debug, Default)]
-pub struct Loaded {
-    per_device: HashMap<i32, DeviceModule>,
+pub struct CudaModule {
+    per_device: Mutex<HashMap<i32, DeviceModule>>,
+    abort_word: Mutex<Option<usize>>,
 }
 
-impl Loaded {
-    /// Forgets every device's module (`hipDeviceReset`: the context went with them).
-    pub fn clear(&mut self) {
+impl CudaModule {
+    fn loaded(&self) -> MutexGuard<'_, HashMap<i32, DeviceModule>> {
+        self.per_device.lock().unwrap_or_else(|p| p.into_inner())
+    }
+}
+
+impl ModuleState for CudaModule {
+    /// Forgets every device's module and the abort word (`hipDeviceReset`: the context went
+    /// with them).
+    fn reset(&self) {
         // The modules died with the context: unloading them again would fail.
-        for (_, m) in self.per_device.drain() {
+        for (_, m) in self.loaded().drain() {
             std::mem::forget(m);
         }
+        self.abort_word
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .take();
     }
+
+    fn as_any(&self) -> &dyn Any {
+        self
+    }
+}
+
+/// The CUDA state of `module`.
+fn state(module: &Module) -> &CudaModule {
+    module.state(CudaModule::default)
 }
 
 const LOG_BYTES: usize = 16 * 1024;
@@ -153,8 +177,8 @@ fn with_loaded<R>(
     device: &CudaDevice,
     f: impl FnOnce(&mut DeviceModule) -> HipResult<R>,
 ) -> HipResult<R> {
-    let mut loaded = module.lock_cuda();
-    let m = match loaded.per_device.entry(device.ordinal) {
+    let mut loaded = state(module).loaded();
+    let m = match loaded.entry(device.ordinal) {
         std::collections::hash_map::Entry::Occupied(e) => e.into_mut(),
         std::collections::hash_map::Entry::Vacant(v) => v.insert(load(module, device)?),
     };
@@ -204,9 +228,8 @@ pub fn function(module: &Arc<Module>, index: usize, device: &CudaDevice) -> HipR
 
 /// Records that the kernel may now use `bytes` of dynamic shared memory.
 pub fn note_shared_allowed(module: &Module, index: usize, device: &CudaDevice, bytes: usize) {
-    let mut loaded = module.lock_cuda();
+    let mut loaded = state(module).loaded();
     if let Some(f) = loaded
-        .per_device
         .get_mut(&device.ordinal)
         .and_then(|m| m.functions.get_mut(&index))
     {
@@ -328,7 +351,10 @@ fn prepare_abort_flag(module: &Arc<Module>, device: &CudaDevice) -> HipResult<()
         return Ok(());
     }
     let (variable, _) = variable(module, index, device)?;
-    let mut bound = module.abort_flag.lock().unwrap_or_else(|p| p.into_inner());
+    let mut bound = state(module)
+        .abort_word
+        .lock()
+        .unwrap_or_else(|p| p.into_inner());
     let word = match *bound {
         Some(word) => word,
         None => {

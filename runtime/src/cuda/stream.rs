@@ -1,234 +1,279 @@
-//! Streams and events on the CUDA backend: a `hipStream_t` is a `CUstream` and a `hipEvent_t` a
-//! `CUevent`. HIP's special stream values are the driver's: null is the legacy default stream,
-//! 1 `hipStreamLegacy` (`CU_STREAM_LEGACY`), 2 `hipStreamPerThread` (`CU_STREAM_PER_THREAD`).
-//! Handles this backend created are remembered, so a destroyed or made-up one is
-//! `hipErrorInvalidHandle` rather than a driver crash.
+//! Streams and events on the CUDA backend: a [`CudaQueue`] is a `CUstream`, a [`CudaEvent`] a
+//! `CUevent`. The device's null stream is the driver's legacy default stream (the null
+//! `CUstream`) and `hipStreamPerThread` the driver's per-thread one (`CU_STREAM_PER_THREAD`);
+//! streams and events the program creates are destroyed when their handle goes (never after a
+//! `hipDeviceReset`, which destroyed them with the context).
 
-use std::collections::HashSet;
-use std::ffi::{c_int, c_uint, c_void};
-use std::sync::{Mutex, MutexGuard};
+use std::any::Any;
+use std::ffi::{c_int, c_void};
+use std::sync::atomic::Ordering;
 
-use super::driver::{check, sys};
-use crate::error::{Failure, HipError, HipResult};
+use super::device::{CudaDevice, GENERATION};
+use super::driver::{check, hip_code, sys};
+use super::memory;
+use crate::backend::{
+    downcast, Copy3d, Event, EventFlags, Fill, HostFunction, LaunchConfig, Location, MemcpyKind,
+    Queue, StreamFlags,
+};
+use crate::error::HipResult;
+use crate::registry::KernelRef;
 
-static STREAMS: Mutex<Option<HashSet<usize>>> = Mutex::new(None);
-static EVENTS: Mutex<Option<HashSet<usize>>> = Mutex::new(None);
+/// `CU_STREAM_PER_THREAD`.
+const PER_THREAD: usize = 2;
 
-fn table(t: &'static Mutex<Option<HashSet<usize>>>) -> MutexGuard<'static, Option<HashSet<usize>>> {
-    t.lock().unwrap_or_else(|p| p.into_inner())
+/// A stream of one device.
+pub struct CudaQueue {
+    /// The device's index among the backend's devices.
+    pub device: usize,
+    /// The `CUstream` (0: the legacy default stream; 2: the per-thread one).
+    raw: usize,
+    /// The context generation a created stream belongs to (`None`: the driver's own streams).
+    created_in: Option<usize>,
 }
 
-fn known(t: &'static Mutex<Option<HashSet<usize>>>, handle: usize) -> bool {
-    table(t).as_ref().is_some_and(|s| s.contains(&handle))
-}
+impl CudaQueue {
+    /// The device's null (legacy default) stream.
+    pub fn null(device: usize) -> Self {
+        CudaQueue {
+            device,
+            raw: 0,
+            created_in: None,
+        }
+    }
 
-/// The `CUstream` of a `hipStream_t` value.
-pub fn cu_stream(handle: usize) -> HipResult<sys::CUstream> {
-    if handle <= 2 || known(&STREAMS, handle) {
-        Ok(handle as sys::CUstream)
-    } else {
-        Err(Failure::new(
-            HipError::InvalidHandle,
-            format!("{handle:#x} is not a stream (destroyed, or never created)"),
-        ))
+    /// The driver's per-thread default stream.
+    pub fn per_thread(device: usize) -> Self {
+        CudaQueue {
+            device,
+            raw: PER_THREAD,
+            created_in: None,
+        }
+    }
+
+    /// `hipStreamCreateWithPriority`: `hipStreamNonBlocking` is `CU_STREAM_NON_BLOCKING`; the
+    /// driver clamps the priority to its range.
+    pub fn create(device: &CudaDevice, flags: StreamFlags, priority: c_int) -> HipResult<Self> {
+        device.bind()?;
+        let mut s: sys::CUstream = std::ptr::null_mut();
+        // SAFETY: writes one handle.
+        check("cuStreamCreateWithPriority", unsafe {
+            sys::cuStreamCreateWithPriority(&mut s, flags.raw(), priority)
+        })?;
+        Ok(CudaQueue {
+            device: device.index,
+            raw: s as usize,
+            created_in: Some(GENERATION.load(Ordering::Acquire)),
+        })
+    }
+
+    pub fn raw(&self) -> sys::CUstream {
+        self.raw as sys::CUstream
+    }
+
+    fn device(&self) -> HipResult<&'static CudaDevice> {
+        let device = super::device_at(self.device)?;
+        device.bind()?;
+        Ok(device)
+    }
+
+    /// Whether this is the null stream (synchronous calls use the driver's blocking forms).
+    pub fn is_null(&self) -> bool {
+        self.raw == 0
     }
 }
 
-/// The `CUevent` of a `hipEvent_t` value.
-pub fn cu_event(handle: usize) -> HipResult<sys::CUevent> {
-    if handle != 0 && known(&EVENTS, handle) {
-        Ok(handle as sys::CUevent)
-    } else {
-        Err(Failure::new(
-            HipError::InvalidHandle,
-            format!("{handle:#x} is not an event (destroyed, or never created)"),
-        ))
+impl Drop for CudaQueue {
+    fn drop(&mut self) {
+        if self.created_in == Some(GENERATION.load(Ordering::Acquire)) {
+            let _ = super::device_at(self.device).map(|d| d.bind());
+            // SAFETY: a stream this backend created in the live context; work already queued
+            // still runs (as in CUDA).
+            let _ = unsafe { sys::cuStreamDestroy_v2(self.raw()) };
+        }
     }
 }
 
-/// `hipStreamCreateWithPriority`: `hipStreamNonBlocking` (1) is `CU_STREAM_NON_BLOCKING`.
-pub fn create(flags: c_uint, priority: c_int) -> HipResult<usize> {
-    if flags & !1 != 0 {
-        return Err(Failure::invalid_value(format!(
-            "unknown stream flags {flags:#x}"
-        )));
+/// The trampoline of host functions: `data` is a boxed [`HostFunction`].
+unsafe extern "C" fn run_host_function(_: sys::CUstream, status: sys::CUresult, data: *mut c_void) {
+    // SAFETY: boxed by `host_function` below and handed to the driver once.
+    let function = unsafe { Box::from_raw(data.cast::<HostFunction>()) };
+    let code = hip_code(status).code();
+    let _ = std::panic::catch_unwind(std::panic::AssertUnwindSafe(move || function(code)));
+}
+
+impl Queue for CudaQueue {
+    fn launch(&self, kernel: &KernelRef, cfg: &LaunchConfig) -> HipResult<()> {
+        super::launch::launch(self.device()?, self.raw(), kernel, cfg)
     }
-    let mut s: sys::CUstream = std::ptr::null_mut();
-    // SAFETY: writes one handle.
-    check("cuStreamCreateWithPriority", unsafe {
-        sys::cuStreamCreateWithPriority(&mut s, flags, priority)
-    })?;
-    table(&STREAMS)
-        .get_or_insert_with(HashSet::new)
-        .insert(s as usize);
-    Ok(s as usize)
-}
 
-/// `hipStreamDestroy`: work already queued still runs (as in CUDA).
-pub fn destroy(handle: usize) -> HipResult<()> {
-    if handle <= 2 {
-        return Err(Failure::new(
-            HipError::InvalidHandle,
-            "the default stream cannot be destroyed",
-        ));
+    fn copy(&self, copy: &Copy3d, kind: MemcpyKind, wait: bool) -> HipResult<()> {
+        self.device()?;
+        memory::copy(self, copy, kind, wait)
     }
-    let s = cu_stream(handle)?;
-    table(&STREAMS)
-        .get_or_insert_with(HashSet::new)
-        .remove(&handle);
-    // SAFETY: a stream this backend created, forgotten above.
-    check("cuStreamDestroy", unsafe { sys::cuStreamDestroy_v2(s) })
-}
 
-pub fn synchronize(handle: usize) -> HipResult<()> {
-    let s = cu_stream(handle)?;
-    // SAFETY: a valid stream.
-    check("cuStreamSynchronize", unsafe {
-        sys::cuStreamSynchronize(s)
-    })
-}
-
-/// `Ok(true)` when everything queued on the stream has finished.
-pub fn query(handle: usize) -> HipResult<bool> {
-    let s = cu_stream(handle)?;
-    // SAFETY: a valid stream.
-    match unsafe { sys::cuStreamQuery(s) } {
-        sys::CUresult::CUDA_SUCCESS => Ok(true),
-        sys::CUresult::CUDA_ERROR_NOT_READY => Ok(false),
-        r => check("cuStreamQuery", r).map(|()| true),
+    fn fill(&self, fill: &Fill, wait: bool) -> HipResult<()> {
+        self.device()?;
+        memory::fill(self, fill, wait)
     }
-}
 
-pub fn wait_event(stream: usize, event: usize) -> HipResult<()> {
-    let (s, e) = (cu_stream(stream)?, cu_event(event)?);
-    // SAFETY: valid handles.
-    check("cuStreamWaitEvent", unsafe {
-        sys::cuStreamWaitEvent(s, e, 0)
-    })
-}
-
-pub fn flags(handle: usize) -> HipResult<c_uint> {
-    let s = cu_stream(handle)?;
-    let mut f = 0;
-    // SAFETY: writes one uint.
-    check("cuStreamGetFlags", unsafe {
-        sys::cuStreamGetFlags(s, &mut f)
-    })?;
-    Ok(f)
-}
-
-pub fn priority(handle: usize) -> HipResult<c_int> {
-    let s = cu_stream(handle)?;
-    let mut p = 0;
-    // SAFETY: writes one int.
-    check("cuStreamGetPriority", unsafe {
-        sys::cuStreamGetPriority(s, &mut p)
-    })?;
-    Ok(p)
-}
-
-/// (least, greatest) stream priority of the current context.
-pub fn priority_range() -> HipResult<(c_int, c_int)> {
-    let (mut least, mut greatest) = (0, 0);
-    // SAFETY: writes two ints.
-    check("cuCtxGetStreamPriorityRange", unsafe {
-        sys::cuCtxGetStreamPriorityRange(&mut least, &mut greatest)
-    })?;
-    Ok((least, greatest))
-}
-
-/// `hipLaunchHostFunc`: the driver calls `function(user_data)` in stream order.
-pub fn launch_host_func(
-    stream: usize,
-    function: unsafe extern "C" fn(*mut c_void),
-    user_data: *mut c_void,
-) -> HipResult<()> {
-    let s = cu_stream(stream)?;
-    // SAFETY: a valid stream; the function and its data are the caller's.
-    check("cuLaunchHostFunc", unsafe {
-        sys::cuLaunchHostFunc(s, Some(function), user_data)
-    })
-}
-
-/// `hipStreamAddCallback`: HIP's callback type is CUDA's (a stream handle, a status code that
-/// is 0 on success in both APIs, the user's pointer).
-pub fn add_callback(
-    stream: usize,
-    callback: unsafe extern "C" fn(*mut c_void, c_int, *mut c_void),
-    user_data: *mut c_void,
-) -> HipResult<()> {
-    let s = cu_stream(stream)?;
-    // SAFETY: the two function types have the same C ABI (pointer, enum-sized int, pointer).
-    let callback: unsafe extern "C" fn(sys::CUstream, sys::CUresult, *mut c_void) =
-        unsafe { std::mem::transmute(callback) };
-    // SAFETY: a valid stream; the callback and its data are the caller's.
-    check("cuStreamAddCallback", unsafe {
-        sys::cuStreamAddCallback(s, Some(callback), user_data, 0)
-    })
-}
-
-/// `hipEventCreateWithFlags`: `hipEventBlockingSync` (1), `DisableTiming` (2) and
-/// `Interprocess` (4) are the driver's values.
-pub fn create_event(flags: c_uint) -> HipResult<usize> {
-    if flags & !7 != 0 {
-        return Err(Failure::invalid_value(format!(
-            "unknown event flags {flags:#x}"
-        )));
+    fn prefetch(&self, p: *const c_void, count: usize, to: Location) -> HipResult<()> {
+        let target = match to {
+            Location::Host => -1,
+            Location::Device(d) => super::device_at(d)?.ordinal,
+        };
+        self.device()?;
+        memory::prefetch(p, count, target, self.raw())
     }
-    let mut e: sys::CUevent = std::ptr::null_mut();
-    // SAFETY: writes one handle.
-    check("cuEventCreate", unsafe {
-        sys::cuEventCreate(&mut e, flags)
-    })?;
-    table(&EVENTS)
-        .get_or_insert_with(HashSet::new)
-        .insert(e as usize);
-    Ok(e as usize)
-}
 
-pub fn destroy_event(handle: usize) -> HipResult<()> {
-    let e = cu_event(handle)?;
-    table(&EVENTS)
-        .get_or_insert_with(HashSet::new)
-        .remove(&handle);
-    // SAFETY: an event this backend created, forgotten above.
-    check("cuEventDestroy", unsafe { sys::cuEventDestroy_v2(e) })
-}
+    fn wait_event(&self, event: &dyn Event) -> HipResult<()> {
+        let event: &CudaEvent = downcast(event.as_any(), "an event")?;
+        self.device()?;
+        // SAFETY: valid handles.
+        check("cuStreamWaitEvent", unsafe {
+            sys::cuStreamWaitEvent(self.raw(), event.raw(), 0)
+        })
+    }
 
-pub fn record(event: usize, stream: usize) -> HipResult<()> {
-    let (e, s) = (cu_event(event)?, cu_stream(stream)?);
-    // SAFETY: valid handles.
-    check("cuEventRecord", unsafe { sys::cuEventRecord(e, s) })
-}
+    /// In stream order, told the status of the work before it (`cuStreamAddCallback`).
+    fn host_function(&self, function: HostFunction) -> HipResult<()> {
+        self.device()?;
+        let data = Box::into_raw(Box::new(function));
+        // SAFETY: a valid stream; the trampoline takes the box back exactly once.
+        let r = check("cuStreamAddCallback", unsafe {
+            sys::cuStreamAddCallback(self.raw(), Some(run_host_function), data.cast(), 0)
+        });
+        if r.is_err() {
+            // SAFETY: the driver did not take it.
+            drop(unsafe { Box::from_raw(data) });
+        }
+        r
+    }
 
-pub fn synchronize_event(event: usize) -> HipResult<()> {
-    let e = cu_event(event)?;
-    // SAFETY: a valid event.
-    check("cuEventSynchronize", unsafe { sys::cuEventSynchronize(e) })
-}
+    fn synchronize(&self) -> HipResult<()> {
+        self.device()?;
+        // SAFETY: a valid stream.
+        check("cuStreamSynchronize", unsafe {
+            sys::cuStreamSynchronize(self.raw())
+        })
+    }
 
-pub fn query_event(event: usize) -> HipResult<bool> {
-    let e = cu_event(event)?;
-    // SAFETY: a valid event.
-    match unsafe { sys::cuEventQuery(e) } {
-        sys::CUresult::CUDA_SUCCESS => Ok(true),
-        sys::CUresult::CUDA_ERROR_NOT_READY => Ok(false),
-        r => check("cuEventQuery", r).map(|()| true),
+    fn is_idle(&self) -> HipResult<bool> {
+        self.device()?;
+        // SAFETY: a valid stream.
+        match unsafe { sys::cuStreamQuery(self.raw()) } {
+            sys::CUresult::CUDA_SUCCESS => Ok(true),
+            sys::CUresult::CUDA_ERROR_NOT_READY => Ok(false),
+            r => check("cuStreamQuery", r).map(|()| true),
+        }
+    }
+
+    fn flags(&self) -> HipResult<u32> {
+        self.device()?;
+        let mut f = 0;
+        // SAFETY: writes one uint.
+        check("cuStreamGetFlags", unsafe {
+            sys::cuStreamGetFlags(self.raw(), &mut f)
+        })?;
+        Ok(f)
+    }
+
+    fn priority(&self) -> HipResult<i32> {
+        self.device()?;
+        let mut p = 0;
+        // SAFETY: writes one int.
+        check("cuStreamGetPriority", unsafe {
+            sys::cuStreamGetPriority(self.raw(), &mut p)
+        })?;
+        Ok(p)
+    }
+
+    fn as_any(&self) -> &dyn Any {
+        self
     }
 }
 
-pub fn elapsed_ms(start: usize, stop: usize) -> HipResult<f32> {
-    let (a, b) = (cu_event(start)?, cu_event(stop)?);
-    let mut ms = 0f32;
-    // SAFETY: valid events; writes one float.
-    check("cuEventElapsedTime", unsafe {
-        sys::cuEventElapsedTime(&mut ms, a, b)
-    })?;
-    Ok(ms)
+/// An event of one device.
+pub struct CudaEvent {
+    device: usize,
+    raw: usize,
+    created_in: usize,
 }
 
-/// Forgets every stream and event (`hipDeviceReset`: they died with the context).
-pub fn forget_all() {
-    *table(&STREAMS) = None;
-    *table(&EVENTS) = None;
+impl CudaEvent {
+    /// `hipEventCreateWithFlags`: HIP's flags are the driver's.
+    pub fn create(device: &CudaDevice, flags: EventFlags) -> HipResult<Self> {
+        device.bind()?;
+        let mut e: sys::CUevent = std::ptr::null_mut();
+        // SAFETY: writes one handle.
+        check("cuEventCreate", unsafe {
+            sys::cuEventCreate(&mut e, flags.raw())
+        })?;
+        Ok(CudaEvent {
+            device: device.index,
+            raw: e as usize,
+            created_in: GENERATION.load(Ordering::Acquire),
+        })
+    }
+
+    pub fn raw(&self) -> sys::CUevent {
+        self.raw as sys::CUevent
+    }
+
+    fn bind(&self) -> HipResult<()> {
+        super::device_at(self.device)?.bind()
+    }
+}
+
+impl Drop for CudaEvent {
+    fn drop(&mut self) {
+        if self.created_in == GENERATION.load(Ordering::Acquire) {
+            let _ = self.bind();
+            // SAFETY: an event this backend created in the live context.
+            let _ = unsafe { sys::cuEventDestroy_v2(self.raw()) };
+        }
+    }
+}
+
+impl Event for CudaEvent {
+    fn record(&self, queue: &dyn Queue) -> HipResult<()> {
+        let queue: &CudaQueue = downcast(queue.as_any(), "a stream")?;
+        self.bind()?;
+        // SAFETY: valid handles.
+        check("cuEventRecord", unsafe {
+            sys::cuEventRecord(self.raw(), queue.raw())
+        })
+    }
+
+    fn synchronize(&self) -> HipResult<()> {
+        self.bind()?;
+        // SAFETY: a valid event.
+        check("cuEventSynchronize", unsafe {
+            sys::cuEventSynchronize(self.raw())
+        })
+    }
+
+    fn is_complete(&self) -> HipResult<bool> {
+        self.bind()?;
+        // SAFETY: a valid event.
+        match unsafe { sys::cuEventQuery(self.raw()) } {
+            sys::CUresult::CUDA_SUCCESS => Ok(true),
+            sys::CUresult::CUDA_ERROR_NOT_READY => Ok(false),
+            r => check("cuEventQuery", r).map(|()| true),
+        }
+    }
+
+    fn elapsed_ms(&self, stop: &dyn Event) -> HipResult<f32> {
+        let stop: &CudaEvent = downcast(stop.as_any(), "an event")?;
+        self.bind()?;
+        let mut ms = 0f32;
+        // SAFETY: valid events; writes one float.
+        check("cuEventElapsedTime", unsafe {
+            sys::cuEventElapsedTime(&mut ms, self.raw(), stop.raw())
+        })?;
+        Ok(ms)
+    }
+
+    fn as_any(&self) -> &dyn Any {
+        self
+    }
 }

@@ -5,7 +5,7 @@
 
 use hipmlir_device_image::spirv_words::{self, spirv::Capability, spirv::Op};
 
-use crate::device::DeviceInfo;
+use crate::backend::DeviceInfo;
 
 /// SPIR-V capabilities → (what they are, the device extensions of which one suffices).
 const REQUIREMENTS: &[(Capability, &str, &[&str])] = &[

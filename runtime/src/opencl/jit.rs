@@ -10,9 +10,9 @@ use std::collections::HashMap;
 use std::ffi::CStr;
 use std::sync::OnceLock;
 
+use super::cl::{error_name, OwnedKernel, OwnedProgram};
+use super::device::Runtime;
 use crate::cache::{self, BuildContext};
-use crate::cl::{error_name, OwnedKernel, OwnedProgram};
-use crate::device::Runtime;
 use crate::error::{Failure, HipError, HipResult};
 use crate::hlog;
 use crate::registry::Module;
@@ -64,7 +64,7 @@ pub struct BuiltModule {
 
 /// The JIT state of a module, behind the module's lock.
 #[derive(Debug, Default)]
-pub enum ModuleState {
+pub enum Build {
     #[default]
     NotBuilt,
     Built(BuiltModule),
@@ -279,7 +279,7 @@ pub fn build_program(rt: &Runtime, module: &Module) -> HipResult<OwnedProgram> {
     let chosen = select_spirv(rt, module);
     let spirv: &[u8] = &chosen;
     if let Ok(words) = spirv_words::words(spirv) {
-        let missing = crate::capabilities::missing(&words, &rt.info);
+        let missing = super::capabilities::missing(&words, &rt.info);
         if !missing.is_empty() {
             return Err(Failure::new(
                 HipError::NoBinaryForGpu,
@@ -342,9 +342,9 @@ pub fn build_program(rt: &Runtime, module: &Module) -> HipResult<OwnedProgram> {
 pub fn ensure_built<'s>(
     rt: &Runtime,
     module: &Module,
-    state: &'s mut ModuleState,
+    state: &'s mut Build,
 ) -> HipResult<&'s mut BuiltModule> {
-    if let ModuleState::NotBuilt = state {
+    if let Build::NotBuilt = state {
         *state = match build_program(rt, module) {
             Ok(program) => {
                 let spirv_params = match spirv::parse_kernels(&module.image.spirv) {
@@ -358,7 +358,7 @@ pub fn ensure_built<'s>(
                         HashMap::new()
                     }
                 };
-                ModuleState::Built(BuiltModule {
+                Build::Built(BuiltModule {
                     program,
                     kernels: HashMap::new(),
                     spirv_params,
@@ -370,15 +370,15 @@ pub fn ensure_built<'s>(
                     failure.code,
                     format!("{} (earlier build failure)", failure.message),
                 );
-                *state = ModuleState::Failed(remembered);
+                *state = Build::Failed(remembered);
                 return Err(failure);
             }
         };
     }
     match state {
-        ModuleState::Built(built) => Ok(built),
-        ModuleState::Failed(failure) => Err(failure.clone()),
-        ModuleState::NotBuilt => Err(Failure::new(HipError::Unknown, "module state lost")),
+        Build::Built(built) => Ok(built),
+        Build::Failed(failure) => Err(failure.clone()),
+        Build::NotBuilt => Err(Failure::new(HipError::Unknown, "module state lost")),
     }
 }
 
@@ -387,7 +387,7 @@ pub fn ensure_built<'s>(
 pub fn prepared_kernel<'s>(
     rt: &Runtime,
     module: &Module,
-    state: &'s mut ModuleState,
+    state: &'s mut Build,
     name: &str,
     expected_args: usize,
 ) -> HipResult<&'s PreparedKernel> {

@@ -1,4 +1,5 @@
-//! Memory: device, managed and pinned host allocations, and copies and fills on streams.
+//! Memory on OpenCL: device, managed and pinned host allocations, and copies and fills on
+//! streams.
 //!
 //! Every live allocation is in a table (base → size and kind), so a pointer the program hands back
 //! can be checked before OpenCL sees it: freeing something the runtime did not return, or copying
@@ -14,10 +15,14 @@ use std::collections::BTreeMap;
 use std::ffi::c_void;
 use std::sync::{Mutex, MutexGuard};
 
-use crate::cl::OwnedEvent;
-use crate::device::{runtime, runtime_if_initialized, Runtime};
+use super::cl::OwnedEvent;
+use super::device::Runtime;
+use super::stream::{cl_failure, ClQueue};
+use crate::backend::{
+    Copy2d, Copy3d, Fill, FreeKind, MemcpyKind, MemoryKind, PointerAttributes, MEMORY_TYPE_DEVICE,
+    MEMORY_TYPE_HOST, MEMORY_TYPE_MANAGED,
+};
 use crate::error::{Failure, HipError, HipResult};
-use crate::stream::{cl_failure, resolve, Stream};
 
 /// What kind of memory an allocation is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -31,7 +36,7 @@ pub enum AllocKind {
     /// `hipHostMalloc` without USM: plain page-aligned host memory (copies only).
     HostPlain,
     /// A device variable (`__device__`/`__constant__`) of a built program, entered when its address
-    /// is first needed (`symbols`): device memory for copies, fills and kernels, but the program
+    /// is first needed (`variables`): device memory for copies, fills and kernels, but the program
     /// owns it, so it is never freed, listed as an allocation or counted as allocated.
     Variable,
     /// The device heap behind `malloc`/`new` in device code (`heap`): device memory the runtime
@@ -233,8 +238,7 @@ fn out_of_memory(size: usize, e: String) -> Failure {
 
 /// The device heap's region (`heap`): `size` bytes of device memory, entered in the table as
 /// [`AllocKind::Heap`]; `hipDeviceReset` releases it with the allocations.
-pub fn alloc_heap(size: usize) -> HipResult<*mut c_void> {
-    let rt = runtime()?;
+pub fn alloc_heap(rt: &Runtime, size: usize) -> HipResult<*mut c_void> {
     let p = rt
         .memory
         .alloc(rt.context.get(), rt.device_id(), size)
@@ -243,11 +247,10 @@ pub fn alloc_heap(size: usize) -> HipResult<*mut c_void> {
 }
 
 /// `hipMalloc`: `size` bytes of device memory, 256-byte aligned. Zero bytes gives null, as in HIP.
-pub fn malloc(size: usize) -> HipResult<*mut c_void> {
+pub fn malloc(rt: &Runtime, size: usize) -> HipResult<*mut c_void> {
     if size == 0 {
         return Ok(std::ptr::null_mut());
     }
-    let rt = runtime()?;
     let p = rt
         .memory
         .alloc(rt.context.get(), rt.device_id(), size)
@@ -256,11 +259,10 @@ pub fn malloc(size: usize) -> HipResult<*mut c_void> {
 }
 
 /// `hipMallocManaged`: memory the host and the device both use (USM shared allocations).
-pub fn malloc_managed(size: usize) -> HipResult<*mut c_void> {
+pub fn malloc_managed(rt: &Runtime, size: usize) -> HipResult<*mut c_void> {
     if size == 0 {
         return Ok(std::ptr::null_mut());
     }
-    let rt = runtime()?;
     let p = rt
         .memory
         .alloc_shared(rt.context.get(), rt.device_id(), size)
@@ -279,11 +281,10 @@ pub fn malloc_managed(size: usize) -> HipResult<*mut c_void> {
 
 /// `hipHostMalloc`: pinned host memory. USM host memory when the device has it (kernels may then
 /// use it), else page-aligned host memory (for copies).
-pub fn host_malloc(size: usize) -> HipResult<*mut c_void> {
+pub fn host_malloc(rt: &Runtime, size: usize) -> HipResult<*mut c_void> {
     if size == 0 {
         return Ok(std::ptr::null_mut());
     }
-    let rt = runtime()?;
     match rt.memory.alloc_host(rt.context.get(), size) {
         Some(result) => {
             let p = result.map_err(|e| out_of_memory(size, e))?;
@@ -314,7 +315,7 @@ fn unknown_pointer(t: &AllocationTable, p: *mut c_void, what: &str) -> Failure {
 }
 
 /// Frees an allocation of the expected kinds, after all queued work (a kernel may still use it).
-fn free_kind(p: *mut c_void, host: bool) -> HipResult<()> {
+fn free_kind(rt: &Runtime, p: *mut c_void, host: bool) -> HipResult<()> {
     if p.is_null() {
         return Ok(());
     }
@@ -348,7 +349,6 @@ fn free_kind(p: *mut c_void, host: bool) -> HipResult<()> {
             Some(_) => {}
         }
     }
-    let rt = runtime()?;
     rt.finish()?;
     let Some((size, kind)) = table().remove(addr) else {
         return Err(Failure::invalid_value(format!("{p:p} was already freed")));
@@ -358,7 +358,7 @@ fn free_kind(p: *mut c_void, host: bool) -> HipResult<()> {
 
 fn release(rt: &Runtime, p: *mut c_void, size: usize, kind: AllocKind) -> HipResult<()> {
     if kind == AllocKind::Managed {
-        crate::managed::forget(p as usize, size);
+        super::managed::forget(p as usize, size);
     }
     match kind {
         AllocKind::HostPlain => {
@@ -377,15 +377,20 @@ fn release(rt: &Runtime, p: *mut c_void, size: usize, kind: AllocKind) -> HipRes
     }
 }
 
-/// `hipFree`: null is a no-op; anything but a live hipMalloc/hipMallocManaged base is
-/// `hipErrorInvalidValue`. Waits for queued work first, as HIP's hipFree does.
-pub fn free(p: *mut c_void) -> HipResult<()> {
-    free_kind(p, false)
+/// Allocates `size` bytes of `kind`.
+pub fn allocate(rt: &Runtime, kind: MemoryKind, size: usize) -> HipResult<*mut c_void> {
+    match kind {
+        MemoryKind::Device => malloc(rt, size),
+        MemoryKind::Managed { .. } => malloc_managed(rt, size),
+        // The flags (portable, mapped, write-combined, coherent) change nothing on OpenCL.
+        MemoryKind::PinnedHost { .. } => host_malloc(rt, size),
+    }
 }
 
-/// `hipHostFree`.
-pub fn host_free(p: *mut c_void) -> HipResult<()> {
-    free_kind(p, true)
+/// `hipFree` / `hipHostFree`: null is a no-op; anything but a live allocation of the kind is
+/// `hipErrorInvalidValue`. Waits for queued work first, as HIP's hipFree does.
+pub fn free(rt: &Runtime, p: *mut c_void, kind: FreeKind) -> HipResult<()> {
+    free_kind(rt, p, kind == FreeKind::Host)
 }
 
 /// Frees everything (`hipDeviceReset`); the caller has synchronized.
@@ -393,49 +398,6 @@ pub fn free_all(rt: &Runtime) {
     let all = table().drain();
     for (base, size, kind) in all {
         let _ = release(rt, base as *mut c_void, size, kind);
-    }
-}
-
-/// `hipMemcpyKind`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum MemcpyKind {
-    HostToHost = 0,
-    HostToDevice = 1,
-    DeviceToHost = 2,
-    DeviceToDevice = 3,
-    Default = 4,
-}
-
-impl MemcpyKind {
-    pub fn from_raw(kind: i32) -> Option<Self> {
-        Some(match kind {
-            0 => MemcpyKind::HostToHost,
-            1 => MemcpyKind::HostToDevice,
-            2 => MemcpyKind::DeviceToHost,
-            3 => MemcpyKind::DeviceToDevice,
-            4 => MemcpyKind::Default,
-            _ => return None,
-        })
-    }
-
-    /// Whether `(dst, src)` must be device memory per the declared kind (`None`: infer).
-    fn declared(self) -> (Option<bool>, Option<bool>) {
-        match self {
-            MemcpyKind::HostToHost => (Some(false), Some(false)),
-            MemcpyKind::HostToDevice => (Some(true), Some(false)),
-            MemcpyKind::DeviceToHost => (Some(false), Some(true)),
-            MemcpyKind::DeviceToDevice => (Some(true), Some(true)),
-            MemcpyKind::Default => (None, None),
-        }
-    }
-
-    fn parse(kind: i32) -> HipResult<Self> {
-        MemcpyKind::from_raw(kind).ok_or_else(|| {
-            Failure::new(
-                HipError::InvalidMemcpyDirection,
-                format!("{kind} is not a hipMemcpyKind (0..=4)"),
-            )
-        })
     }
 }
 
@@ -466,20 +428,6 @@ fn classify(
     }
 }
 
-fn null_check(dst: *const c_void, src: *const c_void, len: usize) -> HipResult<()> {
-    if dst.is_null() || src.is_null() {
-        return Err(Failure::invalid_value(format!(
-            "null {} pointer for a {len}-byte copy",
-            if dst.is_null() {
-                "destination"
-            } else {
-                "source"
-            }
-        )));
-    }
-    Ok(())
-}
-
 /// Checks both ranges of a copy; returns whether each side is device memory.
 fn check_copy(
     dst: usize,
@@ -501,95 +449,6 @@ fn wait(event: OwnedEvent, what: &str) -> HipResult<()> {
     event.wait().map_err(|e| cl_failure(what, e))
 }
 
-/// Enqueues one copy on `stream`.
-fn enqueue_copy(
-    rt: &Runtime,
-    stream: &Stream,
-    dst: *mut c_void,
-    src: *const c_void,
-    len: usize,
-) -> HipResult<OwnedEvent> {
-    stream.enqueue(rt, &[], |queue, deps| {
-        // SAFETY: device sides were checked against the table; host sides are the caller's (and
-        // must outlive the copy, per HIP's rules for asynchronous copies).
-        let event = unsafe { rt.memory.copy(queue, dst, src, len, deps) }
-            .map_err(|e| cl_failure(&format!("copying {len} bytes"), e))?;
-        OwnedEvent::from_raw(event)
-            .ok_or_else(|| Failure::new(HipError::Unknown, "the copy returned no event"))
-    })
-}
-
-/// `hipMemcpy`: synchronous; a null-stream operation (waits for earlier work on blocking streams).
-pub fn memcpy(dst: *mut c_void, src: *const c_void, len: usize, kind: i32) -> HipResult<()> {
-    let kind = MemcpyKind::parse(kind)?;
-    if len == 0 {
-        return Ok(());
-    }
-    null_check(dst, src, len)?;
-    let (dst_dev, src_dev) = check_copy(dst as usize, len, src as usize, len, kind)?;
-    if !dst_dev && !src_dev && runtime_if_initialized().is_none() {
-        // Host to host before any device work: nothing to order with.
-        // SAFETY: both are host ranges the caller vouches for; `copy` allows overlap.
-        unsafe { std::ptr::copy(src.cast::<u8>(), dst.cast::<u8>(), len) };
-        return Ok(());
-    }
-    let rt = runtime()?;
-    let event = enqueue_copy(rt, &rt.null_stream, dst, src, len)?;
-    wait(event, &format!("copying {len} bytes"))
-}
-
-/// `hipMemcpyAsync`: enqueued on `stream`, returns at once.
-pub fn memcpy_async(
-    dst: *mut c_void,
-    src: *const c_void,
-    len: usize,
-    kind: i32,
-    stream: usize,
-) -> HipResult<()> {
-    let kind = MemcpyKind::parse(kind)?;
-    let target = resolve(stream)?;
-    if len == 0 {
-        return Ok(());
-    }
-    null_check(dst, src, len)?;
-    check_copy(dst as usize, len, src as usize, len, kind)?;
-    let rt = runtime()?;
-    enqueue_copy(rt, &target, dst, src, len)?;
-    let _ = target.queue.flush();
-    Ok(())
-}
-
-/// A 2-D copy's shape.
-#[derive(Debug, Clone, Copy)]
-pub struct Copy2d {
-    pub dst: *mut c_void,
-    pub dpitch: usize,
-    pub src: *const c_void,
-    pub spitch: usize,
-    pub width: usize,
-    pub height: usize,
-}
-
-/// The bytes a pitched range spans: `pitch * (height - 1) + width`.
-/// The row pitch and total size of a `width` x `height` x `depth` pitched allocation (rows padded
-/// to the allocation alignment), with every step checked: a size that overflows is
-/// `hipErrorInvalidValue`, never a wrapped small (or zero) allocation reported as success.
-pub fn pitched_layout(width: usize, height: usize, depth: usize) -> HipResult<(usize, usize)> {
-    let overflow = || {
-        Failure::invalid_value(format!(
-            "a {width} x {height} x {depth} pitched allocation overflows the address space"
-        ))
-    };
-    let pitch = width
-        .checked_next_multiple_of(crate::backend::ALLOCATION_ALIGNMENT as usize)
-        .ok_or_else(overflow)?;
-    let total = pitch
-        .checked_mul(height)
-        .and_then(|v| v.checked_mul(depth))
-        .ok_or_else(overflow)?;
-    Ok((pitch, total))
-}
-
 fn pitched_span(pitch: usize, width: usize, height: usize) -> HipResult<usize> {
     pitch
         .checked_mul(height - 1)
@@ -597,29 +456,19 @@ fn pitched_span(pitch: usize, width: usize, height: usize) -> HipResult<usize> {
         .ok_or_else(|| Failure::invalid_value("the 2-D copy's extent overflows"))
 }
 
-/// `hipMemcpy2D` / `hipMemcpy2DAsync`: `height` rows of `width` bytes.
-pub fn memcpy_2d(c: Copy2d, kind: i32, stream: usize, synchronous: bool) -> HipResult<()> {
-    let kind = MemcpyKind::parse(kind)?;
-    let target = resolve(stream)?;
-    if c.width == 0 || c.height == 0 {
-        return Ok(());
-    }
-    if c.width > c.dpitch || c.width > c.spitch {
-        return Err(Failure::new(
-            HipError::InvalidPitchValue,
-            format!(
-                "width {} is larger than the destination pitch {} or the source pitch {}",
-                c.width, c.dpitch, c.spitch
-            ),
-        ));
-    }
-    null_check(c.dst, c.src, c.width)?;
+/// Enqueues one 2-D copy (`height` rows of `width` bytes; one command when both sides are
+/// contiguous) on `target` after checking its device ranges; returns the last command's event.
+fn copy_plane(
+    rt: &Runtime,
+    target: &ClQueue,
+    c: Copy2d,
+    kind: MemcpyKind,
+) -> HipResult<OwnedEvent> {
     let dst_span = pitched_span(c.dpitch, c.width, c.height)?;
     let src_span = pitched_span(c.spitch, c.width, c.height)?;
     check_copy(c.dst as usize, dst_span, c.src as usize, src_span, kind)?;
-    let rt = runtime()?;
     let contiguous = c.dpitch == c.width && c.spitch == c.width;
-    let event = target.enqueue(rt, &[], |queue, deps| {
+    target.enqueue(rt, &[], |queue, deps| {
         let rows = if contiguous { 1 } else { c.height };
         let row_len = if contiguous {
             c.width * c.height
@@ -629,7 +478,8 @@ pub fn memcpy_2d(c: Copy2d, kind: i32, stream: usize, synchronous: bool) -> HipR
         let mut last: Option<OwnedEvent> = None;
         for r in 0..rows {
             let wait_on: &[cl3::types::cl_event] = if r == 0 { deps } else { &[] };
-            // SAFETY: both spans were checked (device) or vouched for (host).
+            // SAFETY: device sides were checked against the table; host sides are the caller's
+            // (and must outlive the copy, per HIP's rules for asynchronous copies).
             let event = unsafe {
                 rt.memory.copy(
                     queue,
@@ -639,94 +489,69 @@ pub fn memcpy_2d(c: Copy2d, kind: i32, stream: usize, synchronous: bool) -> HipR
                     wait_on,
                 )
             }
-            .map_err(|e| cl_failure("2-D copy", e))?;
+            .map_err(|e| cl_failure(&format!("copying {row_len} bytes"), e))?;
             last = OwnedEvent::from_raw(event);
         }
         last.ok_or_else(|| Failure::new(HipError::Unknown, "the copy returned no event"))
-    })?;
-    if synchronous {
-        wait(event, "2-D copy")
-    } else {
-        let _ = target.queue.flush();
-        Ok(())
-    }
+    })
 }
 
-/// `hipMemset*`: fills `count` elements of `pattern.len()` bytes at `dst` on `stream`.
-pub fn memset(
-    dst: *mut c_void,
-    pattern: &[u8],
-    count: usize,
-    stream: usize,
-    synchronous: bool,
+/// A copy on `target` (checked for nulls and pitches by the caller): each plane is checked and
+/// enqueued; with `wait_done`, returns once the last is done (the queue is in order).
+pub fn copy(
+    rt: &Runtime,
+    target: &ClQueue,
+    c: &Copy3d,
+    kind: MemcpyKind,
+    wait_done: bool,
 ) -> HipResult<()> {
-    let target = resolve(stream)?;
-    let len = count.checked_mul(pattern.len()).ok_or_else(|| {
-        Failure::invalid_value(format!(
-            "{count} elements of {} bytes overflow",
-            pattern.len()
-        ))
-    })?;
-    if len == 0 {
-        return Ok(());
+    let mut last = None;
+    for plane in c.planes() {
+        last = Some(copy_plane(rt, target, plane, kind)?);
     }
-    if dst.is_null() {
-        return Err(Failure::invalid_value(format!(
-            "null destination for a {len}-byte memset"
-        )));
+    match last {
+        Some(event) if wait_done => wait(event, &format!("copying {} bytes", c.width)),
+        _ => {
+            let _ = target.queue.flush();
+            Ok(())
+        }
     }
-    if !(dst as usize).is_multiple_of(pattern.len()) {
-        return Err(Failure::invalid_value(format!(
-            "destination {dst:p} is not aligned to the {}-byte fill pattern",
-            pattern.len()
-        )));
-    }
-    classify(&table(), dst as usize, len, true, "destination")?;
-    let rt = runtime()?;
+}
+
+/// A fill on `target` (checked by the caller): its whole span must lie in one device
+/// allocation; each row is one command unless the rows are contiguous.
+pub fn fill(rt: &Runtime, target: &ClQueue, f: &Fill, wait_done: bool) -> HipResult<()> {
+    let pattern = f.pattern.as_bytes();
+    let row = f.count * pattern.len();
+    let span = f
+        .slice
+        .checked_mul(f.depth - 1)
+        .and_then(|v| v.checked_add(f.pitch.checked_mul(f.height - 1)?))
+        .and_then(|v| v.checked_add(row))
+        .ok_or_else(|| Failure::invalid_value("the fill's extent overflows"))?;
+    classify(&table(), f.dst as usize, span, true, "destination")?;
     let event = target.enqueue(rt, &[], |queue, deps| {
-        // SAFETY: the range lies inside a live allocation.
-        let event = unsafe { rt.memory.fill(queue, dst, pattern, len, deps) }
-            .map_err(|e| cl_failure(&format!("filling {len} bytes"), e))?;
-        OwnedEvent::from_raw(event)
-            .ok_or_else(|| Failure::new(HipError::Unknown, "the fill returned no event"))
+        let mut last: Option<OwnedEvent> = None;
+        for (i, (dst, len)) in f.rows().enumerate() {
+            let wait_on: &[cl3::types::cl_event] = if i == 0 { deps } else { &[] };
+            // SAFETY: the range lies inside a live allocation.
+            let event = unsafe { rt.memory.fill(queue, dst, pattern, len, wait_on) }
+                .map_err(|e| cl_failure(&format!("filling {len} bytes"), e))?;
+            last = OwnedEvent::from_raw(event);
+        }
+        last.ok_or_else(|| Failure::new(HipError::Unknown, "the fill returned no event"))
     })?;
-    if synchronous {
-        wait(event, &format!("filling {len} bytes"))
+    if wait_done {
+        wait(event, &format!("filling {span} bytes"))
     } else {
         let _ = target.queue.flush();
         Ok(())
     }
-}
-
-/// `hipMemoryType` (HIP 6 numbering).
-pub const MEMORY_TYPE_UNREGISTERED: i32 = 0;
-pub const MEMORY_TYPE_HOST: i32 = 1;
-pub const MEMORY_TYPE_DEVICE: i32 = 2;
-pub const MEMORY_TYPE_MANAGED: i32 = 3;
-
-/// `hipPointerAttribute_t`.
-#[repr(C)]
-#[derive(Debug, Clone, Copy)]
-#[allow(non_snake_case)]
-pub struct PointerAttributes {
-    pub r#type: i32,
-    pub device: i32,
-    pub devicePointer: *mut c_void,
-    pub hostPointer: *mut c_void,
-    pub isManaged: i32,
-    pub allocationFlags: u32,
 }
 
 /// `hipPointerGetAttributes`: what the table knows about `p`.
 pub fn pointer_attributes(p: *const c_void) -> PointerAttributes {
-    let mut a = PointerAttributes {
-        r#type: MEMORY_TYPE_UNREGISTERED,
-        device: 0,
-        devicePointer: std::ptr::null_mut(),
-        hostPointer: std::ptr::null_mut(),
-        isManaged: 0,
-        allocationFlags: 0,
-    };
+    let mut a = PointerAttributes::unregistered();
     let Some((_, _, kind)) = find_allocation(p as usize) else {
         return a;
     };
@@ -858,45 +683,5 @@ mod tests {
         let e = classify(&t, 0x2008, 9, false, "source").unwrap_err();
         assert_eq!(e.code, HipError::InvalidValue);
         assert!(e.message.contains("16-byte allocation"), "{}", e.message);
-    }
-
-    #[test]
-    fn memcpy_kind_is_validated_before_anything_else() {
-        let e = memcpy(std::ptr::null_mut(), std::ptr::null(), 4, 9).unwrap_err();
-        assert_eq!(e.code, HipError::InvalidMemcpyDirection);
-        assert_eq!(memcpy(std::ptr::null_mut(), std::ptr::null(), 0, 1), Ok(()));
-        let e = memcpy(std::ptr::null_mut(), std::ptr::null(), 4, 1).unwrap_err();
-        assert_eq!(e.code, HipError::InvalidValue);
-    }
-
-    #[test]
-    fn pitched_layouts_are_overflow_checked() {
-        assert_eq!(pitched_layout(7, 5, 1).unwrap(), (256, 1280));
-        assert_eq!(pitched_layout(256, 2, 3).unwrap(), (256, 1536));
-        assert_eq!(pitched_layout(0, 5, 1).unwrap(), (0, 0));
-        for (w, h, d) in [
-            (usize::MAX, 1, 1),
-            (usize::MAX - 100, 1, 1),
-            (1 << 40, 1 << 30, 1),
-            (256, usize::MAX, 2),
-            (256, 1 << 40, 1 << 20),
-        ] {
-            let e = pitched_layout(w, h, d).unwrap_err();
-            assert_eq!(e.code, HipError::InvalidValue, "{w} x {h} x {d}");
-        }
-    }
-
-    #[test]
-    fn host_to_host_needs_no_device() {
-        let src = [1u8, 2, 3, 4];
-        let mut dst = [0u8; 4];
-        memcpy(
-            dst.as_mut_ptr().cast(),
-            src.as_ptr().cast(),
-            4,
-            MemcpyKind::HostToHost as i32,
-        )
-        .unwrap();
-        assert_eq!(dst, src);
     }
 }

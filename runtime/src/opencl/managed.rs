@@ -11,34 +11,9 @@
 use std::ffi::c_int;
 use std::sync::{Mutex, MutexGuard};
 
-use crate::error::{Failure, HipError, HipResult};
-use crate::memory::{self, AllocKind};
-
-/// `hipCpuDeviceId`.
-pub const CPU_DEVICE: c_int = -1;
-/// `hipInvalidDeviceId`.
-pub const INVALID_DEVICE: c_int = -2;
-
-/// `hipMemoryAdvise`.
-mod advice {
-    pub const SET_READ_MOSTLY: i32 = 1;
-    pub const UNSET_READ_MOSTLY: i32 = 2;
-    pub const SET_PREFERRED_LOCATION: i32 = 3;
-    pub const UNSET_PREFERRED_LOCATION: i32 = 4;
-    pub const SET_ACCESSED_BY: i32 = 5;
-    pub const UNSET_ACCESSED_BY: i32 = 6;
-    pub const SET_COARSE_GRAIN: i32 = 100;
-    pub const UNSET_COARSE_GRAIN: i32 = 101;
-}
-
-/// `hipMemRangeAttribute`.
-pub mod attribute {
-    pub const READ_MOSTLY: i32 = 1;
-    pub const PREFERRED_LOCATION: i32 = 2;
-    pub const ACCESSED_BY: i32 = 3;
-    pub const LAST_PREFETCH_LOCATION: i32 = 4;
-    pub const COHERENCY_MODE: i32 = 100;
-}
+use super::memory::{self, AllocKind};
+use crate::backend::{Location, MemAdvice, RangeAttribute, INVALID_DEVICE_ID};
+use crate::error::{Failure, HipResult};
 
 /// `hipMemRangeCoherencyMode`.
 const COHERENCY_FINE_GRAIN: c_int = 0;
@@ -137,19 +112,9 @@ fn hints() -> MutexGuard<'static, Hints> {
     HINTS.lock().unwrap_or_else(|p| p.into_inner())
 }
 
-/// The devices a hint may name: device 0 or the CPU.
-fn location(device: c_int) -> HipResult<c_int> {
-    match device {
-        0 | CPU_DEVICE => Ok(device),
-        _ => Err(Failure::new(
-            HipError::InvalidDevice,
-            format!("device {device} does not exist (device 0 or hipCpuDeviceId)"),
-        )),
-    }
-}
-
-fn accessed_slot(device: c_int) -> usize {
-    usize::from(device == CPU_DEVICE)
+/// The accessed-by map of a location: the device's, then the CPU's.
+fn accessed_slot(location: Location) -> usize {
+    usize::from(location == Location::Host)
 }
 
 /// `[ptr, ptr + count)` as an address range inside one managed allocation.
@@ -173,48 +138,43 @@ pub fn managed_range(ptr: usize, count: usize) -> HipResult<(usize, usize)> {
     }
 }
 
-/// `hipMemAdvise`: records the hint for the range.
-pub fn advise(ptr: usize, count: usize, advice: c_int, device: c_int) -> HipResult<()> {
+/// `hipMemAdvise`: records the hint for the range (`location` given where the advice takes
+/// one).
+pub fn advise(
+    ptr: usize,
+    count: usize,
+    advice: MemAdvice,
+    location: Option<Location>,
+) -> HipResult<()> {
     let (start, end) = managed_range(ptr, count)?;
+    let located =
+        || location.ok_or_else(|| Failure::invalid_value("the advice needs a device or the host"));
     let mut h = hints();
     match advice {
-        advice::SET_READ_MOSTLY => h.read_mostly.set(start, end, Some(())),
-        advice::UNSET_READ_MOSTLY => h.read_mostly.clear(start, end),
-        advice::SET_PREFERRED_LOCATION => {
-            let d = location(device)?;
-            h.preferred.set(start, end, Some(d));
+        MemAdvice::SetReadMostly => h.read_mostly.set(start, end, Some(())),
+        MemAdvice::UnsetReadMostly => h.read_mostly.clear(start, end),
+        MemAdvice::SetPreferredLocation => h.preferred.set(start, end, Some(located()?.raw())),
+        MemAdvice::UnsetPreferredLocation => h.preferred.clear(start, end),
+        MemAdvice::SetAccessedBy => {
+            h.accessed_by[accessed_slot(located()?)].set(start, end, Some(()))
         }
-        advice::UNSET_PREFERRED_LOCATION => h.preferred.clear(start, end),
-        advice::SET_ACCESSED_BY => {
-            let slot = accessed_slot(location(device)?);
-            h.accessed_by[slot].set(start, end, Some(()));
-        }
-        advice::UNSET_ACCESSED_BY => {
-            let slot = accessed_slot(location(device)?);
-            h.accessed_by[slot].clear(start, end);
-        }
-        advice::SET_COARSE_GRAIN => h.coarse_grain.set(start, end, Some(())),
-        advice::UNSET_COARSE_GRAIN => h.coarse_grain.clear(start, end),
-        other => {
-            return Err(Failure::invalid_value(format!(
-                "{other} is not a hipMemoryAdvise value"
-            )))
-        }
+        MemAdvice::UnsetAccessedBy => h.accessed_by[accessed_slot(located()?)].clear(start, end),
+        MemAdvice::SetCoarseGrain => h.coarse_grain.set(start, end, Some(())),
+        MemAdvice::UnsetCoarseGrain => h.coarse_grain.clear(start, end),
     }
     Ok(())
 }
 
-/// Checks a prefetch (`device`: 0 or `hipCpuDeviceId`) and records its destination.
-pub fn note_prefetch(ptr: usize, count: usize, device: c_int) -> HipResult<(usize, usize)> {
+/// Checks a prefetch's range and records its destination.
+pub fn note_prefetch(ptr: usize, count: usize, to: Location) -> HipResult<(usize, usize)> {
     let (start, end) = managed_range(ptr, count)?;
-    let d = location(device)?;
-    hints().last_prefetch.set(start, end, Some(d));
+    hints().last_prefetch.set(start, end, Some(to.raw()));
     Ok((start, end))
 }
 
 /// `hipMemRangeGetAttribute`: the attribute's value for the range, as `data_size / 4` ints.
 pub fn range_attribute(
-    attribute: c_int,
+    attribute: RangeAttribute,
     data_size: usize,
     ptr: usize,
     count: usize,
@@ -223,25 +183,25 @@ pub fn range_attribute(
     let one = |v: c_int| -> HipResult<Vec<c_int>> {
         if data_size != 4 {
             return Err(Failure::invalid_value(format!(
-                "attribute {attribute} is one int: data_size must be 4, got {data_size}"
+                "attribute {attribute:?} is one int: data_size must be 4, got {data_size}"
             )));
         }
         Ok(vec![v])
     };
     let h = hints();
     match attribute {
-        attribute::READ_MOSTLY => one(c_int::from(h.read_mostly.uniform(start, end).is_some())),
-        attribute::PREFERRED_LOCATION => one(h
+        RangeAttribute::ReadMostly => one(c_int::from(h.read_mostly.uniform(start, end).is_some())),
+        RangeAttribute::PreferredLocation => one(h
             .preferred
             .uniform(start, end)
             .copied()
-            .unwrap_or(INVALID_DEVICE)),
-        attribute::LAST_PREFETCH_LOCATION => one(h
+            .unwrap_or(INVALID_DEVICE_ID)),
+        RangeAttribute::LastPrefetchLocation => one(h
             .last_prefetch
             .uniform(start, end)
             .copied()
-            .unwrap_or(INVALID_DEVICE)),
-        attribute::COHERENCY_MODE => one(
+            .unwrap_or(INVALID_DEVICE_ID)),
+        RangeAttribute::CoherencyMode => one(
             match (
                 h.coarse_grain.uniform(start, end).is_some(),
                 h.coarse_grain
@@ -254,28 +214,26 @@ pub fn range_attribute(
                 (false, false) => COHERENCY_FINE_GRAIN,
             },
         ),
-        attribute::ACCESSED_BY => {
+        RangeAttribute::AccessedBy => {
             if data_size == 0 || !data_size.is_multiple_of(4) {
                 return Err(Failure::invalid_value(format!(
                     "accessed-by is a list of ints: data_size must be a non-zero multiple of 4, got {data_size}"
                 )));
             }
             // Devices whose advice covers the whole range, then hipInvalidDeviceId padding.
-            let mut out: Vec<c_int> = [0, CPU_DEVICE]
+            let mut out: Vec<c_int> = [Location::Device(0), Location::Host]
                 .into_iter()
                 .filter(|&d| {
                     h.accessed_by[accessed_slot(d)]
                         .uniform(start, end)
                         .is_some()
                 })
+                .map(Location::raw)
                 .collect();
             out.truncate(data_size / 4);
-            out.resize(data_size / 4, INVALID_DEVICE);
+            out.resize(data_size / 4, INVALID_DEVICE_ID);
             Ok(out)
         }
-        other => Err(Failure::invalid_value(format!(
-            "{other} is not a hipMemRangeAttribute value"
-        ))),
     }
 }
 

@@ -14,11 +14,11 @@ use cl3::types::{
 };
 use opencl3::device::Device;
 
-use crate::cl::{error_name, extension_function};
+use super::cl::{error_name, extension_function};
 
 /// Alignment of every allocation, HIP's guarantee for `hipMalloc` (and CUDA's). SVM devices may cap
 /// it at 128 bytes (see [`MemoryBackend::alloc`]).
-pub const ALLOCATION_ALIGNMENT: cl_uint = 256;
+const ALLOCATION_ALIGNMENT: cl_uint = crate::backend::ALLOCATION_ALIGNMENT as cl_uint;
 
 type DeviceMemAllocIntel = unsafe extern "C" fn(
     context: cl_context,

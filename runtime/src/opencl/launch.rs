@@ -22,32 +22,14 @@ use std::sync::Mutex;
 use cl3::types::{cl_command_queue, cl_event};
 use hipmlir_device_image::{AddressSpace, KernelInfo};
 
-use crate::cl::OwnedEvent;
-use crate::device::{runtime, DeviceInfo, Runtime};
+use super::cl::OwnedEvent;
+use super::device::Runtime;
+use super::jit::prepared_kernel;
+use super::memory::live_allocations;
+use super::stream::ClQueue;
+use crate::backend::{DeviceInfo, Dim3, LaunchConfig, MAX_GRID_DIM};
 use crate::error::{Failure, HipError, HipResult};
-use crate::jit::prepared_kernel;
-use crate::memory::live_allocations;
 use crate::registry::KernelRef;
-use crate::stream::resolve;
-
-/// HIP's `dim3`, passed by value across the C ABI.
-#[repr(C)]
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Dim3 {
-    pub x: u32,
-    pub y: u32,
-    pub z: u32,
-}
-
-impl Dim3 {
-    pub const fn new(x: u32, y: u32, z: u32) -> Self {
-        Dim3 { x, y, z }
-    }
-
-    fn as_array(self) -> [u32; 3] {
-        [self.x, self.y, self.z]
-    }
-}
 
 /// One argument, ready for OpenCL.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -58,28 +40,13 @@ pub enum ArgValue<'a> {
     Local(usize),
 }
 
-/// Checks that a packed argument block is the size the kernel's metadata lays out (on every
-/// backend, before anything reads it).
-pub fn check_args_size(kernel: &KernelInfo, block: &[u8]) -> HipResult<()> {
-    if block.len() as u64 != kernel.args_size {
-        return Err(Failure::invalid_value(format!(
-            "kernel '{}' ({}) takes a {}-byte argument block, got {} bytes",
-            kernel.source_name,
-            kernel.name,
-            kernel.args_size,
-            block.len()
-        )));
-    }
-    Ok(())
-}
-
 /// Splits a packed argument block by the kernel's metadata.
 pub fn unpack_args<'a>(
     kernel: &KernelInfo,
     block: &'a [u8],
     shmem: usize,
 ) -> HipResult<Vec<ArgValue<'a>>> {
-    check_args_size(kernel, block)?;
+    crate::backend::check_args_size(kernel, block)?;
     kernel
         .args
         .iter()
@@ -125,10 +92,6 @@ pub fn unpack_args<'a>(
         })
         .collect()
 }
-
-/// The most blocks in each grid dimension (`hipDeviceProp_t.maxGridSize`): OpenCL bounds only
-/// the global size, so HIP's x limit is used for every dimension.
-pub const MAX_GRID_DIM: i32 = i32::MAX;
 
 /// Checks a launch shape against the device and returns (global, local) work sizes.
 pub fn ndrange(
@@ -239,48 +202,41 @@ fn argument_failure(info: &KernelInfo, i: usize, e: String) -> Failure {
     ))
 }
 
-/// Launches `kernel` on the stream `stream` (a `hipStream_t` value). Asynchronous.
+/// Launches `kernel` on `target` (the queue of `cfg.stream`). Asynchronous.
 pub fn launch(
+    rt: &Runtime,
+    target: &ClQueue,
     kernel: &KernelRef,
-    grid: Dim3,
-    block: Dim3,
-    shmem: usize,
-    stream: usize,
-    args: &[u8],
+    cfg: &LaunchConfig,
 ) -> HipResult<()> {
-    crate::heap::prepare(&kernel.module)?;
-    let abort_flag = crate::device_abort::prepare(&kernel.module)?;
-    enqueue_launch(kernel, grid, block, shmem, stream, args, abort_flag)
+    super::variables::prepare_heap(rt, &kernel.module)?;
+    let abort_flag = super::variables::prepare_abort_flag(rt, &kernel.module)?;
+    enqueue_launch(rt, target, kernel, cfg, abort_flag)
 }
 
 /// [`launch`] without first pointing the module at the device heap and its abort flag: for the
 /// address kernels, which need neither and through which those variables are found.
 pub fn launch_without_heap(
+    rt: &Runtime,
+    target: &ClQueue,
     kernel: &KernelRef,
-    grid: Dim3,
-    block: Dim3,
-    shmem: usize,
-    stream: usize,
-    args: &[u8],
+    cfg: &LaunchConfig,
 ) -> HipResult<()> {
-    enqueue_launch(kernel, grid, block, shmem, stream, args, None)
+    enqueue_launch(rt, target, kernel, cfg, None)
 }
 
 /// The launch itself; with `abort_flag`, the program ends at the kernel's completion if its
 /// device code raised that word (see `device_abort`).
 fn enqueue_launch(
+    rt: &Runtime,
+    target: &ClQueue,
     kernel: &KernelRef,
-    grid: Dim3,
-    block: Dim3,
-    shmem: usize,
-    stream: usize,
-    args: &[u8],
+    cfg: &LaunchConfig,
     abort_flag: Option<usize>,
 ) -> HipResult<()> {
+    let (grid, block, shmem) = (cfg.grid, cfg.block, cfg.shared_mem);
     let info = kernel.info();
-    let values = unpack_args(info, args, shmem)?;
-    let rt = runtime()?;
-    let target = resolve(stream)?;
+    let values = unpack_args(info, cfg.args, shmem)?;
     let (mut global, mut local) = ndrange(grid, block, shmem, &rt.info)?;
     // A kernel using warp operations runs its block as a 1-D work-group, so that lanes follow
     // HIP's thread order, and receives the block's dimensions as three trailing arguments.
@@ -302,7 +258,7 @@ fn enqueue_launch(
     let hidden = if linear { 3 } else { 0 };
 
     let module = &kernel.module;
-    let mut state = module.lock_state();
+    let mut state = super::module::of(module).lock_build();
     let prepared = prepared_kernel(rt, module, &mut state, &info.name, info.args.len() + hidden)?;
     let k = prepared.kernel.get();
     let spilled = |i: usize| prepared.spilled.get(i).copied().unwrap_or(false);
@@ -353,13 +309,13 @@ fn enqueue_launch(
                 }),
             ArgValue::Bytes(bytes) => {
                 unsafe { cl3::kernel::set_kernel_arg(k, index, bytes.len(), bytes.as_ptr().cast()) }
-                    .map_err(|e| format!("clSetKernelArg: {}", crate::cl::error_name(e)))
+                    .map_err(|e| format!("clSetKernelArg: {}", super::cl::error_name(e)))
             }
             ArgValue::Local(size) => unsafe {
                 // OpenCL rejects a zero-sized local argument.
                 cl3::kernel::set_kernel_arg(k, index, size.max(1), std::ptr::null())
             }
-            .map_err(|e| format!("clSetKernelArg(local): {}", crate::cl::error_name(e))),
+            .map_err(|e| format!("clSetKernelArg(local): {}", super::cl::error_name(e))),
         };
         if let Err(e) = result {
             free_spills(&spills);
@@ -379,7 +335,7 @@ fn enqueue_launch(
                     HipError::LaunchFailure,
                     format!(
                         "clSetKernelArg(block dimension): {}",
-                        crate::cl::error_name(e)
+                        super::cl::error_name(e)
                     ),
                 ));
             }
@@ -407,12 +363,12 @@ fn enqueue_launch(
                     wait_on,
                 )
             }
-            .map_err(|e| crate::stream::cl_failure("copying a spilled argument", e))?;
+            .map_err(|e| super::stream::cl_failure("copying a spilled argument", e))?;
             drop(OwnedEvent::from_raw(event));
             wait_on = &[];
         }
         // SAFETY: valid queue and kernel; the work-size arrays outlive the call.
-        unsafe { crate::cl::enqueue_nd_range(queue, k, &global, &local, wait_on, want_event) }
+        unsafe { super::cl::enqueue_nd_range(queue, k, &global, &local, wait_on, want_event) }
             .map_err(|e| {
                 let code = match e {
                     cl3::error_codes::CL_INVALID_WORK_GROUP_SIZE
@@ -432,7 +388,7 @@ fn enqueue_launch(
                         info.source_name,
                         grid.as_array(),
                         block.as_array(),
-                        crate::cl::error_name(e)
+                        super::cl::error_name(e)
                     ),
                 )
             })
@@ -455,7 +411,7 @@ fn enqueue_launch(
     match enqueued {
         Ok(event) => {
             if let (Some(event), Some(flag)) = (&event, abort_flag) {
-                crate::device_abort::watch(event, flag, &info.source_name);
+                super::variables::watch_abort_flag(event, flag, &info.source_name);
             }
             let _ = target.queue.flush();
             if let Some(event) = event.filter(|_| !spills.is_empty()) {
@@ -468,53 +424,11 @@ fn enqueue_launch(
         }
         Err(e) => {
             // Spill copies may have been enqueued before the kernel failed to: wait for them.
-            let _ = target.synchronize();
+            let _ = target.synchronize_own();
             free_spills(&spills);
             Err(e)
         }
     }
-}
-
-/// Packs `kernelParams` (one pointer per argument, each to the argument's value) into the
-/// argument block laid out by the kernel's metadata (`hipModuleLaunchKernel`, `hipLaunchKernel`).
-///
-/// # Safety
-/// `params` must hold one valid pointer per kernel argument, each readable for the argument's size.
-pub unsafe fn pack_kernel_params(
-    info: &KernelInfo,
-    params: *const *const c_void,
-) -> HipResult<Vec<u8>> {
-    let mut block = vec![0u8; usize::try_from(info.args_size).unwrap_or(0)];
-    if info.args.is_empty() {
-        return Ok(block);
-    }
-    if params.is_null() {
-        return Err(Failure::invalid_value(format!(
-            "kernel '{}' takes {} argument(s) but kernelParams is null",
-            info.source_name,
-            info.args.len()
-        )));
-    }
-    for (i, arg) in info.args.iter().enumerate() {
-        // SAFETY: per the caller, `params` has one entry per argument.
-        let p = unsafe { *params.add(i) };
-        if p.is_null() {
-            return Err(Failure::invalid_value(format!(
-                "kernelParams[{i}] (argument '{}' of '{}') is null",
-                arg.name, info.source_name
-            )));
-        }
-        let (start, len) = (arg.offset as usize, arg.size as usize);
-        if arg.is_pointer && arg.address_space == AddressSpace::Workgroup {
-            continue;
-        }
-        let dst = block
-            .get_mut(start..start + len)
-            .ok_or_else(|| Failure::new(HipError::InvalidImage, "argument outside its block"))?;
-        // SAFETY: per the caller, `p` is readable for the argument's size.
-        dst.copy_from_slice(unsafe { std::slice::from_raw_parts(p.cast::<u8>(), len) });
-    }
-    Ok(block)
 }
 
 #[cfg(test)]

@@ -1,4 +1,4 @@
-//! Streams: each is an in-order OpenCL queue. The null stream is HIP's legacy default stream:
+//! Streams on OpenCL: each is an in-order OpenCL queue ([`ClQueue`]). The null stream is HIP's legacy default stream:
 //! work on it waits for all earlier work on *blocking* streams (created without
 //! `hipStreamNonBlocking`), and work on a blocking stream waits for earlier null-stream work.
 //!
@@ -13,26 +13,32 @@
 //! stale, and the first reader of the tail enqueues a marker, which on an in-order queue completes
 //! after everything before it.
 //!
-//! `hipStreamPerThread` is a blocking stream created for each host thread on first use.
+//! `hipStreamPerThread` is a blocking stream created for each host thread on first use, and
+//! waited for when the thread exits.
 
+use std::any::Any;
 use std::cell::RefCell;
-use std::sync::{Arc, Mutex, MutexGuard, OnceLock};
+use std::ffi::c_void;
+use std::sync::{Arc, Mutex, MutexGuard};
 
 use cl3::types::{cl_command_queue, cl_event, cl_int};
+use opencl3::context::Context;
+use opencl3::device::Device;
 
-use crate::cl::{error_name, OwnedEvent, OwnedQueue};
-use crate::device::{runtime, Runtime};
+use super::cl::{error_name, OwnedEvent, OwnedQueue};
+use super::device::{runtime, Runtime};
+use super::event::ClEvent;
+use crate::backend::{
+    downcast, Copy3d, Event, Fill, HostFunction, LaunchConfig, Location, MemcpyKind, Queue, Stream,
+    StreamFlags,
+};
 use crate::error::{Failure, HipError, HipResult};
-use crate::handles::{HandleTable, Kind};
+use crate::registry::KernelRef;
 
-/// `hipStreamNonBlocking`.
-pub const NON_BLOCKING: u32 = 1;
-/// `hipStreamPerThread`'s handle value (HIP's).
-pub const PER_THREAD_HANDLE: usize = 2;
-
-pub struct Stream {
+/// One OpenCL stream: an in-order queue and the event of its last command.
+pub struct ClQueue {
     pub queue: OwnedQueue,
-    pub flags: u32,
+    pub flags: StreamFlags,
     pub priority: i32,
     /// True only for the null stream.
     pub is_null: bool,
@@ -46,11 +52,11 @@ struct Tail {
     stale: bool,
 }
 
-impl std::fmt::Debug for Stream {
+impl std::fmt::Debug for ClQueue {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         write!(
             f,
-            "Stream {{ null: {}, flags: {}, priority: {} }}",
+            "ClQueue {{ null: {}, flags: {:?}, priority: {} }}",
             self.is_null, self.flags, self.priority
         )
     }
@@ -67,16 +73,16 @@ pub fn cl_failure(what: &str, code: cl_int) -> Failure {
     Failure::new(hip, format!("{what}: {}", error_name(code)))
 }
 
-impl Stream {
+impl ClQueue {
     pub fn new(
-        rt_context: cl3::types::cl_context,
-        device: cl3::types::cl_device_id,
-        flags: u32,
+        context: &Context,
+        device: &Device,
+        flags: StreamFlags,
         priority: i32,
         is_null: bool,
     ) -> Result<Self, cl_int> {
-        Ok(Stream {
-            queue: OwnedQueue::create(rt_context, device)?,
+        Ok(ClQueue {
+            queue: OwnedQueue::create(context.get(), device.id())?,
             flags,
             priority,
             is_null,
@@ -103,15 +109,18 @@ impl Stream {
     }
 
     pub fn is_blocking(&self) -> bool {
-        !self.is_null && self.flags & NON_BLOCKING == 0
+        !self.is_null && !self.flags.non_blocking
     }
 
     /// The events an operation on this stream must wait for (legacy default stream rules).
     fn implicit_dependencies(&self, rt: &Runtime) -> Vec<OwnedEvent> {
         if self.is_null {
-            blocking_streams().iter().filter_map(|s| s.tail()).collect()
+            blocking_streams(rt)
+                .iter()
+                .filter_map(|s| s.tail())
+                .collect()
         } else if self.is_blocking() {
-            rt.null_stream.tail().into_iter().collect()
+            rt.null_queue.tail().into_iter().collect()
         } else {
             Vec::new()
         }
@@ -153,7 +162,7 @@ impl Stream {
     }
 
     /// Blocks until everything enqueued so far (and what it waits for) is done.
-    pub fn synchronize(&self) -> HipResult<()> {
+    pub fn synchronize_own(&self) -> HipResult<()> {
         self.queue
             .finish()
             .map_err(|e| cl_failure("waiting for the stream", e))?;
@@ -165,7 +174,7 @@ impl Stream {
     }
 
     /// `Ok(true)` when all work is done, `Ok(false)` while some is pending.
-    pub fn is_idle(&self) -> HipResult<bool> {
+    pub fn is_idle_own(&self) -> HipResult<bool> {
         let _ = self.queue.flush();
         match self.tail() {
             None => Ok(true),
@@ -178,68 +187,40 @@ impl Stream {
     }
 }
 
-fn table() -> &'static HandleTable<Stream> {
-    static TABLE: OnceLock<HandleTable<Stream>> = OnceLock::new();
-    TABLE.get_or_init(|| HandleTable::new(Kind::Stream))
+/// Live created streams (not the null stream), dropping the entries of dropped ones.
+pub fn all_streams(rt: &Runtime) -> Vec<Arc<ClQueue>> {
+    let mut list = rt.streams.lock().unwrap_or_else(|p| p.into_inner());
+    list.retain(|w| w.strong_count() > 0);
+    list.iter().filter_map(|w| w.upgrade()).collect()
 }
 
 /// Live blocking streams (per-thread streams included).
-fn blocking_streams() -> Vec<Arc<Stream>> {
-    table()
-        .all()
-        .into_iter()
-        .map(|(_, s)| s)
-        .filter(|s| s.is_blocking())
-        .collect()
+fn blocking_streams(rt: &Runtime) -> Vec<Arc<ClQueue>> {
+    let mut all = all_streams(rt);
+    all.retain(|s| s.is_blocking());
+    all
 }
 
-/// All live created streams (not the null stream).
-pub fn all_streams() -> Vec<Arc<Stream>> {
-    table().all().into_iter().map(|(_, s)| s).collect()
-}
-
-/// `hipStreamCreateWithPriority`: a new stream and its handle.
-pub fn create(flags: u32, priority: i32) -> HipResult<usize> {
-    if flags & !NON_BLOCKING != 0 {
-        return Err(Failure::invalid_value(format!(
-            "stream flags {flags:#x}: only hipStreamDefault (0) and hipStreamNonBlocking (1) exist"
-        )));
-    }
-    let rt = runtime()?;
-    let stream = Stream::new(rt.context.get(), rt.device_id(), flags, priority, false)
+/// `hipStreamCreateWithPriority`: a new stream, known to the device until it is dropped.
+pub fn create(rt: &Runtime, flags: StreamFlags, priority: i32) -> HipResult<Arc<ClQueue>> {
+    let queue = ClQueue::new(&rt.context, &rt.device, flags, priority, false)
         .map_err(|e| cl_failure("clCreateCommandQueueWithProperties", e))?;
-    Ok(table().insert(Arc::new(stream)))
+    let queue = Arc::new(queue);
+    rt.streams
+        .lock()
+        .unwrap_or_else(|p| p.into_inner())
+        .push(Arc::downgrade(&queue));
+    Ok(queue)
 }
 
-/// `hipStreamDestroy`: forgets the handle. Work already queued still runs to completion.
-pub fn destroy(handle: usize) -> HipResult<()> {
-    if handle == 0 || handle == PER_THREAD_HANDLE {
-        return Err(Failure::new(
-            HipError::InvalidHandle,
-            "the null stream and hipStreamPerThread cannot be destroyed",
-        ));
-    }
-    let stream = table().remove(handle).ok_or_else(|| bad_stream(handle))?;
-    let _ = stream.queue.flush();
-    Ok(())
-}
-
-fn bad_stream(handle: usize) -> Failure {
-    Failure::new(
-        HipError::InvalidHandle,
-        format!(
-            "{handle:#x} is not a live stream (destroyed, or never created by hipStreamCreate)"
-        ),
-    )
-}
-
-struct PerThread(Option<(usize, Arc<Stream>)>);
+/// This thread's `hipStreamPerThread`, waited for when the thread exits (so that
+/// `hipDeviceSynchronize`, which no longer sees it then, need not).
+struct PerThread(Option<(Arc<ClQueue>, Arc<Stream>)>);
 
 impl Drop for PerThread {
     fn drop(&mut self) {
-        if let Some((handle, stream)) = self.0.take() {
-            let _ = stream.synchronize();
-            table().remove(handle);
+        if let Some((queue, _)) = self.0.take() {
+            let _ = queue.synchronize_own();
         }
     }
 }
@@ -248,36 +229,27 @@ thread_local! {
     static PER_THREAD: RefCell<PerThread> = const { RefCell::new(PerThread(None)) };
 }
 
-fn per_thread_stream() -> HipResult<Arc<Stream>> {
+/// The calling thread's `hipStreamPerThread`, created on first use.
+pub fn per_thread_stream(rt: &Runtime) -> HipResult<Arc<Stream>> {
     PER_THREAD
         .try_with(|cell| -> HipResult<Arc<Stream>> {
             let mut slot = cell.borrow_mut();
             if let Some((_, s)) = &slot.0 {
                 return Ok(s.clone());
             }
-            let handle = create(0, 0)?;
-            let stream = table().get(handle).ok_or_else(|| bad_stream(handle))?;
-            slot.0 = Some((handle, stream.clone()));
+            let queue = create(rt, StreamFlags::default(), 0)?;
+            let stream = Arc::new(Stream::new(0, queue.clone()));
+            slot.0 = Some((queue, stream.clone()));
             Ok(stream)
         })
         .map_err(|_| Failure::new(HipError::InvalidHandle, "the thread is exiting"))?
 }
 
-/// The stream a `hipStream_t` names: null → the null stream, `hipStreamPerThread` → this
-/// thread's stream, else a live created stream.
-pub fn resolve(handle: usize) -> HipResult<Arc<Stream>> {
-    match handle {
-        0 => Ok(runtime()?.null_stream.clone()),
-        PER_THREAD_HANDLE => per_thread_stream(),
-        h => table().get(h).ok_or_else(|| bad_stream(h)),
-    }
-}
-
 /// Waits for all work on every stream (`hipDeviceSynchronize`).
 pub fn synchronize_all(rt: &Runtime) -> HipResult<()> {
-    let mut first_error = rt.null_stream.synchronize().err();
-    for s in all_streams() {
-        if let Err(e) = s.synchronize() {
+    let mut first_error = rt.null_queue.synchronize_own().err();
+    for s in all_streams(rt) {
+        if let Err(e) = s.synchronize_own() {
             first_error.get_or_insert(e);
         }
     }
@@ -289,21 +261,21 @@ pub fn synchronize_all(rt: &Runtime) -> HipResult<()> {
 /// HIP does: a kernel on the null stream is finished when `hipStreamSynchronize(s)` returns for
 /// any blocking `s`, even one with no work of its own. Non-blocking streams wait only for
 /// themselves.
-pub fn synchronize(stream: &Stream) -> HipResult<()> {
+pub fn synchronize(rt: &Runtime, stream: &ClQueue) -> HipResult<()> {
     if stream.is_blocking() {
         // Read before waiting: null-stream work enqueued later by other threads is not ours.
-        let null_tail = runtime()?.null_stream.tail();
-        stream.synchronize()?;
+        let null_tail = rt.null_queue.tail();
+        stream.synchronize_own()?;
         if let Some(tail) = null_tail {
             tail.wait()
                 .map_err(|e| cl_failure("a command on the null stream failed", e))?;
         }
         return Ok(());
     }
-    stream.synchronize()?;
+    stream.synchronize_own()?;
     if stream.is_null {
-        for s in blocking_streams() {
-            s.synchronize()?;
+        for s in blocking_streams(rt) {
+            s.synchronize_own()?;
         }
     }
     Ok(())
@@ -311,33 +283,26 @@ pub fn synchronize(stream: &Stream) -> HipResult<()> {
 
 /// `hipStreamQuery`: by the same rules as [`synchronize`], a blocking stream is not idle while
 /// the null stream has pending work.
-pub fn query(stream: &Stream) -> HipResult<bool> {
-    if !stream.is_idle()? {
+pub fn query(rt: &Runtime, stream: &ClQueue) -> HipResult<bool> {
+    if !stream.is_idle_own()? {
         return Ok(false);
     }
     if stream.is_null {
-        for s in blocking_streams() {
-            if !s.is_idle()? {
+        for s in blocking_streams(rt) {
+            if !s.is_idle_own()? {
                 return Ok(false);
             }
         }
-    } else if stream.is_blocking() && !runtime()?.null_stream.is_idle()? {
+    } else if stream.is_blocking() && !rt.null_queue.is_idle_own()? {
         return Ok(false);
     }
     Ok(true)
 }
 
-/// Destroys every created stream (`hipDeviceReset`), after waiting for them.
-pub fn destroy_all() {
-    for s in table().clear() {
-        let _ = s.synchronize();
-    }
-}
-
 /// Enqueues a marker that completes when everything before it on `stream` has (and `waits`).
 pub fn enqueue_marker(
     rt: &Runtime,
-    stream: &Stream,
+    stream: &ClQueue,
     waits: &[OwnedEvent],
 ) -> HipResult<OwnedEvent> {
     stream.enqueue(rt, waits, marker)
@@ -360,4 +325,63 @@ pub fn marker(queue: cl_command_queue, waits: &[cl_event]) -> HipResult<OwnedEve
     .map_err(|e| cl_failure("clEnqueueMarkerWithWaitList", e))?;
     OwnedEvent::from_raw(event)
         .ok_or_else(|| Failure::new(HipError::Unknown, "the marker returned no event"))
+}
+
+impl Queue for ClQueue {
+    fn launch(&self, kernel: &KernelRef, cfg: &LaunchConfig) -> HipResult<()> {
+        super::launch::launch(runtime()?, self, kernel, cfg)
+    }
+
+    fn copy(&self, copy: &Copy3d, kind: MemcpyKind, wait: bool) -> HipResult<()> {
+        super::memory::copy(runtime()?, self, copy, kind, wait)
+    }
+
+    fn fill(&self, fill: &Fill, wait: bool) -> HipResult<()> {
+        super::memory::fill(runtime()?, self, fill, wait)
+    }
+
+    /// USM shared memory is coherent for both sides, and on a CPU device both are the same
+    /// memory, so no data moves (Intel's CPU runtime refuses `clEnqueueMigrateMemINTEL` on
+    /// shared allocations); a marker keeps HIP's ordering, and the destination is recorded for
+    /// `hipMemRangeGetAttribute`.
+    fn prefetch(&self, p: *const c_void, count: usize, to: Location) -> HipResult<()> {
+        super::managed::note_prefetch(p as usize, count, to)?;
+        enqueue_marker(runtime()?, self, &[])?;
+        let _ = self.queue.flush();
+        Ok(())
+    }
+
+    fn wait_event(&self, event: &dyn Event) -> HipResult<()> {
+        let event: &ClEvent = downcast(event.as_any(), "an event")?;
+        let Some(marker) = event.marker() else {
+            return Ok(());
+        };
+        enqueue_marker(runtime()?, self, &[marker])?;
+        let _ = self.queue.flush();
+        Ok(())
+    }
+
+    fn host_function(&self, function: HostFunction) -> HipResult<()> {
+        super::host_function::enqueue(runtime()?, self, function)
+    }
+
+    fn synchronize(&self) -> HipResult<()> {
+        synchronize(runtime()?, self)
+    }
+
+    fn is_idle(&self) -> HipResult<bool> {
+        query(runtime()?, self)
+    }
+
+    fn flags(&self) -> HipResult<u32> {
+        Ok(self.flags.raw())
+    }
+
+    fn priority(&self) -> HipResult<i32> {
+        Ok(self.priority)
+    }
+
+    fn as_any(&self) -> &dyn Any {
+        self
+    }
 }

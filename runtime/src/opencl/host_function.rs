@@ -8,16 +8,15 @@ use std::panic::{catch_unwind, AssertUnwindSafe};
 
 use cl3::types::cl_int;
 
-use crate::cl::OwnedEvent;
-use crate::device::runtime;
+use super::cl::OwnedEvent;
+use super::device::Runtime;
+use super::stream::{cl_failure, marker, ClQueue};
+use crate::backend::HostFunction;
 use crate::error::{Failure, HipError, HipResult};
-use crate::stream::{cl_failure, marker, resolve};
 
-/// Runs `function` on the host once everything enqueued before it on `stream` (a `hipStream_t`
-/// value) has completed; work enqueued after it waits for it to return.
-pub fn enqueue(stream: usize, function: Box<dyn FnOnce(i32) + Send>) -> HipResult<()> {
-    let rt = runtime()?;
-    let target = resolve(stream)?;
+/// Runs `function` on the host once everything enqueued before it on `target` has completed;
+/// work enqueued after it waits for it to return.
+pub fn enqueue(rt: &Runtime, target: &ClQueue, function: HostFunction) -> HipResult<()> {
     let release = cl3::event::create_user_event(rt.context.get())
         .map_err(|e| cl_failure("clCreateUserEvent", e))
         .and_then(|e| {

@@ -219,6 +219,14 @@ impl OwnedQueue {
     }
 }
 
+impl Clone for OwnedQueue {
+    fn clone(&self) -> Self {
+        // SAFETY: a live queue; the clone owns the reference it retains.
+        let _ = unsafe { cl3::command_queue::retain_command_queue(self.0) };
+        OwnedQueue(self.0)
+    }
+}
+
 impl Drop for OwnedQueue {
     fn drop(&mut self) {
         // SAFETY: we own one reference; release flushes, queued work still completes.

@@ -1,0 +1,281 @@
+//! The backend interface: what a device does, whichever driver serves it. `api/` checks and
+//! converts the C arguments once and calls these traits; `opencl/` and `cuda/` implement them;
+//! `select` picks one backend per process. Nothing here knows a backend (see `tests/layers.rs`).
+//!
+//! * [`Backend`]: the devices of one driver (`device(i)`; a `DeviceId` is a HIP ordinal).
+//! * [`Device`]: one device and its primary context: properties and attributes, limits, memory
+//!   (allocation, free, pointer queries, managed-memory hints), streams and events it creates,
+//!   kernel queries, device variables, synchronization and reset.
+//! * [`Queue`]: a backend's stream: stream-ordered launches, copies, fills, prefetches, event
+//!   waits and host functions, synchronize and query. The runtime's stream object, with the
+//!   handle programs see, is [`stream::Stream`]; it owns a `Queue`.
+//! * [`Event`]: a backend's event: record on a queue, synchronize, query, timing.
+//! * Modules and kernels are the registry's (`registry::Module`, `registry::KernelRef`): what a
+//!   backend builds or loads for one is its [`ModuleState`], kept in the module's slot.
+//!
+//! Every stream-ordered operation reaches its queue through one function of [`ops`] per kind,
+//! the place where stream capture will record instead of run.
+
+pub mod attributes;
+pub mod device_info;
+pub mod occupancy;
+pub mod ops;
+pub mod stream;
+pub mod types;
+
+use std::any::Any;
+use std::ffi::c_void;
+use std::sync::Arc;
+
+use crate::error::{Failure, HipError, HipResult};
+use crate::props::HipDeviceProp;
+use crate::registry::{KernelRef, Module};
+
+pub use attributes::DeviceAttribute;
+pub use device_info::DeviceInfo;
+pub use stream::Stream;
+pub use types::*;
+
+/// A HIP device ordinal: an index into the backend's devices.
+pub type DeviceId = usize;
+
+/// Which driver a backend is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum BackendKind {
+    OpenCl,
+    Cuda,
+}
+
+impl BackendKind {
+    pub fn name(self) -> &'static str {
+        match self {
+            BackendKind::OpenCl => "OpenCL",
+            BackendKind::Cuda => "CUDA",
+        }
+    }
+}
+
+/// The devices of one driver.
+pub trait Backend: Send + Sync {
+    fn kind(&self) -> BackendKind;
+
+    /// How many HIP devices this backend shows.
+    fn device_count(&self) -> usize;
+
+    /// Device `id`, or `hipErrorInvalidDevice`.
+    fn device(&self, id: DeviceId) -> HipResult<&dyn Device>;
+}
+
+/// One device with its primary context. Methods that need a driver context make the device's
+/// current on the calling thread themselves.
+pub trait Device: Send + Sync {
+    fn id(&self) -> DeviceId;
+
+    /// The device's name (`hipDeviceGetName`).
+    fn name(&self) -> &str;
+
+    /// What `hipGetDeviceProperties` reports.
+    fn properties(&self) -> HipDeviceProp;
+
+    /// How device memory is provided, in words (for logs and tests).
+    fn memory_model(&self) -> &'static str;
+
+    /// `hipDeviceGetAttribute`.
+    fn attribute(&self, attribute: DeviceAttribute) -> HipResult<i32>;
+
+    fn limit(&self, limit: Limit) -> HipResult<usize>;
+    fn set_limit(&self, limit: Limit, value: usize) -> HipResult<()>;
+
+    /// (least, greatest) stream priority.
+    fn stream_priority_range(&self) -> HipResult<(i32, i32)>;
+
+    /// Makes the device usable from the calling thread (`hipSetDevice`, `hipInit`).
+    fn make_current(&self) -> HipResult<()>;
+
+    /// Waits for all work of the device (`hipDeviceSynchronize`).
+    fn synchronize(&self) -> HipResult<()>;
+
+    /// `hipDeviceReset`, after the runtime dropped every stream and event handle: frees every
+    /// allocation; built or loaded modules are dropped (`ModuleState::reset`), their variables
+    /// back at their initial values on next use.
+    fn reset(&self) -> HipResult<()>;
+
+    // ---- memory -------------------------------------------------------------------------------
+
+    /// `size` (> 0) bytes of `kind`.
+    fn allocate(&self, kind: MemoryKind, size: usize) -> HipResult<*mut c_void>;
+
+    /// Frees `p` (not null) after the work queued before it: `hipFree` or `hipHostFree`.
+    fn free(&self, p: *mut c_void, kind: FreeKind) -> HipResult<()>;
+
+    /// (free, total) bytes of device memory.
+    fn memory_info(&self) -> HipResult<(usize, usize)>;
+
+    /// `hipPointerGetAttributes`; memory the backend does not know is unregistered.
+    fn pointer_attributes(&self, p: *const c_void) -> HipResult<PointerAttributes>;
+
+    /// The device address of pinned host memory.
+    fn host_device_pointer(&self, host: *mut c_void) -> HipResult<*mut c_void>;
+
+    /// `hipHostRegister`: pins existing host memory for the device.
+    fn host_register(&self, _p: *mut c_void, _bytes: usize, _flags: u32) -> HipResult<()> {
+        Err(not_supported(
+            "registering existing host memory has no equivalent on this backend",
+        ))
+    }
+
+    /// Undoes [`Device::host_register`].
+    fn host_unregister(&self, _p: *mut c_void) -> HipResult<()> {
+        Err(not_supported(
+            "registering existing host memory has no equivalent on this backend",
+        ))
+    }
+
+    /// `hipMemAdvise` on managed memory (`location`: where the advice takes one).
+    fn advise(
+        &self,
+        p: *const c_void,
+        count: usize,
+        advice: MemAdvice,
+        location: Option<Location>,
+    ) -> HipResult<()>;
+
+    /// `hipMemRangeGetAttribute`: the attribute's value for the range, written into `out`.
+    fn range_attribute(
+        &self,
+        attribute: RangeAttribute,
+        p: *const c_void,
+        count: usize,
+        out: &mut [u8],
+    ) -> HipResult<()>;
+
+    /// Whether this device can reach `peer`'s memory (`hipDeviceCanAccessPeer`). Peer access is
+    /// the next step: a backend that has it answers per pair.
+    fn can_access_peer(&self, _peer: DeviceId) -> bool {
+        false
+    }
+
+    // ---- streams and events -------------------------------------------------------------------
+
+    /// The null stream (HIP's legacy default stream).
+    fn null_stream(&self) -> Arc<Stream>;
+
+    /// `hipStreamPerThread` for the calling thread.
+    fn per_thread_stream(&self) -> HipResult<Arc<Stream>>;
+
+    /// A new stream (`flags` checked by the caller).
+    fn create_stream(&self, flags: StreamFlags, priority: i32) -> HipResult<Arc<dyn Queue>>;
+
+    /// A new event (`flags` checked by the caller; a backend may refuse some).
+    fn create_event(&self, flags: EventFlags) -> HipResult<Box<dyn Event>>;
+
+    // ---- kernels and device variables ---------------------------------------------------------
+
+    fn func_attributes(&self, kernel: &KernelRef) -> HipResult<FuncAttributes>;
+    fn set_func_attribute(
+        &self,
+        kernel: &KernelRef,
+        attribute: FuncAttribute,
+        value: i32,
+    ) -> HipResult<()>;
+
+    /// (grid, block) of `hipOccupancyMaxPotentialBlockSize`.
+    fn max_potential_block_size(
+        &self,
+        kernel: &KernelRef,
+        dynamic_shared: usize,
+        block_limit: i32,
+    ) -> HipResult<(i32, i32)>;
+
+    /// `hipOccupancyMaxActiveBlocksPerMultiprocessor[WithFlags]`.
+    fn max_active_blocks(
+        &self,
+        kernel: &KernelRef,
+        block_size: i32,
+        dynamic_shared: usize,
+        flags: u32,
+    ) -> HipResult<i32>;
+
+    /// The device address and size of variable `index` of `module` (building or loading the
+    /// module on this device first).
+    fn variable(&self, module: &Arc<Module>, index: usize) -> HipResult<(usize, usize)>;
+}
+
+/// A backend's stream: an ordered queue of work on one device.
+pub trait Queue: Any + Send + Sync {
+    /// Launches `kernel` (`cfg.stream` is this queue's stream). Asynchronous.
+    fn launch(&self, kernel: &KernelRef, cfg: &LaunchConfig) -> HipResult<()>;
+
+    /// Copies a region (checked for nulls and pitches by the caller); with `wait`, returns once
+    /// the copy is done.
+    fn copy(&self, copy: &Copy3d, kind: MemcpyKind, wait: bool) -> HipResult<()>;
+
+    /// Fills a region; with `wait`, returns once it is done.
+    fn fill(&self, fill: &Fill, wait: bool) -> HipResult<()>;
+
+    /// `hipMemPrefetchAsync` of managed memory to `to`, in stream order.
+    fn prefetch(&self, p: *const c_void, count: usize, to: Location) -> HipResult<()>;
+
+    /// Later work waits for `event` (an event never recorded is complete).
+    fn wait_event(&self, event: &dyn Event) -> HipResult<()>;
+
+    /// Runs `function` on the host once the work before it is done; later work waits for it.
+    /// The function receives `hipSuccess`, or a failure code when earlier work failed.
+    fn host_function(&self, function: HostFunction) -> HipResult<()>;
+
+    /// Waits for everything queued so far (and, by HIP's null-stream rules, what it depends on).
+    fn synchronize(&self) -> HipResult<()>;
+
+    /// `Ok(true)` when all its work is done.
+    fn is_idle(&self) -> HipResult<bool>;
+
+    fn flags(&self) -> HipResult<u32>;
+    fn priority(&self) -> HipResult<i32>;
+
+    fn as_any(&self) -> &dyn Any;
+}
+
+/// A backend's event.
+pub trait Event: Any + Send + Sync {
+    /// `hipEventRecord` on `queue`.
+    fn record(&self, queue: &dyn Queue) -> HipResult<()>;
+
+    /// Waits until the event completed (never recorded: at once).
+    fn synchronize(&self) -> HipResult<()>;
+
+    /// `Ok(true)` when complete or never recorded.
+    fn is_complete(&self) -> HipResult<bool>;
+
+    /// Milliseconds from this event to `stop`.
+    fn elapsed_ms(&self, stop: &dyn Event) -> HipResult<f32>;
+
+    fn as_any(&self) -> &dyn Any;
+}
+
+/// What a backend built or loaded for one registry module, kept in the module (see
+/// `registry::Module::state`).
+pub trait ModuleState: Any + Send + Sync + std::fmt::Debug {
+    /// Drops what the device built or loaded (`hipDeviceReset`); built again on next use.
+    fn reset(&self);
+
+    fn as_any(&self) -> &dyn Any;
+}
+
+/// A backend's object of a type it expects, or `hipErrorInvalidHandle` (an object of another
+/// backend cannot reach here in one process; the check keeps a mistake from being undefined).
+pub fn downcast<'a, T: 'static>(object: &'a dyn Any, what: &str) -> HipResult<&'a T> {
+    object.downcast_ref::<T>().ok_or_else(|| {
+        Failure::new(
+            HipError::InvalidHandle,
+            format!("{what} of another backend"),
+        )
+    })
+}
+
+/// `hipErrorNotSupported` with the reason.
+pub fn not_supported(why: &str) -> Failure {
+    Failure::new(
+        HipError::NotSupported,
+        format!("not supported by hipmlir: {why}"),
+    )
+}

@@ -1,0 +1,55 @@
+//! The one way into a stream for each kind of operation: launches, copies, fills, prefetches,
+//! event records and waits, host functions. Every API call that puts work on a stream comes
+//! through here, so stream capture (recording the operation into a graph instead of running it)
+//! and graph replay (running recorded operations onto a stream) each have one place per kind.
+//! The shared argument checks live here too, so both backends see only well-formed work.
+
+use std::ffi::c_void;
+
+use super::{Copy3d, Event, Fill, HostFunction, LaunchConfig, Location, MemcpyKind, Stream};
+use crate::error::HipResult;
+use crate::registry::KernelRef;
+
+/// Launches `kernel` on `cfg.stream`.
+pub fn launch(kernel: &KernelRef, cfg: &LaunchConfig) -> HipResult<()> {
+    cfg.stream.queue().launch(kernel, cfg)
+}
+
+/// Copies a region on `stream`; with `wait`, returns once it is done. An empty region is done
+/// at once.
+pub fn copy(stream: &Stream, copy: &Copy3d, kind: MemcpyKind, wait: bool) -> HipResult<()> {
+    if copy.is_empty() {
+        return Ok(());
+    }
+    copy.check()?;
+    stream.queue().copy(copy, kind, wait)
+}
+
+/// Fills a region on `stream`; with `wait`, returns once it is done.
+pub fn fill(stream: &Stream, fill: &Fill, wait: bool) -> HipResult<()> {
+    fill.check()?;
+    if fill.is_empty() {
+        return Ok(());
+    }
+    stream.queue().fill(fill, wait)
+}
+
+/// Prefetches managed memory in stream order.
+pub fn prefetch(stream: &Stream, p: *const c_void, count: usize, to: Location) -> HipResult<()> {
+    stream.queue().prefetch(p, count, to)
+}
+
+/// Records `event` on `stream`.
+pub fn record(event: &dyn Event, stream: &Stream) -> HipResult<()> {
+    event.record(stream.queue())
+}
+
+/// Makes later work on `stream` wait for `event`.
+pub fn wait_event(stream: &Stream, event: &dyn Event) -> HipResult<()> {
+    stream.queue().wait_event(event)
+}
+
+/// Runs `function` on the host in `stream`'s order.
+pub fn host_function(stream: &Stream, function: HostFunction) -> HipResult<()> {
+    stream.queue().host_function(function)
+}

@@ -1,0 +1,123 @@
+//! The runtime's streams and events as programs hold them: a `hipStream_t` or `hipEvent_t` is a
+//! number of a handle table (`handles`), checked on every call, whichever backend serves the
+//! process. A [`Stream`] owns its backend's [`Queue`]; HIP's special stream values are the
+//! device's own streams: null and `hipStreamLegacy` (1) its null stream, `hipStreamPerThread` (2)
+//! the calling thread's.
+//!
+//! Stream capture keeps its state here, on the [`Stream`]: the operations that reach a stream
+//! all pass through `ops`, which will then record them instead of running them.
+
+use std::sync::{Arc, OnceLock};
+
+use super::{Device, DeviceId, Event, Queue};
+use crate::error::{Failure, HipError, HipResult};
+use crate::handles::{HandleTable, Kind};
+
+/// `hipStreamLegacy`.
+pub const LEGACY_HANDLE: usize = 1;
+/// `hipStreamPerThread`.
+pub const PER_THREAD_HANDLE: usize = 2;
+
+/// A stream: the device it belongs to and the backend's queue.
+pub struct Stream {
+    device: DeviceId,
+    queue: Arc<dyn Queue>,
+}
+
+impl std::fmt::Debug for Stream {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "Stream {{ device: {} }}", self.device)
+    }
+}
+
+impl Stream {
+    pub fn new(device: DeviceId, queue: Arc<dyn Queue>) -> Self {
+        Stream { device, queue }
+    }
+
+    pub fn device(&self) -> DeviceId {
+        self.device
+    }
+
+    pub fn queue(&self) -> &dyn Queue {
+        &*self.queue
+    }
+}
+
+fn streams() -> &'static HandleTable<Stream> {
+    static TABLE: OnceLock<HandleTable<Stream>> = OnceLock::new();
+    TABLE.get_or_init(|| HandleTable::new(Kind::Stream))
+}
+
+fn events() -> &'static HandleTable<dyn Event> {
+    static TABLE: OnceLock<HandleTable<dyn Event>> = OnceLock::new();
+    TABLE.get_or_init(|| HandleTable::new(Kind::Event))
+}
+
+fn bad_stream(handle: usize) -> Failure {
+    Failure::new(
+        HipError::InvalidHandle,
+        format!(
+            "{handle:#x} is not a live stream (destroyed, or never created by hipStreamCreate)"
+        ),
+    )
+}
+
+fn bad_event(handle: usize) -> Failure {
+    Failure::new(
+        HipError::InvalidHandle,
+        format!("{handle:#x} is not a live event (destroyed, or never created by hipEventCreate)"),
+    )
+}
+
+/// Gives a new stream its handle.
+pub fn insert_stream(stream: Stream) -> usize {
+    streams().insert(Arc::new(stream))
+}
+
+/// The stream a `hipStream_t` names; the special values name `device`'s own streams.
+pub fn resolve(device: &dyn Device, handle: usize) -> HipResult<Arc<Stream>> {
+    match handle {
+        0 | LEGACY_HANDLE => Ok(device.null_stream()),
+        PER_THREAD_HANDLE => device.per_thread_stream(),
+        h => streams().get(h).ok_or_else(|| bad_stream(h)),
+    }
+}
+
+/// `hipStreamDestroy`: forgets the handle; work already queued still runs to completion.
+pub fn remove_stream(handle: usize) -> HipResult<()> {
+    if handle <= PER_THREAD_HANDLE {
+        return Err(Failure::new(
+            HipError::InvalidHandle,
+            "the null stream, hipStreamLegacy and hipStreamPerThread cannot be destroyed",
+        ));
+    }
+    streams()
+        .remove(handle)
+        .map(drop)
+        .ok_or_else(|| bad_stream(handle))
+}
+
+/// Gives a new event its handle.
+pub fn insert_event(event: Box<dyn Event>) -> usize {
+    events().insert(Arc::from(event))
+}
+
+/// The event a `hipEvent_t` names.
+pub fn event(handle: usize) -> HipResult<Arc<dyn Event>> {
+    events().get(handle).ok_or_else(|| bad_event(handle))
+}
+
+/// `hipEventDestroy`.
+pub fn remove_event(handle: usize) -> HipResult<()> {
+    events()
+        .remove(handle)
+        .map(drop)
+        .ok_or_else(|| bad_event(handle))
+}
+
+/// Forgets every stream and event (`hipDeviceReset`, before the device resets).
+pub fn clear() {
+    drop(streams().clear());
+    drop(events().clear());
+}

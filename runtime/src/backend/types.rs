@@ -1,0 +1,744 @@
+//! The vocabulary of the backend interface: HIP's C types the runtime reads and writes
+//! (`dim3`, `hipPointerAttribute_t`, `hipFuncAttributes`, `hipExtent`, `hipPitchedPtr`), and the
+//! Rust enums and shapes `api/` converts the C arguments into once (memcpy kinds, limits,
+//! function attributes, memory advice, copy and fill regions, launch configurations).
+
+use std::ffi::{c_int, c_void};
+
+use hipmlir_device_image::KernelInfo;
+
+use crate::error::{Failure, HipError, HipResult};
+
+use super::{DeviceId, Stream};
+
+/// HIP's `dim3`, passed by value across the C ABI.
+#[repr(C)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Dim3 {
+    pub x: u32,
+    pub y: u32,
+    pub z: u32,
+}
+
+impl Dim3 {
+    pub const fn new(x: u32, y: u32, z: u32) -> Self {
+        Dim3 { x, y, z }
+    }
+
+    pub fn as_array(self) -> [u32; 3] {
+        [self.x, self.y, self.z]
+    }
+}
+
+/// The most blocks in each grid dimension (`hipDeviceProp_t.maxGridSize`) where the device does
+/// not say: OpenCL bounds only the global size, so HIP's x limit is used for every dimension.
+pub const MAX_GRID_DIM: i32 = i32::MAX;
+
+/// Everything one kernel launch needs: its shape, dynamic shared memory, stream and the packed
+/// argument block (a C struct of the kernel's parameters, laid out by its metadata).
+#[derive(Debug, Clone, Copy)]
+pub struct LaunchConfig<'a> {
+    pub grid: Dim3,
+    pub block: Dim3,
+    pub shared_mem: usize,
+    pub stream: &'a Stream,
+    pub args: &'a [u8],
+}
+
+/// Checks that a packed argument block is the size the kernel's metadata lays out (before any
+/// launch, on every backend: a backend reads the block by that layout).
+pub fn check_args_size(kernel: &KernelInfo, block: &[u8]) -> HipResult<()> {
+    if block.len() as u64 != kernel.args_size {
+        return Err(Failure::invalid_value(format!(
+            "kernel '{}' ({}) takes a {}-byte argument block, got {} bytes",
+            kernel.source_name,
+            kernel.name,
+            kernel.args_size,
+            block.len()
+        )));
+    }
+    Ok(())
+}
+
+/// `hipMemcpyKind`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum MemcpyKind {
+    HostToHost = 0,
+    HostToDevice = 1,
+    DeviceToHost = 2,
+    DeviceToDevice = 3,
+    Default = 4,
+}
+
+impl MemcpyKind {
+    pub fn from_raw(kind: i32) -> Option<Self> {
+        Some(match kind {
+            0 => MemcpyKind::HostToHost,
+            1 => MemcpyKind::HostToDevice,
+            2 => MemcpyKind::DeviceToHost,
+            3 => MemcpyKind::DeviceToDevice,
+            4 => MemcpyKind::Default,
+            _ => return None,
+        })
+    }
+
+    /// The kind, or `hipErrorInvalidMemcpyDirection`.
+    pub fn parse(kind: i32) -> HipResult<Self> {
+        MemcpyKind::from_raw(kind).ok_or_else(|| {
+            Failure::new(
+                HipError::InvalidMemcpyDirection,
+                format!("{kind} is not a hipMemcpyKind (0..=4)"),
+            )
+        })
+    }
+
+    /// Whether `(dst, src)` must be device memory per the declared kind (`None`: infer).
+    pub fn declared(self) -> (Option<bool>, Option<bool>) {
+        match self {
+            MemcpyKind::HostToHost => (Some(false), Some(false)),
+            MemcpyKind::HostToDevice => (Some(true), Some(false)),
+            MemcpyKind::DeviceToHost => (Some(false), Some(true)),
+            MemcpyKind::DeviceToDevice => (Some(true), Some(true)),
+            MemcpyKind::Default => (None, None),
+        }
+    }
+}
+
+/// One 2-D copy: `height` rows of `width` bytes between pitched ranges.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Copy2d {
+    pub dst: *mut c_void,
+    pub dpitch: usize,
+    pub src: *const c_void,
+    pub spitch: usize,
+    pub width: usize,
+    pub height: usize,
+}
+
+/// A copy of `depth` slices of `height` rows of `width` bytes; each side has its row pitch and
+/// slice pitch. A 1-D copy is one row, a 2-D copy one slice.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Copy3d {
+    pub dst: *mut c_void,
+    pub dst_pitch: usize,
+    pub dst_slice: usize,
+    pub src: *const c_void,
+    pub src_pitch: usize,
+    pub src_slice: usize,
+    pub width: usize,
+    pub height: usize,
+    pub depth: usize,
+}
+
+impl Copy3d {
+    /// `len` contiguous bytes.
+    pub fn linear(dst: *mut c_void, src: *const c_void, len: usize) -> Self {
+        Copy3d::planar(Copy2d {
+            dst,
+            dpitch: len,
+            src,
+            spitch: len,
+            width: len,
+            height: 1,
+        })
+    }
+
+    /// One slice.
+    pub fn planar(c: Copy2d) -> Self {
+        Copy3d {
+            dst: c.dst,
+            dst_pitch: c.dpitch,
+            dst_slice: c.dpitch.saturating_mul(c.height),
+            src: c.src,
+            src_pitch: c.spitch,
+            src_slice: c.spitch.saturating_mul(c.height),
+            width: c.width,
+            height: c.height,
+            depth: 1,
+        }
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.width == 0 || self.height == 0 || self.depth == 0
+    }
+
+    /// One row of one slice: a plain copy of `width` bytes.
+    pub fn is_linear(&self) -> bool {
+        self.height == 1 && self.depth == 1
+    }
+
+    /// The 2-D copies the region is made of: one when both sides' slices follow each other
+    /// without gaps (or there is one slice), else one per slice.
+    pub fn planes(&self) -> impl Iterator<Item = Copy2d> + '_ {
+        let packed = self.dst_slice == self.dst_pitch * self.height
+            && self.src_slice == self.src_pitch * self.height;
+        let (count, height) = if self.depth == 1 || packed {
+            (1, self.height * self.depth)
+        } else {
+            (self.depth, self.height)
+        };
+        (0..count).map(move |z| Copy2d {
+            dst: (self.dst as usize + z * self.dst_slice) as *mut c_void,
+            dpitch: self.dst_pitch,
+            src: (self.src as usize + z * self.src_slice) as *const c_void,
+            spitch: self.src_pitch,
+            width: self.width,
+            height,
+        })
+    }
+
+    /// Checks what every backend relies on: no null side, rows within their pitches.
+    pub fn check(&self) -> HipResult<()> {
+        if self.width > self.dst_pitch || self.width > self.src_pitch {
+            return Err(Failure::new(
+                HipError::InvalidPitchValue,
+                format!(
+                    "width {} is larger than the destination pitch {} or the source pitch {}",
+                    self.width, self.dst_pitch, self.src_pitch
+                ),
+            ));
+        }
+        if self.dst.is_null() || self.src.is_null() {
+            return Err(Failure::invalid_value(format!(
+                "null {} pointer for a {}-byte copy",
+                if self.dst.is_null() {
+                    "destination"
+                } else {
+                    "source"
+                },
+                self.width
+            )));
+        }
+        Ok(())
+    }
+}
+
+/// A fill's repeated value: 1, 2 or 4 bytes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Pattern {
+    bytes: [u8; 4],
+    len: usize,
+}
+
+impl Pattern {
+    pub fn u8(v: u8) -> Self {
+        Pattern {
+            bytes: [v, 0, 0, 0],
+            len: 1,
+        }
+    }
+
+    pub fn u16(v: u16) -> Self {
+        let [a, b] = v.to_ne_bytes();
+        Pattern {
+            bytes: [a, b, 0, 0],
+            len: 2,
+        }
+    }
+
+    pub fn u32(v: u32) -> Self {
+        Pattern {
+            bytes: v.to_ne_bytes(),
+            len: 4,
+        }
+    }
+
+    pub fn as_bytes(&self) -> &[u8] {
+        &self.bytes[..self.len]
+    }
+}
+
+/// A fill of `height` rows of `count` values each, rows `pitch` bytes apart (a 1-D fill is one
+/// row); `depth` slices `slice` bytes apart.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Fill {
+    pub dst: *mut c_void,
+    pub pattern: Pattern,
+    pub count: usize,
+    pub pitch: usize,
+    pub height: usize,
+    pub slice: usize,
+    pub depth: usize,
+}
+
+impl Fill {
+    /// `count` values from `dst` on.
+    pub fn linear(dst: *mut c_void, pattern: Pattern, count: usize) -> Self {
+        let bytes = count.saturating_mul(pattern.len);
+        Fill {
+            dst,
+            pattern,
+            count,
+            pitch: bytes,
+            height: 1,
+            slice: bytes,
+            depth: 1,
+        }
+    }
+
+    /// Bytes of one row (`None` on overflow).
+    pub fn row_bytes(&self) -> Option<usize> {
+        self.count.checked_mul(self.pattern.len)
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.count == 0 || self.height == 0 || self.depth == 0
+    }
+
+    /// Checks what every backend relies on: a size that does not overflow and, unless the fill is
+    /// empty, a non-null destination aligned to the pattern and rows within their pitch.
+    pub fn check(&self) -> HipResult<()> {
+        let row = self.row_bytes().ok_or_else(|| {
+            Failure::invalid_value(format!(
+                "{} elements of {} bytes overflow",
+                self.count, self.pattern.len
+            ))
+        })?;
+        if self.is_empty() {
+            return Ok(());
+        }
+        if self.dst.is_null() {
+            return Err(Failure::invalid_value(format!(
+                "null destination for a {row}-byte memset"
+            )));
+        }
+        if !(self.dst as usize).is_multiple_of(self.pattern.len) {
+            return Err(Failure::invalid_value(format!(
+                "destination {:p} is not aligned to the {}-byte fill pattern",
+                self.dst, self.pattern.len
+            )));
+        }
+        if (self.height > 1 && row > self.pitch) || (self.depth > 1 && self.slice < self.pitch) {
+            return Err(Failure::new(
+                HipError::InvalidPitchValue,
+                format!("rows of {row} bytes do not fit the pitch {}", self.pitch),
+            ));
+        }
+        Ok(())
+    }
+
+    /// The start of each row: `(address, bytes)`, or one range when rows (and slices) follow each
+    /// other without gaps.
+    pub fn rows(&self) -> impl Iterator<Item = (*mut c_void, usize)> + '_ {
+        let row = self.count * self.pattern.len;
+        let packed = (self.height == 1 || self.pitch == row)
+            && (self.depth == 1 || self.slice == row * self.height);
+        let (rows, len) = if packed {
+            (1, row * self.height * self.depth)
+        } else {
+            (self.height * self.depth, row)
+        };
+        (0..rows).map(move |r| {
+            let (z, y) = (r / self.height, r % self.height);
+            let at = self.dst as usize + z * self.slice + y * self.pitch;
+            (at as *mut c_void, len)
+        })
+    }
+}
+
+/// What memory an allocation is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum MemoryKind {
+    /// `hipMalloc`.
+    Device,
+    /// `hipMallocManaged` with its attach flags (`hipMemAttachGlobal` 1, `hipMemAttachHost` 2).
+    Managed { flags: u32 },
+    /// `hipHostMalloc`: pinned host memory the device can reach, with HIP's flags.
+    PinnedHost { flags: u32 },
+}
+
+/// Which free: `hipFree` (device and managed memory) or `hipHostFree` (pinned host memory).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FreeKind {
+    Device,
+    Host,
+}
+
+/// `hipCpuDeviceId`.
+pub const CPU_DEVICE_ID: c_int = -1;
+/// `hipInvalidDeviceId`.
+pub const INVALID_DEVICE_ID: c_int = -2;
+
+/// Where managed memory is advised to live or prefetched to.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Location {
+    Host,
+    Device(DeviceId),
+}
+
+impl Location {
+    /// HIP's number for it: the ordinal, or `hipCpuDeviceId`.
+    pub fn raw(self) -> c_int {
+        match self {
+            Location::Host => CPU_DEVICE_ID,
+            Location::Device(d) => c_int::try_from(d).unwrap_or(c_int::MAX),
+        }
+    }
+}
+
+/// `hipMemoryAdvise`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum MemAdvice {
+    SetReadMostly = 1,
+    UnsetReadMostly = 2,
+    SetPreferredLocation = 3,
+    UnsetPreferredLocation = 4,
+    SetAccessedBy = 5,
+    UnsetAccessedBy = 6,
+    SetCoarseGrain = 100,
+    UnsetCoarseGrain = 101,
+}
+
+impl MemAdvice {
+    pub fn parse(advice: c_int) -> HipResult<Self> {
+        use MemAdvice::*;
+        Ok(match advice {
+            1 => SetReadMostly,
+            2 => UnsetReadMostly,
+            3 => SetPreferredLocation,
+            4 => UnsetPreferredLocation,
+            5 => SetAccessedBy,
+            6 => UnsetAccessedBy,
+            100 => SetCoarseGrain,
+            101 => UnsetCoarseGrain,
+            other => {
+                return Err(Failure::invalid_value(format!(
+                    "{other} is not a hipMemoryAdvise value"
+                )))
+            }
+        })
+    }
+
+    /// Whether the advice names a location (the device argument).
+    pub fn takes_location(self) -> bool {
+        matches!(
+            self,
+            MemAdvice::SetPreferredLocation | MemAdvice::SetAccessedBy | MemAdvice::UnsetAccessedBy
+        )
+    }
+}
+
+/// `hipMemRangeAttribute`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RangeAttribute {
+    ReadMostly = 1,
+    PreferredLocation = 2,
+    AccessedBy = 3,
+    LastPrefetchLocation = 4,
+    CoherencyMode = 100,
+}
+
+impl RangeAttribute {
+    pub fn parse(attribute: c_int) -> HipResult<Self> {
+        use RangeAttribute::*;
+        Ok(match attribute {
+            1 => ReadMostly,
+            2 => PreferredLocation,
+            3 => AccessedBy,
+            4 => LastPrefetchLocation,
+            100 => CoherencyMode,
+            other => {
+                return Err(Failure::invalid_value(format!(
+                    "{other} is not a hipMemRangeAttribute value"
+                )))
+            }
+        })
+    }
+}
+
+/// `hipLimit_t`: the device limits HIP programs query and set (HIP's names).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[allow(clippy::enum_variant_names)]
+pub enum Limit {
+    StackSize = 0,
+    PrintfFifoSize = 1,
+    MallocHeapSize = 2,
+}
+
+impl Limit {
+    pub fn parse(limit: c_int) -> HipResult<Self> {
+        Ok(match limit {
+            0 => Limit::StackSize,
+            1 => Limit::PrintfFifoSize,
+            2 => Limit::MallocHeapSize,
+            other => return Err(Failure::invalid_value(format!("unknown limit {other}"))),
+        })
+    }
+}
+
+/// `hipFuncAttribute`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FuncAttribute {
+    MaxDynamicSharedMemorySize = 8,
+    PreferredSharedMemoryCarveout = 9,
+}
+
+impl FuncAttribute {
+    pub fn parse(attribute: c_int) -> HipResult<Self> {
+        match attribute {
+            8 => Ok(FuncAttribute::MaxDynamicSharedMemorySize),
+            9 => Ok(FuncAttribute::PreferredSharedMemoryCarveout),
+            other => Err(Failure::invalid_value(format!(
+                "{other} is not a hipFuncAttribute value"
+            ))),
+        }
+    }
+}
+
+/// `hipStreamCreateWithFlags`' flags.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct StreamFlags {
+    /// `hipStreamNonBlocking`: no implicit synchronization with the null stream.
+    pub non_blocking: bool,
+}
+
+impl StreamFlags {
+    pub const NON_BLOCKING: u32 = 1;
+
+    pub fn parse(flags: u32) -> HipResult<Self> {
+        if flags & !Self::NON_BLOCKING != 0 {
+            return Err(Failure::invalid_value(format!(
+                "stream flags {flags:#x}: only hipStreamDefault (0) and hipStreamNonBlocking (1) exist"
+            )));
+        }
+        Ok(StreamFlags {
+            non_blocking: flags & Self::NON_BLOCKING != 0,
+        })
+    }
+
+    pub fn raw(self) -> u32 {
+        u32::from(self.non_blocking)
+    }
+}
+
+/// `hipEventCreateWithFlags`' flags.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct EventFlags {
+    pub blocking_sync: bool,
+    pub disable_timing: bool,
+    pub interprocess: bool,
+}
+
+impl EventFlags {
+    pub const BLOCKING_SYNC: u32 = 1;
+    pub const DISABLE_TIMING: u32 = 2;
+    pub const INTERPROCESS: u32 = 4;
+
+    pub fn parse(flags: u32) -> HipResult<Self> {
+        let known = Self::BLOCKING_SYNC | Self::DISABLE_TIMING | Self::INTERPROCESS;
+        if flags & !known != 0 {
+            return Err(Failure::invalid_value(format!(
+                "event flags {flags:#x}: known flags are hipEventBlockingSync (1), \
+                 hipEventDisableTiming (2) and hipEventInterprocess (4)"
+            )));
+        }
+        Ok(EventFlags {
+            blocking_sync: flags & Self::BLOCKING_SYNC != 0,
+            disable_timing: flags & Self::DISABLE_TIMING != 0,
+            interprocess: flags & Self::INTERPROCESS != 0,
+        })
+    }
+
+    pub fn raw(self) -> u32 {
+        [
+            (self.blocking_sync, Self::BLOCKING_SYNC),
+            (self.disable_timing, Self::DISABLE_TIMING),
+            (self.interprocess, Self::INTERPROCESS),
+        ]
+        .iter()
+        .filter(|(set, _)| *set)
+        .fold(0, |flags, (_, bit)| flags | bit)
+    }
+}
+
+/// A host function in stream order; told `hipSuccess` (0) or the failure of earlier work.
+pub type HostFunction = Box<dyn FnOnce(i32) + Send>;
+
+/// `hipMemoryType` (HIP 6 numbering).
+pub const MEMORY_TYPE_UNREGISTERED: i32 = 0;
+pub const MEMORY_TYPE_HOST: i32 = 1;
+pub const MEMORY_TYPE_DEVICE: i32 = 2;
+pub const MEMORY_TYPE_MANAGED: i32 = 3;
+
+/// `hipPointerAttribute_t`.
+#[repr(C)]
+#[derive(Debug, Clone, Copy)]
+#[allow(non_snake_case)]
+pub struct PointerAttributes {
+    pub r#type: i32,
+    pub device: i32,
+    pub devicePointer: *mut c_void,
+    pub hostPointer: *mut c_void,
+    pub isManaged: i32,
+    pub allocationFlags: u32,
+}
+
+impl PointerAttributes {
+    /// What is reported for memory the runtime does not know.
+    pub fn unregistered() -> Self {
+        PointerAttributes {
+            r#type: MEMORY_TYPE_UNREGISTERED,
+            device: 0,
+            devicePointer: std::ptr::null_mut(),
+            hostPointer: std::ptr::null_mut(),
+            isManaged: 0,
+            allocationFlags: 0,
+        }
+    }
+}
+
+/// HIP's `hipFuncAttributes`.
+#[repr(C)]
+#[derive(Debug, Clone, Copy, Default)]
+#[allow(non_snake_case)]
+pub struct FuncAttributes {
+    pub binaryVersion: c_int,
+    pub cacheModeCA: c_int,
+    pub constSizeBytes: usize,
+    pub localSizeBytes: usize,
+    pub maxDynamicSharedSizeBytes: c_int,
+    pub maxThreadsPerBlock: c_int,
+    pub numRegs: c_int,
+    pub preferredShmemCarveout: c_int,
+    pub ptxVersion: c_int,
+    pub sharedSizeBytes: usize,
+}
+
+/// HIP's `hipExtent`: width in bytes, height and depth in rows and slices.
+#[repr(C)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Extent {
+    pub width: usize,
+    pub height: usize,
+    pub depth: usize,
+}
+
+/// HIP's `hipPitchedPtr`.
+#[repr(C)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct PitchedPtr {
+    pub ptr: *mut c_void,
+    pub pitch: usize,
+    pub xsize: usize,
+    pub ysize: usize,
+}
+
+/// The alignment of `hipMalloc` and of a pitched allocation's rows.
+pub const ALLOCATION_ALIGNMENT: usize = 256;
+
+/// The row pitch and total size of a `width` x `height` x `depth` pitched allocation (rows padded
+/// to the allocation alignment), with every step checked: a size that overflows is
+/// `hipErrorInvalidValue`, never a wrapped small (or zero) allocation reported as success.
+pub fn pitched_layout(width: usize, height: usize, depth: usize) -> HipResult<(usize, usize)> {
+    let overflow = || {
+        Failure::invalid_value(format!(
+            "a {width} x {height} x {depth} pitched allocation overflows the address space"
+        ))
+    };
+    let pitch = width
+        .checked_next_multiple_of(ALLOCATION_ALIGNMENT)
+        .ok_or_else(overflow)?;
+    let total = pitch
+        .checked_mul(height)
+        .and_then(|v| v.checked_mul(depth))
+        .ok_or_else(overflow)?;
+    Ok((pitch, total))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn pitched_layouts_are_overflow_checked() {
+        assert_eq!(pitched_layout(7, 5, 1).unwrap(), (256, 1280));
+        assert_eq!(pitched_layout(256, 2, 3).unwrap(), (256, 1536));
+        assert_eq!(pitched_layout(0, 5, 1).unwrap(), (0, 0));
+        for (w, h, d) in [
+            (usize::MAX, 1, 1),
+            (usize::MAX - 100, 1, 1),
+            (1 << 40, 1 << 30, 1),
+            (256, usize::MAX, 2),
+            (256, 1 << 40, 1 << 20),
+        ] {
+            let e = pitched_layout(w, h, d).unwrap_err();
+            assert_eq!(e.code, HipError::InvalidValue, "{w} x {h} x {d}");
+        }
+    }
+
+    #[test]
+    fn copies_split_into_planes_only_where_slices_have_gaps() {
+        let region = |dst_slice, src_slice| Copy3d {
+            dst: 0x1000 as *mut c_void,
+            dst_pitch: 64,
+            dst_slice,
+            src: 0x9000 as *const c_void,
+            src_pitch: 32,
+            src_slice,
+            width: 16,
+            height: 4,
+            depth: 3,
+        };
+        let packed: Vec<Copy2d> = region(256, 128).planes().collect();
+        assert_eq!(packed.len(), 1);
+        assert_eq!(packed[0].height, 12);
+        let gaps: Vec<Copy2d> = region(512, 128).planes().collect();
+        assert_eq!(gaps.len(), 3);
+        assert_eq!(gaps[2].dst as usize, 0x1000 + 2 * 512);
+        assert_eq!(gaps[2].src as usize, 0x9000 + 2 * 128);
+        assert!(gaps.iter().all(|c| c.height == 4));
+        let line = Copy3d::linear(0x10 as *mut c_void, 0x20 as *const c_void, 100);
+        assert!(line.is_linear());
+        assert_eq!(line.planes().count(), 1);
+    }
+
+    #[test]
+    fn flags_round_trip_and_unknown_bits_are_refused() {
+        for raw in 0..8 {
+            assert_eq!(EventFlags::parse(raw).unwrap().raw(), raw);
+        }
+        assert_eq!(
+            EventFlags::parse(8).unwrap_err().code,
+            HipError::InvalidValue
+        );
+        assert_eq!(StreamFlags::parse(1).unwrap().raw(), 1);
+        assert_eq!(
+            StreamFlags::parse(2).unwrap_err().code,
+            HipError::InvalidValue
+        );
+        assert_eq!(
+            MemcpyKind::parse(5).unwrap_err().code,
+            HipError::InvalidMemcpyDirection
+        );
+        assert_eq!(Limit::parse(3).unwrap_err().code, HipError::InvalidValue);
+        assert!(MemAdvice::parse(3).unwrap().takes_location());
+        assert!(!MemAdvice::parse(1).unwrap().takes_location());
+        assert_eq!(
+            MemAdvice::parse(7).unwrap_err().code,
+            HipError::InvalidValue
+        );
+    }
+
+    #[test]
+    fn fills_are_rows_unless_packed() {
+        let mut f = Fill::linear(0x1000 as *mut c_void, Pattern::u16(7), 10);
+        assert_eq!(f.rows().collect::<Vec<_>>(), [(0x1000 as *mut c_void, 20)]);
+        f.pitch = 32;
+        f.height = 3;
+        f.slice = 128;
+        f.depth = 2;
+        let rows: Vec<_> = f.rows().collect();
+        assert_eq!(rows.len(), 6);
+        assert_eq!(rows[4], ((0x1000 + 128 + 32) as *mut c_void, 20));
+        f.pitch = 20;
+        f.slice = 60;
+        assert_eq!(f.rows().count(), 1);
+        assert_eq!(f.rows().next().unwrap().1, 120);
+        let unaligned = Fill::linear(0x1001 as *mut c_void, Pattern::u32(0), 1);
+        assert_eq!(unaligned.check().unwrap_err().code, HipError::InvalidValue);
+        let mut wide = Fill::linear(0x1000 as *mut c_void, Pattern::u8(0), 64);
+        wide.pitch = 32;
+        wide.height = 2;
+        assert_eq!(wide.check().unwrap_err().code, HipError::InvalidPitchValue);
+    }
+}

@@ -1,0 +1,211 @@
+//! The OpenCL device as the backend interface sees it: [`Device`] for the opened `Runtime`.
+
+use std::ffi::c_void;
+use std::sync::Arc;
+
+use super::device::Runtime;
+use super::{event, kernels, managed, memory, stream, variables};
+use crate::backend::attributes::{self, DeviceAttribute};
+use crate::backend::{
+    Device, DeviceId, Event, EventFlags, FreeKind, FuncAttribute, FuncAttributes, Limit, Location,
+    MemAdvice, MemoryKind, PointerAttributes, Queue, RangeAttribute, Stream, StreamFlags,
+};
+use crate::error::{Failure, HipError, HipResult};
+use crate::props::HipDeviceProp;
+use crate::registry::{KernelRef, Module};
+
+/// The per-thread stack hipmlir reports: OpenCL sizes private memory itself, and inlined device
+/// code has no call stack to speak of.
+const REPORTED_STACK_SIZE: usize = 1024;
+
+impl Device for Runtime {
+    fn id(&self) -> DeviceId {
+        0
+    }
+
+    fn name(&self) -> &str {
+        self.info.name.trim()
+    }
+
+    fn properties(&self) -> HipDeviceProp {
+        HipDeviceProp::from_device(&self.info)
+    }
+
+    fn memory_model(&self) -> &'static str {
+        self.memory.name()
+    }
+
+    fn attribute(&self, attribute: DeviceAttribute) -> HipResult<i32> {
+        attributes::from_properties(&self.properties(), &self.info, attribute).ok_or_else(|| {
+            Failure::new(
+                HipError::NotSupported,
+                format!(
+                    "attribute {} is an AMD GPU's HDP register address: none exists on OpenCL",
+                    attribute.raw()
+                ),
+            )
+        })
+    }
+
+    /// The stack size (what OpenCL gives each work-item, reported as 1 KiB), the printf buffer
+    /// (`CL_DEVICE_PRINTF_BUFFER_SIZE`), the device heap's size (see `heap`).
+    fn limit(&self, limit: Limit) -> HipResult<usize> {
+        Ok(match limit {
+            Limit::StackSize => REPORTED_STACK_SIZE,
+            Limit::PrintfFifoSize => self.info.printf_buffer_size,
+            Limit::MallocHeapSize => crate::heap::limit(),
+        })
+    }
+
+    /// Any stack size (the device compiler sizes private memory itself), a printf buffer up to
+    /// the device's, the device heap's size before the heap exists; a larger printf buffer is
+    /// `hipErrorNotSupported`, never silently ignored.
+    fn set_limit(&self, limit: Limit, value: usize) -> HipResult<()> {
+        match limit {
+            Limit::StackSize => Ok(()),
+            Limit::PrintfFifoSize if value <= self.info.printf_buffer_size => Ok(()),
+            Limit::PrintfFifoSize => Err(Failure::new(
+                HipError::NotSupported,
+                format!(
+                    "a printf buffer of {value} bytes: the OpenCL device's is fixed at {} bytes",
+                    self.info.printf_buffer_size
+                ),
+            )),
+            Limit::MallocHeapSize => crate::heap::set_limit(value),
+        }
+    }
+
+    /// OpenCL queues have no priorities.
+    fn stream_priority_range(&self) -> HipResult<(i32, i32)> {
+        Ok((0, 0))
+    }
+
+    fn make_current(&self) -> HipResult<()> {
+        Ok(())
+    }
+
+    fn synchronize(&self) -> HipResult<()> {
+        let result = self.finish();
+        super::launch::reclaim_spills(self, result.is_ok());
+        result
+    }
+
+    /// Waits for all work, then frees every allocation. Built programs were dropped by the
+    /// modules' reset; they are built again on next use.
+    fn reset(&self) -> HipResult<()> {
+        let _ = self.finish();
+        super::launch::reclaim_spills(self, true);
+        memory::free_all(self);
+        Ok(())
+    }
+
+    fn allocate(&self, kind: MemoryKind, size: usize) -> HipResult<*mut c_void> {
+        memory::allocate(self, kind, size)
+    }
+
+    fn free(&self, p: *mut c_void, kind: FreeKind) -> HipResult<()> {
+        memory::free(self, p, kind)
+    }
+
+    /// OpenCL tells only the total (`CL_DEVICE_GLOBAL_MEM_SIZE`); free is the total less what
+    /// this process has allocated.
+    fn memory_info(&self) -> HipResult<(usize, usize)> {
+        let all = self.info.global_mem_size;
+        let available = all.saturating_sub(memory::device_bytes_in_use());
+        let size = |v: u64| usize::try_from(v).unwrap_or(usize::MAX);
+        Ok((size(available), size(all)))
+    }
+
+    fn pointer_attributes(&self, p: *const c_void) -> HipResult<PointerAttributes> {
+        Ok(memory::pointer_attributes(p))
+    }
+
+    /// USM host memory: the same pointer.
+    fn host_device_pointer(&self, host: *mut c_void) -> HipResult<*mut c_void> {
+        match memory::find_allocation(host as usize) {
+            Some((_, _, memory::AllocKind::HostUsm)) => Ok(host),
+            _ => Err(Failure::invalid_value(format!(
+                "{host:p} is not device-accessible hipHostMalloc memory"
+            ))),
+        }
+    }
+
+    fn advise(
+        &self,
+        p: *const c_void,
+        count: usize,
+        advice: MemAdvice,
+        location: Option<Location>,
+    ) -> HipResult<()> {
+        managed::advise(p as usize, count, advice, location)
+    }
+
+    fn range_attribute(
+        &self,
+        attribute: RangeAttribute,
+        p: *const c_void,
+        count: usize,
+        out: &mut [u8],
+    ) -> HipResult<()> {
+        let values = managed::range_attribute(attribute, out.len(), p as usize, count)?;
+        for (chunk, v) in out.chunks_exact_mut(4).zip(values) {
+            chunk.copy_from_slice(&v.to_ne_bytes());
+        }
+        Ok(())
+    }
+
+    fn null_stream(&self) -> Arc<Stream> {
+        self.null_stream.clone()
+    }
+
+    fn per_thread_stream(&self) -> HipResult<Arc<Stream>> {
+        stream::per_thread_stream(self)
+    }
+
+    fn create_stream(&self, flags: StreamFlags, priority: i32) -> HipResult<Arc<dyn Queue>> {
+        Ok(stream::create(self, flags, priority)?)
+    }
+
+    fn create_event(&self, flags: EventFlags) -> HipResult<Box<dyn Event>> {
+        Ok(Box::new(event::create(flags)?))
+    }
+
+    fn func_attributes(&self, kernel: &KernelRef) -> HipResult<FuncAttributes> {
+        kernels::attributes(self, kernel)
+    }
+
+    fn set_func_attribute(
+        &self,
+        kernel: &KernelRef,
+        attribute: FuncAttribute,
+        value: i32,
+    ) -> HipResult<()> {
+        kernels::set_attribute(self, kernel, attribute, value)
+    }
+
+    fn max_potential_block_size(
+        &self,
+        kernel: &KernelRef,
+        dynamic_shared: usize,
+        block_limit: i32,
+    ) -> HipResult<(i32, i32)> {
+        kernels::max_potential_block_size(self, kernel, dynamic_shared, block_limit)
+    }
+
+    /// The flags (`hipOccupancyDisableCachingOverride`) change nothing here.
+    fn max_active_blocks(
+        &self,
+        kernel: &KernelRef,
+        block_size: i32,
+        dynamic_shared: usize,
+        _flags: u32,
+    ) -> HipResult<i32> {
+        kernels::max_active_blocks(self, kernel, block_size, dynamic_shared)
+    }
+
+    fn variable(&self, module: &Arc<Module>, index: usize) -> HipResult<(usize, usize)> {
+        let address = variables::address_of(self, module, index)?;
+        let size = usize::try_from(module.global(index).size).unwrap_or(usize::MAX);
+        Ok((address, size))
+    }
+}
