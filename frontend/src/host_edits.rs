@@ -23,6 +23,23 @@ pub struct SourceEdit {
     pub replacement: String,
 }
 
+impl SourceEdit {
+    /// Bytes `start..end` of `file` replaced.
+    pub fn span(file: &str, start: usize, end: usize, replacement: &str) -> SourceEdit {
+        SourceEdit {
+            file: file.into(),
+            start,
+            end,
+            replacement: replacement.to_string(),
+        }
+    }
+
+    /// `text` inserted at byte `at` of `file`.
+    pub fn insert(file: &str, at: usize, text: &str) -> SourceEdit {
+        SourceEdit::span(file, at, at, text)
+    }
+}
+
 /// Applies non-overlapping edits to `source`. Sources are bytes, as clang reads them: a file
 /// need not be UTF-8 (Latin-1 comments and strings are common) and is passed on unchanged.
 pub fn apply_edits(source: &[u8], edits: &[SourceEdit]) -> Vec<u8> {
@@ -80,11 +97,17 @@ pub fn device_body_edits(
         out: Vec::new(),
     };
     edits.collect(root)?;
-    let mut out = edits.out;
-    // Stable: edits at one offset stay in the order made (an insertion before a replacement).
-    out.sort_by(|a, b| (&a.file, a.start).cmp(&(&b.file, b.start)));
-    out.dedup();
-    Ok(out)
+    Ok(in_order(edits.out))
+}
+
+/// Edits in the order [`apply_edits`] applies them, each once: a macro's definition is rewritten
+/// once for all the launches it writes.
+pub fn in_order(mut edits: Vec<SourceEdit>) -> Vec<SourceEdit> {
+    // Stable: edits of one range stay in the order made; an insertion comes before a replacement
+    // that begins where it is.
+    edits.sort_by(|a, b| (&a.file, a.start, a.end).cmp(&(&b.file, b.start, b.end)));
+    edits.dedup();
+    edits
 }
 
 struct Edits<'a> {
@@ -141,9 +164,18 @@ impl Edits<'_> {
                         continue;
                     }
                     let replacement = if is_kernel(&child) {
-                        // Launches call the stub; a kernel whose parameters cannot all be named
-                        // keeps an empty one and is launched by its address.
-                        crate::kernel_stubs::call_stub(&child).unwrap_or_else(|| "{}".to_string())
+                        // Launches call the stub. A kernel whose parameters cannot all be named
+                        // (unnamed ones written by a macro) has one that fails every launch.
+                        match crate::kernel_stubs::kernel_stub(&child, self.texts) {
+                            Some(stub) => {
+                                self.out.extend(stub.parameter_edits);
+                                stub.body
+                            }
+                            None => format!(
+                                "{{ ::hipmlir::detail::unnamed_parameters_stub({}); }}",
+                                c_string(&child.spelling())
+                            ),
+                        }
                     } else if device_only {
                         "{ __builtin_unreachable(); }".to_string()
                     } else {

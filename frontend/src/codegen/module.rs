@@ -103,15 +103,9 @@ enum FunctionKind {
 
 /// Whether a function declaration is a `__global__` kernel.
 pub fn is_kernel(f: &Cursor) -> bool {
-    // libclang shows no attributes of template instances, and reports the device_kernel calling
-    // convention only as "unexposed" (as it does spir_func's): a kernel's own function type is
-    // printed with it last, after the parameters (a host function taking a kernel pointer has it
-    // inside its parameter list).
-    f.has_attr(CXCursor_CUDAGlobalAttr)
-        || f.ty()
-            .spelling()
-            .trim_end()
-            .ends_with("__attribute__((device_kernel))")
+    // libclang shows no attributes of template instances: an instance (of a function template,
+    // or a member of a class template's instance) is a kernel when what it was made from is.
+    f.has_attr(CXCursor_CUDAGlobalAttr) || f.template_of().is_some_and(|t| is_kernel(&t))
 }
 
 impl<'c> ModuleCodegen<'c> {
