@@ -61,8 +61,9 @@ pub struct LaunchSite {
 /// What the walk of the user's code finds.
 pub struct UserCode {
     pub launches: Vec<LaunchSite>,
-    /// The kernel template instances host code names as values, not launched there
-    /// (`hipLaunchCooperativeKernel(k<16>, ...)`, `(const void*)k<float>`): they are compiled too.
+    /// The kernels host code names as values, not launched there (`hipLaunchCooperativeKernel(k<16>,
+    /// ...)`, `(const void*)k<float>`, `void (*f)(float*) = k;`, `launch(k, ...)`, a header's
+    /// kernels among them): they are compiled too.
     pub kernel_values: Vec<Cursor>,
     /// Every lambda expression, those of the host template instances walked included: a device
     /// lambda written in host code reaches kernels as a closure object.
@@ -139,7 +140,7 @@ impl Finder<'_> {
             self.lambdas.push(*c);
         }
         if c.kind() == CXCursor_DeclRefExpr {
-            if let Some(kernel) = concrete_kernel(c).filter(|k| k.template_of().is_some()) {
+            if let Some(kernel) = concrete_kernel(c) {
                 if !self.kernel_values.contains(&kernel) {
                     self.kernel_values.push(kernel);
                 }

@@ -1138,7 +1138,10 @@ impl Cursor {
                 clang_getLocationForOffset(tu, f, start as c_uint),
                 clang_getLocationForOffset(tu, f, end as c_uint),
             );
-            tokens_of(self.0, range)
+            // libclang lexes on to the token that begins after the range's last whitespace.
+            let mut tokens = tokens_of(self.0, range);
+            tokens.retain(|t| t.offset >= start && t.offset < end);
+            tokens
         }
     }
 }

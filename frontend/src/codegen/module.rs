@@ -921,10 +921,14 @@ fn collect_exported_device_functions(c: &Cursor, out: &mut Vec<Cursor>) {
 fn collect_kernels(c: &Cursor, out: &mut Vec<Cursor>) {
     for child in c.children() {
         match child.kind() {
-            CXCursor_Namespace | CXCursor_LinkageSpec if child.is_in_main_file() => {
+            // Classes too: a kernel may be a static member function.
+            CXCursor_Namespace | CXCursor_LinkageSpec | CXCursor_StructDecl
+            | CXCursor_ClassDecl
+                if child.is_in_main_file() =>
+            {
                 collect_kernels(&child, out)
             }
-            CXCursor_FunctionDecl
+            CXCursor_FunctionDecl | CXCursor_CXXMethod
                 if child.is_definition() && child.is_in_main_file() && is_kernel(&child) =>
             {
                 out.push(child)
