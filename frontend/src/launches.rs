@@ -23,7 +23,7 @@ use std::path::Path;
 
 use clang_sys::*;
 
-use crate::clang::{Cursor, Position, Token};
+use crate::clang::{Cursor, KernelCallParts, Position, Token};
 use crate::host_edits::{is_user_code, text_at_same_offsets, SourceEdit};
 
 /// The text of each file launches are found in, read once, indexed by the byte offsets clang
@@ -115,11 +115,11 @@ struct Finder<'t> {
 
 impl Finder<'_> {
     fn visit(&mut self, c: &Cursor, host_function: Option<Cursor>, in_instance: bool) {
-        if let Some((callee, config)) = c.kernel_call_parts() {
+        if let Some(parts) = c.kernel_call_parts() {
             let edits = if in_instance {
                 Vec::new()
             } else {
-                self.launch_edits(c, &callee, &config)
+                self.launch_edits(c, &parts)
             };
             self.out.push(LaunchSite {
                 kernel: concrete_kernel(c),
@@ -140,12 +140,9 @@ impl Finder<'_> {
             self.lambdas.push(*c);
         }
         if c.kind() == CXCursor_DeclRefExpr {
-            if let Some(kernel) = concrete_kernel(c) {
-                if !self.kernel_values.contains(&kernel) {
-                    self.kernel_values.push(kernel);
-                }
-            }
+            self.kernel_value(c);
         }
+
         let is_function = matches!(
             c.kind(),
             CXCursor_FunctionDecl
@@ -154,8 +151,38 @@ impl Finder<'_> {
                 | CXCursor_Constructor
         );
         let host_function = if is_function { Some(*c) } else { host_function };
-        for child in c.children() {
+        let children = c.children();
+        if c.kind() == CXCursor_InitListExpr && children.iter().any(names_overload_set) {
+            // libclang shows a braced list as written, where a kernel template instance given
+            // to a function pointer member (`Filler<float>{fill<float>}`) is still an overload
+            // set; clang's semantic form names the instance.
+            for item in c
+                .init_list_items()
+                .map(|(items, _)| items)
+                .unwrap_or_default()
+            {
+                self.kernel_values_in(&item);
+            }
+        }
+        for child in children {
             self.visit(&child, host_function, in_instance);
+        }
+    }
+
+    fn kernel_value(&mut self, reference: &Cursor) {
+        if let Some(kernel) = concrete_kernel(reference) {
+            if !self.kernel_values.contains(&kernel) {
+                self.kernel_values.push(kernel);
+            }
+        }
+    }
+
+    fn kernel_values_in(&mut self, c: &Cursor) {
+        if c.kind() == CXCursor_DeclRefExpr {
+            self.kernel_value(c);
+        }
+        for child in c.children() {
+            self.kernel_values_in(&child);
         }
     }
 
@@ -163,17 +190,35 @@ impl Finder<'_> {
     /// None are needed for the launches hipLaunchKernelGGL writes (its `<<<` is spelled in
     /// hipmlir's headers), and none are made for a launch whose pieces are scattered in a way
     /// these rules do not cover (the host compiler then reports the `<<<`).
-    fn launch_edits(&self, call: &Cursor, callee: &Cursor, config: &Cursor) -> Vec<SourceEdit> {
-        let (open, close) = config.extent_positions();
+    fn launch_edits(&self, call: &Cursor, parts: &KernelCallParts) -> Vec<SourceEdit> {
+        let (open, close) = parts.config.extent_positions();
         if Path::new(&open.spelled.0).starts_with(self.hip_headers) {
             return Vec::new();
         }
         let pieces = if open.in_macro_body() {
-            self.macro_launch(call, callee, config, &open)
+            self.macro_launch(call, parts, &open)
         } else {
-            file_launch(call, callee, &open, &close)
+            file_launch(call, parts, &open, &close)
         };
-        pieces.map(Pieces::edits).unwrap_or_default()
+        let end = self.closing_edit(call, &parts.rparen);
+        match (pieces, end) {
+            (Some(mut edits), Some(end)) => {
+                edits.push(end);
+                edits
+            }
+            _ => Vec::new(),
+        }
+    }
+
+    /// The `)` closing the kernel's arguments closes the rewritten launch too, where it is
+    /// spelled: in the file, or in the definition of the macro that writes it.
+    fn closing_edit(&self, call: &Cursor, rparen: &Position) -> Option<SourceEdit> {
+        let (file, at) = &rparen.spelled;
+        if Path::new(file).starts_with(self.hip_headers) {
+            return None;
+        }
+        let token = call.tokens_in(file, *at, at + 1);
+        (token.first()?.text == ")").then(|| SourceEdit::span(file, *at, at + 1, "))"))
     }
 
     /// A launch whose `<<<` is written by one of the user's macros: the macro's definition is
@@ -182,10 +227,9 @@ impl Finder<'_> {
     fn macro_launch(
         &self,
         call: &Cursor,
-        callee: &Cursor,
-        config: &Cursor,
+        parts: &KernelCallParts,
         open: &Position,
-    ) -> Option<Pieces> {
+    ) -> Option<Vec<SourceEdit>> {
         let (file, at) = &open.spelled;
         let def = self.macros.iter().find(|d| {
             let (f, start, end) = d.extent_offsets();
@@ -205,8 +249,7 @@ impl Finder<'_> {
                 replacement,
             )
         };
-        let lt_edit = edit(&tokens[lt], CONFIGURE);
-        let (callee_start, callee_end) = callee.extent_positions();
+        let (callee_start, callee_end) = parts.callee.extent_positions();
         // The callee: spelled in the definition, else (a macro parameter) the expression the
         // definition writes before `<<<`, else (`<<<` begins the definition) where the macro is
         // used.
@@ -221,37 +264,17 @@ impl Finder<'_> {
         } else {
             postfix_expression_start(&tokens, body, lt)
         };
-        let args_in_body =
-            (tokens.get(gt + 1).map(|t| t.text.as_str()) == Some("(")).then_some(gt + 1);
-        let call_end = || {
-            let (_, end) = call.extent_positions();
-            (!end.in_macro_body()).then_some(end.in_file)
-        };
         match in_body {
-            Some(start) => {
-                let text = joined(&tokens[start..lt]);
-                let mut edits = vec![
-                    SourceEdit::span(file, tokens[start].offset, tokens[lt].offset, "("),
-                    lt_edit,
-                    edit(&tokens[gt], &format!("), {text}")),
-                ];
-                match args_in_body {
-                    Some(open_paren) => {
-                        let close = matching_close(&tokens, open_paren, "(", ")")?;
-                        edits.push(edit(&tokens[close], "))"));
-                    }
-                    None => {
-                        let (end_file, end) = call_end()?;
-                        edits.push(SourceEdit::insert(&end_file, end, ")"));
-                    }
-                }
-                Some(Pieces(edits))
-            }
-            None if lt == body && args_in_body.is_none() => {
-                // `k CONFIG(args)`: only the configuration is the macro's.
+            Some(start) => Some(vec![
+                SourceEdit::span(file, tokens[start].offset, tokens[lt].offset, "("),
+                edit(&tokens[lt], CONFIGURE),
+                edit(&tokens[gt], &format!("), {}", joined(&tokens[start..lt]))),
+            ]),
+            // `k CONFIG(args)`: only the configuration is the macro's.
+            None if lt == body && gt + 1 == tokens.len() => {
                 let (callee_file, start) = callee_start.in_file.clone();
                 let (use_file, use_start) = open.in_file.clone();
-                let (_, used_end) = config.extent_positions().1.in_file;
+                let (_, used_end) = parts.config.extent_positions().1.in_file;
                 if callee_start.in_macro_body()
                     || callee_end.in_macro_body()
                     || callee_file != use_file
@@ -260,20 +283,19 @@ impl Finder<'_> {
                     return None;
                 }
                 let text = joined(&call.tokens_in(&callee_file, start, use_start));
-                let (end_file, end) = call_end()?;
-                Some(Pieces(vec![
+                Some(vec![
                     SourceEdit::span(&callee_file, start, use_start, "("),
                     SourceEdit::insert(&use_file, used_end, &format!(" {text}")),
-                    lt_edit,
+                    edit(&tokens[lt], CONFIGURE),
                     edit(&tokens[gt], "),"),
-                    SourceEdit::insert(&end_file, end, ")"),
-                ]))
+                ])
             }
-            // The callee cannot be moved: launched as a value, `k | chevron(config)(args)`.
-            None => Some(Pieces(vec![
-                edit(&tokens[lt], "| ::hipmlir::detail::chevron("),
+            // The callee cannot be moved: launched as a value, `k | chevron(config)(args)`, with
+            // the closing `)` doubled like any other's.
+            None => Some(vec![
+                edit(&tokens[lt], "| (::hipmlir::detail::chevron("),
                 edit(&tokens[gt], ")"),
-            ])),
+            ]),
         }
     }
 }
@@ -291,32 +313,21 @@ pub fn defines_launch_macro(root: &Cursor, hip_headers: &Path) -> bool {
 /// `::hipmlir::detail::configure(`, which the `<<<` of a launch becomes.
 const CONFIGURE: &str = "::hipmlir::detail::configure(";
 
-/// The edits of one launch.
-struct Pieces(Vec<SourceEdit>);
-
-impl Pieces {
-    fn edits(self) -> Vec<SourceEdit> {
-        self.0
-    }
-}
-
 /// A launch written in the file (its `<<<` and `>>>` not by a macro; the callee, the
 /// configuration and the arguments may be macro invocations or a macro's arguments):
-/// `callee <<< config >>> (args)` becomes `( configure( config ), callee (args))`.
+/// `callee <<< config >>> (args)` becomes `( configure( config ), callee (args))` but for the
+/// closing `)` ([`Finder::closing_edit`]).
 fn file_launch(
     call: &Cursor,
-    callee: &Cursor,
+    parts: &KernelCallParts,
     open: &Position,
     close: &Position,
-) -> Option<Pieces> {
+) -> Option<Vec<SourceEdit>> {
     let (file, lt) = open.in_file.clone();
-    let (start, _) = callee.extent_positions();
+    let (start, _) = parts.callee.extent_positions();
     let (callee_file, callee_start) = start.in_file;
     let (close_file, close_end) = close.in_file.clone();
-    let (_, end) = call.extent_positions();
-    let (end_file, call_end) = end.in_file.clone();
     if close.in_macro_body()
-        || end.in_macro_body()
         || callee_file != file
         || close_file != file
         || callee_start >= lt
@@ -327,12 +338,11 @@ fn file_launch(
     let config = call.tokens_in(&file, lt, close_end);
     let gt = config.last().filter(|t| t.text == ">>>")?.offset;
     let callee_text = joined(&call.tokens_in(&file, callee_start, lt));
-    Some(Pieces(vec![
+    Some(vec![
         SourceEdit::span(&file, callee_start, lt, "("),
         SourceEdit::span(&file, lt, lt + 3, CONFIGURE),
         SourceEdit::span(&file, gt, gt + 3, &format!("), {callee_text}")),
-        SourceEdit::insert(&end_file, call_end, ")"),
-    ]))
+    ])
 }
 
 /// Tokens as one line of text (a callee moved after the configuration).
@@ -450,6 +460,18 @@ fn postfix_expression_start(tokens: &[Token], floor: usize, end: usize) -> Optio
         None
     } else {
         start
+    }
+}
+
+/// Whether an element of a braced list names an overload set (`k<float>`, `&k<float>`,
+/// `(k<float>)`) as written.
+fn names_overload_set(element: &Cursor) -> bool {
+    match element.kind() {
+        CXCursor_OverloadedDeclRef => true,
+        CXCursor_UnaryOperator | CXCursor_ParenExpr | CXCursor_UnexposedExpr => {
+            element.children().iter().any(names_overload_set)
+        }
+        _ => false,
     }
 }
 

@@ -2,9 +2,11 @@
 // `ns::k<T><<<>>>`, `(k)<<<>>>`, HIP_KERNEL_NAME, a deduced kernel template, static member
 // kernels (of a class and of a class template) launched from inside and outside the class,
 // launches in constructors and const member functions, in both branches of `if constexpr`, of a
-// kernel given as a default argument, as a void function's return value, and in a do-while
-// macro. (clang takes no launch inside a default argument itself: it reads one there as a
-// launch from device code.)
+// kernel given as a default argument, as a void function's return value; and launches written
+// by macros: in a do-while macro, as a macro's argument, a macro writing the kernel and its
+// configuration with the arguments after its use, one macro's launch inside another's, a
+// deduced kernel template as a macro's argument, and a cast to void. (clang takes no launch
+// inside a default argument itself: it reads one there as a launch from device code.)
 #include "test_common.h"
 
 #include <type_traits>
@@ -86,6 +88,20 @@ void double_all(int* p, int n) { return ::twice<<<(n + 255) / 256, 256>>>(p, n);
     HIP_CHECK(hipGetLastError());                  \
   } while (0)
 
+// A launch as a macro's argument (parenthesized: its commas would split the arguments).
+#define CHECKED(launch)             \
+  do {                              \
+    launch;                         \
+    HIP_CHECK(hipGetLastError());   \
+  } while (0)
+// The kernel and its configuration; the arguments follow where it is used.
+#define ON_GRID(kernel, n) kernel<<<((n) + 63) / 64, 64>>>
+// One macro's launch inside another's, with a statement after it.
+#define LAUNCH_CHECKED(kernel, n, ...)  \
+  ON_GRID(kernel, n)(__VA_ARGS__);      \
+  HIP_CHECK(hipGetLastError())
+#define IGNORED(kernel, n, ...) (void)kernel<<<((n) + 127) / 128, 128>>>(__VA_ARGS__)
+
 int main() {
   const int n = 600;
   int failures = 0;
@@ -128,6 +144,15 @@ int main() {
   for (int i = 0; i < n; ++i) want[i] = (want[i] + i) * 2;
   failures += report("kernel as a default argument",
                      count_mismatches("apply", from_device(buffer.data(), n), want));
+
+  // Macros: each adds one to every element.
+  CHECKED((ops::add<int><<<(n + 255) / 256, 256>>>(buffer.data(), 1, n)));
+  ON_GRID(ops::add<int>, n)(buffer.data(), 1, n);
+  LAUNCH_CHECKED(ops::add<int>, n, buffer.data(), 1, n);
+  IGNORED(ops::add, n, buffer.data(), 1, n);  // deduced from the arguments
+  for (int& w : want) w += 4;
+  failures += report("launches written by macros",
+                     count_mismatches("macros", from_device(buffer.data(), n), want));
 
   HIP_CHECK(hipFree(dd));
   if (failures) return 1;

@@ -194,6 +194,7 @@ extern "C" {
         expr: *const c_void,
         callee: *mut *const c_void,
         config: *mut *const c_void,
+        rparen: *mut c_uint,
     ) -> i32;
     fn hipmlir_fp_contract_allowed(expr: *const c_void) -> i32;
     fn hipmlir_is_pack(decl: *const c_void) -> i32;
@@ -774,21 +775,33 @@ impl Cursor {
         self.is_expression() && unsafe { hipmlir_fp_contract_allowed(self.0.data[1]) == 1 }
     }
 
-    /// A `<<<>>>` launch (libclang shows it as a plain call): its callee and its configuration
-    /// call, whose extent runs from the `<<<` to the `>>>`. `None` for any other cursor.
-    pub fn kernel_call_parts(&self) -> Option<(Cursor, Cursor)> {
+    /// A `<<<>>>` launch (libclang shows it as a plain call): its callee, its configuration call,
+    /// whose extent runs from the `<<<` to the `>>>`, and where the `)` closing its arguments is.
+    /// `None` for any other cursor.
+    pub fn kernel_call_parts(&self) -> Option<KernelCallParts> {
         if self.kind() != CXCursor_CallExpr {
             return None;
         }
-        let (mut callee, mut config) = (std::ptr::null(), std::ptr::null());
+        let (mut callee, mut config, mut rparen) = (std::ptr::null(), std::ptr::null(), 0);
         // SAFETY: an expression cursor holds its `clang::Expr *` in data[1]; the shim checks the
         // node's class before reading it.
-        if unsafe { hipmlir_kernel_call(self.0.data[1], &mut callee, &mut config) } != 0 {
+        if unsafe { hipmlir_kernel_call(self.0.data[1], &mut callee, &mut config, &mut rparen) }
+            != 0
+        {
             return None;
         }
         let children = self.children();
         let child = |node: *const c_void| children.iter().find(|c| c.0.data[1] == node).copied();
-        Some((child(callee)?, child(config)?))
+        // A libclang location is the translation unit's source manager and language options
+        // (as every location of this unit holds them) with clang's raw location.
+        // SAFETY: plain libclang query on a live cursor.
+        let mut loc = unsafe { clang_getCursorLocation(self.0) };
+        loc.int_data = rparen;
+        Some(KernelCallParts {
+            callee: child(callee)?,
+            config: child(config)?,
+            rparen: Position::of(loc),
+        })
     }
 
     /// An atomic builtin call (libclang shows it as an unexposed expression): the builtin's
@@ -1230,6 +1243,14 @@ pub struct Token {
     pub kind: CXTokenKind,
     /// Byte offset where it is spelled.
     pub offset: usize,
+}
+
+/// The parts of a `<<<>>>` launch (see [`Cursor::kernel_call_parts`]).
+pub struct KernelCallParts {
+    pub callee: Cursor,
+    pub config: Cursor,
+    /// The `)` that closes the kernel's arguments.
+    pub rparen: Position,
 }
 
 /// A place in the source: a file and a byte offset.
