@@ -12,7 +12,28 @@ use crate::captures::{lambda_captures, lambda_targets};
 use crate::clang::Cursor;
 use crate::codegen::{closure_type_key, is_kernel};
 use crate::error::{FrontendError, Result};
-use crate::launches::{c_string, FileTexts};
+use crate::launches::c_string;
+
+/// The text of each of the user's files the host edits address, read once, indexed by the byte
+/// offsets clang reports (the main file's as parsed).
+pub struct FileTexts {
+    texts: std::collections::HashMap<String, Option<String>>,
+}
+
+impl FileTexts {
+    pub fn new(main_file: &str, main_text: String) -> Self {
+        FileTexts {
+            texts: std::collections::HashMap::from([(main_file.to_string(), Some(main_text))]),
+        }
+    }
+
+    pub fn get(&mut self, file: &str) -> Option<&str> {
+        self.texts
+            .entry(file.to_string())
+            .or_insert_with(|| std::fs::read(file).ok().map(|b| text_at_same_offsets(&b)))
+            .as_deref()
+    }
+}
 
 /// A replacement of bytes `start..end` of `file`.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -23,8 +23,8 @@
 use clang_sys::*;
 
 use crate::clang::Cursor;
-use crate::host_edits::SourceEdit;
-use crate::launches::{c_string, FileTexts};
+use crate::host_edits::{FileTexts, SourceEdit};
+use crate::launches::c_string;
 
 /// A kernel definition's host stub: its body and the edits of its parameter list.
 pub struct Stub {
@@ -138,12 +138,11 @@ fn parameter_name(p: &Cursor, i: usize, texts: &mut FileTexts) -> Option<(String
     let (file, offset) = at.spelled;
     let new_name = format!("__hipmlir_arg{i}");
     let old_name = p.spelling();
-    let text = texts.get(&file)?;
     if old_name.is_empty() {
-        // clang places an unnamed parameter where its name would be written: before the `,`
-        // or `)` that ends it (or an abstract declarator's `)`, or `[`).
-        let next = text.get(offset..)?.chars().next()?;
-        if !matches!(next, ',' | ')' | '[' | '=' | ' ' | '\t' | '\n' | '\r' | '/') {
+        // clang places an unnamed parameter where its name would be written: at the `,` or `)`
+        // that ends it, an abstract declarator's `)` or `[`, or its default argument's `=`.
+        let next = p.tokens_in(&file, offset, offset + 1);
+        if !matches!(next.first()?.text.as_str(), "," | ")" | "[" | "=") {
             return None;
         }
         return Some((
@@ -151,7 +150,7 @@ fn parameter_name(p: &Cursor, i: usize, texts: &mut FileTexts) -> Option<(String
             SourceEdit::insert(&file, offset, &format!(" {new_name}")),
         ));
     }
-    if text.get(offset..offset + old_name.len())? != old_name {
+    if texts.get(&file)?.get(offset..offset + old_name.len())? != old_name {
         return None;
     }
     Some((

@@ -24,28 +24,7 @@ use std::path::Path;
 use clang_sys::*;
 
 use crate::clang::{Cursor, KernelCallParts, Position, Token};
-use crate::host_edits::{is_user_code, text_at_same_offsets, SourceEdit};
-
-/// The text of each file launches are found in, read once, indexed by the byte offsets clang
-/// reports (the main file's as parsed).
-pub struct FileTexts {
-    texts: std::collections::HashMap<String, Option<String>>,
-}
-
-impl FileTexts {
-    pub fn new(main_file: &str, main_text: String) -> Self {
-        FileTexts {
-            texts: std::collections::HashMap::from([(main_file.to_string(), Some(main_text))]),
-        }
-    }
-
-    pub fn get(&mut self, file: &str) -> Option<&str> {
-        self.texts
-            .entry(file.to_string())
-            .or_insert_with(|| std::fs::read(file).ok().map(|b| text_at_same_offsets(&b)))
-            .as_deref()
-    }
-}
+use crate::host_edits::{is_user_code, SourceEdit};
 
 pub struct LaunchSite {
     /// The launched kernel (an instantiation for templates); None when it depends on a template

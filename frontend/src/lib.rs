@@ -180,7 +180,7 @@ pub fn build<'c>(
     let path = path.as_path();
     let root = tu.cursor();
     let main_file = root.spelling();
-    let mut texts = launches::FileTexts::new(&main_file, source);
+    let mut texts = host_edits::FileTexts::new(&main_file, source);
     let user_code = launches::find_launches(&root, &options.hip_headers);
     let launches = user_code.launches;
     let location = Location::new(ctx, &path.display().to_string(), 0, 0);

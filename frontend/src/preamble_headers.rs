@@ -12,8 +12,8 @@ use clang_sys::*;
 
 use crate::clang::{Cursor, TranslationUnit};
 use crate::codegen::is_device_variable;
-use crate::host_edits::{device_body_edits, holds_declarations, is_user_code};
-use crate::launches::{defines_launch_macro, find_launches, FileTexts};
+use crate::host_edits::{device_body_edits, holds_declarations, is_user_code, FileTexts};
+use crate::launches::{defines_launch_macro, find_launches};
 
 /// Whether the user's code in `unit` (a preamble's parse, whose main file `header_text` only
 /// includes) holds nothing the frontend walks.
