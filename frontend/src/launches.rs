@@ -12,11 +12,14 @@
 //! ```
 //!
 //! Every piece is found from clang's parse: the callee's extent, the configuration call's
-//! (`<<<` to `>>>`) and the call's end. Only the `<<<` and `>>>` tokens and the callee are
-//! replaced, so comments and preprocessor conditionals inside the configuration and the
-//! arguments stay as written. The callee moves after the configuration (as its tokens), so that
-//! the configuration is evaluated first, as in HIP. `hipLaunchKernelGGL` is left to its macro,
-//! which expands to the same launch in the host compile (hipmlir_launch.h).
+//! (`<<<` to `>>>`) and the `)` closing the arguments, each where it is spelled (in the file, or
+//! in the definition of a macro that writes it). Only the callee, the `<<<` and `>>>` tokens and
+//! that `)` are replaced, so comments and preprocessor conditionals inside the configuration and
+//! the arguments stay as written. The callee moves after the configuration (as its tokens), so
+//! that the configuration is evaluated first, as in HIP. Inside a macro's definition, where clang
+//! records no position for a macro argument's tokens, the callee is the expression the
+//! definition writes before its `<<<`. `hipLaunchKernelGGL` is left to its macro, which expands to
+//! the same launch in the host compile (hipmlir_launch.h).
 
 use std::collections::HashSet;
 use std::path::Path;
@@ -121,7 +124,6 @@ impl Finder<'_> {
         if c.kind() == CXCursor_DeclRefExpr {
             self.kernel_value(c);
         }
-
         let is_function = matches!(
             c.kind(),
             CXCursor_FunctionDecl

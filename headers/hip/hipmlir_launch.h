@@ -1,6 +1,11 @@
-// hipLaunchKernelGGL for hipmlir.
+// Kernel launches for hipmlir: `k<<<grid, block, shmem, stream>>>(args)` and
 //
 //   hipLaunchKernelGGL(kernel, grid, block, sharedMemBytes, stream, args...)
+//
+// In a source hipmlir compiles, both are what clang makes of `<<<>>>`: the configuration is
+// pushed, then the kernel is called like a function; its host stub (the body hipmlir gives the
+// kernel in the host compile) pops the configuration and launches itself (configure and
+// launch_from_stub below).
 //
 // As in HIP, each argument is converted to its kernel parameter's type (an int literal passed to a
 // size_t parameter, a double literal to a float parameter). The converted values are packed into
@@ -48,11 +53,10 @@
 #define hipLaunchKernelGGL(kernelName, grid, block, sharedMemBytes, stream, ...) \
   (kernelName<<<grid, block, sharedMemBytes, stream>>>(__VA_ARGS__), hipSuccess)
 #elif defined(__HIPMLIR_KERNEL_STUBS__)
-// The host compile of a source hipmlir compiles, where every kernel has a host stub that
-// launches itself: the launch `<<<>>>` becomes (hipmlir's frontend rewrites those): the
-// configuration is set, then the kernel is called, so that C++ chooses among overloads, deduces
-// template arguments and converts the arguments, whatever the kernel expression is (a name, a
-// pointer, a parameter, a member). Its value is the launch's result.
+// The host compile of a source hipmlir compiles, where every kernel has a host stub that launches
+// itself: the launch `<<<>>>` becomes there (hipmlir's frontend rewrites those). C++ chooses
+// among overloads, deduces template arguments and converts the arguments, whatever the kernel
+// expression is (a name, a pointer, a parameter, a member). Its value is the launch's result.
 #define hipLaunchKernelGGL(kernelName, grid, block, sharedMemBytes, stream, ...)          \
   (::hipmlir::detail::configure(grid, block, sharedMemBytes, stream), kernelName(__VA_ARGS__), \
    ::hipmlir::detail::stub_launch_result())
