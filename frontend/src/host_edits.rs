@@ -12,7 +12,6 @@ use crate::captures::{lambda_captures, lambda_targets};
 use crate::clang::Cursor;
 use crate::codegen::{closure_type_key, is_kernel};
 use crate::error::{FrontendError, Result};
-use crate::launches::c_string;
 
 /// The text of each of the user's files the host edits address, read once, indexed by the byte
 /// offsets clang reports (the main file's as parsed).
@@ -113,6 +112,7 @@ pub fn device_body_edits(
 ) -> Result<Vec<SourceEdit>> {
     let mut edits = Edits {
         hip_headers,
+        macros: UserMacros::of(root, hip_headers),
         texts,
         lambdas,
         out: Vec::new(),
@@ -133,9 +133,37 @@ pub fn in_order(mut edits: Vec<SourceEdit>) -> Vec<SourceEdit> {
 
 struct Edits<'a> {
     hip_headers: &'a Path,
+    macros: UserMacros,
     texts: &'a mut FileTexts,
     lambdas: &'a [Cursor],
     out: Vec<SourceEdit>,
+}
+
+/// The user's macro definitions, where the host edits rewrite what a macro writes (a launch, a
+/// kernel's body).
+pub struct UserMacros(Vec<Cursor>);
+
+impl UserMacros {
+    pub fn of(root: &Cursor, hip_headers: &Path) -> Self {
+        UserMacros(
+            root.children()
+                .into_iter()
+                .filter(|d| d.kind() == CXCursor_MacroDefinition && is_user_code(d, hip_headers))
+                .collect(),
+        )
+    }
+
+    /// The definition whose text holds byte `at` of `file`.
+    pub fn containing(&self, file: &str, at: usize) -> Option<&Cursor> {
+        self.0.iter().find(|d| {
+            let (f, start, end) = d.extent_offsets();
+            f == file && start <= at && at < end
+        })
+    }
+
+    pub fn iter(&self) -> impl Iterator<Item = &Cursor> {
+        self.0.iter()
+    }
 }
 
 /// Whether a declaration is the user's: in the main file or a header other than the system's
@@ -187,15 +215,14 @@ impl Edits<'_> {
                     let replacement = if is_kernel(&child) {
                         // Launches call the stub. A kernel whose parameters cannot all be named
                         // (unnamed ones written by a macro) has one that fails every launch.
-                        match crate::kernel_stubs::kernel_stub(&child, self.texts) {
+                        match crate::kernel_stubs::kernel_stub(&child, self.texts, &self.macros) {
                             Some(stub) => {
                                 self.out.extend(stub.parameter_edits);
                                 stub.body
                             }
-                            None => format!(
-                                "{{ ::hipmlir::detail::unnamed_parameters_stub({}); }}",
-                                c_string(&child.spelling())
-                            ),
+                            None => {
+                                "{ ::hipmlir::detail::unnamed_parameters_stub(__func__); }".into()
+                            }
                         }
                     } else if device_only {
                         "{ __builtin_unreachable(); }".to_string()
@@ -355,6 +382,22 @@ impl Edits<'_> {
         }
         Ok(None)
     }
+}
+
+/// `s` as a C string literal.
+fn c_string(s: &str) -> String {
+    let mut out = String::from("\"");
+    for ch in s.chars() {
+        match ch {
+            '\\' => out.push_str("\\\\"),
+            '"' => out.push_str("\\\""),
+            '\n' => out.push_str("\\n"),
+            '\r' | '\t' => out.push(' '),
+            _ => out.push(ch),
+        }
+    }
+    out.push('"');
+    out
 }
 
 /// Whether a lambda's text is in its file as written: not in a macro's definition, which may

@@ -18,13 +18,17 @@
 //! The stub names nothing the user's code can hide: its parameters are renamed (a parameter may
 //! bear the kernel's own name, `__global__ void scale(float* scale, int n)`; the body that used
 //! the old names is gone, and no default argument may name a parameter), unnamed ones are given
-//! names, and a kernel at namespace scope is named from the global namespace.
+//! names, and a kernel at namespace scope is named from the global namespace. Nor does it name
+//! what differs between the uses of a macro that writes it: a kernel whose name is the macro's
+//! argument (`#define UNARY(name, op) __global__ void name(float* v) {...}`) is named by the
+//! token the definition writes, and the name the runtime may look the kernel up by is
+//! `__func__`.
 
 use clang_sys::*;
 
 use crate::clang::Cursor;
-use crate::host_edits::{FileTexts, SourceEdit};
-use crate::launches::c_string;
+use crate::host_edits::{FileTexts, SourceEdit, UserMacros};
+use crate::launches::matching_open;
 
 /// A kernel definition's host stub: its body and the edits of its parameter list.
 pub struct Stub {
@@ -35,7 +39,7 @@ pub struct Stub {
 /// The host stub of a kernel definition (a function or a function template), or `None` when its
 /// parameters cannot be named: unnamed or template parameters written by a macro, whose text the
 /// rewrite cannot reach.
-pub fn kernel_stub(kernel: &Cursor, texts: &mut FileTexts) -> Option<Stub> {
+pub fn kernel_stub(kernel: &Cursor, texts: &mut FileTexts, macros: &UserMacros) -> Option<Stub> {
     let children = kernel.children();
     let mut params = Vec::new();
     let mut parameter_edits = Vec::new();
@@ -84,15 +88,18 @@ pub fn kernel_stub(kernel: &Cursor, texts: &mut FileTexts) -> Option<Stub> {
             )
         })
         .collect();
-    let name = kernel.spelling();
+    let name = match macro_argument_name(kernel, macros) {
+        Some(name) => name?,
+        None => stub_name(kernel),
+    };
     let instance = if kernel.kind() == CXCursor_FunctionTemplate {
-        format!("{}<{}>", stub_name(kernel), template_args.join(", "))
+        format!("{name}<{}>", template_args.join(", "))
     } else {
-        stub_name(kernel)
+        name
     };
     let mut arguments = vec![
         format!("static_cast<void (*)({})>(&{instance})", types.join(", ")),
-        c_string(&name),
+        "__func__".to_string(),
     ];
     arguments.extend(
         params
@@ -125,6 +132,29 @@ fn stub_name(kernel: &Cursor) -> String {
         scope = s.semantic_parent();
     }
     kernel.spelling()
+}
+
+/// A kernel whose body a macro's definition writes while its name is the macro's argument: the
+/// token naming it in the definition (the name before the parameter list before the body), or
+/// `Some(None)` when the definition writes it some other way. `None` for every other kernel.
+fn macro_argument_name(kernel: &Cursor, macros: &UserMacros) -> Option<Option<String>> {
+    let (body, _) = kernel.function_body()?.extent_positions();
+    if !body.in_macro_body() || kernel.position().in_macro_body() {
+        return None;
+    }
+    let (file, at) = &body.spelled;
+    let Some(def) = macros.containing(file, *at) else {
+        return Some(None);
+    };
+    let tokens = def.tokens_spelled();
+    let name = tokens
+        .iter()
+        .position(|t| t.offset == *at && t.text == "{")
+        .filter(|&brace| brace > 0 && tokens[brace - 1].text == ")")
+        .and_then(|brace| matching_open(&tokens, 0, brace - 1, "(", ")"))
+        .filter(|&open| open > 0 && tokens[open - 1].kind == CXToken_Identifier)
+        .map(|open| tokens[open - 1].text.clone());
+    Some(name)
 }
 
 /// The host stub's name for parameter `i`, and the edit that gives the parameter that name in

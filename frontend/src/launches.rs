@@ -27,7 +27,7 @@ use std::path::Path;
 use clang_sys::*;
 
 use crate::clang::{Cursor, KernelCallParts, Position, Token};
-use crate::host_edits::{is_user_code, SourceEdit};
+use crate::host_edits::{is_user_code, SourceEdit, UserMacros};
 
 pub struct LaunchSite {
     /// The launched kernel (an instantiation for templates); None when it depends on a template
@@ -55,14 +55,9 @@ pub struct UserCode {
 /// Every launch site in the user's files of a translation unit (the main file and headers other
 /// than the system's and hipmlir's own, `hip_headers`).
 pub fn find_launches(root: &Cursor, hip_headers: &Path) -> UserCode {
-    let macros = root
-        .children()
-        .into_iter()
-        .filter(|d| d.kind() == CXCursor_MacroDefinition && is_user_code(d, hip_headers))
-        .collect();
     let mut finder = Finder {
         hip_headers,
-        macros,
+        macros: UserMacros::of(root, hip_headers),
         instances: HashSet::new(),
         out: Vec::new(),
         kernel_values: Vec::new(),
@@ -87,7 +82,7 @@ pub fn find_launches(root: &Cursor, hip_headers: &Path) -> UserCode {
 struct Finder<'t> {
     hip_headers: &'t Path,
     /// The user's macro definitions, where a launch written by a macro is rewritten.
-    macros: Vec<Cursor>,
+    macros: UserMacros,
     /// Host function template instances walked.
     instances: HashSet<Cursor>,
     out: Vec<LaunchSite>,
@@ -212,10 +207,7 @@ impl Finder<'_> {
         open: &Position,
     ) -> Option<Vec<SourceEdit>> {
         let (file, at) = &open.spelled;
-        let def = self.macros.iter().find(|d| {
-            let (f, start, end) = d.extent_offsets();
-            f == *file && start <= *at && *at < end
-        })?;
+        let def = self.macros.containing(file, *at)?;
         let tokens = def.tokens_spelled();
         let body = body_start(def, &tokens)?;
         let lt = tokens
@@ -284,11 +276,9 @@ impl Finder<'_> {
 /// Whether one of the user's macros writes a `<<<` (rewritten where it is defined when a launch
 /// uses it).
 pub fn defines_launch_macro(root: &Cursor, hip_headers: &Path) -> bool {
-    root.children().iter().any(|d| {
-        d.kind() == CXCursor_MacroDefinition
-            && is_user_code(d, hip_headers)
-            && d.tokens_spelled().iter().any(|t| t.text == "<<<")
-    })
+    UserMacros::of(root, hip_headers)
+        .iter()
+        .any(|d| d.tokens_spelled().iter().any(|t| t.text == "<<<"))
 }
 
 /// `::hipmlir::detail::configure(`, which the `<<<` of a launch becomes.
@@ -363,7 +353,7 @@ fn matching_close(tokens: &[Token], open: usize, opening: &str, closing: &str) -
 
 /// The index of the token opening the bracket closed at `close`, looking back no further than
 /// `floor`.
-fn matching_open(
+pub(crate) fn matching_open(
     tokens: &[Token],
     floor: usize,
     close: usize,
@@ -488,22 +478,6 @@ fn concrete_kernel(c: &Cursor) -> Option<Cursor> {
         matches!(k.kind(), CXCursor_FunctionDecl | CXCursor_CXXMethod)
             && crate::codegen::is_kernel(k)
     })
-}
-
-/// `s` as a C string literal.
-pub(crate) fn c_string(s: &str) -> String {
-    let mut out = String::from("\"");
-    for ch in s.chars() {
-        match ch {
-            '\\' => out.push_str("\\\\"),
-            '"' => out.push_str("\\\""),
-            '\n' => out.push_str("\\n"),
-            '\r' | '\t' => out.push(' '),
-            _ => out.push(ch),
-        }
-    }
-    out.push('"');
-    out
 }
 
 /// The source the frontend appends to request kernel template instances: one host function

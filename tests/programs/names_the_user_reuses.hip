@@ -1,7 +1,8 @@
 // Generated host code depends on no name the user's code can hide: kernels whose parameters and
 // locals reuse the kernel's own name, the names of the HIP API and `std`, kernels in a namespace
 // of their own name, and host code whose locals are named like hipmlir's own helpers, launched
-// with <<<>>>, hipLaunchKernelGGL and through pointers.
+// with <<<>>>, hipLaunchKernelGGL and through pointers. Nor on what differs between the uses of a
+// macro: kernels written by one macro under names given as its argument each launch themselves.
 #include "test_common.h"
 
 // The parameter hides the kernel inside its own body.
@@ -41,6 +42,16 @@ struct Counters {
   }
 };
 
+// One macro writes several kernels, each named by its argument.
+#define ELEMENTWISE(name, expression)                \
+  __global__ void name(int* v, int n) {              \
+    int i = blockIdx.x * blockDim.x + threadIdx.x;   \
+    if (i < n) v[i] = (expression);                  \
+  }
+ELEMENTWISE(plus_seven, v[i] + 7)
+ELEMENTWISE(times_five, v[i] * 5)
+ELEMENTWISE(minus_index, v[i] - i)
+
 int main() {
   const int n = 513;
   int failures = 0;
@@ -71,6 +82,14 @@ int main() {
   failures += report("namespace, template and static member reusing names",
                      count_mismatches("fill, times, count", from_device(dv, n),
                                       std::vector<int>(n, 9 * 3 + 1)));
+
+  plus_seven<<<(n + 127) / 128, 128>>>(dv, n);
+  hipLaunchKernelGGL(times_five, dim3((n + 127) / 128), dim3(128), 0, 0, dv, n);
+  void (*last)(int*, int) = minus_index;
+  last<<<(n + 127) / 128, 128>>>(dv, n);
+  for (int i = 0; i < n; ++i) want[i] = (9 * 3 + 1 + 7) * 5 - i;
+  failures += report("kernels one macro writes under the names it is given",
+                     count_mismatches("elementwise", from_device(dv, n), want));
 
   HIP_CHECK(hipFree(df));
   HIP_CHECK(hipFree(dv));
