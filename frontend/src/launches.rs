@@ -439,9 +439,11 @@ fn postfix_expression_start(tokens: &[Token], floor: usize, end: usize) -> Optio
 fn names_overload_set(element: &Cursor) -> bool {
     match element.kind() {
         CXCursor_OverloadedDeclRef => true,
-        CXCursor_UnaryOperator | CXCursor_ParenExpr | CXCursor_UnexposedExpr => {
-            element.children().iter().any(names_overload_set)
-        }
+        // An unresolved name shows as a reference holding the overload set.
+        CXCursor_DeclRefExpr
+        | CXCursor_UnaryOperator
+        | CXCursor_ParenExpr
+        | CXCursor_UnexposedExpr => element.children().iter().any(names_overload_set),
         _ => false,
     }
 }
