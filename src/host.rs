@@ -212,6 +212,18 @@ fn compile_flags(
     f
 }
 
+/// The flags of a HIP source's host compile: every kernel there has a host stub that launches
+/// itself, which hipLaunchKernelGGL then calls (hipmlir_launch.h).
+fn hip_compile_flags(
+    opts: &BuildOptions,
+    toolchain: &Toolchain,
+    source_dir: Option<&Path>,
+) -> Vec<String> {
+    let mut f = compile_flags(opts, toolchain, source_dir);
+    f.push("-D__HIPMLIR_KERNEL_STUBS__".into());
+    f
+}
+
 /// Dependency-file flags (`-MMD`, `-MD`) are given the final object's name, so the `.d` file
 /// lands beside it (not in hipmlir's temporary folder).
 /// The dependency file `-MMD`/`-MD` write for `object` (`-MF` names it, else `<object>.d`).
@@ -307,7 +319,7 @@ pub fn compile_host_source(
     let source_abs = source.canonicalize().unwrap_or(source.to_path_buf());
     let cxx = HostCompiler::from_env();
     let (dep_flags, dep_file) = dependency_flags(opts, object);
-    let pch_flags = compile_flags(opts, toolchain, None);
+    let pch_flags = hip_compile_flags(opts, toolchain, None);
     // The folders a quoted include is looked for in after the source's (its -I folders, in
     // order; compile_flags puts hipmlir's first). A -iquote of the user's would come before
     // them: then the preamble does not resolve quoted includes.
@@ -371,7 +383,7 @@ pub fn compile_host_source(
         if let (Some(dir), Some(_)) = (&pch_dir, precompiled) {
             cmd.arg(format!("-I{}", dir.display()));
         }
-        cmd.args(compile_flags(opts, toolchain, source_abs.parent()));
+        cmd.args(hip_compile_flags(opts, toolchain, source_abs.parent()));
         // As clang does for HIP, the runtime header comes first (a .cu file may not include
         // it); a precompiled preamble begins with it.
         cmd.arg("-include")

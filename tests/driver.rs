@@ -1,10 +1,11 @@
 //! The hipmlir driver end to end, on the real device: multi-file builds (one step, and -c then a
-//! link through a Makefile), a kernel launched from a file that only declares it, -D/-I/-U in
-//! device and host code, .cu and host-only .cpp inputs, clang-offload-bundler's view of objects
-//! and executables, split device code (beside the binary, moved, HIPMLIR_KPACK_PATH, missing and
-//! corrupt archives), --save-temps, --function, inspect, bad command lines, and plain builds (host
-//! code built by g++ alone, kernels' SPIR-V found by name through HIPMLIR_MODULE_PATH or beside
-//! the executable; the README's CMake example).
+//! link through a Makefile), a kernel launched from a file that only declares it, kernel pointers
+//! made in one source and launched in another, -D/-I/-U in device and host code, .cu and
+//! host-only .cpp inputs, clang-offload-bundler's view of objects and executables, split device
+//! code (beside the binary, moved, HIPMLIR_KPACK_PATH, missing and corrupt archives),
+//! --save-temps, --function, inspect, bad command lines, and plain builds (host code built by g++
+//! alone, kernels' SPIR-V found by name through HIPMLIR_MODULE_PATH or beside the executable; the
+//! README's CMake example).
 
 mod common;
 
@@ -196,6 +197,35 @@ fn kernel_declared_in_one_file_and_defined_in_another() {
     hipmlir_in(dir.path(), &["launch.o", "kernel.o", "-o", "app"], None);
     let out = run_program(&dir.path().join("app"));
     assert!(out.contains("cross-file launch PASSED"), "{out}");
+}
+
+#[test]
+fn kernel_pointers_cross_sources() {
+    // Kernels declared in a header and defined in another source, launched by name, through a
+    // table of pointers made in the other source, and as pointers handed back to it: in one
+    // command (device code linked across the sources) and as objects linked afterwards.
+    let dir = copy_project("kernel_pointers");
+    let sources = ["main.hip", "transforms.hip", "-Iinclude"];
+    hipmlir_in(dir.path(), &[&sources[..], &["-o", "app"]].concat(), None);
+    let out = run_program(&dir.path().join("app"));
+    assert!(
+        out.contains("kernel pointers across sources PASSED"),
+        "{out}"
+    );
+    for source in ["main", "transforms"] {
+        let (input, object) = (format!("{source}.hip"), format!("{source}.o"));
+        hipmlir_in(
+            dir.path(),
+            &["-c", &input, "-Iinclude", "-o", &object],
+            None,
+        );
+    }
+    hipmlir_in(dir.path(), &["main.o", "transforms.o", "-o", "app2"], None);
+    let out = run_program(&dir.path().join("app2"));
+    assert!(
+        out.contains("kernel pointers across sources PASSED"),
+        "{out}"
+    );
 }
 
 #[test]

@@ -12,7 +12,8 @@ use melior::ir::operation::{OperationLike, WalkOrder, WalkResult};
 use melior::ir::{Attribute, AttributeLike, Module, OperationRef};
 use mlir_sys::{
     mlirArrayAttrGetElement, mlirArrayAttrGetNumElements, mlirAttributeIsAArray,
-    mlirAttributeIsADictionary, mlirDictionaryAttrGetElementByName, MlirStringRef,
+    mlirAttributeIsADictionary, mlirDictionaryAttrGetElementByName, mlirStringAttrGetValue,
+    MlirStringRef,
 };
 
 use crate::LowerError;
@@ -59,11 +60,22 @@ pub fn linear_block_kernels(module: &Module) -> Vec<String> {
 }
 
 fn string(op: &OperationRef, name: &str) -> Result<String, LowerError> {
-    let a = op.attribute(name).map_err(err)?;
-    Ok(StringAttribute::try_from(a)
-        .map_err(err)?
-        .value()
-        .to_string())
+    string_value(op.attribute(name).map_err(err)?)
+}
+
+/// A string attribute's text. Read through MLIR's C API: melior's `StringAttribute::value`
+/// panics on an empty string (an unnamed kernel parameter's name).
+fn string_value(a: Attribute) -> Result<String, LowerError> {
+    let s = StringAttribute::try_from(a).map_err(err)?;
+    // SAFETY: a string attribute's value is `length` bytes that live as long as the context.
+    let bytes = unsafe {
+        let r = mlirStringAttrGetValue(s.to_raw());
+        if r.length == 0 {
+            return Ok(String::new());
+        }
+        std::slice::from_raw_parts(r.data as *const u8, r.length)
+    };
+    Ok(String::from_utf8_lossy(bytes).into_owned())
 }
 
 fn kernel_info(op: &OperationRef) -> Result<KernelInfo, LowerError> {
@@ -94,12 +106,7 @@ fn kernel_info(op: &OperationRef) -> Result<KernelInfo, LowerError> {
                 }
                 Ok(Attribute::from_raw(a))
             };
-            let text = |name: &str| -> Result<String, LowerError> {
-                Ok(StringAttribute::try_from(field(name)?)
-                    .map_err(err)?
-                    .value()
-                    .to_string())
-            };
+            let text = |name: &str| -> Result<String, LowerError> { string_value(field(name)?) };
             let int = |name: &str| -> Result<u64, LowerError> {
                 Ok(IntegerAttribute::try_from(field(name)?)
                     .map_err(err)?

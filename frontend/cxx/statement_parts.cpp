@@ -345,6 +345,22 @@ int hipmlir_lambda_captures(const void *decl, int max, const void **captured, in
   return n;
 }
 
+// A `<<<>>>` launch (clang's CUDAKernelCallExpr, which libclang shows as a plain call): writes its
+// callee, its configuration call (`__hipPushCallConfiguration(grid, block, ...)`, whose source
+// range runs from the `<<<` to the `>>>`) and the location of the `)` closing its arguments (a
+// raw source location: libclang gives a range's end only where the outermost macro use ends).
+// Returns 0, or -1 when the expression is no launch.
+int hipmlir_kernel_call(const void *expr, const void **callee, const void **config,
+                        unsigned *rparen) {
+  const auto *c =
+      llvm::dyn_cast<clang::CUDAKernelCallExpr>(static_cast<const clang::Stmt *>(expr));
+  if (!c) return -1;
+  *callee = c->getCallee();
+  *config = c->getConfig();
+  *rparen = c->getRParenLoc().getRawEncoding();
+  return 0;
+}
+
 // Whether a binary or compound-assignment operator may be fused with another into one operation
 // (a multiply and an add into an FMA): 1, unless a `#pragma clang fp contract(off)` or
 // `#pragma STDC FP_CONTRACT OFF` in effect there says 0. Without a pragma the language's default

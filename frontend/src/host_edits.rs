@@ -12,7 +12,27 @@ use crate::captures::{lambda_captures, lambda_targets};
 use crate::clang::Cursor;
 use crate::codegen::{closure_type_key, is_kernel};
 use crate::error::{FrontendError, Result};
-use crate::launches::{c_string, FileTexts};
+
+/// The text of each of the user's files the host edits address, read once, indexed by the byte
+/// offsets clang reports (the main file's as parsed).
+pub struct FileTexts {
+    texts: std::collections::HashMap<String, Option<String>>,
+}
+
+impl FileTexts {
+    pub fn new(main_file: &str, main_text: String) -> Self {
+        FileTexts {
+            texts: std::collections::HashMap::from([(main_file.to_string(), Some(main_text))]),
+        }
+    }
+
+    pub fn get(&mut self, file: &str) -> Option<&str> {
+        self.texts
+            .entry(file.to_string())
+            .or_insert_with(|| std::fs::read(file).ok().map(|b| text_at_same_offsets(&b)))
+            .as_deref()
+    }
+}
 
 /// A replacement of bytes `start..end` of `file`.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -21,6 +41,23 @@ pub struct SourceEdit {
     pub start: usize,
     pub end: usize,
     pub replacement: String,
+}
+
+impl SourceEdit {
+    /// Bytes `start..end` of `file` replaced.
+    pub fn span(file: &str, start: usize, end: usize, replacement: &str) -> SourceEdit {
+        SourceEdit {
+            file: file.into(),
+            start,
+            end,
+            replacement: replacement.to_string(),
+        }
+    }
+
+    /// `text` inserted at byte `at` of `file`.
+    pub fn insert(file: &str, at: usize, text: &str) -> SourceEdit {
+        SourceEdit::span(file, at, at, text)
+    }
 }
 
 /// Applies non-overlapping edits to `source`. Sources are bytes, as clang reads them: a file
@@ -75,23 +112,58 @@ pub fn device_body_edits(
 ) -> Result<Vec<SourceEdit>> {
     let mut edits = Edits {
         hip_headers,
+        macros: UserMacros::of(root, hip_headers),
         texts,
         lambdas,
         out: Vec::new(),
     };
     edits.collect(root)?;
-    let mut out = edits.out;
-    // Stable: edits at one offset stay in the order made (an insertion before a replacement).
-    out.sort_by(|a, b| (&a.file, a.start).cmp(&(&b.file, b.start)));
-    out.dedup();
-    Ok(out)
+    Ok(in_order(edits.out))
+}
+
+/// Edits in the order [`apply_edits`] applies them, each once: a macro's definition is rewritten
+/// once for all the launches it writes.
+pub fn in_order(mut edits: Vec<SourceEdit>) -> Vec<SourceEdit> {
+    // Stable: edits of one range stay in the order made; an insertion comes before a replacement
+    // that begins where it is.
+    edits.sort_by(|a, b| (&a.file, a.start, a.end).cmp(&(&b.file, b.start, b.end)));
+    edits.dedup();
+    edits
 }
 
 struct Edits<'a> {
     hip_headers: &'a Path,
+    macros: UserMacros,
     texts: &'a mut FileTexts,
     lambdas: &'a [Cursor],
     out: Vec<SourceEdit>,
+}
+
+/// The user's macro definitions, where the host edits rewrite what a macro writes (a launch, a
+/// kernel's body).
+pub struct UserMacros(Vec<Cursor>);
+
+impl UserMacros {
+    pub fn of(root: &Cursor, hip_headers: &Path) -> Self {
+        UserMacros(
+            root.children()
+                .into_iter()
+                .filter(|d| d.kind() == CXCursor_MacroDefinition && is_user_code(d, hip_headers))
+                .collect(),
+        )
+    }
+
+    /// The definition whose text holds byte `at` of `file`.
+    pub fn containing(&self, file: &str, at: usize) -> Option<&Cursor> {
+        self.0.iter().find(|d| {
+            let (f, start, end) = d.extent_offsets();
+            f == file && start <= at && at < end
+        })
+    }
+
+    pub fn iter(&self) -> impl Iterator<Item = &Cursor> {
+        self.0.iter()
+    }
 }
 
 /// Whether a declaration is the user's: in the main file or a header other than the system's
@@ -141,9 +213,17 @@ impl Edits<'_> {
                         continue;
                     }
                     let replacement = if is_kernel(&child) {
-                        // Launches call the stub; a kernel whose parameters cannot all be named
-                        // keeps an empty one and is launched by its address.
-                        crate::kernel_stubs::call_stub(&child).unwrap_or_else(|| "{}".to_string())
+                        // Launches call the stub. A kernel whose parameters cannot all be named
+                        // (unnamed ones written by a macro) has one that fails every launch.
+                        match crate::kernel_stubs::kernel_stub(&child, self.texts, &self.macros) {
+                            Some(stub) => {
+                                self.out.extend(stub.parameter_edits);
+                                stub.body
+                            }
+                            None => {
+                                "{ ::hipmlir::detail::unnamed_parameters_stub(__func__); }".into()
+                            }
+                        }
                     } else if device_only {
                         "{ __builtin_unreachable(); }".to_string()
                     } else {
@@ -302,6 +382,22 @@ impl Edits<'_> {
         }
         Ok(None)
     }
+}
+
+/// `s` as a C string literal.
+fn c_string(s: &str) -> String {
+    let mut out = String::from("\"");
+    for ch in s.chars() {
+        match ch {
+            '\\' => out.push_str("\\\\"),
+            '"' => out.push_str("\\\""),
+            '\n' => out.push_str("\\n"),
+            '\r' | '\t' => out.push(' '),
+            _ => out.push(ch),
+        }
+    }
+    out.push('"');
+    out
 }
 
 /// Whether a lambda's text is in its file as written: not in a macro's definition, which may

@@ -1,44 +1,39 @@
 //! Kernel launch sites in host code: `k<<<grid, block, shmem, stream>>>(args)` and
 //! `hipLaunchKernelGGL(k, ...)`.
 //!
-//! They tell which kernel template instantiations to compile, and how to rewrite the host source:
-//! a `<<<>>>` launch becomes a call of hipLaunchKernelGGL's implementation.
+//! They tell which kernel template instances to compile, and how to rewrite the host source. A
+//! `<<<>>>` launch becomes what clang makes of it: the configuration is set, then the kernel is
+//! called like a function (its host stub launches itself), so overloads, deduced template
+//! arguments and argument conversions are C++'s own, and a kernel held in a pointer, a parameter,
+//! a template parameter or a member launches the same way:
+//!
+//! ```c++
+//! k<<<grid, block>>>(a, b)   =>   (::hipmlir::detail::configure(grid, block), k(a, b))
+//! ```
+//!
+//! Every piece is found from clang's parse: the callee's extent, the configuration call's
+//! (`<<<` to `>>>`) and the `)` closing the arguments, each where it is spelled (in the file, or
+//! in the definition of a macro that writes it). Only the callee, the `<<<` and `>>>` tokens and
+//! that `)` are replaced, so comments and preprocessor conditionals inside the configuration and
+//! the arguments stay as written. The callee moves after the configuration (as its tokens), so
+//! that the configuration is evaluated first, as in HIP. Inside a macro's definition, where clang
+//! records no position for a macro argument's tokens, the callee is the expression the
+//! definition writes before its `<<<`. `hipLaunchKernelGGL` is left to its macro, which expands to
+//! the same launch in the host compile (hipmlir_launch.h).
 
-use std::collections::{HashMap, HashSet};
+use std::collections::HashSet;
 use std::path::Path;
 
 use clang_sys::*;
 
-use crate::clang::Cursor;
-use crate::host_edits::{is_user_code, text_at_same_offsets, SourceEdit};
-
-/// The text of each file launches are found in, read once, indexed by the byte offsets clang
-/// reports (the main file's as parsed).
-pub struct FileTexts {
-    texts: HashMap<String, Option<String>>,
-}
-
-impl FileTexts {
-    pub fn new(main_file: &str, main_text: String) -> Self {
-        FileTexts {
-            texts: HashMap::from([(main_file.to_string(), Some(main_text))]),
-        }
-    }
-
-    pub fn get(&mut self, file: &str) -> Option<&str> {
-        self.texts
-            .entry(file.to_string())
-            .or_insert_with(|| std::fs::read(file).ok().map(|b| text_at_same_offsets(&b)))
-            .as_deref()
-    }
-}
+use crate::clang::{Cursor, KernelCallParts, Position, Token};
+use crate::host_edits::{is_user_code, SourceEdit, UserMacros};
 
 pub struct LaunchSite {
     /// The launched kernel (an instantiation for templates); None when it depends on a template
-    /// parameter of the enclosing host code.
+    /// parameter of the enclosing host code or is a value (a pointer, a parameter).
     pub kernel: Option<Cursor>,
-    /// The rewrite of the launch: its parts before and after the kernel's arguments (their own
-    /// text stays, and so do the edits inside it, of device lambdas written there).
+    /// The rewrite of the launch (see the module's comment).
     pub edits: Vec<SourceEdit>,
     /// The launch expression and the host function it is in.
     pub call: Cursor,
@@ -48,8 +43,9 @@ pub struct LaunchSite {
 /// What the walk of the user's code finds.
 pub struct UserCode {
     pub launches: Vec<LaunchSite>,
-    /// The kernel template instances host code names as values, not launched there
-    /// (`hipLaunchCooperativeKernel(k<16>, ...)`, `(const void*)k<float>`): they are compiled too.
+    /// The kernels host code names as values, not launched there (`hipLaunchCooperativeKernel(k<16>,
+    /// ...)`, `(const void*)k<float>`, `void (*f)(float*) = k;`, `launch(k, ...)`, a header's
+    /// kernels among them): they are compiled too.
     pub kernel_values: Vec<Cursor>,
     /// Every lambda expression, those of the host template instances walked included: a device
     /// lambda written in host code reaches kernels as a closure object.
@@ -58,17 +54,17 @@ pub struct UserCode {
 
 /// Every launch site in the user's files of a translation unit (the main file and headers other
 /// than the system's and hipmlir's own, `hip_headers`).
-pub fn find_launches(root: &Cursor, hip_headers: &Path, texts: &mut FileTexts) -> UserCode {
+pub fn find_launches(root: &Cursor, hip_headers: &Path) -> UserCode {
     let mut finder = Finder {
         hip_headers,
-        texts,
+        macros: UserMacros::of(root, hip_headers),
         instances: HashSet::new(),
         out: Vec::new(),
         kernel_values: Vec::new(),
         lambdas: Vec::new(),
     };
     for decl in root.children() {
-        if is_user_code(&decl, hip_headers) {
+        if decl.kind() != CXCursor_MacroDefinition && is_user_code(&decl, hip_headers) {
             finder.visit(&decl, None, false);
         }
     }
@@ -85,7 +81,8 @@ pub fn find_launches(root: &Cursor, hip_headers: &Path, texts: &mut FileTexts) -
 /// own text, not again.
 struct Finder<'t> {
     hip_headers: &'t Path,
-    texts: &'t mut FileTexts,
+    /// The user's macro definitions, where a launch written by a macro is rewritten.
+    macros: UserMacros,
     /// Host function template instances walked.
     instances: HashSet<Cursor>,
     out: Vec<LaunchSite>,
@@ -95,14 +92,20 @@ struct Finder<'t> {
 
 impl Finder<'_> {
     fn visit(&mut self, c: &Cursor, host_function: Option<Cursor>, in_instance: bool) {
-        if c.kind() == CXCursor_CallExpr {
-            if let Some(mut site) = triple_chevron(c, self.texts) {
-                site.host_function = host_function;
-                if in_instance {
-                    site.edits.clear();
-                }
-                self.out.push(site);
-            } else if let Some(instance) =
+        if let Some(parts) = c.kernel_call_parts() {
+            let edits = if in_instance {
+                Vec::new()
+            } else {
+                self.launch_edits(c, &parts)
+            };
+            self.out.push(LaunchSite {
+                kernel: concrete_kernel(c),
+                edits,
+                call: *c,
+                host_function,
+            });
+        } else if c.kind() == CXCursor_CallExpr {
+            if let Some(instance) =
                 host_template_instance(c).filter(|i| is_user_code(i, self.hip_headers))
             {
                 if self.instances.insert(instance) {
@@ -114,11 +117,7 @@ impl Finder<'_> {
             self.lambdas.push(*c);
         }
         if c.kind() == CXCursor_DeclRefExpr {
-            if let Some(kernel) = concrete_kernel(c).filter(|k| k.template_of().is_some()) {
-                if !self.kernel_values.contains(&kernel) {
-                    self.kernel_values.push(kernel);
-                }
-            }
+            self.kernel_value(c);
         }
         let is_function = matches!(
             c.kind(),
@@ -128,10 +127,335 @@ impl Finder<'_> {
                 | CXCursor_Constructor
         );
         let host_function = if is_function { Some(*c) } else { host_function };
-        for child in c.children() {
+        let children = c.children();
+        if c.kind() == CXCursor_InitListExpr && children.iter().any(names_overload_set) {
+            // libclang shows a braced list as written, where a kernel template instance given
+            // to a function pointer member (`Filler<float>{fill<float>}`) is still an overload
+            // set; clang's semantic form names the instance.
+            for item in c
+                .init_list_items()
+                .map(|(items, _)| items)
+                .unwrap_or_default()
+            {
+                self.kernel_values_in(&item);
+            }
+        }
+        for child in children {
             self.visit(&child, host_function, in_instance);
         }
     }
+
+    fn kernel_value(&mut self, reference: &Cursor) {
+        if let Some(kernel) = concrete_kernel(reference) {
+            if !self.kernel_values.contains(&kernel) {
+                self.kernel_values.push(kernel);
+            }
+        }
+    }
+
+    fn kernel_values_in(&mut self, c: &Cursor) {
+        if c.kind() == CXCursor_DeclRefExpr {
+            self.kernel_value(c);
+        }
+        for child in c.children() {
+            self.kernel_values_in(&child);
+        }
+    }
+
+    /// The edits that turn a `<<<>>>` launch into a call-based one (see the module's comment).
+    /// None are needed for the launches hipLaunchKernelGGL writes (its `<<<` is spelled in
+    /// hipmlir's headers), and none are made for a launch whose pieces are scattered in a way
+    /// these rules do not cover (the host compiler then reports the `<<<`).
+    fn launch_edits(&self, call: &Cursor, parts: &KernelCallParts) -> Vec<SourceEdit> {
+        let (open, close) = parts.config.extent_positions();
+        if Path::new(&open.spelled.0).starts_with(self.hip_headers) {
+            return Vec::new();
+        }
+        let pieces = if open.in_macro_body() {
+            self.macro_launch(call, parts, &open)
+        } else {
+            file_launch(call, parts, &open, &close)
+        };
+        let end = self.closing_edit(call, &parts.rparen);
+        match (pieces, end) {
+            (Some(mut edits), Some(end)) => {
+                edits.push(end);
+                edits
+            }
+            _ => Vec::new(),
+        }
+    }
+
+    /// The `)` closing the kernel's arguments closes the rewritten launch too, where it is
+    /// spelled: in the file, or in the definition of the macro that writes it.
+    fn closing_edit(&self, call: &Cursor, rparen: &Position) -> Option<SourceEdit> {
+        let (file, at) = &rparen.spelled;
+        if Path::new(file).starts_with(self.hip_headers) {
+            return None;
+        }
+        let token = call.tokens_in(file, *at, at + 1);
+        (token.first()?.text == ")").then(|| SourceEdit::span(file, *at, at + 1, "))"))
+    }
+
+    /// A launch whose `<<<` is written by one of the user's macros: the macro's definition is
+    /// rewritten, and the parts of the launch written where the macro is used (the callee before
+    /// `#define CONFIG <<<1, 64>>>`, the arguments after `#define KCALL k<<<1, 64>>>`) in place.
+    fn macro_launch(
+        &self,
+        call: &Cursor,
+        parts: &KernelCallParts,
+        open: &Position,
+    ) -> Option<Vec<SourceEdit>> {
+        let (file, at) = &open.spelled;
+        let def = self.macros.containing(file, *at)?;
+        let tokens = def.tokens_spelled();
+        let body = body_start(def, &tokens)?;
+        let lt = tokens
+            .iter()
+            .position(|t| t.offset == *at && t.text == "<<<")?;
+        let gt = matching_close(&tokens, lt, "<<<", ">>>")?;
+        let edit = |token: &Token, replacement: &str| {
+            SourceEdit::span(
+                file,
+                token.offset,
+                token.offset + token.text.len(),
+                replacement,
+            )
+        };
+        let (callee_start, callee_end) = parts.callee.extent_positions();
+        // The callee: spelled in the definition, else (a macro parameter) the expression the
+        // definition writes before `<<<`, else (`<<<` begins the definition) where the macro is
+        // used.
+        let spelled_here = callee_start.in_macro_body()
+            && callee_start.spelled.0 == *file
+            && callee_start.spelled.1 < *at;
+        let in_body = if spelled_here {
+            tokens[body..lt]
+                .iter()
+                .position(|t| t.offset == callee_start.spelled.1)
+                .map(|i| body + i)
+        } else {
+            postfix_expression_start(&tokens, body, lt)
+        };
+        match in_body {
+            Some(start) => Some(vec![
+                SourceEdit::span(file, tokens[start].offset, tokens[lt].offset, "("),
+                edit(&tokens[lt], CONFIGURE),
+                edit(&tokens[gt], &format!("), {}", joined(&tokens[start..lt]))),
+            ]),
+            // `k CONFIG(args)`: only the configuration is the macro's.
+            None if lt == body && gt + 1 == tokens.len() => {
+                let (callee_file, start) = callee_start.in_file.clone();
+                let (use_file, use_start) = open.in_file.clone();
+                let (_, used_end) = parts.config.extent_positions().1.in_file;
+                if callee_start.in_macro_body()
+                    || callee_end.in_macro_body()
+                    || callee_file != use_file
+                    || start >= use_start
+                {
+                    return None;
+                }
+                let text = joined(&call.tokens_in(&callee_file, start, use_start));
+                Some(vec![
+                    SourceEdit::span(&callee_file, start, use_start, "("),
+                    SourceEdit::insert(&use_file, used_end, &format!(" {text}")),
+                    edit(&tokens[lt], CONFIGURE),
+                    edit(&tokens[gt], "),"),
+                ])
+            }
+            // The callee cannot be moved: launched as a value, `k | chevron(config)(args)`, with
+            // the closing `)` doubled like any other's.
+            None => Some(vec![
+                edit(&tokens[lt], "| (::hipmlir::detail::chevron("),
+                edit(&tokens[gt], ")"),
+            ]),
+        }
+    }
+}
+
+/// Whether one of the user's macros writes a `<<<` (rewritten where it is defined when a launch
+/// uses it).
+pub fn defines_launch_macro(root: &Cursor, hip_headers: &Path) -> bool {
+    UserMacros::of(root, hip_headers)
+        .iter()
+        .any(|d| d.tokens_spelled().iter().any(|t| t.text == "<<<"))
+}
+
+/// `::hipmlir::detail::configure(`, which the `<<<` of a launch becomes.
+const CONFIGURE: &str = "::hipmlir::detail::configure(";
+
+/// A launch written in the file (its `<<<` and `>>>` not by a macro; the callee, the
+/// configuration and the arguments may be macro invocations or a macro's arguments):
+/// `callee <<< config >>> (args)` becomes `( configure( config ), callee (args))` but for the
+/// closing `)` ([`Finder::closing_edit`]).
+fn file_launch(
+    call: &Cursor,
+    parts: &KernelCallParts,
+    open: &Position,
+    close: &Position,
+) -> Option<Vec<SourceEdit>> {
+    let (file, lt) = open.in_file.clone();
+    let (start, _) = parts.callee.extent_positions();
+    let (callee_file, callee_start) = start.in_file;
+    let (close_file, close_end) = close.in_file.clone();
+    if close.in_macro_body()
+        || callee_file != file
+        || close_file != file
+        || callee_start >= lt
+        || close_end < lt + 6
+    {
+        return None;
+    }
+    let config = call.tokens_in(&file, lt, close_end);
+    let gt = config.last().filter(|t| t.text == ">>>")?.offset;
+    let callee_text = joined(&call.tokens_in(&file, callee_start, lt));
+    Some(vec![
+        SourceEdit::span(&file, callee_start, lt, "("),
+        SourceEdit::span(&file, lt, lt + 3, CONFIGURE),
+        SourceEdit::span(&file, gt, gt + 3, &format!("), {callee_text}")),
+    ])
+}
+
+/// Tokens as one line of text (a callee moved after the configuration).
+fn joined(tokens: &[Token]) -> String {
+    tokens
+        .iter()
+        .map(|t| t.text.as_str())
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+/// The index of the first token of a macro definition's body (after its name, and its
+/// parameter list for a function-like macro).
+fn body_start(def: &Cursor, tokens: &[Token]) -> Option<usize> {
+    if !def.is_function_like_macro() {
+        return Some(1);
+    }
+    let close = matching_close(tokens, 1, "(", ")")?;
+    Some(close + 1)
+}
+
+/// The index of the token that closes the bracket opened at `open` (`(`, `[`, `<<<`).
+fn matching_close(tokens: &[Token], open: usize, opening: &str, closing: &str) -> Option<usize> {
+    let mut depth = 0usize;
+    for (i, t) in tokens.iter().enumerate().skip(open) {
+        if t.text == opening {
+            depth += 1;
+        } else if t.text == closing {
+            depth = depth.checked_sub(1)?;
+            if depth == 0 {
+                return Some(i);
+            }
+        }
+    }
+    None
+}
+
+/// The index of the token opening the bracket closed at `close`, looking back no further than
+/// `floor`.
+pub(crate) fn matching_open(
+    tokens: &[Token],
+    floor: usize,
+    close: usize,
+    opening: &str,
+    closing: &str,
+) -> Option<usize> {
+    let mut depth = 0usize;
+    for i in (floor..=close).rev() {
+        if tokens[i].text == closing {
+            depth += 1;
+        } else if tokens[i].text == opening {
+            depth = depth.checked_sub(1)?;
+            if depth == 0 {
+                return Some(i);
+            }
+        }
+    }
+    None
+}
+
+/// Where the postfix expression that ends just before token `end` of a macro's body begins
+/// (a macro's body is tokens, which clang parses only where the macro is used): names joined by
+/// `::`, `.` and `->`, with template arguments, subscripts and calls, or a parenthesized
+/// expression (`k`, `ns::k<T>`, `table[i]`, `obj.member`, `(k)`). None when the tokens before
+/// `end` are no such expression.
+fn postfix_expression_start(tokens: &[Token], floor: usize, end: usize) -> Option<usize> {
+    let mut i = end;
+    let mut need_operand = true;
+    let mut start = None;
+    while i > floor {
+        let t = &tokens[i - 1];
+        if need_operand {
+            match t.text.as_str() {
+                ")" => {
+                    let open = matching_open(tokens, floor, i - 1, "(", ")")?;
+                    // `f(x)` (a call: the function comes next) or `(e)` (a whole operand).
+                    let called = open > floor && is_operand_end(&tokens[open - 1]);
+                    i = open;
+                    need_operand = called;
+                }
+                "]" => i = matching_open(tokens, floor, i - 1, "[", "]")?,
+                ">" => {
+                    let open = matching_open(tokens, floor, i - 1, "<", ">")?;
+                    // Template arguments follow a name.
+                    if open == floor || !is_name(&tokens[open - 1]) {
+                        return None;
+                    }
+                    i = open;
+                }
+                _ if is_name(t) => {
+                    i -= 1;
+                    need_operand = false;
+                }
+                _ => return start,
+            }
+            if !need_operand {
+                start = Some(i);
+            }
+        } else {
+            match t.text.as_str() {
+                "::" | "." | "->" => {
+                    i -= 1;
+                    need_operand = true;
+                    // `::k`: a global qualifier begins the expression.
+                    if t.text == "::" && (i == floor || !is_name(&tokens[i - 1])) {
+                        return Some(i);
+                    }
+                }
+                "template" => i -= 1,
+                _ => return start,
+            }
+        }
+    }
+    if need_operand {
+        None
+    } else {
+        start
+    }
+}
+
+/// Whether an element of a braced list names an overload set (`k<float>`, `&k<float>`,
+/// `(k<float>)`) as written.
+fn names_overload_set(element: &Cursor) -> bool {
+    match element.kind() {
+        CXCursor_OverloadedDeclRef => true,
+        // An unresolved name shows as a reference holding the overload set.
+        CXCursor_DeclRefExpr
+        | CXCursor_UnaryOperator
+        | CXCursor_ParenExpr
+        | CXCursor_UnexposedExpr => element.children().iter().any(names_overload_set),
+        _ => false,
+    }
+}
+
+/// Whether a token is a name (an identifier, or `this`).
+fn is_name(t: &Token) -> bool {
+    t.kind == CXToken_Identifier || (t.kind == CXToken_Keyword && t.text == "this")
+}
+
+/// Whether a token can end an operand (before a call's parentheses).
+fn is_operand_end(t: &Token) -> bool {
+    is_name(t) || matches!(t.text.as_str(), ")" | "]" | ">")
 }
 
 /// The host function template instance a call calls, if it is one (not a kernel or a device
@@ -149,148 +473,13 @@ fn host_template_instance(call: &Cursor) -> Option<Cursor> {
     (!device_only).then(|| callee.definition().unwrap_or(callee))
 }
 
-/// The kernel a call or reference names, if it is a concrete (non-dependent) kernel.
+/// The kernel a call or reference names, if it is a concrete (non-dependent) kernel: a function
+/// or a static member function.
 fn concrete_kernel(c: &Cursor) -> Option<Cursor> {
-    c.referenced()
-        .filter(|k| k.kind() == CXCursor_FunctionDecl && crate::codegen::is_kernel(k))
-}
-
-/// `s` as a C string literal.
-pub(crate) fn c_string(s: &str) -> String {
-    let mut out = String::from("\"");
-    for ch in s.chars() {
-        match ch {
-            '\\' => out.push_str("\\\\"),
-            '"' => out.push_str("\\\""),
-            '\n' => out.push_str("\\n"),
-            '\r' | '\t' => out.push(' '),
-            _ => out.push(ch),
-        }
-    }
-    out.push('"');
-    out
-}
-
-/// `void (*)(float *, int)`: a host pointer to the kernel, when every parameter type can be
-/// spelled in host code (not a lambda's closure type).
-fn kernel_pointer_type(kernel: &Cursor) -> Option<String> {
-    let params: Vec<String> = kernel
-        .ty()
-        .canonical()
-        .function_args()
-        .iter()
-        .map(|t| t.canonical().spelling())
-        .collect();
-    let spellable =
-        |t: &String| !t.contains("lambda") && !t.contains("(anonymous") && !t.contains("(unnamed");
-    params
-        .iter()
-        .all(spellable)
-        .then(|| format!("void (*)({})", params.join(", ")))
-}
-
-/// `k<<<g, b, shmem, stream>>>(args)`: clang shows it as a call with a
-/// `__hipPushCallConfiguration(...)` call among its children.
-fn triple_chevron(c: &Cursor, texts: &mut FileTexts) -> Option<LaunchSite> {
-    let is_launch = c.children().iter().any(|child| {
-        child.kind() == CXCursor_CallExpr && child.spelling() == "__hipPushCallConfiguration"
-    });
-    if !is_launch {
-        return None;
-    }
-    let kernel = concrete_kernel(c);
-    let (file, start, end) = c.extent_offsets();
-    // A launch written inside a macro is rewritten in the macro's definition (macro_chevron_edits).
-    let in_macro = c.expansion_offsets() != (file.clone(), start, end);
-    let edits = if in_macro {
-        // hipLaunchKernelGGL, which the device-side parse reads as `<<<>>>`: its invocation in
-        // the user's file is rewritten.
-        launches_by_call(kernel.as_ref(), c)
-            .then(|| rewrite_ggl(c, texts))
-            .flatten()
-    } else {
-        let by_call = launches_by_call(kernel.as_ref(), c);
-        texts
-            .get(&file)
-            .filter(|source| end <= source.len())
-            .and_then(|source| {
-                rewrite_chevrons(c, &file, start, end, kernel.as_ref(), by_call, source)
-            })
-    };
-    Some(LaunchSite {
-        kernel,
-        edits: edits.unwrap_or_default(),
-        call: *c,
-        host_function: None,
+    c.referenced().filter(|k| {
+        matches!(k.kind(), CXCursor_FunctionDecl | CXCursor_CXXMethod)
+            && crate::codegen::is_kernel(k)
     })
-}
-
-fn rewrite_chevrons(
-    c: &Cursor,
-    file: &str,
-    start: usize,
-    end: usize,
-    kernel: Option<&Cursor>,
-    by_call: bool,
-    source: &str,
-) -> Option<Vec<SourceEdit>> {
-    let tokens = c.tokens_with_offsets();
-    let open = tokens.iter().position(|(t, _)| t == "<<<")?;
-    let close = tokens.iter().position(|(t, _)| t == ">>>")?;
-    let callee = source.get(start..tokens[open].1)?.trim();
-    let config_text = source.get(tokens[open].1 + 3..tokens[close].1)?;
-    let mut config = split_top_level(config_text);
-    if config.len() < 2 || config.len() > 4 {
-        return None;
-    }
-    config.resize(4, "0".to_string());
-    // The call's own argument list: everything inside the parentheses after `>>>`.
-    let after_start = tokens[close].1 + 3;
-    let after = source.get(after_start..end)?;
-    let args_start = after_start + after.find('(')? + 1;
-    let args_end = after_start + after.rfind(')')?;
-    let has_args = !source.get(args_start..args_end)?.trim().is_empty();
-    let around = |before: String, after: &str| {
-        vec![
-            SourceEdit {
-                file: file.into(),
-                start,
-                end: args_start,
-                replacement: before,
-            },
-            SourceEdit {
-                file: file.into(),
-                start: args_end,
-                end,
-                replacement: after.to_string(),
-            },
-        ]
-    };
-    if by_call {
-        let (before, after) = call_launch(callee, &config);
-        return Some(around(before, after));
-    }
-    let name = match kernel {
-        Some(k) => k.mangled_name(),
-        // A name spelled over several lines reads as one.
-        None => callee.split_whitespace().collect::<Vec<_>>().join(" "),
-    };
-    // The kernel clang chose, named exactly: an overloaded or deduced kernel name alone is no
-    // value the launch can take.
-    let callee = match kernel.and_then(kernel_pointer_type) {
-        Some(pointer) => format!("static_cast<{pointer}>({callee})"),
-        None => callee.to_string(),
-    };
-    let before = format!(
-        "::hipmlir::detail::launch_ggl({}, {callee}, {}, {}, {}, {}{}",
-        c_string(&name),
-        config[0].trim(),
-        config[1].trim(),
-        config[2].trim(),
-        config[3].trim(),
-        if has_args { ", " } else { "" }
-    );
-    Some(around(before, ")"))
 }
 
 /// The source the frontend appends to request kernel template instances: one host function
@@ -342,14 +531,9 @@ fn collect_requests(c: &Cursor, out: &mut Vec<Cursor>) {
 
 /// The qualified name of the kernel template a dependent launch names (`ns::scale`).
 pub fn launched_template(call: &Cursor) -> Option<String> {
-    launched_template_cursor(call).map(|t| crate::kernel_abi::qualified_name(&t))
-}
-
-/// The kernel template a dependent launch names.
-fn launched_template_cursor(call: &Cursor) -> Option<Cursor> {
     let mut found = None;
     find_template_ref(call, &mut found);
-    found
+    found.map(|t| crate::kernel_abi::qualified_name(&t))
 }
 
 fn find_template_ref(c: &Cursor, found: &mut Option<Cursor>) {
@@ -373,135 +557,68 @@ fn find_template_ref(c: &Cursor, found: &mut Option<Cursor>) {
     }
 }
 
-/// Launches written inside macros of the main file: a macro's body may hold only part of a launch
-/// (`#define LAUNCH(k) k<<<1, 64>>>`), so only its `<<<` and `>>>` tokens are rewritten, giving
-/// `k | ::hipmlir::detail::chevron(1, 64)(args)`, which hipmlir_launch.h turns into a launch.
-pub fn macro_chevron_edits(root: &Cursor, hip_headers: &Path) -> Vec<SourceEdit> {
-    let mut out = Vec::new();
-    for def in root.children() {
-        if def.kind() != CXCursor_MacroDefinition || !is_user_code(&def, hip_headers) {
-            continue;
-        }
-        // A `>>>` closes a launch only after a `<<<`: elsewhere it ends nested template argument
-        // lists (`std::vector<std::vector<std::vector<int>>>`).
-        let mut open = 0usize;
-        for (token, offset) in def.tokens_with_offsets() {
-            let replacement = match token.as_str() {
-                "<<<" => {
-                    open += 1;
-                    "| ::hipmlir::detail::chevron("
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn tokens(text: &str) -> Vec<Token> {
+        let mut offset = 0;
+        text.split_whitespace()
+            .map(|t| {
+                let kind = if t
+                    .chars()
+                    .next()
+                    .is_some_and(|c| c.is_alphabetic() || c == '_')
+                {
+                    if matches!(t, "return" | "this" | "template" | "void") {
+                        CXToken_Keyword
+                    } else {
+                        CXToken_Identifier
+                    }
+                } else {
+                    CXToken_Punctuation
+                };
+                offset += 1;
+                Token {
+                    text: t.to_string(),
+                    kind,
+                    offset,
                 }
-                ">>>" if open > 0 => {
-                    open -= 1;
-                    ")"
-                }
-                _ => continue,
-            };
-            out.push(SourceEdit {
-                file: def.location().file.into(),
-                start: offset,
-                end: offset + 3,
-                replacement: replacement.to_string(),
-            });
-        }
+            })
+            .collect()
     }
-    out
-}
 
-/// Splits a launch configuration at its top-level commas.
-fn split_top_level(text: &str) -> Vec<String> {
-    top_level_parts(text)
-        .into_iter()
-        .map(|(start, end)| text[start..end].to_string())
-        .filter(|part| !part.trim().is_empty())
-        .collect()
-}
-
-/// The byte ranges of a list's top-level comma-separated parts (an empty list has one, empty).
-fn top_level_parts(text: &str) -> Vec<(usize, usize)> {
-    let mut parts = Vec::new();
-    let mut depth = 0i32;
-    let mut start = 0;
-    for (at, ch) in text.char_indices() {
-        match ch {
-            '(' | '[' | '{' => depth += 1,
-            ')' | ']' | '}' => depth -= 1,
-            ',' if depth == 0 => {
-                parts.push((start, at));
-                start = at + 1;
-            }
-            _ => {}
-        }
+    /// The callee found before the `<<<` of a macro body written as spaced tokens.
+    fn callee(body: &str) -> Option<String> {
+        let t = tokens(body);
+        let lt = t.iter().position(|t| t.text == "<<<")?;
+        postfix_expression_start(&t, 0, lt).map(|s| joined(&t[s..lt]))
     }
-    parts.push((start, text.len()));
-    parts
-}
 
-/// A launch as clang compiles `<<<>>>`: the configuration set, then the kernel called
-/// (kernel_stubs), so that overloads, deduction and conversions are C++'s own. The text before
-/// the kernel's arguments and after them.
-fn call_launch(callee: &str, config: &[String]) -> (String, &'static str) {
-    (
-        format!(
-            "(::hipmlir::detail::configure({}, {}, {}, {}) ? hipSuccess : ({callee}(",
-            config[0].trim(),
-            config[1].trim(),
-            config[2].trim(),
-            config[3].trim()
-        ),
-        "), ::hipmlir::detail::stub_launch_result()))",
-    )
-}
-
-/// Whether a launch of `kernel` (or, when it depends on a host template's parameters, of the
-/// template `call` names) can call the kernel's host stub: the kernel is defined in this
-/// translation unit with a stub that launches itself.
-fn launches_by_call(kernel: Option<&Cursor>, call: &Cursor) -> bool {
-    let pattern = match kernel {
-        Some(k) => k.template_of().unwrap_or(*k),
-        None => match launched_template_cursor(call) {
-            Some(t) => t,
-            None => return false,
-        },
-    };
-    pattern
-        .definition()
-        .is_some_and(|d| crate::kernel_stubs::call_stub(&d).is_some())
-}
-
-/// `hipLaunchKernelGGL(k, grid, block, shmem, stream, args...)` written in the user's file (not
-/// by a macro of theirs): the macro's invocation becomes a call-based launch. Its arguments are
-/// the invocation's top-level comma-separated parts, as the preprocessor splits them; the
-/// kernel's arguments keep their text.
-fn rewrite_ggl(c: &Cursor, texts: &mut FileTexts) -> Option<Vec<SourceEdit>> {
-    let (file, start, end) = c.expansion_offsets();
-    let source = texts.get(&file)?;
-    let text = source.get(start..end)?;
-    let after_name = text.strip_prefix("hipLaunchKernelGGL")?;
-    let open = text.len() - after_name.trim_start().len();
-    let inner = after_name
-        .trim_start()
-        .strip_prefix('(')?
-        .strip_suffix(')')?;
-    let inner_start = start + open + 1;
-    let inner_end = inner_start + inner.len();
-    let parts = top_level_parts(inner);
-    let part = |i: usize| parts.get(i).map(|&(a, b)| inner[a..b].to_string());
-    let (kernel, config) = (part(0)?, [part(1)?, part(2)?, part(3)?, part(4)?]);
-    let args_start = parts.get(5).map_or(inner_end, |&(a, _)| inner_start + a);
-    let (before, after) = call_launch(kernel.trim(), &config);
-    Some(vec![
-        SourceEdit {
-            file: file.clone().into(),
-            start,
-            end: args_start,
-            replacement: before,
-        },
-        SourceEdit {
-            file: file.into(),
-            start: inner_end,
-            end,
-            replacement: after.to_string(),
-        },
-    ])
+    #[test]
+    fn callees_before_a_macro_bodys_launch() {
+        assert_eq!(callee("k <<< n >>> ( )").as_deref(), Some("k"));
+        assert_eq!(
+            callee("ns :: k < T , 4 > <<< n >>>").as_deref(),
+            Some("ns :: k < T , 4 >")
+        );
+        assert_eq!(callee(":: k <<< n >>>").as_deref(), Some(":: k"));
+        assert_eq!(callee("( void ) k <<< n >>>").as_deref(), Some("k"));
+        assert_eq!(callee("return ( k ) <<< n >>>").as_deref(), Some("( k )"));
+        assert_eq!(
+            callee("x = table [ i ] <<< n >>>").as_deref(),
+            Some("table [ i ]")
+        );
+        assert_eq!(
+            callee("s . kernels [ 0 ] <<< n >>>").as_deref(),
+            Some("s . kernels [ 0 ]")
+        );
+        assert_eq!(callee("p -> k <<< n >>>").as_deref(), Some("p -> k"));
+        assert_eq!(
+            callee("pick ( i ) <<< n >>>").as_deref(),
+            Some("pick ( i )")
+        );
+        assert_eq!(callee("<<< n >>>"), None);
+        assert_eq!(callee("a + <<< n >>>"), None);
+    }
 }

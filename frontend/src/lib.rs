@@ -61,7 +61,17 @@ impl FrontendOptions {
         let mut args: Vec<String> = [
             "-x",
             "hip",
-            "--offload=spirv64",
+            // AMD's flavour of SPIR-V: clang gives kernels the device_kernel calling convention
+            // in their types only for the plain spirv64 triple, where host code then cannot
+            // hold a kernel in a plain function pointer (`void (*k)(float*) = kernel;`). With
+            // this triple, kernels are typed as on AMD GPUs and nvcc: as ordinary functions.
+            // Its other differences are undone: the AMD macros, which would select AMD-only
+            // code paths in user headers, and atomic-alignment warnings made errors.
+            "--offload=spirv64-amd-amdhsa",
+            "-U__AMDGCN__",
+            "-U__AMDGPU__",
+            "-U__AMD__",
+            "-Wno-error=atomic-alignment",
             "--cuda-device-only",
             "-nogpuinc",
             "-nogpulib",
@@ -170,8 +180,8 @@ pub fn build<'c>(
     let path = path.as_path();
     let root = tu.cursor();
     let main_file = root.spelling();
-    let mut texts = launches::FileTexts::new(&main_file, source);
-    let user_code = launches::find_launches(&root, &options.hip_headers, &mut texts);
+    let mut texts = host_edits::FileTexts::new(&main_file, source);
+    let user_code = launches::find_launches(&root, &options.hip_headers);
     let launches = user_code.launches;
     let location = Location::new(ctx, &path.display().to_string(), 0, 0);
     let mut codegen = codegen::ModuleCodegen::new(ctx, location, &options.hip_headers);
@@ -212,15 +222,16 @@ pub fn build<'c>(
         undefined: codegen.undefined,
         device_variables: codegen.device_variables,
         warnings,
-        host_edits: host_edits::device_body_edits(
-            &root,
-            &options.hip_headers,
-            &mut texts,
-            &user_code.lambdas,
-        )?
-        .into_iter()
-        .chain(launches.into_iter().flat_map(|l| l.edits))
-        .chain(launches::macro_chevron_edits(&root, &options.hip_headers))
-        .collect(),
+        host_edits: host_edits::in_order(
+            host_edits::device_body_edits(
+                &root,
+                &options.hip_headers,
+                &mut texts,
+                &user_code.lambdas,
+            )?
+            .into_iter()
+            .chain(launches.into_iter().flat_map(|l| l.edits))
+            .collect(),
+        ),
     })
 }

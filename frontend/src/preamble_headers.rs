@@ -12,8 +12,8 @@ use clang_sys::*;
 
 use crate::clang::{Cursor, TranslationUnit};
 use crate::codegen::is_device_variable;
-use crate::host_edits::{device_body_edits, holds_declarations, is_user_code};
-use crate::launches::{find_launches, macro_chevron_edits, FileTexts};
+use crate::host_edits::{device_body_edits, holds_declarations, is_user_code, FileTexts};
+use crate::launches::{defines_launch_macro, find_launches};
 
 /// Whether the user's code in `unit` (a preamble's parse, whose main file `header_text` only
 /// includes) holds nothing the frontend walks.
@@ -21,7 +21,7 @@ pub fn hold_nothing_walked(unit: &TranslationUnit, header_text: &[u8], hip_heade
     let root = unit.cursor();
     let text = crate::host_edits::text_at_same_offsets(header_text);
     let mut texts = FileTexts::new(&root.spelling(), text);
-    let user = find_launches(&root, hip_headers, &mut texts);
+    let user = find_launches(&root, hip_headers);
     if !(user.launches.is_empty() && user.kernel_values.is_empty()) {
         return false;
     }
@@ -29,7 +29,7 @@ pub fn hold_nothing_walked(unit: &TranslationUnit, header_text: &[u8], hip_heade
     let no_edits = device_body_edits(&root, hip_headers, &mut texts, &user.lambdas)
         .is_ok_and(|edits| edits.is_empty());
     no_edits
-        && macro_chevron_edits(&root, hip_headers).is_empty()
+        && !defines_launch_macro(&root, hip_headers)
         && !declares_any(&root, hip_headers, &|d| {
             is_device_variable(d)
                 || (d.kind() == CXCursor_Destructor && d.has_attr(CXCursor_CUDADeviceAttr))

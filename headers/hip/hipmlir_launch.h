@@ -1,6 +1,11 @@
-// hipLaunchKernelGGL for hipmlir.
+// Kernel launches for hipmlir: `k<<<grid, block, shmem, stream>>>(args)` and
 //
 //   hipLaunchKernelGGL(kernel, grid, block, sharedMemBytes, stream, args...)
+//
+// In a source hipmlir compiles, both are what clang makes of `<<<>>>`: the configuration is
+// pushed, then the kernel is called like a function; its host stub (the body hipmlir gives the
+// kernel in the host compile) pops the configuration and launches itself (configure and
+// launch_from_stub below).
 //
 // As in HIP, each argument is converted to its kernel parameter's type (an int literal passed to a
 // size_t parameter, a double literal to a float parameter). The converted values are packed into
@@ -36,6 +41,7 @@
 #include <cstring>
 #include <tuple>
 #include <utility>
+#include <vector>
 #endif
 
 #define HIPMLIR_STRINGIFY_IMPL(...) #__VA_ARGS__
@@ -46,10 +52,17 @@
 // kernel (overloads, deduced template arguments) and hipmlir compiles that instance.
 #define hipLaunchKernelGGL(kernelName, grid, block, sharedMemBytes, stream, ...) \
   (kernelName<<<grid, block, sharedMemBytes, stream>>>(__VA_ARGS__), hipSuccess)
+#elif defined(__HIPMLIR_KERNEL_STUBS__)
+// The host compile of a source hipmlir compiles, where every kernel has a host stub that launches
+// itself: the launch `<<<>>>` becomes there (hipmlir's frontend rewrites those). C++ chooses
+// among overloads, deduces template arguments and converts the arguments, whatever the kernel
+// expression is (a name, a pointer, a parameter, a member). Its value is the launch's result.
+#define hipLaunchKernelGGL(kernelName, grid, block, sharedMemBytes, stream, ...)          \
+  (::hipmlir::detail::configure(grid, block, sharedMemBytes, stream), kernelName(__VA_ARGS__), \
+   ::hipmlir::detail::stub_launch_result())
 #else
-// Host code: written in a file hipmlir compiles, the invocation is rewritten to a call-based
-// launch (see configure below); elsewhere (inside the user's own macros, plain builds) the
-// kernel is found by its address, else by its spelled name.
+// Plain builds (host code compiled by the user's own compiler): the kernel is found by its
+// address when a hipmlir-built image registered it, else by its spelled name.
 #define hipLaunchKernelGGL(kernelName, ...) \
   ::hipmlir::detail::launch_ggl(HIPMLIR_STRINGIFY(kernelName), kernelName, __VA_ARGS__)
 #endif
@@ -189,21 +202,23 @@ inline hipError_t launch_ggl(const char* spelled_name, Kernel kernel, dim3 grid,
                       std::forward<Args>(args)...);
 }
 
-// Launches written in the user's files (`k<<<grid, block>>>(args)` and `hipLaunchKernelGGL(k, grid,
-// block, shmem, stream, args...)`) become what clang makes of a `<<<>>>` launch: the configuration
-// is set, then the kernel is called like a function, so overloads, template argument deduction and
-// argument conversions are C++'s own. The kernel's host stub (its body, as hipmlir compiles it for
-// the host) takes the configuration and launches itself with its parameters.
+// Launches in the sources hipmlir compiles (`k<<<grid, block>>>(args)` and
+// `hipLaunchKernelGGL(k, grid, block, shmem, stream, args...)`) become what clang makes of a
+// `<<<>>>` launch: `(configure(grid, block), k(args))`. The configuration is pushed, then the
+// kernel is called like a function, so overloads, template argument deduction and argument
+// conversions are C++'s own. The kernel's host stub (its body, as hipmlir compiles it for the
+// host) pops the configuration and launches itself with its parameters. A stack, as HIP's
+// __hipPushCallConfiguration keeps: a kernel argument computed by a function that launches
+// kernels itself pushes and pops its own configuration in between.
 struct CallConfig {
   dim3 grid, block;
   std::size_t shared_mem_bytes;
   hipStream_t stream;
-  bool set;
 };
 
-inline CallConfig& pending_call_config() {
-  static thread_local CallConfig config{};
-  return config;
+inline std::vector<CallConfig>& call_configs() {
+  static thread_local std::vector<CallConfig> stack;
+  return stack;
 }
 
 // What the last stub launch of this thread returned (hipLaunchKernelGGL's value).
@@ -212,68 +227,70 @@ inline hipError_t& stub_launch_result() {
   return result;
 }
 
-// `configure(...) ? hipSuccess : (kernel(args...), stub_launch_result())`: always 0, so the
-// kernel's stub is called.
-inline int configure(dim3 grid, dim3 block, std::size_t shared_mem_bytes = 0,
-                     hipStream_t stream = nullptr) {
-  pending_call_config() = {grid, block, shared_mem_bytes, stream, true};
-  return 0;
+inline void configure(dim3 grid, dim3 block, std::size_t shared_mem_bytes = 0,
+                      hipStream_t stream = nullptr) {
+  call_configs().push_back({grid, block, shared_mem_bytes, stream});
+}
+
+// A kernel called as a plain function: HIP has no such thing (a kernel runs only when launched).
+inline void call_without_launch(const char* name) {
+  stub_launch_result() =
+      __hipmlirLaunchKernelGGL(nullptr, name, dim3(0), dim3(0), 0, nullptr, nullptr, 0);
 }
 
 // The body of a kernel's host stub: launches `kernel` (the stub itself) with the configuration
-// just set and the stub's own parameters.
+// pushed last and the stub's own parameters.
 template <class... Params, class... Args>
 inline void launch_from_stub(void (*kernel)(Params...), const char* name, Args&&... args) {
-  CallConfig config = pending_call_config();
-  pending_call_config().set = false;
-  if (!config.set) {
-    // Called as a plain function: HIP has no such thing (a kernel runs only when launched).
-    stub_launch_result() =
-        __hipmlirLaunchKernelGGL(nullptr, name, dim3(0), dim3(0), 0, nullptr, nullptr, 0);
+  std::vector<CallConfig>& stack = call_configs();
+  if (stack.empty()) {
+    call_without_launch(name);
     return;
   }
+  CallConfig config = stack.back();
+  stack.pop_back();
   stub_launch_result() = launch_typed(name, kernel, config.grid, config.block,
                                       config.shared_mem_bytes, config.stream,
                                       std::forward<Args>(args)...);
 }
 
-// A `<<<>>>` launch written inside a macro: hipmlir rewrites only the macro's `<<<` and `>>>`
-// tokens (the kernel and the arguments may be macro parameters), so that
+// The stub of a kernel whose parameters hipmlir cannot name (unnamed ones written by a macro):
+// every launch fails.
+inline void unnamed_parameters_stub(const char* name) {
+  if (!call_configs().empty()) call_configs().pop_back();
+  call_without_launch(name);
+}
+
+// A `<<<>>>` launch written inside a macro whose kernel expression hipmlir cannot move after the
+// configuration (it is not spelled where the macro is defined, nor before the macro is used):
+// only the macro's `<<<` and `>>>` tokens are rewritten, so that
 // `k<<<grid, block, shmem, stream>>>(args)` reads `k | chevron(grid, block, shmem, stream)(args)`.
-// The arguments are held by reference until the launch, within the same full expression.
+// The kernel is then a value (a pointer, a parameter, a member, a named instance). The arguments
+// are held by reference until the launch, within the same full expression.
 template <class... Args>
 struct PendingLaunch {
-  dim3 grid, block;
-  std::size_t shared_mem_bytes;
-  hipStream_t stream;
+  CallConfig config;
   std::tuple<Args&&...> args;
 };
 
 struct ChevronConfig {
-  dim3 grid, block;
-  std::size_t shared_mem_bytes;
-  hipStream_t stream;
+  CallConfig config;
   template <class... Args>
   PendingLaunch<Args...> operator()(Args&&... args) const {
-    return {grid, block, shared_mem_bytes, stream,
-            std::tuple<Args&&...>(std::forward<Args>(args)...)};
+    return {config, std::tuple<Args&&...>(std::forward<Args>(args)...)};
   }
 };
 
 inline ChevronConfig chevron(dim3 grid, dim3 block, std::size_t shared_mem_bytes = 0,
                              hipStream_t stream = nullptr) {
-  return {grid, block, shared_mem_bytes, stream};
+  return {{grid, block, shared_mem_bytes, stream}};
 }
 
 template <class... Params, class... Args>
-inline hipError_t operator|(void (*kernel)(Params...), PendingLaunch<Args...>&& launch) {
-  return std::apply(
-      [&](auto&&... args) {
-        return launch_ggl("a kernel launched with <<<>>> inside a macro", kernel, launch.grid,
-                          launch.block, launch.shared_mem_bytes, launch.stream,
-                          std::forward<decltype(args)>(args)...);
-      },
-      std::move(launch.args));
+inline void operator|(void (*kernel)(Params...), PendingLaunch<Args...>&& launch) {
+  call_configs().push_back(launch.config);
+  std::apply([&](auto&&... args) { kernel(std::forward<decltype(args)>(args)...); },
+             std::move(launch.args));
 }
 #endif  // __HIP_DEVICE_COMPILE__
 

@@ -190,6 +190,12 @@ extern "C" {
         kinds: *mut i32,
     ) -> i32;
     fn hipmlir_is_lvalue(expr: *const c_void) -> i32;
+    fn hipmlir_kernel_call(
+        expr: *const c_void,
+        callee: *mut *const c_void,
+        config: *mut *const c_void,
+        rparen: *mut c_uint,
+    ) -> i32;
     fn hipmlir_fp_contract_allowed(expr: *const c_void) -> i32;
     fn hipmlir_is_pack(decl: *const c_void) -> i32;
     fn hipmlir_atomic_parts(
@@ -769,6 +775,35 @@ impl Cursor {
         self.is_expression() && unsafe { hipmlir_fp_contract_allowed(self.0.data[1]) == 1 }
     }
 
+    /// A `<<<>>>` launch (libclang shows it as a plain call): its callee, its configuration call,
+    /// whose extent runs from the `<<<` to the `>>>`, and where the `)` closing its arguments is.
+    /// `None` for any other cursor.
+    pub fn kernel_call_parts(&self) -> Option<KernelCallParts> {
+        if self.kind() != CXCursor_CallExpr {
+            return None;
+        }
+        let (mut callee, mut config, mut rparen) = (std::ptr::null(), std::ptr::null(), 0);
+        // SAFETY: an expression cursor holds its `clang::Expr *` in data[1]; the shim checks the
+        // node's class before reading it.
+        if unsafe { hipmlir_kernel_call(self.0.data[1], &mut callee, &mut config, &mut rparen) }
+            != 0
+        {
+            return None;
+        }
+        let children = self.children();
+        let child = |node: *const c_void| children.iter().find(|c| c.0.data[1] == node).copied();
+        // A libclang location is the translation unit's source manager and language options
+        // (as every location of this unit holds them) with clang's raw location.
+        // SAFETY: plain libclang query on a live cursor.
+        let mut loc = unsafe { clang_getCursorLocation(self.0) };
+        loc.int_data = rparen;
+        Some(KernelCallParts {
+            callee: child(callee)?,
+            config: child(config)?,
+            rparen: Position::of(loc),
+        })
+    }
+
     /// An atomic builtin call (libclang shows it as an unexposed expression): the builtin's
     /// name (`__atomic_fetch_add`) and its operands in clang's order (pointer, memory order,
     /// value, failure order, second value, weak, HIP scope; as many as the builtin has).
@@ -1094,6 +1129,81 @@ impl Cursor {
         }
     }
 
+    /// The tokens of the cursor's extent: their spelling, kind and where each is spelled (a
+    /// macro definition's own tokens lie in the definition).
+    pub fn tokens_spelled(&self) -> Vec<Token> {
+        // SAFETY: plain libclang query on a live cursor.
+        unsafe { tokens_of(self.0, clang_getCursorExtent(self.0)) }
+    }
+
+    /// The tokens written in bytes `start..end` of `file`, a file of this cursor's translation
+    /// unit (raw tokens: those of preprocessor directives and inactive blocks included).
+    pub fn tokens_in(&self, file: &str, start: usize, end: usize) -> Vec<Token> {
+        // SAFETY: plain libclang queries on a live cursor's translation unit.
+        unsafe {
+            let tu = clang_Cursor_getTranslationUnit(self.0);
+            let name = cstring(file);
+            let f = clang_getFile(tu, name.as_ptr());
+            if f.is_null() {
+                return Vec::new();
+            }
+            let range = clang_getRange(
+                clang_getLocationForOffset(tu, f, start as c_uint),
+                clang_getLocationForOffset(tu, f, end as c_uint),
+            );
+            // libclang lexes on to the token that begins after the range's last whitespace.
+            let mut tokens = tokens_of(self.0, range);
+            tokens.retain(|t| t.offset >= start && t.offset < end);
+            tokens
+        }
+    }
+}
+
+/// The tokens of a range of `cursor`'s translation unit.
+unsafe fn tokens_of(cursor: CXCursor, range: CXSourceRange) -> Vec<Token> {
+    unsafe {
+        let tu = clang_Cursor_getTranslationUnit(cursor);
+        let mut tokens: *mut CXToken = std::ptr::null_mut();
+        let mut count: c_uint = 0;
+        clang_tokenize(tu, range, &mut tokens, &mut count);
+        let out = (0..count as usize)
+            .map(|i| {
+                let token = *tokens.add(i);
+                let (_, offset) =
+                    location_offset(clang_getTokenLocation(tu, token), Place::Spelling);
+                Token {
+                    text: take_string(clang_getTokenSpelling(tu, token)),
+                    kind: clang_getTokenKind(token),
+                    offset,
+                }
+            })
+            .collect();
+        if !tokens.is_null() {
+            clang_disposeTokens(tu, tokens, count);
+        }
+        out
+    }
+}
+
+impl Cursor {
+    /// Where the cursor's extent begins and ends (the end one past its last token).
+    pub fn extent_positions(&self) -> (Position, Position) {
+        // SAFETY: plain libclang queries on a live cursor.
+        unsafe {
+            let range = clang_getCursorExtent(self.0);
+            (
+                Position::of(clang_getRangeStart(range)),
+                Position::of(clang_getRangeEnd(range)),
+            )
+        }
+    }
+
+    /// Whether a macro definition cursor defines a function-like macro.
+    pub fn is_function_like_macro(&self) -> bool {
+        // SAFETY: plain libclang query on a live cursor.
+        unsafe { clang_Cursor_isMacroFunctionLike(self.0) != 0 }
+    }
+
     /// Byte offsets of the cursor's extent where it was expanded (for a macro invocation: the
     /// invocation in the file that uses it): (file, start, end).
     pub fn expansion_offsets(&self) -> (String, usize, usize) {
@@ -1116,11 +1226,77 @@ impl Cursor {
     }
 }
 
-/// Which file position of a location: where it is spelled, or where its macro was expanded.
+/// Which file position of a location: where it is spelled, where its macro was expanded, or
+/// where it is written in a file (a macro argument where the argument is written, a macro
+/// definition's token where the macro is used).
 #[derive(Clone, Copy)]
 enum Place {
     Spelling,
     Expansion,
+    File,
+}
+
+/// A token of the source (see [`Cursor::tokens_spelled`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Token {
+    pub text: String,
+    pub kind: CXTokenKind,
+    /// Byte offset where it is spelled.
+    pub offset: usize,
+}
+
+/// The parts of a `<<<>>>` launch (see [`Cursor::kernel_call_parts`]).
+pub struct KernelCallParts {
+    pub callee: Cursor,
+    pub config: Cursor,
+    /// The `)` that closes the kernel's arguments.
+    pub rparen: Position,
+}
+
+/// A place in the source: a file and a byte offset.
+pub type FileOffset = (String, usize);
+
+/// Where a source location is: where its characters are spelled, and where it stands in a file
+/// that the compiler reads as written. The two differ for a token of a macro's definition (spelled
+/// in the definition, standing where the macro is used); a macro argument is spelled where it
+/// is written.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Position {
+    pub spelled: FileOffset,
+    pub in_file: FileOffset,
+    /// Where the macro it comes from, if any, is used (else where it is spelled).
+    pub expanded: FileOffset,
+}
+
+impl Position {
+    fn of(loc: CXSourceLocation) -> Position {
+        // SAFETY: plain libclang queries on a location of a live translation unit.
+        unsafe {
+            Position {
+                spelled: location_offset(loc, Place::Spelling),
+                in_file: location_offset(loc, Place::File),
+                expanded: location_offset(loc, Place::Expansion),
+            }
+        }
+    }
+
+    /// Whether the location is a token of a macro's definition (not a macro argument).
+    pub fn in_macro_body(&self) -> bool {
+        self.spelled != self.in_file
+    }
+
+    /// Whether the location is written in its file outside any macro use.
+    pub fn written_plainly(&self) -> bool {
+        self.spelled == self.in_file && self.spelled == self.expanded
+    }
+}
+
+impl Cursor {
+    /// Where the cursor's location (a declaration's name) is.
+    pub fn position(&self) -> Position {
+        // SAFETY: plain libclang query on a live cursor.
+        Position::of(unsafe { clang_getCursorLocation(self.0) })
+    }
 }
 
 unsafe fn location_offset(loc: CXSourceLocation, place: Place) -> (String, usize) {
@@ -1130,6 +1306,7 @@ unsafe fn location_offset(loc: CXSourceLocation, place: Place) -> (String, usize
     match place {
         Place::Spelling => clang_getSpellingLocation(loc, &mut file, line, column, &mut offset),
         Place::Expansion => clang_getExpansionLocation(loc, &mut file, line, column, &mut offset),
+        Place::File => clang_getFileLocation(loc, &mut file, line, column, &mut offset),
     }
     let name = if file.is_null() {
         String::new()

@@ -103,15 +103,9 @@ enum FunctionKind {
 
 /// Whether a function declaration is a `__global__` kernel.
 pub fn is_kernel(f: &Cursor) -> bool {
-    // libclang shows no attributes of template instances, and reports the device_kernel calling
-    // convention only as "unexposed" (as it does spir_func's): a kernel's own function type is
-    // printed with it last, after the parameters (a host function taking a kernel pointer has it
-    // inside its parameter list).
-    f.has_attr(CXCursor_CUDAGlobalAttr)
-        || f.ty()
-            .spelling()
-            .trim_end()
-            .ends_with("__attribute__((device_kernel))")
+    // libclang shows no attributes of template instances: an instance (of a function template,
+    // or a member of a class template's instance) is a kernel when what it was made from is.
+    f.has_attr(CXCursor_CUDAGlobalAttr) || f.template_of().is_some_and(|t| is_kernel(&t))
 }
 
 impl<'c> ModuleCodegen<'c> {
@@ -927,10 +921,14 @@ fn collect_exported_device_functions(c: &Cursor, out: &mut Vec<Cursor>) {
 fn collect_kernels(c: &Cursor, out: &mut Vec<Cursor>) {
     for child in c.children() {
         match child.kind() {
-            CXCursor_Namespace | CXCursor_LinkageSpec if child.is_in_main_file() => {
+            // Classes too: a kernel may be a static member function.
+            CXCursor_Namespace | CXCursor_LinkageSpec | CXCursor_StructDecl
+            | CXCursor_ClassDecl
+                if child.is_in_main_file() =>
+            {
                 collect_kernels(&child, out)
             }
-            CXCursor_FunctionDecl
+            CXCursor_FunctionDecl | CXCursor_CXXMethod
                 if child.is_definition() && child.is_in_main_file() && is_kernel(&child) =>
             {
                 out.push(child)
