@@ -64,7 +64,10 @@ fn modules_from_a_spirv_file_and_a_code_object() {
     let source = program("modules.hip");
     // -rdynamic: hipLaunchKernel finds the kernel's host stub by its symbol.
     let exe = build(&source, dir.path(), Some("g++ -rdynamic"));
-    for (flag, file) in [("--emit-spirv", "modules.spv"), ("--genco", "modules.co")] {
+    for (flag, file, extra) in [
+        ("--emit-spirv", "modules.spv", None),
+        ("--genco", "modules.co", Some("--code-object")),
+    ] {
         let module = dir.path().join(file);
         let out = run_hipmlir(&[
             source.to_str().unwrap(),
@@ -73,7 +76,11 @@ fn modules_from_a_spirv_file_and_a_code_object() {
             module.to_str().unwrap(),
         ]);
         assert!(out.status.success(), "{flag}: {}", stderr(&out));
-        let out = Command::new(&exe).arg(&module).output().expect("runs");
+        let out = Command::new(&exe)
+            .arg(&module)
+            .args(extra)
+            .output()
+            .expect("runs");
         let text = format!("{}{}", stdout(&out), stderr(&out));
         assert!(
             out.status.success() && text.contains("modules PASSED"),

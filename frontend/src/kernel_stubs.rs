@@ -134,27 +134,46 @@ fn stub_name(kernel: &Cursor) -> String {
     kernel.spelling()
 }
 
-/// A kernel whose body a macro's definition writes while its name is the macro's argument: the
-/// token naming it in the definition (the name before the parameter list before the body), or
-/// `Some(None)` when the definition writes it some other way. `None` for every other kernel.
+/// A kernel whose body a macro's definition writes while its name is the macro's argument or
+/// pasted from tokens (`#define DEF(T) __global__ void T##_fill(T* p) {...}`): the tokens naming
+/// it in the definition (the name before the parameter list before the body, `T ## _fill` as
+/// written), which each use of the macro expands to its own kernel's name; `Some(None)` when the
+/// definition writes it some other way. `None` for every other kernel.
 fn macro_argument_name(kernel: &Cursor, macros: &UserMacros) -> Option<Option<String>> {
     let (body, _) = kernel.function_body()?.extent_positions();
-    if !body.in_macro_body() || kernel.position().in_macro_body() {
+    if !body.in_macro_body() {
         return None;
     }
+    let name_in_macro = kernel.position().in_macro_body();
     let (file, at) = &body.spelled;
     let Some(def) = macros.containing(file, *at) else {
-        return Some(None);
+        return (!name_in_macro).then_some(None);
     };
     let tokens = def.tokens_spelled();
-    let name = tokens
+    let Some(last) = tokens
         .iter()
         .position(|t| t.offset == *at && t.text == "{")
         .filter(|&brace| brace > 0 && tokens[brace - 1].text == ")")
         .and_then(|brace| matching_open(&tokens, 0, brace - 1, "(", ")"))
         .filter(|&open| open > 0 && tokens[open - 1].kind == CXToken_Identifier)
-        .map(|open| tokens[open - 1].text.clone());
-    Some(name)
+        .map(|open| open - 1)
+    else {
+        return (!name_in_macro).then_some(None);
+    };
+    // The pasted pieces before it: `a ## b ## c`.
+    let mut first = last;
+    while first >= 2 && tokens[first - 1].text == "##" {
+        first -= 2;
+    }
+    if first < last {
+        let pieces: Vec<&str> = tokens[first..=last]
+            .iter()
+            .map(|t| t.text.as_str())
+            .collect();
+        return Some(Some(pieces.join(" ")));
+    }
+    // A name the definition writes itself names one kernel wherever the macro is used.
+    (!name_in_macro).then(|| Some(tokens[last].text.clone()))
 }
 
 /// The host stub's name for parameter `i`, and the edit that gives the parameter that name in

@@ -273,12 +273,22 @@ impl Finder<'_> {
     }
 }
 
-/// Whether one of the user's macros writes a `<<<` (rewritten where it is defined when a launch
-/// uses it).
-pub fn defines_launch_macro(root: &Cursor, hip_headers: &Path) -> bool {
-    UserMacros::of(root, hip_headers)
-        .iter()
-        .any(|d| d.tokens_spelled().iter().any(|t| t.text == "<<<"))
+/// Whether one of the user's macros writes a `<<<` or device code (rewritten where it is
+/// defined when a launch or a kernel, device function or variable uses it: the host edits reach
+/// a macro's definition only where it is parsed with the source, not from a precompiled header).
+pub fn defines_device_code_macro(root: &Cursor, hip_headers: &Path) -> bool {
+    const WRITES_DEVICE_CODE: [&str; 5] = [
+        "<<<",
+        "__global__",
+        "__device__",
+        "__shared__",
+        "__constant__",
+    ];
+    UserMacros::of(root, hip_headers).iter().any(|d| {
+        d.tokens_spelled()
+            .iter()
+            .any(|t| WRITES_DEVICE_CODE.contains(&t.text.as_str()))
+    })
 }
 
 /// `::hipmlir::detail::configure(`, which the `<<<` of a launch becomes.

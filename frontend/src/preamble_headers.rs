@@ -13,7 +13,7 @@ use clang_sys::*;
 use crate::clang::{Cursor, TranslationUnit};
 use crate::codegen::is_device_variable;
 use crate::host_edits::{device_body_edits, holds_declarations, is_user_code, FileTexts};
-use crate::launches::{defines_launch_macro, find_launches};
+use crate::launches::{defines_device_code_macro, find_launches};
 
 /// Whether the user's code in `unit` (a preamble's parse, whose main file `header_text` only
 /// includes) holds nothing the frontend walks.
@@ -29,7 +29,7 @@ pub fn hold_nothing_walked(unit: &TranslationUnit, header_text: &[u8], hip_heade
     let no_edits = device_body_edits(&root, hip_headers, &mut texts, &user.lambdas)
         .is_ok_and(|edits| edits.is_empty());
     no_edits
-        && !defines_launch_macro(&root, hip_headers)
+        && !defines_device_code_macro(&root, hip_headers)
         && !declares_any(&root, hip_headers, &|d| {
             is_device_variable(d)
                 || (d.kind() == CXCursor_Destructor && d.has_attr(CXCursor_CUDADeviceAttr))

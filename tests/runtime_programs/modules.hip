@@ -1,16 +1,61 @@
-// hipModuleLoad of a SPIR-V file (argv[1], written by `hipmlir --emit-spirv`), hipModuleGetFunction
-// and hipModuleLaunchKernel with kernelParams and with extra; hipLaunchKernel and
-// hipFuncGetAttributes by host stub; misuse of modules and functions.
+// hipModuleLoad of a SPIR-V file (argv[1], written by `hipmlir --emit-spirv` or `--genco`),
+// hipModuleGetFunction and hipModuleLaunchKernel with kernelParams and with extra; kernels and
+// device variables a macro writes (names pasted from its argument), found by name;
+// hipLaunchKernel and hipFuncGetAttributes by host stub; misuse of modules and functions.
 #include "test_common.h"
+
+#include <string>
 
 extern "C" __global__ void triad(double* out, const double* a, const double* b, double s, int n) {
   int i = blockIdx.x * blockDim.x + threadIdx.x;
   if (i < n) out[i] = a[i] + s * b[i];
 }
 
+// One kernel and one device variable per element type, written by a macro: their names are
+// pasted from its argument.
+#define OFFSET_KERNEL(T)                                                           \
+  __device__ T T##_offset = 0;                                                     \
+  extern "C" __global__ void add_offset_##T(T* v, int n) {                         \
+    int i = blockIdx.x * blockDim.x + threadIdx.x;                                 \
+    if (i < n) v[i] += T##_offset;                                                 \
+  }
+OFFSET_KERNEL(int)
+OFFSET_KERNEL(double)
+
+// Sets the macro-written variable through hipModuleGetGlobal and runs the macro-written kernel.
+// A SPIR-V file carries no table of device variables (a code object does): there the variable
+// keeps its initial 0.
+template <typename T>
+int run_offset_kernel(hipModule_t module, bool has_variables, const char* kernel,
+                      const char* variable, T offset) {
+  if (!has_variables) offset = 0;
+  const int n = 500;
+  std::vector<T> v(n), want(n);
+  for (int i = 0; i < n; ++i) {
+    v[i] = static_cast<T>(i * 3);
+    want[i] = v[i] + offset;
+  }
+  T* dv = to_device(v);
+  if (has_variables) {
+    void* global = nullptr;  // a hipDeviceptr_t
+    size_t bytes = 0;
+    HIP_CHECK(hipModuleGetGlobal(&global, &bytes, module, variable));
+    if (bytes != sizeof(T)) return 1;
+    HIP_CHECK(hipMemcpyHtoD(global, &offset, sizeof(T)));
+  }
+  hipFunction_t f;
+  HIP_CHECK(hipModuleGetFunction(&f, module, kernel));
+  int count = n;
+  void* params[] = {&dv, &count};
+  HIP_CHECK(hipModuleLaunchKernel(f, (n + 63) / 64, 1, 1, 64, 1, 1, 0, 0, params, nullptr));
+  int bad = count_mismatches(kernel, from_device(dv, n), want);
+  HIP_CHECK(hipFree(dv));
+  return bad;
+}
+
 int main(int argc, char** argv) {
   if (argc < 2) {
-    std::printf("usage: modules file.spv\n");
+    std::printf("usage: modules file.spv | modules file.co --code-object\n");
     return 1;
   }
   const int n = 3000;
@@ -48,6 +93,10 @@ int main(int argc, char** argv) {
                    HIP_LAUNCH_PARAM_END};
   HIP_CHECK(hipModuleLaunchKernel(f, (n + 127) / 128, 1, 1, 128, 1, 1, 0, 0, nullptr, extra));
   bad += count_mismatches("extra", from_device(dout, n), want);
+
+  const bool code_object = argc > 2 && std::string(argv[2]) == "--code-object";
+  bad += run_offset_kernel<int>(module, code_object, "add_offset_int", "int_offset", 7);
+  bad += run_offset_kernel<double>(module, code_object, "add_offset_double", "double_offset", 0.5);
 
   hipFuncAttributes fa;
   HIP_CHECK(hipFuncGetAttributes(&fa, reinterpret_cast<const void*>(f)));

@@ -407,9 +407,31 @@ impl Cursor {
         source_loc(unsafe { clang_getRangeStart(clang_getCursorExtent(self.0)) })
     }
 
-    /// Whether the cursor's expansion location lies in the main file (not in a header).
+    /// Whether the cursor's expansion location lies in the main file (not in a header): a
+    /// declaration a macro writes counts where the macro is used (libclang's own test says no
+    /// for every location inside a macro's expansion, a token-pasted kernel name included).
     pub fn is_in_main_file(&self) -> bool {
-        unsafe { clang_Location_isFromMainFile(clang_getCursorLocation(self.0)) != 0 }
+        // SAFETY: plain libclang queries on a live cursor and its translation unit.
+        unsafe {
+            let loc = clang_getCursorLocation(self.0);
+            if clang_Location_isFromMainFile(loc) != 0 {
+                return true;
+            }
+            let mut file: CXFile = std::ptr::null_mut();
+            let mut offset: c_uint = 0;
+            clang_getExpansionLocation(
+                loc,
+                &mut file,
+                std::ptr::null_mut(),
+                std::ptr::null_mut(),
+                &mut offset,
+            );
+            if file.is_null() {
+                return false;
+            }
+            let tu = clang_Cursor_getTranslationUnit(self.0);
+            clang_Location_isFromMainFile(clang_getLocationForOffset(tu, file, offset)) != 0
+        }
     }
 
     /// The template a specialization or instance comes from.
