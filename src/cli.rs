@@ -213,7 +213,7 @@ impl Default for Offload {
 }
 
 /// Whether `arch` names an NVIDIA architecture (`sm_70`, `sm_90a`, `sm_100f`).
-fn is_nvidia_arch(arch: &str) -> bool {
+pub fn is_nvidia_arch(arch: &str) -> bool {
     arch.strip_prefix("sm_").is_some_and(|n| {
         let digits = n.trim_end_matches(['a', 'f']);
         digits.len() >= 2 && digits.chars().all(|c| c.is_ascii_digit())
@@ -222,7 +222,7 @@ fn is_nvidia_arch(arch: &str) -> bool {
 
 /// An AMD architecture as hipcc names it (`gfx90a`, `gfx1100`, `gfx90a:xnack+`), or `native`:
 /// hipmlir builds no AMD code, so these are ignored (builds written for ROCm keep working).
-fn is_amd_arch(arch: &str) -> bool {
+pub fn is_amd_arch(arch: &str) -> bool {
     let name = arch.split(':').next().unwrap_or(arch);
     name == "native"
         || name
@@ -232,7 +232,7 @@ fn is_amd_arch(arch: &str) -> bool {
 
 /// Adds the architectures of one `--offload-arch` value (a comma-separated list); the AMD ones
 /// are returned to be ignored, and any other is an error naming those accepted.
-fn add_offload_archs(offload: &mut Offload, value: &str) -> Result<Vec<String>, String> {
+pub fn add_offload_archs(offload: &mut Offload, value: &str) -> Result<Vec<String>, String> {
     if !offload.explicit {
         *offload = Offload {
             spirv: false,
@@ -333,7 +333,7 @@ const IGNORED_DEVICE_FLAG_PREFIXES: &[&str] = &[
     "-mcode-object-version=",
 ];
 
-fn is_ignored_device_flag(flag: &str) -> bool {
+pub fn is_ignored_device_flag(flag: &str) -> bool {
     IGNORED_DEVICE_FLAGS.contains(&flag)
         || IGNORED_DEVICE_FLAG_PREFIXES
             .iter()

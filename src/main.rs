@@ -2,10 +2,7 @@
 //! through the `hipmlir` launcher (src/launcher.rs), which runs it in a child of the compile
 //! server (`--serve-compiles`, hipmlir-compile-server) or in its own place.
 mod build;
-mod cli;
-mod device;
 mod dump;
-mod elf;
 mod hipconfig;
 mod host;
 mod host_overlay;
@@ -13,9 +10,10 @@ mod host_pch;
 mod host_preamble;
 mod inspect;
 mod outputs;
-mod paths;
 mod temp_folders;
-mod time_report;
+
+// The device path is the library's (src/lib.rs), shared with hiprtc.
+use hipmlir_compiler::{cli, device, elf, paths, time_report};
 
 use std::process::ExitCode;
 

@@ -149,6 +149,32 @@ impl TranslationUnit {
         out
     }
 
+    /// Every file the translation unit includes (directly or not, from a precompiled header
+    /// too), each once, the main file left out.
+    pub fn included_files(&self) -> Vec<std::path::PathBuf> {
+        extern "C" fn visit(
+            file: CXFile,
+            _stack: *mut CXSourceLocation,
+            depth: c_uint,
+            data: CXClientData,
+        ) {
+            // SAFETY: `data` is the Vec below, alive for the call; `file` is libclang's.
+            let files = unsafe { &mut *(data as *mut Vec<std::path::PathBuf>) };
+            if depth > 0 {
+                let name = take_string(unsafe { clang_getFileName(file) });
+                files.push(std::path::PathBuf::from(name));
+            }
+        }
+        let mut files: Vec<std::path::PathBuf> = Vec::new();
+        // SAFETY: the TU is alive; the visitor only pushes to `files`, which outlives the call.
+        unsafe {
+            clang_getInclusions(self.tu, visit, &mut files as *mut _ as CXClientData);
+        }
+        files.sort();
+        files.dedup();
+        files
+    }
+
     pub fn cursor(&self) -> Cursor {
         // SAFETY: the TU is alive.
         Cursor(unsafe { clang_getTranslationUnitCursor(self.tu) })
