@@ -104,11 +104,11 @@ impl Link {
                 HiprtcResult::Success
             }
             Ok(_) => self.fail(
-                HiprtcResult::InvalidInput,
+                HiprtcResult::ProgramCreationFailure,
                 &format!("'{name}' holds no relocatable device code"),
             ),
             Err(e) => self.fail(
-                HiprtcResult::InvalidInput,
+                HiprtcResult::ProgramCreationFailure,
                 &format!("'{name}' is not relocatable device code of hipmlir's: {e}"),
             ),
         }

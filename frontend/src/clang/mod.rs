@@ -135,7 +135,7 @@ impl TranslationUnit {
                 let diag = clang_getDiagnostic(self.tu, i);
                 let severity = clang_getDiagnosticSeverity(diag);
                 if severity >= CXDiagnostic_Warning {
-                    let location = source_loc(clang_getDiagnosticLocation(diag));
+                    let location = presumed_loc(clang_getDiagnosticLocation(diag));
                     let message = take_string(clang_getDiagnosticSpelling(diag));
                     out.push(Diagnostic {
                         location,
@@ -1393,6 +1393,22 @@ pub fn source_loc(loc: CXSourceLocation) -> SourceLoc {
             take_string(clang_getFileName(file))
         };
         SourceLoc { file, line, column }
+    }
+}
+
+/// Where clang's own diagnostics place `loc`: its presumed location, which `#line` directives
+/// move (generated code names the code it was generated from).
+fn presumed_loc(loc: CXSourceLocation) -> SourceLoc {
+    let mut file = CXString::default();
+    let (mut line, mut column) = (0 as c_uint, 0 as c_uint);
+    // SAFETY: reading a location of a live TU; the file name is disposed by take_string.
+    unsafe {
+        clang_getPresumedLocation(loc, &mut file, &mut line, &mut column);
+        SourceLoc {
+            file: take_string(file),
+            line,
+            column,
+        }
     }
 }
 
