@@ -71,7 +71,8 @@ fn include_folders_and_the_compile_cache() {
     };
     let kept = entries(&cache);
     assert!(
-        kept.iter().any(|p| p.extension().is_some_and(|x| x == "rtc")),
+        kept.iter()
+            .any(|p| p.extension().is_some_and(|x| x == "rtc")),
         "no compile was cached: {kept:?}"
     );
     run_with_cache(&exe, &cache);

@@ -512,6 +512,20 @@ pub unsafe extern "C" fn hiprtcLinkComplete(
     })
 }
 
+/// The compiler's entry point (`hipmlir_compiler::main`): the installed `hipmlir-compiler` is a
+/// small program that loads this library and calls it (src/bin/hipmlir-compiler-shared.rs), so
+/// that an install holds one copy of the compiler. Its exit status.
+#[no_mangle]
+pub extern "C" fn hipmlir_compiler_main() -> c_int {
+    let status = hipmlir_compiler::main();
+    // What the compiler printed is in this library's own standard streams, which the program
+    // that called it does not flush when it ends.
+    use std::io::Write;
+    let _ = std::io::stdout().flush();
+    let _ = std::io::stderr().flush();
+    c_int::from(status)
+}
+
 /// Destroys a link (and the code objects it completed).
 #[no_mangle]
 pub extern "C" fn hiprtcLinkDestroy(link_state: Handle) -> HiprtcResult {

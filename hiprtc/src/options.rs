@@ -143,8 +143,10 @@ pub fn parse(options: &[String]) -> Result<CompileOptions, String> {
             "-use_fast_math" | "--use_fast_math" => o.parse_flags.push("-ffast-math".into()),
             "-w" | "-pedantic" => o.parse_flags.push(option.into()),
             _ if option.starts_with("-std=") || option.starts_with("--std") => {
-                let attached = option.split_once('=').map_or("", |(_, v)| v);
-                let std = value(&mut i, "-std", attached)?;
+                let std = match option.split_once('=') {
+                    Some((_, std)) => std.to_string(),
+                    None => value(&mut i, "--std", "")?,
+                };
                 if std.is_empty() {
                     return Err("error: -std= needs a standard (-std=c++17)".into());
                 }
