@@ -7,13 +7,14 @@
 // Each FILE is a kernel source (its #include lines are dropped: a runtime compile sees the
 // platform's declarations without them). Prints tab-separated lines, times in seconds:
 //   first   FILE  T     the process's first compile (the first file)
-//   compile FILE  T     median of RUNS compiles of the file made distinct (a comment added),
-//                       so that no cache answers them
+//   compile FILE  T     median of RUNS compiles of the file made distinct (a comment naming
+//                       this process added), so that no cache answers them
 //   cached  FILE  T     median of RUNS compiles of the same text again (hiprtc's disk cache)
 //   code    FILE  BYTES the size of the code (hiprtc's code object, NVRTC's PTX)
 // Exit status 2 when the library or a symbol cannot be loaded; 1 when a compile fails (with its
 // log on stderr).
 #include <dlfcn.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <chrono>
@@ -136,13 +137,16 @@ int main(int argc, char** argv) {
     std::string name = file.substr(file.find_last_of('/') + 1);
     std::string source = read_source(file);
     size_t bytes = 0;
+    const std::string process = std::to_string(getpid());
     if (f == 0) {
-      double first = compile_once(api, source + "// first\n", name, options, &bytes);
+      double first =
+          compile_once(api, source + "// first in " + process + "\n", name, options, &bytes);
       std::printf("first\t%s\t%.6f\n", name.c_str(), first);
     }
     std::vector<double> distinct, again;
     for (int r = 0; r < runs; ++r) {
-      std::string variant = source + "// variant " + std::to_string(r) + "\n";
+      std::string variant =
+          source + "// variant " + std::to_string(r) + " in " + process + "\n";
       distinct.push_back(compile_once(api, variant, name, options, &bytes));
     }
     for (int r = 0; r < runs; ++r) again.push_back(compile_once(api, source, name, options, &bytes));
