@@ -212,12 +212,19 @@ impl Default for Offload {
     }
 }
 
-/// Whether `arch` names an NVIDIA architecture (`sm_70`, `sm_90a`, `sm_100f`).
+/// The NVIDIA architectures LLVM 22's NVPTX backend builds PTX for (`llc -march=nvptx64
+/// -mcpu=help`); `a` and `f` variants where it has them (sm_90a, sm_100a, sm_100f, ...).
+const NVIDIA_ARCHS: &[&str] = &[
+    "20", "21", "30", "32", "35", "37", "50", "52", "53", "60", "61", "62", "70", "72", "75", "80",
+    "86", "87", "88", "89", "90", "90a", "100", "100a", "100f", "101", "101a", "101f", "103",
+    "103a", "103f", "110", "110a", "110f", "120", "120a", "120f", "121", "121a", "121f",
+];
+
+/// Whether `arch` names an NVIDIA architecture the PTX backend knows (`sm_70`, `sm_90a`,
+/// `sm_100f`): another (`sm_31`) would get PTX for no processor.
 pub fn is_nvidia_arch(arch: &str) -> bool {
-    arch.strip_prefix("sm_").is_some_and(|n| {
-        let digits = n.trim_end_matches(['a', 'f']);
-        digits.len() >= 2 && digits.chars().all(|c| c.is_ascii_digit())
-    })
+    arch.strip_prefix("sm_")
+        .is_some_and(|n| NVIDIA_ARCHS.contains(&n))
 }
 
 /// An AMD architecture as hipcc names it (`gfx90a`, `gfx1100`, `gfx90a:xnack+`), or `native`:
@@ -741,7 +748,7 @@ mod tests {
         assert!(err(&["--function=k", "a.hip"]).contains("--function"));
         assert!(err(&["-x", "fortran", "a.f"]).contains("not supported"));
         assert!(err(&["inspect"]).contains("needs a file"));
-        for bogus in ["bogus", "sm_xx", "sm_7", "gfx"] {
+        for bogus in ["bogus", "sm_xx", "sm_7", "sm_31", "gfx"] {
             let e = err(&["a.hip", &format!("--offload-arch={bogus}")]);
             assert!(
                 e.contains(&format!("unknown offload architecture '{bogus}'"))

@@ -249,6 +249,18 @@ fn add_nvrtc_arch(o: &mut CompileOptions, arch: &str) -> Result<(), String> {
             ));
             return Ok(());
         }
+        if arch.starts_with("compute_") {
+            // What an OpenCL device reports as its compute capability (its OpenCL version).
+            o.notes.push(format!(
+                "'--gpu-architecture={arch}' names no NVIDIA GPU: the code is SPIR-V alone"
+            ));
+            o.offload = Offload {
+                spirv: true,
+                ptx: Vec::new(),
+                explicit: false,
+            };
+            return Ok(());
+        }
         return add_hipcc_archs(o, arch);
     }
     if o.offload.explicit {
@@ -343,6 +355,8 @@ mod tests {
         // An OpenCL device reports its OpenCL version as its compute capability.
         let o = parsed(&["-arch", "compute_30"]);
         assert!(o.offload.spirv && o.offload.ptx == vec!["sm_30".to_string()]);
+        let o = parsed(&["--gpu-architecture=compute_31"]);
+        assert!(o.offload.spirv && o.offload.ptx.is_empty() && o.notes.len() == 1);
     }
 
     #[test]
