@@ -14,7 +14,7 @@ use hipmlir_compiler::cli::{
 pub const RTC_MACRO: &str = "-D__HIPCC_RTC__";
 
 /// What one compile's options ask for.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct CompileOptions {
     /// `-I` folders, in order.
     pub include_dirs: Vec<PathBuf>,
@@ -29,19 +29,6 @@ pub struct CompileOptions {
     pub relocatable: bool,
     /// Options accepted that change nothing here, each with why: notes for the log.
     pub notes: Vec<String>,
-}
-
-impl Default for CompileOptions {
-    fn default() -> Self {
-        CompileOptions {
-            include_dirs: Vec::new(),
-            parse_flags: Vec::new(),
-            std: None,
-            offload: Offload::default(),
-            relocatable: false,
-            notes: Vec::new(),
-        }
-    }
 }
 
 /// Options that change nothing for hipmlir's device code, each with why.

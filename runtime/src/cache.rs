@@ -194,7 +194,8 @@ mod tests {
         for len in 0..entry.len() {
             assert!(decode_entry(&entry[..len]).is_err(), "len {len}");
         }
-        for at in [0, 9, 20, HEADER_LEN, entry.len() - 1] {
+        let header = entry.len() - payload.len();
+        for at in [0, 9, 20, header, entry.len() - 1] {
             let mut bad = entry.clone();
             bad[at] ^= 0x40;
             assert!(decode_entry(&bad).is_err(), "flip at {at}");
