@@ -444,7 +444,9 @@ pub unsafe extern "C" fn hiprtcLinkAddFile(
     api(|| {
         // SAFETY: per the caller.
         let path = unsafe { text(file_path) }?.to_string_lossy().into_owned();
-        live_link(link_state)?;
+        let link = live_link(link_state)?;
+        let accepted = lock(&link).accepts(input_type as u32);
+        accepted?;
         let bytes = hipmlir_device_image::files::read_regular(
             std::path::Path::new(&path),
             hipmlir_device_image::files::MAX_DEVICE_FILE,

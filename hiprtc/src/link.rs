@@ -4,7 +4,7 @@
 
 use std::ffi::c_void;
 
-use hipmlir_compiler::cli::Offload;
+use hipmlir_compiler::cli::{is_nvidia_arch, Offload};
 use hipmlir_compiler::device::{device_ir_records, link_device};
 use hipmlir_device_image::device_ir::DeviceIr;
 
@@ -81,7 +81,11 @@ impl Link {
                 option::ERROR_LOG_BUFFER => link.error_log.at = value,
                 option::ERROR_LOG_BUFFER_SIZE_BYTES => link.error_log.size = value,
                 option::TARGET => {
-                    link.offload.ptx = vec![format!("sm_{}", value & 0xffff_ffff)];
+                    // Beside the SPIR-V, as NVRTC's architectures are (options.rs).
+                    let arch = format!("sm_{}", value & 0xffff_ffff);
+                    if is_nvidia_arch(&arch) {
+                        link.offload.ptx = vec![arch];
+                    }
                 }
                 _ => {}
             }
@@ -89,15 +93,23 @@ impl Link {
         link
     }
 
-    /// Adds the relocatable device code of `bytes`, of the kind `input_type` says.
-    pub fn add(&mut self, input_type: u32, bytes: &[u8], name: &str) -> HiprtcResult {
-        let records = match input_type {
+    /// Whether hiprtc links inputs of `input_type` (CUBIN, PTX, fat binaries, objects, libraries
+    /// and NVVM IR are other compilers' code); the answer for one it does not.
+    pub fn accepts(&self, input_type: u32) -> Result<(), HiprtcResult> {
+        match input_type {
             input::LLVM_BITCODE
             | input::LLVM_BUNDLED_BITCODE
-            | input::LLVM_ARCHIVES_OF_BUNDLED_BITCODE => records_of(bytes),
-            // CUBIN, PTX, fat binaries, objects, libraries and NVVM IR: code of other compilers.
-            _ => return self.fail(HiprtcResult::InvalidInput, "not an input hiprtc links"),
-        };
+            | input::LLVM_ARCHIVES_OF_BUNDLED_BITCODE => Ok(()),
+            _ => Err(self.fail(HiprtcResult::InvalidInput, "not an input hiprtc links")),
+        }
+    }
+
+    /// Adds the relocatable device code of `bytes`, of the kind `input_type` says.
+    pub fn add(&mut self, input_type: u32, bytes: &[u8], name: &str) -> HiprtcResult {
+        if let Err(code) = self.accepts(input_type) {
+            return code;
+        }
+        let records = records_of(bytes);
         match records {
             Ok(records) if !records.is_empty() => {
                 self.inputs.extend(records);

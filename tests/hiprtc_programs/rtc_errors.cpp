@@ -198,6 +198,9 @@ int main() {
   EXPECT_RTC(hiprtcLinkAddFile(link, HIPRTC_JIT_INPUT_LLVM_BITCODE, "/nonexistent/x.bc", 0,
                                nullptr, nullptr),
              HIPRTC_ERROR_PROGRAM_CREATION_FAILURE);
+  EXPECT_RTC(hiprtcLinkAddFile(link, HIPRTC_JIT_INPUT_PTX, "/nonexistent/x.ptx", 0, nullptr,
+                               nullptr),
+             HIPRTC_ERROR_INVALID_INPUT);
   EXPECT_RTC(hiprtcLinkComplete(link, nullptr, nullptr), HIPRTC_ERROR_INVALID_INPUT);
   EXPECT_RTC(hiprtcLinkComplete(link, &image, &size), HIPRTC_ERROR_LINKING);
   HIPRTC_CHECK(hiprtcLinkDestroy(link));
