@@ -4,6 +4,8 @@
 #
 #   hip::host    host code calling the HIP API (headers, libhipmlir_rt)
 #   hip::device  code with kernels (the same here: hipcc compiles device code by itself)
+#   hip::hiprtc  code compiling kernels at run time (hip/hiprtc.h, libhiprtc; hipcc links it
+#                by itself where a program calls it)
 #
 # Paths are found from this file's own place, so a moved install keeps working.
 get_filename_component(_hip_prefix "${CMAKE_CURRENT_LIST_DIR}/../../.." ABSOLUTE)
@@ -37,5 +39,11 @@ if(NOT TARGET hip::device)
     message(WARNING "hip::device: kernels need CMAKE_CXX_COMPILER=${_hip_prefix}/bin/hipcc "
                     "(it is ${CMAKE_CXX_COMPILER})")
   endif()
+endif()
+if(NOT TARGET hip::hiprtc)
+  add_library(hip::hiprtc INTERFACE IMPORTED)
+  set_target_properties(hip::hiprtc PROPERTIES
+    INTERFACE_INCLUDE_DIRECTORIES "${_hip_prefix}/include"
+    INTERFACE_LINK_LIBRARIES "${_hip_prefix}/lib/libhiprtc.so")
 endif()
 set(hip_FOUND TRUE)

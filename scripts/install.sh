@@ -5,9 +5,14 @@
 #   scripts/install.sh --uninstall PREFIX   removes exactly what the install wrote
 #
 # Layout: bin/hipmlir (the launcher) with bin/hipcc and bin/hipconfig beside it (links: the
-# program acts by the name it is called by) and bin/hipmlir-compiler (the compiler it runs), include/hip/, lib/libhipmlir_rt.so.<version> (soname
-# libhipmlir_rt.so.<major>) with its links, lib/cmake/hip/ (find_package(hip)), share/doc/hipmlir/,
+# program acts by the name it is called by) and bin/hipmlir-compiler (the compiler it runs),
+# include/hip/, lib/libhipmlir_rt.so.<version> (soname libhipmlir_rt.so.<major>) and
+# lib/libhiprtc.so.<version> (soname libhiprtc.so.<major>) with their links, lib/cmake/hip/
+# (find_package(hip)) and lib/cmake/hiprtc/ (find_package(hiprtc)), share/doc/hipmlir/,
 # lib/hipmlir/libdevice.10.bc (when the set-up installed it).
+# The compiler is installed once: libhiprtc.so holds all of it (for hiprtc), and
+# bin/hipmlir-compiler is a small program that loads it (src/bin/hipmlir-compiler-shared.rs).
+# The library is installed without its symbol table (a third of its size).
 # The installed compiler finds its headers and runtime relative to itself, so the prefix can be
 # moved. share/hipmlir/install-manifest.txt lists every path written, for the uninstall.
 set -euo pipefail
@@ -37,7 +42,7 @@ if [ $uninstall -eq 1 ]; then
 fi
 
 release="$root/target/release"
-for f in hipmlir hipmlir-compiler libhipmlir_rt.so; do
+for f in hipmlir hipmlir-compiler-shared libhipmlir_rt.so libhiprtc.so; do
   [ -f "$release/$f" ] || { echo "install: $release/$f is missing: run make build first" >&2; exit 1; }
 done
 version=$(sed -n 's/^version = "\(.*\)"$/\1/p' "$root/Cargo.toml" | head -n 1)
@@ -70,7 +75,7 @@ link() { # link TARGET REL
 
 mkdir -p "$prefix"
 put "$release/hipmlir" bin/hipmlir 755
-put "$release/hipmlir-compiler" bin/hipmlir-compiler 755
+put "$release/hipmlir-compiler-shared" bin/hipmlir-compiler 755
 link hipmlir bin/hipcc
 link hipmlir bin/hipconfig
 while IFS= read -r header; do
@@ -80,12 +85,18 @@ put "$release/libhipmlir_rt.so" "lib/$library" 755
 patchelf --set-soname "libhipmlir_rt.so.$major" "$prefix/lib/$library"
 link "$library" "lib/libhipmlir_rt.so.$major"
 link "libhipmlir_rt.so.$major" lib/libhipmlir_rt.so
-put "$root/cmake/hip-config.cmake" lib/cmake/hip/hip-config.cmake 644
-make_dir lib/cmake/hip
-version_file="$prefix/lib/cmake/hip/hip-config-version.cmake"
+put "$release/libhiprtc.so" "lib/libhiprtc.so.$version" 755
+strip --strip-unneeded "$prefix/lib/libhiprtc.so.$version"
+patchelf --set-soname "libhiprtc.so.$major" "$prefix/lib/libhiprtc.so.$version"
+link "libhiprtc.so.$version" "lib/libhiprtc.so.$major"
+link "libhiprtc.so.$major" lib/libhiprtc.so
 hip_version=$(awk '/#define HIP_VERSION_(MAJOR|MINOR|PATCH) /{v=v (v?".":"") $3} END{print v}' "$root/headers/hip/hip_version.h")
-sed "s/@HIP_VERSION@/$hip_version/" "$root/cmake/hip-config-version.cmake.in" > "$version_file"
-written+=(lib/cmake/hip/hip-config-version.cmake)
+for package in hip hiprtc; do
+  put "$root/cmake/$package-config.cmake" "lib/cmake/$package/$package-config.cmake" 644
+  sed "s/@HIP_VERSION@/$hip_version/" "$root/cmake/hip-config-version.cmake.in" \
+    > "$prefix/lib/cmake/$package/$package-config-version.cmake"
+  written+=("lib/cmake/$package/$package-config-version.cmake")
+done
 # libdevice (the set-up's copy, scripts/setup.sh) where the installed compiler looks for it
 # (src/paths.rs): PTX kernels calling math functions need it.
 if [ -f /opt/hipmlir-deps/libdevice/libdevice.10.bc ]; then

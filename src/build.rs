@@ -3,7 +3,7 @@
 
 use std::path::{Path, PathBuf};
 
-use hipmlir_device_image::device_ir::{DeviceIr, DEVICE_IR_SECTION};
+use hipmlir_device_image::device_ir::DeviceIr;
 use hipmlir_device_image::kpack::{
     lookup_key, KpackArchive, KpackEntry, KpackImage, KpackRecord, ARCHIVE_EXTENSION, SPIRV_TARGET,
 };
@@ -32,8 +32,7 @@ fn frontend_options(
             .cloned()
             .collect(),
         std: opts.std.clone(),
-        kernel_instances: Vec::new(),
-        relocatable: false,
+        ..Default::default()
     }
 }
 
@@ -223,6 +222,7 @@ fn compile_hip(
                 .unwrap_or_else(|_| Err("hipmlir: error: the host compile stopped".into()))
         });
         let device = device?;
+        print_notes(&device);
         // The image's stub compiles while the host compile still runs, unless the host object
         // may yet name kernel instances the device must compile (then it waits for those).
         let stub = (device.dependent_kernel_templates.is_empty() && device.device_ir.is_none())
@@ -244,6 +244,7 @@ fn compile_hip(
         )?;
         if !options.kernel_instances.is_empty() {
             device = compile(&options, None)?;
+            print_notes(&device);
             stub = None;
         }
     }
@@ -260,6 +261,13 @@ fn compile_hip(
         };
         host::embed_image(opts, has_stub, &files, object)
     })
+}
+
+/// The lowering's warnings, on stderr.
+fn print_notes(device: &DeviceOutput) {
+    for note in &device.notes {
+        eprintln!("{note}");
+    }
 }
 
 /// The device link: the relocatable device code the objects carry (one record per source)
@@ -288,6 +296,7 @@ fn link_device_code(
     let mut stubs = Vec::new();
     for (i, group) in groups.iter().enumerate() {
         let device = link_device(group, &opts.offload, opts.mlir_print_ir_after_all, save)?;
+        print_notes(&device);
         let stem = match &group[..] {
             [one] => stem_of(Path::new(&one.source)),
             _ => "device-link".to_string(),
@@ -314,31 +323,12 @@ fn link_device_code(
 fn device_ir_records(path: &Path) -> Result<Vec<DeviceIr>, String> {
     let bytes =
         std::fs::read(path).map_err(|e| io_err(&format!("cannot read '{}'", path.display()), e))?;
-    let damaged = |e: &dyn std::fmt::Display| {
+    crate::device::device_ir_records(&bytes).map_err(|e| {
         format!(
             "hipmlir: error: '{}': relocatable device code: {e}",
             path.display()
         )
-    };
-    let from_elf = |bytes: &[u8]| -> Result<Vec<DeviceIr>, String> {
-        let Ok(elf) = Elf::parse(bytes) else {
-            return Ok(Vec::new());
-        };
-        match elf.section(DEVICE_IR_SECTION) {
-            Some(section) => DeviceIr::decode_all(section.data).map_err(|e| damaged(&e)),
-            None => Ok(Vec::new()),
-        }
-    };
-    if !bytes.starts_with(b"!<arch>\n") {
-        return from_elf(&bytes);
-    }
-    let archive = object::read::archive::ArchiveFile::parse(&*bytes).map_err(|e| damaged(&e))?;
-    let mut records = Vec::new();
-    for member in archive.members() {
-        let member = member.map_err(|e| damaged(&e))?;
-        records.extend(from_elf(member.data(&*bytes).map_err(|e| damaged(&e))?)?);
-    }
-    Ok(records)
+    })
 }
 
 /// --save-temps: the MLIR of every stage (restricted by --function) and the metadata.
@@ -539,6 +529,7 @@ fn emit(opts: &BuildOptions, toolchain: &Toolchain) -> Result<(), String> {
         for w in &device.warnings {
             eprintln!("{w}");
         }
+        print_notes(&device);
         if let Some(text) = &device.mlir_text {
             let text = if opts.functions.is_empty() {
                 text.clone()

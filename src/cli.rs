@@ -212,17 +212,24 @@ impl Default for Offload {
     }
 }
 
-/// Whether `arch` names an NVIDIA architecture (`sm_70`, `sm_90a`, `sm_100f`).
-fn is_nvidia_arch(arch: &str) -> bool {
-    arch.strip_prefix("sm_").is_some_and(|n| {
-        let digits = n.trim_end_matches(['a', 'f']);
-        digits.len() >= 2 && digits.chars().all(|c| c.is_ascii_digit())
-    })
+/// The NVIDIA architectures LLVM 22's NVPTX backend builds PTX for (`llc -march=nvptx64
+/// -mcpu=help`); `a` and `f` variants where it has them (sm_90a, sm_100a, sm_100f, ...).
+const NVIDIA_ARCHS: &[&str] = &[
+    "20", "21", "30", "32", "35", "37", "50", "52", "53", "60", "61", "62", "70", "72", "75", "80",
+    "86", "87", "88", "89", "90", "90a", "100", "100a", "100f", "101", "101a", "101f", "103",
+    "103a", "103f", "110", "110a", "110f", "120", "120a", "120f", "121", "121a", "121f",
+];
+
+/// Whether `arch` names an NVIDIA architecture the PTX backend knows (`sm_70`, `sm_90a`,
+/// `sm_100f`): another (`sm_31`) would get PTX for no processor.
+pub fn is_nvidia_arch(arch: &str) -> bool {
+    arch.strip_prefix("sm_")
+        .is_some_and(|n| NVIDIA_ARCHS.contains(&n))
 }
 
 /// An AMD architecture as hipcc names it (`gfx90a`, `gfx1100`, `gfx90a:xnack+`), or `native`:
 /// hipmlir builds no AMD code, so these are ignored (builds written for ROCm keep working).
-fn is_amd_arch(arch: &str) -> bool {
+pub fn is_amd_arch(arch: &str) -> bool {
     let name = arch.split(':').next().unwrap_or(arch);
     name == "native"
         || name
@@ -232,7 +239,7 @@ fn is_amd_arch(arch: &str) -> bool {
 
 /// Adds the architectures of one `--offload-arch` value (a comma-separated list); the AMD ones
 /// are returned to be ignored, and any other is an error naming those accepted.
-fn add_offload_archs(offload: &mut Offload, value: &str) -> Result<Vec<String>, String> {
+pub fn add_offload_archs(offload: &mut Offload, value: &str) -> Result<Vec<String>, String> {
     if !offload.explicit {
         *offload = Offload {
             spirv: false,
@@ -333,7 +340,7 @@ const IGNORED_DEVICE_FLAG_PREFIXES: &[&str] = &[
     "-mcode-object-version=",
 ];
 
-fn is_ignored_device_flag(flag: &str) -> bool {
+pub fn is_ignored_device_flag(flag: &str) -> bool {
     IGNORED_DEVICE_FLAGS.contains(&flag)
         || IGNORED_DEVICE_FLAG_PREFIXES
             .iter()
@@ -741,7 +748,7 @@ mod tests {
         assert!(err(&["--function=k", "a.hip"]).contains("--function"));
         assert!(err(&["-x", "fortran", "a.f"]).contains("not supported"));
         assert!(err(&["inspect"]).contains("needs a file"));
-        for bogus in ["bogus", "sm_xx", "sm_7", "gfx"] {
+        for bogus in ["bogus", "sm_xx", "sm_7", "sm_31", "gfx"] {
             let e = err(&["a.hip", &format!("--offload-arch={bogus}")]);
             assert!(
                 e.contains(&format!("unknown offload architecture '{bogus}'"))

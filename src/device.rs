@@ -11,12 +11,13 @@ use crate::cli::Offload;
 
 /// The OpenCL extension the native float-atomics variant needs.
 const FLOAT_ATOMICS_EXTENSION: &str = "cl_ext_float_atomics";
-use hipmlir_device_image::device_ir::{DeviceIr, UndefinedSymbol};
+use hipmlir_device_image::device_ir::{DeviceIr, UndefinedSymbol, DEVICE_IR_SECTION};
 use hipmlir_dialect_passes::{LinkUnit, LowerError, PendingContext};
 use hipmlir_frontend::{Diagnostic, FrontendOptions, SourceEdit};
 use melior::ir::operation::{OperationLike, OperationPrintingFlags};
 use melior::ir::Module;
 
+use crate::elf::Elf;
 use crate::time_report;
 
 /// Where to stop.
@@ -43,6 +44,12 @@ pub struct DeviceOutput {
     pub stage_texts: Vec<(&'static str, String)>,
     /// Compiled as relocatable device code: the frontend's module, for the device link.
     pub device_ir: Option<DeviceIr>,
+    /// The symbol each name expression names (`FrontendOptions::name_expressions`).
+    pub lowered_names: Vec<Option<String>>,
+    /// Every file the source included.
+    pub included_files: Vec<std::path::PathBuf>,
+    /// Warnings of the lowering, for the caller to show (a default build's PTX left out).
+    pub notes: Vec<String>,
 }
 
 /// How a source's device code is compiled.
@@ -105,6 +112,9 @@ pub fn compile_device(
         dependent_kernel_templates: frontend.dependent_kernel_templates,
         stage_texts: Vec::new(),
         device_ir: None,
+        lowered_names: frontend.lowered_names,
+        included_files: frontend.included_files,
+        notes: Vec::new(),
     };
     output.image.metadata.globals = globals.clone();
     if let Some(after_frontend) = after_frontend {
@@ -235,6 +245,9 @@ pub fn link_device(
         dependent_kernel_templates: Vec::new(),
         stage_texts: Vec::new(),
         device_ir: None,
+        lowered_names: Vec::new(),
+        included_files: Vec::new(),
+        notes: Vec::new(),
     };
     output.image.metadata.globals = records.iter().flat_map(|r| r.variables.clone()).collect();
     if record_stages {
@@ -255,6 +268,31 @@ pub fn link_device(
         &mut output,
     )?;
     Ok(output)
+}
+
+/// The relocatable device code records (`-fgpu-rdc`) of an object file's bytes, or of every
+/// member of an archive's: what the device link links. A file that is not an ELF object has
+/// none.
+pub fn device_ir_records(bytes: &[u8]) -> Result<Vec<DeviceIr>, String> {
+    let from_elf = |bytes: &[u8]| -> Result<Vec<DeviceIr>, String> {
+        let Ok(elf) = Elf::parse(bytes) else {
+            return Ok(Vec::new());
+        };
+        match elf.section(DEVICE_IR_SECTION) {
+            Some(section) => DeviceIr::decode_all(section.data).map_err(|e| e.to_string()),
+            None => Ok(Vec::new()),
+        }
+    };
+    if !bytes.starts_with(b"!<arch>\n") {
+        return from_elf(bytes);
+    }
+    let archive = object::read::archive::ArchiveFile::parse(bytes).map_err(|e| e.to_string())?;
+    let mut records = Vec::new();
+    for member in archive.members() {
+        let member = member.map_err(|e| e.to_string())?;
+        records.extend(from_elf(member.data(bytes).map_err(|e| e.to_string())?)?);
+    }
+    Ok(records)
 }
 
 /// A lowering error as the user sees it: a diagnostic of the program (an unsupported construct,
@@ -440,12 +478,12 @@ fn lower(
                     let reason = lower_error(source, e);
                     let reason = reason.lines().next().unwrap_or("");
                     let reason = reason.strip_prefix("hipmlir: error: ").unwrap_or(reason);
-                    eprintln!(
+                    output.notes.push(format!(
                         "hipmlir: warning: no PTX for {arch} in this image, the program will run \
                          on SPIR-V (OpenCL) devices only: {reason}\n\
                          hipmlir: note: --offload-arch=spirv64 builds for SPIR-V alone, without \
                          this warning"
-                    );
+                    ));
                 }
             }
         }

@@ -779,6 +779,9 @@ pub fn strip_device_code(object: &Path, out: &Path, verbose: bool) -> Result<(),
     run(cmd, verbose, "objcopy")
 }
 
+/// hiprtc's library, beside the runtime's.
+const HIPRTC_LIBRARY: &str = "libhiprtc.so";
+
 /// Links objects and libraries into `output` with the runtime.
 pub fn link(
     opts: &BuildOptions,
@@ -806,6 +809,11 @@ pub fn link(
     cmd.args(extra);
     cmd.arg(format!("-L{}", toolchain.runtime_dir.display()));
     cmd.arg("-lhipmlir_rt");
+    // hiprtc comes with the HIP runtime on SPIR-V platforms (chipStar's runtime holds it, and
+    // HIP's CMake links nothing more there): linked where the program calls it, else dropped.
+    if toolchain.runtime_dir.join(HIPRTC_LIBRARY).is_file() {
+        cmd.args(["-Wl,--as-needed", "-lhiprtc", "-Wl,--no-as-needed"]);
+    }
     cmd.arg(format!("-Wl,-rpath,{}", toolchain.runtime_dir.display()));
     if let Some(linker) = default_linker(opts, &cxx) {
         cmd.arg(linker);

@@ -1,9 +1,12 @@
 //! Where hipmlir finds its headers and its runtime library.
 //!
-//! Looked up in order: environment overrides, then beside the executable (an install puts
-//! `bin/hipmlir`, `lib/libhipmlir_rt.so` and `include/hip/`; a cargo build puts the binary and
-//! the library in `target/<profile>/`), then the source tree hipmlir was built from.
+//! Looked up in order: environment overrides, then beside the running code (the executable, or
+//! `libhiprtc.so` for hiprtc: an install puts `bin/hipmlir`, `lib/libhiprtc.so`,
+//! `lib/libhipmlir_rt.so` and `include/hip/`; a cargo build puts the binaries and the libraries
+//! in `target/<profile>/`), then the source tree hipmlir was built from.
 
+use std::ffi::{CStr, OsStr};
+use std::os::unix::ffi::OsStrExt;
 use std::path::{Path, PathBuf};
 
 pub struct Toolchain {
@@ -15,25 +18,60 @@ pub struct Toolchain {
 
 const RUNTIME_LIB: &str = "libhipmlir_rt.so";
 
+/// The folder holding `hip/hip_runtime.h`.
+pub fn include_dir() -> Result<PathBuf, String> {
+    let source_tree = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
+    let include_candidates = [
+        std::env::var_os("HIPMLIR_INCLUDE_DIR").map(PathBuf::from),
+        Some(code_dir().join("../include")),
+        Some(source_tree.join("headers")),
+    ];
+    let include_dir = include_candidates
+        .into_iter()
+        .flatten()
+        .find(|d| d.join("hip/hip_runtime.h").is_file())
+        .ok_or("hipmlir: error: cannot find hip/hip_runtime.h (set HIPMLIR_INCLUDE_DIR)")?;
+    Ok(include_dir.canonicalize().unwrap_or(include_dir))
+}
+
+/// The folder of the code running: the shared library that holds it (hiprtc's
+/// `libhiprtc.so`), else the executable. An install keeps `bin/` and `lib/` side by side, so
+/// `../include` and `../lib` name the same folders from either.
+pub fn code_dir() -> PathBuf {
+    code_file()
+        .and_then(|p| p.parent().map(Path::to_path_buf))
+        .unwrap_or_else(|| PathBuf::from("."))
+}
+
+/// The file of the code running: the shared library that holds it, else the executable.
+pub fn code_file() -> Option<PathBuf> {
+    shared_library()
+        .or_else(|| std::env::current_exe().ok())
+        .map(|p| p.canonicalize().unwrap_or(p))
+}
+
+/// The shared library this code was loaded from, if it was.
+fn shared_library() -> Option<PathBuf> {
+    // SAFETY: Dl_info is plain data; dladdr fills it for an address of this code.
+    let mut info: libc::Dl_info = unsafe { std::mem::zeroed() };
+    let found = unsafe { libc::dladdr(code_dir as *const libc::c_void, &mut info) };
+    if found == 0 || info.dli_fname.is_null() {
+        return None;
+    }
+    // SAFETY: a NUL-terminated name owned by the loader, read at once.
+    let name = unsafe { CStr::from_ptr(info.dli_fname) };
+    let path = PathBuf::from(OsStr::from_bytes(name.to_bytes()));
+    // The main program's entry names the executable as it was started, or nothing.
+    let is_library = path
+        .file_name()
+        .is_some_and(|n| n.to_string_lossy().contains(".so"));
+    is_library.then_some(path)
+}
+
 impl Toolchain {
     pub fn locate() -> Result<Toolchain, String> {
-        let exe = std::env::current_exe()
-            .ok()
-            .and_then(|p| p.canonicalize().ok())
-            .unwrap_or_default();
-        let exe_dir = exe.parent().unwrap_or(Path::new(".")).to_path_buf();
-        let source_tree = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
-
-        let include_candidates = [
-            std::env::var_os("HIPMLIR_INCLUDE_DIR").map(PathBuf::from),
-            Some(exe_dir.join("../include")),
-            Some(source_tree.join("headers")),
-        ];
-        let include_dir = include_candidates
-            .into_iter()
-            .flatten()
-            .find(|d| d.join("hip/hip_runtime.h").is_file())
-            .ok_or("hipmlir: error: cannot find hip/hip_runtime.h (set HIPMLIR_INCLUDE_DIR)")?;
+        let exe_dir = code_dir();
+        let include_dir = include_dir()?;
 
         let runtime_candidates = [
             std::env::var_os("HIPMLIR_RUNTIME_DIR").map(PathBuf::from),
@@ -46,7 +84,7 @@ impl Toolchain {
             .find(|d| d.join(RUNTIME_LIB).is_file())
             .ok_or("hipmlir: error: cannot find libhipmlir_rt.so (set HIPMLIR_RUNTIME_DIR)")?;
         Ok(Toolchain {
-            include_dir: include_dir.canonicalize().unwrap_or(include_dir),
+            include_dir,
             runtime_dir: runtime_dir.canonicalize().unwrap_or(runtime_dir),
         })
     }
@@ -56,20 +94,19 @@ impl Toolchain {
 /// PyPI), outside any clone.
 pub const SETUP_LIBDEVICE: &str = "/opt/hipmlir-deps/libdevice/libdevice.10.bc";
 
-/// Where an install keeps its copy, relative to `bin/hipmlir`.
+/// Where an install keeps its copy, relative to `bin/hipmlir` (and to `lib/libhiprtc.so`).
 pub const INSTALLED_LIBDEVICE: &str = "../lib/hipmlir/libdevice.10.bc";
 
 /// libdevice (`libdevice.10.bc`, the `__nv_*` math functions PTX kernels call): named by
-/// `HIPMLIR_LIBDEVICE`, else an install's copy beside the compiler, else the set-up's. None when
-/// there is none (or the variable names no file): kernels calling its functions are then
-/// refused with a message saying where libdevice comes from.
+/// `HIPMLIR_LIBDEVICE`, else an install's copy beside the compiler (or hiprtc), else the
+/// set-up's. None when there is none (or the variable names no file): kernels calling its
+/// functions are then refused with a message saying where libdevice comes from.
 pub fn libdevice() -> Option<PathBuf> {
     if let Some(path) = std::env::var_os("HIPMLIR_LIBDEVICE") {
         let path = PathBuf::from(path);
         return path.is_file().then_some(path);
     }
-    let exe = std::env::current_exe().ok()?.canonicalize().ok()?;
-    let installed = exe.parent()?.join(INSTALLED_LIBDEVICE);
+    let installed = code_dir().join(INSTALLED_LIBDEVICE);
     [installed, PathBuf::from(SETUP_LIBDEVICE)]
         .into_iter()
         .find(|p| p.is_file())

@@ -1,7 +1,8 @@
 //! The installed toolchain (`make install`'s script) into a temporary prefix, moved elsewhere and
 //! used from there: hipcc builds and runs a program, hipconfig answers, a CMake project with
-//! `find_package(hip)` and a hipcc-style Makefile build and run; the uninstall removes exactly
-//! what the install wrote.
+//! `find_package(hip)` (and `hip::hiprtc`, `find_package(hiprtc)`), a program linked with
+//! `-lhiprtc` by a plain C++ compiler and a hipcc-style Makefile build and run; the uninstall
+//! removes exactly what the install wrote.
 mod common;
 
 use std::path::Path;
@@ -51,8 +52,13 @@ fn an_install_moves_and_builds_with_hipcc_cmake_and_make() {
         "include/hip/hip_version.h",
         "lib/libhipmlir_rt.so",
         "lib/libhipmlir_rt.so.0",
+        "lib/libhiprtc.so",
+        "lib/libhiprtc.so.0",
+        "include/hip/hiprtc.h",
         "lib/cmake/hip/hip-config.cmake",
         "lib/cmake/hip/hip-config-version.cmake",
+        "lib/cmake/hiprtc/hiprtc-config.cmake",
+        "lib/cmake/hiprtc/hiprtc-config-version.cmake",
         "share/doc/hipmlir/README.md",
     ] {
         assert!(first.join(file).exists(), "the install lacks {file}");
@@ -64,6 +70,20 @@ fn an_install_moves_and_builds_with_hipcc_cmake_and_make() {
         "readelf",
     );
     assert!(dynamic.contains("[libhipmlir_rt.so.0]"), "{dynamic}");
+    let dynamic = run_ok(
+        Command::new("readelf")
+            .arg("-d")
+            .arg(first.join("lib/libhiprtc.so")),
+        "readelf",
+    );
+    assert!(dynamic.contains("[libhiprtc.so.0]"), "{dynamic}");
+    // The compiler is installed once, in libhiprtc.so: bin/hipmlir-compiler loads it.
+    let compiler = std::fs::metadata(first.join("bin/hipmlir-compiler")).unwrap();
+    assert!(
+        compiler.len() < 16 << 20,
+        "bin/hipmlir-compiler is {} bytes",
+        compiler.len()
+    );
 
     // Nothing points back into the first place: the whole prefix moves.
     let prefix = dir.path().join("moved/prefix");
@@ -136,6 +156,25 @@ fn an_install_moves_and_builds_with_hipcc_cmake_and_make() {
     );
     let out = run_program(&build.join("saxpy_app"));
     assert!(out.contains("cmake saxpy PASSED"), "{out}");
+    let out = run_program(&build.join("rtc_app"));
+    assert!(out.contains("hiprtc PASSED"), "{out}");
+
+    // Host code compiled at run time with any C++ compiler: -lhiprtc and the runtime.
+    let exe = dir.path().join("rtc_plain");
+    let lib = prefix.join("lib");
+    run_ok(
+        Command::new("c++")
+            .arg(repo().join("tests/install/cmake_project/rtc_main.cpp"))
+            .arg(format!("-I{}", prefix.join("include").display()))
+            .arg(format!("-L{}", lib.display()))
+            .args(["-lhiprtc", "-lhipmlir_rt"])
+            .arg(format!("-Wl,-rpath,{}", lib.display()))
+            .arg("-o")
+            .arg(&exe),
+        "c++ with -lhiprtc",
+    );
+    let out = run_program(&exe);
+    assert!(out.contains("hiprtc PASSED"), "{out}");
 
     // A HeCBench-style Makefile, unmodified, with hipcc from the PATH.
     let project = dir.path().join("makefile_project");

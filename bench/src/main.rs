@@ -1,5 +1,6 @@
 //! hipmlir-bench: measures hipmlir side by side with its peers, in one run, on one device —
-//! kernel quality, launch overhead, compile time and the JIT cache — writes BENCHMARKS.md and
+//! kernel quality, launch overhead, compile time, runtime compilation (hiprtc) and the JIT
+//! cache — writes BENCHMARKS.md and
 //! prints a summary. `make bench` runs it; `make bench QUICK=1` runs the short version. Where an
 //! NVIDIA GPU and nvcc exist, it also measures the GPU section (hipmlir against nvcc and the raw
 //! driver API); `make gpu-bench` prepares a folder that measures it on another machine.
@@ -16,6 +17,7 @@ mod gpu_report;
 mod kernels;
 mod launch;
 mod report;
+mod rtc;
 mod stats;
 mod tools;
 
@@ -40,8 +42,8 @@ and writes a Markdown report.
   --hipmlir P  the hipmlir binary (default: target/release/hipmlir)
   --clang CMD  the OpenCL C to SPIR-V compiler (default: clang-22)
   --llc CMD    LLVM IR to SPIR-V for the reference HIP build (default: llc-22)
-  --only P,..  run only these parts: kernels, launch, compile, jit, gpu (--only gpu replaces
-               the GPU section of the report and keeps the rest)
+  --only P,..  run only these parts: kernels, launch, compile, rtc, jit, gpu (--only gpu
+               replaces the GPU section of the report and keeps the rest)
   --kernels K  run only these kernels (comma-separated file stems of bench/kernels)
   --nvcc CMD   the CUDA compiler of the GPU part (default: nvcc, else /usr/local/cuda/bin/nvcc)
   --gpu-from D measure the GPU part from a folder written by --gpu-prepare (no hipmlir needed)
@@ -170,7 +172,8 @@ fn parse_args() -> Result<Options, String> {
                     .map(|s| s.trim().to_string())
                     .collect();
                 for p in &parts {
-                    if !["kernels", "launch", "compile", "jit", "gpu"].contains(&p.as_str()) {
+                    if !["kernels", "launch", "compile", "rtc", "jit", "gpu"].contains(&p.as_str())
+                    {
                         return Err(format!("unknown part '{p}'"));
                     }
                 }
@@ -357,6 +360,10 @@ fn main() -> ExitCode {
                 }]
             }),
         );
+    }
+
+    if wants("rtc") {
+        r.rtc = Some(guard(|| rtc::run_all(tools, plan.compile_runs)).and_then(|r| r));
     }
 
     let mut gpu_section = None;

@@ -8,6 +8,7 @@ use crate::cl::DeviceInfo;
 use crate::compile::{self, CompileRow, ScalingRow};
 use crate::kernels::{self, KernelRow, VARIANTS};
 use crate::launch::{Jit, Overhead};
+use crate::rtc::Rtc;
 use crate::stats::{fmt_ms, fmt_ratio, fmt_time, geomean, median};
 use crate::Plan;
 
@@ -32,6 +33,7 @@ pub struct Results {
     pub large_file: Option<Result<(f64, usize), String>>,
     /// The median build time of the corpus programs `make corpus` built, and how many.
     pub corpus_build: Option<Result<compile::CorpusBuilds, String>>,
+    pub rtc: Option<Result<Rtc, String>>,
 }
 
 impl Default for Plan {
@@ -175,6 +177,9 @@ pub fn summary(r: &Results) -> Vec<String> {
             ),
             Err(e) => format!("whole-program build of the corpus: not measured: {e}"),
         });
+    }
+    if let Some(rtc) = &r.rtc {
+        s.push(rtc_summary(rtc));
     }
     if let Some(j) = &r.jit {
         s.push(match j {
@@ -352,6 +357,9 @@ pub fn markdown(r: &Results, summary: &[String]) -> String {
     }
     if r.compile.is_some() || r.scaling.is_some() {
         compile_section(&mut m, r);
+    }
+    if let Some(rtc) = &r.rtc {
+        rtc_section(&mut m, r, rtc);
     }
     if let Some(j) = &r.jit {
         jit_section(&mut m, r, j);
@@ -780,6 +788,109 @@ fn compile_section(m: &mut String, r: &Results) {
                 Err(e) => cell(e),
             }
         );
+    }
+}
+
+/// The kernel the runtime-compilation target is stated for: a small one.
+const RTC_SMALL_KERNEL: &str = "saxpy";
+
+/// The summary's line on hiprtc.
+fn rtc_summary(rtc: &Result<Rtc, String>) -> String {
+    let rtc = match rtc {
+        Ok(rtc) => rtc,
+        Err(e) => return format!("hiprtc: not measured: {e}"),
+    };
+    let show = |r: &Result<f64, String>| match r {
+        Ok(t) => fmt_time(*t),
+        Err(e) => format!("n/a ({})", short_reason(e)),
+    };
+    let small = rtc.rows.iter().find(|r| r.name == RTC_SMALL_KERNEL);
+    let nvrtc = match (&rtc.nvrtc_library, small) {
+        (Ok(_), Some(r)) => show(&r.nvrtc),
+        _ => "not measured here (no libnvrtc)".to_string(),
+    };
+    format!(
+        "hiprtc: {RTC_SMALL_KERNEL} compiles in {} after the process's first compile (target \
+         <= 50 ms; SPIR-V only {}, cached {}); first compile {} with an empty cache, {} with \
+         the PCH made; NVRTC {nvrtc}",
+        small.map_or("n/a".into(), |r| show(&r.hiprtc)),
+        small.map_or("n/a".into(), |r| show(&r.hiprtc_spirv)),
+        small.map_or("n/a".into(), |r| show(&r.hiprtc_cached)),
+        show(&rtc.first_cold),
+        show(&rtc.first_warm),
+    )
+}
+
+fn rtc_section(m: &mut String, r: &Results, rtc: &Result<Rtc, String>) {
+    let _ = writeln!(m, "## Runtime compilation (hiprtc)\n");
+    let _ = writeln!(
+        m,
+        "Each kernel file compiled at run time, in one process, by `bench/rtc/rtc_compile.cpp`, \
+         which loads `libhiprtc.so` (or NVIDIA's `libnvrtc.so`, whose API has the same shapes) \
+         with dlopen and times `CreateProgram` + `CompileProgram` + `GetCode` of each program, \
+         median of {} compiles after the process's first. Each compile is of a new program (a \
+         comment naming the run added), so that hiprtc's disk cache answers none of them; \
+         \"cached\" is the same program compiled again, answered by it. hiprtc builds the \
+         default targets (SPIR-V and sm_70 PTX, as `hipmlir --genco` does) or SPIR-V alone \
+         (`--offload-arch=spirv64`). Beside them, the offline compile of the same file, \
+         `hipmlir --genco` (a whole process, through the compile server, its precompiled header \
+         made), and NVRTC (PTX for its default architecture) where `libnvrtc` loads \
+         (`NVRTC_LIBRARY` names it).\n",
+        r.plan.compile_runs
+    );
+    let rtc = match rtc {
+        Ok(rtc) => rtc,
+        Err(e) => {
+            let _ = writeln!(m, "Not measured: {}\n", cell(e));
+            return;
+        }
+    };
+    let _ = writeln!(
+        m,
+        "| kernel file | hiprtc | hiprtc, SPIR-V only | hiprtc, cached | hipmlir --genco | NVRTC |\n\
+         |---|---:|---:|---:|---:|---:|"
+    );
+    let mut notes = Vec::new();
+    for row in &rtc.rows {
+        let mut show = |res: &Result<f64, String>, who: &str| match res {
+            Ok(t) => fmt_time(*t),
+            Err(e) => {
+                notes.push(format!("- {}: {who}: {e}", row.name));
+                cell(short_reason(e))
+            }
+        };
+        let line = format!(
+            "| {} | {} | {} | {} | {} |",
+            row.name,
+            show(&row.hiprtc, "hiprtc"),
+            show(&row.hiprtc_spirv, "hiprtc, SPIR-V only"),
+            show(&row.hiprtc_cached, "hiprtc, cached"),
+            show(&row.offline, "hipmlir --genco"),
+        );
+        let nvrtc = match &rtc.nvrtc_library {
+            Ok(_) => show(&row.nvrtc, "NVRTC"),
+            Err(_) => "—".to_string(),
+        };
+        let _ = writeln!(m, "{line} {nvrtc} |");
+    }
+    let show = |r: &Result<f64, String>| match r {
+        Ok(t) => format!("**{}**", fmt_time(*t)),
+        Err(e) => cell(e),
+    };
+    let _ = writeln!(
+        m,
+        "\nThe process's first compile: {} with an empty cache (it makes the precompiled header \
+         of `hip/hip_runtime.h` for hiprtc's flags), {} in a later process (it loads it). \
+         NVRTC: {}.\n",
+        show(&rtc.first_cold),
+        show(&rtc.first_warm),
+        match &rtc.nvrtc_library {
+            Ok(lib) => format!("`{lib}`"),
+            Err(e) => cell(e),
+        }
+    );
+    if !notes.is_empty() {
+        let _ = writeln!(m, "{}\n", notes.join("\n"));
     }
 }
 

@@ -101,13 +101,79 @@ pub fn mark_against_holds(mark: &Path) -> bool {
 
 /// Whether every file a [`stamps`] file lists is as it was.
 pub fn stamps_unchanged(file: &Path) -> bool {
-    let Ok(listed) = std::fs::read_to_string(file) else {
-        return false;
-    };
+    std::fs::read_to_string(file).is_ok_and(|listed| stamps_hold(&listed))
+}
+
+/// Whether every file that [`stamps`] text lists is as it was.
+pub fn stamps_hold(listed: &str) -> bool {
     listed.lines().all(|line| {
         line.split_once('\t')
             .is_some_and(|(recorded, path)| stamp(Path::new(path)).as_deref() == Some(recorded))
     })
+}
+
+/// The bytes before an entry's payload: its kind's magic, the payload's length (u64 LE) and the
+/// payload's SHA-256.
+const ENTRY_HEADER_LEN: usize = 8 + 8 + 32;
+
+/// A cache entry as it is stored: `magic` (the kind of entry), the payload's length and
+/// SHA-256, the payload. [`decode_entry`] checks all three, so a truncated or damaged file is
+/// never taken for an entry.
+pub fn encode_entry(magic: &[u8; 8], payload: &[u8]) -> Vec<u8> {
+    let mut out = Vec::with_capacity(ENTRY_HEADER_LEN + payload.len());
+    out.extend_from_slice(magic);
+    out.extend_from_slice(&(payload.len() as u64).to_le_bytes());
+    out.extend_from_slice(&crate::sha256(payload));
+    out.extend_from_slice(payload);
+    out
+}
+
+/// The payload of an entry written by [`encode_entry`] with `magic`; the error says what is
+/// wrong with it.
+pub fn decode_entry<'a>(magic: &[u8; 8], bytes: &'a [u8]) -> Result<&'a [u8], String> {
+    if bytes.len() < ENTRY_HEADER_LEN {
+        return Err(format!("truncated header ({} bytes)", bytes.len()));
+    }
+    if &bytes[..8] != magic {
+        return Err("bad magic".into());
+    }
+    let len = u64::from_le_bytes(bytes[8..16].try_into().expect("8 bytes"));
+    let payload = &bytes[ENTRY_HEADER_LEN..];
+    if payload.len() as u64 != len {
+        return Err(format!(
+            "payload is {} bytes, header says {len}",
+            payload.len()
+        ));
+    }
+    if crate::sha256(payload)[..] != bytes[16..48] {
+        return Err("checksum mismatch".into());
+    }
+    if payload.is_empty() {
+        return Err("empty payload".into());
+    }
+    Ok(payload)
+}
+
+/// Writes `bytes` to `path` as a whole or not at all: to a unique temporary file in the same
+/// folder (synced), then renamed into place, so that readers see a whole entry or none and
+/// concurrent writers of one entry replace each other's.
+pub fn write_atomically(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
+    use std::io::Write;
+    use std::sync::atomic::{AtomicU64, Ordering};
+    static COUNTER: AtomicU64 = AtomicU64::new(0);
+    let name = path.file_name().unwrap_or_default().to_string_lossy();
+    let tmp = path.with_file_name(format!(
+        ".{name}.{}.{}.tmp",
+        std::process::id(),
+        COUNTER.fetch_add(1, Ordering::Relaxed)
+    ));
+    let written = std::fs::File::create(&tmp)
+        .and_then(|mut f| f.write_all(bytes).and_then(|()| f.sync_all()))
+        .and_then(|()| std::fs::rename(&tmp, path));
+    if written.is_err() {
+        let _ = std::fs::remove_file(&tmp);
+    }
+    written
 }
 
 fn collect_files(dir: &Path, out: &mut Vec<PathBuf>) -> std::io::Result<()> {

@@ -21,8 +21,9 @@ pub use bundle::{
 };
 
 pub use cache_dir::{
-    cache_dir_from_env, keep_most_recent, keep_within, mark_against_holds, mark_used, says_off,
-    seen_before, stamp, stamps, stamps_unchanged, CacheKey,
+    cache_dir_from_env, decode_entry, encode_entry, keep_most_recent, keep_within,
+    mark_against_holds, mark_used, says_off, seen_before, stamp, stamps, stamps_hold,
+    stamps_unchanged, write_atomically, CacheKey,
 };
 pub use metadata::{
     AddressSpace, GlobalVar, KernelArg, KernelInfo, ModuleMetadata, SpirvVariant,

@@ -20,6 +20,10 @@ impl Diagnostic {
 impl fmt::Display for Diagnostic {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let severity = if self.is_error { "error" } else { "warning" };
+        // One about no place in a file (an unknown argument) reads as clang's do.
+        if self.location.file.is_empty() {
+            return write!(f, "{severity}: {}", self.message);
+        }
         write!(f, "{}: {severity}: {}", self.location, self.message)
     }
 }

@@ -510,6 +510,76 @@ pub fn instance_requests(instances: &[String]) -> String {
 
 const INSTANCE_REQUEST: &str = "request_kernel_instance";
 
+/// The source the frontend appends for name expressions (hiprtc's): one host function naming
+/// each, which [`named_entities`] finds again. Each expression is on a line of its own that a
+/// `#line` directive names `<name expression N>`, so that a diagnostic about one names it.
+pub fn name_expression_requests(expressions: &[String]) -> String {
+    if expressions.is_empty() {
+        return String::new();
+    }
+    let mut text = format!("static void {NAME_EXPRESSIONS_FUNCTION}() {{\n");
+    for (i, expression) in expressions.iter().enumerate() {
+        // A newline inside the expression would end the `#line`'s effect on it early, and one
+        // ending in a `//` comment would swallow the closing parenthesis.
+        let expression = expression.replace(['\n', '\r'], " ");
+        text.push_str(&format!(
+            "  ::hipmlir::detail::{NAME_EXPRESSION}(\n#line 1 \"<name expression {}>\"\n{expression}\n);\n",
+            i + 1
+        ));
+    }
+    text.push_str("}\n");
+    text
+}
+
+const NAME_EXPRESSIONS_FUNCTION: &str = "__hipmlir_name_expressions";
+const NAME_EXPRESSION: &str = "name_expression";
+
+/// The declaration each of the `count` name expressions appended by
+/// [`name_expression_requests`] names (a function, kernels and template instances among them,
+/// or a variable); None where one names none.
+pub fn named_entities(root: &Cursor, count: usize) -> Vec<Option<Cursor>> {
+    let mut calls = Vec::new();
+    for decl in root.children() {
+        if decl.kind() == CXCursor_FunctionDecl
+            && decl.spelling() == NAME_EXPRESSIONS_FUNCTION
+            && decl.is_in_main_file()
+        {
+            collect_calls(&decl, NAME_EXPRESSION, &mut calls);
+        }
+    }
+    let mut named: Vec<Option<Cursor>> = calls
+        .iter()
+        .map(|call| call.arguments().first().and_then(named_entity))
+        .collect();
+    named.resize(count, None);
+    named
+}
+
+/// The calls of `name` inside `c`, in source order.
+fn collect_calls(c: &Cursor, name: &str, out: &mut Vec<Cursor>) {
+    for child in c.children() {
+        if child.kind() == CXCursor_CallExpr && child.spelling() == name {
+            out.push(child);
+        } else {
+            collect_calls(&child, name, out);
+        }
+    }
+}
+
+/// What an expression names: `f`, `&f`, `ns::f<int>`, `&ns::v`, through the implicit
+/// conversions and parentheses around them.
+fn named_entity(expression: &Cursor) -> Option<Cursor> {
+    let mut e = expression.without_implicit();
+    if e.kind() == CXCursor_UnaryOperator && e.unary_operator() == CXUnaryOperator_AddrOf {
+        if let [operand] = e.children().as_slice() {
+            e = operand.without_implicit();
+        }
+    }
+    let names = matches!(e.kind(), CXCursor_DeclRefExpr | CXCursor_MemberRefExpr);
+    e.referenced()
+        .filter(|d| names && matches!(d.kind(), CXCursor_FunctionDecl | CXCursor_VarDecl))
+}
+
 /// The kernels named by [`instance_requests`] in a parsed file.
 pub fn requested_instances(root: &Cursor) -> Vec<Cursor> {
     let mut out = Vec::new();

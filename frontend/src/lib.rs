@@ -26,7 +26,7 @@ use melior::ir::operation::OperationLike;
 use melior::ir::{Location, Module};
 use melior::Context;
 
-pub use codegen::{address_kernel, DeviceVariable, UndefinedSymbol};
+pub use codegen::{address_kernel, DeviceVariable, UndefinedSymbol, UnitFiles};
 pub use error::{Diagnostic, FrontendError, Result, SourceLoc};
 pub use host_edits::{apply_edits, text_at_same_offsets, SourceEdit};
 
@@ -48,6 +48,21 @@ pub struct FrontendOptions {
     /// Relocatable device code (`-fgpu-rdc`): every device function the file defines with
     /// external linkage is compiled, for other sources to call.
     pub relocatable: bool,
+    /// Expressions naming kernels (template instances among them), device functions or device
+    /// variables, as hiprtc's name expressions do (`scale<float, 4>`, `&ns::table`): each is
+    /// resolved as C++ resolves it, the kernels it names are compiled, and
+    /// [`FrontendOutput::lowered_names`] gives each one's symbol.
+    pub name_expressions: Vec<String>,
+    /// Which files' kernels and device variables are compiled.
+    pub unit_files: UnitFiles,
+    /// Make the prefix header's PCH the first time these flags are seen rather than the
+    /// second: for a process that compiles again soon (hiprtc keeps compiling in one process).
+    pub pch_at_first_sight: bool,
+    /// A folder of the compile's own files (hiprtc's: the program's source and the headers
+    /// given with it by name), searched after the system's folders (`-idirafter`): only the
+    /// program's code includes them, so the prefix header's parse and PCH do not depend on it
+    /// (a new folder per compile does not make a new PCH).
+    pub program_dir: Option<PathBuf>,
 }
 
 impl FrontendOptions {
@@ -91,7 +106,21 @@ impl FrontendOptions {
                 .map(|d| format!("-I{}", d.display())),
         );
         args.extend(self.macro_flags.iter().cloned());
+        if let Some(dir) = &self.program_dir {
+            args.push("-idirafter".into());
+            args.push(dir.display().to_string());
+        }
         args
+    }
+
+    /// The arguments of [`Self::clang_args`] that the prefix header's parse depends on (all but
+    /// the program's own folder): what its PCH is made with and keyed by.
+    pub fn prefix_header_args(&self) -> Vec<String> {
+        FrontendOptions {
+            program_dir: None,
+            ..self.clone()
+        }
+        .clang_args()
     }
 }
 
@@ -113,6 +142,12 @@ pub struct FrontendOutput<'c> {
     /// How long libclang took to parse the source (the rest of `compile` is building MLIR), for
     /// `-ftime-report`.
     pub parse_time: std::time::Duration,
+    /// The symbol each of [`FrontendOptions::name_expressions`] names, in their order; None for
+    /// one that names no kernel, device function or device variable.
+    pub lowered_names: Vec<Option<String>>,
+    /// Every file the parse read besides the source (headers, from a precompiled header or
+    /// not), for caches of what the source compiles to.
+    pub included_files: Vec<PathBuf>,
 }
 
 /// Parses `path` and builds its device code as MLIR. The module verifies.
@@ -145,8 +180,10 @@ pub fn parse(path: &Path, options: &FrontendOptions) -> Result<ParsedSource> {
         };
         FrontendError::single(SourceLoc::file_only(path), message)
     })?;
-    // Instances are named at the end of the file, where every template is declared.
-    let instances = launches::instance_requests(&options.kernel_instances);
+    // Instances and name expressions are named at the end of the file, where every template
+    // is declared.
+    let instances = launches::instance_requests(&options.kernel_instances)
+        + &launches::name_expression_requests(&options.name_expressions);
     let source = host_edits::text_at_same_offsets(&bytes);
     let parsed_text = if instances.is_empty() {
         bytes.clone()
@@ -185,13 +222,25 @@ pub fn build<'c>(
     let launches = user_code.launches;
     let location = Location::new(ctx, &path.display().to_string(), 0, 0);
     let mut codegen = codegen::ModuleCodegen::new(ctx, location, &options.hip_headers);
+    let named = launches::named_entities(&root, options.name_expressions.len());
     let launched: Vec<clang::Cursor> = launches
         .iter()
         .filter_map(|l| l.kernel)
         .chain(launches::requested_instances(&root))
         .chain(user_code.kernel_values)
+        .chain(
+            named
+                .iter()
+                .flatten()
+                .filter(|c| codegen::is_kernel(c))
+                .copied(),
+        )
         .collect();
-    codegen.emit_translation_unit(&root, &launched, &user_code.lambdas, options.relocatable)?;
+    let unit = codegen::UnitScope {
+        files: options.unit_files,
+        relocatable: options.relocatable,
+    };
+    codegen.emit_translation_unit(&root, &launched, &user_code.lambdas, unit)?;
     for (index, site) in launches.iter().enumerate() {
         if let Some(kernel) = site.kernel.and_then(|k| k.definition()) {
             codegen.emit_launch_site(index, &kernel, site)?;
@@ -216,6 +265,8 @@ pub fn build<'c>(
     dependent_kernel_templates.dedup();
     Ok(FrontendOutput {
         parse_time,
+        lowered_names: named.iter().map(|c| c.map(|c| c.mangled_name())).collect(),
+        included_files: tu.included_files(),
         dependent_kernel_templates,
         module: codegen.module,
         kernels: codegen.kernels,

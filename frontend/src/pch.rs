@@ -13,7 +13,8 @@
 //! below its includes, the preamble's characters made spaces so every location stays where it
 //! was.
 //!
-//! * When: the second time a key is seen, so that one-off builds do not pay for writing one.
+//! * When: the second time a key is seen, so that one-off builds do not pay for writing one
+//!   (the first time where the caller will compile again soon: hiprtc).
 //! * Key: SHA-256 over libclang's and hipmlir's versions, the parse's arguments and the path and
 //!   content of every hipmlir header. The system headers the PCH holds are clang's to check:
 //!   one changed since the PCH was written makes the load fail.
@@ -109,7 +110,7 @@ const PCH_LEAVES_OUT: &str = "deferred-diagnostic roots";
 fn cached_pch(options: &FrontendOptions) -> Option<PathBuf> {
     let dir = cache_dir_from_env(|name| std::env::var(name).ok())?.join("pch");
     let header = options.prefix_header();
-    let plain = options.clang_args();
+    let plain = options.prefix_header_args();
     let mut key = CacheKey::default();
     key.field(clang_version())
         .field(env!("CARGO_PKG_VERSION"))
@@ -127,7 +128,7 @@ fn cached_pch(options: &FrontendOptions) -> Option<PathBuf> {
     std::fs::create_dir_all(&dir).ok()?;
     // A one-off build would pay for a PCH it never uses (writing one costs about a third of a
     // parse more than the parse it saves).
-    if !seen_before(&dir, &key) {
+    if !options.pch_at_first_sight && !seen_before(&dir, &key) {
         return None;
     }
     // The header's own parse: the device parse's arguments, less the pre-include of it.
@@ -243,7 +244,7 @@ fn cached_preamble_pch(
     std::fs::write(&header, header_text).ok()?;
     // Made from the plain arguments: a PCH libclang saves from a parse that loaded another PCH
     // does not load again (clang's chained PCHs are not libclang's to write).
-    let mut args = options.clang_args();
+    let mut args = options.prefix_header_args();
     args.push(INSTANTIATE_TEMPLATES.into());
     let suitable = |unit: &TranslationUnit, warnings: &[Diagnostic]| {
         user_headers.is_none()

@@ -90,6 +90,10 @@ inline void request_kernel_instance(Kernel kernel) {
   static_assert(__is_function(__remove_pointer(Kernel)), "not a kernel");
   (void)kernel;
 }
+// hiprtc's name expressions: the frontend appends one call of this per expression and reads
+// back the kernel, device function or device variable each names (instantiating templates).
+template <class Named>
+inline void name_expression(Named&&) {}
 #else
 // Device lambdas written in host code: hipmlir wraps each in device_lambda("(lambda at f:l:c)",
 // ...), its closure type as the device compile spells it. The host and device compilers name

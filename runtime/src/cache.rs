@@ -17,13 +17,10 @@
 //!   into place (atomic on POSIX), so a reader sees a whole entry or none, and concurrent writers
 //!   of the same key just replace each other's identical entries.
 
-use std::io::Write;
-use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::path::PathBuf;
 use std::sync::OnceLock;
 
 use crate::hlog;
-use hipmlir_device_image::sha256 as digest;
 use sha2::{Digest, Sha256};
 
 /// Feeds a length-prefixed field, so that concatenated fields cannot alias.
@@ -38,7 +35,6 @@ fn hex(bytes: &[u8]) -> String {
 }
 
 const ENTRY_MAGIC: &[u8; 8] = b"HMLRPC01";
-const HEADER_LEN: usize = 8 + 8 + 32;
 
 /// What identifies a build besides the SPIR-V.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -70,39 +66,15 @@ pub fn key(spirv: &[u8], ctx: &BuildContext) -> String {
     hex(&h.finalize())
 }
 
-/// Encodes an entry: header with length and checksum, then the payload.
+/// Encodes an entry: header with length and checksum, then the payload (device-image's entry
+/// format, which hiprtc's cache shares).
 pub fn encode_entry(payload: &[u8]) -> Vec<u8> {
-    let mut out = Vec::with_capacity(HEADER_LEN + payload.len());
-    out.extend_from_slice(ENTRY_MAGIC);
-    out.extend_from_slice(&(payload.len() as u64).to_le_bytes());
-    out.extend_from_slice(&digest(payload));
-    out.extend_from_slice(payload);
-    out
+    hipmlir_device_image::encode_entry(ENTRY_MAGIC, payload)
 }
 
 /// Decodes and verifies an entry; the error says what is wrong with it.
 pub fn decode_entry(bytes: &[u8]) -> Result<&[u8], String> {
-    if bytes.len() < HEADER_LEN {
-        return Err(format!("truncated header ({} bytes)", bytes.len()));
-    }
-    if &bytes[..8] != ENTRY_MAGIC {
-        return Err("bad magic".into());
-    }
-    let len = u64::from_le_bytes(bytes[8..16].try_into().expect("8 bytes"));
-    let payload = &bytes[HEADER_LEN..];
-    if payload.len() as u64 != len {
-        return Err(format!(
-            "payload is {} bytes, header says {len}",
-            payload.len()
-        ));
-    }
-    if digest(payload)[..] != bytes[16..48] {
-        return Err("checksum mismatch".into());
-    }
-    if payload.is_empty() {
-        return Err("empty payload".into());
-    }
-    Ok(payload)
+    hipmlir_device_image::decode_entry(ENTRY_MAGIC, bytes)
 }
 
 /// A cache folder.
@@ -151,28 +123,11 @@ impl ProgramCache {
 
     /// Stores `payload` under `key`: a temporary file renamed into place.
     pub fn store(&self, key: &str, payload: &[u8]) -> Result<(), String> {
-        static COUNTER: AtomicU64 = AtomicU64::new(0);
         std::fs::create_dir_all(&self.dir)
             .map_err(|e| format!("cannot create {}: {e}", self.dir.display()))?;
-        let tmp = self.dir.join(format!(
-            ".{key}.{}.{}.tmp",
-            std::process::id(),
-            COUNTER.fetch_add(1, Ordering::Relaxed)
-        ));
-        let result = write_file(&tmp, &encode_entry(payload))
-            .and_then(|()| std::fs::rename(&tmp, self.entry_path(key)))
-            .map_err(|e| format!("cannot write {}: {e}", self.entry_path(key).display()));
-        if result.is_err() {
-            let _ = std::fs::remove_file(&tmp);
-        }
-        result
+        hipmlir_device_image::write_atomically(&self.entry_path(key), &encode_entry(payload))
+            .map_err(|e| format!("cannot write {}: {e}", self.entry_path(key).display()))
     }
-}
-
-fn write_file(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
-    let mut f = std::fs::File::create(path)?;
-    f.write_all(bytes)?;
-    f.sync_all()
 }
 
 pub use hipmlir_device_image::cache_dir_from_env as dir_from_env;
@@ -239,7 +194,8 @@ mod tests {
         for len in 0..entry.len() {
             assert!(decode_entry(&entry[..len]).is_err(), "len {len}");
         }
-        for at in [0, 9, 20, HEADER_LEN, entry.len() - 1] {
+        let header = entry.len() - payload.len();
+        for at in [0, 9, 20, header, entry.len() - 1] {
             let mut bad = entry.clone();
             bad[at] ^= 0x40;
             assert!(decode_entry(&bad).is_err(), "flip at {at}");

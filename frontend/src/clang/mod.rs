@@ -135,7 +135,7 @@ impl TranslationUnit {
                 let diag = clang_getDiagnostic(self.tu, i);
                 let severity = clang_getDiagnosticSeverity(diag);
                 if severity >= CXDiagnostic_Warning {
-                    let location = source_loc(clang_getDiagnosticLocation(diag));
+                    let location = presumed_loc(clang_getDiagnosticLocation(diag));
                     let message = take_string(clang_getDiagnosticSpelling(diag));
                     out.push(Diagnostic {
                         location,
@@ -147,6 +147,32 @@ impl TranslationUnit {
             }
         }
         out
+    }
+
+    /// Every file the translation unit includes (directly or not, from a precompiled header
+    /// too), each once, the main file left out.
+    pub fn included_files(&self) -> Vec<std::path::PathBuf> {
+        extern "C" fn visit(
+            file: CXFile,
+            _stack: *mut CXSourceLocation,
+            depth: c_uint,
+            data: CXClientData,
+        ) {
+            // SAFETY: `data` is the Vec below, alive for the call; `file` is libclang's.
+            let files = unsafe { &mut *(data as *mut Vec<std::path::PathBuf>) };
+            if depth > 0 {
+                let name = take_string(unsafe { clang_getFileName(file) });
+                files.push(std::path::PathBuf::from(name));
+            }
+        }
+        let mut files: Vec<std::path::PathBuf> = Vec::new();
+        // SAFETY: the TU is alive; the visitor only pushes to `files`, which outlives the call.
+        unsafe {
+            clang_getInclusions(self.tu, visit, &mut files as *mut _ as CXClientData);
+        }
+        files.sort();
+        files.dedup();
+        files
     }
 
     pub fn cursor(&self) -> Cursor {
@@ -1566,6 +1592,22 @@ pub fn source_loc(loc: CXSourceLocation) -> SourceLoc {
             take_string(clang_getFileName(file))
         };
         SourceLoc { file, line, column }
+    }
+}
+
+/// Where clang's own diagnostics place `loc`: its presumed location, which `#line` directives
+/// move (generated code names the code it was generated from).
+fn presumed_loc(loc: CXSourceLocation) -> SourceLoc {
+    let mut file = CXString::default();
+    let (mut line, mut column) = (0 as c_uint, 0 as c_uint);
+    // SAFETY: reading a location of a live TU; the file name is disposed by take_string.
+    unsafe {
+        clang_getPresumedLocation(loc, &mut file, &mut line, &mut column);
+        SourceLoc {
+            file: take_string(file),
+            line,
+            column,
+        }
     }
 }
 

@@ -21,4 +21,4 @@ mod warp;
 
 pub use globals::{address_kernel, is_device_variable, DeviceVariable};
 pub use lambdas::closure_type_key;
-pub use module::{is_kernel, ModuleCodegen, UndefinedSymbol};
+pub use module::{is_kernel, ModuleCodegen, UndefinedSymbol, UnitFiles, UnitScope};

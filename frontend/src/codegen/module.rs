@@ -84,6 +84,26 @@ pub struct ModuleCodegen<'c> {
     hip_headers: std::path::PathBuf,
 }
 
+/// Which files' kernels and device variables a translation unit compiles.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum UnitFiles {
+    /// The main file's (a source compiled by the driver: a header's kernels are compiled by
+    /// the sources that launch them).
+    #[default]
+    MainFile,
+    /// Those of every file of the user's, headers included (hiprtc: a program's headers are
+    /// part of its one translation unit).
+    UserFiles,
+}
+
+/// What [`ModuleCodegen::emit_translation_unit`] compiles.
+#[derive(Debug, Clone, Copy)]
+pub struct UnitScope {
+    pub files: UnitFiles,
+    /// Relocatable device code (`-fgpu-rdc`): also every exported device function.
+    pub relocatable: bool,
+}
+
 /// A device symbol used in this source and defined in another: a declaration the device link
 /// (`-fgpu-rdc`) resolves.
 #[derive(Debug, Clone)]
@@ -166,24 +186,29 @@ impl<'c> ModuleCodegen<'c> {
         }
     }
 
-    /// Emits every kernel defined in the main file and every kernel instantiation `launched`
-    /// there, then the device functions they reach. Each kernel is emitted once. `lambdas` are
-    /// the lambda expressions of the user's code, host template instances included. With
-    /// `relocatable`, also every device function the main file defines for other sources to
-    /// call (external linkage), as an object file holds all its functions.
+    /// Emits every kernel defined in the unit's files and every kernel instantiation
+    /// `launched` there, then the device functions they reach. Each kernel is emitted once.
+    /// `lambdas` are the lambda expressions of the user's code, host template instances
+    /// included. With `unit.relocatable`, also every device function the unit defines for
+    /// other sources to call (external linkage), as an object file holds all its functions.
     pub fn emit_translation_unit(
         &mut self,
         root: &Cursor,
         launched: &[Cursor],
         lambdas: &[Cursor],
-        relocatable: bool,
+        unit: UnitScope,
     ) -> Result<()> {
         for lambda in lambdas {
             self.host_lambdas
                 .insert(closure_declaration(lambda.ty()), *lambda);
         }
+        let hip_headers = self.hip_headers.clone();
+        let in_scope = |c: &Cursor| match unit.files {
+            UnitFiles::MainFile => c.is_in_main_file(),
+            UnitFiles::UserFiles => crate::host_edits::is_user_code(c, &hip_headers),
+        };
         let mut kernels = Vec::new();
-        collect_kernels(root, &mut kernels);
+        collect_kernels(root, &in_scope, &mut kernels);
         // A kernel launched here but defined in another file is compiled there.
         kernels.extend(launched.iter().filter_map(|k| k.definition()));
         let mut emitted = std::collections::HashSet::new();
@@ -192,9 +217,9 @@ impl<'c> ModuleCodegen<'c> {
                 self.emit_function(k, FunctionKind::Kernel, None)?;
             }
         }
-        if relocatable {
+        if unit.relocatable {
             let mut exported = Vec::new();
-            collect_exported_device_functions(root, &mut exported);
+            collect_exported_device_functions(root, &in_scope, &mut exported);
             for f in &exported {
                 self.declare_device_function(f, f)?;
             }
@@ -202,7 +227,7 @@ impl<'c> ModuleCodegen<'c> {
         self.emit_pending()?;
         // The main file's variables, used or not: the host may copy to and from them.
         let mut variables = Vec::new();
-        collect_device_variables(root, &mut variables);
+        collect_device_variables(root, &in_scope, &mut variables);
         for v in &variables {
             self.device_variable(v)?;
         }
@@ -871,16 +896,14 @@ pub fn parameter_type(param: &Cursor) -> Result<Ty> {
     })
 }
 
-fn collect_device_variables(c: &Cursor, out: &mut Vec<Cursor>) {
+fn collect_device_variables(c: &Cursor, in_scope: &dyn Fn(&Cursor) -> bool, out: &mut Vec<Cursor>) {
     for child in c.children() {
         match child.kind() {
-            CXCursor_Namespace | CXCursor_LinkageSpec if child.is_in_main_file() => {
-                collect_device_variables(&child, out)
+            CXCursor_Namespace | CXCursor_LinkageSpec if in_scope(&child) => {
+                collect_device_variables(&child, in_scope, out)
             }
             CXCursor_VarDecl | CXCursor_UnexposedDecl
-                if child.is_in_main_file()
-                    && child.is_definition()
-                    && is_device_variable(&child) =>
+                if in_scope(&child) && child.is_definition() && is_device_variable(&child) =>
             {
                 out.push(child)
             }
@@ -891,18 +914,22 @@ fn collect_device_variables(c: &Cursor, out: &mut Vec<Cursor>) {
 
 /// Device function definitions in the main file that other sources may call: external
 /// linkage (not `static`, inline or a template instance), looking inside namespaces.
-fn collect_exported_device_functions(c: &Cursor, out: &mut Vec<Cursor>) {
+fn collect_exported_device_functions(
+    c: &Cursor,
+    in_scope: &dyn Fn(&Cursor) -> bool,
+    out: &mut Vec<Cursor>,
+) {
     for child in c.children() {
         match child.kind() {
-            CXCursor_Namespace | CXCursor_LinkageSpec if child.is_in_main_file() => {
-                collect_exported_device_functions(&child, out)
+            CXCursor_Namespace | CXCursor_LinkageSpec if in_scope(&child) => {
+                collect_exported_device_functions(&child, in_scope, out)
             }
             CXCursor_FunctionDecl
             | CXCursor_CXXMethod
             | CXCursor_Constructor
             | CXCursor_Destructor
                 if child.is_definition()
-                    && child.is_in_main_file()
+                    && in_scope(&child)
                     && child.has_attr(CXCursor_CUDADeviceAttr)
                     && !is_kernel(&child)
                     && child.linkage() == Linkage::External =>
@@ -914,22 +941,23 @@ fn collect_exported_device_functions(c: &Cursor, out: &mut Vec<Cursor>) {
     }
 }
 
-/// Kernel definitions in the main file, looking inside namespaces and `extern "C"` blocks.
-/// Only the main file's blocks are entered, here and in the two collectors above: a block
-/// opened in a header holds nothing of the main file, and walking the headers' (`namespace
-/// std` alone is thousands of declarations) would deserialize most of the precompiled header.
-fn collect_kernels(c: &Cursor, out: &mut Vec<Cursor>) {
+/// Kernel definitions in the unit's files, looking inside namespaces and `extern "C"` blocks.
+/// Only the unit's blocks are entered, here and in the two collectors above: a block opened in
+/// another header holds nothing of the unit, and walking the system's and hipmlir's headers
+/// (`namespace std` alone is thousands of declarations) would deserialize most of the
+/// precompiled header.
+fn collect_kernels(c: &Cursor, in_scope: &dyn Fn(&Cursor) -> bool, out: &mut Vec<Cursor>) {
     for child in c.children() {
         match child.kind() {
             // Classes too: a kernel may be a static member function.
             CXCursor_Namespace | CXCursor_LinkageSpec | CXCursor_StructDecl
             | CXCursor_ClassDecl
-                if child.is_in_main_file() =>
+                if in_scope(&child) =>
             {
-                collect_kernels(&child, out)
+                collect_kernels(&child, in_scope, out)
             }
             CXCursor_FunctionDecl | CXCursor_CXXMethod
-                if child.is_definition() && child.is_in_main_file() && is_kernel(&child) =>
+                if child.is_definition() && in_scope(&child) && is_kernel(&child) =>
             {
                 out.push(child)
             }
