@@ -119,11 +119,11 @@ pub fn precompile(
         .then(|| String::from_utf8_lossy(&output.stderr).into_owned())
 }
 
-/// The cache key of a host PCH: hipmlir's version, the compiler and its command, the flags and
+/// The cache key of a host PCH: the build of hipmlir, the compiler and its command, the flags and
 /// hipmlir's headers.
 pub fn key(cxx: &HostCompiler, flags: &[String], hip_include_dir: &Path) -> Option<CacheKey> {
     let mut key = CacheKey::default();
-    key.field(env!("CARGO_PKG_VERSION"))
+    key.field(hipmlir_device_image::code_stamp())
         .field(cxx.identity())
         .field(&cxx.program);
     for flag in cxx.flags.iter().chain([&"--".to_string()]).chain(flags) {

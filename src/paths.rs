@@ -5,8 +5,6 @@
 //! `lib/libhipmlir_rt.so` and `include/hip/`; a cargo build puts the binaries and the libraries
 //! in `target/<profile>/`), then the source tree hipmlir was built from.
 
-use std::ffi::{CStr, OsStr};
-use std::os::unix::ffi::OsStrExt;
 use std::path::{Path, PathBuf};
 
 pub struct Toolchain {
@@ -43,30 +41,7 @@ pub fn code_dir() -> PathBuf {
         .unwrap_or_else(|| PathBuf::from("."))
 }
 
-/// The file of the code running: the shared library that holds it, else the executable.
-pub fn code_file() -> Option<PathBuf> {
-    shared_library()
-        .or_else(|| std::env::current_exe().ok())
-        .map(|p| p.canonicalize().unwrap_or(p))
-}
-
-/// The shared library this code was loaded from, if it was.
-fn shared_library() -> Option<PathBuf> {
-    // SAFETY: Dl_info is plain data; dladdr fills it for an address of this code.
-    let mut info: libc::Dl_info = unsafe { std::mem::zeroed() };
-    let found = unsafe { libc::dladdr(code_dir as *const libc::c_void, &mut info) };
-    if found == 0 || info.dli_fname.is_null() {
-        return None;
-    }
-    // SAFETY: a NUL-terminated name owned by the loader, read at once.
-    let name = unsafe { CStr::from_ptr(info.dli_fname) };
-    let path = PathBuf::from(OsStr::from_bytes(name.to_bytes()));
-    // The main program's entry names the executable as it was started, or nothing.
-    let is_library = path
-        .file_name()
-        .is_some_and(|n| n.to_string_lossy().contains(".so"));
-    is_library.then_some(path)
-}
+pub use hipmlir_device_image::code_file;
 
 impl Toolchain {
     pub fn locate() -> Result<Toolchain, String> {

@@ -21,8 +21,8 @@ pub use bundle::{
 };
 
 pub use cache_dir::{
-    cache_dir_from_env, decode_entry, encode_entry, keep_most_recent, keep_within,
-    mark_against_holds, mark_used, says_off, seen_before, stamp, stamps, stamps_hold,
+    cache_dir_from_env, code_file, code_stamp, decode_entry, encode_entry, keep_most_recent,
+    keep_within, mark_against_holds, mark_used, says_off, seen_before, stamp, stamps, stamps_hold,
     stamps_unchanged, write_atomically, CacheKey,
 };
 pub use metadata::{

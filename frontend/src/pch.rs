@@ -113,7 +113,7 @@ fn cached_pch(options: &FrontendOptions) -> Option<PathBuf> {
     let plain = options.prefix_header_args();
     let mut key = CacheKey::default();
     key.field(clang_version())
-        .field(env!("CARGO_PKG_VERSION"))
+        .field(hipmlir_device_image::code_stamp())
         .field(INSTANTIATE_TEMPLATES)
         .field(PCH_LEAVES_OUT);
     for arg in &plain {
@@ -224,6 +224,7 @@ fn cached_preamble_pch(
     let dir = cache_dir_from_env(|name| std::env::var(name).ok())?.join("preamble");
     let key = CacheKey::default()
         .field(prefix_pch.display().to_string())
+        .field(hipmlir_device_image::code_stamp())
         .field(header_text)
         .hex();
     let pch = dir.join(format!("{key}.pch"));

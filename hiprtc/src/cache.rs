@@ -61,8 +61,7 @@ pub fn key(inputs: &Inputs) -> Option<String> {
     folder()?;
     let mut key = CacheKey::default();
     key.field("hiprtc cache v1")
-        .field(env!("CARGO_PKG_VERSION"))
-        .field(stamp(&hipmlir_compiler::paths::code_file()?)?)
+        .field(hipmlir_device_image::code_stamp())
         .field(hipmlir_frontend::clang::clang_version());
     let key = key.files_of(inputs.include_dir)?;
     match hipmlir_compiler::paths::libdevice() {
