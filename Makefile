@@ -37,9 +37,10 @@ corpus: build
 
 # The HIP project's own unit suite (../shared/hip-tests) against a fresh install, configured as
 # its README says; the outcome checked against tests/hip-tests-expected.tsv (scripts/hip-tests.sh).
-# UPDATE=1 rewrites the list from the run; TESTS=regex runs only the matching test cases.
+# UPDATE=1 rewrites the list from the run; TESTS=regex runs only the matching test cases; RTC=1
+# runs the suite's RTC_TESTING mode (every kernel through hiprtc; tests/hip-tests-rtc-expected.tsv).
 hip-tests: build
-	scripts/hip-tests.sh $(if $(filter-out 0,$(UPDATE)),--update-expected) $(if $(TESTS),-R '$(TESTS)')
+	scripts/hip-tests.sh $(if $(filter-out 0,$(RTC)),--rtc) $(if $(filter-out 0,$(UPDATE)),--update-expected) $(if $(TESTS),-R '$(TESTS)')
 
 # Benchmarks side by side with peers (never part of `make test`): writes BENCHMARKS.md and prints a
 # summary. QUICK=1 runs the short version.

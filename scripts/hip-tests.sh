@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# hip-tests.sh [--update-expected] [-R REGEX]: the HIP project's own unit suite
+# hip-tests.sh [--rtc] [--update-expected] [-R REGEX]: the HIP project's own unit suite
 # (../shared/hip-tests, or $HIPMLIR_HIP_TESTS) against a fresh install of this checkout, exactly as
 # the suite's README configures it: install into build/hip-tests/prefix, configure
 # catch/ with -DHIP_PLATFORM=spirv -DHIP_PATH=<prefix> -DCATCH2_DISCOVER_TESTS_COMPILE_TIME=ON,
@@ -7,7 +7,9 @@
 # tests/hip-tests-expected.tsv (scripts/hip_tests_report.py): an unlisted failure, or a listed
 # test or executable that now works, fails the run. -R passes a test-name regex to ctest (the
 # build is still whole). --update-expected rewrites the list from this run, keeping the reasons
-# already written. Logs and the table: build/hip-tests/.
+# already written. --rtc configures the suite's RTC_TESTING mode as well (-DRTC_TESTING=ON: every
+# kernel compiled at run time through hiprtc), in build/hip-tests/build-rtc, checked against
+# tests/hip-tests-rtc-expected.tsv. Logs and the table: build/hip-tests/.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 suite=${HIPMLIR_HIP_TESTS:-$root/../shared/hip-tests}
@@ -21,14 +23,25 @@ timeout=${HIP_TESTS_TIMEOUT:-300}
 
 report_args=()
 ctest_args=()
+mode=normal
 while [ $# -gt 0 ]; do
   case "$1" in
     --update-expected) report_args+=(--update-expected) ;;
     -R) ctest_args+=(-R "$2"); report_args+=(--partial); shift ;;
-    *) echo "usage: $0 [--update-expected] [-R REGEX]" >&2; exit 2 ;;
+    --rtc) mode=rtc ;;
+    *) echo "usage: $0 [--rtc] [--update-expected] [-R REGEX]" >&2; exit 2 ;;
   esac
   shift
 done
+configure_args=()
+expected="$root/tests/hip-tests-expected.tsv"
+if [ "$mode" = rtc ]; then
+  build="$out/build-rtc"
+  configure_args+=(-DRTC_TESTING=ON)
+  expected="$root/tests/hip-tests-rtc-expected.tsv"
+fi
+logs="$out/$mode"
+mkdir -p "$logs"
 
 [ -f "$suite/catch/CMakeLists.txt" ] || { echo "hip-tests: no suite at $suite (set HIPMLIR_HIP_TESTS)" >&2; exit 1; }
 mkdir -p "$out"
@@ -47,23 +60,23 @@ trap 'rm -rf "$work"' EXIT
 export HIPMLIR_COMPILE_SERVER_DIR="$work/server"
 export HIPMLIR_CACHE_DIR="$out/cache"
 
-echo "hip-tests: configuring $suite/catch against $prefix"
+echo "hip-tests: configuring $suite/catch against $prefix ($mode)"
 cmake -S "$suite/catch" -B "$build" -DHIP_PLATFORM=spirv -DHIP_PATH="$prefix" \
-  -DCATCH2_DISCOVER_TESTS_COMPILE_TIME=ON > "$out/configure.log" 2>&1 \
-  || { tail -30 "$out/configure.log" >&2; echo "hip-tests: the configure failed ($out/configure.log)" >&2; exit 1; }
+  -DCATCH2_DISCOVER_TESTS_COMPILE_TIME=ON ${configure_args[@]+"${configure_args[@]}"} \
+  > "$logs/configure.log" 2>&1 \
+  || { tail -30 "$logs/configure.log" >&2; echo "hip-tests: the configure failed ($logs/configure.log)" >&2; exit 1; }
 
-echo "hip-tests: building every executable (make -k -j$jobs build_tests; log: $out/build.log)"
+echo "hip-tests: building every executable (make -k -j$jobs build_tests; log: $logs/build.log)"
 started=$(date +%s)
-make -C "$build" -k -j"$jobs" build_tests > "$out/build.log" 2>&1 || true
+make -C "$build" -k -j"$jobs" build_tests > "$logs/build.log" 2>&1 || true
 echo "hip-tests: build took $(( $(date +%s) - started )) s"
 
-echo "hip-tests: running ctest (-j$test_jobs, ${timeout} s a test; log: $out/ctest.log)"
+echo "hip-tests: running ctest (-j$test_jobs, ${timeout} s a test; log: $logs/ctest.log)"
 started=$(date +%s)
-rm -f "$out/ctest.xml"
-(cd "$build" && ctest -j"$test_jobs" --timeout "$timeout" --output-junit "$out/ctest.xml" \
-  ${ctest_args[@]+"${ctest_args[@]}"} > "$out/ctest.log" 2>&1) || true
+rm -f "$logs/ctest.xml"
+(cd "$build" && ctest -j"$test_jobs" --timeout "$timeout" --output-junit "$logs/ctest.xml" \
+  ${ctest_args[@]+"${ctest_args[@]}"} > "$logs/ctest.log" 2>&1) || true
 echo "hip-tests: tests took $(( $(date +%s) - started )) s"
 
-exec python3 "$root/scripts/hip_tests_report.py" --build "$build" --junit "$out/ctest.xml" \
-  --expected "$root/tests/hip-tests-expected.tsv" --table "$out/table.md" \
-  ${report_args[@]+"${report_args[@]}"}
+exec python3 "$root/scripts/hip_tests_report.py" --build "$build" --junit "$logs/ctest.xml" \
+  --expected "$expected" --table "$logs/table.md" ${report_args[@]+"${report_args[@]}"}

@@ -184,7 +184,7 @@ def main():
     for folder, name, built in exes:
         if not built:
             key = ("build", f"{folder}/{name}")
-            now[key] = listed.get(key, "does not build: see build/hip-tests/build.log")
+            now[key] = listed.get(key, "does not build: see the build log (build/hip-tests/<mode>/build.log)")
     for name, (kind, why) in outcome.items():
         if kind == "failed":
             key = ("test", name)
