@@ -346,7 +346,7 @@ pub fn device_attribute(
         19 => p.l2CacheSize,              // L2CacheSize
         23 => p.major,                    // ComputeCapabilityMajor
         24 => p.managedMemory,            // ManagedMemory
-        25 => clamp(crate::api::launch::max_blocks_per_cu(info)), // MaxBlocksPerMultiProcessor
+        25 => p.maxBlocksPerMultiProcessor,
         26 => p.maxThreadsDim[0],
         27 => p.maxThreadsDim[1],
         28 => p.maxThreadsDim[2],

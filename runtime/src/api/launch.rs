@@ -435,12 +435,6 @@ pub fn threads_per_cu(info: &crate::device::DeviceInfo) -> usize {
     info.max_work_group_size.max(1)
 }
 
-/// Blocks one compute unit holds (`hipDeviceAttributeMaxBlocksPerMultiProcessor`): its threads
-/// in blocks of one warp each.
-pub fn max_blocks_per_cu(info: &crate::device::DeviceInfo) -> usize {
-    (threads_per_cu(info) / info.warp_size().max(1) as usize).max(1)
-}
-
 /// Blocks of `block` threads resident on one compute unit: limited by its threads (a block
 /// occupies whole warps), its block slots and its shared memory; 0 for a block the kernel
 /// cannot run.
@@ -458,7 +452,9 @@ pub fn active_blocks_per_cu(
         0 => usize::MAX,
         bytes => usize::try_from(info.local_mem_size / bytes).unwrap_or(usize::MAX),
     };
-    by_threads.min(max_blocks_per_cu(info)).min(by_shared)
+    by_threads
+        .min(crate::props::max_blocks_per_cu(info))
+        .min(by_shared)
 }
 
 /// (block, grid) for `hipOccupancyMaxPotentialBlockSize`: the largest block among those that
