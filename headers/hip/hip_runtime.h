@@ -10,6 +10,7 @@
 // __HIP_PLATFORM_SPIRV__) and the device's feature macros.
 #include "hip_common.h"
 
+#include <limits.h>
 #include <stddef.h>
 #include <stdint.h>
 

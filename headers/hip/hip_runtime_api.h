@@ -28,8 +28,10 @@
 // Names a kernel (possibly a template instantiation with commas) in hipLaunchKernelGGL.
 #define HIP_KERNEL_NAME(...) __VA_ARGS__
 
-// A device variable as the symbol functions take it (hipMemcpyToSymbol(HIP_SYMBOL(x), ...)).
-#define HIP_SYMBOL(X) ((const void*)&(X))
+// A device variable as the symbol functions take it: the variable itself, as on ROCm
+// (hipMemcpyToSymbol(HIP_SYMBOL(x), ...) picks the C++ overload below that takes `x`; the C
+// functions take its address, `&HIP_SYMBOL(x)`).
+#define HIP_SYMBOL(X) X
 
 // The driver-API style result codes some programs compare with (HIP_SUCCESS == hipSuccess).
 enum {
@@ -1081,25 +1083,25 @@ hipError_t __hipmlirRegisterClosureStub(const void* hostFunction, const char* sp
 // passed by name where HIP takes `const void*`.
 template <class T>
 static inline hipError_t hipMalloc(T** ptr, size_t size) {
-  return hipMalloc(reinterpret_cast<void**>(ptr), size);
+  return hipMalloc((void**)ptr, size);
 }
 template <class T>
 static inline hipError_t hipMallocManaged(T** ptr, size_t size,
                                           unsigned int flags = hipMemAttachGlobal) {
-  return hipMallocManaged(reinterpret_cast<void**>(ptr), size, flags);
+  return hipMallocManaged((void**)ptr, size, flags);
 }
 template <class T>
 static inline hipError_t hipHostMalloc(T** ptr, size_t size,
                                        unsigned int flags = hipHostMallocDefault) {
-  return hipHostMalloc(reinterpret_cast<void**>(ptr), size, flags);
+  return hipHostMalloc((void**)ptr, size, flags);
 }
 template <class T>
 static inline hipError_t hipMallocHost(T** ptr, size_t size) {
-  return hipMallocHost(reinterpret_cast<void**>(ptr), size);
+  return hipMallocHost((void**)ptr, size);
 }
 template <class T>
 static inline hipError_t hipMallocPitch(T** ptr, size_t* pitch, size_t width, size_t height) {
-  return hipMallocPitch(reinterpret_cast<void**>(ptr), pitch, width, height);
+  return hipMallocPitch((void**)ptr, pitch, width, height);
 }
 // (F* rather than void (*)(Params...): in HIP device mode a kernel's type carries a calling
 // convention no C++ spelling matches.)
@@ -1137,8 +1139,8 @@ template <class F>
 static inline hipError_t hipFuncSetCacheConfig(F* kernel, hipFuncCache_t config) {
   return hipFuncSetCacheConfig(reinterpret_cast<const void*>(kernel), config);
 }
-// Device variables passed by name: hipMemcpyToSymbol(coeffs, ...) means HIP_SYMBOL(coeffs).
-// (A `const void*` argument, HIP_SYMBOL's result, picks the C function: non-templates win ties.)
+// Device variables passed by name: hipMemcpyToSymbol(coeffs, ...) copies to `coeffs`. (A
+// `const void*` argument, the variable's address, picks the C function: non-templates win ties.)
 template <class T>
 static inline hipError_t hipMemcpyToSymbol(const T& symbol, const void* src, size_t sizeBytes,
                                            size_t offset = 0,
@@ -1287,26 +1289,26 @@ static inline hipError_t hipOccupancyMaxPotentialBlockSizeVariableSMem(
 }
 template <class T>
 static inline hipError_t hipMallocAsync(T** ptr, size_t size, hipStream_t stream) {
-  return hipMallocAsync(reinterpret_cast<void**>(ptr), size, stream);
+  return hipMallocAsync((void**)ptr, size, stream);
 }
 template <class T>
 static inline hipError_t hipMallocAsync(T** ptr, size_t size, hipMemPool_t pool,
                                         hipStream_t stream) {
-  return hipMallocFromPoolAsync(reinterpret_cast<void**>(ptr), size, pool, stream);
+  return hipMallocFromPoolAsync((void**)ptr, size, pool, stream);
 }
 template <class T>
 static inline hipError_t hipMallocFromPoolAsync(T** ptr, size_t size, hipMemPool_t pool,
                                                 hipStream_t stream) {
-  return hipMallocFromPoolAsync(reinterpret_cast<void**>(ptr), size, pool, stream);
+  return hipMallocFromPoolAsync((void**)ptr, size, pool, stream);
 }
 template <class T>
 static inline hipError_t hipExtMallocWithFlags(T** ptr, size_t size, unsigned int flags) {
-  return hipExtMallocWithFlags(reinterpret_cast<void**>(ptr), size, flags);
+  return hipExtMallocWithFlags((void**)ptr, size, flags);
 }
 template <class T>
 static inline hipError_t hipHostAlloc(T** ptr, size_t size,
                                       unsigned int flags = hipHostMallocDefault) {
-  return hipHostAlloc(reinterpret_cast<void**>(ptr), size, flags);
+  return hipHostAlloc((void**)ptr, size, flags);
 }
 template <class T>
 static inline hipError_t hipGetFuncBySymbol(hipFunction_t* function, T* kernel) {
