@@ -291,13 +291,27 @@ HIPMLIR_HD_MATH double __hipmlir_bessel_i(int nu, double x) {
   double a = fabs(x);
   double result;
   if (a <= 30.0) {
-    double q = 0.25 * a * a, term = nu == 0 ? 1.0 : 0.5 * a, sum = term;
-    for (int k = 1; k < 200; ++k) {
-      term *= q / ((double)k * (double)(k + nu));
+    // The series' length from its terms, then its sum nested from the last term inward,
+    // 1 + c1 (1 + c2 (1 + ...)) with c_k = (x/2)^2 / (k (k + nu)): each rounding then weighs as
+    // much as the terms it multiplies, where summing the terms one by one would let the rounding
+    // of every term's product build up.
+    // q = (x/2)^2 is not exact in double: its rounding error q_lo enters through the series'
+    // derivative, nested along with it.
+    double q = 0.25 * a * a, q_lo = fma(0.25 * a, a, -q), term = 1.0, sum = 1.0;
+    int terms = 1;
+    for (; terms < 200; ++terms) {
+      term *= q / ((double)terms * (double)(terms + nu));
       sum += term;
       if (term < sum * 1e-17) break;
     }
-    result = sum;
+    double nested = 1.0, derivative = 0.0;
+    for (int k = terms; k >= 1; --k) {
+      double m = (double)k * (double)(k + nu);
+      derivative = fma(q, derivative, nested) / m;
+      nested = fma(q / m, nested, 1.0);
+    }
+    nested = fma(q_lo, derivative, nested);
+    result = nu == 0 ? nested : 0.5 * a * nested;
   } else {
     double mu = 4.0 * (double)(nu * nu), term = 1.0, sum = 1.0;
     for (int k = 1; k < 40; ++k) {
@@ -307,8 +321,13 @@ HIPMLIR_HD_MATH double __hipmlir_bessel_i(int nu, double x) {
       sum += term;
       if (fabs(term) < 1e-18) break;
     }
-    double half = exp(0.5 * a);
-    result = half * (half * sum / sqrt(6.28318530717958647693 * a));
+    double scaled = sum / sqrt(6.28318530717958647693 * a);
+    if (a < 709.0) {
+      result = exp(a) * scaled;
+    } else {
+      double half = exp(0.5 * a);
+      result = half * (half * scaled);
+    }
   }
   return nu == 1 && x < 0.0 ? -result : result;
 }
