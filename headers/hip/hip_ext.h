@@ -67,22 +67,26 @@ inline hipError_t launch_between_events(void (*kernel)(Params...), dim3 grid, di
 
 // hipLaunchKernelGGL with events recorded before and after the kernel (either may be null) and
 // launch flags (hipExtAnyOrderLaunch lets the kernel run out of order with the stream's other
-// work; hipmlir keeps stream order, which that allows).
+// work; hipmlir keeps stream order, which that allows). The device-side parse reads it as the
+// launch it makes, so that clang chooses the kernel (a template's instance from the arguments)
+// and hipmlir compiles that instance.
+#if defined(__HIP_DEVICE_COMPILE__)
+#define hipExtLaunchKernelGGL(kernelName, numBlocks, dimBlocks, sharedMemBytes, stream,        \
+                              startEvent, stopEvent, flags, ...)                                \
+  ((void)(startEvent), (void)(stopEvent), (void)(flags),                                       \
+   (void)hipLaunchKernelGGL(kernelName, numBlocks, dimBlocks, sharedMemBytes, stream,           \
+                            ##__VA_ARGS__))
+#else
 template <typename... Args, typename F = void (*)(Args...)>
 inline void hipExtLaunchKernelGGL(F kernel, const dim3& numBlocks, const dim3& dimBlocks,
                                   uint32_t sharedMemBytes, hipStream_t stream,
                                   hipEvent_t startEvent, hipEvent_t stopEvent, uint32_t flags,
                                   Args... args) {
-#if !defined(__HIP_DEVICE_COMPILE__)
   (void)flags;
   (void)__hipmlir_ext::launch_between_events(kernel, numBlocks, dimBlocks, sharedMemBytes, stream,
                                              startEvent, stopEvent, args...);
-#else
-  (void)kernel, (void)numBlocks, (void)dimBlocks, (void)sharedMemBytes, (void)stream;
-  (void)startEvent, (void)stopEvent, (void)flags;
-  ((void)args, ...);
-#endif
 }
+#endif
 #endif  // __cplusplus
 
 #endif  // HIPMLIR_HIP_EXT_H

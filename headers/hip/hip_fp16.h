@@ -375,5 +375,47 @@ HIPMLIR_HALF_MATH(hrint, h2rint, rintf)
 HIPMLIR_HALF_FN __half hrcp(__half a) { return (__half)(1.0f / (float)a); }
 HIPMLIR_HALF_FN __half2 h2rcp(__half2 a) { return make_half2(hrcp(a.x), hrcp(a.y)); }
 
+// ---- warp shuffles ----
+// A half through float (exact), a pair through its 32 bits.
+#if defined(__HIP_DEVICE_COMPILE__)
+__device__ inline unsigned int __hipmlir_half2_bits(__half2 v) {
+  __half2_raw r = v;
+  return (unsigned int)r.x | ((unsigned int)r.y << 16);
+}
+__device__ inline __half2 __hipmlir_bits_half2(unsigned int u) {
+  return __half2(__half2_raw((unsigned short)(u & 0xffffu), (unsigned short)(u >> 16)));
+}
+#define HIPMLIR_HALF_SHUFFLE(name, Lane)                                                        \
+  __device__ inline __half name(__half var, Lane lane) { return (__half)name((float)var, lane); } \
+  __device__ inline __half name(__half var, Lane lane, int width) {                             \
+    return (__half)name((float)var, lane, width);                                               \
+  }                                                                                             \
+  __device__ inline __half2 name(__half2 var, Lane lane) {                                      \
+    return __hipmlir_bits_half2(name(__hipmlir_half2_bits(var), lane));                         \
+  }                                                                                             \
+  __device__ inline __half2 name(__half2 var, Lane lane, int width) {                           \
+    return __hipmlir_bits_half2(name(__hipmlir_half2_bits(var), lane, width));                  \
+  }                                                                                             \
+  __device__ inline __half name##_sync(unsigned long long mask, __half var, Lane lane) {        \
+    return (__half)name##_sync(mask, (float)var, lane);                                         \
+  }                                                                                             \
+  __device__ inline __half name##_sync(unsigned long long mask, __half var, Lane lane,          \
+                                       int width) {                                             \
+    return (__half)name##_sync(mask, (float)var, lane, width);                                  \
+  }                                                                                             \
+  __device__ inline __half2 name##_sync(unsigned long long mask, __half2 var, Lane lane) {      \
+    return __hipmlir_bits_half2(name##_sync(mask, __hipmlir_half2_bits(var), lane));            \
+  }                                                                                             \
+  __device__ inline __half2 name##_sync(unsigned long long mask, __half2 var, Lane lane,        \
+                                        int width) {                                            \
+    return __hipmlir_bits_half2(name##_sync(mask, __hipmlir_half2_bits(var), lane, width));     \
+  }
+HIPMLIR_HALF_SHUFFLE(__shfl, int)
+HIPMLIR_HALF_SHUFFLE(__shfl_up, unsigned int)
+HIPMLIR_HALF_SHUFFLE(__shfl_down, unsigned int)
+HIPMLIR_HALF_SHUFFLE(__shfl_xor, int)
+#undef HIPMLIR_HALF_SHUFFLE
+#endif
+
 #undef HIPMLIR_HALF_FN
 #endif  // HIPMLIR_HIP_FP16_H

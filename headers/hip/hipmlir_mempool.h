@@ -97,7 +97,10 @@ typedef enum hipArraySparseSubresourceType {
 
 typedef struct hipMemAllocationProp {
   hipMemAllocationType type;
-  hipMemAllocationHandleType requestedHandleType;
+  union {  // one field, by either name
+    hipMemAllocationHandleType requestedHandleType;
+    hipMemAllocationHandleType requestedHandleTypes;
+  };
   hipMemLocation location;
   void* win32HandleMetaData;
   struct {

@@ -95,5 +95,6 @@ typedef struct textureReference {
   int numChannels;
   enum hipArray_Format format;
 } textureReference;
+typedef textureReference* hipTexRef;
 
 #endif  // HIPMLIR_TEXTURE_TYPES_H_PUBLIC

@@ -75,6 +75,13 @@ __global__ void scale_sum(const float* in, float* out, size_t n, double factor) 
   if (i < n) out[i] = static_cast<float>(in[i] * factor) + HIP_PI_F - static_cast<float>(HIP_PI);
 }
 
+// A kernel template, launched by hipExtLaunchKernelGGL with the instance chosen from the arguments.
+template <class T>
+__global__ void offset_copy(const T* in, T* out, size_t n, T offset) {
+  size_t i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) out[i] = in[i] + offset;
+}
+
 // A multi-grid group on one device: one grid of rank 0, ranks as the grid's.
 __global__ void multi_grid(unsigned int* out) {
   cg::multi_grid_group g = cg::this_multi_grid();
@@ -118,6 +125,13 @@ int main() {
     want[i] = static_cast<float>(in[i] * 3.0) + HIP_PI_F - static_cast<float>(HIP_PI);
   }
   bad += count_mismatches("hipExtLaunchKernelGGL", got, want);
+  hipExtLaunchKernelGGL(offset_copy, dim3((n + 127) / 128), dim3(128), 0, stream, nullptr, stop, 0,
+                        static_cast<const float*>(din), dout, static_cast<size_t>(n), 2.5f);
+  HIP_CHECK(hipGetLastError());
+  HIP_CHECK(hipEventSynchronize(stop));
+  got = from_device(dout, n);
+  for (int i = 0; i < n; ++i) want[i] = in[i] + 2.5f;
+  bad += count_mismatches("hipExtLaunchKernelGGL of a template", got, want);
 
   // The multi-grid group of a one-block launch.
   const unsigned int threads = 64;
