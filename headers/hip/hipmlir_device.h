@@ -148,6 +148,7 @@ __device__ unsigned int __lane_id(void);
 // and %globaltimer) are lowered.
 __device__ long long int clock64(void);
 __device__ long long int __clock64(void);
+__device__ long long int __clock(void);
 __device__ unsigned long long int wall_clock64(void);
 #endif
 

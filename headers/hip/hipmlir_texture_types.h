@@ -168,10 +168,14 @@ hipError_t hipModuleGetTexRef(textureReference** texRef, hipModule_t hmod, const
 #ifdef __cplusplus
 }  // extern "C"
 
-// hipCreateChannelDesc<T>(): the format of a texel of type T (scalars and 1-, 2- and 4-lane
-// vectors of 8-, 16- and 32-bit integers and floats).
+// hipCreateChannelDesc<T>(): the format of a texel of type T: 8-, 16-, 32- (and long's 64-)
+// bit integers and floats, alone or as the lanes of a vector type; any other type has no
+// format (hipChannelFormatKindNone, no bits), as in ROCm.
 template <class T>
-struct __hipmlir_channel_of;
+struct __hipmlir_channel_of {
+  static constexpr int bits = 0;
+  static constexpr hipChannelFormatKind kind = hipChannelFormatKindNone;
+};
 #define HIPMLIR_CHANNEL(T, KIND)                                                   \
   template <>                                                                      \
   struct __hipmlir_channel_of<T> {                                                 \
@@ -190,32 +194,27 @@ HIPMLIR_CHANNEL(unsigned long, hipChannelFormatKindUnsigned)
 HIPMLIR_CHANNEL(float, hipChannelFormatKindFloat)
 #undef HIPMLIR_CHANNEL
 
+template <class T, unsigned int Rank>
+struct HIP_vector_type;
+template <class T>
+struct __hipmlir_channel_desc {
+  static hipChannelFormatDesc get() {
+    return hipCreateChannelDesc(__hipmlir_channel_of<T>::bits, 0, 0, 0,
+                                __hipmlir_channel_of<T>::kind);
+  }
+};
+template <class T, unsigned int Lanes>
+struct __hipmlir_channel_desc<HIP_vector_type<T, Lanes>> {
+  static hipChannelFormatDesc get() {
+    const int b = __hipmlir_channel_of<T>::bits;
+    return hipCreateChannelDesc(b, Lanes > 1 ? b : 0, Lanes > 2 ? b : 0, Lanes > 3 ? b : 0,
+                                __hipmlir_channel_of<T>::kind);
+  }
+};
 template <class T>
 static inline hipChannelFormatDesc hipCreateChannelDesc() {
-  // Vector types: the lanes of their element; scalars: one channel.
-  typedef __hipmlir_channel_of<decltype(T{}.x)> scalar_of_vector;
-  constexpr int lanes = (int)(sizeof(T) / sizeof(T{}.x));
-  constexpr int b = scalar_of_vector::bits;
-  return hipCreateChannelDesc(b, lanes > 1 ? b : 0, lanes > 2 ? b : 0, lanes > 3 ? b : 0,
-                              scalar_of_vector::kind);
+  return __hipmlir_channel_desc<T>::get();
 }
-#define HIPMLIR_SCALAR_CHANNEL_DESC(T)                                                    \
-  template <>                                                                             \
-  inline hipChannelFormatDesc hipCreateChannelDesc<T>() {                                 \
-    return hipCreateChannelDesc(__hipmlir_channel_of<T>::bits, 0, 0, 0,                   \
-                                __hipmlir_channel_of<T>::kind);                           \
-  }
-HIPMLIR_SCALAR_CHANNEL_DESC(char)
-HIPMLIR_SCALAR_CHANNEL_DESC(signed char)
-HIPMLIR_SCALAR_CHANNEL_DESC(unsigned char)
-HIPMLIR_SCALAR_CHANNEL_DESC(short)
-HIPMLIR_SCALAR_CHANNEL_DESC(unsigned short)
-HIPMLIR_SCALAR_CHANNEL_DESC(int)
-HIPMLIR_SCALAR_CHANNEL_DESC(unsigned int)
-HIPMLIR_SCALAR_CHANNEL_DESC(long)
-HIPMLIR_SCALAR_CHANNEL_DESC(unsigned long)
-HIPMLIR_SCALAR_CHANNEL_DESC(float)
-#undef HIPMLIR_SCALAR_CHANNEL_DESC
 
 #endif
 

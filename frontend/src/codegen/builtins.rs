@@ -97,7 +97,7 @@ const SYNC: &[(&str, Sync)] = &[
 
 /// The device clocks hipmlir's device header declares; no target lowering reads them yet, so a
 /// kernel that calls one is refused (see `builtin_call`).
-const CLOCKS: &[&str] = &["clock64", "__clock64", "wall_clock64"];
+const CLOCKS: &[&str] = &["clock64", "__clock64", "__clock", "wall_clock64"];
 
 /// The sync scope of an atomic from its name's suffix.
 fn scope_of(name: &str) -> (&str, &'static str) {
