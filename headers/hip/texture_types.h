@@ -18,6 +18,13 @@
 #define hipTextureType2DLayered 0xF2
 #define hipTextureTypeCubemapLayered 0xFC
 
+// The sizes (in 32-bit words) of AMD's image, sampler and texture object descriptors, as HIP
+// spells them (informational here: hipmlir's texture objects are __hip_texture below).
+#define HIP_IMAGE_OBJECT_SIZE_DWORD 12
+#define HIP_SAMPLER_OBJECT_SIZE_DWORD 8
+#define HIP_SAMPLER_OBJECT_OFFSET_DWORD HIP_IMAGE_OBJECT_SIZE_DWORD
+#define HIP_TEXTURE_OBJECT_SIZE_DWORD (HIP_IMAGE_OBJECT_SIZE_DWORD + HIP_SAMPLER_OBJECT_SIZE_DWORD)
+
 // HIP_TEXTURE_DESC flags and hipTexRefSetFormat's override.
 #define HIP_TRSA_OVERRIDE_FORMAT 0x01
 #define HIP_TRSF_READ_AS_INTEGER 0x01
