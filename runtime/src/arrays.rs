@@ -398,6 +398,11 @@ pub fn free(device: &dyn Device, handle: usize) -> HipResult<()> {
     release(device, handle)
 }
 
+/// Forgets every array (`hipDeviceReset`, whose device reset frees their memory).
+pub fn forget_all() {
+    drop(table().clear());
+}
+
 /// Forgets an array and frees its memory (levels of a mipmapped array included).
 pub fn release(device: &dyn Device, handle: usize) -> HipResult<()> {
     let array = table().remove(handle).ok_or_else(|| {

@@ -156,6 +156,11 @@ pub fn free(device: &dyn Device, handle: usize) -> HipResult<()> {
     result
 }
 
+/// Forgets every mipmapped array (`hipDeviceReset`; their levels go with the arrays).
+pub fn forget_all() {
+    table().clear();
+}
+
 /// The array of level `level` (`hipGetMipmappedArrayLevel`): a null or dead handle is
 /// `hipErrorInvalidHandle`, a level past the last `hipErrorInvalidValue`.
 pub fn level(handle: usize, level: u32) -> HipResult<usize> {

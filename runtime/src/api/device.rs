@@ -98,6 +98,8 @@ pub(super) fn reset(device: &dyn crate::backend::Device) -> HipResult<()> {
     }
     crate::heap::forget();
     crate::device_abort::forget_all();
+    crate::mipmaps::forget_all();
+    crate::arrays::forget_all();
     device.reset()
 }
 
