@@ -4,6 +4,8 @@
 //! (`hipExtLaunchKernel`, `hipExtModuleLaunchKernel`), `hipModuleGetTexRef`; every result
 //! compared with a host reference, every misuse with HIP's code.
 
+#![allow(clippy::manual_dangling_ptr)] // HIP_LAUNCH_PARAM_* are the small numbers 1, 2, 3.
+
 mod common;
 
 use std::ffi::{c_char, c_int, c_void, CStr, CString};

@@ -185,7 +185,7 @@ fn every_kind_of_allocation_has_its_memory_type() {
     );
 
     // Memory nobody allocated: HIP 6's success with an unregistered type.
-    let plain = vec![0u8; 64];
+    let plain = [0u8; 64];
     let a = attributes(plain.as_ptr().cast());
     assert_eq!((a.r#type, a.device), (UNREGISTERED, -2));
     assert!(a.devicePointer.is_null() && a.hostPointer.is_null());
@@ -273,7 +273,7 @@ fn single_attributes_have_hips_values_and_widths() {
     let mut ordinal = -1i32;
     let mut device_pointer: *mut c_void = null_mut();
     let mut size = 0u32;
-    let mut host_pointer: *mut c_void = 1usize as *mut c_void;
+    let mut host_pointer: *mut c_void = std::ptr::dangling_mut();
     let attrs = [
         ATTR_MEMORY_TYPE,
         ATTR_DEVICE_ORDINAL,
@@ -295,7 +295,7 @@ fn single_attributes_have_hips_values_and_widths() {
 
     // Misuse.
     let mut word = 0u64;
-    let host = vec![0u8; 16];
+    let host = [0u8; 16];
     let hp = host.as_ptr().cast::<c_void>();
     for (attr, ptr, code) in [
         (ATTR_DEVICE_POINTER, hp, HipError::InvalidValue),
@@ -406,7 +406,7 @@ fn address_ranges_and_sizes_of_allocations() {
             );
         }
     }
-    let host = vec![0u8; 8];
+    let host = [0u8; 8];
     let (mut b, mut s): (*mut c_void, usize) = (null_mut(), 0);
     expect_code(
         unsafe { hipMemGetAddressRange(&mut b, &mut s, host.as_ptr() as *mut c_void) },
@@ -539,7 +539,7 @@ fn driver_allocation_spellings_and_host_malloc_flags() {
     let mut p: *mut c_void = null_mut();
     let mut pitch = 0usize;
     ok(unsafe { hipMemAllocPitch(&mut p, &mut pitch, 100, 3, 16) });
-    assert!(pitch >= 100 && pitch % 256 == 0);
+    assert!(pitch >= 100 && pitch.is_multiple_of(256));
     assert_eq!(attributes(p).r#type, DEVICE);
     ok(unsafe { hipFree(p) });
     for (w, h, e) in [(100, 3, 3), (0, 3, 4), (100, 0, 8)] {
