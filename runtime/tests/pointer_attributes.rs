@@ -619,3 +619,36 @@ fn peer_copies_check_their_devices() {
     );
     ok(hipStreamDestroy(s));
 }
+
+#[test]
+fn managed_advice_checks_the_device_it_names() {
+    let mut managed_memory = 0;
+    ok(unsafe { hipDeviceGetAttribute(&mut managed_memory, 24, 0) });
+    if managed_memory == 0 {
+        return;
+    }
+    let mut m: *mut c_void = null_mut();
+    ok(unsafe { hipMallocManaged(&mut m, 4096, 1) });
+    let mut count = 0;
+    ok(unsafe { hipGetDeviceCount(&mut count) });
+    // hipMemAdviseSetReadMostly names no device; every other advice checks it.
+    ok(unsafe { hipMemAdvise(m, 4096, 1, -2) });
+    let mut read_mostly = -1i32;
+    ok(unsafe { hipMemRangeGetAttribute((&mut read_mostly as *mut i32).cast(), 4, 1, m, 4096) });
+    assert_eq!(read_mostly, 1);
+    for advice in 2..=6 {
+        for device in [-2, count] {
+            expect_code(
+                unsafe { hipMemAdvise(m, 4096, advice, device) },
+                HipError::InvalidDevice,
+            );
+        }
+    }
+    // Memory that is not managed takes no advice.
+    let d = DeviceBuffer::new(4096);
+    expect_code(
+        unsafe { hipMemAdvise(d.ptr, 4096, 1, 0) },
+        HipError::InvalidValue,
+    );
+    ok(unsafe { hipFree(m) });
+}

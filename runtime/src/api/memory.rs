@@ -555,7 +555,8 @@ pub unsafe extern "C" fn hipMemPrefetchAsync(
 
 /// Records a hint (`hipMemoryAdvise`) for a managed range; `hipMemRangeGetAttribute` reads it
 /// back. Unknown advice is `hipErrorInvalidValue`; a location that is neither a device nor
-/// `hipCpuDeviceId` `hipErrorInvalidDevice`.
+/// `hipCpuDeviceId` `hipErrorInvalidDevice` (for every advice but `hipMemAdviseSetReadMostly`,
+/// which names none).
 ///
 /// # Safety
 /// Always safe to call: the range is checked.
@@ -568,11 +569,13 @@ pub unsafe extern "C" fn hipMemAdvise(
 ) -> hipError_t {
     guard("hipMemAdvise", || {
         let advice = MemAdvice::parse(advice)?;
-        let at = if advice.takes_location() {
-            Some(location(device)?)
-        } else {
-            None
+        // Every advice but read-mostly names a device or the host, checked even where the
+        // advice does not keep it (as HIP checks it).
+        let at = match advice {
+            MemAdvice::SetReadMostly => None,
+            _ => Some(location(device)?),
         };
+        let at = at.filter(|_| advice.takes_location());
         current_device()?.advise(ptr, count, advice, at)
     })
 }
