@@ -242,8 +242,6 @@ pub fn launch(
         };
         let code = if r == sys::CUresult::CUDA_ERROR_INVALID_VALUE {
             HipError::InvalidConfiguration
-        } else if r == sys::CUresult::CUDA_ERROR_COOPERATIVE_LAUNCH_TOO_LARGE {
-            HipError::CooperativeLaunchTooLarge
         } else {
             super::driver::hip_code(r)
         };
