@@ -1,11 +1,14 @@
-//! HIP arrays (`hipArray_t`) and the copies that reach them, with `hipMemcpy3D`.
+//! HIP arrays (`hipArray_t`) and the copies that reach them: `hipMemcpy3D`, the 2-D copies to and
+//! from arrays, the linear ones (`hipMemcpyToArray`, `hipMemcpyHtoA`, `hipMemcpyAtoA`, ...).
 //!
 //! An array is device memory laid out as a pitched 3-D allocation (rows padded to the allocation
 //! alignment, slices of `rows` rows one after the other), with the channel format and extent it
 //! was created with. The handle is a number of the handle table (`handles`), never a pointer the
-//! runtime follows, so a freed or foreign array is `hipErrorInvalidHandle`. Every copy is a
-//! region copy of the backend (`ops::copy`), which checks device ranges against the allocation
-//! table on OpenCL and lets the driver check them on CUDA.
+//! runtime follows, so a freed or foreign array is `hipErrorInvalidHandle` (freeing it again,
+//! `hipErrorContextIsDestroyed`, as HIP answers). Every copy is a region copy of the backend
+//! (`ops::copy`), which checks device ranges against the allocation table on OpenCL and lets the
+//! driver check them on CUDA: [`copy_region`] between two [`Place`]s at byte positions, and
+//! [`copy_linear`] of bytes read as an array's rows one after the other.
 
 use std::ffi::c_void;
 use std::sync::{Arc, OnceLock};
@@ -34,6 +37,56 @@ pub struct ChannelFormatDesc {
     pub z: i32,
     pub w: i32,
     pub f: i32,
+}
+
+/// The driver API's `HIP_ARRAY_DESCRIPTOR` (`hipArrayCreate`): `Width` x `Height` (0: 1-D)
+/// elements of `NumChannels` channels of `Format` (a `hipArray_Format`).
+#[repr(C)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+#[allow(non_snake_case)]
+pub struct ArrayDescriptor {
+    pub Width: usize,
+    pub Height: usize,
+    pub Format: u32,
+    pub NumChannels: u32,
+}
+
+/// The driver API's `HIP_ARRAY3D_DESCRIPTOR` (`hipArray3DCreate`, `hipMipmappedArrayCreate`).
+#[repr(C)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+#[allow(non_snake_case)]
+pub struct Array3DDescriptor {
+    pub Width: usize,
+    pub Height: usize,
+    pub Depth: usize,
+    pub Format: u32,
+    pub NumChannels: u32,
+    pub Flags: u32,
+}
+
+impl Array3DDescriptor {
+    /// The channel description and extent the runtime API would name the same array with.
+    pub fn to_runtime(&self) -> HipResult<(ChannelFormatDesc, Extent)> {
+        let desc = desc_of_driver_format(self.Format, self.NumChannels)?;
+        let extent = Extent {
+            width: self.Width,
+            height: self.Height,
+            depth: self.Depth,
+        };
+        Ok((desc, extent))
+    }
+
+    /// An array's description in the driver API's terms.
+    pub fn of(a: &Array) -> Array3DDescriptor {
+        Array3DDescriptor {
+            Width: a.width,
+            Height: a.height,
+            Depth: a.depth,
+            Format: a.format.driver_format(),
+            NumChannels: a.format.channels,
+            Flags: a.flags,
+        }
+    }
 }
 
 /// `hipChannelFormatKind`.
@@ -99,6 +152,88 @@ impl Format {
     pub fn texel_bytes(self) -> usize {
         (self.channels * self.channel_bytes) as usize
     }
+
+    /// The driver API's `hipArray_Format` of one channel.
+    pub fn driver_format(self) -> u32 {
+        DRIVER_FORMATS
+            .iter()
+            .find(|f| (f.kind, f.channel_bytes) == (self.kind, self.channel_bytes))
+            .map_or(0, |f| f.code)
+    }
+}
+
+/// One `hipArray_Format`: its number, and the channels it names.
+struct DriverFormat {
+    code: u32,
+    kind: u32,
+    channel_bytes: u32,
+}
+
+/// `hipArray_Format`.
+const DRIVER_FORMATS: [DriverFormat; 8] = [
+    DriverFormat {
+        code: 0x01,
+        kind: KIND_UNSIGNED,
+        channel_bytes: 1,
+    },
+    DriverFormat {
+        code: 0x02,
+        kind: KIND_UNSIGNED,
+        channel_bytes: 2,
+    },
+    DriverFormat {
+        code: 0x03,
+        kind: KIND_UNSIGNED,
+        channel_bytes: 4,
+    },
+    DriverFormat {
+        code: 0x08,
+        kind: KIND_SIGNED,
+        channel_bytes: 1,
+    },
+    DriverFormat {
+        code: 0x09,
+        kind: KIND_SIGNED,
+        channel_bytes: 2,
+    },
+    DriverFormat {
+        code: 0x0a,
+        kind: KIND_SIGNED,
+        channel_bytes: 4,
+    },
+    DriverFormat {
+        code: 0x10,
+        kind: KIND_FLOAT,
+        channel_bytes: 2,
+    },
+    DriverFormat {
+        code: 0x20,
+        kind: KIND_FLOAT,
+        channel_bytes: 4,
+    },
+];
+
+/// The channel description of a driver API array: `channels` (1, 2 or 4) channels of
+/// `format`; anything else is `hipErrorInvalidValue`.
+pub fn desc_of_driver_format(format: u32, channels: u32) -> HipResult<ChannelFormatDesc> {
+    let f = DRIVER_FORMATS
+        .iter()
+        .find(|f| f.code == format)
+        .ok_or_else(|| Failure::invalid_value(format!("{format:#x} is not a hipArray_Format")))?;
+    if !matches!(channels, 1 | 2 | 4) {
+        return Err(Failure::invalid_value(format!(
+            "{channels} channels: driver API arrays have 1, 2 or 4"
+        )));
+    }
+    let bits = f.channel_bytes as i32 * 8;
+    let bits_of = |c: u32| if c < channels { bits } else { 0 };
+    Ok(ChannelFormatDesc {
+        x: bits_of(0),
+        y: bits_of(1),
+        z: bits_of(2),
+        w: bits_of(3),
+        f: f.kind as i32,
+    })
 }
 
 /// One array: its memory and shape. `height` and `depth` are as created (0: the array lacks that
@@ -115,6 +250,8 @@ pub struct Array {
     pub pitch: usize,
     pub rows: usize,
     pub slices: usize,
+    /// The mipmapped array this array is a level of (it goes with it).
+    pub owner: Option<usize>,
 }
 
 impl Array {
@@ -124,6 +261,20 @@ impl Array {
 
     pub fn slice_pitch(&self) -> usize {
         self.pitch * self.rows
+    }
+
+    /// Every row of every slice, one after the other.
+    pub fn total_rows(&self) -> usize {
+        self.rows * self.slices
+    }
+
+    /// The extent as created (0 for a dimension it lacks).
+    pub fn extent(&self) -> Extent {
+        Extent {
+            width: self.width,
+            height: self.height,
+            depth: self.depth,
+        }
     }
 }
 
@@ -156,7 +307,20 @@ pub fn allocate(
     extent: Extent,
     flags: u32,
 ) -> HipResult<usize> {
-    let format = Format::from_desc(desc)?;
+    allocate_owned(device, desc, extent, flags, None)
+}
+
+/// [`allocate`] of an array that is a level of the mipmapped array `owner`.
+pub fn allocate_owned(
+    device: &dyn Device,
+    desc: &ChannelFormatDesc,
+    extent: Extent,
+    flags: u32,
+    owner: Option<usize>,
+) -> HipResult<usize> {
+    // A bad description is an invalid value when allocating (as HIP answers it); texture objects
+    // report the same problems as invalid channel descriptors.
+    let format = Format::from_desc(desc).map_err(|e| Failure::invalid_value(e.message))?;
     if flags & !(ARRAY_LAYERED | ARRAY_SURFACE_LOAD_STORE | ARRAY_CUBEMAP | ARRAY_TEXTURE_GATHER)
         != 0
     {
@@ -180,6 +344,12 @@ pub fn allocate(
             "a layered array needs at least one layer (extent.depth)",
         ));
     }
+    if flags & ARRAY_LAYERED == 0 && extent.height == 0 && extent.depth != 0 {
+        return Err(Failure::invalid_value(format!(
+            "a {} x 0 x {} array: only 1-D arrays (depth 0) and layered ones lack a height",
+            extent.width, extent.depth
+        )));
+    }
     let row_bytes = extent
         .width
         .checked_mul(format.texel_bytes())
@@ -202,19 +372,45 @@ pub fn allocate(
         pitch,
         rows,
         slices,
+        owner,
     };
     Ok(table().insert(Arc::new(array)))
 }
 
-/// `hipFreeArray`: null is a no-op.
+/// `hipFreeArray` / `hipArrayDestroy` (after the work queued before): null is
+/// `hipErrorInvalidValue`, an array already freed (or anything else) `hipErrorContextIsDestroyed`,
+/// as HIP answers them; a level of a mipmapped array goes only with it.
 pub fn free(device: &dyn Device, handle: usize) -> HipResult<()> {
     if handle == 0 {
-        return Ok(());
+        return Err(Failure::invalid_value("the array is null"));
     }
-    get(handle)?;
-    let array = table()
-        .remove(handle)
-        .ok_or_else(|| Failure::new(HipError::InvalidHandle, "the array was freed meanwhile"))?;
+    let array = table().get(handle).ok_or_else(|| {
+        Failure::new(
+            HipError::ContextIsDestroyed,
+            format!("{handle:#x} is not a live array (freed already, or never allocated)"),
+        )
+    })?;
+    if let Some(owner) = array.owner {
+        return Err(Failure::invalid_value(format!(
+            "{handle:#x} is a level of the mipmapped array {owner:#x}: it is freed with it"
+        )));
+    }
+    release(device, handle)
+}
+
+/// Forgets every array (`hipDeviceReset`, whose device reset frees their memory).
+pub fn forget_all() {
+    drop(table().clear());
+}
+
+/// Forgets an array and frees its memory (levels of a mipmapped array included).
+pub fn release(device: &dyn Device, handle: usize) -> HipResult<()> {
+    let array = table().remove(handle).ok_or_else(|| {
+        Failure::new(
+            HipError::ContextIsDestroyed,
+            "the array was freed meanwhile",
+        )
+    })?;
     match array.data {
         0 => Ok(()),
         data => device.free(data as *mut c_void, FreeKind::Device),
@@ -223,6 +419,160 @@ pub fn free(device: &dyn Device, handle: usize) -> HipResult<()> {
 
 fn out_of_array(what: String) -> Failure {
     Failure::invalid_value(format!("{what} lies outside the array"))
+}
+
+/// Where one side of a region copy lies.
+#[derive(Debug, Clone)]
+pub enum Place {
+    /// An array: positions count bytes across, rows and slices.
+    Array(Arc<Array>),
+    /// Host or device memory at `ptr`: rows `pitch` bytes apart, `rows` rows a slice (0: as
+    /// many as the copy reaches, which one slice allows).
+    Memory {
+        ptr: *mut c_void,
+        pitch: usize,
+        rows: usize,
+    },
+}
+
+impl Place {
+    /// The array a handle names (`hipErrorInvalidHandle` for anything else).
+    pub fn array(handle: usize) -> HipResult<Place> {
+        get(handle).map(Place::Array)
+    }
+}
+
+/// One side of a region copy: its place and the byte position of the region's first byte.
+#[derive(Debug, Clone)]
+pub struct Side {
+    pub place: Place,
+    pub x: usize,
+    pub y: usize,
+    pub z: usize,
+}
+
+impl Side {
+    pub fn at(place: Place, x: usize, y: usize, z: usize) -> Side {
+        Side { place, x, y, z }
+    }
+}
+
+/// A side as addresses: the region's first byte, its row and slice pitches.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Resolved {
+    start: usize,
+    pitch: usize,
+    slice: usize,
+}
+
+/// Checks that a region of `width` bytes x `height` rows x `depth` slices fits `side` and gives
+/// its addresses: inside an array, or within a pointer's pitch (`hipErrorInvalidPitchValue`) and
+/// slices.
+fn resolve(
+    role: &str,
+    side: &Side,
+    width: usize,
+    height: usize,
+    depth: usize,
+) -> HipResult<Resolved> {
+    let overflow = || Failure::invalid_value(format!("the {role}'s position overflows"));
+    let fits = |at: usize, n: usize, limit: usize| at.checked_add(n).is_some_and(|e| e <= limit);
+    match &side.place {
+        Place::Array(a) => {
+            if !(fits(side.x, width, a.row_bytes())
+                && fits(side.y, height, a.rows)
+                && fits(side.z, depth, a.slices))
+            {
+                return Err(out_of_array(format!(
+                    "the {role} region of {width} bytes x {height} rows x {depth} slices at \
+                     byte {}, row {}, slice {} (the array has rows of {} bytes, {} rows, {} \
+                     slices)",
+                    side.x,
+                    side.y,
+                    side.z,
+                    a.row_bytes(),
+                    a.rows,
+                    a.slices
+                )));
+            }
+            Ok(Resolved {
+                start: a.data + side.z * a.slice_pitch() + side.y * a.pitch + side.x,
+                pitch: a.pitch,
+                slice: a.slice_pitch(),
+            })
+        }
+        &Place::Memory { ptr, pitch, rows } => {
+            if ptr.is_null() {
+                return Err(Failure::invalid_value(format!(
+                    "the {role} has neither an array nor a pointer"
+                )));
+            }
+            let row_end = side.x.checked_add(width).ok_or_else(overflow)?;
+            if row_end > pitch {
+                return Err(Failure::new(
+                    HipError::InvalidPitchValue,
+                    format!(
+                        "the {role}'s rows ({width} bytes from byte {}) exceed its pitch {pitch}",
+                        side.x
+                    ),
+                ));
+            }
+            let several_slices = depth > 1 || side.z > 0;
+            let rows_needed = side.y.checked_add(height).ok_or_else(overflow)?;
+            if several_slices && rows < rows_needed {
+                return Err(Failure::invalid_value(format!(
+                    "the {role}'s slices hold {rows} rows, fewer than the {rows_needed} the copy \
+                     reaches"
+                )));
+            }
+            let slice = pitch
+                .checked_mul(rows.max(rows_needed))
+                .ok_or_else(overflow)?;
+            let offset = side
+                .z
+                .checked_mul(slice)
+                .and_then(|v| v.checked_add(side.y.checked_mul(pitch)?))
+                .and_then(|v| v.checked_add(side.x))
+                .ok_or_else(overflow)?;
+            Ok(Resolved {
+                start: (ptr as usize).checked_add(offset).ok_or_else(overflow)?,
+                pitch,
+                slice,
+            })
+        }
+    }
+}
+
+/// Copies a region of `width` bytes x `height` rows x `depth` slices between two sides, on `on`
+/// or synchronously; an empty region is nothing to do.
+#[allow(clippy::too_many_arguments)]
+pub fn copy_region(
+    device: &dyn Device,
+    on: Option<&Stream>,
+    dst: &Side,
+    src: &Side,
+    width: usize,
+    height: usize,
+    depth: usize,
+    kind: MemcpyKind,
+) -> HipResult<()> {
+    if width == 0 || height == 0 || depth == 0 {
+        return Ok(());
+    }
+    let s = resolve("source", src, width, height, depth)?;
+    let d = resolve("destination", dst, width, height, depth)?;
+    let region = Copy3d {
+        dst: d.start as *mut c_void,
+        dst_pitch: d.pitch,
+        dst_slice: d.slice,
+        src: s.start as *const c_void,
+        src_pitch: s.pitch,
+        src_slice: s.slice,
+        width,
+        height,
+        depth,
+    };
+    copy(device, on, region, kind)
 }
 
 /// A 2-D copy between an array's slice 0 (`w_offset` bytes and `h_offset` rows in) and pitched
@@ -241,112 +591,201 @@ pub fn copy_2d(
     kind: MemcpyKind,
     to_array: bool,
 ) -> HipResult<()> {
-    let array = get(handle)?;
-    let fits_x = w_offset
-        .checked_add(width)
-        .is_some_and(|e| e <= array.row_bytes());
-    let fits_y = h_offset
-        .checked_add(height)
-        .is_some_and(|e| e <= array.rows);
-    if !fits_x || !fits_y {
-        return Err(out_of_array(format!(
-            "a {width}-byte x {height}-row copy at byte {w_offset}, row {h_offset} (the array \
-             has rows of {} bytes, {} rows)",
-            array.row_bytes(),
-            array.rows
-        )));
-    }
-    let inside = (array.data + h_offset * array.pitch + w_offset) as *mut c_void;
-    let c = if to_array {
-        Copy2d {
-            dst: inside,
-            dpitch: array.pitch,
-            src: other,
-            spitch: other_pitch,
-            width,
-            height,
-        }
+    let inside = Side::at(Place::array(handle)?, w_offset, h_offset, 0);
+    let outside = Side::at(
+        Place::Memory {
+            ptr: other,
+            pitch: other_pitch,
+            rows: 0,
+        },
+        0,
+        0,
+        0,
+    );
+    let (dst, src) = if to_array {
+        (&inside, &outside)
     } else {
-        Copy2d {
-            dst: other,
-            dpitch: other_pitch,
-            src: inside,
-            spitch: array.pitch,
-            width,
-            height,
-        }
+        (&outside, &inside)
     };
-    copy(device, on, Copy3d::planar(c), kind)
+    copy_region(device, on, dst, src, width, height, 1, kind)
 }
 
-/// `hipMemcpyToArray` / `hipMemcpyFromArray`: `count` bytes read as the array's rows one after
-/// the other (across slices), starting `w_offset` bytes into row `h_offset`.
-#[allow(clippy::too_many_arguments)]
-pub fn copy_linear(
-    device: &dyn Device,
-    handle: usize,
-    w_offset: usize,
-    h_offset: usize,
-    other: *mut c_void,
-    count: usize,
-    kind: MemcpyKind,
-    to_array: bool,
-) -> HipResult<()> {
-    let array = get(handle)?;
-    let row = array.row_bytes();
-    let total_rows = array.rows * array.slices;
-    let start = h_offset
-        .checked_mul(row)
-        .and_then(|v| v.checked_add(w_offset))
-        .filter(|_| w_offset < row || count == 0);
-    let end = start.and_then(|s| s.checked_add(count));
-    if end.is_none_or(|e| e > row * total_rows) {
+/// One side of a linear copy: bytes read as an array's rows one after the other (across
+/// slices) from `offset` on, or plain memory.
+#[derive(Debug, Clone, Copy)]
+pub enum Linear {
+    Array { handle: usize, offset: usize },
+    Memory(*mut c_void),
+}
+
+/// The byte offset of `w_offset` bytes into row `h_offset` of an array (`hipMemcpyToArray`'s
+/// position): the offset must lie inside its row.
+pub fn row_offset(handle: usize, w_offset: usize, h_offset: usize) -> HipResult<usize> {
+    let a = get(handle)?;
+    let row = a.row_bytes();
+    if w_offset >= row {
         return Err(out_of_array(format!(
-            "a {count}-byte copy at byte {w_offset} of row {h_offset} (rows of {row} bytes, \
-             {total_rows} rows)"
+            "byte {w_offset} of a row (rows of {row} bytes)"
         )));
     }
-    // The pieces: the rest of the first row, whole rows, the start of the last row.
-    let (mut done, mut r, mut x) = (0usize, h_offset, w_offset);
-    while done < count {
-        let whole_rows = if x == 0 { (count - done) / row } else { 0 };
-        let (width, height) = if whole_rows > 0 {
-            (row, whole_rows)
-        } else {
-            ((row - x).min(count - done), 1)
-        };
-        let inside = (array.data + r * array.pitch + x) as *mut c_void;
-        // SAFETY: only an address computation; the copy checks or vouches for the range.
-        let outside = unsafe { other.cast::<u8>().add(done) }.cast::<c_void>();
-        let c = if to_array {
-            Copy2d {
-                dst: inside,
-                dpitch: array.pitch,
-                src: outside,
-                spitch: row,
-                width,
-                height,
+    h_offset
+        .checked_mul(row)
+        .and_then(|v| v.checked_add(w_offset))
+        .ok_or_else(|| out_of_array(format!("row {h_offset}")))
+}
+
+/// Where the next byte of a linear side is.
+enum Next {
+    /// Plain memory: any run of bytes follows.
+    Free(usize),
+    /// The start of an array row of `bytes` bytes, rows `pitch` apart.
+    RowStart {
+        at: usize,
+        bytes: usize,
+        pitch: usize,
+    },
+    /// Inside an array row, `room` bytes before its end.
+    MidRow { at: usize, room: usize },
+}
+
+/// A linear side with its array resolved and its bounds checked for `count` bytes.
+struct Run {
+    array: Option<Arc<Array>>,
+    base: usize,
+    offset: usize,
+}
+
+impl Run {
+    fn new(side: Linear, count: usize, role: &str) -> HipResult<Run> {
+        match side {
+            Linear::Memory(p) => {
+                if p.is_null() && count > 0 {
+                    return Err(Failure::invalid_value(format!("the {role} is null")));
+                }
+                Ok(Run {
+                    array: None,
+                    base: p as usize,
+                    offset: 0,
+                })
             }
-        } else {
-            Copy2d {
-                dst: outside,
-                dpitch: row,
-                src: inside,
-                spitch: array.pitch,
-                width,
-                height,
+            Linear::Array { handle, offset } => {
+                let a = get(handle)?;
+                let total = a.row_bytes() * a.total_rows();
+                if offset.checked_add(count).is_none_or(|end| end > total) {
+                    return Err(out_of_array(format!(
+                        "the {role}'s {count} bytes from byte {offset} (the array holds {total})"
+                    )));
+                }
+                Ok(Run {
+                    base: a.data,
+                    array: Some(a),
+                    offset,
+                })
             }
-        };
-        copy(device, None, Copy3d::planar(c), kind)?;
-        done += width * height;
-        if x + width == row || height > 1 {
-            r += height;
-            x = 0;
-        } else {
-            x += width;
         }
     }
+
+    /// Where byte `done` (counted from the side's start) is.
+    fn next(&self, done: usize) -> Next {
+        let Some(a) = &self.array else {
+            return Next::Free(self.base + done);
+        };
+        let row = a.row_bytes();
+        let at = self.offset + done;
+        let (r, x) = (at / row, at % row);
+        let address = self.base + r * a.pitch + x;
+        if x == 0 {
+            Next::RowStart {
+                at: address,
+                bytes: row,
+                pitch: a.pitch,
+            }
+        } else {
+            Next::MidRow {
+                at: address,
+                room: row - x,
+            }
+        }
+    }
+}
+
+/// Copies `count` bytes between two linear sides (`hipMemcpyToArray`, `hipMemcpyHtoA`,
+/// `hipMemcpyAtoA`, ...), on `on` or synchronously: whole rows as one 2-D copy where both sides
+/// are at a row start (rows of the same length, or plain memory), the pieces between as 1-D
+/// copies.
+pub fn copy_linear(
+    device: &dyn Device,
+    on: Option<&Stream>,
+    dst: Linear,
+    src: Linear,
+    count: usize,
+    kind: MemcpyKind,
+) -> HipResult<()> {
+    let (d, s) = (
+        Run::new(dst, count, "destination")?,
+        Run::new(src, count, "source")?,
+    );
+    let mut done = 0;
+    while done < count {
+        let left = count - done;
+        let (dn, sn) = (d.next(done), s.next(done));
+        let rows = match (&dn, &sn) {
+            (Next::RowStart { bytes, pitch, .. }, Next::Free(_)) => Some((*bytes, *pitch, *bytes)),
+            (Next::Free(_), Next::RowStart { bytes, pitch, .. }) => Some((*bytes, *bytes, *pitch)),
+            (
+                Next::RowStart {
+                    bytes, pitch: dp, ..
+                },
+                Next::RowStart {
+                    bytes: sb,
+                    pitch: sp,
+                    ..
+                },
+            ) if bytes == sb => Some((*bytes, *dp, *sp)),
+            _ => None,
+        }
+        .filter(|&(row, _, _)| left >= row);
+        let (dst_at, src_at) = (at_of(&dn), at_of(&sn));
+        let piece = match rows {
+            Some((row, dpitch, spitch)) => Copy2d {
+                dst: dst_at as *mut c_void,
+                dpitch,
+                src: src_at as *const c_void,
+                spitch,
+                width: row,
+                height: left / row,
+            },
+            None => {
+                let n = left.min(room_of(&dn, left)).min(room_of(&sn, left));
+                Copy2d {
+                    dst: dst_at as *mut c_void,
+                    dpitch: n,
+                    src: src_at as *const c_void,
+                    spitch: n,
+                    width: n,
+                    height: 1,
+                }
+            }
+        };
+        copy(device, on, Copy3d::planar(piece), kind)?;
+        done += piece.width * piece.height;
+    }
     Ok(())
+}
+
+fn at_of(n: &Next) -> usize {
+    match *n {
+        Next::Free(at) | Next::RowStart { at, .. } | Next::MidRow { at, .. } => at,
+    }
+}
+
+/// Bytes that follow contiguously from `n` (at most `left`).
+fn room_of(n: &Next, left: usize) -> usize {
+    match *n {
+        Next::Free(_) => left,
+        Next::RowStart { bytes, .. } => bytes,
+        Next::MidRow { room, .. } => room,
+    }
 }
 
 /// HIP's `hipPos`.
@@ -372,172 +811,55 @@ pub struct Memcpy3DParms {
     pub kind: i32,
 }
 
-/// One side of a 3-D copy: the address of its first byte, its row and slice pitches.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Side {
-    pub start: usize,
-    pub pitch: usize,
-    pub slice: usize,
-}
-
-fn side(
-    role: &str,
-    array: Option<&Array>,
-    ptr: &PitchedPtr,
-    pos: Pos,
-    width_bytes: usize,
-    extent: Extent,
-) -> HipResult<Side> {
-    let overflow = || Failure::invalid_value(format!("the {role}'s position overflows"));
-    match array {
-        Some(a) => {
-            let texel = a.format.texel_bytes();
-            let fits = pos
-                .x
-                .checked_add(extent.width)
-                .is_some_and(|e| e <= a.width)
-                && pos
-                    .y
-                    .checked_add(extent.height)
-                    .is_some_and(|e| e <= a.rows)
-                && pos
-                    .z
-                    .checked_add(extent.depth)
-                    .is_some_and(|e| e <= a.slices);
-            if !fits {
-                return Err(out_of_array(format!(
-                    "the {role} region at ({}, {}, {}) of {} x {} x {} texels (the array is {} x \
-                     {} x {})",
-                    pos.x,
-                    pos.y,
-                    pos.z,
-                    extent.width,
-                    extent.height,
-                    extent.depth,
-                    a.width,
-                    a.rows,
-                    a.slices
-                )));
-            }
-            Ok(Side {
-                start: a.data + pos.z * a.slice_pitch() + pos.y * a.pitch + pos.x * texel,
-                pitch: a.pitch,
-                slice: a.slice_pitch(),
-            })
-        }
-        None => {
-            if ptr.ptr.is_null() {
-                return Err(Failure::invalid_value(format!(
-                    "the {role} has neither an array nor a pointer"
-                )));
-            }
-            let row_end = pos.x.checked_add(width_bytes).ok_or_else(overflow)?;
-            if row_end > ptr.pitch {
-                return Err(Failure::new(
-                    HipError::InvalidPitchValue,
-                    format!(
-                        "the {role}'s rows ({width_bytes} bytes from byte {}) exceed its pitch {}",
-                        pos.x, ptr.pitch
-                    ),
-                ));
-            }
-            let several_slices = extent.depth > 1 || pos.z > 0;
-            let rows_needed = pos.y.checked_add(extent.height).ok_or_else(overflow)?;
-            if several_slices && ptr.ysize < rows_needed {
-                return Err(Failure::invalid_value(format!(
-                    "the {role}'s slices hold {} rows (ysize), fewer than the {rows_needed} the \
-                     copy reaches",
-                    ptr.ysize
-                )));
-            }
-            let slice = ptr
-                .pitch
-                .checked_mul(ptr.ysize.max(rows_needed))
-                .ok_or_else(overflow)?;
-            let offset = pos
-                .z
-                .checked_mul(slice)
-                .and_then(|v| v.checked_add(pos.y.checked_mul(ptr.pitch)?))
-                .and_then(|v| v.checked_add(pos.x))
-                .ok_or_else(overflow)?;
-            Ok(Side {
-                start: (ptr.ptr as usize)
-                    .checked_add(offset)
-                    .ok_or_else(overflow)?,
-                pitch: ptr.pitch,
-                slice,
-            })
-        }
+/// One side of `hipMemcpy3D`: an array (positions in texels) or a pitched pointer (in bytes).
+fn parms_side(role: &str, array: usize, ptr: &PitchedPtr, pos: Pos) -> HipResult<(Side, usize)> {
+    if array == 0 {
+        let place = Place::Memory {
+            ptr: ptr.ptr,
+            pitch: ptr.pitch,
+            rows: ptr.ysize,
+        };
+        return Ok((Side::at(place, pos.x, pos.y, pos.z), 1));
     }
+    if !ptr.ptr.is_null() {
+        return Err(Failure::invalid_value(format!(
+            "the {role} names both an array and a pointer"
+        )));
+    }
+    let a = get(array)?;
+    let texel = a.format.texel_bytes();
+    let x = pos
+        .x
+        .checked_mul(texel)
+        .ok_or_else(|| Failure::invalid_value(format!("the {role}'s position overflows")))?;
+    Ok((Side::at(Place::Array(a), x, pos.y, pos.z), texel))
 }
 
-/// `hipMemcpy3D[Async]` (its kind converted by the caller): synchronous when `on` is `None`.
+/// `hipMemcpy3D[Async]` (its kind converted by the caller): synchronous when `on` is `None`. The
+/// extent counts texels when an array takes part, else bytes.
 pub fn copy_3d(
     device: &dyn Device,
     on: Option<&Stream>,
     p: &Memcpy3DParms,
     kind: MemcpyKind,
 ) -> HipResult<()> {
-    let src_array = (p.src_array != 0).then(|| get(p.src_array)).transpose()?;
-    let dst_array = (p.dst_array != 0).then(|| get(p.dst_array)).transpose()?;
-    if src_array.is_some() && !p.src_ptr.ptr.is_null() {
-        return Err(Failure::invalid_value(
-            "the source names both an array and a pointer",
-        ));
-    }
-    if dst_array.is_some() && !p.dst_ptr.ptr.is_null() {
-        return Err(Failure::invalid_value(
-            "the destination names both an array and a pointer",
-        ));
-    }
-    // The extent counts texels when an array takes part, else bytes.
-    let texel = match (&src_array, &dst_array) {
-        (Some(s), Some(d)) if s.format.texel_bytes() != d.format.texel_bytes() => {
+    let (src, src_texel) = parms_side("source", p.src_array, &p.src_ptr, p.src_pos)?;
+    let (dst, dst_texel) = parms_side("destination", p.dst_array, &p.dst_ptr, p.dst_pos)?;
+    let texel = match (p.src_array != 0, p.dst_array != 0) {
+        (true, true) if src_texel != dst_texel => {
             return Err(Failure::invalid_value(format!(
-                "the arrays' texels differ in size ({} and {} bytes)",
-                s.format.texel_bytes(),
-                d.format.texel_bytes()
+                "the arrays' texels differ in size ({src_texel} and {dst_texel} bytes)"
             )))
         }
-        (Some(a), _) | (_, Some(a)) => a.format.texel_bytes(),
-        (None, None) => 1,
+        (true, _) => src_texel,
+        (false, _) => dst_texel,
     };
     let e = p.extent;
-    if e.width == 0 || e.height == 0 || e.depth == 0 {
-        return Ok(());
-    }
     let width = e
         .width
         .checked_mul(texel)
         .ok_or_else(|| Failure::invalid_value("the copy's width overflows"))?;
-    let src = side(
-        "source",
-        src_array.as_deref(),
-        &p.src_ptr,
-        p.src_pos,
-        width,
-        e,
-    )?;
-    let dst = side(
-        "destination",
-        dst_array.as_deref(),
-        &p.dst_ptr,
-        p.dst_pos,
-        width,
-        e,
-    )?;
-    let region = Copy3d {
-        dst: dst.start as *mut c_void,
-        dst_pitch: dst.pitch,
-        dst_slice: dst.slice,
-        src: src.start as *const c_void,
-        src_pitch: src.pitch,
-        src_slice: src.slice,
-        width,
-        height: e.height,
-        depth: e.depth,
-    };
-    copy(device, on, region, kind)
+    copy_region(device, on, &dst, &src, width, e.height, e.depth, kind)
 }
 
 #[cfg(test)]
@@ -576,23 +898,42 @@ mod tests {
     #[test]
     fn pointer_sides_check_pitch_and_rows() {
         let mut buf = [0u8; 16];
-        let ptr = PitchedPtr {
-            ptr: buf.as_mut_ptr().cast(),
+        let ptr = buf.as_mut_ptr().cast();
+        let memory = |rows| Place::Memory {
+            ptr,
             pitch: 8,
-            xsize: 8,
-            ysize: 2,
+            rows,
         };
-        let extent = Extent {
-            width: 8,
-            height: 2,
-            depth: 1,
-        };
-        let s = side("source", None, &ptr, Pos::default(), 8, extent).unwrap();
+        let s = resolve("source", &Side::at(memory(2), 0, 0, 0), 8, 2, 1).unwrap();
         assert_eq!((s.pitch, s.slice), (8, 16));
-        let e = side("source", None, &ptr, Pos { x: 1, y: 0, z: 0 }, 8, extent).unwrap_err();
+        let e = resolve("source", &Side::at(memory(2), 1, 0, 0), 8, 2, 1).unwrap_err();
         assert_eq!(e.code, HipError::InvalidPitchValue);
-        let deep = Extent { depth: 2, ..extent };
-        let e = side("source", None, &ptr, Pos { x: 0, y: 1, z: 0 }, 8, deep).unwrap_err();
+        let e = resolve("source", &Side::at(memory(2), 0, 1, 0), 8, 2, 2).unwrap_err();
         assert_eq!(e.code, HipError::InvalidValue);
+        let e = resolve("source", &Side::at(memory(0), 0, 0, 0), 8, 2, 2).unwrap_err();
+        assert_eq!(
+            e.code,
+            HipError::InvalidValue,
+            "several slices need rows per slice"
+        );
+        let far = Side::at(memory(2), usize::MAX - 2, 0, 0);
+        assert_eq!(
+            resolve("source", &far, 8, 1, 1).unwrap_err().code,
+            HipError::InvalidValue
+        );
+    }
+
+    #[test]
+    fn driver_formats_round_trip() {
+        for f in &DRIVER_FORMATS {
+            for channels in [1, 2, 4] {
+                let desc = desc_of_driver_format(f.code, channels).unwrap();
+                let format = Format::from_desc(&desc).unwrap();
+                assert_eq!(format.channels, channels);
+                assert_eq!(format.driver_format(), f.code);
+            }
+        }
+        assert!(desc_of_driver_format(0x20, 3).is_err());
+        assert!(desc_of_driver_format(0x04, 1).is_err());
     }
 }

@@ -73,8 +73,12 @@ hip_errors! {
     NotReady = 600, c"hipErrorNotReady", c"device not ready";
     IllegalAddress = 700, c"hipErrorIllegalAddress", c"an illegal memory access was encountered";
     LaunchOutOfResources = 701, c"hipErrorLaunchOutOfResources", c"too many resources requested for launch";
+    ContextIsDestroyed = 709, c"hipErrorContextIsDestroyed", c"context is destroyed";
     Assert = 710, c"hipErrorAssert", c"device-side assert triggered";
+    HostMemoryAlreadyRegistered = 712, c"hipErrorHostMemoryAlreadyRegistered", c"part or all of the requested memory range is already mapped";
+    HostMemoryNotRegistered = 713, c"hipErrorHostMemoryNotRegistered", c"pointer does not correspond to a registered memory region";
     LaunchFailure = 719, c"hipErrorLaunchFailure", c"unspecified launch failure";
+    CooperativeLaunchTooLarge = 720, c"hipErrorCooperativeLaunchTooLarge", c"too many blocks in cooperative launch";
     NotSupported = 801, c"hipErrorNotSupported", c"operation not supported";
     InvalidChannelDescriptor = 911, c"hipErrorInvalidChannelDescriptor", c"invalid channel descriptor";
     InvalidTexture = 912, c"hipErrorInvalidTexture", c"invalid texture";

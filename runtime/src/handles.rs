@@ -1,5 +1,5 @@
-//! Opaque handles (`hipStream_t`, `hipEvent_t`, `hipModule_t`, `hipFunction_t`) and the tables that
-//! validate them.
+//! Opaque handles (`hipStream_t`, `hipEvent_t`, `hipModule_t`, `hipFunction_t`, `hipArray_t`,
+//! `hipCtx_t`) and the tables that validate them.
 //!
 //! A handle is a number, never a pointer the runtime dereferences: `TAG_BASE | serial << 4 | kind`.
 //! Serials are never reused, so a destroyed handle stays invalid forever (no ABA), and a handle of
@@ -20,6 +20,8 @@ pub enum Kind {
     Module = 3,
     Function = 4,
     Array = 5,
+    /// Driver API contexts (`hipCtx_t`).
+    Context = 6,
 }
 
 static SERIAL: AtomicU64 = AtomicU64::new(1);

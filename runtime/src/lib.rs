@@ -14,7 +14,7 @@
 //! * common code: `backend` (the interface: traits, their vocabulary, streams and events as
 //!   handles, `ops`, the one way into a stream per kind of operation), `registry` (images,
 //!   modules and kernels by name), `symbols` (device variables by host shadow), `arrays`,
-//!   `texture`, `heap` and `device_abort` (the device heap's size, the device's abort words),
+//!   `mipmaps`, `drv_copy` (the driver API's copy descriptions), `texture`, `heap` and `device_abort` (the device heap's size, the device's abort words),
 //!   `error`, `log`, `handles`, `props`, `spirv`, `kpack`, `module_path`, `lambda_kernels`,
 //!   `cache`, `files`, `probe`.
 
@@ -23,12 +23,14 @@ mod backend;
 pub mod cache;
 mod cuda;
 mod device_abort;
+mod drv_copy;
 mod files;
 mod handles;
 mod heap;
 pub mod kpack;
 mod lambda_kernels;
 pub mod log;
+mod mipmaps;
 mod module_path;
 mod opencl;
 mod probe;
@@ -52,9 +54,22 @@ pub use api::stream::*;
 pub use api::symbol::*;
 pub use api::texture::*;
 pub use api::unsupported::*;
+// Driver API and memory.
+pub use api::array::*;
+pub use api::context::*;
+pub use api::driver::*;
+pub use api::driver_memory::*;
+pub use api::host_memory::*;
+pub use api::memcpy_peer::*;
+pub use api::memset::*;
+pub use api::mipmap::*;
+pub use api::pointer::*;
 pub use api::{hipError_t, hipEvent_t, hipStream_t};
+pub use arrays::{Array3DDescriptor, ArrayDescriptor, ChannelFormatDesc, Memcpy3DParms, Pos};
 pub use backend::{Dim3, Extent, FuncAttributes, MemcpyKind, PitchedPtr, PointerAttributes};
+pub use drv_copy::{Memcpy2D, Memcpy3D};
 pub use error::HipError;
+pub use mipmaps::Description as MipmappedArrayDescription;
 pub use opencl::jit::build_stats;
 pub use props::{HipDeviceProp, HIP_VERSION};
 

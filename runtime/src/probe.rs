@@ -4,6 +4,9 @@
 //! garbage can claim anything. Every byte is copied with `process_vm_readv` on this process, which
 //! fails with EFAULT on an unmapped or unreadable page instead of raising SIGSEGV, so a bad claim
 //! becomes an error. Reads are made only as far as the structure asks, in order.
+//!
+//! [`is_mapped`] answers whether a range is mapped at all (`hipHostRegister`'s range), without
+//! touching it.
 
 use std::ffi::c_void;
 
@@ -23,6 +26,22 @@ extern "C" {
         flags: u64,
     ) -> isize;
     fn getpid() -> i32;
+    fn msync(addr: *mut c_void, len: usize, flags: i32) -> i32;
+}
+
+/// `MS_ASYNC`: schedules nothing for anonymous memory; the call only checks the range.
+const MS_ASYNC: i32 = 1;
+const PAGE: usize = 4096;
+
+/// Whether every page of `[p, p + len)` (`len` > 0) is mapped in this process. `msync` fails
+/// with ENOMEM for a range with an unmapped page, and neither reads nor writes the memory.
+pub fn is_mapped(p: usize, len: usize) -> bool {
+    let start = p - p % PAGE;
+    let Some(end) = p.checked_add(len).filter(|_| len > 0 && p != 0) else {
+        return false;
+    };
+    // SAFETY: msync only inspects the mappings of the page-aligned range.
+    unsafe { msync(start as *mut c_void, end - start, MS_ASYNC) == 0 }
 }
 
 /// The bytes from `base` on, copied as far as they have been asked for and are readable.
@@ -154,5 +173,15 @@ mod tests {
             ProbedMemory::new(data.as_ptr(), 64).take(3).unwrap(),
             [0, 1, 2]
         );
+    }
+
+    #[test]
+    fn mapped_ranges_are_told_from_unmapped_ones() {
+        let data = vec![0u8; 3 * PAGE];
+        assert!(is_mapped(data.as_ptr() as usize + 5, 2 * PAGE));
+        assert!(!is_mapped(0, 16));
+        assert!(!is_mapped(data.as_ptr() as usize, 0));
+        assert!(!is_mapped(data.as_ptr() as usize, usize::MAX / 2));
+        assert!(!is_mapped(usize::MAX - 8, 16));
     }
 }

@@ -557,3 +557,338 @@ fn gpu_images_without_runnable_ptx_are_errors() {
         HipError::NoBinaryForGpu,
     );
 }
+
+/// The driver API and the memory calls on a GPU: contexts and primary contexts (flags set in
+/// the driver), `extra`, cooperative launches of several blocks, `hipFuncGetAttribute`, pointer
+/// attributes of every kind of allocation (registered memory read by a kernel), 2-D/3-D memsets,
+/// array and driver-API copies, mipmap levels, and peer copies between every pair of GPUs.
+#[test]
+fn gpu_driver_api_and_memory() {
+    if !gpu_or_skip("gpu_driver_api_and_memory") {
+        return;
+    }
+    if !in_child() {
+        let out = run_child("gpu_driver_api_and_memory", Some("cuda"));
+        println!("{out}");
+        return;
+    }
+    unsafe { gpu_driver_api_and_memory_in_child() }
+}
+
+#[allow(clippy::manual_dangling_ptr)] // HIP_LAUNCH_PARAM_* are the numbers 1, 2, 3.
+unsafe fn gpu_driver_api_and_memory_in_child() {
+    use std::ptr::null_mut;
+    let image = vector_add_bundle(&[("sm_70", PTX)]);
+    let mut module: Module = null_mut();
+    ok(hipModuleLoadData(&mut module, image.as_ptr().cast()));
+    let mut f: *mut c_void = null_mut();
+    let name = CString::new(KERNEL).unwrap();
+    ok(hipModuleGetFunction(&mut f, module, name.as_ptr()));
+
+    // Contexts: the primary one, a created one pushed and popped, the driver's flags.
+    let mut primary = null_mut();
+    ok(hipDevicePrimaryCtxRetain(&mut primary, 0));
+    let mut current = null_mut();
+    ok(hipCtxGetCurrent(&mut current));
+    assert_eq!(current, primary);
+    ok(hipDevicePrimaryCtxSetFlags(0, 4));
+    let (mut flags, mut active) = (0u32, 0i32);
+    ok(hipDevicePrimaryCtxGetState(0, &mut flags, &mut active));
+    assert_eq!((flags, active), (4, 1));
+    let mut created = null_mut();
+    ok(hipCtxCreate(&mut created, 0, 0));
+    ok(hipCtxGetCurrent(&mut current));
+    assert_eq!(current, created);
+
+    // vector_add with `extra`, then cooperatively over several blocks.
+    let n = 64 * 1024usize;
+    let a: Vec<f32> = (0..n).map(|i| i as f32 * 0.25).collect();
+    let b: Vec<f32> = (0..n).map(|i| (i % 97) as f32).collect();
+    let bytes = n * 4;
+    let (da, db, dc) = (
+        DeviceBuffer::from_slice(&a),
+        DeviceBuffer::from_slice(&b),
+        DeviceBuffer::new(bytes),
+    );
+    #[repr(C)]
+    struct Args {
+        a: *mut c_void,
+        b: *mut c_void,
+        c: *mut c_void,
+        n: i32,
+    }
+    let mut args = Args {
+        a: da.ptr,
+        b: db.ptr,
+        c: dc.ptr,
+        n: n as i32,
+    };
+    let mut size = 28usize;
+    let mut extra = [
+        1usize as *mut c_void,
+        (&mut args as *mut Args).cast(),
+        2usize as *mut c_void,
+        (&mut size as *mut usize).cast(),
+        3usize as *mut c_void,
+    ];
+    let blocks = (n / 256) as u32;
+    ok(hipModuleLaunchKernel(
+        f,
+        blocks,
+        1,
+        1,
+        256,
+        1,
+        1,
+        0,
+        null_mut(),
+        null_mut(),
+        extra.as_mut_ptr(),
+    ));
+    let want: Vec<f32> = a.iter().zip(&b).map(|(x, y)| x + y).collect();
+    assert_eq!(dc.download::<f32>(n), want);
+    ok(hipMemset(dc.ptr, 0, bytes));
+    let mut params: [*mut c_void; 4] = [
+        (&mut args.a as *mut *mut c_void).cast(),
+        (&mut args.b as *mut *mut c_void).cast(),
+        (&mut args.c as *mut *mut c_void).cast(),
+        (&mut args.n as *mut i32).cast(),
+    ];
+    let mut sms = 0;
+    ok(hipDeviceGetAttribute(&mut sms, 63, 0));
+    let cooperative_blocks = (sms as u32).min(blocks);
+    let covered = cooperative_blocks as usize * 256;
+    ok(hipModuleLaunchCooperativeKernel(
+        f,
+        cooperative_blocks,
+        1,
+        1,
+        256,
+        1,
+        1,
+        0,
+        null_mut(),
+        params.as_mut_ptr(),
+    ));
+    let got: Vec<f32> = dc.download(n);
+    assert_eq!(got[..covered], want[..covered]);
+    assert!(got[covered..].iter().all(|&v| v == 0.0));
+    let mut threads = 0;
+    ok(hipFuncGetAttribute(&mut threads, 0, f));
+    assert!(threads >= 256, "{threads}");
+
+    // Pointer attributes of every kind of allocation.
+    let mut attrs = PointerAttributes::unregistered();
+    ok(hipPointerGetAttributes(
+        &mut attrs,
+        (da.ptr as usize + 8) as *const c_void,
+    ));
+    assert_eq!((attrs.r#type, attrs.device), (2, 0));
+    assert_eq!(attrs.devicePointer as usize, da.ptr as usize + 8);
+    let mut pinned = null_mut();
+    ok(hipHostMalloc(&mut pinned, 4096, 0));
+    ok(hipPointerGetAttributes(&mut attrs, pinned));
+    assert_eq!(attrs.r#type, 1);
+    let mut managed = null_mut();
+    ok(hipMallocManaged(&mut managed, 4096, 1));
+    ok(hipPointerGetAttributes(&mut attrs, managed));
+    assert_eq!((attrs.r#type, attrs.isManaged), (3, 1));
+    let (mut base, mut range) = (null_mut(), 0usize);
+    ok(hipMemGetAddressRange(
+        &mut base,
+        &mut range,
+        (db.ptr as usize + 100) as *mut c_void,
+    ));
+    assert_eq!((base, range), (db.ptr, bytes));
+    let mut memory_type = 0u32;
+    ok(hipPointerGetAttribute(
+        (&mut memory_type as *mut u32).cast(),
+        2,
+        managed,
+    ));
+    assert_eq!(memory_type, 3);
+
+    // Registered host memory read by the kernel at its device address.
+    let mut host = a.clone();
+    ok(hipHostRegister(host.as_mut_ptr().cast(), bytes, 0));
+    ok(hipPointerGetAttributes(&mut attrs, host.as_ptr().cast()));
+    assert_eq!(attrs.r#type, 1);
+    let mut dev_view = null_mut();
+    ok(hipHostGetDevicePointer(
+        &mut dev_view,
+        host.as_mut_ptr().cast(),
+        0,
+    ));
+    // The kernel's first parameter, through its parameter pointer.
+    *params[0].cast::<*mut c_void>() = dev_view;
+    ok(hipModuleLaunchKernel(
+        f,
+        blocks,
+        1,
+        1,
+        256,
+        1,
+        1,
+        0,
+        null_mut(),
+        params.as_mut_ptr(),
+        null_mut(),
+    ));
+    assert_eq!(dc.download::<f32>(n), want);
+    let mut host_flags = 9u32;
+    ok(hipHostGetFlags(&mut host_flags, host.as_mut_ptr().cast()));
+    assert_eq!(host_flags, 0);
+    ok(hipHostUnregister(host.as_mut_ptr().cast()));
+    expect_code(
+        hipHostUnregister(host.as_mut_ptr().cast()),
+        HipError::HostMemoryNotRegistered,
+    );
+
+    // 2-D and 3-D memsets in a pitched volume.
+    let extent = Extent {
+        width: 100,
+        height: 6,
+        depth: 3,
+    };
+    let mut vol = PitchedPtr {
+        ptr: null_mut(),
+        pitch: 0,
+        xsize: 0,
+        ysize: 0,
+    };
+    ok(hipMalloc3D(&mut vol, extent));
+    let total = vol.pitch * vol.ysize * 3;
+    ok(hipMemset(vol.ptr, 0, total));
+    let inner = PitchedPtr {
+        ptr: (vol.ptr as usize + vol.pitch * vol.ysize + vol.pitch + 4) as *mut c_void,
+        ..vol
+    };
+    let box_extent = Extent {
+        width: 50,
+        height: 4,
+        depth: 2,
+    };
+    ok(hipMemset3D(inner, 0x5a, box_extent));
+    ok(hipMemset2D(vol.ptr, vol.pitch, 0x11, 10, 2));
+    let mut out = vec![0u8; total];
+    ok(hipMemcpy(out.as_mut_ptr().cast(), vol.ptr, total, 2));
+    for z in 0..3 {
+        for y in 0..vol.ysize {
+            for x in 0..vol.pitch {
+                let in_box = (1..3).contains(&z) && (1..5).contains(&y) && (4..54).contains(&x);
+                let in_rect = z == 0 && y < 2 && x < 10;
+                let want = if in_box {
+                    0x5a
+                } else if in_rect {
+                    0x11
+                } else {
+                    0
+                };
+                let o = z * vol.pitch * vol.ysize + y * vol.pitch + x;
+                assert_eq!(out[o], want, "({x}, {y}, {z})");
+            }
+        }
+    }
+
+    // Arrays: bytes in across rows, a 2-D region between arrays, out again; mipmap levels.
+    let desc = hipCreateChannelDesc(32, 0, 0, 0, 2);
+    let (mut arr, mut arr2) = (0usize, 0usize);
+    ok(hipMallocArray(&mut arr, &desc, 33, 5, 0));
+    ok(hipMallocArray(&mut arr2, &desc, 33, 5, 0));
+    let pattern: Vec<u8> = (0..33 * 4 * 5).map(|i| (i * 7 % 251) as u8).collect();
+    ok(hipMemcpyHtoA(
+        arr,
+        0,
+        pattern.as_ptr().cast(),
+        pattern.len(),
+    ));
+    ok(hipMemcpyHtoA(
+        arr2,
+        0,
+        vec![0u8; pattern.len()].as_ptr().cast(),
+        pattern.len(),
+    ));
+    ok(hipMemcpy2DArrayToArray(arr2, 8, 1, arr, 4, 2, 40, 3, 3));
+    let mut back = vec![0u8; pattern.len()];
+    ok(hipMemcpyAtoH(back.as_mut_ptr().cast(), arr2, 0, back.len()));
+    let row = 33 * 4;
+    for y in 0..5 {
+        for x in 0..row {
+            let want = if (1..4).contains(&y) && (8..48).contains(&x) {
+                pattern[(y + 1) * row + x - 4]
+            } else {
+                0
+            };
+            assert_eq!(back[y * row + x], want, "({x}, {y})");
+        }
+    }
+    ok(hipMemcpyAtoH(back.as_mut_ptr().cast(), arr, 0, back.len()));
+    assert_eq!(back, pattern);
+    let mut mip = 0usize;
+    let mip_extent = Extent {
+        width: 32,
+        height: 32,
+        depth: 0,
+    };
+    ok(hipMallocMipmappedArray(&mut mip, &desc, mip_extent, 6, 0));
+    for level in 0..6u32 {
+        let mut l = 0usize;
+        ok(hipGetMipmappedArrayLevel(&mut l, mip, level));
+        let side = 32usize >> level;
+        let data: Vec<u8> = (0..side * side * 4)
+            .map(|i| (i as u32 + level) as u8)
+            .collect();
+        ok(hipMemcpyHtoA(l, 0, data.as_ptr().cast(), data.len()));
+        let mut again = vec![0u8; data.len()];
+        ok(hipMemcpyAtoH(again.as_mut_ptr().cast(), l, 0, again.len()));
+        assert_eq!(again, data, "level {level}");
+    }
+    ok(hipFreeMipmappedArray(mip));
+    ok(hipFreeArray(arr));
+    ok(hipFreeArray(arr2));
+
+    // Peer copies between every pair of GPUs (each to itself included).
+    let mut count = 0;
+    ok(hipGetDeviceCount(&mut count));
+    let pieces: Vec<*mut c_void> = (0..count)
+        .map(|d| {
+            ok(hipSetDevice(d));
+            let mut p = null_mut();
+            ok(hipMalloc(&mut p, bytes));
+            p
+        })
+        .collect();
+    ok(hipSetDevice(0));
+    ok(hipMemcpy(pieces[0], a.as_ptr().cast(), bytes, 1));
+    for to in 0..count as usize {
+        let from = if to == 0 { 0 } else { to - 1 };
+        ok(hipMemcpyPeer(
+            pieces[to],
+            to as i32,
+            pieces[from],
+            from as i32,
+            bytes,
+        ));
+    }
+    let mut last = vec![0f32; n];
+    ok(hipMemcpy(
+        last.as_mut_ptr().cast(),
+        pieces[count as usize - 1],
+        bytes,
+        2,
+    ));
+    assert_eq!(last, a);
+    println!("peer copies through {count} device(s)");
+    for p in pieces {
+        ok(hipFree(p));
+    }
+
+    ok(hipCtxPopCurrent(null_mut()));
+    ok(hipCtxDestroy(created));
+    ok(hipDevicePrimaryCtxSetFlags(0, 0));
+    ok(hipDevicePrimaryCtxRelease(0));
+    ok(hipHostFree(pinned));
+    ok(hipFree(managed));
+    ok(hipFree(vol.ptr));
+    ok(hipModuleUnload(module));
+}

@@ -550,7 +550,7 @@ int main() {
     }
     hipChannelFormatDesc odd = hipCreateChannelDesc(8, 16, 0, 0, hipChannelFormatKindUnsigned);
     hipArray_t array;
-    if (hipMallocArray(&array, &odd, 4, 4) != hipErrorInvalidChannelDescriptor) {
+    if (hipMallocArray(&array, &odd, 4, 4) != hipErrorInvalidValue) {
       std::printf("channels of different sizes were accepted\n");
       ++bad;
     }

@@ -118,9 +118,15 @@ int main() {
     return 1;
   }
   EXPECT_ERROR(hipDeviceGetLimit(nullptr, hipLimitStackSize), hipErrorInvalidValue);
-  // Not implemented yet: an error code, never an abort, said once.
-  EXPECT_ERROR(hipHostRegister(host.data(), 4, 0), hipErrorNotSupported);
-  EXPECT_ERROR(hipHostRegister(host.data(), 4, 0), hipErrorNotSupported);
+  // What the device cannot do: an error code, never an abort, said once.
+  EXPECT_ERROR(hipDeviceSetLimit(hipLimitPrintfFifoSize, printf_size + 1), hipErrorNotSupported);
+  // The program's own host memory, registered: copies reach it at its own address.
+  HIP_CHECK(hipHostRegister(host.data(), 64 * sizeof(unsigned), 0));
+  HIP_CHECK(hipMemcpy(host.data(), words, 64 * sizeof(unsigned), hipMemcpyDeviceToHost));
+  bad += count_mismatches("registered", std::vector<unsigned>(host.begin(), host.begin() + 64),
+                          want_words);
+  HIP_CHECK(hipHostUnregister(host.data()));
+  EXPECT_ERROR(hipHostUnregister(host.data()), hipErrorHostMemoryNotRegistered);
   // A null symbol is HIP's invalid-symbol error.
   EXPECT_ERROR(hipMemcpyToSymbol(nullptr, host.data(), 4, 0, hipMemcpyHostToDevice), hipErrorInvalidSymbol);
 

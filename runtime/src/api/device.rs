@@ -86,17 +86,21 @@ pub extern "C" fn hipDeviceSynchronize() -> hipError_t {
 /// as in a new context.
 #[no_mangle]
 pub extern "C" fn hipDeviceReset() -> hipError_t {
-    guard("hipDeviceReset", || {
-        let device = current_device()?;
-        let _ = device.synchronize();
-        crate::backend::stream::clear();
-        for module in crate::registry::all_modules() {
-            module.reset_state();
-        }
-        crate::heap::forget();
-        crate::device_abort::forget_all();
-        device.reset()
-    })
+    guard("hipDeviceReset", || reset(current_device()?))
+}
+
+/// What `hipDeviceReset` does to `device` (also `hipDevicePrimaryCtxReset`).
+pub(super) fn reset(device: &dyn crate::backend::Device) -> HipResult<()> {
+    let _ = device.synchronize();
+    crate::backend::stream::clear();
+    for module in crate::registry::all_modules() {
+        module.reset_state();
+    }
+    crate::heap::forget();
+    crate::device_abort::forget_all();
+    crate::mipmaps::forget_all();
+    crate::arrays::forget_all();
+    device.reset()
 }
 
 /// Initializes the runtime (opens the device). `flags` must be 0.

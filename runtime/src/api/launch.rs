@@ -20,6 +20,20 @@ pub(super) fn launch(
     s: hipStream_t,
     args: &[u8],
 ) -> HipResult<()> {
+    launch_with(ops::launch, kernel, grid, block, shared_mem, s, args)
+}
+
+/// [`launch`] through `op`: `ops::launch`, or `ops::launch_cooperative` (every block resident
+/// at once).
+pub(super) fn launch_with(
+    op: fn(&KernelRef, &LaunchConfig) -> HipResult<()>,
+    kernel: &KernelRef,
+    grid: Dim3,
+    block: Dim3,
+    shared_mem: usize,
+    s: hipStream_t,
+    args: &[u8],
+) -> HipResult<()> {
     check_args_size(kernel.info(), args)?;
     let stream = stream(s)?;
     let cfg = LaunchConfig {
@@ -29,7 +43,7 @@ pub(super) fn launch(
         stream: &stream,
         args,
     };
-    ops::launch(kernel, &cfg)
+    op(kernel, &cfg)
 }
 
 /// The packed argument block as a slice; null is allowed only with size 0.

@@ -1,13 +1,14 @@
 //! Memory: allocation (`hipMalloc`, `hipMallocManaged`, `hipHostMalloc`, ...), copies and fills
-//! (synchronous and on streams), `hipMemGetInfo`, `hipPointerGetAttributes`, managed-memory
-//! hints and prefetches.
+//! (synchronous and on streams), `hipMemGetInfo`, managed-memory hints and prefetches. Pointer
+//! queries are in `pointer`, host registration in `host_memory`, the driver API's copies in
+//! `driver_memory`, 2-D and 3-D fills in `memset`.
 
 use std::ffi::{c_int, c_uint, c_void};
 
 use super::{current_device, guard, hipError_t, hipStream_t, location, stream, write_out};
 use crate::backend::{
     ops, pitched_layout, Copy2d, Copy3d, Extent, Fill, FreeKind, MemAdvice, MemcpyKind, MemoryKind,
-    Pattern, PitchedPtr, PointerAttributes, RangeAttribute,
+    Pattern, PitchedPtr, RangeAttribute,
 };
 use crate::error::{Failure, HipResult};
 
@@ -19,7 +20,15 @@ fn allocate(kind: MemoryKind, size: usize) -> HipResult<*mut c_void> {
     current_device()?.allocate(kind, size)
 }
 
-unsafe fn alloc_into(ptr: *mut *mut c_void, kind: MemoryKind, size: usize) -> HipResult<()> {
+/// Allocates into `*ptr` (null: `hipErrorInvalidValue`).
+///
+/// # Safety
+/// `ptr` must be null or valid for writing a pointer.
+pub(super) unsafe fn alloc_into(
+    ptr: *mut *mut c_void,
+    kind: MemoryKind,
+    size: usize,
+) -> HipResult<()> {
     if ptr.is_null() {
         return Err(Failure::invalid_value("the result pointer is null"));
     }
@@ -68,8 +77,42 @@ pub unsafe extern "C" fn hipMallocManaged(
     })
 }
 
+/// `hipHostMallocCoherent` and `hipHostMallocNonCoherent`, which exclude each other.
+const HOST_MALLOC_COHERENT: c_uint = 0x4000_0000;
+const HOST_MALLOC_NON_COHERENT: c_uint = 0x8000_0000;
+/// Every `hipHostMalloc*` flag: portable, mapped, write-combined, uncached, NUMA user, coherent,
+/// non-coherent.
+const HOST_MALLOC_FLAGS: c_uint =
+    0x1 | 0x2 | 0x4 | 0x1000_0000 | 0x2000_0000 | HOST_MALLOC_COHERENT | HOST_MALLOC_NON_COHERENT;
+
+/// Pinned host memory with HIP's flags (checked: unknown bits, or coherent with non-coherent,
+/// are `hipErrorInvalidValue`), for `hipHostMalloc` and its other spellings.
+///
+/// # Safety
+/// `ptr` must be null or valid for writing a pointer.
+pub(super) unsafe fn host_alloc_into(
+    ptr: *mut *mut c_void,
+    size: usize,
+    flags: c_uint,
+) -> HipResult<()> {
+    if flags & !HOST_MALLOC_FLAGS != 0 {
+        return Err(Failure::invalid_value(format!(
+            "host allocation flags {flags:#x} include bits that are no hipHostMalloc flag"
+        )));
+    }
+    let both = HOST_MALLOC_COHERENT | HOST_MALLOC_NON_COHERENT;
+    if flags & both == both {
+        return Err(Failure::invalid_value(
+            "hipHostMallocCoherent and hipHostMallocNonCoherent exclude each other",
+        ));
+    }
+    // SAFETY: per the caller.
+    unsafe { alloc_into(ptr, MemoryKind::PinnedHost { flags }, size) }
+}
+
 /// Allocates pinned host memory the device can access. The flags (`hipHostMallocPortable`,
-/// `Mapped`, `WriteCombined`, `Coherent`, ...) are the backend's to honour (OpenCL: accepted).
+/// `Mapped`, `WriteCombined`, `Coherent`, ...) are the backend's to honour (OpenCL: kept for
+/// `hipHostGetFlags`).
 ///
 /// # Safety
 /// `ptr` must be null or valid for writing a pointer.
@@ -80,7 +123,7 @@ pub unsafe extern "C" fn hipHostMalloc(
     flags: c_uint,
 ) -> hipError_t {
     guard("hipHostMalloc", || unsafe {
-        alloc_into(ptr, MemoryKind::PinnedHost { flags }, size)
+        host_alloc_into(ptr, size, flags)
     })
 }
 
@@ -168,26 +211,6 @@ pub unsafe extern "C" fn hipFreeHost(ptr: *mut c_void) -> hipError_t {
     guard("hipFreeHost", || free(ptr, FreeKind::Host))
 }
 
-/// The device address of pinned host memory.
-///
-/// # Safety
-/// `out` must be null or valid for writing a pointer.
-#[no_mangle]
-pub unsafe extern "C" fn hipHostGetDevicePointer(
-    out: *mut *mut c_void,
-    host: *mut c_void,
-    flags: c_uint,
-) -> hipError_t {
-    guard("hipHostGetDevicePointer", || {
-        if flags != 0 {
-            return Err(Failure::invalid_value("flags must be 0"));
-        }
-        let p = current_device()?.host_device_pointer(host)?;
-        // SAFETY: `write_out` checks null; valid per the caller.
-        unsafe { write_out(out, p, "the result pointer") }
-    })
-}
-
 /// A synchronous copy: on the calling thread's device's null stream (after earlier work on
 /// blocking streams), returning once it is done. A host-to-host copy before any device is open
 /// has nothing to be ordered with and touches no device.
@@ -207,7 +230,7 @@ fn copy_sync(copy: Copy3d, kind: c_int) -> HipResult<()> {
 }
 
 /// A copy on `s`; with `wait`, returns once it is done.
-fn copy_on(s: hipStream_t, copy: Copy3d, kind: c_int, wait: bool) -> HipResult<()> {
+pub(super) fn copy_on(s: hipStream_t, copy: Copy3d, kind: c_int, wait: bool) -> HipResult<()> {
     let kind = MemcpyKind::parse(kind)?;
     ops::copy(&*stream(s)?, &copy, kind, wait)
 }
@@ -511,28 +534,6 @@ pub unsafe extern "C" fn hipMemGetInfo(free: *mut usize, total: *mut usize) -> h
     })
 }
 
-/// What the runtime knows about a pointer: device, managed or pinned host memory (interior
-/// pointers included); other pointers are `hipMemoryTypeUnregistered`.
-///
-/// # Safety
-/// `attributes` must be null or valid for writing a `hipPointerAttribute_t`.
-#[no_mangle]
-pub unsafe extern "C" fn hipPointerGetAttributes(
-    attributes: *mut PointerAttributes,
-    ptr: *const c_void,
-) -> hipError_t {
-    guard("hipPointerGetAttributes", || {
-        if attributes.is_null() || ptr.is_null() {
-            return Err(Failure::invalid_value(
-                "the attributes pointer or the pointer is null",
-            ));
-        }
-        let a = current_device()?.pointer_attributes(ptr)?;
-        // SAFETY: checked non-null; valid per the caller.
-        unsafe { write_out(attributes, a, "the attributes pointer") }
-    })
-}
-
 /// Prefetches managed memory to a device or the host (`hipCpuDeviceId`) in stream order (on
 /// OpenCL a marker: USM shared memory is coherent; the destination is reported by
 /// `hipMemRangeGetAttribute`).
@@ -554,7 +555,8 @@ pub unsafe extern "C" fn hipMemPrefetchAsync(
 
 /// Records a hint (`hipMemoryAdvise`) for a managed range; `hipMemRangeGetAttribute` reads it
 /// back. Unknown advice is `hipErrorInvalidValue`; a location that is neither a device nor
-/// `hipCpuDeviceId` `hipErrorInvalidDevice`.
+/// `hipCpuDeviceId` `hipErrorInvalidDevice` (for every advice but `hipMemAdviseSetReadMostly`,
+/// which names none).
 ///
 /// # Safety
 /// Always safe to call: the range is checked.
@@ -567,11 +569,13 @@ pub unsafe extern "C" fn hipMemAdvise(
 ) -> hipError_t {
     guard("hipMemAdvise", || {
         let advice = MemAdvice::parse(advice)?;
-        let at = if advice.takes_location() {
-            Some(location(device)?)
-        } else {
-            None
+        // Every advice but read-mostly names a device or the host, checked even where the
+        // advice does not keep it (as HIP checks it).
+        let at = match advice {
+            MemAdvice::SetReadMostly => None,
+            _ => Some(location(device)?),
         };
+        let at = at.filter(|_| advice.takes_location());
         current_device()?.advise(ptr, count, advice, at)
     })
 }

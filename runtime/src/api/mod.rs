@@ -28,6 +28,16 @@ pub mod stream;
 pub mod symbol;
 pub mod texture;
 pub mod unsupported;
+// Driver API and memory (issue 28, points 4 and 5).
+pub mod array;
+pub mod context;
+pub mod driver;
+pub mod driver_memory;
+pub mod host_memory;
+pub mod memcpy_peer;
+pub mod memset;
+pub mod mipmap;
+pub mod pointer;
 
 /// `hipError_t` as the C ABI passes it (a C enum is an `int`).
 #[allow(non_camel_case_types)]
@@ -91,6 +101,18 @@ pub(crate) unsafe fn write_out<T>(p: *mut T, value: T, what: &str) -> HipResult<
     // SAFETY: non-null and valid per the caller; `write` does not read or drop the old value.
     unsafe { p.write_unaligned(value) };
     Ok(())
+}
+
+/// Reads a required input struct; null is `hipErrorInvalidValue`.
+///
+/// # Safety
+/// `p` must be null or valid for reading a `T`.
+pub(crate) unsafe fn read_in<T: Copy>(p: *const T, what: &str) -> HipResult<T> {
+    if p.is_null() {
+        return Err(Failure::invalid_value(format!("{what} is null")));
+    }
+    // SAFETY: non-null and valid per the caller.
+    Ok(unsafe { p.read_unaligned() })
 }
 
 /// Writes `text` into a caller's buffer of `len` bytes, truncated and NUL-terminated.

@@ -104,7 +104,9 @@ use super::{hipError_t, hipStream_t, write_out};
 use crate::backend::Dim3;
 use crate::error::{HipError, HipResult};
 use crate::probe::ProbedMemory;
+use crate::registry::KernelRef;
 use crate::registry::BUNDLE_MAGIC;
+use hipmlir_device_image::KernelInfo;
 
 pub use crate::registry::image_from_bytes;
 
@@ -336,25 +338,41 @@ const LAUNCH_PARAM_BUFFER_POINTER: usize = 1;
 const LAUNCH_PARAM_BUFFER_SIZE: usize = 2;
 const LAUNCH_PARAM_END: usize = 3;
 
-/// The argument block given through `extra`: `{BUFFER_POINTER, p, BUFFER_SIZE, &size, END}`.
+/// The most entries an `extra` list may have before its `HIP_LAUNCH_PARAM_END`.
+const MAX_EXTRA_ENTRIES: usize = 64;
+
+/// The argument block given through `extra`: `{BUFFER_POINTER, p, BUFFER_SIZE, &size, END}` (in
+/// either order). The list must end within 64 entries; each key may appear once; the buffer must
+/// hold every argument (at least up to the end of the last one) and no more than the block.
 ///
 /// # Safety
 /// `extra` must be a valid `HIP_LAUNCH_PARAM_END`-terminated list.
-unsafe fn block_from_extra(extra: *mut *mut c_void, args_size: usize) -> HipResult<Vec<u8>> {
-    let (mut buffer, mut size): (*const u8, Option<usize>) = (std::ptr::null(), None);
-    for i in (0..64).step_by(2) {
+unsafe fn block_from_extra(extra: *mut *mut c_void, info: &KernelInfo) -> HipResult<Vec<u8>> {
+    let args_size = usize::try_from(info.args_size).unwrap_or(usize::MAX);
+    let (mut buffer, mut size): (Option<*const u8>, Option<usize>) = (None, None);
+    let mut ended = false;
+    for i in (0..MAX_EXTRA_ENTRIES).step_by(2) {
         // SAFETY: per the caller, entries up to END are readable.
         let key = unsafe { *extra.add(i) } as usize;
         if key == LAUNCH_PARAM_END {
+            ended = true;
             break;
         }
+        // SAFETY: a key other than END is followed by its value, per the caller.
         let value = unsafe { *extra.add(i + 1) };
+        let twice = || Failure::invalid_value(format!("extra names key {key:#x} twice"));
         match key {
-            LAUNCH_PARAM_BUFFER_POINTER => buffer = value.cast(),
-            LAUNCH_PARAM_BUFFER_SIZE if !value.is_null() => {
+            LAUNCH_PARAM_BUFFER_POINTER if buffer.is_none() => buffer = Some(value.cast()),
+            LAUNCH_PARAM_BUFFER_SIZE if size.is_none() => {
+                if value.is_null() {
+                    return Err(Failure::invalid_value(
+                        "extra's HIP_LAUNCH_PARAM_BUFFER_SIZE points nowhere",
+                    ));
+                }
                 // SAFETY: the value of BUFFER_SIZE points to a size_t.
-                size = Some(unsafe { *value.cast::<usize>() })
+                size = Some(unsafe { value.cast::<usize>().read_unaligned() })
             }
+            LAUNCH_PARAM_BUFFER_POINTER | LAUNCH_PARAM_BUFFER_SIZE => return Err(twice()),
             other => {
                 return Err(Failure::invalid_value(format!(
                     "extra: unknown key {other:#x} (HIP_LAUNCH_PARAM_BUFFER_POINTER, \
@@ -363,24 +381,69 @@ unsafe fn block_from_extra(extra: *mut *mut c_void, args_size: usize) -> HipResu
             }
         }
     }
-    let size =
-        size.ok_or_else(|| Failure::invalid_value("extra has no HIP_LAUNCH_PARAM_BUFFER_SIZE"))?;
-    if size > 0 && buffer.is_null() {
-        return Err(Failure::invalid_value(
-            "extra has no HIP_LAUNCH_PARAM_BUFFER_POINTER",
-        ));
-    }
-    if size > args_size {
+    if !ended {
         return Err(Failure::invalid_value(format!(
-            "extra's buffer is {size} bytes; the kernel takes {args_size}"
+            "extra has no HIP_LAUNCH_PARAM_END within {MAX_EXTRA_ENTRIES} entries"
         )));
     }
+    let size =
+        size.ok_or_else(|| Failure::invalid_value("extra has no HIP_LAUNCH_PARAM_BUFFER_SIZE"))?;
+    let arguments_end = info
+        .args
+        .iter()
+        .map(|a| a.offset.saturating_add(a.size))
+        .max()
+        .map_or(0, |end| usize::try_from(end).unwrap_or(usize::MAX));
+    if size < arguments_end || size > args_size {
+        return Err(Failure::invalid_value(format!(
+            "extra's buffer is {size} bytes; kernel '{}' takes {} bytes of arguments ({} with \
+             padding)",
+            info.source_name, arguments_end, args_size
+        )));
+    }
+    let buffer = buffer
+        .filter(|p| !p.is_null() || size == 0)
+        .ok_or_else(|| {
+            Failure::invalid_value("extra has no (or a null) HIP_LAUNCH_PARAM_BUFFER_POINTER")
+        })?;
     let mut block = vec![0u8; args_size];
     if size > 0 {
         // SAFETY: the buffer holds `size` bytes, per the caller.
         block[..size].copy_from_slice(unsafe { std::slice::from_raw_parts(buffer, size) });
     }
     Ok(block)
+}
+
+/// The kernel of a `hipFunction_t` (`hipModuleGetFunction`); anything else is
+/// `hipErrorInvalidHandle`.
+pub(super) fn module_function(f: hipFunction_t) -> HipResult<KernelRef> {
+    crate::registry::function(f as usize).ok_or_else(|| {
+        Failure::new(
+            HipError::InvalidHandle,
+            format!("{f:p} is not a function from hipModuleGetFunction"),
+        )
+    })
+}
+
+/// A module launch's argument block: `kernelParams` (one pointer per argument) or `extra` (a
+/// packed buffer), not both.
+///
+/// # Safety
+/// `kernel_params` must hold one valid pointer per argument, or `extra` be a valid list.
+pub(super) unsafe fn module_arguments(
+    kernel: &KernelRef,
+    kernel_params: *mut *mut c_void,
+    extra: *mut *mut c_void,
+) -> HipResult<Vec<u8>> {
+    let info = kernel.info();
+    match (kernel_params.is_null(), extra.is_null()) {
+        (false, false) => Err(Failure::invalid_value(
+            "give kernelParams or extra, not both",
+        )),
+        // SAFETY: per the caller.
+        (true, false) => unsafe { block_from_extra(extra, info) },
+        _ => unsafe { pack_kernel_params(info, kernel_params as *const *const c_void) },
+    }
 }
 
 /// Launches a module function with `kernelParams` (one pointer per argument) or `extra` (a packed
@@ -404,23 +467,9 @@ pub unsafe extern "C" fn hipModuleLaunchKernel(
     extra: *mut *mut c_void,
 ) -> hipError_t {
     guard("hipModuleLaunchKernel", || {
-        let kernel = crate::registry::function(f as usize).ok_or_else(|| {
-            Failure::new(
-                HipError::InvalidHandle,
-                format!("{f:p} is not a function from hipModuleGetFunction"),
-            )
-        })?;
-        let info = kernel.info();
-        let block = match (kernel_params.is_null(), extra.is_null()) {
-            (false, false) => {
-                return Err(Failure::invalid_value(
-                    "give kernelParams or extra, not both",
-                ))
-            }
-            // SAFETY: per the caller.
-            (true, false) => unsafe { block_from_extra(extra, info.args_size as usize) }?,
-            _ => unsafe { pack_kernel_params(info, kernel_params as *const *const c_void) }?,
-        };
+        let kernel = module_function(f)?;
+        // SAFETY: per the caller.
+        let block = unsafe { module_arguments(&kernel, kernel_params, extra) }?;
         launch(
             &kernel,
             Dim3::new(grid_x, grid_y, grid_z),

@@ -8,27 +8,17 @@ use std::ffi::{c_int, c_uint, c_void};
 
 use std::sync::Arc;
 
-use super::{current_device, guard, hipError_t, hipStream_t, stream, write_out};
-use crate::arrays::{self, ChannelFormatDesc, Memcpy3DParms};
+use super::{current_device, guard, hipError_t, hipStream_t, read_in, stream, write_out};
+use crate::arrays::{self, ChannelFormatDesc, Linear, Memcpy3DParms};
 use crate::backend::{Device, Extent, MemcpyKind, Stream};
 use crate::error::{Failure, HipResult};
 use crate::texture::{self, ResourceDesc, ResourceViewDesc, TextureDesc};
 
-/// Reads a required input struct.
-///
-/// # Safety
-/// `p` must be null or valid for reading a `T`.
-unsafe fn read_in<T: Copy>(p: *const T, what: &str) -> HipResult<T> {
-    if p.is_null() {
-        return Err(Failure::invalid_value(format!("{what} is null")));
-    }
-    // SAFETY: non-null and valid per the caller.
-    Ok(unsafe { p.read_unaligned() })
-}
-
 /// Where a copy runs: the calling thread's device, and the stream `s` names (`None`: the
 /// synchronous form, on the device's null stream).
-fn target(s: Option<hipStream_t>) -> HipResult<(&'static dyn Device, Option<Arc<Stream>>)> {
+pub(super) fn target(
+    s: Option<hipStream_t>,
+) -> HipResult<(&'static dyn Device, Option<Arc<Stream>>)> {
     let device = current_device()?;
     let on = s.map(stream).transpose()?;
     Ok((device, on))
@@ -95,7 +85,8 @@ pub unsafe extern "C" fn hipMalloc3DArray(
     })
 }
 
-/// Frees an array (after the work queued before); null is a no-op.
+/// Frees an array (after the work queued before): null is `hipErrorInvalidValue`, an array
+/// freed already `hipErrorContextIsDestroyed`, as HIP answers them.
 #[no_mangle]
 pub extern "C" fn hipFreeArray(array: usize) -> hipError_t {
     guard("hipFreeArray", || arrays::free(current_device()?, array))
@@ -305,16 +296,14 @@ pub unsafe extern "C" fn hipMemcpyToArray(
     kind: c_int,
 ) -> hipError_t {
     guard("hipMemcpyToArray", || {
-        arrays::copy_linear(
-            current_device()?,
-            dst,
-            w_offset,
-            h_offset,
-            src as *mut c_void,
-            count,
-            MemcpyKind::parse(kind)?,
-            true,
-        )
+        let kind = MemcpyKind::parse(kind)?;
+        let offset = arrays::row_offset(dst, w_offset, h_offset)?;
+        let dst = Linear::Array {
+            handle: dst,
+            offset,
+        };
+        let src = Linear::Memory(src as *mut c_void);
+        arrays::copy_linear(current_device()?, None, dst, src, count, kind)
     })
 }
 
@@ -332,15 +321,19 @@ pub unsafe extern "C" fn hipMemcpyFromArray(
     kind: c_int,
 ) -> hipError_t {
     guard("hipMemcpyFromArray", || {
+        let kind = MemcpyKind::parse(kind)?;
+        let offset = arrays::row_offset(src, w_offset, h_offset)?;
+        let src = Linear::Array {
+            handle: src,
+            offset,
+        };
         arrays::copy_linear(
             current_device()?,
+            None,
+            Linear::Memory(dst),
             src,
-            w_offset,
-            h_offset,
-            dst,
             count,
-            MemcpyKind::parse(kind)?,
-            false,
+            kind,
         )
     })
 }

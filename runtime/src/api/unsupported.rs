@@ -3,7 +3,7 @@
 
 use std::ffi::c_void;
 
-use super::{current_device, device_at, guard, hipError_t};
+use super::{device_at, guard, hipError_t};
 use crate::error::{Failure, HipError};
 
 fn not_supported(function: &str, why: &str) -> hipError_t {
@@ -27,11 +27,9 @@ macro_rules! unsupported {
 }
 
 unsupported! {
-    hipLaunchCooperativeKernel(f: *const c_void, grid: crate::backend::Dim3, block: crate::backend::Dim3, args: *mut *mut c_void, shmem: u32, stream: *mut c_void)
-        => "cooperative launches (grid-wide sync) have no OpenCL equivalent";
     hipDeviceEnablePeerAccess(peer: i32, flags: u32)
         => "hipmlir shows one device";
-    hipMemcpyPeer(dst: *mut c_void, dst_device: i32, src: *const c_void, src_device: i32, bytes: usize)
+    hipDeviceDisablePeerAccess(peer: i32)
         => "hipmlir shows one device";
     hipIpcGetMemHandle(handle: *mut c_void, ptr: *mut c_void)
         => "inter-process memory has no OpenCL equivalent";
@@ -59,22 +57,5 @@ pub unsafe extern "C" fn hipDeviceCanAccessPeer(
         let answer = d.id() != p.id() && d.can_access_peer(p.id());
         // SAFETY: `write_out` checks null; valid per the caller.
         unsafe { super::write_out(can, i32::from(answer), "the result pointer") }
-    })
-}
-
-/// Pins existing host memory for the device: served by the CUDA backend (`cuMemHostRegister`,
-/// mapped and portable); OpenCL has no equivalent (`hipErrorNotSupported`).
-#[no_mangle]
-pub extern "C" fn hipHostRegister(ptr: *mut c_void, bytes: usize, flags: u32) -> hipError_t {
-    guard("hipHostRegister", || {
-        current_device()?.host_register(ptr, bytes, flags)
-    })
-}
-
-/// Undoes [`hipHostRegister`].
-#[no_mangle]
-pub extern "C" fn hipHostUnregister(ptr: *mut c_void) -> hipError_t {
-    guard("hipHostUnregister", || {
-        current_device()?.host_unregister(ptr)
     })
 }

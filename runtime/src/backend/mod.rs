@@ -4,7 +4,7 @@
 //!
 //! * [`Backend`]: the devices of one driver (`device(i)`; a `DeviceId` is a HIP ordinal).
 //! * [`Device`]: one device and its primary context: properties and attributes, limits, memory
-//!   (allocation, free, pointer queries, managed-memory hints), streams and events it creates,
+//!   (allocation, free, allocation queries, managed-memory hints), streams and events it creates,
 //!   kernel queries, device variables, synchronization and reset.
 //! * [`Queue`]: a backend's stream: stream-ordered launches, copies, fills, prefetches, event
 //!   waits and host functions, synchronize and query. The runtime's stream object, with the
@@ -111,13 +111,8 @@ pub trait Device: Send + Sync {
     /// (free, total) bytes of device memory.
     fn memory_info(&self) -> HipResult<(usize, usize)>;
 
-    /// `hipPointerGetAttributes`; memory the backend does not know is unregistered.
-    fn pointer_attributes(&self, p: *const c_void) -> HipResult<PointerAttributes>;
-
-    /// The device address of pinned host memory.
-    fn host_device_pointer(&self, host: *mut c_void) -> HipResult<*mut c_void>;
-
-    /// `hipHostRegister`: pins existing host memory for the device.
+    /// `hipHostRegister`: pins existing host memory for the device (`flags` checked by the
+    /// caller: `hipHostRegisterPortable`, `Mapped`, `IoMemory`, `ReadOnly`).
     fn host_register(&self, _p: *mut c_void, _bytes: usize, _flags: u32) -> HipResult<()> {
         Err(not_supported(
             "registering existing host memory has no equivalent on this backend",
@@ -148,6 +143,22 @@ pub trait Device: Send + Sync {
         count: usize,
         out: &mut [u8],
     ) -> HipResult<()>;
+
+    // ---- memory queries, contexts, cooperative launches (rt-memory: driver API and memory) ---
+
+    /// The allocation holding `p` (device, managed, pinned or registered host memory; interior
+    /// pointers included), or `None` for memory the backend does not know.
+    fn allocation(&self, p: *const c_void) -> HipResult<Option<Allocation>>;
+
+    /// `hipPointerSetAttribute(HIP_POINTER_ATTRIBUTE_SYNC_MEMOPS)` on the allocation holding `p`
+    /// (unknown memory: `hipErrorInvalidDevicePointer`).
+    fn set_sync_memops(&self, p: *const c_void, on: bool) -> HipResult<()>;
+
+    /// `hipDevicePrimaryCtxSetFlags`: the primary context's scheduling flags (checked by the
+    /// caller). A backend without such a choice keeps them as a record only.
+    fn set_context_flags(&self, _flags: u32) -> HipResult<()> {
+        Ok(())
+    }
 
     /// Whether this device can reach `peer`'s memory (`hipDeviceCanAccessPeer`). Peer access is
     /// the next step: a backend that has it answers per pair.
@@ -233,6 +244,16 @@ pub trait Queue: Any + Send + Sync {
     fn priority(&self) -> HipResult<i32>;
 
     fn as_any(&self) -> &dyn Any;
+
+    // ---- cooperative launches (rt-memory: driver API) ----------------------------------------
+
+    /// A launch whose blocks all run at once (`grid_group::sync()`), or `hipErrorNotSupported`
+    /// where the backend cannot promise that for this grid.
+    fn launch_cooperative(&self, _kernel: &KernelRef, _cfg: &LaunchConfig) -> HipResult<()> {
+        Err(not_supported(
+            "cooperative launches (every block resident at once) on this backend",
+        ))
+    }
 }
 
 /// A backend's event.

@@ -15,6 +15,11 @@ pub fn launch(kernel: &KernelRef, cfg: &LaunchConfig) -> HipResult<()> {
     cfg.stream.queue().launch(kernel, cfg)
 }
 
+/// Launches `kernel` on `cfg.stream` with every block resident at once.
+pub fn launch_cooperative(kernel: &KernelRef, cfg: &LaunchConfig) -> HipResult<()> {
+    cfg.stream.queue().launch_cooperative(kernel, cfg)
+}
+
 /// Copies a region on `stream`; with `wait`, returns once it is done. An empty region is done
 /// at once.
 pub fn copy(stream: &Stream, copy: &Copy3d, kind: MemcpyKind, wait: bool) -> HipResult<()> {

@@ -555,10 +555,30 @@ impl EventFlags {
 pub type HostFunction = Box<dyn FnOnce(i32) + Send>;
 
 /// `hipMemoryType` (HIP 6 numbering).
-pub const MEMORY_TYPE_UNREGISTERED: i32 = 0;
-pub const MEMORY_TYPE_HOST: i32 = 1;
-pub const MEMORY_TYPE_DEVICE: i32 = 2;
-pub const MEMORY_TYPE_MANAGED: i32 = 3;
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum MemoryType {
+    Unregistered = 0,
+    Host = 1,
+    Device = 2,
+    Managed = 3,
+    Array = 10,
+    Unified = 11,
+}
+
+impl MemoryType {
+    pub fn raw(self) -> i32 {
+        self as i32
+    }
+
+    /// The type a C `hipMemoryType` names, or `hipErrorInvalidValue`.
+    pub fn parse(raw: i32) -> HipResult<Self> {
+        use MemoryType::*;
+        [Unregistered, Host, Device, Managed, Array, Unified]
+            .into_iter()
+            .find(|t| t.raw() == raw)
+            .ok_or_else(|| Failure::invalid_value(format!("{raw} is not a hipMemoryType")))
+    }
+}
 
 /// `hipPointerAttribute_t`.
 #[repr(C)]
@@ -574,15 +594,63 @@ pub struct PointerAttributes {
 }
 
 impl PointerAttributes {
-    /// What is reported for memory the runtime does not know.
+    /// What is reported for memory the runtime does not know (HIP 6: a success, with the type
+    /// `hipMemoryTypeUnregistered` and the device `hipInvalidDeviceId`).
     pub fn unregistered() -> Self {
         PointerAttributes {
-            r#type: MEMORY_TYPE_UNREGISTERED,
-            device: 0,
+            r#type: MemoryType::Unregistered.raw(),
+            device: INVALID_DEVICE_ID,
             devicePointer: std::ptr::null_mut(),
             hostPointer: std::ptr::null_mut(),
             isManaged: 0,
             allocationFlags: 0,
+        }
+    }
+}
+
+/// The allocation holding a pointer, as its backend knows it: what `hipPointerGetAttribute(s)`,
+/// `hipMemGetAddressRange`, `hipMemPtrGetInfo` and `hipHostGetFlags` report.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Allocation {
+    pub base: usize,
+    pub size: usize,
+    /// Host (pinned or registered), device or managed memory.
+    pub memory: MemoryType,
+    /// Registered with `hipHostRegister` (the program owns the memory).
+    pub registered: bool,
+    pub device: DeviceId,
+    /// The `hipHostMalloc` or `hipHostRegister` flags of host memory; 0 for other memory.
+    pub flags: u32,
+    /// Distinct for every allocation of the process (`HIP_POINTER_ATTRIBUTE_BUFFER_ID`).
+    pub buffer_id: u64,
+    /// Where the device reaches `base` (`None`: it cannot).
+    pub device_base: Option<usize>,
+    /// Where the host reaches `base` (`None`: it cannot, device memory).
+    pub host_base: Option<usize>,
+    /// `HIP_POINTER_ATTRIBUTE_SYNC_MEMOPS` as `hipPointerSetAttribute` left it.
+    pub sync_memops: bool,
+}
+
+impl Allocation {
+    /// `p`'s offset into the allocation (`p` lies inside it).
+    pub fn offset_of(&self, p: usize) -> usize {
+        p - self.base
+    }
+
+    /// `hipPointerGetAttributes` for `p` inside this allocation: pointers are `p`'s own (the
+    /// base's plus the offset), as HIP reports interior pointers.
+    pub fn pointer_attributes(&self, p: usize) -> PointerAttributes {
+        let offset = self.offset_of(p);
+        let at = |base: Option<usize>| {
+            base.map_or(std::ptr::null_mut(), |b| (b + offset) as *mut c_void)
+        };
+        PointerAttributes {
+            r#type: self.memory.raw(),
+            device: c_int::try_from(self.device).unwrap_or(c_int::MAX),
+            devicePointer: at(self.device_base),
+            hostPointer: at(self.host_base),
+            isManaged: c_int::from(self.memory == MemoryType::Managed),
+            allocationFlags: self.flags,
         }
     }
 }

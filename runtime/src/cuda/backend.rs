@@ -11,8 +11,8 @@ use super::stream::{CudaEvent, CudaQueue};
 use super::{memory as mem, module};
 use crate::backend::attributes::{self, DeviceAttribute};
 use crate::backend::{
-    Device, DeviceId, Event, EventFlags, FreeKind, FuncAttribute, FuncAttributes, Limit, Location,
-    MemAdvice, MemoryKind, PointerAttributes, Queue, RangeAttribute, Stream, StreamFlags,
+    Allocation, Device, DeviceId, Event, EventFlags, FreeKind, FuncAttribute, FuncAttributes,
+    Limit, Location, MemAdvice, MemoryKind, Queue, RangeAttribute, Stream, StreamFlags,
 };
 use crate::error::{Failure, HipError, HipResult};
 use crate::props::HipDeviceProp;
@@ -186,21 +186,29 @@ impl Device for CudaDevice {
         mem::info()
     }
 
-    fn pointer_attributes(&self, p: *const c_void) -> HipResult<PointerAttributes> {
+    fn allocation(&self, p: *const c_void) -> HipResult<Option<Allocation>> {
         self.bind()?;
         // HIP ordinals are indices into the backend's devices (HIPMLIR_DEVICE may hide some).
         let device_of = |ordinal: i32| {
             super::devices()
                 .iter()
                 .position(|d| d.ordinal == ordinal)
-                .map_or(-1, |i| i as i32)
+                .unwrap_or(self.index)
         };
-        Ok(mem::pointer_attributes(p, device_of))
+        Ok(mem::allocation(p, device_of))
     }
 
-    fn host_device_pointer(&self, host: *mut c_void) -> HipResult<*mut c_void> {
+    fn set_sync_memops(&self, p: *const c_void, on: bool) -> HipResult<()> {
         self.bind()?;
-        mem::host_device_pointer(host)
+        mem::set_sync_memops(p, on)
+    }
+
+    /// `cuDevicePrimaryCtxSetFlags`: HIP's scheduling flags are the driver's.
+    fn set_context_flags(&self, flags: u32) -> HipResult<()> {
+        // SAFETY: plain driver call.
+        check("cuDevicePrimaryCtxSetFlags", unsafe {
+            sys::cuDevicePrimaryCtxSetFlags_v2(self.ordinal, flags)
+        })
     }
 
     fn host_register(&self, p: *mut c_void, bytes: usize, flags: c_uint) -> HipResult<()> {

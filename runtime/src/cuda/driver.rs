@@ -54,6 +54,9 @@ pub fn hip_code(r: CUresult) -> HipError {
         CUDA_ERROR_ASSERT => HipError::Assert,
         CUDA_ERROR_LAUNCH_FAILED | CUDA_ERROR_LAUNCH_TIMEOUT => HipError::LaunchFailure,
         CUDA_ERROR_NOT_SUPPORTED => HipError::NotSupported,
+        CUDA_ERROR_HOST_MEMORY_ALREADY_REGISTERED => HipError::HostMemoryAlreadyRegistered,
+        CUDA_ERROR_HOST_MEMORY_NOT_REGISTERED => HipError::HostMemoryNotRegistered,
+        CUDA_ERROR_COOPERATIVE_LAUNCH_TOO_LARGE => HipError::CooperativeLaunchTooLarge,
         CUDA_ERROR_FILE_NOT_FOUND => HipError::FileNotFound,
         _ => HipError::Unknown,
     }

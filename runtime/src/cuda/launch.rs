@@ -143,12 +143,21 @@ fn check_shape(grid: Dim3, block: Dim3, shmem: usize, device: &CudaDevice) -> Hi
     Ok(())
 }
 
+/// How a launch runs its blocks.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Mode {
+    Plain,
+    /// Every block resident at once (`cuLaunchCooperativeKernel`).
+    Cooperative,
+}
+
 /// Launches `kernel` on `stream` of `device` (whose context is current). Asynchronous.
 pub fn launch(
     device: &CudaDevice,
     stream: sys::CUstream,
     kernel: &KernelRef,
     cfg: &LaunchConfig,
+    mode: Mode,
 ) -> HipResult<()> {
     let (grid, block, shmem, args) = (cfg.grid, cfg.block, cfg.shared_mem, cfg.args);
     let info = kernel.info();
@@ -209,20 +218,27 @@ pub fn launch(
         }
         // SAFETY: one pointer per PTX parameter, each to bytes of that parameter's size that
         // live until the call returns (the driver copies them).
+        let shmem = u32::try_from(shmem).unwrap_or(u32::MAX);
+        let (f, p) = (function.raw(), params.as_mut_ptr());
         let r = unsafe {
-            sys::cuLaunchKernel(
-                function.raw(),
-                grid.x,
-                grid.y,
-                grid.z,
-                block.x,
-                block.y,
-                block.z,
-                u32::try_from(shmem).unwrap_or(u32::MAX),
-                stream,
-                params.as_mut_ptr(),
-                std::ptr::null_mut(),
-            )
+            match mode {
+                Mode::Plain => sys::cuLaunchKernel(
+                    f,
+                    grid.x,
+                    grid.y,
+                    grid.z,
+                    block.x,
+                    block.y,
+                    block.z,
+                    shmem,
+                    stream,
+                    p,
+                    std::ptr::null_mut(),
+                ),
+                Mode::Cooperative => sys::cuLaunchCooperativeKernel(
+                    f, grid.x, grid.y, grid.z, block.x, block.y, block.z, shmem, stream, p,
+                ),
+            }
         };
         let code = if r == sys::CUresult::CUDA_ERROR_INVALID_VALUE {
             HipError::InvalidConfiguration

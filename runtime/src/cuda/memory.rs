@@ -3,13 +3,14 @@
 //! device pointers, so a copy's kind is checked but not needed); pointer attributes from the
 //! driver.
 
+use std::collections::BTreeMap;
 use std::ffi::{c_int, c_uint, c_void};
+use std::sync::Mutex;
 
 use super::driver::{check, sys, HOST_ALLOC_MAPPED};
 use super::stream::CudaQueue;
 use crate::backend::{
-    Copy2d, Copy3d, Fill, MemAdvice, MemcpyKind, PointerAttributes, RangeAttribute,
-    MEMORY_TYPE_DEVICE, MEMORY_TYPE_HOST, MEMORY_TYPE_MANAGED,
+    Allocation, Copy2d, Copy3d, Fill, MemAdvice, MemcpyKind, MemoryType, RangeAttribute,
 };
 use crate::error::{Failure, HipError, HipResult};
 
@@ -108,16 +109,6 @@ pub fn host_free(p: *mut c_void) -> HipResult<()> {
     }
     // SAFETY: the driver checks that it allocated `p`.
     check("cuMemFreeHost", unsafe { sys::cuMemFreeHost(p) })
-}
-
-/// `hipHostGetDevicePointer`.
-pub fn host_device_pointer(host: *mut c_void) -> HipResult<*mut c_void> {
-    let mut p = 0;
-    // SAFETY: writes one pointer.
-    check("cuMemHostGetDevicePointer", unsafe {
-        sys::cuMemHostGetDevicePointer_v2(&mut p, host, 0)
-    })?;
-    Ok(ptr(p))
 }
 
 /// Whether the host can read `p` directly (pinned or managed memory): a synchronous copy or fill
@@ -289,50 +280,83 @@ pub fn info() -> HipResult<(usize, usize)> {
     Ok((free, total))
 }
 
-/// `hipPointerGetAttributes`: memory the driver does not know is `hipMemoryTypeUnregistered`.
-pub fn pointer_attributes(p: *const c_void, device_of: impl Fn(i32) -> i32) -> PointerAttributes {
-    let mut a = PointerAttributes::unregistered();
-    let Some(kind) = memory_type(p) else {
-        return a;
+/// One pointer attribute of `p` as 8 zeroed bytes the driver fills (every attribute asked for
+/// here is at most that wide); `None` when the driver does not know `p`.
+fn pointer_attribute(p: *const c_void, which: sys::CUpointer_attribute) -> Option<u64> {
+    let mut v: u64 = 0;
+    // SAFETY: the driver writes at most 8 bytes for the attributes asked for below.
+    let r = unsafe { sys::cuPointerGetAttribute((&mut v as *mut u64).cast(), which, dptr(p)) };
+    (r == sys::CUresult::CUDA_SUCCESS).then_some(v)
+}
+
+/// Ranges registered with `hipHostRegister`: base → (bytes, HIP flags). The driver cannot tell
+/// registered memory from `cuMemHostAlloc`'s, nor keeps the flags HIP was given.
+static REGISTERED: Mutex<BTreeMap<usize, (usize, c_uint)>> = Mutex::new(BTreeMap::new());
+
+fn registered() -> std::sync::MutexGuard<'static, BTreeMap<usize, (usize, c_uint)>> {
+    REGISTERED.lock().unwrap_or_else(|p| p.into_inner())
+}
+
+/// The allocation holding `p` as the driver knows it; `device_of` turns the driver's ordinal
+/// into a HIP device.
+pub fn allocation(p: *const c_void, device_of: impl Fn(i32) -> usize) -> Option<Allocation> {
+    use sys::CUpointer_attribute::*;
+    let kind = memory_type(p)?;
+    let get = |which| pointer_attribute(p, which).unwrap_or(0);
+    let base = get(CU_POINTER_ATTRIBUTE_RANGE_START_ADDR) as usize;
+    let size = get(CU_POINTER_ATTRIBUTE_RANGE_SIZE) as usize;
+    let managed = get(CU_POINTER_ATTRIBUTE_IS_MANAGED) & 0xff != 0;
+    let host = kind == sys::CUmemorytype::CU_MEMORYTYPE_HOST;
+    let memory = match (managed, host) {
+        (true, _) => MemoryType::Managed,
+        (false, true) => MemoryType::Host,
+        (false, false) => MemoryType::Device,
     };
-    let get = |attribute: sys::CUpointer_attribute, out: *mut c_void| {
-        // SAFETY: `out` is sized for the attribute by each caller below.
-        unsafe {
-            sys::cuPointerGetAttribute(out, attribute, dptr(p)) == sys::CUresult::CUDA_SUCCESS
+    let registration = registered().get(&base).copied();
+    let flags = match (host, registration) {
+        (true, Some((_, flags))) => flags,
+        (true, None) => {
+            let mut f: c_uint = 0;
+            // SAFETY: writes one unsigned int; pinned memory of the driver.
+            let _ = unsafe { sys::cuMemHostGetFlags(&mut f, base as *mut c_void) };
+            f
         }
+        (false, _) => 0,
     };
-    let mut managed: c_int = 0;
-    let _ = get(
-        sys::CUpointer_attribute::CU_POINTER_ATTRIBUTE_IS_MANAGED,
-        (&mut managed as *mut c_int).cast(),
-    );
-    let mut ordinal: c_int = 0;
-    let _ = get(
-        sys::CUpointer_attribute::CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL,
-        (&mut ordinal as *mut c_int).cast(),
-    );
-    let mut device_pointer: u64 = 0;
-    let _ = get(
-        sys::CUpointer_attribute::CU_POINTER_ATTRIBUTE_DEVICE_POINTER,
-        (&mut device_pointer as *mut u64).cast(),
-    );
-    let mut host_pointer: *mut c_void = std::ptr::null_mut();
-    let _ = get(
-        sys::CUpointer_attribute::CU_POINTER_ATTRIBUTE_HOST_POINTER,
-        (&mut host_pointer as *mut *mut c_void).cast(),
-    );
-    a.isManaged = i32::from(managed != 0);
-    a.r#type = if managed != 0 {
-        MEMORY_TYPE_MANAGED
-    } else if kind == sys::CUmemorytype::CU_MEMORYTYPE_HOST {
-        MEMORY_TYPE_HOST
-    } else {
-        MEMORY_TYPE_DEVICE
-    };
-    a.device = device_of(ordinal);
-    a.devicePointer = ptr(device_pointer);
-    a.hostPointer = host_pointer;
-    a
+    // The attributes name `p`'s own addresses: the allocation's are those less the offset.
+    let offset = (p as usize).wrapping_sub(base);
+    let at_base = |v: u64| (v != 0).then(|| (v as usize).wrapping_sub(offset));
+    Some(Allocation {
+        base,
+        size,
+        memory,
+        registered: registration.is_some(),
+        device: device_of(get(CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL) as i32),
+        flags,
+        buffer_id: get(CU_POINTER_ATTRIBUTE_BUFFER_ID),
+        device_base: at_base(get(CU_POINTER_ATTRIBUTE_DEVICE_POINTER)),
+        host_base: at_base(get(CU_POINTER_ATTRIBUTE_HOST_POINTER)),
+        sync_memops: get(CU_POINTER_ATTRIBUTE_SYNC_MEMOPS) & 0xff != 0,
+    })
+}
+
+/// `hipPointerSetAttribute(HIP_POINTER_ATTRIBUTE_SYNC_MEMOPS)`: the driver's own.
+pub fn set_sync_memops(p: *const c_void, on: bool) -> HipResult<()> {
+    if memory_type(p).is_none() {
+        return Err(Failure::new(
+            HipError::InvalidDevicePointer,
+            format!("{p:p} is not memory the driver allocated or registered"),
+        ));
+    }
+    let value: c_uint = c_uint::from(on);
+    // SAFETY: SYNC_MEMOPS takes an unsigned int.
+    check("cuPointerSetAttribute", unsafe {
+        sys::cuPointerSetAttribute(
+            (&value as *const c_uint).cast(),
+            sys::CUpointer_attribute::CU_POINTER_ATTRIBUTE_SYNC_MEMOPS,
+            dptr(p),
+        )
+    })
 }
 
 /// `hipMemPrefetchAsync`: `hipCpuDeviceId` (-1) is `CU_DEVICE_CPU`.
@@ -402,16 +426,21 @@ pub fn range_attribute(
     })
 }
 
-/// `hipHostRegister`: pins `bytes` at `p`, portable and mapped (HIP's flags 1, 2 and 4 —
-/// portable, mapped, IO memory — are the driver's); the device reaches it at the same address.
+/// `hipHostRegister`: pins `bytes` at `p`, portable and mapped, so every device reaches it at
+/// the same address, as HIP programs expect; HIP's `IoMemory` (4) and `ReadOnly` (8) are the
+/// driver's own flags. The HIP flags are kept for `hipHostGetFlags`.
 pub fn host_register(p: *mut c_void, bytes: usize, flags: c_uint) -> HipResult<()> {
-    if p.is_null() || bytes == 0 {
-        return Err(Failure::invalid_value("a null or empty range"));
-    }
+    const IO_MEMORY_AND_READ_ONLY: c_uint = 4 | 8;
     // SAFETY: the caller's memory; the driver checks it.
     check("cuMemHostRegister", unsafe {
-        sys::cuMemHostRegister_v2(p, bytes, 1 | 2 | (flags & 4))
-    })
+        sys::cuMemHostRegister_v2(
+            p,
+            bytes,
+            HOST_ALLOC_MAPPED | (flags & IO_MEMORY_AND_READ_ONLY),
+        )
+    })?;
+    registered().insert(p as usize, (bytes, flags));
+    Ok(())
 }
 
 /// `hipHostUnregister`.
@@ -419,5 +448,7 @@ pub fn host_unregister(p: *mut c_void) -> HipResult<()> {
     // SAFETY: the driver checks that `p` was registered.
     check("cuMemHostUnregister", unsafe {
         sys::cuMemHostUnregister(p)
-    })
+    })?;
+    registered().remove(&(p as usize));
+    Ok(())
 }

@@ -10,6 +10,7 @@ use std::sync::atomic::Ordering;
 
 use super::device::{CudaDevice, GENERATION};
 use super::driver::{check, hip_code, sys};
+use super::launch::Mode;
 use super::memory;
 use crate::backend::{
     downcast, Copy3d, Event, EventFlags, Fill, HostFunction, LaunchConfig, Location, MemcpyKind,
@@ -103,7 +104,11 @@ unsafe extern "C" fn run_host_function(_: sys::CUstream, status: sys::CUresult, 
 
 impl Queue for CudaQueue {
     fn launch(&self, kernel: &KernelRef, cfg: &LaunchConfig) -> HipResult<()> {
-        super::launch::launch(self.device()?, self.raw(), kernel, cfg)
+        super::launch::launch(self.device()?, self.raw(), kernel, cfg, Mode::Plain)
+    }
+
+    fn launch_cooperative(&self, kernel: &KernelRef, cfg: &LaunchConfig) -> HipResult<()> {
+        super::launch::launch(self.device()?, self.raw(), kernel, cfg, Mode::Cooperative)
     }
 
     fn copy(&self, copy: &Copy3d, kind: MemcpyKind, wait: bool) -> HipResult<()> {

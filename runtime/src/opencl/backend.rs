@@ -7,8 +7,8 @@ use super::device::Runtime;
 use super::{event, kernels, managed, memory, stream, variables};
 use crate::backend::attributes::{self, DeviceAttribute};
 use crate::backend::{
-    Device, DeviceId, Event, EventFlags, FreeKind, FuncAttribute, FuncAttributes, Limit, Location,
-    MemAdvice, MemoryKind, PointerAttributes, Queue, RangeAttribute, Stream, StreamFlags,
+    Allocation, Device, DeviceId, Event, EventFlags, FreeKind, FuncAttribute, FuncAttributes,
+    Limit, Location, MemAdvice, MemoryKind, Queue, RangeAttribute, Stream, StreamFlags,
 };
 use crate::error::{Failure, HipError, HipResult};
 use crate::props::HipDeviceProp;
@@ -36,6 +36,14 @@ impl Device for Runtime {
     }
 
     fn attribute(&self, attribute: DeviceAttribute) -> HipResult<i32> {
+        // Registered host memory is used at its own address, where the device reaches it.
+        if matches!(
+            attribute,
+            DeviceAttribute::HostRegisterSupported
+                | DeviceAttribute::CanUseHostPointerForRegisteredMem
+        ) {
+            return Ok(i32::from(self.system_memory));
+        }
         attributes::from_properties(&self.properties(), &self.info, attribute).ok_or_else(|| {
             Failure::new(
                 HipError::NotSupported,
@@ -116,18 +124,13 @@ impl Device for Runtime {
         Ok((size(available), size(all)))
     }
 
-    fn pointer_attributes(&self, p: *const c_void) -> HipResult<PointerAttributes> {
-        Ok(memory::pointer_attributes(p))
+    /// Host memory the device reaches at its own address (`Runtime::system_memory`).
+    fn host_register(&self, p: *mut c_void, bytes: usize, flags: u32) -> HipResult<()> {
+        memory::host_register(self, p, bytes, flags)
     }
 
-    /// USM host memory: the same pointer.
-    fn host_device_pointer(&self, host: *mut c_void) -> HipResult<*mut c_void> {
-        match memory::find_allocation(host as usize) {
-            Some((_, _, memory::AllocKind::HostUsm)) => Ok(host),
-            _ => Err(Failure::invalid_value(format!(
-                "{host:p} is not device-accessible hipHostMalloc memory"
-            ))),
-        }
+    fn host_unregister(&self, p: *mut c_void) -> HipResult<()> {
+        memory::host_unregister(self, p)
     }
 
     fn advise(
@@ -152,6 +155,14 @@ impl Device for Runtime {
             chunk.copy_from_slice(&v.to_ne_bytes());
         }
         Ok(())
+    }
+
+    fn allocation(&self, p: *const c_void) -> HipResult<Option<Allocation>> {
+        Ok(memory::allocation(p))
+    }
+
+    fn set_sync_memops(&self, p: *const c_void, on: bool) -> HipResult<()> {
+        memory::set_sync_memops(p, on)
     }
 
     fn null_stream(&self) -> Arc<Stream> {

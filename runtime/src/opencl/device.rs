@@ -98,6 +98,8 @@ pub struct Runtime {
     /// implicit dependencies and `hipDeviceSynchronize`.
     pub streams: Mutex<Vec<Weak<ClQueue>>>,
     pub memory: MemoryBackend,
+    /// Whether the device reaches the host's own memory (`hipHostRegister`).
+    pub system_memory: bool,
     pub info: DeviceInfo,
     /// CL_PLATFORM_VERSION of the device's platform.
     pub platform_version: String,
@@ -234,6 +236,7 @@ fn open_device(
         .map_err(|e| format!("clCreateCommandQueue: {}", super::cl::error_name(e)))?;
     let null_queue = Arc::new(null_queue);
     let info = query_info(&device);
+    let system_memory = memory.reaches_system_memory(&device);
     hlog!(
         Info,
         "device '{}' ({}) on platform '{}', memory: {}, warpSize {}",
@@ -249,6 +252,7 @@ fn open_device(
         null_stream: Arc::new(Stream::new(0, null_queue.clone())),
         null_queue,
         streams: Mutex::new(Vec::new()),
+        system_memory,
         memory,
         info,
         platform_version: platform.version().unwrap_or_default(),

@@ -13,14 +13,14 @@
 
 use std::collections::BTreeMap;
 use std::ffi::c_void;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Mutex, MutexGuard};
 
 use super::cl::OwnedEvent;
 use super::device::Runtime;
 use super::stream::{cl_failure, ClQueue};
 use crate::backend::{
-    Copy2d, Copy3d, Fill, FreeKind, MemcpyKind, MemoryKind, PointerAttributes, MEMORY_TYPE_DEVICE,
-    MEMORY_TYPE_HOST, MEMORY_TYPE_MANAGED,
+    Allocation, Copy2d, Copy3d, Fill, FreeKind, MemcpyKind, MemoryKind, MemoryType,
 };
 use crate::error::{Failure, HipError, HipResult};
 
@@ -42,6 +42,10 @@ pub enum AllocKind {
     /// The device heap behind `malloc`/`new` in device code (`heap`): device memory the runtime
     /// owns, reachable by kernels through pointers they compute, never freed by `hipFree`.
     Heap,
+    /// `hipHostRegister`: the program's own host memory, which the device reaches at the same
+    /// address (the device has shared system memory); forgotten, never freed, by
+    /// `hipHostUnregister`.
+    Registered,
 }
 
 impl AllocKind {
@@ -60,10 +64,24 @@ impl AllocKind {
     }
 }
 
+/// One live allocation.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Entry {
+    pub size: usize,
+    pub kind: AllocKind,
+    /// `hipHostMalloc` / `hipHostRegister` flags (host memory), else 0.
+    pub flags: u32,
+    /// Never reused within the process (`HIP_POINTER_ATTRIBUTE_BUFFER_ID`).
+    pub id: u64,
+    /// `HIP_POINTER_ATTRIBUTE_SYNC_MEMOPS`: recorded only, every synchronous copy and fill here
+    /// already waits for its own command.
+    pub sync_memops: bool,
+}
+
 /// Live allocations, keyed by base address.
 #[derive(Debug, Default, Clone, PartialEq, Eq)]
 pub struct AllocationTable {
-    allocations: BTreeMap<usize, (usize, AllocKind)>,
+    allocations: BTreeMap<usize, Entry>,
 }
 
 /// Where an address range falls relative to the table.
@@ -90,32 +108,69 @@ impl AllocationTable {
 
     /// Records an allocation; `size` must be > 0. Returns false if `base` is already recorded.
     pub fn insert(&mut self, base: usize, size: usize, kind: AllocKind) -> bool {
+        self.insert_with_flags(base, size, kind, 0)
+    }
+
+    /// [`AllocationTable::insert`] of host memory with its HIP flags.
+    pub fn insert_with_flags(
+        &mut self,
+        base: usize,
+        size: usize,
+        kind: AllocKind,
+        flags: u32,
+    ) -> bool {
+        static NEXT_ID: AtomicU64 = AtomicU64::new(1);
         if self.allocations.contains_key(&base) {
             return false;
         }
-        self.allocations.insert(base, (size, kind));
+        let id = NEXT_ID.fetch_add(1, Ordering::Relaxed);
+        let entry = Entry {
+            size,
+            kind,
+            flags,
+            id,
+            sync_memops: false,
+        };
+        self.allocations.insert(base, entry);
         true
     }
 
     /// Forgets the allocation starting exactly at `base`, returning its size and kind.
     pub fn remove(&mut self, base: usize) -> Option<(usize, AllocKind)> {
-        self.allocations.remove(&base)
+        self.allocations.remove(&base).map(|e| (e.size, e.kind))
     }
 
     pub fn get(&self, base: usize) -> Option<(usize, AllocKind)> {
-        self.allocations.get(&base).copied()
+        self.allocations.get(&base).map(|e| (e.size, e.kind))
     }
 
     /// The allocation containing `addr`, as `(base, size, kind)`.
     pub fn containing(&self, addr: usize) -> Option<(usize, usize, AllocKind)> {
-        let (&base, &(size, kind)) = self.allocations.range(..=addr).next_back()?;
-        (addr - base < size).then_some((base, size, kind))
+        self.entry(addr).map(|(base, e)| (base, e.size, e.kind))
+    }
+
+    /// The allocation containing `addr`, whole.
+    pub fn entry(&self, addr: usize) -> Option<(usize, Entry)> {
+        let (&base, &entry) = self.allocations.range(..=addr).next_back()?;
+        (addr - base < entry.size).then_some((base, entry))
+    }
+
+    /// The allocation containing `addr`, to update.
+    fn entry_mut(&mut self, addr: usize) -> Option<&mut Entry> {
+        let (&base, entry) = self.allocations.range_mut(..=addr).next_back()?;
+        (addr - base < entry.size).then_some(entry)
+    }
+
+    /// Whether any allocation overlaps `[addr, addr + len)` (`len` > 0).
+    pub fn overlaps(&self, addr: usize, len: usize) -> bool {
+        let end = addr.saturating_add(len);
+        self.entry(addr).is_some() || self.allocations.range(addr..end).next().is_some()
     }
 
     /// Classifies `[addr, addr + len)`. A zero-length range at an allocation's end counts as inside.
     pub fn check(&self, addr: usize, len: usize) -> RangeCheck {
         let found = self.allocations.range(..=addr).next_back();
-        let Some((&base, &(size, kind))) = found else {
+        let Some((&base, &Entry { size, kind, .. })) = found else {
             return RangeCheck::Outside;
         };
         let offset = addr - base;
@@ -138,7 +193,7 @@ impl AllocationTable {
     pub fn bases(&self) -> Vec<*mut c_void> {
         self.allocations
             .iter()
-            .filter(|(_, (_, k))| k.is_device_allocation() || *k == AllocKind::Heap)
+            .filter(|(_, e)| e.kind.is_device_allocation() || e.kind == AllocKind::Heap)
             .map(|(&b, _)| b as *mut c_void)
             .collect()
     }
@@ -147,8 +202,8 @@ impl AllocationTable {
     pub fn device_bytes(&self) -> u64 {
         self.allocations
             .values()
-            .filter(|(_, k)| k.is_device_allocation())
-            .map(|&(s, _)| s as u64)
+            .filter(|e| e.kind.is_device_allocation())
+            .map(|e| e.size as u64)
             .sum()
     }
 
@@ -157,11 +212,11 @@ impl AllocationTable {
         let (variables, allocations): (BTreeMap<_, _>, BTreeMap<_, _>) =
             std::mem::take(&mut self.allocations)
                 .into_iter()
-                .partition(|(_, (_, k))| *k == AllocKind::Variable);
+                .partition(|(_, e)| e.kind == AllocKind::Variable);
         self.allocations = variables;
         allocations
             .into_iter()
-            .map(|(b, (s, k))| (b, s, k))
+            .map(|(b, e)| (b, e.size, e.kind))
             .collect()
     }
 }
@@ -220,7 +275,16 @@ pub fn remove_variable(address: usize) {
 const PLAIN_HOST_ALIGN: usize = 4096;
 
 fn record(p: *mut c_void, size: usize, kind: AllocKind) -> HipResult<*mut c_void> {
-    if !table().insert(p as usize, size, kind) {
+    record_with_flags(p, size, kind, 0)
+}
+
+fn record_with_flags(
+    p: *mut c_void,
+    size: usize,
+    kind: AllocKind,
+    flags: u32,
+) -> HipResult<*mut c_void> {
+    if !table().insert_with_flags(p as usize, size, kind, flags) {
         return Err(Failure::new(
             HipError::Unknown,
             format!("the driver returned {p:p} twice"),
@@ -280,15 +344,16 @@ pub fn malloc_managed(rt: &Runtime, size: usize) -> HipResult<*mut c_void> {
 }
 
 /// `hipHostMalloc`: pinned host memory. USM host memory when the device has it (kernels may then
-/// use it), else page-aligned host memory (for copies).
-pub fn host_malloc(rt: &Runtime, size: usize) -> HipResult<*mut c_void> {
+/// use it), else page-aligned host memory (for copies). The flags are kept for
+/// `hipHostGetFlags` and `hipPointerGetAttributes`.
+pub fn host_malloc(rt: &Runtime, size: usize, flags: u32) -> HipResult<*mut c_void> {
     if size == 0 {
         return Ok(std::ptr::null_mut());
     }
     match rt.memory.alloc_host(rt.context.get(), size) {
         Some(result) => {
             let p = result.map_err(|e| out_of_memory(size, e))?;
-            record(p, size, AllocKind::HostUsm)
+            record_with_flags(p, size, AllocKind::HostUsm, flags)
         }
         None => {
             let layout = std::alloc::Layout::from_size_align(size, PLAIN_HOST_ALIGN)
@@ -298,7 +363,7 @@ pub fn host_malloc(rt: &Runtime, size: usize) -> HipResult<*mut c_void> {
             if p.is_null() {
                 return Err(out_of_memory(size, "the host is out of memory".into()));
             }
-            record(p.cast(), size, AllocKind::HostPlain)
+            record_with_flags(p.cast(), size, AllocKind::HostPlain, flags)
         }
     }
 }
@@ -343,6 +408,11 @@ fn free_kind(rt: &Runtime, p: *mut c_void, host: bool) -> HipResult<()> {
                      free in device code)"
                 )));
             }
+            Some((_, AllocKind::Registered)) => {
+                return Err(Failure::invalid_value(format!(
+                    "{p:p} is registered host memory: use hipHostUnregister"
+                )));
+            }
             Some((_, kind)) if kind.is_device() == host => {
                 return Err(Failure::invalid_value(format!("{p:p} is {other}")));
             }
@@ -361,6 +431,8 @@ fn release(rt: &Runtime, p: *mut c_void, size: usize, kind: AllocKind) -> HipRes
         super::managed::forget(p as usize, size);
     }
     match kind {
+        // The program owns registered memory; forgetting it is all there is to do.
+        AllocKind::Registered => Ok(()),
         AllocKind::HostPlain => {
             // SAFETY: allocated by `host_malloc` with this layout (it was in the table).
             unsafe {
@@ -383,7 +455,7 @@ pub fn allocate(rt: &Runtime, kind: MemoryKind, size: usize) -> HipResult<*mut c
         MemoryKind::Device => malloc(rt, size),
         MemoryKind::Managed { .. } => malloc_managed(rt, size),
         // The flags (portable, mapped, write-combined, coherent) change nothing on OpenCL.
-        MemoryKind::PinnedHost { .. } => host_malloc(rt, size),
+        MemoryKind::PinnedHost { flags } => host_malloc(rt, size, flags),
     }
 }
 
@@ -530,6 +602,13 @@ pub fn fill(rt: &Runtime, target: &ClQueue, f: &Fill, wait_done: bool) -> HipRes
         .and_then(|v| v.checked_add(row))
         .ok_or_else(|| Failure::invalid_value("the fill's extent overflows"))?;
     classify(&table(), f.dst as usize, span, true, "destination")?;
+    if let Some((_, _, AllocKind::HostPlain)) = find_allocation(f.dst as usize) {
+        return Err(Failure::invalid_value(format!(
+            "{:p} is host memory the device cannot reach ({}): fill it on the host",
+            f.dst,
+            rt.memory.name()
+        )));
+    }
     let event = target.enqueue(rt, &[], |queue, deps| {
         let mut last: Option<OwnedEvent> = None;
         for (i, (dst, len)) in f.rows().enumerate() {
@@ -549,35 +628,87 @@ pub fn fill(rt: &Runtime, target: &ClQueue, f: &Fill, wait_done: bool) -> HipRes
     }
 }
 
-/// `hipPointerGetAttributes`: what the table knows about `p`.
-pub fn pointer_attributes(p: *const c_void) -> PointerAttributes {
-    let mut a = PointerAttributes::unregistered();
-    let Some((_, _, kind)) = find_allocation(p as usize) else {
-        return a;
-    };
-    let p = p as *mut c_void;
-    match kind {
+/// The allocation holding `p`, as `Device::allocation` reports it (device 0: this backend opens
+/// one device).
+pub fn allocation(p: *const c_void) -> Option<Allocation> {
+    let (base, e) = table().entry(p as usize)?;
+    let (memory, device_base, host_base) = match e.kind {
         AllocKind::Device | AllocKind::Variable | AllocKind::Heap => {
-            a.r#type = MEMORY_TYPE_DEVICE;
-            a.devicePointer = p;
+            (MemoryType::Device, Some(base), None)
         }
-        AllocKind::Managed => {
-            a.r#type = MEMORY_TYPE_MANAGED;
-            a.devicePointer = p;
-            a.hostPointer = p;
-            a.isManaged = 1;
-        }
-        AllocKind::HostUsm => {
-            a.r#type = MEMORY_TYPE_HOST;
-            a.devicePointer = p;
-            a.hostPointer = p;
-        }
-        AllocKind::HostPlain => {
-            a.r#type = MEMORY_TYPE_HOST;
-            a.hostPointer = p;
-        }
+        AllocKind::Managed => (MemoryType::Managed, Some(base), Some(base)),
+        AllocKind::HostUsm | AllocKind::Registered => (MemoryType::Host, Some(base), Some(base)),
+        AllocKind::HostPlain => (MemoryType::Host, None, Some(base)),
+    };
+    Some(Allocation {
+        base,
+        size: e.size,
+        memory,
+        registered: e.kind == AllocKind::Registered,
+        device: 0,
+        flags: e.flags,
+        buffer_id: e.id,
+        device_base,
+        host_base,
+        sync_memops: e.sync_memops,
+    })
+}
+
+/// `hipPointerSetAttribute(HIP_POINTER_ATTRIBUTE_SYNC_MEMOPS)`.
+pub fn set_sync_memops(p: *const c_void, on: bool) -> HipResult<()> {
+    let mut t = table();
+    let entry = t.entry_mut(p as usize).ok_or_else(|| {
+        Failure::new(
+            HipError::InvalidDevicePointer,
+            format!("{p:p} is not memory the runtime allocated or registered"),
+        )
+    })?;
+    entry.sync_memops = on;
+    Ok(())
+}
+
+/// `hipHostRegister` on a device that reaches the host's own memory (`Runtime::system_memory`):
+/// the range is entered as registered host memory, usable by copies, fills and kernels at its
+/// own address. A range that is not wholly mapped is `hipErrorInvalidValue`; one overlapping
+/// memory already known `hipErrorHostMemoryAlreadyRegistered`.
+pub fn host_register(rt: &Runtime, p: *mut c_void, bytes: usize, flags: u32) -> HipResult<()> {
+    if !rt.system_memory {
+        return Err(crate::backend::not_supported(&format!(
+            "registering host memory: the OpenCL device '{}' cannot reach the host's own memory \
+             (no shared system memory access in {})",
+            rt.info.name.trim(),
+            rt.memory.name()
+        )));
     }
-    a
+    if !crate::probe::is_mapped(p as usize, bytes) {
+        return Err(Failure::invalid_value(format!(
+            "{p:p}+{bytes} is not mapped host memory of this process"
+        )));
+    }
+    let mut t = table();
+    if t.overlaps(p as usize, bytes) {
+        return Err(Failure::new(
+            HipError::HostMemoryAlreadyRegistered,
+            format!("{p:p}+{bytes} overlaps memory already allocated or registered"),
+        ));
+    }
+    t.insert_with_flags(p as usize, bytes, AllocKind::Registered, flags);
+    Ok(())
+}
+
+/// `hipHostUnregister`: `p` must be the start of a registered range. Waits for queued work,
+/// which may still read or write it.
+pub fn host_unregister(rt: &Runtime, p: *mut c_void) -> HipResult<()> {
+    let registered = matches!(table().get(p as usize), Some((_, AllocKind::Registered)));
+    if !registered {
+        return Err(Failure::new(
+            HipError::HostMemoryNotRegistered,
+            format!("{p:p} is not the start of a range registered with hipHostRegister"),
+        ));
+    }
+    rt.finish()?;
+    table().remove(p as usize);
+    Ok(())
 }
 
 #[cfg(test)]

@@ -186,6 +186,25 @@ impl MemoryBackend {
         }
     }
 
+    /// Whether kernels and copies may use the host's own memory (`malloc`, the stack) at its
+    /// address: USM's shared system memory access (`CL_DEVICE_SHARED_SYSTEM_MEM_CAPABILITIES_INTEL`)
+    /// or fine-grained system SVM. `hipHostRegister` needs it.
+    pub fn reaches_system_memory(&self, device: &Device) -> bool {
+        /// `CL_DEVICE_SHARED_SYSTEM_MEM_CAPABILITIES_INTEL` and its access bit.
+        const SHARED_SYSTEM_CAPABILITIES: cl_uint = 0x4194;
+        const ACCESS: u64 = 1;
+        match self {
+            MemoryBackend::Usm(_) => device
+                .get_data(SHARED_SYSTEM_CAPABILITIES)
+                .ok()
+                .and_then(|bytes| bytes.get(..8)?.try_into().ok())
+                .is_some_and(|raw| u64::from_ne_bytes(raw) & ACCESS != 0),
+            MemoryBackend::Svm => {
+                device.svm_mem_capability() & cl3::device::CL_DEVICE_SVM_FINE_GRAIN_SYSTEM != 0
+            }
+        }
+    }
+
     pub fn name(&self) -> &'static str {
         match self {
             MemoryBackend::Usm(_) => "USM device allocations (cl_intel_unified_shared_memory)",

@@ -384,4 +384,17 @@ impl Queue for ClQueue {
     fn as_any(&self) -> &dyn Any {
         self
     }
+
+    /// OpenCL promises nothing about work-groups running at once, so only a grid of one block,
+    /// resident by itself, is a cooperative launch here.
+    fn launch_cooperative(&self, kernel: &KernelRef, cfg: &LaunchConfig) -> HipResult<()> {
+        if cfg.grid.as_array().iter().product::<u32>() != 1 {
+            return Err(crate::backend::not_supported(&format!(
+                "a cooperative launch of a {}x{}x{} grid: OpenCL cannot promise that several \
+                 work-groups run at once (a grid of one block is launched)",
+                cfg.grid.x, cfg.grid.y, cfg.grid.z
+            )));
+        }
+        self.launch(kernel, cfg)
+    }
 }

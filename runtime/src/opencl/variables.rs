@@ -178,7 +178,7 @@ pub fn prepare_abort_flag(rt: &Runtime, module: &Arc<Module>) -> HipResult<Optio
     if bound.is_some() {
         return Ok(*bound);
     }
-    let word = memory::host_malloc(rt, std::mem::size_of::<u32>())?;
+    let word = memory::host_malloc(rt, std::mem::size_of::<u32>(), 0)?;
     if !matches!(
         memory::find_allocation(word as usize),
         Some((_, _, AllocKind::HostUsm))
