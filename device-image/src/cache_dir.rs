@@ -283,6 +283,43 @@ pub fn keep_most_recent(dir: &Path, keep: usize, is_entry: impl Fn(&Path) -> boo
     }
 }
 
+/// The file of the code running: the shared library that holds it (`libhiprtc.so`, which holds
+/// the compiler), else the executable.
+pub fn code_file() -> Option<PathBuf> {
+    shared_library()
+        .or_else(|| std::env::current_exe().ok())
+        .map(|p| p.canonicalize().unwrap_or(p))
+}
+
+/// The shared library this code was loaded from, if it was.
+fn shared_library() -> Option<PathBuf> {
+    use std::ffi::{CStr, OsStr};
+    use std::os::unix::ffi::OsStrExt;
+    // SAFETY: Dl_info is plain data; dladdr fills it for an address of this code.
+    let mut info: libc::Dl_info = unsafe { std::mem::zeroed() };
+    let found = unsafe { libc::dladdr(code_file as *const libc::c_void, &mut info) };
+    if found == 0 || info.dli_fname.is_null() {
+        return None;
+    }
+    // SAFETY: a NUL-terminated name owned by the loader, read at once.
+    let name = unsafe { CStr::from_ptr(info.dli_fname) };
+    let path = PathBuf::from(OsStr::from_bytes(name.to_bytes()));
+    // The main program's entry names the executable as it was started, or nothing.
+    let is_library = path
+        .file_name()
+        .is_some_and(|n| n.to_string_lossy().contains(".so"));
+    is_library.then_some(path)
+}
+
+/// Which build of the compiler is running: the size and time of the file holding its code.
+/// Part of every compiler cache's key, so that a rebuilt or upgraded compiler never takes what
+/// another build made (a precompiled header, a preamble, or the decision that one is
+/// unsuitable). An empty string where the file cannot be read.
+pub fn code_stamp() -> &'static str {
+    static STAMP: std::sync::OnceLock<String> = std::sync::OnceLock::new();
+    STAMP.get_or_init(|| code_file().and_then(|f| stamp(&f)).unwrap_or_default())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -388,41 +425,4 @@ mod tests {
         );
         assert_eq!(cache_dir_from_env(env(&[])), None);
     }
-}
-
-/// The file of the code running: the shared library that holds it (`libhiprtc.so`, which holds
-/// the compiler), else the executable.
-pub fn code_file() -> Option<PathBuf> {
-    shared_library()
-        .or_else(|| std::env::current_exe().ok())
-        .map(|p| p.canonicalize().unwrap_or(p))
-}
-
-/// The shared library this code was loaded from, if it was.
-fn shared_library() -> Option<PathBuf> {
-    use std::ffi::{CStr, OsStr};
-    use std::os::unix::ffi::OsStrExt;
-    // SAFETY: Dl_info is plain data; dladdr fills it for an address of this code.
-    let mut info: libc::Dl_info = unsafe { std::mem::zeroed() };
-    let found = unsafe { libc::dladdr(code_file as *const libc::c_void, &mut info) };
-    if found == 0 || info.dli_fname.is_null() {
-        return None;
-    }
-    // SAFETY: a NUL-terminated name owned by the loader, read at once.
-    let name = unsafe { CStr::from_ptr(info.dli_fname) };
-    let path = PathBuf::from(OsStr::from_bytes(name.to_bytes()));
-    // The main program's entry names the executable as it was started, or nothing.
-    let is_library = path
-        .file_name()
-        .is_some_and(|n| n.to_string_lossy().contains(".so"));
-    is_library.then_some(path)
-}
-
-/// Which build of the compiler is running: the size and time of the file holding its code.
-/// Part of every compiler cache's key, so that a rebuilt or upgraded compiler never takes what
-/// another build made (a precompiled header, a preamble, or the decision that one is
-/// unsuitable). An empty string where the file cannot be read.
-pub fn code_stamp() -> &'static str {
-    static STAMP: std::sync::OnceLock<String> = std::sync::OnceLock::new();
-    STAMP.get_or_init(|| code_file().and_then(|f| stamp(&f)).unwrap_or_default())
 }
