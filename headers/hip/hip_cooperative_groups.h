@@ -20,12 +20,14 @@
 //                         returns hipErrorNotSupported for larger ones. (A device-side message
 //                         waits for printf in device functions, which the frontend does not
 //                         compile yet.)
+//   multi_grid_group      this_multi_grid(): the grids of a multi-device cooperative launch.
+//                         hipmlir runs a kernel on one device, so it is this grid alone (one grid,
+//                         rank 0), valid and synchronized as grid_group is.
 //
 // Differences from ROCm's header, forced by what hipmlir's device frontend compiles (no virtual
 // functions, no by-value derived-to-base conversions): the group types are not derived from
 // thread_group but convert to it by constructor, so a thread_block passes as a `thread_group` or
-// `const thread_group&` argument but does not bind to a `thread_group&`; multi_grid_group is not
-// provided (one device); a tile size that is no power of two up to 32 is not reported (ROCm
+// `const thread_group&` argument but does not bind to a `thread_group&`; a tile size that is no power of two up to 32 is not reported (ROCm
 // asserts) but gives a coalesced group with no members (tiled_partition of a coalesced_group).
 #ifndef HIPMLIR_HIP_COOPERATIVE_GROUPS_H
 #define HIPMLIR_HIP_COOPERATIVE_GROUPS_H
@@ -158,6 +160,7 @@ typedef enum {
 class thread_group;
 class thread_block;
 class grid_group;
+class multi_grid_group;
 class coalesced_group;
 template <unsigned int Size, class ParentT>
 class thread_block_tile;
@@ -191,6 +194,28 @@ class grid_group {
 
 __device__ inline grid_group this_grid() {
   return grid_group(__hipmlir_cg::grid_blocks() * __hipmlir_cg::block_size());
+}
+
+// ---- multi_grid_group ----
+class multi_grid_group {
+  unsigned int _size;
+
+ public:
+  __device__ explicit multi_grid_group(unsigned int size) : _size(size) {}
+  // The grids (devices) of the launch and this grid's rank among them: one grid here.
+  __device__ unsigned int num_grids() const { return 1u; }
+  __device__ unsigned int grid_rank() const { return 0u; }
+  // Threads in all the grids, and this thread's rank among them.
+  __device__ unsigned int size() const { return _size; }
+  __device__ unsigned long long num_threads() const { return _size; }
+  __device__ unsigned int thread_rank() const { return grid_group(_size).thread_rank(); }
+  __device__ unsigned int cg_type() const { return internal::cg_multi_grid; }
+  __device__ bool is_valid() const { return grid_group(_size).is_valid(); }
+  __device__ void sync() const { grid_group(_size).sync(); }
+};
+
+__device__ inline multi_grid_group this_multi_grid() {
+  return multi_grid_group(__hipmlir_cg::grid_blocks() * __hipmlir_cg::block_size());
 }
 
 // ---- thread_block ----
@@ -367,6 +392,9 @@ class thread_group {
   __device__ thread_group(const grid_group& g)
       : _type(internal::cg_grid), _size(g.size()), _mask(0), _tile(0), _meta_rank(0),
         _meta_size(1) {}
+  __device__ thread_group(const multi_grid_group& g)
+      : _type(internal::cg_multi_grid), _size(g.size()), _mask(0), _tile(0), _meta_rank(0),
+        _meta_size(1) {}
   __device__ thread_group(const coalesced_group& g)
       : _type(internal::cg_coalesced_group),
         _size(g.size()),
@@ -395,13 +423,15 @@ class thread_group {
     return grid_group(_size).thread_rank();
   }
   __device__ bool is_valid() const {
-    if (_type == internal::cg_grid) return grid_group(_size).is_valid();
+    if (_type == internal::cg_grid || _type == internal::cg_multi_grid) {
+      return grid_group(_size).is_valid();
+    }
     return _size != 0u;
   }
   __device__ void sync() const {
     if (_type == internal::cg_workgroup) {
       __hipmlir_cg::block_sync();
-    } else if (_type == internal::cg_grid) {
+    } else if (_type == internal::cg_grid || _type == internal::cg_multi_grid) {
       grid_group(_size).sync();
     } else {
       __hipmlir_cg::warp_sync();

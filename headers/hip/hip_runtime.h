@@ -6,16 +6,11 @@
 #ifndef HIPMLIR_HIP_RUNTIME_H
 #define HIPMLIR_HIP_RUNTIME_H
 
-// What hipcc defines on both sides of a build for a SPIR-V platform: programs test these to choose
-// their HIP code paths (the AMD and NVIDIA platform macros stay undefined; __HIP_DEVICE_COMPILE__
-// is defined by the device-side parse only).
-#ifndef __HIPCC__
-#define __HIPCC__ 1
-#endif
-#ifndef __HIP_PLATFORM_SPIRV__
-#define __HIP_PLATFORM_SPIRV__ 1
-#endif
+// What hipcc defines on both sides of a build for a SPIR-V platform (__HIPCC__,
+// __HIP_PLATFORM_SPIRV__) and the device's feature macros.
+#include "hip_common.h"
 
+#include <limits.h>
 #include <stddef.h>
 #include <stdint.h>
 

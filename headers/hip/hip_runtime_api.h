@@ -1,31 +1,37 @@
-// hipmlir's HIP host API: the C functions of libhipmlir_rt (runtime/), their types and codes.
+// hipmlir's HIP host API: the C functions of libhipmlir_rt (runtime/), their types and codes, as
+// HIP 6.2's hip_runtime_api.h declares them for a SPIR-V platform.
 //
-// Valid C++17 including only standard headers: it is compiled by g++ and clang++ (libstdc++ or
-// libc++) for host code and parsed by libclang in HIP device mode. Error codes are HIP's own
-// numbers; hipDeviceProp_t is hipmlir's layout (HIP's field names), matched field for field by the
-// runtime's Rust struct (runtime/src/props.rs; a test checks every offset).
+// Valid C and C++17 including only standard headers: it is compiled by g++ and clang++ (libstdc++
+// or libc++) for host code and parsed by libclang in HIP device mode. Numbers (error codes, enums,
+// flags) and layouts (hipDeviceProp_t is HIP 6's R0600 struct) are HIP's; the runtime's Rust
+// mirror of hipDeviceProp_t (runtime/src/props.rs) is checked field by field by a test.
+//
+// By topic: this file (devices, errors, streams, events, memory, peers and IPC, modules, launches,
+// occupancy, device variables, contexts); hipmlir_texture_types.h (arrays, mipmapped arrays,
+// texture and surface objects); hipmlir_mempool.h (stream-ordered allocation, memory pools,
+// virtual memory management); hipmlir_interop.h (external memory and semaphores, graphics
+// resources); hipmlir_graph.h (graphs, stream capture, user objects). Not every declared
+// function is implemented by the runtime yet: runtime/README.md lists each one's state.
 #ifndef HIPMLIR_HIP_RUNTIME_API_H
 #define HIPMLIR_HIP_RUNTIME_API_H
 
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "hip_version.h"
-
-#define __HIPMLIR__ 1
+#include "hip_common.h"
+#include "driver_types.h"
+#include "surface_types.h"
+#include "texture_types.h"
 
 // Names a kernel (possibly a template instantiation with commas) in hipLaunchKernelGGL.
 #define HIP_KERNEL_NAME(...) __VA_ARGS__
 
-// A device variable as the symbol functions take it (hipMemcpyToSymbol(HIP_SYMBOL(x), ...)).
-#define HIP_SYMBOL(X) ((const void*)&(X))
-
-// Default arguments of the C functions, in C++ only.
-#ifdef __cplusplus
-#define HIPMLIR_DEFAULT(value) = value
-#else
-#define HIPMLIR_DEFAULT(value)
-#endif
+// A device variable as the symbol functions take it: the variable itself, as on ROCm
+// (hipMemcpyToSymbol(HIP_SYMBOL(x), ...) picks the C++ overload below that takes `x`; the C
+// functions take its address, `&HIP_SYMBOL(x)`).
+#define HIP_SYMBOL(X) X
 
 // The driver-API style result codes some programs compare with (HIP_SUCCESS == hipSuccess).
 enum {
@@ -35,6 +41,150 @@ enum {
   HIP_ERROR_LAUNCH_OUT_OF_RESOURCES
 };
 
+// ---- device properties ----
+// The device's features as hipDeviceProp_t.arch reports them (the same as the __HIP_ARCH_HAS_*
+// macros of device code).
+typedef struct {
+  unsigned hasGlobalInt32Atomics : 1;
+  unsigned hasGlobalFloatAtomicExch : 1;
+  unsigned hasSharedInt32Atomics : 1;
+  unsigned hasSharedFloatAtomicExch : 1;
+  unsigned hasFloatAtomicAdd : 1;
+  unsigned hasGlobalInt64Atomics : 1;
+  unsigned hasSharedInt64Atomics : 1;
+  unsigned hasDoubles : 1;
+  unsigned hasWarpVote : 1;
+  unsigned hasWarpBallot : 1;
+  unsigned hasWarpShuffle : 1;
+  unsigned hasFunnelShift : 1;
+  unsigned hasThreadFenceSystem : 1;
+  unsigned hasSyncThreadsExt : 1;
+  unsigned hasSurfaceFuncs : 1;
+  unsigned has3dGrid : 1;
+  unsigned hasDynamicParallelism : 1;
+} hipDeviceArch_t;
+
+typedef struct hipUUID_t {
+  char bytes[16];
+} hipUUID;
+
+// HIP 6's device properties (ROCm's hipDeviceProp_tR0600), field for field. Where OpenCL or the
+// CUDA driver does not tell a value, the runtime reports what the device can be relied on for
+// (0 for a feature it lacks); runtime/src/props.rs says where each value comes from.
+typedef struct hipDeviceProp_t {
+  char name[256];
+  hipUUID uuid;
+  char luid[8];
+  unsigned int luidDeviceNodeMask;
+  size_t totalGlobalMem;
+  size_t sharedMemPerBlock;
+  int regsPerBlock;
+  int warpSize;
+  size_t memPitch;
+  int maxThreadsPerBlock;
+  int maxThreadsDim[3];
+  int maxGridSize[3];
+  int clockRate;  // kHz
+  size_t totalConstMem;
+  int major;
+  int minor;
+  size_t textureAlignment;
+  size_t texturePitchAlignment;
+  int deviceOverlap;
+  int multiProcessorCount;
+  int kernelExecTimeoutEnabled;
+  int integrated;
+  int canMapHostMemory;
+  int computeMode;
+  int maxTexture1D;
+  int maxTexture1DMipmap;
+  int maxTexture1DLinear;
+  int maxTexture2D[2];
+  int maxTexture2DMipmap[2];
+  int maxTexture2DLinear[3];
+  int maxTexture2DGather[2];
+  int maxTexture3D[3];
+  int maxTexture3DAlt[3];
+  int maxTextureCubemap;
+  int maxTexture1DLayered[2];
+  int maxTexture2DLayered[3];
+  int maxTextureCubemapLayered[2];
+  int maxSurface1D;
+  int maxSurface2D[2];
+  int maxSurface3D[3];
+  int maxSurface1DLayered[2];
+  int maxSurface2DLayered[3];
+  int maxSurfaceCubemap;
+  int maxSurfaceCubemapLayered[2];
+  size_t surfaceAlignment;
+  int concurrentKernels;
+  int ECCEnabled;
+  int pciBusID;
+  int pciDeviceID;
+  int pciDomainID;
+  int tccDriver;
+  int asyncEngineCount;
+  int unifiedAddressing;
+  int memoryClockRate;  // kHz
+  int memoryBusWidth;   // bits
+  int l2CacheSize;
+  int persistingL2CacheMaxSize;
+  int maxThreadsPerMultiProcessor;
+  int streamPrioritiesSupported;
+  int globalL1CacheSupported;
+  int localL1CacheSupported;
+  size_t sharedMemPerMultiprocessor;
+  int regsPerMultiprocessor;
+  int managedMemory;
+  int isMultiGpuBoard;
+  int multiGpuBoardGroupID;
+  int hostNativeAtomicSupported;
+  int singleToDoublePrecisionPerfRatio;
+  int pageableMemoryAccess;
+  int concurrentManagedAccess;
+  int computePreemptionSupported;
+  int canUseHostPointerForRegisteredMem;
+  int cooperativeLaunch;
+  int cooperativeMultiDeviceLaunch;
+  size_t sharedMemPerBlockOptin;
+  int pageableMemoryAccessUsesHostPageTables;
+  int directManagedMemAccessFromHost;
+  int maxBlocksPerMultiProcessor;
+  int accessPolicyMaxWindowSize;
+  size_t reservedSharedMemPerBlock;
+  int hostRegisterSupported;
+  int sparseHipArraySupported;
+  int hostRegisterReadOnlySupported;
+  int timelineSemaphoreInteropSupported;
+  int memoryPoolsSupported;
+  int gpuDirectRDMASupported;
+  unsigned int gpuDirectRDMAFlushWritesOptions;
+  int gpuDirectRDMAWritesOrdering;
+  unsigned int memoryPoolSupportedHandleTypes;
+  int deferredMappingHipArraySupported;
+  int ipcEventSupported;
+  int clusterLaunch;
+  int unifiedFunctionPointers;
+  int reserved[63];
+  int hipReserved[32];
+  // HIP's own fields.
+  char gcnArchName[256];  // "spirv64", or "sm_XX" on an NVIDIA GPU
+  size_t maxSharedMemoryPerMultiProcessor;
+  int clockInstructionRate;  // kHz of the clock() counter
+  hipDeviceArch_t arch;
+  unsigned int* hdpMemFlushCntl;
+  unsigned int* hdpRegFlushCntl;
+  int cooperativeMultiDeviceUnmatchedFunc;
+  int cooperativeMultiDeviceUnmatchedGridDim;
+  int cooperativeMultiDeviceUnmatchedBlockDim;
+  int cooperativeMultiDeviceUnmatchedSharedMem;
+  int isLargeBar;
+  int asicRevision;
+} hipDeviceProp_t;
+// HIP 6's versioned name of the same struct.
+typedef hipDeviceProp_t hipDeviceProp_tR0600;
+
+// ---- errors ----
 // Every HIP error code, with HIP's numbers and its deprecated second spellings.
 typedef enum hipError_t {
   hipSuccess = 0,
@@ -118,147 +268,6 @@ typedef enum hipError_t {
   hipErrorRuntimeOther = 1053,
   hipErrorTbd
 } hipError_t;
-
-typedef enum hipMemcpyKind {
-  hipMemcpyHostToHost = 0,
-  hipMemcpyHostToDevice = 1,
-  hipMemcpyDeviceToHost = 2,
-  hipMemcpyDeviceToDevice = 3,
-  hipMemcpyDefault = 4
-} hipMemcpyKind;
-
-// Grid and block extents. Passed by value to the runtime as three uint32_t.
-struct dim3 {
-  uint32_t x;
-  uint32_t y;
-  uint32_t z;
-#ifdef __cplusplus
-  constexpr dim3(uint32_t x_ = 1, uint32_t y_ = 1, uint32_t z_ = 1) : x(x_), y(y_), z(z_) {}
-#endif
-};
-
-// Streams and events: opaque handles, checked by the runtime (a destroyed or foreign handle is
-// hipErrorInvalidHandle, never a crash). The null stream (0) is the legacy default stream: it
-// synchronizes with every blocking stream (one created without hipStreamNonBlocking).
-typedef struct ihipStream_t* hipStream_t;
-typedef struct ihipEvent_t* hipEvent_t;
-typedef struct ihipModule_t* hipModule_t;
-typedef struct ihipModuleSymbol_t* hipFunction_t;
-
-#define hipStreamPerThread ((hipStream_t)2)
-#define hipStreamDefault 0x0
-#define hipStreamNonBlocking 0x1
-
-#define hipEventDefault 0x0
-#define hipEventBlockingSync 0x1
-#define hipEventDisableTiming 0x2
-#define hipEventInterprocess 0x4  // not supported: hipErrorNotSupported
-
-#define hipHostMallocDefault 0x0
-#define hipHostMallocPortable 0x1
-#define hipHostMallocMapped 0x2
-#define hipHostMallocWriteCombined 0x4
-#define hipHostMallocNumaUser 0x20000000
-#define hipHostMallocCoherent 0x40000000
-#define hipHostMallocNonCoherent 0x80000000
-#define hipHostAllocDefault hipHostMallocDefault
-#define hipHostAllocPortable hipHostMallocPortable
-#define hipHostAllocMapped hipHostMallocMapped
-#define hipHostAllocWriteCombined hipHostMallocWriteCombined
-
-#define hipMemAttachGlobal 0x01
-#define hipMemAttachHost 0x02
-#define hipMemAttachSingle 0x04
-
-// Device ids with a special meaning: the host (hipMemPrefetchAsync, hipMemAdvise), none.
-#define hipCpuDeviceId ((int)-1)
-#define hipInvalidDeviceId ((int)-2)
-
-typedef enum hipMemoryAdvise {
-  hipMemAdviseSetReadMostly = 1,
-  hipMemAdviseUnsetReadMostly = 2,
-  hipMemAdviseSetPreferredLocation = 3,
-  hipMemAdviseUnsetPreferredLocation = 4,
-  hipMemAdviseSetAccessedBy = 5,
-  hipMemAdviseUnsetAccessedBy = 6,
-  hipMemAdviseSetCoarseGrain = 100,
-  hipMemAdviseUnsetCoarseGrain = 101
-} hipMemoryAdvise;
-
-#define hipDeviceScheduleAuto 0x0
-#define hipDeviceScheduleSpin 0x1
-#define hipDeviceScheduleYield 0x2
-#define hipDeviceScheduleBlockingSync 0x4
-#define hipDeviceMapHost 0x8
-
-// hipModuleLaunchKernel's `extra`: {HIP_LAUNCH_PARAM_BUFFER_POINTER, buf,
-// HIP_LAUNCH_PARAM_BUFFER_SIZE, &size, HIP_LAUNCH_PARAM_END}.
-#define HIP_LAUNCH_PARAM_BUFFER_POINTER ((void*)0x01)
-#define HIP_LAUNCH_PARAM_BUFFER_SIZE ((void*)0x02)
-#define HIP_LAUNCH_PARAM_END ((void*)0x03)
-
-typedef enum hipMemoryType {
-  hipMemoryTypeUnregistered = 0,
-  hipMemoryTypeHost = 1,
-  hipMemoryTypeDevice = 2,
-  hipMemoryTypeManaged = 3,
-  hipMemoryTypeArray = 10,
-  hipMemoryTypeUnified = 11
-} hipMemoryType;
-
-typedef struct hipPointerAttribute_t {
-  hipMemoryType type;
-  int device;
-  void* devicePointer;
-  void* hostPointer;
-  int isManaged;
-  unsigned allocationFlags;
-} hipPointerAttribute_t;
-
-typedef struct hipFuncAttributes {
-  int binaryVersion;
-  int cacheModeCA;
-  size_t constSizeBytes;
-  size_t localSizeBytes;      // CL_KERNEL_PRIVATE_MEM_SIZE
-  int maxDynamicSharedSizeBytes;
-  int maxThreadsPerBlock;     // CL_KERNEL_WORK_GROUP_SIZE
-  int numRegs;
-  int preferredShmemCarveout;
-  int ptxVersion;
-  size_t sharedSizeBytes;     // CL_KERNEL_LOCAL_MEM_SIZE
-} hipFuncAttributes;
-
-typedef enum hipFuncCache_t {
-  hipFuncCachePreferNone,
-  hipFuncCachePreferShared,
-  hipFuncCachePreferL1,
-  hipFuncCachePreferEqual
-} hipFuncCache_t;
-
-// hipFuncSetAttribute: both are kept and reported by hipFuncGetAttributes.
-typedef enum hipFuncAttribute {
-  hipFuncAttributeMaxDynamicSharedMemorySize = 8,
-  hipFuncAttributePreferredSharedMemoryCarveout = 9,
-  hipFuncAttributeMax
-} hipFuncAttribute;
-
-#define hipOccupancyDefault 0x00
-#define hipOccupancyDisableCachingOverride 0x01
-
-// hipMemRangeGetAttribute: what hipMemAdvise and hipMemPrefetchAsync recorded for a range.
-typedef enum hipMemRangeAttribute {
-  hipMemRangeAttributeReadMostly = 1,
-  hipMemRangeAttributePreferredLocation = 2,
-  hipMemRangeAttributeAccessedBy = 3,
-  hipMemRangeAttributeLastPrefetchLocation = 4,
-  hipMemRangeAttributeCoherencyMode = 100
-} hipMemRangeAttribute;
-
-typedef enum hipMemRangeCoherencyMode {
-  hipMemRangeCoherencyModeFineGrain = 0,
-  hipMemRangeCoherencyModeCoarseGrain = 1,
-  hipMemRangeCoherencyModeIndeterminate = 2
-} hipMemRangeCoherencyMode;
 
 // HIP 6 numbering. Textures and surfaces read 0 (none on OpenCL); see runtime/src/api/device.rs.
 typedef enum hipDeviceAttribute_t {
@@ -380,174 +389,416 @@ typedef enum hipDeviceAttribute_t {
   hipDeviceAttributeVendorSpecificBegin = 20000
 } hipDeviceAttribute_t;
 
-typedef struct hipDeviceProp_t {
-  char name[256];
-  size_t totalGlobalMem;              // CL_DEVICE_GLOBAL_MEM_SIZE
-  size_t sharedMemPerBlock;           // CL_DEVICE_LOCAL_MEM_SIZE
-  int regsPerBlock;                   // no OpenCL equivalent: 65536
-  int warpSize;                       // subgroup size kernels run with (32 when supported)
-  size_t memPitch;
-  int maxThreadsPerBlock;             // CL_DEVICE_MAX_WORK_GROUP_SIZE
-  int maxThreadsDim[3];               // CL_DEVICE_MAX_WORK_ITEM_SIZES
-  int maxGridSize[3];                 // INT_MAX each: OpenCL bounds only the global size
-  int clockRate;                      // kHz (0 if the device does not say)
-  size_t totalConstMem;               // CL_DEVICE_MAX_CONSTANT_BUFFER_SIZE
-  int major;                          // the device's OpenCL version
-  int minor;
-  size_t textureAlignment;
-  int deviceOverlap;
-  int multiProcessorCount;            // CL_DEVICE_MAX_COMPUTE_UNITS
-  int kernelExecTimeoutEnabled;
-  int integrated;
-  int canMapHostMemory;
-  int computeMode;
-  int concurrentKernels;
-  int ECCEnabled;
-  int pciBusID;
-  int pciDeviceID;
-  int pciDomainID;
-  int asyncEngineCount;
-  int unifiedAddressing;
-  int memoryClockRate;
-  int memoryBusWidth;
-  int l2CacheSize;
-  int maxThreadsPerMultiProcessor;
-  size_t sharedMemPerMultiprocessor;
-  size_t maxSharedMemoryPerMultiProcessor;
-  int managedMemory;
-  int isMultiGpuBoard;
-  char gcnArchName[256];              // "spirv64"
-  int hipmlirReserved[64];
-} hipDeviceProp_t;
+typedef enum hipComputeMode {
+  hipComputeModeDefault = 0,
+  hipComputeModeExclusive = 1,
+  hipComputeModeProhibited = 2,
+  hipComputeModeExclusiveProcess = 3
+} hipComputeMode;
+
+typedef enum hipFlushGPUDirectRDMAWritesOptions {
+  hipFlushGPUDirectRDMAWritesOptionHost = 1 << 0,
+  hipFlushGPUDirectRDMAWritesOptionMemOps = 1 << 1
+} hipFlushGPUDirectRDMAWritesOptions;
+
+typedef enum hipGPUDirectRDMAWritesOrdering {
+  hipGPUDirectRDMAWritesOrderingNone = 0,
+  hipGPUDirectRDMAWritesOrderingOwner = 100,
+  hipGPUDirectRDMAWritesOrderingAllDevices = 200
+} hipGPUDirectRDMAWritesOrdering;
+
+// hipDeviceGetP2PAttribute.
+typedef enum hipDeviceP2PAttr {
+  hipDevP2PAttrPerformanceRank = 0,
+  hipDevP2PAttrAccessSupported,
+  hipDevP2PAttrNativeAtomicSupported,
+  hipDevP2PAttrHipArrayAccessSupported
+} hipDeviceP2PAttr;
+
+// ---- handles ----
+// Grid and block extents. Passed by value to the runtime as three uint32_t.
+struct dim3 {
+  uint32_t x;
+  uint32_t y;
+  uint32_t z;
+#ifdef __cplusplus
+  constexpr dim3(uint32_t x_ = 1, uint32_t y_ = 1, uint32_t z_ = 1) : x(x_), y(y_), z(z_) {}
+#endif
+};
+#ifndef __cplusplus
+typedef struct dim3 dim3;
+#endif
+
+// Streams and events: opaque handles, checked by the runtime (a destroyed or foreign handle is
+// hipErrorInvalidHandle, never a crash). The null stream (0) is the legacy default stream: it
+// synchronizes with every blocking stream (one created without hipStreamNonBlocking).
+typedef struct ihipStream_t* hipStream_t;
+typedef struct ihipEvent_t* hipEvent_t;
+typedef struct ihipModule_t* hipModule_t;
+typedef struct ihipModuleSymbol_t* hipFunction_t;
+// The driver API's devices (an ordinal) and contexts.
+typedef int hipDevice_t;
+typedef struct ihipCtx_t* hipCtx_t;
+typedef struct ihipLinkState_t* hipLinkState_t;
+
+// ---- flags ----
+#define hipStreamPerThread ((hipStream_t)2)
+#define hipStreamDefault 0x00
+#define hipStreamNonBlocking 0x01
+
+#define hipEventDefault 0x0
+#define hipEventBlockingSync 0x1
+#define hipEventDisableTiming 0x2
+#define hipEventInterprocess 0x4
+#define hipEventDisableSystemFence 0x20000000
+#define hipEventReleaseToDevice 0x40000000
+#define hipEventReleaseToSystem 0x80000000
+
+#define hipHostMallocDefault 0x0
+#define hipHostMallocPortable 0x1
+#define hipHostMallocMapped 0x2
+#define hipHostMallocWriteCombined 0x4
+#define hipHostMallocUncached 0x10000000
+#define hipHostMallocNumaUser 0x20000000
+#define hipHostMallocCoherent 0x40000000
+#define hipHostMallocNonCoherent 0x80000000
+#define hipHostAllocDefault hipHostMallocDefault
+#define hipHostAllocPortable hipHostMallocPortable
+#define hipHostAllocMapped hipHostMallocMapped
+#define hipHostAllocWriteCombined hipHostMallocWriteCombined
+
+#define hipMemAttachGlobal 0x01
+#define hipMemAttachHost 0x02
+#define hipMemAttachSingle 0x04
+
+// hipExtMallocWithFlags.
+#define hipDeviceMallocDefault 0x0
+#define hipDeviceMallocFinegrained 0x1
+#define hipMallocSignalMemory 0x2
+#define hipDeviceMallocUncached 0x3
+#define hipDeviceMallocContiguous 0x4
+
+#define hipHostRegisterDefault 0x0
+#define hipHostRegisterPortable 0x1
+#define hipHostRegisterMapped 0x2
+#define hipHostRegisterIoMemory 0x4
+#define hipHostRegisterReadOnly 0x08
+#define hipExtHostRegisterCoarseGrained 0x8
+
+#define hipDeviceScheduleAuto 0x0
+#define hipDeviceScheduleSpin 0x1
+#define hipDeviceScheduleYield 0x2
+#define hipDeviceScheduleBlockingSync 0x4
+#define hipDeviceScheduleMask 0x7
+#define hipDeviceMapHost 0x8
+#define hipDeviceLmemResizeToMax 0x10
+
+#define hipOccupancyDefault 0x00
+#define hipOccupancyDisableCachingOverride 0x01
+
+#define hipCooperativeLaunchMultiDeviceNoPreSync 0x01
+#define hipCooperativeLaunchMultiDeviceNoPostSync 0x02
+
+// hipExtLaunchKernel's flags: the kernel may run out of order with the stream's other work.
+#define hipExtAnyOrderLaunch 0x01
+
+// hipStreamWaitValue32/64: the comparison with the stored value.
+#define hipStreamWaitValueGte 0x0
+#define hipStreamWaitValueEq 0x1
+#define hipStreamWaitValueAnd 0x2
+#define hipStreamWaitValueNor 0x3
+
+// Device ids with a special meaning: the host (hipMemPrefetchAsync, hipMemAdvise), none.
+#define hipCpuDeviceId ((int)-1)
+#define hipInvalidDeviceId ((int)-2)
+
+// hipIpcOpenMemHandle.
+#define hipIpcMemLazyEnablePeerAccess 0x01
+#define HIP_IPC_HANDLE_SIZE 64
+
+// hipModuleLaunchKernel's `extra`: {HIP_LAUNCH_PARAM_BUFFER_POINTER, buf,
+// HIP_LAUNCH_PARAM_BUFFER_SIZE, &size, HIP_LAUNCH_PARAM_END}.
+#define HIP_LAUNCH_PARAM_BUFFER_POINTER ((void*)0x01)
+#define HIP_LAUNCH_PARAM_BUFFER_SIZE ((void*)0x02)
+#define HIP_LAUNCH_PARAM_END ((void*)0x03)
+
+// hipGetProcAddress's flags and answer.
+#define HIP_GET_PROC_ADDRESS_DEFAULT 0x0
+#define HIP_GET_PROC_ADDRESS_LEGACY_STREAM 0x1
+#define HIP_GET_PROC_ADDRESS_PER_THREAD_DEFAULT_STREAM 0x2
+typedef enum hipDriverProcAddressQueryResult {
+  HIP_GET_PROC_ADDRESS_SUCCESS = 0,
+  HIP_GET_PROC_ADDRESS_SYMBOL_NOT_FOUND = 1,
+  HIP_GET_PROC_ADDRESS_VERSION_NOT_SUFFICIENT = 2
+} hipDriverProcAddressQueryResult;
+
+// ---- memory ----
+typedef struct hipPointerAttribute_t {
+  enum hipMemoryType type;
+  int device;
+  void* devicePointer;
+  void* hostPointer;
+  int isManaged;
+  unsigned allocationFlags;
+} hipPointerAttribute_t;
+
+typedef enum hipMemoryAdvise {
+  hipMemAdviseSetReadMostly = 1,
+  hipMemAdviseUnsetReadMostly = 2,
+  hipMemAdviseSetPreferredLocation = 3,
+  hipMemAdviseUnsetPreferredLocation = 4,
+  hipMemAdviseSetAccessedBy = 5,
+  hipMemAdviseUnsetAccessedBy = 6,
+  hipMemAdviseSetCoarseGrain = 100,
+  hipMemAdviseUnsetCoarseGrain = 101
+} hipMemoryAdvise;
+
+// hipMemRangeGetAttribute: what hipMemAdvise and hipMemPrefetchAsync recorded for a range.
+typedef enum hipMemRangeAttribute {
+  hipMemRangeAttributeReadMostly = 1,
+  hipMemRangeAttributePreferredLocation = 2,
+  hipMemRangeAttributeAccessedBy = 3,
+  hipMemRangeAttributeLastPrefetchLocation = 4,
+  hipMemRangeAttributeCoherencyMode = 100
+} hipMemRangeAttribute;
+
+typedef enum hipMemRangeCoherencyMode {
+  hipMemRangeCoherencyModeFineGrain = 0,
+  hipMemRangeCoherencyModeCoarseGrain = 1,
+  hipMemRangeCoherencyModeIndeterminate = 2
+} hipMemRangeCoherencyMode;
+
+// Handles that carry an allocation or an event to another process.
+typedef struct hipIpcMemHandle_st {
+  char reserved[HIP_IPC_HANDLE_SIZE];
+} hipIpcMemHandle_t;
+typedef struct hipIpcEventHandle_st {
+  char reserved[HIP_IPC_HANDLE_SIZE];
+} hipIpcEventHandle_t;
+
+// ---- device configuration ----
+// Device limits: the stack size, the printf buffer, the device heap (hipmlir_heap.h).
+typedef enum hipLimit_t {
+  hipLimitStackSize = 0x0,
+  hipLimitPrintfFifoSize = 0x01,
+  hipLimitMallocHeapSize = 0x02,
+  hipLimitRange
+} hipLimit_t;
+
+typedef enum hipFuncCache_t {
+  hipFuncCachePreferNone,
+  hipFuncCachePreferShared,
+  hipFuncCachePreferL1,
+  hipFuncCachePreferEqual
+} hipFuncCache_t;
+
+typedef enum hipSharedMemConfig {
+  hipSharedMemBankSizeDefault,
+  hipSharedMemBankSizeFourByte,
+  hipSharedMemBankSizeEightByte
+} hipSharedMemConfig;
+
+// ---- kernels ----
+typedef struct hipFuncAttributes {
+  int binaryVersion;
+  int cacheModeCA;
+  size_t constSizeBytes;
+  size_t localSizeBytes;      // CL_KERNEL_PRIVATE_MEM_SIZE
+  int maxDynamicSharedSizeBytes;
+  int maxThreadsPerBlock;     // CL_KERNEL_WORK_GROUP_SIZE
+  int numRegs;
+  int preferredShmemCarveout;
+  int ptxVersion;
+  size_t sharedSizeBytes;     // CL_KERNEL_LOCAL_MEM_SIZE
+} hipFuncAttributes;
+
+// hipFuncSetAttribute: both are kept and reported by hipFuncGetAttributes.
+typedef enum hipFuncAttribute {
+  hipFuncAttributeMaxDynamicSharedMemorySize = 8,
+  hipFuncAttributePreferredSharedMemoryCarveout = 9,
+  hipFuncAttributeMax
+} hipFuncAttribute;
+
+// One launch of hipLaunchCooperativeKernelMultiDevice / hipExtLaunchMultiKernelMultiDevice.
+typedef struct hipLaunchParams_t {
+  void* func;
+  dim3 gridDim;
+  dim3 blockDim;
+  void** args;
+  size_t sharedMem;
+  hipStream_t stream;
+} hipLaunchParams;
+
+// One launch of hipModuleLaunchCooperativeKernelMultiDevice.
+typedef struct hipFunctionLaunchParams_t {
+  hipFunction_t function;
+  unsigned int gridDimX;
+  unsigned int gridDimY;
+  unsigned int gridDimZ;
+  unsigned int blockDimX;
+  unsigned int blockDimY;
+  unsigned int blockDimZ;
+  unsigned int sharedMemBytes;
+  hipStream_t hStream;
+  void** kernelParams;
+} hipFunctionLaunchParams;
+
+// How a kernel's accesses to a range of memory persist in the cache (graph kernel nodes).
+typedef enum hipAccessProperty {
+  hipAccessPropertyNormal = 0,
+  hipAccessPropertyStreaming = 1,
+  hipAccessPropertyPersisting = 2
+} hipAccessProperty;
+typedef struct hipAccessPolicyWindow {
+  void* base_ptr;
+  hipAccessProperty hitProp;
+  float hitRatio;
+  hipAccessProperty missProp;
+  size_t num_bytes;
+} hipAccessPolicyWindow;
+
+// ---- modules: JIT options and the linker ----
+typedef enum hipJitOption {
+  hipJitOptionMaxRegisters = 0,
+  hipJitOptionThreadsPerBlock,
+  hipJitOptionWallTime,
+  hipJitOptionInfoLogBuffer,
+  hipJitOptionInfoLogBufferSizeBytes,
+  hipJitOptionErrorLogBuffer,
+  hipJitOptionErrorLogBufferSizeBytes,
+  hipJitOptionOptimizationLevel,
+  hipJitOptionTargetFromContext,
+  hipJitOptionTarget,
+  hipJitOptionFallbackStrategy,
+  hipJitOptionGenerateDebugInfo,
+  hipJitOptionLogVerbose,
+  hipJitOptionGenerateLineInfo,
+  hipJitOptionCacheMode,
+  hipJitOptionSm3xOpt,
+  hipJitOptionFastCompile,
+  hipJitOptionGlobalSymbolNames,
+  hipJitOptionGlobalSymbolAddresses,
+  hipJitOptionGlobalSymbolCount,
+  hipJitOptionLto,
+  hipJitOptionFtz,
+  hipJitOptionPrecDiv,
+  hipJitOptionPrecSqrt,
+  hipJitOptionFma,
+  hipJitOptionPositionIndependentCode,
+  hipJitOptionMinCTAPerSM,
+  hipJitOptionMaxThreadsPerBlock,
+  hipJitOptionOverrideDirectiveValues,
+  hipJitOptionNumOptions,
+  hipJitOptionIRtoISAOptExt = 10000,
+  hipJitOptionIRtoISAOptCountExt
+} hipJitOption;
+
+typedef enum hipJitInputType {
+  hipJitInputCubin = 0,
+  hipJitInputPtx,
+  hipJitInputFatBinary,
+  hipJitInputObject,
+  hipJitInputLibrary,
+  hipJitInputNvvm,
+  hipJitNumLegacyInputTypes,
+  hipJitInputLLVMBitcode = 100,
+  hipJitInputLLVMBundledBitcode = 101,
+  hipJitInputLLVMArchivesOfBundledBitcode = 102,
+  hipJitInputSpirv = 103,
+  hipJitNumInputTypes = 10
+} hipJitInputType;
+
+typedef enum hipJitCacheMode {
+  hipJitCacheOptionNone = 0,
+  hipJitCacheOptionCG,
+  hipJitCacheOptionCA
+} hipJitCacheMode;
+
+typedef enum hipJitFallback {
+  hipJitPreferPTX = 0,
+  hipJitPreferBinary
+} hipJitFallback;
+
+// ---- host work in stream order ----
+// Runs once earlier work on the stream is done, on a runtime thread; later work waits for it to
+// return. It must not call HIP.
+typedef void (*hipHostFn_t)(void* userData);
+typedef void (*hipStreamCallback_t)(hipStream_t stream, hipError_t status, void* userData);
 
 #ifdef __cplusplus
 extern "C" {
 #endif
 
-// ---- memory ----
-hipError_t hipMalloc(void** ptr, size_t size);
-hipError_t hipMallocManaged(void** ptr, size_t size,
-                            unsigned int flags HIPMLIR_DEFAULT(hipMemAttachGlobal));
-hipError_t hipMallocPitch(void** ptr, size_t* pitch, size_t width, size_t height);
-// A 3-D allocation: `depth` slices of `height` rows of `width` bytes, rows padded to `pitch`.
-typedef struct hipExtent {
-  size_t width;  // bytes
-  size_t height;
-  size_t depth;
-} hipExtent;
-typedef struct hipPitchedPtr {
-  void* ptr;
-  size_t pitch;
-  size_t xsize;
-  size_t ysize;
-} hipPitchedPtr;
-static inline hipExtent make_hipExtent(size_t w, size_t h, size_t d) {
-  hipExtent e = {w, h, d};
-  return e;
-}
-static inline hipPitchedPtr make_hipPitchedPtr(void* d, size_t p, size_t xsz, size_t ysz) {
-  hipPitchedPtr r = {d, p, xsz, ysz};
-  return r;
-}
-hipError_t hipMalloc3D(hipPitchedPtr* pitchedDevPtr, hipExtent extent);
-hipError_t hipHostMalloc(void** ptr, size_t size, unsigned int flags);
-hipError_t hipMallocHost(void** ptr, size_t size);
-hipError_t hipHostGetDevicePointer(void** devicePointer, void* hostPointer, unsigned int flags);
-hipError_t hipFree(void* ptr);
-hipError_t hipHostFree(void* ptr);
-hipError_t hipFreeHost(void* ptr);
-hipError_t hipMemcpy(void* dst, const void* src, size_t sizeBytes, hipMemcpyKind kind);
-hipError_t hipMemcpyAsync(void* dst, const void* src, size_t sizeBytes, hipMemcpyKind kind,
-                          hipStream_t stream HIPMLIR_DEFAULT(0));
-hipError_t hipMemcpyWithStream(void* dst, const void* src, size_t sizeBytes, hipMemcpyKind kind,
-                               hipStream_t stream);
-hipError_t hipMemcpyHtoD(void* dst, const void* src, size_t sizeBytes);
-hipError_t hipMemcpyDtoH(void* dst, const void* src, size_t sizeBytes);
-hipError_t hipMemcpyDtoD(void* dst, const void* src, size_t sizeBytes);
-hipError_t hipMemcpy2D(void* dst, size_t dpitch, const void* src, size_t spitch, size_t width,
-                       size_t height, hipMemcpyKind kind);
-hipError_t hipMemcpy2DAsync(void* dst, size_t dpitch, const void* src, size_t spitch,
-                            size_t width, size_t height, hipMemcpyKind kind,
-                            hipStream_t stream HIPMLIR_DEFAULT(0));
-hipError_t hipMemset(void* dst, int value, size_t sizeBytes);
-hipError_t hipMemsetAsync(void* dst, int value, size_t sizeBytes,
-                          hipStream_t stream HIPMLIR_DEFAULT(0));
-hipError_t hipMemsetD8(void* dst, unsigned char value, size_t count);
-hipError_t hipMemsetD16(void* dst, unsigned short value, size_t count);
-hipError_t hipMemsetD32(void* dst, int value, size_t count);
-hipError_t hipMemsetD8Async(void* dst, unsigned char value, size_t count,
-                             hipStream_t stream HIPMLIR_DEFAULT(0));
-hipError_t hipMemsetD16Async(void* dst, unsigned short value, size_t count,
-                             hipStream_t stream HIPMLIR_DEFAULT(0));
-hipError_t hipMemsetD32Async(void* dst, int value, size_t count,
-                             hipStream_t stream HIPMLIR_DEFAULT(0));
-hipError_t hipMemGetInfo(size_t* free, size_t* total);
-hipError_t hipPointerGetAttributes(hipPointerAttribute_t* attributes, const void* ptr);
-hipError_t hipMemPrefetchAsync(const void* ptr, size_t count, int device,
-                              hipStream_t stream HIPMLIR_DEFAULT(0));
-hipError_t hipMemAdvise(const void* ptr, size_t count, hipMemoryAdvise advice, int device);
-hipError_t hipMemRangeGetAttribute(void* data, size_t dataSize, hipMemRangeAttribute attribute,
-                                   const void* ptr, size_t count);
-hipError_t hipMemRangeGetAttributes(void** data, size_t* dataSizes,
-                                    hipMemRangeAttribute* attributes, size_t numAttributes,
-                                    const void* ptr, size_t count);
-
-// ---- device ----
+// ---- initialization and version ----
 hipError_t hipInit(unsigned int flags);
-hipError_t hipDeviceSynchronize(void);
-// Device limits: the stack size (any value is accepted: OpenCL sizes private memory itself), the
-// printf buffer (up to the device's CL_DEVICE_PRINTF_BUFFER_SIZE), no device heap.
-typedef enum hipLimit_t {
-  hipLimitStackSize = 0x0,
-  hipLimitPrintfFifoSize = 0x01,
-  hipLimitMallocHeapSize = 0x02,
-} hipLimit_t;
-hipError_t hipDeviceGetLimit(size_t* pValue, hipLimit_t limit);
-hipError_t hipDeviceSetLimit(hipLimit_t limit, size_t value);
-hipError_t hipDeviceReset(void);
-hipError_t hipGetDeviceCount(int* count);
-hipError_t hipSetDevice(int deviceId);
-hipError_t hipGetDevice(int* deviceId);
-hipError_t hipGetDeviceProperties(hipDeviceProp_t* prop, int deviceId);
-hipError_t hipDeviceGetAttribute(int* value, hipDeviceAttribute_t attribute, int deviceId);
-hipError_t hipDeviceGetName(char* name, int len, int deviceId);
-hipError_t hipDeviceTotalMem(size_t* bytes, int deviceId);
-hipError_t hipDeviceComputeCapability(int* major, int* minor, int deviceId);
-hipError_t hipDeviceGetStreamPriorityRange(int* leastPriority, int* greatestPriority);
-hipError_t hipSetDeviceFlags(unsigned int flags);
-hipError_t hipGetDeviceFlags(unsigned int* flags);
-hipError_t hipChooseDevice(int* device, const hipDeviceProp_t* prop);
-hipError_t hipDeviceGetPCIBusId(char* pciBusId, int len, int device);
-hipError_t hipDeviceGetByPCIBusId(int* device, const char* pciBusId);
-hipError_t hipDeviceSetCacheConfig(hipFuncCache_t config);
-hipError_t hipDeviceCanAccessPeer(int* canAccess, int deviceId, int peerDeviceId);
 hipError_t hipDriverGetVersion(int* driverVersion);
 hipError_t hipRuntimeGetVersion(int* runtimeVersion);
 
+// ---- devices ----
+hipError_t hipGetDeviceCount(int* count);
+hipError_t hipSetDevice(int deviceId);
+hipError_t hipGetDevice(int* deviceId);
+hipError_t hipSetValidDevices(int* device_arr, int len);
+hipError_t hipDeviceSynchronize(void);
+hipError_t hipDeviceReset(void);
+hipError_t hipGetDeviceProperties(hipDeviceProp_t* prop, int deviceId);
+hipError_t hipGetDevicePropertiesR0600(hipDeviceProp_tR0600* prop, int deviceId);
+hipError_t hipChooseDevice(int* device, const hipDeviceProp_t* prop);
+hipError_t hipChooseDeviceR0600(int* device, const hipDeviceProp_tR0600* prop);
+hipError_t hipDeviceGetAttribute(int* value, hipDeviceAttribute_t attribute, int deviceId);
+hipError_t hipDeviceGet(hipDevice_t* device, int ordinal);
+hipError_t hipDeviceGetName(char* name, int len, hipDevice_t device);
+hipError_t hipDeviceGetUuid(hipUUID* uuid, hipDevice_t device);
+hipError_t hipDeviceTotalMem(size_t* bytes, hipDevice_t device);
+hipError_t hipDeviceComputeCapability(int* major, int* minor, hipDevice_t device);
+hipError_t hipDeviceGetPCIBusId(char* pciBusId, int len, int device);
+hipError_t hipDeviceGetByPCIBusId(int* device, const char* pciBusId);
+hipError_t hipDeviceGetLimit(size_t* pValue, enum hipLimit_t limit);
+hipError_t hipDeviceSetLimit(enum hipLimit_t limit, size_t value);
+hipError_t hipDeviceGetCacheConfig(hipFuncCache_t* cacheConfig);
+hipError_t hipDeviceSetCacheConfig(hipFuncCache_t cacheConfig);
+hipError_t hipDeviceGetSharedMemConfig(hipSharedMemConfig* pConfig);
+hipError_t hipDeviceSetSharedMemConfig(hipSharedMemConfig config);
+hipError_t hipDeviceGetStreamPriorityRange(int* leastPriority, int* greatestPriority);
+hipError_t hipSetDeviceFlags(unsigned int flags);
+hipError_t hipGetDeviceFlags(unsigned int* flags);
+hipError_t hipExtGetLinkTypeAndHopCount(int device1, int device2, uint32_t* linktype,
+                                        uint32_t* hopcount);
+
 // ---- errors ----
 hipError_t hipGetLastError(void);
+hipError_t hipExtGetLastError(void);
 hipError_t hipPeekAtLastError(void);
-const char* hipGetErrorString(hipError_t error);
 const char* hipGetErrorName(hipError_t error);
+const char* hipGetErrorString(hipError_t error);
+hipError_t hipDrvGetErrorName(hipError_t hipError, const char** errorString);
+hipError_t hipDrvGetErrorString(hipError_t hipError, const char** errorString);
 
 // ---- streams ----
 hipError_t hipStreamCreate(hipStream_t* stream);
 hipError_t hipStreamCreateWithFlags(hipStream_t* stream, unsigned int flags);
 hipError_t hipStreamCreateWithPriority(hipStream_t* stream, unsigned int flags, int priority);
+hipError_t hipExtStreamCreateWithCUMask(hipStream_t* stream, uint32_t cuMaskSize,
+                                        const uint32_t* cuMask);
+hipError_t hipExtStreamGetCUMask(hipStream_t stream, uint32_t cuMaskSize, uint32_t* cuMask);
 hipError_t hipStreamDestroy(hipStream_t stream);
 hipError_t hipStreamSynchronize(hipStream_t stream);
 hipError_t hipStreamQuery(hipStream_t stream);
 hipError_t hipStreamWaitEvent(hipStream_t stream, hipEvent_t event,
                               unsigned int flags HIPMLIR_DEFAULT(0));
-// Host work in stream order: runs once earlier work on the stream is done, on a runtime thread;
-// later work waits for it to return. It must not call HIP.
-typedef void (*hipHostFn_t)(void* userData);
-typedef void (*hipStreamCallback_t)(hipStream_t stream, hipError_t status, void* userData);
+hipError_t hipStreamGetFlags(hipStream_t stream, unsigned int* flags);
+hipError_t hipStreamGetPriority(hipStream_t stream, int* priority);
+hipError_t hipStreamGetDevice(hipStream_t stream, hipDevice_t* device);
 hipError_t hipLaunchHostFunc(hipStream_t stream, hipHostFn_t fn, void* userData);
 hipError_t hipStreamAddCallback(hipStream_t stream, hipStreamCallback_t callback, void* userData,
                                 unsigned int flags);
-hipError_t hipStreamGetFlags(hipStream_t stream, unsigned int* flags);
-hipError_t hipStreamGetPriority(hipStream_t stream, int* priority);
+// Stream-ordered waits on and writes of a 32- or 64-bit value in memory.
+hipError_t hipStreamWaitValue32(hipStream_t stream, void* ptr, uint32_t value, unsigned int flags,
+                                uint32_t mask HIPMLIR_DEFAULT(0xFFFFFFFF));
+hipError_t hipStreamWaitValue64(hipStream_t stream, void* ptr, uint64_t value, unsigned int flags,
+                                uint64_t mask HIPMLIR_DEFAULT(0xFFFFFFFFFFFFFFFF));
+hipError_t hipStreamWriteValue32(hipStream_t stream, void* ptr, uint32_t value, unsigned int flags);
+hipError_t hipStreamWriteValue64(hipStream_t stream, void* ptr, uint64_t value, unsigned int flags);
 
 // ---- events ----
 hipError_t hipEventCreate(hipEvent_t* event);
@@ -558,26 +809,192 @@ hipError_t hipEventQuery(hipEvent_t event);
 hipError_t hipEventElapsedTime(float* ms, hipEvent_t start, hipEvent_t stop);
 hipError_t hipEventDestroy(hipEvent_t event);
 
+// ---- memory ----
+hipError_t hipMalloc(void** ptr, size_t size);
+hipError_t hipExtMallocWithFlags(void** ptr, size_t sizeBytes, unsigned int flags);
+hipError_t hipMallocManaged(void** ptr, size_t size,
+                            unsigned int flags HIPMLIR_DEFAULT(hipMemAttachGlobal));
+hipError_t hipMallocPitch(void** ptr, size_t* pitch, size_t width, size_t height);
+hipError_t hipMemAllocPitch(hipDeviceptr_t* dptr, size_t* pitch, size_t widthInBytes,
+                            size_t height, unsigned int elementSizeBytes);
+// A 3-D allocation: `depth` slices of `height` rows of `width` bytes, rows padded to `pitch`.
+hipError_t hipMalloc3D(hipPitchedPtr* pitchedDevPtr, hipExtent extent);
+hipError_t hipHostMalloc(void** ptr, size_t size, unsigned int flags);
+hipError_t hipHostAlloc(void** ptr, size_t size, unsigned int flags);
+hipError_t hipMallocHost(void** ptr, size_t size);
+hipError_t hipMemAllocHost(void** ptr, size_t size);
+hipError_t hipHostGetDevicePointer(void** devicePointer, void* hostPointer, unsigned int flags);
+hipError_t hipHostGetFlags(unsigned int* flagsPtr, void* hostPtr);
+hipError_t hipHostRegister(void* hostPtr, size_t sizeBytes, unsigned int flags);
+hipError_t hipHostUnregister(void* hostPtr);
+hipError_t hipFree(void* ptr);
+hipError_t hipHostFree(void* ptr);
+hipError_t hipFreeHost(void* ptr);
+hipError_t hipMemGetInfo(size_t* free, size_t* total);
+hipError_t hipMemPtrGetInfo(void* ptr, size_t* size);
+hipError_t hipMemGetAddressRange(hipDeviceptr_t* pbase, size_t* psize, hipDeviceptr_t dptr);
+hipError_t hipPointerGetAttributes(hipPointerAttribute_t* attributes, const void* ptr);
+hipError_t hipPointerGetAttribute(void* data, hipPointer_attribute attribute, hipDeviceptr_t ptr);
+hipError_t hipDrvPointerGetAttributes(unsigned int numAttributes, hipPointer_attribute* attributes,
+                                      void** data, hipDeviceptr_t ptr);
+hipError_t hipPointerSetAttribute(const void* value, hipPointer_attribute attribute,
+                                  hipDeviceptr_t ptr);
+hipError_t hipMemPrefetchAsync(const void* ptr, size_t count, int device,
+                               hipStream_t stream HIPMLIR_DEFAULT(0));
+hipError_t hipMemAdvise(const void* ptr, size_t count, hipMemoryAdvise advice, int device);
+hipError_t hipMemRangeGetAttribute(void* data, size_t dataSize, hipMemRangeAttribute attribute,
+                                   const void* ptr, size_t count);
+hipError_t hipMemRangeGetAttributes(void** data, size_t* dataSizes,
+                                    hipMemRangeAttribute* attributes, size_t numAttributes,
+                                    const void* ptr, size_t count);
+hipError_t hipStreamAttachMemAsync(hipStream_t stream, void* dev_ptr,
+                                   size_t length HIPMLIR_DEFAULT(0),
+                                   unsigned int flags HIPMLIR_DEFAULT(hipMemAttachSingle));
+
+// Copies. The driver API's HtoD/DtoH/DtoD take device pointers (hipDeviceptr_t).
+hipError_t hipMemcpy(void* dst, const void* src, size_t sizeBytes, hipMemcpyKind kind);
+hipError_t hipMemcpyWithStream(void* dst, const void* src, size_t sizeBytes, hipMemcpyKind kind,
+                               hipStream_t stream);
+hipError_t hipMemcpyAsync(void* dst, const void* src, size_t sizeBytes, hipMemcpyKind kind,
+                          hipStream_t stream HIPMLIR_DEFAULT(0));
+hipError_t hipMemcpyHtoD(hipDeviceptr_t dst, const void* src, size_t sizeBytes);
+hipError_t hipMemcpyDtoH(void* dst, hipDeviceptr_t src, size_t sizeBytes);
+hipError_t hipMemcpyDtoD(hipDeviceptr_t dst, hipDeviceptr_t src, size_t sizeBytes);
+hipError_t hipMemcpyHtoDAsync(hipDeviceptr_t dst, const void* src, size_t sizeBytes,
+                              hipStream_t stream);
+hipError_t hipMemcpyDtoHAsync(void* dst, hipDeviceptr_t src, size_t sizeBytes,
+                              hipStream_t stream);
+hipError_t hipMemcpyDtoDAsync(hipDeviceptr_t dst, hipDeviceptr_t src, size_t sizeBytes,
+                              hipStream_t stream);
+hipError_t hipMemcpy2D(void* dst, size_t dpitch, const void* src, size_t spitch, size_t width,
+                       size_t height, hipMemcpyKind kind);
+hipError_t hipMemcpy2DAsync(void* dst, size_t dpitch, const void* src, size_t spitch,
+                            size_t width, size_t height, hipMemcpyKind kind,
+                            hipStream_t stream HIPMLIR_DEFAULT(0));
+
+// Fills.
+hipError_t hipMemset(void* dst, int value, size_t sizeBytes);
+hipError_t hipMemsetAsync(void* dst, int value, size_t sizeBytes,
+                          hipStream_t stream HIPMLIR_DEFAULT(0));
+hipError_t hipMemsetD8(hipDeviceptr_t dst, unsigned char value, size_t count);
+hipError_t hipMemsetD16(hipDeviceptr_t dst, unsigned short value, size_t count);
+hipError_t hipMemsetD32(hipDeviceptr_t dst, int value, size_t count);
+hipError_t hipMemsetD8Async(hipDeviceptr_t dst, unsigned char value, size_t count,
+                            hipStream_t stream HIPMLIR_DEFAULT(0));
+hipError_t hipMemsetD16Async(hipDeviceptr_t dst, unsigned short value, size_t count,
+                             hipStream_t stream HIPMLIR_DEFAULT(0));
+hipError_t hipMemsetD32Async(hipDeviceptr_t dst, int value, size_t count,
+                             hipStream_t stream HIPMLIR_DEFAULT(0));
+hipError_t hipMemset2D(void* dst, size_t pitch, int value, size_t width, size_t height);
+hipError_t hipMemset2DAsync(void* dst, size_t pitch, int value, size_t width, size_t height,
+                            hipStream_t stream HIPMLIR_DEFAULT(0));
+hipError_t hipMemset3D(hipPitchedPtr pitchedDevPtr, int value, hipExtent extent);
+hipError_t hipMemset3DAsync(hipPitchedPtr pitchedDevPtr, int value, hipExtent extent,
+                            hipStream_t stream HIPMLIR_DEFAULT(0));
+
+// ---- peers and other processes ----
+hipError_t hipDeviceCanAccessPeer(int* canAccess, int deviceId, int peerDeviceId);
+hipError_t hipDeviceEnablePeerAccess(int peerDeviceId, unsigned int flags);
+hipError_t hipDeviceDisablePeerAccess(int peerDeviceId);
+hipError_t hipDeviceGetP2PAttribute(int* value, hipDeviceP2PAttr attr, int srcDevice,
+                                    int dstDevice);
+hipError_t hipMemcpyPeer(void* dst, int dstDeviceId, const void* src, int srcDeviceId,
+                         size_t sizeBytes);
+hipError_t hipMemcpyPeerAsync(void* dst, int dstDeviceId, const void* src, int srcDevice,
+                              size_t sizeBytes, hipStream_t stream HIPMLIR_DEFAULT(0));
+hipError_t hipIpcGetMemHandle(hipIpcMemHandle_t* handle, void* devPtr);
+hipError_t hipIpcOpenMemHandle(void** devPtr, hipIpcMemHandle_t handle, unsigned int flags);
+hipError_t hipIpcCloseMemHandle(void* devPtr);
+hipError_t hipIpcGetEventHandle(hipIpcEventHandle_t* handle, hipEvent_t event);
+hipError_t hipIpcOpenEventHandle(hipEvent_t* event, hipIpcEventHandle_t handle);
+
+// ---- contexts (the driver API's; deprecated by HIP, one per device) ----
+hipError_t hipCtxCreate(hipCtx_t* ctx, unsigned int flags, hipDevice_t device);
+hipError_t hipCtxDestroy(hipCtx_t ctx);
+hipError_t hipCtxPopCurrent(hipCtx_t* ctx);
+hipError_t hipCtxPushCurrent(hipCtx_t ctx);
+hipError_t hipCtxSetCurrent(hipCtx_t ctx);
+hipError_t hipCtxGetCurrent(hipCtx_t* ctx);
+hipError_t hipCtxGetDevice(hipDevice_t* device);
+hipError_t hipCtxGetApiVersion(hipCtx_t ctx, int* apiVersion);
+hipError_t hipCtxGetCacheConfig(hipFuncCache_t* cacheConfig);
+hipError_t hipCtxSetCacheConfig(hipFuncCache_t cacheConfig);
+hipError_t hipCtxGetSharedMemConfig(hipSharedMemConfig* pConfig);
+hipError_t hipCtxSetSharedMemConfig(hipSharedMemConfig config);
+hipError_t hipCtxSynchronize(void);
+hipError_t hipCtxGetFlags(unsigned int* flags);
+hipError_t hipCtxEnablePeerAccess(hipCtx_t peerCtx, unsigned int flags);
+hipError_t hipCtxDisablePeerAccess(hipCtx_t peerCtx);
+hipError_t hipDevicePrimaryCtxGetState(hipDevice_t dev, unsigned int* flags, int* active);
+hipError_t hipDevicePrimaryCtxRelease(hipDevice_t dev);
+hipError_t hipDevicePrimaryCtxRetain(hipCtx_t* pctx, hipDevice_t dev);
+hipError_t hipDevicePrimaryCtxReset(hipDevice_t dev);
+hipError_t hipDevicePrimaryCtxSetFlags(hipDevice_t dev, unsigned int flags);
+
 // ---- modules (raw SPIR-V files or hipmlir device images) ----
 hipError_t hipModuleLoad(hipModule_t* module, const char* fname);
 hipError_t hipModuleLoadData(hipModule_t* module, const void* image);
 hipError_t hipModuleLoadDataEx(hipModule_t* module, const void* image, unsigned int numOptions,
-                               int* options, void** optionValues);
+                               hipJitOption* options, void** optionValues);
 hipError_t hipModuleUnload(hipModule_t module);
-hipError_t hipModuleGetFunction(hipFunction_t* function, hipModule_t module, const char* name);
+hipError_t hipModuleGetFunction(hipFunction_t* function, hipModule_t module, const char* kname);
+hipError_t hipModuleGetGlobal(hipDeviceptr_t* dptr, size_t* bytes, hipModule_t hmod,
+                              const char* name);
 hipError_t hipModuleLaunchKernel(hipFunction_t f, unsigned int gridDimX, unsigned int gridDimY,
                                  unsigned int gridDimZ, unsigned int blockDimX,
                                  unsigned int blockDimY, unsigned int blockDimZ,
                                  unsigned int sharedMemBytes, hipStream_t stream,
                                  void** kernelParams, void** extra);
-hipError_t hipModuleGetGlobal(void** dptr, size_t* bytes, hipModule_t module, const char* name);
+hipError_t hipModuleLaunchCooperativeKernel(hipFunction_t f, unsigned int gridDimX,
+                                            unsigned int gridDimY, unsigned int gridDimZ,
+                                            unsigned int blockDimX, unsigned int blockDimY,
+                                            unsigned int blockDimZ, unsigned int sharedMemBytes,
+                                            hipStream_t stream, void** kernelParams);
+hipError_t hipModuleLaunchCooperativeKernelMultiDevice(hipFunctionLaunchParams* launchParamsList,
+                                                       unsigned int numDevices,
+                                                       unsigned int flags);
+hipError_t hipFuncGetAttribute(int* value, hipFunction_attribute attrib, hipFunction_t hfunc);
+hipError_t hipGetFuncBySymbol(hipFunction_t* functionPtr, const void* symbolPtr);
+hipError_t hipLinkCreate(unsigned int numOptions, hipJitOption* options, void** optionValues,
+                         hipLinkState_t* stateOut);
+hipError_t hipLinkAddData(hipLinkState_t state, hipJitInputType type, void* data, size_t size,
+                          const char* name, unsigned int numOptions, hipJitOption* options,
+                          void** optionValues);
+hipError_t hipLinkAddFile(hipLinkState_t state, hipJitInputType type, const char* path,
+                          unsigned int numOptions, hipJitOption* options, void** optionValues);
+hipError_t hipLinkComplete(hipLinkState_t state, void** hipBinOut, size_t* sizeOut);
+hipError_t hipLinkDestroy(hipLinkState_t state);
 
 // ---- kernels ----
 // `function` is a kernel's host stub (or a hipFunction_t); `args` one pointer per argument.
 hipError_t hipLaunchKernel(const void* function, dim3 grid, dim3 block, void** args,
                            size_t sharedMemBytes HIPMLIR_DEFAULT(0),
                            hipStream_t stream HIPMLIR_DEFAULT(0));
+hipError_t hipExtLaunchKernel(const void* function_address, dim3 numBlocks, dim3 dimBlocks,
+                              void** args, size_t sharedMemBytes, hipStream_t stream,
+                              hipEvent_t startEvent, hipEvent_t stopEvent, int flags);
+// A cooperative launch promises that every block of the grid runs at once
+// (cooperative_groups::grid_group::sync()).
+hipError_t hipLaunchCooperativeKernel(const void* f, dim3 gridDim, dim3 blockDim,
+                                      void** kernelParams, unsigned int sharedMemBytes,
+                                      hipStream_t stream);
+hipError_t hipLaunchCooperativeKernelMultiDevice(hipLaunchParams* launchParamsList,
+                                                 int numDevices, unsigned int flags);
+hipError_t hipExtLaunchMultiKernelMultiDevice(hipLaunchParams* launchParamsList, int numDevices,
+                                              unsigned int flags);
 hipError_t hipFuncGetAttributes(hipFuncAttributes* attr, const void* function);
+hipError_t hipFuncSetAttribute(const void* function, hipFuncAttribute attr, int value);
+hipError_t hipFuncSetCacheConfig(const void* function, hipFuncCache_t config);
+hipError_t hipFuncSetSharedMemConfig(const void* function, hipSharedMemConfig config);
+// clang's launch sequence (hipcc's <<<>>> without hipmlir's rewrite).
+hipError_t hipConfigureCall(dim3 gridDim, dim3 blockDim, size_t sharedMem HIPMLIR_DEFAULT(0),
+                            hipStream_t stream HIPMLIR_DEFAULT(0));
+hipError_t hipSetupArgument(const void* arg, size_t size, size_t offset);
+hipError_t hipLaunchByPtr(const void* func);
+hipError_t __hipPopCallConfiguration(dim3* gridDim, dim3* blockDim, size_t* sharedMem,
+                                     hipStream_t* stream);
+
+// ---- occupancy ----
 hipError_t hipOccupancyMaxPotentialBlockSize(int* gridSize, int* blockSize, const void* function,
                                              size_t dynSharedMemPerBlk, int blockSizeLimit);
 hipError_t hipOccupancyMaxActiveBlocksPerMultiprocessor(int* numBlocks, const void* function,
@@ -587,8 +1004,18 @@ hipError_t hipOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(int* numBlocks,
                                                                  int blockSize,
                                                                  size_t dynSharedMemPerBlk,
                                                                  unsigned int flags);
-hipError_t hipFuncSetAttribute(const void* function, hipFuncAttribute attr, int value);
-hipError_t hipFuncSetCacheConfig(const void* function, hipFuncCache_t config);
+hipError_t hipModuleOccupancyMaxPotentialBlockSize(int* gridSize, int* blockSize, hipFunction_t f,
+                                                   size_t dynSharedMemPerBlk, int blockSizeLimit);
+hipError_t hipModuleOccupancyMaxPotentialBlockSizeWithFlags(int* gridSize, int* blockSize,
+                                                            hipFunction_t f,
+                                                            size_t dynSharedMemPerBlk,
+                                                            int blockSizeLimit,
+                                                            unsigned int flags);
+hipError_t hipModuleOccupancyMaxActiveBlocksPerMultiprocessor(int* numBlocks, hipFunction_t f,
+                                                              int blockSize,
+                                                              size_t dynSharedMemPerBlk);
+hipError_t hipModuleOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(
+    int* numBlocks, hipFunction_t f, int blockSize, size_t dynSharedMemPerBlk, unsigned int flags);
 
 // ---- device variables (__device__ / __constant__) ----
 // `symbol` is the variable's host-side address: HIP_SYMBOL(x), or pass `x` itself to the C++
@@ -609,15 +1036,17 @@ hipError_t hipMemcpyFromSymbolAsync(void* dst, const void* symbol, size_t sizeBy
 hipError_t hipGetSymbolAddress(void** devPtr, const void* symbol);
 hipError_t hipGetSymbolSize(size_t* size, const void* symbol);
 
-// ---- not supported yet: each returns hipErrorNotSupported (and says so once on stderr) ----
-hipError_t hipHostRegister(void* hostPtr, size_t sizeBytes, unsigned int flags);
-hipError_t hipHostUnregister(void* hostPtr);
-hipError_t hipLaunchCooperativeKernel(const void* f, dim3 gridDim, dim3 blockDim,
-                                      void** kernelParams, unsigned int sharedMemBytes,
-                                      hipStream_t stream);
-hipError_t hipDeviceEnablePeerAccess(int peerDeviceId, unsigned int flags);
-hipError_t hipMemcpyPeer(void* dst, int dstDeviceId, const void* src, int srcDeviceId,
-                         size_t sizeBytes);
+// ---- entry points by name ----
+hipError_t hipGetProcAddress(const char* symbol, void** pfn, int hipVersion, uint64_t flags,
+                             hipDriverProcAddressQueryResult* symbolStatus HIPMLIR_DEFAULT(0));
+
+// ---- profiling and tracing ----
+hipError_t hipProfilerStart(void);
+hipError_t hipProfilerStop(void);
+const char* hipApiName(uint32_t id);
+const char* hipKernelNameRef(const hipFunction_t f);
+const char* hipKernelNameRefByPtr(const void* hostFunction, hipStream_t stream);
+int hipGetStreamDeviceId(hipStream_t stream);
 
 // Launches a kernel by name (mangled, or as spelled in source: "scale<float>"), with its
 // arguments packed like a C struct of its parameters. Asynchronous.
@@ -639,30 +1068,40 @@ hipError_t __hipmlirRegisterClosureStub(const void* hostFunction, const char* sp
 
 #ifdef __cplusplus
 }  // extern "C"
+#endif
 
+// Arrays, textures and surfaces; stream-ordered allocation, pools and virtual memory; external
+// resources; graphs and stream capture.
+#include "hipmlir_texture_types.h"
+#include "hipmlir_mempool.h"
+#include "hipmlir_interop.h"
+#include "hipmlir_graph.h"
+#include "hip_deprecated.h"
+
+#ifdef __cplusplus
 // HIP's typed convenience overloads: hipMalloc(&floatPtr, bytes), default flags, and kernels
 // passed by name where HIP takes `const void*`.
 template <class T>
 static inline hipError_t hipMalloc(T** ptr, size_t size) {
-  return hipMalloc(reinterpret_cast<void**>(ptr), size);
+  return hipMalloc((void**)ptr, size);
 }
 template <class T>
 static inline hipError_t hipMallocManaged(T** ptr, size_t size,
                                           unsigned int flags = hipMemAttachGlobal) {
-  return hipMallocManaged(reinterpret_cast<void**>(ptr), size, flags);
+  return hipMallocManaged((void**)ptr, size, flags);
 }
 template <class T>
 static inline hipError_t hipHostMalloc(T** ptr, size_t size,
                                        unsigned int flags = hipHostMallocDefault) {
-  return hipHostMalloc(reinterpret_cast<void**>(ptr), size, flags);
+  return hipHostMalloc((void**)ptr, size, flags);
 }
 template <class T>
 static inline hipError_t hipMallocHost(T** ptr, size_t size) {
-  return hipMallocHost(reinterpret_cast<void**>(ptr), size);
+  return hipMallocHost((void**)ptr, size);
 }
 template <class T>
 static inline hipError_t hipMallocPitch(T** ptr, size_t* pitch, size_t width, size_t height) {
-  return hipMallocPitch(reinterpret_cast<void**>(ptr), pitch, width, height);
+  return hipMallocPitch((void**)ptr, pitch, width, height);
 }
 // (F* rather than void (*)(Params...): in HIP device mode a kernel's type carries a calling
 // convention no C++ spelling matches.)
@@ -700,8 +1139,8 @@ template <class F>
 static inline hipError_t hipFuncSetCacheConfig(F* kernel, hipFuncCache_t config) {
   return hipFuncSetCacheConfig(reinterpret_cast<const void*>(kernel), config);
 }
-// Device variables passed by name: hipMemcpyToSymbol(coeffs, ...) means HIP_SYMBOL(coeffs).
-// (A `const void*` argument, HIP_SYMBOL's result, picks the C function: non-templates win ties.)
+// Device variables passed by name: hipMemcpyToSymbol(coeffs, ...) copies to `coeffs`. (A
+// `const void*` argument, the variable's address, picks the C function: non-templates win ties.)
 template <class T>
 static inline hipError_t hipMemcpyToSymbol(const T& symbol, const void* src, size_t sizeBytes,
                                            size_t offset = 0,
@@ -785,9 +1224,104 @@ static inline hipError_t hipLaunchCooperativeKernel(F* kernel, dim3 grid, dim3 b
   }
   return hipLaunchCooperativeKernel(f, grid, block, args, sharedMemBytes, stream);
 }
-#endif
-
-// Arrays, texture objects and 3-D copies.
-#include "hipmlir_texture_types.h"
+template <class F>
+static inline hipError_t hipFuncSetSharedMemConfig(F* kernel, hipSharedMemConfig config) {
+  return hipFuncSetSharedMemConfig(reinterpret_cast<const void*>(kernel), config);
+}
+template <class F>
+static inline hipError_t hipOccupancyMaxPotentialBlockSizeWithFlags(int* gridSize, int* blockSize,
+                                                                    F* kernel,
+                                                                    size_t dynSharedMemPerBlk = 0,
+                                                                    int blockSizeLimit = 0,
+                                                                    unsigned int flags = 0) {
+  (void)flags;  // hipOccupancyDefault is the only behaviour
+  return hipOccupancyMaxPotentialBlockSize(gridSize, blockSize,
+                                           reinterpret_cast<const void*>(kernel),
+                                           dynSharedMemPerBlk, blockSizeLimit);
+}
+// The block size with the most resident threads when the dynamic shared memory depends on the
+// block size (`block_size_to_dynamic_smem(blockSize)` bytes): each candidate, a multiple of the
+// warp size up to the kernel's limit, is asked of hipOccupancyMaxActiveBlocksPerMultiprocessor.
+template <class UnaryFunction, class F>
+static inline hipError_t hipOccupancyMaxPotentialBlockSizeVariableSMemWithFlags(
+    int* gridSize, int* blockSize, F* kernel, UnaryFunction block_size_to_dynamic_smem,
+    int blockSizeLimit = 0, unsigned int flags = 0) {
+  if (gridSize == nullptr || blockSize == nullptr || kernel == nullptr) {
+    return hipErrorInvalidValue;
+  }
+  const void* f = reinterpret_cast<const void*>(kernel);
+  int device = 0;
+  hipError_t err = hipGetDevice(&device);
+  if (err != hipSuccess) return err;
+  int warp = 0, units = 0, max_threads = 0;
+  if ((err = hipDeviceGetAttribute(&warp, hipDeviceAttributeWarpSize, device)) != hipSuccess ||
+      (err = hipDeviceGetAttribute(&units, hipDeviceAttributeMultiprocessorCount, device)) !=
+          hipSuccess) {
+    return err;
+  }
+  hipFuncAttributes attributes;
+  if ((err = hipFuncGetAttributes(&attributes, f)) != hipSuccess) return err;
+  max_threads = attributes.maxThreadsPerBlock;
+  if (blockSizeLimit > 0 && blockSizeLimit < max_threads) max_threads = blockSizeLimit;
+  if (warp <= 0) warp = 1;
+  int best_size = 0, best_threads = -1, best_blocks = 0;
+  for (int size = warp; size <= max_threads; size += warp) {
+    int blocks = 0;
+    err = hipOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(
+        &blocks, f, size, static_cast<size_t>(block_size_to_dynamic_smem(size)), flags);
+    if (err != hipSuccess) return err;
+    if (blocks * size > best_threads) {
+      best_threads = blocks * size;
+      best_size = size;
+      best_blocks = blocks;
+    }
+  }
+  *blockSize = best_size;
+  *gridSize = best_blocks * units;
+  return hipSuccess;
+}
+template <class UnaryFunction, class F>
+static inline hipError_t hipOccupancyMaxPotentialBlockSizeVariableSMem(
+    int* gridSize, int* blockSize, F* kernel, UnaryFunction block_size_to_dynamic_smem,
+    int blockSizeLimit = 0) {
+  return hipOccupancyMaxPotentialBlockSizeVariableSMemWithFlags(
+      gridSize, blockSize, kernel, block_size_to_dynamic_smem, blockSizeLimit, 0);
+}
+template <class T>
+static inline hipError_t hipMallocAsync(T** ptr, size_t size, hipStream_t stream) {
+  return hipMallocAsync((void**)ptr, size, stream);
+}
+template <class T>
+static inline hipError_t hipMallocAsync(T** ptr, size_t size, hipMemPool_t pool,
+                                        hipStream_t stream) {
+  return hipMallocFromPoolAsync((void**)ptr, size, pool, stream);
+}
+template <class T>
+static inline hipError_t hipMallocFromPoolAsync(T** ptr, size_t size, hipMemPool_t pool,
+                                                hipStream_t stream) {
+  return hipMallocFromPoolAsync((void**)ptr, size, pool, stream);
+}
+template <class T>
+static inline hipError_t hipExtMallocWithFlags(T** ptr, size_t size, unsigned int flags) {
+  return hipExtMallocWithFlags((void**)ptr, size, flags);
+}
+template <class T>
+static inline hipError_t hipHostAlloc(T** ptr, size_t size,
+                                      unsigned int flags = hipHostMallocDefault) {
+  return hipHostAlloc((void**)ptr, size, flags);
+}
+template <class T>
+static inline hipError_t hipGetFuncBySymbol(hipFunction_t* function, T* kernel) {
+  return hipGetFuncBySymbol(function, reinterpret_cast<const void*>(kernel));
+}
+template <class F>
+static inline hipError_t hipExtLaunchKernel(F* kernel, dim3 grid, dim3 block, void** args,
+                                            size_t sharedMemBytes, hipStream_t stream,
+                                            hipEvent_t startEvent, hipEvent_t stopEvent,
+                                            int flags) {
+  return hipExtLaunchKernel(reinterpret_cast<const void*>(kernel), grid, block, args,
+                            sharedMemBytes, stream, startEvent, stopEvent, flags);
+}
+#endif  // __cplusplus
 
 #endif  // HIPMLIR_HIP_RUNTIME_API_H

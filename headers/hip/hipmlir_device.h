@@ -67,6 +67,7 @@ __device__ void __threadfence_system(void);
 #define HIPMLIR_ATOMIC_INTEGERS(name)            \
   HIPMLIR_ATOMIC(name, int)                      \
   HIPMLIR_ATOMIC(name, unsigned int)             \
+  HIPMLIR_ATOMIC(name, unsigned long)            \
   HIPMLIR_ATOMIC(name, unsigned long long)       \
   HIPMLIR_ATOMIC(name, long long)
 HIPMLIR_ATOMIC_INTEGERS(atomicAdd)
@@ -97,6 +98,7 @@ HIPMLIR_ATOMIC(atomicDec, unsigned int)
   __device__ T atomicCAS_system(T* address, T compare, T value);
 HIPMLIR_ATOMIC_CAS(int)
 HIPMLIR_ATOMIC_CAS(unsigned int)
+HIPMLIR_ATOMIC_CAS(unsigned long)
 HIPMLIR_ATOMIC_CAS(unsigned long long)
 HIPMLIR_ATOMIC_CAS(long long)
 #undef HIPMLIR_ATOMIC_CAS
@@ -121,6 +123,8 @@ HIPMLIR_ATOMIC_CAS(long long)
   __device__ T __shfl_xor_sync(unsigned long long mask, T var, int lane_mask, int width);
 HIPMLIR_SHUFFLES(int)
 HIPMLIR_SHUFFLES(unsigned int)
+HIPMLIR_SHUFFLES(long)
+HIPMLIR_SHUFFLES(unsigned long)
 HIPMLIR_SHUFFLES(long long)
 HIPMLIR_SHUFFLES(unsigned long long)
 HIPMLIR_SHUFFLES(float)
@@ -136,6 +140,15 @@ __device__ unsigned long long __activemask(void);
 __device__ void __syncwarp(void);
 __device__ void __syncwarp(unsigned long long mask);
 __device__ unsigned int __lane_id(void);
+
+// The device's clocks: a counter of clock cycles (clock64, __clock64; clockInstructionRate kHz)
+// and a constant-rate wall clock (wall_clock64; hipDeviceAttributeWallClockRate kHz). Declared so
+// that programs which hold them in code a kernel does not reach compile; a kernel that reads one
+// is refused with a message until the targets' clock reads (SPIR-V OpReadClockKHR, PTX %clock64
+// and %globaltimer) are lowered.
+__device__ long long int clock64(void);
+__device__ long long int __clock64(void);
+__device__ unsigned long long int wall_clock64(void);
 #endif
 
 #if defined(__HIP__)

@@ -1,8 +1,8 @@
 // HIP's device intrinsics that are plain C++ over the math library (hipmlir_math.h), compiled
 // like user code rather than lowered as builtins: bit reinterpretation, conversions with a
-// rounding mode, the `_rn` arithmetic (round to nearest even is the default), high halves of
-// products, 24-bit products, __sad, __ldg. (`__fsqrt_rn`, `__frsqrt_rn` and `__frcp_rn` are
-// builtins, declared in hipmlir_math.h.)
+// rounding mode, arithmetic correctly rounded in each rounding mode (to nearest even, toward
+// zero, down, up), high halves of products, 24-bit products, __sad, __ldg, integer intrinsics,
+// and the atomics HIP spells over the builtin ones.
 #ifndef HIPMLIR_INTRINSICS_H
 #define HIPMLIR_INTRINSICS_H
 
@@ -50,7 +50,13 @@ __device__ inline float __fmul_rn(float a, float b) {
 #pragma clang fp contract(off)
   return a * b;
 }
-__device__ inline float __fdiv_rn(float a, float b) { return a / b; }
+// Float division, reciprocal and square root in double, then rounded to float: double's are
+// correctly rounded on every target (OpenCL requires it; float's need not be), and a float
+// operation's result rounded first to double and then to float is still correctly rounded
+// (53 >= 2 * 24 + 2 bits).
+__device__ inline float __fdiv_rn(float a, float b) { return (float)((double)a / (double)b); }
+__device__ inline float __frcp_rn(float x) { return (float)(1.0 / (double)x); }
+__device__ inline float __fsqrt_rn(float x) { return (float)sqrt((double)x); }
 __device__ inline float __fmaf_rn(float a, float b, float c) { return fmaf(a, b, c); }
 __device__ inline double __dadd_rn(double a, double b) {
 #pragma clang fp contract(off)
@@ -65,6 +71,8 @@ __device__ inline double __dmul_rn(double a, double b) {
   return a * b;
 }
 __device__ inline double __ddiv_rn(double a, double b) { return a / b; }
+__device__ inline double __drcp_rn(double x) { return 1.0 / x; }
+__device__ inline double __dsqrt_rn(double x) { return sqrt(x); }
 __device__ inline double __fma_rn(double a, double b, double c) { return fma(a, b, c); }
 __device__ inline float __saturatef(float x) { return fminf(fmaxf(x, 0.0f), 1.0f); }
 
@@ -155,6 +163,229 @@ __device__ inline double __hiloint2double(int hi, int lo) {
       (long long)(((unsigned long long)(unsigned int)hi << 32) | (unsigned int)lo));
 }
 
+// The fast sine and cosine together.
+__device__ inline void __sincosf(float x, float* s, float* c) {
+  *s = __sinf(x);
+  *c = __cosf(x);
+}
+
+// ---- arithmetic rounded toward zero, down or up ----
+// The result rounded to nearest, then stepped once toward the wanted direction when it lies on
+// the wrong side of the exact result. Which side it lies on comes from an error-free
+// transformation: a value with the sign of (exact - rounded), computed exactly (TwoSum for sums,
+// fma for the remainder of products, quotients and square roots, taken in a range scaled by a
+// power of two so that no remainder underflows). Modes: 1 toward zero, 2 down, 3 up.
+__device__ inline float __hipmlir_nextafter(float x, float y) { return nextafterf(x, y); }
+__device__ inline double __hipmlir_nextafter(double x, double y) { return nextafter(x, y); }
+__device__ inline float __hipmlir_scalbn(float x, int n) { return scalbnf(x, n); }
+__device__ inline double __hipmlir_scalbn(double x, int n) { return scalbn(x, n); }
+__device__ inline int __hipmlir_ilogb(float x) { return ilogbf(x); }
+__device__ inline int __hipmlir_ilogb(double x) { return ilogb(x); }
+__device__ inline float __hipmlir_fma(float a, float b, float c) { return fmaf(a, b, c); }
+__device__ inline double __hipmlir_fma(double a, double b, double c) { return fma(a, b, c); }
+template <class T>
+__device__ inline bool __hipmlir_is_inf(T x) {
+  return x - x != x - x && x == x;
+}
+// `rounded` stepped toward the mode's direction when `error` (the sign of exact - rounded) says
+// it lies on the wrong side.
+template <class T>
+__device__ inline T __hipmlir_directed(T rounded, T error, int mode) {
+  if (error == (T)0 || rounded != rounded) return rounded;
+  bool down = mode == 2 ? error < (T)0 : (mode == 1 && rounded > (T)0 && error < (T)0);
+  bool up = mode == 3 ? error > (T)0 : (mode == 1 && rounded < (T)0 && error > (T)0);
+  if (down) return __hipmlir_nextafter(rounded, -(T)HUGE_VAL);
+  if (up) return __hipmlir_nextafter(rounded, (T)HUGE_VAL);
+  return rounded;
+}
+// An exact zero result is -0 when rounding down and an operand (or the product) is negative.
+template <class T>
+__device__ inline T __hipmlir_signed_zero(T zero, bool negative_operand, int mode) {
+  return mode == 2 && negative_operand ? -(T)0 : zero;
+}
+template <class T>
+__device__ inline void __hipmlir_two_sum(T a, T b, T& s, T& e) {
+  s = a + b;
+  T bp = s - a;
+  T ap = s - bp;
+  e = (a - ap) + (b - bp);
+}
+template <class T>
+__device__ inline T __hipmlir_add_dir(T a, T b, int mode) {
+  T s = a + b;
+  if (s != s || __hipmlir_is_inf(a) || __hipmlir_is_inf(b)) return s;
+  if (__hipmlir_is_inf(s)) return __hipmlir_directed(s, -s, mode);  // overflow
+  T sum, error;
+  __hipmlir_two_sum(a, b, sum, error);
+  if (s == (T)0) return __hipmlir_signed_zero(s, __builtin_signbit(a) || __builtin_signbit(b), mode);
+  return __hipmlir_directed(s, error, mode);
+}
+template <class T>
+__device__ inline T __hipmlir_mul_dir(T a, T b, int mode) {
+  T p = a * b;
+  if (p != p || __hipmlir_is_inf(a) || __hipmlir_is_inf(b) || a == (T)0 || b == (T)0) {
+    return p == (T)0 ? __hipmlir_signed_zero(p, __builtin_signbit(a) != __builtin_signbit(b), mode) : p;
+  }
+  if (__hipmlir_is_inf(p)) return __hipmlir_directed(p, -p, mode);
+  int ea = __hipmlir_ilogb(a), eb = __hipmlir_ilogb(b);
+  T as = __hipmlir_scalbn(a, -ea), bs = __hipmlir_scalbn(b, -eb);
+  T ps = __hipmlir_scalbn(p, -(ea + eb));
+  return __hipmlir_directed(p, __hipmlir_fma(as, bs, -ps), mode);
+}
+template <class T>
+__device__ inline T __hipmlir_div_dir(T a, T b, int mode) {
+  T q = a / b;
+  if (q != q || __hipmlir_is_inf(a) || __hipmlir_is_inf(b) || a == (T)0 || b == (T)0) {
+    return q == (T)0 ? __hipmlir_signed_zero(q, __builtin_signbit(a) != __builtin_signbit(b), mode) : q;
+  }
+  if (__hipmlir_is_inf(q)) return __hipmlir_directed(q, -q, mode);
+  int ea = __hipmlir_ilogb(a), eb = __hipmlir_ilogb(b);
+  T as = __hipmlir_scalbn(a, -ea), bs = __hipmlir_scalbn(b, -eb);
+  T qs = __hipmlir_scalbn(q, eb - ea);
+  // as / bs - qs has the sign of (as - qs * bs) * bs.
+  return __hipmlir_directed(q, __hipmlir_fma(-qs, bs, as) * bs, mode);
+}
+template <class T>
+__device__ inline T __hipmlir_sqrt_dir(T x, T s, int mode) {
+  if (s != s || x == (T)0 || __hipmlir_is_inf(x)) return s;
+  int e = __hipmlir_ilogb(x);
+  int k = (e - (e & 1)) / 2;  // x = xs * 2^(2k), xs in [1, 4)
+  T xs = __hipmlir_scalbn(x, -2 * k), ss = __hipmlir_scalbn(s, -k);
+  return __hipmlir_directed(s, __hipmlir_fma(-ss, ss, xs), mode);
+}
+template <class T>
+__device__ inline T __hipmlir_fma_dir(T a, T b, T c, int mode) {
+  T r = __hipmlir_fma(a, b, c);
+  if (r != r || __hipmlir_is_inf(a) || __hipmlir_is_inf(b) || __hipmlir_is_inf(c)) return r;
+  if (__hipmlir_is_inf(r)) return __hipmlir_directed(r, -r, mode);
+  bool product_negative = __builtin_signbit(a) != __builtin_signbit(b);
+  if (a == (T)0 || b == (T)0) {
+    return r == (T)0 ? __hipmlir_signed_zero(r, product_negative || __builtin_signbit(c), mode) : r;
+  }
+  // a * b + c - r as four terms, in a range where the product's rounding error is exact: the
+  // product scaled to [1, 4), c and r by the same power of two (when c or r would overflow
+  // there, the product is far below half an ulp of c: r is c and the product's sign decides).
+  int ea = __hipmlir_ilogb(a), eb = __hipmlir_ilogb(b);
+  T as = __hipmlir_scalbn(a, -ea), bs = __hipmlir_scalbn(b, -eb);
+  T cs = __hipmlir_scalbn(c, -(ea + eb)), rs = __hipmlir_scalbn(r, -(ea + eb));
+  if (__hipmlir_is_inf(cs) || __hipmlir_is_inf(rs)) {
+    return __hipmlir_directed(r, product_negative ? -(T)1 : (T)1, mode);
+  }
+  T x0 = as * bs;
+  T x1 = __hipmlir_fma(as, bs, -x0);
+  T x2 = cs, x3 = -rs;
+  // Three passes of error-free summation leave the sum's sign in the accumulated total.
+  for (int pass = 0; pass < 3; ++pass) {
+    T s, e;
+    __hipmlir_two_sum(x0, x1, s, e);
+    x0 = e;
+    x1 = s;
+    __hipmlir_two_sum(x1, x2, s, e);
+    x1 = e;
+    x2 = s;
+    __hipmlir_two_sum(x2, x3, s, e);
+    x2 = e;
+    x3 = s;
+  }
+  T error = x3 + (x2 + (x1 + x0));
+  if (r == (T)0 && error == (T)0) {
+    return __hipmlir_signed_zero(r, product_negative || __builtin_signbit(c), mode);
+  }
+  return __hipmlir_directed(r, error, mode);
+}
+#define HIPMLIR_DIRECTED(suffix, mode)                                                           \
+  __device__ inline float __fadd_##suffix(float a, float b) {                                     \
+    return __hipmlir_add_dir(a, b, mode);                                                        \
+  }                                                                                              \
+  __device__ inline float __fsub_##suffix(float a, float b) {                                     \
+    return __hipmlir_add_dir(a, -b, mode);                                                       \
+  }                                                                                              \
+  __device__ inline float __fmul_##suffix(float a, float b) {                                     \
+    return __hipmlir_mul_dir(a, b, mode);                                                        \
+  }                                                                                              \
+  __device__ inline float __fdiv_##suffix(float a, float b) {                                     \
+    return __hipmlir_div_dir(a, b, mode);                                                        \
+  }                                                                                              \
+  __device__ inline float __frcp_##suffix(float x) { return __hipmlir_div_dir(1.0f, x, mode); }   \
+  __device__ inline float __fsqrt_##suffix(float x) {                                             \
+    return __hipmlir_sqrt_dir(x, __fsqrt_rn(x), mode);                                           \
+  }                                                                                              \
+  __device__ inline float __fmaf_##suffix(float a, float b, float c) {                            \
+    return __hipmlir_fma_dir(a, b, c, mode);                                                     \
+  }                                                                                              \
+  __device__ inline double __dadd_##suffix(double a, double b) {                                  \
+    return __hipmlir_add_dir(a, b, mode);                                                        \
+  }                                                                                              \
+  __device__ inline double __dsub_##suffix(double a, double b) {                                  \
+    return __hipmlir_add_dir(a, -b, mode);                                                       \
+  }                                                                                              \
+  __device__ inline double __dmul_##suffix(double a, double b) {                                  \
+    return __hipmlir_mul_dir(a, b, mode);                                                        \
+  }                                                                                              \
+  __device__ inline double __ddiv_##suffix(double a, double b) {                                  \
+    return __hipmlir_div_dir(a, b, mode);                                                        \
+  }                                                                                              \
+  __device__ inline double __drcp_##suffix(double x) { return __hipmlir_div_dir(1.0, x, mode); }  \
+  __device__ inline double __dsqrt_##suffix(double x) {                                           \
+    return __hipmlir_sqrt_dir(x, sqrt(x), mode);                                                 \
+  }                                                                                              \
+  __device__ inline double __fma_##suffix(double a, double b, double c) {                         \
+    return __hipmlir_fma_dir(a, b, c, mode);                                                     \
+  }
+HIPMLIR_DIRECTED(rz, 1)
+HIPMLIR_DIRECTED(rd, 2)
+HIPMLIR_DIRECTED(ru, 3)
+#undef HIPMLIR_DIRECTED
+
+// 1 / sqrt(x) to nearest: the double estimate rounded to float, then moved to the neighbour
+// when the exact value lies beyond the midpoint between them. With m a midpoint (25 bits, so m^2
+// is exact in double), 1/sqrt(x) > m exactly when m^2 * x < 1, which an fma decides exactly.
+__device__ inline bool __hipmlir_rsqrt_beyond(double m, float x) {
+  double m2 = m * m;
+  double hi = m2 * (double)x;
+  double lo = fma(m2, (double)x, -hi);
+  return hi < 1.0 || (hi == 1.0 && lo < 0.0);
+}
+__device__ inline float __frsqrt_rn(float x) {
+  float y = (float)(1.0 / sqrt((double)x));
+  if (!(x > 0.0f) || __hipmlir_is_inf(x) || __hipmlir_is_inf(y)) return y;
+  float up = nextafterf(y, HUGE_VALF), down = nextafterf(y, 0.0f);
+  if (__hipmlir_rsqrt_beyond(((double)y + (double)up) * 0.5, x)) return up;
+  if (!__hipmlir_rsqrt_beyond(((double)y + (double)down) * 0.5, x)) return down;
+  return y;
+}
+
+// ---- atomics HIP spells over the builtins ----
+// Compare-and-swap of floats by their bits; the add/max/min variants ROCm offers for its
+// hardware's float atomics (unsafe: may skip denormals and not work on fine-grained memory;
+// safe: always correct) are the same operation here; atomicAddNoRet discards the old value.
+#define HIPMLIR_FLOAT_CAS(scope)                                                                  \
+  __device__ inline float atomicCAS##scope(float* address, float compare, float value) {          \
+    return __uint_as_float(atomicCAS##scope(reinterpret_cast<unsigned int*>(address),             \
+                                            __float_as_uint(compare), __float_as_uint(value)));   \
+  }                                                                                               \
+  __device__ inline double atomicCAS##scope(double* address, double compare, double value) {      \
+    return __longlong_as_double((long long)atomicCAS##scope(                                      \
+        reinterpret_cast<unsigned long long*>(address),                                           \
+        (unsigned long long)__double_as_longlong(compare),                                        \
+        (unsigned long long)__double_as_longlong(value)));                                        \
+  }
+HIPMLIR_FLOAT_CAS()
+HIPMLIR_FLOAT_CAS(_block)
+HIPMLIR_FLOAT_CAS(_system)
+#undef HIPMLIR_FLOAT_CAS
+#define HIPMLIR_FLOAT_ATOMIC_ALIAS(name, base)                                                    \
+  __device__ inline float name(float* address, float value) { return base(address, value); }      \
+  __device__ inline double name(double* address, double value) { return base(address, value); }
+HIPMLIR_FLOAT_ATOMIC_ALIAS(unsafeAtomicAdd, atomicAdd)
+HIPMLIR_FLOAT_ATOMIC_ALIAS(safeAtomicAdd, atomicAdd)
+HIPMLIR_FLOAT_ATOMIC_ALIAS(unsafeAtomicMax, atomicMax)
+HIPMLIR_FLOAT_ATOMIC_ALIAS(safeAtomicMax, atomicMax)
+HIPMLIR_FLOAT_ATOMIC_ALIAS(unsafeAtomicMin, atomicMin)
+HIPMLIR_FLOAT_ATOMIC_ALIAS(safeAtomicMin, atomicMin)
+#undef HIPMLIR_FLOAT_ATOMIC_ALIAS
+__device__ inline void atomicAddNoRet(float* address, float value) { (void)atomicAdd(address, value); }
+
 // Integer intrinsics.
 // __byte_perm: byte i of the result is byte (selector nibble i & 7) of the 8 bytes y:x.
 __device__ inline unsigned int __byte_perm(unsigned int x, unsigned int y, unsigned int s) {
@@ -227,7 +458,6 @@ __device__ inline unsigned int __urhadd(unsigned int x, unsigned int y) {
 }
 __device__ inline int __ffs(unsigned int x) { return __ffs((int)x); }
 __device__ inline int __ffsll(unsigned long long x) { return __ffsll((long long)x); }
-__device__ inline int __popcll(long long x) { return __popcll((unsigned long long)x); }
 #endif  // __HIP_DEVICE_COMPILE__
 
 #endif  // HIPMLIR_INTRINSICS_H

@@ -86,9 +86,6 @@ __device__ float __cosf(float x);
 __device__ float __tanf(float x);
 __device__ float __powf(float x, float y);
 __device__ float __fdividef(float x, float y);
-__device__ float __fsqrt_rn(float x);
-__device__ float __frsqrt_rn(float x);
-__device__ float __frcp_rn(float x);
 
 // HIP's min and max overloads.
 __device__ int min(int a, int b);

@@ -70,6 +70,154 @@ HIPMLIR_C_MATH(float, f)
 HIPMLIR_C_MATH(double, )
 #undef HIPMLIR_C_MATH
 __device__ inline float fdividef(float x, float y) { return x / y; }
+// A quiet NaN (the tag's payload is not used).
+__device__ inline double nan(const char*) { return __builtin_nan(""); }
+__device__ inline float nanf(const char*) { return __builtin_nanf(""); }
+}  // extern "C"
+
+// ---- Bessel functions of the first and second kind (the C library's j0 ... yn) ----
+// Below x = 25: J from Miller's backward recurrence (J_{k-1} = 2k/x J_k - J_{k+1}, started far
+// above the order and normalized with J_0 + 2 (J_2 + J_4 + ...) = 1), which is stable; Y0 and Y1
+// from the same values through Neumann's series
+//   Y0 = 2/pi (ln(x/2) + gamma) J0 - 4/pi sum_k (-1)^k J_2k / k,
+//   Y1 = 2/pi ((ln(x/2) + gamma) J1 - J0 / x) + 2/pi sum_k (-1)^k (J_2k-1 - J_2k+1) / k
+// (the second is minus the first's derivative). From x = 25: Hankel's asymptotic expansions,
+// accurate there to far below double's precision. Higher orders: forward recurrence for Y (always
+// stable) and for J below x; Miller's recurrence for J at orders above x. The float forms are
+// computed in double. Accuracy is absolute near the functions' zeros, as CUDA and HIP document.
+struct __hipmlir_bessel_values {
+  double j0, j1, jn, y0, y1;
+};
+__device__ inline __hipmlir_bessel_values __hipmlir_bessel_miller(int n, double x) {
+  int top = n > (int)x ? n : (int)x;
+  int start = top + 24 + (int)sqrt(40.0 * (double)top);
+  start += start & 1;  // even
+  double j_next = 0.0, j = 1e-280, norm = 0.0, jn = 0.0, j0 = 0.0, j1 = 0.0, sy0 = 0.0, sy1 = 0.0;
+  for (int m = start; m >= 0; --m) {
+    // j is J_m, j_next J_{m+1} (unnormalized).
+    if (m == n) jn = j;
+    if (m == 1) j1 = j;
+    if (m == 0) j0 = j;
+    if ((m & 1) == 0) {
+      norm += m == 0 ? j : 2.0 * j;
+      int k = m / 2;
+      if (k >= 1) sy0 += ((k & 1) ? -j : j) / (double)k;
+    } else {
+      int k_plus = (m + 1) / 2, k_minus = (m - 1) / 2;
+      double c = ((k_plus & 1) ? -1.0 : 1.0) / (double)k_plus;
+      if (k_minus >= 1) c -= ((k_minus & 1) ? -1.0 : 1.0) / (double)k_minus;
+      sy1 += c * j;
+    }
+    if (m == 0) break;
+    double j_prev = (2.0 * (double)m / x) * j - j_next;
+    j_next = j;
+    j = j_prev;
+    if (fabs(j) > 1e250) {  // rescale everything accumulated so far
+      j *= 1e-250;
+      j_next *= 1e-250;
+      norm *= 1e-250;
+      jn *= 1e-250;
+      j1 *= 1e-250;
+      sy0 *= 1e-250;
+      sy1 *= 1e-250;
+    }
+  }
+  __hipmlir_bessel_values v;
+  v.j0 = j0 / norm;
+  v.j1 = j1 / norm;
+  v.jn = jn / norm;
+  double l = log(0.5 * x) + 0.57721566490153286061;  // Euler's gamma
+  v.y0 = 0.63661977236758134308 * (l * v.j0) - 1.27323954473516268615 * (sy0 / norm);
+  v.y1 = 0.63661977236758134308 * (l * v.j1 - v.j0 / x) + 0.63661977236758134308 * (sy1 / norm);
+  return v;
+}
+// Hankel's expansions of J_nu and Y_nu (nu = 0 or 1) for large x.
+__device__ inline void __hipmlir_bessel_hankel(int nu, double x, double* j, double* y) {
+  double mu = 4.0 * (double)(nu * nu);
+  double p = 1.0, q = 0.0, term = 1.0, last = HUGE_VAL;
+  for (int k = 1; k < 60; ++k) {
+    term *= (mu - (double)((2 * k - 1) * (2 * k - 1))) / ((double)k * 8.0 * x);
+    if (fabs(term) >= last) break;  // the asymptotic series starts to grow
+    last = fabs(term);
+    // Terms alternate between Q (odd k) and P (even k), each with sign (-1)^(k/2).
+    if (k & 1) q += ((k / 2) & 1) ? -term : term;
+    else p += ((k / 2) & 1) ? -term : term;
+    if (last < 1e-18) break;
+  }
+  double s = sin(x), c = cos(x);
+  // cos and sin of x - (nu/2 + 1/4) pi, times sqrt(2).
+  double cos_chi = nu == 0 ? c + s : s - c;
+  double sin_chi = nu == 0 ? s - c : -s - c;
+  double scale = sqrt(1.0 / (3.14159265358979323846 * x));  // sqrt(2 / (pi x)) / sqrt(2)
+  *j = scale * (p * cos_chi - q * sin_chi);
+  *y = scale * (p * sin_chi + q * cos_chi);
+}
+extern "C" {
+__device__ inline double jn(int n, double x) {
+  if (x != x) return x;
+  double sign = 1.0;
+  if (n < 0) {
+    n = -n;
+    if (n & 1) sign = -sign;
+  }
+  if (x < 0.0) {
+    x = -x;
+    if (n & 1) sign = -sign;
+  }
+  if (x == 0.0) return n == 0 ? 1.0 : 0.0;
+  if (__builtin_isinf(x)) return 0.0;
+  if (x >= 25.0 && (n <= 1 || (double)n < x)) {
+    double j0v, j1v, y;
+    __hipmlir_bessel_hankel(0, x, &j0v, &y);
+    __hipmlir_bessel_hankel(1, x, &j1v, &y);
+    if (n == 0) return sign * j0v;
+    for (int k = 1; k < n; ++k) {
+      double next = (2.0 * (double)k / x) * j1v - j0v;
+      j0v = j1v;
+      j1v = next;
+    }
+    return sign * j1v;
+  }
+  return sign * __hipmlir_bessel_miller(n, x).jn;
+}
+__device__ inline double j0(double x) { return jn(0, x); }
+__device__ inline double j1(double x) { return jn(1, x); }
+__device__ inline double yn(int n, double x) {
+  if (x != x) return x;
+  if (x < 0.0) return __builtin_nan("");
+  if (x == 0.0) return -HUGE_VAL;
+  if (__builtin_isinf(x)) return 0.0;
+  double sign = 1.0;
+  if (n < 0) {
+    n = -n;
+    if (n & 1) sign = -1.0;
+  }
+  double y0v, y1v;
+  if (x >= 25.0) {
+    double j;
+    __hipmlir_bessel_hankel(0, x, &j, &y0v);
+    __hipmlir_bessel_hankel(1, x, &j, &y1v);
+  } else {
+    __hipmlir_bessel_values v = __hipmlir_bessel_miller(1, x);
+    y0v = v.y0;
+    y1v = v.y1;
+  }
+  if (n == 0) return y0v;
+  for (int k = 1; k < n && !__builtin_isinf(y1v); ++k) {
+    double next = (2.0 * (double)k / x) * y1v - y0v;
+    y0v = y1v;
+    y1v = next;
+  }
+  return sign * y1v;
+}
+__device__ inline double y0(double x) { return yn(0, x); }
+__device__ inline double y1(double x) { return yn(1, x); }
+__device__ inline float jnf(int n, float x) { return (float)jn(n, (double)x); }
+__device__ inline float j0f(float x) { return (float)jn(0, (double)x); }
+__device__ inline float j1f(float x) { return (float)jn(1, (double)x); }
+__device__ inline float ynf(int n, float x) { return (float)yn(n, (double)x); }
+__device__ inline float y0f(float x) { return (float)yn(0, (double)x); }
+__device__ inline float y1f(float x) { return (float)yn(1, (double)x); }
 }  // extern "C"
 
 // libstdc++'s float overloads of these are not constexpr (so host-only in HIP): device ones.
@@ -135,6 +283,62 @@ HIPMLIR_HD_MATH void sincospif(float x, float* s, float* c) {
 #if !defined(__HIP_DEVICE_COMPILE__)
 inline float fdividef(float x, float y) { return x / y; }
 #endif
+
+// Modified Bessel functions of the first kind, orders 0 and 1: the power series (positive terms,
+// so accurate) up to 30, Hankel's expansion beyond, with e^x taken in two halves so that the result
+// overflows only where the function does.
+HIPMLIR_HD_MATH double __hipmlir_bessel_i(int nu, double x) {
+  double a = fabs(x);
+  double result;
+  if (a <= 30.0) {
+    // The series' length from its terms, then its sum nested from the last term inward,
+    // 1 + c1 (1 + c2 (1 + ...)) with c_k = (x/2)^2 / (k (k + nu)): each rounding then weighs as
+    // much as the terms it multiplies, where summing the terms one by one would let the rounding
+    // of every term's product build up.
+    // q = (x/2)^2 is not exact in double: its rounding error q_lo enters through the series'
+    // derivative, nested along with it.
+    double q = 0.25 * a * a, q_lo = fma(0.25 * a, a, -q), term = 1.0, sum = 1.0;
+    int terms = 1;
+    for (; terms < 200; ++terms) {
+      term *= q / ((double)terms * (double)(terms + nu));
+      sum += term;
+      if (term < sum * 1e-17) break;
+    }
+    double nested = 1.0, derivative = 0.0;
+    for (int k = terms; k >= 1; --k) {
+      double m = (double)k * (double)(k + nu);
+      derivative = fma(q, derivative, nested) / m;
+      nested = fma(q / m, nested, 1.0);
+    }
+    nested = fma(q_lo, derivative, nested);
+    result = nu == 0 ? nested : 0.5 * a * nested;
+  } else {
+    double mu = 4.0 * (double)(nu * nu), term = 1.0, sum = 1.0;
+    for (int k = 1; k < 40; ++k) {
+      double next = term * -(mu - (double)((2 * k - 1) * (2 * k - 1))) / ((double)k * 8.0 * a);
+      if (fabs(next) >= fabs(term)) break;
+      term = next;
+      sum += term;
+      if (fabs(term) < 1e-18) break;
+    }
+    double scaled = sum / sqrt(6.28318530717958647693 * a);
+    if (a < 709.0) {
+      result = exp(a) * scaled;
+    } else {
+      double half = exp(0.5 * a);
+      result = half * (half * scaled);
+    }
+  }
+  return nu == 1 && x < 0.0 ? -result : result;
+}
+HIPMLIR_HD_MATH double cyl_bessel_i0(double x) { return __hipmlir_bessel_i(0, x); }
+HIPMLIR_HD_MATH double cyl_bessel_i1(double x) { return __hipmlir_bessel_i(1, x); }
+HIPMLIR_HD_MATH float cyl_bessel_i0f(float x) { return (float)__hipmlir_bessel_i(0, (double)x); }
+HIPMLIR_HD_MATH float cyl_bessel_i1f(float x) { return (float)__hipmlir_bessel_i(1, (double)x); }
+
+// x to an integer power.
+HIPMLIR_HD_MATH double powi(double x, int n) { return pow(x, (double)n); }
+HIPMLIR_HD_MATH float powif(float x, int n) { return powf(x, (float)n); }
 
 // erfcx(x) = exp(x^2) erfc(x). x^2 is split into an exact sum (fma) so that exp's argument
 // carries no rounding; past 25, where erfc underflows, the asymptotic series.

@@ -1,182 +1,12 @@
-// HIP's arrays, texture objects and 3-D copies: types, constants and host functions (the device
-// functions that read textures are in hipmlir_texture.h).
-//
-// Textures are software on every backend: a hipTextureObject_t is the device address of a
-// __hip_texture (below) that hipCreateTextureObject fills; device code reads texels through it
-// with the addressing and filtering rules of HIP's texture units. A hipArray_t is a runtime object
-// holding pitched device memory with its channel format and extent. Included by
-// hip_runtime_api.h; valid C and C++.
+// HIP's arrays, mipmapped arrays, texture and surface objects: the host functions (types are in
+// driver_types.h, texture_types.h and surface_types.h; the device functions that read textures
+// are in hipmlir_texture.h). Included by hip_runtime_api.h; valid C and C++.
 #ifndef HIPMLIR_TEXTURE_TYPES_H
 #define HIPMLIR_TEXTURE_TYPES_H
 
-#include <stddef.h>
-
-// ---- channel formats ----
-typedef enum hipChannelFormatKind {
-  hipChannelFormatKindSigned = 0,
-  hipChannelFormatKindUnsigned = 1,
-  hipChannelFormatKindFloat = 2,
-  hipChannelFormatKindNone = 3
-} hipChannelFormatKind;
-
-// Bits of each channel (x, y, z, w; unused ones 0) and their kind.
-typedef struct hipChannelFormatDesc {
-  int x;
-  int y;
-  int z;
-  int w;
-  enum hipChannelFormatKind f;
-} hipChannelFormatDesc;
-
-// The driver API's element formats (HIP_ARRAY_DESCRIPTOR).
-typedef enum hipArray_Format {
-  HIP_AD_FORMAT_UNSIGNED_INT8 = 0x01,
-  HIP_AD_FORMAT_UNSIGNED_INT16 = 0x02,
-  HIP_AD_FORMAT_UNSIGNED_INT32 = 0x03,
-  HIP_AD_FORMAT_SIGNED_INT8 = 0x08,
-  HIP_AD_FORMAT_SIGNED_INT16 = 0x09,
-  HIP_AD_FORMAT_SIGNED_INT32 = 0x0a,
-  HIP_AD_FORMAT_HALF = 0x10,
-  HIP_AD_FORMAT_FLOAT = 0x20
-} hipArray_Format;
-
-// ---- arrays ----
-// Opaque: the runtime owns the memory and the description behind a hipArray_t.
-struct hipArray;
-typedef struct hipArray* hipArray_t;
-typedef const struct hipArray* hipArray_const_t;
-typedef hipArray_t hiparray;
-struct hipMipmappedArray;
-typedef struct hipMipmappedArray* hipMipmappedArray_t;
-typedef const struct hipMipmappedArray* hipMipmappedArray_const_t;
-
-// hipMallocArray / hipMalloc3DArray flags.
-#define hipArrayDefault 0x00
-#define hipArrayLayered 0x01
-#define hipArraySurfaceLoadStore 0x02
-#define hipArrayCubemap 0x04
-#define hipArrayTextureGather 0x08
-
-// ---- 3-D copies ----
-typedef struct hipPos {
-  size_t x;  // elements of the object: bytes for pointers, texels for arrays
-  size_t y;
-  size_t z;
-} hipPos;
-static inline hipPos make_hipPos(size_t x, size_t y, size_t z) {
-  hipPos p = {x, y, z};
-  return p;
-}
-
-// One 3-D copy: a source (an array or a pitched pointer) at a position, a destination likewise,
-// and the extent (in texels when an array takes part, else in bytes).
-typedef struct hipMemcpy3DParms {
-  hipArray_t srcArray;
-  hipPos srcPos;
-  hipPitchedPtr srcPtr;
-  hipArray_t dstArray;
-  hipPos dstPos;
-  hipPitchedPtr dstPtr;
-  hipExtent extent;
-  hipMemcpyKind kind;
-} hipMemcpy3DParms;
-
-// ---- texture objects ----
-#define hipTextureType1D 0x01
-#define hipTextureType2D 0x02
-#define hipTextureType3D 0x03
-#define hipTextureTypeCubemap 0x0C
-#define hipTextureType1DLayered 0xF1
-#define hipTextureType2DLayered 0xF2
-#define hipTextureTypeCubemapLayered 0xFC
-
-enum hipTextureAddressMode {
-  hipAddressModeWrap = 0,
-  hipAddressModeClamp = 1,
-  hipAddressModeMirror = 2,
-  hipAddressModeBorder = 3
-};
-enum hipTextureFilterMode { hipFilterModePoint = 0, hipFilterModeLinear = 1 };
-enum hipTextureReadMode { hipReadModeElementType = 0, hipReadModeNormalizedFloat = 1 };
-
-typedef struct hipTextureDesc {
-  enum hipTextureAddressMode addressMode[3];  // x, y, z
-  enum hipTextureFilterMode filterMode;
-  enum hipTextureReadMode readMode;
-  int sRGB;  // not supported (hipCreateTextureObject refuses it)
-  float borderColor[4];
-  int normalizedCoords;
-  unsigned int maxAnisotropy;  // ignored: no anisotropic filtering
-  enum hipTextureFilterMode mipmapFilterMode;  // ignored: no mipmaps
-  float mipmapLevelBias;
-  float minMipmapLevelClamp;
-  float maxMipmapLevelClamp;
-} hipTextureDesc;
-
-typedef enum hipResourceType {
-  hipResourceTypeArray = 0x00,
-  hipResourceTypeMipmappedArray = 0x01,
-  hipResourceTypeLinear = 0x02,
-  hipResourceTypePitch2D = 0x03
-} hipResourceType;
-
-typedef struct hipResourceDesc {
-  enum hipResourceType resType;
-  union {
-    struct {
-      hipArray_t array;
-    } array;
-    struct {
-      hipMipmappedArray_t mipmap;
-    } mipmap;
-    struct {
-      void* devPtr;
-      struct hipChannelFormatDesc desc;
-      size_t sizeInBytes;
-    } linear;
-    struct {
-      void* devPtr;
-      struct hipChannelFormatDesc desc;
-      size_t width;  // texels
-      size_t height;
-      size_t pitchInBytes;
-    } pitch2D;
-  } res;
-} hipResourceDesc;
-
-typedef enum hipResourceViewFormat { hipResViewFormatNone = 0x00 } hipResourceViewFormat;
-typedef struct hipResourceViewDesc {
-  enum hipResourceViewFormat format;  // only hipResViewFormatNone (the resource's own format)
-  size_t width;
-  size_t height;
-  size_t depth;
-  unsigned int firstMipmapLevel;
-  unsigned int lastMipmapLevel;
-  unsigned int firstLayer;
-  unsigned int lastLayer;
-} hipResourceViewDesc;
-
-// What a texture object points to, in device memory. hipmlir's own layout (the runtime's
-// `texture::Descriptor` matches it field for field): the texels' address and shape, their
-// format, and the sampler state of the hipTextureDesc.
-struct __hip_texture {
-  const unsigned char* base;      // texel (0, 0, 0)
-  unsigned long long row_pitch;   // bytes from one row to the next
-  unsigned long long slice_pitch; // bytes from one slice (or layer) to the next
-  unsigned int width;             // texels; 1 for a dimension the resource lacks
-  unsigned int height;
-  unsigned int depth;             // slices of a 3-D resource, layers of a layered one
-  unsigned int channels;          // 1 to 4
-  unsigned int channel_bytes;     // 1, 2 or 4, the same for every channel
-  unsigned int kind;              // hipChannelFormatKind
-  unsigned int linear;            // 1: a hipResourceTypeLinear buffer (tex1Dfetch)
-  unsigned int address_mode[3];   // hipTextureAddressMode of x, y, z
-  unsigned int filter_mode;       // hipTextureFilterMode
-  unsigned int read_mode;         // hipTextureReadMode
-  unsigned int normalized_coords;
-  float border_color[4];
-};
-typedef struct __hip_texture* hipTextureObject_t;
+#include "driver_types.h"
+#include "surface_types.h"
+#include "texture_types.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -220,6 +50,120 @@ hipError_t hipGetTextureObjectResourceDesc(hipResourceDesc* pResDesc,
                                            hipTextureObject_t textureObject);
 hipError_t hipGetTextureObjectTextureDesc(hipTextureDesc* pTexDesc,
                                           hipTextureObject_t textureObject);
+hipError_t hipGetTextureObjectResourceViewDesc(struct hipResourceViewDesc* pResViewDesc,
+                                               hipTextureObject_t textureObject);
+
+// ---- arrays through the driver API ----
+hipError_t hipArrayCreate(hipArray_t* pHandle, const HIP_ARRAY_DESCRIPTOR* pAllocateArray);
+hipError_t hipArray3DCreate(hipArray_t* array, const HIP_ARRAY3D_DESCRIPTOR* pAllocateArray);
+hipError_t hipArrayDestroy(hipArray_t array);
+hipError_t hipArrayGetDescriptor(HIP_ARRAY_DESCRIPTOR* pArrayDescriptor, hipArray_t array);
+hipError_t hipArray3DGetDescriptor(HIP_ARRAY3D_DESCRIPTOR* pArrayDescriptor, hipArray_t array);
+// Copies between arrays and host or device memory; offsets and counts in bytes.
+hipError_t hipMemcpyHtoA(hipArray_t dstArray, size_t dstOffset, const void* srcHost, size_t count);
+hipError_t hipMemcpyAtoH(void* dst, hipArray_t srcArray, size_t srcOffset, size_t count);
+hipError_t hipMemcpyHtoAAsync(hipArray_t dstArray, size_t dstOffset, const void* srcHost,
+                              size_t ByteCount, hipStream_t stream);
+hipError_t hipMemcpyAtoHAsync(void* dstHost, hipArray_t srcArray, size_t srcOffset,
+                              size_t ByteCount, hipStream_t stream);
+hipError_t hipMemcpyAtoD(hipDeviceptr_t dstDevice, hipArray_t srcArray, size_t srcOffset,
+                         size_t ByteCount);
+hipError_t hipMemcpyDtoA(hipArray_t dstArray, size_t dstOffset, hipDeviceptr_t srcDevice,
+                         size_t ByteCount);
+hipError_t hipMemcpyAtoA(hipArray_t dstArray, size_t dstOffset, hipArray_t srcArray,
+                         size_t srcOffset, size_t ByteCount);
+hipError_t hipMemcpy2DArrayToArray(hipArray_t dst, size_t wOffsetDst, size_t hOffsetDst,
+                                   hipArray_const_t src, size_t wOffsetSrc, size_t hOffsetSrc,
+                                   size_t width, size_t height, hipMemcpyKind kind);
+hipError_t hipMemcpyParam2D(const hip_Memcpy2D* pCopy);
+hipError_t hipMemcpyParam2DAsync(const hip_Memcpy2D* pCopy, hipStream_t stream HIPMLIR_DEFAULT(0));
+hipError_t hipDrvMemcpy2DUnaligned(const hip_Memcpy2D* pCopy);
+hipError_t hipDrvMemcpy3D(const HIP_MEMCPY3D* pCopy);
+hipError_t hipDrvMemcpy3DAsync(const HIP_MEMCPY3D* pCopy, hipStream_t stream);
+
+// ---- mipmapped arrays ----
+hipError_t hipMallocMipmappedArray(hipMipmappedArray_t* mipmappedArray,
+                                   const struct hipChannelFormatDesc* desc,
+                                   struct hipExtent extent, unsigned int numLevels,
+                                   unsigned int flags HIPMLIR_DEFAULT(0));
+hipError_t hipFreeMipmappedArray(hipMipmappedArray_t mipmappedArray);
+hipError_t hipGetMipmappedArrayLevel(hipArray_t* levelArray,
+                                     hipMipmappedArray_const_t mipmappedArray,
+                                     unsigned int level);
+hipError_t hipMipmappedArrayCreate(hipMipmappedArray_t* pHandle,
+                                   HIP_ARRAY3D_DESCRIPTOR* pMipmappedArrayDesc,
+                                   unsigned int numMipmapLevels);
+hipError_t hipMipmappedArrayDestroy(hipMipmappedArray_t hMipmappedArray);
+hipError_t hipMipmappedArrayGetLevel(hipArray_t* pLevelArray, hipMipmappedArray_t hMipMappedArray,
+                                     unsigned int level);
+
+// ---- texture objects through the driver API ----
+hipError_t hipTexObjectCreate(hipTextureObject_t* pTexObject, const HIP_RESOURCE_DESC* pResDesc,
+                              const HIP_TEXTURE_DESC* pTexDesc,
+                              const HIP_RESOURCE_VIEW_DESC* pResViewDesc);
+hipError_t hipTexObjectDestroy(hipTextureObject_t texObject);
+hipError_t hipTexObjectGetResourceDesc(HIP_RESOURCE_DESC* pResDesc, hipTextureObject_t texObject);
+hipError_t hipTexObjectGetResourceViewDesc(HIP_RESOURCE_VIEW_DESC* pResViewDesc,
+                                           hipTextureObject_t texObject);
+hipError_t hipTexObjectGetTextureDesc(HIP_TEXTURE_DESC* pTexDesc, hipTextureObject_t texObject);
+hipError_t hipDeviceGetTexture1DLinearMaxWidth(size_t* maxWidthInElements,
+                                               const hipChannelFormatDesc* fmtDesc, int device);
+
+// ---- surface objects ----
+hipError_t hipCreateSurfaceObject(hipSurfaceObject_t* pSurfObject, const hipResourceDesc* pResDesc);
+hipError_t hipDestroySurfaceObject(hipSurfaceObject_t surfaceObject);
+
+// ---- legacy texture references (deprecated by HIP) ----
+hipError_t hipGetTextureReference(const textureReference** texref, const void* symbol);
+hipError_t hipBindTexture(size_t* offset, const textureReference* tex, const void* devPtr,
+                          const hipChannelFormatDesc* desc, size_t size HIPMLIR_DEFAULT(0xFFFFFFFFu));
+hipError_t hipBindTexture2D(size_t* offset, const textureReference* tex, const void* devPtr,
+                            const hipChannelFormatDesc* desc, size_t width, size_t height,
+                            size_t pitch);
+hipError_t hipBindTextureToArray(const textureReference* tex, hipArray_const_t array,
+                                 const hipChannelFormatDesc* desc);
+hipError_t hipBindTextureToMipmappedArray(const textureReference* tex,
+                                          hipMipmappedArray_const_t mipmappedArray,
+                                          const hipChannelFormatDesc* desc);
+hipError_t hipGetTextureAlignmentOffset(size_t* offset, const textureReference* texref);
+hipError_t hipUnbindTexture(const textureReference* tex);
+hipError_t hipTexRefGetAddress(hipDeviceptr_t* dev_ptr, const textureReference* texRef);
+hipError_t hipTexRefGetAddressMode(enum hipTextureAddressMode* pam, const textureReference* texRef,
+                                   int dim);
+hipError_t hipTexRefGetArray(hipArray_t* pArray, const textureReference* texRef);
+hipError_t hipTexRefGetBorderColor(float* pBorderColor, const textureReference* texRef);
+hipError_t hipTexRefGetFilterMode(enum hipTextureFilterMode* pfm, const textureReference* texRef);
+hipError_t hipTexRefGetFlags(unsigned int* pFlags, const textureReference* texRef);
+hipError_t hipTexRefGetFormat(hipArray_Format* pFormat, int* pNumChannels,
+                              const textureReference* texRef);
+hipError_t hipTexRefGetMaxAnisotropy(int* pmaxAnsio, const textureReference* texRef);
+hipError_t hipTexRefGetMipMappedArray(hipMipmappedArray_t* pArray, const textureReference* texRef);
+hipError_t hipTexRefGetMipmapFilterMode(enum hipTextureFilterMode* pfm,
+                                        const textureReference* texRef);
+hipError_t hipTexRefGetMipmapLevelBias(float* pbias, const textureReference* texRef);
+hipError_t hipTexRefGetMipmapLevelClamp(float* pminMipmapLevelClamp, float* pmaxMipmapLevelClamp,
+                                        const textureReference* texRef);
+hipError_t hipTexRefSetAddress(size_t* ByteOffset, textureReference* texRef, hipDeviceptr_t dptr,
+                               size_t bytes);
+hipError_t hipTexRefSetAddress2D(textureReference* texRef, const HIP_ARRAY_DESCRIPTOR* desc,
+                                 hipDeviceptr_t dptr, size_t Pitch);
+hipError_t hipTexRefSetAddressMode(textureReference* texRef, int dim,
+                                   enum hipTextureAddressMode am);
+hipError_t hipTexRefSetArray(textureReference* tex, hipArray_const_t array, unsigned int flags);
+hipError_t hipTexRefSetBorderColor(textureReference* texRef, float* pBorderColor);
+hipError_t hipTexRefSetFilterMode(textureReference* texRef, enum hipTextureFilterMode fm);
+hipError_t hipTexRefSetFlags(textureReference* texRef, unsigned int Flags);
+hipError_t hipTexRefSetFormat(textureReference* texRef, hipArray_Format fmt,
+                              int NumPackedComponents);
+hipError_t hipTexRefSetMaxAnisotropy(textureReference* texRef, unsigned int maxAniso);
+hipError_t hipTexRefSetMipmapFilterMode(textureReference* texRef, enum hipTextureFilterMode fm);
+hipError_t hipTexRefSetMipmapLevelBias(textureReference* texRef, float bias);
+hipError_t hipTexRefSetMipmapLevelClamp(textureReference* texRef, float minMipMapLevelClamp,
+                                        float maxMipMapLevelClamp);
+hipError_t hipTexRefSetMipmappedArray(textureReference* texRef,
+                                      struct hipMipmappedArray* mipmappedArray,
+                                      unsigned int Flags);
+hipError_t hipModuleGetTexRef(textureReference** texRef, hipModule_t hmod, const char* name);
 
 #ifdef __cplusplus
 }  // extern "C"

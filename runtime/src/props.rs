@@ -1,8 +1,8 @@
 //! `hipDeviceProp_t`, filled from OpenCL device queries.
 //!
-//! The layout is hipmlir's own (programs are compiled against `headers/hip/hip_runtime_api.h`, whose
-//! struct must match this one field for field; the C++ test checks every offset). Field names and
-//! meanings follow HIP. Values OpenCL cannot tell are documented at each field.
+//! The layout is HIP 6's (programs are compiled against `headers/hip/hip_runtime_api.h`, whose
+//! struct must match this one field for field; the C++ test checks every offset). Values OpenCL
+//! cannot tell are documented at each field.
 
 use std::ffi::c_char;
 
@@ -12,11 +12,33 @@ use crate::backend::DeviceInfo;
 /// (major * 10000000 + minor * 100000 + patch): hip/hip_version.h's numbers (a test checks).
 pub const HIP_VERSION: i32 = 60_200_000;
 
+/// `hipDeviceArch_t`: the device's features as bits (hasGlobalInt32Atomics is bit 0, ...,
+/// hasDynamicParallelism bit 16), the same as device code's `__HIP_ARCH_HAS_*__` macros
+/// (headers/hip/hip_common.h).
+#[repr(transparent)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct HipDeviceArch(pub u32);
+
+impl HipDeviceArch {
+    /// What hipmlir's device code has on every target: integer and float atomics on global and
+    /// shared memory (32- and 64-bit), doubles, warp votes, ballots, shuffles and funnel shifts,
+    /// `__threadfence_system`, the `__syncthreads_*` votes and 3-D grids; not surface functions
+    /// (bit 14) nor dynamic parallelism (bit 16).
+    pub const HIPMLIR: HipDeviceArch = HipDeviceArch(0x3fff | 1 << 15);
+}
+
+/// HIP 6's `hipDeviceProp_t` (ROCm's `hipDeviceProp_tR0600`), field for field; a test checks
+/// every offset against the header. Values OpenCL cannot tell are documented at each field, and
+/// `api::device::device_attribute` answers `hipDeviceGetAttribute` with the same values.
 #[repr(C)]
 #[derive(Debug, Clone, Copy)]
 #[allow(non_snake_case)]
 pub struct HipDeviceProp {
     pub name: [c_char; 256],
+    /// Not queried (CL_DEVICE_UUID_KHR): zero.
+    pub uuid: [c_char; 16],
+    pub luid: [c_char; 8],
+    pub luidDeviceNodeMask: u32,
     /// CL_DEVICE_GLOBAL_MEM_SIZE.
     pub totalGlobalMem: usize,
     /// CL_DEVICE_LOCAL_MEM_SIZE.
@@ -41,6 +63,7 @@ pub struct HipDeviceProp {
     pub major: i32,
     pub minor: i32,
     pub textureAlignment: usize,
+    pub texturePitchAlignment: usize,
     /// 1: streams are separate queues, so copies may overlap kernels.
     pub deviceOverlap: i32,
     /// CL_DEVICE_MAX_COMPUTE_UNITS.
@@ -51,11 +74,35 @@ pub struct HipDeviceProp {
     pub canMapHostMemory: i32,
     /// 0: hipComputeModeDefault.
     pub computeMode: i32,
+    /// Texture and surface limits: 0, as `hipDeviceGetAttribute` reports them (textures are
+    /// hipmlir's software, with no device image limits to report).
+    pub maxTexture1D: i32,
+    pub maxTexture1DMipmap: i32,
+    pub maxTexture1DLinear: i32,
+    pub maxTexture2D: [i32; 2],
+    pub maxTexture2DMipmap: [i32; 2],
+    pub maxTexture2DLinear: [i32; 3],
+    pub maxTexture2DGather: [i32; 2],
+    pub maxTexture3D: [i32; 3],
+    pub maxTexture3DAlt: [i32; 3],
+    pub maxTextureCubemap: i32,
+    pub maxTexture1DLayered: [i32; 2],
+    pub maxTexture2DLayered: [i32; 3],
+    pub maxTextureCubemapLayered: [i32; 2],
+    pub maxSurface1D: i32,
+    pub maxSurface2D: [i32; 2],
+    pub maxSurface3D: [i32; 3],
+    pub maxSurface1DLayered: [i32; 2],
+    pub maxSurface2DLayered: [i32; 3],
+    pub maxSurfaceCubemap: i32,
+    pub maxSurfaceCubemapLayered: [i32; 2],
+    pub surfaceAlignment: usize,
     pub concurrentKernels: i32,
     pub ECCEnabled: i32,
     pub pciBusID: i32,
     pub pciDeviceID: i32,
     pub pciDomainID: i32,
+    pub tccDriver: i32,
     pub asyncEngineCount: i32,
     /// 1: device pointers are plain addresses (USM/SVM).
     pub unifiedAddressing: i32,
@@ -65,17 +112,71 @@ pub struct HipDeviceProp {
     pub memoryBusWidth: i32,
     /// CL_DEVICE_GLOBAL_MEM_CACHE_SIZE (saturated to i32).
     pub l2CacheSize: i32,
+    pub persistingL2CacheMaxSize: i32,
     /// CL_DEVICE_MAX_WORK_GROUP_SIZE.
     pub maxThreadsPerMultiProcessor: i32,
+    /// 0: stream priorities are accepted but do not order work.
+    pub streamPrioritiesSupported: i32,
+    pub globalL1CacheSupported: i32,
+    pub localL1CacheSupported: i32,
     pub sharedMemPerMultiprocessor: usize,
-    pub maxSharedMemoryPerMultiProcessor: usize,
+    /// As regsPerBlock.
+    pub regsPerMultiprocessor: i32,
     /// 1 when hipMallocManaged works (USM shared allocations).
     pub managedMemory: i32,
     pub isMultiGpuBoard: i32,
-    /// "spirv64" (there is no GCN architecture).
+    pub multiGpuBoardGroupID: i32,
+    pub hostNativeAtomicSupported: i32,
+    pub singleToDoublePrecisionPerfRatio: i32,
+    /// 1 on a CPU device: kernels read and write any host memory.
+    pub pageableMemoryAccess: i32,
+    /// As managedMemory: USM shared memory is coherent while kernels run.
+    pub concurrentManagedAccess: i32,
+    pub computePreemptionSupported: i32,
+    pub canUseHostPointerForRegisteredMem: i32,
+    /// 0: OpenCL cannot promise that every work-group of a grid is resident at once.
+    pub cooperativeLaunch: i32,
+    pub cooperativeMultiDeviceLaunch: i32,
+    /// As sharedMemPerBlock: there is no opt-in beyond it.
+    pub sharedMemPerBlockOptin: usize,
+    pub pageableMemoryAccessUsesHostPageTables: i32,
+    /// As managedMemory.
+    pub directManagedMemAccessFromHost: i32,
+    /// One warp per block: maxThreadsPerMultiProcessor / warpSize.
+    pub maxBlocksPerMultiProcessor: i32,
+    pub accessPolicyMaxWindowSize: i32,
+    pub reservedSharedMemPerBlock: usize,
+    pub hostRegisterSupported: i32,
+    pub sparseHipArraySupported: i32,
+    pub hostRegisterReadOnlySupported: i32,
+    pub timelineSemaphoreInteropSupported: i32,
+    pub memoryPoolsSupported: i32,
+    pub gpuDirectRDMASupported: i32,
+    pub gpuDirectRDMAFlushWritesOptions: u32,
+    pub gpuDirectRDMAWritesOrdering: i32,
+    pub memoryPoolSupportedHandleTypes: u32,
+    pub deferredMappingHipArraySupported: i32,
+    pub ipcEventSupported: i32,
+    pub clusterLaunch: i32,
+    pub unifiedFunctionPointers: i32,
+    pub reserved: [i32; 63],
+    pub hipReserved: [i32; 32],
+    /// "spirv64" (there is no GCN architecture); the CUDA backend's `sm_XX`.
     pub gcnArchName: [c_char; 256],
-    /// Room to add fields without changing the struct's size.
-    pub hipmlirReserved: [i32; 64],
+    pub maxSharedMemoryPerMultiProcessor: usize,
+    /// kHz of the device's clock counter: clockRate.
+    pub clockInstructionRate: i32,
+    pub arch: HipDeviceArch,
+    /// AMD's HDP registers: none (null pointers, kept as addresses so the struct is Send).
+    pub hdpMemFlushCntl: usize,
+    pub hdpRegFlushCntl: usize,
+    pub cooperativeMultiDeviceUnmatchedFunc: i32,
+    pub cooperativeMultiDeviceUnmatchedGridDim: i32,
+    pub cooperativeMultiDeviceUnmatchedBlockDim: i32,
+    pub cooperativeMultiDeviceUnmatchedSharedMem: i32,
+    /// 1 where the host reaches all of the device's memory (CPU and host-unified devices).
+    pub isLargeBar: i32,
+    pub asicRevision: i32,
 }
 
 impl Default for HipDeviceProp {
@@ -141,6 +242,18 @@ impl HipDeviceProp {
         p.maxThreadsPerMultiProcessor = saturate_i32(info.max_work_group_size);
         p.sharedMemPerMultiprocessor = saturate_usize(info.local_mem_size);
         p.maxSharedMemoryPerMultiProcessor = saturate_usize(info.local_mem_size);
+        p.texturePitchAlignment = p.textureAlignment;
+        p.surfaceAlignment = p.textureAlignment;
+        p.regsPerMultiprocessor = p.regsPerBlock;
+        p.singleToDoublePrecisionPerfRatio = 2;
+        p.pageableMemoryAccess = i32::from(info.is_cpu);
+        p.concurrentManagedAccess = p.managedMemory;
+        p.directManagedMemAccessFromHost = p.managedMemory;
+        p.sharedMemPerBlockOptin = p.sharedMemPerBlock;
+        p.maxBlocksPerMultiProcessor = saturate_i32(crate::backend::occupancy::max_blocks_per_cu(info));
+        p.clockInstructionRate = p.clockRate;
+        p.arch = HipDeviceArch::HIPMLIR;
+        p.isLargeBar = p.integrated;
         p
     }
 }
@@ -195,6 +308,10 @@ mod tests {
         assert_eq!((p.major, p.minor), (3, 1));
         assert_eq!(p.multiProcessorCount, 2);
         assert_eq!(p.integrated, 1);
+        assert_eq!(p.maxBlocksPerMultiProcessor, 8192 / 32);
+        assert_eq!(p.arch, HipDeviceArch::HIPMLIR);
+        assert_eq!(p.cooperativeLaunch, 0);
+        assert_eq!(p.sharedMemPerBlockOptin, 262144);
     }
 
     #[test]

@@ -95,6 +95,10 @@ const SYNC: &[(&str, Sync)] = &[
     ("__threadfence_system", Sync::Fence("")),
 ];
 
+/// The device clocks hipmlir's device header declares; no target lowering reads them yet, so a
+/// kernel that calls one is refused (see `builtin_call`).
+const CLOCKS: &[&str] = &["clock64", "__clock64", "wall_clock64"];
+
 /// The sync scope of an atomic from its name's suffix.
 fn scope_of(name: &str) -> (&str, &'static str) {
     if let Some(base) = name.strip_suffix("_block") {
@@ -128,6 +132,15 @@ impl<'c> FunctionCodegen<'c, '_> {
                 return Ok(Some(Val::Void));
             }
             _ => {}
+        }
+        if CLOCKS.contains(&name) {
+            return Err(FrontendError::unsupported(
+                e.location(),
+                format!(
+                    "'{name}': hipmlir does not read device clocks yet (SPIR-V OpReadClockKHR, \
+                     PTX %clock64/%globaltimer)"
+                ),
+            ));
         }
         if let Some((_, sync)) = SYNC.iter().find(|(n, _)| *n == name) {
             return self.sync(*sync, name, e, args).map(Some);
@@ -478,7 +491,9 @@ fn unescape_c_string(s: &str) -> Option<Vec<u8>> {
 #[cfg(test)]
 fn claims(name: &str) -> bool {
     let (base, _) = scope_of(name);
-    SYNC.iter().any(|(n, _)| *n == name) || ATOMICS.iter().any(|(n, _)| *n == base)
+    SYNC.iter().any(|(n, _)| *n == name)
+        || ATOMICS.iter().any(|(n, _)| *n == base)
+        || CLOCKS.contains(&name)
 }
 
 #[cfg(test)]

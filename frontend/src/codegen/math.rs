@@ -74,8 +74,6 @@ enum Emit {
     MinMax(BinaryOp, BinaryOp, FloatBinaryOp),
     /// Integer bit manipulation.
     Bits(Bits),
-    /// `1 / x`.
-    Reciprocal,
     /// `sincos(x, &s, &c)`.
     SinCos,
 }
@@ -152,9 +150,6 @@ const MATH: &[(&str, Emit)] = &[
     ("__tanf", Emit::Native),
     ("__powf", Emit::Native),
     ("__fdividef", Emit::Native),
-    ("__fsqrt_rn", unary!(math::sqrt)),
-    ("__frsqrt_rn", unary!(math::rsqrt)),
-    ("__frcp_rn", Emit::Reciprocal),
     (
         "min",
         Emit::MinMax(arith::minsi, arith::minui, |c, a, b, l| {
@@ -269,13 +264,6 @@ impl<'c> FunctionCodegen<'c, '_> {
         };
         match emit {
             Emit::SinCos => return self.sincos(e, args).map(Some),
-            Emit::Reciprocal => {
-                let [x] = args else { return Err(arity(e)) };
-                let v = self.rvalue_as(x, &Ty::Float { bits: 32 })?.scalar();
-                let one = self.b.const_float(v.r#type(), 1.0, self.loc(e))?;
-                let r = self.b.insert_value(arith::divf(one, v, self.loc(e)))?;
-                return Ok(Some(Val::Scalar(r)));
-            }
             _ => {}
         }
         let loc = self.loc(e);
@@ -316,7 +304,7 @@ impl<'c> FunctionCodegen<'c, '_> {
                 };
                 self.bits(op, x, &ty, loc)?
             }
-            Emit::Reciprocal | Emit::SinCos => unreachable!("emitted above"),
+            Emit::SinCos => unreachable!("emitted above"),
         };
         Ok(Some(Val::Scalar(v)))
     }

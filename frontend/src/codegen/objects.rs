@@ -20,6 +20,7 @@ pub fn has_this(f: &Cursor) -> bool {
     match f.kind() {
         CXCursor_Constructor | CXCursor_Destructor => true,
         CXCursor_CXXMethod => !f.is_static_method(),
+        CXCursor_ConversionFunction => true,
         _ => false,
     }
 }
