@@ -69,6 +69,7 @@ hip_errors! {
     FileNotFound = 301, c"hipErrorFileNotFound", c"file not found";
     SharedObjectInitFailed = 303, c"hipErrorSharedObjectInitFailed", c"shared object initialization failed";
     InvalidHandle = 400, c"hipErrorInvalidHandle", c"invalid resource handle";
+    IllegalState = 401, c"hipErrorIllegalState", c"the operation cannot be performed in the present state";
     NotFound = 500, c"hipErrorNotFound", c"named symbol not found";
     NotReady = 600, c"hipErrorNotReady", c"device not ready";
     IllegalAddress = 700, c"hipErrorIllegalAddress", c"an illegal memory access was encountered";
@@ -76,6 +77,16 @@ hip_errors! {
     Assert = 710, c"hipErrorAssert", c"device-side assert triggered";
     LaunchFailure = 719, c"hipErrorLaunchFailure", c"unspecified launch failure";
     NotSupported = 801, c"hipErrorNotSupported", c"operation not supported";
+    StreamCaptureUnsupported = 900, c"hipErrorStreamCaptureUnsupported", c"operation not permitted when stream is capturing";
+    StreamCaptureInvalidated = 901, c"hipErrorStreamCaptureInvalidated", c"operation failed due to a previous error during capture";
+    StreamCaptureMerge = 902, c"hipErrorStreamCaptureMerge", c"operation would result in a merge of separate capture sequences";
+    StreamCaptureUnmatched = 903, c"hipErrorStreamCaptureUnmatched", c"capture was not ended in the same stream as it began";
+    StreamCaptureUnjoined = 904, c"hipErrorStreamCaptureUnjoined", c"capturing stream has unjoined work";
+    StreamCaptureIsolation = 905, c"hipErrorStreamCaptureIsolation", c"dependency created on uncaptured work in another stream";
+    StreamCaptureImplicit = 906, c"hipErrorStreamCaptureImplicit", c"operation would make the legacy stream depend on a capturing blocking stream";
+    CapturedEvent = 907, c"hipErrorCapturedEvent", c"operation not permitted on an event last recorded in a capturing stream";
+    StreamCaptureWrongThread = 908, c"hipErrorStreamCaptureWrongThread", c"attempt to terminate a thread-local capture sequence from another thread";
+    GraphExecUpdateFailure = 910, c"hipErrorGraphExecUpdateFailure", c"the graph update was not performed because it included changes which violated constraints specific to instantiated graph update";
     InvalidChannelDescriptor = 911, c"hipErrorInvalidChannelDescriptor", c"invalid channel descriptor";
     InvalidTexture = 912, c"hipErrorInvalidTexture", c"invalid texture";
     Unknown = 999, c"hipErrorUnknown", c"unknown error";

@@ -20,6 +20,25 @@ pub enum Kind {
     Module = 3,
     Function = 4,
     Array = 5,
+    // Graphs, stream capture and memory pools (rt-graphs).
+    Graph = 6,
+    GraphNode = 7,
+    GraphExec = 8,
+    MemPool = 9,
+}
+
+impl Kind {
+    /// The kind a handle was made for, whether or not it is still live (a destroyed stream is
+    /// still recognisable as one, for HIP's "context is destroyed" answers).
+    pub fn of(handle: usize) -> Option<u64> {
+        let h = handle as u64;
+        (h & 0xffff_0000_0000_0000 == TAG_BASE).then_some(h & 0xf)
+    }
+
+    /// Whether `handle` was made by a table of this kind (live or not).
+    pub fn made(self, handle: usize) -> bool {
+        Kind::of(handle) == Some(self as u64)
+    }
 }
 
 static SERIAL: AtomicU64 = AtomicU64::new(1);

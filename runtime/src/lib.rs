@@ -14,7 +14,9 @@
 //! * common code: `backend` (the interface: traits, their vocabulary, streams and events as
 //!   handles, `ops`, the one way into a stream per kind of operation), `registry` (images,
 //!   modules and kernels by name), `symbols` (device variables by host shadow), `arrays`,
-//!   `texture`, `heap` and `device_abort` (the device heap's size, the device's abort words),
+//!   `texture`, `graph` (graphs, stream capture, executable graphs, graph allocations),
+//!   `mempool` (stream-ordered allocation and memory pools), `heap` and `device_abort` (the
+//!   device heap's size, the device's abort words),
 //!   `error`, `log`, `handles`, `props`, `spirv`, `kpack`, `module_path`, `lambda_kernels`,
 //!   `cache`, `files`, `probe`.
 
@@ -24,11 +26,13 @@ pub mod cache;
 mod cuda;
 mod device_abort;
 mod files;
+mod graph;
 mod handles;
 mod heap;
 pub mod kpack;
 mod lambda_kernels;
 pub mod log;
+mod mempool;
 mod module_path;
 mod opencl;
 mod probe;

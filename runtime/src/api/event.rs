@@ -6,6 +6,7 @@ use std::ffi::c_uint;
 use super::{current_device, event, guard, hipError_t, hipEvent_t, hipStream_t, stream, write_out};
 use crate::backend::{ops, EventFlags};
 use crate::error::{Failure, HipError};
+use crate::graph::capture;
 
 /// Creates an event with `flags` (`hipEventDefault`, `hipEventBlockingSync`,
 /// `hipEventDisableTiming`; `hipEventInterprocess` is not supported).
@@ -44,21 +45,28 @@ pub unsafe extern "C" fn hipEventCreate(out: *mut hipEvent_t) -> hipError_t {
 pub extern "C" fn hipEventRecord(e: hipEvent_t, s: hipStream_t) -> hipError_t {
     guard("hipEventRecord", || {
         let ev = event(e)?;
-        ops::record(&*ev, &*stream(s)?)
+        ops::record(&ev, &*stream(s)?)
     })
 }
 
 /// Waits for the event (an event never recorded is complete).
 #[no_mangle]
 pub extern "C" fn hipEventSynchronize(e: hipEvent_t) -> hipError_t {
-    guard("hipEventSynchronize", || event(e)?.synchronize())
+    guard("hipEventSynchronize", || {
+        let ev = event(e)?;
+        capture::check_event_usable(&ev)?;
+        capture::check_unsafe_call("hipEventSynchronize")?;
+        ev.synchronize()
+    })
 }
 
 /// `hipSuccess` if the event completed (or was never recorded), else `hipErrorNotReady`.
 #[no_mangle]
 pub extern "C" fn hipEventQuery(e: hipEvent_t) -> hipError_t {
     guard("hipEventQuery", || {
-        if event(e)?.is_complete()? {
+        let ev = event(e)?;
+        capture::check_event_usable(&ev)?;
+        if ev.is_complete()? {
             Ok(())
         } else {
             Err(Failure::quiet(HipError::NotReady))
@@ -81,6 +89,8 @@ pub unsafe extern "C" fn hipEventElapsedTime(
             return Err(Failure::invalid_value("the result pointer is null"));
         }
         let (a, b) = (event(start)?, event(stop)?);
+        capture::check_event_usable(&a)?;
+        capture::check_event_usable(&b)?;
         let elapsed = a.elapsed_ms(&*b)?;
         // SAFETY: checked non-null; valid per the caller.
         unsafe { write_out(ms, elapsed, "the result pointer") }

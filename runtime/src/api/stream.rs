@@ -5,7 +5,8 @@
 use std::ffi::{c_int, c_uint, c_void};
 
 use super::{current_device, event, guard, hipError_t, hipEvent_t, hipStream_t, stream, write_out};
-use crate::backend::{ops, HostFunction, Stream, StreamFlags};
+use crate::backend::{ops, HostCall, Stream, StreamFlags};
+use crate::graph::capture;
 use crate::error::{Failure, HipError, HipResult};
 
 /// A new stream of the calling thread's device; its priority clamped to the device's range
@@ -75,14 +76,22 @@ pub extern "C" fn hipStreamDestroy(s: hipStream_t) -> hipError_t {
 /// Waits for all work on the stream (the null stream: also for blocking streams).
 #[no_mangle]
 pub extern "C" fn hipStreamSynchronize(s: hipStream_t) -> hipError_t {
-    guard("hipStreamSynchronize", || stream(s)?.queue().synchronize())
+    guard("hipStreamSynchronize", || {
+        let target = stream(s)?;
+        capture::check_stream_wait(&target, true)?;
+        target.queue().synchronize()?;
+        crate::mempool::after_synchronize();
+        Ok(())
+    })
 }
 
 /// `hipSuccess` when all work on the stream is done, else `hipErrorNotReady`.
 #[no_mangle]
 pub extern "C" fn hipStreamQuery(s: hipStream_t) -> hipError_t {
     guard("hipStreamQuery", || {
-        if stream(s)?.queue().is_idle()? {
+        let target = stream(s)?;
+        capture::check_stream_wait(&target, false)?;
+        if target.queue().is_idle()? {
             Ok(())
         } else {
             Err(Failure::quiet(HipError::NotReady))
@@ -100,7 +109,7 @@ pub extern "C" fn hipStreamWaitEvent(s: hipStream_t, e: hipEvent_t, flags: c_uin
             )));
         }
         let target = stream(s)?;
-        ops::wait_event(&target, &*event(e)?)
+        ops::wait_event(&target, &event(e)?)
     })
 }
 
@@ -163,12 +172,6 @@ pub type hipHostFn_t = Option<unsafe extern "C" fn(user_data: *mut c_void)>;
 pub type hipStreamCallback_t =
     Option<unsafe extern "C" fn(stream: hipStream_t, status: hipError_t, user_data: *mut c_void)>;
 
-/// The caller's pointer, carried to the thread that runs the host function (HIP's contract:
-/// the function may use it there).
-struct UserData(*mut c_void);
-// SAFETY: an opaque pointer handed back to the caller's own function, as HIP specifies.
-unsafe impl Send for UserData {}
-
 /// Runs `function(user_data)` on the host once the work enqueued before it on `stream` is done;
 /// later work on the stream waits for it to return. It must not call HIP.
 ///
@@ -184,13 +187,11 @@ pub unsafe extern "C" fn hipLaunchHostFunc(
         let function =
             function.ok_or_else(|| Failure::invalid_value("the host function is null"))?;
         let target = stream(s)?;
-        let data = UserData(user_data);
-        let run: HostFunction = Box::new(move |_status| {
-            let data = data;
-            // SAFETY: per the caller.
-            unsafe { function(data.0) }
-        });
-        ops::host_function(&target, run)
+        let call = HostCall::Function {
+            function,
+            user_data: user_data as usize,
+        };
+        ops::host_function(&target, call)
     })
 }
 
@@ -215,13 +216,11 @@ pub unsafe extern "C" fn hipStreamAddCallback(
         }
         let callback = callback.ok_or_else(|| Failure::invalid_value("the callback is null"))?;
         let target = stream(s)?;
-        let data = UserData(user_data);
-        let handle = UserData(s.cast());
-        let run: HostFunction = Box::new(move |status| {
-            let (data, handle) = (data, handle);
-            // SAFETY: per the caller; `status` is a HIP error code.
-            unsafe { callback(handle.0.cast(), status, data.0) }
-        });
-        ops::host_function(&target, run)
+        let call = HostCall::Callback {
+            callback,
+            stream: s as usize,
+            user_data: user_data as usize,
+        };
+        ops::host_function(&target, call)
     })
 }

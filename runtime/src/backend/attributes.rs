@@ -188,8 +188,9 @@ pub fn from_properties(
         | ReservedSharedMemPerBlock
         | TccDriver
         | Unused2
-        | MemoryPoolsSupported
         | VirtualMemoryManagementSupported => 0,
+        // Stream-ordered allocation: the driver's pools, or the runtime's (`mempool`).
+        MemoryPoolsSupported => 1,
         AsyncEngineCount => p.asyncEngineCount,
         CanMapHostMemory => p.canMapHostMemory,
         ClockRate => p.clockRate,
@@ -258,7 +259,7 @@ pub fn from_properties(
         UnifiedAddressing => p.unifiedAddressing,
         WarpSize => p.warpSize,
         HostRegisterSupported => 0,
-        // No memory pools.
+        // The runtime's pools cannot be shared between processes.
         MemoryPoolSupportedHandleTypes => 0,
         // The device does not say.
         HostNumaId => -1,

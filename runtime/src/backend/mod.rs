@@ -199,6 +199,78 @@ pub trait Device: Send + Sync {
     /// The device address and size of variable `index` of `module` (building or loading the
     /// module on this device first).
     fn variable(&self, module: &Arc<Module>, index: usize) -> HipResult<(usize, usize)>;
+
+    // ---- stream-ordered allocation and memory pools (rt-graphs) ----
+
+    /// The device's default memory pool (`hipDeviceGetDefaultMemPool`), made on first use.
+    fn default_mem_pool(&self) -> HipResult<Arc<dyn MemPool>>;
+
+    /// `hipMemPoolCreate` on this device.
+    fn create_mem_pool(&self, config: &PoolConfig) -> HipResult<Arc<dyn MemPool>>;
+
+    /// `hipMemPoolImportFromShareableHandle`.
+    fn import_mem_pool(&self, _handle: *mut c_void, _handle_type: u32) -> HipResult<Arc<dyn MemPool>> {
+        Err(not_supported(
+            "memory pools cannot be shared between processes on this backend",
+        ))
+    }
+
+    /// Frees device memory the caller knows no queued work uses, without waiting for the
+    /// device (a pool giving back memory whose last use has completed).
+    fn free_idle(&self, p: *mut c_void) -> HipResult<()> {
+        self.free(p, FreeKind::Device)
+    }
+}
+
+// ---- stream-ordered allocation and memory pools (rt-graphs) ----
+
+/// A memory pool (`hipMemPool_t`) of one device: allocations and frees ordered on streams,
+/// memory freed in stream order kept for reuse (see `mempool`).
+pub trait MemPool: Any + Send + Sync {
+    fn device(&self) -> DeviceId;
+
+    /// `size` (> 0) bytes, usable by work queued on `stream` after this call.
+    fn allocate(&self, size: usize, stream: &Arc<Stream>) -> HipResult<*mut c_void>;
+
+    /// Frees `p` (an allocation of this pool) once the work queued on `stream` before it is done.
+    fn free(&self, p: *mut c_void, stream: &Arc<Stream>) -> HipResult<()>;
+
+    /// Gives memory back to the device until the pool reserves at most `keep` bytes, as far as
+    /// memory is free and no queued work uses it (`hipMemPoolTrimTo`).
+    fn trim_to(&self, keep: usize) -> HipResult<()>;
+
+    fn set_attribute(&self, attribute: PoolAttribute, value: u64) -> HipResult<()>;
+    fn attribute(&self, attribute: PoolAttribute) -> HipResult<u64>;
+
+    /// `hipMemPoolSetAccess` for one device (checked by the caller).
+    fn set_access(&self, accessor: DeviceId, flags: AccessFlags) -> HipResult<()>;
+    fn access(&self, accessor: DeviceId) -> HipResult<AccessFlags>;
+
+    /// After a synchronization: memory above the release threshold goes back to the device.
+    fn after_synchronize(&self) {}
+
+    /// `hipMemPoolExportToShareableHandle`: writes the handle into `out`.
+    fn export_handle(&self, _handle_type: u32, _out: *mut c_void) -> HipResult<()> {
+        Err(not_supported(
+            "memory pools cannot be shared between processes on this backend",
+        ))
+    }
+
+    /// `hipMemPoolExportPointer`: 64 bytes naming allocation `p` for another process.
+    fn export_pointer(&self, _p: *mut c_void) -> HipResult<[u8; 64]> {
+        Err(not_supported(
+            "pool allocations cannot be shared between processes on this backend",
+        ))
+    }
+
+    /// `hipMemPoolImportPointer`.
+    fn import_pointer(&self, _data: &[u8; 64]) -> HipResult<*mut c_void> {
+        Err(not_supported(
+            "pool allocations cannot be shared between processes on this backend",
+        ))
+    }
+
+    fn as_any(&self) -> &dyn Any;
 }
 
 /// A backend's stream: an ordered queue of work on one device.

@@ -554,6 +554,150 @@ impl EventFlags {
 /// A host function in stream order; told `hipSuccess` (0) or the failure of earlier work.
 pub type HostFunction = Box<dyn FnOnce(i32) + Send>;
 
+// ---- graphs and stream capture (rt-graphs) ----
+
+/// A host function as the program hands it over, kept as data so that one recorded into a graph
+/// runs again at every launch of the graph.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum HostCall {
+    /// `hipLaunchHostFunc` and host nodes: `function(user_data)`.
+    Function {
+        function: unsafe extern "C" fn(*mut c_void),
+        user_data: usize,
+    },
+    /// `hipStreamAddCallback`: `callback(stream, status, user_data)`.
+    Callback {
+        callback: unsafe extern "C" fn(*mut c_void, i32, *mut c_void),
+        stream: usize,
+        user_data: usize,
+    },
+}
+
+impl HostCall {
+    /// The call as a stream runs it, told the status of the work before it.
+    pub fn into_function(self) -> HostFunction {
+        Box::new(move |status| match self {
+            // SAFETY: the program's function and its own data, as HIP passes them back.
+            HostCall::Function {
+                function,
+                user_data,
+            } => unsafe { function(user_data as *mut c_void) },
+            // SAFETY: as above; the stream handle is the program's.
+            HostCall::Callback {
+                callback,
+                stream,
+                user_data,
+            } => unsafe { callback(stream as *mut c_void, status, user_data as *mut c_void) },
+        })
+    }
+}
+
+// ---- stream-ordered allocation and memory pools (rt-graphs) ----
+
+/// `hipMemPoolAttr`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum PoolAttribute {
+    ReuseFollowEventDependencies = 1,
+    ReuseAllowOpportunistic = 2,
+    ReuseAllowInternalDependencies = 3,
+    ReleaseThreshold = 4,
+    ReservedMemCurrent = 5,
+    ReservedMemHigh = 6,
+    UsedMemCurrent = 7,
+    UsedMemHigh = 8,
+}
+
+impl PoolAttribute {
+    pub fn parse(attribute: c_int) -> HipResult<Self> {
+        use PoolAttribute::*;
+        Ok(match attribute {
+            1 => ReuseFollowEventDependencies,
+            2 => ReuseAllowOpportunistic,
+            3 => ReuseAllowInternalDependencies,
+            4 => ReleaseThreshold,
+            5 => ReservedMemCurrent,
+            6 => ReservedMemHigh,
+            7 => UsedMemCurrent,
+            8 => UsedMemHigh,
+            other => {
+                return Err(Failure::invalid_value(format!(
+                    "{other} is not a hipMemPoolAttr (1..=8)"
+                )))
+            }
+        })
+    }
+
+    /// Whether the value is an `int` (the reuse rules); the others are `uint64_t`.
+    pub fn is_flag(self) -> bool {
+        (self as i32) <= 3
+    }
+}
+
+/// `hipMemAccessFlags`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum AccessFlags {
+    None = 0,
+    Read = 1,
+    ReadWrite = 3,
+}
+
+impl AccessFlags {
+    pub fn parse(flags: c_int) -> HipResult<Self> {
+        Ok(match flags {
+            0 => AccessFlags::None,
+            1 => AccessFlags::Read,
+            3 => AccessFlags::ReadWrite,
+            other => {
+                return Err(Failure::invalid_value(format!(
+                    "{other} is not a hipMemAccessFlags value (0, 1 or 3)"
+                )))
+            }
+        })
+    }
+}
+
+/// `hipMemLocationTypeDevice`.
+pub const MEM_LOCATION_DEVICE: c_int = 1;
+/// `hipMemHandleTypePosixFileDescriptor`.
+pub const HANDLE_TYPE_POSIX_FD: u32 = 1;
+
+/// HIP's `hipMemLocation`.
+#[repr(C)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct MemLocation {
+    pub kind: c_int,
+    pub id: c_int,
+}
+
+/// HIP's `hipMemAccessDesc`.
+#[repr(C)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct MemAccessDesc {
+    pub location: MemLocation,
+    pub flags: c_int,
+}
+
+/// HIP's `hipMemPoolProps`.
+#[repr(C)]
+#[derive(Debug, Clone, Copy)]
+pub struct MemPoolProps {
+    pub alloc_type: c_int,
+    pub handle_types: u32,
+    pub location: MemLocation,
+    pub win32_security_attributes: *mut c_void,
+    pub max_size: usize,
+    pub reserved: [u8; 56],
+}
+
+/// A pool as `hipMemPoolCreate` asks for it (checked by the caller).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct PoolConfig {
+    /// The most bytes it may reserve (0: no limit).
+    pub max_size: usize,
+    /// The handle types it may be exported as (`hipMemAllocationHandleType` bits).
+    pub handle_types: u32,
+}
+
 /// `hipMemoryType` (HIP 6 numbering).
 pub const MEMORY_TYPE_UNREGISTERED: i32 = 0;
 pub const MEMORY_TYPE_HOST: i32 = 1;

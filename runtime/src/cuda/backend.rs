@@ -7,6 +7,7 @@ use std::sync::Arc;
 
 use super::device::CudaDevice;
 use super::driver::{check, sys};
+use super::mempool::CudaMemPool;
 use super::stream::{CudaEvent, CudaQueue};
 use super::{memory as mem, module};
 use crate::backend::attributes::{self, DeviceAttribute};
@@ -14,6 +15,7 @@ use crate::backend::{
     Device, DeviceId, Event, EventFlags, FreeKind, FuncAttribute, FuncAttributes, Limit, Location,
     MemAdvice, MemoryKind, PointerAttributes, Queue, RangeAttribute, Stream, StreamFlags,
 };
+use crate::backend::{MemPool, PoolConfig};
 use crate::error::{Failure, HipError, HipResult};
 use crate::props::HipDeviceProp;
 use crate::registry::{KernelRef, Module};
@@ -97,6 +99,11 @@ impl Device for CudaDevice {
             A::StreamPrioritiesSupported => Some(CU_DEVICE_ATTRIBUTE_STREAM_PRIORITIES_SUPPORTED),
             A::HostRegisterSupported => Some(CU_DEVICE_ATTRIBUTE_HOST_REGISTER_SUPPORTED),
             A::PhysicalMultiProcessorCount => Some(CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT),
+            // Pools are the driver's (rt-graphs).
+            A::MemoryPoolsSupported => Some(CU_DEVICE_ATTRIBUTE_MEMORY_POOLS_SUPPORTED),
+            A::MemoryPoolSupportedHandleTypes => {
+                Some(CU_DEVICE_ATTRIBUTE_MEMPOOL_SUPPORTED_HANDLE_TYPES)
+            }
             _ => None,
         };
         if let Some(which) = direct {
@@ -243,7 +250,7 @@ impl Device for CudaDevice {
     fn null_stream(&self) -> Arc<Stream> {
         self.null_stream
             .get_or_init(|| {
-                Arc::new(Stream::new(
+                Arc::new(Stream::null(
                     self.index,
                     Arc::new(CudaQueue::null(self.index)),
                 ))
@@ -382,5 +389,19 @@ impl Device for CudaDevice {
         self.bind()?;
         let (address, size) = module::variable(module, index, self)?;
         Ok((address as usize, size))
+    }
+
+    // ---- stream-ordered allocation and memory pools (rt-graphs) ----
+
+    fn default_mem_pool(&self) -> HipResult<Arc<dyn MemPool>> {
+        Ok(Arc::new(CudaMemPool::default_of(self)?))
+    }
+
+    fn create_mem_pool(&self, config: &PoolConfig) -> HipResult<Arc<dyn MemPool>> {
+        Ok(Arc::new(CudaMemPool::create(self, config)?))
+    }
+
+    fn import_mem_pool(&self, handle: *mut c_void, handle_type: u32) -> HipResult<Arc<dyn MemPool>> {
+        Ok(Arc::new(CudaMemPool::import(self, handle, handle_type)?))
     }
 }

@@ -10,7 +10,9 @@ use crate::backend::{
     Device, DeviceId, Event, EventFlags, FreeKind, FuncAttribute, FuncAttributes, Limit, Location,
     MemAdvice, MemoryKind, PointerAttributes, Queue, RangeAttribute, Stream, StreamFlags,
 };
+use crate::backend::{MemPool, PoolConfig};
 use crate::error::{Failure, HipError, HipResult};
+use crate::mempool::runtime_pool::RuntimePool;
 use crate::props::HipDeviceProp;
 use crate::registry::{KernelRef, Module};
 
@@ -207,5 +209,23 @@ impl Device for Runtime {
         let address = variables::address_of(self, module, index)?;
         let size = usize::try_from(module.global(index).size).unwrap_or(usize::MAX);
         Ok((address, size))
+    }
+
+    // ---- stream-ordered allocation and memory pools (rt-graphs) ----
+
+    /// OpenCL has no pools: the runtime's (`mempool::runtime_pool`).
+    fn default_mem_pool(&self) -> HipResult<Arc<dyn MemPool>> {
+        self.create_mem_pool(&PoolConfig {
+            max_size: 0,
+            handle_types: 0,
+        })
+    }
+
+    fn create_mem_pool(&self, config: &PoolConfig) -> HipResult<Arc<dyn MemPool>> {
+        Ok(Arc::new(RuntimePool::new(super::device::runtime()?, *config)))
+    }
+
+    fn free_idle(&self, p: *mut c_void) -> HipResult<()> {
+        memory::free_idle(self, p)
     }
 }

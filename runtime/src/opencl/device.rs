@@ -246,7 +246,7 @@ fn open_device(
     Ok(Runtime {
         device,
         context,
-        null_stream: Arc::new(Stream::new(0, null_queue.clone())),
+        null_stream: Arc::new(Stream::null(0, null_queue.clone())),
         null_queue,
         streams: Mutex::new(Vec::new()),
         memory,

@@ -377,6 +377,22 @@ fn release(rt: &Runtime, p: *mut c_void, size: usize, kind: AllocKind) -> HipRes
     }
 }
 
+/// Frees device memory no queued work uses (a pool's block whose last use has completed),
+/// without waiting for the device.
+pub fn free_idle(rt: &Runtime, p: *mut c_void) -> HipResult<()> {
+    let removed = {
+        let mut t = table();
+        match t.get(p as usize) {
+            Some((_, kind)) if kind.is_device_allocation() => t.remove(p as usize),
+            _ => None,
+        }
+    };
+    let (size, kind) = removed.ok_or_else(|| {
+        Failure::invalid_value(format!("{p:p} is not a live device allocation"))
+    })?;
+    release(rt, p, size, kind)
+}
+
 /// Allocates `size` bytes of `kind`.
 pub fn allocate(rt: &Runtime, kind: MemoryKind, size: usize) -> HipResult<*mut c_void> {
     match kind {
