@@ -478,6 +478,15 @@ pub fn copy_3d(
     p: &Memcpy3DParms,
     kind: MemcpyKind,
 ) -> HipResult<()> {
+    match region_3d(p)? {
+        Some(region) => copy(device, on, region, kind),
+        None => Ok(()),
+    }
+}
+
+/// The region a `hipMemcpy3DParms` names, its arrays resolved and its sides checked (`None`
+/// for an empty extent): what `hipMemcpy3D` copies and a graph's copy node keeps.
+pub fn region_3d(p: &Memcpy3DParms) -> HipResult<Option<Copy3d>> {
     let src_array = (p.src_array != 0).then(|| get(p.src_array)).transpose()?;
     let dst_array = (p.dst_array != 0).then(|| get(p.dst_array)).transpose()?;
     if src_array.is_some() && !p.src_ptr.ptr.is_null() {
@@ -504,7 +513,7 @@ pub fn copy_3d(
     };
     let e = p.extent;
     if e.width == 0 || e.height == 0 || e.depth == 0 {
-        return Ok(());
+        return Ok(None);
     }
     let width = e
         .width
@@ -526,7 +535,7 @@ pub fn copy_3d(
         width,
         e,
     )?;
-    let region = Copy3d {
+    Ok(Some(Copy3d {
         dst: dst.start as *mut c_void,
         dst_pitch: dst.pitch,
         dst_slice: dst.slice,
@@ -536,8 +545,7 @@ pub fn copy_3d(
         width,
         height: e.height,
         depth: e.depth,
-    };
-    copy(device, on, region, kind)
+    }))
 }
 
 #[cfg(test)]

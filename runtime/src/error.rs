@@ -74,6 +74,7 @@ hip_errors! {
     NotReady = 600, c"hipErrorNotReady", c"device not ready";
     IllegalAddress = 700, c"hipErrorIllegalAddress", c"an illegal memory access was encountered";
     LaunchOutOfResources = 701, c"hipErrorLaunchOutOfResources", c"too many resources requested for launch";
+    ContextIsDestroyed = 709, c"hipErrorContextIsDestroyed", c"context is destroyed";
     Assert = 710, c"hipErrorAssert", c"device-side assert triggered";
     LaunchFailure = 719, c"hipErrorLaunchFailure", c"unspecified launch failure";
     NotSupported = 801, c"hipErrorNotSupported", c"operation not supported";

@@ -660,6 +660,18 @@ pub fn insert_function(module: Arc<Module>, index: usize) -> usize {
     loaded_functions().insert(Arc::new(KernelRef::new(module, index)))
 }
 
+/// A host stub registered for `kernel` (`__hipmlirRegisterFunction`, or found by a launch), if
+/// any: what `hipGraphKernelNodeGetParams` reports as the `func` of a captured launch.
+pub fn host_stub_of(kernel: &KernelRef) -> Option<usize> {
+    let reg = registry();
+    let name = &kernel.info().name;
+    reg.host_functions
+        .iter()
+        .find(|(_, n)| *n == name)
+        .map(|(&stub, _)| stub)
+        .filter(|_| reg.find(name).is_ok_and(|k| Arc::ptr_eq(&k.module, &kernel.module)))
+}
+
 /// The kernel of a `hipFunction_t`, if `handle` is one.
 pub fn function(handle: usize) -> Option<KernelRef> {
     loaded_functions().get(handle).map(|k| (*k).clone())

@@ -78,7 +78,13 @@ pub(super) fn properties(device: c_int) -> HipResult<HipDeviceProp> {
 /// failed while running shows up here as `hipErrorLaunchFailure`.
 #[no_mangle]
 pub extern "C" fn hipDeviceSynchronize() -> hipError_t {
-    guard("hipDeviceSynchronize", || current_device()?.synchronize())
+    guard("hipDeviceSynchronize", || {
+        let device = current_device()?;
+        crate::graph::capture::check_device_synchronize(device.id())?;
+        device.synchronize()?;
+        crate::mempool::after_synchronize();
+        Ok(())
+    })
 }
 
 /// Waits for all work, then destroys every stream and event and frees every allocation; modules
@@ -95,6 +101,7 @@ pub extern "C" fn hipDeviceReset() -> hipError_t {
         }
         crate::heap::forget();
         crate::device_abort::forget_all();
+        crate::mempool::reset(device.id());
         device.reset()
     })
 }

@@ -56,7 +56,9 @@ pub extern "C" fn hipEventSynchronize(e: hipEvent_t) -> hipError_t {
         let ev = event(e)?;
         capture::check_event_usable(&ev)?;
         capture::check_unsafe_call("hipEventSynchronize")?;
-        ev.synchronize()
+        ev.synchronize()?;
+        crate::mempool::after_synchronize();
+        Ok(())
     })
 }
 

@@ -17,12 +17,16 @@ use std::sync::Arc;
 use crate::backend::{Backend, Device, DeviceId, Event, Location, Stream, CPU_DEVICE_ID};
 use crate::error::{record_last_error, report, Failure, HipError, HipResult};
 
+pub mod capture;
 pub mod device;
 pub mod device_choice;
 pub mod errors;
 pub mod event;
+pub mod graph;
+pub mod graph_exec;
 pub mod launch;
 pub mod memory;
+pub mod mempool;
 pub mod module;
 pub mod stream;
 pub mod symbol;
@@ -91,6 +95,18 @@ pub(crate) unsafe fn write_out<T>(p: *mut T, value: T, what: &str) -> HipResult<
     // SAFETY: non-null and valid per the caller; `write` does not read or drop the old value.
     unsafe { p.write_unaligned(value) };
     Ok(())
+}
+
+/// Reads a required input struct; null is `hipErrorInvalidValue`.
+///
+/// # Safety
+/// `p` must be null or valid for reading a `T`.
+pub(crate) unsafe fn read_in<T: Copy>(p: *const T, what: &str) -> HipResult<T> {
+    if p.is_null() {
+        return Err(Failure::invalid_value(format!("{what} is null")));
+    }
+    // SAFETY: non-null and valid per the caller.
+    Ok(unsafe { p.read_unaligned() })
 }
 
 /// Writes `text` into a caller's buffer of `len` bytes, truncated and NUL-terminated.

@@ -8,23 +8,11 @@ use std::ffi::{c_int, c_uint, c_void};
 
 use std::sync::Arc;
 
-use super::{current_device, guard, hipError_t, hipStream_t, stream, write_out};
+use super::{current_device, guard, hipError_t, hipStream_t, read_in, stream, write_out};
 use crate::arrays::{self, ChannelFormatDesc, Memcpy3DParms};
 use crate::backend::{Device, Extent, MemcpyKind, Stream};
 use crate::error::{Failure, HipResult};
 use crate::texture::{self, ResourceDesc, ResourceViewDesc, TextureDesc};
-
-/// Reads a required input struct.
-///
-/// # Safety
-/// `p` must be null or valid for reading a `T`.
-unsafe fn read_in<T: Copy>(p: *const T, what: &str) -> HipResult<T> {
-    if p.is_null() {
-        return Err(Failure::invalid_value(format!("{what} is null")));
-    }
-    // SAFETY: non-null and valid per the caller.
-    Ok(unsafe { p.read_unaligned() })
-}
 
 /// Where a copy runs: the calling thread's device, and the stream `s` names (`None`: the
 /// synchronous form, on the device's null stream).

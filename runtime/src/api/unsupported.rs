@@ -37,10 +37,6 @@ unsupported! {
         => "inter-process memory has no OpenCL equivalent";
     hipIpcOpenMemHandle(ptr: *mut *mut c_void, handle: *mut c_void, flags: u32)
         => "inter-process memory has no OpenCL equivalent";
-    hipGraphCreate(graph: *mut *mut c_void, flags: u32)
-        => "graphs are not implemented";
-    hipStreamBeginCapture(stream: *mut c_void, mode: i32)
-        => "stream capture (graphs) is not implemented";
 }
 
 /// Whether `device` can reach `peer`'s memory (`Device::can_access_peer`; a device is not its

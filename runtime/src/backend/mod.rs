@@ -269,8 +269,6 @@ pub trait MemPool: Any + Send + Sync {
             "pool allocations cannot be shared between processes on this backend",
         ))
     }
-
-    fn as_any(&self) -> &dyn Any;
 }
 
 /// A backend's stream: an ordered queue of work on one device.

@@ -41,9 +41,10 @@ pub fn copy(stream: &Stream, copy: &Copy3d, kind: MemcpyKind, wait: bool) -> Hip
     }
     copy.check()?;
     let recorded = capture::intercept(stream, wait, || {
-        Op::Copy(CopyOp::Region {
+        Op::Copy(CopyOp {
             region: *copy,
             kind,
+            params: None,
         })
     })?;
     if recorded {

@@ -558,7 +558,7 @@ pub type HostFunction = Box<dyn FnOnce(i32) + Send>;
 
 /// A host function as the program hands it over, kept as data so that one recorded into a graph
 /// runs again at every launch of the graph.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy)]
 pub enum HostCall {
     /// `hipLaunchHostFunc` and host nodes: `function(user_data)`.
     Function {

@@ -4,7 +4,6 @@
 //! access-flag and handle-type numbers are the driver's. Pools can be shared with other
 //! processes through POSIX file descriptors where they were created for it.
 
-use std::any::Any;
 use std::ffi::{c_int, c_void};
 use std::sync::atomic::Ordering;
 use std::sync::Arc;
@@ -281,9 +280,5 @@ impl MemPool for CudaMemPool {
             return Err(Failure::new(HipError::InvalidValue, "the driver gave no pointer"));
         }
         Ok(p as usize as *mut c_void)
-    }
-
-    fn as_any(&self) -> &dyn Any {
-        self
     }
 }

@@ -326,19 +326,18 @@ pub fn record_event(event: &Arc<dyn Event>, stream: &Stream) -> HipResult<bool> 
             None => None,
         }
     };
-    let mut events = lock(&CAPTURED_EVENTS);
-    let events = events.get_or_insert_with(HashMap::new);
-    match frontier {
-        Some(entry) => {
-            events.insert(event_key(event), entry);
-            Ok(true)
-        }
-        None => {
-            events.remove(&event_key(event));
-            drop(events);
-            check_implicit(stream, "an event record").map(|()| false)
-        }
+    {
+        let mut events = lock(&CAPTURED_EVENTS);
+        let events = events.get_or_insert_with(HashMap::new);
+        match frontier {
+            Some(entry) => {
+                events.insert(event_key(event), entry);
+                return Ok(true);
+            }
+            None => events.remove(&event_key(event)),
+        };
     }
+    check_implicit(stream, "an event record").map(|()| false)
 }
 
 /// `hipStreamWaitEvent`: joins capture sequences through events (see the module's

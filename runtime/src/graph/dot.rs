@@ -24,13 +24,9 @@ fn describe(op: &Op) -> String {
             k.shared_mem,
             k.args.len()
         ),
-        Op::Copy(CopyOp::Region { region, kind }) => format!(
+        Op::Copy(CopyOp { region, kind, .. }) => format!(
             "{:?}\\n{:p} <- {:p}\\n{} x {} x {} bytes",
             kind, region.dst, region.src, region.width, region.height, region.depth
-        ),
-        Op::Copy(CopyOp::Params { params, kind }) => format!(
-            "{:?}\\n3-D copy of {} x {} x {}",
-            kind, params.extent.width, params.extent.height, params.extent.depth
         ),
         Op::Fill(f) => format!(
             "{:p}\\n{} x {} elements of {} bytes",

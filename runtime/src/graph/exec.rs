@@ -26,7 +26,6 @@ use std::sync::{Arc, Mutex, MutexGuard, OnceLock};
 use super::memory::{self, Block};
 use super::op::{CopyOp, Op};
 use super::{capture, topological_order, Graph, Node, NodeId, NodeType};
-use crate::arrays;
 use crate::backend::{
     Device, DeviceId, Event, EventFlags, LaunchConfig, MemcpyKind, Stream, StreamFlags,
     MEMORY_TYPE_DEVICE, MEMORY_TYPE_MANAGED,
@@ -43,17 +42,14 @@ pub const FLAG_UPLOAD: u64 = 2;
 pub const FLAG_DEVICE_LAUNCH: u64 = 4;
 pub const FLAG_USE_NODE_PRIORITY: u64 = 8;
 
-/// `hipGraphExecUpdateResult`.
+/// `hipGraphExecUpdateResult` (the results this runtime gives).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum UpdateResult {
     Success = 0,
-    Error = 1,
     TopologyChanged = 2,
     NodeTypeChanged = 3,
-    FunctionChanged = 4,
     ParametersChanged = 5,
     NotSupported = 6,
-    UnsupportedFunctionChange = 7,
 }
 
 /// Why an update was refused: the result and the node (of the new graph) at fault.
@@ -375,19 +371,17 @@ fn is_device_memory(device: &dyn Device, p: usize) -> bool {
 
 /// (destination, source) of a copy as device memory or not.
 fn direction(device: &dyn Device, op: &CopyOp) -> (bool, bool) {
-    let declared = match op.kind() {
+    let declared = match op.kind {
         MemcpyKind::Default => (None, None),
         kind => kind.declared(),
     };
-    let (dst, src) = match op {
-        CopyOp::Region { region, .. } => (region.dst as usize, region.src as usize),
-        CopyOp::Params { params, .. } => (
-            if params.dst_array != 0 { 0 } else { params.dst_ptr.ptr as usize },
-            if params.src_array != 0 { 0 } else { params.src_ptr.ptr as usize },
-        ),
+    let side = |declared: Option<bool>, p: usize| {
+        declared.unwrap_or_else(|| is_device_memory(device, p))
     };
-    let side = |declared: Option<bool>, p: usize| declared.unwrap_or(p == 0 || is_device_memory(device, p));
-    (side(declared.0, dst), side(declared.1, src))
+    (
+        side(declared.0, op.region.dst as usize),
+        side(declared.1, op.region.src as usize),
+    )
 }
 
 /// Whether `new` may replace `old` in an executable graph (HIP's rules for updates), or why not.
@@ -659,7 +653,7 @@ impl GraphExec {
             }
             let node = &nodes[i];
             if node.enabled {
-                run(device, lane, &node.op)?;
+                run(lane, &node.op)?;
             }
             if let Some(slot) = plan.signal[i] {
                 lanes.events[slot].record(lane.queue())?;
@@ -707,7 +701,7 @@ impl GraphExec {
 }
 
 /// Runs one operation on `stream` (never capturing: a lane, or a launch stream checked first).
-fn run(device: &dyn Device, stream: &Stream, op: &Op) -> HipResult<()> {
+fn run(stream: &Stream, op: &Op) -> HipResult<()> {
     let queue = stream.queue();
     match op {
         Op::Kernel(k) => {
@@ -720,15 +714,12 @@ fn run(device: &dyn Device, stream: &Stream, op: &Op) -> HipResult<()> {
             };
             queue.launch(&k.kernel, &cfg)
         }
-        Op::Copy(CopyOp::Region { region, kind }) => {
-            if region.is_empty() {
+        Op::Copy(c) => {
+            if c.region.is_empty() {
                 return Ok(());
             }
-            region.check()?;
-            queue.copy(region, *kind, false)
-        }
-        Op::Copy(CopyOp::Params { params, kind }) => {
-            arrays::copy_3d(device, Some(stream), params, *kind)
+            c.region.check()?;
+            queue.copy(&c.region, c.kind, false)
         }
         Op::Fill(f) => {
             f.check()?;

@@ -82,36 +82,18 @@ impl PartialEq for KernelOp {
     }
 }
 
-/// A copy: a region between pointers (1-D, 2-D, pitched 3-D; a symbol resolved to its address),
-/// or `hipMemcpy3DParms`, whose arrays are resolved when the graph runs.
+/// A copy: a region between pointers (1-D, 2-D, 3-D; arrays and symbols resolved to their
+/// addresses when the node is made), and the `hipMemcpy3DParms` it was given as, if it was.
 #[derive(Debug, Clone, Copy)]
-pub enum CopyOp {
-    Region { region: Copy3d, kind: MemcpyKind },
-    Params { params: Memcpy3DParms, kind: MemcpyKind },
-}
-
-impl CopyOp {
-    pub fn kind(&self) -> MemcpyKind {
-        match self {
-            CopyOp::Region { kind, .. } | CopyOp::Params { kind, .. } => *kind,
-        }
-    }
+pub struct CopyOp {
+    pub region: Copy3d,
+    pub kind: MemcpyKind,
+    pub params: Option<Memcpy3DParms>,
 }
 
 impl PartialEq for CopyOp {
     fn eq(&self, other: &Self) -> bool {
-        match (self, other) {
-            (CopyOp::Region { region: a, kind: k }, CopyOp::Region { region: b, kind: l }) => {
-                a == b && k == l
-            }
-            (CopyOp::Params { params: a, kind: k }, CopyOp::Params { params: b, kind: l }) => {
-                k == l
-                    && (a.src_array, a.src_pos, a.src_ptr) == (b.src_array, b.src_pos, b.src_ptr)
-                    && (a.dst_array, a.dst_pos, a.dst_ptr) == (b.dst_array, b.dst_pos, b.dst_ptr)
-                    && a.extent == b.extent
-            }
-            _ => false,
-        }
+        self.region == other.region && self.kind == other.kind
     }
 }
 

@@ -130,6 +130,11 @@ pub fn allocate(pool: &Arc<dyn MemPool>, size: usize, stream: &Arc<Stream>) -> H
     Ok(p)
 }
 
+/// Remembers `p` (imported from another process) as an allocation of `pool`.
+pub fn adopt(p: *mut c_void, pool: &Arc<dyn MemPool>) {
+    with_registry(|r| r.allocations.insert(p as usize, pool.clone()));
+}
+
 /// The pool `p` (the start of a live allocation) came from, if it is a pool allocation.
 pub fn pool_of(p: *mut c_void) -> Option<Arc<dyn MemPool>> {
     with_registry(|r| r.allocations.get(&(p as usize)).cloned())

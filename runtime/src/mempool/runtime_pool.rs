@@ -17,7 +17,6 @@
 //! synchronization while the pool reserves more than its release threshold. Used bytes count
 //! what allocations asked for; reserved bytes the blocks the pool holds.
 
-use std::any::Any;
 use std::collections::HashMap;
 use std::ffi::c_void;
 use std::sync::{Arc, Mutex, MutexGuard, Weak};
@@ -302,9 +301,5 @@ impl MemPool for RuntimePool {
     fn after_synchronize(&self) {
         let threshold = self.state().release_threshold;
         let _ = self.release(threshold);
-    }
-
-    fn as_any(&self) -> &dyn Any {
-        self
     }
 }

@@ -222,6 +222,13 @@ impl Device for Runtime {
     }
 
     fn create_mem_pool(&self, config: &PoolConfig) -> HipResult<Arc<dyn MemPool>> {
+        if config.handle_types != 0 {
+            return Err(Failure::new(
+                HipError::NotSupported,
+                "not supported by hipmlir: an exportable memory pool (OpenCL memory cannot be \
+                 shared with another process)",
+            ));
+        }
         Ok(Arc::new(RuntimePool::new(super::device::runtime()?, *config)))
     }
 
