@@ -354,13 +354,11 @@ fn has_memory_nodes(g: &Graph) -> bool {
     })
 }
 
-fn memory_nodes_refused(what: &str) -> Failure {
+fn memory_nodes_refused() -> Failure {
     Failure::new(
         HipError::NotSupported,
-        format!(
-            "{what}: a graph with memory allocation or free nodes owns its allocations' \
-             addresses, so it cannot be cloned or used as a child graph"
-        ),
+        "a graph with memory allocation or free nodes owns its allocations' addresses, so it \
+         cannot be cloned or used as a child graph",
     )
 }
 
@@ -368,7 +366,7 @@ fn memory_nodes_refused(what: &str) -> Failure {
 pub(super) fn child_op(child: hipGraph_t) -> HipResult<Op> {
     let g = graph::get(child as usize)?;
     if has_memory_nodes(&g) {
-        return Err(memory_nodes_refused("a child graph"));
+        return Err(memory_nodes_refused());
     }
     Ok(Op::Graph(g.deep_clone()))
 }
@@ -435,13 +433,7 @@ unsafe fn add_node(
     let g = graph::get(g as usize)?;
     // SAFETY: per the caller.
     let deps = unsafe { deps_in(deps, n) }?;
-    let op = op()?;
-    if let Op::Graph(child) = &op {
-        if child.handle() == g.handle() {
-            return Err(Failure::invalid_value("a graph cannot be its own child"));
-        }
-    }
-    let id = g.add(&deps, op)?;
+    let id = g.add(&deps, op()?)?;
     // SAFETY: checked non-null.
     unsafe { write_out(out, id as hipGraphNode_t, "the node pointer") }
 }
@@ -513,7 +505,7 @@ pub unsafe extern "C" fn hipGraphClone(out: *mut hipGraph_t, original: hipGraph_
         }
         let g = graph::get(original as usize)?;
         if has_memory_nodes(&g) {
-            return Err(memory_nodes_refused("hipGraphClone"));
+            return Err(memory_nodes_refused());
         }
         let copy = g.deep_clone();
         // SAFETY: checked non-null.
@@ -1355,6 +1347,9 @@ pub unsafe extern "C" fn hipGraphAddChildGraphNode(
     child: hipGraph_t,
 ) -> hipError_t {
     guard("hipGraphAddChildGraphNode", || unsafe {
+        if child == g {
+            return Err(Failure::invalid_value("a graph cannot be its own child"));
+        }
         add_node(out, g, deps, n, || child_op(child))
     })
 }

@@ -360,11 +360,7 @@ pub fn wait_event(stream: &Arc<Stream>, event: &Arc<dyn Event>) -> HipResult<boo
             if j.seq.is_invalidated() {
                 return Err(invalidated());
             }
-            for d in deps {
-                if !j.deps.contains(&d) {
-                    j.deps.push(d);
-                }
-            }
+            j.deps = join(&j.seq.graph, &j.deps, &deps);
             Ok(true)
         }
         (Some(j), None) => {
@@ -456,6 +452,23 @@ fn ancestors(graph: &Graph, frontier: &[NodeId]) -> HashSet<NodeId> {
         }
     }
     seen
+}
+
+/// The union of two frontiers without the nodes another of them already depends on (a join
+/// needs no edge the graph implies).
+fn join(graph: &Graph, a: &[NodeId], b: &[NodeId]) -> Vec<NodeId> {
+    let mut all: Vec<NodeId> = a.to_vec();
+    all.extend(b.iter().filter(|d| !a.contains(d)));
+    let implied: HashSet<NodeId> = all
+        .iter()
+        .flat_map(|&n| {
+            let mut above = ancestors(graph, &[n]);
+            above.remove(&n);
+            above
+        })
+        .collect();
+    all.retain(|n| !implied.contains(n));
+    all
 }
 
 /// `hipStreamEndCapture`: the captured graph.
