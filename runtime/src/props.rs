@@ -250,7 +250,8 @@ impl HipDeviceProp {
         p.concurrentManagedAccess = p.managedMemory;
         p.directManagedMemAccessFromHost = p.managedMemory;
         p.sharedMemPerBlockOptin = p.sharedMemPerBlock;
-        p.maxBlocksPerMultiProcessor = saturate_i32(crate::backend::occupancy::max_blocks_per_cu(info));
+        p.maxBlocksPerMultiProcessor =
+            saturate_i32(crate::backend::occupancy::max_blocks_per_cu(info));
         p.clockInstructionRate = p.clockRate;
         p.arch = HipDeviceArch::HIPMLIR;
         p.isLargeBar = p.integrated;

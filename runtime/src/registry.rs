@@ -669,7 +669,10 @@ pub fn host_stub_of(kernel: &KernelRef) -> Option<usize> {
         .iter()
         .find(|(_, n)| *n == name)
         .map(|(&stub, _)| stub)
-        .filter(|_| reg.find(name).is_ok_and(|k| Arc::ptr_eq(&k.module, &kernel.module)))
+        .filter(|_| {
+            reg.find(name)
+                .is_ok_and(|k| Arc::ptr_eq(&k.module, &kernel.module))
+        })
 }
 
 /// The kernel of a `hipFunction_t`, if `handle` is one.

@@ -262,9 +262,8 @@ impl<'c> FunctionCodegen<'c, '_> {
         let Some(emit) = lookup(name) else {
             return Ok(None);
         };
-        match emit {
-            Emit::SinCos => return self.sincos(e, args).map(Some),
-            _ => {}
+        if let Emit::SinCos = emit {
+            return self.sincos(e, args).map(Some);
         }
         let loc = self.loc(e);
         let ty = Ty::of(e)?;

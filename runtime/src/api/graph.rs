@@ -19,8 +19,8 @@ use crate::backend::{
 };
 use crate::error::{Failure, HipError, HipResult};
 use crate::graph::{
-    self, memory, AllocOp, CopyOp, EventRef, Graph, KernelAttributes, KernelOp, NodeId,
-    NodeType, Op,
+    self, memory, AllocOp, CopyOp, EventRef, Graph, KernelAttributes, KernelOp, NodeId, NodeType,
+    Op,
 };
 use crate::symbols;
 
@@ -144,7 +144,10 @@ pub(super) unsafe fn kernel_op(p: &KernelNodeParams) -> HipResult<KernelOp> {
         _ => unsafe { pack_kernel_params(info, p.kernel_params as *const *const c_void) }?,
     };
     check_args_size(info, &args)?;
-    if [p.grid_dim, p.block_dim].iter().any(|d| d.x == 0 || d.y == 0 || d.z == 0) {
+    if [p.grid_dim, p.block_dim]
+        .iter()
+        .any(|d| d.x == 0 || d.y == 0 || d.z == 0)
+    {
         return Err(Failure::new(
             HipError::InvalidConfiguration,
             "a kernel node's grid and block dimensions must all be positive",
@@ -409,7 +412,10 @@ unsafe fn list_out(items: &[usize], out: *mut hipGraphNode_t, count: *mut usize)
     let room = unsafe { count.read_unaligned() };
     for i in 0..room {
         // SAFETY: `out` holds `room` entries.
-        unsafe { out.add(i).write_unaligned(items.get(i).map_or(0, |&v| v) as hipGraphNode_t) };
+        unsafe {
+            out.add(i)
+                .write_unaligned(items.get(i).map_or(0, |&v| v) as hipGraphNode_t)
+        };
     }
     // SAFETY: checked non-null.
     unsafe { count.write_unaligned(room.min(items.len())) };
@@ -479,7 +485,9 @@ pub unsafe extern "C" fn hipGraphCreate(out: *mut hipGraph_t, flags: c_uint) -> 
             return Err(Failure::invalid_value("the graph pointer is null"));
         }
         if flags != 0 {
-            return Err(Failure::invalid_value(format!("flags must be 0, got {flags:#x}")));
+            return Err(Failure::invalid_value(format!(
+                "flags must be 0, got {flags:#x}"
+            )));
         }
         let g = graph::create();
         // SAFETY: checked non-null.
@@ -525,7 +533,9 @@ pub unsafe extern "C" fn hipGraphNodeFindInClone(
 ) -> hipError_t {
     guard("hipGraphNodeFindInClone", || {
         if out.is_null() || original.is_null() {
-            return Err(Failure::invalid_value("the node pointer or the node is null"));
+            return Err(Failure::invalid_value(
+                "the node pointer or the node is null",
+            ));
         }
         let g = graph::get(clone as usize)?;
         let found = g.find_clone_of(original as usize).ok_or_else(|| {
@@ -549,7 +559,9 @@ unsafe fn pairs(
     n: usize,
 ) -> HipResult<Vec<(NodeId, NodeId)>> {
     if from.is_null() || to.is_null() {
-        return Err(Failure::invalid_value("the from and to lists must not be null"));
+        return Err(Failure::invalid_value(
+            "the from and to lists must not be null",
+        ));
     }
     // SAFETY: per the caller.
     let (a, b) = unsafe { (deps_in(from, n)?, deps_in(to, n)?) };
@@ -591,9 +603,8 @@ pub unsafe extern "C" fn hipGraphRemoveDependencies(
         // SAFETY: per the caller.
         let pairs = unsafe { pairs(from, to, n) }?;
         let memory_node = |id: NodeId| {
-            g.node(id).is_ok_and(|n| {
-                matches!(n.op.node_type(), NodeType::MemAlloc | NodeType::MemFree)
-            })
+            g.node(id)
+                .is_ok_and(|n| matches!(n.op.node_type(), NodeType::MemAlloc | NodeType::MemFree))
         };
         if pairs.iter().any(|&(a, b)| memory_node(a) || memory_node(b)) {
             return Err(Failure::new(
@@ -744,9 +755,8 @@ pub unsafe extern "C" fn hipGraphDebugDotPrint(
         let g = graph::get(g as usize)?;
         // SAFETY: per the caller.
         let path = unsafe { c_string(path, "the path") }?;
-        std::fs::write(&*path, graph::dot::render(&g, flags)).map_err(|e| {
-            Failure::invalid_value(format!("cannot write the DOT file '{path}': {e}"))
-        })
+        std::fs::write(&*path, graph::dot::render(&g, flags))
+            .map_err(|e| Failure::invalid_value(format!("cannot write the DOT file '{path}': {e}")))
     })
 }
 
@@ -822,7 +832,9 @@ pub unsafe extern "C" fn hipGraphNodeSetParams(
         }
         let op = op_of_node_params(&mut *params)?;
         if op.node_type() != kind {
-            return Err(Failure::invalid_value("the parameters are of another node type"));
+            return Err(Failure::invalid_value(
+                "the parameters are of another node type",
+            ));
         }
         g.set_op(id, op)
     })
@@ -844,7 +856,10 @@ pub unsafe extern "C" fn hipGraphAddKernelNode(
 ) -> hipError_t {
     guard("hipGraphAddKernelNode", || unsafe {
         add_node(out, g, deps, n, || {
-            Ok(Op::Kernel(kernel_op(&read_in(params, "the kernel node parameters")?)?))
+            Ok(Op::Kernel(kernel_op(&read_in(
+                params,
+                "the kernel node parameters",
+            )?)?))
         })
     })
 }
@@ -929,7 +944,9 @@ pub unsafe extern "C" fn hipGraphKernelNodeGetAttribute(
                 ATTR_ACCESS_POLICY_WINDOW => value
                     .cast::<[u8; 32]>()
                     .write_unaligned(k.attributes.access_policy_window),
-                ATTR_COOPERATIVE => value.cast::<c_int>().write_unaligned(k.attributes.cooperative),
+                ATTR_COOPERATIVE => value
+                    .cast::<c_int>()
+                    .write_unaligned(k.attributes.cooperative),
                 other => {
                     return Err(Failure::invalid_value(format!(
                         "{other} is not a hipKernelNodeAttrID"
@@ -1023,7 +1040,10 @@ pub unsafe extern "C" fn hipGraphAddMemcpyNode(
 ) -> hipError_t {
     guard("hipGraphAddMemcpyNode", || unsafe {
         add_node(out, g, deps, n, || {
-            Ok(Op::Copy(copy_of_params(&read_in(params, "the copy parameters")?)?))
+            Ok(Op::Copy(copy_of_params(&read_in(
+                params,
+                "the copy parameters",
+            )?)?))
         })
     })
 }
@@ -1082,7 +1102,9 @@ pub unsafe extern "C" fn hipGraphAddMemcpyNode1D(
     kind: c_int,
 ) -> hipError_t {
     guard("hipGraphAddMemcpyNode1D", || unsafe {
-        add_node(out, g, deps, n, || Ok(Op::Copy(copy_1d(dst, src, count, kind)?)))
+        add_node(out, g, deps, n, || {
+            Ok(Op::Copy(copy_1d(dst, src, count, kind)?))
+        })
     })
 }
 
@@ -1096,7 +1118,11 @@ pub extern "C" fn hipGraphMemcpyNodeSetParams1D(
     kind: c_int,
 ) -> hipError_t {
     guard("hipGraphMemcpyNodeSetParams1D", || {
-        set_node(node, NodeType::Memcpy, Op::Copy(copy_1d(dst, src, count, kind)?))
+        set_node(
+            node,
+            NodeType::Memcpy,
+            Op::Copy(copy_1d(dst, src, count, kind)?),
+        )
     })
 }
 
@@ -1119,7 +1145,9 @@ pub unsafe extern "C" fn hipGraphAddMemcpyNodeFromSymbol(
 ) -> hipError_t {
     guard("hipGraphAddMemcpyNodeFromSymbol", || unsafe {
         add_node(out, g, deps, n, || {
-            Ok(Op::Copy(copy_symbol(symbol, dst, count, offset, kind, false)?))
+            Ok(Op::Copy(copy_symbol(
+                symbol, dst, count, offset, kind, false,
+            )?))
         })
     })
 }
@@ -1159,7 +1187,9 @@ pub unsafe extern "C" fn hipGraphAddMemcpyNodeToSymbol(
 ) -> hipError_t {
     guard("hipGraphAddMemcpyNodeToSymbol", || unsafe {
         add_node(out, g, deps, n, || {
-            Ok(Op::Copy(copy_symbol(symbol, src, count, offset, kind, true)?))
+            Ok(Op::Copy(copy_symbol(
+                symbol, src, count, offset, kind, true,
+            )?))
         })
     })
 }
@@ -1196,7 +1226,10 @@ pub unsafe extern "C" fn hipGraphAddMemsetNode(
 ) -> hipError_t {
     guard("hipGraphAddMemsetNode", || unsafe {
         add_node(out, g, deps, n, || {
-            Ok(Op::Fill(fill_of(&read_in(params, "the memset parameters")?)?))
+            Ok(Op::Fill(fill_of(&read_in(
+                params,
+                "the memset parameters",
+            )?)?))
         })
     })
 }
@@ -1286,7 +1319,9 @@ pub unsafe extern "C" fn hipGraphAddHostNode(
     params: *const HostNodeParams,
 ) -> hipError_t {
     guard("hipGraphAddHostNode", || unsafe {
-        add_node(out, g, deps, n, || host_op(&read_in(params, "the host node parameters")?))
+        add_node(out, g, deps, n, || {
+            host_op(&read_in(params, "the host node parameters")?)
+        })
     })
 }
 
@@ -1384,7 +1419,9 @@ pub unsafe extern "C" fn hipGraphAddEmptyNode(
     deps: *const hipGraphNode_t,
     n: usize,
 ) -> hipError_t {
-    guard("hipGraphAddEmptyNode", || unsafe { add_node(out, g, deps, n, || Ok(Op::Empty)) })
+    guard("hipGraphAddEmptyNode", || unsafe {
+        add_node(out, g, deps, n, || Ok(Op::Empty))
+    })
 }
 
 /// Adds a node recording `event` when the nodes before it are done.
@@ -1446,7 +1483,10 @@ pub unsafe extern "C" fn hipGraphEventRecordNodeGetEvent(
 
 /// Sets the event an event-record node records.
 #[no_mangle]
-pub extern "C" fn hipGraphEventRecordNodeSetEvent(node: hipGraphNode_t, e: hipEvent_t) -> hipError_t {
+pub extern "C" fn hipGraphEventRecordNodeSetEvent(
+    node: hipGraphNode_t,
+    e: hipEvent_t,
+) -> hipError_t {
     guard("hipGraphEventRecordNodeSetEvent", || {
         set_node(node, NodeType::EventRecord, Op::EventRecord(event_ref(e)?))
     })
@@ -1595,7 +1635,9 @@ pub unsafe extern "C" fn hipGraphAddMemFreeNode(
     n: usize,
     p: *mut c_void,
 ) -> hipError_t {
-    guard("hipGraphAddMemFreeNode", || unsafe { add_free_node(out, g, deps, n, p) })
+    guard("hipGraphAddMemFreeNode", || unsafe {
+        add_free_node(out, g, deps, n, p)
+    })
 }
 
 /// # Safety
@@ -1633,7 +1675,9 @@ pub unsafe extern "C" fn hipDrvGraphAddMemFreeNode(
     n: usize,
     p: *mut c_void,
 ) -> hipError_t {
-    guard("hipDrvGraphAddMemFreeNode", || unsafe { add_free_node(out, g, deps, n, p) })
+    guard("hipDrvGraphAddMemFreeNode", || unsafe {
+        add_free_node(out, g, deps, n, p)
+    })
 }
 
 /// The address a free node frees, written to `*(void**)out`.
@@ -1651,7 +1695,13 @@ pub unsafe extern "C" fn hipGraphMemFreeNodeGetParams(
             return Err(Failure::invalid_value("not a free node"));
         };
         // SAFETY: `write_out` checks null; valid per the caller.
-        unsafe { write_out(out.cast::<*mut c_void>(), address as *mut c_void, "the pointer") }
+        unsafe {
+            write_out(
+                out.cast::<*mut c_void>(),
+                address as *mut c_void,
+                "the pointer",
+            )
+        }
     })
 }
 

@@ -9,7 +9,9 @@ use super::graph::{
     hipGraph_t, host_op, kernel_op, DrvMemsetParams, GraphNodeParams, HostNodeParams,
     KernelNodeParams, MemsetParams,
 };
-use super::{current_device, guard, hipError_t, hipEvent_t, hipStream_t, read_in, stream, write_out};
+use super::{
+    current_device, guard, hipError_t, hipEvent_t, hipStream_t, read_in, stream, write_out,
+};
 use crate::arrays::Memcpy3DParms;
 use crate::backend::Device;
 use crate::error::{Failure, HipError, HipResult};
@@ -66,7 +68,9 @@ pub unsafe extern "C" fn hipGraphInstantiate(
 ) -> hipError_t {
     guard("hipGraphInstantiate", || {
         if out.is_null() {
-            return Err(Failure::invalid_value("the executable graph pointer is null"));
+            return Err(Failure::invalid_value(
+                "the executable graph pointer is null",
+            ));
         }
         match instantiate(g, 0) {
             // SAFETY: checked non-null.
@@ -104,7 +108,9 @@ pub unsafe extern "C" fn hipGraphInstantiateWithFlags(
 ) -> hipError_t {
     guard("hipGraphInstantiateWithFlags", || {
         if out.is_null() {
-            return Err(Failure::invalid_value("the executable graph pointer is null"));
+            return Err(Failure::invalid_value(
+                "the executable graph pointer is null",
+            ));
         }
         if flags & FLAG_UPLOAD != 0 {
             return Err(Failure::invalid_value(
@@ -243,7 +249,10 @@ pub unsafe extern "C" fn hipGraphExecUpdate(
 }
 
 /// The executable graph and the node, for the `hipGraphExec*SetParams` family.
-fn exec_node(e: hipGraphExec_t, node: hipGraphNode_t) -> HipResult<(std::sync::Arc<GraphExec>, usize)> {
+fn exec_node(
+    e: hipGraphExec_t,
+    node: hipGraphNode_t,
+) -> HipResult<(std::sync::Arc<GraphExec>, usize)> {
     let e = exec::get(e as usize)?;
     if node.is_null() {
         return Err(Failure::invalid_value("the node is null"));
@@ -472,7 +481,12 @@ pub extern "C" fn hipGraphExecEventRecordNodeSetEvent(
     ev: hipEvent_t,
 ) -> hipError_t {
     guard("hipGraphExecEventRecordNodeSetEvent", || {
-        set_exec_op(e, node, NodeType::EventRecord, Op::EventRecord(event_ref(ev)?))
+        set_exec_op(
+            e,
+            node,
+            NodeType::EventRecord,
+            Op::EventRecord(event_ref(ev)?),
+        )
     })
 }
 

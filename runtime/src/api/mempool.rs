@@ -6,7 +6,9 @@
 use std::ffi::{c_int, c_uint, c_void};
 use std::sync::Arc;
 
-use super::{backend, current_device, device_at, guard, hipError_t, hipStream_t, read_in, stream, write_out};
+use super::{
+    backend, current_device, device_at, guard, hipError_t, hipStream_t, read_in, stream, write_out,
+};
 use crate::backend::{
     AccessFlags, Device, FreeKind, MemAccessDesc, MemLocation, MemPoolProps, PoolAttribute,
     PoolConfig, Stream, HANDLE_TYPE_POSIX_FD, MEMORY_TYPE_DEVICE, MEMORY_TYPE_MANAGED,
@@ -82,7 +84,9 @@ pub unsafe extern "C" fn hipMallocAsync(
     size: usize,
     s: hipStream_t,
 ) -> hipError_t {
-    guard("hipMallocAsync", || unsafe { allocate_async(out, size, None, s) })
+    guard("hipMallocAsync", || unsafe {
+        allocate_async(out, size, None, s)
+    })
 }
 
 /// [`hipMallocAsync`] from a given pool.
@@ -125,7 +129,8 @@ pub extern "C" fn hipFreeAsync(p: *mut c_void, s: hipStream_t) -> hipError_t {
                 address: p as usize,
             })
         })?;
-        if captured.is_some() || memory::free_outside_graph(p)? || mempool::free_async(p, &target)? {
+        if captured.is_some() || memory::free_outside_graph(p)? || mempool::free_async(p, &target)?
+        {
             return Ok(());
         }
         let device = device_of(&target)?;
@@ -200,7 +205,9 @@ pub extern "C" fn hipMemPoolDestroy(pool: hipMemPool_t) -> hipError_t {
 /// and no queued work uses it).
 #[no_mangle]
 pub extern "C" fn hipMemPoolTrimTo(pool: hipMemPool_t, keep: usize) -> hipError_t {
-    guard("hipMemPoolTrimTo", || mempool::get(pool as usize)?.pool.trim_to(keep))
+    guard("hipMemPoolTrimTo", || {
+        mempool::get(pool as usize)?.pool.trim_to(keep)
+    })
 }
 
 /// Sets a pool attribute (`hipMemPoolAttr`; the reuse rules take an `int`, the rest a
@@ -249,7 +256,11 @@ pub unsafe extern "C" fn hipMemPoolGetAttribute(
         // SAFETY: checked non-null; valid per the caller.
         unsafe {
             if attr.is_flag() {
-                write_out(value.cast::<c_int>(), c_int::from(v != 0), "the value pointer")
+                write_out(
+                    value.cast::<c_int>(),
+                    c_int::from(v != 0),
+                    "the value pointer",
+                )
             } else {
                 write_out(value.cast::<u64>(), v, "the value pointer")
             }
@@ -289,7 +300,9 @@ pub unsafe extern "C" fn hipMemPoolSetAccess(
                 ));
             }
             let accessor = device_at(d.location.id)?;
-            entry.pool.set_access(accessor.id(), AccessFlags::parse(d.flags)?)?;
+            entry
+                .pool
+                .set_access(accessor.id(), AccessFlags::parse(d.flags)?)?;
         }
         Ok(())
     })

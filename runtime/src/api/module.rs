@@ -340,7 +340,10 @@ const LAUNCH_PARAM_END: usize = 3;
 ///
 /// # Safety
 /// `extra` must be a valid `HIP_LAUNCH_PARAM_END`-terminated list.
-pub(super) unsafe fn block_from_extra(extra: *mut *mut c_void, args_size: usize) -> HipResult<Vec<u8>> {
+pub(super) unsafe fn block_from_extra(
+    extra: *mut *mut c_void,
+    args_size: usize,
+) -> HipResult<Vec<u8>> {
     let (mut buffer, mut size): (*const u8, Option<usize>) = (std::ptr::null(), None);
     for i in (0..64).step_by(2) {
         // SAFETY: per the caller, entries up to END are readable.

@@ -6,8 +6,8 @@ use std::ffi::{c_int, c_uint, c_void};
 
 use super::{current_device, event, guard, hipError_t, hipEvent_t, hipStream_t, stream, write_out};
 use crate::backend::{ops, HostCall, Stream, StreamFlags};
-use crate::graph::capture;
 use crate::error::{Failure, HipError, HipResult};
+use crate::graph::capture;
 
 /// A new stream of the calling thread's device; its priority clamped to the device's range
 /// (OpenCL queues have none: 0..0).

@@ -209,7 +209,11 @@ pub trait Device: Send + Sync {
     fn create_mem_pool(&self, config: &PoolConfig) -> HipResult<Arc<dyn MemPool>>;
 
     /// `hipMemPoolImportFromShareableHandle`.
-    fn import_mem_pool(&self, _handle: *mut c_void, _handle_type: u32) -> HipResult<Arc<dyn MemPool>> {
+    fn import_mem_pool(
+        &self,
+        _handle: *mut c_void,
+        _handle_type: u32,
+    ) -> HipResult<Arc<dyn MemPool>> {
         Err(not_supported(
             "memory pools cannot be shared between processes on this backend",
         ))

@@ -401,7 +401,11 @@ impl Device for CudaDevice {
         Ok(Arc::new(CudaMemPool::create(self, config)?))
     }
 
-    fn import_mem_pool(&self, handle: *mut c_void, handle_type: u32) -> HipResult<Arc<dyn MemPool>> {
+    fn import_mem_pool(
+        &self,
+        handle: *mut c_void,
+        handle_type: u32,
+    ) -> HipResult<Arc<dyn MemPool>> {
         Ok(Arc::new(CudaMemPool::import(self, handle, handle_type)?))
     }
 }

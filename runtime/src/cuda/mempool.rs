@@ -11,9 +11,7 @@ use std::sync::Arc;
 use super::device::{CudaDevice, GENERATION};
 use super::driver::{check, sys};
 use super::stream::CudaQueue;
-use crate::backend::{
-    downcast, AccessFlags, DeviceId, MemPool, PoolAttribute, PoolConfig, Stream,
-};
+use crate::backend::{downcast, AccessFlags, DeviceId, MemPool, PoolAttribute, PoolConfig, Stream};
 use crate::error::{Failure, HipError, HipResult};
 
 /// One driver pool of one device.
@@ -277,7 +275,10 @@ impl MemPool for CudaMemPool {
             sys::cuMemPoolImportPointer(&mut p, self.raw(), &mut data)
         })?;
         if p == 0 {
-            return Err(Failure::new(HipError::InvalidValue, "the driver gave no pointer"));
+            return Err(Failure::new(
+                HipError::InvalidValue,
+                "the driver gave no pointer",
+            ));
         }
         Ok(p as usize as *mut c_void)
     }

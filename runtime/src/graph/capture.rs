@@ -160,9 +160,7 @@ fn is_blocking(stream: &Stream) -> bool {
 fn implicit_conflicts(device: DeviceId) -> Vec<Arc<Sequence>> {
     active()
         .into_iter()
-        .filter(|seq| {
-            seq.device == device && seq.members().iter().any(|s| is_blocking(s))
-        })
+        .filter(|seq| seq.device == device && seq.members().iter().any(|s| is_blocking(s)))
         .collect()
 }
 
@@ -241,7 +239,9 @@ pub fn check_unsafe_call(what: &str) -> HipResult<()> {
     if !any_active() {
         return Ok(());
     }
-    let mode = THREAD_MODE.try_with(Cell::get).unwrap_or(CaptureMode::Global);
+    let mode = THREAD_MODE
+        .try_with(Cell::get)
+        .unwrap_or(CaptureMode::Global);
     if mode == CaptureMode::Relaxed {
         return Ok(());
     }
@@ -533,10 +533,7 @@ pub fn stream_destroyed(stream: &Arc<Stream>) {
         None => return,
         Some(j) => j.seq,
     };
-    let is_origin = seq
-        .origin
-        .upgrade()
-        .is_none_or(|o| Arc::ptr_eq(&o, stream));
+    let is_origin = seq.origin.upgrade().is_none_or(|o| Arc::ptr_eq(&o, stream));
     seq.invalidate();
     if is_origin {
         finish(&seq);
@@ -593,9 +590,9 @@ pub fn info(stream: &Stream) -> HipResult<CaptureInfo> {
 /// every node must belong to the capture's graph.
 pub fn update_dependencies(stream: &Stream, nodes: &[NodeId], set: bool) -> HipResult<()> {
     let mut joined = stream.capture();
-    let j = joined.as_mut().ok_or_else(|| {
-        Failure::new(HipError::IllegalState, "the stream is not capturing")
-    })?;
+    let j = joined
+        .as_mut()
+        .ok_or_else(|| Failure::new(HipError::IllegalState, "the stream is not capturing"))?;
     if j.seq.is_invalidated() {
         return Err(invalidated());
     }

@@ -35,11 +35,24 @@ fn describe(op: &Op) -> String {
             f.height,
             f.pattern.as_bytes().len()
         ),
-        Op::Host(HostCall::Function { function, user_data }) => {
-            format!("function {:p}\\ndata {user_data:#x}", *function as *const ())
+        Op::Host(HostCall::Function {
+            function,
+            user_data,
+        }) => {
+            format!(
+                "function {:p}\\ndata {user_data:#x}",
+                *function as *const ()
+            )
         }
-        Op::Host(HostCall::Callback { callback, user_data, .. }) => {
-            format!("callback {:p}\\ndata {user_data:#x}", *callback as *const ())
+        Op::Host(HostCall::Callback {
+            callback,
+            user_data,
+            ..
+        }) => {
+            format!(
+                "callback {:p}\\ndata {user_data:#x}",
+                *callback as *const ()
+            )
         }
         Op::WaitEvent(e) | Op::EventRecord(e) => format!("event {:#x}", e.handle),
         Op::MemAlloc(a) => format!("{:#x}\\n{} bytes", a.block.address, a.block.size),

@@ -13,6 +13,7 @@
 //! * for each dependency across lanes, an event recorded after the dependency and waited for on
 //!   the dependent's lane (one per pair of lanes and point: the latest dependency of each other
 //!   lane).
+//!
 //! A launch records a *fork* event on the launch stream that every other lane waits for first
 //! (the graph runs after the work before it), runs the nodes in order, each on its lane, and
 //! makes the launch stream wait for every other lane's last node (the *join*), so work after
@@ -174,7 +175,11 @@ fn flatten_into(graph: &[(NodeId, Node)], flat: &mut Flat, entry: Option<usize>)
                 let exit = flat.nodes.len();
                 flat.nodes.push(ExecNode {
                     op: Op::Empty,
-                    deps: if leaves.is_empty() { vec![first] } else { leaves },
+                    deps: if leaves.is_empty() {
+                        vec![first]
+                    } else {
+                        leaves
+                    },
                     origin: *id,
                     shown: NodeType::Graph,
                     enabled: true,
@@ -324,7 +329,8 @@ pub fn instantiate(graph: &Graph, flags: u64) -> Result<Arc<GraphExec>, Instanti
         failure,
         node: None,
     };
-    let known = FLAG_AUTO_FREE_ON_LAUNCH | FLAG_UPLOAD | FLAG_DEVICE_LAUNCH | FLAG_USE_NODE_PRIORITY;
+    let known =
+        FLAG_AUTO_FREE_ON_LAUNCH | FLAG_UPLOAD | FLAG_DEVICE_LAUNCH | FLAG_USE_NODE_PRIORITY;
     if flags & !known != 0 {
         return Err(fail(Failure::invalid_value(format!(
             "instantiate flags {flags:#x}: known flags are AutoFreeOnLaunch (1), Upload (2), \
@@ -364,9 +370,9 @@ pub fn instantiate(graph: &Graph, flags: u64) -> Result<Arc<GraphExec>, Instanti
 
 /// Whether `p` is device memory as `device` sees it (for a copy's direction).
 fn is_device_memory(device: &dyn Device, p: usize) -> bool {
-    device.pointer_attributes(p as *const c_void).is_ok_and(|a| {
-        a.r#type == MEMORY_TYPE_DEVICE || a.r#type == MEMORY_TYPE_MANAGED
-    })
+    device
+        .pointer_attributes(p as *const c_void)
+        .is_ok_and(|a| a.r#type == MEMORY_TYPE_DEVICE || a.r#type == MEMORY_TYPE_MANAGED)
 }
 
 /// (destination, source) of a copy as device memory or not.
@@ -375,9 +381,8 @@ fn direction(device: &dyn Device, op: &CopyOp) -> (bool, bool) {
         MemcpyKind::Default => (None, None),
         kind => kind.declared(),
     };
-    let side = |declared: Option<bool>, p: usize| {
-        declared.unwrap_or_else(|| is_device_memory(device, p))
-    };
+    let side =
+        |declared: Option<bool>, p: usize| declared.unwrap_or_else(|| is_device_memory(device, p));
     (
         side(declared.0, op.region.dst as usize),
         side(declared.1, op.region.src as usize),
@@ -390,7 +395,9 @@ fn compatible(device: &dyn Device, old: &Op, new: &Op) -> Result<(), (UpdateResu
     match (old, new) {
         (Op::Copy(a), Op::Copy(b)) => {
             if direction(device, a) != direction(device, b) {
-                return changed("a copy's source or destination changed between host and device memory");
+                return changed(
+                    "a copy's source or destination changed between host and device memory",
+                );
             }
             Ok(())
         }
@@ -497,8 +504,7 @@ impl GraphExec {
                 "a child-graph node is updated with hipGraphExecChildGraphNodeSetParams",
             ));
         }
-        compatible(device, &current.op, &op)
-            .map_err(|(_, why)| Failure::invalid_value(why))?;
+        compatible(device, &current.op, &op).map_err(|(_, why)| Failure::invalid_value(why))?;
         inner.nodes[i].op = op;
         Ok(())
     }
@@ -684,18 +690,33 @@ impl GraphExec {
                 let deps: Vec<NodeId> = if node.deps.is_empty() {
                     frontier.to_vec()
                 } else {
-                    node.deps.iter().filter_map(|d| made.get(d)).copied().collect()
+                    node.deps
+                        .iter()
+                        .filter_map(|d| made.get(d))
+                        .copied()
+                        .collect()
                 };
-                let op = if node.enabled { node.op.clone() } else { Op::Empty };
+                let op = if node.enabled {
+                    node.op.clone()
+                } else {
+                    Op::Empty
+                };
                 made.insert(i, graph.add(&deps, op)?);
             }
-            let depended: HashSet<usize> =
-                inner.nodes.iter().flat_map(|n| n.deps.iter().copied()).collect();
+            let depended: HashSet<usize> = inner
+                .nodes
+                .iter()
+                .flat_map(|n| n.deps.iter().copied())
+                .collect();
             let leaves: Vec<NodeId> = (0..inner.nodes.len())
                 .filter(|i| !depended.contains(i))
                 .filter_map(|i| made.get(&i).copied())
                 .collect();
-            Ok(if leaves.is_empty() { frontier.to_vec() } else { leaves })
+            Ok(if leaves.is_empty() {
+                frontier.to_vec()
+            } else {
+                leaves
+            })
         })
     }
 }

@@ -60,12 +60,11 @@ struct Table {
 static TABLE: Mutex<Option<Table>> = Mutex::new(None);
 
 fn with_table<R>(f: impl FnOnce(&mut Table) -> R) -> R {
-    let mut guard: MutexGuard<'_, Option<Table>> =
-        TABLE.lock().unwrap_or_else(|p| p.into_inner());
+    let mut guard: MutexGuard<'_, Option<Table>> = TABLE.lock().unwrap_or_else(|p| p.into_inner());
     f(guard.get_or_insert_with(Table::default))
 }
 
-fn usage<'a>(t: &'a mut Table, device: DeviceId) -> &'a mut Usage {
+fn usage(t: &mut Table, device: DeviceId) -> &mut Usage {
     t.usage.entry(device).or_default()
 }
 

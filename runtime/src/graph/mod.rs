@@ -105,8 +105,13 @@ pub fn node(handle: NodeId) -> HipResult<(Arc<Graph>, NodeId)> {
     if handle == 0 {
         return Err(Failure::invalid_value("the graph node is null"));
     }
-    let link = nodes().get(handle).ok_or_else(|| bad("graph node", handle))?;
-    let graph = link.graph.upgrade().ok_or_else(|| bad("graph node", handle))?;
+    let link = nodes()
+        .get(handle)
+        .ok_or_else(|| bad("graph node", handle))?;
+    let graph = link
+        .graph
+        .upgrade()
+        .ok_or_else(|| bad("graph node", handle))?;
     Ok((graph, handle))
 }
 
@@ -199,7 +204,10 @@ impl Graph {
     pub fn set_op(&self, id: NodeId, op: Op) -> HipResult<()> {
         let mut state = self.state();
         state.param_tables.remove(&id);
-        let node = state.nodes.get_mut(&id).ok_or_else(|| bad("graph node", id))?;
+        let node = state
+            .nodes
+            .get_mut(&id)
+            .ok_or_else(|| bad("graph node", id))?;
         let old = std::mem::replace(&mut node.op, op);
         drop(state);
         forget_child(&old);
@@ -210,7 +218,10 @@ impl Graph {
     pub fn update_op(&self, id: NodeId, change: impl FnOnce(&mut Op)) -> HipResult<()> {
         let mut state = self.state();
         state.param_tables.remove(&id);
-        let node = state.nodes.get_mut(&id).ok_or_else(|| bad("graph node", id))?;
+        let node = state
+            .nodes
+            .get_mut(&id)
+            .ok_or_else(|| bad("graph node", id))?;
         change(&mut node.op);
         Ok(())
     }
@@ -218,7 +229,10 @@ impl Graph {
     /// `hipGraphDestroyNode`: the node and its edges go.
     pub fn remove(&self, id: NodeId) -> HipResult<()> {
         let mut state = self.state();
-        let node = state.nodes.remove(&id).ok_or_else(|| bad("graph node", id))?;
+        let node = state
+            .nodes
+            .remove(&id)
+            .ok_or_else(|| bad("graph node", id))?;
         state.param_tables.remove(&id);
         for n in state.nodes.values_mut() {
             n.deps.retain(|&d| d != id);
@@ -347,7 +361,12 @@ impl Graph {
                 Op::Graph(child) => Op::Graph(child.deep_clone()),
                 other => other,
             };
-            let deps: Vec<NodeId> = node.deps.iter().filter_map(|d| map.get(d)).copied().collect();
+            let deps: Vec<NodeId> = node
+                .deps
+                .iter()
+                .filter_map(|d| map.get(d))
+                .copied()
+                .collect();
             // The nodes come in creation order, so each dependency was copied before.
             if let Ok(new) = copy.add(&deps, op) {
                 map.insert(id, new);
@@ -394,7 +413,11 @@ fn forget_child(op: &Op) {
 /// The indices of `nodes` in an order where every node comes after its dependencies (ties in
 /// creation order), or `None` when the dependencies have a cycle.
 pub fn topological_order(nodes: &[(NodeId, Node)]) -> Option<Vec<usize>> {
-    let index: HashMap<NodeId, usize> = nodes.iter().enumerate().map(|(i, (id, _))| (*id, i)).collect();
+    let index: HashMap<NodeId, usize> = nodes
+        .iter()
+        .enumerate()
+        .map(|(i, (id, _))| (*id, i))
+        .collect();
     let mut waiting: Vec<usize> = nodes.iter().map(|(_, n)| n.deps.len()).collect();
     let mut dependents: Vec<Vec<usize>> = vec![Vec::new(); nodes.len()];
     for (i, (_, n)) in nodes.iter().enumerate() {
@@ -462,7 +485,10 @@ mod tests {
 
     #[test]
     fn topological_order_puts_dependencies_first() {
-        let n = |deps: Vec<NodeId>| Node { op: Op::Empty, deps };
+        let n = |deps: Vec<NodeId>| Node {
+            op: Op::Empty,
+            deps,
+        };
         let nodes = vec![(10, n(vec![30])), (20, n(vec![])), (30, n(vec![20]))];
         assert_eq!(topological_order(&nodes), Some(vec![1, 2, 0]));
         let cycle = vec![(1, n(vec![2])), (2, n(vec![1]))];

@@ -76,7 +76,8 @@ impl PartialEq for KernelOp {
     fn eq(&self, other: &Self) -> bool {
         Arc::ptr_eq(&self.kernel.module, &other.kernel.module)
             && self.kernel.index() == other.kernel.index()
-            && (self.grid, self.block, self.shared_mem) == (other.grid, other.block, other.shared_mem)
+            && (self.grid, self.block, self.shared_mem)
+                == (other.grid, other.block, other.shared_mem)
             && self.args == other.args
             && self.attributes == other.attributes
     }
@@ -142,7 +143,9 @@ pub enum Op {
     WaitEvent(EventRef),
     EventRecord(EventRef),
     MemAlloc(AllocOp),
-    MemFree { address: usize },
+    MemFree {
+        address: usize,
+    },
     /// `hipMemPrefetchAsync` captured: shown as an empty node, run as the prefetch.
     Prefetch {
         address: usize,

@@ -124,7 +124,11 @@ pub fn destroy(handle: usize) -> HipResult<()> {
 }
 
 /// Allocates `size` bytes from `pool` in `stream`'s order and remembers where they came from.
-pub fn allocate(pool: &Arc<dyn MemPool>, size: usize, stream: &Arc<Stream>) -> HipResult<*mut c_void> {
+pub fn allocate(
+    pool: &Arc<dyn MemPool>,
+    size: usize,
+    stream: &Arc<Stream>,
+) -> HipResult<*mut c_void> {
     let p = pool.allocate(size, stream)?;
     with_registry(|r| r.allocations.insert(p as usize, pool.clone()));
     Ok(p)
@@ -182,7 +186,9 @@ pub fn reset(device: DeviceId) {
             .filter(|(_, pool)| pool.device() == device)
             .map(|(&p, _)| p)
             .collect();
-        gone.iter().filter_map(|p| r.allocations.remove(p)).collect()
+        gone.iter()
+            .filter_map(|p| r.allocations.remove(p))
+            .collect()
     });
     for (h, entry) in pools().all() {
         if entry.pool.device() == device {

@@ -10,6 +10,7 @@
 //! * `hipMemPoolReuseAllowOpportunistic`: the free's event has completed;
 //! * `hipMemPoolReuseAllowInternalDependencies`: the allocating stream is made to wait for the
 //!   free's event.
+//!
 //! (`hipMemPoolReuseFollowEventDependencies` reuse, through events the program recorded and
 //! waited for, is covered here by the internal dependency; the attribute is kept and reported.)
 //!
@@ -93,10 +94,17 @@ impl RuntimePool {
                 || (state.allow_opportunistic && b.event.is_complete().unwrap_or(false))
         };
         let smallest = |candidates: Vec<(usize, &FreeBlock)>| {
-            candidates.into_iter().min_by_key(|(_, b)| b.size).map(|(i, _)| i)
+            candidates
+                .into_iter()
+                .min_by_key(|(_, b)| b.size)
+                .map(|(i, _)| i)
         };
-        let fitting: Vec<(usize, &FreeBlock)> =
-            state.free.iter().enumerate().filter(|(_, b)| fits(b)).collect();
+        let fitting: Vec<(usize, &FreeBlock)> = state
+            .free
+            .iter()
+            .enumerate()
+            .filter(|(_, b)| fits(b))
+            .collect();
         let without_wait = smallest(fitting.iter().filter(|(_, b)| ready(b)).copied().collect());
         let chosen = match without_wait {
             Some(i) => Some((i, false)),
@@ -169,7 +177,10 @@ impl MemPool for RuntimePool {
 
     fn allocate(&self, size: usize, stream: &Arc<Stream>) -> HipResult<*mut c_void> {
         let rounded = size.checked_next_multiple_of(GRANULARITY).ok_or_else(|| {
-            Failure::new(HipError::OutOfMemory, format!("{size} bytes overflow the address space"))
+            Failure::new(
+                HipError::OutOfMemory,
+                format!("{size} bytes overflow the address space"),
+            )
         })?;
         let mut state = self.state();
         let (address, block) = match self.reuse(&mut state, rounded, stream)? {
@@ -250,7 +261,9 @@ impl MemPool for RuntimePool {
     fn attribute(&self, attribute: PoolAttribute) -> HipResult<u64> {
         let state = self.state();
         Ok(match attribute {
-            PoolAttribute::ReuseFollowEventDependencies => u64::from(state.follow_event_dependencies),
+            PoolAttribute::ReuseFollowEventDependencies => {
+                u64::from(state.follow_event_dependencies)
+            }
             PoolAttribute::ReuseAllowOpportunistic => u64::from(state.allow_opportunistic),
             PoolAttribute::ReuseAllowInternalDependencies => {
                 u64::from(state.allow_internal_dependencies)

@@ -229,7 +229,10 @@ impl Device for Runtime {
                  shared with another process)",
             ));
         }
-        Ok(Arc::new(RuntimePool::new(super::device::runtime()?, *config)))
+        Ok(Arc::new(RuntimePool::new(
+            super::device::runtime()?,
+            *config,
+        )))
     }
 
     fn free_idle(&self, p: *mut c_void) -> HipResult<()> {

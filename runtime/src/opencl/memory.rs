@@ -387,9 +387,8 @@ pub fn free_idle(rt: &Runtime, p: *mut c_void) -> HipResult<()> {
             _ => None,
         }
     };
-    let (size, kind) = removed.ok_or_else(|| {
-        Failure::invalid_value(format!("{p:p} is not a live device allocation"))
-    })?;
+    let (size, kind) = removed
+        .ok_or_else(|| Failure::invalid_value(format!("{p:p} is not a live device allocation")))?;
     release(rt, p, size, kind)
 }
 
