@@ -6,7 +6,10 @@
 
 use std::ffi::c_void;
 
-use super::{Copy3d, Event, Fill, HostFunction, LaunchConfig, Location, MemcpyKind, Stream};
+use super::{
+    Copy3d, DeviceId, Event, Fill, HostFunction, LaunchConfig, Location, MemcpyKind, Stream,
+    ValueWait, ValueWrite,
+};
 use crate::error::HipResult;
 use crate::registry::KernelRef;
 
@@ -52,4 +55,32 @@ pub fn wait_event(stream: &Stream, event: &dyn Event) -> HipResult<()> {
 /// Runs `function` on the host in `stream`'s order.
 pub fn host_function(stream: &Stream, function: HostFunction) -> HipResult<()> {
     stream.queue().host_function(function)
+}
+
+// ---- several devices and stream memory operations (rt-devices) ----------------------------------
+
+/// Copies between memory of `dst_device` and `src_device` in `stream`'s order
+/// (`hipMemcpyPeer[Async]`); with `wait`, returns once done. An empty region is done at once.
+pub fn copy_peer(
+    stream: &Stream,
+    copy: &Copy3d,
+    dst_device: DeviceId,
+    src_device: DeviceId,
+    wait: bool,
+) -> HipResult<()> {
+    if copy.is_empty() {
+        return Ok(());
+    }
+    copy.check()?;
+    stream.queue().copy_peer(copy, dst_device, src_device, wait)
+}
+
+/// Writes a word in `stream`'s order (`hipStreamWriteValue32/64`).
+pub fn write_value(stream: &Stream, write: &ValueWrite) -> HipResult<()> {
+    stream.queue().write_value(write)
+}
+
+/// Holds `stream`'s later work until a word meets a condition (`hipStreamWaitValue32/64`).
+pub fn wait_value(stream: &Stream, wait: &ValueWait) -> HipResult<()> {
+    stream.queue().wait_value(wait)
 }

@@ -9,7 +9,7 @@ use std::sync::{Arc, Mutex, OnceLock};
 
 use super::driver::{check, driver_present, error_name, sys};
 use crate::backend::device_info::filter_matches;
-use crate::backend::{DeviceInfo, Stream};
+use crate::backend::{DeviceInfo, DeviceSettings, Stream};
 use crate::error::HipResult;
 use crate::props::HipDeviceProp;
 
@@ -31,6 +31,8 @@ pub struct CudaDevice {
     context: Mutex<Option<usize>>,
     /// The null stream's object, made on first use.
     pub null_stream: OnceLock<Arc<Stream>>,
+    /// What the program set that the driver does not keep (the shared-memory bank width).
+    pub settings: DeviceSettings,
 }
 
 /// The CUDA backend's devices.
@@ -148,6 +150,7 @@ impl CudaDevice {
             shared_optin: as_usize(a(CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN)),
             context: Mutex::new(None),
             null_stream: OnceLock::new(),
+            settings: DeviceSettings::default(),
         })
     }
 

@@ -10,7 +10,7 @@
 //! Module map: `backend` (the `Device` implementation), `driver` (bindings, results), `ptx`
 //! (arch choice, entry parameters), `device` (devices, contexts, properties), `module` (PTX
 //! loading, functions, device variables and heap), `launch`, `memory`, `stream` (streams and
-//! events).
+//! events), `peer` (peer access and copies, inter-process handles, stream memory operations).
 
 pub mod backend;
 pub mod device;
@@ -18,6 +18,7 @@ pub mod driver;
 pub mod launch;
 pub mod memory;
 pub mod module;
+pub mod peer;
 pub mod ptx;
 pub mod stream;
 

@@ -12,8 +12,8 @@ use super::device::{CudaDevice, GENERATION};
 use super::driver::{check, hip_code, sys};
 use super::memory;
 use crate::backend::{
-    downcast, Copy3d, Event, EventFlags, Fill, HostFunction, LaunchConfig, Location, MemcpyKind,
-    Queue, StreamFlags,
+    downcast, Copy3d, DeviceId, Event, EventFlags, Fill, HostFunction, IpcHandle, LaunchConfig,
+    Location, MemcpyKind, Queue, StreamFlags, ValueWait, ValueWrite,
 };
 use crate::error::HipResult;
 use crate::registry::KernelRef;
@@ -190,6 +190,24 @@ impl Queue for CudaQueue {
     fn as_any(&self) -> &dyn Any {
         self
     }
+
+    fn copy_peer(
+        &self,
+        copy: &Copy3d,
+        dst_device: DeviceId,
+        src_device: DeviceId,
+        wait: bool,
+    ) -> HipResult<()> {
+        super::peer::copy(self, copy, dst_device, src_device, wait)
+    }
+
+    fn write_value(&self, write: &ValueWrite) -> HipResult<()> {
+        super::peer::write_value(self, write)
+    }
+
+    fn wait_value(&self, wait: &ValueWait) -> HipResult<()> {
+        super::peer::wait_value(self, wait)
+    }
 }
 
 /// An event of one device.
@@ -197,6 +215,7 @@ pub struct CudaEvent {
     device: usize,
     raw: usize,
     created_in: usize,
+    flags: EventFlags,
 }
 
 impl CudaEvent {
@@ -204,19 +223,33 @@ impl CudaEvent {
     pub fn create(device: &CudaDevice, flags: EventFlags) -> HipResult<Self> {
         device.bind()?;
         let mut e: sys::CUevent = std::ptr::null_mut();
+        // The driver knows HIP's first three flags by the same bits; the release scopes of AMD
+        // GPUs' caches and the system fence mean nothing to it.
+        let driver_flags = flags.raw()
+            & (EventFlags::BLOCKING_SYNC | EventFlags::DISABLE_TIMING | EventFlags::INTERPROCESS);
         // SAFETY: writes one handle.
         check("cuEventCreate", unsafe {
-            sys::cuEventCreate(&mut e, flags.raw())
+            sys::cuEventCreate(&mut e, driver_flags)
         })?;
-        Ok(CudaEvent {
+        Ok(CudaEvent::adopt(device, e, flags))
+    }
+
+    /// An event the driver made for `device` (created, or opened from another process).
+    pub fn adopt(device: &CudaDevice, e: sys::CUevent, flags: EventFlags) -> Self {
+        CudaEvent {
             device: device.index,
             raw: e as usize,
             created_in: GENERATION.load(Ordering::Acquire),
-        })
+            flags,
+        }
     }
 
     pub fn raw(&self) -> sys::CUevent {
         self.raw as sys::CUevent
+    }
+
+    pub fn device_index(&self) -> usize {
+        self.device
     }
 
     fn bind(&self) -> HipResult<()> {
@@ -275,5 +308,17 @@ impl Event for CudaEvent {
 
     fn as_any(&self) -> &dyn Any {
         self
+    }
+
+    fn device(&self) -> DeviceId {
+        self.device
+    }
+
+    fn flags(&self) -> EventFlags {
+        self.flags
+    }
+
+    fn ipc_handle(&self) -> HipResult<IpcHandle> {
+        super::peer::event_handle(self)
     }
 }
