@@ -142,17 +142,18 @@ impl Poller {
         self.pending.lock().unwrap_or_else(|p| p.into_inner())
     }
 
-    /// A wait its stream has reached: released at once if its word already meets it.
+    /// A wait its stream has reached (called from an event callback): released at once if its
+    /// word, read directly, already meets it; words read through a copy are the poller's (no
+    /// blocking OpenCL call in a callback).
     fn add(&self, pending: Pending) {
-        let mut queues = HashMap::new();
-        match check(&pending, &mut queues) {
-            Ok(false) => {
-                self.lock().push(pending);
-                self.arrived.notify_one();
+        if let Reader::Direct = pending.reader {
+            if let Ok(true) = check(&pending, &mut HashMap::new()) {
+                release(&pending, cl3::event::CL_COMPLETE);
+                return;
             }
-            Ok(true) => release(&pending, cl3::event::CL_COMPLETE),
-            Err(status) => release(&pending, status),
         }
+        self.lock().push(pending);
+        self.arrived.notify_one();
     }
 }
 
