@@ -8,7 +8,7 @@ use std::any::Any;
 use std::ffi::{c_int, c_void};
 use std::sync::atomic::Ordering;
 
-use super::device::{CudaDevice, GENERATION};
+use super::device::CudaDevice;
 use super::driver::{check, hip_code, sys};
 use super::memory;
 use crate::backend::{
@@ -17,6 +17,13 @@ use crate::backend::{
 };
 use crate::error::HipResult;
 use crate::registry::KernelRef;
+
+/// The reset generation of device `index` (see `CudaDevice::generation`).
+fn generation_of(index: usize) -> Option<usize> {
+    super::device_at(index)
+        .ok()
+        .map(|d| d.generation.load(Ordering::Acquire))
+}
 
 /// `CU_STREAM_PER_THREAD`.
 const PER_THREAD: usize = 2;
@@ -62,7 +69,7 @@ impl CudaQueue {
         Ok(CudaQueue {
             device: device.index,
             raw: s as usize,
-            created_in: Some(GENERATION.load(Ordering::Acquire)),
+            created_in: Some(device.generation.load(Ordering::Acquire)),
         })
     }
 
@@ -84,7 +91,7 @@ impl CudaQueue {
 
 impl Drop for CudaQueue {
     fn drop(&mut self) {
-        if self.created_in == Some(GENERATION.load(Ordering::Acquire)) {
+        if self.created_in == generation_of(self.device) {
             let _ = super::device_at(self.device).map(|d| d.bind());
             // SAFETY: a stream this backend created in the live context; work already queued
             // still runs (as in CUDA).
@@ -239,7 +246,7 @@ impl CudaEvent {
         CudaEvent {
             device: device.index,
             raw: e as usize,
-            created_in: GENERATION.load(Ordering::Acquire),
+            created_in: device.generation.load(Ordering::Acquire),
             flags,
         }
     }
@@ -259,7 +266,7 @@ impl CudaEvent {
 
 impl Drop for CudaEvent {
     fn drop(&mut self) {
-        if self.created_in == GENERATION.load(Ordering::Acquire) {
+        if Some(self.created_in) == generation_of(self.device) {
             let _ = self.bind();
             // SAFETY: an event this backend created in the live context.
             let _ = unsafe { sys::cuEventDestroy_v2(self.raw()) };
