@@ -25,6 +25,8 @@ pub enum Kind {
     GraphNode = 7,
     GraphExec = 8,
     MemPool = 9,
+    /// `hipUserObject_t` (rt-devices; the top value, leaving 6.. to the others' kinds).
+    UserObject = 15,
 }
 
 impl Kind {
@@ -82,9 +84,15 @@ impl<T: ?Sized> HandleTable<T> {
         self.map().iter().map(|(&h, v)| (h, v.clone())).collect()
     }
 
-    /// Removes everything (hipDeviceReset).
-    pub fn clear(&self) -> Vec<Arc<T>> {
-        self.map().drain().map(|(_, v)| v).collect()
+    /// Removes the objects `doomed` picks (hipDeviceReset of one device) and returns them.
+    pub fn remove_where(&self, doomed: impl Fn(&T) -> bool) -> Vec<Arc<T>> {
+        let mut map = self.map();
+        let handles: Vec<usize> = map
+            .iter()
+            .filter(|(_, v)| doomed(v))
+            .map(|(&h, _)| h)
+            .collect();
+        handles.iter().filter_map(|h| map.remove(h)).collect()
     }
 
     #[cfg(test)]
@@ -114,7 +122,9 @@ mod tests {
         assert_ne!(c, a);
         assert!(streams.get(0).is_none() && streams.get(2).is_none());
         assert_eq!(streams.len(), 2);
-        assert_eq!(streams.clear().len(), 2);
+        assert_eq!(streams.remove_where(|&v| v == 4).len(), 1);
+        assert_eq!(streams.len(), 1);
+        assert_eq!(streams.remove_where(|_| true).len(), 1);
         assert_eq!(streams.len(), 0);
     }
 }

@@ -18,7 +18,7 @@
 //!   `mempool` (stream-ordered allocation and memory pools), `heap` and `device_abort` (the
 //!   device heap's size, the device's abort words),
 //!   `error`, `log`, `handles`, `props`, `spirv`, `kpack`, `module_path`, `lambda_kernels`,
-//!   `cache`, `files`, `probe`.
+//!   `cache`, `files`, `probe`, `user_object` (user objects and the references graphs hold).
 
 mod arrays;
 mod backend;
@@ -42,20 +42,27 @@ mod select;
 pub mod spirv;
 mod symbols;
 mod texture;
+mod user_object;
 
 pub mod api;
 pub mod error;
 
 pub use api::device::*;
+pub use api::device_settings::*;
 pub use api::errors::*;
 pub use api::event::*;
+pub use api::ipc::*;
 pub use api::launch::*;
 pub use api::memory::*;
 pub use api::module::*;
+pub use api::peer::*;
+pub use api::proc_address::*;
 pub use api::stream::*;
+pub use api::stream_value::*;
 pub use api::symbol::*;
 pub use api::texture::*;
 pub use api::unsupported::*;
+pub use api::user_object::*;
 pub use api::{hipError_t, hipEvent_t, hipStream_t};
 pub use backend::{Dim3, Extent, FuncAttributes, MemcpyKind, PitchedPtr, PointerAttributes};
 pub use error::HipError;

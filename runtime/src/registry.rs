@@ -59,6 +59,8 @@ pub struct FuncSettings {
     pub carveout: Option<i32>,
     /// `hipFuncCache_t`.
     pub cache_config: i32,
+    /// `hipSharedMemConfig`.
+    pub shared_mem_config: i32,
 }
 
 impl Module {
@@ -101,10 +103,10 @@ impl Module {
             .expect("one backend per process keeps module state")
     }
 
-    /// Drops what the backend built or loaded (`hipDeviceReset`).
-    pub fn reset_state(&self) {
+    /// Drops what the backend built or loaded on one device (`hipDeviceReset` of it).
+    pub fn reset_state_of(&self, device: crate::backend::DeviceId) {
         if let Some(state) = self.state.get() {
-            state.reset();
+            state.reset_device(device);
         }
     }
 
@@ -823,7 +825,7 @@ extern "C" {
 
 /// The loaded object (executable or shared library) holding `address`, and the address's
 /// offset from the object's load base: names an embedded image in messages.
-fn loaded_object_of(address: usize) -> Option<(String, usize)> {
+pub(crate) fn loaded_object_of(address: usize) -> Option<(String, usize)> {
     let mut info = DlInfo {
         dli_fname: std::ptr::null(),
         dli_fbase: std::ptr::null_mut(),

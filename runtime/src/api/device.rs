@@ -87,20 +87,19 @@ pub extern "C" fn hipDeviceSynchronize() -> hipError_t {
     })
 }
 
-/// Waits for all work, then destroys every stream and event and frees every allocation; modules
-/// are built or loaded again on their next use, their variables back at their initial values,
-/// as in a new context.
+/// Resets the calling thread's device: waits for its work, then destroys its streams and events
+/// and frees its allocations; its modules are built or loaded again on their next use, their
+/// variables back at their initial values, as in a new context. Other devices keep theirs.
 #[no_mangle]
 pub extern "C" fn hipDeviceReset() -> hipError_t {
     guard("hipDeviceReset", || {
         let device = current_device()?;
         let _ = device.synchronize();
-        crate::backend::stream::clear();
+        crate::backend::stream::clear_device(device.id());
         for module in crate::registry::all_modules() {
-            module.reset_state();
+            module.reset_state_of(device.id());
         }
         crate::heap::forget();
-        crate::device_abort::forget_all();
         crate::mempool::reset(device.id());
         device.reset()
     })
@@ -193,43 +192,6 @@ pub unsafe extern "C" fn hipDeviceGetAttribute(
         // SAFETY: checked non-null; valid per the caller.
         unsafe { write_out(value, v, "the value pointer") }
     })
-}
-
-/// The flags last set by `hipSetDeviceFlags`, for `hipGetDeviceFlags`.
-static DEVICE_FLAGS: std::sync::atomic::AtomicU32 = std::sync::atomic::AtomicU32::new(0);
-
-/// Device flags (hipDeviceScheduleAuto, ...) change nothing here: accepted and kept.
-#[no_mangle]
-pub extern "C" fn hipSetDeviceFlags(flags: std::ffi::c_uint) -> hipError_t {
-    guard("hipSetDeviceFlags", || {
-        if flags & !0x1f != 0 {
-            return Err(Failure::invalid_value(format!(
-                "unknown device flags {flags:#x}"
-            )));
-        }
-        DEVICE_FLAGS.store(flags, std::sync::atomic::Ordering::Relaxed);
-        current_device()?.make_current()
-    })
-}
-
-/// Writes the flags `hipSetDeviceFlags` set (0, hipDeviceScheduleAuto, unless it was called).
-///
-/// # Safety
-/// `flags` must be null or valid for writing an `unsigned int`.
-#[no_mangle]
-pub unsafe extern "C" fn hipGetDeviceFlags(flags: *mut std::ffi::c_uint) -> hipError_t {
-    guard("hipGetDeviceFlags", || {
-        let value = DEVICE_FLAGS.load(std::sync::atomic::Ordering::Relaxed);
-        // SAFETY: checked non-null by write_out; valid per the caller.
-        unsafe { write_out(flags, value, "the flags pointer") }
-    })
-}
-
-/// Cache configuration is a hint OpenCL has no equivalent for: accepted.
-#[no_mangle]
-pub extern "C" fn hipDeviceSetCacheConfig(config: c_int) -> hipError_t {
-    let _ = config;
-    guard("hipDeviceSetCacheConfig", || Ok(()))
 }
 
 /// Writes the driver version: the HIP API level hipmlir implements (`HIP_VERSION`).

@@ -240,6 +240,7 @@ pub(super) fn copy_of_params(p: &Memcpy3DParms) -> HipResult<CopyOp> {
         region,
         kind,
         params: Some(*p),
+        peer: None,
     })
 }
 
@@ -260,6 +261,7 @@ pub(super) fn copy_1d(
         region,
         kind,
         params: None,
+        peer: None,
     })
 }
 
@@ -294,6 +296,7 @@ pub(super) fn copy_symbol(
         region,
         kind,
         params: None,
+        peer: None,
     })
 }
 

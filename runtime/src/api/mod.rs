@@ -20,18 +20,24 @@ use crate::error::{record_last_error, report, Failure, HipError, HipResult};
 pub mod capture;
 pub mod device;
 pub mod device_choice;
+pub mod device_settings;
 pub mod errors;
 pub mod event;
 pub mod graph;
 pub mod graph_exec;
+pub mod ipc;
 pub mod launch;
 pub mod memory;
 pub mod mempool;
 pub mod module;
+pub mod peer;
+pub mod proc_address;
 pub mod stream;
+pub mod stream_value;
 pub mod symbol;
 pub mod texture;
 pub mod unsupported;
+pub mod user_object;
 
 /// `hipError_t` as the C ABI passes it (a C enum is an `int`).
 #[allow(non_camel_case_types)]

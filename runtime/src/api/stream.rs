@@ -120,6 +120,9 @@ pub extern "C" fn hipStreamWaitEvent(s: hipStream_t, e: hipEvent_t, flags: c_uin
 #[no_mangle]
 pub unsafe extern "C" fn hipStreamGetFlags(s: hipStream_t, flags: *mut c_uint) -> hipError_t {
     guard("hipStreamGetFlags", || {
+        if flags.is_null() {
+            return Err(Failure::invalid_value("the flags pointer is null"));
+        }
         let value = stream(s)?.queue().flags()?;
         // SAFETY: `write_out` checks null; valid per the caller.
         unsafe { write_out(flags, value, "the flags pointer") }
@@ -133,9 +136,28 @@ pub unsafe extern "C" fn hipStreamGetFlags(s: hipStream_t, flags: *mut c_uint) -
 #[no_mangle]
 pub unsafe extern "C" fn hipStreamGetPriority(s: hipStream_t, priority: *mut c_int) -> hipError_t {
     guard("hipStreamGetPriority", || {
+        if priority.is_null() {
+            return Err(Failure::invalid_value("the priority pointer is null"));
+        }
         let value = stream(s)?.queue().priority()?;
         // SAFETY: `write_out` checks null; valid per the caller.
         unsafe { write_out(priority, value, "the priority pointer") }
+    })
+}
+
+/// Writes the device the stream belongs to (the special streams: the calling thread's device).
+///
+/// # Safety
+/// `device` must be null or valid for writing an `int`.
+#[no_mangle]
+pub unsafe extern "C" fn hipStreamGetDevice(s: hipStream_t, device: *mut c_int) -> hipError_t {
+    guard("hipStreamGetDevice", || {
+        if device.is_null() {
+            return Err(Failure::invalid_value("the device pointer is null"));
+        }
+        let id = c_int::try_from(stream(s)?.device()).unwrap_or(c_int::MAX);
+        // SAFETY: checked non-null; valid per the caller.
+        unsafe { write_out(device, id, "the device pointer") }
     })
 }
 

@@ -3,7 +3,7 @@
 
 use std::ffi::c_void;
 
-use super::{current_device, device_at, guard, hipError_t};
+use super::{current_device, guard, hipError_t};
 use crate::error::{Failure, HipError};
 
 fn not_supported(function: &str, why: &str) -> hipError_t {
@@ -29,33 +29,6 @@ macro_rules! unsupported {
 unsupported! {
     hipLaunchCooperativeKernel(f: *const c_void, grid: crate::backend::Dim3, block: crate::backend::Dim3, args: *mut *mut c_void, shmem: u32, stream: *mut c_void)
         => "cooperative launches (grid-wide sync) have no OpenCL equivalent";
-    hipDeviceEnablePeerAccess(peer: i32, flags: u32)
-        => "hipmlir shows one device";
-    hipMemcpyPeer(dst: *mut c_void, dst_device: i32, src: *const c_void, src_device: i32, bytes: usize)
-        => "hipmlir shows one device";
-    hipIpcGetMemHandle(handle: *mut c_void, ptr: *mut c_void)
-        => "inter-process memory has no OpenCL equivalent";
-    hipIpcOpenMemHandle(ptr: *mut *mut c_void, handle: *mut c_void, flags: u32)
-        => "inter-process memory has no OpenCL equivalent";
-}
-
-/// Whether `device` can reach `peer`'s memory (`Device::can_access_peer`; a device is not its
-/// own peer). Either ordinal out of range is `hipErrorInvalidDevice`.
-///
-/// # Safety
-/// `can` must be null or valid for writing an `int`.
-#[no_mangle]
-pub unsafe extern "C" fn hipDeviceCanAccessPeer(
-    can: *mut i32,
-    device: i32,
-    peer: i32,
-) -> hipError_t {
-    guard("hipDeviceCanAccessPeer", || {
-        let (d, p) = (device_at(device)?, device_at(peer)?);
-        let answer = d.id() != p.id() && d.can_access_peer(p.id());
-        // SAFETY: `write_out` checks null; valid per the caller.
-        unsafe { super::write_out(can, i32::from(answer), "the result pointer") }
-    })
 }
 
 /// Pins existing host memory for the device: served by the CUDA backend (`cuMemHostRegister`,

@@ -8,7 +8,10 @@
 use std::ffi::c_void;
 use std::sync::Arc;
 
-use super::{Copy3d, Event, Fill, HostCall, LaunchConfig, Location, MemcpyKind, Stream};
+use super::{
+    Copy3d, DeviceId, Event, Fill, HostCall, LaunchConfig, Location, MemcpyKind, Stream,
+    ValueWait, ValueWrite,
+};
 use crate::error::HipResult;
 use crate::graph::capture;
 use crate::graph::{CopyOp, KernelAttributes, KernelOp, Op};
@@ -45,6 +48,7 @@ pub fn copy(stream: &Stream, copy: &Copy3d, kind: MemcpyKind, wait: bool) -> Hip
             region: *copy,
             kind,
             params: None,
+            peer: None,
         })
     })?;
     if recorded {
@@ -100,4 +104,45 @@ pub fn host_function(stream: &Stream, call: HostCall) -> HipResult<()> {
         return Ok(());
     }
     stream.queue().host_function(call.into_function())
+}
+
+// ---- several devices and stream memory operations (rt-devices) ----------------------------------
+
+/// Copies between memory of `dst_device` and `src_device` in `stream`'s order
+/// (`hipMemcpyPeer[Async]`); with `wait`, returns once done. An empty region is done at once.
+pub fn copy_peer(
+    stream: &Stream,
+    copy: &Copy3d,
+    dst_device: DeviceId,
+    src_device: DeviceId,
+    wait: bool,
+) -> HipResult<()> {
+    if copy.is_empty() {
+        return Ok(());
+    }
+    copy.check()?;
+    let recorded = capture::intercept(stream, wait, || {
+        Op::Copy(CopyOp {
+            region: *copy,
+            kind: MemcpyKind::DeviceToDevice,
+            params: None,
+            peer: Some((dst_device, src_device)),
+        })
+    })?;
+    if recorded {
+        return Ok(());
+    }
+    stream.queue().copy_peer(copy, dst_device, src_device, wait)
+}
+
+/// Writes a word in `stream`'s order (`hipStreamWriteValue32/64`).
+pub fn write_value(stream: &Stream, write: &ValueWrite) -> HipResult<()> {
+    capture::refuse(stream, "hipStreamWriteValue")?;
+    stream.queue().write_value(write)
+}
+
+/// Holds `stream`'s later work until a word meets a condition (`hipStreamWaitValue32/64`).
+pub fn wait_value(stream: &Stream, wait: &ValueWait) -> HipResult<()> {
+    capture::refuse(stream, "hipStreamWaitValue")?;
+    stream.queue().wait_value(wait)
 }

@@ -141,8 +141,8 @@ pub fn remove_event(handle: usize) -> HipResult<()> {
     Ok(())
 }
 
-/// Forgets every stream and event (`hipDeviceReset`, before the device resets).
-pub fn clear() {
-    drop(streams().clear());
-    drop(events().clear());
+/// Forgets the streams and events of `device` (`hipDeviceReset`, before the device resets).
+pub fn clear_device(device: DeviceId) {
+    drop(streams().remove_where(|s| s.device() == device));
+    drop(events().remove_where(|e| e.device() == device));
 }

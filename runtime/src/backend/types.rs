@@ -461,7 +461,7 @@ impl Limit {
             0 => Limit::StackSize,
             1 => Limit::PrintfFifoSize,
             2 => Limit::MallocHeapSize,
-            other => return Err(Failure::invalid_value(format!("unknown limit {other}"))),
+            other => return Err(super::device_config::unsupported_limit(other)),
         })
     }
 }
@@ -517,37 +517,76 @@ pub struct EventFlags {
     pub blocking_sync: bool,
     pub disable_timing: bool,
     pub interprocess: bool,
+    /// `hipEventDisableSystemFence`, `hipEventReleaseToDevice`, `hipEventReleaseToSystem`: the
+    /// scope of the memory fence a record releases (AMD GPUs' cache flushes). Kept and reported;
+    /// OpenCL markers and CUDA events order memory for the whole system anyway.
+    pub disable_system_fence: bool,
+    pub release_to_device: bool,
+    pub release_to_system: bool,
 }
 
 impl EventFlags {
     pub const BLOCKING_SYNC: u32 = 1;
     pub const DISABLE_TIMING: u32 = 2;
     pub const INTERPROCESS: u32 = 4;
+    pub const DISABLE_SYSTEM_FENCE: u32 = 0x2000_0000;
+    pub const RELEASE_TO_DEVICE: u32 = 0x4000_0000;
+    pub const RELEASE_TO_SYSTEM: u32 = 0x8000_0000;
 
-    pub fn parse(flags: u32) -> HipResult<Self> {
-        let known = Self::BLOCKING_SYNC | Self::DISABLE_TIMING | Self::INTERPROCESS;
-        if flags & !known != 0 {
-            return Err(Failure::invalid_value(format!(
-                "event flags {flags:#x}: known flags are hipEventBlockingSync (1), \
-                 hipEventDisableTiming (2) and hipEventInterprocess (4)"
-            )));
-        }
-        Ok(EventFlags {
-            blocking_sync: flags & Self::BLOCKING_SYNC != 0,
-            disable_timing: flags & Self::DISABLE_TIMING != 0,
-            interprocess: flags & Self::INTERPROCESS != 0,
-        })
-    }
-
-    pub fn raw(self) -> u32 {
+    /// Each flag's bit, in one table for parsing and printing.
+    fn bits(self) -> [(bool, u32); 6] {
         [
             (self.blocking_sync, Self::BLOCKING_SYNC),
             (self.disable_timing, Self::DISABLE_TIMING),
             (self.interprocess, Self::INTERPROCESS),
+            (self.disable_system_fence, Self::DISABLE_SYSTEM_FENCE),
+            (self.release_to_device, Self::RELEASE_TO_DEVICE),
+            (self.release_to_system, Self::RELEASE_TO_SYSTEM),
         ]
-        .iter()
-        .filter(|(set, _)| *set)
-        .fold(0, |flags, (_, bit)| flags | bit)
+    }
+
+    /// The flags, or `hipErrorInvalidValue` for an unknown bit, `hipEventInterprocess` without
+    /// `hipEventDisableTiming` (a shared event has no timestamps), and both release scopes.
+    pub fn parse(flags: u32) -> HipResult<Self> {
+        let known = EventFlags::default()
+            .bits()
+            .iter()
+            .fold(0, |all, (_, bit)| all | bit);
+        if flags & !known != 0 {
+            return Err(Failure::invalid_value(format!(
+                "event flags {flags:#x}: known flags are hipEventBlockingSync (1), \
+                 hipEventDisableTiming (2), hipEventInterprocess (4), hipEventDisableSystemFence, \
+                 hipEventReleaseToDevice and hipEventReleaseToSystem"
+            )));
+        }
+        let has = |bit: u32| flags & bit != 0;
+        let parsed = EventFlags {
+            blocking_sync: has(Self::BLOCKING_SYNC),
+            disable_timing: has(Self::DISABLE_TIMING),
+            interprocess: has(Self::INTERPROCESS),
+            disable_system_fence: has(Self::DISABLE_SYSTEM_FENCE),
+            release_to_device: has(Self::RELEASE_TO_DEVICE),
+            release_to_system: has(Self::RELEASE_TO_SYSTEM),
+        };
+        if parsed.interprocess && !parsed.disable_timing {
+            return Err(Failure::invalid_value(
+                "hipEventInterprocess needs hipEventDisableTiming: an event shared between \
+                 processes keeps no timestamps",
+            ));
+        }
+        if parsed.release_to_device && parsed.release_to_system {
+            return Err(Failure::invalid_value(
+                "hipEventReleaseToDevice and hipEventReleaseToSystem exclude each other",
+            ));
+        }
+        Ok(parsed)
+    }
+
+    pub fn raw(self) -> u32 {
+        self.bits()
+            .iter()
+            .filter(|(set, _)| *set)
+            .fold(0, |flags, (_, bit)| flags | bit)
     }
 }
 
@@ -838,13 +877,17 @@ mod tests {
 
     #[test]
     fn flags_round_trip_and_unknown_bits_are_refused() {
-        for raw in 0..8 {
+        for raw in [0, 1, 2, 3, 6, 7, 0x4000_0002, 0x8000_0001, 0x2000_0000] {
             assert_eq!(EventFlags::parse(raw).unwrap().raw(), raw);
         }
-        assert_eq!(
-            EventFlags::parse(8).unwrap_err().code,
-            HipError::InvalidValue
-        );
+        // Unknown bits, a shared event with timestamps, both release scopes.
+        for bad in [8, 0x0800_0000, 4, 5, 0xC000_0000, 0xE000_0007] {
+            assert_eq!(
+                EventFlags::parse(bad).unwrap_err().code,
+                HipError::InvalidValue,
+                "{bad:#x}"
+            );
+        }
         assert_eq!(StreamFlags::parse(1).unwrap().raw(), 1);
         assert_eq!(
             StreamFlags::parse(2).unwrap_err().code,
@@ -854,7 +897,14 @@ mod tests {
             MemcpyKind::parse(5).unwrap_err().code,
             HipError::InvalidMemcpyDirection
         );
-        assert_eq!(Limit::parse(3).unwrap_err().code, HipError::InvalidValue);
+        assert_eq!(
+            Limit::parse(3).unwrap_err().code,
+            HipError::UnsupportedLimit
+        );
+        assert_eq!(
+            Limit::parse(-1).unwrap_err().code,
+            HipError::UnsupportedLimit
+        );
         assert!(MemAdvice::parse(3).unwrap().takes_location());
         assert!(!MemAdvice::parse(1).unwrap().takes_location());
         assert_eq!(

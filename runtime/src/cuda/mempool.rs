@@ -8,7 +8,7 @@ use std::ffi::{c_int, c_void};
 use std::sync::atomic::Ordering;
 use std::sync::Arc;
 
-use super::device::{CudaDevice, GENERATION};
+use super::device::CudaDevice;
 use super::driver::{check, sys};
 use super::stream::CudaQueue;
 use crate::backend::{downcast, AccessFlags, DeviceId, MemPool, PoolAttribute, PoolConfig, Stream};
@@ -91,7 +91,7 @@ impl CudaMemPool {
         Ok(CudaMemPool {
             device: device.index,
             raw: pool as usize,
-            created_in: Some(GENERATION.load(Ordering::Acquire)),
+            created_in: Some(device.generation.load(Ordering::Acquire)),
         })
     }
 
@@ -111,7 +111,7 @@ impl CudaMemPool {
         Ok(CudaMemPool {
             device: device.index,
             raw: pool as usize,
-            created_in: Some(GENERATION.load(Ordering::Acquire)),
+            created_in: Some(device.generation.load(Ordering::Acquire)),
         })
     }
 
@@ -133,7 +133,9 @@ impl CudaMemPool {
 
 impl Drop for CudaMemPool {
     fn drop(&mut self) {
-        if self.created_in == Some(GENERATION.load(Ordering::Acquire)) && self.bind().is_ok() {
+        let live = super::device_at(self.device)
+            .is_ok_and(|d| self.created_in == Some(d.generation.load(Ordering::Acquire)));
+        if live && self.bind().is_ok() {
             // SAFETY: a pool this backend created in the live context; the driver releases its
             // memory once its outstanding allocations are freed.
             let _ = unsafe { sys::cuMemPoolDestroy(self.raw()) };

@@ -639,6 +639,22 @@ pub fn exchange_thread_mode(mode: CaptureMode) -> CaptureMode {
         .unwrap_or(CaptureMode::Global)
 }
 
+/// An operation no graph node can hold: refused on a capturing stream (the capture is
+/// invalidated), checked like any other operation elsewhere.
+pub fn refuse(stream: &Stream, what: &str) -> HipResult<()> {
+    if !any_active() {
+        return Ok(());
+    }
+    if let Some(j) = stream.capture().as_ref() {
+        j.seq.invalidate();
+        return Err(Failure::new(
+            HipError::StreamCaptureUnsupported,
+            format!("{what} cannot be captured: a graph has no node for it"),
+        ));
+    }
+    check_implicit(stream, what)
+}
+
 /// Records several nodes into `stream`'s capture, if it has one: `add(graph, frontier)` adds
 /// them and returns the stream's new frontier. `Ok(false)` when the stream is not capturing.
 pub fn record_many(

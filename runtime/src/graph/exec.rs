@@ -740,7 +740,10 @@ fn run(stream: &Stream, op: &Op) -> HipResult<()> {
                 return Ok(());
             }
             c.region.check()?;
-            queue.copy(&c.region, c.kind, false)
+            match c.peer {
+                Some((dst, src)) => queue.copy_peer(&c.region, dst, src, false),
+                None => queue.copy(&c.region, c.kind, false),
+            }
         }
         Op::Fill(f) => {
             f.check()?;

@@ -5,7 +5,7 @@ use std::ffi::c_void;
 use std::sync::Arc;
 
 use crate::arrays::Memcpy3DParms;
-use crate::backend::{Copy3d, Dim3, Event, Fill, HostCall, Location, MemcpyKind};
+use crate::backend::{Copy3d, DeviceId, Dim3, Event, Fill, HostCall, Location, MemcpyKind};
 use crate::registry::KernelRef;
 
 use super::memory::Block;
@@ -84,17 +84,19 @@ impl PartialEq for KernelOp {
 }
 
 /// A copy: a region between pointers (1-D, 2-D, 3-D; arrays and symbols resolved to their
-/// addresses when the node is made), and the `hipMemcpy3DParms` it was given as, if it was.
+/// addresses when the node is made), and the `hipMemcpy3DParms` it was given as, if it was; a
+/// peer copy (`hipMemcpyPeerAsync` captured) names its (destination, source) devices.
 #[derive(Debug, Clone, Copy)]
 pub struct CopyOp {
     pub region: Copy3d,
     pub kind: MemcpyKind,
     pub params: Option<Memcpy3DParms>,
+    pub peer: Option<(DeviceId, DeviceId)>,
 }
 
 impl PartialEq for CopyOp {
     fn eq(&self, other: &Self) -> bool {
-        self.region == other.region && self.kind == other.kind
+        (self.region, self.kind, self.peer) == (other.region, other.kind, other.peer)
     }
 }
 

@@ -7,8 +7,9 @@ use super::device::Runtime;
 use super::{event, kernels, managed, memory, stream, variables};
 use crate::backend::attributes::{self, DeviceAttribute};
 use crate::backend::{
-    Device, DeviceId, Event, EventFlags, FreeKind, FuncAttribute, FuncAttributes, Limit, Location,
-    MemAdvice, MemoryKind, PointerAttributes, Queue, RangeAttribute, Stream, StreamFlags,
+    Device, DeviceId, DeviceSettings, Event, EventFlags, FreeKind, FuncAttribute, FuncAttributes,
+    Limit, Location, MemAdvice, MemoryKind, PointerAttributes, Queue, RangeAttribute, Stream,
+    StreamFlags,
 };
 use crate::backend::{MemPool, PoolConfig};
 use crate::error::{Failure, HipError, HipResult};
@@ -16,13 +17,9 @@ use crate::mempool::runtime_pool::RuntimePool;
 use crate::props::HipDeviceProp;
 use crate::registry::{KernelRef, Module};
 
-/// The per-thread stack hipmlir reports: OpenCL sizes private memory itself, and inlined device
-/// code has no call stack to speak of.
-const REPORTED_STACK_SIZE: usize = 1024;
-
 impl Device for Runtime {
     fn id(&self) -> DeviceId {
-        0
+        self.id
     }
 
     fn name(&self) -> &str {
@@ -49,11 +46,12 @@ impl Device for Runtime {
         })
     }
 
-    /// The stack size (what OpenCL gives each work-item, reported as 1 KiB), the printf buffer
-    /// (`CL_DEVICE_PRINTF_BUFFER_SIZE`), the device heap's size (see `heap`).
+    /// The stack size (the last one set: OpenCL sizes each kernel's private memory itself, so
+    /// any size is honoured), the printf buffer (`CL_DEVICE_PRINTF_BUFFER_SIZE`), the device
+    /// heap's size (see `heap`).
     fn limit(&self, limit: Limit) -> HipResult<usize> {
         Ok(match limit {
-            Limit::StackSize => REPORTED_STACK_SIZE,
+            Limit::StackSize => self.settings.stack_size(),
             Limit::PrintfFifoSize => self.info.printf_buffer_size,
             Limit::MallocHeapSize => crate::heap::limit(),
         })
@@ -64,7 +62,10 @@ impl Device for Runtime {
     /// `hipErrorNotSupported`, never silently ignored.
     fn set_limit(&self, limit: Limit, value: usize) -> HipResult<()> {
         match limit {
-            Limit::StackSize => Ok(()),
+            Limit::StackSize => {
+                self.settings.set_stack_size(value);
+                Ok(())
+            }
             Limit::PrintfFifoSize if value <= self.info.printf_buffer_size => Ok(()),
             Limit::PrintfFifoSize => Err(Failure::new(
                 HipError::NotSupported,
@@ -113,7 +114,7 @@ impl Device for Runtime {
     /// this process has allocated.
     fn memory_info(&self) -> HipResult<(usize, usize)> {
         let all = self.info.global_mem_size;
-        let available = all.saturating_sub(memory::device_bytes_in_use());
+        let available = all.saturating_sub(memory::device_bytes_in_use(self));
         let size = |v: u64| usize::try_from(v).unwrap_or(usize::MAX);
         Ok((size(available), size(all)))
     }
@@ -122,10 +123,10 @@ impl Device for Runtime {
         Ok(memory::pointer_attributes(p))
     }
 
-    /// USM host memory: the same pointer.
+    /// USM host memory of this device: the same pointer.
     fn host_device_pointer(&self, host: *mut c_void) -> HipResult<*mut c_void> {
-        match memory::find_allocation(host as usize) {
-            Some((_, _, memory::AllocKind::HostUsm)) => Ok(host),
+        match memory::owner_of(host as usize) {
+            Some((device, _, _, memory::AllocKind::HostUsm)) if device == self.id => Ok(host),
             _ => Err(Failure::invalid_value(format!(
                 "{host:p} is not device-accessible hipHostMalloc memory"
             ))),
@@ -169,7 +170,7 @@ impl Device for Runtime {
     }
 
     fn create_event(&self, flags: EventFlags) -> HipResult<Box<dyn Event>> {
-        Ok(Box::new(event::create(flags)?))
+        Ok(Box::new(event::create(self.id, flags)))
     }
 
     fn func_attributes(&self, kernel: &KernelRef) -> HipResult<FuncAttributes> {
@@ -230,12 +231,41 @@ impl Device for Runtime {
             ));
         }
         Ok(Arc::new(RuntimePool::new(
-            super::device::runtime()?,
+            super::device::runtime_of(self.id())?,
             *config,
         )))
     }
 
     fn free_idle(&self, p: *mut c_void) -> HipResult<()> {
         memory::free_idle(self, p)
+    }
+
+    fn settings(&self) -> &DeviceSettings {
+        &self.settings
+    }
+
+    /// `CL_DEVICE_UUID_KHR` where the device has `cl_khr_device_uuid`; else a name-based UUID
+    /// (RFC 4122 version 5 style: a SHA-256 of what identifies the device: vendor, name, driver
+    /// and platform), the same for the same device in every process.
+    fn uuid(&self) -> HipResult<[u8; 16]> {
+        if let Some(uuid) = self.uuid {
+            return Ok(uuid);
+        }
+        use sha2::{Digest, Sha256};
+        let i = &self.info;
+        let digest = Sha256::new()
+            .chain_update(i.vendor.as_bytes())
+            .chain_update([0])
+            .chain_update(i.name.as_bytes())
+            .chain_update([0])
+            .chain_update(i.driver_version.as_bytes())
+            .chain_update([0])
+            .chain_update(self.platform_version.as_bytes())
+            .finalize();
+        let mut uuid = [0u8; 16];
+        uuid.copy_from_slice(&digest[..16]);
+        uuid[6] = (uuid[6] & 0x0f) | 0x50;
+        uuid[8] = (uuid[8] & 0x3f) | 0x80;
+        Ok(uuid)
     }
 }
