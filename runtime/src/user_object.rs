@@ -107,14 +107,11 @@ pub fn release(handle: usize, count: u32) -> HipResult<()> {
 }
 
 /// The references an owner inside the runtime holds (a graph): released when it is dropped.
-// Held by graphs (the rt-graphs work: hipGraphRetainUserObject and hipGraphReleaseUserObject).
-#[allow(dead_code)]
 #[derive(Debug, Default)]
 pub struct OwnedReferences {
     held: Mutex<HashMap<usize, u32>>,
 }
 
-#[allow(dead_code)]
 impl OwnedReferences {
     fn lock(&self) -> MutexGuard<'_, HashMap<usize, u32>> {
         self.held.lock().unwrap_or_else(|p| p.into_inner())
@@ -168,7 +165,8 @@ impl OwnedReferences {
         })
     }
 
-    /// How many references the owner holds to `handle` (for tests and graph queries).
+    /// How many references the owner holds to `handle`.
+    #[cfg(test)]
     pub fn count(&self, handle: usize) -> u32 {
         self.lock().get(&handle).copied().unwrap_or(0)
     }

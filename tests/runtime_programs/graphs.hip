@@ -488,6 +488,42 @@ static int allocations(hipStream_t stream) {
   return bad;
 }
 
+// User objects held by graphs: released when the graph, its clones and its executable graphs
+// are all gone.
+static std::atomic<int> destroyed{0};
+static void destroy_resource(void* p) { destroyed.fetch_add(*static_cast<int*>(p)); }
+
+static int user_objects() {
+  int bad = 0;
+  static int weight = 1;
+  hipUserObject_t object;
+  HIP_CHECK(hipUserObjectCreate(&object, &weight, destroy_resource, 1, hipUserObjectNoDestructorSync));
+  hipGraph_t g, copy;
+  HIP_CHECK(hipGraphCreate(&g, 0));
+  hipGraphNode_t node;
+  HIP_CHECK(hipGraphAddEmptyNode(&node, g, nullptr, 0));
+  HIP_CHECK(hipGraphRetainUserObject(g, object, 1, hipGraphUserObjectMove));  // our reference
+  HIP_CHECK(hipGraphRetainUserObject(g, object, 2, 0));                        // two new ones
+  HIP_CHECK(hipGraphReleaseUserObject(g, object, 1));
+  HIP_CHECK(hipGraphClone(&copy, g));
+  hipGraphExec_t exec;
+  HIP_CHECK(hipGraphInstantiate(&exec, g, nullptr, nullptr, 0));
+  HIP_CHECK(hipGraphDestroy(g));
+  HIP_CHECK(hipGraphDestroy(copy));
+  EXPECT(destroyed.load() == 0);  // the executable graph still holds it
+  HIP_CHECK(hipGraphLaunch(exec, nullptr));
+  HIP_CHECK(hipDeviceSynchronize());
+  HIP_CHECK(hipGraphExecDestroy(exec));
+  EXPECT(destroyed.load() == 1);
+  EXPECT_ERROR(hipUserObjectRetain(object, 1), hipErrorInvalidValue);  // gone
+  HIP_CHECK(hipGraphCreate(&g, 0));
+  EXPECT_ERROR(hipGraphReleaseUserObject(g, object, 1), hipErrorInvalidValue);
+  EXPECT_ERROR(hipGraphRetainUserObject(g, object, 1, 4), hipErrorInvalidValue);
+  HIP_CHECK(hipGraphDestroy(g));
+  if (bad) std::printf("user objects: %d mismatches\n", bad);
+  return bad;
+}
+
 // Misuse: HIP's error codes, never a crash.
 static int misuse() {
   hipGraph_t g;
@@ -572,6 +608,7 @@ int main() {
   int bad = diamond(stream);
   bad += every_kind(stream);
   bad += allocations(stream);
+  bad += user_objects();
   bad += misuse();
   // The null stream launches graphs too.
   HIP_CHECK(hipStreamDestroy(stream));

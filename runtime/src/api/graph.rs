@@ -1752,6 +1752,47 @@ pub extern "C" fn hipDeviceGraphMemTrim(device: c_int) -> hipError_t {
     guard("hipDeviceGraphMemTrim", || memory::trim(device_at(device)?))
 }
 
+// ---- user objects ----
+
+/// `hipGraphUserObjectMove`: the graph takes references the caller holds.
+const USER_OBJECT_MOVE: c_uint = 1;
+
+/// The graph takes `count` references to a user object (new ones, or with
+/// `hipGraphUserObjectMove` the caller's), released when the graph is destroyed; clones and
+/// executable graphs made from it hold the object too.
+#[no_mangle]
+pub extern "C" fn hipGraphRetainUserObject(
+    g: hipGraph_t,
+    object: *mut c_void,
+    count: c_uint,
+    flags: c_uint,
+) -> hipError_t {
+    guard("hipGraphRetainUserObject", || {
+        let g = graph::get(g as usize)?;
+        if flags & !USER_OBJECT_MOVE != 0 {
+            return Err(Failure::invalid_value(format!(
+                "flags {flags:#x}: 0 or hipGraphUserObjectMove (1)"
+            )));
+        }
+        let held = g.user_objects();
+        held.retain(object as usize, count, flags == USER_OBJECT_MOVE)
+    })
+}
+
+/// Drops `count` of the graph's references to a user object.
+#[no_mangle]
+pub extern "C" fn hipGraphReleaseUserObject(
+    g: hipGraph_t,
+    object: *mut c_void,
+    count: c_uint,
+) -> hipError_t {
+    guard("hipGraphReleaseUserObject", || {
+        let g = graph::get(g as usize)?;
+        let held = g.user_objects();
+        held.release(object as usize, count)
+    })
+}
+
 // ---- external semaphore nodes ----
 
 fn external_semaphores() -> Failure {

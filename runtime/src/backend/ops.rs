@@ -9,8 +9,8 @@ use std::ffi::c_void;
 use std::sync::Arc;
 
 use super::{
-    Copy3d, DeviceId, Event, Fill, HostCall, LaunchConfig, Location, MemcpyKind, Stream,
-    ValueWait, ValueWrite,
+    Copy3d, DeviceId, Event, Fill, HostCall, LaunchConfig, Location, MemcpyKind, Stream, ValueWait,
+    ValueWrite,
 };
 use crate::error::HipResult;
 use crate::graph::capture;

@@ -33,6 +33,7 @@ use crate::backend::{
 };
 use crate::error::{Failure, HipError, HipResult};
 use crate::handles::{HandleTable, Kind};
+use crate::user_object::OwnedReferences;
 
 /// The most streams one launch spreads a graph over (the launch stream included).
 pub const MAX_LANES: usize = 8;
@@ -114,6 +115,8 @@ struct Inner {
     plan: Plan,
     lanes: Option<Lanes>,
     blocks: Vec<Arc<Block>>,
+    /// The user objects of the graph it was made from, held while it lives.
+    _user_objects: OwnedReferences,
 }
 
 /// An executable graph.
@@ -361,6 +364,7 @@ pub fn instantiate(graph: &Graph, flags: u64) -> Result<Arc<GraphExec>, Instanti
             plan,
             lanes: None,
             blocks,
+            _user_objects: graph.user_objects().duplicate().map_err(fail)?,
         }),
     });
     let handle = execs().insert(exec.clone());

@@ -26,6 +26,7 @@ pub use op::{AllocOp, CopyOp, EventRef, KernelAttributes, KernelOp, NodeType, Op
 
 use crate::error::{Failure, HipResult};
 use crate::handles::{HandleTable, Kind};
+use crate::user_object::OwnedReferences;
 
 /// A node's handle (`hipGraphNode_t`); handles grow with creation, so ordering by them is
 /// creation order.
@@ -42,6 +43,9 @@ pub struct Node {
 pub struct Graph {
     handle: OnceLock<usize>,
     state: Mutex<State>,
+    /// The user objects it holds references to (`hipGraphRetainUserObject`), released when it
+    /// is destroyed.
+    user_objects: Mutex<OwnedReferences>,
 }
 
 #[derive(Default)]
@@ -86,6 +90,7 @@ pub fn create() -> Arc<Graph> {
     let graph = Arc::new(Graph {
         handle: OnceLock::new(),
         state: Mutex::new(State::default()),
+        user_objects: Mutex::new(OwnedReferences::default()),
     });
     let handle = graphs().insert(graph.clone());
     let _ = graph.handle.set(handle);
@@ -121,6 +126,7 @@ pub fn destroy(handle: usize) -> HipResult<()> {
     let graph = get(handle)?;
     graphs().remove(handle);
     graph.forget_nodes();
+    drop(std::mem::take(&mut *graph.user_objects()));
     Ok(())
 }
 
@@ -131,6 +137,11 @@ impl Graph {
 
     fn state(&self) -> MutexGuard<'_, State> {
         self.state.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// The user objects the graph holds (`hipGraphRetainUserObject`/`ReleaseUserObject`).
+    pub fn user_objects(&self) -> MutexGuard<'_, OwnedReferences> {
+        self.user_objects.lock().unwrap_or_else(|p| p.into_inner())
     }
 
     /// Drops the handles of every node (and of the child graphs they own), recursively.
@@ -373,6 +384,11 @@ impl Graph {
             }
         }
         copy.state().originals = map;
+        // A clone holds the user objects its original does (their objects are alive: the
+        // original holds them).
+        if let Ok(held) = self.user_objects().duplicate() {
+            *copy.user_objects() = held;
+        }
         copy
     }
 
