@@ -14,7 +14,9 @@ hipmlir=target/release/hipmlir
 rm -rf "$out"
 mkdir -p "$out"
 names=()
-for src in examples/vector_add.hip tests/programs/*.hip; do
+# The runtime programs of graphs, stream capture and memory pools run there too (rt-graphs).
+for src in examples/vector_add.hip tests/programs/*.hip \
+  tests/runtime_programs/{graphs,capture,mempool}.hip; do
   name=$(basename "${src%.*}")
   if "$hipmlir" "$src" -o "$out/$name" > "$out/$name.build.log" 2>&1; then
     names+=("$name")
