@@ -72,7 +72,8 @@ static int linear(hipStream_t stream) {
   EXPECT(type == hipGraphNodeTypeKernel);
   hipKernelNodeParams kp{};
   HIP_CHECK(hipGraphKernelNodeGetParams(all[2], &kp));
-  EXPECT(kp.func == reinterpret_cast<void*>(axpy) && *static_cast<float*>(kp.kernelParams[0]) == 2.0f);
+  EXPECT(kp.func == reinterpret_cast<void*>(axpy) &&
+         *static_cast<float*>(kp.kernelParams[0]) == 2.0f);
   HIP_CHECK(hipGraphNodeGetType(all[4], &type));
   EXPECT(type == hipGraphNodeTypeMemset);
 

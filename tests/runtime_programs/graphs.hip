@@ -86,7 +86,8 @@ static int diamond(hipStream_t stream) {
   void* sx_args[] = {&dx, &two, &count};
   void* sy_args[] = {&dy, &three, &count};
   void* sum_args[] = {&dx, &dy, &dz, &count};
-  hipKernelNodeParams p = kernel_params(reinterpret_cast<void*>(scale), dim3(n / 256), dim3(256), sx_args);
+  hipKernelNodeParams p = kernel_params(reinterpret_cast<void*>(scale), dim3(n / 256), dim3(256),
+                                        sx_args);
   HIP_CHECK(hipGraphAddKernelNode(&sx, g, &in_x, 1, &p));
   p.kernelParams = sy_args;
   HIP_CHECK(hipGraphAddKernelNode(&sy, g, &in_y, 1, &p));
@@ -108,7 +109,8 @@ static int diamond(hipStream_t stream) {
   std::vector<hipGraphNode_t> from(5), to(5);
   HIP_CHECK(hipGraphGetEdges(g, from.data(), to.data(), &count_edges));
   int into_sum = 0;
-  for (size_t i = 0; i < count_edges; ++i) into_sum += to[i] == sum && (from[i] == sx || from[i] == sy);
+  for (size_t i = 0; i < count_edges; ++i)
+    into_sum += to[i] == sum && (from[i] == sx || from[i] == sy);
   EXPECT(into_sum == 2);
   size_t deps = 0, dependents = 0;
   HIP_CHECK(hipGraphNodeGetDependencies(sum, nullptr, &deps));
@@ -126,7 +128,8 @@ static int diamond(hipStream_t stream) {
   EXPECT(count_roots == 2 && roots[2] == nullptr && roots[3] == nullptr);
   hipKernelNodeParams got{};
   HIP_CHECK(hipGraphKernelNodeGetParams(sx, &got));
-  EXPECT(got.func == reinterpret_cast<void*>(scale) && got.gridDim.x == unsigned(n / 256) && *static_cast<float*>(got.kernelParams[1]) == 2.0f);
+  EXPECT(got.func == reinterpret_cast<void*>(scale) && got.gridDim.x == unsigned(n / 256) &&
+         *static_cast<float*>(got.kernelParams[1]) == 2.0f);
   if (bad) std::printf("diamond: %d query mismatches\n", bad);
 
   hipGraphExec_t exec;
@@ -196,8 +199,10 @@ static int diamond(hipStream_t stream) {
   hipGraph_t other;
   HIP_CHECK(hipGraphCreate(&other, 0));
   hipGraphNode_t a, b, c, d, e, f;
-  HIP_CHECK(hipGraphAddMemcpyNode1D(&a, other, nullptr, 0, dx, hx.data(), bytes, hipMemcpyHostToDevice));
-  HIP_CHECK(hipGraphAddMemcpyNode1D(&b, other, nullptr, 0, hy.data(), dy, bytes, hipMemcpyDeviceToHost));
+  HIP_CHECK(hipGraphAddMemcpyNode1D(&a, other, nullptr, 0, dx, hx.data(), bytes,
+            hipMemcpyHostToDevice));
+  HIP_CHECK(hipGraphAddMemcpyNode1D(&b, other, nullptr, 0, hy.data(), dy, bytes,
+            hipMemcpyDeviceToHost));
   HIP_CHECK(hipGraphAddEmptyNode(&c, other, &a, 1));
   HIP_CHECK(hipGraphAddEmptyNode(&d, other, &b, 1));
   hipGraphNode_t cd[] = {c, d};
@@ -269,7 +274,8 @@ static int every_kind(hipStream_t stream) {
                                           hipMemcpyHostToDevice));
   int count = n;
   void* args[] = {&ints, &count};
-  hipKernelNodeParams kp = kernel_params(reinterpret_cast<void*>(add_table), dim3(n / 64), dim3(64), args);
+  hipKernelNodeParams kp = kernel_params(reinterpret_cast<void*>(add_table), dim3(n / 64),
+                                         dim3(64), args);
   hipGraphNode_t before_kernel[] = {set1d, to_table};
   HIP_CHECK(hipGraphAddKernelNode(&kernel, g, before_kernel, 2, &kp));
   HIP_CHECK(hipGraphAddMemcpyNodeFromSymbol(&from_table, g, &to_table, 1, table_out.data(),
@@ -376,7 +382,9 @@ static int every_kind(hipStream_t stream) {
   std::stringstream text;
   text << in.rdbuf();
   std::string s = text.str();
-  EXPECT(s.find("digraph") != std::string::npos && s.find("KERNEL") != std::string::npos && s.find("add_table") != std::string::npos && s.find("->") != std::string::npos && s.find("cluster") != std::string::npos);
+  EXPECT(s.find("digraph") != std::string::npos && s.find("KERNEL") != std::string::npos &&
+         s.find("add_table") != std::string::npos && s.find("->") != std::string::npos &&
+         s.find("cluster") != std::string::npos);
   std::remove(dot);
 
   // Removing a node removes its edges.
@@ -497,7 +505,8 @@ static int user_objects() {
   int bad = 0;
   static int weight = 1;
   hipUserObject_t object;
-  HIP_CHECK(hipUserObjectCreate(&object, &weight, destroy_resource, 1, hipUserObjectNoDestructorSync));
+  HIP_CHECK(hipUserObjectCreate(&object, &weight, destroy_resource, 1,
+            hipUserObjectNoDestructorSync));
   hipGraph_t g, copy;
   HIP_CHECK(hipGraphCreate(&g, 0));
   hipGraphNode_t node;

@@ -199,7 +199,8 @@ static int pools(hipStream_t stream) {
   // Sharing with other processes needs a backend that can: where the device reports no
   // shareable handle types, an exportable pool is refused with hipErrorNotSupported.
   int handle_types = 0;
-  HIP_CHECK(hipDeviceGetAttribute(&handle_types, hipDeviceAttributeMemoryPoolSupportedHandleTypes, 0));
+  HIP_CHECK(hipDeviceGetAttribute(&handle_types, hipDeviceAttributeMemoryPoolSupportedHandleTypes,
+            0));
   if (handle_types == 0) {
     props.handleTypes = hipMemHandleTypePosixFileDescriptor;
     EXPECT_ERROR(hipMemPoolCreate(&pool, &props), hipErrorNotSupported);
@@ -218,7 +219,8 @@ static int misuse(hipStream_t stream) {
   EXPECT_ERROR(hipMallocAsync(nullptr, 64, stream), hipErrorInvalidValue);
   EXPECT_ERROR(hipMallocAsync(reinterpret_cast<void**>(&p), 64, reinterpret_cast<hipStream_t>(-1)),
                hipErrorInvalidHandle);
-  EXPECT_ERROR(hipMallocAsync(reinterpret_cast<void**>(&p), SIZE_MAX / 2, stream), hipErrorOutOfMemory);
+  EXPECT_ERROR(hipMallocAsync(reinterpret_cast<void**>(&p), SIZE_MAX / 2, stream),
+               hipErrorOutOfMemory);
   EXPECT_ERROR(hipFreeAsync(nullptr, stream), hipErrorInvalidValue);
   int local = 0;
   EXPECT_ERROR(hipFreeAsync(&local, stream), hipErrorInvalidValue);
@@ -241,11 +243,16 @@ static int misuse(hipStream_t stream) {
   props.location.id = 0;
   HIP_CHECK(hipMemPoolCreate(&pool, &props));
   uint64_t one = 1;
-  EXPECT_ERROR(hipMemPoolSetAttribute(pool, hipMemPoolAttrReservedMemHigh, &one), hipErrorInvalidValue);
-  EXPECT_ERROR(hipMemPoolSetAttribute(pool, hipMemPoolAttrUsedMemCurrent, &one), hipErrorInvalidValue);
-  EXPECT_ERROR(hipMemPoolSetAttribute(pool, static_cast<hipMemPoolAttr>(9), &one), hipErrorInvalidValue);
-  EXPECT_ERROR(hipMemPoolGetAttribute(pool, hipMemPoolAttrUsedMemHigh, nullptr), hipErrorInvalidValue);
-  EXPECT_ERROR(hipMemPoolSetAttribute(nullptr, hipMemPoolAttrReleaseThreshold, &one), hipErrorInvalidValue);
+  EXPECT_ERROR(hipMemPoolSetAttribute(pool, hipMemPoolAttrReservedMemHigh, &one),
+               hipErrorInvalidValue);
+  EXPECT_ERROR(hipMemPoolSetAttribute(pool, hipMemPoolAttrUsedMemCurrent, &one),
+               hipErrorInvalidValue);
+  EXPECT_ERROR(hipMemPoolSetAttribute(pool, static_cast<hipMemPoolAttr>(9), &one),
+               hipErrorInvalidValue);
+  EXPECT_ERROR(hipMemPoolGetAttribute(pool, hipMemPoolAttrUsedMemHigh, nullptr),
+               hipErrorInvalidValue);
+  EXPECT_ERROR(hipMemPoolSetAttribute(nullptr, hipMemPoolAttrReleaseThreshold, &one),
+               hipErrorInvalidValue);
   int count = 0;
   HIP_CHECK(hipGetDeviceCount(&count));
   hipMemAccessDesc desc{{hipMemLocationTypeDevice, 0}, hipMemAccessFlagsProtReadWrite};
