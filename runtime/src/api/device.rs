@@ -101,6 +101,7 @@ pub extern "C" fn hipDeviceReset() -> hipError_t {
         }
         crate::heap::forget();
         crate::mempool::reset(device.id());
+        crate::graph::memory::reset(device.id());
         device.reset()
     })
 }

@@ -189,6 +189,15 @@ pub fn trim(device: &dyn Device) -> HipResult<()> {
     first_error.map_or(Ok(()), Err)
 }
 
+/// `hipDeviceReset`: the device freed every allocation, graph blocks included; they are
+/// forgotten (graphs holding them hold dead addresses, as every pointer of the device is).
+pub fn reset(device: DeviceId) {
+    with_table(|t| {
+        t.blocks.retain(|_, b| b.device != device);
+        t.usage.remove(&device);
+    });
+}
+
 /// `hipGraphMemAttributeType`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum MemAttribute {
