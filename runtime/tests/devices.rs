@@ -163,6 +163,23 @@ fn each_thread_works_on_its_own_device() {
         }
     });
     assert_eq!(done.load(Ordering::SeqCst), 8);
+    // hipSetValidDevices: threads that choose no device start on the first listed.
+    ok(hipSetDevice(0));
+    let mut order = [1, 0];
+    ok(unsafe { hipSetValidDevices(order.as_mut_ptr(), 2) });
+    std::thread::spawn(|| {
+        assert_eq!(current(), 1);
+        let buf = DeviceBuffer::new(64);
+        assert_eq!(pointer_device(buf.ptr), 1);
+    })
+    .join()
+    .unwrap();
+    // A thread that chose keeps its choice.
+    assert_eq!(current(), 0);
+    ok(unsafe { hipSetValidDevices(null_mut(), 0) });
+    std::thread::spawn(|| assert_eq!(current(), 0))
+        .join()
+        .unwrap();
 }
 
 /// `hipStreamPerThread`.
