@@ -47,10 +47,14 @@ mod user_object;
 pub mod api;
 pub mod error;
 
+pub use api::call_configuration::*;
+pub use api::cu_mask::*;
 pub use api::device::*;
+pub use api::device_choice::*;
 pub use api::device_settings::*;
 pub use api::errors::*;
 pub use api::event::*;
+pub use api::introspection::*;
 pub use api::ipc::*;
 pub use api::launch::*;
 pub use api::memory::*;

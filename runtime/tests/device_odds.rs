@@ -906,3 +906,141 @@ fn every_error_code_has_its_name_and_string() {
 fn expect_code_keep(code: hipError_t) {
     assert_eq!(code, HipError::InvalidValue.code());
 }
+
+#[test]
+fn launch_configurations_names_and_compute_unit_masks() {
+    let k = k();
+    // The configuration stack: pushed, popped, and launched from by host stub.
+    let (g, b) = (dim3(3, 2, 1), dim3(64, 1, 1));
+    ok(__hipPushCallConfiguration(g, b, 128, 2 as hipStream_t));
+    let (mut g2, mut b2, mut shared, mut s2) = (dim3(0, 0, 0), dim3(0, 0, 0), 0usize, null_mut());
+    ok(unsafe { __hipPopCallConfiguration(&mut g2, &mut b2, &mut shared, &mut s2) });
+    assert_eq!((g2, b2, shared, s2 as usize), (g, b, 128, 2));
+    expect_code(
+        unsafe { __hipPopCallConfiguration(&mut g2, &mut b2, &mut shared, &mut s2) },
+        HipError::MissingConfiguration,
+    );
+    let stub = 0x7373usize as *const c_void;
+    let name = CString::new("mark").unwrap();
+    unsafe { __hipmlirRegisterFunction(stub, name.as_ptr()) };
+    let n = 300i32;
+    let out = DeviceBuffer::new(n as usize * 4);
+    ok(hipConfigureCall(
+        dim3(5, 1, 1),
+        dim3(64, 1, 1),
+        0,
+        null_mut(),
+    ));
+    let (p, v) = (out.ptr, 40i32);
+    ok(unsafe { hipSetupArgument((&p as *const *mut c_void).cast(), 8, 0) });
+    ok(unsafe { hipSetupArgument((&v as *const i32).cast(), 4, 12) });
+    ok(unsafe { hipSetupArgument((&n as *const i32).cast(), 4, 8) });
+    ok(hipLaunchByPtr(stub));
+    check(
+        &out.download::<i32>(n as usize),
+        |i| 40 + i as i32,
+        "hipLaunchByPtr",
+    );
+    expect_code(hipLaunchByPtr(stub), HipError::MissingConfiguration);
+    expect_code(
+        unsafe { hipSetupArgument((&n as *const i32).cast(), 4, 0) },
+        HipError::MissingConfiguration,
+    );
+    ok(hipConfigureCall(
+        dim3(1, 1, 1),
+        dim3(1, 1, 1),
+        0,
+        null_mut(),
+    ));
+    expect_code(
+        unsafe { hipSetupArgument((&n as *const i32).cast(), 4, usize::MAX) },
+        HipError::InvalidValue,
+    );
+    expect_code(
+        unsafe { hipSetupArgument(null(), 4, 0) },
+        HipError::InvalidValue,
+    );
+    expect_code(hipLaunchByPtr(null()), HipError::InvalidDeviceFunction);
+    // Names of kernels, by host stub and by module function; a stream's device.
+    let by_stub = hipKernelNameRefByPtr(stub, null_mut());
+    assert_eq!(text(by_stub), "mark");
+    assert!(hipKernelNameRefByPtr(0x9999usize as *const c_void, null_mut()).is_null());
+    let image = bundle(
+        compile_opencl_c(KERNELS, "odds-module"),
+        vec![k.mark.clone()],
+    );
+    let mut module = null_mut();
+    ok(unsafe { hipModuleLoadData(&mut module, image.as_ptr().cast()) });
+    let mut function = null_mut();
+    ok(unsafe { hipModuleGetFunction(&mut function, module, name.as_ptr()) });
+    assert_eq!(text(hipKernelNameRef(function)), "mark");
+    assert!(hipKernelNameRef(null()).is_null());
+    ok(hipModuleUnload(module));
+    assert_eq!(hipGetStreamDeviceId(null_mut()), 0);
+    assert_eq!(hipGetStreamDeviceId(0xdead_beef0usize as hipStream_t), -1);
+    // Masks of compute units: every unit, the only mask a stream can have here.
+    let mut prop: HipDeviceProp = unsafe { std::mem::zeroed() };
+    ok(unsafe { hipGetDeviceProperties(&mut prop, 0) });
+    let units = prop.multiProcessorCount as usize;
+    let words = units.div_ceil(32) + 1;
+    let mut mask = vec![0u32; words];
+    ok(unsafe { hipExtStreamGetCUMask(null_mut(), words as u32, mask.as_mut_ptr()) });
+    let set: u32 = mask.iter().map(|w| w.count_ones()).sum();
+    assert_eq!(set as usize, units);
+    expect_code(
+        unsafe { hipExtStreamGetCUMask(null_mut(), 0, mask.as_mut_ptr()) },
+        HipError::InvalidValue,
+    );
+    let mut s = null_mut();
+    ok(unsafe { hipExtStreamCreateWithCUMask(&mut s, words as u32, mask.as_ptr()) });
+    launch_on(&k.mark, out.ptr, n, 7, s);
+    ok(hipStreamSynchronize(s));
+    check(
+        &out.download::<i32>(n as usize),
+        |i| 7 + i as i32,
+        "a stream of every unit",
+    );
+    ok(hipStreamDestroy(s));
+    mask[0] &= !1;
+    expect_code(
+        unsafe { hipExtStreamCreateWithCUMask(&mut s, words as u32, mask.as_ptr()) },
+        HipError::NotSupported,
+    );
+    expect_code(
+        unsafe { hipExtStreamCreateWithCUMask(null_mut(), 1, mask.as_ptr()) },
+        HipError::InvalidValue,
+    );
+    let (mut link, mut hops) = (0u32, 0u32);
+    expect_code(
+        hipExtGetLinkTypeAndHopCount(0, 0, &mut link, &mut hops),
+        HipError::NotSupported,
+    );
+    // HIP 6's names of the property calls.
+    let mut r0600: HipDeviceProp = unsafe { std::mem::zeroed() };
+    ok(unsafe { hipGetDevicePropertiesR0600(&mut r0600, 0) });
+    assert_eq!(r0600.name, prop.name);
+    let mut chosen = -1;
+    ok(unsafe { hipChooseDeviceR0600(&mut chosen, &prop) });
+    assert_eq!(chosen, 0);
+    // Valid devices: one here.
+    let mut list = [0, 0];
+    ok(unsafe { hipSetValidDevices(list.as_mut_ptr(), 1) });
+    expect_code(
+        unsafe { hipSetValidDevices(list.as_mut_ptr(), 2) },
+        HipError::InvalidValue,
+    );
+    list[0] = 1;
+    expect_code(
+        unsafe { hipSetValidDevices(list.as_mut_ptr(), 1) },
+        HipError::InvalidDevice,
+    );
+    expect_code(
+        unsafe { hipSetValidDevices(null_mut(), 1) },
+        HipError::InvalidValue,
+    );
+    expect_code(
+        unsafe { hipSetValidDevices(list.as_mut_ptr(), -1) },
+        HipError::InvalidValue,
+    );
+    ok(unsafe { hipSetValidDevices(null_mut(), 0) });
+}

@@ -163,6 +163,23 @@ fn each_thread_works_on_its_own_device() {
         }
     });
     assert_eq!(done.load(Ordering::SeqCst), 8);
+    // hipSetValidDevices: threads that choose no device start on the first listed.
+    ok(hipSetDevice(0));
+    let mut order = [1, 0];
+    ok(unsafe { hipSetValidDevices(order.as_mut_ptr(), 2) });
+    std::thread::spawn(|| {
+        assert_eq!(current(), 1);
+        let buf = DeviceBuffer::new(64);
+        assert_eq!(pointer_device(buf.ptr), 1);
+    })
+    .join()
+    .unwrap();
+    // A thread that chose keeps its choice.
+    assert_eq!(current(), 0);
+    ok(unsafe { hipSetValidDevices(null_mut(), 0) });
+    std::thread::spawn(|| assert_eq!(current(), 0))
+        .join()
+        .unwrap();
 }
 
 /// `hipStreamPerThread`.
@@ -214,6 +231,13 @@ fn memory_of_one_device_is_copied_through_another() {
     ok(unsafe { hipMemcpy(other.ptr, on1.ptr, n * 4, MemcpyKind::DeviceToDevice as i32) });
     ok(hipSetDevice(0));
     check(&copy_out(other.ptr, n), |i| 9 + i as i32, "copy");
+    // A fill of device 1's memory through device 0's null stream, after its copy.
+    ok(unsafe { hipMemsetD32(on1.ptr, 0x0101_0101, n / 4) });
+    check(
+        &copy_out(on1.ptr, n),
+        |i| if i < n / 4 { 0x0101_0101 } else { 9 + i as i32 },
+        "hipMemsetD32 of another device's memory",
+    );
     // Misuse: a pointer that is not the named device's memory, devices out of range.
     expect_code(
         hipMemcpyPeer(on0.ptr, 1, on1.ptr, 1, 16),

@@ -69,6 +69,20 @@ pub unsafe extern "C" fn hipGetDeviceProperties(
     })
 }
 
+/// HIP 6's name of [`hipGetDeviceProperties`] (`hipDeviceProp_tR0600`: the layout hipmlir's
+/// headers declare as `hipDeviceProp_t`).
+///
+/// # Safety
+/// As [`hipGetDeviceProperties`].
+#[no_mangle]
+pub unsafe extern "C" fn hipGetDevicePropertiesR0600(
+    prop: *mut HipDeviceProp,
+    device: c_int,
+) -> hipError_t {
+    // SAFETY: per the caller.
+    unsafe { hipGetDeviceProperties(prop, device) }
+}
+
 /// The properties of `device` (what `hipGetDeviceProperties` reports).
 pub(super) fn properties(device: c_int) -> HipResult<HipDeviceProp> {
     Ok(device_at(device)?.properties())

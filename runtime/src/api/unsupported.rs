@@ -29,6 +29,8 @@ macro_rules! unsupported {
 unsupported! {
     hipLaunchCooperativeKernel(f: *const c_void, grid: crate::backend::Dim3, block: crate::backend::Dim3, args: *mut *mut c_void, shmem: u32, stream: *mut c_void)
         => "cooperative launches (grid-wide sync) have no OpenCL equivalent";
+    hipExtGetLinkTypeAndHopCount(device: i32, peer: i32, link_type: *mut u32, hop_count: *mut u32)
+        => "the link type and hop count between two devices are AMD GPUs' (HSA) facts: neither OpenCL nor the CUDA driver tells them";
 }
 
 /// Pins existing host memory for the device: served by the CUDA backend (`cuMemHostRegister`,

@@ -275,7 +275,9 @@ pub fn from_properties(
         | CooperativeMultiDeviceUnmatchedSharedMem => 0,
         // The host reaches device memory.
         IsLargeBar => i32::from(info.is_cpu || info.host_unified_memory),
-        AsicRevision | CanUseStreamWaitValue => 0,
+        AsicRevision => 0,
+        // hipStreamWaitValue32/64 work on both backends (OpenCL: a host thread reads the word).
+        CanUseStreamWaitValue => 1,
         // Textures are read in software: no image support needed or reported.
         ImageSupport => 0,
         PhysicalMultiProcessorCount => p.multiProcessorCount,

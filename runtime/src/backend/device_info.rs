@@ -116,8 +116,13 @@ pub fn select_devices(
                 .enumerate()
                 .map(|(i, n)| format!("{i}: {}", n.trim()))
                 .collect();
+            let which = if part == filter {
+                format!("HIPMLIR_DEVICE={filter}")
+            } else {
+                format!("HIPMLIR_DEVICE={filter}: '{part}'")
+            };
             return Err(format!(
-                "HIPMLIR_DEVICE={filter}: '{part}' matches none of the usable devices ({})",
+                "{which} matches none of the usable devices ({})",
                 if listed.is_empty() {
                     "none".to_string()
                 } else {
@@ -179,7 +184,10 @@ mod tests {
             .contains("empty"));
         assert!(select_devices(Some("nvidia"), &names, true)
             .unwrap_err()
-            .contains("'nvidia' matches none"));
+            .contains("HIPMLIR_DEVICE=nvidia matches none"));
+        assert!(select_devices(Some("0,nvidia"), &names, true)
+            .unwrap_err()
+            .contains("HIPMLIR_DEVICE=0,nvidia: 'nvidia' matches none"));
     }
 
     #[test]

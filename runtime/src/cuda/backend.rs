@@ -110,6 +110,10 @@ impl Device for CudaDevice {
         if let Some(which) = direct {
             return Ok(self.driver_attribute(which));
         }
+        if attribute == A::WallClockRate {
+            // wall_clock64 reads %globaltimer, a nanosecond clock: 1 GHz, in kHz.
+            return Ok(GLOBAL_TIMER_KHZ);
+        }
         attributes::from_properties(&self.props, &self.info, attribute).ok_or_else(|| {
             Failure::new(
                 HipError::NotSupported,
@@ -518,6 +522,10 @@ impl Device for CudaDevice {
         }
     }
 }
+
+/// The rate of `%globaltimer`, the clock `wall_clock64` reads on NVIDIA GPUs (nanoseconds), in
+/// kHz (`hipDeviceAttributeWallClockRate`).
+const GLOBAL_TIMER_KHZ: i32 = 1_000_000;
 
 /// The driver's `CUfunc_cache` for HIP's `hipFuncCache_t` (the same numbers).
 fn func_cache(config: CacheConfig) -> sys::CUfunc_cache {

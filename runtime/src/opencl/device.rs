@@ -264,7 +264,7 @@ fn open_device(
         .and_then(|bytes| <[u8; 16]>::try_from(bytes.as_slice()).ok());
     hlog!(
         Info,
-        "device {id}: '{}' ({}) on platform '{}', memory: {}, warpSize {}",
+        "device '{}' ({}) on platform '{}', memory: {}, warpSize {}, HIP device {id}",
         info.name.trim(),
         info.version,
         platform.name().unwrap_or_default(),

@@ -9,6 +9,7 @@
 //!   host staging buffer when the sides lie on two devices. Each hop waits for the one before;
 //!   the first waits for the work enqueued before it on the stream, and the stream's later work
 //!   waits for the last;
+//! * a fill of another device's memory runs the same way, one hop on that device;
 //! * an event of one device waited for by another device's stream ([`relay`]): a user event of
 //!   the waiting context, set when the event completes (with its error status if it failed).
 
@@ -19,7 +20,7 @@ use super::cl::OwnedEvent;
 use super::device::{runtime_of, Runtime};
 use super::memory::{self, AllocKind};
 use super::stream::{cl_failure, enqueue_marker, ClQueue};
-use crate::backend::{Copy3d, DeviceId, MemcpyKind, StreamFlags};
+use crate::backend::{Copy3d, DeviceId, Fill, MemcpyKind, StreamFlags};
 use crate::error::{Failure, HipError, HipResult};
 
 /// The device whose context `p` belongs to (plain host memory belongs to none).
@@ -177,6 +178,32 @@ pub fn copy(
     if wait {
         done.wait()
             .map_err(|e| cl_failure(&format!("copying {} bytes between devices", c.width), e))?;
+    }
+    Ok(())
+}
+
+/// The device whose memory `f` fills, when it is not `device`.
+pub fn foreign_fill(device: DeviceId, f: &Fill) -> Option<DeviceId> {
+    context_of(f.dst as usize).filter(|&owner| owner != device)
+}
+
+/// A fill of device `owner`'s memory in `queue`'s order: one hop on `owner`'s transfer queue,
+/// after the work before it on `queue`, which waits for it; with `wait`, returns once done.
+pub fn fill(queue: &ClQueue, f: &Fill, owner: DeviceId, wait: bool) -> HipResult<()> {
+    let here = queue.rt()?;
+    let there = runtime_of(owner)?;
+    let transfer = transfer_queue(there)?;
+    let before = enqueue_marker(here, queue, &[])?;
+    enqueue_marker(there, &transfer, &[relay(&before, there)?])?;
+    memory::fill(there, &transfer, f, false)?;
+    let filled = transfer
+        .tail()
+        .ok_or_else(|| Failure::new(HipError::Unknown, "the fill left no event"))?;
+    let done = enqueue_marker(here, queue, &[relay(&filled, here)?])?;
+    let _ = queue.queue.flush();
+    if wait {
+        done.wait()
+            .map_err(|e| cl_failure("filling another device's memory", e))?;
     }
     Ok(())
 }

@@ -350,7 +350,11 @@ impl Queue for ClQueue {
         super::memory::copy(self.rt()?, self, copy, kind, wait)
     }
 
+    /// A fill of another device's memory runs there, in this stream's order.
     fn fill(&self, fill: &Fill, wait: bool) -> HipResult<()> {
+        if let Some(owner) = super::peer::foreign_fill(self.device, fill) {
+            return super::peer::fill(self, fill, owner, wait);
+        }
         super::memory::fill(self.rt()?, self, fill, wait)
     }
 

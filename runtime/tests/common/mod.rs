@@ -30,6 +30,20 @@ pub fn runtime_lib_dir() -> PathBuf {
     panic!("libhipmlir_rt.so not found near {}", exe.display());
 }
 
+/// The functions the libhipmlir_rt.so of this build exports (its dynamic symbols named hip* and
+/// __hip*).
+pub fn exported_functions() -> std::collections::BTreeSet<String> {
+    use object::{Object, ObjectSymbol};
+    let path = runtime_lib_dir().join("libhipmlir_rt.so");
+    let data = std::fs::read(&path).expect("read libhipmlir_rt.so");
+    let file = object::File::parse(&*data).expect("an ELF library");
+    file.dynamic_symbols()
+        .filter(|s| s.is_definition() && s.is_global() && s.kind() == object::SymbolKind::Text)
+        .filter_map(|s| s.name().ok().map(str::to_string))
+        .filter(|n| n.starts_with("hip") || n.starts_with("__hip"))
+        .collect()
+}
+
 /// A fresh scratch directory for this test process.
 pub fn scratch_dir(tag: &str) -> PathBuf {
     let dir = std::env::temp_dir().join(format!("hipmlir-rt-test-{}-{tag}", std::process::id()));
