@@ -83,13 +83,14 @@ fn workers() -> &'static Workers {
 }
 
 /// Runs `job` on a thread of the runtime: an idle one, else a new one (a thread idle for a
-/// minute ends).
+/// minute ends). Every waiting job has a thread of its own to come: jobs that outnumber the
+/// idle threads start new ones, so a job never waits behind another that may wait for it.
 fn run_on_worker(job: Job) {
     let w = workers();
     let mut state = w.jobs.lock().unwrap_or_else(|p| p.into_inner());
     state.0.push_back(job);
-    if state.1 > 0 {
-        w.ready.notify_one();
+    w.ready.notify_one();
+    if state.0.len() <= state.1 {
         return;
     }
     drop(state);

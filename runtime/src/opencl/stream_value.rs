@@ -70,9 +70,6 @@ struct Pending {
     release: OwnedEvent,
 }
 
-// SAFETY: the address is only read, as the program's stream wait promises it can be.
-unsafe impl Send for Pending {}
-
 /// `hipStreamWaitValue*`: see the module docs.
 pub fn wait(rt: &Runtime, queue: &ClQueue, w: &ValueWait) -> HipResult<()> {
     let release = cl3::event::create_user_event(rt.context.get())
