@@ -14,9 +14,12 @@
 //! * common code: `backend` (the interface: traits, their vocabulary, streams and events as
 //!   handles, `ops`, the one way into a stream per kind of operation), `registry` (images,
 //!   modules and kernels by name), `symbols` (device variables by host shadow), `arrays`,
-//!   `mipmaps`, `drv_copy` (the driver API's copy descriptions), `texture`, `heap` and `device_abort` (the device heap's size, the device's abort words),
+//!   `mipmaps`, `drv_copy` (the driver API's copy descriptions), `texture`, `graph` (graphs,
+//!   stream capture, executable graphs, graph allocations), `mempool` (stream-ordered allocation
+//!   and memory pools), `heap` and `device_abort` (the device heap's size, the device's abort
+//!   words),
 //!   `error`, `log`, `handles`, `props`, `spirv`, `kpack`, `module_path`, `lambda_kernels`,
-//!   `cache`, `files`, `probe`.
+//!   `cache`, `files`, `probe`, `user_object` (user objects and the references graphs hold).
 
 mod arrays;
 mod backend;
@@ -25,11 +28,13 @@ mod cuda;
 mod device_abort;
 mod drv_copy;
 mod files;
+mod graph;
 mod handles;
 mod heap;
 pub mod kpack;
 mod lambda_kernels;
 pub mod log;
+mod mempool;
 mod mipmaps;
 mod module_path;
 mod opencl;
@@ -40,17 +45,27 @@ mod select;
 pub mod spirv;
 mod symbols;
 mod texture;
+mod user_object;
 
 pub mod api;
 pub mod error;
 
+pub use api::call_configuration::*;
+pub use api::cu_mask::*;
 pub use api::device::*;
+pub use api::device_choice::*;
+pub use api::device_settings::*;
 pub use api::errors::*;
 pub use api::event::*;
+pub use api::introspection::*;
+pub use api::ipc::*;
 pub use api::launch::*;
 pub use api::memory::*;
 pub use api::module::*;
+pub use api::peer::*;
+pub use api::proc_address::*;
 pub use api::stream::*;
+pub use api::stream_value::*;
 pub use api::symbol::*;
 pub use api::texture::*;
 pub use api::unsupported::*;
@@ -60,10 +75,10 @@ pub use api::context::*;
 pub use api::driver::*;
 pub use api::driver_memory::*;
 pub use api::host_memory::*;
-pub use api::memcpy_peer::*;
 pub use api::memset::*;
 pub use api::mipmap::*;
 pub use api::pointer::*;
+pub use api::user_object::*;
 pub use api::{hipError_t, hipEvent_t, hipStream_t};
 pub use arrays::{Array3DDescriptor, ArrayDescriptor, ChannelFormatDesc, Memcpy3DParms, Pos};
 pub use backend::{Dim3, Extent, FuncAttributes, MemcpyKind, PitchedPtr, PointerAttributes};

@@ -59,6 +59,8 @@ pub struct FuncSettings {
     pub carveout: Option<i32>,
     /// `hipFuncCache_t`.
     pub cache_config: i32,
+    /// `hipSharedMemConfig`.
+    pub shared_mem_config: i32,
 }
 
 impl Module {
@@ -101,10 +103,10 @@ impl Module {
             .expect("one backend per process keeps module state")
     }
 
-    /// Drops what the backend built or loaded (`hipDeviceReset`).
-    pub fn reset_state(&self) {
+    /// Drops what the backend built or loaded on one device (`hipDeviceReset` of it).
+    pub fn reset_state_of(&self, device: crate::backend::DeviceId) {
         if let Some(state) = self.state.get() {
-            state.reset();
+            state.reset_device(device);
         }
     }
 
@@ -660,6 +662,21 @@ pub fn insert_function(module: Arc<Module>, index: usize) -> usize {
     loaded_functions().insert(Arc::new(KernelRef::new(module, index)))
 }
 
+/// A host stub registered for `kernel` (`__hipmlirRegisterFunction`, or found by a launch), if
+/// any: what `hipGraphKernelNodeGetParams` reports as the `func` of a captured launch.
+pub fn host_stub_of(kernel: &KernelRef) -> Option<usize> {
+    let reg = registry();
+    let name = &kernel.info().name;
+    reg.host_functions
+        .iter()
+        .find(|(_, n)| *n == name)
+        .map(|(&stub, _)| stub)
+        .filter(|_| {
+            reg.find(name)
+                .is_ok_and(|k| Arc::ptr_eq(&k.module, &kernel.module))
+        })
+}
+
 /// The kernel of a `hipFunction_t`, if `handle` is one.
 pub fn function(handle: usize) -> Option<KernelRef> {
     loaded_functions().get(handle).map(|k| (*k).clone())
@@ -808,7 +825,7 @@ extern "C" {
 
 /// The loaded object (executable or shared library) holding `address`, and the address's
 /// offset from the object's load base: names an embedded image in messages.
-fn loaded_object_of(address: usize) -> Option<(String, usize)> {
+pub(crate) fn loaded_object_of(address: usize) -> Option<(String, usize)> {
     let mut info = DlInfo {
         dli_fname: std::ptr::null(),
         dli_fbase: std::ptr::null_mut(),

@@ -132,7 +132,8 @@ int main() {
   HIP_CHECK(hipEventDestroy(ev));
   EXPECT_ERROR(hipEventRecord(ev, 0), hipErrorInvalidHandle);
   EXPECT_ERROR(hipEventSynchronize(ev), hipErrorInvalidHandle);
-  EXPECT_ERROR(hipEventCreateWithFlags(&ev, hipEventInterprocess), hipErrorNotSupported);
+  // A shared event keeps no timestamps: hipEventInterprocess needs hipEventDisableTiming.
+  EXPECT_ERROR(hipEventCreateWithFlags(&ev, hipEventInterprocess), hipErrorInvalidValue);
 
   // Host functions: kernel -> copy to host -> host function reads it and writes pinned memory ->
   // kernel reading that memory; on a created stream and on the null stream.

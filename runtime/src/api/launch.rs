@@ -232,22 +232,6 @@ pub extern "C" fn hipFuncSetAttribute(
     })
 }
 
-/// Sets a kernel's cache preference (`hipFuncCache_t`): OpenCL has no such control, so a valid
-/// value for a known kernel is accepted and changes nothing.
-#[no_mangle]
-pub extern "C" fn hipFuncSetCacheConfig(function: *const c_void, config: c_int) -> hipError_t {
-    guard("hipFuncSetCacheConfig", || {
-        let kernel = kernel_of(function)?;
-        if !(0..=3).contains(&config) {
-            return Err(Failure::invalid_value(format!(
-                "{config} is not a hipFuncCache_t value"
-            )));
-        }
-        kernel.update_settings(|s| s.cache_config = config);
-        Ok(())
-    })
-}
-
 /// The block size that allows the most threads of `function` per compute unit (on OpenCL see
 /// `backend::occupancy`), capped by `block_size_limit` when positive, and the smallest grid that
 /// fills every compute unit with it.

@@ -347,7 +347,10 @@ const MAX_EXTRA_ENTRIES: usize = 64;
 ///
 /// # Safety
 /// `extra` must be a valid `HIP_LAUNCH_PARAM_END`-terminated list.
-unsafe fn block_from_extra(extra: *mut *mut c_void, info: &KernelInfo) -> HipResult<Vec<u8>> {
+pub(super) unsafe fn block_from_extra(
+    extra: *mut *mut c_void,
+    info: &KernelInfo,
+) -> HipResult<Vec<u8>> {
     let args_size = usize::try_from(info.args_size).unwrap_or(usize::MAX);
     let (mut buffer, mut size): (Option<*const u8>, Option<usize>) = (None, None);
     let mut ended = false;

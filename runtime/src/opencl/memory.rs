@@ -1,7 +1,7 @@
 //! Memory on OpenCL: device, managed and pinned host allocations, and copies and fills on
 //! streams.
 //!
-//! Every live allocation is in a table (base → size and kind), so a pointer the program hands back
+//! Every live allocation is in its device's table (base → size and kind), so a pointer the program hands back
 //! can be checked before OpenCL sees it: freeing something the runtime did not return, or copying
 //! past the end of an allocation, is `hipErrorInvalidValue` with a message, not a crash in the
 //! driver.
@@ -14,13 +14,13 @@
 use std::collections::BTreeMap;
 use std::ffi::c_void;
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Mutex, MutexGuard};
+use std::sync::MutexGuard;
 
 use super::cl::OwnedEvent;
 use super::device::Runtime;
 use super::stream::{cl_failure, ClQueue};
 use crate::backend::{
-    Allocation, Copy2d, Copy3d, Fill, FreeKind, MemcpyKind, MemoryKind, MemoryType,
+    Allocation, Copy2d, Copy3d, DeviceId, Fill, FreeKind, MemcpyKind, MemoryKind, MemoryType,
 };
 use crate::error::{Failure, HipError, HipResult};
 
@@ -221,39 +221,47 @@ impl AllocationTable {
     }
 }
 
-static TABLE: Mutex<AllocationTable> = Mutex::new(AllocationTable::new());
-
-fn table() -> MutexGuard<'static, AllocationTable> {
+/// The allocations of device `rt`.
+fn table(rt: &Runtime) -> MutexGuard<'_, AllocationTable> {
     // A panic while holding the lock cannot leave the map half-updated (BTreeMap operations are
     // the only writes), so a poisoned lock is still consistent.
-    TABLE
+    rt.allocations
         .lock()
         .unwrap_or_else(|poisoned| poisoned.into_inner())
 }
 
-/// Base addresses of all live device-side allocations (for backends that must list them at
-/// launch).
-pub fn live_allocations() -> Vec<*mut c_void> {
-    table().bases()
+/// Base addresses of all live device-side allocations of `rt` (for backends that must list them
+/// at launch).
+pub fn live_allocations(rt: &Runtime) -> Vec<*mut c_void> {
+    table(rt).bases()
 }
 
-/// The allocation containing `addr`, if any.
+/// The device whose allocation contains `addr`, with the allocation, if any.
+pub fn owner_of(addr: usize) -> Option<(DeviceId, usize, usize, AllocKind)> {
+    super::device::all().iter().find_map(|rt| {
+        table(rt)
+            .containing(addr)
+            .map(|(base, size, kind)| (rt.id, base, size, kind))
+    })
+}
+
+/// The allocation containing `addr`, if any (on whichever device).
 pub fn find_allocation(addr: usize) -> Option<(usize, usize, AllocKind)> {
-    table().containing(addr)
+    owner_of(addr).map(|(_, base, size, kind)| (base, size, kind))
 }
 
-/// Bytes of device memory allocated by the program.
-pub fn device_bytes_in_use() -> u64 {
-    table().device_bytes()
+/// Bytes of device memory the program allocated on `rt`.
+pub fn device_bytes_in_use(rt: &Runtime) -> u64 {
+    table(rt).device_bytes()
 }
 
 /// Enters a device variable's storage (`[address, address + size)`) so copies, fills and
 /// `hipPointerGetAttributes` accept it. A range already entered is left alone.
-pub fn add_variable(address: usize, size: usize) {
+pub fn add_variable(rt: &Runtime, address: usize, size: usize) {
     if size == 0 {
         return;
     }
-    let mut t = table();
+    let mut t = table(rt);
     if t.get(address) != Some((size, AllocKind::Variable))
         && !t.insert(address, size, AllocKind::Variable)
     {
@@ -265,8 +273,8 @@ pub fn add_variable(address: usize, size: usize) {
 }
 
 /// Forgets a device variable's storage (its program is being released).
-pub fn remove_variable(address: usize) {
-    let mut t = table();
+pub fn remove_variable(rt: &Runtime, address: usize) {
+    let mut t = table(rt);
     if matches!(t.get(address), Some((_, AllocKind::Variable))) {
         t.remove(address);
     }
@@ -274,17 +282,18 @@ pub fn remove_variable(address: usize) {
 
 const PLAIN_HOST_ALIGN: usize = 4096;
 
-fn record(p: *mut c_void, size: usize, kind: AllocKind) -> HipResult<*mut c_void> {
-    record_with_flags(p, size, kind, 0)
+fn record(rt: &Runtime, p: *mut c_void, size: usize, kind: AllocKind) -> HipResult<*mut c_void> {
+    record_with_flags(rt, p, size, kind, 0)
 }
 
 fn record_with_flags(
+    rt: &Runtime,
     p: *mut c_void,
     size: usize,
     kind: AllocKind,
     flags: u32,
 ) -> HipResult<*mut c_void> {
-    if !table().insert_with_flags(p as usize, size, kind, flags) {
+    if !table(rt).insert_with_flags(p as usize, size, kind, flags) {
         return Err(Failure::new(
             HipError::Unknown,
             format!("the driver returned {p:p} twice"),
@@ -307,7 +316,7 @@ pub fn alloc_heap(rt: &Runtime, size: usize) -> HipResult<*mut c_void> {
         .memory
         .alloc(rt.context.get(), rt.device_id(), size)
         .map_err(|e| out_of_memory(size, e))?;
-    record(p, size, AllocKind::Heap)
+    record(rt, p, size, AllocKind::Heap)
 }
 
 /// `hipMalloc`: `size` bytes of device memory, 256-byte aligned. Zero bytes gives null, as in HIP.
@@ -319,7 +328,7 @@ pub fn malloc(rt: &Runtime, size: usize) -> HipResult<*mut c_void> {
         .memory
         .alloc(rt.context.get(), rt.device_id(), size)
         .map_err(|e| out_of_memory(size, e))?;
-    record(p, size, AllocKind::Device)
+    record(rt, p, size, AllocKind::Device)
 }
 
 /// `hipMallocManaged`: memory the host and the device both use (USM shared allocations).
@@ -340,7 +349,7 @@ pub fn malloc_managed(rt: &Runtime, size: usize) -> HipResult<*mut c_void> {
             )
         })?
         .map_err(|e| out_of_memory(size, e))?;
-    record(p, size, AllocKind::Managed)
+    record(rt, p, size, AllocKind::Managed)
 }
 
 /// `hipHostMalloc`: pinned host memory. USM host memory when the device has it (kernels may then
@@ -353,7 +362,7 @@ pub fn host_malloc(rt: &Runtime, size: usize, flags: u32) -> HipResult<*mut c_vo
     match rt.memory.alloc_host(rt.context.get(), size) {
         Some(result) => {
             let p = result.map_err(|e| out_of_memory(size, e))?;
-            record_with_flags(p, size, AllocKind::HostUsm, flags)
+            record_with_flags(rt, p, size, AllocKind::HostUsm, flags)
         }
         None => {
             let layout = std::alloc::Layout::from_size_align(size, PLAIN_HOST_ALIGN)
@@ -363,7 +372,7 @@ pub fn host_malloc(rt: &Runtime, size: usize, flags: u32) -> HipResult<*mut c_vo
             if p.is_null() {
                 return Err(out_of_memory(size, "the host is out of memory".into()));
             }
-            record_with_flags(p.cast(), size, AllocKind::HostPlain, flags)
+            record_with_flags(rt, p.cast(), size, AllocKind::HostPlain, flags)
         }
     }
 }
@@ -394,7 +403,7 @@ fn free_kind(rt: &Runtime, p: *mut c_void, host: bool) -> HipResult<()> {
         ("hipMalloc", "hipHostMalloc memory: use hipHostFree")
     };
     {
-        let t = table();
+        let t = table(rt);
         match t.get(addr) {
             None => return Err(unknown_pointer(&t, p, wanted)),
             Some((_, AllocKind::Variable)) => {
@@ -420,7 +429,7 @@ fn free_kind(rt: &Runtime, p: *mut c_void, host: bool) -> HipResult<()> {
         }
     }
     rt.finish()?;
-    let Some((size, kind)) = table().remove(addr) else {
+    let Some((size, kind)) = table(rt).remove(addr) else {
         return Err(Failure::invalid_value(format!("{p:p} was already freed")));
     };
     release(rt, p, size, kind)
@@ -449,6 +458,21 @@ fn release(rt: &Runtime, p: *mut c_void, size: usize, kind: AllocKind) -> HipRes
     }
 }
 
+/// Frees device memory no queued work uses (a pool's block whose last use has completed),
+/// without waiting for the device.
+pub fn free_idle(rt: &Runtime, p: *mut c_void) -> HipResult<()> {
+    let removed = {
+        let mut t = table(rt);
+        match t.get(p as usize) {
+            Some((_, kind)) if kind.is_device_allocation() => t.remove(p as usize),
+            _ => None,
+        }
+    };
+    let (size, kind) = removed
+        .ok_or_else(|| Failure::invalid_value(format!("{p:p} is not a live device allocation")))?;
+    release(rt, p, size, kind)
+}
+
 /// Allocates `size` bytes of `kind`.
 pub fn allocate(rt: &Runtime, kind: MemoryKind, size: usize) -> HipResult<*mut c_void> {
     match kind {
@@ -462,12 +486,18 @@ pub fn allocate(rt: &Runtime, kind: MemoryKind, size: usize) -> HipResult<*mut c
 /// `hipFree` / `hipHostFree`: null is a no-op; anything but a live allocation of the kind is
 /// `hipErrorInvalidValue`. Waits for queued work first, as HIP's hipFree does.
 pub fn free(rt: &Runtime, p: *mut c_void, kind: FreeKind) -> HipResult<()> {
-    free_kind(rt, p, kind == FreeKind::Host)
+    // Memory of another device is freed there, whichever device the caller's is (HIP's
+    // unified addressing).
+    let owner = match owner_of(p as usize) {
+        Some((device, ..)) if device != rt.id => super::device::runtime_of(device)?,
+        _ => rt,
+    };
+    free_kind(owner, p, kind == FreeKind::Host)
 }
 
 /// Frees everything (`hipDeviceReset`); the caller has synchronized.
 pub fn free_all(rt: &Runtime) {
-    let all = table().drain();
+    let all = table(rt).drain();
     for (base, size, kind) in all {
         let _ = release(rt, base as *mut c_void, size, kind);
     }
@@ -502,6 +532,7 @@ fn classify(
 
 /// Checks both ranges of a copy; returns whether each side is device memory.
 fn check_copy(
+    rt: &Runtime,
     dst: usize,
     dst_len: usize,
     src: usize,
@@ -509,7 +540,7 @@ fn check_copy(
     kind: MemcpyKind,
 ) -> HipResult<(bool, bool)> {
     let (dst_declared, src_declared) = kind.declared();
-    let t = table();
+    let t = table(rt);
     Ok((
         classify(&t, dst, dst_len, dst_declared == Some(true), "destination")?,
         classify(&t, src, src_len, src_declared == Some(true), "source")?,
@@ -538,7 +569,7 @@ fn copy_plane(
 ) -> HipResult<OwnedEvent> {
     let dst_span = pitched_span(c.dpitch, c.width, c.height)?;
     let src_span = pitched_span(c.spitch, c.width, c.height)?;
-    check_copy(c.dst as usize, dst_span, c.src as usize, src_span, kind)?;
+    check_copy(rt, c.dst as usize, dst_span, c.src as usize, src_span, kind)?;
     let contiguous = c.dpitch == c.width && c.spitch == c.width;
     target.enqueue(rt, &[], |queue, deps| {
         let rows = if contiguous { 1 } else { c.height };
@@ -601,7 +632,7 @@ pub fn fill(rt: &Runtime, target: &ClQueue, f: &Fill, wait_done: bool) -> HipRes
         .and_then(|v| v.checked_add(f.pitch.checked_mul(f.height - 1)?))
         .and_then(|v| v.checked_add(row))
         .ok_or_else(|| Failure::invalid_value("the fill's extent overflows"))?;
-    classify(&table(), f.dst as usize, span, true, "destination")?;
+    classify(&table(rt), f.dst as usize, span, true, "destination")?;
     if let Some((_, _, AllocKind::HostPlain)) = find_allocation(f.dst as usize) {
         return Err(Failure::invalid_value(format!(
             "{:p} is host memory the device cannot reach ({}): fill it on the host",
@@ -628,10 +659,16 @@ pub fn fill(rt: &Runtime, target: &ClQueue, f: &Fill, wait_done: bool) -> HipRes
     }
 }
 
-/// The allocation holding `p`, as `Device::allocation` reports it (device 0: this backend opens
-/// one device).
+/// The entry holding `addr` in whichever device's table has it, with that device.
+fn entry_of(addr: usize) -> Option<(DeviceId, usize, Entry)> {
+    super::device::all()
+        .iter()
+        .find_map(|rt| table(rt).entry(addr).map(|(base, e)| (rt.id, base, e)))
+}
+
+/// The allocation holding `p`, as `Device::allocation` reports it, on whichever device holds it.
 pub fn allocation(p: *const c_void) -> Option<Allocation> {
-    let (base, e) = table().entry(p as usize)?;
+    let (device, base, e) = entry_of(p as usize)?;
     let (memory, device_base, host_base) = match e.kind {
         AllocKind::Device | AllocKind::Variable | AllocKind::Heap => {
             (MemoryType::Device, Some(base), None)
@@ -645,7 +682,7 @@ pub fn allocation(p: *const c_void) -> Option<Allocation> {
         size: e.size,
         memory,
         registered: e.kind == AllocKind::Registered,
-        device: 0,
+        device,
         flags: e.flags,
         buffer_id: e.id,
         device_base,
@@ -656,15 +693,16 @@ pub fn allocation(p: *const c_void) -> Option<Allocation> {
 
 /// `hipPointerSetAttribute(HIP_POINTER_ATTRIBUTE_SYNC_MEMOPS)`.
 pub fn set_sync_memops(p: *const c_void, on: bool) -> HipResult<()> {
-    let mut t = table();
-    let entry = t.entry_mut(p as usize).ok_or_else(|| {
-        Failure::new(
-            HipError::InvalidDevicePointer,
-            format!("{p:p} is not memory the runtime allocated or registered"),
-        )
-    })?;
-    entry.sync_memops = on;
-    Ok(())
+    for rt in super::device::all() {
+        if let Some(entry) = table(rt).entry_mut(p as usize) {
+            entry.sync_memops = on;
+            return Ok(());
+        }
+    }
+    Err(Failure::new(
+        HipError::InvalidDevicePointer,
+        format!("{p:p} is not memory the runtime allocated or registered"),
+    ))
 }
 
 /// `hipHostRegister` on a device that reaches the host's own memory (`Runtime::system_memory`):
@@ -685,8 +723,12 @@ pub fn host_register(rt: &Runtime, p: *mut c_void, bytes: usize, flags: u32) -> 
             "{p:p}+{bytes} is not mapped host memory of this process"
         )));
     }
-    let mut t = table();
-    if t.overlaps(p as usize, bytes) {
+    // Memory is one address space across the devices: no device's table may hold the range.
+    let known = super::device::all()
+        .iter()
+        .any(|other| table(other).overlaps(p as usize, bytes));
+    let mut t = table(rt);
+    if known || t.overlaps(p as usize, bytes) {
         return Err(Failure::new(
             HipError::HostMemoryAlreadyRegistered,
             format!("{p:p}+{bytes} overlaps memory already allocated or registered"),
@@ -698,16 +740,18 @@ pub fn host_register(rt: &Runtime, p: *mut c_void, bytes: usize, flags: u32) -> 
 
 /// `hipHostUnregister`: `p` must be the start of a registered range. Waits for queued work,
 /// which may still read or write it.
-pub fn host_unregister(rt: &Runtime, p: *mut c_void) -> HipResult<()> {
-    let registered = matches!(table().get(p as usize), Some((_, AllocKind::Registered)));
-    if !registered {
+pub fn host_unregister(p: *mut c_void) -> HipResult<()> {
+    let owner = super::device::all()
+        .iter()
+        .find(|rt| matches!(table(rt).get(p as usize), Some((_, AllocKind::Registered))));
+    let Some(rt) = owner else {
         return Err(Failure::new(
             HipError::HostMemoryNotRegistered,
             format!("{p:p} is not the start of a range registered with hipHostRegister"),
         ));
-    }
+    };
     rt.finish()?;
-    table().remove(p as usize);
+    table(rt).remove(p as usize);
     Ok(())
 }
 

@@ -26,14 +26,14 @@ use crate::registry::{KernelRef, Module};
 /// The device address of variable `index` of `module`, from the cache or its address kernel.
 pub fn address_of(rt: &Runtime, module: &Arc<Module>, index: usize) -> HipResult<usize> {
     // Held while the address kernel runs: one query per variable, however many threads ask.
-    let mut known = super::module::of(module).lock_variables();
+    let mut known = super::module::of(module, rt).lock_variables();
     if let Some(&address) = known.get(&index) {
         return Ok(address);
     }
     let var = module.global(index);
     let address = query_address(rt, module, var)?;
     let size = usize::try_from(var.size).unwrap_or(usize::MAX);
-    memory::add_variable(address, size);
+    memory::add_variable(rt, address, size);
     known.insert(index, address);
     hlog!(
         Debug,
@@ -129,7 +129,7 @@ pub fn prepare_heap(rt: &Runtime, module: &Arc<Module>) -> HipResult<()> {
     let Some(index) = module.heap_variable else {
         return Ok(());
     };
-    let state = super::module::of(module);
+    let state = super::module::of(module, rt);
     if state.heap_bound.load(Ordering::Acquire) {
         return Ok(());
     }
@@ -173,7 +173,7 @@ pub fn prepare_abort_flag(rt: &Runtime, module: &Arc<Module>) -> HipResult<Optio
     let Some(index) = module.abort_flag_variable else {
         return Ok(None);
     };
-    let state = super::module::of(module);
+    let state = super::module::of(module, rt);
     let mut bound = state.lock_abort_word();
     if bound.is_some() {
         return Ok(*bound);
