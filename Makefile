@@ -39,8 +39,9 @@ corpus: build
 # its README says; the outcome checked against tests/hip-tests-expected.tsv (scripts/hip-tests.sh).
 # UPDATE=1 rewrites the list from the run; TESTS=regex runs only the matching test cases; RTC=1
 # runs the suite's RTC_TESTING mode (every kernel through hiprtc; tests/hip-tests-rtc-expected.tsv).
+# PART=regex builds and runs only the executables of the matching folders (CI's part: HIP_TESTS_CI).
 hip-tests: build
-	scripts/hip-tests.sh $(if $(filter-out 0,$(RTC)),--rtc) $(if $(filter-out 0,$(UPDATE)),--update-expected) $(if $(TESTS),-R '$(TESTS)')
+	scripts/hip-tests.sh $(if $(filter-out 0,$(RTC)),--rtc) $(if $(filter-out 0,$(UPDATE)),--update-expected) $(if $(TESTS),-R '$(TESTS)') $(if $(PART),--part '$(PART)')
 
 # Benchmarks side by side with peers (never part of `make test`): writes BENCHMARKS.md and prints a
 # summary. QUICK=1 runs the short version.
