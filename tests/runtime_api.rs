@@ -90,6 +90,35 @@ fn modules_from_a_spirv_file_and_a_code_object() {
 }
 
 #[test]
+fn a_code_object_of_a_source_without_kernels_loads_empty() {
+    use_temporary_cache();
+    let dir = scratch();
+    let source = program("empty_module.hip");
+    let exe = build(&source, dir.path(), None);
+    let module = dir.path().join("empty.co");
+    let out = run_hipmlir(&[
+        source.to_str().unwrap(),
+        "--genco",
+        "-o",
+        module.to_str().unwrap(),
+    ]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let out = Command::new(&exe).arg(&module).output().expect("runs");
+    let text = format!("{}{}", stdout(&out), stderr(&out));
+    assert!(
+        out.status.success() && text.contains("empty_module PASSED"),
+        "{text}"
+    );
+    // SPIR-V without an entry point is no kernel module: that stays an error.
+    let out = run_hipmlir(&[source.to_str().unwrap(), "--emit-spirv", "-o", "-"]);
+    assert!(
+        !out.status.success() && stderr(&out).contains("defines no kernels"),
+        "{}",
+        stderr(&out)
+    );
+}
+
+#[test]
 fn environment_selects_devices_and_logs() {
     use_temporary_cache();
     let dir = scratch();

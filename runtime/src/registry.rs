@@ -229,6 +229,15 @@ pub fn image_of_bundle(bytes: &[u8]) -> Result<DeviceImage, String> {
             validate_metadata(&image)?;
             Ok(image)
         }
+        // The code object of a source without device code (hipcc writes one too): nothing to
+        // build, and every lookup finds nothing.
+        Ok(image)
+            if image.spirv.is_empty()
+                && image.metadata.kernels.is_empty()
+                && image.metadata.globals.is_empty() =>
+        {
+            Ok(image)
+        }
         Ok(image) => validate_image(&image).map(|()| image),
         Err(hipmlir_device_image::ImageError::MissingEntry(id))
             if id == hipmlir_device_image::SPIRV_ENTRY_ID && !ptx_entries(bytes).is_empty() =>
