@@ -123,6 +123,12 @@ impl DeviceFlags {
     pub fn raw(self) -> u32 {
         self.0
     }
+
+    /// What `hipGetDeviceFlags` reports: the scheduling policy alone (ROCm's runtime ignores
+    /// the other flags, and HIP programs compare with it).
+    pub fn reported(self) -> u32 {
+        self.0 & Self::SCHEDULE_MASK
+    }
 }
 
 /// What a program sets on a device and reads back where the backend has no control of its
@@ -131,7 +137,6 @@ impl DeviceFlags {
 #[derive(Debug)]
 pub struct DeviceSettings {
     cache_config: AtomicI32,
-    shared_mem_config: AtomicI32,
     device_flags: AtomicU32,
     stack_size: AtomicUsize,
 }
@@ -140,7 +145,6 @@ impl Default for DeviceSettings {
     fn default() -> Self {
         DeviceSettings {
             cache_config: AtomicI32::new(0),
-            shared_mem_config: AtomicI32::new(0),
             device_flags: AtomicU32::new(0),
             stack_size: AtomicUsize::new(DEFAULT_STACK_SIZE),
         }
@@ -170,21 +174,19 @@ impl DeviceSettings {
         self.cache_config.store(config.raw(), Ordering::Relaxed);
     }
 
-    pub fn shared_mem_config(&self) -> SharedMemConfig {
-        SharedMemConfig::parse(self.shared_mem_config.load(Ordering::Relaxed)).unwrap_or_default()
-    }
-
-    pub fn set_shared_mem_config(&self, config: SharedMemConfig) {
-        self.shared_mem_config
-            .store(config.raw(), Ordering::Relaxed);
-    }
-
     pub fn device_flags(&self) -> DeviceFlags {
         DeviceFlags(self.device_flags.load(Ordering::Relaxed))
     }
 
     pub fn set_device_flags(&self, flags: DeviceFlags) {
         self.device_flags.store(flags.raw(), Ordering::Relaxed);
+    }
+
+    /// Back to the defaults (`hipDeviceReset`).
+    pub fn reset(&self) {
+        self.cache_config.store(0, Ordering::Relaxed);
+        self.device_flags.store(0, Ordering::Relaxed);
+        self.stack_size.store(DEFAULT_STACK_SIZE, Ordering::Relaxed);
     }
 }
 

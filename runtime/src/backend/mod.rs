@@ -282,14 +282,15 @@ pub trait Device: Send + Sync {
         Ok(())
     }
 
-    /// `hipDeviceGetSharedMemConfig`.
+    /// `hipDeviceGetSharedMemConfig`: banks are 4 bytes wide on every device either backend
+    /// serves (as on HIP's GPUs since Kepler, which report four bytes whatever was set).
     fn shared_mem_config(&self) -> HipResult<SharedMemConfig> {
-        Ok(self.settings().shared_mem_config())
+        Ok(SharedMemConfig::FourByte)
     }
 
-    /// `hipDeviceSetSharedMemConfig`: the bank width; by default kept and reported back.
-    fn set_shared_mem_config(&self, config: SharedMemConfig) -> HipResult<()> {
-        self.settings().set_shared_mem_config(config);
+    /// `hipDeviceSetSharedMemConfig`: a preference the fixed banks cannot follow (checked by
+    /// the caller, then without effect).
+    fn set_shared_mem_config(&self, _config: SharedMemConfig) -> HipResult<()> {
         Ok(())
     }
 

@@ -8,8 +8,10 @@
 //!
 //! Copies and fills are enqueued on a stream (see `stream`): the synchronous calls
 //! (`hipMemcpy`, `hipMemset`, ...) use the null stream and wait for their own command; the `Async`
-//! ones return at once. An asynchronous copy reads or writes host memory when it runs, so the
-//! host buffer must stay alive and untouched until the stream is synchronized, as in HIP.
+//! ones return at once when every host side is pinned (`hipHostMalloc`, `hipHostRegister`), which
+//! the copy then reads or writes when it runs, so it must stay alive and untouched until the
+//! stream is synchronized, as in HIP. A copy to or from pageable host memory is done before
+//! the call returns, as in HIP and CUDA.
 
 use std::collections::BTreeMap;
 use std::ffi::c_void;
@@ -608,6 +610,11 @@ pub fn copy(
     kind: MemcpyKind,
     wait_done: bool,
 ) -> HipResult<()> {
+    // Pageable host memory (memory no table knows: not hipHostMalloc'd or registered) is copied
+    // before the call returns, as HIP and CUDA do: the program may read a destination or reuse
+    // a source at once.
+    let pageable = |p: usize| entry_of(p).is_none();
+    let wait_done = wait_done || pageable(c.src as usize) || pageable(c.dst as usize);
     let mut last = None;
     for plane in c.planes() {
         last = Some(copy_plane(rt, target, plane, kind)?);
