@@ -76,6 +76,8 @@ impl Device for CudaDevice {
     }
 
     fn attribute(&self, attribute: DeviceAttribute) -> HipResult<i32> {
+        /// `%globaltimer`'s rate: a nanosecond count.
+        const GLOBAL_TIMER_KHZ: i32 = 1_000_000;
         use sys::CUdevice_attribute::*;
         use DeviceAttribute as A;
         // Those the driver answers better than the properties.
@@ -101,6 +103,10 @@ impl Device for CudaDevice {
         };
         if let Some(which) = direct {
             return Ok(self.driver_attribute(which));
+        }
+        // wall_clock64 reads %globaltimer, in nanoseconds.
+        if attribute == A::WallClockRate {
+            return Ok(GLOBAL_TIMER_KHZ);
         }
         attributes::from_properties(&self.props, &self.info, attribute).ok_or_else(|| {
             Failure::new(
