@@ -27,7 +27,10 @@ impl Device for Runtime {
     }
 
     fn properties(&self) -> HipDeviceProp {
-        HipDeviceProp::from_device(&self.info)
+        let mut p = HipDeviceProp::from_device(&self.info);
+        // clock64 counts the device clock's ticks.
+        p.clockInstructionRate = super::clock_rate::device_clock_khz(self);
+        p
     }
 
     fn memory_model(&self) -> &'static str {
@@ -42,6 +45,10 @@ impl Device for Runtime {
                 | DeviceAttribute::CanUseHostPointerForRegisteredMem
         ) {
             return Ok(i32::from(self.system_memory));
+        }
+        // wall_clock64 reads the device clock too.
+        if attribute == DeviceAttribute::WallClockRate {
+            return Ok(super::clock_rate::device_clock_khz(self));
         }
         attributes::from_properties(&self.properties(), &self.info, attribute).ok_or_else(|| {
             Failure::new(
