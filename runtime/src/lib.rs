@@ -46,6 +46,7 @@ pub mod spirv;
 mod symbols;
 mod texture;
 mod user_object;
+mod vmm;
 
 pub mod api;
 pub mod error;
