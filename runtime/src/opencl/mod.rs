@@ -10,7 +10,8 @@
 //! clock kernels read), `module` (what is kept per module), `variables`
 //! (device variables' addresses, the heap and abort-flag variables), `kernels` (function
 //! attributes, occupancy), `peer` (copies and event waits between devices), `stream_value`
-//! (`hipStreamWaitValue*`/`hipStreamWriteValue*`).
+//! (`hipStreamWaitValue*`/`hipStreamWriteValue*`), `virtual_memory` (memfds mapped into reserved
+//! ranges: `hipMemCreate`, `hipMemMap` and the rest).
 
 pub mod backend;
 pub mod capabilities;
@@ -30,6 +31,7 @@ pub mod peer;
 pub mod stream;
 pub mod stream_value;
 pub mod variables;
+pub mod virtual_memory;
 
 use crate::backend::{Backend, BackendKind, Device, DeviceId};
 use crate::error::HipResult;
