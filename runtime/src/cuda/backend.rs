@@ -79,8 +79,6 @@ impl Device for CudaDevice {
     }
 
     fn attribute(&self, attribute: DeviceAttribute) -> HipResult<i32> {
-        /// `%globaltimer`'s rate: a nanosecond count.
-        const GLOBAL_TIMER_KHZ: i32 = 1_000_000;
         use sys::CUdevice_attribute::*;
         use DeviceAttribute as A;
         // Those the driver answers better than the properties.
