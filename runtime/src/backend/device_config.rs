@@ -137,6 +137,7 @@ impl DeviceFlags {
 #[derive(Debug)]
 pub struct DeviceSettings {
     cache_config: AtomicI32,
+    shared_mem_config: AtomicI32,
     device_flags: AtomicU32,
     stack_size: AtomicUsize,
 }
@@ -145,6 +146,7 @@ impl Default for DeviceSettings {
     fn default() -> Self {
         DeviceSettings {
             cache_config: AtomicI32::new(0),
+            shared_mem_config: AtomicI32::new(SharedMemConfig::FourByte as i32),
             device_flags: AtomicU32::new(0),
             stack_size: AtomicUsize::new(DEFAULT_STACK_SIZE),
         }
@@ -174,6 +176,15 @@ impl DeviceSettings {
         self.cache_config.store(config.raw(), Ordering::Relaxed);
     }
 
+    pub fn shared_mem_config(&self) -> SharedMemConfig {
+        SharedMemConfig::parse(self.shared_mem_config.load(Ordering::Relaxed)).unwrap_or_default()
+    }
+
+    pub fn set_shared_mem_config(&self, config: SharedMemConfig) {
+        self.shared_mem_config
+            .store(config.raw(), Ordering::Relaxed);
+    }
+
     pub fn device_flags(&self) -> DeviceFlags {
         DeviceFlags(self.device_flags.load(Ordering::Relaxed))
     }
@@ -185,6 +196,8 @@ impl DeviceSettings {
     /// Back to the defaults (`hipDeviceReset`).
     pub fn reset(&self) {
         self.cache_config.store(0, Ordering::Relaxed);
+        self.shared_mem_config
+            .store(SharedMemConfig::FourByte as i32, Ordering::Relaxed);
         self.device_flags.store(0, Ordering::Relaxed);
         self.stack_size.store(DEFAULT_STACK_SIZE, Ordering::Relaxed);
     }

@@ -282,15 +282,14 @@ pub trait Device: Send + Sync {
         Ok(())
     }
 
-    /// `hipDeviceGetSharedMemConfig`: banks are 4 bytes wide on every device either backend
-    /// serves (as on HIP's GPUs since Kepler, which report four bytes whatever was set).
+    /// `hipDeviceGetSharedMemConfig`: four-byte banks until set (as HIP reports).
     fn shared_mem_config(&self) -> HipResult<SharedMemConfig> {
-        Ok(SharedMemConfig::FourByte)
+        Ok(self.settings().shared_mem_config())
     }
 
-    /// `hipDeviceSetSharedMemConfig`: a preference the fixed banks cannot follow (checked by
-    /// the caller, then without effect).
-    fn set_shared_mem_config(&self, _config: SharedMemConfig) -> HipResult<()> {
+    /// `hipDeviceSetSharedMemConfig`: the bank width; by default kept and reported back.
+    fn set_shared_mem_config(&self, config: SharedMemConfig) -> HipResult<()> {
+        self.settings().set_shared_mem_config(config);
         Ok(())
     }
 
