@@ -464,7 +464,7 @@ fn module_occupancy_answers_as_the_stub_forms() {
         unsafe { hipModuleOccupancyMaxActiveBlocksPerMultiprocessor(n, k.scale_stub as _, 64, 0) },
         HipError::InvalidHandle,
     );
-    ok(unsafe { hipModuleUnload(module) });
+    ok(hipModuleUnload(module));
 }
 
 /// The enumerators of `hipDeviceAttribute_t` in the header, with their values.
