@@ -328,14 +328,7 @@ pub fn create_with(
     driver: Option<DriverDescriptions>,
 ) -> HipResult<usize> {
     let descriptor = describe(res, tex, view)?;
-    let size = std::mem::size_of::<Descriptor>();
-    let p = device.allocate(MemoryKind::Device, size)?;
-    let copy = Copy3d::linear(p, (&descriptor as *const Descriptor).cast(), size);
-    let null = device.null_stream();
-    if let Err(e) = ops::copy(&null, &copy, MemcpyKind::HostToDevice, true) {
-        let _ = device.free(p, FreeKind::Device);
-        return Err(e);
-    }
+    let p = upload(device, &descriptor)?;
     objects().insert(
         p as usize,
         TextureObject {
@@ -346,6 +339,31 @@ pub fn create_with(
         },
     );
     Ok(p as usize)
+}
+
+/// Copies a descriptor to new device memory: the object's value.
+pub fn upload(device: &dyn Device, descriptor: &Descriptor) -> HipResult<*mut c_void> {
+    let size = std::mem::size_of::<Descriptor>();
+    let p = device.allocate(MemoryKind::Device, size)?;
+    let copy = Copy3d::linear(p, (descriptor as *const Descriptor).cast(), size);
+    let null = device.null_stream();
+    if let Err(e) = ops::copy(&null, &copy, MemcpyKind::HostToDevice, true) {
+        let _ = device.free(p, FreeKind::Device);
+        return Err(e);
+    }
+    Ok(p)
+}
+
+/// A surface object's descriptor (`surface`): the texels of an array, the only resource
+/// surfaces read and write (another is `hipErrorInvalidValue`); no sampler state.
+pub fn surface_descriptor(res: &ResourceDesc) -> HipResult<Descriptor> {
+    if res.res_type != RESOURCE_ARRAY {
+        return Err(Failure::invalid_value(format!(
+            "resource type {}: a surface is an array's (hipResourceTypeArray, 0)",
+            res.res_type
+        )));
+    }
+    resource_layout(res).map(|(d, _)| d)
 }
 
 fn unknown(object: usize) -> Failure {

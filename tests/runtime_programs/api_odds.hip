@@ -1,7 +1,8 @@
 // The rest of the runtime API as programs use it: managed memory attached to streams, the driver
 // API's copy nodes in graphs, a kernel's hipFunction_t from its symbol, API names by callback
 // ID, launches on every device at once (cooperative and plain, with their synchronization),
-// texture objects through the driver API and the largest 1-D linear texture; with misuse.
+// texture objects through the driver API, the largest 1-D linear texture and surface objects;
+// with misuse.
 // Device results are compared with host references on every element. Run it with
 // HIPMLIR_DEVICE=0,0 to have two devices.
 #include "test_common.h"
@@ -30,6 +31,16 @@ __global__ void sample_uchar2(hipTextureObject_t tex, float2* out, int w, int h)
   int x = blockIdx.x * blockDim.x + threadIdx.x;
   int y = blockIdx.y;
   if (x < w && y < h) out[y * w + x] = tex2D<float2>(tex, x + 0.5f, y + 0.5f);
+}
+
+// Writes texel (x, y) of a 2-D int array through a surface object, read as the descriptor it
+// is (struct __hip_texture: base, pitches, extent), as a surface write would.
+__global__ void write_through_surface(const __hip_texture* d) {
+  int x = blockIdx.x * blockDim.x + threadIdx.x, y = blockIdx.y;
+  if (x < static_cast<int>(d->width) && y < static_cast<int>(d->height)) {
+    int* row = reinterpret_cast<int*>(const_cast<unsigned char*>(d->base) + y * d->row_pitch);
+    row[x] = y * 1000 + x;
+  }
 }
 
 namespace {
@@ -522,6 +533,49 @@ int linear_texture_width() {
   return bad;
 }
 
+// Surface objects over arrays: a kernel writes every texel through one, the host reads the
+// array back; misuse as HIP answers it.
+int surface_objects() {
+  int bad = 0;
+  constexpr int w = 70, h = 6;
+  hipChannelFormatDesc desc = hipCreateChannelDesc<int>();
+  hipArray_t array = nullptr;
+  HIP_CHECK(hipMallocArray(&array, &desc, w, h, hipArraySurfaceLoadStore));
+  hipResourceDesc res{};
+  res.resType = hipResourceTypeArray;
+  res.res.array.array = array;
+  hipSurfaceObject_t surface = nullptr;
+  HIP_CHECK(hipCreateSurfaceObject(&surface, &res));
+  EXPECT(surface != nullptr);
+  write_through_surface<<<dim3(1, h), 128>>>(reinterpret_cast<const __hip_texture*>(surface));
+  std::vector<int> got(w * h), want(w * h);
+  HIP_CHECK(hipMemcpy2DFromArray(got.data(), w * sizeof(int), array, 0, 0, w * sizeof(int), h,
+                                 hipMemcpyDeviceToHost));
+  for (int y = 0; y < h; ++y)
+    for (int x = 0; x < w; ++x) want[y * w + x] = y * 1000 + x;
+  bad += count_mismatches("written through a surface", got, want);
+
+  EXPECT_ERROR(hipCreateSurfaceObject(nullptr, &res), hipErrorInvalidValue);
+  EXPECT_ERROR(hipCreateSurfaceObject(&surface, nullptr), hipErrorInvalidValue);
+  hipResourceDesc linear = res;
+  linear.resType = hipResourceTypeLinear;
+  EXPECT_ERROR(hipCreateSurfaceObject(&surface, &linear), hipErrorInvalidValue);
+  hipResourceDesc no_array = res;
+  no_array.res.array.array = nullptr;
+  EXPECT_ERROR(hipCreateSurfaceObject(&surface, &no_array), hipErrorInvalidHandle);
+  hipArray_t freed = nullptr;
+  HIP_CHECK(hipMallocArray(&freed, &desc, 8, 0, hipArraySurfaceLoadStore));
+  HIP_CHECK(hipFreeArray(freed));
+  hipResourceDesc stale = res;
+  stale.res.array.array = freed;
+  EXPECT_ERROR(hipCreateSurfaceObject(&surface, &stale), hipErrorContextIsDestroyed);
+  HIP_CHECK(hipDestroySurfaceObject(surface));
+  EXPECT_ERROR(hipDestroySurfaceObject(surface), hipErrorInvalidValue);
+  HIP_CHECK(hipDestroySurfaceObject(nullptr));
+  HIP_CHECK(hipFreeArray(array));
+  return bad;
+}
+
 }  // namespace
 
 int main() {
@@ -533,5 +587,6 @@ int main() {
   bad += launches_on_every_device();
   bad += driver_texture_objects();
   bad += linear_texture_width();
+  bad += surface_objects();
   return report("api_odds", bad);
 }

@@ -56,6 +56,7 @@ pub mod func_by_symbol;
 pub mod graph_drv_copy;
 pub mod multi_device_launch;
 pub mod stream_attach;
+pub mod surface;
 pub mod texture_driver;
 pub mod virtual_memory;
 
