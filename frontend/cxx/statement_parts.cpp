@@ -267,7 +267,11 @@ int hipmlir_ctor_initializers(const void *decl, int max, int *what, const void *
               : init->isMemberInitializer()     ? 2
               : init->isDelegatingInitializer() ? 3
                                                 : 4;
-    fields[i] = init->isMemberInitializer() ? init->getMember() : nullptr;
+    // A member of an anonymous struct or union: the member itself (the Rust side finds the
+    // anonymous members holding it).
+    fields[i] = init->isMemberInitializer()           ? init->getMember()
+                : init->isIndirectMemberInitializer() ? init->getIndirectMember()->getAnonField()
+                                                      : nullptr;
     inits[i] = init->getInit();
     kinds[i] = inits[i] ? implicit_cursor_kind(init->getInit()) : 0;
   }

@@ -51,6 +51,8 @@ pub struct Record {
 pub struct Field {
     pub name: String,
     pub ty: Ty,
+    /// An anonymous struct or union, whose members are named as the enclosing record's.
+    pub anonymous: bool,
     pub offset: u64,
     /// The field's position in the `!llvm.struct` (padding members shift it).
     pub llvm_index: i32,
@@ -369,6 +371,34 @@ fn at(cursor: &crate::clang::Cursor, ty: Result<Ty>) -> Result<Ty> {
     })
 }
 
+/// Whether a field is the unnamed member holding an anonymous struct or union.
+fn is_anonymous_member(f: &crate::clang::Cursor) -> bool {
+    f.ty().declaration().is_anonymous_record()
+}
+
+impl Ty {
+    /// The anonymous struct or union member of this record of type `ty`.
+    pub fn anonymous_member(&self, ty: &Ty) -> Option<&Field> {
+        let Ty::Record(r) = self else { return None };
+        r.fields.iter().find(|f| f.anonymous && f.ty == *ty)
+    }
+
+    /// The fields from this record down to its member `name`: the member itself, or the
+    /// anonymous structs and unions holding it, then it (C++ names their members as the
+    /// enclosing class's).
+    pub fn member_path(&self, name: &str) -> Option<Vec<(&Ty, &Field)>> {
+        let Ty::Record(r) = self else { return None };
+        if let Some(f) = r.fields.iter().find(|f| f.name == name && !f.anonymous) {
+            return Some(vec![(self, f)]);
+        }
+        r.fields.iter().filter(|f| f.anonymous).find_map(|f| {
+            let mut path = f.ty.member_path(name)?;
+            path.insert(0, (self, f));
+            Some(path)
+        })
+    }
+}
+
 fn record(ty: CType, loc: &SourceLoc) -> Result<Record> {
     let (Some(size), Some(align)) = (ty.size_of(), ty.align_of()) else {
         return Err(FrontendError::unsupported(
@@ -387,6 +417,7 @@ fn record(ty: CType, loc: &SourceLoc) -> Result<Record> {
             fields.push(Field {
                 name: f.spelling(),
                 ty: Ty::of(&f)?,
+                anonymous: is_anonymous_member(&f),
                 offset: 0,
                 llvm_index: 0,
             });
@@ -418,6 +449,7 @@ fn record(ty: CType, loc: &SourceLoc) -> Result<Record> {
         fields.push(Field {
             name: f.spelling(),
             ty: fty,
+            anonymous: is_anonymous_member(&f),
             offset,
             llvm_index,
         });

@@ -280,8 +280,8 @@ pub enum CtorInit {
     Member(Cursor, Cursor),
     /// A delegating constructor: another constructor of the class builds the object.
     Delegating(Cursor),
-    /// A member of an anonymous struct or union.
-    Indirect(Cursor),
+    /// A member of an anonymous struct or union (the member, its initializer).
+    Indirect(Cursor, Cursor),
 }
 
 /// What an unexposed expression is among the nodes of object lifetime (clang's classes; libclang
@@ -522,6 +522,12 @@ impl Cursor {
 
     pub fn canonical(&self) -> Cursor {
         Cursor(unsafe { clang_getCanonicalCursor(self.0) })
+    }
+
+    /// Whether this is the declaration of an anonymous struct or union (`union { ... };` in a
+    /// class, whose members are named as the class's own).
+    pub fn is_anonymous_record(&self) -> bool {
+        unsafe { clang_Cursor_isAnonymousRecordDecl(self.0) != 0 }
     }
 
     pub fn semantic_parent(&self) -> Option<Cursor> {
@@ -985,7 +991,10 @@ impl Cursor {
                         init,
                     ),
                     3 => CtorInit::Delegating(init),
-                    _ => CtorInit::Indirect(init),
+                    _ => CtorInit::Indirect(
+                        self.declaration_cursor(fields[i], CXCursor_FieldDecl),
+                        init,
+                    ),
                 })
             })
             .collect()

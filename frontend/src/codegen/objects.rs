@@ -107,6 +107,10 @@ impl<'c> FunctionCodegen<'c, '_> {
             if let Some(init) = decl.default_member_initializer() {
                 let ptr = self.field_pointer(target, record, field.llvm_index, loc)?;
                 self.initialize(ptr, &field.ty, &init)?;
+            } else if field.anonymous {
+                // The members of an anonymous struct or union are the class's own.
+                let ptr = self.field_pointer(target, record, field.llvm_index, loc)?;
+                self.default_member_initializers(ptr, &field.ty, loc)?;
             }
         }
         Ok(())
@@ -172,11 +176,25 @@ impl<'c> FunctionCodegen<'c, '_> {
                         this_.initialize_item(at, &field.ty, &e, Some(decl))
                     })?;
                 }
-                CtorInit::Indirect(e) => {
-                    return Err(FrontendError::unsupported(
-                        e.location(),
-                        "initializing a member of an anonymous struct or union",
-                    ))
+                CtorInit::Indirect(field_decl, e) => {
+                    let name = field_decl.spelling();
+                    let path = record.member_path(&name).ok_or_else(|| {
+                        FrontendError::unsupported(
+                            field_decl.location(),
+                            format!("initializing member '{name}'"),
+                        )
+                    })?;
+                    let mut at = this;
+                    for (owner, f) in &path {
+                        at = self.field_pointer(at, owner, f.llvm_index, loc)?;
+                    }
+                    let field_ty = path
+                        .last()
+                        .map(|(_, f)| f.ty.clone())
+                        .ok_or_else(|| internal(loc, "member"))?;
+                    self.full_expression(|this_| {
+                        this_.initialize_item(at, &field_ty, &e, Some(&field_decl))
+                    })?;
                 }
             }
         }

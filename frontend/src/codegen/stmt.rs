@@ -190,12 +190,28 @@ impl<'c> FunctionCodegen<'c, '_> {
     fn emit_local_decl(&mut self, decl: &Cursor) -> Result<()> {
         match decl.kind() {
             CXCursor_VarDecl => {}
-            // Local type declarations need no code.
+            // `union { int i; float f; };` in a function declares an unnamed object, whose
+            // members are named as variables; libclang shows only the union's declaration.
+            CXCursor_StructDecl | CXCursor_ClassDecl | CXCursor_UnionDecl
+                if decl.is_anonymous_record() =>
+            {
+                return match anonymous_object(decl) {
+                    Some(object) => self.emit_local_decl(&object),
+                    None => Ok(()),
+                };
+            }
+            // Local declarations of types and names need no code.
             CXCursor_StructDecl
             | CXCursor_ClassDecl
+            | CXCursor_UnionDecl
             | CXCursor_TypedefDecl
             | CXCursor_TypeAliasDecl
-            | CXCursor_EnumDecl => return Ok(()),
+            | CXCursor_TypeAliasTemplateDecl
+            | CXCursor_EnumDecl
+            | CXCursor_NamespaceAlias
+            | CXCursor_UsingDirective
+            | CXCursor_UsingDeclaration
+            | CXCursor_StaticAssert => return Ok(()),
             _ => {
                 return Err(FrontendError::unsupported(
                     decl.location(),
@@ -939,4 +955,21 @@ pub(super) fn init_list(e: &Cursor) -> Option<Cursor> {
         },
         _ => None,
     }
+}
+
+/// The unnamed object of an anonymous struct or union declared in a function: the variable
+/// that the function's uses of its members refer to (none when no member is used).
+fn anonymous_object(record: &Cursor) -> Option<Cursor> {
+    fn find(c: &Cursor, record: &Cursor) -> Option<Cursor> {
+        if c.kind() == CXCursor_DeclRefExpr {
+            if let Some(v) = c
+                .referenced()
+                .filter(|v| v.kind() == CXCursor_VarDecl && v.ty().declaration() == *record)
+            {
+                return Some(v);
+            }
+        }
+        c.children().iter().find_map(|child| find(child, record))
+    }
+    find(&record.semantic_parent()?, record)
 }
