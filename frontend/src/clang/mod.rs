@@ -13,7 +13,7 @@ use clang_sys::*;
 use crate::error::{Diagnostic, FrontendError, SourceLoc};
 
 mod parts;
-pub use parts::{ClosureCapture, ForParts, IfParts};
+pub use parts::{ClosureCapture, ForParts, IfParts, RangeForParts};
 
 /// Owns a libclang index and one parsed translation unit.
 pub struct TranslationUnit {
@@ -207,7 +207,11 @@ extern "C" {
     fn hipmlir_forget_deferred_diagnostic_roots(translation_unit: *mut c_void);
     fn hipmlir_for_parts(stmt: *const c_void, parts: *mut [*const c_void; 5]);
     fn hipmlir_if_parts(stmt: *const c_void, parts: *mut [*const c_void; 5]);
-    fn hipmlir_range_for_begin(stmt: *const c_void) -> *const c_void;
+    fn hipmlir_range_for_parts(
+        stmt: *const c_void,
+        parts: *mut [*const c_void; 5],
+        kinds: *mut [i32; 5],
+    ) -> i32;
     fn hipmlir_is_lambda_class(decl: *const c_void) -> i32;
     fn hipmlir_lambda_captures(
         decl: *const c_void,

@@ -472,139 +472,29 @@ impl<'c> FunctionCodegen<'c, '_> {
         })
     }
 
-    /// `for (T x : array) body` over a C array, as C++ defines it: a hidden pointer `__begin`
-    /// walks the array to its end and `x` is initialized from `*__begin` each time round. Clang
-    /// names `__begin` in `x`'s initializer; it is bound here and carried by the loop.
+    /// `for (T x : range) body` as C++ defines it and clang rewrites it: `__range` bound to the
+    /// range, `__begin` and `__end` from `begin()`/`end()` (members or free functions, pointers
+    /// or iterator classes; a C array's bounds), then `for (; __begin != __end; ++__begin) { T
+    /// x = *__begin; body }`. A temporary the range is bound to lives until the loop ends.
     fn emit_range_for(&mut self, s: &Cursor) -> Result<()> {
-        // A temporary the range is bound to lives until the loop ends.
-        self.block(|this| this.emit_range_for_in_scope(s))
-    }
-
-    fn emit_range_for_in_scope(&mut self, s: &Cursor) -> Result<()> {
-        let loc = self.loc(s);
-        let children = s.children();
-        let [var, range, body] = children.as_slice() else {
-            return Err(FrontendError::unsupported(
-                s.location(),
-                "range-based for statement with an init-statement",
-            ));
-        };
-        let Some(begin) = s.range_for_begin_variable() else {
-            return Err(internal(loc, "range-based for without its begin variable"));
-        };
-        let (start, end, element) = self.range_bounds(range, &begin)?;
-        let end = self.ptr_to_int(end, loc)?;
-        let begin_key = VarKey::Decl(begin.canonical());
-        let pointer = Ty::Pointer {
-            pointee: Box::new(element.clone()),
-        };
-        let i64t = Ty::LONG.value_mlir(self.ctx());
-        self.bind(begin_key.clone(), pointer.clone(), Val::Scalar(start));
-
-        let j = jumps_of_loop_body(body);
-        if j.breaks {
-            self.set_flag(VarKey::Break(*s), false, loc)?;
-        }
-        self.targets.push(*s);
-        let mut carried = self.assigned_in(&[*body]);
-        carried.push(begin_key.clone());
-        let stop_flags = [VarKey::Returned, VarKey::Break(*s)];
-        let result = self.emit_while(
-            &carried,
-            |this| {
-                let stop = this.any_flag(&this.live(&stop_flags), loc)?;
-                let running = this.not(stop, loc)?;
-                let at = this.env[&begin_key].val.scalar();
-                let at = this.ptr_to_int(at, loc)?;
-                let more = this.b.cmpi(CmpiPredicate::Ne, at, end, loc)?;
-                this.b.insert_value(arith::andi(running, more, loc))
-            },
-            |this| {
-                if j.continues {
-                    this.set_flag(VarKey::Continue(*s), false, loc)?;
-                }
-                // The loop variable lives for one iteration.
-                this.block(|this| {
-                    this.emit_local_decl(var)?;
-                    this.emit_stmt(body)
-                })?;
-                // After a `break` or `return` the condition ends the loop before `__begin` is read.
-                let at = this.env[&begin_key].val.scalar();
-                let one = this.b.const_int(i64t, 1, loc)?;
-                let next = this.gep(at, &element, &[GepIndex::Dynamic(one)], loc)?;
-                this.bind(begin_key.clone(), pointer.clone(), Val::Scalar(next));
-                Ok(())
-            },
-            loc,
-        );
-        self.targets.pop();
-        result
-    }
-
-    /// The first and one-past-the-last element pointers of a range-based for's range, and the
-    /// element type: a C array, or an object whose `begin()` and `end()` return pointers (a
-    /// span class). libclang shows no members of a class template's instances, so their `end()`
-    /// cannot be found: those are refused.
-    fn range_bounds(
-        &mut self,
-        range: &Cursor,
-        begin_var: &Cursor,
-    ) -> Result<(Value<'c>, Value<'c>, Ty)> {
-        let loc = self.loc(range);
-        let range_ty = range.ty().canonical();
-        if range_ty.kind() == CXType_ConstantArray {
-            let element = Ty::from_clang(range_ty.element(), &range.location())?;
-            let start = self.address_of(range)?.scalar();
-            let i64t = Ty::LONG.value_mlir(self.ctx());
-            let len = self.b.const_int(i64t, range_ty.array_len(), loc)?;
-            let end = self.gep(start, &element, &[GepIndex::Dynamic(len)], loc)?;
-            return Ok((start, end, element));
-        }
-        let unsupported = || {
-            FrontendError::unsupported(
-                range.location(),
-                format!(
-                    "range-based for over '{}' (arrays, and classes that are not template \
-                     instances whose begin() and end() return pointers, are supported in device \
-                     code)",
-                    range.ty().spelling()
-                ),
+        let parts = s
+            .range_for_parts()
+            .ok_or_else(|| internal(self.loc(s), "range-based for without its parts"))?;
+        self.block(|this| {
+            if let Some(init) = &parts.init {
+                this.emit_stmt(init)?;
+            }
+            for hidden in [&parts.range, &parts.begin, &parts.end] {
+                this.emit_local_decl(hidden)?;
+            }
+            this.emit_loop_with(
+                s,
+                Some(&parts.cond),
+                Some(&parts.inc),
+                Some(&parts.var),
+                &parts.body,
             )
-        };
-        // Clang's hidden `__begin = __range.begin()` names the member it chose (the instance, for
-        // a class template); `end` is its sibling with the same constness.
-        let begin = begin_var
-            .var_initializer()
-            .map(|init| init.without_implicit())
-            .filter(|call| call.kind() == CXCursor_CallExpr)
-            .and_then(|call| call.referenced())
-            .filter(|m| m.kind() == CXCursor_CXXMethod && m.arguments().is_empty())
-            .ok_or_else(unsupported)?;
-        let end = begin
-            .semantic_parent()
-            .into_iter()
-            .chain(Some(range_ty.declaration()))
-            .flat_map(|class| class.children())
-            .find(|m| {
-                m.kind() == CXCursor_CXXMethod
-                    && m.spelling() == "end"
-                    && m.arguments().is_empty()
-                    && m.is_const_method() == begin.is_const_method()
-            })
-            .ok_or_else(unsupported)?;
-        let iterator = begin_var.ty().canonical();
-        if iterator.kind() != CXType_Pointer
-            || end.result_type().canonical().kind() != CXType_Pointer
-        {
-            return Err(unsupported());
-        }
-        let element = Ty::from_clang(iterator.pointee(), &range.location())?;
-        let object = self.address_of(range)?.scalar();
-        let start = self
-            .call_function(&begin, Some(object), &[], range)?
-            .scalar();
-        let end = self.call_function(&end, Some(object), &[], range)?.scalar();
-        Ok((start, end, element))
+        })
     }
 
     /// `while (cond) { body; inc; }` as scf.while; `break`, `continue` and `return` inside set flags.
@@ -613,6 +503,19 @@ impl<'c> FunctionCodegen<'c, '_> {
         s: &Cursor,
         cond: Option<&Cursor>,
         inc: Option<&Cursor>,
+        body: &Cursor,
+    ) -> Result<()> {
+        self.emit_loop_with(s, cond, inc, None, body)
+    }
+
+    /// [`Self::emit_loop`] with a variable declared afresh at the start of each iteration, in
+    /// the body's scope (a range-based for's loop variable).
+    fn emit_loop_with(
+        &mut self,
+        s: &Cursor,
+        cond: Option<&Cursor>,
+        inc: Option<&Cursor>,
+        each: Option<&Cursor>,
         body: &Cursor,
     ) -> Result<()> {
         let loc = self.loc(s);
@@ -634,7 +537,12 @@ impl<'c> FunctionCodegen<'c, '_> {
                     this.set_flag(VarKey::Continue(*s), false, loc)?;
                 }
                 // Each iteration is a scope: what the body builds is destroyed before the next.
-                this.block(|this| this.emit_stmt(body))?;
+                this.block(|this| {
+                    if let Some(var) = each {
+                        this.emit_local_decl(var)?;
+                    }
+                    this.emit_stmt(body)
+                })?;
                 if let Some(inc) = inc {
                     let stop = this.any_flag(&stop_flags, loc)?;
                     let running = this.not(stop, loc)?;
