@@ -319,6 +319,18 @@ static int expression_cursor_kind(const clang::Expr *e) {
   return 100;
 }
 
+// The init-statement of `switch (init; cond)`, which libclang does not show, and its cursor
+// kind (a declaration statement or an expression); null when there is none.
+const void *hipmlir_switch_init(const void *stmt, int *kind) {
+  const auto *s = llvm::dyn_cast<clang::SwitchStmt>(static_cast<const clang::Stmt *>(stmt));
+  const clang::Stmt *init = s ? s->getInit() : nullptr;
+  if (!init) return nullptr;
+  if (llvm::isa<clang::DeclStmt>(init)) *kind = 231;
+  else if (const auto *e = llvm::dyn_cast<clang::Expr>(init)) *kind = expression_cursor_kind(e);
+  else return nullptr;
+  return init;
+}
+
 // The hidden parts of a range-based for (`for (T x : range)`), as clang rewrites it: the
 // variables `__range`, `__begin` and `__end`, the condition `__begin != __end` and the increment
 // `++__begin` (with their cursor kinds), none of which libclang shows. Returns 0 when `stmt` is

@@ -207,6 +207,7 @@ extern "C" {
     fn hipmlir_forget_deferred_diagnostic_roots(translation_unit: *mut c_void);
     fn hipmlir_for_parts(stmt: *const c_void, parts: *mut [*const c_void; 5]);
     fn hipmlir_if_parts(stmt: *const c_void, parts: *mut [*const c_void; 5]);
+    fn hipmlir_switch_init(stmt: *const c_void, kind: *mut i32) -> *const c_void;
     fn hipmlir_range_for_parts(
         stmt: *const c_void,
         parts: *mut [*const c_void; 5],

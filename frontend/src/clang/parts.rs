@@ -8,7 +8,8 @@ use std::os::raw::c_void;
 use clang_sys::*;
 
 use super::{
-    hipmlir_is_lambda_class, hipmlir_lambda_captures, hipmlir_range_for_parts, CType, Cursor,
+    hipmlir_is_lambda_class, hipmlir_lambda_captures, hipmlir_range_for_parts, hipmlir_switch_init,
+    CType, Cursor,
 };
 
 /// The parts of a `for` statement, each the child that holds it.
@@ -132,6 +133,17 @@ impl Cursor {
 
     fn last_expression_child(&self) -> Option<Cursor> {
         self.children().into_iter().rfind(|c| c.is_expression())
+    }
+
+    /// The init-statement of `switch (init; cond)` (libclang does not show it).
+    pub fn switch_init(&self) -> Option<Cursor> {
+        if self.kind() != CXCursor_SwitchStmt {
+            return None;
+        }
+        let mut kind = 0;
+        // SAFETY: a statement cursor holds its `clang::Stmt *` in data[1]; the shim checks it.
+        let node = unsafe { hipmlir_switch_init(self.0.data[1], &mut kind) };
+        self.semantic_child(node, kind, &mut Vec::new())
     }
 
     /// The parts of a range-based for, the hidden ones as clang rewrites the statement.

@@ -123,16 +123,18 @@ impl<'c> FunctionCodegen<'c, '_> {
             CXCursor_IfStmt => self.emit_if_stmt(s),
             CXCursor_ForStmt => self.emit_for(s),
             CXCursor_CXXForRangeStmt => self.emit_range_for(s),
-            CXCursor_WhileStmt => {
-                let children = s.children();
-                let [cond, body] = children.as_slice() else {
-                    return Err(FrontendError::unsupported(
-                        s.location(),
-                        "while loop with a condition variable",
-                    ));
-                };
-                self.emit_loop(s, Some(cond), None, body)
-            }
+            CXCursor_WhileStmt => match s.children().as_slice() {
+                [cond, body] => self.emit_loop(s, Some(cond), None, body),
+                // `while (T x = e)`: x is declared afresh and tested before each iteration.
+                [var, test, body] if var.kind() == CXCursor_VarDecl => {
+                    let each = PerIteration {
+                        var,
+                        test: Some(test),
+                    };
+                    self.emit_loop_with(s, None, None, Some(each), body)
+                }
+                _ => Err(FrontendError::unsupported(s.location(), "while statement")),
+            },
             CXCursor_DoStmt => self.emit_do(s),
             CXCursor_ReturnStmt => {
                 if let Some(e) = s.children().first() {
@@ -462,13 +464,36 @@ impl<'c> FunctionCodegen<'c, '_> {
     }
 
     fn emit_for(&mut self, s: &Cursor) -> Result<()> {
-        let (ForHeader { init, cond, inc }, body) = for_header(s)?;
+        let Some(ForParts {
+            init,
+            condition_variable,
+            cond,
+            inc,
+            body,
+        }) = s.for_parts()
+        else {
+            return Err(FrontendError::unsupported(
+                s.location(),
+                "for statement of this form",
+            ));
+        };
         // What the init-statement declares lives until the loop ends.
         self.block(|this| {
             if let Some(init) = init {
                 this.emit_stmt(&init)?;
             }
-            this.emit_loop(s, cond.as_ref(), inc.as_ref(), &body)
+            match &condition_variable {
+                // `for (...; T x = e; ...)`: x is declared afresh and tested before each
+                // iteration.
+                Some(var) => {
+                    let each = PerIteration {
+                        var,
+                        test: cond.as_ref(),
+                    };
+                    this.emit_loop_with(s, None, inc.as_ref(), Some(each), &body)
+                }
+                None => this.emit_loop(s, cond.as_ref(), inc.as_ref(), &body),
+            }
         })
     }
 
@@ -487,11 +512,15 @@ impl<'c> FunctionCodegen<'c, '_> {
             for hidden in [&parts.range, &parts.begin, &parts.end] {
                 this.emit_local_decl(hidden)?;
             }
+            let each = PerIteration {
+                var: &parts.var,
+                test: None,
+            };
             this.emit_loop_with(
                 s,
                 Some(&parts.cond),
                 Some(&parts.inc),
-                Some(&parts.var),
+                Some(each),
                 &parts.body,
             )
         })
@@ -509,25 +538,34 @@ impl<'c> FunctionCodegen<'c, '_> {
     }
 
     /// [`Self::emit_loop`] with a variable declared afresh at the start of each iteration, in
-    /// the body's scope (a range-based for's loop variable).
+    /// the body's scope (a range-based for's loop variable, a condition variable).
     fn emit_loop_with(
         &mut self,
         s: &Cursor,
         cond: Option<&Cursor>,
         inc: Option<&Cursor>,
-        each: Option<&Cursor>,
+        each: Option<PerIteration>,
         body: &Cursor,
     ) -> Result<()> {
         let loc = self.loc(s);
         let j = jumps_of_loop_body(body);
-        if j.breaks {
+        // A failed test of a condition variable leaves the loop as a `break` does.
+        let tested = each.as_ref().is_some_and(|e| e.test.is_some());
+        if j.breaks || tested {
             self.set_flag(VarKey::Break(*s), false, loc)?;
         }
         self.targets.push(*s);
         let mut parts: Vec<Cursor> = vec![*body];
         parts.extend(cond.copied());
         parts.extend(inc.copied());
-        let carried = self.assigned_in(&parts);
+        if let Some(e) = &each {
+            parts.push(*e.var);
+            parts.extend(e.test.copied());
+        }
+        let mut carried = self.assigned_in(&parts);
+        if tested && !carried.contains(&VarKey::Break(*s)) {
+            carried.push(VarKey::Break(*s));
+        }
         let stop_flags = [VarKey::Returned, VarKey::Break(*s)];
         let result = self.emit_while(
             &carried,
@@ -538,10 +576,18 @@ impl<'c> FunctionCodegen<'c, '_> {
                 }
                 // Each iteration is a scope: what the body builds is destroyed before the next.
                 this.block(|this| {
-                    if let Some(var) = each {
-                        this.emit_local_decl(var)?;
-                    }
-                    this.emit_stmt(body)
+                    let Some(each) = &each else {
+                        return this.emit_stmt(body);
+                    };
+                    this.emit_local_decl(each.var)?;
+                    let Some(test) = each.test else {
+                        return this.emit_stmt(body);
+                    };
+                    let holds = this.full_expression(|this| this.condition(test))?;
+                    let failed = this.not(holds, loc)?;
+                    this.bind(VarKey::Break(*s), Ty::Bool, Val::Scalar(failed));
+                    let carried = this.assigned_in(&[*body]);
+                    this.emit_guarded(holds, &carried, |this| this.emit_stmt(body), loc)
                 })?;
                 if let Some(inc) = inc {
                     let stop = this.any_flag(&stop_flags, loc)?;
@@ -566,14 +612,31 @@ impl<'c> FunctionCodegen<'c, '_> {
     /// does), and every statement runs while the flag is set and no `break` has run. Fallthrough
     /// is just the flag staying set.
     fn emit_switch(&mut self, s: &Cursor) -> Result<()> {
-        let loc = self.loc(s);
         let children = s.children();
-        let Some((body, [cond])) = children.split_last() else {
-            return Err(FrontendError::unsupported(
-                s.location(),
-                "switch with an initializer or condition variable",
-            ));
+        let Some((body, [before @ .., cond])) = children.split_last() else {
+            return Err(FrontendError::unsupported(s.location(), "switch statement"));
         };
+        let init = s.switch_init();
+        if before.is_empty() && init.is_none() {
+            return self.emit_switch_on(s, cond, body);
+        }
+        // `switch (init; T x = e)`: what they declare lives until the switch ends.
+        self.block(|this| {
+            if let Some(init) = &init {
+                this.emit_stmt(init)?;
+            }
+            for b in before {
+                match b.kind() {
+                    CXCursor_VarDecl => this.emit_local_decl(b)?,
+                    _ => this.emit_stmt(b)?,
+                }
+            }
+            this.emit_switch_on(s, cond, body)
+        })
+    }
+
+    fn emit_switch_on(&mut self, s: &Cursor, cond: &Cursor, body: &Cursor) -> Result<()> {
+        let loc = self.loc(s);
         let cond_ty = promote(&Ty::of(cond)?);
         let value = self
             .full_expression(|this| this.rvalue_as(cond, &cond_ty))?
@@ -803,34 +866,11 @@ fn if_parts(s: &Cursor) -> Result<IfParts> {
     })
 }
 
-/// The parts of a `for` header.
-struct ForHeader {
-    init: Option<Cursor>,
-    cond: Option<Cursor>,
-    inc: Option<Cursor>,
-}
-
-fn for_header(s: &Cursor) -> Result<(ForHeader, Cursor)> {
-    let Some(parts) = s.for_parts() else {
-        return Err(FrontendError::unsupported(
-            s.location(),
-            "for statement of this form",
-        ));
-    };
-    let ForParts {
-        init,
-        condition_variable,
-        cond,
-        inc,
-        body,
-    } = parts;
-    if let Some(var) = condition_variable {
-        return Err(FrontendError::unsupported(
-            var.location(),
-            "for loop with a condition variable",
-        ));
-    }
-    Ok((ForHeader { init, cond, inc }, body))
+/// What a loop declares at the start of each iteration: the variable, and for a condition
+/// variable the test that ends the loop when it fails.
+struct PerIteration<'a> {
+    var: &'a Cursor,
+    test: Option<&'a Cursor>,
 }
 
 /// Initializers of local arrays are written element by element up to this many elements.
