@@ -211,7 +211,10 @@ impl Cursor {
                             .canonical(),
                     ),
                     2 => ClosureCapture::This,
-                    3 => ClosureCapture::InitCapture,
+                    3 => ClosureCapture::InitCapture(
+                        self.declaration_cursor(captured[i], CXCursor_VarDecl)
+                            .canonical(),
+                    ),
                     _ => ClosureCapture::Other,
                 })
                 .collect(),
@@ -243,8 +246,9 @@ pub enum ClosureCapture {
     Variable(Cursor),
     /// `this` or `*this`.
     This,
-    /// `[y = expr]`: a variable the capture itself declares.
-    InitCapture,
+    /// `[y = expr]`: a variable the capture itself declares (its canonical declaration, whose
+    /// initializer is `expr`).
+    InitCapture(Cursor),
     /// A variable-length array bound or a structured binding.
     Other,
 }

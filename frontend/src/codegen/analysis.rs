@@ -220,7 +220,21 @@ fn collect_memory_locals(c: &Cursor, out: &mut std::collections::HashSet<Cursor>
         // Variables a lambda captures by reference are reached through their address.
         CXCursor_LambdaExpr => {
             if let Ok(captures) = crate::captures::lambda_captures(c) {
-                out.extend(captures.into_iter().filter(|c| c.by_ref).map(|c| c.decl));
+                for capture in captures.iter().filter(|c| c.by_ref) {
+                    match capture.captured {
+                        crate::captures::Captured::Variable(d) => {
+                            out.insert(d);
+                        }
+                        // `[&r = x]`: x is reached through its address.
+                        crate::captures::Captured::Init(d) => {
+                            if let Some(x) = d.var_initializer().and_then(|i| referenced_local(&i))
+                            {
+                                out.insert(x);
+                            }
+                        }
+                        crate::captures::Captured::This => {}
+                    }
+                }
             }
         }
         CXCursor_VarDecl if c.ty().is_reference() => {

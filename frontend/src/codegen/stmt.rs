@@ -242,6 +242,11 @@ impl<'c> FunctionCodegen<'c, '_> {
         if let Some(lambda) = init.as_ref().and_then(super::lambdas::lambda_expression) {
             return self.bind_lambda(decl, &lambda);
         }
+        if let Some(init) = &init {
+            if self.bind_lambda_copy(decl, init)? {
+                return Ok(());
+            }
+        }
         let ty = Ty::of(decl)?;
         if decl.ty().is_reference() {
             let Some(init) = init else {
