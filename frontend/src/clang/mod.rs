@@ -691,6 +691,16 @@ impl Cursor {
         (!c.is_null()).then_some(c)
     }
 
+    /// A bit-field's width in bits; None for other fields.
+    pub fn bit_field_width(&self) -> Option<u32> {
+        // SAFETY: reading a cursor of a live TU.
+        unsafe {
+            (clang_Cursor_isBitField(self.0) != 0)
+                .then(|| u32::try_from(clang_getFieldDeclBitWidth(self.0)).ok())
+                .flatten()
+        }
+    }
+
     pub fn has_global_storage(&self) -> bool {
         unsafe { clang_Cursor_hasVarDeclGlobalStorage(self.0) == 1 }
     }

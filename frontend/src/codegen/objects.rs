@@ -104,7 +104,9 @@ impl<'c> FunctionCodegen<'c, '_> {
             return Ok(());
         };
         for (field, decl) in r.fields.iter().zip(&r.field_decls) {
-            if let Some(init) = decl.default_member_initializer() {
+            if let (Some(init), Some(_)) = (decl.default_member_initializer(), field.bit_field) {
+                self.initialize_field(target, record, field, decl, Some(&init), loc)?;
+            } else if let Some(init) = decl.default_member_initializer() {
                 let ptr = self.field_pointer(target, record, field.llvm_index, loc)?;
                 self.initialize(ptr, &field.ty, &init)?;
             } else if field.anonymous {
@@ -171,9 +173,8 @@ impl<'c> FunctionCodegen<'c, '_> {
                                 format!("initializing member '{}'", field_decl.spelling()),
                             )
                         })?;
-                    let at = self.field_pointer(this, &record, field.llvm_index, loc)?;
                     self.full_expression(|this_| {
-                        this_.initialize_item(at, &field.ty, &e, Some(decl))
+                        this_.initialize_field(this, &record, field, decl, Some(&e), loc)
                     })?;
                 }
                 CtorInit::Indirect(field_decl, e) => {
@@ -184,16 +185,15 @@ impl<'c> FunctionCodegen<'c, '_> {
                             format!("initializing member '{name}'"),
                         )
                     })?;
+                    let Some(((owner, field), outer)) = path.split_last() else {
+                        return Err(internal(loc, "member"));
+                    };
                     let mut at = this;
-                    for (owner, f) in &path {
-                        at = self.field_pointer(at, owner, f.llvm_index, loc)?;
+                    for (outer, f) in outer {
+                        at = self.field_pointer(at, outer, f.llvm_index, loc)?;
                     }
-                    let field_ty = path
-                        .last()
-                        .map(|(_, f)| f.ty.clone())
-                        .ok_or_else(|| internal(loc, "member"))?;
                     self.full_expression(|this_| {
-                        this_.initialize_item(at, &field_ty, &e, Some(&field_decl))
+                        this_.initialize_field(at, owner, field, &field_decl, Some(&e), loc)
                     })?;
                 }
             }

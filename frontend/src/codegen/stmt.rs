@@ -399,15 +399,14 @@ impl<'c> FunctionCodegen<'c, '_> {
                 },
                 vec![GepIndex::Dynamic(zero), GepIndex::Field(0)],
             )],
+            // The fields, and the bytes of bit-fields as their runs.
             Ty::Record(r) => r
                 .fields
                 .iter()
-                .map(|f| {
-                    (
-                        f.ty.clone(),
-                        vec![GepIndex::Dynamic(zero), GepIndex::Field(f.llvm_index)],
-                    )
-                })
+                .filter(|f| f.bit_field.is_none())
+                .map(|f| (f.ty.clone(), f.llvm_index))
+                .chain(r.bit_storage.iter().map(|s| (s.bytes(), s.llvm_index)))
+                .map(|(ty, index)| (ty, vec![GepIndex::Dynamic(zero), GepIndex::Field(index)]))
                 .collect(),
             scalar => vec![(scalar.clone(), vec![GepIndex::Dynamic(zero)])],
         })

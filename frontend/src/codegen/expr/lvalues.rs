@@ -18,7 +18,9 @@ impl<'c> FunctionCodegen<'c, '_> {
         let loc = self.loc(array);
         match self.lvalue(array)? {
             LValue::Mem { ptr, .. } => Ok(Val::Scalar(self.to_generic(ptr, loc)?)),
-            LValue::Var(..) => Err(FrontendError::unsupported(array.location(), "array value")),
+            LValue::Var(..) | LValue::BitField { .. } => {
+                Err(FrontendError::unsupported(array.location(), "array value"))
+            }
         }
     }
 
@@ -256,6 +258,13 @@ impl<'c> FunctionCodegen<'c, '_> {
                     .last()
                     .map(|(_, f)| *f)
                     .ok_or_else(|| internal(loc, "member"))?;
+                if let Some(bits) = field.bit_field {
+                    return Ok(LValue::BitField {
+                        run: field_ptr,
+                        field: bits,
+                        ty: field.ty.clone(),
+                    });
+                }
                 if e.referenced().is_some_and(|f| f.ty().is_reference()) {
                     // A reference member holds the address of the object it names.
                     let referent = self.load(
@@ -369,12 +378,13 @@ impl<'c> FunctionCodegen<'c, '_> {
         match self.lvalue(e)? {
             LValue::Mem { ptr, .. } => Ok(Val::Scalar(self.to_generic(ptr, loc)?)),
             LValue::Var(..) => Err(internal(loc, "address of a variable held in a register")),
+            LValue::BitField { .. } => Err(internal(loc, "address of a bit-field")),
         }
     }
 }
 
 pub(super) fn lvalue_ty(lv: &LValue<'_>) -> Ty {
     match lv {
-        LValue::Var(_, ty) | LValue::Mem { ty, .. } => ty.clone(),
+        LValue::Var(_, ty) | LValue::Mem { ty, .. } | LValue::BitField { ty, .. } => ty.clone(),
     }
 }

@@ -1,6 +1,7 @@
 //! Expressions → arith/memref/gpu operations, with C's conversion rules: the dispatch by expression
 //! kind and the values that need no operation (constants, zeros).
 
+mod bit_fields;
 mod calls;
 mod conversions;
 mod lvalues;
@@ -32,6 +33,12 @@ pub enum LValue<'c> {
         ptr: Value<'c>,
         ty: Ty,
         volatile: bool,
+    },
+    /// A bit-field of type `ty` in the storage run at `run`.
+    BitField {
+        run: Value<'c>,
+        field: crate::types::BitField,
+        ty: Ty,
     },
 }
 
