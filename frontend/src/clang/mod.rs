@@ -529,6 +529,17 @@ impl Cursor {
         Cursor(unsafe { clang_getCanonicalCursor(self.0) })
     }
 
+    /// A statement cursor as a key that compares equal however the statement was reached (a
+    /// child, or what a reference names): libclang's cursors also hold the declaration they
+    /// were reached from, which differs between the two.
+    pub fn statement_key(&self) -> Cursor {
+        Cursor(CXCursor {
+            kind: self.0.kind,
+            xdata: 0,
+            data: [std::ptr::null(), self.0.data[1], self.0.data[2]],
+        })
+    }
+
     /// Whether this is the declaration of an anonymous struct or union (`union { ... };` in a
     /// class, whose members are named as the class's own).
     pub fn is_anonymous_record(&self) -> bool {

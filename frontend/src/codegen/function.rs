@@ -98,6 +98,9 @@ pub struct FunctionCodegen<'c, 'm> {
     pub scopes: Vec<super::lifetime::Scope<'c>>,
     /// Locals built in the return slot: the flag set when one is returned (see lifetime.rs).
     pub nrvo_flags: HashMap<Cursor, Value<'c>>,
+    /// Locals declared ahead of their declaration: a `goto` jumps over it to a label after
+    /// which they are used (see stmt.rs).
+    pub declared_ahead: std::collections::HashSet<Cursor>,
     /// Float sums, differences and products may be fused into FMAs (see `expr/operators.rs`):
     /// in the user's code, not in hipmlir's own headers.
     pub contract_floats: bool,

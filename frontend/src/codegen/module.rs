@@ -627,6 +627,7 @@ impl<'c> ModuleCodegen<'c> {
             chain_begins: Default::default(),
             scopes: Vec::new(),
             nrvo_flags: HashMap::new(),
+            declared_ahead: Default::default(),
         };
         let mut args = args.into_iter();
         let mut param_types = sig.params.iter();

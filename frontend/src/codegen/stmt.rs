@@ -17,6 +17,8 @@ use crate::types::{AddrSpace, Ty};
 impl<'c> FunctionCodegen<'c, '_> {
     /// Emits a function body; returns the value `func.return` should return.
     pub fn emit_body(&mut self, body: &Cursor) -> Result<Val<'c>> {
+        super::analysis::check_gotos(body)
+            .map_err(|(at, what)| FrontendError::unsupported(at.location(), what))?;
         let stmts = body.children();
         let loc = self.loc(body);
         let tail_return = stmts
@@ -44,27 +46,119 @@ impl<'c> FunctionCodegen<'c, '_> {
         }
     }
 
-    /// Emits a statement list; once a statement may have jumped, the rest runs under a guard.
+    /// Emits a statement list; once a statement may have jumped, the rest runs under a guard,
+    /// up to the label a `goto` taken there resumes at.
     pub fn emit_stmts(&mut self, stmts: &[Cursor]) -> Result<()> {
+        // The flags of the gotos to this list's labels start cleared.
+        for s in stmts {
+            for label in super::analysis::label_chain(s) {
+                self.set_flag(VarKey::Goto(label), false, self.loc(s))?;
+            }
+        }
+        self.emit_stmts_after(stmts, Jumps::default())
+    }
+
+    /// Emits `stmts`, which run only while none of the `pending` jumps (taken before them) was
+    /// taken: each statement in turn, and once one may jump, the rest under a guard.
+    fn emit_stmts_after(&mut self, stmts: &[Cursor], pending: Jumps) -> Result<()> {
+        if pending.any() {
+            // The statements up to the first label a pending goto resumes at are skipped by a
+            // taken jump; the label is reached by falling through or by its goto.
+            let resume = stmts
+                .iter()
+                .position(|s| {
+                    super::analysis::label_chain(s)
+                        .iter()
+                        .any(|l| pending.gotos.contains(l))
+                })
+                .unwrap_or(stmts.len());
+            let (skipped, after) = stmts.split_at(resume);
+            let mut still = pending.clone();
+            // A variable declared (without an initializer, as C++ requires) in what a goto
+            // skips and used after its label is declared ahead, outside the guard.
+            for var in bypassed_variables(skipped, after) {
+                self.emit_local_decl(&var)?;
+                self.declared_ahead.insert(var.canonical());
+            }
+            if !skipped.is_empty() {
+                let loc = self.loc(&skipped[0]);
+                let running = self.still_running(&pending, loc)?;
+                let carried = self.assigned_in(skipped);
+                // A scope of its own: what it builds is destroyed inside the guard, before what
+                // the statements above built.
+                self.emit_guarded(
+                    running,
+                    &carried,
+                    |this| this.block(|this| this.emit_stmts(skipped)),
+                    loc,
+                )?;
+                still = skipped.iter().fold(still, |j, s| j.union(&jumps(s)));
+            }
+            let Some(label) = after.first() else {
+                return Ok(());
+            };
+            for key in super::analysis::label_chain(label) {
+                self.set_flag(VarKey::Goto(key), false, self.loc(label))?;
+                still.gotos.retain(|l| *l != key);
+            }
+            return self.emit_stmts_after(after, still);
+        }
         for (i, stmt) in stmts.iter().enumerate() {
+            // A label that a later goto of this list jumps back to begins a loop.
+            if let Some((last, key)) = backward_goto_segment(stmts, i) {
+                let segment = &stmts[i..=last];
+                let j = self.emit_goto_loop(key, segment)?;
+                let rest = &stmts[last + 1..];
+                if j.any() && !rest.is_empty() {
+                    return self.emit_stmts_after(rest, j);
+                }
+                return self.emit_stmts_after(rest, Jumps::default());
+            }
             self.emit_stmt(stmt)?;
             let rest = &stmts[i + 1..];
             let j = jumps(stmt);
             if j.any() && !rest.is_empty() {
-                let loc = self.loc(&rest[0]);
-                let running = self.still_running(j, loc)?;
-                let carried = self.assigned_in(rest);
-                // The rest of the block is a scope of its own: what it builds is destroyed
-                // inside the guard, before what the statements above built.
-                return self.emit_guarded(
-                    running,
-                    &carried,
-                    |this| this.block(|this| this.emit_stmts(rest)),
-                    loc,
-                );
+                return self.emit_stmts_after(rest, j);
             }
         }
         Ok(())
+    }
+
+    /// `L: s1; ...; sn` where some `goto L` in the statements jumps back: a loop that runs
+    /// them while the goto was taken (its flag cleared at the top of each round). Returns the
+    /// other jumps leaving the statements.
+    fn emit_goto_loop(&mut self, label: Cursor, segment: &[Cursor]) -> Result<Jumps> {
+        let loc = self.loc(&segment[0]);
+        let key = VarKey::Goto(label);
+        let mut carried = self.assigned_in(segment);
+        if !carried.contains(&key) {
+            carried.push(key.clone());
+        }
+        self.set_flag(key.clone(), false, loc)?;
+        self.emit_while(
+            &carried,
+            |this| {
+                this.set_flag(key.clone(), false, loc)?;
+                this.block(|this| {
+                    // The labeled statement, then the rest under the guard of its jumps (a
+                    // `goto L` in it included).
+                    let mut j = Jumps::default();
+                    if let Some(first) = super::analysis::labeled_statement(&segment[0]) {
+                        this.emit_stmt(&first)?;
+                        j = jumps(&first);
+                    }
+                    this.emit_stmts_after(&segment[1..], j)
+                })?;
+                this.flag(&key, loc)
+            },
+            |_| Ok(()),
+            loc,
+        )?;
+        let mut j = segment
+            .iter()
+            .fold(Jumps::default(), |j, s| j.union(&jumps(s)));
+        j.gotos.retain(|l| *l != label);
+        Ok(j)
     }
 
     /// The variables any of `stmts` may assign (loop flags refer to the innermost loop).
@@ -82,11 +176,12 @@ impl<'c> FunctionCodegen<'c, '_> {
     }
 
     /// `true` while none of the jumps in `j` has been taken.
-    fn still_running(&mut self, j: Jumps, loc: Location<'c>) -> Result<Value<'c>> {
+    fn still_running(&mut self, j: &Jumps, loc: Location<'c>) -> Result<Value<'c>> {
         let mut flags = Vec::new();
         if j.returns {
             flags.push(VarKey::Returned);
         }
+        flags.extend(j.gotos.iter().map(|l| VarKey::Goto(*l)));
         let targets = self.targets();
         if let (true, Some(t)) = (j.breaks, targets.break_to) {
             flags.push(VarKey::Break(t));
@@ -175,6 +270,15 @@ impl<'c> FunctionCodegen<'c, '_> {
                 self.set_flag(key, true, loc)
             }
             CXCursor_SwitchStmt => self.emit_switch(s),
+            CXCursor_LabelStmt => match s.children().as_slice() {
+                [labeled] => self.emit_stmt(labeled),
+                _ => Ok(()),
+            },
+            CXCursor_GotoStmt => {
+                let label = super::analysis::goto_target(s)
+                    .ok_or_else(|| internal(loc, "goto without a label"))?;
+                self.set_flag(VarKey::Goto(label), true, loc)
+            }
             // `#pragma unroll` and attributes wrap the statement they apply to: accepted, and the
             // loop is left to the device compiler's own unrolling.
             CXCursor_UnexposedStmt => match s.children().as_slice() {
@@ -191,6 +295,7 @@ impl<'c> FunctionCodegen<'c, '_> {
 
     fn emit_local_decl(&mut self, decl: &Cursor) -> Result<()> {
         match decl.kind() {
+            CXCursor_VarDecl if self.declared_ahead.remove(&decl.canonical()) => return Ok(()),
             CXCursor_VarDecl => {}
             // `union { int i; float f; };` in a function declares an unnamed object, whose
             // members are named as variables; libclang shows only the union's declaration.
@@ -570,7 +675,7 @@ impl<'c> FunctionCodegen<'c, '_> {
         if tested && !carried.contains(&VarKey::Break(*s)) {
             carried.push(VarKey::Break(*s));
         }
-        let stop_flags = [VarKey::Returned, VarKey::Break(*s)];
+        let stop_flags = loop_stop_flags(s, &j);
         let result = self.emit_while(
             &carried,
             |this| this.loop_condition(cond, &stop_flags, loc),
@@ -671,6 +776,8 @@ impl<'c> FunctionCodegen<'c, '_> {
             self.set_flag(VarKey::Break(*s), false, loc)?;
         }
         self.targets.push(*s);
+        // Gotos leaving the switch skip the rest of it.
+        let leaving = jumps(body).gotos;
         // The body is one scope: what a statement under a label builds is destroyed at its
         // end, if that statement ran.
         let result = self.block(|this| {
@@ -689,17 +796,16 @@ impl<'c> FunctionCodegen<'c, '_> {
                         this.bind(entered.clone(), Ty::Bool, Val::Scalar(v));
                     }
                     SwitchItem::Stmt(stmt) => {
-                        let stop = this.any_flag(
-                            &[
-                                VarKey::Break(*s),
-                                VarKey::Returned,
-                                match this.targets().continue_to {
-                                    Some(l) => VarKey::Continue(l),
-                                    None => VarKey::Returned,
-                                },
-                            ],
-                            loc,
-                        )?;
+                        let mut flags = vec![
+                            VarKey::Break(*s),
+                            VarKey::Returned,
+                            match this.targets().continue_to {
+                                Some(l) => VarKey::Continue(l),
+                                None => VarKey::Returned,
+                            },
+                        ];
+                        flags.extend(leaving.iter().map(|l| VarKey::Goto(*l)));
+                        let stop = this.any_flag(&flags, loc)?;
                         let running = this.not(stop, loc)?;
                         let now = this.flag(&entered, loc)?;
                         let run = this.b.insert_value(arith::andi(now, running, loc))?;
@@ -731,7 +837,7 @@ impl<'c> FunctionCodegen<'c, '_> {
         }
         self.targets.push(*s);
         let carried = self.assigned_in(&[*body, *cond]);
-        let stop_flags = [VarKey::Returned, VarKey::Break(*s)];
+        let stop_flags = loop_stop_flags(s, &j);
         let result = self.emit_while(
             &carried,
             |this| {
@@ -832,6 +938,49 @@ fn flatten_labels(stmt: &Cursor, out: &mut Vec<SwitchItem>) -> Result<()> {
 }
 
 /// Whether a switch body contains a `break` of the switch itself.
+/// The variables declared by the statements of `skipped` (the declarations a goto may jump
+/// over) that `after` uses.
+fn bypassed_variables(skipped: &[Cursor], after: &[Cursor]) -> Vec<Cursor> {
+    fn uses(c: &Cursor, var: &Cursor) -> bool {
+        (c.kind() == CXCursor_DeclRefExpr && c.referenced().is_some_and(|d| d.canonical() == *var))
+            || c.children().iter().any(|child| uses(child, var))
+    }
+    skipped
+        .iter()
+        .filter(|s| s.kind() == CXCursor_DeclStmt)
+        .flat_map(|s| s.children())
+        .filter(|d| d.kind() == CXCursor_VarDecl)
+        .filter(|d| after.iter().any(|a| uses(a, &d.canonical())))
+        .collect()
+}
+
+/// When `stmts[at]` has a label that a `goto` in `stmts[at..]` jumps back to: the index of the
+/// last statement holding such a goto, and the label.
+fn backward_goto_segment(stmts: &[Cursor], at: usize) -> Option<(usize, Cursor)> {
+    let labels = super::analysis::label_chain(stmts.get(at)?);
+    labels.into_iter().find_map(|key| {
+        stmts
+            .iter()
+            .enumerate()
+            .skip(at)
+            .rfind(|(_, s)| jumps_to(s, &key))
+            .map(|(i, _)| (i, key))
+    })
+}
+
+/// Whether a `goto` to `label` is in `c`.
+fn jumps_to(c: &Cursor, label: &Cursor) -> bool {
+    (c.kind() == CXCursor_GotoStmt && super::analysis::goto_target(c).as_ref() == Some(label))
+        || c.children().iter().any(|child| jumps_to(child, label))
+}
+
+/// The flags that end a loop: a `return`, its `break`, a `goto` leaving its body.
+fn loop_stop_flags(s: &Cursor, body_jumps: &Jumps) -> Vec<VarKey> {
+    let mut flags = vec![VarKey::Returned, VarKey::Break(*s)];
+    flags.extend(body_jumps.gotos.iter().map(|l| VarKey::Goto(*l)));
+    flags
+}
+
 fn jumps_in_switch(body: &Cursor) -> bool {
     jumps(body).breaks
 }
