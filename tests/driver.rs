@@ -1928,3 +1928,47 @@ fn ptx_without_libdevice_is_a_warning_by_default_and_an_error_when_asked_for() {
         "{err}"
     );
 }
+
+/// Recursion is compiled for NVIDIA targets (PTX has a call stack: the functions stay functions
+/// calling themselves) and refused for SPIR-V, naming the cycle. scripts/gpu-check.sh runs the
+/// program on a GPU.
+#[test]
+fn recursion_builds_for_nvidia_targets_and_is_named_for_spirv() {
+    let dir = scratch();
+    let src = repo().join("tests/gpu_programs/recursion.hip");
+    let ptx = dir.path().join("recursion.ptx");
+    let out = hipmlir()
+        .arg(&src)
+        .args(["--offload-arch=sm_70", "--emit-ptx", "-o"])
+        .arg(&ptx)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", stderr(&out));
+    let text = std::fs::read_to_string(&ptx).unwrap();
+    // (The mutual recursion may become a loop in LLVM's hands: tail calls.)
+    for f in ["_Z8tree_sumPK4Nodeii", "_Z9quicksortPiii"] {
+        let calls = text.matches(&format!("call.uni (retval0), {f},")).count()
+            + text.matches(&format!("call.uni {f},")).count();
+        assert!(calls > 0, "{f} is called in:\n{text}");
+    }
+    let exe = dir.path().join("recursion");
+    let out = hipmlir()
+        .arg(&src)
+        .args(["--offload-arch=sm_70", "-o"])
+        .arg(&exe)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", stderr(&out));
+    let out = hipmlir()
+        .arg(&src)
+        .args(["--emit-spirv", "-o"])
+        .arg(dir.path().join("recursion.spv"))
+        .output()
+        .unwrap();
+    let err = stderr(&out);
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    assert!(
+        err.contains("unsupported construct in device code: recursion ('is_even(unsigned int)' calls 'is_odd(unsigned int)', which calls 'is_even(unsigned int)'"),
+        "{err}"
+    );
+}
