@@ -116,10 +116,12 @@ pub fn binary_object(module: &Module) -> Result<Vec<u8>, LowerError> {
 }
 
 /// What spirv-update-vce does not derive, added when the module needs it: 64-bit atomics need the
-/// `Int64Atomics` capability, `NoSignedWrap` decorations their extension.
+/// `Int64Atomics` capability, linkage attributes (exported variables, imported functions) the
+/// `Linkage` capability, `NoSignedWrap` decorations their extension.
 pub fn add_missing_capabilities(ctx: &Context, module: &Module) -> Result<(), LowerError> {
     let mut spirv_modules = Vec::new();
     let mut needs_int64_atomics = false;
+    let mut needs_linkage = false;
     let mut needs_no_wrap = false;
     let i64_type: melior::ir::Type = melior::ir::r#type::IntegerType::new(ctx, 64).into();
     module.as_operation().walk(WalkOrder::PreOrder, |op| {
@@ -133,9 +135,17 @@ pub fn add_missing_capabilities(ctx: &Context, module: &Module) -> Result<(), Lo
         if op.has_attribute("no_signed_wrap") || op.has_attribute("no_unsigned_wrap") {
             needs_no_wrap = true;
         }
+        needs_linkage |= name.starts_with("spirv.") && op.has_attribute("linkage_attributes");
         WalkResult::Advance
     });
-    if !needs_int64_atomics && !needs_no_wrap {
+    let capabilities: Vec<i64> = [
+        (needs_int64_atomics, spirv_ir::CAPABILITY_INT64_ATOMICS),
+        (needs_linkage, spirv_ir::CAPABILITY_LINKAGE),
+    ]
+    .into_iter()
+    .filter_map(|(needed, capability)| needed.then_some(capability))
+    .collect();
+    if capabilities.is_empty() && !needs_no_wrap {
         return Ok(());
     }
     for raw in spirv_modules {
@@ -144,12 +154,12 @@ pub fn add_missing_capabilities(ctx: &Context, module: &Module) -> Result<(), Lo
         let vce = op
             .attribute("vce_triple")
             .map_err(|e| LowerError::internal(op.location(), e))?;
-        let attr = spirv_ir::vce_with(
-            vce,
-            needs_int64_atomics.then_some(spirv_ir::CAPABILITY_INT64_ATOMICS),
-            needs_no_wrap.then_some(NO_WRAP_EXTENSION),
-        )
-        .ok_or_else(|| LowerError::internal(op.location(), format!("bad vce triple {vce}")))?;
+        let bad = || LowerError::internal(op.location(), format!("bad vce triple {vce}"));
+        let mut attr = spirv_ir::vce_with(vce, None, needs_no_wrap.then_some(NO_WRAP_EXTENSION))
+            .ok_or_else(bad)?;
+        for &capability in &capabilities {
+            attr = spirv_ir::vce_with(attr, Some(capability), None).ok_or_else(bad)?;
+        }
         op.set_attribute("vce_triple", attr);
     }
     Ok(())
