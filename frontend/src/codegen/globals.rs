@@ -266,6 +266,19 @@ impl ModuleCodegen<'_> {
         let slot = out
             .get_mut(offset..offset + size)
             .ok_or_else(|| FrontendError::unsupported(init.location(), "initializer layout"))?;
+        if let Ty::Pointer { .. } = ty {
+            // A null pointer constant of any pointer type is a constant initializer: the zeros
+            // the variable starts with. An address (of another device variable) would be a
+            // relocation, which byte initializers cannot hold.
+            if is_null_constant(init) || matches!(init.evaluate(), Some(ConstValue::Int(0))) {
+                return Ok(());
+            }
+            return Err(FrontendError::unsupported(
+                init.location(),
+                "a device pointer variable initialized with an address (only null pointer \
+                 initializers are supported: set it from a kernel or with hipMemcpyToSymbol)",
+            ));
+        }
         if let Ty::FnPtr { .. } = ty {
             // A table of function pointers holds the functions' ids (see function_pointers.rs).
             let id = match named_function(init) {
