@@ -598,6 +598,17 @@ impl<'c> ModuleCodegen<'c> {
             _ => *def,
         };
         let body = body_owner.function_body();
+        let variadic_body = body.as_ref().filter(|_| def.ty().is_variadic());
+        if let Some(read) = variadic_body.and_then(reads_variable_arguments) {
+            return Err(FrontendError::unsupported(
+                read.location(),
+                format!(
+                    "reading the variable arguments of '{}' (va_start, va_arg): calls of a \
+                     variadic device function pass only its named parameters",
+                    def.spelling()
+                ),
+            ));
+        }
         // An implicit destructor or constructor may have no body to show: it destroys or
         // builds the members and bases.
         if body.is_none() && !matches!(def.kind(), CXCursor_Destructor | CXCursor_Constructor) {
@@ -893,6 +904,18 @@ pub fn parameter_type(param: &Cursor) -> Result<Ty> {
             pointee: Box::new(ty),
         },
         false => ty,
+    })
+}
+
+/// The first use of C's variable-argument builtins (`va_start`, `va_copy`, `va_end`) in a
+/// function body: device code has no variable arguments to read (`va_arg` needs `va_start`).
+fn reads_variable_arguments(body: &Cursor) -> Option<Cursor> {
+    body.children().into_iter().find_map(|c| {
+        if c.kind() == CXCursor_CallExpr && c.spelling().starts_with("__builtin_va_") {
+            Some(c)
+        } else {
+            reads_variable_arguments(&c)
+        }
     })
 }
 
