@@ -60,13 +60,20 @@ pub const DEVICE_HEAP_VARIABLE: &str = "__hipmlir_device_heap";
 pub const DEVICE_ABORT_FLAG_VARIABLE: &str = "__hipmlir_device_abort_flag";
 
 /// A `__device__` or `__constant__` variable: the host reaches it by name (hipMemcpyToSymbol).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct GlobalVar {
     /// The variable's symbol (mangled as the host compiler mangles it).
     pub name: String,
     pub size: u64,
     /// A one-thread kernel `(unsigned long long* out)` that stores the variable's device address.
     pub address_kernel: String,
+    /// The translation unit whose host object owns the variable's host shadow, when that shadow
+    /// is internal to it (a device variable of a build without `-fgpu-rdc` is each source's
+    /// own, as with hipcc): the shadow registers itself with this key, which tells the variable
+    /// apart from other sources' variables of the same name. None: the shadow is external and
+    /// the image's stub registers it by symbol.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub unit: Option<String>,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

@@ -408,6 +408,18 @@ impl Registry {
             .find_map(|m| m.find_global(name).map(|i| (m.clone(), i)))
     }
 
+    /// The registered module that defines the device variable `name` of translation unit
+    /// `unit` (see `GlobalVar::unit`).
+    pub fn find_unit_global(&self, name: &str, unit: &str) -> Option<(Arc<Module>, usize)> {
+        self.modules.iter().find_map(|m| {
+            let globals = &m.image.metadata.globals;
+            let i = globals
+                .iter()
+                .position(|g| g.name == name && g.unit.as_deref() == Some(unit))?;
+            Some((m.clone(), i))
+        })
+    }
+
     /// The images that could not be registered, one line each.
     pub fn failed_images(&self) -> &[String] {
         &self.failed_images

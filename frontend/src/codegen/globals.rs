@@ -32,6 +32,9 @@ const MAX_INITIALIZER_BYTES: usize = 65_000;
 pub struct DeviceVariable {
     pub symbol: String,
     pub size: u64,
+    /// Whether the translation unit registers the variable's host shadow itself (see
+    /// `host_shadows`).
+    pub registered_by_unit: bool,
 }
 
 /// Whether a declaration is a `__device__` or `__constant__` variable at namespace scope: an
@@ -109,6 +112,7 @@ impl<'c> ModuleCodegen<'c> {
         self.device_variables.push(DeviceVariable {
             symbol: symbol.clone(),
             size: ty.size(),
+            registered_by_unit: false,
         });
         Ok((symbol, ty))
     }

@@ -191,12 +191,16 @@ impl<'c> ModuleCodegen<'c> {
     /// `lambdas` are the lambda expressions of the user's code, host template instances
     /// included. With `unit.relocatable`, also every device function the unit defines for
     /// other sources to call (external linkage), as an object file holds all its functions.
+    /// `own_variables` are device variables of the user's headers whose host shadows are this
+    /// unit's own (see `host_shadows`): the unit has its own of each, as with hipcc; one that
+    /// does not compile is left to the sources that use it.
     pub fn emit_translation_unit(
         &mut self,
         root: &Cursor,
         launched: &[Cursor],
         lambdas: &[Cursor],
         unit: UnitScope,
+        own_variables: &[Cursor],
     ) -> Result<()> {
         for lambda in lambdas {
             self.host_lambdas
@@ -230,6 +234,10 @@ impl<'c> ModuleCodegen<'c> {
         collect_device_variables(root, &in_scope, &mut variables);
         for v in &variables {
             self.device_variable(v)?;
+        }
+        for v in own_variables.iter().filter(|v| !in_scope(v)) {
+            // Its error is for the sources whose device code uses it to report.
+            let _ = self.device_variable(v);
         }
         // Functions named by the variables' initializers (tables of function pointers).
         self.emit_pending()?;

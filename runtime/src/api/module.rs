@@ -69,7 +69,42 @@ pub unsafe extern "C" fn __hipmlirRegisterVar(
         if name.is_empty() {
             return Err(Failure::invalid_value("the variable name is empty"));
         }
-        crate::symbols::register_var(host_shadow as usize, name.into_owned(), size);
+        crate::symbols::register_var(host_shadow as usize, name.into_owned(), size, None);
+        Ok(())
+    });
+}
+
+/// Registers a host shadow internal to its translation unit (a `static` one, or any of a source
+/// compiled without `-fgpu-rdc`, whose device variables are its own as with hipcc), from the
+/// translation unit itself: as [`__hipmlirRegisterVar`], the variable being the one of that name
+/// whose image records the unit's key `unit` (`GlobalVar::unit`). Touches no device.
+///
+/// # Safety
+/// `name` and `unit` must be null or NUL-terminated strings.
+#[no_mangle]
+pub unsafe extern "C" fn __hipmlirRegisterUnitVar(
+    host_shadow: *const c_void,
+    name: *const c_char,
+    size: usize,
+    unit: *const c_char,
+) {
+    guard("__hipmlirRegisterUnitVar", || {
+        if host_shadow.is_null() {
+            return Err(Failure::invalid_value("the host variable is null"));
+        }
+        // SAFETY: per the caller.
+        let name = unsafe { c_string(name, "the variable name") }?;
+        // SAFETY: per the caller.
+        let unit = unsafe { c_string(unit, "the translation unit's key") }?;
+        if name.is_empty() {
+            return Err(Failure::invalid_value("the variable name is empty"));
+        }
+        crate::symbols::register_var(
+            host_shadow as usize,
+            name.into_owned(),
+            size,
+            Some(unit.into_owned()),
+        );
         Ok(())
     });
 }
