@@ -248,10 +248,11 @@ pub fn build<'c>(
         relocatable: options.relocatable,
     };
     let shadows = match &options.unit_key {
-        Some(_) => {
+        Some(unit_key) => {
             let shadow_options = host_shadows::ShadowOptions {
                 hip_headers: &options.hip_headers,
                 gpu_rdc: options.gpu_rdc,
+                unit_key,
             };
             host_shadows::plan(&root, &shadow_options, &mut texts)?
         }

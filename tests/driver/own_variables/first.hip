@@ -3,11 +3,16 @@
 
 __device__ int devSymbol[kSymbols];
 static __device__ int launches = 0;
+// Managed memory of this source's own.
+__managed__ int tally = 5;
 
 __global__ void first_update(int base) {
   int i = blockIdx.x * blockDim.x + threadIdx.x;
   if (i < kSymbols) devSymbol[i] = 2 * devSymbol[i] + base + header_offsets[i % 4];
-  if (i == 0) ++launches;
+  if (i == 0) {
+    ++launches;
+    tally += 1;
+  }
 }
 
 namespace {
@@ -30,6 +35,7 @@ int run_first() {
   HIP_CHECK(hipGetSymbolSize(&size, HIP_SYMBOL(devSymbol)));
   bad += count_mismatches("first size", std::vector<size_t>{size},
                           std::vector<size_t>{kSymbols * sizeof(int)});
+  bad += count_mismatches("first tally", std::vector<int>{tally}, std::vector<int>{6});
   return bad;
 }
 
@@ -46,6 +52,7 @@ int check_first_again() {
   int count = 0;
   HIP_CHECK(hipMemcpyFromSymbol(&count, HIP_SYMBOL(launches), sizeof count));
   bad += count_mismatches("first launches", std::vector<int>{count}, std::vector<int>{1});
+  bad += count_mismatches("first tally again", std::vector<int>{tally}, std::vector<int>{6});
   return bad;
 }
 

@@ -4,11 +4,15 @@
 
 __device__ long long devSymbol[2 * kSymbols];
 static __device__ int launches = 0;
+__managed__ int tally = 50;
 
 __global__ void second_update(long long factor) {
   int i = blockIdx.x * blockDim.x + threadIdx.x;
   if (i < 2 * kSymbols) devSymbol[i] = devSymbol[i] * factor - header_offsets[i % 4];
-  if (i == 0) launches += 5;
+  if (i == 0) {
+    launches += 5;
+    tally += 10;
+  }
 }
 
 int run_second() {
@@ -34,5 +38,6 @@ int run_second() {
   int count = 0;
   HIP_CHECK(hipMemcpyFromSymbol(&count, HIP_SYMBOL(launches), sizeof count));
   bad += count_mismatches("second launches", std::vector<int>{count}, std::vector<int>{10});
+  bad += count_mismatches("second tally", std::vector<int>{tally}, std::vector<int>{70});
   return bad;
 }

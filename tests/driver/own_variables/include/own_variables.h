@@ -1,6 +1,6 @@
-// Two sources of one program, each defining device variables of the same names: built without
-// -fgpu-rdc, each source's are its own (as with hipcc), through the symbol API and in its
-// kernels alike. Every element is compared with a host reference.
+// Two sources of one program, each defining device and managed variables of the same names:
+// built without -fgpu-rdc, each source's are its own (as with hipcc), through the symbol API, on
+// the host and in its kernels alike. Every element is compared with a host reference.
 #pragma once
 
 #include <hip/hip_runtime.h>
