@@ -49,6 +49,14 @@ fn memory_api_and_misuse() {
     );
 }
 
+/// Virtual memory management: physical memory mapped into reserved ranges, shared with a child
+/// process through a file descriptor (the program runs itself as the child).
+#[test]
+fn virtual_memory_management() {
+    let out = build_and_run("virtual_memory.hip", None);
+    assert!(out.contains("virtual_memory PASSED"), "{out}");
+}
+
 #[test]
 fn eight_threads_on_their_own_streams() {
     build_and_run("threads.hip", None);

@@ -64,6 +64,34 @@ pub mod address_space {
     pub const PRIVATE: u32 = 5;
 }
 
+/// The device's clocks. The frontend reads one as a call of a function declared under its
+/// symbol, `() -> i64`; each target's pipeline lowers the call (SPIR-V `OpReadClockKHR`, PTX
+/// `%clock64` and `%globaltimer`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum DeviceClock {
+    /// A counter of the device's clock cycles (`clock64`, `clock`).
+    Cycles,
+    /// A clock of constant rate (`wall_clock64`).
+    Wall,
+}
+
+impl DeviceClock {
+    pub const ALL: [DeviceClock; 2] = [DeviceClock::Cycles, DeviceClock::Wall];
+
+    /// The symbol of the function whose call reads the clock.
+    pub fn symbol(self) -> &'static str {
+        match self {
+            DeviceClock::Cycles => "__hipmlir_clock_cycles",
+            DeviceClock::Wall => "__hipmlir_clock_wall",
+        }
+    }
+
+    /// The clock a function symbol reads, if it is one of them.
+    pub fn of_symbol(symbol: &str) -> Option<DeviceClock> {
+        DeviceClock::ALL.into_iter().find(|c| c.symbol() == symbol)
+    }
+}
+
 /// LLVM's `AtomicBinOp` (MLIR's `LLVM::AtomicBinOp`), the `bin_op` of `llvm.atomicrmw`: the
 /// frontend writes it, the target lowerings read it. The values are LLVM's own.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

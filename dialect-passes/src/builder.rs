@@ -430,13 +430,19 @@ impl<'c> Rewriter<'c> {
         )
     }
 
-    /// `spirv.func @name(...) "Pure"`, imported by linkage (a declaration: no body).
-    pub fn imported_pure_function(
+    /// `spirv.func @name(...)`, imported by linkage (a declaration: no body); `"Pure"` when
+    /// `pure` (calls with the same operands give the same result).
+    pub fn imported_function(
         &self,
         name: &str,
         function_type: FunctionType<'c>,
+        pure: bool,
     ) -> Result<(), LowerError> {
         let ctx = self.ctx;
+        let control = match pure {
+            true => spirv_ir::FUNCTION_CONTROL_PURE,
+            false => spirv_ir::FUNCTION_CONTROL_NONE,
+        };
         let attributes = [
             ("sym_name", StringAttribute::new(ctx, name).into()),
             (
@@ -445,7 +451,7 @@ impl<'c> Rewriter<'c> {
             ),
             (
                 "function_control",
-                spirv_ir::function_control_attr(ctx, spirv_ir::FUNCTION_CONTROL_PURE),
+                spirv_ir::function_control_attr(ctx, control),
             ),
             (
                 "linkage_attributes",

@@ -11,6 +11,7 @@ mod address_space_map;
 mod address_spaces;
 mod atomics;
 mod builder;
+mod clocks;
 mod context;
 mod device_link;
 mod dynamic_shared;
@@ -105,7 +106,7 @@ pub fn serialize_spirv(ctx: &Context, module: &mut Module) -> Result<Vec<u8>, Lo
     let byval = spirv_patch::collect_byval(module);
     Pipeline::parse("gpu-module-to-binary")?.run(ctx, module, false)?;
     let binary = passes::binary_object(module)?;
-    let binary = spirv_patch::resolve_opencl_std_imports(&binary)?;
+    let binary = spirv_patch::resolve_imports(&binary)?;
     let binary = spirv_patch::write_zero_initializers(&binary, &zero_initialized)?;
     spirv_patch::decorate_byval(&binary, &byval)
 }

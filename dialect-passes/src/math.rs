@@ -246,6 +246,9 @@ fn declare_import(
         .first_block()
         .ok_or_else(|| at(&"empty gpu.module"))?;
     let function_type = FunctionType::new(ctx, inputs, &[result]);
-    Rewriter::at_start(ctx, body.to_raw(), user.location())
-        .imported_pure_function(name, function_type)
+    Rewriter::at_start(ctx, body.to_raw(), user.location()).imported_function(
+        name,
+        function_type,
+        true,
+    )
 }

@@ -11,6 +11,7 @@
 //! - device library calls become libdevice's `__nv_*` functions (math ops are converted by
 //!   `convert-gpu-to-nvvm` itself);
 //! - `printf` becomes CUDA's `vprintf(format, argument buffer)`;
+//! - the device's clocks are `%clock64` (cycles) and `%globaltimer` (nanoseconds);
 //! - warp reductions and shuffles run under the active mask, block votes are `bar.red`, and an
 //!   atomic through a generic pointer is guarded against private memory: calls of the helpers
 //!   of `nvptx_helpers`.
@@ -20,7 +21,7 @@
 
 use std::collections::HashSet;
 
-use hipmlir_device_image::BYVAL_ATTRIBUTE;
+use hipmlir_device_image::{DeviceClock, BYVAL_ATTRIBUTE};
 use melior::dialect::llvm::{self, AllocaOptions, LoadStoreOptions};
 use melior::dialect::ods::llvm as ods_llvm;
 use melior::ir::attribute::{
@@ -85,6 +86,15 @@ const FAST: &[(&str, &str)] = &[
     ("__sinf", "__nv_fast_sinf"),
     ("__tanf", "__nv_fast_tanf"),
 ];
+
+/// The NVVM intrinsic reading a device clock's special register: the SM's cycle counter, and
+/// the global timer (nanoseconds; the runtime's `hipDeviceAttributeWallClockRate` says 1 GHz).
+fn clock_register(clock: DeviceClock) -> &'static str {
+    match clock {
+        DeviceClock::Cycles => "llvm.nvvm.read.ptx.sreg.clock64",
+        DeviceClock::Wall => "llvm.nvvm.read.ptx.sreg.globaltimer",
+    }
+}
 
 /// A `gpu.shuffle idx` whose validity flag is unused becomes a call of its helper; others are
 /// left to convert-gpu-to-nvvm.
@@ -268,6 +278,13 @@ pub fn lower_hip_to_nvptx(ctx: &Context, module: &Module) -> Result<(), LowerErr
         }
         // SAFETY: a live call found by the walk.
         let call = unsafe { OperationRef::from_raw(raw) };
+        if let Some(clock) = DeviceClock::of_symbol(&callee) {
+            let i64t: Type = IntegerType::new(ctx, 64).into();
+            let ticks =
+                Rewriter::before(ctx, &call).call_intrinsic(clock_register(clock), &[], &[i64t])?;
+            replace(raw, &ticks);
+            continue;
+        }
         let Some(nv) = libdevice_name(&callee) else {
             return Err(unsupported(
                 &call,

@@ -123,7 +123,9 @@ pub fn add_missing_capabilities(ctx: &Context, module: &Module) -> Result<(), Lo
     let mut needs_int64_atomics = false;
     let mut needs_linkage = false;
     let mut needs_no_wrap = false;
+    let mut reads_clock = false;
     let i64_type: melior::ir::Type = melior::ir::r#type::IntegerType::new(ctx, 64).into();
+    let clock_callee = format!("@{}", crate::clocks::READ_CLOCK_IMPORT);
     module.as_operation().walk(WalkOrder::PreOrder, |op| {
         let name = op.name();
         let name = name.as_string_ref().as_str().unwrap_or("");
@@ -131,6 +133,12 @@ pub fn add_missing_capabilities(ctx: &Context, module: &Module) -> Result<(), Lo
             spirv_modules.push(op.to_raw());
         } else if name.starts_with("spirv.Atomic") && op.results().any(|r| r.r#type() == i64_type) {
             needs_int64_atomics = true;
+        } else if name == "spirv.FunctionCall"
+            && op
+                .attribute("callee")
+                .is_ok_and(|c| c.to_string() == clock_callee)
+        {
+            reads_clock = true;
         }
         if op.has_attribute("no_signed_wrap") || op.has_attribute("no_unsigned_wrap") {
             needs_no_wrap = true;
@@ -138,29 +146,36 @@ pub fn add_missing_capabilities(ctx: &Context, module: &Module) -> Result<(), Lo
         needs_linkage |= name.starts_with("spirv.") && op.has_attribute("linkage_attributes");
         WalkResult::Advance
     });
-    let capabilities: Vec<i64> = [
-        (needs_int64_atomics, spirv_ir::CAPABILITY_INT64_ATOMICS),
-        (needs_linkage, spirv_ir::CAPABILITY_LINKAGE),
-    ]
-    .into_iter()
-    .filter_map(|(needed, capability)| needed.then_some(capability))
-    .collect();
-    if capabilities.is_empty() && !needs_no_wrap {
-        return Ok(());
-    }
+    // (capability, extension) pairs the module needs beyond what spirv-update-vce derived.
+    let additions = [
+        (
+            needs_int64_atomics,
+            Some(spirv_ir::CAPABILITY_INT64_ATOMICS),
+            None,
+        ),
+        (needs_linkage, Some(spirv_ir::CAPABILITY_LINKAGE), None),
+        (needs_no_wrap, None, Some(NO_WRAP_EXTENSION)),
+        (
+            reads_clock,
+            Some(crate::clocks::CAPABILITY_SHADER_CLOCK),
+            Some(crate::clocks::SHADER_CLOCK_EXTENSION),
+        ),
+    ];
     for raw in spirv_modules {
         // SAFETY: a live spirv.module found by the walk.
         let mut op = unsafe { OperationRefMut::from_raw(raw) };
-        let vce = op
-            .attribute("vce_triple")
-            .map_err(|e| LowerError::internal(op.location(), e))?;
-        let bad = || LowerError::internal(op.location(), format!("bad vce triple {vce}"));
-        let mut attr = spirv_ir::vce_with(vce, None, needs_no_wrap.then_some(NO_WRAP_EXTENSION))
-            .ok_or_else(bad)?;
-        for &capability in &capabilities {
-            attr = spirv_ir::vce_with(attr, Some(capability), None).ok_or_else(bad)?;
+        for (needed, capability, extension) in additions {
+            if !needed {
+                continue;
+            }
+            let vce = op
+                .attribute("vce_triple")
+                .map_err(|e| LowerError::internal(op.location(), e))?;
+            let attr = spirv_ir::vce_with(vce, capability, extension).ok_or_else(|| {
+                LowerError::internal(op.location(), format!("bad vce triple {vce}"))
+            })?;
+            op.set_attribute("vce_triple", attr);
         }
-        op.set_attribute("vce_triple", attr);
     }
     Ok(())
 }

@@ -46,6 +46,7 @@ pub fn spirv_pipeline(options: &SpirvOptions) -> String {
         // target-neutral until this pass.
         registry::ADDRESS_SPACES_TO_SPIRV.to_string(),
         registry::LOWER_TRAP_TO_SPIRV.to_string(),
+        registry::LOWER_CLOCKS_TO_SPIRV.to_string(),
         registry::LOWER_DYNAMIC_SHARED.to_string(),
         registry::LINEARIZE_WARP_BLOCKS.to_string(),
         "gpu.module(canonicalize,cse,symbol-dce)".to_string(),

@@ -40,12 +40,13 @@ pub const MARK_ENTRY_POINTS: &str = "hipmlir-mark-entry-points";
 pub const LOWER_POINTERS_TO_SPIRV: &str = "hipmlir-lower-pointers-to-spirv";
 pub const LOWER_MATH_TO_OPENCL: &str = "hipmlir-lower-math-to-opencl";
 pub const LOWER_TRAP_TO_SPIRV: &str = "hipmlir-lower-trap-to-spirv";
+pub const LOWER_CLOCKS_TO_SPIRV: &str = "hipmlir-lower-clocks-to-spirv";
 pub const ADD_MISSING_CAPABILITIES: &str = "hipmlir-add-missing-capabilities";
 
 /// The option of `hipmlir-lower-pointers-to-spirv` that the float-atomics variant sets.
 pub const NATIVE_FLOAT_ATOMICS: &str = "native-float-atomics";
 
-const PASS_COUNT: usize = 15;
+const PASS_COUNT: usize = 16;
 
 /// Every pass of hipmlir's, in the order the SPIR-V pipeline runs them.
 pub static PASSES: [PassInfo; PASS_COUNT] = [
@@ -141,6 +142,13 @@ pub static PASSES: [PassInfo; PASS_COUNT] = [
         run: |_, module, _| crate::traps::lower_trap_to_spirv(module),
     },
     PassInfo {
+        name: LOWER_CLOCKS_TO_SPIRV,
+        summary: "reads of the device's clocks (clock64, wall_clock64) become calls of a \
+                  placeholder that serialization turns into OpReadClockKHR (Device scope)",
+        options: &[],
+        run: |ctx, module, _| crate::clocks::lower_clocks_to_spirv(ctx, module),
+    },
+    PassInfo {
         name: LOWER_DYNAMIC_SHARED,
         summary: "dynamic shared memory (extern __shared__) becomes a trailing workgroup-pointer \
                   argument of each kernel using it, sized at launch",
@@ -188,7 +196,7 @@ pub static PASSES: [PassInfo; PASS_COUNT] = [
     PassInfo {
         name: ADD_MISSING_CAPABILITIES,
         summary: "adds what spirv-update-vce does not derive: Int64Atomics for 64-bit atomics, \
-                  the no-wrap decorations' extension",
+                  the no-wrap decorations' extension, ShaderClockKHR where a clock is read",
         options: &[],
         run: |ctx, module, _| crate::passes::add_missing_capabilities(ctx, module),
     },

@@ -83,6 +83,8 @@ impl std::ops::BitOr for MemorySemantics {
 
 /// `MemoryAccess::Volatile`, the one memory access hipmlir marks.
 pub const MEMORY_ACCESS_VOLATILE: u32 = 0x1;
+/// `FunctionControl::None`.
+pub const FUNCTION_CONTROL_NONE: u32 = 0;
 /// `FunctionControl::Pure`.
 pub const FUNCTION_CONTROL_PURE: u32 = 0x4;
 /// `LinkageType::Export`.

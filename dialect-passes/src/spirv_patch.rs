@@ -1,7 +1,8 @@
 //! What the serialized SPIR-V still needs that MLIR's spirv dialect cannot say, patched in the
 //! words (through device-image's `spirv_words`, which the runtime's reader uses too):
 //! * calls of imported `__hipmlir_opencl_std_<N>_...` functions become `OpExtInst <OpenCL.std>
-//!   N`, for the OpenCL.std functions that have no `spirv.CL` op (see [`crate::math`]);
+//!   N`, for the OpenCL.std functions that have no `spirv.CL` op (see [`crate::math`]), and
+//!   calls of the clock placeholder `OpReadClockKHR` (see [`crate::clocks`]);
 //! * zero-filled global variables get an `OpConstantNull` initializer (see
 //!   [`crate::initializers`]);
 //! * kernels' by-value struct parameters are decorated `FuncParamAttr ByVal` and `Alignment`
@@ -67,23 +68,41 @@ fn words(bytes: &[u8]) -> Result<Vec<u32>, LowerError> {
     spirv_words::words(bytes).map_err(err)
 }
 
-pub fn resolve_opencl_std_imports(bytes: &[u8]) -> Result<Vec<u8>, LowerError> {
+/// What a call of an imported placeholder function becomes.
+#[derive(Debug, Clone, Copy)]
+enum Import {
+    /// `OpExtInst <OpenCL.std> number args...`.
+    OpenClStd(u32),
+    /// `OpReadClockKHR scope` (the call's one argument is the scope constant).
+    ReadClock,
+}
+
+impl Import {
+    fn of_linkage_name(name: &str) -> Option<Import> {
+        if name == crate::clocks::READ_CLOCK_IMPORT {
+            return Some(Import::ReadClock);
+        }
+        name.strip_prefix(OPENCL_STD_PREFIX)
+            .and_then(|rest| rest.split('_').next())
+            .and_then(|n| n.parse::<u32>().ok())
+            .map(Import::OpenClStd)
+    }
+}
+
+/// Calls of hipmlir's imported placeholder functions become the instructions they stand for;
+/// the placeholders' declarations go.
+pub fn resolve_imports(bytes: &[u8]) -> Result<Vec<u8>, LowerError> {
     let words = words(bytes)?;
     let mut patch = Patch::new(&words)?;
 
-    // Imports by function id → OpenCL.std instruction number.
-    let mut imports: HashMap<u32, u32> = HashMap::new();
+    // Imports by function id.
+    let mut imports: HashMap<u32, Import> = HashMap::new();
     let mut other_linkage = false;
     for i in &patch.instructions {
         if i.is(Op::Decorate) && i.operand(1) == Some(Decoration::LinkageAttributes as u32) {
-            let name = i.string(2);
-            match name
-                .strip_prefix(OPENCL_STD_PREFIX)
-                .and_then(|rest| rest.split('_').next())
-                .and_then(|n| n.parse::<u32>().ok())
-            {
-                Some(number) => {
-                    imports.insert(i.operands()[0], number);
+            match Import::of_linkage_name(&i.string(2)) {
+                Some(import) => {
+                    imports.insert(i.operands()[0], import);
                 }
                 None => other_linkage = true,
             }
@@ -92,6 +111,7 @@ pub fn resolve_opencl_std_imports(bytes: &[u8]) -> Result<Vec<u8>, LowerError> {
     if imports.is_empty() {
         return Ok(bytes.to_vec());
     }
+    let uses_opencl_std = imports.values().any(|i| matches!(i, Import::OpenClStd(_)));
 
     // What to drop: the imports' declarations, decorations and names.
     let mut drop: HashSet<usize> = HashSet::new();
@@ -119,7 +139,7 @@ pub fn resolve_opencl_std_imports(bytes: &[u8]) -> Result<Vec<u8>, LowerError> {
         }
     }
 
-    // The OpenCL.std import, created if the module has none.
+    // The OpenCL.std import, created if the module has none and needs it.
     let existing = patch
         .instructions
         .iter()
@@ -128,13 +148,14 @@ pub fn resolve_opencl_std_imports(bytes: &[u8]) -> Result<Vec<u8>, LowerError> {
     let mut new_import = Vec::new();
     let std_id = match existing {
         Some(id) => id,
-        None => {
+        None if uses_opencl_std => {
             let id = patch.new_id();
             let mut operands = vec![id];
             operands.extend(encode_string("OpenCL.std"));
             push_instruction(&mut new_import, Op::ExtInstImport, &operands).map_err(err)?;
             id
         }
+        None => 0,
     };
 
     let mut out = patch.header();
@@ -147,11 +168,19 @@ pub fn resolve_opencl_std_imports(bytes: &[u8]) -> Result<Vec<u8>, LowerError> {
             out.append(&mut new_import);
         }
         match i.operand(2).and_then(|f| imports.get(&f)) {
-            Some(number) if i.is(Op::FunctionCall) => {
+            Some(Import::OpenClStd(number)) if i.is(Op::FunctionCall) => {
                 // [type, result, function, args...] → [type, result, set, number, args...]
                 let mut operands = vec![ops[0], ops[1], std_id, *number];
                 operands.extend_from_slice(&ops[3..]);
                 push_instruction(&mut out, Op::ExtInst, &operands).map_err(err)?;
+            }
+            Some(Import::ReadClock) if i.is(Op::FunctionCall) => {
+                // [type, result, function, scope] → [type, result, scope]
+                let [ty, result, _, scope] = ops else {
+                    return Err(err("a clock read without its scope"));
+                };
+                push_instruction(&mut out, Op::ReadClockKHR, &[*ty, *result, *scope])
+                    .map_err(err)?;
             }
             _ => out.extend_from_slice(i.words),
         }
@@ -337,13 +366,13 @@ mod tests {
     #[test]
     fn binaries_without_imports_are_unchanged() {
         let header = spirv_words::to_bytes(&[spirv_words::MAGIC, 0x0001_0000, 0, 10, 0]);
-        assert_eq!(resolve_opencl_std_imports(&header).unwrap(), header);
+        assert_eq!(resolve_imports(&header).unwrap(), header);
     }
 
     #[test]
     fn truncated_binaries_are_errors() {
         let mut words = vec![spirv_words::MAGIC, 0x0001_0000, 0, 10, 0];
         words.push((5 << 16) | Op::Name as u32); // claims 5 words, has 1
-        assert!(resolve_opencl_std_imports(&spirv_words::to_bytes(&words)).is_err());
+        assert!(resolve_imports(&spirv_words::to_bytes(&words)).is_err());
     }
 }

@@ -21,7 +21,7 @@ fn dump_filtered(c: Cursor, depth: usize, main_only: bool) {
         .filter(|_| c.kind_name().contains("Ref") || c.kind_name().contains("Call"))
         .map(|r| {
             let l = r.canonical().location();
-            format!(" -> {}:{}", l.file, l.line)
+            format!(" -> {} {}:{}", r.kind_name(), l.file, l.line)
         })
         .unwrap_or_default();
     println!(

@@ -141,15 +141,18 @@ __device__ void __syncwarp(void);
 __device__ void __syncwarp(unsigned long long mask);
 __device__ unsigned int __lane_id(void);
 
-// The device's clocks: a counter of clock cycles (clock64, __clock64; clockInstructionRate kHz)
-// and a constant-rate wall clock (wall_clock64; hipDeviceAttributeWallClockRate kHz). Declared so
-// that programs which hold them in code a kernel does not reach compile; a kernel that reads one
-// is refused with a message until the targets' clock reads (SPIR-V OpReadClockKHR, PTX %clock64
-// and %globaltimer) are lowered.
+// The device's clocks: a counter of clock cycles (clock64, __clock64, __clock and clock; what
+// hipDeviceAttributeClockInstructionRate states) and a constant-rate wall clock (wall_clock64;
+// hipDeviceAttributeWallClockRate). SPIR-V reads both through OpReadClockKHR (the device's
+// clock), PTX through %clock64 and %globaltimer.
 __device__ long long int clock64(void);
 __device__ long long int __clock64(void);
 __device__ long long int __clock(void);
 __device__ unsigned long long int wall_clock64(void);
+#include <time.h>
+// Device code's clock(): a device overload of the C library's host function (clang tells the
+// two apart by their __device__ and __host__ targets; the type is <time.h>'s clock_t).
+__device__ clock_t clock(void);
 #endif
 
 #if defined(__HIP__)

@@ -27,6 +27,8 @@ pub enum Kind {
     MemPool = 9,
     /// Driver API contexts (`hipCtx_t`).
     Context = 10,
+    /// Physical allocations of virtual memory management (`hipMemGenericAllocationHandle_t`).
+    PhysicalMemory = 11,
     /// `hipUserObject_t` (rt-devices; the top value, leaving 6.. to the others' kinds).
     UserObject = 15,
 }

@@ -47,6 +47,7 @@ pub mod spirv;
 mod symbols;
 mod texture;
 mod user_object;
+mod vmm;
 
 pub mod api;
 pub mod error;
@@ -80,6 +81,8 @@ pub use api::memset::*;
 pub use api::mipmap::*;
 pub use api::pointer::*;
 pub use api::user_object::*;
+// Virtual memory management and the rest of the API (rt-vmm).
+pub use api::virtual_memory::*;
 pub use api::{hipError_t, hipEvent_t, hipStream_t};
 pub use arrays::{Array3DDescriptor, ArrayDescriptor, ChannelFormatDesc, Memcpy3DParms, Pos};
 pub use backend::{Dim3, Extent, FuncAttributes, MemcpyKind, PitchedPtr, PointerAttributes};

@@ -164,7 +164,7 @@ pub struct HipDeviceProp {
     /// "spirv64" (there is no GCN architecture); the CUDA backend's `sm_XX`.
     pub gcnArchName: [c_char; 256],
     pub maxSharedMemoryPerMultiProcessor: usize,
-    /// kHz of the device's clock counter: clockRate.
+    /// kHz of the counter clock64 reads (the backends set it; clockRate until then).
     pub clockInstructionRate: i32,
     pub arch: HipDeviceArch,
     /// AMD's HDP registers: none (null pointers, kept as addresses so the struct is Send).

@@ -16,6 +16,7 @@ use crate::types::{AddrSpace, Ty};
 
 use hipmlir_device_image::atomic_ordering::{MONOTONIC, SEQ_CST};
 use hipmlir_device_image::AtomicBinOp as RmwOp;
+use hipmlir_device_image::DeviceClock;
 
 /// The atomics of hipmlir's device header, by name without its scope suffix (`_block`,
 /// `_system`).
@@ -95,9 +96,15 @@ const SYNC: &[(&str, Sync)] = &[
     ("__threadfence_system", Sync::Fence("")),
 ];
 
-/// The device clocks hipmlir's device header declares; no target lowering reads them yet, so a
-/// kernel that calls one is refused (see `builtin_call`).
-const CLOCKS: &[&str] = &["clock64", "__clock64", "__clock", "wall_clock64"];
+/// The device clocks of hipmlir's device header, by name: each reads one of the device's clocks
+/// (a call each target's pipeline lowers; see device-image's `DeviceClock`).
+const CLOCKS: &[(&str, DeviceClock)] = &[
+    ("clock64", DeviceClock::Cycles),
+    ("__clock64", DeviceClock::Cycles),
+    ("__clock", DeviceClock::Cycles),
+    ("clock", DeviceClock::Cycles),
+    ("wall_clock64", DeviceClock::Wall),
+];
 
 /// The sync scope of an atomic from its name's suffix.
 fn scope_of(name: &str) -> (&str, &'static str) {
@@ -133,14 +140,8 @@ impl<'c> FunctionCodegen<'c, '_> {
             }
             _ => {}
         }
-        if CLOCKS.contains(&name) {
-            return Err(FrontendError::unsupported(
-                e.location(),
-                format!(
-                    "'{name}': hipmlir does not read device clocks yet (SPIR-V OpReadClockKHR, \
-                     PTX %clock64/%globaltimer)"
-                ),
-            ));
+        if let Some((_, clock)) = CLOCKS.iter().find(|(n, _)| *n == name) {
+            return self.read_clock(*clock, e).map(Some);
         }
         if let Some((_, sync)) = SYNC.iter().find(|(n, _)| *n == name) {
             return self.sync(*sync, name, e, args).map(Some);
@@ -175,6 +176,24 @@ impl<'c> FunctionCodegen<'c, '_> {
         let v = self.rvalue_as(value, &ty)?.scalar();
         self.atomic_rmw(op, ptr, v, &ty, scope, loc)
             .map(|old| Some(Val::Scalar(old)))
+    }
+
+    /// A read of one of the device's clocks: a call of its declaration, converted to the type
+    /// the builtin returns.
+    fn read_clock(&mut self, clock: DeviceClock, e: &Cursor) -> Result<Val<'c>> {
+        let loc = self.loc(e);
+        let i64t = Ty::LONG.value_mlir(self.ctx());
+        self.module
+            .declare_external(clock.symbol(), &[], i64t, loc)?;
+        let callee = melior::ir::attribute::FlatSymbolRefAttribute::new(self.ctx(), clock.symbol());
+        let ticks = self.b.insert_value(melior::dialect::func::call(
+            self.ctx(),
+            callee,
+            &[],
+            &[i64t],
+            loc,
+        ))?;
+        self.convert(Val::Scalar(ticks), &Ty::LONG, &Ty::of(e)?, e)
     }
 
     /// A barrier, block vote or fence.
@@ -493,7 +512,7 @@ fn claims(name: &str) -> bool {
     let (base, _) = scope_of(name);
     SYNC.iter().any(|(n, _)| *n == name)
         || ATOMICS.iter().any(|(n, _)| *n == base)
-        || CLOCKS.contains(&name)
+        || CLOCKS.iter().any(|(n, _)| *n == name)
 }
 
 #[cfg(test)]

@@ -85,7 +85,68 @@ fn is_managed_attribute(attr: &Cursor) -> bool {
         .is_some_and(|t| managed(&t.text))
 }
 
+/// Whether a declaration is a host constant that device code may read: a `const` or
+/// `constexpr` variable at namespace or class scope (an instance of a variable template
+/// included) with no device attribute. Clang gives such a variable a device copy (an implicit
+/// `__constant__`) where device code uses it; hipmlir does the same for the reads it cannot
+/// fold (an array indexed at run time, a member of a struct, an address).
+pub fn is_host_constant(decl: &Cursor) -> bool {
+    let variable = match decl.kind() {
+        CXCursor_VarDecl => true,
+        CXCursor_UnexposedDecl => !decl.ty().is_dependent(),
+        _ => false,
+    };
+    variable
+        && decl.has_global_storage()
+        && decl.ty().is_const()
+        && !decl.has_attr(CXCursor_CUDADeviceAttr)
+        && !decl.has_attr(CXCursor_CUDAConstantAttr)
+        && !decl.has_attr(CXCursor_CUDASharedAttr)
+        && !is_managed(decl)
+}
+
 impl<'c> ModuleCodegen<'c> {
+    /// The symbol of the device copy of a host constant (see [`is_host_constant`]): a
+    /// read-only global of this source, initialized as the constant is; its initializer must be
+    /// a constant, as clang requires.
+    pub fn host_constant(&mut self, decl: &Cursor) -> Result<(String, Ty)> {
+        let key = decl.canonical();
+        let ty = Ty::of(decl)?;
+        if let Some(symbol) = self.globals.get(&key) {
+            return Ok((symbol.clone(), ty));
+        }
+        let symbol = decl.mangled_name();
+        let l = decl.location();
+        let loc = Location::new(self.ctx, &l.file, l.line as usize, l.column as usize);
+        let init = decl
+            .definition()
+            .and_then(|d| d.var_initializer())
+            .ok_or_else(|| {
+                FrontendError::unsupported(
+                    decl.location(),
+                    format!(
+                        "host constant '{}' read in device code without its initializer here",
+                        decl.spelling()
+                    ),
+                )
+            })?;
+        let mut bytes = vec![0u8; ty.size() as usize];
+        if !is_trivial_construction(&init) {
+            self.constant_bytes(&init, &ty, &mut bytes, 0)?;
+        }
+        self.declare_global(
+            &symbol,
+            Some(&bytes),
+            ty.size(),
+            AddrSpace::Global,
+            true,
+            Linkage::Internal,
+            loc,
+        )?;
+        self.globals.insert(key, symbol.clone());
+        Ok((symbol, ty))
+    }
+
     /// The symbol of a device variable, declared as an `llvm.mlir.global` in the global address
     /// space with its initializer as bytes (zero when it has none, as C requires).
     pub fn device_variable(&mut self, decl: &Cursor) -> Result<(String, Ty)> {

@@ -122,6 +122,7 @@ pub(super) fn reset(device: &dyn crate::backend::Device) -> HipResult<()> {
     crate::mipmaps::forget_dead();
     crate::mempool::reset(device.id());
     crate::graph::memory::reset(device.id());
+    device.settings().reset();
     device.reset()
 }
 

@@ -108,6 +108,14 @@ pub unsafe extern "C" fn hipDeviceGetPCIBusId(
         let text = pci_bus_id(&properties(device)?);
         // SAFETY: checked non-null and non-empty; valid for `len` bytes per the caller.
         unsafe { write_c_string(bus_id, len, &text) };
+        // As HIP: a buffer too short for the whole id and its NUL gets the id's start, ended
+        // by a NUL, and an error.
+        if usize::try_from(len).is_ok_and(|len| len <= text.len()) {
+            return Err(Failure::invalid_value(format!(
+                "the bus id '{text}' needs {} bytes; the buffer has {len}",
+                text.len() + 1
+            )));
+        }
         Ok(())
     })
 }

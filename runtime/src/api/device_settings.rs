@@ -24,7 +24,8 @@ pub extern "C" fn hipSetDeviceFlags(flags: c_uint) -> hipError_t {
     })
 }
 
-/// Writes the calling thread's device's flags (0, `hipDeviceScheduleAuto`, until set).
+/// Writes the calling thread's device's scheduling flags (0, `hipDeviceScheduleAuto`, until
+/// set; the other flags are not reported back, as in ROCm).
 ///
 /// # Safety
 /// `flags` must be null or valid for writing an `unsigned int`.
@@ -34,7 +35,7 @@ pub unsafe extern "C" fn hipGetDeviceFlags(flags: *mut c_uint) -> hipError_t {
         if flags.is_null() {
             return Err(Failure::invalid_value("the flags pointer is null"));
         }
-        let value = current_device()?.device_flags()?.raw();
+        let value = current_device()?.device_flags()?.reported();
         // SAFETY: checked non-null; valid per the caller.
         unsafe { write_out(flags, value, "the flags pointer") }
     })

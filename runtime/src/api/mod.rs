@@ -50,6 +50,8 @@ pub mod memset;
 pub mod mipmap;
 pub mod pointer;
 pub mod user_object;
+// Virtual memory management and the rest of the API (rt-vmm).
+pub mod virtual_memory;
 
 /// `hipError_t` as the C ABI passes it (a C enum is an `int`).
 #[allow(non_camel_case_types)]

@@ -264,7 +264,7 @@ pub fn from_properties(
         // The device does not say.
         HostNumaId => -1,
         // kHz.
-        ClockInstructionRate => p.clockRate,
+        ClockInstructionRate => p.clockInstructionRate,
         Unused3 | Unused4 | Unused5 => 0,
         MaxSharedMemoryPerMultiprocessor => clamp(p.maxSharedMemoryPerMultiProcessor),
         HdpMemFlushCntl | HdpRegFlushCntl => return None,
@@ -283,7 +283,7 @@ pub fn from_properties(
         PhysicalMultiProcessorCount => p.multiProcessorCount,
         // USM is coherent.
         FineGrainSupport => p.managedMemory,
-        // No wall clock.
+        // The backends that have a wall clock answer for it themselves.
         WallClockRate => 0,
     })
 }

@@ -123,6 +123,12 @@ impl DeviceFlags {
     pub fn raw(self) -> u32 {
         self.0
     }
+
+    /// What `hipGetDeviceFlags` reports: the scheduling policy alone (ROCm's runtime ignores
+    /// the other flags, and HIP programs compare with it).
+    pub fn reported(self) -> u32 {
+        self.0 & Self::SCHEDULE_MASK
+    }
 }
 
 /// What a program sets on a device and reads back where the backend has no control of its
@@ -140,7 +146,7 @@ impl Default for DeviceSettings {
     fn default() -> Self {
         DeviceSettings {
             cache_config: AtomicI32::new(0),
-            shared_mem_config: AtomicI32::new(0),
+            shared_mem_config: AtomicI32::new(SharedMemConfig::FourByte as i32),
             device_flags: AtomicU32::new(0),
             stack_size: AtomicUsize::new(DEFAULT_STACK_SIZE),
         }
@@ -185,6 +191,15 @@ impl DeviceSettings {
 
     pub fn set_device_flags(&self, flags: DeviceFlags) {
         self.device_flags.store(flags.raw(), Ordering::Relaxed);
+    }
+
+    /// Back to the defaults (`hipDeviceReset`).
+    pub fn reset(&self) {
+        self.cache_config.store(0, Ordering::Relaxed);
+        self.shared_mem_config
+            .store(SharedMemConfig::FourByte as i32, Ordering::Relaxed);
+        self.device_flags.store(0, Ordering::Relaxed);
+        self.stack_size.store(DEFAULT_STACK_SIZE, Ordering::Relaxed);
     }
 }
 

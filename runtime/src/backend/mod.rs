@@ -282,7 +282,7 @@ pub trait Device: Send + Sync {
         Ok(())
     }
 
-    /// `hipDeviceGetSharedMemConfig`.
+    /// `hipDeviceGetSharedMemConfig`: four-byte banks until set (as HIP reports).
     fn shared_mem_config(&self) -> HipResult<SharedMemConfig> {
         Ok(self.settings().shared_mem_config())
     }
@@ -351,7 +351,77 @@ pub trait Device: Send + Sync {
     fn free_idle(&self, p: *mut c_void) -> HipResult<()> {
         self.free(p, FreeKind::Device)
     }
+
+    // ---- virtual memory management (rt-vmm; the bookkeeping and checks are `vmm`'s) ----
+
+    /// (minimum, recommended) granularity of physical allocations, reservations and mappings,
+    /// or `hipErrorNotSupported` where the device has no virtual memory management.
+    fn vmm_granularity(&self) -> HipResult<(usize, usize)> {
+        Err(not_supported(VMM_UNSUPPORTED))
+    }
+
+    /// `hipMemCreate`: `size` bytes (a multiple of the granularity) of physical memory of this
+    /// device; `exportable`: it may be exported as a POSIX file descriptor.
+    fn create_physical(
+        &self,
+        _size: usize,
+        _exportable: bool,
+    ) -> HipResult<Box<dyn PhysicalMemory>> {
+        Err(not_supported(VMM_UNSUPPORTED))
+    }
+
+    /// `hipMemImportFromShareableHandle`: the physical memory a POSIX file descriptor
+    /// (exported by [`PhysicalMemory::export_fd`], here or in another process) names.
+    fn import_physical(&self, _fd: i32) -> HipResult<Box<dyn PhysicalMemory>> {
+        Err(not_supported(VMM_UNSUPPORTED))
+    }
+
+    /// `hipMemAddressReserve`: `size` bytes of address space aligned to `alignment` (both
+    /// multiples of the granularity, checked by the caller), at `hint` if that range is free.
+    fn reserve_address(&self, _size: usize, _alignment: usize, _hint: usize) -> HipResult<usize> {
+        Err(not_supported(VMM_UNSUPPORTED))
+    }
+
+    /// `hipMemAddressFree` of a whole reservation with nothing mapped in it.
+    fn free_address(&self, _address: usize, _size: usize) -> HipResult<()> {
+        Err(not_supported(VMM_UNSUPPORTED))
+    }
+
+    /// `hipMemUnmap` of one whole mapping of this device's physical memory (no work uses it).
+    fn unmap(&self, _address: usize, _size: usize) -> HipResult<()> {
+        Err(not_supported(VMM_UNSUPPORTED))
+    }
+
+    /// `hipMemSetAccess` of one whole mapping of this device's physical memory: `access` is
+    /// the access of every device the program named so far (devices not listed have none).
+    fn set_access(
+        &self,
+        _address: usize,
+        _size: usize,
+        _access: &[(DeviceId, AccessFlags)],
+    ) -> HipResult<()> {
+        Err(not_supported(VMM_UNSUPPORTED))
+    }
 }
+
+// ---- virtual memory management (rt-vmm) ----
+
+/// Physical memory of `hipMemCreate` (a `hipMemGenericAllocationHandle_t` holds one): freed
+/// when dropped, which `vmm` does once no handle and no mapping uses it.
+pub trait PhysicalMemory: Send + Sync {
+    /// Its size in bytes, where the backend knows it (an imported allocation's may not be).
+    fn size(&self) -> Option<usize>;
+
+    /// Maps `[offset, offset + size)` of it at `address`, inside a reservation, where nothing
+    /// is mapped (checked by the caller); no device has access yet.
+    fn map(&self, address: usize, size: usize, offset: usize) -> HipResult<()>;
+
+    /// A new POSIX file descriptor naming it (`hipMemExportToShareableHandle`).
+    fn export_fd(&self) -> HipResult<i32>;
+}
+
+/// Why virtual memory management is refused where a backend has none.
+const VMM_UNSUPPORTED: &str = "virtual memory management on this device";
 
 // ---- stream-ordered allocation and memory pools (rt-graphs) ----
 

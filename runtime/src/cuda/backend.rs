@@ -9,14 +9,14 @@ use super::device::CudaDevice;
 use super::driver::{check, sys};
 use super::mempool::CudaMemPool;
 use super::stream::{CudaEvent, CudaQueue};
-use super::{memory as mem, module};
+use super::{memory as mem, module, virtual_memory as vm};
 use crate::backend::attributes::{self, DeviceAttribute};
+use crate::backend::{AccessFlags, MemPool, PhysicalMemory, PoolConfig};
 use crate::backend::{
     Allocation, CacheConfig, Device, DeviceFlags, DeviceId, DeviceSettings, Event, EventFlags,
     FreeKind, FuncAttribute, FuncAttributes, IpcHandle, Limit, Location, MemAdvice, MemoryKind,
     P2pAttribute, Queue, RangeAttribute, Stream, StreamFlags,
 };
-use crate::backend::{MemPool, PoolConfig};
 use crate::error::{Failure, HipError, HipResult};
 use crate::props::HipDeviceProp;
 use crate::registry::{KernelRef, Module};
@@ -104,6 +104,10 @@ impl Device for CudaDevice {
             A::MemoryPoolsSupported => Some(CU_DEVICE_ATTRIBUTE_MEMORY_POOLS_SUPPORTED),
             A::MemoryPoolSupportedHandleTypes => {
                 Some(CU_DEVICE_ATTRIBUTE_MEMPOOL_SUPPORTED_HANDLE_TYPES)
+            }
+            // Virtual memory management is the driver's (rt-vmm).
+            A::VirtualMemoryManagementSupported => {
+                Some(CU_DEVICE_ATTRIBUTE_VIRTUAL_ADDRESS_MANAGEMENT_SUPPORTED)
             }
             _ => None,
         };
@@ -428,6 +432,41 @@ impl Device for CudaDevice {
 
     fn settings(&self) -> &DeviceSettings {
         &self.settings
+    }
+
+    // ---- virtual memory management (rt-vmm): the driver's, see `virtual_memory` ----
+
+    fn vmm_granularity(&self) -> HipResult<(usize, usize)> {
+        vm::granularity(self)
+    }
+
+    fn create_physical(&self, size: usize, exportable: bool) -> HipResult<Box<dyn PhysicalMemory>> {
+        vm::create(self, size, exportable)
+    }
+
+    fn import_physical(&self, fd: i32) -> HipResult<Box<dyn PhysicalMemory>> {
+        vm::import(self, fd)
+    }
+
+    fn reserve_address(&self, size: usize, alignment: usize, hint: usize) -> HipResult<usize> {
+        vm::reserve(self, size, alignment, hint)
+    }
+
+    fn free_address(&self, address: usize, size: usize) -> HipResult<()> {
+        vm::free(self, address, size)
+    }
+
+    fn unmap(&self, address: usize, size: usize) -> HipResult<()> {
+        vm::unmap(self, address, size)
+    }
+
+    fn set_access(
+        &self,
+        address: usize,
+        size: usize,
+        access: &[(DeviceId, AccessFlags)],
+    ) -> HipResult<()> {
+        vm::set_access(self, address, size, access)
     }
 
     fn p2p_attribute(&self, peer: DeviceId, attribute: P2pAttribute) -> HipResult<i32> {

@@ -118,6 +118,8 @@ impl CudaDevice {
             a(CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_Z),
         ];
         p.clockRate = a(CU_DEVICE_ATTRIBUTE_CLOCK_RATE);
+        // clock64 reads %clock64, the SM's cycle counter.
+        p.clockInstructionRate = p.clockRate;
         p.textureAlignment = as_usize(a(CU_DEVICE_ATTRIBUTE_TEXTURE_ALIGNMENT));
         p.deviceOverlap = a(CU_DEVICE_ATTRIBUTE_GPU_OVERLAP);
         p.kernelExecTimeoutEnabled = a(CU_DEVICE_ATTRIBUTE_KERNEL_EXEC_TIMEOUT);

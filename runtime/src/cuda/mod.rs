@@ -11,7 +11,8 @@
 //! (arch choice, entry parameters), `device` (devices, contexts, properties), `module` (PTX
 //! loading, functions, device variables and heap), `launch`, `memory`, `mempool` (the
 //! driver's memory pools), `stream` (streams and events), `peer` (peer access and copies,
-//! inter-process handles, stream memory operations).
+//! inter-process handles, stream memory operations), `virtual_memory` (`cuMemCreate`,
+//! `cuMemMap` and the rest).
 
 pub mod backend;
 pub mod device;
@@ -23,6 +24,7 @@ pub mod module;
 pub mod peer;
 pub mod ptx;
 pub mod stream;
+pub mod virtual_memory;
 
 use std::sync::OnceLock;
 

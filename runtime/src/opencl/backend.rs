@@ -4,14 +4,14 @@ use std::ffi::c_void;
 use std::sync::Arc;
 
 use super::device::Runtime;
-use super::{event, kernels, managed, memory, stream, variables};
+use super::{event, kernels, managed, memory, stream, variables, virtual_memory};
 use crate::backend::attributes::{self, DeviceAttribute};
+use crate::backend::{AccessFlags, MemPool, PhysicalMemory, PoolConfig};
 use crate::backend::{
     Allocation, Device, DeviceId, DeviceSettings, Event, EventFlags, FreeKind, FuncAttribute,
     FuncAttributes, Limit, Location, MemAdvice, MemoryKind, Queue, RangeAttribute, Stream,
     StreamFlags,
 };
-use crate::backend::{MemPool, PoolConfig};
 use crate::error::{Failure, HipError, HipResult};
 use crate::mempool::runtime_pool::RuntimePool;
 use crate::props::HipDeviceProp;
@@ -27,7 +27,10 @@ impl Device for Runtime {
     }
 
     fn properties(&self) -> HipDeviceProp {
-        HipDeviceProp::from_device(&self.info)
+        let mut p = HipDeviceProp::from_device(&self.info);
+        // clock64 counts the device clock's ticks.
+        p.clockInstructionRate = super::clock_rate::device_clock_khz(self);
+        p
     }
 
     fn memory_model(&self) -> &'static str {
@@ -36,12 +39,18 @@ impl Device for Runtime {
 
     fn attribute(&self, attribute: DeviceAttribute) -> HipResult<i32> {
         // Registered host memory is used at its own address, where the device reaches it.
+        // So is virtual memory: memfds mapped where the program reserved addresses.
         if matches!(
             attribute,
             DeviceAttribute::HostRegisterSupported
                 | DeviceAttribute::CanUseHostPointerForRegisteredMem
+                | DeviceAttribute::VirtualMemoryManagementSupported
         ) {
             return Ok(i32::from(self.system_memory));
+        }
+        // wall_clock64 reads the device clock too.
+        if attribute == DeviceAttribute::WallClockRate {
+            return Ok(super::clock_rate::device_clock_khz(self));
         }
         attributes::from_properties(&self.properties(), &self.info, attribute).ok_or_else(|| {
             Failure::new(
@@ -253,6 +262,47 @@ impl Device for Runtime {
 
     fn settings(&self) -> &DeviceSettings {
         &self.settings
+    }
+
+    // ---- virtual memory management (rt-vmm): see `virtual_memory` ----
+
+    fn vmm_granularity(&self) -> HipResult<(usize, usize)> {
+        virtual_memory::granularity(self)
+    }
+
+    /// Every memfd can be exported.
+    fn create_physical(
+        &self,
+        size: usize,
+        _exportable: bool,
+    ) -> HipResult<Box<dyn PhysicalMemory>> {
+        virtual_memory::create(self, size)
+    }
+
+    fn import_physical(&self, fd: i32) -> HipResult<Box<dyn PhysicalMemory>> {
+        virtual_memory::import(self, fd)
+    }
+
+    fn reserve_address(&self, size: usize, alignment: usize, hint: usize) -> HipResult<usize> {
+        virtual_memory::granularity(self)?;
+        virtual_memory::reserve(size, alignment, hint)
+    }
+
+    fn free_address(&self, address: usize, size: usize) -> HipResult<()> {
+        virtual_memory::free(address, size)
+    }
+
+    fn unmap(&self, address: usize, size: usize) -> HipResult<()> {
+        virtual_memory::unmap(address, size)
+    }
+
+    fn set_access(
+        &self,
+        address: usize,
+        size: usize,
+        access: &[(DeviceId, AccessFlags)],
+    ) -> HipResult<()> {
+        virtual_memory::set_access(address, size, access)
     }
 
     /// `CL_DEVICE_UUID_KHR` where the device has `cl_khr_device_uuid`; else a name-based UUID

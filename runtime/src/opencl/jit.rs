@@ -86,25 +86,26 @@ fn build_log(program: &OwnedProgram, device: cl3::types::cl_device_id) -> String
 fn build(
     program: &OwnedProgram,
     device: cl3::types::cl_device_id,
+    options: &CStr,
 ) -> Result<(), cl3::types::cl_int> {
     cl3::program::build_program(
         program.get(),
         &[device],
-        BUILD_OPTIONS,
+        options,
         None,
         std::ptr::null_mut(),
     )
 }
 
 /// What identifies this device and driver for the cache.
-fn build_context(rt: &Runtime) -> BuildContext {
+fn build_context(rt: &Runtime, options: &CStr) -> BuildContext {
     BuildContext {
         device_name: rt.info.name.clone(),
         device_vendor: rt.info.vendor.clone(),
         device_version: rt.info.version.clone(),
         driver_version: rt.info.driver_version.clone(),
         platform_version: rt.platform_version.clone(),
-        options: BUILD_OPTIONS.to_string_lossy().into_owned(),
+        options: options.to_string_lossy().into_owned(),
     }
 }
 
@@ -164,6 +165,7 @@ fn from_cache(
     rt: &Runtime,
     store: &cache::ProgramCache,
     key: &str,
+    options: &CStr,
     expected: &[String],
 ) -> Option<OwnedProgram> {
     let binary = store.load(key)?;
@@ -185,7 +187,7 @@ fn from_cache(
             return None;
         }
     };
-    match build(&program, device) {
+    match build(&program, device, options) {
         Ok(()) => {
             if let Some(held) = program_kernel_names(&program) {
                 if let Some(missing) = expected.iter().find(|k| !held.contains(k)) {
@@ -292,14 +294,15 @@ pub fn build_program(rt: &Runtime, module: &Module) -> HipResult<OwnedProgram> {
             ));
         }
     }
-    let ctx = build_context(rt);
+    let ctx = build_context(rt, BUILD_OPTIONS);
     let key = cache::key(spirv, &ctx);
     dump_spirv(module, spirv, &key);
     let store = cache::global();
     let entry_points: Vec<String> = crate::spirv::parse_kernels(spirv)
         .map(|ks| ks.into_iter().map(|k| k.name).collect())
         .unwrap_or_default();
-    if let Some(program) = store.and_then(|c| from_cache(rt, c, &key, &entry_points)) {
+    if let Some(program) = store.and_then(|c| from_cache(rt, c, &key, BUILD_OPTIONS, &entry_points))
+    {
         return Ok(program);
     }
     let raw = cl3::program::create_program_with_il(rt.context.get(), spirv).map_err(|e| {
@@ -316,7 +319,7 @@ pub fn build_program(rt: &Runtime, module: &Module) -> HipResult<OwnedProgram> {
     let program = unsafe { OwnedProgram::from_raw(raw) };
     let device = rt.device_id();
     let started = std::time::Instant::now();
-    if let Err(e) = build(&program, device) {
+    if let Err(e) = build(&program, device, BUILD_OPTIONS) {
         let log = build_log(&program, device);
         hlog!(
             Error,
@@ -331,6 +334,39 @@ pub fn build_program(rt: &Runtime, module: &Module) -> HipResult<OwnedProgram> {
         ));
     }
     hlog!(Debug, "built {} in {:?}", what(), started.elapsed());
+    count(1);
+    if let Some(store) = store {
+        to_cache(&program, store, &key);
+    }
+    Ok(program)
+}
+
+/// A program of the runtime's own, from OpenCL C `source` built with `options` (from the cache
+/// when possible), holding `kernel`.
+pub fn build_source(
+    rt: &Runtime,
+    source: &str,
+    options: &CStr,
+    kernel: &str,
+) -> Result<OwnedProgram, String> {
+    let key = cache::key(source.as_bytes(), &build_context(rt, options));
+    let store = cache::global();
+    let expected = [kernel.to_string()];
+    if let Some(program) = store.and_then(|c| from_cache(rt, c, &key, options, &expected)) {
+        return Ok(program);
+    }
+    let raw = cl3::program::create_program_with_source(rt.context.get(), &[source])
+        .map_err(|e| format!("clCreateProgramWithSource: {}", error_name(e)))?;
+    // SAFETY: a new program; we take over its only reference.
+    let program = unsafe { OwnedProgram::from_raw(raw) };
+    let device = rt.device_id();
+    build(&program, device, options).map_err(|e| {
+        format!(
+            "building '{kernel}' failed ({}): {}",
+            error_name(e),
+            build_log(&program, device)
+        )
+    })?;
     count(1);
     if let Some(store) = store {
         to_cache(&program, store, &key);

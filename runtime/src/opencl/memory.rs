@@ -8,8 +8,10 @@
 //!
 //! Copies and fills are enqueued on a stream (see `stream`): the synchronous calls
 //! (`hipMemcpy`, `hipMemset`, ...) use the null stream and wait for their own command; the `Async`
-//! ones return at once. An asynchronous copy reads or writes host memory when it runs, so the
-//! host buffer must stay alive and untouched until the stream is synchronized, as in HIP.
+//! ones return at once when every host side is pinned (`hipHostMalloc`, `hipHostRegister`), which
+//! the copy then reads or writes when it runs, so it must stay alive and untouched until the
+//! stream is synchronized, as in HIP. A copy to or from pageable host memory is done before
+//! the call returns, as in HIP and CUDA.
 
 use std::collections::BTreeMap;
 use std::ffi::c_void;
@@ -46,6 +48,10 @@ pub enum AllocKind {
     /// address (the device has shared system memory); forgotten, never freed, by
     /// `hipHostUnregister`.
     Registered,
+    /// Virtual memory (`hipMemMap`) this device was given access to (`hipMemSetAccess`; the
+    /// entry's flags are the access): device memory for copies, fills and kernels, owned by
+    /// `vmm`, so never freed, listed or counted here (see `virtual_memory`).
+    Virtual,
 }
 
 impl AllocKind {
@@ -53,7 +59,11 @@ impl AllocKind {
     pub fn is_device(self) -> bool {
         matches!(
             self,
-            AllocKind::Device | AllocKind::Managed | AllocKind::Variable | AllocKind::Heap
+            AllocKind::Device
+                | AllocKind::Managed
+                | AllocKind::Variable
+                | AllocKind::Heap
+                | AllocKind::Virtual
         )
     }
 
@@ -69,13 +79,20 @@ impl AllocKind {
 pub struct Entry {
     pub size: usize,
     pub kind: AllocKind,
-    /// `hipHostMalloc` / `hipHostRegister` flags (host memory), else 0.
+    /// `hipHostMalloc` / `hipHostRegister` flags (host memory), the access of virtual memory
+    /// (`hipMemAccessFlags`), else 0.
     pub flags: u32,
     /// Never reused within the process (`HIP_POINTER_ATTRIBUTE_BUFFER_ID`).
     pub id: u64,
     /// `HIP_POINTER_ATTRIBUTE_SYNC_MEMOPS`: recorded only, every synchronous copy and fill here
     /// already waits for its own command.
     pub sync_memops: bool,
+}
+
+/// A buffer id (`HIP_POINTER_ATTRIBUTE_BUFFER_ID`), never reused within the process.
+fn next_id() -> u64 {
+    static NEXT_ID: AtomicU64 = AtomicU64::new(1);
+    NEXT_ID.fetch_add(1, Ordering::Relaxed)
 }
 
 /// Live allocations, keyed by base address.
@@ -119,20 +136,74 @@ impl AllocationTable {
         kind: AllocKind,
         flags: u32,
     ) -> bool {
-        static NEXT_ID: AtomicU64 = AtomicU64::new(1);
         if self.allocations.contains_key(&base) {
             return false;
         }
-        let id = NEXT_ID.fetch_add(1, Ordering::Relaxed);
         let entry = Entry {
             size,
             kind,
             flags,
-            id,
+            id: next_id(),
             sync_memops: false,
         };
         self.allocations.insert(base, entry);
         true
+    }
+
+    /// Enters `[addr, addr + len)` as virtual memory with `access` (`hipMemAccessFlags`), or
+    /// forgets it (`None`). Virtual entries the range cuts keep their parts outside it, and
+    /// neighbours of the same access are joined: a copy across adjacent mappings is inside one
+    /// entry.
+    pub fn set_virtual(&mut self, addr: usize, len: usize, access: Option<u32>) {
+        let end = addr + len;
+        let cut: Vec<(usize, Entry)> = self
+            .allocations
+            .range(..end)
+            .rev()
+            .take_while(|(&base, e)| base + e.size > addr)
+            .filter(|(_, e)| e.kind == AllocKind::Virtual)
+            .map(|(&base, &e)| (base, e))
+            .collect();
+        for (base, e) in cut {
+            self.allocations.remove(&base);
+            if base < addr {
+                let head = Entry {
+                    size: addr - base,
+                    ..e
+                };
+                self.allocations.insert(base, head);
+            }
+            if base + e.size > end {
+                let tail = Entry {
+                    size: base + e.size - end,
+                    ..e
+                };
+                self.allocations.insert(end, tail);
+            }
+        }
+        let Some(flags) = access else {
+            return;
+        };
+        let joins = |e: &Entry| e.kind == AllocKind::Virtual && e.flags == flags;
+        let mut entry = Entry {
+            size: len,
+            kind: AllocKind::Virtual,
+            flags,
+            id: next_id(),
+            sync_memops: false,
+        };
+        let mut base = addr;
+        if let Some((&before, &e)) = self.allocations.range(..addr).next_back() {
+            if before + e.size == addr && joins(&e) {
+                self.allocations.remove(&before);
+                (base, entry.size, entry.id) = (before, entry.size + e.size, e.id);
+            }
+        }
+        if let Some(e) = self.allocations.get(&end).copied().filter(joins) {
+            self.allocations.remove(&end);
+            entry.size += e.size;
+        }
+        self.allocations.insert(base, entry);
     }
 
     /// Forgets the allocation starting exactly at `base`, returning its size and kind.
@@ -207,12 +278,13 @@ impl AllocationTable {
             .sum()
     }
 
-    /// Removes and returns every allocation; device variables stay (their programs own them).
+    /// Removes and returns every allocation; device variables and virtual memory stay (their
+    /// programs and `vmm` own them).
     fn drain(&mut self) -> Vec<(usize, usize, AllocKind)> {
         let (variables, allocations): (BTreeMap<_, _>, BTreeMap<_, _>) =
             std::mem::take(&mut self.allocations)
                 .into_iter()
-                .partition(|(_, e)| e.kind == AllocKind::Variable);
+                .partition(|(_, e)| matches!(e.kind, AllocKind::Variable | AllocKind::Virtual));
         self.allocations = variables;
         allocations
             .into_iter()
@@ -270,6 +342,11 @@ pub fn add_variable(rt: &Runtime, address: usize, size: usize) {
             "device variable at {address:#x} ({size} bytes) overlaps a recorded allocation"
         );
     }
+}
+
+/// Enters (or, with `None`, forgets) virtual memory `rt` may access (see `virtual_memory`).
+pub fn set_virtual(rt: &Runtime, address: usize, size: usize, access: Option<u32>) {
+    table(rt).set_virtual(address, size, access);
 }
 
 /// Forgets a device variable's storage (its program is being released).
@@ -422,6 +499,11 @@ fn free_kind(rt: &Runtime, p: *mut c_void, host: bool) -> HipResult<()> {
                     "{p:p} is registered host memory: use hipHostUnregister"
                 )));
             }
+            Some((_, AllocKind::Virtual)) => {
+                return Err(Failure::invalid_value(format!(
+                    "{p:p} is virtual memory: use hipMemUnmap and hipMemRelease"
+                )));
+            }
             Some((_, kind)) if kind.is_device() == host => {
                 return Err(Failure::invalid_value(format!("{p:p} is {other}")));
             }
@@ -523,10 +605,29 @@ fn classify(
             },
             p - base
         ))),
+        RangeCheck::Outside if crate::vmm::overlaps_reservation(p, len.max(1)) => {
+            Err(Failure::invalid_value(format!(
+                "{role} {p:#x}+{len} is reserved virtual memory this device has no access to \
+                 (hipMemMap, then hipMemSetAccess)"
+            )))
+        }
         RangeCheck::Outside if must_be_device => Err(Failure::invalid_value(format!(
             "{role} {p:#x} is not inside any hipMalloc allocation"
         ))),
         RangeCheck::Outside => Ok(false),
+    }
+}
+
+/// Refuses a destination the device may only read (virtual memory with read access).
+fn check_writable(t: &AllocationTable, p: usize) -> HipResult<()> {
+    match t.entry(p) {
+        Some((base, e)) if e.kind == AllocKind::Virtual && e.flags & 2 == 0 => {
+            Err(Failure::invalid_value(format!(
+                "destination {p:#x} is virtual memory at {base:#x} this device may only read \
+                 (hipMemAccessFlagsProtRead)"
+            )))
+        }
+        _ => Ok(()),
     }
 }
 
@@ -541,6 +642,7 @@ fn check_copy(
 ) -> HipResult<(bool, bool)> {
     let (dst_declared, src_declared) = kind.declared();
     let t = table(rt);
+    check_writable(&t, dst)?;
     Ok((
         classify(&t, dst, dst_len, dst_declared == Some(true), "destination")?,
         classify(&t, src, src_len, src_declared == Some(true), "source")?,
@@ -608,6 +710,11 @@ pub fn copy(
     kind: MemcpyKind,
     wait_done: bool,
 ) -> HipResult<()> {
+    // Pageable host memory (memory no table knows: not hipHostMalloc'd or registered) is copied
+    // before the call returns, as HIP and CUDA do: the program may read a destination or reuse
+    // a source at once.
+    let pageable = |p: usize| entry_of(p).is_none();
+    let wait_done = wait_done || pageable(c.src as usize) || pageable(c.dst as usize);
     let mut last = None;
     for plane in c.planes() {
         last = Some(copy_plane(rt, target, plane, kind)?);
@@ -632,7 +739,11 @@ pub fn fill(rt: &Runtime, target: &ClQueue, f: &Fill, wait_done: bool) -> HipRes
         .and_then(|v| v.checked_add(f.pitch.checked_mul(f.height - 1)?))
         .and_then(|v| v.checked_add(row))
         .ok_or_else(|| Failure::invalid_value("the fill's extent overflows"))?;
-    classify(&table(rt), f.dst as usize, span, true, "destination")?;
+    {
+        let t = table(rt);
+        classify(&t, f.dst as usize, span, true, "destination")?;
+        check_writable(&t, f.dst as usize)?;
+    }
     if let Some((_, _, AllocKind::HostPlain)) = find_allocation(f.dst as usize) {
         return Err(Failure::invalid_value(format!(
             "{:p} is host memory the device cannot reach ({}): fill it on the host",
@@ -670,7 +781,7 @@ fn entry_of(addr: usize) -> Option<(DeviceId, usize, Entry)> {
 pub fn allocation(p: *const c_void) -> Option<Allocation> {
     let (device, base, e) = entry_of(p as usize)?;
     let (memory, device_base, host_base) = match e.kind {
-        AllocKind::Device | AllocKind::Variable | AllocKind::Heap => {
+        AllocKind::Device | AllocKind::Variable | AllocKind::Heap | AllocKind::Virtual => {
             (MemoryType::Device, Some(base), None)
         }
         AllocKind::Managed => (MemoryType::Managed, Some(base), Some(base)),
@@ -683,7 +794,11 @@ pub fn allocation(p: *const c_void) -> Option<Allocation> {
         memory,
         registered: e.kind == AllocKind::Registered,
         device,
-        flags: e.flags,
+        flags: if e.kind == AllocKind::Virtual {
+            0
+        } else {
+            e.flags
+        },
         buffer_id: e.id,
         device_base,
         host_base,
@@ -723,10 +838,12 @@ pub fn host_register(rt: &Runtime, p: *mut c_void, bytes: usize, flags: u32) -> 
             "{p:p}+{bytes} is not mapped host memory of this process"
         )));
     }
-    // Memory is one address space across the devices: no device's table may hold the range.
-    let known = super::device::all()
-        .iter()
-        .any(|other| table(other).overlaps(p as usize, bytes));
+    // Memory is one address space across the devices: no device's table may hold the range,
+    // and no reservation of virtual memory.
+    let known = crate::vmm::overlaps_reservation(p as usize, bytes)
+        || super::device::all()
+            .iter()
+            .any(|other| table(other).overlaps(p as usize, bytes));
     let mut t = table(rt);
     if known || t.overlaps(p as usize, bytes) {
         return Err(Failure::new(
@@ -841,6 +958,46 @@ mod tests {
         let freed: Vec<usize> = t.drain().into_iter().map(|(b, _, _)| b).collect();
         assert_eq!(freed, vec![0x1000, 0x2000, 0x3000]);
         assert_eq!(t.get(0x5000), Some((0x40, AllocKind::Variable)));
+    }
+
+    #[test]
+    fn virtual_ranges_join_split_and_go() {
+        let mut t = AllocationTable::new();
+        let rw = Some(3);
+        // Three adjacent mappings given access one by one are one range.
+        for at in [0x10000, 0x11000, 0x12000] {
+            t.set_virtual(at, 0x1000, rw);
+        }
+        let whole = RangeCheck::Inside {
+            base: 0x10000,
+            size: 0x3000,
+            kind: AllocKind::Virtual,
+        };
+        assert_eq!(t.check(0x10800, 0x2000), whole);
+        assert_eq!(t.len(), 1);
+        // The middle one read-only: three entries, the neighbours' parts kept.
+        t.set_virtual(0x11000, 0x1000, Some(1));
+        assert_eq!(t.len(), 3);
+        assert_eq!(
+            t.entry(0x11800).map(|(b, e)| (b, e.flags)),
+            Some((0x11000, 1))
+        );
+        assert_eq!(t.get(0x12000), Some((0x1000, AllocKind::Virtual)));
+        assert!(matches!(
+            t.check(0x10800, 0x1000),
+            RangeCheck::Overruns { .. }
+        ));
+        assert!(check_writable(&t, 0x11000).is_err() && check_writable(&t, 0x12000).is_ok());
+        // Read-write again joins all three; forgetting the middle splits them.
+        t.set_virtual(0x11000, 0x1000, rw);
+        assert_eq!(t.len(), 1);
+        t.set_virtual(0x11000, 0x1000, None);
+        assert_eq!(t.get(0x10000), Some((0x1000, AllocKind::Virtual)));
+        assert_eq!(t.get(0x12000), Some((0x1000, AllocKind::Virtual)));
+        assert_eq!(t.check(0x11000, 1), RangeCheck::Outside);
+        // Virtual memory is device memory, never listed, counted or drained.
+        assert!(t.bases().is_empty() && t.device_bytes() == 0);
+        assert!(t.drain().is_empty() && t.len() == 2);
     }
 
     #[test]

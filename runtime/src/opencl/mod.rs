@@ -6,14 +6,17 @@
 //! (allocation table, copies, fills), `managed` (managed-memory hints and prefetches), `stream`
 //! (in-order queues, null-stream semantics), `event` (markers, timing), `host_function`,
 //! `launch` (argument unpacking, spills, NDRange), `jit` (program builds), `capabilities`
-//! (SPIR-V capabilities against the device), `module` (what is kept per module), `variables`
+//! (SPIR-V capabilities against the device), `clock_rate` (the rate of the
+//! clock kernels read), `module` (what is kept per module), `variables`
 //! (device variables' addresses, the heap and abort-flag variables), `kernels` (function
 //! attributes, occupancy), `peer` (copies and event waits between devices), `stream_value`
-//! (`hipStreamWaitValue*`/`hipStreamWriteValue*`).
+//! (`hipStreamWaitValue*`/`hipStreamWriteValue*`), `virtual_memory` (memfds mapped into reserved
+//! ranges: `hipMemCreate`, `hipMemMap` and the rest).
 
 pub mod backend;
 pub mod capabilities;
 pub mod cl;
+pub mod clock_rate;
 pub mod device;
 pub mod event;
 pub mod host_function;
@@ -28,6 +31,7 @@ pub mod peer;
 pub mod stream;
 pub mod stream_value;
 pub mod variables;
+pub mod virtual_memory;
 
 use crate::backend::{Backend, BackendKind, Device, DeviceId};
 use crate::error::HipResult;

@@ -29,3 +29,23 @@ module attributes {gpu.container_module} {
     }
   }
 }
+
+// -----
+
+// A module reading the device clock (the placeholder of hipmlir-lower-clocks-to-spirv) needs
+// ShaderClockKHR and its extension.
+
+// CHECK: spirv.module @m Physical64 OpenCL requires #spirv.vce<v1.0, [ShaderClockKHR, Kernel, Addresses, Int64], [SPV_KHR_shader_clock]>
+module attributes {gpu.container_module} {
+  gpu.module @g {
+    spirv.module @m Physical64 OpenCL requires #spirv.vce<v1.0, [Kernel, Addresses, Int64], []> {
+      spirv.func @__hipmlir_spirv_read_clock(i32) -> i64 "None" attributes {linkage_attributes = #spirv.linkage_attributes<linkage_name = "__hipmlir_spirv_read_clock", linkage_type = <Import>>}
+      spirv.func @f(%p: !spirv.ptr<i64, CrossWorkgroup>) "None" {
+        %scope = spirv.Constant 1 : i32
+        %0 = spirv.FunctionCall @__hipmlir_spirv_read_clock(%scope) : (i32) -> i64
+        spirv.Store "CrossWorkgroup" %p, %0 : i64
+        spirv.Return
+      }
+    }
+  }
+}

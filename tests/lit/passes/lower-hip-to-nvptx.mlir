@@ -4,8 +4,8 @@
 // device library calls become LLVM calls of libdevice's __nv_* functions (fast intrinsics of
 // the __nv_fast_* ones), printf becomes vprintf with its arguments in a buffer allocated in the
 // kernel's entry block, memory scopes take NVPTX's names, dynamic shared memory is 16-byte
-// aligned, warpSize is 32, and warp and block votes call helpers (shfl.sync loops over the
-// active mask; bar.red).
+// aligned, warpSize is 32, warp and block votes call helpers (shfl.sync loops over the
+// active mask; bar.red), and the clocks read %clock64 and %globaltimer.
 
 // CHECK-DAG: llvm.func @vprintf(!llvm.ptr, !llvm.ptr) -> i32
 // CHECK-DAG: llvm.func @__nv_hypotf(f32, f32) -> f32
@@ -33,6 +33,9 @@
 // CHECK: func.call @__hipmlir_nvptx_warp_reduce_add_i64(%[[B]]) : (i64) -> i64
 // CHECK: func.call @__hipmlir_nvptx_block_popc
 // CHECK: arith.constant 32 : index
+// CHECK: llvm.call_intrinsic "llvm.nvvm.read.ptx.sreg.clock64"() : () -> i64
+// CHECK: llvm.call_intrinsic "llvm.nvvm.read.ptx.sreg.globaltimer"() : () -> i64
+// CHECK-NOT: func.call @__hipmlir_clock
 // CHECK-NOT: gpu.subgroup_size
 // CHECK-NOT: gpu.subgroup_reduce
 // CHECK-NOT: gpu.all_reduce
@@ -44,6 +47,8 @@ module attributes {gpu.container_module, hipmlir.address_spaces = "nvptx"} {
     func.func private @hypotf(f32, f32) -> f32
     func.func private @__expf(f32) -> f32
     func.func private @__hipmlir_printf_0(!llvm.ptr<4>, f64, i32) -> i32
+    func.func private @__hipmlir_clock_cycles() -> i64
+    func.func private @__hipmlir_clock_wall() -> i64
     gpu.func @k(%f: f32, %d: f64, %p: i1, %b: i64) kernel {
       %0 = func.call @hypotf(%f, %f) : (f32, f32) -> f32
       %1 = func.call @__expf(%f) : (f32) -> f32
@@ -58,6 +63,8 @@ module attributes {gpu.container_module, hipmlir.address_spaces = "nvptx"} {
       %e = arith.extui %p : i1 to i32
       %5 = gpu.all_reduce add %e uniform {} : (i32) -> i32
       %6 = gpu.subgroup_size : index
+      %7 = func.call @__hipmlir_clock_cycles() : () -> i64
+      %8 = func.call @__hipmlir_clock_wall() : () -> i64
       gpu.return
     }
   }

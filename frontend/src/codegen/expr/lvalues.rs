@@ -136,6 +136,16 @@ impl<'c> FunctionCodegen<'c, '_> {
                         volatile: false,
                     });
                 }
+                if !self.env.contains_key(&key) && crate::codegen::globals::is_host_constant(&decl)
+                {
+                    let (symbol, ty) = self.module.host_constant(&decl)?;
+                    let ptr = self.global_address(&symbol, AddrSpace::Global, loc)?;
+                    return Ok(LValue::Mem {
+                        ptr,
+                        ty,
+                        volatile: false,
+                    });
+                }
                 if self.lambdas.contains_key(&decl.canonical()) {
                     return Err(crate::codegen::lambdas::lambda_used_as_value(e));
                 }

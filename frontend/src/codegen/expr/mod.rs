@@ -199,12 +199,13 @@ impl<'c> FunctionCodegen<'c, '_> {
     }
 
     /// A `const`/`constexpr` variable with a constant value that has no binding here: one at
-    /// namespace or class scope, or a local of an enclosing function that a lambda reads without
-    /// capturing it.
+    /// namespace or class scope, an instance of a variable template (`std::is_same_v<T, U>`,
+    /// which libclang exposes as an unexposed declaration), or a local of an enclosing function
+    /// that a lambda reads without capturing it. Its value is folded, as clang folds it.
     fn is_named_constant(&self, e: &Cursor) -> bool {
         e.kind() == CXCursor_DeclRefExpr
             && e.referenced().is_some_and(|d| {
-                d.kind() == CXCursor_VarDecl
+                matches!(d.kind(), CXCursor_VarDecl | CXCursor_UnexposedDecl)
                     && !self.env.contains_key(&VarKey::Decl(d.canonical()))
                     && d.ty().is_const()
             })
