@@ -47,7 +47,7 @@ fn allocate(name: &str, size: usize, align: usize) -> HipResult<usize> {
         },
         size,
     )? as usize;
-    if align > 1 && p % align != 0 {
+    if align > 1 && !p.is_multiple_of(align) {
         return Err(Failure::new(
             HipError::InvalidValue,
             format!(
