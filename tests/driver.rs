@@ -1233,6 +1233,54 @@ fn device_symbols_that_do_not_link_are_named_where_they_are_used() {
 }
 
 #[test]
+fn device_variables_of_one_name_are_each_sources_own_without_fgpu_rdc() {
+    // first.hip and second.hip each define `devSymbol` (of other sizes and types), a `static`
+    // `launches`, and include a header defining `header_offsets`: as with hipcc, each source
+    // has its own, in one command, compiled apart and linked, and with the device code split.
+    let dir = copy_project("own_variables");
+    let d = dir.path();
+    let sources = ["-Iinclude", "first.hip", "second.hip"];
+    hipmlir_in(d, &[&sources[..], &["-o", "app"]].concat(), None);
+    hipmlir_in(d, &["-Iinclude", "-c", "first.hip", "-o", "first.o"], None);
+    hipmlir_in(
+        d,
+        &["-Iinclude", "-c", "second.hip", "-o", "second.o"],
+        None,
+    );
+    hipmlir_in(d, &["first.o", "second.o", "-o", "linked"], Some("g++"));
+    hipmlir_in(
+        d,
+        &["first.o", "second.o", "--split-device-code", "-o", "split"],
+        None,
+    );
+    for app in ["app", "linked", "split"] {
+        let out = run_with(&d.join(app), &[]);
+        assert!(
+            text(&out).contains("own variables PASSED"),
+            "{app}: {}",
+            text(&out)
+        );
+    }
+    // With -fgpu-rdc a device variable is the program's: two definitions do not link.
+    for source in ["first", "second"] {
+        let (input, object) = (format!("{source}.hip"), format!("{source}-rdc.o"));
+        hipmlir_in(
+            d,
+            &["-fgpu-rdc", "-Iinclude", "-c", &input, "-o", &object],
+            None,
+        );
+    }
+    let err = hipmlir_fails_in(
+        d,
+        &["-fgpu-rdc", "first-rdc.o", "second-rdc.o", "-o", "rdc"],
+    );
+    assert!(
+        err.contains("multiple definition of device symbol"),
+        "{err}"
+    );
+}
+
+#[test]
 fn outputs_never_overwrite_inputs() {
     let dir = scratch();
     let d = dir.path();

@@ -34,6 +34,7 @@ mod heap;
 pub mod kpack;
 mod lambda_kernels;
 pub mod log;
+mod managed_vars;
 mod mempool;
 mod mipmaps;
 mod module_path;

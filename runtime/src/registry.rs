@@ -43,6 +43,9 @@ pub struct Module {
     /// The module's abort-flag variable (`DEVICE_ABORT_FLAG_VARIABLE`), if its code can stop
     /// the program (see `device_abort`).
     pub abort_flag_variable: Option<usize>,
+    /// The module's `__managed__` variables (see `managed_vars`), as indexes into
+    /// `metadata.globals`: each backend stores their memory's address before a first launch.
+    pub managed_variables: Vec<usize>,
     /// The image's PTX entries, (architecture, text), for the CUDA backend.
     pub ptx: Vec<(String, Vec<u8>)>,
     /// What the process's backend built or loaded for the module (one backend per process).
@@ -75,6 +78,10 @@ impl Module {
             .globals
             .iter()
             .position(|g| g.name == DEVICE_ABORT_FLAG_VARIABLE);
+        let managed_variables = (image.metadata.globals.iter().enumerate())
+            .filter(|(_, g)| g.managed_size.is_some())
+            .map(|(i, _)| i)
+            .collect();
         Module {
             index,
             label,
@@ -82,6 +89,7 @@ impl Module {
             func_settings: Mutex::new(HashMap::new()),
             heap_variable,
             abort_flag_variable,
+            managed_variables,
             ptx: Vec::new(),
             state: OnceLock::new(),
         }
@@ -406,6 +414,18 @@ impl Registry {
         self.modules
             .iter()
             .find_map(|m| m.find_global(name).map(|i| (m.clone(), i)))
+    }
+
+    /// The registered module that defines the device variable `name` of translation unit
+    /// `unit` (see `GlobalVar::unit`).
+    pub fn find_unit_global(&self, name: &str, unit: &str) -> Option<(Arc<Module>, usize)> {
+        self.modules.iter().find_map(|m| {
+            let globals = &m.image.metadata.globals;
+            let i = globals
+                .iter()
+                .position(|g| g.name == name && g.unit.as_deref() == Some(unit))?;
+            Some((m.clone(), i))
+        })
     }
 
     /// The images that could not be registered, one line each.

@@ -249,6 +249,7 @@ pub fn function(module: &Arc<Module>, index: usize, device: &CudaDevice) -> HipR
         Ok(f)
     })?;
     prepare_heap(module, device)?;
+    prepare_managed(module, device)?;
     prepare_abort_flag(module, device)?;
     Ok(f)
 }
@@ -411,6 +412,34 @@ fn prepare_abort_flag(module: &Arc<Module>, device: &CudaDevice) -> HipResult<()
     })?;
     with_loaded(module, device, |m| {
         m.variables.insert(BOUND, (0, 0));
+        Ok(())
+    })
+}
+
+/// Marks, among a loaded module's variables, that its managed variables hold their memory's
+/// addresses (no variable has this index).
+const MANAGED_BOUND: usize = usize::MAX - 2;
+
+/// Points `module`'s managed variables on `device` at their memory (managed memory, one
+/// allocation shared by every device), once per loaded module. See `managed_vars`.
+fn prepare_managed(module: &Arc<Module>, device: &CudaDevice) -> HipResult<()> {
+    if module.managed_variables.is_empty()
+        || with_loaded(module, device, |m| {
+            Ok(m.variables.contains_key(&MANAGED_BOUND))
+        })?
+    {
+        return Ok(());
+    }
+    for &index in &module.managed_variables {
+        let memory = crate::managed_vars::address(module.global(index))? as u64;
+        let (variable, _) = variable(module, index, device)?;
+        // SAFETY: plain driver call on the current context; the host word outlives the copy.
+        check("cuMemcpyHtoD", unsafe {
+            sys::cuMemcpyHtoD_v2(variable, (&memory as *const u64).cast(), 8)
+        })?;
+    }
+    with_loaded(module, device, |m| {
+        m.variables.insert(MANAGED_BOUND, (0, 0));
         Ok(())
     })
 }

@@ -213,6 +213,7 @@ pub fn launch(
     cfg: &LaunchConfig,
 ) -> HipResult<()> {
     super::variables::prepare_heap(rt, &kernel.module)?;
+    super::variables::prepare_managed(rt, &kernel.module)?;
     let abort_flag = super::variables::prepare_abort_flag(rt, &kernel.module)?;
     enqueue_launch(rt, target, kernel, cfg, abort_flag)
 }

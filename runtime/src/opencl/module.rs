@@ -32,6 +32,9 @@ pub struct ClDeviceModule {
     variables: Mutex<HashMap<usize, usize>>,
     /// Whether the built program's heap variable holds the heap's address (see `heap`).
     pub heap_bound: AtomicBool,
+    /// Whether the built program's managed variables hold their memory's addresses (see
+    /// `managed_vars`).
+    pub managed_bound: AtomicBool,
     /// The host word the built program's abort-flag variable points to, once set.
     pub abort_word: Mutex<Option<usize>>,
 }
@@ -48,6 +51,7 @@ pub fn of<'m>(module: &'m Module, rt: &Runtime) -> &'m ClDeviceModule {
         build: Mutex::new(Build::default()),
         variables: Mutex::new(HashMap::new()),
         heap_bound: AtomicBool::new(false),
+        managed_bound: AtomicBool::new(false),
         abort_word: Mutex::new(None),
     })
 }
@@ -76,6 +80,7 @@ impl ClDeviceModule {
         }
         *self.lock_build() = Build::NotBuilt;
         self.heap_bound.store(false, Ordering::SeqCst);
+        self.managed_bound.store(false, Ordering::SeqCst);
         if let Some(word) = self.lock_abort_word().take() {
             crate::device_abort::forget(word);
         }

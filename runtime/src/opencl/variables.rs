@@ -3,9 +3,9 @@
 //! and variables share one program), read back, cached in the module and entered in the
 //! allocation table (`AllocKind::Variable`) so that copies, fills, `hipPointerGetAttributes` and
 //! kernels accept them; the first use of a variable therefore waits for the null stream (and
-//! what it waits for), even from an `Async` call. And the two variables the runtime sets itself
-//! before a module's first launch: its device heap's address (see `heap`) and its abort word's
-//! (see `device_abort`).
+//! what it waits for), even from an `Async` call. And the variables the runtime sets itself
+//! before a module's first launch: its device heap's address (see `heap`), its abort word's
+//! (see `device_abort`) and its managed variables' memory's (see `managed_vars`).
 
 use std::ffi::c_void;
 use std::sync::atomic::Ordering;
@@ -162,6 +162,31 @@ pub fn prepare_heap(rt: &Runtime, module: &Arc<Module>) -> HipResult<()> {
         module.label
     );
     state.heap_bound.store(true, Ordering::Release);
+    Ok(())
+}
+
+/// Points `module`'s managed variables at their memory before its first launch (and again
+/// after `hipDeviceReset` rebuilds its program). See `managed_vars`.
+pub fn prepare_managed(rt: &Runtime, module: &Arc<Module>) -> HipResult<()> {
+    if module.managed_variables.is_empty() {
+        return Ok(());
+    }
+    let state = super::module::of(module, rt);
+    if state.managed_bound.load(Ordering::Acquire) {
+        return Ok(());
+    }
+    for &index in &module.managed_variables {
+        let memory = crate::managed_vars::address(module.global(index))? as u64;
+        let variable = address_of(rt, module, index)?;
+        write(
+            rt,
+            variable as *mut c_void,
+            (&memory as *const u64).cast(),
+            std::mem::size_of::<u64>(),
+        )?;
+    }
+    // Threads that raced here wrote the same addresses.
+    state.managed_bound.store(true, Ordering::Release);
     Ok(())
 }
 

@@ -132,6 +132,7 @@ pub fn global_var(name: &str, size: u64) -> GlobalVar {
         name: name.into(),
         size,
         address_kernel: format!("__hipmlir_address_of_{name}"),
+        ..Default::default()
     }
 }
 
