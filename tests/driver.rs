@@ -195,16 +195,17 @@ fn cxx14_sources_build_without_warnings_from_hips_headers() {
     // whole launch configuration may come from one macro.
     let dir = scratch();
     let source = "#include <hip/hip_runtime.h>\n#include <cstdio>\n\
-        __global__ void add(int* p, int n) {\n\
+        template <typename T, int Factor>\n\
+        __global__ void add(T* p, int n) {\n\
           int i = blockIdx.x * blockDim.x + threadIdx.x;\n\
-          if (i < n) p[i] += 2 * i;\n}\n\
+          if (i < n) p[i] += Factor * i;\n}\n\
         #define CONFIG(n) dim3(((n) + 63) / 64), dim3(64), 0, 0\n\
         int main() {\n\
           const int n = 300;\n  int* d = nullptr;\n\
           if (hipMalloc(&d, n * sizeof(int)) != hipSuccess) return 1;\n\
           hipMemset(d, 0, n * sizeof(int));\n\
-          add<<<(n + 63) / 64, 64>>>(d, n);\n\
-          hipLaunchKernelGGL(add, CONFIG(n), d, n);\n\
+          add<int, 2><<<(n + 63) / 64, 64>>>(d, n);\n\
+          hipLaunchKernelGGL(HIP_KERNEL_NAME(add<int, 2>), CONFIG(n), d, n);\n\
           int h[n];\n  hipMemcpy(h, d, sizeof h, hipMemcpyDeviceToHost);\n\
           int bad = 0;\n  for (int i = 0; i < n; ++i) bad += h[i] != 4 * i;\n\
           std::printf(bad ? \"FAILED\\n\" : \"PASSED\\n\");\n  return bad != 0;\n}\n";

@@ -71,8 +71,9 @@
 #endif
 #ifndef hipLaunchKernelGGL
 // The configuration is split into its parts only after the arguments are expanded, so one macro
-// may give all four (`hipLaunchKernelGGL(k, CONFIG, args...)` with `#define CONFIG g, b, 0, 0`).
-#define hipLaunchKernelGGL(kernelName, ...) __HIPMLIR_LAUNCH_GGL(kernelName, __VA_ARGS__)
+// may give all four (`hipLaunchKernelGGL(k, CONFIG, args...)` with `#define CONFIG g, b, 0, 0`);
+// the kernel's name is parenthesized first, as HIP_KERNEL_NAME(k<A, B>) expands to a comma.
+#define hipLaunchKernelGGL(kernelName, ...) __HIPMLIR_LAUNCH_GGL((kernelName), __VA_ARGS__)
 #endif
 
 namespace hipmlir {
