@@ -3,7 +3,6 @@
 //! with spirv-val (when installed), as chipStar's spirv-extractor does.
 
 use std::path::{Path, PathBuf};
-use std::process::Command;
 
 use hipmlir_device_image::kpack::{KpackArchive, KpackRecord, ARCHIVE_MAGIC, RECORD_SECTION};
 use hipmlir_device_image::{AddressSpace, FatImage, MAGIC};
@@ -260,23 +259,13 @@ fn spirv_version(spirv: &[u8]) -> String {
 
 /// Runs spirv-val: (valid, what to print). A missing spirv-val is not a failure.
 fn validate(spirv: &[u8]) -> (bool, String) {
+    use hipmlir_device_image::spirv_validator::{self, Verdict};
     let Ok(dir) = crate::temp_folders::TempFolder::new("hipmlir-inspect-") else {
         return (true, "not run (no temporary folder)".into());
     };
-    let path = dir.path().join("module.spv");
-    if std::fs::write(&path, spirv).is_err() {
-        return (true, "not run (cannot write a temporary file)".into());
-    }
-    match Command::new("spirv-val").arg(&path).output() {
-        Err(_) => (true, "not found (install spirv-tools to validate)".into()),
-        Ok(out) if out.status.success() => (true, "valid".into()),
-        Ok(out) => {
-            let text = format!(
-                "{}{}",
-                String::from_utf8_lossy(&out.stdout),
-                String::from_utf8_lossy(&out.stderr)
-            );
-            (false, format!("INVALID: {}", text.trim()))
-        }
+    match spirv_validator::validate(spirv, dir.path()) {
+        Verdict::Valid => (true, "valid".into()),
+        Verdict::NotRun(why) => (true, why),
+        Verdict::Invalid(text) => (false, format!("INVALID: {}", text.trim())),
     }
 }

@@ -78,18 +78,8 @@ fn check(program: &Path, dir: &Path, index: usize, text: &str, what: &str) -> Op
     match out.status.code() {
         None => Some(format!("{name}: killed by a signal:\n{err}")),
         Some(_) if err.contains("panicked") => Some(format!("{name}: panicked:\n{err}")),
-        Some(0) => {
-            let val = std::process::Command::new("spirv-val")
-                .arg(&spv)
-                .output()
-                .expect("spirv-val runs");
-            (!val.status.success()).then(|| {
-                format!(
-                    "{name}: emitted SPIR-V that spirv-val rejects:\n{}",
-                    stderr(&val)
-                )
-            })
-        }
+        Some(0) => spirv_val_rejection(&spv)
+            .map(|why| format!("{name}: emitted SPIR-V that spirv-val rejects:\n{why}")),
         Some(1) if err.contains("error") => None,
         Some(code) => Some(format!("{name}: exit code {code} without an error:\n{err}")),
     }

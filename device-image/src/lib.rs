@@ -12,6 +12,7 @@ pub mod device_ir;
 pub mod files;
 pub mod kpack;
 mod metadata;
+pub mod spirv_validator;
 pub mod spirv_words;
 mod vocabulary;
 
