@@ -15,7 +15,10 @@ hipmlir=target/release/hipmlir
 rm -rf "$out"
 mkdir -p "$out"
 names=()
-for src in examples/vector_add.hip tests/programs/*.hip; do
+# The runtime programs of graphs, stream capture and memory pools run there too (rt-graphs), and
+# those of virtual memory management and the rest of the API (rt-vmm).
+for src in examples/vector_add.hip tests/programs/*.hip \
+  tests/runtime_programs/{graphs,capture,mempool,virtual_memory,api_odds}.hip; do
   name=$(basename "${src%.*}")
   if "$hipmlir" "$src" -o "$out/$name" > "$out/$name.build.log" 2>&1; then
     names+=("$name")
@@ -39,8 +42,9 @@ for src in tests/gpu_programs/*.hip; do
 done
 cp target/release/libhipmlir_rt.so "$out/"
 # The runtime's test executables that run on a GPU as they are (no compiler needed there): the
-# CUDA backend's own, and the memory tests whose kernels are none (registered memory's needs clang).
-for t in cuda_backend arrays_and_memsets pointer_attributes; do
+# CUDA backend's own, several devices, peers and IPC, and the memory tests whose kernels are none
+# (registered memory's needs clang).
+for t in cuda_backend cuda_devices arrays_and_memsets pointer_attributes; do
   test_exe=$(cargo test --release -p hipmlir-runtime --test "$t" --no-run --message-format=json 2>/dev/null \
     | sed -n 's/.*"executable":"\([^"]*\)".*/\1/p' | tail -1)
   cp "$test_exe" "$out/${t}_test"
@@ -61,7 +65,9 @@ for p in ${names[*]}; do
     fail=\$((fail+1)); echo "FAIL \$p (exit \$rc):"; echo "\$out" | tail -12
   fi
 done
-./cuda_backend_test --test-threads=1 2>&1 | grep -E "panicked|^test |test result" | head -30
+for t in cuda_backend_test cuda_devices_test; do
+  ./\$t --test-threads=1 --nocapture 2>&1 | grep -E "panicked|^test |test result|PASSED|skipped|peer access" | head -40
+done
 ./arrays_and_memsets_test 2>&1 | grep -E "panicked|FAILED|test result" | head -30
 ./pointer_attributes_test --skip registered 2>&1 | grep -E "panicked|FAILED|test result" | head -30
 echo "\$pass passed, \$fail failed"

@@ -121,16 +121,30 @@ def write_expected(path, entries):
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--build", required=True)
-    parser.add_argument("--junit", required=True)
+    parser.add_argument("--junit", required=True, nargs="+", help="ctest's JUnit file(s)")
     parser.add_argument("--expected", required=True)
     parser.add_argument("--table", required=True)
     parser.add_argument("--update-expected", action="store_true")
     parser.add_argument("--partial", action="store_true", help="only some tests ran (-R)")
+    parser.add_argument(
+        "--part", help="only the executables of folders matching this regex were built and run"
+    )
+    parser.add_argument(
+        "--list", choices=["targets", "folders"], help="print the --part's executables or folders"
+    )
     args = parser.parse_args()
 
     exes = executables(args.build)
+    if args.part:
+        exes = [e for e in exes if re.search(args.part, e[0])]
+    if args.list:
+        picked = [name for _, name, _ in exes] if args.list == "targets" else [f for f, _, _ in exes]
+        print(" ".join(sorted(set(picked))))
+        return 0
     folders = test_folders(args.build)
-    outcome = results(args.junit)
+    outcome = {}
+    for junit in args.junit:
+        outcome.update(results(junit))
     listed = read_expected(args.expected)
 
     rows = defaultdict(lambda: {"exes": 0, "built": 0, "passed": 0, "failed": 0, "skipped": 0})

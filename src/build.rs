@@ -32,8 +32,27 @@ fn frontend_options(
             .cloned()
             .collect(),
         std: opts.std.clone(),
+        gpu_rdc: opts.gpu_rdc,
         ..Default::default()
     }
+}
+
+/// The key of a translation unit (see `GlobalVar::unit`): the source (its path and text) and
+/// the flags that shape it, so that two sources of a program, or one source compiled twice
+/// with different macros, get different keys, and a rebuild the same.
+fn unit_key(source: &Path, text: &[u8], options: &hipmlir_frontend::FrontendOptions) -> String {
+    let path = source
+        .canonicalize()
+        .unwrap_or_else(|_| source.to_path_buf());
+    let mut bytes = path.as_os_str().as_encoded_bytes().to_vec();
+    for part in [text]
+        .into_iter()
+        .chain(options.macro_flags.iter().map(|f| f.as_bytes()))
+    {
+        bytes.push(0);
+        bytes.extend_from_slice(part);
+    }
+    format!("{:016x}", hipmlir_device_image::kpack::fnv1a64(&bytes))
 }
 
 pub fn build(opts: &BuildOptions) -> Result<(), String> {
@@ -180,6 +199,7 @@ fn compile_hip(
     };
     let text = std::fs::read(source)
         .map_err(|e| io_err(&format!("cannot read '{}'", source.display()), e))?;
+    options.unit_key = Some(unit_key(source, &text, &options));
     let files = HostFiles::new(save_dir, &stem);
     let mut search_dirs: Vec<PathBuf> =
         source.parent().map(Path::to_path_buf).into_iter().collect();
@@ -543,13 +563,14 @@ fn emit(opts: &BuildOptions, toolchain: &Toolchain) -> Result<(), String> {
             };
             write_output(&emit_output(opts, &input.path), text.as_bytes())?;
         } else {
-            // A SPIR-V module without entry points is not a valid kernel module.
-            if device.image.metadata.kernels.is_empty() {
+            // A SPIR-V module without entry points is not a valid kernel module; a code object
+            // without kernels is what hipcc writes for such a source (hipModuleLoad takes it, and
+            // its lookups find nothing).
+            if device.image.metadata.kernels.is_empty() && !opts.genco {
                 return Err(format!(
                     "hipmlir: error: '{}' defines no kernels (__global__ functions): there is no \
-                     {} to emit",
+                     SPIR-V to emit",
                     input.path.display(),
-                    if opts.genco { "code object" } else { "SPIR-V" }
                 ));
             }
             if opts.genco {

@@ -98,6 +98,8 @@ pub fn compile_device(
             name: v.symbol.clone(),
             size: v.size,
             address_kernel: hipmlir_frontend::address_kernel(&v.symbol),
+            unit: options.unit_key.clone().filter(|_| v.registered_by_unit),
+            managed_size: v.managed_size,
         })
         .collect();
     let mut output = DeviceOutput {

@@ -618,12 +618,14 @@ fn weak_stubs(id: &str, kernels: &[String]) -> (String, String) {
     (decls, calls)
 }
 
-/// Registers the host shadow of every device variable (`__device__ int counter;` is also a host
-/// global under the same symbol), found by a weak reference as kernels' stubs are, with the
-/// runtime's symbol API.
+/// Registers the host shadow of every device variable with an external one (`__device__ int
+/// counter;` with -fgpu-rdc is also a host global under the same symbol), found by a weak
+/// reference as kernels' stubs are, with the runtime's symbol API. Shadows internal to their
+/// source (`GlobalVar::unit`) are registered by the source itself.
 fn variable_registrations(id: &str, globals: &[GlobalVar]) -> (String, String) {
     let mut decls = String::new();
     let mut calls = String::new();
+    let globals: Vec<&GlobalVar> = globals.iter().filter(|g| g.unit.is_none()).collect();
     if !globals.is_empty() {
         decls.push_str(
             "extern \"C\" void __hipmlirRegisterVar(const void* host_shadow, const char* name, size_t size) __attribute__((weak));\n",

@@ -130,6 +130,52 @@ __global__ void k(int* a) {
 }
 
 #[test]
+fn device_pointers_initialized_with_addresses_are_named() {
+    let source = "#include <hip/hip_runtime.h>
+__device__ int table[4];
+__device__ int* cursor = &table[1];
+__global__ void k(int* a) { a[0] = *cursor; }
+";
+    let (code, err, path) = compile("address_init.hip", source, &["--emit-spirv"]);
+    assert_clean_failure(code, &err);
+    assert!(
+        err.contains(&format!(
+            "{path}:3:26: error: unsupported construct in device code: a device pointer \
+             variable initialized with an address"
+        )),
+        "{err}"
+    );
+}
+
+#[test]
+fn variadic_device_functions_that_read_their_arguments_are_named() {
+    // A variadic device function may be called (its extra arguments are evaluated and not
+    // passed); one whose body reads them cannot be compiled.
+    let source = "#include <hip/hip_runtime.h>
+#include <cstdarg>
+__device__ int sum(int n, ...) {
+  va_list ap;
+  va_start(ap, n);
+  int s = 0;
+  for (int i = 0; i < n; ++i) s += va_arg(ap, int);
+  va_end(ap);
+  return s;
+}
+__global__ void k(int* a) { a[0] = sum(2, 3, 4); }
+";
+    let (code, err, path) = compile("variadic.hip", source, &["--emit-spirv"]);
+    assert_clean_failure(code, &err);
+    assert!(
+        err.contains(&format!(
+            "{path}:5:3: error: unsupported construct in device code: reading the variable \
+             arguments of 'sum' (va_start, va_arg): calls of a variadic device function pass \
+             only its named parameters"
+        )),
+        "{err}"
+    );
+}
+
+#[test]
 fn emit_spirv_of_a_file_without_kernels_is_an_error() {
     let source = "#include <hip/hip_runtime.h>\n__device__ int twice(int x) { return 2 * x; }\n";
     let (code, err, path) = compile("no_kernels.hip", source, &["--emit-spirv"]);

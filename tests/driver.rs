@@ -190,6 +190,38 @@ fn long_source_names_build() {
 }
 
 #[test]
+fn cxx14_sources_build_without_warnings_from_hips_headers() {
+    // The headers are written with C++17 features that C++14 modes take as extensions; a
+    // whole launch configuration may come from one macro.
+    let dir = scratch();
+    let source = "#include <hip/hip_runtime.h>\n#include <cstdio>\n\
+        template <typename T, int Factor>\n\
+        __global__ void add(T* p, int n) {\n\
+          int i = blockIdx.x * blockDim.x + threadIdx.x;\n\
+          if (i < n) p[i] += Factor * i;\n}\n\
+        #define CONFIG(n) dim3(((n) + 63) / 64), dim3(64), 0, 0\n\
+        int main() {\n\
+          const int n = 300;\n  int* d = nullptr;\n\
+          if (hipMalloc(&d, n * sizeof(int)) != hipSuccess) return 1;\n\
+          hipMemset(d, 0, n * sizeof(int));\n\
+          add<int, 2><<<(n + 63) / 64, 64>>>(d, n);\n\
+          hipLaunchKernelGGL(HIP_KERNEL_NAME(add<int, 2>), CONFIG(n), d, n);\n\
+          int h[n];\n  hipMemcpy(h, d, sizeof h, hipMemcpyDeviceToHost);\n\
+          int bad = 0;\n  for (int i = 0; i < n; ++i) bad += h[i] != 4 * i;\n\
+          std::printf(bad ? \"FAILED\\n\" : \"PASSED\\n\");\n  return bad != 0;\n}\n";
+    std::fs::write(dir.path().join("c14.hip"), source).unwrap();
+    let out = hipmlir()
+        .current_dir(dir.path())
+        .env("HIPMLIR_DISABLE_CACHE", "1")
+        .args(["-std=c++14", "-Wall", "c14.hip", "-o", "app14"])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(!stderr(&out).contains("warning"), "{}", stderr(&out));
+    assert!(run_program(&dir.path().join("app14")).contains("PASSED"));
+}
+
+#[test]
 fn kernel_declared_in_one_file_and_defined_in_another() {
     let dir = copy_project("cross");
     hipmlir_in(dir.path(), &["-c", "kernel.hip", "-o", "kernel.o"], None);
@@ -1199,6 +1231,54 @@ fn device_symbols_that_do_not_link_are_named_where_they_are_used() {
         "{err}"
     );
     assert!(!dir.path().join("k.o").exists());
+}
+
+#[test]
+fn device_variables_of_one_name_are_each_sources_own_without_fgpu_rdc() {
+    // first.hip and second.hip each define `devSymbol` (of other sizes and types), a `static`
+    // `launches`, and include a header defining `header_offsets`: as with hipcc, each source
+    // has its own, in one command, compiled apart and linked, and with the device code split.
+    let dir = copy_project("own_variables");
+    let d = dir.path();
+    let sources = ["-Iinclude", "first.hip", "second.hip"];
+    hipmlir_in(d, &[&sources[..], &["-o", "app"]].concat(), None);
+    hipmlir_in(d, &["-Iinclude", "-c", "first.hip", "-o", "first.o"], None);
+    hipmlir_in(
+        d,
+        &["-Iinclude", "-c", "second.hip", "-o", "second.o"],
+        None,
+    );
+    hipmlir_in(d, &["first.o", "second.o", "-o", "linked"], Some("g++"));
+    hipmlir_in(
+        d,
+        &["first.o", "second.o", "--split-device-code", "-o", "split"],
+        None,
+    );
+    for app in ["app", "linked", "split"] {
+        let out = run_with(&d.join(app), &[]);
+        assert!(
+            text(&out).contains("own variables PASSED"),
+            "{app}: {}",
+            text(&out)
+        );
+    }
+    // With -fgpu-rdc a device variable is the program's: two definitions do not link.
+    for source in ["first", "second"] {
+        let (input, object) = (format!("{source}.hip"), format!("{source}-rdc.o"));
+        hipmlir_in(
+            d,
+            &["-fgpu-rdc", "-Iinclude", "-c", &input, "-o", &object],
+            None,
+        );
+    }
+    let err = hipmlir_fails_in(
+        d,
+        &["-fgpu-rdc", "first-rdc.o", "second-rdc.o", "-o", "rdc"],
+    );
+    assert!(
+        err.contains("multiple definition of device symbol"),
+        "{err}"
+    );
 }
 
 #[test]

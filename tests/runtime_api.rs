@@ -49,6 +49,34 @@ fn memory_api_and_misuse() {
     );
 }
 
+/// Virtual memory management: physical memory mapped into reserved ranges, shared with a child
+/// process through a file descriptor (the program runs itself as the child).
+#[test]
+fn virtual_memory_management() {
+    let out = build_and_run("virtual_memory.hip", None);
+    assert!(out.contains("virtual_memory PASSED"), "{out}");
+}
+
+/// The rest of the API (attached managed memory, driver copy nodes, functions by symbol, API
+/// names, launches on every device, driver texture objects), on one device and on two
+/// (`HIPMLIR_DEVICE=0,0` opens the device twice).
+#[test]
+fn api_odds_on_one_and_two_devices() {
+    use_temporary_cache();
+    let dir = scratch();
+    let exe = build(&program("api_odds.hip"), dir.path(), None);
+    run_program(&exe);
+    let out = Command::new(&exe)
+        .env("HIPMLIR_DEVICE", "0,0")
+        .output()
+        .expect("runs");
+    let text = format!("{}{}", stdout(&out), stderr(&out));
+    assert!(
+        out.status.success() && text.contains("api_odds PASSED"),
+        "two devices: {text}"
+    );
+}
+
 #[test]
 fn eight_threads_on_their_own_streams() {
     build_and_run("threads.hip", None);
@@ -87,6 +115,35 @@ fn modules_from_a_spirv_file_and_a_code_object() {
             "{flag}: {text}"
         );
     }
+}
+
+#[test]
+fn a_code_object_of_a_source_without_kernels_loads_empty() {
+    use_temporary_cache();
+    let dir = scratch();
+    let source = program("empty_module.hip");
+    let exe = build(&source, dir.path(), None);
+    let module = dir.path().join("empty.co");
+    let out = run_hipmlir(&[
+        source.to_str().unwrap(),
+        "--genco",
+        "-o",
+        module.to_str().unwrap(),
+    ]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let out = Command::new(&exe).arg(&module).output().expect("runs");
+    let text = format!("{}{}", stdout(&out), stderr(&out));
+    assert!(
+        out.status.success() && text.contains("empty_module PASSED"),
+        "{text}"
+    );
+    // SPIR-V without an entry point is no kernel module: that stays an error.
+    let out = run_hipmlir(&[source.to_str().unwrap(), "--emit-spirv", "-o", "-"]);
+    assert!(
+        !out.status.success() && stderr(&out).contains("defines no kernels"),
+        "{}",
+        stderr(&out)
+    );
 }
 
 #[test]

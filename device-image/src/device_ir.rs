@@ -112,6 +112,7 @@ mod tests {
                 name: "table".into(),
                 size: 16,
                 address_kernel: "__hipmlir_address_of_table".into(),
+                ..Default::default()
             }],
             undefined: vec![UndefinedSymbol {
                 symbol: "_Z6squarei".into(),

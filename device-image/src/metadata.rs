@@ -59,14 +59,29 @@ pub const DEVICE_HEAP_VARIABLE: &str = "__hipmlir_device_heap";
 /// program have it. The work-item writes a non-zero word there, then traps.
 pub const DEVICE_ABORT_FLAG_VARIABLE: &str = "__hipmlir_device_abort_flag";
 
-/// A `__device__` or `__constant__` variable: the host reaches it by name (hipMemcpyToSymbol).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+/// A `__device__`, `__constant__` or `__managed__` variable: the host reaches it by name
+/// (hipMemcpyToSymbol).
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct GlobalVar {
     /// The variable's symbol (mangled as the host compiler mangles it).
     pub name: String,
+    /// The device variable's size in bytes (a managed variable's is a pointer's).
     pub size: u64,
     /// A one-thread kernel `(unsigned long long* out)` that stores the variable's device address.
     pub address_kernel: String,
+    /// The translation unit whose host object owns the variable's host shadow, when that shadow
+    /// is internal to it (a device variable of a build without `-fgpu-rdc` is each source's
+    /// own, as with hipcc): the shadow registers itself with this key, which tells the variable
+    /// apart from other sources' variables of the same name. None: the shadow is external and
+    /// the image's stub registers it by symbol.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub unit: Option<String>,
+    /// A `__managed__` variable: the device variable holds the address of this many bytes of
+    /// managed memory, which the host program allocates and initializes when it registers the
+    /// variable (the host reaches the same memory), and the runtime stores that address in
+    /// the variable before the module's first launch on each device.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub managed_size: Option<u64>,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

@@ -233,12 +233,17 @@ fn resolve(name: &str, existing: &Symbol, new: &Symbol) -> Result<Action, LowerE
 }
 
 /// After the link every definition is the program's own: globals become internal (as a
-/// single translation unit's always were) and come before every function (SPIR-V wants a
-/// variable before the functions that use it), and functions lose the linkage attribute.
+/// single translation unit's always were), except the host's (see [`host_visible`]), and come
+/// before every function (SPIR-V wants a variable before the functions that use it), and
+/// functions lose the linkage attribute.
 fn internalize(ctx: &Context, module: &Module) {
     let internal = Some(llvm_linkage(
         ctx,
         mlir_sys::MlirLLVMLinkage_MlirLLVMLinkageInternal,
+    ));
+    let external = Some(llvm_linkage(
+        ctx,
+        mlir_sys::MlirLLVMLinkage_MlirLLVMLinkageExternal,
     ));
     let ops = top_level(module);
     // SAFETY: live top-level operations of `module`.
@@ -254,8 +259,13 @@ fn internalize(ctx: &Context, module: &Module) {
         }
         if is_global(&op) {
             if !is_declaration(&op) {
-                if let Some(internal) = internal {
-                    op.set_attribute("linkage", internal);
+                let linkage = if host_visible(&op) {
+                    external
+                } else {
+                    internal
+                };
+                if let Some(linkage) = linkage {
+                    op.set_attribute("linkage", linkage);
                 }
             }
             if let Some(function) = first_function {
@@ -350,6 +360,29 @@ fn symbol_name(op: &OperationRef) -> Option<String> {
 
 fn is_global<'c: 'a, 'a>(op: &impl OperationLike<'c, 'a>) -> bool {
     op.name().as_string_ref().as_str() == Ok("llvm.mlir.global")
+}
+
+/// Whether a global is a mutable variable of the global address space: what the host reaches
+/// (device variables, through the symbol API and the runtime's heap, abort-flag and managed
+/// variables) behind the device code's back. As clang keeps device variables
+/// (`externally_initialized`), it stays externally visible (PTX `.visible`, SPIR-V `Export`):
+/// a device compiler that took it for the module's own may assume it sees every store to it,
+/// and fold a variable no kernel writes to its initializer.
+pub(crate) fn host_visible<'c: 'a, 'a>(op: &impl OperationLike<'c, 'a>) -> bool {
+    is_global(op)
+        && !op.has_attribute("constant")
+        && op
+            .attribute("addr_space")
+            .ok()
+            .and_then(|a| melior::ir::attribute::IntegerAttribute::try_from(a).ok())
+            .is_some_and(|a| a.value() == i64::from(hipmlir_device_image::address_space::GLOBAL))
+}
+
+/// Whether a global is a definition the linked module exports (see [`host_visible`]).
+pub(crate) fn exported_global(ctx: &Context, op: &OperationRef) -> bool {
+    is_global(op)
+        && !is_declaration(op)
+        && linkage_of(op, &LinkageAttributes::new(ctx)) == Linkage::External
 }
 
 fn is_declaration<'c: 'a, 'a>(op: &impl OperationLike<'c, 'a>) -> bool {

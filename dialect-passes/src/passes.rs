@@ -116,10 +116,12 @@ pub fn binary_object(module: &Module) -> Result<Vec<u8>, LowerError> {
 }
 
 /// What spirv-update-vce does not derive, added when the module needs it: 64-bit atomics need the
-/// `Int64Atomics` capability, `NoSignedWrap` decorations their extension.
+/// `Int64Atomics` capability, exported variables (see `device_link::host_visible`) the `Linkage`
+/// capability, `NoSignedWrap` decorations their extension, device clock reads `ShaderClockKHR`.
 pub fn add_missing_capabilities(ctx: &Context, module: &Module) -> Result<(), LowerError> {
     let mut spirv_modules = Vec::new();
     let mut needs_int64_atomics = false;
+    let mut needs_linkage = false;
     let mut needs_no_wrap = false;
     let mut reads_clock = false;
     let i64_type: melior::ir::Type = melior::ir::r#type::IntegerType::new(ctx, 64).into();
@@ -141,6 +143,8 @@ pub fn add_missing_capabilities(ctx: &Context, module: &Module) -> Result<(), Lo
         if op.has_attribute("no_signed_wrap") || op.has_attribute("no_unsigned_wrap") {
             needs_no_wrap = true;
         }
+        // Imports are placeholders that patches after serialization replace.
+        needs_linkage |= name == "spirv.GlobalVariable" && op.has_attribute("linkage_attributes");
         WalkResult::Advance
     });
     // (capability, extension) pairs the module needs beyond what spirv-update-vce derived.
@@ -150,6 +154,7 @@ pub fn add_missing_capabilities(ctx: &Context, module: &Module) -> Result<(), Lo
             Some(spirv_ir::CAPABILITY_INT64_ATOMICS),
             None,
         ),
+        (needs_linkage, Some(spirv_ir::CAPABILITY_LINKAGE), None),
         (needs_no_wrap, None, Some(NO_WRAP_EXTENSION)),
         (
             reads_clock,

@@ -395,6 +395,14 @@ fn lower_global(l: &Lowering) -> Result<Option<MlirValue>, LowerError> {
             value,
         )?);
     }
+    if crate::device_link::exported_global(l.ctx, &l.op) {
+        // A variable the host reaches (see `device_link::host_visible`).
+        let name = StringAttribute::try_from(symbol).map_err(|e| l.error(e))?;
+        initializer.push((
+            "linkage_attributes",
+            spirv_ir::linkage_attributes(l.ctx, name.value(), spirv_ir::LINKAGE_EXPORT),
+        ));
+    }
     l.rw.global_variable(symbol, l.rw.ptr(ty, space)?, &initializer)?;
     Ok(None)
 }

@@ -87,10 +87,14 @@ pub const MEMORY_ACCESS_VOLATILE: u32 = 0x1;
 pub const FUNCTION_CONTROL_NONE: u32 = 0;
 /// `FunctionControl::Pure`.
 pub const FUNCTION_CONTROL_PURE: u32 = 0x4;
+/// `LinkageType::Export`.
+pub const LINKAGE_EXPORT: u32 = 0;
 /// `LinkageType::Import`.
 pub const LINKAGE_IMPORT: u32 = 1;
 /// `Capability::Int64Atomics`.
 pub const CAPABILITY_INT64_ATOMICS: i64 = 12;
+/// `Capability::Linkage`.
+pub const CAPABILITY_LINKAGE: i64 = 5;
 
 /// `!spirv.ptr<pointee, class>`.
 pub fn pointer_type<'c>(pointee: Type<'c>, class: StorageClass) -> Type<'c> {

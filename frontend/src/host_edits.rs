@@ -397,7 +397,7 @@ impl Edits<'_> {
 }
 
 /// `s` as a C string literal.
-fn c_string(s: &str) -> String {
+pub fn c_string(s: &str) -> String {
     let mut out = String::from("\"");
     for ch in s.chars() {
         match ch {

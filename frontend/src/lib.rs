@@ -11,6 +11,7 @@ pub mod clang;
 mod codegen;
 pub mod error;
 mod host_edits;
+mod host_shadows;
 mod kernel_abi;
 mod kernel_stubs;
 mod launches;
@@ -48,6 +49,12 @@ pub struct FrontendOptions {
     /// Relocatable device code (`-fgpu-rdc`): every device function the file defines with
     /// external linkage is compiled, for other sources to call.
     pub relocatable: bool,
+    /// `-fgpu-rdc` as the user gave it: device variables are the program's, their host shadows
+    /// external (else each source's own, as with hipcc; see `host_shadows`).
+    pub gpu_rdc: bool,
+    /// The key of the translation unit, for a source with host code (see `GlobalVar::unit`):
+    /// its own device variables' shadows register with it. None: no host code (hiprtc).
+    pub unit_key: Option<String>,
     /// Expressions naming kernels (template instances among them), device functions or device
     /// variables, as hiprtc's name expressions do (`scale<float, 4>`, `&ns::table`): each is
     /// resolved as C++ resolves it, the kernels it names are compiled, and
@@ -240,7 +247,22 @@ pub fn build<'c>(
         files: options.unit_files,
         relocatable: options.relocatable,
     };
-    codegen.emit_translation_unit(&root, &launched, &user_code.lambdas, unit)?;
+    let shadows = match &options.unit_key {
+        Some(unit_key) => {
+            let shadow_options = host_shadows::ShadowOptions {
+                hip_headers: &options.hip_headers,
+                gpu_rdc: options.gpu_rdc,
+                unit_key,
+            };
+            host_shadows::plan(&root, &shadow_options, &mut texts)?
+        }
+        None => host_shadows::ShadowPlan::default(),
+    };
+    let own_variables: Vec<clang::Cursor> = shadows.own.iter().map(|s| s.decl).collect();
+    codegen.emit_translation_unit(&root, &launched, &user_code.lambdas, unit, &own_variables)?;
+    for v in &mut codegen.device_variables {
+        v.registered_by_unit = shadows.own.iter().any(|s| s.symbol == v.symbol);
+    }
     for (index, site) in launches.iter().enumerate() {
         if let Some(kernel) = site.kernel.and_then(|k| k.definition()) {
             codegen.emit_launch_site(index, &kernel, site)?;
@@ -263,6 +285,11 @@ pub fn build<'c>(
         .collect();
     dependent_kernel_templates.sort();
     dependent_kernel_templates.dedup();
+    let main_end = texts.get(&main_file).map_or(0, str::len);
+    let registration = options
+        .unit_key
+        .as_deref()
+        .and_then(|key| shadows.registration(&main_file, main_end, key));
     Ok(FrontendOutput {
         parse_time,
         lowered_names: named.iter().map(|c| c.map(|c| c.mangled_name())).collect(),
@@ -282,6 +309,8 @@ pub fn build<'c>(
             )?
             .into_iter()
             .chain(launches.into_iter().flat_map(|l| l.edits))
+            .chain(shadows.edits)
+            .chain(registration)
             .collect(),
         ),
     })

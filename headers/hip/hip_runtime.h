@@ -38,5 +38,6 @@
 #include "hipmlir_intrinsics.h"
 #include "hipmlir_texture.h"
 #include "hipmlir_launch.h"
+#include "hipmlir_variables.h"
 
 #endif  // HIPMLIR_HIP_RUNTIME_H

@@ -156,8 +156,9 @@ __device__ clock_t clock(void);
 #endif
 
 #if defined(__HIP__)
-// clang checks `k<<<grid, block, shmem, stream>>>(args)` against this declaration. hipmlir
-// rewrites every such launch into hipLaunchKernelGGL before the host compile, so nothing calls it.
+// clang checks `k<<<grid, block, shmem, stream>>>(args)` against this declaration in the device
+// parse. On the host the runtime exports it: launches become a push of the configuration and a
+// call of the kernel's host stub, which pops it (hipmlir_launch.h).
 extern "C" hipError_t __hipPushCallConfiguration(dim3 gridDim, dim3 blockDim, size_t sharedMem = 0,
                                                  hipStream_t stream = 0);
 #endif

@@ -168,9 +168,10 @@ hipError_t hipModuleGetTexRef(textureReference** texRef, hipModule_t hmod, const
 #ifdef __cplusplus
 }  // extern "C"
 
-// hipCreateChannelDesc<T>(): the format of a texel of type T: 8-, 16-, 32- (and long's 64-)
-// bit integers and floats, alone or as the lanes of a vector type; any other type has no
-// format (hipChannelFormatKindNone, no bits), as in ROCm.
+// hipCreateChannelDesc<T>(): the format of a texel of type T: 8-, 16- and 32-bit integers and
+// floats, alone or as the lanes of a vector type; any other type has no format
+// (hipChannelFormatKindNone, no bits), as in ROCm, where long has one only where it is 32 bits
+// (not LP64: textures have no 64-bit channels).
 template <class T>
 struct __hipmlir_channel_of {
   static constexpr int bits = 0;
@@ -189,8 +190,10 @@ HIPMLIR_CHANNEL(short, hipChannelFormatKindSigned)
 HIPMLIR_CHANNEL(unsigned short, hipChannelFormatKindUnsigned)
 HIPMLIR_CHANNEL(int, hipChannelFormatKindSigned)
 HIPMLIR_CHANNEL(unsigned int, hipChannelFormatKindUnsigned)
+#if !defined(__LP64__)
 HIPMLIR_CHANNEL(long, hipChannelFormatKindSigned)
 HIPMLIR_CHANNEL(unsigned long, hipChannelFormatKindUnsigned)
+#endif
 HIPMLIR_CHANNEL(float, hipChannelFormatKindFloat)
 #undef HIPMLIR_CHANNEL
 

@@ -398,9 +398,11 @@ pub fn free(device: &dyn Device, handle: usize) -> HipResult<()> {
     release(device, handle)
 }
 
-/// Forgets every array (`hipDeviceReset`, whose device reset frees their memory).
-pub fn forget_all() {
-    drop(table().clear());
+/// Forgets the arrays whose memory is `device`'s (`hipDeviceReset`, whose device reset frees
+/// that memory).
+pub fn forget_on(device: &dyn Device) {
+    let on_device = |a: &Array| matches!(device.allocation(a.data as *const c_void), Ok(Some(m)) if m.device == device.id());
+    drop(table().remove_where(on_device));
 }
 
 /// Forgets an array and frees its memory (levels of a mipmapped array included).
@@ -556,12 +558,27 @@ pub fn copy_region(
     depth: usize,
     kind: MemcpyKind,
 ) -> HipResult<()> {
+    match region(dst, src, width, height, depth)? {
+        Some(region) => copy(device, on, region, kind),
+        None => Ok(()),
+    }
+}
+
+/// The memory a copy of `width` bytes by `height` rows by `depth` slices between two sides
+/// touches, each side checked to hold it (`None` for an empty copy).
+pub fn region(
+    dst: &Side,
+    src: &Side,
+    width: usize,
+    height: usize,
+    depth: usize,
+) -> HipResult<Option<Copy3d>> {
     if width == 0 || height == 0 || depth == 0 {
-        return Ok(());
+        return Ok(None);
     }
     let s = resolve("source", src, width, height, depth)?;
     let d = resolve("destination", dst, width, height, depth)?;
-    let region = Copy3d {
+    Ok(Some(Copy3d {
         dst: d.start as *mut c_void,
         dst_pitch: d.pitch,
         dst_slice: d.slice,
@@ -571,8 +588,7 @@ pub fn copy_region(
         width,
         height,
         depth,
-    };
-    copy(device, on, region, kind)
+    }))
 }
 
 /// A 2-D copy between an array's slice 0 (`w_offset` bytes and `h_offset` rows in) and pitched
@@ -843,6 +859,15 @@ pub fn copy_3d(
     p: &Memcpy3DParms,
     kind: MemcpyKind,
 ) -> HipResult<()> {
+    match region_3d(p)? {
+        Some(region) => copy(device, on, region, kind),
+        None => Ok(()),
+    }
+}
+
+/// The region a `hipMemcpy3DParms` names, its arrays resolved and its sides checked (`None`
+/// for an empty extent): what `hipMemcpy3D` copies and a graph's copy node keeps.
+pub fn region_3d(p: &Memcpy3DParms) -> HipResult<Option<Copy3d>> {
     let (src, src_texel) = parms_side("source", p.src_array, &p.src_ptr, p.src_pos)?;
     let (dst, dst_texel) = parms_side("destination", p.dst_array, &p.dst_ptr, p.dst_pos)?;
     let texel = match (p.src_array != 0, p.dst_array != 0) {
@@ -859,7 +884,7 @@ pub fn copy_3d(
         .width
         .checked_mul(texel)
         .ok_or_else(|| Failure::invalid_value("the copy's width overflows"))?;
-    copy_region(device, on, &dst, &src, width, e.height, e.depth, kind)
+    region(&dst, &src, width, e.height, e.depth)
 }
 
 #[cfg(test)]

@@ -52,11 +52,6 @@ pub fn forget(word: usize) {
     words().retain(|(w, _)| *w != word);
 }
 
-/// The CUDA backend's reset took every pinned word with the context.
-pub fn forget_all() {
-    words().clear();
-}
-
 /// Ends the program if device code raised any module's abort word (a CUDA kernel that trapped
 /// shows as a launch failure: this tells a failed assert from another fault).
 pub fn stop_if_raised() {

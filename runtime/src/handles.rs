@@ -20,8 +20,31 @@ pub enum Kind {
     Module = 3,
     Function = 4,
     Array = 5,
+    // Graphs, stream capture and memory pools (rt-graphs).
+    Graph = 6,
+    GraphNode = 7,
+    GraphExec = 8,
+    MemPool = 9,
     /// Driver API contexts (`hipCtx_t`).
-    Context = 6,
+    Context = 10,
+    /// Physical allocations of virtual memory management (`hipMemGenericAllocationHandle_t`).
+    PhysicalMemory = 11,
+    /// `hipUserObject_t` (rt-devices; the top value, leaving 6.. to the others' kinds).
+    UserObject = 15,
+}
+
+impl Kind {
+    /// The kind a handle was made for, whether or not it is still live (a destroyed stream is
+    /// still recognisable as one, for HIP's "context is destroyed" answers).
+    pub fn of(handle: usize) -> Option<u64> {
+        let h = handle as u64;
+        (h & 0xffff_0000_0000_0000 == TAG_BASE).then_some(h & 0xf)
+    }
+
+    /// Whether `handle` was made by a table of this kind (live or not).
+    pub fn made(self, handle: usize) -> bool {
+        Kind::of(handle) == Some(self as u64)
+    }
 }
 
 static SERIAL: AtomicU64 = AtomicU64::new(1);
@@ -65,9 +88,15 @@ impl<T: ?Sized> HandleTable<T> {
         self.map().iter().map(|(&h, v)| (h, v.clone())).collect()
     }
 
-    /// Removes everything (hipDeviceReset).
-    pub fn clear(&self) -> Vec<Arc<T>> {
-        self.map().drain().map(|(_, v)| v).collect()
+    /// Removes the objects `doomed` picks (hipDeviceReset of one device) and returns them.
+    pub fn remove_where(&self, doomed: impl Fn(&T) -> bool) -> Vec<Arc<T>> {
+        let mut map = self.map();
+        let handles: Vec<usize> = map
+            .iter()
+            .filter(|(_, v)| doomed(v))
+            .map(|(&h, _)| h)
+            .collect();
+        handles.iter().filter_map(|h| map.remove(h)).collect()
     }
 
     #[cfg(test)]
@@ -97,7 +126,9 @@ mod tests {
         assert_ne!(c, a);
         assert!(streams.get(0).is_none() && streams.get(2).is_none());
         assert_eq!(streams.len(), 2);
-        assert_eq!(streams.clear().len(), 2);
+        assert_eq!(streams.remove_where(|&v| v == 4).len(), 1);
+        assert_eq!(streams.len(), 1);
+        assert_eq!(streams.remove_where(|_| true).len(), 1);
         assert_eq!(streams.len(), 0);
     }
 }

@@ -14,9 +14,12 @@
 //! * common code: `backend` (the interface: traits, their vocabulary, streams and events as
 //!   handles, `ops`, the one way into a stream per kind of operation), `registry` (images,
 //!   modules and kernels by name), `symbols` (device variables by host shadow), `arrays`,
-//!   `mipmaps`, `drv_copy` (the driver API's copy descriptions), `texture`, `heap` and `device_abort` (the device heap's size, the device's abort words),
+//!   `mipmaps`, `drv_copy` (the driver API's copy descriptions), `texture`, `graph` (graphs,
+//!   stream capture, executable graphs, graph allocations), `mempool` (stream-ordered allocation
+//!   and memory pools), `heap` and `device_abort` (the device heap's size, the device's abort
+//!   words),
 //!   `error`, `log`, `handles`, `props`, `spirv`, `kpack`, `module_path`, `lambda_kernels`,
-//!   `cache`, `files`, `probe`.
+//!   `cache`, `files`, `probe`, `user_object` (user objects and the references graphs hold).
 
 mod arrays;
 mod backend;
@@ -25,11 +28,14 @@ mod cuda;
 mod device_abort;
 mod drv_copy;
 mod files;
+mod graph;
 mod handles;
 mod heap;
 pub mod kpack;
 mod lambda_kernels;
 pub mod log;
+mod managed_vars;
+mod mempool;
 mod mipmaps;
 mod module_path;
 mod opencl;
@@ -38,19 +44,32 @@ mod props;
 mod registry;
 mod select;
 pub mod spirv;
+mod surface;
 mod symbols;
 mod texture;
+mod texture_driver;
+mod user_object;
+mod vmm;
 
 pub mod api;
 pub mod error;
 
+pub use api::call_configuration::*;
+pub use api::cu_mask::*;
 pub use api::device::*;
+pub use api::device_choice::*;
+pub use api::device_settings::*;
 pub use api::errors::*;
 pub use api::event::*;
+pub use api::introspection::*;
+pub use api::ipc::*;
 pub use api::launch::*;
 pub use api::memory::*;
 pub use api::module::*;
+pub use api::peer::*;
+pub use api::proc_address::*;
 pub use api::stream::*;
+pub use api::stream_value::*;
 pub use api::symbol::*;
 pub use api::texture::*;
 pub use api::unsupported::*;
@@ -60,10 +79,19 @@ pub use api::context::*;
 pub use api::driver::*;
 pub use api::driver_memory::*;
 pub use api::host_memory::*;
-pub use api::memcpy_peer::*;
 pub use api::memset::*;
 pub use api::mipmap::*;
 pub use api::pointer::*;
+pub use api::user_object::*;
+// Virtual memory management and the rest of the API (rt-vmm).
+pub use api::api_name::*;
+pub use api::func_by_symbol::*;
+pub use api::graph_drv_copy::*;
+pub use api::multi_device_launch::*;
+pub use api::stream_attach::*;
+pub use api::surface::*;
+pub use api::texture_driver::*;
+pub use api::virtual_memory::*;
 pub use api::{hipError_t, hipEvent_t, hipStream_t};
 pub use arrays::{Array3DDescriptor, ArrayDescriptor, ChannelFormatDesc, Memcpy3DParms, Pos};
 pub use backend::{Dim3, Extent, FuncAttributes, MemcpyKind, PitchedPtr, PointerAttributes};

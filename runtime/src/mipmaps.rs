@@ -156,9 +156,10 @@ pub fn free(device: &dyn Device, handle: usize) -> HipResult<()> {
     result
 }
 
-/// Forgets every mipmapped array (`hipDeviceReset`; their levels go with the arrays).
-pub fn forget_all() {
-    table().clear();
+/// Forgets the mipmapped arrays whose levels are gone (`hipDeviceReset` forgot the arrays of
+/// its device).
+pub fn forget_dead() {
+    table().retain(|_, m| m.levels.iter().all(|&level| arrays::get(level).is_ok()));
 }
 
 /// The array of level `level` (`hipGetMipmappedArrayLevel`): a null or dead handle is

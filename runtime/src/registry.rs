@@ -43,6 +43,9 @@ pub struct Module {
     /// The module's abort-flag variable (`DEVICE_ABORT_FLAG_VARIABLE`), if its code can stop
     /// the program (see `device_abort`).
     pub abort_flag_variable: Option<usize>,
+    /// The module's `__managed__` variables (see `managed_vars`), as indexes into
+    /// `metadata.globals`: each backend stores their memory's address before a first launch.
+    pub managed_variables: Vec<usize>,
     /// The image's PTX entries, (architecture, text), for the CUDA backend.
     pub ptx: Vec<(String, Vec<u8>)>,
     /// What the process's backend built or loaded for the module (one backend per process).
@@ -59,6 +62,8 @@ pub struct FuncSettings {
     pub carveout: Option<i32>,
     /// `hipFuncCache_t`.
     pub cache_config: i32,
+    /// `hipSharedMemConfig`.
+    pub shared_mem_config: i32,
 }
 
 impl Module {
@@ -73,6 +78,10 @@ impl Module {
             .globals
             .iter()
             .position(|g| g.name == DEVICE_ABORT_FLAG_VARIABLE);
+        let managed_variables = (image.metadata.globals.iter().enumerate())
+            .filter(|(_, g)| g.managed_size.is_some())
+            .map(|(i, _)| i)
+            .collect();
         Module {
             index,
             label,
@@ -80,6 +89,7 @@ impl Module {
             func_settings: Mutex::new(HashMap::new()),
             heap_variable,
             abort_flag_variable,
+            managed_variables,
             ptx: Vec::new(),
             state: OnceLock::new(),
         }
@@ -101,10 +111,10 @@ impl Module {
             .expect("one backend per process keeps module state")
     }
 
-    /// Drops what the backend built or loaded (`hipDeviceReset`).
-    pub fn reset_state(&self) {
+    /// Drops what the backend built or loaded on one device (`hipDeviceReset` of it).
+    pub fn reset_state_of(&self, device: crate::backend::DeviceId) {
         if let Some(state) = self.state.get() {
-            state.reset();
+            state.reset_device(device);
         }
     }
 
@@ -225,6 +235,15 @@ pub fn image_of_bundle(bytes: &[u8]) -> Result<DeviceImage, String> {
         // An NVIDIA-only image (`--offload-arch=sm_XX`): no SPIR-V to check, only the metadata.
         Ok(image) if image.spirv.is_empty() && !ptx_entries(bytes).is_empty() => {
             validate_metadata(&image)?;
+            Ok(image)
+        }
+        // The code object of a source without device code (hipcc writes one too): nothing to
+        // build, and every lookup finds nothing.
+        Ok(image)
+            if image.spirv.is_empty()
+                && image.metadata.kernels.is_empty()
+                && image.metadata.globals.is_empty() =>
+        {
             Ok(image)
         }
         Ok(image) => validate_image(&image).map(|()| image),
@@ -395,6 +414,18 @@ impl Registry {
         self.modules
             .iter()
             .find_map(|m| m.find_global(name).map(|i| (m.clone(), i)))
+    }
+
+    /// The registered module that defines the device variable `name` of translation unit
+    /// `unit` (see `GlobalVar::unit`).
+    pub fn find_unit_global(&self, name: &str, unit: &str) -> Option<(Arc<Module>, usize)> {
+        self.modules.iter().find_map(|m| {
+            let globals = &m.image.metadata.globals;
+            let i = globals
+                .iter()
+                .position(|g| g.name == name && g.unit.as_deref() == Some(unit))?;
+            Some((m.clone(), i))
+        })
     }
 
     /// The images that could not be registered, one line each.
@@ -660,6 +691,21 @@ pub fn insert_function(module: Arc<Module>, index: usize) -> usize {
     loaded_functions().insert(Arc::new(KernelRef::new(module, index)))
 }
 
+/// A host stub registered for `kernel` (`__hipmlirRegisterFunction`, or found by a launch), if
+/// any: what `hipGraphKernelNodeGetParams` reports as the `func` of a captured launch.
+pub fn host_stub_of(kernel: &KernelRef) -> Option<usize> {
+    let reg = registry();
+    let name = &kernel.info().name;
+    reg.host_functions
+        .iter()
+        .find(|(_, n)| *n == name)
+        .map(|(&stub, _)| stub)
+        .filter(|_| {
+            reg.find(name)
+                .is_ok_and(|k| Arc::ptr_eq(&k.module, &kernel.module))
+        })
+}
+
 /// The kernel of a `hipFunction_t`, if `handle` is one.
 pub fn function(handle: usize) -> Option<KernelRef> {
     loaded_functions().get(handle).map(|k| (*k).clone())
@@ -808,7 +854,7 @@ extern "C" {
 
 /// The loaded object (executable or shared library) holding `address`, and the address's
 /// offset from the object's load base: names an embedded image in messages.
-fn loaded_object_of(address: usize) -> Option<(String, usize)> {
+pub(crate) fn loaded_object_of(address: usize) -> Option<(String, usize)> {
     let mut info = DlInfo {
         dli_fname: std::ptr::null(),
         dli_fbase: std::ptr::null_mut(),

@@ -9,10 +9,14 @@
 //! symbol, its *shadow*, whose address is what HIP calls the symbol (`HIP_SYMBOL(x)` is `&x`). The
 //! image stub registers each shadow with `__hipmlirRegisterVar` right after the image.
 //!
-//! * Registration records shadow → (name, host size, the module registered last); nothing else,
-//!   since it runs in static constructors.
-//! * Finding a variable (no device work): the module registered just before its shadow if it
-//!   defines the name (so `static` variables of one name in two files stay apart), else the first
+//! * Registration records shadow → (name, host size, the module registered last, and the
+//!   translation unit's key for a shadow internal to its source); nothing else, since it runs in
+//!   static constructors.
+//! * Finding a variable (no device work): for a shadow internal to its source (every
+//!   `__device__` variable of a build without -fgpu-rdc, as with hipcc, and `static` ones), the
+//!   module whose variable of that name carries the source's key (`GlobalVar::unit`), so that
+//!   variables of one name in two sources stay apart whatever order they registered in. Else
+//!   the module registered just before its shadow if it defines the name, else the first
 //!   registered module that defines it (a variable defined in one file and declared `extern` in
 //!   others is listed only by the defining image). A shadow nobody registered is looked up by its
 //!   dynamic symbol name (`dladdr`), as kernel stubs are. Unknown: `hipErrorInvalidSymbol`.
@@ -42,6 +46,8 @@ struct Shadow {
     host_size: usize,
     /// The module registered just before the shadow: the shadow's own image, normally.
     hint: Option<Arc<Module>>,
+    /// The key of the translation unit whose own (internal) shadow this is.
+    unit: Option<String>,
     /// The variable, once found.
     found: Option<(Arc<Module>, usize)>,
 }
@@ -51,6 +57,14 @@ impl Shadow {
         let m = self.hint.as_ref()?;
         m.find_global(&self.name).map(|i| (m.clone(), i))
     }
+
+    /// The variable of the shadow's own translation unit, or the one its hint defines.
+    fn own_variable(&self) -> Option<(Arc<Module>, usize)> {
+        match &self.unit {
+            Some(unit) => registry_for_lookup().find_unit_global(&self.name, unit),
+            None => self.hint_defines(),
+        }
+    }
 }
 
 static SHADOWS: Mutex<BTreeMap<usize, Shadow>> = Mutex::new(BTreeMap::new());
@@ -59,15 +73,17 @@ fn shadows() -> MutexGuard<'static, BTreeMap<usize, Shadow>> {
     SHADOWS.lock().unwrap_or_else(|p| p.into_inner())
 }
 
-/// `__hipmlirRegisterVar`: remembers that the host global at `shadow` stands for the device
-/// variable `name`. Cheap, touches no device. A shadow registered again (a variable declared
-/// `extern` in another file) keeps a registration whose image defines it.
-pub fn register_var(shadow: usize, name: String, host_size: usize) {
+/// `__hipmlirRegisterVar` (`unit` None) and `__hipmlirRegisterUnitVar`: remembers that the
+/// host global at `shadow` stands for the device variable `name` (of translation unit `unit`).
+/// Cheap, touches no device. A shadow registered again (a variable declared `extern` in another
+/// file) keeps a registration whose image defines it.
+pub fn register_var(shadow: usize, name: String, host_size: usize, unit: Option<String>) {
     let hint = registry().last_module();
     let entry = Shadow {
         name,
         host_size,
         hint,
+        unit,
         found: None,
     };
     let mut all = shadows();
@@ -149,7 +165,7 @@ pub fn find(symbol: *const c_void) -> HipResult<Variable> {
             found: Some(found), ..
         }) => found,
         Some(entry) => {
-            let found = match entry.hint_defines() {
+            let found = match entry.own_variable() {
                 Some(found) => found,
                 None => {
                     let found = registry_for_lookup().find_global(&entry.name);
@@ -182,6 +198,7 @@ pub fn find(symbol: *const c_void) -> HipResult<Variable> {
                     name,
                     host_size: 0,
                     hint: None,
+                    unit: None,
                     found: Some(found.clone()),
                 },
             );

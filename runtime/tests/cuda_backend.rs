@@ -12,64 +12,10 @@
 mod common;
 
 use std::ffi::{c_void, CString};
-use std::process::Command;
 
+use common::cuda::*;
 use common::*;
-use hipmlir_device_image::{DeviceImage, FatImage, ModuleMetadata, PtxCode};
 use hipmlir_rt::*;
-
-const SPIRV: &[u8] = include_bytes!("fixtures/vector_add.spv");
-const PTX: &str = include_str!("fixtures/vector_add.ptx");
-const KERNEL: &str = "_Z10vector_addPKfS0_Pfi";
-const CHILD: &str = "HIPMLIR_CUDA_TEST_CHILD";
-
-/// Runs the test `name` of this executable in a child with `backend` as `HIPMLIR_BACKEND`
-/// (None: unset); returns its combined output, failing if the child failed.
-fn run_child(name: &str, backend: Option<&str>) -> String {
-    let exe = std::env::current_exe().unwrap();
-    let mut cmd = Command::new(exe);
-    cmd.args([name, "--exact", "--nocapture", "--test-threads=1"])
-        .env(CHILD, "1")
-        .env_remove("HIPMLIR_DEVICE");
-    match backend {
-        Some(b) => cmd.env("HIPMLIR_BACKEND", b),
-        None => cmd.env_remove("HIPMLIR_BACKEND"),
-    };
-    let out = cmd.output().unwrap();
-    let text = format!(
-        "{}{}",
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    );
-    assert!(out.status.success(), "child {name} failed:\n{text}");
-    text
-}
-
-fn in_child() -> bool {
-    std::env::var_os(CHILD).is_some()
-}
-
-/// Whether this machine has the NVIDIA driver (the same test the runtime makes).
-fn driver_present() -> bool {
-    ["libcuda.so.1", "libcuda.so"].iter().any(|name| {
-        let c = CString::new(*name).unwrap();
-        // SAFETY: dlopen/dlclose of a library name; nothing from it is called.
-        unsafe {
-            let h = dlopen(c.as_ptr(), 1);
-            if h.is_null() {
-                false
-            } else {
-                dlclose(h);
-                true
-            }
-        }
-    })
-}
-
-extern "C" {
-    fn dlopen(name: *const std::ffi::c_char, flags: i32) -> *mut c_void;
-    fn dlclose(handle: *mut c_void) -> i32;
-}
 
 fn arch_name(p: &HipDeviceProp) -> String {
     let bytes: Vec<u8> = p
@@ -79,48 +25,6 @@ fn arch_name(p: &HipDeviceProp) -> String {
         .map(|&c| c as u8)
         .collect();
     String::from_utf8_lossy(&bytes).into_owned()
-}
-
-fn vector_add_bundle(ptx: &[(&str, &str)]) -> Vec<u8> {
-    vector_add_image(SPIRV.to_vec(), ptx)
-}
-
-/// The vector-add image with this SPIR-V (none: an NVIDIA-only image) and PTX.
-fn vector_add_image(spirv: Vec<u8>, ptx: &[(&str, &str)]) -> Vec<u8> {
-    let k = kernel(
-        KERNEL,
-        "vector_add",
-        vec![
-            pointer("a", "const float *"),
-            pointer("b", "const float *"),
-            pointer("c", "float *"),
-            value("n", "int", 4),
-        ],
-    );
-    // Written as the compiler writes it, so that the content hash covers the PTX too.
-    FatImage {
-        image: DeviceImage {
-            spirv,
-            metadata: ModuleMetadata::new(vec![k]),
-        },
-        ptx: ptx
-            .iter()
-            .map(|(arch, text)| {
-                let mut ptx = text.as_bytes().to_vec();
-                ptx.push(0);
-                PtxCode {
-                    arch: arch.to_string(),
-                    ptx,
-                }
-            })
-            .collect(),
-    }
-    .to_bundle_bytes()
-}
-
-/// A bundle built for NVIDIA GPUs only: metadata and PTX, no SPIR-V.
-fn ptx_only_bundle() -> Vec<u8> {
-    vector_add_image(Vec::new(), &[("sm_70", PTX)])
 }
 
 // ---- without a GPU --------------------------------------------------------------------------

@@ -23,18 +23,6 @@ fn headers() -> PathBuf {
     manifest_dir().join("../headers/hip")
 }
 
-/// The directory holding the libhipmlir_rt.so built for this test run (beside the test binary).
-fn runtime_lib_dir() -> PathBuf {
-    let exe = std::env::current_exe().expect("test executable path");
-    let deps = exe.parent().expect("deps dir").to_path_buf();
-    for dir in [deps.clone(), deps.parent().unwrap().to_path_buf()] {
-        if dir.join("libhipmlir_rt.so").exists() {
-            return dir;
-        }
-    }
-    panic!("libhipmlir_rt.so not found near {}", exe.display());
-}
-
 fn kernels() -> Vec<KernelInfo> {
     vec![
         kernel(

@@ -9,7 +9,7 @@ use std::ffi::{c_void, CString};
 use std::sync::OnceLock;
 
 use common::*;
-use hipmlir_device_image::KernelInfo;
+use hipmlir_device_image::{GlobalVar, KernelInfo};
 use hipmlir_rt::*;
 
 const H2D: i32 = MemcpyKind::HostToDevice as i32;
@@ -628,4 +628,106 @@ fn shadow_registered_before_its_image() {
         vec![global_var("late_pair", 4)],
     ));
     assert_eq!(read::<i16>(sym(&LATE), 2), vec![-3, 12]);
+}
+
+/// `__hipmlirRegisterUnitVar` with Rust strings.
+fn register_unit_var<T>(shadow: &T, name: &str, unit: &str) {
+    let (name, unit) = (CString::new(name).unwrap(), CString::new(unit).unwrap());
+    unsafe {
+        __hipmlirRegisterUnitVar(
+            sym(shadow),
+            name.as_ptr(),
+            std::mem::size_of::<T>(),
+            unit.as_ptr(),
+        )
+    };
+}
+
+/// Shadows internal to their sources (`__hipmlirRegisterUnitVar`, as sources built without
+/// -fgpu-rdc register them) reach the variable of their own translation unit, registered
+/// before or after the images: two images define `twin`.
+#[test]
+fn unit_shadows_reach_their_units_variables() {
+    setup();
+    static TWIN_A: [i32; 1] = [0];
+    static TWIN_B: [i32; 1] = [0];
+    register_unit_var(&TWIN_B, "twin", "unit-b");
+    for (unit, value) in [("unit-a", 7), ("unit-b", 9)] {
+        let source = format!(
+            "global int twin = {value};\n{}",
+            address_kernel_source("twin")
+        );
+        let var = GlobalVar {
+            unit: Some(unit.into()),
+            ..global_var("twin", 4)
+        };
+        register(&bundle_with_globals(
+            compile_opencl_c(&source, &format!("globals-{unit}")),
+            vec![],
+            vec![var],
+        ));
+    }
+    register_unit_var(&TWIN_A, "twin", "unit-a");
+    assert_eq!(read::<i32>(sym(&TWIN_A), 1), vec![7]);
+    assert_eq!(read::<i32>(sym(&TWIN_B), 1), vec![9]);
+    write(sym(&TWIN_B), &[40i32], 0);
+    assert_eq!(read::<i32>(sym(&TWIN_A), 1), vec![7]);
+    assert_eq!(read::<i32>(sym(&TWIN_B), 1), vec![40]);
+    assert_ne!(symbol_address(sym(&TWIN_A)), symbol_address(sym(&TWIN_B)));
+}
+
+/// A managed variable: the host registers it with its initial value and gets managed memory,
+/// which the runtime stores in the module's pointer variable before its first launch; host and
+/// kernels then share it. One that no host program registered starts as zeroed memory.
+#[test]
+fn managed_variables_are_shared_by_host_and_kernels() {
+    setup();
+    let source = format!(
+        "global int* global mhits = 0;\n\
+         global int* global orphan = 0;\n\
+         __kernel void bump_managed(int by) {{ atomic_add(mhits, by); }}\n\
+         __kernel void read_orphan(__global int* out) {{ out[0] = orphan ? *orphan + 1 : -1; }}\n\
+         {}{}",
+        address_kernel_source("mhits"),
+        address_kernel_source("orphan")
+    );
+    let managed = |name: &str, unit: &str| GlobalVar {
+        unit: Some(unit.into()),
+        managed_size: Some(4),
+        ..global_var(name, 8)
+    };
+    let initial: i32 = 11;
+    let hits = unsafe {
+        __hipmlirRegisterManagedVar(
+            (&initial as *const i32).cast(),
+            4,
+            4,
+            c"mhits".as_ptr(),
+            c"unit-m".as_ptr(),
+        )
+    }
+    .cast::<i32>();
+    assert!(!hits.is_null());
+    assert_eq!(unsafe { hits.read_volatile() }, 11);
+    let mut attributes = unsafe { std::mem::zeroed::<PointerAttributes>() };
+    ok(unsafe { hipPointerGetAttributes(&mut attributes, hits.cast()) });
+    assert_eq!(attributes.isManaged, 1, "{attributes:?}");
+    register(&bundle_with_globals(
+        compile_opencl_c(&source, "globals-managed"),
+        vec![
+            kernel("bump_managed", "bump_managed", vec![value("by", "int", 4)]),
+            kernel("read_orphan", "read_orphan", vec![pointer("out", "int *")]),
+        ],
+        vec![managed("mhits", "unit-m"), managed("orphan", "unit-m")],
+    ));
+    launch_one("bump_managed", &5i32.to_ne_bytes(), 4);
+    assert_eq!(unsafe { hits.read_volatile() }, 31);
+    unsafe { hits.write_volatile(100) };
+    launch_one("bump_managed", &1i32.to_ne_bytes(), 2);
+    assert_eq!(unsafe { hits.read_volatile() }, 102);
+    let out = DeviceBuffer::new(4);
+    launch_one("read_orphan", &(out.ptr as u64).to_ne_bytes(), 1);
+    let mut got = 0i32;
+    ok(unsafe { hipMemcpy((&mut got as *mut i32).cast(), out.ptr, 4, D2H) });
+    assert_eq!(got, 1);
 }

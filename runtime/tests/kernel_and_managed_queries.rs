@@ -390,6 +390,83 @@ fn occupancy_follows_device_limits_and_kernel_resources() {
     assert_eq!(n, active(k.scale_stub, 64, 0));
 }
 
+/// The module forms (`hipModuleOccupancy*`, a `hipFunction_t` of `hipModuleGetFunction`) answer
+/// as the forms taking a host stub do, for the same kernel.
+#[test]
+fn module_occupancy_answers_as_the_stub_forms() {
+    let k = k();
+    let image = bundle(compile_opencl_c(KERNELS, "queries"), vec![k.scale.clone()]);
+    let mut module = null_mut();
+    ok(unsafe { hipModuleLoadData(&mut module, image.as_ptr().cast()) });
+    let mut f = null_mut();
+    ok(unsafe { hipModuleGetFunction(&mut f, module, c"scale".as_ptr()) });
+    let mut props = HipDeviceProp::default();
+    ok(unsafe { hipGetDeviceProperties(&mut props, 0) });
+    for block in [1, props.warpSize, 64, 100, 256] {
+        let (mut by_stub, mut by_module, mut with_flags) = (-1, -2, -3);
+        ok(unsafe {
+            hipOccupancyMaxActiveBlocksPerMultiprocessor(&mut by_stub, k.scale_stub, block, 64)
+        });
+        ok(unsafe {
+            hipModuleOccupancyMaxActiveBlocksPerMultiprocessor(&mut by_module, f, block, 64)
+        });
+        ok(unsafe {
+            hipModuleOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(
+                &mut with_flags,
+                f,
+                block,
+                64,
+                1,
+            )
+        });
+        assert!(by_stub > 0, "block {block}");
+        assert_eq!((by_module, with_flags), (by_stub, by_stub), "block {block}");
+    }
+    for limit in [0, 100] {
+        let (mut grid, mut block) = (0, 0);
+        ok(unsafe {
+            hipOccupancyMaxPotentialBlockSize(&mut grid, &mut block, k.scale_stub, 0, limit)
+        });
+        let (mut mgrid, mut mblock) = (-1, -1);
+        ok(unsafe {
+            hipModuleOccupancyMaxPotentialBlockSize(&mut mgrid, &mut mblock, f, 0, limit)
+        });
+        assert_eq!((mgrid, mblock), (grid, block), "limit {limit}");
+        let (mut fgrid, mut fblock) = (-1, -1);
+        ok(unsafe {
+            hipModuleOccupancyMaxPotentialBlockSizeWithFlags(
+                &mut fgrid,
+                &mut fblock,
+                f,
+                0,
+                limit,
+                0,
+            )
+        });
+        assert_eq!((fgrid, fblock), (grid, block), "limit {limit}");
+    }
+
+    // Misuse: null results, a block of 0, unknown flags, a function that is no module's.
+    let (mut n, mut grid) = (0, 0);
+    let (n, grid) = (&mut n as *mut i32, &mut grid as *mut i32);
+    let calls: [&dyn Fn() -> hipError_t; 6] = [
+        &|| unsafe { hipModuleOccupancyMaxActiveBlocksPerMultiprocessor(null_mut(), f, 64, 0) },
+        &|| unsafe { hipModuleOccupancyMaxActiveBlocksPerMultiprocessor(n, f, 0, 0) },
+        &|| unsafe { hipModuleOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(n, f, 64, 0, 2) },
+        &|| unsafe { hipModuleOccupancyMaxPotentialBlockSize(null_mut(), n, f, 0, 0) },
+        &|| unsafe { hipModuleOccupancyMaxPotentialBlockSize(grid, null_mut(), f, 0, 0) },
+        &|| unsafe { hipModuleOccupancyMaxPotentialBlockSizeWithFlags(grid, n, f, 0, 0, 2) },
+    ];
+    for call in calls {
+        expect_code(call(), HipError::InvalidValue);
+    }
+    expect_code(
+        unsafe { hipModuleOccupancyMaxActiveBlocksPerMultiprocessor(n, k.scale_stub as _, 64, 0) },
+        HipError::InvalidHandle,
+    );
+    ok(hipModuleUnload(module));
+}
+
 /// The enumerators of `hipDeviceAttribute_t` in the header, with their values.
 fn header_device_attributes() -> BTreeMap<String, i64> {
     let path = concat!(

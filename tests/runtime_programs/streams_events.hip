@@ -132,7 +132,8 @@ int main() {
   HIP_CHECK(hipEventDestroy(ev));
   EXPECT_ERROR(hipEventRecord(ev, 0), hipErrorInvalidHandle);
   EXPECT_ERROR(hipEventSynchronize(ev), hipErrorInvalidHandle);
-  EXPECT_ERROR(hipEventCreateWithFlags(&ev, hipEventInterprocess), hipErrorNotSupported);
+  // A shared event keeps no timestamps: hipEventInterprocess needs hipEventDisableTiming.
+  EXPECT_ERROR(hipEventCreateWithFlags(&ev, hipEventInterprocess), hipErrorInvalidValue);
 
   // Host functions: kernel -> copy to host -> host function reads it and writes pinned memory ->
   // kernel reading that memory; on a created stream and on the null stream.
@@ -181,6 +182,25 @@ int main() {
   HIP_CHECK(hipStreamSynchronize(blocking));
   std::vector<int> want46(4096, 46);
   bad += count_mismatches("after misuse", from_device(counter, 4096), want46);
+
+  // Asynchronous copies with pageable host memory (a std::vector) are done when the call returns,
+  // as in HIP and CUDA: the destination is read and the source reused at once, with no sync.
+  {
+    const int n = 1 << 16;
+    std::vector<int> source(n), read_back(n, -1), want_pageable(n);
+    for (int i = 0; i < n; ++i) source[i] = want_pageable[i] = 7 * i + 1;
+    int* dev = nullptr;
+    HIP_CHECK(hipMalloc(&dev, n * sizeof(int)));
+    HIP_CHECK(hipMemcpyAsync(dev, source.data(), n * sizeof(int), hipMemcpyHostToDevice, blocking));
+    std::fill(source.begin(), source.end(), 0);  // reused at once
+    hipLaunchKernelGGL(add_int, dim3(n / 256), dim3(256), 0, blocking, dev, 1, n);
+    HIP_CHECK(hipMemcpyAsync(read_back.data(), dev, n * sizeof(int), hipMemcpyDeviceToHost,
+                             blocking));
+    for (int& v : want_pageable) v += 1;
+    bad += count_mismatches("pageable async copies", read_back, want_pageable);  // no sync
+    HIP_CHECK(hipStreamSynchronize(blocking));
+    HIP_CHECK(hipFree(dev));
+  }
 
   for (int s = 0; s < chunks; ++s) HIP_CHECK(hipStreamDestroy(streams[s]));
   HIP_CHECK(hipStreamDestroy(blocking));

@@ -18,3 +18,12 @@
       std::exit(1);                                                                       \
     }                                                                                     \
   } while (0)
+
+// Counts a failed expectation in `bad` (a local of the caller) and says which one failed.
+#define EXPECT(cond)                                                                      \
+  do {                                                                                    \
+    if (!(cond)) {                                                                        \
+      std::printf("%s:%d: expected %s\n", __FILE__, __LINE__, #cond);                     \
+      ++bad;                                                                              \
+    }                                                                                     \
+  } while (0)

@@ -504,6 +504,12 @@ impl Cursor {
         unsafe { clang_Location_isInSystemHeader(clang_getCursorLocation(self.0)) != 0 }
     }
 
+    /// Whether the declaration is written `extern`.
+    pub fn is_extern_storage(&self) -> bool {
+        // SAFETY: plain libclang query on a live cursor.
+        unsafe { clang_Cursor_getStorageClass(self.0) == CX_SC_Extern }
+    }
+
     pub fn is_definition(&self) -> bool {
         unsafe { clang_isCursorDefinition(self.0) != 0 }
     }

@@ -52,7 +52,7 @@ pub fn named_function(e: &Cursor) -> Option<Cursor> {
     }
 }
 
-/// Whether a constant expression is a null pointer (`nullptr`, `0`, `NULL`).
+/// Whether a constant expression is a null pointer (`nullptr`, `0`, `NULL`, casts of them).
 pub fn is_null_constant(e: &Cursor) -> bool {
     match e.kind() {
         CXCursor_CXXNullPtrLiteralExpr | CXCursor_GNUNullExpr => true,
@@ -62,7 +62,7 @@ pub fn is_null_constant(e: &Cursor) -> bool {
             .into_iter()
             .rfind(|c| c.is_expression())
             .is_some_and(|c| is_null_constant(&c)),
-        CXCursor_CStyleCastExpr => e
+        CXCursor_CStyleCastExpr | CXCursor_CXXStaticCastExpr | CXCursor_CXXFunctionalCastExpr => e
             .explicit_cast_operand()
             .is_some_and(|c| is_null_constant(&c)),
         _ => false,

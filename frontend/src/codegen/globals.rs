@@ -23,6 +23,9 @@ pub fn address_kernel(symbol: &str) -> String {
     format!("{ADDRESS_KERNEL_PREFIX}{symbol}")
 }
 
+/// The size of a device pointer (a managed variable's storage on the device).
+const POINTER_BYTES: u64 = 8;
+
 /// Non-zero initializers larger than this are refused: SPIR-V instructions hold at most 65535
 /// words (a zero initializer of any size is one null constant).
 const MAX_INITIALIZER_BYTES: usize = 65_000;
@@ -31,7 +34,13 @@ const MAX_INITIALIZER_BYTES: usize = 65_000;
 #[derive(Debug, Clone)]
 pub struct DeviceVariable {
     pub symbol: String,
+    /// The device variable's size (a managed variable's is a pointer's).
     pub size: u64,
+    /// A `__managed__` variable: the size of the object its device variable points to.
+    pub managed_size: Option<u64>,
+    /// Whether the translation unit registers the variable's host shadow itself (see
+    /// `host_shadows`).
+    pub registered_by_unit: bool,
 }
 
 /// Whether a declaration is a `__device__` or `__constant__` variable at namespace scope: an
@@ -48,8 +57,32 @@ pub fn is_device_variable(decl: &Cursor) -> bool {
     };
     variable
         && decl.has_global_storage()
-        && (decl.has_attr(CXCursor_CUDADeviceAttr) || decl.has_attr(CXCursor_CUDAConstantAttr))
+        && (decl.has_attr(CXCursor_CUDADeviceAttr)
+            || decl.has_attr(CXCursor_CUDAConstantAttr)
+            || is_managed(decl))
         && !decl.has_attr(CXCursor_CUDASharedAttr)
+}
+
+/// Whether a variable is `__managed__` (clang's `managed` attribute, which libclang does not
+/// expose by kind; the `__device__` it implies is implicit and not shown either).
+pub fn is_managed(decl: &Cursor) -> bool {
+    decl.children()
+        .iter()
+        .any(|c| c.kind() == CXCursor_UnexposedAttr && is_managed_attribute(c))
+}
+
+/// An unexposed attribute known by its token: `managed` where it is spelled (which a header in
+/// a precompiled header does not show), or `__managed__` where it is used.
+fn is_managed_attribute(attr: &Cursor) -> bool {
+    let managed = |t: &str| t == "managed" || t == "__managed__";
+    if attr.tokens().first().is_some_and(|t| managed(t)) {
+        return true;
+    }
+    let (start, _) = attr.extent_positions();
+    let (file, at) = start.expanded;
+    attr.tokens_in(&file, at, at + 1)
+        .first()
+        .is_some_and(|t| managed(&t.text))
 }
 
 /// Whether a declaration is a host constant that device code may read: a `const` or
@@ -69,6 +102,7 @@ pub fn is_host_constant(decl: &Cursor) -> bool {
         && !decl.has_attr(CXCursor_CUDADeviceAttr)
         && !decl.has_attr(CXCursor_CUDAConstantAttr)
         && !decl.has_attr(CXCursor_CUDASharedAttr)
+        && !is_managed(decl)
 }
 
 impl<'c> ModuleCodegen<'c> {
@@ -124,13 +158,18 @@ impl<'c> ModuleCodegen<'c> {
         let symbol = decl.mangled_name();
         let l = decl.location();
         let loc = Location::new(self.ctx, &l.file, l.line as usize, l.column as usize);
+        // A managed variable is, on the device, a pointer to the object's managed memory, which
+        // the runtime stores there (see the runtime's `managed_vars`); its initial value is the
+        // host's to write into that memory.
+        let managed = is_managed(decl);
+        let storage = if managed { POINTER_BYTES } else { ty.size() };
         let Some(def) = decl.definition() else {
             // Declared `extern` here and defined in another source: a declaration the device
             // link resolves (with -fgpu-rdc); without one, the driver reports it.
             self.declare_global(
                 &symbol,
                 None,
-                ty.size(),
+                storage,
                 AddrSpace::Global,
                 false,
                 Linkage::External,
@@ -144,19 +183,19 @@ impl<'c> ModuleCodegen<'c> {
             );
             return Ok((symbol, ty));
         };
-        let mut bytes = vec![0u8; ty.size() as usize];
+        let mut bytes = vec![0u8; storage as usize];
         // A class variable written without an initializer is default-constructed: with a
         // trivial constructor, that leaves the zeros static storage starts with.
         if let Some(init) = def
             .var_initializer()
-            .filter(|i| !is_trivial_construction(i))
+            .filter(|i| !is_trivial_construction(i) && !managed)
         {
             self.constant_bytes(&init, &ty, &mut bytes, 0)?;
         }
         self.declare_global(
             &symbol,
             Some(&bytes),
-            ty.size(),
+            storage,
             AddrSpace::Global,
             false,
             self.linkage_of(&def),
@@ -168,7 +207,9 @@ impl<'c> ModuleCodegen<'c> {
         self.globals.insert(key, symbol.clone());
         self.device_variables.push(DeviceVariable {
             symbol: symbol.clone(),
-            size: ty.size(),
+            size: storage,
+            managed_size: managed.then(|| ty.size()),
+            registered_by_unit: false,
         });
         Ok((symbol, ty))
     }
@@ -346,6 +387,19 @@ impl ModuleCodegen<'_> {
         let slot = out
             .get_mut(offset..offset + size)
             .ok_or_else(|| FrontendError::unsupported(init.location(), "initializer layout"))?;
+        if let Ty::Pointer { .. } = ty {
+            // A null pointer constant of any pointer type is a constant initializer: the zeros
+            // the variable starts with. An address (of another device variable) would be a
+            // relocation, which byte initializers cannot hold.
+            if is_null_constant(init) || matches!(init.evaluate(), Some(ConstValue::Int(0))) {
+                return Ok(());
+            }
+            return Err(FrontendError::unsupported(
+                init.location(),
+                "a device pointer variable initialized with an address (only null pointer \
+                 initializers are supported: set it from a kernel or with hipMemcpyToSymbol)",
+            ));
+        }
         if let Ty::FnPtr { .. } = ty {
             // A table of function pointers holds the functions' ids (see function_pointers.rs).
             let id = match named_function(init) {

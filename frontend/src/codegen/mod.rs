@@ -20,6 +20,6 @@ mod stmt;
 mod virtuals;
 mod warp;
 
-pub use globals::{address_kernel, is_device_variable, DeviceVariable};
+pub use globals::{address_kernel, is_device_variable, is_managed, DeviceVariable};
 pub use lambdas::closure_type_key;
 pub use module::{is_kernel, ModuleCodegen, UndefinedSymbol, UnitFiles, UnitScope};

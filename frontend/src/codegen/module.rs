@@ -194,12 +194,16 @@ impl<'c> ModuleCodegen<'c> {
     /// `lambdas` are the lambda expressions of the user's code, host template instances
     /// included. With `unit.relocatable`, also every device function the unit defines for
     /// other sources to call (external linkage), as an object file holds all its functions.
+    /// `own_variables` are device variables of the user's headers whose host shadows are this
+    /// unit's own (see `host_shadows`): the unit has its own of each, as with hipcc; one that
+    /// does not compile is left to the sources that use it.
     pub fn emit_translation_unit(
         &mut self,
         root: &Cursor,
         launched: &[Cursor],
         lambdas: &[Cursor],
         unit: UnitScope,
+        own_variables: &[Cursor],
     ) -> Result<()> {
         for lambda in lambdas {
             self.host_lambdas
@@ -233,6 +237,10 @@ impl<'c> ModuleCodegen<'c> {
         collect_device_variables(root, &in_scope, &mut variables);
         for v in &variables {
             self.device_variable(v)?;
+        }
+        for v in own_variables.iter().filter(|v| !in_scope(v)) {
+            // Its error is for the sources whose device code uses it to report.
+            let _ = self.device_variable(v);
         }
         // Functions named by the variables' initializers (tables of function pointers).
         self.emit_pending()?;
@@ -635,6 +643,17 @@ impl<'c> ModuleCodegen<'c> {
             _ => *def,
         };
         let body = body_owner.function_body();
+        let variadic_body = body.as_ref().filter(|_| def.ty().is_variadic());
+        if let Some(read) = variadic_body.and_then(reads_variable_arguments) {
+            return Err(FrontendError::unsupported(
+                read.location(),
+                format!(
+                    "reading the variable arguments of '{}' (va_start, va_arg): calls of a \
+                     variadic device function pass only its named parameters",
+                    def.spelling()
+                ),
+            ));
+        }
         // An implicit destructor or constructor may have no body to show: it destroys or
         // builds the members and bases.
         if body.is_none() && !matches!(def.kind(), CXCursor_Destructor | CXCursor_Constructor) {
@@ -929,6 +948,18 @@ pub fn parameter_type(param: &Cursor) -> Result<Ty> {
             pointee: Box::new(ty),
         },
         false => ty,
+    })
+}
+
+/// The first use of C's variable-argument builtins (`va_start`, `va_copy`, `va_end`) in a
+/// function body: device code has no variable arguments to read (`va_arg` needs `va_start`).
+fn reads_variable_arguments(body: &Cursor) -> Option<Cursor> {
+    body.children().into_iter().find_map(|c| {
+        if c.kind() == CXCursor_CallExpr && c.spelling().starts_with("__builtin_va_") {
+            Some(c)
+        } else {
+            reads_variable_arguments(&c)
+        }
     })
 }
 

@@ -12,7 +12,7 @@ use super::expr::{GepIndex, LValue};
 use super::function::{FunctionCodegen, Val};
 use crate::clang::{ConstValue, Cursor, ForParts};
 use crate::error::{FrontendError, Result};
-use crate::types::{AddrSpace, Ty};
+use crate::types::Ty;
 
 impl<'c> FunctionCodegen<'c, '_> {
     /// Emits a function body; returns the value `func.return` should return.
@@ -338,8 +338,7 @@ impl<'c> FunctionCodegen<'c, '_> {
         // module's load on.
         if decl.has_global_storage() && !(is_const_object(decl) && decl.var_initializer().is_some())
         {
-            let (symbol, ty) = self.module.device_variable(decl)?;
-            let ptr = self.global_address(&symbol, AddrSpace::Global, loc)?;
+            let (ptr, ty) = self.device_variable_address(decl, loc)?;
             self.bind_memory(key, ty, ptr);
             return Ok(());
         }

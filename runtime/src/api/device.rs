@@ -69,6 +69,20 @@ pub unsafe extern "C" fn hipGetDeviceProperties(
     })
 }
 
+/// HIP 6's name of [`hipGetDeviceProperties`] (`hipDeviceProp_tR0600`: the layout hipmlir's
+/// headers declare as `hipDeviceProp_t`).
+///
+/// # Safety
+/// As [`hipGetDeviceProperties`].
+#[no_mangle]
+pub unsafe extern "C" fn hipGetDevicePropertiesR0600(
+    prop: *mut HipDeviceProp,
+    device: c_int,
+) -> hipError_t {
+    // SAFETY: per the caller.
+    unsafe { hipGetDeviceProperties(prop, device) }
+}
+
 /// The properties of `device` (what `hipGetDeviceProperties` reports).
 pub(super) fn properties(device: c_int) -> HipResult<HipDeviceProp> {
     Ok(device_at(device)?.properties())
@@ -78,28 +92,37 @@ pub(super) fn properties(device: c_int) -> HipResult<HipDeviceProp> {
 /// failed while running shows up here as `hipErrorLaunchFailure`.
 #[no_mangle]
 pub extern "C" fn hipDeviceSynchronize() -> hipError_t {
-    guard("hipDeviceSynchronize", || current_device()?.synchronize())
+    guard("hipDeviceSynchronize", || {
+        let device = current_device()?;
+        crate::graph::capture::check_device_synchronize(device.id())?;
+        device.synchronize()?;
+        crate::mempool::after_synchronize();
+        Ok(())
+    })
 }
 
-/// Waits for all work, then destroys every stream and event and frees every allocation; modules
-/// are built or loaded again on their next use, their variables back at their initial values,
-/// as in a new context.
+/// Resets the calling thread's device: waits for its work, then destroys its streams and events
+/// and frees its allocations; its modules are built or loaded again on their next use, their
+/// variables back at their initial values, as in a new context. Other devices keep theirs.
 #[no_mangle]
 pub extern "C" fn hipDeviceReset() -> hipError_t {
     guard("hipDeviceReset", || reset(current_device()?))
 }
 
-/// What `hipDeviceReset` does to `device` (also `hipDevicePrimaryCtxReset`).
+/// What `hipDeviceReset` does to `device` (also `hipDevicePrimaryCtxReset`): its streams, module
+/// states (with their abort words), arrays, pools and graph allocations go.
 pub(super) fn reset(device: &dyn crate::backend::Device) -> HipResult<()> {
     let _ = device.synchronize();
-    crate::backend::stream::clear();
+    crate::backend::stream::clear_device(device.id());
     for module in crate::registry::all_modules() {
-        module.reset_state();
+        module.reset_state_of(device.id());
     }
     crate::heap::forget();
-    crate::device_abort::forget_all();
-    crate::mipmaps::forget_all();
-    crate::arrays::forget_all();
+    crate::arrays::forget_on(device);
+    crate::mipmaps::forget_dead();
+    crate::mempool::reset(device.id());
+    crate::graph::memory::reset(device.id());
+    device.settings().reset();
     device.reset()
 }
 
@@ -190,43 +213,6 @@ pub unsafe extern "C" fn hipDeviceGetAttribute(
         // SAFETY: checked non-null; valid per the caller.
         unsafe { write_out(value, v, "the value pointer") }
     })
-}
-
-/// The flags last set by `hipSetDeviceFlags`, for `hipGetDeviceFlags`.
-static DEVICE_FLAGS: std::sync::atomic::AtomicU32 = std::sync::atomic::AtomicU32::new(0);
-
-/// Device flags (hipDeviceScheduleAuto, ...) change nothing here: accepted and kept.
-#[no_mangle]
-pub extern "C" fn hipSetDeviceFlags(flags: std::ffi::c_uint) -> hipError_t {
-    guard("hipSetDeviceFlags", || {
-        if flags & !0x1f != 0 {
-            return Err(Failure::invalid_value(format!(
-                "unknown device flags {flags:#x}"
-            )));
-        }
-        DEVICE_FLAGS.store(flags, std::sync::atomic::Ordering::Relaxed);
-        current_device()?.make_current()
-    })
-}
-
-/// Writes the flags `hipSetDeviceFlags` set (0, hipDeviceScheduleAuto, unless it was called).
-///
-/// # Safety
-/// `flags` must be null or valid for writing an `unsigned int`.
-#[no_mangle]
-pub unsafe extern "C" fn hipGetDeviceFlags(flags: *mut std::ffi::c_uint) -> hipError_t {
-    guard("hipGetDeviceFlags", || {
-        let value = DEVICE_FLAGS.load(std::sync::atomic::Ordering::Relaxed);
-        // SAFETY: checked non-null by write_out; valid per the caller.
-        unsafe { write_out(flags, value, "the flags pointer") }
-    })
-}
-
-/// Cache configuration is a hint OpenCL has no equivalent for: accepted.
-#[no_mangle]
-pub extern "C" fn hipDeviceSetCacheConfig(config: c_int) -> hipError_t {
-    let _ = config;
-    guard("hipDeviceSetCacheConfig", || Ok(()))
 }
 
 /// Writes the driver version: the HIP API level hipmlir implements (`HIP_VERSION`).

@@ -1,4 +1,5 @@
-//! Finding a device by what it is: `hipChooseDevice` (by properties) and the PCI bus id API.
+//! Finding a device by what it is: `hipChooseDevice` (by properties), the PCI bus id API, and
+//! `hipSetValidDevices` (the device of threads that choose none).
 
 use std::ffi::{c_char, c_int, CStr};
 
@@ -76,6 +77,20 @@ pub unsafe extern "C" fn hipChooseDevice(
     })
 }
 
+/// HIP 6's name of [`hipChooseDevice`] (`hipDeviceProp_tR0600`, the layout hipmlir's headers
+/// declare).
+///
+/// # Safety
+/// As [`hipChooseDevice`].
+#[no_mangle]
+pub unsafe extern "C" fn hipChooseDeviceR0600(
+    device: *mut c_int,
+    prop: *const HipDeviceProp,
+) -> hipError_t {
+    // SAFETY: per the caller.
+    unsafe { hipChooseDevice(device, prop) }
+}
+
 /// Writes the device's PCI bus id (`0000:65:00.0`), NUL-terminated, truncated to `len` bytes.
 ///
 /// # Safety
@@ -93,6 +108,14 @@ pub unsafe extern "C" fn hipDeviceGetPCIBusId(
         let text = pci_bus_id(&properties(device)?);
         // SAFETY: checked non-null and non-empty; valid for `len` bytes per the caller.
         unsafe { write_c_string(bus_id, len, &text) };
+        // As HIP: a buffer too short for the whole id and its NUL gets the id's start, ended
+        // by a NUL, and an error.
+        if usize::try_from(len).is_ok_and(|len| len <= text.len()) {
+            return Err(Failure::invalid_value(format!(
+                "the bus id '{text}' needs {} bytes; the buffer has {len}",
+                text.len() + 1
+            )));
+        }
         Ok(())
     })
 }
@@ -144,6 +167,42 @@ fn parse_pci_bus_id(text: &str) -> Option<(i32, i32, i32)> {
         [domain, bus, dev] => Some((hex(domain)?, hex(bus)?, hex(dev)?)),
         _ => None,
     }
+}
+
+/// Sets the devices the program may use, in order of preference: a thread that has not called
+/// `hipSetDevice` uses the first (an empty list restores device 0). A null list of some length,
+/// a negative length or a device listed twice is `hipErrorInvalidValue`; a device that does not
+/// exist `hipErrorInvalidDevice`.
+///
+/// # Safety
+/// `devices` must be null or valid for reading `len` ints.
+#[no_mangle]
+pub unsafe extern "C" fn hipSetValidDevices(devices: *mut c_int, len: c_int) -> hipError_t {
+    guard("hipSetValidDevices", || {
+        let len = usize::try_from(len)
+            .map_err(|_| Failure::invalid_value(format!("a list of {len} devices")))?;
+        if len > 0 && devices.is_null() {
+            return Err(Failure::invalid_value("the device list is null"));
+        }
+        let list: &[c_int] = if len == 0 {
+            &[]
+        } else {
+            // SAFETY: checked non-null; `len` ints per the caller.
+            unsafe { std::slice::from_raw_parts(devices, len) }
+        };
+        let mut ids = Vec::with_capacity(len);
+        for &d in list {
+            let id = super::device_at(d)?.id();
+            if ids.contains(&id) {
+                return Err(Failure::invalid_value(format!(
+                    "device {d} is listed twice"
+                )));
+            }
+            ids.push(id);
+        }
+        super::set_default_device(ids.first().copied().unwrap_or(0));
+        Ok(())
+    })
 }
 
 #[cfg(test)]

@@ -1,4 +1,4 @@
-//! The driver API's odds: `hipDrvGetErrorName`/`String`, cooperative launches
+//! The driver API's odds: cooperative launches
 //! (`hipModuleLaunchCooperativeKernel`, `hipLaunchCooperativeKernel`), `hipFuncGetAttribute`,
 //! `hipModuleGetTexRef`, and the launches between events (`hipExtLaunchKernel`,
 //! `hipExtModuleLaunchKernel`, `hipHccModuleLaunchKernel`).
@@ -12,45 +12,6 @@ use super::{c_string, current_device, event, guard, hipError_t, hipEvent_t, hipS
 use crate::backend::{ops, Dim3, FuncAttributes};
 use crate::error::{Failure, HipError, HipResult};
 use crate::registry::KernelRef;
-
-/// The name of a `hipError_t` (`"hipErrorInvalidValue"`) into `*out`; a value that is no HIP
-/// error is `hipErrorInvalidValue`.
-///
-/// # Safety
-/// `out` must be null or valid for writing a pointer.
-#[no_mangle]
-pub unsafe extern "C" fn hipDrvGetErrorName(
-    error: hipError_t,
-    out: *mut *const c_char,
-) -> hipError_t {
-    guard("hipDrvGetErrorName", || {
-        let e = known_error(error)?;
-        // SAFETY: `write_out` checks null; valid per the caller.
-        unsafe { write_out(out, e.name().as_ptr(), "the string pointer") }
-    })
-}
-
-/// HIP's description of a `hipError_t` into `*out`; a value that is no HIP error is
-/// `hipErrorInvalidValue`.
-///
-/// # Safety
-/// `out` must be null or valid for writing a pointer.
-#[no_mangle]
-pub unsafe extern "C" fn hipDrvGetErrorString(
-    error: hipError_t,
-    out: *mut *const c_char,
-) -> hipError_t {
-    guard("hipDrvGetErrorString", || {
-        let e = known_error(error)?;
-        // SAFETY: `write_out` checks null; valid per the caller.
-        unsafe { write_out(out, e.description().as_ptr(), "the string pointer") }
-    })
-}
-
-fn known_error(code: hipError_t) -> HipResult<HipError> {
-    HipError::from_code(code)
-        .ok_or_else(|| Failure::invalid_value(format!("{code} is not a hipError_t")))
-}
 
 /// Launches a module function with every block resident at once (for `grid_group::sync()`):
 /// the CUDA driver's cooperative launch; on OpenCL a grid of one block (no promise of several
@@ -224,11 +185,11 @@ fn between_events(
         (!stop.is_null()).then(|| event(stop)).transpose()?,
     );
     if let Some(e) = &start {
-        ops::record(&**e, &on)?;
+        ops::record(e, &on)?;
     }
     launch()?;
     if let Some(e) = &stop {
-        ops::record(&**e, &on)?;
+        ops::record(e, &on)?;
     }
     Ok(())
 }

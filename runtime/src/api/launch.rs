@@ -1,10 +1,12 @@
 //! Kernel launches (by name, by host stub, `hipLaunchKernelGGL`'s entry point) and kernel
-//! queries (`hipFuncGetAttributes`, `hipOccupancyMaxPotentialBlockSize`).
+//! queries (`hipFuncGetAttributes`, `hipOccupancyMaxPotentialBlockSize`, and the module forms
+//! `hipModuleOccupancy*` through the same code).
 
 use std::ffi::{c_char, c_int, c_void};
 
 use hipmlir_device_image::{AddressSpace, KernelInfo};
 
+use super::module::{hipFunction_t, module_function};
 use super::{c_string, current_device, guard, hipError_t, hipStream_t, stream, write_out};
 use crate::backend::{check_args_size, ops, Dim3, FuncAttribute, FuncAttributes, LaunchConfig};
 use crate::error::{Failure, HipError, HipResult};
@@ -232,22 +234,6 @@ pub extern "C" fn hipFuncSetAttribute(
     })
 }
 
-/// Sets a kernel's cache preference (`hipFuncCache_t`): OpenCL has no such control, so a valid
-/// value for a known kernel is accepted and changes nothing.
-#[no_mangle]
-pub extern "C" fn hipFuncSetCacheConfig(function: *const c_void, config: c_int) -> hipError_t {
-    guard("hipFuncSetCacheConfig", || {
-        let kernel = kernel_of(function)?;
-        if !(0..=3).contains(&config) {
-            return Err(Failure::invalid_value(format!(
-                "{config} is not a hipFuncCache_t value"
-            )));
-        }
-        kernel.update_settings(|s| s.cache_config = config);
-        Ok(())
-    })
-}
-
 /// The block size that allows the most threads of `function` per compute unit (on OpenCL see
 /// `backend::occupancy`), capped by `block_size_limit` when positive, and the smallest grid that
 /// fills every compute unit with it.
@@ -262,19 +248,106 @@ pub unsafe extern "C" fn hipOccupancyMaxPotentialBlockSize(
     dynamic_shmem: usize,
     block_size_limit: c_int,
 ) -> hipError_t {
-    guard("hipOccupancyMaxPotentialBlockSize", || {
-        if grid_size.is_null() || block_size.is_null() {
-            return Err(Failure::invalid_value("a result pointer is null"));
-        }
-        let kernel = kernel_of(function)?;
-        let (grid, block) =
-            current_device()?.max_potential_block_size(&kernel, dynamic_shmem, block_size_limit)?;
-        // SAFETY: checked non-null; valid per the caller.
-        unsafe {
-            write_out(block_size, block, "the block size pointer")?;
-            write_out(grid_size, grid, "the grid size pointer")
-        }
+    guard("hipOccupancyMaxPotentialBlockSize", || unsafe {
+        potential_block_size_into(
+            grid_size,
+            block_size,
+            || kernel_of(function),
+            dynamic_shmem,
+            block_size_limit,
+            0,
+        )
     })
+}
+
+/// [`hipOccupancyMaxPotentialBlockSize`] of a module's function (`hipModuleGetFunction`).
+///
+/// # Safety
+/// `grid_size` and `block_size` must be null or valid for writing an `int`.
+#[no_mangle]
+pub unsafe extern "C" fn hipModuleOccupancyMaxPotentialBlockSize(
+    grid_size: *mut c_int,
+    block_size: *mut c_int,
+    function: hipFunction_t,
+    dynamic_shmem: usize,
+    block_size_limit: c_int,
+) -> hipError_t {
+    guard("hipModuleOccupancyMaxPotentialBlockSize", || unsafe {
+        potential_block_size_into(
+            grid_size,
+            block_size,
+            || module_function(function),
+            dynamic_shmem,
+            block_size_limit,
+            0,
+        )
+    })
+}
+
+/// [`hipModuleOccupancyMaxPotentialBlockSize`] with flags (`hipOccupancyDefault` 0 or
+/// `hipOccupancyDisableCachingOverride` 1, which changes nothing here).
+///
+/// # Safety
+/// `grid_size` and `block_size` must be null or valid for writing an `int`.
+#[no_mangle]
+pub unsafe extern "C" fn hipModuleOccupancyMaxPotentialBlockSizeWithFlags(
+    grid_size: *mut c_int,
+    block_size: *mut c_int,
+    function: hipFunction_t,
+    dynamic_shmem: usize,
+    block_size_limit: c_int,
+    flags: std::ffi::c_uint,
+) -> hipError_t {
+    guard(
+        "hipModuleOccupancyMaxPotentialBlockSizeWithFlags",
+        || unsafe {
+            potential_block_size_into(
+                grid_size,
+                block_size,
+                || module_function(function),
+                dynamic_shmem,
+                block_size_limit,
+                flags,
+            )
+        },
+    )
+}
+
+/// The one path of the potential block size queries: `kernel` is the function's kernel.
+///
+/// # Safety
+/// `grid_size` and `block_size` must be null or valid for writing an `int`.
+unsafe fn potential_block_size_into(
+    grid_size: *mut c_int,
+    block_size: *mut c_int,
+    kernel: impl FnOnce() -> HipResult<KernelRef>,
+    dynamic_shmem: usize,
+    block_size_limit: c_int,
+    flags: std::ffi::c_uint,
+) -> HipResult<()> {
+    if grid_size.is_null() || block_size.is_null() {
+        return Err(Failure::invalid_value("a result pointer is null"));
+    }
+    check_occupancy_flags(flags)?;
+    let kernel = kernel()?;
+    let (grid, block) =
+        current_device()?.max_potential_block_size(&kernel, dynamic_shmem, block_size_limit)?;
+    // SAFETY: checked non-null; valid per the caller.
+    unsafe {
+        write_out(block_size, block, "the block size pointer")?;
+        write_out(grid_size, grid, "the grid size pointer")
+    }
+}
+
+/// `hipOccupancyDefault` (0) or `hipOccupancyDisableCachingOverride` (1); anything else is
+/// `hipErrorInvalidValue`.
+fn check_occupancy_flags(flags: std::ffi::c_uint) -> HipResult<()> {
+    if flags > 1 {
+        return Err(Failure::invalid_value(format!(
+            "unknown occupancy flags {flags:#x}"
+        )));
+    }
+    Ok(())
 }
 
 /// How many blocks of `block_size` threads of `function` one compute unit holds at once (0 when
@@ -290,7 +363,13 @@ pub unsafe extern "C" fn hipOccupancyMaxActiveBlocksPerMultiprocessor(
     dynamic_shmem: usize,
 ) -> hipError_t {
     guard("hipOccupancyMaxActiveBlocksPerMultiprocessor", || unsafe {
-        active_blocks_into(num_blocks, function, block_size, dynamic_shmem, 0)
+        active_blocks_into(
+            num_blocks,
+            || kernel_of(function),
+            block_size,
+            dynamic_shmem,
+            0,
+        )
     })
 }
 
@@ -309,15 +388,76 @@ pub unsafe extern "C" fn hipOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(
 ) -> hipError_t {
     guard(
         "hipOccupancyMaxActiveBlocksPerMultiprocessorWithFlags",
-        || unsafe { active_blocks_into(num_blocks, function, block_size, dynamic_shmem, flags) },
+        || unsafe {
+            active_blocks_into(
+                num_blocks,
+                || kernel_of(function),
+                block_size,
+                dynamic_shmem,
+                flags,
+            )
+        },
     )
 }
 
+/// [`hipOccupancyMaxActiveBlocksPerMultiprocessor`] of a module's function.
+///
+/// # Safety
+/// `num_blocks` must be null or valid for writing an `int`.
+#[no_mangle]
+pub unsafe extern "C" fn hipModuleOccupancyMaxActiveBlocksPerMultiprocessor(
+    num_blocks: *mut c_int,
+    function: hipFunction_t,
+    block_size: c_int,
+    dynamic_shmem: usize,
+) -> hipError_t {
+    guard(
+        "hipModuleOccupancyMaxActiveBlocksPerMultiprocessor",
+        || unsafe {
+            active_blocks_into(
+                num_blocks,
+                || module_function(function),
+                block_size,
+                dynamic_shmem,
+                0,
+            )
+        },
+    )
+}
+
+/// [`hipModuleOccupancyMaxActiveBlocksPerMultiprocessor`] with flags.
+///
+/// # Safety
+/// `num_blocks` must be null or valid for writing an `int`.
+#[no_mangle]
+pub unsafe extern "C" fn hipModuleOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(
+    num_blocks: *mut c_int,
+    function: hipFunction_t,
+    block_size: c_int,
+    dynamic_shmem: usize,
+    flags: std::ffi::c_uint,
+) -> hipError_t {
+    guard(
+        "hipModuleOccupancyMaxActiveBlocksPerMultiprocessorWithFlags",
+        || unsafe {
+            active_blocks_into(
+                num_blocks,
+                || module_function(function),
+                block_size,
+                dynamic_shmem,
+                flags,
+            )
+        },
+    )
+}
+
+/// The one path of the active-block queries: `kernel` is the function's kernel.
+///
 /// # Safety
 /// `num_blocks` must be null or valid for writing an `int`.
 unsafe fn active_blocks_into(
     num_blocks: *mut c_int,
-    function: *const c_void,
+    kernel: impl FnOnce() -> HipResult<KernelRef>,
     block_size: c_int,
     dynamic_shmem: usize,
     flags: std::ffi::c_uint,
@@ -325,17 +465,13 @@ unsafe fn active_blocks_into(
     if num_blocks.is_null() {
         return Err(Failure::invalid_value("the result pointer is null"));
     }
-    if flags > 1 {
-        return Err(Failure::invalid_value(format!(
-            "unknown occupancy flags {flags:#x}"
-        )));
-    }
+    check_occupancy_flags(flags)?;
     if block_size <= 0 {
         return Err(Failure::invalid_value(format!(
             "the block size must be positive, got {block_size}"
         )));
     }
-    let kernel = kernel_of(function)?;
+    let kernel = kernel()?;
     let n = current_device()?.max_active_blocks(&kernel, block_size, dynamic_shmem, flags)?;
     // SAFETY: checked non-null; valid per the caller.
     unsafe { write_out(num_blocks, n, "the result pointer") }

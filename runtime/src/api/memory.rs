@@ -13,10 +13,11 @@ use crate::backend::{
 use crate::error::{Failure, HipResult};
 
 /// `size` bytes of `kind` on the calling thread's device; 0 bytes gives null, as in HIP.
-fn allocate(kind: MemoryKind, size: usize) -> HipResult<*mut c_void> {
+pub(crate) fn allocate(kind: MemoryKind, size: usize) -> HipResult<*mut c_void> {
     if size == 0 {
         return Ok(std::ptr::null_mut());
     }
+    crate::graph::capture::check_unsafe_call("allocating memory")?;
     current_device()?.allocate(kind, size)
 }
 
@@ -42,7 +43,15 @@ fn free(p: *mut c_void, kind: FreeKind) -> HipResult<()> {
     if p.is_null() {
         return Ok(());
     }
-    current_device()?.free(p, kind)
+    crate::graph::capture::check_unsafe_call("freeing memory")?;
+    let device = current_device()?;
+    // Graph allocations keep their memory (it is their node's); pool memory returns to its pool.
+    if kind == FreeKind::Device
+        && (crate::graph::memory::free_outside_graph(p)? || crate::mempool::free_sync(device, p)?)
+    {
+        return Ok(());
+    }
+    device.free(p, kind)
 }
 
 /// Allocates `size` bytes of device memory (256-byte aligned) into `*ptr`; 0 bytes gives null.

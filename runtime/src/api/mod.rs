@@ -17,14 +17,26 @@ use std::sync::Arc;
 use crate::backend::{Backend, Device, DeviceId, Event, Location, Stream, CPU_DEVICE_ID};
 use crate::error::{record_last_error, report, Failure, HipError, HipResult};
 
+pub mod call_configuration;
+pub mod capture;
+pub mod cu_mask;
 pub mod device;
 pub mod device_choice;
+pub mod device_settings;
 pub mod errors;
 pub mod event;
+pub mod graph;
+pub mod graph_exec;
+pub mod introspection;
+pub mod ipc;
 pub mod launch;
 pub mod memory;
+pub mod mempool;
 pub mod module;
+pub mod peer;
+pub mod proc_address;
 pub mod stream;
+pub mod stream_value;
 pub mod symbol;
 pub mod texture;
 pub mod unsupported;
@@ -34,10 +46,19 @@ pub mod context;
 pub mod driver;
 pub mod driver_memory;
 pub mod host_memory;
-pub mod memcpy_peer;
 pub mod memset;
 pub mod mipmap;
 pub mod pointer;
+pub mod user_object;
+// Virtual memory management and the rest of the API (rt-vmm).
+pub mod api_name;
+pub mod func_by_symbol;
+pub mod graph_drv_copy;
+pub mod multi_device_launch;
+pub mod stream_attach;
+pub mod surface;
+pub mod texture_driver;
+pub mod virtual_memory;
 
 /// `hipError_t` as the C ABI passes it (a C enum is an `int`).
 #[allow(non_camel_case_types)]
@@ -129,8 +150,16 @@ pub(crate) unsafe fn write_c_string(out: *mut c_char, len: c_int, text: &str) {
 }
 
 thread_local! {
-    /// The calling thread's device (`hipSetDevice`).
-    static CURRENT_DEVICE: Cell<DeviceId> = const { Cell::new(0) };
+    /// The calling thread's device (`hipSetDevice`); `None` until the thread sets one.
+    static CURRENT_DEVICE: Cell<Option<DeviceId>> = const { Cell::new(None) };
+}
+
+/// The device of threads that set none (`hipSetValidDevices`' first; else device 0).
+static DEFAULT_DEVICE: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+
+/// Makes `device` the device of every thread that has not chosen one (`hipSetValidDevices`).
+pub(crate) fn set_default_device(device: DeviceId) {
+    DEFAULT_DEVICE.store(device, std::sync::atomic::Ordering::Relaxed);
 }
 
 /// The backend serving the process (chosen and opened on the first call).
@@ -140,13 +169,17 @@ pub(crate) fn backend() -> HipResult<&'static dyn Backend> {
 
 /// The calling thread's device index.
 pub(crate) fn current_device_id() -> DeviceId {
-    CURRENT_DEVICE.try_with(Cell::get).unwrap_or(0)
+    CURRENT_DEVICE
+        .try_with(Cell::get)
+        .ok()
+        .flatten()
+        .unwrap_or_else(|| DEFAULT_DEVICE.load(std::sync::atomic::Ordering::Relaxed))
 }
 
 /// Makes `device` the calling thread's.
 pub(crate) fn set_current_device(device: &dyn Device) -> HipResult<()> {
     device.make_current()?;
-    let _ = CURRENT_DEVICE.try_with(|d| d.set(device.id()));
+    let _ = CURRENT_DEVICE.try_with(|d| d.set(Some(device.id())));
     Ok(())
 }
 
@@ -182,6 +215,21 @@ pub(crate) fn location(device: c_int) -> HipResult<Location> {
 /// The stream a `hipStream_t` names (its special values: the calling thread's device's).
 pub(crate) fn stream(handle: *mut c_void) -> HipResult<Arc<Stream>> {
     crate::backend::stream::resolve(current_device()?, handle as usize)
+}
+
+/// [`stream`], where a stream that was destroyed is `hipErrorContextIsDestroyed`, as HIP
+/// answers the calls that name one (capture, attaching memory).
+pub(crate) fn live_stream(handle: hipStream_t) -> HipResult<Arc<Stream>> {
+    stream(handle).map_err(|f| {
+        if crate::handles::Kind::Stream.made(handle as usize) {
+            Failure::new(
+                HipError::ContextIsDestroyed,
+                format!("{:#x} is a destroyed stream", handle as usize),
+            )
+        } else {
+            f
+        }
+    })
 }
 
 /// The event a `hipEvent_t` names.

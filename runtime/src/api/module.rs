@@ -69,9 +69,92 @@ pub unsafe extern "C" fn __hipmlirRegisterVar(
         if name.is_empty() {
             return Err(Failure::invalid_value("the variable name is empty"));
         }
-        crate::symbols::register_var(host_shadow as usize, name.into_owned(), size);
+        crate::symbols::register_var(host_shadow as usize, name.into_owned(), size, None);
         Ok(())
     });
+}
+
+/// Registers a host shadow internal to its translation unit (a `static` one, or any of a source
+/// compiled without `-fgpu-rdc`, whose device variables are its own as with hipcc), from the
+/// translation unit itself: as [`__hipmlirRegisterVar`], the variable being the one of that name
+/// whose image records the unit's key `unit` (`GlobalVar::unit`). Touches no device.
+///
+/// # Safety
+/// `name` and `unit` must be null or NUL-terminated strings.
+#[no_mangle]
+pub unsafe extern "C" fn __hipmlirRegisterUnitVar(
+    host_shadow: *const c_void,
+    name: *const c_char,
+    size: usize,
+    unit: *const c_char,
+) {
+    guard("__hipmlirRegisterUnitVar", || {
+        if host_shadow.is_null() {
+            return Err(Failure::invalid_value("the host variable is null"));
+        }
+        // SAFETY: per the caller.
+        let name = unsafe { c_string(name, "the variable name") }?;
+        // SAFETY: per the caller.
+        let unit = unsafe { c_string(unit, "the translation unit's key") }?;
+        if name.is_empty() {
+            return Err(Failure::invalid_value("the variable name is empty"));
+        }
+        crate::symbols::register_var(
+            host_shadow as usize,
+            name.into_owned(),
+            size,
+            Some(unit.into_owned()),
+        );
+        Ok(())
+    });
+}
+
+/// Registers a `__managed__` variable of translation unit `unit` (see `managed_vars`): allocates
+/// `size` bytes of managed memory (as `hipMallocManaged` with `hipMemAttachGlobal`), copies the
+/// initial value at `initial` into it and returns its address, which the host program's name
+/// for the variable refers to from then on and the device's variable is given before its
+/// module's first launch. Never null: where no device can allocate it, the variable lives in
+/// host memory (reported; kernels cannot reach it).
+///
+/// # Safety
+/// `initial` must be valid for reading `size` bytes; `name` and `unit` must be null or
+/// NUL-terminated strings.
+#[no_mangle]
+pub unsafe extern "C" fn __hipmlirRegisterManagedVar(
+    initial: *const c_void,
+    size: usize,
+    align: usize,
+    name: *const c_char,
+    unit: *const c_char,
+) -> *mut c_void {
+    let mut address: *mut c_void = std::ptr::null_mut();
+    guard("__hipmlirRegisterManagedVar", || {
+        if initial.is_null() || size == 0 {
+            return Err(Failure::invalid_value("the initial value is empty"));
+        }
+        // SAFETY: per the caller.
+        let name = unsafe { c_string(name, "the variable name") }?;
+        // SAFETY: per the caller.
+        let unit = unsafe { c_string(unit, "the translation unit's key") }?;
+        // SAFETY: valid for `size` bytes per the caller.
+        let bytes = unsafe { std::slice::from_raw_parts(initial.cast::<u8>(), size) };
+        address =
+            crate::managed_vars::register(bytes, align, name.into_owned(), unit.into_owned())?
+                .cast();
+        Ok(())
+    });
+    if address.is_null() {
+        // Host memory holding the initial value, for the host program to go on with; the
+        // failure is reported above.
+        let copy = if initial.is_null() || size == 0 {
+            vec![0u8; size.max(1)]
+        } else {
+            // SAFETY: valid for `size` bytes per the caller.
+            unsafe { std::slice::from_raw_parts(initial.cast::<u8>(), size) }.to_vec()
+        };
+        address = Box::leak(copy.into_boxed_slice()).as_mut_ptr().cast();
+    }
+    address
 }
 
 /// Registers a split binary's reference record; the archive is read on the first kernel lookup.
@@ -347,7 +430,10 @@ const MAX_EXTRA_ENTRIES: usize = 64;
 ///
 /// # Safety
 /// `extra` must be a valid `HIP_LAUNCH_PARAM_END`-terminated list.
-unsafe fn block_from_extra(extra: *mut *mut c_void, info: &KernelInfo) -> HipResult<Vec<u8>> {
+pub(super) unsafe fn block_from_extra(
+    extra: *mut *mut c_void,
+    info: &KernelInfo,
+) -> HipResult<Vec<u8>> {
     let args_size = usize::try_from(info.args_size).unwrap_or(usize::MAX);
     let (mut buffer, mut size): (Option<*const u8>, Option<usize>) = (None, None);
     let mut ended = false;

@@ -5,8 +5,9 @@
 use std::ffi::{c_int, c_uint, c_void};
 
 use super::{current_device, event, guard, hipError_t, hipEvent_t, hipStream_t, stream, write_out};
-use crate::backend::{ops, HostFunction, Stream, StreamFlags};
+use crate::backend::{ops, HostCall, Stream, StreamFlags};
 use crate::error::{Failure, HipError, HipResult};
+use crate::graph::capture;
 
 /// A new stream of the calling thread's device; its priority clamped to the device's range
 /// (OpenCL queues have none: 0..0).
@@ -75,14 +76,22 @@ pub extern "C" fn hipStreamDestroy(s: hipStream_t) -> hipError_t {
 /// Waits for all work on the stream (the null stream: also for blocking streams).
 #[no_mangle]
 pub extern "C" fn hipStreamSynchronize(s: hipStream_t) -> hipError_t {
-    guard("hipStreamSynchronize", || stream(s)?.queue().synchronize())
+    guard("hipStreamSynchronize", || {
+        let target = stream(s)?;
+        capture::check_stream_wait(&target, true)?;
+        target.queue().synchronize()?;
+        crate::mempool::after_synchronize();
+        Ok(())
+    })
 }
 
 /// `hipSuccess` when all work on the stream is done, else `hipErrorNotReady`.
 #[no_mangle]
 pub extern "C" fn hipStreamQuery(s: hipStream_t) -> hipError_t {
     guard("hipStreamQuery", || {
-        if stream(s)?.queue().is_idle()? {
+        let target = stream(s)?;
+        capture::check_stream_wait(&target, false)?;
+        if target.queue().is_idle()? {
             Ok(())
         } else {
             Err(Failure::quiet(HipError::NotReady))
@@ -100,7 +109,7 @@ pub extern "C" fn hipStreamWaitEvent(s: hipStream_t, e: hipEvent_t, flags: c_uin
             )));
         }
         let target = stream(s)?;
-        ops::wait_event(&target, &*event(e)?)
+        ops::wait_event(&target, &event(e)?)
     })
 }
 
@@ -111,6 +120,9 @@ pub extern "C" fn hipStreamWaitEvent(s: hipStream_t, e: hipEvent_t, flags: c_uin
 #[no_mangle]
 pub unsafe extern "C" fn hipStreamGetFlags(s: hipStream_t, flags: *mut c_uint) -> hipError_t {
     guard("hipStreamGetFlags", || {
+        if flags.is_null() {
+            return Err(Failure::invalid_value("the flags pointer is null"));
+        }
         let value = stream(s)?.queue().flags()?;
         // SAFETY: `write_out` checks null; valid per the caller.
         unsafe { write_out(flags, value, "the flags pointer") }
@@ -124,9 +136,28 @@ pub unsafe extern "C" fn hipStreamGetFlags(s: hipStream_t, flags: *mut c_uint) -
 #[no_mangle]
 pub unsafe extern "C" fn hipStreamGetPriority(s: hipStream_t, priority: *mut c_int) -> hipError_t {
     guard("hipStreamGetPriority", || {
+        if priority.is_null() {
+            return Err(Failure::invalid_value("the priority pointer is null"));
+        }
         let value = stream(s)?.queue().priority()?;
         // SAFETY: `write_out` checks null; valid per the caller.
         unsafe { write_out(priority, value, "the priority pointer") }
+    })
+}
+
+/// Writes the device the stream belongs to (the special streams: the calling thread's device).
+///
+/// # Safety
+/// `device` must be null or valid for writing an `int`.
+#[no_mangle]
+pub unsafe extern "C" fn hipStreamGetDevice(s: hipStream_t, device: *mut c_int) -> hipError_t {
+    guard("hipStreamGetDevice", || {
+        if device.is_null() {
+            return Err(Failure::invalid_value("the device pointer is null"));
+        }
+        let id = c_int::try_from(stream(s)?.device()).unwrap_or(c_int::MAX);
+        // SAFETY: checked non-null; valid per the caller.
+        unsafe { write_out(device, id, "the device pointer") }
     })
 }
 
@@ -163,12 +194,6 @@ pub type hipHostFn_t = Option<unsafe extern "C" fn(user_data: *mut c_void)>;
 pub type hipStreamCallback_t =
     Option<unsafe extern "C" fn(stream: hipStream_t, status: hipError_t, user_data: *mut c_void)>;
 
-/// The caller's pointer, carried to the thread that runs the host function (HIP's contract:
-/// the function may use it there).
-struct UserData(*mut c_void);
-// SAFETY: an opaque pointer handed back to the caller's own function, as HIP specifies.
-unsafe impl Send for UserData {}
-
 /// Runs `function(user_data)` on the host once the work enqueued before it on `stream` is done;
 /// later work on the stream waits for it to return. It must not call HIP.
 ///
@@ -184,13 +209,11 @@ pub unsafe extern "C" fn hipLaunchHostFunc(
         let function =
             function.ok_or_else(|| Failure::invalid_value("the host function is null"))?;
         let target = stream(s)?;
-        let data = UserData(user_data);
-        let run: HostFunction = Box::new(move |_status| {
-            let data = data;
-            // SAFETY: per the caller.
-            unsafe { function(data.0) }
-        });
-        ops::host_function(&target, run)
+        let call = HostCall::Function {
+            function,
+            user_data: user_data as usize,
+        };
+        ops::host_function(&target, call)
     })
 }
 
@@ -215,13 +238,11 @@ pub unsafe extern "C" fn hipStreamAddCallback(
         }
         let callback = callback.ok_or_else(|| Failure::invalid_value("the callback is null"))?;
         let target = stream(s)?;
-        let data = UserData(user_data);
-        let handle = UserData(s.cast());
-        let run: HostFunction = Box::new(move |status| {
-            let (data, handle) = (data, handle);
-            // SAFETY: per the caller; `status` is a HIP error code.
-            unsafe { callback(handle.0.cast(), status, data.0) }
-        });
-        ops::host_function(&target, run)
+        let call = HostCall::Callback {
+            callback,
+            stream: s as usize,
+            user_data: user_data as usize,
+        };
+        ops::host_function(&target, call)
     })
 }

@@ -188,8 +188,9 @@ pub fn from_properties(
         | ReservedSharedMemPerBlock
         | TccDriver
         | Unused2
-        | MemoryPoolsSupported
         | VirtualMemoryManagementSupported => 0,
+        // Stream-ordered allocation: the driver's pools, or the runtime's (`mempool`).
+        MemoryPoolsSupported => 1,
         AsyncEngineCount => p.asyncEngineCount,
         CanMapHostMemory => p.canMapHostMemory,
         ClockRate => p.clockRate,
@@ -258,7 +259,7 @@ pub fn from_properties(
         UnifiedAddressing => p.unifiedAddressing,
         WarpSize => p.warpSize,
         HostRegisterSupported => 0,
-        // No memory pools.
+        // The runtime's pools cannot be shared between processes.
         MemoryPoolSupportedHandleTypes => 0,
         // The device does not say.
         HostNumaId => -1,
@@ -274,7 +275,9 @@ pub fn from_properties(
         | CooperativeMultiDeviceUnmatchedSharedMem => 0,
         // The host reaches device memory.
         IsLargeBar => i32::from(info.is_cpu || info.host_unified_memory),
-        AsicRevision | CanUseStreamWaitValue => 0,
+        AsicRevision => 0,
+        // hipStreamWaitValue32/64 work on both backends (OpenCL: a host thread reads the word).
+        CanUseStreamWaitValue => 1,
         // Textures are read in software: no image support needed or reported.
         ImageSupport => 0,
         PhysicalMultiProcessorCount => p.multiProcessorCount,

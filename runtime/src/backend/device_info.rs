@@ -89,6 +89,60 @@ pub fn filter_matches(filter: &str, index: usize, name: &str) -> bool {
     }
 }
 
+/// The devices `HIPMLIR_DEVICE` selects among `names` (a backend's usable devices, in order), as
+/// indices into `names`, in the order they become HIP devices: unset, all of them; else a
+/// comma-separated list of filters, each an index (that device) or a name substring (every device
+/// whose name contains it). A device listed twice is shown twice only where `repeats` allows it
+/// (OpenCL opens a context for each, as separate devices); else it is an error.
+pub fn select_devices(
+    filter: Option<&str>,
+    names: &[String],
+    repeats: bool,
+) -> Result<Vec<usize>, String> {
+    let Some(filter) = filter.map(str::trim).filter(|f| !f.is_empty()) else {
+        return Ok((0..names.len()).collect());
+    };
+    let mut chosen = Vec::new();
+    for part in filter.split(',').map(str::trim) {
+        if part.is_empty() {
+            return Err(format!("HIPMLIR_DEVICE={filter} has an empty entry"));
+        }
+        let matches: Vec<usize> = (0..names.len())
+            .filter(|&i| filter_matches(part, i, names[i].trim()))
+            .collect();
+        if matches.is_empty() {
+            let listed: Vec<String> = names
+                .iter()
+                .enumerate()
+                .map(|(i, n)| format!("{i}: {}", n.trim()))
+                .collect();
+            let which = if part == filter {
+                format!("HIPMLIR_DEVICE={filter}")
+            } else {
+                format!("HIPMLIR_DEVICE={filter}: '{part}'")
+            };
+            return Err(format!(
+                "{which} matches none of the usable devices ({})",
+                if listed.is_empty() {
+                    "none".to_string()
+                } else {
+                    listed.join(", ")
+                }
+            ));
+        }
+        for i in matches {
+            if chosen.contains(&i) && !repeats {
+                return Err(format!(
+                    "HIPMLIR_DEVICE={filter} names device {i} ('{}') twice",
+                    names[i].trim()
+                ));
+            }
+            chosen.push(i);
+        }
+    }
+    Ok(chosen)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -107,6 +161,33 @@ mod tests {
         assert!(!filter_matches("0", 1, "Intel(R) Xeon"));
         assert!(filter_matches("xeon", 3, "Intel(R) Xeon(R) Processor"));
         assert!(!filter_matches("nvidia", 0, "Intel(R) Xeon"));
+    }
+
+    #[test]
+    fn device_lists_select_in_order() {
+        let names: Vec<String> = ["Intel Xeon", "Intel Arc", "Other GPU"]
+            .map(String::from)
+            .to_vec();
+        assert_eq!(select_devices(None, &names, false).unwrap(), [0, 1, 2]);
+        assert_eq!(select_devices(Some(" "), &names, false).unwrap(), [0, 1, 2]);
+        assert_eq!(select_devices(Some("2,0"), &names, false).unwrap(), [2, 0]);
+        assert_eq!(
+            select_devices(Some("intel"), &names, false).unwrap(),
+            [0, 1]
+        );
+        assert_eq!(select_devices(Some("0,0"), &names, true).unwrap(), [0, 0]);
+        assert!(select_devices(Some("0,0"), &names, false)
+            .unwrap_err()
+            .contains("twice"));
+        assert!(select_devices(Some("0,,1"), &names, true)
+            .unwrap_err()
+            .contains("empty"));
+        assert!(select_devices(Some("nvidia"), &names, true)
+            .unwrap_err()
+            .contains("HIPMLIR_DEVICE=nvidia matches none"));
+        assert!(select_devices(Some("0,nvidia"), &names, true)
+            .unwrap_err()
+            .contains("HIPMLIR_DEVICE=0,nvidia: 'nvidia' matches none"));
     }
 
     #[test]

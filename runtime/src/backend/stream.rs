@@ -4,13 +4,14 @@
 //! device's own streams: null and `hipStreamLegacy` (1) its null stream, `hipStreamPerThread` (2)
 //! the calling thread's.
 //!
-//! Stream capture keeps its state here, on the [`Stream`]: the operations that reach a stream
-//! all pass through `ops`, which will then record them instead of running them.
+//! Stream capture keeps its state here, on the [`Stream`] (`graph::capture`): the operations
+//! that reach a stream all pass through `ops`, which records them while the stream captures.
 
-use std::sync::{Arc, OnceLock};
+use std::sync::{Arc, Mutex, MutexGuard, OnceLock};
 
 use super::{Device, DeviceId, Event, Queue};
 use crate::error::{Failure, HipError, HipResult};
+use crate::graph::capture::{self, Joined};
 use crate::handles::{HandleTable, Kind};
 
 /// `hipStreamLegacy`.
@@ -22,6 +23,10 @@ pub const PER_THREAD_HANDLE: usize = 2;
 pub struct Stream {
     device: DeviceId,
     queue: Arc<dyn Queue>,
+    /// The device's legacy null stream.
+    null: bool,
+    /// Its part in a stream capture, while it takes part in one.
+    capture: Mutex<Option<Joined>>,
 }
 
 impl std::fmt::Debug for Stream {
@@ -32,7 +37,29 @@ impl std::fmt::Debug for Stream {
 
 impl Stream {
     pub fn new(device: DeviceId, queue: Arc<dyn Queue>) -> Self {
-        Stream { device, queue }
+        Stream {
+            device,
+            queue,
+            null: false,
+            capture: Mutex::new(None),
+        }
+    }
+
+    /// The device's legacy null stream.
+    pub fn null(device: DeviceId, queue: Arc<dyn Queue>) -> Self {
+        Stream {
+            null: true,
+            ..Stream::new(device, queue)
+        }
+    }
+
+    pub fn is_null(&self) -> bool {
+        self.null
+    }
+
+    /// Its part in a stream capture (`graph::capture`).
+    pub fn capture(&self) -> MutexGuard<'_, Option<Joined>> {
+        self.capture.lock().unwrap_or_else(|p| p.into_inner())
     }
 
     pub fn device(&self) -> DeviceId {
@@ -92,10 +119,9 @@ pub fn remove_stream(handle: usize) -> HipResult<()> {
             "the null stream, hipStreamLegacy and hipStreamPerThread cannot be destroyed",
         ));
     }
-    streams()
-        .remove(handle)
-        .map(drop)
-        .ok_or_else(|| bad_stream(handle))
+    let stream = streams().remove(handle).ok_or_else(|| bad_stream(handle))?;
+    capture::stream_destroyed(&stream);
+    Ok(())
 }
 
 /// Gives a new event its handle.
@@ -110,14 +136,13 @@ pub fn event(handle: usize) -> HipResult<Arc<dyn Event>> {
 
 /// `hipEventDestroy`.
 pub fn remove_event(handle: usize) -> HipResult<()> {
-    events()
-        .remove(handle)
-        .map(drop)
-        .ok_or_else(|| bad_event(handle))
+    let event = events().remove(handle).ok_or_else(|| bad_event(handle))?;
+    capture::forget_event(&event);
+    Ok(())
 }
 
-/// Forgets every stream and event (`hipDeviceReset`, before the device resets).
-pub fn clear() {
-    drop(streams().clear());
-    drop(events().clear());
+/// Forgets the streams and events of `device` (`hipDeviceReset`, before the device resets).
+pub fn clear_device(device: DeviceId) {
+    drop(streams().remove_where(|s| s.device() == device));
+    drop(events().remove_where(|e| e.device() == device));
 }

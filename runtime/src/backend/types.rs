@@ -461,7 +461,7 @@ impl Limit {
             0 => Limit::StackSize,
             1 => Limit::PrintfFifoSize,
             2 => Limit::MallocHeapSize,
-            other => return Err(Failure::invalid_value(format!("unknown limit {other}"))),
+            other => return Err(super::device_config::unsupported_limit(other)),
         })
     }
 }
@@ -517,42 +517,225 @@ pub struct EventFlags {
     pub blocking_sync: bool,
     pub disable_timing: bool,
     pub interprocess: bool,
+    /// `hipEventDisableSystemFence`, `hipEventReleaseToDevice`, `hipEventReleaseToSystem`: the
+    /// scope of the memory fence a record releases (AMD GPUs' cache flushes). Kept and reported;
+    /// OpenCL markers and CUDA events order memory for the whole system anyway.
+    pub disable_system_fence: bool,
+    pub release_to_device: bool,
+    pub release_to_system: bool,
 }
 
 impl EventFlags {
     pub const BLOCKING_SYNC: u32 = 1;
     pub const DISABLE_TIMING: u32 = 2;
     pub const INTERPROCESS: u32 = 4;
+    pub const DISABLE_SYSTEM_FENCE: u32 = 0x2000_0000;
+    pub const RELEASE_TO_DEVICE: u32 = 0x4000_0000;
+    pub const RELEASE_TO_SYSTEM: u32 = 0x8000_0000;
 
-    pub fn parse(flags: u32) -> HipResult<Self> {
-        let known = Self::BLOCKING_SYNC | Self::DISABLE_TIMING | Self::INTERPROCESS;
-        if flags & !known != 0 {
-            return Err(Failure::invalid_value(format!(
-                "event flags {flags:#x}: known flags are hipEventBlockingSync (1), \
-                 hipEventDisableTiming (2) and hipEventInterprocess (4)"
-            )));
-        }
-        Ok(EventFlags {
-            blocking_sync: flags & Self::BLOCKING_SYNC != 0,
-            disable_timing: flags & Self::DISABLE_TIMING != 0,
-            interprocess: flags & Self::INTERPROCESS != 0,
-        })
-    }
-
-    pub fn raw(self) -> u32 {
+    /// Each flag's bit, in one table for parsing and printing.
+    fn bits(self) -> [(bool, u32); 6] {
         [
             (self.blocking_sync, Self::BLOCKING_SYNC),
             (self.disable_timing, Self::DISABLE_TIMING),
             (self.interprocess, Self::INTERPROCESS),
+            (self.disable_system_fence, Self::DISABLE_SYSTEM_FENCE),
+            (self.release_to_device, Self::RELEASE_TO_DEVICE),
+            (self.release_to_system, Self::RELEASE_TO_SYSTEM),
         ]
-        .iter()
-        .filter(|(set, _)| *set)
-        .fold(0, |flags, (_, bit)| flags | bit)
+    }
+
+    /// The flags, or `hipErrorInvalidValue` for an unknown bit, `hipEventInterprocess` without
+    /// `hipEventDisableTiming` (a shared event has no timestamps), and both release scopes.
+    pub fn parse(flags: u32) -> HipResult<Self> {
+        let known = EventFlags::default()
+            .bits()
+            .iter()
+            .fold(0, |all, (_, bit)| all | bit);
+        if flags & !known != 0 {
+            return Err(Failure::invalid_value(format!(
+                "event flags {flags:#x}: known flags are hipEventBlockingSync (1), \
+                 hipEventDisableTiming (2), hipEventInterprocess (4), hipEventDisableSystemFence, \
+                 hipEventReleaseToDevice and hipEventReleaseToSystem"
+            )));
+        }
+        let has = |bit: u32| flags & bit != 0;
+        let parsed = EventFlags {
+            blocking_sync: has(Self::BLOCKING_SYNC),
+            disable_timing: has(Self::DISABLE_TIMING),
+            interprocess: has(Self::INTERPROCESS),
+            disable_system_fence: has(Self::DISABLE_SYSTEM_FENCE),
+            release_to_device: has(Self::RELEASE_TO_DEVICE),
+            release_to_system: has(Self::RELEASE_TO_SYSTEM),
+        };
+        if parsed.interprocess && !parsed.disable_timing {
+            return Err(Failure::invalid_value(
+                "hipEventInterprocess needs hipEventDisableTiming: an event shared between \
+                 processes keeps no timestamps",
+            ));
+        }
+        if parsed.release_to_device && parsed.release_to_system {
+            return Err(Failure::invalid_value(
+                "hipEventReleaseToDevice and hipEventReleaseToSystem exclude each other",
+            ));
+        }
+        Ok(parsed)
+    }
+
+    pub fn raw(self) -> u32 {
+        self.bits()
+            .iter()
+            .filter(|(set, _)| *set)
+            .fold(0, |flags, (_, bit)| flags | bit)
     }
 }
 
 /// A host function in stream order; told `hipSuccess` (0) or the failure of earlier work.
 pub type HostFunction = Box<dyn FnOnce(i32) + Send>;
+
+// ---- graphs and stream capture (rt-graphs) ----
+
+/// A host function as the program hands it over, kept as data so that one recorded into a graph
+/// runs again at every launch of the graph.
+#[derive(Debug, Clone, Copy)]
+pub enum HostCall {
+    /// `hipLaunchHostFunc` and host nodes: `function(user_data)`.
+    Function {
+        function: unsafe extern "C" fn(*mut c_void),
+        user_data: usize,
+    },
+    /// `hipStreamAddCallback`: `callback(stream, status, user_data)`.
+    Callback {
+        callback: unsafe extern "C" fn(*mut c_void, i32, *mut c_void),
+        stream: usize,
+        user_data: usize,
+    },
+}
+
+impl HostCall {
+    /// The call as a stream runs it, told the status of the work before it.
+    pub fn into_function(self) -> HostFunction {
+        Box::new(move |status| match self {
+            // SAFETY: the program's function and its own data, as HIP passes them back.
+            HostCall::Function {
+                function,
+                user_data,
+            } => unsafe { function(user_data as *mut c_void) },
+            // SAFETY: as above; the stream handle is the program's.
+            HostCall::Callback {
+                callback,
+                stream,
+                user_data,
+            } => unsafe { callback(stream as *mut c_void, status, user_data as *mut c_void) },
+        })
+    }
+}
+
+// ---- stream-ordered allocation and memory pools (rt-graphs) ----
+
+/// `hipMemPoolAttr`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum PoolAttribute {
+    ReuseFollowEventDependencies = 1,
+    ReuseAllowOpportunistic = 2,
+    ReuseAllowInternalDependencies = 3,
+    ReleaseThreshold = 4,
+    ReservedMemCurrent = 5,
+    ReservedMemHigh = 6,
+    UsedMemCurrent = 7,
+    UsedMemHigh = 8,
+}
+
+impl PoolAttribute {
+    pub fn parse(attribute: c_int) -> HipResult<Self> {
+        use PoolAttribute::*;
+        Ok(match attribute {
+            1 => ReuseFollowEventDependencies,
+            2 => ReuseAllowOpportunistic,
+            3 => ReuseAllowInternalDependencies,
+            4 => ReleaseThreshold,
+            5 => ReservedMemCurrent,
+            6 => ReservedMemHigh,
+            7 => UsedMemCurrent,
+            8 => UsedMemHigh,
+            other => {
+                return Err(Failure::invalid_value(format!(
+                    "{other} is not a hipMemPoolAttr (1..=8)"
+                )))
+            }
+        })
+    }
+
+    /// Whether the value is an `int` (the reuse rules); the others are `uint64_t`.
+    pub fn is_flag(self) -> bool {
+        (self as i32) <= 3
+    }
+}
+
+/// `hipMemAccessFlags`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum AccessFlags {
+    None = 0,
+    Read = 1,
+    ReadWrite = 3,
+}
+
+impl AccessFlags {
+    pub fn parse(flags: c_int) -> HipResult<Self> {
+        Ok(match flags {
+            0 => AccessFlags::None,
+            1 => AccessFlags::Read,
+            3 => AccessFlags::ReadWrite,
+            other => {
+                return Err(Failure::invalid_value(format!(
+                    "{other} is not a hipMemAccessFlags value (0, 1 or 3)"
+                )))
+            }
+        })
+    }
+}
+
+/// `hipMemLocationTypeDevice`.
+pub const MEM_LOCATION_DEVICE: c_int = 1;
+/// `hipMemHandleTypePosixFileDescriptor`.
+pub const HANDLE_TYPE_POSIX_FD: u32 = 1;
+
+/// HIP's `hipMemLocation`.
+#[repr(C)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct MemLocation {
+    pub kind: c_int,
+    pub id: c_int,
+}
+
+/// HIP's `hipMemAccessDesc`.
+#[repr(C)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct MemAccessDesc {
+    pub location: MemLocation,
+    pub flags: c_int,
+}
+
+/// HIP's `hipMemPoolProps`.
+#[repr(C)]
+#[derive(Debug, Clone, Copy)]
+pub struct MemPoolProps {
+    pub alloc_type: c_int,
+    pub handle_types: u32,
+    pub location: MemLocation,
+    pub win32_security_attributes: *mut c_void,
+    pub max_size: usize,
+    pub reserved: [u8; 56],
+}
+
+/// A pool as `hipMemPoolCreate` asks for it (checked by the caller).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct PoolConfig {
+    /// The most bytes it may reserve (0: no limit).
+    pub max_size: usize,
+    /// The handle types it may be exported as (`hipMemAllocationHandleType` bits).
+    pub handle_types: u32,
+}
 
 /// `hipMemoryType` (HIP 6 numbering).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -632,6 +815,11 @@ pub struct Allocation {
 }
 
 impl Allocation {
+    /// Device or managed memory (a copy's device side).
+    pub fn is_device_memory(&self) -> bool {
+        matches!(self.memory, MemoryType::Device | MemoryType::Managed)
+    }
+
     /// `p`'s offset into the allocation (`p` lies inside it).
     pub fn offset_of(&self, p: usize) -> usize {
         p - self.base
@@ -762,13 +950,17 @@ mod tests {
 
     #[test]
     fn flags_round_trip_and_unknown_bits_are_refused() {
-        for raw in 0..8 {
+        for raw in [0, 1, 2, 3, 6, 7, 0x4000_0002, 0x8000_0001, 0x2000_0000] {
             assert_eq!(EventFlags::parse(raw).unwrap().raw(), raw);
         }
-        assert_eq!(
-            EventFlags::parse(8).unwrap_err().code,
-            HipError::InvalidValue
-        );
+        // Unknown bits, a shared event with timestamps, both release scopes.
+        for bad in [8, 0x0800_0000, 4, 5, 0xC000_0000, 0xE000_0007] {
+            assert_eq!(
+                EventFlags::parse(bad).unwrap_err().code,
+                HipError::InvalidValue,
+                "{bad:#x}"
+            );
+        }
         assert_eq!(StreamFlags::parse(1).unwrap().raw(), 1);
         assert_eq!(
             StreamFlags::parse(2).unwrap_err().code,
@@ -778,7 +970,14 @@ mod tests {
             MemcpyKind::parse(5).unwrap_err().code,
             HipError::InvalidMemcpyDirection
         );
-        assert_eq!(Limit::parse(3).unwrap_err().code, HipError::InvalidValue);
+        assert_eq!(
+            Limit::parse(3).unwrap_err().code,
+            HipError::UnsupportedLimit
+        );
+        assert_eq!(
+            Limit::parse(-1).unwrap_err().code,
+            HipError::UnsupportedLimit
+        );
         assert!(MemAdvice::parse(3).unwrap().takes_location());
         assert!(!MemAdvice::parse(1).unwrap().takes_location());
         assert_eq!(

@@ -7,12 +7,15 @@ use std::sync::Arc;
 
 use super::device::CudaDevice;
 use super::driver::{check, sys};
+use super::mempool::CudaMemPool;
 use super::stream::{CudaEvent, CudaQueue};
-use super::{memory as mem, module};
+use super::{memory as mem, module, virtual_memory as vm};
 use crate::backend::attributes::{self, DeviceAttribute};
+use crate::backend::{AccessFlags, MemPool, PhysicalMemory, PoolConfig};
 use crate::backend::{
-    Allocation, Device, DeviceId, Event, EventFlags, FreeKind, FuncAttribute, FuncAttributes,
-    Limit, Location, MemAdvice, MemoryKind, Queue, RangeAttribute, Stream, StreamFlags,
+    Allocation, CacheConfig, Device, DeviceFlags, DeviceId, DeviceSettings, Event, EventFlags,
+    FreeKind, FuncAttribute, FuncAttributes, IpcHandle, Limit, Location, MemAdvice, MemoryKind,
+    P2pAttribute, Queue, RangeAttribute, Stream, StreamFlags,
 };
 use crate::error::{Failure, HipError, HipResult};
 use crate::props::HipDeviceProp;
@@ -76,8 +79,6 @@ impl Device for CudaDevice {
     }
 
     fn attribute(&self, attribute: DeviceAttribute) -> HipResult<i32> {
-        /// `%globaltimer`'s rate: a nanosecond count.
-        const GLOBAL_TIMER_KHZ: i32 = 1_000_000;
         use sys::CUdevice_attribute::*;
         use DeviceAttribute as A;
         // Those the driver answers better than the properties.
@@ -99,13 +100,22 @@ impl Device for CudaDevice {
             A::StreamPrioritiesSupported => Some(CU_DEVICE_ATTRIBUTE_STREAM_PRIORITIES_SUPPORTED),
             A::HostRegisterSupported => Some(CU_DEVICE_ATTRIBUTE_HOST_REGISTER_SUPPORTED),
             A::PhysicalMultiProcessorCount => Some(CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT),
+            // Pools are the driver's (rt-graphs).
+            A::MemoryPoolsSupported => Some(CU_DEVICE_ATTRIBUTE_MEMORY_POOLS_SUPPORTED),
+            A::MemoryPoolSupportedHandleTypes => {
+                Some(CU_DEVICE_ATTRIBUTE_MEMPOOL_SUPPORTED_HANDLE_TYPES)
+            }
+            // Virtual memory management is the driver's (rt-vmm).
+            A::VirtualMemoryManagementSupported => {
+                Some(CU_DEVICE_ATTRIBUTE_VIRTUAL_ADDRESS_MANAGEMENT_SUPPORTED)
+            }
             _ => None,
         };
         if let Some(which) = direct {
             return Ok(self.driver_attribute(which));
         }
-        // wall_clock64 reads %globaltimer, in nanoseconds.
         if attribute == A::WallClockRate {
+            // wall_clock64 reads %globaltimer, a nanosecond clock: 1 GHz, in kHz.
             return Ok(GLOBAL_TIMER_KHZ);
         }
         attributes::from_properties(&self.props, &self.info, attribute).ok_or_else(|| {
@@ -257,7 +267,7 @@ impl Device for CudaDevice {
     fn null_stream(&self) -> Arc<Stream> {
         self.null_stream
             .get_or_init(|| {
-                Arc::new(Stream::new(
+                Arc::new(Stream::null(
                     self.index,
                     Arc::new(CudaQueue::null(self.index)),
                 ))
@@ -396,5 +406,184 @@ impl Device for CudaDevice {
         self.bind()?;
         let (address, size) = module::variable(module, index, self)?;
         Ok((address as usize, size))
+    }
+
+    // ---- stream-ordered allocation and memory pools (rt-graphs) ----
+
+    fn default_mem_pool(&self) -> HipResult<Arc<dyn MemPool>> {
+        Ok(Arc::new(CudaMemPool::default_of(self)?))
+    }
+
+    fn create_mem_pool(&self, config: &PoolConfig) -> HipResult<Arc<dyn MemPool>> {
+        Ok(Arc::new(CudaMemPool::create(self, config)?))
+    }
+
+    fn import_mem_pool(
+        &self,
+        handle: *mut c_void,
+        handle_type: u32,
+    ) -> HipResult<Arc<dyn MemPool>> {
+        Ok(Arc::new(CudaMemPool::import(self, handle, handle_type)?))
+    }
+
+    fn can_access_peer(&self, peer: DeviceId) -> bool {
+        super::peer::can_access_peer(self, peer)
+    }
+
+    fn settings(&self) -> &DeviceSettings {
+        &self.settings
+    }
+
+    // ---- virtual memory management (rt-vmm): the driver's, see `virtual_memory` ----
+
+    fn vmm_granularity(&self) -> HipResult<(usize, usize)> {
+        vm::granularity(self)
+    }
+
+    fn create_physical(&self, size: usize, exportable: bool) -> HipResult<Box<dyn PhysicalMemory>> {
+        vm::create(self, size, exportable)
+    }
+
+    fn import_physical(&self, fd: i32) -> HipResult<Box<dyn PhysicalMemory>> {
+        vm::import(self, fd)
+    }
+
+    fn reserve_address(&self, size: usize, alignment: usize, hint: usize) -> HipResult<usize> {
+        vm::reserve(self, size, alignment, hint)
+    }
+
+    fn free_address(&self, address: usize, size: usize) -> HipResult<()> {
+        vm::free(self, address, size)
+    }
+
+    fn unmap(&self, address: usize, size: usize) -> HipResult<()> {
+        vm::unmap(self, address, size)
+    }
+
+    fn set_access(
+        &self,
+        address: usize,
+        size: usize,
+        access: &[(DeviceId, AccessFlags)],
+    ) -> HipResult<()> {
+        vm::set_access(self, address, size, access)
+    }
+
+    fn p2p_attribute(&self, peer: DeviceId, attribute: P2pAttribute) -> HipResult<i32> {
+        super::peer::p2p_attribute(self, peer, attribute)
+    }
+
+    fn enable_peer_access(&self, peer: DeviceId) -> HipResult<()> {
+        super::peer::enable_peer_access(self, peer)
+    }
+
+    fn disable_peer_access(&self, peer: DeviceId) -> HipResult<()> {
+        super::peer::disable_peer_access(self, peer)
+    }
+
+    fn ipc_memory_handle(&self, p: *mut c_void) -> HipResult<IpcHandle> {
+        super::peer::memory_handle(self, p)
+    }
+
+    fn ipc_open_memory(&self, handle: &IpcHandle, flags: u32) -> HipResult<*mut c_void> {
+        super::peer::open_memory(self, handle, flags)
+    }
+
+    fn ipc_close_memory(&self, p: *mut c_void) -> HipResult<()> {
+        super::peer::close_memory(self, p)
+    }
+
+    fn ipc_open_event(&self, handle: &IpcHandle) -> HipResult<Box<dyn Event>> {
+        Ok(Box::new(super::peer::open_event(self, handle)?))
+    }
+
+    fn uuid(&self) -> HipResult<[u8; 16]> {
+        let mut uuid = sys::CUuuid { bytes: [0; 16] };
+        // SAFETY: writes 16 bytes.
+        check("cuDeviceGetUuid", unsafe {
+            sys::cuDeviceGetUuid_v2(&mut uuid, self.ordinal)
+        })?;
+        Ok(uuid.bytes.map(|b| b as u8))
+    }
+
+    /// The primary context's (`cuCtxGetCacheConfig`).
+    fn cache_config(&self) -> HipResult<CacheConfig> {
+        self.bind()?;
+        let mut config = sys::CUfunc_cache::CU_FUNC_CACHE_PREFER_NONE;
+        // SAFETY: writes one enum value.
+        check("cuCtxGetCacheConfig", unsafe {
+            sys::cuCtxGetCacheConfig(&mut config)
+        })?;
+        CacheConfig::parse(config as c_int)
+    }
+
+    /// `cuCtxSetCacheConfig`: HIP's `hipFuncCache_t` numbers are the driver's.
+    fn set_cache_config(&self, config: CacheConfig) -> HipResult<()> {
+        self.bind()?;
+        // SAFETY: plain driver call.
+        check("cuCtxSetCacheConfig", unsafe {
+            sys::cuCtxSetCacheConfig(func_cache(config))
+        })
+    }
+
+    /// The primary context's flags (`cuDevicePrimaryCtxGetState`): HIP's `hipDeviceSchedule*`,
+    /// `hipDeviceMapHost` and `hipDeviceLmemResizeToMax` are the driver's `CU_CTX_*` bits.
+    fn device_flags(&self) -> HipResult<DeviceFlags> {
+        let (mut flags, mut active) = (0, 0);
+        // SAFETY: writes one uint and one int.
+        check("cuDevicePrimaryCtxGetState", unsafe {
+            sys::cuDevicePrimaryCtxGetState(self.ordinal, &mut flags, &mut active)
+        })?;
+        DeviceFlags::parse(
+            flags
+                & (DeviceFlags::SCHEDULE_MASK
+                    | DeviceFlags::MAP_HOST
+                    | DeviceFlags::LMEM_RESIZE_TO_MAX),
+        )
+    }
+
+    fn set_device_flags(&self, flags: DeviceFlags) -> HipResult<()> {
+        // hipDeviceMapHost is always in effect with unified addressing, and the driver refuses
+        // CU_CTX_MAP_HOST for a primary context (CUDA_ERROR_INVALID_VALUE on an H200).
+        let driver_flags = flags.raw() & !DeviceFlags::MAP_HOST;
+        // SAFETY: plain driver call.
+        check("cuDevicePrimaryCtxSetFlags", unsafe {
+            sys::cuDevicePrimaryCtxSetFlags_v2(self.ordinal, driver_flags)
+        })
+    }
+
+    /// `cuFuncSetCacheConfig` on this device's copy of the kernel.
+    fn set_func_cache_config(&self, kernel: &KernelRef, config: CacheConfig) -> HipResult<()> {
+        let f = self.function_of(kernel)?;
+        // SAFETY: a function of a loaded module.
+        check("cuFuncSetCacheConfig", unsafe {
+            sys::cuFuncSetCacheConfig(f.raw(), func_cache(config))
+        })
+    }
+
+    /// `cuProfilerStart`/`cuProfilerStop`: the switch of an attached profiler (Nsight).
+    fn set_profiling(&self, on: bool) -> HipResult<()> {
+        self.bind()?;
+        // SAFETY: plain driver calls.
+        if on {
+            check("cuProfilerStart", unsafe { sys::cuProfilerStart() })
+        } else {
+            check("cuProfilerStop", unsafe { sys::cuProfilerStop() })
+        }
+    }
+}
+
+/// The rate of `%globaltimer`, the clock `wall_clock64` reads on NVIDIA GPUs (nanoseconds), in
+/// kHz (`hipDeviceAttributeWallClockRate`).
+const GLOBAL_TIMER_KHZ: i32 = 1_000_000;
+
+/// The driver's `CUfunc_cache` for HIP's `hipFuncCache_t` (the same numbers).
+fn func_cache(config: CacheConfig) -> sys::CUfunc_cache {
+    use sys::CUfunc_cache::*;
+    match config {
+        CacheConfig::PreferNone => CU_FUNC_CACHE_PREFER_NONE,
+        CacheConfig::PreferShared => CU_FUNC_CACHE_PREFER_SHARED,
+        CacheConfig::PreferL1 => CU_FUNC_CACHE_PREFER_L1,
+        CacheConfig::PreferEqual => CU_FUNC_CACHE_PREFER_EQUAL,
     }
 }

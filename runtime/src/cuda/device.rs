@@ -9,7 +9,7 @@ use std::sync::{Arc, Mutex, OnceLock};
 
 use super::driver::{check, driver_present, error_name, sys};
 use crate::backend::device_info::filter_matches;
-use crate::backend::{DeviceInfo, Stream};
+use crate::backend::{DeviceInfo, DeviceSettings, Stream};
 use crate::error::HipResult;
 use crate::props::HipDeviceProp;
 
@@ -31,6 +31,12 @@ pub struct CudaDevice {
     context: Mutex<Option<usize>>,
     /// The null stream's object, made on first use.
     pub null_stream: OnceLock<Arc<Stream>>,
+    /// What the program set that the driver does not keep (the shared-memory bank width).
+    pub settings: DeviceSettings,
+    /// Bumped by every `hipDeviceReset` of this device: each thread makes its context current
+    /// again, and the streams and events of the old context are not destroyed twice (another
+    /// device's reset leaves this device's alone).
+    pub generation: AtomicUsize,
 }
 
 /// The CUDA backend's devices.
@@ -41,14 +47,10 @@ pub struct CudaRuntime {
 }
 
 thread_local! {
-    /// The context made current on this thread last and the reset generation it belongs to
-    /// ((0, 0): none yet).
+    /// The context made current on this thread last and its device's reset generation ((0, 0):
+    /// none yet).
     static BOUND: Cell<(usize, usize)> = const { Cell::new((0, 0)) };
 }
-
-/// Bumped by every `hipDeviceReset`: each thread makes its context current again, and the
-/// streams and events of the old context are not destroyed twice.
-pub static GENERATION: AtomicUsize = AtomicUsize::new(1);
 
 fn attribute(device: sys::CUdevice, which: sys::CUdevice_attribute) -> i32 {
     let mut v = 0;
@@ -140,6 +142,9 @@ impl CudaDevice {
         p.maxSharedMemoryPerMultiProcessor = per_sm;
         p.managedMemory = a(CU_DEVICE_ATTRIBUTE_MANAGED_MEMORY);
         p.isMultiGpuBoard = a(CU_DEVICE_ATTRIBUTE_MULTI_GPU_BOARD);
+        // The property and hipDeviceAttributeSharedMemPerBlockOptin give the driver's answer.
+        let shared_optin = as_usize(a(CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN));
+        p.sharedMemPerBlockOptin = shared_optin.max(p.sharedMemPerBlock);
         Ok(CudaDevice {
             index,
             ordinal,
@@ -147,9 +152,11 @@ impl CudaDevice {
             capability,
             props: p,
             info,
-            shared_optin: as_usize(a(CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN)),
+            shared_optin,
             context: Mutex::new(None),
             null_stream: OnceLock::new(),
+            settings: DeviceSettings::default(),
+            generation: AtomicUsize::new(1),
         })
     }
 
@@ -176,7 +183,7 @@ impl CudaDevice {
     /// Makes the device's context current on the calling thread (a no-op when it already is).
     pub fn bind(&self) -> HipResult<()> {
         let ctx = self.context()?;
-        let wanted = (ctx as usize, GENERATION.load(Ordering::Acquire));
+        let wanted = (ctx as usize, self.generation.load(Ordering::Acquire));
         if BOUND.with(|b| b.get()) != wanted {
             // SAFETY: a retained context, never released.
             check("cuCtxSetCurrent", unsafe { sys::cuCtxSetCurrent(ctx) })?;
@@ -194,7 +201,7 @@ impl CudaDevice {
             sys::cuDevicePrimaryCtxReset_v2(self.ordinal)
         });
         *slot = None;
-        GENERATION.fetch_add(1, Ordering::AcqRel);
+        self.generation.fetch_add(1, Ordering::AcqRel);
         r
     }
 }

@@ -45,7 +45,8 @@ pub fn hip_code(r: CUresult) -> HipError {
             HipError::InvalidImage
         }
         CUDA_ERROR_NO_BINARY_FOR_GPU => HipError::NoBinaryForGpu,
-        CUDA_ERROR_INVALID_CONTEXT | CUDA_ERROR_CONTEXT_IS_DESTROYED => HipError::InvalidContext,
+        CUDA_ERROR_INVALID_CONTEXT => HipError::InvalidContext,
+        CUDA_ERROR_CONTEXT_IS_DESTROYED => HipError::ContextIsDestroyed,
         CUDA_ERROR_INVALID_HANDLE => HipError::InvalidHandle,
         CUDA_ERROR_NOT_FOUND => HipError::NotFound,
         CUDA_ERROR_NOT_READY => HipError::NotReady,
@@ -58,6 +59,17 @@ pub fn hip_code(r: CUresult) -> HipError {
         CUDA_ERROR_HOST_MEMORY_NOT_REGISTERED => HipError::HostMemoryNotRegistered,
         CUDA_ERROR_COOPERATIVE_LAUNCH_TOO_LARGE => HipError::CooperativeLaunchTooLarge,
         CUDA_ERROR_FILE_NOT_FOUND => HipError::FileNotFound,
+        CUDA_ERROR_PEER_ACCESS_UNSUPPORTED => HipError::PeerAccessUnsupported,
+        CUDA_ERROR_PEER_ACCESS_ALREADY_ENABLED => HipError::PeerAccessAlreadyEnabled,
+        CUDA_ERROR_PEER_ACCESS_NOT_ENABLED => HipError::PeerAccessNotEnabled,
+        CUDA_ERROR_MAP_FAILED => HipError::MapFailed,
+        CUDA_ERROR_ALREADY_MAPPED => HipError::AlreadyMapped,
+        CUDA_ERROR_CONTEXT_ALREADY_IN_USE => HipError::ContextAlreadyInUse,
+        CUDA_ERROR_UNSUPPORTED_LIMIT => HipError::UnsupportedLimit,
+        CUDA_ERROR_PROFILER_DISABLED => HipError::ProfilerDisabled,
+        CUDA_ERROR_PROFILER_NOT_INITIALIZED => HipError::ProfilerNotInitialized,
+        CUDA_ERROR_PROFILER_ALREADY_STARTED => HipError::ProfilerAlreadyStarted,
+        CUDA_ERROR_PROFILER_ALREADY_STOPPED => HipError::ProfilerAlreadyStopped,
         _ => HipError::Unknown,
     }
 }

@@ -9,17 +9,22 @@
 //!
 //! Module map: `backend` (the `Device` implementation), `driver` (bindings, results), `ptx`
 //! (arch choice, entry parameters), `device` (devices, contexts, properties), `module` (PTX
-//! loading, functions, device variables and heap), `launch`, `memory`, `stream` (streams and
-//! events).
+//! loading, functions, device variables and heap), `launch`, `memory`, `mempool` (the
+//! driver's memory pools), `stream` (streams and events), `peer` (peer access and copies,
+//! inter-process handles, stream memory operations), `virtual_memory` (`cuMemCreate`,
+//! `cuMemMap` and the rest).
 
 pub mod backend;
 pub mod device;
 pub mod driver;
 pub mod launch;
 pub mod memory;
+pub mod mempool;
 pub mod module;
+pub mod peer;
 pub mod ptx;
 pub mod stream;
+pub mod virtual_memory;
 
 use std::sync::OnceLock;
 

@@ -11,7 +11,7 @@ use std::sync::{Arc, Mutex, MutexGuard};
 use super::device::CudaDevice;
 use super::driver::{check, error_name, hip_code, sys, HOST_ALLOC_MAPPED};
 use super::ptx;
-use crate::backend::ModuleState;
+use crate::backend::{DeviceId, ModuleState};
 use crate::error::{Failure, HipError, HipResult};
 use crate::hlog;
 use crate::registry::Module;
@@ -56,11 +56,12 @@ impl Drop for DeviceModule {
 }
 
 /// A registry module's state on the CUDA backend: what is loaded on which device (by driver
-/// ordinal), and the module's abort word (pinned host memory, shared by every device).
+/// ordinal), and the module's abort word (pinned host memory, shared by every device) with the
+/// driver ordinal of the device whose context allocated it.
 #[derive(Debug, Default)]
 pub struct CudaModule {
     per_device: Mutex<HashMap<i32, DeviceModule>>,
-    abort_word: Mutex<Option<usize>>,
+    abort_word: Mutex<Option<(usize, i32)>>,
 }
 
 impl CudaModule {
@@ -77,10 +78,36 @@ impl ModuleState for CudaModule {
         for (_, m) in self.loaded().drain() {
             std::mem::forget(m);
         }
-        self.abort_word
+        if let Some((word, _)) = self
+            .abort_word
             .lock()
             .unwrap_or_else(|p| p.into_inner())
-            .take();
+            .take()
+        {
+            crate::device_abort::forget(word);
+        }
+    }
+
+    /// One device's context was reset: its loaded module went with it. The abort word goes too
+    /// when that context allocated it; the other devices' modules then bind a new one.
+    fn reset_device(&self, device: DeviceId) {
+        let Ok(ordinal) = super::device_at(device).map(|d| d.ordinal) else {
+            return;
+        };
+        let mut loaded = self.loaded();
+        if let Some(m) = loaded.remove(&ordinal) {
+            std::mem::forget(m);
+        }
+        let mut word = self.abort_word.lock().unwrap_or_else(|p| p.into_inner());
+        if let Some((w, owner)) = *word {
+            if owner == ordinal {
+                crate::device_abort::forget(w);
+                *word = None;
+                for m in loaded.values_mut() {
+                    m.variables.remove(&ABORT_WORD_BOUND);
+                }
+            }
+        }
     }
 
     fn as_any(&self) -> &dyn Any {
@@ -222,6 +249,7 @@ pub fn function(module: &Arc<Module>, index: usize, device: &CudaDevice) -> HipR
         Ok(f)
     })?;
     prepare_heap(module, device)?;
+    prepare_managed(module, device)?;
     prepare_abort_flag(module, device)?;
     Ok(f)
 }
@@ -339,11 +367,14 @@ fn address_from_kernel(module: &Arc<Module>, kernel: &str, device: &CudaDevice) 
     }
 }
 
+/// A loaded module's marker that its abort-flag variable holds the word (the heap's is
+/// `usize::MAX`).
+const ABORT_WORD_BOUND: usize = usize::MAX - 1;
+
 /// Points the module's abort-flag variable on `device` at its abort word (pinned host memory,
 /// one per module, shared by every device), once per loaded module. See `device_abort`.
 fn prepare_abort_flag(module: &Arc<Module>, device: &CudaDevice) -> HipResult<()> {
-    /// The loaded module's marker that its variable holds the word (the heap's is usize::MAX).
-    const BOUND: usize = usize::MAX - 1;
+    const BOUND: usize = ABORT_WORD_BOUND;
     let Some(index) = module.abort_flag_variable else {
         return Ok(());
     };
@@ -356,7 +387,7 @@ fn prepare_abort_flag(module: &Arc<Module>, device: &CudaDevice) -> HipResult<()
         .lock()
         .unwrap_or_else(|p| p.into_inner());
     let word = match *bound {
-        Some(word) => word,
+        Some((word, _)) => word,
         None => {
             let mut p: *mut c_void = std::ptr::null_mut();
             // SAFETY: a plain driver call; 4 bytes of portable, device-mapped pinned memory,
@@ -368,7 +399,7 @@ fn prepare_abort_flag(module: &Arc<Module>, device: &CudaDevice) -> HipResult<()
                 )?;
                 p.cast::<u32>().write_volatile(0);
             }
-            *bound = Some(p as usize);
+            *bound = Some((p as usize, device.ordinal));
             crate::device_abort::register(p as usize, module);
             p as usize
         }
@@ -381,6 +412,34 @@ fn prepare_abort_flag(module: &Arc<Module>, device: &CudaDevice) -> HipResult<()
     })?;
     with_loaded(module, device, |m| {
         m.variables.insert(BOUND, (0, 0));
+        Ok(())
+    })
+}
+
+/// Marks, among a loaded module's variables, that its managed variables hold their memory's
+/// addresses (no variable has this index).
+const MANAGED_BOUND: usize = usize::MAX - 2;
+
+/// Points `module`'s managed variables on `device` at their memory (managed memory, one
+/// allocation shared by every device), once per loaded module. See `managed_vars`.
+fn prepare_managed(module: &Arc<Module>, device: &CudaDevice) -> HipResult<()> {
+    if module.managed_variables.is_empty()
+        || with_loaded(module, device, |m| {
+            Ok(m.variables.contains_key(&MANAGED_BOUND))
+        })?
+    {
+        return Ok(());
+    }
+    for &index in &module.managed_variables {
+        let memory = crate::managed_vars::address(module.global(index))? as u64;
+        let (variable, _) = variable(module, index, device)?;
+        // SAFETY: plain driver call on the current context; the host word outlives the copy.
+        check("cuMemcpyHtoD", unsafe {
+            sys::cuMemcpyHtoD_v2(variable, (&memory as *const u64).cast(), 8)
+        })?;
+    }
+    with_loaded(module, device, |m| {
+        m.variables.insert(MANAGED_BOUND, (0, 0));
         Ok(())
     })
 }

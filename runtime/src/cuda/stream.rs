@@ -8,16 +8,23 @@ use std::any::Any;
 use std::ffi::{c_int, c_void};
 use std::sync::atomic::Ordering;
 
-use super::device::{CudaDevice, GENERATION};
+use super::device::CudaDevice;
 use super::driver::{check, hip_code, sys};
 use super::launch::Mode;
 use super::memory;
 use crate::backend::{
-    downcast, Copy3d, Event, EventFlags, Fill, HostFunction, LaunchConfig, Location, MemcpyKind,
-    Queue, StreamFlags,
+    downcast, Copy3d, DeviceId, Event, EventFlags, Fill, HostFunction, IpcHandle, LaunchConfig,
+    Location, MemcpyKind, Queue, StreamFlags, ValueWait, ValueWrite,
 };
 use crate::error::HipResult;
 use crate::registry::KernelRef;
+
+/// The reset generation of device `index` (see `CudaDevice::generation`).
+fn generation_of(index: usize) -> Option<usize> {
+    super::device_at(index)
+        .ok()
+        .map(|d| d.generation.load(Ordering::Acquire))
+}
 
 /// `CU_STREAM_PER_THREAD`.
 const PER_THREAD: usize = 2;
@@ -63,7 +70,7 @@ impl CudaQueue {
         Ok(CudaQueue {
             device: device.index,
             raw: s as usize,
-            created_in: Some(GENERATION.load(Ordering::Acquire)),
+            created_in: Some(device.generation.load(Ordering::Acquire)),
         })
     }
 
@@ -85,7 +92,7 @@ impl CudaQueue {
 
 impl Drop for CudaQueue {
     fn drop(&mut self) {
-        if self.created_in == Some(GENERATION.load(Ordering::Acquire)) {
+        if self.created_in == generation_of(self.device) {
             let _ = super::device_at(self.device).map(|d| d.bind());
             // SAFETY: a stream this backend created in the live context; work already queued
             // still runs (as in CUDA).
@@ -103,6 +110,15 @@ unsafe extern "C" fn run_host_function(_: sys::CUstream, status: sys::CUresult, 
 }
 
 impl Queue for CudaQueue {
+    /// The driver keeps the promise (`cuStreamAttachMemAsync`).
+    fn attach_memory(&self, p: *mut c_void, length: usize, flags: u32) -> HipResult<()> {
+        self.device()?;
+        // SAFETY: managed memory or pageable memory (checked by the caller), a stream of ours.
+        check("cuStreamAttachMemAsync", unsafe {
+            sys::cuStreamAttachMemAsync(self.raw() as sys::CUstream, p as u64, length, flags)
+        })
+    }
+
     fn launch(&self, kernel: &KernelRef, cfg: &LaunchConfig) -> HipResult<()> {
         super::launch::launch(self.device()?, self.raw(), kernel, cfg, Mode::Plain)
     }
@@ -195,6 +211,24 @@ impl Queue for CudaQueue {
     fn as_any(&self) -> &dyn Any {
         self
     }
+
+    fn copy_peer(
+        &self,
+        copy: &Copy3d,
+        dst_device: DeviceId,
+        src_device: DeviceId,
+        wait: bool,
+    ) -> HipResult<()> {
+        super::peer::copy(self, copy, dst_device, src_device, wait)
+    }
+
+    fn write_value(&self, write: &ValueWrite) -> HipResult<()> {
+        super::peer::write_value(self, write)
+    }
+
+    fn wait_value(&self, wait: &ValueWait) -> HipResult<()> {
+        super::peer::wait_value(self, wait)
+    }
 }
 
 /// An event of one device.
@@ -202,6 +236,7 @@ pub struct CudaEvent {
     device: usize,
     raw: usize,
     created_in: usize,
+    flags: EventFlags,
 }
 
 impl CudaEvent {
@@ -209,19 +244,33 @@ impl CudaEvent {
     pub fn create(device: &CudaDevice, flags: EventFlags) -> HipResult<Self> {
         device.bind()?;
         let mut e: sys::CUevent = std::ptr::null_mut();
+        // The driver knows HIP's first three flags by the same bits; the release scopes of AMD
+        // GPUs' caches and the system fence mean nothing to it.
+        let driver_flags = flags.raw()
+            & (EventFlags::BLOCKING_SYNC | EventFlags::DISABLE_TIMING | EventFlags::INTERPROCESS);
         // SAFETY: writes one handle.
         check("cuEventCreate", unsafe {
-            sys::cuEventCreate(&mut e, flags.raw())
+            sys::cuEventCreate(&mut e, driver_flags)
         })?;
-        Ok(CudaEvent {
+        Ok(CudaEvent::adopt(device, e, flags))
+    }
+
+    /// An event the driver made for `device` (created, or opened from another process).
+    pub fn adopt(device: &CudaDevice, e: sys::CUevent, flags: EventFlags) -> Self {
+        CudaEvent {
             device: device.index,
             raw: e as usize,
-            created_in: GENERATION.load(Ordering::Acquire),
-        })
+            created_in: device.generation.load(Ordering::Acquire),
+            flags,
+        }
     }
 
     pub fn raw(&self) -> sys::CUevent {
         self.raw as sys::CUevent
+    }
+
+    pub fn device_index(&self) -> usize {
+        self.device
     }
 
     fn bind(&self) -> HipResult<()> {
@@ -231,7 +280,7 @@ impl CudaEvent {
 
 impl Drop for CudaEvent {
     fn drop(&mut self) {
-        if self.created_in == GENERATION.load(Ordering::Acquire) {
+        if Some(self.created_in) == generation_of(self.device) {
             let _ = self.bind();
             // SAFETY: an event this backend created in the live context.
             let _ = unsafe { sys::cuEventDestroy_v2(self.raw()) };
@@ -280,5 +329,17 @@ impl Event for CudaEvent {
 
     fn as_any(&self) -> &dyn Any {
         self
+    }
+
+    fn device(&self) -> DeviceId {
+        self.device
+    }
+
+    fn flags(&self) -> EventFlags {
+        self.flags
+    }
+
+    fn ipc_handle(&self) -> HipResult<IpcHandle> {
+        super::peer::event_handle(self)
     }
 }

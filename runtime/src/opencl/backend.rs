@@ -4,23 +4,22 @@ use std::ffi::c_void;
 use std::sync::Arc;
 
 use super::device::Runtime;
-use super::{event, kernels, managed, memory, stream, variables};
+use super::{event, kernels, managed, memory, stream, variables, virtual_memory};
 use crate::backend::attributes::{self, DeviceAttribute};
+use crate::backend::{AccessFlags, MemPool, PhysicalMemory, PoolConfig};
 use crate::backend::{
-    Allocation, Device, DeviceId, Event, EventFlags, FreeKind, FuncAttribute, FuncAttributes,
-    Limit, Location, MemAdvice, MemoryKind, Queue, RangeAttribute, Stream, StreamFlags,
+    Allocation, Device, DeviceId, DeviceSettings, Event, EventFlags, FreeKind, FuncAttribute,
+    FuncAttributes, Limit, Location, MemAdvice, MemoryKind, Queue, RangeAttribute, Stream,
+    StreamFlags,
 };
 use crate::error::{Failure, HipError, HipResult};
+use crate::mempool::runtime_pool::RuntimePool;
 use crate::props::HipDeviceProp;
 use crate::registry::{KernelRef, Module};
 
-/// The per-thread stack hipmlir reports: OpenCL sizes private memory itself, and inlined device
-/// code has no call stack to speak of.
-const REPORTED_STACK_SIZE: usize = 1024;
-
 impl Device for Runtime {
     fn id(&self) -> DeviceId {
-        0
+        self.id
     }
 
     fn name(&self) -> &str {
@@ -40,10 +39,12 @@ impl Device for Runtime {
 
     fn attribute(&self, attribute: DeviceAttribute) -> HipResult<i32> {
         // Registered host memory is used at its own address, where the device reaches it.
+        // So is virtual memory: memfds mapped where the program reserved addresses.
         if matches!(
             attribute,
             DeviceAttribute::HostRegisterSupported
                 | DeviceAttribute::CanUseHostPointerForRegisteredMem
+                | DeviceAttribute::VirtualMemoryManagementSupported
         ) {
             return Ok(i32::from(self.system_memory));
         }
@@ -62,11 +63,12 @@ impl Device for Runtime {
         })
     }
 
-    /// The stack size (what OpenCL gives each work-item, reported as 1 KiB), the printf buffer
-    /// (`CL_DEVICE_PRINTF_BUFFER_SIZE`), the device heap's size (see `heap`).
+    /// The stack size (the last one set: OpenCL sizes each kernel's private memory itself, so
+    /// any size is honoured), the printf buffer (`CL_DEVICE_PRINTF_BUFFER_SIZE`), the device
+    /// heap's size (see `heap`).
     fn limit(&self, limit: Limit) -> HipResult<usize> {
         Ok(match limit {
-            Limit::StackSize => REPORTED_STACK_SIZE,
+            Limit::StackSize => self.settings.stack_size(),
             Limit::PrintfFifoSize => self.info.printf_buffer_size,
             Limit::MallocHeapSize => crate::heap::limit(),
         })
@@ -77,7 +79,10 @@ impl Device for Runtime {
     /// `hipErrorNotSupported`, never silently ignored.
     fn set_limit(&self, limit: Limit, value: usize) -> HipResult<()> {
         match limit {
-            Limit::StackSize => Ok(()),
+            Limit::StackSize => {
+                self.settings.set_stack_size(value);
+                Ok(())
+            }
             Limit::PrintfFifoSize if value <= self.info.printf_buffer_size => Ok(()),
             Limit::PrintfFifoSize => Err(Failure::new(
                 HipError::NotSupported,
@@ -126,7 +131,7 @@ impl Device for Runtime {
     /// this process has allocated.
     fn memory_info(&self) -> HipResult<(usize, usize)> {
         let all = self.info.global_mem_size;
-        let available = all.saturating_sub(memory::device_bytes_in_use());
+        let available = all.saturating_sub(memory::device_bytes_in_use(self));
         let size = |v: u64| usize::try_from(v).unwrap_or(usize::MAX);
         Ok((size(available), size(all)))
     }
@@ -137,7 +142,7 @@ impl Device for Runtime {
     }
 
     fn host_unregister(&self, p: *mut c_void) -> HipResult<()> {
-        memory::host_unregister(self, p)
+        memory::host_unregister(p)
     }
 
     fn advise(
@@ -185,7 +190,7 @@ impl Device for Runtime {
     }
 
     fn create_event(&self, flags: EventFlags) -> HipResult<Box<dyn Event>> {
-        Ok(Box::new(event::create(flags)?))
+        Ok(Box::new(event::create(self.id, flags)))
     }
 
     fn func_attributes(&self, kernel: &KernelRef) -> HipResult<FuncAttributes> {
@@ -225,5 +230,103 @@ impl Device for Runtime {
         let address = variables::address_of(self, module, index)?;
         let size = usize::try_from(module.global(index).size).unwrap_or(usize::MAX);
         Ok((address, size))
+    }
+
+    // ---- stream-ordered allocation and memory pools (rt-graphs) ----
+
+    /// OpenCL has no pools: the runtime's (`mempool::runtime_pool`).
+    fn default_mem_pool(&self) -> HipResult<Arc<dyn MemPool>> {
+        self.create_mem_pool(&PoolConfig {
+            max_size: 0,
+            handle_types: 0,
+        })
+    }
+
+    fn create_mem_pool(&self, config: &PoolConfig) -> HipResult<Arc<dyn MemPool>> {
+        if config.handle_types != 0 {
+            return Err(Failure::new(
+                HipError::NotSupported,
+                "not supported by hipmlir: an exportable memory pool (OpenCL memory cannot be \
+                 shared with another process)",
+            ));
+        }
+        Ok(Arc::new(RuntimePool::new(
+            super::device::runtime_of(self.id())?,
+            *config,
+        )))
+    }
+
+    fn free_idle(&self, p: *mut c_void) -> HipResult<()> {
+        memory::free_idle(self, p)
+    }
+
+    fn settings(&self) -> &DeviceSettings {
+        &self.settings
+    }
+
+    // ---- virtual memory management (rt-vmm): see `virtual_memory` ----
+
+    fn vmm_granularity(&self) -> HipResult<(usize, usize)> {
+        virtual_memory::granularity(self)
+    }
+
+    /// Every memfd can be exported.
+    fn create_physical(
+        &self,
+        size: usize,
+        _exportable: bool,
+    ) -> HipResult<Box<dyn PhysicalMemory>> {
+        virtual_memory::create(self, size)
+    }
+
+    fn import_physical(&self, fd: i32) -> HipResult<Box<dyn PhysicalMemory>> {
+        virtual_memory::import(self, fd)
+    }
+
+    fn reserve_address(&self, size: usize, alignment: usize, hint: usize) -> HipResult<usize> {
+        virtual_memory::granularity(self)?;
+        virtual_memory::reserve(size, alignment, hint)
+    }
+
+    fn free_address(&self, address: usize, size: usize) -> HipResult<()> {
+        virtual_memory::free(address, size)
+    }
+
+    fn unmap(&self, address: usize, size: usize) -> HipResult<()> {
+        virtual_memory::unmap(address, size)
+    }
+
+    fn set_access(
+        &self,
+        address: usize,
+        size: usize,
+        access: &[(DeviceId, AccessFlags)],
+    ) -> HipResult<()> {
+        virtual_memory::set_access(address, size, access)
+    }
+
+    /// `CL_DEVICE_UUID_KHR` where the device has `cl_khr_device_uuid`; else a name-based UUID
+    /// (RFC 4122 version 5 style: a SHA-256 of what identifies the device: vendor, name, driver
+    /// and platform), the same for the same device in every process.
+    fn uuid(&self) -> HipResult<[u8; 16]> {
+        if let Some(uuid) = self.uuid {
+            return Ok(uuid);
+        }
+        use sha2::{Digest, Sha256};
+        let i = &self.info;
+        let digest = Sha256::new()
+            .chain_update(i.vendor.as_bytes())
+            .chain_update([0])
+            .chain_update(i.name.as_bytes())
+            .chain_update([0])
+            .chain_update(i.driver_version.as_bytes())
+            .chain_update([0])
+            .chain_update(self.platform_version.as_bytes())
+            .finalize();
+        let mut uuid = [0u8; 16];
+        uuid.copy_from_slice(&digest[..16]);
+        uuid[6] = (uuid[6] & 0x0f) | 0x50;
+        uuid[8] = (uuid[8] & 0x3f) | 0x80;
+        Ok(uuid)
     }
 }

@@ -1,8 +1,9 @@
-//! Device selection: an OpenCL device whose IL versions include SPIR-V (the first one, or the one
-//! `HIPMLIR_PLATFORM` / `HIPMLIR_DEVICE` name), its context, the null stream's queue and the
-//! memory model. Done once per process, when `select` picks OpenCL (never from
-//! `__hipmlirRegisterImage`, which runs before `main`). One device is opened: more would each get
-//! a `Runtime` of their own, as the backend interface already names devices by index.
+//! Device selection: the OpenCL devices whose IL versions include SPIR-V (all of them, or those
+//! `HIPMLIR_PLATFORM` / `HIPMLIR_DEVICE` name), each with its context, its null stream's queue
+//! and its memory model: one [`Runtime`] per HIP device, its ordinal its index. Done once per
+//! process, when `select` picks OpenCL (never from `__hipmlirRegisterImage`, which runs before
+//! `main`). A device `HIPMLIR_DEVICE` lists twice is opened twice, a context each: two HIP
+//! devices whose memory is apart, as two GPUs' is (how multi-device programs are tested on one).
 
 use std::sync::{Arc, Mutex, OnceLock, Weak};
 
@@ -10,10 +11,11 @@ use cl3::types::cl_device_id;
 use opencl3::context::Context;
 use opencl3::device::{Device, CL_DEVICE_TYPE_ALL};
 
+use super::memory::AllocationTable;
 use super::memory_model::{MemoryBackend, MemoryPreference};
 use super::stream::ClQueue;
-use crate::backend::device_info::filter_matches;
-use crate::backend::{DeviceInfo, Stream, StreamFlags};
+use crate::backend::device_info::{filter_matches, select_devices};
+use crate::backend::{DeviceId, DeviceInfo, DeviceSettings, Stream, StreamFlags};
 use crate::error::{Failure, HipError, HipResult};
 use crate::hlog;
 
@@ -85,9 +87,11 @@ fn check_usable(device: &Device) -> Result<(), String> {
     }
 }
 
-/// The opened device and everything created for it. Lives for the whole process (never dropped:
+/// An opened device and everything created for it. Lives for the whole process (never dropped:
 /// tearing OpenCL down from an atexit handler races the ICD's own teardown).
 pub struct Runtime {
+    /// Its HIP ordinal.
+    pub id: DeviceId,
     pub device: Device,
     pub context: Context,
     /// The null stream (legacy default stream): an in-order queue with profiling.
@@ -103,6 +107,14 @@ pub struct Runtime {
     pub info: DeviceInfo,
     /// CL_PLATFORM_VERSION of the device's platform.
     pub platform_version: String,
+    /// This device's allocations (see `memory`).
+    pub allocations: Mutex<AllocationTable>,
+    /// What the program set on the device and reads back.
+    pub settings: DeviceSettings,
+    /// `CL_DEVICE_UUID_KHR` where the device has `cl_khr_device_uuid`.
+    pub uuid: Option<[u8; 16]>,
+    /// The queue of copies between devices (`peer`), made on first use.
+    pub transfer: OnceLock<Arc<ClQueue>>,
 }
 
 impl Runtime {
@@ -116,22 +128,41 @@ impl Runtime {
     }
 }
 
-static RUNTIME: OnceLock<Result<Runtime, String>> = OnceLock::new();
+static RUNTIMES: OnceLock<Result<Vec<Runtime>, String>> = OnceLock::new();
 
-/// Opens the selected device (once; a failure, reported once by the caller, stays).
-pub fn open() -> Result<&'static Runtime, String> {
-    RUNTIME
+/// Opens the selected devices (once; a failure, reported once by the caller, stays).
+pub fn open() -> Result<&'static [Runtime], String> {
+    RUNTIMES
         .get_or_init(open_selected)
         .as_ref()
+        .map(Vec::as_slice)
         .map_err(Clone::clone)
 }
 
-/// The opened device; `hipErrorNoDevice` if it is not open (the backend never runs then).
-pub fn runtime() -> HipResult<&'static Runtime> {
-    RUNTIME
-        .get()
-        .and_then(|r| r.as_ref().ok())
-        .ok_or_else(|| Failure::quiet(HipError::NoDevice))
+/// The opened devices (none before `open`).
+pub fn all() -> &'static [Runtime] {
+    match RUNTIMES.get() {
+        Some(Ok(all)) => all,
+        _ => &[],
+    }
+}
+
+/// Device `id`; `hipErrorInvalidDevice` if there is no such device (`hipErrorNoDevice` before
+/// any is open: the backend never runs then).
+pub fn runtime_of(id: DeviceId) -> HipResult<&'static Runtime> {
+    if RUNTIMES.get().is_none_or(|r| r.is_err()) {
+        return Err(Failure::quiet(HipError::NoDevice));
+    }
+    let all = all();
+    all.get(id).ok_or_else(|| {
+        Failure::new(
+            HipError::InvalidDevice,
+            format!(
+                "device {id} does not exist (hipmlir has {} OpenCL device(s))",
+                all.len()
+            ),
+        )
+    })
 }
 
 /// How to get a device, for the "no device" message.
@@ -145,7 +176,7 @@ fn env_filter(name: &str) -> Option<String> {
     std::env::var(name).ok().filter(|v| !v.trim().is_empty())
 }
 
-fn open_selected() -> Result<Runtime, String> {
+fn open_selected() -> Result<Vec<Runtime>, String> {
     let preference = MemoryPreference::from_env()?;
     let platforms = opencl3::platform::get_platforms().map_err(|e| {
         format!(
@@ -202,44 +233,41 @@ fn open_selected() -> Result<Runtime, String> {
         };
         return Err(format!("{found}. {HOW_TO_GET_A_DEVICE}"));
     }
-    let index = match &device_filter {
-        None => 0,
-        Some(f) => usable
-            .iter()
-            .enumerate()
-            .position(|(i, (_, _, _, name))| filter_matches(f, i, name.trim()))
-            .ok_or_else(|| {
-                let names: Vec<String> = usable
-                    .iter()
-                    .enumerate()
-                    .map(|(i, (_, _, _, n))| format!("{i}: {}", n.trim()))
-                    .collect();
-                format!(
-                    "HIPMLIR_DEVICE={f} matches none of the usable devices ({})",
-                    names.join(", ")
-                )
-            })?,
-    };
-    let (platform, device, memory, name) = usable.swap_remove(index);
-    open_device(&platform, device, memory)
-        .map_err(|e| format!("cannot open OpenCL device '{}': {e}", name.trim()))
+    let names: Vec<String> = usable.iter().map(|(_, _, _, n)| n.clone()).collect();
+    let chosen = select_devices(device_filter.as_deref(), &names, true)?;
+    let mut opened = Vec::with_capacity(chosen.len());
+    for (id, index) in chosen.into_iter().enumerate() {
+        let (platform, device, memory, name) = &usable[index];
+        let runtime = open_device(id, platform, Device::new(device.id()), *memory)
+            .map_err(|e| format!("cannot open OpenCL device '{}': {e}", name.trim()))?;
+        opened.push(runtime);
+    }
+    Ok(opened)
 }
 
 fn open_device(
+    id: DeviceId,
     platform: &opencl3::platform::Platform,
     device: Device,
     memory: MemoryBackend,
 ) -> Result<Runtime, String> {
     let context = Context::from_device(&device)
         .map_err(|e| format!("clCreateContext: {}", super::cl::error_name(e.0)))?;
-    let null_queue = ClQueue::new(&context, &device, StreamFlags::default(), 0, true)
+    let null_queue = ClQueue::new(id, &context, &device, StreamFlags::default(), 0, true)
         .map_err(|e| format!("clCreateCommandQueue: {}", super::cl::error_name(e)))?;
     let null_queue = Arc::new(null_queue);
     let info = query_info(&device);
     let system_memory = memory.reaches_system_memory(&device);
+    let uuid = info
+        .extensions
+        .split_whitespace()
+        .any(|e| e == "cl_khr_device_uuid")
+        .then(|| device.get_data(cl3::device::CL_DEVICE_UUID_KHR).ok())
+        .flatten()
+        .and_then(|bytes| <[u8; 16]>::try_from(bytes.as_slice()).ok());
     hlog!(
         Info,
-        "device '{}' ({}) on platform '{}', memory: {}, warpSize {}",
+        "device '{}' ({}) on platform '{}', memory: {}, warpSize {}, HIP device {id}",
         info.name.trim(),
         info.version,
         platform.name().unwrap_or_default(),
@@ -247,14 +275,19 @@ fn open_device(
         info.warp_size()
     );
     Ok(Runtime {
+        id,
         device,
         context,
-        null_stream: Arc::new(Stream::new(0, null_queue.clone())),
+        null_stream: Arc::new(Stream::null(id, null_queue.clone())),
         null_queue,
         streams: Mutex::new(Vec::new()),
         system_memory,
         memory,
         info,
         platform_version: platform.version().unwrap_or_default(),
+        allocations: Mutex::new(AllocationTable::new()),
+        settings: DeviceSettings::default(),
+        uuid,
+        transfer: OnceLock::new(),
     })
 }

@@ -7,13 +7,14 @@ use std::any::Any;
 use std::sync::Mutex;
 
 use super::cl::{OwnedEvent, OwnedQueue};
-use super::device::runtime;
 use super::stream::{cl_failure, enqueue_marker, ClQueue};
-use crate::backend::{downcast, Event, EventFlags, Queue};
+use crate::backend::{downcast, DeviceId, Event, EventFlags, Queue};
 use crate::error::{Failure, HipError, HipResult};
 
 #[derive(Debug)]
 pub struct ClEvent {
+    /// The device it was created on (its streams record it).
+    pub device: DeviceId,
     pub flags: EventFlags,
     recorded: Mutex<Option<Recorded>>,
 }
@@ -25,18 +26,15 @@ struct Recorded {
     queue: OwnedQueue,
 }
 
-/// `hipEventCreateWithFlags` (the flags checked by the caller).
-pub fn create(flags: EventFlags) -> HipResult<ClEvent> {
-    if flags.interprocess {
-        return Err(Failure::new(
-            HipError::NotSupported,
-            "hipEventInterprocess: events cannot be shared between processes on OpenCL",
-        ));
-    }
-    Ok(ClEvent {
+/// `hipEventCreateWithFlags` (the flags checked by the caller). An `hipEventInterprocess`
+/// event works in this process; only its handle for another one is refused
+/// (`Event::ipc_handle`: OpenCL events live in one process).
+pub fn create(device: DeviceId, flags: EventFlags) -> ClEvent {
+    ClEvent {
+        device,
         flags,
         recorded: Mutex::new(None),
-    })
+    }
 }
 
 impl ClEvent {
@@ -87,7 +85,7 @@ impl ClEvent {
 impl Event for ClEvent {
     fn record(&self, queue: &dyn Queue) -> HipResult<()> {
         let queue: &ClQueue = downcast(queue.as_any(), "a stream")?;
-        let marker = enqueue_marker(runtime()?, queue, &[])?;
+        let marker = enqueue_marker(queue.rt()?, queue, &[])?;
         let _ = queue.queue.flush();
         *self.recorded.lock().unwrap_or_else(|p| p.into_inner()) = Some(Recorded {
             marker,
@@ -130,5 +128,13 @@ impl Event for ClEvent {
 
     fn as_any(&self) -> &dyn Any {
         self
+    }
+
+    fn device(&self) -> DeviceId {
+        self.device
+    }
+
+    fn flags(&self) -> EventFlags {
+        self.flags
     }
 }

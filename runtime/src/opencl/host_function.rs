@@ -1,10 +1,19 @@
 //! Host functions on streams (`hipLaunchHostFunc`, `hipStreamAddCallback`). OpenCL has no such
 //! command, so three pieces stand for one: a marker reaches the function's place in the stream, an
-//! event callback runs the function when the marker completes (on a driver thread, as HIP allows),
-//! and a second marker waiting on a user event, completed when the function returns, holds back
+//! event callback hands the function to a thread of the runtime when the marker completes, and a
+//! second marker waiting on a user event, completed when the function returns, holds back
 //! everything enqueued after it, as HIP requires.
+//!
+//! The function never runs in the event callback itself: a driver may call it at once, on the
+//! thread that sets it, when the marker is already complete (Intel's CPU runtime does), and a
+//! function that waits for something the caller does next would then never return. The
+//! runtime's threads ([`run_on_worker`]): an idle one takes the next function; when none is idle
+//! another is started, so a function blocked on another stream's never holds that one back.
 
+use std::collections::VecDeque;
 use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::sync::{Condvar, Mutex, OnceLock};
+use std::time::Duration;
 
 use cl3::types::cl_int;
 
@@ -42,8 +51,10 @@ pub fn enqueue(rt: &Runtime, target: &ClQueue, function: HostFunction) -> HipRes
         } else {
             0
         };
-        let _ = catch_unwind(AssertUnwindSafe(|| function(hip_status)));
-        let _ = cl3::event::set_user_event_status(release_after.get(), cl3::event::CL_COMPLETE);
+        run_on_worker(Box::new(move || {
+            let _ = catch_unwind(AssertUnwindSafe(|| function(hip_status)));
+            let _ = cl3::event::set_user_event_status(release_after.get(), cl3::event::CL_COMPLETE);
+        }));
     });
     if let Err(e) = reached.on_complete(job) {
         // Release the stream: nothing will run, and nothing may wait forever.
@@ -52,4 +63,78 @@ pub fn enqueue(rt: &Runtime, target: &ClQueue, function: HostFunction) -> HipRes
     }
     let _ = target.queue.flush();
     Ok(())
+}
+
+/// A host function ready to run, with the release of its stream.
+type Job = Box<dyn FnOnce() + Send>;
+
+/// Host functions waiting for a thread, and how many threads wait for one.
+struct Workers {
+    jobs: Mutex<(VecDeque<Job>, usize)>,
+    ready: Condvar,
+}
+
+fn workers() -> &'static Workers {
+    static WORKERS: OnceLock<Workers> = OnceLock::new();
+    WORKERS.get_or_init(|| Workers {
+        jobs: Mutex::new((VecDeque::new(), 0)),
+        ready: Condvar::new(),
+    })
+}
+
+/// Runs `job` on a thread of the runtime: an idle one, else a new one (a thread idle for a
+/// minute ends). Every waiting job has a thread of its own to come: jobs that outnumber the
+/// idle threads start new ones, so a job never waits behind another that may wait for it.
+fn run_on_worker(job: Job) {
+    let w = workers();
+    let mut state = w.jobs.lock().unwrap_or_else(|p| p.into_inner());
+    state.0.push_back(job);
+    w.ready.notify_one();
+    if state.0.len() <= state.1 {
+        return;
+    }
+    drop(state);
+    let spawned = std::thread::Builder::new()
+        .name("hipmlir-host-fn".into())
+        .spawn(work);
+    if spawned.is_err() {
+        // No thread to be had: run it here rather than never.
+        let next = w
+            .jobs
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .0
+            .pop_front();
+        if let Some(job) = next {
+            job();
+        }
+    }
+}
+
+/// A worker: runs jobs until none comes for a minute.
+fn work() {
+    let w = workers();
+    loop {
+        let mut state = w.jobs.lock().unwrap_or_else(|p| p.into_inner());
+        let job = loop {
+            if let Some(job) = state.0.pop_front() {
+                break Some(job);
+            }
+            state.1 += 1;
+            let (next, timeout) = w
+                .ready
+                .wait_timeout(state, Duration::from_secs(60))
+                .unwrap_or_else(|p| p.into_inner());
+            state = next;
+            state.1 -= 1;
+            if timeout.timed_out() && state.0.is_empty() {
+                break None;
+            }
+        };
+        drop(state);
+        match job {
+            Some(job) => job(),
+            None => return,
+        }
+    }
 }

@@ -15,7 +15,7 @@ use crate::registry::KernelRef;
 /// Per-kernel limits after the JIT: (work-group size, local memory, private memory).
 fn kernel_limits(rt: &Runtime, kernel: &KernelRef) -> HipResult<(usize, u64, u64)> {
     let module = &kernel.module;
-    let mut state = super::module::of(module).lock_build();
+    let mut state = super::module::of(module, rt).lock_build();
     let info = kernel.info();
     let p = prepared_kernel(rt, module, &mut state, &info.name, info.args.len())?;
     Ok((p.work_group_size, p.local_mem_size, p.private_mem_size))

@@ -27,7 +27,7 @@ use super::device::Runtime;
 use super::jit::prepared_kernel;
 use super::memory::live_allocations;
 use super::stream::ClQueue;
-use crate::backend::{DeviceInfo, Dim3, LaunchConfig, MAX_GRID_DIM};
+use crate::backend::{DeviceId, DeviceInfo, Dim3, LaunchConfig, MAX_GRID_DIM};
 use crate::error::{Failure, HipError, HipResult};
 use crate::registry::KernelRef;
 
@@ -167,24 +167,27 @@ struct Spill {
     host: Box<[u8]>,
 }
 
-/// Spill buffers waiting for their kernel to finish.
-static PENDING_SPILLS: Mutex<Vec<(OwnedEvent, Vec<Spill>)>> = Mutex::new(Vec::new());
+/// Spill buffers waiting for their kernel to finish, with the device they are on.
+static PENDING_SPILLS: Mutex<Vec<(DeviceId, OwnedEvent, Vec<Spill>)>> = Mutex::new(Vec::new());
 
-/// Frees the spill buffers of kernels that have finished (`all`: of every kernel; the caller has
-/// synchronized).
+/// Frees the spill buffers of `rt`'s kernels that have finished (`all`: of every kernel; the
+/// caller has synchronized the device).
 pub fn reclaim_spills(rt: &Runtime, all: bool) {
-    let done: Vec<(OwnedEvent, Vec<Spill>)> = {
+    let done: Vec<(DeviceId, OwnedEvent, Vec<Spill>)> = {
         let mut pending = PENDING_SPILLS.lock().unwrap_or_else(|p| p.into_inner());
         if pending.is_empty() {
             return;
         }
-        let (done, keep) = std::mem::take(&mut *pending)
-            .into_iter()
-            .partition(|(event, _)| all || !matches!(event.status(), Ok(s) if s > 0));
+        let (done, keep) =
+            std::mem::take(&mut *pending)
+                .into_iter()
+                .partition(|(device, event, _)| {
+                    *device == rt.id && (all || !matches!(event.status(), Ok(s) if s > 0))
+                });
         *pending = keep;
         done
     };
-    for (_, spills) in done {
+    for (_, _, spills) in done {
         for spill in spills {
             // SAFETY: allocated by `launch` with this context; its kernel has finished.
             let _ = unsafe {
@@ -210,6 +213,7 @@ pub fn launch(
     cfg: &LaunchConfig,
 ) -> HipResult<()> {
     super::variables::prepare_heap(rt, &kernel.module)?;
+    super::variables::prepare_managed(rt, &kernel.module)?;
     let abort_flag = super::variables::prepare_abort_flag(rt, &kernel.module)?;
     enqueue_launch(rt, target, kernel, cfg, abort_flag)
 }
@@ -258,7 +262,7 @@ fn enqueue_launch(
     let hidden = if linear { 3 } else { 0 };
 
     let module = &kernel.module;
-    let mut state = super::module::of(module).lock_build();
+    let mut state = super::module::of(module, rt).lock_build();
     let prepared = prepared_kernel(rt, module, &mut state, &info.name, info.args.len() + hidden)?;
     let k = prepared.kernel.get();
     let spilled = |i: usize| prepared.spilled.get(i).copied().unwrap_or(false);
@@ -342,7 +346,7 @@ fn enqueue_launch(
         }
     }
     if rt.memory.needs_pointer_list_per_launch() {
-        let mut live = live_allocations();
+        let mut live = live_allocations(rt);
         live.extend(spills.iter().map(|s| s.device as *mut c_void));
         // SAFETY: as above.
         if let Err(e) = unsafe { rt.memory.allow_indirect_access(k, &live) } {
@@ -418,7 +422,7 @@ fn enqueue_launch(
                 PENDING_SPILLS
                     .lock()
                     .unwrap_or_else(|p| p.into_inner())
-                    .push((event, spills));
+                    .push((rt.id, event, spills));
             }
             Ok(())
         }

@@ -1,26 +1,28 @@
 //! Memory on OpenCL: device, managed and pinned host allocations, and copies and fills on
 //! streams.
 //!
-//! Every live allocation is in a table (base → size and kind), so a pointer the program hands back
+//! Every live allocation is in its device's table (base → size and kind), so a pointer the program hands back
 //! can be checked before OpenCL sees it: freeing something the runtime did not return, or copying
 //! past the end of an allocation, is `hipErrorInvalidValue` with a message, not a crash in the
 //! driver.
 //!
 //! Copies and fills are enqueued on a stream (see `stream`): the synchronous calls
 //! (`hipMemcpy`, `hipMemset`, ...) use the null stream and wait for their own command; the `Async`
-//! ones return at once. An asynchronous copy reads or writes host memory when it runs, so the
-//! host buffer must stay alive and untouched until the stream is synchronized, as in HIP.
+//! ones return at once when every host side is pinned (`hipHostMalloc`, `hipHostRegister`), which
+//! the copy then reads or writes when it runs, so it must stay alive and untouched until the
+//! stream is synchronized, as in HIP. A copy to or from pageable host memory is done before
+//! the call returns, as in HIP and CUDA.
 
 use std::collections::BTreeMap;
 use std::ffi::c_void;
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Mutex, MutexGuard};
+use std::sync::MutexGuard;
 
 use super::cl::OwnedEvent;
 use super::device::Runtime;
 use super::stream::{cl_failure, ClQueue};
 use crate::backend::{
-    Allocation, Copy2d, Copy3d, Fill, FreeKind, MemcpyKind, MemoryKind, MemoryType,
+    Allocation, Copy2d, Copy3d, DeviceId, Fill, FreeKind, MemcpyKind, MemoryKind, MemoryType,
 };
 use crate::error::{Failure, HipError, HipResult};
 
@@ -46,6 +48,10 @@ pub enum AllocKind {
     /// address (the device has shared system memory); forgotten, never freed, by
     /// `hipHostUnregister`.
     Registered,
+    /// Virtual memory (`hipMemMap`) this device was given access to (`hipMemSetAccess`; the
+    /// entry's flags are the access): device memory for copies, fills and kernels, owned by
+    /// `vmm`, so never freed, listed or counted here (see `virtual_memory`).
+    Virtual,
 }
 
 impl AllocKind {
@@ -53,7 +59,11 @@ impl AllocKind {
     pub fn is_device(self) -> bool {
         matches!(
             self,
-            AllocKind::Device | AllocKind::Managed | AllocKind::Variable | AllocKind::Heap
+            AllocKind::Device
+                | AllocKind::Managed
+                | AllocKind::Variable
+                | AllocKind::Heap
+                | AllocKind::Virtual
         )
     }
 
@@ -69,13 +79,20 @@ impl AllocKind {
 pub struct Entry {
     pub size: usize,
     pub kind: AllocKind,
-    /// `hipHostMalloc` / `hipHostRegister` flags (host memory), else 0.
+    /// `hipHostMalloc` / `hipHostRegister` flags (host memory), the access of virtual memory
+    /// (`hipMemAccessFlags`), else 0.
     pub flags: u32,
     /// Never reused within the process (`HIP_POINTER_ATTRIBUTE_BUFFER_ID`).
     pub id: u64,
     /// `HIP_POINTER_ATTRIBUTE_SYNC_MEMOPS`: recorded only, every synchronous copy and fill here
     /// already waits for its own command.
     pub sync_memops: bool,
+}
+
+/// A buffer id (`HIP_POINTER_ATTRIBUTE_BUFFER_ID`), never reused within the process.
+fn next_id() -> u64 {
+    static NEXT_ID: AtomicU64 = AtomicU64::new(1);
+    NEXT_ID.fetch_add(1, Ordering::Relaxed)
 }
 
 /// Live allocations, keyed by base address.
@@ -119,20 +136,74 @@ impl AllocationTable {
         kind: AllocKind,
         flags: u32,
     ) -> bool {
-        static NEXT_ID: AtomicU64 = AtomicU64::new(1);
         if self.allocations.contains_key(&base) {
             return false;
         }
-        let id = NEXT_ID.fetch_add(1, Ordering::Relaxed);
         let entry = Entry {
             size,
             kind,
             flags,
-            id,
+            id: next_id(),
             sync_memops: false,
         };
         self.allocations.insert(base, entry);
         true
+    }
+
+    /// Enters `[addr, addr + len)` as virtual memory with `access` (`hipMemAccessFlags`), or
+    /// forgets it (`None`). Virtual entries the range cuts keep their parts outside it, and
+    /// neighbours of the same access are joined: a copy across adjacent mappings is inside one
+    /// entry.
+    pub fn set_virtual(&mut self, addr: usize, len: usize, access: Option<u32>) {
+        let end = addr + len;
+        let cut: Vec<(usize, Entry)> = self
+            .allocations
+            .range(..end)
+            .rev()
+            .take_while(|(&base, e)| base + e.size > addr)
+            .filter(|(_, e)| e.kind == AllocKind::Virtual)
+            .map(|(&base, &e)| (base, e))
+            .collect();
+        for (base, e) in cut {
+            self.allocations.remove(&base);
+            if base < addr {
+                let head = Entry {
+                    size: addr - base,
+                    ..e
+                };
+                self.allocations.insert(base, head);
+            }
+            if base + e.size > end {
+                let tail = Entry {
+                    size: base + e.size - end,
+                    ..e
+                };
+                self.allocations.insert(end, tail);
+            }
+        }
+        let Some(flags) = access else {
+            return;
+        };
+        let joins = |e: &Entry| e.kind == AllocKind::Virtual && e.flags == flags;
+        let mut entry = Entry {
+            size: len,
+            kind: AllocKind::Virtual,
+            flags,
+            id: next_id(),
+            sync_memops: false,
+        };
+        let mut base = addr;
+        if let Some((&before, &e)) = self.allocations.range(..addr).next_back() {
+            if before + e.size == addr && joins(&e) {
+                self.allocations.remove(&before);
+                (base, entry.size, entry.id) = (before, entry.size + e.size, e.id);
+            }
+        }
+        if let Some(e) = self.allocations.get(&end).copied().filter(joins) {
+            self.allocations.remove(&end);
+            entry.size += e.size;
+        }
+        self.allocations.insert(base, entry);
     }
 
     /// Forgets the allocation starting exactly at `base`, returning its size and kind.
@@ -207,12 +278,13 @@ impl AllocationTable {
             .sum()
     }
 
-    /// Removes and returns every allocation; device variables stay (their programs own them).
+    /// Removes and returns every allocation; device variables and virtual memory stay (their
+    /// programs and `vmm` own them).
     fn drain(&mut self) -> Vec<(usize, usize, AllocKind)> {
         let (variables, allocations): (BTreeMap<_, _>, BTreeMap<_, _>) =
             std::mem::take(&mut self.allocations)
                 .into_iter()
-                .partition(|(_, e)| e.kind == AllocKind::Variable);
+                .partition(|(_, e)| matches!(e.kind, AllocKind::Variable | AllocKind::Virtual));
         self.allocations = variables;
         allocations
             .into_iter()
@@ -221,39 +293,47 @@ impl AllocationTable {
     }
 }
 
-static TABLE: Mutex<AllocationTable> = Mutex::new(AllocationTable::new());
-
-fn table() -> MutexGuard<'static, AllocationTable> {
+/// The allocations of device `rt`.
+fn table(rt: &Runtime) -> MutexGuard<'_, AllocationTable> {
     // A panic while holding the lock cannot leave the map half-updated (BTreeMap operations are
     // the only writes), so a poisoned lock is still consistent.
-    TABLE
+    rt.allocations
         .lock()
         .unwrap_or_else(|poisoned| poisoned.into_inner())
 }
 
-/// Base addresses of all live device-side allocations (for backends that must list them at
-/// launch).
-pub fn live_allocations() -> Vec<*mut c_void> {
-    table().bases()
+/// Base addresses of all live device-side allocations of `rt` (for backends that must list them
+/// at launch).
+pub fn live_allocations(rt: &Runtime) -> Vec<*mut c_void> {
+    table(rt).bases()
 }
 
-/// The allocation containing `addr`, if any.
+/// The device whose allocation contains `addr`, with the allocation, if any.
+pub fn owner_of(addr: usize) -> Option<(DeviceId, usize, usize, AllocKind)> {
+    super::device::all().iter().find_map(|rt| {
+        table(rt)
+            .containing(addr)
+            .map(|(base, size, kind)| (rt.id, base, size, kind))
+    })
+}
+
+/// The allocation containing `addr`, if any (on whichever device).
 pub fn find_allocation(addr: usize) -> Option<(usize, usize, AllocKind)> {
-    table().containing(addr)
+    owner_of(addr).map(|(_, base, size, kind)| (base, size, kind))
 }
 
-/// Bytes of device memory allocated by the program.
-pub fn device_bytes_in_use() -> u64 {
-    table().device_bytes()
+/// Bytes of device memory the program allocated on `rt`.
+pub fn device_bytes_in_use(rt: &Runtime) -> u64 {
+    table(rt).device_bytes()
 }
 
 /// Enters a device variable's storage (`[address, address + size)`) so copies, fills and
 /// `hipPointerGetAttributes` accept it. A range already entered is left alone.
-pub fn add_variable(address: usize, size: usize) {
+pub fn add_variable(rt: &Runtime, address: usize, size: usize) {
     if size == 0 {
         return;
     }
-    let mut t = table();
+    let mut t = table(rt);
     if t.get(address) != Some((size, AllocKind::Variable))
         && !t.insert(address, size, AllocKind::Variable)
     {
@@ -264,9 +344,14 @@ pub fn add_variable(address: usize, size: usize) {
     }
 }
 
+/// Enters (or, with `None`, forgets) virtual memory `rt` may access (see `virtual_memory`).
+pub fn set_virtual(rt: &Runtime, address: usize, size: usize, access: Option<u32>) {
+    table(rt).set_virtual(address, size, access);
+}
+
 /// Forgets a device variable's storage (its program is being released).
-pub fn remove_variable(address: usize) {
-    let mut t = table();
+pub fn remove_variable(rt: &Runtime, address: usize) {
+    let mut t = table(rt);
     if matches!(t.get(address), Some((_, AllocKind::Variable))) {
         t.remove(address);
     }
@@ -274,17 +359,18 @@ pub fn remove_variable(address: usize) {
 
 const PLAIN_HOST_ALIGN: usize = 4096;
 
-fn record(p: *mut c_void, size: usize, kind: AllocKind) -> HipResult<*mut c_void> {
-    record_with_flags(p, size, kind, 0)
+fn record(rt: &Runtime, p: *mut c_void, size: usize, kind: AllocKind) -> HipResult<*mut c_void> {
+    record_with_flags(rt, p, size, kind, 0)
 }
 
 fn record_with_flags(
+    rt: &Runtime,
     p: *mut c_void,
     size: usize,
     kind: AllocKind,
     flags: u32,
 ) -> HipResult<*mut c_void> {
-    if !table().insert_with_flags(p as usize, size, kind, flags) {
+    if !table(rt).insert_with_flags(p as usize, size, kind, flags) {
         return Err(Failure::new(
             HipError::Unknown,
             format!("the driver returned {p:p} twice"),
@@ -307,7 +393,7 @@ pub fn alloc_heap(rt: &Runtime, size: usize) -> HipResult<*mut c_void> {
         .memory
         .alloc(rt.context.get(), rt.device_id(), size)
         .map_err(|e| out_of_memory(size, e))?;
-    record(p, size, AllocKind::Heap)
+    record(rt, p, size, AllocKind::Heap)
 }
 
 /// `hipMalloc`: `size` bytes of device memory, 256-byte aligned. Zero bytes gives null, as in HIP.
@@ -319,7 +405,7 @@ pub fn malloc(rt: &Runtime, size: usize) -> HipResult<*mut c_void> {
         .memory
         .alloc(rt.context.get(), rt.device_id(), size)
         .map_err(|e| out_of_memory(size, e))?;
-    record(p, size, AllocKind::Device)
+    record(rt, p, size, AllocKind::Device)
 }
 
 /// `hipMallocManaged`: memory the host and the device both use (USM shared allocations).
@@ -340,7 +426,7 @@ pub fn malloc_managed(rt: &Runtime, size: usize) -> HipResult<*mut c_void> {
             )
         })?
         .map_err(|e| out_of_memory(size, e))?;
-    record(p, size, AllocKind::Managed)
+    record(rt, p, size, AllocKind::Managed)
 }
 
 /// `hipHostMalloc`: pinned host memory. USM host memory when the device has it (kernels may then
@@ -353,7 +439,7 @@ pub fn host_malloc(rt: &Runtime, size: usize, flags: u32) -> HipResult<*mut c_vo
     match rt.memory.alloc_host(rt.context.get(), size) {
         Some(result) => {
             let p = result.map_err(|e| out_of_memory(size, e))?;
-            record_with_flags(p, size, AllocKind::HostUsm, flags)
+            record_with_flags(rt, p, size, AllocKind::HostUsm, flags)
         }
         None => {
             let layout = std::alloc::Layout::from_size_align(size, PLAIN_HOST_ALIGN)
@@ -363,7 +449,7 @@ pub fn host_malloc(rt: &Runtime, size: usize, flags: u32) -> HipResult<*mut c_vo
             if p.is_null() {
                 return Err(out_of_memory(size, "the host is out of memory".into()));
             }
-            record_with_flags(p.cast(), size, AllocKind::HostPlain, flags)
+            record_with_flags(rt, p.cast(), size, AllocKind::HostPlain, flags)
         }
     }
 }
@@ -394,7 +480,7 @@ fn free_kind(rt: &Runtime, p: *mut c_void, host: bool) -> HipResult<()> {
         ("hipMalloc", "hipHostMalloc memory: use hipHostFree")
     };
     {
-        let t = table();
+        let t = table(rt);
         match t.get(addr) {
             None => return Err(unknown_pointer(&t, p, wanted)),
             Some((_, AllocKind::Variable)) => {
@@ -413,6 +499,11 @@ fn free_kind(rt: &Runtime, p: *mut c_void, host: bool) -> HipResult<()> {
                     "{p:p} is registered host memory: use hipHostUnregister"
                 )));
             }
+            Some((_, AllocKind::Virtual)) => {
+                return Err(Failure::invalid_value(format!(
+                    "{p:p} is virtual memory: use hipMemUnmap and hipMemRelease"
+                )));
+            }
             Some((_, kind)) if kind.is_device() == host => {
                 return Err(Failure::invalid_value(format!("{p:p} is {other}")));
             }
@@ -420,7 +511,7 @@ fn free_kind(rt: &Runtime, p: *mut c_void, host: bool) -> HipResult<()> {
         }
     }
     rt.finish()?;
-    let Some((size, kind)) = table().remove(addr) else {
+    let Some((size, kind)) = table(rt).remove(addr) else {
         return Err(Failure::invalid_value(format!("{p:p} was already freed")));
     };
     release(rt, p, size, kind)
@@ -449,6 +540,21 @@ fn release(rt: &Runtime, p: *mut c_void, size: usize, kind: AllocKind) -> HipRes
     }
 }
 
+/// Frees device memory no queued work uses (a pool's block whose last use has completed),
+/// without waiting for the device.
+pub fn free_idle(rt: &Runtime, p: *mut c_void) -> HipResult<()> {
+    let removed = {
+        let mut t = table(rt);
+        match t.get(p as usize) {
+            Some((_, kind)) if kind.is_device_allocation() => t.remove(p as usize),
+            _ => None,
+        }
+    };
+    let (size, kind) = removed
+        .ok_or_else(|| Failure::invalid_value(format!("{p:p} is not a live device allocation")))?;
+    release(rt, p, size, kind)
+}
+
 /// Allocates `size` bytes of `kind`.
 pub fn allocate(rt: &Runtime, kind: MemoryKind, size: usize) -> HipResult<*mut c_void> {
     match kind {
@@ -462,12 +568,18 @@ pub fn allocate(rt: &Runtime, kind: MemoryKind, size: usize) -> HipResult<*mut c
 /// `hipFree` / `hipHostFree`: null is a no-op; anything but a live allocation of the kind is
 /// `hipErrorInvalidValue`. Waits for queued work first, as HIP's hipFree does.
 pub fn free(rt: &Runtime, p: *mut c_void, kind: FreeKind) -> HipResult<()> {
-    free_kind(rt, p, kind == FreeKind::Host)
+    // Memory of another device is freed there, whichever device the caller's is (HIP's
+    // unified addressing).
+    let owner = match owner_of(p as usize) {
+        Some((device, ..)) if device != rt.id => super::device::runtime_of(device)?,
+        _ => rt,
+    };
+    free_kind(owner, p, kind == FreeKind::Host)
 }
 
 /// Frees everything (`hipDeviceReset`); the caller has synchronized.
 pub fn free_all(rt: &Runtime) {
-    let all = table().drain();
+    let all = table(rt).drain();
     for (base, size, kind) in all {
         let _ = release(rt, base as *mut c_void, size, kind);
     }
@@ -493,6 +605,12 @@ fn classify(
             },
             p - base
         ))),
+        RangeCheck::Outside if crate::vmm::overlaps_reservation(p, len.max(1)) => {
+            Err(Failure::invalid_value(format!(
+                "{role} {p:#x}+{len} is reserved virtual memory this device has no access to \
+                 (hipMemMap, then hipMemSetAccess)"
+            )))
+        }
         RangeCheck::Outside if must_be_device => Err(Failure::invalid_value(format!(
             "{role} {p:#x} is not inside any hipMalloc allocation"
         ))),
@@ -500,8 +618,22 @@ fn classify(
     }
 }
 
+/// Refuses a destination the device may only read (virtual memory with read access).
+fn check_writable(t: &AllocationTable, p: usize) -> HipResult<()> {
+    match t.entry(p) {
+        Some((base, e)) if e.kind == AllocKind::Virtual && e.flags & 2 == 0 => {
+            Err(Failure::invalid_value(format!(
+                "destination {p:#x} is virtual memory at {base:#x} this device may only read \
+                 (hipMemAccessFlagsProtRead)"
+            )))
+        }
+        _ => Ok(()),
+    }
+}
+
 /// Checks both ranges of a copy; returns whether each side is device memory.
 fn check_copy(
+    rt: &Runtime,
     dst: usize,
     dst_len: usize,
     src: usize,
@@ -509,7 +641,8 @@ fn check_copy(
     kind: MemcpyKind,
 ) -> HipResult<(bool, bool)> {
     let (dst_declared, src_declared) = kind.declared();
-    let t = table();
+    let t = table(rt);
+    check_writable(&t, dst)?;
     Ok((
         classify(&t, dst, dst_len, dst_declared == Some(true), "destination")?,
         classify(&t, src, src_len, src_declared == Some(true), "source")?,
@@ -538,7 +671,7 @@ fn copy_plane(
 ) -> HipResult<OwnedEvent> {
     let dst_span = pitched_span(c.dpitch, c.width, c.height)?;
     let src_span = pitched_span(c.spitch, c.width, c.height)?;
-    check_copy(c.dst as usize, dst_span, c.src as usize, src_span, kind)?;
+    check_copy(rt, c.dst as usize, dst_span, c.src as usize, src_span, kind)?;
     let contiguous = c.dpitch == c.width && c.spitch == c.width;
     target.enqueue(rt, &[], |queue, deps| {
         let rows = if contiguous { 1 } else { c.height };
@@ -590,6 +723,14 @@ pub fn copy(
     }
 }
 
+/// Whether a program's copy must be done before its call returns: a side in pageable host
+/// memory (memory no table knows: not hipHostMalloc'd or registered), as HIP and CUDA do, since
+/// the program may read the destination or reuse the source at once.
+pub fn touches_pageable_memory(c: &Copy3d) -> bool {
+    let pageable = |p: usize| entry_of(p).is_none();
+    pageable(c.src as usize) || pageable(c.dst as usize)
+}
+
 /// A fill on `target` (checked by the caller): its whole span must lie in one device
 /// allocation; each row is one command unless the rows are contiguous.
 pub fn fill(rt: &Runtime, target: &ClQueue, f: &Fill, wait_done: bool) -> HipResult<()> {
@@ -601,7 +742,11 @@ pub fn fill(rt: &Runtime, target: &ClQueue, f: &Fill, wait_done: bool) -> HipRes
         .and_then(|v| v.checked_add(f.pitch.checked_mul(f.height - 1)?))
         .and_then(|v| v.checked_add(row))
         .ok_or_else(|| Failure::invalid_value("the fill's extent overflows"))?;
-    classify(&table(), f.dst as usize, span, true, "destination")?;
+    {
+        let t = table(rt);
+        classify(&t, f.dst as usize, span, true, "destination")?;
+        check_writable(&t, f.dst as usize)?;
+    }
     if let Some((_, _, AllocKind::HostPlain)) = find_allocation(f.dst as usize) {
         return Err(Failure::invalid_value(format!(
             "{:p} is host memory the device cannot reach ({}): fill it on the host",
@@ -628,12 +773,18 @@ pub fn fill(rt: &Runtime, target: &ClQueue, f: &Fill, wait_done: bool) -> HipRes
     }
 }
 
-/// The allocation holding `p`, as `Device::allocation` reports it (device 0: this backend opens
-/// one device).
+/// The entry holding `addr` in whichever device's table has it, with that device.
+fn entry_of(addr: usize) -> Option<(DeviceId, usize, Entry)> {
+    super::device::all()
+        .iter()
+        .find_map(|rt| table(rt).entry(addr).map(|(base, e)| (rt.id, base, e)))
+}
+
+/// The allocation holding `p`, as `Device::allocation` reports it, on whichever device holds it.
 pub fn allocation(p: *const c_void) -> Option<Allocation> {
-    let (base, e) = table().entry(p as usize)?;
+    let (device, base, e) = entry_of(p as usize)?;
     let (memory, device_base, host_base) = match e.kind {
-        AllocKind::Device | AllocKind::Variable | AllocKind::Heap => {
+        AllocKind::Device | AllocKind::Variable | AllocKind::Heap | AllocKind::Virtual => {
             (MemoryType::Device, Some(base), None)
         }
         AllocKind::Managed => (MemoryType::Managed, Some(base), Some(base)),
@@ -645,8 +796,12 @@ pub fn allocation(p: *const c_void) -> Option<Allocation> {
         size: e.size,
         memory,
         registered: e.kind == AllocKind::Registered,
-        device: 0,
-        flags: e.flags,
+        device,
+        flags: if e.kind == AllocKind::Virtual {
+            0
+        } else {
+            e.flags
+        },
         buffer_id: e.id,
         device_base,
         host_base,
@@ -656,15 +811,16 @@ pub fn allocation(p: *const c_void) -> Option<Allocation> {
 
 /// `hipPointerSetAttribute(HIP_POINTER_ATTRIBUTE_SYNC_MEMOPS)`.
 pub fn set_sync_memops(p: *const c_void, on: bool) -> HipResult<()> {
-    let mut t = table();
-    let entry = t.entry_mut(p as usize).ok_or_else(|| {
-        Failure::new(
-            HipError::InvalidDevicePointer,
-            format!("{p:p} is not memory the runtime allocated or registered"),
-        )
-    })?;
-    entry.sync_memops = on;
-    Ok(())
+    for rt in super::device::all() {
+        if let Some(entry) = table(rt).entry_mut(p as usize) {
+            entry.sync_memops = on;
+            return Ok(());
+        }
+    }
+    Err(Failure::new(
+        HipError::InvalidDevicePointer,
+        format!("{p:p} is not memory the runtime allocated or registered"),
+    ))
 }
 
 /// `hipHostRegister` on a device that reaches the host's own memory (`Runtime::system_memory`):
@@ -685,8 +841,14 @@ pub fn host_register(rt: &Runtime, p: *mut c_void, bytes: usize, flags: u32) -> 
             "{p:p}+{bytes} is not mapped host memory of this process"
         )));
     }
-    let mut t = table();
-    if t.overlaps(p as usize, bytes) {
+    // Memory is one address space across the devices: no device's table may hold the range,
+    // and no reservation of virtual memory.
+    let known = crate::vmm::overlaps_reservation(p as usize, bytes)
+        || super::device::all()
+            .iter()
+            .any(|other| table(other).overlaps(p as usize, bytes));
+    let mut t = table(rt);
+    if known || t.overlaps(p as usize, bytes) {
         return Err(Failure::new(
             HipError::HostMemoryAlreadyRegistered,
             format!("{p:p}+{bytes} overlaps memory already allocated or registered"),
@@ -698,16 +860,18 @@ pub fn host_register(rt: &Runtime, p: *mut c_void, bytes: usize, flags: u32) -> 
 
 /// `hipHostUnregister`: `p` must be the start of a registered range. Waits for queued work,
 /// which may still read or write it.
-pub fn host_unregister(rt: &Runtime, p: *mut c_void) -> HipResult<()> {
-    let registered = matches!(table().get(p as usize), Some((_, AllocKind::Registered)));
-    if !registered {
+pub fn host_unregister(p: *mut c_void) -> HipResult<()> {
+    let owner = super::device::all()
+        .iter()
+        .find(|rt| matches!(table(rt).get(p as usize), Some((_, AllocKind::Registered))));
+    let Some(rt) = owner else {
         return Err(Failure::new(
             HipError::HostMemoryNotRegistered,
             format!("{p:p} is not the start of a range registered with hipHostRegister"),
         ));
-    }
+    };
     rt.finish()?;
-    table().remove(p as usize);
+    table(rt).remove(p as usize);
     Ok(())
 }
 
@@ -797,6 +961,46 @@ mod tests {
         let freed: Vec<usize> = t.drain().into_iter().map(|(b, _, _)| b).collect();
         assert_eq!(freed, vec![0x1000, 0x2000, 0x3000]);
         assert_eq!(t.get(0x5000), Some((0x40, AllocKind::Variable)));
+    }
+
+    #[test]
+    fn virtual_ranges_join_split_and_go() {
+        let mut t = AllocationTable::new();
+        let rw = Some(3);
+        // Three adjacent mappings given access one by one are one range.
+        for at in [0x10000, 0x11000, 0x12000] {
+            t.set_virtual(at, 0x1000, rw);
+        }
+        let whole = RangeCheck::Inside {
+            base: 0x10000,
+            size: 0x3000,
+            kind: AllocKind::Virtual,
+        };
+        assert_eq!(t.check(0x10800, 0x2000), whole);
+        assert_eq!(t.len(), 1);
+        // The middle one read-only: three entries, the neighbours' parts kept.
+        t.set_virtual(0x11000, 0x1000, Some(1));
+        assert_eq!(t.len(), 3);
+        assert_eq!(
+            t.entry(0x11800).map(|(b, e)| (b, e.flags)),
+            Some((0x11000, 1))
+        );
+        assert_eq!(t.get(0x12000), Some((0x1000, AllocKind::Virtual)));
+        assert!(matches!(
+            t.check(0x10800, 0x1000),
+            RangeCheck::Overruns { .. }
+        ));
+        assert!(check_writable(&t, 0x11000).is_err() && check_writable(&t, 0x12000).is_ok());
+        // Read-write again joins all three; forgetting the middle splits them.
+        t.set_virtual(0x11000, 0x1000, rw);
+        assert_eq!(t.len(), 1);
+        t.set_virtual(0x11000, 0x1000, None);
+        assert_eq!(t.get(0x10000), Some((0x1000, AllocKind::Virtual)));
+        assert_eq!(t.get(0x12000), Some((0x1000, AllocKind::Virtual)));
+        assert_eq!(t.check(0x11000, 1), RangeCheck::Outside);
+        // Virtual memory is device memory, never listed, counted or drained.
+        assert!(t.bases().is_empty() && t.device_bytes() == 0);
+        assert!(t.drain().is_empty() && t.len() == 2);
     }
 
     #[test]

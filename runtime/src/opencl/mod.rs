@@ -1,7 +1,7 @@
 //! The OpenCL backend: HIP devices that are OpenCL devices accepting SPIR-V (Intel's CPU runtime,
 //! GPU drivers), running the SPIR-V of the device images, built lazily and cached on disk.
 //!
-//! Module map: `device` (discovery, the opened device's `Runtime`), `backend` (the `Device`
+//! Module map: `device` (discovery, each opened device's `Runtime`), `backend` (the `Device`
 //! implementation), `cl` (OpenCL handle helpers), `memory_model` (USM or SVM), `memory`
 //! (allocation table, copies, fills), `managed` (managed-memory hints and prefetches), `stream`
 //! (in-order queues, null-stream semantics), `event` (markers, timing), `host_function`,
@@ -9,7 +9,9 @@
 //! (SPIR-V capabilities against the device), `clock_rate` (the rate of the
 //! clock kernels read), `module` (what is kept per module), `variables`
 //! (device variables' addresses, the heap and abort-flag variables), `kernels` (function
-//! attributes, occupancy).
+//! attributes, occupancy), `peer` (copies and event waits between devices), `stream_value`
+//! (`hipStreamWaitValue*`/`hipStreamWriteValue*`), `virtual_memory` (memfds mapped into reserved
+//! ranges: `hipMemCreate`, `hipMemMap` and the rest).
 
 pub mod backend;
 pub mod capabilities;
@@ -25,22 +27,25 @@ pub mod managed;
 pub mod memory;
 pub mod memory_model;
 pub mod module;
+pub mod peer;
 pub mod stream;
+pub mod stream_value;
 pub mod variables;
+pub mod virtual_memory;
 
 use crate::backend::{Backend, BackendKind, Device, DeviceId};
-use crate::error::{Failure, HipError, HipResult};
+use crate::error::HipResult;
 
 use device::Runtime;
 
-/// The OpenCL backend: the one opened device.
+/// The OpenCL backend: the opened devices, a `Runtime` each (ordinal = index).
 pub struct ClBackend {
-    device: &'static Runtime,
+    devices: &'static [Runtime],
 }
 
-/// Opens the selected OpenCL device (`Err`: why there is none, for the "no device" message).
+/// Opens the selected OpenCL devices (`Err`: why there is none, for the "no device" message).
 pub fn open() -> Result<ClBackend, String> {
-    device::open().map(|device| ClBackend { device })
+    device::open().map(|devices| ClBackend { devices })
 }
 
 impl Backend for ClBackend {
@@ -49,17 +54,10 @@ impl Backend for ClBackend {
     }
 
     fn device_count(&self) -> usize {
-        1
+        self.devices.len()
     }
 
     fn device(&self, id: DeviceId) -> HipResult<&dyn Device> {
-        if id == 0 {
-            Ok(self.device)
-        } else {
-            Err(Failure::new(
-                HipError::InvalidDevice,
-                format!("device {id} does not exist (hipmlir has 1 OpenCL device, ordinal 0)"),
-            ))
-        }
+        Ok(device::runtime_of(id)?)
     }
 }

@@ -26,17 +26,19 @@ use opencl3::context::Context;
 use opencl3::device::Device;
 
 use super::cl::{error_name, OwnedEvent, OwnedQueue};
-use super::device::{runtime, Runtime};
+use super::device::{runtime_of, Runtime};
 use super::event::ClEvent;
 use crate::backend::{
-    downcast, Copy3d, Event, Fill, HostFunction, LaunchConfig, Location, MemcpyKind, Queue, Stream,
-    StreamFlags,
+    downcast, Copy3d, DeviceId, Event, Fill, HostFunction, LaunchConfig, Location, MemcpyKind,
+    Queue, Stream, StreamFlags, ValueWait, ValueWrite,
 };
 use crate::error::{Failure, HipError, HipResult};
 use crate::registry::KernelRef;
 
-/// One OpenCL stream: an in-order queue and the event of its last command.
+/// One OpenCL stream: an in-order queue of one device and the event of its last command.
 pub struct ClQueue {
+    /// The device (its `Runtime`'s ordinal).
+    pub device: DeviceId,
     pub queue: OwnedQueue,
     pub flags: StreamFlags,
     pub priority: i32,
@@ -75,6 +77,7 @@ pub fn cl_failure(what: &str, code: cl_int) -> Failure {
 
 impl ClQueue {
     pub fn new(
+        id: DeviceId,
         context: &Context,
         device: &Device,
         flags: StreamFlags,
@@ -82,12 +85,18 @@ impl ClQueue {
         is_null: bool,
     ) -> Result<Self, cl_int> {
         Ok(ClQueue {
+            device: id,
             queue: OwnedQueue::create(context.get(), device.id())?,
             flags,
             priority,
             is_null,
             tail: Mutex::new(Tail::default()),
         })
+    }
+
+    /// The queue's device.
+    pub fn rt(&self) -> HipResult<&'static Runtime> {
+        runtime_of(self.device)
     }
 
     fn tail_lock(&self) -> MutexGuard<'_, Tail> {
@@ -203,7 +212,7 @@ fn blocking_streams(rt: &Runtime) -> Vec<Arc<ClQueue>> {
 
 /// `hipStreamCreateWithPriority`: a new stream, known to the device until it is dropped.
 pub fn create(rt: &Runtime, flags: StreamFlags, priority: i32) -> HipResult<Arc<ClQueue>> {
-    let queue = ClQueue::new(&rt.context, &rt.device, flags, priority, false)
+    let queue = ClQueue::new(rt.id, &rt.context, &rt.device, flags, priority, false)
         .map_err(|e| cl_failure("clCreateCommandQueueWithProperties", e))?;
     let queue = Arc::new(queue);
     rt.streams
@@ -213,33 +222,33 @@ pub fn create(rt: &Runtime, flags: StreamFlags, priority: i32) -> HipResult<Arc<
     Ok(queue)
 }
 
-/// This thread's `hipStreamPerThread`, waited for when the thread exits (so that
-/// `hipDeviceSynchronize`, which no longer sees it then, need not).
-struct PerThread(Option<(Arc<ClQueue>, Arc<Stream>)>);
+/// This thread's `hipStreamPerThread` of each device it used, waited for when the thread exits
+/// (so that `hipDeviceSynchronize`, which no longer sees them then, need not).
+struct PerThread(Vec<(Arc<ClQueue>, Arc<Stream>)>);
 
 impl Drop for PerThread {
     fn drop(&mut self) {
-        if let Some((queue, _)) = self.0.take() {
+        for (queue, _) in self.0.drain(..) {
             let _ = queue.synchronize_own();
         }
     }
 }
 
 thread_local! {
-    static PER_THREAD: RefCell<PerThread> = const { RefCell::new(PerThread(None)) };
+    static PER_THREAD: RefCell<PerThread> = const { RefCell::new(PerThread(Vec::new())) };
 }
 
-/// The calling thread's `hipStreamPerThread`, created on first use.
+/// The calling thread's `hipStreamPerThread` of `rt`, created on first use.
 pub fn per_thread_stream(rt: &Runtime) -> HipResult<Arc<Stream>> {
     PER_THREAD
         .try_with(|cell| -> HipResult<Arc<Stream>> {
             let mut slot = cell.borrow_mut();
-            if let Some((_, s)) = &slot.0 {
+            if let Some((_, s)) = slot.0.iter().find(|(q, _)| q.device == rt.id) {
                 return Ok(s.clone());
             }
             let queue = create(rt, StreamFlags::default(), 0)?;
-            let stream = Arc::new(Stream::new(0, queue.clone()));
-            slot.0 = Some((queue, stream.clone()));
+            let stream = Arc::new(Stream::new(rt.id, queue.clone()));
+            slot.0.push((queue, stream.clone()));
             Ok(stream)
         })
         .map_err(|_| Failure::new(HipError::InvalidHandle, "the thread is exiting"))?
@@ -329,15 +338,26 @@ pub fn marker(queue: cl_command_queue, waits: &[cl_event]) -> HipResult<OwnedEve
 
 impl Queue for ClQueue {
     fn launch(&self, kernel: &KernelRef, cfg: &LaunchConfig) -> HipResult<()> {
-        super::launch::launch(runtime()?, self, kernel, cfg)
+        super::launch::launch(self.rt()?, self, kernel, cfg)
     }
 
+    /// A copy touching another device's memory (HIP's unified addressing lets any stream name
+    /// any pointer) takes the peer path; others run on this device.
     fn copy(&self, copy: &Copy3d, kind: MemcpyKind, wait: bool) -> HipResult<()> {
-        super::memory::copy(runtime()?, self, copy, kind, wait)
+        if let Some((dst_device, src_device)) = super::peer::foreign_sides(self.device, copy) {
+            return super::peer::copy(self, copy, dst_device, src_device, wait);
+        }
+        // The runtime's own copies (peer staging) call memory::copy directly.
+        let wait = wait || super::memory::touches_pageable_memory(copy);
+        super::memory::copy(self.rt()?, self, copy, kind, wait)
     }
 
+    /// A fill of another device's memory runs there, in this stream's order.
     fn fill(&self, fill: &Fill, wait: bool) -> HipResult<()> {
-        super::memory::fill(runtime()?, self, fill, wait)
+        if let Some(owner) = super::peer::foreign_fill(self.device, fill) {
+            return super::peer::fill(self, fill, owner, wait);
+        }
+        super::memory::fill(self.rt()?, self, fill, wait)
     }
 
     /// USM shared memory is coherent for both sides, and on a CPU device both are the same
@@ -346,31 +366,39 @@ impl Queue for ClQueue {
     /// `hipMemRangeGetAttribute`.
     fn prefetch(&self, p: *const c_void, count: usize, to: Location) -> HipResult<()> {
         super::managed::note_prefetch(p as usize, count, to)?;
-        enqueue_marker(runtime()?, self, &[])?;
+        enqueue_marker(self.rt()?, self, &[])?;
         let _ = self.queue.flush();
         Ok(())
     }
 
+    /// An event of this device is waited for by a marker; one of another device (another
+    /// context) through a user event of this context that the event's completion sets.
     fn wait_event(&self, event: &dyn Event) -> HipResult<()> {
         let event: &ClEvent = downcast(event.as_any(), "an event")?;
         let Some(marker) = event.marker() else {
             return Ok(());
         };
-        enqueue_marker(runtime()?, self, &[marker])?;
+        let rt = self.rt()?;
+        let waited = if event.device == self.device {
+            marker
+        } else {
+            super::peer::relay(&marker, rt)?
+        };
+        enqueue_marker(rt, self, &[waited])?;
         let _ = self.queue.flush();
         Ok(())
     }
 
     fn host_function(&self, function: HostFunction) -> HipResult<()> {
-        super::host_function::enqueue(runtime()?, self, function)
+        super::host_function::enqueue(self.rt()?, self, function)
     }
 
     fn synchronize(&self) -> HipResult<()> {
-        synchronize(runtime()?, self)
+        synchronize(self.rt()?, self)
     }
 
     fn is_idle(&self) -> HipResult<bool> {
-        query(runtime()?, self)
+        query(self.rt()?, self)
     }
 
     fn flags(&self) -> HipResult<u32> {
@@ -396,5 +424,23 @@ impl Queue for ClQueue {
             )));
         }
         self.launch(kernel, cfg)
+    }
+
+    fn copy_peer(
+        &self,
+        copy: &Copy3d,
+        dst_device: DeviceId,
+        src_device: DeviceId,
+        wait: bool,
+    ) -> HipResult<()> {
+        super::peer::copy(self, copy, dst_device, src_device, wait)
+    }
+
+    fn write_value(&self, write: &ValueWrite) -> HipResult<()> {
+        super::stream_value::write(self.rt()?, self, write)
+    }
+
+    fn wait_value(&self, wait: &ValueWait) -> HipResult<()> {
+        super::stream_value::wait(self.rt()?, self, wait)
     }
 }

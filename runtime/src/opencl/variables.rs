@@ -3,9 +3,9 @@
 //! and variables share one program), read back, cached in the module and entered in the
 //! allocation table (`AllocKind::Variable`) so that copies, fills, `hipPointerGetAttributes` and
 //! kernels accept them; the first use of a variable therefore waits for the null stream (and
-//! what it waits for), even from an `Async` call. And the two variables the runtime sets itself
-//! before a module's first launch: its device heap's address (see `heap`) and its abort word's
-//! (see `device_abort`).
+//! what it waits for), even from an `Async` call. And the variables the runtime sets itself
+//! before a module's first launch: its device heap's address (see `heap`), its abort word's
+//! (see `device_abort`) and its managed variables' memory's (see `managed_vars`).
 
 use std::ffi::c_void;
 use std::sync::atomic::Ordering;
@@ -26,14 +26,14 @@ use crate::registry::{KernelRef, Module};
 /// The device address of variable `index` of `module`, from the cache or its address kernel.
 pub fn address_of(rt: &Runtime, module: &Arc<Module>, index: usize) -> HipResult<usize> {
     // Held while the address kernel runs: one query per variable, however many threads ask.
-    let mut known = super::module::of(module).lock_variables();
+    let mut known = super::module::of(module, rt).lock_variables();
     if let Some(&address) = known.get(&index) {
         return Ok(address);
     }
     let var = module.global(index);
     let address = query_address(rt, module, var)?;
     let size = usize::try_from(var.size).unwrap_or(usize::MAX);
-    memory::add_variable(address, size);
+    memory::add_variable(rt, address, size);
     known.insert(index, address);
     hlog!(
         Debug,
@@ -129,7 +129,7 @@ pub fn prepare_heap(rt: &Runtime, module: &Arc<Module>) -> HipResult<()> {
     let Some(index) = module.heap_variable else {
         return Ok(());
     };
-    let state = super::module::of(module);
+    let state = super::module::of(module, rt);
     if state.heap_bound.load(Ordering::Acquire) {
         return Ok(());
     }
@@ -165,6 +165,31 @@ pub fn prepare_heap(rt: &Runtime, module: &Arc<Module>) -> HipResult<()> {
     Ok(())
 }
 
+/// Points `module`'s managed variables at their memory before its first launch (and again
+/// after `hipDeviceReset` rebuilds its program). See `managed_vars`.
+pub fn prepare_managed(rt: &Runtime, module: &Arc<Module>) -> HipResult<()> {
+    if module.managed_variables.is_empty() {
+        return Ok(());
+    }
+    let state = super::module::of(module, rt);
+    if state.managed_bound.load(Ordering::Acquire) {
+        return Ok(());
+    }
+    for &index in &module.managed_variables {
+        let memory = crate::managed_vars::address(module.global(index))? as u64;
+        let variable = address_of(rt, module, index)?;
+        write(
+            rt,
+            variable as *mut c_void,
+            (&memory as *const u64).cast(),
+            std::mem::size_of::<u64>(),
+        )?;
+    }
+    // Threads that raced here wrote the same addresses.
+    state.managed_bound.store(true, Ordering::Release);
+    Ok(())
+}
+
 /// Gives `module` its abort word before its first launch: host memory the device can write
 /// (USM host memory), zeroed, its address in the module's abort-flag variable. `None` when the
 /// module has no such variable, or the device cannot write host memory (a failed device assert
@@ -173,7 +198,7 @@ pub fn prepare_abort_flag(rt: &Runtime, module: &Arc<Module>) -> HipResult<Optio
     let Some(index) = module.abort_flag_variable else {
         return Ok(None);
     };
-    let state = super::module::of(module);
+    let state = super::module::of(module, rt);
     let mut bound = state.lock_abort_word();
     if bound.is_some() {
         return Ok(*bound);

@@ -11,9 +11,37 @@ use hipmlir_device_image::{
 };
 use hipmlir_rt::*;
 
+pub mod cuda;
+
 /// The clang that builds OpenCL C into SPIR-V the device runs.
 pub fn clang() -> String {
     std::env::var("HIPMLIR_TEST_CLANG").unwrap_or_else(|_| "clang-22".into())
+}
+
+/// The directory holding the libhipmlir_rt.so built for this test run (beside the test binary).
+pub fn runtime_lib_dir() -> PathBuf {
+    let exe = std::env::current_exe().expect("test executable path");
+    let deps = exe.parent().expect("deps dir").to_path_buf();
+    for dir in [deps.clone(), deps.parent().unwrap().to_path_buf()] {
+        if dir.join("libhipmlir_rt.so").exists() {
+            return dir;
+        }
+    }
+    panic!("libhipmlir_rt.so not found near {}", exe.display());
+}
+
+/// The functions the libhipmlir_rt.so of this build exports (its dynamic symbols named hip* and
+/// __hip*).
+pub fn exported_functions() -> std::collections::BTreeSet<String> {
+    use object::{Object, ObjectSymbol};
+    let path = runtime_lib_dir().join("libhipmlir_rt.so");
+    let data = std::fs::read(&path).expect("read libhipmlir_rt.so");
+    let file = object::File::parse(&*data).expect("an ELF library");
+    file.dynamic_symbols()
+        .filter(|s| s.is_definition() && s.is_global() && s.kind() == object::SymbolKind::Text)
+        .filter_map(|s| s.name().ok().map(str::to_string))
+        .filter(|n| n.starts_with("hip") || n.starts_with("__hip"))
+        .collect()
 }
 
 /// A fresh scratch directory for this test process.
@@ -104,6 +132,7 @@ pub fn global_var(name: &str, size: u64) -> GlobalVar {
         name: name.into(),
         size,
         address_kernel: format!("__hipmlir_address_of_{name}"),
+        ..Default::default()
     }
 }
 

@@ -49,3 +49,16 @@ module attributes {gpu.container_module} {
     }
   }
 }
+
+// -----
+
+// An exported variable (a device variable the host reaches) needs Linkage.
+
+// CHECK: spirv.module @m Physical64 OpenCL requires #spirv.vce<v1.0, [Linkage, Kernel, Addresses], []>
+module attributes {gpu.container_module} {
+  gpu.module @g {
+    spirv.module @m Physical64 OpenCL requires #spirv.vce<v1.0, [Kernel, Addresses], []> {
+      spirv.GlobalVariable @counter {linkage_attributes = #spirv.linkage_attributes<linkage_name = "counter", linkage_type = <Export>>} : !spirv.ptr<i32, CrossWorkgroup>
+    }
+  }
+}

@@ -119,6 +119,15 @@ impl<'c> FunctionCodegen<'c, '_> {
         };
         let mut param_types = sig.params.iter().skip(leading.len());
         let mut operands = leading;
+        // C's variable arguments (`f(...)`, the fallback overload of SFINAE dispatch): they are
+        // evaluated for their side effects and not passed, as the body cannot read them
+        // (va_start is refused where the body is compiled).
+        let variadic = callee.ty().is_variadic();
+        let (args, extra) = if variadic && args.len() > params.len() {
+            args.split_at(params.len())
+        } else {
+            (args, &[][..])
+        };
         for (i, (arg, closure)) in args.iter().zip(closures).enumerate() {
             if let Some(captures) = closure {
                 // A lambda argument is passed as its captures.
@@ -144,6 +153,9 @@ impl<'c> FunctionCodegen<'c, '_> {
         }
         if param_types.next().is_some() || args.len() > params.len() {
             return Err(mismatch());
+        }
+        for arg in extra {
+            self.rvalue(arg)?;
         }
         let result_types: Vec<Type<'c>> = match sig.result {
             Ty::Void => vec![],

@@ -131,8 +131,7 @@ impl<'c> FunctionCodegen<'c, '_> {
                 if !self.env.contains_key(&key)
                     && crate::codegen::globals::is_device_variable(&decl)
                 {
-                    let (symbol, ty) = self.module.device_variable(&decl)?;
-                    let ptr = self.global_address(&symbol, AddrSpace::Global, loc)?;
+                    let (ptr, ty) = self.device_variable_address(&decl, loc)?;
                     return Ok(LValue::Mem {
                         ptr,
                         ty,

@@ -23,6 +23,22 @@ impl<'c> FunctionCodegen<'c, '_> {
             .address_of(symbol, pointer_type(self.ctx(), space), loc)
     }
 
+    /// The address of device variable `decl` and its type: its global, or for a `__managed__`
+    /// variable the managed memory whose address the global holds.
+    pub fn device_variable_address(
+        &mut self,
+        decl: &Cursor,
+        loc: Location<'c>,
+    ) -> Result<(Value<'c>, Ty)> {
+        let (symbol, ty) = self.module.device_variable(decl)?;
+        let global = self.global_address(&symbol, AddrSpace::Global, loc)?;
+        if !crate::codegen::globals::is_managed(decl) {
+            return Ok((global, ty));
+        }
+        let generic = pointer_type(self.ctx(), AddrSpace::Generic);
+        Ok((self.b.load(global, generic, false, loc)?, ty))
+    }
+
     /// A pointer cast to the generic address space (a no-op if it is generic already).
     pub fn to_generic(&self, ptr: Value<'c>, loc: Location<'c>) -> Result<Value<'c>> {
         let generic = pointer_type(self.ctx(), AddrSpace::Generic);

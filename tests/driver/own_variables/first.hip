@@ -1,0 +1,69 @@
+// The first source: `devSymbol` of kSymbols ints, set and read by symbol, updated by its kernel.
+#include "own_variables.h"
+
+__device__ int devSymbol[kSymbols];
+static __device__ int launches = 0;
+// Managed memory of this source's own.
+__managed__ int tally = 5;
+
+__global__ void first_update(int base) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < kSymbols) devSymbol[i] = 2 * devSymbol[i] + base + header_offsets[i % 4];
+  if (i == 0) {
+    ++launches;
+    tally += 1;
+  }
+}
+
+namespace {
+std::vector<int> expected(kSymbols);
+}
+
+int run_first() {
+  std::vector<int> start(kSymbols);
+  for (int i = 0; i < kSymbols; ++i) start[i] = 3 * i;
+  const std::vector<int> offsets = {1, 10, 100, 1000};
+  HIP_CHECK(hipMemcpyToSymbol(devSymbol, start.data(), kSymbols * sizeof(int)));
+  HIP_CHECK(hipMemcpyToSymbol(HIP_SYMBOL(header_offsets), offsets.data(), 4 * sizeof(int)));
+  first_update<<<(kSymbols + 31) / 32, 32>>>(7);
+  HIP_CHECK(hipGetLastError());
+  for (int i = 0; i < kSymbols; ++i) expected[i] = 2 * start[i] + 7 + offsets[i % 4];
+  std::vector<int> got(kSymbols);
+  HIP_CHECK(hipMemcpyFromSymbol(got.data(), HIP_SYMBOL(devSymbol), kSymbols * sizeof(int)));
+  int bad = count_mismatches("first devSymbol", got, expected);
+  size_t size = 0;
+  HIP_CHECK(hipGetSymbolSize(&size, HIP_SYMBOL(devSymbol)));
+  bad += count_mismatches("first size", std::vector<size_t>{size},
+                          std::vector<size_t>{kSymbols * sizeof(int)});
+  bad += count_mismatches("first tally", std::vector<int>{tally}, std::vector<int>{6});
+  return bad;
+}
+
+int check_first_again() {
+  // The address of this source's variable, read with hipMemcpy.
+  void* address = nullptr;
+  HIP_CHECK(hipGetSymbolAddress(&address, HIP_SYMBOL(devSymbol)));
+  std::vector<int> got(kSymbols);
+  HIP_CHECK(hipMemcpy(got.data(), address, kSymbols * sizeof(int), hipMemcpyDeviceToHost));
+  int bad = count_mismatches("first devSymbol again", got, expected);
+  std::vector<int> offsets(4);
+  HIP_CHECK(hipMemcpyFromSymbol(offsets.data(), header_offsets, 4 * sizeof(int)));
+  bad += count_mismatches("first header_offsets", offsets, std::vector<int>{1, 10, 100, 1000});
+  int count = 0;
+  HIP_CHECK(hipMemcpyFromSymbol(&count, HIP_SYMBOL(launches), sizeof count));
+  bad += count_mismatches("first launches", std::vector<int>{count}, std::vector<int>{1});
+  bad += count_mismatches("first tally again", std::vector<int>{tally}, std::vector<int>{6});
+  return bad;
+}
+
+int main() {
+  int bad = run_first();
+  bad += run_second();
+  bad += check_first_again();
+  if (bad) {
+    std::printf("own variables FAILED: %d mismatches\n", bad);
+    return 1;
+  }
+  std::printf("own variables PASSED\n");
+  return 0;
+}

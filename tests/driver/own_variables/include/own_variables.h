@@ -1,0 +1,46 @@
+// Two sources of one program, each defining device and managed variables of the same names:
+// built without -fgpu-rdc, each source's are its own (as with hipcc), through the symbol API, on
+// the host and in its kernels alike. Every element is compared with a host reference.
+#pragma once
+
+#include <hip/hip_runtime.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <vector>
+
+#define HIP_CHECK(call)                                                                 \
+  do {                                                                                  \
+    hipError_t err_ = (call);                                                           \
+    if (err_ != hipSuccess) {                                                           \
+      std::fprintf(stderr, "%s:%d: %s failed: %s\n", __FILE__, __LINE__, #call,         \
+                   hipGetErrorString(err_));                                            \
+      std::exit(1);                                                                     \
+    }                                                                                   \
+  } while (0)
+
+constexpr int kSymbols = 96;
+
+// Defined in this header: every source that includes it has its own.
+__device__ int header_offsets[4];
+
+// Each runs its source's part and returns the number of mismatches.
+int run_first();
+int run_second();
+// Reads the first source's variables again (after the second source used its own).
+int check_first_again();
+
+template <typename T>
+int count_mismatches(const char* what, const std::vector<T>& got, const std::vector<T>& want) {
+  int bad = 0;
+  for (size_t i = 0; i < want.size(); ++i) {
+    if (!(got[i] == want[i])) {
+      if (bad < 5) {
+        std::printf("%s: mismatch at %zu: got %lld, want %lld\n", what, i,
+                    static_cast<long long>(got[i]), static_cast<long long>(want[i]));
+      }
+      ++bad;
+    }
+  }
+  return bad;
+}
