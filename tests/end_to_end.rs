@@ -127,6 +127,67 @@ int main() {
     assert!(!text.contains("PLEASE submit a bug report"), "{text}");
 }
 
+/// A virtual call on an object device code did not construct (one copied from host memory,
+/// whose virtual table pointer means nothing on the device) stops the program, naming the
+/// function, before the host uses the kernel's results.
+#[test]
+fn a_virtual_call_on_a_host_built_object_stops_the_program() {
+    let dir = scratch();
+    let source = dir.path().join("host_built_object.hip");
+    std::fs::write(
+        &source,
+        r#"#include <hip/hip_runtime.h>
+#include <cstdio>
+#include <cstring>
+struct Shape {
+  __host__ __device__ virtual float area() const { return 0.0f; }
+};
+struct Square : Shape {
+  float side = 2.0f;
+  __host__ __device__ float area() const override { return side * side; }
+};
+__global__ void areas(const Shape* shapes, float* out) {
+  // Device code builds a Square too, so the dispatcher knows the class.
+  Square local;
+  out[threadIdx.x] = shapes[0].area() + local.area();
+}
+int main() {
+  Square host_square;
+  Square* shapes = nullptr;
+  float* out = nullptr;
+  if (hipMalloc(&shapes, sizeof(Square)) != hipSuccess) return 1;
+  if (hipMalloc(&out, 4 * sizeof(float)) != hipSuccess) return 1;
+  hipMemcpy(shapes, &host_square, sizeof(Square), hipMemcpyHostToDevice);
+  areas<<<1, 4>>>(shapes, out);
+  hipDeviceSynchronize();
+  std::printf("the host went on after the bad virtual call\n");
+  return 0;
+}
+"#,
+    )
+    .unwrap();
+    let exe = build(&source, dir.path(), None);
+    let out = std::process::Command::new(&exe)
+        .env("HIPMLIR_CACHE_DIR", dir.path().join("cache"))
+        .output()
+        .expect("program runs");
+    let text = format!(
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    use std::os::unix::process::ExitStatusExt;
+    assert_eq!(out.status.signal(), Some(6), "SIGABRT expected:\n{text}");
+    assert!(
+        text.contains(
+            "Device-side virtual call of Shape::area on an object that device code did not \
+             construct."
+        ),
+        "{text}"
+    );
+    assert!(!text.contains("the host went on"), "{text}");
+}
+
 /// A call through a pointer that names no device function of the module (null, a host
 /// function's address) has no target: the work-item reports it and the call yields zero.
 #[test]

@@ -198,6 +198,40 @@ const void *hipmlir_destructor(const void *decl, int *virtual_bases) {
   return nullptr;
 }
 
+// Whether a class has a virtual table pointer (virtual functions, its own or its bases'): 1 or
+// 0, or -1 when the declaration is not a C++ class with a definition.
+int hipmlir_is_dynamic_class(const void *decl) {
+  const auto *r = llvm::dyn_cast<clang::CXXRecordDecl>(static_cast<const clang::Decl *>(decl));
+  if (!r || !r->hasDefinition()) return -1;
+  return r->getDefinition()->isDynamicClass();
+}
+
+// The member functions a class declares (those in memory: a class read from a precompiled
+// header has its members read in by a visit of its children first), up to `max`; returns
+// their number, or -1 when the declaration is not a C++ class with a definition.
+int hipmlir_record_methods(const void *decl, const void **out, int max) {
+  const auto *r = llvm::dyn_cast<clang::CXXRecordDecl>(static_cast<const clang::Decl *>(decl));
+  if (!r || !r->hasDefinition()) return -1;
+  int n = 0;
+  for (const clang::Decl *member : r->getDefinition()->noload_decls()) {
+    if (!llvm::isa<clang::CXXMethodDecl>(member)) continue;
+    if (n >= max) return -1;
+    out[n++] = member;
+  }
+  return n;
+}
+
+// Whether a member call names its function with a qualifier (`p->Base::f()`), which calls that
+// function itself, never an override.
+int hipmlir_is_qualified_member_call(const void *expr) {
+  const auto *c = llvm::dyn_cast<clang::CXXMemberCallExpr>(static_cast<const clang::Stmt *>(expr));
+  if (!c) return 0;
+  const clang::Expr *callee = c->getCallee();
+  while (const auto *p = llvm::dyn_cast<clang::ParenExpr>(callee)) callee = p->getSubExpr();
+  const auto *m = llvm::dyn_cast<clang::MemberExpr>(callee);
+  return m && m->hasQualifier();
+}
+
 // Whether a field has a default member initializer (`int n = 0;`, `T v{a, b};`): 1 or 0, or -1
 // when the declaration is not a field.
 int hipmlir_has_in_class_initializer(const void *decl) {

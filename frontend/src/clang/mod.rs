@@ -208,6 +208,9 @@ extern "C" {
     fn hipmlir_for_parts(stmt: *const c_void, parts: *mut [*const c_void; 5]);
     fn hipmlir_if_parts(stmt: *const c_void, parts: *mut [*const c_void; 5]);
     fn hipmlir_switch_init(stmt: *const c_void, kind: *mut i32) -> *const c_void;
+    fn hipmlir_is_dynamic_class(decl: *const c_void) -> i32;
+    fn hipmlir_record_methods(decl: *const c_void, out: *mut *const c_void, max: i32) -> i32;
+    fn hipmlir_is_qualified_member_call(expr: *const c_void) -> i32;
     fn hipmlir_range_for_parts(
         stmt: *const c_void,
         parts: *mut [*const c_void; 5],
@@ -637,6 +640,15 @@ impl Cursor {
         if user_written && !defaulted {
             return None;
         }
+        // A constructor of a class with virtual functions also stores the class's id (see
+        // codegen/virtuals.rs): it is emitted as a function.
+        if self.kind() == CXCursor_Constructor
+            && self
+                .semantic_parent()
+                .is_some_and(|class| class.ty().is_dynamic_class())
+        {
+            return None;
+        }
         unsafe {
             match self.kind() {
                 CXCursor_Constructor if clang_CXXConstructor_isDefaultConstructor(self.0) != 0 => {
@@ -666,6 +678,32 @@ impl Cursor {
 
     pub fn is_virtual_method(&self) -> bool {
         unsafe { clang_CXXMethod_isVirtual(self.0) != 0 }
+    }
+
+    /// The functions this member function overrides (directly).
+    pub fn overridden(&self) -> Vec<Cursor> {
+        let mut list: *mut CXCursor = std::ptr::null_mut();
+        let mut count = 0u32;
+        // SAFETY: libclang allocates the list, which is copied and disposed of here.
+        unsafe {
+            clang_getOverriddenCursors(self.0, &mut list, &mut count);
+            if list.is_null() {
+                return Vec::new();
+            }
+            let out = std::slice::from_raw_parts(list, count as usize)
+                .iter()
+                .map(|c| Cursor(*c))
+                .collect();
+            clang_disposeOverriddenCursors(list);
+            out
+        }
+    }
+
+    /// Whether this member call names its function with a qualifier (`p->Base::f()`).
+    pub fn is_qualified_member_call(&self) -> bool {
+        // SAFETY: a statement cursor holds its `clang::Stmt *` in data[1]; the shim checks it.
+        self.kind() == CXCursor_CallExpr
+            && unsafe { hipmlir_is_qualified_member_call(self.0.data[1]) } == 1
     }
 
     pub fn is_const_method(&self) -> bool {
@@ -1565,6 +1603,40 @@ impl CType {
     /// declarations libclang shows without children).
     pub fn bases(&self) -> Vec<Cursor> {
         self.visit_all(clang_visitCXXBaseClasses)
+    }
+
+    /// Whether objects of this class hold a virtual table pointer (virtual functions).
+    pub fn is_dynamic_class(&self) -> bool {
+        let decl = self.canonical().declaration();
+        // SAFETY: a declaration cursor holds its `clang::Decl *` in data[0]; the shim checks it.
+        (unsafe { clang_isDeclaration(decl.kind()) } != 0)
+            && (unsafe { hipmlir_is_dynamic_class(decl.0.data[0]) } == 1)
+    }
+
+    /// The member functions the class declares.
+    pub fn methods(&self) -> Vec<Cursor> {
+        const MAX: usize = 4096;
+        let decl = self.canonical().declaration();
+        // SAFETY: a plain query.
+        if unsafe { clang_isDeclaration(decl.kind()) } == 0 {
+            return Vec::new();
+        }
+        // A class from a precompiled header has its members read in as a visit asks for them.
+        let _ = decl.children();
+        let mut out = vec![std::ptr::null::<c_void>(); MAX];
+        // SAFETY: as for `is_dynamic_class`; the shim writes at most MAX entries.
+        let n = unsafe { hipmlir_record_methods(decl.0.data[0], out.as_mut_ptr(), MAX as i32) };
+        let kind = |d: *const c_void| {
+            // The cursor kind libclang gives each kind of member function.
+            let c = decl.declaration_cursor(d, CXCursor_CXXMethod);
+            // SAFETY: a cursor for a live declaration of this translation unit.
+            let real = unsafe { clang_getCursorKind(clang_getCanonicalCursor(c.0)) };
+            decl.declaration_cursor(d, real)
+        };
+        out.into_iter()
+            .take(usize::try_from(n).unwrap_or(0))
+            .map(kind)
+            .collect()
     }
 
     /// The field declarations of a record type, in order.

@@ -260,7 +260,7 @@ impl<'c> ModuleCodegen<'c> {
     /// `llvm.mlir.global <linkage> @symbol(dense<bytes>) {addr_space = N} : !llvm.array<size x i8>`,
     /// or without a value (`bytes` None): a declaration of a variable another source defines.
     #[allow(clippy::too_many_arguments)]
-    fn declare_global(
+    pub(super) fn declare_global(
         &mut self,
         symbol: &str,
         bytes: Option<&[u8]>,

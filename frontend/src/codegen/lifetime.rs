@@ -267,9 +267,8 @@ impl<'c> FunctionCodegen<'c, '_> {
         if info.destructor.is_none() {
             return Ok(None);
         }
-        if info.is_virtual {
-            return unsupported("a virtual destructor");
-        }
+        // An object whose type is known (a local, a member, a base) is destroyed by its own
+        // class's destructor, virtual or not.
         if info.virtual_bases {
             return unsupported("virtual base classes");
         }

@@ -17,6 +17,7 @@ mod module;
 mod new_delete;
 mod objects;
 mod stmt;
+mod virtuals;
 mod warp;
 
 pub use globals::{address_kernel, is_device_variable, is_managed, DeviceVariable};

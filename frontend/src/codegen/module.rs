@@ -82,6 +82,8 @@ pub struct ModuleCodegen<'c> {
     pub undefined: Vec<UndefinedSymbol>,
     /// hipmlir's own headers: what they define is compiled alike into every source.
     hip_headers: std::path::PathBuf,
+    /// Dynamic classes constructed and virtual functions called (see virtuals.rs).
+    pub(super) virtuals: super::virtuals::Virtuals,
 }
 
 /// Which files' kernels and device variables a translation unit compiles.
@@ -138,6 +140,7 @@ impl<'c> ModuleCodegen<'c> {
         ModuleCodegen {
             ctx,
             hip_headers: hip_headers.to_path_buf(),
+            virtuals: Default::default(),
             module: Module::new(location),
             functions: HashMap::new(),
             pending: Vec::new(),
@@ -241,8 +244,33 @@ impl<'c> ModuleCodegen<'c> {
         }
         // Functions named by the variables' initializers (tables of function pointers).
         self.emit_pending()?;
+        // The dispatchers of virtual calls, once every constructed class is known.
+        self.emit_dispatchers(root)?;
         self.record_function_pointers();
         Ok(())
+    }
+
+    /// [`Self::emit_pending`], for the other parts of the module's codegen.
+    pub(super) fn emit_queued(&mut self) -> Result<()> {
+        self.emit_pending()
+    }
+
+    /// Declares device function `f` (called at `site`); true when that queued it to be emitted.
+    pub(super) fn queue_function(&mut self, f: &Cursor, site: &Cursor) -> Result<bool> {
+        let known = self.functions.contains_key(&f.canonical());
+        self.declare_device_function(f, site)?;
+        Ok(!known)
+    }
+
+    /// The signature of function `f` as its definition's would be (a declaration will do).
+    pub(super) fn signature_of(&self, f: &Cursor) -> Result<FunctionSig> {
+        self.signature(f)
+    }
+
+    /// A cursor's location in MLIR.
+    pub(super) fn location_of(&self, c: &Cursor) -> Location<'c> {
+        let l = c.location();
+        Location::new(self.ctx, &l.file, l.line as usize, l.column as usize)
     }
 
     /// Emits the device functions and lambdas queued so far, and those they queue.
@@ -260,9 +288,18 @@ impl<'c> ModuleCodegen<'c> {
 
     /// `__hipmlir_address_of_<symbol>(unsigned long long* out)`: stores the variable's address.
     pub(super) fn emit_address_kernel(&mut self, symbol: &str, decl: &Cursor) -> Result<()> {
+        let linkage = self.linkage_of(decl);
+        self.emit_address_kernel_at(symbol, linkage, self.location_of(decl))
+    }
+
+    /// [`Self::emit_address_kernel`] of a variable of hipmlir's own, with its linkage.
+    pub(super) fn emit_address_kernel_at(
+        &mut self,
+        symbol: &str,
+        linkage: Linkage,
+        loc: Location<'c>,
+    ) -> Result<()> {
         let ctx = self.ctx;
-        let l = decl.location();
-        let loc = Location::new(ctx, &l.file, l.line as usize, l.column as usize);
         let global_ptr = pointer_type(ctx, AddrSpace::Global);
         let entry = Block::new(&[(global_ptr, loc)]);
         let b = Builder::new(ctx, &entry);
@@ -299,7 +336,7 @@ impl<'c> ModuleCodegen<'c> {
                 (KERNEL_ATTRIBUTE, Attribute::unit(ctx)),
                 (
                     LINKAGE_ATTRIBUTE,
-                    super::builder::linkage_attribute(self.ctx, self.linkage_of(decl)),
+                    super::builder::linkage_attribute(self.ctx, linkage),
                 ),
                 (
                     KERNEL_NAME_ATTRIBUTE,

@@ -170,6 +170,11 @@ impl<'c> FunctionCodegen<'c, '_> {
                         let bytes = this.array_bytes(n, element.size(), cookie, loc)?;
                         (memory, bytes)
                     }
+                    // A virtual destructor: the dynamic class's.
+                    (Some(dtor), false) if dtor.is_virtual_method() => {
+                        this.virtual_destroy(dtor, pointer, loc)?;
+                        (pointer, this.b.const_int(i64t, size, loc)?)
+                    }
                     (Some(dtor), false) => {
                         this.call_function(dtor, Some(pointer), &[], e)?;
                         (pointer, this.b.const_int(i64t, size, loc)?)
@@ -469,9 +474,6 @@ pub fn destructor(ty: &CType, e: &Cursor) -> Result<Option<Cursor>> {
             ),
         ))
     };
-    if info.destructor.is_some() && info.is_virtual {
-        return unsupported("a virtual destructor");
-    }
     if info.destructor.is_some() && info.virtual_bases {
         return unsupported("virtual base classes");
     }

@@ -140,7 +140,13 @@ impl<'c> FunctionCodegen<'c, '_> {
         let inits = ctor.constructor_initializers().ok_or_else(|| {
             FrontendError::unsupported(ctor.location(), "this constructor's initializers")
         })?;
+        // The class's id (when it has virtual functions) goes in once its bases are built.
+        let mut id_stored = false;
         for init in inits {
+            if !id_stored && !matches!(init, CtorInit::Base(_) | CtorInit::Delegating(_)) {
+                self.store_class_id(this, class, ctor)?;
+                id_stored = true;
+            }
             match init {
                 CtorInit::Delegating(e) => {
                     // Another constructor initializes everything.
@@ -198,6 +204,9 @@ impl<'c> FunctionCodegen<'c, '_> {
                 }
             }
         }
+        if !id_stored {
+            self.store_class_id(this, class, ctor)?;
+        }
         Ok(())
     }
 
@@ -222,7 +231,9 @@ impl<'c> FunctionCodegen<'c, '_> {
             .map(|c| c.without_implicit())
             .filter(|c| c.kind() == CXCursor_MemberRefExpr)
             .ok_or_else(|| internal(loc, "member call without a member reference"))?;
-        let object = match callee.children().first() {
+        // The object expression, if any: a qualifier (`Base::f()`) is no expression.
+        let base = callee.children().into_iter().find(|c| c.is_expression());
+        let object = match base.as_ref() {
             None => {
                 let owner = callee.referenced().and_then(|m| m.semantic_parent());
                 self.implicit_this(owner.as_ref(), &callee)?.0

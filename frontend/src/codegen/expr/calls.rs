@@ -63,11 +63,9 @@ impl<'c> FunctionCodegen<'c, '_> {
         if let Some(special) = callee.trivial_special_member() {
             return self.trivial_special_member(special, e, &args);
         }
-        if callee.is_virtual_method() {
-            return Err(FrontendError::unsupported(
-                e.location(),
-                format!("call of virtual function '{name}'"),
-            ));
+        // A virtual function named without a qualifier calls the dynamic class's overrider.
+        if callee.is_virtual_method() && !e.is_qualified_member_call() {
+            return self.virtual_call(e, &callee, &args);
         }
         if let Some(v) = self.lambda_call(e, &callee, &args)? {
             return Ok(v);
@@ -187,8 +185,28 @@ impl<'c> FunctionCodegen<'c, '_> {
             (SpecialMember::CopyConstructor, [source]) => self.rvalue(source),
             (SpecialMember::CopyAssignment, [target, source]) => {
                 let lv = self.lvalue(target)?;
-                let v = self.rvalue(source)?;
+                // The source's object as the target's class (a derived object's base part).
+                let from = self.object_address(source)?;
+                let v = self.load(
+                    &LValue::Mem {
+                        ptr: from,
+                        ty: super::lvalues::lvalue_ty(&lv),
+                        volatile: false,
+                    },
+                    loc,
+                )?;
+                // Assignment keeps the target's dynamic class (its id, see virtuals.rs).
+                let id = match &lv {
+                    LValue::Mem { ptr, .. } if target.ty().is_dynamic_class() => {
+                        let i64t = Ty::LONG.value_mlir(self.ctx());
+                        Some((*ptr, self.b.load(*ptr, i64t, false, loc)?))
+                    }
+                    _ => None,
+                };
                 self.store(&lv, v, loc)?;
+                if let Some((ptr, id)) = id {
+                    self.b.store(id, ptr, false, loc);
+                }
                 // The result is the target object, evaluated once (`a[i++] = b`).
                 match lv {
                     LValue::Mem { ptr, .. } => Ok(Val::Scalar(self.to_generic(ptr, loc)?)),

@@ -211,7 +211,9 @@ impl<'c> FunctionCodegen<'c, '_> {
                 })
             }
             CXCursor_MemberRefExpr => {
-                let (ptr, record) = match e.children().first() {
+                // The object expression, if any: a qualifier (`Base::x`) is no expression.
+                let base = e.children().into_iter().find(|c| c.is_expression());
+                let (ptr, record) = match base.as_ref() {
                     // A member of `this`, named without it.
                     None => {
                         // The class declaring it (past anonymous structs and unions).

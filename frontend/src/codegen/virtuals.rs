@@ -1,0 +1,465 @@
+//! Virtual functions in device code.
+//!
+//! An object of a class with virtual functions holds, where its virtual table pointer is (at
+//! offset 0: hipmlir takes single inheritance of such classes, whose bases share that
+//! pointer), the id of its dynamic class: each constructor stores its own class's id once the
+//! bases are built, so a base's constructor sees its own class, as C++ says. A virtual call
+//! calls the function's dispatcher: a device function, made once the module's device code is
+//! all emitted, that reads the id and calls the final overrider for each class derived from the
+//! static one that this module constructs (a choice of direct calls, inlined like any other:
+//! SPIR-V has no indirect calls). An object whose id is none of those (one built by host code,
+//! whose virtual table pointer means nothing on the device) stops the program with a message.
+
+use std::collections::HashSet;
+
+use clang_sys::*;
+use melior::dialect::{arith, func, llvm, scf};
+use melior::ir::attribute::FlatSymbolRefAttribute;
+use melior::ir::r#type::{FunctionType, IntegerType};
+use melior::ir::{Block, Location, Region, RegionLike, Type};
+
+use super::builder::{block_arguments, internal, Builder, Value};
+use super::function::{FunctionCodegen, Val};
+use super::module::{FunctionSig, ModuleCodegen};
+use crate::clang::{CType, Cursor};
+use crate::error::{FrontendError, Result};
+use crate::types::{pointer_type, AddrSpace, Ty};
+
+/// The device function every dispatcher calls for an object of no class it knows.
+const BAD_VIRTUAL_CALL: &str = "__hipmlir_bad_virtual_call";
+/// What it prints (then it stops the program, as a failed assert does).
+const BAD_VIRTUAL_CALL_MESSAGE: &str =
+    "Device-side virtual call of %s on an object that device code did not construct.\n";
+
+/// The id of a dynamic class: a hash of its name, the same in every source of a program.
+pub fn class_id(class: CType) -> i64 {
+    let name = class.canonical().unqualified().spelling();
+    // FNV-1a, 64 bits; 0 is no class.
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    for b in name.bytes() {
+        h ^= u64::from(b);
+        h = h.wrapping_mul(0x0100_0000_01b3);
+    }
+    (h | 1) as i64
+}
+
+/// The classes with virtual functions a module constructs, and the dispatchers its virtual
+/// calls use.
+#[derive(Default)]
+pub struct Virtuals {
+    constructed: Vec<CType>,
+    seen: HashSet<Cursor>,
+    /// (the virtual function, its dispatcher)
+    dispatchers: Vec<(Cursor, FunctionSig)>,
+    emitted: HashSet<String>,
+}
+
+impl Virtuals {
+    pub fn is_empty(&self) -> bool {
+        self.dispatchers.is_empty()
+    }
+}
+
+/// Whether `class` is `base` or derives from it.
+fn derives(class: CType, base: &Cursor) -> bool {
+    let decl = class.canonical().declaration().canonical();
+    if decl == *base {
+        return true;
+    }
+    class.bases().iter().any(|spec| derives(spec.ty(), base))
+}
+
+/// The base whose virtual table pointer a dynamic class shares (its dynamic base, at offset 0),
+/// or an error naming what hipmlir does not take (several dynamic bases, one elsewhere).
+fn primary_base(class: CType, at: &Cursor) -> Result<Option<CType>> {
+    let dynamic: Vec<CType> = class
+        .bases()
+        .iter()
+        .map(|spec| spec.ty())
+        .filter(|b| b.is_dynamic_class())
+        .collect();
+    match dynamic.as_slice() {
+        [] => Ok(None),
+        [base] if class.base_offset(base) == Some(0) => Ok(Some(*base)),
+        _ => Err(FrontendError::unsupported(
+            at.location(),
+            format!(
+                "virtual functions of '{}', a class with several bases that have virtual \
+                 functions (hipmlir takes single inheritance of such classes)",
+                class.spelling()
+            ),
+        )),
+    }
+}
+
+/// Whether member function `m` is `target` or overrides it.
+fn overrides(m: &Cursor, target: &Cursor) -> bool {
+    if m.canonical() == *target {
+        return true;
+    }
+    m.overridden().iter().any(|o| overrides(o, target))
+}
+
+/// The final overrider of virtual function `method` in `class`: the class's own, or the nearest
+/// base's along the chain of primary bases. None for a pure virtual function without a body (an
+/// abstract class's, which only its constructors and destructor see its objects as; calling it
+/// there is undefined).
+fn final_overrider(class: CType, method: &Cursor, at: &Cursor) -> Result<Option<Cursor>> {
+    Ok(overrider_in_chain(class, method, at)?.filter(|o| o.definition().is_some()))
+}
+
+fn overrider_in_chain(class: CType, method: &Cursor, at: &Cursor) -> Result<Option<Cursor>> {
+    let target = method.canonical();
+    let mut current = Some(class);
+    while let Some(c) = current {
+        if method.kind() == CXCursor_Destructor {
+            if let Some(d) = c.destructor().and_then(|info| info.destructor) {
+                return Ok(Some(d));
+            }
+        } else if let Some(m) = c.methods().into_iter().find(|m| overrides(m, &target)) {
+            return Ok(Some(m));
+        }
+        current = primary_base(c, at)?;
+    }
+    Ok(None)
+}
+
+impl<'c> FunctionCodegen<'c, '_> {
+    /// In a constructor of class `class`: when it has virtual functions, stores its id where
+    /// the virtual table pointer is (the constructor's bases are built by then).
+    pub fn store_class_id(&mut self, this: Value<'c>, class: CType, at: &Cursor) -> Result<()> {
+        if !class.is_dynamic_class() {
+            return Ok(());
+        }
+        primary_base(class, at)?;
+        let loc = self.loc(at);
+        self.module.constructed_class(class);
+        let i64t = Ty::LONG.value_mlir(self.ctx());
+        let id = self.b.const_int(i64t, class_id(class), loc)?;
+        self.b.store(id, this, false, loc);
+        Ok(())
+    }
+
+    /// A call of virtual function `callee` named without a qualifier: through its dispatcher,
+    /// which calls the dynamic class's overrider.
+    pub fn virtual_call(
+        &mut self,
+        e: &Cursor,
+        callee: &Cursor,
+        args: &[Cursor],
+    ) -> Result<Val<'c>> {
+        let (object, rest) = self.method_object(e, args, callee.arguments().len())?;
+        let sig = self.module.dispatcher(callee)?;
+        let closures = self.closure_arguments(rest)?;
+        self.call_with_leading(callee, &sig, vec![object], rest, closures, e)
+    }
+
+    /// Destroys the object at `object` (a generic address) whose static type's destructor
+    /// `destructor` is virtual: the dynamic class's destructor, through the dispatcher.
+    pub fn virtual_destroy(
+        &mut self,
+        destructor: &Cursor,
+        object: Value<'c>,
+        loc: Location<'c>,
+    ) -> Result<()> {
+        let sig = self.module.dispatcher(destructor)?;
+        let callee = FlatSymbolRefAttribute::new(self.ctx(), &sig.symbol);
+        self.b
+            .insert(func::call(self.ctx(), callee, &[object], &[], loc));
+        Ok(())
+    }
+}
+
+impl<'c> ModuleCodegen<'c> {
+    /// Records that device code constructs objects of dynamic class `class`.
+    pub(super) fn constructed_class(&mut self, class: CType) {
+        let decl = class.canonical().declaration().canonical();
+        if self.virtuals.seen.insert(decl) {
+            self.virtuals.constructed.push(class.canonical());
+        }
+    }
+
+    /// The dispatcher of virtual function `method`: its symbol and signature (the method's).
+    pub(super) fn dispatcher(&mut self, method: &Cursor) -> Result<FunctionSig> {
+        let key = method.canonical();
+        if let Some((_, sig)) = self.virtuals.dispatchers.iter().find(|(m, _)| *m == key) {
+            return Ok(sig.clone());
+        }
+        let mut sig = self.signature_of(method)?;
+        sig.symbol = format!("__hipmlir_virtual.{}", method.mangled_name());
+        self.virtuals.dispatchers.push((key, sig.clone()));
+        Ok(sig)
+    }
+
+    /// Once the device code is emitted: the overriders every dispatcher may call (emitting
+    /// them may construct more classes and need more dispatchers: until nothing is new), then
+    /// the dispatchers.
+    pub(super) fn emit_dispatchers(&mut self, root: &Cursor) -> Result<()> {
+        if self.virtuals.is_empty() {
+            return Ok(());
+        }
+        loop {
+            let mut queued = false;
+            let dispatchers = self.virtuals.dispatchers.clone();
+            let classes = self.virtuals.constructed.clone();
+            for (method, _) in &dispatchers {
+                let Some(owner) = method.semantic_parent().map(|c| c.canonical()) else {
+                    continue;
+                };
+                for class in classes.iter().filter(|c| derives(**c, &owner)) {
+                    if let Some(o) = final_overrider(*class, method, method)? {
+                        queued |= self.queue_function(&o, method)?;
+                    }
+                }
+            }
+            if !queued && self.virtuals.dispatchers.len() == dispatchers.len() {
+                break;
+            }
+            self.emit_queued()?;
+        }
+        let bad_sig = self.emit_bad_virtual_call(self.location_of(root))?;
+        for (method, sig) in self.virtuals.dispatchers.clone() {
+            if self.virtuals.emitted.insert(sig.symbol.clone()) {
+                self.emit_dispatcher(&method, &sig, &bad_sig)?;
+            }
+        }
+        Ok(())
+    }
+
+    /// `__hipmlir_bad_virtual_call(const char* function)`: prints the message, then stops the
+    /// program as a failed assert does (the module's abort flag, then a trap; see
+    /// hipmlir_libc.h). Defines the abort flag when the module has none yet.
+    fn emit_bad_virtual_call(&mut self, loc: Location<'c>) -> Result<FunctionSig> {
+        use hipmlir_device_image::DEVICE_ABORT_FLAG_VARIABLE as FLAG;
+        let ctx = self.ctx;
+        let generic = pointer_type(ctx, AddrSpace::Generic);
+        let sig = FunctionSig {
+            symbol: BAD_VIRTUAL_CALL.to_string(),
+            params: vec![Ty::Pointer {
+                pointee: Box::new(Ty::Int {
+                    bits: 8,
+                    signed: true,
+                }),
+            }],
+            result: Ty::Void,
+        };
+        if !self.virtuals.emitted.insert(sig.symbol.clone()) {
+            return Ok(sig);
+        }
+        if !self.device_variables.iter().any(|v| v.symbol == FLAG) {
+            // As hipmlir_libc.h defines it: a pointer the runtime sets, null until then.
+            let linkage = crate::clang::Linkage::LinkOnceOdr;
+            self.declare_global(
+                FLAG,
+                Some(&[0; 8]),
+                8,
+                AddrSpace::Global,
+                false,
+                linkage,
+                loc,
+            )?;
+            self.emit_address_kernel_at(FLAG, linkage, loc)?;
+            self.device_variables.push(super::globals::DeviceVariable {
+                symbol: FLAG.to_string(),
+                size: 8,
+            });
+        }
+        let entry = Block::new(&[(generic, loc)]);
+        let b = Builder::new(ctx, &entry);
+        let name = block_arguments(&entry)[0];
+        let format = self.string_constant(BAD_VIRTUAL_CALL_MESSAGE.as_bytes(), loc)?;
+        let format = b.address_of(&format, pointer_type(ctx, AddrSpace::Constant), loc)?;
+        let i32t: Type<'c> = IntegerType::new(ctx, 32).into();
+        let constant = pointer_type(ctx, AddrSpace::Constant);
+        let printf = self.printf_declaration(&[constant, generic], i32t, loc)?;
+        let callee = FlatSymbolRefAttribute::new(ctx, &printf);
+        b.insert(func::call(ctx, callee, &[format, name], &[i32t], loc));
+        // The flag, when the runtime set it, points to the word to raise.
+        let slot = b.address_of(FLAG, pointer_type(ctx, AddrSpace::Global), loc)?;
+        let flag = b.load(slot, generic, false, loc)?;
+        let i64t: Type<'c> = IntegerType::new(ctx, 64).into();
+        let address = b.ptr_to_int(flag, i64t, loc)?;
+        let zero = b.const_int(i64t, 0, loc)?;
+        let set = b.cmpi(arith::CmpiPredicate::Ne, address, zero, loc)?;
+        let then_block = Block::new(&[]);
+        let then_b = Builder::new(ctx, &then_block);
+        let one = then_b.const_int(i32t, 1, loc)?;
+        then_b.store(one, flag, true, loc);
+        then_b.insert(scf::r#yield(&[], loc));
+        let else_block = Block::new(&[]);
+        Builder::new(ctx, &else_block).insert(scf::r#yield(&[], loc));
+        let then_region = Region::new();
+        then_region.append_block(then_block);
+        let else_region = Region::new();
+        else_region.append_block(else_block);
+        b.insert(scf::r#if(set, &[], then_region, else_region, loc));
+        b.trap(loc)?;
+        b.insert(func::r#return(&[], loc));
+        let region = Region::new();
+        region.append_block(entry);
+        let attributes = [
+            (
+                hipmlir_device_image::LINKAGE_ATTRIBUTE,
+                super::builder::linkage_attribute(ctx, crate::clang::Linkage::Internal),
+            ),
+            (
+                "sym_visibility",
+                melior::ir::attribute::StringAttribute::new(ctx, "private").into(),
+            ),
+        ];
+        let function_type = FunctionType::new(ctx, &[generic], &[]);
+        self.module_builder()
+            .function(&sig.symbol, function_type, &attributes, region, loc)?;
+        Ok(sig)
+    }
+
+    /// `dispatcher(this, args...)`: reads the object's class id and calls that class's
+    /// overrider; an unknown id calls the bad-virtual-call function.
+    fn emit_dispatcher(
+        &mut self,
+        method: &Cursor,
+        sig: &FunctionSig,
+        bad: &FunctionSig,
+    ) -> Result<()> {
+        let ctx = self.ctx;
+        let loc = self.location_of(method);
+        let owner = method
+            .semantic_parent()
+            .map(|c| c.canonical())
+            .ok_or_else(|| internal(loc, "virtual function outside a class"))?;
+        let mut cases = Vec::new();
+        for class in self
+            .virtuals
+            .constructed
+            .clone()
+            .into_iter()
+            .filter(|c| derives(*c, &owner))
+        {
+            if let Some(o) = final_overrider(class, method, method)? {
+                let callee = self.declare_device_function(&o, method)?;
+                cases.push((class_id(class), callee.symbol));
+            }
+        }
+        let inputs: Vec<Type<'c>> = sig.params.iter().map(|t| t.value_mlir(ctx)).collect();
+        let results: Vec<Type<'c>> = match sig.result {
+            Ty::Void => vec![],
+            ref t => vec![t.value_mlir(ctx)],
+        };
+        let entry = Block::new(&inputs.iter().map(|t| (*t, loc)).collect::<Vec<_>>());
+        let b = Builder::new(ctx, &entry);
+        let args = block_arguments(&entry);
+        let this = *args
+            .first()
+            .ok_or_else(|| internal(loc, "virtual function without this"))?;
+        // Memory first (SPIR-V wants a function's variables ahead of its code).
+        let default = self.placeholder_value(&b, &sig.result, loc)?;
+        let i64t: Type<'c> = IntegerType::new(ctx, 64).into();
+        let id = b.load(this, i64t, false, loc)?;
+        // The method's name, for the message of an unknown class.
+        let name = format!(
+            "{}::{}",
+            method
+                .semantic_parent()
+                .map(|c| c.ty().spelling())
+                .unwrap_or_default(),
+            method.spelling()
+        );
+        let text = self.string_value(name.as_bytes(), loc)?;
+        let out =
+            self.dispatch_cases(&b, id, &cases, &args, &results, &text, bad, &default, loc)?;
+        b.insert(func::r#return(&out, loc));
+        let region = Region::new();
+        region.append_block(entry);
+        let function_type = FunctionType::new(ctx, &inputs, &results);
+        let attributes = [
+            (
+                hipmlir_device_image::LINKAGE_ATTRIBUTE,
+                super::builder::linkage_attribute(ctx, crate::clang::Linkage::Internal),
+            ),
+            (
+                "sym_visibility",
+                melior::ir::attribute::StringAttribute::new(ctx, "private").into(),
+            ),
+        ];
+        self.module_builder()
+            .function(&sig.symbol, function_type, &attributes, region, loc)
+    }
+
+    /// A value of type `ty` for the dispatcher to return after the bad-virtual-call function
+    /// (which stops the program): zero, or for a class the contents of fresh memory. Made in the
+    /// entry block, where `b` inserts.
+    fn placeholder_value(
+        &self,
+        b: &Builder<'c>,
+        ty: &Ty,
+        loc: Location<'c>,
+    ) -> Result<Option<Value<'c>>> {
+        let ctx = self.ctx;
+        let value = match ty {
+            Ty::Void => return Ok(None),
+            Ty::Int { .. } | Ty::Bool | Ty::FnPtr { .. } => {
+                b.const_int(ty.value_mlir(ctx), 0, loc)?
+            }
+            Ty::Float { .. } => b.const_float(ty.value_mlir(ctx), 0.0, loc)?,
+            Ty::Pointer { .. } => {
+                b.insert_value(llvm::zero(pointer_type(ctx, AddrSpace::Generic), loc))?
+            }
+            Ty::Record(_) | Ty::Array { .. } => {
+                let i64t: Type<'c> = IntegerType::new(ctx, 64).into();
+                let one = b.const_int(i64t, 1, loc)?;
+                let elem = melior::ir::attribute::TypeAttribute::new(ty.memory_mlir(ctx)).into();
+                let memory = b.value(
+                    "llvm.alloca",
+                    &[one],
+                    pointer_type(ctx, AddrSpace::Private),
+                    &[("elem_type", elem)],
+                    loc,
+                )?;
+                b.load(memory, ty.memory_mlir(ctx), false, loc)?
+            }
+        };
+        Ok(Some(value))
+    }
+
+    /// The chain `id == c0 ? o0(args) : id == c1 ? o1(args) : ... : bad(name)`.
+    #[allow(clippy::too_many_arguments)]
+    fn dispatch_cases(
+        &mut self,
+        b: &Builder<'c>,
+        id: Value<'c>,
+        cases: &[(i64, String)],
+        args: &[Value<'c>],
+        results: &[Type<'c>],
+        text: &str,
+        bad: &FunctionSig,
+        default: &Option<Value<'c>>,
+        loc: Location<'c>,
+    ) -> Result<Vec<Value<'c>>> {
+        let ctx = self.ctx;
+        let Some(((class, symbol), rest)) = cases.split_first() else {
+            let global = b.address_of(text, pointer_type(ctx, AddrSpace::Global), loc)?;
+            let generic = b.addrspace_cast(global, pointer_type(ctx, AddrSpace::Generic), loc)?;
+            let callee = FlatSymbolRefAttribute::new(ctx, &bad.symbol);
+            b.insert(func::call(ctx, callee, &[generic], &[], loc));
+            return Ok(default.iter().copied().collect());
+        };
+        let i64t: Type<'c> = IntegerType::new(ctx, 64).into();
+        let want = b.const_int(i64t, *class, loc)?;
+        let is = b.insert_value(arith::cmpi(ctx, arith::CmpiPredicate::Eq, id, want, loc))?;
+        let then_block = Block::new(&[]);
+        let then_b = Builder::new(ctx, &then_block);
+        let callee = FlatSymbolRefAttribute::new(ctx, symbol);
+        let called = then_b.insert(func::call(ctx, callee, args, results, loc));
+        then_b.insert(scf::r#yield(&called, loc));
+        let else_block = Block::new(&[]);
+        let else_b = Builder::new(ctx, &else_block);
+        let rest =
+            self.dispatch_cases(&else_b, id, rest, args, results, text, bad, default, loc)?;
+        else_b.insert(scf::r#yield(&rest, loc));
+        let then_region = Region::new();
+        then_region.append_block(then_block);
+        let else_region = Region::new();
+        else_region.append_block(else_block);
+        Ok(b.insert(scf::r#if(is, results, then_region, else_region, loc)))
+    }
+}
