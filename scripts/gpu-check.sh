@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Builds the folder to carry to an NVIDIA GPU machine (no Rust, no network there): every test
 # program and the example built by hipmlir as a user builds them (one binary with SPIR-V and
-# PTX), libhipmlir_rt.so, the CUDA backend's test executable, and run.sh, which runs them all with
-# the backend chosen as a user's program chooses it (GPUs first) and ends with "N passed, M failed".
+# PTX; tests/gpu_programs, which only NVIDIA targets run, with PTX alone), libhipmlir_rt.so,
+# the CUDA backend's test executable, and run.sh, which runs them all with the backend chosen
+# as a user's program chooses it (GPUs first) and ends with "N passed, M failed".
 #
 #   scripts/gpu-check.sh [OUT]     (make gpu-check; OUT defaults to build/gpu-check)
 #
@@ -17,11 +18,22 @@ names=()
 # The runtime programs of graphs, stream capture and memory pools run there too (rt-graphs), and
 # those of virtual memory management and the rest of the API (rt-vmm).
 for src in examples/vector_add.hip tests/programs/*.hip \
-  tests/runtime_programs/{graphs,capture,mempool,virtual_memory}.hip; do
+  tests/runtime_programs/{graphs,capture,mempool,virtual_memory,api_odds}.hip; do
   name=$(basename "${src%.*}")
   if "$hipmlir" "$src" -o "$out/$name" > "$out/$name.build.log" 2>&1; then
     names+=("$name")
     # Keep the log only when it says something (a warning that a program has no PTX).
+    [ -s "$out/$name.build.log" ] || rm -f "$out/$name.build.log"
+  else
+    echo "gpu-check: $src does not build (see $out/$name.build.log)" >&2
+    exit 1
+  fi
+done
+# Programs that only NVIDIA targets run (recursion), built for them alone.
+for src in tests/gpu_programs/*.hip; do
+  name=$(basename "${src%.*}")
+  if "$hipmlir" "$src" --offload-arch=sm_70 -o "$out/$name" > "$out/$name.build.log" 2>&1; then
+    names+=("$name")
     [ -s "$out/$name.build.log" ] || rm -f "$out/$name.build.log"
   else
     echo "gpu-check: $src does not build (see $out/$name.build.log)" >&2

@@ -105,7 +105,9 @@ fn compile(tool: &str, args: Vec<String>) -> u8 {
             }
         });
     let result = match compile {
-        Ok(thread) => thread.join(),
+        // A signal ending the compile kills its children first: the failure the compile then
+        // sees is not reported, and the process ends by the signal (temp_folders).
+        Ok(thread) => thread.join().inspect(|_| temp_folders::hold_while_ending()),
         Err(e) => Ok(Err(format!(
             "hipmlir: error: cannot start the compile thread with a {} MiB stack: {e}",
             COMPILE_STACK >> 20

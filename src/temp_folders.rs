@@ -9,7 +9,7 @@
 //! them.
 
 use std::path::PathBuf;
-use std::sync::atomic::{AtomicI32, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicI32, Ordering};
 use std::sync::Mutex;
 
 /// The folders to remove on a signal.
@@ -19,6 +19,20 @@ const SIGNALS: [libc::c_int; 3] = [libc::SIGINT, libc::SIGTERM, libc::SIGHUP];
 
 /// The pipe's writing end, for the handler.
 static PIPE: AtomicI32 = AtomicI32::new(-1);
+
+/// Set once a signal is ending the process (`end_by`).
+static ENDING: AtomicBool = AtomicBool::new(false);
+
+/// Waits for the end when a signal is ending the process: the compile, whose host compiler the
+/// signal's handler killed, must not exit with its own failure first (the caller would see
+/// "exit status 1" instead of the signal).
+pub fn hold_while_ending() {
+    if ENDING.load(Ordering::SeqCst) {
+        loop {
+            std::thread::park();
+        }
+    }
+}
 
 extern "C" fn on_signal(signal: libc::c_int) {
     let byte = signal as u8;
@@ -75,6 +89,7 @@ pub fn remove_on_signal() {
 /// signal itself (the caller sees "killed by SIGINT", and a shell's Ctrl-C stops the whole loop
 /// it runs).
 fn end_by(signal: libc::c_int) -> ! {
+    ENDING.store(true, Ordering::SeqCst);
     // The host compiler or linker would go on writing into the folders (and outlive us).
     for child in children() {
         // SAFETY: signals a child process of ours.

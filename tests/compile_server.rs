@@ -388,7 +388,7 @@ fn a_stalled_request_delays_no_other_compile() {
 /// compiler, leaves no temporary folder behind and ends by the same signal.
 #[test]
 fn a_signal_leaves_no_temporary_folder_behind() {
-    use std::os::unix::process::ExitStatusExt;
+    use std::os::unix::process::{CommandExt, ExitStatusExt};
     let project = scratch();
     let dir = project.path();
     copy_project("multi", dir);
@@ -401,23 +401,28 @@ fn a_signal_leaves_no_temporary_folder_behind() {
             pid_file.display()
         ),
     );
-    for signal in [
-        libc_signal::SIGINT,
-        libc_signal::SIGTERM,
-        libc_signal::SIGHUP,
-    ] {
+    for signal in [libc::SIGINT, libc::SIGTERM, libc::SIGHUP] {
         let _ = std::fs::remove_file(&pid_file);
         let temporaries = scratch();
-        let mut compile = plain_hipmlir()
+        let mut compile = plain_hipmlir();
+        compile
             .current_dir(dir)
             .env("CXX", &cxx)
             .env("TMPDIR", temporaries.path())
             .env("HIPMLIR_DISABLE_CACHE", "1")
             .args(["-c", "util.cpp", "-o", "util.o"])
             .stdout(std::process::Stdio::null())
-            .stderr(std::process::Stdio::null())
-            .spawn()
-            .unwrap();
+            .stderr(std::process::Stdio::null());
+        // As a terminal's foreground job has them: a test run in the background of a
+        // non-interactive shell inherits SIGINT ignored, which hipmlir rightly leaves ignored.
+        // SAFETY: only async-signal-safe calls between fork and exec.
+        unsafe {
+            compile.pre_exec(move || {
+                libc::signal(signal, libc::SIG_DFL);
+                Ok(())
+            });
+        }
+        let mut compile = compile.spawn().unwrap();
         wait_until("the host compiler to start", || {
             std::fs::read_to_string(&pid_file).is_ok_and(|s| s.ends_with('\n'))
         });
@@ -442,11 +447,4 @@ fn a_signal_leaves_no_temporary_folder_behind() {
             .collect();
         assert!(left.is_empty(), "signal {signal} left {left:?}");
     }
-}
-
-/// Signal numbers of Linux (the tests link no libc crate).
-mod libc_signal {
-    pub const SIGHUP: i32 = 1;
-    pub const SIGINT: i32 = 2;
-    pub const SIGTERM: i32 = 15;
 }

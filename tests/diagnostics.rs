@@ -57,75 +57,14 @@ fn syntax_error_is_reported_at_its_line_and_column() {
 fn unsupported_construct_is_named_with_its_location() {
     let (code, err, path) = compile(
         "unsupported.hip",
-        "#include <hip/hip_runtime.h>\n__global__ void k(float* a) {\n  a[0] = 1.0f;\n  goto done;\ndone:\n  a[1] = 2.0f;\n}\n",
+        "#include <hip/hip_runtime.h>\n__global__ void k(float* a) {\n  a[0] += 1.0f;\n  if (a[0] < 4.0f) goto inside;\n  if (a[1] > 0.0f) {\n  inside:\n    a[1] = 2.0f;\n  }\n}\n",
         &["--emit-spirv"],
     );
     assert_clean_failure(code, &err);
     assert!(
         err.contains(&format!(
-            "{path}:4:3: error: unsupported construct in device code: statement 'GotoStmt'"
-        )),
-        "{err}"
-    );
-}
-
-#[test]
-fn range_for_over_a_container_is_named() {
-    // A class template instance: libclang shows none of its members, so its end() is unknown.
-    let source = "#include <hip/hip_runtime.h>
-template <typename T>
-struct Span {
-  T* p;
-  int n;
-  __device__ T* begin() const { return p; }
-  __device__ T* end() const { return p + n; }
-};
-__global__ void k(float* a, int n) {
-  Span<float> s{a, n};
-  for (float& x : s) x *= 2.0f;
-}
-";
-    let (code, err, path) = compile("range_for.hip", source, &["--emit-spirv"]);
-    assert_clean_failure(code, &err);
-    assert!(
-        err.contains(&format!(
-            "{path}:11:19: error: unsupported construct in device code: range-based for over \
-             'Span<float>' (arrays, and classes that are not template instances"
-        )),
-        "{err}"
-    );
-}
-
-#[test]
-fn copied_and_mutable_lambdas_are_named() {
-    let source = "#include <hip/hip_runtime.h>
-__global__ void k(float* a, float s) {
-  auto scale = [s](float v) { return v * s; };
-  auto copy = scale;
-  a[0] = copy(a[0]);
-}
-";
-    let (code, err, path) = compile("lambda_copy.hip", source, &["--emit-spirv"]);
-    assert_clean_failure(code, &err);
-    assert!(
-        err.contains(&format!(
-            "{path}:4:15: error: unsupported construct in device code: lambda 'scale' copied or \
-             stored"
-        )),
-        "{err}"
-    );
-    let source = "#include <hip/hip_runtime.h>
-__global__ void k(int* a) {
-  int n = 0;
-  auto next = [n]() mutable { return ++n; };
-  a[0] = next();
-}
-";
-    let (code, err, path) = compile("lambda_mutable.hip", source, &["--emit-spirv"]);
-    assert_clean_failure(code, &err);
-    assert!(
-        err.contains(&format!(
-            "{path}:4:15: error: unsupported construct in device code: mutable lambda"
+            "{path}:4:20: error: unsupported construct in device code: goto jumping into the \
+             block of label 'inside'"
         )),
         "{err}"
     );
@@ -161,7 +100,8 @@ struct Offsets {
     assert_clean_failure(code, &err);
     assert!(
         err.contains(&format!(
-            "{path}:5:37: error: unsupported construct in device code: lambda capturing 'this'"
+            "{path}:5:37: error: unsupported construct in device code: lambda passed from host \
+             code with an init-capture or capturing 'this'"
         )),
         "{err}"
     );

@@ -190,6 +190,38 @@ fn long_source_names_build() {
 }
 
 #[test]
+fn cxx14_sources_build_without_warnings_from_hips_headers() {
+    // The headers are written with C++17 features that C++14 modes take as extensions; a
+    // whole launch configuration may come from one macro.
+    let dir = scratch();
+    let source = "#include <hip/hip_runtime.h>\n#include <cstdio>\n\
+        template <typename T, int Factor>\n\
+        __global__ void add(T* p, int n) {\n\
+          int i = blockIdx.x * blockDim.x + threadIdx.x;\n\
+          if (i < n) p[i] += Factor * i;\n}\n\
+        #define CONFIG(n) dim3(((n) + 63) / 64), dim3(64), 0, 0\n\
+        int main() {\n\
+          const int n = 300;\n  int* d = nullptr;\n\
+          if (hipMalloc(&d, n * sizeof(int)) != hipSuccess) return 1;\n\
+          hipMemset(d, 0, n * sizeof(int));\n\
+          add<int, 2><<<(n + 63) / 64, 64>>>(d, n);\n\
+          hipLaunchKernelGGL(HIP_KERNEL_NAME(add<int, 2>), CONFIG(n), d, n);\n\
+          int h[n];\n  hipMemcpy(h, d, sizeof h, hipMemcpyDeviceToHost);\n\
+          int bad = 0;\n  for (int i = 0; i < n; ++i) bad += h[i] != 4 * i;\n\
+          std::printf(bad ? \"FAILED\\n\" : \"PASSED\\n\");\n  return bad != 0;\n}\n";
+    std::fs::write(dir.path().join("c14.hip"), source).unwrap();
+    let out = hipmlir()
+        .current_dir(dir.path())
+        .env("HIPMLIR_DISABLE_CACHE", "1")
+        .args(["-std=c++14", "-Wall", "c14.hip", "-o", "app14"])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(!stderr(&out).contains("warning"), "{}", stderr(&out));
+    assert!(run_program(&dir.path().join("app14")).contains("PASSED"));
+}
+
+#[test]
 fn kernel_declared_in_one_file_and_defined_in_another() {
     let dir = copy_project("cross");
     hipmlir_in(dir.path(), &["-c", "kernel.hip", "-o", "kernel.o"], None);
@@ -1942,6 +1974,50 @@ fn ptx_without_libdevice_is_a_warning_by_default_and_an_error_when_asked_for() {
     assert!(
         err.contains("hipmlir: error: the PTX kernels call __nv_")
             && err.contains("install libdevice with scripts/setup.sh"),
+        "{err}"
+    );
+}
+
+/// Recursion is compiled for NVIDIA targets (PTX has a call stack: the functions stay functions
+/// calling themselves) and refused for SPIR-V, naming the cycle. scripts/gpu-check.sh runs the
+/// program on a GPU.
+#[test]
+fn recursion_builds_for_nvidia_targets_and_is_named_for_spirv() {
+    let dir = scratch();
+    let src = repo().join("tests/gpu_programs/recursion.hip");
+    let ptx = dir.path().join("recursion.ptx");
+    let out = hipmlir()
+        .arg(&src)
+        .args(["--offload-arch=sm_70", "--emit-ptx", "-o"])
+        .arg(&ptx)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", stderr(&out));
+    let text = std::fs::read_to_string(&ptx).unwrap();
+    // (The mutual recursion may become a loop in LLVM's hands: tail calls.)
+    for f in ["_Z8tree_sumPK4Nodeii", "_Z9quicksortPiii"] {
+        let calls = text.matches(&format!("call.uni (retval0), {f},")).count()
+            + text.matches(&format!("call.uni {f},")).count();
+        assert!(calls > 0, "{f} is called in:\n{text}");
+    }
+    let exe = dir.path().join("recursion");
+    let out = hipmlir()
+        .arg(&src)
+        .args(["--offload-arch=sm_70", "-o"])
+        .arg(&exe)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", stderr(&out));
+    let out = hipmlir()
+        .arg(&src)
+        .args(["--emit-spirv", "-o"])
+        .arg(dir.path().join("recursion.spv"))
+        .output()
+        .unwrap();
+    let err = stderr(&out);
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    assert!(
+        err.contains("unsupported construct in device code: recursion ('is_even(unsigned int)' calls 'is_odd(unsigned int)', which calls 'is_even(unsigned int)'"),
         "{err}"
     );
 }

@@ -57,6 +57,26 @@ fn virtual_memory_management() {
     assert!(out.contains("virtual_memory PASSED"), "{out}");
 }
 
+/// The rest of the API (attached managed memory, driver copy nodes, functions by symbol, API
+/// names, launches on every device, driver texture objects), on one device and on two
+/// (`HIPMLIR_DEVICE=0,0` opens the device twice).
+#[test]
+fn api_odds_on_one_and_two_devices() {
+    use_temporary_cache();
+    let dir = scratch();
+    let exe = build(&program("api_odds.hip"), dir.path(), None);
+    run_program(&exe);
+    let out = Command::new(&exe)
+        .env("HIPMLIR_DEVICE", "0,0")
+        .output()
+        .expect("runs");
+    let text = format!("{}{}", stdout(&out), stderr(&out));
+    assert!(
+        out.status.success() && text.contains("api_odds PASSED"),
+        "two devices: {text}"
+    );
+}
+
 #[test]
 fn eight_threads_on_their_own_streams() {
     build_and_run("threads.hip", None);

@@ -204,51 +204,128 @@ pub fn drop_host_functions(module: &Module) {
     }
 }
 
-/// After inlining, a call left in device code can only be recursion, which GPUs (and OpenCL)
-/// do not support: report it where the call is.
+/// After inlining, a call left in device code can only be recursion, which hipmlir's SPIR-V
+/// does not run (every call is inlined; OpenCL C has no recursion either): reported where the
+/// call is, naming the functions of the cycle. NVIDIA targets run it (the PTX pipeline does not
+/// have this pass).
 pub fn reject_recursion(module: &Module) -> Result<(), LowerError> {
-    let mut found: Option<(String, String)> = None;
-    let body = module.body();
-    // Calls of declarations (device library functions) are lowered later, not inlined.
-    let mut declarations = std::collections::HashSet::new();
-    let mut op = body.first_operation();
-    while let Some(f) = op {
-        if f.name().as_string_ref().as_str() == Ok("func.func")
-            && f.region(0).is_ok_and(|r| r.first_block().is_none())
+    // The functions (at any depth: before or after outlining) with a body.
+    let mut functions: Vec<mlir_sys::MlirOperation> = Vec::new();
+    module.as_operation().walk(WalkOrder::PreOrder, |op| {
+        let name = op.name();
+        let is_function = matches!(name.as_string_ref().as_str(), Ok("func.func" | "gpu.func"));
+        if is_function
+            && !op.has_attribute(HOST_ATTRIBUTE)
+            && op.region(0).is_ok_and(|r| r.first_block().is_some())
         {
-            if let Ok(name) = f.attribute("sym_name") {
-                declarations.insert(format!("@{}", name.to_string().trim_matches('"')));
+            functions.push(op.to_raw());
+        }
+        WalkResult::Advance
+    });
+    // The calls each function makes of functions defined here (declarations are device library
+    // functions, lowered later), with their locations.
+    let symbol = |op: &melior::ir::OperationRef| {
+        op.attribute("sym_name")
+            .map(|n| format!("@{}", n.to_string().trim_matches('"')))
+            .unwrap_or_default()
+    };
+    // SAFETY: live operations found by the walk above; nothing is changed in between.
+    let functions: Vec<melior::ir::OperationRef> = functions
+        .into_iter()
+        .map(|raw| unsafe { melior::ir::OperationRef::from_raw(raw) })
+        .collect();
+    let defined: std::collections::HashSet<String> = functions.iter().map(symbol).collect();
+    let mut calls: Vec<(String, Vec<(String, String)>)> = Vec::new();
+    for f in &functions {
+        let mut callees = Vec::new();
+        f.walk(WalkOrder::PreOrder, |inner| {
+            if inner.name().as_string_ref().as_str() == Ok("func.call") {
+                let callee = inner
+                    .attribute("callee")
+                    .map(|a| a.to_string())
+                    .unwrap_or_default();
+                if defined.contains(&callee) {
+                    let at = crate::source_location_or_unknown(inner.location());
+                    callees.push((callee, at));
+                }
+            }
+            WalkResult::Advance
+        });
+        calls.push((symbol(f), callees));
+    }
+    // The first call that closes a cycle.
+    let Some((caller, location, cycle)) = calls.iter().find_map(|(caller, callees)| {
+        callees.iter().find_map(|(callee, at)| {
+            call_cycle(&calls, callee, caller).map(|cycle| (caller, at, cycle))
+        })
+    }) else {
+        return Ok(());
+    };
+    Err(LowerError::Unsupported {
+        location: location.clone(),
+        message: format!(
+            "recursion ({}; hipmlir compiles SPIR-V with every call inlined: NVIDIA targets, \
+             --offload-arch=sm_XX alone, run it)",
+            describe_cycle(caller, &cycle)
+        ),
+    })
+}
+
+/// The functions from `from` to `to` along the calls, both included; None when `to` cannot be
+/// reached.
+fn call_cycle(
+    calls: &[(String, Vec<(String, String)>)],
+    from: &str,
+    to: &str,
+) -> Option<Vec<String>> {
+    let mut previous: std::collections::HashMap<&str, &str> = Default::default();
+    let mut queue = std::collections::VecDeque::from([from]);
+    while let Some(at) = queue.pop_front() {
+        if at == to {
+            let mut path = vec![at.to_string()];
+            let mut step = at;
+            while let Some(p) = previous.get(step) {
+                path.push(p.to_string());
+                step = p;
+            }
+            path.reverse();
+            return Some(path);
+        }
+        let next = calls
+            .iter()
+            .filter(|(c, _)| c == at)
+            .flat_map(|(_, callees)| callees.iter().map(|(callee, _)| callee.as_str()));
+        for n in next {
+            if n != from && !previous.contains_key(n) {
+                previous.insert(n, at);
+                queue.push_back(n);
             }
         }
-        op = f.next_in_block();
     }
-    let mut op = body.first_operation();
-    while let Some(f) = op {
-        if f.name().as_string_ref().as_str() == Ok("func.func") && !f.has_attribute(HOST_ATTRIBUTE)
-        {
-            f.walk(WalkOrder::PreOrder, |inner| {
-                if found.is_none() && inner.name().as_string_ref().as_str() == Ok("func.call") {
-                    let callee = inner
-                        .attribute("callee")
-                        .map(|a| a.to_string())
-                        .unwrap_or_default();
-                    if !declarations.contains(&callee) {
-                        found = Some((crate::source_location_or_unknown(inner.location()), callee));
-                    }
+    None
+}
+
+/// "f calls itself" or "f calls g, which calls f", with the source's names.
+fn describe_cycle(caller: &str, path: &[String]) -> String {
+    let name = |symbol: &str| {
+        let mangled = symbol.trim_start_matches('@');
+        cpp_demangle::Symbol::new(mangled)
+            .ok()
+            .and_then(|s| s.demangle().ok())
+            .unwrap_or_else(|| mangled.to_string())
+    };
+    match path {
+        [only] if only == caller => format!("'{}' calls itself", name(caller)),
+        _ => {
+            let mut text = format!("'{}' calls", name(caller));
+            for (i, f) in path.iter().enumerate() {
+                if i > 0 {
+                    text.push_str(", which calls");
                 }
-                WalkResult::Advance
-            });
+                text.push_str(&format!(" '{}'", name(f)));
+            }
+            text
         }
-        op = f.next_in_block();
-    }
-    match found {
-        None => Ok(()),
-        Some((location, callee)) => Err(LowerError::Unsupported {
-            location,
-            message: format!(
-                "recursion (the call of {callee} cannot be inlined; GPU code has no call stack)"
-            ),
-        }),
     }
 }
 

@@ -52,6 +52,8 @@ pub fn spirv_pipeline(options: &SpirvOptions) -> String {
         "gpu.module(canonicalize,cse,symbol-dce)".to_string(),
         // Stage `lowered`: what the kernel metadata is read from.
         MARK_ENTRY_POINTS.to_string(),
+        // A call inlining left is recursion, which SPIR-V (as hipmlir builds it) does not run.
+        registry::REJECT_RECURSION.to_string(),
         // The gpu.module becomes a spirv.module.
         pointers,
         registry::LOWER_MATH_TO_OPENCL.to_string(),
@@ -73,10 +75,10 @@ fn common_prefix() -> Vec<String> {
     vec![
         // Device functions are inlined into the kernels while these are still func.func (MLIR
         // cannot inline into a gpu.func); calls through function pointers become direct calls
-        // first, to be inlined with the rest. GPU code has no call stack worth keeping.
+        // first, to be inlined with the rest. What recursion leaves stays a call (NVPTX runs
+        // it; the SPIR-V pipeline rejects it).
         registry::DEVIRTUALIZE_FUNCTION_POINTERS.to_string(),
         "inline,canonicalize,cse,symbol-dce".to_string(),
-        registry::REJECT_RECURSION.to_string(),
         // Stage `outlined`.
         registry::OUTLINE_KERNELS.to_string(),
         // Launch sites stood for host code: from here on only the device side.

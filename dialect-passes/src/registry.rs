@@ -58,13 +58,6 @@ pub static PASSES: [PassInfo; PASS_COUNT] = [
         run: |ctx, module, _| crate::function_pointers::devirtualize_function_pointers(ctx, module),
     },
     PassInfo {
-        name: REJECT_RECURSION,
-        summary: "after inlining, a call left in device code is recursion: reported as \
-                  unsupported at the call",
-        options: &[],
-        run: |_, module, _| crate::passes::reject_recursion(module),
-    },
-    PassInfo {
         name: OUTLINE_KERNELS,
         summary: hipmlir_outliner::PASS_SUMMARY,
         options: &[],
@@ -171,6 +164,14 @@ pub static PASSES: [PassInfo; PASS_COUNT] = [
             crate::passes::mark_entry_points(ctx, module);
             Ok(())
         },
+    },
+    PassInfo {
+        name: REJECT_RECURSION,
+        summary: "SPIR-V: after inlining, a call left in device code is recursion, which \
+                  hipmlir's SPIR-V does not run: reported at the call closing the cycle, naming \
+                  its functions (NVPTX runs recursion)",
+        options: &[],
+        run: |_, module, _| crate::passes::reject_recursion(module),
     },
     PassInfo {
         name: LOWER_POINTERS_TO_SPIRV,

@@ -267,7 +267,11 @@ int hipmlir_ctor_initializers(const void *decl, int max, int *what, const void *
               : init->isMemberInitializer()     ? 2
               : init->isDelegatingInitializer() ? 3
                                                 : 4;
-    fields[i] = init->isMemberInitializer() ? init->getMember() : nullptr;
+    // A member of an anonymous struct or union: the member itself (the Rust side finds the
+    // anonymous members holding it).
+    fields[i] = init->isMemberInitializer()           ? init->getMember()
+                : init->isIndirectMemberInitializer() ? init->getIndirectMember()->getAnonField()
+                                                      : nullptr;
     inits[i] = init->getInit();
     kinds[i] = inits[i] ? implicit_cursor_kind(init->getInit()) : 0;
   }
@@ -303,11 +307,46 @@ int hipmlir_is_elidable_construction(const void *expr) {
   return c && c->isElidable();
 }
 
-// The `__begin` variable of a range-based for (`for (T x : range)`): clang declares it for the
-// loop and names it in `x`'s initializer; libclang shows neither its role nor its declaration.
-const void *hipmlir_range_for_begin(const void *stmt) {
+// The libclang cursor kind of an expression libclang does not show as a child (a range-based
+// for's condition and increment): what those are, or an unexposed expression (an implicit
+// conversion, a full-expression), whose children libclang shows.
+static int expression_cursor_kind(const clang::Expr *e) {
+  if (llvm::isa<clang::CompoundAssignOperator>(e)) return 115;
+  if (llvm::isa<clang::BinaryOperator>(e)) return 114;
+  if (llvm::isa<clang::UnaryOperator>(e)) return 112;
+  if (llvm::isa<clang::ParenExpr>(e)) return 111;
+  if (llvm::isa<clang::CallExpr>(e)) return 103;
+  return 100;
+}
+
+// The init-statement of `switch (init; cond)`, which libclang does not show, and its cursor
+// kind (a declaration statement or an expression); null when there is none.
+const void *hipmlir_switch_init(const void *stmt, int *kind) {
+  const auto *s = llvm::dyn_cast<clang::SwitchStmt>(static_cast<const clang::Stmt *>(stmt));
+  const clang::Stmt *init = s ? s->getInit() : nullptr;
+  if (!init) return nullptr;
+  if (llvm::isa<clang::DeclStmt>(init)) *kind = 231;
+  else if (const auto *e = llvm::dyn_cast<clang::Expr>(init)) *kind = expression_cursor_kind(e);
+  else return nullptr;
+  return init;
+}
+
+// The hidden parts of a range-based for (`for (T x : range)`), as clang rewrites it: the
+// variables `__range`, `__begin` and `__end`, the condition `__begin != __end` and the increment
+// `++__begin` (with their cursor kinds), none of which libclang shows. Returns 0 when `stmt` is
+// no range-based for or a part is missing.
+int hipmlir_range_for_parts(const void *stmt, const void *parts[5], int kinds[5]) {
   const auto *s = llvm::dyn_cast<clang::CXXForRangeStmt>(static_cast<const clang::Stmt *>(stmt));
-  return s ? condition_variable(s->getBeginStmt()) : nullptr;
+  if (!s || !s->getCond() || !s->getInc()) return 0;
+  parts[0] = condition_variable(s->getRangeStmt());
+  parts[1] = condition_variable(s->getBeginStmt());
+  parts[2] = condition_variable(s->getEndStmt());
+  parts[3] = s->getCond();
+  parts[4] = s->getInc();
+  kinds[0] = kinds[1] = kinds[2] = 0;
+  kinds[3] = expression_cursor_kind(s->getCond());
+  kinds[4] = expression_cursor_kind(s->getInc());
+  return parts[0] && parts[1] && parts[2];
 }
 
 // Whether a class is a lambda's closure type (libclang spells it `(lambda at file:line:col)` and

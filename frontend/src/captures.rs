@@ -5,12 +5,35 @@ use clang_sys::*;
 
 use crate::clang::{ClosureCapture, Cursor};
 
-/// A variable a lambda captures.
+/// What a lambda captures.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Captured {
+    /// A local variable or parameter of an enclosing function (its canonical declaration).
+    Variable(Cursor),
+    /// `[y = expr]`: the variable the capture declares (its canonical declaration; the
+    /// initializer is evaluated where the lambda is created).
+    Init(Cursor),
+    /// `this` (or `*this`): the enclosing member function's object.
+    This,
+}
+
+/// One capture of a lambda.
 #[derive(Debug, Clone)]
 pub struct LambdaCapture {
-    /// The captured variable's canonical declaration.
-    pub decl: Cursor,
+    pub captured: Captured,
+    /// Captured by reference (the closure holds an address).
     pub by_ref: bool,
+}
+
+impl LambdaCapture {
+    /// The variable the capture names inside the lambda: the captured one, or the one an
+    /// init-capture declares; None for `this`.
+    pub fn decl(&self) -> Option<Cursor> {
+        match self.captured {
+            Captured::Variable(d) | Captured::Init(d) => Some(d),
+            Captured::This => None,
+        }
+    }
 }
 
 /// Why a lambda's captures cannot be read: where, and the construct.
@@ -38,9 +61,6 @@ pub fn lambda_targets(lambda: &Cursor) -> (bool, bool) {
 /// not odr-used left out, as C++ says), and a field's type says whether its capture is a copy or
 /// a reference. g++ lays out the host's closure object in the same order.
 pub fn lambda_captures(lambda: &Cursor) -> Result<Vec<LambdaCapture>, CaptureError> {
-    if call_operator(lambda).is_some_and(|op| !op.is_const_method()) {
-        return Err((*lambda, "mutable lambda".into()));
-    }
     let closure = lambda.ty();
     let captures = closure.declaration().closure_captures().ok_or_else(|| {
         (
@@ -58,17 +78,28 @@ pub fn lambda_captures(lambda: &Cursor) -> Result<Vec<LambdaCapture>, CaptureErr
     captures
         .into_iter()
         .zip(fields)
-        .map(|(capture, field)| match capture {
-            ClosureCapture::Variable(decl) => Ok(LambdaCapture {
-                decl,
-                by_ref: field.ty().is_reference(),
-            }),
-            ClosureCapture::This => Err((*lambda, "lambda capturing 'this'".into())),
-            ClosureCapture::InitCapture => Err((*lambda, "lambda with an init-capture".into())),
-            ClosureCapture::Other => Err((
-                *lambda,
-                "lambda capturing a variable-length array bound or a structured binding".into(),
-            )),
+        .map(|(capture, field)| {
+            let captured =
+                match capture {
+                    ClosureCapture::Variable(decl) => Captured::Variable(decl),
+                    ClosureCapture::InitCapture(decl) => Captured::Init(decl),
+                    ClosureCapture::This => Captured::This,
+                    ClosureCapture::Other => return Err((
+                        *lambda,
+                        "lambda capturing a variable-length array bound or a structured binding"
+                            .into(),
+                    )),
+                };
+            // `[this]` holds a pointer (the object by reference); `[*this]` a copy.
+            let by_ref = field.ty().is_reference()
+                || (captured == Captured::This && field.ty().canonical().kind() == CXType_Pointer);
+            Ok(LambdaCapture { captured, by_ref })
         })
         .collect()
+}
+
+/// Whether a lambda is `mutable`: its call operator may change its by-copy captures, which are
+/// then the closure object's own state across calls.
+pub fn is_mutable(lambda: &Cursor) -> bool {
+    call_operator(lambda).is_some_and(|op| !op.is_const_method())
 }

@@ -347,9 +347,21 @@ impl Edits<'_> {
                 .iter()
                 .filter(|c| c.kind() == CXCursor_VariableRef)
                 .count();
+            // Only captured variables can be named in a list written for the host compiler.
+            let Some(names) = captures
+                .iter()
+                .map(|c| match c.captured {
+                    crate::captures::Captured::Variable(d) => Some(d.spelling()),
+                    _ => None,
+                })
+                .collect::<Option<Vec<String>>>()
+            else {
+                return Ok(None);
+            };
             let list: Vec<String> = captures
                 .iter()
-                .map(|c| format!("{}{}", if c.by_ref { "&" } else { "" }, c.decl.spelling()))
+                .zip(names)
+                .map(|(c, name)| format!("{}{name}", if c.by_ref { "&" } else { "" }))
                 .collect();
             let list = format!("[{}]", list.join(", "));
             let implicit = captures.len() > named;

@@ -43,6 +43,9 @@ pub struct Record {
     pub fields: Vec<Field>,
     /// The fields' declarations, in the same order (for default member initializers).
     pub field_decls: Vec<crate::clang::Cursor>,
+    /// The bytes that runs of adjacent bit-fields occupy, each a byte-array member of the
+    /// `!llvm.struct` (the bit-fields themselves are read and written in them).
+    pub bit_storage: Vec<BitStorage>,
     pub size: u64,
     pub align: u64,
 }
@@ -51,8 +54,30 @@ pub struct Record {
 pub struct Field {
     pub name: String,
     pub ty: Ty,
+    /// An anonymous struct or union, whose members are named as the enclosing record's.
+    pub anonymous: bool,
+    /// The byte offset (of a bit-field: of its storage run).
     pub offset: u64,
-    /// The field's position in the `!llvm.struct` (padding members shift it).
+    /// The field's position in the `!llvm.struct` (padding members shift it); a bit-field's
+    /// is its storage run's.
+    pub llvm_index: i32,
+    pub bit_field: Option<BitField>,
+}
+
+/// Where a bit-field's bits are, as clang's record layout places them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct BitField {
+    /// The first bit, counted from the start of the field's storage run (bit 0 is the least
+    /// significant bit of its first byte, as on every target hipmlir compiles for).
+    pub bit_offset: u64,
+    pub width: u32,
+}
+
+/// A run of bytes holding adjacent bit-fields.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct BitStorage {
+    pub offset: u64,
+    pub len: u64,
     pub llvm_index: i32,
 }
 
@@ -304,12 +329,12 @@ impl Ty {
             Ty::Record(r) => {
                 let mut members = Vec::new();
                 let mut end = 0;
-                for f in &r.fields {
-                    if f.offset > end {
-                        members.push(padding(ctx, f.offset - end));
+                for (offset, size, ty) in r.llvm_members() {
+                    if offset > end {
+                        members.push(padding(ctx, offset - end));
                     }
-                    members.push(f.ty.memory_mlir(ctx));
-                    end = f.offset + f.ty.size();
+                    members.push(ty.memory_mlir(ctx));
+                    end = offset + size;
                 }
                 if r.size > end {
                     members.push(padding(ctx, r.size - end));
@@ -369,6 +394,74 @@ fn at(cursor: &crate::clang::Cursor, ty: Result<Ty>) -> Result<Ty> {
     })
 }
 
+/// Whether a field is the unnamed member holding an anonymous struct or union.
+fn is_anonymous_member(f: &crate::clang::Cursor) -> bool {
+    f.ty().declaration().is_anonymous_record()
+}
+
+impl Ty {
+    /// The anonymous struct or union member of this record of type `ty`.
+    pub fn anonymous_member(&self, ty: &Ty) -> Option<&Field> {
+        let Ty::Record(r) = self else { return None };
+        r.fields.iter().find(|f| f.anonymous && f.ty == *ty)
+    }
+
+    /// The fields from this record down to its member `name`: the member itself, or the
+    /// anonymous structs and unions holding it, then it (C++ names their members as the
+    /// enclosing class's).
+    pub fn member_path(&self, name: &str) -> Option<Vec<(&Ty, &Field)>> {
+        let Ty::Record(r) = self else { return None };
+        if let Some(f) = r.fields.iter().find(|f| f.name == name && !f.anonymous) {
+            return Some(vec![(self, f)]);
+        }
+        r.fields.iter().filter(|f| f.anonymous).find_map(|f| {
+            let mut path = f.ty.member_path(name)?;
+            path.insert(0, (self, f));
+            Some(path)
+        })
+    }
+}
+
+impl Record {
+    /// The members of the `!llvm.struct`, padding aside, in offset order: (offset, size, type)
+    /// of the fields that are not bit-fields and of the bit-fields' storage runs.
+    pub fn llvm_members(&self) -> Vec<(u64, u64, Ty)> {
+        let mut members: Vec<(u64, u64, Ty)> = self
+            .fields
+            .iter()
+            .filter(|f| f.bit_field.is_none())
+            .map(|f| (f.offset, f.ty.size(), f.ty.clone()))
+            .chain(
+                self.bit_storage
+                    .iter()
+                    .map(|s| (s.offset, s.len, s.bytes())),
+            )
+            .collect();
+        members.sort_by_key(|(offset, _, _)| *offset);
+        members
+    }
+}
+
+impl BitStorage {
+    /// Its type: bytes.
+    pub fn bytes(&self) -> Ty {
+        Ty::Array {
+            element: Box::new(Ty::Int {
+                bits: 8,
+                signed: false,
+            }),
+            len: self.len,
+        }
+    }
+}
+
+/// The bit-field run being laid out: its first byte, its end, its member index.
+struct Run {
+    offset: u64,
+    end: u64,
+    llvm_index: i32,
+}
+
 fn record(ty: CType, loc: &SourceLoc) -> Result<Record> {
     let (Some(size), Some(align)) = (ty.size_of(), ty.align_of()) else {
         return Err(FrontendError::unsupported(
@@ -379,16 +472,35 @@ fn record(ty: CType, loc: &SourceLoc) -> Result<Record> {
     let is_union = ty.declaration().kind() == CXCursor_UnionDecl;
     let mut fields = Vec::new();
     let mut field_decls = Vec::new();
+    let mut bit_storage = Vec::new();
     let mut end = 0u64;
     let mut llvm_index = 0i32;
+    let mut run: Option<Run> = None;
+    let close = |run: &mut Option<Run>, storage: &mut Vec<BitStorage>, end: &mut u64| {
+        if let Some(r) = run.take() {
+            storage.push(BitStorage {
+                offset: r.offset,
+                len: r.end - r.offset,
+                llvm_index: r.llvm_index,
+            });
+            *end = r.end;
+        }
+    };
     for f in ty.fields() {
+        let width = f.bit_field_width();
         if is_union {
-            // Every member starts at the union's single storage member.
+            // Every member starts at the union's single storage member, bit-fields at its
+            // first bit.
             fields.push(Field {
                 name: f.spelling(),
                 ty: Ty::of(&f)?,
+                anonymous: is_anonymous_member(&f),
                 offset: 0,
                 llvm_index: 0,
+                bit_field: width.map(|width| BitField {
+                    bit_offset: 0,
+                    width,
+                }),
             });
             field_decls.push(f);
             continue;
@@ -400,11 +512,68 @@ fn record(ty: CType, loc: &SourceLoc) -> Result<Record> {
                 "field without an offset",
             ));
         };
+        let fty = Ty::of(&f)?;
+        if width == Some(0) {
+            // `T : 0;` only moves the next bit-field to a new unit: clang's offsets say where.
+            fields.push(Field {
+                name: f.spelling(),
+                ty: fty,
+                anonymous: false,
+                offset: bits / 8,
+                llvm_index: 0,
+                bit_field: Some(BitField {
+                    bit_offset: 0,
+                    width: 0,
+                }),
+            });
+            continue;
+        }
+        if let Some(width) = width {
+            // A bit-field joins the run whose bytes it shares or follows, else starts one.
+            let (first, last) = (bits / 8, (bits + u64::from(width)).div_ceil(8));
+            if run.as_ref().is_none_or(|r| first > r.end) {
+                close(&mut run, &mut bit_storage, &mut end);
+                if first < end {
+                    return Err(FrontendError::unsupported(
+                        f.location(),
+                        "overlapping fields",
+                    ));
+                }
+                if first > end {
+                    llvm_index += 1; // a padding member comes first
+                }
+                run = Some(Run {
+                    offset: first,
+                    end: first,
+                    llvm_index,
+                });
+                llvm_index += 1;
+            }
+            let Some(r) = run.as_mut() else {
+                return Err(FrontendError::unsupported(f.location(), "bit-field"));
+            };
+            r.end = r.end.max(last);
+            fields.push(Field {
+                name: f.spelling(),
+                ty: fty,
+                anonymous: false,
+                offset: r.offset,
+                llvm_index: r.llvm_index,
+                bit_field: Some(BitField {
+                    bit_offset: bits - 8 * r.offset,
+                    width,
+                }),
+            });
+            continue;
+        }
+        close(&mut run, &mut bit_storage, &mut end);
         if bits % 8 != 0 {
-            return Err(FrontendError::unsupported(f.location(), "bit-field"));
+            return Err(FrontendError::unsupported(
+                f.location(),
+                "field at a bit offset",
+            ));
         }
         let offset = bits / 8;
-        let fty = Ty::of(&f)?;
         if offset < end {
             return Err(FrontendError::unsupported(
                 f.location(),
@@ -418,16 +587,20 @@ fn record(ty: CType, loc: &SourceLoc) -> Result<Record> {
         fields.push(Field {
             name: f.spelling(),
             ty: fty,
+            anonymous: is_anonymous_member(&f),
             offset,
             llvm_index,
+            bit_field: None,
         });
         llvm_index += 1;
     }
+    close(&mut run, &mut bit_storage, &mut end);
     Ok(Record {
         name: ty.unqualified().spelling(),
         is_union,
         fields,
         field_decls,
+        bit_storage,
         size,
         align,
     })

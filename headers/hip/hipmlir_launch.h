@@ -22,6 +22,9 @@
 // builds, where the host compiler never sees the kernel's definition).
 #ifndef HIPMLIR_LAUNCH_H
 #define HIPMLIR_LAUNCH_H
+// Written with C++17 features that every C++ mode of clang and GCC takes; a program compiled
+// as C++14 gets no warnings about them.
+#pragma GCC system_header
 
 #include <stddef.h>
 
@@ -50,14 +53,14 @@
 #if defined(__HIP_DEVICE_COMPILE__)
 // The device-side parse reads a launch as HIP defines it, a `<<<>>>` launch: clang chooses the
 // kernel (overloads, deduced template arguments) and hipmlir compiles that instance.
-#define hipLaunchKernelGGL(kernelName, grid, block, sharedMemBytes, stream, ...) \
+#define __HIPMLIR_LAUNCH_GGL(kernelName, grid, block, sharedMemBytes, stream, ...) \
   (kernelName<<<grid, block, sharedMemBytes, stream>>>(__VA_ARGS__), hipSuccess)
 #elif defined(__HIPMLIR_KERNEL_STUBS__)
 // The host compile of a source hipmlir compiles, where every kernel has a host stub that launches
 // itself: the launch `<<<>>>` becomes there (hipmlir's frontend rewrites those). C++ chooses
 // among overloads, deduces template arguments and converts the arguments, whatever the kernel
 // expression is (a name, a pointer, a parameter, a member). Its value is the launch's result.
-#define hipLaunchKernelGGL(kernelName, grid, block, sharedMemBytes, stream, ...)          \
+#define __HIPMLIR_LAUNCH_GGL(kernelName, grid, block, sharedMemBytes, stream, ...)        \
   (::hipmlir::detail::configure(grid, block, sharedMemBytes, stream), kernelName(__VA_ARGS__), \
    ::hipmlir::detail::stub_launch_result())
 #else
@@ -65,6 +68,12 @@
 // address when a hipmlir-built image registered it, else by its spelled name.
 #define hipLaunchKernelGGL(kernelName, ...) \
   ::hipmlir::detail::launch_ggl(HIPMLIR_STRINGIFY(kernelName), kernelName, __VA_ARGS__)
+#endif
+#ifndef hipLaunchKernelGGL
+// The configuration is split into its parts only after the arguments are expanded, so one macro
+// may give all four (`hipLaunchKernelGGL(k, CONFIG, args...)` with `#define CONFIG g, b, 0, 0`);
+// the kernel's name is parenthesized first, as HIP_KERNEL_NAME(k<A, B>) expands to a comma.
+#define hipLaunchKernelGGL(kernelName, ...) __HIPMLIR_LAUNCH_GGL((kernelName), __VA_ARGS__)
 #endif
 
 namespace hipmlir {
@@ -290,11 +299,16 @@ inline ChevronConfig chevron(dim3 grid, dim3 block, std::size_t shared_mem_bytes
   return {{grid, block, shared_mem_bytes, stream}};
 }
 
+// std::apply's work, written out: the header also serves sources compiled as C++14.
+template <class... Params, class Tuple, std::size_t... I>
+inline void call_with(void (*kernel)(Params...), Tuple&& args, std::index_sequence<I...>) {
+  kernel(std::get<I>(std::move(args))...);
+}
+
 template <class... Params, class... Args>
 inline void operator|(void (*kernel)(Params...), PendingLaunch<Args...>&& launch) {
   call_configs().push_back(launch.config);
-  std::apply([&](auto&&... args) { kernel(std::forward<decltype(args)>(args)...); },
-             std::move(launch.args));
+  call_with(kernel, std::move(launch.args), std::index_sequence_for<Args...>{});
 }
 #endif  // __HIP_DEVICE_COMPILE__
 

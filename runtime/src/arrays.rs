@@ -566,7 +566,7 @@ pub fn copy_region(
 
 /// The memory a copy of `width` bytes by `height` rows by `depth` slices between two sides
 /// touches, each side checked to hold it (`None` for an empty copy).
-fn region(
+pub fn region(
     dst: &Side,
     src: &Side,
     width: usize,

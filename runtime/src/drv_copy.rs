@@ -5,8 +5,8 @@
 
 use std::ffi::c_void;
 
-use crate::arrays::{copy_region, Place, Side};
-use crate::backend::{Device, MemcpyKind, MemoryType, Stream};
+use crate::arrays::{copy_region, region, Place, Side};
+use crate::backend::{Copy3d, Device, MemcpyKind, MemoryType, Stream};
 use crate::error::{Failure, HipResult};
 
 /// HIP's `hip_Memcpy2D`.
@@ -165,6 +165,22 @@ pub fn copy_2d(device: &dyn Device, on: Option<&Stream>, p: &Memcpy2D) -> HipRes
 
 /// `hipDrvMemcpy3D[Async]`: synchronous when `on` is `None`.
 pub fn copy_3d(device: &dyn Device, on: Option<&Stream>, p: &Memcpy3D) -> HipResult<()> {
+    let (src, dst) = described_3d(p);
+    run(device, on, src, dst, p.WidthInBytes, p.Height, p.Depth)
+}
+
+/// `HIP_MEMCPY3D` as the region copy it makes and its kind, checked but not run (a graph's
+/// copy node, `hipDrvGraphAddMemcpyNode`); `None` for an empty copy.
+pub fn region_3d(p: &Memcpy3D) -> HipResult<(Option<Copy3d>, MemcpyKind)> {
+    let (src, dst) = described_3d(p);
+    let (src, src_device) = side("source", &src)?;
+    let (dst, dst_device) = side("destination", &dst)?;
+    let copy = region(&dst, &src, p.WidthInBytes, p.Height, p.Depth)?;
+    Ok((copy, kind_of(dst_device, src_device)))
+}
+
+/// `HIP_MEMCPY3D`'s two sides, (source, destination).
+fn described_3d(p: &Memcpy3D) -> (Described, Described) {
     let src = Described {
         memory: p.srcMemoryType,
         host: p.srcHost,
@@ -189,7 +205,7 @@ pub fn copy_3d(device: &dyn Device, on: Option<&Stream>, p: &Memcpy3D) -> HipRes
         z: p.dstZ,
         lod: p.dstLOD,
     };
-    run(device, on, src, dst, p.WidthInBytes, p.Height, p.Depth)
+    (src, dst)
 }
 
 #[cfg(test)]

@@ -44,8 +44,10 @@ mod props;
 mod registry;
 mod select;
 pub mod spirv;
+mod surface;
 mod symbols;
 mod texture;
+mod texture_driver;
 mod user_object;
 mod vmm;
 
@@ -82,6 +84,13 @@ pub use api::mipmap::*;
 pub use api::pointer::*;
 pub use api::user_object::*;
 // Virtual memory management and the rest of the API (rt-vmm).
+pub use api::api_name::*;
+pub use api::func_by_symbol::*;
+pub use api::graph_drv_copy::*;
+pub use api::multi_device_launch::*;
+pub use api::stream_attach::*;
+pub use api::surface::*;
+pub use api::texture_driver::*;
 pub use api::virtual_memory::*;
 pub use api::{hipError_t, hipEvent_t, hipStream_t};
 pub use arrays::{Array3DDescriptor, ArrayDescriptor, ChannelFormatDesc, Memcpy3DParms, Pos};

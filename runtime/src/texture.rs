@@ -15,6 +15,7 @@ use std::sync::{Mutex, OnceLock};
 use crate::arrays::{self, ChannelFormatDesc, Format, KIND_FLOAT};
 use crate::backend::{ops, Copy3d, Device, FreeKind, MemcpyKind, MemoryKind};
 use crate::error::{Failure, HipError, HipResult};
+use crate::texture_driver::DriverDescriptions;
 
 /// `hipResourceType`.
 const RESOURCE_ARRAY: i32 = 0;
@@ -115,11 +116,14 @@ pub struct Descriptor {
     pub border_color: [f32; 4],
 }
 
-/// A live texture object: what it was created from (for the `hipGetTextureObject*` queries).
+/// A live texture object: what it was created from (for the `hipGetTextureObject*` queries),
+/// and the driver API's descriptions when `hipTexObjectCreate` made it (`texture_driver`).
 #[derive(Debug, Clone, Copy)]
-struct TextureObject {
-    resource: ResourceDesc,
-    texture: TextureDesc,
+pub struct TextureObject {
+    pub resource: ResourceDesc,
+    pub texture: TextureDesc,
+    pub view: Option<ResourceViewDesc>,
+    pub driver: Option<DriverDescriptions>,
 }
 
 fn objects() -> std::sync::MutexGuard<'static, HashMap<usize, TextureObject>> {
@@ -222,13 +226,19 @@ pub fn describe(
     tex: &TextureDesc,
     view: Option<&ResourceViewDesc>,
 ) -> HipResult<Descriptor> {
-    if view.is_some_and(|v| v.format != 0) {
-        return Err(Failure::new(
-            HipError::NotSupported,
-            "not supported by hipmlir: resource views with a format of their own",
-        ));
-    }
     let (mut d, format) = resource_layout(res)?;
+    if let Some(v) = view.filter(|v| v.format != 0) {
+        if view_format(v.format) != Some(format) {
+            return Err(Failure::new(
+                HipError::NotSupported,
+                format!(
+                    "not supported by hipmlir: a resource view reinterpreting the texels (view \
+                     format {:#x}; only the resource's own format is accepted)",
+                    v.format
+                ),
+            ));
+        }
+    }
     for (axis, &mode) in tex.address_mode.iter().enumerate() {
         if !(0..=3).contains(&mode) {
             return Err(Failure::invalid_value(format!(
@@ -276,6 +286,29 @@ pub fn describe(
     Ok(d)
 }
 
+/// The texels a `hipResourceViewFormat` names (1 to 0x18: 1, 2 or 4 channels of unsigned and
+/// signed 8-, 16- and 32-bit integers, then half and float), `None` for the block-compressed
+/// ones.
+fn view_format(code: i32) -> Option<Format> {
+    const TYPES: [(u32, u32); 8] = [
+        (arrays::KIND_UNSIGNED, 1),
+        (arrays::KIND_SIGNED, 1),
+        (arrays::KIND_UNSIGNED, 2),
+        (arrays::KIND_SIGNED, 2),
+        (arrays::KIND_UNSIGNED, 4),
+        (arrays::KIND_SIGNED, 4),
+        (KIND_FLOAT, 2),
+        (KIND_FLOAT, 4),
+    ];
+    let i = usize::try_from(code).ok()?.checked_sub(1)?;
+    let &(kind, channel_bytes) = TYPES.get(i / 3)?;
+    Some(Format {
+        channels: [1, 2, 4][i % 3],
+        channel_bytes,
+        kind,
+    })
+}
+
 /// `hipCreateTextureObject`: returns the object (the descriptor's device address).
 pub fn create(
     device: &dyn Device,
@@ -283,23 +316,54 @@ pub fn create(
     tex: &TextureDesc,
     view: Option<&ResourceViewDesc>,
 ) -> HipResult<usize> {
+    create_with(device, res, tex, view, None)
+}
+
+/// [`create`], keeping the driver API's descriptions it was made from (`hipTexObjectCreate`).
+pub fn create_with(
+    device: &dyn Device,
+    res: &ResourceDesc,
+    tex: &TextureDesc,
+    view: Option<&ResourceViewDesc>,
+    driver: Option<DriverDescriptions>,
+) -> HipResult<usize> {
     let descriptor = describe(res, tex, view)?;
-    let size = std::mem::size_of::<Descriptor>();
-    let p = device.allocate(MemoryKind::Device, size)?;
-    let copy = Copy3d::linear(p, (&descriptor as *const Descriptor).cast(), size);
-    let null = device.null_stream();
-    if let Err(e) = ops::copy(&null, &copy, MemcpyKind::HostToDevice, true) {
-        let _ = device.free(p, FreeKind::Device);
-        return Err(e);
-    }
+    let p = upload(device, &descriptor)?;
     objects().insert(
         p as usize,
         TextureObject {
             resource: *res,
             texture: *tex,
+            view: view.copied(),
+            driver,
         },
     );
     Ok(p as usize)
+}
+
+/// Copies a descriptor to new device memory: the object's value.
+pub fn upload(device: &dyn Device, descriptor: &Descriptor) -> HipResult<*mut c_void> {
+    let size = std::mem::size_of::<Descriptor>();
+    let p = device.allocate(MemoryKind::Device, size)?;
+    let copy = Copy3d::linear(p, (descriptor as *const Descriptor).cast(), size);
+    let null = device.null_stream();
+    if let Err(e) = ops::copy(&null, &copy, MemcpyKind::HostToDevice, true) {
+        let _ = device.free(p, FreeKind::Device);
+        return Err(e);
+    }
+    Ok(p)
+}
+
+/// A surface object's descriptor (`surface`): the texels of an array, the only resource
+/// surfaces read and write (another is `hipErrorInvalidValue`); no sampler state.
+pub fn surface_descriptor(res: &ResourceDesc) -> HipResult<Descriptor> {
+    if res.res_type != RESOURCE_ARRAY {
+        return Err(Failure::invalid_value(format!(
+            "resource type {}: a surface is an array's (hipResourceTypeArray, 0)",
+            res.res_type
+        )));
+    }
+    resource_layout(res).map(|(d, _)| d)
 }
 
 fn unknown(object: usize) -> Failure {
@@ -317,8 +381,16 @@ pub fn destroy(device: &dyn Device, object: usize) -> HipResult<()> {
 
 /// What a texture object was created from.
 pub fn descriptions(object: usize) -> HipResult<(ResourceDesc, TextureDesc)> {
-    let o = *objects().get(&object).ok_or_else(|| unknown(object))?;
+    let o = self::object(object)?;
     Ok((o.resource, o.texture))
+}
+
+/// A live texture object, whole.
+pub fn object(object: usize) -> HipResult<TextureObject> {
+    objects()
+        .get(&object)
+        .copied()
+        .ok_or_else(|| unknown(object))
 }
 
 #[cfg(test)]

@@ -260,8 +260,15 @@ fn reservation_of(
 }
 
 /// `hipMemMap`: `[offset, offset + size)` of the allocation at `address`, inside a reservation,
-/// where nothing is mapped; no device may access it until `hipMemSetAccess`.
+/// where nothing is mapped; no device may access it until `hipMemSetAccess`. The offset must
+/// be 0, as HIP and the CUDA driver require (both backends answer alike).
 pub fn map(address: usize, size: usize, offset: usize, handle: usize) -> HipResult<()> {
+    if offset != 0 {
+        return Err(Failure::invalid_value(format!(
+            "offset {offset}: hipMemMap maps an allocation from its start (the offset must be 0, \
+             as in HIP and CUDA)"
+        )));
+    }
     let physical = physical(handle)?;
     let g = physical.granularity;
     if size == 0

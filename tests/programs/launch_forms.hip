@@ -119,7 +119,10 @@ int main() {
   (twice)<<<(n + 63) / 64, 64>>>(buffer.data(), n);
   hipLaunchKernelGGL(HIP_KERNEL_NAME(ops::add<int>), dim3((n + 63) / 64), dim3(64), 0, 0,
                      buffer.data(), 1, n);
-  for (int& w : want) w = w * 8 + 1;
+  // The whole configuration from one macro.
+#define ONE_DIM_CONFIG(count) dim3(((count) + 63) / 64), dim3(64), 0, 0
+  hipLaunchKernelGGL(HIP_KERNEL_NAME(ops::add<int>), ONE_DIM_CONFIG(n), buffer.data(), 2, n);
+  for (int& w : want) w = w * 8 + 3;
   failures += report("qualified, parenthesized and macro launches",
                      count_mismatches("twice", from_device(buffer.data(), n), want));
 

@@ -1,5 +1,6 @@
 // HIP device math functions beyond the C library's, each against a host reference: __sincosf
-// (within the fast intrinsics' documented bound on [-pi, pi], 2^-21.41 absolute), powi and
+// (within the weakest documented bound of the instructions it becomes: PTX's sin.approx and
+// cos.approx, 2^-20.5 absolute; CUDA's __sinf states 2^-21.41 on [-pi, pi]), powi and
 // powif, nan and nanf, and HIP's math constants (hip/hip_math_constants.h) used in device code,
 // against values computed on the host in long double.
 #include "test_common.h"
@@ -48,7 +49,7 @@ int main() {
   int bad = 0;
   for (int i = 0; i < n; ++i) {
     const double* o = &got[static_cast<size_t>(kOutputs) * i];
-    const double bound = std::ldexp(1.0, -21) / std::pow(2.0, 0.41);
+    const double bound = std::ldexp(1.0, -20) / std::pow(2.0, 0.5);
     double p = std::pow(1.0 + x[i] * 0.125, k[i]);
     float pf = std::pow(1.0f + x[i] * 0.125f, static_cast<float>(k[i]));
     struct {

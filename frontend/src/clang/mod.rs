@@ -13,7 +13,7 @@ use clang_sys::*;
 use crate::error::{Diagnostic, FrontendError, SourceLoc};
 
 mod parts;
-pub use parts::{ClosureCapture, ForParts, IfParts};
+pub use parts::{ClosureCapture, ForParts, IfParts, RangeForParts};
 
 /// Owns a libclang index and one parsed translation unit.
 pub struct TranslationUnit {
@@ -207,7 +207,12 @@ extern "C" {
     fn hipmlir_forget_deferred_diagnostic_roots(translation_unit: *mut c_void);
     fn hipmlir_for_parts(stmt: *const c_void, parts: *mut [*const c_void; 5]);
     fn hipmlir_if_parts(stmt: *const c_void, parts: *mut [*const c_void; 5]);
-    fn hipmlir_range_for_begin(stmt: *const c_void) -> *const c_void;
+    fn hipmlir_switch_init(stmt: *const c_void, kind: *mut i32) -> *const c_void;
+    fn hipmlir_range_for_parts(
+        stmt: *const c_void,
+        parts: *mut [*const c_void; 5],
+        kinds: *mut [i32; 5],
+    ) -> i32;
     fn hipmlir_is_lambda_class(decl: *const c_void) -> i32;
     fn hipmlir_lambda_captures(
         decl: *const c_void,
@@ -280,8 +285,8 @@ pub enum CtorInit {
     Member(Cursor, Cursor),
     /// A delegating constructor: another constructor of the class builds the object.
     Delegating(Cursor),
-    /// A member of an anonymous struct or union.
-    Indirect(Cursor),
+    /// A member of an anonymous struct or union (the member, its initializer).
+    Indirect(Cursor, Cursor),
 }
 
 /// What an unexposed expression is among the nodes of object lifetime (clang's classes; libclang
@@ -530,6 +535,23 @@ impl Cursor {
         Cursor(unsafe { clang_getCanonicalCursor(self.0) })
     }
 
+    /// A statement cursor as a key that compares equal however the statement was reached (a
+    /// child, or what a reference names): libclang's cursors also hold the declaration they
+    /// were reached from, which differs between the two.
+    pub fn statement_key(&self) -> Cursor {
+        Cursor(CXCursor {
+            kind: self.0.kind,
+            xdata: 0,
+            data: [std::ptr::null(), self.0.data[1], self.0.data[2]],
+        })
+    }
+
+    /// Whether this is the declaration of an anonymous struct or union (`union { ... };` in a
+    /// class, whose members are named as the class's own).
+    pub fn is_anonymous_record(&self) -> bool {
+        unsafe { clang_Cursor_isAnonymousRecordDecl(self.0) != 0 }
+    }
+
     pub fn semantic_parent(&self) -> Option<Cursor> {
         let c = Cursor(unsafe { clang_getCursorSemanticParent(self.0) });
         (!c.is_null()).then_some(c)
@@ -684,6 +706,16 @@ impl Cursor {
     pub fn var_initializer(&self) -> Option<Cursor> {
         let c = Cursor(unsafe { clang_Cursor_getVarDeclInitializer(self.0) });
         (!c.is_null()).then_some(c)
+    }
+
+    /// A bit-field's width in bits; None for other fields.
+    pub fn bit_field_width(&self) -> Option<u32> {
+        // SAFETY: reading a cursor of a live TU.
+        unsafe {
+            (clang_Cursor_isBitField(self.0) != 0)
+                .then(|| u32::try_from(clang_getFieldDeclBitWidth(self.0)).ok())
+                .flatten()
+        }
     }
 
     pub fn has_global_storage(&self) -> bool {
@@ -991,7 +1023,10 @@ impl Cursor {
                         init,
                     ),
                     3 => CtorInit::Delegating(init),
-                    _ => CtorInit::Indirect(init),
+                    _ => CtorInit::Indirect(
+                        self.declaration_cursor(fields[i], CXCursor_FieldDecl),
+                        init,
+                    ),
                 })
             })
             .collect()

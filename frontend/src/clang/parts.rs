@@ -1,5 +1,5 @@
 //! Typed views of what libclang shows only as unnamed children or as spelled text: the parts of
-//! `for`/`if` statements, the operand of a cast, the hidden variable of a range-based for, and
+//! `for`/`if` statements, the operand of a cast, the hidden parts of a range-based for, and
 //! whether a class is a lambda's closure. The codegen reads the AST through these and never
 //! guesses a part from a child's position or a name's spelling itself.
 
@@ -8,7 +8,8 @@ use std::os::raw::c_void;
 use clang_sys::*;
 
 use super::{
-    hipmlir_is_lambda_class, hipmlir_lambda_captures, hipmlir_range_for_begin, CType, Cursor,
+    hipmlir_is_lambda_class, hipmlir_lambda_captures, hipmlir_range_for_parts, hipmlir_switch_init,
+    CType, Cursor,
 };
 
 /// The parts of a `for` statement, each the child that holds it.
@@ -19,6 +20,24 @@ pub struct ForParts {
     pub condition_variable: Option<Cursor>,
     pub cond: Option<Cursor>,
     pub inc: Option<Cursor>,
+    pub body: Cursor,
+}
+
+/// A range-based for `for (init; T x : range) body`, as clang rewrites it: `auto&& __range =
+/// range; auto __begin = begin-expr; auto __end = end-expr; for (; __begin != __end;
+/// ++__begin) { T x = *__begin; body }`.
+#[derive(Debug, Clone, Copy)]
+pub struct RangeForParts {
+    pub init: Option<Cursor>,
+    /// The hidden variables `__range`, `__begin` and `__end`.
+    pub range: Cursor,
+    pub begin: Cursor,
+    pub end: Cursor,
+    /// `__begin != __end` and `++__begin`.
+    pub cond: Cursor,
+    pub inc: Cursor,
+    /// The loop variable, initialized from `*__begin`.
+    pub var: Cursor,
     pub body: Cursor,
 }
 
@@ -116,19 +135,48 @@ impl Cursor {
         self.children().into_iter().rfind(|c| c.is_expression())
     }
 
-    /// The hidden `__begin` variable of a range-based for (`for (T x : range)`), as the
-    /// declaration that the loop variable's initializer names.
-    pub fn range_for_begin_variable(&self) -> Option<Cursor> {
+    /// The init-statement of `switch (init; cond)` (libclang does not show it).
+    pub fn switch_init(&self) -> Option<Cursor> {
+        if self.kind() != CXCursor_SwitchStmt {
+            return None;
+        }
+        let mut kind = 0;
+        // SAFETY: a statement cursor holds its `clang::Stmt *` in data[1]; the shim checks it.
+        let node = unsafe { hipmlir_switch_init(self.0.data[1], &mut kind) };
+        self.semantic_child(node, kind, &mut Vec::new())
+    }
+
+    /// The parts of a range-based for, the hidden ones as clang rewrites the statement.
+    pub fn range_for_parts(&self) -> Option<RangeForParts> {
         if self.kind() != CXCursor_CXXForRangeStmt {
             return None;
         }
+        let mut nodes = [std::ptr::null::<c_void>(); 5];
+        let mut kinds = [0i32; 5];
         // SAFETY: a statement cursor holds its `clang::Stmt *` in data[1]; the shim checks it.
-        let node = unsafe { hipmlir_range_for_begin(self.0.data[1]) };
-        if node.is_null() {
+        if unsafe { hipmlir_range_for_parts(self.0.data[1], &mut nodes, &mut kinds) } == 0 {
             return None;
         }
-        let var = *self.children().first()?;
-        find_reference_to(&var, node)
+        let variable = |i: usize| self.declaration_cursor(nodes[i], CXCursor_VarDecl);
+        let mut written = Vec::new();
+        let cond = self.semantic_child(nodes[3], kinds[3], &mut written)?;
+        let inc = self.semantic_child(nodes[4], kinds[4], &mut written)?;
+        let children = self.children();
+        let (init, [var, _range, body]) = match children.as_slice() {
+            [var, range, body] => (None, [*var, *range, *body]),
+            [init, var, range, body] => (Some(*init), [*var, *range, *body]),
+            _ => return None,
+        };
+        Some(RangeForParts {
+            init,
+            range: variable(0),
+            begin: variable(1),
+            end: variable(2),
+            cond,
+            inc,
+            var,
+            body,
+        })
     }
 
     /// The captures of this lambda closure class in clang's order (the order of its fields);
@@ -163,7 +211,10 @@ impl Cursor {
                             .canonical(),
                     ),
                     2 => ClosureCapture::This,
-                    3 => ClosureCapture::InitCapture,
+                    3 => ClosureCapture::InitCapture(
+                        self.declaration_cursor(captured[i], CXCursor_VarDecl)
+                            .canonical(),
+                    ),
                     _ => ClosureCapture::Other,
                 })
                 .collect(),
@@ -188,21 +239,6 @@ impl CType {
     }
 }
 
-/// The declaration that a DeclRefExpr under `c` names, where that declaration is `node`.
-fn find_reference_to(c: &Cursor, node: *const c_void) -> Option<Cursor> {
-    for child in c.children() {
-        if child.kind() == CXCursor_DeclRefExpr {
-            if let Some(decl) = child.referenced().filter(|d| d.0.data[0] == node) {
-                return Some(decl);
-            }
-        }
-        if let Some(found) = find_reference_to(&child, node) {
-            return Some(found);
-        }
-    }
-    None
-}
-
 /// What one capture of a lambda holds (see `Cursor::closure_captures`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum ClosureCapture {
@@ -210,8 +246,9 @@ pub enum ClosureCapture {
     Variable(Cursor),
     /// `this` or `*this`.
     This,
-    /// `[y = expr]`: a variable the capture itself declares.
-    InitCapture,
+    /// `[y = expr]`: a variable the capture itself declares (its canonical declaration, whose
+    /// initializer is `expr`).
+    InitCapture(Cursor),
     /// A variable-length array bound or a structured binding.
     Other,
 }

@@ -24,20 +24,145 @@ pub enum VarKey {
     Continue(Cursor),
     /// Set once control reached a case label of the given switch (and falls through).
     SwitchEntered(Cursor),
+    /// Set once a `goto` to the given label ran, until control reaches the label.
+    Goto(Cursor),
 }
 
 /// The jumps a statement may take out of itself.
-#[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Default, Clone, PartialEq, Eq)]
 pub struct Jumps {
     pub returns: bool,
     pub breaks: bool,
     pub continues: bool,
+    /// The labels of `goto`s leaving it (each once).
+    pub gotos: Vec<Cursor>,
 }
 
 impl Jumps {
     pub fn any(&self) -> bool {
-        self.returns || self.breaks || self.continues
+        self.returns || self.breaks || self.continues || !self.gotos.is_empty()
     }
+
+    /// Both sets of jumps.
+    pub fn union(mut self, other: &Jumps) -> Jumps {
+        self.returns |= other.returns;
+        self.breaks |= other.breaks;
+        self.continues |= other.continues;
+        for label in &other.gotos {
+            if !self.gotos.contains(label) {
+                self.gotos.push(*label);
+            }
+        }
+        self
+    }
+}
+
+/// The labels of a statement of a list (`L1: L2: s` has two), as keys.
+pub fn label_chain(s: &Cursor) -> Vec<Cursor> {
+    let mut out = Vec::new();
+    let mut at = *s;
+    while at.kind() == CXCursor_LabelStmt {
+        out.push(at.statement_key());
+        match at.children().first() {
+            Some(child) => at = *child,
+            None => break,
+        }
+    }
+    out
+}
+
+/// The statement under a statement's labels.
+pub fn labeled_statement(s: &Cursor) -> Option<Cursor> {
+    let mut at = *s;
+    while at.kind() == CXCursor_LabelStmt {
+        at = *at.children().first()?;
+    }
+    Some(at)
+}
+
+/// The label statement a `goto` jumps to.
+pub fn goto_target(goto: &Cursor) -> Option<Cursor> {
+    goto.children()
+        .iter()
+        .find(|c| c.kind() == CXCursor_LabelRef)
+        .and_then(|r| r.referenced())
+        .map(|l| l.statement_key())
+}
+
+/// Checks that every `goto` in a function body jumps to a label of a statement list that
+/// encloses it (out of blocks and loops, ahead in its own list, or back to a label of that list,
+/// which makes a loop): what structured control flow expresses with flags. A `goto` into a
+/// block, or back to a label inside another statement, is refused, naming the label.
+pub fn check_gotos(body: &Cursor) -> Result<(), (Cursor, String)> {
+    // Each label with the statement list holding it and its place in source order; each goto
+    // with the lists around it and its place.
+    struct Walk {
+        lists: Vec<Cursor>,
+        labels: Vec<(Cursor, Cursor, usize)>,
+        gotos: Vec<(Cursor, Vec<Cursor>, usize)>,
+        order: usize,
+    }
+    fn walk(c: &Cursor, in_list: bool, w: &mut Walk) {
+        w.order += 1;
+        match c.kind() {
+            // A label counts where it is a statement of a list (`if (c) L: s;` is not).
+            CXCursor_LabelStmt if in_list => {
+                if let Some(list) = w.lists.last() {
+                    w.labels
+                        .push((c.statement_key(), list.statement_key(), w.order));
+                }
+            }
+            CXCursor_GotoStmt => w.gotos.push((*c, w.lists.clone(), w.order)),
+            _ => {}
+        }
+        let is_list = c.kind() == CXCursor_CompoundStmt;
+        if is_list {
+            w.lists.push(c.statement_key());
+        }
+        // `L1: L2: s`: both labels are the list's.
+        let chained = in_list && c.kind() == CXCursor_LabelStmt;
+        for child in c.children() {
+            walk(
+                &child,
+                is_list || (chained && child.kind() == CXCursor_LabelStmt),
+                w,
+            );
+        }
+        if is_list {
+            w.lists.pop();
+        }
+    }
+    let mut w = Walk {
+        lists: Vec::new(),
+        labels: Vec::new(),
+        gotos: Vec::new(),
+        order: 0,
+    };
+    walk(body, false, &mut w);
+    for (goto, lists, at) in &w.gotos {
+        let Some(label) = goto_target(goto) else {
+            return Err((*goto, "goto without a label".into()));
+        };
+        let name = label.spelling();
+        let found = w.labels.iter().find(|(l, _, _)| *l == label);
+        let forward = found.is_some_and(|(_, _, order)| order > at);
+        match found {
+            Some((_, list, _)) if lists.contains(list) => {}
+            _ if forward => {
+                return Err((
+                    *goto,
+                    format!("goto jumping into the block of label '{name}'"),
+                ))
+            }
+            _ => {
+                return Err((
+                    *goto,
+                    format!("goto jumping back into the statement of label '{name}'"),
+                ))
+            }
+        }
+    }
+    Ok(())
 }
 
 pub fn is_loop(c: &Cursor) -> bool {
@@ -128,6 +253,11 @@ fn collect_assigned(c: &Cursor, targets: Targets, out: &mut Assigned) {
             }
         }
         CXCursor_SwitchStmt => push(out, VarKey::SwitchEntered(*c)),
+        CXCursor_GotoStmt => {
+            if let Some(label) = goto_target(c) {
+                push(out, VarKey::Goto(label));
+            }
+        }
         _ => {}
     }
     let inner = targets.inside(c);
@@ -164,21 +294,36 @@ pub fn referenced_local(e: &Cursor) -> Option<Cursor> {
 /// encloses `stmt` (not those of loops and switches nested inside it).
 pub fn jumps(stmt: &Cursor) -> Jumps {
     let mut j = Jumps::default();
-    collect_jumps(stmt, true, true, &mut j);
+    let mut inside = Vec::new();
+    collect_jumps(stmt, true, true, &mut j, &mut inside);
+    // A goto to a label inside `stmt` does not leave it.
+    j.gotos.retain(|label| !inside.contains(label));
     j
 }
 
-fn collect_jumps(c: &Cursor, breaks_escape: bool, continues_escape: bool, j: &mut Jumps) {
+fn collect_jumps(
+    c: &Cursor,
+    breaks_escape: bool,
+    continues_escape: bool,
+    j: &mut Jumps,
+    labels: &mut Vec<Cursor>,
+) {
     match c.kind() {
         CXCursor_ReturnStmt => j.returns = true,
         CXCursor_BreakStmt if breaks_escape => j.breaks = true,
         CXCursor_ContinueStmt if continues_escape => j.continues = true,
+        CXCursor_LabelStmt => labels.push(c.statement_key()),
+        CXCursor_GotoStmt => {
+            if let Some(label) = goto_target(c).filter(|l| !j.gotos.contains(l)) {
+                j.gotos.push(label);
+            }
+        }
         _ => {}
     }
     let breaks_escape = breaks_escape && !is_loop(c) && c.kind() != CXCursor_SwitchStmt;
     let continues_escape = continues_escape && !is_loop(c);
     for child in c.children() {
-        collect_jumps(&child, breaks_escape, continues_escape, j);
+        collect_jumps(&child, breaks_escape, continues_escape, j, labels);
     }
 }
 
@@ -220,7 +365,21 @@ fn collect_memory_locals(c: &Cursor, out: &mut std::collections::HashSet<Cursor>
         // Variables a lambda captures by reference are reached through their address.
         CXCursor_LambdaExpr => {
             if let Ok(captures) = crate::captures::lambda_captures(c) {
-                out.extend(captures.into_iter().filter(|c| c.by_ref).map(|c| c.decl));
+                for capture in captures.iter().filter(|c| c.by_ref) {
+                    match capture.captured {
+                        crate::captures::Captured::Variable(d) => {
+                            out.insert(d);
+                        }
+                        // `[&r = x]`: x is reached through its address.
+                        crate::captures::Captured::Init(d) => {
+                            if let Some(x) = d.var_initializer().and_then(|i| referenced_local(&i))
+                            {
+                                out.insert(x);
+                            }
+                        }
+                        crate::captures::Captured::This => {}
+                    }
+                }
             }
         }
         CXCursor_VarDecl if c.ty().is_reference() => {

@@ -38,15 +38,27 @@ impl<'c> Val<'c> {
     }
 }
 
-/// A lambda held by a local: its expression and the values its by-copy captures had when it was
-/// created.
+/// A lambda's closure object as hipmlir holds it: its expression, the values its by-copy
+/// captures took when it was created, and the memory of those held in memory.
 #[derive(Debug, Clone)]
 pub struct LambdaValue<'c> {
     pub lambda: Cursor,
-    pub copies: HashMap<Cursor, Val<'c>>,
-    /// By-copy captures of variables in memory (structs, arrays): the address of the copy made
-    /// when the lambda was created.
-    pub copied_objects: HashMap<Cursor, Value<'c>>,
+    pub copies: HashMap<VarKey, (Val<'c>, Ty)>,
+    /// Captures held in memory: by-copy captures of objects (structs, arrays) and every by-copy
+    /// capture of a mutable lambda (the closure's own state, changed by its calls), with their
+    /// types; the addresses init-captures by reference bind.
+    pub copied_objects: HashMap<VarKey, (Value<'c>, Ty)>,
+}
+
+impl LambdaValue<'_> {
+    /// A lambda written where it is used: nothing made yet.
+    pub fn written(lambda: Cursor) -> Self {
+        LambdaValue {
+            lambda,
+            copies: HashMap::new(),
+            copied_objects: HashMap::new(),
+        }
+    }
 }
 
 /// A local variable: its current SSA value, or (address taken, aggregates) its private memory.
@@ -86,6 +98,9 @@ pub struct FunctionCodegen<'c, 'm> {
     pub scopes: Vec<super::lifetime::Scope<'c>>,
     /// Locals built in the return slot: the flag set when one is returned (see lifetime.rs).
     pub nrvo_flags: HashMap<Cursor, Value<'c>>,
+    /// Locals declared ahead of their declaration: a `goto` jumps over it to a label after
+    /// which they are used (see stmt.rs).
+    pub declared_ahead: std::collections::HashSet<Cursor>,
     /// Float sums, differences and products may be fused into FMAs (see `expr/operators.rs`):
     /// in the user's code, not in hipmlir's own headers.
     pub contract_floats: bool,

@@ -351,8 +351,28 @@ impl ModuleCodegen<'_> {
                     }
                 }
                 Ty::Record(r) => {
-                    for (item, field) in items.iter().zip(&r.fields) {
-                        self.constant_bytes(item, &field.ty, out, offset + field.offset as usize)?;
+                    // Unnamed bit-fields take no initializer.
+                    let named = r
+                        .fields
+                        .iter()
+                        .filter(|f| !super::initializers::is_unnamed_bit_field(f));
+                    for (item, field) in items.iter().zip(named) {
+                        let at = offset + field.offset as usize;
+                        match field.bit_field {
+                            Some(bits) => {
+                                let value = match item.evaluate() {
+                                    Some(ConstValue::Int(i)) => i,
+                                    _ => return Err(unsupported()),
+                                };
+                                write_bits(out, at, bits, value).ok_or_else(|| {
+                                    FrontendError::unsupported(
+                                        item.location(),
+                                        "initializer layout",
+                                    )
+                                })?;
+                            }
+                            None => self.constant_bytes(item, &field.ty, out, at)?,
+                        }
                     }
                 }
                 scalar => {
@@ -411,6 +431,20 @@ impl ModuleCodegen<'_> {
         }
         Ok(())
     }
+}
+
+/// Writes the low bits of `value` into bit-field `bits` of the run at byte `at` of `out`.
+fn write_bits(out: &mut [u8], at: usize, bits: crate::types::BitField, value: i128) -> Option<()> {
+    for b in 0..u64::from(bits.width) {
+        let bit = bits.bit_offset + b;
+        let byte = out.get_mut(at + (bit / 8) as usize)?;
+        let mask = 1u8 << (bit % 8);
+        match (value >> b) & 1 {
+            1 => *byte |= mask,
+            _ => *byte &= !mask,
+        }
+    }
+    Some(())
 }
 
 /// The braced list an initializer is, looking through the wrappers libclang shows around it.

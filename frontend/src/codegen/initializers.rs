@@ -6,13 +6,14 @@
 //! a value-initialization, and the "array filler" for elements beyond the list.
 
 use clang_sys::*;
+use melior::ir::Location;
 
 use super::builder::Value;
 use super::expr::{GepIndex, LValue};
 use super::function::{FunctionCodegen, Val};
 use crate::clang::{Cursor, LifetimeNode};
 use crate::error::{FrontendError, Result};
-use crate::types::Ty;
+use crate::types::{Field, Ty};
 
 /// Lists initialize arrays element by element up to this many elements.
 const MAX_LISTED_ELEMENTS: u64 = 4096;
@@ -59,12 +60,15 @@ impl<'c> FunctionCodegen<'c, '_> {
                     let base_ty = Ty::from_clang(base.ty(), &base.location())?;
                     self.initialize_item(at, &base_ty, item, None)?;
                 }
-                for (i, (field, decl)) in r.fields.iter().zip(&r.field_decls).enumerate() {
-                    let at = self.field_pointer(ptr, ty, field.llvm_index, loc)?;
-                    match items.get(bases.len() + i) {
-                        Some(item) => self.initialize_item(at, &field.ty, item, Some(decl))?,
-                        None => self.zero_fill(at, &field.ty, loc)?,
-                    }
+                // Unnamed bit-fields take no initializer.
+                let named = r
+                    .fields
+                    .iter()
+                    .zip(&r.field_decls)
+                    .filter(|(f, _)| !is_unnamed_bit_field(f));
+                for (i, (field, decl)) in named.enumerate() {
+                    let item = items.get(bases.len() + i);
+                    self.initialize_field(ptr, ty, field, decl, item, loc)?;
                 }
                 Ok(())
             }
@@ -100,6 +104,44 @@ impl<'c> FunctionCodegen<'c, '_> {
     }
 
     /// Initializes one base, member (`field`) or element of a list.
+    /// Initializes `field` of the record of type `record` at `object` from `item`, or zeroes
+    /// it (a member the list leaves out).
+    pub(super) fn initialize_field(
+        &mut self,
+        object: Value<'c>,
+        record: &Ty,
+        field: &Field,
+        decl: &Cursor,
+        item: Option<&Cursor>,
+        loc: Location<'c>,
+    ) -> Result<()> {
+        let at = self.field_pointer(object, record, field.llvm_index, loc)?;
+        let Some(bits) = field.bit_field else {
+            return match item {
+                Some(item) => self.initialize_item(at, &field.ty, item, Some(decl)),
+                None => self.zero_fill(at, &field.ty, loc),
+            };
+        };
+        // A bit-field: its value, stored in its bits.
+        let mut item = item.copied();
+        if let Some(i) = item.filter(|i| i.lifetime_node() == Some(LifetimeNode::DefaultMemberInit))
+        {
+            item = Some(decl.default_member_initializer().ok_or_else(|| {
+                FrontendError::unsupported(i.location(), "this default member initializer")
+            })?);
+        }
+        let value = match item.filter(|i| i.lifetime_node() != Some(LifetimeNode::ValueInit)) {
+            Some(item) => self.full_expression(|this| this.rvalue_as(&item, &field.ty))?,
+            None => self.zero(&field.ty, loc)?,
+        };
+        let place = LValue::BitField {
+            run: at,
+            field: bits,
+            ty: field.ty.clone(),
+        };
+        self.store(&place, value, loc)
+    }
+
     pub(super) fn initialize_item(
         &mut self,
         ptr: Value<'c>,
@@ -160,6 +202,11 @@ impl<'c> FunctionCodegen<'c, '_> {
             this.construct_elements(ctor, at, &element, call)
         })
     }
+}
+
+/// An unnamed bit-field (`int : 3;`), which only lays out the bits around it.
+pub(super) fn is_unnamed_bit_field(field: &Field) -> bool {
+    field.bit_field.is_some() && field.name.is_empty()
 }
 
 /// Which member of a union a list initializes: the first, unless a designator names another.

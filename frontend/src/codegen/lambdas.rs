@@ -5,15 +5,13 @@
 //! is passed as its captures too: its closure type is unique, so the function's instance for it
 //! knows which lambda its parameter holds.
 
-use std::collections::HashMap;
-
 use clang_sys::*;
 
 use super::analysis::VarKey;
 use super::builder::{internal, Value};
 use super::expr::LValue;
 use super::function::{FunctionCodegen, LambdaValue, Val};
-use crate::captures::{lambda_captures, LambdaCapture};
+use crate::captures::{is_mutable, lambda_captures, Captured, LambdaCapture};
 use crate::clang::{CType, Cursor};
 use crate::error::{FrontendError, Result};
 use crate::types::Ty;
@@ -26,35 +24,111 @@ pub fn lambda_expression(init: &Cursor) -> Option<Cursor> {
 }
 
 impl<'c> FunctionCodegen<'c, '_> {
-    /// `auto f = [...](...) {...};`: remembers the lambda and its by-copy captures' values now.
+    /// `auto f = [...](...) {...};`: the closure object is created now (see
+    /// [`Self::create_lambda`]) and held by the local.
     pub fn bind_lambda(&mut self, decl: &Cursor, lambda: &Cursor) -> Result<()> {
+        let held = self.create_lambda(lambda, false)?;
+        self.lambdas.insert(decl.canonical(), held);
+        Ok(())
+    }
+
+    /// `auto g = f;` of a local `f` holding a lambda: `g` holds a copy of the closure object
+    /// (state of its own for a mutable lambda). False when `init` is not such a copy.
+    pub fn bind_lambda_copy(&mut self, decl: &Cursor, init: &Cursor) -> Result<bool> {
+        let source = without_closure_copy(init);
+        if closure_type_key(source.ty()).is_none() || source.kind() != CXCursor_DeclRefExpr {
+            return Ok(false);
+        }
+        let Some(held) = self.held_lambda(&source) else {
+            return Ok(false);
+        };
+        let copy = self.copy_lambda(&held, self.loc(init))?;
+        self.lambdas.insert(decl.canonical(), copy);
+        Ok(true)
+    }
+
+    /// The closure object of `lambda`, created here: by-copy captures take their values now (a
+    /// scalar as a value; an object, or any capture of a mutable lambda, as a copy in memory,
+    /// the closure's own state), init-captures evaluate their initializers, and captures by
+    /// reference are read at each call. A lambda called or passed `in_place` where it is
+    /// written and not mutable reads objects in place: nothing changes them in between.
+    fn create_lambda(&mut self, lambda: &Cursor, in_place: bool) -> Result<LambdaValue<'c>> {
         let loc = self.loc(lambda);
-        let mut copies = HashMap::new();
-        let mut copied_objects = HashMap::new();
+        let mutable = is_mutable(lambda);
+        let mut held = LambdaValue::written(*lambda);
         for capture in self.captures_of(lambda)? {
-            let key = VarKey::Decl(capture.decl);
-            match self.env.get(&key).cloned() {
-                Some(b) if !capture.by_ref && !b.in_memory => {
-                    copies.insert(capture.decl, b.val);
+            let key = capture_key(&capture);
+            match capture.captured {
+                Captured::This if !capture.by_ref && mutable => {
+                    return Err(FrontendError::unsupported(
+                        lambda.location(),
+                        "mutable lambda capturing '*this'",
+                    ))
                 }
-                Some(b) if !capture.by_ref => {
-                    // An object captured by copy: the lambda keeps its own copy, made now.
+                Captured::This | Captured::Variable(_) if capture.by_ref => {}
+                Captured::This => {}
+                Captured::Init(decl) => {
+                    let init = decl
+                        .var_initializer()
+                        .ok_or_else(|| internal(loc, "init-capture without an initializer"))?;
+                    let ty = Ty::from_clang(decl.ty().non_reference(), &decl.location())?;
+                    if capture.by_ref {
+                        let address = self.full_expression(|this| this.object_address(&init))?;
+                        held.copied_objects.insert(key, (address, ty));
+                    } else if ty.is_aggregate() || mutable {
+                        let ptr = self.alloca(&ty, loc)?;
+                        self.full_expression(|this| this.initialize(ptr, &ty, &init))?;
+                        held.copied_objects.insert(key, (ptr, ty));
+                    } else {
+                        let value = self.full_expression(|this| this.rvalue_as(&init, &ty))?;
+                        held.copies.insert(key, (value, ty));
+                    }
+                }
+                Captured::Variable(_) => {
+                    // A variable not bound here is reported where the lambda is called.
+                    let Some(b) = self.env.get(&key).cloned() else {
+                        continue;
+                    };
+                    if !mutable && (!b.in_memory || in_place) {
+                        if !b.in_memory {
+                            held.copies.insert(key, (b.val, b.ty));
+                        }
+                        continue;
+                    }
                     let copy = self.alloca(&b.ty, loc)?;
-                    self.copy_object(copy, b.val.scalar(), &b.ty, loc)?;
-                    copied_objects.insert(capture.decl, copy);
+                    if b.in_memory {
+                        self.copy_object(copy, b.val.scalar(), &b.ty, loc)?;
+                    } else {
+                        let place = LValue::Mem {
+                            ptr: copy,
+                            ty: b.ty.clone(),
+                            volatile: false,
+                        };
+                        self.store(&place, b.val, loc)?;
+                    }
+                    held.copied_objects.insert(key, (copy, b.ty.clone()));
                 }
-                _ => {}
             }
         }
-        self.lambdas.insert(
-            decl.canonical(),
-            LambdaValue {
-                lambda: *lambda,
-                copies,
-                copied_objects,
-            },
-        );
-        Ok(())
+        Ok(held)
+    }
+
+    /// A copy of a closure object: the same values; a mutable lambda's state copied to memory
+    /// of the copy's own.
+    fn copy_lambda(
+        &mut self,
+        held: &LambdaValue<'c>,
+        loc: Location<'c>,
+    ) -> Result<LambdaValue<'c>> {
+        let mut copy = held.clone();
+        if is_mutable(&held.lambda) {
+            for (address, ty) in copy.copied_objects.values_mut() {
+                let fresh = self.alloca(ty, loc)?;
+                self.copy_object(fresh, *address, ty, loc)?;
+                *address = fresh;
+            }
+        }
+        Ok(copy)
     }
 
     /// Copies the object of type `ty` at `source` to `target`, member by member.
@@ -108,7 +182,13 @@ impl<'c> FunctionCodegen<'c, '_> {
             return Err(internal(loc, "closure fields and captures differ"));
         }
         for (capture, field) in captures.iter().zip(&record.fields) {
-            let name = capture.decl.spelling();
+            let Captured::Variable(decl) = capture.captured else {
+                return Err(FrontendError::unsupported(
+                    lambda.location(),
+                    "lambda passed from host code with an init-capture or capturing 'this'",
+                ));
+            };
+            let name = decl.spelling();
             if capture.by_ref {
                 // clang rejects this for device lambdas; a host address means nothing there.
                 return Err(FrontendError::unsupported(
@@ -116,7 +196,7 @@ impl<'c> FunctionCodegen<'c, '_> {
                     format!("lambda passed from host code capturing '{name}' by reference"),
                 ));
             }
-            let key = VarKey::Decl(capture.decl);
+            let key = VarKey::Decl(decl);
             if self.env.contains_key(&key) {
                 return Err(FrontendError::unsupported(
                     param.location(),
@@ -126,14 +206,8 @@ impl<'c> FunctionCodegen<'c, '_> {
             let ptr = self.field_pointer(object.val.scalar(), &object.ty, field.llvm_index, loc)?;
             self.bind_memory(key, field.ty.clone(), ptr);
         }
-        self.lambdas.insert(
-            param.canonical(),
-            LambdaValue {
-                lambda: *lambda,
-                copies: HashMap::new(),
-                copied_objects: HashMap::new(),
-            },
-        );
+        self.lambdas
+            .insert(param.canonical(), LambdaValue::written(*lambda));
         Ok(())
     }
 
@@ -160,8 +234,9 @@ impl<'c> FunctionCodegen<'c, '_> {
         let Some(object) = e.children().first().map(Cursor::without_implicit) else {
             return Ok(None);
         };
-        let Some(held) = self.held_lambda(&object) else {
-            return Err(not_held(e));
+        let held = match object.kind() {
+            CXCursor_LambdaExpr => self.create_lambda(&object, true)?,
+            _ => self.held_lambda(&object).ok_or_else(|| not_held(e))?,
         };
         let (operands, captures) = self.capture_operands(&held, e)?;
         let sig = self.module.declare_lambda(callee, &held.lambda, captures)?;
@@ -176,16 +251,16 @@ impl<'c> FunctionCodegen<'c, '_> {
     /// by address, or as a value (in memory if its address is taken there).
     pub fn bind_capture(
         &mut self,
-        decl: Cursor,
+        key: VarKey,
         ty: &Ty,
         by_address: bool,
         arg: Value<'c>,
         loc: Location<'c>,
     ) -> Result<()> {
-        let key = VarKey::Decl(decl);
+        let in_memory = matches!(&key, VarKey::Decl(d) if self.memory_locals.contains(d));
         if by_address {
             self.bind_memory(key, ty.clone(), arg);
-        } else if self.memory_locals.contains(&decl) {
+        } else if in_memory {
             let ptr = self.alloca(ty, loc)?;
             let place = LValue::Mem {
                 ptr,
@@ -204,11 +279,7 @@ impl<'c> FunctionCodegen<'c, '_> {
     /// one.
     fn held_lambda(&self, e: &Cursor) -> Option<LambdaValue<'c>> {
         match e.kind() {
-            CXCursor_LambdaExpr => Some(LambdaValue {
-                lambda: *e,
-                copies: HashMap::new(),
-                copied_objects: HashMap::new(),
-            }),
+            CXCursor_LambdaExpr => Some(LambdaValue::written(*e)),
             CXCursor_DeclRefExpr => e
                 .referenced()
                 .and_then(|d| self.lambdas.get(&d.canonical()))
@@ -217,8 +288,59 @@ impl<'c> FunctionCodegen<'c, '_> {
         }
     }
 
-    /// The operands that stand for a lambda's captures, and the captures as (declaration,
-    /// type, passed by address).
+    /// The lambda a capture names when it captures a local holding one.
+    fn captured_lambda(&self, capture: &LambdaCapture) -> Option<LambdaValue<'c>> {
+        match capture.captured {
+            Captured::Variable(d) if !self.env.contains_key(&VarKey::Decl(d)) => {
+                self.lambdas.get(&d).cloned()
+            }
+            _ => None,
+        }
+    }
+
+    /// Binds the parameters standing for captures (a lambda's own, or those of a lambda passed
+    /// to a function) to what they name; `lambda` is the lambda whose captures they are.
+    pub fn bind_captures(
+        &mut self,
+        captures: &[Capture],
+        lambda: &Cursor,
+        args: &mut impl Iterator<Item = Value<'c>>,
+        loc: Location<'c>,
+    ) -> Result<()> {
+        let missing = || internal(loc, "lambda capture without a parameter");
+        for capture in captures {
+            match capture {
+                Capture::Value(key, ty, by_address) => {
+                    let arg = args.next().ok_or_else(missing)?;
+                    self.bind_capture(key.clone(), ty, *by_address, arg, loc)?;
+                    if *key == VarKey::This && self.this_class.is_none() {
+                        self.this_class = class_of_this(lambda);
+                    }
+                }
+                Capture::Lambda(decl, inner, inner_captures) => {
+                    // The closure rebuilt from its captures, read from these parameters only.
+                    let mut held = LambdaValue::written(*inner);
+                    for c in inner_captures {
+                        let Capture::Value(key, ty, by_address) = c else {
+                            return Err(internal(loc, "nested captured lambda"));
+                        };
+                        let arg = args.next().ok_or_else(missing)?;
+                        match by_address {
+                            true => held.copied_objects.insert(key.clone(), (arg, ty.clone())),
+                            false => held
+                                .copies
+                                .insert(key.clone(), (Val::Scalar(arg), ty.clone()))
+                                .map(|(v, t)| (v.scalar(), t)),
+                        };
+                    }
+                    self.lambdas.insert(*decl, held);
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// The operands that stand for a lambda's captures, and the captures as parameters.
     fn capture_operands(
         &mut self,
         held: &LambdaValue<'c>,
@@ -228,35 +350,65 @@ impl<'c> FunctionCodegen<'c, '_> {
         let mut operands: Vec<Value<'c>> = Vec::new();
         let mut captures = Vec::new();
         for capture in self.captures_of(&held.lambda)? {
-            let key = VarKey::Decl(capture.decl);
+            let key = capture_key(&capture);
+            if let Some((copy, ty)) = held.copied_objects.get(&key) {
+                // Held in memory (see `create_lambda`): by address.
+                let address = self.to_generic(*copy, loc)?;
+                operands.push(address);
+                captures.push(Capture::Value(key, ty.clone(), true));
+                continue;
+            }
+            if let Some((value, ty)) = held.copies.get(&key) {
+                operands.push(value.scalar());
+                captures.push(Capture::Value(key, ty.clone(), false));
+                continue;
+            }
+            if let Some(inner) = self.captured_lambda(&capture) {
+                // A lambda captured by another: passed as its own captures (a copy of a mutable
+                // one's state when captured by copy).
+                let inner = match capture.by_ref {
+                    true => inner,
+                    false => self.copy_lambda(&inner, loc)?,
+                };
+                let (inner_operands, inner_captures) = self.capture_operands(&inner, e)?;
+                if inner_captures
+                    .iter()
+                    .any(|c| matches!(c, Capture::Lambda(..)))
+                {
+                    return Err(FrontendError::unsupported(
+                        e.location(),
+                        "a lambda captured by a lambda that is itself captured",
+                    ));
+                }
+                operands.extend(inner_operands);
+                let decl = capture
+                    .decl()
+                    .ok_or_else(|| internal(loc, "captured lambda"))?;
+                captures.push(Capture::Lambda(decl, inner.lambda, inner_captures));
+                continue;
+            }
             let Some(binding) = self.env.get(&key).cloned() else {
                 return Err(FrontendError::unsupported(
                     e.location(),
-                    format!(
-                        "lambda capturing '{}' (a lambda, or not a local of this function)",
-                        capture.decl.spelling()
-                    ),
+                    match capture.decl() {
+                        Some(d) => format!(
+                            "lambda capturing '{}' (a lambda, or not a local of this function)",
+                            d.spelling()
+                        ),
+                        None => "lambda capturing 'this' outside a member function".to_string(),
+                    },
                 ));
             };
             let ty = binding.ty.clone();
-            if let Some(value) = held.copies.get(&capture.decl) {
-                operands.push(value.scalar());
-                captures.push((capture.decl, ty, false));
-            } else if let Some(copy) = held.copied_objects.get(&capture.decl) {
-                // An object captured by copy: the copy made with the lambda, by address (a lambda
-                // that is not `mutable` cannot change it).
-                let address = self.to_generic(*copy, loc)?;
-                operands.push(address);
-                captures.push((capture.decl, ty, true));
-            } else if binding.in_memory {
+            if binding.in_memory {
                 // A by-reference capture, or a copy of an object by a lambda called where it is
                 // written (nothing can change the object in between).
                 let address = self.to_generic(binding.val.scalar(), loc)?;
                 operands.push(address);
-                captures.push((capture.decl, ty, true));
+                captures.push(Capture::Value(key, ty, true));
             } else {
                 operands.push(binding.val.scalar());
-                captures.push((capture.decl, ty, false));
+                captures.push(Capture::Value(key, ty, false));
             }
         }
         Ok((operands, captures))
@@ -270,8 +422,18 @@ impl<'c> FunctionCodegen<'c, '_> {
         if closure_type_key(e.ty()).is_none() {
             return Ok(None);
         }
-        let Some(held) = self.held_lambda(&e) else {
-            return Err(lambda_used_as_value(arg));
+        let held = match e.kind() {
+            CXCursor_LambdaExpr => self.create_lambda(&e, true)?,
+            _ => {
+                let held = self
+                    .held_lambda(&e)
+                    .ok_or_else(|| lambda_used_as_value(arg))?;
+                // Passed by value: the callee's copy of a mutable lambda has state of its own.
+                match e != arg.without_implicit() {
+                    true => self.copy_lambda(&held, self.loc(arg))?,
+                    false => held,
+                }
+            }
         };
         let (operands, captures) = self.capture_operands(&held, arg)?;
         self.module.closures.insert(
@@ -302,8 +464,49 @@ fn without_closure_copy(arg: &Cursor) -> Cursor {
     e
 }
 
-/// A capture as a function parameter: (canonical declaration, type, passed by address).
-pub type Capture = (Cursor, Ty, bool);
+/// A capture as function parameters.
+#[derive(Debug, Clone)]
+pub enum Capture {
+    /// A variable or `this`: what the lambda names it by, its type, passed by address.
+    Value(VarKey, Ty, bool),
+    /// A lambda held by a local (its declaration and expression), captured by another: passed
+    /// as its own captures, from which the receiving function rebuilds the closure.
+    Lambda(Cursor, Cursor, Vec<Capture>),
+}
+
+impl Capture {
+    /// The parameter types it takes.
+    fn param_types(&self, out: &mut Vec<Ty>) {
+        match self {
+            Capture::Value(_, ty, true) => out.push(Ty::Pointer {
+                pointee: Box::new(ty.clone()),
+            }),
+            Capture::Value(_, ty, false) => out.push(ty.clone()),
+            Capture::Lambda(_, _, inner) => inner.iter().for_each(|c| c.param_types(out)),
+        }
+    }
+}
+
+/// What a capture is named by inside the lambda: its variable, or `this`.
+fn capture_key(capture: &LambdaCapture) -> VarKey {
+    match capture.captured {
+        Captured::Variable(d) | Captured::Init(d) => VarKey::Decl(d),
+        Captured::This => VarKey::This,
+    }
+}
+
+/// The class of `this` in a lambda capturing it: that of the member function the lambda is
+/// written in (through enclosing lambdas).
+pub fn class_of_this(lambda: &Cursor) -> Option<crate::clang::CType> {
+    let mut scope = lambda.ty().declaration().semantic_parent()?;
+    loop {
+        let class = scope.semantic_parent()?;
+        if !class.is_lambda_class() {
+            return Some(class.ty());
+        }
+        scope = class.semantic_parent()?;
+    }
+}
 
 /// A lambda passed to functions: its expression and its captures, by closure type.
 #[derive(Debug, Clone)]
@@ -315,15 +518,9 @@ pub struct Closure {
 impl Closure {
     /// The parameter types its captures take.
     pub fn param_types(&self) -> Vec<Ty> {
-        self.captures
-            .iter()
-            .map(|(_, ty, by_address)| match by_address {
-                true => Ty::Pointer {
-                    pointee: Box::new(ty.clone()),
-                },
-                false => ty.clone(),
-            })
-            .collect()
+        let mut out = Vec::new();
+        self.captures.iter().for_each(|c| c.param_types(&mut out));
+        out
     }
 }
 

@@ -646,14 +646,20 @@ impl<'c> ModuleCodegen<'c> {
             chain_begins: Default::default(),
             scopes: Vec::new(),
             nrvo_flags: HashMap::new(),
+            declared_ahead: Default::default(),
         };
         let mut args = args.into_iter();
         let mut param_types = sig.params.iter();
-        for (decl, ty, by_address) in lambda.map_or(&[][..], |l| &l.captures[..]) {
-            let (Some(arg), Some(_)) = (args.next(), param_types.next()) else {
-                return Err(internal(loc, "lambda capture without a parameter"));
+        if let Some(l) = lambda {
+            fc.bind_captures(&l.captures, &l.lambda, &mut args, loc)?;
+            let closure = Closure {
+                lambda: l.lambda,
+                captures: l.captures.clone(),
             };
-            fc.bind_capture(*decl, ty, *by_address, arg, loc)?;
+            param_types
+                .by_ref()
+                .take(closure.param_types().len())
+                .for_each(drop);
         }
         if lambda.is_none() && has_this(def) {
             let this = args.next().ok_or_else(|| internal(loc, "missing this"))?;
@@ -670,20 +676,13 @@ impl<'c> ModuleCodegen<'c> {
                 }
             } else if let Some(closure) = fc.module.closure_of(param)? {
                 // A parameter holding a lambda arrives as the lambda's captures.
-                for (decl, ty, by_address) in &closure.captures {
-                    let (Some(arg), Some(_)) = (args.next(), param_types.next()) else {
-                        return Err(internal(loc, "lambda capture without a parameter"));
-                    };
-                    fc.bind_capture(*decl, ty, *by_address, arg, loc)?;
-                }
-                fc.lambdas.insert(
-                    param.canonical(),
-                    LambdaValue {
-                        lambda: closure.lambda,
-                        copies: HashMap::new(),
-                        copied_objects: HashMap::new(),
-                    },
-                );
+                fc.bind_captures(&closure.captures, &closure.lambda, &mut args, loc)?;
+                param_types
+                    .by_ref()
+                    .take(closure.param_types().len())
+                    .for_each(drop);
+                fc.lambdas
+                    .insert(param.canonical(), LambdaValue::written(closure.lambda));
                 continue;
             }
             let (Some(ty), Some(arg)) = (param_types.next(), args.next()) else {

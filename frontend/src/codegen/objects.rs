@@ -104,9 +104,15 @@ impl<'c> FunctionCodegen<'c, '_> {
             return Ok(());
         };
         for (field, decl) in r.fields.iter().zip(&r.field_decls) {
-            if let Some(init) = decl.default_member_initializer() {
+            if let (Some(init), Some(_)) = (decl.default_member_initializer(), field.bit_field) {
+                self.initialize_field(target, record, field, decl, Some(&init), loc)?;
+            } else if let Some(init) = decl.default_member_initializer() {
                 let ptr = self.field_pointer(target, record, field.llvm_index, loc)?;
                 self.initialize(ptr, &field.ty, &init)?;
+            } else if field.anonymous {
+                // The members of an anonymous struct or union are the class's own.
+                let ptr = self.field_pointer(target, record, field.llvm_index, loc)?;
+                self.default_member_initializers(ptr, &field.ty, loc)?;
             }
         }
         Ok(())
@@ -167,16 +173,28 @@ impl<'c> FunctionCodegen<'c, '_> {
                                 format!("initializing member '{}'", field_decl.spelling()),
                             )
                         })?;
-                    let at = self.field_pointer(this, &record, field.llvm_index, loc)?;
                     self.full_expression(|this_| {
-                        this_.initialize_item(at, &field.ty, &e, Some(decl))
+                        this_.initialize_field(this, &record, field, decl, Some(&e), loc)
                     })?;
                 }
-                CtorInit::Indirect(e) => {
-                    return Err(FrontendError::unsupported(
-                        e.location(),
-                        "initializing a member of an anonymous struct or union",
-                    ))
+                CtorInit::Indirect(field_decl, e) => {
+                    let name = field_decl.spelling();
+                    let path = record.member_path(&name).ok_or_else(|| {
+                        FrontendError::unsupported(
+                            field_decl.location(),
+                            format!("initializing member '{name}'"),
+                        )
+                    })?;
+                    let Some(((owner, field), outer)) = path.split_last() else {
+                        return Err(internal(loc, "member"));
+                    };
+                    let mut at = this;
+                    for (outer, f) in outer {
+                        at = self.field_pointer(at, outer, f.llvm_index, loc)?;
+                    }
+                    self.full_expression(|this_| {
+                        this_.initialize_field(at, owner, field, &field_decl, Some(&e), loc)
+                    })?;
                 }
             }
         }

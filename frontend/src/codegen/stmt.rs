@@ -17,6 +17,8 @@ use crate::types::Ty;
 impl<'c> FunctionCodegen<'c, '_> {
     /// Emits a function body; returns the value `func.return` should return.
     pub fn emit_body(&mut self, body: &Cursor) -> Result<Val<'c>> {
+        super::analysis::check_gotos(body)
+            .map_err(|(at, what)| FrontendError::unsupported(at.location(), what))?;
         let stmts = body.children();
         let loc = self.loc(body);
         let tail_return = stmts
@@ -44,27 +46,119 @@ impl<'c> FunctionCodegen<'c, '_> {
         }
     }
 
-    /// Emits a statement list; once a statement may have jumped, the rest runs under a guard.
+    /// Emits a statement list; once a statement may have jumped, the rest runs under a guard,
+    /// up to the label a `goto` taken there resumes at.
     pub fn emit_stmts(&mut self, stmts: &[Cursor]) -> Result<()> {
+        // The flags of the gotos to this list's labels start cleared.
+        for s in stmts {
+            for label in super::analysis::label_chain(s) {
+                self.set_flag(VarKey::Goto(label), false, self.loc(s))?;
+            }
+        }
+        self.emit_stmts_after(stmts, Jumps::default())
+    }
+
+    /// Emits `stmts`, which run only while none of the `pending` jumps (taken before them) was
+    /// taken: each statement in turn, and once one may jump, the rest under a guard.
+    fn emit_stmts_after(&mut self, stmts: &[Cursor], pending: Jumps) -> Result<()> {
+        if pending.any() {
+            // The statements up to the first label a pending goto resumes at are skipped by a
+            // taken jump; the label is reached by falling through or by its goto.
+            let resume = stmts
+                .iter()
+                .position(|s| {
+                    super::analysis::label_chain(s)
+                        .iter()
+                        .any(|l| pending.gotos.contains(l))
+                })
+                .unwrap_or(stmts.len());
+            let (skipped, after) = stmts.split_at(resume);
+            let mut still = pending.clone();
+            // A variable declared (without an initializer, as C++ requires) in what a goto
+            // skips and used after its label is declared ahead, outside the guard.
+            for var in bypassed_variables(skipped, after) {
+                self.emit_local_decl(&var)?;
+                self.declared_ahead.insert(var.canonical());
+            }
+            if !skipped.is_empty() {
+                let loc = self.loc(&skipped[0]);
+                let running = self.still_running(&pending, loc)?;
+                let carried = self.assigned_in(skipped);
+                // A scope of its own: what it builds is destroyed inside the guard, before what
+                // the statements above built.
+                self.emit_guarded(
+                    running,
+                    &carried,
+                    |this| this.block(|this| this.emit_stmts(skipped)),
+                    loc,
+                )?;
+                still = skipped.iter().fold(still, |j, s| j.union(&jumps(s)));
+            }
+            let Some(label) = after.first() else {
+                return Ok(());
+            };
+            for key in super::analysis::label_chain(label) {
+                self.set_flag(VarKey::Goto(key), false, self.loc(label))?;
+                still.gotos.retain(|l| *l != key);
+            }
+            return self.emit_stmts_after(after, still);
+        }
         for (i, stmt) in stmts.iter().enumerate() {
+            // A label that a later goto of this list jumps back to begins a loop.
+            if let Some((last, key)) = backward_goto_segment(stmts, i) {
+                let segment = &stmts[i..=last];
+                let j = self.emit_goto_loop(key, segment)?;
+                let rest = &stmts[last + 1..];
+                if j.any() && !rest.is_empty() {
+                    return self.emit_stmts_after(rest, j);
+                }
+                return self.emit_stmts_after(rest, Jumps::default());
+            }
             self.emit_stmt(stmt)?;
             let rest = &stmts[i + 1..];
             let j = jumps(stmt);
             if j.any() && !rest.is_empty() {
-                let loc = self.loc(&rest[0]);
-                let running = self.still_running(j, loc)?;
-                let carried = self.assigned_in(rest);
-                // The rest of the block is a scope of its own: what it builds is destroyed
-                // inside the guard, before what the statements above built.
-                return self.emit_guarded(
-                    running,
-                    &carried,
-                    |this| this.block(|this| this.emit_stmts(rest)),
-                    loc,
-                );
+                return self.emit_stmts_after(rest, j);
             }
         }
         Ok(())
+    }
+
+    /// `L: s1; ...; sn` where some `goto L` in the statements jumps back: a loop that runs
+    /// them while the goto was taken (its flag cleared at the top of each round). Returns the
+    /// other jumps leaving the statements.
+    fn emit_goto_loop(&mut self, label: Cursor, segment: &[Cursor]) -> Result<Jumps> {
+        let loc = self.loc(&segment[0]);
+        let key = VarKey::Goto(label);
+        let mut carried = self.assigned_in(segment);
+        if !carried.contains(&key) {
+            carried.push(key.clone());
+        }
+        self.set_flag(key.clone(), false, loc)?;
+        self.emit_while(
+            &carried,
+            |this| {
+                this.set_flag(key.clone(), false, loc)?;
+                this.block(|this| {
+                    // The labeled statement, then the rest under the guard of its jumps (a
+                    // `goto L` in it included).
+                    let mut j = Jumps::default();
+                    if let Some(first) = super::analysis::labeled_statement(&segment[0]) {
+                        this.emit_stmt(&first)?;
+                        j = jumps(&first);
+                    }
+                    this.emit_stmts_after(&segment[1..], j)
+                })?;
+                this.flag(&key, loc)
+            },
+            |_| Ok(()),
+            loc,
+        )?;
+        let mut j = segment
+            .iter()
+            .fold(Jumps::default(), |j, s| j.union(&jumps(s)));
+        j.gotos.retain(|l| *l != label);
+        Ok(j)
     }
 
     /// The variables any of `stmts` may assign (loop flags refer to the innermost loop).
@@ -82,11 +176,12 @@ impl<'c> FunctionCodegen<'c, '_> {
     }
 
     /// `true` while none of the jumps in `j` has been taken.
-    fn still_running(&mut self, j: Jumps, loc: Location<'c>) -> Result<Value<'c>> {
+    fn still_running(&mut self, j: &Jumps, loc: Location<'c>) -> Result<Value<'c>> {
         let mut flags = Vec::new();
         if j.returns {
             flags.push(VarKey::Returned);
         }
+        flags.extend(j.gotos.iter().map(|l| VarKey::Goto(*l)));
         let targets = self.targets();
         if let (true, Some(t)) = (j.breaks, targets.break_to) {
             flags.push(VarKey::Break(t));
@@ -123,16 +218,18 @@ impl<'c> FunctionCodegen<'c, '_> {
             CXCursor_IfStmt => self.emit_if_stmt(s),
             CXCursor_ForStmt => self.emit_for(s),
             CXCursor_CXXForRangeStmt => self.emit_range_for(s),
-            CXCursor_WhileStmt => {
-                let children = s.children();
-                let [cond, body] = children.as_slice() else {
-                    return Err(FrontendError::unsupported(
-                        s.location(),
-                        "while loop with a condition variable",
-                    ));
-                };
-                self.emit_loop(s, Some(cond), None, body)
-            }
+            CXCursor_WhileStmt => match s.children().as_slice() {
+                [cond, body] => self.emit_loop(s, Some(cond), None, body),
+                // `while (T x = e)`: x is declared afresh and tested before each iteration.
+                [var, test, body] if var.kind() == CXCursor_VarDecl => {
+                    let each = PerIteration {
+                        var,
+                        test: Some(test),
+                    };
+                    self.emit_loop_with(s, None, None, Some(each), body)
+                }
+                _ => Err(FrontendError::unsupported(s.location(), "while statement")),
+            },
             CXCursor_DoStmt => self.emit_do(s),
             CXCursor_ReturnStmt => {
                 if let Some(e) = s.children().first() {
@@ -173,6 +270,15 @@ impl<'c> FunctionCodegen<'c, '_> {
                 self.set_flag(key, true, loc)
             }
             CXCursor_SwitchStmt => self.emit_switch(s),
+            CXCursor_LabelStmt => match s.children().as_slice() {
+                [labeled] => self.emit_stmt(labeled),
+                _ => Ok(()),
+            },
+            CXCursor_GotoStmt => {
+                let label = super::analysis::goto_target(s)
+                    .ok_or_else(|| internal(loc, "goto without a label"))?;
+                self.set_flag(VarKey::Goto(label), true, loc)
+            }
             // `#pragma unroll` and attributes wrap the statement they apply to: accepted, and the
             // loop is left to the device compiler's own unrolling.
             CXCursor_UnexposedStmt => match s.children().as_slice() {
@@ -189,13 +295,30 @@ impl<'c> FunctionCodegen<'c, '_> {
 
     fn emit_local_decl(&mut self, decl: &Cursor) -> Result<()> {
         match decl.kind() {
+            CXCursor_VarDecl if self.declared_ahead.remove(&decl.canonical()) => return Ok(()),
             CXCursor_VarDecl => {}
-            // Local type declarations need no code.
+            // `union { int i; float f; };` in a function declares an unnamed object, whose
+            // members are named as variables; libclang shows only the union's declaration.
+            CXCursor_StructDecl | CXCursor_ClassDecl | CXCursor_UnionDecl
+                if decl.is_anonymous_record() =>
+            {
+                return match anonymous_object(decl) {
+                    Some(object) => self.emit_local_decl(&object),
+                    None => Ok(()),
+                };
+            }
+            // Local declarations of types and names need no code.
             CXCursor_StructDecl
             | CXCursor_ClassDecl
+            | CXCursor_UnionDecl
             | CXCursor_TypedefDecl
             | CXCursor_TypeAliasDecl
-            | CXCursor_EnumDecl => return Ok(()),
+            | CXCursor_TypeAliasTemplateDecl
+            | CXCursor_EnumDecl
+            | CXCursor_NamespaceAlias
+            | CXCursor_UsingDirective
+            | CXCursor_UsingDeclaration
+            | CXCursor_StaticAssert => return Ok(()),
             _ => {
                 return Err(FrontendError::unsupported(
                     decl.location(),
@@ -222,6 +345,11 @@ impl<'c> FunctionCodegen<'c, '_> {
         let init = decl.var_initializer();
         if let Some(lambda) = init.as_ref().and_then(super::lambdas::lambda_expression) {
             return self.bind_lambda(decl, &lambda);
+        }
+        if let Some(init) = &init {
+            if self.bind_lambda_copy(decl, init)? {
+                return Ok(());
+            }
         }
         let ty = Ty::of(decl)?;
         if decl.ty().is_reference() {
@@ -375,15 +503,14 @@ impl<'c> FunctionCodegen<'c, '_> {
                 },
                 vec![GepIndex::Dynamic(zero), GepIndex::Field(0)],
             )],
+            // The fields, and the bytes of bit-fields as their runs.
             Ty::Record(r) => r
                 .fields
                 .iter()
-                .map(|f| {
-                    (
-                        f.ty.clone(),
-                        vec![GepIndex::Dynamic(zero), GepIndex::Field(f.llvm_index)],
-                    )
-                })
+                .filter(|f| f.bit_field.is_none())
+                .map(|f| (f.ty.clone(), f.llvm_index))
+                .chain(r.bit_storage.iter().map(|s| (s.bytes(), s.llvm_index)))
+                .map(|(ty, index)| (ty, vec![GepIndex::Dynamic(zero), GepIndex::Field(index)]))
                 .collect(),
             scalar => vec![(scalar.clone(), vec![GepIndex::Dynamic(zero)])],
         })
@@ -445,149 +572,66 @@ impl<'c> FunctionCodegen<'c, '_> {
     }
 
     fn emit_for(&mut self, s: &Cursor) -> Result<()> {
-        let (ForHeader { init, cond, inc }, body) = for_header(s)?;
+        let Some(ForParts {
+            init,
+            condition_variable,
+            cond,
+            inc,
+            body,
+        }) = s.for_parts()
+        else {
+            return Err(FrontendError::unsupported(
+                s.location(),
+                "for statement of this form",
+            ));
+        };
         // What the init-statement declares lives until the loop ends.
         self.block(|this| {
             if let Some(init) = init {
                 this.emit_stmt(&init)?;
             }
-            this.emit_loop(s, cond.as_ref(), inc.as_ref(), &body)
+            match &condition_variable {
+                // `for (...; T x = e; ...)`: x is declared afresh and tested before each
+                // iteration.
+                Some(var) => {
+                    let each = PerIteration {
+                        var,
+                        test: cond.as_ref(),
+                    };
+                    this.emit_loop_with(s, None, inc.as_ref(), Some(each), &body)
+                }
+                None => this.emit_loop(s, cond.as_ref(), inc.as_ref(), &body),
+            }
         })
     }
 
-    /// `for (T x : array) body` over a C array, as C++ defines it: a hidden pointer `__begin`
-    /// walks the array to its end and `x` is initialized from `*__begin` each time round. Clang
-    /// names `__begin` in `x`'s initializer; it is bound here and carried by the loop.
+    /// `for (T x : range) body` as C++ defines it and clang rewrites it: `__range` bound to the
+    /// range, `__begin` and `__end` from `begin()`/`end()` (members or free functions, pointers
+    /// or iterator classes; a C array's bounds), then `for (; __begin != __end; ++__begin) { T
+    /// x = *__begin; body }`. A temporary the range is bound to lives until the loop ends.
     fn emit_range_for(&mut self, s: &Cursor) -> Result<()> {
-        // A temporary the range is bound to lives until the loop ends.
-        self.block(|this| this.emit_range_for_in_scope(s))
-    }
-
-    fn emit_range_for_in_scope(&mut self, s: &Cursor) -> Result<()> {
-        let loc = self.loc(s);
-        let children = s.children();
-        let [var, range, body] = children.as_slice() else {
-            return Err(FrontendError::unsupported(
-                s.location(),
-                "range-based for statement with an init-statement",
-            ));
-        };
-        let Some(begin) = s.range_for_begin_variable() else {
-            return Err(internal(loc, "range-based for without its begin variable"));
-        };
-        let (start, end, element) = self.range_bounds(range, &begin)?;
-        let end = self.ptr_to_int(end, loc)?;
-        let begin_key = VarKey::Decl(begin.canonical());
-        let pointer = Ty::Pointer {
-            pointee: Box::new(element.clone()),
-        };
-        let i64t = Ty::LONG.value_mlir(self.ctx());
-        self.bind(begin_key.clone(), pointer.clone(), Val::Scalar(start));
-
-        let j = jumps_of_loop_body(body);
-        if j.breaks {
-            self.set_flag(VarKey::Break(*s), false, loc)?;
-        }
-        self.targets.push(*s);
-        let mut carried = self.assigned_in(&[*body]);
-        carried.push(begin_key.clone());
-        let stop_flags = [VarKey::Returned, VarKey::Break(*s)];
-        let result = self.emit_while(
-            &carried,
-            |this| {
-                let stop = this.any_flag(&this.live(&stop_flags), loc)?;
-                let running = this.not(stop, loc)?;
-                let at = this.env[&begin_key].val.scalar();
-                let at = this.ptr_to_int(at, loc)?;
-                let more = this.b.cmpi(CmpiPredicate::Ne, at, end, loc)?;
-                this.b.insert_value(arith::andi(running, more, loc))
-            },
-            |this| {
-                if j.continues {
-                    this.set_flag(VarKey::Continue(*s), false, loc)?;
-                }
-                // The loop variable lives for one iteration.
-                this.block(|this| {
-                    this.emit_local_decl(var)?;
-                    this.emit_stmt(body)
-                })?;
-                // After a `break` or `return` the condition ends the loop before `__begin` is read.
-                let at = this.env[&begin_key].val.scalar();
-                let one = this.b.const_int(i64t, 1, loc)?;
-                let next = this.gep(at, &element, &[GepIndex::Dynamic(one)], loc)?;
-                this.bind(begin_key.clone(), pointer.clone(), Val::Scalar(next));
-                Ok(())
-            },
-            loc,
-        );
-        self.targets.pop();
-        result
-    }
-
-    /// The first and one-past-the-last element pointers of a range-based for's range, and the
-    /// element type: a C array, or an object whose `begin()` and `end()` return pointers (a
-    /// span class). libclang shows no members of a class template's instances, so their `end()`
-    /// cannot be found: those are refused.
-    fn range_bounds(
-        &mut self,
-        range: &Cursor,
-        begin_var: &Cursor,
-    ) -> Result<(Value<'c>, Value<'c>, Ty)> {
-        let loc = self.loc(range);
-        let range_ty = range.ty().canonical();
-        if range_ty.kind() == CXType_ConstantArray {
-            let element = Ty::from_clang(range_ty.element(), &range.location())?;
-            let start = self.address_of(range)?.scalar();
-            let i64t = Ty::LONG.value_mlir(self.ctx());
-            let len = self.b.const_int(i64t, range_ty.array_len(), loc)?;
-            let end = self.gep(start, &element, &[GepIndex::Dynamic(len)], loc)?;
-            return Ok((start, end, element));
-        }
-        let unsupported = || {
-            FrontendError::unsupported(
-                range.location(),
-                format!(
-                    "range-based for over '{}' (arrays, and classes that are not template \
-                     instances whose begin() and end() return pointers, are supported in device \
-                     code)",
-                    range.ty().spelling()
-                ),
+        let parts = s
+            .range_for_parts()
+            .ok_or_else(|| internal(self.loc(s), "range-based for without its parts"))?;
+        self.block(|this| {
+            if let Some(init) = &parts.init {
+                this.emit_stmt(init)?;
+            }
+            for hidden in [&parts.range, &parts.begin, &parts.end] {
+                this.emit_local_decl(hidden)?;
+            }
+            let each = PerIteration {
+                var: &parts.var,
+                test: None,
+            };
+            this.emit_loop_with(
+                s,
+                Some(&parts.cond),
+                Some(&parts.inc),
+                Some(each),
+                &parts.body,
             )
-        };
-        // Clang's hidden `__begin = __range.begin()` names the member it chose (the instance, for
-        // a class template); `end` is its sibling with the same constness.
-        let begin = begin_var
-            .var_initializer()
-            .map(|init| init.without_implicit())
-            .filter(|call| call.kind() == CXCursor_CallExpr)
-            .and_then(|call| call.referenced())
-            .filter(|m| m.kind() == CXCursor_CXXMethod && m.arguments().is_empty())
-            .ok_or_else(unsupported)?;
-        let end = begin
-            .semantic_parent()
-            .into_iter()
-            .chain(Some(range_ty.declaration()))
-            .flat_map(|class| class.children())
-            .find(|m| {
-                m.kind() == CXCursor_CXXMethod
-                    && m.spelling() == "end"
-                    && m.arguments().is_empty()
-                    && m.is_const_method() == begin.is_const_method()
-            })
-            .ok_or_else(unsupported)?;
-        let iterator = begin_var.ty().canonical();
-        if iterator.kind() != CXType_Pointer
-            || end.result_type().canonical().kind() != CXType_Pointer
-        {
-            return Err(unsupported());
-        }
-        let element = Ty::from_clang(iterator.pointee(), &range.location())?;
-        let object = self.address_of(range)?.scalar();
-        let start = self
-            .call_function(&begin, Some(object), &[], range)?
-            .scalar();
-        let end = self.call_function(&end, Some(object), &[], range)?.scalar();
-        Ok((start, end, element))
+        })
     }
 
     /// `while (cond) { body; inc; }` as scf.while; `break`, `continue` and `return` inside set flags.
@@ -598,17 +642,39 @@ impl<'c> FunctionCodegen<'c, '_> {
         inc: Option<&Cursor>,
         body: &Cursor,
     ) -> Result<()> {
+        self.emit_loop_with(s, cond, inc, None, body)
+    }
+
+    /// [`Self::emit_loop`] with a variable declared afresh at the start of each iteration, in
+    /// the body's scope (a range-based for's loop variable, a condition variable).
+    fn emit_loop_with(
+        &mut self,
+        s: &Cursor,
+        cond: Option<&Cursor>,
+        inc: Option<&Cursor>,
+        each: Option<PerIteration>,
+        body: &Cursor,
+    ) -> Result<()> {
         let loc = self.loc(s);
         let j = jumps_of_loop_body(body);
-        if j.breaks {
+        // A failed test of a condition variable leaves the loop as a `break` does.
+        let tested = each.as_ref().is_some_and(|e| e.test.is_some());
+        if j.breaks || tested {
             self.set_flag(VarKey::Break(*s), false, loc)?;
         }
         self.targets.push(*s);
         let mut parts: Vec<Cursor> = vec![*body];
         parts.extend(cond.copied());
         parts.extend(inc.copied());
-        let carried = self.assigned_in(&parts);
-        let stop_flags = [VarKey::Returned, VarKey::Break(*s)];
+        if let Some(e) = &each {
+            parts.push(*e.var);
+            parts.extend(e.test.copied());
+        }
+        let mut carried = self.assigned_in(&parts);
+        if tested && !carried.contains(&VarKey::Break(*s)) {
+            carried.push(VarKey::Break(*s));
+        }
+        let stop_flags = loop_stop_flags(s, &j);
         let result = self.emit_while(
             &carried,
             |this| this.loop_condition(cond, &stop_flags, loc),
@@ -617,7 +683,20 @@ impl<'c> FunctionCodegen<'c, '_> {
                     this.set_flag(VarKey::Continue(*s), false, loc)?;
                 }
                 // Each iteration is a scope: what the body builds is destroyed before the next.
-                this.block(|this| this.emit_stmt(body))?;
+                this.block(|this| {
+                    let Some(each) = &each else {
+                        return this.emit_stmt(body);
+                    };
+                    this.emit_local_decl(each.var)?;
+                    let Some(test) = each.test else {
+                        return this.emit_stmt(body);
+                    };
+                    let holds = this.full_expression(|this| this.condition(test))?;
+                    let failed = this.not(holds, loc)?;
+                    this.bind(VarKey::Break(*s), Ty::Bool, Val::Scalar(failed));
+                    let carried = this.assigned_in(&[*body]);
+                    this.emit_guarded(holds, &carried, |this| this.emit_stmt(body), loc)
+                })?;
                 if let Some(inc) = inc {
                     let stop = this.any_flag(&stop_flags, loc)?;
                     let running = this.not(stop, loc)?;
@@ -641,14 +720,31 @@ impl<'c> FunctionCodegen<'c, '_> {
     /// does), and every statement runs while the flag is set and no `break` has run. Fallthrough
     /// is just the flag staying set.
     fn emit_switch(&mut self, s: &Cursor) -> Result<()> {
-        let loc = self.loc(s);
         let children = s.children();
-        let Some((body, [cond])) = children.split_last() else {
-            return Err(FrontendError::unsupported(
-                s.location(),
-                "switch with an initializer or condition variable",
-            ));
+        let Some((body, [before @ .., cond])) = children.split_last() else {
+            return Err(FrontendError::unsupported(s.location(), "switch statement"));
         };
+        let init = s.switch_init();
+        if before.is_empty() && init.is_none() {
+            return self.emit_switch_on(s, cond, body);
+        }
+        // `switch (init; T x = e)`: what they declare lives until the switch ends.
+        self.block(|this| {
+            if let Some(init) = &init {
+                this.emit_stmt(init)?;
+            }
+            for b in before {
+                match b.kind() {
+                    CXCursor_VarDecl => this.emit_local_decl(b)?,
+                    _ => this.emit_stmt(b)?,
+                }
+            }
+            this.emit_switch_on(s, cond, body)
+        })
+    }
+
+    fn emit_switch_on(&mut self, s: &Cursor, cond: &Cursor, body: &Cursor) -> Result<()> {
+        let loc = self.loc(s);
         let cond_ty = promote(&Ty::of(cond)?);
         let value = self
             .full_expression(|this| this.rvalue_as(cond, &cond_ty))?
@@ -679,6 +775,8 @@ impl<'c> FunctionCodegen<'c, '_> {
             self.set_flag(VarKey::Break(*s), false, loc)?;
         }
         self.targets.push(*s);
+        // Gotos leaving the switch skip the rest of it.
+        let leaving = jumps(body).gotos;
         // The body is one scope: what a statement under a label builds is destroyed at its
         // end, if that statement ran.
         let result = self.block(|this| {
@@ -697,17 +795,16 @@ impl<'c> FunctionCodegen<'c, '_> {
                         this.bind(entered.clone(), Ty::Bool, Val::Scalar(v));
                     }
                     SwitchItem::Stmt(stmt) => {
-                        let stop = this.any_flag(
-                            &[
-                                VarKey::Break(*s),
-                                VarKey::Returned,
-                                match this.targets().continue_to {
-                                    Some(l) => VarKey::Continue(l),
-                                    None => VarKey::Returned,
-                                },
-                            ],
-                            loc,
-                        )?;
+                        let mut flags = vec![
+                            VarKey::Break(*s),
+                            VarKey::Returned,
+                            match this.targets().continue_to {
+                                Some(l) => VarKey::Continue(l),
+                                None => VarKey::Returned,
+                            },
+                        ];
+                        flags.extend(leaving.iter().map(|l| VarKey::Goto(*l)));
+                        let stop = this.any_flag(&flags, loc)?;
                         let running = this.not(stop, loc)?;
                         let now = this.flag(&entered, loc)?;
                         let run = this.b.insert_value(arith::andi(now, running, loc))?;
@@ -739,7 +836,7 @@ impl<'c> FunctionCodegen<'c, '_> {
         }
         self.targets.push(*s);
         let carried = self.assigned_in(&[*body, *cond]);
-        let stop_flags = [VarKey::Returned, VarKey::Break(*s)];
+        let stop_flags = loop_stop_flags(s, &j);
         let result = self.emit_while(
             &carried,
             |this| {
@@ -840,6 +937,49 @@ fn flatten_labels(stmt: &Cursor, out: &mut Vec<SwitchItem>) -> Result<()> {
 }
 
 /// Whether a switch body contains a `break` of the switch itself.
+/// The variables declared by the statements of `skipped` (the declarations a goto may jump
+/// over) that `after` uses.
+fn bypassed_variables(skipped: &[Cursor], after: &[Cursor]) -> Vec<Cursor> {
+    fn uses(c: &Cursor, var: &Cursor) -> bool {
+        (c.kind() == CXCursor_DeclRefExpr && c.referenced().is_some_and(|d| d.canonical() == *var))
+            || c.children().iter().any(|child| uses(child, var))
+    }
+    skipped
+        .iter()
+        .filter(|s| s.kind() == CXCursor_DeclStmt)
+        .flat_map(|s| s.children())
+        .filter(|d| d.kind() == CXCursor_VarDecl)
+        .filter(|d| after.iter().any(|a| uses(a, &d.canonical())))
+        .collect()
+}
+
+/// When `stmts[at]` has a label that a `goto` in `stmts[at..]` jumps back to: the index of the
+/// last statement holding such a goto, and the label.
+fn backward_goto_segment(stmts: &[Cursor], at: usize) -> Option<(usize, Cursor)> {
+    let labels = super::analysis::label_chain(stmts.get(at)?);
+    labels.into_iter().find_map(|key| {
+        stmts
+            .iter()
+            .enumerate()
+            .skip(at)
+            .rfind(|(_, s)| jumps_to(s, &key))
+            .map(|(i, _)| (i, key))
+    })
+}
+
+/// Whether a `goto` to `label` is in `c`.
+fn jumps_to(c: &Cursor, label: &Cursor) -> bool {
+    (c.kind() == CXCursor_GotoStmt && super::analysis::goto_target(c).as_ref() == Some(label))
+        || c.children().iter().any(|child| jumps_to(child, label))
+}
+
+/// The flags that end a loop: a `return`, its `break`, a `goto` leaving its body.
+fn loop_stop_flags(s: &Cursor, body_jumps: &Jumps) -> Vec<VarKey> {
+    let mut flags = vec![VarKey::Returned, VarKey::Break(*s)];
+    flags.extend(body_jumps.gotos.iter().map(|l| VarKey::Goto(*l)));
+    flags
+}
+
 fn jumps_in_switch(body: &Cursor) -> bool {
     jumps(body).breaks
 }
@@ -878,34 +1018,11 @@ fn if_parts(s: &Cursor) -> Result<IfParts> {
     })
 }
 
-/// The parts of a `for` header.
-struct ForHeader {
-    init: Option<Cursor>,
-    cond: Option<Cursor>,
-    inc: Option<Cursor>,
-}
-
-fn for_header(s: &Cursor) -> Result<(ForHeader, Cursor)> {
-    let Some(parts) = s.for_parts() else {
-        return Err(FrontendError::unsupported(
-            s.location(),
-            "for statement of this form",
-        ));
-    };
-    let ForParts {
-        init,
-        condition_variable,
-        cond,
-        inc,
-        body,
-    } = parts;
-    if let Some(var) = condition_variable {
-        return Err(FrontendError::unsupported(
-            var.location(),
-            "for loop with a condition variable",
-        ));
-    }
-    Ok((ForHeader { init, cond, inc }, body))
+/// What a loop declares at the start of each iteration: the variable, and for a condition
+/// variable the test that ends the loop when it fails.
+struct PerIteration<'a> {
+    var: &'a Cursor,
+    test: Option<&'a Cursor>,
 }
 
 /// Initializers of local arrays are written element by element up to this many elements.
@@ -938,4 +1055,21 @@ pub(super) fn init_list(e: &Cursor) -> Option<Cursor> {
         },
         _ => None,
     }
+}
+
+/// The unnamed object of an anonymous struct or union declared in a function: the variable
+/// that the function's uses of its members refer to (none when no member is used).
+fn anonymous_object(record: &Cursor) -> Option<Cursor> {
+    fn find(c: &Cursor, record: &Cursor) -> Option<Cursor> {
+        if c.kind() == CXCursor_DeclRefExpr {
+            if let Some(v) = c
+                .referenced()
+                .filter(|v| v.kind() == CXCursor_VarDecl && v.ty().declaration() == *record)
+            {
+                return Some(v);
+            }
+        }
+        c.children().iter().find_map(|child| find(child, record))
+    }
+    find(&record.semantic_parent()?, record)
 }

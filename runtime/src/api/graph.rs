@@ -19,8 +19,8 @@ use crate::backend::{
 };
 use crate::error::{Failure, HipError, HipResult};
 use crate::graph::{
-    self, memory, AllocOp, CopyOp, EventRef, Graph, KernelAttributes, KernelOp, NodeId, NodeType,
-    Op,
+    self, memory, AllocOp, CopyOp, CopyParams, EventRef, Graph, KernelAttributes, KernelOp, NodeId,
+    NodeType, Op,
 };
 use crate::symbols;
 
@@ -239,7 +239,7 @@ pub(super) fn copy_of_params(p: &Memcpy3DParms) -> HipResult<CopyOp> {
     Ok(CopyOp {
         region,
         kind,
-        params: Some(*p),
+        params: Some(CopyParams::Runtime(*p)),
         peer: None,
     })
 }
@@ -302,7 +302,7 @@ pub(super) fn copy_symbol(
 
 /// A copy as `hipMemcpy3DParms` shows it.
 fn memcpy_params(c: &CopyOp) -> Memcpy3DParms {
-    if let Some(p) = c.params {
+    if let Some(CopyParams::Runtime(p)) = c.params {
         return p;
     }
     let r = &c.region;
@@ -429,7 +429,7 @@ unsafe fn list_out(items: &[usize], out: *mut hipGraphNode_t, count: *mut usize)
 ///
 /// # Safety
 /// `out` must be null or valid for writing; `deps` null or valid for `n` handles.
-unsafe fn add_node(
+pub(super) unsafe fn add_node(
     out: *mut hipGraphNode_t,
     g: hipGraph_t,
     deps: *const hipGraphNode_t,
@@ -448,7 +448,7 @@ unsafe fn add_node(
 }
 
 /// A node's graph and operation, checked to be of `kind`.
-fn node_of(node: hipGraphNode_t, kind: NodeType) -> HipResult<(Arc<Graph>, NodeId, Op)> {
+pub(super) fn node_of(node: hipGraphNode_t, kind: NodeType) -> HipResult<(Arc<Graph>, NodeId, Op)> {
     let (g, id) = graph::node(node as usize)?;
     let op = g.node(id)?.op;
     if op.node_type() != kind {
@@ -462,7 +462,7 @@ fn node_of(node: hipGraphNode_t, kind: NodeType) -> HipResult<(Arc<Graph>, NodeI
 }
 
 /// Replaces the operation of `node` (of `kind`) with `op`.
-fn set_node(node: hipGraphNode_t, kind: NodeType, op: Op) -> HipResult<()> {
+pub(super) fn set_node(node: hipGraphNode_t, kind: NodeType, op: Op) -> HipResult<()> {
     let (g, id, _) = node_of(node, kind)?;
     g.set_op(id, op)
 }

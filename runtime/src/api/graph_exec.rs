@@ -261,7 +261,12 @@ fn exec_node(
 }
 
 /// Sets node `node`'s operation in the executable graph, checked to be of `kind`.
-fn set_exec_op(e: hipGraphExec_t, node: hipGraphNode_t, kind: NodeType, op: Op) -> HipResult<()> {
+pub(super) fn set_exec_op(
+    e: hipGraphExec_t,
+    node: hipGraphNode_t,
+    kind: NodeType,
+    op: Op,
+) -> HipResult<()> {
     let (e, node) = exec_node(e, node)?;
     let current = e.op(node)?;
     if current.node_type() != kind {

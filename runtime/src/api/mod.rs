@@ -51,6 +51,13 @@ pub mod mipmap;
 pub mod pointer;
 pub mod user_object;
 // Virtual memory management and the rest of the API (rt-vmm).
+pub mod api_name;
+pub mod func_by_symbol;
+pub mod graph_drv_copy;
+pub mod multi_device_launch;
+pub mod stream_attach;
+pub mod surface;
+pub mod texture_driver;
 pub mod virtual_memory;
 
 /// `hipError_t` as the C ABI passes it (a C enum is an `int`).
@@ -208,6 +215,21 @@ pub(crate) fn location(device: c_int) -> HipResult<Location> {
 /// The stream a `hipStream_t` names (its special values: the calling thread's device's).
 pub(crate) fn stream(handle: *mut c_void) -> HipResult<Arc<Stream>> {
     crate::backend::stream::resolve(current_device()?, handle as usize)
+}
+
+/// [`stream`], where a stream that was destroyed is `hipErrorContextIsDestroyed`, as HIP
+/// answers the calls that name one (capture, attaching memory).
+pub(crate) fn live_stream(handle: hipStream_t) -> HipResult<Arc<Stream>> {
+    stream(handle).map_err(|f| {
+        if crate::handles::Kind::Stream.made(handle as usize) {
+            Failure::new(
+                HipError::ContextIsDestroyed,
+                format!("{:#x} is a destroyed stream", handle as usize),
+            )
+        } else {
+            f
+        }
+    })
 }
 
 /// The event a `hipEvent_t` names.

@@ -539,6 +539,15 @@ pub trait Queue: Any + Send + Sync {
     /// `hipStreamWaitValue32/64`: later work on the stream waits until the word meets the
     /// condition.
     fn wait_value(&self, wait: &ValueWait) -> HipResult<()>;
+
+    // ---- managed memory attached to a stream (rt-vmm) ----
+
+    /// `hipStreamAttachMemAsync` (checked by the caller): which streams will use the managed
+    /// memory. By default nothing to do: the backend's managed memory is coherent for every
+    /// stream.
+    fn attach_memory(&self, _p: *mut c_void, _length: usize, _flags: u32) -> HipResult<()> {
+        Ok(())
+    }
 }
 
 /// A backend's event.

@@ -543,9 +543,12 @@ impl Device for CudaDevice {
     }
 
     fn set_device_flags(&self, flags: DeviceFlags) -> HipResult<()> {
+        // hipDeviceMapHost is always in effect with unified addressing, and the driver refuses
+        // CU_CTX_MAP_HOST for a primary context (CUDA_ERROR_INVALID_VALUE on an H200).
+        let driver_flags = flags.raw() & !DeviceFlags::MAP_HOST;
         // SAFETY: plain driver call.
         check("cuDevicePrimaryCtxSetFlags", unsafe {
-            sys::cuDevicePrimaryCtxSetFlags_v2(self.ordinal, flags.raw())
+            sys::cuDevicePrimaryCtxSetFlags_v2(self.ordinal, driver_flags)
         })
     }
 

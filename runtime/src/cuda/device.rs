@@ -142,6 +142,9 @@ impl CudaDevice {
         p.maxSharedMemoryPerMultiProcessor = per_sm;
         p.managedMemory = a(CU_DEVICE_ATTRIBUTE_MANAGED_MEMORY);
         p.isMultiGpuBoard = a(CU_DEVICE_ATTRIBUTE_MULTI_GPU_BOARD);
+        // The property and hipDeviceAttributeSharedMemPerBlockOptin give the driver's answer.
+        let shared_optin = as_usize(a(CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN));
+        p.sharedMemPerBlockOptin = shared_optin.max(p.sharedMemPerBlock);
         Ok(CudaDevice {
             index,
             ordinal,
@@ -149,7 +152,7 @@ impl CudaDevice {
             capability,
             props: p,
             info,
-            shared_optin: as_usize(a(CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN)),
+            shared_optin,
             context: Mutex::new(None),
             null_stream: OnceLock::new(),
             settings: DeviceSettings::default(),

@@ -110,6 +110,15 @@ unsafe extern "C" fn run_host_function(_: sys::CUstream, status: sys::CUresult, 
 }
 
 impl Queue for CudaQueue {
+    /// The driver keeps the promise (`cuStreamAttachMemAsync`).
+    fn attach_memory(&self, p: *mut c_void, length: usize, flags: u32) -> HipResult<()> {
+        self.device()?;
+        // SAFETY: managed memory or pageable memory (checked by the caller), a stream of ours.
+        check("cuStreamAttachMemAsync", unsafe {
+            sys::cuStreamAttachMemAsync(self.raw() as sys::CUstream, p as u64, length, flags)
+        })
+    }
+
     fn launch(&self, kernel: &KernelRef, cfg: &LaunchConfig) -> HipResult<()> {
         super::launch::launch(self.device()?, self.raw(), kernel, cfg, Mode::Plain)
     }

@@ -22,7 +22,7 @@ pub mod op;
 use std::collections::{BTreeMap, HashMap, HashSet};
 use std::sync::{Arc, Mutex, MutexGuard, OnceLock, Weak};
 
-pub use op::{AllocOp, CopyOp, EventRef, KernelAttributes, KernelOp, NodeType, Op};
+pub use op::{AllocOp, CopyOp, CopyParams, EventRef, KernelAttributes, KernelOp, NodeType, Op};
 
 use crate::error::{Failure, HipResult};
 use crate::handles::{HandleTable, Kind};

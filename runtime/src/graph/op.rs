@@ -6,6 +6,7 @@ use std::sync::Arc;
 
 use crate::arrays::Memcpy3DParms;
 use crate::backend::{Copy3d, DeviceId, Dim3, Event, Fill, HostCall, Location, MemcpyKind};
+use crate::drv_copy::Memcpy3D;
 use crate::registry::KernelRef;
 
 use super::memory::Block;
@@ -84,14 +85,23 @@ impl PartialEq for KernelOp {
 }
 
 /// A copy: a region between pointers (1-D, 2-D, 3-D; arrays and symbols resolved to their
-/// addresses when the node is made), and the `hipMemcpy3DParms` it was given as, if it was; a
-/// peer copy (`hipMemcpyPeerAsync` captured) names its (destination, source) devices.
+/// addresses when the node is made), and the description it was given as, if it was; a peer
+/// copy (`hipMemcpyPeerAsync` captured) names its (destination, source) devices.
 #[derive(Debug, Clone, Copy)]
 pub struct CopyOp {
     pub region: Copy3d,
     pub kind: MemcpyKind,
-    pub params: Option<Memcpy3DParms>,
+    pub params: Option<CopyParams>,
     pub peer: Option<(DeviceId, DeviceId)>,
+}
+
+/// The description a copy node was given, shown back as given by its `GetParams`.
+#[derive(Debug, Clone, Copy)]
+pub enum CopyParams {
+    /// `hipMemcpy3DParms` (`hipGraphAddMemcpyNode`).
+    Runtime(Memcpy3DParms),
+    /// `HIP_MEMCPY3D` (`hipDrvGraphAddMemcpyNode`).
+    Driver(Memcpy3D),
 }
 
 impl PartialEq for CopyOp {

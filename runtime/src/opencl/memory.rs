@@ -710,11 +710,6 @@ pub fn copy(
     kind: MemcpyKind,
     wait_done: bool,
 ) -> HipResult<()> {
-    // Pageable host memory (memory no table knows: not hipHostMalloc'd or registered) is copied
-    // before the call returns, as HIP and CUDA do: the program may read a destination or reuse
-    // a source at once.
-    let pageable = |p: usize| entry_of(p).is_none();
-    let wait_done = wait_done || pageable(c.src as usize) || pageable(c.dst as usize);
     let mut last = None;
     for plane in c.planes() {
         last = Some(copy_plane(rt, target, plane, kind)?);
@@ -726,6 +721,14 @@ pub fn copy(
             Ok(())
         }
     }
+}
+
+/// Whether a program's copy must be done before its call returns: a side in pageable host
+/// memory (memory no table knows: not hipHostMalloc'd or registered), as HIP and CUDA do, since
+/// the program may read the destination or reuse the source at once.
+pub fn touches_pageable_memory(c: &Copy3d) -> bool {
+    let pageable = |p: usize| entry_of(p).is_none();
+    pageable(c.src as usize) || pageable(c.dst as usize)
 }
 
 /// A fill on `target` (checked by the caller): its whole span must lie in one device

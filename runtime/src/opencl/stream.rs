@@ -347,6 +347,8 @@ impl Queue for ClQueue {
         if let Some((dst_device, src_device)) = super::peer::foreign_sides(self.device, copy) {
             return super::peer::copy(self, copy, dst_device, src_device, wait);
         }
+        // The runtime's own copies (peer staging) call memory::copy directly.
+        let wait = wait || super::memory::touches_pageable_memory(copy);
         super::memory::copy(self.rt()?, self, copy, kind, wait)
     }
 

@@ -192,7 +192,7 @@ impl<'c> FunctionCodegen<'c, '_> {
                 // The result is the target object, evaluated once (`a[i++] = b`).
                 match lv {
                     LValue::Mem { ptr, .. } => Ok(Val::Scalar(self.to_generic(ptr, loc)?)),
-                    LValue::Var(..) => Ok(Val::Void),
+                    LValue::Var(..) | LValue::BitField { .. } => Ok(Val::Void),
                 }
             }
             _ => Err(FrontendError::unsupported(

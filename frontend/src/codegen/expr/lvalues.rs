@@ -18,7 +18,9 @@ impl<'c> FunctionCodegen<'c, '_> {
         let loc = self.loc(array);
         match self.lvalue(array)? {
             LValue::Mem { ptr, .. } => Ok(Val::Scalar(self.to_generic(ptr, loc)?)),
-            LValue::Var(..) => Err(FrontendError::unsupported(array.location(), "array value")),
+            LValue::Var(..) | LValue::BitField { .. } => {
+                Err(FrontendError::unsupported(array.location(), "array value"))
+            }
         }
     }
 
@@ -212,7 +214,11 @@ impl<'c> FunctionCodegen<'c, '_> {
                 let (ptr, record) = match e.children().first() {
                     // A member of `this`, named without it.
                     None => {
-                        let owner = e.referenced().and_then(|m| m.semantic_parent());
+                        // The class declaring it (past anonymous structs and unions).
+                        let mut owner = e.referenced().and_then(|m| m.semantic_parent());
+                        while let Some(o) = owner.filter(|o| o.is_anonymous_record()) {
+                            owner = o.semantic_parent();
+                        }
                         self.implicit_this(owner.as_ref(), e)?
                     }
                     Some(base) => match Ty::of(base)? {
@@ -222,17 +228,42 @@ impl<'c> FunctionCodegen<'c, '_> {
                         record => (self.object_address(base)?, record),
                     },
                 };
-                let Ty::Record(r) = &record else {
+                if !matches!(record, Ty::Record(_)) {
                     return Err(FrontendError::unsupported(
                         e.location(),
                         "member of a non-record",
                     ));
-                };
+                }
                 let name = e.spelling();
-                let field = r.fields.iter().find(|f| f.name == name).ok_or_else(|| {
+                // libclang shows some of the implicit accesses of anonymous members (the outer
+                // ones of a nested anonymous struct in an anonymous union), named by their type.
+                let anonymous = e
+                    .referenced()
+                    .is_some_and(|f| f.ty().declaration().is_anonymous_record());
+                let path = if anonymous {
+                    let ty = Ty::of(e)?;
+                    record.anonymous_member(&ty).map(|f| vec![(&record, f)])
+                } else {
+                    record.member_path(&name)
+                };
+                let path = path.ok_or_else(|| {
                     FrontendError::unsupported(e.location(), format!("member '{name}'"))
                 })?;
-                let field_ptr = self.field_pointer(ptr, &record, field.llvm_index, loc)?;
+                let mut field_ptr = ptr;
+                for (owner, f) in &path {
+                    field_ptr = self.field_pointer(field_ptr, owner, f.llvm_index, loc)?;
+                }
+                let field = path
+                    .last()
+                    .map(|(_, f)| *f)
+                    .ok_or_else(|| internal(loc, "member"))?;
+                if let Some(bits) = field.bit_field {
+                    return Ok(LValue::BitField {
+                        run: field_ptr,
+                        field: bits,
+                        ty: field.ty.clone(),
+                    });
+                }
                 if e.referenced().is_some_and(|f| f.ty().is_reference()) {
                     // A reference member holds the address of the object it names.
                     let referent = self.load(
@@ -346,12 +377,13 @@ impl<'c> FunctionCodegen<'c, '_> {
         match self.lvalue(e)? {
             LValue::Mem { ptr, .. } => Ok(Val::Scalar(self.to_generic(ptr, loc)?)),
             LValue::Var(..) => Err(internal(loc, "address of a variable held in a register")),
+            LValue::BitField { .. } => Err(internal(loc, "address of a bit-field")),
         }
     }
 }
 
 pub(super) fn lvalue_ty(lv: &LValue<'_>) -> Ty {
     match lv {
-        LValue::Var(_, ty) | LValue::Mem { ty, .. } => ty.clone(),
+        LValue::Var(_, ty) | LValue::Mem { ty, .. } | LValue::BitField { ty, .. } => ty.clone(),
     }
 }

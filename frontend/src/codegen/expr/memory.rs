@@ -127,6 +127,7 @@ impl<'c> FunctionCodegen<'c, '_> {
                 }
                 Ok(Val::Scalar(v))
             }
+            LValue::BitField { run, field, ty } => self.load_bit_field(*run, *field, ty, loc),
         }
     }
 
@@ -145,6 +146,7 @@ impl<'c> FunctionCodegen<'c, '_> {
                 self.b.store(value, *ptr, *volatile, loc);
                 Ok(())
             }
+            LValue::BitField { run, field, ty } => self.store_bit_field(*run, *field, ty, v, loc),
         }
     }
 

@@ -1,6 +1,7 @@
 //! Expressions → arith/memref/gpu operations, with C's conversion rules: the dispatch by expression
 //! kind and the values that need no operation (constants, zeros).
 
+mod bit_fields;
 mod calls;
 mod conversions;
 mod lvalues;
@@ -32,6 +33,12 @@ pub enum LValue<'c> {
         ptr: Value<'c>,
         ty: Ty,
         volatile: bool,
+    },
+    /// A bit-field of type `ty` in the storage run at `run`.
+    BitField {
+        run: Value<'c>,
+        field: crate::types::BitField,
+        ty: Ty,
     },
 }
 
@@ -168,6 +175,7 @@ impl<'c> FunctionCodegen<'c, '_> {
                     )),
                 }
             }
+            CXCursor_StmtExpr => self.statement_expression(e),
             CXCursor_CXXNewExpr => self.new_expression(e),
             CXCursor_CXXDeleteExpr => self.delete_expression(e),
             CXCursor_BinaryOperator => self.binary(e),
@@ -210,6 +218,32 @@ impl<'c> FunctionCodegen<'c, '_> {
                     && d.ty().is_const()
             })
             && e.evaluate().is_some()
+    }
+
+    /// A GNU statement expression `({ stmts; last; })`: a block whose value is its last
+    /// statement's, when that is an expression. Its locals live to the end of the block (the
+    /// value is read before they are destroyed). A `return`, `break` or `continue` leaving it is
+    /// refused: the rest of the enclosing expression would have to be skipped.
+    fn statement_expression(&mut self, e: &Cursor) -> Result<Val<'c>> {
+        let body = only_child(e)?;
+        let stmts = body.children();
+        if stmts.iter().any(|s| super::analysis::jumps(s).any()) {
+            return Err(FrontendError::unsupported(
+                e.location(),
+                "a return, break or continue leaving a statement expression",
+            ));
+        }
+        let ty = Ty::of(e)?;
+        self.block(|this| match stmts.split_last() {
+            Some((last, rest)) if ty != Ty::Void && last.is_expression() => {
+                this.emit_stmts(rest)?;
+                this.full_expression(|this| this.rvalue_as(last, &ty))
+            }
+            _ => {
+                this.emit_stmts(&stmts)?;
+                Ok(Val::Void)
+            }
+        })
     }
 
     /// Whether a call returns a reference (its value is an address).

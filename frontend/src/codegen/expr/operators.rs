@@ -375,6 +375,7 @@ impl<'c> FunctionCodegen<'c, '_> {
             CXUnaryOperator_AddrOf => match self.lvalue(&operand)? {
                 LValue::Mem { ptr, .. } => Ok(Val::Scalar(self.to_generic(ptr, loc)?)),
                 LValue::Var(..) => Err(internal(loc, "address of a variable held in a register")),
+                LValue::BitField { .. } => Err(internal(loc, "address of a bit-field")),
             },
             _ => Err(FrontendError::unsupported(
                 e.location(),
