@@ -18,7 +18,7 @@ use std::sync::{Mutex, MutexGuard};
 
 use hipmlir_device_image::GlobalVar;
 
-use crate::backend::MemoryKind;
+use crate::backend::{Device, MemoryKind};
 use crate::error::{Failure, HipError, HipResult};
 use crate::hlog;
 
@@ -39,14 +39,12 @@ fn managed() -> MutexGuard<'static, Vec<Managed>> {
     MANAGED.lock().unwrap_or_else(|p| p.into_inner())
 }
 
-/// Allocates `size` bytes of managed memory aligned to `align`.
-fn allocate(name: &str, size: usize, align: usize) -> HipResult<usize> {
-    let p = crate::api::memory::allocate(
-        MemoryKind::Managed {
-            flags: ATTACH_GLOBAL,
-        },
-        size,
-    )? as usize;
+/// Allocates `size` bytes of managed memory aligned to `align` on `device`.
+fn allocate(device: &dyn Device, name: &str, size: usize, align: usize) -> HipResult<usize> {
+    let kind = MemoryKind::Managed {
+        flags: ATTACH_GLOBAL,
+    };
+    let p = device.allocate(kind, size)? as usize;
     if align > 1 && !p.is_multiple_of(align) {
         return Err(Failure::new(
             HipError::InvalidValue,
@@ -60,15 +58,21 @@ fn allocate(name: &str, size: usize, align: usize) -> HipResult<usize> {
 }
 
 /// The registration of `__managed__` variable `name` of translation unit `unit`: its memory,
-/// allocated and holding `initial`. A variable registered again (a shared library loaded
-/// twice) keeps its memory.
-pub fn register(initial: &[u8], align: usize, name: String, unit: String) -> HipResult<*mut u8> {
+/// allocated on `device` and holding `initial`. A variable registered again (a shared library
+/// loaded twice) keeps its memory.
+pub fn register(
+    device: &dyn Device,
+    initial: &[u8],
+    align: usize,
+    name: String,
+    unit: String,
+) -> HipResult<*mut u8> {
     let mut all = managed();
     let unit = Some(unit);
     if let Some(m) = all.iter().find(|m| m.name == name && m.unit == unit) {
         return Ok(m.address as *mut u8);
     }
-    let address = allocate(&name, initial.len(), align)?;
+    let address = allocate(device, &name, initial.len(), align)?;
     // SAFETY: a fresh allocation of `initial.len()` bytes that the host reaches directly.
     unsafe { std::ptr::copy_nonoverlapping(initial.as_ptr(), address as *mut u8, initial.len()) };
     hlog!(
@@ -87,8 +91,8 @@ pub fn register(initial: &[u8], align: usize, name: String, unit: String) -> Hip
 
 /// The address of managed variable `var`'s memory, which its device variable must hold: the
 /// memory its translation unit registered, else (no host program registered it) zeroed memory
-/// allocated now, shared by every module and device that has the variable.
-pub fn address(var: &GlobalVar) -> HipResult<usize> {
+/// allocated now on `device`, shared by every module and device that has the variable.
+pub fn address(device: &dyn Device, var: &GlobalVar) -> HipResult<usize> {
     let Some(size) = var.managed_size else {
         return Err(Failure::new(
             HipError::InvalidValue,
@@ -118,7 +122,7 @@ pub fn address(var: &GlobalVar) -> HipResult<usize> {
         "managed variable '{}' was not registered by the host program: it starts zeroed",
         var.name
     );
-    let address = allocate(&var.name, size.max(1), 1)?;
+    let address = allocate(device, &var.name, size.max(1), 1)?;
     // SAFETY: a fresh allocation of at least `size` bytes that the host reaches directly.
     unsafe { std::ptr::write_bytes(address as *mut u8, 0, size) };
     all.push(Managed {

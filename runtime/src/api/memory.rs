@@ -13,7 +13,7 @@ use crate::backend::{
 use crate::error::{Failure, HipResult};
 
 /// `size` bytes of `kind` on the calling thread's device; 0 bytes gives null, as in HIP.
-pub(crate) fn allocate(kind: MemoryKind, size: usize) -> HipResult<*mut c_void> {
+fn allocate(kind: MemoryKind, size: usize) -> HipResult<*mut c_void> {
     if size == 0 {
         return Ok(std::ptr::null_mut());
     }

@@ -138,9 +138,15 @@ pub unsafe extern "C" fn __hipmlirRegisterManagedVar(
         let unit = unsafe { c_string(unit, "the translation unit's key") }?;
         // SAFETY: valid for `size` bytes per the caller.
         let bytes = unsafe { std::slice::from_raw_parts(initial.cast::<u8>(), size) };
-        address =
-            crate::managed_vars::register(bytes, align, name.into_owned(), unit.into_owned())?
-                .cast();
+        let device = super::current_device()?;
+        address = crate::managed_vars::register(
+            device,
+            bytes,
+            align,
+            name.into_owned(),
+            unit.into_owned(),
+        )?
+        .cast();
         Ok(())
     });
     if address.is_null() {

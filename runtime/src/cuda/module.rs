@@ -431,7 +431,7 @@ fn prepare_managed(module: &Arc<Module>, device: &CudaDevice) -> HipResult<()> {
         return Ok(());
     }
     for &index in &module.managed_variables {
-        let memory = crate::managed_vars::address(module.global(index))? as u64;
+        let memory = crate::managed_vars::address(device, module.global(index))? as u64;
         let (variable, _) = variable(module, index, device)?;
         // SAFETY: plain driver call on the current context; the host word outlives the copy.
         check("cuMemcpyHtoD", unsafe {

@@ -176,7 +176,7 @@ pub fn prepare_managed(rt: &Runtime, module: &Arc<Module>) -> HipResult<()> {
         return Ok(());
     }
     for &index in &module.managed_variables {
-        let memory = crate::managed_vars::address(module.global(index))? as u64;
+        let memory = crate::managed_vars::address(rt, module.global(index))? as u64;
         let variable = address_of(rt, module, index)?;
         write(
             rt,
