@@ -262,6 +262,8 @@ impl<'c> ModuleCodegen<'c> {
             self.device_variables.push(super::globals::DeviceVariable {
                 symbol: FLAG.to_string(),
                 size: 8,
+                managed_size: None,
+                registered_by_unit: false,
             });
         }
         let entry = Block::new(&[(generic, loc)]);
