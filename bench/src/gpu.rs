@@ -161,6 +161,9 @@ pub struct GpuRun {
     pub copy_bw: Option<f64>,
     pub rows: Vec<GpuRow>,
     pub launch: Result<GpuLaunch, String>,
+    /// NVRTC compiling the benchmark kernels (hiprtc's peer; hiprtc itself is measured where
+    /// hipmlir's toolchain is, in the rtc part).
+    pub nvrtc: Result<crate::rtc::NvrtcRun, String>,
 }
 
 /// The folder `prepare` writes.
@@ -186,6 +189,12 @@ impl Layout {
     }
     fn launch_ptx(&self) -> PathBuf {
         self.dir.join("launch_overhead.ptx")
+    }
+    fn rtc_timer(&self) -> PathBuf {
+        self.dir.join("rtc_compile")
+    }
+    fn rtc_kernels(&self) -> PathBuf {
+        self.dir.join("rtc")
     }
     fn arch_file(&self) -> PathBuf {
         self.dir.join("arch")
@@ -264,6 +273,17 @@ pub fn prepare(tools: &Tools, dir: &Path, arch: &str) -> Result<(), String> {
         .map_err(|e| format!("cannot read {}: {e}", cuda_src.display()))?;
     for e in entries.flatten() {
         copy(&e.path(), &l.cuda(&e.file_name().to_string_lossy()))?;
+    }
+    // NVRTC's timer and the kernel files it compiles (plain C++: it runs without hipmlir).
+    crate::rtc::build_timer(tools, &l.dir)?;
+    std::fs::create_dir_all(l.rtc_kernels())
+        .map_err(|e| format!("cannot create {}: {e}", l.rtc_kernels().display()))?;
+    for (file, _) in crate::cases::all(Sizes::quick()) {
+        let name = format!("{file}.hip");
+        copy(
+            &tools.root.join("bench/kernels").join(&name),
+            &l.rtc_kernels().join(&name),
+        )?;
     }
     let launch_src = tools.root.join("bench/hip/launch_overhead.hip");
     tools
@@ -406,6 +426,8 @@ pub fn measure(
     drop(gpu);
     eprintln!("[gpu] launch overhead: hipLaunchKernelGGL against cuLaunchKernel");
     let launch = crate::guard(|| launch(&l, nvcc, &work, plan)).and_then(|r| r);
+    eprintln!("[gpu] runtime compilation: NVRTC");
+    let nvrtc = crate::guard(|| nvrtc(&l, &work, quick)).and_then(|r| r);
     Ok(GpuRun {
         gpu: info,
         driver,
@@ -418,7 +440,29 @@ pub fn measure(
         copy_bw,
         rows,
         launch,
+        nvrtc,
     })
+}
+
+/// NVRTC on the prepared kernel files: compiles after the process's first, as the rtc part
+/// times hiprtc.
+fn nvrtc(l: &Layout, work: &Path, quick: bool) -> Result<crate::rtc::NvrtcRun, String> {
+    let timer = l.rtc_timer();
+    if !timer.is_file() {
+        return Err(
+            "the prepared folder has no rtc_compile (prepared by an older hipmlir-bench)".into(),
+        );
+    }
+    let mut files: Vec<PathBuf> = std::fs::read_dir(l.rtc_kernels())
+        .map_err(|e| format!("cannot read {}: {e}", l.rtc_kernels().display()))?
+        .flatten()
+        .map(|e| e.path())
+        .collect();
+    files.sort();
+    let scratch = work.join("nvrtc");
+    std::fs::create_dir_all(&scratch)
+        .map_err(|e| format!("cannot create {}: {e}", scratch.display()))?;
+    crate::rtc::measure_nvrtc(&timer, &files, if quick { 3 } else { 9 }, &scratch)
 }
 
 fn failed_row(case: &Case, e: &str) -> GpuRow {
