@@ -308,6 +308,14 @@ pub fn prepare(tools: &Tools, dir: &Path, arch: &str) -> Result<(), String> {
     )
 }
 
+/// The native architecture a folder was prepared for.
+pub fn prepared_arch(dir: &Path) -> Option<String> {
+    Layout {
+        dir: dir.to_path_buf(),
+    }
+    .arch()
+}
+
 /// `prepare`, plus this binary and run.sh: the folder to carry to a GPU machine.
 pub fn prepare_for_another_machine(tools: &Tools, dir: &Path, arch: &str) -> Result<(), String> {
     prepare(tools, dir, arch)?;
@@ -327,7 +335,7 @@ const RUN_SH: &str = r#"#!/usr/bin/env bash
 # Written by hipmlir-bench --gpu-prepare (make gpu-bench): measures the GPU section of
 # BENCHMARKS.md on this machine (an NVIDIA GPU, its driver and nvcc; no Rust or hipmlir needed).
 #
-#   run.sh [RESULT_DIR] [--quick]
+#   run.sh [RESULT_DIR] [--quick] [--only gpu|gpu-programs] [--programs ID,...]
 #
 # writes RESULT_DIR/BENCHMARKS.md (the GPU section only) and RESULT_DIR/work. Back where the
 # repository is: target/release/hipmlir-bench --merge-gpu RESULT_DIR/BENCHMARKS.md
@@ -338,12 +346,12 @@ result=${1:-$here/result}
 mkdir -p "$result"
 export LD_LIBRARY_PATH=$here${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
 export PATH=$PATH:/usr/local/cuda/bin
-exec "$here/hipmlir-bench" --only gpu --gpu-from "$here" --work "$result/work" \
+exec "$here/hipmlir-bench" --only gpu,gpu-programs --gpu-from "$here" --work "$result/work" \
   --out "$result/BENCHMARKS.md" "$@"
 "#;
 
 /// The first line of `cmd`'s output that contains `marker`, trimmed.
-fn version_line(cmd: &mut Command, marker: &str) -> Result<String, String> {
+pub fn version_line(cmd: &mut Command, marker: &str) -> Result<String, String> {
     let f = tools::run(cmd)?;
     if !f.success {
         return Err(tools::first_error_line(&f));

@@ -21,14 +21,24 @@ pub const STREAMING: [&str; 2] = ["vector_add", "saxpy"];
 
 /// The section of `text` from its begin marker through its end marker, if it has one.
 pub fn extract(text: &str) -> Option<&str> {
-    let start = text.find(BEGIN)?;
-    let end = text[start..].find(END)? + start + END.len();
-    Some(&text[start..end])
+    extract_between(text, BEGIN, END)
 }
 
 /// `report` with its own section (if any) replaced by `section` at the end.
 pub fn merge(report: &str, section: Option<&str>) -> String {
-    let mut body = match extract(report) {
+    merge_between(report, section, BEGIN, END)
+}
+
+/// The part of `text` from `begin` through `end`, if it has one.
+pub fn extract_between<'t>(text: &'t str, begin: &str, end: &str) -> Option<&'t str> {
+    let start = text.find(begin)?;
+    let stop = text[start..].find(end)? + start + end.len();
+    Some(&text[start..stop])
+}
+
+/// `report` with its part between `begin` and `end` (if any) replaced by `section` at the end.
+pub fn merge_between(report: &str, section: Option<&str>, begin: &str, end: &str) -> String {
+    let mut body = match extract_between(report, begin, end) {
         Some(old) => report.replacen(old, "", 1),
         None => report.to_string(),
     };
@@ -47,7 +57,7 @@ pub fn kernel_geomean(run: &GpuRun) -> (Option<f64>, usize) {
     (geomean(&ratios), ratios.len())
 }
 
-fn verdict(ok: bool) -> &'static str {
+pub fn verdict(ok: bool) -> &'static str {
     if ok {
         "met"
     } else {
@@ -148,7 +158,7 @@ pub fn summary(run: &GpuRun) -> Vec<String> {
     s
 }
 
-fn cell(s: &str) -> String {
+pub fn cell(s: &str) -> String {
     s.replace('|', "\\|").replace('\n', " ")
 }
 
