@@ -143,18 +143,30 @@ impl ProgramRow {
         }
     }
 
-    /// hipmlir / nvcc over the kernel-time lines both printed (geomean of the lines' ratios).
-    pub fn kernel_ratio(&self) -> Option<f64> {
+    /// The kernel-time lines both printed, paired in order (a program prints the same line once
+    /// per configuration: the n-th of ours with the n-th of theirs): (ours, theirs) seconds.
+    pub fn kernel_pairs(&self) -> Vec<(f64, f64)> {
         let (Ok(h), Ok(n)) = (&self.hipmlir, &self.nvcc) else {
-            return None;
+            return Vec::new();
         };
-        let ratios: Vec<f64> = h
-            .kernel
+        let mut used = vec![false; n.kernel.len()];
+        h.kernel
             .iter()
             .filter_map(|(line, t)| {
-                let theirs = n.kernel.iter().find(|(l, _)| l == line)?.1;
-                (theirs > 0.0 && *t > 0.0).then(|| t / theirs)
+                let i = (0..n.kernel.len()).find(|&i| !used[i] && n.kernel[i].0 == *line)?;
+                used[i] = true;
+                Some((*t, n.kernel[i].1))
             })
+            .collect()
+    }
+
+    /// hipmlir / nvcc over the kernel-time lines both printed (geomean of the lines' ratios).
+    pub fn kernel_ratio(&self) -> Option<f64> {
+        let ratios: Vec<f64> = self
+            .kernel_pairs()
+            .into_iter()
+            .filter(|&(ours, theirs)| ours > 0.0 && theirs > 0.0)
+            .map(|(ours, theirs)| ours / theirs)
             .collect();
         geomean(&ratios)
     }
@@ -283,6 +295,11 @@ fn run_twice(
     };
     once()?;
     let f = once()?;
+    // Kept beside the program for whoever reads the table.
+    let name = exe
+        .file_name()
+        .map_or("program".into(), |n| n.to_string_lossy().into_owned());
+    let _ = std::fs::write(folder.join(format!("{name}.out")), &f.stdout);
     Ok(ProgramRun {
         wall: f.seconds,
         kernel: kernel_times(&f.stdout),
@@ -377,6 +394,14 @@ mod tests {
         assert_eq!(row.wall_ratio(), Some(2.0));
         // geomean(2, 4)
         assert!((row.kernel_ratio().unwrap() - 8f64.sqrt()).abs() < 1e-9);
+        // The same line printed for several configurations pairs in order.
+        let repeated = ProgramRow {
+            id: "s".into(),
+            hipmlir: run(1.0, vec![("t #", 1.0), ("t #", 10.0), ("t #", 100.0)]),
+            nvcc: run(1.0, vec![("t #", 1.0), ("t #", 10.0), ("t #", 100.0)]),
+        };
+        assert_eq!(repeated.kernel_pairs().len(), 3);
+        assert!((repeated.kernel_ratio().unwrap() - 1.0).abs() < 1e-9);
         let no_lines = ProgramRow {
             id: "q".into(),
             hipmlir: run(3.0, vec![]),

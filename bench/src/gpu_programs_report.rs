@@ -129,14 +129,7 @@ pub fn section(run: &ProgramsRun) -> String {
         };
         let ours = wall(&r.hipmlir, "hipmlir");
         let theirs = wall(&r.nvcc, "nvcc");
-        let lines = match (&r.hipmlir, &r.nvcc) {
-            (Ok(h), Ok(n)) => h
-                .kernel
-                .iter()
-                .filter(|(l, _)| n.kernel.iter().any(|(k, _)| k == l))
-                .count(),
-            _ => 0,
-        };
+        let lines = r.kernel_pairs().len();
         let _ = writeln!(
             m,
             "| {} | {ours} | {theirs} | {} | {} |",
