@@ -987,7 +987,7 @@ mod tests {
     fn search_lists_of_gcc_and_clang_reports() {
         // GCC under an MPI wrapper, its standard folders left out.
         let gcc = "ignoring nonexistent directory \"/nowhere\"\n\
-                   #include \"...\" search starts here:\n #include <...> search starts here:\n\
+                   #include \"...\" search starts here:\n#include <...> search starts here:\n\
                    \x20/usr/lib/x86_64-linux-gnu/openmpi/include\n\
                    \x20/usr/lib/x86_64-linux-gnu/openmpi/include/openmpi\nEnd of search list.\n";
         assert_eq!(
