@@ -189,13 +189,9 @@ pub fn programs() -> Vec<PathBuf> {
 pub fn have_mpi() -> bool {
     ["mpirun", "mpicxx"].iter().all(|tool| {
         Command::new(tool)
-            .arg("--showme:version")
+            .arg("--version")
             .output()
             .is_ok_and(|o| o.status.success())
-            || Command::new(tool)
-                .arg("--version")
-                .output()
-                .is_ok_and(|o| o.status.success())
     })
 }
 
