@@ -80,8 +80,13 @@ run jacobi_devices jacobi_devices.small.log ./jacobi_devices
 run jacobi_devices jacobi_devices.log ./jacobi_devices --nx "$nx" --ny "$ny" --iterations "$iterations"
 devices_time=$(seconds jacobi_devices.log)
 
+# The table as a section of BENCHMARKS.md (hipmlir-bench --merge-gpu takes it from this output).
 echo
-echo "Jacobi, ${nx} x ${ny} float points, ${iterations} sweeps, halos staged through pinned host memory unless MPI is CUDA-aware"
+echo "<!-- mpi-section: begin -->"
+echo "## Several GPUs: MPI strong scaling"
+echo
+echo "Written by \`bench/mpi/run.sh\` (\`make mpi-bench\` prepares it) on $(date -u '+%Y-%m-%d %H:%M UTC') on $(nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null | sort | uniq -c | sed 's/^ *\([0-9]*\) /\1 x /' | paste -sd, -), $(mpirun --version 2>/dev/null | head -1). \`jacobi_mpi\` and \`jacobi_devices\` (tests/mpi) are built by hipmlir, \`jacobi_cuda\` (bench/mpi, the same algorithm) by nvcc; every run is checked against a one-process run. Jacobi, ${nx} x ${ny} float points, ${iterations} sweeps, halos staged through pinned host memory unless MPI is CUDA-aware."
+echo
 echo "| program | GPUs | seconds (best of $repeat) | us per sweep | speed-up over 1 GPU |"
 echo "| --- | --- | --- | --- | --- |"
 for p in "${programs[@]}"; do
@@ -98,6 +103,7 @@ for p in "${programs[@]}"; do
 done
 [ -n "$devices_time" ] && awk -v t="$devices_time" -v it="$iterations" \
   'BEGIN { printf "| jacobi_devices, one process, peer copies | all | %.4f | %.1f | |\n", t, 1e6 * t / it }'
+echo "<!-- mpi-section: end -->"
 echo
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]

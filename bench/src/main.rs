@@ -54,7 +54,8 @@ and writes a Markdown report.
                built by hipmlir with their CUDA twins, the CUDA sources, this binary and
                run.sh) that measures the GPU sections on a machine with a GPU and nvcc
   --gpu-arch A the architecture --gpu-prepare builds for (default: this machine's GPU, or sm_90)
-  --merge-gpu F  put the GPU sections of report F (written by run.sh) into --out
+  --merge-gpu F  put the GPU sections of report F (written by run.sh, or bench/mpi/run.sh's
+               output) into --out
 ";
 
 /// The parts `--only` names.
@@ -67,6 +68,10 @@ const PARTS: [&str; 7] = [
     "gpu",
     "gpu-programs",
 ];
+/// The markers of the section bench/mpi/run.sh writes (MPI strong scaling on two GPUs).
+const MPI_BEGIN: &str = "<!-- mpi-section: begin -->";
+const MPI_END: &str = "<!-- mpi-section: end -->";
+
 /// The parts measured on a GPU machine, each with a section of its own.
 const GPU_PARTS: [&str; 2] = ["gpu", "gpu-programs"];
 
@@ -447,20 +452,23 @@ fn main() -> ExitCode {
             gpu_programs_report::END,
         )
     });
+    // Written by bench/mpi/run.sh on a machine with two GPUs, kept by every run here.
+    let mpi = gpu_report::extract_between(&existing, MPI_BEGIN, MPI_END);
     // --only gpu without a GPU has nothing to change: the report is left untouched.
     let unchanged = only_gpu && gpu_section.is_none() && programs_section.is_none();
     let written = if unchanged {
         Ok(())
     } else {
         let with_gpu = gpu_report::merge(&body, section);
+        let with_programs = gpu_report::merge_between(
+            &with_gpu,
+            programs,
+            gpu_programs_report::BEGIN,
+            gpu_programs_report::END,
+        );
         std::fs::write(
             &o.out,
-            gpu_report::merge_between(
-                &with_gpu,
-                programs,
-                gpu_programs_report::BEGIN,
-                gpu_programs_report::END,
-            ),
+            gpu_report::merge_between(&with_programs, mpi, MPI_BEGIN, MPI_END),
         )
     };
     println!();
@@ -583,7 +591,8 @@ fn merge_gpu(from: &std::path::Path, out: &std::path::Path) -> ExitCode {
     let kernels = gpu_report::extract(&text);
     let programs =
         gpu_report::extract_between(&text, gpu_programs_report::BEGIN, gpu_programs_report::END);
-    if kernels.is_none() && programs.is_none() {
+    let mpi = gpu_report::extract_between(&text, MPI_BEGIN, MPI_END);
+    if kernels.is_none() && programs.is_none() && mpi.is_none() {
         eprintln!("hipmlir-bench: {} has no GPU section", from.display());
         return ExitCode::FAILURE;
     }
@@ -598,6 +607,9 @@ fn merge_gpu(from: &std::path::Path, out: &std::path::Path) -> ExitCode {
             gpu_programs_report::BEGIN,
             gpu_programs_report::END,
         );
+    }
+    if let Some(section) = mpi {
+        merged = gpu_report::merge_between(&merged, Some(section), MPI_BEGIN, MPI_END);
     }
     match std::fs::write(out, merged) {
         Ok(()) => {
