@@ -690,7 +690,8 @@ fn emit_mlir_after_a_pass_of_the_nvptx_pipeline() {
     assert!(out.status.success(), "{}", stderr(&out));
     let printed = stderr(&out);
     assert!(
-        printed.contains("IR Dump After HipmlirNvptxParameterAttributes") && !printed.contains("Spirv"),
+        printed.contains("IR Dump After HipmlirNvptxParameterAttributes")
+            && !printed.contains("Spirv"),
         "{printed}"
     );
 }
