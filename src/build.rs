@@ -7,14 +7,15 @@ use hipmlir_device_image::device_ir::DeviceIr;
 use hipmlir_device_image::kpack::{
     lookup_key, KpackArchive, KpackEntry, KpackImage, KpackRecord, ARCHIVE_EXTENSION, SPIRV_TARGET,
 };
-use hipmlir_device_image::{split_bundles, DeviceImage, FatImage};
+use hipmlir_device_image::{DeviceImage, FatImage};
 
 use crate::cli::{BuildOptions, EmitStage, InputKind};
 use crate::device::{compile_device, link_device, AfterFrontend, DeviceMode, DeviceOutput, Stage};
 use crate::dump::{filter_functions, select_kernels};
 use crate::elf::Elf;
-use crate::host::{self, io_err, HostFiles, FATBIN_SECTION};
-use crate::outputs::{self, compile_only_object, emit_output, stem_of};
+use crate::error::io_err;
+use crate::host::{self, fatbin_bundles, FATBIN_SECTION};
+use crate::outputs::{self, compile_only_object, emit_output, stem_of, HostFiles};
 use crate::paths::Toolchain;
 use crate::time_report;
 
@@ -214,7 +215,7 @@ fn compile_hip(
                 for w in &device.warnings {
                     eprintln!("{w}");
                 }
-                let host_text = crate::host_overlay::host_text(
+                let host_text = host::host_text(
                     source,
                     &text,
                     &device.host_edits,
@@ -381,26 +382,6 @@ fn save_stages(
     let path = dir.join(format!("{stem}.metadata.json"));
     std::fs::write(&path, device.image.metadata.to_json())
         .map_err(|e| io_err(&format!("cannot write '{}'", path.display()), e))
-}
-
-/// The device image bundles in an ELF file's `.hip_fatbin`, with their offsets.
-pub fn fatbin_bundles<'a>(bytes: &'a [u8], file: &Path) -> Result<Vec<(usize, &'a [u8])>, String> {
-    let elf =
-        Elf::parse(bytes).map_err(|e| format!("hipmlir: error: '{}': {e}", file.display()))?;
-    let Some(section) = elf.section(FATBIN_SECTION) else {
-        return Ok(Vec::new());
-    };
-    split_bundles(section.data)
-        .into_iter()
-        .map(|r| {
-            r.map_err(|(at, e)| {
-                format!(
-                    "hipmlir: error: '{}': {FATBIN_SECTION} at byte {at}: {e}",
-                    file.display()
-                )
-            })
-        })
-        .collect()
 }
 
 /// --split-device-code: the objects' device images go to `<output>.hipk`; the binary links the

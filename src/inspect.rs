@@ -9,8 +9,8 @@ use hipmlir_device_image::{AddressSpace, FatImage, MAGIC};
 
 use hipmlir_device_image::files::{read_regular, MAX_DEVICE_FILE};
 
-use crate::build::fatbin_bundles;
 use crate::elf::Elf;
+use crate::host::fatbin_bundles;
 use crate::host::BUNDLER_SECTION_PREFIX;
 
 /// Whether every image checked out.

@@ -6,7 +6,6 @@ use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
 
 use crate::cli::{BuildOptions, InputKind, SaveTemps};
-use crate::host::{dependency_file, HostFiles};
 
 /// Where `--save-temps` keeps its files (`None` without it: they go to a temporary folder).
 pub fn save_dir(opts: &BuildOptions) -> Option<PathBuf> {
@@ -61,6 +60,55 @@ pub fn emit_output(opts: &BuildOptions, source: &Path) -> PathBuf {
         // ROCm's name for a device code object.
         (None, None) if opts.genco => source.with_extension("co"),
         (None, None) => source.with_extension("spv"),
+    }
+}
+
+/// The dependency file `-MMD`/`-MD` write for `object` (`-MF` names it, else `<object>.d`).
+pub fn dependency_file(opts: &BuildOptions, object: &Path) -> Option<PathBuf> {
+    let f = &opts.compile_flags;
+    if !f.iter().any(|x| x == "-MMD" || x == "-MD") {
+        return None;
+    }
+    Some(match f.iter().position(|x| x == "-MF") {
+        Some(i) => PathBuf::from(f.get(i + 1)?),
+        None => object.with_extension("d"),
+    })
+}
+
+/// The files a HIP source's host side is made of (kept by --save-temps).
+pub struct HostFiles {
+    pub host_source: PathBuf,
+    /// Edited copies of user headers with device code (see `host::overlay`).
+    pub overlay_dir: PathBuf,
+    pub host_object: PathBuf,
+    pub bundle: PathBuf,
+    pub spirv: PathBuf,
+    pub metadata: PathBuf,
+    pub stub_source: PathBuf,
+    pub stub_object: PathBuf,
+    pub device_ir: PathBuf,
+}
+
+impl HostFiles {
+    pub fn new(dir: &Path, stem: &str) -> Self {
+        let stem = bounded_stem(stem);
+        let f = |ext: &str| dir.join(format!("{stem}.{ext}"));
+        HostFiles {
+            host_source: f("host.cpp"),
+            overlay_dir: f("host-headers"),
+            host_object: f("host.o"),
+            bundle: f("hipfb"),
+            spirv: f("spv"),
+            metadata: f("metadata.json"),
+            stub_source: f("image.cpp"),
+            stub_object: f("image.o"),
+            device_ir: f("device-ir"),
+        }
+    }
+
+    /// The PTX text for one architecture (`<stem>.sm_70.ptx`), beside the SPIR-V.
+    pub fn ptx(&self, arch: &str) -> PathBuf {
+        self.spirv.with_extension(format!("{arch}.ptx"))
     }
 }
 

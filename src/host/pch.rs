@@ -29,7 +29,7 @@ use hipmlir_device_image::{
     cache_dir_from_env, keep_most_recent, mark_used, seen_before, CacheKey,
 };
 
-use crate::host::HostCompiler;
+use super::cxx::HostCompiler;
 
 /// At most this many PCH folders are kept (about 40 MB each): one per set of flags.
 const KEPT: usize = 8;

@@ -13,7 +13,8 @@ use std::path::{Path, PathBuf};
 
 use hipmlir_frontend::{apply_edits, text_at_same_offsets, SourceEdit};
 
-use crate::host::io_err;
+use super::cxx::escape_c;
+use crate::error::io_err;
 
 /// The main file's host text, with the copies it needs written under `overlay_dir`.
 pub fn host_text(
@@ -62,7 +63,7 @@ pub fn host_text(
             file_edits.push(inc.naming(file, &target));
         }
         let text = [
-            format!("#line 1 \"{}\"\n", escape(&file.display().to_string())).as_bytes(),
+            format!("#line 1 \"{}\"\n", escape_c(&file.display().to_string())).as_bytes(),
             &apply_edits(bytes, &file_edits),
         ]
         .concat();
@@ -97,7 +98,7 @@ impl Include {
             file: file.to_path_buf(),
             start: self.start,
             end: self.end,
-            replacement: format!("\"{}\"", escape(&target.display().to_string())),
+            replacement: format!("\"{}\"", escape_c(&target.display().to_string())),
         }
     }
 }
@@ -212,8 +213,4 @@ fn not_read() -> std::io::Error {
 
 fn canonical(p: &Path) -> PathBuf {
     p.canonicalize().unwrap_or_else(|_| p.to_path_buf())
-}
-
-fn escape(s: &str) -> String {
-    s.replace('\\', "\\\\").replace('"', "\\\"")
 }

@@ -1,0 +1,5 @@
+//! The driver's errors.
+
+pub fn io_err(what: &str, e: std::io::Error) -> String {
+    format!("hipmlir: error: {what}: {e}")
+}
