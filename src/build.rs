@@ -9,8 +9,10 @@ use hipmlir_device_image::kpack::{
 };
 use hipmlir_device_image::{DeviceImage, FatImage};
 
-use crate::cli::{BuildOptions, EmitStage, InputKind};
-use crate::device::{compile_device, link_device, AfterFrontend, DeviceMode, DeviceOutput, Stage};
+use crate::cli::{BuildOptions, InputKind, Offload, Stage};
+use crate::device::{
+    compile_device, link_device, AfterFrontend, DeviceJob, DeviceMode, DeviceOutput,
+};
 use crate::dump::{filter_functions, select_kernels};
 use crate::elf::Elf;
 use crate::error::io_err;
@@ -105,6 +107,13 @@ fn build_checked(opts: &BuildOptions, kinds: &[InputKind]) -> Result<(), String>
     } else {
         DeviceMode::Image
     };
+    let job = DeviceJob {
+        offload: opts.offload.clone(),
+        stop_at: Stage::Binary,
+        mode,
+        print_ir_after_all: opts.mlir_print_ir_after_all,
+        record_stages: opts.save_temps.is_some(),
+    };
     let mut objects = Vec::with_capacity(opts.inputs.len());
     for (i, (input, &kind)) in opts.inputs.iter().zip(kinds).enumerate() {
         if kind == InputKind::Linkable {
@@ -119,7 +128,7 @@ fn build_checked(opts: &BuildOptions, kinds: &[InputKind]) -> Result<(), String>
                 .join(format!("{i}-{}.o", outputs::bounded_stem(&stem)))
         };
         if kind == InputKind::Hip {
-            compile_hip(opts, &toolchain, &input.path, mode, &save_dir, &object)?;
+            compile_hip(opts, &toolchain, &input.path, &job, &save_dir, &object)?;
         } else {
             time_report::time(&format!("host compile ({})", input.path.display()), || {
                 host::compile_cxx(opts, &toolchain, &input.path, &object)
@@ -130,7 +139,7 @@ fn build_checked(opts: &BuildOptions, kinds: &[InputKind]) -> Result<(), String>
     if opts.compile_only {
         return Ok(());
     }
-    let device_stubs = link_device_code(opts, &objects, work.path(), &save_dir)?;
+    let device_stubs = link_device_code(opts, &job, &objects, work.path(), &save_dir)?;
     let _link = time_report::Phase::start("link");
     let output = opts
         .output
@@ -178,25 +187,16 @@ fn compile_hip(
     opts: &BuildOptions,
     toolchain: &Toolchain,
     source: &Path,
-    mode: DeviceMode,
+    job: &DeviceJob,
     save_dir: &Path,
     object: &Path,
 ) -> Result<(), String> {
     let stem = stem_of(source);
-    let save = opts.save_temps.is_some();
+    let save = job.record_stages;
     let mut options = frontend_options(opts, toolchain);
     let compile = |options: &hipmlir_frontend::FrontendOptions,
                    after_frontend: Option<AfterFrontend>| {
-        compile_device(
-            source,
-            options,
-            &opts.offload,
-            Stage::Binary,
-            mode,
-            opts.mlir_print_ir_after_all,
-            save,
-            after_frontend,
-        )
+        compile_device(source, options, job, after_frontend)
     };
     let text = std::fs::read(source)
         .map_err(|e| io_err(&format!("cannot read '{}'", source.display()), e))?;
@@ -296,6 +296,7 @@ fn print_notes(device: &DeviceOutput) {
 /// asks for it, one per source otherwise. Returns the objects that embed and register them.
 fn link_device_code(
     opts: &BuildOptions,
+    job: &DeviceJob,
     objects: &[PathBuf],
     work: &Path,
     save_dir: &Path,
@@ -313,10 +314,10 @@ fn link_device_code(
     } else {
         records.into_iter().map(|r| vec![r]).collect()
     };
-    let save = opts.save_temps.is_some();
+    let save = job.record_stages;
     let mut stubs = Vec::new();
     for (i, group) in groups.iter().enumerate() {
-        let device = link_device(group, &opts.offload, opts.mlir_print_ir_after_all, save)?;
+        let device = link_device(group, job)?;
         print_notes(&device);
         let stem = match &group[..] {
             [one] => stem_of(Path::new(&one.source)),
@@ -483,11 +484,7 @@ fn link_split(
 
 /// --emit-mlir, --emit-spirv, --emit-ptx and --genco: device code only, one output per source.
 fn emit(opts: &BuildOptions, toolchain: &Toolchain) -> Result<(), String> {
-    let stop_at = match &opts.emit_mlir {
-        Some(EmitStage::Frontend) => Stage::Frontend,
-        Some(EmitStage::AfterPass(pass)) => Stage::AfterPass(pass.clone()),
-        None => Stage::Binary,
-    };
+    let stop_at = opts.emit_mlir.clone().unwrap_or(Stage::Binary);
     if opts.emit_mlir.is_some() && opts.output.is_some() && opts.inputs.len() > 1 {
         return Err("hipmlir: error: cannot specify -o when generating multiple output files (one per source)".into());
     }
@@ -497,7 +494,7 @@ fn emit(opts: &BuildOptions, toolchain: &Toolchain) -> Result<(), String> {
     let offload = if opts.genco {
         opts.offload.clone()
     } else {
-        crate::cli::Offload {
+        Offload {
             spirv: if opts.emit_mlir.is_some() {
                 opts.offload.spirv
             } else {
@@ -511,22 +508,20 @@ fn emit(opts: &BuildOptions, toolchain: &Toolchain) -> Result<(), String> {
             explicit: true,
         }
     };
+    let job = DeviceJob {
+        offload,
+        // With -fgpu-rdc the frontend's module may declare what other sources define.
+        mode: if opts.gpu_rdc && stop_at == Stage::Frontend {
+            DeviceMode::Relocatable
+        } else {
+            DeviceMode::Image
+        },
+        stop_at,
+        print_ir_after_all: opts.mlir_print_ir_after_all,
+        record_stages: false,
+    };
     for input in &opts.inputs {
-        let device = compile_device(
-            &input.path,
-            &frontend_options(opts, toolchain),
-            &offload,
-            stop_at.clone(),
-            // With -fgpu-rdc the frontend's module may declare what other sources define.
-            if opts.gpu_rdc && stop_at == Stage::Frontend {
-                DeviceMode::Relocatable
-            } else {
-                DeviceMode::Image
-            },
-            opts.mlir_print_ir_after_all,
-            false,
-            None,
-        )?;
+        let device = compile_device(&input.path, &frontend_options(opts, toolchain), &job, None)?;
         for w in &device.warnings {
             eprintln!("{w}");
         }

@@ -67,24 +67,30 @@ host compiler, $CXX (default clang++-22, else g++; it may carry flags:
 CXX=\"clang++-22 -stdlib=libc++\").
 ";
 
-/// What `--emit-mlir` writes: the frontend's module, or the IR after a pass of the device
-/// pipeline (the stages `outlined`, `lowered` and `spirv` are the IR after named passes).
+/// Where the device side of a compile stops: what `--emit-mlir` writes (the frontend's module,
+/// or the IR after a pass of the device pipeline: the stages `outlined`, `lowered` and `spirv`
+/// are the IR after named passes), or the finished binaries of a build.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum EmitStage {
+pub enum Stage {
+    /// The frontend's module, before any pass.
     Frontend,
+    /// The IR after this pass of the device pipeline.
     AfterPass(String),
+    /// The SPIR-V and PTX binaries.
+    Binary,
 }
 
-impl EmitStage {
+impl Stage {
+    /// A stage as `--emit-mlir=` names it (never the binary, which is no MLIR).
     fn parse(s: &str) -> Result<Self, String> {
         use hipmlir_dialect_passes::{
             nvptx_pipeline, spirv_pipeline, stage_pass, NvptxOptions, Pipeline, SpirvOptions,
         };
         if s == "frontend" {
-            return Ok(EmitStage::Frontend);
+            return Ok(Stage::Frontend);
         }
         if let Some(pass) = stage_pass(s) {
-            return Ok(EmitStage::AfterPass(pass.to_string()));
+            return Ok(Stage::AfterPass(pass.to_string()));
         }
         // A pass of either target's pipeline; which one runs follows the targets (device.rs).
         let nvptx = NvptxOptions {
@@ -98,7 +104,7 @@ impl EmitStage {
         .iter()
         .any(|text| Pipeline::parse(text).is_ok_and(|p| p.pass_names().contains(&s)));
         if runs_pass {
-            return Ok(EmitStage::AfterPass(s.to_string()));
+            return Ok(Stage::AfterPass(s.to_string()));
         }
         Err(format!(
             "hipmlir: error: invalid --emit-mlir stage '{s}' (expected frontend, outlined, \
@@ -145,7 +151,8 @@ pub struct BuildOptions {
     pub output: Option<PathBuf>,
     pub compile_only: bool,
     pub emit_spirv: bool,
-    pub emit_mlir: Option<EmitStage>,
+    /// `--emit-mlir`: the stage to write (the frontend's or a pass's, never the binary).
+    pub emit_mlir: Option<Stage>,
     pub functions: Vec<String>,
     pub mlir_print_ir_after_all: bool,
     /// `-ftime-report`: where the build spent its time, on stderr.
@@ -416,7 +423,7 @@ pub fn parse(args: &[String]) -> Result<Command, String> {
                     "--emit-mlir",
                     arg.strip_prefix("--emit-mlir=").unwrap_or(""),
                 )?;
-                o.emit_mlir = Some(EmitStage::parse(&v)?);
+                o.emit_mlir = Some(Stage::parse(&v)?);
             }
             _ if arg == "--function" || arg.starts_with("--function=") => {
                 let v = value(

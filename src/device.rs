@@ -7,28 +7,47 @@ use hipmlir_device_image::{
     DeviceImage, FatImage, GlobalVar, ModuleMetadata, PtxCode, SpirvVariant,
 };
 
-use crate::cli::Offload;
-
-/// The OpenCL extension the native float-atomics variant needs.
-const FLOAT_ATOMICS_EXTENSION: &str = "cl_ext_float_atomics";
 use hipmlir_device_image::device_ir::{DeviceIr, UndefinedSymbol, DEVICE_IR_SECTION};
 use hipmlir_dialect_passes::{LinkUnit, LowerError, PendingContext};
 use hipmlir_frontend::{Diagnostic, FrontendOptions, SourceEdit};
 use melior::ir::operation::{OperationLike, OperationPrintingFlags};
 use melior::ir::Module;
 
+use crate::cli::{Offload, Stage};
 use crate::elf::Elf;
 use crate::time_report;
 
-/// Where to stop.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Stage {
-    /// The frontend's module, before any pass.
-    Frontend,
-    /// The IR after this pass of the device pipeline (a stage is the IR after a named pass).
-    AfterPass(String),
-    /// The SPIR-V binary.
-    Binary,
+/// The OpenCL extension the native float-atomics variant needs.
+const FLOAT_ATOMICS_EXTENSION: &str = "cl_ext_float_atomics";
+
+/// What the device side of a compile is asked for: the targets, where to stop, how the source's
+/// device code is kept, and what is shown or kept on the way.
+#[derive(Debug, Clone)]
+pub struct DeviceJob {
+    /// The device targets.
+    pub offload: Offload,
+    /// Where to stop.
+    pub stop_at: Stage,
+    /// Lowered to an image now, or kept as MLIR for the device link.
+    pub mode: DeviceMode,
+    /// `--mlir-print-ir-after-all`: the IR after every pass, on stderr.
+    pub print_ir_after_all: bool,
+    /// Keep the MLIR of every named stage passed (`--save-temps`), in
+    /// [`DeviceOutput::stage_texts`].
+    pub record_stages: bool,
+}
+
+impl DeviceJob {
+    /// A finished image for `offload`, with nothing shown or kept on the way.
+    pub fn image(offload: Offload) -> DeviceJob {
+        DeviceJob {
+            offload,
+            stop_at: Stage::Binary,
+            mode: DeviceMode::Image,
+            print_ir_after_all: false,
+            record_stages: false,
+        }
+    }
 }
 
 pub struct DeviceOutput {
@@ -66,17 +85,20 @@ pub enum DeviceMode {
 /// beside the lowering.
 pub type AfterFrontend<'a> = &'a mut dyn FnMut(&DeviceOutput) -> Result<(), String>;
 
-#[allow(clippy::too_many_arguments)]
+/// The device side of one source: its frontend, then (for an image) the device link of the
+/// source alone and the target pipelines, as far as `job` asks.
 pub fn compile_device(
     input: &Path,
     options: &FrontendOptions,
-    offload: &Offload,
-    stop_at: Stage,
-    mode: DeviceMode,
-    print_ir_after_all: bool,
-    record_stages: bool,
+    job: &DeviceJob,
     after_frontend: Option<AfterFrontend>,
 ) -> Result<DeviceOutput, String> {
+    let DeviceJob {
+        ref stop_at,
+        mode,
+        record_stages,
+        ..
+    } = *job;
     let options = FrontendOptions {
         relocatable: mode == DeviceMode::Relocatable,
         ..options.clone()
@@ -128,7 +150,7 @@ pub fn compile_device(
             .as_operation()
             .to_string_with_flags(flags)
             .map_err(|e| format!("{}: error: internal compiler error: {e}", input.display()))?;
-        if stop_at == Stage::Frontend {
+        if *stop_at == Stage::Frontend {
             output.mlir_text = Some(module.as_operation().to_string());
         }
         output.device_ir = Some(DeviceIr {
@@ -158,7 +180,7 @@ pub fn compile_device(
     }
     // A source with no kernels and no device variables (a C++ source compiled as HIP, as hipcc
     // compiles every one) has no image: its pipeline would only lower nothing.
-    if stop_at == Stage::Binary
+    if *stop_at == Stage::Binary
         && !record_stages
         && output.image.metadata.kernels.is_empty()
         && globals.is_empty()
@@ -170,7 +192,7 @@ pub fn compile_device(
             .stage_texts
             .push(("frontend", module.as_operation().to_string()));
     }
-    if stop_at == Stage::Frontend {
+    if *stop_at == Stage::Frontend {
         output.mlir_text = Some(module.as_operation().to_string());
         return Ok(output);
     }
@@ -184,24 +206,20 @@ pub fn compile_device(
         &ctx,
         linked.module,
         &input.display().to_string(),
-        Goal {
-            offload,
-            stop_at: &stop_at,
-        },
-        print_ir_after_all,
-        record_stages,
+        job,
         &mut output,
     )?;
     Ok(output)
 }
 
-/// The device link: the device code of several sources (`-fgpu-rdc` records) as one image.
-pub fn link_device(
-    records: &[DeviceIr],
-    offload: &Offload,
-    print_ir_after_all: bool,
-    record_stages: bool,
-) -> Result<DeviceOutput, String> {
+/// The device link: the device code of several sources (`-fgpu-rdc` records) as one image, for
+/// `job`'s targets (a link always makes the finished image: its stage and mode are the image's).
+pub fn link_device(records: &[DeviceIr], job: &DeviceJob) -> Result<DeviceOutput, String> {
+    let job = DeviceJob {
+        stop_at: Stage::Binary,
+        mode: DeviceMode::Image,
+        ..job.clone()
+    };
     let ctx = time_report::time("MLIR context", hipmlir_dialect_passes::new_context);
     let mut units = Vec::with_capacity(records.len());
     for r in records {
@@ -252,23 +270,12 @@ pub fn link_device(
         notes: Vec::new(),
     };
     output.image.metadata.globals = records.iter().flat_map(|r| r.variables.clone()).collect();
-    if record_stages {
+    if job.record_stages {
         output
             .stage_texts
             .push(("frontend", linked.module.as_operation().to_string()));
     }
-    lower(
-        &ctx,
-        linked.module,
-        &name,
-        Goal {
-            offload,
-            stop_at: &Stage::Binary,
-        },
-        print_ir_after_all,
-        record_stages,
-        &mut output,
-    )?;
+    lower(&ctx, linked.module, &name, &job, &mut output)?;
     Ok(output)
 }
 
@@ -348,26 +355,24 @@ fn mlir_location(line: &str) -> Option<(String, String)> {
     Some((format!("{file}:{position}"), text.to_string()))
 }
 
-/// From the (linked) frontend module to the stage asked for: the target's pipeline, run in
+/// From the (linked) frontend module to the stage `job` asks for: the target's pipeline, run in
 /// pieces between the points where the driver looks at the module (the named stages, the pass
 /// to stop after), then serialization. The image's metadata is what the lowered kernels carry.
-/// What `lower` builds: the targets, and where to stop.
-struct Goal<'a> {
-    offload: &'a Offload,
-    stop_at: &'a Stage,
-}
-
 fn lower(
     ctx: &melior::Context,
     mut module: Module,
     source: &str,
-    goal: Goal,
-    print_ir_after_all: bool,
-    record_stages: bool,
+    job: &DeviceJob,
     output: &mut DeviceOutput,
 ) -> Result<(), String> {
     use hipmlir_dialect_passes::{spirv_pipeline, Pipeline, SpirvOptions, STAGES};
-    let Goal { offload, stop_at } = goal;
+    let DeviceJob {
+        ref offload,
+        ref stop_at,
+        print_ir_after_all,
+        record_stages,
+        ..
+    } = *job;
     let ice = |e: LowerError| lower_error(source, e);
     // The NVPTX pipeline starts from the same module (the SPIR-V one changes it in place).
     let nvptx_input = (*stop_at == Stage::Binary && !offload.ptx.is_empty())

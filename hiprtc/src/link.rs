@@ -5,7 +5,7 @@
 use std::ffi::c_void;
 
 use hipmlir_compiler::cli::{is_nvidia_arch, Offload};
-use hipmlir_compiler::device::{device_ir_records, link_device};
+use hipmlir_compiler::device::{device_ir_records, link_device, DeviceJob};
 use hipmlir_device_image::device_ir::DeviceIr;
 
 use crate::compile_thread;
@@ -131,8 +131,8 @@ impl Link {
         if self.inputs.is_empty() {
             return Err(self.fail(HiprtcResult::Linking, "nothing was added to the link"));
         }
-        let (inputs, offload) = (&self.inputs, &self.offload);
-        let linked = compile_thread::run(|| link_device(inputs, offload, false, false));
+        let (inputs, job) = (&self.inputs, DeviceJob::image(self.offload.clone()));
+        let linked = compile_thread::run(|| link_device(inputs, &job));
         match linked {
             Ok(Ok(device)) => {
                 let notes: Vec<String> = device.notes.clone();
