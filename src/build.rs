@@ -15,7 +15,7 @@ use crate::device::{
 };
 use crate::dump::{filter_functions, select_kernels};
 use crate::elf::Elf;
-use crate::error::io_err;
+use crate::error::{Error, IoAction, Result};
 use crate::host::{self, fatbin_bundles, FATBIN_SECTION};
 use crate::outputs::{self, compile_only_object, emit_output, stem_of, HostFiles};
 use crate::paths::Toolchain;
@@ -58,7 +58,7 @@ fn unit_key(source: &Path, text: &[u8], options: &hipmlir_frontend::FrontendOpti
     format!("{:016x}", hipmlir_device_image::kpack::fnv1a64(&bytes))
 }
 
-pub fn build(opts: &BuildOptions) -> Result<(), String> {
+pub fn build(opts: &BuildOptions) -> Result<()> {
     if opts.verbose && crate::in_server_child() {
         eprintln!(
             "hipmlir: compiling in a child of the compile server (HIPMLIR_COMPILE_SERVER=0 \
@@ -67,16 +67,16 @@ pub fn build(opts: &BuildOptions) -> Result<(), String> {
     }
     for input in &opts.inputs {
         if !input.path.exists() {
-            return Err(format!(
-                "hipmlir: error: no such file or directory: '{}'",
+            return Err(Error::Usage(format!(
+                "no such file or directory: '{}'",
                 input.path.display()
-            ));
+            )));
         }
         if input.path.is_dir() {
-            return Err(format!(
-                "hipmlir: error: '{}' is a directory, not a source or object",
+            return Err(Error::Usage(format!(
+                "'{}' is a directory, not a source or object",
                 input.path.display()
-            ));
+            )));
         }
     }
     let kinds: Vec<InputKind> = opts.inputs.iter().map(|i| i.kind).collect();
@@ -90,13 +90,17 @@ pub fn build(opts: &BuildOptions) -> Result<(), String> {
 }
 
 /// The build of inputs that exist, each of a known kind.
-fn build_checked(opts: &BuildOptions, kinds: &[InputKind]) -> Result<(), String> {
+fn build_checked(opts: &BuildOptions, kinds: &[InputKind]) -> Result<()> {
     let toolchain = Toolchain::locate()?;
     if opts.device_only() {
         return emit(opts, &toolchain);
     }
-    let work = crate::temp_folders::TempFolder::new("hipmlir-")
-        .map_err(|e| io_err("cannot create a temporary folder", e))?;
+    let work = crate::temp_folders::TempFolder::new("hipmlir-").map_err(|e| Error::Io {
+        action: IoAction::Create,
+        path: std::env::temp_dir(),
+        what: Some("a temporary folder"),
+        source: e,
+    })?;
     let save_dir = outputs::save_dir(opts).unwrap_or_else(|| work.path().to_path_buf());
     // Several HIP sources linked in one command keep their device code as MLIR until the link,
     // which links it together when a source uses another's device symbols (as -fgpu-rdc does)
@@ -156,15 +160,14 @@ fn build_checked(opts: &BuildOptions, kinds: &[InputKind]) -> Result<(), String>
         )
     } else {
         host::link(opts, &toolchain, &objects, &device_stubs, &output)?;
-        let bytes = std::fs::read(&output)
-            .map_err(|e| io_err(&format!("cannot read '{}'", output.display()), e))?;
+        let bytes = std::fs::read(&output).map_err(|e| Error::read(&output, e))?;
         let mut images = Vec::new();
         for (at, b) in fatbin_bundles(&bytes, &output)? {
             images.push(FatImage::from_bundle_bytes(b).map_err(|e| {
-                format!(
-                    "hipmlir: error: '{}': device image at {at:#x} of {FATBIN_SECTION}: {e}",
+                Error::Input(format!(
+                    "'{}': device image at {at:#x} of {FATBIN_SECTION}: {e}",
                     output.display()
-                )
+                ))
             })?);
         }
         let view = match images.len() {
@@ -190,7 +193,7 @@ fn compile_hip(
     job: &DeviceJob,
     save_dir: &Path,
     object: &Path,
-) -> Result<(), String> {
+) -> Result<()> {
     let stem = stem_of(source);
     let save = job.record_stages;
     let mut options = frontend_options(opts, toolchain);
@@ -198,8 +201,7 @@ fn compile_hip(
                    after_frontend: Option<AfterFrontend>| {
         compile_device(source, options, job, after_frontend)
     };
-    let text = std::fs::read(source)
-        .map_err(|e| io_err(&format!("cannot read '{}'", source.display()), e))?;
+    let text = std::fs::read(source).map_err(|e| Error::read(source, e))?;
     options.unit_key = Some(unit_key(source, &text, &options));
     let files = HostFiles::new(save_dir, &stem);
     let mut search_dirs: Vec<PathBuf> =
@@ -238,10 +240,8 @@ fn compile_hip(
             }),
         );
         // The device's errors come first: the host compile started only if the frontend passed.
-        let host = host_compile.map(|h| {
-            h.join()
-                .unwrap_or_else(|_| Err("hipmlir: error: the host compile stopped".into()))
-        });
+        let host =
+            host_compile.map(|h| h.join().unwrap_or(Err(Error::Stopped("the host compile"))));
         let device = device?;
         print_notes(&device);
         // The image's stub compiles while the host compile still runs, unless the host object
@@ -253,7 +253,7 @@ fn compile_hip(
                 })
             });
         host.unwrap_or(Ok(()))?;
-        Ok::<_, String>((device, stub.transpose()?))
+        Ok::<_, Error>((device, stub.transpose()?))
     })?;
     if !device.dependent_kernel_templates.is_empty() {
         // Which instances a host template launches only its instantiation tells: compile those
@@ -300,7 +300,7 @@ fn link_device_code(
     objects: &[PathBuf],
     work: &Path,
     save_dir: &Path,
-) -> Result<Vec<PathBuf>, String> {
+) -> Result<Vec<PathBuf>> {
     let mut records = Vec::new();
     for object in objects {
         records.extend(device_ir_records(object)?);
@@ -328,13 +328,11 @@ fn link_device_code(
         }
         // Named as the sources' objects are (`<index>-<stem>.o`), in a folder of their own.
         let dir = work.join("device-link");
-        std::fs::create_dir_all(&dir)
-            .map_err(|e| io_err(&format!("cannot create '{}'", dir.display()), e))?;
+        std::fs::create_dir_all(&dir).map_err(|e| Error::create(&dir, e))?;
         let files = HostFiles::new(&dir, &format!("{i}-{stem}"));
         if host::image_object(opts, &stem, &device.image, &files)? {
             let object = dir.join(format!("{i}-{stem}.o"));
-            std::fs::rename(&files.stub_object, &object)
-                .map_err(|e| io_err(&format!("cannot write '{}'", object.display()), e))?;
+            std::fs::rename(&files.stub_object, &object).map_err(|e| Error::write(&object, e))?;
             stubs.push(object);
         }
     }
@@ -342,14 +340,13 @@ fn link_device_code(
 }
 
 /// The relocatable device code records of an object, or of every member of an archive.
-fn device_ir_records(path: &Path) -> Result<Vec<DeviceIr>, String> {
-    let bytes =
-        std::fs::read(path).map_err(|e| io_err(&format!("cannot read '{}'", path.display()), e))?;
+fn device_ir_records(path: &Path) -> Result<Vec<DeviceIr>> {
+    let bytes = std::fs::read(path).map_err(|e| Error::read(path, e))?;
     crate::device::device_ir_records(&bytes).map_err(|e| {
-        format!(
-            "hipmlir: error: '{}': relocatable device code: {e}",
+        Error::Input(format!(
+            "'{}': relocatable device code: {e}",
             path.display()
-        )
+        ))
     })
 }
 
@@ -360,7 +357,7 @@ fn save_stages(
     stem: &str,
     device: &DeviceOutput,
     dir: &Path,
-) -> Result<(), String> {
+) -> Result<()> {
     let stem = &outputs::bounded_stem(stem);
     let keep = if opts.functions.is_empty() {
         None
@@ -377,12 +374,10 @@ fn save_stages(
             Some(k) => filter_functions(text, k),
             None => text.clone(),
         };
-        std::fs::write(&path, text)
-            .map_err(|e| io_err(&format!("cannot write '{}'", path.display()), e))?;
+        std::fs::write(&path, text).map_err(|e| Error::write(&path, e))?;
     }
     let path = dir.join(format!("{stem}.metadata.json"));
-    std::fs::write(&path, device.image.metadata.to_json())
-        .map_err(|e| io_err(&format!("cannot write '{}'", path.display()), e))
+    std::fs::write(&path, device.image.metadata.to_json()).map_err(|e| Error::write(&path, e))
 }
 
 /// --split-device-code: the objects' device images go to `<output>.hipk`; the binary links the
@@ -394,15 +389,14 @@ fn link_split(
     device_stubs: &[PathBuf],
     work: &Path,
     output: &Path,
-) -> Result<(), String> {
+) -> Result<()> {
     let mut images: Vec<KpackImage> = Vec::new();
     let mut linked = Vec::with_capacity(objects.len());
     // The device link's stubs hold only images and their registration: their images go to
     // the archive and nothing of them is linked.
     for (i, object) in objects.iter().chain(device_stubs).enumerate() {
         let is_device_stub = i >= objects.len();
-        let bytes = std::fs::read(object)
-            .map_err(|e| io_err(&format!("cannot read '{}'", object.display()), e))?;
+        let bytes = std::fs::read(object).map_err(|e| Error::read(object, e))?;
         let is_object = Elf::parse(&bytes).is_ok_and(|e| e.kind == 1);
         if !is_object {
             if bytes
@@ -452,7 +446,7 @@ fn link_split(
     let mut globals = Vec::new();
     for image in &images {
         let parsed = DeviceImage::from_bundle_bytes(&image.bundle)
-            .map_err(|e| format!("hipmlir: error: device image of {}: {e}", image.name))?;
+            .map_err(|e| Error::Input(format!("device image of {}: {e}", image.name)))?;
         for k in parsed.metadata.kernels {
             if !kernels.contains(&k.name) {
                 kernels.push(k.name);
@@ -463,13 +457,13 @@ fn link_split(
     let file_name = output
         .file_name()
         .map(|n| n.to_string_lossy().into_owned())
-        .ok_or_else(|| format!("hipmlir: error: '{}' is not a file name", output.display()))?;
+        .ok_or_else(|| Error::Usage(format!("'{}' is not a file name", output.display())))?;
     let key = lookup_key(&file_name, images.iter().map(|i| i.bundle.as_slice()));
     let archive_name = format!("{file_name}.{ARCHIVE_EXTENSION}");
     let record = KpackRecord::new(key.clone(), archive_name.clone());
     let record_path = work.join("kpack_ref.bin");
     std::fs::write(&record_path, record.encode())
-        .map_err(|e| io_err("cannot write the reference record", e))?;
+        .map_err(|e| Error::write_of("the reference record", &record_path, e))?;
     let stub = host::compile_kpack_stub(&record_path, &kernels, &globals, work, opts.verbose)?;
     host::link(opts, toolchain, &linked, &[stub], output)?;
     let archive = KpackArchive::new(vec![KpackEntry {
@@ -478,15 +472,16 @@ fn link_split(
         images,
     }]);
     let archive_path = output.with_file_name(&archive_name);
-    std::fs::write(&archive_path, archive.encode())
-        .map_err(|e| io_err(&format!("cannot write '{}'", archive_path.display()), e))
+    std::fs::write(&archive_path, archive.encode()).map_err(|e| Error::write(&archive_path, e))
 }
 
 /// --emit-mlir, --emit-spirv, --emit-ptx and --genco: device code only, one output per source.
-fn emit(opts: &BuildOptions, toolchain: &Toolchain) -> Result<(), String> {
+fn emit(opts: &BuildOptions, toolchain: &Toolchain) -> Result<()> {
     let stop_at = opts.emit_mlir.clone().unwrap_or(Stage::Binary);
     if opts.emit_mlir.is_some() && opts.output.is_some() && opts.inputs.len() > 1 {
-        return Err("hipmlir: error: cannot specify -o when generating multiple output files (one per source)".into());
+        return Err(Error::Usage(
+            "cannot specify -o when generating multiple output files (one per source)".into(),
+        ));
     }
     // What is emitted is built, nothing else: the PTX of --emit-ptx, the SPIR-V of
     // --emit-spirv; --emit-mlir stops in the pipeline of the targets named (device.rs); --genco
@@ -543,11 +538,10 @@ fn emit(opts: &BuildOptions, toolchain: &Toolchain) -> Result<(), String> {
             // without kernels is what hipcc writes for such a source (hipModuleLoad takes it, and
             // its lookups find nothing).
             if device.image.metadata.kernels.is_empty() && !opts.genco {
-                return Err(format!(
-                    "hipmlir: error: '{}' defines no kernels (__global__ functions): there is no \
-                     SPIR-V to emit",
+                return Err(Error::Usage(format!(
+                    "'{}' defines no kernels (__global__ functions): there is no SPIR-V to emit",
                     input.path.display(),
-                ));
+                )));
             }
             if opts.genco {
                 write_output(
@@ -572,13 +566,12 @@ fn emit(opts: &BuildOptions, toolchain: &Toolchain) -> Result<(), String> {
     Ok(())
 }
 
-fn write_output(path: &Path, bytes: &[u8]) -> Result<(), String> {
+fn write_output(path: &Path, bytes: &[u8]) -> Result<()> {
     if path.as_os_str() == "-" {
         use std::io::Write;
         return std::io::stdout()
             .write_all(bytes)
-            .map_err(|e| io_err("cannot write to stdout", e));
+            .map_err(|e| Error::write_of("to stdout", path, e));
     }
-    std::fs::write(path, bytes)
-        .map_err(|e| io_err(&format!("cannot write '{}'", path.display()), e))
+    std::fs::write(path, bytes).map_err(|e| Error::write(path, e))
 }

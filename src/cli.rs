@@ -1,8 +1,10 @@
 //! The command line, parsed the way hipcc and clang read theirs: flags and inputs in any order,
 //! `-Ifoo` or `-I foo`, host-compiler flags passed through, `hipmlir inspect FILE` as a
-//! subcommand. Every mistake is a `hipmlir: error: ...` line, never a panic.
+//! subcommand. Every mistake is a usage error (`hipmlir: error: ...`), never a panic.
 
 use std::path::{Path, PathBuf};
+
+use crate::error::{Error, Result};
 
 pub const USAGE: &str = "\
 hipmlir: an MLIR-based HIP compiler for OpenCL devices that take SPIR-V
@@ -82,7 +84,7 @@ pub enum Stage {
 
 impl Stage {
     /// A stage as `--emit-mlir=` names it (never the binary, which is no MLIR).
-    fn parse(s: &str) -> Result<Self, String> {
+    fn parse(s: &str) -> Result<Self> {
         use hipmlir_dialect_passes::{
             nvptx_pipeline, spirv_pipeline, stage_pass, NvptxOptions, Pipeline, SpirvOptions,
         };
@@ -106,10 +108,10 @@ impl Stage {
         if runs_pass {
             return Ok(Stage::AfterPass(s.to_string()));
         }
-        Err(format!(
-            "hipmlir: error: invalid --emit-mlir stage '{s}' (expected frontend, outlined, \
-             lowered, spirv or a pass of a device pipeline: hipmlir --list-passes names them)"
-        ))
+        Err(error(format!(
+            "invalid --emit-mlir stage '{s}' (expected frontend, outlined, lowered, spirv or a \
+             pass of a device pipeline: hipmlir --list-passes names them)"
+        )))
     }
 }
 
@@ -246,7 +248,7 @@ pub fn is_amd_arch(arch: &str) -> bool {
 
 /// Adds the architectures of one `--offload-arch` value (a comma-separated list); the AMD ones
 /// are returned to be ignored, and any other is an error naming those accepted.
-pub fn add_offload_archs(offload: &mut Offload, value: &str) -> Result<Vec<String>, String> {
+pub fn add_offload_archs(offload: &mut Offload, value: &str) -> Result<Vec<String>> {
     if !offload.explicit {
         *offload = Offload {
             spirv: false,
@@ -286,8 +288,8 @@ pub enum Command {
     Build(Box<BuildOptions>),
 }
 
-fn error(message: impl std::fmt::Display) -> String {
-    format!("hipmlir: error: {message}")
+fn error(message: impl std::fmt::Display) -> Error {
+    Error::Usage(message.to_string())
 }
 
 /// Flags whose value is the next argument, passed to the host compiler (and, for the first
@@ -354,7 +356,7 @@ pub fn is_ignored_device_flag(flag: &str) -> bool {
             .any(|p| flag.starts_with(p))
 }
 
-pub fn parse(args: &[String]) -> Result<Command, String> {
+pub fn parse(args: &[String]) -> Result<Command> {
     if args.first().map(String::as_str) == Some("inspect") {
         let files: Vec<PathBuf> = args[1..].iter().map(PathBuf::from).collect();
         if files.is_empty() {
@@ -373,7 +375,7 @@ pub fn parse(args: &[String]) -> Result<Command, String> {
     let mut ignored: Vec<String> = Vec::new();
     let mut i = 0;
     // The value of a flag: `-Ifoo` (attached), `--flag=foo`, or the next argument.
-    let value = |i: &mut usize, flag: &str, attached: &str| -> Result<String, String> {
+    let value = |i: &mut usize, flag: &str, attached: &str| -> Result<String> {
         if !attached.is_empty() {
             return Ok(attached.to_string());
         }
@@ -574,7 +576,7 @@ pub fn parse(args: &[String]) -> Result<Command, String> {
     Ok(Command::Build(Box::new(o)))
 }
 
-fn kind_by_extension(path: &Path) -> Result<InputKind, String> {
+fn kind_by_extension(path: &Path) -> Result<InputKind> {
     let name = path
         .file_name()
         .map(|n| n.to_string_lossy())
@@ -600,7 +602,7 @@ fn kind_by_extension(path: &Path) -> Result<InputKind, String> {
 }
 
 /// Combinations that cannot work, refused before anything runs.
-fn check(o: &BuildOptions) -> Result<(), String> {
+fn check(o: &BuildOptions) -> Result<()> {
     if o.inputs.is_empty() {
         return Err(error("no input files (hipmlir --help shows the usage)"));
     }
@@ -685,7 +687,7 @@ mod tests {
 
     fn err(args: &[&str]) -> String {
         let args: Vec<String> = args.iter().map(|s| s.to_string()).collect();
-        parse(&args).unwrap_err()
+        parse(&args).unwrap_err().to_string()
     }
 
     #[test]

@@ -4,7 +4,7 @@
 use std::path::Path;
 
 use hipmlir_device_image::{
-    DeviceImage, FatImage, GlobalVar, ModuleMetadata, PtxCode, SpirvVariant,
+    DeviceImage, FatImage, GlobalVar, ImageError, ModuleMetadata, PtxCode, SpirvVariant,
 };
 
 use hipmlir_device_image::device_ir::{DeviceIr, UndefinedSymbol, DEVICE_IR_SECTION};
@@ -15,6 +15,7 @@ use melior::ir::Module;
 
 use crate::cli::{Offload, Stage};
 use crate::elf::Elf;
+use crate::error::{Error, Result};
 use crate::time_report;
 
 /// The OpenCL extension the native float-atomics variant needs.
@@ -83,7 +84,7 @@ pub enum DeviceMode {
 /// Called once the frontend is done, before the device code is lowered, with what the host
 /// compile needs (the host edits): the build starts the host compile there, so that it runs
 /// beside the lowering.
-pub type AfterFrontend<'a> = &'a mut dyn FnMut(&DeviceOutput) -> Result<(), String>;
+pub type AfterFrontend<'a> = &'a mut dyn FnMut(&DeviceOutput) -> Result<()>;
 
 /// The device side of one source: its frontend, then (for an image) the device link of the
 /// source alone and the target pipelines, as far as `job` asks.
@@ -92,7 +93,7 @@ pub fn compile_device(
     options: &FrontendOptions,
     job: &DeviceJob,
     after_frontend: Option<AfterFrontend>,
-) -> Result<DeviceOutput, String> {
+) -> Result<DeviceOutput> {
     let DeviceJob {
         ref stop_at,
         mode,
@@ -104,11 +105,11 @@ pub fn compile_device(
         ..options.clone()
     };
     let context = PendingContext::start();
-    let parsed = hipmlir_frontend::parse(input, &options).map_err(|e| e.to_string());
+    let parsed = hipmlir_frontend::parse(input, &options);
     let (ctx, took) = context.wait();
     time_report::add("MLIR context (beside the device parse)", took);
     let started = std::time::Instant::now();
-    let frontend = hipmlir_frontend::build(&ctx, parsed?, &options).map_err(|e| e.to_string())?;
+    let frontend = hipmlir_frontend::build(&ctx, parsed?, &options)?;
     let name = input.display();
     time_report::add(format!("device parse ({name})"), frontend.parse_time);
     time_report::add(format!("device MLIR building ({name})"), started.elapsed());
@@ -149,7 +150,13 @@ pub fn compile_device(
         let mlir = module
             .as_operation()
             .to_string_with_flags(flags)
-            .map_err(|e| format!("{}: error: internal compiler error: {e}", input.display()))?;
+            .map_err(|e| {
+                Error::internal(
+                    &input.display().to_string(),
+                    "printing the device code",
+                    &e.to_string(),
+                )
+            })?;
         if *stop_at == Stage::Frontend {
             output.mlir_text = Some(module.as_operation().to_string());
         }
@@ -172,11 +179,11 @@ pub fn compile_device(
         return Ok(output);
     }
     if let Some(u) = frontend.undefined.first() {
-        return Err(format!(
+        return Err(Error::Undefined(vec![format!(
             "{}: error: {} is not defined in this source: compile with -fgpu-rdc to link \
              device code across sources",
             u.location, u.what
-        ));
+        )]));
     }
     // A source with no kernels and no device variables (a C++ source compiled as HIP, as hipcc
     // compiles every one) has no image: its pipeline would only lower nothing.
@@ -201,7 +208,7 @@ pub fn compile_device(
         module,
     };
     let linked = hipmlir_dialect_passes::link_modules(&ctx, vec![unit])
-        .map_err(|e| lower_error(&input.display().to_string(), e))?;
+        .map_err(|e| Error::lowering(&input.display().to_string(), e))?;
     lower(
         &ctx,
         linked.module,
@@ -214,7 +221,7 @@ pub fn compile_device(
 
 /// The device link: the device code of several sources (`-fgpu-rdc` records) as one image, for
 /// `job`'s targets (a link always makes the finished image: its stage and mode are the image's).
-pub fn link_device(records: &[DeviceIr], job: &DeviceJob) -> Result<DeviceOutput, String> {
+pub fn link_device(records: &[DeviceIr], job: &DeviceJob) -> Result<DeviceOutput> {
     let job = DeviceJob {
         stop_at: Stage::Binary,
         mode: DeviceMode::Image,
@@ -224,11 +231,11 @@ pub fn link_device(records: &[DeviceIr], job: &DeviceJob) -> Result<DeviceOutput
     let mut units = Vec::with_capacity(records.len());
     for r in records {
         let module = Module::parse(&ctx, &r.mlir).ok_or_else(|| {
-            format!(
-                "hipmlir: error: the device code of '{}' does not parse: the object is damaged \
-                 or from another hipmlir version",
+            Error::Input(format!(
+                "the device code of '{}' does not parse: the object is damaged or from another \
+                 hipmlir version",
                 r.source
-            )
+            ))
         })?;
         units.push(LinkUnit {
             source: r.source.clone(),
@@ -243,7 +250,7 @@ pub fn link_device(records: &[DeviceIr], job: &DeviceJob) -> Result<DeviceOutput
     let linked = time_report::time("device link", || {
         hipmlir_dialect_passes::link_modules(&ctx, units)
     })
-    .map_err(|e| lower_error(&name, e))?;
+    .map_err(|e| Error::lowering(&name, e))?;
     let missing: Vec<String> = records
         .iter()
         .flat_map(|r| &r.undefined)
@@ -251,7 +258,7 @@ pub fn link_device(records: &[DeviceIr], job: &DeviceJob) -> Result<DeviceOutput
         .map(|u| u.diagnostic.clone())
         .collect();
     if !missing.is_empty() {
-        return Err(missing.join("\n"));
+        return Err(Error::Undefined(missing));
     }
     let mut output = DeviceOutput {
         mlir_text: None,
@@ -282,77 +289,27 @@ pub fn link_device(records: &[DeviceIr], job: &DeviceJob) -> Result<DeviceOutput
 /// The relocatable device code records (`-fgpu-rdc`) of an object file's bytes, or of every
 /// member of an archive's: what the device link links. A file that is not an ELF object has
 /// none.
-pub fn device_ir_records(bytes: &[u8]) -> Result<Vec<DeviceIr>, String> {
-    let from_elf = |bytes: &[u8]| -> Result<Vec<DeviceIr>, String> {
+pub fn device_ir_records(bytes: &[u8]) -> Result<Vec<DeviceIr>, ImageError> {
+    let from_elf = |bytes: &[u8]| -> Result<Vec<DeviceIr>, ImageError> {
         let Ok(elf) = Elf::parse(bytes) else {
             return Ok(Vec::new());
         };
         match elf.section(DEVICE_IR_SECTION) {
-            Some(section) => DeviceIr::decode_all(section.data).map_err(|e| e.to_string()),
+            Some(section) => DeviceIr::decode_all(section.data),
             None => Ok(Vec::new()),
         }
     };
     if !bytes.starts_with(b"!<arch>\n") {
         return from_elf(bytes);
     }
-    let archive = object::read::archive::ArchiveFile::parse(bytes).map_err(|e| e.to_string())?;
+    let bad_archive = |e: object::read::Error| ImageError::BadArchive(e.to_string());
+    let archive = object::read::archive::ArchiveFile::parse(bytes).map_err(bad_archive)?;
     let mut records = Vec::new();
     for member in archive.members() {
-        let member = member.map_err(|e| e.to_string())?;
-        records.extend(from_elf(member.data(bytes).map_err(|e| e.to_string())?)?);
+        let member = member.map_err(bad_archive)?;
+        records.extend(from_elf(member.data(bytes).map_err(bad_archive)?)?);
     }
     Ok(records)
-}
-
-/// A lowering error as the user sees it: a diagnostic of the program (an unsupported construct,
-/// symbols that do not link) as it is; anything else is a compiler bug, reported as one.
-fn lower_error(source: &str, e: LowerError) -> String {
-    match e {
-        LowerError::Unsupported { .. } | LowerError::Link(_) => e.to_string(),
-        LowerError::Pass { stage, message } => internal_error(source, &stage, &message),
-        LowerError::Internal {
-            location: Some(location),
-            message,
-        } => internal_error(&location, "lowering", &message),
-        LowerError::Internal {
-            location: None,
-            message,
-        }
-        | LowerError::Pipeline(message) => internal_error(source, "lowering", &message),
-    }
-}
-
-/// `file:line:col: error: internal compiler error: ...` at the construct MLIR's first
-/// diagnostic names (else the source), with MLIR's `loc(...)` syntax taken out, and a request
-/// to report it: MLIR's own text is not what a user should have to read.
-fn internal_error(source: &str, stage: &str, message: &str) -> String {
-    let first = message.lines().next().unwrap_or("").trim();
-    let (location, text) = match mlir_location(first) {
-        Some((location, rest)) => (location, rest),
-        None => (
-            source.to_string(),
-            first.trim_start_matches("loc(unknown): ").to_string(),
-        ),
-    };
-    format!(
-        "{location}: error: internal compiler error while {stage}: {text}\n\
-         note: this is a bug in hipmlir, not in your program; please report it with the source \
-         that shows it"
-    )
-}
-
-/// `loc("file":line:col): text` → (`file:line:col`, `text`).
-fn mlir_location(line: &str) -> Option<(String, String)> {
-    let start = line.find("loc(\"")?;
-    let rest = &line[start + 5..];
-    let (file, rest) = rest.split_once('"')?;
-    let (position, text) = rest.split_once(')')?;
-    let position = position.trim_start_matches(':');
-    if position.is_empty() || !position.split(':').all(|p| p.parse::<u32>().is_ok()) {
-        return None;
-    }
-    let text = text.trim_start_matches(':').trim();
-    Some((format!("{file}:{position}"), text.to_string()))
 }
 
 /// From the (linked) frontend module to the stage `job` asks for: the target's pipeline, run in
@@ -364,7 +321,7 @@ fn lower(
     source: &str,
     job: &DeviceJob,
     output: &mut DeviceOutput,
-) -> Result<(), String> {
+) -> Result<()> {
     use hipmlir_dialect_passes::{spirv_pipeline, Pipeline, SpirvOptions, STAGES};
     let DeviceJob {
         ref offload,
@@ -373,7 +330,7 @@ fn lower(
         record_stages,
         ..
     } = *job;
-    let ice = |e: LowerError| lower_error(source, e);
+    let ice = |e: LowerError| Error::lowering(source, e);
     // The NVPTX pipeline starts from the same module (the SPIR-V one changes it in place).
     let nvptx_input = (*stop_at == Stage::Binary && !offload.ptx.is_empty())
         .then(|| hipmlir_dialect_passes::clone_module(&module));
@@ -402,10 +359,9 @@ fn lower(
         .collect();
     if let Some(pass) = stop_pass {
         if position(pass).is_none() {
-            return Err(format!(
-                "hipmlir: error: the device pipeline runs no pass '{pass}' (hipmlir --list-passes \
-                 names them)"
-            ));
+            return Err(Error::Usage(format!(
+                "the device pipeline runs no pass '{pass}' (hipmlir --list-passes names them)"
+            )));
         }
         if !points.iter().any(|(p, _)| p == pass) {
             points.push((pass.to_string(), None));
@@ -414,7 +370,7 @@ fn lower(
     points.sort_by_key(|(pass, _)| position(pass));
     for (pass, stage) in points {
         let (head, tail) = rest.split_after(&pass).ok_or_else(|| {
-            internal_error(source, "lowering", &format!("no pass '{pass}' left to run"))
+            Error::internal(source, "lowering", &format!("no pass '{pass}' left to run"))
         })?;
         head.run(ctx, &mut module, print_spirv).map_err(ice)?;
         rest = tail;
@@ -439,7 +395,7 @@ fn lower(
                 };
                 let native_pipeline = Pipeline::parse(&spirv_pipeline(&options)).map_err(ice)?;
                 let (_, native_rest) = native_pipeline.split_after(lowered).ok_or_else(|| {
-                    internal_error(source, "lowering", "no lowered stage in the pipeline")
+                    Error::internal(source, "lowering", "no lowered stage in the pipeline")
                 })?;
                 let mut native = hipmlir_dialect_passes::clone_module(&module);
                 native_rest.run(ctx, &mut native, false).map_err(ice)?;
@@ -479,10 +435,10 @@ fn lower(
                     arch: arch.clone(),
                     ptx,
                 }),
-                Err(e) if offload.explicit => return Err(lower_error(source, e)),
+                Err(e) if offload.explicit => return Err(Error::lowering(source, e)),
                 Err(e) => {
                     // The default's PTX is a bonus: the program still runs on SPIR-V devices.
-                    let reason = lower_error(source, e);
+                    let reason = Error::lowering(source, e).to_string();
                     let reason = reason.lines().next().unwrap_or("");
                     let reason = reason.strip_prefix("hipmlir: error: ").unwrap_or(reason);
                     output.notes.push(format!(
@@ -562,32 +518,4 @@ fn lower_to_ptx(
     time_report::time(&format!("device PTX serialization ({arch})"), || {
         hipmlir_dialect_passes::serialize_ptx(ctx, &mut module)
     })
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn internal_errors_are_reported_at_the_construct_without_mlir_syntax() {
-        let message =
-            "loc(\"k.hip\":12:7): failed to legalize operation 'llvm.foo'\nloc(unknown): more";
-        let text = internal_error("k.hip", "converting to SPIR-V", message);
-        assert!(
-            text.starts_with(
-                "k.hip:12:7: error: internal compiler error while converting to SPIR-V: failed to legalize operation 'llvm.foo'\nnote: this is a bug in hipmlir"
-            ),
-            "{text}"
-        );
-        let text = internal_error(
-            "a.hip, b.hip",
-            "serializing SPIR-V",
-            "loc(unknown): unknown result",
-        );
-        assert!(
-            text.starts_with("a.hip, b.hip: error: internal compiler error while serializing SPIR-V: unknown result"),
-            "{text}"
-        );
-        assert!(!text.contains("loc("), "{text}");
-    }
 }

@@ -6,6 +6,7 @@ use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
 
 use crate::cli::{BuildOptions, InputKind, SaveTemps};
+use crate::error::{Error, Result};
 
 /// Where `--save-temps` keeps its files (`None` without it: they go to a temporary folder).
 pub fn save_dir(opts: &BuildOptions) -> Option<PathBuf> {
@@ -136,7 +137,7 @@ fn identity(path: &Path) -> Option<Identity> {
 
 /// Refuses a build whose outputs would overwrite one of its inputs, or whose final output is
 /// also one of the `--save-temps` files. `kinds` are the inputs' kinds as they will be compiled.
-pub fn check(opts: &BuildOptions, kinds: &[InputKind]) -> Result<(), String> {
+pub fn check(opts: &BuildOptions, kinds: &[InputKind]) -> Result<()> {
     let emitting = opts.device_only();
     let mut finals: Vec<PathBuf> = Vec::new();
     let mut temps: Vec<PathBuf> = Vec::new();
@@ -199,21 +200,21 @@ pub fn check(opts: &BuildOptions, kinds: &[InputKind]) -> Result<(), String> {
     for out in finals.iter().chain(&temps).filter(|p| written(p)) {
         let Some(id) = identity(out) else { continue };
         if let Some((input, _)) = inputs.iter().find(|(_, i)| i.as_ref() == Some(&id)) {
-            return Err(format!(
-                "hipmlir: error: output file '{}' is the same as input file '{}'",
+            return Err(Error::Usage(format!(
+                "output file '{}' is the same as input file '{}'",
                 out.display(),
                 input.display()
-            ));
+            )));
         }
     }
     for out in finals.iter().filter(|p| written(p)) {
         let Some(id) = identity(out) else { continue };
         if let Some(temp) = temps.iter().find(|t| identity(t).as_ref() == Some(&id)) {
-            return Err(format!(
-                "hipmlir: error: output file '{}' is the same as the --save-temps file '{}'",
+            return Err(Error::Usage(format!(
+                "output file '{}' is the same as the --save-temps file '{}'",
                 out.display(),
                 temp.display()
-            ));
+            )));
         }
     }
     Ok(())

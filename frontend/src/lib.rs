@@ -185,7 +185,7 @@ pub fn parse(path: &Path, options: &FrontendOptions) -> Result<ParsedSource> {
         } else {
             e.to_string()
         };
-        FrontendError::single(SourceLoc::file_only(path), message)
+        FrontendError::unreadable(SourceLoc::file_only(path), message)
     })?;
     // Instances and name expressions are named at the end of the file, where every template
     // is declared.
@@ -273,9 +273,9 @@ pub fn build<'c>(
         if std::env::var_os("HIPMLIR_DUMP_INVALID_IR").is_some() {
             eprintln!("{}", codegen.module.as_operation());
         }
-        return Err(FrontendError::single(
+        return Err(FrontendError::internal(
             SourceLoc::file_only(path),
-            "internal compiler error: the frontend built MLIR that does not verify",
+            "the frontend built MLIR that does not verify",
         ));
     }
     let mut dependent_kernel_templates: Vec<String> = launches

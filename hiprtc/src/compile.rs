@@ -76,7 +76,7 @@ pub fn compile(job: &Job) -> Result<(Entry, bool), Failure> {
     let device = match compiled {
         Ok(device) => device,
         Err(e) => {
-            log += &named(&e);
+            log += &named(&e.to_string());
             log.push('\n');
             return Err((HiprtcResult::Compilation, log));
         }

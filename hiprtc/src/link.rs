@@ -140,7 +140,7 @@ impl Link {
                 self.images.push(device.image.to_bundle_bytes());
                 Ok(self.images.last().map(Vec::as_slice).unwrap_or_default())
             }
-            Ok(Err(e)) => Err(self.fail(HiprtcResult::Linking, &e)),
+            Ok(Err(e)) => Err(self.fail(HiprtcResult::Linking, &e.to_string())),
             Err(e) => Err(self.fail(HiprtcResult::InternalError, &e)),
         }
     }
@@ -157,7 +157,7 @@ impl Link {
 /// them).
 fn records_of(bytes: &[u8]) -> Result<Vec<DeviceIr>, String> {
     if bytes.starts_with(b"\x7fELF") || bytes.starts_with(b"!<arch>\n") {
-        device_ir_records(bytes)
+        device_ir_records(bytes).map_err(|e| e.to_string())
     } else {
         DeviceIr::decode_all(bytes).map_err(|e| e.to_string())
     }

@@ -3,21 +3,29 @@
 
 use std::process::Command;
 
-/// Runs a command; a failure names the tool. Its own messages went to stderr already.
-pub fn run(mut cmd: Command, verbose: bool, what: &str) -> Result<(), String> {
+use crate::error::{Error, Result, Tool, ToolFailure};
+
+/// Runs `tool`'s command; a failure names the tool. Its own messages went to stderr already.
+pub fn run(mut cmd: Command, verbose: bool, tool: Tool) -> Result<()> {
     if verbose {
         eprintln!("{}", show(&cmd));
     }
-    let program = cmd.get_program().to_string_lossy().into_owned();
     let status = cmd
         .status()
-        .map_err(|e| format!("hipmlir: error: cannot run {what} '{program}': {e}"))?;
+        .map_err(|e| failed(&cmd, tool, ToolFailure::Start(e)))?;
     if !status.success() {
-        return Err(format!(
-            "hipmlir: error: {what} '{program}' failed ({status})"
-        ));
+        return Err(failed(&cmd, tool, ToolFailure::Status(status)));
     }
     Ok(())
+}
+
+/// The error of `tool`'s command, which did not start or failed.
+pub fn failed(cmd: &Command, tool: Tool, failure: ToolFailure) -> Error {
+    Error::Tool {
+        tool,
+        program: cmd.get_program().to_string_lossy().into_owned(),
+        failure,
+    }
 }
 
 /// A command as `-v` shows it: arguments with spaces (or none) quoted.

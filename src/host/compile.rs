@@ -9,12 +9,12 @@ use std::process::Command;
 use hipmlir_device_image::KernelInfo;
 use hipmlir_frontend::preamble::{Preamble, QuotedIncludes};
 
-use super::command::{run, show};
+use super::command::{failed, run, show};
 use super::cxx::{escape_c, HostCompiler};
 use super::pch::PchKind;
 use crate::cli::BuildOptions;
 use crate::elf::Elf;
-use crate::error::io_err;
+use crate::error::{Error, Result, Tool, ToolFailure};
 use crate::outputs::{dependency_file, HostFiles};
 use crate::paths::Toolchain;
 
@@ -22,15 +22,10 @@ use crate::paths::Toolchain;
 /// PCH it cannot use (damaged, or made by another build of the compiler), naming it in its
 /// errors: then the PCH's cache folder `entry` is removed and `Ok(true)` says to compile again
 /// without it. GCC ignores such a PCH itself, so its compile runs as any other.
-fn run_with_pch(
-    mut cmd: Command,
-    header: &Path,
-    entry: &Path,
-    verbose: bool,
-) -> Result<bool, String> {
+fn run_with_pch(mut cmd: Command, header: &Path, entry: &Path, verbose: bool) -> Result<bool> {
     use std::io::{IsTerminal, Write};
     let Some((PchKind::Clang, pch)) = PchKind::beside(header) else {
-        run(cmd, verbose, "the host compiler")?;
+        run(cmd, verbose, Tool::HostCompiler)?;
         return Ok(false);
     };
     if verbose {
@@ -41,11 +36,10 @@ fn run_with_pch(
     if std::io::stderr().is_terminal() {
         cmd.arg("-fcolor-diagnostics");
     }
-    let program = cmd.get_program().to_string_lossy().into_owned();
     let out = cmd
         .stderr(std::process::Stdio::piped())
         .output()
-        .map_err(|e| format!("hipmlir: error: cannot run the host compiler '{program}': {e}"))?;
+        .map_err(|e| failed(&cmd, Tool::HostCompiler, ToolFailure::Start(e)))?;
     let messages = String::from_utf8_lossy(&out.stderr);
     if !out.status.success() && messages.contains(&*pch.to_string_lossy()) {
         if verbose {
@@ -59,9 +53,10 @@ fn run_with_pch(
     }
     let _ = std::io::stderr().write_all(&out.stderr);
     if !out.status.success() {
-        return Err(format!(
-            "hipmlir: error: the host compiler '{program}' failed ({})",
-            out.status
+        return Err(failed(
+            &cmd,
+            Tool::HostCompiler,
+            ToolFailure::Status(out.status),
         ));
     }
     Ok(false)
@@ -132,13 +127,13 @@ pub fn compile_cxx(
     toolchain: &Toolchain,
     source: &Path,
     object: &Path,
-) -> Result<(), String> {
+) -> Result<()> {
     let cxx = HostCompiler::from_env();
     let mut cmd = cxx.command();
     cmd.args(compile_flags(opts, toolchain, None));
     cmd.args(dependency_flags(opts, object).0);
     cmd.arg("-c").arg(source).arg("-o").arg(object);
-    run(cmd, opts.verbose, "the host compiler")
+    run(cmd, opts.verbose, Tool::HostCompiler)
 }
 
 /// Compiles a HIP source's host side (device bodies dropped, launches rewritten) into
@@ -150,7 +145,7 @@ pub fn compile_host_source(
     host_text: &[u8],
     files: &HostFiles,
     object: &Path,
-) -> Result<(), String> {
+) -> Result<()> {
     let source_abs = source.canonicalize().unwrap_or(source.to_path_buf());
     let cxx = HostCompiler::from_env();
     let (dep_flags, dep_file) = dependency_flags(opts, object);
@@ -197,7 +192,7 @@ pub fn compile_host_source(
         ]
         .concat();
         std::fs::write(&files.host_source, text)
-            .map_err(|e| io_err("cannot write the host source", e))
+            .map_err(|e| Error::write_of("the host source", &files.host_source, e))
     };
     write_source(preamble.as_ref().map(|p| &p.preamble))?;
     // The header the compile pre-includes, with a PCH beside it: the preamble, else the prefix
@@ -237,10 +232,10 @@ pub fn compile_host_source(
                 if preamble.is_some() {
                     write_source(None)?;
                 }
-                run(command(None), opts.verbose, "the host compiler")?;
+                run(command(None), opts.verbose, Tool::HostCompiler)?;
             }
         }
-        None => run(command(None), opts.verbose, "the host compiler")?,
+        None => run(command(None), opts.verbose, Tool::HostCompiler)?,
     }
     if let Some(dep) = dep_file {
         // The dependency file names the temporary host source; name the user's file instead.
@@ -273,10 +268,9 @@ pub fn needed_kernel_instances(
     host_object: &Path,
     templates: &[String],
     compiled: &[KernelInfo],
-) -> Result<Vec<String>, String> {
-    let bytes = std::fs::read(host_object)
-        .map_err(|e| io_err(&format!("cannot read '{}'", host_object.display()), e))?;
-    let elf = Elf::parse(&bytes).map_err(|e| format!("hipmlir: error: the host object: {e}"))?;
+) -> Result<Vec<String>> {
+    let bytes = std::fs::read(host_object).map_err(|e| Error::read(host_object, e))?;
+    let elf = Elf::parse(&bytes).map_err(|e| Error::Input(format!("the host object: {e}")))?;
     let options = cpp_demangle::DemangleOptions::new()
         .no_params()
         .no_return_type();

@@ -7,13 +7,14 @@ use std::process::Command;
 use super::command::run;
 use super::cxx::{on_path, HostCompiler};
 use crate::cli::{BuildOptions, LinkItem};
+use crate::error::{Result, Tool};
 use crate::paths::Toolchain;
 
 /// `ld -r host stub -o object`.
-pub fn combine(opts: &BuildOptions, host: &Path, stub: &Path, object: &Path) -> Result<(), String> {
+pub fn combine(opts: &BuildOptions, host: &Path, stub: &Path, object: &Path) -> Result<()> {
     let mut ld = Command::new("ld");
     ld.arg("-r").arg(host).arg(stub).arg("-o").arg(object);
-    run(ld, opts.verbose, "the linker")
+    run(ld, opts.verbose, Tool::Linker)
 }
 
 /// hiprtc's library, beside the runtime's.
@@ -26,7 +27,7 @@ pub fn link(
     objects: &[PathBuf],
     extra: &[PathBuf],
     output: &Path,
-) -> Result<(), String> {
+) -> Result<()> {
     let cxx = HostCompiler::from_env();
     let mut cmd = cxx.command();
     cmd.args(&opts.host_flags);
@@ -56,7 +57,7 @@ pub fn link(
         cmd.arg(linker);
     }
     cmd.arg("-o").arg(output);
-    run(cmd, opts.verbose, "the host compiler (link)")
+    run(cmd, opts.verbose, Tool::Link)
 }
 
 /// The linker a link uses unless the user chose one (`-fuse-ld=`): gold, where binutils has it

@@ -11,7 +11,7 @@ use hipmlir_device_image::{
 
 use super::command::{run, show};
 use crate::elf::Elf;
-use crate::error::io_err;
+use crate::error::{Error, Result, Tool};
 
 /// Prefix of the sections clang-offload-bundler reads in an object file (`-type=o`).
 pub const BUNDLER_SECTION_PREFIX: &str = "__CLANG_OFFLOAD_BUNDLE__";
@@ -24,14 +24,14 @@ pub const STUB_INIT: &str = ".init_array.65500";
 pub const FATBIN_SECTION: &str = ".hip_fatbin";
 
 /// A copy of a hipmlir object without its device code (image, registration, bundler entries).
-pub fn strip_device_code(object: &Path, out: &Path, verbose: bool) -> Result<(), String> {
+pub fn strip_device_code(object: &Path, out: &Path, verbose: bool) -> Result<()> {
     let mut cmd = Command::new("objcopy");
     for s in [FATBIN_SECTION, STUB_TEXT, STUB_RODATA, STUB_INIT] {
         cmd.arg(format!("--remove-section={s}"));
     }
     cmd.arg(format!("--remove-section={BUNDLER_SECTION_PREFIX}*"));
     cmd.arg(object).arg(out);
-    run(cmd, verbose, "objcopy")
+    run(cmd, verbose, Tool::Objcopy)
 }
 
 /// Adds a device image's entries as `__CLANG_OFFLOAD_BUNDLE__<id>` sections, which
@@ -42,9 +42,9 @@ pub fn add_bundler_sections(
     image: &FatImage,
     dir: &Path,
     verbose: bool,
-) -> Result<(), String> {
+) -> Result<()> {
     let bundle =
-        Bundle::decode(&image.to_bundle_bytes()).map_err(|e| format!("hipmlir: error: {e}"))?;
+        Bundle::decode(&image.to_bundle_bytes()).map_err(|e| Error::Input(e.to_string()))?;
     let mut cmd = Command::new("objcopy");
     // The content hash guards the runtime's copy in .hip_fatbin; the bundler's view, like an
     // object's, holds the code and its metadata.
@@ -60,7 +60,7 @@ pub fn add_bundler_sections(
         } else {
             &entry.data
         };
-        std::fs::write(&file, data).map_err(|e| io_err("cannot write a temporary file", e))?;
+        std::fs::write(&file, data).map_err(|e| Error::write_of("a temporary file", &file, e))?;
         let name = format!("{BUNDLER_SECTION_PREFIX}{}", entry.id);
         cmd.arg("--add-section")
             .arg(format!("{name}={}", file.display()));
@@ -68,7 +68,7 @@ pub fn add_bundler_sections(
             .arg(format!("{name}=readonly"));
     }
     cmd.arg(binary);
-    run(cmd, verbose, "objcopy")
+    run(cmd, verbose, Tool::Objcopy)
 }
 
 /// Several device images as one, for the bundler's view of an executable: the SPIR-V modules
@@ -111,9 +111,8 @@ pub fn merge_images(images: &[DeviceImage], dir: &Path, verbose: bool) -> Option
 }
 
 /// The device image bundles in an ELF file's `.hip_fatbin`, with their offsets.
-pub fn fatbin_bundles<'a>(bytes: &'a [u8], file: &Path) -> Result<Vec<(usize, &'a [u8])>, String> {
-    let elf =
-        Elf::parse(bytes).map_err(|e| format!("hipmlir: error: '{}': {e}", file.display()))?;
+pub fn fatbin_bundles<'a>(bytes: &'a [u8], file: &Path) -> Result<Vec<(usize, &'a [u8])>> {
+    let elf = Elf::parse(bytes).map_err(|e| Error::Input(format!("'{}': {e}", file.display())))?;
     let Some(section) = elf.section(FATBIN_SECTION) else {
         return Ok(Vec::new());
     };
@@ -121,10 +120,10 @@ pub fn fatbin_bundles<'a>(bytes: &'a [u8], file: &Path) -> Result<Vec<(usize, &'
         .into_iter()
         .map(|r| {
             r.map_err(|(at, e)| {
-                format!(
-                    "hipmlir: error: '{}': {FATBIN_SECTION} at byte {at}: {e}",
+                Error::Input(format!(
+                    "'{}': {FATBIN_SECTION} at byte {at}: {e}",
                     file.display()
-                )
+                ))
             })
         })
         .collect()

@@ -14,7 +14,7 @@ use std::path::{Path, PathBuf};
 use hipmlir_frontend::{apply_edits, text_at_same_offsets, SourceEdit};
 
 use super::cxx::escape_c;
-use crate::error::io_err;
+use crate::error::{Error, Result};
 
 /// The main file's host text, with the copies it needs written under `overlay_dir`.
 pub fn host_text(
@@ -23,7 +23,7 @@ pub fn host_text(
     edits: &[SourceEdit],
     search_dirs: &[PathBuf],
     overlay_dir: &Path,
-) -> Result<Vec<u8>, String> {
+) -> Result<Vec<u8>> {
     let main = canonical(main);
     let mut by_file: HashMap<PathBuf, Vec<SourceEdit>> = HashMap::new();
     for e in edits {
@@ -52,7 +52,7 @@ pub fn host_text(
         let bytes = graph
             .texts
             .get(file)
-            .ok_or_else(|| io_err(&format!("cannot read '{}'", file.display()), not_read()))?;
+            .ok_or_else(|| Error::read(file, not_read()))?;
         let mut file_edits = by_file.get(file).cloned().unwrap_or_default();
         for inc in &graph.includes[file] {
             let target = if copied.contains(&inc.target) {
@@ -69,11 +69,9 @@ pub fn host_text(
         .concat();
         let path = copy_path(file);
         if let Some(dir) = path.parent() {
-            std::fs::create_dir_all(dir)
-                .map_err(|e| io_err(&format!("cannot create '{}'", dir.display()), e))?;
+            std::fs::create_dir_all(dir).map_err(|e| Error::create(dir, e))?;
         }
-        std::fs::write(&path, text)
-            .map_err(|e| io_err(&format!("cannot write '{}'", path.display()), e))?;
+        std::fs::write(&path, text).map_err(|e| Error::write(&path, e))?;
     }
     let mut main_edits = main_edits;
     for inc in graph.includes.get(&main).into_iter().flatten() {
