@@ -45,7 +45,7 @@ pub fn code_dir() -> PathBuf {
         .unwrap_or_else(|| PathBuf::from("."))
 }
 
-pub use hipmlir_device_image::code_file;
+pub use hipmlir_cache::code_file;
 
 impl Toolchain {
     pub fn locate() -> Result<Toolchain> {

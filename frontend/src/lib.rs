@@ -146,7 +146,7 @@ pub struct FrontendOutput<'c> {
     /// Device functions and variables used here and defined in another source: declarations
     /// that only a device link (`-fgpu-rdc`) resolves.
     pub undefined: Vec<UndefinedSymbol>,
-    /// How long libclang took to parse the source (the rest of `compile` is building MLIR), for
+    /// How long libclang took to parse the source ([`parse`]; [`build`] is building MLIR), for
     /// `-ftime-report`.
     pub parse_time: std::time::Duration,
     /// The symbol each of [`FrontendOptions::name_expressions`] names, in their order; None for
@@ -155,15 +155,6 @@ pub struct FrontendOutput<'c> {
     /// Every file the parse read besides the source (headers, from a precompiled header or
     /// not), for caches of what the source compiles to.
     pub included_files: Vec<PathBuf>,
-}
-
-/// Parses `path` and builds its device code as MLIR. The module verifies.
-pub fn compile<'c>(
-    ctx: &'c Context,
-    path: &Path,
-    options: &FrontendOptions,
-) -> Result<FrontendOutput<'c>> {
-    build(ctx, parse(path, options)?, options)
 }
 
 /// A source parsed for its device code, not yet built as MLIR (which needs an MLIR context:

@@ -4,8 +4,8 @@
 
 use std::path::{Path, PathBuf};
 
+use hipmlir_cache::stamps;
 use hipmlir_compiler::device::{compile_device, DeviceJob, DeviceMode, DeviceOutput};
-use hipmlir_device_image::stamps;
 use hipmlir_frontend::{FrontendOptions, UnitFiles};
 
 use crate::cache::Entry;

@@ -51,7 +51,7 @@ impl HostCompiler {
         let Some(file) = resolve_program(&self.program) else {
             return String::new();
         };
-        let stamp = hipmlir_device_image::stamp(&file).unwrap_or_default();
+        let stamp = hipmlir_cache::stamp(&file).unwrap_or_default();
         format!("{} {stamp}", file.display())
     }
 }

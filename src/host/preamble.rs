@@ -20,7 +20,7 @@
 
 use std::path::{Path, PathBuf};
 
-use hipmlir_device_image::{
+use hipmlir_cache::{
     cache_dir_from_env, keep_within, mark_against_holds, mark_used, stamps, stamps_unchanged,
 };
 use hipmlir_frontend::preamble::{Preamble, QuotedIncludes};
