@@ -4,7 +4,7 @@
 use std::path::Path;
 
 use hipmlir_device_image::{
-    DeviceImage, FatImage, GlobalVar, ImageError, ModuleMetadata, PtxCode, SpirvVariant,
+    DeviceImage, FatImage, GlobalVar, ImageError, KernelInfo, ModuleMetadata, PtxCode, SpirvVariant,
 };
 
 use hipmlir_device_image::device_ir::{DeviceIr, UndefinedSymbol, DEVICE_IR_SECTION};
@@ -72,6 +72,31 @@ pub struct DeviceOutput {
     pub notes: Vec<String>,
 }
 
+impl DeviceOutput {
+    /// The output before the lowering: an image of no code yet, with the metadata the frontend
+    /// (or the device link's records) gave.
+    fn before_lowering(kernels: Vec<KernelInfo>, globals: Vec<GlobalVar>) -> DeviceOutput {
+        let mut metadata = ModuleMetadata::new(kernels);
+        metadata.globals = globals;
+        DeviceOutput {
+            mlir_text: None,
+            image: DeviceImage {
+                spirv: Vec::new(),
+                metadata,
+            }
+            .into(),
+            warnings: Vec::new(),
+            host_edits: Vec::new(),
+            dependent_kernel_templates: Vec::new(),
+            stage_texts: Vec::new(),
+            device_ir: None,
+            lowered_names: Vec::new(),
+            included_files: Vec::new(),
+            notes: Vec::new(),
+        }
+    }
+}
+
 /// How a source's device code is compiled.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum DeviceMode {
@@ -126,22 +151,13 @@ pub fn compile_device(
         })
         .collect();
     let mut output = DeviceOutput {
-        mlir_text: None,
-        image: DeviceImage {
-            spirv: Vec::new(),
-            metadata: ModuleMetadata::new(frontend.kernels),
-        }
-        .into(),
         warnings: frontend.warnings,
         host_edits: frontend.host_edits,
         dependent_kernel_templates: frontend.dependent_kernel_templates,
-        stage_texts: Vec::new(),
-        device_ir: None,
         lowered_names: frontend.lowered_names,
         included_files: frontend.included_files,
-        notes: Vec::new(),
+        ..DeviceOutput::before_lowering(frontend.kernels, globals.clone())
     };
-    output.image.metadata.globals = globals.clone();
     if let Some(after_frontend) = after_frontend {
         after_frontend(&output)?;
     }
@@ -260,23 +276,8 @@ pub fn link_device(records: &[DeviceIr], job: &DeviceJob) -> Result<DeviceOutput
     if !missing.is_empty() {
         return Err(Error::Undefined(missing));
     }
-    let mut output = DeviceOutput {
-        mlir_text: None,
-        image: DeviceImage {
-            spirv: Vec::new(),
-            metadata: ModuleMetadata::new(Vec::new()),
-        }
-        .into(),
-        warnings: Vec::new(),
-        host_edits: Vec::new(),
-        dependent_kernel_templates: Vec::new(),
-        stage_texts: Vec::new(),
-        device_ir: None,
-        lowered_names: Vec::new(),
-        included_files: Vec::new(),
-        notes: Vec::new(),
-    };
-    output.image.metadata.globals = records.iter().flat_map(|r| r.variables.clone()).collect();
+    let globals = records.iter().flat_map(|r| r.variables.clone()).collect();
+    let mut output = DeviceOutput::before_lowering(Vec::new(), globals);
     if job.record_stages {
         output
             .stage_texts
