@@ -103,12 +103,12 @@ pub(crate) fn source_location_or_unknown(loc: Location) -> String {
 /// After the pipeline: serializes the spirv.module and returns the SPIR-V words as bytes.
 pub fn serialize_spirv(ctx: &Context, module: &mut Module) -> Result<Vec<u8>, LowerError> {
     let zero_initialized = spirv_patch::collect_zero_initialized(module)?;
-    let byval = spirv_patch::collect_byval(module);
+    let parameters = spirv_patch::collect_parameter_decorations(module);
     Pipeline::parse("gpu-module-to-binary")?.run(ctx, module, false)?;
     let binary = passes::binary_object(module)?;
     let binary = spirv_patch::resolve_imports(&binary)?;
     let binary = spirv_patch::write_zero_initializers(&binary, &zero_initialized)?;
-    spirv_patch::decorate_byval(&binary, &byval)
+    spirv_patch::decorate_parameters(&binary, &parameters)
 }
 
 /// After the NVPTX pipeline: translates the gpu.module through LLVM's NVPTX backend (libdevice

@@ -3,9 +3,9 @@
 //!
 //! - dynamic shared memory stays the frontend's `extern` shared array, as CUDA declares it
 //!   (`.extern .shared .align 16 .b8 x[]`), sized by the launch's shared-memory bytes;
-//! - a struct passed by value is a `byval` kernel parameter (NVPTX's `.param` copy): set by
-//!   `hipmlir-nvptx-byval-parameters` after `convert-gpu-to-nvvm`, which drops parameter
-//!   attributes;
+//! - a struct passed by value is a `byval` kernel parameter (NVPTX's `.param` copy), and a
+//!   `__restrict__` pointer a `noalias` one: set by `hipmlir-nvptx-parameter-attributes` after
+//!   `convert-gpu-to-nvvm`, which drops parameter attributes;
 //! - memory scopes take NVPTX's names (`agent` → `device`, `workgroup`/`wavefront` → `block`),
 //!   and a warp fence (`__syncwarp`) also waits for the warp (`bar.warp.sync`);
 //! - device library calls become libdevice's `__nv_*` functions (math ops are converted by
@@ -21,12 +21,12 @@
 
 use std::collections::HashSet;
 
-use hipmlir_device_image::{DeviceClock, BYVAL_ATTRIBUTE};
+use hipmlir_device_image::{DeviceClock, BYVAL_ATTRIBUTE, NOALIAS_ATTRIBUTE};
 use melior::dialect::llvm::{self, AllocaOptions, LoadStoreOptions};
 use melior::dialect::ods::llvm as ods_llvm;
 use melior::ir::attribute::{
-    ArrayAttribute, DenseI32ArrayAttribute, DictionaryAttribute, FlatSymbolRefAttribute,
-    IntegerAttribute, StringAttribute, TypeAttribute,
+    ArrayAttribute, DenseI32ArrayAttribute, DenseI64ArrayAttribute, DictionaryAttribute,
+    FlatSymbolRefAttribute, IntegerAttribute, StringAttribute, TypeAttribute,
 };
 use melior::ir::block::BlockLike;
 use melior::ir::operation::{
@@ -396,29 +396,43 @@ fn declare_llvm_function<'c>(
     Ok(())
 }
 
-/// `hipmlir-nvptx-byval-parameters`: on the LLVM kernels, `hipmlir.byval = {"<index>" = <struct
-/// type>}` → the parameter's `llvm.byval` attribute.
-pub fn nvptx_byval_parameters(ctx: &Context, module: &Module) -> Result<(), LowerError> {
+/// `hipmlir-nvptx-parameter-attributes`: on the LLVM kernels, `hipmlir.byval = {"<index>" =
+/// <struct type>}` → the parameter's `llvm.byval` attribute, `hipmlir.noalias = array<i64:
+/// index, ...>` → `llvm.noalias`.
+pub fn nvptx_parameter_attributes(ctx: &Context, module: &Module) -> Result<(), LowerError> {
     let mut kernels = Vec::new();
     module.as_operation().walk(WalkOrder::PreOrder, |op| {
         if op.name().as_string_ref().as_str() == Ok("llvm.func")
-            && op.has_attribute(BYVAL_ATTRIBUTE)
+            && (op.has_attribute(BYVAL_ATTRIBUTE) || op.has_attribute(NOALIAS_ATTRIBUTE))
         {
             kernels.push(op.to_raw());
         }
         WalkResult::Advance
     });
     for raw in kernels {
-        byval_parameters(ctx, raw)?;
+        parameter_attributes(ctx, raw)?;
     }
     Ok(())
 }
 
-fn byval_parameters(ctx: &Context, raw: MlirOperation) -> Result<(), LowerError> {
+fn parameter_attributes(ctx: &Context, raw: MlirOperation) -> Result<(), LowerError> {
     // SAFETY: a live function found by the walk.
     let mut func = unsafe { OperationRefMut::from_raw(raw) };
-    let byval = DictionaryAttribute::try_from(func.attribute(BYVAL_ATTRIBUTE).map_err(err)?)
+    let byval = func
+        .attribute(BYVAL_ATTRIBUTE)
+        .ok()
+        .map(DictionaryAttribute::try_from)
+        .transpose()
         .map_err(err)?;
+    let noalias: Vec<i64> = match func.attribute(NOALIAS_ATTRIBUTE) {
+        Ok(a) => {
+            let indices = DenseI64ArrayAttribute::try_from(a).map_err(err)?;
+            (0..indices.len())
+                .map(|i| indices.element(i).map_err(err))
+                .collect::<Result<_, _>>()?
+        }
+        Err(_) => Vec::new(),
+    };
     let count = func
         .region(0)
         .map_err(err)?
@@ -449,8 +463,14 @@ fn byval_parameters(ctx: &Context, raw: MlirOperation) -> Result<(), LowerError>
                 entries.push(dict.element(j).map_err(err)?);
             }
         }
-        if let Some(ty) = byval.element_by_name(&i.to_string()) {
+        if let Some(ty) = byval.and_then(|b| b.element_by_name(&i.to_string())) {
             entries.push((Identifier::new(ctx, "llvm.byval"), ty));
+        }
+        let named_noalias = entries
+            .iter()
+            .any(|(name, _)| name.as_string_ref().as_str() == Ok("llvm.noalias"));
+        if noalias.contains(&(i as i64)) && !named_noalias {
+            entries.push((Identifier::new(ctx, "llvm.noalias"), Attribute::unit(ctx)));
         }
         attrs.push(DictionaryAttribute::new(ctx, &entries).into());
     }

@@ -134,7 +134,7 @@ pub fn nvptx_pipeline(options: &NvptxOptions) -> String {
         // Math ops without a libdevice function (ctpop) become LLVM intrinsics.
         "gpu.module(convert-gpu-to-nvvm,convert-math-to-llvm,reconcile-unrealized-casts)"
             .to_string(),
-        registry::NVPTX_BYVAL_PARAMETERS.to_string(),
+        registry::NVPTX_PARAMETER_ATTRIBUTES.to_string(),
     ]);
     format!("builtin.module({})", elements.join(","))
 }

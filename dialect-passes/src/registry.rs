@@ -33,7 +33,7 @@ pub const DROP_HOST_FUNCTIONS: &str = "hipmlir-drop-host-functions";
 pub const ADDRESS_SPACES_TO_SPIRV: &str = "hipmlir-address-spaces-to-spirv";
 pub const ADDRESS_SPACES_TO_NVPTX: &str = "hipmlir-address-spaces-to-nvptx";
 pub const LOWER_HIP_TO_NVPTX: &str = "hipmlir-lower-hip-to-nvptx";
-pub const NVPTX_BYVAL_PARAMETERS: &str = "hipmlir-nvptx-byval-parameters";
+pub const NVPTX_PARAMETER_ATTRIBUTES: &str = "hipmlir-nvptx-parameter-attributes";
 pub const LOWER_DYNAMIC_SHARED: &str = "hipmlir-lower-dynamic-shared";
 pub const LINEARIZE_WARP_BLOCKS: &str = "hipmlir-linearize-warp-blocks";
 pub const MARK_ENTRY_POINTS: &str = "hipmlir-mark-entry-points";
@@ -121,11 +121,12 @@ pub static PASSES: [PassInfo; PASS_COUNT] = [
         run: |ctx, module, _| crate::nvptx::lower_hip_to_nvptx(ctx, module),
     },
     PassInfo {
-        name: NVPTX_BYVAL_PARAMETERS,
+        name: NVPTX_PARAMETER_ATTRIBUTES,
         summary: "after convert-gpu-to-nvvm (which drops parameter attributes): kernel \
-                  parameters of structs passed by value become llvm.byval, NVPTX's .param copies",
+                  parameters of structs passed by value become llvm.byval, NVPTX's .param \
+                  copies, and __restrict__ pointers llvm.noalias",
         options: &[],
-        run: |ctx, module, _| crate::nvptx::nvptx_byval_parameters(ctx, module),
+        run: |ctx, module, _| crate::nvptx::nvptx_parameter_attributes(ctx, module),
     },
     PassInfo {
         name: LOWER_TRAP_TO_SPIRV,

@@ -6,7 +6,7 @@
 
 use hipmlir_device_image::{
     BYVAL_ATTRIBUTE, HOST_ATTRIBUTE, KERNEL_ARGS_ATTRIBUTE, KERNEL_ARGS_SIZE_ATTRIBUTE,
-    KERNEL_ATTRIBUTE, KERNEL_NAME_ATTRIBUTE,
+    KERNEL_ATTRIBUTE, KERNEL_NAME_ATTRIBUTE, NOALIAS_ATTRIBUTE,
 };
 use hipmlir_ir::{source_location, OpBuilder, SourceLoc};
 use melior::ir::attribute::{AttributeLike, StringAttribute, TypeAttribute};
@@ -35,6 +35,7 @@ const CARRIED_ATTRIBUTES: &[&str] = &[
     KERNEL_ARGS_ATTRIBUTE,
     KERNEL_ARGS_SIZE_ATTRIBUTE,
     BYVAL_ATTRIBUTE,
+    NOALIAS_ATTRIBUTE,
 ];
 
 #[derive(Debug, thiserror::Error)]

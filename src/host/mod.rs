@@ -18,6 +18,7 @@ mod preamble;
 mod stubs;
 
 pub use compile::{compile_cxx, compile_host_source, needed_kernel_instances};
+pub use cxx::HostCompiler;
 pub use link::link;
 pub use objects::{
     add_bundler_sections, fatbin_bundles, merge_images, strip_device_code, BUNDLER_SECTION_PREFIX,
