@@ -7,14 +7,17 @@ use hipmlir_device_image::device_ir::DeviceIr;
 use hipmlir_device_image::kpack::{
     lookup_key, KpackArchive, KpackEntry, KpackImage, KpackRecord, ARCHIVE_EXTENSION, SPIRV_TARGET,
 };
-use hipmlir_device_image::{split_bundles, DeviceImage, FatImage};
+use hipmlir_device_image::{DeviceImage, FatImage};
 
-use crate::cli::{BuildOptions, EmitStage, InputKind};
-use crate::device::{compile_device, link_device, AfterFrontend, DeviceMode, DeviceOutput, Stage};
+use crate::cli::{BuildOptions, InputKind, Offload, Stage};
+use crate::device::{
+    compile_device, link_device, AfterFrontend, DeviceJob, DeviceMode, DeviceOutput,
+};
 use crate::dump::{filter_functions, select_kernels};
 use crate::elf::Elf;
-use crate::host::{self, io_err, HostFiles, FATBIN_SECTION};
-use crate::outputs::{self, compile_only_object, emit_output, stem_of};
+use crate::error::{Error, IoAction, Result};
+use crate::host::{self, fatbin_bundles, FATBIN_SECTION};
+use crate::outputs::{self, compile_only_object, emit_output, stem_of, HostFiles};
 use crate::paths::Toolchain;
 use crate::time_report;
 
@@ -58,7 +61,7 @@ fn unit_key(source: &Path, text: &[u8], options: &hipmlir_frontend::FrontendOpti
     format!("{:016x}", hipmlir_device_image::kpack::fnv1a64(&bytes))
 }
 
-pub fn build(opts: &BuildOptions) -> Result<(), String> {
+pub fn build(opts: &BuildOptions) -> Result<()> {
     if opts.verbose && crate::in_server_child() {
         eprintln!(
             "hipmlir: compiling in a child of the compile server (HIPMLIR_COMPILE_SERVER=0 \
@@ -67,16 +70,16 @@ pub fn build(opts: &BuildOptions) -> Result<(), String> {
     }
     for input in &opts.inputs {
         if !input.path.exists() {
-            return Err(format!(
-                "hipmlir: error: no such file or directory: '{}'",
+            return Err(Error::Usage(format!(
+                "no such file or directory: '{}'",
                 input.path.display()
-            ));
+            )));
         }
         if input.path.is_dir() {
-            return Err(format!(
-                "hipmlir: error: '{}' is a directory, not a source or object",
+            return Err(Error::Usage(format!(
+                "'{}' is a directory, not a source or object",
                 input.path.display()
-            ));
+            )));
         }
     }
     let kinds: Vec<InputKind> = opts.inputs.iter().map(|i| i.kind).collect();
@@ -90,13 +93,17 @@ pub fn build(opts: &BuildOptions) -> Result<(), String> {
 }
 
 /// The build of inputs that exist, each of a known kind.
-fn build_checked(opts: &BuildOptions, kinds: &[InputKind]) -> Result<(), String> {
+fn build_checked(opts: &BuildOptions, kinds: &[InputKind]) -> Result<()> {
     let toolchain = Toolchain::locate()?;
     if opts.device_only() {
         return emit(opts, &toolchain);
     }
-    let work = crate::temp_folders::TempFolder::new("hipmlir-")
-        .map_err(|e| io_err("cannot create a temporary folder", e))?;
+    let work = crate::temp_folders::TempFolder::new("hipmlir-").map_err(|e| Error::Io {
+        action: IoAction::Create,
+        path: std::env::temp_dir(),
+        what: Some("a temporary folder"),
+        source: e,
+    })?;
     let save_dir = outputs::save_dir(opts).unwrap_or_else(|| work.path().to_path_buf());
     // Several HIP sources linked in one command keep their device code as MLIR until the link,
     // which links it together when a source uses another's device symbols (as -fgpu-rdc does)
@@ -106,6 +113,13 @@ fn build_checked(opts: &BuildOptions, kinds: &[InputKind]) -> Result<(), String>
         DeviceMode::Relocatable
     } else {
         DeviceMode::Image
+    };
+    let job = DeviceJob {
+        offload: opts.offload.clone(),
+        stop_at: Stage::Binary,
+        mode,
+        print_ir_after_all: opts.mlir_print_ir_after_all,
+        record_stages: opts.save_temps.is_some(),
     };
     let mut objects = Vec::with_capacity(opts.inputs.len());
     for (i, (input, &kind)) in opts.inputs.iter().zip(kinds).enumerate() {
@@ -121,7 +135,7 @@ fn build_checked(opts: &BuildOptions, kinds: &[InputKind]) -> Result<(), String>
                 .join(format!("{i}-{}.o", outputs::bounded_stem(&stem)))
         };
         if kind == InputKind::Hip {
-            compile_hip(opts, &toolchain, &input.path, mode, &save_dir, &object)?;
+            compile_hip(opts, &toolchain, &input.path, &job, &save_dir, &object)?;
         } else {
             time_report::time(&format!("host compile ({})", input.path.display()), || {
                 host::compile_cxx(opts, &toolchain, &input.path, &object)
@@ -132,7 +146,7 @@ fn build_checked(opts: &BuildOptions, kinds: &[InputKind]) -> Result<(), String>
     if opts.compile_only {
         return Ok(());
     }
-    let device_stubs = link_device_code(opts, &objects, work.path(), &save_dir)?;
+    let device_stubs = link_device_code(opts, &job, &objects, work.path(), &save_dir)?;
     let _link = time_report::Phase::start("link");
     let output = opts
         .output
@@ -149,15 +163,14 @@ fn build_checked(opts: &BuildOptions, kinds: &[InputKind]) -> Result<(), String>
         )
     } else {
         host::link(opts, &toolchain, &objects, &device_stubs, &output)?;
-        let bytes = std::fs::read(&output)
-            .map_err(|e| io_err(&format!("cannot read '{}'", output.display()), e))?;
+        let bytes = std::fs::read(&output).map_err(|e| Error::read(&output, e))?;
         let mut images = Vec::new();
         for (at, b) in fatbin_bundles(&bytes, &output)? {
             images.push(FatImage::from_bundle_bytes(b).map_err(|e| {
-                format!(
-                    "hipmlir: error: '{}': device image at {at:#x} of {FATBIN_SECTION}: {e}",
+                Error::Input(format!(
+                    "'{}': device image at {at:#x} of {FATBIN_SECTION}: {e}",
                     output.display()
-                )
+                ))
             })?);
         }
         let view = match images.len() {
@@ -180,28 +193,18 @@ fn compile_hip(
     opts: &BuildOptions,
     toolchain: &Toolchain,
     source: &Path,
-    mode: DeviceMode,
+    job: &DeviceJob,
     save_dir: &Path,
     object: &Path,
-) -> Result<(), String> {
+) -> Result<()> {
     let stem = stem_of(source);
-    let save = opts.save_temps.is_some();
+    let save = job.record_stages;
     let mut options = frontend_options(opts, toolchain);
     let compile = |options: &hipmlir_frontend::FrontendOptions,
                    after_frontend: Option<AfterFrontend>| {
-        compile_device(
-            source,
-            options,
-            &opts.offload,
-            Stage::Binary,
-            mode,
-            opts.mlir_print_ir_after_all,
-            save,
-            after_frontend,
-        )
+        compile_device(source, options, job, after_frontend)
     };
-    let text = std::fs::read(source)
-        .map_err(|e| io_err(&format!("cannot read '{}'", source.display()), e))?;
+    let text = std::fs::read(source).map_err(|e| Error::read(source, e))?;
     options.unit_key = Some(unit_key(source, &text, &options));
     let files = HostFiles::new(save_dir, &stem);
     let mut search_dirs: Vec<PathBuf> =
@@ -217,7 +220,7 @@ fn compile_hip(
                 for w in &device.warnings {
                     eprintln!("{w}");
                 }
-                let host_text = crate::host_overlay::host_text(
+                let host_text = host::host_text(
                     source,
                     &text,
                     &device.host_edits,
@@ -240,10 +243,8 @@ fn compile_hip(
             }),
         );
         // The device's errors come first: the host compile started only if the frontend passed.
-        let host = host_compile.map(|h| {
-            h.join()
-                .unwrap_or_else(|_| Err("hipmlir: error: the host compile stopped".into()))
-        });
+        let host =
+            host_compile.map(|h| h.join().unwrap_or(Err(Error::Stopped("the host compile"))));
         let device = device?;
         print_notes(&device);
         // The image's stub compiles while the host compile still runs, unless the host object
@@ -255,7 +256,7 @@ fn compile_hip(
                 })
             });
         host.unwrap_or(Ok(()))?;
-        Ok::<_, String>((device, stub.transpose()?))
+        Ok::<_, Error>((device, stub.transpose()?))
     })?;
     if !device.dependent_kernel_templates.is_empty() {
         // Which instances a host template launches only its instantiation tells: compile those
@@ -298,10 +299,11 @@ fn print_notes(device: &DeviceOutput) {
 /// asks for it, one per source otherwise. Returns the objects that embed and register them.
 fn link_device_code(
     opts: &BuildOptions,
+    job: &DeviceJob,
     objects: &[PathBuf],
     work: &Path,
     save_dir: &Path,
-) -> Result<Vec<PathBuf>, String> {
+) -> Result<Vec<PathBuf>> {
     let mut records = Vec::new();
     for object in objects {
         records.extend(device_ir_records(object)?);
@@ -315,10 +317,10 @@ fn link_device_code(
     } else {
         records.into_iter().map(|r| vec![r]).collect()
     };
-    let save = opts.save_temps.is_some();
+    let save = job.record_stages;
     let mut stubs = Vec::new();
     for (i, group) in groups.iter().enumerate() {
-        let device = link_device(group, &opts.offload, opts.mlir_print_ir_after_all, save)?;
+        let device = link_device(group, job)?;
         print_notes(&device);
         let stem = match &group[..] {
             [one] => stem_of(Path::new(&one.source)),
@@ -329,13 +331,11 @@ fn link_device_code(
         }
         // Named as the sources' objects are (`<index>-<stem>.o`), in a folder of their own.
         let dir = work.join("device-link");
-        std::fs::create_dir_all(&dir)
-            .map_err(|e| io_err(&format!("cannot create '{}'", dir.display()), e))?;
+        std::fs::create_dir_all(&dir).map_err(|e| Error::create(&dir, e))?;
         let files = HostFiles::new(&dir, &format!("{i}-{stem}"));
         if host::image_object(opts, &stem, &device.image, &files)? {
             let object = dir.join(format!("{i}-{stem}.o"));
-            std::fs::rename(&files.stub_object, &object)
-                .map_err(|e| io_err(&format!("cannot write '{}'", object.display()), e))?;
+            std::fs::rename(&files.stub_object, &object).map_err(|e| Error::write(&object, e))?;
             stubs.push(object);
         }
     }
@@ -343,14 +343,13 @@ fn link_device_code(
 }
 
 /// The relocatable device code records of an object, or of every member of an archive.
-fn device_ir_records(path: &Path) -> Result<Vec<DeviceIr>, String> {
-    let bytes =
-        std::fs::read(path).map_err(|e| io_err(&format!("cannot read '{}'", path.display()), e))?;
+fn device_ir_records(path: &Path) -> Result<Vec<DeviceIr>> {
+    let bytes = std::fs::read(path).map_err(|e| Error::read(path, e))?;
     crate::device::device_ir_records(&bytes).map_err(|e| {
-        format!(
-            "hipmlir: error: '{}': relocatable device code: {e}",
+        Error::Input(format!(
+            "'{}': relocatable device code: {e}",
             path.display()
-        )
+        ))
     })
 }
 
@@ -361,7 +360,7 @@ fn save_stages(
     stem: &str,
     device: &DeviceOutput,
     dir: &Path,
-) -> Result<(), String> {
+) -> Result<()> {
     let stem = &outputs::bounded_stem(stem);
     let keep = if opts.functions.is_empty() {
         None
@@ -378,32 +377,10 @@ fn save_stages(
             Some(k) => filter_functions(text, k),
             None => text.clone(),
         };
-        std::fs::write(&path, text)
-            .map_err(|e| io_err(&format!("cannot write '{}'", path.display()), e))?;
+        std::fs::write(&path, text).map_err(|e| Error::write(&path, e))?;
     }
     let path = dir.join(format!("{stem}.metadata.json"));
-    std::fs::write(&path, device.image.metadata.to_json())
-        .map_err(|e| io_err(&format!("cannot write '{}'", path.display()), e))
-}
-
-/// The device image bundles in an ELF file's `.hip_fatbin`, with their offsets.
-pub fn fatbin_bundles<'a>(bytes: &'a [u8], file: &Path) -> Result<Vec<(usize, &'a [u8])>, String> {
-    let elf =
-        Elf::parse(bytes).map_err(|e| format!("hipmlir: error: '{}': {e}", file.display()))?;
-    let Some(section) = elf.section(FATBIN_SECTION) else {
-        return Ok(Vec::new());
-    };
-    split_bundles(section.data)
-        .into_iter()
-        .map(|r| {
-            r.map_err(|(at, e)| {
-                format!(
-                    "hipmlir: error: '{}': {FATBIN_SECTION} at byte {at}: {e}",
-                    file.display()
-                )
-            })
-        })
-        .collect()
+    std::fs::write(&path, device.image.metadata.to_json()).map_err(|e| Error::write(&path, e))
 }
 
 /// --split-device-code: the objects' device images go to `<output>.hipk`; the binary links the
@@ -415,15 +392,14 @@ fn link_split(
     device_stubs: &[PathBuf],
     work: &Path,
     output: &Path,
-) -> Result<(), String> {
+) -> Result<()> {
     let mut images: Vec<KpackImage> = Vec::new();
     let mut linked = Vec::with_capacity(objects.len());
     // The device link's stubs hold only images and their registration: their images go to
     // the archive and nothing of them is linked.
     for (i, object) in objects.iter().chain(device_stubs).enumerate() {
         let is_device_stub = i >= objects.len();
-        let bytes = std::fs::read(object)
-            .map_err(|e| io_err(&format!("cannot read '{}'", object.display()), e))?;
+        let bytes = std::fs::read(object).map_err(|e| Error::read(object, e))?;
         let is_object = Elf::parse(&bytes).is_ok_and(|e| e.kind == 1);
         if !is_object {
             if bytes
@@ -473,7 +449,7 @@ fn link_split(
     let mut globals = Vec::new();
     for image in &images {
         let parsed = DeviceImage::from_bundle_bytes(&image.bundle)
-            .map_err(|e| format!("hipmlir: error: device image of {}: {e}", image.name))?;
+            .map_err(|e| Error::Input(format!("device image of {}: {e}", image.name)))?;
         for k in parsed.metadata.kernels {
             if !kernels.contains(&k.name) {
                 kernels.push(k.name);
@@ -484,13 +460,13 @@ fn link_split(
     let file_name = output
         .file_name()
         .map(|n| n.to_string_lossy().into_owned())
-        .ok_or_else(|| format!("hipmlir: error: '{}' is not a file name", output.display()))?;
+        .ok_or_else(|| Error::Usage(format!("'{}' is not a file name", output.display())))?;
     let key = lookup_key(&file_name, images.iter().map(|i| i.bundle.as_slice()));
     let archive_name = format!("{file_name}.{ARCHIVE_EXTENSION}");
     let record = KpackRecord::new(key.clone(), archive_name.clone());
     let record_path = work.join("kpack_ref.bin");
     std::fs::write(&record_path, record.encode())
-        .map_err(|e| io_err("cannot write the reference record", e))?;
+        .map_err(|e| Error::write_of("the reference record", &record_path, e))?;
     let stub = host::compile_kpack_stub(&record_path, &kernels, &globals, work, opts.verbose)?;
     host::link(opts, toolchain, &linked, &[stub], output)?;
     let archive = KpackArchive::new(vec![KpackEntry {
@@ -499,19 +475,16 @@ fn link_split(
         images,
     }]);
     let archive_path = output.with_file_name(&archive_name);
-    std::fs::write(&archive_path, archive.encode())
-        .map_err(|e| io_err(&format!("cannot write '{}'", archive_path.display()), e))
+    std::fs::write(&archive_path, archive.encode()).map_err(|e| Error::write(&archive_path, e))
 }
 
 /// --emit-mlir, --emit-spirv, --emit-ptx and --genco: device code only, one output per source.
-fn emit(opts: &BuildOptions, toolchain: &Toolchain) -> Result<(), String> {
-    let stop_at = match &opts.emit_mlir {
-        Some(EmitStage::Frontend) => Stage::Frontend,
-        Some(EmitStage::AfterPass(pass)) => Stage::AfterPass(pass.clone()),
-        None => Stage::Binary,
-    };
+fn emit(opts: &BuildOptions, toolchain: &Toolchain) -> Result<()> {
+    let stop_at = opts.emit_mlir.clone().unwrap_or(Stage::Binary);
     if opts.emit_mlir.is_some() && opts.output.is_some() && opts.inputs.len() > 1 {
-        return Err("hipmlir: error: cannot specify -o when generating multiple output files (one per source)".into());
+        return Err(Error::Usage(
+            "cannot specify -o when generating multiple output files (one per source)".into(),
+        ));
     }
     // What is emitted is built, nothing else: the PTX of --emit-ptx, the SPIR-V of
     // --emit-spirv; --emit-mlir stops in the pipeline of the targets named (device.rs); --genco
@@ -519,7 +492,7 @@ fn emit(opts: &BuildOptions, toolchain: &Toolchain) -> Result<(), String> {
     let offload = if opts.genco {
         opts.offload.clone()
     } else {
-        crate::cli::Offload {
+        Offload {
             spirv: if opts.emit_mlir.is_some() {
                 opts.offload.spirv
             } else {
@@ -533,22 +506,20 @@ fn emit(opts: &BuildOptions, toolchain: &Toolchain) -> Result<(), String> {
             explicit: true,
         }
     };
+    let job = DeviceJob {
+        offload,
+        // With -fgpu-rdc the frontend's module may declare what other sources define.
+        mode: if opts.gpu_rdc && stop_at == Stage::Frontend {
+            DeviceMode::Relocatable
+        } else {
+            DeviceMode::Image
+        },
+        stop_at,
+        print_ir_after_all: opts.mlir_print_ir_after_all,
+        record_stages: false,
+    };
     for input in &opts.inputs {
-        let device = compile_device(
-            &input.path,
-            &frontend_options(opts, toolchain),
-            &offload,
-            stop_at.clone(),
-            // With -fgpu-rdc the frontend's module may declare what other sources define.
-            if opts.gpu_rdc && stop_at == Stage::Frontend {
-                DeviceMode::Relocatable
-            } else {
-                DeviceMode::Image
-            },
-            opts.mlir_print_ir_after_all,
-            false,
-            None,
-        )?;
+        let device = compile_device(&input.path, &frontend_options(opts, toolchain), &job, None)?;
         for w in &device.warnings {
             eprintln!("{w}");
         }
@@ -570,11 +541,10 @@ fn emit(opts: &BuildOptions, toolchain: &Toolchain) -> Result<(), String> {
             // without kernels is what hipcc writes for such a source (hipModuleLoad takes it, and
             // its lookups find nothing).
             if device.image.metadata.kernels.is_empty() && !opts.genco {
-                return Err(format!(
-                    "hipmlir: error: '{}' defines no kernels (__global__ functions): there is no \
-                     SPIR-V to emit",
+                return Err(Error::Usage(format!(
+                    "'{}' defines no kernels (__global__ functions): there is no SPIR-V to emit",
                     input.path.display(),
-                ));
+                )));
             }
             if opts.genco {
                 write_output(
@@ -599,13 +569,12 @@ fn emit(opts: &BuildOptions, toolchain: &Toolchain) -> Result<(), String> {
     Ok(())
 }
 
-fn write_output(path: &Path, bytes: &[u8]) -> Result<(), String> {
+fn write_output(path: &Path, bytes: &[u8]) -> Result<()> {
     if path.as_os_str() == "-" {
         use std::io::Write;
         return std::io::stdout()
             .write_all(bytes)
-            .map_err(|e| io_err("cannot write to stdout", e));
+            .map_err(|e| Error::write_of("to stdout", path, e));
     }
-    std::fs::write(path, bytes)
-        .map_err(|e| io_err(&format!("cannot write '{}'", path.display()), e))
+    std::fs::write(path, bytes).map_err(|e| Error::write(path, e))
 }

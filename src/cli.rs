@@ -1,8 +1,10 @@
 //! The command line, parsed the way hipcc and clang read theirs: flags and inputs in any order,
 //! `-Ifoo` or `-I foo`, host-compiler flags passed through, `hipmlir inspect FILE` as a
-//! subcommand. Every mistake is a `hipmlir: error: ...` line, never a panic.
+//! subcommand. Every mistake is a usage error (`hipmlir: error: ...`), never a panic.
 
 use std::path::{Path, PathBuf};
+
+use crate::error::{Error, Result};
 
 pub const USAGE: &str = "\
 hipmlir: an MLIR-based HIP compiler for OpenCL devices that take SPIR-V
@@ -67,24 +69,30 @@ host compiler, $CXX (default clang++-22, else g++; it may carry flags:
 CXX=\"clang++-22 -stdlib=libc++\").
 ";
 
-/// What `--emit-mlir` writes: the frontend's module, or the IR after a pass of the device
-/// pipeline (the stages `outlined`, `lowered` and `spirv` are the IR after named passes).
+/// Where the device side of a compile stops: what `--emit-mlir` writes (the frontend's module,
+/// or the IR after a pass of the device pipeline: the stages `outlined`, `lowered` and `spirv`
+/// are the IR after named passes), or the finished binaries of a build.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum EmitStage {
+pub enum Stage {
+    /// The frontend's module, before any pass.
     Frontend,
+    /// The IR after this pass of the device pipeline.
     AfterPass(String),
+    /// The SPIR-V and PTX binaries.
+    Binary,
 }
 
-impl EmitStage {
-    fn parse(s: &str) -> Result<Self, String> {
+impl Stage {
+    /// A stage as `--emit-mlir=` names it (never the binary, which is no MLIR).
+    fn parse(s: &str) -> Result<Self> {
         use hipmlir_dialect_passes::{
             nvptx_pipeline, spirv_pipeline, stage_pass, NvptxOptions, Pipeline, SpirvOptions,
         };
         if s == "frontend" {
-            return Ok(EmitStage::Frontend);
+            return Ok(Stage::Frontend);
         }
         if let Some(pass) = stage_pass(s) {
-            return Ok(EmitStage::AfterPass(pass.to_string()));
+            return Ok(Stage::AfterPass(pass.to_string()));
         }
         // A pass of either target's pipeline; which one runs follows the targets (device.rs).
         let nvptx = NvptxOptions {
@@ -98,12 +106,12 @@ impl EmitStage {
         .iter()
         .any(|text| Pipeline::parse(text).is_ok_and(|p| p.pass_names().contains(&s)));
         if runs_pass {
-            return Ok(EmitStage::AfterPass(s.to_string()));
+            return Ok(Stage::AfterPass(s.to_string()));
         }
-        Err(format!(
-            "hipmlir: error: invalid --emit-mlir stage '{s}' (expected frontend, outlined, \
-             lowered, spirv or a pass of a device pipeline: hipmlir --list-passes names them)"
-        ))
+        Err(error(format!(
+            "invalid --emit-mlir stage '{s}' (expected frontend, outlined, lowered, spirv or a \
+             pass of a device pipeline: hipmlir --list-passes names them)"
+        )))
     }
 }
 
@@ -145,7 +153,8 @@ pub struct BuildOptions {
     pub output: Option<PathBuf>,
     pub compile_only: bool,
     pub emit_spirv: bool,
-    pub emit_mlir: Option<EmitStage>,
+    /// `--emit-mlir`: the stage to write (the frontend's or a pass's, never the binary).
+    pub emit_mlir: Option<Stage>,
     pub functions: Vec<String>,
     pub mlir_print_ir_after_all: bool,
     /// `-ftime-report`: where the build spent its time, on stderr.
@@ -239,7 +248,7 @@ pub fn is_amd_arch(arch: &str) -> bool {
 
 /// Adds the architectures of one `--offload-arch` value (a comma-separated list); the AMD ones
 /// are returned to be ignored, and any other is an error naming those accepted.
-pub fn add_offload_archs(offload: &mut Offload, value: &str) -> Result<Vec<String>, String> {
+pub fn add_offload_archs(offload: &mut Offload, value: &str) -> Result<Vec<String>> {
     if !offload.explicit {
         *offload = Offload {
             spirv: false,
@@ -279,8 +288,8 @@ pub enum Command {
     Build(Box<BuildOptions>),
 }
 
-fn error(message: impl std::fmt::Display) -> String {
-    format!("hipmlir: error: {message}")
+fn error(message: impl std::fmt::Display) -> Error {
+    Error::Usage(message.to_string())
 }
 
 /// Flags whose value is the next argument, passed to the host compiler (and, for the first
@@ -347,7 +356,7 @@ pub fn is_ignored_device_flag(flag: &str) -> bool {
             .any(|p| flag.starts_with(p))
 }
 
-pub fn parse(args: &[String]) -> Result<Command, String> {
+pub fn parse(args: &[String]) -> Result<Command> {
     if args.first().map(String::as_str) == Some("inspect") {
         let files: Vec<PathBuf> = args[1..].iter().map(PathBuf::from).collect();
         if files.is_empty() {
@@ -366,7 +375,7 @@ pub fn parse(args: &[String]) -> Result<Command, String> {
     let mut ignored: Vec<String> = Vec::new();
     let mut i = 0;
     // The value of a flag: `-Ifoo` (attached), `--flag=foo`, or the next argument.
-    let value = |i: &mut usize, flag: &str, attached: &str| -> Result<String, String> {
+    let value = |i: &mut usize, flag: &str, attached: &str| -> Result<String> {
         if !attached.is_empty() {
             return Ok(attached.to_string());
         }
@@ -416,7 +425,7 @@ pub fn parse(args: &[String]) -> Result<Command, String> {
                     "--emit-mlir",
                     arg.strip_prefix("--emit-mlir=").unwrap_or(""),
                 )?;
-                o.emit_mlir = Some(EmitStage::parse(&v)?);
+                o.emit_mlir = Some(Stage::parse(&v)?);
             }
             _ if arg == "--function" || arg.starts_with("--function=") => {
                 let v = value(
@@ -567,7 +576,7 @@ pub fn parse(args: &[String]) -> Result<Command, String> {
     Ok(Command::Build(Box::new(o)))
 }
 
-fn kind_by_extension(path: &Path) -> Result<InputKind, String> {
+fn kind_by_extension(path: &Path) -> Result<InputKind> {
     let name = path
         .file_name()
         .map(|n| n.to_string_lossy())
@@ -593,7 +602,7 @@ fn kind_by_extension(path: &Path) -> Result<InputKind, String> {
 }
 
 /// Combinations that cannot work, refused before anything runs.
-fn check(o: &BuildOptions) -> Result<(), String> {
+fn check(o: &BuildOptions) -> Result<()> {
     if o.inputs.is_empty() {
         return Err(error("no input files (hipmlir --help shows the usage)"));
     }
@@ -678,7 +687,7 @@ mod tests {
 
     fn err(args: &[&str]) -> String {
         let args: Vec<String> = args.iter().map(|s| s.to_string()).collect();
-        parse(&args).unwrap_err()
+        parse(&args).unwrap_err().to_string()
     }
 
     #[test]

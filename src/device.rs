@@ -4,31 +4,51 @@
 use std::path::Path;
 
 use hipmlir_device_image::{
-    DeviceImage, FatImage, GlobalVar, ModuleMetadata, PtxCode, SpirvVariant,
+    DeviceImage, FatImage, GlobalVar, ImageError, KernelInfo, ModuleMetadata, PtxCode, SpirvVariant,
 };
 
-use crate::cli::Offload;
-
-/// The OpenCL extension the native float-atomics variant needs.
-const FLOAT_ATOMICS_EXTENSION: &str = "cl_ext_float_atomics";
 use hipmlir_device_image::device_ir::{DeviceIr, UndefinedSymbol, DEVICE_IR_SECTION};
 use hipmlir_dialect_passes::{LinkUnit, LowerError, PendingContext};
 use hipmlir_frontend::{Diagnostic, FrontendOptions, SourceEdit};
 use melior::ir::operation::{OperationLike, OperationPrintingFlags};
 use melior::ir::Module;
 
+use crate::cli::{Offload, Stage};
 use crate::elf::Elf;
+use crate::error::{Error, Result};
 use crate::time_report;
 
-/// Where to stop.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Stage {
-    /// The frontend's module, before any pass.
-    Frontend,
-    /// The IR after this pass of the device pipeline (a stage is the IR after a named pass).
-    AfterPass(String),
-    /// The SPIR-V binary.
-    Binary,
+/// The OpenCL extension the native float-atomics variant needs.
+const FLOAT_ATOMICS_EXTENSION: &str = "cl_ext_float_atomics";
+
+/// What the device side of a compile is asked for: the targets, where to stop, how the source's
+/// device code is kept, and what is shown or kept on the way.
+#[derive(Debug, Clone)]
+pub struct DeviceJob {
+    /// The device targets.
+    pub offload: Offload,
+    /// Where to stop.
+    pub stop_at: Stage,
+    /// Lowered to an image now, or kept as MLIR for the device link.
+    pub mode: DeviceMode,
+    /// `--mlir-print-ir-after-all`: the IR after every pass, on stderr.
+    pub print_ir_after_all: bool,
+    /// Keep the MLIR of every named stage passed (`--save-temps`), in
+    /// [`DeviceOutput::stage_texts`].
+    pub record_stages: bool,
+}
+
+impl DeviceJob {
+    /// A finished image for `offload`, with nothing shown or kept on the way.
+    pub fn image(offload: Offload) -> DeviceJob {
+        DeviceJob {
+            offload,
+            stop_at: Stage::Binary,
+            mode: DeviceMode::Image,
+            print_ir_after_all: false,
+            record_stages: false,
+        }
+    }
 }
 
 pub struct DeviceOutput {
@@ -52,6 +72,31 @@ pub struct DeviceOutput {
     pub notes: Vec<String>,
 }
 
+impl DeviceOutput {
+    /// The output before the lowering: an image of no code yet, with the metadata the frontend
+    /// (or the device link's records) gave.
+    fn before_lowering(kernels: Vec<KernelInfo>, globals: Vec<GlobalVar>) -> DeviceOutput {
+        let mut metadata = ModuleMetadata::new(kernels);
+        metadata.globals = globals;
+        DeviceOutput {
+            mlir_text: None,
+            image: DeviceImage {
+                spirv: Vec::new(),
+                metadata,
+            }
+            .into(),
+            warnings: Vec::new(),
+            host_edits: Vec::new(),
+            dependent_kernel_templates: Vec::new(),
+            stage_texts: Vec::new(),
+            device_ir: None,
+            lowered_names: Vec::new(),
+            included_files: Vec::new(),
+            notes: Vec::new(),
+        }
+    }
+}
+
 /// How a source's device code is compiled.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum DeviceMode {
@@ -64,29 +109,32 @@ pub enum DeviceMode {
 /// Called once the frontend is done, before the device code is lowered, with what the host
 /// compile needs (the host edits): the build starts the host compile there, so that it runs
 /// beside the lowering.
-pub type AfterFrontend<'a> = &'a mut dyn FnMut(&DeviceOutput) -> Result<(), String>;
+pub type AfterFrontend<'a> = &'a mut dyn FnMut(&DeviceOutput) -> Result<()>;
 
-#[allow(clippy::too_many_arguments)]
+/// The device side of one source: its frontend, then (for an image) the device link of the
+/// source alone and the target pipelines, as far as `job` asks.
 pub fn compile_device(
     input: &Path,
     options: &FrontendOptions,
-    offload: &Offload,
-    stop_at: Stage,
-    mode: DeviceMode,
-    print_ir_after_all: bool,
-    record_stages: bool,
+    job: &DeviceJob,
     after_frontend: Option<AfterFrontend>,
-) -> Result<DeviceOutput, String> {
+) -> Result<DeviceOutput> {
+    let DeviceJob {
+        ref stop_at,
+        mode,
+        record_stages,
+        ..
+    } = *job;
     let options = FrontendOptions {
         relocatable: mode == DeviceMode::Relocatable,
         ..options.clone()
     };
     let context = PendingContext::start();
-    let parsed = hipmlir_frontend::parse(input, &options).map_err(|e| e.to_string());
+    let parsed = hipmlir_frontend::parse(input, &options);
     let (ctx, took) = context.wait();
     time_report::add("MLIR context (beside the device parse)", took);
     let started = std::time::Instant::now();
-    let frontend = hipmlir_frontend::build(&ctx, parsed?, &options).map_err(|e| e.to_string())?;
+    let frontend = hipmlir_frontend::build(&ctx, parsed?, &options)?;
     let name = input.display();
     time_report::add(format!("device parse ({name})"), frontend.parse_time);
     time_report::add(format!("device MLIR building ({name})"), started.elapsed());
@@ -103,22 +151,13 @@ pub fn compile_device(
         })
         .collect();
     let mut output = DeviceOutput {
-        mlir_text: None,
-        image: DeviceImage {
-            spirv: Vec::new(),
-            metadata: ModuleMetadata::new(frontend.kernels),
-        }
-        .into(),
         warnings: frontend.warnings,
         host_edits: frontend.host_edits,
         dependent_kernel_templates: frontend.dependent_kernel_templates,
-        stage_texts: Vec::new(),
-        device_ir: None,
         lowered_names: frontend.lowered_names,
         included_files: frontend.included_files,
-        notes: Vec::new(),
+        ..DeviceOutput::before_lowering(frontend.kernels, globals.clone())
     };
-    output.image.metadata.globals = globals.clone();
     if let Some(after_frontend) = after_frontend {
         after_frontend(&output)?;
     }
@@ -127,8 +166,14 @@ pub fn compile_device(
         let mlir = module
             .as_operation()
             .to_string_with_flags(flags)
-            .map_err(|e| format!("{}: error: internal compiler error: {e}", input.display()))?;
-        if stop_at == Stage::Frontend {
+            .map_err(|e| {
+                Error::internal(
+                    &input.display().to_string(),
+                    "printing the device code",
+                    &e.to_string(),
+                )
+            })?;
+        if *stop_at == Stage::Frontend {
             output.mlir_text = Some(module.as_operation().to_string());
         }
         output.device_ir = Some(DeviceIr {
@@ -150,15 +195,15 @@ pub fn compile_device(
         return Ok(output);
     }
     if let Some(u) = frontend.undefined.first() {
-        return Err(format!(
+        return Err(Error::Undefined(vec![format!(
             "{}: error: {} is not defined in this source: compile with -fgpu-rdc to link \
              device code across sources",
             u.location, u.what
-        ));
+        )]));
     }
     // A source with no kernels and no device variables (a C++ source compiled as HIP, as hipcc
     // compiles every one) has no image: its pipeline would only lower nothing.
-    if stop_at == Stage::Binary
+    if *stop_at == Stage::Binary
         && !record_stages
         && output.image.metadata.kernels.is_empty()
         && globals.is_empty()
@@ -170,7 +215,7 @@ pub fn compile_device(
             .stage_texts
             .push(("frontend", module.as_operation().to_string()));
     }
-    if stop_at == Stage::Frontend {
+    if *stop_at == Stage::Frontend {
         output.mlir_text = Some(module.as_operation().to_string());
         return Ok(output);
     }
@@ -179,38 +224,34 @@ pub fn compile_device(
         module,
     };
     let linked = hipmlir_dialect_passes::link_modules(&ctx, vec![unit])
-        .map_err(|e| lower_error(&input.display().to_string(), e))?;
+        .map_err(|e| Error::lowering(&input.display().to_string(), e))?;
     lower(
         &ctx,
         linked.module,
         &input.display().to_string(),
-        Goal {
-            offload,
-            stop_at: &stop_at,
-        },
-        print_ir_after_all,
-        record_stages,
+        job,
         &mut output,
     )?;
     Ok(output)
 }
 
-/// The device link: the device code of several sources (`-fgpu-rdc` records) as one image.
-pub fn link_device(
-    records: &[DeviceIr],
-    offload: &Offload,
-    print_ir_after_all: bool,
-    record_stages: bool,
-) -> Result<DeviceOutput, String> {
+/// The device link: the device code of several sources (`-fgpu-rdc` records) as one image, for
+/// `job`'s targets (a link always makes the finished image: its stage and mode are the image's).
+pub fn link_device(records: &[DeviceIr], job: &DeviceJob) -> Result<DeviceOutput> {
+    let job = DeviceJob {
+        stop_at: Stage::Binary,
+        mode: DeviceMode::Image,
+        ..job.clone()
+    };
     let ctx = time_report::time("MLIR context", hipmlir_dialect_passes::new_context);
     let mut units = Vec::with_capacity(records.len());
     for r in records {
         let module = Module::parse(&ctx, &r.mlir).ok_or_else(|| {
-            format!(
-                "hipmlir: error: the device code of '{}' does not parse: the object is damaged \
-                 or from another hipmlir version",
+            Error::Input(format!(
+                "the device code of '{}' does not parse: the object is damaged or from another \
+                 hipmlir version",
                 r.source
-            )
+            ))
         })?;
         units.push(LinkUnit {
             source: r.source.clone(),
@@ -225,7 +266,7 @@ pub fn link_device(
     let linked = time_report::time("device link", || {
         hipmlir_dialect_passes::link_modules(&ctx, units)
     })
-    .map_err(|e| lower_error(&name, e))?;
+    .map_err(|e| Error::lowering(&name, e))?;
     let missing: Vec<String> = records
         .iter()
         .flat_map(|r| &r.undefined)
@@ -233,142 +274,64 @@ pub fn link_device(
         .map(|u| u.diagnostic.clone())
         .collect();
     if !missing.is_empty() {
-        return Err(missing.join("\n"));
+        return Err(Error::Undefined(missing));
     }
-    let mut output = DeviceOutput {
-        mlir_text: None,
-        image: DeviceImage {
-            spirv: Vec::new(),
-            metadata: ModuleMetadata::new(Vec::new()),
-        }
-        .into(),
-        warnings: Vec::new(),
-        host_edits: Vec::new(),
-        dependent_kernel_templates: Vec::new(),
-        stage_texts: Vec::new(),
-        device_ir: None,
-        lowered_names: Vec::new(),
-        included_files: Vec::new(),
-        notes: Vec::new(),
-    };
-    output.image.metadata.globals = records.iter().flat_map(|r| r.variables.clone()).collect();
-    if record_stages {
+    let globals = records.iter().flat_map(|r| r.variables.clone()).collect();
+    let mut output = DeviceOutput::before_lowering(Vec::new(), globals);
+    if job.record_stages {
         output
             .stage_texts
             .push(("frontend", linked.module.as_operation().to_string()));
     }
-    lower(
-        &ctx,
-        linked.module,
-        &name,
-        Goal {
-            offload,
-            stop_at: &Stage::Binary,
-        },
-        print_ir_after_all,
-        record_stages,
-        &mut output,
-    )?;
+    lower(&ctx, linked.module, &name, &job, &mut output)?;
     Ok(output)
 }
 
 /// The relocatable device code records (`-fgpu-rdc`) of an object file's bytes, or of every
 /// member of an archive's: what the device link links. A file that is not an ELF object has
 /// none.
-pub fn device_ir_records(bytes: &[u8]) -> Result<Vec<DeviceIr>, String> {
-    let from_elf = |bytes: &[u8]| -> Result<Vec<DeviceIr>, String> {
+pub fn device_ir_records(bytes: &[u8]) -> Result<Vec<DeviceIr>, ImageError> {
+    let from_elf = |bytes: &[u8]| -> Result<Vec<DeviceIr>, ImageError> {
         let Ok(elf) = Elf::parse(bytes) else {
             return Ok(Vec::new());
         };
         match elf.section(DEVICE_IR_SECTION) {
-            Some(section) => DeviceIr::decode_all(section.data).map_err(|e| e.to_string()),
+            Some(section) => DeviceIr::decode_all(section.data),
             None => Ok(Vec::new()),
         }
     };
     if !bytes.starts_with(b"!<arch>\n") {
         return from_elf(bytes);
     }
-    let archive = object::read::archive::ArchiveFile::parse(bytes).map_err(|e| e.to_string())?;
+    let bad_archive = |e: object::read::Error| ImageError::BadArchive(e.to_string());
+    let archive = object::read::archive::ArchiveFile::parse(bytes).map_err(bad_archive)?;
     let mut records = Vec::new();
     for member in archive.members() {
-        let member = member.map_err(|e| e.to_string())?;
-        records.extend(from_elf(member.data(bytes).map_err(|e| e.to_string())?)?);
+        let member = member.map_err(bad_archive)?;
+        records.extend(from_elf(member.data(bytes).map_err(bad_archive)?)?);
     }
     Ok(records)
 }
 
-/// A lowering error as the user sees it: a diagnostic of the program (an unsupported construct,
-/// symbols that do not link) as it is; anything else is a compiler bug, reported as one.
-fn lower_error(source: &str, e: LowerError) -> String {
-    match e {
-        LowerError::Unsupported { .. } | LowerError::Link(_) => e.to_string(),
-        LowerError::Pass { stage, message } => internal_error(source, &stage, &message),
-        LowerError::Internal {
-            location: Some(location),
-            message,
-        } => internal_error(&location, "lowering", &message),
-        LowerError::Internal {
-            location: None,
-            message,
-        }
-        | LowerError::Pipeline(message) => internal_error(source, "lowering", &message),
-    }
-}
-
-/// `file:line:col: error: internal compiler error: ...` at the construct MLIR's first
-/// diagnostic names (else the source), with MLIR's `loc(...)` syntax taken out, and a request
-/// to report it: MLIR's own text is not what a user should have to read.
-fn internal_error(source: &str, stage: &str, message: &str) -> String {
-    let first = message.lines().next().unwrap_or("").trim();
-    let (location, text) = match mlir_location(first) {
-        Some((location, rest)) => (location, rest),
-        None => (
-            source.to_string(),
-            first.trim_start_matches("loc(unknown): ").to_string(),
-        ),
-    };
-    format!(
-        "{location}: error: internal compiler error while {stage}: {text}\n\
-         note: this is a bug in hipmlir, not in your program; please report it with the source \
-         that shows it"
-    )
-}
-
-/// `loc("file":line:col): text` → (`file:line:col`, `text`).
-fn mlir_location(line: &str) -> Option<(String, String)> {
-    let start = line.find("loc(\"")?;
-    let rest = &line[start + 5..];
-    let (file, rest) = rest.split_once('"')?;
-    let (position, text) = rest.split_once(')')?;
-    let position = position.trim_start_matches(':');
-    if position.is_empty() || !position.split(':').all(|p| p.parse::<u32>().is_ok()) {
-        return None;
-    }
-    let text = text.trim_start_matches(':').trim();
-    Some((format!("{file}:{position}"), text.to_string()))
-}
-
-/// From the (linked) frontend module to the stage asked for: the target's pipeline, run in
+/// From the (linked) frontend module to the stage `job` asks for: the target's pipeline, run in
 /// pieces between the points where the driver looks at the module (the named stages, the pass
 /// to stop after), then serialization. The image's metadata is what the lowered kernels carry.
-/// What `lower` builds: the targets, and where to stop.
-struct Goal<'a> {
-    offload: &'a Offload,
-    stop_at: &'a Stage,
-}
-
 fn lower(
     ctx: &melior::Context,
     mut module: Module,
     source: &str,
-    goal: Goal,
-    print_ir_after_all: bool,
-    record_stages: bool,
+    job: &DeviceJob,
     output: &mut DeviceOutput,
-) -> Result<(), String> {
+) -> Result<()> {
     use hipmlir_dialect_passes::{spirv_pipeline, Pipeline, SpirvOptions, STAGES};
-    let Goal { offload, stop_at } = goal;
-    let ice = |e: LowerError| lower_error(source, e);
+    let DeviceJob {
+        ref offload,
+        ref stop_at,
+        print_ir_after_all,
+        record_stages,
+        ..
+    } = *job;
+    let ice = |e: LowerError| Error::lowering(source, e);
     // The NVPTX pipeline starts from the same module (the SPIR-V one changes it in place).
     let nvptx_input = (*stop_at == Stage::Binary && !offload.ptx.is_empty())
         .then(|| hipmlir_dialect_passes::clone_module(&module));
@@ -397,10 +360,9 @@ fn lower(
         .collect();
     if let Some(pass) = stop_pass {
         if position(pass).is_none() {
-            return Err(format!(
-                "hipmlir: error: the device pipeline runs no pass '{pass}' (hipmlir --list-passes \
-                 names them)"
-            ));
+            return Err(Error::Usage(format!(
+                "the device pipeline runs no pass '{pass}' (hipmlir --list-passes names them)"
+            )));
         }
         if !points.iter().any(|(p, _)| p == pass) {
             points.push((pass.to_string(), None));
@@ -409,7 +371,7 @@ fn lower(
     points.sort_by_key(|(pass, _)| position(pass));
     for (pass, stage) in points {
         let (head, tail) = rest.split_after(&pass).ok_or_else(|| {
-            internal_error(source, "lowering", &format!("no pass '{pass}' left to run"))
+            Error::internal(source, "lowering", &format!("no pass '{pass}' left to run"))
         })?;
         head.run(ctx, &mut module, print_spirv).map_err(ice)?;
         rest = tail;
@@ -434,7 +396,7 @@ fn lower(
                 };
                 let native_pipeline = Pipeline::parse(&spirv_pipeline(&options)).map_err(ice)?;
                 let (_, native_rest) = native_pipeline.split_after(lowered).ok_or_else(|| {
-                    internal_error(source, "lowering", "no lowered stage in the pipeline")
+                    Error::internal(source, "lowering", "no lowered stage in the pipeline")
                 })?;
                 let mut native = hipmlir_dialect_passes::clone_module(&module);
                 native_rest.run(ctx, &mut native, false).map_err(ice)?;
@@ -474,10 +436,10 @@ fn lower(
                     arch: arch.clone(),
                     ptx,
                 }),
-                Err(e) if offload.explicit => return Err(lower_error(source, e)),
+                Err(e) if offload.explicit => return Err(Error::lowering(source, e)),
                 Err(e) => {
                     // The default's PTX is a bonus: the program still runs on SPIR-V devices.
-                    let reason = lower_error(source, e);
+                    let reason = Error::lowering(source, e).to_string();
                     let reason = reason.lines().next().unwrap_or("");
                     let reason = reason.strip_prefix("hipmlir: error: ").unwrap_or(reason);
                     output.notes.push(format!(
@@ -557,32 +519,4 @@ fn lower_to_ptx(
     time_report::time(&format!("device PTX serialization ({arch})"), || {
         hipmlir_dialect_passes::serialize_ptx(ctx, &mut module)
     })
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn internal_errors_are_reported_at_the_construct_without_mlir_syntax() {
-        let message =
-            "loc(\"k.hip\":12:7): failed to legalize operation 'llvm.foo'\nloc(unknown): more";
-        let text = internal_error("k.hip", "converting to SPIR-V", message);
-        assert!(
-            text.starts_with(
-                "k.hip:12:7: error: internal compiler error while converting to SPIR-V: failed to legalize operation 'llvm.foo'\nnote: this is a bug in hipmlir"
-            ),
-            "{text}"
-        );
-        let text = internal_error(
-            "a.hip, b.hip",
-            "serializing SPIR-V",
-            "loc(unknown): unknown result",
-        );
-        assert!(
-            text.starts_with("a.hip, b.hip: error: internal compiler error while serializing SPIR-V: unknown result"),
-            "{text}"
-        );
-        assert!(!text.contains("loc("), "{text}");
-    }
 }

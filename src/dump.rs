@@ -9,6 +9,8 @@ use std::collections::BTreeSet;
 
 use hipmlir_device_image::KernelInfo;
 
+use crate::error::{Error, Result};
+
 const FUNCTION_OPS: &[&str] = &["func.func ", "gpu.func ", "spirv.func ", "llvm.func "];
 
 /// The mangled names of the kernels that `wanted` names (mangled, source spelling, or an
@@ -17,7 +19,7 @@ pub fn select_kernels(
     kernels: &[KernelInfo],
     wanted: &[String],
     file: &str,
-) -> Result<BTreeSet<String>, String> {
+) -> Result<BTreeSet<String>> {
     let norm = |s: &str| -> String {
         let compact: String = s.chars().filter(|c| !c.is_whitespace()).collect();
         compact.strip_prefix("::").unwrap_or(&compact).to_string()
@@ -40,14 +42,14 @@ pub fn select_kernels(
                 .iter()
                 .map(|k| format!("{} ({})", k.source_name, k.name))
                 .collect();
-            return Err(format!(
-                "hipmlir: error: --function={w} names no kernel of {file} (kernels: {})",
+            return Err(Error::Usage(format!(
+                "--function={w} names no kernel of {file} (kernels: {})",
                 if known.is_empty() {
                     "none".to_string()
                 } else {
                     known.join(", ")
                 }
-            ));
+            )));
         }
         out.extend(hits.into_iter().map(|k| k.name.clone()));
     }
@@ -171,7 +173,7 @@ module {
         assert_eq!(s("b").unwrap().into_iter().next().unwrap(), "_ZN2ns1bEPf");
         assert_eq!(s("t< int >").unwrap().len(), 1);
         assert_eq!(s("t").unwrap().len(), 2);
-        let e = s("zzz").unwrap_err();
+        let e = s("zzz").unwrap_err().to_string();
         assert!(
             e.contains("names no kernel of f.hip") && e.contains("ns::b"),
             "{e}"

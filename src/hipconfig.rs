@@ -1,6 +1,7 @@
 //! `hipconfig`: what ROCm's hipconfig answers, for a SPIR-V platform (hipmlir installs it as a
 //! link to itself and acts by the name it is called by).
 
+use crate::error::{Error, Result};
 use crate::paths::Toolchain;
 
 const USAGE: &str = "usage: hipconfig [OPTIONS]
@@ -28,7 +29,7 @@ struct Config {
 }
 
 impl Config {
-    fn locate() -> Result<Config, String> {
+    fn locate() -> Result<Config> {
         let toolchain = Toolchain::locate()?;
         let bin = std::env::current_exe()
             .ok()
@@ -56,7 +57,7 @@ impl Config {
     }
 }
 
-pub fn run(args: &[String]) -> Result<(), String> {
+pub fn run(args: &[String]) -> Result<()> {
     let mut newline = false;
     let mut asked: Vec<&str> = Vec::new();
     for arg in args {
@@ -72,9 +73,9 @@ pub fn run(args: &[String]) -> Result<(), String> {
                 asked.push(arg)
             }
             other => {
-                return Err(format!(
-                    "hipconfig: error: unknown option '{other}' (hipconfig --help lists them)"
-                ))
+                return Err(Error::HipconfigUsage(format!(
+                    "unknown option '{other}' (hipconfig --help lists them)"
+                )))
             }
         }
     }

@@ -9,24 +9,24 @@ use hipmlir_device_image::{AddressSpace, FatImage, MAGIC};
 
 use hipmlir_device_image::files::{read_regular, MAX_DEVICE_FILE};
 
-use crate::build::fatbin_bundles;
 use crate::elf::Elf;
+use crate::error::{Error, Result};
+use crate::host::fatbin_bundles;
 use crate::host::BUNDLER_SECTION_PREFIX;
 
 /// Whether every image checked out.
-pub fn inspect(files: &[PathBuf]) -> Result<bool, String> {
+pub fn inspect(files: &[PathBuf]) -> Result<bool> {
     let mut ok = true;
     for file in files {
         // Only regular files, and no more than a device file may hold: `inspect /dev/zero` is
         // an error, not a read without end.
-        let bytes = read_regular(file, MAX_DEVICE_FILE)
-            .map_err(|e| format!("hipmlir: error: cannot read '{}': {e}", file.display()))?;
+        let bytes = read_regular(file, MAX_DEVICE_FILE).map_err(|e| Error::read(file, e))?;
         ok &= inspect_bytes(file, &bytes)?;
     }
     Ok(ok)
 }
 
-fn inspect_bytes(file: &Path, bytes: &[u8]) -> Result<bool, String> {
+fn inspect_bytes(file: &Path, bytes: &[u8]) -> Result<bool> {
     let name = file.display();
     if bytes.starts_with(ARCHIVE_MAGIC) {
         return inspect_archive(file, bytes, "");
@@ -36,11 +36,11 @@ fn inspect_bytes(file: &Path, bytes: &[u8]) -> Result<bool, String> {
         return Ok(image(0, None, bytes, "  "));
     }
     if !Elf::is_elf(bytes) {
-        return Err(format!(
-            "hipmlir: error: '{name}' is not an ELF file, a .hipk archive or a device image bundle"
-        ));
+        return Err(Error::Usage(format!(
+            "'{name}' is not an ELF file, a .hipk archive or a device image bundle"
+        )));
     }
-    let elf = Elf::parse(bytes).map_err(|e| format!("hipmlir: error: '{name}': {e}"))?;
+    let elf = Elf::parse(bytes).map_err(|e| Error::Input(format!("'{name}': {e}")))?;
     let bundles = fatbin_bundles(bytes, file)?;
     let mut ok = true;
     println!(
@@ -68,7 +68,7 @@ fn inspect_bytes(file: &Path, bytes: &[u8]) -> Result<bool, String> {
 }
 
 /// A split binary: its reference record, and the archive if it can be found.
-fn split_reference(file: &Path, data: &[u8]) -> Result<bool, String> {
+fn split_reference(file: &Path, data: &[u8]) -> Result<bool> {
     let record = match KpackRecord::decode(data) {
         Ok(r) => r,
         Err(e) => {
@@ -118,12 +118,12 @@ fn split_reference(file: &Path, data: &[u8]) -> Result<bool, String> {
     Ok(false)
 }
 
-fn inspect_archive(file: &Path, bytes: &[u8], only_key: &str) -> Result<bool, String> {
+fn inspect_archive(file: &Path, bytes: &[u8], only_key: &str) -> Result<bool> {
     let archive = match KpackArchive::decode(bytes) {
         Ok(a) => a,
         Err(e) => {
             if only_key.is_empty() {
-                return Err(format!("hipmlir: error: '{}': {e}", file.display()));
+                return Err(Error::Input(format!("'{}': {e}", file.display())));
             }
             println!("  {e}");
             return Ok(false);

@@ -21,7 +21,7 @@ fn main() {
         eprintln!("hipmlir: error: cannot find {COMPILER} beside this program");
         std::process::exit(1);
     };
-    if hipmlir_compile_server::wanted() {
+    if server_wanted() {
         if let (Some(place), Ok(request)) = (
             ServerPlace::for_compiler(&compiler),
             Request::of_this_process(),
@@ -49,6 +49,12 @@ fn main() {
         compiler.display()
     );
     std::process::exit(1);
+}
+
+/// Whether compiles go through a server: yes unless the switch variable turns it off.
+fn server_wanted() -> bool {
+    std::env::var(hipmlir_compile_server::SWITCH_VARIABLE)
+        .map_or(true, |v| !hipmlir_cache::says_off(&v))
 }
 
 /// `hipmlir-compiler` in the folder of this program (links followed: `hipcc` is a link).

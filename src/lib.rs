@@ -8,11 +8,9 @@ pub mod cli;
 pub mod device;
 mod dump;
 pub mod elf;
+pub mod error;
 mod hipconfig;
 mod host;
-mod host_overlay;
-mod host_pch;
-mod host_preamble;
 mod inspect;
 mod outputs;
 pub mod paths;
@@ -20,10 +18,12 @@ mod temp_folders;
 pub mod time_report;
 
 use cli::Command;
+pub use error::Error;
+use error::Result;
 use hipmlir_compile_server::protocol::Request;
 
 /// Runs a command; false when it failed having said why (`inspect` finding a bad image).
-fn run(args: &[String]) -> Result<bool, String> {
+fn run(args: &[String]) -> Result<bool> {
     match cli::parse(args)? {
         Command::Help => print!("{}", cli::USAGE),
         Command::Version => println!("{}", version_text()),
@@ -59,16 +59,12 @@ fn invoked_as() -> String {
         .unwrap_or_default()
 }
 
-extern "C" {
-    fn signal(signum: i32, handler: usize) -> usize;
-}
-
 /// `hipmlir-compiler`'s entry point: its exit status.
 pub fn main() -> u8 {
     // Like other command-line tools, stop quietly when the reader of stdout goes away
     // (`hipmlir inspect app | head`) instead of failing on EPIPE.
-    // SAFETY: SIGPIPE (13) back to its default action (SIG_DFL, 0); nothing else is involved.
-    unsafe { signal(13, 0) };
+    // SAFETY: SIGPIPE back to its default action; nothing else is involved.
+    unsafe { libc::signal(libc::SIGPIPE, libc::SIG_DFL) };
     let args: Vec<String> = std::env::args_os()
         .skip(1)
         .map(|a| a.to_string_lossy().into_owned())
@@ -107,35 +103,49 @@ fn compile(tool: &str, args: Vec<String>) -> u8 {
     let result = match compile {
         // A signal ending the compile kills its children first: the failure the compile then
         // sees is not reported, and the process ends by the signal (temp_folders).
-        Ok(thread) => thread.join().inspect(|_| temp_folders::hold_while_ending()),
-        Err(e) => Ok(Err(format!(
-            "hipmlir: error: cannot start the compile thread with a {} MiB stack: {e}",
+        Ok(thread) => match thread.join().inspect(|_| temp_folders::hold_while_ending()) {
+            Ok(result) => result,
+            // The panic hook has said why.
+            Err(_) => return 1,
+        },
+        Err(e) => Err(Error::Setup(format!(
+            "cannot start the compile thread with a {} MiB stack: {e}",
             COMPILE_STACK >> 20
         ))),
     };
+    exit_status(result)
+}
+
+/// The exit status of a command's result, its error printed: the one place where an error
+/// becomes what the user reads.
+fn exit_status(result: Result<bool>) -> u8 {
     match result {
-        Ok(Ok(true)) => 0,
-        Ok(Ok(false)) => 1,
-        Ok(Err(e)) => {
+        Ok(true) => 0,
+        Ok(false) => 1,
+        Err(e) => {
             eprintln!("{e}");
             1
         }
-        Err(_) => 1,
     }
 }
 
 /// `hipmlir-compiler --serve-compiles SOCKET`: the compile server (started by the launcher).
 fn serve_compiles(args: &[String]) -> u8 {
+    exit_status(serve(args))
+}
+
+/// The compile server's life: false when it ended by a failure.
+fn serve(args: &[String]) -> Result<bool> {
     let [socket] = args else {
-        eprintln!(
-            "hipmlir: error: {} takes a socket path",
+        return Err(Error::Usage(format!(
+            "{} takes a socket path",
             hipmlir_compile_server::SERVE_OPTION
-        );
-        return 1;
+        )));
     };
     if !std::path::Path::new(socket).is_absolute() {
-        eprintln!("hipmlir: error: the compile server's socket path must be absolute: '{socket}'");
-        return 1;
+        return Err(Error::Usage(format!(
+            "the compile server's socket path must be absolute: '{socket}'"
+        )));
     }
     // What every compile does once per process is done here, once for all children.
     hipmlir_dialect_passes::prepare_process();
@@ -145,10 +155,8 @@ fn serve_compiles(args: &[String]) -> u8 {
         .and_then(|s| s.parse().ok())
         .map_or(SERVER_IDLE, std::time::Duration::from_secs_f64);
     let place = hipmlir_compile_server::place::ServerPlace::of_socket(socket.as_ref());
-    match hipmlir_compile_server::server::serve(&place, idle, compile_request) {
-        Ok(()) => 0,
-        Err(_) => 1,
-    }
+    // The server reports its own failures (it may have no terminal left).
+    Ok(hipmlir_compile_server::server::serve(&place, idle, compile_request).is_ok())
 }
 
 /// Set in a compile server's child: `-v` says where the compile runs.

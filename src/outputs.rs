@@ -6,7 +6,7 @@ use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
 
 use crate::cli::{BuildOptions, InputKind, SaveTemps};
-use crate::host::{dependency_file, HostFiles};
+use crate::error::{Error, Result};
 
 /// Where `--save-temps` keeps its files (`None` without it: they go to a temporary folder).
 pub fn save_dir(opts: &BuildOptions) -> Option<PathBuf> {
@@ -64,6 +64,55 @@ pub fn emit_output(opts: &BuildOptions, source: &Path) -> PathBuf {
     }
 }
 
+/// The dependency file `-MMD`/`-MD` write for `object` (`-MF` names it, else `<object>.d`).
+pub fn dependency_file(opts: &BuildOptions, object: &Path) -> Option<PathBuf> {
+    let f = &opts.compile_flags;
+    if !f.iter().any(|x| x == "-MMD" || x == "-MD") {
+        return None;
+    }
+    Some(match f.iter().position(|x| x == "-MF") {
+        Some(i) => PathBuf::from(f.get(i + 1)?),
+        None => object.with_extension("d"),
+    })
+}
+
+/// The files a HIP source's host side is made of (kept by --save-temps).
+pub struct HostFiles {
+    pub host_source: PathBuf,
+    /// Edited copies of user headers with device code (see `host::overlay`).
+    pub overlay_dir: PathBuf,
+    pub host_object: PathBuf,
+    pub bundle: PathBuf,
+    pub spirv: PathBuf,
+    pub metadata: PathBuf,
+    pub stub_source: PathBuf,
+    pub stub_object: PathBuf,
+    pub device_ir: PathBuf,
+}
+
+impl HostFiles {
+    pub fn new(dir: &Path, stem: &str) -> Self {
+        let stem = bounded_stem(stem);
+        let f = |ext: &str| dir.join(format!("{stem}.{ext}"));
+        HostFiles {
+            host_source: f("host.cpp"),
+            overlay_dir: f("host-headers"),
+            host_object: f("host.o"),
+            bundle: f("hipfb"),
+            spirv: f("spv"),
+            metadata: f("metadata.json"),
+            stub_source: f("image.cpp"),
+            stub_object: f("image.o"),
+            device_ir: f("device-ir"),
+        }
+    }
+
+    /// The PTX text for one architecture (`<stem>.sm_70.ptx`), beside the SPIR-V.
+    pub fn ptx(&self, arch: &str) -> PathBuf {
+        self.spirv.with_extension(format!("{arch}.ptx"))
+    }
+}
+
 /// What a file is, for telling whether two names are one file: its device and inode when it
 /// exists (symlinks and hard links included), else its absolute path with `.`/`..` and
 /// symlinked folders resolved.
@@ -88,7 +137,7 @@ fn identity(path: &Path) -> Option<Identity> {
 
 /// Refuses a build whose outputs would overwrite one of its inputs, or whose final output is
 /// also one of the `--save-temps` files. `kinds` are the inputs' kinds as they will be compiled.
-pub fn check(opts: &BuildOptions, kinds: &[InputKind]) -> Result<(), String> {
+pub fn check(opts: &BuildOptions, kinds: &[InputKind]) -> Result<()> {
     let emitting = opts.device_only();
     let mut finals: Vec<PathBuf> = Vec::new();
     let mut temps: Vec<PathBuf> = Vec::new();
@@ -151,21 +200,21 @@ pub fn check(opts: &BuildOptions, kinds: &[InputKind]) -> Result<(), String> {
     for out in finals.iter().chain(&temps).filter(|p| written(p)) {
         let Some(id) = identity(out) else { continue };
         if let Some((input, _)) = inputs.iter().find(|(_, i)| i.as_ref() == Some(&id)) {
-            return Err(format!(
-                "hipmlir: error: output file '{}' is the same as input file '{}'",
+            return Err(Error::Usage(format!(
+                "output file '{}' is the same as input file '{}'",
                 out.display(),
                 input.display()
-            ));
+            )));
         }
     }
     for out in finals.iter().filter(|p| written(p)) {
         let Some(id) = identity(out) else { continue };
         if let Some(temp) = temps.iter().find(|t| identity(t).as_ref() == Some(&id)) {
-            return Err(format!(
-                "hipmlir: error: output file '{}' is the same as the --save-temps file '{}'",
+            return Err(Error::Usage(format!(
+                "output file '{}' is the same as the --save-temps file '{}'",
                 out.display(),
                 temp.display()
-            ));
+            )));
         }
     }
     Ok(())

@@ -7,6 +7,8 @@
 
 use std::path::{Path, PathBuf};
 
+use crate::error::{Error, Result};
+
 pub struct Toolchain {
     /// The folder holding `hip/hip_runtime.h`.
     pub include_dir: PathBuf,
@@ -17,7 +19,7 @@ pub struct Toolchain {
 const RUNTIME_LIB: &str = "libhipmlir_rt.so";
 
 /// The folder holding `hip/hip_runtime.h`.
-pub fn include_dir() -> Result<PathBuf, String> {
+pub fn include_dir() -> Result<PathBuf> {
     let source_tree = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
     let include_candidates = [
         std::env::var_os("HIPMLIR_INCLUDE_DIR").map(PathBuf::from),
@@ -28,7 +30,9 @@ pub fn include_dir() -> Result<PathBuf, String> {
         .into_iter()
         .flatten()
         .find(|d| d.join("hip/hip_runtime.h").is_file())
-        .ok_or("hipmlir: error: cannot find hip/hip_runtime.h (set HIPMLIR_INCLUDE_DIR)")?;
+        .ok_or_else(|| {
+            Error::Setup("cannot find hip/hip_runtime.h (set HIPMLIR_INCLUDE_DIR)".into())
+        })?;
     Ok(include_dir.canonicalize().unwrap_or(include_dir))
 }
 
@@ -41,10 +45,10 @@ pub fn code_dir() -> PathBuf {
         .unwrap_or_else(|| PathBuf::from("."))
 }
 
-pub use hipmlir_device_image::code_file;
+pub use hipmlir_cache::code_file;
 
 impl Toolchain {
-    pub fn locate() -> Result<Toolchain, String> {
+    pub fn locate() -> Result<Toolchain> {
         let exe_dir = code_dir();
         let include_dir = include_dir()?;
 
@@ -57,7 +61,9 @@ impl Toolchain {
             .into_iter()
             .flatten()
             .find(|d| d.join(RUNTIME_LIB).is_file())
-            .ok_or("hipmlir: error: cannot find libhipmlir_rt.so (set HIPMLIR_RUNTIME_DIR)")?;
+            .ok_or_else(|| {
+                Error::Setup("cannot find libhipmlir_rt.so (set HIPMLIR_RUNTIME_DIR)".into())
+            })?;
         Ok(Toolchain {
             include_dir,
             runtime_dir: runtime_dir.canonicalize().unwrap_or(runtime_dir),

@@ -18,8 +18,8 @@ pub mod place;
 pub mod protocol;
 pub mod server;
 
-/// The environment variable that turns the server off (`0`): every compile is then a process of
-/// its own, as without a server.
+/// The environment variable that turns the server off (`0`, `off`, `no`, `false`): every
+/// compile is then a process of its own, as without a server (the launcher reads it).
 pub const SWITCH_VARIABLE: &str = "HIPMLIR_COMPILE_SERVER";
 
 /// The environment variable giving the idle time (seconds) after which a server ends.
@@ -30,12 +30,3 @@ pub const DIR_VARIABLE: &str = "HIPMLIR_COMPILE_SERVER_DIR";
 
 /// The compiler's hidden option that makes it a server listening on the socket that follows.
 pub const SERVE_OPTION: &str = "--serve-compiles";
-
-/// Whether compiles go through a server: yes unless [`SWITCH_VARIABLE`] says `0`, `off`, `no` or
-/// `false`.
-pub fn wanted() -> bool {
-    match std::env::var(SWITCH_VARIABLE) {
-        Ok(v) => !hipmlir_device_image::says_off(&v),
-        Err(_) => true,
-    }
-}

@@ -7,7 +7,6 @@
 //! [`spirv_words`] serves the compiler's SPIR-V patches and the runtime's SPIR-V reader.
 
 mod bundle;
-mod cache_dir;
 pub mod device_ir;
 pub mod files;
 pub mod kpack;
@@ -21,11 +20,6 @@ pub use bundle::{
     LEGACY_METADATA_ENTRY_ID, MAGIC, METADATA_ENTRY_ID, PTX_ENTRY_PREFIX, SPIRV_ENTRY_ID,
 };
 
-pub use cache_dir::{
-    cache_dir_from_env, code_file, code_stamp, decode_entry, encode_entry, keep_most_recent,
-    keep_within, mark_against_holds, mark_used, says_off, seen_before, stamp, stamps, stamps_hold,
-    stamps_unchanged, write_atomically, CacheKey,
-};
 pub use metadata::{
     AddressSpace, GlobalVar, KernelArg, KernelInfo, ModuleMetadata, SpirvVariant,
     DEVICE_ABORT_FLAG_VARIABLE, DEVICE_HEAP_VARIABLE, METADATA_FORMAT_VERSION,
@@ -94,11 +88,6 @@ pub fn content_hash_with_ptx(spirv: &[u8], metadata: &[u8], ptx: &[PtxCode]) -> 
         h.update(&p.ptx);
     }
     h.finalize().into()
-}
-
-/// SHA-256 of `bytes` (the runtime's cache keys).
-pub fn sha256(bytes: &[u8]) -> [u8; 32] {
-    Sha256::digest(bytes).into()
 }
 
 /// One compiled module: the SPIR-V binary and the metadata describing its kernels.

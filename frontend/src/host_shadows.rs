@@ -213,7 +213,7 @@ impl Planner<'_, '_> {
         let semicolon = next_token(text, end.expanded.1)
             .filter(|&i| text.as_bytes()[i] == b';')
             .ok_or_else(|| {
-                FrontendError::single(
+                FrontendError::refused(
                     decl.location(),
                     format!(
                         "__managed__ variable '{name}': declare each managed variable in a \

@@ -147,7 +147,7 @@ pub struct FrontendOutput<'c> {
     /// Device functions and variables used here and defined in another source: declarations
     /// that only a device link (`-fgpu-rdc`) resolves.
     pub undefined: Vec<UndefinedSymbol>,
-    /// How long libclang took to parse the source (the rest of `compile` is building MLIR), for
+    /// How long libclang took to parse the source ([`parse`]; [`build`] is building MLIR), for
     /// `-ftime-report`.
     pub parse_time: std::time::Duration,
     /// The symbol each of [`FrontendOptions::name_expressions`] names, in their order; None for
@@ -156,15 +156,6 @@ pub struct FrontendOutput<'c> {
     /// Every file the parse read besides the source (headers, from a precompiled header or
     /// not), for caches of what the source compiles to.
     pub included_files: Vec<PathBuf>,
-}
-
-/// Parses `path` and builds its device code as MLIR. The module verifies.
-pub fn compile<'c>(
-    ctx: &'c Context,
-    path: &Path,
-    options: &FrontendOptions,
-) -> Result<FrontendOutput<'c>> {
-    build(ctx, parse(path, options)?, options)
 }
 
 /// A source parsed for its device code, not yet built as MLIR (which needs an MLIR context:
@@ -186,7 +177,7 @@ pub fn parse(path: &Path, options: &FrontendOptions) -> Result<ParsedSource> {
         } else {
             e.to_string()
         };
-        FrontendError::single(SourceLoc::file_only(path), message)
+        FrontendError::unreadable(SourceLoc::file_only(path), message)
     })?;
     // Instances and name expressions are named at the end of the file, where every template
     // is declared.
@@ -274,9 +265,9 @@ pub fn build<'c>(
         if std::env::var_os("HIPMLIR_DUMP_INVALID_IR").is_some() {
             eprintln!("{}", codegen.module.as_operation());
         }
-        return Err(FrontendError::single(
+        return Err(FrontendError::internal(
             SourceLoc::file_only(path),
-            "internal compiler error: the frontend built MLIR that does not verify",
+            "the frontend built MLIR that does not verify",
         ));
     }
     let mut dependent_kernel_templates: Vec<String> = launches

@@ -26,7 +26,7 @@
 
 use std::path::{Path, PathBuf};
 
-use hipmlir_device_image::{
+use hipmlir_cache::{
     cache_dir_from_env, keep_most_recent, keep_within, mark_against_holds, mark_used, seen_before,
     stamps, CacheKey,
 };
@@ -113,7 +113,7 @@ fn cached_pch(options: &FrontendOptions) -> Option<PathBuf> {
     let plain = options.prefix_header_args();
     let mut key = CacheKey::default();
     key.field(clang_version())
-        .field(hipmlir_device_image::code_stamp())
+        .field(hipmlir_cache::code_stamp())
         .field(INSTANTIATE_TEMPLATES)
         .field(PCH_LEAVES_OUT);
     for arg in &plain {
@@ -224,7 +224,7 @@ fn cached_preamble_pch(
     let dir = cache_dir_from_env(|name| std::env::var(name).ok())?.join("preamble");
     let key = CacheKey::default()
         .field(prefix_pch.display().to_string())
-        .field(hipmlir_device_image::code_stamp())
+        .field(hipmlir_cache::code_stamp())
         .field(header_text)
         .hex();
     let pch = dir.join(format!("{key}.pch"));

@@ -380,18 +380,10 @@ fn padding(ctx: &Context, bytes: u64) -> Type<'_> {
     llvm::r#type::array(IntegerType::new(ctx, 8).into(), bytes as u32)
 }
 
-/// A record's fields with clang's offsets; the `!llvm.struct` mirrors them with explicit padding.
 /// An error about a cursor's type, placed at the cursor: its location is asked for only then
 /// (libclang walks a whole left-nested operand chain to find where an expression begins).
 fn at(cursor: &crate::clang::Cursor, ty: Result<Ty>) -> Result<Ty> {
-    ty.map_err(|mut e| {
-        for d in &mut e.diagnostics {
-            if d.location == SourceLoc::default() {
-                d.location = cursor.location();
-            }
-        }
-        e
-    })
+    ty.map_err(|e| e.placed_at(|| cursor.location()))
 }
 
 /// Whether a field is the unnamed member holding an anonymous struct or union.
@@ -462,6 +454,7 @@ struct Run {
     llvm_index: i32,
 }
 
+/// A record's fields with clang's offsets; the `!llvm.struct` mirrors them with explicit padding.
 fn record(ty: CType, loc: &SourceLoc) -> Result<Record> {
     let (Some(size), Some(align)) = (ty.size_of(), ty.align_of()) else {
         return Err(FrontendError::unsupported(

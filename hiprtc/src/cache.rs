@@ -16,10 +16,11 @@
 
 use std::path::{Path, PathBuf};
 
-use hipmlir_device_image::{
-    cache_dir_from_env, decode_entry, encode_entry, files::read_regular, keep_within, mark_used,
-    stamp, stamps_hold, write_atomically, CacheKey,
+use hipmlir_cache::{
+    cache_dir_from_env, decode_entry, encode_entry, keep_within, mark_used, stamp, stamps_hold,
+    write_atomically, CacheKey,
 };
+use hipmlir_device_image::files::read_regular;
 use serde::{Deserialize, Serialize};
 
 const ENTRY_MAGIC: &[u8; 8] = b"HIPRTC01";
@@ -61,7 +62,7 @@ pub fn key(inputs: &Inputs) -> Option<String> {
     folder()?;
     let mut key = CacheKey::default();
     key.field("hiprtc cache v1")
-        .field(hipmlir_device_image::code_stamp())
+        .field(hipmlir_cache::code_stamp())
         .field(hipmlir_frontend::clang::clang_version());
     let key = key.files_of(inputs.include_dir)?;
     match hipmlir_compiler::paths::libdevice() {

@@ -4,8 +4,8 @@
 
 use std::path::{Path, PathBuf};
 
-use hipmlir_compiler::device::{compile_device, DeviceMode, DeviceOutput, Stage};
-use hipmlir_device_image::stamps;
+use hipmlir_cache::stamps;
+use hipmlir_compiler::device::{compile_device, DeviceJob, DeviceMode, DeviceOutput};
 use hipmlir_frontend::{FrontendOptions, UnitFiles};
 
 use crate::cache::Entry;
@@ -60,16 +60,11 @@ pub fn compile(job: &Job) -> Result<(Entry, bool), Failure> {
     } else {
         DeviceMode::Image
     };
-    let compiled = compile_device(
-        &source,
-        &frontend,
-        &options.offload,
-        Stage::Binary,
+    let device_job = DeviceJob {
         mode,
-        false,
-        false,
-        None,
-    );
+        ..DeviceJob::image(options.offload.clone())
+    };
+    let compiled = compile_device(&source, &frontend, &device_job, None);
     // Diagnostics name the program's files by the names the program gave them.
     let place = format!("{}/", dir.path().display());
     let named = |text: &str| text.replace(&place, "");
@@ -81,7 +76,7 @@ pub fn compile(job: &Job) -> Result<(Entry, bool), Failure> {
     let device = match compiled {
         Ok(device) => device,
         Err(e) => {
-            log += &named(&e);
+            log += &named(&e.to_string());
             log.push('\n');
             return Err((HiprtcResult::Compilation, log));
         }

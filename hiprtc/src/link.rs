@@ -5,7 +5,7 @@
 use std::ffi::c_void;
 
 use hipmlir_compiler::cli::{is_nvidia_arch, Offload};
-use hipmlir_compiler::device::{device_ir_records, link_device};
+use hipmlir_compiler::device::{device_ir_records, link_device, DeviceJob};
 use hipmlir_device_image::device_ir::DeviceIr;
 
 use crate::compile_thread;
@@ -131,8 +131,8 @@ impl Link {
         if self.inputs.is_empty() {
             return Err(self.fail(HiprtcResult::Linking, "nothing was added to the link"));
         }
-        let (inputs, offload) = (&self.inputs, &self.offload);
-        let linked = compile_thread::run(|| link_device(inputs, offload, false, false));
+        let (inputs, job) = (&self.inputs, DeviceJob::image(self.offload.clone()));
+        let linked = compile_thread::run(|| link_device(inputs, &job));
         match linked {
             Ok(Ok(device)) => {
                 let notes: Vec<String> = device.notes.clone();
@@ -140,7 +140,7 @@ impl Link {
                 self.images.push(device.image.to_bundle_bytes());
                 Ok(self.images.last().map(Vec::as_slice).unwrap_or_default())
             }
-            Ok(Err(e)) => Err(self.fail(HiprtcResult::Linking, &e)),
+            Ok(Err(e)) => Err(self.fail(HiprtcResult::Linking, &e.to_string())),
             Err(e) => Err(self.fail(HiprtcResult::InternalError, &e)),
         }
     }
@@ -157,7 +157,7 @@ impl Link {
 /// them).
 fn records_of(bytes: &[u8]) -> Result<Vec<DeviceIr>, String> {
     if bytes.starts_with(b"\x7fELF") || bytes.starts_with(b"!<arch>\n") {
-        device_ir_records(bytes)
+        device_ir_records(bytes).map_err(|e| e.to_string())
     } else {
         DeviceIr::decode_all(bytes).map_err(|e| e.to_string())
     }

@@ -211,7 +211,7 @@ fn ignored(option: &str) -> Option<&'static str> {
 /// hipcc's `--offload-arch=A[,B]`: the targets named, each required, as hipcc builds them.
 fn add_hipcc_archs(o: &mut CompileOptions, archs: &str) -> Result<(), String> {
     let ignored = add_offload_archs(&mut o.offload, archs)
-        .map_err(|e| e.trim_start_matches("hipmlir: ").to_string())?;
+        .map_err(|e| e.to_string().trim_start_matches("hipmlir: ").to_string())?;
     for arch in ignored {
         o.notes.push(format!(
             "'--offload-arch={arch}' ignored: hipmlir builds SPIR-V and PTX, not AMD code"

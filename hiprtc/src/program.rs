@@ -129,6 +129,7 @@ impl Program {
         let options = options::parse(raw)
             .map_err(|e| (HiprtcResult::InvalidOption, format!("hiprtc: {e}\n")))?;
         let include_dir = hipmlir_compiler::paths::include_dir().map_err(|e| {
+            let e = e.to_string();
             let e = e.trim_start_matches("hipmlir: ");
             (HiprtcResult::InternalError, format!("hiprtc: {e}\n"))
         })?;

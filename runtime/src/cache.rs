@@ -69,12 +69,12 @@ pub fn key(spirv: &[u8], ctx: &BuildContext) -> String {
 /// Encodes an entry: header with length and checksum, then the payload (device-image's entry
 /// format, which hiprtc's cache shares).
 pub fn encode_entry(payload: &[u8]) -> Vec<u8> {
-    hipmlir_device_image::encode_entry(ENTRY_MAGIC, payload)
+    hipmlir_cache::encode_entry(ENTRY_MAGIC, payload)
 }
 
 /// Decodes and verifies an entry; the error says what is wrong with it.
 pub fn decode_entry(bytes: &[u8]) -> Result<&[u8], String> {
-    hipmlir_device_image::decode_entry(ENTRY_MAGIC, bytes)
+    hipmlir_cache::decode_entry(ENTRY_MAGIC, bytes)
 }
 
 /// A cache folder.
@@ -125,12 +125,12 @@ impl ProgramCache {
     pub fn store(&self, key: &str, payload: &[u8]) -> Result<(), String> {
         std::fs::create_dir_all(&self.dir)
             .map_err(|e| format!("cannot create {}: {e}", self.dir.display()))?;
-        hipmlir_device_image::write_atomically(&self.entry_path(key), &encode_entry(payload))
+        hipmlir_cache::write_atomically(&self.entry_path(key), &encode_entry(payload))
             .map_err(|e| format!("cannot write {}: {e}", self.entry_path(key).display()))
     }
 }
 
-pub use hipmlir_device_image::cache_dir_from_env as dir_from_env;
+pub use hipmlir_cache::cache_dir_from_env as dir_from_env;
 
 /// The process's cache (the environment is read once).
 pub fn global() -> Option<&'static ProgramCache> {

@@ -55,7 +55,7 @@ impl TranslationUnit {
 
     /// Writes the translation unit as an AST file (a precompiled header, when it was parsed by
     /// [`Self::parse_prefix_header`]).
-    pub fn save(&self, path: &Path) -> Result<(), String> {
+    pub fn save(&self, path: &Path) -> std::io::Result<()> {
         // SAFETY: the TU is alive (see cxx/precompiled_header.cpp for what is left out).
         unsafe { hipmlir_forget_deferred_diagnostic_roots(self.tu.cast()) };
         let c_path = cstring(&path.to_string_lossy());
@@ -64,10 +64,10 @@ impl TranslationUnit {
         if code == CXSaveError_None {
             Ok(())
         } else {
-            Err(format!(
+            Err(std::io::Error::other(format!(
                 "libclang could not save '{}' (error {code})",
                 path.display()
-            ))
+            )))
         }
     }
 
@@ -78,7 +78,7 @@ impl TranslationUnit {
         flags: CXTranslationUnit_Flags,
     ) -> Result<(Self, Vec<Diagnostic>), FrontendError> {
         if !path.exists() {
-            return Err(FrontendError::single(
+            return Err(FrontendError::unreadable(
                 SourceLoc::file_only(path),
                 format!("no such file or directory: '{}'", path.display()),
             ));
@@ -113,7 +113,7 @@ impl TranslationUnit {
             );
             if code != CXError_Success || tu.is_null() {
                 clang_disposeIndex(index);
-                return Err(FrontendError::single(
+                return Err(FrontendError::unreadable(
                     SourceLoc::file_only(path),
                     format!("libclang could not parse the file (error code {code})"),
                 ));
@@ -121,7 +121,7 @@ impl TranslationUnit {
             let unit = TranslationUnit { index, tu };
             let diagnostics = unit.diagnostics();
             if diagnostics.iter().any(|d| d.is_error()) {
-                return Err(FrontendError { diagnostics });
+                return Err(FrontendError::Clang(diagnostics));
             }
             Ok((unit, diagnostics))
         }

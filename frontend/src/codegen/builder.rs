@@ -438,8 +438,8 @@ pub fn block_arguments<'c>(block: &Block<'c>) -> Vec<Value<'c>> {
 
 /// An error in hipmlir itself, reported at the source location being compiled.
 pub fn internal(loc: Location<'_>, message: impl std::fmt::Display) -> FrontendError {
-    FrontendError::single(
+    FrontendError::internal(
         hipmlir_ir::source_location(loc).unwrap_or_default(),
-        format!("internal compiler error: {message}"),
+        message,
     )
 }

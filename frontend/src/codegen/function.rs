@@ -238,7 +238,7 @@ impl<'c, 'm> FunctionCodegen<'c, 'm> {
             .map(|t| (t, loc))
             .collect();
         if self.region_depth >= MAX_REGION_DEPTH {
-            return Err(FrontendError::single(
+            return Err(FrontendError::refused(
                 self.last_loc.borrow().clone(),
                 format!(
                     "control flow nested too deeply: more than {MAX_REGION_DEPTH} levels of \

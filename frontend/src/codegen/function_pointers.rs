@@ -112,10 +112,10 @@ impl<'c> ModuleCodegen<'c> {
             id => id,
         };
         if let Some((other, _)) = self.function_pointers.iter().find(|(_, v)| **v == id) {
-            return Err(FrontendError::single(
+            return Err(FrontendError::internal(
                 site.location(),
                 format!(
-                    "internal compiler error: functions '{other}' and '{}' hash to the same \
+                    "functions '{other}' and '{}' hash to the same \
                      function pointer id; please report this",
                     sig.symbol
                 ),

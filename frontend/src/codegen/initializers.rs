@@ -25,7 +25,7 @@ impl<'c> FunctionCodegen<'c, '_> {
         let (items, filler) = list
             .init_list_items()
             .ok_or_else(|| FrontendError::unsupported(list.location(), "this initializer list"))?;
-        let too_many = || FrontendError::single(list.location(), "too many initializers");
+        let too_many = || FrontendError::refused(list.location(), "too many initializers");
         match ty {
             Ty::Record(r) if r.is_union => {
                 // The member the list names; the rest of the storage is zero, as for a union

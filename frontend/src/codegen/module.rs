@@ -632,7 +632,7 @@ impl<'c> ModuleCodegen<'c> {
             ref t => vec![t.value_mlir(ctx)],
         };
         if kind == FunctionKind::Kernel && sig.result != Ty::Void {
-            return Err(FrontendError::single(
+            return Err(FrontendError::refused(
                 def.location(),
                 "a kernel must return void",
             ));

@@ -354,7 +354,7 @@ impl<'c> FunctionCodegen<'c, '_> {
         let ty = Ty::of(decl)?;
         if decl.ty().is_reference() {
             let Some(init) = init else {
-                return Err(FrontendError::single(
+                return Err(FrontendError::refused(
                     decl.location(),
                     "reference without an initializer",
                 ));
@@ -399,7 +399,7 @@ impl<'c> FunctionCodegen<'c, '_> {
             constructor_call(&init).is_none_or(|call| !call.arguments().is_empty())
         });
         if initialized {
-            return Err(FrontendError::single(
+            return Err(FrontendError::refused(
                 decl.location(),
                 "initialization is not supported for __shared__ variables",
             ));

@@ -25,11 +25,9 @@
 use std::path::{Path, PathBuf};
 use std::process::Stdio;
 
-use hipmlir_device_image::{
-    cache_dir_from_env, keep_most_recent, mark_used, seen_before, CacheKey,
-};
+use hipmlir_cache::{cache_dir_from_env, keep_most_recent, mark_used, seen_before, CacheKey};
 
-use crate::host::HostCompiler;
+use super::cxx::HostCompiler;
 
 /// At most this many PCH folders are kept (about 40 MB each): one per set of flags.
 const KEPT: usize = 8;
@@ -123,7 +121,7 @@ pub fn precompile(
 /// hipmlir's headers.
 pub fn key(cxx: &HostCompiler, flags: &[String], hip_include_dir: &Path) -> Option<CacheKey> {
     let mut key = CacheKey::default();
-    key.field(hipmlir_device_image::code_stamp())
+    key.field(hipmlir_cache::code_stamp())
         .field(cxx.identity())
         .field(&cxx.program);
     for flag in cxx.flags.iter().chain([&"--".to_string()]).chain(flags) {

@@ -13,7 +13,8 @@ use std::path::{Path, PathBuf};
 
 use hipmlir_frontend::{apply_edits, text_at_same_offsets, SourceEdit};
 
-use crate::host::io_err;
+use super::cxx::escape_c;
+use crate::error::{Error, Result};
 
 /// The main file's host text, with the copies it needs written under `overlay_dir`.
 pub fn host_text(
@@ -22,7 +23,7 @@ pub fn host_text(
     edits: &[SourceEdit],
     search_dirs: &[PathBuf],
     overlay_dir: &Path,
-) -> Result<Vec<u8>, String> {
+) -> Result<Vec<u8>> {
     let main = canonical(main);
     let mut by_file: HashMap<PathBuf, Vec<SourceEdit>> = HashMap::new();
     for e in edits {
@@ -51,7 +52,7 @@ pub fn host_text(
         let bytes = graph
             .texts
             .get(file)
-            .ok_or_else(|| io_err(&format!("cannot read '{}'", file.display()), not_read()))?;
+            .ok_or_else(|| Error::read(file, not_read()))?;
         let mut file_edits = by_file.get(file).cloned().unwrap_or_default();
         for inc in &graph.includes[file] {
             let target = if copied.contains(&inc.target) {
@@ -62,17 +63,15 @@ pub fn host_text(
             file_edits.push(inc.naming(file, &target));
         }
         let text = [
-            format!("#line 1 \"{}\"\n", escape(&file.display().to_string())).as_bytes(),
+            format!("#line 1 \"{}\"\n", escape_c(&file.display().to_string())).as_bytes(),
             &apply_edits(bytes, &file_edits),
         ]
         .concat();
         let path = copy_path(file);
         if let Some(dir) = path.parent() {
-            std::fs::create_dir_all(dir)
-                .map_err(|e| io_err(&format!("cannot create '{}'", dir.display()), e))?;
+            std::fs::create_dir_all(dir).map_err(|e| Error::create(dir, e))?;
         }
-        std::fs::write(&path, text)
-            .map_err(|e| io_err(&format!("cannot write '{}'", path.display()), e))?;
+        std::fs::write(&path, text).map_err(|e| Error::write(&path, e))?;
     }
     let mut main_edits = main_edits;
     for inc in graph.includes.get(&main).into_iter().flatten() {
@@ -97,7 +96,7 @@ impl Include {
             file: file.to_path_buf(),
             start: self.start,
             end: self.end,
-            replacement: format!("\"{}\"", escape(&target.display().to_string())),
+            replacement: format!("\"{}\"", escape_c(&target.display().to_string())),
         }
     }
 }
@@ -212,8 +211,4 @@ fn not_read() -> std::io::Error {
 
 fn canonical(p: &Path) -> PathBuf {
     p.canonicalize().unwrap_or_else(|_| p.to_path_buf())
-}
-
-fn escape(s: &str) -> String {
-    s.replace('\\', "\\\\").replace('"', "\\\"")
 }

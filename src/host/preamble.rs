@@ -5,10 +5,10 @@
 //!
 //! * Folder: `<cache>/host-preamble/<key>/`: `preamble.h` (`#include <hip/hip_runtime.h>`, then
 //!   the preamble's text, its quoted includes naming their headers by the paths they were found
-//!   at), its PCH (`preamble.h.gch` or `.pch`, see `host_pch`), and `inputs`,
+//!   at), its PCH (`preamble.h.gch` or `.pch`, see `pch`), and `inputs`,
 //!   every header the PCH was made from with its size and modification time. The compile takes `-include <folder>/preamble.h` in
 //!   place of the prefix header, and the source with its preamble made spaces.
-//! * Key: the prefix header PCH's (`host_pch::key`) and the preamble's text.
+//! * Key: the prefix header PCH's (`pch::key`) and the preamble's text.
 //! * Checked before each use: GCC does not check the headers a PCH holds, so hipmlir does (as
 //!   clang does for its own): one changed or gone, and the folder is removed and the compile
 //!   reads the headers. A PCH the compiler finds unusable is ignored (GCC) or removed (clang),
@@ -16,17 +16,17 @@
 //! * When: the second time a key is seen, as the prefix header's PCH; for GCC and clang. Not
 //!   when the user's headers in it draw warnings: a compile that loads the PCH would not repeat
 //!   them.
-//! * Concurrency: made in place, as `host_pch` says; `inputs` is written last.
+//! * Concurrency: made in place, as `pch` says; `inputs` is written last.
 
 use std::path::{Path, PathBuf};
 
-use hipmlir_device_image::{
+use hipmlir_cache::{
     cache_dir_from_env, keep_within, mark_against_holds, mark_used, stamps, stamps_unchanged,
 };
 use hipmlir_frontend::preamble::{Preamble, QuotedIncludes};
 
-use crate::host::HostCompiler;
-use crate::host_pch::{precompile, Entry, PchKind};
+use super::cxx::HostCompiler;
+use super::pch::{precompile, Entry, PchKind};
 
 /// The preamble folders (about 50 MB each with GCC, 10 MB with clang: a PCH holds the whole
 /// prefix header; one per
@@ -75,7 +75,7 @@ fn find_or_make_one(
 ) -> Option<HostPreamble> {
     let root = cache_dir_from_env(|name| std::env::var(name).ok())?.join("host-preamble");
     let header_text = preamble.header_text(text);
-    let key = crate::host_pch::key(cxx, flags, hip_include_dir)?
+    let key = super::pch::key(cxx, flags, hip_include_dir)?
         .field(&header_text)
         .hex();
     let entry = Entry::new(root.join(&key), INPUTS);

@@ -1,6 +1,8 @@
-//! Where hipmlir keeps what it caches on disk: the runtime's built programs and the compiler's
-//! precompiled headers, both under one folder the environment chooses, and what their caches
-//! share: keys, marks of first sight, eviction.
+//! Where hipmlir keeps what it caches on disk: the runtime's built programs, the compiler's
+//! precompiled headers and preambles and hiprtc's compiles, all under one folder the
+//! environment chooses, and what their caches share: keys, stamps of the files an entry was
+//! made from, marks of first sight, entries written whole, eviction. Also hipmlir's one reading
+//! of its on/off variables ([`says_off`]), which the cache folder's switch is one of.
 
 use std::path::{Path, PathBuf};
 use std::time::SystemTime;
@@ -123,7 +125,7 @@ pub fn encode_entry(magic: &[u8; 8], payload: &[u8]) -> Vec<u8> {
     let mut out = Vec::with_capacity(ENTRY_HEADER_LEN + payload.len());
     out.extend_from_slice(magic);
     out.extend_from_slice(&(payload.len() as u64).to_le_bytes());
-    out.extend_from_slice(&crate::sha256(payload));
+    out.extend_from_slice(&sha256(payload));
     out.extend_from_slice(payload);
     out
 }
@@ -145,7 +147,7 @@ pub fn decode_entry<'a>(magic: &[u8; 8], bytes: &'a [u8]) -> Result<&'a [u8], St
             payload.len()
         ));
     }
-    if crate::sha256(payload)[..] != bytes[16..48] {
+    if sha256(payload)[..] != bytes[16..48] {
         return Err("checksum mismatch".into());
     }
     if payload.is_empty() {
@@ -174,6 +176,10 @@ pub fn write_atomically(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
         let _ = std::fs::remove_file(&tmp);
     }
     written
+}
+
+fn sha256(bytes: &[u8]) -> [u8; 32] {
+    Sha256::digest(bytes).into()
 }
 
 fn collect_files(dir: &Path, out: &mut Vec<PathBuf>) -> std::io::Result<()> {
