@@ -728,6 +728,77 @@ fn stream_queries_and_their_misuse() {
 }
 
 #[test]
+fn external_memory_and_semaphores_are_refused_with_hips_codes() {
+    k();
+    // An import with a valid description: no backend imports another API's objects.
+    let mut description = [0u32; 40];
+    description[0] = 1; // hipExternal*HandleTypeOpaqueFd
+    let mut imported = null_mut();
+    expect_code(
+        unsafe { hipImportExternalMemory(&mut imported, description.as_ptr().cast()) },
+        HipError::NotSupported,
+    );
+    expect_code(
+        unsafe { hipImportExternalSemaphore(&mut imported, description.as_ptr().cast()) },
+        HipError::NotSupported,
+    );
+    assert!(imported.is_null(), "a refused import wrote a handle");
+    // HIP's argument checks come first.
+    expect_code(
+        unsafe { hipImportExternalMemory(null_mut(), description.as_ptr().cast()) },
+        HipError::InvalidValue,
+    );
+    expect_code(
+        unsafe { hipImportExternalMemory(&mut imported, null()) },
+        HipError::InvalidValue,
+    );
+    description[0] = 11; // no handle type of either kind
+    expect_code(
+        unsafe { hipImportExternalSemaphore(&mut imported, description.as_ptr().cast()) },
+        HipError::InvalidValue,
+    );
+    // A signal or a wait: null arrays, no semaphores, a handle never imported.
+    let params = [0u64; 18];
+    let params = params.as_ptr().cast();
+    let never_imported: *mut c_void = description.as_mut_ptr().cast();
+    for operation in [
+        hipSignalExternalSemaphoresAsync as unsafe extern "C" fn(_, _, _, _) -> _,
+        hipWaitExternalSemaphoresAsync,
+    ] {
+        expect_code(
+            unsafe { operation(null(), params, 1, null_mut()) },
+            HipError::InvalidValue,
+        );
+        expect_code(
+            unsafe { operation(&never_imported, null(), 1, null_mut()) },
+            HipError::InvalidValue,
+        );
+        expect_code(
+            unsafe { operation(&never_imported, params, 0, null_mut()) },
+            HipError::InvalidValue,
+        );
+        expect_code(
+            unsafe { operation(&never_imported, params, 1, null_mut()) },
+            HipError::InvalidValue,
+        );
+    }
+    expect_code(
+        hipDestroyExternalSemaphore(null_mut()),
+        HipError::InvalidValue,
+    );
+    expect_code(
+        hipDestroyExternalSemaphore(never_imported),
+        HipError::InvalidValue,
+    );
+    expect_code(hipDestroyExternalMemory(null_mut()), HipError::InvalidValue);
+    let mut mapped = null_mut();
+    expect_code(
+        unsafe { hipExternalMemoryGetMappedBuffer(&mut mapped, never_imported, params) },
+        HipError::InvalidValue,
+    );
+}
+
+#[test]
 fn a_blocking_host_function_never_blocks_its_caller() {
     k();
     let _gate = gate_lock();

@@ -27,6 +27,7 @@ pub mod errors;
 pub mod event;
 pub mod graph;
 pub mod graph_exec;
+pub mod interop;
 pub mod introspection;
 pub mod ipc;
 pub mod launch;
