@@ -38,6 +38,8 @@ pub struct DeviceOutput {
     pub image: FatImage,
     pub warnings: Vec<Diagnostic>,
     pub host_edits: Vec<SourceEdit>,
+    /// Host symbols the host object makes local (see `FrontendOutput`).
+    pub local_host_symbols: Vec<String>,
     /// Kernel templates launched from host templates (see `FrontendOutput`).
     pub dependent_kernel_templates: Vec<String>,
     /// With `record_stages`, the MLIR text of every named stage passed (for --save-temps).
@@ -111,6 +113,7 @@ pub fn compile_device(
         .into(),
         warnings: frontend.warnings,
         host_edits: frontend.host_edits,
+        local_host_symbols: frontend.local_host_symbols,
         dependent_kernel_templates: frontend.dependent_kernel_templates,
         stage_texts: Vec::new(),
         device_ir: None,
@@ -244,6 +247,7 @@ pub fn link_device(
         .into(),
         warnings: Vec::new(),
         host_edits: Vec::new(),
+        local_host_symbols: Vec::new(),
         dependent_kernel_templates: Vec::new(),
         stage_texts: Vec::new(),
         device_ir: None,

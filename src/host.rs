@@ -781,6 +781,18 @@ pub fn strip_device_code(object: &Path, out: &Path, verbose: bool) -> Result<(),
     run(cmd, verbose, "objcopy")
 }
 
+/// Gives `symbols` of a host object local binding: the internal linkage of device variables'
+/// shadows that the source's text could not declare `static` (see the frontend's `host_shadows`).
+pub fn localize_symbols(object: &Path, symbols: &[String], verbose: bool) -> Result<(), String> {
+    if symbols.is_empty() {
+        return Ok(());
+    }
+    let mut cmd = Command::new("objcopy");
+    cmd.args(symbols.iter().map(|s| format!("--localize-symbol={s}")));
+    cmd.arg(object);
+    run(cmd, verbose, "objcopy")
+}
+
 /// hiprtc's library, beside the runtime's.
 const HIPRTC_LIBRARY: &str = "libhiprtc.so";
 
