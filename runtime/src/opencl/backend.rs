@@ -131,7 +131,9 @@ impl Device for Runtime {
     /// this process has allocated.
     fn memory_info(&self) -> HipResult<(usize, usize)> {
         let all = self.info.global_mem_size;
-        let available = all.saturating_sub(memory::device_bytes_in_use(self));
+        // What allocations, the device heap and physical allocations of virtual memory hold.
+        let used = memory::device_bytes_in_use(self) + crate::vmm::physical_bytes(self.id);
+        let available = all.saturating_sub(used);
         let size = |v: u64| usize::try_from(v).unwrap_or(usize::MAX);
         Ok((size(available), size(all)))
     }
