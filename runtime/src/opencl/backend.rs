@@ -30,6 +30,12 @@ impl Device for Runtime {
         let mut p = HipDeviceProp::from_device(&self.info);
         // clock64 counts the device clock's ticks.
         p.clockInstructionRate = super::clock_rate::device_clock_khz(self);
+        // A driver that states no clock frequency (Intel's CPU runtime says 0 MHz): the clock
+        // clock64 reads is the one the device has. Programs turn clock64's ticks into time
+        // with clockRate (as on NVIDIA GPUs, where it is the rate clock64 counts at).
+        if p.clockRate == 0 {
+            p.clockRate = p.clockInstructionRate;
+        }
         p
     }
 
