@@ -9,9 +9,9 @@
 # build is still whole). --update-expected rewrites the list from this run, keeping the reasons
 # already written. --rtc configures the suite's RTC_TESTING mode as well (-DRTC_TESTING=ON: every
 # kernel compiled at run time through hiprtc), in build/hip-tests/build-rtc, checked against
-# tests/hip-tests-rtc-expected.tsv. --part builds and runs only the executables of the folders
-# (with the files their tests need, as `make build_tests` builds them: code objects, libraries)
-# matching a regex (`unit/(memory|stream)`: what CI runs), the list checked for those alone.
+# tests/hip-tests-rtc-expected.tsv. --part builds and runs only the folders matching a regex
+# (`unit/(memory|stream)`: what CI runs): their executables and the files their tests need (code
+# objects, libraries), as `make build_tests` builds them; the list is checked for those alone.
 # Logs and the table: build/hip-tests/.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
