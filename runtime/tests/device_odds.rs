@@ -356,6 +356,8 @@ fn stream_waits_hold_work_until_the_word_meets_the_comparison() {
     let n = 256usize;
     let out = DeviceBuffer::new(n * 4);
     let writer = new_stream(1);
+    // Written in the held stream's order: the write returns at once, and lands after the wait.
+    let flag = allocate_words(WordIn::Pinned) as *mut u32;
     for kind in [WordIn::Device, WordIn::Pinned, WordIn::Managed] {
         let word = allocate_words(kind);
         let all = cases32
@@ -388,14 +390,26 @@ fn stream_waits_hold_work_until_the_word_meets_the_comparison() {
                 ));
             }
             launch_on(&k.mark, out.ptr, n as i32, case as i32 * 1000, s);
+            let before = unsafe { flag.read_volatile() };
+            ok(hipStreamWriteValue32(s, flag.cast(), before + 1, 0));
             std::thread::sleep(Duration::from_millis(5));
             expect_code(hipStreamQuery(s), HipError::NotReady);
+            assert_eq!(
+                unsafe { flag.read_volatile() },
+                before,
+                "{what}: written too early"
+            );
             // Still failing: still held.
             store(kind, word, fail, bits64, writer);
             std::thread::sleep(Duration::from_millis(5));
             expect_code(hipStreamQuery(s), HipError::NotReady);
             store(kind, word, pass, bits64, writer);
             ok(hipStreamSynchronize(s));
+            assert_eq!(
+                unsafe { flag.read_volatile() },
+                before + 1,
+                "{what}: not written"
+            );
             check(
                 &out.download::<i32>(n),
                 |i| case as i32 * 1000 + i as i32,
@@ -460,6 +474,7 @@ fn stream_waits_hold_work_until_the_word_meets_the_comparison() {
     );
     ok(hipStreamDestroy(s));
     ok(hipStreamDestroy(writer));
+    free_words(WordIn::Pinned, flag.cast());
 }
 
 static DESTROYED: AtomicUsize = AtomicUsize::new(0);
