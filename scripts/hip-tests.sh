@@ -9,8 +9,9 @@
 # build is still whole). --update-expected rewrites the list from this run, keeping the reasons
 # already written. --rtc configures the suite's RTC_TESTING mode as well (-DRTC_TESTING=ON: every
 # kernel compiled at run time through hiprtc), in build/hip-tests/build-rtc, checked against
-# tests/hip-tests-rtc-expected.tsv. --part builds and runs only the executables of the folders
-# matching a regex (`unit/(memory|stream)`: what CI runs), the list checked for those alone.
+# tests/hip-tests-rtc-expected.tsv. --part builds and runs only the folders matching a regex
+# (`unit/(memory|stream)`: what CI runs): their executables and the files their tests need (code
+# objects, libraries), as `make build_tests` builds them; the list is checked for those alone.
 # Logs and the table: build/hip-tests/.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -81,8 +82,17 @@ if [ -n "$part" ]; then
 fi
 echo "hip-tests: building $( [ -n "$part" ] && echo "the executables of $part" || echo "every executable") (make -k -j$jobs; log: $logs/build.log)"
 started=$(date +%s)
+# Catch2's compile-time discovery appends an executable's tests to its list at every link: a
+# list that grows during this build keeps only what this build's link wrote (else a second run
+# in the same folder runs every test twice).
+lists=$(find "$build" -name '*_tests-*.cmake' -printf '%s %p\n' 2>/dev/null || true)
 # shellcheck disable=SC2086 # the targets are words
 make -C "$build" -k -j"$jobs" $targets > "$logs/build.log" 2>&1 || true
+while read -r size list; do
+  if [ -n "$list" ] && [ -f "$list" ] && [ "$(stat -c %s "$list")" -gt "$size" ]; then
+    tail -c +$((size + 1)) "$list" > "$list.new" && mv "$list.new" "$list"
+  fi
+done <<< "$lists"
 echo "hip-tests: build took $(( $(date +%s) - started )) s"
 
 echo "hip-tests: running ctest (-j$test_jobs, ${timeout} s a test; log: $logs/ctest.log)"

@@ -20,9 +20,11 @@ import xml.etree.ElementTree as ET
 from collections import defaultdict
 
 
-def executables(build):
-    """(folder, name, built) of every executable and library that `make build_tests` links: its
-    dependencies in CMake's Makefile2 that have a link rule (CMakeFiles/<target>.dir/link.txt)."""
+def build_test_targets(build):
+    """(folder, name, linked) of every target `make build_tests` depends on, from CMake's
+    Makefile2: the executables and libraries it links (`linked`: they have a link rule,
+    CMakeFiles/<target>.dir/link.txt) and the files their tests need (code objects compiled
+    with --genco, a library loaded with dlopen), which are custom targets."""
     found = []
     tests_root = os.path.join(build, "catch_tests")
     rule = "CMakeFiles/build_tests.dir/all:"
@@ -30,13 +32,20 @@ def executables(build):
         deps = [l.split(":", 1)[1].strip() for l in f if l.startswith(rule)]
     for dep in deps:
         target_dir = os.path.join(build, os.path.dirname(dep))  # .../CMakeFiles/<target>.dir
-        if not os.path.isfile(os.path.join(target_dir, "link.txt")):
-            continue
         name = os.path.basename(target_dir)[: -len(".dir")]
         owner = os.path.dirname(os.path.dirname(target_dir))
-        built = os.path.isfile(os.path.join(owner, name))
-        found.append((os.path.relpath(owner, tests_root), name, built))
+        linked = os.path.isfile(os.path.join(target_dir, "link.txt"))
+        found.append((os.path.relpath(owner, tests_root), name, linked))
     return sorted(found)
+
+
+def executables(build):
+    """(folder, name, built) of every executable and library that `make build_tests` links."""
+    return [
+        (folder, name, os.path.isfile(os.path.join(build, "catch_tests", folder, name)))
+        for folder, name, linked in build_test_targets(build)
+        if linked
+    ]
 
 
 def test_folders(build):
@@ -130,16 +139,23 @@ def main():
         "--part", help="only the executables of folders matching this regex were built and run"
     )
     parser.add_argument(
-        "--list", choices=["targets", "folders"], help="print the --part's executables or folders"
+        "--list",
+        choices=["targets", "folders"],
+        help="print the --part's targets (executables and the files their tests need) or folders",
     )
     args = parser.parse_args()
 
     exes = executables(args.build)
     if args.part:
         exes = [e for e in exes if re.search(args.part, e[0])]
-    if args.list:
-        picked = [name for _, name, _ in exes] if args.list == "targets" else [f for f, _, _ in exes]
+    if args.list == "targets":
+        # The executables and the files their tests need, as `make build_tests` builds them.
+        targets = build_test_targets(args.build)
+        picked = [n for f, n, _ in targets if not args.part or re.search(args.part, f)]
         print(" ".join(sorted(set(picked))))
+        return 0
+    if args.list == "folders":
+        print(" ".join(sorted({f for f, _, _ in exes})))
         return 0
     folders = test_folders(args.build)
     outcome = {}

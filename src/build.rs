@@ -228,13 +228,17 @@ fn compile_hip(
                     &files.overlay_dir,
                 )?;
                 let files = &files;
+                let local_symbols = device.local_host_symbols.clone();
                 host_compile = Some(scope.spawn(move || {
                     // Timed apart: `time_report::time` would take the passes that the device
                     // lowering runs meanwhile as its own.
                     let started = std::time::Instant::now();
                     let compiled = host::compile_host_source(
                         opts, toolchain, source, &host_text, files, object,
-                    );
+                    )
+                    .and_then(|()| {
+                        host::localize_symbols(&files.host_object, &local_symbols, opts.verbose)
+                    });
                     let phase = format!("host compile ({}, beside the device)", source.display());
                     time_report::add(phase, started.elapsed());
                     compiled

@@ -58,6 +58,8 @@ pub struct DeviceOutput {
     pub image: FatImage,
     pub warnings: Vec<Diagnostic>,
     pub host_edits: Vec<SourceEdit>,
+    /// Host symbols the host object makes local (see `FrontendOutput`).
+    pub local_host_symbols: Vec<String>,
     /// Kernel templates launched from host templates (see `FrontendOutput`).
     pub dependent_kernel_templates: Vec<String>,
     /// With `record_stages`, the MLIR text of every named stage passed (for --save-temps).
@@ -87,6 +89,7 @@ impl DeviceOutput {
             .into(),
             warnings: Vec::new(),
             host_edits: Vec::new(),
+            local_host_symbols: Vec::new(),
             dependent_kernel_templates: Vec::new(),
             stage_texts: Vec::new(),
             device_ir: None,
@@ -153,6 +156,7 @@ pub fn compile_device(
     let mut output = DeviceOutput {
         warnings: frontend.warnings,
         host_edits: frontend.host_edits,
+        local_host_symbols: frontend.local_host_symbols,
         dependent_kernel_templates: frontend.dependent_kernel_templates,
         lowered_names: frontend.lowered_names,
         included_files: frontend.included_files,

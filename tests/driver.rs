@@ -1273,7 +1273,8 @@ fn device_symbols_that_do_not_link_are_named_where_they_are_used() {
 
 #[test]
 fn device_variables_of_one_name_are_each_sources_own_without_fgpu_rdc() {
-    // first.hip and second.hip each define `devSymbol` (of other sizes and types), a `static`
+    // first.hip and second.hip each define `devSymbol` (of other sizes and types), `scaled` and
+    // `scaled_step` through a macro (no `static` can be written there), a `static`
     // `launches`, and include a header defining `header_offsets`: as with hipcc, each source
     // has its own, in one command, compiled apart and linked, and with the device code split.
     let dir = copy_project("own_variables");
@@ -1313,8 +1314,9 @@ fn device_variables_of_one_name_are_each_sources_own_without_fgpu_rdc() {
         d,
         &["-fgpu-rdc", "first-rdc.o", "second-rdc.o", "-o", "rdc"],
     );
+    // (Which definition is named first depends on the order of the symbols.)
     assert!(
-        err.contains("multiple definition of device symbol"),
+        err.contains("multiple definition of device symbol") || err.contains("has another type"),
         "{err}"
     );
 }

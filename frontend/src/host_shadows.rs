@@ -4,7 +4,9 @@
 //!
 //! Without `-fgpu-rdc` a source's device variables are its own, as with hipcc (clang gives their
 //! host shadows internal linkage): two sources may each define `__device__ int table[4];`. The
-//! host edits make such a shadow `static`, and the source registers its internal shadows itself,
+//! host edits make such a shadow `static` (where `static` cannot be written, in a definition a
+//! macro writes, the host object's symbol is made local after the compile: the same linkage,
+//! `ShadowPlan::local_symbols`), and the source registers its internal shadows itself,
 //! from a constructor appended to its host code (`__hipmlirRegisterUnitVar`), with the key of its
 //! translation unit, which its device image records beside each of them (`GlobalVar::unit`): the
 //! runtime tells variables of one name apart by that key, whatever order the sources register
@@ -56,6 +58,9 @@ pub struct OwnShadow {
 pub struct ShadowPlan {
     pub own: Vec<OwnShadow>,
     pub edits: Vec<SourceEdit>,
+    /// The host symbols of own shadows that no edit can make `static` (a macro writes their
+    /// definition): the host object makes them local.
+    pub local_symbols: Vec<String>,
 }
 
 /// How the shadows of a translation unit are made.
@@ -151,17 +156,19 @@ impl Planner<'_, '_> {
         } else {
             self.static_insertion(decl)
         };
-        let own = internal || (!external && make_static.is_some());
+        let own = internal || !external;
         if managed {
             if !internal && make_static.is_none() {
                 return Err(cannot_rewrite(decl));
             }
             self.plan.edits.extend(make_static);
             self.managed_definition(decl, own)?;
-        } else if own {
-            self.plan.edits.extend(make_static);
-        } else {
+        } else if !own {
             return Ok(());
+        } else if let Some(edit) = make_static {
+            self.plan.edits.push(edit);
+        } else if !internal {
+            self.plan.local_symbols.push(decl.mangled_name());
         }
         self.plan.own.push(OwnShadow {
             decl: *decl,

@@ -139,6 +139,9 @@ pub struct FrontendOutput<'c> {
     pub warnings: Vec<Diagnostic>,
     /// Applied to the main file, these give the host-only source.
     pub host_edits: Vec<SourceEdit>,
+    /// Host symbols the host object must make local: the shadows of the source's own device
+    /// variables whose definitions no host edit can make `static` (see `host_shadows`).
+    pub local_host_symbols: Vec<String>,
     /// `__device__`/`__constant__` variables defined in the file.
     pub device_variables: Vec<DeviceVariable>,
     /// Qualified names of the kernel templates launched from host templates, whose instances
@@ -292,6 +295,7 @@ pub fn build<'c>(
         undefined: codegen.undefined,
         device_variables: codegen.device_variables,
         warnings,
+        local_host_symbols: shadows.local_symbols,
         host_edits: host_edits::in_order(
             host_edits::device_body_edits(
                 &root,

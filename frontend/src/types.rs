@@ -454,6 +454,36 @@ struct Run {
     llvm_index: i32,
 }
 
+thread_local! {
+    /// The records whose fields are being laid out, innermost last (canonical spellings).
+    static RECORDS_IN_PROGRESS: std::cell::RefCell<Vec<String>> = const {
+        std::cell::RefCell::new(Vec::new())
+    };
+}
+
+/// Marks a record as being laid out while it lives.
+struct InProgress;
+
+impl InProgress {
+    /// None if the record is already being laid out (met again through a member of its own).
+    fn enter(key: &str) -> Option<InProgress> {
+        RECORDS_IN_PROGRESS.with(|r| {
+            let mut r = r.borrow_mut();
+            if r.iter().any(|k| k == key) {
+                return None;
+            }
+            r.push(key.to_string());
+            Some(InProgress)
+        })
+    }
+}
+
+impl Drop for InProgress {
+    fn drop(&mut self) {
+        RECORDS_IN_PROGRESS.with(|r| r.borrow_mut().pop());
+    }
+}
+
 /// A record's fields with clang's offsets; the `!llvm.struct` mirrors them with explicit padding.
 fn record(ty: CType, loc: &SourceLoc) -> Result<Record> {
     let (Some(size), Some(align)) = (ty.size_of(), ty.align_of()) else {
@@ -463,6 +493,22 @@ fn record(ty: CType, loc: &SourceLoc) -> Result<Record> {
         ));
     };
     let is_union = ty.declaration().kind() == CXCursor_UnionDecl;
+    let name = ty.unqualified().spelling();
+    // A record met again while its fields are laid out, through a pointer or a reference to it
+    // among them (`Node* next`, or further down: `A` holding `B*` holding `A*`), is its size
+    // and alignment without fields: an expression that reads through such a member has a type
+    // of its own, made anew (with the fields), so the member's pointee is only named.
+    let Some(_in_progress) = InProgress::enter(&ty.spelling()) else {
+        return Ok(Record {
+            name,
+            is_union,
+            fields: Vec::new(),
+            field_decls: Vec::new(),
+            bit_storage: Vec::new(),
+            size,
+            align,
+        });
+    };
     let mut fields = Vec::new();
     let mut field_decls = Vec::new();
     let mut bit_storage = Vec::new();
@@ -589,7 +635,7 @@ fn record(ty: CType, loc: &SourceLoc) -> Result<Record> {
     }
     close(&mut run, &mut bit_storage, &mut end);
     Ok(Record {
-        name: ty.unqualified().spelling(),
+        name,
         is_union,
         fields,
         field_decls,

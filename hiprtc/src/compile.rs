@@ -9,7 +9,7 @@ use hipmlir_compiler::device::{compile_device, DeviceJob, DeviceMode, DeviceOutp
 use hipmlir_frontend::{FrontendOptions, UnitFiles};
 
 use crate::cache::Entry;
-use crate::options::{CompileOptions, RTC_MACRO};
+use crate::options::{CompileOptions, NO_ERROR_LIMIT, RTC_MACRO};
 use crate::result::HiprtcResult;
 
 /// What a compile is given.
@@ -45,7 +45,9 @@ pub fn compile(job: &Job) -> Result<(Entry, bool), Failure> {
     let frontend = FrontendOptions {
         hip_headers: job.include_dir.to_path_buf(),
         include_dirs: options.include_dirs.clone(),
-        macro_flags: std::iter::once(RTC_MACRO.to_string())
+        macro_flags: [RTC_MACRO, NO_ERROR_LIMIT]
+            .into_iter()
+            .map(String::from)
             .chain(options.parse_flags.iter().cloned())
             .collect(),
         std: options.std.clone(),

@@ -13,6 +13,10 @@ use hipmlir_compiler::cli::{
 /// The macro every compile at run time defines (as ROCm's hiprtc does).
 pub const RTC_MACRO: &str = "-D__HIPCC_RTC__";
 
+/// Every error goes to the program's log, as NVRTC reports them (clang stops after 20); the
+/// program's own `-ferror-limit=N`, which comes later, wins.
+pub const NO_ERROR_LIMIT: &str = "-ferror-limit=0";
+
 /// What one compile's options ask for.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct CompileOptions {

@@ -92,6 +92,8 @@ pub use api::stream_attach::*;
 pub use api::surface::*;
 pub use api::texture_driver::*;
 pub use api::virtual_memory::*;
+// Other APIs' objects (hiptests).
+pub use api::interop::*;
 pub use api::{hipError_t, hipEvent_t, hipStream_t};
 pub use arrays::{Array3DDescriptor, ArrayDescriptor, ChannelFormatDesc, Memcpy3DParms, Pos};
 pub use backend::{Dim3, Extent, FuncAttributes, MemcpyKind, PitchedPtr, PointerAttributes};

@@ -11,10 +11,13 @@
 //!   admits), else OpenCL. A driver that loads but fails is reported and OpenCL is used.
 //!
 //! `hipGetDeviceCount` counts the chosen backend's devices; `HIPMLIR_DEVICE` (an index or a name
-//! substring) narrows either backend's list.
+//! substring) narrows either backend's list, and then HIP's visibility variables
+//! (`HIP_VISIBLE_DEVICES` and its kin, see `device_info::Visibility`), which may leave none: then
+//! every call is `hipErrorNoDevice`, as in HIP.
 
 use std::sync::OnceLock;
 
+use crate::backend::device_info::Visibility;
 use crate::backend::Backend;
 use crate::error::{Failure, HipError, HipResult};
 use crate::hlog;
@@ -86,7 +89,7 @@ fn open() -> Result<Box<dyn Backend>, String> {
     };
     let has_devices = opened.as_ref().map(|o| o.is_some()).map_err(Clone::clone);
     let choice = decide(request, &has_devices)?;
-    match (choice, opened) {
+    let backend: Box<dyn Backend> = match (choice, opened) {
         (Choice::Cuda, Ok(Some(rt))) => {
             for d in &rt.devices {
                 hlog!(
@@ -98,10 +101,17 @@ fn open() -> Result<Box<dyn Backend>, String> {
                     rt.driver_version
                 );
             }
-            Ok(Box::new(cuda::install(rt)))
+            Box::new(cuda::install(rt))
         }
-        _ => Ok(Box::new(opencl::open()?)),
+        _ => Box::new(opencl::open()?),
+    };
+    if backend.device_count() == 0 {
+        let hidden_by = Visibility::from_env(choice == Choice::Cuda).describe();
+        return Err(format!(
+            "no HIP device is visible: {hidden_by} hides every device"
+        ));
     }
+    Ok(backend)
 }
 
 static BACKEND: OnceLock<Result<Box<dyn Backend>, String>> = OnceLock::new();

@@ -122,6 +122,18 @@ fn register(
     Ok(handle)
 }
 
+/// The bytes of `device`'s memory that physical allocations hold (for `hipMemGetInfo`, which
+/// counts them as used whether mapped or not, as the CUDA driver does).
+pub fn physical_bytes(device: DeviceId) -> u64 {
+    PHYSICAL
+        .all()
+        .iter()
+        .filter(|(_, p)| p.device == device)
+        .filter_map(|(_, p)| p.memory.size())
+        .map(|size| size as u64)
+        .sum()
+}
+
 /// `hipMemCreate`: `size` bytes of `device`'s memory (a multiple of its granularity), exportable
 /// as the `handle_types` say (checked by the caller: none or a POSIX file descriptor).
 pub fn create(device: &dyn Device, size: usize, handle_types: u32) -> HipResult<usize> {

@@ -309,7 +309,7 @@ fn gpu_module_launch_streams_and_events() {
         }
         ok(hipModuleUnload(module2));
 
-        // Misuse is an error code, not a crash.
+        // Misuse is an error code, not a crash (an empty grid is HIP's invalid value).
         expect_code(
             hipModuleLaunchKernel(
                 f,
@@ -324,7 +324,7 @@ fn gpu_module_launch_streams_and_events() {
                 params.as_mut_ptr(),
                 std::ptr::null_mut(),
             ),
-            HipError::InvalidConfiguration,
+            HipError::InvalidValue,
         );
         expect_code(
             hipModuleLaunchKernel(

@@ -501,16 +501,22 @@ fn bad_launch_configurations() {
         .set(1, 0usize)
         .set(2, 0usize)
         .set(3, 0i32);
-    for (grid, block) in [
-        (dim3(0, 1, 1), dim3(1, 1, 1)),
-        (dim3(1, 1, 1), dim3(1, 1, 0)),
-        (dim3(1, 1, 1), dim3(1 << 20, 1, 1)),
-        (dim3(1, 1, 1), dim3(1024, 1024, 1)),
-    ] {
-        expect_code(
-            launch("vadd", grid, block, &args.bytes),
+    // An empty shape is HIP's invalid value; one too large, its invalid configuration.
+    for (grid, block, code) in [
+        (dim3(0, 1, 1), dim3(1, 1, 1), HipError::InvalidValue),
+        (dim3(1, 1, 1), dim3(1, 1, 0), HipError::InvalidValue),
+        (
+            dim3(1, 1, 1),
+            dim3(1 << 20, 1, 1),
             HipError::InvalidConfiguration,
-        );
+        ),
+        (
+            dim3(1, 1, 1),
+            dim3(1024, 1024, 1),
+            HipError::InvalidConfiguration,
+        ),
+    ] {
+        expect_code(launch("vadd", grid, block, &args.bytes), code);
     }
     let name = CString::new("vadd").unwrap();
     expect_code(

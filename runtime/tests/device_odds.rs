@@ -356,6 +356,8 @@ fn stream_waits_hold_work_until_the_word_meets_the_comparison() {
     let n = 256usize;
     let out = DeviceBuffer::new(n * 4);
     let writer = new_stream(1);
+    // Written in the held stream's order: the write returns at once, and lands after the wait.
+    let flag = allocate_words(WordIn::Pinned) as *mut u32;
     for kind in [WordIn::Device, WordIn::Pinned, WordIn::Managed] {
         let word = allocate_words(kind);
         let all = cases32
@@ -388,14 +390,26 @@ fn stream_waits_hold_work_until_the_word_meets_the_comparison() {
                 ));
             }
             launch_on(&k.mark, out.ptr, n as i32, case as i32 * 1000, s);
+            let before = unsafe { flag.read_volatile() };
+            ok(hipStreamWriteValue32(s, flag.cast(), before + 1, 0));
             std::thread::sleep(Duration::from_millis(5));
             expect_code(hipStreamQuery(s), HipError::NotReady);
+            assert_eq!(
+                unsafe { flag.read_volatile() },
+                before,
+                "{what}: written too early"
+            );
             // Still failing: still held.
             store(kind, word, fail, bits64, writer);
             std::thread::sleep(Duration::from_millis(5));
             expect_code(hipStreamQuery(s), HipError::NotReady);
             store(kind, word, pass, bits64, writer);
             ok(hipStreamSynchronize(s));
+            assert_eq!(
+                unsafe { flag.read_volatile() },
+                before + 1,
+                "{what}: not written"
+            );
             check(
                 &out.download::<i32>(n),
                 |i| case as i32 * 1000 + i as i32,
@@ -460,6 +474,7 @@ fn stream_waits_hold_work_until_the_word_meets_the_comparison() {
     );
     ok(hipStreamDestroy(s));
     ok(hipStreamDestroy(writer));
+    free_words(WordIn::Pinned, flag.cast());
 }
 
 static DESTROYED: AtomicUsize = AtomicUsize::new(0);
@@ -725,6 +740,77 @@ fn stream_queries_and_their_misuse() {
     );
     expect_code(hipIpcCloseMemHandle(null_mut()), HipError::InvalidValue);
     ok(hipStreamDestroy(s));
+}
+
+#[test]
+fn external_memory_and_semaphores_are_refused_with_hips_codes() {
+    k();
+    // An import with a valid description: no backend imports another API's objects.
+    let mut description = [0u32; 40];
+    description[0] = 1; // hipExternal*HandleTypeOpaqueFd
+    let mut imported = null_mut();
+    expect_code(
+        unsafe { hipImportExternalMemory(&mut imported, description.as_ptr().cast()) },
+        HipError::NotSupported,
+    );
+    expect_code(
+        unsafe { hipImportExternalSemaphore(&mut imported, description.as_ptr().cast()) },
+        HipError::NotSupported,
+    );
+    assert!(imported.is_null(), "a refused import wrote a handle");
+    // HIP's argument checks come first.
+    expect_code(
+        unsafe { hipImportExternalMemory(null_mut(), description.as_ptr().cast()) },
+        HipError::InvalidValue,
+    );
+    expect_code(
+        unsafe { hipImportExternalMemory(&mut imported, null()) },
+        HipError::InvalidValue,
+    );
+    description[0] = 11; // no handle type of either kind
+    expect_code(
+        unsafe { hipImportExternalSemaphore(&mut imported, description.as_ptr().cast()) },
+        HipError::InvalidValue,
+    );
+    // A signal or a wait: null arrays, no semaphores, a handle never imported.
+    let params = [0u64; 18];
+    let params = params.as_ptr().cast();
+    let never_imported: *mut c_void = description.as_mut_ptr().cast();
+    for operation in [
+        hipSignalExternalSemaphoresAsync as unsafe extern "C" fn(_, _, _, _) -> _,
+        hipWaitExternalSemaphoresAsync,
+    ] {
+        expect_code(
+            unsafe { operation(null(), params, 1, null_mut()) },
+            HipError::InvalidValue,
+        );
+        expect_code(
+            unsafe { operation(&never_imported, null(), 1, null_mut()) },
+            HipError::InvalidValue,
+        );
+        expect_code(
+            unsafe { operation(&never_imported, params, 0, null_mut()) },
+            HipError::InvalidValue,
+        );
+        expect_code(
+            unsafe { operation(&never_imported, params, 1, null_mut()) },
+            HipError::InvalidValue,
+        );
+    }
+    expect_code(
+        hipDestroyExternalSemaphore(null_mut()),
+        HipError::InvalidValue,
+    );
+    expect_code(
+        hipDestroyExternalSemaphore(never_imported),
+        HipError::InvalidValue,
+    );
+    expect_code(hipDestroyExternalMemory(null_mut()), HipError::InvalidValue);
+    let mut mapped = null_mut();
+    expect_code(
+        unsafe { hipExternalMemoryGetMappedBuffer(&mut mapped, never_imported, params) },
+        HipError::InvalidValue,
+    );
 }
 
 #[test]

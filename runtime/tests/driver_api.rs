@@ -584,17 +584,24 @@ fn contexts_stack_per_thread_and_share_their_device() {
 
     // A created context is pushed and current; the primary one above it, then popped.
     let mut created = null_mut();
-    ok(unsafe { hipCtxCreate(&mut created, 4, 0) });
+    // (Blocking sync, hipDeviceMapHost and hipDeviceLmemResizeToMax.)
+    ok(unsafe { hipCtxCreate(&mut created, 4 | 8 | 0x10, 0) });
     assert!(!created.is_null() && created != primary);
     assert_eq!(current(), created);
     ok(unsafe { hipCtxGetFlags(&mut flags) });
-    assert_eq!(flags, 4);
+    assert_eq!(flags, 4 | 8 | 0x10);
+    // The device's flags, as the runtime API reads them, are the current context's.
+    let mut device_flags = 0;
+    ok(unsafe { hipGetDeviceFlags(&mut device_flags) });
+    assert_eq!(device_flags, 4 | 8 | 0x10);
     ok(hipCtxPushCurrent(primary));
     assert_eq!(current(), primary);
     ok(unsafe { hipCtxGetFlags(&mut flags) });
     let mut primary_flags = 0;
     ok(unsafe { hipDevicePrimaryCtxGetState(0, &mut primary_flags, null_mut()) });
     assert_eq!(flags, primary_flags);
+    ok(unsafe { hipGetDeviceFlags(&mut device_flags) });
+    assert_eq!(device_flags, primary_flags & 7);
     let mut popped = null_mut();
     ok(unsafe { hipCtxPopCurrent(&mut popped) });
     assert_eq!((popped, current()), (primary, created));

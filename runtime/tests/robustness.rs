@@ -142,13 +142,17 @@ fn launch_shapes_beyond_the_device_limits_are_refused() {
         (dim3(1, 1, 1), dim3(props.maxThreadsDim[0] as u32 + 1, 1, 1)),
         (dim3(1, 1, 1), dim3(1, 1, props.maxThreadsDim[2] as u32 + 1)),
         (dim3(1, 1, 1), dim3(props.maxThreadsPerBlock as u32, 2, 1)),
-        (dim3(0, 1, 1), dim3(1, 1, 1)),
     ] {
         expect_code(
             launch("touch", grid, block, &args.bytes),
             HipError::InvalidConfiguration,
         );
     }
+    // An empty one is HIP's invalid value.
+    expect_code(
+        launch("touch", dim3(0, 1, 1), dim3(1, 1, 1), &args.bytes),
+        HipError::InvalidValue,
+    );
     assert!(
         started.elapsed().as_secs() < 10,
         "refusals must be immediate"

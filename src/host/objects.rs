@@ -34,6 +34,18 @@ pub fn strip_device_code(object: &Path, out: &Path, verbose: bool) -> Result<()>
     run(cmd, verbose, Tool::Objcopy)
 }
 
+/// Gives `symbols` of a host object local binding: the internal linkage of device variables'
+/// shadows that the source's text could not declare `static` (see the frontend's `host_shadows`).
+pub fn localize_symbols(object: &Path, symbols: &[String], verbose: bool) -> Result<()> {
+    if symbols.is_empty() {
+        return Ok(());
+    }
+    let mut cmd = Command::new("objcopy");
+    cmd.args(symbols.iter().map(|s| format!("--localize-symbol={s}")));
+    cmd.arg(object);
+    run(cmd, verbose, Tool::Objcopy)
+}
+
 /// Adds a device image's entries as `__CLANG_OFFLOAD_BUNDLE__<id>` sections, which
 /// `clang-offload-bundler -type=o` lists and unbundles (a link drops the objects' own copies,
 /// which are marked excluded as clang marks them).

@@ -1,6 +1,6 @@
 // hiprtc's answers to bad input: null arguments, handles never made or destroyed before, calls
-// in the wrong order, a syntax error, an unknown option, name expressions that name no kernel,
-// and misuse of the link API. Each is an error code (with the log saying why where there is
+// in the wrong order, a syntax error, many errors (every one in the log, or as many as the program
+// allows), an unknown option, name expressions that name no kernel, and misuse of the link API. Each is an error code (with the log saying why where there is
 // one), never a crash; after all of them a program still compiles and its kernel runs.
 #include <cstring>
 
@@ -150,6 +150,33 @@ int main() {
   expect_failure(kGood, {"--no-such-option"}, {}, HIPRTC_ERROR_INVALID_OPTION,
                  "unknown option '--no-such-option'");
   expect_failure(kGood, {"-I"}, {}, HIPRTC_ERROR_INVALID_OPTION, "needs a value");
+  // Every error is in the log (as NVRTC reports them), unless the program limits them.
+  std::string many = "__global__ void many(int* p) {\n";
+  for (int i = 0; i < 30; ++i) {
+    many += "  p[" + std::to_string(i) + "] = undeclared" + std::to_string(i) + ";\n";
+  }
+  many += "}\n";
+  for (int limit : {0, 5}) {
+    std::string option = "-ferror-limit=" + std::to_string(limit);
+    std::vector<const char*> options;
+    if (limit) options.push_back(option.c_str());
+    hiprtcProgram errors;
+    HIPRTC_CHECK(hiprtcCreateProgram(&errors, many.c_str(), "many.cu", 0, nullptr, nullptr));
+    EXPECT_RTC(hiprtcCompileProgram(errors, static_cast<int>(options.size()), options.data()),
+               HIPRTC_ERROR_COMPILATION);
+    std::string log = program_log(errors);
+    int count = 0;
+    for (size_t at = log.find("error: use of undeclared"); at != std::string::npos;
+         at = log.find("error: use of undeclared", at + 1)) {
+      ++count;
+    }
+    if (count != (limit ? limit : 30)) {
+      std::printf("%d undeclared names reported with '%s':\n%s\n", count, option.c_str(),
+                  log.c_str());
+      return 1;
+    }
+    HIPRTC_CHECK(hiprtcDestroyProgram(&errors));
+  }
   expect_failure(kGood, {}, {"no_such_kernel<int>"}, HIPRTC_ERROR_COMPILATION,
                  "<name expression 1>:1:1: error: use of undeclared identifier 'no_such_kernel'");
   expect_failure(kGood, {}, {"twice<int>", "1 + 1"}, HIPRTC_ERROR_COMPILATION,

@@ -1,6 +1,8 @@
 // The device's clocks: clock64(), clock() and wall_clock64() read in kernels. Each thread's cycle
 // clock never goes back and advances across a busy loop; the wall clock, divided by
-// hipDeviceAttributeWallClockRate, measures the host's own time between two launches.
+// hipDeviceAttributeWallClockRate, measures the host's own time between two launches; a kernel
+// that waits a number of milliseconds by clock64() and hipDeviceAttributeClockRate (as programs
+// delay on the device) takes about that long.
 #include "test_common.h"
 
 #include <chrono>
@@ -34,6 +36,13 @@ __global__ void timed(Stamps* stamps, float* out, int iterations) {
   s.wall_after = wall_clock64();
   out[i] = x;
   stamps[i] = s;
+}
+
+// Spins until clock64() has advanced by `ticks`.
+__global__ void delay(long long ticks, long long* spins) {
+  long long start = clock64(), n = 0;
+  while (clock64() - start < ticks) ++n;
+  spins[0] = n;
 }
 
 __global__ void read_wall_clock(unsigned long long* when) {
@@ -108,6 +117,22 @@ int main() {
   }
   failures += report("wall_clock64 at hipDeviceAttributeWallClockRate", bad);
 
+  // A delay of 40 ms by the cycle clock at clockRate (kHz: ticks per millisecond) lasts at least
+  // nearly that long on the host's clock (a GPU below its top clock takes longer).
+  int clock_khz = 0;
+  HIP_CHECK(hipDeviceGetAttribute(&clock_khz, hipDeviceAttributeClockRate, 0));
+  long long* d_spins = nullptr;
+  HIP_CHECK(hipMalloc(&d_spins, sizeof(long long)));
+  const double delay_ms = 40.0;
+  auto d0 = host_clock::now();
+  delay<<<1, 1>>>(static_cast<long long>(delay_ms * clock_khz), d_spins);
+  HIP_CHECK(hipDeviceSynchronize());
+  double took = std::chrono::duration<double, std::milli>(host_clock::now() - d0).count();
+  bad = clock_khz <= 0 || took < delay_ms * 0.9 || took > delay_ms * 20;
+  if (bad) std::printf("delay of %.1f ms at %d kHz took %.3f ms\n", delay_ms, clock_khz, took);
+  failures += report("a delay by clock64 at hipDeviceAttributeClockRate", bad);
+
+  HIP_CHECK(hipFree(d_spins));
   HIP_CHECK(hipFree(d_stamps));
   HIP_CHECK(hipFree(d_out));
   HIP_CHECK(hipFree(d_when));

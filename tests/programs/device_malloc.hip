@@ -2,8 +2,8 @@
 // memset and memcpy on the memory), memory reused after free (far more allocations than the heap
 // holds), malloc returning NULL when the heap is exhausted, memory allocated by one kernel and
 // freed by another, and new/delete of objects with constructors and destructors (single objects,
-// arrays, braced lists, placement new), in templates. Every result is compared with a host
-// reference.
+// arrays, braced lists, placement new), in templates; the heap counted as memory in use by
+// hipMemGetInfo. Every result is compared with a host reference.
 #include "test_common.h"
 
 #include <cstring>
@@ -188,6 +188,14 @@ int main() {
     ++bad;
   }
   (void)hipGetLastError();  // the refusal above is the last error
+  // The heap is device memory in use, as hipMemGetInfo says.
+  size_t free_mem = 0, total_mem = 0;
+  HIP_CHECK(hipMemGetInfo(&free_mem, &total_mem));
+  if (total_mem - free_mem < kHeapBytes) {
+    std::printf("hipMemGetInfo: %zu bytes in use, the heap alone is %zu\n", total_mem - free_mem,
+                static_cast<size_t>(kHeapBytes));
+    ++bad;
+  }
 
   // 4096 threads x 64 rounds x 512-byte blocks is 128 MiB: 8 times the heap.
   const int churners = 4096;

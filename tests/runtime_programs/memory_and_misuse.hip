@@ -95,7 +95,7 @@ int main() {
   // Launches too large for the device, and empty ones.
   EXPECT_ERROR(hipLaunchKernelGGL(scale_add, dim3(1), dim3(props.maxThreadsPerBlock + 1), 0, 0, managed, 1L, 0L, n),
                hipErrorInvalidConfiguration);
-  EXPECT_ERROR(hipLaunchKernelGGL(scale_add, dim3(0), dim3(64), 0, 0, managed, 1L, 0L, n), hipErrorInvalidConfiguration);
+  EXPECT_ERROR(hipLaunchKernelGGL(scale_add, dim3(0), dim3(64), 0, 0, managed, 1L, 0L, n), hipErrorInvalidValue);
   EXPECT_ERROR(hipLaunchKernelGGL(scale_add, dim3(1), dim3(64), props.sharedMemPerBlock + 1, 0, managed, 1L, 0L, n),
                hipErrorInvalidConfiguration);
   // Device limits: what OpenCL can honour succeeds, the rest is an error code.

@@ -1,8 +1,9 @@
 // Virtual memory management as HIP programs use it: physical allocations mapped into reserved
 // address ranges, several of them side by side as one buffer for copies, fills and kernels;
 // one allocation mapped at two addresses (the same bytes at both); part of an allocation at an
-// offset; access given, read back, narrowed to reading; handles retained and released; an
-// allocation exported as a file descriptor to a child process that changes it; and misuse.
+// offset; access given, read back, narrowed to reading; handles retained and released;
+// hipMemGetInfo counting physical allocations; an allocation exported as a file descriptor to a
+// child process that changes it; and misuse.
 // Device results are compared with host references on every element.
 //
 // Run with an argument "child <fd> <bytes>" it is that child: it imports the descriptor, maps
@@ -455,6 +456,25 @@ int misuse(size_t g) {
   return bad;
 }
 
+// A physical allocation is device memory in use whether mapped or not: hipMemGetInfo's free
+// memory drops by its size while it lives (a 64 MiB one: far above what the runtime itself may
+// allocate meanwhile) and comes back once it is released.
+int counted_as_used(size_t g) {
+  int bad = 0;
+  const size_t bytes = (64u << 20) / g * g + g;
+  size_t free_before = 0, free_during = 0, free_after = 0, total = 0;
+  HIP_CHECK(hipMemGetInfo(&free_before, &total));
+  hipMemGenericAllocationHandle_t h;
+  hipMemAllocationProp prop = device_prop(0);
+  HIP_CHECK(hipMemCreate(&h, bytes, &prop, 0));
+  HIP_CHECK(hipMemGetInfo(&free_during, &total));
+  HIP_CHECK(hipMemRelease(h));
+  HIP_CHECK(hipMemGetInfo(&free_after, &total));
+  EXPECT(free_during + bytes <= free_before);
+  EXPECT(free_after >= free_during + bytes / 2);
+  return bad;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -487,6 +507,7 @@ int main(int argc, char** argv) {
   bad += access_rules(chunk);
   bad += remap(chunk);
   bad += shared_with_a_child(chunk, argv[0]);
+  bad += counted_as_used(minimum);
   bad += misuse(minimum);
   return report("virtual_memory", bad);
 }

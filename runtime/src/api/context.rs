@@ -142,6 +142,16 @@ fn current() -> HipResult<(usize, Arc<Context>)> {
     Ok((handle, context(handle as hipCtx_t)?))
 }
 
+/// The flags of the calling thread's current context if `hipCtxCreate` made it (None for a
+/// primary context, whose flags are its device's).
+pub(crate) fn created_context_flags() -> HipResult<Option<u32>> {
+    let Some(top) = with_stack(|s| s.last().copied())? else {
+        return Ok(None);
+    };
+    let ctx = context(top as hipCtx_t)?;
+    Ok((!ctx.primary).then(|| ctx.settings().flags))
+}
+
 /// Makes `ctx`'s device the calling thread's.
 fn enter(ctx: &Context) -> HipResult<()> {
     set_current_device(device_at(ctx.device as c_int)?)

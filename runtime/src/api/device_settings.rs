@@ -24,8 +24,9 @@ pub extern "C" fn hipSetDeviceFlags(flags: c_uint) -> hipError_t {
     })
 }
 
-/// Writes the calling thread's device's scheduling flags (0, `hipDeviceScheduleAuto`, until
-/// set; the other flags are not reported back, as in ROCm).
+/// Writes the flags of the calling thread's current context: one made by `hipCtxCreate` has
+/// the flags it was created with; else the device's scheduling flags (0, `hipDeviceScheduleAuto`,
+/// until set; the other flags are not reported back, as in ROCm).
 ///
 /// # Safety
 /// `flags` must be null or valid for writing an `unsigned int`.
@@ -35,7 +36,10 @@ pub unsafe extern "C" fn hipGetDeviceFlags(flags: *mut c_uint) -> hipError_t {
         if flags.is_null() {
             return Err(Failure::invalid_value("the flags pointer is null"));
         }
-        let value = current_device()?.device_flags()?.reported();
+        let value = match super::context::created_context_flags()? {
+            Some(flags) => flags,
+            None => current_device()?.device_flags()?.reported(),
+        };
         // SAFETY: checked non-null; valid per the caller.
         unsafe { write_out(flags, value, "the flags pointer") }
     })

@@ -1796,10 +1796,7 @@ pub extern "C" fn hipGraphReleaseUserObject(
 // ---- external semaphore nodes ----
 
 fn external_semaphores() -> Failure {
-    Failure::new(
-        HipError::NotSupported,
-        "not supported by hipmlir: external semaphores (Vulkan/DirectX interop) do not exist here",
-    )
+    super::interop::no_external_objects("external semaphores")
 }
 
 macro_rules! no_external_semaphores {

@@ -27,6 +27,7 @@ pub mod errors;
 pub mod event;
 pub mod graph;
 pub mod graph_exec;
+pub mod interop;
 pub mod introspection;
 pub mod ipc;
 pub mod launch;
@@ -73,8 +74,37 @@ pub type hipStream_t = *mut c_void;
 #[allow(non_camel_case_types)]
 pub type hipEvent_t = *mut c_void;
 
-/// Runs an API body: catches panics, reports failures, records the last error.
+/// The calls HIP answers without a device (error names and strings, versions, the call
+/// configuration) or that answer a missing device themselves (`hipGetDeviceCount` writes 0);
+/// hipmlir's registrations, run before `main`, are never to open a backend either.
+const DEVICE_FREE: &[&str] = &[
+    "hipGetDeviceCount",
+    "hipGetErrorName",
+    "hipGetErrorString",
+    "hipDrvGetErrorName",
+    "hipDrvGetErrorString",
+    "hipRuntimeGetVersion",
+    "hipDriverGetVersion",
+    "__hipPushCallConfiguration",
+    "__hipPopCallConfiguration",
+];
+
+/// Whether `function` initializes the runtime (opens the backend), as every HIP call but
+/// [`DEVICE_FREE`]'s does.
+fn opens_the_backend(function: &str) -> bool {
+    !function.starts_with("__hipmlirRegister") && !DEVICE_FREE.contains(&function)
+}
+
+/// Runs an API body: catches panics, reports failures, records the last error. As HIP
+/// initializes its runtime at every call, a call first opens the backend: without a device it
+/// answers `hipErrorNoDevice` before any other check (`hipHostFree(nullptr)` too).
 pub(crate) fn guard(function: &str, body: impl FnOnce() -> HipResult<()>) -> hipError_t {
+    let body = || {
+        if crate::select::backend_if_initialized().is_none() && opens_the_backend(function) {
+            backend()?;
+        }
+        body()
+    };
     let code = match catch_unwind(AssertUnwindSafe(body)) {
         Ok(Ok(())) => HipError::Success,
         Ok(Err(failure)) => {

@@ -1,6 +1,7 @@
 //! What the runtime knows about a device, in the terms both backends share (the OpenCL backend
 //! queries it from the driver, the CUDA backend fills it from the driver's attributes), and the
-//! rules both apply to it: the warp size, device filters (`HIPMLIR_DEVICE`).
+//! rules both apply to it: the warp size, device filters (`HIPMLIR_DEVICE`), and the variables
+//! that hide devices as HIP's runtimes do (`HIP_VISIBLE_DEVICES` and its kin).
 
 /// What the runtime needs to know about the device, queried once.
 #[derive(Debug, Clone, PartialEq, Default)]
@@ -143,6 +144,69 @@ pub fn select_devices(
     Ok(chosen)
 }
 
+/// The variables that hide devices as HIP's runtimes do, each applied to what the one before
+/// leaves: `ROCR_VISIBLE_DEVICES` (ROCm's layer beneath HIP), then `HIP_VISIBLE_DEVICES`, or,
+/// where that is unset, `CUDA_VISIBLE_DEVICES` (which AMD's HIP reads too). Each is a list of
+/// device indices read up to its first entry that is no index of the devices left (`-1` hides
+/// every device), as HIP reads it. An unset or empty variable hides nothing.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Visibility {
+    lists: Vec<(&'static str, String)>,
+}
+
+impl Visibility {
+    /// The variables of the environment. The CUDA backend passes `cuda_driver`: the driver
+    /// applies `CUDA_VISIBLE_DEVICES` itself.
+    pub fn from_env(cuda_driver: bool) -> Self {
+        let read = |name: &'static str| {
+            std::env::var(name)
+                .ok()
+                .filter(|v| !v.trim().is_empty())
+                .map(|v| (name, v))
+        };
+        let hip = read("HIP_VISIBLE_DEVICES").or_else(|| {
+            (!cuda_driver)
+                .then(|| read("CUDA_VISIBLE_DEVICES"))
+                .flatten()
+        });
+        Visibility {
+            lists: read("ROCR_VISIBLE_DEVICES")
+                .into_iter()
+                .chain(hip)
+                .collect(),
+        }
+    }
+
+    #[cfg(test)]
+    fn of(lists: &[(&'static str, &str)]) -> Self {
+        Visibility {
+            lists: lists.iter().map(|&(n, v)| (n, v.to_string())).collect(),
+        }
+    }
+
+    /// The indices among `count` devices that stay visible, in the order the lists give them.
+    pub fn apply(&self, count: usize) -> Vec<usize> {
+        let mut kept: Vec<usize> = (0..count).collect();
+        for (_, list) in &self.lists {
+            let mut next = Vec::new();
+            for entry in list.split(',').map(str::trim) {
+                match entry.parse::<usize>() {
+                    Ok(i) if i < kept.len() && !next.contains(&kept[i]) => next.push(kept[i]),
+                    _ => break,
+                }
+            }
+            kept = next;
+        }
+        kept
+    }
+
+    /// The variables set, as `NAME=value` (for messages); empty when none is.
+    pub fn describe(&self) -> String {
+        let set: Vec<String> = self.lists.iter().map(|(n, v)| format!("{n}={v}")).collect();
+        set.join(" ")
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -188,6 +252,27 @@ mod tests {
         assert!(select_devices(Some("0,nvidia"), &names, true)
             .unwrap_err()
             .contains("HIPMLIR_DEVICE=0,nvidia: 'nvidia' matches none"));
+    }
+
+    #[test]
+    fn visibility_lists_read_up_to_their_first_bad_entry() {
+        let hip = |v| Visibility::of(&[("HIP_VISIBLE_DEVICES", v)]);
+        assert_eq!(Visibility::default().apply(3), [0, 1, 2]);
+        assert_eq!(hip("-1").apply(3), Vec::<usize>::new());
+        assert_eq!(hip("2,0").apply(3), [2, 0]);
+        assert_eq!(hip("1,3,0").apply(3), [1]);
+        assert_eq!(hip("0,0,1").apply(3), [0]);
+        assert_eq!(hip("x").apply(3), Vec::<usize>::new());
+        // The second list indexes what the first leaves.
+        let both = Visibility::of(&[
+            ("ROCR_VISIBLE_DEVICES", "2,1"),
+            ("HIP_VISIBLE_DEVICES", "1"),
+        ]);
+        assert_eq!(both.apply(3), [1]);
+        assert_eq!(
+            both.describe(),
+            "ROCR_VISIBLE_DEVICES=2,1 HIP_VISIBLE_DEVICES=1"
+        );
     }
 
     #[test]

@@ -30,6 +30,19 @@ impl Dim3 {
     }
 }
 
+/// A launch shape with a dimension of 0 is `hipErrorInvalidValue`, as HIP answers (a shape
+/// too large for the device is `hipErrorInvalidConfiguration`, the backend's to judge).
+pub fn check_nonempty_shape(grid: Dim3, block: Dim3) -> crate::error::HipResult<()> {
+    let (g, b) = (grid.as_array(), block.as_array());
+    if g.contains(&0) || b.contains(&0) {
+        return Err(crate::error::Failure::invalid_value(format!(
+            "grid ({}, {}, {}) and block ({}, {}, {}) must be at least 1 in every dimension",
+            g[0], g[1], g[2], b[0], b[1], b[2]
+        )));
+    }
+    Ok(())
+}
+
 /// The most blocks in each grid dimension (`hipDeviceProp_t.maxGridSize`) where the device does
 /// not say: OpenCL bounds only the global size, so HIP's x limit is used for every dimension.
 pub const MAX_GRID_DIM: i32 = i32::MAX;

@@ -8,14 +8,15 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, OnceLock};
 
 use super::driver::{check, driver_present, error_name, sys};
-use crate::backend::device_info::filter_matches;
+use crate::backend::device_info::{filter_matches, Visibility};
 use crate::backend::{DeviceInfo, DeviceSettings, Stream};
 use crate::error::HipResult;
 use crate::props::HipDeviceProp;
 
 /// One GPU as a HIP device.
 pub struct CudaDevice {
-    /// Its HIP ordinal: the index among the devices `HIPMLIR_DEVICE` admits.
+    /// Its HIP ordinal: the index among the devices `HIPMLIR_DEVICE` admits and HIP's
+    /// visibility variables leave.
     pub index: usize,
     /// The driver's ordinal (`CUdevice`).
     pub ordinal: sys::CUdevice,
@@ -247,6 +248,16 @@ pub fn open(filter: Option<&str>) -> Result<Option<CudaRuntime>, String> {
     if devices.is_empty() {
         return Ok(None);
     }
+    // HIP's visibility variables hide some of them (maybe all: then there is no HIP device, see
+    // `select`); the rest are renumbered.
+    let visible = Visibility::from_env(true).apply(devices.len());
+    let mut all: Vec<Option<CudaDevice>> = devices.into_iter().map(Some).collect();
+    let devices: Vec<CudaDevice> = visible
+        .into_iter()
+        .filter_map(|i| all[i].take())
+        .enumerate()
+        .map(|(index, device)| CudaDevice { index, ..device })
+        .collect();
     Ok(Some(CudaRuntime {
         devices,
         driver_version,

@@ -109,14 +109,9 @@ pub fn plan(
 }
 
 fn check_shape(grid: Dim3, block: Dim3, shmem: usize, device: &CudaDevice) -> HipResult<()> {
-    let (g, b) = ([grid.x, grid.y, grid.z], [block.x, block.y, block.z]);
+    crate::backend::types::check_nonempty_shape(grid, block)?;
+    let (g, b) = (grid.as_array(), block.as_array());
     let config = |m: String| Failure::new(HipError::InvalidConfiguration, m);
-    if g.contains(&0) || b.contains(&0) {
-        return Err(config(format!(
-            "grid ({}, {}, {}) and block ({}, {}, {}) must be at least 1 in every dimension",
-            g[0], g[1], g[2], b[0], b[1], b[2]
-        )));
-    }
     let p = &device.props;
     let threads: u64 = b.iter().map(|&d| u64::from(d)).product();
     if threads > p.maxThreadsPerBlock.max(1) as u64 {

@@ -30,6 +30,12 @@ impl Device for Runtime {
         let mut p = HipDeviceProp::from_device(&self.info);
         // clock64 counts the device clock's ticks.
         p.clockInstructionRate = super::clock_rate::device_clock_khz(self);
+        // A driver that states no clock frequency (Intel's CPU runtime says 0 MHz): the clock
+        // clock64 reads is the one the device has. Programs turn clock64's ticks into time
+        // with clockRate (as on NVIDIA GPUs, where it is the rate clock64 counts at).
+        if p.clockRate == 0 {
+            p.clockRate = p.clockInstructionRate;
+        }
         p
     }
 
@@ -131,7 +137,9 @@ impl Device for Runtime {
     /// this process has allocated.
     fn memory_info(&self) -> HipResult<(usize, usize)> {
         let all = self.info.global_mem_size;
-        let available = all.saturating_sub(memory::device_bytes_in_use(self));
+        // What allocations, the device heap and physical allocations of virtual memory hold.
+        let used = memory::device_bytes_in_use(self) + crate::vmm::physical_bytes(self.id);
+        let available = all.saturating_sub(used);
         let size = |v: u64| usize::try_from(v).unwrap_or(usize::MAX);
         Ok((size(available), size(all)))
     }

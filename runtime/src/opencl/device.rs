@@ -14,7 +14,7 @@ use opencl3::device::{Device, CL_DEVICE_TYPE_ALL};
 use super::memory::AllocationTable;
 use super::memory_model::{MemoryBackend, MemoryPreference};
 use super::stream::ClQueue;
-use crate::backend::device_info::{filter_matches, select_devices};
+use crate::backend::device_info::{filter_matches, select_devices, Visibility};
 use crate::backend::{DeviceId, DeviceInfo, DeviceSettings, Stream, StreamFlags};
 use crate::error::{Failure, HipError, HipResult};
 use crate::hlog;
@@ -235,6 +235,12 @@ fn open_selected() -> Result<Vec<Runtime>, String> {
     }
     let names: Vec<String> = usable.iter().map(|(_, _, _, n)| n.clone()).collect();
     let chosen = select_devices(device_filter.as_deref(), &names, true)?;
+    // HIP's visibility variables (none left: there is no HIP device, see `select`).
+    let chosen: Vec<usize> = Visibility::from_env(false)
+        .apply(chosen.len())
+        .into_iter()
+        .map(|i| chosen[i])
+        .collect();
     let mut opened = Vec::with_capacity(chosen.len());
     for (id, index) in chosen.into_iter().enumerate() {
         let (platform, device, memory, name) = &usable[index];

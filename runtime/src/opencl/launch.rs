@@ -100,16 +100,8 @@ pub fn ndrange(
     shmem: usize,
     info: &DeviceInfo,
 ) -> HipResult<([usize; 3], [usize; 3])> {
+    crate::backend::types::check_nonempty_shape(grid, block)?;
     let (g, b) = (grid.as_array(), block.as_array());
-    if g.contains(&0) || b.contains(&0) {
-        return Err(Failure::new(
-            HipError::InvalidConfiguration,
-            format!(
-                "grid ({}, {}, {}) and block ({}, {}, {}) must be at least 1 in every dimension",
-                g[0], g[1], g[2], b[0], b[1], b[2]
-            ),
-        ));
-    }
     let threads: u64 = b.iter().map(|&d| u64::from(d)).product();
     if threads > info.max_work_group_size as u64 {
         return Err(Failure::new(

@@ -72,6 +72,11 @@ impl AllocKind {
     pub fn is_device_allocation(self) -> bool {
         matches!(self, AllocKind::Device | AllocKind::Managed)
     }
+
+    /// Device memory the runtime allocated: the program's allocations and the device heap.
+    pub fn holds_device_memory(self) -> bool {
+        self.is_device_allocation() || self == AllocKind::Heap
+    }
 }
 
 /// One live allocation.
@@ -264,16 +269,16 @@ impl AllocationTable {
     pub fn bases(&self) -> Vec<*mut c_void> {
         self.allocations
             .iter()
-            .filter(|(_, e)| e.kind.is_device_allocation() || e.kind == AllocKind::Heap)
+            .filter(|(_, e)| e.kind.holds_device_memory())
             .map(|(&b, _)| b as *mut c_void)
             .collect()
     }
 
-    /// Bytes of device-side memory in use.
+    /// The bytes of device memory allocations hold: the program's and the device heap's.
     pub fn device_bytes(&self) -> u64 {
         self.allocations
             .values()
-            .filter(|e| e.kind.is_device_allocation())
+            .filter(|e| e.kind.holds_device_memory())
             .map(|e| e.size as u64)
             .sum()
     }

@@ -24,11 +24,19 @@ use crate::backend::{Copy3d, DeviceId, MemcpyKind, Queue, ValueWait, ValueWidth,
 use crate::error::{Failure, HipError, HipResult};
 use crate::hlog;
 
-/// `hipStreamWriteValue*`: the word, copied from host memory in stream order.
-pub fn write(_rt: &Runtime, queue: &ClQueue, w: &ValueWrite) -> HipResult<()> {
+/// `hipStreamWriteValue*`: the word, copied from host memory in stream order. The call never
+/// waits for the copy (the stream may be held by a wait only the caller will release): the
+/// word is the runtime's, kept until the copy has read it, and a destination this device
+/// holds is copied to directly; another device's memory goes through the stream's copy.
+pub fn write(rt: &Runtime, queue: &ClQueue, w: &ValueWrite) -> HipResult<()> {
     let word: Arc<Vec<u8>> = Arc::new(w.bytes());
     let copy = Copy3d::linear(w.address as *mut _, word.as_ptr().cast(), word.len());
-    queue.copy(&copy, MemcpyKind::Default, false)?;
+    match memory::owner_of(w.address) {
+        Some((device, ..)) if device == rt.id => {
+            memory::copy(rt, queue, &copy, MemcpyKind::Default, false)?
+        }
+        _ => queue.copy(&copy, MemcpyKind::Default, false)?,
+    }
     match queue.tail() {
         // The word lives until the copy has read it.
         Some(done) => {

@@ -5,6 +5,7 @@ __device__ int devSymbol[kSymbols];
 static __device__ int launches = 0;
 // Managed memory of this source's own.
 __managed__ int tally = 5;
+DEFINE_SCALED_TABLE(scaled, int, 2)
 
 __global__ void first_update(int base) {
   int i = blockIdx.x * blockDim.x + threadIdx.x;
@@ -13,6 +14,7 @@ __global__ void first_update(int base) {
     ++launches;
     tally += 1;
   }
+  if (i < 8) scaled[i] += scaled_step * i;
 }
 
 namespace {
@@ -53,6 +55,12 @@ int check_first_again() {
   HIP_CHECK(hipMemcpyFromSymbol(&count, HIP_SYMBOL(launches), sizeof count));
   bad += count_mismatches("first launches", std::vector<int>{count}, std::vector<int>{1});
   bad += count_mismatches("first tally again", std::vector<int>{tally}, std::vector<int>{6});
+  std::vector<int> table(8);
+  HIP_CHECK(hipMemcpyFromSymbol(table.data(), HIP_SYMBOL(scaled), 8 * sizeof(int)));
+  bad += count_mismatches("first scaled", table, scaled_table(2, 1));
+  int step = 0;
+  HIP_CHECK(hipMemcpyFromSymbol(&step, scaled_step, sizeof step));
+  bad += count_mismatches("first scaled_step", std::vector<int>{step}, std::vector<int>{2});
   return bad;
 }
 

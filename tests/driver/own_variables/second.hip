@@ -5,6 +5,8 @@
 __device__ long long devSymbol[2 * kSymbols];
 static __device__ int launches = 0;
 __managed__ int tally = 50;
+// The first source's names, of another type and scale.
+DEFINE_SCALED_TABLE(scaled, long long, 1000000000000LL)
 
 __global__ void second_update(long long factor) {
   int i = blockIdx.x * blockDim.x + threadIdx.x;
@@ -13,6 +15,7 @@ __global__ void second_update(long long factor) {
     launches += 5;
     tally += 10;
   }
+  if (i < 8) scaled[i] += scaled_step * i;
 }
 
 int run_second() {
@@ -39,5 +42,8 @@ int run_second() {
   HIP_CHECK(hipMemcpyFromSymbol(&count, HIP_SYMBOL(launches), sizeof count));
   bad += count_mismatches("second launches", std::vector<int>{count}, std::vector<int>{10});
   bad += count_mismatches("second tally", std::vector<int>{tally}, std::vector<int>{70});
+  std::vector<long long> table(8);
+  HIP_CHECK(hipMemcpyFromSymbol(table.data(), scaled, 8 * sizeof(long long)));
+  bad += count_mismatches("second scaled", table, scaled_table(1000000000000LL, 2));
   return bad;
 }

@@ -24,6 +24,21 @@ constexpr int kSymbols = 96;
 // Defined in this header: every source that includes it has its own.
 __device__ int header_offsets[4];
 
+// Tables a macro defines (as generated code and test suites write them), with each source's own
+// values: a table, and a step in constant memory.
+#define DEFINE_SCALED_TABLE(name, type, scale)                                        \
+  __device__ type name[8] = {1 * (scale), 2 * (scale), 3 * (scale), 4 * (scale),      \
+                             5 * (scale), 6 * (scale), 7 * (scale), 8 * (scale)};     \
+  __constant__ __device__ type name##_step = (scale);
+
+// The values DEFINE_SCALED_TABLE(name, type, scale) starts with, and after `scaled_update`.
+template <typename T>
+std::vector<T> scaled_table(T scale, int updates) {
+  std::vector<T> t(8);
+  for (int i = 0; i < 8; ++i) t[i] = static_cast<T>((i + 1) * scale + updates * scale * i);
+  return t;
+}
+
 // Each runs its source's part and returns the number of mismatches.
 int run_first();
 int run_second();
