@@ -12,6 +12,7 @@ pub mod device_ir;
 pub mod files;
 pub mod kpack;
 mod metadata;
+mod nvidia_arch;
 pub mod spirv_validator;
 pub mod spirv_words;
 mod vocabulary;
@@ -30,6 +31,7 @@ pub use metadata::{
     AddressSpace, GlobalVar, KernelArg, KernelInfo, ModuleMetadata, SpirvVariant,
     DEVICE_ABORT_FLAG_VARIABLE, DEVICE_HEAP_VARIABLE, METADATA_FORMAT_VERSION,
 };
+pub use nvidia_arch::{ArchVariant, NvidiaArch};
 use sha2::{Digest, Sha256};
 pub use vocabulary::{
     address_space, atomic_ordering, hip_api_version, AtomicBinOp, DeviceClock,
