@@ -298,54 +298,38 @@ pub fn device_ir_records(bytes: &[u8]) -> Result<Vec<DeviceIr>, String> {
 }
 
 /// A lowering error as the user sees it: a diagnostic of the program (an unsupported construct,
-/// symbols that do not link) as it is; anything else is a compiler bug, reported as one.
+/// symbols that do not link) as it is; anything else is a compiler bug, reported as one at the
+/// construct the error names (else the source).
 fn lower_error(source: &str, e: LowerError) -> String {
     match e {
         LowerError::Unsupported { .. } | LowerError::Link(_) => e.to_string(),
-        LowerError::Pass { stage, message } => internal_error(source, &stage, &message),
-        LowerError::Internal {
-            location: Some(location),
-            message,
-        } => internal_error(&location, "lowering", &message),
-        LowerError::Internal {
-            location: None,
-            message,
+        LowerError::Pass { stage, diagnostics } => {
+            let first = diagnostics.first();
+            let location = first.and_then(|d| d.location.as_ref());
+            let message = first.map_or("", |d| d.message.as_str());
+            internal_error(&at(location, source), &stage, message)
         }
-        | LowerError::Pipeline(message) => internal_error(source, "lowering", &message),
+        LowerError::Internal { location, message } => {
+            internal_error(&at(location.as_ref(), source), "lowering", &message)
+        }
+        LowerError::Pipeline(message) => internal_error(source, "lowering", &message),
     }
 }
 
-/// `file:line:col: error: internal compiler error: ...` at the construct MLIR's first
-/// diagnostic names (else the source), with MLIR's `loc(...)` syntax taken out, and a request
-/// to report it: MLIR's own text is not what a user should have to read.
-fn internal_error(source: &str, stage: &str, message: &str) -> String {
+/// `location`, or the source when the error names none.
+fn at(location: Option<&hipmlir_dialect_passes::SourceLoc>, source: &str) -> String {
+    location.map_or_else(|| source.to_string(), |l| l.to_string())
+}
+
+/// `location: error: internal compiler error: ...` with the message's first line, and a
+/// request to report it.
+fn internal_error(location: &str, stage: &str, message: &str) -> String {
     let first = message.lines().next().unwrap_or("").trim();
-    let (location, text) = match mlir_location(first) {
-        Some((location, rest)) => (location, rest),
-        None => (
-            source.to_string(),
-            first.trim_start_matches("loc(unknown): ").to_string(),
-        ),
-    };
     format!(
-        "{location}: error: internal compiler error while {stage}: {text}\n\
+        "{location}: error: internal compiler error while {stage}: {first}\n\
          note: this is a bug in hipmlir, not in your program; please report it with the source \
          that shows it"
     )
-}
-
-/// `loc("file":line:col): text` → (`file:line:col`, `text`).
-fn mlir_location(line: &str) -> Option<(String, String)> {
-    let start = line.find("loc(\"")?;
-    let rest = &line[start + 5..];
-    let (file, rest) = rest.split_once('"')?;
-    let (position, text) = rest.split_once(')')?;
-    let position = position.trim_start_matches(':');
-    if position.is_empty() || !position.split(':').all(|p| p.parse::<u32>().is_ok()) {
-        return None;
-    }
-    let text = text.trim_start_matches(':').trim();
-    Some((format!("{file}:{position}"), text.to_string()))
 }
 
 /// From the (linked) frontend module to the stage asked for: the target's pipeline, run in
@@ -366,14 +350,14 @@ fn lower(
     record_stages: bool,
     output: &mut DeviceOutput,
 ) -> Result<(), String> {
-    use hipmlir_dialect_passes::{spirv_pipeline, Pipeline, SpirvOptions, STAGES};
+    use hipmlir_dialect_passes::{spirv_pipeline, SpirvOptions, STAGES};
     let Goal { offload, stop_at } = goal;
     let ice = |e: LowerError| lower_error(source, e);
     // The NVPTX pipeline starts from the same module (the SPIR-V one changes it in place).
     let nvptx_input = (*stop_at == Stage::Binary && !offload.ptx.is_empty())
         .then(|| hipmlir_dialect_passes::clone_module(&module));
     let spirv_options = SpirvOptions::default();
-    let mut rest = Pipeline::parse(&spirv_pipeline(&spirv_options)).map_err(ice)?;
+    let mut rest = spirv_pipeline(&spirv_options);
     let stop_pass = match stop_at {
         Stage::AfterPass(pass) => Some(pass.as_str()),
         Stage::Frontend | Stage::Binary => None,
@@ -432,7 +416,7 @@ fn lower(
                     native_float_atomics: true,
                     ..spirv_options.clone()
                 };
-                let native_pipeline = Pipeline::parse(&spirv_pipeline(&options)).map_err(ice)?;
+                let native_pipeline = spirv_pipeline(&options);
                 let (_, native_rest) = native_pipeline.split_after(lowered).ok_or_else(|| {
                     internal_error(source, "lowering", "no lowered stage in the pipeline")
                 })?;
@@ -496,7 +480,7 @@ fn lower(
 /// The NVIDIA architecture whose pipeline `--emit-mlir=<pass>` stops in: with PTX targets only,
 /// or for a pass that the SPIR-V pipeline does not run; None for the SPIR-V pipeline.
 fn nvptx_emit_arch<'a>(offload: &'a Offload, pass: &str, in_spirv: bool) -> Option<&'a str> {
-    use hipmlir_dialect_passes::{nvptx_pipeline, NvptxOptions, Pipeline};
+    use hipmlir_dialect_passes::{nvptx_pipeline, NvptxOptions};
     let arch = offload.ptx.first()?;
     if offload.spirv && in_spirv {
         return None;
@@ -505,8 +489,7 @@ fn nvptx_emit_arch<'a>(offload: &'a Offload, pass: &str, in_spirv: bool) -> Opti
         chip: arch.clone(),
         libdevice: None,
     };
-    let runs =
-        Pipeline::parse(&nvptx_pipeline(&options)).is_ok_and(|p| p.pass_names().contains(&pass));
+    let runs = nvptx_pipeline(&options).pass_names().contains(&pass);
     runs.then_some(arch.as_str())
 }
 
@@ -520,13 +503,12 @@ fn emit_nvptx_stage(
     print_ir_after_all: bool,
     output: &mut DeviceOutput,
 ) -> Result<(), LowerError> {
-    use hipmlir_dialect_passes::{nvptx_pipeline, NvptxOptions, Pipeline};
+    use hipmlir_dialect_passes::{nvptx_pipeline, NvptxOptions};
     let options = NvptxOptions {
         chip: arch.to_string(),
         libdevice: crate::paths::libdevice(),
     };
-    let pipeline = Pipeline::parse(&nvptx_pipeline(&options))?;
-    let Some((head, _)) = pipeline.split_after(pass) else {
+    let Some((head, _)) = nvptx_pipeline(&options).split_after(pass) else {
         return Err(LowerError::Pipeline(format!(
             "the NVPTX pipeline runs no pass '{pass}'"
         )));
@@ -547,13 +529,13 @@ fn lower_to_ptx(
     arch: &str,
     print_ir_after_all: bool,
 ) -> Result<Vec<u8>, LowerError> {
-    use hipmlir_dialect_passes::{nvptx_pipeline, NvptxOptions, Pipeline};
+    use hipmlir_dialect_passes::{nvptx_pipeline, NvptxOptions};
     let options = NvptxOptions {
         chip: arch.to_string(),
         libdevice: crate::paths::libdevice(),
     };
     let mut module = hipmlir_dialect_passes::clone_module(input);
-    Pipeline::parse(&nvptx_pipeline(&options))?.run(ctx, &mut module, print_ir_after_all)?;
+    nvptx_pipeline(&options).run(ctx, &mut module, print_ir_after_all)?;
     time_report::time(&format!("device PTX serialization ({arch})"), || {
         hipmlir_dialect_passes::serialize_ptx(ctx, &mut module)
     })
@@ -564,25 +546,46 @@ mod tests {
     use super::*;
 
     #[test]
-    fn internal_errors_are_reported_at_the_construct_without_mlir_syntax() {
-        let message =
-            "loc(\"k.hip\":12:7): failed to legalize operation 'llvm.foo'\nloc(unknown): more";
-        let text = internal_error("k.hip", "converting to SPIR-V", message);
+    fn internal_errors_are_reported_at_the_construct() {
+        use hipmlir_dialect_passes::Diagnostic;
+        use hipmlir_dialect_passes::SourceLoc;
+        let failed = LowerError::Pass {
+            stage: "converting to SPIR-V".into(),
+            diagnostics: vec![
+                Diagnostic {
+                    location: Some(SourceLoc {
+                        file: "k.hip".into(),
+                        line: 12,
+                        column: 7,
+                    }),
+                    message: "failed to legalize operation 'llvm.foo'".into(),
+                },
+                Diagnostic {
+                    location: None,
+                    message: "more".into(),
+                },
+            ],
+        };
+        let text = lower_error("k.hip", failed);
         assert!(
             text.starts_with(
                 "k.hip:12:7: error: internal compiler error while converting to SPIR-V: failed to legalize operation 'llvm.foo'\nnote: this is a bug in hipmlir"
             ),
             "{text}"
         );
-        let text = internal_error(
-            "a.hip, b.hip",
-            "serializing SPIR-V",
-            "loc(unknown): unknown result",
-        );
+        let unplaced = LowerError::Pass {
+            stage: "serializing SPIR-V".into(),
+            diagnostics: vec![Diagnostic {
+                location: None,
+                message: "unknown result".into(),
+            }],
+        };
+        let text = lower_error("a.hip, b.hip", unplaced);
         assert!(
-            text.starts_with("a.hip, b.hip: error: internal compiler error while serializing SPIR-V: unknown result"),
+            text.starts_with(
+                "a.hip, b.hip: error: internal compiler error while serializing SPIR-V: unknown result"
+            ),
             "{text}"
         );
-        assert!(!text.contains("loc("), "{text}");
     }
 }

@@ -14,38 +14,33 @@
 //! - the device's clocks are `%clock64` (cycles) and `%globaltimer` (nanoseconds);
 //! - warp reductions and shuffles run under the active mask, block votes are `bar.red`, and an
 //!   atomic through a generic pointer is guarded against private memory: calls of the helpers
-//!   of `nvptx_helpers`.
+//!   of `nvptx::helpers`.
 //!
 //! What has no NVPTX lowering yet is reported as unsupported at its source location, never
 //! compiled into a kernel that computes something else.
 
 use std::collections::HashSet;
 
-use hipmlir_device_image::{DeviceClock, BYVAL_ATTRIBUTE};
+use hipmlir_device_image::DeviceClock;
+use hipmlir_ir::rewrite::{
+    apply_patterns, enclosing, Outcome, Pattern, PatternRewriter, RewritePatternSet,
+};
 use melior::dialect::llvm::{self, AllocaOptions, LoadStoreOptions};
 use melior::dialect::ods::llvm as ods_llvm;
 use melior::ir::attribute::{
-    ArrayAttribute, DenseI32ArrayAttribute, DictionaryAttribute, FlatSymbolRefAttribute,
-    IntegerAttribute, StringAttribute, TypeAttribute,
+    DenseI32ArrayAttribute, IntegerAttribute, StringAttribute, TypeAttribute,
 };
 use melior::ir::block::BlockLike;
-use melior::ir::operation::{
-    OperationLike, OperationMutLike, OperationRef, OperationRefMut, WalkOrder, WalkResult,
-};
+use melior::ir::operation::{OperationLike, OperationMutLike, OperationRef, OperationRefMut};
 use melior::ir::r#type::IntegerType;
-use melior::ir::{
-    Attribute, AttributeLike, Identifier, Module, Region, RegionLike, Type, TypeLike, Value,
-    ValueLike,
-};
+use melior::ir::{Module, Region, RegionLike, Type, TypeLike, Value, ValueLike};
 use melior::Context;
-use mlir_sys::{
-    mlirOperationDestroy, mlirOperationGetResult, mlirOperationRemoveFromParent,
-    mlirValueReplaceAllUsesOfWith, MlirBlock, MlirOperation, MlirValue,
-};
+use mlir_sys::{mlirOperationGetResult, MlirBlock, MlirOperation, MlirValue};
 
 use crate::address_space_map::nvptx;
-use crate::builder::{type_of, Rewriter};
-use crate::nvptx_helpers::{self as helpers, HelperType};
+use crate::builder::{type_of, value, Rewriter};
+use crate::nvptx::helpers::{self, HelperType};
+use crate::symbols::{symbol, text_of};
 use crate::LowerError;
 
 /// The frontend's dynamic shared memory (see hipmlir-frontend's DYNAMIC_SHARED_SYMBOL).
@@ -98,9 +93,13 @@ fn clock_register(clock: DeviceClock) -> &'static str {
 
 /// A `gpu.shuffle idx` whose validity flag is unused becomes a call of its helper; others are
 /// left to convert-gpu-to-nvvm.
-fn lower_shuffle(ctx: &Context, raw: MlirOperation) -> Result<(), LowerError> {
-    // SAFETY: a live shuffle found by the walk.
-    let op = unsafe { OperationRef::from_raw(raw) };
+fn lower_shuffle<'c>(
+    rw: &mut PatternRewriter<'c>,
+    _: &mut Lowering,
+    op: OperationRef<'c, 'c>,
+) -> Result<Outcome, LowerError> {
+    let ctx = rw.ctx;
+    let raw = op.to_raw();
     let is_index = op
         .attribute("mode")
         .is_ok_and(|m| helpers::is_index_shuffle(ctx, m));
@@ -111,38 +110,32 @@ fn lower_shuffle(ctx: &Context, raw: MlirOperation) -> Result<(), LowerError> {
             .is_null()
     };
     if !is_index || valid_used {
-        return Ok(());
+        return Ok(Outcome::NoMatch);
     }
-    let value = op.operand(0).map_err(err)?;
-    let Some(helper_type) = HelperType::of(ctx, value.r#type()) else {
-        return Ok(());
+    let shuffled = op.operand(0).map_err(err)?;
+    let Some(helper_type) = HelperType::of(ctx, shuffled.r#type()) else {
+        return Ok(Outcome::NoMatch);
     };
-    let gpu_module =
-        enclosing(raw, "gpu.module").ok_or_else(|| err("shuffle outside a gpu.module"))?;
+    let gpu_module = gpu_module_of(&op, "shuffle")?;
     let Some(symbol) = helpers::shuffle(ctx, gpu_module, helper_type)? else {
-        return Ok(());
+        return Ok(Outcome::NoMatch);
     };
     let source = op.operand(1).map_err(err)?;
     let result = Rewriter::before(ctx, &op).func_call(
         &symbol,
-        &[value.to_raw(), source.to_raw()],
-        &[value.r#type()],
+        &[shuffled.to_raw(), source.to_raw()],
+        &[shuffled.r#type()],
     )[0];
     // The validity flag is unused: only the value is replaced.
-    replace(raw, &[result]);
-    Ok(())
+    rw.replace_op(&op, &[value(result)]);
+    Ok(Outcome::Rewrote)
 }
 
-/// Replaces the first results of `op` by `values` and erases it (unused from then on).
-fn replace(op: MlirOperation, values: &[MlirValue]) {
-    // SAFETY: `op` is live; its results are replaced one for one, then it is erased.
-    unsafe {
-        for (i, v) in values.iter().enumerate() {
-            mlirValueReplaceAllUsesOfWith(mlirOperationGetResult(op, i as isize), *v);
-        }
-        mlirOperationRemoveFromParent(op);
-        mlirOperationDestroy(op);
-    }
+/// The gpu.module holding `op`, a `what` (an internal error outside one).
+fn gpu_module_of(op: &OperationRef, what: &str) -> Result<MlirOperation, LowerError> {
+    enclosing(op, "gpu.module")
+        .map(|m| m.to_raw())
+        .ok_or_else(|| err(format!("{what} outside a gpu.module")))
 }
 
 /// The libdevice function for a device library call, if there is one.
@@ -165,178 +158,238 @@ pub(crate) fn err(e: impl std::fmt::Display) -> LowerError {
     LowerError::bug(format!("lowering HIP for NVPTX: {e}"))
 }
 
-/// The text of a string or symbol attribute (`""` for another kind).
-fn text_of(a: Attribute) -> String {
-    if let Ok(s) = StringAttribute::try_from(a) {
-        return s.value().to_string();
-    }
-    FlatSymbolRefAttribute::try_from(a)
-        .map(|s| s.value().to_string())
-        .unwrap_or_default()
+fn unsupported(op: &OperationRef, what: &str) -> LowerError {
+    LowerError::unsupported(op.location(), what)
 }
 
-fn unsupported(op: &OperationRef, what: &str) -> LowerError {
-    LowerError::Unsupported {
-        location: crate::source_location_or_unknown(op.location()),
-        message: what.to_string(),
-    }
+/// The pass's state: the functions the module defines, the libdevice functions declared so
+/// far, and how many atomics have been offered for guarding (each guard's helper is numbered).
+#[derive(Default)]
+struct Lowering {
+    defined: HashSet<String>,
+    libdevice_declared: HashSet<String>,
+    atomics: usize,
 }
 
 pub fn lower_hip_to_nvptx(ctx: &Context, module: &Module) -> Result<(), LowerError> {
-    let mut scoped = Vec::new();
-    let mut calls = Vec::new();
-    let mut printfs = Vec::new();
-    let mut dynamic_shared = Vec::new();
-    let mut defined: HashSet<String> = HashSet::new();
-    let mut reductions = Vec::new();
-    let mut subgroup_sizes = Vec::new();
-    let mut shuffles = Vec::new();
-    module.as_operation().walk(WalkOrder::PreOrder, |op| {
-        let name = op.name();
-        let name = name.as_string_ref().as_str().unwrap_or("").to_string();
-        match name.as_str() {
-            "gpu.subgroup_reduce" | "gpu.all_reduce" => reductions.push(op.to_raw()),
-            "gpu.subgroup_size" => subgroup_sizes.push(op.to_raw()),
-            "gpu.shuffle" => shuffles.push(op.to_raw()),
-            "llvm.fence" | "llvm.atomicrmw" | "llvm.cmpxchg" if op.has_attribute("syncscope") => {
-                scoped.push(op.to_raw())
-            }
-            // HIP's sqrtf is correctly rounded; convert-gpu-to-nvvm's `__nv_sqrtf` is the
-            // approximate one unless __CUDA_PREC_SQRT is reflected on, so ask for the rounded one.
-            "math.sqrt" if op.result(0).is_ok_and(|r| r.r#type() == Type::float32(ctx)) => {
-                calls.push((op.to_raw(), "__nv_fsqrt_rn".to_string()))
-            }
-            "func.call" => {
-                let callee = op.attribute("callee").map(text_of).unwrap_or_default();
-                if callee.starts_with(PRINTF_PREFIX) {
-                    printfs.push(op.to_raw());
-                } else {
-                    calls.push((op.to_raw(), callee));
-                }
-            }
-            "func.func" => {
-                let symbol = op.attribute("sym_name").map(text_of).unwrap_or_default();
-                if op.region(0).is_ok_and(|r| r.first_block().is_some()) {
-                    defined.insert(symbol);
-                }
-            }
-            "llvm.mlir.global"
-                if op.attribute("sym_name").map(text_of).as_deref() == Ok(DYNAMIC_SHARED) =>
-            {
-                dynamic_shared.push(op.to_raw())
-            }
-            _ => {}
-        }
-        WalkResult::Advance
-    });
+    let mut patterns = RewritePatternSet::new();
+    populate_hip_to_nvptx_patterns(&mut patterns);
+    apply_patterns(
+        ctx,
+        &module.as_operation(),
+        &patterns,
+        &mut Lowering::default(),
+    )
+}
 
-    for raw in shuffles {
-        lower_shuffle(ctx, raw)?;
-    }
+/// The lowering's stages, in the order their rewrites build on each other (and in which the
+/// helpers they define come to the start of the gpu.module).
+fn populate_hip_to_nvptx_patterns(patterns: &mut RewritePatternSet<Lowering, LowerError>) {
+    patterns
+        .add(Pattern::new("func.func", note_definition))
+        .next_stage()
+        .add(Pattern::new("gpu.shuffle", lower_shuffle))
+        .next_stage()
+        .add(Pattern::new("llvm.mlir.global", align_dynamic_shared))
+        .next_stage()
+        .add(Pattern::new("llvm.fence", rename_scope))
+        .add(Pattern::new("llvm.atomicrmw", rename_scope))
+        .add(Pattern::new("llvm.cmpxchg", rename_scope))
+        .next_stage()
+        .add(Pattern::new("math.sqrt", lower_sqrt))
+        .add(Pattern::new("func.call", lower_library_call))
+        .next_stage()
+        .add(Pattern::new("llvm.atomicrmw", guard_local_atomic))
+        .next_stage()
+        .add(Pattern::new("func.call", lower_printf))
+        .next_stage()
+        .add(Pattern::new("gpu.subgroup_reduce", lower_reduction))
+        .add(Pattern::new("gpu.all_reduce", lower_reduction))
+        .next_stage()
+        .add(Pattern::new("gpu.subgroup_size", lower_subgroup_size));
+}
 
-    for raw in dynamic_shared {
-        // SAFETY: a live global found by the walk.
-        let mut global = unsafe { OperationRefMut::from_raw(raw) };
-        global.set_attribute(
-            "alignment",
-            IntegerAttribute::new(IntegerType::new(ctx, 64).into(), 16).into(),
-        );
+/// A function the module defines: its calls stay calls.
+fn note_definition<'c>(
+    _: &mut PatternRewriter<'c>,
+    state: &mut Lowering,
+    op: OperationRef<'c, 'c>,
+) -> Result<Outcome, LowerError> {
+    if op.region(0).is_ok_and(|r| r.first_block().is_some()) {
+        state
+            .defined
+            .insert(symbol(&op, "sym_name").unwrap_or_default());
     }
+    Ok(Outcome::Rewrote)
+}
 
-    for raw in scoped {
-        // SAFETY: a live operation found by the walk.
-        let mut op = unsafe { OperationRefMut::from_raw(raw) };
-        let scope = op.attribute("syncscope").map(text_of).unwrap_or_default();
-        let nvptx_scope = match scope.as_str() {
-            "agent" => "device",
-            // NVPTX has no warp scope; the block's is the narrowest that covers a warp.
-            "workgroup" | "wavefront" => "block",
-            "" | "singlethread" => continue,
-            other => return Err(err(format!("unknown memory scope '{other}'"))),
-        };
-        op.set_attribute("syncscope", StringAttribute::new(ctx, nvptx_scope).into());
-        // A warp-scope fence is __syncwarp: on Volta and newer a warp's lanes run independently,
-        // so it also waits for the warp's lanes (bar.warp.sync with the whole warp, CUDA's
-        // __syncwarp()), after the fence.
-        if scope == "wavefront" && op.name().as_string_ref().as_str() == Ok("llvm.fence") {
-            let gpu_module =
-                enclosing(raw, "gpu.module").ok_or_else(|| err("a fence outside a gpu.module"))?;
-            helpers::syncwarp(ctx, gpu_module)?;
-            // SAFETY: the live fence.
-            let fence = unsafe { OperationRef::from_raw(raw) };
-            Rewriter::after(ctx, &fence).func_call(helpers::SYNCWARP, &[], &[]);
-        }
+/// Dynamic shared memory is aligned as CUDA's `extern __shared__` arrays are.
+fn align_dynamic_shared<'c>(
+    rw: &mut PatternRewriter<'c>,
+    _: &mut Lowering,
+    op: OperationRef<'c, 'c>,
+) -> Result<Outcome, LowerError> {
+    if symbol(&op, "sym_name").as_deref() != Some(DYNAMIC_SHARED) {
+        return Ok(Outcome::NoMatch);
     }
+    // SAFETY: the live global; setting an attribute keeps it alive.
+    let mut global = unsafe { OperationRefMut::from_raw(op.to_raw()) };
+    global.set_attribute(
+        "alignment",
+        IntegerAttribute::new(IntegerType::new(rw.ctx, 64).into(), 16).into(),
+    );
+    Ok(Outcome::Rewrote)
+}
 
-    // Calls of device library functions: libdevice's, or unsupported. They become LLVM calls
-    // of LLVM declarations: convert-gpu-to-nvvm would wrap a func.func declaration in a
-    // C-interface shim calling `_mlir_ciface_<name>`, which nothing defines.
-    let mut libdevice_declared: HashSet<String> = HashSet::new();
-    for (raw, callee) in calls {
-        if defined.contains(&callee) {
-            continue;
-        }
-        // SAFETY: a live call found by the walk.
-        let call = unsafe { OperationRef::from_raw(raw) };
-        if let Some(clock) = DeviceClock::of_symbol(&callee) {
-            let i64t: Type = IntegerType::new(ctx, 64).into();
-            let ticks =
-                Rewriter::before(ctx, &call).call_intrinsic(clock_register(clock), &[], &[i64t])?;
-            replace(raw, &ticks);
-            continue;
-        }
-        let Some(nv) = libdevice_name(&callee) else {
-            return Err(unsupported(
-                &call,
-                &format!("a call of the device library function '{callee}' on NVPTX targets"),
-            ));
-        };
-        let operands: Vec<MlirValue> = call.operands().map(|v| v.to_raw()).collect();
-        let results: Vec<Type> = call.results().map(|r| r.r#type()).collect();
-        if libdevice_declared.insert(nv.clone()) {
-            let gpu_module =
-                enclosing(raw, "gpu.module").ok_or_else(|| err("a call outside a gpu.module"))?;
-            let inputs: Vec<Type> = operands.iter().map(|v| type_of(*v)).collect();
-            declare_llvm_function(ctx, gpu_module, &nv, &inputs, results.first().copied())?;
-        }
-        let replacement = Rewriter::before(ctx, &call).llvm_call(&nv, &operands, &results)?;
-        replace(raw, &replacement);
+/// Memory scopes take NVPTX's names; a warp fence also waits for the warp.
+fn rename_scope<'c>(
+    rw: &mut PatternRewriter<'c>,
+    _: &mut Lowering,
+    op: OperationRef<'c, 'c>,
+) -> Result<Outcome, LowerError> {
+    let ctx = rw.ctx;
+    let Ok(scope) = op.attribute("syncscope").map(text_of) else {
+        return Ok(Outcome::NoMatch);
+    };
+    let nvptx_scope = match scope.as_str() {
+        "agent" => "device",
+        // NVPTX has no warp scope; the block's is the narrowest that covers a warp.
+        "workgroup" | "wavefront" => "block",
+        "" | "singlethread" => return Ok(Outcome::Rewrote),
+        other => return Err(err(format!("unknown memory scope '{other}'"))),
+    };
+    // SAFETY: the live operation; setting an attribute keeps it alive.
+    let mut scoped = unsafe { OperationRefMut::from_raw(op.to_raw()) };
+    scoped.set_attribute("syncscope", StringAttribute::new(ctx, nvptx_scope).into());
+    // A warp-scope fence is __syncwarp: on Volta and newer a warp's lanes run independently,
+    // so it also waits for the warp's lanes (bar.warp.sync with the whole warp, CUDA's
+    // __syncwarp()), after the fence.
+    if scope == "wavefront" && op.name().as_string_ref().as_str() == Ok("llvm.fence") {
+        helpers::syncwarp(ctx, gpu_module_of(&op, "a fence")?)?;
+        Rewriter::after(ctx, &op).func_call(helpers::SYNCWARP, &[], &[]);
     }
+    Ok(Outcome::Rewrote)
+}
+
+/// HIP's sqrtf is correctly rounded; convert-gpu-to-nvvm's `__nv_sqrtf` is the approximate one
+/// unless __CUDA_PREC_SQRT is reflected on, so ask for the rounded one.
+fn lower_sqrt<'c>(
+    rw: &mut PatternRewriter<'c>,
+    state: &mut Lowering,
+    op: OperationRef<'c, 'c>,
+) -> Result<Outcome, LowerError> {
+    if !op
+        .result(0)
+        .is_ok_and(|r| r.r#type() == Type::float32(rw.ctx))
+    {
+        return Ok(Outcome::NoMatch);
+    }
+    call_library(rw, state, op, "__nv_fsqrt_rn")
+}
+
+/// Calls of device library functions (not printf's): libdevice's, a clock, or unsupported.
+fn lower_library_call<'c>(
+    rw: &mut PatternRewriter<'c>,
+    state: &mut Lowering,
+    op: OperationRef<'c, 'c>,
+) -> Result<Outcome, LowerError> {
+    let callee = symbol(&op, "callee").unwrap_or_default();
+    if callee.starts_with(PRINTF_PREFIX) {
+        return Ok(Outcome::NoMatch);
+    }
+    call_library(rw, state, op, &callee)
+}
+
+/// `op` (a call, or a math op with a libdevice function) as a call of `callee`: a function of
+/// the module stays called; a clock reads its register; a library function is libdevice's,
+/// called as an LLVM call of an LLVM declaration (convert-gpu-to-nvvm would wrap a func.func
+/// declaration in a C-interface shim calling `_mlir_ciface_<name>`, which nothing defines).
+fn call_library<'c>(
+    rw: &mut PatternRewriter<'c>,
+    state: &mut Lowering,
+    call: OperationRef<'c, 'c>,
+    callee: &str,
+) -> Result<Outcome, LowerError> {
+    let ctx = rw.ctx;
+    if state.defined.contains(callee) {
+        return Ok(Outcome::Rewrote);
+    }
+    if let Some(clock) = DeviceClock::of_symbol(callee) {
+        let i64t: Type = IntegerType::new(ctx, 64).into();
+        let ticks =
+            Rewriter::before(ctx, &call).call_intrinsic(clock_register(clock), &[], &[i64t])?;
+        rw.replace_op(&call, &values(&ticks));
+        return Ok(Outcome::Rewrote);
+    }
+    let Some(nv) = libdevice_name(callee) else {
+        return Err(unsupported(
+            &call,
+            &format!("a call of the device library function '{callee}' on NVPTX targets"),
+        ));
+    };
+    let operands: Vec<MlirValue> = call.operands().map(|v| v.to_raw()).collect();
+    let results: Vec<Type> = call.results().map(|r| r.r#type()).collect();
+    if state.libdevice_declared.insert(nv.clone()) {
+        let gpu_module = gpu_module_of(&call, "a call")?;
+        let inputs: Vec<Type> = operands.iter().map(|v| type_of(*v)).collect();
+        declare_llvm_function(ctx, gpu_module, &nv, &inputs, results.first().copied())?;
+    }
+    let replacement = Rewriter::before(ctx, &call).llvm_call(&nv, &operands, &results)?;
+    rw.replace_op(&call, &values(&replacement));
     // The library's func.func declarations are unused now: symbol-dce removes them.
+    Ok(Outcome::Rewrote)
+}
 
-    guard_local_atomics(ctx, module)?;
+/// Each `llvm.atomicrmw` through a generic pointer is guarded against private memory (see
+/// [`helpers::guard_local_atomic`]), by a helper of its own.
+fn guard_local_atomic<'c>(
+    rw: &mut PatternRewriter<'c>,
+    state: &mut Lowering,
+    op: OperationRef<'c, 'c>,
+) -> Result<Outcome, LowerError> {
+    let generic = llvm::r#type::pointer(rw.ctx, nvptx::GENERIC);
+    if !op.operand(0).is_ok_and(|p| p.r#type() == generic) {
+        return Ok(Outcome::NoMatch);
+    }
+    let index = state.atomics;
+    state.atomics += 1;
+    helpers::guard_local_atomic(rw.ctx, op, &format!("__hipmlir_atomic_rmw_{index}"))?;
+    Ok(Outcome::Rewrote)
+}
 
-    if !printfs.is_empty() {
-        lower_printf(ctx, &printfs)?;
-    }
-    for raw in reductions {
-        lower_reduction(ctx, raw)?;
-    }
-    // warpSize is 32 on every NVIDIA GPU.
-    for raw in subgroup_sizes {
-        // SAFETY: a live gpu.subgroup_size found by the walk.
-        let op = unsafe { OperationRef::from_raw(raw) };
-        let ty = op.result(0).map_err(err)?.r#type();
-        let size = Rewriter::before(ctx, &op).arith_int(ty, 32)?;
-        replace(raw, &[size]);
-    }
-    Ok(())
+/// warpSize is 32 on every NVIDIA GPU.
+fn lower_subgroup_size<'c>(
+    rw: &mut PatternRewriter<'c>,
+    _: &mut Lowering,
+    op: OperationRef<'c, 'c>,
+) -> Result<Outcome, LowerError> {
+    let ty = op.result(0).map_err(err)?.r#type();
+    let size = Rewriter::before(rw.ctx, &op).arith_int(ty, 32)?;
+    rw.replace_op(&op, &[value(size)]);
+    Ok(Outcome::Rewrote)
+}
+
+/// Live values of the module being rewritten.
+fn values<'c>(raw: &[MlirValue]) -> Vec<hipmlir_ir::Value<'c>> {
+    raw.iter().map(|v| value(*v)).collect()
 }
 
 /// A warp or block reduction becomes a call of its helper, defined once per gpu.module.
-fn lower_reduction(ctx: &Context, raw: MlirOperation) -> Result<(), LowerError> {
-    // SAFETY: a live reduction found by the walk.
-    let op = unsafe { OperationRef::from_raw(raw) };
+fn lower_reduction<'c>(
+    rw: &mut PatternRewriter<'c>,
+    _: &mut Lowering,
+    op: OperationRef<'c, 'c>,
+) -> Result<Outcome, LowerError> {
+    let ctx = rw.ctx;
     let block_wide = op.name().as_string_ref().as_str() == Ok("gpu.all_reduce");
     let reduction = op
         .attribute("op")
         .ok()
         .and_then(|a| helpers::Reduction::of(ctx, a));
-    let value = op.operand(0).map_err(err)?;
-    let ty = value.r#type();
+    let reduced = op.operand(0).map_err(err)?;
+    let ty = reduced.r#type();
     let helper_type = HelperType::of(ctx, ty);
-    let gpu_module =
-        enclosing(raw, "gpu.module").ok_or_else(|| err("reduction outside a gpu.module"))?;
+    let gpu_module = gpu_module_of(&op, "reduction")?;
     let symbol = match reduction {
         // A vote over the block: a 0/1 i32, no body of its own.
         Some(r)
@@ -373,9 +426,9 @@ fn lower_reduction(ctx: &Context, raw: MlirOperation) -> Result<(), LowerError> 
         ));
     };
     let result_type = op.result(0).map_err(err)?.r#type();
-    let result = Rewriter::before(ctx, &op).func_call(&symbol, &[value.to_raw()], &[result_type]);
-    replace(raw, &result);
-    Ok(())
+    let result = Rewriter::before(ctx, &op).func_call(&symbol, &[reduced.to_raw()], &[result_type]);
+    rw.replace_op(&op, &values(&result));
+    Ok(Outcome::Rewrote)
 }
 
 /// Declares the LLVM function `symbol(inputs) -> result` (`None`: void) in the gpu.module,
@@ -396,205 +449,105 @@ fn declare_llvm_function<'c>(
     Ok(())
 }
 
-/// `hipmlir-nvptx-byval-parameters`: on the LLVM kernels, `hipmlir.byval = {"<index>" = <struct
-/// type>}` → the parameter's `llvm.byval` attribute.
-pub fn nvptx_byval_parameters(ctx: &Context, module: &Module) -> Result<(), LowerError> {
-    let mut kernels = Vec::new();
-    module.as_operation().walk(WalkOrder::PreOrder, |op| {
-        if op.name().as_string_ref().as_str() == Ok("llvm.func")
-            && op.has_attribute(BYVAL_ATTRIBUTE)
-        {
-            kernels.push(op.to_raw());
-        }
-        WalkResult::Advance
-    });
-    for raw in kernels {
-        byval_parameters(ctx, raw)?;
-    }
-    Ok(())
-}
-
-fn byval_parameters(ctx: &Context, raw: MlirOperation) -> Result<(), LowerError> {
-    // SAFETY: a live function found by the walk.
-    let mut func = unsafe { OperationRefMut::from_raw(raw) };
-    let byval = DictionaryAttribute::try_from(func.attribute(BYVAL_ATTRIBUTE).map_err(err)?)
-        .map_err(err)?;
-    let count = func
-        .region(0)
-        .map_err(err)?
-        .first_block()
-        .map(|b| b.argument_count())
-        .unwrap_or(0);
-    // The parameters' attributes so far (melior's ArrayAttribute conversion checks for a dense
-    // array, so the C API reads the array).
-    let existing: Vec<Option<DictionaryAttribute>> = match func.attribute("arg_attrs") {
-        // SAFETY: element access after the kind check, within the array's length.
-        Ok(a) if unsafe { mlir_sys::mlirAttributeIsAArray(a.to_raw()) } => unsafe {
-            (0..mlir_sys::mlirArrayAttrGetNumElements(a.to_raw()))
-                .map(|i| {
-                    DictionaryAttribute::try_from(Attribute::from_raw(
-                        mlir_sys::mlirArrayAttrGetElement(a.to_raw(), i),
-                    ))
-                    .ok()
-                })
-                .collect()
-        },
-        _ => Vec::new(),
-    };
-    let mut attrs: Vec<Attribute> = Vec::with_capacity(count);
-    for i in 0..count {
-        let mut entries: Vec<(Identifier, Attribute)> = Vec::new();
-        if let Some(Some(dict)) = existing.get(i) {
-            for j in 0..dict.len() {
-                entries.push(dict.element(j).map_err(err)?);
-            }
-        }
-        if let Some(ty) = byval.element_by_name(&i.to_string()) {
-            entries.push((Identifier::new(ctx, "llvm.byval"), ty));
-        }
-        attrs.push(DictionaryAttribute::new(ctx, &entries).into());
-    }
-    func.set_attribute("arg_attrs", ArrayAttribute::new(ctx, &attrs).into());
-    Ok(())
-}
-
 /// Each `__hipmlir_printf_N(format, args...)` becomes `vprintf(format, buffer)`: the arguments
 /// (already promoted as C's varargs are) stored in a buffer laid out as a struct of them, as
 /// CUDA's printf passes them.
-fn lower_printf(ctx: &Context, printfs: &[MlirOperation]) -> Result<(), LowerError> {
+///
+/// `vprintf` is declared (as an LLVM function, see the library calls) in each gpu.module that
+/// calls it; the per-signature printf declarations are left for symbol-dce.
+fn lower_printf<'c>(
+    rewriter: &mut PatternRewriter<'c>,
+    _: &mut Lowering,
+    call: OperationRef<'c, 'c>,
+) -> Result<Outcome, LowerError> {
+    if !symbol(&call, "callee").is_some_and(|c| c.starts_with(PRINTF_PREFIX)) {
+        return Ok(Outcome::NoMatch);
+    }
+    let ctx = rewriter.ctx;
     let generic = llvm::r#type::pointer(ctx, nvptx::GENERIC);
     let i32t: Type = IntegerType::new(ctx, 32).into();
     let i64t: Type = IntegerType::new(ctx, 64).into();
     // SAFETY: live values of the function being rewritten.
     let value = |raw: MlirValue| unsafe { Value::from_raw(raw) };
-    let mut gpu_modules = Vec::new();
-    for &raw in printfs {
-        // SAFETY: a live call found by the walk.
-        let call = unsafe { OperationRef::from_raw(raw) };
-        let loc = call.location();
-        let rw = Rewriter::before(ctx, &call);
-        let operands: Vec<MlirValue> = call.operands().map(|v| v.to_raw()).collect();
-        let (format, args) = operands
-            .split_first()
-            .ok_or_else(|| err("printf without a format"))?;
-        let to_generic = |v: MlirValue| -> Result<MlirValue, LowerError> {
-            let ty = type_of(v);
-            if ty.is_llvm_pointer_type() && ty != generic {
-                rw.emit_value(ods_llvm::addrspacecast(ctx, generic, value(v), loc))
-            } else {
-                Ok(v)
-            }
-        };
-        let format = to_generic(*format)?;
-        let buffer = if args.is_empty() {
-            rw.emit_value(llvm::zero(generic, loc))?
+    let loc = call.location();
+    let rw = Rewriter::before(ctx, &call);
+    let operands: Vec<MlirValue> = call.operands().map(|v| v.to_raw()).collect();
+    let (format, args) = operands
+        .split_first()
+        .ok_or_else(|| err("printf without a format"))?;
+    let to_generic = |v: MlirValue| -> Result<MlirValue, LowerError> {
+        let ty = type_of(v);
+        if ty.is_llvm_pointer_type() && ty != generic {
+            rw.emit_value(ods_llvm::addrspacecast(ctx, generic, value(v), loc))
         } else {
-            let values: Vec<MlirValue> = args
-                .iter()
-                .map(|a| to_generic(*a))
-                .collect::<Result<_, _>>()?;
-            let types: Vec<Type> = values.iter().map(|v| type_of(*v)).collect();
-            let record = llvm::r#type::r#struct(ctx, &types, false);
-            // The buffer lives in the kernel's entry block: an alloca inside a loop would grow
-            // the stack each iteration.
-            let at_entry = Rewriter::at_start(ctx, entry_block(raw)?, loc);
-            let one = at_entry.emit_value(ods_llvm::mlir_constant(
+            Ok(v)
+        }
+    };
+    let format = to_generic(*format)?;
+    let buffer = if args.is_empty() {
+        rw.emit_value(llvm::zero(generic, loc))?
+    } else {
+        let values: Vec<MlirValue> = args
+            .iter()
+            .map(|a| to_generic(*a))
+            .collect::<Result<_, _>>()?;
+        let types: Vec<Type> = values.iter().map(|v| type_of(*v)).collect();
+        let record = llvm::r#type::r#struct(ctx, &types, false);
+        // The buffer lives in the kernel's entry block: an alloca inside a loop would grow
+        // the stack each iteration.
+        let at_entry = Rewriter::at_start(ctx, entry_block(&call)?, loc);
+        let one = at_entry.emit_value(ods_llvm::mlir_constant(
+            ctx,
+            i64t,
+            IntegerAttribute::new(i64t, 1).into(),
+            loc,
+        ))?;
+        let buffer = at_entry.emit_value(llvm::alloca(
+            ctx,
+            value(one),
+            generic,
+            loc,
+            AllocaOptions::new()
+                .elem_type(Some(TypeAttribute::new(record)))
+                .align(Some(IntegerAttribute::new(i64t, 8))),
+        ))?;
+        for (i, v) in values.iter().enumerate() {
+            let field = rw.emit_value(llvm::get_element_ptr(
                 ctx,
-                i64t,
-                IntegerAttribute::new(i64t, 1).into(),
-                loc,
-            ))?;
-            let buffer = at_entry.emit_value(llvm::alloca(
-                ctx,
-                value(one),
+                value(buffer),
+                DenseI32ArrayAttribute::new(ctx, &[0, i as i32]),
+                record,
                 generic,
                 loc,
-                AllocaOptions::new()
-                    .elem_type(Some(TypeAttribute::new(record)))
-                    .align(Some(IntegerAttribute::new(i64t, 8))),
             ))?;
-            for (i, v) in values.iter().enumerate() {
-                let field = rw.emit_value(llvm::get_element_ptr(
-                    ctx,
-                    value(buffer),
-                    DenseI32ArrayAttribute::new(ctx, &[0, i as i32]),
-                    record,
-                    generic,
-                    loc,
-                ))?;
-                rw.emit(llvm::store(
-                    ctx,
-                    value(*v),
-                    value(field),
-                    loc,
-                    LoadStoreOptions::default(),
-                ));
-            }
-            buffer
-        };
-        let result = rw.llvm_call(VPRINTF, &[format, buffer], &[i32t])?[0];
-        if let Some(m) = enclosing(raw, "gpu.module") {
-            if !gpu_modules.iter().any(|g: &MlirOperation| g.ptr == m.ptr) {
-                gpu_modules.push(m);
-            }
+            rw.emit(llvm::store(
+                ctx,
+                value(*v),
+                value(field),
+                loc,
+                LoadStoreOptions::default(),
+            ));
         }
-        // The old call's result (an i32, as vprintf's) is replaced, then the call is erased.
-        if call.result_count() == 1 {
-            replace(raw, &[result]);
-        } else {
-            replace(raw, &[]);
-        }
-    }
-    // `vprintf` declared (as an LLVM function, see the library calls) in each gpu.module that
-    // calls it; the per-signature printf declarations are left for symbol-dce.
-    for m in gpu_modules {
+        buffer
+    };
+    let result = rw.llvm_call(VPRINTF, &[format, buffer], &[i32t])?[0];
+    if let Ok(m) = gpu_module_of(&call, "printf") {
         declare_llvm_function(ctx, m, VPRINTF, &[generic, generic], Some(i32t))?;
     }
-    Ok(())
-}
-
-/// The operation of kind `name` that contains `op`.
-pub(crate) fn enclosing(op: MlirOperation, name: &str) -> Option<MlirOperation> {
-    // SAFETY: parent queries on live IR.
-    unsafe {
-        let mut cur = mlir_sys::mlirOperationGetParentOperation(op);
-        while !cur.ptr.is_null() {
-            if OperationRef::from_raw(cur).name().as_string_ref().as_str() == Ok(name) {
-                return Some(cur);
-            }
-            cur = mlir_sys::mlirOperationGetParentOperation(cur);
-        }
-        None
-    }
+    // The old call's result (an i32, as vprintf's), if it has one, is replaced, then the
+    // call is erased.
+    rewriter.replace_op(&call, &[crate::builder::value(result)]);
+    Ok(Outcome::Rewrote)
 }
 
 /// The entry block of the function containing `op`.
-fn entry_block(op: MlirOperation) -> Result<MlirBlock, LowerError> {
+fn entry_block(op: &OperationRef) -> Result<MlirBlock, LowerError> {
     let func = enclosing(op, "gpu.func")
         .or_else(|| enclosing(op, "func.func"))
         .ok_or_else(|| err("printf outside a function"))?;
-    // SAFETY: structural queries on a live function.
-    unsafe {
-        let region = mlir_sys::mlirOperationGetRegion(func, 0);
-        Ok(mlir_sys::mlirRegionGetFirstBlock(region))
-    }
-}
-
-/// Each `llvm.atomicrmw` through a generic pointer is guarded against private memory (see
-/// [`helpers::guard_local_atomic`]), by a helper of its own.
-fn guard_local_atomics(ctx: &Context, module: &Module) -> Result<(), LowerError> {
-    let generic = llvm::r#type::pointer(ctx, nvptx::GENERIC);
-    let mut rmws = Vec::new();
-    module.as_operation().walk(WalkOrder::PreOrder, |op| {
-        if op.name().as_string_ref().as_str() == Ok("llvm.atomicrmw")
-            && op.operand(0).is_ok_and(|p| p.r#type() == generic)
-        {
-            rmws.push(op.to_raw());
-        }
-        WalkResult::Advance
-    });
-    for (index, raw) in rmws.into_iter().enumerate() {
-        helpers::guard_local_atomic(ctx, raw, &format!("__hipmlir_atomic_rmw_{index}"))?;
-    }
-    Ok(())
+    func.region(0)
+        .ok()
+        .and_then(|r| r.first_block())
+        .map(|b| b.to_raw())
+        .ok_or_else(|| err("printf in a function without a body"))
 }

@@ -4,25 +4,27 @@
 //! the kernel's `hipmlir.kernel_args` with the workgroup address space and no bytes in the
 //! packed argument block.
 
+use std::collections::HashMap;
+
 use hipmlir_device_image::{KERNEL_ARGS_ATTRIBUTE, KERNEL_ARGS_SIZE_ATTRIBUTE};
+use hipmlir_ir::rewrite::{
+    apply_patterns, enclosing, Outcome, Pattern, PatternRewriter, RewritePatternSet,
+};
 use melior::ir::attribute::{
     ArrayAttribute, BoolAttribute, DictionaryAttribute, IntegerAttribute, StringAttribute,
-    TypeAttribute,
 };
 use melior::ir::block::BlockLike;
-use melior::ir::operation::{
-    OperationLike, OperationMutLike, OperationRefMut, WalkOrder, WalkResult,
-};
-use melior::ir::r#type::{FunctionType, IntegerType};
+use melior::ir::operation::{OperationLike, OperationMutLike, OperationRefMut};
+use melior::ir::r#type::IntegerType;
 use melior::ir::{
-    Attribute, AttributeLike, Identifier, Location, Module, RegionLike, Type, ValueLike,
+    Attribute, AttributeLike, Identifier, Location, Module, OperationRef, RegionLike, Type,
+    ValueLike,
 };
 use melior::Context;
-use mlir_sys::{
-    mlirArrayAttrGetElement, mlirArrayAttrGetNumElements, mlirOperationDestroy,
-    mlirOperationRemoveFromParent, mlirValueReplaceAllUsesOfWith, MlirOperation,
-};
+use mlir_sys::{mlirArrayAttrGetElement, mlirArrayAttrGetNumElements, MlirValue};
 
+use crate::builder::{update_function_type, value};
+use crate::symbols::symbol;
 use crate::LowerError;
 
 /// The frontend's placeholder global (see hipmlir-frontend's DYNAMIC_SHARED_SYMBOL).
@@ -34,59 +36,65 @@ fn err(e: impl std::fmt::Display) -> LowerError {
     LowerError::bug(format!("dynamic shared memory: {e}"))
 }
 
-fn names_placeholder(op: &melior::ir::OperationRef) -> bool {
-    op.name().as_string_ref().as_str() == Ok("llvm.mlir.addressof")
-        && op
-            .attribute("global_name")
-            .is_ok_and(|a| a.to_string().trim_start_matches('@').trim_matches('"') == PLACEHOLDER)
-}
+/// Each kernel's new argument (by the kernel's address), once it has one.
+type Arguments = HashMap<usize, MlirValue>;
 
 pub fn lower_dynamic_shared(ctx: &Context, module: &Module) -> Result<(), LowerError> {
-    let mut kernels: Vec<(MlirOperation, Vec<MlirOperation>)> = Vec::new();
-    let mut placeholders: Vec<MlirOperation> = Vec::new();
-    module.as_operation().walk(WalkOrder::PreOrder, |op| {
-        let name = op.name();
-        let name = name.as_string_ref().as_str().unwrap_or("");
-        if name == "gpu.func" && op.has_attribute("gpu.kernel") {
-            let mut uses = Vec::new();
-            op.walk(WalkOrder::PreOrder, |inner| {
-                if names_placeholder(&inner) {
-                    uses.push(inner.to_raw());
-                }
-                WalkResult::Advance
-            });
-            if !uses.is_empty() {
-                kernels.push((op.to_raw(), uses));
-            }
-        } else if name == "llvm.mlir.global"
-            && op
-                .attribute("sym_name")
-                .is_ok_and(|a| a.to_string().trim_matches('"') == PLACEHOLDER)
-        {
-            placeholders.push(op.to_raw());
-        }
-        WalkResult::Advance
-    });
-    for (kernel, uses) in kernels {
-        add_argument(ctx, kernel, &uses)?;
-    }
-    for raw in placeholders {
-        // SAFETY: every use of the placeholder was replaced above.
-        unsafe {
-            mlirOperationRemoveFromParent(raw);
-            mlirOperationDestroy(raw);
-        }
-    }
-    Ok(())
+    let mut patterns = RewritePatternSet::new();
+    patterns
+        .add(Pattern::new("llvm.mlir.addressof", replace_placeholder_use))
+        .add(Pattern::new("llvm.mlir.global", erase_placeholder));
+    apply_patterns(
+        ctx,
+        &module.as_operation(),
+        &patterns,
+        &mut Arguments::new(),
+    )
 }
 
-fn add_argument(
-    ctx: &Context,
-    kernel: MlirOperation,
-    uses: &[MlirOperation],
-) -> Result<(), LowerError> {
-    // SAFETY: a live gpu.func found by the walk.
-    let mut op = unsafe { OperationRefMut::from_raw(kernel) };
+/// The placeholder's address in a kernel is the kernel's trailing argument, added on its
+/// first use.
+fn replace_placeholder_use<'c>(
+    rw: &mut PatternRewriter<'c>,
+    arguments: &mut Arguments,
+    op: OperationRef<'c, 'c>,
+) -> Result<Outcome, LowerError> {
+    if symbol(&op, "global_name").as_deref() != Some(PLACEHOLDER) {
+        return Ok(Outcome::NoMatch);
+    }
+    let Some(kernel) = enclosing(&op, "gpu.func").filter(|f| f.has_attribute("gpu.kernel")) else {
+        return Ok(Outcome::NoMatch);
+    };
+    let key = kernel.to_raw().ptr as usize;
+    let argument = match arguments.get(&key) {
+        Some(argument) => *argument,
+        None => {
+            let argument = add_argument(rw.ctx, &kernel)?;
+            arguments.insert(key, argument);
+            argument
+        }
+    };
+    rw.replace_op(&op, &[value(argument)]);
+    Ok(Outcome::Rewrote)
+}
+
+/// The placeholder itself, once every use is replaced.
+fn erase_placeholder<'c>(
+    rw: &mut PatternRewriter<'c>,
+    _: &mut Arguments,
+    op: OperationRef<'c, 'c>,
+) -> Result<Outcome, LowerError> {
+    if symbol(&op, "sym_name").as_deref() != Some(PLACEHOLDER) {
+        return Ok(Outcome::NoMatch);
+    }
+    rw.erase_op(&op);
+    Ok(Outcome::Rewrote)
+}
+
+/// Adds the workgroup-pointer argument to `kernel` and to its metadata; returns it.
+fn add_argument(ctx: &Context, kernel: &OperationRef) -> Result<MlirValue, LowerError> {
+    // SAFETY: the live kernel; only its attributes and entry block change.
+    let mut op = unsafe { OperationRefMut::from_raw(kernel.to_raw()) };
     let loc: Location = op.location();
     let ptr_type: Type = melior::dialect::llvm::r#type::pointer(ctx, WORKGROUP);
     let entry = op
@@ -94,24 +102,8 @@ fn add_argument(
         .map_err(err)?
         .first_block()
         .ok_or_else(|| err("empty kernel"))?;
-    let arg = entry.add_argument(ptr_type, loc);
-    for u in uses {
-        // SAFETY: each use is a live llvm.mlir.addressof with one result; it is replaced, then
-        // destroyed.
-        unsafe {
-            let result = mlir_sys::mlirOperationGetResult(*u, 0);
-            mlirValueReplaceAllUsesOfWith(result, arg.to_raw());
-            mlirOperationRemoveFromParent(*u);
-            mlirOperationDestroy(*u);
-        }
-    }
-    let inputs: Vec<Type> = (0..entry.argument_count())
-        .filter_map(|i| entry.argument(i).ok().map(|a| a.r#type()))
-        .collect();
-    op.set_attribute(
-        "function_type",
-        TypeAttribute::new(FunctionType::new(ctx, &inputs, &[]).into()).into(),
-    );
+    let arg = entry.add_argument(ptr_type, loc).to_raw();
+    update_function_type(ctx, kernel)?;
 
     // The metadata gains the argument, after the packed block (it has no bytes there).
     let args = op.attribute(KERNEL_ARGS_ATTRIBUTE).map_err(err)?;
@@ -156,5 +148,5 @@ fn add_argument(
         KERNEL_ARGS_ATTRIBUTE,
         ArrayAttribute::new(ctx, &elements).into(),
     );
-    Ok(())
+    Ok(arg)
 }

@@ -6,63 +6,63 @@
 //! three trailing `i32` arguments. The kernel is marked `hipmlir.linear_block` so that the
 //! metadata tells the runtime.
 
+use std::collections::HashMap;
+
 use hipmlir_device_image::LINEAR_BLOCK_ATTRIBUTE;
+use hipmlir_ir::rewrite::{
+    apply_patterns, enclosing, Outcome, Pattern, PatternRewriter, RewritePatternSet,
+};
 use hipmlir_ir::{GpuDimension, OpBuilder};
-use melior::ir::attribute::TypeAttribute;
 use melior::ir::block::BlockLike;
 use melior::ir::operation::{OperationLike, OperationMutLike, OperationRefMut};
-use melior::ir::operation::{WalkOrder, WalkResult};
-use melior::ir::r#type::{FunctionType, IntegerType};
-use melior::ir::{Attribute, Location, Module, RegionLike, Type, ValueLike};
+use melior::ir::r#type::IntegerType;
+use melior::ir::{Attribute, Location, Module, OperationRef, RegionLike, Type, ValueLike};
 use melior::Context;
-use mlir_sys::{
-    mlirOperationDestroy, mlirOperationRemoveFromParent, mlirValueReplaceAllUsesOfWith,
-    MlirOperation,
-};
+use mlir_sys::MlirValue;
 
-use crate::passes::SUBGROUP_OPS;
+use crate::builder::{update_function_type, value};
+use crate::spirv::uses_warp_operations;
 use crate::LowerError;
 
 fn err(e: impl std::fmt::Display) -> LowerError {
     LowerError::bug(format!("linearizing blocks: {e}"))
 }
 
-pub fn linearize_warp_blocks(ctx: &Context, module: &Module) -> Result<(), LowerError> {
-    let mut kernels = Vec::new();
-    module.as_operation().walk(WalkOrder::PreOrder, |op| {
-        if op.name().as_string_ref().as_str() == Ok("gpu.func") && op.has_attribute("gpu.kernel") {
-            let mut uses_warps = false;
-            let mut dims = Vec::new();
-            op.walk(WalkOrder::PreOrder, |inner| {
-                let name = inner.name();
-                let name = name.as_string_ref().as_str().unwrap_or("");
-                if SUBGROUP_OPS.contains(&name) {
-                    uses_warps = true;
-                }
-                if name == "gpu.thread_id" || name == "gpu.block_dim" {
-                    dims.push(inner.to_raw());
-                }
-                WalkResult::Advance
-            });
-            if uses_warps {
-                kernels.push((op.to_raw(), dims));
-            }
-        }
-        WalkResult::Advance
-    });
-    for (kernel, dims) in kernels {
-        linearize(ctx, kernel, &dims)?;
-    }
-    Ok(())
+/// A linearized kernel's HIP coordinates: threadIdx.{x,y,z} and blockDim.{x,y,z}.
+struct Coordinates {
+    threads: [MlirValue; 3],
+    dims: [MlirValue; 3],
 }
 
-fn linearize<'c>(
-    ctx: &'c Context,
-    kernel: MlirOperation,
-    dims: &[MlirOperation],
-) -> Result<(), LowerError> {
-    // SAFETY: a live gpu.func found by the walk.
-    let mut func = unsafe { OperationRefMut::from_raw(kernel) };
+/// The linearized kernels (by address) and their coordinates.
+type Linearized = HashMap<usize, Coordinates>;
+
+pub fn linearize_warp_blocks(ctx: &Context, module: &Module) -> Result<(), LowerError> {
+    let mut patterns = RewritePatternSet::new();
+    patterns
+        .add(Pattern::new("gpu.func", linearize_kernel))
+        .next_stage()
+        .add(Pattern::new("gpu.thread_id", replace_coordinate))
+        .add(Pattern::new("gpu.block_dim", replace_coordinate));
+    apply_patterns(
+        ctx,
+        &module.as_operation(),
+        &patterns,
+        &mut Linearized::new(),
+    )
+}
+
+/// A kernel using warp operations gets blockDim as arguments and computes its coordinates
+/// from the linear local id at its start.
+fn linearize_kernel<'c>(
+    rw: &mut PatternRewriter<'c>,
+    linearized: &mut Linearized,
+    func: OperationRef<'c, 'c>,
+) -> Result<Outcome, LowerError> {
+    if !func.has_attribute("gpu.kernel") || !uses_warp_operations(&func) {
+        return Ok(Outcome::NoMatch);
+    }
+    let ctx = rw.ctx;
     let loc: Location = func.location();
     let i32t: Type = IntegerType::new(ctx, 32).into();
     let index = Type::index(ctx);
@@ -95,36 +95,42 @@ fn linearize<'c>(
     let rows = emit("arith.divui", &[linear, dim[0]], &[])?;
     let ty = emit("arith.remui", &[rows, dim[1]], &[])?;
     let tz = emit("arith.divui", &[rows, dim[1]], &[])?;
-    let threads = [tx, ty, tz];
 
-    for raw in dims {
-        // SAFETY: live gpu.thread_id / gpu.block_dim ops of this kernel; replaced and destroyed.
-        let op = unsafe { melior::ir::OperationRef::from_raw(*raw) };
-        let dimension = op.attribute("dimension").map_err(err)?;
-        let which = GpuDimension::ALL
-            .iter()
-            .position(|d| d.attribute(ctx) == dimension)
-            .ok_or_else(|| err("a gpu dimension other than x, y, z"))?;
-        let replacement = if op.name().as_string_ref().as_str() == Ok("gpu.thread_id") {
-            threads[which]
-        } else {
-            dim[which]
-        };
-        let result = op.result(0).map_err(err)?;
-        unsafe {
-            mlirValueReplaceAllUsesOfWith(result.to_raw(), replacement.to_raw());
-            mlirOperationRemoveFromParent(*raw);
-            mlirOperationDestroy(*raw);
-        }
-    }
-
-    let inputs: Vec<Type> = (0..entry.argument_count())
-        .filter_map(|i| entry.argument(i).ok().map(|a| a.r#type()))
-        .collect();
-    func.set_attribute(
-        "function_type",
-        TypeAttribute::new(FunctionType::new(ctx, &inputs, &[]).into()).into(),
+    update_function_type(ctx, &func)?;
+    // SAFETY: the live kernel; setting an attribute keeps it alive.
+    let mut kernel = unsafe { OperationRefMut::from_raw(func.to_raw()) };
+    kernel.set_attribute(LINEAR_BLOCK_ATTRIBUTE, Attribute::unit(ctx));
+    linearized.insert(
+        func.to_raw().ptr as usize,
+        Coordinates {
+            threads: [tx, ty, tz].map(|v| v.to_raw()),
+            dims: [dim[0], dim[1], dim[2]].map(|v| v.to_raw()),
+        },
     );
-    func.set_attribute(LINEAR_BLOCK_ATTRIBUTE, Attribute::unit(ctx));
-    Ok(())
+    Ok(Outcome::Rewrote)
+}
+
+/// `gpu.thread_id` and `gpu.block_dim` of a linearized kernel: its computed coordinates.
+fn replace_coordinate<'c>(
+    rw: &mut PatternRewriter<'c>,
+    linearized: &mut Linearized,
+    op: OperationRef<'c, 'c>,
+) -> Result<Outcome, LowerError> {
+    let Some(coordinates) =
+        enclosing(&op, "gpu.func").and_then(|f| linearized.get(&(f.to_raw().ptr as usize)))
+    else {
+        return Ok(Outcome::NoMatch);
+    };
+    let dimension = op.attribute("dimension").map_err(err)?;
+    let which = GpuDimension::ALL
+        .iter()
+        .position(|d| d.attribute(rw.ctx) == dimension)
+        .ok_or_else(|| err("a gpu dimension other than x, y, z"))?;
+    let replacement = if op.name().as_string_ref().as_str() == Ok("gpu.thread_id") {
+        coordinates.threads[which]
+    } else {
+        coordinates.dims[which]
+    };
+    rw.replace_op(&op, &[value(replacement)]);
+    Ok(Outcome::Rewrote)
 }

@@ -8,11 +8,16 @@
 //! Address spaces follow the SPIR/OpenCL numbering clang uses for spirv64 (the module went
 //! through `hipmlir-address-spaces-to-spirv`).
 
+use std::collections::HashMap;
+
 use hipmlir_device_image::BYVAL_ATTRIBUTE;
+use hipmlir_ir::rewrite::{
+    apply_patterns, enclosing, replace_all_uses_except, Outcome, Pattern, PatternRewriter,
+    RewritePatternSet,
+};
 use melior::ir::attribute::{IntegerAttribute, StringAttribute, TypeAttribute};
 use melior::ir::block::BlockLike;
 use melior::ir::operation::{OperationLike, OperationMutLike, OperationRefMut};
-use melior::ir::operation::{WalkOrder, WalkResult};
 use melior::ir::r#type::{FunctionType, IntegerType};
 use melior::ir::{
     Attribute, AttributeLike, Module, OperationRef, RegionLike, Type, TypeLike, Value, ValueLike,
@@ -21,14 +26,15 @@ use melior::Context;
 use mlir_sys::{
     mlirDenseArrayGetNumElements, mlirDenseI32ArrayGetElement, mlirLLVMArrayTypeGetElementType,
     mlirLLVMPointerTypeGetAddressSpace, mlirLLVMStructTypeGetElementType,
-    mlirLLVMStructTypeGetNumElementTypes, mlirOperationDestroy, mlirOperationRemoveFromParent,
-    mlirTypeIsALLVMPointerType, mlirTypeIsALLVMStructType, mlirValueReplaceAllUsesOfWith,
-    mlirValueSetType, MlirOperation, MlirValue,
+    mlirLLVMStructTypeGetNumElementTypes, mlirTypeIsALLVMPointerType, mlirTypeIsALLVMStructType,
+    mlirValueSetType, MlirValue,
 };
 
-use crate::atomics;
-use crate::builder::{type_of, Cast, Rewriter};
-use crate::spirv_ir::{self, MemorySemantics, Scope, StorageClass};
+use crate::address_space_map::spirv::{FUNCTION, GENERIC};
+use crate::builder::{type_of, update_function_type, value, Rewriter};
+use crate::spirv::atomics;
+use crate::spirv::ir::{self as spirv_ir, MemorySemantics, Scope, StorageClass};
+use crate::spirv::Cast;
 use crate::LowerError;
 
 /// The SPIR-V storage class of an LLVM address space (SPIR numbering), and back.
@@ -170,7 +176,7 @@ impl<'c> Lowering<'c, '_> {
         let p = self.operand(i)?;
         let space = address_space(p.r#type());
         match self.known_space {
-            Some(s) if space == 4 && s != 4 => {
+            Some(s) if space == GENERIC && s != GENERIC => {
                 let to = self.rw.byte_ptr(s)?;
                 let specific = self.rw.convert(Cast::GenericCastToPtr, p.to_raw(), to)?;
                 Ok((specific, s))
@@ -216,54 +222,66 @@ const LOWERINGS: &[(&str, LowerFn)] = &[
     ("llvm.fence", lower_fence),
 ];
 
+/// The pass's state: the inferred spaces of generic accesses (by operation), and whether float
+/// atomics are native.
+struct Pointers {
+    spaces: HashMap<usize, u32>,
+    native_float_atomics: bool,
+}
+
 pub fn lower_pointers_to_spirv(
     ctx: &Context,
     module: &Module,
     native_float_atomics: bool,
 ) -> Result<(), LowerError> {
-    let spaces = crate::address_spaces::specific_access_spaces(module);
-    let mut ops: Vec<(MlirOperation, LowerFn)> = Vec::new();
-    let mut functions: Vec<MlirOperation> = Vec::new();
-    module.as_operation().walk(WalkOrder::PreOrder, |op| {
-        let name = op.name();
-        let name = name.as_string_ref().as_str().unwrap_or("");
-        if let Some((_, lower)) = LOWERINGS.iter().find(|(n, _)| *n == name) {
-            ops.push((op.to_raw(), *lower));
-        } else if name == "gpu.func" {
-            functions.push(op.to_raw());
-        }
-        WalkResult::Advance
-    });
+    let mut state = Pointers {
+        spaces: crate::spirv::address_spaces::specific_access_spaces(module),
+        native_float_atomics,
+    };
+    // Each access is rewritten while pointer values still have their LLVM types (the access
+    // needs them to know the address space)...
+    let mut patterns = RewritePatternSet::new();
+    patterns.extend(
+        LOWERINGS
+            .iter()
+            .map(|(op, _)| Pattern::new(op, lower_memory_op)),
+    );
+    apply_patterns(ctx, &module.as_operation(), &patterns, &mut state)?;
+    // ...then every remaining value of an LLVM type takes its SPIR-V type, and functions follow.
+    let mut retyping = RewritePatternSet::new();
+    retyping
+        .add(Pattern::any(retype_values))
+        .next_stage()
+        .add(Pattern::new("gpu.func", retype_kernel))
+        .next_stage()
+        .add(Pattern::new("func.func", retype_declaration));
+    apply_patterns(ctx, &module.as_operation(), &retyping, &mut ())
+}
 
-    // Rewrite each access while pointer values still have their LLVM types (the access needs
-    // them to know the address space), then retype every remaining pointer value.
-    for (raw, lower) in &ops {
-        // SAFETY: the walk found this live operation; it is erased only below.
-        let op = unsafe { OperationRef::from_raw(*raw) };
-        let lowering = Lowering {
-            ctx,
-            rw: Rewriter::before(ctx, &op),
-            op,
-            known_space: spaces.get(&(raw.ptr as usize)).copied(),
-            native_float_atomics,
-        };
-        if let Some(new) = lower(&lowering)? {
-            replace(&lowering, new)?;
-        }
+/// One memory operation, by its lowering in [`LOWERINGS`]: replaced by the value the lowering
+/// returns (if it has a result), then erased.
+fn lower_memory_op<'c>(
+    rw: &mut PatternRewriter<'c>,
+    state: &mut Pointers,
+    op: OperationRef<'c, 'c>,
+) -> Result<Outcome, LowerError> {
+    let name = op.name();
+    let name = name.as_string_ref().as_str().unwrap_or("");
+    let Some((_, lower)) = LOWERINGS.iter().find(|(n, _)| *n == name) else {
+        return Ok(Outcome::NoMatch);
+    };
+    let lowering = Lowering {
+        ctx: rw.ctx,
+        rw: Rewriter::before(rw.ctx, &op),
+        op,
+        known_space: state.spaces.get(&(op.to_raw().ptr as usize)).copied(),
+        native_float_atomics: state.native_float_atomics,
+    };
+    match lower(&lowering)? {
+        Some(new) => rw.replace_op(&op, &[value(new)]),
+        None => rw.erase_op(&op),
     }
-    for (raw, _) in ops.into_iter().rev() {
-        // SAFETY: every use was replaced above; the op is detached, then destroyed.
-        unsafe {
-            mlirOperationRemoveFromParent(raw);
-            mlirOperationDestroy(raw);
-        }
-    }
-    retype_pointers(ctx, module)?;
-    for f in functions {
-        byval_parameters(ctx, f)?;
-        update_function_type(ctx, f)?;
-    }
-    retype_declarations(ctx, module)
+    Ok(Outcome::Rewrote)
 }
 
 fn lower_getelementptr(l: &Lowering) -> Result<Option<MlirValue>, LowerError> {
@@ -321,14 +339,14 @@ fn lower_store(l: &Lowering) -> Result<Option<MlirValue>, LowerError> {
 
 fn lower_alloca(l: &Lowering) -> Result<Option<MlirValue>, LowerError> {
     let element = l.type_attribute("elem_type")?;
-    if address_space(l.result_type()?) != 0 {
+    if address_space(l.result_type()?) != FUNCTION {
         return Err(l.error("alloca outside the private space"));
     }
     // SPIR-V wants function variables at the top of the entry block.
     let entry = entry_block(&l.op).map_err(|e| l.error(e))?;
     let at_entry = Rewriter::at_start(l.ctx, entry, l.rw.loc);
-    let variable = at_entry.function_variable(l.rw.ptr(element, 0)?)?;
-    Ok(Some(l.rw.bitcast(variable, l.rw.byte_ptr(0)?)?))
+    let variable = at_entry.function_variable(l.rw.ptr(element, FUNCTION)?)?;
+    Ok(Some(l.rw.bitcast(variable, l.rw.byte_ptr(FUNCTION)?)?))
 }
 
 fn lower_addrspacecast(l: &Lowering) -> Result<Option<MlirValue>, LowerError> {
@@ -336,8 +354,8 @@ fn lower_addrspacecast(l: &Lowering) -> Result<Option<MlirValue>, LowerError> {
     let to_space = address_space(l.result_type()?);
     let from_space = address_space(from.r#type());
     let cast = match (from_space, to_space) {
-        (_, 4) => Cast::PtrCastToGeneric,
-        (4, _) => Cast::GenericCastToPtr,
+        (_, GENERIC) => Cast::PtrCastToGeneric,
+        (GENERIC, _) => Cast::GenericCastToPtr,
         _ => return Err(l.error(format!("address space cast {from_space} -> {to_space}"))),
     };
     Ok(Some(l.rw.convert(
@@ -388,7 +406,7 @@ fn lower_global(l: &Lowering) -> Result<Option<MlirValue>, LowerError> {
     if let Ok(value) = l.op.attribute("value") {
         let name = StringAttribute::try_from(symbol).map_err(|e| l.error(e))?;
         let ty = spirv_type(l.ctx, ty).map_err(|e| l.error(e))?;
-        initializer.push(crate::initializers::initializer(
+        initializer.push(crate::spirv::initializers::initializer(
             &l.rw,
             name.value(),
             ty,
@@ -425,7 +443,7 @@ fn lower_fence(l: &Lowering) -> Result<Option<MlirValue>, LowerError> {
 
 fn lower_atomicrmw(l: &Lowering) -> Result<Option<MlirValue>, LowerError> {
     let (ptr, space) = l.access_pointer(0)?;
-    Ok(Some(if space == 4 {
+    Ok(Some(if space == GENERIC {
         atomics::lower_rmw_generic(l, ptr)?
     } else {
         atomics::lower_rmw(l, &l.rw, ptr, space)?
@@ -454,14 +472,6 @@ fn lower_extractvalue(l: &Lowering) -> Result<Option<MlirValue>, LowerError> {
     Ok(Some(l.operand(0)?.to_raw()))
 }
 
-/// Replaces the uses of the lowered op's result by `new`.
-fn replace(l: &Lowering, new: MlirValue) -> Result<(), LowerError> {
-    let old = l.op.result(0).map_err(|e| l.error(e))?;
-    // SAFETY: both values are live; `old`'s op is erased afterwards.
-    unsafe { mlirValueReplaceAllUsesOfWith(old.to_raw(), new) };
-    Ok(())
-}
-
 /// The SPIR-V memory scope of an LLVM sync scope ("" is the whole system).
 pub(crate) fn sync_scope(l: &Lowering) -> Result<Scope, LowerError> {
     let scope =
@@ -486,44 +496,53 @@ fn internal(e: impl std::fmt::Display) -> LowerError {
 /// Declarations (device library functions such as printf, lowered by the math pass after this
 /// one) take the SPIR-V types their callers' pointers now have, so that the module stays valid
 /// between the passes. Types map one to one, so every call of a declaration still agrees with it.
-fn retype_declarations(ctx: &Context, module: &Module) -> Result<(), LowerError> {
-    let mut declarations: Vec<MlirOperation> = Vec::new();
-    module.as_operation().walk(WalkOrder::PreOrder, |op| {
-        if op.name().as_string_ref().as_str() == Ok("func.func")
-            && op.region(0).is_ok_and(|r| r.first_block().is_none())
-        {
-            declarations.push(op.to_raw());
-        }
-        WalkResult::Advance
-    });
-    for raw in declarations {
-        // SAFETY: a live func.func found by the walk.
-        let declaration = unsafe { OperationRef::from_raw(raw) };
-        let at = |e: String| LowerError::internal(declaration.location(), e);
-        let function_type = type_attribute(&declaration, "function_type").map_err(at)?;
-        let function_type = FunctionType::try_from(function_type)
-            .map_err(|e| at(format!("a declaration without a function type: {e}")))?;
-        let convert = |t| loaded_value_type(ctx, t).map_err(at);
-        let inputs = (0..function_type.input_count())
-            .map(|i| function_type.input(i).map_err(internal).and_then(convert))
-            .collect::<Result<Vec<_>, _>>()?;
-        let results = (0..function_type.result_count())
-            .map(|i| function_type.result(i).map_err(internal).and_then(convert))
-            .collect::<Result<Vec<_>, _>>()?;
-        let mut op = unsafe { OperationRefMut::from_raw(raw) };
-        op.set_attribute(
-            "function_type",
-            TypeAttribute::new(FunctionType::new(ctx, &inputs, &results).into()).into(),
-        );
+fn retype_declaration<'c>(
+    rw: &mut PatternRewriter<'c>,
+    _: &mut (),
+    declaration: OperationRef<'c, 'c>,
+) -> Result<Outcome, LowerError> {
+    if declaration
+        .region(0)
+        .is_ok_and(|r| r.first_block().is_some())
+    {
+        return Ok(Outcome::NoMatch);
     }
-    Ok(())
+    let ctx = rw.ctx;
+    let at = |e: String| LowerError::internal(declaration.location(), e);
+    let function_type = type_attribute(&declaration, "function_type").map_err(at)?;
+    let function_type = FunctionType::try_from(function_type)
+        .map_err(|e| at(format!("a declaration without a function type: {e}")))?;
+    let convert = |t| loaded_value_type(ctx, t).map_err(at);
+    let inputs = (0..function_type.input_count())
+        .map(|i| function_type.input(i).map_err(internal).and_then(convert))
+        .collect::<Result<Vec<_>, _>>()?;
+    let results = (0..function_type.result_count())
+        .map(|i| function_type.result(i).map_err(internal).and_then(convert))
+        .collect::<Result<Vec<_>, _>>()?;
+    // SAFETY: the live declaration; setting an attribute keeps it alive.
+    let mut op = unsafe { OperationRefMut::from_raw(declaration.to_raw()) };
+    op.set_attribute(
+        "function_type",
+        TypeAttribute::new(FunctionType::new(ctx, &inputs, &results).into()).into(),
+    );
+    Ok(Outcome::Rewrote)
+}
+
+/// A kernel's by-value parameters take their struct types, and its `function_type` follows
+/// its (retyped) arguments.
+fn retype_kernel<'c>(
+    rw: &mut PatternRewriter<'c>,
+    _: &mut (),
+    f: OperationRef<'c, 'c>,
+) -> Result<Outcome, LowerError> {
+    byval_parameters(rw.ctx, &f)?;
+    update_function_type(rw.ctx, &f)?;
+    Ok(Outcome::Rewrote)
 }
 
 /// A by-value struct parameter is a pointer to the struct in the Function storage class, as
 /// OpenCL's byval parameters are; the body keeps using it as a byte pointer.
-fn byval_parameters(ctx: &Context, f: MlirOperation) -> Result<(), LowerError> {
-    // SAFETY: `f` is a live gpu.func.
-    let op = unsafe { OperationRef::from_raw(f) };
+fn byval_parameters(ctx: &Context, op: &OperationRef) -> Result<(), LowerError> {
     let at = |e: String| LowerError::internal(op.location(), e);
     let Ok(byval) = op.attribute(BYVAL_ATTRIBUTE) else {
         return Ok(());
@@ -551,15 +570,15 @@ fn byval_parameters(ctx: &Context, f: MlirOperation) -> Result<(), LowerError> {
             .parse()
             .map_err(|_| at(format!("bad byval index {index}")))?;
         let arg = entry.argument(index).map_err(|e| at(e.to_string()))?;
-        let struct_ptr = spirv_ptr(ctx, ty, 0).map_err(at)?;
-        // SAFETY: the argument is live; every other use moves to the byte-pointer view.
-        unsafe {
-            mlirValueSetType(arg.to_raw(), struct_ptr.to_raw());
-            let rw = Rewriter::at_start(ctx, entry.to_raw(), op.location());
-            let view = rw.convert(Cast::Bitcast, arg.to_raw(), rw.byte_ptr(0)?)?;
-            let mut except = mlir_sys::mlirOpResultGetOwner(view);
-            mlir_sys::mlirValueReplaceAllUsesExcept(arg.to_raw(), view, 1, &mut except);
-        }
+        let struct_ptr = spirv_ptr(ctx, ty, FUNCTION).map_err(at)?;
+        // SAFETY: the argument is live.
+        unsafe { mlirValueSetType(arg.to_raw(), struct_ptr.to_raw()) };
+        // Every other use moves to the byte-pointer view.
+        let rw = Rewriter::at_start(ctx, entry.to_raw(), op.location());
+        let view = rw.convert(Cast::Bitcast, arg.to_raw(), rw.byte_ptr(FUNCTION)?)?;
+        // SAFETY: the view is the result of the bitcast just built.
+        let cast = unsafe { OperationRef::from_raw(mlir_sys::mlirOpResultGetOwner(view)) };
+        replace_all_uses_except(arg, value(view), &cast);
     }
     Ok(())
 }
@@ -570,26 +589,17 @@ fn global_type<'c>(op: &OperationRef<'c, '_>, symbol: Attribute<'c>) -> Result<T
         .map_err(|e| e.to_string())?
         .value()
         .to_string();
-    let mut current = op.parent_operation();
-    while let Some(p) = current {
-        if p.name().as_string_ref().as_str() == Ok("gpu.module") {
-            let region = p.region(0).map_err(|e| e.to_string())?;
-            let block = region.first_block().ok_or("empty gpu.module")?;
-            let mut o = block.first_operation();
-            while let Some(g) = o {
-                if g.name().as_string_ref().as_str() == Ok("llvm.mlir.global") {
-                    let sym = g
-                        .attribute("sym_name")
-                        .ok()
-                        .and_then(|a| StringAttribute::try_from(a).ok());
-                    if sym.is_some_and(|s| s.value() == name) {
-                        return type_attribute(&g, "global_type");
-                    }
-                }
-                o = g.next_in_block();
-            }
+    let gpu_module = enclosing(op, "gpu.module").ok_or("an access outside a gpu.module")?;
+    let region = gpu_module.region(0).map_err(|e| e.to_string())?;
+    let block = region.first_block().ok_or("empty gpu.module")?;
+    let mut o = block.first_operation();
+    while let Some(g) = o {
+        if g.name().as_string_ref().as_str() == Ok("llvm.mlir.global")
+            && crate::symbols::symbol(&g, "sym_name").as_deref() == Some(name.as_str())
+        {
+            return type_attribute(&g, "global_type");
         }
-        current = p.parent_operation();
+        o = g.next_in_block();
     }
     Err(format!("no global named {name}"))
 }
@@ -649,48 +659,42 @@ fn type_attribute<'c>(op: &OperationRef<'c, '_>, name: &str) -> Result<Type<'c>,
 
 /// The entry block of the function enclosing `op`.
 fn entry_block(op: &OperationRef) -> Result<mlir_sys::MlirBlock, String> {
-    let mut current = op.parent_operation();
-    while let Some(p) = current {
-        if p.name().as_string_ref().as_str() == Ok("gpu.func") {
-            let region = p.region(0).map_err(|e| e.to_string())?;
-            let block = region.first_block().ok_or("function without a body")?;
-            return Ok(block.to_raw());
-        }
-        current = p.parent_operation();
-    }
-    Err("alloca outside a kernel".into())
+    let function = enclosing(op, "gpu.func").ok_or("alloca outside a kernel")?;
+    let region = function.region(0).map_err(|e| e.to_string())?;
+    let block = region.first_block().ok_or("function without a body")?;
+    Ok(block.to_raw())
 }
 
 /// Gives every remaining value of an LLVM type (pointers and aggregates in block arguments,
-/// results of scf ops) its SPIR-V type.
-fn retype_pointers(ctx: &Context, module: &Module) -> Result<(), LowerError> {
-    let mut values: Vec<MlirValue> = Vec::new();
-    module.as_operation().walk(WalkOrder::PreOrder, |op| {
-        for r in op.results() {
-            if is_llvm_type(r.r#type()) {
-                values.push(r.to_raw());
-            }
-        }
-        for region in op.regions() {
-            let mut block = region.first_block();
-            while let Some(b) = block {
-                for i in 0..b.argument_count() {
-                    if let Ok(arg) = b.argument(i) {
-                        if is_llvm_type(arg.r#type()) {
-                            values.push(arg.to_raw());
-                        }
+/// results of scf ops) its SPIR-V type: `op`'s results and its regions' block arguments.
+fn retype_values<'c>(
+    rw: &mut PatternRewriter<'c>,
+    _: &mut (),
+    op: OperationRef<'c, 'c>,
+) -> Result<Outcome, LowerError> {
+    let mut values: Vec<MlirValue> = op
+        .results()
+        .filter(|r| is_llvm_type(r.r#type()))
+        .map(|r| r.to_raw())
+        .collect();
+    for region in op.regions() {
+        let mut block = region.first_block();
+        while let Some(b) = block {
+            for i in 0..b.argument_count() {
+                if let Ok(arg) = b.argument(i) {
+                    if is_llvm_type(arg.r#type()) {
+                        values.push(arg.to_raw());
                     }
                 }
-                block = b.next_in_region();
             }
+            block = b.next_in_region();
         }
-        WalkResult::Advance
-    });
+    }
     for v in values {
         // SAFETY: a live value gets a type; its users are spirv ops, or structural ops (scf
         // yields, block arguments) retyped consistently here.
         unsafe {
-            let t = loaded_value_type(ctx, type_of(v)).map_err(|e| {
+            let t = loaded_value_type(rw.ctx, type_of(v)).map_err(|e| {
                 LowerError::internal(
                     melior::ir::Location::from_raw(mlir_sys::mlirValueGetLocation(v)),
                     e,
@@ -699,26 +703,5 @@ fn retype_pointers(ctx: &Context, module: &Module) -> Result<(), LowerError> {
             mlirValueSetType(v, t.to_raw());
         }
     }
-    Ok(())
-}
-
-/// A gpu.func's `function_type` follows its entry block's (retyped) arguments.
-fn update_function_type(ctx: &Context, f: MlirOperation) -> Result<(), LowerError> {
-    // SAFETY: `f` is a live gpu.func.
-    let mut op = unsafe { OperationRefMut::from_raw(f) };
-    let region = op
-        .region(0)
-        .map_err(|e| LowerError::internal(op.location(), e))?;
-    let Some(entry) = region.first_block() else {
-        return Ok(());
-    };
-    let inputs: Vec<Type> = (0..entry.argument_count())
-        .filter_map(|i| entry.argument(i).ok().map(|a| a.r#type()))
-        .collect();
-    let function_type = FunctionType::new(ctx, &inputs, &[]);
-    op.set_attribute(
-        "function_type",
-        TypeAttribute::new(function_type.into()).into(),
-    );
-    Ok(())
+    Ok(Outcome::NoMatch)
 }

@@ -6,30 +6,26 @@
 //! headers raise the module's abort flag before trapping, and the runtime ends the program when it
 //! sees the flag raised at the kernel's completion. On NVPTX the trap is kept (PTX `trap`).
 
-use melior::ir::operation::{OperationLike, WalkOrder, WalkResult};
-use melior::ir::Module;
-use mlir_sys::{mlirOperationDestroy, mlirOperationRemoveFromParent, MlirOperation};
+use hipmlir_ir::rewrite::{apply_patterns, Outcome, Pattern, PatternRewriter, RewritePatternSet};
+use melior::ir::{Module, OperationRef};
+use melior::Context;
 
 use crate::LowerError;
 
 /// The op the frontend emits for `__builtin_trap()`.
 pub const TRAP_OP: &str = "llvm.intr.trap";
 
-pub fn lower_trap_to_spirv(module: &Module) -> Result<(), LowerError> {
-    let mut traps: Vec<MlirOperation> = Vec::new();
-    module.as_operation().walk(WalkOrder::PreOrder, |op| {
-        if op.name().as_string_ref().as_str() == Ok(TRAP_OP) {
-            traps.push(op.to_raw());
-        }
-        WalkResult::Advance
-    });
-    for raw in traps {
-        // SAFETY: a live operation found by the walk, without results or regions; removed and
-        // destroyed here only.
-        unsafe {
-            mlirOperationRemoveFromParent(raw);
-            mlirOperationDestroy(raw);
-        }
-    }
-    Ok(())
+pub fn lower_trap_to_spirv(ctx: &Context, module: &Module) -> Result<(), LowerError> {
+    let mut patterns = RewritePatternSet::new();
+    patterns.add(Pattern::new(TRAP_OP, erase_trap));
+    apply_patterns(ctx, &module.as_operation(), &patterns, &mut ())
+}
+
+fn erase_trap<'c>(
+    rw: &mut PatternRewriter<'c>,
+    _: &mut (),
+    op: OperationRef<'c, 'c>,
+) -> Result<Outcome, LowerError> {
+    rw.erase_op(&op);
+    Ok(Outcome::Rewrote)
 }
