@@ -12,7 +12,8 @@
 # (--emit-ptx), its code object (--genco: SPIR-V, its float-atomics variant, PTX and the
 # kernel metadata) and the MLIR of the named stages; a source that does not build leaves its
 # diagnostics instead. The relocatable sources of tests/driver/rdc are also linked into one
-# image (--genco of the device link). Paths in diagnostics are relative to the repository.
+# image (the device link's stage MLIR, metadata and split-off images). Paths in diagnostics are
+# relative to the repository.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 out=${1:?usage: scripts/emit-all.sh OUT [HIPMLIR]}
@@ -64,9 +65,9 @@ for src in tests/driver/rdc/{main,kernels,physics}.hip; do
   "$hipmlir" -fgpu-rdc -I tests/driver/rdc/include -c "$src" -o "$object" 2>> "$out/rdc-link.err"
   objects+=("$object")
 done
-(cd "$tmp" && "$hipmlir" -fgpu-rdc --save-temps=cwd "${objects[@]}" -o app) \
+(cd "$tmp" && "$hipmlir" -fgpu-rdc --save-temps=cwd --split-device-code "${objects[@]}" -o app) \
   >> "$out/rdc-link.err" 2>&1 || echo "exit $?" >> "$out/rdc-link.err"
-for f in "$tmp"/*.spv "$tmp"/*.metadata.json "$tmp"/*.mlir; do
+for f in "$tmp"/*.hipk "$tmp"/*.metadata.json "$tmp"/*.mlir; do
   [ -e "$f" ] && cp "$f" "$out/rdc-link.$(basename "$f")"
 done
 [ -s "$out/rdc-link.err" ] || rm -f "$out/rdc-link.err"
