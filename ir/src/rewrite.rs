@@ -270,6 +270,9 @@ impl<'c> PatternRewriter<'c> {
     }
 }
 
+/// An operation offered to a stage, with the stage's patterns for it.
+type Offer<S, E> = (MlirOperation, Vec<RewriteFn<S, E>>);
+
 /// Offers the operations of `root` (itself included) to the patterns of `patterns`, stage by
 /// stage (see the module comment), then destroys what the rewrites erased. The first error of
 /// a rewrite stops the walk; what was erased until then is still destroyed.
@@ -299,8 +302,7 @@ where
         })
         .collect();
     // The operations each stage is offered, in walk order, with their patterns.
-    let mut offers: Vec<Vec<(MlirOperation, Vec<RewriteFn<S, E>>)>> =
-        vec![Vec::new(); tables.len()];
+    let mut offers: Vec<Vec<Offer<S, E>>> = vec![Vec::new(); tables.len()];
     root.walk(WalkOrder::PreOrder, |op| {
         let name = op.name();
         let name = name.as_string_ref().as_str().unwrap_or("");

@@ -145,7 +145,7 @@ fn lower_library_call<'c>(
     declared: &mut Declared,
     op: OperationRef<'c, 'c>,
 ) -> Result<Outcome, LowerError> {
-    if !symbol(&op, "callee").is_some_and(|c| library_entry(&c).is_some()) {
+    if symbol(&op, "callee").is_none_or(|c| library_entry(&c).is_none()) {
         return Ok(Outcome::NoMatch);
     }
     lower_op(rw, declared, op)
@@ -157,7 +157,7 @@ fn erase_library_declaration<'c>(
     op: OperationRef<'c, 'c>,
 ) -> Result<Outcome, LowerError> {
     let is_declaration = op.region(0).is_ok_and(|r| r.first_block().is_none());
-    if !is_declaration || !symbol(&op, "sym_name").is_some_and(|s| library_entry(&s).is_some()) {
+    if !is_declaration || symbol(&op, "sym_name").is_none_or(|s| library_entry(&s).is_none()) {
         return Ok(Outcome::NoMatch);
     }
     rw.erase_op(&op);

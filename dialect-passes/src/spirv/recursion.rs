@@ -26,6 +26,9 @@ struct CallGraph {
     calls: Vec<(usize, String, Option<SourceLoc>)>,
 }
 
+/// A function and the calls it makes: (callee, where).
+type Calls = (String, Vec<(String, Option<SourceLoc>)>);
+
 pub fn reject_recursion(ctx: &Context, module: &Module) -> Result<(), LowerError> {
     let mut patterns = RewritePatternSet::new();
     patterns
@@ -36,7 +39,7 @@ pub fn reject_recursion(ctx: &Context, module: &Module) -> Result<(), LowerError
     apply_patterns(ctx, &module.as_operation(), &patterns, &mut graph)?;
     // The calls each function makes of functions defined here (declarations are device library
     // functions, lowered later), with their locations.
-    let mut calls: Vec<(String, Vec<(String, Option<SourceLoc>)>)> = graph
+    let mut calls: Vec<Calls> = graph
         .functions
         .iter()
         .map(|f| (f.clone(), Vec::new()))
@@ -112,11 +115,7 @@ fn note_call<'c>(
 
 /// The functions from `from` to `to` along the calls, both included; None when `to` cannot be
 /// reached.
-fn call_cycle(
-    calls: &[(String, Vec<(String, Option<SourceLoc>)>)],
-    from: &str,
-    to: &str,
-) -> Option<Vec<String>> {
+fn call_cycle(calls: &[Calls], from: &str, to: &str) -> Option<Vec<String>> {
     let mut previous: std::collections::HashMap<&str, &str> = Default::default();
     let mut queue = std::collections::VecDeque::from([from]);
     while let Some(at) = queue.pop_front() {
