@@ -21,7 +21,7 @@
 
 use std::collections::HashSet;
 
-use hipmlir_device_image::DeviceClock;
+use hipmlir_device_image::{DeviceClock, DYNAMIC_SHARED_SYMBOL, PRINTF_SYMBOL_PREFIX};
 use hipmlir_ir::rewrite::{
     apply_patterns, enclosing, Outcome, Pattern, PatternRewriter, RewritePatternSet,
 };
@@ -43,10 +43,6 @@ use crate::nvptx::helpers::{self, HelperType};
 use crate::symbols::{symbol, text_of};
 use crate::LowerError;
 
-/// The frontend's dynamic shared memory (see hipmlir-frontend's DYNAMIC_SHARED_SYMBOL).
-const DYNAMIC_SHARED: &str = "__hipmlir_dynamic_shared";
-/// The frontend declares one printf per argument signature.
-const PRINTF_PREFIX: &str = "__hipmlir_printf_";
 /// CUDA's device printf: `i32 vprintf(const char* format, void* arguments)`, provided by the
 /// driver's JIT link.
 const VPRINTF: &str = "vprintf";
@@ -229,7 +225,7 @@ fn align_dynamic_shared<'c>(
     _: &mut Lowering,
     op: OperationRef<'c, 'c>,
 ) -> Result<Outcome, LowerError> {
-    if symbol(&op, "sym_name").as_deref() != Some(DYNAMIC_SHARED) {
+    if symbol(&op, "sym_name").as_deref() != Some(DYNAMIC_SHARED_SYMBOL) {
         return Ok(Outcome::NoMatch);
     }
     // SAFETY: the live global; setting an attribute keeps it alive.
@@ -294,7 +290,7 @@ fn lower_library_call<'c>(
     op: OperationRef<'c, 'c>,
 ) -> Result<Outcome, LowerError> {
     let callee = symbol(&op, "callee").unwrap_or_default();
-    if callee.starts_with(PRINTF_PREFIX) {
+    if callee.starts_with(PRINTF_SYMBOL_PREFIX) {
         return Ok(Outcome::NoMatch);
     }
     call_library(rw, state, op, &callee)
@@ -460,7 +456,7 @@ fn lower_printf<'c>(
     _: &mut Lowering,
     call: OperationRef<'c, 'c>,
 ) -> Result<Outcome, LowerError> {
-    if !symbol(&call, "callee").is_some_and(|c| c.starts_with(PRINTF_PREFIX)) {
+    if !symbol(&call, "callee").is_some_and(|c| c.starts_with(PRINTF_SYMBOL_PREFIX)) {
         return Ok(Outcome::NoMatch);
     }
     let ctx = rewriter.ctx;

@@ -27,8 +27,8 @@ use crate::builder::{update_function_type, value};
 use crate::symbols::symbol;
 use crate::LowerError;
 
-/// The frontend's placeholder global (see hipmlir-frontend's DYNAMIC_SHARED_SYMBOL).
-const PLACEHOLDER: &str = "__hipmlir_dynamic_shared";
+/// The frontend's placeholder global.
+const PLACEHOLDER: &str = hipmlir_device_image::DYNAMIC_SHARED_SYMBOL;
 /// It runs after the address spaces are renumbered for SPIR-V.
 const WORKGROUP: u32 = crate::address_space_map::spirv::WORKGROUP;
 

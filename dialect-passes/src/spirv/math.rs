@@ -109,7 +109,7 @@ const CLASSIFY: &[(&str, &str)] = &[
 
 fn library_entry(symbol: &str) -> Option<(&'static str, u32)> {
     // The frontend declares one printf per argument signature.
-    if symbol.starts_with("__hipmlir_printf_") {
+    if symbol.starts_with(hipmlir_device_image::PRINTF_SYMBOL_PREFIX) {
         return Some(("printf", 184));
     }
     let find = |s: &str| {
