@@ -11,6 +11,12 @@
 //! The layout follows the targets: the passes both pipelines run at the top (address-space
 //! numbering, function pointers, the device link), `spirv/` and `nvptx/` for each target's
 //! pipeline and passes, `error` and `serialize` for what every target shares.
+//!
+//! Adding a pass: write its rewrites (`fn(&mut PatternRewriter, &mut State, OperationRef) ->
+//! Result<Outcome, LowerError>`, one per op name), gather them in a `RewritePatternSet` and
+//! hand it to `hipmlir_ir::rewrite::apply_patterns` (see `spirv::traps` for the smallest, and
+//! `nvptx::lower` for stages); give it a `PassInfo` in `registry` (listed in `PASSES`), an
+//! `Element::pass` in its target's pipeline, and a lit test in tests/lit/passes.
 
 mod address_space_map;
 mod builder;
