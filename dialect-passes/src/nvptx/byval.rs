@@ -10,7 +10,7 @@ use melior::ir::operation::{OperationLike, OperationMutLike, OperationRef, Opera
 use melior::ir::{Attribute, AttributeLike, Identifier, Module, RegionLike};
 use melior::Context;
 
-use crate::nvptx::lower::err;
+use crate::nvptx::err;
 use crate::LowerError;
 
 pub fn nvptx_byval_parameters(ctx: &Context, module: &Module) -> Result<(), LowerError> {

@@ -23,7 +23,7 @@ use mlir_sys::{MlirOperation, MlirValue};
 
 use crate::address_space_map::nvptx;
 use crate::builder::{type_of, value, Rewriter};
-use crate::nvptx::lower::err;
+use crate::nvptx::err;
 use crate::LowerError;
 
 /// `__syncwarp()` as CUDA defines it: the whole warp meets.

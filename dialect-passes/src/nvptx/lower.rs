@@ -39,6 +39,7 @@ use mlir_sys::{mlirOperationGetResult, MlirBlock, MlirOperation, MlirValue};
 
 use crate::address_space_map::nvptx;
 use crate::builder::{type_of, value, Rewriter};
+use crate::nvptx::err;
 use crate::nvptx::helpers::{self, HelperType};
 use crate::symbols::{symbol, text_of};
 use crate::LowerError;
@@ -148,10 +149,6 @@ fn libdevice_name(symbol: &str) -> Option<String> {
     }
     let base = symbol.strip_suffix('f').unwrap_or(symbol);
     LIBRARY.contains(&base).then(|| format!("__nv_{symbol}"))
-}
-
-pub(crate) fn err(e: impl std::fmt::Display) -> LowerError {
-    LowerError::bug(format!("lowering HIP for NVPTX: {e}"))
 }
 
 fn unsupported(op: &OperationRef, what: &str) -> LowerError {

@@ -8,7 +8,12 @@ pub(crate) mod lower;
 use hipmlir_device_image::NvidiaArch;
 
 use crate::registry::{self, upstream};
-use crate::{Element, Pipeline};
+use crate::{Element, LowerError, Pipeline};
+
+/// An internal error of the NVPTX lowering.
+pub(crate) fn err(e: impl std::fmt::Display) -> LowerError {
+    LowerError::bug(format!("lowering HIP for NVPTX: {e}"))
+}
 
 /// Options of the NVPTX conversion.
 #[derive(Debug, Clone)]

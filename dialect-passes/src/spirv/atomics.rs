@@ -21,7 +21,7 @@ use mlir_sys::MlirValue;
 use crate::address_space_map::spirv::{CROSS_WORKGROUP, GENERIC, WORKGROUP};
 use crate::builder::{type_of, Rewriter};
 use crate::spirv::ir::{MemorySemantics, Scope};
-use crate::spirv::pointers::{sync_scope, Lowering};
+use crate::spirv::memory_op::{sync_scope, Lowering};
 use crate::spirv::{Atomic, Binary, Cast, Compare};
 use crate::LowerError;
 

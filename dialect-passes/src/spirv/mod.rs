@@ -13,10 +13,12 @@ mod initializers;
 pub(crate) mod ir;
 pub(crate) mod linear_blocks;
 pub(crate) mod math;
+mod memory_op;
 pub(crate) mod patch;
 pub(crate) mod pointers;
 pub(crate) mod recursion;
 pub(crate) mod traps;
+mod types;
 
 pub(crate) use builder::{Atomic, Binary, Cast, Compare, SPEC_CONSTANT};
 

@@ -20,186 +20,24 @@ use melior::ir::block::BlockLike;
 use melior::ir::operation::{OperationLike, OperationMutLike, OperationRefMut};
 use melior::ir::r#type::{FunctionType, IntegerType};
 use melior::ir::{
-    Attribute, AttributeLike, Module, OperationRef, RegionLike, Type, TypeLike, Value, ValueLike,
+    Attribute, AttributeLike, Module, OperationRef, RegionLike, Type, TypeLike, ValueLike,
 };
 use melior::Context;
 use mlir_sys::{
     mlirDenseArrayGetNumElements, mlirDenseI32ArrayGetElement, mlirLLVMArrayTypeGetElementType,
-    mlirLLVMPointerTypeGetAddressSpace, mlirLLVMStructTypeGetElementType,
-    mlirLLVMStructTypeGetNumElementTypes, mlirTypeIsALLVMPointerType, mlirTypeIsALLVMStructType,
-    mlirValueSetType, MlirValue,
+    mlirLLVMStructTypeGetElementType, mlirTypeIsALLVMStructType, mlirValueSetType, MlirValue,
 };
 
 use crate::address_space_map::spirv::{FUNCTION, GENERIC};
 use crate::builder::{type_of, update_function_type, value, Rewriter};
 use crate::spirv::atomics;
-use crate::spirv::ir::{self as spirv_ir, MemorySemantics, Scope, StorageClass};
+use crate::spirv::ir::{self as spirv_ir, MemorySemantics};
+use crate::spirv::memory_op::{sync_scope, type_attribute, Lowering};
+use crate::spirv::types::{
+    address_space, is_llvm_ptr, is_llvm_type, loaded_value_type, spirv_ptr, spirv_type,
+};
 use crate::spirv::Cast;
 use crate::LowerError;
-
-/// The SPIR-V storage class of an LLVM address space (SPIR numbering), and back.
-const STORAGE_CLASSES: [(u32, StorageClass); 5] = {
-    use crate::address_space_map::spirv;
-    [
-        (spirv::FUNCTION, StorageClass::Function),
-        (spirv::CROSS_WORKGROUP, StorageClass::CrossWorkgroup),
-        (spirv::UNIFORM_CONSTANT, StorageClass::UniformConstant),
-        (spirv::WORKGROUP, StorageClass::Workgroup),
-        (spirv::GENERIC, StorageClass::Generic),
-    ]
-};
-
-fn storage_class(address_space: u32) -> Result<StorageClass, String> {
-    STORAGE_CLASSES
-        .iter()
-        .find(|(space, _)| *space == address_space)
-        .map(|(_, class)| *class)
-        .ok_or_else(|| format!("pointer in unknown address space {address_space}"))
-}
-
-fn is_llvm_ptr(t: Type) -> bool {
-    // SAFETY: type queries on a live type.
-    unsafe { mlirTypeIsALLVMPointerType(t.to_raw()) }
-}
-
-/// The address space of a pointer type: an LLVM pointer, or a SPIR-V pointer this pass made
-/// already (operands of later ops may have been replaced by then).
-pub(crate) fn address_space(t: Type) -> u32 {
-    if is_llvm_ptr(t) {
-        // SAFETY: `t` is an LLVM pointer type.
-        return unsafe { mlirLLVMPointerTypeGetAddressSpace(t.to_raw()) };
-    }
-    spirv_ir::pointer_storage_class(t)
-        .and_then(|class| STORAGE_CLASSES.iter().find(|(_, c)| *c == class))
-        .map_or(u32::MAX, |(space, _)| *space)
-}
-
-/// The SPIR-V form of a memory type: scalars unchanged, pointers as byte pointers, arrays and
-/// structs element by element.
-fn spirv_type<'c>(ctx: &'c Context, t: Type<'c>) -> Result<Type<'c>, String> {
-    let raw = t.to_raw();
-    if is_llvm_ptr(t) {
-        return byte_ptr(ctx, address_space(t));
-    }
-    // SAFETY: type queries on a live type; element accessors only after the kind check.
-    unsafe {
-        if mlirTypeIsALLVMStructType(raw) {
-            let n = mlirLLVMStructTypeGetNumElementTypes(raw);
-            let fields = (0..n)
-                .map(|i| {
-                    spirv_type(
-                        ctx,
-                        Type::from_raw(mlirLLVMStructTypeGetElementType(raw, i)),
-                    )
-                })
-                .collect::<Result<Vec<_>, _>>()?;
-            return Ok(spirv_ir::struct_type(ctx, &fields));
-        }
-        if let Some(length) = spirv_ir::llvm_array_length(t) {
-            let element = spirv_type(ctx, Type::from_raw(mlirLLVMArrayTypeGetElementType(raw)))?;
-            let length = u32::try_from(length).map_err(|_| format!("{t} is too long"))?;
-            return Ok(spirv_ir::array_type(element, length));
-        }
-    }
-    if is_llvm_type(t) {
-        return Err(format!("no SPIR-V form for {t}"));
-    }
-    Ok(t)
-}
-
-/// `!spirv.ptr<T, SC>` for an element type and an LLVM address space.
-fn spirv_ptr<'c>(ctx: &'c Context, element: Type<'c>, space: u32) -> Result<Type<'c>, String> {
-    Ok(spirv_ir::pointer_type(
-        spirv_type(ctx, element)?,
-        storage_class(space)?,
-    ))
-}
-
-/// The byte-pointer type every pointer value gets.
-fn byte_ptr(ctx: &Context, space: u32) -> Result<Type<'_>, String> {
-    Ok(spirv_ir::pointer_type(
-        IntegerType::new(ctx, 8).into(),
-        storage_class(space)?,
-    ))
-}
-
-/// Pointer types and casts of the operation being rewritten (errors at its location).
-impl<'c> Rewriter<'c> {
-    pub fn ptr(&self, element: Type<'c>, space: u32) -> Result<Type<'c>, LowerError> {
-        spirv_ptr(self.ctx, element, space).map_err(|e| self.error(e))
-    }
-
-    pub fn byte_ptr(&self, space: u32) -> Result<Type<'c>, LowerError> {
-        byte_ptr(self.ctx, space).map_err(|e| self.error(e))
-    }
-
-    /// `v` as a pointer of type `to` (nothing to do when it is one).
-    pub fn bitcast(&self, v: MlirValue, to: Type<'c>) -> Result<MlirValue, LowerError> {
-        let from = type_of(v);
-        if from == to {
-            return Ok(v);
-        }
-        // A pointer not converted yet (a block argument or a region's result, retyped later)
-        // becomes a byte pointer of its space: a cast to that would be a cast to itself.
-        if is_llvm_ptr(from) && byte_ptr(self.ctx, address_space(from)).is_ok_and(|b| b == to) {
-            return Ok(v);
-        }
-        self.convert(Cast::Bitcast, v, to)
-    }
-}
-
-/// One operation being lowered, with what its lowering needs.
-pub(crate) struct Lowering<'c, 'a> {
-    pub ctx: &'c Context,
-    pub op: OperationRef<'c, 'a>,
-    pub rw: Rewriter<'c>,
-    /// The inferred space of an access's generic pointer.
-    known_space: Option<u32>,
-    pub native_float_atomics: bool,
-}
-
-impl<'c> Lowering<'c, '_> {
-    pub fn error(&self, message: impl std::fmt::Display) -> LowerError {
-        self.rw.error(message)
-    }
-
-    pub fn operand(&self, i: usize) -> Result<Value<'c, '_>, LowerError> {
-        self.op.operand(i).map_err(|e| self.error(e))
-    }
-
-    pub fn result_type(&self) -> Result<Type<'c>, LowerError> {
-        Ok(self.op.result(0).map_err(|e| self.error(e))?.r#type())
-    }
-
-    /// The pointer an access uses: cast from generic to its inferred space when there is one.
-    fn access_pointer(&self, i: usize) -> Result<(MlirValue, u32), LowerError> {
-        let p = self.operand(i)?;
-        let space = address_space(p.r#type());
-        match self.known_space {
-            Some(s) if space == GENERIC && s != GENERIC => {
-                let to = self.rw.byte_ptr(s)?;
-                let specific = self.rw.convert(Cast::GenericCastToPtr, p.to_raw(), to)?;
-                Ok((specific, s))
-            }
-            _ => Ok((p.to_raw(), space)),
-        }
-    }
-
-    pub fn type_attribute(&self, name: &str) -> Result<Type<'c>, LowerError> {
-        type_attribute(&self.op, name).map_err(|e| self.error(e))
-    }
-
-    pub fn attribute(&self, name: &str) -> Result<Attribute<'c>, LowerError> {
-        self.op
-            .attribute(name)
-            .map_err(|e| self.error(format!("{name}: {e}")))
-    }
-
-    /// A volatile `llvm.load`/`llvm.store` (`volatile_`) is a `Volatile` SPIR-V memory access.
-    fn is_volatile(&self) -> bool {
-        self.op.attribute("volatile_").is_ok()
-    }
-}
 
 /// What lowers one operation: the value that replaces its result, if it has one.
 type LowerFn = for<'c, 'a> fn(&Lowering<'c, 'a>) -> Result<Option<MlirValue>, LowerError>;
@@ -472,23 +310,6 @@ fn lower_extractvalue(l: &Lowering) -> Result<Option<MlirValue>, LowerError> {
     Ok(Some(l.operand(0)?.to_raw()))
 }
 
-/// The SPIR-V memory scope of an LLVM sync scope ("" is the whole system).
-pub(crate) fn sync_scope(l: &Lowering) -> Result<Scope, LowerError> {
-    let scope =
-        l.op.attribute("syncscope")
-            .ok()
-            .and_then(|a| StringAttribute::try_from(a).ok())
-            .map(|s| s.value().to_string())
-            .unwrap_or_default();
-    Ok(match scope.as_str() {
-        "wavefront" => Scope::Subgroup,
-        "workgroup" => Scope::Workgroup,
-        "agent" => Scope::Device,
-        "" => Scope::CrossDevice,
-        other => return Err(l.error(format!("unknown sync scope {other}"))),
-    })
-}
-
 fn internal(e: impl std::fmt::Display) -> LowerError {
     LowerError::bug(e)
 }
@@ -604,23 +425,6 @@ fn global_type<'c>(op: &OperationRef<'c, '_>, symbol: Attribute<'c>) -> Result<T
     Err(format!("no global named {name}"))
 }
 
-/// The SPIR-V type of a value: pointers become byte pointers, LLVM aggregates SPIR-V ones,
-/// everything else stays.
-fn loaded_value_type<'c>(ctx: &'c Context, t: Type<'c>) -> Result<Type<'c>, String> {
-    if is_llvm_type(t) {
-        spirv_type(ctx, t)
-    } else {
-        Ok(t)
-    }
-}
-
-fn is_llvm_type(t: Type) -> bool {
-    t.dialect()
-        .namespace()
-        .map(|n| n == "llvm")
-        .unwrap_or(false)
-}
-
 /// The type of member `index` of an aggregate reached by the `position`-th GEP index.
 fn member_type<'c>(
     aggregate: Type<'c>,
@@ -648,13 +452,6 @@ fn member_type<'c>(
         }
     }
     Err(format!("cannot index into {aggregate}"))
-}
-
-fn type_attribute<'c>(op: &OperationRef<'c, '_>, name: &str) -> Result<Type<'c>, String> {
-    let a = op.attribute(name).map_err(|e| format!("{name}: {e}"))?;
-    Ok(TypeAttribute::try_from(a)
-        .map_err(|e| e.to_string())?
-        .value())
 }
 
 /// The entry block of the function enclosing `op`.
