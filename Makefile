@@ -5,7 +5,7 @@ HIPMLIR := target/release/hipmlir
 # LLVM's lit (llvm-22-tools, installed by scripts/setup.sh); FileCheck and not come with it.
 LIT ?= /usr/lib/llvm-22/bin/lit
 
-.PHONY: all setup build run test lit corpus hip-tests hip-tests-ci lint bench gpu-check gpu-bench clean install uninstall
+.PHONY: all setup build run test lit corpus hip-tests hip-tests-ci lint bench gpu-check gpu-bench mpi-bench clean install uninstall
 
 all: build
 
@@ -64,6 +64,12 @@ bench: build
 # machine's GPU, else sm_90. Where this machine has the GPU and nvcc, `make bench` measures it.
 gpu-bench: build
 	target/release/hipmlir-bench --gpu-prepare $(or $(OUT),build/gpu-bench) $(if $(GPU_ARCH),--gpu-arch $(GPU_ARCH))
+
+# The folder that times the MPI Jacobi solver (tests/mpi) built by hipmlir against its CUDA twin
+# (bench/mpi) on 1 and 2 NVIDIA GPUs: OUT/run.sh there (nvcc and Open MPI, no Rust needed).
+# OUT defaults to build/mpi-bench; GPU_ARCH (default sm_90) is the PTX's architecture.
+mpi-bench: build
+	scripts/mpi-bench.sh $(OUT)
 
 # hipmlir, hipcc, hipconfig, the headers, the runtime and find_package(hip) under PREFIX
 # (relocatable: the prefix may be moved afterwards). `make uninstall` removes exactly that.

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Installs what hipmlir needs on Debian 12, and nothing twice:
 #  - LLVM/MLIR/clang 22 (with llvm-22-tools: lit and FileCheck for tests/lit), spirv-tools, the OpenCL ICD loader and libc++ (and cmake, for the README's CMake example test) from Debian's packages;
-#    patchelf gives the installed runtime its versioned soname (make install);
+#    patchelf gives the installed runtime its versioned soname (make install); OpenMPI
+#    (openmpi-bin, libopenmpi-dev: mpirun and mpicxx) for the MPI test programs (tests/mpi);
 #  - Intel's OpenCL CPU runtime from PyPI into /opt/hipmlir-deps/intel-ocl-<version>, registered
 #    as an OpenCL vendor (/etc/OpenCL/vendors) so that every program finds it with no variables
 #    set. It lives outside the clone: the registration is machine-wide, and a clone that is
@@ -19,7 +20,7 @@ sudo_if_needed() { if [ "$(id -u)" -eq 0 ]; then "$@"; else sudo "$@"; fi; }
 # --- Debian packages -------------------------------------------------------------------------
 packages=(llvm-22-dev llvm-22-tools libmlir-22-dev mlir-22-tools libclang-22-dev clang-22 libpolly-22-dev
   libzstd-dev libz3-dev libxml2-dev zlib1g-dev spirv-tools ocl-icd-libopencl1 ocl-icd-opencl-dev
-  libc++-22-dev libc++abi-22-dev clang-tools-22 python3 unzip cmake patchelf)
+  libc++-22-dev libc++abi-22-dev clang-tools-22 python3 unzip cmake patchelf openmpi-bin libopenmpi-dev)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" || missing+=("$p")

@@ -30,6 +30,9 @@ fn frontend_options(
             .iter()
             .chain(&opts.shared_flags)
             .cloned()
+            // The folders `$CXX` searches on its own (an MPI wrapper's): the device parse
+            // reads the same headers as the host compile.
+            .chain(host::HostCompiler::from_env().search_flags())
             .collect(),
         std: opts.std.clone(),
         gpu_rdc: opts.gpu_rdc,

@@ -38,6 +38,9 @@ const DEFAULT_HOST_COMPILERS: [&str; 2] = ["clang++-22", "g++"];
 pub struct HostCompiler {
     pub program: String,
     pub flags: Vec<String>,
+    /// Named by `$CXX` (else one of [`DEFAULT_HOST_COMPILERS`], which adds no folders of its
+    /// own to a compile's search: see [`HostCompiler::search_flags`]).
+    from_cxx: bool,
 }
 
 impl HostCompiler {
@@ -51,6 +54,7 @@ impl HostCompiler {
             Some(program) if !is_this_program(&program) => HostCompiler {
                 program,
                 flags: words.collect(),
+                from_cxx: true,
             },
             _ => HostCompiler {
                 program: DEFAULT_HOST_COMPILERS
@@ -59,6 +63,7 @@ impl HostCompiler {
                     .unwrap_or("g++")
                     .into(),
                 flags: Vec::new(),
+                from_cxx: false,
             },
         }
     }
@@ -67,6 +72,26 @@ impl HostCompiler {
         let mut c = Command::new(&self.program);
         c.args(&self.flags);
         c
+    }
+
+    /// The include folders this compiler adds to every compile on its own, as `-I`/`-iquote`
+    /// flags: a compiler wrapper's (`CXX=mpicxx` adds the MPI library's headers), or `-I`
+    /// flags written into `$CXX`. The device parse of a source must find the headers the host
+    /// compile finds. Read from the compiler's own report of its search list (`-v`), with its
+    /// standard folders left out (`-nostdinc -nostdinc++`), as GCC and clang write it.
+    pub fn search_flags(&self) -> Vec<String> {
+        if !self.from_cxx {
+            return Vec::new();
+        }
+        let mut cmd = self.command();
+        cmd.args(["-x", "c++", "-E", "-v", "-nostdinc", "-nostdinc++"])
+            .args(["-o", "/dev/null", "/dev/null"])
+            .stdin(std::process::Stdio::null())
+            .stdout(std::process::Stdio::null());
+        match cmd.output() {
+            Ok(out) => search_list_flags(&String::from_utf8_lossy(&out.stderr)),
+            Err(_) => Vec::new(),
+        }
     }
 
     /// The compiler's file as found on `$PATH` (resolved), its size and modification time:
@@ -78,6 +103,29 @@ impl HostCompiler {
         let stamp = hipmlir_device_image::stamp(&file).unwrap_or_default();
         format!("{} {stamp}", file.display())
     }
+}
+
+/// The folders of a GCC or clang `-v` report's search lists (`#include "..." search starts
+/// here:`, then `#include <...> ...`, each folder on a line that begins with a space, ended by
+/// `End of search list.`) as `-iquote DIR` and `-I DIR` flags. Framework folders (clang on
+/// macOS) are not include folders.
+fn search_list_flags(report: &str) -> Vec<String> {
+    let mut flags = Vec::new();
+    let mut list = None;
+    for line in report.lines() {
+        if line.starts_with("#include \"...\" search starts here") {
+            list = Some("-iquote");
+        } else if line.starts_with("#include <...> search starts here") {
+            list = Some("-I");
+        } else if line.starts_with("End of search list") {
+            list = None;
+        } else if let (Some(flag), Some(dir)) = (list, line.strip_prefix(' ')) {
+            if !dir.ends_with("(framework directory)") {
+                flags.push(format!("{flag}{}", dir.trim()));
+            }
+        }
+    }
+    flags
 }
 
 /// The file `program` (a path, or a name looked up in `$PATH`) runs, links resolved.
@@ -929,4 +977,35 @@ pub fn merge_images(images: &[DeviceImage], dir: &Path, verbose: bool) -> Option
 
 fn escape_c(s: &str) -> String {
     s.replace('\\', "\\\\").replace('"', "\\\"")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::search_list_flags;
+
+    #[test]
+    fn search_lists_of_gcc_and_clang_reports() {
+        // GCC under an MPI wrapper, its standard folders left out.
+        let gcc = "ignoring nonexistent directory \"/nowhere\"\n\
+                   #include \"...\" search starts here:\n#include <...> search starts here:\n\
+                   \x20/usr/lib/x86_64-linux-gnu/openmpi/include\n\
+                   \x20/usr/lib/x86_64-linux-gnu/openmpi/include/openmpi\nEnd of search list.\n";
+        assert_eq!(
+            search_list_flags(gcc),
+            [
+                "-I/usr/lib/x86_64-linux-gnu/openmpi/include",
+                "-I/usr/lib/x86_64-linux-gnu/openmpi/include/openmpi"
+            ]
+        );
+        // Clang with -iquote and -I folders, and a framework folder.
+        let clang = "clang -cc1 version 22.0.0 based upon LLVM 22.0.0 default target x86_64\n\
+                     #include \"...\" search starts here:\n /q\n\
+                     #include <...> search starts here:\n /a b\n /F (framework directory)\n\
+                     End of search list.\n # 1 \"/dev/null\"\n";
+        assert_eq!(search_list_flags(clang), ["-iquote/q", "-I/a b"]);
+        assert!(
+            search_list_flags("#include <...> search starts here:\nEnd of search list.\n")
+                .is_empty()
+        );
+    }
 }

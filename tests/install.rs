@@ -1,8 +1,9 @@
 //! The installed toolchain (`make install`'s script) into a temporary prefix, moved elsewhere and
 //! used from there: hipcc builds and runs a program, hipconfig answers, a CMake project with
 //! `find_package(hip)` (and `hip::hiprtc`, `find_package(hiprtc)`), a program linked with
-//! `-lhiprtc` by a plain C++ compiler and a hipcc-style Makefile build and run; the uninstall
-//! removes exactly what the install wrote.
+//! `-lhiprtc` by a plain C++ compiler, a hipcc-style Makefile and an MPI project with
+//! `find_package(MPI)` (tests/mpi, run on 2 ranks) build and run; the uninstall removes exactly
+//! what the install wrote.
 mod common;
 
 use std::path::Path;
@@ -158,6 +159,42 @@ fn an_install_moves_and_builds_with_hipcc_cmake_and_make() {
     assert!(out.contains("cmake saxpy PASSED"), "{out}");
     let out = run_program(&build.join("rtc_app"));
     assert!(out.contains("hiprtc PASSED"), "{out}");
+
+    // An MPI project: find_package(MPI) beside find_package(hip), hipcc the compiler.
+    if have_mpi() {
+        let project = dir.path().join("mpi_project");
+        copy_dir(&repo().join("tests/mpi"), &project);
+        let build = project.join("build");
+        let configured = run_ok(
+            Command::new("cmake")
+                .arg("-S")
+                .arg(&project)
+                .arg("-B")
+                .arg(&build)
+                .arg(format!(
+                    "-DCMAKE_CXX_COMPILER={}",
+                    bin.join("hipcc").display()
+                ))
+                .arg(format!("-DCMAKE_PREFIX_PATH={}", prefix.display())),
+            "cmake configure (MPI)",
+        );
+        assert!(configured.contains("on spirv, MPI "), "{configured}");
+        run_ok(
+            Command::new("cmake").arg("--build").arg(&build),
+            "cmake --build (MPI)",
+        );
+        let mut job = mpirun(2);
+        job.arg(build.join("jacobi_mpi"))
+            .args(["--nx", "60", "--ny", "45"]);
+        let out = run_job(job, "jacobi_mpi PASSED");
+        assert!(out.contains("on 2 ranks match one process"), "{out}");
+        let mut devices = Command::new(build.join("jacobi_devices"));
+        devices.env("HIPMLIR_DEVICE", "0,0");
+        let out = run_job(devices, "jacobi_devices PASSED");
+        assert!(out.contains("in 2 parts on 2 devices"), "{out}");
+    } else {
+        eprintln!("no MPI project: Open MPI is not installed (`make setup` installs it)");
+    }
 
     // Host code compiled at run time with any C++ compiler: -lhiprtc and the runtime.
     let exe = dir.path().join("rtc_plain");

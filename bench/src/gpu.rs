@@ -161,6 +161,9 @@ pub struct GpuRun {
     pub copy_bw: Option<f64>,
     pub rows: Vec<GpuRow>,
     pub launch: Result<GpuLaunch, String>,
+    /// NVRTC compiling the benchmark kernels (hiprtc's peer; hiprtc itself is measured where
+    /// hipmlir's toolchain is, in the rtc part).
+    pub nvrtc: Result<crate::rtc::NvrtcRun, String>,
 }
 
 /// The folder `prepare` writes.
@@ -186,6 +189,12 @@ impl Layout {
     }
     fn launch_ptx(&self) -> PathBuf {
         self.dir.join("launch_overhead.ptx")
+    }
+    fn rtc_timer(&self) -> PathBuf {
+        self.dir.join("rtc_compile")
+    }
+    fn rtc_kernels(&self) -> PathBuf {
+        self.dir.join("rtc")
     }
     fn arch_file(&self) -> PathBuf {
         self.dir.join("arch")
@@ -265,6 +274,17 @@ pub fn prepare(tools: &Tools, dir: &Path, arch: &str) -> Result<(), String> {
     for e in entries.flatten() {
         copy(&e.path(), &l.cuda(&e.file_name().to_string_lossy()))?;
     }
+    // NVRTC's timer and the kernel files it compiles (plain C++: it runs without hipmlir).
+    crate::rtc::build_timer(tools, &l.dir)?;
+    std::fs::create_dir_all(l.rtc_kernels())
+        .map_err(|e| format!("cannot create {}: {e}", l.rtc_kernels().display()))?;
+    for (file, _) in crate::cases::all(Sizes::quick()) {
+        let name = format!("{file}.hip");
+        copy(
+            &tools.root.join("bench/kernels").join(&name),
+            &l.rtc_kernels().join(&name),
+        )?;
+    }
     let launch_src = tools.root.join("bench/hip/launch_overhead.hip");
     tools
         .hipmlir_program(&launch_src, &l.launch_exe())
@@ -288,6 +308,14 @@ pub fn prepare(tools: &Tools, dir: &Path, arch: &str) -> Result<(), String> {
     )
 }
 
+/// The native architecture a folder was prepared for.
+pub fn prepared_arch(dir: &Path) -> Option<String> {
+    Layout {
+        dir: dir.to_path_buf(),
+    }
+    .arch()
+}
+
 /// `prepare`, plus this binary and run.sh: the folder to carry to a GPU machine.
 pub fn prepare_for_another_machine(tools: &Tools, dir: &Path, arch: &str) -> Result<(), String> {
     prepare(tools, dir, arch)?;
@@ -307,7 +335,7 @@ const RUN_SH: &str = r#"#!/usr/bin/env bash
 # Written by hipmlir-bench --gpu-prepare (make gpu-bench): measures the GPU section of
 # BENCHMARKS.md on this machine (an NVIDIA GPU, its driver and nvcc; no Rust or hipmlir needed).
 #
-#   run.sh [RESULT_DIR] [--quick]
+#   run.sh [RESULT_DIR] [--quick] [--only gpu|gpu-programs] [--programs ID,...]
 #
 # writes RESULT_DIR/BENCHMARKS.md (the GPU section only) and RESULT_DIR/work. Back where the
 # repository is: target/release/hipmlir-bench --merge-gpu RESULT_DIR/BENCHMARKS.md
@@ -318,12 +346,12 @@ result=${1:-$here/result}
 mkdir -p "$result"
 export LD_LIBRARY_PATH=$here${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
 export PATH=$PATH:/usr/local/cuda/bin
-exec "$here/hipmlir-bench" --only gpu --gpu-from "$here" --work "$result/work" \
+exec "$here/hipmlir-bench" --only gpu,gpu-programs --gpu-from "$here" --work "$result/work" \
   --out "$result/BENCHMARKS.md" "$@"
 "#;
 
 /// The first line of `cmd`'s output that contains `marker`, trimmed.
-fn version_line(cmd: &mut Command, marker: &str) -> Result<String, String> {
+pub fn version_line(cmd: &mut Command, marker: &str) -> Result<String, String> {
     let f = tools::run(cmd)?;
     if !f.success {
         return Err(tools::first_error_line(&f));
@@ -406,6 +434,8 @@ pub fn measure(
     drop(gpu);
     eprintln!("[gpu] launch overhead: hipLaunchKernelGGL against cuLaunchKernel");
     let launch = crate::guard(|| launch(&l, nvcc, &work, plan)).and_then(|r| r);
+    eprintln!("[gpu] runtime compilation: NVRTC");
+    let nvrtc = crate::guard(|| nvrtc(&l, &work, quick)).and_then(|r| r);
     Ok(GpuRun {
         gpu: info,
         driver,
@@ -418,7 +448,29 @@ pub fn measure(
         copy_bw,
         rows,
         launch,
+        nvrtc,
     })
+}
+
+/// NVRTC on the prepared kernel files: compiles after the process's first, as the rtc part
+/// times hiprtc.
+fn nvrtc(l: &Layout, work: &Path, quick: bool) -> Result<crate::rtc::NvrtcRun, String> {
+    let timer = l.rtc_timer();
+    if !timer.is_file() {
+        return Err(
+            "the prepared folder has no rtc_compile (prepared by an older hipmlir-bench)".into(),
+        );
+    }
+    let mut files: Vec<PathBuf> = std::fs::read_dir(l.rtc_kernels())
+        .map_err(|e| format!("cannot read {}: {e}", l.rtc_kernels().display()))?
+        .flatten()
+        .map(|e| e.path())
+        .collect();
+    files.sort();
+    let scratch = work.join("nvrtc");
+    std::fs::create_dir_all(&scratch)
+        .map_err(|e| format!("cannot create {}: {e}", scratch.display()))?;
+    crate::rtc::measure_nvrtc(&timer, &files, if quick { 3 } else { 9 }, &scratch)
 }
 
 fn failed_row(case: &Case, e: &str) -> GpuRow {

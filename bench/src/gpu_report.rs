@@ -21,14 +21,24 @@ pub const STREAMING: [&str; 2] = ["vector_add", "saxpy"];
 
 /// The section of `text` from its begin marker through its end marker, if it has one.
 pub fn extract(text: &str) -> Option<&str> {
-    let start = text.find(BEGIN)?;
-    let end = text[start..].find(END)? + start + END.len();
-    Some(&text[start..end])
+    extract_between(text, BEGIN, END)
 }
 
 /// `report` with its own section (if any) replaced by `section` at the end.
 pub fn merge(report: &str, section: Option<&str>) -> String {
-    let mut body = match extract(report) {
+    merge_between(report, section, BEGIN, END)
+}
+
+/// The part of `text` from `begin` through `end`, if it has one.
+pub fn extract_between<'t>(text: &'t str, begin: &str, end: &str) -> Option<&'t str> {
+    let start = text.find(begin)?;
+    let stop = text[start..].find(end)? + start + end.len();
+    Some(&text[start..stop])
+}
+
+/// `report` with its part between `begin` and `end` (if any) replaced by `section` at the end.
+pub fn merge_between(report: &str, section: Option<&str>, begin: &str, end: &str) -> String {
+    let mut body = match extract_between(report, begin, end) {
         Some(old) => report.replacen(old, "", 1),
         None => report.to_string(),
     };
@@ -47,7 +57,7 @@ pub fn kernel_geomean(run: &GpuRun) -> (Option<f64>, usize) {
     (geomean(&ratios), ratios.len())
 }
 
-fn verdict(ok: bool) -> &'static str {
+pub fn verdict(ok: bool) -> &'static str {
     if ok {
         "met"
     } else {
@@ -128,10 +138,27 @@ pub fn summary(run: &GpuRun) -> Vec<String> {
         ),
         Err(e) => format!("GPU launch overhead: n/a ({e})"),
     });
+    s.push(match &run.nvrtc {
+        Ok(n) => {
+            let times: Vec<f64> = n
+                .rows
+                .iter()
+                .filter_map(|(_, t, _)| t.clone().ok())
+                .collect();
+            format!(
+                "NVRTC on the GPU machine's host: {} per kernel file after the process's first \
+                 compile (median over {} files; hiprtc's figures are in the runtime-compilation \
+                 section, measured on the OpenCL machine's host)",
+                crate::stats::median(&times).map_or("n/a".into(), fmt_time),
+                times.len()
+            )
+        }
+        Err(e) => format!("NVRTC: n/a ({e})"),
+    });
     s
 }
 
-fn cell(s: &str) -> String {
+pub fn cell(s: &str) -> String {
     s.replace('|', "\\|").replace('\n', " ")
 }
 
@@ -343,8 +370,47 @@ pub fn section(run: &GpuRun) -> String {
             let _ = writeln!(m, "Not measured: {}", cell(e));
         }
     }
+    nvrtc_section(&mut m, run);
     let _ = writeln!(m, "{END}");
     m
+}
+
+/// NVRTC, hiprtc's peer, compiling the benchmark kernel files on the GPU machine's host.
+fn nvrtc_section(m: &mut String, run: &GpuRun) {
+    let _ = writeln!(m, "\n### Runtime compilation: NVRTC\n");
+    let _ = writeln!(
+        m,
+        "`bench/rtc/rtc_compile.cpp` (the program the runtime-compilation section times hiprtc \
+         with) loads NVIDIA's `libnvrtc` and times `nvrtcCreateProgram` + `nvrtcCompileProgram` + \
+         `nvrtcGetPTX` of each `bench/kernels/NAME.hip`, each compile of a new program, median of \
+         the compiles after the process's first. NVRTC makes PTX for its default architecture; \
+         hiprtc makes SPIR-V and PTX. The two run on different hosts (hiprtc's libraries are not \
+         on the GPU machine), so compare them as orders of magnitude.\n"
+    );
+    match &run.nvrtc {
+        Ok(n) => {
+            let _ = writeln!(
+                m,
+                "Library: `{}`; the process's first compile: {}.\n",
+                cell(&n.library),
+                n.first.as_ref().map_or_else(|e| cell(e), |t| fmt_time(*t))
+            );
+            let _ = writeln!(m, "| kernel file | NVRTC compile | PTX bytes |");
+            let _ = writeln!(m, "|---|---:|---:|");
+            for (file, t, bytes) in &n.rows {
+                let _ = writeln!(
+                    m,
+                    "| {} | {} | {} |",
+                    cell(file),
+                    t.as_ref().map_or_else(|e| cell(e), |t| fmt_time(*t)),
+                    bytes.map_or("".into(), |b| format!("{b:.0}"))
+                );
+            }
+        }
+        Err(e) => {
+            let _ = writeln!(m, "Not measured: {}", cell(e));
+        }
+    }
 }
 
 #[cfg(test)]
@@ -406,6 +472,14 @@ mod tests {
                 hip_first: 0.1,
                 raw_first: 0.05,
             }),
+            nvrtc: Ok(crate::rtc::NvrtcRun {
+                library: "libnvrtc.so".into(),
+                first: Ok(0.4),
+                rows: vec![
+                    ("saxpy.hip".into(), Ok(0.011), Some(1136.0)),
+                    ("scan.hip".into(), Err("does not compile".into()), None),
+                ],
+            }),
         }
     }
 
@@ -417,6 +491,10 @@ mod tests {
         assert!(s.contains("target >= 85%: missed"));
         assert!(s.contains("cuLaunchKernel: 1.50"));
         assert!(s.contains("nvcc V13.0.1"));
+        assert!(
+            s.contains("NVRTC on the GPU machine's host: 11.00 ms per kernel file"),
+            "{s}"
+        );
     }
 
     #[test]
@@ -426,6 +504,7 @@ mod tests {
         assert!(sec.trim_end().ends_with(END));
         assert!(sec.contains("## Measured on the GPU: Test GPU"));
         assert!(sec.contains("- histogram: hipmlir: does not compile yet: x"));
+        assert!(sec.contains("| scan.hip | does not compile |  |"), "{sec}");
         assert_eq!(extract(&format!("a\n{sec}\nb")), Some(sec.trim_end()));
     }
 

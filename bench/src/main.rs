@@ -13,6 +13,8 @@ mod cl;
 mod compile;
 mod cuda;
 mod gpu;
+mod gpu_programs;
+mod gpu_programs_report;
 mod gpu_report;
 mod kernels;
 mod launch;
@@ -30,7 +32,7 @@ use crate::tools::Tools;
 const USAGE: &str = "\
 usage: hipmlir-bench [--quick] [--out FILE] [--work DIR] [--hipmlir PATH] [--clang CMD]
                      [--llc CMD] [--only PART[,PART...]] [--kernels NAME[,NAME...]]
-                     [--nvcc CMD] [--gpu-from DIR]
+                     [--nvcc CMD] [--gpu-from DIR] [--programs ID[,ID...]]
        hipmlir-bench --gpu-prepare DIR [--gpu-arch sm_XX]
        hipmlir-bench --merge-gpu FILE [--out FILE]
 
@@ -42,16 +44,36 @@ and writes a Markdown report.
   --hipmlir P  the hipmlir binary (default: target/release/hipmlir)
   --clang CMD  the OpenCL C to SPIR-V compiler (default: clang-22)
   --llc CMD    LLVM IR to SPIR-V for the reference HIP build (default: llc-22)
-  --only P,..  run only these parts: kernels, launch, compile, rtc, jit, gpu (--only gpu
-               replaces the GPU section of the report and keeps the rest)
+  --only P,..  run only these parts: kernels, launch, compile, rtc, jit, gpu, gpu-programs
+               (--only gpu and gpu-programs replace their GPU sections and keep the rest)
   --kernels K  run only these kernels (comma-separated file stems of bench/kernels)
+  --programs I run only these real programs of the gpu-programs part (corpus ids)
   --nvcc CMD   the CUDA compiler of the GPU part (default: nvcc, else /usr/local/cuda/bin/nvcc)
   --gpu-from D measure the GPU part from a folder written by --gpu-prepare (no hipmlir needed)
-  --gpu-prepare D  write the folder (hipmlir's PTX and programs, the CUDA sources, this binary
-               and run.sh) that measures the GPU section on a machine with a GPU and nvcc
+  --gpu-prepare D  write the folder (hipmlir's PTX and programs, the corpus' HeCBench programs
+               built by hipmlir with their CUDA twins, the CUDA sources, this binary and
+               run.sh) that measures the GPU sections on a machine with a GPU and nvcc
   --gpu-arch A the architecture --gpu-prepare builds for (default: this machine's GPU, or sm_90)
-  --merge-gpu F  put the GPU section of report F (written by run.sh) into --out
+  --merge-gpu F  put the GPU sections of report F (written by run.sh, or bench/mpi/run.sh's
+               output) into --out
 ";
+
+/// The parts `--only` names.
+const PARTS: [&str; 7] = [
+    "kernels",
+    "launch",
+    "compile",
+    "rtc",
+    "jit",
+    "gpu",
+    "gpu-programs",
+];
+/// The markers of the section bench/mpi/run.sh writes (MPI strong scaling on two GPUs).
+const MPI_BEGIN: &str = "<!-- mpi-section: begin -->";
+const MPI_END: &str = "<!-- mpi-section: end -->";
+
+/// The parts measured on a GPU machine, each with a section of its own.
+const GPU_PARTS: [&str; 2] = ["gpu", "gpu-programs"];
 
 /// Runs `f`, turning a panic into an error message so that one broken part cannot stop the rest.
 pub fn guard<T>(f: impl FnOnce() -> T) -> Result<T, String> {
@@ -121,6 +143,7 @@ struct Options {
     tools: Tools,
     only: Option<Vec<String>>,
     kernels: Option<Vec<String>>,
+    programs: Option<Vec<String>>,
     nvcc: Option<String>,
     gpu_from: Option<PathBuf>,
     gpu_prepare: Option<PathBuf>,
@@ -145,6 +168,7 @@ fn parse_args() -> Result<Options, String> {
         },
         only: None,
         kernels: None,
+        programs: None,
         nvcc: None,
         gpu_from: None,
         gpu_prepare: None,
@@ -172,12 +196,19 @@ fn parse_args() -> Result<Options, String> {
                     .map(|s| s.trim().to_string())
                     .collect();
                 for p in &parts {
-                    if !["kernels", "launch", "compile", "rtc", "jit", "gpu"].contains(&p.as_str())
-                    {
+                    if !PARTS.contains(&p.as_str()) {
                         return Err(format!("unknown part '{p}'"));
                     }
                 }
                 o.only = Some(parts);
+            }
+            "--programs" => {
+                o.programs = Some(
+                    value("--programs")?
+                        .split(',')
+                        .map(|s| s.trim().to_string())
+                        .collect(),
+                );
             }
             "--kernels" => {
                 let names: Vec<String> = value("--kernels")?
@@ -237,7 +268,7 @@ fn main() -> ExitCode {
     let only_gpu = o
         .only
         .as_ref()
-        .is_some_and(|v| v.iter().all(|p| p == "gpu"));
+        .is_some_and(|v| v.iter().all(|p| GPU_PARTS.contains(&p.as_str())));
     let mut r = report::Results {
         quick: o.quick,
         plan,
@@ -384,6 +415,20 @@ fn main() -> ExitCode {
         }
     }
 
+    let mut programs_section = None;
+    if wants("gpu-programs") {
+        match guard(|| gpu_programs_part(&o)).and_then(|r| r) {
+            Ok(run) => {
+                programs_section = Some(gpu_programs_report::section(&run));
+                gpu_lines.extend(gpu_programs_report::summary(&run));
+            }
+            Err(e) => {
+                eprintln!("[gpu-programs] {e}");
+                gpu_lines.push(format!("GPU real programs: not measured here ({e})"));
+            }
+        }
+    }
+
     r.host = report::host_description();
     r.date = report::date();
     let existing = std::fs::read_to_string(&o.out).unwrap_or_default();
@@ -400,15 +445,35 @@ fn main() -> ExitCode {
     let section = gpu_section
         .as_deref()
         .or_else(|| gpu_report::extract(&existing));
+    let programs = programs_section.as_deref().or_else(|| {
+        gpu_report::extract_between(
+            &existing,
+            gpu_programs_report::BEGIN,
+            gpu_programs_report::END,
+        )
+    });
+    // Written by bench/mpi/run.sh on a machine with two GPUs, kept by every run here.
+    let mpi = gpu_report::extract_between(&existing, MPI_BEGIN, MPI_END);
     // --only gpu without a GPU has nothing to change: the report is left untouched.
-    let written = if only_gpu && gpu_section.is_none() {
+    let unchanged = only_gpu && gpu_section.is_none() && programs_section.is_none();
+    let written = if unchanged {
         Ok(())
     } else {
-        std::fs::write(&o.out, gpu_report::merge(&body, section))
+        let with_gpu = gpu_report::merge(&body, section);
+        let with_programs = gpu_report::merge_between(
+            &with_gpu,
+            programs,
+            gpu_programs_report::BEGIN,
+            gpu_programs_report::END,
+        );
+        std::fs::write(
+            &o.out,
+            gpu_report::merge_between(&with_programs, mpi, MPI_BEGIN, MPI_END),
+        )
     };
     println!();
     match &written {
-        Ok(()) if only_gpu && gpu_section.is_none() => {}
+        Ok(()) if unchanged => {}
         Ok(()) => println!("wrote {}", o.out.display()),
         Err(e) => println!("cannot write {}: {e}", o.out.display()),
     }
@@ -456,9 +521,49 @@ fn gpu_part(o: &Options, quick: bool) -> Result<gpu::GpuRun, String> {
     gpu::measure(&o.tools, &nvcc(o), &dir, quick, o.kernels.as_deref())
 }
 
+/// The real programs on the GPU: from a prepared folder, or prepared here first.
+fn gpu_programs_part(o: &Options) -> Result<gpu_programs_report::ProgramsRun, String> {
+    // No GPU, no need to build anything.
+    // (The context is closed at once: the programs open their own.)
+    let gpu = cuda::Gpu::open()?.info.clone();
+    let arch = format!("sm_{}", gpu.capability);
+    let dir = match &o.gpu_from {
+        Some(d) => d.clone(),
+        None => {
+            let dir = o.tools.work.join("gpu-programs-prepared");
+            eprintln!("[gpu-programs] building the corpus' HeCBench programs for {arch}");
+            gpu_programs::prepare(&o.tools, &dir, &arch)?;
+            dir
+        }
+    };
+    let arch = gpu::prepared_arch(&dir).unwrap_or(arch);
+    let nvcc = nvcc(o);
+    let version = gpu::version_line(
+        std::process::Command::new(&nvcc).arg("--version"),
+        "release",
+    )
+    .unwrap_or_else(|e| format!("nvcc: {e}"));
+    let rows = gpu_programs::measure(&dir, &nvcc, &arch, o.programs.as_deref())?;
+    Ok(gpu_programs_report::ProgramsRun {
+        gpu: gpu.name,
+        arch,
+        nvcc: version,
+        date: report::date(),
+        rows,
+    })
+}
+
 fn gpu_prepare(tools: &Tools, dir: &std::path::Path, arch: Option<&str>) -> ExitCode {
     let arch = arch.map(str::to_string).unwrap_or_else(gpu::local_arch);
-    match gpu::prepare_for_another_machine(tools, dir, &arch) {
+    let prepared = gpu::prepare_for_another_machine(tools, dir, &arch);
+    if prepared.is_ok() {
+        match gpu_programs::prepare(tools, dir, &arch) {
+            Ok(n) => eprintln!("[gpu-programs] {n} real programs prepared"),
+            // The kernels can still be measured: the section will say why there are no programs.
+            Err(e) => eprintln!("[gpu-programs] no real programs: {e}"),
+        }
+    }
+    match prepared {
         Ok(()) => {
             println!(
                 "wrote {} (for {arch}): on the GPU machine run {}/run.sh RESULT_DIR, then here \
@@ -483,15 +588,33 @@ fn merge_gpu(from: &std::path::Path, out: &std::path::Path) -> ExitCode {
             return ExitCode::FAILURE;
         }
     };
-    let Some(section) = gpu_report::extract(&text) else {
+    let kernels = gpu_report::extract(&text);
+    let programs =
+        gpu_report::extract_between(&text, gpu_programs_report::BEGIN, gpu_programs_report::END);
+    let mpi = gpu_report::extract_between(&text, MPI_BEGIN, MPI_END);
+    if kernels.is_none() && programs.is_none() && mpi.is_none() {
         eprintln!("hipmlir-bench: {} has no GPU section", from.display());
         return ExitCode::FAILURE;
-    };
-    let existing = std::fs::read_to_string(out).unwrap_or_default();
-    match std::fs::write(out, gpu_report::merge(&existing, Some(section))) {
+    }
+    let mut merged = std::fs::read_to_string(out).unwrap_or_default();
+    if let Some(section) = kernels {
+        merged = gpu_report::merge(&merged, Some(section));
+    }
+    if let Some(section) = programs {
+        merged = gpu_report::merge_between(
+            &merged,
+            Some(section),
+            gpu_programs_report::BEGIN,
+            gpu_programs_report::END,
+        );
+    }
+    if let Some(section) = mpi {
+        merged = gpu_report::merge_between(&merged, Some(section), MPI_BEGIN, MPI_END);
+    }
+    match std::fs::write(out, merged) {
         Ok(()) => {
             println!(
-                "merged the GPU section of {} into {}",
+                "merged the GPU sections of {} into {}",
                 from.display(),
                 out.display()
             );

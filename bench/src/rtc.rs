@@ -49,6 +49,71 @@ const NVRTC_CANDIDATES: &[&str] = &[
     "/usr/local/cuda/lib64/libnvrtc.so",
 ];
 
+/// NVRTC alone, as the GPU part measures it on the GPU machine (where hiprtc's libraries are
+/// not).
+#[derive(Debug, Clone)]
+pub struct NvrtcRun {
+    /// The library measured.
+    pub library: String,
+    /// The process's first compile (NVRTC's own start-up).
+    pub first: Result<f64, String>,
+    /// (kernel file, median compile after the first, code bytes).
+    pub rows: Vec<(String, Result<f64, String>, Option<f64>)>,
+}
+
+/// The first NVRTC library the timer can load and compile with.
+fn find_nvrtc(timer: &Path, probe: &Path, cache: &Path) -> Result<String, String> {
+    std::env::var("NVRTC_LIBRARY")
+        .ok()
+        .into_iter()
+        .chain(NVRTC_CANDIDATES.iter().map(|s| s.to_string()))
+        .find(|candidate| {
+            time(
+                timer,
+                candidate,
+                "nvrtc",
+                1,
+                &[probe.to_path_buf()],
+                &[],
+                cache,
+            )
+            .is_ok()
+        })
+        .ok_or_else(|| "libnvrtc not found (set NVRTC_LIBRARY to measure it)".to_string())
+}
+
+/// Times NVRTC on `files` (`runs` compiles each after the process's first) with the timer built
+/// by `build_timer`.
+pub fn measure_nvrtc(
+    timer: &Path,
+    files: &[PathBuf],
+    runs: usize,
+    scratch: &Path,
+) -> Result<NvrtcRun, String> {
+    let probe = files.first().ok_or("no kernel files to compile")?;
+    let library = find_nvrtc(timer, probe, scratch)?;
+    let lines = time(timer, &library, "nvrtc", runs, files, &[], scratch)?;
+    let name = |f: &PathBuf| {
+        f.file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_default()
+    };
+    let rows = files
+        .iter()
+        .map(|f| {
+            let n = name(f);
+            let compile = lookup(&lines, "compile", &n);
+            let code = lookup(&lines, "code", &n).ok();
+            (n, compile, code)
+        })
+        .collect();
+    Ok(NvrtcRun {
+        first: lookup(&lines, "first", &name(probe)),
+        library,
+        rows,
+    })
+}
+
 /// `rtc_compile`'s tab-separated lines: (kind, file) → value.
 fn parse(out: &str) -> Vec<(String, String, f64)> {
     out.lines()
@@ -73,7 +138,7 @@ fn lookup(lines: &[(String, String, f64)], kind: &str, file: &str) -> Result<f64
 }
 
 /// Builds rtc_compile with the host's C++ compiler.
-fn build_timer(tools: &Tools, dir: &Path) -> Result<PathBuf, String> {
+pub fn build_timer(tools: &Tools, dir: &Path) -> Result<PathBuf, String> {
     let exe = dir.join("rtc_compile");
     let f = run(Command::new("c++")
         .args(["-O2", "-std=c++17"])
@@ -148,12 +213,7 @@ pub fn run_all(tools: &Tools, runs: usize) -> Result<Rtc, String> {
         &["--offload-arch=spirv64"],
         &cache,
     );
-    let nvrtc_library = std::env::var("NVRTC_LIBRARY")
-        .ok()
-        .into_iter()
-        .chain(NVRTC_CANDIDATES.iter().map(|s| s.to_string()))
-        .find(|candidate| time(&timer, candidate, "nvrtc", 1, &files[..1], &[], &cache).is_ok())
-        .ok_or_else(|| "libnvrtc not found (set NVRTC_LIBRARY to measure it)".to_string());
+    let nvrtc_library = find_nvrtc(&timer, &files[0], &cache);
     let nvrtc = match &nvrtc_library {
         Ok(lib) => {
             eprintln!("[rtc] NVRTC ({lib})");

@@ -61,6 +61,11 @@ pub const TIMEOUT: Duration = Duration::from_secs(600);
 
 /// Runs `cmd` to completion (or kills it after `TIMEOUT`), timing it by wall clock.
 pub fn run(cmd: &mut Command) -> Result<Finished, String> {
+    run_within(cmd, TIMEOUT)
+}
+
+/// `run`, killing the command after `limit`.
+pub fn run_within(cmd: &mut Command, limit: Duration) -> Result<Finished, String> {
     let shown = format!("{cmd:?}");
     let start = Instant::now();
     let mut child = cmd
@@ -74,10 +79,10 @@ pub fn run(cmd: &mut Command) -> Result<Finished, String> {
     let status = loop {
         match child.try_wait() {
             Ok(Some(status)) => break status,
-            Ok(None) if start.elapsed() > TIMEOUT => {
+            Ok(None) if start.elapsed() > limit => {
                 let _ = child.kill();
                 let _ = child.wait();
-                return Err(format!("{shown} timed out after {} s", TIMEOUT.as_secs()));
+                return Err(format!("{shown} timed out after {} s", limit.as_secs()));
             }
             Ok(None) => thread::sleep(Duration::from_micros(200)),
             Err(e) => return Err(format!("waiting for {shown}: {e}")),

@@ -29,6 +29,11 @@ pub const KERNEL_ARGS_SIZE_ATTRIBUTE: &str = "hipmlir.kernel_args_size";
 /// copy, decorated ByVal in SPIR-V.
 pub const BYVAL_ATTRIBUTE: &str = "hipmlir.byval";
 
+/// A kernel's `__restrict__` pointer parameters, `[index, ...]` (a dense i64 array): LLVM's
+/// `noalias` on NVIDIA targets, `FuncParamAttr NoAlias` in SPIR-V, so that loads and stores
+/// through them move out of loops as nvcc's and OpenCL C's do.
+pub const NOALIAS_ATTRIBUTE: &str = "hipmlir.noalias";
+
 /// A function standing for host code (the launch sites of a host function): it leaves the device
 /// module before lowering.
 pub const HOST_ATTRIBUTE: &str = "hipmlir.host";

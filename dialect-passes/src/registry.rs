@@ -100,12 +100,13 @@ pub static LOWER_HIP_TO_NVPTX: PassInfo = PassInfo {
     run: |ctx, module, _| crate::nvptx::lower::lower_hip_to_nvptx(ctx, module),
 };
 
-pub static NVPTX_BYVAL_PARAMETERS: PassInfo = PassInfo {
-    name: "hipmlir-nvptx-byval-parameters",
+pub static NVPTX_PARAMETER_ATTRIBUTES: PassInfo = PassInfo {
+    name: "hipmlir-nvptx-parameter-attributes",
     summary: "after convert-gpu-to-nvvm (which drops parameter attributes): kernel \
-              parameters of structs passed by value become llvm.byval, NVPTX's .param copies",
+              parameters of structs passed by value become llvm.byval, NVPTX's .param \
+              copies, and __restrict__ pointers llvm.noalias",
     options: &[],
-    run: |ctx, module, _| crate::nvptx::byval::nvptx_byval_parameters(ctx, module),
+    run: |ctx, module, _| crate::nvptx::parameters::nvptx_parameter_attributes(ctx, module),
 };
 
 pub static LOWER_TRAP_TO_SPIRV: PassInfo = PassInfo {
@@ -198,7 +199,7 @@ pub static PASSES: [&PassInfo; PASS_COUNT] = [
     &ADDRESS_SPACES_TO_SPIRV,
     &ADDRESS_SPACES_TO_NVPTX,
     &LOWER_HIP_TO_NVPTX,
-    &NVPTX_BYVAL_PARAMETERS,
+    &NVPTX_PARAMETER_ATTRIBUTES,
     &LOWER_TRAP_TO_SPIRV,
     &LOWER_CLOCKS_TO_SPIRV,
     &LOWER_DYNAMIC_SHARED,

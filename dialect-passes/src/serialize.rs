@@ -27,12 +27,12 @@ pub(crate) fn ptx_binary() -> Pipeline {
 /// After the pipeline: serializes the spirv.module and returns the SPIR-V words as bytes.
 pub fn serialize_spirv(ctx: &Context, module: &mut Module) -> Result<Vec<u8>, LowerError> {
     let zero_initialized = patch::collect_zero_initialized(ctx, module)?;
-    let byval = patch::collect_byval(module);
+    let parameters = patch::collect_parameter_decorations(module);
     spirv_binary().run(ctx, module, false)?;
     let binary = binary_object(module)?;
     let binary = patch::resolve_imports(&binary)?;
     let binary = patch::write_zero_initializers(&binary, &zero_initialized)?;
-    patch::decorate_byval(&binary, &byval)
+    patch::decorate_parameters(&binary, &parameters)
 }
 
 /// After the NVPTX pipeline: translates the gpu.module through LLVM's NVPTX backend (libdevice

@@ -99,7 +99,7 @@ impl Finder<'_> {
                 self.launch_edits(c, &parts)
             };
             self.out.push(LaunchSite {
-                kernel: concrete_kernel(c),
+                kernel: concrete_kernel(c).or_else(|| kernel_through_parens(&parts.callee)),
                 edits,
                 call: *c,
                 host_function,
@@ -489,6 +489,18 @@ fn concrete_kernel(c: &Cursor) -> Option<Cursor> {
     c.referenced().filter(|k| {
         matches!(k.kind(), CXCursor_FunctionDecl | CXCursor_CXXMethod)
             && crate::codegen::is_kernel(k)
+    })
+}
+
+/// The kernel a launch's callee names through parentheses (`(k)<<<...>>>`, as
+/// hipLaunchKernelGGL writes it, so that `HIP_KERNEL_NAME(k<A, B>)` stays one argument).
+fn kernel_through_parens(callee: &Cursor) -> Option<Cursor> {
+    concrete_kernel(callee).or_else(|| {
+        let children = callee.children();
+        match (callee.kind(), children.as_slice()) {
+            (CXCursor_ParenExpr | CXCursor_UnexposedExpr, [inner]) => kernel_through_parens(inner),
+            _ => None,
+        }
     })
 }
 

@@ -38,7 +38,8 @@ pub struct FrontendOptions {
     pub hip_headers: PathBuf,
     /// `-I` folders.
     pub include_dirs: Vec<PathBuf>,
-    /// `-D` and `-U` flags as written (`-DN=4`, `-UDEBUG`).
+    /// `-D` and `-U` flags as written (`-DN=4`, `-UDEBUG`), and the other preprocessor flags
+    /// of the parse (`-isystem DIR`, the `-I`/`-iquote` folders `$CXX` adds).
     pub macro_flags: Vec<String>,
     /// The language standard (`c++17`).
     pub std: Option<String>,

@@ -7,7 +7,7 @@
 
 use hipmlir_device_image::{
     BYVAL_ATTRIBUTE, HOST_ATTRIBUTE, KERNEL_ARGS_ATTRIBUTE, KERNEL_ARGS_SIZE_ATTRIBUTE,
-    KERNEL_ATTRIBUTE, KERNEL_NAME_ATTRIBUTE,
+    KERNEL_ATTRIBUTE, KERNEL_NAME_ATTRIBUTE, NOALIAS_ATTRIBUTE,
 };
 use hipmlir_ir::rewrite::{
     append_to, apply_patterns, move_before, Outcome, Pattern, PatternRewriter, RewritePatternSet,
@@ -35,6 +35,7 @@ const CARRIED_ATTRIBUTES: &[&str] = &[
     KERNEL_ARGS_ATTRIBUTE,
     KERNEL_ARGS_SIZE_ATTRIBUTE,
     BYVAL_ATTRIBUTE,
+    NOALIAS_ATTRIBUTE,
 ];
 
 /// The pass's state: the module, the gpu.module made for its kernels, and the kernels'

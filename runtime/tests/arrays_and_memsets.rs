@@ -114,7 +114,9 @@ fn memset_2d_fills_rows_within_their_pitch() {
         &|| unsafe { hipMemset2D(p, 1, 1, width, height) },
         &|| unsafe { hipMemset2D(p, pitch, 1, pitch + 1, height) },
         &|| unsafe { hipMemset2D(p, pitch, 1, width, height + 1) },
-        &|| unsafe { hipMemset2D(at(1, height), pitch, 1, width, 1) },
+        // From inside the last row past the allocation's end (a range that starts past the end
+        // may well start in another allocation: that is a fill of it, not a misuse).
+        &|| unsafe { hipMemset2D(at(1, height - 1), pitch, 1, width, 2) },
         &|| unsafe { hipMemset2DAsync(p, pitch, 1, width, usize::MAX, s) },
     ];
     for call in misuse {
@@ -207,7 +209,8 @@ fn memset_3d_fills_boxes_of_slices() {
         ptr: null_mut(),
         ..pp
     };
-    let past_end = at(0, 0, extent.depth);
+    // From the last slice on, past the allocation's end.
+    let past_end = at(0, 0, extent.depth - 1);
     for (p, e) in [
         (null, extent),
         (pp, wide),

@@ -10,6 +10,12 @@ pub fn repo() -> PathBuf {
 
 pub fn hipmlir() -> Command {
     let mut cmd = Command::new(env!("CARGO_BIN_EXE_hipmlir"));
+    compiler_env(&mut cmd);
+    cmd
+}
+
+/// The environment the tests give hipmlir, also where another program runs it (an MPI wrapper).
+pub fn compiler_env(cmd: &mut Command) {
     // The compiler caches precompiled headers: shared by the tests, kept out of the user's cache.
     cmd.env(
         "HIPMLIR_CACHE_DIR",
@@ -21,7 +27,6 @@ pub fn hipmlir() -> Command {
         Path::new(env!("CARGO_TARGET_TMPDIR")).join("servers"),
     )
     .env("HIPMLIR_COMPILE_SERVER_IDLE", "120");
-    cmd
 }
 
 /// Runs hipmlir with `args`; returns its output whatever the exit status.
@@ -125,4 +130,43 @@ pub fn programs() -> Vec<PathBuf> {
     more.sort();
     out.extend(more);
     out
+}
+
+/// Whether Open MPI's `mpirun` and `mpicxx` are on the PATH (`make setup` installs them).
+pub fn have_mpi() -> bool {
+    ["mpirun", "mpicxx"].iter().all(|tool| {
+        Command::new(tool)
+            .arg("--version")
+            .output()
+            .is_ok_and(|o| o.status.success())
+    })
+}
+
+/// `mpirun -np RANKS` as the tests run it: ranks may outnumber the cores (`--oversubscribe`),
+/// Open MPI refuses root without `--allow-run-as-root` (CI runs as root), the programs' device
+/// code cache is kept out of the user's, and a job that hangs is ended.
+pub fn mpirun(ranks: usize) -> Command {
+    let mut cmd = Command::new("timeout");
+    cmd.args(["--kill-after=10", "300", "mpirun", "--oversubscribe"]);
+    // SAFETY: geteuid has no preconditions.
+    if unsafe { libc::geteuid() } == 0 {
+        cmd.arg("--allow-run-as-root");
+    }
+    cmd.arg("-np").arg(ranks.to_string()).env(
+        "HIPMLIR_CACHE_DIR",
+        std::env::temp_dir().join(format!("hipmlir-test-cache-{}", std::process::id())),
+    );
+    cmd
+}
+
+/// Runs an MPI job or a program; it must exit 0 and print `passed` (it checked every point).
+pub fn run_job(mut cmd: Command, passed: &str) -> String {
+    let out = cmd.output().expect("runs");
+    let text = format!("{}{}", stdout(&out), stderr(&out));
+    assert!(
+        out.status.success() && text.contains(passed),
+        "{cmd:?} failed ({}):\n{text}",
+        out.status
+    );
+    text
 }

@@ -3,9 +3,9 @@
 //!
 //! - dynamic shared memory stays the frontend's `extern` shared array, as CUDA declares it
 //!   (`.extern .shared .align 16 .b8 x[]`), sized by the launch's shared-memory bytes;
-//! - a struct passed by value is a `byval` kernel parameter (NVPTX's `.param` copy): set by
-//!   `hipmlir-nvptx-byval-parameters` after `convert-gpu-to-nvvm`, which drops parameter
-//!   attributes;
+//! - a struct passed by value is a `byval` kernel parameter (NVPTX's `.param` copy), and a
+//!   `__restrict__` pointer a `noalias` one: set by `hipmlir-nvptx-parameter-attributes` after
+//!   `convert-gpu-to-nvvm`, which drops parameter attributes;
 //! - memory scopes take NVPTX's names (`agent` → `device`, `workgroup`/`wavefront` → `block`),
 //!   and a warp fence (`__syncwarp`) also waits for the warp (`bar.warp.sync`);
 //! - device library calls become libdevice's `__nv_*` functions (math ops are converted by

@@ -1,9 +1,9 @@
 //! The NVPTX target: its device pipeline ([`nvptx_pipeline`]) and the passes only it runs,
 //! from the outlined gpu.module to the LLVM and NVVM dialects that `serialize` turns into PTX.
 
-pub(crate) mod byval;
 mod helpers;
 pub(crate) mod lower;
+pub(crate) mod parameters;
 
 use hipmlir_device_image::NvidiaArch;
 
@@ -68,7 +68,7 @@ pub fn nvptx_pipeline(options: &NvptxOptions) -> Pipeline {
                 Element::upstream(upstream::RECONCILE_UNREALIZED_CASTS),
             ],
         ),
-        Element::pass(&registry::NVPTX_BYVAL_PARAMETERS),
+        Element::pass(&registry::NVPTX_PARAMETER_ATTRIBUTES),
     ]);
     Pipeline::from_elements(elements)
 }

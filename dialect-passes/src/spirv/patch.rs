@@ -14,7 +14,10 @@ use hipmlir_device_image::spirv_words::spirv::{
 use hipmlir_device_image::spirv_words::{
     self, encode_string, push_instruction, Instruction, BOUND_WORD, HEADER_WORDS,
 };
-use hipmlir_device_image::{BYVAL_ATTRIBUTE, KERNEL_ARGS_ATTRIBUTE, ZERO_INITIALIZER_ATTRIBUTE};
+use hipmlir_device_image::{
+    BYVAL_ATTRIBUTE, KERNEL_ARGS_ATTRIBUTE, NOALIAS_ATTRIBUTE, ZERO_INITIALIZER_ATTRIBUTE,
+};
+use melior::ir::attribute::DenseI64ArrayAttribute;
 use std::collections::{HashMap, HashSet};
 
 use hipmlir_ir::rewrite::{apply_patterns, Outcome, Pattern, PatternRewriter, RewritePatternSet};
@@ -193,42 +196,53 @@ pub fn resolve_imports(bytes: &[u8]) -> Result<Vec<u8>, LowerError> {
     Ok(spirv_words::to_bytes(&out))
 }
 
-/// Kernels' by-value struct parameters: (kernel name, parameter index, alignment).
-pub fn collect_byval(module: &Module) -> Vec<(String, usize, u32)> {
+/// One decoration of a kernel parameter: (kernel name, parameter index, the decoration's
+/// operands after the parameter's id).
+pub type ParameterDecoration = (String, usize, Vec<u32>);
+
+/// The decorations the frontend's parameter attributes stand for: a by-value struct is
+/// `FuncParamAttr ByVal` with its alignment, as OpenCL requires for struct kernel arguments;
+/// a `__restrict__` pointer is `FuncParamAttr NoAlias`, OpenCL C's `restrict`.
+pub fn collect_parameter_decorations(module: &Module) -> Vec<ParameterDecoration> {
     let mut out = Vec::new();
     module.as_operation().walk(WalkOrder::PreOrder, |op| {
-        if op.name().as_string_ref().as_str() == Ok("spirv.func") {
-            if let (Ok(byval), Ok(name)) = (op.attribute(BYVAL_ATTRIBUTE), op.attribute("sym_name"))
-            {
-                let args = op.attribute(KERNEL_ARGS_ATTRIBUTE).ok();
-                // SAFETY: attribute queries on the frontend's dictionary and array attributes.
-                unsafe {
-                    for i in 0..mlir_sys::mlirDictionaryAttrGetNumElements(byval.to_raw()) {
-                        let named = mlir_sys::mlirDictionaryAttrGetElement(byval.to_raw(), i);
-                        let key = mlir_sys::mlirIdentifierStr(named.name);
-                        let key = std::str::from_utf8(std::slice::from_raw_parts(
-                            key.data as *const u8,
-                            key.length,
-                        ))
-                        .unwrap_or("");
-                        let Ok(index) = key.parse::<usize>() else {
-                            continue;
-                        };
-                        let align = args
-                            .and_then(|a| {
-                                let entry =
-                                    mlir_sys::mlirArrayAttrGetElement(a.to_raw(), index as isize);
-                                let field = mlir_sys::MlirStringRef {
-                                    data: "align".as_ptr() as *const _,
-                                    length: 5,
-                                };
-                                let v = mlir_sys::mlirDictionaryAttrGetElementByName(entry, field);
-                                (!v.ptr.is_null())
-                                    .then(|| mlir_sys::mlirIntegerAttrGetValueInt(v) as u32)
-                            })
-                            .unwrap_or(8);
-                        out.push((name.to_string().trim_matches('"').to_string(), index, align));
-                    }
+        if op.name().as_string_ref().as_str() != Ok("spirv.func") {
+            return WalkResult::Advance;
+        }
+        let Ok(name) = op.attribute("sym_name") else {
+            return WalkResult::Advance;
+        };
+        let name = name.to_string().trim_matches('"').to_string();
+        for (index, align) in byval_parameters(&op) {
+            out.push((
+                name.clone(),
+                index,
+                vec![
+                    Decoration::FuncParamAttr as u32,
+                    FunctionParameterAttribute::ByVal as u32,
+                ],
+            ));
+            out.push((
+                name.clone(),
+                index,
+                vec![Decoration::Alignment as u32, align],
+            ));
+        }
+        if let Some(indices) = op
+            .attribute(NOALIAS_ATTRIBUTE)
+            .ok()
+            .and_then(|a| DenseI64ArrayAttribute::try_from(a).ok())
+        {
+            for i in 0..indices.len() {
+                if let Ok(index) = indices.element(i) {
+                    out.push((
+                        name.clone(),
+                        index as usize,
+                        vec![
+                            Decoration::FuncParamAttr as u32,
+                            FunctionParameterAttribute::NoAlias as u32,
+                        ],
+                    ));
                 }
             }
         }
@@ -237,11 +251,47 @@ pub fn collect_byval(module: &Module) -> Vec<(String, usize, u32)> {
     out
 }
 
-/// Decorates by-value struct parameters `FuncParamAttr ByVal` with their alignment, as OpenCL
-/// requires for struct kernel arguments.
-pub fn decorate_byval(
+/// A kernel's by-value struct parameters: (index, alignment).
+fn byval_parameters(op: &OperationRef) -> Vec<(usize, u32)> {
+    let mut out = Vec::new();
+    let Ok(byval) = op.attribute(BYVAL_ATTRIBUTE) else {
+        return out;
+    };
+    let args = op.attribute(KERNEL_ARGS_ATTRIBUTE).ok();
+    // SAFETY: attribute queries on the frontend's dictionary and array attributes.
+    unsafe {
+        for i in 0..mlir_sys::mlirDictionaryAttrGetNumElements(byval.to_raw()) {
+            let named = mlir_sys::mlirDictionaryAttrGetElement(byval.to_raw(), i);
+            let key = mlir_sys::mlirIdentifierStr(named.name);
+            let key = std::str::from_utf8(std::slice::from_raw_parts(
+                key.data as *const u8,
+                key.length,
+            ))
+            .unwrap_or("");
+            let Ok(index) = key.parse::<usize>() else {
+                continue;
+            };
+            let align = args
+                .and_then(|a| {
+                    let entry = mlir_sys::mlirArrayAttrGetElement(a.to_raw(), index as isize);
+                    let field = mlir_sys::MlirStringRef {
+                        data: "align".as_ptr() as *const _,
+                        length: 5,
+                    };
+                    let v = mlir_sys::mlirDictionaryAttrGetElementByName(entry, field);
+                    (!v.ptr.is_null()).then(|| mlir_sys::mlirIntegerAttrGetValueInt(v) as u32)
+                })
+                .unwrap_or(8);
+            out.push((index, align));
+        }
+    }
+    out
+}
+
+/// Writes the kernel parameters' decorations into the module's annotations.
+pub fn decorate_parameters(
     bytes: &[u8],
-    params: &[(String, usize, u32)],
+    params: &[ParameterDecoration],
 ) -> Result<Vec<u8>, LowerError> {
     if params.is_empty() {
         return Ok(bytes.to_vec());
@@ -249,7 +299,7 @@ pub fn decorate_byval(
     let words = words(bytes)?;
     let patch = Patch::new(&words)?;
     let mut decorations = Vec::new();
-    for (kernel, index, align) in params {
+    for (kernel, index, decoration) in params {
         let function = patch
             .instructions
             .iter()
@@ -267,14 +317,9 @@ pub fn decorate_byval(
             .nth(*index)
             .and_then(|i| i.operand(1))
             .ok_or_else(|| err(format!("{kernel} has no parameter {index}")))?;
-        let byval = [
-            param,
-            Decoration::FuncParamAttr as u32,
-            FunctionParameterAttribute::ByVal as u32,
-        ];
-        push_instruction(&mut decorations, Op::Decorate, &byval).map_err(err)?;
-        let alignment = [param, Decoration::Alignment as u32, *align];
-        push_instruction(&mut decorations, Op::Decorate, &alignment).map_err(err)?;
+        let mut operands = vec![param];
+        operands.extend_from_slice(decoration);
+        push_instruction(&mut decorations, Op::Decorate, &operands).map_err(err)?;
     }
     // Annotations come before the first type declaration.
     let at = patch

@@ -1490,6 +1490,10 @@ impl CType {
     pub fn is_const(&self) -> bool {
         unsafe { clang_isConstQualifiedType(self.0) != 0 }
     }
+    /// `T *__restrict__`: a restrict-qualified (pointer) type.
+    pub fn is_restrict(&self) -> bool {
+        unsafe { clang_isRestrictQualifiedType(self.0) != 0 }
+    }
     pub fn is_volatile(&self) -> bool {
         unsafe { clang_isVolatileQualifiedType(self.0) != 0 }
     }

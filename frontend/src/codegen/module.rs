@@ -2,7 +2,7 @@
 
 use hipmlir_device_image::{
     BYVAL_ATTRIBUTE, KERNEL_ARGS_ATTRIBUTE, KERNEL_ARGS_SIZE_ATTRIBUTE, KERNEL_ATTRIBUTE,
-    KERNEL_NAME_ATTRIBUTE,
+    KERNEL_NAME_ATTRIBUTE, NOALIAS_ATTRIBUTE,
 };
 use melior::dialect::func;
 use std::collections::HashMap;
@@ -829,6 +829,13 @@ impl<'c> ModuleCodegen<'c> {
         match kind {
             FunctionKind::Kernel => {
                 let info = kernel_info(def)?;
+                let noalias = restrict_pointer_parameters(def, &sig.params);
+                if !noalias.is_empty() {
+                    attributes.push((
+                        NOALIAS_ATTRIBUTE,
+                        melior::ir::attribute::DenseI64ArrayAttribute::new(ctx, &noalias).into(),
+                    ));
+                }
                 attributes.extend([
                     (KERNEL_ATTRIBUTE, Attribute::unit(ctx)),
                     (
@@ -851,6 +858,27 @@ impl<'c> ModuleCodegen<'c> {
         self.module_builder()
             .function(&sig.symbol, function_type, &attributes, region, loc)
     }
+}
+
+/// The indices of a kernel's pointer parameters declared `__restrict__` (the parameter
+/// declarations': a function type drops its parameters' top-level qualifiers).
+fn restrict_pointer_parameters(def: &Cursor, params: &[Ty]) -> Vec<i64> {
+    let mut declared = def.arguments();
+    if declared.is_empty() {
+        // A function template's pattern: libclang lists no arguments, its children are them.
+        declared = def
+            .children()
+            .into_iter()
+            .filter(|c| c.kind() == CXCursor_ParmDecl)
+            .collect();
+    }
+    params
+        .iter()
+        .zip(&declared)
+        .enumerate()
+        .filter(|(_, (ty, decl))| matches!(ty, Ty::Pointer { .. }) && decl.ty().is_restrict())
+        .map(|(index, _)| index as i64)
+        .collect()
 }
 
 /// A lambda to emit: its `operator()`, its expression (where the body is) and its captures as

@@ -104,6 +104,18 @@ impl MemcpyKind {
     }
 }
 
+/// Bytes from a region's start to the end of its last row: `depth` slices `slice` bytes apart of
+/// `height` rows `pitch` bytes apart of `width` bytes (`None` on overflow; 0 when empty).
+fn span(width: usize, pitch: usize, height: usize, slice: usize, depth: usize) -> Option<usize> {
+    if width == 0 || height == 0 || depth == 0 {
+        return Some(0);
+    }
+    slice
+        .checked_mul(depth - 1)?
+        .checked_add(pitch.checked_mul(height - 1)?)?
+        .checked_add(width)
+}
+
 /// One 2-D copy: `height` rows of `width` bytes between pitched ranges.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Copy2d {
@@ -160,6 +172,28 @@ impl Copy3d {
 
     pub fn is_empty(&self) -> bool {
         self.width == 0 || self.height == 0 || self.depth == 0
+    }
+
+    /// Bytes from `dst` to the end of the last row written (`None` on overflow; 0 when empty).
+    pub fn dst_span(&self) -> Option<usize> {
+        span(
+            self.width,
+            self.dst_pitch,
+            self.height,
+            self.dst_slice,
+            self.depth,
+        )
+    }
+
+    /// Bytes from `src` to the end of the last row read (`None` on overflow; 0 when empty).
+    pub fn src_span(&self) -> Option<usize> {
+        span(
+            self.width,
+            self.src_pitch,
+            self.height,
+            self.src_slice,
+            self.depth,
+        )
     }
 
     /// One row of one slice: a plain copy of `width` bytes.
@@ -283,6 +317,17 @@ impl Fill {
 
     pub fn is_empty(&self) -> bool {
         self.count == 0 || self.height == 0 || self.depth == 0
+    }
+
+    /// Bytes from `dst` to the end of the last row filled (`None` on overflow; 0 when empty).
+    pub fn span(&self) -> Option<usize> {
+        span(
+            self.row_bytes()?,
+            self.pitch,
+            self.height,
+            self.slice,
+            self.depth,
+        )
     }
 
     /// Checks what every backend relies on: a size that does not overflow and, unless the fill is

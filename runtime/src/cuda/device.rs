@@ -177,6 +177,10 @@ impl CudaDevice {
             sys::cuDevicePrimaryCtxRetain(&mut ctx, self.ordinal)
         })?;
         *slot = Some(ctx as usize);
+        drop(slot);
+        if let Ok(device) = super::device_at(self.index) {
+            super::module::preload(device);
+        }
         Ok(ctx)
     }
 

@@ -175,10 +175,44 @@ fn finish(q: &CudaQueue, dst: *const c_void) -> HipResult<()> {
     Ok(())
 }
 
+/// Refuses a range that starts in an allocation the driver knows and runs past its end. The
+/// driver checks only that each row it writes is mapped: a region running past its allocation
+/// into the next one would be written there, a silent corruption of another buffer (found
+/// with tests running on several threads).
+fn within_allocation(p: *const c_void, span: Option<usize>, role: &str) -> HipResult<()> {
+    use sys::CUpointer_attribute::*;
+    let Some(span) = span else {
+        return Err(Failure::invalid_value(format!(
+            "the {role} region's extent overflows"
+        )));
+    };
+    if span == 0 {
+        return Ok(());
+    }
+    let (Some(base), Some(size)) = (
+        pointer_attribute(p, CU_POINTER_ATTRIBUTE_RANGE_START_ADDR),
+        pointer_attribute(p, CU_POINTER_ATTRIBUTE_RANGE_SIZE),
+    ) else {
+        // Memory the driver does not know (pageable host memory): the caller's to size.
+        return Ok(());
+    };
+    let (start, end) = (base as usize, (base as usize).saturating_add(size as usize));
+    if (p as usize).saturating_add(span) > end {
+        return Err(Failure::invalid_value(format!(
+            "{role} range {p:p}+{span} runs past the end of the {size}-byte allocation at \
+             {start:#x} (offset {})",
+            p as usize - start
+        )));
+    }
+    Ok(())
+}
+
 /// A copy on `q` (the kind was checked by the caller: with unified addressing the driver tells
 /// host from device memory). Synchronous copies on the null stream use the driver's blocking
 /// forms (`cuMemcpy`, `cuMemcpy2D`), ordered after earlier work on the null stream.
 pub fn copy(q: &CudaQueue, c: &Copy3d, _kind: MemcpyKind, wait: bool) -> HipResult<()> {
+    within_allocation(c.src, c.src_span(), "source")?;
+    within_allocation(c.dst, c.dst_span(), "destination")?;
     let blocking = wait && q.is_null();
     if c.is_linear() {
         // SAFETY: unified addresses of at least `width` bytes, per the caller.
@@ -258,6 +292,7 @@ fn fill_plane(
 
 /// A fill on `q` (checked by the caller): one driver call per slice.
 pub fn fill(q: &CudaQueue, f: &Fill, wait: bool) -> HipResult<()> {
+    within_allocation(f.dst, f.span(), "fill")?;
     let blocking = wait && q.is_null();
     let pattern = f.pattern.as_bytes();
     for z in 0..f.depth {

@@ -254,6 +254,34 @@ pub fn function(module: &Arc<Module>, index: usize, device: &CudaDevice) -> HipR
     Ok(f)
 }
 
+/// Loads every registered module on `device` ahead of its first launch, from a thread of its
+/// own started when the device's context is made: the driver's PTX load (its JIT, or its disk
+/// cache) then overlaps the program's own start (allocations, copies) instead of landing in the
+/// first launch, as nvcc's SASS loads quickly there. What the program may still change (the
+/// device heap's size, managed variables) is prepared at the first launch as before; a module
+/// that fails to load here is loaded again, and its error reported, at its first launch.
+pub fn preload(device: &'static CudaDevice) {
+    // The caller may hold the registry's lock (a registration making the context): the thread
+    // reads the registry, the caller does not.
+    let spawned = std::thread::Builder::new()
+        .name("hipmlir-preload".into())
+        .spawn(move || {
+            let modules = crate::registry::registry().modules();
+            if modules.iter().all(|m| m.ptx.is_empty()) || device.bind().is_err() {
+                return;
+            }
+            for module in modules.iter().filter(|m| !m.ptx.is_empty()) {
+                let loaded = with_loaded(module, device, |_| Ok(()));
+                if let Err(e) = loaded {
+                    hlog!(Debug, "preloading {}: {}", module.label, e.message);
+                }
+            }
+        });
+    if let Err(e) = spawned {
+        hlog!(Debug, "no preloading thread: {e}");
+    }
+}
+
 /// Records that the kernel may now use `bytes` of dynamic shared memory.
 pub fn note_shared_allowed(module: &Module, index: usize, device: &CudaDevice, bytes: usize) {
     let mut loaded = state(module).loaded();

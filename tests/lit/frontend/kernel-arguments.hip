@@ -22,3 +22,22 @@ __global__ void apply(const float* in, Params p, int n) {
   if (i < n)
     p.out[i] = static_cast<int>(in[i] * p.scale) + p.tag;
 }
+
+// __restrict__ pointer parameters are listed by index (noalias for the targets); a restrict
+// value or an unqualified pointer is not, and a template's instance keeps its pattern's.
+// CHECK-LABEL: func.func @_Z6blend3PfPKfS1_fi(
+// CHECK-SAME: hipmlir.noalias = array<i64: 0, 1>
+__global__ void blend3(float* __restrict__ out, const float* __restrict__ a, const float* b,
+                       float w, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n)
+    out[i] = w * a[i] + b[i];
+}
+
+template <typename T>
+__global__ void scale(T* __restrict__ x, T s) {
+  x[threadIdx.x] *= s;
+}
+// CHECK-LABEL: func.func @_Z5scaleIdEvPT_S0_(
+// CHECK-SAME: hipmlir.noalias = array<i64: 0>
+template __global__ void scale<double>(double* __restrict__, double);
