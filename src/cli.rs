@@ -85,9 +85,7 @@ pub enum Stage {
 impl Stage {
     /// A stage as `--emit-mlir=` names it (never the binary, which is no MLIR).
     fn parse(s: &str) -> Result<Self> {
-        use hipmlir_dialect_passes::{
-            nvptx_pipeline, spirv_pipeline, stage_pass, NvptxOptions, Pipeline, SpirvOptions,
-        };
+        use hipmlir_dialect_passes::{is_device_pass, stage_pass};
         if s == "frontend" {
             return Ok(Stage::Frontend);
         }
@@ -95,17 +93,7 @@ impl Stage {
             return Ok(Stage::AfterPass(pass.to_string()));
         }
         // A pass of either target's pipeline; which one runs follows the targets (device.rs).
-        let nvptx = NvptxOptions {
-            chip: DEFAULT_PTX_ARCH.into(),
-            libdevice: None,
-        };
-        let runs_pass = [
-            spirv_pipeline(&SpirvOptions::default()),
-            nvptx_pipeline(&nvptx),
-        ]
-        .iter()
-        .any(|text| Pipeline::parse(text).is_ok_and(|p| p.pass_names().contains(&s)));
-        if runs_pass {
+        if is_device_pass(s) {
             return Ok(Stage::AfterPass(s.to_string()));
         }
         Err(error(format!(
@@ -221,19 +209,10 @@ impl Default for Offload {
     }
 }
 
-/// The NVIDIA architectures LLVM 22's NVPTX backend builds PTX for (`llc -march=nvptx64
-/// -mcpu=help`); `a` and `f` variants where it has them (sm_90a, sm_100a, sm_100f, ...).
-const NVIDIA_ARCHS: &[&str] = &[
-    "20", "21", "30", "32", "35", "37", "50", "52", "53", "60", "61", "62", "70", "72", "75", "80",
-    "86", "87", "88", "89", "90", "90a", "100", "100a", "100f", "101", "101a", "101f", "103",
-    "103a", "103f", "110", "110a", "110f", "120", "120a", "120f", "121", "121a", "121f",
-];
-
 /// Whether `arch` names an NVIDIA architecture the PTX backend knows (`sm_70`, `sm_90a`,
 /// `sm_100f`): another (`sm_31`) would get PTX for no processor.
 pub fn is_nvidia_arch(arch: &str) -> bool {
-    arch.strip_prefix("sm_")
-        .is_some_and(|n| NVIDIA_ARCHS.contains(&n))
+    hipmlir_device_image::NvidiaArch::parse(arch).is_some_and(|a| a.is_built_by_ptx_backend())
 }
 
 /// An AMD architecture as hipcc names it (`gfx90a`, `gfx1100`, `gfx90a:xnack+`), or `native`:

@@ -327,7 +327,7 @@ fn lower(
     job: &DeviceJob,
     output: &mut DeviceOutput,
 ) -> Result<()> {
-    use hipmlir_dialect_passes::{spirv_pipeline, Pipeline, SpirvOptions, STAGES};
+    use hipmlir_dialect_passes::{spirv_pipeline, SpirvOptions, STAGES};
     let DeviceJob {
         ref offload,
         ref stop_at,
@@ -340,7 +340,7 @@ fn lower(
     let nvptx_input = (*stop_at == Stage::Binary && !offload.ptx.is_empty())
         .then(|| hipmlir_dialect_passes::clone_module(&module));
     let spirv_options = SpirvOptions::default();
-    let mut rest = Pipeline::parse(&spirv_pipeline(&spirv_options)).map_err(ice)?;
+    let mut rest = spirv_pipeline(&spirv_options);
     let stop_pass = match stop_at {
         Stage::AfterPass(pass) => Some(pass.as_str()),
         Stage::Frontend | Stage::Binary => None,
@@ -398,7 +398,7 @@ fn lower(
                     native_float_atomics: true,
                     ..spirv_options.clone()
                 };
-                let native_pipeline = Pipeline::parse(&spirv_pipeline(&options)).map_err(ice)?;
+                let native_pipeline = spirv_pipeline(&options);
                 let (_, native_rest) = native_pipeline.split_after(lowered).ok_or_else(|| {
                     Error::internal(source, "lowering", "no lowered stage in the pipeline")
                 })?;
@@ -462,7 +462,7 @@ fn lower(
 /// The NVIDIA architecture whose pipeline `--emit-mlir=<pass>` stops in: with PTX targets only,
 /// or for a pass that the SPIR-V pipeline does not run; None for the SPIR-V pipeline.
 fn nvptx_emit_arch<'a>(offload: &'a Offload, pass: &str, in_spirv: bool) -> Option<&'a str> {
-    use hipmlir_dialect_passes::{nvptx_pipeline, NvptxOptions, Pipeline};
+    use hipmlir_dialect_passes::{nvptx_pipeline, NvptxOptions};
     let arch = offload.ptx.first()?;
     if offload.spirv && in_spirv {
         return None;
@@ -471,8 +471,7 @@ fn nvptx_emit_arch<'a>(offload: &'a Offload, pass: &str, in_spirv: bool) -> Opti
         chip: arch.clone(),
         libdevice: None,
     };
-    let runs =
-        Pipeline::parse(&nvptx_pipeline(&options)).is_ok_and(|p| p.pass_names().contains(&pass));
+    let runs = nvptx_pipeline(&options).pass_names().contains(&pass);
     runs.then_some(arch.as_str())
 }
 
@@ -486,13 +485,12 @@ fn emit_nvptx_stage(
     print_ir_after_all: bool,
     output: &mut DeviceOutput,
 ) -> Result<(), LowerError> {
-    use hipmlir_dialect_passes::{nvptx_pipeline, NvptxOptions, Pipeline};
+    use hipmlir_dialect_passes::{nvptx_pipeline, NvptxOptions};
     let options = NvptxOptions {
         chip: arch.to_string(),
         libdevice: crate::paths::libdevice(),
     };
-    let pipeline = Pipeline::parse(&nvptx_pipeline(&options))?;
-    let Some((head, _)) = pipeline.split_after(pass) else {
+    let Some((head, _)) = nvptx_pipeline(&options).split_after(pass) else {
         return Err(LowerError::Pipeline(format!(
             "the NVPTX pipeline runs no pass '{pass}'"
         )));
@@ -513,13 +511,13 @@ fn lower_to_ptx(
     arch: &str,
     print_ir_after_all: bool,
 ) -> Result<Vec<u8>, LowerError> {
-    use hipmlir_dialect_passes::{nvptx_pipeline, NvptxOptions, Pipeline};
+    use hipmlir_dialect_passes::{nvptx_pipeline, NvptxOptions};
     let options = NvptxOptions {
         chip: arch.to_string(),
         libdevice: crate::paths::libdevice(),
     };
     let mut module = hipmlir_dialect_passes::clone_module(input);
-    Pipeline::parse(&nvptx_pipeline(&options))?.run(ctx, &mut module, print_ir_after_all)?;
+    nvptx_pipeline(&options).run(ctx, &mut module, print_ir_after_all)?;
     time_report::time(&format!("device PTX serialization ({arch})"), || {
         hipmlir_dialect_passes::serialize_ptx(ctx, &mut module)
     })

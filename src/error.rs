@@ -5,7 +5,7 @@ use std::fmt;
 use std::path::{Path, PathBuf};
 use std::process::ExitStatus;
 
-use hipmlir_dialect_passes::LowerError;
+use hipmlir_dialect_passes::{LowerError, SourceLoc};
 use hipmlir_frontend::FrontendError;
 
 pub type Result<T, E = Error> = std::result::Result<T, E>;
@@ -195,20 +195,28 @@ fn tool_failure(tool: Tool, program: &str, failure: &ToolFailure) -> String {
 }
 
 /// A lowering error as the user sees it: a diagnostic of the program (an unsupported construct,
-/// symbols that do not link) as it is; anything else is a compiler bug, reported as one.
+/// symbols that do not link) as it is; anything else is a compiler bug, reported as one at the
+/// construct the error names (else at `unit`).
 fn lowering(unit: &str, error: &LowerError) -> String {
+    let bug = |location: Option<&SourceLoc>, stage: &str, message: &str| {
+        Error::Internal {
+            location: location.map_or_else(|| unit.to_string(), SourceLoc::to_string),
+            stage: stage.to_string(),
+            message: message.lines().next().unwrap_or("").trim().to_string(),
+        }
+        .to_string()
+    };
     match error {
         LowerError::Unsupported { .. } | LowerError::Link(_) => error.to_string(),
-        LowerError::Pass { stage, message } => Error::internal(unit, stage, message).to_string(),
-        LowerError::Internal {
-            location: Some(location),
-            message,
-        } => Error::internal(location, "lowering", message).to_string(),
-        LowerError::Internal {
-            location: None,
-            message,
+        LowerError::Pass { stage, diagnostics } => {
+            let first = diagnostics.first();
+            let location = first.and_then(|d| d.location.as_ref());
+            bug(location, stage, first.map_or("", |d| d.message.as_str()))
         }
-        | LowerError::Pipeline(message) => Error::internal(unit, "lowering", message).to_string(),
+        LowerError::Internal { location, message } => {
+            bug(location.as_ref(), "lowering", message)
+        }
+        LowerError::Pipeline(message) => Error::internal(unit, "lowering", message).to_string(),
     }
 }
 
@@ -252,6 +260,46 @@ mod tests {
             "{text}"
         );
         assert!(!text.contains("loc("), "{text}");
+    }
+
+    #[test]
+    fn lowering_bugs_are_reported_at_the_construct_the_pass_names() {
+        use hipmlir_dialect_passes::Diagnostic;
+        let failed = LowerError::Pass {
+            stage: "converting to SPIR-V".into(),
+            diagnostics: vec![
+                Diagnostic {
+                    location: Some(SourceLoc {
+                        file: "k.hip".into(),
+                        line: 12,
+                        column: 7,
+                    }),
+                    message: "failed to legalize operation 'llvm.foo'".into(),
+                },
+                Diagnostic {
+                    location: None,
+                    message: "more".into(),
+                },
+            ],
+        };
+        let text = Error::lowering("k.hip", failed).to_string();
+        assert!(
+            text.starts_with(
+                "k.hip:12:7: error: internal compiler error while converting to SPIR-V: failed to legalize operation 'llvm.foo'\nnote: this is a bug in hipmlir"
+            ),
+            "{text}"
+        );
+        let unplaced = LowerError::Internal {
+            location: None,
+            message: "unknown result".into(),
+        };
+        let text = Error::lowering("a.hip, b.hip", unplaced).to_string();
+        assert!(
+            text.starts_with(
+                "a.hip, b.hip: error: internal compiler error while lowering: unknown result"
+            ),
+            "{text}"
+        );
     }
 
     #[test]

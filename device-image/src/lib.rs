@@ -11,6 +11,7 @@ pub mod device_ir;
 pub mod files;
 pub mod kpack;
 mod metadata;
+mod nvidia_arch;
 pub mod spirv_validator;
 pub mod spirv_words;
 mod vocabulary;
@@ -24,12 +25,14 @@ pub use metadata::{
     AddressSpace, GlobalVar, KernelArg, KernelInfo, ModuleMetadata, SpirvVariant,
     DEVICE_ABORT_FLAG_VARIABLE, DEVICE_HEAP_VARIABLE, METADATA_FORMAT_VERSION,
 };
+pub use nvidia_arch::{ArchVariant, NvidiaArch};
 use sha2::{Digest, Sha256};
 pub use vocabulary::{
     address_space, atomic_ordering, hip_api_version, AtomicBinOp, DeviceClock,
-    ADDRESS_SPACES_ATTRIBUTE, BYVAL_ATTRIBUTE, FUNCTION_POINTERS_ATTRIBUTE, HOST_ATTRIBUTE,
-    KERNEL_ARGS_ATTRIBUTE, KERNEL_ARGS_SIZE_ATTRIBUTE, KERNEL_ATTRIBUTE, KERNEL_NAME_ATTRIBUTE,
-    LINEAR_BLOCK_ATTRIBUTE, LINKAGE_ATTRIBUTE, NOALIAS_ATTRIBUTE, ZERO_INITIALIZER_ATTRIBUTE,
+    ADDRESS_SPACES_ATTRIBUTE, BYVAL_ATTRIBUTE, DYNAMIC_SHARED_SYMBOL, FUNCTION_POINTERS_ATTRIBUTE,
+    HOST_ATTRIBUTE, KERNEL_ARGS_ATTRIBUTE, KERNEL_ARGS_SIZE_ATTRIBUTE, KERNEL_ATTRIBUTE,
+    KERNEL_NAME_ATTRIBUTE, LINEAR_BLOCK_ATTRIBUTE, LINKAGE_ATTRIBUTE, NOALIAS_ATTRIBUTE,
+    PRINTF_SYMBOL_PREFIX, ZERO_INITIALIZER_ATTRIBUTE,
 };
 
 /// Everything that can go wrong reading a device image.

@@ -46,6 +46,15 @@ pub const LINEAR_BLOCK_ATTRIBUTE: &str = "hipmlir.linear_block";
 /// serialization (MLIR's `spirv.GlobalVariable` can name no null constant).
 pub const ZERO_INITIALIZER_ATTRIBUTE: &str = "hipmlir.zero_initializer";
 
+/// The placeholder global standing for a kernel's dynamic shared memory (`extern __shared__`),
+/// which the frontend declares: the SPIR-V pipeline replaces it by a trailing workgroup-pointer
+/// kernel argument, the NVPTX one keeps it as CUDA's extern shared array.
+pub const DYNAMIC_SHARED_SYMBOL: &str = "__hipmlir_dynamic_shared";
+
+/// The prefix of the device printf declarations (one per argument signature) the frontend
+/// calls: each target lowers them to its printf (OpenCL's, CUDA's vprintf).
+pub const PRINTF_SYMBOL_PREFIX: &str = "__hipmlir_printf_";
+
 /// The module attribute naming the target whose address-space numbers the module uses
 /// (`"spirv"`, `"nvptx"`), set by the pass that renumbered them; absent while they are
 /// hipmlir's target-neutral ones ([`address_space`]).

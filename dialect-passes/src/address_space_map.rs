@@ -8,11 +8,14 @@
 //! renumbering, which would scramble the spaces, is refused.
 
 use hipmlir_device_image::{address_space as neutral, ADDRESS_SPACES_ATTRIBUTE};
+use hipmlir_ir::rewrite::{apply_patterns, Outcome, Pattern, PatternRewriter, RewritePatternSet};
 use melior::ir::attribute::{IntegerAttribute, StringAttribute};
 use melior::ir::block::BlockLike;
-use melior::ir::operation::{OperationLike, OperationMutLike, WalkOrder, WalkResult};
+use melior::ir::operation::{OperationLike, OperationMutLike, OperationRefMut};
 use melior::ir::r#type::IntegerType;
-use melior::ir::{Attribute, AttributeLike, Module, RegionLike, Type, TypeLike, ValueLike};
+use melior::ir::{
+    Attribute, AttributeLike, Module, OperationRef, RegionLike, Type, TypeLike, ValueLike,
+};
 use melior::Context;
 use mlir_sys::{
     mlirArrayAttrGet, mlirArrayAttrGetElement, mlirArrayAttrGetNumElements, mlirAttributeIsAArray,
@@ -24,13 +27,13 @@ use mlir_sys::{
     mlirLLVMFunctionTypeGetReturnType, mlirLLVMPointerTypeGet, mlirLLVMPointerTypeGetAddressSpace,
     mlirLLVMStructTypeGetElementType, mlirLLVMStructTypeGetNumElementTypes,
     mlirLLVMStructTypeIsLiteral, mlirLLVMStructTypeIsPacked, mlirLLVMStructTypeLiteralGet,
-    mlirNamedAttributeGet, mlirOperationDestroy, mlirOperationGetAttribute,
-    mlirOperationGetNumAttributes, mlirOperationRemoveFromParent, mlirTypeAttrGet,
-    mlirTypeAttrGetValue, mlirTypeIsAFunction, mlirTypeIsALLVMPointerType,
-    mlirTypeIsALLVMStructType, mlirValueReplaceAllUsesOfWith, mlirValueSetType, MlirAttribute,
-    MlirContext, MlirNamedAttribute, MlirOperation, MlirType,
+    mlirNamedAttributeGet, mlirOperationGetAttribute, mlirOperationGetNumAttributes,
+    mlirTypeAttrGet, mlirTypeAttrGetValue, mlirTypeIsAFunction, mlirTypeIsALLVMPointerType,
+    mlirTypeIsALLVMStructType, mlirValueSetType, MlirAttribute, MlirContext, MlirNamedAttribute,
+    MlirType,
 };
 
+use crate::builder::value;
 use crate::LowerError;
 
 /// SPIR-V's storage classes as LLVM address spaces (the SPIR/OpenCL numbering clang uses for
@@ -208,103 +211,23 @@ pub fn map_address_spaces(
     numbering: Numbering,
 ) -> Result<(), LowerError> {
     if let Ok(done) = module.as_operation().attribute(ADDRESS_SPACES_ATTRIBUTE) {
-        return Err(LowerError::Pass {
-            stage: format!("renumbering address spaces for {}", numbering.target),
-            message: format!(
-                "the module's address spaces were already renumbered for a target ({done})"
-            ),
-        });
+        return Err(LowerError::pass_failed(
+            format!("renumbering address spaces for {}", numbering.target),
+            format!("the module's address spaces were already renumbered for a target ({done})"),
+        ));
     }
-    let mut ops: Vec<MlirOperation> = Vec::new();
-    module.as_operation().walk(WalkOrder::PreOrder, |op| {
-        ops.push(op.to_raw());
-        WalkResult::Advance
-    });
     let mut mapper = Mapper {
         ctx: ctx.to_raw(),
         numbering,
         unknown: None,
     };
-    let mut same_space_casts = Vec::new();
-    for raw in ops {
-        // SAFETY: the walk found these live operations; only types and attributes change.
-        let mut op = unsafe { melior::ir::operation::OperationRefMut::from_raw(raw) };
-        for r in op.results() {
-            let mapped = mapper.map_type(r.r#type().to_raw());
-            // SAFETY: a live result; its uses see the same value with the renumbered type.
-            unsafe { mlirValueSetType(r.to_raw(), mapped) };
-        }
-        for region in op.regions() {
-            let mut block = region.first_block();
-            while let Some(b) = block {
-                for i in 0..b.argument_count() {
-                    if let Ok(a) = b.argument(i) {
-                        let mapped = mapper.map_type(a.r#type().to_raw());
-                        // SAFETY: a live block argument.
-                        unsafe { mlirValueSetType(a.to_raw(), mapped) };
-                    }
-                }
-                block = b.next_in_region();
-            }
-        }
-        // SAFETY: attribute access by index within the operation's count.
-        let named: Vec<MlirNamedAttribute> = unsafe {
-            (0..mlirOperationGetNumAttributes(raw))
-                .map(|i| mlirOperationGetAttribute(raw, i))
-                .collect()
-        };
-        let is_global = op.name().as_string_ref().as_str() == Ok("llvm.mlir.global");
-        for a in named {
-            // SAFETY: the identifier and attribute of a live operation's attribute.
-            let (name, value) = unsafe {
-                (
-                    melior::ir::Identifier::from_raw(a.name),
-                    Attribute::from_raw(a.attribute),
-                )
-            };
-            let name = name.as_string_ref().as_str().unwrap_or("").to_string();
-            let mapped = if is_global && name == "addr_space" {
-                match IntegerAttribute::try_from(value) {
-                    Ok(space) => IntegerAttribute::new(
-                        IntegerType::new(ctx, 32).into(),
-                        mapper.space(space.value() as u32) as i64,
-                    )
-                    .into(),
-                    Err(_) => value,
-                }
-            } else {
-                // SAFETY: the mapped attribute lives in the same context.
-                unsafe { Attribute::from_raw(mapper.map_attribute(value.to_raw())) }
-            };
-            if mapped != value {
-                op.set_attribute(&name, mapped);
-            }
-        }
-        // A global in the default (generic) space has no `addr_space`: only the neutral
-        // generic space is 0, so it takes the target's number.
-        if is_global && !op.has_attribute("addr_space") {
-            let space = mapper.space(neutral::GENERIC);
-            if space != 0 {
-                op.set_attribute(
-                    "addr_space",
-                    IntegerAttribute::new(IntegerType::new(ctx, 32).into(), space as i64).into(),
-                );
-            }
-        }
-        // Two neutral spaces may be one on the target (NVPTX's private is generic): a cast
-        // between them is no cast, and LLVM IR has no address-space cast to the same space.
-        if op.name().as_string_ref().as_str() == Ok("llvm.addrspacecast") {
-            if let (Ok(from), Ok(to)) = (op.operand(0), op.result(0)) {
-                if from.r#type() == to.r#type() {
-                    same_space_casts.push((raw, from.to_raw(), to.to_raw()));
-                }
-            }
-        }
-    }
+    let mut patterns = RewritePatternSet::new();
+    patterns.add(Pattern::any(renumber));
+    apply_patterns(ctx, &module.as_operation(), &patterns, &mut mapper)?;
     if let Some(space) = mapper.unknown {
-        return Err(LowerError::Pass {
-            stage: format!("renumbering address spaces for {}", numbering.target),
-            message: format!(
+        return Err(LowerError::pass_failed(
+            format!("renumbering address spaces for {}", numbering.target),
+            format!(
                 "address space {space} is none of hipmlir's (generic {}, global {}, shared {}, \
                  constant {}, private {})",
                 neutral::GENERIC,
@@ -313,20 +236,96 @@ pub fn map_address_spaces(
                 neutral::CONSTANT,
                 neutral::PRIVATE
             ),
-        });
-    }
-    for (raw, from, to) in same_space_casts {
-        // SAFETY: the cast's result is replaced by its operand of the same type, then the cast
-        // (now unused) is erased.
-        unsafe {
-            mlirValueReplaceAllUsesOfWith(to, from);
-            mlirOperationRemoveFromParent(raw);
-            mlirOperationDestroy(raw);
-        }
+        ));
     }
     module.as_operation_mut().set_attribute(
         ADDRESS_SPACES_ATTRIBUTE,
         StringAttribute::new(ctx, numbering.target).into(),
     );
     Ok(())
+}
+
+/// Renumbers the spaces in `op`'s result types, its regions' block arguments and its
+/// attributes (and a global's `addr_space`).
+fn renumber<'c>(
+    rw: &mut PatternRewriter<'c>,
+    mapper: &mut Mapper,
+    op: OperationRef<'c, 'c>,
+) -> Result<Outcome, LowerError> {
+    let ctx = rw.ctx;
+    let raw = op.to_raw();
+    // SAFETY: the live operation; only types and attributes change.
+    let mut op = unsafe { OperationRefMut::from_raw(raw) };
+    for r in op.results() {
+        let mapped = mapper.map_type(r.r#type().to_raw());
+        // SAFETY: a live result; its uses see the same value with the renumbered type.
+        unsafe { mlirValueSetType(r.to_raw(), mapped) };
+    }
+    for region in op.regions() {
+        let mut block = region.first_block();
+        while let Some(b) = block {
+            for i in 0..b.argument_count() {
+                if let Ok(a) = b.argument(i) {
+                    let mapped = mapper.map_type(a.r#type().to_raw());
+                    // SAFETY: a live block argument.
+                    unsafe { mlirValueSetType(a.to_raw(), mapped) };
+                }
+            }
+            block = b.next_in_region();
+        }
+    }
+    // SAFETY: attribute access by index within the operation's count.
+    let named: Vec<MlirNamedAttribute> = unsafe {
+        (0..mlirOperationGetNumAttributes(raw))
+            .map(|i| mlirOperationGetAttribute(raw, i))
+            .collect()
+    };
+    let is_global = op.name().as_string_ref().as_str() == Ok("llvm.mlir.global");
+    for a in named {
+        // SAFETY: the identifier and attribute of a live operation's attribute.
+        let (name, attribute) = unsafe {
+            (
+                melior::ir::Identifier::from_raw(a.name),
+                Attribute::from_raw(a.attribute),
+            )
+        };
+        let name = name.as_string_ref().as_str().unwrap_or("").to_string();
+        let mapped = if is_global && name == "addr_space" {
+            match IntegerAttribute::try_from(attribute) {
+                Ok(space) => IntegerAttribute::new(
+                    IntegerType::new(ctx, 32).into(),
+                    mapper.space(space.value() as u32) as i64,
+                )
+                .into(),
+                Err(_) => attribute,
+            }
+        } else {
+            // SAFETY: the mapped attribute lives in the same context.
+            unsafe { Attribute::from_raw(mapper.map_attribute(attribute.to_raw())) }
+        };
+        if mapped != attribute {
+            op.set_attribute(&name, mapped);
+        }
+    }
+    // A global in the default (generic) space has no `addr_space`: only the neutral
+    // generic space is 0, so it takes the target's number.
+    if is_global && !op.has_attribute("addr_space") {
+        let space = mapper.space(neutral::GENERIC);
+        if space != 0 {
+            op.set_attribute(
+                "addr_space",
+                IntegerAttribute::new(IntegerType::new(ctx, 32).into(), space as i64).into(),
+            );
+        }
+    }
+    // Two neutral spaces may be one on the target (NVPTX's private is generic): a cast
+    // between them is no cast, and LLVM IR has no address-space cast to the same space.
+    if op.name().as_string_ref().as_str() == Ok("llvm.addrspacecast") {
+        if let (Ok(from), Ok(to)) = (op.operand(0), op.result(0)) {
+            if from.r#type() == to.r#type() {
+                rw.replace_op(&op, &[value(from.to_raw())]);
+            }
+        }
+    }
+    Ok(Outcome::Rewrote)
 }

@@ -1,4 +1,4 @@
-//! The MLIR context hipmlir compiles in, and turning MLIR's diagnostics into error text.
+//! The MLIR context hipmlir compiles in, and MLIR's diagnostics caught as typed ones.
 
 use std::cell::RefCell;
 use std::rc::Rc;
@@ -6,6 +6,8 @@ use std::rc::Rc;
 use melior::dialect::DialectRegistry;
 use melior::utility::{register_all_dialects, register_all_llvm_translations, register_all_passes};
 use melior::Context;
+
+use crate::Diagnostic;
 
 /// The dialects the frontend and hipmlir's own passes build operations of. Only these are
 /// loaded up front: loading all ~50 registered dialects costs a build several milliseconds (and
@@ -70,13 +72,17 @@ impl PendingContext {
     }
 }
 
-/// Runs `f`, collecting the error diagnostics MLIR emits meanwhile (with their locations).
-pub fn capture_diagnostics<T>(ctx: &Context, f: impl FnOnce() -> T) -> (T, Vec<String>) {
+/// Runs `f`, collecting the error diagnostics MLIR emits meanwhile (with their source
+/// locations, read through MLIR's C API).
+pub fn capture_diagnostics<T>(ctx: &Context, f: impl FnOnce() -> T) -> (T, Vec<Diagnostic>) {
     let messages = Rc::new(RefCell::new(Vec::new()));
     let sink = messages.clone();
     let id = ctx.attach_diagnostic_handler(move |d| {
         if matches!(d.severity(), melior::diagnostic::DiagnosticSeverity::Error) {
-            sink.borrow_mut().push(format!("{}: {}", d.location(), d));
+            sink.borrow_mut().push(Diagnostic {
+                location: hipmlir_ir::source_location(d.location()),
+                message: d.to_string(),
+            });
         }
         true
     });

@@ -11,15 +11,17 @@
 use std::collections::HashMap;
 
 use hipmlir_device_image::{FUNCTION_POINTERS_ATTRIBUTE, LINKAGE_ATTRIBUTE};
+use hipmlir_ir::rewrite::{append_to, erase_unused, move_before};
 use melior::ir::attribute::{DictionaryAttribute, StringAttribute};
 use melior::ir::block::BlockLike;
 use melior::ir::operation::OperationRefMut;
 use melior::ir::operation::{OperationLike, OperationMutLike};
 use melior::ir::RegionLike;
-use melior::ir::{Attribute, Identifier, Location, Module, Operation, OperationRef};
+use melior::ir::{Attribute, Identifier, Location, Module, OperationRef};
 use melior::Context;
 use mlir_sys::{MlirOperation, MlirStringRef};
 
+use crate::symbols::symbol;
 use crate::LowerError;
 
 /// One translation unit's frontend module and the source it came from (for messages).
@@ -80,7 +82,7 @@ pub fn link_modules<'c>(
         for raw in top_level(&unit.module) {
             // SAFETY: `raw` is a live top-level operation of `unit.module`.
             let op = unsafe { OperationRef::from_raw(raw) };
-            let Some(name) = symbol_name(&op) else {
+            let Some(name) = symbol(&op, "sym_name") else {
                 plan.push((raw, None, Action::Move));
                 continue;
             };
@@ -141,13 +143,15 @@ pub fn link_modules<'c>(
                         continue;
                     };
                     if let Some(old) = table.remove(&name) {
-                        // SAFETY: `old` is a declaration in `linked`; its users name it by
-                        // symbol and now reach the definition, which takes its place.
-                        unsafe {
-                            mlir_sys::mlirOperationMoveBefore(raw, old.op);
-                            mlir_sys::mlirOperationRemoveFromParent(old.op);
-                            mlir_sys::mlirOperationDestroy(old.op);
-                        }
+                        // SAFETY: `old` is a declaration in `linked`, `raw` a definition of its
+                        // unit; both live.
+                        let (old, definition) = unsafe {
+                            (OperationRef::from_raw(old.op), OperationRef::from_raw(raw))
+                        };
+                        // Its users name it by symbol and now reach the definition, which
+                        // takes its place.
+                        move_before(&definition, &old);
+                        erase_unused(&old)?;
                     }
                     table.insert(name, symbol);
                 }
@@ -269,8 +273,8 @@ fn internalize(ctx: &Context, module: &Module) {
                 }
             }
             if let Some(function) = first_function {
-                // SAFETY: both live in `module`'s body; order among globals is kept.
-                unsafe { mlir_sys::mlirOperationMoveBefore(raw, function) };
+                // SAFETY: a live operation of `module`'s body; order among globals is kept.
+                move_before(&op, &unsafe { OperationRef::from_raw(function) });
             }
         }
     }
@@ -308,11 +312,8 @@ fn top_level(module: &Module) -> Vec<MlirOperation> {
 }
 
 fn move_into(linked: &Module, raw: MlirOperation) {
-    // SAFETY: `raw` is detached from its unit and owned by the linked module from now on.
-    unsafe {
-        mlir_sys::mlirOperationRemoveFromParent(raw);
-        linked.body().append_operation(Operation::from_raw(raw));
-    }
+    // SAFETY: a live operation of its unit, owned by the linked module from now on.
+    append_to(&unsafe { OperationRef::from_raw(raw) }, &linked.body());
 }
 
 fn rename(
@@ -349,13 +350,6 @@ fn unique_name(name: &str, table: &HashMap<String, Symbol>, counter: &mut usize)
             return candidate;
         }
     }
-}
-
-fn symbol_name(op: &OperationRef) -> Option<String> {
-    let attr = op.attribute("sym_name").ok()?;
-    StringAttribute::try_from(attr)
-        .ok()
-        .map(|s| s.value().to_string())
 }
 
 fn is_global<'c: 'a, 'a>(op: &impl OperationLike<'c, 'a>) -> bool {
@@ -442,5 +436,6 @@ fn same_type(a: &OperationRef, b: &OperationRef) -> bool {
 }
 
 fn location_of(op: &OperationRef) -> String {
-    crate::source_location_or_unknown(op.location())
+    hipmlir_ir::source_location(op.location())
+        .map_or_else(|| "<unknown>".to_string(), |l| l.to_string())
 }

@@ -17,6 +17,7 @@
 
 use std::collections::HashMap;
 
+use hipmlir_ir::rewrite::{apply_patterns, Outcome, Pattern, PatternRewriter, RewritePatternSet};
 use melior::dialect::arith::{self, CmpiPredicate};
 use melior::dialect::llvm;
 use melior::dialect::ods::llvm as ods_llvm;
@@ -24,18 +25,18 @@ use melior::ir::attribute::{
     FlatSymbolRefAttribute, FloatAttribute, IntegerAttribute, StringAttribute, TypeAttribute,
 };
 use melior::ir::block::BlockLike;
-use melior::ir::operation::{OperationLike, OperationMutLike, OperationRef, WalkOrder, WalkResult};
+use melior::ir::operation::{OperationLike, OperationMutLike, OperationRef};
 use melior::ir::r#type::{FunctionType, IntegerType};
-use melior::ir::{Attribute, AttributeLike, Location, Module, Type, TypeLike, Value, ValueLike};
+use melior::ir::{
+    Attribute, AttributeLike, Location, Module, RegionLike, Type, TypeLike, Value, ValueLike,
+};
 use melior::Context;
 use mlir_sys::{
     mlirDictionaryAttrGetElement, mlirDictionaryAttrGetNumElements, mlirIdentifierStr,
-    mlirOpResultGetOwner, mlirOperationDestroy, mlirOperationRemoveFromParent,
-    mlirValueGetFirstUse, mlirValueIsAOpResult, mlirValueReplaceAllUsesOfWith, MlirOperation,
-    MlirValue,
+    mlirOpResultGetOwner, mlirValueIsAOpResult, MlirValue,
 };
 
-use crate::builder::Rewriter;
+use crate::builder::{value, Rewriter};
 use crate::LowerError;
 
 /// The message string is constant memory (it runs before a target renumbers address spaces).
@@ -60,49 +61,53 @@ struct Target {
     id: i64,
 }
 
+/// The pass's state: the module's address-taken functions, the function types by symbol
+/// (types are uniqued: the same type is the same object), and the module, where the fallback's
+/// report is declared before the first call needs it.
+struct Devirtualizing {
+    table: Vec<Target>,
+    types: HashMap<String, *const std::ffi::c_void>,
+    module: mlir_sys::MlirOperation,
+    reported: bool,
+}
+
 pub fn devirtualize_function_pointers(
     ctx: &Context,
     module: &mut Module,
 ) -> Result<(), LowerError> {
-    let table = take_table(module)?;
-    // Function types by symbol (types are uniqued: the same type is the same object).
-    let mut types: HashMap<String, *const std::ffi::c_void> = HashMap::new();
-    let mut calls: Vec<MlirOperation> = Vec::new();
-    module.as_operation().walk(WalkOrder::PreOrder, |op| {
-        match op.name().as_string_ref().as_str() {
-            Ok("func.func") => {
-                let name = op
-                    .attribute("sym_name")
-                    .ok()
-                    .and_then(|a| StringAttribute::try_from(a).ok());
-                let ty = op
-                    .attribute("function_type")
-                    .ok()
-                    .and_then(|a| TypeAttribute::try_from(a).ok());
-                if let (Some(name), Some(ty)) = (name, ty) {
-                    types.insert(name.value().to_string(), ty.value().to_raw().ptr);
-                }
-            }
-            Ok("func.call_indirect") => calls.push(op.to_raw()),
-            _ => {}
-        }
-        WalkResult::Advance
-    });
-    if calls.is_empty() {
-        return Ok(());
+    let mut state = Devirtualizing {
+        table: take_table(module)?,
+        types: HashMap::new(),
+        module: module.as_operation().to_raw(),
+        reported: false,
+    };
+    let mut patterns = RewritePatternSet::new();
+    patterns
+        .add(Pattern::new("func.func", note_function_type))
+        .next_stage()
+        .add(Pattern::new("func.call_indirect", devirtualize_call));
+    apply_patterns(ctx, &module.as_operation(), &patterns, &mut state)
+}
+
+fn note_function_type<'c>(
+    _: &mut PatternRewriter<'c>,
+    state: &mut Devirtualizing,
+    op: OperationRef<'c, 'c>,
+) -> Result<Outcome, LowerError> {
+    let name = op
+        .attribute("sym_name")
+        .ok()
+        .and_then(|a| StringAttribute::try_from(a).ok());
+    let ty = op
+        .attribute("function_type")
+        .ok()
+        .and_then(|a| TypeAttribute::try_from(a).ok());
+    if let (Some(name), Some(ty)) = (name, ty) {
+        state
+            .types
+            .insert(name.value().to_string(), ty.value().to_raw().ptr);
     }
-    declare_bad_call_report(ctx, module)?;
-    for call in calls {
-        // SAFETY: a live func.call_indirect found by the walk; replaced and destroyed only here.
-        let op = unsafe { OperationRef::from_raw(call) };
-        let function_type = op.operand(0).map_err(err)?.r#type().to_raw().ptr;
-        let targets: Vec<&Target> = table
-            .iter()
-            .filter(|t| types.get(&t.symbol) == Some(&function_type))
-            .collect();
-        devirtualize_call(ctx, call, &targets)?;
-    }
-    Ok(())
+    Ok(Outcome::Rewrote)
 }
 
 /// The table the frontend left on the module, removed from it (ordered by symbol).
@@ -134,11 +139,16 @@ fn take_table(module: &mut Module) -> Result<Vec<Target>, LowerError> {
 }
 
 /// The message string and the printf declaration of the fallback branch.
-fn declare_bad_call_report(ctx: &Context, module: &Module) -> Result<(), LowerError> {
+fn declare_bad_call_report(ctx: &Context, module: &OperationRef) -> Result<(), LowerError> {
     let mut bytes = BAD_CALL_MESSAGE.as_bytes().to_vec();
     bytes.push(0);
+    let body = module
+        .region(0)
+        .ok()
+        .and_then(|r| r.first_block())
+        .ok_or_else(|| err("a module without a body"))?;
     // At the start: SPIR-V serialization wants variables declared before their uses.
-    let rw = Rewriter::at_start(ctx, module.body().to_raw(), Location::unknown(ctx));
+    let rw = Rewriter::at_start(ctx, body.to_raw(), Location::unknown(ctx));
     rw.llvm_constant_bytes(BAD_CALL_STRING, &bytes, CONSTANT)?;
     let inputs = [
         llvm::r#type::pointer(ctx, CONSTANT),
@@ -152,15 +162,26 @@ fn declare_bad_call_report(ctx: &Context, module: &Module) -> Result<(), LowerEr
     )
 }
 
-/// Replaces one `func.call_indirect` by the choice among `targets`.
-fn devirtualize_call(
-    ctx: &Context,
-    call: MlirOperation,
-    targets: &[&Target],
-) -> Result<(), LowerError> {
-    // SAFETY: `call` is live until destroyed at the end.
-    let op = unsafe { OperationRef::from_raw(call) };
+/// Replaces one `func.call_indirect` by the choice among the targets of its type.
+fn devirtualize_call<'c>(
+    rw: &mut PatternRewriter<'c>,
+    state: &mut Devirtualizing,
+    op: OperationRef<'c, 'c>,
+) -> Result<Outcome, LowerError> {
+    let ctx = rw.ctx;
+    if !state.reported {
+        // SAFETY: the live module being transformed.
+        let module = unsafe { OperationRef::from_raw(state.module) };
+        declare_bad_call_report(ctx, &module)?;
+        state.reported = true;
+    }
     let callee = op.operand(0).map_err(err)?;
+    let function_type_id = callee.r#type().to_raw().ptr;
+    let targets: Vec<&Target> = state
+        .table
+        .iter()
+        .filter(|t| state.types.get(&t.symbol) == Some(&function_type_id))
+        .collect();
     // SAFETY: checked to be an operation result before its owner is taken.
     let cast = unsafe {
         if !mlirValueIsAOpResult(callee.to_raw()) {
@@ -183,26 +204,12 @@ fn devirtualize_call(
         .map_err(err)?;
     let args: Vec<MlirValue> = op.operands().skip(1).map(|v| v.to_raw()).collect();
 
-    let chosen = choose(&Rewriter::before(ctx, &op), targets, id, &args, &results)?;
-    // SAFETY: the call's results are replaced, then it is destroyed (with the cast, once
-    // unused).
-    unsafe {
-        for (i, value) in chosen.iter().enumerate() {
-            mlirValueReplaceAllUsesOfWith(
-                mlir_sys::mlirOperationGetResult(call, i as isize),
-                *value,
-            );
-        }
-        let cast = cast.to_raw();
-        mlirOperationRemoveFromParent(call);
-        mlirOperationDestroy(call);
-        let cast_result = mlir_sys::mlirOperationGetResult(cast, 0);
-        if mlirValueGetFirstUse(cast_result).ptr.is_null() {
-            mlirOperationRemoveFromParent(cast);
-            mlirOperationDestroy(cast);
-        }
-    }
-    Ok(())
+    let chosen = choose(&Rewriter::before(ctx, &op), &targets, id, &args, &results)?;
+    let chosen: Vec<_> = chosen.into_iter().map(value).collect();
+    rw.replace_op(&op, &chosen);
+    // The cast goes too, once nothing else uses it.
+    rw.erase_if_unused(&cast);
+    Ok(Outcome::Rewrote)
 }
 
 /// Builds the call of the target whose id equals `id` (a chain of `scf.if`); returns the

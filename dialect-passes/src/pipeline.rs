@@ -1,10 +1,14 @@
-//! Pass pipelines in MLIR's textual syntax (`builtin.module(a,b{opt=1},gpu.module(c))`) whose
-//! passes are hipmlir's (see `registry`) or MLIR's upstream ones, and the device pipeline of
-//! each target.
+//! Pass pipelines as typed values: a pipeline is a list of elements, each a pass (one of
+//! hipmlir's, with its options, or one of MLIR's upstream passes) or passes nested under an
+//! operation (`gpu.module(...)`). Each target's pipeline is built in Rust (`spirv::pipeline`,
+//! `nvptx::pipeline`); the textual syntax (`builtin.module(a,b{opt=1},gpu.module(c))`, see
+//! `parse`) serves `hipmlir-opt` only.
 //!
-//! MLIR's C API parses pipelines of registered upstream passes only, so the text is parsed here:
-//! hipmlir's passes are added as external passes, every other pass is handed to MLIR's own
-//! parser (`mlirOpPassManagerAddPipeline`) one element at a time.
+//! MLIR's C API builds pipelines of registered upstream passes only, so hipmlir's passes are
+//! added as external passes and every other pass is handed to MLIR's own parser
+//! (`mlirOpPassManagerAddPipeline`) one element at a time.
+
+mod parse;
 
 use std::fmt;
 use std::sync::{Arc, Mutex};
@@ -14,205 +18,72 @@ use melior::ir::Module;
 use melior::pass::{OperationPassManager, PassIrPrintingOptions, PassManager};
 use melior::{Context, StringRef};
 
-use crate::registry::{self, PassOptions, ADD_MISSING_CAPABILITIES, MARK_ENTRY_POINTS};
-use crate::{context, pass_times, LowerError, SpirvOptions};
+use crate::registry::{self, upstream, PassInfo, PassOptions};
+use crate::{context, pass_times, Diagnostic, LowerError};
 
-/// The device pipeline for the SPIR-V target: from the (linked) frontend module to a
-/// `spirv.module` in the gpu.module, ready to serialize. Stages (`--emit-mlir`) are the IR after
-/// some of its passes (`STAGES`).
-pub fn spirv_pipeline(options: &SpirvOptions) -> String {
-    // SPV_KHR_no_integer_wrap_decoration carries C's `nsw` on signed arithmetic; every
-    // OpenCL consumer accepts it (it only allows optimizations).
-    let (caps, exts, pointers) = if options.native_float_atomics {
-        (
-            format!("{},AtomicFloat32AddEXT", options.capabilities),
-            "SPV_KHR_no_integer_wrap_decoration,SPV_EXT_shader_atomic_float_add",
-            format!(
-                "{}{{{}=true}}",
-                registry::LOWER_POINTERS_TO_SPIRV,
-                registry::NATIVE_FLOAT_ATOMICS
-            ),
-        )
-    } else {
-        (
-            options.capabilities.clone(),
-            "SPV_KHR_no_integer_wrap_decoration",
-            registry::LOWER_POINTERS_TO_SPIRV.to_string(),
-        )
-    };
-    let mut elements = common_prefix();
-    elements.extend([
-        // From here on the pipeline is SPIR-V's: the frontend's address spaces are
-        // target-neutral until this pass.
-        registry::ADDRESS_SPACES_TO_SPIRV.to_string(),
-        registry::LOWER_TRAP_TO_SPIRV.to_string(),
-        registry::LOWER_CLOCKS_TO_SPIRV.to_string(),
-        registry::LOWER_DYNAMIC_SHARED.to_string(),
-        registry::LINEARIZE_WARP_BLOCKS.to_string(),
-        "gpu.module(canonicalize,cse,symbol-dce)".to_string(),
-        // Stage `lowered`: what the kernel metadata is read from.
-        MARK_ENTRY_POINTS.to_string(),
-        // A call inlining left is recursion, which SPIR-V (as hipmlir builds it) does not run.
-        registry::REJECT_RECURSION.to_string(),
-        // The gpu.module becomes a spirv.module.
-        pointers,
-        registry::LOWER_MATH_TO_OPENCL.to_string(),
-        format!(
-            "spirv-attach-target{{ver={} caps={caps} exts={exts}}}",
-            options.version
-        ),
-        "convert-gpu-to-spirv{use-64bit-index=true}".to_string(),
-        "gpu.module(spirv.module(spirv-lower-abi-attrs,spirv-update-vce,canonicalize))".to_string(),
-        // Stage `spirv`.
-        ADD_MISSING_CAPABILITIES.to_string(),
-    ]);
-    format!("builtin.module({})", elements.join(","))
+/// A pass of a pipeline.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Pass {
+    /// One of hipmlir's (see `registry`), with its options.
+    Hipmlir {
+        pass: &'static PassInfo,
+        options: PassOptions,
+    },
+    /// One of MLIR's, with its options as MLIR's pipeline syntax writes them.
+    Upstream { name: String, options: String },
 }
 
-/// The target-neutral start of every device pipeline: from the (linked) frontend module to
-/// kernels outlined into a gpu.module, host code gone.
-fn common_prefix() -> Vec<String> {
-    vec![
-        // Device functions are inlined into the kernels while these are still func.func (MLIR
-        // cannot inline into a gpu.func); calls through function pointers become direct calls
-        // first, to be inlined with the rest. What recursion leaves stays a call (NVPTX runs
-        // it; the SPIR-V pipeline rejects it).
-        registry::DEVIRTUALIZE_FUNCTION_POINTERS.to_string(),
-        "inline,canonicalize,cse,symbol-dce".to_string(),
-        // Stage `outlined`.
-        registry::OUTLINE_KERNELS.to_string(),
-        // Launch sites stood for host code: from here on only the device side.
-        registry::DROP_HOST_FUNCTIONS.to_string(),
-    ]
-}
-
-/// Options of the NVPTX conversion.
-#[derive(Debug, Clone)]
-pub struct NvptxOptions {
-    /// The GPU architecture the PTX is for (`sm_70`); the driver JITs it for newer GPUs.
-    pub chip: String,
-    /// libdevice (`libdevice.10.bc`), linked for the `__nv_*` math functions; without it a
-    /// kernel calling one is refused after serialization.
-    pub libdevice: Option<std::path::PathBuf>,
-}
-
-/// At least PTX ISA 6.3 (CUDA 10: activemask and the sync shuffles, which every current driver
-/// JITs): LLVM's default for architectures before sm_75 is older. Newer architectures need
-/// their own newer default (sm_90 needs 7.8), so they are left to it.
-fn ptx_features(chip: &str) -> &'static str {
-    let number: u32 = chip
-        .trim_start_matches("sm_")
-        .trim_end_matches(['a', 'f'])
-        .parse()
-        .unwrap_or(0);
-    if number < 75 {
-        " features=+ptx63"
-    } else {
-        ""
-    }
-}
-
-/// The device pipeline for NVPTX: from the (linked) frontend module to a gpu.module of the LLVM
-/// and NVVM dialects with an `#nvvm.target`, ready for `serialize_ptx`.
-pub fn nvptx_pipeline(options: &NvptxOptions) -> String {
-    let mut elements = common_prefix();
-    let link = options
-        .libdevice
-        .as_ref()
-        .map(|p| format!(" l={}", p.display()))
-        .unwrap_or_default();
-    elements.extend([
-        registry::ADDRESS_SPACES_TO_NVPTX.to_string(),
-        registry::LOWER_HIP_TO_NVPTX.to_string(),
-        "gpu.module(canonicalize,cse,symbol-dce)".to_string(),
-        format!(
-            "nvvm-attach-target{{chip={}{} O=3{link}}}",
-            options.chip,
-            ptx_features(&options.chip)
-        ),
-        "convert-scf-to-cf".to_string(),
-        // Math ops without a libdevice function (ctpop) become LLVM intrinsics.
-        "gpu.module(convert-gpu-to-nvvm,convert-math-to-llvm,reconcile-unrealized-casts)"
-            .to_string(),
-        registry::NVPTX_PARAMETER_ATTRIBUTES.to_string(),
-    ]);
-    format!("builtin.module({})", elements.join(","))
-}
-
-/// The named stages of the device pipeline (`--emit-mlir=<stage>`, `--save-temps`): the IR
-/// after these passes. `frontend`, the pipeline's input, comes before them.
-pub const STAGES: [(&str, &str); 3] = [
-    ("outlined", registry::OUTLINE_KERNELS),
-    ("lowered", MARK_ENTRY_POINTS),
-    ("spirv", ADD_MISSING_CAPABILITIES),
-];
-
-/// The pass after which a named stage is taken.
-pub fn stage_pass(stage: &str) -> Option<&'static str> {
-    STAGES.iter().find(|(s, _)| *s == stage).map(|(_, p)| *p)
-}
-
-/// What `--list-passes` prints: hipmlir's passes with their summaries and options, and the
-/// SPIR-V device pipeline with its stages.
-pub fn describe_passes() -> String {
-    let mut out = String::from(
-        "hipmlir's passes (in pass pipelines, hipmlir-opt, and hipmlir --emit-mlir=<pass>):\n",
-    );
-    for pass in &registry::PASSES {
-        out.push_str(&format!("  {}\n      {}\n", pass.name, pass.summary));
-        for (option, meaning) in pass.options {
-            out.push_str(&format!("      {{{option}=true|false}}: {meaning}\n"));
+impl Pass {
+    /// The pass's argument in a pipeline (`cse`, `hipmlir-outline-kernels`).
+    pub fn name(&self) -> &str {
+        match self {
+            Pass::Hipmlir { pass, .. } => pass.name,
+            Pass::Upstream { name, .. } => name,
         }
     }
-    out.push_str("\nThe device pipeline for SPIR-V; the stages of --emit-mlir are the IR after ");
-    let stages: Vec<String> = STAGES
-        .iter()
-        .map(|(stage, pass)| format!("{pass} ({stage})"))
-        .collect();
-    out.push_str(&stages.join(", "));
-    out.push_str(":\n  builtin.module(\n");
-    let pipeline = Pipeline::parse(&spirv_pipeline(&SpirvOptions::default()))
-        .expect("the SPIR-V pipeline parses");
-    for (i, e) in pipeline.elements.iter().enumerate() {
-        let comma = if i + 1 < pipeline.elements.len() {
-            ","
-        } else {
-            ""
-        };
-        out.push_str(&format!("    {e}{comma}\n"));
-    }
-    out.push_str("  )\n");
-    out.push_str(
-        "\nThe device pipeline for NVPTX (--offload-arch=sm_XX), then gpu-module-to-binary to PTX:\n  builtin.module(\n",
-    );
-    let pipeline = Pipeline::parse(&nvptx_pipeline(&NvptxOptions {
-        chip: "sm_70".into(),
-        libdevice: None,
-    }))
-    .expect("the NVPTX pipeline parses");
-    for (i, e) in pipeline.elements.iter().enumerate() {
-        let comma = if i + 1 < pipeline.elements.len() {
-            ","
-        } else {
-            ""
-        };
-        out.push_str(&format!("    {e}{comma}\n"));
-    }
-    out.push_str("  )\n");
-    out
 }
 
-/// One element of a pipeline: a pass with its options, or passes nested under an operation.
+/// One element of a pipeline: a pass, or passes nested under an operation.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Element {
-    Pass {
-        name: String,
-        options: String,
-    },
+    Pass(Pass),
     Nest {
         anchor: String,
         elements: Vec<Element>,
     },
+}
+
+impl Element {
+    /// One of hipmlir's passes without options.
+    pub fn pass(pass: &'static PassInfo) -> Element {
+        Element::pass_with(pass, PassOptions::default())
+    }
+
+    /// One of hipmlir's passes with options.
+    pub fn pass_with(pass: &'static PassInfo, options: PassOptions) -> Element {
+        Element::Pass(Pass::Hipmlir { pass, options })
+    }
+
+    /// One of MLIR's passes (a `registry::upstream` name) without options.
+    pub fn upstream(name: &str) -> Element {
+        Element::upstream_with(name, "")
+    }
+
+    /// One of MLIR's passes with options (`use-64bit-index=true`).
+    pub fn upstream_with(name: &str, options: impl Into<String>) -> Element {
+        Element::Pass(Pass::Upstream {
+            name: name.to_string(),
+            options: options.into(),
+        })
+    }
+
+    /// `elements` nested under the operations named `anchor` (`gpu.module`).
+    pub fn nest(anchor: &str, elements: Vec<Element>) -> Element {
+        Element::Nest {
+            anchor: anchor.to_string(),
+            elements,
+        }
+    }
 }
 
 /// A pass pipeline on a `builtin.module`.
@@ -222,18 +93,10 @@ pub struct Pipeline {
 }
 
 impl Pipeline {
-    /// Parses `builtin.module(...)`, or a bare list of elements run on the module.
+    /// Parses `builtin.module(...)`, or a bare list of elements run on the module (MLIR's
+    /// textual pipeline syntax; hipmlir's passes are checked against their options).
     pub fn parse(text: &str) -> Result<Pipeline, LowerError> {
-        let mut parser = Parser { text, pos: 0 };
-        let elements = parser.list(None).map_err(LowerError::Pipeline)?;
-        let elements = match <[Element; 1]>::try_from(elements) {
-            Ok([Element::Nest { anchor, elements }]) if anchor == "builtin.module" => elements,
-            Ok([one]) => vec![one],
-            Err(elements) => elements,
-        };
-        let pipeline = Pipeline { elements };
-        pipeline.check_options()?;
-        Ok(pipeline)
+        parse::pipeline(text).map(Pipeline::from_elements)
     }
 
     /// A pipeline of these elements, run in order.
@@ -255,7 +118,7 @@ impl Pipeline {
         fn walk<'a>(elements: &'a [Element], out: &mut Vec<&'a str>) {
             for e in elements {
                 match e {
-                    Element::Pass { name, .. } => out.push(name),
+                    Element::Pass(pass) => out.push(pass.name()),
                     Element::Nest { elements, .. } => walk(elements, out),
                 }
             }
@@ -271,26 +134,20 @@ impl Pipeline {
         fn split(elements: &[Element], pass: &str) -> Option<(Vec<Element>, Vec<Element>)> {
             for (i, e) in elements.iter().enumerate() {
                 match e {
-                    Element::Pass { name, .. } if name == pass => {
+                    Element::Pass(p) if p.name() == pass => {
                         return Some((elements[..=i].to_vec(), elements[i + 1..].to_vec()));
                     }
-                    Element::Pass { .. } => {}
+                    Element::Pass(_) => {}
                     Element::Nest {
                         anchor,
                         elements: inner,
                     } => {
                         if let Some((head, tail)) = split(inner, pass) {
                             let mut before = elements[..i].to_vec();
-                            before.push(Element::Nest {
-                                anchor: anchor.clone(),
-                                elements: head,
-                            });
+                            before.push(Element::nest(anchor, head));
                             let mut after = Vec::new();
                             if !tail.is_empty() {
-                                after.push(Element::Nest {
-                                    anchor: anchor.clone(),
-                                    elements: tail,
-                                });
+                                after.push(Element::nest(anchor, tail));
                             }
                             after.extend_from_slice(&elements[i + 1..]);
                             return Some((before, after));
@@ -339,24 +196,6 @@ impl Pipeline {
         }
         Ok(())
     }
-
-    /// hipmlir's own passes take options only they know: checked before anything runs.
-    fn check_options(&self) -> Result<(), LowerError> {
-        fn check(elements: &[Element]) -> Result<(), LowerError> {
-            for e in elements {
-                match e {
-                    Element::Pass { name, options } => {
-                        if let Some(pass) = registry::find(name) {
-                            PassOptions::parse(pass, options).map_err(LowerError::Pipeline)?;
-                        }
-                    }
-                    Element::Nest { elements, .. } => check(elements)?,
-                }
-            }
-            Ok(())
-        }
-        check(&self.elements)
-    }
 }
 
 fn run_element(
@@ -392,10 +231,13 @@ fn run_element(
         Ok(()) => Ok(()),
         Err(_) => Err(LowerError::Pass {
             stage: format!("running {element}"),
-            message: if messages.is_empty() {
-                "the pass failed".to_string()
+            diagnostics: if messages.is_empty() {
+                vec![Diagnostic {
+                    location: None,
+                    message: "the pass failed".to_string(),
+                }]
             } else {
-                messages.join("\n")
+                messages
             },
         }),
     }
@@ -425,14 +267,11 @@ fn add_element(
             }
             Ok(())
         }
-        Element::Pass { name, options } => match registry::find(name) {
-            Some(pass) => {
-                let options = PassOptions::parse(pass, options).map_err(LowerError::Pipeline)?;
-                pm.add_pass(registry::create(pass, options, errors.clone()));
-                Ok(())
-            }
-            None => add_upstream(pm, &element.to_string()),
-        },
+        Element::Pass(Pass::Hipmlir { pass, options }) => {
+            pm.add_pass(registry::create(pass, options.clone(), errors.clone()));
+            Ok(())
+        }
+        Element::Pass(Pass::Upstream { .. }) => add_upstream(pm, &element.to_string()),
     }
 }
 
@@ -466,11 +305,24 @@ fn add_upstream(pm: &OperationPassManager, text: &str) -> Result<(), LowerError>
     }
 }
 
+impl fmt::Display for Pass {
+    fn fmt(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        let options = match self {
+            Pass::Hipmlir { options, .. } => options.to_string(),
+            Pass::Upstream { options, .. } => options.clone(),
+        };
+        if options.is_empty() {
+            write!(f, "{}", self.name())
+        } else {
+            write!(f, "{}{{{options}}}", self.name())
+        }
+    }
+}
+
 impl fmt::Display for Element {
     fn fmt(&self, f: &mut fmt::Formatter) -> fmt::Result {
         match self {
-            Element::Pass { name, options } if options.is_empty() => write!(f, "{name}"),
-            Element::Pass { name, options } => write!(f, "{name}{{{options}}}"),
+            Element::Pass(pass) => write!(f, "{pass}"),
             Element::Nest { anchor, elements } => {
                 write!(f, "{anchor}(")?;
                 for (i, e) in elements.iter().enumerate() {
@@ -487,173 +339,150 @@ impl fmt::Display for Element {
 
 impl fmt::Display for Pipeline {
     fn fmt(&self, f: &mut fmt::Formatter) -> fmt::Result {
-        let all = Element::Nest {
-            anchor: "builtin.module".into(),
-            elements: self.elements.clone(),
-        };
+        let all = Element::nest("builtin.module", self.elements.clone());
         write!(f, "{all}")
     }
 }
 
-/// MLIR's pipeline grammar: `element (',' element)*`, an element being `name`, `name{options}`
-/// or `op-name(elements)`.
-struct Parser<'a> {
-    text: &'a str,
-    pos: usize,
+/// The target-neutral start of every device pipeline: from the (linked) frontend module to
+/// kernels outlined into a gpu.module, host code gone.
+pub(crate) fn outlining() -> Vec<Element> {
+    vec![
+        // Device functions are inlined into the kernels while these are still func.func (MLIR
+        // cannot inline into a gpu.func); calls through function pointers become direct calls
+        // first, to be inlined with the rest. What recursion leaves stays a call (NVPTX runs
+        // it; the SPIR-V pipeline rejects it).
+        Element::pass(&registry::DEVIRTUALIZE_FUNCTION_POINTERS),
+        Element::upstream(upstream::INLINE),
+        Element::upstream(upstream::CANONICALIZE),
+        Element::upstream(upstream::CSE),
+        Element::upstream(upstream::SYMBOL_DCE),
+        // Stage `outlined`.
+        Element::pass(&registry::OUTLINE_KERNELS),
+        // Launch sites stood for host code: from here on only the device side.
+        Element::pass(&registry::DROP_HOST_FUNCTIONS),
+    ]
 }
 
-impl Parser<'_> {
-    fn peek(&self) -> Option<char> {
-        self.text[self.pos..].chars().next()
-    }
+/// What the lowering left in the gpu.module, simplified and unused symbols removed.
+pub(crate) fn clean_up_gpu_module() -> Element {
+    Element::nest(
+        "gpu.module",
+        vec![
+            Element::upstream(upstream::CANONICALIZE),
+            Element::upstream(upstream::CSE),
+            Element::upstream(upstream::SYMBOL_DCE),
+        ],
+    )
+}
 
-    fn skip_spaces(&mut self) {
-        while self.peek().is_some_and(char::is_whitespace) {
-            self.pos += 1;
+/// The named stages of the device pipeline (`--emit-mlir=<stage>`, `--save-temps`): the IR
+/// after these passes. `frontend`, the pipeline's input, comes before them.
+pub const STAGES: [(&str, &str); 3] = [
+    ("outlined", registry::OUTLINE_KERNELS.name),
+    ("lowered", registry::MARK_ENTRY_POINTS.name),
+    ("spirv", registry::ADD_MISSING_CAPABILITIES.name),
+];
+
+/// The pass after which a named stage is taken.
+pub fn stage_pass(stage: &str) -> Option<&'static str> {
+    STAGES.iter().find(|(s, _)| *s == stage).map(|(_, p)| *p)
+}
+
+/// What `--list-passes` prints: hipmlir's passes with their summaries and options, and the
+/// device pipelines with the SPIR-V one's stages.
+pub fn describe_passes() -> String {
+    let mut out = String::from(
+        "hipmlir's passes (in pass pipelines, hipmlir-opt, and hipmlir --emit-mlir=<pass>):\n",
+    );
+    for pass in &registry::PASSES {
+        out.push_str(&format!("  {}\n      {}\n", pass.name, pass.summary));
+        for (option, meaning) in pass.options {
+            out.push_str(&format!("      {{{option}=true|false}}: {meaning}\n"));
         }
     }
+    out.push_str("\nThe device pipeline for SPIR-V; the stages of --emit-mlir are the IR after ");
+    let stages: Vec<String> = STAGES
+        .iter()
+        .map(|(stage, pass)| format!("{pass} ({stage})"))
+        .collect();
+    out.push_str(&stages.join(", "));
+    out.push_str(":\n");
+    describe_elements(&mut out, &crate::spirv_pipeline(&Default::default()));
+    out.push_str(
+        "\nThe device pipeline for NVPTX (--offload-arch=sm_XX), then gpu-module-to-binary to PTX:\n",
+    );
+    describe_elements(
+        &mut out,
+        &crate::nvptx_pipeline(&crate::NvptxOptions {
+            chip: "sm_70".into(),
+            libdevice: None,
+        }),
+    );
+    out
+}
 
-    fn error(&self, what: &str) -> String {
-        format!(
-            "invalid pass pipeline '{}': {what} at offset {}",
-            self.text, self.pos
-        )
+/// `  builtin.module(`, one element a line, `  )`.
+fn describe_elements(out: &mut String, pipeline: &Pipeline) {
+    out.push_str("  builtin.module(\n");
+    let elements = pipeline.elements();
+    for (i, e) in elements.iter().enumerate() {
+        let comma = if i + 1 < elements.len() { "," } else { "" };
+        out.push_str(&format!("    {e}{comma}\n"));
     }
-
-    /// Elements up to `closing` (or the end of the text).
-    fn list(&mut self, closing: Option<char>) -> Result<Vec<Element>, String> {
-        let mut elements = Vec::new();
-        self.skip_spaces();
-        if self.peek() == closing {
-            self.pos += closing.map_or(0, char::len_utf8);
-            return Ok(elements);
-        }
-        loop {
-            self.skip_spaces();
-            let start = self.pos;
-            while self
-                .peek()
-                .is_some_and(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.' | '$'))
-            {
-                self.pos += 1;
-            }
-            let name = self.text[start..self.pos].to_string();
-            if name.is_empty() {
-                return Err(self.error("expected a pass or operation name"));
-            }
-            self.skip_spaces();
-            match self.peek() {
-                Some('{') => {
-                    let open = self.pos + 1;
-                    let mut depth = 0usize;
-                    loop {
-                        match self.peek() {
-                            None => return Err(self.error("unterminated '{'")),
-                            Some('{') => depth += 1,
-                            Some('}') => {
-                                depth -= 1;
-                                if depth == 0 {
-                                    break;
-                                }
-                            }
-                            Some(_) => {}
-                        }
-                        self.pos += self.peek().map_or(1, char::len_utf8);
-                    }
-                    let options = self.text[open..self.pos].trim().to_string();
-                    self.pos += 1;
-                    elements.push(Element::Pass { name, options });
-                }
-                Some('(') => {
-                    self.pos += 1;
-                    let inner = self.list(Some(')'))?;
-                    elements.push(Element::Nest {
-                        anchor: name,
-                        elements: inner,
-                    });
-                }
-                _ => elements.push(Element::Pass {
-                    name,
-                    options: String::new(),
-                }),
-            }
-            self.skip_spaces();
-            match self.peek() {
-                Some(',') => self.pos += 1,
-                c if c == closing => {
-                    self.pos += closing.map_or(0, char::len_utf8);
-                    return Ok(elements);
-                }
-                None => return Err(self.error("expected ')'")),
-                Some(_) => return Err(self.error("expected ',' or the end of the list")),
-            }
-        }
-    }
+    out.push_str("  )\n");
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::{nvptx_pipeline, spirv_pipeline, NvptxOptions};
 
-    #[test]
-    fn parses_prints_and_splits_nested_pipelines() {
-        let text = "builtin.module(a,b{x=1 y=two},gpu.module(c,spirv.module(d)),e)";
-        let p = Pipeline::parse(text).unwrap();
-        assert_eq!(p.to_string(), text);
-        assert_eq!(p.pass_names(), ["a", "b", "c", "d", "e"]);
-        let (head, tail) = p.split_after("c").unwrap();
-        assert_eq!(
-            head.to_string(),
-            "builtin.module(a,b{x=1 y=two},gpu.module(c))"
-        );
-        assert_eq!(
-            tail.to_string(),
-            "builtin.module(gpu.module(spirv.module(d)),e)"
-        );
-        let (head, tail) = p.split_after("e").unwrap();
-        assert_eq!(head, p);
-        assert!(tail.is_empty());
-        assert!(p.split_after("z").is_none());
-        // A bare list is the module's.
-        assert_eq!(Pipeline::parse(" a , b ").unwrap().pass_names(), ["a", "b"]);
-    }
-
-    #[test]
-    fn reports_bad_pipelines() {
-        for bad in ["a,", "a(b", "a{x", "(a)", "a b"] {
-            assert!(
-                matches!(Pipeline::parse(bad), Err(LowerError::Pipeline(_))),
-                "{bad}"
-            );
-        }
-        let e = Pipeline::parse("hipmlir-outline-kernels{bogus=1}").unwrap_err();
-        assert!(e.to_string().contains("'bogus' is not an option"), "{e}");
+    fn nvptx() -> Pipeline {
+        nvptx_pipeline(&NvptxOptions {
+            chip: "sm_70".into(),
+            libdevice: Some("/lib/libdevice.10.bc".into()),
+        })
     }
 
     #[test]
     fn the_spirv_pipeline_names_its_stages() {
-        let p = Pipeline::parse(&spirv_pipeline(&SpirvOptions::default())).unwrap();
+        let p = spirv_pipeline(&Default::default());
         let names = p.pass_names();
         for (_, pass) in STAGES {
             assert!(names.contains(&pass), "{pass}");
         }
-        // Every pass of hipmlir's runs in one of the targets' pipelines.
-        let nvptx = Pipeline::parse(&nvptx_pipeline(&NvptxOptions {
-            chip: "sm_70".into(),
-            libdevice: Some("/lib/libdevice.10.bc".into()),
-        }))
-        .unwrap();
+        let nvptx = nvptx();
         let nvptx_names = nvptx.pass_names();
-        for pass in &registry::PASSES {
-            assert!(
-                names.contains(&pass.name) || nvptx_names.contains(&pass.name),
-                "{}",
-                pass.name
-            );
+        assert!(nvptx_names.contains(&registry::ADDRESS_SPACES_TO_NVPTX.name));
+        assert!(!names.contains(&registry::ADDRESS_SPACES_TO_NVPTX.name));
+        assert!(!nvptx_names.contains(&registry::ADDRESS_SPACES_TO_SPIRV.name));
+    }
+
+    /// The registry of device passes (what `--emit-mlir=<pass>` may name) is exactly what the
+    /// two pipelines run: every pass of hipmlir's and every upstream pass it lists runs in one
+    /// of them, and they run nothing else.
+    #[test]
+    fn the_registry_names_what_the_pipelines_run() {
+        let spirv = spirv_pipeline(&Default::default());
+        let nvptx = nvptx();
+        let run: Vec<&str> = spirv
+            .pass_names()
+            .into_iter()
+            .chain(nvptx.pass_names())
+            .collect();
+        for name in &run {
+            assert!(registry::is_device_pass(name), "{name}");
         }
-        assert!(nvptx_names.contains(&registry::ADDRESS_SPACES_TO_NVPTX));
-        assert!(!names.contains(&registry::ADDRESS_SPACES_TO_NVPTX));
-        assert!(!nvptx_names.contains(&registry::ADDRESS_SPACES_TO_SPIRV));
+        for pass in &registry::PASSES {
+            assert!(run.contains(&pass.name), "{}", pass.name);
+        }
+        for name in registry::upstream::IN_PIPELINES {
+            assert!(run.contains(&name), "{name}");
+        }
+        assert!(!registry::is_device_pass(
+            registry::upstream::GPU_MODULE_TO_BINARY
+        ));
     }
 
     /// hipmlir registers only the upstream passes its pipelines name (cxx/upstream_passes.cpp):
@@ -661,35 +490,28 @@ mod tests {
     #[test]
     fn every_pipeline_pass_is_registered() {
         let ctx = crate::new_context();
-        let nvptx = nvptx_pipeline(&NvptxOptions {
-            chip: "sm_70".into(),
-            libdevice: None,
-        });
-        for text in [
-            spirv_pipeline(&SpirvOptions::default()),
-            nvptx,
-            "gpu-module-to-binary".to_string(),
-            "gpu-module-to-binary{format=isa}".to_string(),
+        for pipeline in [
+            spirv_pipeline(&Default::default()),
+            spirv_pipeline(&crate::SpirvOptions {
+                native_float_atomics: true,
+                ..Default::default()
+            }),
+            nvptx(),
+            crate::serialize::spirv_binary(),
+            crate::serialize::ptx_binary(),
         ] {
-            let pipeline = Pipeline::parse(&text).unwrap();
             if let Err(e) = pipeline.validate(&ctx) {
-                panic!("{text}: {e}");
+                panic!("{pipeline}: {e}");
             }
         }
     }
 
+    /// What a pipeline prints parses back to the same pipeline (hipmlir-opt reads what
+    /// --list-passes shows).
     #[test]
-    fn ptx_versions_suit_the_architecture() {
-        assert_eq!(ptx_features("sm_70"), " features=+ptx63");
-        assert_eq!(ptx_features("sm_90"), "");
-        assert_eq!(ptx_features("sm_90a"), "");
-        let text = nvptx_pipeline(&NvptxOptions {
-            chip: "sm_80".into(),
-            libdevice: Some("/x/libdevice.10.bc".into()),
-        });
-        assert!(
-            text.contains("nvvm-attach-target{chip=sm_80 O=3 l=/x/libdevice.10.bc}"),
-            "{text}"
-        );
+    fn printed_pipelines_parse_back() {
+        for pipeline in [spirv_pipeline(&Default::default()), nvptx()] {
+            assert_eq!(Pipeline::parse(&pipeline.to_string()).unwrap(), pipeline);
+        }
     }
 }

@@ -14,7 +14,7 @@ use melior::ir::{Module, OperationRef};
 use melior::pass::{create_external, ExternalPass, Pass, RunExternalPass};
 use melior::{Context, ContextRef};
 
-use crate::LowerError;
+use crate::{Diagnostic, LowerError};
 
 /// A pass of hipmlir's: what `--list-passes` prints and how the pipeline runs it.
 pub struct PassInfo {
@@ -26,191 +26,242 @@ pub struct PassInfo {
     run: fn(&Context, &mut Module, &PassOptions) -> Result<(), LowerError>,
 }
 
-pub const DEVIRTUALIZE_FUNCTION_POINTERS: &str = "hipmlir-devirtualize-function-pointers";
-pub const REJECT_RECURSION: &str = "hipmlir-reject-recursion";
-pub const OUTLINE_KERNELS: &str = hipmlir_outliner::PASS_NAME;
-pub const DROP_HOST_FUNCTIONS: &str = "hipmlir-drop-host-functions";
-pub const ADDRESS_SPACES_TO_SPIRV: &str = "hipmlir-address-spaces-to-spirv";
-pub const ADDRESS_SPACES_TO_NVPTX: &str = "hipmlir-address-spaces-to-nvptx";
-pub const LOWER_HIP_TO_NVPTX: &str = "hipmlir-lower-hip-to-nvptx";
-pub const NVPTX_PARAMETER_ATTRIBUTES: &str = "hipmlir-nvptx-parameter-attributes";
-pub const LOWER_DYNAMIC_SHARED: &str = "hipmlir-lower-dynamic-shared";
-pub const LINEARIZE_WARP_BLOCKS: &str = "hipmlir-linearize-warp-blocks";
-pub const MARK_ENTRY_POINTS: &str = "hipmlir-mark-entry-points";
-pub const LOWER_POINTERS_TO_SPIRV: &str = "hipmlir-lower-pointers-to-spirv";
-pub const LOWER_MATH_TO_OPENCL: &str = "hipmlir-lower-math-to-opencl";
-pub const LOWER_TRAP_TO_SPIRV: &str = "hipmlir-lower-trap-to-spirv";
-pub const LOWER_CLOCKS_TO_SPIRV: &str = "hipmlir-lower-clocks-to-spirv";
-pub const ADD_MISSING_CAPABILITIES: &str = "hipmlir-add-missing-capabilities";
+/// A pass is itself: two entries are the same pass only if they are one entry.
+impl PartialEq for PassInfo {
+    fn eq(&self, other: &Self) -> bool {
+        std::ptr::eq(self, other)
+    }
+}
+
+impl Eq for PassInfo {}
+
+impl std::fmt::Debug for PassInfo {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}", self.name)
+    }
+}
 
 /// The option of `hipmlir-lower-pointers-to-spirv` that the float-atomics variant sets.
 pub const NATIVE_FLOAT_ATOMICS: &str = "native-float-atomics";
 
+pub static DEVIRTUALIZE_FUNCTION_POINTERS: PassInfo = PassInfo {
+    name: "hipmlir-devirtualize-function-pointers",
+    summary: "calls through function pointers (func.call_indirect of an id) become a choice \
+              among the module's address-taken functions of the call's type",
+    options: &[],
+    run: |ctx, module, _| crate::function_pointers::devirtualize_function_pointers(ctx, module),
+};
+
+pub static OUTLINE_KERNELS: PassInfo = PassInfo {
+    name: hipmlir_outliner::OUTLINE_KERNELS,
+    summary: hipmlir_outliner::OUTLINE_KERNELS_SUMMARY,
+    options: &[],
+    run: |ctx, module, _| {
+        hipmlir_outliner::outline_kernels(ctx, module)?;
+        Ok(())
+    },
+};
+
+pub static DROP_HOST_FUNCTIONS: PassInfo = PassInfo {
+    name: hipmlir_outliner::DROP_HOST_FUNCTIONS,
+    summary: hipmlir_outliner::DROP_HOST_FUNCTIONS_SUMMARY,
+    options: &[],
+    run: |ctx, module, _| Ok(hipmlir_outliner::drop_host_functions(ctx, module)?),
+};
+
+pub static ADDRESS_SPACES_TO_SPIRV: PassInfo = PassInfo {
+    name: "hipmlir-address-spaces-to-spirv",
+    summary: "hipmlir's target-neutral address spaces (generic 0, global 1, shared 3, \
+              constant 4, private 5) become SPIR-V's (Generic 4, CrossWorkgroup 1, \
+              Workgroup 3, UniformConstant 2, Function 0)",
+    options: &[],
+    run: |ctx, module, _| {
+        crate::address_space_map::map_address_spaces(ctx, module, crate::address_space_map::SPIRV)
+    },
+};
+
+pub static ADDRESS_SPACES_TO_NVPTX: PassInfo = PassInfo {
+    name: "hipmlir-address-spaces-to-nvptx",
+    summary: "hipmlir's target-neutral address spaces become NVPTX's (generic 0, global 1, \
+              shared 3, constant 4; private memory stays generic for the backend's allocas)",
+    options: &[],
+    run: |ctx, module, _| {
+        crate::address_space_map::map_address_spaces(ctx, module, crate::address_space_map::NVPTX)
+    },
+};
+
+pub static LOWER_HIP_TO_NVPTX: PassInfo = PassInfo {
+    name: "hipmlir-lower-hip-to-nvptx",
+    summary: "HIP semantics convert-gpu-to-nvvm does not know: byval parameters, memory \
+              scopes, libdevice calls, printf as vprintf, dynamic shared memory as an extern \
+              shared array, shuffles and votes under the active mask; what has no NVPTX \
+              lowering is reported unsupported",
+    options: &[],
+    run: |ctx, module, _| crate::nvptx::lower::lower_hip_to_nvptx(ctx, module),
+};
+
+pub static NVPTX_PARAMETER_ATTRIBUTES: PassInfo = PassInfo {
+    name: "hipmlir-nvptx-parameter-attributes",
+    summary: "after convert-gpu-to-nvvm (which drops parameter attributes): kernel \
+              parameters of structs passed by value become llvm.byval, NVPTX's .param \
+              copies, and __restrict__ pointers llvm.noalias",
+    options: &[],
+    run: |ctx, module, _| crate::nvptx::parameters::nvptx_parameter_attributes(ctx, module),
+};
+
+pub static LOWER_TRAP_TO_SPIRV: PassInfo = PassInfo {
+    name: "hipmlir-lower-trap-to-spirv",
+    summary: "removes traps (__builtin_trap) from device code bound for SPIR-V: OpenCL \
+              cannot stop a kernel, the runtime ends the program on a raised abort flag",
+    options: &[],
+    run: |ctx, module, _| crate::spirv::traps::lower_trap_to_spirv(ctx, module),
+};
+
+pub static LOWER_CLOCKS_TO_SPIRV: PassInfo = PassInfo {
+    name: "hipmlir-lower-clocks-to-spirv",
+    summary: "reads of the device's clocks (clock64, wall_clock64) become calls of a \
+              placeholder that serialization turns into OpReadClockKHR (Device scope)",
+    options: &[],
+    run: |ctx, module, _| crate::spirv::clocks::lower_clocks_to_spirv(ctx, module),
+};
+
+pub static LOWER_DYNAMIC_SHARED: PassInfo = PassInfo {
+    name: "hipmlir-lower-dynamic-shared",
+    summary: "dynamic shared memory (extern __shared__) becomes a trailing workgroup-pointer \
+              argument of each kernel using it, sized at launch",
+    options: &[],
+    run: |ctx, module, _| crate::spirv::dynamic_shared::lower_dynamic_shared(ctx, module),
+};
+
+pub static LINEARIZE_WARP_BLOCKS: PassInfo = PassInfo {
+    name: "hipmlir-linearize-warp-blocks",
+    summary: "kernels using warp operations run 1-D work-groups and recompute threadIdx \
+              from the linear local id (HIP's lane numbering)",
+    options: &[],
+    run: |ctx, module, _| crate::spirv::linear_blocks::linearize_warp_blocks(ctx, module),
+};
+
+pub static MARK_ENTRY_POINTS: PassInfo = PassInfo {
+    name: "hipmlir-mark-entry-points",
+    summary: "kernels become SPIR-V entry points (spirv.entry_point_abi), with 32-wide \
+              subgroups where they use warp operations",
+    options: &[],
+    run: |ctx, module, _| crate::spirv::entry_points::mark_entry_points(ctx, module),
+};
+
+pub static REJECT_RECURSION: PassInfo = PassInfo {
+    name: "hipmlir-reject-recursion",
+    summary: "SPIR-V: after inlining, a call left in device code is recursion, which \
+              hipmlir's SPIR-V does not run: reported at the call closing the cycle, naming \
+              its functions (NVPTX runs recursion)",
+    options: &[],
+    run: |ctx, module, _| crate::spirv::recursion::reject_recursion(ctx, module),
+};
+
+pub static LOWER_POINTERS_TO_SPIRV: PassInfo = PassInfo {
+    name: "hipmlir-lower-pointers-to-spirv",
+    summary: "LLVM pointers, globals, loads, stores and atomics become SPIR-V pointers in \
+              their storage classes (after an address-space inference)",
+    options: &[(
+        NATIVE_FLOAT_ATOMICS,
+        "float atomicAdd/atomicSub as SPV_EXT_shader_atomic_float_add instructions instead \
+         of compare-and-swap loops",
+    )],
+    run: |ctx, module, options| {
+        let native = options.flag(NATIVE_FLOAT_ATOMICS);
+        crate::spirv::pointers::lower_pointers_to_spirv(ctx, module, native)
+    },
+};
+
+pub static LOWER_MATH_TO_OPENCL: PassInfo = PassInfo {
+    name: "hipmlir-lower-math-to-opencl",
+    summary: "math operations and device library calls become OpenCL.std extended \
+              instructions",
+    options: &[],
+    run: |ctx, module, _| crate::spirv::math::lower_math_to_opencl(ctx, module),
+};
+
+pub static ADD_MISSING_CAPABILITIES: PassInfo = PassInfo {
+    name: "hipmlir-add-missing-capabilities",
+    summary: "adds what spirv-update-vce does not derive: Int64Atomics for 64-bit atomics, \
+              the no-wrap decorations' extension, ShaderClockKHR where a clock is read",
+    options: &[],
+    run: |ctx, module, _| crate::spirv::capabilities::add_missing_capabilities(ctx, module),
+};
+
 const PASS_COUNT: usize = 16;
 
-/// Every pass of hipmlir's, in the order the SPIR-V pipeline runs them.
-pub static PASSES: [PassInfo; PASS_COUNT] = [
-    PassInfo {
-        name: DEVIRTUALIZE_FUNCTION_POINTERS,
-        summary: "calls through function pointers (func.call_indirect of an id) become a choice \
-                  among the module's address-taken functions of the call's type",
-        options: &[],
-        run: |ctx, module, _| crate::function_pointers::devirtualize_function_pointers(ctx, module),
-    },
-    PassInfo {
-        name: OUTLINE_KERNELS,
-        summary: hipmlir_outliner::PASS_SUMMARY,
-        options: &[],
-        run: |ctx, module, _| {
-            hipmlir_outliner::outline_kernels(ctx, module)
-                .map(|_| ())
-                .map_err(|e| match e {
-                    hipmlir_outliner::OutlineError::Internal { location, message } => {
-                        LowerError::Internal {
-                            location: location.map(|l| l.to_string()),
-                            message: format!("internal compiler error in the outliner: {message}"),
-                        }
-                    }
-                })
-        },
-    },
-    PassInfo {
-        name: DROP_HOST_FUNCTIONS,
-        summary: "removes the functions standing for host code (launch sites, hipmlir.host): \
-                  only the gpu.module is device code",
-        options: &[],
-        run: |_, module, _| {
-            crate::passes::drop_host_functions(module);
-            Ok(())
-        },
-    },
-    PassInfo {
-        name: ADDRESS_SPACES_TO_SPIRV,
-        summary: "hipmlir's target-neutral address spaces (generic 0, global 1, shared 3, \
-                  constant 4, private 5) become SPIR-V's (Generic 4, CrossWorkgroup 1, \
-                  Workgroup 3, UniformConstant 2, Function 0)",
-        options: &[],
-        run: |ctx, module, _| {
-            crate::address_space_map::map_address_spaces(
-                ctx,
-                module,
-                crate::address_space_map::SPIRV,
-            )
-        },
-    },
-    PassInfo {
-        name: ADDRESS_SPACES_TO_NVPTX,
-        summary: "hipmlir's target-neutral address spaces become NVPTX's (generic 0, global 1, \
-                  shared 3, constant 4; private memory stays generic for the backend's allocas)",
-        options: &[],
-        run: |ctx, module, _| {
-            crate::address_space_map::map_address_spaces(
-                ctx,
-                module,
-                crate::address_space_map::NVPTX,
-            )
-        },
-    },
-    PassInfo {
-        name: LOWER_HIP_TO_NVPTX,
-        summary: "HIP semantics convert-gpu-to-nvvm does not know: byval parameters, memory \
-                  scopes, libdevice calls, printf as vprintf, dynamic shared memory as an extern \
-                  shared array, shuffles and votes under the active mask; what has no NVPTX \
-                  lowering is reported unsupported",
-        options: &[],
-        run: |ctx, module, _| crate::nvptx::lower_hip_to_nvptx(ctx, module),
-    },
-    PassInfo {
-        name: NVPTX_PARAMETER_ATTRIBUTES,
-        summary: "after convert-gpu-to-nvvm (which drops parameter attributes): kernel \
-                  parameters of structs passed by value become llvm.byval, NVPTX's .param \
-                  copies, and __restrict__ pointers llvm.noalias",
-        options: &[],
-        run: |ctx, module, _| crate::nvptx::nvptx_parameter_attributes(ctx, module),
-    },
-    PassInfo {
-        name: LOWER_TRAP_TO_SPIRV,
-        summary: "removes traps (__builtin_trap) from device code bound for SPIR-V: OpenCL \
-                  cannot stop a kernel, the runtime ends the program on a raised abort flag",
-        options: &[],
-        run: |_, module, _| crate::traps::lower_trap_to_spirv(module),
-    },
-    PassInfo {
-        name: LOWER_CLOCKS_TO_SPIRV,
-        summary: "reads of the device's clocks (clock64, wall_clock64) become calls of a \
-                  placeholder that serialization turns into OpReadClockKHR (Device scope)",
-        options: &[],
-        run: |ctx, module, _| crate::clocks::lower_clocks_to_spirv(ctx, module),
-    },
-    PassInfo {
-        name: LOWER_DYNAMIC_SHARED,
-        summary: "dynamic shared memory (extern __shared__) becomes a trailing workgroup-pointer \
-                  argument of each kernel using it, sized at launch",
-        options: &[],
-        run: |ctx, module, _| crate::dynamic_shared::lower_dynamic_shared(ctx, module),
-    },
-    PassInfo {
-        name: LINEARIZE_WARP_BLOCKS,
-        summary: "kernels using warp operations run 1-D work-groups and recompute threadIdx \
-                  from the linear local id (HIP's lane numbering)",
-        options: &[],
-        run: |ctx, module, _| crate::linear_blocks::linearize_warp_blocks(ctx, module),
-    },
-    PassInfo {
-        name: MARK_ENTRY_POINTS,
-        summary: "kernels become SPIR-V entry points (spirv.entry_point_abi), with 32-wide \
-                  subgroups where they use warp operations",
-        options: &[],
-        run: |ctx, module, _| {
-            crate::passes::mark_entry_points(ctx, module);
-            Ok(())
-        },
-    },
-    PassInfo {
-        name: REJECT_RECURSION,
-        summary: "SPIR-V: after inlining, a call left in device code is recursion, which \
-                  hipmlir's SPIR-V does not run: reported at the call closing the cycle, naming \
-                  its functions (NVPTX runs recursion)",
-        options: &[],
-        run: |_, module, _| crate::passes::reject_recursion(module),
-    },
-    PassInfo {
-        name: LOWER_POINTERS_TO_SPIRV,
-        summary: "LLVM pointers, globals, loads, stores and atomics become SPIR-V pointers in \
-                  their storage classes (after an address-space inference)",
-        options: &[(
-            NATIVE_FLOAT_ATOMICS,
-            "float atomicAdd/atomicSub as SPV_EXT_shader_atomic_float_add instructions instead \
-             of compare-and-swap loops",
-        )],
-        run: |ctx, module, options| {
-            let native = options.flag(NATIVE_FLOAT_ATOMICS);
-            crate::pointers::lower_pointers_to_spirv(ctx, module, native)
-        },
-    },
-    PassInfo {
-        name: LOWER_MATH_TO_OPENCL,
-        summary: "math operations and device library calls become OpenCL.std extended \
-                  instructions",
-        options: &[],
-        run: |ctx, module, _| crate::math::lower_math_to_opencl(ctx, module),
-    },
-    PassInfo {
-        name: ADD_MISSING_CAPABILITIES,
-        summary: "adds what spirv-update-vce does not derive: Int64Atomics for 64-bit atomics, \
-                  the no-wrap decorations' extension, ShaderClockKHR where a clock is read",
-        options: &[],
-        run: |ctx, module, _| crate::passes::add_missing_capabilities(ctx, module),
-    },
+/// Every pass of hipmlir's, in the order the SPIR-V pipeline runs them (then NVPTX's own).
+pub static PASSES: [&PassInfo; PASS_COUNT] = [
+    &DEVIRTUALIZE_FUNCTION_POINTERS,
+    &OUTLINE_KERNELS,
+    &DROP_HOST_FUNCTIONS,
+    &ADDRESS_SPACES_TO_SPIRV,
+    &ADDRESS_SPACES_TO_NVPTX,
+    &LOWER_HIP_TO_NVPTX,
+    &NVPTX_PARAMETER_ATTRIBUTES,
+    &LOWER_TRAP_TO_SPIRV,
+    &LOWER_CLOCKS_TO_SPIRV,
+    &LOWER_DYNAMIC_SHARED,
+    &LINEARIZE_WARP_BLOCKS,
+    &MARK_ENTRY_POINTS,
+    &REJECT_RECURSION,
+    &LOWER_POINTERS_TO_SPIRV,
+    &LOWER_MATH_TO_OPENCL,
+    &ADD_MISSING_CAPABILITIES,
 ];
 
 /// The pass of hipmlir's with this name.
 pub fn find(name: &str) -> Option<&'static PassInfo> {
-    PASSES.iter().find(|p| p.name == name)
+    PASSES.iter().copied().find(|p| p.name == name)
+}
+
+/// MLIR's passes that hipmlir's device pipelines run, each named once here (the pipelines
+/// name them through these constants; cxx/upstream_passes.cpp registers them, and
+/// serialization's `gpu-module-to-binary`).
+pub mod upstream {
+    pub const INLINE: &str = "inline";
+    pub const CANONICALIZE: &str = "canonicalize";
+    pub const CSE: &str = "cse";
+    pub const SYMBOL_DCE: &str = "symbol-dce";
+    pub const SPIRV_ATTACH_TARGET: &str = "spirv-attach-target";
+    pub const CONVERT_GPU_TO_SPIRV: &str = "convert-gpu-to-spirv";
+    pub const SPIRV_LOWER_ABI_ATTRS: &str = "spirv-lower-abi-attrs";
+    pub const SPIRV_UPDATE_VCE: &str = "spirv-update-vce";
+    pub const NVVM_ATTACH_TARGET: &str = "nvvm-attach-target";
+    pub const CONVERT_SCF_TO_CF: &str = "convert-scf-to-cf";
+    pub const CONVERT_GPU_TO_NVVM: &str = "convert-gpu-to-nvvm";
+    pub const CONVERT_MATH_TO_LLVM: &str = "convert-math-to-llvm";
+    pub const RECONCILE_UNREALIZED_CASTS: &str = "reconcile-unrealized-casts";
+    /// Serialization's pass: it runs after the pipelines, never in them.
+    pub const GPU_MODULE_TO_BINARY: &str = "gpu-module-to-binary";
+
+    /// The upstream passes of the device pipelines (not serialization's).
+    pub const IN_PIPELINES: [&str; 13] = [
+        INLINE,
+        CANONICALIZE,
+        CSE,
+        SYMBOL_DCE,
+        SPIRV_ATTACH_TARGET,
+        CONVERT_GPU_TO_SPIRV,
+        SPIRV_LOWER_ABI_ATTRS,
+        SPIRV_UPDATE_VCE,
+        NVVM_ATTACH_TARGET,
+        CONVERT_SCF_TO_CF,
+        CONVERT_GPU_TO_NVVM,
+        CONVERT_MATH_TO_LLVM,
+        RECONCILE_UNREALIZED_CASTS,
+    ];
+}
+
+/// Whether a device pipeline (either target's) runs the pass `name`, hipmlir's or MLIR's:
+/// what `--emit-mlir=<pass>` may name.
+pub fn is_device_pass(name: &str) -> bool {
+    find(name).is_some() || upstream::IN_PIPELINES.contains(&name)
 }
 
 /// A pass's options, from its pipeline text (`{native-float-atomics=true}`).
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct PassOptions(BTreeMap<String, String>);
 
 impl PassOptions {
@@ -243,8 +294,26 @@ impl PassOptions {
         Ok(PassOptions(options))
     }
 
+    /// The options with the boolean `name` set (a pipeline built in Rust).
+    pub fn with_flag(mut self, name: &str) -> Self {
+        self.0.insert(name.to_string(), "true".to_string());
+        self
+    }
+
     fn flag(&self, name: &str) -> bool {
         matches!(self.0.get(name).map(String::as_str), Some("true" | "1"))
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+}
+
+/// MLIR's option syntax: `key=value` separated by spaces.
+impl std::fmt::Display for PassOptions {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let items: Vec<String> = self.0.iter().map(|(k, v)| format!("{k}={v}")).collect();
+        write!(f, "{}", items.join(" "))
     }
 }
 
@@ -297,16 +366,7 @@ impl<'c> RunExternalPass<'c> for Runner {
             let e = match e {
                 LowerError::Internal { location, message } => LowerError::Pass {
                     stage: format!("running {}", self.pass.name),
-                    // In the form of MLIR's diagnostics, which `message` holds.
-                    message: match location.as_deref().and_then(|l| l.rsplit_once(':')) {
-                        Some((rest, column)) => match rest.rsplit_once(':') {
-                            Some((file, line)) => {
-                                format!("loc(\"{file}\":{line}:{column}): {message}")
-                            }
-                            None => message,
-                        },
-                        None => message,
-                    },
+                    diagnostics: vec![Diagnostic { location, message }],
                 },
                 e => e,
             };
@@ -322,7 +382,7 @@ impl<'c> RunExternalPass<'c> for Runner {
 pub(crate) fn create(pass: &'static PassInfo, options: PassOptions, errors: ErrorSink) -> Pass {
     let index = PASSES
         .iter()
-        .position(|p| std::ptr::eq(p, pass))
+        .position(|p| std::ptr::eq(*p, pass))
         .expect("a registered pass");
     // MLIR's IR printer shows "IR Dump After <Name> (<argument>)".
     let title: String = pass

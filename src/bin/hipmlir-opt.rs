@@ -5,7 +5,7 @@
 use std::io::{Read, Write};
 use std::process::ExitCode;
 
-use hipmlir_dialect_passes::{describe_passes, Element, LowerError, Pipeline};
+use hipmlir_dialect_passes::{describe_passes, Diagnostic, Element, LowerError, Pipeline};
 use melior::ir::operation::{OperationLike, OperationPrintingFlags};
 use melior::ir::{Module, Operation};
 use melior::{Context, StringRef};
@@ -74,8 +74,8 @@ fn parse_args(args: &[String]) -> Result<Command, String> {
             "--mlir-print-ir-after-all" => o.print_ir_after_all = true,
             "--mlir-print-debuginfo" => o.debug_info = true,
             "--spirv-pipeline" => {
-                let text = hipmlir_dialect_passes::spirv_pipeline(&Default::default());
-                append(&mut o, &text)?;
+                let pipeline = hipmlir_dialect_passes::spirv_pipeline(&Default::default());
+                o.elements.extend(pipeline_elements(&pipeline));
             }
             "-o" => o.output = Some(value("-o")?),
             "-p" | "--pass-pipeline" => {
@@ -219,19 +219,28 @@ fn process(
             };
             match hipmlir_dialect_passes::capture_diagnostics(ctx, || parse(ctx, name, &wrapped)) {
                 (Some(module), _) => module,
-                (None, _) => return Err(diagnostics_text(name, &messages.join("\n"))),
+                (None, _) => return Err(diagnostics_text(name, &messages)),
             }
         }
     };
     pipeline
         .run(ctx, &mut module, options.print_ir_after_all)
         .map_err(|e| match e {
-            LowerError::Pass { stage, message } => {
-                format!("{}\nnote: while {stage}", diagnostics_text(name, &message))
+            LowerError::Pass { stage, diagnostics } => {
+                format!(
+                    "{}\nnote: while {stage}",
+                    diagnostics_text(name, &diagnostics)
+                )
             }
             // Already `file:line:col: error: ...`.
             e @ (LowerError::Unsupported { .. } | LowerError::Link(_)) => e.to_string(),
-            e => diagnostics_text(name, &e.to_string()),
+            e => diagnostics_text(
+                name,
+                &[Diagnostic {
+                    location: None,
+                    message: e.to_string(),
+                }],
+            ),
         })?;
     let flags = OperationPrintingFlags::new().enable_debug_info(options.debug_info, false);
     module
@@ -259,22 +268,20 @@ fn parse<'c>(ctx: &'c Context, name: &str, source: &str) -> Option<Module<'c>> {
     Module::from_operation(unsafe { Operation::from_raw(raw) })
 }
 
-/// MLIR's `loc("file":line:col): message` lines as `file:line:col: error: message`; a message
-/// without a location is the input's.
-fn diagnostics_text(name: &str, text: &str) -> String {
-    text.lines()
-        .map(|line| {
-            let located = line
-                .strip_prefix("loc(\"")
-                .and_then(|r| r.split_once('"'))
-                .and_then(|(file, rest)| {
-                    let (position, message) = rest.split_once("): ")?;
-                    Some(format!("{file}{position}: error: {message}"))
-                });
-            located.unwrap_or_else(|| {
-                let message = line.strip_prefix("loc(unknown): ").unwrap_or(line);
-                format!("{name}: error: {message}")
-            })
+/// Diagnostics as `file:line:col: error: message` lines; one without a location is the
+/// input's.
+fn diagnostics_text(name: &str, diagnostics: &[Diagnostic]) -> String {
+    diagnostics
+        .iter()
+        .flat_map(|d| {
+            let at = d
+                .location
+                .as_ref()
+                .map_or_else(|| name.to_string(), |l| l.to_string());
+            d.message
+                .lines()
+                .map(move |line| format!("{at}: error: {line}"))
+                .collect::<Vec<_>>()
         })
         .collect::<Vec<_>>()
         .join("\n")

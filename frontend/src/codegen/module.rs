@@ -34,9 +34,7 @@ pub type ByvalParams<'c> = Vec<(Identifier<'c>, Attribute<'c>)>;
 /// guarantees 1 KiB of parameter space (CL_DEVICE_MAX_PARAMETER_SIZE).
 const SPILL_BYTES: u64 = 1024;
 
-/// The placeholder global standing for a kernel's dynamic shared memory (`extern __shared__`);
-/// dialect-passes replaces it by a trailing workgroup-pointer kernel argument.
-pub const DYNAMIC_SHARED_SYMBOL: &str = "__hipmlir_dynamic_shared";
+pub use hipmlir_device_image::DYNAMIC_SHARED_SYMBOL;
 
 /// How a device function is called: its symbol and C signature.
 #[derive(Debug, Clone)]
@@ -533,7 +531,11 @@ impl<'c> ModuleCodegen<'c> {
         if let Some(symbol) = self.printf_signatures.get(&key) {
             return Ok(symbol.clone());
         }
-        let symbol = format!("__hipmlir_printf_{}", self.printf_signatures.len());
+        let symbol = format!(
+            "{}{}",
+            hipmlir_device_image::PRINTF_SYMBOL_PREFIX,
+            self.printf_signatures.len()
+        );
         self.declare_external(&symbol, inputs, result, loc)?;
         self.printf_signatures.insert(key, symbol.clone());
         Ok(symbol)

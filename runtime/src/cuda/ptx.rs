@@ -2,45 +2,7 @@
 //! a device runs (by architecture), and the parameter list of a kernel's `.entry` (how many
 //! parameters and their sizes), so a launch can check the metadata's layout against the code.
 
-/// A PTX entry's architecture (`sm_70`, `sm_90a`, `compute_80`): the capability it needs as
-/// `major * 10 + minor`, and whether it is arch-specific (`a` suffix: runs only on that exact
-/// capability; `f`: only within its family, i.e. the same major version).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Arch {
-    pub capability: u32,
-    pub suffix: Option<char>,
-}
-
-impl Arch {
-    pub fn parse(arch: &str) -> Option<Arch> {
-        let rest = arch
-            .strip_prefix("sm_")
-            .or_else(|| arch.strip_prefix("compute_"))?;
-        let (digits, suffix) = match rest.char_indices().find(|(_, c)| !c.is_ascii_digit()) {
-            Some((i, c)) if i + c.len_utf8() == rest.len() && (c == 'a' || c == 'f') => {
-                (&rest[..i], Some(c))
-            }
-            Some(_) => return None,
-            None => (rest, None),
-        };
-        if digits.len() < 2 {
-            return None;
-        }
-        Some(Arch {
-            capability: digits.parse().ok()?,
-            suffix,
-        })
-    }
-
-    /// Whether code for this architecture runs on a device of `capability` (`major * 10 + minor`).
-    pub fn runs_on(&self, capability: u32) -> bool {
-        match self.suffix {
-            None => self.capability <= capability,
-            Some('a') => self.capability == capability,
-            Some(_) => self.capability <= capability && self.capability / 10 == capability / 10,
-        }
-    }
-}
+use hipmlir_device_image::{ArchVariant, NvidiaArch};
 
 /// The entry to load on a device of compute capability `(major, minor)`: the highest
 /// architecture not above it (among equals, an arch-specific one). `Err` says what the image
@@ -51,11 +13,11 @@ pub fn choose_entry<'a>(
     minor: i32,
 ) -> Result<usize, String> {
     let capability = u32::try_from(major * 10 + minor).unwrap_or(0);
-    let mut best: Option<(usize, Arch)> = None;
+    let mut best: Option<(usize, NvidiaArch)> = None;
     let mut seen = Vec::new();
     for (i, name) in arches.into_iter().enumerate() {
         seen.push(name.to_string());
-        let Some(arch) = Arch::parse(name) else {
+        let Some(arch) = NvidiaArch::parse(name) else {
             continue;
         };
         if !arch.runs_on(capability) {
@@ -66,8 +28,8 @@ pub fn choose_entry<'a>(
             Some((_, b)) => {
                 arch.capability > b.capability
                     || (arch.capability == b.capability
-                        && arch.suffix.is_some()
-                        && b.suffix.is_none())
+                        && arch.variant != ArchVariant::Portable
+                        && b.variant == ArchVariant::Portable)
             }
         };
         if better {
@@ -160,41 +122,6 @@ fn param_size(decl: &str) -> Option<usize> {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn arches_parse() {
-        assert_eq!(
-            Arch::parse("sm_70"),
-            Some(Arch {
-                capability: 70,
-                suffix: None
-            })
-        );
-        assert_eq!(
-            Arch::parse("sm_90a"),
-            Some(Arch {
-                capability: 90,
-                suffix: Some('a')
-            })
-        );
-        assert_eq!(
-            Arch::parse("compute_80"),
-            Some(Arch {
-                capability: 80,
-                suffix: None
-            })
-        );
-        assert_eq!(
-            Arch::parse("sm_100f"),
-            Some(Arch {
-                capability: 100,
-                suffix: Some('f')
-            })
-        );
-        assert_eq!(Arch::parse("gfx90a"), None);
-        assert_eq!(Arch::parse("sm_7"), None);
-        assert_eq!(Arch::parse("sm_70x"), None);
-    }
 
     #[test]
     fn highest_arch_not_above_the_device() {

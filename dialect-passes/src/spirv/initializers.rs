@@ -13,7 +13,8 @@ use melior::ir::operation::OperationLike;
 use melior::ir::r#type::IntegerType;
 use melior::ir::{Attribute, AttributeLike, BlockRef, Type};
 
-use crate::builder::{Rewriter, SPEC_CONSTANT};
+use crate::builder::Rewriter;
+use crate::spirv::SPEC_CONSTANT;
 use crate::LowerError;
 
 const BYTE_PREFIX: &str = "__hipmlir_byte_";

@@ -16,14 +16,14 @@ use mlir_sys::{
     MlirStringRef,
 };
 
-use crate::LowerError;
+use crate::OutlineError;
 
-fn err(e: impl std::fmt::Display) -> LowerError {
-    LowerError::bug(format!("kernel metadata: {e}"))
+fn err(e: impl std::fmt::Display) -> OutlineError {
+    OutlineError::Metadata(e.to_string())
 }
 
 /// The metadata of every kernel in `module`, in IR order.
-pub fn kernel_metadata(module: &Module) -> Result<Vec<KernelInfo>, LowerError> {
+pub fn kernel_metadata(module: &Module) -> Result<Vec<KernelInfo>, OutlineError> {
     let mut kernels = Vec::new();
     let mut failure = None;
     module.as_operation().walk(WalkOrder::PreOrder, |op| {
@@ -43,7 +43,7 @@ pub fn kernel_metadata(module: &Module) -> Result<Vec<KernelInfo>, LowerError> {
     }
 }
 
-/// The kernels whose blocks run linearized (see `linear_blocks`).
+/// The kernels whose blocks run linearized (see dialect-passes' `hipmlir-linearize-warp-blocks`).
 pub fn linear_block_kernels(module: &Module) -> Vec<String> {
     let mut out = Vec::new();
     module.as_operation().walk(WalkOrder::PreOrder, |op| {
@@ -59,13 +59,13 @@ pub fn linear_block_kernels(module: &Module) -> Vec<String> {
     out
 }
 
-fn string(op: &OperationRef, name: &str) -> Result<String, LowerError> {
+fn string(op: &OperationRef, name: &str) -> Result<String, OutlineError> {
     string_value(op.attribute(name).map_err(err)?)
 }
 
 /// A string attribute's text. Read through MLIR's C API: melior's `StringAttribute::value`
 /// panics on an empty string (an unnamed kernel parameter's name).
-fn string_value(a: Attribute) -> Result<String, LowerError> {
+fn string_value(a: Attribute) -> Result<String, OutlineError> {
     let s = StringAttribute::try_from(a).map_err(err)?;
     // SAFETY: a string attribute's value is `length` bytes that live as long as the context.
     let bytes = unsafe {
@@ -78,7 +78,7 @@ fn string_value(a: Attribute) -> Result<String, LowerError> {
     Ok(String::from_utf8_lossy(bytes).into_owned())
 }
 
-fn kernel_info(op: &OperationRef) -> Result<KernelInfo, LowerError> {
+fn kernel_info(op: &OperationRef) -> Result<KernelInfo, OutlineError> {
     let args_attr = op.attribute(KERNEL_ARGS_ATTRIBUTE).map_err(err)?;
     let args_size =
         IntegerAttribute::try_from(op.attribute(KERNEL_ARGS_SIZE_ATTRIBUTE).map_err(err)?)
@@ -95,7 +95,7 @@ fn kernel_info(op: &OperationRef) -> Result<KernelInfo, LowerError> {
             if !mlirAttributeIsADictionary(entry) {
                 return Err(err("a kernel argument is not a dictionary"));
             }
-            let field = |name: &str| -> Result<Attribute, LowerError> {
+            let field = |name: &str| -> Result<Attribute, OutlineError> {
                 let key = MlirStringRef {
                     data: name.as_ptr() as *const _,
                     length: name.len(),
@@ -106,8 +106,8 @@ fn kernel_info(op: &OperationRef) -> Result<KernelInfo, LowerError> {
                 }
                 Ok(Attribute::from_raw(a))
             };
-            let text = |name: &str| -> Result<String, LowerError> { string_value(field(name)?) };
-            let int = |name: &str| -> Result<u64, LowerError> {
+            let text = |name: &str| -> Result<String, OutlineError> { string_value(field(name)?) };
+            let int = |name: &str| -> Result<u64, OutlineError> {
                 Ok(IntegerAttribute::try_from(field(name)?)
                     .map_err(err)?
                     .value() as u64)

@@ -5,21 +5,21 @@
 //! math op and device-library call straight to its OpenCL.std instruction: the dialect's
 //! `spirv.CL.<name>` op where MLIR has one, otherwise (MLIR has no generic `OpExtInst`) a call
 //! to an imported placeholder function named after the instruction's number, which
-//! [`crate::spirv_patch`] turns into `OpExtInst` after serialization.
+//! [`crate::spirv::patch`] turns into `OpExtInst` after serialization.
 
 use std::collections::HashSet;
 
-use melior::ir::block::BlockLike;
-use melior::ir::operation::{OperationLike, WalkOrder, WalkResult};
+use hipmlir_ir::rewrite::{
+    apply_patterns, enclosing, Outcome, Pattern, PatternRewriter, RewritePatternSet,
+};
+use melior::ir::operation::OperationLike;
 use melior::ir::r#type::FunctionType;
 use melior::ir::{Module, OperationRef, RegionLike, Type, ValueLike};
 use melior::Context;
-use mlir_sys::{
-    mlirOperationDestroy, mlirOperationRemoveFromParent, mlirValueReplaceAllUsesOfWith,
-    MlirOperation, MlirValue,
-};
+use mlir_sys::MlirValue;
 
-use crate::builder::Rewriter;
+use crate::builder::{value, Rewriter};
+use crate::symbols::symbol;
 use crate::LowerError;
 
 /// The prefix of placeholder imports; the OpenCL.std instruction number follows.
@@ -109,7 +109,7 @@ const CLASSIFY: &[(&str, &str)] = &[
 
 fn library_entry(symbol: &str) -> Option<(&'static str, u32)> {
     // The frontend declares one printf per argument signature.
-    if symbol.starts_with("__hipmlir_printf_") {
+    if symbol.starts_with(hipmlir_device_image::PRINTF_SYMBOL_PREFIX) {
         return Some(("printf", 184));
     }
     let find = |s: &str| {
@@ -121,70 +121,60 @@ fn library_entry(symbol: &str) -> Option<(&'static str, u32)> {
     find(symbol).or_else(|| symbol.strip_suffix('f').and_then(find))
 }
 
+/// The placeholder imports declared so far.
+type Declared = HashSet<String>;
+
 pub fn lower_math_to_opencl(ctx: &Context, module: &Module) -> Result<(), LowerError> {
-    let mut work: Vec<MlirOperation> = Vec::new();
-    let mut library_decls: Vec<MlirOperation> = Vec::new();
-    module.as_operation().walk(WalkOrder::PreOrder, |op| {
-        let name = op.name();
-        let name = name.as_string_ref().as_str().unwrap_or("");
-        let is_library_call =
-            name == "func.call" && callee(&op).is_some_and(|c| library_entry(&c).is_some());
-        if OPS.iter().any(|(n, ..)| *n == name)
-            || CLASSIFY.iter().any(|(n, _)| *n == name)
-            || is_library_call
-        {
-            work.push(op.to_raw());
-        } else if name == "func.func"
-            && op.region(0).is_ok_and(|r| r.first_block().is_none())
-            && symbol(&op).is_some_and(|s| library_entry(&s).is_some())
-        {
-            library_decls.push(op.to_raw());
-        }
-        WalkResult::Advance
-    });
-    let mut declared: HashSet<String> = HashSet::new();
-    for raw in work {
-        // SAFETY: a live operation found by the walk; replaced and destroyed here only.
-        let op = unsafe { OperationRef::from_raw(raw) };
-        lower_op(ctx, &op, &mut declared)?;
-        unsafe {
-            mlirOperationRemoveFromParent(raw);
-            mlirOperationDestroy(raw);
-        }
+    let mut patterns = RewritePatternSet::new();
+    populate_math_to_opencl_patterns(&mut patterns);
+    apply_patterns(ctx, &module.as_operation(), &patterns, &mut Declared::new())
+}
+
+/// One pattern per op of the tables, one for device library calls, and one erasing the
+/// library's declarations (every call of them is replaced).
+fn populate_math_to_opencl_patterns(patterns: &mut RewritePatternSet<Declared, LowerError>) {
+    patterns
+        .extend(OPS.iter().map(|(op, ..)| Pattern::new(op, lower_op)))
+        .extend(CLASSIFY.iter().map(|(op, _)| Pattern::new(op, lower_op)))
+        .add(Pattern::new("func.call", lower_library_call))
+        .add(Pattern::new("func.func", erase_library_declaration));
+}
+
+fn lower_library_call<'c>(
+    rw: &mut PatternRewriter<'c>,
+    declared: &mut Declared,
+    op: OperationRef<'c, 'c>,
+) -> Result<Outcome, LowerError> {
+    if symbol(&op, "callee").is_none_or(|c| library_entry(&c).is_none()) {
+        return Ok(Outcome::NoMatch);
     }
-    for raw in library_decls {
-        // SAFETY: every call to the declaration was replaced above.
-        unsafe {
-            mlirOperationRemoveFromParent(raw);
-            mlirOperationDestroy(raw);
-        }
+    lower_op(rw, declared, op)
+}
+
+fn erase_library_declaration<'c>(
+    rw: &mut PatternRewriter<'c>,
+    _: &mut Declared,
+    op: OperationRef<'c, 'c>,
+) -> Result<Outcome, LowerError> {
+    let is_declaration = op.region(0).is_ok_and(|r| r.first_block().is_none());
+    if !is_declaration || symbol(&op, "sym_name").is_none_or(|s| library_entry(&s).is_none()) {
+        return Ok(Outcome::NoMatch);
     }
-    Ok(())
+    rw.erase_op(&op);
+    Ok(Outcome::Rewrote)
 }
 
-fn callee(op: &OperationRef) -> Option<String> {
-    let a = op.attribute("callee").ok()?;
-    Some(
-        a.to_string()
-            .trim_start_matches('@')
-            .trim_matches('"')
-            .to_string(),
-    )
-}
-
-fn symbol(op: &OperationRef) -> Option<String> {
-    let a = op.attribute("sym_name").ok()?;
-    Some(a.to_string().trim_matches('"').to_string())
-}
-
-fn lower_op(
-    ctx: &Context,
-    op: &OperationRef,
-    declared: &mut HashSet<String>,
-) -> Result<(), LowerError> {
+/// The op (or call) becomes its OpenCL.std instruction: the dialect's op, or a call of a
+/// placeholder import.
+fn lower_op<'c>(
+    rewriter: &mut PatternRewriter<'c>,
+    declared: &mut Declared,
+    op: OperationRef<'c, 'c>,
+) -> Result<Outcome, LowerError> {
+    let ctx = rewriter.ctx;
     let name = op.name();
     let name = name.as_string_ref().as_str().unwrap_or("").to_string();
-    let rw = Rewriter::before(ctx, op);
+    let rw = Rewriter::before(ctx, &op);
     let operands: Vec<MlirValue> = op.operands().map(|v| v.to_raw()).collect();
     let result = op.result(0).map_err(|e| rw.error(e))?;
     let result_type = result.r#type();
@@ -193,7 +183,7 @@ fn lower_op(
     } else {
         let (cl_name, number) = match OPS.iter().find(|(n, ..)| *n == name) {
             Some((_, cl, n)) => (*cl, *n),
-            None => callee(op)
+            None => symbol(&op, "callee")
                 .and_then(|c| library_entry(&c))
                 .ok_or_else(|| rw.error(format!("no OpenCL.std form for {name}")))?,
         };
@@ -213,40 +203,27 @@ fn lower_op(
                 signature.join("_")
             );
             if declared.insert(import.clone()) {
-                declare_import(ctx, op, &import, &inputs, result_type)?;
+                declare_import(ctx, &op, &import, &inputs, result_type)?;
             }
             rw.function_call(&import, &operands, result_type)?
         }
     };
-    // SAFETY: both values are live; the old op is destroyed by the caller.
-    unsafe { mlirValueReplaceAllUsesOfWith(result.to_raw(), new) };
-    Ok(())
+    rewriter.replace_op(&op, &[value(new)]);
+    Ok(Outcome::Rewrote)
 }
 
 /// `spirv.func @name(...) "Pure"` imported by linkage, at the top of the enclosing gpu.module.
-fn declare_import(
-    ctx: &Context,
-    user: &OperationRef,
+fn declare_import<'c>(
+    ctx: &'c Context,
+    user: &OperationRef<'c, '_>,
     name: &str,
-    inputs: &[Type],
-    result: Type,
+    inputs: &[Type<'c>],
+    result: Type<'c>,
 ) -> Result<(), LowerError> {
-    let at = |e: &dyn std::fmt::Display| LowerError::internal(user.location(), e);
-    let mut parent = user.parent_operation();
-    while let Some(p) = parent {
-        if p.name().as_string_ref().as_str() == Ok("gpu.module") {
-            break;
-        }
-        parent = p.parent_operation();
-    }
-    let module = parent.ok_or_else(|| at(&"math outside a gpu.module"))?;
-    let body = module
-        .region(0)
-        .map_err(|e| at(&e))?
-        .first_block()
-        .ok_or_else(|| at(&"empty gpu.module"))?;
+    let module = enclosing(user, "gpu.module")
+        .ok_or_else(|| LowerError::internal(user.location(), "math outside a gpu.module"))?;
     let function_type = FunctionType::new(ctx, inputs, &[result]);
-    Rewriter::at_start(ctx, body.to_raw(), user.location()).imported_function(
+    Rewriter::at_module_start(ctx, &module, user.location())?.imported_function(
         name,
         function_type,
         true,

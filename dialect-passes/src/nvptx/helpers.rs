@@ -5,6 +5,7 @@
 //! defined once, at the start of the gpu.module that uses it.
 
 use hipmlir_device_image::AtomicBinOp;
+use hipmlir_ir::rewrite::{append_to, enclosing, replace_all_uses_with};
 use hipmlir_ir::{ReduceOperation, ShuffleMode};
 use melior::dialect::arith::{self, CmpiPredicate};
 use melior::dialect::llvm::{self, LoadStoreOptions};
@@ -21,8 +22,8 @@ use melior::Context;
 use mlir_sys::{MlirOperation, MlirValue};
 
 use crate::address_space_map::nvptx;
-use crate::builder::{type_of, Rewriter};
-use crate::nvptx::{enclosing, err};
+use crate::builder::{type_of, value, Rewriter};
+use crate::nvptx::err;
 use crate::LowerError;
 
 /// `__syncwarp()` as CUDA defines it: the whole warp meets.
@@ -237,12 +238,9 @@ pub(crate) fn module_start<'c>(
     ctx: &'c Context,
     gpu_module: MlirOperation,
 ) -> Result<Rewriter<'c>, LowerError> {
-    let body = module_body(gpu_module)?;
-    Ok(Rewriter::at_start(
-        ctx,
-        body.to_raw(),
-        Location::unknown(ctx),
-    ))
+    // SAFETY: a live gpu.module.
+    let gpu_module = unsafe { OperationRef::from_raw(gpu_module) };
+    Rewriter::at_module_start(ctx, &gpu_module, Location::unknown(ctx))
 }
 
 /// Defines the helper `symbol` with `define` at the start of the gpu.module, unless it is
@@ -543,13 +541,12 @@ impl Update {
 /// tests the pointer with `isspacep.local` and does a plain read-modify-write there (one
 /// thread owns private memory), the atomic itself (moved into the helper) everywhere else.
 /// `false` (nothing changed) for an atomic of an operation or type not covered.
-pub(crate) fn guard_local_atomic(
-    ctx: &Context,
-    atomic: MlirOperation,
+pub(crate) fn guard_local_atomic<'c>(
+    ctx: &'c Context,
+    op: OperationRef<'c, 'c>,
     symbol: &str,
 ) -> Result<bool, LowerError> {
-    // SAFETY: a live llvm.atomicrmw.
-    let op = unsafe { OperationRef::from_raw(atomic) };
+    let atomic = op.to_raw();
     let bin_op = op
         .attribute("bin_op")
         .ok()
@@ -560,8 +557,9 @@ pub(crate) fn guard_local_atomic(
     let (Some(_), Some(update)) = (HelperType::of(ctx, ty), Update::of(bin_op)) else {
         return Ok(false);
     };
-    let gpu_module =
-        enclosing(atomic, "gpu.module").ok_or_else(|| err("an atomic outside a gpu.module"))?;
+    let gpu_module = enclosing(&op, "gpu.module")
+        .ok_or_else(|| err("an atomic outside a gpu.module"))?
+        .to_raw();
     if has_symbol(gpu_module, symbol)? {
         return Err(err(format!("the helper @{symbol} exists already")));
     }
@@ -606,13 +604,13 @@ pub(crate) fn guard_local_atomic(
         &op.operands().map(|o| o.to_raw()).collect::<Vec<_>>(),
         &[ty],
     )?[0];
-    // SAFETY: the live atomic's uses move to the call; it is taken out of its block and
-    // appended to `other`, which then owns it, its operands set to the helper's arguments.
+    // The atomic's uses move to the call; it moves to `other`, which then owns it, its
+    // operands set to the helper's arguments.
+    let result = op.result(0).map_err(err)?;
+    replace_all_uses_with(result, value(call));
+    append_to(&op, &other);
+    // SAFETY: the live atomic's two operands, set to live values of its new block.
     unsafe {
-        let result = mlir_sys::mlirOperationGetResult(atomic, 0);
-        mlir_sys::mlirValueReplaceAllUsesOfWith(result, call);
-        mlir_sys::mlirOperationRemoveFromParent(atomic);
-        mlir_sys::mlirBlockAppendOwnedOperation(other.to_raw(), atomic);
         mlir_sys::mlirOperationSetOperand(atomic, 0, p.to_raw());
         mlir_sys::mlirOperationSetOperand(atomic, 1, v.to_raw());
     }

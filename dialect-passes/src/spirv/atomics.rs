@@ -13,14 +13,16 @@
 //! sees it) and a plain load, operation and store do.
 
 use melior::ir::attribute::IntegerAttribute;
-use melior::ir::operation::OperationLike;
+use melior::ir::operation::{OperationLike, WalkOrder, WalkResult};
 use melior::ir::r#type::IntegerType;
-use melior::ir::{OperationRef, Type, TypeLike, ValueLike};
+use melior::ir::{Module, OperationRef, Type, TypeLike, ValueLike};
 use mlir_sys::MlirValue;
 
-use crate::builder::{type_of, Atomic, Binary, Cast, Compare, Rewriter};
-use crate::pointers::{sync_scope, Lowering};
-use crate::spirv_ir::{MemorySemantics, Scope};
+use crate::address_space_map::spirv::{CROSS_WORKGROUP, GENERIC, WORKGROUP};
+use crate::builder::{type_of, Rewriter};
+use crate::spirv::ir::{MemorySemantics, Scope};
+use crate::spirv::memory_op::{sync_scope, Lowering};
+use crate::spirv::{Atomic, Binary, Cast, Compare};
 use crate::LowerError;
 
 /// The `bin_op` of `llvm.atomicrmw`, from the vocabulary the frontend writes it with.
@@ -59,21 +61,26 @@ fn bin_op(l: &Lowering) -> Result<BinOp, LowerError> {
 
 /// `llvm.atomicrmw` on a Generic pointer: the atomic on the pointer's actual space, chosen at
 /// run time (see the module comment).
-pub(crate) fn lower_rmw_generic(l: &Lowering, generic: MlirValue) -> Result<MlirValue, LowerError> {
+pub(crate) fn lower_rmw_generic<'c>(
+    l: &Lowering<'c, '_>,
+    generic: MlirValue,
+) -> Result<MlirValue, LowerError> {
     let value = l.operand(1)?.to_raw();
     let ty = l.result_type()?;
     let op = bin_op(l)?;
     let private = |inner: &Rewriter| -> Result<MlirValue, LowerError> {
-        let typed = inner.bitcast(generic, inner.ptr(ty, 4)?)?;
+        let typed = inner.bitcast(generic, inner.ptr(ty, GENERIC)?)?;
         let old = inner.load(typed, ty, false)?;
         let new = combine(inner, op, old, value)?;
         inner.store(typed, new, false)?;
         Ok(old)
     };
-    let local = |inner: &Rewriter| -> Result<MlirValue, LowerError> {
-        specialize(inner, generic, 3, ty, |r, p| lower_rmw(l, r, p, 3), private)
+    let local = |inner: &Rewriter<'c>| -> Result<MlirValue, LowerError> {
+        let workgroup = |r: &Rewriter<'c>, p: MlirValue| lower_rmw(l, r, p, WORKGROUP);
+        specialize(inner, generic, WORKGROUP, ty, workgroup, private)
     };
-    specialize(&l.rw, generic, 1, ty, |r, p| lower_rmw(l, r, p, 1), local)
+    let global = |r: &Rewriter<'c>, p: MlirValue| lower_rmw(l, r, p, CROSS_WORKGROUP);
+    specialize(&l.rw, generic, CROSS_WORKGROUP, ty, global, local)
 }
 
 /// `scf.if (p = generic-to-space(generic)) != null { then(p) } else { otherwise }`, one result.
@@ -172,7 +179,7 @@ pub(crate) fn lower_rmw<'c>(
     if l.native_float_atomics && is_f32 && matches!(op, BinOp::FAdd | BinOp::FSub) {
         let typed = rw.bitcast(ptr, rw.ptr(ty, space)?)?;
         let v = if op == BinOp::FSub {
-            rw.convert(Cast::FNegate, value, ty)?
+            rw.fnegate(value)?
         } else {
             value
         };
@@ -235,4 +242,22 @@ fn cas_loop<'c>(
     } else {
         Ok(old_bits)
     }
+}
+
+/// Whether the module adds or subtracts floats atomically (so that a native variant pays off).
+pub fn uses_float_atomic_add(module: &Module) -> bool {
+    let mut found = false;
+    module.as_operation().walk(WalkOrder::PreOrder, |op| {
+        if op.name().as_string_ref().as_str() == Ok("llvm.atomicrmw") {
+            let bin_op = bin_op_of(&op);
+            let f32_result = op
+                .result(0)
+                .is_ok_and(|r| melior::ir::TypeLike::is_f32(&r.r#type()));
+            if matches!(bin_op, Some(BinOp::FAdd | BinOp::FSub)) && f32_result {
+                found = true;
+            }
+        }
+        WalkResult::Advance
+    });
+    found
 }

@@ -1,10 +1,10 @@
 //! What the serialized SPIR-V still needs that MLIR's spirv dialect cannot say, patched in the
 //! words (through device-image's `spirv_words`, which the runtime's reader uses too):
 //! * calls of imported `__hipmlir_opencl_std_<N>_...` functions become `OpExtInst <OpenCL.std>
-//!   N`, for the OpenCL.std functions that have no `spirv.CL` op (see [`crate::math`]), and
-//!   calls of the clock placeholder `OpReadClockKHR` (see [`crate::clocks`]);
+//!   N`, for the OpenCL.std functions that have no `spirv.CL` op (see [`crate::spirv::math`]), and
+//!   calls of the clock placeholder `OpReadClockKHR` (see [`crate::spirv::clocks`]);
 //! * zero-filled global variables get an `OpConstantNull` initializer (see
-//!   [`crate::initializers`]);
+//!   [`crate::spirv::initializers`]);
 //! * kernels' by-value struct parameters are decorated `FuncParamAttr ByVal` and `Alignment`
 //!   (MLIR's serializer handles neither decoration on a function argument).
 
@@ -20,10 +20,15 @@ use hipmlir_device_image::{
 use melior::ir::attribute::DenseI64ArrayAttribute;
 use std::collections::{HashMap, HashSet};
 
-use melior::ir::operation::{OperationLike, OperationMutLike, WalkOrder, WalkResult};
+use hipmlir_ir::rewrite::{apply_patterns, Outcome, Pattern, PatternRewriter, RewritePatternSet};
+use melior::ir::operation::{
+    OperationLike, OperationMutLike, OperationRefMut, WalkOrder, WalkResult,
+};
 use melior::ir::{AttributeLike, Module, OperationRef};
+use melior::Context;
 
-use crate::math::OPENCL_STD_PREFIX;
+use crate::spirv::math::OPENCL_STD_PREFIX;
+use crate::symbols::symbol;
 use crate::LowerError;
 
 fn err(message: impl std::fmt::Display) -> LowerError {
@@ -82,7 +87,7 @@ enum Import {
 
 impl Import {
     fn of_linkage_name(name: &str) -> Option<Import> {
-        if name == crate::clocks::READ_CLOCK_IMPORT {
+        if name == crate::spirv::clocks::READ_CLOCK_IMPORT {
             return Some(Import::ReadClock);
         }
         name.strip_prefix(OPENCL_STD_PREFIX)
@@ -334,27 +339,31 @@ pub fn decorate_parameters(
 
 /// Takes the zero-initializer marks off the module's global variables (the serializer would
 /// read the attribute as a decoration): their symbols.
-pub fn collect_zero_initialized(module: &Module) -> Result<Vec<String>, LowerError> {
-    let mut out = Vec::new();
-    let mut carriers = Vec::new();
-    module.as_operation().walk(WalkOrder::PreOrder, |op| {
-        if op.name().as_string_ref().as_str() == Ok("spirv.GlobalVariable")
-            && op.has_attribute(ZERO_INITIALIZER_ATTRIBUTE)
-        {
-            if let Ok(symbol) = op.attribute("sym_name") {
-                out.push(symbol.to_string().trim_matches('"').to_string());
-                carriers.push(op.to_raw());
-            }
-        }
-        WalkResult::Advance
-    });
-    for raw in carriers {
-        // SAFETY: a live operation found by the walk.
-        let mut op = unsafe { melior::ir::operation::OperationRefMut::from_raw(raw) };
-        op.remove_attribute(ZERO_INITIALIZER_ATTRIBUTE)
-            .map_err(err)?;
+pub fn collect_zero_initialized(ctx: &Context, module: &Module) -> Result<Vec<String>, LowerError> {
+    let mut patterns = RewritePatternSet::new();
+    patterns.add(Pattern::new("spirv.GlobalVariable", take_zero_initializer));
+    let mut symbols = Vec::new();
+    apply_patterns(ctx, &module.as_operation(), &patterns, &mut symbols)?;
+    Ok(symbols)
+}
+
+fn take_zero_initializer<'c>(
+    _: &mut PatternRewriter<'c>,
+    symbols: &mut Vec<String>,
+    op: OperationRef<'c, 'c>,
+) -> Result<Outcome, LowerError> {
+    if !op.has_attribute(ZERO_INITIALIZER_ATTRIBUTE) {
+        return Ok(Outcome::NoMatch);
     }
-    Ok(out)
+    let Some(symbol) = symbol(&op, "sym_name") else {
+        return Ok(Outcome::NoMatch);
+    };
+    symbols.push(symbol);
+    // SAFETY: the live variable; removing an attribute keeps it alive.
+    let mut op = unsafe { OperationRefMut::from_raw(op.to_raw()) };
+    op.remove_attribute(ZERO_INITIALIZER_ATTRIBUTE)
+        .map_err(err)?;
+    Ok(Outcome::Rewrote)
 }
 
 /// Gives each named global variable an `OpConstantNull` of its type as initializer, inserted

@@ -1,0 +1,140 @@
+//! The SPIR-V target: its device pipeline ([`spirv_pipeline`]) and the passes only it runs,
+//! from the outlined gpu.module to a spirv.module that `serialize` turns into words (`patch`
+//! finishing what MLIR's serializer cannot write).
+
+pub(crate) mod address_spaces;
+pub(crate) mod atomics;
+mod builder;
+pub(crate) mod capabilities;
+pub(crate) mod clocks;
+pub(crate) mod dynamic_shared;
+pub(crate) mod entry_points;
+mod initializers;
+pub(crate) mod ir;
+pub(crate) mod linear_blocks;
+pub(crate) mod math;
+mod memory_op;
+pub(crate) mod patch;
+pub(crate) mod pointers;
+pub(crate) mod recursion;
+pub(crate) mod traps;
+mod types;
+
+pub(crate) use builder::{Atomic, Binary, Cast, Compare, SPEC_CONSTANT};
+
+use melior::ir::operation::{OperationLike, WalkOrder, WalkResult};
+use melior::ir::OperationRef;
+
+use crate::registry::{self, upstream, PassOptions};
+use crate::{Element, Pipeline};
+
+/// The SPIR-V capabilities hipmlir asks for by default (Int8/Int16 for char and short, Float64
+/// for double, GenericPointer for C pointers whose address space is not known statically,
+/// Linkage for the math placeholders that the post-serialization patch removes again).
+pub const DEFAULT_SPIRV_CAPABILITIES: &str = "Addresses,Int64,Int8,Int16,Float16,Float64,Kernel,\
+GenericPointer,Int64Atomics,Linkage,GroupNonUniform,GroupNonUniformShuffle,\
+GroupNonUniformArithmetic,GroupNonUniformBallot,SubgroupDispatch,Groups";
+
+/// Options of the SPIR-V conversion.
+#[derive(Debug, Clone)]
+pub struct SpirvOptions {
+    /// SPIR-V version (`v1.0` .. `v1.4`).
+    pub version: String,
+    pub capabilities: String,
+    /// `atomicAdd`/`atomicSub` on float become SPV_EXT_shader_atomic_float_add instructions
+    /// instead of compare-and-swap loops (for devices with cl_ext_float_atomics).
+    pub native_float_atomics: bool,
+}
+
+impl Default for SpirvOptions {
+    fn default() -> Self {
+        SpirvOptions {
+            // The highest version hipmlir may use; spirv-update-vce lowers each module's version
+            // to what it really needs (1.0 unless it uses subgroup operations).
+            version: "v1.3".into(),
+            capabilities: DEFAULT_SPIRV_CAPABILITIES.into(),
+            native_float_atomics: false,
+        }
+    }
+}
+
+/// The device pipeline for the SPIR-V target: from the (linked) frontend module to a
+/// `spirv.module` in the gpu.module, ready to serialize. Stages (`--emit-mlir`) are the IR after
+/// some of its passes (`STAGES`).
+pub fn spirv_pipeline(options: &SpirvOptions) -> Pipeline {
+    // SPV_KHR_no_integer_wrap_decoration carries C's `nsw` on signed arithmetic; every
+    // OpenCL consumer accepts it (it only allows optimizations).
+    let (caps, exts, pointer_options) = if options.native_float_atomics {
+        (
+            format!("{},AtomicFloat32AddEXT", options.capabilities),
+            "SPV_KHR_no_integer_wrap_decoration,SPV_EXT_shader_atomic_float_add",
+            PassOptions::default().with_flag(registry::NATIVE_FLOAT_ATOMICS),
+        )
+    } else {
+        (
+            options.capabilities.clone(),
+            "SPV_KHR_no_integer_wrap_decoration",
+            PassOptions::default(),
+        )
+    };
+    let mut elements = crate::pipeline::outlining();
+    elements.extend([
+        // From here on the pipeline is SPIR-V's: the frontend's address spaces are
+        // target-neutral until this pass.
+        Element::pass(&registry::ADDRESS_SPACES_TO_SPIRV),
+        Element::pass(&registry::LOWER_TRAP_TO_SPIRV),
+        Element::pass(&registry::LOWER_CLOCKS_TO_SPIRV),
+        Element::pass(&registry::LOWER_DYNAMIC_SHARED),
+        Element::pass(&registry::LINEARIZE_WARP_BLOCKS),
+        crate::pipeline::clean_up_gpu_module(),
+        // Stage `lowered`: what the kernel metadata is read from.
+        Element::pass(&registry::MARK_ENTRY_POINTS),
+        // A call inlining left is recursion, which SPIR-V (as hipmlir builds it) does not run.
+        Element::pass(&registry::REJECT_RECURSION),
+        // The gpu.module becomes a spirv.module.
+        Element::pass_with(&registry::LOWER_POINTERS_TO_SPIRV, pointer_options),
+        Element::pass(&registry::LOWER_MATH_TO_OPENCL),
+        Element::upstream_with(
+            upstream::SPIRV_ATTACH_TARGET,
+            format!("ver={} caps={caps} exts={exts}", options.version),
+        ),
+        Element::upstream_with(upstream::CONVERT_GPU_TO_SPIRV, "use-64bit-index=true"),
+        Element::nest(
+            "gpu.module",
+            vec![Element::nest(
+                "spirv.module",
+                vec![
+                    Element::upstream(upstream::SPIRV_LOWER_ABI_ATTRS),
+                    Element::upstream(upstream::SPIRV_UPDATE_VCE),
+                    Element::upstream(upstream::CANONICALIZE),
+                ],
+            )],
+        ),
+        // Stage `spirv`.
+        Element::pass(&registry::ADD_MISSING_CAPABILITIES),
+    ]);
+    Pipeline::from_elements(elements)
+}
+
+/// Operations whose results depend on the subgroup size.
+const SUBGROUP_OPS: &[&str] = &[
+    "gpu.shuffle",
+    "gpu.subgroup_reduce",
+    "gpu.lane_id",
+    "gpu.subgroup_size",
+];
+
+/// Whether `kernel` uses warp operations: it needs 32-wide subgroups, the warpSize hipmlir
+/// reports, and HIP's lane numbering (`linear_blocks`).
+pub(crate) fn uses_warp_operations(kernel: &OperationRef) -> bool {
+    let mut uses = false;
+    kernel.walk(WalkOrder::PreOrder, |op| {
+        let name = op.name();
+        if SUBGROUP_OPS.contains(&name.as_string_ref().as_str().unwrap_or("")) {
+            uses = true;
+            return WalkResult::Interrupt;
+        }
+        WalkResult::Advance
+    });
+    uses
+}
