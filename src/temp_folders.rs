@@ -96,13 +96,33 @@ fn end_by(signal: libc::c_int) -> ! {
         unsafe { libc::kill(child, signal) };
     }
     for folder in FOLDERS.lock().unwrap_or_else(|e| e.into_inner()).drain(..) {
-        let _ = std::fs::remove_dir_all(folder);
+        remove_while_written(&folder);
     }
     // SAFETY: the default action back, then the signal to this process.
     unsafe {
         libc::signal(signal, libc::SIG_DFL);
         libc::kill(libc::getpid(), signal);
         libc::_exit(128 + signal)
+    }
+}
+
+/// Removes a folder that the compile's other threads may still be writing into (they run on
+/// until the process ends): moved aside first, it is out of reach of the paths they write to, so
+/// that no file they make after the removal keeps it alive.
+fn remove_while_written(folder: &std::path::Path) {
+    let mut aside = folder.as_os_str().to_owned();
+    aside.push(".ending");
+    let aside = PathBuf::from(aside);
+    let target = if std::fs::rename(folder, &aside).is_ok() {
+        aside
+    } else {
+        folder.to_path_buf()
+    };
+    // A file made through a descriptor opened before the move can still land: try again.
+    for _ in 0..8 {
+        if std::fs::remove_dir_all(&target).is_ok() || !target.exists() {
+            return;
+        }
     }
 }
 

@@ -184,8 +184,10 @@ int main() {
   EXPECT(hipGetLastError() == hipErrorInvalidValue);
 
   // Misuse comes back as an error code and as the last error.
-  EXPECT(hipLaunchKernelGGL(ping, dim3(0), dim3(1), 0, 0) == hipErrorInvalidConfiguration);
-  EXPECT(hipPeekAtLastError() == hipErrorInvalidConfiguration);
+  EXPECT(hipLaunchKernelGGL(ping, dim3(0), dim3(1), 0, 0) == hipErrorInvalidValue);
+  EXPECT(hipPeekAtLastError() == hipErrorInvalidValue);
+  EXPECT(hipGetLastError() == hipErrorInvalidValue);
+  EXPECT(hipLaunchKernelGGL(ping, dim3(1), dim3(1 << 20), 0, 0) == hipErrorInvalidConfiguration);
   EXPECT(hipGetLastError() == hipErrorInvalidConfiguration);
   EXPECT(hipGetLastError() == hipSuccess);
   EXPECT(hipLaunchKernelByName("no_such_kernel", dim3(1), dim3(1), 0, 0, nullptr, 0) ==
