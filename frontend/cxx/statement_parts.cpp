@@ -6,6 +6,7 @@
 // tell them apart when the statement comes from a macro. Clang's AST knows; these functions use
 // only its inline accessors, so nothing beyond libclang itself is linked. A libclang cursor for a
 // statement holds the `clang::Stmt *` in `data[1]`.
+#include <clang/AST/Attr.h>
 #include <clang/AST/DeclTemplate.h>
 #include <clang/AST/Expr.h>
 #include <clang/AST/ExprCXX.h>
@@ -363,6 +364,48 @@ const void *hipmlir_switch_init(const void *stmt, int *kind) {
   else if (const auto *e = llvm::dyn_cast<clang::Expr>(init)) *kind = expression_cursor_kind(e);
   else return nullptr;
   return init;
+}
+
+// What a loop hint (`#pragma unroll [N]`, `#pragma nounroll`, `#pragma GCC unroll N`,
+// `#pragma clang loop unroll(...)`/`unroll_count(N)`) on the statement `stmt` asks of the loop it
+// wraps: 0 no hint, 1 unroll (fully where the trip count is known), 2 fully, 3 `*count` times,
+// 4 not at all. A count clang has not folded to a literal is taken as a plain `#pragma unroll`.
+int hipmlir_loop_unroll(const void *stmt, unsigned *count) {
+  const auto *s = llvm::dyn_cast<clang::AttributedStmt>(static_cast<const clang::Stmt *>(stmt));
+  if (!s) return 0;
+  for (const clang::Attr *a : s->getAttrs()) {
+    const auto *hint = llvm::dyn_cast<clang::LoopHintAttr>(a);
+    if (!hint) continue;
+    switch (hint->getOption()) {
+      case clang::LoopHintAttr::Unroll:
+        switch (hint->getState()) {
+          case clang::LoopHintAttr::Disable: return 4;
+          case clang::LoopHintAttr::Full: return 2;
+          default: return 1;
+        }
+      case clang::LoopHintAttr::UnrollCount: {
+        const clang::Expr *value = hint->getValue();
+        // A template's count (`#pragma unroll ITEMS`) is its argument, substituted.
+        for (;;) {
+          if (const auto *c = llvm::dyn_cast_or_null<clang::ConstantExpr>(value))
+            value = c->getSubExpr();
+          else if (const auto *p =
+                       llvm::dyn_cast_or_null<clang::SubstNonTypeTemplateParmExpr>(value))
+            value = p->getReplacement();
+          else
+            break;
+        }
+        const auto *literal = llvm::dyn_cast_or_null<clang::IntegerLiteral>(value);
+        if (!literal) return 1;
+        uint64_t n = literal->getValue().getLimitedValue(UINT32_MAX);
+        if (n <= 1) return 4;
+        *count = static_cast<unsigned>(n);
+        return 3;
+      }
+      default: break;
+    }
+  }
+  return 0;
 }
 
 // The hidden parts of a range-based for (`for (T x : range)`), as clang rewrites it: the

@@ -7,6 +7,7 @@
 #include "mlir/CAPI/IR.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/LLVMIR/LLVMAttrs.h"
 
 using namespace mlir;
 
@@ -45,6 +46,25 @@ MlirAttribute hipmlirArithNoSignedWrapAttrGet(MlirContext ctx) {
 MlirAttribute hipmlirArithFastMathContractAttrGet(MlirContext ctx) {
   return wrap(
       arith::FastMathFlagsAttr::get(unwrap(ctx), arith::FastMathFlags::contract));
+}
+
+// `#llvm.loop_annotation<unroll = #llvm.loop_unroll<...>>` for a loop hint: `kind` is the
+// discriminant of the Rust `LoopUnroll` (0 enable, 1 full, 2 count, 3 disable).
+MlirAttribute hipmlirLLVMLoopUnrollAnnotationGet(MlirContext ctx, uint32_t kind,
+                                                 uint32_t count) {
+  MLIRContext *c = unwrap(ctx);
+  BoolAttr disable, full;
+  IntegerAttr times;
+  switch (kind) {
+  case 0: disable = BoolAttr::get(c, false); break;
+  case 1: full = BoolAttr::get(c, true); break;
+  case 2: times = IntegerAttr::get(IntegerType::get(c, 32), count); break;
+  case 3: disable = BoolAttr::get(c, true); break;
+  default: return MlirAttribute{nullptr};
+  }
+  auto unroll = LLVM::LoopUnrollAttr::get(c, disable, times, {}, full, {}, {}, {});
+  return wrap(LLVM::LoopAnnotationAttr::get(c, {}, {}, {}, unroll, {}, {}, {}, {}, {}, {},
+                                            {}, {}, {}, {}, {}));
 }
 
 } // extern "C"

@@ -36,6 +36,8 @@ extern "C" {
     fn hipmlirGpuShuffleModeAttrGet(ctx: MlirContext, mode: u32) -> MlirAttribute;
     fn hipmlirArithNoSignedWrapAttrGet(ctx: MlirContext) -> MlirAttribute;
     fn hipmlirArithFastMathContractAttrGet(ctx: MlirContext) -> MlirAttribute;
+    fn hipmlirLLVMLoopUnrollAnnotationGet(ctx: MlirContext, kind: u32, count: u32)
+        -> MlirAttribute;
 }
 
 /// A dimension of the GPU grid (`#gpu<dim x>`).
@@ -137,6 +139,45 @@ pub fn arith_fastmath_contract(ctx: &Context) -> Attribute<'_> {
     unsafe { Attribute::from_raw(hipmlirArithFastMathContractAttrGet(ctx.to_raw())) }
 }
 
+/// What a loop hint (`#pragma unroll` and its kin) asks of a loop, as LLVM's loop metadata
+/// says it. The order is cxx/attributes.cpp's.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum LoopUnroll {
+    /// `#pragma unroll`: fully where the trip count is known, else as the unroller sees fit
+    /// (`llvm.loop.unroll.enable`).
+    Enable,
+    /// `#pragma clang loop unroll(full)`.
+    Full,
+    /// `#pragma unroll N` with N > 1.
+    Count(u32),
+    /// `#pragma nounroll`, `#pragma unroll 1`.
+    Disable,
+}
+
+/// The name of the attribute that carries a loop's annotation: `scf.while` hands it on to the
+/// loop's back edge (`cf.br`, then `llvm.br`), whose inherent attribute it is.
+pub const LOOP_ANNOTATION_ATTRIBUTE: &str = "loop_annotation";
+
+impl LoopUnroll {
+    /// `#llvm.loop_annotation<unroll = #llvm.loop_unroll<...>>`.
+    pub fn annotation(self, ctx: &Context) -> Attribute<'_> {
+        let (kind, count) = match self {
+            LoopUnroll::Enable => (0, 0),
+            LoopUnroll::Full => (1, 0),
+            LoopUnroll::Count(n) => (2, n),
+            LoopUnroll::Disable => (3, 0),
+        };
+        // SAFETY: a plain constructor on a live context; every kind is in its switch.
+        unsafe {
+            Attribute::from_raw(hipmlirLLVMLoopUnrollAnnotationGet(
+                ctx.to_raw(),
+                kind,
+                count,
+            ))
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -152,6 +193,19 @@ mod tests {
         ctx.append_dialect_registry(&registry);
         ctx.load_all_available_dialects();
         let parsed = |text: &str| Attribute::parse(&ctx, text).expect(text);
+        for (unroll, spelled) in [
+            (LoopUnroll::Enable, "disable = false"),
+            (LoopUnroll::Full, "full = true"),
+            (LoopUnroll::Count(4), "count = 4 : i32"),
+            (LoopUnroll::Disable, "disable = true"),
+        ] {
+            assert_eq!(
+                unroll.annotation(&ctx),
+                parsed(&format!(
+                    "#llvm.loop_annotation<unroll = #llvm.loop_unroll<{spelled}>>"
+                ))
+            );
+        }
         for (d, name) in GpuDimension::ALL.into_iter().zip(["x", "y", "z"]) {
             assert_eq!(d.attribute(&ctx), parsed(&format!("#gpu<dim {name}>")));
         }

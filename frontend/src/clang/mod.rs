@@ -208,6 +208,7 @@ extern "C" {
     fn hipmlir_for_parts(stmt: *const c_void, parts: *mut [*const c_void; 5]);
     fn hipmlir_if_parts(stmt: *const c_void, parts: *mut [*const c_void; 5]);
     fn hipmlir_switch_init(stmt: *const c_void, kind: *mut i32) -> *const c_void;
+    fn hipmlir_loop_unroll(stmt: *const c_void, count: *mut u32) -> i32;
     fn hipmlir_is_dynamic_class(decl: *const c_void) -> i32;
     fn hipmlir_record_methods(decl: *const c_void, out: *mut *const c_void, max: i32) -> i32;
     fn hipmlir_is_qualified_member_call(expr: *const c_void) -> i32;

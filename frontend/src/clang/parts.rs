@@ -6,10 +6,11 @@
 use std::os::raw::c_void;
 
 use clang_sys::*;
+use hipmlir_ir::LoopUnroll;
 
 use super::{
-    hipmlir_is_lambda_class, hipmlir_lambda_captures, hipmlir_range_for_parts, hipmlir_switch_init,
-    CType, Cursor,
+    hipmlir_is_lambda_class, hipmlir_lambda_captures, hipmlir_loop_unroll, hipmlir_range_for_parts,
+    hipmlir_switch_init, CType, Cursor,
 };
 
 /// The parts of a `for` statement, each the child that holds it.
@@ -133,6 +134,23 @@ impl Cursor {
 
     fn last_expression_child(&self) -> Option<Cursor> {
         self.children().into_iter().rfind(|c| c.is_expression())
+    }
+
+    /// What a loop hint on this statement (`#pragma unroll` and its kin, which libclang shows
+    /// as an unexposed statement around the loop) asks of the loop it wraps.
+    pub fn loop_unroll(&self) -> Option<LoopUnroll> {
+        if self.kind() != CXCursor_UnexposedStmt {
+            return None;
+        }
+        let mut count = 0u32;
+        // SAFETY: a statement cursor holds its `clang::Stmt *` in data[1]; the shim checks it.
+        match unsafe { hipmlir_loop_unroll(self.0.data[1], &mut count) } {
+            1 => Some(LoopUnroll::Enable),
+            2 => Some(LoopUnroll::Full),
+            3 => Some(LoopUnroll::Count(count)),
+            4 => Some(LoopUnroll::Disable),
+            _ => None,
+        }
     }
 
     /// The init-statement of `switch (init; cond)` (libclang does not show it).

@@ -3,6 +3,7 @@
 
 use melior::dialect::arith;
 use melior::dialect::scf;
+use melior::ir::operation::OperationMutLike;
 use std::collections::HashMap;
 
 use melior::ir::RegionLike;
@@ -83,6 +84,8 @@ pub struct FunctionCodegen<'c, 'm> {
     pub returns_reference: bool,
     /// Enclosing loops and switches, innermost last: what `break` and `continue` refer to.
     pub targets: Vec<Cursor>,
+    /// The loop hint (`#pragma unroll` ...) on the loop statement about to be emitted.
+    pub loop_unroll: Option<(Cursor, hipmlir_ir::LoopUnroll)>,
     /// Locals holding lambdas, by canonical declaration.
     pub lambdas: HashMap<Cursor, LambdaValue<'c>>,
     /// In a member function, the class `this` points to (members of its base classes named
@@ -319,10 +322,12 @@ impl<'c, 'm> FunctionCodegen<'c, 'm> {
     }
 
     /// `scf.while`: `before` computes the condition, `after` is the body; the locals in `carried`
-    /// are the loop-carried values.
+    /// are the loop-carried values. `unroll` is the source's loop hint, carried to the loop's
+    /// back edge as LLVM loop metadata.
     pub fn emit_while(
         &mut self,
         carried: &[VarKey],
+        unroll: Option<hipmlir_ir::LoopUnroll>,
         before: impl FnOnce(&mut Self) -> Result<Value<'c>>,
         after: impl FnOnce(&mut Self) -> Result<()>,
         loc: Location<'c>,
@@ -348,13 +353,14 @@ impl<'c, 'm> FunctionCodegen<'c, 'm> {
         before_region.append_block(before_block);
         let after_region = Region::new();
         after_region.append_block(after_block);
-        let op = self.b.insert(scf::r#while(
-            &init,
-            &types,
-            before_region,
-            after_region,
-            loc,
-        ));
+        let mut op = scf::r#while(&init, &types, before_region, after_region, loc);
+        if let Some(unroll) = unroll {
+            op.set_attribute(
+                hipmlir_ir::LOOP_ANNOTATION_ATTRIBUTE,
+                unroll.annotation(self.ctx()),
+            );
+        }
+        let op = self.b.insert(op);
         self.rebind_from(&carried, &mut op.into_iter());
         Ok(())
     }

@@ -678,6 +678,7 @@ impl<'c> ModuleCodegen<'c> {
             return_ty: sig.result.clone(),
             returns_reference: def.result_type().is_reference(),
             targets: Vec::new(),
+            loop_unroll: None,
             lambdas: HashMap::new(),
             this_class: None,
             region_depth: 0,

@@ -295,6 +295,7 @@ impl<'c> FunctionCodegen<'c, '_> {
         let one = self.b.const_int(i64t, 1, loc)?;
         self.emit_while(
             &[],
+            None,
             |this| {
                 let i = this.load(&slot, loc)?.scalar();
                 // Signed: a negative count is no elements.

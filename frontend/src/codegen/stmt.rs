@@ -137,6 +137,7 @@ impl<'c> FunctionCodegen<'c, '_> {
         self.set_flag(key.clone(), false, loc)?;
         self.emit_while(
             &carried,
+            None,
             |this| {
                 this.set_flag(key.clone(), false, loc)?;
                 this.block(|this| {
@@ -279,10 +280,13 @@ impl<'c> FunctionCodegen<'c, '_> {
                     .ok_or_else(|| internal(loc, "goto without a label"))?;
                 self.set_flag(VarKey::Goto(label), true, loc)
             }
-            // `#pragma unroll` and attributes wrap the statement they apply to: accepted, and the
-            // loop is left to the device compiler's own unrolling.
+            // `#pragma unroll` and attributes wrap the statement they apply to; a loop hint goes
+            // to the loop it wraps.
             CXCursor_UnexposedStmt => match s.children().as_slice() {
-                [inner] if !inner.is_expression() => self.emit_stmt(inner),
+                [inner] if !inner.is_expression() => {
+                    self.loop_unroll = s.loop_unroll().map(|unroll| (*inner, unroll));
+                    self.emit_stmt(inner)
+                }
                 _ => Err(FrontendError::unsupported(s.location(), "statement")),
             },
             _ if s.is_expression() => self.full_expression(|this| this.rvalue(s)).map(|_| ()),
@@ -675,8 +679,10 @@ impl<'c> FunctionCodegen<'c, '_> {
             carried.push(VarKey::Break(*s));
         }
         let stop_flags = loop_stop_flags(s, &j);
+        let unroll = self.loop_unroll_of(s);
         let result = self.emit_while(
             &carried,
+            unroll,
             |this| this.loop_condition(cond, &stop_flags, loc),
             |this| {
                 if j.continues {
@@ -837,8 +843,10 @@ impl<'c> FunctionCodegen<'c, '_> {
         self.targets.push(*s);
         let carried = self.assigned_in(&[*body, *cond]);
         let stop_flags = loop_stop_flags(s, &j);
+        let unroll = self.loop_unroll_of(s);
         let result = self.emit_while(
             &carried,
+            unroll,
             |this| {
                 if j.continues {
                     this.set_flag(VarKey::Continue(*s), false, loc)?;
@@ -851,6 +859,14 @@ impl<'c> FunctionCodegen<'c, '_> {
         );
         self.targets.pop();
         result
+    }
+
+    /// The loop hint on the loop statement `s`, taken (a loop nested in its body has its own).
+    fn loop_unroll_of(&mut self, s: &Cursor) -> Option<hipmlir_ir::LoopUnroll> {
+        match self.loop_unroll.take() {
+            Some((at, unroll)) if at == *s => Some(unroll),
+            _ => None,
+        }
     }
 
     /// The loop condition, evaluated only while no `break` or `return` has run.
