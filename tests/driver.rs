@@ -2061,3 +2061,53 @@ fn recursion_builds_for_nvidia_targets_and_is_named_for_spirv() {
         "{err}"
     );
 }
+
+/// An `--offload-arch` hipmlir does not know is an error that names the accepted ones, in every
+/// spelling hipcc and clang take (`--offload-arch=`, `--offload-arch` apart, `--cuda-gpu-arch=`),
+/// before anything is built.
+#[test]
+fn an_unknown_offload_architecture_is_an_error() {
+    let dir = scratch();
+    let vadd = repo().join("examples/vector_add.hip");
+    let exe = dir.path().join("vector_add");
+    for args in [
+        vec!["--offload-arch=sm_xx"],
+        vec!["--offload-arch=bogus"],
+        vec!["--offload-arch", "sm_7"],
+        vec!["--offload-arch=sm_70,spirv65"],
+        vec!["--cuda-gpu-arch=compute_70x"],
+    ] {
+        let out = hipmlir()
+            .args(&args)
+            .arg(&vadd)
+            .arg("-o")
+            .arg(&exe)
+            .output()
+            .unwrap();
+        let err = stderr(&out);
+        assert_eq!(out.status.code(), Some(1), "{args:?}: {err}");
+        assert!(
+            err.contains("hipmlir: error: unknown offload architecture '")
+                && err.contains("accepted: spirv64 for OpenCL devices, NVIDIA architectures"),
+            "{args:?}: {err}"
+        );
+        assert!(!exe.exists(), "{args:?} built {}", exe.display());
+    }
+}
+
+/// A source with a long name (250 bytes, near the file system's limit of 255) builds and runs:
+/// no temporary file's name grows with the source's.
+#[test]
+fn a_source_with_a_250_byte_name_builds() {
+    let dir = scratch();
+    let name = format!("{}.hip", "k".repeat(246));
+    let source = dir.path().join(&name);
+    std::fs::copy(repo().join("examples/vector_add.hip"), &source).unwrap();
+    let exe = build(&source, dir.path(), None);
+    assert!(run_program(&exe).contains("PASSED"));
+    // Compiled alone (-c), its object named after it, then linked.
+    hipmlir_in(dir.path(), &["-c", &name], None);
+    let object = format!("{}.o", "k".repeat(246));
+    hipmlir_in(dir.path(), &[&object, "-o", "linked"], None);
+    assert!(run_program(&dir.path().join("linked")).contains("PASSED"));
+}

@@ -70,6 +70,29 @@ fn kernel_printf_output_appears_by_synchronize() {
     );
 }
 
+/// Device printf writes the bytes of its format and `%s` strings as the source has them, bytes
+/// above 0x7f included (string_literal_bytes.hip checks the rest of its bytes itself).
+#[test]
+fn device_printf_keeps_bytes_that_are_not_utf8() {
+    let dir = scratch();
+    let exe = build(
+        &repo().join("tests/programs/string_literal_bytes.hip"),
+        dir.path(),
+        None,
+    );
+    let out = std::process::Command::new(&exe)
+        .env("HIPMLIR_CACHE_DIR", dir.path().join("cache"))
+        .output()
+        .expect("program runs");
+    assert!(out.status.success(), "{}", stderr(&out));
+    let line: &[u8] = b"printf bytes: [caf\xe9 \xe9] [\xe9t\xe9\xff]\n";
+    assert!(
+        out.stdout.windows(line.len()).any(|w| w == line),
+        "{:?}",
+        String::from_utf8_lossy(&out.stdout)
+    );
+}
+
 /// A failed assert in device code stops the program, as HIP does: the assertion's message is
 /// printed, the runtime names the kernel, and the process ends with SIGABRT before the host
 /// goes on to use the kernel's results.
