@@ -1,10 +1,11 @@
-//! Device code that stops the program: a failed `assert` or `abort()` in a kernel ends the
-//! program, as HIP does (on AMD GPUs the trap's queue error aborts the process).
+//! Device code that stops the program: a trap in a kernel (a failed `assert`, `abort()`,
+//! `__builtin_trap()`, `__trap()`) ends the program, as HIP does (on AMD GPUs the trap's queue
+//! error aborts the process).
 //!
-//! OpenCL cannot stop a kernel from inside, so the stop is reported through memory: hipmlir's
-//! device header gives the modules whose code can stop the program a variable
-//! (`DEVICE_ABORT_FLAG_VARIABLE`) that points to a host word; the work-item sets the word, then
-//! traps (a no-op on OpenCL: it runs on until the kernel ends). Before such a module's first
+//! OpenCL cannot stop a kernel from inside, so the stop is reported through memory: the compiler
+//! gives the modules whose code can trap a variable (`DEVICE_ABORT_FLAG_VARIABLE`) that points
+//! to a host word; the work-item sets the word, then traps (a no-op on OpenCL: it runs on until
+//! the kernel ends). Before such a module's first
 //! launch the word is allocated in host memory the device can write (USM host memory) and its
 //! address stored in the variable; each launch of the module's kernels then reads the word when
 //! it completes, on the driver's thread, and a raised word ends the program there: the device's
@@ -79,8 +80,8 @@ fn stop(what: &str) -> ! {
     // SAFETY: fflush(NULL) flushes every C output stream.
     unsafe { fflush(std::ptr::null_mut()) };
     eprintln!(
-        "hipmlir: {what} stopped the program from device code (a failed assert or abort()): \
-         aborting, as HIP does"
+        "hipmlir: {what} stopped the program from device code (a trap: a failed assert, \
+         abort(), __builtin_trap()): aborting, as HIP does"
     );
     // The abort is the program's, not a crash: the OpenCL driver's crash handler (which asks for
     // a bug report) is not to run.

@@ -133,9 +133,9 @@ impl<'c> FunctionCodegen<'c, '_> {
         match (name, args) {
             ("__builtin_expect", [value, _]) => return self.rvalue(value).map(Some),
             ("__builtin_assume", [_]) => return Ok(Some(Val::Void)),
-            // Stops the kernel where the target can (PTX `trap`); see hipmlir-lower-trap-to-spirv.
+            // Stops the program (traps.rs).
             ("__builtin_trap", []) => {
-                self.b.trap(loc)?;
+                self.stop_program(loc)?;
                 return Ok(Some(Val::Void));
             }
             _ => {}
