@@ -150,57 +150,26 @@ int main() {
     assert!(!text.contains("PLEASE submit a bug report"), "{text}");
 }
 
-/// `__builtin_trap()` and CUDA's `__trap()` in device code stop the program as `abort()` does:
-/// the runtime names the kernel and the process ends with SIGABRT before the host uses the
-/// kernel's results (on OpenCL, where nothing stops a work-item, as on a GPU).
+/// `__builtin_trap()`, CUDA's `__trap()`, `abort()` and a failed assert in device code stop the
+/// program alike (tests/stopping_programs/device_trap.hip, which the GPU check runs too): the
+/// runtime names the kernel and the process ends with SIGABRT before the host uses the kernel's
+/// results (on OpenCL, where nothing stops a work-item, as on a GPU).
 #[test]
 fn a_device_trap_stops_the_program() {
     let dir = scratch();
-    let source = dir.path().join("device_trap.hip");
-    std::fs::write(
-        &source,
-        r#"#include <hip/hip_runtime.h>
-#include <cstdio>
-#include <cstring>
-template <typename T>
-__device__ T checked_half(T v) {
-  if (v < 0) __builtin_trap();
-  return v / 2;
-}
-template <typename T>
-__global__ void halve(const T* in, T* out, int n) {
-  int i = blockIdx.x * blockDim.x + threadIdx.x;
-  if (i < n) out[i] = checked_half(in[i]);
-}
-__global__ void cuda_style(int* out) {
-  if (threadIdx.x == 3) __trap();
-  out[threadIdx.x] = 1;
-}
-int main(int argc, char** argv) {
-  const int n = 256;
-  int host[n];
-  for (int i = 0; i < n; ++i) host[i] = i == 200 ? -1 : i;
-  int *in = nullptr, *out = nullptr;
-  if (hipMalloc(&in, sizeof host) != hipSuccess) return 1;
-  if (hipMalloc(&out, sizeof host) != hipSuccess) return 1;
-  hipMemcpy(in, host, sizeof host, hipMemcpyHostToDevice);
-  if (argc > 1 && std::strcmp(argv[1], "trap") == 0) {
-    cuda_style<<<1, 64>>>(out);
-  } else {
-    halve<int><<<n / 64, 64>>>(in, out, n);
-  }
-  hipError_t e = hipDeviceSynchronize();
-  hipMemcpy(host, out, sizeof host, hipMemcpyDeviceToHost);
-  std::printf("the host went on: %s\n", hipGetErrorName(e));
-  return 0;
-}
-"#,
-    )
-    .unwrap();
-    let exe = build(&source, dir.path(), None);
-    for (arg, kernel) in [("builtin", "halve<int>"), ("trap", "cuda_style")] {
+    let exe = build(
+        &repo().join("tests/stopping_programs/device_trap.hip"),
+        dir.path(),
+        None,
+    );
+    for (how, kernel) in [
+        ("builtin_trap", "halve<0>"),
+        ("trap", "halve<1>"),
+        ("abort", "halve<2>"),
+        ("assert", "halve<3>"),
+    ] {
         let out = std::process::Command::new(&exe)
-            .arg(arg)
+            .arg(how)
             .env("HIPMLIR_CACHE_DIR", dir.path().join("cache"))
             .output()
             .expect("program runs");
@@ -209,18 +178,18 @@ int main(int argc, char** argv) {
         assert_eq!(
             out.status.signal(),
             Some(6),
-            "{arg}: SIGABRT expected:\n{text}"
+            "{how}: SIGABRT expected:\n{text}"
         );
         assert!(
             text.contains(&format!(
                 "kernel '{kernel}' stopped the program from device code (a trap"
             )),
-            "{arg}: {text}"
+            "{how}: {text}"
         );
-        assert!(!text.contains("the host went on"), "{arg}: {text}");
+        assert!(!text.contains("the host went on"), "{how}: {text}");
         assert!(
             !text.contains("PLEASE submit a bug report"),
-            "{arg}: {text}"
+            "{how}: {text}"
         );
     }
 }
