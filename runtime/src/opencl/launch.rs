@@ -546,9 +546,15 @@ mod tests {
     #[test]
     fn bad_shapes_are_invalid_configuration() {
         let d = device();
+        // A dimension of 0 is an invalid value, as HIP answers; too large is a configuration.
+        for (grid, block) in [
+            (Dim3::new(0, 1, 1), Dim3::new(1, 1, 1)),
+            (Dim3::new(1, 1, 1), Dim3::new(1, 0, 1)),
+        ] {
+            let e = ndrange(grid, block, 0, &d).unwrap_err();
+            assert_eq!(e.code, HipError::InvalidValue, "{grid:?} {block:?}");
+        }
         for (grid, block, shmem) in [
-            (Dim3::new(0, 1, 1), Dim3::new(1, 1, 1), 0),
-            (Dim3::new(1, 1, 1), Dim3::new(1, 0, 1), 0),
             (Dim3::new(1, 1, 1), Dim3::new(2048, 1, 1), 0),
             (Dim3::new(1, 1, 1), Dim3::new(32, 32, 2), 0),
             (Dim3::new(1, 1, 1), Dim3::new(1, 1, 128), 0),
