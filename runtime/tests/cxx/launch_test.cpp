@@ -183,10 +183,10 @@ int main() {
   EXPECT(hipMemcpyToSymbol(counter, nc, sizeof nc) == hipErrorInvalidValue);
   EXPECT(hipGetLastError() == hipErrorInvalidValue);
 
-  // Misuse comes back as an error code and as the last error.
-  EXPECT(hipLaunchKernelGGL(ping, dim3(0), dim3(1), 0, 0) == hipErrorInvalidConfiguration);
-  EXPECT(hipPeekAtLastError() == hipErrorInvalidConfiguration);
-  EXPECT(hipGetLastError() == hipErrorInvalidConfiguration);
+  // Misuse comes back as an error code and as the last error (a dimension of 0: invalid value).
+  EXPECT(hipLaunchKernelGGL(ping, dim3(0), dim3(1), 0, 0) == hipErrorInvalidValue);
+  EXPECT(hipPeekAtLastError() == hipErrorInvalidValue);
+  EXPECT(hipGetLastError() == hipErrorInvalidValue);
   EXPECT(hipGetLastError() == hipSuccess);
   EXPECT(hipLaunchKernelByName("no_such_kernel", dim3(1), dim3(1), 0, 0, nullptr, 0) ==
          hipErrorInvalidDeviceFunction);
