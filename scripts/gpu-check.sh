@@ -40,6 +40,19 @@ for src in tests/gpu_programs/*.hip; do
     exit 1
   fi
 done
+# Programs that device code stops (a trap, abort(), a failed assert): run.sh expects SIGABRT and
+# the runtime's line naming the kernel, for each way the program takes as its argument.
+stops=()
+for src in tests/stopping_programs/*.hip; do
+  name=$(basename "${src%.*}")
+  if "$hipmlir" "$src" -o "$out/$name" > "$out/$name.build.log" 2>&1; then
+    stops+=("$name")
+    [ -s "$out/$name.build.log" ] || rm -f "$out/$name.build.log"
+  else
+    echo "gpu-check: $src does not build (see $out/$name.build.log)" >&2
+    exit 1
+  fi
+done
 cp target/release/libhipmlir_rt.so "$out/"
 # The runtime's test executables that run on a GPU as they are (no compiler needed there): the
 # CUDA backend's own, several devices, peers and IPC, and the memory tests whose kernels are none
@@ -64,6 +77,17 @@ for p in ${names[*]}; do
   else
     fail=\$((fail+1)); echo "FAIL \$p (exit \$rc):"; echo "\$out" | tail -12
   fi
+done
+for p in ${stops[*]}; do
+  for how in builtin_trap trap abort assert; do
+    out=\$(HIPMLIR_BACKEND=\${HIPMLIR_BACKEND:-cuda} timeout 120 ./\$p \$how 2>&1); rc=\$?
+    if [ \$rc -eq 134 ] && echo "\$out" | grep -q "stopped the program from device code" \\
+        && ! echo "\$out" | grep -q "the host went on"; then
+      pass=\$((pass+1)); echo "PASS \$p \$how (stopped)"
+    else
+      fail=\$((fail+1)); echo "FAIL \$p \$how (exit \$rc, SIGABRT expected):"; echo "\$out" | tail -12
+    fi
+  done
 done
 for t in cuda_backend_test cuda_devices_test; do
   ./\$t --test-threads=1 --nocapture 2>&1 | grep -E "panicked|^test |test result|PASSED|skipped|peer access" | head -40

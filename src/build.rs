@@ -69,18 +69,23 @@ pub fn build(opts: &BuildOptions) -> Result<()> {
         );
     }
     for input in &opts.inputs {
-        if !input.path.exists() {
-            return Err(Error::Usage(format!(
-                "no such file or directory: '{}'",
-                input.path.display()
-            )));
-        }
-        if input.path.is_dir() {
-            return Err(Error::Usage(format!(
-                "'{}' is a directory, not a source or object",
-                input.path.display()
-            )));
-        }
+        // Only regular files (symlinks followed): a device or FIFO would be read without end
+        // (`/dev/zero`) or wait for a writer.
+        let what = match std::fs::metadata(&input.path) {
+            Err(_) => {
+                return Err(Error::Usage(format!(
+                    "no such file or directory: '{}'",
+                    input.path.display()
+                )))
+            }
+            Ok(m) if m.is_file() => continue,
+            Ok(m) if m.is_dir() => "a directory",
+            Ok(_) => "not a regular file (a device, FIFO or socket)",
+        };
+        return Err(Error::Usage(format!(
+            "'{}' is {what}, not a source or object",
+            input.path.display()
+        )));
     }
     let kinds: Vec<InputKind> = opts.inputs.iter().map(|i| i.kind).collect();
     outputs::check(opts, &kinds)?;

@@ -448,3 +448,96 @@ fn a_signal_leaves_no_temporary_folder_behind() {
         assert!(left.is_empty(), "signal {signal} left {left:?}");
     }
 }
+
+/// SIGINT, SIGTERM or SIGHUP sent to a launcher whose compile a server's child runs, or to that
+/// child itself, ends the host compiler and leaves no temporary folder behind; the launcher
+/// ends by the same signal either way, as a plain compile does.
+#[test]
+fn a_signal_to_a_served_compile_leaves_no_temporary_folder_behind() {
+    use std::os::unix::process::{CommandExt, ExitStatusExt};
+    let servers = server_folder();
+    let project = scratch();
+    let dir = project.path();
+    copy_project("multi", dir);
+    let pid_file = dir.join("cxx.pid");
+    let cxx = dir.join("slow-cxx");
+    write_script(
+        &cxx,
+        &format!(
+            "case \" $* \" in *\" -c \"*) echo $$ > '{}'; exec sleep 300;; esac\nexec g++ \"$@\"",
+            pid_file.display()
+        ),
+    );
+    start_server(servers.path(), &[]);
+    for signal in [libc::SIGINT, libc::SIGTERM, libc::SIGHUP] {
+        for to_child in [false, true] {
+            let what = format!(
+                "signal {signal} to the {}",
+                if to_child { "child" } else { "launcher" }
+            );
+            let _ = std::fs::remove_file(&pid_file);
+            let temporaries = scratch();
+            let mut compile = hipmlir_with(servers.path());
+            compile
+                .current_dir(dir)
+                .env("CXX", &cxx)
+                .env("TMPDIR", temporaries.path())
+                .env("HIPMLIR_DISABLE_CACHE", "1")
+                .args(["-c", "util.cpp", "-o", "util.o"])
+                .stdout(std::process::Stdio::null())
+                .stderr(std::process::Stdio::null());
+            // As a terminal's foreground job has them (see a_signal_leaves_no_temporary_folder_behind).
+            // SAFETY: only async-signal-safe calls between fork and exec.
+            unsafe {
+                compile.pre_exec(move || {
+                    libc::signal(signal, libc::SIG_DFL);
+                    Ok(())
+                });
+            }
+            let mut launcher = compile.spawn().unwrap();
+            wait_until("the host compiler to start", || {
+                std::fs::read_to_string(&pid_file).is_ok_and(|s| s.ends_with('\n'))
+            });
+            let cxx_pid = std::fs::read_to_string(&pid_file)
+                .unwrap()
+                .trim()
+                .to_string();
+            // The host compiler's parent is the compile: the server's child, not the launcher.
+            let stat = std::fs::read_to_string(format!("/proc/{cxx_pid}/stat")).unwrap();
+            let child: i32 = stat
+                .rsplit(')')
+                .next()
+                .and_then(|rest| rest.split_whitespace().nth(1))
+                .and_then(|ppid| ppid.parse().ok())
+                .unwrap();
+            assert_ne!(
+                child as u32,
+                launcher.id(),
+                "{what}: the compile was not served"
+            );
+            let target = if to_child {
+                child
+            } else {
+                launcher.id() as i32
+            };
+            // SAFETY: signals a process this test started (directly or through the server).
+            assert_eq!(unsafe { libc::kill(target, signal) }, 0, "{what}");
+            let status = launcher.wait().unwrap();
+            assert_eq!(status.signal(), Some(signal), "{what}: {status:?}");
+            wait_until("the host compiler to end", || {
+                !Path::new(&format!("/proc/{cxx_pid}")).exists()
+            });
+            wait_until("the temporary folder to go", || {
+                std::fs::read_dir(temporaries.path())
+                    .unwrap()
+                    .next()
+                    .is_none()
+            });
+        }
+    }
+    assert_eq!(
+        files_in(servers.path(), "sock").len(),
+        1,
+        "the server serves on"
+    );
+}

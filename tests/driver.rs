@@ -2061,3 +2061,112 @@ fn recursion_builds_for_nvidia_targets_and_is_named_for_spirv() {
         "{err}"
     );
 }
+
+/// An `--offload-arch` hipmlir does not know is an error that names the accepted ones, in every
+/// spelling hipcc and clang take (`--offload-arch=`, `--offload-arch` apart, `--cuda-gpu-arch=`),
+/// before anything is built.
+#[test]
+fn an_unknown_offload_architecture_is_an_error() {
+    let dir = scratch();
+    let vadd = repo().join("examples/vector_add.hip");
+    let exe = dir.path().join("vector_add");
+    for args in [
+        vec!["--offload-arch=sm_xx"],
+        vec!["--offload-arch=bogus"],
+        vec!["--offload-arch", "sm_7"],
+        vec!["--offload-arch=sm_70,spirv65"],
+        vec!["--cuda-gpu-arch=compute_70x"],
+    ] {
+        let out = hipmlir()
+            .args(&args)
+            .arg(&vadd)
+            .arg("-o")
+            .arg(&exe)
+            .output()
+            .unwrap();
+        let err = stderr(&out);
+        assert_eq!(out.status.code(), Some(1), "{args:?}: {err}");
+        assert!(
+            err.contains("hipmlir: error: unknown offload architecture '")
+                && err.contains("accepted: spirv64 for OpenCL devices, NVIDIA architectures"),
+            "{args:?}: {err}"
+        );
+        assert!(!exe.exists(), "{args:?} built {}", exe.display());
+    }
+}
+
+/// A source with a long name (250 bytes, near the file system's limit of 255) builds and runs:
+/// no temporary file's name grows with the source's.
+#[test]
+fn a_source_with_a_250_byte_name_builds() {
+    let dir = scratch();
+    let name = format!("{}.hip", "k".repeat(246));
+    let source = dir.path().join(&name);
+    std::fs::copy(repo().join("examples/vector_add.hip"), &source).unwrap();
+    let exe = build(&source, dir.path(), None);
+    assert!(run_program(&exe).contains("PASSED"));
+    // Compiled alone (-c), its object named after it, then linked.
+    hipmlir_in(dir.path(), &["-c", &name], None);
+    let object = format!("{}.o", "k".repeat(246));
+    hipmlir_in(dir.path(), &[&object, "-o", "linked"], None);
+    assert!(run_program(&dir.path().join("linked")).contains("PASSED"));
+}
+
+/// Every file the driver reads is a regular file: a device or a FIFO given as a source, an
+/// object, to `inspect` or to `hipmlir-opt` (named as such or through a symlink) is an error at
+/// once, never a read without end or a wait for a writer.
+#[test]
+fn only_regular_files_are_read() {
+    let dir = scratch();
+    let fifo = dir.path().join("pipe.hip");
+    let c = std::ffi::CString::new(fifo.to_str().unwrap()).unwrap();
+    // SAFETY: a NUL-terminated path.
+    assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o600) }, 0, "mkfifo");
+    let zero = dir.path().join("zero.hip");
+    std::os::unix::fs::symlink("/dev/zero", &zero).unwrap();
+    let object = dir.path().join("random.o");
+    std::os::unix::fs::symlink("/dev/urandom", &object).unwrap();
+    let exe = dir.path().join("never");
+    let started = std::time::Instant::now();
+    let (fifo, zero, object) = (
+        fifo.to_str().unwrap(),
+        zero.to_str().unwrap(),
+        object.to_str().unwrap(),
+    );
+    let exe = exe.to_str().unwrap();
+    for args in [
+        vec![fifo, "-o", exe],
+        vec![zero, "-o", exe],
+        vec!["-c", zero, "-o", exe],
+        vec!["-x", "hip", "/dev/zero", "-o", exe],
+        vec![object, "-o", exe],
+    ] {
+        let out = run_hipmlir(&args);
+        let err = stderr(&out);
+        assert_eq!(out.status.code(), Some(1), "{args:?}: {err}");
+        assert!(
+            err.contains(
+                "is not a regular file (a device, FIFO or socket), not a source or object"
+            ),
+            "{args:?}: {err}"
+        );
+    }
+    for file in [fifo, "/dev/zero"] {
+        let out = run_hipmlir(&["inspect", file]);
+        assert!(
+            !out.status.success() && stderr(&out).contains("not a regular file"),
+            "inspect {file}: {}",
+            stderr(&out)
+        );
+        let out = Command::new(env!("CARGO_BIN_EXE_hipmlir-opt"))
+            .arg(file)
+            .output()
+            .unwrap();
+        assert!(
+            !out.status.success() && stderr(&out).contains("not a regular file"),
+            "hipmlir-opt {file}: {}",
+            stderr(&out)
+        );
+    }
+    assert!(started.elapsed().as_secs() < 30, "{:?}", started.elapsed());
+}

@@ -70,6 +70,29 @@ fn kernel_printf_output_appears_by_synchronize() {
     );
 }
 
+/// Device printf writes the bytes of its format and `%s` strings as the source has them, bytes
+/// above 0x7f included (string_literal_bytes.hip checks the rest of its bytes itself).
+#[test]
+fn device_printf_keeps_bytes_that_are_not_utf8() {
+    let dir = scratch();
+    let exe = build(
+        &repo().join("tests/programs/string_literal_bytes.hip"),
+        dir.path(),
+        None,
+    );
+    let out = std::process::Command::new(&exe)
+        .env("HIPMLIR_CACHE_DIR", dir.path().join("cache"))
+        .output()
+        .expect("program runs");
+    assert!(out.status.success(), "{}", stderr(&out));
+    let line: &[u8] = b"printf bytes: [caf\xe9 \xe9] [\xe9t\xe9\xff]\n";
+    assert!(
+        out.stdout.windows(line.len()).any(|w| w == line),
+        "{:?}",
+        String::from_utf8_lossy(&out.stdout)
+    );
+}
+
 /// A failed assert in device code stops the program, as HIP does: the assertion's message is
 /// printed, the runtime names the kernel, and the process ends with SIGABRT before the host
 /// goes on to use the kernel's results.
@@ -125,6 +148,50 @@ int main() {
     assert!(!text.contains("the host went on"), "{text}");
     // An abort the program asked for, not a crash: no crash handler's report.
     assert!(!text.contains("PLEASE submit a bug report"), "{text}");
+}
+
+/// `__builtin_trap()`, CUDA's `__trap()`, `abort()` and a failed assert in device code stop the
+/// program alike (tests/stopping_programs/device_trap.hip, which the GPU check runs too): the
+/// runtime names the kernel and the process ends with SIGABRT before the host uses the kernel's
+/// results (on OpenCL, where nothing stops a work-item, as on a GPU).
+#[test]
+fn a_device_trap_stops_the_program() {
+    let dir = scratch();
+    let exe = build(
+        &repo().join("tests/stopping_programs/device_trap.hip"),
+        dir.path(),
+        None,
+    );
+    for (how, kernel) in [
+        ("builtin_trap", "halve<0>"),
+        ("trap", "halve<1>"),
+        ("abort", "halve<2>"),
+        ("assert", "halve<3>"),
+    ] {
+        let out = std::process::Command::new(&exe)
+            .arg(how)
+            .env("HIPMLIR_CACHE_DIR", dir.path().join("cache"))
+            .output()
+            .expect("program runs");
+        let text = format!("{}{}", stdout(&out), stderr(&out));
+        use std::os::unix::process::ExitStatusExt;
+        assert_eq!(
+            out.status.signal(),
+            Some(6),
+            "{how}: SIGABRT expected:\n{text}"
+        );
+        assert!(
+            text.contains(&format!(
+                "kernel '{kernel}' stopped the program from device code (a trap"
+            )),
+            "{how}: {text}"
+        );
+        assert!(!text.contains("the host went on"), "{how}: {text}");
+        assert!(
+            !text.contains("PLEASE submit a bug report"),
+            "{how}: {text}"
+        );
+    }
 }
 
 /// A virtual call on an object device code did not construct (one copied from host memory,

@@ -227,3 +227,129 @@ fn deeply_nested_sources_get_programs_or_errors_never_crashes() {
         failures.join("\n\n")
     );
 }
+
+/// A C string literal holding `bytes`, each byte spelled in a way chosen at random: as itself
+/// (printable ASCII, or a raw byte above 0x7f: the source is not UTF-8 there), a simple escape,
+/// a hex escape (the literal is split after it, so that no digit extends it), or an octal one;
+/// sometimes split into joined pieces. Returns the source bytes of the literal.
+fn random_literal(bytes: &[u8], rng: &mut Lcg) -> Vec<u8> {
+    const SIMPLE: &[(u8, &[u8])] = &[
+        (b'\n', b"\\n"),
+        (b'\t', b"\\t"),
+        (b'\r', b"\\r"),
+        (7, b"\\a"),
+        (8, b"\\b"),
+        (12, b"\\f"),
+        (11, b"\\v"),
+        (b'\\', b"\\\\"),
+        (b'"', b"\\\""),
+        (b'\'', b"\\'"),
+        (b'?', b"\\?"),
+        (0, b"\\0"),
+    ];
+    let mut out = b"\"".to_vec();
+    for (i, &b) in bytes.iter().enumerate() {
+        let simple = SIMPLE.iter().find(|(c, _)| *c == b).map(|(_, s)| *s);
+        // `\0` followed by an octal digit would take it in: spelled as three digits then.
+        let next_is_octal = bytes.get(i + 1).is_some_and(|n| (b'0'..=b'7').contains(n));
+        let raw = (0x20..0x7f).contains(&b) && !matches!(b, b'"' | b'\\' | b'?') || b >= 0x80;
+        match rng.below(4) {
+            0 if raw => out.push(b),
+            1 if simple.is_some() && !(b == 0 && next_is_octal) => {
+                out.extend_from_slice(simple.unwrap())
+            }
+            2 => out.extend_from_slice(format!("\\x{b:02x}\"\"").as_bytes()),
+            _ => out.extend_from_slice(format!("\\{b:03o}").as_bytes()),
+        }
+        if rng.below(8) == 0 {
+            out.extend_from_slice(b"\" \"");
+        }
+    }
+    out.push(b'"');
+    out
+}
+
+/// String literals of random bytes (NULs, bytes above 0x7f, quotes and backslashes included),
+/// spelled at random (`random_literal`): the bytes device code reads are the bytes host code
+/// reads, every byte of every literal, in one program built and run on the device.
+#[test]
+fn random_string_literals_keep_their_bytes() {
+    const LITERALS: usize = 64;
+    let mut rng = Lcg(0x5717_1a75);
+    let mut cases = Vec::new();
+    for i in 0..LITERALS {
+        let len = rng.below(48);
+        let bytes: Vec<u8> = (0..len).map(|_| rng.below(256) as u8).collect();
+        let spelled = random_literal(&bytes, &mut rng);
+        let mut case = format!("    case {i}: return Literal{{").into_bytes();
+        case.extend_from_slice(&spelled);
+        case.extend_from_slice(b", sizeof(");
+        case.extend_from_slice(&spelled);
+        case.extend_from_slice(b")};\n");
+        cases.extend(case);
+    }
+    let mut source = format!(
+        r#"#include <hip/hip_runtime.h>
+#include <cstdio>
+#pragma clang diagnostic ignored "-Winvalid-source-encoding"
+struct Literal {{
+  const char* bytes;
+  unsigned long size;
+}};
+constexpr int kLiterals = {LITERALS}, kWidth = 64;
+__host__ __device__ Literal literal(int i) {{
+  switch (i) {{
+"#
+    )
+    .into_bytes();
+    source.extend(cases);
+    source.extend_from_slice(
+        br#"    default: return Literal{"", 1};
+  }
+}
+__global__ void copy_literals(unsigned char* out, unsigned long* sizes) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= kLiterals) return;
+  Literal l = literal(i);
+  sizes[i] = l.size;
+  for (unsigned long k = 0; k < l.size && k < kWidth; ++k) out[i * kWidth + k] = l.bytes[k];
+}
+int main() {
+  unsigned char* out;
+  unsigned long* sizes;
+  if (hipMalloc(&out, kLiterals * kWidth) != hipSuccess) return 2;
+  if (hipMalloc(&sizes, kLiterals * sizeof(unsigned long)) != hipSuccess) return 2;
+  if (hipMemset(out, 0, kLiterals * kWidth) != hipSuccess) return 2;
+  copy_literals<<<2, 32>>>(out, sizes);
+  static unsigned char got[kLiterals * kWidth];
+  static unsigned long got_sizes[kLiterals];
+  if (hipMemcpy(got, out, sizeof got, hipMemcpyDeviceToHost) != hipSuccess) return 2;
+  if (hipMemcpy(got_sizes, sizes, sizeof got_sizes, hipMemcpyDeviceToHost) != hipSuccess) return 2;
+  int bad = 0;
+  for (int i = 0; i < kLiterals; ++i) {
+    Literal l = literal(i);
+    if (got_sizes[i] != l.size) {
+      std::printf("literal %d: size %lu on the device, %lu on the host\n", i, got_sizes[i], l.size);
+      ++bad;
+      continue;
+    }
+    for (unsigned long k = 0; k < l.size; ++k) {
+      if (got[i * kWidth + k] != (unsigned char)l.bytes[k]) {
+        std::printf("literal %d: byte %lu is %02x on the device, %02x on the host\n", i, k,
+                    got[i * kWidth + k], (unsigned char)l.bytes[k]);
+        ++bad;
+        break;
+      }
+    }
+  }
+  std::printf(bad == 0 ? "PASSED\n" : "FAILED\n");
+  return bad == 0 ? 0 : 1;
+}
+"#,
+    );
+    let dir = scratch();
+    let path = dir.path().join("random_literals.hip");
+    std::fs::write(&path, &source).unwrap();
+    let exe = build(&path, dir.path(), None);
+    run_program(&exe);
+}

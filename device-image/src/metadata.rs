@@ -53,10 +53,10 @@ pub struct KernelInfo {
 /// arena's first 64-bit word (16 bytes are reserved before the first block).
 pub const DEVICE_HEAP_VARIABLE: &str = "__hipmlir_device_heap";
 
-/// The device variable through which device code that stops the program (a failed `assert`,
-/// `abort()`) says so: a pointer to a 32-bit word of host-visible memory, null until the runtime
-/// sets it. hipmlir's device header defines it beside `abort`, so only modules that can stop the
-/// program have it. The work-item writes a non-zero word there, then traps.
+/// The device variable through which device code that stops the program (a trap: a failed
+/// `assert`, `abort()`, `__builtin_trap()`) says so: a pointer to a 32-bit word of host-visible
+/// memory, null until the runtime sets it. The frontend defines it in the modules whose code
+/// traps, and only there. The work-item writes a non-zero word there, then traps.
 pub const DEVICE_ABORT_FLAG_VARIABLE: &str = "__hipmlir_device_abort_flag";
 
 /// A `__device__`, `__constant__` or `__managed__` variable: the host reaches it by name

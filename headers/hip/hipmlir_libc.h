@@ -1,6 +1,6 @@
-// The C library functions HIP offers in device code: memset, memcpy, memmove, memcmp, abort and
-// the device side of assert (glibc's assert calls __assert_fail). Plain C++ compiled like user
-// code.
+// The C library functions HIP offers in device code: memset, memcpy, memmove, memcmp, abort (and
+// CUDA's __trap) and the device side of assert (glibc's assert calls __assert_fail). Plain C++
+// compiled like user code.
 //
 // Declared before <string.h>, <stdlib.h> and <assert.h> (hip_runtime.h includes this header
 // first), whose host declarations of the same C functions then redeclare them, as with the math
@@ -44,26 +44,17 @@ __device__ inline int memcmp(const void* a, const void* b, size_t size) {
   return result;
 }
 
-// Stopping the program from device code (a failed assert, abort()), as HIP does: the work-item
-// raises the module's abort flag, then traps. The flag points to host memory that the runtime
-// gives each module using it before a launch and reads when the kernel completes: a raised flag
-// ends the program there with SIGABRT, as HIP's runtime does after a device trap. A trap ends the
-// kernel on NVIDIA GPUs; OpenCL has none, so there the work-item runs on until the kernel ends.
-// Null until the runtime sets it (the CUDA backend leaves it null: the trap is what it sees).
-__device__ unsigned int* __hipmlir_device_abort_flag;
-
-__device__ inline void __hipmlir_device_abort() {
-  if (__hipmlir_device_abort_flag) *(volatile unsigned int*)__hipmlir_device_abort_flag = 1u;
-  __builtin_trap();
-}
-
-__device__ inline void abort() { __hipmlir_device_abort(); }
+// Stopping the program from device code, as HIP does: the compiler makes every trap stop the
+// program, the kernel named, on OpenCL devices too (where the work-item runs on to the kernel's
+// end, unseen: the runtime ends the program when the kernel completes).
+__device__ inline void abort() { __builtin_trap(); }
+__device__ inline void __trap() { __builtin_trap(); }
 
 // A failed assert in device code prints where it failed, then stops the program.
 __device__ inline void __assert_fail(const char* assertion, const char* file, unsigned int line,
                                      const char* function) {
   printf("%s:%u: %s: Device-side assertion `%s' failed.\n", file, line, function, assertion);
-  __hipmlir_device_abort();
+  __builtin_trap();
 }
 __device__ inline void __assertfail(const char* assertion, const char* file, unsigned int line,
                                     const char* function, size_t char_size) {

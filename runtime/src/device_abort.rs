@@ -1,10 +1,11 @@
-//! Device code that stops the program: a failed `assert` or `abort()` in a kernel ends the
-//! program, as HIP does (on AMD GPUs the trap's queue error aborts the process).
+//! Device code that stops the program: a trap in a kernel (a failed `assert`, `abort()`,
+//! `__builtin_trap()`, `__trap()`) ends the program, as HIP does (on AMD GPUs the trap's queue
+//! error aborts the process).
 //!
-//! OpenCL cannot stop a kernel from inside, so the stop is reported through memory: hipmlir's
-//! device header gives the modules whose code can stop the program a variable
-//! (`DEVICE_ABORT_FLAG_VARIABLE`) that points to a host word; the work-item sets the word, then
-//! traps (a no-op on OpenCL: it runs on until the kernel ends). Before such a module's first
+//! OpenCL cannot stop a kernel from inside, so the stop is reported through memory: the compiler
+//! gives the modules whose code can trap a variable (`DEVICE_ABORT_FLAG_VARIABLE`) that points
+//! to a host word; the work-item sets the word, then traps (a no-op on OpenCL: it runs on until
+//! the kernel ends). Before such a module's first
 //! launch the word is allocated in host memory the device can write (USM host memory) and its
 //! address stored in the variable; each launch of the module's kernels then reads the word when
 //! it completes, on the driver's thread, and a raised word ends the program there: the device's
@@ -34,33 +35,60 @@ extern "C" {
 const SIGABRT: i32 = 6;
 const SIG_DFL: usize = 0;
 
-/// Every abort word bound to a module's variable, with the module's label: what a CUDA launch
-/// failure is checked against.
-static WORDS: Mutex<Vec<(usize, String)>> = Mutex::new(Vec::new());
+/// An abort word bound to a module's variable: what a CUDA launch failure is checked against.
+struct Word {
+    address: usize,
+    /// The module's label.
+    module: String,
+    /// The module's kernel launched last (CUDA): the likely one to have trapped.
+    last_launched: Option<String>,
+}
 
-fn words() -> MutexGuard<'static, Vec<(usize, String)>> {
+static WORDS: Mutex<Vec<Word>> = Mutex::new(Vec::new());
+
+fn words() -> MutexGuard<'static, Vec<Word>> {
     WORDS.lock().unwrap_or_else(|p| p.into_inner())
 }
 
 /// Records a word once it is in a module's variable.
 pub fn register(word: usize, module: &Module) {
-    words().push((word, module.label.clone()));
+    words().push(Word {
+        address: word,
+        module: module.label.clone(),
+        last_launched: None,
+    });
 }
 
 /// The words of a module whose program is gone (`hipDeviceReset`): no longer read.
 pub fn forget(word: usize) {
-    words().retain(|(w, _)| *w != word);
+    words().retain(|w| w.address != word);
+}
+
+/// Notes a launch of `kernel` of `module` (CUDA, where a trap is seen only at the next
+/// synchronizing call): the kernel a raised word is then blamed on.
+pub fn launching(module: &Module, kernel: &str) {
+    if module.abort_flag_variable.is_none() {
+        return;
+    }
+    for w in words().iter_mut().filter(|w| w.module == module.label) {
+        if w.last_launched.as_deref() != Some(kernel) {
+            w.last_launched = Some(kernel.to_string());
+        }
+    }
 }
 
 /// Ends the program if device code raised any module's abort word (a CUDA kernel that trapped
-/// shows as a launch failure: this tells a failed assert from another fault).
+/// shows as a launch failure: this tells a trap from another fault).
 pub fn stop_if_raised() {
     let raised = words()
         .iter()
-        .find(|(w, _)| is_raised(*w))
-        .map(|(_, label)| label.clone());
-    if let Some(label) = raised {
-        stop(&format!("a kernel of {label}"));
+        .find(|w| is_raised(w.address))
+        .map(|w| match &w.last_launched {
+            Some(kernel) => format!("kernel '{kernel}' (the last launched of {})", w.module),
+            None => format!("a kernel of {}", w.module),
+        });
+    if let Some(what) = raised {
+        stop(&what);
     }
 }
 
@@ -79,8 +107,8 @@ fn stop(what: &str) -> ! {
     // SAFETY: fflush(NULL) flushes every C output stream.
     unsafe { fflush(std::ptr::null_mut()) };
     eprintln!(
-        "hipmlir: {what} stopped the program from device code (a failed assert or abort()): \
-         aborting, as HIP does"
+        "hipmlir: {what} stopped the program from device code (a trap: a failed assert, \
+         abort(), __builtin_trap()): aborting, as HIP does"
     );
     // The abort is the program's, not a crash: the OpenCL driver's crash handler (which asks for
     // a bug report) is not to run.

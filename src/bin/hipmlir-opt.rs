@@ -144,10 +144,14 @@ fn run(args: &[String]) -> Result<bool, String> {
                 .map_err(|e| format!("cannot read stdin: {e}"))?;
             ("<stdin>".to_string(), text)
         }
-        Some(path) => (
-            path.to_string(),
-            std::fs::read_to_string(path).map_err(|e| format!("cannot read '{path}': {e}"))?,
-        ),
+        Some(path) => {
+            use hipmlir_device_image::files::{read_regular, MAX_DEVICE_FILE};
+            let cannot = |e: &dyn std::fmt::Display| format!("cannot read '{path}': {e}");
+            let bytes = read_regular(std::path::Path::new(path), MAX_DEVICE_FILE)
+                .map_err(|e| cannot(&e))?;
+            let text = String::from_utf8(bytes).map_err(|e| cannot(&e))?;
+            (path.to_string(), text)
+        }
     };
     let pipeline = Pipeline::from_elements(options.elements.clone());
     let ctx = hipmlir_dialect_passes::new_context_with_all_passes();

@@ -10,7 +10,7 @@ use hipmlir_device_image::KernelInfo;
 use hipmlir_frontend::preamble::{Preamble, QuotedIncludes};
 
 use super::command::{failed, run, show};
-use super::cxx::{escape_c, HostCompiler};
+use super::cxx::{copy_naming, HostCompiler};
 use super::pch::PchKind;
 use crate::cli::BuildOptions;
 use crate::elf::Elf;
@@ -186,11 +186,10 @@ pub fn compile_host_source(
     // preamble, its lines are blanked (the PCH holds them).
     let write_source = |preamble: Option<&Preamble>| {
         let blanked = preamble.map(|p| p.blanked(host_text));
-        let text = [
-            format!("#line 1 \"{}\"\n", escape_c(&source_abs.to_string_lossy())).as_bytes(),
+        let text = copy_naming(
+            &source_abs.to_string_lossy(),
             blanked.as_deref().unwrap_or(host_text),
-        ]
-        .concat();
+        );
         std::fs::write(&files.host_source, text)
             .map_err(|e| Error::write_of("the host source", &files.host_source, e))
     };

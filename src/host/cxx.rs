@@ -143,6 +143,19 @@ pub fn escape_c(s: &str) -> String {
     s.replace('\\', "\\\\").replace('"', "\\\"")
 }
 
+/// The text of a copy of `original` the host compiler reads: a `#line` first, so that its
+/// diagnostics and `__FILE__` name the original, then `text` without the UTF-8 byte-order mark
+/// it may begin with (the compiler skips one only at the very start of a file).
+pub fn copy_naming(original: &str, text: &[u8]) -> Vec<u8> {
+    const BYTE_ORDER_MARK: &[u8] = b"\xef\xbb\xbf";
+    let text = text.strip_prefix(BYTE_ORDER_MARK).unwrap_or(text);
+    [
+        format!("#line 1 \"{}\"\n", escape_c(original)).as_bytes(),
+        text,
+    ]
+    .concat()
+}
+
 #[cfg(test)]
 mod tests {
     use super::search_list_flags;

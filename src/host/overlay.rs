@@ -13,7 +13,7 @@ use std::path::{Path, PathBuf};
 
 use hipmlir_frontend::{apply_edits, text_at_same_offsets, SourceEdit};
 
-use super::cxx::escape_c;
+use super::cxx::{copy_naming, escape_c};
 use crate::error::{Error, Result};
 
 /// The main file's host text, with the copies it needs written under `overlay_dir`.
@@ -62,11 +62,10 @@ pub fn host_text(
             };
             file_edits.push(inc.naming(file, &target));
         }
-        let text = [
-            format!("#line 1 \"{}\"\n", escape_c(&file.display().to_string())).as_bytes(),
+        let text = copy_naming(
+            &file.display().to_string(),
             &apply_edits(bytes, &file_edits),
-        ]
-        .concat();
+        );
         let path = copy_path(file);
         if let Some(dir) = path.parent() {
             std::fs::create_dir_all(dir).map_err(|e| Error::create(dir, e))?;

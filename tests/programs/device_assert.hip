@@ -1,5 +1,6 @@
-// assert and abort() in device code whose conditions hold: the kernels run to the end and their
-// results are exact. (A failing one stops the program: tests/end_to_end.rs checks that.)
+// assert, abort(), __builtin_trap() and __trap() in device code whose conditions hold: the kernels
+// run to the end and their results are exact. (A failing one stops the program:
+// tests/end_to_end.rs checks that.)
 #include "test_common.h"
 #include "include/checked_math.h"
 
@@ -11,8 +12,10 @@ __global__ void gather_roots(const T* in, T* out, const int* index, int n) {
   int i = blockIdx.x * blockDim.x + threadIdx.x;
   if (i >= n) return;
   int j = index[i];
+  if (j < 0) __builtin_trap();  // never: index holds positions
   T v = checked_at(in, j, n);
   assert(v >= 0);
+  if (v > 5000) __trap();  // never: in holds values below 5000
   out[i] = checked_isqrt(v);
   if (out[i] * out[i] > v) abort();  // never: isqrt rounds down
 }

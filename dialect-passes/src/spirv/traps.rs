@@ -1,10 +1,10 @@
-//! `hipmlir-lower-trap-to-spirv`: `llvm.intr.trap` (the frontend's `__builtin_trap()`) is
-//! removed from device code bound for SPIR-V.
+//! `hipmlir-lower-trap-to-spirv`: `llvm.intr.trap` is removed from device code bound for SPIR-V.
 //!
-//! OpenCL has no instruction that stops a kernel, so a work-item that traps runs on. What HIP
-//! programs mean by a trap (a failed `assert`, `abort()`) still stops the program: hipmlir's
-//! headers raise the module's abort flag before trapping, and the runtime ends the program when it
-//! sees the flag raised at the kernel's completion. On NVPTX the trap is kept (PTX `trap`).
+//! OpenCL has no instruction that stops a kernel, so a work-item that traps runs on. The program
+//! still stops: the frontend raises the module's abort flag before every trap (its stop
+//! function, `__builtin_trap()`), and the runtime ends the program when it sees the flag raised
+//! at the kernel's completion, before the host sees the kernel's results. On NVPTX the trap is
+//! kept (PTX `trap`).
 
 use hipmlir_ir::rewrite::{apply_patterns, Outcome, Pattern, PatternRewriter, RewritePatternSet};
 use melior::ir::{Module, OperationRef};

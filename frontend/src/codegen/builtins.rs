@@ -133,9 +133,9 @@ impl<'c> FunctionCodegen<'c, '_> {
         match (name, args) {
             ("__builtin_expect", [value, _]) => return self.rvalue(value).map(Some),
             ("__builtin_assume", [_]) => return Ok(Some(Val::Void)),
-            // Stops the kernel where the target can (PTX `trap`); see hipmlir-lower-trap-to-spirv.
+            // Stops the program (traps.rs).
             ("__builtin_trap", []) => {
-                self.b.trap(loc)?;
+                self.stop_program(loc)?;
                 return Ok(Some(Val::Void));
             }
             _ => {}
@@ -467,37 +467,74 @@ pub(super) fn string_literal(e: &Cursor) -> Option<Vec<u8>> {
     if cur.kind() != clang_sys::CXCursor_StringLiteral {
         return None;
     }
-    let spelled = cur.spelling();
-    unescape_c_string(spelled.strip_prefix('"')?.strip_suffix('"')?)
+    literal_bytes(&cur.spelling())
 }
 
-/// The bytes of a C string literal's body (escapes resolved).
+/// The bytes of a narrow string literal (`"..."` or `u8"..."`) from libclang's spelling of it.
+/// libclang prints the literal's value again (clang's `StringLiteral::outputString`), not its
+/// source text: printable ASCII as itself, the usual escapes, every other byte as a three-digit
+/// octal escape, and `""` after a hex escape that a hex digit follows. Wide literals and
+/// anything else not spelled so are `None` (refused, never guessed).
+fn literal_bytes(spelled: &str) -> Option<Vec<u8>> {
+    let body = spelled.strip_prefix("u8").unwrap_or(spelled);
+    unescape_c_string(body.strip_prefix('"')?.strip_suffix('"')?)
+}
+
+/// The bytes of a C string literal's body (escapes resolved, `""` between pieces skipped).
 fn unescape_c_string(s: &str) -> Option<Vec<u8>> {
     let mut out = Vec::new();
     let mut chars = s.bytes().peekable();
     while let Some(c) = chars.next() {
-        if c != b'\\' {
-            out.push(c);
-            continue;
+        match c {
+            // Only the join of two pieces (`"\x41" "B"`) has a bare quote: `""`.
+            b'"' => {
+                if chars.next()? != b'"' {
+                    return None;
+                }
+                continue;
+            }
+            b'\\' => {}
+            _ => {
+                out.push(c);
+                continue;
+            }
         }
         let esc = chars.next()?;
         out.push(match esc {
             b'n' => b'\n',
             b't' => b'\t',
             b'r' => b'\r',
-            b'0' => 0,
             b'a' => 7,
             b'b' => 8,
             b'f' => 12,
             b'v' => 11,
             b'\\' | b'\'' | b'"' | b'?' => esc,
+            // Up to three octal digits: `\0`, `\12`, `\377`.
+            b'0'..=b'7' => {
+                let mut v = u32::from(esc - b'0');
+                for _ in 0..2 {
+                    match chars.peek() {
+                        Some(d @ b'0'..=b'7') => {
+                            v = v * 8 + u32::from(*d - b'0');
+                            chars.next();
+                        }
+                        _ => break,
+                    }
+                }
+                u8::try_from(v).ok()?
+            }
             b'x' => {
-                let mut v = 0u8;
+                let mut v = 0u32;
+                let mut digits = 0;
                 while let Some(d) = chars.peek().and_then(|d| (*d as char).to_digit(16)) {
-                    v = v.wrapping_mul(16).wrapping_add(d as u8);
+                    v = v.checked_mul(16)?.checked_add(d)?;
+                    digits += 1;
                     chars.next();
                 }
-                v
+                if digits == 0 {
+                    return None;
+                }
+                u8::try_from(v).ok()?
             }
             _ => return None,
         });
@@ -559,7 +596,7 @@ mod tests {
             );
         }
     }
-    use super::unescape_c_string;
+    use super::{literal_bytes, unescape_c_string};
 
     #[test]
     fn escapes() {
@@ -567,5 +604,29 @@ mod tests {
             unescape_c_string(r"a\nb\t%d\x41\\").unwrap(),
             b"a\nb\t%dA\\"
         );
+    }
+
+    /// libclang's spelling of a literal holding NULs, bytes above 0x7f and joined pieces.
+    #[test]
+    fn octal_escapes_and_joined_pieces() {
+        assert_eq!(
+            literal_bytes(r#""a\000b\377\376\200\12z""#).unwrap(),
+            b"a\0b\xff\xfe\x80\nz"
+        );
+        assert_eq!(literal_bytes(r#""\x41""B""#).unwrap(), b"AB");
+        assert_eq!(
+            literal_bytes(r#"u8"\303\251""#).unwrap(),
+            "\u{e9}".as_bytes()
+        );
+    }
+
+    /// What is not a narrow literal, or not spelled as libclang spells one, is refused.
+    #[test]
+    fn other_literals_are_refused() {
+        assert_eq!(literal_bytes(r#"L"wide""#), None);
+        assert_eq!(literal_bytes(r#""\u00e9""#), None);
+        assert_eq!(literal_bytes(r#""\x""#), None);
+        assert_eq!(literal_bytes(r#""a"b""#), None);
+        assert_eq!(literal_bytes(r#""\777""#), None);
     }
 }

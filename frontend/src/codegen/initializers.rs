@@ -142,6 +142,45 @@ impl<'c> FunctionCodegen<'c, '_> {
         self.store(&place, value, loc)
     }
 
+    /// `char s[N] = "text"`: the literal's bytes, byte for byte, the rest of the array zero (C
+    /// lets the literal's NUL fall off when the array has no room for it).
+    pub(super) fn initialize_from_string(
+        &mut self,
+        ptr: Value<'c>,
+        ty: &Ty,
+        text: &[u8],
+        loc: Location<'c>,
+    ) -> Result<()> {
+        let Ty::Array { element, len } = ty else {
+            return Err(super::builder::internal(
+                loc,
+                "a string initializing a non-array",
+            ));
+        };
+        if !matches!(**element, Ty::Int { bits: 8, .. }) || text.len() as u64 > *len {
+            return Err(FrontendError::unsupported(
+                crate::SourceLoc::default(),
+                "a string literal initializing an array that is not of char",
+            ));
+        }
+        let byte = element.value_mlir(self.ctx());
+        for (i, (member_ty, path)) in self.members(ty, loc)?.into_iter().enumerate() {
+            let value = text.get(i).map_or(0, |b| i64::from(*b as i8));
+            let value = self.b.const_int(byte, value, loc)?;
+            let at = self.gep(ptr, ty, &path, loc)?;
+            self.store(
+                &LValue::Mem {
+                    ptr: at,
+                    ty: member_ty,
+                    volatile: false,
+                },
+                Val::Scalar(value),
+                loc,
+            )?;
+        }
+        Ok(())
+    }
+
     pub(super) fn initialize_item(
         &mut self,
         ptr: Value<'c>,

@@ -17,6 +17,7 @@ mod module;
 mod new_delete;
 mod objects;
 mod stmt;
+mod traps;
 mod virtuals;
 mod warp;
 

@@ -82,6 +82,8 @@ pub struct ModuleCodegen<'c> {
     hip_headers: std::path::PathBuf,
     /// Dynamic classes constructed and virtual functions called (see virtuals.rs).
     pub(super) virtuals: super::virtuals::Virtuals,
+    /// Whether the stop function device traps call is emitted (see traps.rs).
+    pub(super) stop_function_emitted: bool,
 }
 
 /// Which files' kernels and device variables a translation unit compiles.
@@ -139,6 +141,7 @@ impl<'c> ModuleCodegen<'c> {
             ctx,
             hip_headers: hip_headers.to_path_buf(),
             virtuals: Default::default(),
+            stop_function_emitted: false,
             module: Module::new(location),
             functions: HashMap::new(),
             pending: Vec::new(),

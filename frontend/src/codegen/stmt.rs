@@ -453,6 +453,9 @@ impl<'c> FunctionCodegen<'c, '_> {
             return self.initialize_from_list(ptr, ty, &list);
         }
         if let Ty::Array { .. } = ty {
+            if let Some(text) = crate::codegen::builtins::string_literal(init) {
+                return self.initialize_from_string(ptr, ty, &text, loc);
+            }
             return Err(FrontendError::unsupported(
                 init.location(),
                 "array initializer",

@@ -227,10 +227,8 @@ impl<'c> ModuleCodegen<'c> {
     }
 
     /// `__hipmlir_bad_virtual_call(const char* function)`: prints the message, then stops the
-    /// program as a failed assert does (the module's abort flag, then a trap; see
-    /// hipmlir_libc.h). Defines the abort flag when the module has none yet.
+    /// program (traps.rs).
     fn emit_bad_virtual_call(&mut self, loc: Location<'c>) -> Result<FunctionSig> {
-        use hipmlir_device_image::DEVICE_ABORT_FLAG_VARIABLE as FLAG;
         let ctx = self.ctx;
         let generic = pointer_type(ctx, AddrSpace::Generic);
         let sig = FunctionSig {
@@ -246,26 +244,6 @@ impl<'c> ModuleCodegen<'c> {
         if !self.virtuals.emitted.insert(sig.symbol.clone()) {
             return Ok(sig);
         }
-        if !self.device_variables.iter().any(|v| v.symbol == FLAG) {
-            // As hipmlir_libc.h defines it: a pointer the runtime sets, null until then.
-            let linkage = crate::clang::Linkage::LinkOnceOdr;
-            self.declare_global(
-                FLAG,
-                Some(&[0; 8]),
-                8,
-                AddrSpace::Global,
-                false,
-                linkage,
-                loc,
-            )?;
-            self.emit_address_kernel_at(FLAG, linkage, loc)?;
-            self.device_variables.push(super::globals::DeviceVariable {
-                symbol: FLAG.to_string(),
-                size: 8,
-                managed_size: None,
-                registered_by_unit: false,
-            });
-        }
         let entry = Block::new(&[(generic, loc)]);
         let b = Builder::new(ctx, &entry);
         let name = block_arguments(&entry)[0];
@@ -276,26 +254,14 @@ impl<'c> ModuleCodegen<'c> {
         let printf = self.printf_declaration(&[constant, generic], i32t, loc)?;
         let callee = FlatSymbolRefAttribute::new(ctx, &printf);
         b.insert(func::call(ctx, callee, &[format, name], &[i32t], loc));
-        // The flag, when the runtime set it, points to the word to raise.
-        let slot = b.address_of(FLAG, pointer_type(ctx, AddrSpace::Global), loc)?;
-        let flag = b.load(slot, generic, false, loc)?;
-        let i64t: Type<'c> = IntegerType::new(ctx, 64).into();
-        let address = b.ptr_to_int(flag, i64t, loc)?;
-        let zero = b.const_int(i64t, 0, loc)?;
-        let set = b.cmpi(arith::CmpiPredicate::Ne, address, zero, loc)?;
-        let then_block = Block::new(&[]);
-        let then_b = Builder::new(ctx, &then_block);
-        let one = then_b.const_int(i32t, 1, loc)?;
-        then_b.store(one, flag, true, loc);
-        then_b.insert(scf::r#yield(&[], loc));
-        let else_block = Block::new(&[]);
-        Builder::new(ctx, &else_block).insert(scf::r#yield(&[], loc));
-        let then_region = Region::new();
-        then_region.append_block(then_block);
-        let else_region = Region::new();
-        else_region.append_block(else_block);
-        b.insert(scf::r#if(set, &[], then_region, else_region, loc));
-        b.trap(loc)?;
+        let stop = self.stop_function(loc)?;
+        b.insert(func::call(
+            ctx,
+            FlatSymbolRefAttribute::new(ctx, stop),
+            &[],
+            &[],
+            loc,
+        ));
         b.insert(func::r#return(&[], loc));
         let region = Region::new();
         region.append_block(entry);
