@@ -213,9 +213,7 @@ fn lowering(unit: &str, error: &LowerError) -> String {
             let location = first.and_then(|d| d.location.as_ref());
             bug(location, stage, first.map_or("", |d| d.message.as_str()))
         }
-        LowerError::Internal { location, message } => {
-            bug(location.as_ref(), "lowering", message)
-        }
+        LowerError::Internal { location, message } => bug(location.as_ref(), "lowering", message),
         LowerError::Pipeline(message) => Error::internal(unit, "lowering", message).to_string(),
     }
 }

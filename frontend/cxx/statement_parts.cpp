@@ -6,6 +6,7 @@
 // tell them apart when the statement comes from a macro. Clang's AST knows; these functions use
 // only its inline accessors, so nothing beyond libclang itself is linked. A libclang cursor for a
 // statement holds the `clang::Stmt *` in `data[1]`.
+#include <clang/AST/Attr.h>
 #include <clang/AST/DeclTemplate.h>
 #include <clang/AST/Expr.h>
 #include <clang/AST/ExprCXX.h>
@@ -445,6 +446,16 @@ int hipmlir_fp_contract_allowed(const void *expr) {
   clang::FPOptionsOverride o = b->getStoredFPFeatures();
   if (!o.hasFPContractModeOverride()) return 1;
   return o.getFPContractModeOverride() != clang::LangOptions::FPM_Off;
+}
+
+// `__launch_bounds__(max_threads, ...)` (clang's CUDALaunchBoundsAttr; a libclang cursor for an
+// attribute holds the `clang::Attr *` in `data[1]`): its first argument, for the caller to
+// evaluate, or null when the attribute is another or the argument depends on a template's
+// parameters (the template's own declaration, not an instance).
+const void *hipmlir_launch_bounds(const void *attr) {
+  const auto *a = llvm::dyn_cast<clang::CUDALaunchBoundsAttr>(static_cast<const clang::Attr *>(attr));
+  if (!a || !a->getMaxThreads() || a->getMaxThreads()->isValueDependent()) return nullptr;
+  return a->getMaxThreads();
 }
 
 }  // extern "C"

@@ -21,8 +21,8 @@ pub use compile::{compile_cxx, compile_host_source, needed_kernel_instances};
 pub use cxx::HostCompiler;
 pub use link::link;
 pub use objects::{
-    add_bundler_sections, fatbin_bundles, localize_symbols, merge_images, strip_device_code, BUNDLER_SECTION_PREFIX,
-    FATBIN_SECTION,
+    add_bundler_sections, fatbin_bundles, localize_symbols, merge_images, strip_device_code,
+    BUNDLER_SECTION_PREFIX, FATBIN_SECTION,
 };
 pub use overlay::host_text;
 pub use stubs::{compile_kpack_stub, embed_device_ir, embed_image, image_object};

@@ -572,6 +572,19 @@ static int misuse() {
                hipErrorInvalidValue);
   EXPECT_ERROR(hipGraphAddMemcpyNode1D(&c, g, nullptr, 0, p, host, 16, hipMemcpyKind(9)),
                hipErrorInvalidMemcpyDirection);
+  // A copy running past the end of its device allocation (64 bytes), either way, from its
+  // start or from inside it, is refused when the node is made.
+  std::vector<int> big(32);
+  EXPECT_ERROR(hipGraphAddMemcpyNode1D(&c, g, nullptr, 0, big.data(), p, 128,
+                                       hipMemcpyDeviceToHost),
+               hipErrorInvalidValue);
+  EXPECT_ERROR(hipGraphAddMemcpyNode1D(&c, g, nullptr, 0, p + 8, big.data(), 64,
+                                       hipMemcpyHostToDevice),
+               hipErrorInvalidValue);
+  HIP_CHECK(hipGraphAddMemcpyNode1D(&c, g, nullptr, 0, p + 8, big.data(), 32,
+                                    hipMemcpyHostToDevice));
+  EXPECT_ERROR(hipGraphMemcpyNodeSetParams1D(c, p, big.data(), 65, hipMemcpyHostToDevice),
+               hipErrorInvalidValue);
   hipHostNodeParams hp{nullptr, nullptr};
   EXPECT_ERROR(hipGraphAddHostNode(&c, g, nullptr, 0, &hp), hipErrorInvalidValue);
   EXPECT_ERROR(hipGraphAddEventRecordNode(&c, g, nullptr, 0, nullptr), hipErrorInvalidValue);

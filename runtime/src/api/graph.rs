@@ -14,8 +14,8 @@ use super::{
 };
 use crate::arrays::{self, Memcpy3DParms, Pos};
 use crate::backend::{
-    check_args_size, Copy3d, Dim3, Extent, Fill, HostCall, MemAccessDesc, MemLocation,
-    MemPoolProps, MemcpyKind, Pattern, PitchedPtr, MEM_LOCATION_DEVICE,
+    check_args_size, check_launch_bounds, Copy3d, Dim3, Extent, Fill, HostCall, MemAccessDesc,
+    MemLocation, MemPoolProps, MemcpyKind, Pattern, PitchedPtr, MEM_LOCATION_DEVICE,
 };
 use crate::error::{Failure, HipError, HipResult};
 use crate::graph::{
@@ -153,6 +153,7 @@ pub(super) unsafe fn kernel_op(p: &KernelNodeParams) -> HipResult<KernelOp> {
             "a kernel node's grid and block dimensions must all be positive",
         ));
     }
+    check_launch_bounds(info, p.block_dim)?;
     Ok(KernelOp {
         kernel,
         func: p.func as usize,
@@ -257,6 +258,21 @@ pub(super) fn copy_1d(
     }
     let region = Copy3d::linear(dst, src, count);
     region.check()?;
+    // A range that starts in an allocation must end in it: checked now, as HIP does, so that
+    // the node is refused rather than its launch.
+    let device = current_device()?;
+    for (p, role) in [(dst as *const c_void, "destination"), (src, "source")] {
+        if let Some(a) = device.allocation(p)? {
+            let offset = (p as usize).saturating_sub(a.base);
+            if count > a.size.saturating_sub(offset) {
+                return Err(Failure::invalid_value(format!(
+                    "the copy's {role} {p:p}+{count} runs past the end of the {}-byte \
+                     allocation at {:#x}",
+                    a.size, a.base
+                )));
+            }
+        }
+    }
     Ok(CopyOp {
         region,
         kind,

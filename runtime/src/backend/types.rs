@@ -43,6 +43,24 @@ pub fn check_nonempty_shape(grid: Dim3, block: Dim3) -> crate::error::HipResult<
     Ok(())
 }
 
+/// A launch of `kernel` in blocks of `block`: a block with more threads than the kernel's
+/// `__launch_bounds__` allows is `hipErrorLaunchFailure`, as HIP answers (the kernel was
+/// compiled for at most that many).
+pub fn check_launch_bounds(kernel: &KernelInfo, block: Dim3) -> HipResult<()> {
+    let threads: u64 = block.as_array().iter().map(|&d| u64::from(d)).product();
+    match kernel.max_threads_per_block {
+        Some(most) if threads > most => Err(Failure::new(
+            HipError::LaunchFailure,
+            format!(
+                "block ({}, {}, {}) has {threads} threads; kernel '{}' allows {most} \
+                 (its __launch_bounds__)",
+                block.x, block.y, block.z, kernel.source_name
+            ),
+        )),
+        _ => Ok(()),
+    }
+}
+
 /// The most blocks in each grid dimension (`hipDeviceProp_t.maxGridSize`) where the device does
 /// not say: OpenCL bounds only the global size, so HIP's x limit is used for every dimension.
 pub const MAX_GRID_DIM: i32 = i32::MAX;
