@@ -547,6 +547,9 @@ static int misuse() {
   EXPECT_ERROR(hipGraphAddDependencies(g, &a, &b, 1), hipErrorInvalidValue);  // exists
   EXPECT_ERROR(hipGraphAddDependencies(g, &a, &a, 1), hipErrorInvalidValue);  // itself
   EXPECT_ERROR(hipGraphRemoveDependencies(g, &b, &a, 1), hipErrorInvalidValue);  // no edge
+  // No dependencies: nothing to read, whatever the lists.
+  HIP_CHECK(hipGraphAddDependencies(g, nullptr, nullptr, 0));
+  HIP_CHECK(hipGraphRemoveDependencies(g, &a, nullptr, 0));
   hipKernelNodeParams kp{};
   kp.func = nullptr;
   kp.gridDim = dim3(1);
@@ -583,6 +586,10 @@ static int misuse() {
                hipErrorInvalidValue);
   HIP_CHECK(hipGraphAddMemcpyNode1D(&c, g, nullptr, 0, p + 8, big.data(), 32,
                                     hipMemcpyHostToDevice));
+  // Overlapping source and destination have no defined result.
+  EXPECT_ERROR(hipGraphMemcpyNodeSetParams1D(c, p + 1, p, 16, hipMemcpyDeviceToDevice),
+               hipErrorInvalidValue);
+  HIP_CHECK(hipGraphMemcpyNodeSetParams1D(c, p + 4, p, 16, hipMemcpyDeviceToDevice));
   EXPECT_ERROR(hipGraphMemcpyNodeSetParams1D(c, p, big.data(), 65, hipMemcpyHostToDevice),
                hipErrorInvalidValue);
   hipHostNodeParams hp{nullptr, nullptr};
@@ -624,6 +631,52 @@ static int misuse() {
   return bad;
 }
 
+// A clone of a graph whose edges were added after its nodes, some from a node made later to
+// one made earlier (copy-out made first, then the kernel, then copy-in): the clone keeps every
+// edge, so it copies out only what the kernel computed.
+static int clone_with_later_edges(hipStream_t stream) {
+  const int n = 4096;
+  const size_t bytes = n * sizeof(float);
+  std::vector<float> in(n), out(n, -1.0f), want(n);
+  for (int i = 0; i < n; ++i) {
+    in[i] = static_cast<float>(i % 97) - 40.0f;
+    want[i] = in[i] * 5.0f;
+  }
+  float* d;
+  HIP_CHECK(hipMalloc(&d, bytes));
+  HIP_CHECK(hipMemset(d, 0, bytes));
+  hipGraph_t g, copy;
+  HIP_CHECK(hipGraphCreate(&g, 0));
+  hipGraphNode_t back, times_five, there;
+  HIP_CHECK(hipGraphAddMemcpyNode1D(&back, g, nullptr, 0, out.data(), d, bytes,
+                                    hipMemcpyDeviceToHost));
+  float five = 5.0f;
+  int count = n;
+  void* args[] = {&d, &five, &count};
+  hipKernelNodeParams p = kernel_params(reinterpret_cast<void*>(scale), dim3(n / 256), dim3(256),
+                                        args);
+  HIP_CHECK(hipGraphAddKernelNode(&times_five, g, nullptr, 0, &p));
+  HIP_CHECK(hipGraphAddMemcpyNode1D(&there, g, nullptr, 0, d, in.data(), bytes,
+                                    hipMemcpyHostToDevice));
+  HIP_CHECK(hipGraphAddDependencies(g, &times_five, &back, 1));
+  HIP_CHECK(hipGraphAddDependencies(g, &there, &times_five, 1));
+  HIP_CHECK(hipGraphClone(&copy, g));
+  size_t edges = 0;
+  HIP_CHECK(hipGraphGetEdges(copy, nullptr, nullptr, &edges));
+  int bad = 0;
+  EXPECT(edges == 2);
+  hipGraphExec_t exec;
+  HIP_CHECK(hipGraphInstantiate(&exec, copy, nullptr, nullptr, 0));
+  HIP_CHECK(hipGraphLaunch(exec, stream));
+  HIP_CHECK(hipStreamSynchronize(stream));
+  bad += count_mismatches("clone with edges added later", out, want);
+  HIP_CHECK(hipGraphExecDestroy(exec));
+  HIP_CHECK(hipGraphDestroy(copy));
+  HIP_CHECK(hipGraphDestroy(g));
+  HIP_CHECK(hipFree(d));
+  return bad;
+}
+
 int main() {
   hipStream_t stream;
   HIP_CHECK(hipStreamCreate(&stream));
@@ -632,6 +685,7 @@ int main() {
   bad += allocations(stream);
   bad += user_objects();
   bad += misuse();
+  bad += clone_with_later_edges(stream);
   // The null stream launches graphs too.
   HIP_CHECK(hipStreamDestroy(stream));
   return report("graphs", bad);

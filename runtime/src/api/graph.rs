@@ -258,6 +258,13 @@ pub(super) fn copy_1d(
     }
     let region = Copy3d::linear(dst, src, count);
     region.check()?;
+    // Overlapping ranges have no defined result: refused, as HIP refuses them for copy nodes.
+    let (d, s) = (dst as usize, src as usize);
+    if d < s.saturating_add(count) && s < d.saturating_add(count) {
+        return Err(Failure::invalid_value(format!(
+            "the copy's source {src:p} and destination {dst:p} overlap ({count} bytes)"
+        )));
+    }
     // A range that starts in an allocation must end in it: checked now, as HIP does, so that
     // the node is refused rather than its launch.
     let device = current_device()?;
@@ -568,7 +575,8 @@ pub unsafe extern "C" fn hipGraphNodeFindInClone(
     })
 }
 
-/// The (from, to) pairs of two parallel lists.
+/// The (from, to) pairs of two parallel lists; with `n` 0 none, whatever the lists (HIP reads
+/// neither).
 ///
 /// # Safety
 /// Each list must be null or hold `n` handles.
@@ -577,6 +585,9 @@ unsafe fn pairs(
     to: *const hipGraphNode_t,
     n: usize,
 ) -> HipResult<Vec<(NodeId, NodeId)>> {
+    if n == 0 {
+        return Ok(Vec::new());
+    }
     if from.is_null() || to.is_null() {
         return Err(Failure::invalid_value(
             "the from and to lists must not be null",
