@@ -586,9 +586,10 @@ static int misuse() {
                hipErrorInvalidValue);
   HIP_CHECK(hipGraphAddMemcpyNode1D(&c, g, nullptr, 0, p + 8, big.data(), 32,
                                     hipMemcpyHostToDevice));
-  // Overlapping source and destination have no defined result.
+  // Overlapping source and destination have no defined result; a copy onto itself is fine.
   EXPECT_ERROR(hipGraphMemcpyNodeSetParams1D(c, p + 1, p, 16, hipMemcpyDeviceToDevice),
                hipErrorInvalidValue);
+  HIP_CHECK(hipGraphMemcpyNodeSetParams1D(c, p, p, 16, hipMemcpyDeviceToDevice));
   HIP_CHECK(hipGraphMemcpyNodeSetParams1D(c, p + 4, p, 16, hipMemcpyDeviceToDevice));
   EXPECT_ERROR(hipGraphMemcpyNodeSetParams1D(c, p, big.data(), 65, hipMemcpyHostToDevice),
                hipErrorInvalidValue);

@@ -258,9 +258,10 @@ pub(super) fn copy_1d(
     }
     let region = Copy3d::linear(dst, src, count);
     region.check()?;
-    // Overlapping ranges have no defined result: refused, as HIP refuses them for copy nodes.
+    // Ranges that overlap but are not the same range have no defined result: refused, as HIP
+    // refuses them for copy nodes (a copy onto itself changes nothing).
     let (d, s) = (dst as usize, src as usize);
-    if d < s.saturating_add(count) && s < d.saturating_add(count) {
+    if d != s && d < s.saturating_add(count) && s < d.saturating_add(count) {
         return Err(Failure::invalid_value(format!(
             "the copy's source {src:p} and destination {dst:p} overlap ({count} bytes)"
         )));
