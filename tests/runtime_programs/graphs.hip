@@ -570,6 +570,18 @@ static int misuse() {
   ms.dst = p;
   ms.elementSize = 3;
   EXPECT_ERROR(hipGraphAddMemsetNode(&c, g, nullptr, 0, &ms), hipErrorInvalidValue);
+  // A memset past the end of its 64-byte allocation is refused when the node is made.
+  ms.elementSize = 4;
+  ms.width = 17;
+  EXPECT_ERROR(hipGraphAddMemsetNode(&c, g, nullptr, 0, &ms), hipErrorInvalidValue);
+  ms.width = 4;
+  ms.height = 5;
+  ms.pitch = 16;
+  EXPECT_ERROR(hipGraphAddMemsetNode(&c, g, nullptr, 0, &ms), hipErrorInvalidValue);
+  ms.height = 4;
+  hipGraphNode_t whole;
+  HIP_CHECK(hipGraphAddMemsetNode(&whole, g, nullptr, 0, &ms));
+  ms.height = 1;
   int host[4];
   EXPECT_ERROR(hipGraphAddMemcpyNode1D(&c, g, nullptr, 0, p, host, 0, hipMemcpyHostToDevice),
                hipErrorInvalidValue);

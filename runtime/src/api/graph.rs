@@ -208,6 +208,10 @@ pub(super) fn fill_of(p: &MemsetParams) -> HipResult<Fill> {
         depth: 1,
     };
     fill.check()?;
+    let span = fill
+        .span()
+        .ok_or_else(|| Failure::invalid_value("the memset's extent overflows"))?;
+    within_allocation(fill.dst, span, "memset's destination")?;
     Ok(fill)
 }
 
@@ -245,6 +249,20 @@ pub(super) fn copy_of_params(p: &Memcpy3DParms) -> HipResult<CopyOp> {
     })
 }
 
+/// A node's range that starts in an allocation must end in it: checked when the node is made, as
+/// HIP does, so that the node is refused rather than its launch.
+fn within_allocation(p: *const c_void, bytes: usize, role: &str) -> HipResult<()> {
+    match current_device()?.allocation(p)? {
+        Some(a) if bytes > a.size.saturating_sub((p as usize).saturating_sub(a.base)) => {
+            Err(Failure::invalid_value(format!(
+                "the {role} {p:p}+{bytes} runs past the end of the {}-byte allocation at {:#x}",
+                a.size, a.base
+            )))
+        }
+        _ => Ok(()),
+    }
+}
+
 /// A 1-D copy node's operation.
 pub(super) fn copy_1d(
     dst: *mut c_void,
@@ -266,21 +284,8 @@ pub(super) fn copy_1d(
             "the copy's source {src:p} and destination {dst:p} overlap ({count} bytes)"
         )));
     }
-    // A range that starts in an allocation must end in it: checked now, as HIP does, so that
-    // the node is refused rather than its launch.
-    let device = current_device()?;
-    for (p, role) in [(dst as *const c_void, "destination"), (src, "source")] {
-        if let Some(a) = device.allocation(p)? {
-            let offset = (p as usize).saturating_sub(a.base);
-            if count > a.size.saturating_sub(offset) {
-                return Err(Failure::invalid_value(format!(
-                    "the copy's {role} {p:p}+{count} runs past the end of the {}-byte \
-                     allocation at {:#x}",
-                    a.size, a.base
-                )));
-            }
-        }
-    }
+    within_allocation(dst, count, "copy's destination")?;
+    within_allocation(src, count, "copy's source")?;
     Ok(CopyOp {
         region,
         kind,
