@@ -639,6 +639,10 @@ static int misuse() {
                hipErrorInvalidValue);
   EXPECT_ERROR(hipGraphDestroy(g), hipErrorInvalidValue);
   EXPECT_ERROR(hipGraphDebugDotPrint(other, nullptr, 0), hipErrorInvalidValue);
+  // A file that cannot be written (an empty path, a folder that does not exist).
+  EXPECT_ERROR(hipGraphDebugDotPrint(other, "", 0), hipErrorOperatingSystem);
+  EXPECT_ERROR(hipGraphDebugDotPrint(other, "no-such-folder/graph.dot", 0),
+               hipErrorOperatingSystem);
   HIP_CHECK(hipGraphDestroy(other));
   HIP_CHECK(hipFree(p));
   return bad;

@@ -791,8 +791,13 @@ pub unsafe extern "C" fn hipGraphDebugDotPrint(
         let g = graph::get(g as usize)?;
         // SAFETY: per the caller.
         let path = unsafe { c_string(path, "the path") }?;
-        std::fs::write(&*path, graph::dot::render(&g, flags))
-            .map_err(|e| Failure::invalid_value(format!("cannot write the DOT file '{path}': {e}")))
+        // A file that cannot be written is the operating system's refusal, as HIP reports it.
+        std::fs::write(&*path, graph::dot::render(&g, flags)).map_err(|e| {
+            Failure::new(
+                HipError::OperatingSystem,
+                format!("cannot write the DOT file '{path}': {e}"),
+            )
+        })
     })
 }
 
