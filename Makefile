@@ -41,7 +41,7 @@ corpus: build
 # runs the suite's RTC_TESTING mode (every kernel through hiprtc; tests/hip-tests-rtc-expected.tsv).
 # PART=regex builds and runs only the executables of the matching folders; CI runs HIP_TESTS_CI,
 # the folders whose executables build today (make hip-tests-ci).
-HIP_TESTS_CI = ^(ABM/AddKernels|unit/(channelDescriptor|context|device|dynamicLoading|event|multiThread|p2p|printf|threadfence))$$
+HIP_TESTS_CI = ^(ABM/AddKernels|TypeQualifiers|unit/(channelDescriptor|compiler|context|device|deviceLib|dynamicLoading|errorHandling|event|kernel|multiThread|p2p|printf|synchronization|threadfence))$$
 hip-tests-ci: build
 	scripts/hip-tests.sh --part '$(HIP_TESTS_CI)'
 
