@@ -982,6 +982,29 @@ mod tests {
     use super::*;
 
     #[test]
+    fn launch_bounds_cap_the_threads_of_a_block() {
+        let kernel = |bound| KernelInfo {
+            name: "k".into(),
+            source_name: "k".into(),
+            args: Vec::new(),
+            args_size: 0,
+            max_threads_per_block: bound,
+        };
+        let bounded = kernel(Some(64));
+        assert!(check_launch_bounds(&bounded, Dim3::new(64, 1, 1)).is_ok());
+        assert!(check_launch_bounds(&bounded, Dim3::new(8, 4, 2)).is_ok());
+        for block in [
+            Dim3::new(65, 1, 1),
+            Dim3::new(8, 8, 2),
+            Dim3::new(1, 1, 128),
+        ] {
+            let e = check_launch_bounds(&bounded, block).unwrap_err();
+            assert_eq!(e.code, HipError::LaunchFailure, "{block:?}");
+        }
+        assert!(check_launch_bounds(&kernel(None), Dim3::new(1024, 1, 1)).is_ok());
+    }
+
+    #[test]
     fn pitched_layouts_are_overflow_checked() {
         assert_eq!(pitched_layout(7, 5, 1).unwrap(), (256, 1280));
         assert_eq!(pitched_layout(256, 2, 3).unwrap(), (256, 1536));
