@@ -549,9 +549,15 @@ mod tests {
     #[test]
     fn bad_shapes_are_invalid_configuration() {
         let d = device();
+        // An empty dimension is hipErrorInvalidValue, as HIP answers.
+        for (grid, block) in [
+            (Dim3::new(0, 1, 1), Dim3::new(1, 1, 1)),
+            (Dim3::new(1, 1, 1), Dim3::new(1, 0, 1)),
+        ] {
+            let e = ndrange(grid, block, 0, &d).unwrap_err();
+            assert_eq!(e.code, HipError::InvalidValue, "{grid:?} {block:?}");
+        }
         for (grid, block, shmem) in [
-            (Dim3::new(0, 1, 1), Dim3::new(1, 1, 1), 0),
-            (Dim3::new(1, 1, 1), Dim3::new(1, 0, 1), 0),
             (Dim3::new(1, 1, 1), Dim3::new(2048, 1, 1), 0),
             (Dim3::new(1, 1, 1), Dim3::new(32, 32, 2), 0),
             (Dim3::new(1, 1, 1), Dim3::new(1, 1, 128), 0),
