@@ -236,10 +236,14 @@ def main():
 
     if args.update_expected:
         kept = dict(now)
-        if args.partial:
-            # Entries of tests this run did not run stay as they were.
+        if args.partial or args.part:
+            # What this run did not cover stays as it was: tests it did not run, and the
+            # executables of folders outside its part.
             for key, reason in listed.items():
-                if key[0] == "test" and key[1] not in outcome:
+                kind, name = key
+                if kind == "test" and name not in outcome:
+                    kept[key] = reason
+                elif kind == "build" and args.part and not re.search(args.part, os.path.dirname(name)):
                     kept[key] = reason
         write_expected(args.expected, kept)
         print(f"hip-tests: wrote {len(kept)} entries to {args.expected}")

@@ -146,6 +146,7 @@ module {
             source_name: source.into(),
             args: vec![],
             args_size: 0,
+            max_threads_per_block: None,
         }
     }
 

@@ -31,8 +31,9 @@ pub use vocabulary::{
     address_space, atomic_ordering, hip_api_version, AtomicBinOp, DeviceClock,
     ADDRESS_SPACES_ATTRIBUTE, BYVAL_ATTRIBUTE, DYNAMIC_SHARED_SYMBOL, FUNCTION_POINTERS_ATTRIBUTE,
     HOST_ATTRIBUTE, KERNEL_ARGS_ATTRIBUTE, KERNEL_ARGS_SIZE_ATTRIBUTE, KERNEL_ATTRIBUTE,
-    KERNEL_NAME_ATTRIBUTE, LINEAR_BLOCK_ATTRIBUTE, LINKAGE_ATTRIBUTE, NOALIAS_ATTRIBUTE,
-    PRINTF_SYMBOL_PREFIX, ZERO_INITIALIZER_ATTRIBUTE,
+    KERNEL_NAME_ATTRIBUTE, LINEAR_BLOCK_ATTRIBUTE, LINKAGE_ATTRIBUTE,
+    MAX_THREADS_PER_BLOCK_ATTRIBUTE, NOALIAS_ATTRIBUTE, PRINTF_SYMBOL_PREFIX,
+    ZERO_INITIALIZER_ATTRIBUTE,
 };
 
 /// Everything that can go wrong reading a device image.
@@ -280,6 +281,7 @@ mod tests {
                     address_space: AddressSpace::Global,
                 }],
                 args_size: 8,
+                max_threads_per_block: None,
             }]),
         }
     }

@@ -44,6 +44,10 @@ pub struct KernelInfo {
     /// Size of the packed argument block: the end of the last argument rounded up to the
     /// largest argument alignment, as for a struct of the parameters.
     pub args_size: u64,
+    /// The most threads a block may have (`__launch_bounds__`): a launch of larger blocks is
+    /// refused. None: only the device's limit.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_threads_per_block: Option<u64>,
 }
 
 /// The device variable through which a module's `malloc`, `free`, `new` and `delete` reach its

@@ -25,6 +25,9 @@ pub const KERNEL_ARGS_ATTRIBUTE: &str = "hipmlir.kernel_args";
 /// The size in bytes of a kernel's packed argument block.
 pub const KERNEL_ARGS_SIZE_ATTRIBUTE: &str = "hipmlir.kernel_args_size";
 
+/// The most threads a block of the kernel may have (its `__launch_bounds__`), when it says.
+pub const MAX_THREADS_PER_BLOCK_ATTRIBUTE: &str = "hipmlir.max_threads_per_block";
+
 /// A kernel's by-value struct parameters, `{"<index>" = <struct type>}`: passed as pointers to a
 /// copy, decorated ByVal in SPIR-V.
 pub const BYVAL_ATTRIBUTE: &str = "hipmlir.byval";

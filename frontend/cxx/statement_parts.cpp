@@ -490,4 +490,14 @@ int hipmlir_fp_contract_allowed(const void *expr) {
   return o.getFPContractModeOverride() != clang::LangOptions::FPM_Off;
 }
 
+// `__launch_bounds__(max_threads, ...)` (clang's CUDALaunchBoundsAttr; a libclang cursor for an
+// attribute holds the `clang::Attr *` in `data[1]`): its first argument, for the caller to
+// evaluate, or null when the attribute is another or the argument depends on a template's
+// parameters (the template's own declaration, not an instance).
+const void *hipmlir_launch_bounds(const void *attr) {
+  const auto *a = llvm::dyn_cast<clang::CUDALaunchBoundsAttr>(static_cast<const clang::Attr *>(attr));
+  if (!a || !a->getMaxThreads() || a->getMaxThreads()->isValueDependent()) return nullptr;
+  return a->getMaxThreads();
+}
+
 }  // extern "C"

@@ -48,6 +48,7 @@ pub fn kernel_info(kernel: &Cursor) -> Result<KernelInfo> {
         source_name: source_name(kernel),
         args,
         args_size,
+        max_threads_per_block: kernel.launch_bounds_max_threads(),
     })
 }
 

@@ -29,7 +29,13 @@
 #if !defined(__HIP__) && !defined(__CUDA__) && !defined(__noinline__)
 #define __noinline__
 #endif
+// The device parse reads a kernel's bounds (the most threads a block may have) into its
+// metadata, and the runtime refuses larger blocks as HIP does; the host compiler needs nothing.
+#if defined(__HIP__) || defined(__CUDA__)
+#define __launch_bounds__(...) __attribute__((launch_bounds(__VA_ARGS__)))
+#else
 #define __launch_bounds__(...)
+#endif
 #define __align__(n) __attribute__((aligned(n)))
 #ifndef __restrict__
 #define __restrict__ __restrict

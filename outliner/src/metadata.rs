@@ -5,7 +5,7 @@
 use hipmlir_device_image::{AddressSpace, KernelArg, KernelInfo};
 use hipmlir_device_image::{
     KERNEL_ARGS_ATTRIBUTE, KERNEL_ARGS_SIZE_ATTRIBUTE, KERNEL_NAME_ATTRIBUTE,
-    LINEAR_BLOCK_ATTRIBUTE,
+    LINEAR_BLOCK_ATTRIBUTE, MAX_THREADS_PER_BLOCK_ATTRIBUTE,
 };
 use melior::ir::attribute::{IntegerAttribute, StringAttribute};
 use melior::ir::operation::{OperationLike, WalkOrder, WalkResult};
@@ -136,10 +136,15 @@ fn kernel_info(op: &OperationRef) -> Result<KernelInfo, OutlineError> {
             });
         }
     }
+    let max_threads_per_block = match op.attribute(MAX_THREADS_PER_BLOCK_ATTRIBUTE) {
+        Ok(a) => Some(IntegerAttribute::try_from(a).map_err(err)?.value() as u64),
+        Err(_) => None,
+    };
     Ok(KernelInfo {
         name: string(op, "sym_name")?,
         source_name: string(op, KERNEL_NAME_ATTRIBUTE)?,
         args,
         args_size,
+        max_threads_per_block,
     })
 }

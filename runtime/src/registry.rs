@@ -962,6 +962,7 @@ mod tests {
             source_name: source.into(),
             args,
             args_size,
+            max_threads_per_block: None,
         }
     }
 

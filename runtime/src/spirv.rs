@@ -77,6 +77,7 @@ impl SpirvKernel {
             source_name: self.name.clone(),
             args,
             args_size,
+            max_threads_per_block: None,
         }
     }
 }

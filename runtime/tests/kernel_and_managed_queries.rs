@@ -221,6 +221,15 @@ fn managed_hints_and_prefetches_are_recorded_and_ordered() {
         unsafe { hipMemPrefetchAsync(m, bytes, 5, s) },
         HipError::InvalidDevice,
     );
+    // A null or empty range is refused first, whatever the device.
+    expect_code(
+        unsafe { hipMemPrefetchAsync(std::ptr::null(), 0, 5, s) },
+        HipError::InvalidValue,
+    );
+    expect_code(
+        unsafe { hipMemPrefetchAsync(m, 0, 0, s) },
+        HipError::InvalidValue,
+    );
     expect_code(
         unsafe { hipMemRangeGetAttribute(vp, 8, READ_MOSTLY, m, bytes) },
         HipError::InvalidValue,

@@ -547,6 +547,9 @@ static int misuse() {
   EXPECT_ERROR(hipGraphAddDependencies(g, &a, &b, 1), hipErrorInvalidValue);  // exists
   EXPECT_ERROR(hipGraphAddDependencies(g, &a, &a, 1), hipErrorInvalidValue);  // itself
   EXPECT_ERROR(hipGraphRemoveDependencies(g, &b, &a, 1), hipErrorInvalidValue);  // no edge
+  // No dependencies: nothing to read, whatever the lists.
+  HIP_CHECK(hipGraphAddDependencies(g, nullptr, nullptr, 0));
+  HIP_CHECK(hipGraphRemoveDependencies(g, &a, nullptr, 0));
   hipKernelNodeParams kp{};
   kp.func = nullptr;
   kp.gridDim = dim3(1);
@@ -567,11 +570,41 @@ static int misuse() {
   ms.dst = p;
   ms.elementSize = 3;
   EXPECT_ERROR(hipGraphAddMemsetNode(&c, g, nullptr, 0, &ms), hipErrorInvalidValue);
+  // A memset past the end of its 64-byte allocation is refused when the node is made.
+  ms.elementSize = 4;
+  ms.width = 17;
+  EXPECT_ERROR(hipGraphAddMemsetNode(&c, g, nullptr, 0, &ms), hipErrorInvalidValue);
+  ms.width = 4;
+  ms.height = 5;
+  ms.pitch = 16;
+  EXPECT_ERROR(hipGraphAddMemsetNode(&c, g, nullptr, 0, &ms), hipErrorInvalidValue);
+  ms.height = 4;
+  hipGraphNode_t whole;
+  HIP_CHECK(hipGraphAddMemsetNode(&whole, g, nullptr, 0, &ms));
+  ms.height = 1;
   int host[4];
   EXPECT_ERROR(hipGraphAddMemcpyNode1D(&c, g, nullptr, 0, p, host, 0, hipMemcpyHostToDevice),
                hipErrorInvalidValue);
   EXPECT_ERROR(hipGraphAddMemcpyNode1D(&c, g, nullptr, 0, p, host, 16, hipMemcpyKind(9)),
                hipErrorInvalidMemcpyDirection);
+  // A copy running past the end of its device allocation (64 bytes), either way, from its
+  // start or from inside it, is refused when the node is made.
+  std::vector<int> big(32);
+  EXPECT_ERROR(hipGraphAddMemcpyNode1D(&c, g, nullptr, 0, big.data(), p, 128,
+                                       hipMemcpyDeviceToHost),
+               hipErrorInvalidValue);
+  EXPECT_ERROR(hipGraphAddMemcpyNode1D(&c, g, nullptr, 0, p + 8, big.data(), 64,
+                                       hipMemcpyHostToDevice),
+               hipErrorInvalidValue);
+  HIP_CHECK(hipGraphAddMemcpyNode1D(&c, g, nullptr, 0, p + 8, big.data(), 32,
+                                    hipMemcpyHostToDevice));
+  // Overlapping source and destination have no defined result; a copy onto itself is fine.
+  EXPECT_ERROR(hipGraphMemcpyNodeSetParams1D(c, p + 1, p, 16, hipMemcpyDeviceToDevice),
+               hipErrorInvalidValue);
+  HIP_CHECK(hipGraphMemcpyNodeSetParams1D(c, p, p, 16, hipMemcpyDeviceToDevice));
+  HIP_CHECK(hipGraphMemcpyNodeSetParams1D(c, p + 4, p, 16, hipMemcpyDeviceToDevice));
+  EXPECT_ERROR(hipGraphMemcpyNodeSetParams1D(c, p, big.data(), 65, hipMemcpyHostToDevice),
+               hipErrorInvalidValue);
   hipHostNodeParams hp{nullptr, nullptr};
   EXPECT_ERROR(hipGraphAddHostNode(&c, g, nullptr, 0, &hp), hipErrorInvalidValue);
   EXPECT_ERROR(hipGraphAddEventRecordNode(&c, g, nullptr, 0, nullptr), hipErrorInvalidValue);
@@ -606,8 +639,58 @@ static int misuse() {
                hipErrorInvalidValue);
   EXPECT_ERROR(hipGraphDestroy(g), hipErrorInvalidValue);
   EXPECT_ERROR(hipGraphDebugDotPrint(other, nullptr, 0), hipErrorInvalidValue);
+  // A file that cannot be written (an empty path, a folder that does not exist).
+  EXPECT_ERROR(hipGraphDebugDotPrint(other, "", 0), hipErrorOperatingSystem);
+  EXPECT_ERROR(hipGraphDebugDotPrint(other, "no-such-folder/graph.dot", 0),
+               hipErrorOperatingSystem);
   HIP_CHECK(hipGraphDestroy(other));
   HIP_CHECK(hipFree(p));
+  return bad;
+}
+
+// A clone of a graph whose edges were added after its nodes, some from a node made later to
+// one made earlier (copy-out made first, then the kernel, then copy-in): the clone keeps every
+// edge, so it copies out only what the kernel computed.
+static int clone_with_later_edges(hipStream_t stream) {
+  const int n = 4096;
+  const size_t bytes = n * sizeof(float);
+  std::vector<float> in(n), out(n, -1.0f), want(n);
+  for (int i = 0; i < n; ++i) {
+    in[i] = static_cast<float>(i % 97) - 40.0f;
+    want[i] = in[i] * 5.0f;
+  }
+  float* d;
+  HIP_CHECK(hipMalloc(&d, bytes));
+  HIP_CHECK(hipMemset(d, 0, bytes));
+  hipGraph_t g, copy;
+  HIP_CHECK(hipGraphCreate(&g, 0));
+  hipGraphNode_t back, times_five, there;
+  HIP_CHECK(hipGraphAddMemcpyNode1D(&back, g, nullptr, 0, out.data(), d, bytes,
+                                    hipMemcpyDeviceToHost));
+  float five = 5.0f;
+  int count = n;
+  void* args[] = {&d, &five, &count};
+  hipKernelNodeParams p = kernel_params(reinterpret_cast<void*>(scale), dim3(n / 256), dim3(256),
+                                        args);
+  HIP_CHECK(hipGraphAddKernelNode(&times_five, g, nullptr, 0, &p));
+  HIP_CHECK(hipGraphAddMemcpyNode1D(&there, g, nullptr, 0, d, in.data(), bytes,
+                                    hipMemcpyHostToDevice));
+  HIP_CHECK(hipGraphAddDependencies(g, &times_five, &back, 1));
+  HIP_CHECK(hipGraphAddDependencies(g, &there, &times_five, 1));
+  HIP_CHECK(hipGraphClone(&copy, g));
+  size_t edges = 0;
+  HIP_CHECK(hipGraphGetEdges(copy, nullptr, nullptr, &edges));
+  int bad = 0;
+  EXPECT(edges == 2);
+  hipGraphExec_t exec;
+  HIP_CHECK(hipGraphInstantiate(&exec, copy, nullptr, nullptr, 0));
+  HIP_CHECK(hipGraphLaunch(exec, stream));
+  HIP_CHECK(hipStreamSynchronize(stream));
+  bad += count_mismatches("clone with edges added later", out, want);
+  HIP_CHECK(hipGraphExecDestroy(exec));
+  HIP_CHECK(hipGraphDestroy(copy));
+  HIP_CHECK(hipGraphDestroy(g));
+  HIP_CHECK(hipFree(d));
   return bad;
 }
 
@@ -619,6 +702,7 @@ int main() {
   bad += allocations(stream);
   bad += user_objects();
   bad += misuse();
+  bad += clone_with_later_edges(stream);
   // The null stream launches graphs too.
   HIP_CHECK(hipStreamDestroy(stream));
   return report("graphs", bad);

@@ -232,6 +232,7 @@ extern "C" {
         rparen: *mut c_uint,
     ) -> i32;
     fn hipmlir_fp_contract_allowed(expr: *const c_void) -> i32;
+    fn hipmlir_launch_bounds(attr: *const c_void) -> *const c_void;
     fn hipmlir_is_pack(decl: *const c_void) -> i32;
     fn hipmlir_atomic_parts(
         expr: *const c_void,
@@ -577,6 +578,33 @@ impl Cursor {
             parent = p.semantic_parent();
         }
         outermost.is_some_and(|ns| ns.spelling() == "std")
+    }
+
+    /// The most threads a block of this kernel may have, from its `__launch_bounds__`.
+    pub fn launch_bounds_max_threads(&self) -> Option<u64> {
+        self.children().into_iter().find_map(|child| {
+            // SAFETY: a plain query.
+            if unsafe { clang_isAttribute(child.kind()) } == 0 {
+                return None;
+            }
+            // SAFETY: an attribute cursor holds its `clang::Attr *` in data[1]; the shim checks
+            // its kind.
+            let expr = unsafe { hipmlir_launch_bounds(child.0.data[1]) };
+            if expr.is_null() {
+                return None;
+            }
+            // libclang's encoding of an expression cursor: the enclosing declaration, the
+            // node, the translation unit (an attribute cursor's data[0] and data[2]).
+            let argument = Cursor(CXCursor {
+                kind: CXCursor_UnexposedExpr,
+                xdata: 0,
+                data: [child.0.data[0], expr, child.0.data[2]],
+            });
+            match argument.evaluate()? {
+                ConstValue::Int(n) => u64::try_from(n).ok(),
+                ConstValue::Float(_) => None,
+            }
+        })
     }
 
     pub fn children(&self) -> Vec<Cursor> {

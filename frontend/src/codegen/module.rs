@@ -2,14 +2,14 @@
 
 use hipmlir_device_image::{
     BYVAL_ATTRIBUTE, KERNEL_ARGS_ATTRIBUTE, KERNEL_ARGS_SIZE_ATTRIBUTE, KERNEL_ATTRIBUTE,
-    KERNEL_NAME_ATTRIBUTE, NOALIAS_ATTRIBUTE,
+    KERNEL_NAME_ATTRIBUTE, MAX_THREADS_PER_BLOCK_ATTRIBUTE, NOALIAS_ATTRIBUTE,
 };
 use melior::dialect::func;
 use std::collections::HashMap;
 
 use clang_sys::*;
 use hipmlir_device_image::KernelInfo;
-use melior::ir::attribute::{StringAttribute, TypeAttribute};
+use melior::ir::attribute::{IntegerAttribute, StringAttribute, TypeAttribute};
 use melior::ir::r#type::{FunctionType, IntegerType};
 use melior::ir::{Attribute, Block, Identifier, Location, Module, Region, RegionLike, Type};
 use melior::Context;
@@ -326,6 +326,7 @@ impl<'c> ModuleCodegen<'c> {
             source_name: name,
             args,
             args_size,
+            max_threads_per_block: None,
         };
         let region = Region::new();
         region.append_block(entry);
@@ -852,6 +853,12 @@ impl<'c> ModuleCodegen<'c> {
                         kernel_args_size_attr(ctx, &info),
                     ),
                 ]);
+                if let Some(most) = info.max_threads_per_block {
+                    attributes.push((
+                        MAX_THREADS_PER_BLOCK_ATTRIBUTE,
+                        IntegerAttribute::new(IntegerType::new(ctx, 64).into(), most as i64).into(),
+                    ));
+                }
                 self.kernels.push(info);
             }
             FunctionKind::Device => attributes.push((

@@ -14,8 +14,8 @@ use super::{
 };
 use crate::arrays::{self, Memcpy3DParms, Pos};
 use crate::backend::{
-    check_args_size, Copy3d, Dim3, Extent, Fill, HostCall, MemAccessDesc, MemLocation,
-    MemPoolProps, MemcpyKind, Pattern, PitchedPtr, MEM_LOCATION_DEVICE,
+    check_args_size, check_launch_bounds, Copy3d, Dim3, Extent, Fill, HostCall, MemAccessDesc,
+    MemLocation, MemPoolProps, MemcpyKind, Pattern, PitchedPtr, MEM_LOCATION_DEVICE,
 };
 use crate::error::{Failure, HipError, HipResult};
 use crate::graph::{
@@ -153,6 +153,7 @@ pub(super) unsafe fn kernel_op(p: &KernelNodeParams) -> HipResult<KernelOp> {
             "a kernel node's grid and block dimensions must all be positive",
         ));
     }
+    check_launch_bounds(info, p.block_dim)?;
     Ok(KernelOp {
         kernel,
         func: p.func as usize,
@@ -207,6 +208,10 @@ pub(super) fn fill_of(p: &MemsetParams) -> HipResult<Fill> {
         depth: 1,
     };
     fill.check()?;
+    let span = fill
+        .span()
+        .ok_or_else(|| Failure::invalid_value("the memset's extent overflows"))?;
+    within_allocation(fill.dst, span, "memset's destination")?;
     Ok(fill)
 }
 
@@ -244,6 +249,20 @@ pub(super) fn copy_of_params(p: &Memcpy3DParms) -> HipResult<CopyOp> {
     })
 }
 
+/// A node's range that starts in an allocation must end in it: checked when the node is made, as
+/// HIP does, so that the node is refused rather than its launch.
+fn within_allocation(p: *const c_void, bytes: usize, role: &str) -> HipResult<()> {
+    match current_device()?.allocation(p)? {
+        Some(a) if bytes > a.size.saturating_sub((p as usize).saturating_sub(a.base)) => {
+            Err(Failure::invalid_value(format!(
+                "the {role} {p:p}+{bytes} runs past the end of the {}-byte allocation at {:#x}",
+                a.size, a.base
+            )))
+        }
+        _ => Ok(()),
+    }
+}
+
 /// A 1-D copy node's operation.
 pub(super) fn copy_1d(
     dst: *mut c_void,
@@ -257,6 +276,16 @@ pub(super) fn copy_1d(
     }
     let region = Copy3d::linear(dst, src, count);
     region.check()?;
+    // Ranges that overlap but are not the same range have no defined result: refused, as HIP
+    // refuses them for copy nodes (a copy onto itself changes nothing).
+    let (d, s) = (dst as usize, src as usize);
+    if d != s && d < s.saturating_add(count) && s < d.saturating_add(count) {
+        return Err(Failure::invalid_value(format!(
+            "the copy's source {src:p} and destination {dst:p} overlap ({count} bytes)"
+        )));
+    }
+    within_allocation(dst, count, "copy's destination")?;
+    within_allocation(src, count, "copy's source")?;
     Ok(CopyOp {
         region,
         kind,
@@ -552,7 +581,8 @@ pub unsafe extern "C" fn hipGraphNodeFindInClone(
     })
 }
 
-/// The (from, to) pairs of two parallel lists.
+/// The (from, to) pairs of two parallel lists; with `n` 0 none, whatever the lists (HIP reads
+/// neither).
 ///
 /// # Safety
 /// Each list must be null or hold `n` handles.
@@ -561,6 +591,9 @@ unsafe fn pairs(
     to: *const hipGraphNode_t,
     n: usize,
 ) -> HipResult<Vec<(NodeId, NodeId)>> {
+    if n == 0 {
+        return Ok(Vec::new());
+    }
     if from.is_null() || to.is_null() {
         return Err(Failure::invalid_value(
             "the from and to lists must not be null",
@@ -758,8 +791,13 @@ pub unsafe extern "C" fn hipGraphDebugDotPrint(
         let g = graph::get(g as usize)?;
         // SAFETY: per the caller.
         let path = unsafe { c_string(path, "the path") }?;
-        std::fs::write(&*path, graph::dot::render(&g, flags))
-            .map_err(|e| Failure::invalid_value(format!("cannot write the DOT file '{path}': {e}")))
+        // A file that cannot be written is the operating system's refusal, as HIP reports it.
+        std::fs::write(&*path, graph::dot::render(&g, flags)).map_err(|e| {
+            Failure::new(
+                HipError::OperatingSystem,
+                format!("cannot write the DOT file '{path}': {e}"),
+            )
+        })
     })
 }
 

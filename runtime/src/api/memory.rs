@@ -545,7 +545,8 @@ pub unsafe extern "C" fn hipMemGetInfo(free: *mut usize, total: *mut usize) -> h
 
 /// Prefetches managed memory to a device or the host (`hipCpuDeviceId`) in stream order (on
 /// OpenCL a marker: USM shared memory is coherent; the destination is reported by
-/// `hipMemRangeGetAttribute`).
+/// `hipMemRangeGetAttribute`). A null pointer or an empty range is `hipErrorInvalidValue`,
+/// whatever the device.
 ///
 /// # Safety
 /// Always safe to call: the range is checked.
@@ -557,6 +558,12 @@ pub unsafe extern "C" fn hipMemPrefetchAsync(
     s: hipStream_t,
 ) -> hipError_t {
     guard("hipMemPrefetchAsync", || {
+        // The range is checked before the device, as HIP does.
+        if ptr.is_null() || count == 0 {
+            return Err(Failure::invalid_value(format!(
+                "prefetching {count} bytes at {ptr:p}: a null pointer or an empty range"
+            )));
+        }
         let to = location(device)?;
         ops::prefetch(&*stream(s)?, ptr, count, to)
     })

@@ -19,6 +19,7 @@ use crate::registry::KernelRef;
 
 /// Launches `kernel` on `cfg.stream`.
 pub fn launch(kernel: &KernelRef, cfg: &LaunchConfig) -> HipResult<()> {
+    check_shape(kernel, cfg)?;
     let recorded = capture::intercept(cfg.stream, false, || {
         Op::Kernel(KernelOp {
             kernel: kernel.clone(),
@@ -38,7 +39,15 @@ pub fn launch(kernel: &KernelRef, cfg: &LaunchConfig) -> HipResult<()> {
 
 /// Launches `kernel` on `cfg.stream` with every block resident at once.
 pub fn launch_cooperative(kernel: &KernelRef, cfg: &LaunchConfig) -> HipResult<()> {
+    check_shape(kernel, cfg)?;
     cfg.stream.queue().launch_cooperative(kernel, cfg)
+}
+
+/// The launch shape against what every device and the kernel itself allow (an empty dimension
+/// first: it is `hipErrorInvalidValue` whatever the kernel).
+fn check_shape(kernel: &KernelRef, cfg: &LaunchConfig) -> HipResult<()> {
+    super::types::check_nonempty_shape(cfg.grid, cfg.block)?;
+    super::types::check_launch_bounds(kernel.info(), cfg.block)
 }
 
 /// Copies a region on `stream`; with `wait`, returns once it is done. An empty region is done

@@ -43,6 +43,24 @@ pub fn check_nonempty_shape(grid: Dim3, block: Dim3) -> crate::error::HipResult<
     Ok(())
 }
 
+/// A launch of `kernel` in blocks of `block`: a block with more threads than the kernel's
+/// `__launch_bounds__` allows is `hipErrorLaunchFailure`, as HIP answers (the kernel was
+/// compiled for at most that many).
+pub fn check_launch_bounds(kernel: &KernelInfo, block: Dim3) -> HipResult<()> {
+    let threads: u64 = block.as_array().iter().map(|&d| u64::from(d)).product();
+    match kernel.max_threads_per_block {
+        Some(most) if threads > most => Err(Failure::new(
+            HipError::LaunchFailure,
+            format!(
+                "block ({}, {}, {}) has {threads} threads; kernel '{}' allows {most} \
+                 (its __launch_bounds__)",
+                block.x, block.y, block.z, kernel.source_name
+            ),
+        )),
+        _ => Ok(()),
+    }
+}
+
 /// The most blocks in each grid dimension (`hipDeviceProp_t.maxGridSize`) where the device does
 /// not say: OpenCL bounds only the global size, so HIP's x limit is used for every dimension.
 pub const MAX_GRID_DIM: i32 = i32::MAX;
@@ -962,6 +980,29 @@ pub fn pitched_layout(width: usize, height: usize, depth: usize) -> HipResult<(u
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn launch_bounds_cap_the_threads_of_a_block() {
+        let kernel = |bound| KernelInfo {
+            name: "k".into(),
+            source_name: "k".into(),
+            args: Vec::new(),
+            args_size: 0,
+            max_threads_per_block: bound,
+        };
+        let bounded = kernel(Some(64));
+        assert!(check_launch_bounds(&bounded, Dim3::new(64, 1, 1)).is_ok());
+        assert!(check_launch_bounds(&bounded, Dim3::new(8, 4, 2)).is_ok());
+        for block in [
+            Dim3::new(65, 1, 1),
+            Dim3::new(8, 8, 2),
+            Dim3::new(1, 1, 128),
+        ] {
+            let e = check_launch_bounds(&bounded, block).unwrap_err();
+            assert_eq!(e.code, HipError::LaunchFailure, "{block:?}");
+        }
+        assert!(check_launch_bounds(&kernel(None), Dim3::new(1024, 1, 1)).is_ok());
+    }
 
     #[test]
     fn pitched_layouts_are_overflow_checked() {

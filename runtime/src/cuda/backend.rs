@@ -303,13 +303,22 @@ impl Device for CudaDevice {
         let f = self.function_of(kernel)?;
         let get = |w| function_attribute(&f, w);
         let to_usize = |v: c_int| usize::try_from(v).unwrap_or(0);
+        // At most the kernel's __launch_bounds__, which every launch enforces.
+        let max_threads = get(CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK)?.min(
+            kernel
+                .info()
+                .max_threads_per_block
+                .map_or(c_int::MAX, |most| {
+                    c_int::try_from(most).unwrap_or(c_int::MAX)
+                }),
+        );
         Ok(FuncAttributes {
             binaryVersion: get(CU_FUNC_ATTRIBUTE_BINARY_VERSION)?,
             cacheModeCA: get(CU_FUNC_ATTRIBUTE_CACHE_MODE_CA)?,
             constSizeBytes: to_usize(get(CU_FUNC_ATTRIBUTE_CONST_SIZE_BYTES)?),
             localSizeBytes: to_usize(get(CU_FUNC_ATTRIBUTE_LOCAL_SIZE_BYTES)?),
             maxDynamicSharedSizeBytes: get(CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES)?,
-            maxThreadsPerBlock: get(CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK)?,
+            maxThreadsPerBlock: max_threads,
             numRegs: get(CU_FUNC_ATTRIBUTE_NUM_REGS)?,
             preferredShmemCarveout: get(CU_FUNC_ATTRIBUTE_PREFERRED_SHARED_MEMORY_CARVEOUT)?,
             ptxVersion: get(CU_FUNC_ATTRIBUTE_PTX_VERSION)?,

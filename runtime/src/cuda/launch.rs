@@ -315,6 +315,7 @@ mod tests {
             source_name: "k".into(),
             args,
             args_size,
+            max_threads_per_block: None,
         }
     }
 

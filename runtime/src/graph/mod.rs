@@ -367,22 +367,24 @@ impl Graph {
         let copy = create();
         let snapshot = self.snapshot();
         let mut map: HashMap<NodeId, NodeId> = HashMap::new();
+        let mut edges: Vec<(NodeId, NodeId)> = Vec::new();
         for (id, node) in snapshot {
             let op = match node.op {
                 Op::Graph(child) => Op::Graph(child.deep_clone()),
                 other => other,
             };
-            let deps: Vec<NodeId> = node
-                .deps
-                .iter()
-                .filter_map(|d| map.get(d))
-                .copied()
-                .collect();
-            // The nodes come in creation order, so each dependency was copied before.
-            if let Ok(new) = copy.add(&deps, op) {
+            edges.extend(node.deps.iter().map(|&d| (d, id)));
+            if let Ok(new) = copy.add(&[], op) {
                 map.insert(id, new);
             }
         }
+        // The edges once every node is copied: hipGraphAddDependencies may have made a node
+        // depend on one created after it.
+        let copied: Vec<(NodeId, NodeId)> = edges
+            .iter()
+            .filter_map(|(from, to)| Some((*map.get(from)?, *map.get(to)?)))
+            .collect();
+        let _ = copy.add_edges(&copied);
         copy.state().originals = map;
         // A clone holds the user objects its original does (their objects are alive: the
         // original holds them).

@@ -12,13 +12,21 @@ use crate::backend::{FuncAttribute, FuncAttributes};
 use crate::error::{Failure, HipResult};
 use crate::registry::KernelRef;
 
-/// Per-kernel limits after the JIT: (work-group size, local memory, private memory).
+/// Per-kernel limits after the JIT: (work-group size, local memory, private memory). The
+/// work-group size is at most the kernel's `__launch_bounds__`.
 fn kernel_limits(rt: &Runtime, kernel: &KernelRef) -> HipResult<(usize, u64, u64)> {
     let module = &kernel.module;
     let mut state = super::module::of(module, rt).lock_build();
     let info = kernel.info();
     let p = prepared_kernel(rt, module, &mut state, &info.name, info.args.len())?;
-    Ok((p.work_group_size, p.local_mem_size, p.private_mem_size))
+    let bound = info.max_threads_per_block.map_or(usize::MAX, |most| {
+        usize::try_from(most).unwrap_or(usize::MAX)
+    });
+    Ok((
+        p.work_group_size.min(bound),
+        p.local_mem_size,
+        p.private_mem_size,
+    ))
 }
 
 pub fn attributes(rt: &Runtime, kernel: &KernelRef) -> HipResult<FuncAttributes> {

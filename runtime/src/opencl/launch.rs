@@ -459,6 +459,7 @@ mod tests {
             source_name: "mixed".into(),
             args,
             args_size,
+            max_threads_per_block: None,
         }
     }
 
@@ -503,6 +504,7 @@ mod tests {
             source_name: "k".into(),
             args,
             args_size,
+            max_threads_per_block: None,
         };
         let v = unpack_args(&k, &[0u8; 16], 256).unwrap();
         assert_eq!(v, vec![ArgValue::Pointer(0), ArgValue::Local(256)]);
@@ -515,6 +517,7 @@ mod tests {
             source_name: "k".into(),
             args: vec![],
             args_size: 0,
+            max_threads_per_block: None,
         };
         assert_eq!(unpack_args(&k, &[], 0).unwrap(), vec![]);
     }

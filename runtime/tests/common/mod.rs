@@ -114,6 +114,7 @@ pub fn kernel(name: &str, source_name: &str, mut args: Vec<KernelArg>) -> Kernel
         source_name: source_name.into(),
         args,
         args_size,
+        max_threads_per_block: None,
     }
 }
 
