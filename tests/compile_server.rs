@@ -68,6 +68,36 @@ fn wait_until(what: &str, mut done: impl FnMut() -> bool) {
     }
 }
 
+/// Waits up to a minute for the compile's temporary folders in `dir` to go; a failure lists
+/// what is left.
+fn wait_until_empty(dir: &Path) {
+    let start = Instant::now();
+    loop {
+        let left: Vec<PathBuf> = walk(dir);
+        if left.is_empty() {
+            return;
+        }
+        assert!(
+            start.elapsed() < Duration::from_secs(60),
+            "waited for the temporary folder to go; left: {left:?}"
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}
+
+/// Every path below `dir`.
+fn walk(dir: &Path) -> Vec<PathBuf> {
+    let mut found = Vec::new();
+    for entry in std::fs::read_dir(dir).into_iter().flatten().flatten() {
+        let path = entry.path();
+        if path.is_dir() {
+            found.extend(walk(&path));
+        }
+        found.push(path);
+    }
+    found
+}
+
 /// Starts a server in `servers` (the first launcher starts one) and waits until it listens.
 fn start_server(servers: &Path, extra_env: &[(&str, &str)]) {
     let out = hipmlir_with(servers)
@@ -305,12 +335,7 @@ fn a_launcher_killed_mid_compile_takes_the_compile_with_it() {
         !Path::new(&format!("/proc/{pid}")).exists()
     });
     // The compile's temporary folder went with it.
-    wait_until("the temporary folder to go", || {
-        std::fs::read_dir(temporaries.path())
-            .unwrap()
-            .next()
-            .is_none()
-    });
+    wait_until_empty(temporaries.path());
     // The server serves on.
     let out = hipmlir_with(servers.path())
         .args(["--help"])
@@ -527,12 +552,7 @@ fn a_signal_to_a_served_compile_leaves_no_temporary_folder_behind() {
             wait_until("the host compiler to end", || {
                 !Path::new(&format!("/proc/{cxx_pid}")).exists()
             });
-            wait_until("the temporary folder to go", || {
-                std::fs::read_dir(temporaries.path())
-                    .unwrap()
-                    .next()
-                    .is_none()
-            });
+            wait_until_empty(temporaries.path());
         }
     }
     assert_eq!(
