@@ -162,6 +162,10 @@ impl TempFolder {
 
 impl Drop for TempFolder {
     fn drop(&mut self) {
+        // Removed while still listed: a signal that ends the process between the two steps
+        // still finds it (unlisted first, it was left behind when the signal came before
+        // tempfile's own removal).
+        let _ = std::fs::remove_dir_all(self.0.path());
         FOLDERS
             .lock()
             .unwrap_or_else(|e| e.into_inner())
