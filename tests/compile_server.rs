@@ -98,6 +98,67 @@ fn walk(dir: &Path) -> Vec<PathBuf> {
     found
 }
 
+/// The "multi" project with a host compiler that hangs on its compile, having written its
+/// process id: a compile of it stays in progress until something ends it.
+struct HangingHostCompiler {
+    project: tempfile::TempDir,
+    cxx: PathBuf,
+    pid_file: PathBuf,
+}
+
+impl HangingHostCompiler {
+    fn new() -> Self {
+        let project = scratch();
+        copy_project("multi", project.path());
+        let pid_file = project.path().join("cxx.pid");
+        let cxx = project.path().join("slow-cxx");
+        write_script(
+            &cxx,
+            &format!(
+                "case \" $* \" in *\" -c \"*) echo $$ > '{}'; exec sleep 300;; esac\nexec g++ \"$@\"",
+                pid_file.display()
+            ),
+        );
+        HangingHostCompiler {
+            project,
+            cxx,
+            pid_file,
+        }
+    }
+
+    /// `hipmlir` set to compile util.cpp with it, its temporary folders in `temporaries`.
+    fn compile(&self, mut hipmlir: Command, temporaries: &Path) -> Command {
+        let _ = std::fs::remove_file(&self.pid_file);
+        hipmlir
+            .current_dir(self.project.path())
+            .env("CXX", &self.cxx)
+            .env("TMPDIR", temporaries)
+            .env("HIPMLIR_DISABLE_CACHE", "1")
+            .args(["-c", "util.cpp", "-o", "util.o"])
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::null());
+        hipmlir
+    }
+
+    /// Waits for the host compiler to start: its process id.
+    fn started(&self) -> String {
+        wait_until("the host compiler to start", || {
+            std::fs::read_to_string(&self.pid_file).is_ok_and(|s| s.ends_with('\n'))
+        });
+        std::fs::read_to_string(&self.pid_file)
+            .unwrap()
+            .trim()
+            .to_string()
+    }
+
+    /// Waits for the host compiler `pid` to end.
+    fn wait_for_end(pid: &str) {
+        wait_until("the host compiler to end", || {
+            !Path::new(&format!("/proc/{pid}")).exists()
+        });
+    }
+}
+
 /// Starts a server in `servers` (the first launcher starts one) and waits until it listens.
 fn start_server(servers: &Path, extra_env: &[(&str, &str)]) {
     let out = hipmlir_with(servers)
@@ -295,45 +356,19 @@ fn errors_through_the_server_read_as_in_plain_runs() {
 #[test]
 fn a_launcher_killed_mid_compile_takes_the_compile_with_it() {
     let servers = server_folder();
-    let project = scratch();
-    let dir = project.path();
-    copy_project("multi", dir);
-    // A host compiler that hangs on its compile, having written its process id.
-    let pid_file = dir.join("cxx.pid");
-    let cxx = dir.join("slow-cxx");
-    write_script(
-        &cxx,
-        &format!(
-            "case \" $* \" in *\" -c \"*) echo $$ > '{}'; exec sleep 300;; esac\nexec g++ \"$@\"",
-            pid_file.display()
-        ),
-    );
+    let hanging = HangingHostCompiler::new();
     start_server(servers.path(), &[]);
     let temporaries = scratch();
 
-    let mut launcher = hipmlir_with(servers.path())
-        .current_dir(dir)
-        .env("CXX", &cxx)
-        .env("TMPDIR", temporaries.path())
-        .env("HIPMLIR_DISABLE_CACHE", "1")
-        .args(["-c", "util.cpp", "-o", "util.o"])
-        .stdout(std::process::Stdio::null())
-        .stderr(std::process::Stdio::null())
+    let mut launcher = hanging
+        .compile(hipmlir_with(servers.path()), temporaries.path())
         .spawn()
         .unwrap();
-    wait_until("the host compiler to start", || {
-        std::fs::read_to_string(&pid_file).is_ok_and(|s| s.ends_with('\n'))
-    });
-    let pid = std::fs::read_to_string(&pid_file)
-        .unwrap()
-        .trim()
-        .to_string();
+    let pid = hanging.started();
     assert!(Path::new(&format!("/proc/{pid}")).exists());
     launcher.kill().unwrap();
     launcher.wait().unwrap();
-    wait_until("the host compiler to end", || {
-        !Path::new(&format!("/proc/{pid}")).exists()
-    });
+    HangingHostCompiler::wait_for_end(&pid);
     // The compile's temporary folder went with it.
     wait_until_empty(temporaries.path());
     // The server serves on.
@@ -414,30 +449,10 @@ fn a_stalled_request_delays_no_other_compile() {
 #[test]
 fn a_signal_leaves_no_temporary_folder_behind() {
     use std::os::unix::process::{CommandExt, ExitStatusExt};
-    let project = scratch();
-    let dir = project.path();
-    copy_project("multi", dir);
-    let pid_file = dir.join("cxx.pid");
-    let cxx = dir.join("slow-cxx");
-    write_script(
-        &cxx,
-        &format!(
-            "case \" $* \" in *\" -c \"*) echo $$ > '{}'; exec sleep 300;; esac\nexec g++ \"$@\"",
-            pid_file.display()
-        ),
-    );
+    let hanging = HangingHostCompiler::new();
     for signal in [libc::SIGINT, libc::SIGTERM, libc::SIGHUP] {
-        let _ = std::fs::remove_file(&pid_file);
         let temporaries = scratch();
-        let mut compile = plain_hipmlir();
-        compile
-            .current_dir(dir)
-            .env("CXX", &cxx)
-            .env("TMPDIR", temporaries.path())
-            .env("HIPMLIR_DISABLE_CACHE", "1")
-            .args(["-c", "util.cpp", "-o", "util.o"])
-            .stdout(std::process::Stdio::null())
-            .stderr(std::process::Stdio::null());
+        let mut compile = hanging.compile(plain_hipmlir(), temporaries.path());
         // As a terminal's foreground job has them: a test run in the background of a
         // non-interactive shell inherits SIGINT ignored, which hipmlir rightly leaves ignored.
         // SAFETY: only async-signal-safe calls between fork and exec.
@@ -448,13 +463,7 @@ fn a_signal_leaves_no_temporary_folder_behind() {
             });
         }
         let mut compile = compile.spawn().unwrap();
-        wait_until("the host compiler to start", || {
-            std::fs::read_to_string(&pid_file).is_ok_and(|s| s.ends_with('\n'))
-        });
-        let cxx_pid = std::fs::read_to_string(&pid_file)
-            .unwrap()
-            .trim()
-            .to_string();
+        let cxx_pid = hanging.started();
         let killed = Command::new("kill")
             .args([format!("-{signal}"), compile.id().to_string()])
             .status()
@@ -462,9 +471,7 @@ fn a_signal_leaves_no_temporary_folder_behind() {
         assert!(killed.success());
         let status = compile.wait().unwrap();
         assert_eq!(status.signal(), Some(signal), "{status:?}");
-        wait_until("the host compiler to end", || {
-            !Path::new(&format!("/proc/{cxx_pid}")).exists()
-        });
+        HangingHostCompiler::wait_for_end(&cxx_pid);
         let left: Vec<_> = std::fs::read_dir(temporaries.path())
             .unwrap()
             .flatten()
@@ -481,18 +488,7 @@ fn a_signal_leaves_no_temporary_folder_behind() {
 fn a_signal_to_a_served_compile_leaves_no_temporary_folder_behind() {
     use std::os::unix::process::{CommandExt, ExitStatusExt};
     let servers = server_folder();
-    let project = scratch();
-    let dir = project.path();
-    copy_project("multi", dir);
-    let pid_file = dir.join("cxx.pid");
-    let cxx = dir.join("slow-cxx");
-    write_script(
-        &cxx,
-        &format!(
-            "case \" $* \" in *\" -c \"*) echo $$ > '{}'; exec sleep 300;; esac\nexec g++ \"$@\"",
-            pid_file.display()
-        ),
-    );
+    let hanging = HangingHostCompiler::new();
     start_server(servers.path(), &[]);
     for signal in [libc::SIGINT, libc::SIGTERM, libc::SIGHUP] {
         for to_child in [false, true] {
@@ -500,17 +496,8 @@ fn a_signal_to_a_served_compile_leaves_no_temporary_folder_behind() {
                 "signal {signal} to the {}",
                 if to_child { "child" } else { "launcher" }
             );
-            let _ = std::fs::remove_file(&pid_file);
             let temporaries = scratch();
-            let mut compile = hipmlir_with(servers.path());
-            compile
-                .current_dir(dir)
-                .env("CXX", &cxx)
-                .env("TMPDIR", temporaries.path())
-                .env("HIPMLIR_DISABLE_CACHE", "1")
-                .args(["-c", "util.cpp", "-o", "util.o"])
-                .stdout(std::process::Stdio::null())
-                .stderr(std::process::Stdio::null());
+            let mut compile = hanging.compile(hipmlir_with(servers.path()), temporaries.path());
             // As a terminal's foreground job has them (see a_signal_leaves_no_temporary_folder_behind).
             // SAFETY: only async-signal-safe calls between fork and exec.
             unsafe {
@@ -520,13 +507,7 @@ fn a_signal_to_a_served_compile_leaves_no_temporary_folder_behind() {
                 });
             }
             let mut launcher = compile.spawn().unwrap();
-            wait_until("the host compiler to start", || {
-                std::fs::read_to_string(&pid_file).is_ok_and(|s| s.ends_with('\n'))
-            });
-            let cxx_pid = std::fs::read_to_string(&pid_file)
-                .unwrap()
-                .trim()
-                .to_string();
+            let cxx_pid = hanging.started();
             // The host compiler's parent is the compile: the server's child, not the launcher.
             let stat = std::fs::read_to_string(format!("/proc/{cxx_pid}/stat")).unwrap();
             let child: i32 = stat
@@ -549,9 +530,7 @@ fn a_signal_to_a_served_compile_leaves_no_temporary_folder_behind() {
             assert_eq!(unsafe { libc::kill(target, signal) }, 0, "{what}");
             let status = launcher.wait().unwrap();
             assert_eq!(status.signal(), Some(signal), "{what}: {status:?}");
-            wait_until("the host compiler to end", || {
-                !Path::new(&format!("/proc/{cxx_pid}")).exists()
-            });
+            HangingHostCompiler::wait_for_end(&cxx_pid);
             wait_until_empty(temporaries.path());
         }
     }
