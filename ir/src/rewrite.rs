@@ -229,44 +229,24 @@ impl<'c> PatternRewriter<'c> {
             .collect();
         // Later erasures use earlier ones' values more often than the reverse.
         pending.reverse();
-        while !pending.is_empty() {
-            let before = pending.len();
-            pending.retain(|op| {
-                if has_uses(*op) {
-                    return true;
-                }
-                destroy(*op);
-                false
+        destroy_unused(&mut pending);
+        if let Some(&stuck) = pending.first() {
+            // SAFETY: a live operation.
+            let op = unsafe { OperationRef::from_raw(stuck) };
+            return Err(RewriteError {
+                operation: op
+                    .name()
+                    .as_string_ref()
+                    .as_str()
+                    .unwrap_or("?")
+                    .to_string(),
+                reason: "its results are still used".to_string(),
+                location: source_location(op.location()),
             });
-            if pending.len() == before {
-                // SAFETY: a live operation.
-                let op = unsafe { OperationRef::from_raw(pending[0]) };
-                return Err(RewriteError {
-                    operation: op
-                        .name()
-                        .as_string_ref()
-                        .as_str()
-                        .unwrap_or("?")
-                        .to_string(),
-                    reason: "its results are still used".to_string(),
-                    location: source_location(op.location()),
-                });
-            }
         }
         if_unused.reverse();
-        loop {
-            let before = if_unused.len();
-            if_unused.retain(|op| {
-                if has_uses(*op) {
-                    return true;
-                }
-                destroy(*op);
-                false
-            });
-            if if_unused.len() == before {
-                return Ok(());
-            }
-        }
+        destroy_unused(&mut if_unused);
+        Ok(())
     }
 }
 
@@ -430,6 +410,25 @@ fn has_uses(op: MlirOperation) -> bool {
                 .ptr
                 .is_null()
         })
+    }
+}
+
+/// Destroys the operations of `ops` whose results have no uses, round after round (one's
+/// destruction frees the results another used) until none is left or a round destroys none;
+/// what cannot go stays in `ops`.
+fn destroy_unused(ops: &mut Vec<MlirOperation>) {
+    loop {
+        let before = ops.len();
+        ops.retain(|op| {
+            if has_uses(*op) {
+                return true;
+            }
+            destroy(*op);
+            false
+        });
+        if ops.is_empty() || ops.len() == before {
+            return;
+        }
     }
 }
 
