@@ -75,6 +75,13 @@ fn square_plus() -> &'static KernelInfo {
     })
 }
 
+/// Serializes this file's tests: several check that a freed pointer is no allocation, which
+/// another test's allocation on a parallel thread may take the address of.
+fn alone() -> std::sync::MutexGuard<'static, ()> {
+    static LOCK: std::sync::Mutex<()> = std::sync::Mutex::new(());
+    LOCK.lock().unwrap_or_else(|e| e.into_inner())
+}
+
 fn attributes(p: *const c_void) -> PointerAttributes {
     let mut a = PointerAttributes::unregistered();
     a.r#type = -7;
@@ -102,6 +109,7 @@ fn attribute_ok(attr: c_int, p: *const c_void, width: usize) -> u64 {
 
 #[test]
 fn every_kind_of_allocation_has_its_memory_type() {
+    let _alone = alone();
     // Device memory, at its base and inside.
     let d = DeviceBuffer::new(1000);
     let a = attributes(d.ptr);
@@ -226,6 +234,7 @@ fn every_kind_of_allocation_has_its_memory_type() {
 
 #[test]
 fn single_attributes_have_hips_values_and_widths() {
+    let _alone = alone();
     let d = DeviceBuffer::new(300);
     let inside = d.at(40) as *const c_void;
     assert_eq!(attribute_ok(ATTR_MEMORY_TYPE, inside, 4), DEVICE as u64);
@@ -381,6 +390,7 @@ fn single_attributes_have_hips_values_and_widths() {
 
 #[test]
 fn address_ranges_and_sizes_of_allocations() {
+    let _alone = alone();
     let mut p: *mut c_void = null_mut();
     let mut pitch = 0usize;
     ok(unsafe { hipMallocPitch(&mut p, &mut pitch, 40, 9) });
@@ -430,6 +440,7 @@ fn address_ranges_and_sizes_of_allocations() {
 
 #[test]
 fn registered_host_memory_serves_copies_fills_and_kernels() {
+    let _alone = alone();
     let k = square_plus();
     let mut supported = 0;
     ok(unsafe { hipDeviceGetAttribute(&mut supported, HOST_REGISTER_SUPPORTED, 0) });
@@ -536,6 +547,7 @@ fn registered_host_memory_serves_copies_fills_and_kernels() {
 
 #[test]
 fn driver_allocation_spellings_and_host_malloc_flags() {
+    let _alone = alone();
     let mut p: *mut c_void = null_mut();
     let mut pitch = 0usize;
     ok(unsafe { hipMemAllocPitch(&mut p, &mut pitch, 100, 3, 16) });
@@ -575,6 +587,7 @@ fn driver_allocation_spellings_and_host_malloc_flags() {
 
 #[test]
 fn peer_copies_check_their_devices() {
+    let _alone = alone();
     let n = 1000usize;
     let data: Vec<u32> = (0..n as u32)
         .map(|i| i.wrapping_mul(2_654_435_761))
@@ -623,6 +636,7 @@ fn peer_copies_check_their_devices() {
 
 #[test]
 fn managed_advice_checks_the_device_it_names() {
+    let _alone = alone();
     let mut managed_memory = 0;
     ok(unsafe { hipDeviceGetAttribute(&mut managed_memory, 24, 0) });
     if managed_memory == 0 {
