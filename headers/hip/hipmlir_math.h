@@ -75,7 +75,9 @@ __device__ long labs(long a);
 __device__ long long llabs(long long a);
 }  // extern "C"
 
-// Fast intrinsics: OpenCL's native_* functions (implementation-defined precision).
+// Fast intrinsics, within the error bounds HIP documents for them on every device: PTX's
+// approximate instructions (as nvcc's), on SPIR-V OpenCL's full-precision functions (a device's
+// native_* functions may miss the bounds by far).
 __device__ float __expf(float x);
 __device__ float __exp10f(float x);
 __device__ float __logf(float x);

@@ -1,4 +1,4 @@
-// RUN: hipmlir-opt %s --hipmlir-lower-math-to-opencl | FileCheck %s
+// RUN: hipmlir-opt %s --split-input-file --hipmlir-lower-math-to-opencl | FileCheck %s
 
 // Math operations and calls of device library functions become OpenCL.std instructions: MLIR's
 // spirv.CL op where it has one (sqrt, printf), otherwise a call of an OpenCL.std function
@@ -25,6 +25,35 @@ module attributes {gpu.container_module} {
       %1 = func.call @hypotf(%f, %f) : (f32, f32) -> f32
       %2 = func.call @__hipmlir_printf_0(%s, %d) : (!spirv.ptr<i8, UniformConstant>, f64) -> i32
       %3 = math.isnan %f : f32
+      gpu.return
+    }
+  }
+}
+
+// -----
+// The fast intrinsics use OpenCL.std's full-precision functions, not native_* (whose precision
+// is the device's to choose and misses HIP's bounds on some), and __fdividef is a division.
+
+// CHECK-LABEL: gpu.module @fast
+// CHECK-NOT: func.func private @__expf
+// CHECK-NOT: func.func private @__fdividef
+// CHECK-NOT: native
+// CHECK: gpu.func @fast_intrinsics(%[[X:.*]]: f32, %[[Y:.*]]: f32)
+// CHECK: spirv.CL.exp %[[X]] : f32
+// CHECK: spirv.CL.sin %[[X]] : f32
+// CHECK: spirv.FunctionCall @__hipmlir_opencl_std_50_powr_f32_f32_f32(%[[Y]], %[[X]])
+// CHECK: arith.divf %[[X]], %[[Y]] : f32
+module attributes {gpu.container_module} {
+  gpu.module @fast {
+    func.func private @__expf(f32) -> f32
+    func.func private @__sinf(f32) -> f32
+    func.func private @__powf(f32, f32) -> f32
+    func.func private @__fdividef(f32, f32) -> f32
+    gpu.func @fast_intrinsics(%x: f32, %y: f32) kernel {
+      %0 = func.call @__expf(%x) : (f32) -> f32
+      %1 = func.call @__sinf(%x) : (f32) -> f32
+      %2 = func.call @__powf(%y, %x) : (f32, f32) -> f32
+      %3 = func.call @__fdividef(%x, %y) : (f32, f32) -> f32
       gpu.return
     }
   }
