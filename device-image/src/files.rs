@@ -1,4 +1,4 @@
-//! Reading files that hold device code (the runtime's `.hipk` archives, `.spv` modules,
+//! Reading files that hold device code, and bounded reads of standard input (the runtime's `.hipk` archives, `.spv` modules,
 //! `hipModuleLoad` files and program cache entries; the files `hipmlir inspect` reads): only
 //! regular files (a symlink is followed to
 //! one), at most [`MAX_DEVICE_FILE`] bytes. A path that leads to a device, a FIFO or a folder is
@@ -52,6 +52,20 @@ pub fn read_regular(path: &Path, max: u64) -> std::io::Result<Vec<u8>> {
     Ok(bytes)
 }
 
+/// At most `max` bytes of a stream (standard input), named `name` in the error: a pipe from
+/// `/dev/zero` is an error once `max` is passed, not a read until memory runs out.
+pub fn read_bounded(stream: impl Read, name: &str, max: u64) -> std::io::Result<Vec<u8>> {
+    let mut bytes = Vec::new();
+    stream.take(max.saturating_add(1)).read_to_end(&mut bytes)?;
+    if bytes.len() as u64 > max {
+        return Err(invalid(
+            Path::new(name),
+            format!("more than the {max} bytes accepted"),
+        ));
+    }
+    Ok(bytes)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -88,5 +102,17 @@ mod tests {
             ErrorKind::NotFound
         );
         let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    #[test]
+    fn streams_are_read_up_to_the_bound() {
+        assert_eq!(read_bounded(&b"abc"[..], "<stdin>", 3).unwrap(), b"abc");
+        let endless = std::io::repeat(0);
+        let error = read_bounded(endless, "<stdin>", 1 << 20).unwrap_err();
+        assert_eq!(error.kind(), ErrorKind::InvalidData);
+        assert!(
+            error.to_string().starts_with("<stdin>: more than"),
+            "{error}"
+        );
     }
 }

@@ -2,7 +2,7 @@
 //! hipmlir's passes and MLIR's upstream ones, prints the result. Errors are diagnostics
 //! (`file:line:col: error: ...`) and exit status 1. The lit tests (tests/lit) are written with it.
 
-use std::io::{Read, Write};
+use std::io::Write;
 use std::process::ExitCode;
 
 use hipmlir_dialect_passes::{describe_passes, Diagnostic, Element, LowerError, Pipeline};
@@ -138,10 +138,11 @@ fn run(args: &[String]) -> Result<bool, String> {
     };
     let (name, text) = match options.input.as_deref() {
         None | Some("-") => {
-            let mut text = String::new();
-            std::io::stdin()
-                .read_to_string(&mut text)
-                .map_err(|e| format!("cannot read stdin: {e}"))?;
+            use hipmlir_device_image::files::{read_bounded, MAX_DEVICE_FILE};
+            let cannot = |e: &dyn std::fmt::Display| format!("cannot read stdin: {e}");
+            let bytes = read_bounded(std::io::stdin().lock(), "<stdin>", MAX_DEVICE_FILE)
+                .map_err(|e| cannot(&e))?;
+            let text = String::from_utf8(bytes).map_err(|e| cannot(&e))?;
             ("<stdin>".to_string(), text)
         }
         Some(path) => {
