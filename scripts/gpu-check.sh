@@ -79,7 +79,7 @@ for p in ${names[*]}; do
   fi
 done
 for p in ${stops[*]}; do
-  for how in builtin_trap trap abort assert; do
+  for how in builtin_trap trap abort assert bad_function_pointer; do
     out=\$(HIPMLIR_BACKEND=\${HIPMLIR_BACKEND:-cuda} timeout 120 ./\$p \$how 2>&1); rc=\$?
     if [ \$rc -eq 134 ] && echo "\$out" | grep -q "stopped the program from device code" \\
         && ! echo "\$out" | grep -q "the host went on"; then

@@ -150,8 +150,8 @@ int main() {
     assert!(!text.contains("PLEASE submit a bug report"), "{text}");
 }
 
-/// `__builtin_trap()`, CUDA's `__trap()`, `abort()` and a failed assert in device code stop the
-/// program alike (tests/stopping_programs/device_trap.hip, which the GPU check runs too): the
+/// `__builtin_trap()`, CUDA's `__trap()`, `abort()`, a failed assert and a call through a
+/// function pointer naming no device function stop the program alike (tests/stopping_programs/device_trap.hip, which the GPU check runs too): the
 /// runtime names the kernel and the process ends with SIGABRT before the host uses the kernel's
 /// results (on OpenCL, where nothing stops a work-item, as on a GPU).
 #[test]
@@ -167,6 +167,7 @@ fn a_device_trap_stops_the_program() {
         ("trap", "halve<1>"),
         ("abort", "halve<2>"),
         ("assert", "halve<3>"),
+        ("bad_function_pointer", "apply_through"),
     ] {
         let out = std::process::Command::new(&exe)
             .arg(how)

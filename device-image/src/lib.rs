@@ -23,7 +23,8 @@ pub use bundle::{
 
 pub use metadata::{
     AddressSpace, GlobalVar, KernelArg, KernelInfo, ModuleMetadata, SpirvVariant,
-    DEVICE_ABORT_FLAG_VARIABLE, DEVICE_HEAP_VARIABLE, METADATA_FORMAT_VERSION,
+    DEVICE_ABORT_FLAG_VARIABLE, DEVICE_HEAP_VARIABLE, DEVICE_STOP_FUNCTION,
+    METADATA_FORMAT_VERSION,
 };
 pub use nvidia_arch::{ArchVariant, NvidiaArch};
 use sha2::{Digest, Sha256};

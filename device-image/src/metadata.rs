@@ -63,6 +63,11 @@ pub const DEVICE_HEAP_VARIABLE: &str = "__hipmlir_device_heap";
 /// traps, and only there. The work-item writes a non-zero word there, then traps.
 pub const DEVICE_ABORT_FLAG_VARIABLE: &str = "__hipmlir_device_abort_flag";
 
+/// The device function that stops the program: raises the abort flag, then traps. The frontend
+/// defines it (internal) in modules whose code traps or calls through function pointers; a call
+/// through a pointer that names no device function calls it.
+pub const DEVICE_STOP_FUNCTION: &str = "__hipmlir_device_trap";
+
 /// A `__device__`, `__constant__` or `__managed__` variable: the host reaches it by name
 /// (hipMemcpyToSymbol).
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]

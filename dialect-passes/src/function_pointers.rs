@@ -8,12 +8,14 @@
 //!
 //! ```text
 //! scf.if %id == id(f) { func.call @f } else { scf.if %id == id(g) { func.call @g } else {
-//!   printf("...no device function..."), yield zero } }
+//!   printf("...no device function..."), call @__hipmlir_device_trap, yield zero } }
 //! ```
 //!
 //! after which the calls are inlined like any other. An id that names no function of the module
-//! (null, a host function's address, a function of another module) calls nothing: OpenCL has no
-//! trap, so the work-item prints a message and the call yields zero.
+//! (null, a host function's address, a function of another module) stops the program as a trap
+//! does: the work-item prints the id and calls the module's stop function (which the frontend
+//! defines beside every call through a pointer), whose raised abort flag ends the program when
+//! the kernel completes (OpenCL cannot stop a kernel; the call yields zero until then).
 
 use std::collections::HashMap;
 
@@ -46,7 +48,9 @@ const CONSTANT: u32 = hipmlir_device_image::address_space::CONSTANT;
 const TABLE_ATTRIBUTE: &str = hipmlir_device_image::FUNCTION_POINTERS_ATTRIBUTE;
 /// The message of a call through a pointer that names no function here (OpenCL printf).
 const BAD_CALL_MESSAGE: &str = "hipmlir: device code called a function pointer (0x%lx) that names \
-no device function of this module; the call did nothing and yielded zero\n";
+no device function of this module; the program stops\n";
+/// What the fallback calls after the report: the module's stop function.
+const STOP_FUNCTION: &str = hipmlir_device_image::DEVICE_STOP_FUNCTION;
 const BAD_CALL_STRING: &str = "__hipmlir_str_bad_function_pointer";
 /// dialect-passes lowers every `__hipmlir_printf_*` declaration to OpenCL's printf.
 const BAD_CALL_PRINTF: &str = "__hipmlir_printf_bad_function_pointer";
@@ -204,7 +208,22 @@ fn devirtualize_call<'c>(
         .map_err(err)?;
     let args: Vec<MlirValue> = op.operands().skip(1).map(|v| v.to_raw()).collect();
 
-    let chosen = choose(&Rewriter::before(ctx, &op), &targets, id, &args, &results)?;
+    let stop_type = state.types.get(STOP_FUNCTION).ok_or_else(|| {
+        err(format!(
+            "a call through a function pointer in a module without {STOP_FUNCTION}, which \
+             hipmlir's frontend defines beside every such call"
+        ))
+    })?;
+    // SAFETY: a type of this context, noted from the stop function's declaration.
+    let stop_type = unsafe { Type::from_raw(mlir_sys::MlirType { ptr: *stop_type }) };
+    let chosen = choose(
+        &Rewriter::before(ctx, &op),
+        &targets,
+        id,
+        &args,
+        &results,
+        stop_type,
+    )?;
     let chosen: Vec<_> = chosen.into_iter().map(value).collect();
     rw.replace_op(&op, &chosen);
     // The cast goes too, once nothing else uses it.
@@ -220,9 +239,10 @@ fn choose<'c>(
     id: MlirValue,
     args: &[MlirValue],
     results: &[Type<'c>],
+    stop_type: Type<'c>,
 ) -> Result<Vec<MlirValue>, LowerError> {
     let Some((first, rest)) = targets.split_first() else {
-        return bad_call(rw, id, results);
+        return bad_call(rw, id, results, stop_type);
     };
     let (ctx, loc) = (rw.ctx, rw.loc);
     let constant = rw.arith_int(IntegerType::new(ctx, 64).into(), first.id)?;
@@ -233,15 +253,17 @@ fn choose<'c>(
         equal,
         results,
         |then| Ok(then.func_call(&first.symbol, args, results)),
-        |otherwise| choose(otherwise, rest, id, args, results),
+        |otherwise| choose(otherwise, rest, id, args, results, stop_type),
     )
 }
 
-/// The fallback: report the id and yield zeros.
+/// The fallback: report the id, stop the program, and yield zeros (the work-item runs on where
+/// the target cannot stop it).
 fn bad_call<'c>(
     rw: &Rewriter<'c>,
     id: MlirValue,
     results: &[Type<'c>],
+    stop_type: Type<'c>,
 ) -> Result<Vec<MlirValue>, LowerError> {
     let (ctx, loc) = (rw.ctx, rw.loc);
     let format = rw.emit_value(ods_llvm::mlir_addressof(
@@ -255,6 +277,11 @@ fn bad_call<'c>(
         &[format, id],
         &[IntegerType::new(ctx, 32).into()],
     );
+    let stop = FunctionType::try_from(stop_type).map_err(err)?;
+    if stop.input_count() != 0 || stop.result_count() != 0 {
+        return Err(err(format!("{STOP_FUNCTION} has type {stop_type}")));
+    }
+    rw.func_call(STOP_FUNCTION, &[], &[]);
     results
         .iter()
         .map(|ty| {
@@ -289,6 +316,9 @@ module attributes {hipmlir.function_pointers = {add = 11 : i64, neg = 33 : i64, 
   func.func private @neg(%a: i32) -> i32 {
     return %a : i32
   }
+  func.func private @__hipmlir_device_trap() {
+    return
+  }
   func.func @k(%id: i64, %x: i32) -> i32 {
     %f = builtin.unrealized_conversion_cast %id : i64 to (i32, i32) -> i32
     %r = func.call_indirect %f(%x, %x) : (i32, i32) -> i32
@@ -314,5 +344,15 @@ module attributes {hipmlir.function_pointers = {add = 11 : i64, neg = 33 : i64, 
         // @neg has another type: it is no candidate.
         assert!(!text.contains("call @neg("), "{text}");
         assert!(text.contains(BAD_CALL_PRINTF), "{text}");
+        assert!(text.contains("call @__hipmlir_device_trap()"), "{text}");
+    }
+
+    #[test]
+    fn a_call_in_a_module_without_the_stop_function_is_an_error() {
+        let ctx = crate::new_context();
+        let without = MODULE.replace("@__hipmlir_device_trap", "@unrelated");
+        let mut module = Module::parse(&ctx, &without).expect("test module parses");
+        let error = devirtualize_function_pointers(&ctx, &mut module).unwrap_err();
+        assert!(error.to_string().contains(STOP_FUNCTION), "{error}");
     }
 }

@@ -253,6 +253,8 @@ impl<'c> FunctionCodegen<'c, '_> {
             ref t => vec![t.value_mlir(ctx)],
         };
         let function_type: Type<'c> = FunctionType::new(ctx, &inputs, &results).into();
+        // A pointer naming no device function stops the program there (dialect-passes).
+        self.module.stop_function(loc)?;
         let function = self.b.value(
             "builtin.unrealized_conversion_cast",
             &[id],

@@ -1,5 +1,6 @@
 //! Device code that stops the program: `__builtin_trap()`, and through it `__trap()`, `abort()`,
-//! a failed `assert` and a virtual call on an object device code did not construct.
+//! a failed `assert`, a virtual call on an object device code did not construct, and a call
+//! through a function pointer that names no device function.
 //!
 //! A trap ends the kernel on NVIDIA GPUs; OpenCL has no instruction that does. So every trap
 //! calls the module's stop function, which first raises the module's abort flag: a device
@@ -22,7 +23,7 @@ use crate::error::Result;
 use crate::types::{pointer_type, AddrSpace};
 
 /// The module's stop function: raises the abort flag, then traps.
-const STOP_FUNCTION: &str = "__hipmlir_device_trap";
+const STOP_FUNCTION: &str = hipmlir_device_image::DEVICE_STOP_FUNCTION;
 
 impl<'c> ModuleCodegen<'c> {
     /// The symbol of the module's stop function, emitted (with the abort flag) on first use.
