@@ -18,7 +18,9 @@
 //!
 //! This file is the only place that removes or destroys operations.
 
-use std::collections::{HashMap, HashSet};
+use std::collections::HashSet;
+
+use rustc_hash::{FxHashMap, FxHashSet};
 
 use melior::ir::operation::{OperationLike, WalkOrder, WalkResult};
 use melior::ir::{BlockLike, OperationRef, ValueLike};
@@ -139,7 +141,7 @@ pub struct RewriteError {
 pub struct PatternRewriter<'c> {
     pub ctx: &'c Context,
     erased: Vec<MlirOperation>,
-    erased_set: HashSet<usize>,
+    erased_set: FxHashSet<usize>,
     /// Operations to erase if nothing uses them once the erasures are done.
     if_unused: Vec<MlirOperation>,
 }
@@ -153,7 +155,7 @@ impl<'c> PatternRewriter<'c> {
         PatternRewriter {
             ctx,
             erased: Vec::new(),
-            erased_set: HashSet::new(),
+            erased_set: FxHashSet::default(),
             if_unused: Vec::new(),
         }
     }
@@ -250,8 +252,31 @@ impl<'c> PatternRewriter<'c> {
     }
 }
 
-/// An operation offered to a stage, with the stage's patterns for it.
-type Offer<S, E> = (MlirOperation, Vec<RewriteFn<S, E>>);
+/// A stage's patterns: by the uniqued identifier of the operation name they are offered, and
+/// those offered every operation.
+struct Stage<S, E> {
+    named: FxHashMap<usize, Vec<RewriteFn<S, E>>>,
+    any: Vec<RewriteFn<S, E>>,
+}
+
+/// An operation offered to a stage, with the stage's patterns for its name (the stage's `any`
+/// patterns follow them).
+type Offer<'t, S, E> = (MlirOperation, &'t [RewriteFn<S, E>]);
+
+/// The context's uniqued identifier of `name`, as a key.
+fn identifier(ctx: &Context, name: &str) -> usize {
+    // SAFETY: a live context; the string is copied into it.
+    unsafe {
+        mlir_sys::mlirIdentifierGet(
+            ctx.to_raw(),
+            mlir_sys::MlirStringRef {
+                data: name.as_ptr().cast(),
+                length: name.len(),
+            },
+        )
+    }
+    .ptr as usize
+}
 
 /// Offers the operations of `root` (itself included) to the patterns of `patterns`, stage by
 /// stage (see the module comment), then destroys what the rewrites erased. The first error of
@@ -265,49 +290,51 @@ pub fn apply_patterns<'c, 'a, S, E: From<RewriteError>>(
 where
     'c: 'a,
 {
-    // Each stage's patterns by name, in the order they were added (`Any` ones under "").
-    let tables: Vec<HashMap<&str, Vec<RewriteFn<S, E>>>> = patterns
+    // Each stage's patterns by operation name, in the order they were added, and the `Any`
+    // ones. Names are the context's uniqued identifiers: an operation's name is looked up by
+    // pointer, not by its text (the driver runs under every pass, over every operation).
+    let tables: Vec<Stage<S, E>> = patterns
         .stages
         .iter()
         .map(|stage| {
-            let mut table: HashMap<&str, Vec<RewriteFn<S, E>>> = HashMap::new();
+            let mut table = Stage {
+                named: FxHashMap::default(),
+                any: Vec::new(),
+            };
             for p in stage {
-                let name = match p.root {
-                    Root::Named(name) => name,
-                    Root::Any => "",
-                };
-                table.entry(name).or_default().push(p.rewrite);
+                match p.root {
+                    Root::Named(name) => table
+                        .named
+                        .entry(identifier(ctx, name))
+                        .or_default()
+                        .push(p.rewrite),
+                    Root::Any => table.any.push(p.rewrite),
+                }
             }
             table
         })
         .collect();
-    // The operations each stage is offered, in walk order, with their patterns.
+    // The operations each stage is offered, in walk order, with their named patterns.
     let mut offers: Vec<Vec<Offer<S, E>>> = vec![Vec::new(); tables.len()];
     root.walk(WalkOrder::PreOrder, |op| {
-        let name = op.name();
-        let name = name.as_string_ref().as_str().unwrap_or("");
+        // SAFETY: a live operation's uniqued name.
+        let name = unsafe { mlir_sys::mlirOperationGetName(op.to_raw()) }.ptr as usize;
         for (table, offered) in tables.iter().zip(offers.iter_mut()) {
-            let mut rewrites: Vec<RewriteFn<S, E>> = Vec::new();
-            if let Some(named) = table.get(name) {
-                rewrites.extend(named);
-            }
-            if let Some(any) = table.get("") {
-                rewrites.extend(any);
-            }
-            if !rewrites.is_empty() {
-                offered.push((op.to_raw(), rewrites));
+            let named = table.named.get(&name).map_or(&[][..], Vec::as_slice);
+            if !named.is_empty() || !table.any.is_empty() {
+                offered.push((op.to_raw(), named));
             }
         }
         WalkResult::Advance
     });
     let mut rewriter = PatternRewriter::new(ctx);
     let mut result = Ok(());
-    'stages: for offered in offers {
-        for (raw, rewrites) in offered {
+    'stages: for (offered, table) in offers.into_iter().zip(&tables) {
+        for (raw, named) in offered {
             if rewriter.is_erased(raw) {
                 continue;
             }
-            for rewrite in rewrites {
+            for rewrite in named.iter().chain(&table.any) {
                 // SAFETY: a live operation of the module (erased ones are skipped above and
                 // destroyed only below).
                 let op = unsafe { OperationRef::from_raw(raw) };
