@@ -4,7 +4,12 @@
 // every input must be within the bound (not just most of them).
 //
 // __tanf and __powf have no bound of their own: CUDA defines them as __sinf(x) * (1 / __cosf(x))
-// and exp2f(y * __log2f(x)); their bounds here are derived from those of their parts.
+// and exp2f(y * __log2f(x)); their bounds here are derived from those of their parts. Two of the
+// table's bounds are slightly tighter than what nvcc's own intrinsics give on an H200 (hipmlir's
+// PTX gives the same bits there: the same instructions): __expf's and __exp10f's second term is
+// floored in the table, and nvcc's __expf(-0.7) is 2.08 ulps off; __log10f's 2^-24 is missed by
+// 3%. Here those terms are not floored, and __log10f's bound is derived from __log2f's (2^-22
+// times log10(2), plus the product's rounding), as it is computed.
 #include "test_common.h"
 
 #include <cmath>
@@ -99,13 +104,16 @@ int main() {
       double want;
       Bound bound;
     } cases[] = {
-        // 2 + floor(|1.173 x|) ulps; 2 + floor(|2.97 x|) ulps.
-        {kExp, true, std::exp(x), {2 + std::floor(std::fabs(1.173 * x)), 0}},
-        {kExp10, true, std::pow(10.0, x), {2 + std::floor(std::fabs(2.97 * x)), 0}},
-        // In [0.5, 2]: 2^-21.41, 2^-22, 2^-24 absolute; elsewhere 3, 2, 3 ulps.
+        // 2 + |1.173 x| ulps; 2 + |2.97 x| ulps (the table floors the second term).
+        {kExp, true, std::exp(x), {2 + std::fabs(1.173 * x), 0}},
+        {kExp10, true, std::pow(10.0, x), {2 + std::fabs(2.97 * x), 0}},
+        // In [0.5, 2]: 2^-21.41 and 2^-22 absolute, log10(2) 2^-22 plus half an ulp; elsewhere
+        // 3, 2, 3 ulps.
         {kLog, true, std::log(y), in_unit ? Bound{0, std::exp2(-21.41)} : Bound{3, 0}},
         {kLog2, true, std::log2(y), in_unit ? Bound{0, std::exp2(-22)} : Bound{2, 0}},
-        {kLog10, true, std::log10(y), in_unit ? Bound{0, std::exp2(-24)} : Bound{3, 0}},
+        {kLog10, true, std::log10(y),
+         in_unit ? Bound{0, std::log10(2.0) * std::exp2(-22) + ulp_of(std::log10(y)) / 2}
+                 : Bound{3, 0}},
         // In [-pi, pi]: 2^-21.41 and 2^-21.19 absolute (no bound is stated outside).
         {kSin, angle, std::sin(x), {0, std::exp2(-21.41)}},
         {kCos, angle, std::cos(x), {0, std::exp2(-21.19)}},

@@ -159,20 +159,31 @@ fn plane_descriptor(c: &Copy2d) -> sys::CUDA_MEMCPY2D {
     }
 }
 
-/// Waits for a synchronous operation on `q`: on the null stream the driver's blocking forms
-/// were used, which return before the work is done only when the host can read the result
-/// directly (pinned or managed memory, `host_reads`); on another stream, the stream.
-fn finish(q: &CudaQueue, dst: *const c_void) -> HipResult<()> {
+/// Waits for a synchronous operation on `q`: on another stream than the null one, the
+/// stream. On the null stream the driver's blocking forms were used, which may return before
+/// the work is done: a copy from pageable host memory once its bytes are staged (the DMA to
+/// the device still running), a fill of device memory at once. A copy (`Done::Copy`) waits for
+/// the null stream, as HIP's hipMemcpy returns only when the copy is complete (a program that
+/// then changes the memory's mapping or access must not fault an unfinished copy); a fill waits
+/// only where the host can read the result directly (pinned or managed memory).
+fn finish(q: &CudaQueue, dst: *const c_void, done: Done) -> HipResult<()> {
     if !q.is_null() {
         // SAFETY: a valid stream.
         return check("cuStreamSynchronize", unsafe {
             sys::cuStreamSynchronize(q.raw())
         });
     }
-    if host_reads(dst) {
+    if done == Done::Copy || host_reads(dst) {
         wait_null_stream()?;
     }
     Ok(())
+}
+
+/// What a synchronous operation [`finish`]es.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Done {
+    Copy,
+    Fill,
 }
 
 /// Refuses a range that starts in an allocation the driver knows and runs past its end. The
@@ -239,7 +250,7 @@ pub fn copy(q: &CudaQueue, c: &Copy3d, _kind: MemcpyKind, wait: bool) -> HipResu
         }
     }
     if wait {
-        finish(q, c.dst)?;
+        finish(q, c.dst, Done::Copy)?;
     }
     Ok(())
 }
@@ -300,7 +311,7 @@ pub fn fill(q: &CudaQueue, f: &Fill, wait: bool) -> HipResult<()> {
         fill_plane(dst, pattern, f.count, f.pitch, f.height, blocking, q.raw())?;
     }
     if wait {
-        finish(q, f.dst)?;
+        finish(q, f.dst, Done::Fill)?;
     }
     Ok(())
 }
