@@ -44,6 +44,7 @@ mod props;
 mod registry;
 mod select;
 pub mod spirv;
+pub mod spirv_split;
 mod surface;
 mod symbols;
 mod texture;
