@@ -618,10 +618,7 @@ impl Split {
         if self.globals.is_none() {
             let what = format!("the variables of {}", self.label);
             let spirv = self.index.globals_module().map_err(|e| {
-                Failure::new(
-                    HipError::InvalidImage,
-                    format!("cannot make {what}: {e}"),
-                )
+                Failure::new(HipError::InvalidImage, format!("cannot make {what}: {e}"))
             })?;
             let program = build_il(rt, module, &spirv, &what)?;
             let addresses = DeviceBuffer::new(rt, 8 * self.index.variable_count())?;
@@ -645,12 +642,8 @@ fn run_setup_kernel(
     name: &str,
     pointer: *mut c_void,
 ) -> HipResult<()> {
-    let failed = |what: String| {
-        Failure::new(
-            HipError::LaunchFailure,
-            format!("running '{name}': {what}"),
-        )
-    };
+    let failed =
+        |what: String| Failure::new(HipError::LaunchFailure, format!("running '{name}': {what}"));
     let kernel = OwnedKernel::create(program, name).map_err(|e| failed(error_name(e)))?;
     // SAFETY: a fresh kernel no other thread has seen; the pointer is device memory of ours.
     unsafe { rt.memory.set_pointer_arg(kernel.get(), 0, pointer) }.map_err(failed)?;
