@@ -227,3 +227,53 @@ fn environment_selects_devices_and_logs() {
     let dumped: Vec<_> = std::fs::read_dir(dumps.path()).unwrap().collect();
     assert_eq!(dumped.len(), 1);
 }
+
+/// A module of many kernels is built one kernel at a time, at each kernel's first launch, and
+/// its kernels still share one instance of each device variable (split_jit.hip checks the values);
+/// the per-kernel programs are cached, and the whole-module build gives the same results.
+#[test]
+fn many_kernels_are_built_one_at_a_time_sharing_their_variables() {
+    let dir = scratch();
+    let cache = scratch();
+    let exe = build(&program("split_jit.hip"), dir.path(), None);
+    let run = |jit: Option<&str>| {
+        let mut cmd = Command::new(&exe);
+        cmd.env("HIPMLIR_CACHE_DIR", cache.path())
+            .env("HIPMLIR_LOG", "debug")
+            .env_remove("HIPMLIR_DISABLE_CACHE");
+        if let Some(jit) = jit {
+            cmd.env("HIPMLIR_JIT", jit);
+        }
+        let out = cmd.output().expect("runs");
+        let text = format!("{}{}", stdout(&out), stderr(&out));
+        assert!(
+            out.status.success() && text.contains("split_jit PASSED"),
+            "HIPMLIR_JIT={jit:?}: {text}"
+        );
+        text
+    };
+    let built_kernels = |log: &str| log.matches("hipmlir: built kernel '").count();
+    let first = run(None);
+    assert!(first.contains("is built per kernel"), "{first}");
+    // Each launched kernel (and address kernel used) once; never the whole module.
+    let launched = ["_Z7producei", "_Z7consumePi", "_Z11add_throughPii"];
+    for kernel in launched {
+        assert_eq!(
+            first.matches(&format!("built kernel '{kernel}'")).count(),
+            1,
+            "{first}"
+        );
+    }
+    assert!(!first.contains("built device image"), "{first}");
+    assert!(first.contains("built the variables of"), "{first}");
+    // The second run finds every program in the cache.
+    let second = run(None);
+    assert_eq!(built_kernels(&second), 0, "{second}");
+    assert!(
+        second.matches("program cache hit").count() >= built_kernels(&first),
+        "{second}"
+    );
+    // The whole module at once: the same results.
+    let whole = run(Some("module"));
+    assert!(!whole.contains("is built per kernel"), "{whole}");
+}

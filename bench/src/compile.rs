@@ -223,6 +223,108 @@ pub fn scaling(tools: &Tools, runs: usize) -> Vec<ScalingRow> {
     rows
 }
 
+/// The first launch measured: a program of this many generated kernels launches one of them.
+pub const FIRST_LAUNCH_KERNELS: usize = 1000;
+
+/// Time to the first launch of one kernel of a program of [`FIRST_LAUNCH_KERNELS`] kernels, on
+/// an empty program cache, built per kernel (the runtime's default for such a module) and as a
+/// whole module (`HIPMLIR_JIT=module`).
+pub struct FirstLaunch {
+    pub per_kernel: f64,
+    pub whole_module: f64,
+}
+
+/// The generated kernels and a main that launches kernel `n / 2` once, checks every element
+/// against a host reference and prints `first_launch_s=<seconds>` (launch and synchronize).
+fn first_launch_program(n: usize) -> String {
+    let (mut hip, _) = generate(n);
+    let k = n / 2;
+    let steps = k % 7 + 1;
+    let _ = write!(
+        hip,
+        r#"
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <vector>
+#define CHECK(call) do {{ if ((call) != hipSuccess) {{ std::printf("%s failed\n", #call); return 1; }} }} while (0)
+int main() {{
+  const int n = 1024;
+  std::vector<float> x(n), y(n);
+  for (int i = 0; i < n; ++i) {{ x[i] = i * 0.25f; y[i] = 1.0f + i % 5; }}
+  float *dx = nullptr, *dy = nullptr;
+  CHECK(hipMalloc(&dx, n * sizeof(float)));
+  CHECK(hipMalloc(&dy, n * sizeof(float)));
+  CHECK(hipMemcpy(dx, x.data(), n * sizeof(float), hipMemcpyHostToDevice));
+  CHECK(hipMemcpy(dy, y.data(), n * sizeof(float), hipMemcpyHostToDevice));
+  auto start = std::chrono::steady_clock::now();
+  hipLaunchKernelGGL(k{k}, dim3(n / 256), dim3(256), 0, 0, dy, dx, 2.0f, n);
+  CHECK(hipDeviceSynchronize());
+  double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  std::vector<float> got(n);
+  CHECK(hipMemcpy(got.data(), dy, n * sizeof(float), hipMemcpyDeviceToHost));
+  for (int i = 0; i < n; ++i) {{
+    float v = x[i] * 2.0f + {k}.0f;
+    for (int j = 0; j < {steps}; ++j) v = v * 0.5f + y[i];
+    if (std::fabs(got[i] - v) > 1e-4f * std::fabs(v)) {{
+      std::printf("mismatch at %d: %g, want %g\n", i, got[i], v);
+      return 1;
+    }}
+  }}
+  std::printf("first_launch_s=%.6f\n", seconds);
+  return 0;
+}}
+"#
+    );
+    hip
+}
+
+/// Builds the first-launch program and runs it on an empty cache each way.
+pub fn first_launch(tools: &Tools) -> Result<FirstLaunch, String> {
+    let dir = tools.work.join("first-launch");
+    let cache = dir.join("cache");
+    std::fs::create_dir_all(&dir).map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
+    let src = dir.join(format!("gen_{FIRST_LAUNCH_KERNELS}_main.hip"));
+    let exe = dir.join(format!("gen_{FIRST_LAUNCH_KERNELS}_main"));
+    std::fs::write(&src, first_launch_program(FIRST_LAUNCH_KERNELS))
+        .map_err(|e| format!("cannot write {}: {e}", src.display()))?;
+    tools.hipmlir_program(&src, &exe)?;
+    let run = |jit: &str| -> Result<f64, String> {
+        let _ = std::fs::remove_dir_all(&cache);
+        let f = crate::tools::run(
+            std::process::Command::new(&exe)
+                .env("HIPMLIR_CACHE_DIR", &cache)
+                .env("HIPMLIR_JIT", jit)
+                .env_remove("HIPMLIR_DISABLE_CACHE"),
+        )?;
+        let seconds = f
+            .stdout
+            .lines()
+            .find_map(|l| l.strip_prefix("first_launch_s="))
+            .and_then(|v| v.trim().parse::<f64>().ok());
+        match seconds {
+            Some(s) if f.success => Ok(s),
+            _ => Err(format!(
+                "the first-launch program failed ({jit}): {}",
+                crate::tools::first_error_line(&f)
+            )),
+        }
+    };
+    let per_kernel = run("kernel")?;
+    let whole_module = run("module")?;
+    let _ = std::fs::remove_dir_all(&cache);
+    eprintln!(
+        "[compile] first launch of one of {FIRST_LAUNCH_KERNELS} kernels: per kernel {}, whole \
+         module {}",
+        crate::stats::fmt_time(per_kernel),
+        crate::stats::fmt_time(whole_module)
+    );
+    Ok(FirstLaunch {
+        per_kernel,
+        whole_module,
+    })
+}
+
 /// The time for 1000 kernels over the time for 100, from a column of the scaling table.
 pub fn growth(
     rows: &[ScalingRow],
@@ -268,6 +370,14 @@ mod tests {
         assert_eq!(hip.matches("__global__ void k").count(), 12);
         assert_eq!(ocl.matches("__kernel void k").count(), 12);
         assert!(hip.contains("void k11("));
+    }
+
+    #[test]
+    fn first_launch_program_launches_one_of_its_kernels() {
+        let program = first_launch_program(10);
+        assert_eq!(program.matches("__global__ void k").count(), 10);
+        assert!(program.contains("hipLaunchKernelGGL(k5,"), "{program}");
+        assert!(program.contains("first_launch_s="));
     }
 
     #[test]

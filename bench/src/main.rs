@@ -382,6 +382,7 @@ fn main() -> ExitCode {
         r.large_file =
             Some(guard(|| compile::large_file(tools, plan.scaling_runs)).and_then(|r| r));
         r.corpus_build = Some(compile::corpus_builds(&tools.root));
+        r.first_launch = Some(guard(|| compile::first_launch(tools)).and_then(|r| r));
         r.scaling = Some(
             guard(|| compile::scaling(tools, plan.scaling_runs)).unwrap_or_else(|e| {
                 vec![compile::ScalingRow {

@@ -29,6 +29,8 @@ pub struct Results {
     pub jit: Option<Result<Jit, String>>,
     pub compile: Option<Vec<CompileRow>>,
     pub scaling: Option<Vec<ScalingRow>>,
+    /// Time to the first launch of one kernel of a program of many.
+    pub first_launch: Option<Result<compile::FirstLaunch, String>>,
     /// hipmlir's time on the large generated file, and its line count.
     pub large_file: Option<Result<(f64, usize), String>>,
     /// The median build time of the corpus programs `make corpus` built, and how many.
@@ -155,6 +157,17 @@ pub fn summary(r: &Results) -> Vec<String> {
             f(h),
             f(c)
         ));
+    }
+    if let Some(first) = &r.first_launch {
+        s.push(match first {
+            Ok(f) => format!(
+                "first launch of 1 of {} kernels: {} (whole module {}; target <= 1 s)",
+                compile::FIRST_LAUNCH_KERNELS,
+                fmt_time(f.per_kernel),
+                fmt_time(f.whole_module)
+            ),
+            Err(e) => format!("first launch: not measured: {e}"),
+        });
     }
     if let Some(large) = &r.large_file {
         let (kernels, _) = compile::LARGE_FILE;
@@ -751,6 +764,23 @@ fn compile_section(m: &mut String, r: &Results) {
             f(compile::growth(rows, |x| &x.clang))
         );
     }
+    if let Some(first) = &r.first_launch {
+        let _ = writeln!(
+            m,
+            "First launch: a program of {} generated kernels launches one of them on an empty \
+             program cache (launch + synchronize, the result checked): {}.\n",
+            compile::FIRST_LAUNCH_KERNELS,
+            match first {
+                Ok(f) => format!(
+                    "**{}** with the module built per kernel (the default), {} built whole \
+                     (`HIPMLIR_JIT=module`); target <= 1 s",
+                    fmt_time(f.per_kernel),
+                    fmt_time(f.whole_module)
+                ),
+                Err(e) => format!("not measured: {}", cell(e)),
+            }
+        );
+    }
     if let Some(c) = &r.corpus_build {
         let _ = writeln!(
             m,
@@ -1037,6 +1067,10 @@ mod tests {
                 hipmlir: Ok(0.06),
                 clang: Ok(0.03),
             }]),
+            first_launch: Some(Ok(compile::FirstLaunch {
+                per_kernel: 0.2,
+                whole_module: 19.0,
+            })),
             scaling: Some(vec![
                 ScalingRow {
                     kernels: 100,

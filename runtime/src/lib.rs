@@ -44,6 +44,7 @@ mod props;
 mod registry;
 mod select;
 pub mod spirv;
+pub mod spirv_split;
 mod surface;
 mod symbols;
 mod texture;
@@ -72,6 +73,7 @@ pub use api::stream::*;
 pub use api::stream_value::*;
 pub use api::symbol::*;
 pub use api::texture::*;
+pub use api::texture_reference::*;
 pub use api::unsupported::*;
 // Driver API and memory.
 pub use api::array::*;

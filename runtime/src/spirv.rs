@@ -175,6 +175,13 @@ fn readable_part(words: &[u32]) -> Result<Vec<u8>, String> {
     Ok(spirv_words::to_bytes(&out))
 }
 
+/// A module as rspirv reads it with every instruction kept, for rewriting (`spirv_split`);
+/// `Err` where rspirv cannot read it whole (see [`readable_part`]): the caller then leaves the
+/// module as it is.
+pub fn load_exact(words: &[u32]) -> Result<rspirv::dr::Module, String> {
+    rspirv_load(&spirv_words::to_bytes(words))
+}
+
 /// rspirv's loader, with any panic it still has for some input made an error (and kept off
 /// stderr): the runtime reads modules it did not write.
 fn rspirv_load(le: &[u8]) -> Result<rspirv::dr::Module, String> {

@@ -40,6 +40,7 @@ pub mod stream;
 pub mod stream_value;
 pub mod symbol;
 pub mod texture;
+pub mod texture_reference;
 pub mod unsupported;
 // Driver API and memory (issue 28, points 4 and 5).
 pub mod array;

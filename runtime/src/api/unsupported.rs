@@ -1,6 +1,8 @@
 //! HIP functions hipmlir does not implement yet. Each returns `hipErrorNotSupported` and says so
 //! once per process (a `warn` line of `HIPMLIR_LOG`); none aborts. Their arguments are ignored.
 
+use std::ffi::c_void;
+
 use super::{guard, hipError_t};
 use crate::error::{Failure, HipError};
 
@@ -25,6 +27,48 @@ macro_rules! unsupported {
 }
 
 unsupported! {
+    hipBindTexture(offset: *mut usize, tex: *const c_void, pointer: *const c_void, desc: *const c_void, size: usize)
+        => "texture references are not compiled in device code (texture objects are: hipCreateTextureObject), so a bound reference could never be read";
+    hipBindTexture2D(offset: *mut usize, tex: *const c_void, pointer: *const c_void, desc: *const c_void, width: usize, height: usize, pitch: usize)
+        => "as hipBindTexture";
+    hipBindTextureToArray(tex: *const c_void, array: *const c_void, desc: *const c_void)
+        => "as hipBindTexture";
+    hipBindTextureToMipmappedArray(tex: *const c_void, array: *const c_void, desc: *const c_void)
+        => "as hipBindTexture";
+    hipUnbindTexture(tex: *const c_void)
+        => "as hipBindTexture: no reference is ever bound";
+    hipGetTextureAlignmentOffset(offset: *mut usize, tex: *const c_void)
+        => "as hipBindTexture: no reference is ever bound";
+    hipGetTextureReference(tex: *mut *const c_void, symbol: *const c_void)
+        => "as hipBindTexture: device code declares no texture references";
+    hipTexRefSetAddress(offset: *mut usize, tex: *mut c_void, pointer: *mut c_void, bytes: usize)
+        => "as hipBindTexture";
+    hipTexRefSetAddress2D(tex: *mut c_void, desc: *const c_void, pointer: *mut c_void, pitch: usize)
+        => "as hipBindTexture";
+    hipTexRefSetArray(tex: *mut c_void, array: *const c_void, flags: u32)
+        => "as hipBindTexture";
+    hipTexRefSetMipmappedArray(tex: *mut c_void, array: *mut c_void, flags: u32)
+        => "as hipBindTexture";
+    hipTexRefGetAddress(pointer: *mut *mut c_void, tex: *const c_void)
+        => "as hipBindTexture: no reference is ever bound";
+    hipTexRefGetArray(array: *mut *mut c_void, tex: *const c_void)
+        => "as hipBindTexture: no reference is ever bound";
+    hipTexRefGetMipMappedArray(array: *mut *mut c_void, tex: *const c_void)
+        => "as hipBindTexture: no reference is ever bound";
+    hipTexRefSetBorderColor(tex: *mut c_void, color: *mut f32)
+        => "HIP's textureReference has no border colour to hold it";
+    hipTexRefGetBorderColor(color: *mut f32, tex: *const c_void)
+        => "as hipTexRefSetBorderColor";
+    hipGraphicsMapResources(count: i32, resources: *mut *mut c_void, stream: *mut c_void)
+        => "graphics interop: no OpenGL, Vulkan or Direct3D resource is ever registered with these devices (no graphics API shares their memory), so there is none to map";
+    hipGraphicsUnmapResources(count: i32, resources: *mut *mut c_void, stream: *mut c_void)
+        => "as hipGraphicsMapResources";
+    hipGraphicsResourceGetMappedPointer(pointer: *mut *mut c_void, size: *mut usize, resource: *mut c_void)
+        => "as hipGraphicsMapResources";
+    hipGraphicsSubResourceGetMappedArray(array: *mut *mut c_void, resource: *mut c_void, index: u32, level: u32)
+        => "as hipGraphicsMapResources";
+    hipGraphicsUnregisterResource(resource: *mut c_void)
+        => "as hipGraphicsMapResources";
     hipExtGetLinkTypeAndHopCount(device: i32, peer: i32, link_type: *mut u32, hop_count: *mut u32)
         => "the link type and hop count between two devices are AMD GPUs' (HSA) facts: neither OpenCL nor the CUDA driver tells them";
 }

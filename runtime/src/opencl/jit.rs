@@ -1,13 +1,22 @@
-//! Lazy JIT: a module's SPIR-V becomes an OpenCL program on the first launch of one of its kernels;
+//! Lazy JIT: a module's SPIR-V becomes OpenCL programs on the first launch of its kernels;
 //! kernel objects are created once per name and kept.
 //!
-//! [`build_program`] is the single place a program is made from a device image: it consults the
-//! on-disk cache (`cache`) first (`clCreateProgramWithBinary`), else builds the SPIR-V
-//! (`clCreateProgramWithIL`) and stores the result. `HIPMLIR_DUMP_SPIRV=dir` writes every module's
-//! SPIR-V there before it is built.
+//! A module of many kernels is built *per kernel* (`spirv_split`): the first launch of a kernel
+//! builds that kernel and what it calls, not the whole module (a source of thousands of kernels
+//! would otherwise take minutes before its first kernel runs). Its shared variables live in the
+//! module's globals program, built once, and each kernel's program reaches them through its
+//! table, filled by its bind kernel before the kernel's first launch; so every kernel, the host's
+//! symbol copies and `hipGetSymbolAddress` see one instance of each variable.
+//! `HIPMLIR_JIT=module` or `kernel` forces either way; by default a module of more than
+//! [`SPLIT_MIN_KERNELS`] kernels is split.
+//!
+//! [`build_il`] is the single place a program is made from SPIR-V: it consults the on-disk cache
+//! (`cache`, keyed by the SPIR-V built, so a kernel's program has its own entry) first
+//! (`clCreateProgramWithBinary`), else builds the SPIR-V (`clCreateProgramWithIL`) and stores
+//! the result. `HIPMLIR_DUMP_SPIRV=dir` writes every module's SPIR-V there before it is built.
 
 use std::collections::HashMap;
-use std::ffi::CStr;
+use std::ffi::{c_void, CStr};
 use std::sync::OnceLock;
 
 use super::cl::{error_name, OwnedKernel, OwnedProgram};
@@ -17,6 +26,7 @@ use crate::error::{Failure, HipError, HipResult};
 use crate::hlog;
 use crate::registry::Module;
 use crate::spirv::{self, Param};
+use crate::spirv_split::{SplitIndex, BIND_KERNEL, GLOBALS_KERNEL};
 use hipmlir_device_image::spirv_words::{self, spirv::StorageClass};
 
 /// Program builds so far: (loaded from the cache, built from SPIR-V, stored in the cache).
@@ -53,13 +63,93 @@ pub struct PreparedKernel {
     pub private_mem_size: u64,
 }
 
-/// A built module: its program and the kernels created from it so far.
+/// A built module: its program(s) and the kernels created from them so far.
 #[derive(Debug)]
 pub struct BuiltModule {
-    program: OwnedProgram,
+    code: Code,
     kernels: HashMap<String, PreparedKernel>,
     /// Kernel parameters as the SPIR-V declares them (empty if it could not be read).
     spirv_params: HashMap<String, Vec<Param>>,
+}
+
+/// How a module's kernels are built.
+#[derive(Debug)]
+enum Code {
+    /// One program of the whole module.
+    Whole(OwnedProgram),
+    /// A program per kernel, built at its first launch.
+    Split(Box<Split>),
+}
+
+/// A module built per kernel.
+#[derive(Debug)]
+struct Split {
+    index: SplitIndex,
+    /// The SPIR-V split (the variant chosen for the device).
+    label: String,
+    /// The globals program and its variables' addresses, once a kernel needs them.
+    globals: Option<Globals>,
+    /// The kernels' programs built so far, kept while their kernels live.
+    programs: Vec<OwnedProgram>,
+}
+
+/// The module's shared variables: their program, and a device buffer holding their addresses
+/// (the globals kernel's output, the bind kernels' input).
+#[derive(Debug)]
+struct Globals {
+    _program: OwnedProgram,
+    addresses: DeviceBuffer,
+}
+
+/// Device memory of the runtime's own, freed with its owner.
+#[derive(Debug)]
+struct DeviceBuffer {
+    device: crate::backend::DeviceId,
+    pointer: *mut c_void,
+}
+
+// SAFETY: a device address; only the owner's lock reaches it.
+unsafe impl Send for DeviceBuffer {}
+
+impl DeviceBuffer {
+    fn new(rt: &Runtime, bytes: usize) -> HipResult<Self> {
+        let pointer = rt
+            .memory
+            .alloc(rt.context.get(), rt.device_id(), bytes.max(8))
+            .map_err(|e| Failure::new(HipError::OutOfMemory, format!("{bytes} bytes: {e}")))?;
+        Ok(DeviceBuffer {
+            device: rt.id,
+            pointer,
+        })
+    }
+}
+
+impl Drop for DeviceBuffer {
+    fn drop(&mut self) {
+        if let Ok(rt) = super::device::runtime_of(self.device) {
+            // SAFETY: allocated by this context; the kernels that used it were waited for.
+            let _ = unsafe { rt.memory.free(rt.context.get(), self.pointer) };
+        }
+    }
+}
+
+/// A module of more kernels than this is built per kernel, unless `HIPMLIR_JIT` says otherwise.
+pub const SPLIT_MIN_KERNELS: usize = 16;
+
+/// `HIPMLIR_JIT`: `Some(true)` (`kernel`), `Some(false)` (`module`), or `None` (by size).
+fn split_setting() -> Option<bool> {
+    static SETTING: OnceLock<Option<bool>> = OnceLock::new();
+    *SETTING.get_or_init(|| match std::env::var("HIPMLIR_JIT").ok()?.as_str() {
+        "kernel" => Some(true),
+        "module" => Some(false),
+        other => {
+            hlog!(
+                Warn,
+                "HIPMLIR_JIT={other} is neither 'kernel' nor 'module'; ignored"
+            );
+            None
+        }
+    })
 }
 
 /// The JIT state of a module, behind the module's lock.
@@ -255,16 +345,18 @@ fn select_spirv<'m>(rt: &Runtime, module: &'m Module) -> std::borrow::Cow<'m, [u
         .unwrap_or(std::borrow::Cow::Borrowed(&module.image.spirv))
 }
 
-/// Creates and builds the program of a module (from the cache when possible), printing the build
-/// log on failure.
-pub fn build_program(rt: &Runtime, module: &Module) -> HipResult<OwnedProgram> {
-    let what = || {
-        format!(
-            "{} (kernels: {})",
-            module.label,
-            module.kernel_names().join(", ")
-        )
-    };
+/// What to call `module` in messages: its label and kernels.
+fn describe(module: &Module) -> String {
+    format!(
+        "{} (kernels: {})",
+        module.label,
+        module.kernel_names().join(", ")
+    )
+}
+
+/// The SPIR-V to build `module` from on this device, refused when it has none or needs what the
+/// device lacks (the feature named).
+fn checked_spirv<'m>(rt: &Runtime, module: &'m Module) -> HipResult<std::borrow::Cow<'m, [u8]>> {
     if module.image.spirv.is_empty() {
         let arches: Vec<&str> = module.ptx.iter().map(|(a, _)| a.as_str()).collect();
         return Err(Failure::new(
@@ -272,47 +364,54 @@ pub fn build_program(rt: &Runtime, module: &Module) -> HipResult<OwnedProgram> {
             format!(
                 "{} carries PTX only ({}): it runs on NVIDIA GPUs (the CUDA backend); rebuild \
                  with --offload-arch=spirv64 too for OpenCL devices",
-                what(),
+                describe(module),
                 arches.join(", ")
             ),
         ));
     }
-    // A module needing what the device lacks is refused with the feature named.
     let chosen = select_spirv(rt, module);
-    let spirv: &[u8] = &chosen;
-    if let Ok(words) = spirv_words::words(spirv) {
+    if let Ok(words) = spirv_words::words(&chosen) {
         let missing = super::capabilities::missing(&words, &rt.info);
         if !missing.is_empty() {
             return Err(Failure::new(
                 HipError::NoBinaryForGpu,
                 format!(
                     "{} needs {}, which device '{}' does not support",
-                    what(),
+                    describe(module),
                     missing.join(", "),
                     rt.info.name
                 ),
             ));
         }
     }
+    Ok(chosen)
+}
+
+/// Creates and builds the program of a whole module (from the cache when possible).
+pub fn build_program(rt: &Runtime, module: &Module) -> HipResult<OwnedProgram> {
+    let spirv = checked_spirv(rt, module)?;
+    build_il(rt, module, &spirv, &describe(module))
+}
+
+/// Creates and builds a program from `spirv` (`module`'s, or a part of it: `what`), from the
+/// cache when possible, printing the build log on failure.
+fn build_il(rt: &Runtime, module: &Module, spirv: &[u8], what: &str) -> HipResult<OwnedProgram> {
     let ctx = build_context(rt, BUILD_OPTIONS);
     let key = cache::key(spirv, &ctx);
     dump_spirv(module, spirv, &key);
     let store = cache::global();
-    let entry_points: Vec<String> = crate::spirv::parse_kernels(spirv)
-        .map(|ks| ks.into_iter().map(|k| k.name).collect())
-        .unwrap_or_default();
-    if let Some(program) = store.and_then(|c| from_cache(rt, c, &key, BUILD_OPTIONS, &entry_points))
-    {
-        return Ok(program);
+    if let Some(store) = store {
+        let entry_points: Vec<String> = crate::spirv::parse_kernels(spirv)
+            .map(|ks| ks.into_iter().map(|k| k.name).collect())
+            .unwrap_or_default();
+        if let Some(program) = from_cache(rt, store, &key, BUILD_OPTIONS, &entry_points) {
+            return Ok(program);
+        }
     }
     let raw = cl3::program::create_program_with_il(rt.context.get(), spirv).map_err(|e| {
         Failure::new(
             HipError::InvalidImage,
-            format!(
-                "clCreateProgramWithIL rejected {}: {}",
-                what(),
-                error_name(e)
-            ),
+            format!("clCreateProgramWithIL rejected {what}: {}", error_name(e)),
         )
     })?;
     // SAFETY: a new program; we take over its only reference.
@@ -323,17 +422,16 @@ pub fn build_program(rt: &Runtime, module: &Module) -> HipResult<OwnedProgram> {
         let log = build_log(&program, device);
         hlog!(
             Error,
-            "building {} failed ({}); build log:\n{}",
-            what(),
+            "building {what} failed ({}); build log:\n{}",
             error_name(e),
             if log.is_empty() { "(empty)" } else { &log }
         );
         return Err(Failure::new(
             HipError::InvalidImage,
-            format!("{} failed to build ({})", what(), error_name(e)),
+            format!("{what} failed to build ({})", error_name(e)),
         ));
     }
-    hlog!(Debug, "built {} in {:?}", what(), started.elapsed());
+    hlog!(Debug, "built {what} in {:?}", started.elapsed());
     count(1);
     if let Some(store) = store {
         to_cache(&program, store, &key);
@@ -374,32 +472,63 @@ pub fn build_source(
     Ok(program)
 }
 
-/// Builds `module` if it is not built yet (the caller holds its lock, `state`).
+/// The module's split index, when it is to be built per kernel.
+fn split_index(rt: &Runtime, module: &Module) -> HipResult<Option<SplitIndex>> {
+    let many = module.image.metadata.kernels.len() > SPLIT_MIN_KERNELS;
+    if !split_setting().unwrap_or(many) {
+        return Ok(None);
+    }
+    let spirv = checked_spirv(rt, module)?;
+    match SplitIndex::new(&spirv) {
+        Ok(index) => Ok(index),
+        Err(e) => {
+            hlog!(Debug, "{} is built whole: {e}", module.label);
+            Ok(None)
+        }
+    }
+}
+
+/// Kernel parameters as `spirv` declares them (empty, with a log line, if it cannot be read).
+fn read_params(spirv: &[u8], label: &str) -> HashMap<String, Vec<Param>> {
+    match spirv::parse_kernels(spirv) {
+        Ok(kernels) => kernels.into_iter().map(|k| (k.name, k.params)).collect(),
+        Err(e) => {
+            hlog!(Debug, "cannot read the kernel parameters of {label}: {e}");
+            HashMap::new()
+        }
+    }
+}
+
+/// Builds `module` if it is not built yet (the caller holds its lock, `state`): the whole
+/// program, or, for a module built per kernel, nothing yet.
 pub fn ensure_built<'s>(
     rt: &Runtime,
     module: &Module,
     state: &'s mut Build,
 ) -> HipResult<&'s mut BuiltModule> {
     if let Build::NotBuilt = state {
-        *state = match build_program(rt, module) {
-            Ok(program) => {
-                let spirv_params = match spirv::parse_kernels(&module.image.spirv) {
-                    Ok(kernels) => kernels.into_iter().map(|k| (k.name, k.params)).collect(),
-                    Err(e) => {
-                        hlog!(
-                            Debug,
-                            "cannot read the kernel parameters of {}: {e}",
-                            module.label
-                        );
-                        HashMap::new()
-                    }
-                };
-                Build::Built(BuiltModule {
-                    program,
+        let built = split_index(rt, module).and_then(|index| match index {
+            Some(index) => {
+                hlog!(Debug, "{} is built per kernel", module.label);
+                Ok(BuiltModule {
+                    code: Code::Split(Box::new(Split {
+                        index,
+                        label: module.label.clone(),
+                        globals: None,
+                        programs: Vec::new(),
+                    })),
                     kernels: HashMap::new(),
-                    spirv_params,
+                    spirv_params: HashMap::new(),
                 })
             }
+            None => build_program(rt, module).map(|program| BuiltModule {
+                code: Code::Whole(program),
+                kernels: HashMap::new(),
+                spirv_params: read_params(&module.image.spirv, &module.label),
+            }),
+        });
+        *state = match built {
+            Ok(built) => Build::Built(built),
             Err(failure) => {
                 // Keep the failure for later launches, without the stderr line (already printed).
                 let remembered = Failure::new(
@@ -418,8 +547,8 @@ pub fn ensure_built<'s>(
     }
 }
 
-/// The kernel `name` of `module`, building the module and creating the kernel on first use.
-/// The caller holds the module's lock (`state`).
+/// The kernel `name` of `module`, building the module (or the kernel's own program) and
+/// creating the kernel on first use. The caller holds the module's lock (`state`).
 pub fn prepared_kernel<'s>(
     rt: &Runtime,
     module: &Module,
@@ -429,14 +558,105 @@ pub fn prepared_kernel<'s>(
 ) -> HipResult<&'s PreparedKernel> {
     let built = ensure_built(rt, module, state)?;
     if !built.kernels.contains_key(name) {
-        let params = built.spirv_params.get(name).cloned();
-        let prepared = create_kernel(rt, &built.program, module, name, expected_args, params)?;
+        let prepared = match &mut built.code {
+            Code::Whole(program) => {
+                let params = built.spirv_params.get(name).cloned();
+                create_kernel(rt, program, module, name, expected_args, params)?
+            }
+            Code::Split(split) => {
+                let (program, params) = split.kernel_program(rt, module, name)?;
+                let prepared = create_kernel(rt, &program, module, name, expected_args, params);
+                split.programs.push(program);
+                prepared?
+            }
+        };
         built.kernels.insert(name.to_string(), prepared);
     }
     built
         .kernels
         .get(name)
         .ok_or_else(|| Failure::new(HipError::Unknown, "kernel cache lost an entry"))
+}
+
+impl Split {
+    /// Builds kernel `name`'s own program and fills its table; with its parameters as its
+    /// SPIR-V declares them.
+    fn kernel_program(
+        &mut self,
+        rt: &Runtime,
+        module: &Module,
+        name: &str,
+    ) -> HipResult<(OwnedProgram, Option<Vec<Param>>)> {
+        if !self.index.has_kernel(name) {
+            return Err(Failure::new(
+                HipError::InvalidDeviceFunction,
+                format!(
+                    "kernel '{name}' is in the metadata of {} but its SPIR-V has no such entry \
+                     point",
+                    self.label
+                ),
+            ));
+        }
+        let what = format!("kernel '{name}' of {}", self.label);
+        let part = self.index.kernel_module(name).map_err(|e| {
+            Failure::new(
+                HipError::InvalidImage,
+                format!("cannot cut {what} out of its module: {e}"),
+            )
+        })?;
+        let program = build_il(rt, module, &part.spirv, &what)?;
+        if part.binds {
+            let addresses = self.globals(rt, module)?.addresses.pointer;
+            run_setup_kernel(rt, &program, BIND_KERNEL, addresses)?;
+        }
+        let params = read_params(&part.spirv, &what).remove(name);
+        Ok((program, params))
+    }
+
+    /// The globals program, built and its kernel run on first use.
+    fn globals(&mut self, rt: &Runtime, module: &Module) -> HipResult<&Globals> {
+        if self.globals.is_none() {
+            let what = format!("the variables of {}", self.label);
+            let spirv = self.index.globals_module().map_err(|e| {
+                Failure::new(HipError::InvalidImage, format!("cannot make {what}: {e}"))
+            })?;
+            let program = build_il(rt, module, &spirv, &what)?;
+            let addresses = DeviceBuffer::new(rt, 8 * self.index.variable_count())?;
+            run_setup_kernel(rt, &program, GLOBALS_KERNEL, addresses.pointer)?;
+            self.globals = Some(Globals {
+                _program: program,
+                addresses,
+            });
+        }
+        self.globals
+            .as_ref()
+            .ok_or_else(|| Failure::new(HipError::Unknown, "globals program lost"))
+    }
+}
+
+/// Runs one work-item of `program`'s kernel `name (pointer)` on the device's transfer queue
+/// (the runtime's own: no stream waits for it or it for them) and waits for it.
+fn run_setup_kernel(
+    rt: &Runtime,
+    program: &OwnedProgram,
+    name: &str,
+    pointer: *mut c_void,
+) -> HipResult<()> {
+    let failed =
+        |what: String| Failure::new(HipError::LaunchFailure, format!("running '{name}': {what}"));
+    let kernel = OwnedKernel::create(program, name).map_err(|e| failed(error_name(e)))?;
+    // SAFETY: a fresh kernel no other thread has seen; the pointer is device memory of ours.
+    unsafe { rt.memory.set_pointer_arg(kernel.get(), 0, pointer) }.map_err(failed)?;
+    // SAFETY: as above.
+    let _ = unsafe { rt.memory.allow_indirect_access(kernel.get(), &[]) };
+    let queue = super::peer::transfer_queue(rt)?;
+    let event = queue.enqueue(rt, &[], |queue, deps| {
+        // SAFETY: valid queue and kernel; the work sizes and wait list outlive the call.
+        unsafe { super::cl::enqueue_nd_range(queue, kernel.get(), &[1; 3], &[1; 3], deps, true) }
+            .map_err(|e| failed(error_name(e)))?
+            .ok_or_else(|| failed("no event".into()))
+    })?;
+    event.wait().map_err(|e| failed(error_name(e)))
 }
 
 fn work_group_info(kernel: &OwnedKernel, device: cl3::types::cl_device_id, what: u32) -> u64 {

@@ -210,7 +210,7 @@ pub fn fill(queue: &ClQueue, f: &Fill, owner: DeviceId, wait: bool) -> HipResult
 
 /// `rt`'s queue for peer copies: non-blocking (no implicit wait on the null stream), its order
 /// given by the events each hop waits for.
-fn transfer_queue(rt: &Runtime) -> HipResult<Arc<ClQueue>> {
+pub(super) fn transfer_queue(rt: &Runtime) -> HipResult<Arc<ClQueue>> {
     if let Some(q) = rt.transfer.get() {
         return Ok(q.clone());
     }
