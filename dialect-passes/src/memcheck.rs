@@ -58,12 +58,24 @@ fn err(e: impl std::fmt::Display) -> LowerError {
 }
 
 /// The accesses checked: the op, the operand holding the pointer, and what it does.
-const ACCESSES: [(&str, usize, Access); 4] = [
+/// (`llvm.cmpxchg` is not checked: its pair of results has no stand-in the targets lower, and
+/// a redirected pointer would lose the address space OpenCL's compare-and-swap needs.)
+const ACCESSES: [(&str, usize, Access); 3] = [
     ("llvm.load", 0, Access::Read),
     ("llvm.store", 1, Access::Write),
     ("llvm.atomicrmw", 0, Access::Atomic),
-    ("llvm.cmpxchg", 0, Access::Atomic),
 ];
+
+/// Whether a skipped access of type `t` can give a constant (integers, floats, pointers).
+fn is_scalar(t: Type) -> bool {
+    // SAFETY: type queries on a live type.
+    unsafe {
+        let raw = t.to_raw();
+        mlir_sys::mlirTypeIsAInteger(raw)
+            || mlir_sys::mlirTypeIsAFloat(raw)
+            || mlir_sys::mlirTypeIsALLVMPointerType(raw)
+    }
+}
 
 /// A variable of a gpu.module: its size (None: unknown) and address space.
 #[derive(Clone, Copy)]
@@ -210,11 +222,8 @@ fn check_access<'c>(
     let target = target_of(pointer, &variables);
     let target = match target {
         Target::Unchecked => return Ok(Outcome::NoMatch),
-        // An object smaller than the access, or a compare-and-swap into an object (its pair of
-        // results has no harmless stand-in), is left as it is.
-        Target::Object(o) if o.object.size < bytes || name == "llvm.cmpxchg" => {
-            return Ok(Outcome::NoMatch)
-        }
+        // An object smaller than the access is left as it is.
+        Target::Object(o) if o.object.size < bytes => return Ok(Outcome::NoMatch),
         Target::Object(o) => Target::Object(o),
         Target::Table => Target::Table,
     };
@@ -302,8 +311,9 @@ fn check_access<'c>(
         |otherwise| Build { r: otherwise, ctx }.bool(true),
     )?;
 
-    if access == Access::Read || name == "llvm.cmpxchg" {
-        // The access runs on a harmless address when it is bad.
+    if access == Access::Read && !is_scalar(accessed) {
+        // A load of an aggregate (which no constant stands in for) reads a harmless address
+        // when it is bad.
         let pointer_type = type_of(pointer);
         let harmless = match &target {
             Target::Object(o) => b.object_pointer(&o.base)?,
@@ -319,7 +329,9 @@ fn check_access<'c>(
         unsafe { mlir_sys::mlirOperationSetOperand(op.to_raw(), pointer_index as isize, chosen) };
         return Ok(Outcome::Rewrote);
     }
-    // Stores and read-modify-write atomics run only when the check passed.
+    // Loads, stores and read-modify-write atomics run only when the check passed (a skipped
+    // load or atomic gives zero); the access keeps its own pointer, so that the target's
+    // address-space inference still places it.
     let results: Vec<Type> = (0..op.result_count())
         .filter_map(|i| op.result(i).ok().map(|v| v.r#type()))
         .collect();
