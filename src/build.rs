@@ -125,6 +125,7 @@ fn build_checked(opts: &BuildOptions, kinds: &[InputKind]) -> Result<()> {
         mode,
         print_ir_after_all: opts.mlir_print_ir_after_all,
         record_stages: opts.save_temps.is_some(),
+        memcheck: opts.memcheck,
     };
     let mut objects = Vec::with_capacity(opts.inputs.len());
     for (i, (input, &kind)) in opts.inputs.iter().zip(kinds).enumerate() {
@@ -526,6 +527,7 @@ fn emit(opts: &BuildOptions, toolchain: &Toolchain) -> Result<()> {
         stop_at,
         print_ir_after_all: opts.mlir_print_ir_after_all,
         record_stages: false,
+        memcheck: opts.memcheck,
     };
     for input in &opts.inputs {
         let device = compile_device(&input.path, &frontend_options(opts, toolchain), &job, None)?;

@@ -36,6 +36,8 @@ OPTIONS:
                              <stem>.host.cpp, <stem>.metadata.json, <stem>.hipfb, <stem>.image.cpp
   -fgpu-rdc                  relocatable device code: device code of all objects is linked into
                              one image at the link (extern __device__ across sources)
+  -fsanitize=address         device memory checker: every device load, store and atomic is
+                             checked; a bad one fails the launch with hipErrorIllegalAddress
   -Xcompiler <flags>         comma-separated flags for the host compiler
   --split-device-code        link a host-only binary and put the device images in <output>.hipk
                              beside it, found at run time (HIPMLIR_KPACK_PATH overrides the search)
@@ -160,6 +162,8 @@ pub struct BuildOptions {
     pub split_device_code: bool,
     /// `-fgpu-rdc`: relocatable device code, linked across sources at the link.
     pub gpu_rdc: bool,
+    /// `-fsanitize=address`: the device memory checker (see the README).
+    pub memcheck: bool,
     /// Flags for the host compile and the link (`-Wall`, `-fPIC`, `-pthread`).
     pub host_flags: Vec<String>,
     /// Flags for the host compile only (`-MMD`, `-MF x`).
@@ -380,6 +384,8 @@ pub fn parse(args: &[String]) -> Result<Command> {
             "--split-device-code" => o.split_device_code = true,
             "-fgpu-rdc" => o.gpu_rdc = true,
             "-fno-gpu-rdc" => o.gpu_rdc = false,
+            "-fsanitize=address" => o.memcheck = true,
+            "-fno-sanitize=address" => o.memcheck = false,
             "--save-temps" | "-save-temps" => o.save_temps = Some(SaveTemps::Cwd),
             "-" => {
                 return Err(error(

@@ -36,6 +36,8 @@ pub struct DeviceJob {
     /// Keep the MLIR of every named stage passed (`--save-temps`), in
     /// [`DeviceOutput::stage_texts`].
     pub record_stages: bool,
+    /// `-fsanitize=address`: device memory accesses are checked.
+    pub memcheck: bool,
 }
 
 impl DeviceJob {
@@ -47,6 +49,7 @@ impl DeviceJob {
             mode: DeviceMode::Image,
             print_ir_after_all: false,
             record_stages: false,
+            memcheck: false,
         }
     }
 }
@@ -130,6 +133,7 @@ pub fn compile_device(
     } = *job;
     let options = FrontendOptions {
         relocatable: mode == DeviceMode::Relocatable,
+        memcheck: job.memcheck,
         ..options.clone()
     };
     let context = PendingContext::start();
@@ -333,13 +337,17 @@ fn lower(
         ref stop_at,
         print_ir_after_all,
         record_stages,
+        memcheck,
         ..
     } = *job;
     let ice = |e: LowerError| Error::lowering(source, e);
     // The NVPTX pipeline starts from the same module (the SPIR-V one changes it in place).
     let nvptx_input = (*stop_at == Stage::Binary && !offload.ptx.is_empty())
         .then(|| hipmlir_dialect_passes::clone_module(&module));
-    let spirv_options = SpirvOptions::default();
+    let spirv_options = SpirvOptions {
+        memcheck,
+        ..SpirvOptions::default()
+    };
     let mut rest = spirv_pipeline(&spirv_options);
     let stop_pass = match stop_at {
         Stage::AfterPass(pass) => Some(pass.as_str()),
@@ -351,8 +359,7 @@ fn lower(
     let position = |pass: &str| order.iter().position(|p| *p == pass);
     if let Some(pass) = stop_pass {
         if let Some(arch) = nvptx_emit_arch(offload, pass, position(pass).is_some()) {
-            return emit_nvptx_stage(ctx, module, arch, pass, print_ir_after_all, output)
-                .map_err(ice);
+            return emit_nvptx_stage(ctx, module, arch, pass, job, output).map_err(ice);
         }
     }
     // With PTX targets only, the SPIR-V pipeline runs as far as the metadata for itself: what
@@ -386,6 +393,8 @@ fn lower(
             output.image.metadata.globals = globals;
             output.image.metadata.linear_block_kernels =
                 hipmlir_dialect_passes::linear_block_kernels(&module);
+            output.image.metadata.memcheck_sites =
+                hipmlir_dialect_passes::memcheck_sites(&module).map_err(ice)?;
             // Float atomicAdd is a compare-and-swap loop everywhere; devices with
             // cl_ext_float_atomics get a variant with native instructions, converted from a copy
             // of the lowered module and chosen by the runtime when it builds the module.
@@ -435,7 +444,7 @@ fn lower(
     }
     if let Some(input) = nvptx_input {
         for arch in &offload.ptx {
-            match lower_to_ptx(ctx, &input, arch, print_ir_after_all) {
+            match lower_to_ptx(ctx, &input, arch, job) {
                 Ok(ptx) => output.image.ptx.push(PtxCode {
                     arch: arch.clone(),
                     ptx,
@@ -470,6 +479,7 @@ fn nvptx_emit_arch<'a>(offload: &'a Offload, pass: &str, in_spirv: bool) -> Opti
     let options = NvptxOptions {
         chip: arch.clone(),
         libdevice: None,
+        memcheck: false,
     };
     let runs = nvptx_pipeline(&options).pass_names().contains(&pass);
     runs.then_some(arch.as_str())
@@ -482,13 +492,15 @@ fn emit_nvptx_stage(
     mut module: Module,
     arch: &str,
     pass: &str,
-    print_ir_after_all: bool,
+    job: &DeviceJob,
     output: &mut DeviceOutput,
 ) -> Result<(), LowerError> {
     use hipmlir_dialect_passes::{nvptx_pipeline, NvptxOptions};
+    let print_ir_after_all = job.print_ir_after_all;
     let options = NvptxOptions {
         chip: arch.to_string(),
         libdevice: crate::paths::libdevice(),
+        memcheck: job.memcheck,
     };
     let Some((head, _)) = nvptx_pipeline(&options).split_after(pass) else {
         return Err(LowerError::Pipeline(format!(
@@ -509,15 +521,16 @@ fn lower_to_ptx(
     ctx: &melior::Context,
     input: &Module,
     arch: &str,
-    print_ir_after_all: bool,
+    job: &DeviceJob,
 ) -> Result<Vec<u8>, LowerError> {
     use hipmlir_dialect_passes::{nvptx_pipeline, NvptxOptions};
     let options = NvptxOptions {
         chip: arch.to_string(),
         libdevice: crate::paths::libdevice(),
+        memcheck: job.memcheck,
     };
     let mut module = hipmlir_dialect_passes::clone_module(input);
-    nvptx_pipeline(&options).run(ctx, &mut module, print_ir_after_all)?;
+    nvptx_pipeline(&options).run(ctx, &mut module, job.print_ir_after_all)?;
     time_report::time(&format!("device PTX serialization ({arch})"), || {
         hipmlir_dialect_passes::serialize_ptx(ctx, &mut module)
     })

@@ -68,6 +68,11 @@ pub const DEVICE_ABORT_FLAG_VARIABLE: &str = "__hipmlir_device_abort_flag";
 /// through a pointer that names no device function calls it.
 pub const DEVICE_STOP_FUNCTION: &str = "__hipmlir_device_trap";
 
+/// The device variable of a module built with the memory checker (`-fsanitize=address`): a
+/// pointer to the module's checker state (see [`memcheck`](crate::memcheck)), null until the
+/// runtime sets it before the module's first launch. Its presence marks the module as checked.
+pub const MEMCHECK_STATE_VARIABLE: &str = "__hipmlir_memcheck_state";
+
 /// A `__device__`, `__constant__` or `__managed__` variable: the host reaches it by name
 /// (hipMemcpyToSymbol).
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
@@ -110,6 +115,10 @@ pub struct ModuleMetadata {
     /// else the image's own SPIR-V.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub spirv_variants: Vec<SpirvVariant>,
+    /// The memory checker's access sites (`-fsanitize=address`), numbered as the device reports
+    /// them; absent in images built without it.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub memcheck_sites: Vec<crate::memcheck::Site>,
 }
 
 /// A SPIR-V module to use instead of the image's own on devices with `requires_extension`.
@@ -148,6 +157,7 @@ impl ModuleMetadata {
             globals: Vec::new(),
             linear_block_kernels: Vec::new(),
             spirv_variants: Vec::new(),
+            memcheck_sites: Vec::new(),
         }
     }
 

@@ -11,6 +11,10 @@ pub const LINKAGE_ATTRIBUTE: &str = "llvm.linkage";
 /// removed) by dialect-passes' devirtualization of indirect calls.
 pub const FUNCTION_POINTERS_ATTRIBUTE: &str = "hipmlir.function_pointers";
 
+/// The prefix of the address kernels of device variables (the variable's symbol follows): a
+/// one-thread kernel `(unsigned long long* out)` storing the variable's address.
+pub const ADDRESS_KERNEL_PREFIX: &str = "__hipmlir_address_of_";
+
 /// A kernel: unit on the frontend's `func.func`; on a launch site's `gpu.launch`, the symbol of
 /// the kernel it launches. The outliner turns such functions into `gpu.func ... kernel`.
 pub const KERNEL_ATTRIBUTE: &str = "hipmlir.kernel";

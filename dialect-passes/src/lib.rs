@@ -24,6 +24,7 @@ mod context;
 mod device_link;
 mod error;
 mod function_pointers;
+mod memcheck;
 mod nvptx;
 mod pass_times;
 mod pipeline;
@@ -38,6 +39,7 @@ pub use context::{
 pub use device_link::{link_modules, LinkUnit, Linked};
 pub use error::{Diagnostic, LowerError};
 pub use hipmlir_ir::SourceLoc;
+pub use memcheck::memcheck_sites;
 pub use nvptx::{nvptx_pipeline, NvptxOptions};
 pub use pass_times::{record_pass_times, take_pass_times};
 pub use pipeline::{describe_passes, stage_pass, Element, Pass, Pipeline, STAGES};

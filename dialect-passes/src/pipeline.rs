@@ -346,8 +346,8 @@ impl fmt::Display for Pipeline {
 
 /// The target-neutral start of every device pipeline: from the (linked) frontend module to
 /// kernels outlined into a gpu.module, host code gone.
-pub(crate) fn outlining() -> Vec<Element> {
-    vec![
+pub(crate) fn outlining(memcheck: bool) -> Vec<Element> {
+    let mut elements = vec![
         // Device functions are inlined into the kernels while these are still func.func (MLIR
         // cannot inline into a gpu.func); calls through function pointers become direct calls
         // first, to be inlined with the rest. What recursion leaves stays a call (NVPTX runs
@@ -361,7 +361,12 @@ pub(crate) fn outlining() -> Vec<Element> {
         Element::pass(&registry::OUTLINE_KERNELS),
         // Launch sites stood for host code: from here on only the device side.
         Element::pass(&registry::DROP_HOST_FUNCTIONS),
-    ]
+    ];
+    if memcheck {
+        // On the inlined kernels, before a target renumbers the address spaces.
+        elements.push(Element::pass(&registry::CHECK_MEMORY_ACCESSES));
+    }
+    elements
 }
 
 /// What the lowering left in the gpu.module, simplified and unused symbols removed.
@@ -417,6 +422,7 @@ pub fn describe_passes() -> String {
         &crate::nvptx_pipeline(&crate::NvptxOptions {
             chip: "sm_70".into(),
             libdevice: None,
+            memcheck: false,
         }),
     );
     out
@@ -442,6 +448,7 @@ mod tests {
         nvptx_pipeline(&NvptxOptions {
             chip: "sm_70".into(),
             libdevice: Some("/lib/libdevice.10.bc".into()),
+            memcheck: false,
         })
     }
 
@@ -494,6 +501,10 @@ mod tests {
             spirv_pipeline(&Default::default()),
             spirv_pipeline(&crate::SpirvOptions {
                 native_float_atomics: true,
+                ..Default::default()
+            }),
+            spirv_pipeline(&crate::SpirvOptions {
+                memcheck: true,
                 ..Default::default()
             }),
             nvptx(),

@@ -69,6 +69,15 @@ pub static DROP_HOST_FUNCTIONS: PassInfo = PassInfo {
     run: |ctx, module, _| Ok(hipmlir_outliner::drop_host_functions(ctx, module)?),
 };
 
+pub static CHECK_MEMORY_ACCESSES: PassInfo = PassInfo {
+    name: "hipmlir-check-memory-accesses",
+    summary: "-fsanitize=address: device loads, stores and atomics are checked against their \
+              object or the runtime's table of live allocations; the first bad access is \
+              skipped and reported (kernel, file:line:col, thread, block, address)",
+    options: &[],
+    run: |ctx, module, _| crate::memcheck::check_memory_accesses(ctx, module),
+};
+
 pub static ADDRESS_SPACES_TO_SPIRV: PassInfo = PassInfo {
     name: "hipmlir-address-spaces-to-spirv",
     summary: "hipmlir's target-neutral address spaces (generic 0, global 1, shared 3, \
@@ -189,13 +198,14 @@ pub static ADD_MISSING_CAPABILITIES: PassInfo = PassInfo {
     run: |ctx, module, _| crate::spirv::capabilities::add_missing_capabilities(ctx, module),
 };
 
-const PASS_COUNT: usize = 16;
+const PASS_COUNT: usize = 17;
 
 /// Every pass of hipmlir's, in the order the SPIR-V pipeline runs them (then NVPTX's own).
 pub static PASSES: [&PassInfo; PASS_COUNT] = [
     &DEVIRTUALIZE_FUNCTION_POINTERS,
     &OUTLINE_KERNELS,
     &DROP_HOST_FUNCTIONS,
+    &CHECK_MEMORY_ACCESSES,
     &ADDRESS_SPACES_TO_SPIRV,
     &ADDRESS_SPACES_TO_NVPTX,
     &LOWER_HIP_TO_NVPTX,

@@ -71,6 +71,9 @@ pub struct FrontendOptions {
     /// program's code includes them, so the prefix header's parse and PCH do not depend on it
     /// (a new folder per compile does not make a new PCH).
     pub program_dir: Option<PathBuf>,
+    /// The memory checker (`-fsanitize=address`): modules with kernels get its state variable
+    /// (the pass that checks their accesses runs in the device pipeline).
+    pub memcheck: bool,
 }
 
 impl FrontendOptions {
@@ -255,6 +258,9 @@ pub fn build<'c>(
     };
     let own_variables: Vec<clang::Cursor> = shadows.own.iter().map(|s| s.decl).collect();
     codegen.emit_translation_unit(&root, &launched, &user_code.lambdas, unit, &own_variables)?;
+    if options.memcheck {
+        codegen.emit_memcheck_state(location)?;
+    }
     for v in &mut codegen.device_variables {
         v.registered_by_unit = shadows.own.iter().any(|s| s.symbol == v.symbol);
     }

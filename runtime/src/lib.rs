@@ -35,6 +35,7 @@ pub mod kpack;
 mod lambda_kernels;
 pub mod log;
 mod managed_vars;
+mod memcheck;
 mod mempool;
 mod mipmaps;
 mod module_path;

@@ -18,7 +18,7 @@ use std::sync::{Arc, Mutex, MutexGuard, OnceLock};
 
 use hipmlir_device_image::{
     AddressSpace, DeviceImage, GlobalVar, KernelInfo, DEVICE_ABORT_FLAG_VARIABLE,
-    DEVICE_HEAP_VARIABLE,
+    DEVICE_HEAP_VARIABLE, MEMCHECK_STATE_VARIABLE,
 };
 
 use crate::backend::ModuleState;
@@ -43,6 +43,9 @@ pub struct Module {
     /// The module's abort-flag variable (`DEVICE_ABORT_FLAG_VARIABLE`), if its code can stop
     /// the program (see `device_abort`).
     pub abort_flag_variable: Option<usize>,
+    /// The memory checker's state variable (`MEMCHECK_STATE_VARIABLE`), in modules built with
+    /// `-fsanitize=address` (see `memcheck`).
+    pub memcheck_variable: Option<usize>,
     /// The module's `__managed__` variables (see `managed_vars`), as indexes into
     /// `metadata.globals`: each backend stores their memory's address before a first launch.
     pub managed_variables: Vec<usize>,
@@ -78,6 +81,14 @@ impl Module {
             .globals
             .iter()
             .position(|g| g.name == DEVICE_ABORT_FLAG_VARIABLE);
+        let memcheck_variable = image
+            .metadata
+            .globals
+            .iter()
+            .position(|g| g.name == MEMCHECK_STATE_VARIABLE);
+        if memcheck_variable.is_some() {
+            crate::memcheck::enable();
+        }
         let managed_variables = (image.metadata.globals.iter().enumerate())
             .filter(|(_, g)| g.managed_size.is_some())
             .map(|(i, _)| i)
@@ -89,6 +100,7 @@ impl Module {
             func_settings: Mutex::new(HashMap::new()),
             heap_variable,
             abort_flag_variable,
+            memcheck_variable,
             managed_variables,
             ptx: Vec::new(),
             state: OnceLock::new(),

@@ -23,6 +23,8 @@ pub struct NvptxOptions {
     /// libdevice (`libdevice.10.bc`), linked for the `__nv_*` math functions; without it a
     /// kernel calling one is refused after serialization.
     pub libdevice: Option<std::path::PathBuf>,
+    /// The memory checker (`-fsanitize=address`): `hipmlir-check-memory-accesses` runs.
+    pub memcheck: bool,
 }
 
 /// At least PTX ISA 6.3 (CUDA 10: activemask and the sync shuffles, which every current driver
@@ -40,7 +42,7 @@ fn ptx_features(chip: &str) -> &'static str {
 /// The device pipeline for NVPTX: from the (linked) frontend module to a gpu.module of the LLVM
 /// and NVVM dialects with an `#nvvm.target`, ready for `serialize_ptx`.
 pub fn nvptx_pipeline(options: &NvptxOptions) -> Pipeline {
-    let mut elements = crate::pipeline::outlining();
+    let mut elements = crate::pipeline::outlining(options.memcheck);
     let link = options
         .libdevice
         .as_ref()
@@ -85,6 +87,7 @@ mod tests {
         let text = nvptx_pipeline(&NvptxOptions {
             chip: "sm_80".into(),
             libdevice: Some("/x/libdevice.10.bc".into()),
+            memcheck: false,
         })
         .to_string();
         assert!(

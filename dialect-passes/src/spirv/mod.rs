@@ -44,6 +44,8 @@ pub struct SpirvOptions {
     /// `atomicAdd`/`atomicSub` on float become SPV_EXT_shader_atomic_float_add instructions
     /// instead of compare-and-swap loops (for devices with cl_ext_float_atomics).
     pub native_float_atomics: bool,
+    /// The memory checker (`-fsanitize=address`): `hipmlir-check-memory-accesses` runs.
+    pub memcheck: bool,
 }
 
 impl Default for SpirvOptions {
@@ -54,6 +56,7 @@ impl Default for SpirvOptions {
             version: "v1.3".into(),
             capabilities: DEFAULT_SPIRV_CAPABILITIES.into(),
             native_float_atomics: false,
+            memcheck: false,
         }
     }
 }
@@ -77,7 +80,7 @@ pub fn spirv_pipeline(options: &SpirvOptions) -> Pipeline {
             PassOptions::default(),
         )
     };
-    let mut elements = crate::pipeline::outlining();
+    let mut elements = crate::pipeline::outlining(options.memcheck);
     elements.extend([
         // From here on the pipeline is SPIR-V's: the frontend's address spaces are
         // target-neutral until this pass.

@@ -15,8 +15,7 @@ use crate::clang::{ConstValue, Cursor, Linkage};
 use crate::error::{FrontendError, Result};
 use crate::types::{AddrSpace, Ty};
 
-/// The prefix of address kernels; the variable's symbol follows.
-pub const ADDRESS_KERNEL_PREFIX: &str = "__hipmlir_address_of_";
+use hipmlir_device_image::ADDRESS_KERNEL_PREFIX;
 
 /// The address kernel of a device variable.
 pub fn address_kernel(symbol: &str) -> String {

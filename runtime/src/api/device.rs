@@ -113,6 +113,7 @@ pub extern "C" fn hipDeviceReset() -> hipError_t {
 /// states (with their abort words), arrays, pools and graph allocations go.
 pub(super) fn reset(device: &dyn crate::backend::Device) -> HipResult<()> {
     let _ = device.synchronize();
+    crate::memcheck::reset();
     crate::backend::stream::clear_device(device.id());
     for module in crate::registry::all_modules() {
         module.reset_state_of(device.id());

@@ -104,7 +104,12 @@ pub(crate) fn guard(function: &str, body: impl FnOnce() -> HipResult<()>) -> hip
         if crate::select::backend_if_initialized().is_none() && opens_the_backend(function) {
             backend()?;
         }
-        body()
+        // The memory checker's sticky error (see `memcheck`).
+        if let Some(failure) = crate::memcheck::before_call(function) {
+            return Err(failure);
+        }
+        body()?;
+        crate::memcheck::after_call(function).map_or(Ok(()), Err)
     };
     let code = match catch_unwind(AssertUnwindSafe(body)) {
         Ok(Ok(())) => HipError::Success,

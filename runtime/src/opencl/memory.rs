@@ -327,6 +327,24 @@ pub fn find_allocation(addr: usize) -> Option<(usize, usize, AllocKind)> {
     owner_of(addr).map(|(_, base, size, kind)| (base, size, kind))
 }
 
+/// Every live allocation a kernel may reach (all but plain host memory), on every device, as
+/// (base, size) sorted by base: what the memory checker's table holds.
+pub fn all_allocations() -> Vec<(usize, usize)> {
+    let mut all: Vec<(usize, usize)> = super::device::all()
+        .iter()
+        .flat_map(|rt| {
+            table(rt)
+                .allocations
+                .iter()
+                .filter(|(_, e)| e.kind != AllocKind::HostPlain)
+                .map(|(&b, e)| (b, e.size))
+                .collect::<Vec<_>>()
+        })
+        .collect();
+    all.sort_unstable();
+    all
+}
+
 /// Bytes of device memory the program allocated on `rt`.
 pub fn device_bytes_in_use(rt: &Runtime) -> u64 {
     table(rt).device_bytes()
@@ -519,6 +537,7 @@ fn free_kind(rt: &Runtime, p: *mut c_void, host: bool) -> HipResult<()> {
     let Some((size, kind)) = table(rt).remove(addr) else {
         return Err(Failure::invalid_value(format!("{p:p} was already freed")));
     };
+    crate::memcheck::freed(addr, size);
     release(rt, p, size, kind)
 }
 

@@ -37,6 +37,8 @@ pub struct ClDeviceModule {
     pub managed_bound: AtomicBool,
     /// The host word the built program's abort-flag variable points to, once set.
     pub abort_word: Mutex<Option<usize>>,
+    /// Whether the built program's memory-checker variable holds its state (see `memcheck`).
+    pub memcheck_bound: AtomicBool,
 }
 
 /// The OpenCL state of `module` on device `rt`.
@@ -53,6 +55,7 @@ pub fn of<'m>(module: &'m Module, rt: &Runtime) -> &'m ClDeviceModule {
         heap_bound: AtomicBool::new(false),
         managed_bound: AtomicBool::new(false),
         abort_word: Mutex::new(None),
+        memcheck_bound: AtomicBool::new(false),
     })
 }
 
@@ -81,6 +84,7 @@ impl ClDeviceModule {
         *self.lock_build() = Build::NotBuilt;
         self.heap_bound.store(false, Ordering::SeqCst);
         self.managed_bound.store(false, Ordering::SeqCst);
+        self.memcheck_bound.store(false, Ordering::SeqCst);
         if let Some(word) = self.lock_abort_word().take() {
             crate::device_abort::forget(word);
         }

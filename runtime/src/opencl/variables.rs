@@ -190,6 +190,47 @@ pub fn prepare_managed(rt: &Runtime, module: &Arc<Module>) -> HipResult<()> {
     Ok(())
 }
 
+/// Gives a module built with the memory checker its state before its first launch (and again
+/// after `hipDeviceReset`), and brings the checker's table of allocations up to date before
+/// each launch. A device that cannot reach the host's own memory leaves the variable null: its
+/// kernels then run unchecked.
+pub fn prepare_memcheck(rt: &Runtime, module: &Arc<Module>) -> HipResult<()> {
+    let Some(index) = module.memcheck_variable else {
+        return Ok(());
+    };
+    let ranges = || {
+        memory::all_allocations()
+            .into_iter()
+            .map(|(b, s)| (b as u64, (b + s) as u64))
+            .collect()
+    };
+    let state = super::module::of(module, rt);
+    if state.memcheck_bound.load(Ordering::Acquire) {
+        crate::memcheck::refresh(ranges());
+        return Ok(());
+    }
+    if !rt.system_memory {
+        hlog!(
+            Info,
+            "{}: the device cannot reach host memory, so the memory checker is off",
+            module.label
+        );
+        state.memcheck_bound.store(true, Ordering::Release);
+        return Ok(());
+    }
+    let variable = address_of(rt, module, index)?;
+    let checker =
+        crate::memcheck::bind(module.image.metadata.memcheck_sites.clone(), ranges()) as u64;
+    write(
+        rt,
+        variable as *mut c_void,
+        (&checker as *const u64).cast(),
+        std::mem::size_of::<u64>(),
+    )?;
+    state.memcheck_bound.store(true, Ordering::Release);
+    Ok(())
+}
+
 /// Gives `module` its abort word before its first launch: host memory the device can write
 /// (USM host memory), zeroed, its address in the module's abort-flag variable. `None` when the
 /// module has no such variable, or the device cannot write host memory (a failed device assert

@@ -1,0 +1,923 @@
+//! `hipmlir-check-memory-accesses` (`-fsanitize=address`): every load, store and atomic of
+//! device code is checked before it runs, on both targets (the pass runs on the outlined
+//! kernels, before the address spaces are renumbered for a target).
+//!
+//! Where the pass sees the object an access goes into (the pointer is an offset of a local
+//! variable, a `__shared__` array or a `__device__` variable), the check is one comparison
+//! against that object's size. Other pointers (kernel arguments, pointers read from memory)
+//! are looked up in the runtime's table of live allocations, which the module's checker state
+//! points to (a binary search); one found in none is then compared with the kernel's own
+//! objects whose address it could hold (those converted to generic pointers), so that a
+//! pointer into shared memory or the stack is never reported. Dynamic shared memory, whose
+//! size only the launch knows, is not checked.
+//!
+//! A bad access is skipped (a load reads harmless memory instead: the state's scratch words, or
+//! the start of its object), and the first one claims the state's error word and writes the
+//! report: its site, address, thread and block (see `hipmlir_device_image::memcheck`). Stores
+//! and atomics also wait for a clear error word, so nothing is written after the first bad
+//! access; then the work-item traps (PTX ends the kernel; SPIR-V removes the trap later). The
+//! sites, numbered in walk order, go to the gpu.module's `SITES_ATTRIBUTE` with the kernel's
+//! name and the access's `file:line:col` for the image's metadata.
+
+use std::collections::HashMap;
+
+use hipmlir_device_image::memcheck::{
+    Access, Object, ObjectKind, Site, REPORT_ADDRESS, REPORT_BASE, REPORT_BLOCK, REPORT_RAISED,
+    REPORT_THREAD, SITES_ATTRIBUTE, STATE_ERROR, STATE_REPORT, STATE_SCRATCH, STATE_SCRATCH_BYTES,
+    STATE_TABLE,
+};
+use hipmlir_device_image::{
+    address_space, atomic_ordering, AtomicBinOp, ADDRESS_KERNEL_PREFIX, DYNAMIC_SHARED_SYMBOL,
+    KERNEL_NAME_ATTRIBUTE, MEMCHECK_STATE_VARIABLE,
+};
+use hipmlir_ir::rewrite::RewritePatternSet;
+use hipmlir_ir::rewrite::{apply_patterns, enclosing, Outcome, Pattern, PatternRewriter};
+use hipmlir_ir::GpuDimension;
+use hipmlir_ir::Value as IrValue;
+use melior::dialect::arith::{self, CmpiPredicate};
+use melior::dialect::{llvm, scf};
+use melior::ir::attribute::AttributeLike;
+use melior::ir::attribute::{
+    ArrayAttribute, DenseI32ArrayAttribute, FlatSymbolRefAttribute, IntegerAttribute,
+    StringAttribute, TypeAttribute,
+};
+use melior::ir::block::BlockLike;
+use melior::ir::operation::WalkResult;
+use melior::ir::operation::{OperationLike, OperationMutLike, OperationRefMut, WalkOrder};
+use melior::ir::r#type::IntegerType;
+use melior::ir::r#type::TypeLike;
+use melior::ir::{Attribute, Block, Module, OperationRef, Region, RegionLike, Type, ValueLike};
+use melior::Context;
+use mlir_sys::MlirValue;
+
+use crate::builder::{type_of, value, Rewriter};
+use crate::LowerError;
+
+fn err(e: impl std::fmt::Display) -> LowerError {
+    LowerError::bug(format!("checking memory accesses: {e}"))
+}
+
+/// The accesses checked: the op, the operand holding the pointer, and what it does.
+/// (`llvm.cmpxchg` is not checked: its pair of results has no stand-in the targets lower, and
+/// a redirected pointer would lose the address space OpenCL's compare-and-swap needs.)
+const ACCESSES: [(&str, usize, Access); 3] = [
+    ("llvm.load", 0, Access::Read),
+    ("llvm.store", 1, Access::Write),
+    ("llvm.atomicrmw", 0, Access::Atomic),
+];
+
+/// Whether a skipped access of type `t` can give a constant (integers, floats, pointers).
+fn is_scalar(t: Type) -> bool {
+    // SAFETY: type queries on a live type.
+    unsafe {
+        let raw = t.to_raw();
+        mlir_sys::mlirTypeIsAInteger(raw)
+            || mlir_sys::mlirTypeIsAFloat(raw)
+            || mlir_sys::mlirTypeIsALLVMPointerType(raw)
+    }
+}
+
+/// A variable of a gpu.module: its size (None: unknown) and address space.
+#[derive(Clone, Copy)]
+struct Variable {
+    size: Option<u64>,
+    space: u32,
+}
+
+/// An object of a kernel a pointer may hold the address of.
+#[derive(Clone)]
+enum Base {
+    /// A local variable (an `llvm.alloca` of the kernel's entry block).
+    Alloca(MlirValue),
+    /// A variable of the gpu.module, by symbol, with its address space.
+    Global(String, u32),
+}
+
+#[derive(Clone)]
+struct KernelObject {
+    base: Base,
+    object: Object,
+}
+
+/// The pass's state: per gpu.module its variables and sites, per function the objects its
+/// generic pointers may point into (found on first use).
+#[derive(Default)]
+struct State {
+    variables: HashMap<usize, HashMap<String, Variable>>,
+    sites: HashMap<usize, Vec<Site>>,
+    escaping: HashMap<usize, Vec<KernelObject>>,
+}
+
+pub fn check_memory_accesses(ctx: &Context, module: &Module) -> Result<(), LowerError> {
+    let mut patterns = RewritePatternSet::new();
+    for (name, _, _) in ACCESSES {
+        patterns.add(Pattern::new(name, check_access));
+    }
+    let mut state = State::default();
+    apply_patterns(ctx, &module.as_operation(), &patterns, &mut state)?;
+    // The sites, on each gpu.module, for the image's metadata.
+    module.as_operation().walk(WalkOrder::PreOrder, |op| {
+        let key = op.to_raw().ptr as usize;
+        if let Some(sites) = state.sites.get(&key) {
+            let texts: Vec<Attribute> = sites
+                .iter()
+                .map(|s| {
+                    let json = serde_json::to_string(s).unwrap_or_default();
+                    StringAttribute::new(ctx, &json).into()
+                })
+                .collect();
+            // SAFETY: the live gpu.module; setting an attribute keeps it alive.
+            let mut gpu_module = unsafe { OperationRefMut::from_raw(op.to_raw()) };
+            gpu_module.set_attribute(SITES_ATTRIBUTE, ArrayAttribute::new(ctx, &texts).into());
+        }
+        WalkResult::Advance
+    });
+    Ok(())
+}
+
+/// The sites the pass listed on `module`'s gpu.modules, in their numbering.
+pub fn memcheck_sites(module: &Module) -> Result<Vec<Site>, LowerError> {
+    let mut sites = Vec::new();
+    let mut failure = None;
+    module.as_operation().walk(WalkOrder::PreOrder, |op| {
+        if let Ok(list) = op.attribute(SITES_ATTRIBUTE) {
+            // SAFETY: queries on a live attribute, elements read after the kind check.
+            unsafe {
+                let raw = list.to_raw();
+                if mlir_sys::mlirAttributeIsAArray(raw) {
+                    for i in 0..mlir_sys::mlirArrayAttrGetNumElements(raw) {
+                        let item = mlir_sys::mlirArrayAttrGetElement(raw, i);
+                        let text =
+                            melior::StringRef::from_raw(mlir_sys::mlirStringAttrGetValue(item));
+                        match text
+                            .as_str()
+                            .ok()
+                            .and_then(|t| serde_json::from_str(t).ok())
+                        {
+                            Some(site) => sites.push(site),
+                            None => failure = Some(err("a damaged site")),
+                        }
+                    }
+                }
+            }
+        }
+        WalkResult::Advance
+    });
+    match failure {
+        Some(e) => Err(e),
+        None => Ok(sites),
+    }
+}
+
+/// Where a pointer goes, as far as the pass can tell.
+enum Target {
+    /// Into this object.
+    Object(KernelObject),
+    /// Somewhere the table and the kernel's escaping objects tell.
+    Table,
+    /// Memory the pass does not check (dynamic shared memory, by-value parameters).
+    Unchecked,
+}
+
+fn check_access<'c>(
+    rw: &mut PatternRewriter<'c>,
+    state: &mut State,
+    op: OperationRef<'c, 'c>,
+) -> Result<Outcome, LowerError> {
+    let ctx = rw.ctx;
+    let name = op.name();
+    let name = name.as_string_ref().as_str().unwrap_or("");
+    let Some(&(_, pointer_index, access)) = ACCESSES.iter().find(|(n, _, _)| *n == name) else {
+        return Ok(Outcome::NoMatch);
+    };
+    let Some(function) = enclosing(&op, "gpu.func").or_else(|| enclosing(&op, "func.func")) else {
+        return Ok(Outcome::NoMatch);
+    };
+    let Some(gpu_module) = enclosing(&op, "gpu.module") else {
+        return Ok(Outcome::NoMatch);
+    };
+    let symbol = string_attribute(&function, "sym_name").unwrap_or_default();
+    if symbol.starts_with(ADDRESS_KERNEL_PREFIX) {
+        return Ok(Outcome::NoMatch);
+    }
+    let module_key = gpu_module.to_raw().ptr as usize;
+    let variables = state
+        .variables
+        .entry(module_key)
+        .or_insert_with(|| module_variables(&gpu_module))
+        .clone();
+    if !variables.contains_key(MEMCHECK_STATE_VARIABLE) {
+        return Ok(Outcome::NoMatch);
+    }
+    let accessed = match access {
+        Access::Read => op.result(0).map(|r| r.r#type()),
+        _ if name == "llvm.store" => op.operand(0).map(|v| v.r#type()),
+        _ => op.operand(1).map(|v| v.r#type()),
+    }
+    .map_err(err)?;
+    let Some((bytes, _)) = type_size(accessed) else {
+        return Ok(Outcome::NoMatch);
+    };
+    let pointer = op.operand(pointer_index).map_err(err)?.to_raw();
+    let target = target_of(pointer, &variables);
+    let target = match target {
+        Target::Unchecked => return Ok(Outcome::NoMatch),
+        // An object smaller than the access is left as it is.
+        Target::Object(o) if o.object.size < bytes => return Ok(Outcome::NoMatch),
+        Target::Object(o) => Target::Object(o),
+        Target::Table => Target::Table,
+    };
+    let function_key = function.to_raw().ptr as usize;
+    let escaping = state
+        .escaping
+        .entry(function_key)
+        .or_insert_with(|| escaping_objects(&function, &variables))
+        .clone();
+    let kernel = string_attribute(&function, KERNEL_NAME_ATTRIBUTE).unwrap_or(symbol);
+    let sites = state.sites.entry(module_key).or_default();
+    let site = sites.len() as i64;
+    sites.push(Site {
+        kernel,
+        location: hipmlir_ir::source_location(op.location())
+            .map(|l| l.to_string())
+            .unwrap_or_else(|| "an unknown location".into()),
+        access,
+        bytes,
+        object: match &target {
+            Target::Object(o) => Some(o.object.clone()),
+            _ => None,
+        },
+    });
+
+    let r = Rewriter::before(ctx, &op);
+    let b = Build { r: &r, ctx };
+    let i64t = b.i64();
+    let slot = b.address_of(MEMCHECK_STATE_VARIABLE, address_space::GLOBAL)?;
+    let checker = b.load(slot, b.ptr(address_space::GENERIC))?;
+    let zero = b.int(0)?;
+    let checker_int = b.ptr_to_int(checker)?;
+    let on = b.cmp(CmpiPredicate::Ne, checker_int, zero)?;
+    let generic_pointer = b.to_generic(pointer)?;
+    let address = b.ptr_to_int(generic_pointer)?;
+    let ok = r.scf_if(
+        on,
+        IntegerType::new(ctx, 1).into(),
+        |inner| {
+            let b = Build { r: inner, ctx };
+            let (inside, base) = match &target {
+                Target::Object(o) => {
+                    let base = b.object_address(&o.base)?;
+                    (b.inside(address, bytes, base, o.object.size)?, base)
+                }
+                _ => {
+                    let found = b.table_lookup(checker, address, bytes)?;
+                    let inside = inner.scf_if(
+                        found,
+                        IntegerType::new(ctx, 1).into(),
+                        |then| Build { r: then, ctx }.bool(true),
+                        |otherwise| {
+                            let b = Build { r: otherwise, ctx };
+                            let mut any = b.bool(false)?;
+                            for o in &escaping {
+                                let base = b.object_address(&o.base)?;
+                                let inside = b.inside(address, bytes, base, o.object.size)?;
+                                any = b.binary("arith.ori", any, inside)?;
+                            }
+                            Ok(any)
+                        },
+                    )?;
+                    (inside, b.int(0)?)
+                }
+            };
+            let ok = if access == Access::Read {
+                inside
+            } else {
+                let error = b.load(b.word(checker, STATE_ERROR)?, i64t)?;
+                let clear = b.cmp(CmpiPredicate::Eq, error, b.int(0)?)?;
+                b.binary("arith.andi", inside, clear)?
+            };
+            let outside = b.binary("arith.xori", inside, b.bool(true)?)?;
+            inner.scf_if_values(
+                outside,
+                &[],
+                |then| {
+                    Build { r: then, ctx }.report(checker, site, address, base)?;
+                    Ok(vec![])
+                },
+                |_| Ok(vec![]),
+            )?;
+            Ok(ok)
+        },
+        |otherwise| Build { r: otherwise, ctx }.bool(true),
+    )?;
+
+    if access == Access::Read && !is_scalar(accessed) {
+        // A load of an aggregate (which no constant stands in for) reads a harmless address
+        // when it is bad.
+        let pointer_type = type_of(pointer);
+        let harmless = match &target {
+            Target::Object(o) => b.object_pointer(&o.base)?,
+            _ if bytes <= STATE_SCRATCH_BYTES => b.word(checker, STATE_SCRATCH)?,
+            _ => return Ok(Outcome::Rewrote),
+        };
+        let harmless = b.cast_to(harmless, pointer_type)?;
+        let Some(harmless) = harmless else {
+            return Ok(Outcome::Rewrote);
+        };
+        let chosen = r.one("arith.select", &[ok, pointer, harmless], pointer_type, &[])?;
+        // SAFETY: the live access; its pointer operand is replaced by one of the same type.
+        unsafe { mlir_sys::mlirOperationSetOperand(op.to_raw(), pointer_index as isize, chosen) };
+        return Ok(Outcome::Rewrote);
+    }
+    // Loads, stores and read-modify-write atomics run only when the check passed (a skipped
+    // load or atomic gives zero); the access keeps its own pointer, so that the target's
+    // address-space inference still places it.
+    let results: Vec<Type> = (0..op.result_count())
+        .filter_map(|i| op.result(i).ok().map(|v| v.r#type()))
+        .collect();
+    let raw_op = op.to_raw();
+    let guarded = r.scf_if_values(
+        ok,
+        &results,
+        |then| {
+            // SAFETY: a copy of the live access, owned by the block it is appended to.
+            let copy =
+                unsafe { melior::ir::Operation::from_raw(mlir_sys::mlirOperationClone(raw_op)) };
+            let copy = then.ops.insert(copy);
+            Ok((0..copy.result_count())
+                .filter_map(|i| copy.result(i).ok().map(|v| v.to_raw()))
+                .collect())
+        },
+        |otherwise| {
+            let b = Build { r: otherwise, ctx };
+            results.iter().map(|t| b.zero(*t)).collect()
+        },
+    )?;
+    let replacements: Vec<IrValue> = guarded
+        .iter()
+        // SAFETY: the scf.if's results, live.
+        .map(|v| unsafe { IrValue::from_raw(*v) })
+        .collect();
+    if replacements.is_empty() {
+        rw.erase_op(&op);
+    } else {
+        rw.replace_op(&op, &replacements);
+    }
+    Ok(Outcome::Rewrote)
+}
+
+/// A string attribute of `op`.
+fn string_attribute(op: &OperationRef, name: &str) -> Option<String> {
+    let attribute = op.attribute(name).ok()?;
+    StringAttribute::try_from(attribute)
+        .ok()
+        .map(|s| s.value().to_string())
+}
+
+/// The `llvm.mlir.global`s of a gpu.module.
+fn module_variables(gpu_module: &OperationRef) -> HashMap<String, Variable> {
+    let mut variables = HashMap::new();
+    gpu_module.walk(WalkOrder::PreOrder, |op| {
+        if op.name().as_string_ref().as_str() == Ok("llvm.mlir.global") {
+            if let Some(symbol) = string_attribute(&op, "sym_name") {
+                let size = op
+                    .attribute("global_type")
+                    .ok()
+                    .and_then(|a| TypeAttribute::try_from(a).ok())
+                    .and_then(|t| type_size(t.value()))
+                    .map(|(size, _)| size);
+                let space = op
+                    .attribute("addr_space")
+                    .ok()
+                    .and_then(|a| IntegerAttribute::try_from(a).ok())
+                    .map_or(0, |i| i.value() as u32);
+                variables.insert(symbol, Variable { size, space });
+            }
+        }
+        WalkResult::Advance
+    });
+    variables
+}
+
+/// Follows a pointer through offsets and casts to the object it points into.
+fn target_of(pointer: MlirValue, variables: &HashMap<String, Variable>) -> Target {
+    let space = pointer_space(type_of(pointer));
+    let mut current = pointer;
+    loop {
+        // SAFETY: queries on live values and their defining operations.
+        let defining = unsafe {
+            if !mlir_sys::mlirValueIsAOpResult(current) {
+                break;
+            }
+            OperationRef::from_raw(mlir_sys::mlirOpResultGetOwner(current))
+        };
+        let name = defining.name();
+        match name.as_string_ref().as_str().unwrap_or("") {
+            "llvm.getelementptr" | "llvm.addrspacecast" => match defining.operand(0) {
+                Ok(v) => current = v.to_raw(),
+                Err(_) => break,
+            },
+            "llvm.alloca" => {
+                let size = alloca_size(&defining);
+                return match size {
+                    Some(size) if is_in_entry_block(&defining) => Target::Object(KernelObject {
+                        base: Base::Alloca(current),
+                        object: Object {
+                            kind: ObjectKind::Local,
+                            name: String::new(),
+                            size,
+                        },
+                    }),
+                    _ => Target::Unchecked,
+                };
+            }
+            "llvm.mlir.addressof" => {
+                let symbol = defining
+                    .attribute("global_name")
+                    .ok()
+                    .and_then(|a| FlatSymbolRefAttribute::try_from(a).ok())
+                    .map(|s| s.value().to_string())
+                    .unwrap_or_default();
+                return match global_object(&symbol, variables) {
+                    Some(o) => Target::Object(o),
+                    None => Target::Unchecked,
+                };
+            }
+            _ => break,
+        }
+    }
+    // Shared and private memory the pass cannot place, and constant memory (which no generic
+    // stand-in can replace), are left alone.
+    match space {
+        address_space::GENERIC | address_space::GLOBAL => Target::Table,
+        _ => Target::Unchecked,
+    }
+}
+
+/// A variable of the gpu.module as an object to check against (None: its size is unknown,
+/// dynamic shared memory, or the checker's own state).
+fn global_object(symbol: &str, variables: &HashMap<String, Variable>) -> Option<KernelObject> {
+    if symbol == DYNAMIC_SHARED_SYMBOL || symbol == MEMCHECK_STATE_VARIABLE {
+        return None;
+    }
+    let variable = variables.get(symbol)?;
+    let kind = match variable.space {
+        address_space::SHARED => ObjectKind::Shared,
+        address_space::GLOBAL | address_space::CONSTANT => ObjectKind::Global,
+        _ => return None,
+    };
+    Some(KernelObject {
+        base: Base::Global(symbol.to_string(), variable.space),
+        object: Object {
+            kind,
+            name: symbol.to_string(),
+            size: variable.size.filter(|s| *s > 0)?,
+        },
+    })
+}
+
+/// The objects of `function` whose address becomes a generic pointer: what a generic pointer
+/// that is in no allocation of the runtime may legitimately point into.
+fn escaping_objects(
+    function: &OperationRef,
+    variables: &HashMap<String, Variable>,
+) -> Vec<KernelObject> {
+    let mut objects: Vec<KernelObject> = Vec::new();
+    function.walk(WalkOrder::PreOrder, |op| {
+        if op.name().as_string_ref().as_str() != Ok("llvm.addrspacecast") {
+            return WalkResult::Advance;
+        }
+        let Ok(source) = op.operand(0) else {
+            return WalkResult::Advance;
+        };
+        let source = source.to_raw();
+        if let Target::Object(o) = target_of(source, variables) {
+            let known = objects.iter().any(|k| match (&k.base, &o.base) {
+                (Base::Alloca(a), Base::Alloca(b)) => a.ptr == b.ptr,
+                (Base::Global(a, _), Base::Global(b, _)) => a == b,
+                _ => false,
+            });
+            if !known {
+                objects.push(o);
+            }
+        }
+        WalkResult::Advance
+    });
+    objects
+}
+
+fn is_in_entry_block(op: &OperationRef) -> bool {
+    let (Some(block), Some(function)) = (op.block(), op.parent_operation()) else {
+        return false;
+    };
+    let entry = function.region(0).ok().and_then(|r| r.first_block());
+    entry.is_some_and(|e| e.to_raw().ptr == block.to_raw().ptr)
+}
+
+/// The bytes an `llvm.alloca` of a constant count reserves.
+fn alloca_size(alloca: &OperationRef) -> Option<u64> {
+    let element = alloca
+        .attribute("elem_type")
+        .ok()
+        .and_then(|a| TypeAttribute::try_from(a).ok())?
+        .value();
+    let (size, _) = type_size(element)?;
+    let count = alloca.operand(0).ok()?.to_raw();
+    // SAFETY: queries on a live value and its defining operation.
+    let count = unsafe {
+        if !mlir_sys::mlirValueIsAOpResult(count) {
+            return None;
+        }
+        OperationRef::from_raw(mlir_sys::mlirOpResultGetOwner(count))
+    };
+    let name = count.name();
+    if !matches!(
+        name.as_string_ref().as_str(),
+        Ok("arith.constant" | "llvm.mlir.constant")
+    ) {
+        return None;
+    }
+    let n = IntegerAttribute::try_from(count.attribute("value").ok()?)
+        .ok()?
+        .value();
+    size.checked_mul(u64::try_from(n).ok()?)
+}
+
+/// The address space of an `!llvm.ptr<N>` (0 for other types).
+fn pointer_space(t: Type) -> u32 {
+    // SAFETY: type queries on a live type.
+    unsafe {
+        if mlir_sys::mlirTypeIsALLVMPointerType(t.to_raw()) {
+            mlir_sys::mlirLLVMPointerTypeGetAddressSpace(t.to_raw())
+        } else {
+            0
+        }
+    }
+}
+
+/// The size and alignment of a type in device memory (C's layout), None for a type the pass
+/// does not know.
+fn type_size(t: Type) -> Option<(u64, u64)> {
+    let raw = t.to_raw();
+    // SAFETY: type queries on a live type; accessors only after the kind checks.
+    unsafe {
+        use mlir_sys::*;
+        if mlirTypeIsAInteger(raw) {
+            let bytes = u64::from(mlirIntegerTypeGetWidth(raw)).div_ceil(8).max(1);
+            return Some((bytes, bytes.next_power_of_two()));
+        }
+        if mlirTypeIsAIndex(raw) || mlirTypeIsALLVMPointerType(raw) {
+            return Some((8, 8));
+        }
+        if mlirTypeIsAFloat(raw) {
+            let bytes = u64::from(mlirFloatTypeGetWidth(raw)).div_ceil(8);
+            return Some((bytes, bytes.next_power_of_two()));
+        }
+        if mlirTypeIsAVector(raw) {
+            let (element, _) = type_size(Type::from_raw(mlirShapedTypeGetElementType(raw)))?;
+            let mut count = 1u64;
+            for d in 0..mlirShapedTypeGetRank(raw) {
+                count *= u64::try_from(mlirShapedTypeGetDimSize(raw, d as isize)).ok()?;
+            }
+            let size = element * count;
+            return Some((size, size.next_power_of_two()));
+        }
+        if mlirTypeIsALLVMStructType(raw) {
+            let packed = mlirLLVMStructTypeIsPacked(raw);
+            let (mut end, mut align) = (0u64, 1u64);
+            for i in 0..mlirLLVMStructTypeGetNumElementTypes(raw) {
+                let (size, a) =
+                    type_size(Type::from_raw(mlirLLVMStructTypeGetElementType(raw, i)))?;
+                let a = if packed { 1 } else { a };
+                end = end.next_multiple_of(a) + size;
+                align = align.max(a);
+            }
+            return Some((end.next_multiple_of(align), align));
+        }
+        if let Some(length) = crate::spirv::ir::llvm_array_length(t) {
+            let (size, align) = type_size(Type::from_raw(mlirLLVMArrayTypeGetElementType(raw)))?;
+            return Some((size.checked_mul(length)?, align));
+        }
+    }
+    None
+}
+
+/// The operations a check is made of, at one insertion point.
+struct Build<'a, 'c> {
+    r: &'a Rewriter<'c>,
+    ctx: &'c Context,
+}
+
+impl<'c> Build<'_, 'c> {
+    fn i64(&self) -> Type<'c> {
+        IntegerType::new(self.ctx, 64).into()
+    }
+
+    fn ptr(&self, space: u32) -> Type<'c> {
+        llvm::r#type::pointer(self.ctx, space)
+    }
+
+    fn int(&self, v: i64) -> Result<MlirValue, LowerError> {
+        self.r.arith_int(self.i64(), v)
+    }
+
+    fn bool(&self, v: bool) -> Result<MlirValue, LowerError> {
+        self.r
+            .arith_int(IntegerType::new(self.ctx, 1).into(), i64::from(v))
+    }
+
+    /// A zero of an atomic's result type (what a skipped atomic gives).
+    fn zero(&self, t: Type<'c>) -> Result<MlirValue, LowerError> {
+        let raw = t.to_raw();
+        // SAFETY: type queries on a live type.
+        let (is_float, is_pointer) = unsafe {
+            (
+                mlir_sys::mlirTypeIsAFloat(raw),
+                mlir_sys::mlirTypeIsALLVMPointerType(raw),
+            )
+        };
+        if is_pointer {
+            return self.r.one("llvm.mlir.zero", &[], t, &[]);
+        }
+        let attribute: Attribute = if is_float {
+            melior::ir::attribute::FloatAttribute::new(self.ctx, t, 0.0).into()
+        } else {
+            IntegerAttribute::new(t, 0).into()
+        };
+        self.r
+            .emit_value(arith::constant(self.ctx, attribute, self.r.loc))
+    }
+
+    fn binary(&self, name: &str, a: MlirValue, b: MlirValue) -> Result<MlirValue, LowerError> {
+        self.r.one(name, &[a, b], type_of(a), &[])
+    }
+
+    fn cmp(
+        &self,
+        predicate: CmpiPredicate,
+        a: MlirValue,
+        b: MlirValue,
+    ) -> Result<MlirValue, LowerError> {
+        self.r.emit_value(arith::cmpi(
+            self.ctx,
+            predicate,
+            value(a),
+            value(b),
+            self.r.loc,
+        ))
+    }
+
+    fn select(&self, c: MlirValue, a: MlirValue, b: MlirValue) -> Result<MlirValue, LowerError> {
+        self.r.one("arith.select", &[c, a, b], type_of(a), &[])
+    }
+
+    fn address_of(&self, symbol: &str, space: u32) -> Result<MlirValue, LowerError> {
+        let name = FlatSymbolRefAttribute::new(self.ctx, symbol).into();
+        self.r.one(
+            "llvm.mlir.addressof",
+            &[],
+            self.ptr(space),
+            &[("global_name", name)],
+        )
+    }
+
+    fn load(&self, p: MlirValue, t: Type<'c>) -> Result<MlirValue, LowerError> {
+        self.r.emit_value(llvm::load(
+            self.ctx,
+            value(p),
+            t,
+            self.r.loc,
+            llvm::LoadStoreOptions::default(),
+        ))
+    }
+
+    fn store(&self, v: MlirValue, p: MlirValue, volatile: bool) {
+        let options = llvm::LoadStoreOptions::new().volatile(volatile);
+        self.r.emit(llvm::store(
+            self.ctx,
+            value(v),
+            value(p),
+            self.r.loc,
+            options,
+        ));
+    }
+
+    fn ptr_to_int(&self, p: MlirValue) -> Result<MlirValue, LowerError> {
+        self.r.one("llvm.ptrtoint", &[p], self.i64(), &[])
+    }
+
+    fn to_generic(&self, p: MlirValue) -> Result<MlirValue, LowerError> {
+        if pointer_space(type_of(p)) == address_space::GENERIC {
+            return Ok(p);
+        }
+        self.r.one(
+            "llvm.addrspacecast",
+            &[p],
+            self.ptr(address_space::GENERIC),
+            &[],
+        )
+    }
+
+    /// `p` as a pointer of type `t`: itself, or cast between generic and a specific space
+    /// (None where no cast can make it one).
+    fn cast_to(&self, p: MlirValue, t: Type<'c>) -> Result<Option<MlirValue>, LowerError> {
+        let (from, to) = (pointer_space(type_of(p)), pointer_space(t));
+        if from == to {
+            return Ok(Some(p));
+        }
+        if from == address_space::GENERIC && to == address_space::GLOBAL
+            || to == address_space::GENERIC
+        {
+            return Ok(Some(self.r.one("llvm.addrspacecast", &[p], t, &[])?));
+        }
+        Ok(None)
+    }
+
+    /// The address of word `index` of the 64-bit words at `p`.
+    fn word(&self, p: MlirValue, index: u64) -> Result<MlirValue, LowerError> {
+        self.gep(p, &[index as i32], &[])
+    }
+
+    fn word_at(&self, p: MlirValue, index: MlirValue) -> Result<MlirValue, LowerError> {
+        self.gep(p, &[i32::MIN], &[index])
+    }
+
+    fn gep(
+        &self,
+        p: MlirValue,
+        raw: &[i32],
+        dynamic: &[MlirValue],
+    ) -> Result<MlirValue, LowerError> {
+        let operands: Vec<MlirValue> = std::iter::once(p).chain(dynamic.iter().copied()).collect();
+        self.r.one(
+            "llvm.getelementptr",
+            &operands,
+            type_of(p),
+            &[
+                (
+                    "rawConstantIndices",
+                    DenseI32ArrayAttribute::new(self.ctx, raw).into(),
+                ),
+                ("elem_type", TypeAttribute::new(self.i64()).into()),
+            ],
+        )
+    }
+
+    /// A pointer to an object, in its own address space.
+    fn object_pointer(&self, base: &Base) -> Result<MlirValue, LowerError> {
+        match base {
+            Base::Alloca(v) => Ok(*v),
+            Base::Global(symbol, space) => self.address_of(symbol, *space),
+        }
+    }
+
+    /// The generic address of an object, as an integer.
+    fn object_address(&self, base: &Base) -> Result<MlirValue, LowerError> {
+        let p = self.object_pointer(base)?;
+        let generic = self.to_generic(p)?;
+        self.ptr_to_int(generic)
+    }
+
+    /// Whether `[address, address + bytes)` lies in the `size` bytes at `base`.
+    fn inside(
+        &self,
+        address: MlirValue,
+        bytes: u64,
+        base: MlirValue,
+        size: u64,
+    ) -> Result<MlirValue, LowerError> {
+        let offset = self.binary("arith.subi", address, base)?;
+        let last = self.int((size - bytes) as i64)?;
+        self.cmp(CmpiPredicate::Ule, offset, last)
+    }
+
+    /// Whether `[address, address + bytes)` lies in one allocation of the runtime's table: a
+    /// binary search for the last allocation starting at or below `address`.
+    fn table_lookup(
+        &self,
+        checker: MlirValue,
+        address: MlirValue,
+        bytes: u64,
+    ) -> Result<MlirValue, LowerError> {
+        let (ctx, loc, i64t) = (self.ctx, self.r.loc, self.i64());
+        let table = self.load(self.word(checker, STATE_TABLE)?, self.ptr(0))?;
+        let count = self.load(table, i64t)?;
+        let zero = self.int(0)?;
+        let before = Block::new(&[(i64t, loc), (i64t, loc)]);
+        let (lo, n) = (
+            before.argument(0).map_err(err)?.to_raw(),
+            before.argument(1).map_err(err)?.to_raw(),
+        );
+        let b = Build {
+            r: &Rewriter::at_end(ctx, &before, loc),
+            ctx,
+        };
+        let more = b.cmp(CmpiPredicate::Ugt, n, b.int(0)?)?;
+        before.append_operation(scf::condition(value(more), &[value(lo), value(n)], loc));
+        let after = Block::new(&[(i64t, loc), (i64t, loc)]);
+        let (lo, n) = (
+            after.argument(0).map_err(err)?.to_raw(),
+            after.argument(1).map_err(err)?.to_raw(),
+        );
+        let inner = Rewriter::at_end(ctx, &after, loc);
+        let b = Build { r: &inner, ctx };
+        let one = b.int(1)?;
+        let half = b.binary("arith.shrui", n, one)?;
+        let mid = b.binary("arith.addi", lo, half)?;
+        let twice = b.binary("arith.shli", mid, one)?;
+        let at = b.binary("arith.addi", twice, one)?;
+        let start = b.load(b.word_at(table, at)?, i64t)?;
+        let below = b.cmp(CmpiPredicate::Ule, start, address)?;
+        let next = b.binary("arith.addi", mid, one)?;
+        let next_lo = b.select(below, next, lo)?;
+        let rest = b.binary("arith.subi", n, half)?;
+        let rest = b.binary("arith.subi", rest, one)?;
+        let next_n = b.select(below, rest, half)?;
+        after.append_operation(scf::r#yield(&[value(next_lo), value(next_n)], loc));
+        let before_region = Region::new();
+        before_region.append_block(before);
+        let after_region = Region::new();
+        after_region.append_block(after);
+        let found = self.r.emit(scf::r#while(
+            &[value(zero), value(count)],
+            &[i64t, i64t],
+            before_region,
+            after_region,
+            loc,
+        ));
+        let lo = *found
+            .first()
+            .ok_or_else(|| err("scf.while without results"))?;
+        let any = self.cmp(CmpiPredicate::Ne, lo, zero)?;
+        let end = self.binary("arith.addi", address, self.int(bytes as i64)?)?;
+        self.r.scf_if(
+            any,
+            IntegerType::new(ctx, 1).into(),
+            |then| {
+                let b = Build { r: then, ctx };
+                // Entry lo - 1 ends at word 2 * lo.
+                let at = b.binary("arith.shli", lo, b.int(1)?)?;
+                let limit = b.load(b.word_at(table, at)?, i64t)?;
+                let fits = b.cmp(CmpiPredicate::Ule, end, limit)?;
+                let no_wrap = b.cmp(CmpiPredicate::Uge, end, address)?;
+                b.binary("arith.andi", fits, no_wrap)
+            },
+            |otherwise| Build { r: otherwise, ctx }.bool(false),
+        )
+    }
+
+    /// Claims the error word; the work-item that claims it writes the report, then traps.
+    fn report(
+        &self,
+        checker: MlirValue,
+        site: i64,
+        address: MlirValue,
+        base: MlirValue,
+    ) -> Result<(), LowerError> {
+        let (ctx, i64t) = (self.ctx, self.i64());
+        let i64_attribute = |v: i64| -> Attribute { IntegerAttribute::new(i64t, v).into() };
+        let error = self.word(checker, STATE_ERROR)?;
+        let one = self.int(1)?;
+        let before = self.r.one(
+            "llvm.atomicrmw",
+            &[error, one],
+            i64t,
+            &[
+                ("bin_op", i64_attribute(AtomicBinOp::Add as i64)),
+                ("ordering", i64_attribute(atomic_ordering::MONOTONIC)),
+                ("syncscope", StringAttribute::new(ctx, "agent").into()),
+            ],
+        )?;
+        let first = self.cmp(CmpiPredicate::Eq, before, self.int(0)?)?;
+        self.r.scf_if_values(
+            first,
+            &[],
+            |then| {
+                let b = Build { r: then, ctx };
+                let report = b.load(b.word(checker, STATE_REPORT)?, b.ptr(0))?;
+                b.store(address, b.word(report, REPORT_ADDRESS)?, true);
+                b.store(base, b.word(report, REPORT_BASE)?, true);
+                for (first, op) in [
+                    (REPORT_THREAD, "gpu.thread_id"),
+                    (REPORT_BLOCK, "gpu.block_id"),
+                ] {
+                    for (i, d) in GpuDimension::ALL.iter().enumerate() {
+                        let id = then.one(
+                            op,
+                            &[],
+                            Type::index(ctx),
+                            &[("dimension", d.attribute(ctx))],
+                        )?;
+                        let id = then.one("arith.index_castui", &[id], i64t, &[])?;
+                        b.store(id, b.word(report, first + i as u64)?, true);
+                    }
+                }
+                b.store(b.int(site + 1)?, b.word(report, REPORT_RAISED)?, true);
+                then.op(crate::spirv::traps::TRAP_OP, &[], &[], &[])?;
+                Ok(vec![])
+            },
+            |_| Ok(vec![]),
+        )?;
+        Ok(())
+    }
+}

@@ -1,0 +1,42 @@
+// RUN: hipmlir-opt %s --hipmlir-check-memory-accesses | FileCheck %s
+
+// -fsanitize=address: a store through a kernel argument is checked against the runtime's table
+// of allocations (a binary search) and runs only when the check passed; a load from a shared
+// array is compared with the array's size alone. The sites go to the gpu.module. Kernels of a
+// module without the checker's state variable are left alone.
+
+// CHECK: gpu.module @checked attributes {hipmlir.memcheck_sites = [{{.*}}\22access\22:\22write\22,\22bytes\22:4}", {{.*}}\22access\22:\22read\22,\22bytes\22:4,\22object\22:{\22kind\22:\22shared\22,\22name\22:\22tile\22,\22size\22:256}}"]}
+// CHECK-LABEL: gpu.func @k
+// CHECK: llvm.mlir.addressof @__hipmlir_memcheck_state
+// CHECK: scf.while
+// CHECK: llvm.atomicrmw add
+// CHECK: llvm.intr.trap
+// CHECK: scf.if
+// CHECK-NEXT: llvm.store %{{.*}}, %{{.*}} : i32, !llvm.ptr
+// CHECK: arith.constant 252 : i64
+// CHECK: llvm.load %{{.*}} : !llvm.ptr<3> -> f32
+// CHECK: gpu.module @unchecked
+// CHECK-NOT: scf.if
+module attributes {gpu.container_module} {
+  gpu.module @checked {
+    llvm.mlir.global external @__hipmlir_memcheck_state(dense<0> : tensor<8xi8>) {addr_space = 1 : i32} : !llvm.array<8 x i8>
+    llvm.mlir.global internal @tile() {addr_space = 3 : i32} : !llvm.array<64 x f32>
+    gpu.func @k(%p: !llvm.ptr<1>, %i: i64) kernel attributes {hipmlir.kernel_name = "k"} {
+      %v = llvm.mlir.constant(7 : i32) : i32
+      %g = llvm.addrspacecast %p : !llvm.ptr<1> to !llvm.ptr
+      %e = llvm.getelementptr %g[%i] : (!llvm.ptr, i64) -> !llvm.ptr, i32
+      llvm.store %v, %e : i32, !llvm.ptr
+      %t = llvm.mlir.addressof @tile : !llvm.ptr<3>
+      %s = llvm.getelementptr %t[%i] : (!llvm.ptr<3>, i64) -> !llvm.ptr<3>, f32
+      %x = llvm.load %s : !llvm.ptr<3> -> f32
+      gpu.return
+    }
+  }
+  gpu.module @unchecked {
+    gpu.func @u(%p: !llvm.ptr) kernel {
+      %v = llvm.mlir.constant(7 : i32) : i32
+      llvm.store %v, %p : i32, !llvm.ptr
+      gpu.return
+    }
+  }
+}

@@ -1,0 +1,143 @@
+//! The device memory checker (`-fsanitize=address`) on the OpenCL device: each bad access of
+//! tests/memcheck_programs/bad_accesses.hip is reported with its kernel, source line, thread,
+//! block and nearest allocation, the launch fails with hipErrorIllegalAddress until
+//! hipDeviceReset, nothing past the bad access is written, and a program that ignores the error
+//! exits non-zero. Correct programs built with the flag give the same results as without it.
+mod common;
+
+use common::*;
+use std::path::Path;
+use std::process::Command;
+
+fn build_checked(source: &Path, dir: &Path) -> std::path::PathBuf {
+    let exe = dir.join(source.file_stem().expect("file name"));
+    let out = hipmlir()
+        .arg("-fsanitize=address")
+        .arg(source)
+        .arg("-o")
+        .arg(&exe)
+        .output()
+        .expect("hipmlir runs");
+    assert!(
+        out.status.success(),
+        "building {} with -fsanitize=address failed:\n{}",
+        source.display(),
+        stderr(&out)
+    );
+    exe
+}
+
+fn run(exe: &Path, case: &str, dir: &Path) -> (Option<i32>, String, String) {
+    let out = Command::new(exe)
+        .arg(case)
+        .env("HIPMLIR_CACHE_DIR", dir.join("cache"))
+        .output()
+        .expect("program runs");
+    (out.status.code(), stdout(&out), stderr(&out))
+}
+
+#[test]
+fn bad_accesses_are_reported_and_fail_the_launch() {
+    let dir = scratch();
+    let exe = build_checked(
+        &repo().join("tests/memcheck_programs/bad_accesses.hip"),
+        dir.path(),
+    );
+    // (case, access, kernel, line of bad_kernels.h, where)
+    let cases = [
+        ("write_past", "write of 4 bytes", "store_at<int>", 9, "12 bytes past the end of a 64-byte allocation"),
+        ("read_past", "read of 4 bytes", "load_at", 13, "8 bytes past the end of a 64-byte allocation"),
+        ("use_after_free", "write of 8 bytes", "store_at<double>", 9, "inside a freed allocation: 40 bytes into 512 bytes"),
+        ("wild", "write of 4 bytes", "store_at<int>", 9, "not in or near any allocation"),
+        ("atomic", "atomic of 4 bytes", "add_at", 17, "0 bytes past the end of a 64-byte allocation"),
+        ("shared", "write of 4 bytes", "shared_past", 24, "12 bytes past the end of a 256-byte shared-memory variable 'shared_past(int*, int, int)::tile'"),
+        ("local", "write of 4 bytes", "local_past", 32, "4 bytes past the end of a 32-byte local variable"),
+    ];
+    for (case, access, kernel, line, place) in cases {
+        let (code, out, err) = run(&exe, case, dir.path());
+        let text = format!("{out}{err}");
+        assert_eq!(code, Some(0), "{case}: {text}");
+        // The program saw hipErrorIllegalAddress, then a sticky error, then a working device
+        // after hipDeviceReset (it checks each and prints REPORTED).
+        assert!(out.contains("REPORTED"), "{case}: {text}");
+        let report = err
+            .lines()
+            .find(|l| l.contains("memory checker: illegal"))
+            .unwrap_or_else(|| panic!("{case}: no report:\n{text}"));
+        assert!(
+            report.starts_with("hipmlir: hipDeviceSynchronize: "),
+            "{case}: {report}"
+        );
+        for part in [
+            format!("illegal {access} at 0x"),
+            format!("in kernel '{kernel}'"),
+            format!("bad_kernels.h:{line}:"),
+            "thread (5,0,0) of block (1,0,0)".to_string(),
+            place.to_string(),
+        ] {
+            assert!(
+                report.contains(&part),
+                "{case}: '{part}' missing from:\n{report}"
+            );
+        }
+        assert_eq!(
+            err.matches("memory checker: illegal").count(),
+            1,
+            "{case}: reported once:\n{err}"
+        );
+    }
+}
+
+/// The bad write never reaches the host memory after the registered range (the program
+/// checks), and a program that goes on as if nothing happened exits with status 1.
+#[test]
+fn a_program_that_ignores_the_error_exits_non_zero() {
+    let dir = scratch();
+    let exe = build_checked(
+        &repo().join("tests/memcheck_programs/bad_accesses.hip"),
+        dir.path(),
+    );
+    let (code, out, err) = run(&exe, "ignore", dir.path());
+    assert!(out.contains("IGNORED hipErrorIllegalAddress"), "{out}{err}");
+    assert_eq!(code, Some(1), "{out}{err}");
+}
+
+/// Correct programs (device globals, managed memory and variables, dynamic shared memory,
+/// device malloc, atomics, pointer walks) pass with the checker and draw no report.
+#[test]
+fn correct_programs_pass_with_the_checker() {
+    let dir = scratch();
+    let programs = [
+        "examples/vector_add.hip",
+        "tests/programs/device_globals.hip",
+        "tests/programs/managed_variables.hip",
+        "tests/programs/dynamic_shared.hip",
+        "tests/programs/device_malloc.hip",
+        "tests/programs/shared_and_atomics.hip",
+        "tests/programs/pointer_walk.hip",
+        "tests/programs/device_pointer_variables.hip",
+        "tests/programs/large_device_arrays.hip",
+    ];
+    for program in programs {
+        let exe = build_checked(&repo().join(program), dir.path());
+        let text = run_program(&exe);
+        assert!(!text.contains("memory checker"), "{program}: {text}");
+    }
+}
+
+/// Without the flag no module carries the checker.
+#[test]
+fn without_the_flag_nothing_is_checked() {
+    let dir = scratch();
+    let exe = build(&repo().join("examples/vector_add.hip"), dir.path(), None);
+    let out = run_hipmlir(&["inspect", exe.to_str().expect("utf-8 path")]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(!stdout(&out).contains("memcheck"), "{}", stdout(&out));
+    let checked = build_checked(&repo().join("examples/vector_add.hip"), dir.path());
+    let out = run_hipmlir(&["inspect", checked.to_str().expect("utf-8 path")]);
+    assert!(
+        stdout(&out).contains("__hipmlir_memcheck_state"),
+        "{}",
+        stdout(&out)
+    );
+}

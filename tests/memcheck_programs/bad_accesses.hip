@@ -1,0 +1,114 @@
+// One bad device access per run, chosen by argv[1]; the memory checker (-fsanitize=address)
+// must report it and fail the launch with hipErrorIllegalAddress (sticky until hipDeviceReset).
+#include <hip/hip_runtime.h>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <vector>
+#include "bad_kernels.h"
+
+#define HIP_CHECK(call)                                                              \
+  do {                                                                               \
+    hipError_t e_ = (call);                                                          \
+    if (e_ != hipSuccess) {                                                          \
+      std::printf("%s failed: %s\n", #call, hipGetErrorName(e_));                    \
+      return 1;                                                                      \
+    }                                                                                \
+  } while (0)
+
+// Every later call fails with the same error; a reset clears it and the device works again.
+static int after_the_error(hipError_t synced) {
+  if (synced != hipErrorIllegalAddress) {
+    std::printf("synchronize gave %s, not hipErrorIllegalAddress\n", hipGetErrorName(synced));
+    return 1;
+  }
+  int* probe = nullptr;
+  hipError_t later = hipMalloc(&probe, 16);
+  if (later != hipErrorIllegalAddress) {
+    std::printf("a later call gave %s\n", hipGetErrorName(later));
+    return 1;
+  }
+  HIP_CHECK(hipDeviceReset());
+  // After the reset a correct kernel runs and gives the right results.
+  const int n = 64;
+  int* d = nullptr;
+  HIP_CHECK(hipMalloc(&d, n * sizeof(int)));
+  for (int who = 0; who < n; ++who) store_at<int><<<2, 32>>>(d, who, who * 3, who);
+  HIP_CHECK(hipDeviceSynchronize());
+  std::vector<int> h(n);
+  HIP_CHECK(hipMemcpy(h.data(), d, n * sizeof(int), hipMemcpyDeviceToHost));
+  for (int i = 0; i < n; ++i)
+    if (h[i] != i * 3) {
+      std::printf("after the reset: element %d is %d\n", i, h[i]);
+      return 1;
+    }
+  HIP_CHECK(hipFree(d));
+  std::printf("REPORTED\n");
+  return 0;
+}
+
+int main(int argc, char** argv) {
+  const char* what = argc > 1 ? argv[1] : "";
+  const int who = 13;  // block 1, thread 5 of blocks of 8
+  if (!std::strcmp(what, "write_past") || !std::strcmp(what, "ignore")) {
+    // 16 registered ints followed by 16 more of the program's that the device must not touch.
+    int* host = static_cast<int*>(std::aligned_alloc(4096, 4096));
+    for (int i = 0; i < 32; ++i) host[i] = -7;
+    HIP_CHECK(hipHostRegister(host, 16 * sizeof(int), hipHostRegisterDefault));
+    int* d = nullptr;
+    HIP_CHECK(hipHostGetDevicePointer(reinterpret_cast<void**>(&d), host, 0));
+    store_at<int><<<2, 8>>>(d, 16 + 3, 99, who);
+    hipError_t synced = hipDeviceSynchronize();
+    for (int i = 16; i < 32; ++i)
+      if (host[i] != -7) {
+        std::printf("the bad write reached element %d\n", i);
+        return 1;
+      }
+    if (!std::strcmp(what, "ignore")) {
+      std::printf("IGNORED %s\n", hipGetErrorName(synced));
+      return 0;
+    }
+    return after_the_error(synced);
+  }
+  if (!std::strcmp(what, "read_past")) {
+    int *d = nullptr, *out = nullptr;
+    HIP_CHECK(hipMalloc(&d, 64));
+    HIP_CHECK(hipMalloc(&out, sizeof(int)));
+    load_at<<<2, 8>>>(d, 16 + 2, out, who);
+    return after_the_error(hipDeviceSynchronize());
+  }
+  if (!std::strcmp(what, "use_after_free")) {
+    double* d = nullptr;
+    HIP_CHECK(hipMalloc(&d, 64 * sizeof(double)));
+    HIP_CHECK(hipFree(d));
+    store_at<double><<<2, 8>>>(d, 5, 1.5, who);
+    return after_the_error(hipDeviceSynchronize());
+  }
+  if (!std::strcmp(what, "wild")) {
+    int* d = nullptr;
+    HIP_CHECK(hipMalloc(&d, 64));
+    int* wild = reinterpret_cast<int*>(static_cast<uintptr_t>(0x10));
+    store_at<int><<<2, 8>>>(wild, 0, 1, who);
+    return after_the_error(hipDeviceSynchronize());
+  }
+  if (!std::strcmp(what, "atomic")) {
+    int* d = nullptr;
+    HIP_CHECK(hipMalloc(&d, 64));
+    add_at<<<2, 8>>>(d, 16, who);
+    return after_the_error(hipDeviceSynchronize());
+  }
+  if (!std::strcmp(what, "shared")) {
+    int* d = nullptr;
+    HIP_CHECK(hipMalloc(&d, 16 * sizeof(int)));
+    shared_past<<<2, 8>>>(d, 64 + 3, who);
+    return after_the_error(hipDeviceSynchronize());
+  }
+  if (!std::strcmp(what, "local")) {
+    float* d = nullptr;
+    HIP_CHECK(hipMalloc(&d, 16 * sizeof(float)));
+    local_past<<<2, 8>>>(d, 8 + 1, who);
+    return after_the_error(hipDeviceSynchronize());
+  }
+  std::printf("usage: bad_accesses write_past|read_past|use_after_free|wild|atomic|shared|local|ignore\n");
+  return 2;
+}

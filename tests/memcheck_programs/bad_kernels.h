@@ -1,0 +1,34 @@
+// Kernels that each make one bad access, from the thread whose global id is `who`.
+#pragma once
+#include <hip/hip_runtime.h>
+
+__device__ inline int global_id() { return blockIdx.x * blockDim.x + threadIdx.x; }
+
+template <typename T>
+__global__ void store_at(T* p, int index, T value, int who) {
+  if (global_id() == who) p[index] = value;
+}
+
+__global__ void load_at(const int* p, int index, int* out, int who) {
+  if (global_id() == who) out[0] = p[index];
+}
+
+__global__ void add_at(int* p, int index, int who) {
+  if (global_id() == who) atomicAdd(&p[index], 1);
+}
+
+__global__ void shared_past(int* out, int index, int who) {
+  __shared__ int tile[64];
+  tile[threadIdx.x] = threadIdx.x;
+  __syncthreads();
+  if (global_id() == who) tile[index] = -1;
+  __syncthreads();
+  out[global_id()] = tile[threadIdx.x];
+}
+
+__global__ void local_past(float* out, int n, int who) {
+  float local[8];
+  for (int i = 0; i < 8; ++i) local[i] = i * 0.5f;
+  if (global_id() == who) local[n] = 1.0f;
+  out[global_id()] = local[global_id() % 8];
+}
