@@ -489,7 +489,24 @@ fn a_signal_to_a_served_compile_leaves_no_temporary_folder_behind() {
     use std::os::unix::process::{CommandExt, ExitStatusExt};
     let servers = server_folder();
     let hanging = HangingHostCompiler::new();
-    start_server(servers.path(), &[]);
+    // The server started by a launcher that ignores these signals (a background job's SIGINT,
+    // nohup's SIGHUP): a compile it serves takes its own launcher's dispositions, not the
+    // server's (it lost the signal and ran on until the host compiler ended).
+    let mut starter = hipmlir_with(servers.path());
+    starter.arg("--version");
+    // SAFETY: only async-signal-safe calls between fork and exec.
+    unsafe {
+        starter.pre_exec(|| {
+            for signal in [libc::SIGINT, libc::SIGTERM, libc::SIGHUP] {
+                libc::signal(signal, libc::SIG_IGN);
+            }
+            Ok(())
+        });
+    }
+    assert!(starter.status().unwrap().success());
+    wait_until("the server's socket", || {
+        !files_in(servers.path(), "sock").is_empty()
+    });
     for signal in [libc::SIGINT, libc::SIGTERM, libc::SIGHUP] {
         for to_child in [false, true] {
             let what = format!(

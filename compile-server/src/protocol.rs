@@ -49,7 +49,15 @@ pub struct ProcessAttributes {
     pub limits: Vec<(u64, u64)>,
     pub nice: i32,
     pub cpus: Vec<u8>,
+    /// Which of [`SIGNALS`] the launcher ignores (bit `s` for signal `s`): a background job's
+    /// SIGINT, nohup's SIGHUP. The child ignores the same ones and takes the others' default
+    /// action, whatever the server's were (it may have been started by a background job).
+    pub ignored: u64,
 }
+
+/// The signals whose disposition (ignored or not) a child takes from its launcher: those that
+/// end a compile (see the compiler's temp_folders).
+pub const SIGNALS: [libc::c_int; 3] = [libc::SIGINT, libc::SIGTERM, libc::SIGHUP];
 
 /// The resource limits a child takes from its launcher.
 pub const LIMITS: [libc::__rlimit_resource_t; 7] = [
@@ -86,7 +94,20 @@ impl ProcessAttributes {
             } else {
                 Vec::new()
             };
-            ProcessAttributes { limits, nice, cpus }
+            let mut ignored = 0u64;
+            for signal in SIGNALS {
+                let mut old: libc::sigaction = std::mem::zeroed();
+                libc::sigaction(signal, std::ptr::null(), &mut old);
+                if old.sa_sigaction == libc::SIG_IGN {
+                    ignored |= 1 << signal;
+                }
+            }
+            ProcessAttributes {
+                limits,
+                nice,
+                cpus,
+                ignored,
+            }
         }
     }
 
@@ -129,6 +150,17 @@ impl ProcessAttributes {
                 // The server may run on fewer CPUs than the launcher: then on those.
                 libc::sched_setaffinity(0, std::mem::size_of_val(&set), &set);
             }
+            for signal in SIGNALS {
+                let ignored = self.ignored & (1 << signal) != 0;
+                libc::signal(
+                    signal,
+                    if ignored {
+                        libc::SIG_IGN
+                    } else {
+                        libc::SIG_DFL
+                    },
+                );
+            }
         }
         Ok(())
     }
@@ -140,6 +172,7 @@ impl ProcessAttributes {
         }
         strings.push(self.nice.to_string().into_bytes());
         strings.push(self.cpus.clone());
+        strings.push(self.ignored.to_string().into_bytes());
     }
 
     fn decode(next: &mut impl FnMut() -> io::Result<Vec<u8>>) -> io::Result<ProcessAttributes> {
@@ -162,7 +195,16 @@ impl ProcessAttributes {
             .and_then(|s| s.parse().ok())
             .ok_or_else(|| invalid("not a niceness"))?;
         let cpus = next()?;
-        Ok(ProcessAttributes { limits, nice, cpus })
+        let ignored = std::str::from_utf8(&next()?)
+            .ok()
+            .and_then(|s| s.parse().ok())
+            .ok_or_else(|| invalid("not a signal set"))?;
+        Ok(ProcessAttributes {
+            limits,
+            nice,
+            cpus,
+            ignored,
+        })
     }
 }
 
