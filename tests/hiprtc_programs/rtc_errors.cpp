@@ -151,6 +151,27 @@ int main() {
   expect_failure(kGood, {"--no-such-option"}, {}, HIPRTC_ERROR_INVALID_OPTION,
                  "unknown option '--no-such-option'");
   expect_failure(kGood, {"-I"}, {}, HIPRTC_ERROR_INVALID_OPTION, "needs a value");
+  {
+    // A -f flag clang does not know: clang's error alone, not the errors of a parse with the
+    // command line it could read.
+    hiprtcProgram prog;
+    HIPRTC_CHECK(hiprtcCreateProgram(&prog, kGood, "prog.cu", 0, nullptr, nullptr));
+    const char* unknown[] = {"-fno-such-clang-flag"};
+    if (hiprtcCompileProgram(prog, 1, unknown) == HIPRTC_SUCCESS) {
+      std::printf("an unknown -f flag compiled\n");
+      return 1;
+    }
+    expect_log(prog, "unknown argument: '-fno-such-clang-flag'");
+    std::string log = program_log(prog);
+    size_t errors = 0;
+    for (size_t at = log.find("error:"); at != std::string::npos; at = log.find("error:", at + 1))
+      ++errors;
+    if (errors != 1) {
+      std::printf("an unknown -f flag logged %zu errors:\n%s\n", errors, log.c_str());
+      return 1;
+    }
+    HIPRTC_CHECK(hiprtcDestroyProgram(&prog));
+  }
   // Every error is in the log (as NVRTC reports them), unless the program limits them.
   std::string many = "__global__ void many(int* p) {\n";
   for (int i = 0; i < 30; ++i) {

@@ -120,6 +120,17 @@ impl TranslationUnit {
             }
             let unit = TranslationUnit { index, tu };
             let diagnostics = unit.diagnostics();
+            // Errors of the command line ("unknown argument"; clang reports them first, with no
+            // place in the source) are told alone: clang parsed on with the arguments it could
+            // read, and the errors that follow from those are noise.
+            let command_line: Vec<Diagnostic> = diagnostics
+                .iter()
+                .take_while(|d| d.is_error() && d.location.file.is_empty())
+                .cloned()
+                .collect();
+            if !command_line.is_empty() {
+                return Err(FrontendError::Clang(command_line));
+            }
             if diagnostics.iter().any(|d| d.is_error()) {
                 return Err(FrontendError::Clang(diagnostics));
             }
