@@ -30,6 +30,7 @@ mod pass_times;
 mod pipeline;
 mod registry;
 mod serialize;
+mod sincos;
 mod spirv;
 mod symbols;
 

@@ -467,15 +467,20 @@ mod tests {
     }
 
     /// The registry of device passes (what `--emit-mlir=<pass>` may name) is exactly what the
-    /// two pipelines run: every pass of hipmlir's and every upstream pass it lists runs in one
-    /// of them, and they run nothing else.
+    /// two pipelines run (with the memory checker or without): every pass of hipmlir's and
+    /// every upstream pass it lists runs in one of them, and they run nothing else.
     #[test]
     fn the_registry_names_what_the_pipelines_run() {
         let spirv = spirv_pipeline(&Default::default());
+        let checked_spirv = spirv_pipeline(&crate::SpirvOptions {
+            memcheck: true,
+            ..Default::default()
+        });
         let nvptx = nvptx();
         let run: Vec<&str> = spirv
             .pass_names()
             .into_iter()
+            .chain(checked_spirv.pass_names())
             .chain(nvptx.pass_names())
             .collect();
         for name in &run {

@@ -109,6 +109,14 @@ pub static LOWER_HIP_TO_NVPTX: PassInfo = PassInfo {
     run: |ctx, module, _| crate::nvptx::lower::lower_hip_to_nvptx(ctx, module),
 };
 
+pub static FUSE_SINCOS: PassInfo = PassInfo {
+    name: "hipmlir-fuse-sincos",
+    summary: "a sine and a cosine of the same value in one block become one math.sincos (one \
+              argument reduction; libdevice's __nv_sincos on NVPTX)",
+    options: &[],
+    run: |ctx, module, _| crate::sincos::fuse_sincos(ctx, module),
+};
+
 pub static NVPTX_PARAMETER_ATTRIBUTES: PassInfo = PassInfo {
     name: "hipmlir-nvptx-parameter-attributes",
     summary: "after convert-gpu-to-nvvm (which drops parameter attributes): kernel \
@@ -198,7 +206,7 @@ pub static ADD_MISSING_CAPABILITIES: PassInfo = PassInfo {
     run: |ctx, module, _| crate::spirv::capabilities::add_missing_capabilities(ctx, module),
 };
 
-const PASS_COUNT: usize = 17;
+const PASS_COUNT: usize = 18;
 
 /// Every pass of hipmlir's, in the order the SPIR-V pipeline runs them (then NVPTX's own).
 pub static PASSES: [&PassInfo; PASS_COUNT] = [
@@ -209,6 +217,7 @@ pub static PASSES: [&PassInfo; PASS_COUNT] = [
     &ADDRESS_SPACES_TO_SPIRV,
     &ADDRESS_SPACES_TO_NVPTX,
     &LOWER_HIP_TO_NVPTX,
+    &FUSE_SINCOS,
     &NVPTX_PARAMETER_ATTRIBUTES,
     &LOWER_TRAP_TO_SPIRV,
     &LOWER_CLOCKS_TO_SPIRV,

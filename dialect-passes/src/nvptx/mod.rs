@@ -52,6 +52,8 @@ pub fn nvptx_pipeline(options: &NvptxOptions) -> Pipeline {
         Element::pass(&registry::ADDRESS_SPACES_TO_NVPTX),
         Element::pass(&registry::LOWER_HIP_TO_NVPTX),
         crate::pipeline::clean_up_gpu_module(),
+        // After CSE: a sine and a cosine of one angle then share their operand.
+        Element::pass(&registry::FUSE_SINCOS),
         Element::upstream_with(
             upstream::NVVM_ATTACH_TARGET,
             format!(
