@@ -1510,6 +1510,10 @@ impl CType {
     pub fn pointee(&self) -> CType {
         CType(unsafe { clang_getPointeeType(self.0) })
     }
+    /// The class of a pointer to member (`S` of `int (S::*)(int)`).
+    pub fn member_pointer_class(&self) -> CType {
+        CType(unsafe { clang_Type_getClassType(self.0) })
+    }
     pub fn element(&self) -> CType {
         CType(unsafe { clang_getArrayElementType(self.0) })
     }

@@ -17,6 +17,9 @@ impl<'c> FunctionCodegen<'c, '_> {
     /// A call: a builtin, a constructor (a temporary), a compiler-generated assignment, a member
     /// function (with its object) or a device function.
     pub(super) fn call(&mut self, e: &Cursor) -> Result<Val<'c>> {
+        if let Some(v) = self.member_pointer_call(e)? {
+            return Ok(v);
+        }
         // A callee that names no function (a variable, a member, an element, a parameter holding
         // a pointer) is a call through a function pointer.
         let callee = match e.referenced() {
