@@ -66,6 +66,9 @@ impl<'c> FunctionCodegen<'c, '_> {
         if let Some(v) = self.member_pointer_rvalue(e)? {
             return Ok(v);
         }
+        if let Some(v) = self.closure_value(e)? {
+            return Ok(v);
+        }
         match e.kind() {
             CXCursor_IntegerLiteral
             | CXCursor_CharacterLiteral
