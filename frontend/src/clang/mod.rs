@@ -705,6 +705,11 @@ impl Cursor {
         unsafe { clang_getCursorLinkage(self.0) == CXLinkage_Internal }
     }
 
+    /// A base-class specifier naming a virtual base (`struct B : virtual A`).
+    pub fn is_virtual_base(&self) -> bool {
+        unsafe { clang_isVirtualBase(self.0) != 0 }
+    }
+
     pub fn is_virtual_method(&self) -> bool {
         unsafe { clang_CXXMethod_isVirtual(self.0) != 0 }
     }

@@ -172,8 +172,11 @@ impl<'c> FunctionCodegen<'c, '_> {
                     }
                     // A virtual destructor: the dynamic class's.
                     (Some(dtor), false) if dtor.is_virtual_method() => {
+                        // The whole object is freed, also through a pointer to a base that is
+                        // not at its start.
+                        let start = this.object_start(pointer, loc)?;
                         this.virtual_destroy(dtor, pointer, loc)?;
-                        (pointer, this.b.const_int(i64t, size, loc)?)
+                        (start, this.b.const_int(i64t, size, loc)?)
                     }
                     (Some(dtor), false) => {
                         this.call_function(dtor, Some(pointer), &[], e)?;
