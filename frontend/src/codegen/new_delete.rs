@@ -10,10 +10,10 @@
 //!   braced list, the rest zeroed). When `T` has a destructor, a cookie holding `n` comes first
 //!   (as in the Itanium C++ ABI), so that `delete[]` knows how many elements to destroy.
 //! * `delete p`, `delete[] p`: nothing for a null pointer; else the destructor (each element's,
-//!   last first), then the deallocation function (with the size when it takes one).
+//!   last first; a virtual one the dynamic class's), then the deallocation function (with the
+//!   size when it takes one) on the whole object, also when `p` points to a base elsewhere in it.
 //!
-//! Not supported, each named as such: over-aligned types (aligned allocation functions), virtual
-//! destructors.
+//! Not supported, named as such: over-aligned types (aligned allocation functions).
 
 use melior::dialect::arith::{self, CmpiPredicate};
 use melior::ir::Location;
