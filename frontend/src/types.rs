@@ -190,8 +190,37 @@ impl Ty {
                 len: canonical.array_len().max(0) as u64,
             }),
             CXType_Record => Ok(Ty::Record(Rc::new(record(canonical, loc)?))),
+            CXType_MemberPointer if is_function_type(canonical.pointee()) => {
+                Ok(Ty::member_function_pointer())
+            }
+            // A pointer to a data member is its offset (ptrdiff_t; -1 is null), as in the
+            // Itanium C++ ABI.
+            CXType_MemberPointer => Ok(Ty::LONG),
             _ => Err(unsupported()),
         }
+    }
+
+    /// A pointer to a member function, laid out as the Itanium C++ ABI lays it out: the function
+    /// (here its id, see codegen/function_pointers.rs; a virtual function's is its dispatcher's)
+    /// and the adjustment in bytes of `this`.
+    pub fn member_function_pointer() -> Ty {
+        let field = |name: &str, index: i32| Field {
+            name: name.to_string(),
+            ty: Ty::LONG,
+            anonymous: false,
+            offset: 8 * index as u64,
+            llvm_index: index,
+            bit_field: None,
+        };
+        Ty::Record(Rc::new(Record {
+            name: MEMBER_FUNCTION_POINTER.to_string(),
+            is_union: false,
+            fields: vec![field("ptr", 0), field("adj", 1)],
+            field_decls: Vec::new(),
+            bit_storage: Vec::new(),
+            size: 16,
+            align: 8,
+        }))
     }
 
     pub fn of(cursor: &crate::clang::Cursor) -> Result<Ty> {
@@ -345,6 +374,21 @@ impl Ty {
     }
 }
 
+/// The name of [`Ty::member_function_pointer`]'s record (no C++ class can be spelled so).
+const MEMBER_FUNCTION_POINTER: &str = "<pointer to member function>";
+
+/// Whether a clang type is a pointer to member function.
+pub fn is_member_function_pointer(ty: CType) -> bool {
+    let ty = ty.canonical();
+    ty.kind() == CXType_MemberPointer && is_function_type(ty.pointee())
+}
+
+/// Whether a clang type is a pointer to data member.
+pub fn is_data_member_pointer(ty: CType) -> bool {
+    let ty = ty.canonical();
+    ty.kind() == CXType_MemberPointer && !is_function_type(ty.pointee())
+}
+
 /// Whether a clang type is a function type (what a function pointer points to).
 pub fn is_function_type(ty: CType) -> bool {
     matches!(
@@ -354,7 +398,7 @@ pub fn is_function_type(ty: CType) -> bool {
 }
 
 /// The function pointer type for function type `f`; variadic ones are not supported.
-fn function_pointer(f: CType, loc: &SourceLoc) -> Result<Ty> {
+pub fn function_pointer(f: CType, loc: &SourceLoc) -> Result<Ty> {
     if f.is_variadic() {
         return Err(FrontendError::unsupported(
             loc.clone(),

@@ -174,6 +174,49 @@ __device__ void operator delete(void* ptr, size_t) noexcept { free(ptr); }
 __device__ void operator delete[](void* ptr, size_t) noexcept { free(ptr); }
 __device__ void operator delete(void* ptr, const std::nothrow_t&) noexcept { free(ptr); }
 __device__ void operator delete[](void* ptr, const std::nothrow_t&) noexcept { free(ptr); }
+
+// The aligned forms, which clang calls for types aligned beyond 16 bytes (`alignas(64)`) from
+// C++17 on: a block with room to move the object to its alignment, the block's address kept
+// just before the object for the delete.
+#ifdef __cpp_aligned_new
+__device__ inline void* __hipmlir_aligned_new(size_t size, std::align_val_t alignment) {
+  size_t align = static_cast<size_t>(alignment);
+  char* block = (char*)malloc((size ? size : 1) + align);
+  if (block == nullptr) return nullptr;
+  // The block is 16-byte aligned and `align` larger: the object starts at least 16 bytes in.
+  char* object = (char*)(((unsigned long long)block + align) & ~(unsigned long long)(align - 1));
+  ((void**)object)[-1] = block;
+  return object;
+}
+__device__ inline void __hipmlir_aligned_delete(void* ptr) {
+  if (ptr != nullptr) free(((void**)ptr)[-1]);
+}
+__device__ void* operator new(size_t size, std::align_val_t a) {
+  return __hipmlir_aligned_new(size, a);
+}
+__device__ void* operator new[](size_t size, std::align_val_t a) {
+  return __hipmlir_aligned_new(size, a);
+}
+__device__ void* operator new(size_t size, std::align_val_t a, const std::nothrow_t&) noexcept {
+  return __hipmlir_aligned_new(size, a);
+}
+__device__ void* operator new[](size_t size, std::align_val_t a, const std::nothrow_t&) noexcept {
+  return __hipmlir_aligned_new(size, a);
+}
+__device__ void operator delete(void* ptr, std::align_val_t) noexcept {
+  __hipmlir_aligned_delete(ptr);
+}
+__device__ void operator delete[](void* ptr, std::align_val_t) noexcept {
+  __hipmlir_aligned_delete(ptr);
+}
+__device__ void operator delete(void* ptr, size_t, std::align_val_t) noexcept {
+  __hipmlir_aligned_delete(ptr);
+}
+__device__ void operator delete[](void* ptr, size_t, std::align_val_t) noexcept {
+  __hipmlir_aligned_delete(ptr);
+}
+#endif  // __cpp_aligned_new
+
 // Placement forms: construction in memory the program provides.
 __device__ inline void* operator new(size_t, void* ptr) noexcept { return ptr; }
 __device__ inline void* operator new[](size_t, void* ptr) noexcept { return ptr; }

@@ -716,6 +716,11 @@ impl Cursor {
         unsafe { clang_getCursorLinkage(self.0) == CXLinkage_Internal }
     }
 
+    /// A base-class specifier naming a virtual base (`struct B : virtual A`).
+    pub fn is_virtual_base(&self) -> bool {
+        unsafe { clang_isVirtualBase(self.0) != 0 }
+    }
+
     pub fn is_virtual_method(&self) -> bool {
         unsafe { clang_CXXMethod_isVirtual(self.0) != 0 }
     }
@@ -1520,6 +1525,10 @@ impl CType {
     }
     pub fn pointee(&self) -> CType {
         CType(unsafe { clang_getPointeeType(self.0) })
+    }
+    /// The class of a pointer to member (`S` of `int (S::*)(int)`).
+    pub fn member_pointer_class(&self) -> CType {
+        CType(unsafe { clang_Type_getClassType(self.0) })
     }
     pub fn element(&self) -> CType {
         CType(unsafe { clang_getArrayElementType(self.0) })

@@ -17,14 +17,15 @@ use clang_sys::*;
 use melior::ir::attribute::{DictionaryAttribute, IntegerAttribute};
 use melior::ir::operation::OperationMutLike;
 use melior::ir::r#type::{FunctionType, IntegerType};
-use melior::ir::{Identifier, Type};
+use melior::ir::{Identifier, Type, ValueLike};
 
+use super::builder::Value;
 use super::function::{FunctionCodegen, Val};
 use super::module::{is_kernel, ModuleCodegen};
 use super::objects::has_this;
-use crate::clang::Cursor;
+use crate::clang::{CType, Cursor};
 use crate::error::{FrontendError, Result};
-use crate::types::{is_function_type, Ty};
+use crate::types::{function_pointer, is_function_type, Ty};
 
 pub use hipmlir_device_image::FUNCTION_POINTERS_ATTRIBUTE;
 
@@ -100,12 +101,41 @@ impl<'c> ModuleCodegen<'c> {
             ));
         }
         let sig = self.declare_device_function(f, site)?;
-        if let Some(id) = self.function_pointers.get(&sig.symbol) {
+        let file = f.has_internal_linkage().then(|| f.location().file);
+        self.symbol_pointer_id(sig.symbol, file, site)
+    }
+
+    /// The id of member function `method` in a pointer to member: a virtual function's
+    /// dispatcher's (virtuals.rs), which calls the object's overrider; the function's own
+    /// otherwise.
+    pub fn member_function_id(&mut self, method: &Cursor, site: &Cursor) -> Result<i64> {
+        if !has_this(method) {
+            return self.function_pointer_id(method, site);
+        }
+        let sig = match method.is_virtual_method() {
+            true => self.dispatcher(method)?,
+            false => self.declare_device_function(method, site)?,
+        };
+        let file = method
+            .has_internal_linkage()
+            .then(|| method.location().file);
+        self.symbol_pointer_id(sig.symbol, file, site)
+    }
+
+    /// The id of the function `symbol` (whose file is named when it has internal linkage),
+    /// listed on the module.
+    fn symbol_pointer_id(
+        &mut self,
+        symbol: String,
+        file: Option<String>,
+        site: &Cursor,
+    ) -> Result<i64> {
+        if let Some(id) = self.function_pointers.get(&symbol) {
             return Ok(*id);
         }
-        let mut key = sig.symbol.clone().into_bytes();
-        if f.has_internal_linkage() {
-            key.extend_from_slice(format!("@{}", f.location().file).as_bytes());
+        let mut key = symbol.clone().into_bytes();
+        if let Some(file) = file {
+            key.extend_from_slice(format!("@{file}").as_bytes());
         }
         let id = match fnv1a(&key) as i64 {
             0 => 1,
@@ -115,13 +145,12 @@ impl<'c> ModuleCodegen<'c> {
             return Err(FrontendError::internal(
                 site.location(),
                 format!(
-                    "functions '{other}' and '{}' hash to the same \
-                     function pointer id; please report this",
-                    sig.symbol
+                    "functions '{other}' and '{symbol}' hash to the same \
+                     function pointer id; please report this"
                 ),
             ));
         }
-        self.function_pointers.insert(sig.symbol, id);
+        self.function_pointers.insert(symbol, id);
         Ok(id)
     }
 
@@ -190,7 +219,9 @@ impl<'c> FunctionCodegen<'c, '_> {
     /// A call whose callee is a function pointer value: `func.call_indirect` of the pointer's
     /// integer seen as the function type (devirtualized in dialect-passes).
     pub(super) fn indirect_call(&mut self, e: &Cursor) -> Result<Val<'c>> {
-        let loc = self.loc(e);
+        if let Some(v) = self.member_pointer_call(e)? {
+            return Ok(v);
+        }
         let children = e.children();
         let callee = children
             .first()
@@ -201,10 +232,31 @@ impl<'c> FunctionCodegen<'c, '_> {
         } else {
             callee_ty.pointee().canonical()
         };
-        let Ty::FnPtr { params, result } = Ty::of(callee)? else {
+        if !matches!(Ty::of(callee)?, Ty::FnPtr { .. }) {
             return Err(FrontendError::unsupported(
                 e.location(),
                 format!("call of a value of type '{}'", callee.ty().spelling()),
+            ));
+        }
+        let id = self.rvalue_as(callee, &Ty::of(callee)?)?.scalar();
+        self.call_through(id, Vec::new(), function_ty, &e.arguments(), e)
+    }
+
+    /// Calls the function whose id is `id`, of C type `function_ty`, with `leading` operands
+    /// (a member function's `this`) before the arguments `args`.
+    pub(super) fn call_through(
+        &mut self,
+        id: Value<'c>,
+        leading: Vec<Value<'c>>,
+        function_ty: CType,
+        args: &[Cursor],
+        e: &Cursor,
+    ) -> Result<Val<'c>> {
+        let loc = self.loc(e);
+        let Ty::FnPtr { params, result } = function_pointer(function_ty, &e.location())? else {
+            return Err(FrontendError::unsupported(
+                e.location(),
+                "call of a non-function",
             ));
         };
         if function_ty.function_result().is_reference() {
@@ -219,8 +271,6 @@ impl<'c> FunctionCodegen<'c, '_> {
                 "call through a function pointer returning a struct by value",
             ));
         }
-        let id = self.rvalue_as(callee, &Ty::of(callee)?)?.scalar();
-        let args = e.arguments();
         let clang_params = function_ty.function_args();
         if args.len() != params.len() || clang_params.len() != params.len() {
             return Err(FrontendError::unsupported(
@@ -238,7 +288,9 @@ impl<'c> FunctionCodegen<'c, '_> {
                  non-trivial copy, move or destructor",
             ));
         }
-        let mut operands = Vec::with_capacity(args.len());
+        let ctx = self.ctx();
+        let mut inputs: Vec<Type<'c>> = leading.iter().map(|v| v.r#type()).collect();
+        let mut operands = leading;
         for ((arg, ty), clang_param) in args.iter().zip(&params).zip(&clang_params) {
             operands.push(if clang_param.is_reference() {
                 self.object_address(arg)?
@@ -246,8 +298,7 @@ impl<'c> FunctionCodegen<'c, '_> {
                 self.rvalue_as(arg, ty)?.scalar()
             });
         }
-        let ctx = self.ctx();
-        let inputs: Vec<Type<'c>> = params.iter().map(|t| t.value_mlir(ctx)).collect();
+        inputs.extend(params.iter().map(|t| t.value_mlir(ctx)));
         let results: Vec<Type<'c>> = match *result {
             Ty::Void => vec![],
             ref t => vec![t.value_mlir(ctx)],

@@ -11,6 +11,7 @@ use super::analysis::VarKey;
 use super::builder::{internal, Value};
 use super::expr::LValue;
 use super::function::{FunctionCodegen, LambdaValue, Val};
+use super::module::ModuleCodegen;
 use crate::captures::{is_mutable, lambda_captures, Captured, LambdaCapture};
 use crate::clang::{CType, Cursor};
 use crate::error::{FrontendError, Result};
@@ -178,37 +179,200 @@ impl<'c> FunctionCodegen<'c, '_> {
             return Err(internal(loc, "closure parameter that is no record"));
         };
         let captures = self.captures_of(lambda)?;
+        for capture in &captures {
+            let name = match capture.decl() {
+                Some(d) => format!("'{}'", d.spelling()),
+                None => "'this'".to_string(),
+            };
+            if capture.by_ref {
+                // clang rejects by-reference captures of host variables in device lambdas; an
+                // init-capture by reference or `[this]` holds a host address all the same.
+                return Err(FrontendError::unsupported(
+                    lambda.location(),
+                    format!(
+                        "lambda passed from host code capturing {name} by reference (a host \
+                         address, which device code cannot reach; capture a copy{})",
+                        if capture.decl().is_none() {
+                            ": '*this'"
+                        } else {
+                            ""
+                        }
+                    ),
+                ));
+            }
+            if !matches!(capture.captured, Captured::Variable(_)) && has_capture_default(lambda) {
+                // g++ and clang may order implicit captures differently beside these, and the
+                // host compile cannot name them all.
+                return Err(FrontendError::unsupported(
+                    lambda.location(),
+                    format!(
+                        "lambda passed from host code with a capture default ('[=]') beside \
+                         the init-capture or '*this' capture {name}: name every capture"
+                    ),
+                ));
+            }
+        }
+        let address = object.val.scalar();
+        let held = self.lambda_from_fields(*lambda, address, &object.ty, loc)?;
+        if record.fields.len() != captures.len() {
+            return Err(internal(loc, "closure fields and captures differ"));
+        }
+        self.lambdas.insert(param.canonical(), held);
+        Ok(())
+    }
+
+    /// The value of a lambda used as an object (stored in a member or an array element,
+    /// returned, assigned): its closure object, laid out as clang lays out the closure type, one
+    /// field per capture (an address for a capture by reference). None when `e` is no lambda
+    /// that hipmlir holds apart from memory (a lambda written there, or a local holding one).
+    pub fn closure_value(&mut self, e: &Cursor) -> Result<Option<Val<'c>>> {
+        if closure_type_key(e.ty()).is_none() {
+            return Ok(None);
+        }
+        let source = without_closure_copy(e);
+        let held = match source.kind() {
+            CXCursor_LambdaExpr => self.create_lambda(&source, false)?,
+            CXCursor_DeclRefExpr => match self.held_lambda(&source) {
+                Some(held) => held,
+                None => return Ok(None),
+            },
+            _ => return Ok(None),
+        };
+        let loc = self.loc(e);
+        let ty = Ty::of(e)?;
+        let object = self.alloca(&ty, loc)?;
+        self.store_closure(&held, object, &ty, e)?;
+        self.load(
+            &LValue::Mem {
+                ptr: object,
+                ty,
+                volatile: false,
+            },
+            loc,
+        )
+        .map(Some)
+    }
+
+    /// Writes the captures of `held` into the closure object of type `ty` at `object`.
+    fn store_closure(
+        &mut self,
+        held: &LambdaValue<'c>,
+        object: Value<'c>,
+        ty: &Ty,
+        e: &Cursor,
+    ) -> Result<()> {
+        let loc = self.loc(e);
+        let Ty::Record(record) = ty else {
+            return Err(internal(loc, "closure type that is no record"));
+        };
+        let written = self.captures_of(&held.lambda)?;
+        let (operands, captures) = self.capture_operands(held, e)?;
+        if written.len() != record.fields.len() || captures.len() != written.len() {
+            return Err(FrontendError::unsupported(
+                e.location(),
+                "a lambda capturing another lambda, stored or returned",
+            ));
+        }
+        let parts = written
+            .iter()
+            .zip(operands)
+            .zip(&captures)
+            .zip(&record.fields);
+        for (((capture, operand), passed), field) in parts {
+            let target = self.field_pointer(object, ty, field.llvm_index, loc)?;
+            // A by-copy capture passed by address (an object, a mutable lambda's state, `*this`)
+            // is copied; an address (a capture by reference, `this`) or a value is stored.
+            let by_address = matches!(passed, Capture::Value(_, _, true));
+            if field.ty.is_aggregate() || (by_address && !capture.by_ref) {
+                self.copy_object(target, operand, &field.ty, loc)?;
+            } else {
+                let place = LValue::Mem {
+                    ptr: target,
+                    ty: field.ty.clone(),
+                    volatile: false,
+                };
+                self.store(&place, Val::Scalar(operand), loc)?;
+            }
+        }
+        Ok(())
+    }
+
+    /// The lambda whose closure object `object` is (a member, an element, a value returned):
+    /// its captures are the object's fields, used in place (a mutable lambda's calls change
+    /// them, as its state is the object's).
+    fn lambda_in_object(&mut self, object: &Cursor) -> Result<LambdaValue<'c>> {
+        let loc = self.loc(object);
+        let closure = closure_declaration(object.ty());
+        let lambda = self
+            .module
+            .lambda_of_closure(&closure)
+            .ok_or_else(|| not_held(object))?;
+        let ty = Ty::of(object)?;
+        let address = self.object_address(object)?;
+        self.lambda_from_fields(lambda, address, &ty, loc)
+    }
+
+    /// The lambda `lambda` whose closure object of type `ty` is at `address`: its captures are
+    /// the object's fields.
+    fn lambda_from_fields(
+        &mut self,
+        lambda: Cursor,
+        address: Value<'c>,
+        ty: &Ty,
+        loc: Location<'c>,
+    ) -> Result<LambdaValue<'c>> {
+        let Ty::Record(record) = ty else {
+            return Err(internal(loc, "closure type that is no record"));
+        };
+        let captures = self.captures_of(&lambda)?;
         if captures.len() != record.fields.len() {
             return Err(internal(loc, "closure fields and captures differ"));
         }
+        let mut held = LambdaValue::written(lambda);
         for (capture, field) in captures.iter().zip(&record.fields) {
-            let Captured::Variable(decl) = capture.captured else {
-                return Err(FrontendError::unsupported(
-                    lambda.location(),
-                    "lambda passed from host code with an init-capture or capturing 'this'",
-                ));
-            };
-            let name = decl.spelling();
-            if capture.by_ref {
-                // clang rejects this for device lambdas; a host address means nothing there.
-                return Err(FrontendError::unsupported(
-                    lambda.location(),
-                    format!("lambda passed from host code capturing '{name}' by reference"),
-                ));
+            let key = capture_key(capture);
+            let place = self.field_pointer(address, ty, field.llvm_index, loc)?;
+            let place = self.to_generic(place, loc)?;
+            match (&capture.captured, capture.by_ref) {
+                // `this`: the pointer the closure holds; `*this`: the closure's copy.
+                (Captured::This, true) => {
+                    let this = self.load(
+                        &LValue::Mem {
+                            ptr: place,
+                            ty: field.ty.clone(),
+                            volatile: false,
+                        },
+                        loc,
+                    )?;
+                    held.copies.insert(key, (this, field.ty.clone()));
+                }
+                (Captured::This, false) => {
+                    let pointer = Ty::Pointer {
+                        pointee: Box::new(field.ty.clone()),
+                    };
+                    held.copies.insert(key, (Val::Scalar(place), pointer));
+                }
+                (_, true) => {
+                    let pointee =
+                        field.ty.pointee().cloned().ok_or_else(|| {
+                            internal(loc, "capture by reference without an address")
+                        })?;
+                    let address = self.load(
+                        &LValue::Mem {
+                            ptr: place,
+                            ty: field.ty.clone(),
+                            volatile: false,
+                        },
+                        loc,
+                    )?;
+                    held.copied_objects.insert(key, (address.scalar(), pointee));
+                }
+                (_, false) => {
+                    held.copied_objects.insert(key, (place, field.ty.clone()));
+                }
             }
-            let key = VarKey::Decl(decl);
-            if self.env.contains_key(&key) {
-                return Err(FrontendError::unsupported(
-                    param.location(),
-                    format!("two lambdas capturing '{name}' passed to one kernel"),
-                ));
-            }
-            let ptr = self.field_pointer(object.val.scalar(), &object.ty, field.llvm_index, loc)?;
-            self.bind_memory(key, field.ty.clone(), ptr);
         }
-        self.lambdas
-            .insert(param.canonical(), LambdaValue::written(*lambda));
-        Ok(())
+        Ok(held)
     }
 
     fn captures_of(&self, lambda: &Cursor) -> Result<Vec<LambdaCapture>> {
@@ -236,9 +400,13 @@ impl<'c> FunctionCodegen<'c, '_> {
         };
         let held = match object.kind() {
             CXCursor_LambdaExpr => self.create_lambda(&object, true)?,
-            _ => self.held_lambda(&object).ok_or_else(|| not_held(e))?,
+            _ => match self.held_lambda(&object) {
+                Some(held) => held,
+                None => self.lambda_in_object(&object)?,
+            },
         };
         let (operands, captures) = self.capture_operands(&held, e)?;
+        let (operands, captures) = self.closure_convention(&held.lambda, operands, captures, e)?;
         let sig = self.module.declare_lambda(callee, &held.lambda, captures)?;
         let params = callee.arguments();
         let own_args = &args[args.len().saturating_sub(params.len())..];
@@ -425,9 +593,10 @@ impl<'c> FunctionCodegen<'c, '_> {
         let held = match e.kind() {
             CXCursor_LambdaExpr => self.create_lambda(&e, true)?,
             _ => {
-                let held = self
-                    .held_lambda(&e)
-                    .ok_or_else(|| lambda_used_as_value(arg))?;
+                let held = match self.held_lambda(&e) {
+                    Some(held) => held,
+                    None => self.lambda_in_object(&e)?,
+                };
                 // Passed by value: the callee's copy of a mutable lambda has state of its own.
                 match e != arg.without_implicit() {
                     true => self.copy_lambda(&held, self.loc(arg))?,
@@ -436,15 +605,140 @@ impl<'c> FunctionCodegen<'c, '_> {
             }
         };
         let (operands, captures) = self.capture_operands(&held, arg)?;
-        self.module.closures.insert(
-            closure_declaration(e.ty()),
-            Closure {
-                lambda: held.lambda,
-                captures,
-            },
-        );
+        let (operands, _) = self.closure_convention(&held.lambda, operands, captures, arg)?;
         Ok(Some(operands))
     }
+
+    /// A closure type's captures are passed one way everywhere (to its lambda's function and to
+    /// the functions it is given to), the way they were first: `operands`, passed as `captures`,
+    /// converted to that way, with it.
+    fn closure_convention(
+        &mut self,
+        lambda: &Cursor,
+        operands: Vec<Value<'c>>,
+        captures: Vec<Capture>,
+        at: &Cursor,
+    ) -> Result<(Vec<Value<'c>>, Vec<Capture>)> {
+        let key = closure_declaration(lambda.ty());
+        let Some(known) = self.module.closures.get(&key).cloned() else {
+            self.module.closures.insert(
+                key,
+                Closure {
+                    lambda: *lambda,
+                    captures: captures.clone(),
+                },
+            );
+            return Ok((operands, captures));
+        };
+        if same_passing(&captures, &known.captures) {
+            return Ok((operands, known.captures));
+        }
+        let operands = self.operands_as(operands, &captures, &known.captures, at)?;
+        Ok((operands, known.captures))
+    }
+
+    /// Capture operands passed as `captures` says, converted to be passed as `known` says: a
+    /// value where an address is expected is stored in memory of its own; an address where a
+    /// value is expected is read.
+    fn operands_as(
+        &mut self,
+        operands: Vec<Value<'c>>,
+        captures: &[Capture],
+        known: &[Capture],
+        at: &Cursor,
+    ) -> Result<Vec<Value<'c>>> {
+        let loc = self.loc(at);
+        let differ = || {
+            FrontendError::unsupported(
+                at.location(),
+                "a lambda capturing another lambda, passed where the same lambda was passed \
+                 otherwise",
+            )
+        };
+        if captures.len() != known.len() || operands.len() != known.len() {
+            return Err(differ());
+        }
+        let mut out = Vec::with_capacity(operands.len());
+        for ((operand, have), want) in operands.into_iter().zip(captures).zip(known) {
+            let (Capture::Value(_, ty, by_address), Capture::Value(_, _, wanted)) = (have, want)
+            else {
+                return Err(differ());
+            };
+            out.push(match (by_address, wanted) {
+                (true, false) => {
+                    let place = LValue::Mem {
+                        ptr: operand,
+                        ty: ty.clone(),
+                        volatile: false,
+                    };
+                    self.load(&place, loc)?.scalar()
+                }
+                (false, true) => {
+                    let ptr = self.alloca(ty, loc)?;
+                    let place = LValue::Mem {
+                        ptr,
+                        ty: ty.clone(),
+                        volatile: false,
+                    };
+                    self.store(&place, Val::Scalar(operand), loc)?;
+                    self.to_generic(ptr, loc)?
+                }
+                _ => operand,
+            });
+        }
+        Ok(out)
+    }
+}
+
+impl ModuleCodegen<'_> {
+    /// The lambda expression of closure type `closure` (its declaration): one written in host
+    /// code, or one found in the function the closure type belongs to (clang keeps no link from
+    /// the type to its expression). None for a lambda outside a function.
+    pub fn lambda_of_closure(&mut self, closure: &Cursor) -> Option<Cursor> {
+        if let Some(lambda) = self.host_lambdas.get(closure) {
+            return Some(*lambda);
+        }
+        if let Some(found) = self.closure_lambdas.get(closure) {
+            return *found;
+        }
+        let scope = closure.semantic_parent().filter(|p| {
+            matches!(
+                p.kind(),
+                CXCursor_FunctionDecl
+                    | CXCursor_CXXMethod
+                    | CXCursor_Constructor
+                    | CXCursor_Destructor
+                    | CXCursor_ConversionFunction
+                    | CXCursor_FunctionTemplate
+            )
+        });
+        let mut stack: Vec<Cursor> = scope.into_iter().collect();
+        let mut found = None;
+        while let Some(c) = stack.pop() {
+            if c.kind() == CXCursor_LambdaExpr && closure_declaration(c.ty()) == *closure {
+                found = Some(c);
+                break;
+            }
+            stack.extend(c.children());
+        }
+        self.closure_lambdas.insert(*closure, found);
+        found
+    }
+}
+
+/// Whether a lambda's capture list starts with a capture default (`[=` or `[&` followed by `,`
+/// or `]`).
+fn has_capture_default(lambda: &Cursor) -> bool {
+    let tokens = lambda.tokens();
+    matches!(
+        tokens
+            .iter()
+            .map(String::as_str)
+            .take(3)
+            .collect::<Vec<_>>()
+            .as_slice(),
+        ["[", "=" | "&", "," | "]"]
+    )
 }
 
 /// The closure an argument copies: a closure object passed by value is copied by its (implicit)
@@ -462,6 +756,16 @@ fn without_closure_copy(arg: &Cursor) -> Cursor {
         }
     }
     e
+}
+
+/// Whether two lists of captures are passed alike (the same parameters).
+fn same_passing(a: &[Capture], b: &[Capture]) -> bool {
+    a.len() == b.len()
+        && a.iter().zip(b).all(|pair| match pair {
+            (Capture::Value(_, _, x), Capture::Value(_, _, y)) => x == y,
+            (Capture::Lambda(_, _, x), Capture::Lambda(_, _, y)) => same_passing(x, y),
+            _ => false,
+        })
 }
 
 /// A capture as function parameters.
@@ -541,18 +845,19 @@ pub fn closure_declaration(ty: CType) -> Cursor {
 fn not_held(e: &Cursor) -> FrontendError {
     FrontendError::unsupported(
         e.location(),
-        "call of a lambda that was copied or stored (lambdas are supported where they are \
-         written, in the local they initialize, and as arguments)",
+        "call of a lambda whose closure type hipmlir cannot trace to its expression (a lambda \
+         written outside a function)",
     )
 }
 
-/// A lambda named other than to call it or pass it to a function: copied or stored.
+/// A local holding a lambda (which hipmlir keeps as the lambda's captures, not in memory) used
+/// as an object in memory.
 pub fn lambda_used_as_value(e: &Cursor) -> FrontendError {
     FrontendError::unsupported(
         e.location(),
         format!(
-            "lambda '{}' copied or stored (lambdas are supported where they are written, in the \
-             local they initialize, and as arguments)",
+            "the address of lambda '{}', held by a local (call it, copy it, pass it, or keep it \
+             in a struct member or array element, whose address can be taken)",
             e.spelling()
         ),
     )

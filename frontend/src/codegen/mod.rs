@@ -13,6 +13,7 @@ mod lambdas;
 mod launch_site;
 mod lifetime;
 mod math;
+mod member_pointers;
 mod memcheck;
 mod module;
 mod new_delete;

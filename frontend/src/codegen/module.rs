@@ -57,7 +57,9 @@ pub struct ModuleCodegen<'c> {
     pub(super) closures: HashMap<Cursor, Closure>,
     /// Lambdas in the user's code by closure type (its declaration): those written in host code
     /// (`[=] __device__ (float x) {...}`) reach kernels as closure objects.
-    host_lambdas: HashMap<Cursor, Cursor>,
+    pub(super) host_lambdas: HashMap<Cursor, Cursor>,
+    /// Lambda expressions found from their closure types (lambdas used as objects).
+    pub(super) closure_lambdas: HashMap<Cursor, Option<Cursor>>,
     /// The lambda each lambda function symbol was given to.
     lambda_symbols: HashMap<String, Cursor>,
     /// Module-level variables (`__shared__`, `__device__`, `__constant__`), by canonical
@@ -148,6 +150,7 @@ impl<'c> ModuleCodegen<'c> {
             pending_lambdas: Vec::new(),
             closures: HashMap::new(),
             host_lambdas: HashMap::new(),
+            closure_lambdas: HashMap::new(),
             lambda_symbols: HashMap::new(),
             globals: HashMap::new(),
             device_variables: Vec::new(),

@@ -10,10 +10,11 @@
 //!   braced list, the rest zeroed). When `T` has a destructor, a cookie holding `n` comes first
 //!   (as in the Itanium C++ ABI), so that `delete[]` knows how many elements to destroy.
 //! * `delete p`, `delete[] p`: nothing for a null pointer; else the destructor (each element's,
-//!   last first), then the deallocation function (with the size when it takes one).
+//!   last first; a virtual one the dynamic class's), then the deallocation function (with the
+//!   size when it takes one) on the whole object, also when `p` points to a base elsewhere in it.
 //!
-//! Not supported, each named as such: over-aligned types (aligned allocation functions), virtual
-//! destructors.
+//! * An over-aligned type (`alignas(64)`) is allocated and freed by the aligned allocation
+//!   functions, which take its alignment (`std::align_val_t`).
 
 use melior::dialect::arith::{self, CmpiPredicate};
 use melior::ir::Location;
@@ -40,14 +41,10 @@ impl<'c> FunctionCodegen<'c, '_> {
         let parts = e
             .new_parts()
             .ok_or_else(|| FrontendError::unsupported(e.location(), "this form of new"))?;
-        if parts.pass_alignment {
-            return Err(FrontendError::unsupported(
-                e.location(),
-                "new of an over-aligned type (aligned allocation functions)",
-            ));
-        }
         let element_ctype = e.ty().pointee();
         let element = Ty::from_clang(element_ctype, &e.location())?;
+        // An over-aligned type's allocation function takes its alignment (`std::align_val_t`).
+        let alignment = parts.pass_alignment.then(|| element.align());
         let operator_new = self.allocation_function(parts.operator_new, &element_ctype, e)?;
         let size = self
             .b
@@ -65,7 +62,7 @@ impl<'c> FunctionCodegen<'c, '_> {
             Some(n) => self.array_bytes(n, element.size(), cookie, loc)?,
             None => size,
         };
-        let memory = self.call_allocation(&operator_new, bytes, &parts.placement, e)?;
+        let memory = self.call_allocation(&operator_new, bytes, alignment, &parts.placement, e)?;
 
         // Initialize only what was allocated.
         let null = self.null_pointer(loc)?.scalar();
@@ -172,8 +169,11 @@ impl<'c> FunctionCodegen<'c, '_> {
                     }
                     // A virtual destructor: the dynamic class's.
                     (Some(dtor), false) if dtor.is_virtual_method() => {
+                        // The whole object is freed, also through a pointer to a base that is
+                        // not at its start.
+                        let start = this.object_start(pointer, loc)?;
                         this.virtual_destroy(dtor, pointer, loc)?;
-                        (pointer, this.b.const_int(i64t, size, loc)?)
+                        (start, this.b.const_int(i64t, size, loc)?)
                     }
                     (Some(dtor), false) => {
                         this.call_function(dtor, Some(pointer), &[], e)?;
@@ -183,7 +183,7 @@ impl<'c> FunctionCodegen<'c, '_> {
                     // functions clang chooses for such arrays do not take it.
                     (None, _) => (pointer, this.b.const_int(i64t, size, loc)?),
                 };
-                this.call_deallocation(&operator_delete, memory, bytes, e)
+                this.call_deallocation(&operator_delete, memory, bytes, element.align(), e)
             },
             loc,
         )?;
@@ -374,19 +374,26 @@ impl<'c> FunctionCodegen<'c, '_> {
         &mut self,
         function: &Cursor,
         bytes: Value<'c>,
+        alignment: Option<u64>,
         placement: &[Cursor],
         e: &Cursor,
     ) -> Result<Value<'c>> {
         let sig = self.module.declare_device_function(function, e)?;
         let params = function.arguments();
-        if params.len() != placement.len() + 1 || sig.params.len() != params.len() {
+        let leading = 1 + usize::from(alignment.is_some());
+        if params.len() != placement.len() + leading || sig.params.len() != params.len() {
             return Err(FrontendError::unsupported(
                 e.location(),
                 "this allocation function's parameters",
             ));
         }
         let mut operands = vec![bytes];
-        for ((arg, param), ty) in placement.iter().zip(&params[1..]).zip(&sig.params[1..]) {
+        if let Some(alignment) = alignment {
+            let ty = sig.params[1].value_mlir(self.ctx());
+            operands.push(self.b.const_int(ty, alignment as i64, self.loc(e))?);
+        }
+        let rest = params[leading..].iter().zip(&sig.params[leading..]);
+        for (arg, (param, ty)) in placement.iter().zip(rest) {
             operands.push(if param.ty().is_reference() {
                 self.object_address(arg)?
             } else {
@@ -400,25 +407,39 @@ impl<'c> FunctionCodegen<'c, '_> {
         }
     }
 
-    /// Calls a deallocation function with the pointer, and the size when it takes one.
+    /// Calls a deallocation function with the pointer, and the size and the alignment
+    /// (`std::align_val_t`, an enumeration) when it takes them.
     fn call_deallocation(
         &mut self,
         function: &Cursor,
         pointer: Value<'c>,
         bytes: Value<'c>,
+        alignment: u64,
         e: &Cursor,
     ) -> Result<()> {
         let sig = self.module.declare_device_function(function, e)?;
-        let operands = match sig.params.as_slice() {
-            [Ty::Pointer { .. }] => vec![pointer],
-            [Ty::Pointer { .. }, Ty::Int { .. }] => vec![pointer, bytes],
-            _ => {
-                return Err(FrontendError::unsupported(
-                    e.location(),
-                    "this deallocation function's parameters",
-                ))
-            }
-        };
+        let params = function.arguments();
+        let unsupported =
+            || FrontendError::unsupported(e.location(), "this deallocation function's parameters");
+        if !matches!(sig.params.first(), Some(Ty::Pointer { .. }))
+            || params.len() != sig.params.len()
+            || params.len() > 3
+        {
+            return Err(unsupported());
+        }
+        let mut operands = vec![pointer];
+        for (param, ty) in params.iter().zip(&sig.params).skip(1) {
+            let Ty::Int { .. } = ty else {
+                return Err(unsupported());
+            };
+            operands.push(match param.ty().canonical().kind() {
+                clang_sys::CXType_Enum => {
+                    let ty = ty.value_mlir(self.ctx());
+                    self.b.const_int(ty, alignment as i64, self.loc(e))?
+                }
+                _ => bytes,
+            });
+        }
         self.call_symbol(&sig, &operands, e).map(|_| ())
     }
 

@@ -263,6 +263,10 @@ pub fn is_lvalue_expression(e: &Cursor) -> bool {
         | CXCursor_ArraySubscriptExpr
         | CXCursor_CompoundLiteralExpr => true,
         CXCursor_UnaryOperator => e.unary_operator() == CXUnaryOperator_Deref,
+        // `obj.*m` of an lvalue `obj`, `p->*m`.
+        CXCursor_BinaryOperator => {
+            crate::codegen::member_pointers::is_member_access(&e) && e.is_lvalue()
+        }
         CXCursor_CallExpr => e
             .referenced()
             .is_some_and(|f| f.result_type().is_reference()),

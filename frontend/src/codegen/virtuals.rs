@@ -1,14 +1,16 @@
 //! Virtual functions in device code.
 //!
-//! An object of a class with virtual functions holds, where its virtual table pointer is (at
-//! offset 0: hipmlir takes single inheritance of such classes, whose bases share that
-//! pointer), the id of its dynamic class: each constructor stores its own class's id once the
-//! bases are built, so a base's constructor sees its own class, as C++ says. A virtual call
-//! calls the function's dispatcher: a device function, made once the module's device code is
-//! all emitted, that reads the id and calls the final overrider for each class derived from the
-//! static one that this module constructs (a choice of direct calls, inlined like any other:
-//! SPIR-V has no indirect calls). An object whose id is none of those (one built by host code,
-//! whose virtual table pointer means nothing on the device) stops the program with a message.
+//! An object of a class with virtual functions holds, where each of its virtual table pointers
+//! is (at offset 0, and at the offset of each base subobject with virtual functions of its own:
+//! clang's layout, the Itanium C++ ABI's), the id of its dynamic class seen from that subobject:
+//! each constructor stores its own class's ids once the bases are built, so a base's constructor
+//! sees its own class, as C++ says. A virtual call calls the function's dispatcher: a device
+//! function, made once the module's device code is all emitted, that reads the id and calls the
+//! final overrider for each class derived from the static one that this module constructs, with
+//! `this` adjusted from the subobject to the overrider's class (the Itanium ABI's thunks), a
+//! choice of direct calls, inlined like any other: SPIR-V has no indirect calls. An object whose
+//! id is none of those (one built by host code, whose virtual table pointer means nothing on the
+//! device) stops the program with a message.
 
 use std::collections::HashSet;
 
@@ -25,15 +27,23 @@ use crate::clang::{CType, Cursor};
 use crate::error::{FrontendError, Result};
 use crate::types::{pointer_type, AddrSpace, Ty};
 
+/// The device function that says, from the id at a subobject, where in its object the subobject
+/// is (the Itanium ABI's offset-to-top): `delete` frees the whole object.
+const OFFSET_TO_TOP: &str = "__hipmlir_offset_to_top";
+
 /// The device function every dispatcher calls for an object of no class it knows.
 const BAD_VIRTUAL_CALL: &str = "__hipmlir_bad_virtual_call";
 /// What it prints (then it stops the program, as a failed assert does).
 const BAD_VIRTUAL_CALL_MESSAGE: &str =
     "Device-side virtual call of %s on an object that device code did not construct.\n";
 
-/// The id of a dynamic class: a hash of its name, the same in every source of a program.
-pub fn class_id(class: CType) -> i64 {
-    let name = class.canonical().unqualified().spelling();
+/// The id stored at offset `offset` of an object of dynamic class `class`: a hash of the class's
+/// name (and of the offset, but at 0), the same in every source of a program.
+fn subobject_id(class: CType, offset: u64) -> i64 {
+    let mut name = class.canonical().unqualified().spelling();
+    if offset != 0 {
+        name.push_str(&format!("@{offset}"));
+    }
     // FNV-1a, 64 bits; 0 is no class.
     let mut h: u64 = 0xcbf2_9ce4_8422_2325;
     for b in name.bytes() {
@@ -41,6 +51,59 @@ pub fn class_id(class: CType) -> i64 {
         h = h.wrapping_mul(0x0100_0000_01b3);
     }
     (h | 1) as i64
+}
+
+/// The bases of `class` with their offsets; a virtual base is refused.
+fn bases_at(class: CType, at: &Cursor) -> Result<Vec<(CType, u64)>> {
+    class
+        .bases()
+        .iter()
+        .map(|spec| {
+            let base = spec.ty();
+            // A virtual base's offset is the most derived class's to choose.
+            match class.base_offset(&base).filter(|_| !spec.is_virtual_base()) {
+                Some(offset) => Ok((base, offset)),
+                None => Err(FrontendError::unsupported(
+                    at.location(),
+                    format!(
+                        "virtual functions of '{}', a class with virtual base classes",
+                        class.spelling()
+                    ),
+                )),
+            }
+        })
+        .collect()
+}
+
+/// Where an object of dynamic class `class` holds virtual table pointers: offset 0 and the
+/// offsets of its bases' that are not shared with it (sorted, once each).
+pub fn vtable_slots(class: CType, at: &Cursor) -> Result<Vec<u64>> {
+    let mut slots = Vec::new();
+    if class.is_dynamic_class() {
+        slots.push(0);
+        for (base, offset) in bases_at(class, at)? {
+            slots.extend(vtable_slots(base, at)?.into_iter().map(|s| offset + s));
+        }
+    }
+    slots.sort_unstable();
+    slots.dedup();
+    Ok(slots)
+}
+
+/// The offsets of the subobjects of class `owner` in an object of class `class`.
+fn subobject_offsets(class: CType, owner: &Cursor, at: &Cursor) -> Result<Vec<u64>> {
+    if class.canonical().declaration().canonical() == *owner {
+        return Ok(vec![0]);
+    }
+    let mut out = Vec::new();
+    for (base, offset) in bases_at(class, at)? {
+        out.extend(
+            subobject_offsets(base, owner, at)?
+                .into_iter()
+                .map(|o| offset + o),
+        );
+    }
+    Ok(out)
 }
 
 /// The classes with virtual functions a module constructs, and the dispatchers its virtual
@@ -52,11 +115,14 @@ pub struct Virtuals {
     /// (the virtual function, its dispatcher)
     dispatchers: Vec<(Cursor, FunctionSig)>,
     emitted: HashSet<String>,
+    /// Whether device code deletes objects through pointers to a dynamic class (which needs
+    /// [`OFFSET_TO_TOP`]).
+    deletes: bool,
 }
 
 impl Virtuals {
     pub fn is_empty(&self) -> bool {
-        self.dispatchers.is_empty()
+        self.dispatchers.is_empty() && !self.deletes
     }
 }
 
@@ -69,29 +135,6 @@ fn derives(class: CType, base: &Cursor) -> bool {
     class.bases().iter().any(|spec| derives(spec.ty(), base))
 }
 
-/// The base whose virtual table pointer a dynamic class shares (its dynamic base, at offset 0),
-/// or an error naming what hipmlir does not take (several dynamic bases, one elsewhere).
-fn primary_base(class: CType, at: &Cursor) -> Result<Option<CType>> {
-    let dynamic: Vec<CType> = class
-        .bases()
-        .iter()
-        .map(|spec| spec.ty())
-        .filter(|b| b.is_dynamic_class())
-        .collect();
-    match dynamic.as_slice() {
-        [] => Ok(None),
-        [base] if class.base_offset(base) == Some(0) => Ok(Some(*base)),
-        _ => Err(FrontendError::unsupported(
-            at.location(),
-            format!(
-                "virtual functions of '{}', a class with several bases that have virtual \
-                 functions (hipmlir takes single inheritance of such classes)",
-                class.spelling()
-            ),
-        )),
-    }
-}
-
 /// Whether member function `m` is `target` or overrides it.
 fn overrides(m: &Cursor, target: &Cursor) -> bool {
     if m.canonical() == *target {
@@ -100,43 +143,79 @@ fn overrides(m: &Cursor, target: &Cursor) -> bool {
     m.overridden().iter().any(|o| overrides(o, target))
 }
 
-/// The final overrider of virtual function `method` in `class`: the class's own, or the nearest
-/// base's along the chain of primary bases. None for a pure virtual function without a body (an
-/// abstract class's, which only its constructors and destructor see its objects as; calling it
-/// there is undefined).
-fn final_overrider(class: CType, method: &Cursor, at: &Cursor) -> Result<Option<Cursor>> {
-    Ok(overrider_in_chain(class, method, at)?.filter(|o| o.definition().is_some()))
+/// The final overrider of virtual function `method` for the subobject of class `owner` at
+/// offset `offset` in an object of class `class`, and the offset in the object of the
+/// overrider's class (where its `this` points). None for a pure virtual function without a body
+/// (an abstract class's, which only its constructors and destructor see its objects as;
+/// calling it there is undefined).
+fn final_overrider(
+    class: CType,
+    method: &Cursor,
+    owner: &Cursor,
+    offset: u64,
+    at: &Cursor,
+) -> Result<Option<(Cursor, u64)>> {
+    Ok(overrider_in(class, method, owner, offset, at)?.filter(|(o, _)| o.definition().is_some()))
 }
 
-fn overrider_in_chain(class: CType, method: &Cursor, at: &Cursor) -> Result<Option<Cursor>> {
+fn overrider_in(
+    class: CType,
+    method: &Cursor,
+    owner: &Cursor,
+    offset: u64,
+    at: &Cursor,
+) -> Result<Option<(Cursor, u64)>> {
     let target = method.canonical();
-    let mut current = Some(class);
-    while let Some(c) = current {
-        if method.kind() == CXCursor_Destructor {
-            if let Some(d) = c.destructor().and_then(|info| info.destructor) {
-                return Ok(Some(d));
-            }
-        } else if let Some(m) = c.methods().into_iter().find(|m| overrides(m, &target)) {
-            return Ok(Some(m));
+    let own = if method.kind() == CXCursor_Destructor {
+        class.destructor().and_then(|info| info.destructor)
+    } else {
+        class.methods().into_iter().find(|m| overrides(m, &target))
+    };
+    if let Some(own) = own {
+        return Ok(Some((own, 0)));
+    }
+    // The base that holds the subobject.
+    for (base, base_offset) in bases_at(class, at)? {
+        let Some(inner) = offset.checked_sub(base_offset) else {
+            continue;
+        };
+        if !subobject_offsets(base, owner, at)?.contains(&inner) {
+            continue;
         }
-        current = primary_base(c, at)?;
+        if let Some((o, o_offset)) = overrider_in(base, method, owner, inner, at)? {
+            return Ok(Some((o, base_offset + o_offset)));
+        }
     }
     Ok(None)
 }
 
+/// One case of a dispatcher: the id at the subobject, the overrider's symbol, and what to add
+/// to `this` for it.
+struct Case {
+    id: i64,
+    symbol: String,
+    adjustment: i64,
+}
+
 impl<'c> FunctionCodegen<'c, '_> {
-    /// In a constructor of class `class`: when it has virtual functions, stores its id where
-    /// the virtual table pointer is (the constructor's bases are built by then).
+    /// In a constructor of class `class`: when it has virtual functions, stores its ids where
+    /// the virtual table pointers are (the constructor's bases are built by then).
     pub fn store_class_id(&mut self, this: Value<'c>, class: CType, at: &Cursor) -> Result<()> {
         if !class.is_dynamic_class() {
             return Ok(());
         }
-        primary_base(class, at)?;
         let loc = self.loc(at);
+        let slots = vtable_slots(class, at)?;
         self.module.constructed_class(class);
         let i64t = Ty::LONG.value_mlir(self.ctx());
-        let id = self.b.const_int(i64t, class_id(class), loc)?;
-        self.b.store(id, this, false, loc);
+        for offset in slots {
+            let id = self.b.const_int(i64t, subobject_id(class, offset), loc)?;
+            let slot = match offset {
+                0 => this,
+                _ => self.byte_offset(this, offset as i64, loc)?,
+            };
+            self.b.store(id, slot, false, loc);
+        }
         Ok(())
     }
 
@@ -167,6 +246,23 @@ impl<'c> FunctionCodegen<'c, '_> {
         self.b
             .insert(func::call(self.ctx(), callee, &[object], &[], loc));
         Ok(())
+    }
+
+    /// The start of the whole object whose subobject of a dynamic class is at `object` (read
+    /// before the object is destroyed).
+    pub fn object_start(&mut self, object: Value<'c>, loc: Location<'c>) -> Result<Value<'c>> {
+        self.module.virtuals.deletes = true;
+        let ctx = self.ctx();
+        let i64t: Type<'c> = IntegerType::new(ctx, 64).into();
+        let callee = FlatSymbolRefAttribute::new(ctx, OFFSET_TO_TOP);
+        let offset = self
+            .b
+            .insert_value(func::call(ctx, callee, &[object], &[i64t], loc))?;
+        let zero = self.b.const_int(i64t, 0, loc)?;
+        let back = self.b.insert_value(arith::subi(zero, offset, loc))?;
+        let byte: Type<'c> = IntegerType::new(ctx, 8).into();
+        self.b
+            .get_element_ptr(object, &[i32::MIN], &[back], byte, loc)
     }
 }
 
@@ -203,19 +299,20 @@ impl<'c> ModuleCodegen<'c> {
             let dispatchers = self.virtuals.dispatchers.clone();
             let classes = self.virtuals.constructed.clone();
             for (method, _) in &dispatchers {
-                let Some(owner) = method.semantic_parent().map(|c| c.canonical()) else {
-                    continue;
-                };
-                for class in classes.iter().filter(|c| derives(**c, &owner)) {
-                    if let Some(o) = final_overrider(*class, method, method)? {
-                        queued |= self.queue_function(&o, method)?;
-                    }
+                for (_, overrider, _) in self.dispatch_targets(method, &classes)? {
+                    queued |= self.queue_function(&overrider, method)?;
                 }
             }
-            if !queued && self.virtuals.dispatchers.len() == dispatchers.len() {
+            if !queued
+                && self.virtuals.dispatchers.len() == dispatchers.len()
+                && self.virtuals.constructed.len() == classes.len()
+            {
                 break;
             }
             self.emit_queued()?;
+        }
+        if self.virtuals.deletes && self.virtuals.emitted.insert(OFFSET_TO_TOP.to_string()) {
+            self.emit_offset_to_top(self.location_of(root))?;
         }
         let bad_sig = self.emit_bad_virtual_call(self.location_of(root))?;
         for (method, sig) in self.virtuals.dispatchers.clone() {
@@ -224,6 +321,69 @@ impl<'c> ModuleCodegen<'c> {
             }
         }
         Ok(())
+    }
+
+    /// What a dispatcher of `method` chooses among, for the classes `classes`: the id of each
+    /// subobject of `method`'s class in each class derived from it, the final overrider for
+    /// it, and the adjustment of `this` from the subobject to the overrider's class.
+    fn dispatch_targets(
+        &self,
+        method: &Cursor,
+        classes: &[CType],
+    ) -> Result<Vec<(i64, Cursor, i64)>> {
+        let Some(owner) = method.semantic_parent().map(|c| c.canonical()) else {
+            return Ok(Vec::new());
+        };
+        let mut out = Vec::new();
+        for class in classes.iter().filter(|c| derives(**c, &owner)) {
+            for offset in subobject_offsets(*class, &owner, method)? {
+                if let Some((o, at)) = final_overrider(*class, method, &owner, offset, method)? {
+                    out.push((subobject_id(*class, offset), o, at as i64 - offset as i64));
+                }
+            }
+        }
+        Ok(out)
+    }
+
+    /// `__hipmlir_offset_to_top(this) -> i64`: the offset of the subobject whose id `this`
+    /// holds in the object of each class the module constructs; 0 for any other.
+    fn emit_offset_to_top(&mut self, loc: Location<'c>) -> Result<()> {
+        let ctx = self.ctx;
+        let generic = pointer_type(ctx, AddrSpace::Generic);
+        let i64t: Type<'c> = IntegerType::new(ctx, 64).into();
+        let entry = Block::new(&[(generic, loc)]);
+        let b = Builder::new(ctx, &entry);
+        let this = block_arguments(&entry)[0];
+        let id = b.load(this, i64t, false, loc)?;
+        let mut offset = b.const_int(i64t, 0, loc)?;
+        for class in self.virtuals.constructed.clone() {
+            for slot in vtable_slots(class, &class.declaration())?
+                .into_iter()
+                .filter(|s| *s != 0)
+            {
+                let want = b.const_int(i64t, subobject_id(class, slot), loc)?;
+                let is =
+                    b.insert_value(arith::cmpi(ctx, arith::CmpiPredicate::Eq, id, want, loc))?;
+                let at = b.const_int(i64t, slot as i64, loc)?;
+                offset = b.insert_value(arith::select(is, at, offset, loc))?;
+            }
+        }
+        b.insert(func::r#return(&[offset], loc));
+        let region = Region::new();
+        region.append_block(entry);
+        let attributes = [
+            (
+                hipmlir_device_image::LINKAGE_ATTRIBUTE,
+                super::builder::linkage_attribute(ctx, crate::clang::Linkage::Internal),
+            ),
+            (
+                "sym_visibility",
+                melior::ir::attribute::StringAttribute::new(ctx, "private").into(),
+            ),
+        ];
+        let function_type = FunctionType::new(ctx, &[generic], &[i64t]);
+        self.module_builder()
+            .function(OFFSET_TO_TOP, function_type, &attributes, region, loc)
     }
 
     /// `__hipmlir_bad_virtual_call(const char* function)`: prints the message, then stops the
@@ -291,22 +451,15 @@ impl<'c> ModuleCodegen<'c> {
     ) -> Result<()> {
         let ctx = self.ctx;
         let loc = self.location_of(method);
-        let owner = method
-            .semantic_parent()
-            .map(|c| c.canonical())
-            .ok_or_else(|| internal(loc, "virtual function outside a class"))?;
+        let classes = self.virtuals.constructed.clone();
         let mut cases = Vec::new();
-        for class in self
-            .virtuals
-            .constructed
-            .clone()
-            .into_iter()
-            .filter(|c| derives(*c, &owner))
-        {
-            if let Some(o) = final_overrider(class, method, method)? {
-                let callee = self.declare_device_function(&o, method)?;
-                cases.push((class_id(class), callee.symbol));
-            }
+        for (id, overrider, adjustment) in self.dispatch_targets(method, &classes)? {
+            let callee = self.declare_device_function(&overrider, method)?;
+            cases.push(Case {
+                id,
+                symbol: callee.symbol,
+                adjustment,
+            });
         }
         let inputs: Vec<Type<'c>> = sig.params.iter().map(|t| t.value_mlir(ctx)).collect();
         let results: Vec<Type<'c>> = match sig.result {
@@ -395,7 +548,7 @@ impl<'c> ModuleCodegen<'c> {
         &mut self,
         b: &Builder<'c>,
         id: Value<'c>,
-        cases: &[(i64, String)],
+        cases: &[Case],
         args: &[Value<'c>],
         results: &[Type<'c>],
         text: &str,
@@ -404,7 +557,7 @@ impl<'c> ModuleCodegen<'c> {
         loc: Location<'c>,
     ) -> Result<Vec<Value<'c>>> {
         let ctx = self.ctx;
-        let Some(((class, symbol), rest)) = cases.split_first() else {
+        let Some((case, rest)) = cases.split_first() else {
             let global = b.address_of(text, pointer_type(ctx, AddrSpace::Global), loc)?;
             let generic = b.addrspace_cast(global, pointer_type(ctx, AddrSpace::Generic), loc)?;
             let callee = FlatSymbolRefAttribute::new(ctx, &bad.symbol);
@@ -412,12 +565,19 @@ impl<'c> ModuleCodegen<'c> {
             return Ok(default.iter().copied().collect());
         };
         let i64t: Type<'c> = IntegerType::new(ctx, 64).into();
-        let want = b.const_int(i64t, *class, loc)?;
+        let want = b.const_int(i64t, case.id, loc)?;
         let is = b.insert_value(arith::cmpi(ctx, arith::CmpiPredicate::Eq, id, want, loc))?;
         let then_block = Block::new(&[]);
         let then_b = Builder::new(ctx, &then_block);
-        let callee = FlatSymbolRefAttribute::new(ctx, symbol);
-        let called = then_b.insert(func::call(ctx, callee, args, results, loc));
+        let mut operands = args.to_vec();
+        if case.adjustment != 0 {
+            // The thunk: `this` moves from the subobject to the overrider's class.
+            let delta = then_b.const_int(i64t, case.adjustment, loc)?;
+            let byte: Type<'c> = IntegerType::new(ctx, 8).into();
+            operands[0] = then_b.get_element_ptr(args[0], &[i32::MIN], &[delta], byte, loc)?;
+        }
+        let callee = FlatSymbolRefAttribute::new(ctx, &case.symbol);
+        let called = then_b.insert(func::call(ctx, callee, &operands, results, loc));
         then_b.insert(scf::r#yield(&called, loc));
         let else_block = Block::new(&[]);
         let else_b = Builder::new(ctx, &else_block);

@@ -10,6 +10,7 @@ use crate::clang::{Cursor, SpecialMember};
 use crate::codegen::builder::Value;
 use crate::codegen::function::{FunctionCodegen, Val};
 use crate::codegen::objects::has_this;
+use crate::codegen::virtuals::vtable_slots;
 use crate::error::{FrontendError, Result};
 use crate::types::Ty;
 
@@ -17,6 +18,9 @@ impl<'c> FunctionCodegen<'c, '_> {
     /// A call: a builtin, a constructor (a temporary), a compiler-generated assignment, a member
     /// function (with its object) or a device function.
     pub(super) fn call(&mut self, e: &Cursor) -> Result<Val<'c>> {
+        if let Some(v) = self.member_pointer_call(e)? {
+            return Ok(v);
+        }
         // A callee that names no function (a variable, a member, an element, a parameter holding
         // a pointer) is a call through a function pointer.
         let callee = match e.referenced() {
@@ -195,17 +199,18 @@ impl<'c> FunctionCodegen<'c, '_> {
                     },
                     loc,
                 )?;
-                // Assignment keeps the target's dynamic class (its id, see virtuals.rs).
-                let id = match &lv {
-                    LValue::Mem { ptr, .. } if target.ty().is_dynamic_class() => {
-                        let i64t = Ty::LONG.value_mlir(self.ctx());
-                        Some((*ptr, self.b.load(*ptr, i64t, false, loc)?))
+                // Assignment keeps the target's dynamic class (its ids, see virtuals.rs).
+                let mut ids = Vec::new();
+                if let LValue::Mem { ptr, .. } = &lv {
+                    let i64t = Ty::LONG.value_mlir(self.ctx());
+                    for offset in vtable_slots(target.ty().non_reference().canonical(), e)? {
+                        let slot = self.byte_offset(*ptr, offset as i64, loc)?;
+                        ids.push((slot, self.b.load(slot, i64t, false, loc)?));
                     }
-                    _ => None,
-                };
+                }
                 self.store(&lv, v, loc)?;
-                if let Some((ptr, id)) = id {
-                    self.b.store(id, ptr, false, loc);
+                for (slot, id) in ids {
+                    self.b.store(id, slot, false, loc);
                 }
                 // The result is the target object, evaluated once (`a[i++] = b`).
                 match lv {

@@ -201,6 +201,7 @@ impl<'c> FunctionCodegen<'c, '_> {
             CXCursor_UnaryOperator if e.unary_operator() == CXUnaryOperator_Extension => {
                 self.lvalue(&only_child(e)?)
             }
+            _ if crate::codegen::member_pointers::is_member_access(e) => self.data_member_lvalue(e),
             CXCursor_UnaryOperator if e.unary_operator() == CXUnaryOperator_Deref => {
                 let ptr = only_child(e)?;
                 let p = self.rvalue(&ptr)?.scalar();

@@ -63,6 +63,12 @@ impl<'c> FunctionCodegen<'c, '_> {
 
     pub fn rvalue(&mut self, e: &Cursor) -> Result<Val<'c>> {
         let loc = self.loc(e);
+        if let Some(v) = self.member_pointer_rvalue(e)? {
+            return Ok(v);
+        }
+        if let Some(v) = self.closure_value(e)? {
+            return Ok(v);
+        }
         match e.kind() {
             CXCursor_IntegerLiteral
             | CXCursor_CharacterLiteral
@@ -106,6 +112,11 @@ impl<'c> FunctionCodegen<'c, '_> {
                     // An implicit conversion (or a no-op wrapper): convert the child to our type.
                     [child] => {
                         let to = Ty::of(e)?;
+                        if to == Ty::Bool
+                            && crate::codegen::member_pointers::is_member_pointer(child)
+                        {
+                            return Ok(Val::Scalar(self.member_pointer_truth(child)?));
+                        }
                         if matches!(Ty::of(child)?, Ty::Array { .. }) && to.is_pointer() {
                             return self.decay(child);
                         }

@@ -126,6 +126,13 @@ impl<'c> FunctionCodegen<'c, '_> {
                 self.rvalue(rhs)
             }
             CXBinaryOperator_LAnd | CXBinaryOperator_LOr => self.logical(e, lhs, rhs, kind),
+            CXBinaryOperator_PtrMemD | CXBinaryOperator_PtrMemI => {
+                let lv = self.data_member_lvalue(e)?;
+                self.load(&lv, loc)
+            }
+            _ if crate::codegen::member_pointers::is_member_pointer(lhs) => {
+                self.member_pointer_compare(e, lhs, rhs)
+            }
             _ => {
                 let (lt, rt) = (Ty::of(lhs)?, Ty::of(rhs)?);
                 // Pointer arithmetic and comparison.
