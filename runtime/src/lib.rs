@@ -31,6 +31,7 @@ mod files;
 mod graph;
 mod handles;
 mod heap;
+mod jit_policy;
 pub mod kpack;
 mod lambda_kernels;
 pub mod log;

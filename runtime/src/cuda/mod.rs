@@ -23,6 +23,7 @@ pub mod mempool;
 pub mod module;
 pub mod peer;
 pub mod ptx;
+pub mod ptx_split;
 pub mod stream;
 pub mod virtual_memory;
 
