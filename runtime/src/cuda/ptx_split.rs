@@ -724,3 +724,249 @@ fn first_instruction(text: &str, body: Range<usize>) -> usize {
     }
     body.end.saturating_sub(1)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// PTX hipmlir emits for `tests/fixtures/ptx_split/shared_state.hip` (see its header).
+    const FIXTURE: &str = include_str!("../../tests/fixtures/ptx_split/shared_state.ptx");
+
+    fn fixture() -> PtxIndex {
+        index(FIXTURE.to_string()).expect("the fixture can be cut")
+    }
+
+    fn entry_names(ix: &PtxIndex) -> Vec<String> {
+        ix.names
+            .iter()
+            .filter(|(_, &id)| ix.kind_of_name(id) == Kind::Entry)
+            .map(|(n, _)| n.clone())
+            .collect()
+    }
+
+    /// Every name of the original module that `cut` uses is declared in `cut`, and no shared
+    /// variable is named in it at all.
+    fn assert_self_contained(original: &PtxIndex, cut: &str) {
+        let own = index(cut.to_string()).unwrap_or_else(|e| panic!("{e}:\n{cut}"));
+        for (t, r) in tokens(cut, 0..cut.len()).unwrap() {
+            let word = &cut[r];
+            let Some(&id) = original.names.get(word).filter(|_| t == Token::Name) else {
+                continue;
+            };
+            assert_ne!(
+                original.kind_of_name(id),
+                Kind::Shared,
+                "'{word}' left in\n{cut}"
+            );
+            assert!(
+                own.names.contains_key(word),
+                "'{word}' undeclared in\n{cut}"
+            );
+        }
+    }
+
+    #[test]
+    fn every_kernel_cuts_out_self_contained() {
+        let ix = fixture();
+        assert_eq!(ix.entries(), 15);
+        for name in entry_names(&ix) {
+            let cut = ix.kernel_module(&name).unwrap();
+            assert_self_contained(&ix, &cut.text);
+            let own = index(cut.text.clone()).unwrap();
+            assert_eq!(own.entries(), 1, "{}", cut.text);
+            assert!(cut
+                .text
+                .starts_with(".version 7.8\n.target sm_90\n.address_size 64\n"));
+            assert_eq!(cut.uses_table, cut.text.contains(TABLE), "{}", cut.text);
+        }
+        assert_eq!(ix.kernel_module("_Z5saxpy"), None);
+        assert_eq!(ix.kernel_module("missing"), None);
+    }
+
+    #[test]
+    fn a_kernel_using_no_variable_has_no_table() {
+        let cut = fixture().kernel_module("_Z5saxpyfPKfPfi").unwrap();
+        assert!(!cut.uses_table);
+        assert!(!cut.text.contains(".func"), "{}", cut.text);
+        assert!(
+            !cut.text
+                .lines()
+                .any(|l| l.starts_with(".global") || l.starts_with(".visible .global")),
+            "{}",
+            cut.text
+        );
+    }
+
+    /// The table slot each `ld.const` of `text` reads, by register.
+    fn loads(text: &str) -> Vec<(String, usize)> {
+        text.lines()
+            .filter_map(|l| {
+                let l = l.trim().strip_prefix("ld.const.b64")?.trim();
+                let (register, rest) = l.split_once(',')?;
+                let slot = rest.trim().strip_prefix(&format!("[{TABLE}+"))?;
+                let offset: usize = slot.trim_end_matches("];").parse().ok()?;
+                Some((register.trim().to_string(), offset / 8))
+            })
+            .collect()
+    }
+
+    #[test]
+    fn shared_variables_become_table_loads_in_each_function() {
+        let ix = fixture();
+        let shared: Vec<&str> = ix.shared_variables().collect();
+        let cut = ix.kernel_module("_Z10accumulatePKfi").unwrap();
+        assert!(cut.uses_table);
+        let table_decl = format!(".const .align 8 .b64 {TABLE}[{}];", shared.len());
+        assert!(cut.text.contains(&table_decl), "{}", cut.text);
+        let slots: Vec<&str> = loads(&cut.text).iter().map(|(_, s)| shared[*s]).collect();
+        // accumulate reaches `accumulator`, and `scaled` (inlined or not) `hits` and `scale`.
+        for v in ["accumulator", "hits", "scale"] {
+            assert!(
+                slots.contains(&v),
+                "{v} not loaded: {slots:?}\n{}",
+                cut.text
+            );
+        }
+        // The loads come after the declarations, before the first instruction.
+        let body = &cut.text[cut.text.find(".entry _Z10accumulatePKfi").unwrap()..];
+        let first_load = body.find("ld.const.b64").unwrap();
+        let last_reg = body.rfind("\t.reg ").unwrap();
+        let first_param_load = body.find("ld.param").unwrap();
+        assert!(
+            last_reg < first_load && first_load < first_param_load,
+            "{body}"
+        );
+    }
+
+    #[test]
+    fn read_only_and_runtime_variables_go_where_they_are_used() {
+        let ix = fixture();
+        let hello = ix.kernel_module("_Z9say_helloi").unwrap();
+        assert!(hello
+            .text
+            .contains(".extern .func  (.param .b32 func_retval0) vprintf"));
+        assert!(hello.text.contains("__hipmlir_str_0"), "{}", hello.text);
+        assert!(!hello.text.contains("__hipmlir_str_1"), "{}", hello.text);
+        // The assertion's strings and abort flag are shared variables, read through the table.
+        let checked = ix.kernel_module("_Z12checked_sqrtPKiPii").unwrap();
+        let shared: Vec<&str> = ix.shared_variables().collect();
+        let slots: Vec<&str> = loads(&checked.text)
+            .iter()
+            .map(|(_, s)| shared[*s])
+            .collect();
+        assert!(
+            slots.contains(&"__hipmlir_device_abort_flag"),
+            "{slots:?}\n{}",
+            checked.text
+        );
+        let heap = ix.kernel_module("_Z9heap_copyPKiPii").unwrap();
+        let slots: Vec<&str> = loads(&heap.text).iter().map(|(_, s)| shared[*s]).collect();
+        assert!(slots.contains(&"__hipmlir_device_heap"), "{slots:?}");
+    }
+
+    #[test]
+    fn the_globals_module_holds_every_global_visible() {
+        let ix = fixture();
+        let globals = ix.globals_module().unwrap();
+        let own = index(globals.clone()).unwrap();
+        assert_eq!(own.entries(), 0);
+        assert!(!globals.contains(".func"), "{globals}");
+        let names: Vec<&str> = ix.shared_variables().collect();
+        assert_eq!(names.len(), 9, "{names:?}");
+        assert_eq!(own.shared_variables().collect::<Vec<_>>(), names);
+        for line in globals.lines().filter(|l| l.contains(".global")) {
+            assert!(line.starts_with(".visible .global "), "{line}");
+        }
+        // Initial values kept.
+        assert!(globals.contains("scale[16] = {0, 0, 128, 63,"), "{globals}");
+    }
+
+    const HEAD: &str = ".version 7.8\n.target sm_90\n.address_size 64\n\n";
+
+    fn cut_of(body: &str) -> Result<PtxIndex, String> {
+        index(format!("{HEAD}{body}"))
+    }
+
+    #[test]
+    fn uses_of_variables_in_every_operand_form() {
+        let ptx = "// a comment with { braces and a name: v\n\
+            .visible .global .align 4 .b8 v[16] = {1, 2};\n\
+            .global .align 8 .u64 p = generic(v);\n\
+            /* block { comment } */\n\
+            .visible .entry k(\n\t.param .u64 k_param_0\n)\n{\n\
+            \t.reg .b64 %rd<4>;\n\t.loc 1 2 3\n\
+            $L__BB0_1:\n\tmov.u64 %rd1, v;\n\tld.global.u32 %r1, [v+4];\n\
+            \t@%p1 st.global.u32 [v], %r1;\n\tatom.global.add.u32 %r2, [v], 1;\n\
+            \tld.global.u64 %rd2, [p];\n\t.loc 1 3 3\n\tcvta.global.u64 %rd3, v;\n\tret;\n}\n";
+        let ix = cut_of(ptx).unwrap();
+        let cut = ix.kernel_module("k").unwrap();
+        assert!(cut.uses_table);
+        assert_self_contained(&ix, &cut.text);
+        for line in [
+            "mov.u64 %rd1, %hipmlir_sv0;",
+            "ld.global.u32 %r1, [%hipmlir_sv0+4];",
+            "@%p1 st.global.u32 [%hipmlir_sv0], %r1;",
+            "atom.global.add.u32 %r2, [%hipmlir_sv0], 1;",
+            "ld.global.u64 %rd2, [%hipmlir_sv1];",
+            "cvta.global.u64 %rd3, %hipmlir_sv0;",
+            "ld.const.b64 \t%hipmlir_sv1, [__hipmlir_split_table+8];",
+        ] {
+            assert!(cut.text.contains(line), "{line}:\n{}", cut.text);
+        }
+        // The loads precede the label: they run once, on entry.
+        assert!(cut.text.find("ld.const").unwrap() < cut.text.find("$L__BB0_1:").unwrap());
+        let globals = ix.globals_module().unwrap();
+        assert!(globals.contains(".visible .global .align 8 .u64 p = generic(v);"));
+    }
+
+    #[test]
+    fn calls_bring_their_callees_and_prototypes() {
+        let ptx = ".extern .func (.param .b32 r) ext(.param .b32 a);\n\
+            .func (.param .b32 r) helper(.param .b32 a);\n\
+            .visible .entry k()\n{\n\t{\n\t.param .b32 a;\n\tcall.uni (r), helper, (a);\n\t}\n\tret;\n}\n\
+            .visible .entry lone()\n{\n\tret;\n}\n\
+            .func (.param .b32 r) helper(.param .b32 a)\n{\n\tcall.uni (r), ext, (a);\n\tret;\n}\n\
+            .func unused()\n{\n\tret;\n}\n";
+        let ix = cut_of(ptx).unwrap();
+        let cut = ix.kernel_module("k").unwrap().text;
+        assert_self_contained(&ix, &cut);
+        // The prototype and the definition, each once.
+        assert_eq!(cut.matches(") helper(").count(), 2, "{cut}");
+        assert!(cut.contains(" ext(") && !cut.contains("unused") && !cut.contains("lone"));
+        // Declarations keep their order: the prototype before the call.
+        assert!(
+            cut.find(".func (.param .b32 r) helper(.param .b32 a);")
+                .unwrap()
+                < cut.find("call.uni (r), helper").unwrap()
+        );
+        let lone = ix.kernel_module("lone").unwrap().text;
+        assert!(!lone.contains("helper") && !lone.contains("ext"), "{lone}");
+        // An opcode spelled like a variable is no use of it.
+        let ix = cut_of(
+            ".global .u32 add;\n.visible .entry k()\n{\n\tadd.s32 %r1, %r1, 1;\n\tret;\n}\n",
+        )
+        .unwrap();
+        assert!(!ix.kernel_module("k").unwrap().uses_table);
+    }
+
+    #[test]
+    fn modules_the_cut_cannot_take_say_why() {
+        let cases = [
+            (".visible .entry k()\n{\n\tmov.u64 %rd1, f;\n\tret;\n}\n.func f()\n{\n\tret;\n}\n", "address of 'f'"),
+            (".global .u64 t = f;\n.func f()\n{\n\tret;\n}\n", "function 'f'"),
+            (".global .u32 g;\n.const .u64 c = generic(g);\n", "read-only"),
+            (".global .u32 g[4];\n.visible .entry k()\n{\n\tmov.u64 %rd1, g+8;\n\tret;\n}\n", "register cannot stand"),
+            (".global .u32 g[4];\n.visible .entry k()\n{\n\tld.global.u32 %r1, [g-4];\n\tret;\n}\n", "register cannot stand"),
+            (".extern .global .u32 g;\n", ".extern .global"),
+            (".global .texref t;\n", ".texref"),
+            (".section .debug_info\n{\n\t.b8 0\n}\n", "`.section`"),
+            (".visible .entry k()\n{\n\tret;\n", "unterminated"),
+            ("}\n", "closing nothing"),
+            ("/* open", "unterminated /*"),
+        ];
+        for (body, why) in cases {
+            let e = cut_of(body).expect_err(body);
+            assert!(e.contains(why), "{body}: {e}");
+        }
+    }
+}
