@@ -92,6 +92,22 @@ pub struct DeviceModule {
 }
 
 impl DeviceModule {
+    /// Drops what this side holds, not the driver's modules: they died with their context.
+    fn forget_modules(self) {
+        match self.code {
+            Code::Whole { module, .. } => std::mem::forget(module),
+            Code::Split(split) => {
+                let Split {
+                    globals, kernels, ..
+                } = *split;
+                if let Some((module, _)) = globals {
+                    std::mem::forget(module);
+                }
+                kernels.into_iter().for_each(std::mem::forget);
+            }
+        }
+    }
+
     /// The PTX text (for the kernels' parameter lists).
     fn ptx(&self) -> &str {
         match &self.code {
@@ -122,7 +138,7 @@ impl ModuleState for CudaModule {
     fn reset(&self) {
         // The modules died with the context: unloading them again would fail.
         for (_, m) in self.loaded().drain() {
-            std::mem::forget(m);
+            m.forget_modules();
         }
         if let Some((word, _)) = self
             .abort_word
@@ -142,7 +158,7 @@ impl ModuleState for CudaModule {
         };
         let mut loaded = self.loaded();
         if let Some(m) = loaded.remove(&ordinal) {
-            std::mem::forget(m);
+            m.forget_modules();
         }
         let mut word = self.abort_word.lock().unwrap_or_else(|p| p.into_inner());
         if let Some((w, owner)) = *word {

@@ -26,7 +26,8 @@ use std::collections::HashMap;
 use std::fmt::Write as _;
 use std::ops::Range;
 
-/// The `.const` table of the shared variables' addresses in a kernel's module.
+/// The `.const` table of the shared variables' addresses in a kernel's module (`.visible`, so
+/// that `cuModuleGetGlobal` finds it).
 pub const TABLE: &str = "__hipmlir_split_table";
 
 /// The registers a function loads the shared variables' addresses into.
@@ -210,7 +211,7 @@ impl PtxIndex {
         if uses_table {
             let _ = writeln!(
                 out,
-                ".const .align 8 .b64 {TABLE}[{}];\n",
+                ".visible .const .align 8 .b64 {TABLE}[{}];\n",
                 self.shared.len()
             );
         }
@@ -593,9 +594,9 @@ fn initializer_refs(
     Ok(refs)
 }
 
-/// The names a function body uses, statement by statement: after its labels and predicate, an
-/// instruction's opcode is skipped (an opcode is no reference, whatever variables are called);
-/// declarations and directives inside the body are skipped.
+/// The names a function body uses, statement by statement (to each `;`): after its labels and
+/// predicate, an instruction's opcode is skipped (an opcode is no reference, whatever variables
+/// are called); declarations and directives inside the body are skipped.
 fn body_refs(
     text: &str,
     body: Range<usize>,
@@ -604,12 +605,17 @@ fn body_refs(
 ) -> Result<Vec<Ref>, String> {
     let toks = tokens(text, body)?;
     let mut refs = Vec::new();
-    let is_end = |t: Token| matches!(t, Token::Punct(b';' | b'{' | b'}'));
     let mut s = 0;
     while s < toks.len() {
+        // A brace where a statement starts opens or closes a block; inside an instruction it
+        // is a vector operand (`{%r1, %r2}`).
+        if matches!(toks[s].0, Token::Punct(b'{' | b'}')) {
+            s += 1;
+            continue;
+        }
         let end = toks[s..]
             .iter()
-            .position(|(t, _)| is_end(*t))
+            .position(|(t, _)| *t == Token::Punct(b';'))
             .map_or(toks.len(), |n| s + n);
         let statement = &toks[s..end];
         let start = s;
@@ -623,6 +629,11 @@ fn body_refs(
             k += 2;
         }
         match statement.get(k) {
+            // A block opened or closed after a label: what follows is read again.
+            Some((Token::Punct(b'{' | b'}'), _)) => {
+                s = start + k + 1;
+                continue;
+            }
             // `.loc` and its kind end at their line, not at a `;`: what follows is read again.
             Some((Token::Directive, r))
                 if LINE_DIRECTIVES_IN_BODIES.contains(&&text[r.clone()]) =>
@@ -816,7 +827,7 @@ mod tests {
         let shared: Vec<&str> = ix.shared_variables().collect();
         let cut = ix.kernel_module("_Z10accumulatePKfi").unwrap();
         assert!(cut.uses_table);
-        let table_decl = format!(".const .align 8 .b64 {TABLE}[{}];", shared.len());
+        let table_decl = format!(".visible .const .align 8 .b64 {TABLE}[{}];", shared.len());
         assert!(cut.text.contains(&table_decl), "{}", cut.text);
         let slots: Vec<&str> = loads(&cut.text).iter().map(|(_, s)| shared[*s]).collect();
         // accumulate reaches `accumulator`, and `scaled` (inlined or not) `hits` and `scale`.
@@ -897,7 +908,8 @@ mod tests {
             \t.reg .b64 %rd<4>;\n\t.loc 1 2 3\n\
             $L__BB0_1:\n\tmov.u64 %rd1, v;\n\tld.global.u32 %r1, [v+4];\n\
             \t@%p1 st.global.u32 [v], %r1;\n\tatom.global.add.u32 %r2, [v], 1;\n\
-            \tld.global.u64 %rd2, [p];\n\t.loc 1 3 3\n\tcvta.global.u64 %rd3, v;\n\tret;\n}\n";
+            \tld.global.u64 %rd2, [p];\n\t.loc 1 3 3\n\tcvta.global.u64 %rd3, v;\n\
+            \tld.global.v2.u32 {%r3, %r4}, [v+8];\n$L__BB0_2:\n\t{\n\tst.global.u32 [v+12], %r3;\n\t}\n\tret;\n}\n";
         let ix = cut_of(ptx).unwrap();
         let cut = ix.kernel_module("k").unwrap();
         assert!(cut.uses_table);
@@ -909,6 +921,8 @@ mod tests {
             "atom.global.add.u32 %r2, [%hipmlir_sv0], 1;",
             "ld.global.u64 %rd2, [%hipmlir_sv1];",
             "cvta.global.u64 %rd3, %hipmlir_sv0;",
+            "ld.global.v2.u32 {%r3, %r4}, [%hipmlir_sv0+8];",
+            "st.global.u32 [%hipmlir_sv0+12], %r3;",
             "ld.const.b64 \t%hipmlir_sv1, [__hipmlir_split_table+8];",
         ] {
             assert!(cut.text.contains(line), "{line}:\n{}", cut.text);
