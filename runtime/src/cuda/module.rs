@@ -432,6 +432,40 @@ impl DeviceModule {
         }
         Ok(raw)
     }
+
+    /// Kernel `index`'s function, from its module (loaded on first use) and kept.
+    fn function(
+        &mut self,
+        module: &Module,
+        device: &CudaDevice,
+        index: usize,
+    ) -> HipResult<Function> {
+        if let Some(f) = self.functions.get(&index) {
+            return Ok(f.clone());
+        }
+        let info = &module.image.metadata.kernels[index];
+        let code = self.kernel_module(module, device, &info.name)?;
+        let handle = function_of(code, &info.name).map_err(|r| {
+            Failure::new(
+                HipError::InvalidDeviceFunction,
+                format!(
+                    "kernel '{}' ({}) is not in the {} PTX of {}: {}",
+                    info.source_name,
+                    info.name,
+                    self.arch,
+                    module.label,
+                    error_name(r)
+                ),
+            )
+        })?;
+        let f = Function {
+            handle: handle as usize,
+            params: ptx::entry_params(self.ptx(), &info.name),
+            shared_allowed: 48 * 1024,
+        };
+        self.functions.insert(index, f.clone());
+        Ok(f)
+    }
 }
 
 /// The address and size of variable `name` of a loaded module; `None` when it has none.
@@ -463,33 +497,7 @@ fn function_of(module: sys::CUmodule, name: &str) -> Result<sys::CUfunction, sys
 /// The kernel `index` of `module` on `device`, loading the module (or the kernel's own) and
 /// giving the module its device heap on first use.
 pub fn function(module: &Arc<Module>, index: usize, device: &CudaDevice) -> HipResult<Function> {
-    let f = with_loaded(module, device, |m| {
-        if let Some(f) = m.functions.get(&index) {
-            return Ok(f.clone());
-        }
-        let info = &module.image.metadata.kernels[index];
-        let code = m.kernel_module(module, device, &info.name)?;
-        let handle = function_of(code, &info.name).map_err(|r| {
-            Failure::new(
-                HipError::InvalidDeviceFunction,
-                format!(
-                    "kernel '{}' ({}) is not in the {} PTX of {}: {}",
-                    info.source_name,
-                    info.name,
-                    m.arch,
-                    module.label,
-                    error_name(r)
-                ),
-            )
-        })?;
-        let f = Function {
-            handle: handle as usize,
-            params: ptx::entry_params(m.ptx(), &info.name),
-            shared_allowed: 48 * 1024,
-        };
-        m.functions.insert(index, f.clone());
-        Ok(f)
-    })?;
+    let f = with_loaded(module, device, |m| m.function(module, device, index))?;
     prepare_heap(module, device)?;
     prepare_managed(module, device)?;
     prepare_abort_flag(module, device)?;
@@ -501,7 +509,9 @@ pub fn function(module: &Arc<Module>, index: usize, device: &CudaDevice) -> HipR
 /// cache) then overlaps the program's own start (allocations, copies) instead of landing in the
 /// first launch, as nvcc's SASS loads quickly there. What the program may still change (the
 /// device heap's size, managed variables) is prepared at the first launch as before; a module
-/// that fails to load here is loaded again, and its error reported, at its first launch.
+/// that fails to load here is loaded again, and its error reported, at its first launch. A
+/// module loaded per kernel is indexed and its globals module loaded here; each kernel is
+/// loaded at its first launch.
 pub fn preload(device: &'static CudaDevice) {
     // The caller may hold the registry's lock (a registration making the context): the thread
     // reads the registry, the caller does not.
@@ -586,15 +596,7 @@ fn address_from_kernel(module: &Arc<Module>, kernel: &str, device: &CudaDevice) 
                 ),
             )
         })?;
-    let f = with_loaded(module, device, |m| {
-        if let Some(f) = m.functions.get(&index) {
-            return Ok(f.handle);
-        }
-        let code = m.kernel_module(module, device, kernel)?;
-        function_of(code, kernel)
-            .map(|f| f as usize)
-            .or_else(|r| check("cuModuleGetFunction", r).map(|()| 0))
-    })?;
+    let f = with_loaded(module, device, |m| m.function(module, device, index))?.handle;
     let mut out: sys::CUdeviceptr = 0;
     // SAFETY: plain driver calls on the current context; `out` is freed below.
     unsafe {
