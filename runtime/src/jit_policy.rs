@@ -1,5 +1,5 @@
 //! Whether a module is JIT-compiled per kernel or whole (`HIPMLIR_JIT`), one rule for both
-//! backends: OpenCL cuts SPIR-V (`spirv_split`), CUDA cuts PTX (`cuda::ptx_split`).
+//! backends: OpenCL cuts SPIR-V (`spirv_split`), CUDA cuts PTX (`ptx_split`).
 
 use std::sync::OnceLock;
 

@@ -43,6 +43,7 @@ mod module_path;
 mod opencl;
 mod probe;
 mod props;
+pub mod ptx_split;
 mod registry;
 mod select;
 pub mod spirv;

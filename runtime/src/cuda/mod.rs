@@ -8,8 +8,7 @@
 //! handles; device pointers are `CUdeviceptr`s in the unified address space.
 //!
 //! Module map: `backend` (the `Device` implementation), `driver` (bindings, results), `ptx`
-//! (arch choice, entry parameters), `ptx_split` (a kernel's module cut out of the PTX, the
-//! globals module), `device` (devices, contexts, properties), `module` (PTX loading, whole or
+//! (arch choice, entry parameters), `device` (devices, contexts, properties), `module` (PTX loading, whole or
 //! per kernel, functions, device variables and heap), `launch`, `memory`, `mempool` (the
 //! driver's memory pools), `stream` (streams and events), `peer` (peer access and copies,
 //! inter-process handles, stream memory operations), `virtual_memory` (`cuMemCreate`,
@@ -24,7 +23,6 @@ pub mod mempool;
 pub mod module;
 pub mod peer;
 pub mod ptx;
-pub mod ptx_split;
 pub mod stream;
 pub mod virtual_memory;
 

@@ -5,7 +5,7 @@
 //!
 //! The driver JIT-compiles a whole PTX module when it loads it, so a module of many kernels
 //! (`jit_policy`) is loaded *per kernel*: at a kernel's first launch, a module cut out of the PTX
-//! with that kernel and what it calls (`ptx_split`). Its `.global` variables (the program's
+//! with that kernel and what it calls (`crate::ptx_split`). Its `.global` variables (the program's
 //! `__device__` and `__constant__` variables and the runtime's own: heap, abort flag, managed
 //! variables' pointers) live once, in the module's *globals module*; each kernel's module reads
 //! their addresses from its table, filled here from the globals module before the kernel's
@@ -20,10 +20,10 @@ use std::sync::{Arc, Mutex, MutexGuard};
 use super::device::CudaDevice;
 use super::driver::{check, error_name, hip_code, sys, HOST_ALLOC_MAPPED};
 use super::ptx;
-use super::ptx_split::{self, PtxIndex};
 use crate::backend::{DeviceId, ModuleState};
 use crate::error::{Failure, HipError, HipResult};
 use crate::hlog;
+use crate::ptx_split::{self, PtxIndex};
 use crate::registry::Module;
 
 /// A kernel of a loaded module.

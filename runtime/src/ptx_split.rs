@@ -1,6 +1,7 @@
 //! Cutting a PTX module into per-kernel modules, for the lazy per-kernel JIT of the CUDA backend
-//! (`module`): the driver JIT-compiles a whole PTX module at `cuModuleLoadDataEx`, so a module of
-//! thousands of kernels costs seconds before its first kernel runs. A kernel's module holds its
+//! (`cuda::module`; plain text work, beside `spirv_split`): the driver JIT-compiles a whole PTX
+//! module at `cuModuleLoadDataEx`, so a module of thousands of kernels costs seconds before its
+//! first kernel runs. A kernel's module holds its
 //! `.entry`, the `.func`s it calls (transitively), the declarations they need and the read-only
 //! or per-block variables they use, in the original order (so every name is declared before its
 //! use, as it was).
@@ -158,6 +159,20 @@ impl PtxIndex {
     /// How many kernels the module has.
     pub fn entries(&self) -> usize {
         self.items.iter().filter(|i| i.kind == Kind::Entry).count()
+    }
+
+    /// The kernels' names, in the module's order.
+    pub fn kernels(&self) -> Vec<&str> {
+        let mut names: Vec<(usize, &str)> = self
+            .names
+            .iter()
+            .filter_map(|(name, &id)| {
+                let first = *self.named[id].first()?;
+                (self.items[first].kind == Kind::Entry).then_some((first, name.as_str()))
+            })
+            .collect();
+        names.sort_unstable();
+        names.into_iter().map(|(_, name)| name).collect()
     }
 
     /// The names of the shared (`.global`) variables, in table order.
@@ -463,6 +478,11 @@ fn tokens(text: &str, range: Range<usize>) -> Result<Vec<(Token, Range<usize>)>,
             i = next;
             continue;
         }
+        if !c.is_ascii() {
+            return Err(format!(
+                "a byte that is not ASCII (at {i}) outside comments"
+            ));
+        }
         let (token, end) = if is_ident_start(c) {
             (Token::Name, word_end(i + 1))
         } else if c == b'.' && b.get(i + 1).is_some_and(|&n| is_ident_start(n)) {
@@ -741,18 +761,10 @@ mod tests {
     use super::*;
 
     /// PTX hipmlir emits for `tests/fixtures/ptx_split/shared_state.hip` (see its header).
-    const FIXTURE: &str = include_str!("../../tests/fixtures/ptx_split/shared_state.ptx");
+    const FIXTURE: &str = include_str!("../tests/fixtures/ptx_split/shared_state.ptx");
 
     fn fixture() -> PtxIndex {
         index(FIXTURE.to_string()).expect("the fixture can be cut")
-    }
-
-    fn entry_names(ix: &PtxIndex) -> Vec<String> {
-        ix.names
-            .iter()
-            .filter(|(_, &id)| ix.kind_of_name(id) == Kind::Entry)
-            .map(|(n, _)| n.clone())
-            .collect()
     }
 
     /// Every name of the original module that `cut` uses is declared in `cut`, and no shared
@@ -780,7 +792,10 @@ mod tests {
     fn every_kernel_cuts_out_self_contained() {
         let ix = fixture();
         assert_eq!(ix.entries(), 15);
-        for name in entry_names(&ix) {
+        let kernels = ix.kernels();
+        assert_eq!(kernels.len(), 15);
+        assert_eq!(kernels[0], "_Z10scale_intoPKfPfi");
+        for name in kernels {
             let cut = ix.kernel_module(&name).unwrap();
             assert_self_contained(&ix, &cut.text);
             let own = index(cut.text.clone()).unwrap();
@@ -977,6 +992,7 @@ mod tests {
             (".visible .entry k()\n{\n\tret;\n", "unterminated"),
             ("}\n", "closing nothing"),
             ("/* open", "unterminated /*"),
+            ("// é in a comment is fine\n.global .u32 é;\n", "not ASCII"),
         ];
         for (body, why) in cases {
             let e = cut_of(body).expect_err(body);
