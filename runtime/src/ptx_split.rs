@@ -796,7 +796,7 @@ mod tests {
         assert_eq!(kernels.len(), 15);
         assert_eq!(kernels[0], "_Z10scale_intoPKfPfi");
         for name in kernels {
-            let cut = ix.kernel_module(&name).unwrap();
+            let cut = ix.kernel_module(name).unwrap();
             assert_self_contained(&ix, &cut.text);
             let own = index(cut.text.clone()).unwrap();
             assert_eq!(own.entries(), 1, "{}", cut.text);
