@@ -296,10 +296,13 @@ impl PtxIndex {
         }
         let entry = first_instruction(&self.text, body..item.text.end);
         let mut loads = format!("\t.reg .b64 \t{REGISTER}<{}>;\n", registers.len());
+        // The table holds generic addresses (`cuModuleGetGlobal`'s); a variable's name denotes
+        // its address in the `.global` window.
         for (n, slot) in registers.iter().enumerate() {
             let _ = writeln!(
                 loads,
-                "\tld.const.b64 \t{REGISTER}{n}, [{TABLE}+{}];",
+                "\tld.const.b64 \t{REGISTER}{n}, [{TABLE}+{}];\n\
+                 \tcvta.to.global.u64 \t{REGISTER}{n}, {REGISTER}{n};",
                 slot * 8
             );
         }
@@ -723,7 +726,8 @@ fn register_fits(statement: &[(Token, Range<usize>)], i: usize) -> bool {
     }
 }
 
-/// Where the first instruction (or label) of a body starts: past its leading declarations.
+/// Where the line of the first instruction (or label) of a body starts: past its leading
+/// declarations.
 fn first_instruction(text: &str, body: Range<usize>) -> usize {
     let b = text.as_bytes();
     let mut i = body.start;
@@ -741,7 +745,14 @@ fn first_instruction(text: &str, body: Range<usize>) -> usize {
             Err(_) => return i,
         }
         if b[i] != b'.' {
-            return i;
+            let line = text[body.start..i]
+                .rfind('\n')
+                .map_or(i, |n| body.start + n + 1);
+            return if text[line..i].trim().is_empty() {
+                line
+            } else {
+                i
+            };
         }
         // A declaration or directive: to its `;` (or its line, for `.loc`-like ones).
         let semicolon = b[i..body.end].iter().position(|&c| c == b';');
@@ -938,7 +949,8 @@ mod tests {
             "cvta.global.u64 %rd3, %hipmlir_sv0;",
             "ld.global.v2.u32 {%r3, %r4}, [%hipmlir_sv0+8];",
             "st.global.u32 [%hipmlir_sv0+12], %r3;",
-            "ld.const.b64 \t%hipmlir_sv1, [__hipmlir_split_table+8];",
+            "ld.const.b64 \t%hipmlir_sv1, [__hipmlir_split_table+8];\n\
+             \tcvta.to.global.u64 \t%hipmlir_sv1, %hipmlir_sv1;",
         ] {
             assert!(cut.text.contains(line), "{line}:\n{}", cut.text);
         }
