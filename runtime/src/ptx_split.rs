@@ -21,7 +21,8 @@
 //! address taken other than by a `call` (it would differ between modules), a variable initialized
 //! with an address the cut would change, a variable's name used where a register cannot stand,
 //! `.extern .global` variables, or module-level directives other than functions, variables and
-//! the header (`.section` debug information, `.alias`, texture references).
+//! the header (`.section` debug information, `.alias`, texture references), or a `.const`
+//! variable with linkage (the host may write it by name, and each module would have a copy).
 
 use std::collections::HashMap;
 use std::fmt::Write as _;
@@ -553,16 +554,12 @@ fn classify(
     if let Some(handle) = HANDLES.iter().find(|h| has(h)) {
         return Err(format!("it declares a {handle} variable"));
     }
-    let kind = if has(".global") {
-        if has(".extern") {
-            return Err("it declares an .extern .global variable".into());
-        }
-        Kind::Shared
-    } else if has(".const") || has(".shared") || has(".local") {
-        Kind::Copied
-    } else {
+    if ![".global", ".const", ".shared", ".local"]
+        .iter()
+        .any(|d| has(d))
+    {
         return Err(format!("it has a module-level `{first}` statement"));
-    };
+    }
     // The name: the last name before the initializer, the array bounds or the `;`.
     let name = toks
         .iter()
@@ -571,6 +568,19 @@ fn classify(
         .last()
         .map(|(_, r)| word(r).to_string())
         .ok_or("a variable without a name")?;
+    let linked = [".visible", ".weak", ".common"].iter().any(|l| has(l));
+    let kind = if has(".global") {
+        if has(".extern") {
+            return Err("it declares an .extern .global variable".into());
+        }
+        Kind::Shared
+    } else if has(".const") && linked && name != TABLE {
+        // The host may write it by name, and each module would have its own copy (a cut
+        // module's own table is filled per module).
+        return Err(format!("it declares a .visible .const variable, '{name}'"));
+    } else {
+        Kind::Copied
+    };
     Ok((kind, Some(name), None))
 }
 
@@ -999,6 +1009,7 @@ mod tests {
             (".global .u32 g[4];\n.visible .entry k()\n{\n\tmov.u64 %rd1, g+8;\n\tret;\n}\n", "register cannot stand"),
             (".global .u32 g[4];\n.visible .entry k()\n{\n\tld.global.u32 %r1, [g-4];\n\tret;\n}\n", "register cannot stand"),
             (".extern .global .u32 g;\n", ".extern .global"),
+            (".visible .const .align 4 .f32 c[4];\n", ".visible .const"),
             (".global .texref t;\n", ".texref"),
             (".section .debug_info\n{\n\t.b8 0\n}\n", "`.section`"),
             (".visible .entry k()\n{\n\tret;\n", "unterminated"),
