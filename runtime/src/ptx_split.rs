@@ -781,8 +781,9 @@ fn first_instruction(text: &str, body: Range<usize>) -> usize {
 mod tests {
     use super::*;
 
-    /// PTX hipmlir emits for `tests/fixtures/ptx_split/shared_state.hip` (see its header).
-    const FIXTURE: &str = include_str!("../tests/fixtures/ptx_split/shared_state.ptx");
+    /// PTX hipmlir emits for `tests/fuzz-seeds/shared_state.hip` (see its header); a fuzz seed
+    /// too.
+    const FIXTURE: &str = include_str!("../tests/fuzz-seeds/shared_state.ptx");
 
     fn fixture() -> PtxIndex {
         index(FIXTURE.to_string()).expect("the fixture can be cut")
