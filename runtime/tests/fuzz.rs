@@ -1,9 +1,9 @@
 //! Fuzzing the readers of untrusted bytes: the offload-bundle parser, the `.hipk` archive and
-//! reference-record readers, the kernel-metadata decoder, the SPIR-V reader and
-//! `hipModuleLoadData`. Each target mutates valid seeds (images hipmlir built, in `fuzz-seeds/`)
+//! reference-record readers, the kernel-metadata decoder, the SPIR-V reader, the PTX cut of the
+//! CUDA backend's per-kernel JIT and `hipModuleLoadData`. Each target mutates valid seeds (images hipmlir built, in `fuzz-seeds/`)
 //! with a deterministic generator; every input must give a result or an error, never a panic,
 //! a hang or a signal. The seeds are what `hipmlir -c x.hip --save-temps` keeps (`x.hipfb`,
-//! `x.spv` saved as `x.spirv`) and the `.hipk` of `--split-device-code`: regenerate them when
+//! `x.spv` saved as `x.spirv`), the `.hipk` of `--split-device-code` and PTX of `--emit-ptx`: regenerate them when
 //! the image format changes (a seed that no longer decodes fails the test at once).
 //!
 //! `make test` runs a bounded number of executions per target. A long campaign:
@@ -29,7 +29,7 @@ use hipmlir_device_image::{
     METADATA_ENTRY_ID, SPIRV_ENTRY_ID,
 };
 use hipmlir_rt::api::module::{hipModuleLoadData, hipModuleUnload, image_from_bytes};
-use hipmlir_rt::spirv;
+use hipmlir_rt::{ptx_split, spirv};
 
 /// A 64-bit generator (SplitMix64): the same inputs for the same seed on every machine.
 struct Rng(u64);
@@ -249,6 +249,7 @@ struct Seeds {
     archives: Vec<Vec<u8>>,
     records: Vec<Vec<u8>>,
     metadata: Vec<Vec<u8>>,
+    ptx: Vec<Vec<u8>>,
 }
 
 fn seeds() -> Seeds {
@@ -285,6 +286,7 @@ fn seeds() -> Seeds {
         archives: of("hipk"),
         records,
         metadata,
+        ptx: of("ptx"),
     }
 }
 
@@ -372,6 +374,24 @@ const TARGETS: &[Target] = &[
                     }
                 }
                 let _ = image_from_bytes(&rehash(&bundle.encode()));
+            }
+            Ok(())
+        },
+    },
+    Target {
+        name: "ptx",
+        make: |s, rng| mutate(pick(&s.ptx, rng), pick(&s.ptx, rng), rng),
+        exec: |_, input, _, _| {
+            let Ok(index) = ptx_split::index(String::from_utf8_lossy(input).into_owned()) else {
+                return Ok(());
+            };
+            // What the cut makes of a module it takes, it takes again.
+            let globals = index.globals_module().into_iter();
+            let kernels = index.kernels().into_iter();
+            for text in globals.chain(kernels.filter_map(|k| Some(index.kernel_module(k)?.text))) {
+                if let Err(e) = ptx_split::index(text.clone()) {
+                    return Err(format!("a cut module does not read back ({e}):\n{text}"));
+                }
             }
             Ok(())
         },

@@ -8,8 +8,8 @@
 //! handles; device pointers are `CUdeviceptr`s in the unified address space.
 //!
 //! Module map: `backend` (the `Device` implementation), `driver` (bindings, results), `ptx`
-//! (arch choice, entry parameters), `device` (devices, contexts, properties), `module` (PTX
-//! loading, functions, device variables and heap), `launch`, `memory`, `mempool` (the
+//! (arch choice, entry parameters), `device` (devices, contexts, properties), `module` (PTX loading, whole or
+//! per kernel, functions, device variables and heap), `launch`, `memory`, `mempool` (the
 //! driver's memory pools), `stream` (streams and events), `peer` (peer access and copies,
 //! inter-process handles, stream memory operations), `virtual_memory` (`cuMemCreate`,
 //! `cuMemMap` and the rest).

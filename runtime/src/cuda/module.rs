@@ -2,6 +2,15 @@
 //! `cuModuleLoadDataEx` (the JIT's error log in the failure), its kernels (`cuModuleGetFunction`,
 //! with their PTX parameter lists), its device variables (`cuModuleGetGlobal`, else the
 //! variable's address kernel) and its device heap.
+//!
+//! The driver JIT-compiles a whole PTX module when it loads it, so a module of many kernels
+//! (`jit_policy`) is loaded *per kernel*: at a kernel's first launch, a module cut out of the PTX
+//! with that kernel and what it calls (`crate::ptx_split`). Its `.global` variables (the program's
+//! `__device__` and `__constant__` variables and the runtime's own: heap, abort flag, managed
+//! variables' pointers) live once, in the module's *globals module*; each kernel's module reads
+//! their addresses from its table, filled here from the globals module before the kernel's
+//! first launch, and the symbol API reads the globals module: every kernel and the host see one
+//! instance of each variable. A module the cut cannot take is loaded whole.
 
 use std::any::Any;
 use std::collections::HashMap;
@@ -14,6 +23,7 @@ use super::ptx;
 use crate::backend::{DeviceId, ModuleState};
 use crate::error::{Failure, HipError, HipResult};
 use crate::hlog;
+use crate::ptx_split::{self, PtxIndex};
 use crate::registry::Module;
 
 /// A kernel of a loaded module.
@@ -33,25 +43,77 @@ impl Function {
     }
 }
 
+/// A `CUmodule` this backend loaded, unloaded when dropped.
+#[derive(Debug)]
+struct Loaded(usize);
+
+impl Loaded {
+    fn raw(&self) -> sys::CUmodule {
+        self.0 as sys::CUmodule
+    }
+}
+
+impl Drop for Loaded {
+    fn drop(&mut self) {
+        // SAFETY: a module this backend loaded; nothing runs its code once it is dropped.
+        let _ = unsafe { sys::cuModuleUnload(self.raw()) };
+    }
+}
+
+/// How a module's PTX is loaded on a device.
+#[derive(Debug)]
+enum Code {
+    /// The whole PTX, one `CUmodule`.
+    Whole { text: String, module: Loaded },
+    /// A `CUmodule` per kernel, loaded at the kernel's first use.
+    Split(Box<Split>),
+}
+
+/// A module loaded per kernel.
+#[derive(Debug)]
+struct Split {
+    index: PtxIndex,
+    /// The globals module and its variables' addresses in table order, once loaded.
+    globals: Option<(Loaded, Vec<u64>)>,
+    /// The kernels' modules loaded so far, kept while their functions live.
+    kernels: Vec<Loaded>,
+}
+
 /// One module loaded on one device.
 #[derive(Debug)]
 pub struct DeviceModule {
-    /// The `CUmodule`.
-    pub handle: usize,
     /// The PTX entry's architecture (`sm_70`).
     pub arch: String,
-    /// The PTX text (for the kernels' parameter lists).
-    ptx: String,
+    code: Code,
     /// Kernel index → function.
     functions: HashMap<usize, Function>,
     /// Global index → (device address, size).
     variables: HashMap<usize, (u64, usize)>,
 }
 
-impl Drop for DeviceModule {
-    fn drop(&mut self) {
-        // SAFETY: a module this backend loaded; nothing runs its code once it is dropped.
-        let _ = unsafe { sys::cuModuleUnload(self.handle as sys::CUmodule) };
+impl DeviceModule {
+    /// Drops what this side holds, not the driver's modules: they died with their context.
+    fn forget_modules(self) {
+        match self.code {
+            Code::Whole { module, .. } => std::mem::forget(module),
+            Code::Split(split) => {
+                let Split {
+                    globals, kernels, ..
+                } = *split;
+                if let Some((module, _)) = globals {
+                    std::mem::forget(module);
+                }
+                kernels.into_iter().for_each(std::mem::forget);
+            }
+        }
+    }
+
+    /// The PTX text (for the kernels' parameter lists).
+    fn ptx(&self) -> &str {
+        match &self.code {
+            Code::Whole { text, .. } => text,
+            Code::Split(split) => split.index.text(),
+        }
     }
 }
 
@@ -76,7 +138,7 @@ impl ModuleState for CudaModule {
     fn reset(&self) {
         // The modules died with the context: unloading them again would fail.
         for (_, m) in self.loaded().drain() {
-            std::mem::forget(m);
+            m.forget_modules();
         }
         if let Some((word, _)) = self
             .abort_word
@@ -96,7 +158,7 @@ impl ModuleState for CudaModule {
         };
         let mut loaded = self.loaded();
         if let Some(m) = loaded.remove(&ordinal) {
-            std::mem::forget(m);
+            m.forget_modules();
         }
         let mut word = self.abort_word.lock().unwrap_or_else(|p| p.into_inner());
         if let Some((w, owner)) = *word {
@@ -122,20 +184,35 @@ fn state(module: &Module) -> &CudaModule {
 
 const LOG_BYTES: usize = 16 * 1024;
 
-/// Loads the PTX entry of `module` that `device` runs.
-fn load(module: &Module, device: &CudaDevice) -> HipResult<DeviceModule> {
+/// What a PTX load is for, in its messages: the whole module, one kernel's, or the globals.
+#[derive(Debug, Clone, Copy)]
+enum Part<'a> {
+    Whole,
+    Kernel(&'a str),
+    Globals,
+}
+
+impl std::fmt::Display for Part<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Part::Whole => f.write_str("PTX"),
+            Part::Kernel(name) => write!(f, "PTX of kernel '{name}'"),
+            Part::Globals => f.write_str("PTX of the variables"),
+        }
+    }
+}
+
+/// Loads PTX `text` (a part of `module`) on `device`: the driver JIT-compiles it, or takes it
+/// from its compute cache.
+fn load_ptx(
+    module: &Module,
+    device: &CudaDevice,
+    arch: &str,
+    part: Part<'_>,
+    text: &str,
+) -> HipResult<Loaded> {
     let (major, minor) = device.capability;
-    let chosen = ptx::choose_entry(module.ptx.iter().map(|(a, _)| a.as_str()), major, minor)
-        .map_err(|why| {
-            Failure::new(
-                HipError::NoBinaryForGpu,
-                format!("{} on '{}': {why}", module.label, device.name),
-            )
-        })?;
-    let (arch, bytes) = &module.ptx[chosen];
-    let text_end = bytes.iter().position(|&b| b == 0).unwrap_or(bytes.len());
-    let text = String::from_utf8_lossy(&bytes[..text_end]).into_owned();
-    let image = CString::new(text.clone()).map_err(|_| {
+    let image = CString::new(text).map_err(|_| {
         Failure::new(
             HipError::InvalidImage,
             format!("{}: its PTX has a NUL", module.label),
@@ -174,7 +251,7 @@ fn load(module: &Module, device: &CudaDevice) -> HipResult<DeviceModule> {
                 code => code,
             },
             format!(
-                "cannot load the {arch} PTX of {} on '{}' (compute capability {major}.{minor}): {}{}{}",
+                "cannot load the {arch} {part} of {} on '{}' (compute capability {major}.{minor}): {}{}{}",
                 module.label,
                 device.name,
                 error_name(r),
@@ -185,20 +262,67 @@ fn load(module: &Module, device: &CudaDevice) -> HipResult<DeviceModule> {
     }
     hlog!(
         Debug,
-        "loaded the {arch} PTX of {} on '{}'",
+        "loaded the {arch} {part} of {} on '{}'",
         module.label,
         device.name
     );
+    Ok(Loaded(handle as usize))
+}
+
+/// Opens the PTX entry of `module` that `device` runs: loaded whole at once, or indexed to be
+/// loaded per kernel (`jit_policy`; a module the cut cannot take is loaded whole).
+fn open(module: &Module, device: &CudaDevice) -> HipResult<DeviceModule> {
+    let (major, minor) = device.capability;
+    let chosen = ptx::choose_entry(module.ptx.iter().map(|(a, _)| a.as_str()), major, minor)
+        .map_err(|why| {
+            Failure::new(
+                HipError::NoBinaryForGpu,
+                format!("{} on '{}': {why}", module.label, device.name),
+            )
+        })?;
+    let (arch, bytes) = &module.ptx[chosen];
+    let text_end = bytes.iter().position(|&b| b == 0).unwrap_or(bytes.len());
+    let text = String::from_utf8_lossy(&bytes[..text_end]).into_owned();
+    let code = if crate::jit_policy::per_kernel(module.image.metadata.kernels.len()) {
+        match ptx_split::index(text.clone()) {
+            Ok(index) => {
+                hlog!(
+                    Debug,
+                    "{} is loaded per kernel on '{}' ({} kernels)",
+                    module.label,
+                    device.name,
+                    index.entries()
+                );
+                Some(Code::Split(Box::new(Split {
+                    index,
+                    globals: None,
+                    kernels: Vec::new(),
+                })))
+            }
+            Err(why) => {
+                hlog!(Debug, "{} is loaded whole: {why}", module.label);
+                None
+            }
+        }
+    } else {
+        None
+    };
+    let code = match code {
+        Some(code) => code,
+        None => Code::Whole {
+            module: load_ptx(module, device, arch, Part::Whole, &text)?,
+            text,
+        },
+    };
     Ok(DeviceModule {
-        handle: handle as usize,
         arch: arch.clone(),
-        ptx: text,
+        code,
         functions: HashMap::new(),
         variables: HashMap::new(),
     })
 }
 
-/// Runs `f` on `module` as loaded on `device` (loading it first), holding the module's lock.
+/// Runs `f` on `module` as opened on `device` (opening it first), holding the module's lock.
 fn with_loaded<R>(
     module: &Module,
     device: &CudaDevice,
@@ -207,47 +331,173 @@ fn with_loaded<R>(
     let mut loaded = state(module).loaded();
     let m = match loaded.entry(device.ordinal) {
         std::collections::hash_map::Entry::Occupied(e) => e.into_mut(),
-        std::collections::hash_map::Entry::Vacant(v) => v.insert(load(module, device)?),
+        std::collections::hash_map::Entry::Vacant(v) => v.insert(open(module, device)?),
     };
     f(m)
 }
 
-/// The kernel `index` of `module` on `device`, loading the module (and giving it its device
-/// heap) on first use.
-pub fn function(module: &Arc<Module>, index: usize, device: &CudaDevice) -> HipResult<Function> {
-    let f = with_loaded(module, device, |m| {
-        if let Some(f) = m.functions.get(&index) {
+impl DeviceModule {
+    /// The `CUmodule` holding the module's variables: the whole module, or the globals module
+    /// (loaded on first use; `None` when the module has no `.global` variables).
+    fn variables_module(
+        &mut self,
+        module: &Module,
+        device: &CudaDevice,
+    ) -> HipResult<Option<sys::CUmodule>> {
+        let arch = self.arch.clone();
+        let split = match &mut self.code {
+            Code::Whole { module, .. } => return Ok(Some(module.raw())),
+            Code::Split(split) => split,
+        };
+        if split.globals.is_none() {
+            let Some(text) = split.index.globals_module() else {
+                return Ok(None);
+            };
+            let loaded = load_ptx(module, device, &arch, Part::Globals, &text)?;
+            let mut addresses = Vec::new();
+            for name in split.index.shared_variables() {
+                let (address, _) = global_of(loaded.raw(), name)?.ok_or_else(|| {
+                    Failure::new(
+                        HipError::InvalidImage,
+                        format!(
+                            "{}: variable '{name}' is not in its globals module",
+                            module.label
+                        ),
+                    )
+                })?;
+                addresses.push(address);
+            }
+            split.globals = Some((loaded, addresses));
+        }
+        Ok(split.globals.as_ref().map(|(m, _)| m.raw()))
+    }
+
+    /// The `CUmodule` holding kernel `name`: the whole module, or the kernel's own (cut out,
+    /// loaded and its table filled on first use).
+    fn kernel_module(
+        &mut self,
+        module: &Module,
+        device: &CudaDevice,
+        name: &str,
+    ) -> HipResult<sys::CUmodule> {
+        let arch = self.arch.clone();
+        let cut = match &self.code {
+            Code::Whole { module, .. } => return Ok(module.raw()),
+            Code::Split(split) => split.index.kernel_module(name),
+        };
+        let Some(cut) = cut else {
+            return Err(Failure::new(
+                HipError::InvalidDeviceFunction,
+                format!(
+                    "kernel '{name}' is not in the {arch} PTX of {}",
+                    module.label
+                ),
+            ));
+        };
+        let loaded = load_ptx(module, device, &arch, Part::Kernel(name), &cut.text)?;
+        if cut.uses_table {
+            self.variables_module(module, device)?;
+            let Code::Split(split) = &self.code else {
+                unreachable!("a kernel's module is cut only from a split module")
+            };
+            let addresses = split
+                .globals
+                .as_ref()
+                .map_or(&[][..], |(_, a)| a.as_slice());
+            let (table, size) = global_of(loaded.raw(), ptx_split::TABLE)?.ok_or_else(|| {
+                Failure::new(
+                    HipError::InvalidImage,
+                    format!("{}: kernel '{name}' lost its variable table", module.label),
+                )
+            })?;
+            let bytes = std::mem::size_of_val(addresses);
+            if bytes != size {
+                return Err(Failure::new(
+                    HipError::InvalidImage,
+                    format!(
+                        "{}: kernel '{name}''s variable table has {size} bytes, not {bytes}",
+                        module.label
+                    ),
+                ));
+            }
+            // SAFETY: plain driver call on the current context; the table has `bytes` bytes
+            // and the host addresses outlive the copy.
+            check("cuMemcpyHtoD (variable table)", unsafe {
+                sys::cuMemcpyHtoD_v2(table, addresses.as_ptr().cast(), bytes)
+            })?;
+        }
+        let raw = loaded.raw();
+        if let Code::Split(split) = &mut self.code {
+            split.kernels.push(loaded);
+        }
+        Ok(raw)
+    }
+
+    /// Kernel `index`'s function, from its module (loaded on first use) and kept.
+    fn function(
+        &mut self,
+        module: &Module,
+        device: &CudaDevice,
+        index: usize,
+    ) -> HipResult<Function> {
+        if let Some(f) = self.functions.get(&index) {
             return Ok(f.clone());
         }
         let info = &module.image.metadata.kernels[index];
-        let name = CString::new(info.name.as_str())
-            .map_err(|_| Failure::invalid_value("a kernel name holds a NUL"))?;
-        let mut handle: sys::CUfunction = std::ptr::null_mut();
-        // SAFETY: a loaded module and a NUL-terminated name.
-        let r = unsafe {
-            sys::cuModuleGetFunction(&mut handle, m.handle as sys::CUmodule, name.as_ptr())
-        };
-        if r != sys::CUresult::CUDA_SUCCESS {
-            return Err(Failure::new(
+        let code = self.kernel_module(module, device, &info.name)?;
+        let handle = function_of(code, &info.name).map_err(|r| {
+            Failure::new(
                 HipError::InvalidDeviceFunction,
                 format!(
                     "kernel '{}' ({}) is not in the {} PTX of {}: {}",
                     info.source_name,
                     info.name,
-                    m.arch,
+                    self.arch,
                     module.label,
                     error_name(r)
                 ),
-            ));
-        }
+            )
+        })?;
         let f = Function {
             handle: handle as usize,
-            params: ptx::entry_params(&m.ptx, &info.name),
+            params: ptx::entry_params(self.ptx(), &info.name),
             shared_allowed: 48 * 1024,
         };
-        m.functions.insert(index, f.clone());
+        self.functions.insert(index, f.clone());
         Ok(f)
-    })?;
+    }
+}
+
+/// The address and size of variable `name` of a loaded module; `None` when it has none.
+fn global_of(module: sys::CUmodule, name: &str) -> HipResult<Option<(u64, usize)>> {
+    let Ok(name) = CString::new(name) else {
+        return Ok(None);
+    };
+    let (mut address, mut size) = (0u64, 0usize);
+    // SAFETY: a loaded module and a NUL-terminated name.
+    let r = unsafe { sys::cuModuleGetGlobal_v2(&mut address, &mut size, module, name.as_ptr()) };
+    Ok((r == sys::CUresult::CUDA_SUCCESS).then_some((address, size)))
+}
+
+/// The `CUfunction` of kernel `name` in a loaded module.
+fn function_of(module: sys::CUmodule, name: &str) -> Result<sys::CUfunction, sys::CUresult> {
+    let Ok(name) = CString::new(name) else {
+        return Err(sys::CUresult::CUDA_ERROR_INVALID_VALUE);
+    };
+    let mut handle: sys::CUfunction = std::ptr::null_mut();
+    // SAFETY: a loaded module and a NUL-terminated name.
+    let r = unsafe { sys::cuModuleGetFunction(&mut handle, module, name.as_ptr()) };
+    if r == sys::CUresult::CUDA_SUCCESS {
+        Ok(handle)
+    } else {
+        Err(r)
+    }
+}
+
+/// The kernel `index` of `module` on `device`, loading the module (or the kernel's own) and
+/// giving the module its device heap on first use.
+pub fn function(module: &Arc<Module>, index: usize, device: &CudaDevice) -> HipResult<Function> {
+    let f = with_loaded(module, device, |m| m.function(module, device, index))?;
     prepare_heap(module, device)?;
     prepare_managed(module, device)?;
     prepare_abort_flag(module, device)?;
@@ -259,7 +509,9 @@ pub fn function(module: &Arc<Module>, index: usize, device: &CudaDevice) -> HipR
 /// cache) then overlaps the program's own start (allocations, copies) instead of landing in the
 /// first launch, as nvcc's SASS loads quickly there. What the program may still change (the
 /// device heap's size, managed variables) is prepared at the first launch as before; a module
-/// that fails to load here is loaded again, and its error reported, at its first launch.
+/// that fails to load here is loaded again, and its error reported, at its first launch. A
+/// module loaded per kernel is indexed and its globals module loaded here; each kernel is
+/// loaded at its first launch.
 pub fn preload(device: &'static CudaDevice) {
     // The caller may hold the registry's lock (a registration making the context): the thread
     // reads the registry, the caller does not.
@@ -271,7 +523,9 @@ pub fn preload(device: &'static CudaDevice) {
                 return;
             }
             for module in modules.iter().filter(|m| !m.ptx.is_empty()) {
-                let loaded = with_loaded(module, device, |_| Ok(()));
+                let loaded = with_loaded(module, device, |m| {
+                    m.variables_module(module, device).map(drop)
+                });
                 if let Err(e) = loaded {
                     hlog!(Debug, "preloading {}: {}", module.label, e.message);
                 }
@@ -304,24 +558,14 @@ pub fn variable(
         if let Some(&v) = m.variables.get(&index) {
             return Ok(Some(v));
         }
-        let Ok(name) = CString::new(global.name.as_str()) else {
+        let Some(code) = m.variables_module(module, device)? else {
             return Ok(None);
         };
-        let (mut address, mut size) = (0u64, 0usize);
-        // SAFETY: a loaded module and a NUL-terminated name.
-        let r = unsafe {
-            sys::cuModuleGetGlobal_v2(
-                &mut address,
-                &mut size,
-                m.handle as sys::CUmodule,
-                name.as_ptr(),
-            )
-        };
-        if r == sys::CUresult::CUDA_SUCCESS {
-            m.variables.insert(index, (address, size));
-            return Ok(Some((address, size)));
+        let found = global_of(code, &global.name)?;
+        if let Some(v) = found {
+            m.variables.insert(index, v);
         }
-        Ok(None)
+        Ok(found)
     })?;
     if let Some(v) = found {
         return Ok(v);
@@ -352,18 +596,7 @@ fn address_from_kernel(module: &Arc<Module>, kernel: &str, device: &CudaDevice) 
                 ),
             )
         })?;
-    let f = with_loaded(module, device, |m| {
-        if let Some(f) = m.functions.get(&index) {
-            return Ok(f.handle);
-        }
-        let name = CString::new(kernel).map_err(|_| Failure::invalid_value("NUL in a name"))?;
-        let mut handle: sys::CUfunction = std::ptr::null_mut();
-        // SAFETY: a loaded module and a NUL-terminated name.
-        check("cuModuleGetFunction", unsafe {
-            sys::cuModuleGetFunction(&mut handle, m.handle as sys::CUmodule, name.as_ptr())
-        })?;
-        Ok(handle as usize)
-    })?;
+    let f = with_loaded(module, device, |m| m.function(module, device, index))?.handle;
     let mut out: sys::CUdeviceptr = 0;
     // SAFETY: plain driver calls on the current context; `out` is freed below.
     unsafe {

@@ -8,7 +8,8 @@
 //! table, filled by its bind kernel before the kernel's first launch; so every kernel, the host's
 //! symbol copies and `hipGetSymbolAddress` see one instance of each variable.
 //! `HIPMLIR_JIT=module` or `kernel` forces either way; by default a module of more than
-//! [`SPLIT_MIN_KERNELS`] kernels is split.
+//! [`SPLIT_MIN_KERNELS`](crate::jit_policy::SPLIT_MIN_KERNELS) kernels is split
+//! (`jit_policy`).
 //!
 //! [`build_il`] is the single place a program is made from SPIR-V: it consults the on-disk cache
 //! (`cache`, keyed by the SPIR-V built, so a kernel's program has its own entry) first
@@ -131,25 +132,6 @@ impl Drop for DeviceBuffer {
             let _ = unsafe { rt.memory.free(rt.context.get(), self.pointer) };
         }
     }
-}
-
-/// A module of more kernels than this is built per kernel, unless `HIPMLIR_JIT` says otherwise.
-pub const SPLIT_MIN_KERNELS: usize = 16;
-
-/// `HIPMLIR_JIT`: `Some(true)` (`kernel`), `Some(false)` (`module`), or `None` (by size).
-fn split_setting() -> Option<bool> {
-    static SETTING: OnceLock<Option<bool>> = OnceLock::new();
-    *SETTING.get_or_init(|| match std::env::var("HIPMLIR_JIT").ok()?.as_str() {
-        "kernel" => Some(true),
-        "module" => Some(false),
-        other => {
-            hlog!(
-                Warn,
-                "HIPMLIR_JIT={other} is neither 'kernel' nor 'module'; ignored"
-            );
-            None
-        }
-    })
 }
 
 /// The JIT state of a module, behind the module's lock.
@@ -474,8 +456,7 @@ pub fn build_source(
 
 /// The module's split index, when it is to be built per kernel.
 fn split_index(rt: &Runtime, module: &Module) -> HipResult<Option<SplitIndex>> {
-    let many = module.image.metadata.kernels.len() > SPLIT_MIN_KERNELS;
-    if !split_setting().unwrap_or(many) {
+    if !crate::jit_policy::per_kernel(module.image.metadata.kernels.len()) {
         return Ok(None);
     }
     let spirv = checked_spirv(rt, module)?;
