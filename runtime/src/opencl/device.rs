@@ -115,6 +115,8 @@ pub struct Runtime {
     pub uuid: Option<[u8; 16]>,
     /// The queue of copies between devices (`peer`), made on first use.
     pub transfer: OnceLock<Arc<ClQueue>>,
+    /// The pitched copy and fill kernels (`rect`), built at the first pitched copy or fill.
+    pub rect: OnceLock<Result<super::rect::RectKernels, String>>,
 }
 
 impl Runtime {
@@ -295,5 +297,6 @@ fn open_device(
         settings: DeviceSettings::default(),
         uuid,
         transfer: OnceLock::new(),
+        rect: OnceLock::new(),
     })
 }

@@ -20,6 +20,7 @@ use std::sync::MutexGuard;
 
 use super::cl::OwnedEvent;
 use super::device::Runtime;
+use super::rect;
 use super::stream::{cl_failure, ClQueue};
 use crate::backend::{
     Allocation, Copy2d, Copy3d, DeviceId, Fill, FreeKind, MemcpyKind, MemoryKind, MemoryType,
@@ -686,7 +687,8 @@ fn pitched_span(pitch: usize, width: usize, height: usize) -> HipResult<usize> {
 }
 
 /// Enqueues one 2-D copy (`height` rows of `width` bytes; one command when both sides are
-/// contiguous) on `target` after checking its device ranges; returns the last command's event.
+/// contiguous, else one per row) on `target` after checking its device ranges; returns the last
+/// command's event. Rectangles the device reaches on both sides go to `rect` instead.
 fn copy_plane(
     rt: &Runtime,
     target: &ClQueue,
@@ -725,8 +727,33 @@ fn copy_plane(
     })
 }
 
-/// A copy on `target` (checked for nulls and pitches by the caller): each plane is checked and
-/// enqueued; with `wait_done`, returns once the last is done (the queue is in order).
+/// Whether a kernel of this device reaches `p` at its address: this device's memory, and host
+/// memory (pageable, plain or registered on any device) where the device reaches the host's
+/// own memory. Another device's memory lives in another context.
+fn reachable(rt: &Runtime, p: usize) -> bool {
+    match owner_of(p) {
+        None | Some((_, _, _, AllocKind::HostPlain | AllocKind::Registered)) => rt.system_memory,
+        Some((device, ..)) => device == rt.id,
+    }
+}
+
+/// The rectangle kernels for a copy that is no single linear command (more than one row or
+/// plane) between memory the device reaches on both sides.
+fn rect_copy_kernels<'r>(rt: &'r Runtime, c: &Copy3d) -> Option<&'r rect::RectKernels> {
+    let mut planes = c.planes();
+    let linear = match (planes.next(), planes.next()) {
+        (Some(p), None) => p.height == 1 || (p.dpitch == p.width && p.spitch == p.width),
+        _ => false,
+    };
+    if linear || c.is_empty() || !reachable(rt, c.dst as usize) || !reachable(rt, c.src as usize) {
+        return None;
+    }
+    rect::kernels(rt)
+}
+
+/// A copy on `target` (checked for nulls and pitches by the caller): one command where it is
+/// linear or the device reaches both sides (`rect`), else each plane is checked and enqueued;
+/// with `wait_done`, returns once the last is done (the queue is in order).
 pub fn copy(
     rt: &Runtime,
     target: &ClQueue,
@@ -735,8 +762,18 @@ pub fn copy(
     wait_done: bool,
 ) -> HipResult<()> {
     let mut last = None;
-    for plane in c.planes() {
-        last = Some(copy_plane(rt, target, plane, kind)?);
+    if let Some(kernels) = rect_copy_kernels(rt, c) {
+        let overflow = || Failure::invalid_value("the copy's extent overflows");
+        let dst_span = c.dst_span().ok_or_else(overflow)?;
+        let src_span = c.src_span().ok_or_else(overflow)?;
+        check_copy(rt, c.dst as usize, dst_span, c.src as usize, src_span, kind)?;
+        last = Some(target.enqueue(rt, &[], |queue, deps| {
+            rect::copy(rt, kernels, queue, c, deps)
+        })?);
+    } else {
+        for plane in c.planes() {
+            last = Some(copy_plane(rt, target, plane, kind)?);
+        }
     }
     match last {
         Some(event) if wait_done => wait(event, &format!("copying {} bytes", c.width)),
@@ -756,7 +793,8 @@ pub fn touches_pageable_memory(c: &Copy3d) -> bool {
 }
 
 /// A fill on `target` (checked by the caller): its whole span must lie in one device
-/// allocation; each row is one command unless the rows are contiguous.
+/// allocation; one command when the rows are contiguous, else one kernel (`rect`), else (no
+/// kernel, or pitches that are no whole patterns) one command per row.
 pub fn fill(rt: &Runtime, target: &ClQueue, f: &Fill, wait_done: bool) -> HipResult<()> {
     let pattern = f.pattern.as_bytes();
     let row = f.count * pattern.len();
@@ -778,7 +816,13 @@ pub fn fill(rt: &Runtime, target: &ClQueue, f: &Fill, wait_done: bool) -> HipRes
             rt.memory.name()
         )));
     }
+    let kernels = f.rows().nth(1).and_then(|_| rect::kernels(rt));
     let event = target.enqueue(rt, &[], |queue, deps| {
+        if let Some(kernels) = kernels {
+            if let Some(event) = rect::fill(rt, kernels, queue, f, deps)? {
+                return Ok(event);
+            }
+        }
         let mut last: Option<OwnedEvent> = None;
         for (i, (dst, len)) in f.rows().enumerate() {
             let wait_on: &[cl3::types::cl_event] = if i == 0 { deps } else { &[] };
