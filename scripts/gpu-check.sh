@@ -16,9 +16,9 @@ rm -rf "$out"
 mkdir -p "$out"
 names=()
 # The runtime programs of graphs, stream capture and memory pools run there too (rt-graphs), and
-# those of virtual memory management and the rest of the API (rt-vmm).
+# those of virtual memory management and the rest of the API (rt-vmm), and pitched copies.
 for src in examples/vector_add.hip tests/programs/*.hip \
-  tests/runtime_programs/{graphs,capture,mempool,virtual_memory,api_odds}.hip; do
+  tests/runtime_programs/{graphs,capture,mempool,virtual_memory,api_odds,pitched_copies}.hip; do
   name=$(basename "${src%.*}")
   if "$hipmlir" "$src" -o "$out/$name" > "$out/$name.build.log" 2>&1; then
     names+=("$name")
