@@ -21,6 +21,7 @@ use std::sync::MutexGuard;
 use super::cl::OwnedEvent;
 use super::device::Runtime;
 use super::rect;
+use super::staged_copy::{self, PageableSide};
 use super::stream::{cl_failure, ClQueue};
 use crate::backend::{
     Allocation, Copy2d, Copy3d, DeviceId, Fill, FreeKind, MemcpyKind, MemoryKind, MemoryType,
@@ -727,33 +728,83 @@ fn copy_plane(
     })
 }
 
+/// Whether a kernel of this device reaches an address.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Reach {
+    Yes,
+    /// Pageable host memory the device does not reach: a copy stages it (`staged_copy`).
+    Pageable,
+    /// Another device's memory (another context), or plain host memory out of reach.
+    No,
+}
+
 /// Whether a kernel of this device reaches `p` at its address: this device's memory, and host
 /// memory (pageable, plain or registered on any device) where the device reaches the host's
-/// own memory. Another device's memory lives in another context.
-fn reachable(rt: &Runtime, p: usize) -> bool {
+/// own memory.
+fn reach(rt: &Runtime, p: usize) -> Reach {
+    let host = |pageable| match (rt.system_memory, pageable) {
+        (true, _) => Reach::Yes,
+        (false, true) => Reach::Pageable,
+        (false, false) => Reach::No,
+    };
     match owner_of(p) {
-        None | Some((_, _, _, AllocKind::HostPlain | AllocKind::Registered)) => rt.system_memory,
-        Some((device, ..)) => device == rt.id,
+        None => host(true),
+        Some((_, _, _, AllocKind::HostPlain | AllocKind::Registered)) => host(false),
+        Some((device, ..)) if device == rt.id => Reach::Yes,
+        Some(_) => Reach::No,
     }
 }
 
-/// The rectangle kernels for a copy that is no single linear command (more than one row or
-/// plane) between memory the device reaches on both sides.
-fn rect_copy_kernels<'r>(rt: &'r Runtime, c: &Copy3d) -> Option<&'r rect::RectKernels> {
+/// How a copy runs.
+enum Route<'r> {
+    /// One rectangle kernel: the device reaches both sides.
+    Kernel(&'r rect::RectKernels),
+    /// A rectangle kernel through a staging buffer for the pageable side.
+    Staged(&'r rect::RectKernels, PageableSide),
+    /// Commands: one per plane where it is linear, else one per row.
+    Commands,
+}
+
+/// A copy that is no single linear command (more than one row or plane) goes to the rectangle
+/// kernel where the device reaches both sides, or one side and the other is pageable.
+fn route<'r>(rt: &'r Runtime, c: &Copy3d) -> Route<'r> {
     let mut planes = c.planes();
     let linear = match (planes.next(), planes.next()) {
         (Some(p), None) => p.height == 1 || (p.dpitch == p.width && p.spitch == p.width),
         _ => false,
     };
-    if linear || c.is_empty() || !reachable(rt, c.dst as usize) || !reachable(rt, c.src as usize) {
-        return None;
+    if linear || c.is_empty() {
+        return Route::Commands;
     }
-    rect::kernels(rt)
+    let side = match (reach(rt, c.dst as usize), reach(rt, c.src as usize)) {
+        (Reach::Yes, Reach::Yes) => None,
+        (Reach::Pageable, Reach::Yes) => Some(PageableSide::Destination),
+        (Reach::Yes, Reach::Pageable) => Some(PageableSide::Source),
+        _ => return Route::Commands,
+    };
+    match (rect::kernels(rt), side) {
+        (None, _) => Route::Commands,
+        (Some(k), None) => Route::Kernel(k),
+        (Some(k), Some(side)) => Route::Staged(k, side),
+    }
 }
 
-/// A copy on `target` (checked for nulls and pitches by the caller): one command where it is
-/// linear or the device reaches both sides (`rect`), else each plane is checked and enqueued;
-/// with `wait_done`, returns once the last is done (the queue is in order).
+/// Each plane checked and enqueued as commands; the last one's event.
+fn copy_planes(
+    rt: &Runtime,
+    target: &ClQueue,
+    c: &Copy3d,
+    kind: MemcpyKind,
+) -> HipResult<Option<OwnedEvent>> {
+    let mut last = None;
+    for plane in c.planes() {
+        last = Some(copy_plane(rt, target, plane, kind)?);
+    }
+    Ok(last)
+}
+
+/// A copy on `target` (checked for nulls and pitches by the caller), as `route` decides; with
+/// `wait_done`, returns once it is done (the queue is in order; a staged copy always waits).
 pub fn copy(
     rt: &Runtime,
     target: &ClQueue,
@@ -761,20 +812,23 @@ pub fn copy(
     kind: MemcpyKind,
     wait_done: bool,
 ) -> HipResult<()> {
-    let mut last = None;
-    if let Some(kernels) = rect_copy_kernels(rt, c) {
+    let route = route(rt, c);
+    if !matches!(route, Route::Commands) {
         let overflow = || Failure::invalid_value("the copy's extent overflows");
         let dst_span = c.dst_span().ok_or_else(overflow)?;
         let src_span = c.src_span().ok_or_else(overflow)?;
         check_copy(rt, c.dst as usize, dst_span, c.src as usize, src_span, kind)?;
-        last = Some(target.enqueue(rt, &[], |queue, deps| {
-            rect::copy(rt, kernels, queue, c, deps)
-        })?);
-    } else {
-        for plane in c.planes() {
-            last = Some(copy_plane(rt, target, plane, kind)?);
-        }
     }
+    let last = match route {
+        Route::Kernel(kernels) => Some(target.enqueue(rt, &[], |queue, deps| {
+            rect::copy(rt, kernels, queue, c, deps)
+        })?),
+        Route::Staged(kernels, side) => match staged_copy::copy(rt, target, kernels, c, side) {
+            Some(done) => return done,
+            None => copy_planes(rt, target, c, kind)?,
+        },
+        Route::Commands => copy_planes(rt, target, c, kind)?,
+    };
     match last {
         Some(event) if wait_done => wait(event, &format!("copying {} bytes", c.width)),
         _ => {

@@ -10,7 +10,7 @@
 //! clock kernels read), `module` (what is kept per module), `variables`
 //! (device variables' addresses, the heap and abort-flag variables), `kernels` (function
 //! attributes, occupancy), `peer` (copies and event waits between devices), `rect` (pitched copies and fills as one
-//! kernel), `stream_value`
+//! kernel), `staged_copy` (pitched copies with pageable memory the device does not reach), `stream_value`
 //! (`hipStreamWaitValue*`/`hipStreamWriteValue*`), `virtual_memory` (memfds mapped into reserved
 //! ranges: `hipMemCreate`, `hipMemMap` and the rest).
 
@@ -30,6 +30,7 @@ pub mod memory_model;
 pub mod module;
 pub mod peer;
 pub mod rect;
+pub mod staged_copy;
 pub mod stream;
 pub mod stream_value;
 pub mod variables;
