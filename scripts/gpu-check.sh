@@ -16,11 +16,11 @@ rm -rf "$out"
 mkdir -p "$out"
 names=()
 # The runtime programs of graphs, stream capture and memory pools run there too (rt-graphs), and
-# those of virtual memory management and the rest of the API (rt-vmm), and kernels of a module
-# loaded per kernel sharing device variables (split_jit; `HIPMLIR_JIT=kernel run.sh` loads every
-# program so).
+# those of virtual memory management and the rest of the API (rt-vmm), pitched copies, and kernels
+# of a module loaded per kernel sharing device variables (split_jit; `HIPMLIR_JIT=kernel run.sh`
+# loads every program so).
 for src in examples/vector_add.hip tests/programs/*.hip \
-  tests/runtime_programs/{graphs,capture,mempool,virtual_memory,api_odds,split_jit}.hip; do
+  tests/runtime_programs/{graphs,capture,mempool,virtual_memory,api_odds,pitched_copies,split_jit}.hip; do
   name=$(basename "${src%.*}")
   if "$hipmlir" "$src" -o "$out/$name" > "$out/$name.build.log" 2>&1; then
     names+=("$name")

@@ -77,6 +77,29 @@ fn api_odds_on_one_and_two_devices() {
     );
 }
 
+/// Pitched 2-D and 3-D copies and memsets between every kind of memory (odd widths, pitches
+/// past the widths, offsets inside allocations and arrays), synchronous and on a stream between
+/// kernels; on both memory models (the rectangle kernels' pointers are USM or SVM pointers), and
+/// as on a device that does not reach pageable memory (`HIPMLIR_SYSTEM_MEMORY=0`: staged).
+#[test]
+fn pitched_copies_and_memsets_on_every_memory_model() {
+    use_temporary_cache();
+    let dir = scratch();
+    let exe = build(&program("pitched_copies.hip"), dir.path(), None);
+    run_program(&exe);
+    for (variable, value) in [("HIPMLIR_MEMORY", "svm"), ("HIPMLIR_SYSTEM_MEMORY", "0")] {
+        let out = Command::new(&exe)
+            .env(variable, value)
+            .output()
+            .expect("runs");
+        let text = format!("{}{}", stdout(&out), stderr(&out));
+        assert!(
+            out.status.success() && text.contains("pitched_copies PASSED"),
+            "{variable}={value}: {text}"
+        );
+    }
+}
+
 #[test]
 fn eight_threads_on_their_own_streams() {
     build_and_run("threads.hip", None);

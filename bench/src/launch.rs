@@ -66,7 +66,7 @@ pub fn build(tools: &Tools) -> Result<Programs, String> {
 }
 
 /// The `key value` lines a program printed, once it said `check ok`.
-fn parse(f: &tools::Finished, what: &str) -> Result<HashMap<String, f64>, String> {
+pub fn parse(f: &tools::Finished, what: &str) -> Result<HashMap<String, f64>, String> {
     if !f.success || !f.stdout.lines().any(|l| l.trim() == "check ok") {
         return Err(format!("{what}: {}", tools::first_error_line(f)));
     }
@@ -79,7 +79,7 @@ fn parse(f: &tools::Finished, what: &str) -> Result<HashMap<String, f64>, String
         .collect())
 }
 
-fn value(m: &HashMap<String, f64>, key: &str, what: &str) -> Result<f64, String> {
+pub fn value(m: &HashMap<String, f64>, key: &str, what: &str) -> Result<f64, String> {
     m.get(key)
         .copied()
         .ok_or_else(|| format!("{what} printed no {key}"))

@@ -11,6 +11,7 @@
 mod cases;
 mod cl;
 mod compile;
+mod copies;
 mod cuda;
 mod gpu;
 mod gpu_programs;
@@ -44,7 +45,8 @@ and writes a Markdown report.
   --hipmlir P  the hipmlir binary (default: target/release/hipmlir)
   --clang CMD  the OpenCL C to SPIR-V compiler (default: clang-22)
   --llc CMD    LLVM IR to SPIR-V for the reference HIP build (default: llc-22)
-  --only P,..  run only these parts: kernels, launch, compile, rtc, jit, gpu, gpu-programs
+  --only P,..  run only these parts: kernels, launch, copies, compile, rtc, jit, gpu,
+               gpu-programs
                (--only gpu and gpu-programs replace their GPU sections and keep the rest)
   --kernels K  run only these kernels (comma-separated file stems of bench/kernels)
   --programs I run only these real programs of the gpu-programs part (corpus ids)
@@ -59,9 +61,10 @@ and writes a Markdown report.
 ";
 
 /// The parts `--only` names.
-const PARTS: [&str; 7] = [
+const PARTS: [&str; 8] = [
     "kernels",
     "launch",
+    "copies",
     "compile",
     "rtc",
     "jit",
@@ -96,6 +99,8 @@ pub struct Plan {
     pub launch_iters: usize,
     pub launch_reps: usize,
     pub launch_rounds: usize,
+    /// Timed rounds of each pitched and contiguous copy.
+    pub copy_rounds: usize,
     pub compile_runs: usize,
     pub scaling_runs: usize,
     pub jit_runs: usize,
@@ -114,6 +119,7 @@ impl Plan {
                 launch_iters: 5000,
                 launch_reps: 5,
                 launch_rounds: 3,
+                copy_rounds: 5,
                 compile_runs: 3,
                 scaling_runs: 1,
                 jit_runs: 3,
@@ -129,6 +135,7 @@ impl Plan {
                 launch_iters: 20000,
                 launch_reps: 5,
                 launch_rounds: 5,
+                copy_rounds: 15,
                 compile_runs: 5,
                 scaling_runs: 3,
                 jit_runs: 5,
@@ -365,6 +372,11 @@ fn main() -> ExitCode {
                     .and_then(|p| guard(|| launch::jit(p, tools, plan.jit_runs)).and_then(|r| r)),
             );
         }
+    }
+
+    if wants("copies") {
+        eprintln!("[copies] pitched_copy.hip: 4096 x 4096-byte hipMemcpy2D against hipMemcpy");
+        r.copies = Some(guard(|| copies::run(tools, plan.copy_rounds)).and_then(|r| r));
     }
 
     if wants("compile") {

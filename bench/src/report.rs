@@ -6,6 +6,7 @@ use std::process::Command;
 use crate::cases::Work;
 use crate::cl::DeviceInfo;
 use crate::compile::{self, CompileRow, ScalingRow};
+use crate::copies::CopyRow;
 use crate::kernels::{self, KernelRow, VARIANTS};
 use crate::launch::{Jit, Overhead};
 use crate::rtc::Rtc;
@@ -27,6 +28,8 @@ pub struct Results {
     /// The same, while another process keeps one core busy.
     pub launch_loaded: Option<Result<Overhead, String>>,
     pub jit: Option<Result<Jit, String>>,
+    /// Pitched 2-D copies against contiguous ones, per direction.
+    pub copies: Option<Result<Vec<CopyRow>, String>>,
     pub compile: Option<Vec<CompileRow>>,
     pub scaling: Option<Vec<ScalingRow>>,
     /// Time to the first launch of one kernel of a program of many.
@@ -211,6 +214,19 @@ pub fn summary(r: &Results) -> Vec<String> {
             },
         });
     }
+    if let Some(copies) = &r.copies {
+        s.push(match copies {
+            Ok(rows) => format!(
+                "pitched 4096 x 4096-byte hipMemcpy2D / contiguous hipMemcpy of the same bytes: {} \
+                 (GB/s ratios; 1.00 is a pitched copy at memory speed)",
+                rows.iter()
+                    .map(|c| format!("{} {:.2}", c.direction, c.ratio()))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ),
+            Err(e) => format!("pitched copies: n/a ({e})"),
+        });
+    }
     if let Some(loaded) = &r.launch_loaded {
         s.push(match loaded {
             Ok(o) => match o.same_memory_ratio() {
@@ -367,6 +383,9 @@ pub fn markdown(r: &Results, summary: &[String]) -> String {
     }
     if let Some(l) = &r.launch {
         launch_section(&mut m, r, l);
+    }
+    if let Some(c) = &r.copies {
+        copies_section(&mut m, r, c);
     }
     if r.compile.is_some() || r.scaling.is_some() {
         compile_section(&mut m, r);
@@ -921,6 +940,42 @@ fn rtc_section(m: &mut String, r: &Results, rtc: &Result<Rtc, String>) {
     );
     if !notes.is_empty() {
         let _ = writeln!(m, "{}\n", notes.join("\n"));
+    }
+}
+
+fn copies_section(m: &mut String, r: &Results, c: &Result<Vec<CopyRow>, String>) {
+    let _ = writeln!(m, "## Pitched copies\n");
+    let _ = writeln!(
+        m,
+        "`bench/hip/pitched_copy.hip`, built by `hipmlir -o`, copies a 4096 x 4096-byte rectangle \
+         with `hipMemcpy2D` between pitched device memory (rows 4352 bytes apart) and contiguous \
+         host rows, and between two pitched allocations, and the same 16 MiB with one `hipMemcpy`, \
+         each direction; every row of each direction's result is checked first. GB/s are bytes \
+         copied per second, the median of {} rounds (`<chrono>` around each synchronous call).\n",
+        r.plan.copy_rounds
+    );
+    match c {
+        Err(e) => {
+            let _ = writeln!(m, "Not measured: {e}\n");
+        }
+        Ok(rows) => {
+            let _ = writeln!(
+                m,
+                "| direction | hipMemcpy2D (pitched) | hipMemcpy (contiguous) | pitched / contiguous |\n\
+                 |---|---:|---:|---:|"
+            );
+            for c in rows {
+                let _ = writeln!(
+                    m,
+                    "| {} | {:.2} GB/s | {:.2} GB/s | {:.2} |",
+                    c.direction,
+                    c.pitched,
+                    c.contiguous,
+                    c.ratio()
+                );
+            }
+            let _ = writeln!(m);
+        }
     }
 }
 

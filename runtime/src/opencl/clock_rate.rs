@@ -52,7 +52,7 @@ struct Read {
 }
 
 fn measure(rt: &Runtime) -> Result<i32, String> {
-    let program = super::jit::build_source(rt, SOURCE, OPTIONS, KERNEL)?;
+    let program = super::jit::build_source(rt, SOURCE, OPTIONS, &[KERNEL])?;
     let kernel = OwnedKernel::create(&program, KERNEL).map_err(error_name)?;
     let queue = OwnedQueue::create(rt.context.get(), rt.device_id()).map_err(error_name)?;
     let buffer = Buffer::new(rt)?;

@@ -115,6 +115,10 @@ pub struct Runtime {
     pub uuid: Option<[u8; 16]>,
     /// The queue of copies between devices (`peer`), made on first use.
     pub transfer: OnceLock<Arc<ClQueue>>,
+    /// The pitched copy and fill kernels (`rect`), built at the first pitched copy or fill.
+    pub rect: OnceLock<Result<super::rect::RectKernels, String>>,
+    /// The staging buffer kept for pitched copies of pageable memory (`staged_copy`).
+    pub staging: super::staged_copy::KeptStaging,
 }
 
 impl Runtime {
@@ -251,6 +255,13 @@ fn open_selected() -> Result<Vec<Runtime>, String> {
     Ok(opened)
 }
 
+/// `HIPMLIR_SYSTEM_MEMORY=0`: use the device as one that does not reach the host's own memory
+/// (no `hipHostRegister`, pageable memory staged for pitched copies): how tests cover such
+/// devices (GPUs without shared system memory access) on one that does.
+fn system_memory_allowed() -> bool {
+    std::env::var("HIPMLIR_SYSTEM_MEMORY").map_or(true, |v| v.trim() != "0")
+}
+
 fn open_device(
     id: DeviceId,
     platform: &opencl3::platform::Platform,
@@ -263,7 +274,7 @@ fn open_device(
         .map_err(|e| format!("clCreateCommandQueue: {}", super::cl::error_name(e)))?;
     let null_queue = Arc::new(null_queue);
     let info = query_info(&device);
-    let system_memory = memory.reaches_system_memory(&device);
+    let system_memory = memory.reaches_system_memory(&device) && system_memory_allowed();
     let uuid = info
         .extensions
         .split_whitespace()
@@ -295,5 +306,7 @@ fn open_device(
         settings: DeviceSettings::default(),
         uuid,
         transfer: OnceLock::new(),
+        rect: OnceLock::new(),
+        staging: Default::default(),
     })
 }

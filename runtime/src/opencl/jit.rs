@@ -422,16 +422,16 @@ fn build_il(rt: &Runtime, module: &Module, spirv: &[u8], what: &str) -> HipResul
 }
 
 /// A program of the runtime's own, from OpenCL C `source` built with `options` (from the cache
-/// when possible), holding `kernel`.
+/// when possible), holding `kernels`.
 pub fn build_source(
     rt: &Runtime,
     source: &str,
     options: &CStr,
-    kernel: &str,
+    kernels: &[&str],
 ) -> Result<OwnedProgram, String> {
     let key = cache::key(source.as_bytes(), &build_context(rt, options));
     let store = cache::global();
-    let expected = [kernel.to_string()];
+    let expected: Vec<String> = kernels.iter().map(|k| k.to_string()).collect();
     if let Some(program) = store.and_then(|c| from_cache(rt, c, &key, options, &expected)) {
         return Ok(program);
     }
@@ -442,7 +442,8 @@ pub fn build_source(
     let device = rt.device_id();
     build(&program, device, options).map_err(|e| {
         format!(
-            "building '{kernel}' failed ({}): {}",
+            "building '{}' failed ({}): {}",
+            kernels.join("', '"),
             error_name(e),
             build_log(&program, device)
         )
@@ -640,6 +641,11 @@ fn run_setup_kernel(
     event.wait().map_err(|e| failed(error_name(e)))
 }
 
+/// `CL_KERNEL_WORK_GROUP_SIZE`: the largest work-group `kernel` runs in on `device`.
+pub fn kernel_work_group_size(kernel: &OwnedKernel, device: cl3::types::cl_device_id) -> usize {
+    work_group_info(kernel, device, cl3::kernel::CL_KERNEL_WORK_GROUP_SIZE) as usize
+}
+
 fn work_group_info(kernel: &OwnedKernel, device: cl3::types::cl_device_id, what: u32) -> u64 {
     cl3::kernel::get_kernel_work_group_data(kernel.get(), device, what)
         .ok()
@@ -702,8 +708,7 @@ fn create_kernel(
     };
     let device = rt.device_id();
     Ok(PreparedKernel {
-        work_group_size: work_group_info(&kernel, device, cl3::kernel::CL_KERNEL_WORK_GROUP_SIZE)
-            as usize,
+        work_group_size: kernel_work_group_size(&kernel, device),
         local_mem_size: work_group_info(&kernel, device, cl3::kernel::CL_KERNEL_LOCAL_MEM_SIZE),
         private_mem_size: work_group_info(&kernel, device, cl3::kernel::CL_KERNEL_PRIVATE_MEM_SIZE),
         kernel,

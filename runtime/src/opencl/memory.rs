@@ -20,6 +20,8 @@ use std::sync::MutexGuard;
 
 use super::cl::OwnedEvent;
 use super::device::Runtime;
+use super::rect;
+use super::staged_copy::{self, PageableSide};
 use super::stream::{cl_failure, ClQueue};
 use crate::backend::{
     Allocation, Copy2d, Copy3d, DeviceId, Fill, FreeKind, MemcpyKind, MemoryKind, MemoryType,
@@ -686,7 +688,8 @@ fn pitched_span(pitch: usize, width: usize, height: usize) -> HipResult<usize> {
 }
 
 /// Enqueues one 2-D copy (`height` rows of `width` bytes; one command when both sides are
-/// contiguous) on `target` after checking its device ranges; returns the last command's event.
+/// contiguous, else one per row) on `target` after checking its device ranges; returns the last
+/// command's event. Rectangles the device reaches on both sides go to `rect` instead.
 fn copy_plane(
     rt: &Runtime,
     target: &ClQueue,
@@ -725,8 +728,83 @@ fn copy_plane(
     })
 }
 
-/// A copy on `target` (checked for nulls and pitches by the caller): each plane is checked and
-/// enqueued; with `wait_done`, returns once the last is done (the queue is in order).
+/// Whether a kernel of this device reaches an address.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Reach {
+    Yes,
+    /// Pageable host memory the device does not reach: a copy stages it (`staged_copy`).
+    Pageable,
+    /// Another device's memory (another context), or plain host memory out of reach.
+    No,
+}
+
+/// Whether a kernel of this device reaches `p` at its address: this device's memory, and host
+/// memory (pageable, plain or registered on any device) where the device reaches the host's
+/// own memory.
+fn reach(rt: &Runtime, p: usize) -> Reach {
+    let host = |pageable| match (rt.system_memory, pageable) {
+        (true, _) => Reach::Yes,
+        (false, true) => Reach::Pageable,
+        (false, false) => Reach::No,
+    };
+    match owner_of(p) {
+        None => host(true),
+        Some((_, _, _, AllocKind::HostPlain | AllocKind::Registered)) => host(false),
+        Some((device, ..)) if device == rt.id => Reach::Yes,
+        Some(_) => Reach::No,
+    }
+}
+
+/// How a copy runs.
+enum Route<'r> {
+    /// One rectangle kernel: the device reaches both sides.
+    Kernel(&'r rect::RectKernels),
+    /// A rectangle kernel through a staging buffer for the pageable side.
+    Staged(&'r rect::RectKernels, PageableSide),
+    /// Commands: one per plane where it is linear, else one per row.
+    Commands,
+}
+
+/// A copy that is no single linear command (more than one row or plane) goes to the rectangle
+/// kernel where the device reaches both sides, or one side and the other is pageable.
+fn route<'r>(rt: &'r Runtime, c: &Copy3d) -> Route<'r> {
+    let mut planes = c.planes();
+    let linear = match (planes.next(), planes.next()) {
+        (Some(p), None) => p.height == 1 || (p.dpitch == p.width && p.spitch == p.width),
+        _ => false,
+    };
+    if linear || c.is_empty() {
+        return Route::Commands;
+    }
+    let side = match (reach(rt, c.dst as usize), reach(rt, c.src as usize)) {
+        (Reach::Yes, Reach::Yes) => None,
+        (Reach::Pageable, Reach::Yes) => Some(PageableSide::Destination),
+        (Reach::Yes, Reach::Pageable) => Some(PageableSide::Source),
+        _ => return Route::Commands,
+    };
+    match (rect::kernels(rt), side) {
+        (None, _) => Route::Commands,
+        (Some(k), None) => Route::Kernel(k),
+        (Some(k), Some(side)) => Route::Staged(k, side),
+    }
+}
+
+/// Each plane checked and enqueued as commands; the last one's event.
+fn copy_planes(
+    rt: &Runtime,
+    target: &ClQueue,
+    c: &Copy3d,
+    kind: MemcpyKind,
+) -> HipResult<Option<OwnedEvent>> {
+    let mut last = None;
+    for plane in c.planes() {
+        last = Some(copy_plane(rt, target, plane, kind)?);
+    }
+    Ok(last)
+}
+
+/// A copy on `target` (checked for nulls and pitches by the caller), as `route` decides; with
+/// `wait_done`, returns once it is done (the queue is in order; a staged copy always waits).
 pub fn copy(
     rt: &Runtime,
     target: &ClQueue,
@@ -734,10 +812,23 @@ pub fn copy(
     kind: MemcpyKind,
     wait_done: bool,
 ) -> HipResult<()> {
-    let mut last = None;
-    for plane in c.planes() {
-        last = Some(copy_plane(rt, target, plane, kind)?);
+    let route = route(rt, c);
+    if !matches!(route, Route::Commands) {
+        let overflow = || Failure::invalid_value("the copy's extent overflows");
+        let dst_span = c.dst_span().ok_or_else(overflow)?;
+        let src_span = c.src_span().ok_or_else(overflow)?;
+        check_copy(rt, c.dst as usize, dst_span, c.src as usize, src_span, kind)?;
     }
+    let last = match route {
+        Route::Kernel(kernels) => Some(target.enqueue(rt, &[], |queue, deps| {
+            rect::copy(rt, kernels, queue, c, deps)
+        })?),
+        Route::Staged(kernels, side) => match staged_copy::copy(rt, target, kernels, c, side) {
+            Some(done) => return done,
+            None => copy_planes(rt, target, c, kind)?,
+        },
+        Route::Commands => copy_planes(rt, target, c, kind)?,
+    };
     match last {
         Some(event) if wait_done => wait(event, &format!("copying {} bytes", c.width)),
         _ => {
@@ -756,7 +847,8 @@ pub fn touches_pageable_memory(c: &Copy3d) -> bool {
 }
 
 /// A fill on `target` (checked by the caller): its whole span must lie in one device
-/// allocation; each row is one command unless the rows are contiguous.
+/// allocation; one command when the rows are contiguous, else one kernel (`rect`), else (no
+/// kernel, or pitches that are no whole patterns) one command per row.
 pub fn fill(rt: &Runtime, target: &ClQueue, f: &Fill, wait_done: bool) -> HipResult<()> {
     let pattern = f.pattern.as_bytes();
     let row = f.count * pattern.len();
@@ -778,7 +870,13 @@ pub fn fill(rt: &Runtime, target: &ClQueue, f: &Fill, wait_done: bool) -> HipRes
             rt.memory.name()
         )));
     }
+    let kernels = f.rows().nth(1).and_then(|_| rect::kernels(rt));
     let event = target.enqueue(rt, &[], |queue, deps| {
+        if let Some(kernels) = kernels {
+            if let Some(event) = rect::fill(rt, kernels, queue, f, deps)? {
+                return Ok(event);
+            }
+        }
         let mut last: Option<OwnedEvent> = None;
         for (i, (dst, len)) in f.rows().enumerate() {
             let wait_on: &[cl3::types::cl_event] = if i == 0 { deps } else { &[] };

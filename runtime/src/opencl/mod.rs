@@ -9,7 +9,8 @@
 //! (SPIR-V capabilities against the device), `clock_rate` (the rate of the
 //! clock kernels read), `module` (what is kept per module), `variables`
 //! (device variables' addresses, the heap and abort-flag variables), `kernels` (function
-//! attributes, occupancy), `peer` (copies and event waits between devices), `stream_value`
+//! attributes, occupancy), `peer` (copies and event waits between devices), `rect` (pitched copies and fills as one
+//! kernel), `staged_copy` (pitched copies with pageable memory the device does not reach), `stream_value`
 //! (`hipStreamWaitValue*`/`hipStreamWriteValue*`), `virtual_memory` (memfds mapped into reserved
 //! ranges: `hipMemCreate`, `hipMemMap` and the rest).
 
@@ -28,6 +29,8 @@ pub mod memory;
 pub mod memory_model;
 pub mod module;
 pub mod peer;
+pub mod rect;
+pub mod staged_copy;
 pub mod stream;
 pub mod stream_value;
 pub mod variables;
