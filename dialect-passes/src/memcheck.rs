@@ -913,6 +913,14 @@ impl<'c> Build<'_, 'c> {
                     }
                 }
                 b.store(b.int(site + 1)?, b.word(report, REPORT_RAISED)?, true);
+                // The report reaches the host (pinned memory on CUDA) before the trap ends
+                // the kernel.
+                then.op(
+                    "llvm.fence",
+                    &[],
+                    &[],
+                    &[("ordering", i64_attribute(atomic_ordering::SEQ_CST))],
+                )?;
                 then.op(crate::spirv::traps::TRAP_OP, &[], &[], &[])?;
                 Ok(vec![])
             },

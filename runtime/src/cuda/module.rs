@@ -46,6 +46,8 @@ pub struct DeviceModule {
     functions: HashMap<usize, Function>,
     /// Global index → (device address, size).
     variables: HashMap<usize, (u64, usize)>,
+    /// The memory checker's binding of the module's state variable, once bound.
+    memcheck: Option<u64>,
 }
 
 impl Drop for DeviceModule {
@@ -195,6 +197,7 @@ fn load(module: &Module, device: &CudaDevice) -> HipResult<DeviceModule> {
         ptx: text,
         functions: HashMap::new(),
         variables: HashMap::new(),
+        memcheck: None,
     })
 }
 
@@ -319,6 +322,7 @@ pub fn variable(
         };
         if r == sys::CUresult::CUDA_SUCCESS {
             m.variables.insert(index, (address, size));
+            super::memcheck::allocated(address as usize as *const c_void, size, Some(device.index));
             return Ok(Some((address, size)));
         }
         Ok(None)
@@ -333,6 +337,7 @@ pub fn variable(
         m.variables.insert(index, (address, size));
         Ok(())
     })?;
+    super::memcheck::allocated(address as usize as *const c_void, size, Some(device.index));
     Ok((address, size))
 }
 
@@ -506,6 +511,7 @@ fn prepare_heap(module: &Arc<Module>, device: &CudaDevice) -> HipResult<()> {
         )?;
     }
     crate::heap::note_started();
+    super::memcheck::allocated(arena as usize as *const c_void, size, Some(device.index));
     hlog!(
         Debug,
         "device heap of {} at {arena:#x}: {size} bytes",
@@ -513,6 +519,38 @@ fn prepare_heap(module: &Arc<Module>, device: &CudaDevice) -> HipResult<()> {
     );
     with_loaded(module, device, |m| {
         m.variables.insert(usize::MAX, (arena, size));
+        Ok(())
+    })
+}
+
+/// Gives a module built with the memory checker its state on `device` before its first launch
+/// there (and again after a reset), and brings its table of allocations up to date before each
+/// launch, in order on the launch's `stream`. The variable is written last: a kernel of the
+/// module that another stream runs meanwhile sees either null (unchecked) or a complete state.
+pub fn prepare_memcheck(
+    module: &Arc<Module>,
+    device: &CudaDevice,
+    stream: sys::CUstream,
+) -> HipResult<()> {
+    let Some(index) = module.memcheck_variable else {
+        return Ok(());
+    };
+    let bound = with_loaded(module, device, |m| Ok(m.memcheck))?;
+    if let Some(id) = bound.filter(|&id| crate::memcheck::is_bound(id)) {
+        return crate::memcheck::before_launch(id, super::memcheck::ranges(), stream as usize);
+    }
+    let (variable, _) = variable(module, index, device)?;
+    let memory = super::memcheck::DeviceMemory::new(stream)?;
+    let state = crate::memcheck::CheckerMemory::state(&memory);
+    let sites = module.image.metadata.memcheck_sites.clone();
+    let id = crate::memcheck::bind(device.index, sites, Box::new(memory));
+    crate::memcheck::before_launch(id, super::memcheck::ranges(), stream as usize)?;
+    // SAFETY: plain driver call on the current context; the word is staged before it returns.
+    check("cuMemcpyHtoDAsync (memory checker's variable)", unsafe {
+        sys::cuMemcpyHtoDAsync_v2(variable, (&state as *const u64).cast(), 8, stream)
+    })?;
+    with_loaded(module, device, |m| {
+        m.memcheck = Some(id);
         Ok(())
     })
 }
