@@ -38,8 +38,8 @@ use melior::dialect::arith::{self, CmpiPredicate};
 use melior::dialect::{llvm, scf};
 use melior::ir::attribute::AttributeLike;
 use melior::ir::attribute::{
-    ArrayAttribute, DenseI32ArrayAttribute, FlatSymbolRefAttribute, IntegerAttribute,
-    StringAttribute, TypeAttribute,
+    ArrayAttribute, DenseI32ArrayAttribute, DenseI64ArrayAttribute, FlatSymbolRefAttribute,
+    IntegerAttribute, StringAttribute, TypeAttribute,
 };
 use melior::ir::block::BlockLike;
 use melior::ir::operation::WalkResult;
@@ -58,13 +58,51 @@ fn err(e: impl std::fmt::Display) -> LowerError {
 }
 
 /// The accesses checked: the op, the operand holding the pointer, and what it does.
-/// (`llvm.cmpxchg` is not checked: its pair of results has no stand-in the targets lower, and
-/// a redirected pointer would lose the address space OpenCL's compare-and-swap needs.)
-const ACCESSES: [(&str, usize, Access); 3] = [
+const ACCESSES: [(&str, usize, Access); 4] = [
     ("llvm.load", 0, Access::Read),
     ("llvm.store", 1, Access::Write),
     ("llvm.atomicrmw", 0, Access::Atomic),
+    ("llvm.cmpxchg", 0, Access::Atomic),
 ];
+
+/// The uses of a compare-and-swap's pair of results: each an `llvm.extractvalue` of the old
+/// value (0) or the success flag (1), with that position. None when another op uses the pair
+/// or the value is not an integer: the compare-and-swap is then left unchecked (its pair has no
+/// stand-in the targets lower; a skipped one gives the old value zero).
+fn compare_and_swap_uses<'c>(
+    op: &OperationRef<'c, 'c>,
+) -> Option<Vec<(OperationRef<'c, 'c>, i64)>> {
+    let compared = op.operand(1).ok()?.r#type();
+    // SAFETY: type query on a live type.
+    if !unsafe { mlir_sys::mlirTypeIsAInteger(compared.to_raw()) } {
+        return None;
+    }
+    let pair = op.result(0).ok()?.to_raw();
+    let mut uses = Vec::new();
+    // SAFETY: walking the use list of a live value; owners are live operations.
+    unsafe {
+        let mut u = mlir_sys::mlirValueGetFirstUse(pair);
+        while !u.ptr.is_null() {
+            let user = OperationRef::from_raw(mlir_sys::mlirOpOperandGetOwner(u));
+            if user.name().as_string_ref().as_str() != Ok("llvm.extractvalue") {
+                return None;
+            }
+            let position = user.attribute("position").ok()?.to_raw();
+            if !mlir_sys::mlirAttributeIsADenseI64Array(position)
+                || mlir_sys::mlirDenseArrayGetNumElements(position) != 1
+            {
+                return None;
+            }
+            let at = mlir_sys::mlirDenseI64ArrayGetElement(position, 0);
+            if at > 1 {
+                return None;
+            }
+            uses.push((user, at));
+            u = mlir_sys::mlirOpOperandGetNextUse(u);
+        }
+    }
+    Some(uses)
+}
 
 /// Whether a skipped access of type `t` can give a constant (integers, floats, pointers).
 fn is_scalar(t: Type) -> bool {
@@ -189,6 +227,13 @@ fn check_access<'c>(
     let name = name.as_string_ref().as_str().unwrap_or("");
     let Some(&(_, pointer_index, access)) = ACCESSES.iter().find(|(n, _, _)| *n == name) else {
         return Ok(Outcome::NoMatch);
+    };
+    let compare_and_swap = match name {
+        "llvm.cmpxchg" => match compare_and_swap_uses(&op) {
+            Some(uses) => Some(uses),
+            None => return Ok(Outcome::NoMatch),
+        },
+        _ => None,
     };
     let Some(function) = enclosing(&op, "gpu.func").or_else(|| enclosing(&op, "func.func")) else {
         return Ok(Outcome::NoMatch);
@@ -329,6 +374,9 @@ fn check_access<'c>(
         unsafe { mlir_sys::mlirOperationSetOperand(op.to_raw(), pointer_index as isize, chosen) };
         return Ok(Outcome::Rewrote);
     }
+    if let Some(uses) = compare_and_swap {
+        return guard_compare_and_swap(rw, &b, op, ok, &uses);
+    }
     // Loads, stores and read-modify-write atomics run only when the check passed (a skipped
     // load or atomic gives zero); the access keeps its own pointer, so that the target's
     // address-space inference still places it.
@@ -363,6 +411,49 @@ fn check_access<'c>(
     } else {
         rw.replace_op(&op, &replacements);
     }
+    Ok(Outcome::Rewrote)
+}
+
+/// A compare-and-swap that runs only when its check passed: the old value is the result of an
+/// scf.if (zero when skipped), the success flag its comparison with the expected value, each
+/// in place of the `llvm.extractvalue` that took it from the pair.
+fn guard_compare_and_swap<'c>(
+    rw: &mut PatternRewriter<'c>,
+    b: &Build<'_, 'c>,
+    op: OperationRef<'c, 'c>,
+    ok: MlirValue,
+    uses: &[(OperationRef<'c, 'c>, i64)],
+) -> Result<Outcome, LowerError> {
+    let ctx = b.ctx;
+    let expected = op.operand(1).map_err(err)?;
+    let old_type = expected.r#type();
+    let raw_op = op.to_raw();
+    let old = b.r.scf_if_values(
+        ok,
+        &[old_type],
+        |then| {
+            // SAFETY: a copy of the live compare-and-swap, owned by the block it goes into.
+            let copy =
+                unsafe { melior::ir::Operation::from_raw(mlir_sys::mlirOperationClone(raw_op)) };
+            let copy = then.ops.insert(copy);
+            let pair = copy.result(0).map_err(err)?.to_raw();
+            let position = DenseI64ArrayAttribute::new(ctx, &[0]).into();
+            Ok(vec![then.one(
+                "llvm.extractvalue",
+                &[pair],
+                old_type,
+                &[("position", position)],
+            )?])
+        },
+        |otherwise| Ok(vec![Build { r: otherwise, ctx }.zero(old_type)?]),
+    )?[0];
+    let swapped = b.cmp(CmpiPredicate::Eq, old, expected.to_raw())?;
+    for (user, position) in uses {
+        let value = if *position == 0 { old } else { swapped };
+        // SAFETY: a live value of the type the extractvalue gave.
+        rw.replace_op(user, &[unsafe { IrValue::from_raw(value) }]);
+    }
+    rw.erase_op(&op);
     Ok(Outcome::Rewrote)
 }
 
@@ -510,6 +601,14 @@ fn is_in_entry_block(op: &OperationRef) -> bool {
     let (Some(block), Some(function)) = (op.block(), op.parent_operation()) else {
         return false;
     };
+    // The first block of a loop's region is no function's entry: an alloca there is made anew
+    // on each iteration, and is not in scope after the loop.
+    if !matches!(
+        function.name().as_string_ref().as_str(),
+        Ok("gpu.func" | "func.func" | "llvm.func")
+    ) {
+        return false;
+    }
     let entry = function.region(0).ok().and_then(|r| r.first_block());
     entry.is_some_and(|e| e.to_raw().ptr == block.to_raw().ptr)
 }

@@ -109,6 +109,13 @@ int main(int argc, char** argv) {
     local_past<<<2, 8>>>(d, 8 + 1, who);
     return after_the_error(hipDeviceSynchronize());
   }
-  std::printf("usage: bad_accesses write_past|read_past|use_after_free|wild|atomic|shared|local|ignore\n");
+  if (!std::strcmp(what, "cas")) {
+    unsigned int *d = nullptr, *old = nullptr;
+    HIP_CHECK(hipMalloc(&d, 16 * sizeof(unsigned int)));
+    HIP_CHECK(hipMalloc(&old, sizeof(unsigned int)));
+    cas_at<<<2, 8>>>(d, 16, old, who);
+    return after_the_error(hipDeviceSynchronize());
+  }
+  std::printf("usage: bad_accesses write_past|read_past|use_after_free|wild|atomic|cas|shared|local|ignore\n");
   return 2;
 }

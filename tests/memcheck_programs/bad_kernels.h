@@ -32,3 +32,8 @@ __global__ void local_past(float* out, int n, int who) {
   if (global_id() == who) local[n] = 1.0f;
   out[global_id()] = local[global_id() % 8];
 }
+
+// A lock word taken with compare-and-swap, one past the end.
+__global__ void cas_at(unsigned int* p, int index, unsigned int* old, int who) {
+  if (global_id() == who) old[0] = atomicCAS(&p[index], 0u, 1u);
+}
