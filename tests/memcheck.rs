@@ -52,6 +52,7 @@ fn bad_accesses_are_reported_and_fail_the_launch() {
         ("atomic", "atomic of 4 bytes", "add_at", 17, "0 bytes past the end of a 64-byte allocation"),
         ("cas", "atomic of 4 bytes", "cas_at", 38, "0 bytes past the end of a 64-byte allocation"),
         ("shared", "write of 4 bytes", "shared_past", 24, "12 bytes past the end of a 256-byte shared-memory variable 'shared_past(int*, int, int)::tile'"),
+        ("dynamic_shared", "write of 4 bytes", "dynamic_past", 46, "12 bytes past the end of a 32-byte dynamic shared memory (extern __shared__)"),
         ("local", "write of 4 bytes", "local_past", 32, "4 bytes past the end of a 32-byte local variable"),
     ];
     for (case, access, kernel, line, place) in cases {

@@ -8,8 +8,9 @@
 //! are looked up in the runtime's table of live allocations, which the module's checker state
 //! points to (a binary search); one found in none is then compared with the kernel's own
 //! objects whose address it could hold (those converted to generic pointers), so that a
-//! pointer into shared memory or the stack is never reported. Dynamic shared memory, whose
-//! size only the launch knows, is not checked.
+//! pointer into shared memory or the stack is never reported. Dynamic shared memory
+//! (`extern __shared__`) is compared with the size the runtime writes into the state before
+//! each launch.
 //!
 //! A bad access is skipped (a load reads harmless memory instead: the state's scratch words, or
 //! the start of its object), and the first one claims the state's error word and writes the
@@ -23,8 +24,8 @@ use std::collections::HashMap;
 
 use hipmlir_device_image::memcheck::{
     Access, Object, ObjectKind, Site, REPORT_ADDRESS, REPORT_BASE, REPORT_BLOCK, REPORT_RAISED,
-    REPORT_THREAD, SITES_ATTRIBUTE, STATE_ERROR, STATE_REPORT, STATE_SCRATCH, STATE_SCRATCH_BYTES,
-    STATE_TABLE,
+    REPORT_SIZE, REPORT_THREAD, SITES_ATTRIBUTE, STATE_DYNAMIC_SHARED, STATE_ERROR, STATE_REPORT,
+    STATE_SCRATCH, STATE_SCRATCH_BYTES, STATE_TABLE,
 };
 use hipmlir_device_image::{
     address_space, atomic_ordering, AtomicBinOp, ADDRESS_KERNEL_PREFIX, DYNAMIC_SHARED_SYMBOL,
@@ -137,6 +138,13 @@ struct KernelObject {
     object: Object,
 }
 
+impl KernelObject {
+    /// Dynamic shared memory, whose size the launch gives.
+    fn is_dynamic(&self) -> bool {
+        self.object.kind == ObjectKind::DynamicShared
+    }
+}
+
 /// The pass's state: per gpu.module its variables and sites, per function the objects its
 /// generic pointers may point into (found on first use).
 #[derive(Default)]
@@ -213,7 +221,7 @@ enum Target {
     Object(KernelObject),
     /// Somewhere the table and the kernel's escaping objects tell.
     Table,
-    /// Memory the pass does not check (dynamic shared memory, by-value parameters).
+    /// Memory the pass does not check (by-value parameters, private memory it cannot place).
     Unchecked,
 }
 
@@ -268,7 +276,9 @@ fn check_access<'c>(
     let target = match target {
         Target::Unchecked => return Ok(Outcome::NoMatch),
         // An object smaller than the access is left as it is.
-        Target::Object(o) if o.object.size < bytes => return Ok(Outcome::NoMatch),
+        Target::Object(o) if o.object.size < bytes && !o.is_dynamic() => {
+            return Ok(Outcome::NoMatch)
+        }
         Target::Object(o) => Target::Object(o),
         Target::Table => Target::Table,
     };
@@ -309,10 +319,11 @@ fn check_access<'c>(
         IntegerType::new(ctx, 1).into(),
         |inner| {
             let b = Build { r: inner, ctx };
-            let (inside, base) = match &target {
+            let (inside, base, size) = match &target {
                 Target::Object(o) => {
                     let base = b.object_address(&o.base)?;
-                    (b.inside(address, bytes, base, o.object.size)?, base)
+                    let (inside, size) = b.inside_object(checker, address, bytes, base, o)?;
+                    (inside, base, o.is_dynamic().then_some(size))
                 }
                 _ => {
                     let found = b.table_lookup(checker, address, bytes)?;
@@ -325,13 +336,14 @@ fn check_access<'c>(
                             let mut any = b.bool(false)?;
                             for o in &escaping {
                                 let base = b.object_address(&o.base)?;
-                                let inside = b.inside(address, bytes, base, o.object.size)?;
+                                let (inside, _) =
+                                    b.inside_object(checker, address, bytes, base, o)?;
                                 any = b.binary("arith.ori", any, inside)?;
                             }
                             Ok(any)
                         },
                     )?;
-                    (inside, b.int(0)?)
+                    (inside, b.int(0)?, None)
                 }
             };
             let ok = if access == Access::Read {
@@ -346,7 +358,7 @@ fn check_access<'c>(
                 outside,
                 &[],
                 |then| {
-                    Build { r: then, ctx }.report(checker, site, address, base)?;
+                    Build { r: then, ctx }.report(checker, site, address, base, size)?;
                     Ok(vec![])
                 },
                 |_| Ok(vec![]),
@@ -545,13 +557,23 @@ fn target_of(pointer: MlirValue, variables: &HashMap<String, Variable>) -> Targe
     }
 }
 
-/// A variable of the gpu.module as an object to check against (None: its size is unknown,
-/// dynamic shared memory, or the checker's own state).
+/// A variable of the gpu.module as an object to check against (None: its size is unknown, or
+/// the checker's own state).
 fn global_object(symbol: &str, variables: &HashMap<String, Variable>) -> Option<KernelObject> {
-    if symbol == DYNAMIC_SHARED_SYMBOL || symbol == MEMCHECK_STATE_VARIABLE {
+    if symbol == MEMCHECK_STATE_VARIABLE {
         return None;
     }
     let variable = variables.get(symbol)?;
+    if symbol == DYNAMIC_SHARED_SYMBOL {
+        return Some(KernelObject {
+            base: Base::Global(symbol.to_string(), variable.space),
+            object: Object {
+                kind: ObjectKind::DynamicShared,
+                name: String::new(),
+                size: 0,
+            },
+        });
+    }
     let kind = match variable.space {
         address_space::SHARED => ObjectKind::Shared,
         address_space::GLOBAL | address_space::CONSTANT => ObjectKind::Global,
@@ -890,6 +912,29 @@ impl<'c> Build<'_, 'c> {
         self.cmp(CmpiPredicate::Ule, offset, last)
     }
 
+    /// Whether `[address, address + bytes)` lies in object `o` at `base`, and the object's size
+    /// (dynamic shared memory's is the state's, written by the runtime before the launch).
+    fn inside_object(
+        &self,
+        checker: MlirValue,
+        address: MlirValue,
+        bytes: u64,
+        base: MlirValue,
+        o: &KernelObject,
+    ) -> Result<(MlirValue, MlirValue), LowerError> {
+        if !o.is_dynamic() {
+            let inside = self.inside(address, bytes, base, o.object.size)?;
+            return Ok((inside, self.int(o.object.size as i64)?));
+        }
+        let size = self.load(self.word(checker, STATE_DYNAMIC_SHARED)?, self.i64())?;
+        let bytes = self.int(bytes as i64)?;
+        let fits = self.cmp(CmpiPredicate::Uge, size, bytes)?;
+        let offset = self.binary("arith.subi", address, base)?;
+        let last = self.binary("arith.subi", size, bytes)?;
+        let within = self.cmp(CmpiPredicate::Ule, offset, last)?;
+        Ok((self.binary("arith.andi", fits, within)?, size))
+    }
+
     /// Whether `[address, address + bytes)` lies in one allocation of the runtime's table: a
     /// binary search for the last allocation starting at or below `address`.
     fn table_lookup(
@@ -965,13 +1010,15 @@ impl<'c> Build<'_, 'c> {
         )
     }
 
-    /// Claims the error word; the work-item that claims it writes the report, then traps.
+    /// Claims the error word; the work-item that claims it writes the report (the object's size
+    /// where only the launch knows it), then traps.
     fn report(
         &self,
         checker: MlirValue,
         site: i64,
         address: MlirValue,
         base: MlirValue,
+        size: Option<MlirValue>,
     ) -> Result<(), LowerError> {
         let (ctx, i64t) = (self.ctx, self.i64());
         let i64_attribute = |v: i64| -> Attribute { IntegerAttribute::new(i64t, v).into() };
@@ -996,6 +1043,9 @@ impl<'c> Build<'_, 'c> {
                 let report = b.load(b.word(checker, STATE_REPORT)?, b.ptr(0))?;
                 b.store(address, b.word(report, REPORT_ADDRESS)?, true);
                 b.store(base, b.word(report, REPORT_BASE)?, true);
+                if let Some(size) = size {
+                    b.store(size, b.word(report, REPORT_SIZE)?, true);
+                }
                 for (first, op) in [
                     (REPORT_THREAD, "gpu.thread_id"),
                     (REPORT_BLOCK, "gpu.block_id"),
@@ -1012,14 +1062,8 @@ impl<'c> Build<'_, 'c> {
                     }
                 }
                 b.store(b.int(site + 1)?, b.word(report, REPORT_RAISED)?, true);
-                // The report reaches the host (pinned memory on CUDA) before the trap ends
-                // the kernel.
-                then.op(
-                    "llvm.fence",
-                    &[],
-                    &[],
-                    &[("ordering", i64_attribute(atomic_ordering::SEQ_CST))],
-                )?;
+                // (On PTX a system fence comes before every trap: the report reaches the
+                // host's pinned memory before the trap ends the kernel.)
                 then.op(crate::spirv::traps::TRAP_OP, &[], &[], &[])?;
                 Ok(vec![])
             },

@@ -22,8 +22,8 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
 
 use hipmlir_device_image::memcheck::{
-    Site, REPORT_ADDRESS, REPORT_BASE, REPORT_BLOCK, REPORT_RAISED, REPORT_THREAD, REPORT_WORDS,
-    STATE_REPORT, STATE_TABLE, STATE_WORDS,
+    ObjectKind, Site, REPORT_ADDRESS, REPORT_BASE, REPORT_BLOCK, REPORT_RAISED, REPORT_SIZE,
+    REPORT_THREAD, REPORT_WORDS, STATE_DYNAMIC_SHARED, STATE_REPORT, STATE_TABLE, STATE_WORDS,
 };
 
 use crate::backend::DeviceId;
@@ -42,6 +42,8 @@ pub trait CheckerMemory: Send {
     /// launch on `queue` (the backend's queue handle). The table it replaces stays readable
     /// until `release_retired`.
     fn set_table(&mut self, words: &[u64], queue: usize) -> HipResult<()>;
+    /// Sets word `index` of the state, ordered before the next launch on `queue`.
+    fn set_word(&mut self, index: u64, value: u64, queue: usize) -> HipResult<()>;
     /// Every kernel of the device finished: the tables replaced before may go.
     fn release_retired(&mut self);
 }
@@ -91,6 +93,11 @@ impl CheckerMemory for HostMemory {
         Ok(())
     }
 
+    fn set_word(&mut self, index: u64, value: u64, _queue: usize) -> HipResult<()> {
+        self.words[index as usize].store(value, Ordering::Release);
+        Ok(())
+    }
+
     fn release_retired(&mut self) {
         self.retired.clear();
     }
@@ -104,6 +111,11 @@ struct Binding {
     sites: Arc<Vec<Site>>,
     /// The version of the ranges its table holds.
     version: u64,
+    /// The dynamic shared memory the state gives (`STATE_DYNAMIC_SHARED`), and whether
+    /// launches with it may still run (then a launch with less keeps the larger: a launch's
+    /// accesses are never reported for lying beyond a smaller one's).
+    dynamic_shared: u64,
+    running: bool,
 }
 
 #[derive(Default)]
@@ -159,15 +171,23 @@ pub fn bind(device: DeviceId, sites: Vec<Site>, memory: Box<dyn CheckerMemory>) 
         memory,
         sites: Arc::new(sites),
         version: u64::MAX,
+        dynamic_shared: 0,
+        running: false,
     });
     ACTIVE.store(true, Ordering::Release);
     id
 }
 
 /// Brings binding `id`'s table up to date with `ranges` (the live allocations a kernel may
-/// reach, sorted by base) before a launch on `queue`. An id no longer bound (the device was
-/// reset meanwhile) is an internal error the backend avoids by binding anew.
-pub fn before_launch(id: u64, ranges: Vec<(u64, u64)>, queue: usize) -> HipResult<()> {
+/// reach, sorted by base), and its dynamic shared memory with the launch's `dynamic_shared`
+/// bytes, before a launch on `queue`. An id no longer bound (the device was reset meanwhile)
+/// is an internal error the backend avoids by binding anew.
+pub fn before_launch(
+    id: u64,
+    ranges: Vec<(u64, u64)>,
+    dynamic_shared: u64,
+    queue: usize,
+) -> HipResult<()> {
     let mut guard = checker();
     let Some(c) = guard.as_mut() else {
         return Ok(());
@@ -188,6 +208,16 @@ pub fn before_launch(id: u64, ranges: Vec<(u64, u64)>, queue: usize) -> HipResul
         b.memory.set_table(&table, queue)?;
         b.version = version;
     }
+    let shared = if b.running {
+        b.dynamic_shared.max(dynamic_shared)
+    } else {
+        dynamic_shared
+    };
+    if shared != b.dynamic_shared {
+        b.memory.set_word(STATE_DYNAMIC_SHARED, shared, queue)?;
+        b.dynamic_shared = shared;
+    }
+    b.running = true;
     Ok(())
 }
 
@@ -226,6 +256,7 @@ pub fn idle(device: DeviceId) {
     if let Some(c) = checker().as_mut() {
         for b in c.bindings.iter_mut().filter(|b| b.device == device) {
             b.memory.release_retired();
+            b.running = false;
         }
     }
 }
@@ -323,13 +354,17 @@ fn describe(b: &Binding, live: &[(u64, u64)], freed: &VecDeque<(usize, usize)>) 
     };
     let place = match &site.object {
         Some(o) => {
+            let size = match o.kind {
+                ObjectKind::DynamicShared => report(REPORT_SIZE),
+                _ => o.size,
+            };
             let name = demangle(&o.name);
             let what = if name.is_empty() {
-                format!("{}-byte {}", o.size, o.kind.describe())
+                format!("{size}-byte {}", o.kind.describe())
             } else {
-                format!("{}-byte {} '{name}'", o.size, o.kind.describe())
+                format!("{size}-byte {} '{name}'", o.kind.describe())
             };
-            relative(address, site.bytes, base, o.size, &what)
+            relative(address, site.bytes, base, size, &what)
         }
         None => nearest(address, site.bytes, live, freed),
     };
@@ -443,19 +478,25 @@ mod tests {
                     .collect::<Vec<_>>()
             }
         };
-        before_launch(id, vec![(0x1000, 0x1040), (0x2000, 0x2100)], 0).expect("first table");
+        before_launch(id, vec![(0x1000, 0x1040), (0x2000, 0x2100)], 0, 0).expect("first table");
         assert_eq!(table_of(), [0x1000, 0x1040, 0x2000, 0x2100]);
         let first = unsafe { state.read_volatile() };
-        before_launch(id, vec![(0x1000, 0x1040), (0x2000, 0x2100)], 0).expect("same table");
+        before_launch(id, vec![(0x1000, 0x1040), (0x2000, 0x2100)], 0, 0).expect("same table");
         assert_eq!(
             unsafe { state.read_volatile() },
             first,
             "unchanged: not rewritten"
         );
-        before_launch(id, vec![(0x3000, 0x3008)], 0).expect("new table");
+        before_launch(id, vec![(0x3000, 0x3008)], 0, 0).expect("new table");
         assert_eq!(table_of(), [0x3000, 0x3008]);
+        let shared = || unsafe { state.add(STATE_DYNAMIC_SHARED as usize).read_volatile() };
+        before_launch(id, vec![(0x3000, 0x3008)], 512, 0).expect("a launch");
+        before_launch(id, vec![(0x3000, 0x3008)], 256, 0).expect("a smaller one meanwhile");
+        assert_eq!(shared(), 512, "launches that may run at once: the largest");
         idle(device);
         assert_eq!(table_of(), [0x3000, 0x3008], "the current table stays");
+        before_launch(id, vec![(0x3000, 0x3008)], 256, 0).expect("alone");
+        assert_eq!(shared(), 256, "after the device was idle: the launch's own");
         reset(device);
         assert!(!is_bound(id));
     }

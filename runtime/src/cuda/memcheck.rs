@@ -165,6 +165,19 @@ impl CheckerMemory for DeviceMemory {
         Ok(())
     }
 
+    fn set_word(&mut self, index: u64, value: u64, queue: usize) -> HipResult<()> {
+        // SAFETY: a word of our state; the value is staged before cuMemcpyHtoDAsync returns
+        // (pageable memory), in order before the launch on the queue.
+        check("cuMemcpyHtoDAsync (memory checker's state)", unsafe {
+            sys::cuMemcpyHtoDAsync_v2(
+                self.state + index * 8,
+                (&value as *const u64).cast(),
+                8,
+                queue as sys::CUstream,
+            )
+        })
+    }
+
     fn release_retired(&mut self) {
         for table in self.retired.drain(..) {
             // SAFETY: a table of ours that no kernel reads any more (the device is idle).

@@ -531,20 +531,25 @@ pub fn prepare_memcheck(
     module: &Arc<Module>,
     device: &CudaDevice,
     stream: sys::CUstream,
+    dynamic_shared: usize,
 ) -> HipResult<()> {
     let Some(index) = module.memcheck_variable else {
         return Ok(());
     };
+    let before_launch = |id| {
+        let ranges = super::memcheck::ranges();
+        crate::memcheck::before_launch(id, ranges, dynamic_shared as u64, stream as usize)
+    };
     let bound = with_loaded(module, device, |m| Ok(m.memcheck))?;
     if let Some(id) = bound.filter(|&id| crate::memcheck::is_bound(id)) {
-        return crate::memcheck::before_launch(id, super::memcheck::ranges(), stream as usize);
+        return before_launch(id);
     }
     let (variable, _) = variable(module, index, device)?;
     let memory = super::memcheck::DeviceMemory::new(stream)?;
     let state = crate::memcheck::CheckerMemory::state(&memory);
     let sites = module.image.metadata.memcheck_sites.clone();
     let id = crate::memcheck::bind(device.index, sites, Box::new(memory));
-    crate::memcheck::before_launch(id, super::memcheck::ranges(), stream as usize)?;
+    before_launch(id)?;
     // SAFETY: plain driver call on the current context; the word is staged before it returns.
     check("cuMemcpyHtoDAsync (memory checker's variable)", unsafe {
         sys::cuMemcpyHtoDAsync_v2(variable, (&state as *const u64).cast(), 8, stream)

@@ -194,7 +194,11 @@ pub fn prepare_managed(rt: &Runtime, module: &Arc<Module>) -> HipResult<()> {
 /// after `hipDeviceReset`), and brings the checker's table of allocations up to date before
 /// each launch. A device that cannot reach the host's own memory leaves the variable null: its
 /// kernels then run unchecked.
-pub fn prepare_memcheck(rt: &Runtime, module: &Arc<Module>) -> HipResult<()> {
+pub fn prepare_memcheck(
+    rt: &Runtime,
+    module: &Arc<Module>,
+    dynamic_shared: usize,
+) -> HipResult<()> {
     let Some(index) = module.memcheck_variable else {
         return Ok(());
     };
@@ -240,7 +244,7 @@ pub fn prepare_memcheck(rt: &Runtime, module: &Arc<Module>) -> HipResult<()> {
         .map(|(b, s)| (b as u64, (b + s) as u64))
         .collect();
     // The table is host memory: written now, it is there for the launch.
-    crate::memcheck::before_launch(id, ranges, 0)
+    crate::memcheck::before_launch(id, ranges, dynamic_shared as u64, 0)
 }
 
 /// Gives `module` its abort word before its first launch: host memory the device can write
