@@ -120,6 +120,7 @@ fn correct_programs_pass_with_the_checker() {
         "tests/programs/pointer_walk.hip",
         "tests/programs/device_pointer_variables.hip",
         "tests/programs/large_device_arrays.hip",
+        "tests/programs/linked_structures.hip",
     ];
     for program in programs {
         let exe = build_checked(&repo().join(program), dir.path());

@@ -152,6 +152,60 @@ struct State {
     variables: HashMap<usize, HashMap<String, Variable>>,
     sites: HashMap<usize, Vec<Site>>,
     escaping: HashMap<usize, Vec<KernelObject>>,
+    checkers: HashMap<usize, Checker>,
+}
+
+/// What every check of a function reads, loaded once at its entry: the checker's state (null:
+/// the runtime gave none, nothing is checked), and the allocation table's address and length.
+/// (Loaded per access, these loads sat in every loop for the device compiler to hoist: one
+/// hoisting crashed Intel's OpenCL CPU compiler, and they cost time besides. A launch reads the
+/// table it started with: the runtime keeps a replaced table until the device is idle.)
+#[derive(Clone, Copy)]
+struct Checker {
+    state: MlirValue,
+    on: MlirValue,
+    table: MlirValue,
+    count: MlirValue,
+}
+
+/// Loads `function`'s [`Checker`] at the start of its entry block.
+fn load_checker<'c>(
+    ctx: &'c Context,
+    function: &OperationRef<'c, 'c>,
+) -> Result<Checker, LowerError> {
+    let entry = function
+        .region(0)
+        .ok()
+        .and_then(|r| r.first_block())
+        .ok_or_else(|| err("a function without a body"))?;
+    let r = Rewriter::at_start(ctx, entry.to_raw(), function.location());
+    let b = Build { r: &r, ctx };
+    let slot = b.address_of(MEMCHECK_STATE_VARIABLE, address_space::GLOBAL)?;
+    let state = b.load(slot, b.ptr(address_space::GENERIC))?;
+    let on = b.cmp(CmpiPredicate::Ne, b.ptr_to_int(state)?, b.int(0)?)?;
+    let table_type = b.ptr(0);
+    let loaded = r.scf_if_values(
+        on,
+        &[table_type, b.i64()],
+        |then| {
+            let b = Build { r: then, ctx };
+            let table = b.load(b.word(state, STATE_TABLE)?, table_type)?;
+            Ok(vec![table, b.load(table, b.i64())?])
+        },
+        |otherwise| {
+            let b = Build { r: otherwise, ctx };
+            Ok(vec![
+                otherwise.one("llvm.mlir.zero", &[], table_type, &[])?,
+                b.int(0)?,
+            ])
+        },
+    )?;
+    Ok(Checker {
+        state,
+        on,
+        table: loaded[0],
+        count: loaded[1],
+    })
 }
 
 pub fn check_memory_accesses(ctx: &Context, module: &Module) -> Result<(), LowerError> {
@@ -254,6 +308,7 @@ fn check_access<'c>(
         return Ok(Outcome::NoMatch);
     }
     let module_key = gpu_module.to_raw().ptr as usize;
+    let function_key = function.to_raw().ptr as usize;
     let variables = state
         .variables
         .entry(module_key)
@@ -282,7 +337,6 @@ fn check_access<'c>(
         Target::Object(o) => Target::Object(o),
         Target::Table => Target::Table,
     };
-    let function_key = function.to_raw().ptr as usize;
     let escaping = state
         .escaping
         .entry(function_key)
@@ -307,11 +361,15 @@ fn check_access<'c>(
     let r = Rewriter::before(ctx, &op);
     let b = Build { r: &r, ctx };
     let i64t = b.i64();
-    let slot = b.address_of(MEMCHECK_STATE_VARIABLE, address_space::GLOBAL)?;
-    let checker = b.load(slot, b.ptr(address_space::GENERIC))?;
-    let zero = b.int(0)?;
-    let checker_int = b.ptr_to_int(checker)?;
-    let on = b.cmp(CmpiPredicate::Ne, checker_int, zero)?;
+    let loaded = match state.checkers.get(&function_key) {
+        Some(&c) => c,
+        None => {
+            let c = load_checker(ctx, &function)?;
+            state.checkers.insert(function_key, c);
+            c
+        }
+    };
+    let (checker, on) = (loaded.state, loaded.on);
     let generic_pointer = b.to_generic(pointer)?;
     let address = b.ptr_to_int(generic_pointer)?;
     let ok = r.scf_if(
@@ -326,7 +384,7 @@ fn check_access<'c>(
                     (inside, base, o.is_dynamic().then_some(size))
                 }
                 _ => {
-                    let found = b.table_lookup(checker, address, bytes)?;
+                    let found = b.table_lookup(loaded.table, loaded.count, address, bytes)?;
                     let inside = inner.scf_if(
                         found,
                         IntegerType::new(ctx, 1).into(),
@@ -939,13 +997,12 @@ impl<'c> Build<'_, 'c> {
     /// binary search for the last allocation starting at or below `address`.
     fn table_lookup(
         &self,
-        checker: MlirValue,
+        table: MlirValue,
+        count: MlirValue,
         address: MlirValue,
         bytes: u64,
     ) -> Result<MlirValue, LowerError> {
         let (ctx, loc, i64t) = (self.ctx, self.r.loc, self.i64());
-        let table = self.load(self.word(checker, STATE_TABLE)?, self.ptr(0))?;
-        let count = self.load(table, i64t)?;
         let zero = self.int(0)?;
         let before = Block::new(&[(i64t, loc), (i64t, loc)]);
         let (lo, n) = (
