@@ -18,6 +18,7 @@ mod gpu_programs_report;
 mod gpu_report;
 mod kernels;
 mod launch;
+mod memcheck;
 mod report;
 mod rtc;
 mod stats;

@@ -153,6 +153,8 @@ struct State {
     sites: HashMap<usize, Vec<Site>>,
     escaping: HashMap<usize, Vec<KernelObject>>,
     checkers: HashMap<usize, Checker>,
+    /// Per (function, kernel argument): the argument's allocation, found at the entry.
+    argument_ranges: HashMap<(usize, usize), (MlirValue, MlirValue)>,
 }
 
 /// What every check of a function reads, loaded once at its entry: the checker's state (null:
@@ -166,6 +168,49 @@ struct Checker {
     on: MlirValue,
     table: MlirValue,
     count: MlirValue,
+    /// The entry block's first operation of the function's own: what is computed once at the
+    /// entry goes in front of it, after the checker's loads.
+    anchor: mlir_sys::MlirOperation,
+}
+
+/// The kernel argument (an argument of `function`'s entry block) `pointer` is an offset of.
+fn argument_of(pointer: MlirValue, function: &OperationRef) -> Option<MlirValue> {
+    let entry = function.region(0).ok()?.first_block()?.to_raw();
+    let mut current = pointer;
+    // SAFETY: queries on live values and their defining operations.
+    unsafe {
+        loop {
+            if mlir_sys::mlirValueIsABlockArgument(current) {
+                let owner = mlir_sys::mlirBlockArgumentGetOwner(current);
+                return (owner.ptr == entry.ptr).then_some(current);
+            }
+            if !mlir_sys::mlirValueIsAOpResult(current) {
+                return None;
+            }
+            let defining = OperationRef::from_raw(mlir_sys::mlirOpResultGetOwner(current));
+            match defining.name().as_string_ref().as_str() {
+                Ok("llvm.getelementptr" | "llvm.addrspacecast") => {
+                    current = defining.operand(0).ok()?.to_raw();
+                }
+                _ => return None,
+            }
+        }
+    }
+}
+
+/// The allocation of the runtime's table that kernel argument `argument` points into, as
+/// (start, end) (both 0 when none), computed at the function's entry.
+fn argument_range<'c>(
+    ctx: &'c Context,
+    checker: &Checker,
+    argument: MlirValue,
+) -> Result<(MlirValue, MlirValue), LowerError> {
+    // SAFETY: the anchor is a live operation of the entry block.
+    let anchor = unsafe { OperationRef::from_raw(checker.anchor) };
+    let r = Rewriter::before(ctx, &anchor);
+    let b = Build { r: &r, ctx };
+    let address = b.ptr_to_int(b.to_generic(argument)?)?;
+    b.table_range(checker.table, checker.count, address)
 }
 
 /// Loads `function`'s [`Checker`] at the start of its entry block.
@@ -178,6 +223,10 @@ fn load_checker<'c>(
         .ok()
         .and_then(|r| r.first_block())
         .ok_or_else(|| err("a function without a body"))?;
+    let anchor = entry
+        .first_operation()
+        .ok_or_else(|| err("an empty entry block"))?
+        .to_raw();
     let r = Rewriter::at_start(ctx, entry.to_raw(), function.location());
     let b = Build { r: &r, ctx };
     let slot = b.address_of(MEMCHECK_STATE_VARIABLE, address_space::GLOBAL)?;
@@ -205,6 +254,7 @@ fn load_checker<'c>(
         on,
         table: loaded[0],
         count: loaded[1],
+        anchor,
     })
 }
 
@@ -370,6 +420,20 @@ fn check_access<'c>(
         }
     };
     let (checker, on) = (loaded.state, loaded.on);
+    let argument_range = match (&target, argument_of(pointer, &function)) {
+        (Target::Table, Some(argument)) => {
+            let key = (function_key, argument.ptr as usize);
+            match state.argument_ranges.get(&key) {
+                Some(&range) => Some(range),
+                None => {
+                    let range = argument_range(ctx, &loaded, argument)?;
+                    state.argument_ranges.insert(key, range);
+                    Some(range)
+                }
+            }
+        }
+        _ => None,
+    };
     let generic_pointer = b.to_generic(pointer)?;
     let address = b.ptr_to_int(generic_pointer)?;
     let ok = r.scf_if(
@@ -384,23 +448,23 @@ fn check_access<'c>(
                     (inside, base, o.is_dynamic().then_some(size))
                 }
                 _ => {
-                    let found = b.table_lookup(loaded.table, loaded.count, address, bytes)?;
-                    let inside = inner.scf_if(
-                        found,
-                        IntegerType::new(ctx, 1).into(),
-                        |then| Build { r: then, ctx }.bool(true),
-                        |otherwise| {
-                            let b = Build { r: otherwise, ctx };
-                            let mut any = b.bool(false)?;
-                            for o in &escaping {
-                                let base = b.object_address(&o.base)?;
-                                let (inside, _) =
-                                    b.inside_object(checker, address, bytes, base, o)?;
-                                any = b.binary("arith.ori", any, inside)?;
-                            }
-                            Ok(any)
-                        },
-                    )?;
+                    let slow = |r: &Rewriter<'c>| {
+                        Build { r, ctx }.in_table_or_objects(&loaded, address, bytes, &escaping)
+                    };
+                    // Through a kernel argument: first the argument's allocation, found once
+                    // at the entry (a comparison the device compiler vectorizes).
+                    let inside = match argument_range {
+                        Some((low, high)) => {
+                            let fast = b.in_range(address, bytes, low, high)?;
+                            inner.scf_if(
+                                fast,
+                                IntegerType::new(ctx, 1).into(),
+                                |then| Build { r: then, ctx }.bool(true),
+                                |otherwise| slow(otherwise),
+                            )?
+                        }
+                        None => slow(inner)?,
+                    };
                     (inside, b.int(0)?, None)
                 }
             };
@@ -993,15 +1057,59 @@ impl<'c> Build<'_, 'c> {
         Ok((self.binary("arith.andi", fits, within)?, size))
     }
 
-    /// Whether `[address, address + bytes)` lies in one allocation of the runtime's table: a
-    /// binary search for the last allocation starting at or below `address`.
-    fn table_lookup(
+    /// Whether `[address, address + bytes)` lies in `[low, high)` (and does not wrap).
+    fn in_range(
+        &self,
+        address: MlirValue,
+        bytes: u64,
+        low: MlirValue,
+        high: MlirValue,
+    ) -> Result<MlirValue, LowerError> {
+        let end = self.binary("arith.addi", address, self.int(bytes as i64)?)?;
+        let above = self.cmp(CmpiPredicate::Uge, address, low)?;
+        let fits = self.cmp(CmpiPredicate::Ule, end, high)?;
+        let no_wrap = self.cmp(CmpiPredicate::Uge, end, address)?;
+        let both = self.binary("arith.andi", above, fits)?;
+        self.binary("arith.andi", both, no_wrap)
+    }
+
+    /// Whether `[address, address + bytes)` lies in an allocation of the runtime's table, or
+    /// else in one of the kernel's own objects whose address became a generic pointer.
+    fn in_table_or_objects(
+        &self,
+        checker: &Checker,
+        address: MlirValue,
+        bytes: u64,
+        escaping: &[KernelObject],
+    ) -> Result<MlirValue, LowerError> {
+        let ctx = self.ctx;
+        let (low, high) = self.table_range(checker.table, checker.count, address)?;
+        let found = self.in_range(address, bytes, low, high)?;
+        self.r.scf_if(
+            found,
+            IntegerType::new(ctx, 1).into(),
+            |then| Build { r: then, ctx }.bool(true),
+            |otherwise| {
+                let b = Build { r: otherwise, ctx };
+                let mut any = b.bool(false)?;
+                for o in escaping {
+                    let base = b.object_address(&o.base)?;
+                    let (inside, _) = b.inside_object(checker.state, address, bytes, base, o)?;
+                    any = b.binary("arith.ori", any, inside)?;
+                }
+                Ok(any)
+            },
+        )
+    }
+
+    /// The allocation of the runtime's table that may hold `address`, as (start, end): a binary
+    /// search for the last one starting at or below it ((0, 0) when there is none).
+    fn table_range(
         &self,
         table: MlirValue,
         count: MlirValue,
         address: MlirValue,
-        bytes: u64,
-    ) -> Result<MlirValue, LowerError> {
+    ) -> Result<(MlirValue, MlirValue), LowerError> {
         let (ctx, loc, i64t) = (self.ctx, self.r.loc, self.i64());
         let zero = self.int(0)?;
         let before = Block::new(&[(i64t, loc), (i64t, loc)]);
@@ -1050,21 +1158,25 @@ impl<'c> Build<'_, 'c> {
             .first()
             .ok_or_else(|| err("scf.while without results"))?;
         let any = self.cmp(CmpiPredicate::Ne, lo, zero)?;
-        let end = self.binary("arith.addi", address, self.int(bytes as i64)?)?;
-        self.r.scf_if(
+        let range = self.r.scf_if_values(
             any,
-            IntegerType::new(ctx, 1).into(),
+            &[i64t, i64t],
             |then| {
                 let b = Build { r: then, ctx };
-                // Entry lo - 1 ends at word 2 * lo.
+                // Entry lo - 1 starts at word 2 * lo - 1 and ends at word 2 * lo.
                 let at = b.binary("arith.shli", lo, b.int(1)?)?;
-                let limit = b.load(b.word_at(table, at)?, i64t)?;
-                let fits = b.cmp(CmpiPredicate::Ule, end, limit)?;
-                let no_wrap = b.cmp(CmpiPredicate::Uge, end, address)?;
-                b.binary("arith.andi", fits, no_wrap)
+                let start = b.binary("arith.subi", at, b.int(1)?)?;
+                Ok(vec![
+                    b.load(b.word_at(table, start)?, i64t)?,
+                    b.load(b.word_at(table, at)?, i64t)?,
+                ])
             },
-            |otherwise| Build { r: otherwise, ctx }.bool(false),
-        )
+            |otherwise| {
+                let b = Build { r: otherwise, ctx };
+                Ok(vec![b.int(0)?, b.int(0)?])
+            },
+        )?;
+        Ok((range[0], range[1]))
     }
 
     /// Claims the error word; the work-item that claims it writes the report (the object's size
