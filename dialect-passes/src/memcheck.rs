@@ -200,8 +200,8 @@ fn argument_of(pointer: MlirValue, function: &OperationRef) -> Option<MlirValue>
 
 /// The allocation of the runtime's table that kernel argument `argument` points into, as
 /// (start, end) (both 0 when none), computed at the function's entry.
-fn argument_range<'c>(
-    ctx: &'c Context,
+fn argument_range(
+    ctx: &Context,
     checker: &Checker,
     argument: MlirValue,
 ) -> Result<(MlirValue, MlirValue), LowerError> {
