@@ -55,6 +55,21 @@ for src in tests/stopping_programs/*.hip; do
     exit 1
   fi
 done
+# The memory checker (-fsanitize=address): each bad access of bad_accesses must be reported and
+# fail with hipErrorIllegalAddress until hipDeviceReset (the program prints REPORTED), and a
+# program that ignores it exits 1; correct programs built with the flag pass unreported.
+checked=()
+for src in tests/memcheck_programs/bad_accesses.hip examples/vector_add.hip \
+  tests/programs/{device_globals,managed_variables,dynamic_shared,device_malloc,shared_and_atomics,pointer_walk}.hip; do
+  name=checked_$(basename "${src%.*}")
+  if "$hipmlir" -fsanitize=address "$src" -o "$out/$name" > "$out/$name.build.log" 2>&1; then
+    [ "$name" = checked_bad_accesses ] || checked+=("$name")
+    [ -s "$out/$name.build.log" ] || rm -f "$out/$name.build.log"
+  else
+    echo "gpu-check: $src does not build with -fsanitize=address (see $out/$name.build.log)" >&2
+    exit 1
+  fi
+done
 cp target/release/libhipmlir_rt.so "$out/"
 # The runtime's test executables that run on a GPU as they are (no compiler needed there): the
 # CUDA backend's own, several devices, peers and IPC, and the memory tests whose kernels are none
@@ -90,6 +105,25 @@ for p in ${stops[*]}; do
       fail=\$((fail+1)); echo "FAIL \$p \$how (exit \$rc, SIGABRT expected):"; echo "\$out" | tail -12
     fi
   done
+done
+for p in ${checked[*]}; do
+  out=\$(HIPMLIR_BACKEND=\${HIPMLIR_BACKEND:-cuda} timeout 120 ./\$p 2>&1); rc=\$?
+  if [ \$rc -eq 0 ] && echo "\$out" | grep -q PASSED && ! echo "\$out" | grep -q "memory checker"; then
+    pass=\$((pass+1)); echo "PASS \$p (memory checker on)"
+  else
+    fail=\$((fail+1)); echo "FAIL \$p (exit \$rc, memory checker on):"; echo "\$out" | tail -12
+  fi
+done
+for how in write_past read_past use_after_free wild atomic cas shared dynamic_shared local ignore; do
+  out=\$(HIPMLIR_BACKEND=\${HIPMLIR_BACKEND:-cuda} timeout 120 ./checked_bad_accesses \$how 2>&1); rc=\$?
+  want=0; seen=REPORTED
+  [ \$how = ignore ] && { want=1; seen="IGNORED hipErrorIllegalAddress"; }
+  if [ \$rc -eq \$want ] && echo "\$out" | grep -q "\$seen" \\
+      && [ "\$(echo "\$out" | grep -c "memory checker: illegal")" = 1 ]; then
+    pass=\$((pass+1)); echo "PASS checked_bad_accesses \$how: \$(echo "\$out" | grep "memory checker: illegal")"
+  else
+    fail=\$((fail+1)); echo "FAIL checked_bad_accesses \$how (exit \$rc, \$want expected):"; echo "\$out" | tail -12
+  fi
 done
 for t in cuda_backend_test cuda_devices_test; do
   ./\$t --test-threads=1 --nocapture 2>&1 | grep -E "panicked|^test |test result|PASSED|skipped|peer access" | head -40

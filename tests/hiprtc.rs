@@ -49,6 +49,18 @@ fn bad_input_is_an_error_code_never_a_crash() {
     assert!(out.contains("rtc_errors PASSED"), "{out}");
 }
 
+/// `-fsanitize=address` among hiprtc's options: the memory checker catches a bad write of a
+/// kernel compiled at run time.
+#[test]
+fn the_memory_checker_at_run_time() {
+    let out = build_and_run("rtc_memcheck.cpp");
+    assert!(out.contains("rtc_memcheck PASSED"), "{out}");
+    assert!(
+        out.contains("memory checker: illegal write of 4 bytes"),
+        "{out}"
+    );
+}
+
 #[test]
 fn relocatable_programs_link() {
     let out = build_and_run("rtc_link.cpp");

@@ -50,7 +50,9 @@ fn bad_accesses_are_reported_and_fail_the_launch() {
         ("use_after_free", "write of 8 bytes", "store_at<double>", 9, "inside a freed allocation: 40 bytes into 512 bytes"),
         ("wild", "write of 4 bytes", "store_at<int>", 9, "not in or near any allocation"),
         ("atomic", "atomic of 4 bytes", "add_at", 17, "0 bytes past the end of a 64-byte allocation"),
+        ("cas", "atomic of 4 bytes", "cas_at", 38, "0 bytes past the end of a 64-byte allocation"),
         ("shared", "write of 4 bytes", "shared_past", 24, "12 bytes past the end of a 256-byte shared-memory variable 'shared_past(int*, int, int)::tile'"),
+        ("dynamic_shared", "write of 4 bytes", "dynamic_past", 46, "12 bytes past the end of a 32-byte dynamic shared memory (extern __shared__)"),
         ("local", "write of 4 bytes", "local_past", 32, "4 bytes past the end of a 32-byte local variable"),
     ];
     for (case, access, kernel, line, place) in cases {
@@ -114,9 +116,11 @@ fn correct_programs_pass_with_the_checker() {
         "tests/programs/dynamic_shared.hip",
         "tests/programs/device_malloc.hip",
         "tests/programs/shared_and_atomics.hip",
+        "tests/programs/atomic_spellings.hip",
         "tests/programs/pointer_walk.hip",
         "tests/programs/device_pointer_variables.hip",
         "tests/programs/large_device_arrays.hip",
+        "tests/programs/linked_structures.hip",
     ];
     for program in programs {
         let exe = build_checked(&repo().join(program), dir.path());

@@ -243,6 +243,7 @@ pub enum ArgValue {
     Mem(cl_mem),
     I32(i32),
     F32(f32),
+    U64(u64),
 }
 
 /// Sets argument `index` of `kernel`.
@@ -253,6 +254,7 @@ pub fn set_arg(kernel: &Kernel, index: u32, value: ArgValue) -> Result<(), Strin
             ArgValue::Mem(m) => kernel.set_arg(index, &m),
             ArgValue::I32(v) => kernel.set_arg(index, &v),
             ArgValue::F32(v) => kernel.set_arg(index, &v),
+            ArgValue::U64(v) => kernel.set_arg(index, &v),
         }
     };
     r.map_err(|e| cl_err(&format!("clSetKernelArg({index})"), e))

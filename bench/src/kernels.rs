@@ -24,14 +24,17 @@ pub enum Variant {
     ClangSpirv,
     Driver,
     ClangHip,
+    /// hipmlir's with `-fsanitize=address`, its checker on (see `memcheck`): not a peer.
+    HipmlirChecked,
 }
 
 /// Report order; the first is hipmlir.
-pub const VARIANTS: [Variant; 4] = [
+pub const VARIANTS: [Variant; 5] = [
     Variant::Hipmlir,
     Variant::ClangSpirv,
     Variant::Driver,
     Variant::ClangHip,
+    Variant::HipmlirChecked,
 ];
 
 impl Variant {
@@ -41,6 +44,7 @@ impl Variant {
             Variant::ClangSpirv => "peer: clang-22 (OpenCL C → SPIR-V)",
             Variant::Driver => "peer: driver (OpenCL C source)",
             Variant::ClangHip => "reference: clang-22 (HIP → SPIR-V)",
+            Variant::HipmlirChecked => "hipmlir -fsanitize=address (memory checker on)",
         }
     }
     pub fn short(self) -> &'static str {
@@ -49,6 +53,7 @@ impl Variant {
             Variant::ClangSpirv => "clang-22",
             Variant::Driver => "driver",
             Variant::ClangHip => "clang-22 HIP",
+            Variant::HipmlirChecked => "hipmlir checked",
         }
     }
     /// Whether the variant is one of the peers hipmlir is compared with.
@@ -163,6 +168,8 @@ struct Prepared {
     mems: Vec<cl_mem>,
     build: f64,
     times: Vec<f64>,
+    /// The memory checker's state, for the checked variant.
+    checker: Option<crate::memcheck::Bound>,
 }
 
 fn run_case(
@@ -207,6 +214,9 @@ fn run_case(
         .into_iter()
         .map(|p| {
             let p = p?;
+            if let (Some(c), Ok(cl)) = (&p.checker, cl) {
+                c.check_quiet(cl)?;
+            }
             let median = stats::median(&p.times).ok_or("no run timed")?;
             Ok(Timing {
                 median,
@@ -254,6 +264,13 @@ fn prepare(
                 .map_err(|e| format!("clang-22 failed: {e}"))?;
             Some(read(&out)?)
         }
+        Variant::HipmlirChecked => {
+            let out = spv_dir.join(format!("{}.hipmlir-checked.spv", case.file));
+            tools
+                .hipmlir_spirv_checked(&hip, &out)
+                .map_err(|e| format!("does not compile with -fsanitize=address: {e}"))?;
+            Some(read(&out)?)
+        }
         Variant::ClangHip => {
             let out = spv_dir.join(format!("{}.clang-hip.spv", case.file));
             tools
@@ -282,7 +299,21 @@ fn prepare(
         buffers.push(cl.buffer(b.init.len(), Some(&b.init))?);
     }
     let mems: Vec<cl_mem> = buffers.iter().map(|b| b.get()).collect();
+    let checker = match (v, &names) {
+        (Variant::HipmlirChecked, Some(names)) => {
+            let sized: Vec<(cl_mem, usize)> = mems
+                .iter()
+                .zip(&case.buffers)
+                .map(|(&m, b)| (m, b.init.len()))
+                .collect();
+            Some(crate::memcheck::bind(cl, &program, names, &sized)?)
+        }
+        _ => None,
+    };
     run_once(cl, case, &kernels, &mems)?;
+    if let Some(c) = &checker {
+        c.check_quiet(cl)?;
+    }
     let mut outputs = Vec::new();
     for (b, spec) in buffers.iter().zip(&case.buffers) {
         outputs.push(if spec.output {
@@ -298,6 +329,7 @@ fn prepare(
         mems,
         build,
         times: Vec::new(),
+        checker,
     })
 }
 

@@ -19,6 +19,7 @@ mod gpu_programs_report;
 mod gpu_report;
 mod kernels;
 mod launch;
+mod memcheck;
 mod report;
 mod rtc;
 mod stats;

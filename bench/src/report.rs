@@ -112,6 +112,28 @@ fn short_reason(why: &str) -> &str {
 
 /// The summary printed at the end and put at the top of the report. Its last two lines are the
 /// launch overhead and the kernel geomean.
+/// The memory checker's cost: kernel time with `-fsanitize=address` (checker on) over without.
+fn memcheck_line(rows: &[KernelRow]) -> String {
+    let mut ratios: Vec<(String, f64)> = crate::memcheck::ratios(rows).into_iter().collect();
+    ratios.sort_by(|a, b| a.0.cmp(&b.0));
+    let values: Vec<f64> = ratios.iter().map(|(_, r)| *r).collect();
+    match crate::stats::geomean(&values) {
+        Some(g) => format!(
+            "memory checker (-fsanitize=address) kernel time / without: geomean {g:.2} over {} \
+             kernels ({}; target <= 2)",
+            values.len(),
+            ratios
+                .iter()
+                .map(|(k, r)| format!("{k} {r:.2}"))
+                .collect::<Vec<_>>()
+                .join(", ")
+        ),
+        None => "memory checker (-fsanitize=address) kernel time / without: n/a (no kernel \
+                 measured both ways)"
+            .into(),
+    }
+}
+
 pub fn summary(r: &Results) -> Vec<String> {
     let mut s = Vec::new();
     let mode = if r.quick { "quick run" } else { "full run" };
@@ -226,6 +248,9 @@ pub fn summary(r: &Results) -> Vec<String> {
             ),
             Err(e) => format!("pitched copies: n/a ({e})"),
         });
+    }
+    if let Some(rows) = &r.kernels {
+        s.push(memcheck_line(rows));
     }
     if let Some(loaded) = &r.launch_loaded {
         s.push(match loaded {
@@ -1071,6 +1096,7 @@ mod tests {
                 Ok(timing(2.0)),
                 Ok(timing(1.0)),
                 Err("reference build failed: x | y".into()),
+                hip.map(|t| timing(2.0 * t)).map_err(String::from),
             ],
             copy_bw: Some(25.0),
         };
@@ -1156,6 +1182,13 @@ mod tests {
             s[n - 1].starts_with("kernel geomean vs best peer: 1.10 "),
             "{}",
             s[n - 1]
+        );
+        assert!(
+            s.iter().any(|l| l.starts_with(
+                "memory checker (-fsanitize=address) kernel time / without: geomean 2.00 over 1 \
+                 kernels (a 2.00;"
+            )),
+            "{s:?}"
         );
         assert!(
             s[n - 3].starts_with(

@@ -142,6 +142,19 @@ impl Tools {
         self.hipmlir_spirv_cached(src, out, None, false)
     }
 
+    /// `hipmlir -fsanitize=address --emit-spirv`: the memory checker's instrumented kernels.
+    pub fn hipmlir_spirv_checked(&self, src: &Path, out: &Path) -> Result<f64, String> {
+        let mut cmd = Command::new(&self.hipmlir);
+        cmd.arg("-fsanitize=address")
+            .arg(src)
+            .arg("--emit-spirv")
+            .arg("-o")
+            .arg(out)
+            .env("HIPMLIR_DISABLE_CACHE", "1");
+        let f = run(&mut cmd)?;
+        self.check(f, out)
+    }
+
     /// Starts the compile server in the bench's server folder (the first launcher does) and
     /// waits until it listens, so that every timed compile after finds it.
     pub fn start_compile_server(&self) -> Result<(), String> {

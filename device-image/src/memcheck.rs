@@ -5,7 +5,8 @@
 //! Every word is 64 bits. A checked module's state variable
 //! ([`MEMCHECK_STATE_VARIABLE`](crate::MEMCHECK_STATE_VARIABLE)) points to its **state**:
 //! `[STATE_TABLE]` the device's allocation table, `[STATE_ERROR]` the error word (0 until the
-//! first bad access claims it), `[STATE_REPORT]` the report's address, then scratch words. The **table** is
+//! first bad access claims it), `[STATE_REPORT]` the report's address, `[STATE_DYNAMIC_SHARED]`
+//! the launch's dynamic shared memory, then scratch words. The **table** is
 //! `[count, base0, end0, base1, end1, ...]`, sorted by base, ranges disjoint: every live
 //! allocation a kernel may reach. The **report** is written once, by the work-item whose bad
 //! access claimed the error word, `REPORT_RAISED` last (the site's number plus one).
@@ -16,8 +17,11 @@ use serde::{Deserialize, Serialize};
 pub const STATE_TABLE: u64 = 0;
 pub const STATE_ERROR: u64 = 1;
 pub const STATE_REPORT: u64 = 2;
+/// The bytes of dynamic shared memory (`extern __shared__`) the module's launches have: the
+/// runtime writes it before a launch (the largest of the launches that may run at once).
+pub const STATE_DYNAMIC_SHARED: u64 = 3;
 /// Words a skipped access reads or writes instead of its bad address.
-pub const STATE_SCRATCH: u64 = 3;
+pub const STATE_SCRATCH: u64 = 4;
 pub const STATE_SCRATCH_BYTES: u64 = 256;
 pub const STATE_WORDS: u64 = STATE_SCRATCH + STATE_SCRATCH_BYTES / 8;
 
@@ -30,7 +34,10 @@ pub const REPORT_BASE: u64 = 2;
 /// threadIdx.x, .y, .z, then blockIdx.x, .y, .z.
 pub const REPORT_THREAD: u64 = 3;
 pub const REPORT_BLOCK: u64 = 6;
-pub const REPORT_WORDS: u64 = 9;
+/// The size of the object a statically known access was checked against (dynamic shared
+/// memory's is known at the launch only).
+pub const REPORT_SIZE: u64 = 9;
+pub const REPORT_WORDS: u64 = 10;
 
 /// The gpu.module attribute where the instrumenting pass lists its sites (each a [`Site`] as
 /// JSON), for the driver to copy into the image's metadata.
@@ -61,6 +68,8 @@ impl Access {
 pub enum ObjectKind {
     /// A `__shared__` array.
     Shared,
+    /// Dynamic shared memory (`extern __shared__`), sized at the launch.
+    DynamicShared,
     /// A local variable of the thread (its stack).
     Local,
     /// A `__device__` or `__constant__` variable.
@@ -71,6 +80,7 @@ impl ObjectKind {
     pub fn describe(self) -> &'static str {
         match self {
             ObjectKind::Shared => "shared-memory variable",
+            ObjectKind::DynamicShared => "dynamic shared memory (extern __shared__)",
             ObjectKind::Local => "local variable (the thread's stack)",
             ObjectKind::Global => "device variable",
         }

@@ -8,8 +8,9 @@
 //! are looked up in the runtime's table of live allocations, which the module's checker state
 //! points to (a binary search); one found in none is then compared with the kernel's own
 //! objects whose address it could hold (those converted to generic pointers), so that a
-//! pointer into shared memory or the stack is never reported. Dynamic shared memory, whose
-//! size only the launch knows, is not checked.
+//! pointer into shared memory or the stack is never reported. Dynamic shared memory
+//! (`extern __shared__`) is compared with the size the runtime writes into the state before
+//! each launch.
 //!
 //! A bad access is skipped (a load reads harmless memory instead: the state's scratch words, or
 //! the start of its object), and the first one claims the state's error word and writes the
@@ -23,8 +24,8 @@ use std::collections::HashMap;
 
 use hipmlir_device_image::memcheck::{
     Access, Object, ObjectKind, Site, REPORT_ADDRESS, REPORT_BASE, REPORT_BLOCK, REPORT_RAISED,
-    REPORT_THREAD, SITES_ATTRIBUTE, STATE_ERROR, STATE_REPORT, STATE_SCRATCH, STATE_SCRATCH_BYTES,
-    STATE_TABLE,
+    REPORT_SIZE, REPORT_THREAD, SITES_ATTRIBUTE, STATE_DYNAMIC_SHARED, STATE_ERROR, STATE_REPORT,
+    STATE_SCRATCH, STATE_SCRATCH_BYTES, STATE_TABLE,
 };
 use hipmlir_device_image::{
     address_space, atomic_ordering, AtomicBinOp, ADDRESS_KERNEL_PREFIX, DYNAMIC_SHARED_SYMBOL,
@@ -38,8 +39,8 @@ use melior::dialect::arith::{self, CmpiPredicate};
 use melior::dialect::{llvm, scf};
 use melior::ir::attribute::AttributeLike;
 use melior::ir::attribute::{
-    ArrayAttribute, DenseI32ArrayAttribute, FlatSymbolRefAttribute, IntegerAttribute,
-    StringAttribute, TypeAttribute,
+    ArrayAttribute, DenseI32ArrayAttribute, DenseI64ArrayAttribute, FlatSymbolRefAttribute,
+    IntegerAttribute, StringAttribute, TypeAttribute,
 };
 use melior::ir::block::BlockLike;
 use melior::ir::operation::WalkResult;
@@ -58,13 +59,51 @@ fn err(e: impl std::fmt::Display) -> LowerError {
 }
 
 /// The accesses checked: the op, the operand holding the pointer, and what it does.
-/// (`llvm.cmpxchg` is not checked: its pair of results has no stand-in the targets lower, and
-/// a redirected pointer would lose the address space OpenCL's compare-and-swap needs.)
-const ACCESSES: [(&str, usize, Access); 3] = [
+const ACCESSES: [(&str, usize, Access); 4] = [
     ("llvm.load", 0, Access::Read),
     ("llvm.store", 1, Access::Write),
     ("llvm.atomicrmw", 0, Access::Atomic),
+    ("llvm.cmpxchg", 0, Access::Atomic),
 ];
+
+/// The uses of a compare-and-swap's pair of results: each an `llvm.extractvalue` of the old
+/// value (0) or the success flag (1), with that position. None when another op uses the pair
+/// or the value is not an integer: the compare-and-swap is then left unchecked (its pair has no
+/// stand-in the targets lower; a skipped one gives the old value zero).
+fn compare_and_swap_uses<'c>(
+    op: &OperationRef<'c, 'c>,
+) -> Option<Vec<(OperationRef<'c, 'c>, i64)>> {
+    let compared = op.operand(1).ok()?.r#type();
+    // SAFETY: type query on a live type.
+    if !unsafe { mlir_sys::mlirTypeIsAInteger(compared.to_raw()) } {
+        return None;
+    }
+    let pair = op.result(0).ok()?.to_raw();
+    let mut uses = Vec::new();
+    // SAFETY: walking the use list of a live value; owners are live operations.
+    unsafe {
+        let mut u = mlir_sys::mlirValueGetFirstUse(pair);
+        while !u.ptr.is_null() {
+            let user = OperationRef::from_raw(mlir_sys::mlirOpOperandGetOwner(u));
+            if user.name().as_string_ref().as_str() != Ok("llvm.extractvalue") {
+                return None;
+            }
+            let position = user.attribute("position").ok()?.to_raw();
+            if !mlir_sys::mlirAttributeIsADenseI64Array(position)
+                || mlir_sys::mlirDenseArrayGetNumElements(position) != 1
+            {
+                return None;
+            }
+            let at = mlir_sys::mlirDenseI64ArrayGetElement(position, 0);
+            if at > 1 {
+                return None;
+            }
+            uses.push((user, at));
+            u = mlir_sys::mlirOpOperandGetNextUse(u);
+        }
+    }
+    Some(uses)
+}
 
 /// Whether a skipped access of type `t` can give a constant (integers, floats, pointers).
 fn is_scalar(t: Type) -> bool {
@@ -99,6 +138,13 @@ struct KernelObject {
     object: Object,
 }
 
+impl KernelObject {
+    /// Dynamic shared memory, whose size the launch gives.
+    fn is_dynamic(&self) -> bool {
+        self.object.kind == ObjectKind::DynamicShared
+    }
+}
+
 /// The pass's state: per gpu.module its variables and sites, per function the objects its
 /// generic pointers may point into (found on first use).
 #[derive(Default)]
@@ -106,6 +152,110 @@ struct State {
     variables: HashMap<usize, HashMap<String, Variable>>,
     sites: HashMap<usize, Vec<Site>>,
     escaping: HashMap<usize, Vec<KernelObject>>,
+    checkers: HashMap<usize, Checker>,
+    /// Per (function, kernel argument): the argument's allocation, found at the entry.
+    argument_ranges: HashMap<(usize, usize), (MlirValue, MlirValue)>,
+}
+
+/// What every check of a function reads, loaded once at its entry: the checker's state (null:
+/// the runtime gave none, nothing is checked), and the allocation table's address and length.
+/// (Loaded per access, these loads sat in every loop for the device compiler to hoist: one
+/// hoisting crashed Intel's OpenCL CPU compiler, and they cost time besides. A launch reads the
+/// table it started with: the runtime keeps a replaced table until the device is idle.)
+#[derive(Clone, Copy)]
+struct Checker {
+    state: MlirValue,
+    on: MlirValue,
+    table: MlirValue,
+    count: MlirValue,
+    /// The entry block's first operation of the function's own: what is computed once at the
+    /// entry goes in front of it, after the checker's loads.
+    anchor: mlir_sys::MlirOperation,
+}
+
+/// The kernel argument (an argument of `function`'s entry block) `pointer` is an offset of.
+fn argument_of(pointer: MlirValue, function: &OperationRef) -> Option<MlirValue> {
+    let entry = function.region(0).ok()?.first_block()?.to_raw();
+    let mut current = pointer;
+    // SAFETY: queries on live values and their defining operations.
+    unsafe {
+        loop {
+            if mlir_sys::mlirValueIsABlockArgument(current) {
+                let owner = mlir_sys::mlirBlockArgumentGetOwner(current);
+                return (owner.ptr == entry.ptr).then_some(current);
+            }
+            if !mlir_sys::mlirValueIsAOpResult(current) {
+                return None;
+            }
+            let defining = OperationRef::from_raw(mlir_sys::mlirOpResultGetOwner(current));
+            match defining.name().as_string_ref().as_str() {
+                Ok("llvm.getelementptr" | "llvm.addrspacecast") => {
+                    current = defining.operand(0).ok()?.to_raw();
+                }
+                _ => return None,
+            }
+        }
+    }
+}
+
+/// The allocation of the runtime's table that kernel argument `argument` points into, as
+/// (start, end) (both 0 when none), computed at the function's entry.
+fn argument_range(
+    ctx: &Context,
+    checker: &Checker,
+    argument: MlirValue,
+) -> Result<(MlirValue, MlirValue), LowerError> {
+    // SAFETY: the anchor is a live operation of the entry block.
+    let anchor = unsafe { OperationRef::from_raw(checker.anchor) };
+    let r = Rewriter::before(ctx, &anchor);
+    let b = Build { r: &r, ctx };
+    let address = b.ptr_to_int(b.to_generic(argument)?)?;
+    b.table_range(checker.table, checker.count, address)
+}
+
+/// Loads `function`'s [`Checker`] at the start of its entry block.
+fn load_checker<'c>(
+    ctx: &'c Context,
+    function: &OperationRef<'c, 'c>,
+) -> Result<Checker, LowerError> {
+    let entry = function
+        .region(0)
+        .ok()
+        .and_then(|r| r.first_block())
+        .ok_or_else(|| err("a function without a body"))?;
+    let anchor = entry
+        .first_operation()
+        .ok_or_else(|| err("an empty entry block"))?
+        .to_raw();
+    let r = Rewriter::at_start(ctx, entry.to_raw(), function.location());
+    let b = Build { r: &r, ctx };
+    let slot = b.address_of(MEMCHECK_STATE_VARIABLE, address_space::GLOBAL)?;
+    let state = b.load(slot, b.ptr(address_space::GENERIC))?;
+    let on = b.cmp(CmpiPredicate::Ne, b.ptr_to_int(state)?, b.int(0)?)?;
+    let table_type = b.ptr(0);
+    let loaded = r.scf_if_values(
+        on,
+        &[table_type, b.i64()],
+        |then| {
+            let b = Build { r: then, ctx };
+            let table = b.load(b.word(state, STATE_TABLE)?, table_type)?;
+            Ok(vec![table, b.load(table, b.i64())?])
+        },
+        |otherwise| {
+            let b = Build { r: otherwise, ctx };
+            Ok(vec![
+                otherwise.one("llvm.mlir.zero", &[], table_type, &[])?,
+                b.int(0)?,
+            ])
+        },
+    )?;
+    Ok(Checker {
+        state,
+        on,
+        table: loaded[0],
+        count: loaded[1],
+        anchor,
+    })
 }
 
 pub fn check_memory_accesses(ctx: &Context, module: &Module) -> Result<(), LowerError> {
@@ -175,7 +325,7 @@ enum Target {
     Object(KernelObject),
     /// Somewhere the table and the kernel's escaping objects tell.
     Table,
-    /// Memory the pass does not check (dynamic shared memory, by-value parameters).
+    /// Memory the pass does not check (by-value parameters, private memory it cannot place).
     Unchecked,
 }
 
@@ -190,6 +340,13 @@ fn check_access<'c>(
     let Some(&(_, pointer_index, access)) = ACCESSES.iter().find(|(n, _, _)| *n == name) else {
         return Ok(Outcome::NoMatch);
     };
+    let compare_and_swap = match name {
+        "llvm.cmpxchg" => match compare_and_swap_uses(&op) {
+            Some(uses) => Some(uses),
+            None => return Ok(Outcome::NoMatch),
+        },
+        _ => None,
+    };
     let Some(function) = enclosing(&op, "gpu.func").or_else(|| enclosing(&op, "func.func")) else {
         return Ok(Outcome::NoMatch);
     };
@@ -201,6 +358,7 @@ fn check_access<'c>(
         return Ok(Outcome::NoMatch);
     }
     let module_key = gpu_module.to_raw().ptr as usize;
+    let function_key = function.to_raw().ptr as usize;
     let variables = state
         .variables
         .entry(module_key)
@@ -223,11 +381,12 @@ fn check_access<'c>(
     let target = match target {
         Target::Unchecked => return Ok(Outcome::NoMatch),
         // An object smaller than the access is left as it is.
-        Target::Object(o) if o.object.size < bytes => return Ok(Outcome::NoMatch),
+        Target::Object(o) if o.object.size < bytes && !o.is_dynamic() => {
+            return Ok(Outcome::NoMatch)
+        }
         Target::Object(o) => Target::Object(o),
         Target::Table => Target::Table,
     };
-    let function_key = function.to_raw().ptr as usize;
     let escaping = state
         .escaping
         .entry(function_key)
@@ -252,11 +411,29 @@ fn check_access<'c>(
     let r = Rewriter::before(ctx, &op);
     let b = Build { r: &r, ctx };
     let i64t = b.i64();
-    let slot = b.address_of(MEMCHECK_STATE_VARIABLE, address_space::GLOBAL)?;
-    let checker = b.load(slot, b.ptr(address_space::GENERIC))?;
-    let zero = b.int(0)?;
-    let checker_int = b.ptr_to_int(checker)?;
-    let on = b.cmp(CmpiPredicate::Ne, checker_int, zero)?;
+    let loaded = match state.checkers.get(&function_key) {
+        Some(&c) => c,
+        None => {
+            let c = load_checker(ctx, &function)?;
+            state.checkers.insert(function_key, c);
+            c
+        }
+    };
+    let (checker, on) = (loaded.state, loaded.on);
+    let argument_range = match (&target, argument_of(pointer, &function)) {
+        (Target::Table, Some(argument)) => {
+            let key = (function_key, argument.ptr as usize);
+            match state.argument_ranges.get(&key) {
+                Some(&range) => Some(range),
+                None => {
+                    let range = argument_range(ctx, &loaded, argument)?;
+                    state.argument_ranges.insert(key, range);
+                    Some(range)
+                }
+            }
+        }
+        _ => None,
+    };
     let generic_pointer = b.to_generic(pointer)?;
     let address = b.ptr_to_int(generic_pointer)?;
     let ok = r.scf_if(
@@ -264,29 +441,31 @@ fn check_access<'c>(
         IntegerType::new(ctx, 1).into(),
         |inner| {
             let b = Build { r: inner, ctx };
-            let (inside, base) = match &target {
+            let (inside, base, size) = match &target {
                 Target::Object(o) => {
                     let base = b.object_address(&o.base)?;
-                    (b.inside(address, bytes, base, o.object.size)?, base)
+                    let (inside, size) = b.inside_object(checker, address, bytes, base, o)?;
+                    (inside, base, o.is_dynamic().then_some(size))
                 }
                 _ => {
-                    let found = b.table_lookup(checker, address, bytes)?;
-                    let inside = inner.scf_if(
-                        found,
-                        IntegerType::new(ctx, 1).into(),
-                        |then| Build { r: then, ctx }.bool(true),
-                        |otherwise| {
-                            let b = Build { r: otherwise, ctx };
-                            let mut any = b.bool(false)?;
-                            for o in &escaping {
-                                let base = b.object_address(&o.base)?;
-                                let inside = b.inside(address, bytes, base, o.object.size)?;
-                                any = b.binary("arith.ori", any, inside)?;
-                            }
-                            Ok(any)
-                        },
-                    )?;
-                    (inside, b.int(0)?)
+                    let slow = |r: &Rewriter<'c>| {
+                        Build { r, ctx }.in_table_or_objects(&loaded, address, bytes, &escaping)
+                    };
+                    // Through a kernel argument: first the argument's allocation, found once
+                    // at the entry (a comparison the device compiler vectorizes).
+                    let inside = match argument_range {
+                        Some((low, high)) => {
+                            let fast = b.in_range(address, bytes, low, high)?;
+                            inner.scf_if(
+                                fast,
+                                IntegerType::new(ctx, 1).into(),
+                                |then| Build { r: then, ctx }.bool(true),
+                                |otherwise| slow(otherwise),
+                            )?
+                        }
+                        None => slow(inner)?,
+                    };
+                    (inside, b.int(0)?, None)
                 }
             };
             let ok = if access == Access::Read {
@@ -301,7 +480,7 @@ fn check_access<'c>(
                 outside,
                 &[],
                 |then| {
-                    Build { r: then, ctx }.report(checker, site, address, base)?;
+                    Build { r: then, ctx }.report(checker, site, address, base, size)?;
                     Ok(vec![])
                 },
                 |_| Ok(vec![]),
@@ -328,6 +507,9 @@ fn check_access<'c>(
         // SAFETY: the live access; its pointer operand is replaced by one of the same type.
         unsafe { mlir_sys::mlirOperationSetOperand(op.to_raw(), pointer_index as isize, chosen) };
         return Ok(Outcome::Rewrote);
+    }
+    if let Some(uses) = compare_and_swap {
+        return guard_compare_and_swap(rw, &b, op, ok, &uses);
     }
     // Loads, stores and read-modify-write atomics run only when the check passed (a skipped
     // load or atomic gives zero); the access keeps its own pointer, so that the target's
@@ -363,6 +545,49 @@ fn check_access<'c>(
     } else {
         rw.replace_op(&op, &replacements);
     }
+    Ok(Outcome::Rewrote)
+}
+
+/// A compare-and-swap that runs only when its check passed: the old value is the result of an
+/// scf.if (zero when skipped), the success flag its comparison with the expected value, each
+/// in place of the `llvm.extractvalue` that took it from the pair.
+fn guard_compare_and_swap<'c>(
+    rw: &mut PatternRewriter<'c>,
+    b: &Build<'_, 'c>,
+    op: OperationRef<'c, 'c>,
+    ok: MlirValue,
+    uses: &[(OperationRef<'c, 'c>, i64)],
+) -> Result<Outcome, LowerError> {
+    let ctx = b.ctx;
+    let expected = op.operand(1).map_err(err)?;
+    let old_type = expected.r#type();
+    let raw_op = op.to_raw();
+    let old = b.r.scf_if_values(
+        ok,
+        &[old_type],
+        |then| {
+            // SAFETY: a copy of the live compare-and-swap, owned by the block it goes into.
+            let copy =
+                unsafe { melior::ir::Operation::from_raw(mlir_sys::mlirOperationClone(raw_op)) };
+            let copy = then.ops.insert(copy);
+            let pair = copy.result(0).map_err(err)?.to_raw();
+            let position = DenseI64ArrayAttribute::new(ctx, &[0]).into();
+            Ok(vec![then.one(
+                "llvm.extractvalue",
+                &[pair],
+                old_type,
+                &[("position", position)],
+            )?])
+        },
+        |otherwise| Ok(vec![Build { r: otherwise, ctx }.zero(old_type)?]),
+    )?[0];
+    let swapped = b.cmp(CmpiPredicate::Eq, old, expected.to_raw())?;
+    for (user, position) in uses {
+        let value = if *position == 0 { old } else { swapped };
+        // SAFETY: a live value of the type the extractvalue gave.
+        rw.replace_op(user, &[unsafe { IrValue::from_raw(value) }]);
+    }
+    rw.erase_op(&op);
     Ok(Outcome::Rewrote)
 }
 
@@ -454,13 +679,23 @@ fn target_of(pointer: MlirValue, variables: &HashMap<String, Variable>) -> Targe
     }
 }
 
-/// A variable of the gpu.module as an object to check against (None: its size is unknown,
-/// dynamic shared memory, or the checker's own state).
+/// A variable of the gpu.module as an object to check against (None: its size is unknown, or
+/// the checker's own state).
 fn global_object(symbol: &str, variables: &HashMap<String, Variable>) -> Option<KernelObject> {
-    if symbol == DYNAMIC_SHARED_SYMBOL || symbol == MEMCHECK_STATE_VARIABLE {
+    if symbol == MEMCHECK_STATE_VARIABLE {
         return None;
     }
     let variable = variables.get(symbol)?;
+    if symbol == DYNAMIC_SHARED_SYMBOL {
+        return Some(KernelObject {
+            base: Base::Global(symbol.to_string(), variable.space),
+            object: Object {
+                kind: ObjectKind::DynamicShared,
+                name: String::new(),
+                size: 0,
+            },
+        });
+    }
     let kind = match variable.space {
         address_space::SHARED => ObjectKind::Shared,
         address_space::GLOBAL | address_space::CONSTANT => ObjectKind::Global,
@@ -510,6 +745,14 @@ fn is_in_entry_block(op: &OperationRef) -> bool {
     let (Some(block), Some(function)) = (op.block(), op.parent_operation()) else {
         return false;
     };
+    // The first block of a loop's region is no function's entry: an alloca there is made anew
+    // on each iteration, and is not in scope after the loop.
+    if !matches!(
+        function.name().as_string_ref().as_str(),
+        Ok("gpu.func" | "func.func" | "llvm.func")
+    ) {
+        return false;
+    }
     let entry = function.region(0).ok().and_then(|r| r.first_block());
     entry.is_some_and(|e| e.to_raw().ptr == block.to_raw().ptr)
 }
@@ -791,17 +1034,83 @@ impl<'c> Build<'_, 'c> {
         self.cmp(CmpiPredicate::Ule, offset, last)
     }
 
-    /// Whether `[address, address + bytes)` lies in one allocation of the runtime's table: a
-    /// binary search for the last allocation starting at or below `address`.
-    fn table_lookup(
+    /// Whether `[address, address + bytes)` lies in object `o` at `base`, and the object's size
+    /// (dynamic shared memory's is the state's, written by the runtime before the launch).
+    fn inside_object(
         &self,
         checker: MlirValue,
         address: MlirValue,
         bytes: u64,
+        base: MlirValue,
+        o: &KernelObject,
+    ) -> Result<(MlirValue, MlirValue), LowerError> {
+        if !o.is_dynamic() {
+            let inside = self.inside(address, bytes, base, o.object.size)?;
+            return Ok((inside, self.int(o.object.size as i64)?));
+        }
+        let size = self.load(self.word(checker, STATE_DYNAMIC_SHARED)?, self.i64())?;
+        let bytes = self.int(bytes as i64)?;
+        let fits = self.cmp(CmpiPredicate::Uge, size, bytes)?;
+        let offset = self.binary("arith.subi", address, base)?;
+        let last = self.binary("arith.subi", size, bytes)?;
+        let within = self.cmp(CmpiPredicate::Ule, offset, last)?;
+        Ok((self.binary("arith.andi", fits, within)?, size))
+    }
+
+    /// Whether `[address, address + bytes)` lies in `[low, high)` (and does not wrap).
+    fn in_range(
+        &self,
+        address: MlirValue,
+        bytes: u64,
+        low: MlirValue,
+        high: MlirValue,
     ) -> Result<MlirValue, LowerError> {
+        let end = self.binary("arith.addi", address, self.int(bytes as i64)?)?;
+        let above = self.cmp(CmpiPredicate::Uge, address, low)?;
+        let fits = self.cmp(CmpiPredicate::Ule, end, high)?;
+        let no_wrap = self.cmp(CmpiPredicate::Uge, end, address)?;
+        let both = self.binary("arith.andi", above, fits)?;
+        self.binary("arith.andi", both, no_wrap)
+    }
+
+    /// Whether `[address, address + bytes)` lies in an allocation of the runtime's table, or
+    /// else in one of the kernel's own objects whose address became a generic pointer.
+    fn in_table_or_objects(
+        &self,
+        checker: &Checker,
+        address: MlirValue,
+        bytes: u64,
+        escaping: &[KernelObject],
+    ) -> Result<MlirValue, LowerError> {
+        let ctx = self.ctx;
+        let (low, high) = self.table_range(checker.table, checker.count, address)?;
+        let found = self.in_range(address, bytes, low, high)?;
+        self.r.scf_if(
+            found,
+            IntegerType::new(ctx, 1).into(),
+            |then| Build { r: then, ctx }.bool(true),
+            |otherwise| {
+                let b = Build { r: otherwise, ctx };
+                let mut any = b.bool(false)?;
+                for o in escaping {
+                    let base = b.object_address(&o.base)?;
+                    let (inside, _) = b.inside_object(checker.state, address, bytes, base, o)?;
+                    any = b.binary("arith.ori", any, inside)?;
+                }
+                Ok(any)
+            },
+        )
+    }
+
+    /// The allocation of the runtime's table that may hold `address`, as (start, end): a binary
+    /// search for the last one starting at or below it ((0, 0) when there is none).
+    fn table_range(
+        &self,
+        table: MlirValue,
+        count: MlirValue,
+        address: MlirValue,
+    ) -> Result<(MlirValue, MlirValue), LowerError> {
         let (ctx, loc, i64t) = (self.ctx, self.r.loc, self.i64());
-        let table = self.load(self.word(checker, STATE_TABLE)?, self.ptr(0))?;
-        let count = self.load(table, i64t)?;
         let zero = self.int(0)?;
         let before = Block::new(&[(i64t, loc), (i64t, loc)]);
         let (lo, n) = (
@@ -849,30 +1158,36 @@ impl<'c> Build<'_, 'c> {
             .first()
             .ok_or_else(|| err("scf.while without results"))?;
         let any = self.cmp(CmpiPredicate::Ne, lo, zero)?;
-        let end = self.binary("arith.addi", address, self.int(bytes as i64)?)?;
-        self.r.scf_if(
+        let range = self.r.scf_if_values(
             any,
-            IntegerType::new(ctx, 1).into(),
+            &[i64t, i64t],
             |then| {
                 let b = Build { r: then, ctx };
-                // Entry lo - 1 ends at word 2 * lo.
+                // Entry lo - 1 starts at word 2 * lo - 1 and ends at word 2 * lo.
                 let at = b.binary("arith.shli", lo, b.int(1)?)?;
-                let limit = b.load(b.word_at(table, at)?, i64t)?;
-                let fits = b.cmp(CmpiPredicate::Ule, end, limit)?;
-                let no_wrap = b.cmp(CmpiPredicate::Uge, end, address)?;
-                b.binary("arith.andi", fits, no_wrap)
+                let start = b.binary("arith.subi", at, b.int(1)?)?;
+                Ok(vec![
+                    b.load(b.word_at(table, start)?, i64t)?,
+                    b.load(b.word_at(table, at)?, i64t)?,
+                ])
             },
-            |otherwise| Build { r: otherwise, ctx }.bool(false),
-        )
+            |otherwise| {
+                let b = Build { r: otherwise, ctx };
+                Ok(vec![b.int(0)?, b.int(0)?])
+            },
+        )?;
+        Ok((range[0], range[1]))
     }
 
-    /// Claims the error word; the work-item that claims it writes the report, then traps.
+    /// Claims the error word; the work-item that claims it writes the report (the object's size
+    /// where only the launch knows it), then traps.
     fn report(
         &self,
         checker: MlirValue,
         site: i64,
         address: MlirValue,
         base: MlirValue,
+        size: Option<MlirValue>,
     ) -> Result<(), LowerError> {
         let (ctx, i64t) = (self.ctx, self.i64());
         let i64_attribute = |v: i64| -> Attribute { IntegerAttribute::new(i64t, v).into() };
@@ -897,6 +1212,9 @@ impl<'c> Build<'_, 'c> {
                 let report = b.load(b.word(checker, STATE_REPORT)?, b.ptr(0))?;
                 b.store(address, b.word(report, REPORT_ADDRESS)?, true);
                 b.store(base, b.word(report, REPORT_BASE)?, true);
+                if let Some(size) = size {
+                    b.store(size, b.word(report, REPORT_SIZE)?, true);
+                }
                 for (first, op) in [
                     (REPORT_THREAD, "gpu.thread_id"),
                     (REPORT_BLOCK, "gpu.block_id"),
@@ -913,6 +1231,8 @@ impl<'c> Build<'_, 'c> {
                     }
                 }
                 b.store(b.int(site + 1)?, b.word(report, REPORT_RAISED)?, true);
+                // (On PTX a system fence comes before every trap: the report reaches the
+                // host's pinned memory before the trap ends the kernel.)
                 then.op(crate::spirv::traps::TRAP_OP, &[], &[], &[])?;
                 Ok(vec![])
             },

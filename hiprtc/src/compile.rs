@@ -64,6 +64,7 @@ pub fn compile(job: &Job) -> Result<(Entry, bool), Failure> {
     };
     let device_job = DeviceJob {
         mode,
+        memcheck: options.memcheck,
         ..DeviceJob::image(options.offload.clone())
     };
     let compiled = compile_device(&source, &frontend, &device_job, None);

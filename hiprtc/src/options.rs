@@ -1,5 +1,5 @@
 //! `hiprtcCompileProgram`'s options: hipcc's device options (`-D`, `-I`, `-std=`, `-O`,
-//! `--offload-arch`, `-ffast-math`, `-fgpu-rdc`, ...) and the NVRTC spellings that portable
+//! `--offload-arch`, `-ffast-math`, `-fgpu-rdc`, `-fsanitize=address`, ...) and the NVRTC spellings that portable
 //! programs pass to both (`--gpu-architecture=compute_90`, `--fmad=false`, `-use_fast_math`,
 //! `-rdc=true`, ...), read into what the device compile takes. An option neither knows is an
 //! error, written to the program's log.
@@ -31,6 +31,8 @@ pub struct CompileOptions {
     pub offload: Offload,
     /// `-fgpu-rdc`: relocatable device code, for `hiprtcLink*`.
     pub relocatable: bool,
+    /// `-fsanitize=address`: the device memory checker (see the README).
+    pub memcheck: bool,
     /// Options accepted that change nothing here, each with why: notes for the log.
     pub notes: Vec<String>,
 }
@@ -129,6 +131,8 @@ pub fn parse(options: &[String]) -> Result<CompileOptions, String> {
             "-fno-gpu-rdc" | "-rdc=false" | "--relocatable-device-code=false" => {
                 o.relocatable = false
             }
+            "-fsanitize=address" => o.memcheck = true,
+            "-fno-sanitize=address" => o.memcheck = false,
             "--fmad=true" | "-fmad=true" => o.parse_flags.push("-ffp-contract=fast".into()),
             "--fmad=false" | "-fmad=false" => o.parse_flags.push("-ffp-contract=off".into()),
             "-use_fast_math" | "--use_fast_math" => o.parse_flags.push("-ffast-math".into()),
@@ -299,7 +303,9 @@ mod tests {
             "-Wall",
             "-includefact.h",
             "-fgpu-rdc",
+            "-fsanitize=address",
         ]);
+        assert!(o.memcheck);
         assert_eq!(
             o.parse_flags,
             vec![

@@ -109,6 +109,22 @@ int main(int argc, char** argv) {
     local_past<<<2, 8>>>(d, 8 + 1, who);
     return after_the_error(hipDeviceSynchronize());
   }
-  std::printf("usage: bad_accesses write_past|read_past|use_after_free|wild|atomic|shared|local|ignore\n");
+  if (!std::strcmp(what, "cas")) {
+    unsigned int *d = nullptr, *old = nullptr;
+    HIP_CHECK(hipMalloc(&d, 16 * sizeof(unsigned int)));
+    HIP_CHECK(hipMalloc(&old, sizeof(unsigned int)));
+    cas_at<<<2, 8>>>(d, 16, old, who);
+    return after_the_error(hipDeviceSynchronize());
+  }
+  if (!std::strcmp(what, "dynamic_shared")) {
+    int* d = nullptr;
+    HIP_CHECK(hipMalloc(&d, 16 * sizeof(int)));
+    // A launch with more dynamic shared memory first: its size is not the next launch's bound.
+    dynamic_past<<<2, 8, 64 * sizeof(int)>>>(d, 40, -1);
+    HIP_CHECK(hipDeviceSynchronize());
+    dynamic_past<<<2, 8, 8 * sizeof(int)>>>(d, 8 + 3, who);
+    return after_the_error(hipDeviceSynchronize());
+  }
+  std::printf("usage: bad_accesses write_past|read_past|use_after_free|wild|atomic|cas|shared|dynamic_shared|local|ignore\n");
   return 2;
 }

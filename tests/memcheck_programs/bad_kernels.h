@@ -32,3 +32,18 @@ __global__ void local_past(float* out, int n, int who) {
   if (global_id() == who) local[n] = 1.0f;
   out[global_id()] = local[global_id() % 8];
 }
+
+// A lock word taken with compare-and-swap, one past the end.
+__global__ void cas_at(unsigned int* p, int index, unsigned int* old, int who) {
+  if (global_id() == who) old[0] = atomicCAS(&p[index], 0u, 1u);
+}
+
+// Dynamic shared memory, sized by the launch: element `index` may lie past its end.
+__global__ void dynamic_past(int* out, int index, int who) {
+  extern __shared__ int cells[];
+  cells[threadIdx.x] = threadIdx.x;
+  __syncthreads();
+  if (global_id() == who) cells[index] = -1;
+  __syncthreads();
+  out[global_id()] = cells[threadIdx.x];
+}

@@ -12,6 +12,7 @@
 //!   `convert-gpu-to-nvvm` itself);
 //! - `printf` becomes CUDA's `vprintf(format, argument buffer)`;
 //! - the device's clocks are `%clock64` (cycles) and `%globaltimer` (nanoseconds);
+//! - a trap comes after a system fence (what the work-item wrote for the host is seen);
 //! - warp reductions and shuffles run under the active mask, block votes are `bar.red`, and an
 //!   atomic through a generic pointer is guarded against private memory: calls of the helpers
 //!   of `nvptx::helpers`.
@@ -199,7 +200,24 @@ fn populate_hip_to_nvptx_patterns(patterns: &mut RewritePatternSet<Lowering, Low
         .add(Pattern::new("gpu.subgroup_reduce", lower_reduction))
         .add(Pattern::new("gpu.all_reduce", lower_reduction))
         .next_stage()
-        .add(Pattern::new("gpu.subgroup_size", lower_subgroup_size));
+        .add(Pattern::new("gpu.subgroup_size", lower_subgroup_size))
+        .add(Pattern::new("llvm.intr.trap", fence_before_trap));
+}
+
+/// A trap ends the kernel at once: what the work-item wrote to host memory before it (a
+/// device abort's word, the memory checker's report, both pinned memory the host reads once
+/// the launch failed) is made visible to the system first.
+fn fence_before_trap<'c>(
+    rw: &mut PatternRewriter<'c>,
+    _: &mut Lowering,
+    op: OperationRef<'c, 'c>,
+) -> Result<Outcome, LowerError> {
+    let ordering = IntegerAttribute::new(
+        IntegerType::new(rw.ctx, 64).into(),
+        hipmlir_device_image::atomic_ordering::SEQ_CST,
+    );
+    Rewriter::before(rw.ctx, &op).op("llvm.fence", &[], &[], &[("ordering", ordering.into())])?;
+    Ok(Outcome::Rewrote)
 }
 
 /// A function the module defines: its calls stay calls.

@@ -97,6 +97,7 @@ pub extern "C" fn hipDeviceSynchronize() -> hipError_t {
         crate::graph::capture::check_device_synchronize(device.id())?;
         device.synchronize()?;
         crate::mempool::after_synchronize();
+        crate::memcheck::idle(device.id());
         Ok(())
     })
 }
@@ -113,7 +114,7 @@ pub extern "C" fn hipDeviceReset() -> hipError_t {
 /// states (with their abort words), arrays, pools and graph allocations go.
 pub(super) fn reset(device: &dyn crate::backend::Device) -> HipResult<()> {
     let _ = device.synchronize();
-    crate::memcheck::reset();
+    crate::memcheck::reset(device.id());
     crate::backend::stream::clear_device(device.id());
     for module in crate::registry::all_modules() {
         module.reset_state_of(device.id());

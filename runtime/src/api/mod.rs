@@ -108,8 +108,10 @@ pub(crate) fn guard(function: &str, body: impl FnOnce() -> HipResult<()>) -> hip
         if let Some(failure) = crate::memcheck::before_call(function) {
             return Err(failure);
         }
-        body()?;
-        crate::memcheck::after_call(function).map_or(Ok(()), Err)
+        let result = body();
+        // A report raised meanwhile is the call's error, whatever the call's own (on CUDA the
+        // checker's trap also fails it with a launch failure).
+        crate::memcheck::after_call(function).map_or(result, Err)
     };
     let code = match catch_unwind(AssertUnwindSafe(body)) {
         Ok(Ok(())) => HipError::Success,

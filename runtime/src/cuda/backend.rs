@@ -182,11 +182,13 @@ impl Device for CudaDevice {
 
     fn allocate(&self, kind: MemoryKind, size: usize) -> HipResult<*mut c_void> {
         self.bind()?;
-        match kind {
+        let p = match kind {
             MemoryKind::Device => mem::malloc(size),
             MemoryKind::Managed { flags } => mem::malloc_managed(size, flags),
             MemoryKind::PinnedHost { flags } => mem::host_malloc(size, flags),
-        }
+        }?;
+        super::memcheck::allocated(p, size, Some(self.index));
+        Ok(p)
     }
 
     fn free(&self, p: *mut c_void, kind: FreeKind) -> HipResult<()> {
@@ -194,7 +196,9 @@ impl Device for CudaDevice {
         match kind {
             FreeKind::Device => mem::free(p),
             FreeKind::Host => mem::host_free(p),
-        }
+        }?;
+        super::memcheck::released(p, true);
+        Ok(())
     }
 
     fn memory_info(&self) -> HipResult<(usize, usize)> {
@@ -229,12 +233,16 @@ impl Device for CudaDevice {
 
     fn host_register(&self, p: *mut c_void, bytes: usize, flags: c_uint) -> HipResult<()> {
         self.bind()?;
-        mem::host_register(p, bytes, flags)
+        mem::host_register(p, bytes, flags)?;
+        super::memcheck::allocated(p, bytes, Some(self.index));
+        Ok(())
     }
 
     fn host_unregister(&self, p: *mut c_void) -> HipResult<()> {
         self.bind()?;
-        mem::host_unregister(p)
+        mem::host_unregister(p)?;
+        super::memcheck::released(p, false);
+        Ok(())
     }
 
     fn advise(
@@ -466,7 +474,9 @@ impl Device for CudaDevice {
     }
 
     fn unmap(&self, address: usize, size: usize) -> HipResult<()> {
-        vm::unmap(self, address, size)
+        vm::unmap(self, address, size)?;
+        super::memcheck::released(address as *const c_void, false);
+        Ok(())
     }
 
     fn set_access(

@@ -207,6 +207,7 @@ impl CudaDevice {
         });
         *slot = None;
         self.generation.fetch_add(1, Ordering::AcqRel);
+        super::memcheck::forget_device(self.index);
         r
     }
 }

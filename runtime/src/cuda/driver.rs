@@ -80,7 +80,9 @@ pub fn check(what: &str, r: CUresult) -> HipResult<()> {
         Ok(())
     } else {
         if is_trap(r) {
-            // A kernel that trapped: a failed assert ends the program, as HIP does.
+            // A kernel that trapped: a failed assert ends the program, as HIP does. The memory
+            // checker's trap raises no abort word: its report turns the failure into
+            // hipErrorIllegalAddress afterwards (`memcheck::after_call`).
             crate::device_abort::stop_if_raised();
         }
         Err(Failure::new(

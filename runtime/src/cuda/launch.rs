@@ -159,6 +159,7 @@ pub fn launch(
     check_shape(grid, block, shmem, device)?;
     let index = kernel.index();
     let function = module::function(&kernel.module, index, device)?;
+    module::prepare_memcheck(&kernel.module, device, stream, shmem)?;
     crate::device_abort::launching(&kernel.module, &info.source_name);
     let linear = kernel
         .module

@@ -157,7 +157,9 @@ impl MemPool for CudaMemPool {
             sys::cuMemAllocFromPoolAsync(&mut p, size, self.raw(), s)
         })
         .map_err(|f| Failure::new(f.code, format!("{size} bytes: {}", f.message)))?;
-        Ok(p as usize as *mut c_void)
+        let p = p as usize as *mut c_void;
+        super::memcheck::allocated(p, size, Some(self.device));
+        Ok(p)
     }
 
     fn free(&self, p: *mut c_void, stream: &Arc<Stream>) -> HipResult<()> {
@@ -166,7 +168,9 @@ impl MemPool for CudaMemPool {
         // SAFETY: an allocation of this pool (checked by the caller's registry).
         check("cuMemFreeAsync", unsafe {
             sys::cuMemFreeAsync(p as usize as sys::CUdeviceptr, s)
-        })
+        })?;
+        super::memcheck::released(p, true);
+        Ok(())
     }
 
     fn trim_to(&self, keep: usize) -> HipResult<()> {

@@ -8,8 +8,10 @@
 //! handles; device pointers are `CUdeviceptr`s in the unified address space.
 //!
 //! Module map: `backend` (the `Device` implementation), `driver` (bindings, results), `ptx`
-//! (arch choice, entry parameters), `device` (devices, contexts, properties), `module` (PTX loading, whole or
-//! per kernel, functions, device variables and heap), `launch`, `memory`, `mempool` (the
+//! (arch choice, entry parameters), `device` (devices, contexts, properties), `module` (PTX
+//! loading, whole or per kernel, functions, device variables and heap), `launch`, `memcheck`
+//! (the memory checker's device memory and the live allocations it checks against), `memory`,
+//! `mempool` (the
 //! driver's memory pools), `stream` (streams and events), `peer` (peer access and copies,
 //! inter-process handles, stream memory operations), `virtual_memory` (`cuMemCreate`,
 //! `cuMemMap` and the rest).
@@ -18,6 +20,7 @@ pub mod backend;
 pub mod device;
 pub mod driver;
 pub mod launch;
+pub mod memcheck;
 pub mod memory;
 pub mod mempool;
 pub mod module;

@@ -89,6 +89,8 @@ pub struct DeviceModule {
     functions: HashMap<usize, Function>,
     /// Global index → (device address, size).
     variables: HashMap<usize, (u64, usize)>,
+    /// The memory checker's binding of the module's state variable, once bound.
+    memcheck: Option<u64>,
 }
 
 impl DeviceModule {
@@ -319,6 +321,7 @@ fn open(module: &Module, device: &CudaDevice) -> HipResult<DeviceModule> {
         code,
         functions: HashMap::new(),
         variables: HashMap::new(),
+        memcheck: None,
     })
 }
 
@@ -567,8 +570,9 @@ pub fn variable(
         }
         Ok(found)
     })?;
-    if let Some(v) = found {
-        return Ok(v);
+    if let Some((address, size)) = found {
+        super::memcheck::allocated(address as usize as *const c_void, size, Some(device.index));
+        return Ok((address, size));
     }
     // The PTX names the variable otherwise: ask its address kernel, as the OpenCL backend does.
     let address = address_from_kernel(module, &global.address_kernel, device)?;
@@ -577,6 +581,7 @@ pub fn variable(
         m.variables.insert(index, (address, size));
         Ok(())
     })?;
+    super::memcheck::allocated(address as usize as *const c_void, size, Some(device.index));
     Ok((address, size))
 }
 
@@ -739,6 +744,7 @@ fn prepare_heap(module: &Arc<Module>, device: &CudaDevice) -> HipResult<()> {
         )?;
     }
     crate::heap::note_started();
+    super::memcheck::allocated(arena as usize as *const c_void, size, Some(device.index));
     hlog!(
         Debug,
         "device heap of {} at {arena:#x}: {size} bytes",
@@ -746,6 +752,43 @@ fn prepare_heap(module: &Arc<Module>, device: &CudaDevice) -> HipResult<()> {
     );
     with_loaded(module, device, |m| {
         m.variables.insert(usize::MAX, (arena, size));
+        Ok(())
+    })
+}
+
+/// Gives a module built with the memory checker its state on `device` before its first launch
+/// there (and again after a reset), and brings its table of allocations up to date before each
+/// launch, in order on the launch's `stream`. The variable is written last: a kernel of the
+/// module that another stream runs meanwhile sees either null (unchecked) or a complete state.
+pub fn prepare_memcheck(
+    module: &Arc<Module>,
+    device: &CudaDevice,
+    stream: sys::CUstream,
+    dynamic_shared: usize,
+) -> HipResult<()> {
+    let Some(index) = module.memcheck_variable else {
+        return Ok(());
+    };
+    let before_launch = |id| {
+        let ranges = super::memcheck::ranges();
+        crate::memcheck::before_launch(id, ranges, dynamic_shared as u64, stream as usize)
+    };
+    let bound = with_loaded(module, device, |m| Ok(m.memcheck))?;
+    if let Some(id) = bound.filter(|&id| crate::memcheck::is_bound(id)) {
+        return before_launch(id);
+    }
+    let (variable, _) = variable(module, index, device)?;
+    let memory = super::memcheck::DeviceMemory::new(stream)?;
+    let state = crate::memcheck::CheckerMemory::state(&memory);
+    let sites = module.image.metadata.memcheck_sites.clone();
+    let id = crate::memcheck::bind(device.index, sites, Box::new(memory));
+    before_launch(id)?;
+    // SAFETY: plain driver call on the current context; the word is staged before it returns.
+    check("cuMemcpyHtoDAsync (memory checker's variable)", unsafe {
+        sys::cuMemcpyHtoDAsync_v2(variable, (&state as *const u64).cast(), 8, stream)
+    })?;
+    with_loaded(module, device, |m| {
+        m.memcheck = Some(id);
         Ok(())
     })
 }

@@ -72,7 +72,10 @@ impl PhysicalMemory for CudaPhysical {
         // SAFETY: a reserved range and a live handle (checked by `vmm`).
         check("cuMemMap", unsafe {
             sys::cuMemMap(address as u64, size, offset, self.handle, 0)
-        })
+        })?;
+        // A mapping outlives a device's reset only as far as the program keeps it: no owner.
+        super::memcheck::allocated(address as *const c_void, size, None);
+        Ok(())
     }
 
     fn export_fd(&self) -> HipResult<i32> {

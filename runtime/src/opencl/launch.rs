@@ -207,7 +207,7 @@ pub fn launch(
     super::variables::prepare_heap(rt, &kernel.module)?;
     super::variables::prepare_managed(rt, &kernel.module)?;
     let abort_flag = super::variables::prepare_abort_flag(rt, &kernel.module)?;
-    super::variables::prepare_memcheck(rt, &kernel.module)?;
+    super::variables::prepare_memcheck(rt, &kernel.module, cfg.shared_mem)?;
     enqueue_launch(rt, target, kernel, cfg, abort_flag)
 }
 

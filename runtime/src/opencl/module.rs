@@ -37,8 +37,9 @@ pub struct ClDeviceModule {
     pub managed_bound: AtomicBool,
     /// The host word the built program's abort-flag variable points to, once set.
     pub abort_word: Mutex<Option<usize>>,
-    /// Whether the built program's memory-checker variable holds its state (see `memcheck`).
-    pub memcheck_bound: AtomicBool,
+    /// The memory checker's binding of the built program's state variable (see `memcheck`),
+    /// once bound: `Some(None)` where the device cannot run the checker.
+    pub memcheck_binding: Mutex<Option<Option<u64>>>,
 }
 
 /// The OpenCL state of `module` on device `rt`.
@@ -55,7 +56,7 @@ pub fn of<'m>(module: &'m Module, rt: &Runtime) -> &'m ClDeviceModule {
         heap_bound: AtomicBool::new(false),
         managed_bound: AtomicBool::new(false),
         abort_word: Mutex::new(None),
-        memcheck_bound: AtomicBool::new(false),
+        memcheck_binding: Mutex::new(None),
     })
 }
 
@@ -84,7 +85,10 @@ impl ClDeviceModule {
         *self.lock_build() = Build::NotBuilt;
         self.heap_bound.store(false, Ordering::SeqCst);
         self.managed_bound.store(false, Ordering::SeqCst);
-        self.memcheck_bound.store(false, Ordering::SeqCst);
+        *self
+            .memcheck_binding
+            .lock()
+            .unwrap_or_else(|p| p.into_inner()) = None;
         if let Some(word) = self.lock_abort_word().take() {
             crate::device_abort::forget(word);
         }

@@ -194,41 +194,57 @@ pub fn prepare_managed(rt: &Runtime, module: &Arc<Module>) -> HipResult<()> {
 /// after `hipDeviceReset`), and brings the checker's table of allocations up to date before
 /// each launch. A device that cannot reach the host's own memory leaves the variable null: its
 /// kernels then run unchecked.
-pub fn prepare_memcheck(rt: &Runtime, module: &Arc<Module>) -> HipResult<()> {
+pub fn prepare_memcheck(
+    rt: &Runtime,
+    module: &Arc<Module>,
+    dynamic_shared: usize,
+) -> HipResult<()> {
     let Some(index) = module.memcheck_variable else {
         return Ok(());
     };
-    let ranges = || {
-        memory::all_allocations()
-            .into_iter()
-            .map(|(b, s)| (b as u64, (b + s) as u64))
-            .collect()
-    };
     let state = super::module::of(module, rt);
-    if state.memcheck_bound.load(Ordering::Acquire) {
-        crate::memcheck::refresh(ranges());
-        return Ok(());
-    }
-    if !rt.system_memory {
-        hlog!(
-            Info,
-            "{}: the device cannot reach host memory, so the memory checker is off",
-            module.label
-        );
-        state.memcheck_bound.store(true, Ordering::Release);
-        return Ok(());
-    }
-    let variable = address_of(rt, module, index)?;
-    let checker =
-        crate::memcheck::bind(module.image.metadata.memcheck_sites.clone(), ranges()) as u64;
-    write(
-        rt,
-        variable as *mut c_void,
-        (&checker as *const u64).cast(),
-        std::mem::size_of::<u64>(),
-    )?;
-    state.memcheck_bound.store(true, Ordering::Release);
-    Ok(())
+    let mut bound = state
+        .memcheck_binding
+        .lock()
+        .unwrap_or_else(|p| p.into_inner());
+    let id = match *bound {
+        Some(Some(id)) if crate::memcheck::is_bound(id) => id,
+        // A device without system memory: unchecked.
+        Some(None) => return Ok(()),
+        _ if !rt.system_memory => {
+            hlog!(
+                Info,
+                "{}: the device cannot reach host memory, so the memory checker is off",
+                module.label
+            );
+            *bound = Some(None);
+            return Ok(());
+        }
+        _ => {
+            let variable = address_of(rt, module, index)?;
+            let memory = crate::memcheck::HostMemory::new();
+            let checker = crate::memcheck::CheckerMemory::state(&memory);
+            let id = crate::memcheck::bind(
+                rt.id,
+                module.image.metadata.memcheck_sites.clone(),
+                Box::new(memory),
+            );
+            write(
+                rt,
+                variable as *mut c_void,
+                (&checker as *const u64).cast(),
+                std::mem::size_of::<u64>(),
+            )?;
+            *bound = Some(Some(id));
+            id
+        }
+    };
+    let ranges = memory::all_allocations()
+        .into_iter()
+        .map(|(b, s)| (b as u64, (b + s) as u64))
+        .collect();
+    // The table is host memory: written now, it is there for the launch.
+    crate::memcheck::before_launch(id, ranges, dynamic_shared as u64, 0)
 }
 
 /// Gives `module` its abort word before its first launch: host memory the device can write
