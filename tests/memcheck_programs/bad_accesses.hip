@@ -42,11 +42,11 @@ static int after_the_error(hipError_t synced) {
     std::printf("a later call gave %s\n", hipGetErrorName(later));
     return 1;
   }
+  HIP_CHECK(hipDeviceReset());
   if (fault_ends_the_device()) {
     std::printf("REPORTED\n");
     return 0;
   }
-  HIP_CHECK(hipDeviceReset());
   // After the reset a correct kernel runs and gives the right results.
   const int n = 64;
   int* d = nullptr;
