@@ -136,6 +136,25 @@ pub struct RewriteError {
     pub location: Option<SourceLoc>,
 }
 
+impl RewriteError {
+    /// `op` cannot be destroyed: its results are still used.
+    fn still_used<'c, 'a>(op: &impl OperationLike<'c, 'a>) -> RewriteError
+    where
+        'c: 'a,
+    {
+        RewriteError {
+            operation: op
+                .name()
+                .as_string_ref()
+                .as_str()
+                .unwrap_or("?")
+                .to_string(),
+            reason: "its results are still used".to_string(),
+            location: source_location(op.location()),
+        }
+    }
+}
+
 /// The handle a pattern rewrites through: the context, replacements, and erasures the driver
 /// carries out after the walk.
 pub struct PatternRewriter<'c> {
@@ -235,16 +254,7 @@ impl<'c> PatternRewriter<'c> {
         if let Some(&stuck) = pending.first() {
             // SAFETY: a live operation.
             let op = unsafe { OperationRef::from_raw(stuck) };
-            return Err(RewriteError {
-                operation: op
-                    .name()
-                    .as_string_ref()
-                    .as_str()
-                    .unwrap_or("?")
-                    .to_string(),
-                reason: "its results are still used".to_string(),
-                location: source_location(op.location()),
-            });
+            return Err(RewriteError::still_used(&op));
         }
         if_unused.reverse();
         destroy_unused(&mut if_unused);
@@ -379,16 +389,7 @@ where
     'c: 'a,
 {
     if has_uses(op.to_raw()) {
-        return Err(RewriteError {
-            operation: op
-                .name()
-                .as_string_ref()
-                .as_str()
-                .unwrap_or("?")
-                .to_string(),
-            reason: "its results are still used".to_string(),
-            location: source_location(op.location()),
-        });
+        return Err(RewriteError::still_used(op));
     }
     destroy(op.to_raw());
     Ok(())

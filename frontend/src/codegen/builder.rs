@@ -416,6 +416,21 @@ pub fn linkage_attribute(ctx: &Context, linkage: Linkage) -> Attribute<'_> {
     unsafe { Attribute::from_raw(mlirLLVMLinkageAttrGet(ctx.to_raw(), linkage)) }
 }
 
+/// The attributes of a function the compiler adds to a module for its own use (the stop
+/// function, virtual dispatch helpers): internal linkage, private visibility.
+pub fn helper_function_attributes(ctx: &Context) -> [(&'static str, Attribute<'_>); 2] {
+    [
+        (
+            hipmlir_device_image::LINKAGE_ATTRIBUTE,
+            linkage_attribute(ctx, Linkage::Internal),
+        ),
+        (
+            "sym_visibility",
+            melior::ir::attribute::StringAttribute::new(ctx, "private").into(),
+        ),
+    ]
+}
+
 /// The work-item index operations.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum GpuIndex {

@@ -105,6 +105,34 @@ pub fn is_host_constant(decl: &Cursor) -> bool {
 }
 
 impl<'c> ModuleCodegen<'c> {
+    /// A 64-bit pointer variable that the runtime finds by name and sets before the module's
+    /// first launch (the abort flag, the memory checker's state): null until then, one per
+    /// program (linkonce), with its address kernel, listed among the device variables.
+    pub(super) fn declare_runtime_pointer(
+        &mut self,
+        symbol: &'static str,
+        loc: Location<'c>,
+    ) -> Result<()> {
+        let linkage = Linkage::LinkOnceOdr;
+        self.declare_global(
+            symbol,
+            Some(&[0; 8]),
+            8,
+            AddrSpace::Global,
+            false,
+            linkage,
+            loc,
+        )?;
+        self.emit_address_kernel_at(symbol, linkage, loc)?;
+        self.device_variables.push(DeviceVariable {
+            symbol: symbol.to_string(),
+            size: 8,
+            managed_size: None,
+            registered_by_unit: false,
+        });
+        Ok(())
+    }
+
     /// The symbol of the device copy of a host constant (see [`is_host_constant`]): a
     /// read-only global of this source, initialized as the constant is; its initializer must be
     /// a constant, as clang requires.

@@ -7,9 +7,7 @@
 use melior::ir::Location;
 
 use super::module::ModuleCodegen;
-use crate::clang::Linkage;
 use crate::error::Result;
-use crate::types::AddrSpace;
 
 impl<'c> ModuleCodegen<'c> {
     /// Declares the checker's state variable of a module with kernels.
@@ -18,23 +16,6 @@ impl<'c> ModuleCodegen<'c> {
         if self.kernels.is_empty() {
             return Ok(());
         }
-        let linkage = Linkage::LinkOnceOdr;
-        self.declare_global(
-            STATE,
-            Some(&[0; 8]),
-            8,
-            AddrSpace::Global,
-            false,
-            linkage,
-            loc,
-        )?;
-        self.emit_address_kernel_at(STATE, linkage, loc)?;
-        self.device_variables.push(super::globals::DeviceVariable {
-            symbol: STATE.to_string(),
-            size: 8,
-            managed_size: None,
-            registered_by_unit: false,
-        });
-        Ok(())
+        self.declare_runtime_pointer(STATE, loc)
     }
 }

@@ -11,14 +11,13 @@
 //! to the kernel's end, which the host never sees.
 
 use melior::dialect::{func, scf};
-use melior::ir::attribute::{FlatSymbolRefAttribute, StringAttribute};
+use melior::ir::attribute::FlatSymbolRefAttribute;
 use melior::ir::r#type::{FunctionType, IntegerType};
 use melior::ir::{Block, Location, Region, RegionLike, Type};
 
-use super::builder::{linkage_attribute, Builder};
+use super::builder::{helper_function_attributes, Builder};
 use super::function::FunctionCodegen;
 use super::module::ModuleCodegen;
-use crate::clang::Linkage;
 use crate::error::Result;
 use crate::types::{pointer_type, AddrSpace};
 
@@ -65,16 +64,7 @@ impl<'c> ModuleCodegen<'c> {
         b.insert(func::r#return(&[], loc));
         let region = Region::new();
         region.append_block(entry);
-        let attributes = [
-            (
-                hipmlir_device_image::LINKAGE_ATTRIBUTE,
-                linkage_attribute(ctx, Linkage::Internal),
-            ),
-            (
-                "sym_visibility",
-                StringAttribute::new(ctx, "private").into(),
-            ),
-        ];
+        let attributes = helper_function_attributes(ctx);
         self.module_builder().function(
             STOP_FUNCTION,
             FunctionType::new(ctx, &[], &[]),
@@ -89,23 +79,7 @@ impl<'c> ModuleCodegen<'c> {
     /// module that can stop the program, so that the runtime finds it by name.
     fn abort_flag(&mut self, loc: Location<'c>) -> Result<&'static str> {
         use hipmlir_device_image::DEVICE_ABORT_FLAG_VARIABLE as FLAG;
-        let linkage = Linkage::LinkOnceOdr;
-        self.declare_global(
-            FLAG,
-            Some(&[0; 8]),
-            8,
-            AddrSpace::Global,
-            false,
-            linkage,
-            loc,
-        )?;
-        self.emit_address_kernel_at(FLAG, linkage, loc)?;
-        self.device_variables.push(super::globals::DeviceVariable {
-            symbol: FLAG.to_string(),
-            size: 8,
-            managed_size: None,
-            registered_by_unit: false,
-        });
+        self.declare_runtime_pointer(FLAG, loc)?;
         Ok(FLAG)
     }
 }

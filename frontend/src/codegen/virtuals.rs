@@ -371,16 +371,7 @@ impl<'c> ModuleCodegen<'c> {
         b.insert(func::r#return(&[offset], loc));
         let region = Region::new();
         region.append_block(entry);
-        let attributes = [
-            (
-                hipmlir_device_image::LINKAGE_ATTRIBUTE,
-                super::builder::linkage_attribute(ctx, crate::clang::Linkage::Internal),
-            ),
-            (
-                "sym_visibility",
-                melior::ir::attribute::StringAttribute::new(ctx, "private").into(),
-            ),
-        ];
+        let attributes = super::builder::helper_function_attributes(ctx);
         let function_type = FunctionType::new(ctx, &[generic], &[i64t]);
         self.module_builder()
             .function(OFFSET_TO_TOP, function_type, &attributes, region, loc)
@@ -425,16 +416,7 @@ impl<'c> ModuleCodegen<'c> {
         b.insert(func::r#return(&[], loc));
         let region = Region::new();
         region.append_block(entry);
-        let attributes = [
-            (
-                hipmlir_device_image::LINKAGE_ATTRIBUTE,
-                super::builder::linkage_attribute(ctx, crate::clang::Linkage::Internal),
-            ),
-            (
-                "sym_visibility",
-                melior::ir::attribute::StringAttribute::new(ctx, "private").into(),
-            ),
-        ];
+        let attributes = super::builder::helper_function_attributes(ctx);
         let function_type = FunctionType::new(ctx, &[generic], &[]);
         self.module_builder()
             .function(&sig.symbol, function_type, &attributes, region, loc)?;
@@ -492,16 +474,7 @@ impl<'c> ModuleCodegen<'c> {
         let region = Region::new();
         region.append_block(entry);
         let function_type = FunctionType::new(ctx, &inputs, &results);
-        let attributes = [
-            (
-                hipmlir_device_image::LINKAGE_ATTRIBUTE,
-                super::builder::linkage_attribute(ctx, crate::clang::Linkage::Internal),
-            ),
-            (
-                "sym_visibility",
-                melior::ir::attribute::StringAttribute::new(ctx, "private").into(),
-            ),
-        ];
+        let attributes = super::builder::helper_function_attributes(ctx);
         self.module_builder()
             .function(&sig.symbol, function_type, &attributes, region, loc)
     }
