@@ -53,6 +53,15 @@ pub const LINEAR_BLOCK_ATTRIBUTE: &str = "hipmlir.linear_block";
 /// serialization (MLIR's `spirv.GlobalVariable` can name no null constant).
 pub const ZERO_INITIALIZER_ATTRIBUTE: &str = "hipmlir.zero_initializer";
 
+/// The addresses in a global's initial value (`__device__ int* cursor = &table[8];`):
+/// `[[offset, @target, addend], ...]` (i64, symbol, i64), each saying that the 8 bytes at
+/// `offset` of the global (zero in its `value`) hold the address of global `target` plus
+/// `addend` bytes, as a generic pointer. Written by the frontend, on globals whose size and
+/// relocation offsets are multiples of 8; each target makes it a pointer constant that the
+/// device's loader resolves (SPIR-V: `OpSpecConstantOp` in the variable's initializer; PTX:
+/// `generic(target)+addend`).
+pub const RELOCATIONS_ATTRIBUTE: &str = "hipmlir.relocations";
+
 /// The placeholder global standing for a kernel's dynamic shared memory (`extern __shared__`),
 /// which the frontend declares: the SPIR-V pipeline replaces it by a trailing workgroup-pointer
 /// kernel argument, the NVPTX one keeps it as CUDA's extern shared array.

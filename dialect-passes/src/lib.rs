@@ -29,6 +29,7 @@ mod nvptx;
 mod pass_times;
 mod pipeline;
 mod registry;
+mod relocations;
 mod serialize;
 mod sincos;
 mod spirv;

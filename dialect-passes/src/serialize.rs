@@ -32,6 +32,7 @@ pub fn serialize_spirv(ctx: &Context, module: &mut Module) -> Result<Vec<u8>, Lo
     let binary = binary_object(module)?;
     let binary = patch::resolve_imports(&binary)?;
     let binary = patch::write_zero_initializers(&binary, &zero_initialized)?;
+    let binary = patch::resolve_addresses(&binary)?;
     patch::decorate_parameters(&binary, &parameters)
 }
 

@@ -413,6 +413,95 @@ pub fn write_zero_initializers(bytes: &[u8], symbols: &[String]) -> Result<Vec<u
     Ok(spirv_words::to_bytes(&out))
 }
 
+/// The placeholders of addresses in relocated globals' initializers (see
+/// `initializers::relocated_initializer`) become the addresses: `OpSpecConstantOp
+/// ConvertPtrToU` of the target variable, and `IAdd` of the addend. The integer of a
+/// CrossWorkgroup pointer is its generic address, as on every OpenCL device (the generic
+/// address space maps global memory one to one), and integer words need no new types. Each
+/// placeholder follows its target (the frontend orders them so); the placeholders' names go.
+pub fn resolve_addresses(bytes: &[u8]) -> Result<Vec<u8>, LowerError> {
+    let words = words(bytes)?;
+    let mut patch = Patch::new(&words)?;
+    let names: HashMap<String, u32> = patch
+        .instructions
+        .iter()
+        .filter(|i| i.is(Op::Name))
+        .filter_map(|i| Some((i.string(1), i.operand(0)?)))
+        .collect();
+    // Placeholder id → (target variable id, addend).
+    let mut placeholders: HashMap<u32, (u32, i64)> = HashMap::new();
+    for (name, id) in &names {
+        let Some((target, addend)) = crate::spirv::initializers::placeholder_address(name) else {
+            continue;
+        };
+        let target = *names
+            .get(target)
+            .ok_or_else(|| err(format!("no variable named {target}")))?;
+        placeholders.insert(*id, (target, addend));
+    }
+    if placeholders.is_empty() {
+        return Ok(bytes.to_vec());
+    }
+    let mut defined: HashSet<u32> = HashSet::new();
+    let mut out = Vec::new();
+    let instructions = std::mem::take(&mut patch.instructions);
+    for i in &instructions {
+        if i.is(Op::Name)
+            && i.operand(0)
+                .is_some_and(|id| placeholders.contains_key(&id))
+        {
+            continue;
+        }
+        let placeholder = i
+            .operand(1)
+            .filter(|_| i.is(Op::SpecConstant))
+            .and_then(|id| Some((id, *placeholders.get(&id)?)));
+        let Some((id, (target, addend))) = placeholder else {
+            if i.is(Op::Variable) {
+                defined.extend(i.operand(1));
+            }
+            out.extend_from_slice(i.words);
+            continue;
+        };
+        if !defined.contains(&target) {
+            return Err(err("an address of a variable defined after its use"));
+        }
+        let word = i
+            .operand(0)
+            .ok_or_else(|| err("a placeholder without a type"))?;
+        let convert = spirv_words::spirv::Op::ConvertPtrToU as u32;
+        if addend == 0 {
+            push_instruction(&mut out, Op::SpecConstantOp, &[word, id, convert, target])
+                .map_err(err)?;
+            continue;
+        }
+        let (address, offset) = (patch.new_id(), patch.new_id());
+        push_instruction(
+            &mut out,
+            Op::SpecConstantOp,
+            &[word, address, convert, target],
+        )
+        .map_err(err)?;
+        let addend = addend as u64;
+        push_instruction(
+            &mut out,
+            Op::Constant,
+            &[word, offset, addend as u32, (addend >> 32) as u32],
+        )
+        .map_err(err)?;
+        let add = spirv_words::spirv::Op::IAdd as u32;
+        push_instruction(
+            &mut out,
+            Op::SpecConstantOp,
+            &[word, id, add, address, offset],
+        )
+        .map_err(err)?;
+    }
+    let mut module = patch.header();
+    module.extend(out);
+    Ok(spirv_words::to_bytes(&module))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -30,13 +30,14 @@ use mlir_sys::{
 
 use crate::address_space_map::spirv::{FUNCTION, GENERIC};
 use crate::builder::{type_of, update_function_type, value, Rewriter};
-use crate::spirv::atomics;
+use crate::relocations;
 use crate::spirv::ir::{self as spirv_ir, MemorySemantics};
 use crate::spirv::memory_op::{sync_scope, type_attribute, Lowering};
 use crate::spirv::types::{
     address_space, is_llvm_ptr, is_llvm_type, loaded_value_type, spirv_ptr, spirv_type,
 };
 use crate::spirv::Cast;
+use crate::spirv::{atomics, initializers};
 use crate::LowerError;
 
 /// What lowers one operation: the value that replaces its result, if it has one.
@@ -233,7 +234,7 @@ fn lower_zero(l: &Lowering) -> Result<Option<MlirValue>, LowerError> {
 
 fn lower_global(l: &Lowering) -> Result<Option<MlirValue>, LowerError> {
     let symbol = l.attribute("sym_name")?;
-    let ty = l.type_attribute("global_type")?;
+    let ty = memory_type(&l.op)?;
     let space =
         l.op.attribute("addr_space")
             .ok()
@@ -244,12 +245,12 @@ fn lower_global(l: &Lowering) -> Result<Option<MlirValue>, LowerError> {
     if let Ok(value) = l.op.attribute("value") {
         let name = StringAttribute::try_from(symbol).map_err(|e| l.error(e))?;
         let ty = spirv_type(l.ctx, ty).map_err(|e| l.error(e))?;
-        initializer.push(crate::spirv::initializers::initializer(
-            &l.rw,
-            name.value(),
-            ty,
-            value,
-        )?);
+        initializer.push(if relocations::is_relocated(&l.op) {
+            let words = relocations::words(&l.op, &initializers::dense_bytes(value)?)?;
+            initializers::relocated_initializer(&l.rw, name.value(), ty, &words)?
+        } else {
+            initializers::initializer(&l.rw, name.value(), ty, value)?
+        });
     }
     if crate::device_link::exported_global(l.ctx, &l.op) {
         // A variable the host reaches (see `device_link::host_visible`).
@@ -261,6 +262,16 @@ fn lower_global(l: &Lowering) -> Result<Option<MlirValue>, LowerError> {
     }
     l.rw.global_variable(symbol, l.rw.ptr(ty, space)?, &initializer)?;
     Ok(None)
+}
+
+/// The type of a global's memory: its `global_type`, or for one whose initial value holds
+/// addresses, the words that value is made of (see `relocations`).
+fn memory_type<'c>(global: &OperationRef<'c, '_>) -> Result<Type<'c>, LowerError> {
+    let ty = type_attribute(global, "global_type").map_err(LowerError::bug)?;
+    if !relocations::is_relocated(global) {
+        return Ok(ty);
+    }
+    relocations::word_array_type(global)
 }
 
 fn lower_addressof(l: &Lowering) -> Result<Option<MlirValue>, LowerError> {
@@ -418,7 +429,7 @@ fn global_type<'c>(op: &OperationRef<'c, '_>, symbol: Attribute<'c>) -> Result<T
         if g.name().as_string_ref().as_str() == Ok("llvm.mlir.global")
             && crate::symbols::symbol(&g, "sym_name").as_deref() == Some(name.as_str())
         {
-            return type_attribute(&g, "global_type");
+            return memory_type(&g).map_err(|e| e.to_string());
         }
         o = g.next_in_block();
     }

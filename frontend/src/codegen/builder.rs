@@ -52,6 +52,22 @@ impl<'c> Builder<'c> {
         }
     }
 
+    /// The same block, inserting after the run of globals at its start (at its end when it
+    /// holds nothing else).
+    pub fn after_globals(&self) -> Self {
+        let block = self.ops.block();
+        let mut next = block.first_operation();
+        while let Some(op) = next.filter(|op| op.name().as_string_ref().as_str() == Ok(LLVM_GLOBAL))
+        {
+            next = op.next_in_block();
+        }
+        let ops = match next {
+            Some(op) => OpBuilder::before(self.ctx, &op),
+            None => OpBuilder::at_end(self.ctx, &block),
+        };
+        Builder { ops, ..*self }
+    }
+
     /// The same block, inserting right after the operation that defines `v`.
     pub fn after(&self, v: Value<'c>) -> Self {
         Builder {

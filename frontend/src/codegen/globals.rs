@@ -9,25 +9,49 @@ use melior::ir::r#type::IntegerType;
 use melior::ir::{Attribute, Location};
 
 use super::builder::internal;
+use super::constant_addresses::Address;
 use super::function_pointers::{is_null_constant, named_function};
 use super::module::ModuleCodegen;
-use crate::clang::{ConstValue, Cursor, Linkage};
+use crate::clang::{ConstValue, Cursor, LifetimeNode, Linkage};
 use crate::error::{FrontendError, Result};
 use crate::types::{AddrSpace, Ty};
 
-use hipmlir_device_image::ADDRESS_KERNEL_PREFIX;
+use hipmlir_device_image::{ADDRESS_KERNEL_PREFIX, RELOCATIONS_ATTRIBUTE};
 
 /// The address kernel of a device variable.
 pub fn address_kernel(symbol: &str) -> String {
     format!("{ADDRESS_KERNEL_PREFIX}{symbol}")
 }
 
-/// The size of a device pointer (a managed variable's storage on the device).
+/// The size of a device pointer (a managed variable's storage on the device; the words of a
+/// relocated initializer, see [`RELOCATIONS_ATTRIBUTE`]).
 const POINTER_BYTES: u64 = 8;
 
 /// Non-zero initializers larger than this are refused: SPIR-V instructions hold at most 65535
 /// words (a zero initializer of any size is one null constant).
 const MAX_INITIALIZER_BYTES: usize = 65_000;
+
+/// An address among a variable's initial bytes: the 8 bytes at `offset` hold `address`.
+#[derive(Debug, Clone)]
+pub struct Relocation {
+    pub offset: u64,
+    pub address: Address,
+}
+
+/// A variable's initial value: its bytes (zero where an address goes) and the addresses.
+struct InitialValue {
+    bytes: Vec<u8>,
+    relocations: Vec<Relocation>,
+}
+
+impl InitialValue {
+    fn zeros(size: u64) -> InitialValue {
+        InitialValue {
+            bytes: vec![0; size as usize],
+            relocations: Vec::new(),
+        }
+    }
+}
 
 /// A device variable defined in this translation unit.
 #[derive(Debug, Clone)]
@@ -117,6 +141,7 @@ impl<'c> ModuleCodegen<'c> {
         self.declare_global(
             symbol,
             Some(&[0; 8]),
+            &[],
             8,
             AddrSpace::Global,
             false,
@@ -157,13 +182,14 @@ impl<'c> ModuleCodegen<'c> {
                     ),
                 )
             })?;
-        let mut bytes = vec![0u8; ty.size() as usize];
+        let mut value = InitialValue::zeros(ty.size());
         if !is_trivial_construction(&init) {
-            self.constant_bytes(&init, &ty, &mut bytes, 0)?;
+            self.initial_value(&key, &init, &ty, &mut value)?;
         }
         self.declare_global(
             &symbol,
-            Some(&bytes),
+            Some(&value.bytes),
+            &value.relocations,
             ty.size(),
             AddrSpace::Global,
             true,
@@ -196,6 +222,7 @@ impl<'c> ModuleCodegen<'c> {
             self.declare_global(
                 &symbol,
                 None,
+                &[],
                 storage,
                 AddrSpace::Global,
                 false,
@@ -210,18 +237,19 @@ impl<'c> ModuleCodegen<'c> {
             );
             return Ok((symbol, ty));
         };
-        let mut bytes = vec![0u8; storage as usize];
+        let mut value = InitialValue::zeros(storage);
         // A class variable written without an initializer is default-constructed: with a
         // trivial constructor, that leaves the zeros static storage starts with.
         if let Some(init) = def
             .var_initializer()
             .filter(|i| !is_trivial_construction(i) && !managed)
         {
-            self.constant_bytes(&init, &ty, &mut bytes, 0)?;
+            self.initial_value(&key, &init, &ty, &mut value)?;
         }
         self.declare_global(
             &symbol,
-            Some(&bytes),
+            Some(&value.bytes),
+            &value.relocations,
             storage,
             AddrSpace::Global,
             false,
@@ -253,6 +281,7 @@ impl<'c> ModuleCodegen<'c> {
         self.declare_global(
             &symbol,
             Some(&bytes),
+            &[],
             bytes.len() as u64,
             AddrSpace::Global,
             true,
@@ -274,6 +303,7 @@ impl<'c> ModuleCodegen<'c> {
         self.declare_global(
             &symbol,
             Some(&bytes),
+            &[],
             bytes.len() as u64,
             AddrSpace::Constant,
             true,
@@ -286,11 +316,13 @@ impl<'c> ModuleCodegen<'c> {
 
     /// `llvm.mlir.global <linkage> @symbol(dense<bytes>) {addr_space = N} : !llvm.array<size x i8>`,
     /// or without a value (`bytes` None): a declaration of a variable another source defines.
+    /// The addresses among the bytes are its relocations ([`RELOCATIONS_ATTRIBUTE`]).
     #[allow(clippy::too_many_arguments)]
     pub(super) fn declare_global(
         &mut self,
         symbol: &str,
         bytes: Option<&[u8]>,
+        relocations: &[Relocation],
         size: u64,
         space: AddrSpace,
         constant: bool,
@@ -332,9 +364,17 @@ impl<'c> ModuleCodegen<'c> {
         // Ahead of every function: SPIR-V wants a variable declared before the code using it,
         // and a variable first reached through a device function is declared after the kernels
         // that call the function.
-        self.module_builder()
-            .at_start()
-            .llvm_global(symbol, array, &attributes, loc)
+        let mut builder = self.module_builder().at_start();
+        if !relocations.is_empty() {
+            attributes.push((
+                RELOCATIONS_ATTRIBUTE,
+                relocations_attribute(ctx, symbol, size, relocations)?,
+            ));
+            // After the variables its addresses name (declared while its initializer was
+            // evaluated): SPIR-V defines a variable's initializer before the variable.
+            builder = builder.after_globals();
+        }
+        builder.llvm_global(symbol, array, &attributes, loc)
     }
 }
 
@@ -350,13 +390,40 @@ fn is_trivial_construction(init: &Cursor) -> bool {
 }
 
 impl ModuleCodegen<'_> {
-    /// Writes the bytes of constant initializer `init` of type `ty` at `offset` in `out`.
+    /// The initial value of variable `key` (its canonical declaration) from its constant
+    /// initializer `init`. A variable whose initializer holds its own address, directly or
+    /// through other variables, is refused: SPIR-V defines a variable's initializer first.
+    fn initial_value(
+        &mut self,
+        key: &Cursor,
+        init: &Cursor,
+        ty: &Ty,
+        out: &mut InitialValue,
+    ) -> Result<()> {
+        if !self.initializing.insert(*key) {
+            return Err(FrontendError::unsupported(
+                init.location(),
+                format!(
+                    "device variable '{}' initialized with its own address (directly or \
+                     through other variables' initializers)",
+                    key.spelling()
+                ),
+            ));
+        }
+        let result = self.constant_bytes(init, ty, out, 0, None);
+        self.initializing.remove(key);
+        result
+    }
+
+    /// Writes the bytes of constant initializer `init` of type `ty` at `offset` in `out`;
+    /// `field` is the member it initializes, if it is one.
     fn constant_bytes(
         &mut self,
         init: &Cursor,
         ty: &Ty,
-        out: &mut [u8],
+        out: &mut InitialValue,
         offset: usize,
+        field: Option<&Cursor>,
     ) -> Result<()> {
         let unsupported = || {
             FrontendError::unsupported(
@@ -364,69 +431,82 @@ impl ModuleCodegen<'_> {
                 "a device variable initializer that is not constant",
             )
         };
+        // Value-initialization leaves the zeros; a default member initializer stands for
+        // itself.
+        let init = match init.lifetime_node() {
+            Some(LifetimeNode::ValueInit) => return Ok(()),
+            Some(LifetimeNode::DefaultMemberInit) => {
+                return match field.and_then(|f| f.default_member_initializer()) {
+                    Some(default) => self.constant_bytes(&default, ty, out, offset, None),
+                    None => Err(unsupported()),
+                };
+            }
+            _ => init,
+        };
         if let Some(list) = init_list(init) {
-            let items = list.children();
+            // The items as clang understood them: one per base, member or element.
+            let (items, filler) = list.init_list_items().ok_or_else(unsupported)?;
             match ty {
-                Ty::Array { element, .. } => {
-                    for (i, item) in items.iter().enumerate() {
-                        self.constant_bytes(
-                            item,
-                            element,
-                            out,
-                            offset + i * element.size() as usize,
-                        )?;
+                Ty::Array { element, len } => {
+                    let size = element.size() as usize;
+                    for i in 0..*len as usize {
+                        if let Some(item) = items.get(i).or(filler.as_ref()) {
+                            self.constant_bytes(item, element, out, offset + i * size, None)?;
+                        }
+                    }
+                }
+                Ty::Record(r) if r.is_union => {
+                    if let Some(item) = items.first() {
+                        let member = super::initializers::union_member(&list, item, r)?;
+                        let field = &r.fields[member];
+                        let decl = r.field_decls.get(member);
+                        self.constant_field(item, field, decl, out, offset)?;
                     }
                 }
                 Ty::Record(r) => {
+                    let class = list.ty().canonical();
+                    let bases = class.bases();
+                    for (base, item) in bases.iter().zip(&items) {
+                        // An aggregate has no virtual bases.
+                        let at = class.base_offset(&base.ty()).ok_or_else(unsupported)?;
+                        let base_ty = Ty::from_clang(base.ty(), &base.location())?;
+                        self.constant_bytes(item, &base_ty, out, offset + at as usize, None)?;
+                    }
                     // Unnamed bit-fields take no initializer.
                     let named = r
                         .fields
                         .iter()
-                        .filter(|f| !super::initializers::is_unnamed_bit_field(f));
-                    for (item, field) in items.iter().zip(named) {
-                        let at = offset + field.offset as usize;
-                        match field.bit_field {
-                            Some(bits) => {
-                                let value = match item.evaluate() {
-                                    Some(ConstValue::Int(i)) => i,
-                                    _ => return Err(unsupported()),
-                                };
-                                write_bits(out, at, bits, value).ok_or_else(|| {
-                                    FrontendError::unsupported(
-                                        item.location(),
-                                        "initializer layout",
-                                    )
-                                })?;
-                            }
-                            None => self.constant_bytes(item, &field.ty, out, at)?,
-                        }
+                        .zip(&r.field_decls)
+                        .filter(|(f, _)| !super::initializers::is_unnamed_bit_field(f));
+                    let fields = items.iter().skip(bases.len());
+                    for (item, (field, decl)) in fields.zip(named) {
+                        self.constant_field(item, field, Some(decl), out, offset)?;
                     }
                 }
                 scalar => {
                     if let Some(item) = items.first() {
-                        self.constant_bytes(item, scalar, out, offset)?;
+                        self.constant_bytes(item, scalar, out, offset, None)?;
                     }
                 }
             }
             return Ok(());
         }
         let size = ty.size() as usize;
+        if let Ty::Pointer { .. } = ty {
+            // A null pointer is the zeros the variable starts with; an address is a
+            // relocation.
+            if let Some(address) = self.constant_address(init)? {
+                out.relocations.push(Relocation {
+                    offset: offset as u64,
+                    address,
+                });
+            }
+            return Ok(());
+        }
         let slot = out
+            .bytes
             .get_mut(offset..offset + size)
             .ok_or_else(|| FrontendError::unsupported(init.location(), "initializer layout"))?;
-        if let Ty::Pointer { .. } = ty {
-            // A null pointer constant of any pointer type is a constant initializer: the zeros
-            // the variable starts with. An address (of another device variable) would be a
-            // relocation, which byte initializers cannot hold.
-            if is_null_constant(init) || matches!(init.evaluate(), Some(ConstValue::Int(0))) {
-                return Ok(());
-            }
-            return Err(FrontendError::unsupported(
-                init.location(),
-                "a device pointer variable initialized with an address (only null pointer \
-                 initializers are supported: set it from a kernel or with hipMemcpyToSymbol)",
-            ));
-        }
         if let Ty::FnPtr { .. } = ty {
             // A table of function pointers holds the functions' ids (see function_pointers.rs).
             let id = match named_function(init) {
@@ -458,6 +538,75 @@ impl ModuleCodegen<'_> {
         }
         Ok(())
     }
+}
+
+impl ModuleCodegen<'_> {
+    /// Writes member `field` (declared by `decl`) of the record at `offset` from its
+    /// initializer `item`.
+    fn constant_field(
+        &mut self,
+        item: &Cursor,
+        field: &crate::types::Field,
+        decl: Option<&Cursor>,
+        out: &mut InitialValue,
+        offset: usize,
+    ) -> Result<()> {
+        let at = offset + field.offset as usize;
+        let Some(bits) = field.bit_field else {
+            return self.constant_bytes(item, &field.ty, out, at, decl);
+        };
+        let value = match item.lifetime_node() {
+            Some(LifetimeNode::ValueInit) => 0,
+            _ => match item.evaluate() {
+                Some(ConstValue::Int(i)) => i,
+                _ => {
+                    return Err(FrontendError::unsupported(
+                        item.location(),
+                        "a device variable initializer that is not constant",
+                    ))
+                }
+            },
+        };
+        write_bits(&mut out.bytes, at, bits, value)
+            .ok_or_else(|| FrontendError::unsupported(item.location(), "initializer layout"))
+    }
+}
+
+/// `[[offset, @target, addend], ...]`, the relocations of variable `symbol` of `size` bytes
+/// (see [`RELOCATIONS_ATTRIBUTE`]): each address a whole word of the variable, so that targets
+/// may lay the variable out as words.
+fn relocations_attribute<'c>(
+    ctx: &'c melior::Context,
+    symbol: &str,
+    size: u64,
+    relocations: &[Relocation],
+) -> Result<Attribute<'c>> {
+    use melior::ir::attribute::{ArrayAttribute, FlatSymbolRefAttribute};
+    if size % POINTER_BYTES != 0 || relocations.iter().any(|r| r.offset % POINTER_BYTES != 0) {
+        return Err(FrontendError::unsupported(
+            crate::SourceLoc::default(),
+            format!(
+                "device variable '{symbol}' initialized with an address at an offset that is \
+                 not a multiple of {POINTER_BYTES} (a packed struct holding a pointer)"
+            ),
+        ));
+    }
+    let i64t = IntegerType::new(ctx, 64).into();
+    let entries: Vec<Attribute> = relocations
+        .iter()
+        .map(|r| {
+            ArrayAttribute::new(
+                ctx,
+                &[
+                    IntegerAttribute::new(i64t, r.offset as i64).into(),
+                    FlatSymbolRefAttribute::new(ctx, &r.address.symbol).into(),
+                    IntegerAttribute::new(i64t, r.address.offset).into(),
+                ],
+            )
+            .into()
+        })
+        .collect();
+    Ok(ArrayAttribute::new(ctx, &entries).into())
 }
 
 /// Writes the low bits of `value` into bit-field `bits` of the run at byte `at` of `out`.

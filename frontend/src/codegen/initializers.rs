@@ -249,7 +249,11 @@ pub(super) fn is_unnamed_bit_field(field: &Field) -> bool {
 }
 
 /// Which member of a union a list initializes: the first, unless a designator names another.
-fn union_member(list: &Cursor, item: &Cursor, r: &crate::types::Record) -> Result<usize> {
+pub(super) fn union_member(
+    list: &Cursor,
+    item: &Cursor,
+    r: &crate::types::Record,
+) -> Result<usize> {
     let designated = list
         .children()
         .iter()

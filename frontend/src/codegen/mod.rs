@@ -2,6 +2,7 @@
 mod analysis;
 mod builder;
 mod builtins;
+mod constant_addresses;
 mod expr;
 mod function;
 mod function_pointers;

@@ -86,6 +86,9 @@ pub struct ModuleCodegen<'c> {
     pub(super) virtuals: super::virtuals::Virtuals,
     /// Whether the stop function device traps call is emitted (see traps.rs).
     pub(super) stop_function_emitted: bool,
+    /// The variables whose initializers are being evaluated (an address in one may name
+    /// another variable, whose initializer is evaluated first).
+    pub(super) initializing: std::collections::HashSet<Cursor>,
 }
 
 /// Which files' kernels and device variables a translation unit compiles.
@@ -144,6 +147,7 @@ impl<'c> ModuleCodegen<'c> {
             hip_headers: hip_headers.to_path_buf(),
             virtuals: Default::default(),
             stop_function_emitted: false,
+            initializing: Default::default(),
             module: Module::new(location),
             functions: HashMap::new(),
             pending: Vec::new(),

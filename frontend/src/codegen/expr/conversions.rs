@@ -226,7 +226,7 @@ pub fn usual_arithmetic(a: &Ty, b: &Ty) -> Ty {
 
 /// How many bytes an object's address moves converting from class `from` to class `to`, one a
 /// base class of the other: forward to a base subobject, back from one. `None` for other types.
-pub(super) fn class_delta(from: &CType, to: &CType) -> Option<i64> {
+pub(in crate::codegen) fn class_delta(from: &CType, to: &CType) -> Option<i64> {
     match (class_offset(from, to), class_offset(to, from)) {
         (Some(up), _) => Some(up as i64),
         (None, Some(down)) => Some(-(down as i64)),

@@ -20,6 +20,7 @@ use crate::error::{FrontendError, Result};
 use crate::types::Ty;
 
 pub(in crate::codegen) use calls::is_builtin_decl_cursor;
+pub(super) use conversions::class_delta;
 pub use conversions::promote;
 
 /// Where an assignable expression lives.
