@@ -149,18 +149,35 @@ __global__ void k(int* a) {
 }
 
 #[test]
-fn device_pointers_initialized_with_addresses_are_named() {
+fn device_pointers_initialized_with_addresses_targets_cannot_hold_are_named() {
+    // A variable holding its own address: SPIR-V defines an initializer before its variable.
     let source = "#include <hip/hip_runtime.h>
-__device__ int table[4];
-__device__ int* cursor = &table[1];
-__global__ void k(int* a) { a[0] = *cursor; }
+struct Node { Node* next; int value; };
+__device__ Node ring = {&ring, 1};
+__global__ void k(int* a) { a[0] = ring.next->value; }
 ";
-    let (code, err, path) = compile("address_init.hip", source, &["--emit-spirv"]);
+    let (code, err, path) = compile("ring.hip", source, &["--emit-spirv"]);
     assert_clean_failure(code, &err);
     assert!(
         err.contains(&format!(
-            "{path}:3:26: error: unsupported construct in device code: a device pointer \
-             variable initialized with an address"
+            "{path}:3:24: error: unsupported construct in device code: device variable 'ring' \
+             initialized with its own address"
+        )),
+        "{err}"
+    );
+    // A pointer in a packed struct, at an offset the targets' pointer words cannot take.
+    let source = "#include <hip/hip_runtime.h>
+__device__ int table[4];
+struct __attribute__((packed)) Tagged { char tag; int* p; };
+__device__ Tagged tagged = {1, &table[1]};
+__global__ void k(int* a) { a[0] = *tagged.p; }
+";
+    let (code, err, path) = compile("packed.hip", source, &["--emit-spirv"]);
+    assert_clean_failure(code, &err);
+    assert!(
+        err.contains(&format!(
+            "{path}:4:28: error: unsupported construct in device code: device variable 'tagged' \
+             initialized with an address at an offset that is not a multiple of 8"
         )),
         "{err}"
     );

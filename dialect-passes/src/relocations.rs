@@ -6,6 +6,7 @@
 
 use hipmlir_device_image::RELOCATIONS_ATTRIBUTE;
 use melior::ir::attribute::IntegerAttribute;
+use melior::ir::block::BlockLike;
 use melior::ir::operation::OperationLike;
 use melior::ir::{Attribute, AttributeLike, Type};
 
@@ -113,4 +114,28 @@ fn integer(a: Attribute) -> Result<i64, LowerError> {
     IntegerAttribute::try_from(a)
         .map(|i| i.value())
         .map_err(|_| err("a relocation's number that is not an integer"))
+}
+
+/// The address space of global `target`, a symbol of the block that holds `global`.
+pub(crate) fn address_space_of<'c: 'a, 'a>(
+    global: &impl OperationLike<'c, 'a>,
+    target: &str,
+) -> Result<u32, LowerError> {
+    let block = global
+        .block()
+        .ok_or_else(|| err("a global outside a module"))?;
+    let mut next = block.first_operation();
+    while let Some(op) = next {
+        if op.name().as_string_ref().as_str() == Ok("llvm.mlir.global")
+            && crate::symbols::symbol(&op, "sym_name").as_deref() == Some(target)
+        {
+            return Ok(op
+                .attribute("addr_space")
+                .ok()
+                .and_then(|a| IntegerAttribute::try_from(a).ok())
+                .map_or(0, |a| a.value() as u32));
+        }
+        next = op.next_in_block();
+    }
+    Err(err(format!("no global named {target}")))
 }

@@ -2,7 +2,7 @@
 //! attributes through a small C++ shim (cxx/attributes.cpp).
 
 use melior::ir::r#type::{IntegerType, RankedTensorType};
-use melior::ir::{Attribute, Type, TypeLike};
+use melior::ir::{Attribute, AttributeLike, Type, TypeLike};
 use melior::Context;
 use mlir_sys::{MlirAttribute, MlirContext};
 
@@ -27,6 +27,30 @@ pub fn dense_bytes_attribute<'c>(
             ),
             Some(_) => return None,
         }))
+    }
+}
+
+/// The bytes of a dense i8 elements attribute (a splat repeats its one element), the inverse
+/// of [`dense_bytes_attribute`]; `None` for another attribute.
+pub fn dense_bytes(value: Attribute) -> Option<Vec<u8>> {
+    let raw = value.to_raw();
+    // SAFETY: type queries on a live attribute, then reads of its data as i8 elements.
+    unsafe {
+        if !mlir_sys::mlirAttributeIsADenseElements(raw) {
+            return None;
+        }
+        let element = mlir_sys::mlirShapedTypeGetElementType(mlir_sys::mlirAttributeGetType(raw));
+        if !mlir_sys::mlirTypeIsAInteger(element) || mlir_sys::mlirIntegerTypeGetWidth(element) != 8
+        {
+            return None;
+        }
+        let count = mlir_sys::mlirElementsAttrGetNumElements(raw) as usize;
+        let data = mlir_sys::mlirDenseElementsAttrGetRawData(raw) as *const u8;
+        Some(if mlir_sys::mlirDenseElementsAttrIsSplat(raw) {
+            vec![*data; count]
+        } else {
+            std::slice::from_raw_parts(data, count).to_vec()
+        })
     }
 }
 

@@ -10,8 +10,8 @@ mod location;
 pub mod rewrite;
 
 pub use attributes::{
-    arith_fastmath_contract, arith_no_signed_wrap, dense_bytes_attribute, GpuDimension, LoopUnroll,
-    ReduceOperation, ShuffleMode, LOOP_ANNOTATION_ATTRIBUTE,
+    arith_fastmath_contract, arith_no_signed_wrap, dense_bytes, dense_bytes_attribute,
+    GpuDimension, LoopUnroll, ReduceOperation, ShuffleMode, LOOP_ANNOTATION_ATTRIBUTE,
 };
 pub use builder::{results, BuildError, OpBuilder, Value};
 pub use location::{source_location, SourceLoc};

@@ -42,6 +42,7 @@ use crate::address_space_map::nvptx;
 use crate::builder::{type_of, value, Rewriter};
 use crate::nvptx::err;
 use crate::nvptx::helpers::{self, HelperType};
+use crate::relocations;
 use crate::symbols::{symbol, text_of};
 use crate::LowerError;
 
@@ -186,6 +187,8 @@ fn populate_hip_to_nvptx_patterns(patterns: &mut RewritePatternSet<Lowering, Low
         .next_stage()
         .add(Pattern::new("llvm.mlir.global", align_dynamic_shared))
         .next_stage()
+        .add(Pattern::new("llvm.mlir.global", relocate_global))
+        .next_stage()
         .add(Pattern::new("llvm.fence", rename_scope))
         .add(Pattern::new("llvm.atomicrmw", rename_scope))
         .add(Pattern::new("llvm.cmpxchg", rename_scope))
@@ -250,6 +253,94 @@ fn align_dynamic_shared<'c>(
         IntegerAttribute::new(IntegerType::new(rw.ctx, 64).into(), 16).into(),
     );
     Ok(Outcome::Rewrote)
+}
+
+/// A global whose initial value holds addresses (see `relocations`): its words become the
+/// value of an initializer region, each address `ptrtoint` of the target's generic address,
+/// which LLVM's NVPTX printer writes as `generic(target)+addend` for the driver to resolve.
+fn relocate_global<'c>(
+    rw: &mut PatternRewriter<'c>,
+    _: &mut Lowering,
+    op: OperationRef<'c, 'c>,
+) -> Result<Outcome, LowerError> {
+    if !relocations::is_relocated(&op) {
+        return Ok(Outcome::NoMatch);
+    }
+    let ctx = rw.ctx;
+    let loc = op.location();
+    let value = op
+        .attribute("value")
+        .map_err(|_| err("a relocated global without a value"))?;
+    let bytes = hipmlir_ir::dense_bytes(value).ok_or_else(|| err("a value that is not bytes"))?;
+    let words = relocations::words(&op, &bytes)?;
+    let ty = relocations::word_array_type(&op)?;
+    let i64t: Type = IntegerType::new(ctx, 64).into();
+    let block = melior::ir::Block::new(&[]);
+    let b = Rewriter::at_end(ctx, &block, loc);
+    let mut array = b.emit_value(llvm::zero(ty, loc))?;
+    for (i, word) in words.iter().enumerate() {
+        let element = match word {
+            relocations::Word::Bits(0) => continue,
+            relocations::Word::Bits(bits) => b.one(
+                "llvm.mlir.constant",
+                &[],
+                i64t,
+                &[("value", IntegerAttribute::new(i64t, *bits as i64).into())],
+            )?,
+            relocations::Word::Address { target, addend } => {
+                let space = relocations::address_space_of(&op, target)?;
+                let global_ptr = llvm::r#type::pointer(ctx, space);
+                let base = b.one(
+                    "llvm.mlir.addressof",
+                    &[],
+                    global_ptr,
+                    &[(
+                        "global_name",
+                        melior::ir::attribute::FlatSymbolRefAttribute::new(ctx, target).into(),
+                    )],
+                )?;
+                let at = b.emit_value(llvm::get_element_ptr(
+                    ctx,
+                    value_of(base),
+                    DenseI32ArrayAttribute::new(
+                        ctx,
+                        &[i32::try_from(*addend).map_err(|_| err("an addend beyond 2 GiB"))?],
+                    ),
+                    IntegerType::new(ctx, 8).into(),
+                    global_ptr,
+                    loc,
+                ))?;
+                let generic = b.one(
+                    "llvm.addrspacecast",
+                    &[at],
+                    llvm::r#type::pointer(ctx, nvptx::GENERIC),
+                    &[],
+                )?;
+                b.one("llvm.ptrtoint", &[generic], i64t, &[])?
+            }
+        };
+        array = b.emit_value(llvm::insert_value(
+            ctx,
+            value_of(array),
+            melior::ir::attribute::DenseI64ArrayAttribute::new(ctx, &[i as i64]),
+            value_of(element),
+            loc,
+        ))?;
+    }
+    b.emit(llvm::r#return(Some(value_of(array)), loc));
+    // SAFETY: the live global; its attributes change and its empty region takes the block.
+    let mut global = unsafe { OperationRefMut::from_raw(op.to_raw()) };
+    global.set_attribute("global_type", TypeAttribute::new(ty).into());
+    global.remove_attribute("value").map_err(err)?;
+    global
+        .remove_attribute(hipmlir_device_image::RELOCATIONS_ATTRIBUTE)
+        .map_err(err)?;
+    global.region(0).map_err(err)?.append_block(block);
+    Ok(Outcome::Rewrote)
+}
+
+fn value_of<'c>(v: MlirValue) -> Value<'c, 'c> {
+    value(v)
 }
 
 /// Memory scopes take NVPTX's names; a warp fence also waits for the warp.

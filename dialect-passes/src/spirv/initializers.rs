@@ -11,7 +11,7 @@ use melior::ir::attribute::{FlatSymbolRefAttribute, IntegerAttribute};
 use melior::ir::block::BlockLike;
 use melior::ir::operation::OperationLike;
 use melior::ir::r#type::IntegerType;
-use melior::ir::{Attribute, AttributeLike, BlockRef, Type};
+use melior::ir::{Attribute, BlockRef, Type};
 
 use std::collections::HashSet;
 
@@ -172,25 +172,7 @@ fn defined_before(rw: &Rewriter, name: &str) -> bool {
     false
 }
 
-/// The bytes of a dense i8 elements attribute (a splat repeats its one element).
+/// The bytes of a dense i8 elements attribute.
 pub(crate) fn dense_bytes(value: Attribute) -> Result<Vec<u8>, LowerError> {
-    let raw = value.to_raw();
-    // SAFETY: type queries on a live attribute, then reads of its data as i8 elements.
-    unsafe {
-        if !mlir_sys::mlirAttributeIsADenseElements(raw) {
-            return Err(err("not a dense array of bytes"));
-        }
-        let element = mlir_sys::mlirShapedTypeGetElementType(mlir_sys::mlirAttributeGetType(raw));
-        if !mlir_sys::mlirTypeIsAInteger(element) || mlir_sys::mlirIntegerTypeGetWidth(element) != 8
-        {
-            return Err(err("not a dense array of bytes"));
-        }
-        let count = mlir_sys::mlirElementsAttrGetNumElements(raw) as usize;
-        let data = mlir_sys::mlirDenseElementsAttrGetRawData(raw) as *const u8;
-        Ok(if mlir_sys::mlirDenseElementsAttrIsSplat(raw) {
-            vec![*data; count]
-        } else {
-            std::slice::from_raw_parts(data, count).to_vec()
-        })
-    }
+    hipmlir_ir::dense_bytes(value).ok_or_else(|| err("not a dense array of bytes"))
 }

@@ -368,7 +368,7 @@ impl<'c> ModuleCodegen<'c> {
         if !relocations.is_empty() {
             attributes.push((
                 RELOCATIONS_ATTRIBUTE,
-                relocations_attribute(ctx, symbol, size, relocations)?,
+                relocations_attribute(ctx, relocations),
             ));
             // After the variables its addresses name (declared while its initializer was
             // evaluated): SPIR-V defines a variable's initializer before the variable.
@@ -412,7 +412,22 @@ impl ModuleCodegen<'_> {
         }
         let result = self.constant_bytes(init, ty, out, 0, None);
         self.initializing.remove(key);
-        result
+        result?;
+        // Targets lay a relocated variable out as whole pointer-sized words.
+        let whole = |at: u64| at % POINTER_BYTES == 0;
+        if !out.relocations.is_empty()
+            && !(whole(ty.size()) && out.relocations.iter().all(|r| whole(r.offset)))
+        {
+            return Err(FrontendError::unsupported(
+                init.location(),
+                format!(
+                    "device variable '{}' initialized with an address at an offset that is not \
+                     a multiple of {POINTER_BYTES} (a packed struct holding a pointer)",
+                    key.spelling()
+                ),
+            ));
+        }
+        Ok(())
     }
 
     /// Writes the bytes of constant initializer `init` of type `ty` at `offset` in `out`;
@@ -572,25 +587,13 @@ impl ModuleCodegen<'_> {
     }
 }
 
-/// `[[offset, @target, addend], ...]`, the relocations of variable `symbol` of `size` bytes
-/// (see [`RELOCATIONS_ATTRIBUTE`]): each address a whole word of the variable, so that targets
-/// may lay the variable out as words.
+/// `[[offset, @target, addend], ...]`, the relocations of a variable (see
+/// [`RELOCATIONS_ATTRIBUTE`]).
 fn relocations_attribute<'c>(
     ctx: &'c melior::Context,
-    symbol: &str,
-    size: u64,
     relocations: &[Relocation],
-) -> Result<Attribute<'c>> {
+) -> Attribute<'c> {
     use melior::ir::attribute::{ArrayAttribute, FlatSymbolRefAttribute};
-    if size % POINTER_BYTES != 0 || relocations.iter().any(|r| r.offset % POINTER_BYTES != 0) {
-        return Err(FrontendError::unsupported(
-            crate::SourceLoc::default(),
-            format!(
-                "device variable '{symbol}' initialized with an address at an offset that is \
-                 not a multiple of {POINTER_BYTES} (a packed struct holding a pointer)"
-            ),
-        ));
-    }
     let i64t = IntegerType::new(ctx, 64).into();
     let entries: Vec<Attribute> = relocations
         .iter()
@@ -606,7 +609,7 @@ fn relocations_attribute<'c>(
             .into()
         })
         .collect();
-    Ok(ArrayAttribute::new(ctx, &entries).into())
+    ArrayAttribute::new(ctx, &entries).into()
 }
 
 /// Writes the low bits of `value` into bit-field `bits` of the run at byte `at` of `out`.
