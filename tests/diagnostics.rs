@@ -57,14 +57,14 @@ fn syntax_error_is_reported_at_its_line_and_column() {
 fn unsupported_construct_is_named_with_its_location() {
     let (code, err, path) = compile(
         "unsupported.hip",
-        "#include <hip/hip_runtime.h>\n__global__ void k(float* a) {\n  a[0] += 1.0f;\n  if (a[0] < 4.0f) goto inside;\n  if (a[1] > 0.0f) {\n  inside:\n    a[1] = 2.0f;\n  }\n}\n",
+        "#include <hip/hip_runtime.h>\n__global__ void k(float* a) {\n  a[0] += 1.0f;\n  if (a[0] < 4.0f) goto inside;\n  while (a[2] > 0.0f) {\n  inside:\n    a[2] -= 1.0f;\n  }\n}\n",
         &["--emit-spirv"],
     );
     assert_clean_failure(code, &err);
     assert!(
         err.contains(&format!(
-            "{path}:4:20: error: unsupported construct in device code: goto jumping into the \
-             block of label 'inside'"
+            "{path}:4:20: error: unsupported construct in device code: goto jumping into a loop \
+             or switch holding label 'inside'"
         )),
         "{err}"
     );

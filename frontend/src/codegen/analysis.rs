@@ -89,29 +89,26 @@ pub fn goto_target(goto: &Cursor) -> Option<Cursor> {
         .map(|l| l.statement_key())
 }
 
-/// Checks that every `goto` in a function body jumps to a label of a statement list that
-/// encloses it (out of blocks and loops, ahead in its own list, or back to a label of that list,
-/// which makes a loop): what structured control flow expresses with flags. A `goto` into a
-/// block, or back to a label inside another statement, is refused, naming the label.
+/// Checks that every `goto` in a function body jumps to a label that structured control flow
+/// reaches with flags: a label of a statement list that encloses the `goto` (out of blocks and
+/// loops, ahead in its own list, or back to a label of that list, which makes a loop), or a
+/// label ahead inside blocks and `if` statements of such a list (the jump enters them; see
+/// [`entered_by`]). A `goto` into a loop or a `switch`, or back into another statement, is
+/// refused, naming the label.
 pub fn check_gotos(body: &Cursor) -> Result<(), (Cursor, String)> {
-    // Each label with the statement list holding it and its place in source order; each goto
-    // with the lists around it and its place.
+    // Each label with the statements around it (innermost last) and its place in source
+    // order; each goto with the lists around it and its place.
     struct Walk {
+        path: Vec<Cursor>,
         lists: Vec<Cursor>,
-        labels: Vec<(Cursor, Cursor, usize)>,
+        labels: Vec<(Cursor, Vec<Cursor>, usize)>,
         gotos: Vec<(Cursor, Vec<Cursor>, usize)>,
         order: usize,
     }
-    fn walk(c: &Cursor, in_list: bool, w: &mut Walk) {
+    fn walk(c: &Cursor, w: &mut Walk) {
         w.order += 1;
         match c.kind() {
-            // A label counts where it is a statement of a list (`if (c) L: s;` is not).
-            CXCursor_LabelStmt if in_list => {
-                if let Some(list) = w.lists.last() {
-                    w.labels
-                        .push((c.statement_key(), list.statement_key(), w.order));
-                }
-            }
+            CXCursor_LabelStmt => w.labels.push((c.statement_key(), w.path.clone(), w.order)),
             CXCursor_GotoStmt => w.gotos.push((*c, w.lists.clone(), w.order)),
             _ => {}
         }
@@ -119,50 +116,109 @@ pub fn check_gotos(body: &Cursor) -> Result<(), (Cursor, String)> {
         if is_list {
             w.lists.push(c.statement_key());
         }
-        // `L1: L2: s`: both labels are the list's.
-        let chained = in_list && c.kind() == CXCursor_LabelStmt;
+        w.path.push(c.statement_key());
         for child in c.children() {
-            walk(
-                &child,
-                is_list || (chained && child.kind() == CXCursor_LabelStmt),
-                w,
-            );
+            walk(&child, w);
         }
+        w.path.pop();
         if is_list {
             w.lists.pop();
         }
     }
     let mut w = Walk {
+        path: Vec::new(),
         lists: Vec::new(),
         labels: Vec::new(),
         gotos: Vec::new(),
         order: 0,
     };
-    walk(body, false, &mut w);
+    walk(body, &mut w);
     for (goto, lists, at) in &w.gotos {
         let Some(label) = goto_target(goto) else {
             return Err((*goto, "goto without a label".into()));
         };
         let name = label.spelling();
-        let found = w.labels.iter().find(|(l, _, _)| *l == label);
-        let forward = found.is_some_and(|(_, _, order)| order > at);
-        match found {
-            Some((_, list, _)) if lists.contains(list) => {}
-            _ if forward => {
-                return Err((
-                    *goto,
-                    format!("goto jumping into the block of label '{name}'"),
-                ))
-            }
-            _ => {
-                return Err((
-                    *goto,
-                    format!("goto jumping back into the statement of label '{name}'"),
-                ))
-            }
+        let Some((_, path, order)) = w.labels.iter().find(|(l, _, _)| *l == label) else {
+            return Err((
+                *goto,
+                format!("goto to label '{name}' outside the function"),
+            ));
+        };
+        // The innermost list around the goto that also holds the label, and what lies between
+        // that list and the label.
+        let Some(common) = lists.iter().rev().find(|l| path.contains(l)) else {
+            return Err((
+                *goto,
+                format!("goto to label '{name}' outside its statements"),
+            ));
+        };
+        let below = &path[path.iter().position(|p| p == common).unwrap_or(0) + 1..];
+        // Directly in the list (possibly under other labels): a jump out, ahead or back.
+        let in_list = below.iter().all(|p| p.kind() == CXCursor_LabelStmt);
+        if in_list {
+            continue;
+        }
+        let enterable = below.iter().all(|p| {
+            matches!(
+                p.kind(),
+                CXCursor_LabelStmt | CXCursor_CompoundStmt | CXCursor_IfStmt
+            ) && !(p.kind() == CXCursor_IfStmt && has_if_init(p))
+        });
+        if order < at {
+            return Err((
+                *goto,
+                format!("goto jumping back into the statement of label '{name}'"),
+            ));
+        }
+        if !enterable {
+            return Err((
+                *goto,
+                format!("goto jumping into a loop or switch holding label '{name}'"),
+            ));
         }
     }
     Ok(())
+}
+
+/// Whether an `if` statement has an init statement or a condition variable (which a jump into
+/// it would bypass).
+fn has_if_init(s: &Cursor) -> bool {
+    s.if_parts()
+        .is_some_and(|p| p.init.is_some() || p.condition_variable.is_some())
+}
+
+/// Every label in statement `s`, its own included, at any depth.
+pub fn labels_in(s: &Cursor) -> Vec<Cursor> {
+    let mut out = Vec::new();
+    fn walk(c: &Cursor, out: &mut Vec<Cursor>) {
+        if c.kind() == CXCursor_LabelStmt {
+            out.push(c.statement_key());
+        }
+        for child in c.children() {
+            walk(&child, out);
+        }
+    }
+    walk(s, &mut out);
+    out
+}
+
+/// The labels inside statement `s` (at any depth) that a `goto` entering `s` may jump to, of
+/// those in `labels`: the jump enters `s` (a block or `if` statement holding the label).
+pub fn entered_by(s: &Cursor, labels: &[Cursor]) -> Vec<Cursor> {
+    fn walk(c: &Cursor, labels: &[Cursor], out: &mut Vec<Cursor>) {
+        if c.kind() == CXCursor_LabelStmt {
+            let key = c.statement_key();
+            if labels.contains(&key) && !out.contains(&key) {
+                out.push(key);
+            }
+        }
+        for child in c.children() {
+            walk(&child, labels, out);
+        }
+    }
+    let mut out = Vec::new();
+    walk(s, labels, &mut out);
+    out
 }
 
 pub fn is_loop(c: &Cursor) -> bool {

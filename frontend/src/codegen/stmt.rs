@@ -49,13 +49,95 @@ impl<'c> FunctionCodegen<'c, '_> {
     /// Emits a statement list; once a statement may have jumped, the rest runs under a guard,
     /// up to the label a `goto` taken there resumes at.
     pub fn emit_stmts(&mut self, stmts: &[Cursor]) -> Result<()> {
-        // The flags of the gotos to this list's labels start cleared.
+        // The flags of the gotos to this list's labels start cleared, those of labels inside
+        // its statements too (a goto ahead may enter a block or `if` holding one).
         for s in stmts {
-            for label in super::analysis::label_chain(s) {
+            for label in super::analysis::labels_in(s) {
                 self.set_flag(VarKey::Goto(label), false, self.loc(s))?;
             }
         }
         self.emit_stmts_after(stmts, Jumps::default())
+    }
+
+    /// Emits statement `s` (a block, an `if` or a labeled statement) that a taken `goto` to one
+    /// of the labels `into` inside it enters: the statements ahead of the label and the `if`'s
+    /// condition are skipped while the goto's flag is set, which the label clears. Without a
+    /// taken goto, `s` runs as usual.
+    fn emit_entering(&mut self, s: &Cursor, into: &[Cursor]) -> Result<()> {
+        let loc = self.loc(s);
+        match s.kind() {
+            CXCursor_LabelStmt => {
+                let chain = super::analysis::label_chain(s);
+                let labeled = super::analysis::labeled_statement(s)
+                    .ok_or_else(|| internal(loc, "a label without its statement"))?;
+                if chain.iter().any(|l| into.contains(l)) {
+                    for key in chain {
+                        self.set_flag(VarKey::Goto(key), false, loc)?;
+                    }
+                    self.emit_stmt(&labeled)
+                } else {
+                    self.emit_entering(&labeled, into)
+                }
+            }
+            CXCursor_CompoundStmt => self.block(|this| {
+                let stmts = s.children();
+                for stmt in &stmts {
+                    for label in super::analysis::labels_in(stmt) {
+                        if !into.contains(&label) {
+                            this.set_flag(VarKey::Goto(label), false, this.loc(stmt))?;
+                        }
+                    }
+                }
+                let pending = Jumps {
+                    gotos: into.to_vec(),
+                    ..Jumps::default()
+                };
+                this.emit_stmts_after(&stmts, pending)
+            }),
+            CXCursor_IfStmt => {
+                let parts = s
+                    .if_parts()
+                    .ok_or_else(|| internal(loc, "an if statement without its parts"))?;
+                let flags: Vec<VarKey> = into.iter().map(|l| VarKey::Goto(*l)).collect();
+                let taken = self.any_flag(&flags, loc)?;
+                let mut carried = self.assigned_in(std::slice::from_ref(s));
+                carried.extend(flags.iter().cloned());
+                self.emit_if(
+                    taken,
+                    &carried,
+                    &[],
+                    |this| {
+                        // The branch holding the label the taken goto jumps to.
+                        for branch in std::iter::once(parts.then).chain(parts.otherwise) {
+                            let inside = super::analysis::entered_by(&branch, into);
+                            if inside.is_empty() {
+                                continue;
+                            }
+                            let flags: Vec<VarKey> =
+                                inside.iter().map(|l| VarKey::Goto(*l)).collect();
+                            let here = this.any_flag(&flags, loc)?;
+                            // The label clears its flag inside.
+                            let mut carried = this.assigned_in(&[branch]);
+                            carried.extend(flags);
+                            this.emit_guarded(
+                                here,
+                                &carried,
+                                |this| this.emit_entering(&branch, &inside),
+                                loc,
+                            )?;
+                        }
+                        Ok(vec![])
+                    },
+                    |this| this.emit_stmt(s).map(|()| vec![]),
+                    loc,
+                )?;
+                Ok(())
+            }
+            _ => Err(internal(
+                loc,
+                "a goto entering a statement other than a block or if",
+            )),
+        }
     }
 
     /// Emits `stmts`, which run only while none of the `pending` jumps (taken before them) was
@@ -70,6 +152,7 @@ impl<'c> FunctionCodegen<'c, '_> {
                     super::analysis::label_chain(s)
                         .iter()
                         .any(|l| pending.gotos.contains(l))
+                        || !super::analysis::entered_by(s, &pending.gotos).is_empty()
                 })
                 .unwrap_or(stmts.len());
             let (skipped, after) = stmts.split_at(resume);
@@ -97,6 +180,33 @@ impl<'c> FunctionCodegen<'c, '_> {
             let Some(label) = after.first() else {
                 return Ok(());
             };
+            let direct = super::analysis::label_chain(label)
+                .iter()
+                .any(|l| still.gotos.contains(l));
+            if !direct {
+                // A label inside the statement: the taken goto enters it.
+                let into = super::analysis::entered_by(label, &still.gotos);
+                // Run only while no other pending jump was taken.
+                let mut others = still.clone();
+                others.gotos.retain(|l| !into.contains(l));
+                let loc = self.loc(label);
+                if others.any() {
+                    let running = self.still_running(&others, loc)?;
+                    let mut carried = self.assigned_in(std::slice::from_ref(label));
+                    carried.extend(into.iter().map(|l| VarKey::Goto(*l)));
+                    self.emit_guarded(
+                        running,
+                        &carried,
+                        |this| this.emit_entering(label, &into),
+                        loc,
+                    )?;
+                } else {
+                    self.emit_entering(label, &into)?;
+                }
+                still = still.union(&jumps(label));
+                still.gotos.retain(|l| !into.contains(l));
+                return self.emit_stmts_after(&after[1..], still);
+            }
             for key in super::analysis::label_chain(label) {
                 self.set_flag(VarKey::Goto(key), false, self.loc(label))?;
                 still.gotos.retain(|l| *l != key);
