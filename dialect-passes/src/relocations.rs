@@ -52,7 +52,7 @@ pub(crate) fn word_array_type<'c: 'a, 'a>(
             return Err(err("an initial value that is not bytes"));
         }
         let size = mlir_sys::mlirElementsAttrGetNumElements(raw) as usize;
-        if size % WORD_BYTES != 0 {
+        if !size.is_multiple_of(WORD_BYTES) {
             return Err(err("a size that is not a whole number of words"));
         }
         let ctx = mlir_sys::mlirAttributeGetContext(raw);
@@ -69,7 +69,7 @@ pub(crate) fn words<'c: 'a, 'a>(
     op: &impl OperationLike<'c, 'a>,
     bytes: &[u8],
 ) -> Result<Vec<Word>, LowerError> {
-    if bytes.len() % WORD_BYTES != 0 {
+    if !bytes.len().is_multiple_of(WORD_BYTES) {
         return Err(err("a size that is not a whole number of words"));
     }
     let mut words: Vec<Word> = bytes
@@ -86,7 +86,7 @@ pub(crate) fn words<'c: 'a, 'a>(
         let offset = integer(offset)? as usize;
         let slot = words
             .get_mut(offset / WORD_BYTES)
-            .filter(|_| offset % WORD_BYTES == 0)
+            .filter(|_| offset.is_multiple_of(WORD_BYTES))
             .ok_or_else(|| err(format!("a relocation at offset {offset}")))?;
         *slot = Word::Address {
             target: text_of(target),

@@ -414,10 +414,10 @@ impl ModuleCodegen<'_> {
         self.initializing.remove(key);
         result?;
         // Targets lay a relocated variable out as whole pointer-sized words.
-        let whole = |at: u64| at % POINTER_BYTES == 0;
-        if !out.relocations.is_empty()
-            && !(whole(ty.size()) && out.relocations.iter().all(|r| whole(r.offset)))
-        {
+        let whole = |at: u64| at.is_multiple_of(POINTER_BYTES);
+        let words = out.relocations.is_empty()
+            || (whole(ty.size()) && out.relocations.iter().all(|r| whole(r.offset)));
+        if !words {
             return Err(FrontendError::unsupported(
                 init.location(),
                 format!(
