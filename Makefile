@@ -5,7 +5,7 @@ HIPMLIR := target/release/hipmlir
 # LLVM's lit (llvm-22-tools, installed by scripts/setup.sh); FileCheck and not come with it.
 LIT ?= /usr/lib/llvm-22/bin/lit
 
-.PHONY: all setup build run test lit corpus hip-tests hip-tests-ci lint bench gpu-check gpu-bench mpi-bench clean install uninstall
+.PHONY: all setup build run test lit corpus hip-tests hip-tests-ci hip-tests-rtc-ci lint bench gpu-check gpu-bench mpi-bench clean install uninstall
 
 all: build
 
@@ -45,6 +45,10 @@ corpus: build
 HIP_TESTS_CI = ^(ABM/AddKernels|TypeQualifiers|unit/(channelDescriptor|compiler|context|device|dynamicLoading|errorHandling|event|kernel|multiThread|p2p|printf|synchronization|threadfence))$$
 hip-tests-ci: build
 	scripts/hip-tests.sh --part '$(HIP_TESTS_CI)'
+
+# The same part in the suite's RTC_TESTING mode (its kernels compiled at run time by hiprtc).
+hip-tests-rtc-ci: build
+	scripts/hip-tests.sh --rtc --part '$(HIP_TESTS_CI)'
 
 hip-tests: build
 	scripts/hip-tests.sh $(if $(filter-out 0,$(RTC)),--rtc) $(if $(filter-out 0,$(UPDATE)),--update-expected) $(if $(TESTS),-R '$(TESTS)') $(if $(PART),--part '$(PART)')

@@ -12,7 +12,8 @@
 //! nothing searches, once per process, for SPIR-V module files (plain builds, see `module_path`)
 //! and tries again; "kernel not found" then names the places searched.
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::BTreeMap;
+use std::ffi::CStr;
 use std::os::unix::ffi::OsStrExt;
 use std::sync::{Arc, Mutex, MutexGuard, OnceLock};
 
@@ -20,6 +21,8 @@ use hipmlir_device_image::{
     AddressSpace, DeviceImage, GlobalVar, KernelInfo, DEVICE_ABORT_FLAG_VARIABLE,
     DEVICE_HEAP_VARIABLE, MEMCHECK_STATE_VARIABLE,
 };
+
+use rustc_hash::{FxBuildHasher, FxHashMap};
 
 use crate::backend::ModuleState;
 use crate::error::{Failure, HipError, HipResult};
@@ -37,7 +40,7 @@ pub struct Module {
     pub label: String,
     pub image: DeviceImage,
     /// Per-kernel settings from `hipFuncSetAttribute`/`hipFuncSetCacheConfig` (kernel index →).
-    pub func_settings: Mutex<HashMap<usize, FuncSettings>>,
+    pub func_settings: Mutex<FxHashMap<usize, FuncSettings>>,
     /// The module's device-heap variable (`DEVICE_HEAP_VARIABLE`), if its code allocates.
     pub heap_variable: Option<usize>,
     /// The module's abort-flag variable (`DEVICE_ABORT_FLAG_VARIABLE`), if its code can stop
@@ -97,7 +100,7 @@ impl Module {
             index,
             label,
             image,
-            func_settings: Mutex::new(HashMap::new()),
+            func_settings: Mutex::new(FxHashMap::default()),
             heap_variable,
             abort_flag_variable,
             memcheck_variable,
@@ -217,6 +220,10 @@ pub struct Registry {
     failed_images: Vec<String>,
     /// Host stub address → kernel mangled name.
     host_functions: BTreeMap<usize, String>,
+    /// Host stub address → its kernel, once a launch found it: every launch by stub looks here
+    /// first. Modules are only ever added, after those registered before, so the kernel a
+    /// name finds (the first module's) never changes once found.
+    host_kernels: FxHashMap<usize, KernelRef>,
     /// Reference records of split binaries, resolved on the first lookup (see `kpack`).
     pending_records: Vec<PendingRecord>,
     /// The search for module files, once made (see `module_path`).
@@ -380,6 +387,7 @@ impl Registry {
             modules: Vec::new(),
             failed_images: Vec::new(),
             host_functions: BTreeMap::new(),
+            host_kernels: FxHashMap::with_hasher(FxBuildHasher),
             pending_records: Vec::new(),
             module_search: None,
         }
@@ -797,13 +805,21 @@ pub fn find_kernel(spelled: &str) -> HipResult<KernelRef> {
 /// see `module_path`) and both are tried again. A stub resolved by spelling or symbol is
 /// remembered, so later launches and queries by address alone (`hipLaunchKernel`,
 /// `hipFuncGetAttributes`) find it.
-pub fn find_kernel_for_launch(host_fn: usize, spelled: Option<&str>) -> HipResult<KernelRef> {
+/// `spelled` is read only when the stub is not known yet.
+pub fn find_kernel_for_launch(host_fn: usize, spelled: Option<&CStr>) -> HipResult<KernelRef> {
     let mut reg = registry_for_lookup();
+    if let Some(found) = reg.host_kernels.get(&host_fn) {
+        return Ok(found.clone());
+    }
     if host_fn != 0 {
         if let Some(name) = reg.host_function(host_fn) {
-            return reg.find(name);
+            let found = reg.find(name)?;
+            reg.host_kernels.insert(host_fn, found.clone());
+            return Ok(found);
         }
     }
+    let spelled = spelled.map(CStr::to_string_lossy);
+    let spelled = spelled.as_deref();
     let symbol = (host_fn != 0).then(|| symbol_name(host_fn)).flatten();
     let mut found = find_by_names(&reg, host_fn, spelled, symbol.as_deref());
     if found.is_err() && reg.module_search().is_none() && (spelled.is_some() || symbol.is_some()) {
@@ -813,6 +829,7 @@ pub fn find_kernel_for_launch(host_fn: usize, spelled: Option<&str>) -> HipResul
     let found = found?;
     if host_fn != 0 {
         reg.add_host_function(host_fn, found.info().name.clone());
+        reg.host_kernels.insert(host_fn, found.clone());
     }
     Ok(found)
 }

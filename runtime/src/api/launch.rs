@@ -2,7 +2,7 @@
 //! queries (`hipFuncGetAttributes`, `hipOccupancyMaxPotentialBlockSize`, and the module forms
 //! `hipModuleOccupancy*` through the same code).
 
-use std::ffi::{c_char, c_int, c_void};
+use std::ffi::{c_char, c_int, c_void, CStr};
 
 use hipmlir_device_image::{AddressSpace, KernelInfo};
 
@@ -107,14 +107,10 @@ pub unsafe extern "C" fn __hipmlirLaunchKernelGGL(
     args_size: usize,
 ) -> hipError_t {
     guard("hipLaunchKernelGGL", || {
-        // SAFETY: per the caller.
-        let spelled = if spelled_name.is_null() {
-            None
-        } else {
-            Some(unsafe { c_string(spelled_name, "the kernel name") }?)
-        };
+        // SAFETY: per the caller (read only for a stub not seen before).
+        let spelled = (!spelled_name.is_null()).then(|| unsafe { CStr::from_ptr(spelled_name) });
         let args = unsafe { arg_block(args, args_size) }?;
-        let kernel = find_kernel_for_launch(host_fn as usize, spelled.as_deref())?;
+        let kernel = find_kernel_for_launch(host_fn as usize, spelled)?;
         launch(&kernel, grid, block, shmem, stream, args)
     })
 }

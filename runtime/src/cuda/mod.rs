@@ -8,7 +8,8 @@
 //! handles; device pointers are `CUdeviceptr`s in the unified address space.
 //!
 //! Module map: `backend` (the `Device` implementation), `driver` (bindings, results), `ptx`
-//! (arch choice, entry parameters), `device` (devices, contexts, properties), `module` (PTX
+//! (arch choice, entry parameters), `params` (a kernel's launch parameters planned from its
+//! metadata and `.entry`), `device` (devices, contexts, properties), `module` (PTX
 //! loading, whole or per kernel, functions, device variables and heap), `launch`, `memcheck`
 //! (the memory checker's device memory and the live allocations it checks against), `memory`,
 //! `mempool` (the
@@ -24,6 +25,7 @@ pub mod memcheck;
 pub mod memory;
 pub mod mempool;
 pub mod module;
+pub mod params;
 pub mod peer;
 pub mod ptx;
 pub mod stream;

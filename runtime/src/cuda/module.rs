@@ -12,13 +12,14 @@
 //! first launch, and the symbol API reads the globals module: every kernel and the host see one
 //! instance of each variable. A module the cut cannot take is loaded whole.
 
+use rustc_hash::FxHashMap as HashMap;
 use std::any::Any;
-use std::collections::HashMap;
 use std::ffi::{c_void, CString};
 use std::sync::{Arc, Mutex, MutexGuard};
 
 use super::device::CudaDevice;
 use super::driver::{check, error_name, hip_code, sys, HOST_ALLOC_MAPPED};
+use super::params::{self, Param};
 use super::ptx;
 use crate::backend::{DeviceId, ModuleState};
 use crate::error::{Failure, HipError, HipResult};
@@ -31,8 +32,9 @@ use crate::registry::Module;
 pub struct Function {
     /// The `CUfunction`.
     pub handle: usize,
-    /// The `.entry`'s parameters (`None` if the PTX text could not be read).
-    pub params: Option<Vec<ptx::ParamDecl>>,
+    /// Where each PTX parameter's bytes come from at a launch (`params::plan`), or why the
+    /// kernel cannot be launched: made once, shared by the launches' copies of the function.
+    pub plan: Result<Arc<[Param]>, Failure>,
     /// The dynamic shared memory the function was last allowed (`cuFuncSetAttribute`).
     pub shared_allowed: usize,
 }
@@ -91,6 +93,9 @@ pub struct DeviceModule {
     variables: HashMap<usize, (u64, usize)>,
     /// The memory checker's binding of the module's state variable, once bound.
     memcheck: Option<u64>,
+    /// Whether the module's heap, managed variables and abort flag are set up on the device
+    /// (checked at every launch under the lock it already holds, so a launch takes one lock).
+    prepared: bool,
 }
 
 impl DeviceModule {
@@ -169,6 +174,7 @@ impl ModuleState for CudaModule {
                 *word = None;
                 for m in loaded.values_mut() {
                     m.variables.remove(&ABORT_WORD_BOUND);
+                    m.prepared = false;
                 }
             }
         }
@@ -319,9 +325,10 @@ fn open(module: &Module, device: &CudaDevice) -> HipResult<DeviceModule> {
     Ok(DeviceModule {
         arch: arch.clone(),
         code,
-        functions: HashMap::new(),
-        variables: HashMap::new(),
+        functions: HashMap::default(),
+        variables: HashMap::default(),
         memcheck: None,
+        prepared: false,
     })
 }
 
@@ -463,7 +470,15 @@ impl DeviceModule {
         })?;
         let f = Function {
             handle: handle as usize,
-            params: ptx::entry_params(self.ptx(), &info.name),
+            plan: params::plan(
+                info,
+                ptx::entry_params(self.ptx(), &info.name).as_deref(),
+                module
+                    .image
+                    .metadata
+                    .linear_block_kernels
+                    .contains(&info.name),
+            ),
             shared_allowed: 48 * 1024,
         };
         self.functions.insert(index, f.clone());
@@ -500,10 +515,18 @@ fn function_of(module: sys::CUmodule, name: &str) -> Result<sys::CUfunction, sys
 /// The kernel `index` of `module` on `device`, loading the module (or the kernel's own) and
 /// giving the module its device heap on first use.
 pub fn function(module: &Arc<Module>, index: usize, device: &CudaDevice) -> HipResult<Function> {
-    let f = with_loaded(module, device, |m| m.function(module, device, index))?;
-    prepare_heap(module, device)?;
-    prepare_managed(module, device)?;
-    prepare_abort_flag(module, device)?;
+    let (f, prepared) = with_loaded(module, device, |m| {
+        Ok((m.function(module, device, index)?, m.prepared))
+    })?;
+    if !prepared {
+        prepare_heap(module, device)?;
+        prepare_managed(module, device)?;
+        prepare_abort_flag(module, device)?;
+        with_loaded(module, device, |m| {
+            m.prepared = true;
+            Ok(())
+        })?;
+    }
     Ok(f)
 }
 
