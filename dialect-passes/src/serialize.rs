@@ -1,6 +1,6 @@
 //! After a target's pipeline: the gpu.module serialized by MLIR's `gpu-module-to-binary`, then
 //! finished for its consumer (SPIR-V patched where MLIR's serializer falls short, PTX checked
-//! for functions nothing defines).
+//! for functions nothing defines and its half-precision negations made sign-bit flips).
 
 use melior::ir::block::BlockLike;
 use melior::ir::operation::OperationLike;
@@ -76,7 +76,7 @@ pub fn serialize_ptx(ctx: &Context, module: &mut Module) -> Result<Vec<u8>, Lowe
             }
         )));
     }
-    let mut bytes = ptx;
+    let mut bytes = crate::nvptx::sign_flips::half_negations_as_sign_flips(&ptx);
     if bytes.last() != Some(&0) {
         bytes.push(0);
     }

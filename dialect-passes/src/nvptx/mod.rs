@@ -4,6 +4,7 @@
 mod helpers;
 pub(crate) mod lower;
 pub(crate) mod parameters;
+pub(crate) mod sign_flips;
 
 use hipmlir_device_image::NvidiaArch;
 
