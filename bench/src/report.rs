@@ -588,8 +588,8 @@ fn launch_section(m: &mut String, r: &Results, l: &Result<Overhead, String>) {
         "`bench/hip/launch_overhead.hip`, built by `hipmlir -o`, launches a trivial kernel \
          (1 block of 64 threads, two arguments, adds 1 to a counter) with `hipLaunchKernelGGL` in \
          a loop; `bench/hip/launch_raw.cpp`, built by g++ against the OpenCL ICD loader, launches \
-         the same SPIR-V kernel (hipmlir's `--emit-spirv` of that file) with the same shape on an \
-         in-order queue without profiling, passing no event. Each program times rounds of N \
+         the same kernel (hipmlir's `--emit-spirv` of that file, or its OpenCL C twin: see below) \
+         with the same shape on an in-order queue without profiling, passing no event. Each program times rounds of N \
          launches followed by one synchronization with `<chrono>` and reports the median per \
          launch; the two alternate, and the table gives the median over the rounds. Both check \
          the counter at the end. hipmlir's runtime passes USM (or SVM) addresses, which its \
