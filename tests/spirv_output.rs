@@ -252,8 +252,14 @@ fn kernel_pointers_are_integers_at_the_entry_point() {
         .expect("the wrapper calls the body");
     let body = parse(call).1[3].clone();
     let body_params = params(&body);
-    assert!(body_params[0].starts_with("OpTypePointer CrossWorkgroup"), "{text}");
-    assert!(body_params[3].starts_with("OpTypePointer CrossWorkgroup"), "{text}");
+    assert!(
+        body_params[0].starts_with("OpTypePointer CrossWorkgroup"),
+        "{text}"
+    );
+    assert!(
+        body_params[3].starts_with("OpTypePointer CrossWorkgroup"),
+        "{text}"
+    );
     assert!(
         lines
             .iter()
@@ -270,6 +276,9 @@ fn kernel_pointers_are_integers_at_the_entry_point() {
         .position(|l| l.starts_with(&format!("{body} = OpFunction ")))
         .map(|i| parse(lines[i + 1]).1[0].clone())
         .unwrap();
-    assert!(no_alias[0].contains(&format!("{restrict_param} ")), "{text}");
+    assert!(
+        no_alias[0].contains(&format!("{restrict_param} ")),
+        "{text}"
+    );
     assert!(text.contains("FuncParamAttr ByVal"), "{text}");
 }
