@@ -9,11 +9,15 @@
 // (what a launch with arguments costs), and `enqueue_only_s_median T` with arguments set once.
 // Launches pass no event (NULL), as a lean OpenCL program would. The queue is in-order without
 // profiling, like hipmlir's runtime's. Every launch adds 1 to a counter checked at the end.
-// The counter is an OpenCL buffer (`buffer`, the default) or, with `usm`, an Intel unified
-// shared memory device allocation passed by clSetKernelArgMemPointerINTEL: the memory kind
-// hipmlir's runtime uses, so the two sides differ only by what hipmlir adds.
+// The counter is an OpenCL buffer (`buffer`, the default), set by clSetKernelArg of the cl_mem on
+// a kernel taking a `global int*` (launch_raw.cl's SPIR-V); or, with `usm`, an Intel unified
+// shared memory device allocation whose address is set by clSetKernelArg of its 8 bytes on a
+// kernel taking it as an integer (hipmlir's SPIR-V of launch_overhead.hip), the kernel allowed
+// indirect device access: the memory kind and the way hipmlir's runtime passes it, so the two
+// sides differ only by what hipmlir adds.
 #define CL_TARGET_OPENCL_VERSION 300
 #include <CL/cl.h>
+#include <CL/cl_ext.h>
 
 #include <algorithm>
 #include <chrono>
@@ -68,7 +72,6 @@ static cl_device_id pick_device() {
 typedef void* (*DeviceMemAllocINTEL)(cl_context, cl_device_id, const cl_ulong*, size_t, cl_uint,
                                       cl_int*);
 typedef cl_int (*MemFreeINTEL)(cl_context, void*);
-typedef cl_int (*SetKernelArgMemPointerINTEL)(cl_kernel, cl_uint, const void*);
 typedef cl_int (*EnqueueMemcpyINTEL)(cl_command_queue, cl_bool, void*, const void*, size_t, cl_uint,
                                      const cl_event*, cl_event*);
 
@@ -78,11 +81,11 @@ struct Counter {
   void* usm = nullptr;
   DeviceMemAllocINTEL alloc = nullptr;
   MemFreeINTEL free = nullptr;
-  SetKernelArgMemPointerINTEL set_pointer = nullptr;
   EnqueueMemcpyINTEL memcpy = nullptr;
 
   cl_int set_arg(cl_kernel kernel) const {
-    return usm ? set_pointer(kernel, 0, usm) : clSetKernelArg(kernel, 0, sizeof(cl_mem), &buffer);
+    return usm ? clSetKernelArg(kernel, 0, sizeof(usm), &usm)
+               : clSetKernelArg(kernel, 0, sizeof(cl_mem), &buffer);
   }
   cl_int write(cl_command_queue q, const int* value) const {
     return usm ? memcpy(q, CL_TRUE, usm, value, sizeof(int), 0, nullptr, nullptr)
@@ -126,10 +129,8 @@ int main(int argc, char** argv) {
     auto fn = [&](const char* name) { return clGetExtensionFunctionAddressForPlatform(platform, name); };
     counter.alloc = reinterpret_cast<DeviceMemAllocINTEL>(fn("clDeviceMemAllocINTEL"));
     counter.free = reinterpret_cast<MemFreeINTEL>(fn("clMemFreeINTEL"));
-    counter.set_pointer =
-        reinterpret_cast<SetKernelArgMemPointerINTEL>(fn("clSetKernelArgMemPointerINTEL"));
     counter.memcpy = reinterpret_cast<EnqueueMemcpyINTEL>(fn("clEnqueueMemcpyINTEL"));
-    if (!counter.alloc || !counter.free || !counter.set_pointer || !counter.memcpy) {
+    if (!counter.alloc || !counter.free || !counter.memcpy) {
       std::printf("error the device has no cl_intel_unified_shared_memory\n");
       return 1;
     }
@@ -151,6 +152,12 @@ int main(int argc, char** argv) {
   CHECK(clBuildProgram(program, 1, &device, "", nullptr, nullptr));
   cl_kernel kernel = clCreateKernel(program, entry, &err);
   CHECK(err);
+  if (counter.usm) {
+    // The kernel reaches the allocation through an integer argument, as hipmlir's runtime sets.
+    const cl_bool enable = CL_TRUE;
+    CHECK(clSetKernelExecInfo(kernel, CL_KERNEL_EXEC_INFO_INDIRECT_DEVICE_ACCESS_INTEL,
+                              sizeof(enable), &enable));
+  }
   CHECK(counter.set_arg(kernel));
   CHECK(clSetKernelArg(kernel, 1, sizeof(int), &n));
   CHECK(clEnqueueNDRangeKernel(queue, kernel, 1, nullptr, &global, &local, 0, nullptr, nullptr));

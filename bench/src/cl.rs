@@ -11,7 +11,7 @@ use opencl3::command_queue::{CommandQueue, CL_QUEUE_PROFILING_ENABLE};
 use opencl3::context::Context;
 use opencl3::device::{Device, CL_DEVICE_TYPE_ALL};
 use opencl3::kernel::Kernel;
-use opencl3::memory::{Buffer, CL_MEM_READ_WRITE};
+use opencl3::memory::{Buffer, ClMem, CL_MEM_READ_WRITE};
 use opencl3::platform::get_platforms;
 use opencl3::program::Program;
 use opencl3::types::{cl_mem, CL_BLOCKING};
@@ -223,6 +223,46 @@ impl CopyProbe {
     /// GB/s (read + written) at the median copy time.
     pub fn bandwidth(&self) -> Option<f64> {
         Some(2.0 * self.bytes as f64 / stats::median(&self.times)? / 1e9)
+    }
+}
+
+/// Reads buffers' device addresses: a probe kernel stores each. hipmlir's kernels take device
+/// addresses by value (its SPIR-V entry points take global pointers as 64-bit integers, set by
+/// `clSetKernelArg` of the address, as its runtime does), and the memory checker's tables hold
+/// addresses; both are given the addresses of the same buffers the peers get as `cl_mem`. On
+/// the CPU device a buffer's memory stays where it is, so an address read once holds.
+pub struct AddressProbe {
+    kernel: Kernel,
+    out: Buffer<u8>,
+    _program: Program,
+}
+
+const ADDRESS_PROBE: &str =
+    "kernel void address_of(global char* b, global ulong* out) { out[0] = (ulong)b; }";
+
+impl AddressProbe {
+    pub fn new(cl: &Cl) -> Result<AddressProbe, String> {
+        let (program, _) = cl.program_from_source(ADDRESS_PROBE, "")?;
+        let kernel = Kernel::create(&program, "address_of")
+            .map_err(|e| cl_err("clCreateKernel(address_of)", e))?;
+        Ok(AddressProbe {
+            kernel,
+            out: cl.buffer(8, None)?,
+            _program: program,
+        })
+    }
+
+    /// The device address of `mem`'s first byte.
+    pub fn address(&self, cl: &Cl, mem: cl_mem) -> Result<u64, String> {
+        set_arg(&self.kernel, 0, ArgValue::Mem(mem))?;
+        set_arg(&self.kernel, 1, ArgValue::Mem(self.out.get()))?;
+        enqueue(&cl.queue, &self.kernel, &[1], &[1])?;
+        let bytes = cl.read(&self.out, 8)?;
+        let word: [u8; 8] = bytes
+            .get(..8)
+            .and_then(|b| b.try_into().ok())
+            .ok_or("the address probe read no address")?;
+        Ok(u64::from_ne_bytes(word))
     }
 }
 

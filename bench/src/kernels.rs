@@ -56,6 +56,11 @@ impl Variant {
             Variant::HipmlirChecked => "hipmlir checked",
         }
     }
+    /// Whether the variant's kernels take buffers as device addresses (64-bit integers): hipmlir's
+    /// SPIR-V entry points do (see `cl::AddressProbe`).
+    pub fn takes_addresses(self) -> bool {
+        matches!(self, Variant::Hipmlir | Variant::HipmlirChecked)
+    }
     /// Whether the variant is one of the peers hipmlir is compared with.
     pub fn is_peer(self) -> bool {
         matches!(self, Variant::ClangSpirv | Variant::Driver)
@@ -165,7 +170,8 @@ struct Prepared {
     kernels: HashMap<&'static str, Kernel>,
     // Kept alive for the kernels' arguments.
     _buffers: Vec<Buffer<u8>>,
-    mems: Vec<cl_mem>,
+    /// The buffers as the kernels take them.
+    args: BufferArgs,
     build: f64,
     times: Vec<f64>,
     /// The memory checker's state, for the checked variant.
@@ -199,7 +205,7 @@ fn run_case(
             }
             for p in prepared.iter_mut() {
                 let Ok(ready) = p else { continue };
-                match crate::guard(|| run_once(cl, case, &ready.kernels, &ready.mems))
+                match crate::guard(|| run_once(cl, case, &ready.kernels, &ready.args))
                     .and_then(|r| r)
                 {
                     Ok(t) if i >= reps.warmup => ready.times.push(t),
@@ -310,7 +316,17 @@ fn prepare(
         }
         _ => None,
     };
-    run_once(cl, case, &kernels, &mems)?;
+    let args = if v.takes_addresses() {
+        let probe = cl::AddressProbe::new(cl)?;
+        BufferArgs::Addresses(
+            mems.iter()
+                .map(|&m| probe.address(cl, m))
+                .collect::<Result<_, _>>()?,
+        )
+    } else {
+        BufferArgs::Mem(mems)
+    };
+    run_once(cl, case, &kernels, &args)?;
     if let Some(c) = &checker {
         c.check_quiet(cl)?;
     }
@@ -326,7 +342,7 @@ fn prepare(
     Ok(Prepared {
         kernels,
         _buffers: buffers,
-        mems,
+        args,
         build,
         times: Vec::new(),
         checker,
@@ -378,19 +394,34 @@ fn create_kernels(
     Ok(kernels)
 }
 
+/// How a case's buffers are passed: as `cl_mem`, or as their device addresses.
+enum BufferArgs {
+    Mem(Vec<cl_mem>),
+    Addresses(Vec<u64>),
+}
+
+impl BufferArgs {
+    fn arg(&self, buffer: usize) -> ArgValue {
+        match self {
+            BufferArgs::Mem(m) => ArgValue::Mem(m[buffer]),
+            BufferArgs::Addresses(a) => ArgValue::U64(a[buffer]),
+        }
+    }
+}
+
 /// Enqueues the case's launches, waits for them, and returns the sum of their kernel times.
 fn run_once(
     cl: &Cl,
     case: &Case,
     kernels: &HashMap<&str, Kernel>,
-    mems: &[cl_mem],
+    buffers: &BufferArgs,
 ) -> Result<f64, String> {
     let mut events = Vec::new();
     for l in &case.launches {
         let k = &kernels[l.kernel];
         for (i, a) in l.args.iter().enumerate() {
             let value = match *a {
-                A::Buf(b) => ArgValue::Mem(mems[b]),
+                A::Buf(b) => buffers.arg(b),
                 A::I32(v) => ArgValue::I32(v),
                 A::F32(v) => ArgValue::F32(v),
             };

@@ -3,7 +3,9 @@
 //!
 //! Both sides are C++ programs in bench/hip timed the same way with <chrono>: launch_overhead.hip
 //! built by hipmlir, launch_raw.cpp built by g++ against the OpenCL ICD loader and given hipmlir's
-//! SPIR-V of launch_overhead.hip. They run alternately, several rounds, medians.
+//! SPIR-V of launch_overhead.hip (on USM, its counter's address set as an integer, as hipmlir's
+//! runtime sets it) or clang-22's SPIR-V of the same kernel in OpenCL C, launch_raw.cl (on a
+//! cl_mem buffer, which needs a pointer parameter). They run alternately, several rounds, medians.
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -22,6 +24,8 @@ pub struct Programs {
     pub raw: PathBuf,
     pub spv: PathBuf,
     pub entry_point: String,
+    /// clang-22's SPIR-V of launch_raw.cl (entry point [`KERNEL`]), for the raw launch on buffers.
+    pub buffer_spv: PathBuf,
 }
 
 /// Builds launch_overhead.hip with hipmlir, its SPIR-V, and launch_raw.cpp with g++.
@@ -42,6 +46,10 @@ pub fn build(tools: &Tools) -> Result<Programs, String> {
     let entry_point = cl::find_entry_point(&eps, KERNEL)
         .ok_or_else(|| format!("no entry point for {KERNEL} in {}", eps.join(", ")))?
         .to_string();
+    let buffer_spv = dir.join("launch_raw.cl.spv");
+    tools
+        .clang_spirv(&tools.root.join("bench/hip/launch_raw.cl"), &buffer_spv)
+        .map_err(|e| format!("clang-22 cannot compile launch_raw.cl: {e}"))?;
     let raw = dir.join("launch_raw");
     let f = tools::run(
         Command::new("g++")
@@ -62,6 +70,7 @@ pub fn build(tools: &Tools) -> Result<Programs, String> {
         raw,
         spv,
         entry_point,
+        buffer_spv,
     })
 }
 
@@ -112,10 +121,14 @@ fn run_raw(
     reps: usize,
     memory: &str,
 ) -> Result<HashMap<String, f64>, String> {
+    let (spv, entry_point) = match memory {
+        "buffer" => (&p.buffer_spv, KERNEL),
+        _ => (&p.spv, p.entry_point.as_str()),
+    };
     let f = tools::run(
         Command::new(&p.raw)
-            .arg(&p.spv)
-            .arg(&p.entry_point)
+            .arg(spv)
+            .arg(entry_point)
             .arg(iters.to_string())
             .arg(reps.to_string())
             .arg(memory),
@@ -133,8 +146,8 @@ pub struct Overhead {
     pub hip: f64,
     /// Seconds per clSetKernelArg x2 + clEnqueueNDRangeKernel, the pointer an OpenCL buffer.
     pub raw: f64,
-    /// The same with the pointer a USM device allocation (clSetKernelArgMemPointerINTEL), the
-    /// memory hipmlir's runtime uses; `None` on a device without USM.
+    /// The same with the counter a USM device allocation, its address set as an integer (the
+    /// memory hipmlir's runtime uses, passed as it passes it); `None` on a device without USM.
     pub raw_usm: Option<f64>,
     /// Seconds per clEnqueueNDRangeKernel with arguments set once.
     pub raw_enqueue_only: f64,

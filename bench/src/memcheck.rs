@@ -19,11 +19,9 @@ use opencl3::types::cl_mem;
 
 use crate::cl::{self, ArgValue, Cl};
 
-/// Reads buffers' device addresses and writes a word at a device address.
-const PROBE: &str = "
-kernel void address_of(global char* b, global ulong* out) { out[0] = (ulong)b; }
-kernel void poke(ulong address, ulong value) { *(global ulong*)address = value; }
-";
+/// Writes a word at a device address.
+const POKE: &str =
+    "kernel void poke(ulong address, ulong value) { *(global ulong*)address = value; }";
 
 /// A checked program's state, bound: kept alive while its kernels run.
 pub struct Bound {
@@ -60,21 +58,14 @@ pub fn bind(
     entry_points: &[String],
     buffers: &[(cl_mem, usize)],
 ) -> Result<Bound, String> {
-    let (probe, _) = cl.program_from_source(PROBE, "")?;
+    let (poker, _) = cl.program_from_source(POKE, "")?;
     let kernel = |p: &Program, name: &str| {
         Kernel::create(p, name).map_err(|e| format!("clCreateKernel({name}) failed: {e}"))
     };
-    let address_of = kernel(&probe, "address_of")?;
-    let poke = kernel(&probe, "poke")?;
+    let poke = kernel(&poker, "poke")?;
     let out = cl.buffer(8, None)?;
-    let address = |mem: cl_mem| -> Result<u64, String> {
-        run(
-            cl,
-            &address_of,
-            &[ArgValue::Mem(mem), ArgValue::Mem(out.get())],
-        )?;
-        Ok(words(&cl.read(&out, 8)?)[0])
-    };
+    let probe = cl::AddressProbe::new(cl)?;
+    let address = |mem: cl_mem| probe.address(cl, mem);
     let mut ranges = Vec::new();
     for &(mem, size) in buffers {
         let base = address(mem)?;
@@ -96,7 +87,12 @@ pub fn bind(
     let variable_kernel = format!("{ADDRESS_KERNEL_PREFIX}{MEMCHECK_STATE_VARIABLE}");
     let entry = cl::find_entry_point(entry_points, &variable_kernel)
         .ok_or("the checked module has no state variable")?;
-    run(cl, &kernel(program, entry)?, &[ArgValue::Mem(out.get())])?;
+    // hipmlir's kernel takes its pointer as an address.
+    run(
+        cl,
+        &kernel(program, entry)?,
+        &[ArgValue::U64(address(out.get())?)],
+    )?;
     let variable = words(&cl.read(&out, 8)?)[0];
     run(
         cl,

@@ -198,6 +198,15 @@ pub static LOWER_MATH_TO_OPENCL: PassInfo = PassInfo {
     run: |ctx, module, _| crate::spirv::math::lower_math_to_opencl(ctx, module),
 };
 
+pub static KERNEL_ADDRESS_PARAMETERS: PassInfo = PassInfo {
+    name: "hipmlir-kernel-address-parameters",
+    summary: "SPIR-V entry points take global pointers as 64-bit integers: a wrapper converts \
+              them and calls the kernel's function (NAME.body, inlined), which keeps its \
+              pointer parameters and their no-alias facts",
+    options: &[],
+    run: |ctx, module, _| crate::spirv::address_parameters::kernel_address_parameters(ctx, module),
+};
+
 pub static ADD_MISSING_CAPABILITIES: PassInfo = PassInfo {
     name: "hipmlir-add-missing-capabilities",
     summary: "adds what spirv-update-vce does not derive: Int64Atomics for 64-bit atomics, \
@@ -206,7 +215,7 @@ pub static ADD_MISSING_CAPABILITIES: PassInfo = PassInfo {
     run: |ctx, module, _| crate::spirv::capabilities::add_missing_capabilities(ctx, module),
 };
 
-const PASS_COUNT: usize = 18;
+const PASS_COUNT: usize = 19;
 
 /// Every pass of hipmlir's, in the order the SPIR-V pipeline runs them (then NVPTX's own).
 pub static PASSES: [&PassInfo; PASS_COUNT] = [
@@ -227,6 +236,7 @@ pub static PASSES: [&PassInfo; PASS_COUNT] = [
     &REJECT_RECURSION,
     &LOWER_POINTERS_TO_SPIRV,
     &LOWER_MATH_TO_OPENCL,
+    &KERNEL_ADDRESS_PARAMETERS,
     &ADD_MISSING_CAPABILITIES,
 ];
 

@@ -8,8 +8,9 @@
 //!   says it (clGetKernelArgInfo would need `-cl-kernel-arg-info`, which drivers do not honour for
 //!   programs created from IL, and it gives type *names*, not sizes);
 //! * for hipmlir's own images it tells the launcher which by-value arguments the compiler moved
-//!   behind a CrossWorkgroup pointer (metadata says "by value", SPIR-V says "global pointer"):
-//!   those are spilled to a device buffer (see `launch`).
+//!   to memory (metadata says "by value", SPIR-V takes an address): those are spilled to a device
+//!   buffer (see `launch`); and which addresses the entry point takes as 64-bit integers (set by
+//!   value) rather than as pointers (set through the memory backend's pointer setter).
 //!
 //! Layout rules are OpenCL C's (= the C ABI of spirv64): scalars and pointers are naturally
 //! aligned, 3-element vectors take the room of 4, structs are laid out like C structs unless

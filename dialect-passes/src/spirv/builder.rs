@@ -352,6 +352,33 @@ impl<'c> Rewriter<'c> {
         )
     }
 
+    /// `spirv.FunctionCall @callee(operands)` of a function returning nothing.
+    pub fn void_function_call(
+        &self,
+        callee: &str,
+        operands: &[MlirValue],
+    ) -> Result<(), LowerError> {
+        let callee = FlatSymbolRefAttribute::new(self.ctx, callee).into();
+        self.op("spirv.FunctionCall", operands, &[], &[("callee", callee)])?;
+        Ok(())
+    }
+
+    pub fn spirv_return(&self) -> Result<(), LowerError> {
+        self.op("spirv.Return", &[], &[], &[])?;
+        Ok(())
+    }
+
+    /// `spirv.func` with these attributes (`sym_name`, `function_type`, `function_control`, ...)
+    /// and body.
+    pub fn function(
+        &self,
+        attributes: &[(&str, Attribute<'c>)],
+        body: Region<'c>,
+    ) -> Result<(), LowerError> {
+        self.generic("spirv.func", &[], &[], attributes, vec![body], &[])?;
+        Ok(())
+    }
+
     /// `spirv.func @name(...)`, imported by linkage (a declaration: no body); `"Pure"` when
     /// `pure` (calls with the same operands give the same result).
     pub fn imported_function(

@@ -2,6 +2,7 @@
 //! from the outlined gpu.module to a spirv.module that `serialize` turns into words (`patch`
 //! finishing what MLIR's serializer cannot write).
 
+pub(crate) mod address_parameters;
 pub(crate) mod address_spaces;
 pub(crate) mod atomics;
 mod builder;
@@ -113,6 +114,8 @@ pub fn spirv_pipeline(options: &SpirvOptions) -> Pipeline {
                 ],
             )],
         ),
+        // Entry points take global pointers as integers (the cheap way to set them).
+        Element::pass(&registry::KERNEL_ADDRESS_PARAMETERS),
         // Stage `spirv`.
         Element::pass(&registry::ADD_MISSING_CAPABILITIES),
     ]);

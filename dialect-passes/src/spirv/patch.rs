@@ -196,8 +196,8 @@ pub fn resolve_imports(bytes: &[u8]) -> Result<Vec<u8>, LowerError> {
     Ok(spirv_words::to_bytes(&out))
 }
 
-/// One decoration of a kernel parameter: (kernel name, parameter index, the decoration's
-/// operands after the parameter's id).
+/// One decoration of a kernel parameter: (its function's name, parameter index, the
+/// decoration's operands after the parameter's id).
 pub type ParameterDecoration = (String, usize, Vec<u32>);
 
 /// The decorations the frontend's parameter attributes stand for: a by-value struct is
@@ -300,12 +300,14 @@ pub fn decorate_parameters(
     let patch = Patch::new(&words)?;
     let mut decorations = Vec::new();
     for (kernel, index, decoration) in params {
+        // By the function's name: an entry point, or a kernel's body behind its entry point
+        // (`address_parameters`).
         let function = patch
             .instructions
             .iter()
-            .find(|i| i.is(Op::EntryPoint) && i.string(2) == *kernel)
-            .and_then(|i| i.operand(1))
-            .ok_or_else(|| err(format!("no entry point {kernel}")))?;
+            .find(|i| i.is(Op::Name) && i.string(1) == *kernel)
+            .and_then(|i| i.operand(0))
+            .ok_or_else(|| err(format!("no function {kernel}")))?;
         let start = patch
             .instructions
             .iter()

@@ -29,6 +29,7 @@ use crate::registry::Module;
 use crate::spirv::{self, Param};
 use crate::spirv_split::{SplitIndex, BIND_KERNEL, GLOBALS_KERNEL};
 use hipmlir_device_image::spirv_words::{self, spirv::StorageClass};
+use hipmlir_device_image::{AddressSpace, KernelArg};
 
 /// Program builds so far: (loaded from the cache, built from SPIR-V, stored in the cache).
 static STATS: [std::sync::atomic::AtomicUsize; 3] = [
@@ -55,9 +56,15 @@ const BUILD_OPTIONS: &CStr = c"";
 #[derive(Debug)]
 pub struct PreparedKernel {
     pub kernel: OwnedKernel,
-    /// Per argument: the metadata says "by value" but the SPIR-V takes a CrossWorkgroup pointer:
-    /// the compiler moved the argument to memory and the launcher must spill it.
+    /// Per argument: the metadata says "by value" but the SPIR-V takes its address (a
+    /// CrossWorkgroup pointer, or a 64-bit integer where the metadata's argument is larger): the
+    /// compiler moved the argument to memory and the launcher must spill it.
     pub spilled: Vec<bool>,
+    /// Per argument: a device address (a pointer, or a spilled argument's buffer) that the
+    /// SPIR-V entry point takes as a 64-bit integer (the compiler's `address_parameters`): set by
+    /// `clSetKernelArg` of its 8 bytes. Otherwise (images from before, other compilers' SPIR-V)
+    /// the pointer parameter is set through the memory backend's pointer setter.
+    pub addresses: Vec<bool>,
     /// CL_KERNEL_WORK_GROUP_SIZE, CL_KERNEL_LOCAL_MEM_SIZE, CL_KERNEL_PRIVATE_MEM_SIZE.
     pub work_group_size: usize,
     pub local_mem_size: u64,
@@ -689,23 +696,31 @@ fn create_kernel(
             ),
         ));
     }
-    // Best effort: kernels that only dereference their pointer arguments work without it.
-    // SAFETY: a fresh kernel no other thread has seen.
-    let _ = unsafe { rt.memory.allow_indirect_access(kernel.get(), &[]) };
     let info = module
         .find_kernel(name)
         .map(|i| &module.image.metadata.kernels[i]);
-    let spilled = match (info, spirv_params) {
-        (Some(info), Some(params)) if params.len() == info.args.len() => info
+    let (spilled, addresses): (Vec<bool>, Vec<bool>) = match (info, spirv_params) {
+        (Some(info), Some(params)) if params.len() >= info.args.len() => info
             .args
             .iter()
             .zip(&params)
-            .map(|(arg, p)| {
-                !arg.is_pointer && matches!(p, Param::Pointer(StorageClass::CrossWorkgroup))
-            })
-            .collect(),
-        _ => vec![false; expected_args],
+            .map(|(arg, p)| argument_passing(arg, p))
+            .chain(std::iter::repeat((false, false)))
+            .take(expected_args)
+            .unzip(),
+        _ => (vec![false; expected_args], vec![false; expected_args]),
     };
+    // A kernel given addresses by value reaches its memory "indirectly": the driver must be told
+    // (USM) once here, (SVM) at each launch. Kernels that only dereference pointer arguments work
+    // without it, so for them it is best effort.
+    // SAFETY: a fresh kernel no other thread has seen.
+    let indirect = unsafe { rt.memory.allow_indirect_access(kernel.get(), &[]) };
+    if let (Err(e), true) = (indirect, addresses.contains(&true)) {
+        return Err(Failure::new(
+            HipError::LaunchFailure,
+            format!("kernel '{name}' takes device addresses by value, but {e}"),
+        ));
+    }
     let device = rt.device_id();
     Ok(PreparedKernel {
         work_group_size: kernel_work_group_size(&kernel, device),
@@ -713,5 +728,25 @@ fn create_kernel(
         private_mem_size: work_group_info(&kernel, device, cl3::kernel::CL_KERNEL_PRIVATE_MEM_SIZE),
         kernel,
         spilled,
+        addresses,
     })
+}
+
+/// (spilled, by address) for an argument with this metadata and this SPIR-V parameter.
+fn argument_passing(arg: &KernelArg, param: &Param) -> (bool, bool) {
+    let address = match *param {
+        Param::Pointer(StorageClass::CrossWorkgroup) => Some(false),
+        Param::Value { size: 8, .. } => Some(true),
+        _ => None,
+    };
+    let global_pointer = arg.is_pointer && arg.address_space != AddressSpace::Workgroup;
+    let spilled = !arg.is_pointer
+        && match address {
+            Some(false) => true,
+            // A 64-bit integer where the argument is larger: the address of its copy.
+            Some(true) => arg.size != 8,
+            None => false,
+        };
+    let by_address = address == Some(true) && (global_pointer || spilled);
+    (spilled, by_address)
 }

@@ -4,9 +4,14 @@
 //!
 //! Argument block: laid out like a C struct of the kernel's parameters (see
 //! `KernelArg::layout`); `args_size` must equal the kernel's. Per argument:
-//! * global/constant pointers (8 bytes) go through the memory backend's pointer setter
-//!   (`clSetKernelArgMemPointerINTEL` / `clSetKernelArgSVMPointer`): they may point anywhere inside
-//!   an allocation, or be null;
+//! * global/constant pointers (8 bytes) may point anywhere inside an allocation, or be null.
+//!   hipmlir's SPIR-V entry points take them as 64-bit integers (the compiler's
+//!   `address_parameters`), set by `clSetKernelArg` of the 8 bytes: a `cl_mem` argument's cost,
+//!   where the pointer setters cost several times more per launch in Intel's runtime. The driver
+//!   learns which allocations such a kernel reaches from the indirect-access settings (USM: set
+//!   once per kernel; SVM: the live allocations, at each launch). A kernel whose SPIR-V takes a
+//!   pointer parameter (older images, other compilers' SPIR-V) gets it through the memory
+//!   backend's pointer setter (`clSetKernelArgMemPointerINTEL` / `clSetKernelArgSVMPointer`);
 //! * workgroup pointers are dynamic shared memory: `clSetKernelArg(i, shmem, NULL)`, their bytes in
 //!   the block (if any) are ignored;
 //! * a by-value argument the SPIR-V takes as a CrossWorkgroup pointer (the compiler moved it to
@@ -259,6 +264,19 @@ fn enqueue_launch(
     let prepared = prepared_kernel(rt, module, &mut state, &info.name, info.args.len() + hidden)?;
     let k = prepared.kernel.get();
     let spilled = |i: usize| prepared.spilled.get(i).copied().unwrap_or(false);
+    let by_address = |i: usize| prepared.addresses.get(i).copied().unwrap_or(false);
+    // A device address, as the kernel's parameter `index` takes it.
+    let set_address = |index: u32, address: *const c_void| {
+        if by_address(index as usize) {
+            let value = address as u64;
+            // SAFETY: 8 bytes for a 64-bit integer parameter of the valid kernel `k`.
+            unsafe { cl3::kernel::set_kernel_arg(k, index, 8, (&value as *const u64).cast()) }
+                .map_err(|e| format!("clSetKernelArg: {}", super::cl::error_name(e)))
+        } else {
+            // SAFETY: `k` is valid and exclusively ours while the module lock is held.
+            unsafe { rt.memory.set_pointer_arg(k, index, address) }
+        }
+    };
 
     // The bytes OpenCL receives as arguments must fit the device's parameter limit.
     let param_bytes: usize = values
@@ -290,10 +308,7 @@ fn enqueue_launch(
     for (i, value) in values.iter().enumerate() {
         let index = i as u32;
         let result = match *value {
-            // SAFETY (all): `k` is valid and exclusively ours while the module lock is held.
-            ArgValue::Pointer(p) => unsafe {
-                rt.memory.set_pointer_arg(k, index, p as *const c_void)
-            },
+            ArgValue::Pointer(p) => set_address(index, p as *const c_void),
             ArgValue::Bytes(bytes) if spilled(i) => rt
                 .memory
                 .alloc(rt.context.get(), rt.device_id(), bytes.len().max(1))
@@ -302,8 +317,9 @@ fn enqueue_launch(
                         device: buffer as usize,
                         host: bytes.into(),
                     });
-                    unsafe { rt.memory.set_pointer_arg(k, index, buffer) }
+                    set_address(index, buffer)
                 }),
+            // SAFETY (both): `k` is valid and exclusively ours while the module lock is held.
             ArgValue::Bytes(bytes) => {
                 unsafe { cl3::kernel::set_kernel_arg(k, index, bytes.len(), bytes.as_ptr().cast()) }
                     .map_err(|e| format!("clSetKernelArg: {}", super::cl::error_name(e)))
