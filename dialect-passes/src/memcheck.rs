@@ -23,9 +23,9 @@
 use std::collections::HashMap;
 
 use hipmlir_device_image::memcheck::{
-    Access, Object, ObjectKind, Site, INDEX_MULTIPLIER, INDEX_SHIFT, REPORT_ADDRESS, REPORT_BASE,
-    REPORT_BLOCK, REPORT_RAISED, REPORT_SIZE, REPORT_THREAD, SITES_ATTRIBUTE, STATE_DYNAMIC_SHARED,
-    STATE_ERROR, STATE_REPORT, STATE_SCRATCH, STATE_SCRATCH_BYTES, STATE_TABLE,
+    Access, Object, ObjectKind, Site, REPORT_ADDRESS, REPORT_BASE, REPORT_BLOCK, REPORT_RAISED,
+    REPORT_SIZE, REPORT_THREAD, SITES_ATTRIBUTE, STATE_DYNAMIC_SHARED, STATE_ERROR, STATE_REPORT,
+    STATE_SCRATCH, STATE_SCRATCH_BYTES, STATE_TABLE,
 };
 use hipmlir_device_image::{
     address_space, atomic_ordering, AtomicBinOp, ADDRESS_KERNEL_PREFIX, DYNAMIC_SHARED_SYMBOL,
@@ -153,11 +153,8 @@ struct State {
     sites: HashMap<usize, Vec<Site>>,
     escaping: HashMap<usize, Vec<KernelObject>>,
     checkers: HashMap<usize, Checker>,
-    /// Per (function, kernel argument): the argument's allocation (start, size), found at the
-    /// entry.
+    /// Per (function, kernel argument): the argument's allocation, found at the entry.
     argument_ranges: HashMap<(usize, usize), (MlirValue, MlirValue)>,
-    /// Whether failed fast checks are voted on per subgroup.
-    vote: bool,
 }
 
 /// What every check of a function reads, loaded once at its entry: the checker's state (null:
@@ -171,10 +168,6 @@ struct Checker {
     on: MlirValue,
     table: MlirValue,
     count: MlirValue,
-    /// The table's index of allocation starts (its first word: the index's bits).
-    index: MlirValue,
-    /// The state, or the module's stand-in when there is none: words read with no branch.
-    readable: MlirValue,
     /// The entry block's first operation of the function's own: what is computed once at the
     /// entry goes in front of it, after the checker's loads.
     anchor: mlir_sys::MlirOperation,
@@ -205,10 +198,8 @@ fn argument_of(pointer: MlirValue, function: &OperationRef) -> Option<MlirValue>
     }
 }
 
-/// The allocation kernel argument `argument` points to the start of, from the table's index,
-/// as (start, size) (size 0 when the index holds none: every access through the argument then
-/// takes the table's search), computed at the function's entry with no loop (a loop there
-/// stops the device compiler from keeping the check's branch uniform).
+/// The allocation of the runtime's table that kernel argument `argument` points into, as
+/// (start, end) (both 0 when none), computed at the function's entry.
 fn argument_range(
     ctx: &Context,
     checker: &Checker,
@@ -219,39 +210,12 @@ fn argument_range(
     let r = Rewriter::before(ctx, &anchor);
     let b = Build { r: &r, ctx };
     let address = b.ptr_to_int(b.to_generic(argument)?)?;
-    let i64t = b.i64();
-    // (An index of 0 bits, the stand-in's, has one slot: shift and mask keep slot 0.)
-    let bits = b.load(checker.index, i64t)?;
-    let key = b.binary("arith.shrui", address, b.int(INDEX_SHIFT as i64)?)?;
-    let hash = b.binary("arith.muli", key, b.int(INDEX_MULTIPLIER as i64)?)?;
-    let shift = b.binary("arith.subi", b.int(64)?, bits)?;
-    let shift = b.binary("arith.andi", shift, b.int(63)?)?;
-    let mask = b.binary("arith.shli", b.int(1)?, bits)?;
-    let mask = b.binary("arith.subi", mask, b.int(1)?)?;
-    let slot = b.binary("arith.shrui", hash, shift)?;
-    let slot = b.binary("arith.andi", slot, mask)?;
-    let at = b.binary("arith.shli", slot, b.int(1)?)?;
-    let at = b.binary("arith.addi", at, b.int(1)?)?;
-    let start = b.load(b.word_at(checker.index, at)?, i64t)?;
-    let end_at = b.binary("arith.addi", at, b.int(1)?)?;
-    let end = b.load(b.word_at(checker.index, end_at)?, i64t)?;
-    let hit = b.cmp(CmpiPredicate::Eq, start, address)?;
-    let size = b.binary("arith.subi", end, start)?;
-    Ok((start, b.select(hit, size, b.int(0)?)?))
+    b.table_range(checker.table, checker.count, address)
 }
 
-/// The module's stand-in for a missing state (zeros: an empty table, an index of one empty
-/// slot), so that a function's entry reads its checker with no branch (a branch there keeps a
-/// device compiler that runs work-items as vector lanes from keeping the checks' branch
-/// uniform).
-const NO_STATE_VARIABLE: &str = "__hipmlir_memcheck_none";
-const NO_STATE_BYTES: usize = 32;
-
-/// Loads `function`'s [`Checker`] at the start of its entry block: with no state, the table
-/// and index are the module's zeros ([`NO_STATE_VARIABLE`]).
+/// Loads `function`'s [`Checker`] at the start of its entry block.
 fn load_checker<'c>(
     ctx: &'c Context,
-    gpu_module: &OperationRef<'c, 'c>,
     function: &OperationRef<'c, 'c>,
 ) -> Result<Checker, LowerError> {
     let entry = function
@@ -263,53 +227,43 @@ fn load_checker<'c>(
         .first_operation()
         .ok_or_else(|| err("an empty entry block"))?
         .to_raw();
-    if !crate::symbols::has_symbol(gpu_module.to_raw(), NO_STATE_VARIABLE)? {
-        Rewriter::at_module_start(ctx, gpu_module, function.location())?.llvm_bytes_global(
-            NO_STATE_VARIABLE,
-            &[0; NO_STATE_BYTES],
-            address_space::GLOBAL,
-            false,
-        )?;
-    }
     let r = Rewriter::at_start(ctx, entry.to_raw(), function.location());
     let b = Build { r: &r, ctx };
     let slot = b.address_of(MEMCHECK_STATE_VARIABLE, address_space::GLOBAL)?;
     let state = b.load(slot, b.ptr(address_space::GENERIC))?;
     let on = b.cmp(CmpiPredicate::Ne, b.ptr_to_int(state)?, b.int(0)?)?;
-    let none = b.to_generic(b.address_of(NO_STATE_VARIABLE, address_space::GLOBAL)?)?;
-    let readable = b.select(on, state, none)?;
     let table_type = b.ptr(0);
-    let table = b.load(b.word(readable, STATE_TABLE)?, table_type)?;
-    let table = b.select(on, table, none)?;
-    let count = b.load(table, b.i64())?;
-    let words = b.binary("arith.shli", count, b.int(1)?)?;
-    let words = b.binary("arith.addi", words, b.int(1)?)?;
+    let loaded = r.scf_if_values(
+        on,
+        &[table_type, b.i64()],
+        |then| {
+            let b = Build { r: then, ctx };
+            let table = b.load(b.word(state, STATE_TABLE)?, table_type)?;
+            Ok(vec![table, b.load(table, b.i64())?])
+        },
+        |otherwise| {
+            let b = Build { r: otherwise, ctx };
+            Ok(vec![
+                otherwise.one("llvm.mlir.zero", &[], table_type, &[])?,
+                b.int(0)?,
+            ])
+        },
+    )?;
     Ok(Checker {
         state,
         on,
-        table,
-        count,
-        index: b.word_at(table, words)?,
-        readable,
+        table: loaded[0],
+        count: loaded[1],
         anchor,
     })
 }
 
-/// The unit attribute of the pass's subgroup votes (`gpu.subgroup_reduce`): they need no
-/// particular subgroup size, unlike HIP's warp operations.
-pub(crate) const VOTE_ATTRIBUTE: &str = "hipmlir.memcheck_vote";
-
-/// Instruments `module`'s accesses; with `vote`, a failed fast check is voted on per subgroup
-/// (the SPIR-V target, whose CPU devices run work-items as vector lanes).
-pub fn check_memory_accesses(ctx: &Context, module: &Module, vote: bool) -> Result<(), LowerError> {
+pub fn check_memory_accesses(ctx: &Context, module: &Module) -> Result<(), LowerError> {
     let mut patterns = RewritePatternSet::new();
     for (name, _, _) in ACCESSES {
         patterns.add(Pattern::new(name, check_access));
     }
-    let mut state = State {
-        vote,
-        ..State::default()
-    };
+    let mut state = State::default();
     apply_patterns(ctx, &module.as_operation(), &patterns, &mut state)?;
     // The sites, on each gpu.module, for the image's metadata.
     module.as_operation().walk(WalkOrder::PreOrder, |op| {
@@ -460,12 +414,12 @@ fn check_access<'c>(
     let loaded = match state.checkers.get(&function_key) {
         Some(&c) => c,
         None => {
-            let c = load_checker(ctx, &gpu_module, &function)?;
+            let c = load_checker(ctx, &function)?;
             state.checkers.insert(function_key, c);
             c
         }
     };
-    let (checker, on, vote) = (loaded.state, loaded.on, state.vote);
+    let (checker, on) = (loaded.state, loaded.on);
     let argument_range = match (&target, argument_of(pointer, &function)) {
         (Target::Table, Some(argument)) => {
             let key = (function_key, argument.ptr as usize);
@@ -482,89 +436,59 @@ fn check_access<'c>(
     };
     let generic_pointer = b.to_generic(pointer)?;
     let address = b.ptr_to_int(generic_pointer)?;
-    let i1: Type = IntegerType::new(ctx, 1).into();
-    // (No branch on whether the checker is on before the fast check: its words are read from
-    // the state or the module's stand-in, whose zeros fail every check but an object's; the
-    // slow path then passes the access when the checker is off.)
-    let readable = loaded.readable;
-    let ok = {
-        let inner = &r;
-        {
-            // The fast check: the object's bounds, or the kernel argument's allocation found
-            // at the entry (none: the table's search, always).
-            let (fast, base, size) = match (&target, argument_range) {
-                (Target::Object(o), _) => {
+    let ok = r.scf_if(
+        on,
+        IntegerType::new(ctx, 1).into(),
+        |inner| {
+            let b = Build { r: inner, ctx };
+            let (inside, base, size) = match &target {
+                Target::Object(o) => {
                     let base = b.object_address(&o.base)?;
-                    let (inside, size) = b.inside_object(readable, address, bytes, base, o)?;
+                    let (inside, size) = b.inside_object(checker, address, bytes, base, o)?;
                     (inside, base, o.is_dynamic().then_some(size))
                 }
-                (_, Some((start, length))) => {
-                    (b.within(address, bytes, start, length)?, b.int(0)?, None)
-                }
-                _ => (b.bool(false)?, b.int(0)?, None),
-            };
-            let clear = match access {
-                Access::Read => None,
                 _ => {
-                    let error = b.load(b.word(readable, STATE_ERROR)?, i64t)?;
-                    Some(b.cmp(CmpiPredicate::Eq, error, b.int(0)?)?)
+                    let slow = |r: &Rewriter<'c>| {
+                        Build { r, ctx }.in_table_or_objects(&loaded, address, bytes, &escaping)
+                    };
+                    // Through a kernel argument: first the argument's allocation, found once
+                    // at the entry (a comparison the device compiler vectorizes).
+                    let inside = match argument_range {
+                        Some((low, high)) => {
+                            let fast = b.in_range(address, bytes, low, high)?;
+                            inner.scf_if(
+                                fast,
+                                IntegerType::new(ctx, 1).into(),
+                                |then| Build { r: then, ctx }.bool(true),
+                                |otherwise| slow(otherwise),
+                            )?
+                        }
+                        None => slow(inner)?,
+                    };
+                    (inside, b.int(0)?, None)
                 }
             };
-            let fast_ok = match clear {
-                Some(clear) => b.binary("arith.andi", fast, clear)?,
-                None => fast,
+            let ok = if access == Access::Read {
+                inside
+            } else {
+                let error = b.load(b.word(checker, STATE_ERROR)?, i64t)?;
+                let clear = b.cmp(CmpiPredicate::Eq, error, b.int(0)?)?;
+                b.binary("arith.andi", inside, clear)?
             };
-            // The rest runs when a lane failed the fast check: one branch for all lanes
-            // where the device votes (a device compiler that runs work-items as vector lanes
-            // keeps the hot path a compare and one uniform branch).
-            let failed = b.binary("arith.xori", fast_ok, b.bool(true)?)?;
-            let any = b.any(failed, vote)?;
-            inner.scf_if(
-                any,
-                i1,
-                |voted| {
-                    voted.scf_if(
-                        fast_ok,
-                        i1,
-                        |then| Build { r: then, ctx }.bool(true),
-                        |checked| {
-                            checked.scf_if(
-                                on,
-                                i1,
-                                |slow| {
-                                    let b = Build { r: slow, ctx };
-                                    let inside = match target {
-                                        Target::Object(_) => fast,
-                                        _ => b.in_table_or_objects(
-                                            &loaded, address, bytes, &escaping,
-                                        )?,
-                                    };
-                                    let ok = match clear {
-                                        Some(clear) => b.binary("arith.andi", inside, clear)?,
-                                        None => inside,
-                                    };
-                                    let outside = b.binary("arith.xori", inside, b.bool(true)?)?;
-                                    slow.scf_if_values(
-                                        outside,
-                                        &[],
-                                        |then| {
-                                            Build { r: then, ctx }
-                                                .report(checker, site, address, base, size)?;
-                                            Ok(vec![])
-                                        },
-                                        |_| Ok(vec![]),
-                                    )?;
-                                    Ok(ok)
-                                },
-                                |off| Build { r: off, ctx }.bool(true),
-                            )
-                        },
-                    )
+            let outside = b.binary("arith.xori", inside, b.bool(true)?)?;
+            inner.scf_if_values(
+                outside,
+                &[],
+                |then| {
+                    Build { r: then, ctx }.report(checker, site, address, base, size)?;
+                    Ok(vec![])
                 },
-                |otherwise| Build { r: otherwise, ctx }.bool(true),
-            )?
-        }
-    };
+                |_| Ok(vec![]),
+            )?;
+            Ok(ok)
+        },
+        |otherwise| Build { r: otherwise, ctx }.bool(true),
+    )?;
 
     if access == Access::Read && !is_scalar(accessed) {
         // A load of an aggregate (which no constant stands in for) reads a harmless address
@@ -758,7 +682,7 @@ fn target_of(pointer: MlirValue, variables: &HashMap<String, Variable>) -> Targe
 /// A variable of the gpu.module as an object to check against (None: its size is unknown, or
 /// the checker's own state).
 fn global_object(symbol: &str, variables: &HashMap<String, Variable>) -> Option<KernelObject> {
-    if symbol == MEMCHECK_STATE_VARIABLE || symbol == NO_STATE_VARIABLE {
+    if symbol == MEMCHECK_STATE_VARIABLE {
         return None;
     }
     let variable = variables.get(symbol)?;
@@ -1131,43 +1055,6 @@ impl<'c> Build<'_, 'c> {
         let last = self.binary("arith.subi", size, bytes)?;
         let within = self.cmp(CmpiPredicate::Ule, offset, last)?;
         Ok((self.binary("arith.andi", fits, within)?, size))
-    }
-
-    /// Whether `[address, address + bytes)` lies in the `length` bytes at `start` (values the
-    /// entry computed: what depends on them alone the device compiler hoists).
-    fn within(
-        &self,
-        address: MlirValue,
-        bytes: u64,
-        start: MlirValue,
-        length: MlirValue,
-    ) -> Result<MlirValue, LowerError> {
-        let bytes = self.int(bytes as i64)?;
-        let fits = self.cmp(CmpiPredicate::Uge, length, bytes)?;
-        let last = self.binary("arith.subi", length, bytes)?;
-        let offset = self.binary("arith.subi", address, start)?;
-        let inside = self.cmp(CmpiPredicate::Ule, offset, last)?;
-        self.binary("arith.andi", fits, inside)
-    }
-
-    /// Whether `condition` holds for any lane of the subgroup (`vote`), else for this one.
-    fn any(&self, condition: MlirValue, vote: bool) -> Result<MlirValue, LowerError> {
-        if !vote {
-            return Ok(condition);
-        }
-        let i32t: Type = IntegerType::new(self.ctx, 32).into();
-        let lane = self.r.one("arith.extui", &[condition], i32t, &[])?;
-        let operation = hipmlir_ir::ReduceOperation::MaxUi.attribute(self.ctx);
-        let voted = self.r.one(
-            "gpu.subgroup_reduce",
-            &[lane],
-            i32t,
-            &[
-                ("op", operation),
-                (VOTE_ATTRIBUTE, Attribute::unit(self.ctx)),
-            ],
-        )?;
-        self.cmp(CmpiPredicate::Ne, voted, self.r.arith_int(i32t, 0)?)
     }
 
     /// Whether `[address, address + bytes)` lies in `[low, high)` (and does not wrap).

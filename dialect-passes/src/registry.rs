@@ -44,9 +44,6 @@ impl std::fmt::Debug for PassInfo {
 /// The option of `hipmlir-lower-pointers-to-spirv` that the float-atomics variant sets.
 pub const NATIVE_FLOAT_ATOMICS: &str = "native-float-atomics";
 
-/// The option of `hipmlir-check-memory-accesses` that the SPIR-V pipeline sets.
-pub const MEMCHECK_VOTE: &str = "subgroup-vote";
-
 pub static DEVIRTUALIZE_FUNCTION_POINTERS: PassInfo = PassInfo {
     name: "hipmlir-devirtualize-function-pointers",
     summary: "calls through function pointers (func.call_indirect of an id) become a choice \
@@ -77,14 +74,8 @@ pub static CHECK_MEMORY_ACCESSES: PassInfo = PassInfo {
     summary: "-fsanitize=address: device loads, stores and atomics are checked against their \
               object or the runtime's table of live allocations; the first bad access is \
               skipped and reported (kernel, file:line:col, thread, block, address)",
-    options: &[(
-        MEMCHECK_VOTE,
-        "a failed fast check is voted on per subgroup, so the checks' slow path is one \
-         uniform branch (devices that run work-items as vector lanes)",
-    )],
-    run: |ctx, module, options| {
-        crate::memcheck::check_memory_accesses(ctx, module, options.flag(MEMCHECK_VOTE))
-    },
+    options: &[],
+    run: |ctx, module, _| crate::memcheck::check_memory_accesses(ctx, module),
 };
 
 pub static ADDRESS_SPACES_TO_SPIRV: PassInfo = PassInfo {

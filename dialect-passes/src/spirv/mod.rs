@@ -80,10 +80,7 @@ pub fn spirv_pipeline(options: &SpirvOptions) -> Pipeline {
             PassOptions::default(),
         )
     };
-    let memcheck = options
-        .memcheck
-        .then(|| PassOptions::default().with_flag(registry::MEMCHECK_VOTE));
-    let mut elements = crate::pipeline::outlining(memcheck);
+    let mut elements = crate::pipeline::outlining(options.memcheck);
     elements.extend([
         // From here on the pipeline is SPIR-V's: the frontend's address spaces are
         // target-neutral until this pass.
@@ -136,9 +133,7 @@ pub(crate) fn uses_warp_operations(kernel: &OperationRef) -> bool {
     let mut uses = false;
     kernel.walk(WalkOrder::PreOrder, |op| {
         let name = op.name();
-        if SUBGROUP_OPS.contains(&name.as_string_ref().as_str().unwrap_or(""))
-            && !op.has_attribute(crate::memcheck::VOTE_ATTRIBUTE)
-        {
+        if SUBGROUP_OPS.contains(&name.as_string_ref().as_str().unwrap_or("")) {
             uses = true;
             return WalkResult::Interrupt;
         }
