@@ -1,7 +1,7 @@
 //! The memory checker's cost: the kernel variant built with `-fsanitize=address` runs with its
 //! checker on, as hipmlir's runtime would run it. The bench launches through OpenCL itself, so
 //! it does the runtime's part here: a checker state and a table of the case's buffers (sorted
-//! by device address) in device buffers, their addresses (and the buffers') read by a probe
+//! by device address, with its index) in device buffers, their addresses (and the buffers') read by a probe
 //! kernel, the state's address stored into the module's state variable (found by its address
 //! kernel). After the timed runs the state must hold no report: the checker passes correct
 //! kernels.

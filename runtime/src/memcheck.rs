@@ -464,6 +464,7 @@ mod tests {
             unsafe {
                 let table = state.add(STATE_TABLE as usize).read_volatile() as *const u64;
                 let n = table.read_volatile() as usize;
+                // (The index after the ranges: see `table_words`.)
                 (0..2 * n)
                     .map(|i| table.add(1 + i).read_volatile())
                     .collect::<Vec<_>>()
