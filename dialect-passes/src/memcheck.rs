@@ -4,13 +4,17 @@
 //!
 //! Where the pass sees the object an access goes into (the pointer is an offset of a local
 //! variable, a `__shared__` array or a `__device__` variable), the check is one comparison
-//! against that object's size. Other pointers (kernel arguments, pointers read from memory)
-//! are looked up in the runtime's table of live allocations, which the module's checker state
-//! points to (a binary search); one found in none is then compared with the kernel's own
-//! objects whose address it could hold (those converted to generic pointers), so that a
-//! pointer into shared memory or the stack is never reported. Dynamic shared memory
-//! (`extern __shared__`) is compared with the size the runtime writes into the state before
-//! each launch.
+//! against that object's size. An offset of a kernel argument is compared with the argument's
+//! allocation, found at the kernel's entry in the table's index of allocation starts. When
+//! that fails (or for other pointers: read from memory), the module's slow path
+//! ([`SLOW_PATH_FUNCTION`]) looks the address up in the runtime's table of live allocations,
+//! which the module's checker state points to (a binary search); one found in none is then
+//! compared with the kernel's own objects whose address it could hold (those converted to
+//! generic pointers), so that a pointer into shared memory or the stack is never reported.
+//! Dynamic shared memory (`extern __shared__`) is compared with the size the runtime writes
+//! into the state before each launch. On SPIR-V the slow path is called behind a subgroup vote;
+//! in counted loops the check is made once before the loop ([`loops`]), each access's own only
+//! where that failed.
 //!
 //! A bad access is skipped (a load reads harmless memory instead: the state's scratch words, or
 //! the start of its object), and the first one claims the state's error word and writes the
@@ -19,6 +23,8 @@
 //! access; then the work-item traps (PTX ends the kernel; SPIR-V removes the trap later). The
 //! sites, numbered in walk order, go to the gpu.module's `SITES_ATTRIBUTE` with the kernel's
 //! name and the access's `file:line:col` for the image's metadata.
+
+mod loops;
 
 use std::collections::HashMap;
 
@@ -638,7 +644,51 @@ fn check_access<'c>(
             |_| Ok(fast_ok),
         )
     };
-    let ok = per_access(&r)?;
+    // In a counted loop, the access's addresses at the first and last count are checked once
+    // before the loop; the access's own check runs only where a lane failed that.
+    let counted = loops::counted_loop(&op);
+    let hoisted = match &counted {
+        Some(lp) => {
+            let before = Rewriter::before(ctx, &lp.op);
+            let hb = Build { r: &before, ctx };
+            let one = before.one(
+                "arith.constant",
+                &[],
+                type_of(lp.init),
+                &[("value", IntegerAttribute::new(type_of(lp.init), 1).into())],
+            )?;
+            let last = match lp.inclusive {
+                true => lp.bound,
+                false => hb.binary("arith.subi", lp.bound, one)?,
+            };
+            match loops::ends(lp, pointer, &before, lp.init, last)? {
+                Some((low, high)) => {
+                    let mut runs = hb.cmp(lp.predicate(), lp.init, lp.bound)?;
+                    if let Some(guard) = lp.guard {
+                        runs = hb.binary("arith.andi", runs, guard)?;
+                    }
+                    let mut ok = hb.binary("arith.xori", runs, hb.bool(true)?)?;
+                    let (low_ok, _, _) = fast_check(&hb, hb.ptr_to_int(hb.to_generic(low)?)?)?;
+                    let (high_ok, _, _) = fast_check(&hb, hb.ptr_to_int(hb.to_generic(high)?)?)?;
+                    let both = hb.binary("arith.andi", low_ok, high_ok)?;
+                    ok = hb.binary("arith.ori", ok, both)?;
+                    let failed = hb.binary("arith.xori", ok, hb.bool(true)?)?;
+                    Some(hb.any(failed, vote)?)
+                }
+                None => None,
+            }
+        }
+        None => None,
+    };
+    let ok = match hoisted {
+        None => per_access(&r)?,
+        Some(any) => r.scf_if(
+            any,
+            i1,
+            |failed| per_access(failed),
+            |passed| clear(&Build { r: passed, ctx }),
+        )?,
+    };
 
     if access == Access::Read && !is_scalar(accessed) {
         // A load of an aggregate (which no constant stands in for) reads a harmless address
