@@ -114,7 +114,7 @@ for p in ${checked[*]}; do
     fail=\$((fail+1)); echo "FAIL \$p (exit \$rc, memory checker on):"; echo "\$out" | tail -12
   fi
 done
-for how in write_past read_past use_after_free wild atomic cas shared dynamic_shared local ignore; do
+for how in write_past read_past use_after_free wild atomic cas shared dynamic_shared local loop_past shared_loop ignore; do
   out=\$(HIPMLIR_BACKEND=\${HIPMLIR_BACKEND:-cuda} timeout 120 ./checked_bad_accesses \$how 2>&1); rc=\$?
   want=0; seen=REPORTED
   [ \$how = ignore ] && { want=1; seen="IGNORED hipErrorIllegalAddress"; }

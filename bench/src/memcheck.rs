@@ -1,7 +1,7 @@
 //! The memory checker's cost: the kernel variant built with `-fsanitize=address` runs with its
 //! checker on, as hipmlir's runtime would run it. The bench launches through OpenCL itself, so
 //! it does the runtime's part here: a checker state and a table of the case's buffers (sorted
-//! by device address) in device buffers, their addresses (and the buffers') read by a probe
+//! by device address, with its index) in device buffers, their addresses (and the buffers') read by a probe
 //! kernel, the state's address stored into the module's state variable (found by its address
 //! kernel). After the timed runs the state must hold no report: the checker passes correct
 //! kernels.
@@ -9,7 +9,7 @@
 use std::collections::HashMap;
 
 use hipmlir_device_image::memcheck::{
-    REPORT_RAISED, REPORT_WORDS, STATE_REPORT, STATE_TABLE, STATE_WORDS,
+    table_words, REPORT_RAISED, REPORT_WORDS, STATE_REPORT, STATE_TABLE, STATE_WORDS,
 };
 use hipmlir_device_image::{ADDRESS_KERNEL_PREFIX, MEMCHECK_STATE_VARIABLE};
 use opencl3::kernel::Kernel;
@@ -72,10 +72,7 @@ pub fn bind(
         ranges.push((base, base + size as u64));
     }
     ranges.sort_unstable();
-    let mut table_words = vec![ranges.len() as u64];
-    for (base, end) in &ranges {
-        table_words.extend([*base, *end]);
-    }
+    let table_words = table_words(&ranges);
     let table = cl.buffer(table_words.len() * 8, Some(&bytes(&table_words)))?;
     let mut state = cl.buffer(((STATE_WORDS + REPORT_WORDS) * 8) as usize, None)?;
     let state_address = address(state.get())?;

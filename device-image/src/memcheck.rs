@@ -8,8 +8,13 @@
 //! first bad access claims it), `[STATE_REPORT]` the report's address, `[STATE_DYNAMIC_SHARED]`
 //! the launch's dynamic shared memory, then scratch words. The **table** is
 //! `[count, base0, end0, base1, end1, ...]`, sorted by base, ranges disjoint: every live
-//! allocation a kernel may reach. The **report** is written once, by the work-item whose bad
-//! access claimed the error word, `REPORT_RAISED` last (the site's number plus one).
+//! allocation a kernel may reach; then its **index**: `[bits, start, end, start, end, ...]`,
+//! `2^bits` slots each holding an allocation found by its start ([`slot`]; empty: zeros, a
+//! slot two starts share holds the lower one). A kernel finds its pointer arguments'
+//! allocations in the index with no loop, once per work-item (most arguments point to the
+//! start of one), and binary-searches the table only for an access outside them. The
+//! **report** is written once, by the work-item whose bad access claimed the error word,
+//! `REPORT_RAISED` last (the site's number plus one).
 
 use serde::{Deserialize, Serialize};
 
@@ -38,6 +43,45 @@ pub const REPORT_BLOCK: u64 = 6;
 /// memory's is known at the launch only).
 pub const REPORT_SIZE: u64 = 9;
 pub const REPORT_WORDS: u64 = 10;
+
+/// The multiplier of the index's hash (Fibonacci hashing: the top `bits` bits of the product).
+pub const INDEX_MULTIPLIER: u64 = 0x9E37_79B9_7F4A_7C15;
+/// The low bits of a start the hash ignores (allocations are at least 16-byte aligned).
+pub const INDEX_SHIFT: u64 = 4;
+/// The index's size: at least `4 x` the allocations' slots, within these bounds.
+const INDEX_BITS_MIN: u32 = 4;
+const INDEX_BITS_MAX: u32 = 20;
+
+/// The index slot of an allocation starting at `start`, of an index of `2^bits` slots (the
+/// device computes the same).
+pub fn slot(start: u64, bits: u32) -> usize {
+    ((start >> INDEX_SHIFT).wrapping_mul(INDEX_MULTIPLIER) >> (64 - bits)) as usize
+}
+
+/// The table's words, index included, for sorted, disjoint `ranges` (start, end).
+pub fn table_words(ranges: &[(u64, u64)]) -> Vec<u64> {
+    let wanted = (4 * ranges.len())
+        .max(1)
+        .next_power_of_two()
+        .trailing_zeros();
+    let bits = wanted.clamp(INDEX_BITS_MIN, INDEX_BITS_MAX);
+    let mut words = Vec::with_capacity(2 + 2 * ranges.len() + (2 << bits));
+    words.push(ranges.len() as u64);
+    for &(start, end) in ranges {
+        words.extend([start, end]);
+    }
+    words.push(u64::from(bits));
+    let index = words.len();
+    words.resize(index + (2 << bits), 0);
+    for &(start, end) in ranges {
+        let at = index + 2 * slot(start, bits);
+        if words[at + 1] == 0 {
+            words[at] = start;
+            words[at + 1] = end;
+        }
+    }
+    words
+}
 
 /// The gpu.module attribute where the instrumenting pass lists its sites (each a [`Site`] as
 /// JSON), for the driver to copy into the image's metadata.
@@ -109,4 +153,42 @@ pub struct Site {
     pub bytes: u64,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub object: Option<Object>,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_index_finds_each_start_it_holds() {
+        let ranges: Vec<(u64, u64)> = (0..100u64)
+            .map(|i| {
+                (
+                    0x7f00_0000_0000 + i * 0x1_0000,
+                    0x7f00_0000_0000 + i * 0x1_0000 + 64,
+                )
+            })
+            .collect();
+        let words = table_words(&ranges);
+        assert_eq!(words[0], 100);
+        let bits = words[201] as u32;
+        assert!((1u64 << bits) >= 400, "{bits}");
+        let index = &words[202..];
+        assert_eq!(index.len(), 2 << bits);
+        let mut held = 0;
+        for &(start, end) in &ranges {
+            let s = slot(start, bits);
+            if index[2 * s] == start {
+                assert_eq!(index[2 * s + 1], end);
+                held += 1;
+            } else {
+                // A slot another start took: never a range holding this start.
+                assert!(index[2 * s] < start || index[2 * s] == 0);
+            }
+        }
+        assert!(held >= 80, "{held} of 100 starts indexed");
+        let empty = table_words(&[]);
+        assert_eq!(empty[..2], [0, u64::from(INDEX_BITS_MIN)]);
+        assert!(empty[2..].iter().all(|&w| w == 0));
+    }
 }

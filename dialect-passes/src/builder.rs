@@ -375,6 +375,18 @@ impl<'c> Rewriter<'c> {
         bytes: &[u8],
         addr_space: u32,
     ) -> Result<(), LowerError> {
+        self.llvm_bytes_global(symbol, bytes, addr_space, true)
+    }
+
+    /// `llvm.mlir.global internal [constant] @symbol(dense<bytes>) {addr_space} :
+    /// !llvm.array<n x i8>`.
+    pub fn llvm_bytes_global(
+        &self,
+        symbol: &str,
+        bytes: &[u8],
+        addr_space: u32,
+        constant: bool,
+    ) -> Result<(), LowerError> {
         let ctx = self.ctx;
         let array = llvm::r#type::array(IntegerType::new(ctx, 8).into(), bytes.len() as u32);
         // SAFETY: a plain constructor on a live context.
@@ -384,11 +396,10 @@ impl<'c> Rewriter<'c> {
                 mlir_sys::MlirLLVMLinkage_MlirLLVMLinkageInternal,
             ))
         };
-        let attributes = [
+        let mut attributes = vec![
             ("sym_name", StringAttribute::new(ctx, symbol).into()),
             ("global_type", TypeAttribute::new(array).into()),
             ("linkage", internal),
-            ("constant", Attribute::unit(ctx)),
             (
                 "value",
                 hipmlir_ir::dense_bytes_attribute(ctx, bytes.len() as u64, Some(bytes))
@@ -399,6 +410,9 @@ impl<'c> Rewriter<'c> {
                 IntegerAttribute::new(IntegerType::new(ctx, 32).into(), addr_space.into()).into(),
             ),
         ];
+        if constant {
+            attributes.push(("constant", Attribute::unit(ctx)));
+        }
         self.generic(
             "llvm.mlir.global",
             &[],

@@ -4,13 +4,17 @@
 //!
 //! Where the pass sees the object an access goes into (the pointer is an offset of a local
 //! variable, a `__shared__` array or a `__device__` variable), the check is one comparison
-//! against that object's size. Other pointers (kernel arguments, pointers read from memory)
-//! are looked up in the runtime's table of live allocations, which the module's checker state
-//! points to (a binary search); one found in none is then compared with the kernel's own
-//! objects whose address it could hold (those converted to generic pointers), so that a
-//! pointer into shared memory or the stack is never reported. Dynamic shared memory
-//! (`extern __shared__`) is compared with the size the runtime writes into the state before
-//! each launch.
+//! against that object's size. An offset of a kernel argument is compared with the argument's
+//! allocation, found at the kernel's entry in the table's index of allocation starts. When
+//! that fails (or for other pointers: read from memory), the module's slow path
+//! ([`SLOW_PATH_FUNCTION`]) looks the address up in the runtime's table of live allocations,
+//! which the module's checker state points to (a binary search); one found in none is then
+//! compared with the kernel's own objects whose address it could hold (those converted to
+//! generic pointers), so that a pointer into shared memory or the stack is never reported.
+//! Dynamic shared memory (`extern __shared__`) is compared with the size the runtime writes
+//! into the state before each launch. On SPIR-V the slow path is called behind a subgroup vote;
+//! in counted loops the check is made once before the loop ([`loops`]), each access's own only
+//! where that failed.
 //!
 //! A bad access is skipped (a load reads harmless memory instead: the state's scratch words, or
 //! the start of its object), and the first one claims the state's error word and writes the
@@ -20,12 +24,14 @@
 //! sites, numbered in walk order, go to the gpu.module's `SITES_ATTRIBUTE` with the kernel's
 //! name and the access's `file:line:col` for the image's metadata.
 
+mod loops;
+
 use std::collections::HashMap;
 
 use hipmlir_device_image::memcheck::{
-    Access, Object, ObjectKind, Site, REPORT_ADDRESS, REPORT_BASE, REPORT_BLOCK, REPORT_RAISED,
-    REPORT_SIZE, REPORT_THREAD, SITES_ATTRIBUTE, STATE_DYNAMIC_SHARED, STATE_ERROR, STATE_REPORT,
-    STATE_SCRATCH, STATE_SCRATCH_BYTES, STATE_TABLE,
+    Access, Object, ObjectKind, Site, INDEX_MULTIPLIER, INDEX_SHIFT, REPORT_ADDRESS, REPORT_BASE,
+    REPORT_BLOCK, REPORT_RAISED, REPORT_SIZE, REPORT_THREAD, SITES_ATTRIBUTE, STATE_DYNAMIC_SHARED,
+    STATE_ERROR, STATE_REPORT, STATE_SCRATCH, STATE_SCRATCH_BYTES, STATE_TABLE,
 };
 use hipmlir_device_image::{
     address_space, atomic_ordering, AtomicBinOp, ADDRESS_KERNEL_PREFIX, DYNAMIC_SHARED_SYMBOL,
@@ -153,21 +159,27 @@ struct State {
     sites: HashMap<usize, Vec<Site>>,
     escaping: HashMap<usize, Vec<KernelObject>>,
     checkers: HashMap<usize, Checker>,
-    /// Per (function, kernel argument): the argument's allocation, found at the entry.
+    /// Per (function, kernel argument): the argument's allocation (start, size), found at the
+    /// entry.
     argument_ranges: HashMap<(usize, usize), (MlirValue, MlirValue)>,
+    /// Whether failed fast checks are voted on per subgroup.
+    vote: bool,
+    /// The gpu.modules whose slow path is defined.
+    slow_paths: std::collections::HashSet<usize>,
 }
 
 /// What every check of a function reads, loaded once at its entry: the checker's state (null:
-/// the runtime gave none, nothing is checked), and the allocation table's address and length.
-/// (Loaded per access, these loads sat in every loop for the device compiler to hoist: one
-/// hoisting crashed Intel's OpenCL CPU compiler, and they cost time besides. A launch reads the
-/// table it started with: the runtime keeps a replaced table until the device is idle.)
+/// the runtime gave none, nothing is checked) and the table's index. (Loaded per access, these
+/// loads sat in every loop for the device compiler to hoist: one hoisting crashed Intel's OpenCL
+/// CPU compiler, and they cost time besides. A launch reads the table it started with: the
+/// runtime keeps a replaced table until the device is idle.)
 #[derive(Clone, Copy)]
 struct Checker {
     state: MlirValue,
-    on: MlirValue,
-    table: MlirValue,
-    count: MlirValue,
+    /// The table's index of allocation starts (its first word: the index's bits).
+    index: MlirValue,
+    /// The state, or the module's stand-in when there is none: words read with no branch.
+    readable: MlirValue,
     /// The entry block's first operation of the function's own: what is computed once at the
     /// entry goes in front of it, after the checker's loads.
     anchor: mlir_sys::MlirOperation,
@@ -198,8 +210,10 @@ fn argument_of(pointer: MlirValue, function: &OperationRef) -> Option<MlirValue>
     }
 }
 
-/// The allocation of the runtime's table that kernel argument `argument` points into, as
-/// (start, end) (both 0 when none), computed at the function's entry.
+/// The allocation kernel argument `argument` points to the start of, from the table's index,
+/// as (start, size) (size 0 when the index holds none: every access through the argument then
+/// takes the table's search), computed at the function's entry with no loop (a loop there
+/// stops the device compiler from keeping the check's branch uniform).
 fn argument_range(
     ctx: &Context,
     checker: &Checker,
@@ -210,12 +224,39 @@ fn argument_range(
     let r = Rewriter::before(ctx, &anchor);
     let b = Build { r: &r, ctx };
     let address = b.ptr_to_int(b.to_generic(argument)?)?;
-    b.table_range(checker.table, checker.count, address)
+    let i64t = b.i64();
+    // (An index of 0 bits, the stand-in's, has one slot: shift and mask keep slot 0.)
+    let bits = b.load(checker.index, i64t)?;
+    let key = b.binary("arith.shrui", address, b.int(INDEX_SHIFT as i64)?)?;
+    let hash = b.binary("arith.muli", key, b.int(INDEX_MULTIPLIER as i64)?)?;
+    let shift = b.binary("arith.subi", b.int(64)?, bits)?;
+    let shift = b.binary("arith.andi", shift, b.int(63)?)?;
+    let mask = b.binary("arith.shli", b.int(1)?, bits)?;
+    let mask = b.binary("arith.subi", mask, b.int(1)?)?;
+    let slot = b.binary("arith.shrui", hash, shift)?;
+    let slot = b.binary("arith.andi", slot, mask)?;
+    let at = b.binary("arith.shli", slot, b.int(1)?)?;
+    let at = b.binary("arith.addi", at, b.int(1)?)?;
+    let start = b.load(b.word_at(checker.index, at)?, i64t)?;
+    let end_at = b.binary("arith.addi", at, b.int(1)?)?;
+    let end = b.load(b.word_at(checker.index, end_at)?, i64t)?;
+    let hit = b.cmp(CmpiPredicate::Eq, start, address)?;
+    let size = b.binary("arith.subi", end, start)?;
+    Ok((start, b.select(hit, size, b.int(0)?)?))
 }
 
-/// Loads `function`'s [`Checker`] at the start of its entry block.
+/// The module's stand-in for a missing state (zeros: an empty table, an index of one empty
+/// slot), so that a function's entry reads its checker with no branch (a branch there keeps a
+/// device compiler that runs work-items as vector lanes from keeping the checks' branch
+/// uniform).
+const NO_STATE_VARIABLE: &str = "__hipmlir_memcheck_none";
+const NO_STATE_BYTES: usize = 32;
+
+/// Loads `function`'s [`Checker`] at the start of its entry block: with no state, the table
+/// and index are the module's zeros ([`NO_STATE_VARIABLE`]).
 fn load_checker<'c>(
     ctx: &'c Context,
+    gpu_module: &OperationRef<'c, 'c>,
     function: &OperationRef<'c, 'c>,
 ) -> Result<Checker, LowerError> {
     let entry = function
@@ -227,43 +268,131 @@ fn load_checker<'c>(
         .first_operation()
         .ok_or_else(|| err("an empty entry block"))?
         .to_raw();
+    if !crate::symbols::has_symbol(gpu_module.to_raw(), NO_STATE_VARIABLE)? {
+        Rewriter::at_module_start(ctx, gpu_module, function.location())?.llvm_bytes_global(
+            NO_STATE_VARIABLE,
+            &[0; NO_STATE_BYTES],
+            address_space::GLOBAL,
+            false,
+        )?;
+    }
     let r = Rewriter::at_start(ctx, entry.to_raw(), function.location());
     let b = Build { r: &r, ctx };
     let slot = b.address_of(MEMCHECK_STATE_VARIABLE, address_space::GLOBAL)?;
     let state = b.load(slot, b.ptr(address_space::GENERIC))?;
     let on = b.cmp(CmpiPredicate::Ne, b.ptr_to_int(state)?, b.int(0)?)?;
+    let none = b.to_generic(b.address_of(NO_STATE_VARIABLE, address_space::GLOBAL)?)?;
+    let readable = b.select(on, state, none)?;
     let table_type = b.ptr(0);
-    let loaded = r.scf_if_values(
-        on,
-        &[table_type, b.i64()],
-        |then| {
-            let b = Build { r: then, ctx };
-            let table = b.load(b.word(state, STATE_TABLE)?, table_type)?;
-            Ok(vec![table, b.load(table, b.i64())?])
-        },
-        |otherwise| {
-            let b = Build { r: otherwise, ctx };
-            Ok(vec![
-                otherwise.one("llvm.mlir.zero", &[], table_type, &[])?,
-                b.int(0)?,
-            ])
-        },
-    )?;
+    let table = b.load(b.word(readable, STATE_TABLE)?, table_type)?;
+    let table = b.select(on, table, none)?;
+    let count = b.load(table, b.i64())?;
+    let words = b.binary("arith.shli", count, b.int(1)?)?;
+    let words = b.binary("arith.addi", words, b.int(1)?)?;
     Ok(Checker {
         state,
-        on,
-        table: loaded[0],
-        count: loaded[1],
+        index: b.word_at(table, words)?,
+        readable,
         anchor,
     })
 }
 
-pub fn check_memory_accesses(ctx: &Context, module: &Module) -> Result<(), LowerError> {
+/// The function a failed fast check calls (one per gpu.module): with the checker on, it
+/// searches the table where the pass did not know the access's object (`search`), reports an
+/// access in nothing known (`inside` false, nor found), and tells whether the access may run
+/// (a write, only while no bad access was reported). Out of the kernels' bodies, so that a
+/// device compiler that runs work-items as vector lanes keeps the checks' hot path small.
+pub(crate) const SLOW_PATH_FUNCTION: &str = "__hipmlir_memcheck_slow_path";
+
+/// The slow path's parameters after the state (null: the checker is off), each a 64-bit word:
+/// the address, the bytes, the site, the object's start and size (zeros: the table), HIP's six
+/// work-item ids, then the flags `inside`, `search` and `write` (0 or 1).
+const SLOW_PATH_WORDS: usize = 14;
+
+/// Defines [`SLOW_PATH_FUNCTION`] in `gpu_module`.
+fn define_slow_path<'c>(
+    ctx: &'c Context,
+    gpu_module: &OperationRef<'c, 'c>,
+) -> Result<(), LowerError> {
+    let loc = melior::ir::Location::unknown(ctx);
+    let r = Rewriter::at_module_start(ctx, gpu_module, loc)?;
+    let b = Build { r: &r, ctx };
+    let (i64t, i1): (Type, Type) = (b.i64(), IntegerType::new(ctx, 1).into());
+    let mut inputs = vec![b.ptr(address_space::GENERIC)];
+    inputs.extend([i64t; SLOW_PATH_WORDS]);
+    let body = |r: &Rewriter<'c>, args: &[MlirValue]| -> Result<Vec<MlirValue>, LowerError> {
+        let [state, address, bytes, site, base, size, ids @ .., inside, search, write] = args
+        else {
+            return Err(err("the slow path's parameters"));
+        };
+        let (state, address, bytes) = (*state, *address, *bytes);
+        let b = Build { r, ctx };
+        let flag = |v: &MlirValue| b.cmp(CmpiPredicate::Ne, *v, b.int(0)?);
+        let (inside, search, write) = (&flag(inside)?, &flag(search)?, &flag(write)?);
+        let on = b.cmp(CmpiPredicate::Ne, b.ptr_to_int(state)?, b.int(0)?)?;
+        let ok = r.scf_if(
+            on,
+            i1,
+            |checked| {
+                // All of it in a loop that runs once (the error word never holds u64::MAX):
+                // where the device compiler inlines this function into code it runs as masked
+                // vector lanes, a loop no lane enters is one branch, while the report's atomic
+                // would otherwise be tried lane by lane on every call.
+                Build { r: checked, ctx }.once(state, |checked| {
+                    let b = Build { r: checked, ctx };
+                    let outside = b.binary("arith.xori", *inside, b.bool(true)?)?;
+                    let unknown = b.binary("arith.andi", outside, *search)?;
+                    let found = checked.scf_if(
+                        unknown,
+                        i1,
+                        |then| {
+                            let b = Build { r: then, ctx };
+                            let table = b.load(b.word(state, STATE_TABLE)?, b.ptr(0))?;
+                            let count = b.load(table, b.i64())?;
+                            let (low, high) = b.table_range(table, count, address)?;
+                            b.in_range(address, bytes, low, high)
+                        },
+                        |otherwise| Build { r: otherwise, ctx }.bool(false),
+                    )?;
+                    let inside = b.binary("arith.ori", *inside, found)?;
+                    let outside = b.binary("arith.xori", inside, b.bool(true)?)?;
+                    checked.scf_if_values(
+                        outside,
+                        &[],
+                        |then| {
+                            Build { r: then, ctx }
+                                .report(state, *site, address, *base, *size, ids)?;
+                            Ok(vec![])
+                        },
+                        |_| Ok(vec![]),
+                    )?;
+                    // A write waits for a clear error word: nothing is written after the first
+                    // bad access.
+                    let error = b.load(b.word(state, STATE_ERROR)?, b.i64())?;
+                    let raised = b.cmp(CmpiPredicate::Ne, error, b.int(0)?)?;
+                    let blocked = b.binary("arith.andi", *write, raised)?;
+                    let runs = b.binary("arith.xori", blocked, b.bool(true)?)?;
+                    b.binary("arith.andi", inside, runs)
+                })
+            },
+            |off| Build { r: off, ctx }.bool(true),
+        )?;
+        Ok(vec![ok])
+    };
+    r.private_function(SLOW_PATH_FUNCTION, &inputs, &[i1], Some(&body))
+}
+
+/// Instruments `module`'s accesses; with `vote`, a failed fast check is voted on per subgroup
+/// (the SPIR-V target, whose CPU devices run work-items as vector lanes).
+pub fn check_memory_accesses(ctx: &Context, module: &Module, vote: bool) -> Result<(), LowerError> {
     let mut patterns = RewritePatternSet::new();
     for (name, _, _) in ACCESSES {
         patterns.add(Pattern::new(name, check_access));
     }
-    let mut state = State::default();
+    let mut state = State {
+        vote,
+        ..State::default()
+    };
     apply_patterns(ctx, &module.as_operation(), &patterns, &mut state)?;
     // The sites, on each gpu.module, for the image's metadata.
     module.as_operation().walk(WalkOrder::PreOrder, |op| {
@@ -354,7 +483,7 @@ fn check_access<'c>(
         return Ok(Outcome::NoMatch);
     };
     let symbol = string_attribute(&function, "sym_name").unwrap_or_default();
-    if symbol.starts_with(ADDRESS_KERNEL_PREFIX) {
+    if symbol.starts_with(ADDRESS_KERNEL_PREFIX) || symbol == SLOW_PATH_FUNCTION {
         return Ok(Outcome::NoMatch);
     }
     let module_key = gpu_module.to_raw().ptr as usize;
@@ -414,12 +543,15 @@ fn check_access<'c>(
     let loaded = match state.checkers.get(&function_key) {
         Some(&c) => c,
         None => {
-            let c = load_checker(ctx, &function)?;
+            let c = load_checker(ctx, &gpu_module, &function)?;
             state.checkers.insert(function_key, c);
             c
         }
     };
-    let (checker, on) = (loaded.state, loaded.on);
+    let (checker, vote) = (loaded.state, state.vote);
+    if state.slow_paths.insert(module_key) {
+        define_slow_path(ctx, &gpu_module)?;
+    }
     let argument_range = match (&target, argument_of(pointer, &function)) {
         (Target::Table, Some(argument)) => {
             let key = (function_key, argument.ptr as usize);
@@ -436,59 +568,127 @@ fn check_access<'c>(
     };
     let generic_pointer = b.to_generic(pointer)?;
     let address = b.ptr_to_int(generic_pointer)?;
-    let ok = r.scf_if(
-        on,
-        IntegerType::new(ctx, 1).into(),
-        |inner| {
-            let b = Build { r: inner, ctx };
-            let (inside, base, size) = match &target {
-                Target::Object(o) => {
-                    let base = b.object_address(&o.base)?;
-                    let (inside, size) = b.inside_object(checker, address, bytes, base, o)?;
-                    (inside, base, o.is_dynamic().then_some(size))
-                }
-                _ => {
-                    let slow = |r: &Rewriter<'c>| {
-                        Build { r, ctx }.in_table_or_objects(&loaded, address, bytes, &escaping)
-                    };
-                    // Through a kernel argument: first the argument's allocation, found once
-                    // at the entry (a comparison the device compiler vectorizes).
-                    let inside = match argument_range {
-                        Some((low, high)) => {
-                            let fast = b.in_range(address, bytes, low, high)?;
-                            inner.scf_if(
-                                fast,
-                                IntegerType::new(ctx, 1).into(),
-                                |then| Build { r: then, ctx }.bool(true),
-                                |otherwise| slow(otherwise),
-                            )?
-                        }
-                        None => slow(inner)?,
-                    };
-                    (inside, b.int(0)?, None)
-                }
-            };
-            let ok = if access == Access::Read {
-                inside
-            } else {
-                let error = b.load(b.word(checker, STATE_ERROR)?, i64t)?;
-                let clear = b.cmp(CmpiPredicate::Eq, error, b.int(0)?)?;
-                b.binary("arith.andi", inside, clear)?
-            };
-            let outside = b.binary("arith.xori", inside, b.bool(true)?)?;
-            inner.scf_if_values(
-                outside,
+    let i1: Type = IntegerType::new(ctx, 1).into();
+    // (No branch on whether the checker is on before the fast check: its words are read from
+    // the state or the module's stand-in, whose zeros fail every check but an object's; the
+    // slow path then passes the access when the checker is off.)
+    let readable = loaded.readable;
+    // The fast check of an address: the object's bounds, or the kernel argument's allocation
+    // found at the entry (none: the slow path, always); with the object's start and size.
+    let fast_check = |b: &Build<'_, 'c>, address: MlirValue| match (&target, argument_range) {
+        (Target::Object(o), _) => {
+            let base = b.object_address(&o.base)?;
+            let (inside, size) = b.inside_object(readable, address, bytes, base, o)?;
+            Ok::<_, LowerError>((inside, base, size))
+        }
+        (_, Some((start, length))) => Ok((
+            b.within(address, bytes, start, length)?,
+            b.int(0)?,
+            b.int(0)?,
+        )),
+        _ => Ok((b.bool(false)?, b.int(0)?, b.int(0)?)),
+    };
+    // Writes also wait for a clear error word: nothing is written after the first bad access.
+    let clear = |b: &Build<'_, 'c>| -> Result<MlirValue, LowerError> {
+        match access {
+            Access::Read => b.bool(true),
+            _ => {
+                let error = b.load(b.word(readable, STATE_ERROR)?, i64t)?;
+                b.cmp(CmpiPredicate::Eq, error, b.int(0)?)
+            }
+        }
+    };
+    let per_access = |r: &Rewriter<'c>| -> Result<MlirValue, LowerError> {
+        let b = Build { r, ctx };
+        let (fast, base, size) = fast_check(&b, address)?;
+        let fast_ok = b.binary("arith.andi", fast, clear(&b)?)?;
+        // The rest runs when a lane failed the fast check: one branch for all lanes where the
+        // device votes (a device compiler that runs work-items as vector lanes then keeps the
+        // hot path a compare and one uniform branch), and a call of the module's slow path
+        // (the table's search and the report), out of the kernel's body.
+        let failed = b.binary("arith.xori", fast_ok, b.bool(true)?)?;
+        let any = b.any(failed, vote)?;
+        r.scf_if(
+            any,
+            i1,
+            |voted| {
+                // Every lane calls (a branch on its own check here would be one the device
+                // compiler turns into a mask, and it would then call on every iteration); the
+                // slow path passes a lane whose fast check passed at once.
+                let b = Build { r: voted, ctx };
+                let (inside, search) = match target {
+                    Target::Object(_) => (fast, false),
+                    _ => {
+                        let objects = b.in_objects(readable, address, bytes, &escaping)?;
+                        (b.binary("arith.ori", fast, objects)?, true)
+                    }
+                };
+                let mut operands = vec![checker, address, b.int(bytes as i64)?];
+                operands.extend([b.int(site)?, base, size]);
+                operands.extend(b.work_item_ids()?);
+                let inside = voted.one("arith.extui", &[inside], b.i64(), &[])?;
+                let write = access != Access::Read;
+                operands.extend([inside, b.int(search.into())?, b.int(write.into())?]);
+                voted.one(
+                    "func.call",
+                    &operands,
+                    i1,
+                    &[(
+                        "callee",
+                        FlatSymbolRefAttribute::new(ctx, SLOW_PATH_FUNCTION).into(),
+                    )],
+                )
+            },
+            // (No lane failed: `fast_ok` holds for every lane, and stays the answer should a
+            // device's vote be wrong.)
+            |_| Ok(fast_ok),
+        )
+    };
+    // In a counted loop, the access's addresses at the first and last count are checked once
+    // before the loop; the access's own check runs only where a lane failed that.
+    let counted = loops::counted_loop(&op);
+    let hoisted = match &counted {
+        Some(lp) => {
+            let before = Rewriter::before(ctx, &lp.op);
+            let hb = Build { r: &before, ctx };
+            let one = before.one(
+                "arith.constant",
                 &[],
-                |then| {
-                    Build { r: then, ctx }.report(checker, site, address, base, size)?;
-                    Ok(vec![])
-                },
-                |_| Ok(vec![]),
+                type_of(lp.init),
+                &[("value", IntegerAttribute::new(type_of(lp.init), 1).into())],
             )?;
-            Ok(ok)
-        },
-        |otherwise| Build { r: otherwise, ctx }.bool(true),
-    )?;
+            let last = match lp.inclusive {
+                true => lp.bound,
+                false => hb.binary("arith.subi", lp.bound, one)?,
+            };
+            match loops::ends(lp, pointer, &before, lp.init, last)? {
+                Some((low, high)) => {
+                    let mut runs = hb.cmp(lp.predicate(), lp.init, lp.bound)?;
+                    if let Some(guard) = lp.guard {
+                        runs = hb.binary("arith.andi", runs, guard)?;
+                    }
+                    let mut ok = hb.binary("arith.xori", runs, hb.bool(true)?)?;
+                    let (low_ok, _, _) = fast_check(&hb, hb.ptr_to_int(hb.to_generic(low)?)?)?;
+                    let (high_ok, _, _) = fast_check(&hb, hb.ptr_to_int(hb.to_generic(high)?)?)?;
+                    let both = hb.binary("arith.andi", low_ok, high_ok)?;
+                    ok = hb.binary("arith.ori", ok, both)?;
+                    let failed = hb.binary("arith.xori", ok, hb.bool(true)?)?;
+                    Some(hb.any(failed, vote)?)
+                }
+                None => None,
+            }
+        }
+        None => None,
+    };
+    let ok = match hoisted {
+        None => per_access(&r)?,
+        Some(any) => r.scf_if(
+            any,
+            i1,
+            |failed| per_access(failed),
+            |passed| clear(&Build { r: passed, ctx }),
+        )?,
+    };
 
     if access == Access::Read && !is_scalar(accessed) {
         // A load of an aggregate (which no constant stands in for) reads a harmless address
@@ -682,7 +882,7 @@ fn target_of(pointer: MlirValue, variables: &HashMap<String, Variable>) -> Targe
 /// A variable of the gpu.module as an object to check against (None: its size is unknown, or
 /// the checker's own state).
 fn global_object(symbol: &str, variables: &HashMap<String, Variable>) -> Option<KernelObject> {
-    if symbol == MEMCHECK_STATE_VARIABLE {
+    if symbol == MEMCHECK_STATE_VARIABLE || symbol == NO_STATE_VARIABLE {
         return None;
     }
     let variable = variables.get(symbol)?;
@@ -1057,15 +1257,100 @@ impl<'c> Build<'_, 'c> {
         Ok((self.binary("arith.andi", fits, within)?, size))
     }
 
+    /// Whether `[address, address + bytes)` lies in the `length` bytes at `start` (values the
+    /// entry computed: what depends on them alone the device compiler hoists).
+    fn within(
+        &self,
+        address: MlirValue,
+        bytes: u64,
+        start: MlirValue,
+        length: MlirValue,
+    ) -> Result<MlirValue, LowerError> {
+        let bytes = self.int(bytes as i64)?;
+        let fits = self.cmp(CmpiPredicate::Uge, length, bytes)?;
+        let last = self.binary("arith.subi", length, bytes)?;
+        let offset = self.binary("arith.subi", address, start)?;
+        let inside = self.cmp(CmpiPredicate::Ule, offset, last)?;
+        self.binary("arith.andi", fits, inside)
+    }
+
+    /// Whether `condition` holds for any lane of the subgroup (`vote`), else for this one.
+    fn any(&self, condition: MlirValue, vote: bool) -> Result<MlirValue, LowerError> {
+        if !vote {
+            return Ok(condition);
+        }
+        // SPIR-V's own vote (OpGroupNonUniformAny), which the target's lowering keeps: a
+        // reduction (gpu.subgroup_reduce) in a loop crashed Intel's CPU compiler.
+        let scope = Attribute::parse(self.ctx, "#spirv.scope<Subgroup>")
+            .ok_or_else(|| err("the subgroup scope"))?;
+        self.r.one(
+            "spirv.GroupNonUniformAny",
+            &[condition],
+            IntegerType::new(self.ctx, 1).into(),
+            &[("execution_scope", scope)],
+        )
+    }
+
+    /// The i1 `body` computes, in a loop that runs it once: it goes round again only while the
+    /// error word of `state` holds u64::MAX, which it never does (a volatile load, so that no
+    /// compiler unrolls the loop away).
+    fn once(
+        &self,
+        state: MlirValue,
+        body: impl FnOnce(&Rewriter<'c>) -> Result<MlirValue, LowerError>,
+    ) -> Result<MlirValue, LowerError> {
+        let (ctx, loc) = (self.ctx, self.r.loc);
+        let i1: Type = IntegerType::new(ctx, 1).into();
+        let before = Block::new(&[(i1, loc), (i1, loc)]);
+        let (go, forwarded) = (
+            before.argument(0).map_err(err)?.to_raw(),
+            before.argument(1).map_err(err)?.to_raw(),
+        );
+        before.append_operation(scf::condition(
+            value(go),
+            &[value(go), value(forwarded)],
+            loc,
+        ));
+        let after = Block::new(&[(i1, loc), (i1, loc)]);
+        let inner = Rewriter::at_end(ctx, &after, loc);
+        let result = body(&inner)?;
+        let b = Build { r: &inner, ctx };
+        let error = b.r.emit_value(llvm::load(
+            ctx,
+            value(b.word(state, STATE_ERROR)?),
+            b.i64(),
+            loc,
+            llvm::LoadStoreOptions::new().volatile(true),
+        ))?;
+        let again = b.cmp(CmpiPredicate::Eq, error, b.int(-1)?)?;
+        after.append_operation(scf::r#yield(&[value(again), value(result)], loc));
+        let before_region = Region::new();
+        before_region.append_block(before);
+        let after_region = Region::new();
+        after_region.append_block(after);
+        let start = self.bool(true)?;
+        let results = self.r.emit(scf::r#while(
+            &[value(start), value(start)],
+            &[i1, i1],
+            before_region,
+            after_region,
+            loc,
+        ));
+        results
+            .get(1)
+            .copied()
+            .ok_or_else(|| err("scf.while without results"))
+    }
+
     /// Whether `[address, address + bytes)` lies in `[low, high)` (and does not wrap).
     fn in_range(
         &self,
         address: MlirValue,
-        bytes: u64,
+        bytes: MlirValue,
         low: MlirValue,
         high: MlirValue,
     ) -> Result<MlirValue, LowerError> {
-        let end = self.binary("arith.addi", address, self.int(bytes as i64)?)?;
+        let end = self.binary("arith.addi", address, bytes)?;
         let above = self.cmp(CmpiPredicate::Uge, address, low)?;
         let fits = self.cmp(CmpiPredicate::Ule, end, high)?;
         let no_wrap = self.cmp(CmpiPredicate::Uge, end, address)?;
@@ -1073,33 +1358,42 @@ impl<'c> Build<'_, 'c> {
         self.binary("arith.andi", both, no_wrap)
     }
 
-    /// Whether `[address, address + bytes)` lies in an allocation of the runtime's table, or
-    /// else in one of the kernel's own objects whose address became a generic pointer.
-    fn in_table_or_objects(
+    /// Whether `[address, address + bytes)` lies in one of the kernel's own objects whose
+    /// address became a generic pointer (`readable`: the state or its stand-in, for the size
+    /// of dynamic shared memory).
+    fn in_objects(
         &self,
-        checker: &Checker,
+        readable: MlirValue,
         address: MlirValue,
         bytes: u64,
         escaping: &[KernelObject],
     ) -> Result<MlirValue, LowerError> {
+        let mut any = self.bool(false)?;
+        for o in escaping {
+            let base = self.object_address(&o.base)?;
+            let (inside, _) = self.inside_object(readable, address, bytes, base, o)?;
+            any = self.binary("arith.ori", any, inside)?;
+        }
+        Ok(any)
+    }
+
+    /// HIP's threadIdx.x, .y, .z and blockIdx.x, .y, .z, as the report holds them (computed in
+    /// the kernel: a kernel with warp operations recomputes them from its linear block).
+    fn work_item_ids(&self) -> Result<Vec<MlirValue>, LowerError> {
         let ctx = self.ctx;
-        let (low, high) = self.table_range(checker.table, checker.count, address)?;
-        let found = self.in_range(address, bytes, low, high)?;
-        self.r.scf_if(
-            found,
-            IntegerType::new(ctx, 1).into(),
-            |then| Build { r: then, ctx }.bool(true),
-            |otherwise| {
-                let b = Build { r: otherwise, ctx };
-                let mut any = b.bool(false)?;
-                for o in escaping {
-                    let base = b.object_address(&o.base)?;
-                    let (inside, _) = b.inside_object(checker.state, address, bytes, base, o)?;
-                    any = b.binary("arith.ori", any, inside)?;
-                }
-                Ok(any)
-            },
-        )
+        let mut ids = Vec::with_capacity(6);
+        for op in ["gpu.thread_id", "gpu.block_id"] {
+            for d in GpuDimension::ALL {
+                let id = self.r.one(
+                    op,
+                    &[],
+                    Type::index(ctx),
+                    &[("dimension", d.attribute(ctx))],
+                )?;
+                ids.push(self.r.one("arith.index_castui", &[id], self.i64(), &[])?);
+            }
+        }
+        Ok(ids)
     }
 
     /// The allocation of the runtime's table that may hold `address`, as (start, end): a binary
@@ -1179,15 +1473,16 @@ impl<'c> Build<'_, 'c> {
         Ok((range[0], range[1]))
     }
 
-    /// Claims the error word; the work-item that claims it writes the report (the object's size
-    /// where only the launch knows it), then traps.
+    /// Claims the error word; the work-item that claims it writes the report (`ids`: its
+    /// [`Build::work_item_ids`]), then traps.
     fn report(
         &self,
         checker: MlirValue,
-        site: i64,
+        site: MlirValue,
         address: MlirValue,
         base: MlirValue,
-        size: Option<MlirValue>,
+        size: MlirValue,
+        ids: &[MlirValue],
     ) -> Result<(), LowerError> {
         let (ctx, i64t) = (self.ctx, self.i64());
         let i64_attribute = |v: i64| -> Attribute { IntegerAttribute::new(i64t, v).into() };
@@ -1212,25 +1507,16 @@ impl<'c> Build<'_, 'c> {
                 let report = b.load(b.word(checker, STATE_REPORT)?, b.ptr(0))?;
                 b.store(address, b.word(report, REPORT_ADDRESS)?, true);
                 b.store(base, b.word(report, REPORT_BASE)?, true);
-                if let Some(size) = size {
-                    b.store(size, b.word(report, REPORT_SIZE)?, true);
+                b.store(size, b.word(report, REPORT_SIZE)?, true);
+                let words = (0..3).map(|i| REPORT_THREAD + i);
+                for (id, word) in ids
+                    .iter()
+                    .zip(words.chain((0..3).map(|i| REPORT_BLOCK + i)))
+                {
+                    b.store(*id, b.word(report, word)?, true);
                 }
-                for (first, op) in [
-                    (REPORT_THREAD, "gpu.thread_id"),
-                    (REPORT_BLOCK, "gpu.block_id"),
-                ] {
-                    for (i, d) in GpuDimension::ALL.iter().enumerate() {
-                        let id = then.one(
-                            op,
-                            &[],
-                            Type::index(ctx),
-                            &[("dimension", d.attribute(ctx))],
-                        )?;
-                        let id = then.one("arith.index_castui", &[id], i64t, &[])?;
-                        b.store(id, b.word(report, first + i as u64)?, true);
-                    }
-                }
-                b.store(b.int(site + 1)?, b.word(report, REPORT_RAISED)?, true);
+                let raised = b.binary("arith.addi", site, b.int(1)?)?;
+                b.store(raised, b.word(report, REPORT_RAISED)?, true);
                 // (On PTX a system fence comes before every trap: the report reaches the
                 // host's pinned memory before the trap ends the kernel.)
                 then.op(crate::spirv::traps::TRAP_OP, &[], &[], &[])?;

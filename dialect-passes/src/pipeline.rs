@@ -346,7 +346,8 @@ impl fmt::Display for Pipeline {
 
 /// The target-neutral start of every device pipeline: from the (linked) frontend module to
 /// kernels outlined into a gpu.module, host code gone.
-pub(crate) fn outlining(memcheck: bool) -> Vec<Element> {
+/// `memcheck`: the memory checker's pass, with its options for the target (None: none).
+pub(crate) fn outlining(memcheck: Option<PassOptions>) -> Vec<Element> {
     let mut elements = vec![
         // Device functions are inlined into the kernels while these are still func.func (MLIR
         // cannot inline into a gpu.func); calls through function pointers become direct calls
@@ -362,9 +363,12 @@ pub(crate) fn outlining(memcheck: bool) -> Vec<Element> {
         // Launch sites stood for host code: from here on only the device side.
         Element::pass(&registry::DROP_HOST_FUNCTIONS),
     ];
-    if memcheck {
+    if let Some(options) = memcheck {
         // On the inlined kernels, before a target renumbers the address spaces.
-        elements.push(Element::pass(&registry::CHECK_MEMORY_ACCESSES));
+        elements.push(Element::pass_with(
+            &registry::CHECK_MEMORY_ACCESSES,
+            options,
+        ));
     }
     elements
 }

@@ -44,6 +44,9 @@ impl std::fmt::Debug for PassInfo {
 /// The option of `hipmlir-lower-pointers-to-spirv` that the float-atomics variant sets.
 pub const NATIVE_FLOAT_ATOMICS: &str = "native-float-atomics";
 
+/// The option of `hipmlir-check-memory-accesses` that the SPIR-V pipeline sets.
+pub const MEMCHECK_VOTE: &str = "subgroup-vote";
+
 pub static DEVIRTUALIZE_FUNCTION_POINTERS: PassInfo = PassInfo {
     name: "hipmlir-devirtualize-function-pointers",
     summary: "calls through function pointers (func.call_indirect of an id) become a choice \
@@ -74,8 +77,14 @@ pub static CHECK_MEMORY_ACCESSES: PassInfo = PassInfo {
     summary: "-fsanitize=address: device loads, stores and atomics are checked against their \
               object or the runtime's table of live allocations; the first bad access is \
               skipped and reported (kernel, file:line:col, thread, block, address)",
-    options: &[],
-    run: |ctx, module, _| crate::memcheck::check_memory_accesses(ctx, module),
+    options: &[(
+        MEMCHECK_VOTE,
+        "a failed fast check is voted on per subgroup, so the checks' slow path is one \
+         uniform branch (devices that run work-items as vector lanes)",
+    )],
+    run: |ctx, module, options| {
+        crate::memcheck::check_memory_accesses(ctx, module, options.flag(MEMCHECK_VOTE))
+    },
 };
 
 pub static ADDRESS_SPACES_TO_SPIRV: PassInfo = PassInfo {
@@ -207,6 +216,14 @@ pub static KERNEL_ADDRESS_PARAMETERS: PassInfo = PassInfo {
     run: |ctx, module, _| crate::spirv::address_parameters::kernel_address_parameters(ctx, module),
 };
 
+pub static LOWER_FUNCTIONS_TO_SPIRV: PassInfo = PassInfo {
+    name: "hipmlir-lower-functions-to-spirv",
+    summary: "the functions inlining leaves (the compiler's helpers) become spirv.func \
+              DontInline, their calls spirv.FunctionCall",
+    options: &[],
+    run: |ctx, module, _| crate::spirv::functions::lower_functions_to_spirv(ctx, module),
+};
+
 pub static ADD_MISSING_CAPABILITIES: PassInfo = PassInfo {
     name: "hipmlir-add-missing-capabilities",
     summary: "adds what spirv-update-vce does not derive: Int64Atomics for 64-bit atomics, \
@@ -215,7 +232,7 @@ pub static ADD_MISSING_CAPABILITIES: PassInfo = PassInfo {
     run: |ctx, module, _| crate::spirv::capabilities::add_missing_capabilities(ctx, module),
 };
 
-const PASS_COUNT: usize = 19;
+const PASS_COUNT: usize = 20;
 
 /// Every pass of hipmlir's, in the order the SPIR-V pipeline runs them (then NVPTX's own).
 pub static PASSES: [&PassInfo; PASS_COUNT] = [
@@ -237,6 +254,7 @@ pub static PASSES: [&PassInfo; PASS_COUNT] = [
     &LOWER_POINTERS_TO_SPIRV,
     &LOWER_MATH_TO_OPENCL,
     &KERNEL_ADDRESS_PARAMETERS,
+    &LOWER_FUNCTIONS_TO_SPIRV,
     &ADD_MISSING_CAPABILITIES,
 ];
 

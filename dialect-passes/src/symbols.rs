@@ -2,8 +2,12 @@
 //! a flat symbol reference attribute's text, never the attribute's printed form.
 
 use melior::ir::attribute::{FlatSymbolRefAttribute, StringAttribute};
+use melior::ir::block::BlockLike;
 use melior::ir::operation::OperationLike;
-use melior::ir::Attribute;
+use melior::ir::{Attribute, BlockRef, OperationRef, RegionLike};
+use mlir_sys::MlirOperation;
+
+use crate::LowerError;
 
 /// The text of a string or flat symbol reference attribute (`""` for another kind).
 pub(crate) fn text_of(a: Attribute) -> String {
@@ -18,4 +22,30 @@ pub(crate) fn text_of(a: Attribute) -> String {
 /// The symbol `op`'s attribute `name` holds (`callee` of a call, `sym_name` of a function).
 pub(crate) fn symbol<'c: 'a, 'a>(op: &impl OperationLike<'c, 'a>, name: &str) -> Option<String> {
     op.attribute(name).ok().map(text_of)
+}
+
+/// The first block of a gpu.module's body.
+pub(crate) fn module_body<'c>(gpu_module: MlirOperation) -> Result<BlockRef<'c, 'c>, LowerError> {
+    // SAFETY: a live gpu.module.
+    let gm = unsafe { OperationRef::from_raw(gpu_module) };
+    gm.region(0)
+        .map_err(|e| LowerError::bug(format!("a gpu.module: {e}")))?
+        .first_block()
+        .ok_or_else(|| LowerError::bug("empty gpu.module"))
+}
+
+/// Whether the gpu.module defines or declares `symbol` already.
+pub(crate) fn has_symbol(gpu_module: MlirOperation, symbol: &str) -> Result<bool, LowerError> {
+    let mut op = module_body(gpu_module)?.first_operation();
+    while let Some(o) = op {
+        let name = o
+            .attribute("sym_name")
+            .ok()
+            .and_then(|a| StringAttribute::try_from(a).ok());
+        if name.is_some_and(|n| n.value() == symbol) {
+            return Ok(true);
+        }
+        op = o.next_in_block();
+    }
+    Ok(false)
 }

@@ -22,8 +22,9 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
 
 use hipmlir_device_image::memcheck::{
-    ObjectKind, Site, REPORT_ADDRESS, REPORT_BASE, REPORT_BLOCK, REPORT_RAISED, REPORT_SIZE,
-    REPORT_THREAD, REPORT_WORDS, STATE_DYNAMIC_SHARED, STATE_REPORT, STATE_TABLE, STATE_WORDS,
+    table_words, ObjectKind, Site, REPORT_ADDRESS, REPORT_BASE, REPORT_BLOCK, REPORT_RAISED,
+    REPORT_SIZE, REPORT_THREAD, REPORT_WORDS, STATE_DYNAMIC_SHARED, STATE_REPORT, STATE_TABLE,
+    STATE_WORDS,
 };
 
 use crate::backend::DeviceId;
@@ -146,16 +147,6 @@ fn checker() -> MutexGuard<'static, Option<Checker>> {
 
 fn words(n: u64) -> Box<[AtomicU64]> {
     (0..n).map(|_| AtomicU64::new(0)).collect()
-}
-
-/// The table's words for sorted, disjoint `ranges`: `[count, base0, end0, ...]`.
-fn table_words(ranges: &[(u64, u64)]) -> Vec<u64> {
-    let mut table = Vec::with_capacity(1 + 2 * ranges.len());
-    table.push(ranges.len() as u64);
-    for &(base, end) in ranges {
-        table.extend([base, end]);
-    }
-    table
 }
 
 /// Binds a checked module on `device` whose sites are `sites` to `memory` (whose state the
@@ -473,6 +464,7 @@ mod tests {
             unsafe {
                 let table = state.add(STATE_TABLE as usize).read_volatile() as *const u64;
                 let n = table.read_volatile() as usize;
+                // (The index after the ranges: see `table_words`.)
                 (0..2 * n)
                     .map(|i| table.add(1 + i).read_volatile())
                     .collect::<Vec<_>>()

@@ -144,6 +144,19 @@ int main(int argc, char** argv) {
     dynamic_past<<<2, 8, 8 * sizeof(int)>>>(d, 8 + 3, who);
     return after_the_error(hipDeviceSynchronize());
   }
-  std::printf("usage: bad_accesses write_past|read_past|use_after_free|wild|atomic|cas|shared|dynamic_shared|local|ignore\n");
+  if (!std::strcmp(what, "loop_past")) {
+    int *d = nullptr, *out = nullptr;
+    HIP_CHECK(hipMalloc(&d, 64));
+    HIP_CHECK(hipMalloc(&out, sizeof(int)));
+    sum_range<<<2, 8>>>(d, 10, 8, out, who);
+    return after_the_error(hipDeviceSynchronize());
+  }
+  if (!std::strcmp(what, "shared_loop")) {
+    int* d = nullptr;
+    HIP_CHECK(hipMalloc(&d, 16 * sizeof(int)));
+    shared_range<<<2, 8>>>(d, 60, 8, who);
+    return after_the_error(hipDeviceSynchronize());
+  }
+  std::printf("usage: bad_accesses write_past|read_past|use_after_free|wild|atomic|cas|shared|dynamic_shared|local|loop_past|shared_loop|ignore\n");
   return 2;
 }

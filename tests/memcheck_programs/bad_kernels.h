@@ -47,3 +47,23 @@ __global__ void dynamic_past(int* out, int index, int who) {
   __syncthreads();
   out[global_id()] = cells[threadIdx.x];
 }
+
+// Sums `count` elements from `first` in a loop: the first element past the end is the bad
+// access (the loop's addresses, checked once before it, fail; each element's check finds it).
+__global__ void sum_range(const int* p, int first, int count, int* out, int who) {
+  if (global_id() != who) return;
+  int s = 0;
+  for (int i = 0; i < count; ++i) s += p[first + i];
+  out[0] = s;
+}
+
+// The same over a shared array.
+__global__ void shared_range(int* out, int first, int count, int who) {
+  __shared__ int tile[64];
+  tile[threadIdx.x] = threadIdx.x;
+  __syncthreads();
+  int s = 0;
+  if (global_id() == who)
+    for (int i = 0; i < count; ++i) s += tile[first + i];
+  out[global_id()] = s;
+}

@@ -10,13 +10,12 @@ use hipmlir_ir::{ReduceOperation, ShuffleMode};
 use melior::dialect::arith::{self, CmpiPredicate};
 use melior::dialect::llvm::{self, LoadStoreOptions};
 use melior::dialect::ods::llvm as ods_llvm;
-use melior::ir::attribute::{IntegerAttribute, StringAttribute};
+use melior::ir::attribute::IntegerAttribute;
 use melior::ir::block::BlockLike;
 use melior::ir::operation::OperationLike;
 use melior::ir::r#type::IntegerType;
 use melior::ir::{
-    Attribute, Block, BlockRef, Location, Operation, OperationRef, Region, RegionLike, Type, Value,
-    ValueLike,
+    Attribute, Block, Location, Operation, OperationRef, Region, RegionLike, Type, Value, ValueLike,
 };
 use melior::Context;
 use mlir_sys::{MlirOperation, MlirValue};
@@ -207,32 +206,6 @@ impl BlockVote {
     }
 }
 
-/// The first block of a gpu.module's body.
-pub(crate) fn module_body<'c>(gpu_module: MlirOperation) -> Result<BlockRef<'c, 'c>, LowerError> {
-    // SAFETY: a live gpu.module.
-    let gm = unsafe { OperationRef::from_raw(gpu_module) };
-    gm.region(0)
-        .map_err(err)?
-        .first_block()
-        .ok_or_else(|| err("empty gpu.module"))
-}
-
-/// Whether the gpu.module defines or declares `symbol` already.
-pub(crate) fn has_symbol(gpu_module: MlirOperation, symbol: &str) -> Result<bool, LowerError> {
-    let mut op = module_body(gpu_module)?.first_operation();
-    while let Some(o) = op {
-        let name = o
-            .attribute("sym_name")
-            .ok()
-            .and_then(|a| StringAttribute::try_from(a).ok());
-        if name.is_some_and(|n| n.value() == symbol) {
-            return Ok(true);
-        }
-        op = o.next_in_block();
-    }
-    Ok(false)
-}
-
 /// Where functions are added to the gpu.module: at its start, at no source location.
 pub(crate) fn module_start<'c>(
     ctx: &'c Context,
@@ -251,7 +224,7 @@ fn define_once<'c>(
     symbol: &str,
     define: impl FnOnce(&Rewriter<'c>) -> Result<(), LowerError>,
 ) -> Result<(), LowerError> {
-    if has_symbol(gpu_module, symbol)? {
+    if crate::symbols::has_symbol(gpu_module, symbol)? {
         return Ok(());
     }
     define(&module_start(ctx, gpu_module)?)
@@ -560,7 +533,7 @@ pub(crate) fn guard_local_atomic<'c>(
     let gpu_module = enclosing(&op, "gpu.module")
         .ok_or_else(|| err("an atomic outside a gpu.module"))?
         .to_raw();
-    if has_symbol(gpu_module, symbol)? {
+    if crate::symbols::has_symbol(gpu_module, symbol)? {
         return Err(err(format!("the helper @{symbol} exists already")));
     }
     let loc = Location::unknown(ctx);

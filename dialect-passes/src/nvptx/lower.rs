@@ -542,7 +542,7 @@ fn declare_llvm_function<'c>(
     inputs: &[Type<'c>],
     result: Option<Type<'c>>,
 ) -> Result<(), LowerError> {
-    if helpers::has_symbol(gpu_module, symbol)? {
+    if crate::symbols::has_symbol(gpu_module, symbol)? {
         return Ok(());
     }
     let result = result.unwrap_or_else(|| melior::dialect::llvm::r#type::void(ctx));

@@ -8,7 +8,7 @@ pub(crate) mod sign_flips;
 
 use hipmlir_device_image::NvidiaArch;
 
-use crate::registry::{self, upstream};
+use crate::registry::{self, upstream, PassOptions};
 use crate::{Element, LowerError, Pipeline};
 
 /// An internal error of the NVPTX lowering.
@@ -43,7 +43,8 @@ fn ptx_features(chip: &str) -> &'static str {
 /// The device pipeline for NVPTX: from the (linked) frontend module to a gpu.module of the LLVM
 /// and NVVM dialects with an `#nvvm.target`, ready for `serialize_ptx`.
 pub fn nvptx_pipeline(options: &NvptxOptions) -> Pipeline {
-    let mut elements = crate::pipeline::outlining(options.memcheck);
+    let memcheck = options.memcheck.then(PassOptions::default);
+    let mut elements = crate::pipeline::outlining(memcheck);
     let link = options
         .libdevice
         .as_ref()

@@ -10,6 +10,7 @@ pub(crate) mod capabilities;
 pub(crate) mod clocks;
 pub(crate) mod dynamic_shared;
 pub(crate) mod entry_points;
+pub(crate) mod functions;
 mod initializers;
 pub(crate) mod ir;
 pub(crate) mod linear_blocks;
@@ -81,7 +82,16 @@ pub fn spirv_pipeline(options: &SpirvOptions) -> Pipeline {
             PassOptions::default(),
         )
     };
-    let mut elements = crate::pipeline::outlining(options.memcheck);
+    let memcheck = options
+        .memcheck
+        .then(|| PassOptions::default().with_flag(registry::MEMCHECK_VOTE));
+    // The checker's votes (OpGroupNonUniformAny): allowed only where it runs, so that a build
+    // without it keeps its target environment.
+    let caps = match options.memcheck {
+        true => format!("{caps},GroupNonUniformVote"),
+        false => caps,
+    };
+    let mut elements = crate::pipeline::outlining(memcheck);
     elements.extend([
         // From here on the pipeline is SPIR-V's: the frontend's address spaces are
         // target-neutral until this pass.
@@ -98,6 +108,7 @@ pub fn spirv_pipeline(options: &SpirvOptions) -> Pipeline {
         // The gpu.module becomes a spirv.module.
         Element::pass_with(&registry::LOWER_POINTERS_TO_SPIRV, pointer_options),
         Element::pass(&registry::LOWER_MATH_TO_OPENCL),
+        Element::pass(&registry::LOWER_FUNCTIONS_TO_SPIRV),
         Element::upstream_with(
             upstream::SPIRV_ATTACH_TARGET,
             format!("ver={} caps={caps} exts={exts}", options.version),

@@ -93,7 +93,7 @@ pub fn lower_pointers_to_spirv(
         .next_stage()
         .add(Pattern::new("gpu.func", retype_kernel))
         .next_stage()
-        .add(Pattern::new("func.func", retype_declaration));
+        .add(Pattern::new("func.func", retype_function));
     apply_patterns(ctx, &module.as_operation(), &retyping, &mut ())
 }
 
@@ -325,20 +325,16 @@ fn internal(e: impl std::fmt::Display) -> LowerError {
     LowerError::bug(e)
 }
 
-/// Declarations (device library functions such as printf, lowered by the math pass after this
-/// one) take the SPIR-V types their callers' pointers now have, so that the module stays valid
-/// between the passes. Types map one to one, so every call of a declaration still agrees with it.
-fn retype_declaration<'c>(
+/// Functions take the SPIR-V types their callers' pointers now have, so that the module stays
+/// valid between the passes: declarations (device library functions such as printf, lowered by
+/// the math pass after this one) and the compiler's helpers (the memory checker's slow path),
+/// whose arguments were retyped with the rest. Types map one to one, so every call of a
+/// function still agrees with it.
+fn retype_function<'c>(
     rw: &mut PatternRewriter<'c>,
     _: &mut (),
     declaration: OperationRef<'c, 'c>,
 ) -> Result<Outcome, LowerError> {
-    if declaration
-        .region(0)
-        .is_ok_and(|r| r.first_block().is_some())
-    {
-        return Ok(Outcome::NoMatch);
-    }
     let ctx = rw.ctx;
     let at = |e: String| LowerError::internal(declaration.location(), e);
     let function_type = type_attribute(&declaration, "function_type").map_err(at)?;

@@ -35,6 +35,11 @@ const REQUIREMENTS: &[(Capability, &str, &[&str])] = &[
         &["cl_khr_subgroup_shuffle"],
     ),
     (
+        Capability::GroupNonUniformVote,
+        "subgroup votes (the memory checker, -fsanitize=address)",
+        &["cl_khr_subgroup_non_uniform_vote"],
+    ),
+    (
         Capability::GroupNonUniformArithmetic,
         "subgroup reductions (__any, __all, __ballot)",
         &["cl_khr_subgroup_non_uniform_arithmetic"],

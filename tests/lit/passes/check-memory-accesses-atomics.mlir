@@ -1,14 +1,18 @@
-// RUN: hipmlir-opt %s --hipmlir-check-memory-accesses | FileCheck %s
+// RUN: hipmlir-opt %s --hipmlir-check-memory-accesses=subgroup-vote | FileCheck %s
 
 // -fsanitize=address, second round: a kernel argument's allocation is looked up once at the
-// entry (the per-access check compares with it first); a compare-and-swap runs under the check,
-// its old value the scf.if's result and its success flag a comparison with the expected value;
-// dynamic shared memory is checked against the size the runtime writes into the state.
+// entry (the per-access check compares with it first; with subgroup-vote, the SPIR-V target's,
+// the slow path is called only when a lane of the subgroup failed); a compare-and-swap runs
+// under the check, its old value the scf.if's result and its success flag a comparison with
+// the expected value; dynamic shared memory is checked against the size the runtime writes into
+// the state.
 
 // CHECK: gpu.module @checked attributes {hipmlir.memcheck_sites = [{{.*}}\22access\22:\22atomic\22,\22bytes\22:4}", {{.*}}\22access\22:\22write\22,\22bytes\22:4,\22object\22:{\22kind\22:\22dynamic_shared\22,\22size\22:0}}"]}
 // CHECK-LABEL: gpu.func @k
 // CHECK: llvm.mlir.addressof @__hipmlir_memcheck_state
-// CHECK: scf.while
+// CHECK-NOT: scf.while
+// CHECK: spirv.GroupNonUniformAny <Subgroup>
+// CHECK: func.call @__hipmlir_memcheck_slow_path
 // CHECK: scf.if %{{.*}} -> (i32) {
 // CHECK-NEXT: llvm.cmpxchg
 // CHECK-NEXT: llvm.extractvalue %{{.*}}[0]

@@ -1,16 +1,21 @@
 // RUN: hipmlir-opt %s --hipmlir-check-memory-accesses | FileCheck %s
 
-// -fsanitize=address: a store through a kernel argument is checked against the runtime's table
-// of allocations (a binary search) and runs only when the check passed; a load from a shared
-// array is compared with the array's size alone. The sites go to the gpu.module. Kernels of a
-// module without the checker's state variable are left alone.
+// -fsanitize=address: a store through a kernel argument is compared with the argument's
+// allocation (found at the entry in the table's index, with no loop); when the comparison fails
+// the module's slow path (one function: the table's binary search, the report) is called, and
+// the store runs only when the check passed. A load from a shared array is compared with the
+// array's size alone. The sites go to the gpu.module. Kernels of a module without the checker's
+// state variable are left alone.
 
 // CHECK: gpu.module @checked attributes {hipmlir.memcheck_sites = [{{.*}}\22access\22:\22write\22,\22bytes\22:4}", {{.*}}\22access\22:\22read\22,\22bytes\22:4,\22object\22:{\22kind\22:\22shared\22,\22name\22:\22tile\22,\22size\22:256}}"]}
-// CHECK-LABEL: gpu.func @k
-// CHECK: llvm.mlir.addressof @__hipmlir_memcheck_state
+// CHECK: func.func private @__hipmlir_memcheck_slow_path
 // CHECK: scf.while
 // CHECK: llvm.atomicrmw add
 // CHECK: llvm.intr.trap
+// CHECK-LABEL: gpu.func @k
+// CHECK: llvm.mlir.addressof @__hipmlir_memcheck_state
+// CHECK-NOT: scf.while
+// CHECK: func.call @__hipmlir_memcheck_slow_path
 // CHECK: scf.if
 // CHECK-NEXT: llvm.store %{{.*}}, %{{.*}} : i32, !llvm.ptr
 // CHECK: arith.constant 252 : i64
