@@ -65,6 +65,15 @@ impl<'a> Patch<'a> {
     }
 
     /// The first instruction `op` whose operand `at` is `id`.
+    /// Each `OpName`'s string and the id it names.
+    fn names(&self) -> HashMap<String, u32> {
+        self.instructions
+            .iter()
+            .filter(|i| i.is(Op::Name))
+            .filter_map(|i| Some((i.string(1), i.operand(0)?)))
+            .collect()
+    }
+
     fn find(&self, op: Op, at: usize, id: u32) -> Option<&Instruction<'a>> {
         self.instructions
             .iter()
@@ -376,12 +385,7 @@ pub fn write_zero_initializers(bytes: &[u8], symbols: &[String]) -> Result<Vec<u
     }
     let words = words(bytes)?;
     let mut patch = Patch::new(&words)?;
-    let names: HashMap<String, u32> = patch
-        .instructions
-        .iter()
-        .filter(|i| i.is(Op::Name))
-        .filter_map(|i| Some((i.string(1), i.operand(0)?)))
-        .collect();
+    let names = patch.names();
     // Per variable id: its null constant's instruction.
     let mut nulls: HashMap<u32, Vec<u32>> = HashMap::new();
     for symbol in symbols {
@@ -424,12 +428,7 @@ pub fn write_zero_initializers(bytes: &[u8], symbols: &[String]) -> Result<Vec<u
 pub fn resolve_addresses(bytes: &[u8]) -> Result<Vec<u8>, LowerError> {
     let words = words(bytes)?;
     let mut patch = Patch::new(&words)?;
-    let names: HashMap<String, u32> = patch
-        .instructions
-        .iter()
-        .filter(|i| i.is(Op::Name))
-        .filter_map(|i| Some((i.string(1), i.operand(0)?)))
-        .collect();
+    let names = patch.names();
     // Placeholder id → (target variable id, addend).
     let mut placeholders: HashMap<u32, (u32, i64)> = HashMap::new();
     for (name, id) in &names {
