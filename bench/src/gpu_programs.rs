@@ -94,6 +94,9 @@ pub fn prepare(tools: &Tools, dir: &Path, arch: &str) -> Result<usize, String> {
         let built = run_within(
             Command::new(&tools.hipmlir)
                 .current_dir(&folder)
+                // As the program's own HIP Makefile builds it (HeCBench's CFLAGS hold -O3, as
+                // its CUDA twin's do): hipmlir's host default is -O2.
+                .arg("-O3")
                 .arg("-I.")
                 .arg(format!("--offload-arch={arch}"))
                 .args(p.sources.split_whitespace())

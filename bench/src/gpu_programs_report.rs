@@ -94,8 +94,9 @@ pub fn section(run: &ProgramsRun) -> String {
         "Written by `hipmlir-bench --only gpu-programs` on {} on a machine with an NVIDIA GPU \
          (`make gpu-bench` prepares the folder, `hipmlir-bench --merge-gpu` puts the result \
          here). Each HeCBench program of the development corpus (`../shared/corpus`) is built \
-         here by `hipmlir -I. SOURCES --offload-arch={arch}` and its CUDA twin (the program's \
-         `cuda/` folder) there by its own Makefile (`make ARCH={arch}`, {}). Both run with the \
+         here by `hipmlir -O3 -I. SOURCES --offload-arch={arch}` (`-O3` as the program's own HIP \
+         Makefile compiles it) and its CUDA twin (the program's `cuda/` folder) there by its own \
+         Makefile (`make ARCH={arch}`, {}: `nvcc -O3`). Both run with the \
          manifest's arguments; each is checked as the corpus checks it (exit 0, its success \
          marker, no failure marker) and the second of two runs is timed. The ratio is hipmlir \
          over nvcc: of the kernel times the programs print themselves, where both print the \
