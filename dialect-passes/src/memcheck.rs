@@ -740,11 +740,8 @@ fn check_access<'c>(
         // SAFETY: the scf.if's results, live.
         .map(|v| unsafe { IrValue::from_raw(*v) })
         .collect();
-    if replacements.is_empty() {
-        rw.erase_op(&op);
-    } else {
-        rw.replace_op(&op, &replacements);
-    }
+    // No results: replacing is erasing.
+    rw.replace_op(&op, &replacements);
     Ok(Outcome::Rewrote)
 }
 

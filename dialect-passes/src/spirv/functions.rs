@@ -98,11 +98,8 @@ fn lower_call<'c>(
         // SAFETY: the new call's results, live.
         .map(|v| unsafe { melior::ir::Value::from_raw(*v) })
         .collect();
-    if replacements.is_empty() {
-        rw.erase_op(&op);
-    } else {
-        rw.replace_op(&op, &replacements);
-    }
+    // No results: replacing is erasing.
+    rw.replace_op(&op, &replacements);
     Ok(Outcome::Rewrote)
 }
 
