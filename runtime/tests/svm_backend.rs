@@ -84,6 +84,16 @@ fn svm_backend_runs_kernels() {
 
     let (_, memory) = selected_device().expect("device opened");
     assert!(memory.contains("SVM"), "HIPMLIR_MEMORY=svm gave {memory}");
+    // Managed memory is what the memory model gives: SVM has none, and the device says so
+    // (hipDeviceAttributeManagedMemory, 24), though the device itself has USM.
+    let mut managed = -1;
+    ok(unsafe { hipDeviceGetAttribute(&mut managed, 24, 0) });
+    assert_eq!(managed, 0, "managed memory attribute under SVM");
+    let mut p: *mut c_void = std::ptr::null_mut();
+    expect_code(
+        unsafe { hipMallocManaged(&mut p, 64, 1) },
+        HipError::NotSupported,
+    );
     let mut local = 0u32;
     expect_code(
         unsafe { hipFree((&mut local as *mut u32).cast::<c_void>()) },

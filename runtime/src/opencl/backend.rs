@@ -28,6 +28,13 @@ impl Device for Runtime {
 
     fn properties(&self) -> HipDeviceProp {
         let mut p = HipDeviceProp::from_device(&self.info);
+        // The device may have USM while the memory model in use (HIPMLIR_MEMORY=svm) does not:
+        // managed and mapped memory are what hipMallocManaged and hipHostMalloc give here.
+        let shared = i32::from(self.memory.has_shared_and_host_allocations());
+        p.managedMemory &= shared;
+        p.concurrentManagedAccess &= shared;
+        p.directManagedMemAccessFromHost &= shared;
+        p.canMapHostMemory &= shared;
         // clock64 counts the device clock's ticks.
         p.clockInstructionRate = super::clock_rate::device_clock_khz(self);
         // A driver that states no clock frequency (Intel's CPU runtime says 0 MHz): the clock

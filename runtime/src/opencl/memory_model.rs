@@ -212,6 +212,12 @@ impl MemoryBackend {
         }
     }
 
+    /// Whether `hipMallocManaged` and mapped host memory work: USM shared and host
+    /// allocations (`alloc_shared`, `alloc_host`); SVM has neither.
+    pub fn has_shared_and_host_allocations(&self) -> bool {
+        matches!(self, MemoryBackend::Usm(_))
+    }
+
     /// Allocates `size` (> 0) bytes of device memory.
     pub fn alloc(
         &self,
