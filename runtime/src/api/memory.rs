@@ -8,7 +8,7 @@ use std::ffi::{c_int, c_uint, c_void};
 use super::{current_device, guard, hipError_t, hipStream_t, location, stream, write_out};
 use crate::backend::{
     ops, pitched_layout, Copy2d, Copy3d, Extent, Fill, FreeKind, MemAdvice, MemcpyKind, MemoryKind,
-    Pattern, PitchedPtr, RangeAttribute,
+    MemoryType, Pattern, PitchedPtr, RangeAttribute,
 };
 use crate::error::{Failure, HipResult};
 
@@ -223,6 +223,22 @@ pub unsafe extern "C" fn hipFreeHost(ptr: *mut c_void) -> hipError_t {
 /// A synchronous copy: on the calling thread's device's null stream (after earlier work on
 /// blocking streams), returning once it is done. A host-to-host copy before any device is open
 /// has nothing to be ordered with and touches no device.
+/// Whether a synchronous copy or fill touching `pointers` returns only once it is done. HIP's
+/// rule, as CUDA's: not when every side is device memory (a copy between device allocations, a
+/// fill of device memory: the stream keeps the order, and the host cannot read such memory
+/// itself), unless the program asked for synchronous memory operations on it
+/// (`HIP_POINTER_ATTRIBUTE_SYNC_MEMOPS`); host, pinned and managed memory are waited for.
+pub(super) fn synchronous_waits(pointers: &[*const c_void]) -> HipResult<bool> {
+    let device = current_device()?;
+    for &p in pointers {
+        match device.allocation(p)? {
+            Some(a) if a.memory == MemoryType::Device && !a.sync_memops => {}
+            _ => return Ok(true),
+        }
+    }
+    Ok(false)
+}
+
 fn copy_sync(copy: Copy3d, kind: c_int) -> HipResult<()> {
     let kind = MemcpyKind::parse(kind)?;
     if copy.is_empty() {
@@ -235,7 +251,8 @@ fn copy_sync(copy: Copy3d, kind: c_int) -> HipResult<()> {
         unsafe { std::ptr::copy(copy.src.cast::<u8>(), copy.dst.cast::<u8>(), copy.width) };
         return Ok(());
     }
-    ops::copy(&current_device()?.null_stream(), &copy, kind, true)
+    let wait = synchronous_waits(&[copy.dst.cast_const(), copy.src])?;
+    ops::copy(&current_device()?.null_stream(), &copy, kind, wait)
 }
 
 /// A copy on `s`; with `wait`, returns once it is done.
@@ -412,7 +429,11 @@ fn fill(
 ) -> HipResult<()> {
     let f = Fill::linear(dst, pattern, count);
     match on {
-        None => ops::fill(&current_device()?.null_stream(), &f, true),
+        None => ops::fill(
+            &current_device()?.null_stream(),
+            &f,
+            synchronous_waits(&[f.dst.cast_const()])?,
+        ),
         Some(s) => ops::fill(&*stream(s)?, &f, false),
     }
 }

@@ -10,7 +10,11 @@ use crate::error::{Failure, HipResult};
 /// Runs `f` on the null stream, returning once done (`on` `None`), or on the stream `on` names.
 fn run(f: &Fill, on: Option<hipStream_t>) -> HipResult<()> {
     match on {
-        None => ops::fill(&current_device()?.null_stream(), f, true),
+        None => ops::fill(
+            &current_device()?.null_stream(),
+            f,
+            super::memory::synchronous_waits(&[f.dst.cast_const()])?,
+        ),
         Some(s) => ops::fill(&*stream(s)?, f, false),
     }
 }

@@ -91,6 +91,9 @@ pub fn check_args_size(kernel: &KernelInfo, block: &[u8]) -> HipResult<()> {
     Ok(())
 }
 
+/// `hipMemcpyDeviceToDeviceNoCU`.
+pub const DEVICE_TO_DEVICE_NO_CU: i32 = 1024;
+
 /// `hipMemcpyKind`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum MemcpyKind {
@@ -109,6 +112,9 @@ impl MemcpyKind {
             2 => MemcpyKind::DeviceToHost,
             3 => MemcpyKind::DeviceToDevice,
             4 => MemcpyKind::Default,
+            // hipMemcpyDeviceToDeviceNoCU: AMD's device-to-device copy by its DMA engines rather
+            // than a kernel; here, as every copy, whichever way the backend copies.
+            DEVICE_TO_DEVICE_NO_CU => MemcpyKind::DeviceToDevice,
             _ => return None,
         })
     }
@@ -118,7 +124,7 @@ impl MemcpyKind {
         MemcpyKind::from_raw(kind).ok_or_else(|| {
             Failure::new(
                 HipError::InvalidMemcpyDirection,
-                format!("{kind} is not a hipMemcpyKind (0..=4)"),
+                format!("{kind} is not a hipMemcpyKind (0..=4 or {DEVICE_TO_DEVICE_NO_CU})"),
             )
         })
     }
