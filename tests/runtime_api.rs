@@ -38,9 +38,9 @@ fn streams_and_events() {
     assert!(out.contains("streams_events PASSED"), "{out}");
 }
 
-/// Which synchronous memory calls wait for the device: copies between device allocations and
-/// fills of device memory return while a kernel still holds the stream, copies touching host
-/// memory and SYNC_MEMOPS allocations wait.
+/// Which synchronous memory calls wait for the device, as AMD's HIP: fills of device memory
+/// return while a kernel still holds the stream; every hipMemcpy, fills of pinned memory and of
+/// SYNC_MEMOPS allocations wait.
 #[test]
 fn synchronous_calls_wait_as_hip_says() {
     let out = build_and_run("sync_behaviour.hip", None);

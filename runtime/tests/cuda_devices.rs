@@ -339,7 +339,7 @@ fn gpu_pairs_of_devices() {
     // A reset of device 1 leaves device 0's stream and memory.
     ok(hipSetDevice(1));
     ok(hipDeviceReset());
-    expect_code(hipStreamSynchronize(s1), HipError::InvalidHandle);
+    expect_code(hipStreamSynchronize(s1), HipError::ContextIsDestroyed);
     ok(hipSetDevice(0));
     ok(hipEventRecord(e0, s0));
     ok(hipStreamSynchronize(s0));

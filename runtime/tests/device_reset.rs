@@ -62,8 +62,9 @@ fn reset_releases_everything_and_the_runtime_keeps_working() {
     // Stale handles and pointers are errors, not crashes.
     expect_code(unsafe { hipFree(d) }, HipError::InvalidValue);
     expect_code(unsafe { hipFree(m) }, HipError::InvalidValue);
-    expect_code(hipStreamSynchronize(s), HipError::InvalidHandle);
-    expect_code(hipStreamDestroy(s), HipError::InvalidHandle);
+    // The reset destroyed the stream: named again, it is a destroyed stream, as HIP says.
+    expect_code(hipStreamSynchronize(s), HipError::ContextIsDestroyed);
+    expect_code(hipStreamDestroy(s), HipError::ContextIsDestroyed);
     expect_code(hipEventSynchronize(e), HipError::InvalidHandle);
     expect_code(unsafe { hipMemset(d, 0, 4) }, HipError::InvalidValue);
     let mut rm = 0i32;

@@ -462,7 +462,7 @@ fn resetting_one_device_leaves_the_other_alone() {
     ok(unsafe { hipEventCreate(&mut e1) });
     launch_on(&k.fill, gone, n as i32, 1, s1);
     ok(hipDeviceReset());
-    expect_code(hipStreamSynchronize(s1), HipError::InvalidHandle);
+    expect_code(hipStreamSynchronize(s1), HipError::ContextIsDestroyed);
     expect_code(hipEventSynchronize(e1), HipError::InvalidHandle);
     let mut a = PointerAttributes::unregistered();
     ok(unsafe { hipPointerGetAttributes(&mut a, gone) });

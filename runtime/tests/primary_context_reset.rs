@@ -68,7 +68,7 @@ fn primary_context_reset_releases_the_device_state() {
     ok(hipDevicePrimaryCtxReset(0));
 
     expect_code(unsafe { hipFree(d) }, HipError::InvalidValue);
-    expect_code(hipStreamSynchronize(s), HipError::InvalidHandle);
+    expect_code(hipStreamSynchronize(s), HipError::ContextIsDestroyed);
     let mut extent = Extent::default();
     expect_code(
         unsafe { hipArrayGetInfo(null_mut(), &mut extent, null_mut(), array) },

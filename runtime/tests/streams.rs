@@ -789,13 +789,14 @@ fn bad_streams_events_and_unsupported_calls() {
     expect_code(hipStreamDestroy(null_mut()), HipError::InvalidHandle);
     let s = new_stream(0);
     ok(hipStreamDestroy(s));
-    expect_code(hipStreamDestroy(s), HipError::InvalidHandle);
-    expect_code(hipStreamSynchronize(s), HipError::InvalidHandle);
+    // A destroyed stream (unlike a bogus handle) is hipErrorContextIsDestroyed, as HIP says.
+    expect_code(hipStreamDestroy(s), HipError::ContextIsDestroyed);
+    expect_code(hipStreamSynchronize(s), HipError::ContextIsDestroyed);
     let mut host = [0u8; 8];
     let d = DeviceBuffer::new(8);
     expect_code(
         unsafe { hipMemcpyAsync(host.as_mut_ptr().cast(), d.ptr, 8, 2, s) },
-        HipError::InvalidHandle,
+        HipError::ContextIsDestroyed,
     );
     let mut out = null_mut();
     expect_code(

@@ -118,13 +118,19 @@ int main() {
   hipStream_t dead;
   HIP_CHECK(hipStreamCreate(&dead));
   HIP_CHECK(hipStreamDestroy(dead));
-  EXPECT_ERROR(hipStreamSynchronize(dead), hipErrorInvalidHandle);
-  EXPECT_ERROR(hipMemcpyAsync(dx, hx, 16, hipMemcpyHostToDevice, dead), hipErrorInvalidHandle);
+  // A destroyed stream is hipErrorContextIsDestroyed wherever it is named, as HIP answers; a
+  // handle that never was a stream is hipErrorInvalidHandle.
+  EXPECT_ERROR(hipStreamSynchronize(dead), hipErrorContextIsDestroyed);
+  EXPECT_ERROR(hipMemcpyAsync(dx, hx, 16, hipMemcpyHostToDevice, dead), hipErrorContextIsDestroyed);
+  EXPECT_ERROR(hipStreamDestroy(dead), hipErrorContextIsDestroyed);
   hipLaunchKernelGGL(add_int, dim3(1), dim3(1), 0, dead, counter, 1, 1);
-  if (hipGetLastError() != hipErrorInvalidHandle) {
-    std::printf("a launch on a destroyed stream did not fail with hipErrorInvalidHandle\n");
+  if (hipGetLastError() != hipErrorContextIsDestroyed) {
+    std::printf("a launch on a destroyed stream did not fail with hipErrorContextIsDestroyed\n");
     return 1;
   }
+  int not_a_stream = 0;
+  EXPECT_ERROR(hipStreamSynchronize(reinterpret_cast<hipStream_t>(&not_a_stream)),
+               hipErrorInvalidHandle);
   EXPECT_ERROR(hipStreamCreateWithFlags(&dead, 0x40), hipErrorInvalidValue);
   hipEvent_t ev;
   HIP_CHECK(hipEventCreate(&ev));

@@ -6,7 +6,7 @@ use std::ffi::{c_int, c_uint, c_ulonglong};
 use std::sync::Arc;
 
 use super::graph::{hipGraphNode_t, hipGraph_t};
-use super::{guard, hipError_t, hipStream_t, live_stream, write_out};
+use super::{guard, hipError_t, hipStream_t, stream, write_out};
 use crate::backend::Stream;
 use crate::error::{Failure, HipError, HipResult};
 use crate::graph::capture::{self, CaptureMode};
@@ -28,7 +28,7 @@ fn check_capturable(stream: &Arc<Stream>) -> HipResult<()> {
 #[no_mangle]
 pub extern "C" fn hipStreamBeginCapture(s: hipStream_t, mode: c_int) -> hipError_t {
     guard("hipStreamBeginCapture", || {
-        let stream = live_stream(s)?;
+        let stream = stream(s)?;
         check_capturable(&stream)?;
         let mode = CaptureMode::parse(mode)?;
         capture::begin(&stream, mode, None, Vec::new())
@@ -50,7 +50,7 @@ pub unsafe extern "C" fn hipStreamBeginCaptureToGraph(
     mode: c_int,
 ) -> hipError_t {
     guard("hipStreamBeginCaptureToGraph", || {
-        let stream = live_stream(s)?;
+        let stream = stream(s)?;
         check_capturable(&stream)?;
         let mode = CaptureMode::parse(mode)?;
         let graph = graph::get(g as usize)?;
@@ -92,7 +92,7 @@ pub unsafe extern "C" fn hipStreamEndCapture(s: hipStream_t, out: *mut hipGraph_
         if out.is_null() {
             return Err(Failure::invalid_value("the graph pointer is null"));
         }
-        let stream = live_stream(s)?;
+        let stream = stream(s)?;
         match capture::end(&stream) {
             // SAFETY: checked non-null.
             Ok(g) => unsafe { write_out(out, g.handle() as hipGraph_t, "the graph pointer") },
@@ -120,7 +120,7 @@ pub unsafe extern "C" fn hipStreamIsCapturing(s: hipStream_t, status: *mut c_int
         if status.is_null() {
             return Err(Failure::invalid_value("the status pointer is null"));
         }
-        let info = capture::info(&*live_stream(s)?)?;
+        let info = capture::info(&*stream(s)?)?;
         // SAFETY: checked non-null.
         unsafe { write_out(status, info.status as c_int, "the status pointer") }
     })
@@ -140,7 +140,7 @@ pub unsafe extern "C" fn hipStreamGetCaptureInfo(
         if status.is_null() {
             return Err(Failure::invalid_value("the status pointer is null"));
         }
-        let info = capture::info(&*live_stream(s)?)?;
+        let info = capture::info(&*stream(s)?)?;
         // SAFETY: checked non-null, or skipped when null.
         unsafe {
             write_out(status, info.status as c_int, "the status pointer")?;
@@ -170,7 +170,7 @@ pub unsafe extern "C" fn hipStreamGetCaptureInfo_v2(
         if status.is_null() {
             return Err(Failure::invalid_value("the status pointer is null"));
         }
-        let info = capture::info(&*live_stream(s)?)?;
+        let info = capture::info(&*stream(s)?)?;
         // SAFETY: each checked non-null or skipped; valid per the caller.
         unsafe {
             status.write_unaligned(info.status as c_int);
@@ -204,7 +204,7 @@ pub unsafe extern "C" fn hipStreamUpdateCaptureDependencies(
     flags: c_uint,
 ) -> hipError_t {
     guard("hipStreamUpdateCaptureDependencies", || {
-        let stream = live_stream(s)?;
+        let stream = stream(s)?;
         if flags > 1 {
             return Err(Failure::invalid_value(format!(
                 "flags {flags}: hipStreamAddCaptureDependencies (0) or \

@@ -223,20 +223,17 @@ pub unsafe extern "C" fn hipFreeHost(ptr: *mut c_void) -> hipError_t {
 /// A synchronous copy: on the calling thread's device's null stream (after earlier work on
 /// blocking streams), returning once it is done. A host-to-host copy before any device is open
 /// has nothing to be ordered with and touches no device.
-/// Whether a synchronous copy or fill touching `pointers` returns only once it is done. HIP's
-/// rule, as CUDA's: not when every side is device memory (a copy between device allocations, a
-/// fill of device memory: the stream keeps the order, and the host cannot read such memory
-/// itself), unless the program asked for synchronous memory operations on it
-/// (`HIP_POINTER_ATTRIBUTE_SYNC_MEMOPS`); host, pinned and managed memory are waited for.
-pub(super) fn synchronous_waits(pointers: &[*const c_void]) -> HipResult<bool> {
-    let device = current_device()?;
-    for &p in pointers {
-        match device.allocation(p)? {
-            Some(a) if a.memory == MemoryType::Device && !a.sync_memops => {}
-            _ => return Ok(true),
-        }
-    }
-    Ok(false)
+/// Whether a synchronous fill of `dst` returns only once it is done. AMD's HIP (as CUDA) leaves
+/// the host free when `dst` is device memory (the stream keeps the order, and the host cannot
+/// read such memory itself), unless the program asked for synchronous memory operations on it
+/// (`HIP_POINTER_ATTRIBUTE_SYNC_MEMOPS`); pinned, registered and managed memory are waited for.
+/// Synchronous copies always wait: AMD's hipMemcpy does, device to device too, and programs
+/// written for AMD GPUs may count on it (CUDA's does not there).
+pub(super) fn synchronous_fill_waits(dst: *const c_void) -> HipResult<bool> {
+    Ok(!matches!(
+        current_device()?.allocation(dst)?,
+        Some(a) if a.memory == MemoryType::Device && !a.sync_memops
+    ))
 }
 
 fn copy_sync(copy: Copy3d, kind: c_int) -> HipResult<()> {
@@ -251,8 +248,7 @@ fn copy_sync(copy: Copy3d, kind: c_int) -> HipResult<()> {
         unsafe { std::ptr::copy(copy.src.cast::<u8>(), copy.dst.cast::<u8>(), copy.width) };
         return Ok(());
     }
-    let wait = synchronous_waits(&[copy.dst.cast_const(), copy.src])?;
-    ops::copy(&current_device()?.null_stream(), &copy, kind, wait)
+    ops::copy(&current_device()?.null_stream(), &copy, kind, true)
 }
 
 /// A copy on `s`; with `wait`, returns once it is done.
@@ -432,7 +428,7 @@ fn fill(
         None => ops::fill(
             &current_device()?.null_stream(),
             &f,
-            synchronous_waits(&[f.dst.cast_const()])?,
+            synchronous_fill_waits(f.dst)?,
         ),
         Some(s) => ops::fill(&*stream(s)?, &f, false),
     }

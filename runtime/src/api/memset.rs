@@ -13,7 +13,7 @@ fn run(f: &Fill, on: Option<hipStream_t>) -> HipResult<()> {
         None => ops::fill(
             &current_device()?.null_stream(),
             f,
-            super::memory::synchronous_waits(&[f.dst.cast_const()])?,
+            super::memory::synchronous_fill_waits(f.dst)?,
         ),
         Some(s) => ops::fill(&*stream(s)?, f, false),
     }

@@ -255,21 +255,6 @@ pub(crate) fn stream(handle: *mut c_void) -> HipResult<Arc<Stream>> {
     crate::backend::stream::resolve(current_device()?, handle as usize)
 }
 
-/// [`stream`], where a stream that was destroyed is `hipErrorContextIsDestroyed`, as HIP
-/// answers the calls that name one (capture, attaching memory).
-pub(crate) fn live_stream(handle: hipStream_t) -> HipResult<Arc<Stream>> {
-    stream(handle).map_err(|f| {
-        if crate::handles::Kind::Stream.made(handle as usize) {
-            Failure::new(
-                HipError::ContextIsDestroyed,
-                format!("{:#x} is a destroyed stream", handle as usize),
-            )
-        } else {
-            f
-        }
-    })
-}
-
 /// The event a `hipEvent_t` names.
 pub(crate) fn event(handle: *mut c_void) -> HipResult<Arc<dyn Event>> {
     crate::backend::stream::event(handle as usize)

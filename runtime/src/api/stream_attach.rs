@@ -5,7 +5,7 @@
 
 use std::ffi::{c_uint, c_void};
 
-use super::{current_device, guard, hipError_t, hipStream_t, live_stream};
+use super::{current_device, guard, hipError_t, hipStream_t};
 use crate::backend::{DeviceAttribute, MemoryType};
 use crate::error::{Failure, HipResult};
 
@@ -24,7 +24,7 @@ pub extern "C" fn hipStreamAttachMemAsync(
     flags: c_uint,
 ) -> hipError_t {
     guard("hipStreamAttachMemAsync", || {
-        let s = live_stream(stream)?;
+        let s = super::stream(stream)?;
         if dev_ptr.is_null() {
             return Err(Failure::invalid_value("the pointer is null"));
         }

@@ -81,12 +81,18 @@ fn events() -> &'static HandleTable<dyn Event> {
     TABLE.get_or_init(|| HandleTable::new(Kind::Event))
 }
 
+/// A handle that names no stream: one that was destroyed is `hipErrorContextIsDestroyed`, as
+/// HIP answers every call naming one; one that never was a stream `hipErrorInvalidHandle`.
 fn bad_stream(handle: usize) -> Failure {
+    if Kind::Stream.made(handle) {
+        return Failure::new(
+            HipError::ContextIsDestroyed,
+            format!("{handle:#x} is a destroyed stream"),
+        );
+    }
     Failure::new(
         HipError::InvalidHandle,
-        format!(
-            "{handle:#x} is not a live stream (destroyed, or never created by hipStreamCreate)"
-        ),
+        format!("{handle:#x} is not a stream (hipStreamCreate never made it)"),
     )
 }
 
