@@ -119,7 +119,7 @@ impl Device for Runtime {
 
     fn synchronize(&self) -> HipResult<()> {
         let result = self.finish();
-        super::launch::reclaim_spills(self, result.is_ok());
+        super::held::release_finished(self, result.is_ok());
         result
     }
 
@@ -127,7 +127,7 @@ impl Device for Runtime {
     /// modules' reset; they are built again on next use.
     fn reset(&self) -> HipResult<()> {
         let _ = self.finish();
-        super::launch::reclaim_spills(self, true);
+        super::held::release_finished(self, true);
         memory::free_all(self);
         Ok(())
     }

@@ -22,17 +22,17 @@
 //!   `CL_DEVICE_MAX_PARAMETER_SIZE` (else `hipErrorInvalidValue` naming the limit).
 
 use std::ffi::c_void;
-use std::sync::Mutex;
 
 use cl3::types::{cl_command_queue, cl_event};
 use hipmlir_device_image::{AddressSpace, KernelInfo};
 
 use super::cl::OwnedEvent;
 use super::device::Runtime;
+use super::held::Held;
 use super::jit::prepared_kernel;
 use super::memory::live_allocations;
 use super::stream::ClQueue;
-use crate::backend::{DeviceId, DeviceInfo, Dim3, LaunchConfig, MAX_GRID_DIM};
+use crate::backend::{DeviceInfo, Dim3, LaunchConfig, MAX_GRID_DIM};
 use crate::error::{Failure, HipError, HipResult};
 use crate::registry::KernelRef;
 
@@ -164,37 +164,6 @@ struct Spill {
     host: Box<[u8]>,
 }
 
-/// Spill buffers waiting for their kernel to finish, with the device they are on.
-static PENDING_SPILLS: Mutex<Vec<(DeviceId, OwnedEvent, Vec<Spill>)>> = Mutex::new(Vec::new());
-
-/// Frees the spill buffers of `rt`'s kernels that have finished (`all`: of every kernel; the
-/// caller has synchronized the device).
-pub fn reclaim_spills(rt: &Runtime, all: bool) {
-    let done: Vec<(DeviceId, OwnedEvent, Vec<Spill>)> = {
-        let mut pending = PENDING_SPILLS.lock().unwrap_or_else(|p| p.into_inner());
-        if pending.is_empty() {
-            return;
-        }
-        let (done, keep) =
-            std::mem::take(&mut *pending)
-                .into_iter()
-                .partition(|(device, event, _)| {
-                    *device == rt.id && (all || !matches!(event.status(), Ok(s) if s > 0))
-                });
-        *pending = keep;
-        done
-    };
-    for (_, _, spills) in done {
-        for spill in spills {
-            // SAFETY: allocated by `launch` with this context; its kernel has finished.
-            let _ = unsafe {
-                rt.memory
-                    .free(rt.context.get(), spill.device as *mut c_void)
-            };
-        }
-    }
-}
-
 fn argument_failure(info: &KernelInfo, i: usize, e: String) -> Failure {
     Failure::invalid_value(format!(
         "kernel '{}' argument {i} ('{}'): {e}",
@@ -297,7 +266,7 @@ fn enqueue_launch(
         )));
     }
 
-    reclaim_spills(rt, false);
+    super::held::release_finished(rt, false);
     let mut spills: Vec<Spill> = Vec::new();
     let free_spills = |spills: &[Spill]| {
         for s in spills {
@@ -428,10 +397,11 @@ fn enqueue_launch(
             }
             let _ = target.queue.flush();
             if let Some(event) = event.filter(|_| !spills.is_empty()) {
-                PENDING_SPILLS
-                    .lock()
-                    .unwrap_or_else(|p| p.into_inner())
-                    .push((rt.id, event, spills));
+                let held = spills
+                    .into_iter()
+                    .flat_map(|s| [Held::Device(s.device), Held::Host(s.host)])
+                    .collect();
+                super::held::hold(rt, event, held);
             }
             Ok(())
         }

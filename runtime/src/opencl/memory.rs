@@ -838,12 +838,59 @@ pub fn copy(
     }
 }
 
+/// An asynchronous copy whose source alone is pageable host memory, on a device that reaches
+/// host memory: the source's bytes are copied into a snapshot now, as HIP and CUDA stage such a
+/// source at the call (the program may reuse it at once), and the device copies from the snapshot
+/// in stream order while the call returns. The snapshot is kept until the copy is done.
+pub fn copy_from_snapshot(
+    rt: &Runtime,
+    target: &ClQueue,
+    c: &Copy3d,
+    kind: MemcpyKind,
+) -> HipResult<()> {
+    let overflow = || Failure::invalid_value("the copy's extent overflows");
+    let span = c.src_span().ok_or_else(overflow)?;
+    let dst_span = c.dst_span().ok_or_else(overflow)?;
+    check_copy(rt, c.dst as usize, dst_span, c.src as usize, span, kind)?;
+    // SAFETY: the program vouches for its source region, whose span this is.
+    let snapshot: Box<[u8]> =
+        unsafe { std::slice::from_raw_parts(c.src.cast::<u8>(), span) }.into();
+    let from_snapshot = Copy3d {
+        src: snapshot.as_ptr().cast(),
+        ..*c
+    };
+    super::held::release_finished(rt, false);
+    let last = match route(rt, &from_snapshot) {
+        Route::Kernel(kernels) => Some(target.enqueue(rt, &[], |queue, deps| {
+            rect::copy(rt, kernels, queue, &from_snapshot, deps)
+        })?),
+        // Not a device that reads host memory: the caller waits instead.
+        Route::Staged(..) => {
+            return Err(Failure::new(
+                HipError::Unknown,
+                "a snapshot copy on a device without host memory access",
+            ))
+        }
+        Route::Commands => copy_planes(rt, target, &from_snapshot, kind)?,
+    };
+    let _ = target.queue.flush();
+    if let Some(event) = last {
+        super::held::hold(rt, event, vec![super::held::Held::Host(snapshot)]);
+    }
+    Ok(())
+}
+
+/// Whether `p` is pageable host memory: memory no table knows (not hipHostMalloc'd, registered,
+/// device or managed memory).
+pub fn is_pageable(p: *const c_void) -> bool {
+    entry_of(p as usize).is_none()
+}
+
 /// Whether a program's copy must be done before its call returns: a side in pageable host
-/// memory (memory no table knows: not hipHostMalloc'd or registered), as HIP and CUDA do, since
-/// the program may read the destination or reuse the source at once.
+/// memory, as HIP and CUDA do, since the program may read the destination or reuse the source
+/// at once (an asynchronous copy from a pageable source alone takes `copy_from_snapshot`).
 pub fn touches_pageable_memory(c: &Copy3d) -> bool {
-    let pageable = |p: usize| entry_of(p).is_none();
-    pageable(c.src as usize) || pageable(c.dst as usize)
+    is_pageable(c.src) || is_pageable(c.dst.cast_const())
 }
 
 /// A fill on `target` (checked by the caller): its whole span must lie in one device

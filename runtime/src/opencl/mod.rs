@@ -20,6 +20,7 @@ pub mod cl;
 pub mod clock_rate;
 pub mod device;
 pub mod event;
+pub mod held;
 pub mod host_function;
 pub mod jit;
 pub mod kernels;

@@ -348,8 +348,14 @@ impl Queue for ClQueue {
             return super::peer::copy(self, copy, dst_device, src_device, wait);
         }
         // The runtime's own copies (peer staging) call memory::copy directly.
+        let rt = self.rt()?;
+        let pageable_source_only = super::memory::is_pageable(copy.src)
+            && !super::memory::is_pageable(copy.dst.cast_const());
+        if !wait && pageable_source_only && rt.system_memory {
+            return super::memory::copy_from_snapshot(rt, self, copy, kind);
+        }
         let wait = wait || super::memory::touches_pageable_memory(copy);
-        super::memory::copy(self.rt()?, self, copy, kind, wait)
+        super::memory::copy(rt, self, copy, kind, wait)
     }
 
     /// A fill of another device's memory runs there, in this stream's order.
