@@ -7,7 +7,7 @@ use std::ffi::c_void;
 
 use crate::arrays::{copy_region, region, Place, Side};
 use crate::backend::{Copy3d, Device, MemcpyKind, MemoryType, Stream};
-use crate::error::{Failure, HipResult};
+use crate::error::{Failure, HipError, HipResult};
 
 /// HIP's `hip_Memcpy2D`.
 #[repr(C)]
@@ -131,7 +131,15 @@ fn run(
     let (src, src_device) = side("source", &src)?;
     let (dst, dst_device) = side("destination", &dst)?;
     let kind = kind_of(dst_device, src_device);
-    copy_region(device, on, &dst, &src, width, height, depth, kind)
+    // The driver API answers a pitch shorter than a row hipErrorInvalidValue (HIP's
+    // hipMemcpyParam2D and hipDrvMemcpy3D), where the runtime API's copies answer
+    // hipErrorInvalidPitchValue.
+    copy_region(device, on, &dst, &src, width, height, depth, kind).map_err(|mut f| {
+        if f.code == HipError::InvalidPitchValue {
+            f.code = HipError::InvalidValue;
+        }
+        f
+    })
 }
 
 /// `hipMemcpyParam2D[Async]` (and `hipDrvMemcpy2DUnaligned`): synchronous when `on` is `None`.

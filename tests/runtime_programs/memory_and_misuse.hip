@@ -130,6 +130,25 @@ int main() {
   // A null symbol is HIP's invalid-symbol error.
   EXPECT_ERROR(hipMemcpyToSymbol(nullptr, host.data(), 4, 0, hipMemcpyHostToDevice), hipErrorInvalidSymbol);
 
+  // Mapped host memory copied through its device address onto itself (the two addresses are one
+  // here): nothing moves, and the copy still waits for the kernel that wrote it. A copy whose
+  // source and destination partly overlap is the program's error.
+  long* mapped = nullptr;
+  long* mapped_d = nullptr;
+  HIP_CHECK(hipHostMalloc(&mapped, n * sizeof(long), hipHostMallocMapped));
+  HIP_CHECK(hipHostGetDevicePointer(reinterpret_cast<void**>(&mapped_d), mapped, 0));
+  for (int i = 0; i < n; ++i) mapped[i] = i;
+  hipLaunchKernelGGL(scale_add, dim3((n + 255) / 256), dim3(256), 0, 0, mapped_d, 3L, 1L, n);
+  HIP_CHECK(hipGetLastError());
+  HIP_CHECK(hipMemcpy(mapped, mapped_d, n * sizeof(long), hipMemcpyDeviceToHost));
+  std::vector<long> want_mapped(n);
+  for (int i = 0; i < n; ++i) want_mapped[i] = 3L * i + 1;
+  bad += count_mismatches("mapped memory copied onto itself",
+                          std::vector<long>(mapped, mapped + n), want_mapped);
+  EXPECT_ERROR(hipMemcpy(mapped_d + 1, mapped_d, (n - 1) * sizeof(long), hipMemcpyDeviceToDevice),
+               hipErrorInvalidValue);
+  HIP_CHECK(hipHostFree(mapped));
+
   // Everything still works.
   hipLaunchKernelGGL(scale_add, dim3((n + 255) / 256), dim3(256), 0, 0, managed, 1L, 7L, n);
   HIP_CHECK(hipGetLastError());

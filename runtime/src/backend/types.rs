@@ -180,6 +180,14 @@ pub struct Copy3d {
 }
 
 impl Copy3d {
+    /// Whether the copy reads and writes the same bytes (a mapped host allocation named by its
+    /// host and its device address, which are one): it moves nothing.
+    pub fn is_onto_itself(&self) -> bool {
+        self.src == self.dst.cast_const()
+            && self.src_pitch == self.dst_pitch
+            && (self.depth <= 1 || self.src_slice == self.dst_slice)
+    }
+
     /// `len` contiguous bytes.
     pub fn linear(dst: *mut c_void, src: *const c_void, len: usize) -> Self {
         Copy3d::planar(Copy2d {

@@ -812,6 +812,19 @@ pub fn copy(
     kind: MemcpyKind,
     wait_done: bool,
 ) -> HipResult<()> {
+    if c.is_onto_itself() {
+        // Nothing moves (the driver would refuse the overlap), but the stream's order and the
+        // call's wait are kept.
+        let overflow = || Failure::invalid_value("the copy's extent overflows");
+        let span = c.dst_span().ok_or_else(overflow)?;
+        check_copy(rt, c.dst as usize, span, c.src as usize, span, kind)?;
+        let done = target.enqueue(rt, &[], super::stream::marker)?;
+        return if wait_done {
+            wait(done, "copying onto itself")
+        } else {
+            Ok(())
+        };
+    }
     let route = route(rt, c);
     if !matches!(route, Route::Commands) {
         let overflow = || Failure::invalid_value("the copy's extent overflows");

@@ -70,6 +70,9 @@ pub fn cl_failure(what: &str, code: cl_int) -> Failure {
         cl3::error_codes::CL_OUT_OF_HOST_MEMORY
         | cl3::error_codes::CL_OUT_OF_RESOURCES
         | cl3::error_codes::CL_MEM_OBJECT_ALLOCATION_FAILURE => HipError::OutOfMemory,
+        // A copy whose source and destination overlap: HIP leaves it undefined; the driver
+        // refuses it, which is the program's error, not the device's.
+        cl3::error_codes::CL_MEM_COPY_OVERLAP => HipError::InvalidValue,
         _ => HipError::LaunchFailure,
     };
     Failure::new(hip, format!("{what}: {}", error_name(code)))
