@@ -595,6 +595,23 @@ fn module_get_global() {
     let mut size_only = 0usize;
     ok(unsafe { hipModuleGetGlobal(std::ptr::null_mut(), &mut size_only, module, name.as_ptr()) });
     assert_eq!(size_only, 32);
+    // But not both, and a name is needed (HIP's hipErrorInvalidValue).
+    expect_code(
+        unsafe {
+            hipModuleGetGlobal(
+                std::ptr::null_mut(),
+                std::ptr::null_mut(),
+                module,
+                name.as_ptr(),
+            )
+        },
+        HipError::InvalidValue,
+    );
+    let empty = CString::new("").unwrap();
+    expect_code(
+        unsafe { hipModuleGetGlobal(&mut p, &mut size, module, empty.as_ptr()) },
+        HipError::InvalidValue,
+    );
     let missing = CString::new("nope").unwrap();
     expect_code(
         unsafe { hipModuleGetGlobal(&mut p, &mut size, module, missing.as_ptr()) },

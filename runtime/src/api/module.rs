@@ -386,6 +386,15 @@ pub unsafe extern "C" fn hipModuleGetGlobal(
     guard("hipModuleGetGlobal", || {
         // SAFETY: per the caller.
         let name = unsafe { c_string(name, "the variable name") }?;
+        // As HIP: asking for nothing, or for no name, is the caller's error.
+        if dptr.is_null() && bytes.is_null() {
+            return Err(Failure::invalid_value(
+                "both result pointers (address and size) are null",
+            ));
+        }
+        if name.is_empty() {
+            return Err(Failure::invalid_value("the variable name is empty"));
+        }
         let m = crate::registry::loaded_module(module as usize)?;
         let index = m.find_global(&name).ok_or_else(|| {
             let known: Vec<&str> = m
