@@ -96,8 +96,9 @@ int main() {
   EXPECT_ERROR(hipLaunchKernelGGL(scale_add, dim3(1), dim3(props.maxThreadsPerBlock + 1), 0, 0, managed, 1L, 0L, n),
                hipErrorInvalidConfiguration);
   EXPECT_ERROR(hipLaunchKernelGGL(scale_add, dim3(0), dim3(64), 0, 0, managed, 1L, 0L, n), hipErrorInvalidValue);
+  // More shared memory than the device has: hipErrorOutOfMemory, as HIP answers.
   EXPECT_ERROR(hipLaunchKernelGGL(scale_add, dim3(1), dim3(64), props.sharedMemPerBlock + 1, 0, managed, 1L, 0L, n),
-               hipErrorInvalidConfiguration);
+               hipErrorOutOfMemory);
   // Device limits: what OpenCL can honour succeeds, the rest is an error code.
   size_t printf_size = 0, stack_size = 0, heap_size = 0;
   HIP_CHECK(hipDeviceGetLimit(&printf_size, hipLimitPrintfFifoSize));

@@ -38,11 +38,15 @@ fn check_shape(grid: Dim3, block: Dim3, shmem: usize, device: &CudaDevice) -> Hi
         }
     }
     let optin = device.shared_optin.max(p.sharedMemPerBlock);
+    // More dynamic shared memory than the device has is hipErrorOutOfMemory, as HIP answers.
     if shmem > optin {
-        return Err(config(format!(
-            "{shmem} bytes of dynamic shared memory requested; '{}' allows {optin} per block",
-            device.name
-        )));
+        return Err(Failure::new(
+            HipError::OutOfMemory,
+            format!(
+                "{shmem} bytes of dynamic shared memory requested; '{}' allows {optin} per block",
+                device.name
+            ),
+        ));
     }
     Ok(())
 }

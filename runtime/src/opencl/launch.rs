@@ -143,9 +143,10 @@ pub fn ndrange(
             ));
         }
     }
+    // More dynamic shared memory than the device has is hipErrorOutOfMemory, as HIP answers.
     if shmem as u64 > info.local_mem_size {
         return Err(Failure::new(
-            HipError::InvalidConfiguration,
+            HipError::OutOfMemory,
             format!(
                 "{shmem} bytes of dynamic shared memory requested; the device has {}",
                 info.local_mem_size
@@ -548,7 +549,6 @@ mod tests {
             (Dim3::new(1, 1, 1), Dim3::new(2048, 1, 1), 0),
             (Dim3::new(1, 1, 1), Dim3::new(32, 32, 2), 0),
             (Dim3::new(1, 1, 1), Dim3::new(1, 1, 128), 0),
-            (Dim3::new(1, 1, 1), Dim3::new(1, 1, 1), 65537),
             // Beyond maxGridSize in each dimension (once accepted: 2^32 blocks ran for hours).
             (Dim3::new(u32::MAX, 1, 1), Dim3::new(1, 1, 1), 0),
             (
@@ -561,5 +561,8 @@ mod tests {
             let e = ndrange(grid, block, shmem, &d).unwrap_err();
             assert_eq!(e.code, HipError::InvalidConfiguration, "{grid:?} {block:?}");
         }
+        // More shared memory than the device has is out of memory, as HIP answers.
+        let e = ndrange(Dim3::new(1, 1, 1), Dim3::new(1, 1, 1), 65537, &d).unwrap_err();
+        assert_eq!(e.code, HipError::OutOfMemory);
     }
 }
