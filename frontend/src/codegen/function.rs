@@ -107,6 +107,12 @@ pub struct FunctionCodegen<'c, 'm> {
     /// Float sums, differences and products may be fused into FMAs (see `expr/operators.rs`):
     /// in the user's code, not in hipmlir's own headers.
     pub contract_floats: bool,
+    /// In a constructor of a class with virtual bases: its construction context (0: it builds
+    /// a complete object; see virtual_bases.rs).
+    pub construction: Option<Value<'c>>,
+    /// The context for the next call of a constructor of this class (its declaration), set
+    /// where a constructor builds a base subobject with virtual bases.
+    pub base_construction: Option<(Cursor, Value<'c>)>,
 }
 
 /// Nodes whose location is where their first child begins (clang's `getBeginLoc()` of a binary
