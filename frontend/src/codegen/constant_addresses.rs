@@ -174,7 +174,7 @@ impl ModuleCodegen<'_> {
                 let text = super::builtins::string_literal(e).ok_or_else(|| not_constant(e))?;
                 let loc = self.location_of(e);
                 Ok(Address {
-                    symbol: self.string_value(&text, loc)?,
+                    symbol: self.relocated_string(&text, loc)?,
                     offset: 0,
                 })
             }

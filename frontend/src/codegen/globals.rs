@@ -292,6 +292,47 @@ impl<'c> ModuleCodegen<'c> {
         Ok(symbol)
     }
 
+    /// A string literal a device variable's initializer points to (`const char* names[] =
+    /// {"red", ...}`): read-only global memory named by its bytes, one in a program however many
+    /// sources have it. With the memory checker it is listed among the device variables, with
+    /// an address kernel, so that the runtime enters it in the checker's table as it does the
+    /// variables: device code reads it through pointers loaded from memory, which the checker
+    /// looks up there.
+    pub fn relocated_string(&mut self, text: &[u8], loc: Location<'c>) -> Result<String> {
+        if let Some(symbol) = self.relocated_strings.get(text) {
+            return Ok(symbol.clone());
+        }
+        let mut bytes = text.to_vec();
+        bytes.push(0);
+        // FNV-1a of the bytes: the same name in every source.
+        let hash = bytes.iter().fold(0xcbf2_9ce4_8422_2325u64, |h, b| {
+            (h ^ u64::from(*b)).wrapping_mul(0x0100_0000_01b3)
+        });
+        let symbol = format!("__hipmlir_string_{hash:016x}_{}", bytes.len());
+        let linkage = Linkage::LinkOnceOdr;
+        self.declare_global(
+            &symbol,
+            Some(&bytes),
+            &[],
+            bytes.len() as u64,
+            AddrSpace::Global,
+            true,
+            linkage,
+            loc,
+        )?;
+        if self.memcheck {
+            self.emit_address_kernel_at(&symbol, linkage, loc)?;
+            self.device_variables.push(DeviceVariable {
+                symbol: symbol.clone(),
+                size: bytes.len() as u64,
+                managed_size: None,
+                registered_by_unit: false,
+            });
+        }
+        self.relocated_strings.insert(text.to_vec(), symbol.clone());
+        Ok(symbol)
+    }
+
     /// A NUL-terminated string constant in the constant address space (printf formats).
     pub fn string_constant(&mut self, text: &[u8], loc: Location<'c>) -> Result<String> {
         if let Some(symbol) = self.strings.get(text) {

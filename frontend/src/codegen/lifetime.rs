@@ -252,6 +252,9 @@ impl<'c> FunctionCodegen<'c, '_> {
             CXType_Record => {
                 self.destroy_subobject(object, ty, site)?;
                 // A complete object: then its virtual bases, last built first.
+                if ty.virtual_bases().is_empty() {
+                    return Ok(());
+                }
                 let this = self.to_generic(object, loc)?;
                 self.destroy_virtual_bases(this, ty, site)
             }

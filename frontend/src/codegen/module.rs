@@ -72,6 +72,10 @@ pub struct ModuleCodegen<'c> {
     pub(super) strings: HashMap<Vec<u8>, String>,
     /// String literals used as values, by content.
     pub(super) string_values: HashMap<Vec<u8>, String>,
+    /// String literals device variables' initializers point to, by their bytes.
+    pub(super) relocated_strings: HashMap<Vec<u8>, String>,
+    /// The module is built with the memory checker (`-fsanitize=address`).
+    pub memcheck: bool,
     /// printf declarations by argument signature.
     printf_signatures: HashMap<String, String>,
     /// Address-taken functions (symbol → function pointer id), see function_pointers.rs.
@@ -161,6 +165,8 @@ impl<'c> ModuleCodegen<'c> {
             device_variables: Vec::new(),
             strings: HashMap::new(),
             string_values: HashMap::new(),
+            relocated_strings: HashMap::new(),
+            memcheck: false,
             printf_signatures: HashMap::new(),
             externals: std::collections::HashSet::new(),
             function_pointers: std::collections::BTreeMap::new(),
