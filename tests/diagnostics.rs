@@ -57,14 +57,42 @@ fn syntax_error_is_reported_at_its_line_and_column() {
 fn unsupported_construct_is_named_with_its_location() {
     let (code, err, path) = compile(
         "unsupported.hip",
-        "#include <hip/hip_runtime.h>\n__global__ void k(float* a) {\n  a[0] += 1.0f;\n  if (a[0] < 4.0f) goto inside;\n  while (a[2] > 0.0f) {\n  inside:\n    a[2] -= 1.0f;\n  }\n}\n",
+        "#include <hip/hip_runtime.h>\n__global__ void k(float* a) {\n  a[0] += 1.0f;\n  if (a[0] < 4.0f) goto inside;\n  switch ((int)a[2]) {\n  case 1:\n  inside:\n    a[2] -= 1.0f;\n  }\n}\n",
         &["--emit-spirv"],
     );
     assert_clean_failure(code, &err);
     assert!(
         err.contains(&format!(
-            "{path}:4:20: error: unsupported construct in device code: goto jumping into a loop \
-             or switch holding label 'inside'"
+            "{path}:4:20: error: unsupported construct in device code: goto jumping into a \
+             switch holding label 'inside'"
+        )),
+        "{err}"
+    );
+    // Back into the statement holding the goto itself: from an `if`'s other branch.
+    let (code, err, path) = compile(
+        "back.hip",
+        "#include <hip/hip_runtime.h>\n__global__ void k(int* a) {\n  if (a[0]) {\n  top:\n    a[1] += 1;\n  } else if (a[1] < 9) {\n    goto top;\n  }\n}\n",
+        &["--emit-spirv"],
+    );
+    assert_clean_failure(code, &err);
+    assert!(
+        err.contains(&format!(
+            "{path}:7:5: error: unsupported construct in device code: goto jumping back into the \
+             statement of label 'top'"
+        )),
+        "{err}"
+    );
+    // Into a loop whose condition declares a variable: past its initialization, which clang
+    // refuses.
+    let (code, err, path) = compile(
+        "declared.hip",
+        "#include <hip/hip_runtime.h>\n__global__ void k(int* a) {\n  if (a[0]) goto in;\n  while (int n = a[1]--) {\n  in:\n    a[2] += 1;\n  }\n}\n",
+        &["--emit-spirv"],
+    );
+    assert_clean_failure(code, &err);
+    assert!(
+        err.contains(&format!(
+            "{path}:3:13: error: cannot jump from this goto statement to its label"
         )),
         "{err}"
     );
