@@ -143,6 +143,7 @@ impl<'c> ModuleCodegen<'c> {
             Some(&[0; 8]),
             &[],
             8,
+            8,
             AddrSpace::Global,
             false,
             linkage,
@@ -191,6 +192,7 @@ impl<'c> ModuleCodegen<'c> {
             Some(&value.bytes),
             &value.relocations,
             ty.size(),
+            ty.align(),
             AddrSpace::Global,
             true,
             Linkage::Internal,
@@ -216,6 +218,7 @@ impl<'c> ModuleCodegen<'c> {
         // host's to write into that memory.
         let managed = is_managed(decl);
         let storage = if managed { POINTER_BYTES } else { ty.size() };
+        let storage_align = if managed { POINTER_BYTES } else { ty.align() };
         let Some(def) = decl.definition() else {
             // Declared `extern` here and defined in another source: a declaration the device
             // link resolves (with -fgpu-rdc); without one, the driver reports it.
@@ -224,6 +227,7 @@ impl<'c> ModuleCodegen<'c> {
                 None,
                 &[],
                 storage,
+                storage_align,
                 AddrSpace::Global,
                 false,
                 Linkage::External,
@@ -251,6 +255,7 @@ impl<'c> ModuleCodegen<'c> {
             Some(&value.bytes),
             &value.relocations,
             storage,
+            storage_align,
             AddrSpace::Global,
             false,
             self.linkage_of(&def),
@@ -283,6 +288,7 @@ impl<'c> ModuleCodegen<'c> {
             Some(&bytes),
             &[],
             bytes.len() as u64,
+            1,
             AddrSpace::Global,
             true,
             Linkage::Internal,
@@ -315,6 +321,7 @@ impl<'c> ModuleCodegen<'c> {
             Some(&bytes),
             &[],
             bytes.len() as u64,
+            1,
             AddrSpace::Global,
             true,
             linkage,
@@ -346,6 +353,7 @@ impl<'c> ModuleCodegen<'c> {
             Some(&bytes),
             &[],
             bytes.len() as u64,
+            1,
             AddrSpace::Constant,
             true,
             Linkage::Internal,
@@ -365,6 +373,7 @@ impl<'c> ModuleCodegen<'c> {
         bytes: Option<&[u8]>,
         relocations: &[Relocation],
         size: u64,
+        align: u64,
         space: AddrSpace,
         constant: bool,
         linkage: Linkage,
@@ -401,6 +410,14 @@ impl<'c> ModuleCodegen<'c> {
         }
         if constant {
             attributes.push(("constant", Attribute::unit(ctx)));
+        }
+        if align > 1 {
+            // The variable's own alignment, clang's alignof (PTX's `.align N`, as nvcc writes
+            // it): its bytes are an array of i8, whose alignment is 1.
+            attributes.push((
+                "alignment",
+                IntegerAttribute::new(IntegerType::new(ctx, 64).into(), align as i64).into(),
+            ));
         }
         // Ahead of every function: SPIR-V wants a variable declared before the code using it,
         // and a variable first reached through a device function is declared after the kernels

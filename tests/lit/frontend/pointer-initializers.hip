@@ -33,9 +33,9 @@ __global__ void k(int* out) {
 // CHECK-DAG: llvm.mlir.global external @table(dense<0> : tensor<64xi8>)
 // CHECK-DAG: llvm.mlir.global external @node(dense<[7, 0, 0, 0, 0, 0, 0, 0, 9, 0, 0, 0, 0, 0, 0, 0]> : tensor<16xi8>)
 // CHECK: llvm.mlir.global external @cursor
-// CHECK-SAME: (dense<0> : tensor<8xi8>) {addr_space = 1 : i32, hipmlir.relocations = {{\[\[}}0, @table, 8]]}
-// CHECK-DAG: llvm.mlir.global external @span(dense<[0, 0, 0, 0, 0, 0, 0, 0, 4, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0]> : tensor<24xi8>) {addr_space = 1 : i32, hipmlir.relocations = {{\[\[}}0, @table, 4], [16, @table, 64]]}
-// CHECK-DAG: llvm.mlir.global external @body(dense<0> : tensor<8xi8>) {addr_space = 1 : i32, hipmlir.relocations = {{\[\[}}0, @node, 8]]}
-// CHECK-DAG: llvm.mlir.global external @label(dense<0> : tensor<8xi8>) {addr_space = 1 : i32, hipmlir.relocations = {{\[\[}}0, @[[OK]], 0]]}
-// CHECK-DAG: llvm.mlir.global external @indirect(dense<0> : tensor<8xi8>) {addr_space = 1 : i32, hipmlir.relocations = {{\[\[}}0, @cursor, 0]]}
+// CHECK-SAME: (dense<0> : tensor<8xi8>) {addr_space = 1 : i32, alignment = 8 : i64, hipmlir.relocations = {{\[\[}}0, @table, 8]]}
+// CHECK-DAG: llvm.mlir.global external @span(dense<[0, 0, 0, 0, 0, 0, 0, 0, 4, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0]> : tensor<24xi8>) {addr_space = 1 : i32, alignment = 8 : i64, hipmlir.relocations = {{\[\[}}0, @table, 4], [16, @table, 64]]}
+// CHECK-DAG: llvm.mlir.global external @body(dense<0> : tensor<8xi8>) {addr_space = 1 : i32, alignment = 8 : i64, hipmlir.relocations = {{\[\[}}0, @node, 8]]}
+// CHECK-DAG: llvm.mlir.global external @label(dense<0> : tensor<8xi8>) {addr_space = 1 : i32, alignment = 8 : i64, hipmlir.relocations = {{\[\[}}0, @[[OK]], 0]]}
+// CHECK-DAG: llvm.mlir.global external @indirect(dense<0> : tensor<8xi8>) {addr_space = 1 : i32, alignment = 8 : i64, hipmlir.relocations = {{\[\[}}0, @cursor, 0]]}
 // CHECK: func.func
