@@ -102,12 +102,13 @@ __host__ __device__ int into_for(int v) {
   return s * 16 + i;
 }
 
-// Into a do loop's body.
+// Into a do loop's body, past a loop nested in it.
 __host__ __device__ int into_do(int v) {
   int n = v % 7, s = 1;
   if (n > 3) goto in;
   do {
     s *= 2;
+    for (int j = 0; j < n; ++j) s += j;
   in:
     s += n;
     --n;

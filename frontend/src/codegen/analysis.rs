@@ -26,6 +26,9 @@ pub enum VarKey {
     SwitchEntered(Cursor),
     /// Set once a `goto` to the given label ran, until control reaches the label.
     Goto(Cursor),
+    /// Set while the loop of the given statement (a `do` loop, a label a `goto` jumps back to)
+    /// runs another round (see `FunctionCodegen::emit_repeat`).
+    Repeat(Cursor),
 }
 
 /// The jumps a statement may take out of itself.
@@ -249,6 +252,11 @@ pub fn entered_by(s: &Cursor, labels: &[Cursor]) -> Vec<Cursor> {
     let mut out = Vec::new();
     walk(s, labels, &mut out);
     out
+}
+
+/// Whether statement `c` is or holds a loop (at any depth).
+pub fn holds_loop(c: &Cursor) -> bool {
+    is_loop(c) || c.children().iter().any(holds_loop)
 }
 
 pub fn is_loop(c: &Cursor) -> bool {

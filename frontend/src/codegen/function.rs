@@ -327,6 +327,44 @@ impl<'c, 'm> FunctionCodegen<'c, 'm> {
         Ok(())
     }
 
+    /// `do { body } while (c)`, where `body` returns `c`: an `scf.while` whose condition region
+    /// is the body. MLIR serializes a condition region as the SPIR-V loop's header block, and a
+    /// loop nested in a header (a `do` loop's body holding a `for`) comes out invalid (an OpPhi
+    /// naming a block that is not its predecessor): when the body `holds_loops`, the condition
+    /// region only tests a flag (named by `key`) and the body runs in the body region. (Only
+    /// then: LLVM unrolls the plain form under an unroll hint.)
+    pub fn emit_repeat(
+        &mut self,
+        key: Cursor,
+        holds_loops: bool,
+        carried: &[VarKey],
+        unroll: Option<hipmlir_ir::LoopUnroll>,
+        body: impl FnOnce(&mut Self) -> Result<Value<'c>>,
+        loc: Location<'c>,
+    ) -> Result<()> {
+        if !holds_loops {
+            return self.emit_while(carried, unroll, body, |_| Ok(()), loc);
+        }
+        let again = VarKey::Repeat(key);
+        self.set_flag(again.clone(), true, loc)?;
+        let mut carried = carried.to_vec();
+        if !carried.contains(&again) {
+            carried.push(again.clone());
+        }
+        let test = again.clone();
+        self.emit_while(
+            &carried,
+            unroll,
+            |this| this.flag(&test, loc),
+            |this| {
+                let c = body(this)?;
+                this.bind(again, Ty::Bool, Val::Scalar(c));
+                Ok(())
+            },
+            loc,
+        )
+    }
+
     /// `scf.while`: `before` computes the condition, `after` is the body; the locals in `carried`
     /// are the loop-carried values. `unroll` is the source's loop hint, carried to the loop's
     /// back edge as LLVM loop metadata.

@@ -286,7 +286,9 @@ impl<'c> FunctionCodegen<'c, '_> {
         if !back.nested {
             self.set_flag(keys[0].clone(), false, loc)?;
         }
-        self.emit_while(
+        self.emit_repeat(
+            back.labels[0],
+            segment.iter().any(super::analysis::holds_loop),
             &carried,
             None,
             |this| {
@@ -309,7 +311,6 @@ impl<'c> FunctionCodegen<'c, '_> {
                 })?;
                 this.any_flag(&keys, loc)
             },
-            |_| Ok(()),
             loc,
         )?;
         let mut j = segment
@@ -1059,7 +1060,9 @@ impl<'c> FunctionCodegen<'c, '_> {
         }
         let stop_flags = loop_stop_flags(s, &j);
         let unroll = self.loop_unroll_of(s);
-        let result = self.emit_while(
+        let result = self.emit_repeat(
+            *s,
+            super::analysis::holds_loop(body),
             &carried,
             unroll,
             |this| {
@@ -1072,7 +1075,6 @@ impl<'c> FunctionCodegen<'c, '_> {
                 })?;
                 this.loop_condition(Some(cond), &stop_flags, loc)
             },
-            |_| Ok(()),
             loc,
         );
         self.targets.pop();

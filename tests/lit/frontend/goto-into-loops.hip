@@ -31,9 +31,27 @@ __device__ int retry(int v) {
   return acc;
 }
 
-__global__ void k(int* out) { out[0] = into_while(out[1]) + retry(out[2]); }
+// A do loop whose body holds a loop: the header only tests the loop's flag (a loop nested in a
+// header is invalid SPIR-V as MLIR serializes it), the round runs in the body.
+__device__ int rounds(int v) {
+  int s = 0;
+  do {
+    for (int j = 0; j < v; ++j) s += j;
+  } while (s < 100 && ++v < 20);
+  return s;
+}
+
+__global__ void k(int* out) { out[0] = into_while(out[1]) + retry(out[2]) + rounds(out[3]); }
 
 // (The functions are emitted in the order of their last call.)
+
+// CHECK-LABEL: func.func private @_Z6roundsi
+// CHECK: scf.while ({{.*}}, %[[ROUND:.*]] = %true) : (i32, i32, i1)
+// CHECK-NEXT: scf.condition(%[[ROUND]])
+// CHECK: } do {
+// CHECK: scf.while
+// CHECK: %[[NEXT:[0-9]+]]:2 = scf.if
+// CHECK: scf.yield %{{.*}}, %[[NEXT]]#1, %[[NEXT]]#0 : i32, i32, i1
 
 // CHECK-LABEL: func.func private @_Z5retryi
 // CHECK: scf.while ({{.*}}, %[[AGAIN:.*]] = %false) : (i32, i32, i1)
