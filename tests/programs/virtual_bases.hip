@@ -3,17 +3,20 @@
 // written through each side, conversions to the virtual base from classes that put it at
 // different offsets (a function taking it by reference), virtual calls whose overriders are in
 // the virtual base, a side or the most derived class, destructors run once per subobject (the
-// virtual base last) also through delete of a pointer to the virtual base, and the virtual
-// base's offset as the host's layout puts it.
+// virtual base last) also through delete of a pointer to the virtual base, copies (slicing
+// included), and the virtual base's offset as the host's layout puts it.
 #include "test_common.h"
 #include "include/virtual_base_shapes.h"
 
-constexpr int kOut = 12;
+constexpr int kOut = 14;
 
 // Where the virtual base is in each object: the offsets the device computes by conversion.
 __device__ __host__ long offset_of_counter(Counter& c, void* object) {
   return reinterpret_cast<char*>(&c) - static_cast<char*>(object);
 }
+
+// A side taken by value: copied by its implicit copy constructor.
+__device__ __host__ int by_value(Left l) { return l.count * 3 + l.left; }
 
 template <typename T>
 __device__ __host__ int through_counter(T& object) {
@@ -65,6 +68,13 @@ __device__ __host__ void compute(int v, long* out, Tally* tally) {
   out[10] = tally->destroyed;
   Counter* null_counter = static_cast<Left*>(nullptr);
   out[11] = null_counter == nullptr ? 1 : 0;
+  // Copies: of the whole object, of a side (slicing: the virtual base is copied from where
+  // the source's class puts it), and by value.
+  Both copy = both;
+  copy.count += 2;
+  Left sliced = copy;
+  out[12] = sliced.count * 100 + sliced.left + counter_value(copy);
+  out[13] = by_value(sliced) * 7 + by_value(copy);
 }
 
 __global__ void virtual_base_kernel(const int* in, long* out, int n) {
