@@ -28,7 +28,7 @@ use melior::ir::{Block, Location, Region, RegionLike, Type};
 use super::builder::{block_arguments, Builder, Value};
 use super::function::FunctionCodegen;
 use super::module::ModuleCodegen;
-use super::virtuals::{subobject_id, vtable_slots, Frame};
+use super::virtuals::{derives, subobject_id, vtable_slots, Frame};
 use crate::clang::{CType, Cursor};
 use crate::error::{FrontendError, Result};
 use crate::types::{pointer_type, AddrSpace};
@@ -123,12 +123,6 @@ fn nonvirtual_constructions(class: CType, at: i64, context: i64, out: &mut Vec<C
         });
         nonvirtual_constructions(base, at + offset as i64, context, out);
     }
-}
-
-/// Whether `class` derives from `base`, through any path.
-fn derives(class: CType, base: &Cursor) -> bool {
-    class.canonical().declaration().canonical() == *base
-        || class.bases().iter().any(|spec| derives(spec.ty(), base))
 }
 
 /// One id a class may hold at a table pointer, with what it means: the class whose overriders

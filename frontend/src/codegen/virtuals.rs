@@ -212,7 +212,7 @@ impl Virtuals {
 }
 
 /// Whether `class` is `base` or derives from it.
-fn derives(class: CType, base: &Cursor) -> bool {
+pub(super) fn derives(class: CType, base: &Cursor) -> bool {
     let decl = class.canonical().declaration().canonical();
     if decl == *base {
         return true;
