@@ -62,6 +62,5 @@ int main() {
   int failures = count_mismatches("anonymous member pointers", got, want);
   HIP_CHECK(hipFree(d_in));
   HIP_CHECK(hipFree(d_out));
-  if (failures == 0) std::printf("anonymous_member_pointers: all %d values match\n", 5 * n);
-  return failures == 0 ? 0 : 1;
+  return report("anonymous_member_pointers", failures);
 }

@@ -66,6 +66,5 @@ int main() {
   int failures = count_mismatches("by-value classes through pointers", got, want);
   HIP_CHECK(hipFree(d_in));
   HIP_CHECK(hipFree(d_out));
-  if (failures == 0) std::printf("by_value_classes_through_pointers: all %d values match\n", 4 * n);
-  return failures == 0 ? 0 : 1;
+  return report("by_value_classes_through_pointers", failures);
 }

@@ -161,6 +161,5 @@ int main() {
   int failures = count_mismatches("goto into loops and back", got, want);
   HIP_CHECK(hipFree(d_in));
   HIP_CHECK(hipFree(d_out));
-  if (failures == 0) std::printf("goto_into_loops_and_back: all %d values match\n", kResults * n);
-  return failures == 0 ? 0 : 1;
+  return report("goto_into_loops_and_back", failures);
 }
