@@ -57,6 +57,9 @@ fn bad_accesses_are_reported_and_fail_the_launch() {
         // In loops, checked once before the loop: the first bad element is the one reported.
         ("loop_past", "read of 4 bytes", "sum_range", 56, "0 bytes past the end of a 64-byte allocation"),
         ("shared_loop", "read of 4 bytes", "shared_range", 67, "0 bytes past the end of a 256-byte shared-memory variable 'shared_range(int*, int, int, int)::tile'"),
+        // Through a pointer a variable's initializer holds, far past its table (what lies
+        // there is the device's).
+        ("through_initializer", "read of 4 bytes", "read_through_cursor", 76, ""),
     ];
     for (case, access, kernel, line, place) in cases {
         let (code, out, err) = run(&exe, case, dir.path());
@@ -107,7 +110,23 @@ fn a_program_that_ignores_the_error_exits_non_zero() {
     assert_eq!(code, Some(1), "{out}{err}");
 }
 
-/// Correct programs (device globals, managed memory and variables, dynamic shared memory,
+/// Reads through a pointer a device variable's initializer holds (`int* p = &table[8];`), at
+/// every element of its table, are not reported: the module's variables are among the
+/// allocations the checker knows.
+#[test]
+fn reads_through_initialized_pointers_are_not_reported() {
+    let dir = scratch();
+    let exe = build_checked(
+        &repo().join("tests/memcheck_programs/bad_accesses.hip"),
+        dir.path(),
+    );
+    let (code, out, err) = run(&exe, "within_initializer", dir.path());
+    assert_eq!(code, Some(0), "{out}{err}");
+    assert!(out.contains("NOT REPORTED"), "{out}{err}");
+    assert!(!err.contains("memory checker"), "{err}");
+}
+
+/// Correct programs (device globals and pointers their initializers set, managed memory and variables, dynamic shared memory,
 /// device malloc, atomics, pointer walks) pass with the checker and draw no report.
 #[test]
 fn correct_programs_pass_with_the_checker() {
@@ -122,6 +141,7 @@ fn correct_programs_pass_with_the_checker() {
         "tests/programs/atomic_spellings.hip",
         "tests/programs/pointer_walk.hip",
         "tests/programs/device_pointer_variables.hip",
+        "tests/programs/device_pointer_initializers.hip",
         "tests/programs/large_device_arrays.hip",
         "tests/programs/linked_structures.hip",
     ];

@@ -8,20 +8,12 @@
 // deferred while the header was parsed are not saved in a PCH at all, and a header function
 // cannot call a function of the main file (an instantiation the main file needs is a
 // declaration of the main file's, listed there).
-#include <clang/Frontend/ASTUnit.h>
 #include <clang/Sema/Sema.h>
 
-namespace {
-// The start of libclang's CXTranslationUnitImpl (tools/libclang/CXTranslationUnit.h, not
-// installed): the index, then the ASTUnit.
-struct TranslationUnitStart {
-  void *index;
-  clang::ASTUnit *unit;
-};
-}  // namespace
+#include "translation_unit.h"
 
 extern "C" void hipmlir_forget_deferred_diagnostic_roots(void *translation_unit) {
-  auto *start = static_cast<TranslationUnitStart *>(translation_unit);
+  auto *start = static_cast<hipmlir::TranslationUnitStart *>(translation_unit);
   if (start && start->unit && start->unit->hasSema())
     start->unit->getSema().DeclsToCheckForDeferredDiags.clear();
 }

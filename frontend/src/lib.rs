@@ -227,6 +227,7 @@ pub fn build<'c>(
     let launches = user_code.launches;
     let location = Location::new(ctx, &path.display().to_string(), 0, 0);
     let mut codegen = codegen::ModuleCodegen::new(ctx, location, &options.hip_headers);
+    codegen.memcheck = options.memcheck;
     let named = launches::named_entities(&root, options.name_expressions.len());
     let launched: Vec<clang::Cursor> = launches
         .iter()

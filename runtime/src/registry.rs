@@ -110,6 +110,22 @@ impl Module {
         }
     }
 
+    /// The program's own device variables, as indexes into `metadata.globals` (not the
+    /// runtime's: the device heap, the abort flag, the checker's state). A module built with
+    /// the memory checker has them all in the checker's table before its first launch: device
+    /// code reaches them through pointers it reads from memory too (an initializer's
+    /// `int* p = &table[8];`), which the checker looks up among the runtime's allocations.
+    pub fn program_variables(&self) -> Vec<usize> {
+        let own = [
+            self.heap_variable,
+            self.abort_flag_variable,
+            self.memcheck_variable,
+        ];
+        (0..self.image.metadata.globals.len())
+            .filter(|i| !own.contains(&Some(*i)))
+            .collect()
+    }
+
     /// The module with the PTX entries of the bundle it was read from.
     pub fn with_ptx_of(mut self, bundle: &[u8]) -> Self {
         self.ptx = ptx_entries(bundle);

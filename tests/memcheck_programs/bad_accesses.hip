@@ -157,6 +157,22 @@ int main(int argc, char** argv) {
     shared_range<<<2, 8>>>(d, 60, 8, who);
     return after_the_error(hipDeviceSynchronize());
   }
-  std::printf("usage: bad_accesses write_past|read_past|use_after_free|wild|atomic|cas|shared|dynamic_shared|local|loop_past|shared_loop|ignore\n");
+  if (!std::strcmp(what, "through_initializer") || !std::strcmp(what, "within_initializer")) {
+    int* out = nullptr;
+    HIP_CHECK(hipMalloc(&out, sizeof(int)));
+    if (!std::strcmp(what, "within_initializer")) {
+      // Every element of the table through the pointer: no report.
+      for (int index = -8; index < 56; ++index) {
+        read_through_cursor<<<2, 8>>>(index, out, who);
+        HIP_CHECK(hipDeviceSynchronize());
+      }
+      std::printf("NOT REPORTED\n");
+      return 0;
+    }
+    // Far past the table's end, beyond the module's other variables.
+    read_through_cursor<<<2, 8>>>(56 + (1 << 18), out, who);
+    return after_the_error(hipDeviceSynchronize());
+  }
+  std::printf("usage: bad_accesses write_past|read_past|use_after_free|wild|atomic|cas|shared|dynamic_shared|local|loop_past|shared_loop|through_initializer|within_initializer|ignore\n");
   return 2;
 }

@@ -67,3 +67,11 @@ __global__ void shared_range(int* out, int first, int count, int who) {
     for (int i = 0; i < count; ++i) s += tile[first + i];
   out[global_id()] = s;
 }
+
+// A table and a pointer into it that an initializer sets (a relocation): reads through the
+// pointer are checked against the runtime's allocations, which hold the module's variables.
+__device__ int lookup[64];
+__device__ int* lookup_cursor = &lookup[8];
+__global__ void read_through_cursor(int index, int* out, int who) {
+  if (global_id() == who) out[0] = lookup_cursor[index];
+}

@@ -213,6 +213,15 @@ fn cstring(s: &str) -> CString {
     CString::new(s.replace('\0', "")).expect("NULs removed")
 }
 
+// Virtual bases' offsets read from clang's record layouts (cxx/record_layout.cpp).
+extern "C" {
+    fn hipmlir_virtual_base_offset(
+        translation_unit: *mut c_void,
+        decl: *const c_void,
+        vbase: *const c_void,
+    ) -> i64;
+}
+
 // Statement parts read from clang's nodes (cxx/statement_parts.cpp).
 extern "C" {
     fn hipmlir_forget_deferred_diagnostic_roots(translation_unit: *mut c_void);
@@ -1629,7 +1638,7 @@ impl CType {
         }
     }
     /// The byte offset of the `base` class subobject in an object of this record type, through
-    /// any chain of base classes; `None` when `base` is not a base (or is a virtual one).
+    /// any chain of non-virtual base classes; `None` when `base` is not such a base.
     pub fn base_offset(&self, base: &CType) -> Option<u64> {
         let decl = self.canonical().declaration();
         let wanted = base.canonical().declaration().canonical();
@@ -1637,6 +1646,10 @@ impl CType {
             return None;
         }
         self.bases().into_iter().find_map(|spec| {
+            // A virtual base's offset is the most derived class's (see `virtual_base_offset`).
+            if spec.is_virtual_base() {
+                return None;
+            }
             // SAFETY: plain libclang query on live cursors.
             let bits = unsafe { clang_getOffsetOfBase(decl.0, spec.0) };
             if bits < 0 {
@@ -1650,6 +1663,50 @@ impl CType {
                 spec_ty.base_offset(base).map(|inner| offset + inner)
             }
         })
+    }
+
+    /// The virtual base classes of this class, direct and indirect, each once, in the order a
+    /// complete object's constructor builds them (clang's: for each base in turn, its virtual
+    /// bases, then the base itself if it is virtual).
+    pub fn virtual_bases(&self) -> Vec<CType> {
+        let mut out: Vec<CType> = Vec::new();
+        let add = |ty: CType, out: &mut Vec<CType>| {
+            let key = ty.canonical().declaration().canonical();
+            if !out.iter().any(|t| t.declaration().canonical() == key) {
+                out.push(ty.canonical());
+            }
+        };
+        for spec in self.canonical().bases() {
+            let base = spec.ty();
+            for inner in base.virtual_bases() {
+                add(inner, &mut out);
+            }
+            if spec.is_virtual_base() {
+                add(base, &mut out);
+            }
+        }
+        out
+    }
+
+    /// The byte offset of virtual base `vbase` in a complete object of this class: clang's
+    /// record layout (cxx/record_layout.cpp), computed first by asking for the class's size.
+    pub fn virtual_base_offset(&self, vbase: &CType) -> Option<u64> {
+        let decl = self.canonical().declaration();
+        let wanted = vbase.canonical().declaration();
+        if decl.is_null() || wanted.is_null() {
+            return None;
+        }
+        self.canonical().size_of()?;
+        // SAFETY: declaration cursors hold their `clang::Decl *` in data[0] and their
+        // translation unit in data[2]; the shim checks the nodes' classes.
+        let bytes = unsafe {
+            hipmlir_virtual_base_offset(
+                decl.0.data[2] as *mut c_void,
+                decl.0.data[0],
+                wanted.0.data[0],
+            )
+        };
+        u64::try_from(bytes).ok()
     }
 
     /// The base-class specifiers of a record type (for template instances too, whose

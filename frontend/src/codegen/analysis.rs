@@ -26,6 +26,9 @@ pub enum VarKey {
     SwitchEntered(Cursor),
     /// Set once a `goto` to the given label ran, until control reaches the label.
     Goto(Cursor),
+    /// Set while the loop of the given statement (a `do` loop, a label a `goto` jumps back to)
+    /// runs another round (see `FunctionCodegen::emit_repeat`).
+    Repeat(Cursor),
 }
 
 /// The jumps a statement may take out of itself.
@@ -102,14 +105,15 @@ pub fn check_gotos(body: &Cursor) -> Result<(), (Cursor, String)> {
         path: Vec<Cursor>,
         lists: Vec<Cursor>,
         labels: Vec<(Cursor, Vec<Cursor>, usize)>,
-        gotos: Vec<(Cursor, Vec<Cursor>, usize)>,
+        /// (the goto, the lists around it, the statements around it, its place)
+        gotos: Vec<(Cursor, Vec<Cursor>, Vec<Cursor>, usize)>,
         order: usize,
     }
     fn walk(c: &Cursor, w: &mut Walk) {
         w.order += 1;
         match c.kind() {
             CXCursor_LabelStmt => w.labels.push((c.statement_key(), w.path.clone(), w.order)),
-            CXCursor_GotoStmt => w.gotos.push((*c, w.lists.clone(), w.order)),
+            CXCursor_GotoStmt => w.gotos.push((*c, w.lists.clone(), w.path.clone(), w.order)),
             _ => {}
         }
         let is_list = c.kind() == CXCursor_CompoundStmt;
@@ -133,7 +137,7 @@ pub fn check_gotos(body: &Cursor) -> Result<(), (Cursor, String)> {
         order: 0,
     };
     walk(body, &mut w);
-    for (goto, lists, at) in &w.gotos {
+    for (goto, lists, goto_path, at) in &w.gotos {
         let Some(label) = goto_target(goto) else {
             return Err((*goto, "goto without a label".into()));
         };
@@ -158,26 +162,55 @@ pub fn check_gotos(body: &Cursor) -> Result<(), (Cursor, String)> {
         if in_list {
             continue;
         }
-        let enterable = below.iter().all(|p| {
-            matches!(
-                p.kind(),
-                CXCursor_LabelStmt | CXCursor_CompoundStmt | CXCursor_IfStmt
-            ) && !(p.kind() == CXCursor_IfStmt && has_if_init(p))
-        });
-        if order < at {
+        let blocked = below.iter().find_map(not_enterable);
+        // Back into an earlier statement of the list (a block or `if` holding the label): a
+        // loop from that statement to the goto's, which enters it (stmt.rs). Back into the
+        // statement holding the goto itself (from an `if`'s other branch) is not one.
+        let goto_statement = goto_path
+            .iter()
+            .position(|p| p == common)
+            .and_then(|i| goto_path.get(i + 1));
+        if let Some(what) = blocked {
+            return Err((
+                *goto,
+                format!("goto jumping into {what} holding label '{name}'"),
+            ));
+        }
+        if order < at && goto_statement == below.first() {
             return Err((
                 *goto,
                 format!("goto jumping back into the statement of label '{name}'"),
             ));
         }
-        if !enterable {
-            return Err((
-                *goto,
-                format!("goto jumping into a loop or switch holding label '{name}'"),
-            ));
-        }
     }
     Ok(())
+}
+
+/// What a `goto` cannot enter, named for the error: None for blocks, `if`s and loops (whose
+/// init-statement and first test the jump skips; clang refuses a jump past a declaration's
+/// initialization, a range-based for's among them).
+fn not_enterable(p: &Cursor) -> Option<&'static str> {
+    match p.kind() {
+        CXCursor_LabelStmt | CXCursor_CompoundStmt | CXCursor_DoStmt => None,
+        CXCursor_IfStmt if has_if_init(p) => {
+            Some("an if statement with an init-statement or condition variable")
+        }
+        CXCursor_WhileStmt if p.children().len() != 2 => {
+            Some("a while loop whose condition declares a variable")
+        }
+        CXCursor_ForStmt if has_for_condition_variable(p) => {
+            Some("a for loop whose condition declares a variable")
+        }
+        CXCursor_IfStmt | CXCursor_WhileStmt | CXCursor_ForStmt => None,
+        CXCursor_SwitchStmt => Some("a switch"),
+        _ => Some("this statement"),
+    }
+}
+
+/// Whether a `for` statement declares a variable in its condition (which a jump into it would
+/// bypass).
+fn has_for_condition_variable(s: &Cursor) -> bool {
+    s.for_parts().is_none_or(|p| p.condition_variable.is_some())
 }
 
 /// Whether an `if` statement has an init statement or a condition variable (which a jump into
@@ -219,6 +252,11 @@ pub fn entered_by(s: &Cursor, labels: &[Cursor]) -> Vec<Cursor> {
     let mut out = Vec::new();
     walk(s, labels, &mut out);
     out
+}
+
+/// Whether statement `c` is or holds a loop (at any depth).
+pub fn holds_loop(c: &Cursor) -> bool {
+    is_loop(c) || c.children().iter().any(holds_loop)
 }
 
 pub fn is_loop(c: &Cursor) -> bool {

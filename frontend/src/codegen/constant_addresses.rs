@@ -10,6 +10,7 @@ use super::expr::class_delta;
 use super::function_pointers::is_null_constant;
 use super::globals::{is_device_variable, is_host_constant};
 use super::module::ModuleCodegen;
+use super::virtual_bases::is_virtual_path;
 use crate::clang::{ConstValue, Cursor};
 use crate::error::{FrontendError, Result};
 use crate::types::Ty;
@@ -74,14 +75,21 @@ fn integer(e: &Cursor) -> Result<i64> {
 }
 
 /// The byte adjustment of a conversion between classes (derived to base and back), of the
-/// objects themselves or of the pointees of pointers.
-fn class_adjustment(from: &Cursor, to: &Cursor) -> i64 {
+/// objects themselves or of the pointees of pointers. One through a virtual base is refused:
+/// where that base is, the object's class id says at run time (virtual_bases.rs).
+fn class_adjustment(from: &Cursor, to: &Cursor) -> Result<i64> {
     let (f, t) = (from.ty().canonical(), to.ty().canonical());
     let (f, t) = match (f.kind(), t.kind()) {
         (CXType_Pointer, CXType_Pointer) => (f.pointee(), t.pointee()),
         _ => (f, t),
     };
-    class_delta(&f, &t).unwrap_or(0)
+    if class_delta(&f, &t).is_none() && is_virtual_path(&f, &t) {
+        return Err(FrontendError::unsupported(
+            to.location(),
+            "an address constant converted to a virtual base class",
+        ));
+    }
+    Ok(class_delta(&f, &t).unwrap_or(0))
 }
 
 impl ModuleCodegen<'_> {
@@ -141,7 +149,7 @@ impl ModuleCodegen<'_> {
             return self.object_address(operand);
         }
         let address = self.pointer_value(operand)?;
-        Ok(address.plus(class_adjustment(operand, conversion)))
+        Ok(address.plus(class_adjustment(operand, conversion)?))
     }
 
     /// The address of the object an lvalue expression names.
@@ -151,12 +159,12 @@ impl ModuleCodegen<'_> {
             _ if e.is_explicit_cast() => {
                 let inner = e.explicit_cast_operand().ok_or_else(|| not_constant(e))?;
                 let address = self.object_address(&inner)?;
-                Ok(address.plus(class_adjustment(&inner, e)))
+                Ok(address.plus(class_adjustment(&inner, e)?))
             }
             CXCursor_UnexposedExpr => {
                 let inner = only_child(e)?;
                 let address = self.object_address(&inner)?;
-                Ok(address.plus(class_adjustment(&inner, e)))
+                Ok(address.plus(class_adjustment(&inner, e)?))
             }
             CXCursor_DeclRefExpr => {
                 let decl = e.referenced().ok_or_else(|| not_constant(e))?;
@@ -166,7 +174,7 @@ impl ModuleCodegen<'_> {
                 let text = super::builtins::string_literal(e).ok_or_else(|| not_constant(e))?;
                 let loc = self.location_of(e);
                 Ok(Address {
-                    symbol: self.string_value(&text, loc)?,
+                    symbol: self.relocated_string(&text, loc)?,
                     offset: 0,
                 })
             }

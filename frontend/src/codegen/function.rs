@@ -107,6 +107,12 @@ pub struct FunctionCodegen<'c, 'm> {
     /// Float sums, differences and products may be fused into FMAs (see `expr/operators.rs`):
     /// in the user's code, not in hipmlir's own headers.
     pub contract_floats: bool,
+    /// In a constructor of a class with virtual bases: its construction context (0: it builds
+    /// a complete object; see virtual_bases.rs).
+    pub construction: Option<Value<'c>>,
+    /// The context for the next call of a constructor of this class (its declaration), set
+    /// where a constructor builds a base subobject with virtual bases.
+    pub base_construction: Option<(Cursor, Value<'c>)>,
 }
 
 /// Nodes whose location is where their first child begins (clang's `getBeginLoc()` of a binary
@@ -319,6 +325,44 @@ impl<'c, 'm> FunctionCodegen<'c, 'm> {
             loc,
         )?;
         Ok(())
+    }
+
+    /// `do { body } while (c)`, where `body` returns `c`: an `scf.while` whose condition region
+    /// is the body. MLIR serializes a condition region as the SPIR-V loop's header block, and a
+    /// loop nested in a header (a `do` loop's body holding a `for`) comes out invalid (an OpPhi
+    /// naming a block that is not its predecessor): when the body `holds_loops`, the condition
+    /// region only tests a flag (named by `key`) and the body runs in the body region. (Only
+    /// then: LLVM unrolls the plain form under an unroll hint.)
+    pub fn emit_repeat(
+        &mut self,
+        key: Cursor,
+        holds_loops: bool,
+        carried: &[VarKey],
+        unroll: Option<hipmlir_ir::LoopUnroll>,
+        body: impl FnOnce(&mut Self) -> Result<Value<'c>>,
+        loc: Location<'c>,
+    ) -> Result<()> {
+        if !holds_loops {
+            return self.emit_while(carried, unroll, body, |_| Ok(()), loc);
+        }
+        let again = VarKey::Repeat(key);
+        self.set_flag(again.clone(), true, loc)?;
+        let mut carried = carried.to_vec();
+        if !carried.contains(&again) {
+            carried.push(again.clone());
+        }
+        let test = again.clone();
+        self.emit_while(
+            &carried,
+            unroll,
+            |this| this.flag(&test, loc),
+            |this| {
+                let c = body(this)?;
+                this.bind(again, Ty::Bool, Val::Scalar(c));
+                Ok(())
+            },
+            loc,
+        )
     }
 
     /// `scf.while`: `before` computes the condition, `after` is the body; the locals in `carried`

@@ -278,27 +278,31 @@ impl<'c> FunctionCodegen<'c, '_> {
                 "call through a function pointer with these arguments",
             ));
         }
-        if clang_params
-            .iter()
-            .any(|p| p.canonical().kind() == clang_sys::CXType_Record && p.passed_indirectly())
-        {
-            return Err(FrontendError::unsupported(
-                e.location(),
-                "call through a function pointer with a by-value parameter of a class with a \
-                 non-trivial copy, move or destructor",
-            ));
-        }
         let ctx = self.ctx();
         let mut inputs: Vec<Type<'c>> = leading.iter().map(|v| v.r#type()).collect();
         let mut operands = leading;
         for ((arg, ty), clang_param) in args.iter().zip(&params).zip(&clang_params) {
+            let indirect = clang_param.canonical().kind() == clang_sys::CXType_Record
+                && clang_param.passed_indirectly();
+            if indirect {
+                // As in a direct call (module.rs's parameter_type): the address of the caller's
+                // temporary, which the caller destroys after the call.
+                operands.push(self.materialize(arg, !Self::is_temporary(arg))?);
+                inputs.push(
+                    Ty::Pointer {
+                        pointee: Box::new(ty.clone()),
+                    }
+                    .value_mlir(ctx),
+                );
+                continue;
+            }
             operands.push(if clang_param.is_reference() {
                 self.object_address(arg)?
             } else {
                 self.rvalue_as(arg, ty)?.scalar()
             });
+            inputs.push(ty.value_mlir(ctx));
         }
-        inputs.extend(params.iter().map(|t| t.value_mlir(ctx)));
         let results: Vec<Type<'c>> = match *result {
             Ty::Void => vec![],
             ref t => vec![t.value_mlir(ctx)],

@@ -143,6 +143,7 @@ impl<'c> ModuleCodegen<'c> {
             Some(&[0; 8]),
             &[],
             8,
+            8,
             AddrSpace::Global,
             false,
             linkage,
@@ -191,6 +192,7 @@ impl<'c> ModuleCodegen<'c> {
             Some(&value.bytes),
             &value.relocations,
             ty.size(),
+            ty.align(),
             AddrSpace::Global,
             true,
             Linkage::Internal,
@@ -216,6 +218,7 @@ impl<'c> ModuleCodegen<'c> {
         // host's to write into that memory.
         let managed = is_managed(decl);
         let storage = if managed { POINTER_BYTES } else { ty.size() };
+        let storage_align = if managed { POINTER_BYTES } else { ty.align() };
         let Some(def) = decl.definition() else {
             // Declared `extern` here and defined in another source: a declaration the device
             // link resolves (with -fgpu-rdc); without one, the driver reports it.
@@ -224,6 +227,7 @@ impl<'c> ModuleCodegen<'c> {
                 None,
                 &[],
                 storage,
+                storage_align,
                 AddrSpace::Global,
                 false,
                 Linkage::External,
@@ -251,6 +255,7 @@ impl<'c> ModuleCodegen<'c> {
             Some(&value.bytes),
             &value.relocations,
             storage,
+            storage_align,
             AddrSpace::Global,
             false,
             self.linkage_of(&def),
@@ -283,12 +288,55 @@ impl<'c> ModuleCodegen<'c> {
             Some(&bytes),
             &[],
             bytes.len() as u64,
+            1,
             AddrSpace::Global,
             true,
             Linkage::Internal,
             loc,
         )?;
         self.string_values.insert(text.to_vec(), symbol.clone());
+        Ok(symbol)
+    }
+
+    /// A string literal a device variable's initializer points to (`const char* names[] =
+    /// {"red", ...}`): read-only global memory named by its bytes, one in a program however many
+    /// sources have it. With the memory checker it is listed among the device variables, with
+    /// an address kernel, so that the runtime enters it in the checker's table as it does the
+    /// variables: device code reads it through pointers loaded from memory, which the checker
+    /// looks up there.
+    pub fn relocated_string(&mut self, text: &[u8], loc: Location<'c>) -> Result<String> {
+        if let Some(symbol) = self.relocated_strings.get(text) {
+            return Ok(symbol.clone());
+        }
+        let mut bytes = text.to_vec();
+        bytes.push(0);
+        // FNV-1a of the bytes: the same name in every source.
+        let hash = bytes.iter().fold(0xcbf2_9ce4_8422_2325u64, |h, b| {
+            (h ^ u64::from(*b)).wrapping_mul(0x0100_0000_01b3)
+        });
+        let symbol = format!("__hipmlir_string_{hash:016x}_{}", bytes.len());
+        let linkage = Linkage::LinkOnceOdr;
+        self.declare_global(
+            &symbol,
+            Some(&bytes),
+            &[],
+            bytes.len() as u64,
+            1,
+            AddrSpace::Global,
+            true,
+            linkage,
+            loc,
+        )?;
+        if self.memcheck {
+            self.emit_address_kernel_at(&symbol, linkage, loc)?;
+            self.device_variables.push(DeviceVariable {
+                symbol: symbol.clone(),
+                size: bytes.len() as u64,
+                managed_size: None,
+                registered_by_unit: false,
+            });
+        }
+        self.relocated_strings.insert(text.to_vec(), symbol.clone());
         Ok(symbol)
     }
 
@@ -305,6 +353,7 @@ impl<'c> ModuleCodegen<'c> {
             Some(&bytes),
             &[],
             bytes.len() as u64,
+            1,
             AddrSpace::Constant,
             true,
             Linkage::Internal,
@@ -324,6 +373,7 @@ impl<'c> ModuleCodegen<'c> {
         bytes: Option<&[u8]>,
         relocations: &[Relocation],
         size: u64,
+        align: u64,
         space: AddrSpace,
         constant: bool,
         linkage: Linkage,
@@ -360,6 +410,14 @@ impl<'c> ModuleCodegen<'c> {
         }
         if constant {
             attributes.push(("constant", Attribute::unit(ctx)));
+        }
+        if align > 1 {
+            // The variable's own alignment, clang's alignof (PTX's `.align N`, as nvcc writes
+            // it): its bytes are an array of i8, whose alignment is 1.
+            attributes.push((
+                "alignment",
+                IntegerAttribute::new(IntegerType::new(ctx, 64).into(), align as i64).into(),
+            ));
         }
         // Ahead of every function: SPIR-V wants a variable declared before the code using it,
         // and a variable first reached through a device function is declared after the kernels

@@ -26,6 +26,7 @@ use super::analysis::is_loop;
 use super::builder::{internal, Value};
 use super::expr::LValue;
 use super::function::{FunctionCodegen, Val};
+use super::virtual_bases::virtual_bases_at;
 use crate::clang::{CType, Cursor, LifetimeNode};
 use crate::error::{FrontendError, Result};
 use crate::types::Ty;
@@ -61,6 +62,8 @@ struct Cleanup<'c> {
     built: Option<Value<'c>>,
     /// Set when the object became the function's return value (named return value).
     returned: Option<Value<'c>>,
+    /// A base subobject: its virtual bases are the complete object's to destroy.
+    subobject: bool,
 }
 
 impl<'c> FunctionCodegen<'c, '_> {
@@ -157,6 +160,7 @@ impl<'c> FunctionCodegen<'c, '_> {
             site: *site,
             built,
             returned,
+            subobject: false,
         });
         Ok(())
     }
@@ -212,10 +216,14 @@ impl<'c> FunctionCodegen<'c, '_> {
             });
         }
         let (object, ty, site) = (cleanup.object, cleanup.ty, cleanup.site);
+        let destroy = |this: &mut Self| match cleanup.subobject {
+            true => this.destroy_subobject(object, ty, &site),
+            false => this.destroy(object, ty, &site),
+        };
         match run {
-            None => self.destroy(object, ty, &site)?,
+            None => destroy(self)?,
             Some(run) => {
-                self.emit_guarded(run, &[], |this| this.destroy(object, ty, &site), loc)?;
+                self.emit_guarded(run, &[], destroy, loc)?;
             }
         }
         if let Some(flag) = cleanup.built {
@@ -242,15 +250,47 @@ impl<'c> FunctionCodegen<'c, '_> {
                 })
             }
             CXType_Record => {
-                let Some(destructor) = self.destructor_of(ty, site)? else {
+                self.destroy_subobject(object, ty, site)?;
+                // A complete object: then its virtual bases, last built first.
+                if ty.virtual_bases().is_empty() {
                     return Ok(());
-                };
+                }
                 let this = self.to_generic(object, loc)?;
-                self.call_function(&destructor, Some(this), &[], site)
-                    .map(|_| ())
+                self.destroy_virtual_bases(this, ty, site)
             }
             _ => Ok(()),
         }
+    }
+
+    /// Destroys the object of class `ty` at `object` as a base subobject: its destructor,
+    /// which leaves its virtual bases.
+    pub fn destroy_subobject(&mut self, object: Value<'c>, ty: CType, site: &Cursor) -> Result<()> {
+        let loc = self.loc(site);
+        let Some(destructor) = self.destructor_of(ty.canonical(), site)? else {
+            return Ok(());
+        };
+        let this = self.to_generic(object, loc)?;
+        self.call_function(&destructor, Some(this), &[], site)
+            .map(|_| ())
+    }
+
+    /// After the destructor of a complete object of class `class` at `object` (generic): its
+    /// virtual bases' destructors, last built first.
+    pub fn destroy_virtual_bases(
+        &mut self,
+        object: Value<'c>,
+        class: CType,
+        site: &Cursor,
+    ) -> Result<()> {
+        let loc = self.loc(site);
+        for (vbase, offset) in virtual_bases_at(class.canonical(), site)?.into_iter().rev() {
+            let Some(destructor) = self.destructor_of(vbase, site)? else {
+                continue;
+            };
+            let at = self.byte_offset(object, offset as i64, loc)?;
+            self.call_function(&destructor, Some(at), &[], site)?;
+        }
+        Ok(())
     }
 
     /// The destructor to call on an object of class type `ty` (`None`: nothing to do).
@@ -258,20 +298,9 @@ impl<'c> FunctionCodegen<'c, '_> {
         let Some(info) = ty.canonical().destructor() else {
             return Ok(None);
         };
-        let unsupported = |why: &str| {
-            Err(FrontendError::unsupported(
-                site.location(),
-                format!("destroying an object of type '{}': {why}", ty.spelling()),
-            ))
-        };
-        if info.destructor.is_none() {
-            return Ok(None);
-        }
         // An object whose type is known (a local, a member, a base) is destroyed by its own
         // class's destructor, virtual or not.
-        if info.virtual_bases {
-            return unsupported("virtual base classes");
-        }
+        let _ = site;
         Ok(info.destructor)
     }
 
@@ -291,17 +320,21 @@ impl<'c> FunctionCodegen<'c, '_> {
         let this = self.env[&super::analysis::VarKey::This].val.scalar();
         for base in class.bases() {
             let base_ty = base.ty();
-            if !self.needs_destruction(base_ty) {
+            // A virtual base is the complete object's to destroy (`destroy`).
+            if base.is_virtual_base() || !self.needs_destruction(base_ty) {
                 continue;
             }
             let Some(offset) = class.base_offset(&base_ty) else {
                 return Err(FrontendError::unsupported(
                     base.location(),
-                    "destroying a virtual base class",
+                    "destroying this base class",
                 ));
             };
             let at = self.byte_offset(this, offset as i64, loc)?;
             self.destroy_at_scope_end(at, base_ty, destructor, false, None)?;
+            if let Some(cleanup) = self.scopes.last_mut().and_then(|s| s.cleanups.last_mut()) {
+                cleanup.subobject = true;
+            }
         }
         let record = Ty::from_clang(class, &destructor.location())?;
         let Ty::Record(r) = &record else {

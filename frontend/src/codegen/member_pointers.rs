@@ -203,20 +203,30 @@ impl<'c> FunctionCodegen<'c, '_> {
         let converted = match e.kind() {
             CXCursor_UnaryOperator if e.unary_operator() == CXUnaryOperator_AddrOf => {
                 let field = self.named_member(e)?;
-                let parent = field.semantic_parent();
-                if field.kind() != CXCursor_FieldDecl
-                    || parent.is_some_and(|p| p.is_anonymous_record())
-                    || field.bit_field_width().is_some()
-                {
-                    return Err(FrontendError::unsupported(
+                let refused = || {
+                    FrontendError::unsupported(
                         e.location(),
                         format!("pointer to member '{}'", field.spelling()),
-                    ));
-                }
-                let bits = field
-                    .field_offset_bits()
-                    .ok_or_else(|| FrontendError::unsupported(e.location(), "pointer to member"))?;
-                return self.b.const_int(i64t, (bits / 8) as i64, loc);
+                    )
+                };
+                let offset = match field.kind() {
+                    CXCursor_FieldDecl if field.bit_field_width().is_none() => {
+                        field.field_offset_bits().ok_or_else(refused)? / 8
+                    }
+                    // A member of an anonymous struct or union (clang's indirect field): the
+                    // offsets of the anonymous members holding it added.
+                    CXCursor_FieldDecl => return Err(refused()),
+                    _ => {
+                        let class = e.ty().canonical().member_pointer_class();
+                        let record = Ty::from_clang(class, &e.location())?;
+                        let path = record.member_path(&field.spelling()).ok_or_else(refused)?;
+                        if path.iter().any(|(_, f)| f.bit_field.is_some()) {
+                            return Err(refused());
+                        }
+                        path.iter().map(|(_, f)| f.offset).sum()
+                    }
+                };
+                return self.b.const_int(i64t, offset as i64, loc);
             }
             CXCursor_ParenExpr => return self.data_member_offset(&only(e)?),
             CXCursor_DeclRefExpr if e.referenced().is_none() => {

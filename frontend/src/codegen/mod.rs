@@ -21,6 +21,7 @@ mod new_delete;
 mod objects;
 mod stmt;
 mod traps;
+mod virtual_bases;
 mod virtuals;
 mod warp;
 

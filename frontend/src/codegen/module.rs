@@ -21,6 +21,7 @@ use super::function::{FunctionCodegen, LambdaValue, Val};
 use super::globals::{is_device_variable, DeviceVariable};
 use super::lambdas::{closure_declaration, closure_type_key, Capture, Closure};
 use super::objects::{has_this, this_record};
+use super::virtual_bases::takes_construction_context;
 use crate::clang::{Cursor, Linkage};
 use crate::error::{FrontendError, Result};
 use crate::kernel_abi::{kernel_args_attr, kernel_args_size_attr, kernel_info};
@@ -71,6 +72,10 @@ pub struct ModuleCodegen<'c> {
     pub(super) strings: HashMap<Vec<u8>, String>,
     /// String literals used as values, by content.
     pub(super) string_values: HashMap<Vec<u8>, String>,
+    /// String literals device variables' initializers point to, by their bytes.
+    pub(super) relocated_strings: HashMap<Vec<u8>, String>,
+    /// The module is built with the memory checker (`-fsanitize=address`).
+    pub memcheck: bool,
     /// printf declarations by argument signature.
     printf_signatures: HashMap<String, String>,
     /// Address-taken functions (symbol → function pointer id), see function_pointers.rs.
@@ -160,6 +165,8 @@ impl<'c> ModuleCodegen<'c> {
             device_variables: Vec::new(),
             strings: HashMap::new(),
             string_values: HashMap::new(),
+            relocated_strings: HashMap::new(),
+            memcheck: false,
             printf_signatures: HashMap::new(),
             externals: std::collections::HashSet::new(),
             function_pointers: std::collections::BTreeMap::new(),
@@ -698,6 +705,8 @@ impl<'c> ModuleCodegen<'c> {
             scopes: Vec::new(),
             nrvo_flags: HashMap::new(),
             declared_ahead: Default::default(),
+            construction: None,
+            base_construction: None,
         };
         let mut args = args.into_iter();
         let mut param_types = sig.params.iter();
@@ -807,6 +816,12 @@ impl<'c> ModuleCodegen<'c> {
         }
         for (param, lambda) in closure_params {
             fc.bind_closure_object(&param, &lambda, loc)?;
+        }
+        if takes_construction_context(def) {
+            fc.construction = Some(
+                args.next()
+                    .ok_or_else(|| internal(loc, "constructor without its context"))?,
+            );
         }
         // The function's own scope: a destructor's members and bases are destroyed as it ends,
         // after the body's locals.
@@ -928,6 +943,10 @@ impl ModuleCodegen<'_> {
                 Some(closure) => params.extend(closure.param_types()),
                 None => params.push(parameter_type(&p)?),
             }
+        }
+        if takes_construction_context(def) {
+            // The construction context (virtual_bases.rs).
+            params.push(Ty::LONG);
         }
         let result = Ty::from_clang(def.result_type(), &def.location())?;
         Ok(FunctionSig {

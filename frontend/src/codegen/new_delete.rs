@@ -50,10 +50,11 @@ impl<'c> FunctionCodegen<'c, '_> {
             .b
             .const_int(Ty::LONG.value_mlir(self.ctx()), element.size() as i64, loc)?;
         // An array whose elements have destructors gets a cookie: its element count.
-        let cookie = match parts.is_array && destructor(&element_ctype, e)?.is_some() {
-            true => element.align().max(8) as i64,
-            false => 0,
-        };
+        let cookie =
+            match parts.is_array && destructor(&element_ctype, parts.is_array, e)?.is_some() {
+                true => element.align().max(8) as i64,
+                false => 0,
+            };
         let count = match &parts.array_size {
             Some(n) if parts.is_array => Some(self.rvalue_as(n, &Ty::LONG)?.scalar()),
             _ => None,
@@ -130,7 +131,7 @@ impl<'c> FunctionCodegen<'c, '_> {
         };
         let element_ctype = operand.ty().canonical().pointee();
         let element = Ty::from_clang(element_ctype, &e.location())?;
-        let dtor = destructor(&element_ctype, e)?;
+        let dtor = destructor(&element_ctype, parts.is_array, e)?;
         let Some(node) = parts.operator_delete else {
             return Err(FrontendError::unsupported(
                 e.location(),
@@ -177,6 +178,7 @@ impl<'c> FunctionCodegen<'c, '_> {
                     }
                     (Some(dtor), false) => {
                         this.call_function(dtor, Some(pointer), &[], e)?;
+                        this.destroy_virtual_bases(pointer, element_ctype, e)?;
                         (pointer, this.b.const_int(i64t, size, loc)?)
                     }
                     // Without a cookie the array's size is not known; the deallocation
@@ -467,14 +469,14 @@ impl<'c> FunctionCodegen<'c, '_> {
     }
 }
 
-/// The destructor `delete` runs on an object of type `ty`: `None` when destroying one does
-/// nothing.
-pub fn destructor(ty: &CType, e: &Cursor) -> Result<Option<Cursor>> {
+/// The destructor `delete` runs on an object of type `ty` (elements of an array when
+/// `is_array`): `None` when destroying one does nothing.
+pub fn destructor(ty: &CType, is_array: bool, e: &Cursor) -> Result<Option<Cursor>> {
     let ty = ty.canonical();
     let record = match ty.kind() {
         clang_sys::CXType_Record => ty,
         clang_sys::CXType_ConstantArray | clang_sys::CXType_IncompleteArray => {
-            return match destructor(&ty.element(), e)? {
+            return match destructor(&ty.element(), true, e)? {
                 None => Ok(None),
                 Some(_) => Err(FrontendError::unsupported(
                     e.location(),
@@ -496,8 +498,8 @@ pub fn destructor(ty: &CType, e: &Cursor) -> Result<Option<Cursor>> {
             ),
         ))
     };
-    if info.destructor.is_some() && info.virtual_bases {
-        return unsupported("virtual base classes");
+    if info.destructor.is_some() && info.virtual_bases && is_array {
+        return unsupported("arrays of classes with virtual base classes");
     }
     // The destructor destroys the members and bases after its body (lifetime.rs).
     Ok(info.destructor)

@@ -11,7 +11,8 @@ use super::analysis::VarKey;
 use super::builder::{internal, Value};
 use super::expr::LValue;
 use super::function::{FunctionCodegen, Val};
-use crate::clang::{CtorInit, Cursor, SpecialMember};
+use super::virtual_bases::{has_virtual_bases, virtual_bases_at};
+use crate::clang::{CType, CtorInit, Cursor, SpecialMember};
 use crate::error::{FrontendError, Result};
 use crate::types::Ty;
 
@@ -140,6 +141,54 @@ impl<'c> FunctionCodegen<'c, '_> {
         let inits = ctor.constructor_initializers().ok_or_else(|| {
             FrontendError::unsupported(ctor.location(), "this constructor's initializers")
         })?;
+        // The virtual bases: a complete object's constructor builds them first (virtual_bases.rs).
+        let vbases = virtual_bases_at(class, ctor)?;
+        let is_virtual_base = |e: &Cursor| {
+            let key = e.ty().canonical().declaration().canonical();
+            vbases
+                .iter()
+                .any(|(v, _)| v.declaration().canonical() == key)
+        };
+        let parent = match vbases.is_empty() {
+            true => None,
+            false => {
+                let (complete, parent) = self.construction_parent(class, loc)?;
+                let built: Vec<(CType, u64, Cursor)> = vbases
+                    .iter()
+                    .filter_map(|(v, offset)| {
+                        let key = v.declaration().canonical();
+                        inits.iter().find_map(|init| match init {
+                            CtorInit::Base(e)
+                                if e.ty().canonical().declaration().canonical() == key =>
+                            {
+                                Some((*v, *offset, *e))
+                            }
+                            _ => None,
+                        })
+                    })
+                    .collect();
+                self.emit_guarded(
+                    complete,
+                    &[],
+                    |this_| {
+                        for (vbase, offset, e) in built {
+                            let at = this_.byte_offset(this, offset as i64, loc)?;
+                            if has_virtual_bases(vbase) {
+                                let context =
+                                    this_.virtual_base_context(class, offset as i64, loc)?;
+                                this_.base_construction =
+                                    Some((vbase.declaration().canonical(), context));
+                            }
+                            let base_ty = Ty::from_clang(vbase, &e.location())?;
+                            this_.full_expression(|t| t.initialize(at, &base_ty, &e))?;
+                        }
+                        Ok(())
+                    },
+                    loc,
+                )?;
+                Some(parent)
+            }
+        };
         // The class's id (when it has virtual functions) goes in once its bases are built.
         let mut id_stored = false;
         for init in inits {
@@ -149,21 +198,30 @@ impl<'c> FunctionCodegen<'c, '_> {
             }
             match init {
                 CtorInit::Delegating(e) => {
-                    // Another constructor initializes everything.
+                    // Another constructor initializes everything, in the same context.
+                    if let Some(context) = self.construction {
+                        self.base_construction = Some((class.declaration().canonical(), context));
+                    }
                     return self.full_expression(|this_| this_.initialize(this, &record, &e));
                 }
+                CtorInit::Base(e) if is_virtual_base(&e) => {}
                 CtorInit::Base(e) => {
                     let base = e.ty();
                     let Some(offset) = class.base_offset(&base) else {
                         return Err(FrontendError::unsupported(
                             e.location(),
-                            "initializer of a virtual base class",
+                            "initializer of this base class",
                         ));
                     };
                     let at = match offset {
                         0 => this,
                         _ => self.byte_offset(this, offset as i64, loc)?,
                     };
+                    if let (Some(parent), true) = (parent, has_virtual_bases(base)) {
+                        let context = self.base_construction_context(parent, offset as i64, loc)?;
+                        self.base_construction =
+                            Some((base.canonical().declaration().canonical(), context));
+                    }
                     let base_ty = Ty::from_clang(base, &e.location())?;
                     self.full_expression(|this_| this_.initialize(at, &base_ty, &e))?;
                 }

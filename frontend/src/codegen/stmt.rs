@@ -59,10 +59,10 @@ impl<'c> FunctionCodegen<'c, '_> {
         self.emit_stmts_after(stmts, Jumps::default())
     }
 
-    /// Emits statement `s` (a block, an `if` or a labeled statement) that a taken `goto` to one
-    /// of the labels `into` inside it enters: the statements ahead of the label and the `if`'s
-    /// condition are skipped while the goto's flag is set, which the label clears. Without a
-    /// taken goto, `s` runs as usual.
+    /// Emits statement `s` (a block, an `if`, a loop or a labeled statement) that a taken `goto`
+    /// to one of the labels `into` inside it enters: the statements ahead of the label, the
+    /// `if`'s condition and the loop's init-statement and first test are skipped while the
+    /// goto's flag is set, which the label clears. Without a taken goto, `s` runs as usual.
     fn emit_entering(&mut self, s: &Cursor, into: &[Cursor]) -> Result<()> {
         let loc = self.loc(s);
         match s.kind() {
@@ -133,9 +133,18 @@ impl<'c> FunctionCodegen<'c, '_> {
                 )?;
                 Ok(())
             }
+            CXCursor_WhileStmt => match s.children().as_slice() {
+                [cond, body] => self.emit_loop(s, Some(cond), None, body, into),
+                _ => Err(internal(
+                    loc,
+                    "a goto entering a while with a condition variable",
+                )),
+            },
+            CXCursor_ForStmt => self.emit_for(s, into),
+            CXCursor_DoStmt => self.emit_do(s, into),
             _ => Err(internal(
                 loc,
-                "a goto entering a statement other than a block or if",
+                "a goto entering a statement other than a block, if or loop",
             )),
         }
     }
@@ -190,22 +199,41 @@ impl<'c> FunctionCodegen<'c, '_> {
                 let mut others = still.clone();
                 others.gotos.retain(|l| !into.contains(l));
                 let loc = self.loc(label);
-                if others.any() {
+                // Gotos of later statements may jump back into it too: a loop entering it.
+                let back = backward_goto_segment(after, 0).filter(|b| b.nested);
+                let last = back.as_ref().map_or(0, |b| b.last);
+                let mut entering = into.clone();
+                if let Some(b) = &back {
+                    entering.extend(b.labels.iter().filter(|l| !into.contains(l)).copied());
+                }
+                let segment = &after[..=last];
+                let emit = |this: &mut Self| -> Result<Jumps> {
+                    match &back {
+                        Some(b) => this.emit_goto_loop(b, &entering, segment),
+                        None => this.emit_entering(label, &into).map(|()| jumps(label)),
+                    }
+                };
+                let left = if others.any() {
                     let running = self.still_running(&others, loc)?;
-                    let mut carried = self.assigned_in(std::slice::from_ref(label));
-                    carried.extend(into.iter().map(|l| VarKey::Goto(*l)));
+                    let mut carried = self.assigned_in(segment);
+                    carried.extend(entering.iter().map(|l| VarKey::Goto(*l)));
+                    let mut left = Jumps::default();
                     self.emit_guarded(
                         running,
                         &carried,
-                        |this| this.emit_entering(label, &into),
+                        |this| {
+                            left = emit(this)?;
+                            Ok(())
+                        },
                         loc,
                     )?;
+                    left
                 } else {
-                    self.emit_entering(label, &into)?;
-                }
-                still = still.union(&jumps(label));
-                still.gotos.retain(|l| !into.contains(l));
-                return self.emit_stmts_after(&after[1..], still);
+                    emit(self)?
+                };
+                still = still.union(&left);
+                still.gotos.retain(|l| !entering.contains(l));
+                return self.emit_stmts_after(&after[last + 1..], still);
             }
             for key in super::analysis::label_chain(label) {
                 self.set_flag(VarKey::Goto(key), false, self.loc(label))?;
@@ -215,9 +243,10 @@ impl<'c> FunctionCodegen<'c, '_> {
         }
         for (i, stmt) in stmts.iter().enumerate() {
             // A label that a later goto of this list jumps back to begins a loop.
-            if let Some((last, key)) = backward_goto_segment(stmts, i) {
+            if let Some(back) = backward_goto_segment(stmts, i) {
+                let (last, entering) = (back.last, back.labels.clone());
                 let segment = &stmts[i..=last];
-                let j = self.emit_goto_loop(key, segment)?;
+                let j = self.emit_goto_loop(&back, &entering, segment)?;
                 let rest = &stmts[last + 1..];
                 if j.any() && !rest.is_empty() {
                     return self.emit_stmts_after(rest, j);
@@ -236,39 +265,59 @@ impl<'c> FunctionCodegen<'c, '_> {
 
     /// `L: s1; ...; sn` where some `goto L` in the statements jumps back: a loop that runs
     /// them while the goto was taken (its flag cleared at the top of each round). Returns the
-    /// other jumps leaving the statements.
-    fn emit_goto_loop(&mut self, label: Cursor, segment: &[Cursor]) -> Result<Jumps> {
+    /// other jumps leaving the statements. When the labels are inside `s1` (a block or `if`
+    /// holding them), each round enters `s1` at the label whose flag is set (of `entering`: those
+    /// jumped back to, and those a forward goto taken before enters), which clears it.
+    fn emit_goto_loop(
+        &mut self,
+        back: &BackSegment,
+        entering: &[Cursor],
+        segment: &[Cursor],
+    ) -> Result<Jumps> {
         let loc = self.loc(&segment[0]);
-        let key = VarKey::Goto(label);
+        let keys: Vec<VarKey> = back.labels.iter().map(|l| VarKey::Goto(*l)).collect();
         let mut carried = self.assigned_in(segment);
-        if !carried.contains(&key) {
-            carried.push(key.clone());
+        let entering_keys = entering.iter().map(|l| VarKey::Goto(*l));
+        for key in keys.iter().cloned().chain(entering_keys) {
+            if !carried.contains(&key) {
+                carried.push(key);
+            }
         }
-        self.set_flag(key.clone(), false, loc)?;
-        self.emit_while(
+        if !back.nested {
+            self.set_flag(keys[0].clone(), false, loc)?;
+        }
+        self.emit_repeat(
+            back.labels[0],
+            segment.iter().any(super::analysis::holds_loop),
             &carried,
             None,
             |this| {
-                this.set_flag(key.clone(), false, loc)?;
+                if !back.nested {
+                    this.set_flag(keys[0].clone(), false, loc)?;
+                }
                 this.block(|this| {
-                    // The labeled statement, then the rest under the guard of its jumps (a
-                    // `goto L` in it included).
+                    // The labeled statement (entered at the label), then the rest under the
+                    // guard of its jumps (a goto back included).
                     let mut j = Jumps::default();
-                    if let Some(first) = super::analysis::labeled_statement(&segment[0]) {
+                    if back.nested {
+                        this.emit_entering(&segment[0], entering)?;
+                        j = jumps(&segment[0]);
+                        j.gotos.retain(|l| !entering.contains(l));
+                    } else if let Some(first) = super::analysis::labeled_statement(&segment[0]) {
                         this.emit_stmt(&first)?;
                         j = jumps(&first);
                     }
                     this.emit_stmts_after(&segment[1..], j)
                 })?;
-                this.flag(&key, loc)
+                this.any_flag(&keys, loc)
             },
-            |_| Ok(()),
             loc,
         )?;
         let mut j = segment
             .iter()
             .fold(Jumps::default(), |j, s| j.union(&jumps(s)));
-        j.gotos.retain(|l| *l != label);
+        j.gotos
+            .retain(|l| !back.labels.contains(l) && !entering.contains(l));
         Ok(j)
     }
 
@@ -327,21 +376,21 @@ impl<'c> FunctionCodegen<'c, '_> {
                 Ok(())
             }
             CXCursor_IfStmt => self.emit_if_stmt(s),
-            CXCursor_ForStmt => self.emit_for(s),
+            CXCursor_ForStmt => self.emit_for(s, &[]),
             CXCursor_CXXForRangeStmt => self.emit_range_for(s),
             CXCursor_WhileStmt => match s.children().as_slice() {
-                [cond, body] => self.emit_loop(s, Some(cond), None, body),
+                [cond, body] => self.emit_loop(s, Some(cond), None, body, &[]),
                 // `while (T x = e)`: x is declared afresh and tested before each iteration.
                 [var, test, body] if var.kind() == CXCursor_VarDecl => {
                     let each = PerIteration {
                         var,
                         test: Some(test),
                     };
-                    self.emit_loop_with(s, None, None, Some(each), body)
+                    self.emit_loop_with(s, None, None, Some(each), body, &[])
                 }
                 _ => Err(FrontendError::unsupported(s.location(), "while statement")),
             },
-            CXCursor_DoStmt => self.emit_do(s),
+            CXCursor_DoStmt => self.emit_do(s, &[]),
             CXCursor_ReturnStmt => {
                 if let Some(e) = s.children().first() {
                     let ty = self.return_ty.clone();
@@ -688,7 +737,9 @@ impl<'c> FunctionCodegen<'c, '_> {
         })
     }
 
-    fn emit_for(&mut self, s: &Cursor) -> Result<()> {
+    /// `for`; `entering`: the labels in its body a taken `goto` jumps to (the init-statement
+    /// and the first test skipped).
+    fn emit_for(&mut self, s: &Cursor, entering: &[Cursor]) -> Result<()> {
         let Some(ForParts {
             init,
             condition_variable,
@@ -705,7 +756,18 @@ impl<'c> FunctionCodegen<'c, '_> {
         // What the init-statement declares lives until the loop ends.
         self.block(|this| {
             if let Some(init) = init {
-                this.emit_stmt(&init)?;
+                match entering.is_empty() {
+                    true => this.emit_stmt(&init)?,
+                    false => {
+                        let flags: Vec<VarKey> =
+                            entering.iter().map(|l| VarKey::Goto(*l)).collect();
+                        let loc = this.loc(&init);
+                        let taken = this.any_flag(&flags, loc)?;
+                        let running = this.not(taken, loc)?;
+                        let carried = this.assigned_in(&[init]);
+                        this.emit_guarded(running, &carried, |this| this.emit_stmt(&init), loc)?;
+                    }
+                }
             }
             match &condition_variable {
                 // `for (...; T x = e; ...)`: x is declared afresh and tested before each
@@ -715,9 +777,9 @@ impl<'c> FunctionCodegen<'c, '_> {
                         var,
                         test: cond.as_ref(),
                     };
-                    this.emit_loop_with(s, None, inc.as_ref(), Some(each), &body)
+                    this.emit_loop_with(s, None, inc.as_ref(), Some(each), &body, entering)
                 }
-                None => this.emit_loop(s, cond.as_ref(), inc.as_ref(), &body),
+                None => this.emit_loop(s, cond.as_ref(), inc.as_ref(), &body, entering),
             }
         })
     }
@@ -747,6 +809,7 @@ impl<'c> FunctionCodegen<'c, '_> {
                 Some(&parts.inc),
                 Some(each),
                 &parts.body,
+                &[],
             )
         })
     }
@@ -758,12 +821,15 @@ impl<'c> FunctionCodegen<'c, '_> {
         cond: Option<&Cursor>,
         inc: Option<&Cursor>,
         body: &Cursor,
+        entering: &[Cursor],
     ) -> Result<()> {
-        self.emit_loop_with(s, cond, inc, None, body)
+        self.emit_loop_with(s, cond, inc, None, body, entering)
     }
 
     /// [`Self::emit_loop`] with a variable declared afresh at the start of each iteration, in
-    /// the body's scope (a range-based for's loop variable, a condition variable).
+    /// the body's scope (a range-based for's loop variable, a condition variable). `entering`:
+    /// the labels in the body a taken `goto` jumps to: while one's flag is set, the test is
+    /// skipped and the body entered at the label, which clears it.
     fn emit_loop_with(
         &mut self,
         s: &Cursor,
@@ -771,8 +837,10 @@ impl<'c> FunctionCodegen<'c, '_> {
         inc: Option<&Cursor>,
         each: Option<PerIteration>,
         body: &Cursor,
+        entering: &[Cursor],
     ) -> Result<()> {
         let loc = self.loc(s);
+        let entering_flags: Vec<VarKey> = entering.iter().map(|l| VarKey::Goto(*l)).collect();
         let j = jumps_of_loop_body(body);
         // A failed test of a condition variable leaves the loop as a `break` does.
         let tested = each.as_ref().is_some_and(|e| e.test.is_some());
@@ -791,12 +859,37 @@ impl<'c> FunctionCodegen<'c, '_> {
         if tested && !carried.contains(&VarKey::Break(*s)) {
             carried.push(VarKey::Break(*s));
         }
+        for flag in &entering_flags {
+            if !carried.contains(flag) {
+                carried.push(flag.clone());
+            }
+        }
         let stop_flags = loop_stop_flags(s, &j);
         let unroll = self.loop_unroll_of(s);
         let result = self.emit_while(
             &carried,
             unroll,
-            |this| this.loop_condition(cond, &stop_flags, loc),
+            |this| {
+                if entering_flags.is_empty() {
+                    return this.loop_condition(cond, &stop_flags, loc);
+                }
+                // Entered by a goto: no test.
+                let taken = this.any_flag(&entering_flags, loc)?;
+                let i1 = Ty::Bool.value_mlir(this.ctx());
+                let mut carried: Vec<VarKey> = Vec::new();
+                if let Some(cond) = cond {
+                    carried = assigned_vars(cond, this.targets());
+                }
+                let out = this.emit_if(
+                    taken,
+                    &carried,
+                    &[i1],
+                    |this| Ok(vec![this.b.const_bool(true, loc)?]),
+                    |this| Ok(vec![this.loop_condition(cond, &stop_flags, loc)?]),
+                    loc,
+                )?;
+                Ok(out[0])
+            },
             |this| {
                 if j.continues {
                     this.set_flag(VarKey::Continue(*s), false, loc)?;
@@ -804,7 +897,10 @@ impl<'c> FunctionCodegen<'c, '_> {
                 // Each iteration is a scope: what the body builds is destroyed before the next.
                 this.block(|this| {
                     let Some(each) = &each else {
-                        return this.emit_stmt(body);
+                        return match entering.is_empty() {
+                            true => this.emit_stmt(body),
+                            false => this.emit_entering(body, entering),
+                        };
                     };
                     this.emit_local_decl(each.var)?;
                     let Some(test) = each.test else {
@@ -943,7 +1039,8 @@ impl<'c> FunctionCodegen<'c, '_> {
     }
 
     /// `do body while (cond);`: the body and the condition both run in scf.while's "before" region.
-    fn emit_do(&mut self, s: &Cursor) -> Result<()> {
+    /// `do body while (cond);`; `entering`: the labels in its body a taken `goto` jumps to.
+    fn emit_do(&mut self, s: &Cursor, entering: &[Cursor]) -> Result<()> {
         let children = s.children();
         let [body, cond] = children.as_slice() else {
             return Err(FrontendError::unsupported(s.location(), "do statement"));
@@ -954,20 +1051,30 @@ impl<'c> FunctionCodegen<'c, '_> {
             self.set_flag(VarKey::Break(*s), false, loc)?;
         }
         self.targets.push(*s);
-        let carried = self.assigned_in(&[*body, *cond]);
+        let mut carried = self.assigned_in(&[*body, *cond]);
+        for label in entering {
+            let flag = VarKey::Goto(*label);
+            if !carried.contains(&flag) {
+                carried.push(flag);
+            }
+        }
         let stop_flags = loop_stop_flags(s, &j);
         let unroll = self.loop_unroll_of(s);
-        let result = self.emit_while(
+        let result = self.emit_repeat(
+            *s,
+            super::analysis::holds_loop(body),
             &carried,
             unroll,
             |this| {
                 if j.continues {
                     this.set_flag(VarKey::Continue(*s), false, loc)?;
                 }
-                this.block(|this| this.emit_stmt(body))?;
+                this.block(|this| match entering.is_empty() {
+                    true => this.emit_stmt(body),
+                    false => this.emit_entering(body, entering),
+                })?;
                 this.loop_condition(Some(cond), &stop_flags, loc)
             },
-            |_| Ok(()),
             loc,
         );
         self.targets.pop();
@@ -1082,17 +1189,51 @@ fn bypassed_variables(skipped: &[Cursor], after: &[Cursor]) -> Vec<Cursor> {
         .collect()
 }
 
-/// When `stmts[at]` has a label that a `goto` in `stmts[at..]` jumps back to: the index of the
-/// last statement holding such a goto, and the label.
-fn backward_goto_segment(stmts: &[Cursor], at: usize) -> Option<(usize, Cursor)> {
-    let labels = super::analysis::label_chain(stmts.get(at)?);
-    labels.into_iter().find_map(|key| {
+/// A loop a backward `goto` makes of `stmts[at..=last]`.
+struct BackSegment {
+    last: usize,
+    /// The labels jumped back to.
+    labels: Vec<Cursor>,
+    /// Whether they are inside `stmts[at]` (a block or `if` holding them), which each round
+    /// enters, rather than its own.
+    nested: bool,
+}
+
+/// When `stmts[at]` has a label that a `goto` in `stmts[at..]` jumps back to, or holds labels
+/// (in blocks and `if`s) that gotos of later statements jump back into: the segment.
+fn backward_goto_segment(stmts: &[Cursor], at: usize) -> Option<BackSegment> {
+    let first = stmts.get(at)?;
+    let own = super::analysis::label_chain(first);
+    let last_goto = |key: &Cursor, from: usize| {
         stmts
             .iter()
             .enumerate()
-            .skip(at)
-            .rfind(|(_, s)| jumps_to(s, &key))
-            .map(|(i, _)| (i, key))
+            .skip(from)
+            .rfind(|(_, s)| jumps_to(s, key))
+            .map(|(i, _)| i)
+    };
+    if let Some((last, key)) = own
+        .iter()
+        .find_map(|key| last_goto(key, at).map(|i| (i, *key)))
+    {
+        return Some(BackSegment {
+            last,
+            labels: vec![key],
+            nested: false,
+        });
+    }
+    let mut labels = Vec::new();
+    let mut last = None;
+    for key in super::analysis::labels_in(first) {
+        if let Some(i) = last_goto(&key, at + 1) {
+            labels.push(key);
+            last = last.max(Some(i));
+        }
+    }
+    Some(BackSegment {
+        last: last?,
+        labels,
+        nested: true,
     })
 }
 

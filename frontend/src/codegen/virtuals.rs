@@ -23,6 +23,7 @@ use melior::ir::{Block, Location, Region, RegionLike, Type};
 use super::builder::{block_arguments, internal, Builder, Value};
 use super::function::{FunctionCodegen, Val};
 use super::module::{FunctionSig, ModuleCodegen};
+use super::virtual_bases::{has_virtual_bases, slot_ids, virtual_bases_at};
 use crate::clang::{CType, Cursor};
 use crate::error::{FrontendError, Result};
 use crate::types::{pointer_type, AddrSpace, Ty};
@@ -39,7 +40,7 @@ const BAD_VIRTUAL_CALL_MESSAGE: &str =
 
 /// The id stored at offset `offset` of an object of dynamic class `class`: a hash of the class's
 /// name (and of the offset, but at 0), the same in every source of a program.
-fn subobject_id(class: CType, offset: u64) -> i64 {
+pub(super) fn subobject_id(class: CType, offset: u64) -> i64 {
     let mut name = class.canonical().unqualified().spelling();
     if offset != 0 {
         name.push_str(&format!("@{offset}"));
@@ -53,36 +54,94 @@ fn subobject_id(class: CType, offset: u64) -> i64 {
     (h | 1) as i64
 }
 
-/// The bases of `class` with their offsets; a virtual base is refused.
-fn bases_at(class: CType, at: &Cursor) -> Result<Vec<(CType, u64)>> {
+/// Where a class is: in a complete object of class `complete`, `at` bytes from its start. Its
+/// non-virtual bases are where its own layout puts them, its virtual bases where the complete
+/// object's does (virtual_bases.rs).
+#[derive(Clone, Copy)]
+pub struct Frame {
+    pub complete: CType,
+    pub at: i64,
+}
+
+impl Frame {
+    /// A complete object of class `class`.
+    pub fn complete(class: CType) -> Frame {
+        Frame {
+            complete: class,
+            at: 0,
+        }
+    }
+}
+
+/// A direct base of a class in a frame: its type, its offset from the class (negative for a
+/// virtual base the complete object puts ahead of it), its own frame, whether it is virtual.
+struct BaseAt {
+    ty: CType,
+    offset: i64,
+    frame: Frame,
+    is_virtual: bool,
+}
+
+/// The direct bases of `class` (in `frame`).
+fn bases_at(class: CType, frame: Frame, at: &Cursor) -> Result<Vec<BaseAt>> {
     class
         .bases()
         .iter()
         .map(|spec| {
-            let base = spec.ty();
-            // A virtual base's offset is the most derived class's to choose.
-            match class.base_offset(&base).filter(|_| !spec.is_virtual_base()) {
-                Some(offset) => Ok((base, offset)),
-                None => Err(FrontendError::unsupported(
+            let ty = spec.ty();
+            let layout_error = || {
+                FrontendError::unsupported(
                     at.location(),
                     format!(
-                        "virtual functions of '{}', a class with virtual base classes",
+                        "the layout of base class '{}' of '{}'",
+                        ty.spelling(),
                         class.spelling()
                     ),
-                )),
+                )
+            };
+            if spec.is_virtual_base() {
+                let v = frame
+                    .complete
+                    .virtual_base_offset(&ty)
+                    .ok_or_else(layout_error)? as i64;
+                Ok(BaseAt {
+                    ty,
+                    offset: v - frame.at,
+                    frame: Frame {
+                        complete: frame.complete,
+                        at: v,
+                    },
+                    is_virtual: true,
+                })
+            } else {
+                let offset = class.base_offset(&ty).ok_or_else(layout_error)? as i64;
+                Ok(BaseAt {
+                    ty,
+                    offset,
+                    frame: Frame {
+                        complete: frame.complete,
+                        at: frame.at + offset,
+                    },
+                    is_virtual: false,
+                })
             }
         })
         .collect()
 }
 
-/// Where an object of dynamic class `class` holds virtual table pointers: offset 0 and the
-/// offsets of its bases' that are not shared with it (sorted, once each).
-pub fn vtable_slots(class: CType, at: &Cursor) -> Result<Vec<u64>> {
+/// Where an object of class `class` (in `frame`) holds virtual table pointers, relative to
+/// it: offset 0 and those of its bases' that are not shared with it (sorted, once each); the
+/// virtual bases' too when `virtual_too`.
+fn slots_in(class: CType, frame: Frame, virtual_too: bool, at: &Cursor) -> Result<Vec<i64>> {
     let mut slots = Vec::new();
     if class.is_dynamic_class() {
         slots.push(0);
-        for (base, offset) in bases_at(class, at)? {
-            slots.extend(vtable_slots(base, at)?.into_iter().map(|s| offset + s));
+        for base in bases_at(class, frame, at)? {
+            if base.is_virtual && !virtual_too {
+                continue;
+            }
+            let inner = slots_in(base.ty, base.frame, virtual_too, at)?;
+            slots.extend(inner.into_iter().map(|s| base.offset + s));
         }
     }
     slots.sort_unstable();
@@ -90,19 +149,43 @@ pub fn vtable_slots(class: CType, at: &Cursor) -> Result<Vec<u64>> {
     Ok(slots)
 }
 
-/// The offsets of the subobjects of class `owner` in an object of class `class`.
-fn subobject_offsets(class: CType, owner: &Cursor, at: &Cursor) -> Result<Vec<u64>> {
+/// Where a complete object of class `class` holds virtual table pointers (its virtual bases'
+/// included).
+pub fn vtable_slots(class: CType, at: &Cursor) -> Result<Vec<u64>> {
+    Ok(slots_in(class, Frame::complete(class), true, at)?
+        .into_iter()
+        .map(|s| s as u64)
+        .collect())
+}
+
+/// Where an object of class `class` (in `frame`) holds virtual table pointers outside its
+/// virtual bases: those its constructor stores while it builds a base subobject.
+pub(super) fn nonvirtual_slots(class: CType, frame: Frame, at: &Cursor) -> Result<Vec<i64>> {
+    slots_in(class, frame, false, at)
+}
+
+/// The offsets of the subobjects of class `owner` in an object of class `class` (in `frame`),
+/// relative to it; through virtual bases too when `virtual_too`.
+fn subobject_offsets(
+    class: CType,
+    owner: &Cursor,
+    frame: Frame,
+    virtual_too: bool,
+    at: &Cursor,
+) -> Result<Vec<i64>> {
     if class.canonical().declaration().canonical() == *owner {
         return Ok(vec![0]);
     }
     let mut out = Vec::new();
-    for (base, offset) in bases_at(class, at)? {
-        out.extend(
-            subobject_offsets(base, owner, at)?
-                .into_iter()
-                .map(|o| offset + o),
-        );
+    for base in bases_at(class, frame, at)? {
+        if base.is_virtual && !virtual_too {
+            continue;
+        }
+        let inner = subobject_offsets(base.ty, owner, base.frame, virtual_too, at)?;
+        out.extend(inner.into_iter().map(|o| base.offset + o));
     }
+    out.sort_unstable();
+    out.dedup();
     Ok(out)
 }
 
@@ -110,24 +193,26 @@ fn subobject_offsets(class: CType, owner: &Cursor, at: &Cursor) -> Result<Vec<u6
 /// calls use.
 #[derive(Default)]
 pub struct Virtuals {
-    constructed: Vec<CType>,
+    pub(super) constructed: Vec<CType>,
     seen: HashSet<Cursor>,
     /// (the virtual function, its dispatcher)
     dispatchers: Vec<(Cursor, FunctionSig)>,
-    emitted: HashSet<String>,
+    pub(super) emitted: HashSet<String>,
     /// Whether device code deletes objects through pointers to a dynamic class (which needs
     /// [`OFFSET_TO_TOP`]).
     deletes: bool,
+    /// The virtual bases code converts to (each has a lookup function, virtual_bases.rs).
+    pub(super) vbase_lookups: Vec<CType>,
 }
 
 impl Virtuals {
     pub fn is_empty(&self) -> bool {
-        self.dispatchers.is_empty() && !self.deletes
+        self.dispatchers.is_empty() && !self.deletes && self.vbase_lookups.is_empty()
     }
 }
 
 /// Whether `class` is `base` or derives from it.
-fn derives(class: CType, base: &Cursor) -> bool {
+pub(super) fn derives(class: CType, base: &Cursor) -> bool {
     let decl = class.canonical().declaration().canonical();
     if decl == *base {
         return true;
@@ -144,27 +229,30 @@ fn overrides(m: &Cursor, target: &Cursor) -> bool {
 }
 
 /// The final overrider of virtual function `method` for the subobject of class `owner` at
-/// offset `offset` in an object of class `class`, and the offset in the object of the
-/// overrider's class (where its `this` points). None for a pure virtual function without a body
-/// (an abstract class's, which only its constructors and destructor see its objects as;
+/// offset `offset` in an object of class `class` (in `frame`), and the offset from `class` of
+/// the overrider's class (where its `this` points). None for a pure virtual function without a
+/// body (an abstract class's, which only its constructors and destructor see its objects as;
 /// calling it there is undefined).
 fn final_overrider(
     class: CType,
     method: &Cursor,
     owner: &Cursor,
-    offset: u64,
+    offset: i64,
+    frame: Frame,
     at: &Cursor,
-) -> Result<Option<(Cursor, u64)>> {
-    Ok(overrider_in(class, method, owner, offset, at)?.filter(|(o, _)| o.definition().is_some()))
+) -> Result<Option<(Cursor, i64)>> {
+    Ok(overrider_in(class, method, owner, offset, frame, at)?
+        .filter(|(o, _)| o.definition().is_some()))
 }
 
 fn overrider_in(
     class: CType,
     method: &Cursor,
     owner: &Cursor,
-    offset: u64,
+    offset: i64,
+    frame: Frame,
     at: &Cursor,
-) -> Result<Option<(Cursor, u64)>> {
+) -> Result<Option<(Cursor, i64)>> {
     let target = method.canonical();
     let own = if method.kind() == CXCursor_Destructor {
         class.destructor().and_then(|info| info.destructor)
@@ -174,19 +262,24 @@ fn overrider_in(
     if let Some(own) = own {
         return Ok(Some((own, 0)));
     }
-    // The base that holds the subobject.
-    for (base, base_offset) in bases_at(class, at)? {
-        let Some(inner) = offset.checked_sub(base_offset) else {
-            continue;
-        };
-        if !subobject_offsets(base, owner, at)?.contains(&inner) {
+    // The bases that hold the subobject (several, when it is a shared virtual base): the
+    // overrider that overrides the others' (C++'s final overrider dominates them).
+    let mut found: Vec<(Cursor, i64)> = Vec::new();
+    for base in bases_at(class, frame, at)? {
+        let inner = offset - base.offset;
+        if !subobject_offsets(base.ty, owner, base.frame, true, at)?.contains(&inner) {
             continue;
         }
-        if let Some((o, o_offset)) = overrider_in(base, method, owner, inner, at)? {
-            return Ok(Some((o, base_offset + o_offset)));
+        if let Some((o, o_offset)) = overrider_in(base.ty, method, owner, inner, base.frame, at)? {
+            found.push((o, base.offset + o_offset));
         }
     }
-    Ok(None)
+    let dominant = found.iter().find(|(candidate, _)| {
+        found
+            .iter()
+            .all(|(other, _)| overrides(candidate, &other.canonical()))
+    });
+    Ok(dominant.or(found.first()).copied())
 }
 
 /// One case of a dispatcher: the id at the subobject, the overrider's symbol, and what to add
@@ -195,6 +288,20 @@ struct Case {
     id: i64,
     symbol: String,
     adjustment: i64,
+    /// After a complete object's destructor: its virtual bases' destructors (symbol, offset
+    /// from the overrider's `this`), last built first.
+    then_destroy: Vec<(String, i64)>,
+}
+
+/// What a dispatcher chooses among: the id at the subobject, the final overrider for it, the
+/// adjustment of `this` from the subobject to the overrider's class, and for a destructor of
+/// a complete object with virtual bases, those bases' destructors and offsets from the
+/// overrider's `this`.
+struct Target {
+    id: i64,
+    overrider: Cursor,
+    adjustment: i64,
+    then_destroy: Vec<(Cursor, i64)>,
 }
 
 impl<'c> FunctionCodegen<'c, '_> {
@@ -208,15 +315,50 @@ impl<'c> FunctionCodegen<'c, '_> {
         let slots = vtable_slots(class, at)?;
         self.module.constructed_class(class);
         let i64t = Ty::LONG.value_mlir(self.ctx());
-        for offset in slots {
-            let id = self.b.const_int(i64t, subobject_id(class, offset), loc)?;
-            let slot = match offset {
-                0 => this,
-                _ => self.byte_offset(this, offset as i64, loc)?,
-            };
+        if !has_virtual_bases(class) {
+            for offset in slots {
+                let id = self.b.const_int(i64t, subobject_id(class, offset), loc)?;
+                let slot = self.byte_offset(this, offset as i64, loc)?;
+                self.b.store(id, slot, false, loc);
+            }
+            return Ok(());
+        }
+        // A class with virtual bases: the complete object's ids, or while it is built as a
+        // base subobject those of its construction context (virtual_bases.rs); the virtual
+        // bases' table pointers are the complete object's to set.
+        let (complete, _) = self.construction_parent(class, loc)?;
+        let context = self
+            .construction
+            .ok_or_else(|| internal(loc, "constructor without its context"))?;
+        let own = nonvirtual_slots(class, Frame::complete(class), at)?;
+        for offset in &own {
+            let full = self
+                .b
+                .const_int(i64t, subobject_id(class, *offset as u64), loc)?;
+            let partial = self.construction_slot_id(context, *offset, loc)?;
+            let id = self
+                .b
+                .insert_value(arith::select(complete, full, partial, loc))?;
+            let slot = self.byte_offset(this, *offset, loc)?;
             self.b.store(id, slot, false, loc);
         }
-        Ok(())
+        let rest: Vec<u64> = slots
+            .into_iter()
+            .filter(|s| !own.contains(&(*s as i64)))
+            .collect();
+        self.emit_guarded(
+            complete,
+            &[],
+            |this_| {
+                for offset in rest {
+                    let id = this_.b.const_int(i64t, subobject_id(class, offset), loc)?;
+                    let slot = this_.byte_offset(this, offset as i64, loc)?;
+                    this_.b.store(id, slot, false, loc);
+                }
+                Ok(())
+            },
+            loc,
+        )
     }
 
     /// A call of virtual function `callee` named without a qualifier: through its dispatcher,
@@ -299,8 +441,11 @@ impl<'c> ModuleCodegen<'c> {
             let dispatchers = self.virtuals.dispatchers.clone();
             let classes = self.virtuals.constructed.clone();
             for (method, _) in &dispatchers {
-                for (_, overrider, _) in self.dispatch_targets(method, &classes)? {
-                    queued |= self.queue_function(&overrider, method)?;
+                for target in self.dispatch_targets(method, &classes)? {
+                    queued |= self.queue_function(&target.overrider, method)?;
+                    for (destructor, _) in &target.then_destroy {
+                        queued |= self.queue_function(destructor, method)?;
+                    }
                 }
             }
             if !queued
@@ -315,6 +460,7 @@ impl<'c> ModuleCodegen<'c> {
             self.emit_offset_to_top(self.location_of(root))?;
         }
         let bad_sig = self.emit_bad_virtual_call(self.location_of(root))?;
+        self.emit_virtual_base_lookups(&bad_sig, self.location_of(root))?;
         for (method, sig) in self.virtuals.dispatchers.clone() {
             if self.virtuals.emitted.insert(sig.symbol.clone()) {
                 self.emit_dispatcher(&method, &sig, &bad_sig)?;
@@ -323,23 +469,47 @@ impl<'c> ModuleCodegen<'c> {
         Ok(())
     }
 
-    /// What a dispatcher of `method` chooses among, for the classes `classes`: the id of each
-    /// subobject of `method`'s class in each class derived from it, the final overrider for
-    /// it, and the adjustment of `this` from the subobject to the overrider's class.
-    fn dispatch_targets(
-        &self,
-        method: &Cursor,
-        classes: &[CType],
-    ) -> Result<Vec<(i64, Cursor, i64)>> {
+    /// What a dispatcher of `method` chooses among, for the classes `classes`: each id an
+    /// object of a class derived from `method`'s holds at a subobject of that class (its own,
+    /// and those its bases with virtual bases hold while they are built) with the final
+    /// overrider for it.
+    fn dispatch_targets(&self, method: &Cursor, classes: &[CType]) -> Result<Vec<Target>> {
         let Some(owner) = method.semantic_parent().map(|c| c.canonical()) else {
             return Ok(Vec::new());
         };
+        let is_destructor = method.kind() == CXCursor_Destructor;
         let mut out = Vec::new();
         for class in classes.iter().filter(|c| derives(**c, &owner)) {
-            for offset in subobject_offsets(*class, &owner, method)? {
-                if let Some((o, at)) = final_overrider(*class, method, &owner, offset, method)? {
-                    out.push((subobject_id(*class, offset), o, at as i64 - offset as i64));
+            for s in slot_ids(*class, method)? {
+                // Objects are not destroyed while they are built.
+                if (is_destructor && !s.complete) || !derives(s.view, &owner) {
+                    continue;
                 }
+                let offsets = subobject_offsets(s.view, &owner, s.frame, s.complete, method)?;
+                if !offsets.contains(&s.slot) {
+                    continue;
+                }
+                let Some((overrider, at)) =
+                    final_overrider(s.view, method, &owner, s.slot, s.frame, method)?
+                else {
+                    continue;
+                };
+                let mut then_destroy = Vec::new();
+                if is_destructor {
+                    // The destructor is the base-object one: the complete object's virtual
+                    // bases are destroyed after it.
+                    for (vbase, offset) in virtual_bases_at(*class, method)?.into_iter().rev() {
+                        if let Some(d) = vbase.destructor().and_then(|info| info.destructor) {
+                            then_destroy.push((d, offset as i64 - at));
+                        }
+                    }
+                }
+                out.push(Target {
+                    id: s.id,
+                    overrider,
+                    adjustment: at - s.slot,
+                    then_destroy,
+                });
             }
         }
         Ok(out)
@@ -435,12 +605,18 @@ impl<'c> ModuleCodegen<'c> {
         let loc = self.location_of(method);
         let classes = self.virtuals.constructed.clone();
         let mut cases = Vec::new();
-        for (id, overrider, adjustment) in self.dispatch_targets(method, &classes)? {
-            let callee = self.declare_device_function(&overrider, method)?;
+        for target in self.dispatch_targets(method, &classes)? {
+            let callee = self.declare_device_function(&target.overrider, method)?;
+            let mut then_destroy = Vec::new();
+            for (destructor, offset) in &target.then_destroy {
+                let sig = self.declare_device_function(destructor, method)?;
+                then_destroy.push((sig.symbol, *offset));
+            }
             cases.push(Case {
-                id,
+                id: target.id,
                 symbol: callee.symbol,
-                adjustment,
+                adjustment: target.adjustment,
+                then_destroy,
             });
         }
         let inputs: Vec<Type<'c>> = sig.params.iter().map(|t| t.value_mlir(ctx)).collect();
@@ -551,6 +727,13 @@ impl<'c> ModuleCodegen<'c> {
         }
         let callee = FlatSymbolRefAttribute::new(ctx, &case.symbol);
         let called = then_b.insert(func::call(ctx, callee, &operands, results, loc));
+        for (symbol, offset) in &case.then_destroy {
+            let delta = then_b.const_int(i64t, *offset, loc)?;
+            let byte: Type<'c> = IntegerType::new(ctx, 8).into();
+            let at = then_b.get_element_ptr(operands[0], &[i32::MIN], &[delta], byte, loc)?;
+            let callee = FlatSymbolRefAttribute::new(ctx, symbol);
+            then_b.insert(func::call(ctx, callee, &[at], &[], loc));
+        }
         then_b.insert(scf::r#yield(&called, loc));
         let else_block = Block::new(&[]);
         let else_b = Builder::new(ctx, &else_block);

@@ -801,6 +801,11 @@ pub fn prepare_memcheck(
         return before_launch(id);
     }
     let (variable, _) = variable(module, index, device)?;
+    // Each variable's address, asked once, enters it in the allocations the table holds
+    // (`variable`).
+    for v in module.program_variables() {
+        self::variable(module, v, device)?;
+    }
     let memory = super::memcheck::DeviceMemory::new(stream)?;
     let state = crate::memcheck::CheckerMemory::state(&memory);
     let sites = module.image.metadata.memcheck_sites.clone();

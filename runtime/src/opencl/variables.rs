@@ -222,6 +222,11 @@ pub fn prepare_memcheck(
         }
         _ => {
             let variable = address_of(rt, module, index)?;
+            // Each variable's address, asked once, enters it in the allocations the table
+            // holds (`address_of`).
+            for v in module.program_variables() {
+                address_of(rt, module, v)?;
+            }
             let memory = crate::memcheck::HostMemory::new();
             let checker = crate::memcheck::CheckerMemory::state(&memory);
             let id = crate::memcheck::bind(

@@ -19,4 +19,4 @@ __global__ void k(int* out) { out[0] = *cursor + *span.end + names[1][0]; }
 
 // CHECK-DAG: .visible .global .align 8 .u64 cursor[1] = {generic(table)+8};
 // CHECK-DAG: .visible .global .align 8 .u64 span[3] = {generic(table)+4, 4, generic(table)+64};
-// CHECK-DAG: .visible .global .align 8 .u64 names[3] = {generic(__hipmlir_string_0), generic(__hipmlir_string_1), 0};
+// CHECK-DAG: .visible .global .align 8 .u64 names[3] = {generic(__hipmlir_string_{{[0-9a-f]+}}_2), generic(__hipmlir_string_{{[0-9a-f]+}}_3), 0};

@@ -11,8 +11,8 @@ __device__ int counter;
 // CHECK-NOT: hipmlir.address_spaces
 // Device variables (__constant__ ones too: the host writes them) are global memory, string
 // literals constant memory.
-// CHECK-DAG: llvm.mlir.global external @coeffs({{.*}}) {addr_space = 1 : i32}
-// CHECK-DAG: llvm.mlir.global external @counter({{.*}}) {addr_space = 1 : i32}
+// CHECK-DAG: llvm.mlir.global external @coeffs({{.*}}) {addr_space = 1 : i32, alignment = 4 : i64}
+// CHECK-DAG: llvm.mlir.global external @counter({{.*}}) {addr_space = 1 : i32, alignment = 4 : i64}
 // CHECK-DAG: llvm.mlir.global {{.*}}constant @{{.*}}({{.*}}) {addr_space = 4 : i32}
 // CHECK-DAG: llvm.mlir.global internal @{{.*}}tile{{.*}}() {addr_space = 3 : i32} : !llvm.array<64 x f32>
 // CHECK: func.func @_Z5stagePfi(%{{.*}}: !llvm.ptr<1>, %{{.*}}: i32)

@@ -12,7 +12,7 @@ constexpr int kTable[4] = {10, 20, 30, 40};
 template <typename T>
 constexpr int kSize = sizeof(T);
 
-// CHECK-DAG: llvm.mlir.global internal constant @_ZL6kTable(dense<[10, 0, 0, 0, 20, 0, 0, 0, 30, 0, 0, 0, 40, 0, 0, 0]> : tensor<16xi8>) {addr_space = 1 : i32}
+// CHECK-DAG: llvm.mlir.global internal constant @_ZL6kTable(dense<[10, 0, 0, 0, 20, 0, 0, 0, 30, 0, 0, 0, 40, 0, 0, 0]> : tensor<16xi8>) {addr_space = 1 : i32, alignment = 4 : i64}
 // CHECK-LABEL: func.func @_Z5pickyIdEvPii
 // CHECK: %[[INTEGRAL:.*]] = arith.constant false
 // CHECK: scf.if %[[INTEGRAL]]

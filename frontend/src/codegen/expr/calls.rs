@@ -10,6 +10,7 @@ use crate::clang::{Cursor, SpecialMember};
 use crate::codegen::builder::Value;
 use crate::codegen::function::{FunctionCodegen, Val};
 use crate::codegen::objects::has_this;
+use crate::codegen::virtual_bases::{has_virtual_bases, takes_construction_context};
 use crate::codegen::virtuals::vtable_slots;
 use crate::error::{FrontendError, Result};
 use crate::types::Ty;
@@ -114,6 +115,21 @@ impl<'c> FunctionCodegen<'c, '_> {
         e: &Cursor,
     ) -> Result<Val<'c>> {
         let loc = self.loc(e);
+        // A constructor of a class with virtual bases: the context set for it where a base
+        // subobject is built, else a complete object's.
+        let context = match takes_construction_context(callee) {
+            false => None,
+            true => {
+                let class = callee.semantic_parent().map(|c| c.canonical());
+                Some(match self.base_construction.take() {
+                    Some((key, value)) if Some(key) == class => value,
+                    other => {
+                        self.base_construction = other;
+                        self.b.const_int(Ty::LONG.value_mlir(self.ctx()), 0, loc)?
+                    }
+                })
+            }
+        };
         let params = callee.arguments();
         let mismatch = || {
             FrontendError::unsupported(
@@ -155,6 +171,10 @@ impl<'c> FunctionCodegen<'c, '_> {
                 self.rvalue_as(arg, ty)?.scalar()
             });
         }
+        if let Some(context) = context {
+            param_types.next().ok_or_else(mismatch)?;
+            operands.push(context);
+        }
         if param_types.next().is_some() || args.len() > params.len() {
             return Err(mismatch());
         }
@@ -188,6 +208,18 @@ impl<'c> FunctionCodegen<'c, '_> {
             (SpecialMember::DefaultConstructor, []) => Ok(Val::Void),
             (SpecialMember::CopyConstructor, [source]) => self.rvalue(source),
             (SpecialMember::CopyAssignment, [target, source]) => {
+                let class = target.ty().non_reference().canonical();
+                if has_virtual_bases(class) {
+                    // A copy of the bytes would take the virtual bases from where the source's
+                    // own class puts them.
+                    return Err(FrontendError::unsupported(
+                        e.location(),
+                        format!(
+                            "assignment of '{}', a class with virtual base classes",
+                            class.spelling()
+                        ),
+                    ));
+                }
                 let lv = self.lvalue(target)?;
                 // The source's object as the target's class (a derived object's base part).
                 let from = self.object_address(source)?;

@@ -8,6 +8,7 @@ use super::GepIndex;
 use crate::clang::{CType, ConstValue, Cursor};
 use crate::codegen::builder::Value;
 use crate::codegen::function::{FunctionCodegen, Val};
+use crate::codegen::virtual_bases::is_virtual_path;
 use crate::error::{FrontendError, Result};
 use crate::types::Ty;
 
@@ -24,7 +25,16 @@ impl<'c> FunctionCodegen<'c, '_> {
             return Ok(None);
         }
         let Some(delta) = class_delta(&from_ty.pointee(), &to_ty.pointee()) else {
-            return Ok(None);
+            // To a base through a virtual one: where the object's class puts it.
+            let (derived, base) = (from_ty.pointee(), to_ty.pointee());
+            if !is_virtual_path(&derived, &base) {
+                return Ok(None);
+            }
+            let loc = self.loc(to);
+            let v = self.rvalue(from)?.scalar();
+            return Ok(self
+                .through_virtual_base(v, &derived, &base, true, loc)?
+                .map(Val::Scalar));
         };
         let loc = self.loc(to);
         let v = self.rvalue(from)?.scalar();

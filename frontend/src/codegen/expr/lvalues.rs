@@ -81,7 +81,10 @@ impl<'c> FunctionCodegen<'c, '_> {
                 };
                 let ptr = match class_delta(&inner.ty(), &e.ty()) {
                     Some(delta) if delta != 0 => self.byte_offset(ptr, delta, loc)?,
-                    _ => ptr,
+                    Some(_) => ptr,
+                    None => self
+                        .through_virtual_base(ptr, &inner.ty(), &e.ty(), false, loc)?
+                        .unwrap_or(ptr),
                 };
                 Ok(LValue::Mem {
                     ptr,
@@ -112,6 +115,16 @@ impl<'c> FunctionCodegen<'c, '_> {
                         ty: Ty::of(e)?,
                         volatile: false,
                     }),
+                    (LValue::Mem { ptr, .. }, None) => {
+                        match self.through_virtual_base(*ptr, &child.ty(), &e.ty(), false, loc)? {
+                            Some(ptr) => Ok(LValue::Mem {
+                                ptr,
+                                ty: Ty::of(e)?,
+                                volatile: false,
+                            }),
+                            None => Ok(inner),
+                        }
+                    }
                     _ => Ok(inner),
                 }
             }
@@ -370,7 +383,10 @@ impl<'c> FunctionCodegen<'c, '_> {
                 };
                 Ok((base, Ty::from_clang(owner_ty, &e.location())?))
             }
-            None => Ok((ptr, record)),
+            None => match self.through_virtual_base(ptr, &class, &owner_ty, false, loc)? {
+                Some(base) => Ok((base, Ty::from_clang(owner_ty, &e.location())?)),
+                None => Ok((ptr, record)),
+            },
         }
     }
 

@@ -124,6 +124,15 @@ impl<'c> FunctionCodegen<'c, '_> {
                         if let Some(v) = self.class_pointer_cast(child, e)? {
                             return Ok(v);
                         }
+                        if matches!(to, Ty::Record(_))
+                            && e.is_lvalue()
+                            && is_base_conversion(&child.ty(), &e.ty())
+                        {
+                            // A derived object as its base (a trivial copy of the base's part):
+                            // the base subobject, where a virtual one is found at run time.
+                            let lv = self.lvalue(e)?;
+                            return self.load(&lv, loc);
+                        }
                         self.rvalue_as(child, &to)
                     }
                     _ => self.constant(e),
@@ -345,4 +354,10 @@ fn enum_constant(e: &Cursor) -> Option<ConstValue> {
 fn cast_operand(e: &Cursor) -> Result<Cursor> {
     e.explicit_cast_operand()
         .ok_or_else(|| FrontendError::unsupported(e.location(), "empty cast"))
+}
+
+/// Whether `derived` is a class with `base` among its bases (through virtual ones too).
+fn is_base_conversion(derived: &crate::clang::CType, base: &crate::clang::CType) -> bool {
+    conversions::class_offset(derived, base).is_some()
+        || crate::codegen::virtual_bases::is_virtual_path(derived, base)
 }
