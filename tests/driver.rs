@@ -2018,6 +2018,53 @@ fn ptx_without_libdevice_is_a_warning_by_default_and_an_error_when_asked_for() {
     );
 }
 
+/// Identifiers in non-ASCII letters: LLVM's NVPTX printer cannot write them (it ended the
+/// compiler with "LLVM ERROR: Symbol name with unsupported characters"), so a default build
+/// warns, keeps the SPIR-V and runs; an explicit `sm_70` build is a clean error naming the
+/// symbol at its source position, with no temporary folder left.
+#[test]
+fn non_ascii_identifiers_build_for_spirv_and_are_named_for_ptx() {
+    let dir = scratch();
+    let source = repo().join("tests/driver/unicode_names/unicode_names.hip");
+    let exe = dir.path().join("unicode");
+    let tmp = dir.path().join("tmp");
+    std::fs::create_dir(&tmp).unwrap();
+    let out = hipmlir()
+        .env("TMPDIR", &tmp)
+        .arg(&source)
+        .arg("-o")
+        .arg(&exe)
+        .output()
+        .unwrap();
+    let err = stderr(&out);
+    assert!(out.status.success(), "{err}");
+    assert!(
+        err.contains("warning: no PTX for sm_70") && err.contains("in PTX, whose names hold only"),
+        "{err}"
+    );
+    assert!(run_program(&exe).contains("unicode_names PASSED"));
+    let out = hipmlir()
+        .env("TMPDIR", &tmp)
+        .arg(&source)
+        .args(["--offload-arch=sm_70", "-o"])
+        .arg(dir.path().join("unicode_ptx"))
+        .output()
+        .unwrap();
+    let err = stderr(&out);
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    assert!(
+        err.contains("unicode_names.hip:")
+            && err.contains("error: unsupported construct in device code: the symbol '")
+            && !err.contains("LLVM ERROR"),
+        "{err}"
+    );
+    assert_eq!(
+        std::fs::read_dir(&tmp).unwrap().count(),
+        0,
+        "left in TMPDIR"
+    );
+}
+
 /// Recursion is compiled for NVIDIA targets (PTX has a call stack: the functions stay functions
 /// calling themselves) and refused for SPIR-V, naming the cycle. scripts/gpu-check.sh runs the
 /// program on a GPU.
