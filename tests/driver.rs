@@ -2065,6 +2065,65 @@ fn non_ascii_identifiers_build_for_spirv_and_are_named_for_ptx() {
     );
 }
 
+/// A source named with a newline, a tab, quotes and a backslash (names C++ sources may have)
+/// builds whole, as an object and with --save-temps: the name is escaped where hipmlir writes it
+/// into generated code (`#line`, the image stub); before, the newline ended the `#line`
+/// ("invalid filename for #line directive"). A name that is not UTF-8 is an error naming the
+/// argument: read lossily, it named another file and `-o` wrote under another name.
+#[test]
+fn sources_with_odd_names_build_and_non_utf8_names_are_named() {
+    use std::os::unix::ffi::OsStrExt;
+    let dir = scratch();
+    let example = repo().join("examples/vector_add.hip");
+    for name in ["new\nline.hip", "tab\tq\"uote'.hip", "back\\slash.hip"] {
+        let source = dir.path().join(name);
+        std::fs::copy(&example, &source).unwrap();
+        let exe = dir.path().join(format!("{name}.exe"));
+        let out = hipmlir().arg(&source).arg("-o").arg(&exe).output().unwrap();
+        assert!(out.status.success(), "{name:?}: {}", stderr(&out));
+        assert!(run_program(&exe).contains("PASSED"), "{name:?}");
+        let object = dir.path().join(format!("{name}.o"));
+        let out = hipmlir()
+            .current_dir(dir.path())
+            .args(["-c", "--save-temps=obj"])
+            .arg(&source)
+            .arg("-o")
+            .arg(&object)
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{name:?} -c: {}", stderr(&out));
+        let linked = dir.path().join(format!("{name}.linked"));
+        let out = hipmlir()
+            .arg(&object)
+            .arg("-o")
+            .arg(&linked)
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{name:?} link: {}", stderr(&out));
+        assert!(run_program(&linked).contains("PASSED"), "{name:?} linked");
+    }
+    let latin1 = dir.path().join(std::ffi::OsStr::from_bytes(b"caf\xe9.hip"));
+    std::fs::copy(&example, &latin1).unwrap();
+    let exe = dir.path().join(std::ffi::OsStr::from_bytes(b"caf\xe9"));
+    let out = hipmlir().arg(&latin1).arg("-o").arg(&exe).output().unwrap();
+    let err = stderr(&out);
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    assert!(
+        err.contains("hipmlir: error: argument 1 (") && err.contains("is not valid UTF-8"),
+        "{err}"
+    );
+    let names: Vec<_> = std::fs::read_dir(dir.path())
+        .unwrap()
+        .map(|e| e.unwrap().file_name())
+        .collect();
+    assert!(
+        !names
+            .iter()
+            .any(|n| n.to_str().is_some_and(|n| n.starts_with("caf\u{fffd}"))),
+        "{names:?}"
+    );
+}
+
 /// Recursion is compiled for NVIDIA targets (PTX has a call stack: the functions stay functions
 /// calling themselves) and refused for SPIR-V, naming the cycle. scripts/gpu-check.sh runs the
 /// program on a GPU.
