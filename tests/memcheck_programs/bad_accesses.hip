@@ -157,6 +157,12 @@ int main(int argc, char** argv) {
     shared_range<<<2, 8>>>(d, 60, 8, who);
     return after_the_error(hipDeviceSynchronize());
   }
-  std::printf("usage: bad_accesses write_past|read_past|use_after_free|wild|atomic|cas|shared|dynamic_shared|local|loop_past|shared_loop|ignore\n");
+  if (!std::strcmp(what, "byval_past")) {
+    int* out = nullptr;
+    HIP_CHECK(hipMalloc(&out, sizeof(int)));
+    byval_past<<<2, 8>>>(Window{{1, 2, 3, 4}, 4}, 4 + 2, out, who);
+    return after_the_error(hipDeviceSynchronize());
+  }
+  std::printf("usage: bad_accesses write_past|read_past|use_after_free|wild|atomic|cas|shared|dynamic_shared|local|loop_past|shared_loop|byval_past|ignore\n");
   return 2;
 }

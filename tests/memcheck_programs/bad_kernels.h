@@ -67,3 +67,12 @@ __global__ void shared_range(int* out, int first, int count, int who) {
     for (int i = 0; i < count; ++i) s += tile[first + i];
   out[global_id()] = s;
 }
+
+// A by-value struct argument (each thread's own copy) read past its end.
+struct Window {
+  int values[4];
+  int count;
+};
+__global__ void byval_past(Window w, int at, int* out, int who) {
+  if (global_id() == who) out[0] = w.values[at] + w.count;
+}
