@@ -2124,6 +2124,65 @@ fn sources_with_odd_names_build_and_non_utf8_names_are_named() {
     );
 }
 
+/// A linked output is made beside its place, finished there and moved into place whole:
+/// `-o /dev/null` builds (the bytes go to the device; before, the file read back for its
+/// bundler sections was empty: "not an ELF file"), `-o /dev/full` is a clean error (gold
+/// repeated its write error without end), and four builds of one output at once all succeed
+/// with a working program (one read another's half-written file), leaving nothing beside it.
+#[test]
+fn linked_outputs_are_moved_into_place_whole() {
+    use std::process::Stdio;
+    use std::time::{Duration, Instant};
+    let dir = scratch();
+    let source = repo().join("examples/vector_add.hip");
+    let out = hipmlir()
+        .arg(&source)
+        .args(["-o", "/dev/null"])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "-o /dev/null: {}", stderr(&out));
+    let mut child = hipmlir()
+        .arg(&source)
+        .args(["-o", "/dev/full"])
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let start = Instant::now();
+    while child.try_wait().unwrap().is_none() && start.elapsed() < Duration::from_secs(300) {
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    let ended = child.try_wait().unwrap().is_some();
+    if !ended {
+        let _ = child.kill();
+    }
+    let out = child.wait_with_output().unwrap();
+    let err = stderr(&out);
+    assert!(ended, "-o /dev/full did not end");
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    assert!(
+        err.contains("cannot write") && err.contains("/dev/full"),
+        "{err}"
+    );
+    let exe = dir.path().join("same");
+    let builds: Vec<_> = (0..4)
+        .map(|_| {
+            let (source, exe) = (source.clone(), exe.clone());
+            std::thread::spawn(move || hipmlir().arg(&source).arg("-o").arg(&exe).output())
+        })
+        .collect();
+    for build in builds {
+        let out = build.join().unwrap().unwrap();
+        assert!(out.status.success(), "concurrent build: {}", stderr(&out));
+    }
+    assert!(run_program(&exe).contains("PASSED"));
+    let names: Vec<_> = std::fs::read_dir(dir.path())
+        .unwrap()
+        .map(|e| e.unwrap().file_name())
+        .collect();
+    assert_eq!(names, vec![std::ffi::OsString::from("same")], "{names:?}");
+}
+
 /// Recursion is compiled for NVIDIA targets (PTX has a call stack: the functions stay functions
 /// calling themselves) and refused for SPIR-V, naming the cycle. scripts/gpu-check.sh runs the
 /// program on a GPU.
