@@ -168,6 +168,9 @@ fn build_checked(opts: &BuildOptions, kinds: &[InputKind]) -> Result<()> {
             &output,
         )
     } else {
+        let final_output = output;
+        let staged = outputs::StagedOutput::new(&final_output)?;
+        let output = staged.path().to_path_buf();
         host::link(opts, &toolchain, &objects, &device_stubs, &output)?;
         let bytes = std::fs::read(&output).map_err(|e| Error::read(&output, e))?;
         let mut images = Vec::new();
@@ -187,10 +190,10 @@ fn build_checked(opts: &BuildOptions, kinds: &[InputKind]) -> Result<()> {
                 host::merge_images(&spirv, work.path(), opts.verbose).map(FatImage::from)
             }
         };
-        match view {
-            Some(image) => host::add_bundler_sections(&output, &image, work.path(), opts.verbose),
-            None => Ok(()),
+        if let Some(image) = view {
+            host::add_bundler_sections(&output, &image, work.path(), opts.verbose)?;
         }
+        staged.commit()
     }
 }
 

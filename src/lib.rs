@@ -65,10 +65,10 @@ pub fn main() -> u8 {
     // (`hipmlir inspect app | head`) instead of failing on EPIPE.
     // SAFETY: SIGPIPE back to its default action; nothing else is involved.
     unsafe { libc::signal(libc::SIGPIPE, libc::SIG_DFL) };
-    let args: Vec<String> = std::env::args_os()
-        .skip(1)
-        .map(|a| a.to_string_lossy().into_owned())
-        .collect();
+    let args = match utf8_arguments(std::env::args_os().skip(1)) {
+        Ok(args) => args,
+        Err(status) => return status,
+    };
     if args.first().map(String::as_str) == Some(hipmlir_compile_server::SERVE_OPTION) {
         return serve_compiles(&args[1..]);
     }
@@ -170,12 +170,30 @@ pub fn in_server_child() -> bool {
 /// A compile server's child running one launcher's request.
 fn compile_request(request: &Request) -> i32 {
     IN_SERVER_CHILD.store(true, std::sync::atomic::Ordering::Relaxed);
-    let args = request
-        .args
-        .iter()
-        .map(|a| a.to_string_lossy().into_owned())
-        .collect();
-    compile(&request.tool.to_string_lossy(), args).into()
+    match utf8_arguments(request.args.iter().cloned()) {
+        Ok(args) => compile(&request.tool.to_string_lossy(), args).into(),
+        Err(status) => status.into(),
+    }
+}
+
+/// The arguments as text. One that is not UTF-8 (a file named in Latin-1 bytes) is an error
+/// naming it: read lossily it named another file (`no such file`, or one whose name has U+FFFD
+/// where the bytes were) and `-o` wrote under another name.
+fn utf8_arguments(args: impl Iterator<Item = std::ffi::OsString>) -> Result<Vec<String>, u8> {
+    args.enumerate()
+        .map(|(i, a)| {
+            a.into_string().map_err(|a| {
+                eprintln!(
+                    "hipmlir: error: argument {} ('{}') is not valid UTF-8: hipmlir reads \
+                     flags and file names as UTF-8 (rename the file, or name it through a \
+                     symbolic link with a UTF-8 name)",
+                    i + 1,
+                    a.to_string_lossy()
+                );
+                1
+            })
+        })
+        .collect()
 }
 
 /// How long a compile server waits for the next compile before it ends.

@@ -2,6 +2,7 @@
 //! input (`hipmlir x.hip -o x.hip`, through a symlink or `./x.hip` too) or on one of
 //! `--save-temps`' files is an error before a byte is written, as gcc's driver refuses it.
 
+use std::io::Write;
 use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
 
@@ -218,4 +219,64 @@ pub fn check(opts: &BuildOptions, kinds: &[InputKind]) -> Result<()> {
         }
     }
     Ok(())
+}
+
+/// A linked output made under a temporary name beside it, finished there (its bundler sections)
+/// and then moved into place: another build of the same output, or one stopped half-way, never
+/// sees a partial file, and the linker never writes to a device (`-o /dev/full`: gold repeats
+/// its write error without end; `-o /dev/null`: the file read back for its sections was empty).
+pub struct StagedOutput {
+    _folder: crate::temp_folders::TempFolder,
+    staged: PathBuf,
+    output: PathBuf,
+}
+
+impl StagedOutput {
+    pub fn new(output: &Path) -> Result<StagedOutput> {
+        let folder = match output.parent() {
+            Some(p) if !p.as_os_str().is_empty() => p,
+            _ => Path::new("."),
+        };
+        // A device's bytes are copied, not renamed: staged with the other temporaries (its
+        // folder, `/dev`, is no place to write).
+        let temp = if is_special(output) {
+            crate::temp_folders::TempFolder::new("hipmlir-link-")
+        } else {
+            crate::temp_folders::TempFolder::new_in(folder, ".hipmlir-link-")
+        }
+        .map_err(|e| Error::write(output, e))?;
+        let name = output
+            .file_name()
+            .map_or_else(|| "a.out".into(), |n| n.to_os_string());
+        Ok(StagedOutput {
+            staged: temp.path().join(name),
+            _folder: temp,
+            output: output.to_path_buf(),
+        })
+    }
+
+    /// Where the linker writes.
+    pub fn path(&self) -> &Path {
+        &self.staged
+    }
+
+    /// Moves the finished file into place; a device or FIFO named as the output gets its bytes.
+    pub fn commit(self) -> Result<()> {
+        let moved = if is_special(&self.output) {
+            std::fs::read(&self.staged).and_then(|bytes| {
+                std::fs::OpenOptions::new()
+                    .write(true)
+                    .open(&self.output)?
+                    .write_all(&bytes)
+            })
+        } else {
+            std::fs::rename(&self.staged, &self.output)
+        };
+        moved.map_err(|e| Error::write(&self.output, e))
+    }
+}
+
+/// An existing output that is neither a file nor a folder: a device or FIFO.
+fn is_special(output: &Path) -> bool {
+    std::fs::metadata(output).is_ok_and(|m| !m.is_file() && !m.is_dir())
 }

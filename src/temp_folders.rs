@@ -147,12 +147,24 @@ pub struct TempFolder(tempfile::TempDir);
 
 impl TempFolder {
     pub fn new(prefix: &str) -> std::io::Result<TempFolder> {
-        let dir = tempfile::Builder::new().prefix(prefix).tempdir()?;
+        Ok(Self::listed(
+            tempfile::Builder::new().prefix(prefix).tempdir()?,
+        ))
+    }
+
+    /// One in `dir` (beside an output: a file made in it is renamed into place).
+    pub fn new_in(dir: &std::path::Path, prefix: &str) -> std::io::Result<TempFolder> {
+        Ok(Self::listed(
+            tempfile::Builder::new().prefix(prefix).tempdir_in(dir)?,
+        ))
+    }
+
+    fn listed(dir: tempfile::TempDir) -> TempFolder {
         FOLDERS
             .lock()
             .unwrap_or_else(|e| e.into_inner())
             .push(dir.path().to_path_buf());
-        Ok(TempFolder(dir))
+        TempFolder(dir)
     }
 
     pub fn path(&self) -> &std::path::Path {

@@ -2018,6 +2018,171 @@ fn ptx_without_libdevice_is_a_warning_by_default_and_an_error_when_asked_for() {
     );
 }
 
+/// Identifiers in non-ASCII letters: LLVM's NVPTX printer cannot write them (it ended the
+/// compiler with "LLVM ERROR: Symbol name with unsupported characters"), so a default build
+/// warns, keeps the SPIR-V and runs; an explicit `sm_70` build is a clean error naming the
+/// symbol at its source position, with no temporary folder left.
+#[test]
+fn non_ascii_identifiers_build_for_spirv_and_are_named_for_ptx() {
+    let dir = scratch();
+    let source = repo().join("tests/driver/unicode_names/unicode_names.hip");
+    let exe = dir.path().join("unicode");
+    let tmp = dir.path().join("tmp");
+    std::fs::create_dir(&tmp).unwrap();
+    let out = hipmlir()
+        .env("TMPDIR", &tmp)
+        .arg(&source)
+        .arg("-o")
+        .arg(&exe)
+        .output()
+        .unwrap();
+    let err = stderr(&out);
+    assert!(out.status.success(), "{err}");
+    assert!(
+        err.contains("warning: no PTX for sm_70") && err.contains("in PTX, whose names hold only"),
+        "{err}"
+    );
+    assert!(run_program(&exe).contains("unicode_names PASSED"));
+    let out = hipmlir()
+        .env("TMPDIR", &tmp)
+        .arg(&source)
+        .args(["--offload-arch=sm_70", "-o"])
+        .arg(dir.path().join("unicode_ptx"))
+        .output()
+        .unwrap();
+    let err = stderr(&out);
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    assert!(
+        err.contains("unicode_names.hip:")
+            && err.contains("error: unsupported construct in device code: the symbol '")
+            && !err.contains("LLVM ERROR"),
+        "{err}"
+    );
+    assert_eq!(
+        std::fs::read_dir(&tmp).unwrap().count(),
+        0,
+        "left in TMPDIR"
+    );
+}
+
+/// A source named with a newline, a tab, quotes and a backslash (names C++ sources may have)
+/// builds whole, as an object and with --save-temps: the name is escaped where hipmlir writes it
+/// into generated code (`#line`, the image stub); before, the newline ended the `#line`
+/// ("invalid filename for #line directive"). A name that is not UTF-8 is an error naming the
+/// argument: read lossily, it named another file and `-o` wrote under another name.
+#[test]
+fn sources_with_odd_names_build_and_non_utf8_names_are_named() {
+    use std::os::unix::ffi::OsStrExt;
+    let dir = scratch();
+    let example = repo().join("examples/vector_add.hip");
+    for name in ["new\nline.hip", "tab\tq\"uote'.hip", "back\\slash.hip"] {
+        let source = dir.path().join(name);
+        std::fs::copy(&example, &source).unwrap();
+        let exe = dir.path().join(format!("{name}.exe"));
+        let out = hipmlir().arg(&source).arg("-o").arg(&exe).output().unwrap();
+        assert!(out.status.success(), "{name:?}: {}", stderr(&out));
+        assert!(run_program(&exe).contains("PASSED"), "{name:?}");
+        let object = dir.path().join(format!("{name}.o"));
+        let out = hipmlir()
+            .current_dir(dir.path())
+            .args(["-c", "--save-temps=obj"])
+            .arg(&source)
+            .arg("-o")
+            .arg(&object)
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{name:?} -c: {}", stderr(&out));
+        let linked = dir.path().join(format!("{name}.linked"));
+        let out = hipmlir()
+            .arg(&object)
+            .arg("-o")
+            .arg(&linked)
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{name:?} link: {}", stderr(&out));
+        assert!(run_program(&linked).contains("PASSED"), "{name:?} linked");
+    }
+    let latin1 = dir.path().join(std::ffi::OsStr::from_bytes(b"caf\xe9.hip"));
+    std::fs::copy(&example, &latin1).unwrap();
+    let exe = dir.path().join(std::ffi::OsStr::from_bytes(b"caf\xe9"));
+    let out = hipmlir().arg(&latin1).arg("-o").arg(&exe).output().unwrap();
+    let err = stderr(&out);
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    assert!(
+        err.contains("hipmlir: error: argument 1 (") && err.contains("is not valid UTF-8"),
+        "{err}"
+    );
+    let names: Vec<_> = std::fs::read_dir(dir.path())
+        .unwrap()
+        .map(|e| e.unwrap().file_name())
+        .collect();
+    assert!(
+        !names
+            .iter()
+            .any(|n| n.to_str().is_some_and(|n| n.starts_with("caf\u{fffd}"))),
+        "{names:?}"
+    );
+}
+
+/// A linked output is made beside its place, finished there and moved into place whole:
+/// `-o /dev/null` builds (the bytes go to the device; before, the file read back for its
+/// bundler sections was empty: "not an ELF file"), `-o /dev/full` is a clean error (gold
+/// repeated its write error without end), and four builds of one output at once all succeed
+/// with a working program (one read another's half-written file), leaving nothing beside it.
+#[test]
+fn linked_outputs_are_moved_into_place_whole() {
+    use std::process::Stdio;
+    use std::time::{Duration, Instant};
+    let dir = scratch();
+    let source = repo().join("examples/vector_add.hip");
+    let out = hipmlir()
+        .arg(&source)
+        .args(["-o", "/dev/null"])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "-o /dev/null: {}", stderr(&out));
+    let mut child = hipmlir()
+        .arg(&source)
+        .args(["-o", "/dev/full"])
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let start = Instant::now();
+    while child.try_wait().unwrap().is_none() && start.elapsed() < Duration::from_secs(300) {
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    let ended = child.try_wait().unwrap().is_some();
+    if !ended {
+        let _ = child.kill();
+    }
+    let out = child.wait_with_output().unwrap();
+    let err = stderr(&out);
+    assert!(ended, "-o /dev/full did not end");
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    assert!(
+        err.contains("cannot write") && err.contains("/dev/full"),
+        "{err}"
+    );
+    let exe = dir.path().join("same");
+    let builds: Vec<_> = (0..4)
+        .map(|_| {
+            let (source, exe) = (source.clone(), exe.clone());
+            std::thread::spawn(move || hipmlir().arg(&source).arg("-o").arg(&exe).output())
+        })
+        .collect();
+    for build in builds {
+        let out = build.join().unwrap().unwrap();
+        assert!(out.status.success(), "concurrent build: {}", stderr(&out));
+    }
+    assert!(run_program(&exe).contains("PASSED"));
+    let names: Vec<_> = std::fs::read_dir(dir.path())
+        .unwrap()
+        .map(|e| e.unwrap().file_name())
+        .collect();
+    assert_eq!(names, vec![std::ffi::OsString::from("same")], "{names:?}");
+}
+
 /// Recursion is compiled for NVIDIA targets (PTX has a call stack: the functions stay functions
 /// calling themselves) and refused for SPIR-V, naming the cycle. scripts/gpu-check.sh runs the
 /// program on a GPU.

@@ -47,6 +47,14 @@ fn synchronous_calls_wait_as_hip_says() {
     assert!(out.contains("sync_behaviour PASSED"), "{out}");
 }
 
+/// Host functions that call back into the runtime: a wait for work queued behind the function
+/// is hipErrorIllegalState, not a hang (the program's alarm fails it otherwise).
+#[test]
+fn host_functions_waiting_for_their_own_stream_are_refused() {
+    let out = build_and_run("host_function_waits.hip", None);
+    assert!(out.contains("host_function_waits PASSED"), "{out}");
+}
+
 #[test]
 fn memory_api_and_misuse() {
     let out = build_and_run("memory_and_misuse.hip", None);

@@ -116,6 +116,8 @@ pub enum ObjectKind {
     DynamicShared,
     /// A local variable of the thread (its stack).
     Local,
+    /// The thread's own copy of a by-value struct argument of the kernel.
+    Argument,
     /// A `__device__` or `__constant__` variable.
     Global,
 }
@@ -126,6 +128,7 @@ impl ObjectKind {
             ObjectKind::Shared => "shared-memory variable",
             ObjectKind::DynamicShared => "dynamic shared memory (extern __shared__)",
             ObjectKind::Local => "local variable (the thread's stack)",
+            ObjectKind::Argument => "by-value kernel argument (the thread's copy)",
             ObjectKind::Global => "device variable",
         }
     }

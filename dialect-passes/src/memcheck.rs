@@ -506,7 +506,7 @@ fn check_access<'c>(
         return Ok(Outcome::NoMatch);
     };
     let pointer = op.operand(pointer_index).map_err(err)?.to_raw();
-    let target = target_of(pointer, &variables);
+    let target = target_of(pointer, &variables, Scope::EntryBlock);
     let target = match target {
         Target::Unchecked => return Ok(Outcome::NoMatch),
         // An object smaller than the access is left as it is.
@@ -516,11 +516,17 @@ fn check_access<'c>(
         Target::Object(o) => Target::Object(o),
         Target::Table => Target::Table,
     };
-    let escaping = state
+    // Only the objects that exist when the access runs: an alloca inlined into the middle of
+    // the entry block does not dominate the accesses before it (naming it there made the
+    // module invalid: "operand #0 does not dominate this use").
+    let escaping: Vec<KernelObject> = state
         .escaping
         .entry(function_key)
         .or_insert_with(|| escaping_objects(&function, &variables))
-        .clone();
+        .iter()
+        .filter(|o| defined_before(&o.base, &op))
+        .cloned()
+        .collect();
     let kernel = string_attribute(&function, KERNEL_NAME_ATTRIBUTE).unwrap_or(symbol);
     let sites = state.sites.entry(module_key).or_default();
     let site = sites.len() as i64;
@@ -821,8 +827,19 @@ fn module_variables(gpu_module: &OperationRef) -> HashMap<String, Variable> {
     variables
 }
 
+/// Which local variables [`target_of`] places.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Scope {
+    /// Those of the function's entry block, made once: an access's own object.
+    EntryBlock,
+    /// Also those of nested blocks (a loop's body, after inlining), made anew each time: the
+    /// objects a pointer read from memory may point into, named only where they exist
+    /// ([`defined_before`]).
+    AnyBlock,
+}
+
 /// Follows a pointer through offsets and casts to the object it points into.
-fn target_of(pointer: MlirValue, variables: &HashMap<String, Variable>) -> Target {
+fn target_of(pointer: MlirValue, variables: &HashMap<String, Variable>, scope: Scope) -> Target {
     let space = pointer_space(type_of(pointer));
     let mut current = pointer;
     loop {
@@ -842,14 +859,16 @@ fn target_of(pointer: MlirValue, variables: &HashMap<String, Variable>) -> Targe
             "llvm.alloca" => {
                 let size = alloca_size(&defining);
                 return match size {
-                    Some(size) if is_in_entry_block(&defining) => Target::Object(KernelObject {
-                        base: Base::Alloca(current),
-                        object: Object {
-                            kind: ObjectKind::Local,
-                            name: String::new(),
-                            size,
-                        },
-                    }),
+                    Some(size) if scope == Scope::AnyBlock || is_in_entry_block(&defining) => {
+                        Target::Object(KernelObject {
+                            base: Base::Alloca(current),
+                            object: Object {
+                                kind: ObjectKind::Local,
+                                name: String::new(),
+                                size,
+                            },
+                        })
+                    }
                     _ => Target::Unchecked,
                 };
             }
@@ -868,12 +887,52 @@ fn target_of(pointer: MlirValue, variables: &HashMap<String, Variable>) -> Targe
             _ => break,
         }
     }
+    // A private pointer argument of the kernel: the thread's copy of a by-value struct, whose
+    // size is known (not an allocation of the table: before, every access to one was reported
+    // as a wild pointer), or a pointer the pass cannot place.
+    // SAFETY: a query on a live value.
+    if unsafe { mlir_sys::mlirValueIsABlockArgument(current) }
+        && pointer_space(type_of(current)) == address_space::PRIVATE
+    {
+        return byval_object(current).map_or(Target::Unchecked, Target::Object);
+    }
     // Shared and private memory the pass cannot place, and constant memory (which no generic
     // stand-in can replace), are left alone.
     match space {
         address_space::GENERIC | address_space::GLOBAL => Target::Table,
         _ => Target::Unchecked,
     }
+}
+
+/// The by-value struct argument `argument` (an argument of a function's entry block) points
+/// to, as an object of the struct's size; None for another argument.
+fn byval_object(argument: MlirValue) -> Option<KernelObject> {
+    // SAFETY: queries on a live block argument, its block and the block's parent operation.
+    let (block, function, number) = unsafe {
+        let block = mlir_sys::mlirBlockArgumentGetOwner(argument);
+        let parent = mlir_sys::mlirBlockGetParentOperation(block);
+        if parent.ptr.is_null() {
+            return None;
+        }
+        let number = mlir_sys::mlirBlockArgumentGetArgNumber(argument) as usize;
+        (block, OperationRef::from_raw(parent), number)
+    };
+    let entry = function.region(0).ok()?.first_block()?;
+    if entry.to_raw().ptr != block.ptr {
+        return None;
+    }
+    let (_, ty) = crate::symbols::byval_parameters(&function)
+        .into_iter()
+        .find(|(index, _)| *index == number)?;
+    let (size, _) = type_size(ty)?;
+    Some(KernelObject {
+        base: Base::Alloca(argument),
+        object: Object {
+            kind: ObjectKind::Argument,
+            name: String::new(),
+            size,
+        },
+    })
 }
 
 /// A variable of the gpu.module as an object to check against (None: its size is unknown, or
@@ -923,7 +982,7 @@ fn escaping_objects(
             return WalkResult::Advance;
         };
         let source = source.to_raw();
-        if let Target::Object(o) = target_of(source, variables) {
+        if let Target::Object(o) = target_of(source, variables, Scope::AnyBlock) {
             let known = objects.iter().any(|k| match (&k.base, &o.base) {
                 (Base::Alloca(a), Base::Alloca(b)) => a.ptr == b.ptr,
                 (Base::Global(a, _), Base::Global(b, _)) => a == b,
@@ -935,7 +994,58 @@ fn escaping_objects(
         }
         WalkResult::Advance
     });
+    // Variables whose address another variable's initial value holds (`int* p = &table[8];`):
+    // a pointer read from memory may point into them with no cast in any function.
+    let gpu_module = function.parent_operation();
+    let body = gpu_module
+        .and_then(|m| m.region(0).ok())
+        .and_then(|r| r.first_block());
+    let mut op = body.and_then(|b| b.first_operation());
+    while let Some(o) = op {
+        for target in crate::relocations::targets(&o) {
+            if let Some(g) = global_object(&target, variables) {
+                let known = objects
+                    .iter()
+                    .any(|k| matches!(&k.base, Base::Global(name, _) if *name == target));
+                if !known {
+                    objects.push(g);
+                }
+            }
+        }
+        op = o.next_in_block();
+    }
     objects
+}
+
+/// Whether the object at `base` exists when `op` runs: a variable or an argument always; an
+/// alloca when it comes before the operation of its block that holds `op` (an alloca of a loop's
+/// body exists only in that body, one inlined mid-block only after its place).
+fn defined_before(base: &Base, op: &OperationRef) -> bool {
+    let Base::Alloca(value) = base else {
+        return true;
+    };
+    // SAFETY: queries on live values, operations and blocks; null results are checked.
+    unsafe {
+        if !mlir_sys::mlirValueIsAOpResult(*value) {
+            return true;
+        }
+        let alloca = mlir_sys::mlirOpResultGetOwner(*value);
+        let block = mlir_sys::mlirOperationGetBlock(alloca);
+        let mut current = op.to_raw();
+        loop {
+            let holder = mlir_sys::mlirOperationGetBlock(current);
+            if holder.ptr.is_null() {
+                return false;
+            }
+            if holder.ptr == block.ptr {
+                return mlir_sys::mlirOperationIsBeforeInBlock(alloca, current);
+            }
+            current = mlir_sys::mlirBlockGetParentOperation(holder);
+            if current.ptr.is_null() {
+                return false;
+            }
+        }
+    }
 }
 
 fn is_in_entry_block(op: &OperationRef) -> bool {

@@ -96,6 +96,18 @@ pub(crate) fn words<'c: 'a, 'a>(
     Ok(words)
 }
 
+/// The globals whose addresses a relocated global's initial value holds (none for another op).
+pub(crate) fn targets<'c: 'a, 'a>(op: &impl OperationLike<'c, 'a>) -> Vec<String> {
+    let Ok(list) = op.attribute(RELOCATIONS_ATTRIBUTE) else {
+        return Vec::new();
+    };
+    elements(list)
+        .unwrap_or_default()
+        .into_iter()
+        .filter_map(|entry| elements(entry).ok()?.get(1).map(|t| text_of(*t)))
+        .collect()
+}
+
 /// The elements of an array attribute.
 fn elements(a: Attribute) -> Result<Vec<Attribute>, LowerError> {
     // SAFETY: kind check before the array accessors, on a live attribute.

@@ -9,6 +9,7 @@ use melior::Context;
 
 use crate::registry::upstream::GPU_MODULE_TO_BINARY;
 use crate::spirv::patch;
+use crate::symbols::{module_body, symbol};
 use crate::{Element, LowerError, Pipeline};
 
 /// The serialization of a gpu.module of spirv.modules to SPIR-V words.
@@ -41,6 +42,7 @@ pub fn serialize_spirv(ctx: &Context, module: &mut Module) -> Result<Vec<u8>, Lo
 /// `cuModuleLoadData` takes it. A function the PTX still declares but does not define (a
 /// libdevice function when libdevice was not found) is an error here, not at the JIT link.
 pub fn serialize_ptx(ctx: &Context, module: &mut Module) -> Result<Vec<u8>, LowerError> {
+    check_ptx_symbol_names(module)?;
     ptx_binary().run(ctx, module, false)?;
     let ptx = binary_object(module)?;
     let text = String::from_utf8_lossy(&ptx);
@@ -81,6 +83,42 @@ pub fn serialize_ptx(ctx: &Context, module: &mut Module) -> Result<Vec<u8>, Lowe
         bytes.push(0);
     }
     Ok(bytes)
+}
+
+/// The characters LLVM's NVPTX printer writes in a symbol (it renames `.` and `@` itself).
+fn is_ptx_symbol_byte(b: u8) -> bool {
+    b.is_ascii_alphanumeric() || b"_$.@".contains(&b)
+}
+
+/// A symbol with other characters (a kernel, function or variable named in non-ASCII letters,
+/// as C++ allows) would end the process in LLVM's NVPTX printer ("Symbol name with unsupported
+/// characters"): it is an unsupported construct for PTX instead, named at its declaration, so
+/// that a default build keeps its SPIR-V with a warning and an explicit `sm_XX` one fails
+/// cleanly.
+fn check_ptx_symbol_names(module: &Module) -> Result<(), LowerError> {
+    let body = module.body();
+    let mut op = body.first_operation();
+    while let Some(o) = op {
+        if o.name().as_string_ref().as_str() == Ok("gpu.module") {
+            let mut inner = module_body(o.to_raw())?.first_operation();
+            while let Some(i) = inner {
+                if let Some(name) = symbol(&i, "sym_name") {
+                    if !name.bytes().all(is_ptx_symbol_byte) {
+                        return Err(LowerError::Unsupported {
+                            location: hipmlir_ir::source_location(i.location()),
+                            message: format!(
+                                "the symbol '{name}' in PTX, whose names hold only ASCII letters, \
+                                 digits, '_', '$', '.' and '@' (SPIR-V takes it)"
+                            ),
+                        });
+                    }
+                }
+                inner = i.next_in_block();
+            }
+        }
+        op = o.next_in_block();
+    }
+    Ok(())
 }
 
 /// The SPIR-V bytes of the (single) `gpu.binary` object in `module`.

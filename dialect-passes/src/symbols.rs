@@ -1,10 +1,11 @@
 //! Symbol names read off operations (`sym_name`, `callee`, `global_name`), typed: a string or
 //! a flat symbol reference attribute's text, never the attribute's printed form.
 
+use hipmlir_device_image::BYVAL_ATTRIBUTE;
 use melior::ir::attribute::{FlatSymbolRefAttribute, StringAttribute};
 use melior::ir::block::BlockLike;
 use melior::ir::operation::OperationLike;
-use melior::ir::{Attribute, BlockRef, OperationRef, RegionLike};
+use melior::ir::{Attribute, AttributeLike, BlockRef, OperationRef, RegionLike, Type};
 use mlir_sys::MlirOperation;
 
 use crate::LowerError;
@@ -48,4 +49,33 @@ pub(crate) fn has_symbol(gpu_module: MlirOperation, symbol: &str) -> Result<bool
         op = o.next_in_block();
     }
     Ok(false)
+}
+
+/// A kernel's by-value struct parameters, from the frontend's `BYVAL_ATTRIBUTE` dictionary
+/// (argument index → struct type): (index, type), in the dictionary's order.
+pub(crate) fn byval_parameters<'c>(function: &OperationRef<'c, '_>) -> Vec<(usize, Type<'c>)> {
+    let Ok(byval) = function.attribute(BYVAL_ATTRIBUTE) else {
+        return Vec::new();
+    };
+    // SAFETY: the frontend writes a dictionary of index → type attribute; both are checked.
+    unsafe {
+        if !mlir_sys::mlirAttributeIsADictionary(byval.to_raw()) {
+            return Vec::new();
+        }
+        (0..mlir_sys::mlirDictionaryAttrGetNumElements(byval.to_raw()))
+            .filter_map(|i| {
+                let named = mlir_sys::mlirDictionaryAttrGetElement(byval.to_raw(), i);
+                let key = mlir_sys::mlirIdentifierStr(named.name);
+                let key = std::slice::from_raw_parts(key.data as *const u8, key.length);
+                let index = std::str::from_utf8(key).ok()?.parse().ok()?;
+                if !mlir_sys::mlirAttributeIsAType(named.attribute) {
+                    return None;
+                }
+                Some((
+                    index,
+                    Type::from_raw(mlir_sys::mlirTypeAttrGetValue(named.attribute)),
+                ))
+            })
+            .collect()
+    }
 }

@@ -140,7 +140,18 @@ pub fn on_path(program: &str) -> bool {
 
 /// `s` as the inside of a C string literal.
 pub fn escape_c(s: &str) -> String {
-    s.replace('\\', "\\\\").replace('"', "\\\"")
+    let mut out = String::with_capacity(s.len());
+    for c in s.chars() {
+        match c {
+            '\\' => out.push_str("\\\\"),
+            '"' => out.push_str("\\\""),
+            // A newline (or another control character) in a file name would end the directive or
+            // literal: three octal digits, which C, `#line` and the assembler's strings all read.
+            c if c.is_ascii_control() => out.push_str(&format!("\\{:03o}", c as u32)),
+            c => out.push(c),
+        }
+    }
+    out
 }
 
 /// The text of a copy of `original` the host compiler reads: a `#line` first, so that its
@@ -158,7 +169,14 @@ pub fn copy_naming(original: &str, text: &[u8]) -> Vec<u8> {
 
 #[cfg(test)]
 mod tests {
-    use super::search_list_flags;
+    use super::{escape_c, search_list_flags};
+
+    #[test]
+    fn control_characters_in_names_are_octal_escapes() {
+        assert_eq!(escape_c("a\\b\"c"), "a\\\\b\\\"c");
+        assert_eq!(escape_c("new\nline\t.hip"), "new\\012line\\011.hip");
+        assert_eq!(escape_c("café.hip"), "café.hip");
+    }
 
     #[test]
     fn search_lists_of_gcc_and_clang_reports() {

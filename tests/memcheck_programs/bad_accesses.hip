@@ -173,6 +173,12 @@ int main(int argc, char** argv) {
     read_through_cursor<<<2, 8>>>(56 + (1 << 18), out, who);
     return after_the_error(hipDeviceSynchronize());
   }
-  std::printf("usage: bad_accesses write_past|read_past|use_after_free|wild|atomic|cas|shared|dynamic_shared|local|loop_past|shared_loop|through_initializer|within_initializer|ignore\n");
+  if (!std::strcmp(what, "byval_past")) {
+    int* out = nullptr;
+    HIP_CHECK(hipMalloc(&out, sizeof(int)));
+    byval_past<<<2, 8>>>(Window{{1, 2, 3, 4}, 4}, 4 + 2, out, who);
+    return after_the_error(hipDeviceSynchronize());
+  }
+  std::printf("usage: bad_accesses write_past|read_past|use_after_free|wild|atomic|cas|shared|dynamic_shared|local|loop_past|shared_loop|through_initializer|within_initializer|byval_past|ignore\n");
   return 2;
 }

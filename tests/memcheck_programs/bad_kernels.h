@@ -75,3 +75,12 @@ __device__ int* lookup_cursor = &lookup[8];
 __global__ void read_through_cursor(int index, int* out, int who) {
   if (global_id() == who) out[0] = lookup_cursor[index];
 }
+
+// A by-value struct argument (each thread's own copy) read past its end.
+struct Window {
+  int values[4];
+  int count;
+};
+__global__ void byval_past(Window w, int at, int* out, int who) {
+  if (global_id() == who) out[0] = w.values[at] + w.count;
+}

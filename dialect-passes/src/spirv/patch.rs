@@ -14,9 +14,7 @@ use hipmlir_device_image::spirv_words::spirv::{
 use hipmlir_device_image::spirv_words::{
     self, encode_string, push_instruction, Instruction, BOUND_WORD, HEADER_WORDS,
 };
-use hipmlir_device_image::{
-    BYVAL_ATTRIBUTE, KERNEL_ARGS_ATTRIBUTE, NOALIAS_ATTRIBUTE, ZERO_INITIALIZER_ATTRIBUTE,
-};
+use hipmlir_device_image::{KERNEL_ARGS_ATTRIBUTE, NOALIAS_ATTRIBUTE, ZERO_INITIALIZER_ATTRIBUTE};
 use melior::ir::attribute::DenseI64ArrayAttribute;
 use std::collections::{HashMap, HashSet};
 
@@ -263,23 +261,10 @@ pub fn collect_parameter_decorations(module: &Module) -> Vec<ParameterDecoration
 /// A kernel's by-value struct parameters: (index, alignment).
 fn byval_parameters(op: &OperationRef) -> Vec<(usize, u32)> {
     let mut out = Vec::new();
-    let Ok(byval) = op.attribute(BYVAL_ATTRIBUTE) else {
-        return out;
-    };
     let args = op.attribute(KERNEL_ARGS_ATTRIBUTE).ok();
-    // SAFETY: attribute queries on the frontend's dictionary and array attributes.
+    // SAFETY: attribute queries on the frontend's array of argument dictionaries.
     unsafe {
-        for i in 0..mlir_sys::mlirDictionaryAttrGetNumElements(byval.to_raw()) {
-            let named = mlir_sys::mlirDictionaryAttrGetElement(byval.to_raw(), i);
-            let key = mlir_sys::mlirIdentifierStr(named.name);
-            let key = std::str::from_utf8(std::slice::from_raw_parts(
-                key.data as *const u8,
-                key.length,
-            ))
-            .unwrap_or("");
-            let Ok(index) = key.parse::<usize>() else {
-                continue;
-            };
+        for (index, _) in crate::symbols::byval_parameters(op) {
             let align = args
                 .and_then(|a| {
                     let entry = mlir_sys::mlirArrayAttrGetElement(a.to_raw(), index as isize);

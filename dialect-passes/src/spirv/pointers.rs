@@ -10,7 +10,6 @@
 
 use std::collections::HashMap;
 
-use hipmlir_device_image::BYVAL_ATTRIBUTE;
 use hipmlir_ir::rewrite::{
     apply_patterns, enclosing, replace_all_uses_except, Outcome, Pattern, PatternRewriter,
     RewritePatternSet,
@@ -372,31 +371,15 @@ fn retype_kernel<'c>(
 /// OpenCL's byval parameters are; the body keeps using it as a byte pointer.
 fn byval_parameters(ctx: &Context, op: &OperationRef) -> Result<(), LowerError> {
     let at = |e: String| LowerError::internal(op.location(), e);
-    let Ok(byval) = op.attribute(BYVAL_ATTRIBUTE) else {
+    let byval = crate::symbols::byval_parameters(op);
+    if byval.is_empty() {
         return Ok(());
-    };
+    }
     let region = op.region(0).map_err(|e| at(e.to_string()))?;
     let Some(entry) = region.first_block() else {
         return Ok(());
     };
-    // SAFETY: the frontend writes a dictionary of index → type.
-    let count = unsafe { mlir_sys::mlirDictionaryAttrGetNumElements(byval.to_raw()) };
-    for i in 0..count {
-        let (index, ty) = unsafe {
-            let named = mlir_sys::mlirDictionaryAttrGetElement(byval.to_raw(), i);
-            let name = mlir_sys::mlirIdentifierStr(named.name);
-            let name = std::str::from_utf8(std::slice::from_raw_parts(
-                name.data as *const u8,
-                name.length,
-            ))
-            .unwrap_or("")
-            .to_string();
-            let ty = mlir_sys::mlirTypeAttrGetValue(named.attribute);
-            (name, Type::from_raw(ty))
-        };
-        let index: usize = index
-            .parse()
-            .map_err(|_| at(format!("bad byval index {index}")))?;
+    for (index, ty) in byval {
         let arg = entry.argument(index).map_err(|e| at(e.to_string()))?;
         let struct_ptr = spirv_ptr(ctx, ty, FUNCTION).map_err(at)?;
         // SAFETY: the argument is live.

@@ -113,7 +113,13 @@ pub extern "C" fn hipDeviceReset() -> hipError_t {
 /// What `hipDeviceReset` does to `device` (also `hipDevicePrimaryCtxReset`): its streams, module
 /// states (with their abort words), arrays, pools and graph allocations go.
 pub(super) fn reset(device: &dyn crate::backend::Device) -> HipResult<()> {
-    let _ = device.synchronize();
+    // A failed kernel does not stop a reset; a wait that may not happen (from a host function
+    // of this device, which the reset would destroy under itself) does.
+    if let Err(e) = device.synchronize() {
+        if e.code == crate::error::HipError::IllegalState {
+            return Err(e);
+        }
+    }
     crate::memcheck::reset(device.id());
     crate::backend::stream::clear_device(device.id());
     for module in crate::registry::all_modules() {

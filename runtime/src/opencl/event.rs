@@ -7,6 +7,7 @@ use std::any::Any;
 use std::sync::Mutex;
 
 use super::cl::{OwnedEvent, OwnedQueue};
+use super::device::runtime_of;
 use super::stream::{cl_failure, enqueue_marker, ClQueue};
 use crate::backend::{downcast, DeviceId, Event, EventFlags, Queue};
 use crate::error::{Failure, HipError, HipResult};
@@ -97,10 +98,19 @@ impl Event for ClEvent {
     fn synchronize(&self) -> HipResult<()> {
         match self.recorded() {
             None => Ok(()),
-            Some(r) => r
-                .marker
-                .wait()
-                .map_err(|e| cl_failure("work before the event failed", e)),
+            Some(r) => {
+                if !self.is_complete()? {
+                    let waited = super::host_function::Waited::Marker(r.queue.get() as usize);
+                    super::host_function::check_wait(
+                        runtime_of(self.device)?,
+                        waited,
+                        "an event's wait",
+                    )?;
+                }
+                r.marker
+                    .wait()
+                    .map_err(|e| cl_failure("work before the event failed", e))
+            }
         }
     }
 

@@ -9,7 +9,13 @@
 //! function that waits for something the caller does next would then never return. The
 //! runtime's threads ([`run_on_worker`]): an idle one takes the next function; when none is idle
 //! another is started, so a function blocked on another stream's never holds that one back.
+//!
+//! A host function that waits for work queued behind it (its own stream, the null stream it
+//! holds back, the whole device) would wait forever: HIP forbids runtime calls in host
+//! functions, and such a wait is refused with `hipErrorIllegalState` ([`check_wait`]), as CUDA
+//! answers one with `cudaErrorNotPermitted`.
 
+use std::cell::Cell;
 use std::collections::VecDeque;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::{Condvar, Mutex, OnceLock};
@@ -20,7 +26,7 @@ use cl3::types::cl_int;
 use super::cl::OwnedEvent;
 use super::device::Runtime;
 use super::stream::{cl_failure, marker, ClQueue};
-use crate::backend::HostFunction;
+use crate::backend::{DeviceId, HostFunction};
 use crate::error::{Failure, HipError, HipResult};
 
 /// Runs `function` on the host once everything enqueued before it on `target` has completed;
@@ -44,6 +50,12 @@ pub fn enqueue(rt: &Runtime, target: &ClQueue, function: HostFunction) -> HipRes
         ));
     };
     let release_after = release.clone();
+    let running = Running {
+        device: rt.id,
+        queue: target.queue.get() as usize,
+        is_null: target.is_null,
+        blocking: target.is_blocking(),
+    };
     let job = Box::new(move |status: cl_int| {
         // `hipSuccess`, or `hipErrorLaunchFailure` when earlier work on the stream failed.
         let hip_status = if status < 0 {
@@ -52,7 +64,9 @@ pub fn enqueue(rt: &Runtime, target: &ClQueue, function: HostFunction) -> HipRes
             0
         };
         run_on_worker(Box::new(move || {
+            RUNNING.with(|r| r.set(Some(running)));
             let _ = catch_unwind(AssertUnwindSafe(|| function(hip_status)));
+            RUNNING.with(|r| r.set(None));
             let _ = cl3::event::set_user_event_status(release_after.get(), cl3::event::CL_COMPLETE);
         }));
     });
@@ -63,6 +77,59 @@ pub fn enqueue(rt: &Runtime, target: &ClQueue, function: HostFunction) -> HipRes
     }
     let _ = target.queue.flush();
     Ok(())
+}
+
+/// The stream whose host function the calling thread runs.
+#[derive(Clone, Copy)]
+struct Running {
+    device: DeviceId,
+    /// Its OpenCL queue.
+    queue: usize,
+    is_null: bool,
+    /// Null-stream work waits for it.
+    blocking: bool,
+}
+
+thread_local! {
+    static RUNNING: Cell<Option<Running>> = const { Cell::new(None) };
+}
+
+/// What a wait is for: a stream's work, or everything of the device.
+pub enum Waited<'a> {
+    Device,
+    Stream(&'a ClQueue),
+    /// An event's marker on the raw queue it was recorded on (not yet complete).
+    Marker(usize),
+}
+
+/// Refuses a wait on `rt` that the calling host function would never see end: one for work
+/// queued behind the function, which its stream (and the null stream, for a blocking one) holds
+/// back until it returns. Outside host functions, and for other devices, waits are allowed.
+pub fn check_wait(rt: &Runtime, waited: Waited, call: &str) -> HipResult<()> {
+    let Some(r) = RUNNING.with(Cell::get).filter(|r| r.device == rt.id) else {
+        return Ok(());
+    };
+    let null_queue = rt.null_queue.queue.get() as usize;
+    let behind = match waited {
+        Waited::Device => true,
+        Waited::Stream(s) => {
+            s.queue.get() as usize == r.queue
+                || (s.is_null && r.blocking)
+                || (r.is_null && s.is_blocking())
+        }
+        Waited::Marker(queue) => queue == r.queue || (queue == null_queue && r.blocking),
+    };
+    if !behind {
+        return Ok(());
+    }
+    Err(Failure::new(
+        HipError::IllegalState,
+        format!(
+            "{call} inside a host function (hipLaunchHostFunc, hipStreamAddCallback) would wait \
+             for work queued behind the function itself; host functions must not wait for their \
+             own stream or device"
+        ),
+    ))
 }
 
 /// A host function ready to run, with the release of its stream.

@@ -826,6 +826,10 @@ pub fn copy(
         };
     }
     let route = route(rt, c);
+    if wait_done || matches!(route, Route::Staged(..)) {
+        let waited = super::host_function::Waited::Stream(target);
+        super::host_function::check_wait(rt, waited, "a synchronous copy")?;
+    }
     if !matches!(route, Route::Commands) {
         let overflow = || Failure::invalid_value("the copy's extent overflows");
         let dst_span = c.dst_span().ok_or_else(overflow)?;
@@ -910,6 +914,10 @@ pub fn touches_pageable_memory(c: &Copy3d) -> bool {
 /// allocation; one command when the rows are contiguous, else one kernel (`rect`), else (no
 /// kernel, or pitches that are no whole patterns) one command per row.
 pub fn fill(rt: &Runtime, target: &ClQueue, f: &Fill, wait_done: bool) -> HipResult<()> {
+    if wait_done {
+        let waited = super::host_function::Waited::Stream(target);
+        super::host_function::check_wait(rt, waited, "a synchronous fill")?;
+    }
     let pattern = f.pattern.as_bytes();
     let row = f.count * pattern.len();
     let span = f

@@ -259,6 +259,11 @@ pub fn per_thread_stream(rt: &Runtime) -> HipResult<Arc<Stream>> {
 
 /// Waits for all work on every stream (`hipDeviceSynchronize`).
 pub fn synchronize_all(rt: &Runtime) -> HipResult<()> {
+    super::host_function::check_wait(
+        rt,
+        super::host_function::Waited::Device,
+        "a device-wide wait",
+    )?;
     let mut first_error = rt.null_queue.synchronize_own().err();
     for s in all_streams(rt) {
         if let Err(e) = s.synchronize_own() {
@@ -274,6 +279,11 @@ pub fn synchronize_all(rt: &Runtime) -> HipResult<()> {
 /// any blocking `s`, even one with no work of its own. Non-blocking streams wait only for
 /// themselves.
 pub fn synchronize(rt: &Runtime, stream: &ClQueue) -> HipResult<()> {
+    super::host_function::check_wait(
+        rt,
+        super::host_function::Waited::Stream(stream),
+        "a stream's wait",
+    )?;
     if stream.is_blocking() {
         // Read before waiting: null-stream work enqueued later by other threads is not ours.
         let null_tail = rt.null_queue.tail();
