@@ -779,13 +779,14 @@ fn bad_streams_events_and_unsupported_calls() {
     let k = k();
     let bogus = 0xdead_beefusize as hipStream_t;
     let args = ArgBlock::new(&k.add_one).set(0, 0usize).set(1, 0i32);
+    // Any handle that names no live stream is hipErrorContextIsDestroyed, as HIP answers.
     expect_code(
         launch_on("add_one", 1, 1, bogus, &args.bytes),
-        HipError::InvalidHandle,
+        HipError::ContextIsDestroyed,
     );
-    expect_code(hipStreamSynchronize(bogus), HipError::InvalidHandle);
-    expect_code(hipStreamQuery(bogus), HipError::InvalidHandle);
-    expect_code(hipStreamDestroy(bogus), HipError::InvalidHandle);
+    expect_code(hipStreamSynchronize(bogus), HipError::ContextIsDestroyed);
+    expect_code(hipStreamQuery(bogus), HipError::ContextIsDestroyed);
+    expect_code(hipStreamDestroy(bogus), HipError::ContextIsDestroyed);
     expect_code(hipStreamDestroy(null_mut()), HipError::InvalidHandle);
     let s = new_stream(0);
     ok(hipStreamDestroy(s));
@@ -809,13 +810,13 @@ fn bad_streams_events_and_unsupported_calls() {
     );
     let e = new_event(0);
     // An event handle is not a stream, and a stream handle is not an event.
-    expect_code(hipStreamSynchronize(e.cast()), HipError::InvalidHandle);
+    expect_code(hipStreamSynchronize(e.cast()), HipError::ContextIsDestroyed);
     let s2 = new_stream(0);
     expect_code(
         hipEventRecord(s2.cast(), null_mut()),
         HipError::InvalidHandle,
     );
-    expect_code(hipEventRecord(e, bogus), HipError::InvalidHandle);
+    expect_code(hipEventRecord(e, bogus), HipError::ContextIsDestroyed);
     let mut ms = 0.0f32;
     expect_code(
         unsafe { hipEventElapsedTime(&mut ms, e, e) },

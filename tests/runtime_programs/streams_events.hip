@@ -118,8 +118,8 @@ int main() {
   hipStream_t dead;
   HIP_CHECK(hipStreamCreate(&dead));
   HIP_CHECK(hipStreamDestroy(dead));
-  // A destroyed stream is hipErrorContextIsDestroyed wherever it is named, as HIP answers; a
-  // handle that never was a stream is hipErrorInvalidHandle.
+  // A destroyed stream, or a handle that never was one, is hipErrorContextIsDestroyed wherever
+  // it is named, as HIP answers.
   EXPECT_ERROR(hipStreamSynchronize(dead), hipErrorContextIsDestroyed);
   EXPECT_ERROR(hipMemcpyAsync(dx, hx, 16, hipMemcpyHostToDevice, dead), hipErrorContextIsDestroyed);
   EXPECT_ERROR(hipStreamDestroy(dead), hipErrorContextIsDestroyed);
@@ -130,7 +130,7 @@ int main() {
   }
   int not_a_stream = 0;
   EXPECT_ERROR(hipStreamSynchronize(reinterpret_cast<hipStream_t>(&not_a_stream)),
-               hipErrorInvalidHandle);
+               hipErrorContextIsDestroyed);
   EXPECT_ERROR(hipStreamCreateWithFlags(&dead, 0x40), hipErrorInvalidValue);
   hipEvent_t ev;
   HIP_CHECK(hipEventCreate(&ev));

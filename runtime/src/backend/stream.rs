@@ -81,18 +81,17 @@ fn events() -> &'static HandleTable<dyn Event> {
     TABLE.get_or_init(|| HandleTable::new(Kind::Event))
 }
 
-/// A handle that names no stream: one that was destroyed is `hipErrorContextIsDestroyed`, as
-/// HIP answers every call naming one; one that never was a stream `hipErrorInvalidHandle`.
+/// A handle that names no live stream is `hipErrorContextIsDestroyed`, as HIP answers every
+/// call naming one, destroyed or never made; the message says which.
 fn bad_stream(handle: usize) -> Failure {
-    if Kind::Stream.made(handle) {
-        return Failure::new(
-            HipError::ContextIsDestroyed,
-            format!("{handle:#x} is a destroyed stream"),
-        );
-    }
+    let what = if Kind::Stream.made(handle) {
+        "a destroyed stream"
+    } else {
+        "not a stream (hipStreamCreate never made it)"
+    };
     Failure::new(
-        HipError::InvalidHandle,
-        format!("{handle:#x} is not a stream (hipStreamCreate never made it)"),
+        HipError::ContextIsDestroyed,
+        format!("{handle:#x} is {what}"),
     )
 }
 
