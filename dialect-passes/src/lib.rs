@@ -34,6 +34,7 @@ mod serialize;
 mod sincos;
 mod spirv;
 mod symbols;
+mod work_item_ids;
 
 pub use context::{
     capture_diagnostics, new_context, new_context_with_all_passes, prepare_process, PendingContext,

@@ -4,13 +4,16 @@
 
 // C pointers (LLVM dialect, SPIR address spaces) become byte pointers in SPIR-V storage
 // classes; each access bitcasts to the type it reads. Declarations take the types their calls
-// now pass.
+// now pass. A load or store through a generic pointer known to point into one space (here a
+// kernel argument's) accesses that space.
 
 // CHECK: func.func private @__hipmlir_printf_0(!spirv.ptr<i8, UniformConstant>, !spirv.ptr<i8, Generic>) -> i32
 // CHECK: gpu.func @add(%[[A:.*]]: !spirv.ptr<i8, CrossWorkgroup>, %[[I:.*]]: i64) kernel
 // CHECK: %[[GENERIC:.*]] = spirv.PtrCastToGeneric %[[A]] : !spirv.ptr<i8, CrossWorkgroup> to !spirv.ptr<i8, Generic>
 // CHECK: spirv.PtrAccessChain
-// CHECK: spirv.Load "Generic"
+// CHECK: spirv.GenericCastToPtr
+// CHECK: spirv.Load "CrossWorkgroup"
+// CHECK: spirv.GenericCastToPtr
 // CHECK: spirv.Store "CrossWorkgroup"
 // CHECK-NOT: llvm.
 // CHECK: gpu.return
