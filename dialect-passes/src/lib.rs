@@ -21,6 +21,7 @@
 mod address_space_map;
 mod builder;
 mod context;
+mod contraction;
 mod device_link;
 mod error;
 mod function_pointers;

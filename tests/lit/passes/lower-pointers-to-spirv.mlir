@@ -61,7 +61,8 @@ module attributes {gpu.container_module} {
 
 // An atomic on a Generic pointer of unknown space (here loaded from memory) is specialized at
 // run time: the global atomic when the pointer casts to CrossWorkgroup, the local one when it
-// casts to Workgroup, else (private memory) a plain load, operation and store.
+// casts to Workgroup, else (private memory) a plain load, operation and store. The local one
+// has the work-group's scope: no other work-group reaches that memory.
 
 // CHECK: gpu.func @generic_atomics
 // CHECK: %[[GLOBAL:.*]] = spirv.GenericCastToPtrExplicit %{{.*}} : !spirv.ptr<i8, Generic> to !spirv.ptr<i8, CrossWorkgroup>
@@ -71,7 +72,7 @@ module attributes {gpu.container_module} {
 // CHECK: } else {
 // CHECK: %[[LOCAL:.*]] = spirv.GenericCastToPtrExplicit %{{.*}} : !spirv.ptr<i8, Generic> to !spirv.ptr<i8, Workgroup>
 // CHECK: scf.if
-// CHECK: spirv.AtomicIAdd <Device> <None> %{{.*}} : !spirv.ptr<i32, Workgroup>
+// CHECK: spirv.AtomicIAdd <Workgroup> <None> %{{.*}} : !spirv.ptr<i32, Workgroup>
 // CHECK: } else {
 // CHECK: %[[OLD:.*]] = spirv.Load "Generic"
 // CHECK: %[[NEW:.*]] = spirv.IAdd %[[OLD]]
@@ -80,7 +81,7 @@ module attributes {gpu.container_module} {
 // The float add's loop runs on the specific pointer, never on the generic one.
 // CHECK: spirv.GenericCastToPtrExplicit
 // CHECK: spirv.AtomicCompareExchange <Device> <None> <None> %{{.*}} : !spirv.ptr<i64, CrossWorkgroup>
-// CHECK: spirv.AtomicCompareExchange <Device> <None> <None> %{{.*}} : !spirv.ptr<i64, Workgroup>
+// CHECK: spirv.AtomicCompareExchange <Workgroup> <None> <None> %{{.*}} : !spirv.ptr<i64, Workgroup>
 // CHECK: spirv.FAdd
 // CHECK: spirv.Store "Generic"
 // CHECK-NOT: spirv.Atomic{{.*}}Generic
