@@ -447,7 +447,8 @@ fn kernel_section(m: &mut String, r: &Results, rows: &[KernelRow]) {
          shapes (global = grid x block, local = block, as hipmlir's runtime launches), on OpenCL \
          buffers (hipmlir's kernels, whose entry points take global pointers as 64-bit integers, \
          get the same buffers' device addresses, read by a probe kernel). Each variant's first run is checked against a host reference; then {} warm-up \
-         and {} timed runs, the variants taking turns run by run, timed by profiling events \
+         and {} timed runs, the variants taking turns run by run (each round after the copy \
+         below, starting from the next variant), timed by profiling events \
          (`CL_QUEUE_PROFILING_ENABLE`, end - start, summed over a case's launches). Times are \
          medians in milliseconds; the best peer is in bold. GB/s counts the bytes the algorithm \
          must read plus write; the percentage is of the device's clEnqueueCopyBuffer bandwidth \

@@ -21,6 +21,7 @@
 mod address_space_map;
 mod builder;
 mod context;
+mod contraction;
 mod device_link;
 mod error;
 mod function_pointers;
@@ -34,6 +35,7 @@ mod serialize;
 mod sincos;
 mod spirv;
 mod symbols;
+mod work_item_ids;
 
 pub use context::{
     capture_diagnostics, new_context, new_context_with_all_passes, prepare_process, PendingContext,

@@ -184,6 +184,33 @@ pub static REJECT_RECURSION: PassInfo = PassInfo {
     run: |ctx, module, _| crate::spirv::recursion::reject_recursion(ctx, module),
 };
 
+pub static CONTRACT_MULTIPLY_ADD: PassInfo = PassInfo {
+    name: "hipmlir-contract-multiply-add",
+    summary: "a contractible float multiply feeding an add or subtract (fastmath<contract>, \
+              hipcc's -ffp-contract=fast-honor-pragmas) becomes one math.fma, which SPIR-V \
+              cannot leave to the device's compiler",
+    options: &[],
+    run: |ctx, module, _| crate::contraction::contract_multiply_add(ctx, module),
+};
+
+pub static WIDEN_WORK_ITEM_IDS: PassInfo = PassInfo {
+    name: "hipmlir-widen-work-item-ids",
+    summary: "a 64-bit extension of a 32-bit work-item id (an array subscript of threadIdx.x) \
+              becomes the id's 64-bit value, which vectorizers see is consecutive across \
+              work-items",
+    options: &[],
+    run: |ctx, module, _| crate::work_item_ids::widen_work_item_ids(ctx, module),
+};
+
+pub static SPECIALIZE_ADDRESS_SPACES: PassInfo = PassInfo {
+    name: "hipmlir-specialize-address-spaces",
+    summary: "GEPs and accesses through a generic pointer cast from a specific space (a \
+              kernel argument, a __shared__ variable) use that space, the cast sinking below \
+              them (as LLVM's InferAddressSpaces)",
+    options: &[],
+    run: |ctx, module, _| crate::spirv::specific_spaces::specialize_address_spaces(ctx, module),
+};
+
 pub static LOWER_POINTERS_TO_SPIRV: PassInfo = PassInfo {
     name: "hipmlir-lower-pointers-to-spirv",
     summary: "LLVM pointers, globals, loads, stores and atomics become SPIR-V pointers in \
@@ -232,7 +259,7 @@ pub static ADD_MISSING_CAPABILITIES: PassInfo = PassInfo {
     run: |ctx, module, _| crate::spirv::capabilities::add_missing_capabilities(ctx, module),
 };
 
-const PASS_COUNT: usize = 20;
+const PASS_COUNT: usize = 23;
 
 /// Every pass of hipmlir's, in the order the SPIR-V pipeline runs them (then NVPTX's own).
 pub static PASSES: [&PassInfo; PASS_COUNT] = [
@@ -251,6 +278,9 @@ pub static PASSES: [&PassInfo; PASS_COUNT] = [
     &LINEARIZE_WARP_BLOCKS,
     &MARK_ENTRY_POINTS,
     &REJECT_RECURSION,
+    &CONTRACT_MULTIPLY_ADD,
+    &WIDEN_WORK_ITEM_IDS,
+    &SPECIALIZE_ADDRESS_SPACES,
     &LOWER_POINTERS_TO_SPIRV,
     &LOWER_MATH_TO_OPENCL,
     &KERNEL_ADDRESS_PARAMETERS,

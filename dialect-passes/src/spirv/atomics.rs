@@ -158,7 +158,7 @@ pub(crate) fn lower_rmw<'c>(
     let value = l.operand(1)?.to_raw();
     let ty = l.result_type()?;
     let op = bin_op(l)?;
-    let scope = sync_scope(l)?;
+    let scope = scope_in(sync_scope(l)?, space);
     let relaxed = MemorySemantics::NONE;
     // A float exchange moves bits: it is the integer exchange of the same width (Intel's CPU
     // runtime has no `atomic_xchg` on doubles).
@@ -197,7 +197,19 @@ pub(crate) fn lower_cmpxchg(
     let compare = l.operand(1)?.to_raw();
     let new = l.operand(2)?.to_raw();
     let typed = rw.bitcast(ptr, rw.ptr(type_of(compare), space)?)?;
-    rw.atomic_compare_exchange(typed, new, compare, sync_scope(l)?, MemorySemantics::NONE)
+    let scope = scope_in(sync_scope(l)?, space);
+    rw.atomic_compare_exchange(typed, new, compare, scope, MemorySemantics::NONE)
+}
+
+/// The scope of an atomic on memory of `space`: only the work-group reaches its workgroup
+/// memory, so a wider scope there is the work-group's. A device may need less for it: Intel's
+/// CPU runtime runs a work-group on one thread and drops the `lock` of a workgroup-scope
+/// atomic (a shared-memory histogram's increments).
+fn scope_in(scope: Scope, space: u32) -> Scope {
+    match (scope, space) {
+        (Scope::CrossDevice | Scope::Device, WORKGROUP) => Scope::Workgroup,
+        _ => scope,
+    }
 }
 
 /// `old = *p; do { seen = CAS(p, old, f(old, v)); retry = seen != old; old = seen } while retry`

@@ -19,6 +19,7 @@ mod memory_op;
 pub(crate) mod patch;
 pub(crate) mod pointers;
 pub(crate) mod recursion;
+pub(crate) mod specific_spaces;
 pub(crate) mod traps;
 mod types;
 
@@ -105,6 +106,12 @@ pub fn spirv_pipeline(options: &SpirvOptions) -> Pipeline {
         Element::pass(&registry::MARK_ENTRY_POINTS),
         // A call inlining left is recursion, which SPIR-V (as hipmlir builds it) does not run.
         Element::pass(&registry::REJECT_RECURSION),
+        // What SPIR-V cannot leave to the device's compiler: contraction into FMAs; and what
+        // the CPU device's vectorizer needs to see: work-item ids in 64 bits where subscripts
+        // extend them, and accesses in their specific address spaces.
+        Element::pass(&registry::CONTRACT_MULTIPLY_ADD),
+        Element::pass(&registry::WIDEN_WORK_ITEM_IDS),
+        Element::pass(&registry::SPECIALIZE_ADDRESS_SPACES),
         // The gpu.module becomes a spirv.module.
         Element::pass_with(&registry::LOWER_POINTERS_TO_SPIRV, pointer_options),
         Element::pass(&registry::LOWER_MATH_TO_OPENCL),

@@ -159,9 +159,9 @@ fn lower_getelementptr(l: &Lowering) -> Result<Option<MlirValue>, LowerError> {
 
 fn lower_load(l: &Lowering) -> Result<Option<MlirValue>, LowerError> {
     let rw = &l.rw;
-    let ptr = l.operand(0)?;
+    let (ptr, space) = l.access_pointer(0)?;
     let ty = l.result_type()?;
-    let typed = rw.bitcast(ptr.to_raw(), rw.ptr(ty, address_space(ptr.r#type()))?)?;
+    let typed = rw.bitcast(ptr, rw.ptr(ty, space)?)?;
     let value_type = loaded_value_type(l.ctx, ty).map_err(|e| l.error(e))?;
     Ok(Some(rw.load(typed, value_type, l.is_volatile())?))
 }

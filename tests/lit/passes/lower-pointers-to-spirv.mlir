@@ -4,13 +4,16 @@
 
 // C pointers (LLVM dialect, SPIR address spaces) become byte pointers in SPIR-V storage
 // classes; each access bitcasts to the type it reads. Declarations take the types their calls
-// now pass.
+// now pass. A load or store through a generic pointer known to point into one space (here a
+// kernel argument's) accesses that space.
 
 // CHECK: func.func private @__hipmlir_printf_0(!spirv.ptr<i8, UniformConstant>, !spirv.ptr<i8, Generic>) -> i32
 // CHECK: gpu.func @add(%[[A:.*]]: !spirv.ptr<i8, CrossWorkgroup>, %[[I:.*]]: i64) kernel
 // CHECK: %[[GENERIC:.*]] = spirv.PtrCastToGeneric %[[A]] : !spirv.ptr<i8, CrossWorkgroup> to !spirv.ptr<i8, Generic>
 // CHECK: spirv.PtrAccessChain
-// CHECK: spirv.Load "Generic"
+// CHECK: spirv.GenericCastToPtr
+// CHECK: spirv.Load "CrossWorkgroup"
+// CHECK: spirv.GenericCastToPtr
 // CHECK: spirv.Store "CrossWorkgroup"
 // CHECK-NOT: llvm.
 // CHECK: gpu.return
@@ -58,7 +61,8 @@ module attributes {gpu.container_module} {
 
 // An atomic on a Generic pointer of unknown space (here loaded from memory) is specialized at
 // run time: the global atomic when the pointer casts to CrossWorkgroup, the local one when it
-// casts to Workgroup, else (private memory) a plain load, operation and store.
+// casts to Workgroup, else (private memory) a plain load, operation and store. The local one
+// has the work-group's scope: no other work-group reaches that memory.
 
 // CHECK: gpu.func @generic_atomics
 // CHECK: %[[GLOBAL:.*]] = spirv.GenericCastToPtrExplicit %{{.*}} : !spirv.ptr<i8, Generic> to !spirv.ptr<i8, CrossWorkgroup>
@@ -68,7 +72,7 @@ module attributes {gpu.container_module} {
 // CHECK: } else {
 // CHECK: %[[LOCAL:.*]] = spirv.GenericCastToPtrExplicit %{{.*}} : !spirv.ptr<i8, Generic> to !spirv.ptr<i8, Workgroup>
 // CHECK: scf.if
-// CHECK: spirv.AtomicIAdd <Device> <None> %{{.*}} : !spirv.ptr<i32, Workgroup>
+// CHECK: spirv.AtomicIAdd <Workgroup> <None> %{{.*}} : !spirv.ptr<i32, Workgroup>
 // CHECK: } else {
 // CHECK: %[[OLD:.*]] = spirv.Load "Generic"
 // CHECK: %[[NEW:.*]] = spirv.IAdd %[[OLD]]
@@ -77,7 +81,7 @@ module attributes {gpu.container_module} {
 // The float add's loop runs on the specific pointer, never on the generic one.
 // CHECK: spirv.GenericCastToPtrExplicit
 // CHECK: spirv.AtomicCompareExchange <Device> <None> <None> %{{.*}} : !spirv.ptr<i64, CrossWorkgroup>
-// CHECK: spirv.AtomicCompareExchange <Device> <None> <None> %{{.*}} : !spirv.ptr<i64, Workgroup>
+// CHECK: spirv.AtomicCompareExchange <Workgroup> <None> <None> %{{.*}} : !spirv.ptr<i64, Workgroup>
 // CHECK: spirv.FAdd
 // CHECK: spirv.Store "Generic"
 // CHECK-NOT: spirv.Atomic{{.*}}Generic
