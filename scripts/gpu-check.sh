@@ -20,7 +20,7 @@ names=()
 # of a module loaded per kernel sharing device variables (split_jit; `HIPMLIR_JIT=kernel run.sh`
 # loads every program so).
 for src in examples/vector_add.hip tests/programs/*.hip \
-  tests/runtime_programs/{graphs,capture,mempool,virtual_memory,api_odds,pitched_copies,split_jit,sync_behaviour}.hip; do
+  tests/runtime_programs/{graphs,capture,mempool,virtual_memory,api_odds,pitched_copies,split_jit}.hip; do
   name=$(basename "${src%.*}")
   if "$hipmlir" "$src" -o "$out/$name" > "$out/$name.build.log" 2>&1; then
     names+=("$name")
