@@ -217,8 +217,9 @@ static int misuse(hipStream_t stream) {
   int bad = 0;
   int* p = nullptr;
   EXPECT_ERROR(hipMallocAsync(nullptr, 64, stream), hipErrorInvalidValue);
+  // A handle naming no live stream: hipErrorContextIsDestroyed, as HIP answers.
   EXPECT_ERROR(hipMallocAsync(reinterpret_cast<void**>(&p), 64, reinterpret_cast<hipStream_t>(-1)),
-               hipErrorInvalidHandle);
+               hipErrorContextIsDestroyed);
   EXPECT_ERROR(hipMallocAsync(reinterpret_cast<void**>(&p), SIZE_MAX / 2, stream),
                hipErrorOutOfMemory);
   EXPECT_ERROR(hipFreeAsync(nullptr, stream), hipErrorInvalidValue);
