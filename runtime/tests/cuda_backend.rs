@@ -344,7 +344,7 @@ fn gpu_module_launch_streams_and_events() {
         );
         expect_code(
             hipStreamSynchronize(0x1234 as hipStream_t),
-            HipError::InvalidHandle,
+            HipError::ContextIsDestroyed,
         );
 
         ok(hipEventDestroy(start));

@@ -466,11 +466,11 @@ fn stream_waits_hold_work_until_the_word_meets_the_comparison() {
     let bogus = 0xdead_beef0usize as hipStream_t;
     expect_code(
         hipStreamWriteValue32(bogus, words.ptr, 1, 0),
-        HipError::InvalidHandle,
+        HipError::ContextIsDestroyed,
     );
     expect_code(
         hipStreamWaitValue32(bogus, words.ptr, 1, 0, !0),
-        HipError::InvalidHandle,
+        HipError::ContextIsDestroyed,
     );
     ok(hipStreamDestroy(s));
     ok(hipStreamDestroy(writer));
@@ -680,7 +680,7 @@ fn stream_queries_and_their_misuse() {
     );
     expect_code(
         unsafe { hipStreamGetDevice(0xdead_beef0usize as hipStream_t, &mut d) },
-        HipError::InvalidHandle,
+        HipError::ContextIsDestroyed,
     );
     let mut flags = 0;
     ok(unsafe { hipStreamGetFlags(s, &mut flags) });
