@@ -281,21 +281,33 @@ impl<'c> ModuleCodegen<'c> {
             return Ok(symbol.clone());
         }
         let symbol = format!("__hipmlir_string_{}", self.string_values.len());
+        self.declare_read_only_string(&symbol, text, Linkage::Internal, loc)?;
+        self.string_values.insert(text.to_vec(), symbol.clone());
+        Ok(symbol)
+    }
+
+    /// `text` with its NUL as read-only global memory named `symbol`; returns its size.
+    fn declare_read_only_string(
+        &mut self,
+        symbol: &str,
+        text: &[u8],
+        linkage: Linkage,
+        loc: Location<'c>,
+    ) -> Result<u64> {
         let mut bytes = text.to_vec();
         bytes.push(0);
         self.declare_global(
-            &symbol,
+            symbol,
             Some(&bytes),
             &[],
             bytes.len() as u64,
             1,
             AddrSpace::Global,
             true,
-            Linkage::Internal,
+            linkage,
             loc,
         )?;
-        self.string_values.insert(text.to_vec(), symbol.clone());
-        Ok(symbol)
+        Ok(bytes.len() as u64)
     }
 
     /// A string literal a device variable's initializer points to (`const char* names[] =
@@ -308,30 +320,21 @@ impl<'c> ModuleCodegen<'c> {
         if let Some(symbol) = self.relocated_strings.get(text) {
             return Ok(symbol.clone());
         }
-        let mut bytes = text.to_vec();
-        bytes.push(0);
-        // FNV-1a of the bytes: the same name in every source.
-        let hash = bytes.iter().fold(0xcbf2_9ce4_8422_2325u64, |h, b| {
-            (h ^ u64::from(*b)).wrapping_mul(0x0100_0000_01b3)
-        });
-        let symbol = format!("__hipmlir_string_{hash:016x}_{}", bytes.len());
+        // FNV-1a of the bytes with their NUL: the same name in every source.
+        let hash = text
+            .iter()
+            .chain(&[0u8])
+            .fold(0xcbf2_9ce4_8422_2325u64, |h, b| {
+                (h ^ u64::from(*b)).wrapping_mul(0x0100_0000_01b3)
+            });
+        let symbol = format!("__hipmlir_string_{hash:016x}_{}", text.len() + 1);
         let linkage = Linkage::LinkOnceOdr;
-        self.declare_global(
-            &symbol,
-            Some(&bytes),
-            &[],
-            bytes.len() as u64,
-            1,
-            AddrSpace::Global,
-            true,
-            linkage,
-            loc,
-        )?;
+        let size = self.declare_read_only_string(&symbol, text, linkage, loc)?;
         if self.memcheck {
             self.emit_address_kernel_at(&symbol, linkage, loc)?;
             self.device_variables.push(DeviceVariable {
                 symbol: symbol.clone(),
-                size: bytes.len() as u64,
+                size,
                 managed_size: None,
                 registered_by_unit: false,
             });
