@@ -6,8 +6,10 @@ comparison with the expected-failures list.
 The list (tests/hip-tests-expected.tsv) has one entry a line, tab-separated:
     build   <folder>/<executable>   <reason>     an executable expected not to build
     test    <test case name>        <reason>     a test case expected to fail
-Each reason names the missing feature. The run fails on a failure that is not listed and on a
-listed entry that now works, so that the list stays true.
+    varies  <test case name>        <reason>     a test case whose outcome depends on the machine
+Each reason names the missing feature (for `varies`, on which machines the case fails and why).
+The run fails on a failure that is not listed and on a listed `build` or `test` entry that now
+works, so that the list stays true; a `varies` case may pass or fail.
 """
 
 import argparse
@@ -99,6 +101,10 @@ def results(junit):
     return out
 
 
+# The kinds of entries of the expected-failures list.
+KINDS = ("build", "test", "varies")
+
+
 def read_expected(path):
     listed = {}
     if not os.path.isfile(path):
@@ -109,8 +115,8 @@ def read_expected(path):
             if not line or line.startswith("#"):
                 continue
             parts = line.split("\t")
-            if len(parts) != 3 or parts[0] not in ("build", "test") or not parts[2].strip():
-                sys.exit(f"hip-tests: {path}:{number}: expected 'build|test<TAB>name<TAB>reason'")
+            if len(parts) != 3 or parts[0] not in KINDS or not parts[2].strip():
+                sys.exit(f"hip-tests: {path}:{number}: expected 'build|test|varies<TAB>name<TAB>reason'")
             listed[(parts[0], parts[1])] = parts[2]
     return listed
 
@@ -119,7 +125,8 @@ def write_expected(path, entries):
     header = [
         "# hip-tests expected failures (scripts/hip-tests.sh checks them; make hip-tests).",
         "# kind<TAB>name<TAB>reason: `build <folder>/<executable>` does not build, `test <case>`",
-        "# fails. The reason names the missing feature.",
+        "# fails, `varies <case>` passes or fails by the machine. The reason names the missing",
+        "# feature (for `varies`, where and why the case fails).",
     ]
     with open(path, "w") as f:
         f.write("\n".join(header) + "\n")
@@ -215,8 +222,13 @@ def main():
         if not built:
             key = ("build", f"{folder}/{name}")
             now[key] = listed.get(key, "does not build: see the build log (build/hip-tests/<mode>/build.log)")
+    varying_failed = 0
     for name, (kind, why) in outcome.items():
         if kind == "failed":
+            if ("varies", name) in listed:
+                now[("varies", name)] = listed[("varies", name)]
+                varying_failed += 1
+                continue
             key = ("test", name)
             now[key] = listed.get(key, f"unclassified: {why}")
 
@@ -224,7 +236,7 @@ def main():
     unexpected_passes = []
     for key in sorted(listed):
         kind, name = key
-        if key in now:
+        if key in now or kind == "varies":
             continue
         if kind == "build":
             if any(f"{f}/{n}" == name for f, n, built in exes if built):
@@ -236,12 +248,14 @@ def main():
 
     if args.update_expected:
         kept = dict(now)
+        # A case that depends on the machine stays listed whichever way it went here.
+        kept.update({k: r for k, r in listed.items() if k[0] == "varies"})
         if args.partial or args.part:
             # What this run did not cover stays as it was: tests it did not run, and the
             # executables of folders outside its part.
             for key, reason in listed.items():
                 kind, name = key
-                if kind == "test" and name not in outcome:
+                if kind in ("test", "varies") and name not in outcome:
                     kept[key] = reason
                 elif kind == "build" and args.part and not re.search(args.part, os.path.dirname(name)):
                     kept[key] = reason
@@ -249,6 +263,12 @@ def main():
         print(f"hip-tests: wrote {len(kept)} entries to {args.expected}")
 
     print(summary)
+    varying = sum(1 for kind, name in listed if kind == "varies" and name in outcome)
+    if varying:
+        print(
+            f"hip-tests: {varying} case(s) listed as depending on the machine ran: "
+            f"{varying_failed} failed here, {varying - varying_failed} passed"
+        )
     if args.update_expected:
         return 0
     for kind, name in unexpected_failures:

@@ -18,9 +18,12 @@
 #include <thread>
 #include <vector>
 
-__global__ void hold_until_open(int* gate, int* passed) {
+// The gate is read with plain volatile loads: an atomic on pinned host memory is not atomic
+// with the host's own stores on a GPU behind PCIe (CUDA's documented rule), and a read-modify-write
+// of 0 + 0 would write back the 0 the host just overwrote.
+__global__ void hold_until_open(volatile int* gate, int* passed) {
   if (blockIdx.x == 0 && threadIdx.x == 0) {
-    while (atomicAdd(gate, 0) == 0) {
+    while (*gate == 0) {
     }
     atomicAdd(passed, 1);
   }

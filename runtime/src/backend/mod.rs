@@ -19,6 +19,7 @@
 pub mod attributes;
 pub mod device_config;
 pub mod device_info;
+pub mod host_function;
 pub mod occupancy;
 pub mod ops;
 pub mod stream;

@@ -8,9 +8,10 @@ use std::sync::Arc;
 use super::device::CudaDevice;
 use super::driver::{check, sys};
 use super::mempool::CudaMemPool;
-use super::stream::{CudaEvent, CudaQueue};
+use super::stream::{check_wait, CudaEvent, CudaQueue};
 use super::{memory as mem, module, virtual_memory as vm};
 use crate::backend::attributes::{self, DeviceAttribute};
+use crate::backend::host_function::Waited;
 use crate::backend::{AccessFlags, MemPool, PhysicalMemory, PoolConfig};
 use crate::backend::{
     Allocation, CacheConfig, Device, DeviceFlags, DeviceId, DeviceSettings, Event, EventFlags,
@@ -167,6 +168,7 @@ impl Device for CudaDevice {
 
     fn synchronize(&self) -> HipResult<()> {
         self.bind()?;
+        check_wait(self.index, Waited::Device, "a device-wide wait")?;
         // SAFETY: a context is current.
         check("cuCtxSynchronize", unsafe { sys::cuCtxSynchronize() })
     }
@@ -193,6 +195,8 @@ impl Device for CudaDevice {
 
     fn free(&self, p: *mut c_void, kind: FreeKind) -> HipResult<()> {
         self.bind()?;
+        // The driver waits for the device before it frees.
+        check_wait(self.index, Waited::Device, "freeing memory")?;
         match kind {
             FreeKind::Device => mem::free(p),
             FreeKind::Host => mem::host_free(p),

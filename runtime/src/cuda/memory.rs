@@ -95,10 +95,10 @@ pub fn free(p: *mut c_void) -> HipResult<()> {
         }
         // SAFETY: device memory the driver knows; the driver rejects inner pointers.
         Some(_) => check("cuMemFree", unsafe { sys::cuMemFree_v2(dptr(p)) }),
-        None => Err(Failure::new(
-            HipError::InvalidDevicePointer,
-            format!("{p:p} is not memory hipMalloc returned"),
-        )),
+        // HIP's answer (and the OpenCL backend's) for a pointer it never allocated.
+        None => Err(Failure::invalid_value(format!(
+            "{p:p} is not memory hipMalloc returned"
+        ))),
     }
 }
 
@@ -224,6 +224,9 @@ fn within_allocation(p: *const c_void, span: Option<usize>, role: &str) -> HipRe
 pub fn copy(q: &CudaQueue, c: &Copy3d, _kind: MemcpyKind, wait: bool) -> HipResult<()> {
     within_allocation(c.src, c.src_span(), "source")?;
     within_allocation(c.dst, c.dst_span(), "destination")?;
+    if wait {
+        q.check_wait("a synchronous copy")?;
+    }
     let blocking = wait && q.is_null();
     if c.is_linear() {
         // SAFETY: unified addresses of at least `width` bytes, per the caller.
@@ -304,6 +307,9 @@ fn fill_plane(
 /// A fill on `q` (checked by the caller): one driver call per slice.
 pub fn fill(q: &CudaQueue, f: &Fill, wait: bool) -> HipResult<()> {
     within_allocation(f.dst, f.span(), "fill")?;
+    if wait && (!q.is_null() || host_reads(f.dst)) {
+        q.check_wait("a synchronous fill")?;
+    }
     let blocking = wait && q.is_null();
     let pattern = f.pattern.as_bytes();
     for z in 0..f.depth {

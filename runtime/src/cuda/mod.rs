@@ -20,6 +20,7 @@
 pub mod backend;
 pub mod device;
 pub mod driver;
+pub mod host_function;
 pub mod launch;
 pub mod memcheck;
 pub mod memory;

@@ -6,12 +6,15 @@
 
 use std::any::Any;
 use std::ffi::{c_int, c_void};
-use std::sync::atomic::Ordering;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
 
 use super::device::CudaDevice;
-use super::driver::{check, hip_code, sys};
+use super::driver::{check, sys};
+use super::host_function::{self, Gate};
 use super::launch::Mode;
 use super::memory;
+use crate::backend::host_function::{StreamAt, Waited};
 use crate::backend::{
     downcast, Copy3d, DeviceId, Event, EventFlags, Fill, HostFunction, IpcHandle, LaunchConfig,
     Location, MemcpyKind, Queue, StreamFlags, ValueWait, ValueWrite,
@@ -37,6 +40,10 @@ pub struct CudaQueue {
     raw: usize,
     /// The context generation a created stream belongs to (`None`: the driver's own streams).
     created_in: Option<usize>,
+    /// Work on the null stream waits for it (not `hipStreamNonBlocking`).
+    blocking: bool,
+    /// The word its host functions count on, made at the first one (again after a reset).
+    host_functions: Mutex<Option<Arc<Gate>>>,
 }
 
 impl CudaQueue {
@@ -46,6 +53,8 @@ impl CudaQueue {
             device,
             raw: 0,
             created_in: None,
+            blocking: true,
+            host_functions: Mutex::new(None),
         }
     }
 
@@ -55,6 +64,8 @@ impl CudaQueue {
             device,
             raw: PER_THREAD,
             created_in: None,
+            blocking: true,
+            host_functions: Mutex::new(None),
         }
     }
 
@@ -71,6 +82,8 @@ impl CudaQueue {
             device: device.index,
             raw: s as usize,
             created_in: Some(device.generation.load(Ordering::Acquire)),
+            blocking: !flags.non_blocking,
+            host_functions: Mutex::new(None),
         })
     }
 
@@ -88,6 +101,22 @@ impl CudaQueue {
     pub fn is_null(&self) -> bool {
         self.raw == 0
     }
+
+    /// This stream as host functions see it.
+    pub fn at(&self) -> StreamAt {
+        StreamAt {
+            device: self.device,
+            queue: self.raw,
+            is_null: self.is_null(),
+            blocking: self.blocking,
+        }
+    }
+
+    /// Refuses a wait for this stream's work inside a host function that the wait would never
+    /// see end (`backend/host_function.rs`).
+    pub fn check_wait(&self, call: &str) -> HipResult<()> {
+        check_wait(self.device, Waited::Stream(self.at()), call)
+    }
 }
 
 impl Drop for CudaQueue {
@@ -101,12 +130,9 @@ impl Drop for CudaQueue {
     }
 }
 
-/// The trampoline of host functions: `data` is a boxed [`HostFunction`].
-unsafe extern "C" fn run_host_function(_: sys::CUstream, status: sys::CUresult, data: *mut c_void) {
-    // SAFETY: boxed by `host_function` below and handed to the driver once.
-    let function = unsafe { Box::from_raw(data.cast::<HostFunction>()) };
-    let code = hip_code(status).code();
-    let _ = std::panic::catch_unwind(std::panic::AssertUnwindSafe(move || function(code)));
+/// Refuses a wait of device `device` inside a host function that would never see it end.
+pub fn check_wait(device: usize, waited: Waited, call: &str) -> HipResult<()> {
+    crate::backend::host_function::check_wait(device, 0, waited, call)
 }
 
 impl Queue for CudaQueue {
@@ -155,23 +181,31 @@ impl Queue for CudaQueue {
         })
     }
 
-    /// In stream order, told the status of the work before it (`cuStreamAddCallback`).
+    /// In stream order, told the status of the work before it; run on a thread of the runtime
+    /// (`cuda/host_function.rs`).
     fn host_function(&self, function: HostFunction) -> HipResult<()> {
-        self.device()?;
-        let data = Box::into_raw(Box::new(function));
-        // SAFETY: a valid stream; the trampoline takes the box back exactly once.
-        let r = check("cuStreamAddCallback", unsafe {
-            sys::cuStreamAddCallback(self.raw(), Some(run_host_function), data.cast(), 0)
-        });
-        if r.is_err() {
-            // SAFETY: the driver did not take it.
-            drop(unsafe { Box::from_raw(data) });
-        }
-        r
+        let device = self.device()?;
+        let generation = device.generation.load(Ordering::Acquire);
+        let gate = {
+            let mut slot = self
+                .host_functions
+                .lock()
+                .unwrap_or_else(|p| p.into_inner());
+            match &*slot {
+                Some(gate) if gate.generation == generation => gate.clone(),
+                _ => {
+                    let gate = Gate::new(device)?;
+                    *slot = Some(gate.clone());
+                    gate
+                }
+            }
+        };
+        host_function::enqueue(self.raw(), self.at(), gate, function)
     }
 
     fn synchronize(&self) -> HipResult<()> {
         self.device()?;
+        self.check_wait("a stream's wait")?;
         // SAFETY: a valid stream.
         check("cuStreamSynchronize", unsafe {
             sys::cuStreamSynchronize(self.raw())
@@ -237,7 +271,11 @@ pub struct CudaEvent {
     raw: usize,
     created_in: usize,
     flags: EventFlags,
+    /// The stream it was last recorded on (`NOT_RECORDED`: none), for waits in host functions.
+    recorded_on: AtomicUsize,
 }
+
+const NOT_RECORDED: usize = usize::MAX;
 
 impl CudaEvent {
     /// `hipEventCreateWithFlags`: HIP's flags are the driver's.
@@ -262,6 +300,7 @@ impl CudaEvent {
             raw: e as usize,
             created_in: device.generation.load(Ordering::Acquire),
             flags,
+            recorded_on: AtomicUsize::new(NOT_RECORDED),
         }
     }
 
@@ -295,11 +334,18 @@ impl Event for CudaEvent {
         // SAFETY: valid handles.
         check("cuEventRecord", unsafe {
             sys::cuEventRecord(self.raw(), queue.raw())
-        })
+        })?;
+        self.recorded_on
+            .store(queue.raw as usize, Ordering::Release);
+        Ok(())
     }
 
     fn synchronize(&self) -> HipResult<()> {
         self.bind()?;
+        let queue = self.recorded_on.load(Ordering::Acquire);
+        if queue != NOT_RECORDED && !self.is_complete()? {
+            check_wait(self.device, Waited::Marker { queue }, "an event's wait")?;
+        }
         // SAFETY: a valid event.
         check("cuEventSynchronize", unsafe {
             sys::cuEventSynchronize(self.raw())
