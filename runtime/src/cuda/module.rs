@@ -538,28 +538,71 @@ pub fn function(module: &Arc<Module>, index: usize, device: &CudaDevice) -> HipR
 /// that fails to load here is loaded again, and its error reported, at its first launch. A
 /// module loaded per kernel is indexed and its globals module loaded here; each kernel is
 /// loaded at its first launch.
+///
+/// A program may end while a load runs: the driver's exit handler then tears the driver down
+/// under the loading thread, which crashed short programs at exit. [`finish_preloads`] runs at
+/// exit before the driver's handler, stops the loads between modules and waits for the one
+/// under way.
 pub fn preload(device: &'static CudaDevice) {
+    use std::sync::atomic::Ordering;
+    {
+        let mut running = PRELOADS.0.lock().unwrap_or_else(|p| p.into_inner());
+        if PRELOAD_EXIT.load(Ordering::Acquire) {
+            return;
+        }
+        if !PRELOAD_EXIT_HOOK.swap(true, Ordering::AcqRel) {
+            // Registered after the driver's own (the context exists), so it runs first.
+            // SAFETY: registering a plain function with the C library.
+            unsafe { libc::atexit(finish_preloads) };
+        }
+        *running += 1;
+    }
+    let done = || {
+        let mut running = PRELOADS.0.lock().unwrap_or_else(|p| p.into_inner());
+        *running -= 1;
+        PRELOADS.1.notify_all();
+    };
     // The caller may hold the registry's lock (a registration making the context): the thread
     // reads the registry, the caller does not.
     let spawned = std::thread::Builder::new()
         .name("hipmlir-preload".into())
         .spawn(move || {
             let modules = crate::registry::registry().modules();
-            if modules.iter().all(|m| m.ptx.is_empty()) || device.bind().is_err() {
-                return;
-            }
-            for module in modules.iter().filter(|m| !m.ptx.is_empty()) {
-                let loaded = with_loaded(module, device, |m| {
-                    m.variables_module(module, device).map(drop)
-                });
-                if let Err(e) = loaded {
-                    hlog!(Debug, "preloading {}: {}", module.label, e.message);
+            if modules.iter().any(|m| !m.ptx.is_empty()) && device.bind().is_ok() {
+                for module in modules.iter().filter(|m| !m.ptx.is_empty()) {
+                    if PRELOAD_EXIT.load(Ordering::Acquire) {
+                        break;
+                    }
+                    let loaded = with_loaded(module, device, |m| {
+                        m.variables_module(module, device).map(drop)
+                    });
+                    if let Err(e) = loaded {
+                        hlog!(Debug, "preloading {}: {}", module.label, e.message);
+                    }
                 }
             }
+            done();
         });
     if let Err(e) = spawned {
         hlog!(Debug, "no preloading thread: {e}");
+        done();
     }
+}
+
+/// Preloading threads under way, and their end.
+static PRELOADS: (Mutex<usize>, std::sync::Condvar) = (Mutex::new(0), std::sync::Condvar::new());
+/// Set at exit: no module is preloaded after it.
+static PRELOAD_EXIT: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+static PRELOAD_EXIT_HOOK: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
+/// At exit: stops preloading and waits for the module load under way (a minute at most: a
+/// driver that never returns must not hold the exit forever).
+extern "C" fn finish_preloads() {
+    PRELOAD_EXIT.store(true, std::sync::atomic::Ordering::Release);
+    let running = PRELOADS.0.lock().unwrap_or_else(|p| p.into_inner());
+    let _ = PRELOADS
+        .1
+        .wait_timeout_while(running, std::time::Duration::from_secs(60), |n| *n > 0);
 }
 
 /// Records that the kernel may now use `bytes` of dynamic shared memory.
