@@ -122,6 +122,8 @@ impl CudaDevice {
         // clock64 reads %clock64, the SM's cycle counter.
         p.clockInstructionRate = p.clockRate;
         p.textureAlignment = as_usize(a(CU_DEVICE_ATTRIBUTE_TEXTURE_ALIGNMENT));
+        p.texturePitchAlignment = as_usize(a(CU_DEVICE_ATTRIBUTE_TEXTURE_PITCH_ALIGNMENT));
+        p.surfaceAlignment = as_usize(a(CU_DEVICE_ATTRIBUTE_SURFACE_ALIGNMENT));
         p.deviceOverlap = a(CU_DEVICE_ATTRIBUTE_GPU_OVERLAP);
         p.kernelExecTimeoutEnabled = a(CU_DEVICE_ATTRIBUTE_KERNEL_EXEC_TIMEOUT);
         p.integrated = a(CU_DEVICE_ATTRIBUTE_INTEGRATED);
