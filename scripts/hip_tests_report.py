@@ -6,7 +6,7 @@ comparison with the expected-failures list.
 The list (tests/hip-tests-expected.tsv) has one entry a line, tab-separated:
     build   <folder>/<executable>   <reason>     an executable expected not to build
     test    <test case name>        <reason>     a test case expected to fail
-    varies  <test case name>        <reason>     a test case whose outcome depends on the machine
+    varies  <test case name>        <reason>     a test case whose outcome depends on the machine or timing
 Each reason names the missing feature (for `varies`, on which machines the case fails and why).
 The run fails on a failure that is not listed and on a listed `build` or `test` entry that now
 works, so that the list stays true; a `varies` case may pass or fail.
@@ -125,7 +125,7 @@ def write_expected(path, entries):
     header = [
         "# hip-tests expected failures (scripts/hip-tests.sh checks them; make hip-tests).",
         "# kind<TAB>name<TAB>reason: `build <folder>/<executable>` does not build, `test <case>`",
-        "# fails, `varies <case>` passes or fails by the machine. The reason names the missing",
+        "# fails, `varies <case>` passes or fails by the machine or by timing. The reason names the missing",
         "# feature (for `varies`, where and why the case fails).",
     ]
     with open(path, "w") as f:
@@ -266,7 +266,7 @@ def main():
     varying = sum(1 for kind, name in listed if kind == "varies" and name in outcome)
     if varying:
         print(
-            f"hip-tests: {varying} case(s) listed as depending on the machine ran: "
+            f"hip-tests: {varying} case(s) listed as depending on the machine or timing ran: "
             f"{varying_failed} failed here, {varying - varying_failed} passed"
         )
     if args.update_expected:

@@ -217,9 +217,14 @@ static int misuse(hipStream_t stream) {
   int bad = 0;
   int* p = nullptr;
   EXPECT_ERROR(hipMallocAsync(nullptr, 64, stream), hipErrorInvalidValue);
-  // A handle naming no live stream: hipErrorContextIsDestroyed, as HIP answers.
+  // A handle naming no live stream: hipErrorInvalidHandle, as HIP answers for stream-ordered
+  // allocation (other stream calls say hipErrorContextIsDestroyed).
   EXPECT_ERROR(hipMallocAsync(reinterpret_cast<void**>(&p), 64, reinterpret_cast<hipStream_t>(-1)),
-               hipErrorContextIsDestroyed);
+               hipErrorInvalidHandle);
+  HIP_CHECK(hipMallocAsync(reinterpret_cast<void**>(&p), 64, stream));
+  EXPECT_ERROR(hipFreeAsync(p, reinterpret_cast<hipStream_t>(-1)), hipErrorInvalidHandle);
+  HIP_CHECK(hipFreeAsync(p, stream));
+  p = nullptr;
   EXPECT_ERROR(hipMallocAsync(reinterpret_cast<void**>(&p), SIZE_MAX / 2, stream),
                hipErrorOutOfMemory);
   EXPECT_ERROR(hipFreeAsync(nullptr, stream), hipErrorInvalidValue);

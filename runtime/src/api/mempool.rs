@@ -26,6 +26,19 @@ fn device_of(stream: &Stream) -> HipResult<&'static dyn Device> {
     backend()?.device(stream.device())
 }
 
+/// The stream of a stream-ordered allocation call: a handle naming no live stream is
+/// `hipErrorInvalidHandle` here (HIP's answer for these calls; elsewhere it is
+/// `hipErrorContextIsDestroyed`).
+fn ordered_stream(s: hipStream_t) -> HipResult<Arc<Stream>> {
+    stream(s).map_err(|e| {
+        if e.code == HipError::ContextIsDestroyed {
+            Failure::new(HipError::InvalidHandle, e.message)
+        } else {
+            e
+        }
+    })
+}
+
 /// `size` bytes from `pool` ordered on `s`; on a capturing stream, a graph allocation node
 /// (whose memory is the node's from now on).
 ///
@@ -40,7 +53,7 @@ unsafe fn allocate_async(
     if out.is_null() {
         return Err(Failure::invalid_value("the result pointer is null"));
     }
-    let target = stream(s)?;
+    let target = ordered_stream(s)?;
     let device = device_of(&target)?;
     if size == 0 {
         // SAFETY: checked non-null.
@@ -117,7 +130,7 @@ pub extern "C" fn hipFreeAsync(p: *mut c_void, s: hipStream_t) -> hipError_t {
         if p.is_null() {
             return Err(Failure::invalid_value("the pointer to free is null"));
         }
-        let target = stream(s)?;
+        let target = ordered_stream(s)?;
         let captured = capture::record(&target, || {
             memory::block_at(p as usize).ok_or_else(|| {
                 Failure::invalid_value(format!(
