@@ -103,8 +103,9 @@ pub struct Format {
 }
 
 impl Format {
-    /// The format a channel description names. Channels are used from x on, all of one size
-    /// (8, 16 or 32 bits; floats 16 or 32); anything else is `hipErrorInvalidChannelDescriptor`.
+    /// The format a channel description names. Channels (1, 2 or 4) are used from x on, all of
+    /// one size (8, 16 or 32 bits; floats 16 or 32); anything else is
+    /// `hipErrorInvalidChannelDescriptor`.
     pub fn from_desc(d: &ChannelFormatDesc) -> HipResult<Format> {
         let invalid = |why: &str| {
             Failure::new(
@@ -125,6 +126,10 @@ impl Format {
         }
         if bits[..channels].iter().any(|&b| b != bits[0]) {
             return Err(invalid("every channel must have the same size"));
+        }
+        if channels == 3 {
+            // No array or texture format has three channels (AMD's and CUDA's have 1, 2 or 4).
+            return Err(invalid("arrays have 1, 2 or 4 channels, not 3"));
         }
         let kind = match d.f {
             0 => KIND_SIGNED,
@@ -913,6 +918,8 @@ mod tests {
             d(8, 16, 0, 0, 1),
             d(8, 0, 0, 0, 2),
             d(8, 0, 0, 0, 3),
+            d(8, 8, 8, 0, 1),
+            d(32, 32, 32, 0, 2),
             d(64, 0, 0, 0, 0),
         ] {
             let e = Format::from_desc(&bad).unwrap_err();

@@ -531,8 +531,8 @@ fn bad_launch_configurations() {
                 args.bytes.len(),
             )
         },
-        // A handle naming no live stream, as HIP answers it.
-        HipError::ContextIsDestroyed,
+        // A launch on a handle naming no live stream, as HIP answers it.
+        HipError::InvalidValue,
     );
 }
 

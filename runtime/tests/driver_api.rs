@@ -323,6 +323,13 @@ fn function_attributes_one_by_one() {
         all.preferredShmemCarveout,
     ];
     assert!(all.maxThreadsPerBlock > 0);
+    // The versions of the code and of the binary (the device's own, as the kernel is built for it).
+    assert!(
+        all.ptxVersion > 0 && all.binaryVersion > 0,
+        "{} {}",
+        all.ptxVersion,
+        all.binaryVersion
+    );
     for (attribute, want) in expected.iter().enumerate() {
         let mut v = -12345;
         ok(unsafe { hipFuncGetAttribute(&mut v, attribute as c_int, f) });

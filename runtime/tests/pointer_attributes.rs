@@ -646,12 +646,15 @@ fn managed_advice_checks_the_device_it_names() {
     ok(unsafe { hipMallocManaged(&mut m, 4096, 1) });
     let mut count = 0;
     ok(unsafe { hipGetDeviceCount(&mut count) });
-    // hipMemAdviseSetReadMostly names no device; every other advice checks it.
+    // Read-mostly advice names no device (its device argument is ignored); every other advice
+    // checks it.
     ok(unsafe { hipMemAdvise(m, 4096, 1, -2) });
     let mut read_mostly = -1i32;
     ok(unsafe { hipMemRangeGetAttribute((&mut read_mostly as *mut i32).cast(), 4, 1, m, 4096) });
     assert_eq!(read_mostly, 1);
-    for advice in 2..=6 {
+    // Unsetting it names none either.
+    ok(unsafe { hipMemAdvise(m, 4096, 2, -2) });
+    for advice in 3..=6 {
         for device in [-2, count] {
             expect_code(
                 unsafe { hipMemAdvise(m, 4096, advice, device) },

@@ -779,10 +779,11 @@ fn bad_streams_events_and_unsupported_calls() {
     let k = k();
     let bogus = 0xdead_beefusize as hipStream_t;
     let args = ArgBlock::new(&k.add_one).set(0, 0usize).set(1, 0i32);
-    // Any handle that names no live stream is hipErrorContextIsDestroyed, as HIP answers.
+    // A handle that names no live stream is hipErrorContextIsDestroyed, as HIP answers; a
+    // launch on one is hipErrorInvalidValue (HIP's code for launches).
     expect_code(
         launch_on("add_one", 1, 1, bogus, &args.bytes),
-        HipError::ContextIsDestroyed,
+        HipError::InvalidValue,
     );
     expect_code(hipStreamSynchronize(bogus), HipError::ContextIsDestroyed);
     expect_code(hipStreamQuery(bogus), HipError::ContextIsDestroyed);

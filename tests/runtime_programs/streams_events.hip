@@ -118,14 +118,14 @@ int main() {
   hipStream_t dead;
   HIP_CHECK(hipStreamCreate(&dead));
   HIP_CHECK(hipStreamDestroy(dead));
-  // A destroyed stream, or a handle that never was one, is hipErrorContextIsDestroyed wherever
-  // it is named, as HIP answers.
+  // A destroyed stream, or a handle that never was one, is hipErrorContextIsDestroyed where it
+  // is named, as HIP answers; a kernel launch answers hipErrorInvalidValue (HIP's code there).
   EXPECT_ERROR(hipStreamSynchronize(dead), hipErrorContextIsDestroyed);
   EXPECT_ERROR(hipMemcpyAsync(dx, hx, 16, hipMemcpyHostToDevice, dead), hipErrorContextIsDestroyed);
   EXPECT_ERROR(hipStreamDestroy(dead), hipErrorContextIsDestroyed);
   hipLaunchKernelGGL(add_int, dim3(1), dim3(1), 0, dead, counter, 1, 1);
-  if (hipGetLastError() != hipErrorContextIsDestroyed) {
-    std::printf("a launch on a destroyed stream did not fail with hipErrorContextIsDestroyed\n");
+  if (hipGetLastError() != hipErrorInvalidValue) {
+    std::printf("a launch on a destroyed stream did not fail with hipErrorInvalidValue\n");
     return 1;
   }
   int not_a_stream = 0;

@@ -39,6 +39,8 @@ pub unsafe extern "C" fn hipModuleLaunchCooperativeKernel(
         let block = unsafe { module_arguments(&kernel, kernel_params, std::ptr::null_mut()) }?;
         launch_with(
             ops::launch_cooperative,
+            // HIP's answer for cooperative launches on a handle naming no stream.
+            HipError::ContextIsDestroyed,
             &kernel,
             Dim3::new(grid_x, grid_y, grid_z),
             Dim3::new(block_x, block_y, block_z),
@@ -68,6 +70,8 @@ pub unsafe extern "C" fn hipLaunchCooperativeKernel(
         let bytes = unsafe { pack_kernel_params(kernel.info(), args as *const *const c_void) }?;
         launch_with(
             ops::launch_cooperative,
+            // HIP's answer for cooperative launches on a handle naming no stream.
+            HipError::ContextIsDestroyed,
             &kernel,
             grid,
             block,

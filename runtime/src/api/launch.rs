@@ -7,7 +7,7 @@ use std::ffi::{c_char, c_int, c_void, CStr};
 use hipmlir_device_image::{AddressSpace, KernelInfo};
 
 use super::module::{hipFunction_t, module_function};
-use super::{c_string, current_device, guard, hipError_t, hipStream_t, stream, write_out};
+use super::{c_string, current_device, guard, hipError_t, hipStream_t, stream_or, write_out};
 use crate::backend::{check_args_size, ops, Dim3, FuncAttribute, FuncAttributes, LaunchConfig};
 use crate::error::{Failure, HipError, HipResult};
 use crate::lambda_kernels::register_closure_stub;
@@ -22,13 +22,25 @@ pub(super) fn launch(
     s: hipStream_t,
     args: &[u8],
 ) -> HipResult<()> {
-    launch_with(ops::launch, kernel, grid, block, shared_mem, s, args)
+    // A launch on a handle naming no live stream is hipErrorInvalidValue, as HIP answers it.
+    launch_with(
+        ops::launch,
+        HipError::InvalidValue,
+        kernel,
+        grid,
+        block,
+        shared_mem,
+        s,
+        args,
+    )
 }
 
 /// [`launch`] through `op`: `ops::launch`, or `ops::launch_cooperative` (every block resident
-/// at once).
+/// at once); `dead_stream` is the answer to a handle naming no live stream.
+#[allow(clippy::too_many_arguments)]
 pub(super) fn launch_with(
     op: fn(&KernelRef, &LaunchConfig) -> HipResult<()>,
+    dead_stream: HipError,
     kernel: &KernelRef,
     grid: Dim3,
     block: Dim3,
@@ -37,7 +49,7 @@ pub(super) fn launch_with(
     args: &[u8],
 ) -> HipResult<()> {
     check_args_size(kernel.info(), args)?;
-    let stream = stream(s)?;
+    let stream = stream_or(s, dead_stream)?;
     let cfg = LaunchConfig {
         grid,
         block,

@@ -603,9 +603,10 @@ pub unsafe extern "C" fn hipMemAdvise(
     guard("hipMemAdvise", || {
         let advice = MemAdvice::parse(advice)?;
         // Every advice but read-mostly names a device or the host, checked even where the
-        // advice does not keep it (as HIP checks it).
+        // advice does not keep it (as HIP checks it); read-mostly ignores the device argument
+        // (setting and unsetting alike, as CUDA documents).
         let at = match advice {
-            MemAdvice::SetReadMostly => None,
+            MemAdvice::SetReadMostly | MemAdvice::UnsetReadMostly => None,
             _ => Some(location(device)?),
         };
         let at = at.filter(|_| advice.takes_location());

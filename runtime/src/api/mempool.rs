@@ -7,7 +7,8 @@ use std::ffi::{c_int, c_uint, c_void};
 use std::sync::Arc;
 
 use super::{
-    backend, current_device, device_at, guard, hipError_t, hipStream_t, read_in, stream, write_out,
+    backend, current_device, device_at, guard, hipError_t, hipStream_t, read_in, stream_or,
+    write_out,
 };
 use crate::backend::{
     AccessFlags, Device, FreeKind, MemAccessDesc, MemLocation, MemPoolProps, PoolAttribute,
@@ -26,19 +27,6 @@ fn device_of(stream: &Stream) -> HipResult<&'static dyn Device> {
     backend()?.device(stream.device())
 }
 
-/// The stream of a stream-ordered allocation call: a handle naming no live stream is
-/// `hipErrorInvalidHandle` here (HIP's answer for these calls; elsewhere it is
-/// `hipErrorContextIsDestroyed`).
-fn ordered_stream(s: hipStream_t) -> HipResult<Arc<Stream>> {
-    stream(s).map_err(|e| {
-        if e.code == HipError::ContextIsDestroyed {
-            Failure::new(HipError::InvalidHandle, e.message)
-        } else {
-            e
-        }
-    })
-}
-
 /// `size` bytes from `pool` ordered on `s`; on a capturing stream, a graph allocation node
 /// (whose memory is the node's from now on).
 ///
@@ -53,7 +41,7 @@ unsafe fn allocate_async(
     if out.is_null() {
         return Err(Failure::invalid_value("the result pointer is null"));
     }
-    let target = ordered_stream(s)?;
+    let target = stream_or(s, HipError::InvalidHandle)?;
     let device = device_of(&target)?;
     if size == 0 {
         // SAFETY: checked non-null.
@@ -130,7 +118,7 @@ pub extern "C" fn hipFreeAsync(p: *mut c_void, s: hipStream_t) -> hipError_t {
         if p.is_null() {
             return Err(Failure::invalid_value("the pointer to free is null"));
         }
-        let target = ordered_stream(s)?;
+        let target = stream_or(s, HipError::InvalidHandle)?;
         let captured = capture::record(&target, || {
             memory::block_at(p as usize).ok_or_else(|| {
                 Failure::invalid_value(format!(

@@ -255,6 +255,19 @@ pub(crate) fn stream(handle: *mut c_void) -> HipResult<Arc<Stream>> {
     crate::backend::stream::resolve(current_device()?, handle as usize)
 }
 
+/// [`stream`] for the calls whose answer to a handle naming no live stream is `dead` rather
+/// than `hipErrorContextIsDestroyed` (HIP's answers differ by call: kernel launches say
+/// `hipErrorInvalidValue`, stream-ordered allocation `hipErrorInvalidHandle`).
+pub(crate) fn stream_or(handle: *mut c_void, dead: HipError) -> HipResult<Arc<Stream>> {
+    stream(handle).map_err(|e| {
+        if e.code == HipError::ContextIsDestroyed {
+            Failure::new(dead, e.message)
+        } else {
+            e
+        }
+    })
+}
+
 /// The event a `hipEvent_t` names.
 pub(crate) fn event(handle: *mut c_void) -> HipResult<Arc<dyn Event>> {
     crate::backend::stream::event(handle as usize)

@@ -32,9 +32,14 @@ fn kernel_limits(rt: &Runtime, kernel: &KernelRef) -> HipResult<(usize, u64, u64
 pub fn attributes(rt: &Runtime, kernel: &KernelRef) -> HipResult<FuncAttributes> {
     let (wg, local, private) = kernel_limits(rt, kernel)?;
     let settings = kernel.settings();
+    // The kernel is built from SPIR-V for this device when its module loads, so both the code's
+    // version and the binary's are the device's own (major * 10 + minor, as HIP reports them;
+    // hipDeviceProp_t's major and minor are its OpenCL version here).
+    let (major, minor) = rt.info.opencl_version();
+    let version = major * 10 + minor;
     Ok(FuncAttributes {
-        binaryVersion: 0,
-        ptxVersion: 0,
+        binaryVersion: version,
+        ptxVersion: version,
         maxThreadsPerBlock: c_int::try_from(wg).unwrap_or(c_int::MAX),
         sharedSizeBytes: local as usize,
         localSizeBytes: private as usize,
