@@ -155,6 +155,7 @@ pub fn compile_device(
             address_kernel: hipmlir_frontend::address_kernel(&v.symbol),
             unit: options.unit_key.clone().filter(|_| v.registered_by_unit),
             managed_size: v.managed_size,
+            constant: v.constant,
         })
         .collect();
     let mut output = DeviceOutput {

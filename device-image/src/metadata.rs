@@ -96,6 +96,14 @@ pub struct GlobalVar {
     /// the variable before the module's first launch on each device.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub managed_size: Option<u64>,
+    /// A `__constant__` variable: counted in the module's kernels' `constSizeBytes`
+    /// (`hipFuncGetAttributes`).
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub constant: bool,
+}
+
+fn is_false(b: &bool) -> bool {
+    !b
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

@@ -1,8 +1,8 @@
 // Device variables: __constant__ and __device__ globals with initializers, read and written by
 // kernels and from the host by symbol (hipMemcpyToSymbol/FromSymbol and their Async forms, with
 // HIP_SYMBOL or the variable itself), by address (hipGetSymbolAddress with hipMemcpy and as a
-// kernel argument), hipGetSymbolSize, a variable in a namespace, a struct-typed __constant__, and
-// misuse returning error codes.
+// kernel argument), hipGetSymbolSize, a variable in a namespace, a struct-typed __constant__, the
+// constant memory a kernel's attributes count, and misuse returning error codes.
 #include "test_common.h"
 
 #include <cstring>
@@ -106,6 +106,16 @@ int main() {
   const int n = 1000;
   const int threads = 128;
   const int blocks = (n + threads - 1) / threads;
+
+  // 0. A kernel's constSizeBytes counts the constant memory of its source's __constant__
+  // variables (coeffs and transform), as the CUDA driver counts a module's.
+  hipFuncAttributes attr{};
+  HIP_CHECK(hipFuncGetAttributes(&attr, reinterpret_cast<const void*>(apply_coeffs)));
+  if (attr.constSizeBytes != sizeof(coeffs) + sizeof(Transform)) {
+    std::printf("constSizeBytes %zu, want %zu\n", attr.constSizeBytes,
+                sizeof(coeffs) + sizeof(Transform));
+    ++bad;
+  }
 
   // 1. The __constant__ initializers, read by a kernel; then coeffs overwritten by symbol.
   std::vector<float> in(n);

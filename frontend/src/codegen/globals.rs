@@ -61,6 +61,8 @@ pub struct DeviceVariable {
     pub size: u64,
     /// A `__managed__` variable: the size of the object its device variable points to.
     pub managed_size: Option<u64>,
+    /// A `__constant__` variable.
+    pub constant: bool,
     /// Whether the translation unit registers the variable's host shadow itself (see
     /// `host_shadows`).
     pub registered_by_unit: bool,
@@ -154,6 +156,7 @@ impl<'c> ModuleCodegen<'c> {
             symbol: symbol.to_string(),
             size: 8,
             managed_size: None,
+            constant: false,
             registered_by_unit: false,
         });
         Ok(())
@@ -269,6 +272,7 @@ impl<'c> ModuleCodegen<'c> {
             symbol: symbol.clone(),
             size: storage,
             managed_size: managed.then(|| ty.size()),
+            constant: def.has_attr(CXCursor_CUDAConstantAttr),
             registered_by_unit: false,
         });
         Ok((symbol, ty))
@@ -336,6 +340,7 @@ impl<'c> ModuleCodegen<'c> {
                 symbol: symbol.clone(),
                 size,
                 managed_size: None,
+                constant: false,
                 registered_by_unit: false,
             });
         }

@@ -5,10 +5,10 @@
 
 use std::ffi::{c_char, c_int, c_uint, c_void};
 
-use super::launch::{kernel_of, launch, launch_with, pack_kernel_params};
+use super::launch::{attributes_of, kernel_of, launch, launch_with, pack_kernel_params};
 use super::module::{hipFunction_t, hipModule_t, module_arguments, module_function};
 use super::write_out;
-use super::{c_string, current_device, event, guard, hipError_t, hipEvent_t, hipStream_t, stream};
+use super::{c_string, event, guard, hipError_t, hipEvent_t, hipStream_t, stream};
 use crate::backend::{ops, Dim3, FuncAttributes};
 use crate::error::{Failure, HipError, HipResult};
 use crate::registry::KernelRef;
@@ -122,7 +122,7 @@ pub unsafe extern "C" fn hipFuncGetAttribute(
                 Failure::invalid_value(format!("{attribute} is not a hipFunction_attribute"))
             })?;
         let kernel = module_function(f)?;
-        let attributes = current_device()?.func_attributes(&kernel)?;
+        let attributes = attributes_of(&kernel)?;
         // SAFETY: checked non-null; valid per the caller.
         unsafe { write_out(value, field(&attributes), "the value pointer") }
     })

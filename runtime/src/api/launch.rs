@@ -219,10 +219,27 @@ pub unsafe extern "C" fn hipFuncGetAttributes(
             return Err(Failure::invalid_value("the attributes pointer is null"));
         }
         let kernel = kernel_of(function)?;
-        let a: FuncAttributes = current_device()?.func_attributes(&kernel)?;
+        let a = attributes_of(&kernel)?;
         // SAFETY: checked non-null; valid per the caller.
         unsafe { write_out(attr, a, "the attributes pointer") }
     })
+}
+
+/// A kernel's attributes as the device reports them, with the constant memory its module's
+/// `__constant__` variables take (hipmlir keeps them in global memory, so no driver counts
+/// them).
+pub(super) fn attributes_of(kernel: &KernelRef) -> HipResult<FuncAttributes> {
+    let mut a = current_device()?.func_attributes(kernel)?;
+    a.constSizeBytes = kernel
+        .module
+        .image
+        .metadata
+        .globals
+        .iter()
+        .filter(|g| g.constant)
+        .map(|g| usize::try_from(g.size).unwrap_or(usize::MAX))
+        .fold(0, usize::saturating_add);
+    Ok(a)
 }
 
 /// Sets a kernel attribute: `hipFuncAttributeMaxDynamicSharedMemorySize` (on OpenCL up to the
