@@ -14,6 +14,7 @@ mod host;
 mod inspect;
 mod outputs;
 pub mod paths;
+mod response_files;
 mod temp_folders;
 pub mod time_report;
 
@@ -24,7 +25,8 @@ use hipmlir_compile_server::protocol::Request;
 
 /// Runs a command; false when it failed having said why (`inspect` finding a bad image).
 fn run(args: &[String]) -> Result<bool> {
-    match cli::parse(args)? {
+    let args = response_files::expand(args.to_vec())?;
+    match cli::parse(&args)? {
         Command::Help => print!("{}", cli::USAGE),
         Command::Version => println!("{}", version_text()),
         Command::PrintIncludeDir => {

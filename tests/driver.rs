@@ -96,6 +96,42 @@ fn multi_file_build_with_hip_cu_and_cpp_sources() {
     run_program(&app);
 }
 
+/// Arguments in response files (`@file`, as build tools write long command lines for clang and
+/// hipcc): quoted words, a response file naming another, and arguments around them.
+#[test]
+fn arguments_come_from_response_files() {
+    let dir = copy_project("multi");
+    std::fs::write(
+        dir.path().join("flags.rsp"),
+        "-O2 -Iinclude\n'-DFACTOR=3' -DPOISON \\\n -UPOISON\n",
+    )
+    .unwrap();
+    std::fs::write(
+        dir.path().join("sources.rsp"),
+        "main.hip \"kernels.hip\" @flags.rsp\n",
+    )
+    .unwrap();
+    hipmlir_in(
+        dir.path(),
+        &["@sources.rsp", "square.cu", "util.cpp", "-o", "app"],
+        None,
+    );
+    let out = run_program(&dir.path().join("app"));
+    assert!(out.contains("multi-file PASSED"), "{out}");
+    // A response file that cannot be read is named.
+    let missing = hipmlir()
+        .current_dir(dir.path())
+        .args(["@missing.rsp", "-o", "app2"])
+        .output()
+        .unwrap();
+    assert!(!missing.status.success());
+    assert!(
+        stderr(&missing).contains("cannot read response file 'missing.rsp'"),
+        "{}",
+        stderr(&missing)
+    );
+}
+
 #[test]
 fn makefile_compiles_objects_then_links() {
     let dir = copy_project("multi");
