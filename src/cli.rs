@@ -240,6 +240,13 @@ pub fn add_offload_archs(offload: &mut Offload, value: &str) -> Result<Vec<Strin
         };
     }
     let mut ignored = Vec::new();
+    if value.split(',').all(|a| a.trim().is_empty()) {
+        return Err(error(format!(
+            "--offload-arch='{value}' names no architecture (accepted: spirv64 for OpenCL \
+             devices, NVIDIA architectures sm_XX such as sm_70, and AMD gfx names, which are \
+             ignored)"
+        )));
+    }
     for arch in value.split(',').map(str::trim).filter(|a| !a.is_empty()) {
         if matches!(arch, "spirv64" | "spirv" | "amdgcnspirv") {
             offload.spirv = true;
@@ -481,8 +488,11 @@ pub fn parse(args: &[String]) -> Result<Command> {
                 || arg == "--offload-arch"
                 || arg.starts_with("--cuda-gpu-arch=") =>
             {
-                let attached = arg.split_once('=').map(|(_, v)| v).unwrap_or("");
-                let v = value(&mut i, "--offload-arch", attached)?;
+                // `--offload-arch=` with nothing after the `=` names nothing (an error below).
+                let v = match arg.split_once('=') {
+                    Some((_, attached)) => attached.to_string(),
+                    None => value(&mut i, "--offload-arch", "")?,
+                };
                 for other in add_offload_archs(&mut o.offload, &v)? {
                     ignored.push(format!("--offload-arch={other}"));
                 }
@@ -749,6 +759,10 @@ mod tests {
                     && e.contains("sm_XX"),
                 "{e}"
             );
+        }
+        for empty in ["", ",", " , "] {
+            let e = err(&["a.hip", &format!("--offload-arch={empty}")]);
+            assert!(e.contains("names no architecture"), "{e}");
         }
     }
 
