@@ -4,11 +4,12 @@
 // into a block under a case, from an `if` nested in one case to a label under another,
 // back from after the switch into it (a retry loop), a switch inside a loop that gotos enter
 // and leave, a case looping on its own label, back into a block of an earlier case, into a
-// switch inside a loop, and a goto out of the switch. The functions are __host__ __device__: the host
-// runs the same code as the reference, and every element is compared.
+// switch inside a loop, into a switch with an init-statement, and a goto out of the switch.
+// The functions are __host__ __device__: the host runs the same code as the reference, and
+// every element is compared.
 #include "test_common.h"
 
-constexpr int kOut = 9;
+constexpr int kOut = 10;
 
 // Cases sharing a tail further down the switch: the goto skips the cases between.
 __host__ __device__ int shared_tail(int v) {
@@ -207,6 +208,25 @@ __host__ __device__ int into_loop_switch(int v) {
   return total * 10 + i;
 }
 
+// A switch with an init-statement: a goto into it skips the init-statement too.
+__host__ __device__ int with_init(int v) {
+  int calls = 0;
+  int r = v;
+  if (v % 4 == 3) goto landed;
+  switch (calls += 5; v % 3) {
+    case 0:
+      r += 1;
+      break;
+    case 1:
+    landed:
+      r = r * 3 + calls;
+      break;
+    default:
+      r -= calls;
+  }
+  return r * 10 + calls;
+}
+
 __host__ __device__ void compute(int v, int* out) {
   out[0] = shared_tail(v);
   out[1] = resume(v);
@@ -217,6 +237,7 @@ __host__ __device__ void compute(int v, int* out) {
   out[6] = shared_tail(v + 1) + resume(v + 2) + into_block(v + 3);
   out[7] = spin(v);
   out[8] = into_loop_switch(v);
+  out[9] = with_init(v);
 }
 
 __global__ void goto_switch_kernel(const int* in, int* out, int n) {

@@ -213,8 +213,14 @@ fn not_enterable(p: &Cursor) -> Option<&'static str> {
             Some("a for loop whose condition declares a variable")
         }
         CXCursor_IfStmt | CXCursor_WhileStmt | CXCursor_ForStmt => None,
-        CXCursor_SwitchStmt if p.children().len() != 2 || p.switch_init().is_some() => {
-            Some("a switch with an init-statement or condition variable")
+        CXCursor_SwitchStmt if p.children().len() != 2 => {
+            Some("a switch whose condition declares a variable")
+        }
+        CXCursor_SwitchStmt
+            if p.switch_init()
+                .is_some_and(|i| i.kind() == CXCursor_DeclStmt) =>
+        {
+            Some("a switch whose init-statement declares a variable")
         }
         CXCursor_SwitchStmt => None,
         _ => Some("this statement"),

@@ -142,15 +142,7 @@ impl<'c> FunctionCodegen<'c, '_> {
             },
             CXCursor_ForStmt => self.emit_for(s, into),
             CXCursor_DoStmt => self.emit_do(s, into),
-            CXCursor_SwitchStmt => match s.children().as_slice() {
-                [cond, body] if s.switch_init().is_none() => {
-                    self.emit_switch_on(s, cond, body, into)
-                }
-                _ => Err(internal(
-                    loc,
-                    "a goto entering a switch with an init-statement or condition variable",
-                )),
-            },
+            CXCursor_SwitchStmt => self.emit_switch(s, into),
             _ => Err(internal(
                 loc,
                 "a goto entering a statement other than a block, if, loop or switch",
@@ -438,7 +430,7 @@ impl<'c> FunctionCodegen<'c, '_> {
                 };
                 self.set_flag(key, true, loc)
             }
-            CXCursor_SwitchStmt => self.emit_switch(s),
+            CXCursor_SwitchStmt => self.emit_switch(s, &[]),
             CXCursor_LabelStmt => match s.children().as_slice() {
                 [labeled] => self.emit_stmt(labeled),
                 _ => Ok(()),
@@ -943,19 +935,38 @@ impl<'c> FunctionCodegen<'c, '_> {
     /// `switch`: each case label sets the "entered" flag when it matches (default when no case
     /// does), and every statement runs while the flag is set and no `break` has run. Fallthrough
     /// is just the flag staying set.
-    fn emit_switch(&mut self, s: &Cursor) -> Result<()> {
+    /// `entering`: the labels in its body a taken `goto` jumps to (the init-statement, the
+    /// condition and the case dispatch skipped).
+    fn emit_switch(&mut self, s: &Cursor, entering: &[Cursor]) -> Result<()> {
         let children = s.children();
         let Some((body, [before @ .., cond])) = children.split_last() else {
             return Err(FrontendError::unsupported(s.location(), "switch statement"));
         };
         let init = s.switch_init();
         if before.is_empty() && init.is_none() {
-            return self.emit_switch_on(s, cond, body, &[]);
+            return self.emit_switch_on(s, cond, body, entering);
+        }
+        if !entering.is_empty() && !before.is_empty() {
+            return Err(internal(
+                self.loc(s),
+                "a goto entering a switch with a condition variable",
+            ));
         }
         // `switch (init; T x = e)`: what they declare lives until the switch ends.
         self.block(|this| {
             if let Some(init) = &init {
-                this.emit_stmt(init)?;
+                match entering.is_empty() {
+                    true => this.emit_stmt(init)?,
+                    false => {
+                        let loc = this.loc(init);
+                        let flags: Vec<VarKey> =
+                            entering.iter().map(|l| VarKey::Goto(*l)).collect();
+                        let taken = this.any_flag(&flags, loc)?;
+                        let run = this.not(taken, loc)?;
+                        let carried = this.assigned_in(std::slice::from_ref(init));
+                        this.emit_guarded(run, &carried, |this| this.emit_stmt(init), loc)?;
+                    }
+                }
             }
             for b in before {
                 match b.kind() {
@@ -963,7 +974,7 @@ impl<'c> FunctionCodegen<'c, '_> {
                     _ => this.emit_stmt(b)?,
                 }
             }
-            this.emit_switch_on(s, cond, body, &[])
+            this.emit_switch_on(s, cond, body, entering)
         })
     }
 
@@ -1124,7 +1135,11 @@ impl<'c> FunctionCodegen<'c, '_> {
         let mut carried = self.assigned_in(&stmts);
         carried.push(VarKey::SwitchEntered(sw.s));
         for stmt in &stmts {
-            carried.extend(super::analysis::labels_in(stmt).into_iter().map(VarKey::Goto));
+            carried.extend(
+                super::analysis::labels_in(stmt)
+                    .into_iter()
+                    .map(VarKey::Goto),
+            );
         }
         let keys: Vec<VarKey> = labels.iter().map(|l| VarKey::Goto(*l)).collect();
         self.emit_repeat(
@@ -1186,12 +1201,7 @@ impl<'c> FunctionCodegen<'c, '_> {
         // case.
         let run = self.or(run, hit_inside, loc)?;
         carried.extend(inside_flags);
-        self.emit_guarded(
-            run,
-            &carried,
-            |this| this.emit_entering(stmt, &inside),
-            loc,
-        )?;
+        self.emit_guarded(run, &carried, |this| this.emit_entering(stmt, &inside), loc)?;
         let now = self.flag(&entered, loc)?;
         let v = self.or(now, hit_inside, loc)?;
         self.bind(entered, Ty::Bool, Val::Scalar(v));

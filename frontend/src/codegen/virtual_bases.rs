@@ -96,7 +96,7 @@ pub fn takes_construction_context(f: &Cursor) -> bool {
         clang_sys::CXCursor_Constructor | clang_sys::CXCursor_Destructor
     ) && f
         .semantic_parent()
-            .is_some_and(|class| has_virtual_bases(class.ty()))
+        .is_some_and(|class| has_virtual_bases(class.ty()))
 }
 
 /// A base subobject with virtual bases built in a complete object: its class, where it is,
@@ -325,7 +325,12 @@ impl<'c> FunctionCodegen<'c, '_> {
         slot: i64,
         loc: Location<'c>,
     ) -> Result<Value<'c>> {
-        self.mix(context, virtual_slot_key(vbase, slot), VIRTUAL_SLOT_TAG, loc)
+        self.mix(
+            context,
+            virtual_slot_key(vbase, slot),
+            VIRTUAL_SLOT_TAG,
+            loc,
+        )
     }
 
     /// The address of the `base` subobject of the object of class `derived` at `ptr` (generic)
