@@ -16,9 +16,14 @@
 //! are found where that object's layout puts them while its constructor runs. A context is a
 //! hash of the complete object's class and the path of base offsets to the subobject, made the
 //! same way at compile time (to enumerate the ids) and at run time (a constructor derives its
-//! bases' contexts from its own). A destructor is the ABI's base-object destructor; destroying a
-//! complete object destroys its virtual bases after it (lifetime.rs, the dispatcher of a virtual
-//! destructor).
+//! bases' contexts from its own). Built in a context, a class stores ids of that context at its
+//! virtual bases' table pointers too (named by the virtual base and the pointer's offset in it,
+//! the ABI's construction virtual tables), found through the lookup: a call through a virtual
+//! base reaches the overriders of the class being built, `this` adjusted as the complete
+//! object's layout says. Destructors take the context their constructor ran in and store the
+//! same ids before their body (a base's destructor runs with its own class's overriders); a
+//! destructor called in context 0 destroys a complete object, whose virtual bases are destroyed
+//! after it (lifetime.rs, the dispatcher of a virtual destructor).
 
 use melior::dialect::{arith, func, scf};
 use melior::ir::attribute::FlatSymbolRefAttribute;
