@@ -3,8 +3,8 @@
 //! An object of a class with virtual functions holds, where each of its virtual table pointers
 //! is (at offset 0, and at the offset of each base subobject with virtual functions of its own:
 //! clang's layout, the Itanium C++ ABI's), the id of its dynamic class seen from that subobject:
-//! each constructor stores its own class's ids once the bases are built, so a base's constructor
-//! sees its own class, as C++ says. A virtual call calls the function's dispatcher: a device
+//! each constructor stores its own class's ids once the bases are built, and each destructor
+//! before its body, so a base's constructor and destructor see their own class, as C++ says. A virtual call calls the function's dispatcher: a device
 //! function, made once the module's device code is all emitted, that reads the id and calls the
 //! final overrider for each class derived from the static one that this module constructs, with
 //! `this` adjusted from the subobject to the overrider's class (the Itanium ABI's thunks), a
