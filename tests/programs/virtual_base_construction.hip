@@ -1,10 +1,11 @@
 // Virtual calls through a virtual base while a class is built or destroyed as a base subobject
-// of a larger object: a diamond, a chain of three levels, a virtual base of a virtual base and
-// a virtual base that shares its holder's table pointer. Each constructor and destructor calls
-// through the virtual base (a pointer, a reference, a helper taking it by reference) and
-// records what it reached; C++ says the class being built or destroyed is the dynamic type
-// there, the complete class once it is built. Objects on the stack and on the heap, deleted
-// through a pointer to the virtual base. The host build of the same classes is the reference.
+// of a larger object: a diamond, a chain of three levels, a virtual base of a virtual base, a
+// virtual base that shares its holder's table pointer, and one with two polymorphic bases.
+// Each constructor and destructor calls through the virtual base (a pointer, a reference, a
+// helper taking it by reference) and records what it reached; C++ says the class being built
+// or destroyed is the dynamic type there, the complete class once it is built. Objects on the
+// stack and on the heap, deleted through a pointer to the virtual base. The host build of the
+// same classes is the reference.
 #include "test_common.h"
 #include "include/construction_shapes.h"
 
@@ -32,6 +33,9 @@ __device__ __host__ void build_and_destroy(int v, Trace* trace) {
     trace->add(read_tag(both) * 10 + read_tag(static_cast<TagA&>(both)));
     TagB alone(trace, v + 3);
     trace->add(read_tag(alone));
+    Shelf shelf(trace, v);
+    const Named& named = shelf;
+    trace->add(named.name() * 1000 + measure(shelf));
   }
   trace->add(-2);
   // On the heap, destroyed through the virtual base's virtual destructor.

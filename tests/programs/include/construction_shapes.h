@@ -150,3 +150,37 @@ struct TagAB : TagA, TagB {
   }
   __host__ __device__ int tag() const override { return 4; }
 };
+
+// ---- A virtual base with two polymorphic bases of its own (the second at an offset): calls
+// through either reach the class being built.
+struct Named {
+  __host__ __device__ virtual int name() const { return 1; }
+};
+
+struct Sized {
+  int units = 3;
+  __host__ __device__ virtual int size() const { return units; }
+};
+
+__host__ __device__ inline int measure(const Sized& s) { return s.size(); }
+
+struct Item : Named, Sized {
+  __host__ __device__ int name() const override { return 2; }
+};
+
+struct Crate : virtual Item {
+  int slots;
+  __host__ __device__ Crate(Trace* t, int v) : slots(v % 8) {
+    const Named& n = *this;
+    t->add(n.name() * 1000 + measure(*this));
+  }
+  __host__ __device__ int size() const override { return units * slots + 1; }
+};
+
+struct Shelf : Crate {
+  __host__ __device__ Shelf(Trace* t, int v) : Crate(t, v) {
+    const Named& n = *this;
+    t->add(n.name() * 1000 + measure(*this));
+  }
+  __host__ __device__ int name() const override { return 4; }
+};
