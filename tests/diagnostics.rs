@@ -57,14 +57,14 @@ fn syntax_error_is_reported_at_its_line_and_column() {
 fn unsupported_construct_is_named_with_its_location() {
     let (code, err, path) = compile(
         "unsupported.hip",
-        "#include <hip/hip_runtime.h>\n__global__ void k(float* a) {\n  a[0] += 1.0f;\n  if (a[0] < 4.0f) goto inside;\n  switch ((int)a[2]) {\n  case 1:\n  inside:\n    a[2] -= 1.0f;\n  }\n}\n",
+        "#include <hip/hip_runtime.h>\n__global__ void k(float* a) {\n  a[0] += 1.0f;\n  if (a[0] < 4.0f) goto inside;\n  switch (int m; (int)a[2]) {\n  case 1:\n  inside:\n    a[2] -= 1.0f;\n  }\n}\n",
         &["--emit-spirv"],
     );
     assert_clean_failure(code, &err);
     assert!(
         err.contains(&format!(
             "{path}:4:20: error: unsupported construct in device code: goto jumping into a \
-             switch holding label 'inside'"
+             switch whose init-statement declares a variable holding label 'inside'"
         )),
         "{err}"
     );

@@ -95,9 +95,9 @@ pub fn goto_target(goto: &Cursor) -> Option<Cursor> {
 /// Checks that every `goto` in a function body jumps to a label that structured control flow
 /// reaches with flags: a label of a statement list that encloses the `goto` (out of blocks and
 /// loops, ahead in its own list, or back to a label of that list, which makes a loop), or a
-/// label ahead inside blocks and `if` statements of such a list (the jump enters them; see
-/// [`entered_by`]). A `goto` into a loop or a `switch`, or back into another statement, is
-/// refused, naming the label.
+/// label ahead inside blocks, `if` statements, loops and `switch`es of such a list (the jump
+/// enters them; see [`entered_by`]). A `goto` into a statement that declares a variable in
+/// its head, or back into the statement holding the `goto`, is refused, naming the label.
 pub fn check_gotos(body: &Cursor) -> Result<(), (Cursor, String)> {
     // Each label with the statements around it (innermost last) and its place in source
     // order; each goto with the lists around it and its place.
@@ -157,8 +157,9 @@ pub fn check_gotos(body: &Cursor) -> Result<(), (Cursor, String)> {
             ));
         };
         let below = &path[path.iter().position(|p| p == common).unwrap_or(0) + 1..];
-        // Directly in the list (possibly under other labels): a jump out, ahead or back.
-        let in_list = below.iter().all(|p| p.kind() == CXCursor_LabelStmt);
+        // Directly in the list (possibly under other labels, case labels among them): a jump
+        // out, ahead or back.
+        let in_list = below.iter().all(is_label);
         if in_list {
             continue;
         }
@@ -186,12 +187,22 @@ pub fn check_gotos(body: &Cursor) -> Result<(), (Cursor, String)> {
     Ok(())
 }
 
-/// What a `goto` cannot enter, named for the error: None for blocks, `if`s and loops (whose
-/// init-statement and first test the jump skips; clang refuses a jump past a declaration's
-/// initialization, a range-based for's among them).
+/// Whether `p` is a label of the statement under it: a named one or a `case`/`default`.
+fn is_label(p: &Cursor) -> bool {
+    matches!(
+        p.kind(),
+        CXCursor_LabelStmt | CXCursor_CaseStmt | CXCursor_DefaultStmt
+    )
+}
+
+/// What a `goto` cannot enter, named for the error: None for blocks, `if`s, loops and
+/// `switch`es (whose init-statement and first test, or condition and case dispatch, the jump
+/// skips; clang refuses a jump past a declaration's initialization, a range-based for's among
+/// them).
 fn not_enterable(p: &Cursor) -> Option<&'static str> {
     match p.kind() {
-        CXCursor_LabelStmt | CXCursor_CompoundStmt | CXCursor_DoStmt => None,
+        _ if is_label(p) => None,
+        CXCursor_CompoundStmt | CXCursor_DoStmt => None,
         CXCursor_IfStmt if has_if_init(p) => {
             Some("an if statement with an init-statement or condition variable")
         }
@@ -202,7 +213,16 @@ fn not_enterable(p: &Cursor) -> Option<&'static str> {
             Some("a for loop whose condition declares a variable")
         }
         CXCursor_IfStmt | CXCursor_WhileStmt | CXCursor_ForStmt => None,
-        CXCursor_SwitchStmt => Some("a switch"),
+        CXCursor_SwitchStmt if p.children().len() != 2 => {
+            Some("a switch whose condition declares a variable")
+        }
+        CXCursor_SwitchStmt
+            if p.switch_init()
+                .is_some_and(|i| i.kind() == CXCursor_DeclStmt) =>
+        {
+            Some("a switch whose init-statement declares a variable")
+        }
+        CXCursor_SwitchStmt => None,
         _ => Some("this statement"),
     }
 }
@@ -218,6 +238,25 @@ fn has_for_condition_variable(s: &Cursor) -> bool {
 fn has_if_init(s: &Cursor) -> bool {
     s.if_parts()
         .is_some_and(|p| p.init.is_some() || p.condition_variable.is_some())
+}
+
+/// The labels the `goto`s in statement `s` jump to (each once).
+pub fn goto_targets(s: &Cursor) -> Vec<Cursor> {
+    fn walk(c: &Cursor, out: &mut Vec<Cursor>) {
+        if let Some(label) = (c.kind() == CXCursor_GotoStmt)
+            .then(|| goto_target(c))
+            .flatten()
+            .filter(|l| !out.contains(l))
+        {
+            out.push(label);
+        }
+        for child in c.children() {
+            walk(&child, out);
+        }
+    }
+    let mut out = Vec::new();
+    walk(s, &mut out);
+    out
 }
 
 /// Every label in statement `s`, its own included, at any depth.

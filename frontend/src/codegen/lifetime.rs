@@ -26,7 +26,7 @@ use super::analysis::is_loop;
 use super::builder::{internal, Value};
 use super::expr::LValue;
 use super::function::{FunctionCodegen, Val};
-use super::virtual_bases::virtual_bases_at;
+use super::virtual_bases::{has_virtual_bases, virtual_bases_at};
 use crate::clang::{CType, Cursor, LifetimeNode};
 use crate::error::{FrontendError, Result};
 use crate::types::Ty;
@@ -62,8 +62,9 @@ struct Cleanup<'c> {
     built: Option<Value<'c>>,
     /// Set when the object became the function's return value (named return value).
     returned: Option<Value<'c>>,
-    /// A base subobject: its virtual bases are the complete object's to destroy.
-    subobject: bool,
+    /// A base subobject (its virtual bases are the complete object's to destroy), with the
+    /// context its destructor runs in when its class has virtual bases (virtual_bases.rs).
+    subobject: Option<Option<Value<'c>>>,
 }
 
 impl<'c> FunctionCodegen<'c, '_> {
@@ -160,7 +161,7 @@ impl<'c> FunctionCodegen<'c, '_> {
             site: *site,
             built,
             returned,
-            subobject: false,
+            subobject: None,
         });
         Ok(())
     }
@@ -217,8 +218,8 @@ impl<'c> FunctionCodegen<'c, '_> {
         }
         let (object, ty, site) = (cleanup.object, cleanup.ty, cleanup.site);
         let destroy = |this: &mut Self| match cleanup.subobject {
-            true => this.destroy_subobject(object, ty, &site),
-            false => this.destroy(object, ty, &site),
+            Some(context) => this.destroy_subobject(object, ty, context, &site),
+            None => this.destroy(object, ty, &site),
         };
         match run {
             None => destroy(self)?,
@@ -250,7 +251,7 @@ impl<'c> FunctionCodegen<'c, '_> {
                 })
             }
             CXType_Record => {
-                self.destroy_subobject(object, ty, site)?;
+                self.destroy_subobject(object, ty, None, site)?;
                 // A complete object: then its virtual bases, last built first.
                 if ty.virtual_bases().is_empty() {
                     return Ok(());
@@ -263,12 +264,22 @@ impl<'c> FunctionCodegen<'c, '_> {
     }
 
     /// Destroys the object of class `ty` at `object` as a base subobject: its destructor,
-    /// which leaves its virtual bases.
-    pub fn destroy_subobject(&mut self, object: Value<'c>, ty: CType, site: &Cursor) -> Result<()> {
+    /// which leaves its virtual bases, in `context` (when its class has virtual bases; None is a
+    /// complete object's).
+    pub fn destroy_subobject(
+        &mut self,
+        object: Value<'c>,
+        ty: CType,
+        context: Option<Value<'c>>,
+        site: &Cursor,
+    ) -> Result<()> {
         let loc = self.loc(site);
         let Some(destructor) = self.destructor_of(ty.canonical(), site)? else {
             return Ok(());
         };
+        if let Some(context) = context {
+            self.base_construction = Some((ty.canonical().declaration().canonical(), context));
+        }
         let this = self.to_generic(object, loc)?;
         self.call_function(&destructor, Some(this), &[], site)
             .map(|_| ())
@@ -288,6 +299,11 @@ impl<'c> FunctionCodegen<'c, '_> {
                 continue;
             };
             let at = self.byte_offset(object, offset as i64, loc)?;
+            if has_virtual_bases(vbase) {
+                // The context its constructor ran in.
+                let context = self.virtual_base_context(class.canonical(), offset as i64, loc)?;
+                self.base_construction = Some((vbase.declaration().canonical(), context));
+            }
             self.call_function(&destructor, Some(at), &[], site)?;
         }
         Ok(())
@@ -318,6 +334,11 @@ impl<'c> FunctionCodegen<'c, '_> {
             return Ok(());
         }
         let this = self.env[&super::analysis::VarKey::This].val.scalar();
+        // The context the bases' destructors run in, as their constructors did.
+        let parent = match has_virtual_bases(class) {
+            true => Some(self.construction_parent(class, loc)?.1),
+            false => None,
+        };
         for base in class.bases() {
             let base_ty = base.ty();
             // A virtual base is the complete object's to destroy (`destroy`).
@@ -331,9 +352,15 @@ impl<'c> FunctionCodegen<'c, '_> {
                 ));
             };
             let at = self.byte_offset(this, offset as i64, loc)?;
+            let context = match parent {
+                Some(parent) if has_virtual_bases(base_ty) => {
+                    Some(self.base_construction_context(parent, offset as i64, loc)?)
+                }
+                _ => None,
+            };
             self.destroy_at_scope_end(at, base_ty, destructor, false, None)?;
             if let Some(cleanup) = self.scopes.last_mut().and_then(|s| s.cleanups.last_mut()) {
-                cleanup.subobject = true;
+                cleanup.subobject = Some(context);
             }
         }
         let record = Ty::from_clang(class, &destructor.location())?;

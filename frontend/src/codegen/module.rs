@@ -827,6 +827,8 @@ impl<'c> ModuleCodegen<'c> {
         // after the body's locals.
         let ret = fc.block(|fc| {
             if def.kind() == CXCursor_Destructor {
+                // Its class is the dynamic type while it runs, as while it was built.
+                fc.store_destroyed_class_id(def)?;
                 fc.destroy_members_after_body(def)?;
             }
             if def.kind() == CXCursor_Constructor {

@@ -142,9 +142,10 @@ impl<'c> FunctionCodegen<'c, '_> {
             },
             CXCursor_ForStmt => self.emit_for(s, into),
             CXCursor_DoStmt => self.emit_do(s, into),
+            CXCursor_SwitchStmt => self.emit_switch(s, into),
             _ => Err(internal(
                 loc,
-                "a goto entering a statement other than a block, if or loop",
+                "a goto entering a statement other than a block, if, loop or switch",
             )),
         }
     }
@@ -429,7 +430,7 @@ impl<'c> FunctionCodegen<'c, '_> {
                 };
                 self.set_flag(key, true, loc)
             }
-            CXCursor_SwitchStmt => self.emit_switch(s),
+            CXCursor_SwitchStmt => self.emit_switch(s, &[]),
             CXCursor_LabelStmt => match s.children().as_slice() {
                 [labeled] => self.emit_stmt(labeled),
                 _ => Ok(()),
@@ -934,19 +935,38 @@ impl<'c> FunctionCodegen<'c, '_> {
     /// `switch`: each case label sets the "entered" flag when it matches (default when no case
     /// does), and every statement runs while the flag is set and no `break` has run. Fallthrough
     /// is just the flag staying set.
-    fn emit_switch(&mut self, s: &Cursor) -> Result<()> {
+    /// `entering`: the labels in its body a taken `goto` jumps to (the init-statement, the
+    /// condition and the case dispatch skipped).
+    fn emit_switch(&mut self, s: &Cursor, entering: &[Cursor]) -> Result<()> {
         let children = s.children();
         let Some((body, [before @ .., cond])) = children.split_last() else {
             return Err(FrontendError::unsupported(s.location(), "switch statement"));
         };
         let init = s.switch_init();
         if before.is_empty() && init.is_none() {
-            return self.emit_switch_on(s, cond, body);
+            return self.emit_switch_on(s, cond, body, entering);
+        }
+        if !entering.is_empty() && !before.is_empty() {
+            return Err(internal(
+                self.loc(s),
+                "a goto entering a switch with a condition variable",
+            ));
         }
         // `switch (init; T x = e)`: what they declare lives until the switch ends.
         self.block(|this| {
             if let Some(init) = &init {
-                this.emit_stmt(init)?;
+                match entering.is_empty() {
+                    true => this.emit_stmt(init)?,
+                    false => {
+                        let loc = this.loc(init);
+                        let flags: Vec<VarKey> =
+                            entering.iter().map(|l| VarKey::Goto(*l)).collect();
+                        let taken = this.any_flag(&flags, loc)?;
+                        let run = this.not(taken, loc)?;
+                        let carried = this.assigned_in(std::slice::from_ref(init));
+                        this.emit_guarded(run, &carried, |this| this.emit_stmt(init), loc)?;
+                    }
+                }
             }
             for b in before {
                 match b.kind() {
@@ -954,16 +974,51 @@ impl<'c> FunctionCodegen<'c, '_> {
                     _ => this.emit_stmt(b)?,
                 }
             }
-            this.emit_switch_on(s, cond, body)
+            this.emit_switch_on(s, cond, body, entering)
         })
     }
 
-    fn emit_switch_on(&mut self, s: &Cursor, cond: &Cursor, body: &Cursor) -> Result<()> {
+    /// The switch `s` on `cond`; `entering`: the labels in its body a taken `goto` jumps to,
+    /// which skips the condition and the case dispatch. A `goto` among the body's statements
+    /// (or into one of them) skips those ahead of its label, like a `break` until the label,
+    /// which then runs as a matched case does, falling through.
+    fn emit_switch_on(
+        &mut self,
+        s: &Cursor,
+        cond: &Cursor,
+        body: &Cursor,
+        entering: &[Cursor],
+    ) -> Result<()> {
         let loc = self.loc(s);
         let cond_ty = promote(&Ty::of(cond)?);
-        let value = self
-            .full_expression(|this| this.rvalue_as(cond, &cond_ty))?
-            .scalar();
+        let entering_flags: Vec<VarKey> = entering.iter().map(|l| VarKey::Goto(*l)).collect();
+        let dispatch = match entering.is_empty() {
+            true => None,
+            false => {
+                let taken = self.any_flag(&entering_flags, loc)?;
+                Some(self.not(taken, loc)?)
+            }
+        };
+        let value = match dispatch {
+            None => self
+                .full_expression(|this| this.rvalue_as(cond, &cond_ty))?
+                .scalar(),
+            Some(dispatch) => {
+                let ty = cond_ty.value_mlir(self.ctx());
+                let carried = assigned_vars(cond, self.targets());
+                self.emit_if(
+                    dispatch,
+                    &carried,
+                    &[ty],
+                    |this| {
+                        let v = this.full_expression(|this| this.rvalue_as(cond, &cond_ty))?;
+                        Ok(vec![v.scalar()])
+                    },
+                    |this| Ok(vec![this.b.const_int(ty, 0, loc)?]),
+                    loc,
+                )?[0]
+            }
+        };
         let mut items = Vec::new();
         for stmt in body.children() {
             flatten_labels(&stmt, &mut items)?;
@@ -982,56 +1037,175 @@ impl<'c> FunctionCodegen<'c, '_> {
             let eq = self.compare_eq(value, cv, loc)?;
             any_case = self.or(any_case, eq, loc)?;
         }
-        let no_case = self.not(any_case, loc)?;
-
+        let mut no_case = self.not(any_case, loc)?;
+        if let Some(dispatch) = dispatch {
+            no_case = self.b.insert_value(arith::andi(no_case, dispatch, loc))?;
+        }
         let entered = VarKey::SwitchEntered(*s);
         self.set_flag(entered.clone(), false, loc)?;
         if jumps_in_switch(body) {
             self.set_flag(VarKey::Break(*s), false, loc)?;
         }
         self.targets.push(*s);
-        // Gotos leaving the switch skip the rest of it.
-        let leaving = jumps(body).gotos;
+        let sw = SwitchState {
+            s: *s,
+            value,
+            dispatch,
+            no_case,
+            // Gotos leaving the switch skip the rest of it.
+            leaving: jumps(body).gotos,
+            body_labels: super::analysis::labels_in(body),
+            entering: entering.to_vec(),
+            stmts: items
+                .iter()
+                .filter_map(|i| match i {
+                    SwitchItem::Stmt(stmt) => Some(*stmt),
+                    _ => None,
+                })
+                .collect(),
+        };
         // The body is one scope: what a statement under a label builds is destroyed at its
         // end, if that statement ran.
-        let result = self.block(|this| {
-            for item in &items {
-                match item {
-                    SwitchItem::Case(c) => {
-                        let cv = this.b.const_int(value.r#type(), *c, loc)?;
-                        let eq = this.compare_eq(value, cv, loc)?;
-                        let now = this.flag(&entered, loc)?;
-                        let v = this.or(now, eq, loc)?;
-                        this.bind(entered.clone(), Ty::Bool, Val::Scalar(v));
-                    }
-                    SwitchItem::Default => {
-                        let now = this.flag(&entered, loc)?;
-                        let v = this.or(now, no_case, loc)?;
-                        this.bind(entered.clone(), Ty::Bool, Val::Scalar(v));
-                    }
-                    SwitchItem::Stmt(stmt) => {
-                        let mut flags = vec![
-                            VarKey::Break(*s),
-                            VarKey::Returned,
-                            match this.targets().continue_to {
-                                Some(l) => VarKey::Continue(l),
-                                None => VarKey::Returned,
-                            },
-                        ];
-                        flags.extend(leaving.iter().map(|l| VarKey::Goto(*l)));
-                        let stop = this.any_flag(&flags, loc)?;
-                        let running = this.not(stop, loc)?;
-                        let now = this.flag(&entered, loc)?;
-                        let run = this.b.insert_value(arith::andi(now, running, loc))?;
-                        let carried = this.assigned_in(std::slice::from_ref(stmt));
-                        this.emit_guarded(run, &carried, |this| this.emit_stmt(stmt), loc)?;
-                    }
-                }
-            }
-            Ok(())
-        });
+        let result = self.block(|this| this.emit_switch_items(&items, &sw, false));
         self.targets.pop();
         result
+    }
+
+    /// The items of a switch's body, in order: case labels set the "entered" flag when they
+    /// match, statements run while it is set and no jump is pending. Where a later statement
+    /// jumps back to a label of one (unless `first_repeats`: the loop that statement begins is
+    /// being emitted), the statements from it to the last such goto become a loop.
+    fn emit_switch_items(
+        &mut self,
+        items: &[SwitchItem],
+        sw: &SwitchState<'c>,
+        first_repeats: bool,
+    ) -> Result<()> {
+        let loc = self.loc(&sw.s);
+        let entered = VarKey::SwitchEntered(sw.s);
+        for (at, item) in items.iter().enumerate() {
+            match item {
+                SwitchItem::Case(c) => {
+                    let cv = self.b.const_int(sw.value.r#type(), *c, loc)?;
+                    let mut eq = self.compare_eq(sw.value, cv, loc)?;
+                    if let Some(dispatch) = sw.dispatch {
+                        eq = self.b.insert_value(arith::andi(eq, dispatch, loc))?;
+                    }
+                    let now = self.flag(&entered, loc)?;
+                    let v = self.or(now, eq, loc)?;
+                    self.bind(entered.clone(), Ty::Bool, Val::Scalar(v));
+                }
+                SwitchItem::Default => {
+                    let now = self.flag(&entered, loc)?;
+                    let v = self.or(now, sw.no_case, loc)?;
+                    self.bind(entered.clone(), Ty::Bool, Val::Scalar(v));
+                }
+                SwitchItem::Stmt(stmt) => {
+                    if !(first_repeats && at == 0) {
+                        if let Some((last, labels)) = switch_back_segment(items, at) {
+                            return self.emit_switch_loop(items, at, last, &labels, sw);
+                        }
+                    }
+                    self.emit_switch_stmt(stmt, sw)?;
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// `items[first..=last]` of a switch's body as a loop that runs again while a goto back to
+    /// one of `labels` (in `items[first]`) was taken; then the items after them.
+    fn emit_switch_loop(
+        &mut self,
+        items: &[SwitchItem],
+        first: usize,
+        last: usize,
+        labels: &[Cursor],
+        sw: &SwitchState<'c>,
+    ) -> Result<()> {
+        let loc = self.loc(&sw.s);
+        let segment = &items[first..=last];
+        let stmts: Vec<Cursor> = segment
+            .iter()
+            .filter_map(|i| match i {
+                SwitchItem::Stmt(stmt) => Some(*stmt),
+                _ => None,
+            })
+            .collect();
+        let mut carried = self.assigned_in(&stmts);
+        carried.push(VarKey::SwitchEntered(sw.s));
+        for stmt in &stmts {
+            carried.extend(
+                super::analysis::labels_in(stmt)
+                    .into_iter()
+                    .map(VarKey::Goto),
+            );
+        }
+        let keys: Vec<VarKey> = labels.iter().map(|l| VarKey::Goto(*l)).collect();
+        self.emit_repeat(
+            labels[0],
+            stmts.iter().any(super::analysis::holds_loop),
+            &carried,
+            None,
+            |this| {
+                this.block(|this| this.emit_switch_items(segment, sw, true))?;
+                this.any_flag(&keys, loc)
+            },
+            loc,
+        )?;
+        self.emit_switch_items(&items[last + 1..], sw, false)
+    }
+
+    /// One statement of a switch's body: run while the switch was entered and no jump is
+    /// pending, or when a goto jumps to a label of it (control is there, whatever the dispatch
+    /// said), which clears the goto's flag; the switch is entered from there on.
+    fn emit_switch_stmt(&mut self, stmt: &Cursor, sw: &SwitchState<'c>) -> Result<()> {
+        let loc = self.loc(stmt);
+        let entered = VarKey::SwitchEntered(sw.s);
+        let labels = sw.jumped_to(stmt);
+        let own = super::analysis::label_chain(stmt);
+        let (direct, inside): (Vec<Cursor>, Vec<Cursor>) =
+            labels.into_iter().partition(|l| own.contains(l));
+        let direct_flags: Vec<VarKey> = direct.iter().map(|l| VarKey::Goto(*l)).collect();
+        let inside_flags: Vec<VarKey> = inside.iter().map(|l| VarKey::Goto(*l)).collect();
+        if !direct.is_empty() {
+            let hit = self.any_flag(&direct_flags, loc)?;
+            let now = self.flag(&entered, loc)?;
+            let v = self.or(now, hit, loc)?;
+            self.bind(entered.clone(), Ty::Bool, Val::Scalar(v));
+            for flag in direct_flags {
+                self.set_flag(flag, false, loc)?;
+            }
+        }
+        let hit_inside = self.any_flag(&inside_flags, loc)?;
+        let mut flags = vec![
+            VarKey::Break(sw.s),
+            VarKey::Returned,
+            match self.targets().continue_to {
+                Some(l) => VarKey::Continue(l),
+                None => VarKey::Returned,
+            },
+        ];
+        flags.extend(sw.leaving.iter().map(|l| VarKey::Goto(*l)));
+        // A goto pending to another label of the body skips the statement.
+        flags.extend(sw.body_labels.iter().map(|l| VarKey::Goto(*l)));
+        let stop = self.any_flag(&flags, loc)?;
+        let running = self.not(stop, loc)?;
+        let now = self.flag(&entered, loc)?;
+        let run = self.b.insert_value(arith::andi(now, running, loc))?;
+        let mut carried = self.assigned_in(std::slice::from_ref(stmt));
+        if inside.is_empty() {
+            return self.emit_guarded(run, &carried, |this| this.emit_stmt(stmt), loc);
+        }
+        // Entered at a label inside it (which clears the goto's flag), then on as a matched
+        // case.
+        let run = self.or(run, hit_inside, loc)?;
+        carried.extend(inside_flags);
+        self.emit_guarded(run, &carried, |this| this.emit_entering(stmt, &inside), loc)?;
+        let now = self.flag(&entered, loc)?;
+        let v = self.or(now, hit_inside, loc)?;
+        self.bind(entered, Ty::Bool, Val::Scalar(v));
+        Ok(())
     }
 
     fn compare_eq(&self, a: Value<'c>, b: Value<'c>, loc: Location<'c>) -> Result<Value<'c>> {
@@ -1133,6 +1307,75 @@ fn is_const_object(decl: &Cursor) -> bool {
         ty = ty.element().canonical();
     }
     ty.is_const()
+}
+
+/// What the statements of a switch's body are emitted with.
+struct SwitchState<'c> {
+    s: Cursor,
+    /// The condition's value.
+    value: Value<'c>,
+    /// Whether the case dispatch applies (None: always; false when a goto entered the body).
+    dispatch: Option<Value<'c>>,
+    /// Whether the default label matches.
+    no_case: Value<'c>,
+    /// The labels outside the switch that gotos in its body jump to.
+    leaving: Vec<Cursor>,
+    body_labels: Vec<Cursor>,
+    /// The labels in the body a goto from outside jumps to.
+    entering: Vec<Cursor>,
+    /// The body's statements (between its case labels).
+    stmts: Vec<Cursor>,
+}
+
+impl SwitchState<'_> {
+    /// The labels in `stmt` (one of the body's) that gotos jump to from outside it (from
+    /// another statement of the body, or from outside the switch), and its own labels that
+    /// gotos in it jump back to.
+    fn jumped_to(&self, stmt: &Cursor) -> Vec<Cursor> {
+        let mut targets = self.entering.clone();
+        for other in self.stmts.iter().filter(|o| *o != stmt) {
+            targets.extend(super::analysis::goto_targets(other));
+        }
+        targets.extend(super::analysis::label_chain(stmt));
+        super::analysis::entered_by(stmt, &targets)
+    }
+}
+
+/// Where a goto among a switch's statements jumps back to the statement `items[at]` (to a
+/// label of the statement itself, from itself or later; to one inside it, from later): the
+/// index of the last item of the loop that makes, which takes in every later goto back to
+/// a statement of it, and the labels of its statements.
+fn switch_back_segment(items: &[SwitchItem], at: usize) -> Option<(usize, Vec<Cursor>)> {
+    let SwitchItem::Stmt(first) = items.get(at)? else {
+        return None;
+    };
+    let stmt_at = |i: usize| match items.get(i) {
+        Some(SwitchItem::Stmt(stmt)) => Some(*stmt),
+        _ => None,
+    };
+    // The last item at or after `from` holding a goto to one of `labels`.
+    let last_goto = |labels: &[Cursor], from: usize| {
+        (from..items.len())
+            .rev()
+            .find(|i| stmt_at(*i).is_some_and(|s| labels.iter().any(|l| jumps_to(&s, l))))
+    };
+    let own = super::analysis::label_chain(first);
+    let inner: Vec<Cursor> = super::analysis::labels_in(first)
+        .into_iter()
+        .filter(|l| !own.contains(l))
+        .collect();
+    let mut last = last_goto(&own, at).max(last_goto(&inner, at + 1))?;
+    let mut labels = super::analysis::labels_in(first);
+    let mut seen = at;
+    while seen < last {
+        seen += 1;
+        if let Some(stmt) = stmt_at(seen) {
+            let more = super::analysis::labels_in(&stmt);
+            last = last.max(last_goto(&more, seen + 1).unwrap_or(last));
+            labels.extend(more);
+        }
+    }
+    Some((last, labels))
 }
 
 /// A switch body as a flat list: labels and the statements between them.

@@ -16,9 +16,14 @@
 //! are found where that object's layout puts them while its constructor runs. A context is a
 //! hash of the complete object's class and the path of base offsets to the subobject, made the
 //! same way at compile time (to enumerate the ids) and at run time (a constructor derives its
-//! bases' contexts from its own). A destructor is the ABI's base-object destructor; destroying a
-//! complete object destroys its virtual bases after it (lifetime.rs, the dispatcher of a virtual
-//! destructor).
+//! bases' contexts from its own). Built in a context, a class stores ids of that context at its
+//! virtual bases' table pointers too (named by the virtual base and the pointer's offset in it,
+//! the ABI's construction virtual tables), found through the lookup: a call through a virtual
+//! base reaches the overriders of the class being built, `this` adjusted as the complete
+//! object's layout says. Destructors take the context their constructor ran in and store the
+//! same ids before their body (a base's destructor runs with its own class's overriders); a
+//! destructor called in context 0 destroys a complete object, whose virtual bases are destroyed
+//! after it (lifetime.rs, the dispatcher of a virtual destructor).
 
 use melior::dialect::{arith, func, scf};
 use melior::ir::attribute::FlatSymbolRefAttribute;
@@ -37,6 +42,10 @@ use crate::types::{pointer_type, AddrSpace};
 const BASE_TAG: u64 = 0x5bd1_e995_0000_0b45;
 /// Mixed into a context to make the id stored at one of the subobject's table pointers.
 const SLOT_TAG: u64 = 0x27d4_eb2f_1656_67c5;
+/// Mixed into a context to make the id stored at a table pointer of one of the subobject's
+/// virtual bases (named by the virtual base and the pointer's offset in it: where the virtual
+/// base is depends on the complete object).
+const VIRTUAL_SLOT_TAG: u64 = 0x85eb_ca77_c2b2_ae63;
 const OFFSET_FACTOR: u64 = 0x9e37_79b9_7f4a_7c15;
 const MIX_FACTOR: u64 = 0x0100_0000_01b3;
 
@@ -58,9 +67,25 @@ fn slot_id(context: i64, slot: i64) -> i64 {
     mix(context, slot, SLOT_TAG)
 }
 
+/// What names table pointer `slot` of virtual base `vbase` in [`virtual_slot_id`].
+fn virtual_slot_key(vbase: CType, slot: i64) -> i64 {
+    subobject_id(vbase, slot as u64)
+}
+
+/// The id a constructor or destructor running in context `context` (not 0) stores at table
+/// pointer `slot` of its virtual base `vbase`: its own overriders apply there.
+fn virtual_slot_id(context: i64, vbase: CType, slot: i64) -> i64 {
+    mix(context, virtual_slot_key(vbase, slot), VIRTUAL_SLOT_TAG)
+}
+
 /// The context a complete object of class `class` gives its bases.
 fn root_context(class: CType) -> i64 {
     subobject_id(class, 0)
+}
+
+/// The context of the virtual base at `offset` of a complete object of class `class`.
+pub(super) fn virtual_base_context_of(class: CType, offset: i64) -> i64 {
+    base_context(root_context(class), offset)
 }
 
 /// Whether `class` has virtual bases (its constructors take a construction context).
@@ -68,11 +93,15 @@ pub fn has_virtual_bases(class: CType) -> bool {
     !class.virtual_bases().is_empty()
 }
 
-/// Whether `f` is a constructor of a class with virtual bases.
+/// Whether `f` is a constructor or destructor of a class with virtual bases (which runs as the
+/// Itanium ABI's base-object variant when given a context other than 0).
 pub fn takes_construction_context(f: &Cursor) -> bool {
-    f.kind() == clang_sys::CXCursor_Constructor
-        && f.semantic_parent()
-            .is_some_and(|class| has_virtual_bases(class.ty()))
+    matches!(
+        f.kind(),
+        clang_sys::CXCursor_Constructor | clang_sys::CXCursor_Destructor
+    ) && f
+        .semantic_parent()
+        .is_some_and(|class| has_virtual_bases(class.ty()))
 }
 
 /// A base subobject with virtual bases built in a complete object: its class, where it is,
@@ -137,7 +166,8 @@ pub(super) struct SlotId {
 }
 
 /// Every id an object of (complete) class `complete` holds at some time: its own, and those its
-/// bases with virtual bases store while they are built. `at` locates errors.
+/// bases with virtual bases store while they are built or destroyed, at their own table
+/// pointers and at their virtual bases'. `at` locates errors.
 pub(super) fn slot_ids(complete: CType, at: &Cursor) -> Result<Vec<SlotId>> {
     let frame = Frame::complete(complete);
     let mut out: Vec<SlotId> = vtable_slots(complete, at)?
@@ -160,6 +190,24 @@ pub(super) fn slot_ids(complete: CType, at: &Cursor) -> Result<Vec<SlotId>> {
                 slot,
                 complete: false,
             });
+        }
+        for vbase in c.class.virtual_bases() {
+            let Some(v) = complete.virtual_base_offset(&vbase) else {
+                continue;
+            };
+            let v_frame = Frame {
+                complete,
+                at: v as i64,
+            };
+            for slot in super::virtuals::nonvirtual_slots(vbase, v_frame, at)? {
+                out.push(SlotId {
+                    id: virtual_slot_id(c.context, vbase, slot),
+                    view: c.class,
+                    frame,
+                    slot: v as i64 + slot - c.at,
+                    complete: false,
+                });
+            }
         }
     }
     Ok(out)
@@ -260,7 +308,7 @@ impl<'c> FunctionCodegen<'c, '_> {
     ) -> Result<Value<'c>> {
         let i64t: Type<'c> = IntegerType::new(self.ctx(), 64).into();
         self.b
-            .const_int(i64t, base_context(root_context(class), offset), loc)
+            .const_int(i64t, virtual_base_context_of(class, offset), loc)
     }
 
     /// The id a constructor running in context `context` stores at `slot`.
@@ -271,6 +319,23 @@ impl<'c> FunctionCodegen<'c, '_> {
         loc: Location<'c>,
     ) -> Result<Value<'c>> {
         self.mix(context, slot, SLOT_TAG, loc)
+    }
+
+    /// The id a constructor or destructor running in context `context` stores at table pointer
+    /// `slot` of its virtual base `vbase` ([`virtual_slot_id`]).
+    pub fn virtual_base_slot_id(
+        &self,
+        context: Value<'c>,
+        vbase: CType,
+        slot: i64,
+        loc: Location<'c>,
+    ) -> Result<Value<'c>> {
+        self.mix(
+            context,
+            virtual_slot_key(vbase, slot),
+            VIRTUAL_SLOT_TAG,
+            loc,
+        )
     }
 
     /// The address of the `base` subobject of the object of class `derived` at `ptr` (generic)

@@ -3,8 +3,8 @@
 //! An object of a class with virtual functions holds, where each of its virtual table pointers
 //! is (at offset 0, and at the offset of each base subobject with virtual functions of its own:
 //! clang's layout, the Itanium C++ ABI's), the id of its dynamic class seen from that subobject:
-//! each constructor stores its own class's ids once the bases are built, so a base's constructor
-//! sees its own class, as C++ says. A virtual call calls the function's dispatcher: a device
+//! each constructor stores its own class's ids once the bases are built, and each destructor
+//! before its body, so a base's constructor and destructor see their own class, as C++ says. A virtual call calls the function's dispatcher: a device
 //! function, made once the module's device code is all emitted, that reads the id and calls the
 //! final overrider for each class derived from the static one that this module constructs, with
 //! `this` adjusted from the subobject to the overrider's class (the Itanium ABI's thunks), a
@@ -23,7 +23,10 @@ use melior::ir::{Block, Location, Region, RegionLike, Type};
 use super::builder::{block_arguments, internal, Builder, Value};
 use super::function::{FunctionCodegen, Val};
 use super::module::{FunctionSig, ModuleCodegen};
-use super::virtual_bases::{has_virtual_bases, slot_ids, virtual_bases_at};
+use super::virtual_bases::{
+    has_virtual_bases, slot_ids, takes_construction_context, virtual_base_context_of,
+    virtual_bases_at,
+};
 use crate::clang::{CType, Cursor};
 use crate::error::{FrontendError, Result};
 use crate::types::{pointer_type, AddrSpace, Ty};
@@ -288,9 +291,19 @@ struct Case {
     id: i64,
     symbol: String,
     adjustment: i64,
-    /// After a complete object's destructor: its virtual bases' destructors (symbol, offset
-    /// from the overrider's `this`), last built first.
-    then_destroy: Vec<(String, i64)>,
+    /// The context the overrider takes after its arguments (a destructor of a class with
+    /// virtual bases: 0, a complete object).
+    context: Option<i64>,
+    /// After a complete object's destructor: its virtual bases' destructors, last built first.
+    then_destroy: Vec<ThenDestroy<String>>,
+}
+
+/// A virtual base's destructor run after a complete object's (`F` names it): its offset from
+/// the overrider's `this` and the context it takes, if any (virtual_bases.rs).
+struct ThenDestroy<F> {
+    destructor: F,
+    offset: i64,
+    context: Option<i64>,
 }
 
 /// What a dispatcher chooses among: the id at the subobject, the final overrider for it, the
@@ -301,7 +314,7 @@ struct Target {
     id: i64,
     overrider: Cursor,
     adjustment: i64,
-    then_destroy: Vec<(Cursor, i64)>,
+    then_destroy: Vec<ThenDestroy<Cursor>>,
 }
 
 impl<'c> FunctionCodegen<'c, '_> {
@@ -323,31 +336,43 @@ impl<'c> FunctionCodegen<'c, '_> {
             }
             return Ok(());
         }
-        // A class with virtual bases: the complete object's ids, or while it is built as a
-        // base subobject those of its construction context (virtual_bases.rs); the virtual
-        // bases' table pointers are the complete object's to set.
+        // A class with virtual bases: the complete object's ids, or while it is built or
+        // destroyed as a base subobject those of its context (virtual_bases.rs), at its own
+        // table pointers and its virtual bases' (the ABI's construction virtual tables).
         let (complete, _) = self.construction_parent(class, loc)?;
         let context = self
             .construction
             .ok_or_else(|| internal(loc, "constructor without its context"))?;
         let own = nonvirtual_slots(class, Frame::complete(class), at)?;
-        for offset in &own {
-            let full = self
-                .b
-                .const_int(i64t, subobject_id(class, *offset as u64), loc)?;
-            let partial = self.construction_slot_id(context, *offset, loc)?;
-            let id = self
-                .b
-                .insert_value(arith::select(complete, full, partial, loc))?;
-            let slot = self.byte_offset(this, *offset, loc)?;
-            self.b.store(id, slot, false, loc);
-        }
+        let store_own = |this_: &mut Self| -> Result<()> {
+            for offset in &own {
+                let full = this_
+                    .b
+                    .const_int(i64t, subobject_id(class, *offset as u64), loc)?;
+                let partial = this_.construction_slot_id(context, *offset, loc)?;
+                let id = this_
+                    .b
+                    .insert_value(arith::select(complete, full, partial, loc))?;
+                let slot = this_.byte_offset(this, *offset, loc)?;
+                this_.b.store(id, slot, false, loc);
+            }
+            Ok(())
+        };
+        store_own(self)?;
         let rest: Vec<u64> = slots
             .into_iter()
             .filter(|s| !own.contains(&(*s as i64)))
             .collect();
-        self.emit_guarded(
+        let mut vbase_slots = Vec::new();
+        for (vbase, _) in virtual_bases_at(class, at)? {
+            let inner = nonvirtual_slots(vbase, Frame::complete(vbase), at)?;
+            if !inner.is_empty() {
+                vbase_slots.push((vbase, inner));
+            }
+        }
+        self.emit_if(
             complete,
+            &[],
             &[],
             |this_| {
                 for offset in rest {
@@ -355,10 +380,47 @@ impl<'c> FunctionCodegen<'c, '_> {
                     let slot = this_.byte_offset(this, offset as i64, loc)?;
                     this_.b.store(id, slot, false, loc);
                 }
-                Ok(())
+                Ok(vec![])
+            },
+            |this_| {
+                // Where the virtual bases are, found through the ids just stored, before any
+                // of their table pointers changes.
+                let mut places = Vec::new();
+                for (vbase, inner) in &vbase_slots {
+                    let place = this_
+                        .through_virtual_base(this, &class, vbase, false, loc)?
+                        .ok_or_else(|| internal(loc, "a virtual base not found"))?;
+                    places.push((*vbase, place, inner));
+                }
+                for (vbase, place, inner) in places {
+                    for offset in inner {
+                        let id = this_.virtual_base_slot_id(context, vbase, *offset, loc)?;
+                        let slot = this_.byte_offset(place, *offset, loc)?;
+                        this_.b.store(id, slot, false, loc);
+                    }
+                }
+                // A virtual base the complete object put where one of the class's own table
+                // pointers is (the ABI's primary virtual base) shares it: the class's id.
+                if !vbase_slots.is_empty() {
+                    store_own(this_)?;
+                }
+                Ok(vec![])
             },
             loc,
-        )
+        )?;
+        Ok(())
+    }
+
+    /// In destructor `destructor`, before its body: its class's ids, as its constructor
+    /// stores them (a base subobject's destructor runs with its own class's overriders).
+    pub fn store_destroyed_class_id(&mut self, destructor: &Cursor) -> Result<()> {
+        let loc = self.loc(destructor);
+        let class = destructor
+            .semantic_parent()
+            .map(|c| c.ty().canonical())
+            .ok_or_else(|| internal(loc, "destructor outside a class"))?;
+        let this = self.env[&super::analysis::VarKey::This].val.scalar();
+        self.store_class_id(this, class, destructor)
     }
 
     /// A call of virtual function `callee` named without a qualifier: through its dispatcher,
@@ -370,6 +432,13 @@ impl<'c> FunctionCodegen<'c, '_> {
         args: &[Cursor],
     ) -> Result<Val<'c>> {
         let (object, rest) = self.method_object(e, args, callee.arguments().len())?;
+        if callee.kind() == CXCursor_Destructor {
+            // `p->~T()`: the dynamic class's destructor, as `delete` calls it.
+            let loc = self.loc(e);
+            let object = self.to_generic(object, loc)?;
+            self.virtual_destroy(callee, object, loc)?;
+            return Ok(Val::Void);
+        }
         let sig = self.module.dispatcher(callee)?;
         let closures = self.closure_arguments(rest)?;
         self.call_with_leading(callee, &sig, vec![object], rest, closures, e)
@@ -425,6 +494,10 @@ impl<'c> ModuleCodegen<'c> {
         }
         let mut sig = self.signature_of(method)?;
         sig.symbol = format!("__hipmlir_virtual.{}", method.mangled_name());
+        if takes_construction_context(method) {
+            // A virtual destructor destroys a complete object: its dispatcher takes no context.
+            sig.params.pop();
+        }
         self.virtuals.dispatchers.push((key, sig.clone()));
         Ok(sig)
     }
@@ -443,8 +516,8 @@ impl<'c> ModuleCodegen<'c> {
             for (method, _) in &dispatchers {
                 for target in self.dispatch_targets(method, &classes)? {
                     queued |= self.queue_function(&target.overrider, method)?;
-                    for (destructor, _) in &target.then_destroy {
-                        queued |= self.queue_function(destructor, method)?;
+                    for then in &target.then_destroy {
+                        queued |= self.queue_function(&then.destructor, method)?;
                     }
                 }
             }
@@ -485,7 +558,9 @@ impl<'c> ModuleCodegen<'c> {
                 if (is_destructor && !s.complete) || !derives(s.view, &owner) {
                     continue;
                 }
-                let offsets = subobject_offsets(s.view, &owner, s.frame, s.complete, method)?;
+                // Through virtual bases too: a base being built or destroyed sets its
+                // virtual bases' table pointers, and one of them may share its own.
+                let offsets = subobject_offsets(s.view, &owner, s.frame, true, method)?;
                 if !offsets.contains(&s.slot) {
                     continue;
                 }
@@ -500,7 +575,13 @@ impl<'c> ModuleCodegen<'c> {
                     // bases are destroyed after it.
                     for (vbase, offset) in virtual_bases_at(*class, method)?.into_iter().rev() {
                         if let Some(d) = vbase.destructor().and_then(|info| info.destructor) {
-                            then_destroy.push((d, offset as i64 - at));
+                            let context = takes_construction_context(&d)
+                                .then(|| virtual_base_context_of(*class, offset as i64));
+                            then_destroy.push(ThenDestroy {
+                                destructor: d,
+                                offset: offset as i64 - at,
+                                context,
+                            });
                         }
                     }
                 }
@@ -608,14 +689,19 @@ impl<'c> ModuleCodegen<'c> {
         for target in self.dispatch_targets(method, &classes)? {
             let callee = self.declare_device_function(&target.overrider, method)?;
             let mut then_destroy = Vec::new();
-            for (destructor, offset) in &target.then_destroy {
-                let sig = self.declare_device_function(destructor, method)?;
-                then_destroy.push((sig.symbol, *offset));
+            for then in &target.then_destroy {
+                let sig = self.declare_device_function(&then.destructor, method)?;
+                then_destroy.push(ThenDestroy {
+                    destructor: sig.symbol,
+                    offset: then.offset,
+                    context: then.context,
+                });
             }
             cases.push(Case {
                 id: target.id,
                 symbol: callee.symbol,
                 adjustment: target.adjustment,
+                context: takes_construction_context(&target.overrider).then_some(0),
                 then_destroy,
             });
         }
@@ -726,13 +812,21 @@ impl<'c> ModuleCodegen<'c> {
             operands[0] = then_b.get_element_ptr(args[0], &[i32::MIN], &[delta], byte, loc)?;
         }
         let callee = FlatSymbolRefAttribute::new(ctx, &case.symbol);
-        let called = then_b.insert(func::call(ctx, callee, &operands, results, loc));
-        for (symbol, offset) in &case.then_destroy {
-            let delta = then_b.const_int(i64t, *offset, loc)?;
+        let mut call_operands = operands.clone();
+        if let Some(context) = case.context {
+            call_operands.push(then_b.const_int(i64t, context, loc)?);
+        }
+        let called = then_b.insert(func::call(ctx, callee, &call_operands, results, loc));
+        for then in &case.then_destroy {
+            let delta = then_b.const_int(i64t, then.offset, loc)?;
             let byte: Type<'c> = IntegerType::new(ctx, 8).into();
             let at = then_b.get_element_ptr(operands[0], &[i32::MIN], &[delta], byte, loc)?;
-            let callee = FlatSymbolRefAttribute::new(ctx, symbol);
-            then_b.insert(func::call(ctx, callee, &[at], &[], loc));
+            let mut destroy_operands = vec![at];
+            if let Some(context) = then.context {
+                destroy_operands.push(then_b.const_int(i64t, context, loc)?);
+            }
+            let callee = FlatSymbolRefAttribute::new(ctx, &then.destructor);
+            then_b.insert(func::call(ctx, callee, &destroy_operands, &[], loc));
         }
         then_b.insert(scf::r#yield(&called, loc));
         let else_block = Block::new(&[]);
