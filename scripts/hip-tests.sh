@@ -116,5 +116,17 @@ for folder in $folders; do
 done
 echo "hip-tests: tests took $(( $(date +%s) - started )) s"
 
+# Test cases that fork (IPC, multiproc) can leave a child behind, spinning, when ctest stops the
+# parent at its timeout: no process of the suite's executables outlives the run.
+left=()
+for proc in /proc/[0-9]*; do
+  exe=$(readlink "$proc/exe" 2>/dev/null) || continue
+  case $exe in "$build"/*) left+=("${proc#/proc/}") ;; esac
+done
+if [ ${#left[@]} -gt 0 ]; then
+  echo "hip-tests: stopping ${#left[@]} test process(es) left behind: ${left[*]}"
+  kill -9 "${left[@]}" 2>/dev/null || true
+fi
+
 exec python3 "$root/scripts/hip_tests_report.py" --build "$build" --junit ${junits[@]+"${junits[@]}"} none \
   --expected "$expected" --table "$logs/table.md" ${report_args[@]+"${report_args[@]}"}
