@@ -2,8 +2,9 @@
 // devices there are, a test case that creates a stream and returns. The runtime may still be
 // loading the program's kernels then (the CUDA backend loads them on a thread of its own as
 // soon as the device is set up); the exit must not crash under it. The program runs itself
-// again a few times, each child exiting right after hipStreamCreate, with many kernels to load;
-// then it checks one of those kernels on the device.
+// again a few times, each child exiting right after hipStreamCreate, with many kernels to load
+// (on NVIDIA GPUs compiled by the driver at each start); then it checks one of those kernels on
+// the device.
 #include "test_common.h"
 
 #include <sys/wait.h>
@@ -42,6 +43,9 @@ static float host_polynomial(int which, float v) {
 
 int main(int argc, char** argv) {
   if (argc > 1 && std::strcmp(argv[1], "child") == 0) {
+    // On NVIDIA GPUs the driver then compiles the kernels' PTX at every start (no disk cache),
+    // so that loading them is surely under way when the child exits.
+    setenv("CUDA_CACHE_DISABLE", "1", 1);
     hipStream_t stream;
     HIP_CHECK(hipStreamCreate(&stream));
     HIP_CHECK(hipStreamDestroy(stream));

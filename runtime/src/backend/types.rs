@@ -288,6 +288,19 @@ impl Copy3d {
                 self.width
             )));
         }
+        if self.is_linear() && !self.is_onto_itself() {
+            // Unified addresses: overlapping ranges are the same bytes, which a copy may not
+            // read and write at once (memcpy's rule; OpenCL's CL_MEM_COPY_OVERLAP).
+            let (src, dst) = (self.src as usize, self.dst as usize);
+            let overlap =
+                src < dst.saturating_add(self.width) && dst < src.saturating_add(self.width);
+            if overlap {
+                return Err(Failure::invalid_value(format!(
+                    "the source {src:#x} and destination {dst:#x} of a {}-byte copy overlap",
+                    self.width
+                )));
+            }
+        }
         Ok(())
     }
 }
