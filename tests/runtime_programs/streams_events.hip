@@ -29,6 +29,9 @@ static void host_step(void* data) {
   step->calls.fetch_add(1);
 }
 
+// Holds its stream for a while (work queued after it waits).
+static void sleep_a_while(void*) { std::this_thread::sleep_for(std::chrono::milliseconds(100)); }
+
 static void stream_callback(hipStream_t, hipError_t status, void* data) {
   auto* step = static_cast<HostStep*>(data);
   step->status.store(status);
@@ -206,6 +209,30 @@ int main() {
     bad += count_mismatches("pageable async copies", read_back, want_pageable);  // no sync
     HIP_CHECK(hipStreamSynchronize(blocking));
     HIP_CHECK(hipFree(dev));
+  }
+
+  // A destroyed stream's work still runs, and device-wide waits wait for it: hipFree of memory
+  // that work writes returns only once the work is done (freed under it, the memory would be
+  // written after its release).
+  {
+    hipStream_t doomed;
+    HIP_CHECK(hipStreamCreate(&doomed));
+    int* written = nullptr;
+    int* done = nullptr;  // pinned: the destroyed stream's last kernel writes it
+    HIP_CHECK(hipMalloc(&written, n * sizeof(int)));
+    HIP_CHECK(hipHostMalloc(&done, sizeof(int)));
+    *done = 0;
+    HIP_CHECK(hipLaunchHostFunc(doomed, sleep_a_while, nullptr));
+    hipLaunchKernelGGL(add_int, dim3(n / 256), dim3(256), 0, doomed, written, 1, n);
+    hipLaunchKernelGGL(add_int, dim3(1), dim3(1), 0, doomed, done, 1, 1);
+    HIP_CHECK(hipGetLastError());
+    HIP_CHECK(hipStreamDestroy(doomed));
+    HIP_CHECK(hipFree(written));
+    if (__atomic_load_n(done, __ATOMIC_SEQ_CST) != 1) {
+      std::printf("hipFree returned before a destroyed stream's work on the memory was done\n");
+      ++bad;
+    }
+    HIP_CHECK(hipHostFree(done));
   }
 
   for (int s = 0; s < chunks; ++s) HIP_CHECK(hipStreamDestroy(streams[s]));

@@ -101,6 +101,9 @@ pub struct Runtime {
     /// Every created stream's queue (per-thread streams included), for the null stream's
     /// implicit dependencies and `hipDeviceSynchronize`.
     pub streams: Mutex<Vec<Weak<ClQueue>>>,
+    /// The last commands of destroyed streams not known to be done: their work still runs
+    /// (`hipStreamDestroy` does not wait), and device-wide waits wait for it.
+    pub retired: Mutex<Vec<super::cl::OwnedEvent>>,
     pub memory: MemoryBackend,
     /// Whether the device reaches the host's own memory (`hipHostRegister`).
     pub system_memory: bool,
@@ -298,6 +301,7 @@ fn open_device(
         null_stream: Arc::new(Stream::null(id, null_queue.clone())),
         null_queue,
         streams: Mutex::new(Vec::new()),
+        retired: Mutex::new(Vec::new()),
         system_memory,
         memory,
         info,

@@ -54,6 +54,25 @@ struct Tail {
     stale: bool,
 }
 
+impl Drop for ClQueue {
+    /// A destroyed stream's work still runs: its last command stays with the device, so that
+    /// `hipDeviceSynchronize` and `hipFree` still wait for it (a copy into memory freed under
+    /// it would write into the heap).
+    fn drop(&mut self) {
+        let Some(last) = self.tail() else {
+            return;
+        };
+        let Ok(rt) = super::device::runtime_of(self.device) else {
+            return;
+        };
+        let mut retired = rt.retired.lock().unwrap_or_else(|p| p.into_inner());
+        retired.retain(|e| !matches!(e.status(), Ok(s) if s <= cl3::event::CL_COMPLETE));
+        if !matches!(last.status(), Ok(s) if s <= cl3::event::CL_COMPLETE) {
+            retired.push(last);
+        }
+    }
+}
+
 impl std::fmt::Debug for ClQueue {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         write!(
@@ -257,13 +276,18 @@ pub fn per_thread_stream(rt: &Runtime) -> HipResult<Arc<Stream>> {
         .map_err(|_| Failure::new(HipError::InvalidHandle, "the thread is exiting"))?
 }
 
-/// Waits for all work on every stream (`hipDeviceSynchronize`).
+/// Waits for all work on every stream (`hipDeviceSynchronize`), destroyed streams' included.
 pub fn synchronize_all(rt: &Runtime) -> HipResult<()> {
     super::host_function::check_wait(
         rt,
         super::host_function::Waited::Device,
         "a device-wide wait",
     )?;
+    let retired = std::mem::take(&mut *rt.retired.lock().unwrap_or_else(|p| p.into_inner()));
+    for event in retired {
+        // A failure there was the destroyed stream's; nothing is left to report it to.
+        let _ = event.wait();
+    }
     let mut first_error = rt.null_queue.synchronize_own().err();
     for s in all_streams(rt) {
         if let Err(e) = s.synchronize_own() {
