@@ -146,6 +146,24 @@ impl<'c> ModuleCodegen<'c> {
         Builder::new(self.ctx, &self.module.body())
     }
 
+    /// Defines a function the compiler adds for its own use (the stop function, virtual
+    /// dispatch helpers), whose body is `entry` (ending in its return): internal and private.
+    pub fn define_helper(
+        &self,
+        symbol: &str,
+        inputs: &[Type<'c>],
+        results: &[Type<'c>],
+        entry: Block<'c>,
+        loc: Location<'c>,
+    ) -> Result<()> {
+        let region = Region::new();
+        region.append_block(entry);
+        let attributes = super::builder::helper_function_attributes(self.ctx);
+        let function_type = FunctionType::new(self.ctx, inputs, results);
+        self.module_builder()
+            .function(symbol, function_type, &attributes, region, loc)
+    }
+
     pub fn new(ctx: &'c Context, location: Location<'c>, hip_headers: &std::path::Path) -> Self {
         ModuleCodegen {
             ctx,

@@ -12,10 +12,10 @@
 
 use melior::dialect::{func, scf};
 use melior::ir::attribute::FlatSymbolRefAttribute;
-use melior::ir::r#type::{FunctionType, IntegerType};
+use melior::ir::r#type::IntegerType;
 use melior::ir::{Block, Location, Region, RegionLike, Type};
 
-use super::builder::{helper_function_attributes, Builder};
+use super::builder::Builder;
 use super::function::FunctionCodegen;
 use super::module::ModuleCodegen;
 use crate::error::Result;
@@ -62,16 +62,7 @@ impl<'c> ModuleCodegen<'c> {
         b.insert(scf::r#if(set, &[], then_region, else_region, loc));
         b.trap(loc)?;
         b.insert(func::r#return(&[], loc));
-        let region = Region::new();
-        region.append_block(entry);
-        let attributes = helper_function_attributes(ctx);
-        self.module_builder().function(
-            STOP_FUNCTION,
-            FunctionType::new(ctx, &[], &[]),
-            &attributes,
-            region,
-            loc,
-        )?;
+        self.define_helper(STOP_FUNCTION, &[], &[], entry, loc)?;
         Ok(STOP_FUNCTION)
     }
 

@@ -27,7 +27,7 @@
 
 use melior::dialect::{arith, func, scf};
 use melior::ir::attribute::FlatSymbolRefAttribute;
-use melior::ir::r#type::{FunctionType, IntegerType};
+use melior::ir::r#type::IntegerType;
 use melior::ir::{Block, Location, Region, RegionLike, Type};
 
 use super::builder::{block_arguments, Builder, Value};
@@ -480,12 +480,7 @@ impl<'c> ModuleCodegen<'c> {
             else_region.append_block(else_block);
             b.insert(scf::r#if(found, &[], then_region, else_region, loc));
             b.insert(func::r#return(&[offset], loc));
-            let region = Region::new();
-            region.append_block(entry);
-            let attributes = super::builder::helper_function_attributes(ctx);
-            let function_type = FunctionType::new(ctx, &[generic], &[i64t]);
-            self.module_builder()
-                .function(&symbol, function_type, &attributes, region, loc)?;
+            self.define_helper(&symbol, &[generic], &[i64t], entry, loc)?;
         }
         Ok(())
     }

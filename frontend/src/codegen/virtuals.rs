@@ -17,7 +17,7 @@ use std::collections::HashSet;
 use clang_sys::*;
 use melior::dialect::{arith, func, llvm, scf};
 use melior::ir::attribute::FlatSymbolRefAttribute;
-use melior::ir::r#type::{FunctionType, IntegerType};
+use melior::ir::r#type::IntegerType;
 use melior::ir::{Block, Location, Region, RegionLike, Type};
 
 use super::builder::{block_arguments, internal, Builder, Value};
@@ -620,12 +620,7 @@ impl<'c> ModuleCodegen<'c> {
             }
         }
         b.insert(func::r#return(&[offset], loc));
-        let region = Region::new();
-        region.append_block(entry);
-        let attributes = super::builder::helper_function_attributes(ctx);
-        let function_type = FunctionType::new(ctx, &[generic], &[i64t]);
-        self.module_builder()
-            .function(OFFSET_TO_TOP, function_type, &attributes, region, loc)
+        self.define_helper(OFFSET_TO_TOP, &[generic], &[i64t], entry, loc)
     }
 
     /// `__hipmlir_bad_virtual_call(const char* function)`: prints the message, then stops the
@@ -665,12 +660,7 @@ impl<'c> ModuleCodegen<'c> {
             loc,
         ));
         b.insert(func::r#return(&[], loc));
-        let region = Region::new();
-        region.append_block(entry);
-        let attributes = super::builder::helper_function_attributes(ctx);
-        let function_type = FunctionType::new(ctx, &[generic], &[]);
-        self.module_builder()
-            .function(&sig.symbol, function_type, &attributes, region, loc)?;
+        self.define_helper(&sig.symbol, &[generic], &[], entry, loc)?;
         Ok(sig)
     }
 
@@ -733,12 +723,7 @@ impl<'c> ModuleCodegen<'c> {
         let out =
             self.dispatch_cases(&b, id, &cases, &args, &results, &text, bad, &default, loc)?;
         b.insert(func::r#return(&out, loc));
-        let region = Region::new();
-        region.append_block(entry);
-        let function_type = FunctionType::new(ctx, &inputs, &results);
-        let attributes = super::builder::helper_function_attributes(ctx);
-        self.module_builder()
-            .function(&sig.symbol, function_type, &attributes, region, loc)
+        self.define_helper(&sig.symbol, &inputs, &results, entry, loc)
     }
 
     /// A value of type `ty` for the dispatcher to return after the bad-virtual-call function
