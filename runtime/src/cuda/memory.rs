@@ -130,12 +130,23 @@ fn host_reads(p: *const c_void) -> bool {
     r == sys::CUresult::CUDA_SUCCESS && managed != 0
 }
 
-/// Waits for the null stream (after a synchronous call whose result the host may read).
-fn wait_null_stream() -> HipResult<()> {
-    // SAFETY: the legacy default stream of the current context.
+/// Waits for `q` after a synchronous operation that must be complete when its call returns.
+/// Even the driver's blocking forms, used on the null stream, may return before the work is
+/// done: a copy from pageable host memory once its bytes are staged (the DMA to the device
+/// still running), a fill of device memory at once. A copy always waits, as HIP's hipMemcpy
+/// returns only when the copy is complete (a program that then changes the memory's mapping or
+/// access must not fault an unfinished copy); a fill waits only where the host can read the
+/// result directly ([`fill_waits`]).
+fn finish(q: &CudaQueue) -> HipResult<()> {
+    // SAFETY: a valid stream, or the legacy default stream of the current context.
     check("cuStreamSynchronize", unsafe {
-        sys::cuStreamSynchronize(std::ptr::null_mut())
+        sys::cuStreamSynchronize(q.raw())
     })
+}
+
+/// Whether a synchronous fill of `dst` on `q` waits for its completion ([`finish`]).
+fn fill_waits(q: &CudaQueue, dst: *const c_void) -> bool {
+    !q.is_null() || host_reads(dst)
 }
 
 fn plane_descriptor(c: &Copy2d) -> sys::CUDA_MEMCPY2D {
@@ -157,33 +168,6 @@ fn plane_descriptor(c: &Copy2d) -> sys::CUDA_MEMCPY2D {
         WidthInBytes: c.width,
         Height: c.height,
     }
-}
-
-/// Waits for a synchronous operation on `q`: on another stream than the null one, the
-/// stream. On the null stream the driver's blocking forms were used, which may return before
-/// the work is done: a copy from pageable host memory once its bytes are staged (the DMA to
-/// the device still running), a fill of device memory at once. A copy (`Done::Copy`) waits for
-/// the null stream, as HIP's hipMemcpy returns only when the copy is complete (a program that
-/// then changes the memory's mapping or access must not fault an unfinished copy); a fill waits
-/// only where the host can read the result directly (pinned or managed memory).
-fn finish(q: &CudaQueue, dst: *const c_void, done: Done) -> HipResult<()> {
-    if !q.is_null() {
-        // SAFETY: a valid stream.
-        return check("cuStreamSynchronize", unsafe {
-            sys::cuStreamSynchronize(q.raw())
-        });
-    }
-    if done == Done::Copy || host_reads(dst) {
-        wait_null_stream()?;
-    }
-    Ok(())
-}
-
-/// What a synchronous operation [`finish`]es.
-#[derive(Clone, Copy, PartialEq, Eq)]
-enum Done {
-    Copy,
-    Fill,
 }
 
 /// Refuses a range that starts in an allocation the driver knows and runs past its end. The
@@ -253,7 +237,7 @@ pub fn copy(q: &CudaQueue, c: &Copy3d, _kind: MemcpyKind, wait: bool) -> HipResu
         }
     }
     if wait {
-        finish(q, c.dst, Done::Copy)?;
+        finish(q)?;
     }
     Ok(())
 }
@@ -307,7 +291,8 @@ fn fill_plane(
 /// A fill on `q` (checked by the caller): one driver call per slice.
 pub fn fill(q: &CudaQueue, f: &Fill, wait: bool) -> HipResult<()> {
     within_allocation(f.dst, f.span(), "fill")?;
-    if wait && (!q.is_null() || host_reads(f.dst)) {
+    let waits = wait && fill_waits(q, f.dst);
+    if waits {
         q.check_wait("a synchronous fill")?;
     }
     let blocking = wait && q.is_null();
@@ -316,8 +301,8 @@ pub fn fill(q: &CudaQueue, f: &Fill, wait: bool) -> HipResult<()> {
         let dst = (f.dst as usize + z * f.slice) as *mut c_void;
         fill_plane(dst, pattern, f.count, f.pitch, f.height, blocking, q.raw())?;
     }
-    if wait {
-        finish(q, f.dst, Done::Fill)?;
+    if waits {
+        finish(q)?;
     }
     Ok(())
 }
