@@ -97,7 +97,45 @@ echo "hip-tests: build took $(( $(date +%s) - started )) s"
 
 echo "hip-tests: running ctest (-j$test_jobs, ${timeout} s a test; log: $logs/ctest.log)"
 started=$(date +%s)
+
+# The parent PID of process $1 (empty when it is gone).
+parent_of() {
+  local stat
+  stat=$(cat "/proc/$1/stat" 2>/dev/null) || return 0
+  stat=${stat##*) }
+  set -- $stat
+  echo "$2"
+}
+# The PIDs of the suite's processes.
+suite_processes() {
+  local proc exe
+  for proc in /proc/[0-9]*; do
+    exe=$(readlink "$proc/exe" 2>/dev/null) || continue
+    case $exe in "$build"/*) echo "${proc#/proc/}" ;; esac
+  done
+}
+# Test cases that fork (IPC, multiproc) can leave a child behind, spinning, when their parent
+# fails or ctest stops it at its timeout: such a child belongs to no test any more, and it took a
+# core from every later test (two spun for 15 minutes in one run). While ctest runs, a suite
+# process none of whose ancestors is ctest is stopped.
+reap_orphans() {
+  local pid up depth
+  while sleep 5; do
+    for pid in $(suite_processes); do
+      up=$pid
+      for depth in 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16; do
+        up=$(parent_of "$up")
+        case $up in ''|0|1) break ;; esac
+        [ "$(cat "/proc/$up/comm" 2>/dev/null)" = ctest ] && continue 2
+      done
+      echo "hip-tests: stopping test process $pid, left behind by its test" >> "$logs/ctest.log"
+      kill -9 "$pid" 2>/dev/null || true
+    done
+  done
+}
 rm -f "$logs"/ctest*.xml "$logs/ctest.log"
+reap_orphans &
+reaper=$!
 # A part runs ctest in each of its folders (ctest there sees only the tests below it), so that
 # executables an earlier whole run built are left out.
 folders=.
@@ -115,14 +153,12 @@ for folder in $folders; do
   junits+=("$junit")
 done
 echo "hip-tests: tests took $(( $(date +%s) - started )) s"
+kill "$reaper" 2>/dev/null || true
+wait "$reaper" 2>/dev/null || true
 
-# Test cases that fork (IPC, multiproc) can leave a child behind, spinning, when ctest stops the
-# parent at its timeout: no process of the suite's executables outlives the run.
+# No process of the suite's executables outlives the run.
 left=()
-for proc in /proc/[0-9]*; do
-  exe=$(readlink "$proc/exe" 2>/dev/null) || continue
-  case $exe in "$build"/*) left+=("${proc#/proc/}") ;; esac
-done
+for pid in $(suite_processes); do left+=("$pid"); done
 if [ ${#left[@]} -gt 0 ]; then
   echo "hip-tests: stopping ${#left[@]} test process(es) left behind: ${left[*]}"
   kill -9 "${left[@]}" 2>/dev/null || true
