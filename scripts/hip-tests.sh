@@ -9,7 +9,7 @@
 # build is still whole). --update-expected rewrites the list from this run, keeping the reasons
 # already written. --rtc configures the suite's RTC_TESTING mode as well (-DRTC_TESTING=ON: every
 # kernel compiled at run time through hiprtc), in build/hip-tests/build-rtc, checked against
-# tests/hip-tests-rtc-expected.tsv. --part builds and runs only the folders matching a regex
+# tests/hip-tests-expected.tsv and what that mode adds, tests/hip-tests-rtc-expected.tsv. --part builds and runs only the folders matching a regex
 # (`unit/(memory|stream)`: what CI runs): their executables and the files their tests need (code
 # objects, libraries), as `make build_tests` builds them; the list is checked for those alone.
 # Logs and the table: build/hip-tests/.
@@ -39,11 +39,12 @@ while [ $# -gt 0 ]; do
   shift
 done
 configure_args=()
-expected="$root/tests/hip-tests-expected.tsv"
+# RTC mode holds the normal run's list too, and its own for what the mode adds.
+expected=("$root/tests/hip-tests-expected.tsv")
 if [ "$mode" = rtc ]; then
   build="$out/build-rtc"
   configure_args+=(-DRTC_TESTING=ON)
-  expected="$root/tests/hip-tests-rtc-expected.tsv"
+  expected+=("$root/tests/hip-tests-rtc-expected.tsv")
 fi
 logs="$out/$mode"
 mkdir -p "$logs"
@@ -75,7 +76,7 @@ targets=build_tests
 if [ -n "$part" ]; then
   list() {
     python3 "$root/scripts/hip_tests_report.py" --build "$build" --junit none \
-      --expected "$expected" --table /dev/null --part "$part" --list "$1"
+      --expected "${expected[@]}" --table /dev/null --part "$part" --list "$1"
   }
   targets=$(list targets)
   [ -n "$targets" ] || { echo "hip-tests: no executable in a folder matching '$part'" >&2; exit 2; }
@@ -104,7 +105,7 @@ parent_of() {
   stat=$(cat "/proc/$1/stat" 2>/dev/null) || return 0
   stat=${stat##*) }
   set -- $stat
-  echo "$2"
+  echo "${2:-}"
 }
 # The PIDs of the suite's processes.
 suite_processes() {
@@ -165,4 +166,4 @@ if [ ${#left[@]} -gt 0 ]; then
 fi
 
 exec python3 "$root/scripts/hip_tests_report.py" --build "$build" --junit ${junits[@]+"${junits[@]}"} none \
-  --expected "$expected" --table "$logs/table.md" ${report_args[@]+"${report_args[@]}"}
+  --expected "${expected[@]}" --table "$logs/table.md" ${report_args[@]+"${report_args[@]}"}
