@@ -67,8 +67,12 @@ export HIPMLIR_COMPILE_SERVER_DIR="$work/server"
 export HIPMLIR_CACHE_DIR="$out/cache"
 
 echo "hip-tests: configuring $suite/catch against $prefix ($mode)"
+# spirv-rtc.cmake makes the rtc folder's executable of platform-independent tests, which the
+# suite makes only for amd and nvidia.
 cmake -S "$suite/catch" -B "$build" -DHIP_PLATFORM=spirv -DHIP_PATH="$prefix" \
-  -DCATCH2_DISCOVER_TESTS_COMPILE_TIME=ON ${configure_args[@]+"${configure_args[@]}"} \
+  -DCATCH2_DISCOVER_TESTS_COMPILE_TIME=ON \
+  -DCMAKE_PROJECT_INCLUDE="$root/scripts/hip-tests/spirv-rtc.cmake" \
+  ${configure_args[@]+"${configure_args[@]}"} \
   > "$logs/configure.log" 2>&1 \
   || { tail -30 "$logs/configure.log" >&2; echo "hip-tests: the configure failed ($logs/configure.log)" >&2; exit 1; }
 
