@@ -18,7 +18,8 @@ names=()
 # Every runtime program runs there too: graphs, capture, pools, virtual memory, the rest of the
 # API, the synchronous calls' waits, host functions, and kernels of a module loaded per kernel
 # sharing device variables (split_jit; `HIPMLIR_JIT=kernel run.sh` loads every program so).
-# (modules and empty_module take a module file as their argument: make test runs them.)
+# (modules and empty_module take a module file as their argument: modules is built below with
+# its module files; make test runs empty_module.)
 for src in examples/vector_add.hip tests/programs/*.hip tests/runtime_programs/*.hip; do
   name=$(basename "${src%.*}")
   case $name in modules | empty_module) continue ;; esac
@@ -70,6 +71,23 @@ for src in tests/memcheck_programs/bad_accesses.hip examples/vector_add.hip \
     exit 1
   fi
 done
+# Module files loaded by hipModuleLoad (modules.hip takes one as its argument): the program's own
+# kernels as `--genco` writes them, and as hiprtc compiles them (scripts/gpu-check/rtc_code.cpp,
+# here: hiprtc cannot run on the GPU machine, which has no LLVM), the code object a program
+# compiling at run time loads with hipModuleLoadData.
+module_files=()
+if "$hipmlir" tests/runtime_programs/modules.hip -o "$out/modules" > "$out/modules.build.log" 2>&1 \
+  && "$hipmlir" --genco tests/runtime_programs/modules.hip -o "$out/modules_genco.code" \
+    >> "$out/modules.build.log" 2>&1 \
+  && "$hipmlir" scripts/gpu-check/rtc_code.cpp -o "$out/rtc_code" >> "$out/modules.build.log" 2>&1 \
+  && "$out/rtc_code" tests/runtime_programs/modules.hip "$out/modules_rtc.code" \
+    -Itests/runtime_programs >> "$out/modules.build.log" 2>&1; then
+  module_files=(modules_genco.code modules_rtc.code)
+  rm -f "$out/rtc_code" "$out/modules.build.log"
+else
+  echo "gpu-check: the module files do not build (see $out/modules.build.log)" >&2
+  exit 1
+fi
 cp target/release/libhipmlir_rt.so "$out/"
 # The runtime's test executables that run on a GPU as they are (no compiler needed there): the
 # CUDA backend's own, several devices, peers and IPC, and the memory tests whose kernels are none
@@ -123,6 +141,14 @@ for how in write_past read_past use_after_free wild atomic cas shared dynamic_sh
     pass=\$((pass+1)); echo "PASS checked_bad_accesses \$how: \$(echo "\$out" | grep "memory checker: illegal")"
   else
     fail=\$((fail+1)); echo "FAIL checked_bad_accesses \$how (exit \$rc, \$want expected):"; echo "\$out" | tail -12
+  fi
+done
+for f in ${module_files[*]}; do
+  out=\$(HIPMLIR_BACKEND=\${HIPMLIR_BACKEND:-cuda} timeout 120 ./modules \$f 2>&1); rc=\$?
+  if [ \$rc -eq 0 ] && echo "\$out" | grep -q PASSED; then
+    pass=\$((pass+1)); echo "PASS modules \$f"
+  else
+    fail=\$((fail+1)); echo "FAIL modules \$f (exit \$rc):"; echo "\$out" | tail -12
   fi
 done
 for t in cuda_backend_test cuda_devices_test; do
