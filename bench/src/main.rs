@@ -75,6 +75,9 @@ const PARTS: [&str; 8] = [
 /// The markers of the section bench/mpi/run.sh writes (MPI strong scaling on two GPUs).
 const MPI_BEGIN: &str = "<!-- mpi-section: begin -->";
 const MPI_END: &str = "<!-- mpi-section: end -->";
+/// A section written by hand (what each missed target's profile shows), kept by every run.
+const NOTES_BEGIN: &str = "<!-- notes-section: begin -->";
+const NOTES_END: &str = "<!-- notes-section: end -->";
 
 /// The parts measured on a GPU machine, each with a section of its own.
 const GPU_PARTS: [&str; 2] = ["gpu", "gpu-programs"];
@@ -468,6 +471,7 @@ fn main() -> ExitCode {
     });
     // Written by bench/mpi/run.sh on a machine with two GPUs, kept by every run here.
     let mpi = gpu_report::extract_between(&existing, MPI_BEGIN, MPI_END);
+    let notes = gpu_report::extract_between(&existing, NOTES_BEGIN, NOTES_END);
     // --only gpu without a GPU has nothing to change: the report is left untouched.
     let unchanged = only_gpu && gpu_section.is_none() && programs_section.is_none();
     let written = if unchanged {
@@ -480,9 +484,10 @@ fn main() -> ExitCode {
             gpu_programs_report::BEGIN,
             gpu_programs_report::END,
         );
+        let with_mpi = gpu_report::merge_between(&with_programs, mpi, MPI_BEGIN, MPI_END);
         std::fs::write(
             &o.out,
-            gpu_report::merge_between(&with_programs, mpi, MPI_BEGIN, MPI_END),
+            gpu_report::merge_between(&with_mpi, notes, NOTES_BEGIN, NOTES_END),
         )
     };
     println!();
@@ -624,6 +629,11 @@ fn merge_gpu(from: &std::path::Path, out: &std::path::Path) -> ExitCode {
     }
     if let Some(section) = mpi {
         merged = gpu_report::merge_between(&merged, Some(section), MPI_BEGIN, MPI_END);
+    }
+    // The notes stay last.
+    if let Some(notes) = gpu_report::extract_between(&merged, NOTES_BEGIN, NOTES_END) {
+        let notes = notes.to_string();
+        merged = gpu_report::merge_between(&merged, Some(&notes), NOTES_BEGIN, NOTES_END);
     }
     match std::fs::write(out, merged) {
         Ok(()) => {
