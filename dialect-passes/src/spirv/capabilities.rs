@@ -45,18 +45,20 @@ fn note_needs<'c>(
     needs: &mut Needs,
     op: OperationRef<'c, 'c>,
 ) -> Result<Outcome, LowerError> {
-    let i64_type: Type = IntegerType::new(rw.ctx, 64).into();
+    // Every operation of the module passes here: what is already known needed is not looked
+    // up again (attribute lookups by name and type uniquing cost a hash each).
     let name = op.name();
     let name = name.as_string_ref().as_str().unwrap_or("");
-    if name.starts_with("spirv.Atomic") && op.results().any(|r| r.r#type() == i64_type) {
-        needs.int64_atomics = true;
+    if name.starts_with("spirv.Atomic") {
+        let i64_type: Type = IntegerType::new(rw.ctx, 64).into();
+        needs.int64_atomics |= op.results().any(|r| r.r#type() == i64_type);
     } else if name == "spirv.FunctionCall"
         && symbol(&op, "callee").as_deref() == Some(READ_CLOCK_IMPORT)
     {
         needs.clock = true;
     }
-    if op.has_attribute("no_signed_wrap") || op.has_attribute("no_unsigned_wrap") {
-        needs.no_wrap = true;
+    if !needs.no_wrap {
+        needs.no_wrap = op.has_attribute("no_signed_wrap") || op.has_attribute("no_unsigned_wrap");
     }
     // Imports are placeholders that patches after serialization replace.
     needs.linkage |= name == "spirv.GlobalVariable" && op.has_attribute("linkage_attributes");
