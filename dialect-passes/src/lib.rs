@@ -25,6 +25,7 @@ mod contraction;
 mod device_link;
 mod error;
 mod function_pointers;
+mod global_ids;
 mod memcheck;
 mod nvptx;
 mod pass_times;

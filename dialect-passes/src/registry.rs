@@ -193,6 +193,15 @@ pub static CONTRACT_MULTIPLY_ADD: PassInfo = PassInfo {
     run: |ctx, module, _| crate::contraction::contract_multiply_add(ctx, module),
 };
 
+pub static FOLD_GLOBAL_IDS: PassInfo = PassInfo {
+    name: "hipmlir-fold-global-ids",
+    summary: "HIP's global index blockIdx * blockDim + threadIdx (32 bits) becomes the low half \
+              of the global id, which vectorizers see is consecutive across work-items \
+              (launches have no global offset)",
+    options: &[],
+    run: |ctx, module, _| crate::global_ids::fold_global_ids(ctx, module),
+};
+
 pub static WIDEN_WORK_ITEM_IDS: PassInfo = PassInfo {
     name: "hipmlir-widen-work-item-ids",
     summary: "a 64-bit extension of a 32-bit work-item id (an array subscript of threadIdx.x) \
@@ -259,7 +268,7 @@ pub static ADD_MISSING_CAPABILITIES: PassInfo = PassInfo {
     run: |ctx, module, _| crate::spirv::capabilities::add_missing_capabilities(ctx, module),
 };
 
-const PASS_COUNT: usize = 23;
+const PASS_COUNT: usize = 24;
 
 /// Every pass of hipmlir's, in the order the SPIR-V pipeline runs them (then NVPTX's own).
 pub static PASSES: [&PassInfo; PASS_COUNT] = [
@@ -279,6 +288,7 @@ pub static PASSES: [&PassInfo; PASS_COUNT] = [
     &MARK_ENTRY_POINTS,
     &REJECT_RECURSION,
     &CONTRACT_MULTIPLY_ADD,
+    &FOLD_GLOBAL_IDS,
     &WIDEN_WORK_ITEM_IDS,
     &SPECIALIZE_ADDRESS_SPACES,
     &LOWER_POINTERS_TO_SPIRV,

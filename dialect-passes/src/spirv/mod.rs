@@ -107,9 +107,11 @@ pub fn spirv_pipeline(options: &SpirvOptions) -> Pipeline {
         // A call inlining left is recursion, which SPIR-V (as hipmlir builds it) does not run.
         Element::pass(&registry::REJECT_RECURSION),
         // What SPIR-V cannot leave to the device's compiler: contraction into FMAs; and what
-        // the CPU device's vectorizer needs to see: work-item ids in 64 bits where subscripts
-        // extend them, and accesses in their specific address spaces.
+        // the CPU device's vectorizer needs to see: the global index as the global id,
+        // work-item ids in 64 bits where subscripts extend them, and accesses in their specific
+        // address spaces.
         Element::pass(&registry::CONTRACT_MULTIPLY_ADD),
+        Element::pass(&registry::FOLD_GLOBAL_IDS),
         Element::pass(&registry::WIDEN_WORK_ITEM_IDS),
         Element::pass(&registry::SPECIALIZE_ADDRESS_SPACES),
         // The gpu.module becomes a spirv.module.
