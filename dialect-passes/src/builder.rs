@@ -543,6 +543,16 @@ impl<'c> Rewriter<'c> {
     }
 }
 
+/// Whether `v` has exactly one use.
+pub(crate) fn has_one_use(v: MlirValue) -> bool {
+    // SAFETY: structural queries on a live value and its uses.
+    unsafe {
+        let first = mlir_sys::mlirValueGetFirstUse(v);
+        !mlir_sys::mlirOpOperandIsNull(first)
+            && mlir_sys::mlirOpOperandIsNull(mlir_sys::mlirOpOperandGetNextUse(first))
+    }
+}
+
 /// The live value `v`.
 pub(crate) fn value<'c, 'a>(v: MlirValue) -> Value<'c, 'a> {
     // SAFETY: `v` is a live value of the module being rewritten.

