@@ -543,6 +543,15 @@ impl<'c> Rewriter<'c> {
     }
 }
 
+/// The operation defining `v`, if an operation does (not a block argument).
+pub(crate) fn definition<'c>(v: MlirValue) -> Option<OperationRef<'c, 'c>> {
+    // SAFETY: structural queries on a live value.
+    unsafe {
+        mlir_sys::mlirValueIsAOpResult(v)
+            .then(|| OperationRef::from_raw(mlir_sys::mlirOpResultGetOwner(v)))
+    }
+}
+
 /// Whether `v` has exactly one use.
 pub(crate) fn has_one_use(v: MlirValue) -> bool {
     // SAFETY: structural queries on a live value and its uses.

@@ -14,9 +14,9 @@ use melior::ir::operation::OperationLike;
 use melior::ir::r#type::IntegerType;
 use melior::ir::{Attribute, Module, OperationRef, Type, ValueLike};
 use melior::Context;
-use mlir_sys::{mlirOpResultGetOwner, mlirValueIsAOpResult, MlirValue};
+use mlir_sys::MlirValue;
 
-use crate::builder::{has_one_use, value, Rewriter};
+use crate::builder::{definition, has_one_use, value, Rewriter};
 use crate::LowerError;
 
 /// The truncation the frontend writes (`index` to `i32`).
@@ -26,12 +26,6 @@ pub fn fold_global_ids(ctx: &Context, module: &Module) -> Result<(), LowerError>
     let mut patterns = RewritePatternSet::new();
     patterns.add(Pattern::new("arith.addi", global_index));
     apply_patterns(ctx, &module.as_operation(), &patterns, &mut ())
-}
-
-/// The operation defining `v`, if an operation does.
-fn definition<'c>(v: MlirValue) -> Option<OperationRef<'c, 'c>> {
-    // SAFETY: structural queries on a live value.
-    unsafe { mlirValueIsAOpResult(v).then(|| OperationRef::from_raw(mlirOpResultGetOwner(v))) }
 }
 
 fn is(op: &OperationRef, name: &str) -> bool {

@@ -14,9 +14,8 @@ use melior::ir::operation::OperationLike;
 use melior::ir::r#type::IntegerType;
 use melior::ir::{Module, OperationRef, ValueLike};
 use melior::Context;
-use mlir_sys::{mlirOpResultGetOwner, mlirValueIsAOpResult, MlirValue};
 
-use crate::builder::{value, Rewriter};
+use crate::builder::{definition, value, Rewriter};
 use crate::LowerError;
 
 /// The id operations, and whether their value is below 2^31 (bounded by a work-group size,
@@ -42,12 +41,6 @@ pub fn widen_work_item_ids(ctx: &Context, module: &Module) -> Result<(), LowerEr
             .map(|(op, _)| Pattern::new(op, extension_of_id)),
     );
     apply_patterns(ctx, &module.as_operation(), &patterns, &mut ())
-}
-
-/// The operation defining `v`, if an operation does.
-fn definition<'c>(v: MlirValue) -> Option<OperationRef<'c, 'c>> {
-    // SAFETY: structural queries on a live value.
-    unsafe { mlirValueIsAOpResult(v).then(|| OperationRef::from_raw(mlirOpResultGetOwner(v))) }
 }
 
 fn name_of(op: &OperationRef) -> String {
