@@ -20,7 +20,7 @@ sudo_if_needed() { if [ "$(id -u)" -eq 0 ]; then "$@"; else sudo "$@"; fi; }
 # --- Debian packages -------------------------------------------------------------------------
 packages=(llvm-22-dev llvm-22-tools libmlir-22-dev mlir-22-tools libclang-22-dev clang-22 libpolly-22-dev
   libzstd-dev libz3-dev libxml2-dev zlib1g-dev spirv-tools ocl-icd-libopencl1 ocl-icd-opencl-dev
-  libc++-22-dev libc++abi-22-dev clang-tools-22 python3 unzip cmake patchelf openmpi-bin libopenmpi-dev)
+  libc++-22-dev libc++abi-22-dev libclang-rt-22-dev clang-tools-22 python3 unzip cmake patchelf openmpi-bin libopenmpi-dev)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" || missing+=("$p")

@@ -37,7 +37,9 @@ OPTIONS:
   -fgpu-rdc                  relocatable device code: device code of all objects is linked into
                              one image at the link (extern __device__ across sources)
   -fsanitize=address         device memory checker: every device load, store and atomic is
-                             checked; a bad one fails the launch with hipErrorIllegalAddress
+                             checked; a bad one fails the launch with hipErrorIllegalAddress.
+                             The host compile and the link get the host compiler's
+                             AddressSanitizer (-fno-gpu-sanitize: the host's alone)
   -Xcompiler <flags>         comma-separated flags for the host compiler
   --split-device-code        link a host-only binary and put the device images in <output>.hipk
                              beside it, found at run time (HIPMLIR_KPACK_PATH overrides the search)
@@ -162,7 +164,8 @@ pub struct BuildOptions {
     pub split_device_code: bool,
     /// `-fgpu-rdc`: relocatable device code, linked across sources at the link.
     pub gpu_rdc: bool,
-    /// `-fsanitize=address`: the device memory checker (see the README).
+    /// `-fsanitize=address` (without `-fno-gpu-sanitize`): the device memory checker (see the
+    /// README). The host compile and the link get the flag as written, in `host_flags`.
     pub memcheck: bool,
     /// Flags for the host compile and the link (`-Wall`, `-fPIC`, `-pthread`).
     pub host_flags: Vec<String>,
@@ -314,8 +317,6 @@ const IGNORED_DEVICE_FLAGS: &[&str] = &[
     "-fno-gpu-flush-denormals-to-zero",
     "-fcuda-flush-denormals-to-zero",
     "-fno-cuda-flush-denormals-to-zero",
-    "-fgpu-sanitize",
-    "-fno-gpu-sanitize",
     "-fgpu-allow-device-init",
     "-fhip-fp32-correctly-rounded-divide-sqrt",
     "-fno-hip-fp32-correctly-rounded-divide-sqrt",
@@ -363,6 +364,8 @@ pub fn parse(args: &[String]) -> Result<Command> {
     let mut o = BuildOptions::default();
     let mut language: Option<InputKind> = None;
     let mut ignored: Vec<String> = Vec::new();
+    let mut address_sanitizer = false;
+    let mut gpu_sanitize = true;
     let mut i = 0;
     // The value of a flag: `-Ifoo` (attached), `--flag=foo`, or the next argument.
     let value = |i: &mut usize, flag: &str, attached: &str| -> Result<String> {
@@ -391,8 +394,19 @@ pub fn parse(args: &[String]) -> Result<Command> {
             "--split-device-code" => o.split_device_code = true,
             "-fgpu-rdc" => o.gpu_rdc = true,
             "-fno-gpu-rdc" => o.gpu_rdc = false,
-            "-fsanitize=address" => o.memcheck = true,
-            "-fno-sanitize=address" => o.memcheck = false,
+            "-fgpu-sanitize" => gpu_sanitize = true,
+            "-fno-gpu-sanitize" => gpu_sanitize = false,
+            // Clang's sanitizer lists: the host compile and the link get them as written (the
+            // host compiler's sanitizers, as hipcc passes them on); `address` also turns on the
+            // device memory checker, unless -fno-gpu-sanitize.
+            _ if arg.starts_with("-fsanitize=") || arg.starts_with("-fno-sanitize=") => {
+                let on = arg.starts_with("-fsanitize=");
+                let list = arg.split_once('=').map_or("", |x| x.1);
+                if list.split(',').any(|s| s == "address") {
+                    address_sanitizer = on;
+                }
+                o.host_flags.push(arg.to_string());
+            }
             "--save-temps" | "-save-temps" => o.save_temps = Some(SaveTemps::Cwd),
             "-" => {
                 return Err(error(
@@ -562,6 +576,7 @@ pub fn parse(args: &[String]) -> Result<Command> {
             );
         }
     }
+    o.memcheck = address_sanitizer && gpu_sanitize;
     // Only AMD architectures named: hipcc builds (Makefiles with --offload-arch=gfx90a) get
     // the default targets.
     if o.offload.explicit && !o.offload.spirv && o.offload.ptx.is_empty() {
@@ -718,6 +733,30 @@ mod tests {
         assert_eq!(o.compile_flags, vec!["-MMD"]);
         assert_eq!(o.output, Some(PathBuf::from("a.o")));
         assert_eq!(o.inputs[0].kind, InputKind::Hip);
+    }
+
+    #[test]
+    fn sanitizer_flags_reach_the_host_and_the_device_checker() {
+        let o = build(&["-fsanitize=address", "a.hip"]);
+        assert!(o.memcheck);
+        assert_eq!(o.host_flags, vec!["-fsanitize=address"]);
+        // A list naming address, then turned off again: the last word wins, as with clang.
+        let o = build(&[
+            "-fsanitize=undefined,address",
+            "-fno-sanitize=address",
+            "a.hip",
+        ]);
+        assert!(!o.memcheck);
+        assert_eq!(
+            o.host_flags,
+            vec!["-fsanitize=undefined,address", "-fno-sanitize=address"]
+        );
+        // The host's sanitizer alone.
+        let o = build(&["-fsanitize=address", "-fno-gpu-sanitize", "a.hip"]);
+        assert!(!o.memcheck);
+        assert_eq!(o.host_flags, vec!["-fsanitize=address"]);
+        let o = build(&["-fsanitize=undefined", "a.hip"]);
+        assert!(!o.memcheck);
     }
 
     #[test]

@@ -174,3 +174,45 @@ fn without_the_flag_nothing_is_checked() {
         stdout(&out)
     );
 }
+
+/// The host side gets the host compiler's AddressSanitizer with the same flag: host-side
+/// overruns and uses after free are reported by it, and a correct program exits 0 with nothing
+/// reported (the device drivers' own leaks at exit are suppressed by the runtime header).
+/// `-fno-gpu-sanitize` keeps the host's sanitizer and drops the device checker.
+#[test]
+fn the_host_side_gets_address_sanitizer() {
+    let dir = scratch();
+    let source = repo().join("tests/memcheck_programs/host_bugs.hip");
+    let exe = build_checked(&source, dir.path());
+    let (code, out, err) = run(&exe, "clean", dir.path());
+    assert_eq!(code, Some(0), "{out}{err}");
+    assert!(out.contains("PASSED"), "{out}{err}");
+    assert!(!err.contains("Sanitizer"), "{err}");
+    for (case, report) in [
+        ("heap_overflow", "AddressSanitizer: heap-buffer-overflow"),
+        ("use_after_free", "AddressSanitizer: heap-use-after-free"),
+    ] {
+        let (code, out, err) = run(&exe, case, dir.path());
+        assert_ne!(code, Some(0), "{case}: {out}{err}");
+        assert!(err.contains(report), "{case}: {err}");
+    }
+
+    let host_only = dir.path().join("host_only");
+    let out = hipmlir()
+        .args(["-fsanitize=address", "-fno-gpu-sanitize"])
+        .arg(&source)
+        .arg("-o")
+        .arg(&host_only)
+        .output()
+        .expect("hipmlir runs");
+    assert!(out.status.success(), "{}", stderr(&out));
+    let (code, _, err) = run(&host_only, "heap_overflow", dir.path());
+    assert_ne!(code, Some(0), "{err}");
+    assert!(
+        err.contains("AddressSanitizer: heap-buffer-overflow"),
+        "{err}"
+    );
+    let out = run_hipmlir(&["inspect", host_only.to_str().expect("utf-8 path")]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(!stdout(&out).contains("memcheck"), "{}", stdout(&out));
+}

@@ -62,13 +62,20 @@ pub fn link(
 
 /// The linker a link uses unless the user chose one (`-fuse-ld=`): gold, where binutils has it
 /// (it links a HIP program in a third of the time GNU ld takes: GNU ld reads the C++ runtime's
-/// symbols page by page), else the compiler's own default.
+/// symbols page by page), else the compiler's own default. A sanitized link keeps the default:
+/// gold warns about every symbol clang's AddressSanitizer runtime exports.
 fn default_linker(opts: &BuildOptions, cxx: &HostCompiler) -> Option<&'static str> {
-    let chosen = opts
+    let sanitized = opts
         .host_flags
         .iter()
         .chain(&cxx.flags)
-        .any(|f| f.starts_with("-fuse-ld="))
+        .any(|f| f.starts_with("-fsanitize="));
+    let chosen = sanitized
+        || opts
+            .host_flags
+            .iter()
+            .chain(&cxx.flags)
+            .any(|f| f.starts_with("-fuse-ld="))
         || opts
             .link_items
             .iter()
