@@ -12,6 +12,7 @@ pub mod error;
 mod hipconfig;
 mod host;
 mod inspect;
+mod memory_limit;
 mod outputs;
 pub mod paths;
 mod response_files;
@@ -85,6 +86,8 @@ fn compile(tool: &str, args: Vec<String>) -> u8 {
     }));
     // Before any thread starts: Ctrl-C and the like leave no temporary folder behind.
     temp_folders::remove_on_signal();
+    // An #include that never ends stops with an error, not with the machine's memory.
+    memory_limit::watch();
     // libclang parses on a thread of its own with an 8 MiB stack unless told not to; parsed on
     // ours instead, deeply nested sources get the stack below. Set before any thread starts.
     std::env::set_var("LIBCLANG_NOTHREADS", "1");

@@ -89,6 +89,24 @@ pub fn remove_on_signal() {
 /// signal itself (the caller sees "killed by SIGINT", and a shell's Ctrl-C stops the whole loop
 /// it runs).
 fn end_by(signal: libc::c_int) -> ! {
+    stop_children_and_remove_folders(signal);
+    // SAFETY: the default action back, then the signal to this process.
+    unsafe {
+        libc::signal(signal, libc::SIG_DFL);
+        libc::kill(libc::getpid(), signal);
+        libc::_exit(128 + signal)
+    }
+}
+
+/// Ends the compile from a thread other than its own (the memory limit): the programs it runs
+/// are ended and the folders removed, as for a signal, and the process exits with `status`.
+pub fn end_with_status(status: i32) -> ! {
+    stop_children_and_remove_folders(libc::SIGTERM);
+    // SAFETY: ends the process at once; the compile's thread may be inside libclang.
+    unsafe { libc::_exit(status) }
+}
+
+fn stop_children_and_remove_folders(signal: libc::c_int) {
     ENDING.store(true, Ordering::SeqCst);
     // The host compiler or linker would go on writing into the folders (and outlive us).
     for child in children() {
@@ -97,12 +115,6 @@ fn end_by(signal: libc::c_int) -> ! {
     }
     for folder in FOLDERS.lock().unwrap_or_else(|e| e.into_inner()).drain(..) {
         remove_while_written(&folder);
-    }
-    // SAFETY: the default action back, then the signal to this process.
-    unsafe {
-        libc::signal(signal, libc::SIG_DFL);
-        libc::kill(libc::getpid(), signal);
-        libc::_exit(128 + signal)
     }
 }
 

@@ -2313,6 +2313,42 @@ fn a_source_with_a_250_byte_name_builds() {
     assert!(run_program(&dir.path().join("linked")).contains("PASSED"));
 }
 
+/// A header that is a device without end (`#include "/dev/zero"`, or a quoted header that links
+/// to `/dev/urandom`): libclang reads it to its end, so the compile's memory limit stops it with
+/// an error naming the limit, and leaves no temporary folder behind.
+#[test]
+fn an_include_without_end_is_stopped_by_the_memory_limit() {
+    let dir = scratch();
+    std::os::unix::fs::symlink("/dev/urandom", dir.path().join("random.h")).unwrap();
+    for (name, include) in [("zero.hip", "/dev/zero"), ("random.hip", "random.h")] {
+        std::fs::write(
+            dir.path().join(name),
+            format!(
+                "#include <hip/hip_runtime.h>\n#include \"{include}\"\n\
+                 __global__ void k(int* a) {{ a[0] = 1; }}\nint main() {{ return 0; }}\n"
+            ),
+        )
+        .unwrap();
+        let temp = dir.path().join(format!("{name}.tmp"));
+        std::fs::create_dir(&temp).unwrap();
+        let out = hipmlir()
+            .current_dir(dir.path())
+            .env("HIPMLIR_COMPILE_MEMORY_LIMIT", "400")
+            .env("TMPDIR", &temp)
+            .args([name, "-o", "never"])
+            .output()
+            .expect("hipmlir runs");
+        let err = stderr(&out);
+        assert_eq!(out.status.code(), Some(1), "{name}: {err}");
+        assert!(
+            err.contains("hipmlir: error: the compile used more than 400 MiB of memory"),
+            "{name}: {err}"
+        );
+        let left: Vec<_> = std::fs::read_dir(&temp).unwrap().flatten().collect();
+        assert!(left.is_empty(), "{name}: left behind: {left:?}");
+    }
+}
+
 /// Every file the driver reads is a regular file: a device or a FIFO given as a source, an
 /// object, to `inspect` or to `hipmlir-opt` (named as such or through a symlink) is an error at
 /// once, never a read without end or a wait for a writer.
