@@ -60,7 +60,7 @@ done
 # fail with hipErrorIllegalAddress until hipDeviceReset (the program prints REPORTED), and a
 # program that ignores it exits 1; correct programs built with the flag pass unreported.
 checked=()
-for src in tests/memcheck_programs/bad_accesses.hip examples/vector_add.hip \
+for src in tests/memcheck_programs/bad_accesses.hip tests/memcheck_programs/host_bugs.hip examples/vector_add.hip \
   tests/programs/{device_globals,managed_variables,dynamic_shared,device_malloc,shared_and_atomics,pointer_walk}.hip; do
   name=checked_$(basename "${src%.*}")
   if "$hipmlir" -fsanitize=address "$src" -o "$out/$name" > "$out/$name.build.log" 2>&1; then

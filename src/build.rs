@@ -152,8 +152,11 @@ fn build_checked(opts: &BuildOptions, kinds: &[InputKind]) -> Result<()> {
     if opts.compile_only {
         return Ok(());
     }
-    let device_stubs = link_device_code(opts, &job, &objects, work.path(), &save_dir)?;
+    let mut device_stubs = link_device_code(opts, &job, &objects, work.path(), &save_dir)?;
     let _link = time_report::Phase::start("link");
+    if opts.address_sanitizer && !defines_any(&objects, host::ASAN_OPTIONS_HOOK) {
+        device_stubs.push(host::compile_asan_options(work.path(), opts.verbose)?);
+    }
     let output = opts
         .output
         .clone()
@@ -394,6 +397,16 @@ fn save_stages(
     }
     let path = dir.join(format!("{stem}.metadata.json"));
     std::fs::write(&path, device.image.metadata.to_json()).map_err(|e| Error::write(&path, e))
+}
+
+/// Whether one of the objects (relocatable ELF files; archives and libraries are not looked
+/// into) defines `symbol`: the program's own definition of a hook.
+fn defines_any(objects: &[PathBuf], symbol: &str) -> bool {
+    objects.iter().any(|object| {
+        std::fs::read(object).is_ok_and(|bytes| {
+            Elf::parse(&bytes).is_ok_and(|elf| elf.defined_symbols().iter().any(|s| s == symbol))
+        })
+    })
 }
 
 /// --split-device-code: the objects' device images go to `<output>.hipk`; the binary links the

@@ -167,6 +167,9 @@ pub struct BuildOptions {
     /// `-fsanitize=address` (without `-fno-gpu-sanitize`): the device memory checker (see the
     /// README). The host compile and the link get the flag as written, in `host_flags`.
     pub memcheck: bool,
+    /// The host side has AddressSanitizer (`-fsanitize=address` in `host_flags`, not turned off
+    /// again).
+    pub address_sanitizer: bool,
     /// Flags for the host compile and the link (`-Wall`, `-fPIC`, `-pthread`).
     pub host_flags: Vec<String>,
     /// Flags for the host compile only (`-MMD`, `-MF x`).
@@ -576,6 +579,7 @@ pub fn parse(args: &[String]) -> Result<Command> {
             );
         }
     }
+    o.address_sanitizer = address_sanitizer;
     o.memcheck = address_sanitizer && gpu_sanitize;
     // Only AMD architectures named: hipcc builds (Makefiles with --offload-arch=gfx90a) get
     // the default targets.
@@ -738,7 +742,7 @@ mod tests {
     #[test]
     fn sanitizer_flags_reach_the_host_and_the_device_checker() {
         let o = build(&["-fsanitize=address", "a.hip"]);
-        assert!(o.memcheck);
+        assert!(o.memcheck && o.address_sanitizer);
         assert_eq!(o.host_flags, vec!["-fsanitize=address"]);
         // A list naming address, then turned off again: the last word wins, as with clang.
         let o = build(&[
@@ -753,7 +757,7 @@ mod tests {
         );
         // The host's sanitizer alone.
         let o = build(&["-fsanitize=address", "-fno-gpu-sanitize", "a.hip"]);
-        assert!(!o.memcheck);
+        assert!(!o.memcheck && o.address_sanitizer);
         assert_eq!(o.host_flags, vec!["-fsanitize=address"]);
         let o = build(&["-fsanitize=undefined", "a.hip"]);
         assert!(!o.memcheck);

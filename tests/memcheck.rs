@@ -177,7 +177,8 @@ fn without_the_flag_nothing_is_checked() {
 
 /// The host side gets the host compiler's AddressSanitizer with the same flag: host-side
 /// overruns and uses after free are reported by it, and a correct program exits 0 with nothing
-/// reported (the device drivers' own leaks at exit are suppressed by the runtime header).
+/// reported (the device drivers' own leaks at exit are suppressed by the runtime header). The
+/// link adds the default option the CUDA driver needs, unless the program has its own.
 /// `-fno-gpu-sanitize` keeps the host's sanitizer and drops the device checker.
 #[test]
 fn the_host_side_gets_address_sanitizer() {
@@ -196,6 +197,40 @@ fn the_host_side_gets_address_sanitizer() {
         assert_ne!(code, Some(0), "{case}: {out}{err}");
         assert!(err.contains(report), "{case}: {err}");
     }
+
+    // The link gave AddressSanitizer the option the CUDA driver needs (`verbosity=1` names it).
+    let out = Command::new(&exe)
+        .env("ASAN_OPTIONS", "verbosity=1")
+        .env("HIPMLIR_CACHE_DIR", dir.path().join("cache"))
+        .output()
+        .expect("program runs");
+    assert!(
+        stderr(&out).contains("not protecting shadow gap"),
+        "{}",
+        stderr(&out)
+    );
+    // A program with options of its own keeps them (and links: no second definition).
+    let own = dir.path().join("own_options");
+    let out = hipmlir()
+        .arg("-fsanitize=address")
+        .arg(&source)
+        .arg(repo().join("tests/memcheck_programs/own_asan_options.cpp"))
+        .arg("-o")
+        .arg(&own)
+        .output()
+        .expect("hipmlir runs");
+    assert!(out.status.success(), "{}", stderr(&out));
+    let out = Command::new(&own)
+        .env("ASAN_OPTIONS", "verbosity=1")
+        .env("HIPMLIR_CACHE_DIR", dir.path().join("cache"))
+        .output()
+        .expect("program runs");
+    assert!(stdout(&out).contains("PASSED"), "{}", stderr(&out));
+    assert!(
+        !stderr(&out).contains("not protecting shadow gap"),
+        "{}",
+        stderr(&out)
+    );
 
     let host_only = dir.path().join("host_only");
     let out = hipmlir()

@@ -1324,11 +1324,12 @@ static inline hipError_t hipExtLaunchKernel(F* kernel, dim3 grid, dim3 block, vo
 }
 #endif  // __cplusplus
 
-// A program built with AddressSanitizer (-fsanitize=address): LeakSanitizer reports, at exit,
-// the few bytes the device drivers loaded into the process never free (Intel's OpenCL CPU
+// A program built with AddressSanitizer (-fsanitize=address): LeakSanitizer would report, at
+// exit, the few bytes the device drivers loaded into the process never free (Intel's OpenCL CPU
 // runtime strdups kernel argument names it keeps until exit), which would fail every such
-// program. Their leaks are suppressed by library, through the hook LeakSanitizer calls; it is
-// weak, so a program's own definition takes its place.
+// program: their leaks are suppressed by library, through the hook LeakSanitizer calls (weak: a
+// program's own definition takes its place). The link adds the sanitizer's default options
+// (hipmlir's host/stubs.rs).
 #if defined(__cplusplus) && !defined(__HIP_DEVICE_COMPILE__) && defined(__SANITIZE_ADDRESS__)
 extern "C" __attribute__((weak, used)) const char* __lsan_default_suppressions() {
   return "leak:libintelocl.so\nleak:libOpenCL.so\nleak:libcuda.so\n";

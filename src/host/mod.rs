@@ -25,4 +25,7 @@ pub use objects::{
     BUNDLER_SECTION_PREFIX, FATBIN_SECTION,
 };
 pub use overlay::host_text;
-pub use stubs::{compile_kpack_stub, embed_device_ir, embed_image, image_object};
+pub use stubs::{
+    compile_asan_options, compile_kpack_stub, embed_device_ir, embed_image, image_object,
+    ASAN_OPTIONS_HOOK,
+};

@@ -214,6 +214,12 @@ impl CudaDevice {
     }
 }
 
+/// Whether AddressSanitizer's runtime is in the process.
+fn under_address_sanitizer() -> bool {
+    // SAFETY: a symbol lookup by a NUL-terminated name.
+    !unsafe { libc::dlsym(libc::RTLD_DEFAULT, c"__asan_init".as_ptr()) }.is_null()
+}
+
 /// Opens the CUDA backend: `Ok(None)` when there is no driver or no GPU (not an error: OpenCL is
 /// used then); `Err` when the driver is there but fails. `filter` is `HIPMLIR_DEVICE`.
 pub fn open(filter: Option<&str>) -> Result<Option<CudaRuntime>, String> {
@@ -224,6 +230,14 @@ pub fn open(filter: Option<&str>) -> Result<Option<CudaRuntime>, String> {
     let r = unsafe { sys::cuInit(0) };
     if r == sys::CUresult::CUDA_ERROR_NO_DEVICE {
         return Ok(None);
+    }
+    if r == sys::CUresult::CUDA_ERROR_OUT_OF_MEMORY && under_address_sanitizer() {
+        return Err(format!(
+            "cuInit: {}: the program runs under AddressSanitizer, whose protected shadow gap \
+             holds addresses the driver maps (ASAN_OPTIONS=protect_shadow_gap=0, which \
+             hipmlir's links of sanitized programs set by default)",
+            error_name(r)
+        ));
     }
     check("cuInit", r).map_err(|f| f.message)?;
     let mut count = 0;
