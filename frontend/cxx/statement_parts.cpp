@@ -184,6 +184,14 @@ int hipmlir_lifetime_kind(const void *expr) {
   return 0;
 }
 
+// 1 when a construct expression zero-initializes the object before its constructor runs:
+// value-initialization (`T()`, `T{}`) of a class whose default constructor is not
+// user-provided; 0 otherwise.
+int hipmlir_construct_zeroes(const void *expr) {
+  const auto *c = llvm::dyn_cast<clang::CXXConstructExpr>(static_cast<const clang::Stmt *>(expr));
+  return c && c->requiresZeroInitialization() ? 1 : 0;
+}
+
 // The destructor of a class (its declaration), or null when destroying one does nothing
 // (a trivial destructor) or the declaration is not a C++ class with a definition. Sema declares
 // the implicit destructor among the class's members once it is needed. `*virtual_bases` says

@@ -167,7 +167,12 @@ impl Ty {
             }
             CXType_Pointer | CXType_LValueReference | CXType_RValueReference => {
                 let pointee = canonical.pointee();
-                let pointee = if pointee.kind() == CXType_Void {
+                // A pointer to a record only declared (`struct Impl;`, or an opaque handle such
+                // as hipSurfaceObject_t) can be passed and compared, never dereferenced (clang
+                // refuses that): it is a pointer to nothing in particular.
+                let opaque = pointee.canonical().kind() == CXType_Record
+                    && pointee.canonical().size_of().is_none();
+                let pointee = if pointee.kind() == CXType_Void || opaque {
                     Ty::Void
                 } else {
                     Ty::from_clang(pointee, loc)?

@@ -41,8 +41,8 @@
 // __threadfence_system and __syncthreads_count/_and/_or.
 #define __HIP_ARCH_HAS_THREAD_FENCE_SYSTEM__ (1)
 #define __HIP_ARCH_HAS_SYNC_THREAD_EXT__ (1)
-// Surface reads and writes: not compiled by hipmlir.
-#define __HIP_ARCH_HAS_SURFACE_FUNCS__ (0)
+// Surface reads and writes (hipmlir_surface.h).
+#define __HIP_ARCH_HAS_SURFACE_FUNCS__ (1)
 // 3-D grids and blocks.
 #define __HIP_ARCH_HAS_3DGRID__ (1)
 // Kernels launching kernels: no.

@@ -37,6 +37,7 @@
 #include "hipmlir_math_ext.h"
 #include "hipmlir_intrinsics.h"
 #include "hipmlir_texture.h"
+#include "hipmlir_surface.h"
 #include "hipmlir_launch.h"
 #include "hipmlir_variables.h"
 

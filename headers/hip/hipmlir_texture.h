@@ -26,24 +26,26 @@
 
 #if defined(__HIP_DEVICE_COMPILE__)
 
-// What a texel type T is made of: float lanes or integer lanes, and how many (scalars: 1).
+// What a texel type T is made of: float lanes or integer lanes, and how many (scalars: 1); the
+// four-lane type of its family (what tex2Dgather returns).
 template <class T>
 struct __hipmlir_texel_of {};
-#define HIPMLIR_TEXEL(T, E, L, S, F)                   \
+#define HIPMLIR_TEXEL(T, E, L, S, F, V)                \
   template <>                                          \
   struct __hipmlir_texel_of<T> {                       \
     typedef E element;                                 \
+    typedef V four;                                    \
     static constexpr int lanes = L;                    \
     static constexpr bool scalar = S;                  \
     static constexpr bool is_float = F;                \
   };
-#define HIPMLIR_TEXEL_FAMILY(E, N, F)       \
-  HIPMLIR_TEXEL(E, E, 1, true, F)           \
-  HIPMLIR_TEXEL(N##1, E, 1, false, F)       \
-  HIPMLIR_TEXEL(N##2, E, 2, false, F)       \
-  HIPMLIR_TEXEL(N##3, E, 3, false, F)       \
-  HIPMLIR_TEXEL(N##4, E, 4, false, F)
-HIPMLIR_TEXEL(char, char, 1, true, false)
+#define HIPMLIR_TEXEL_FAMILY(E, N, F)          \
+  HIPMLIR_TEXEL(E, E, 1, true, F, N##4)        \
+  HIPMLIR_TEXEL(N##1, E, 1, false, F, N##4)    \
+  HIPMLIR_TEXEL(N##2, E, 2, false, F, N##4)    \
+  HIPMLIR_TEXEL(N##3, E, 3, false, F, N##4)    \
+  HIPMLIR_TEXEL(N##4, E, 4, false, F, N##4)
+HIPMLIR_TEXEL(char, char, 1, true, false, char4)
 HIPMLIR_TEXEL_FAMILY(signed char, char, false)
 HIPMLIR_TEXEL_FAMILY(unsigned char, uchar, false)
 HIPMLIR_TEXEL_FAMILY(short, short, false)
@@ -283,6 +285,41 @@ __device__ inline T __hipmlir_tex_sample(hipTextureObject_t t, int dims, float x
   } else {
     return __hipmlir_texel_pack<T>(__hipmlir_tex_sample_int(t, dims, x, y, z, layer));
   }
+}
+
+// Lane c (0 to 3) of v.
+template <class V>
+__device__ inline auto __hipmlir_lane(V v, int c) -> decltype(v.x) {
+  return c == 0 ? v.x : (c == 1 ? v.y : (c == 2 ? v.z : v.w));
+}
+
+// tex2Dgather: component `comp` of the four texels bilinear filtering at (x, y) would weigh,
+// whatever the filter mode, as (i0, j1), (i1, j1), (i1, j0), (i0, j0): the order of CUDA's and
+// OpenGL's gathers. T is the texel type as ROCm takes it (float: a float4 is returned) or the
+// four-lane result as CUDA code names it (float4).
+template <class T>
+__device__ inline typename __hipmlir_texel_of<T>::four tex2Dgather(hipTextureObject_t t, float x,
+                                                                   float y, int comp = 0) {
+  typedef typename __hipmlir_texel_of<T>::four R;
+  __hipmlir_tex_axis ax = __hipmlir_tex_address(t, 0, x, (int)t->width, true);
+  __hipmlir_tex_axis ay = __hipmlir_tex_address(t, 1, y, (int)t->height, true);
+  if constexpr (__hipmlir_texel_of<T>::is_float) {
+    return __hipmlir_texel_pack<R>(
+        make_float4(__hipmlir_lane(__hipmlir_texel_float(t, ax.i0, ay.i1, 0), comp),
+                    __hipmlir_lane(__hipmlir_texel_float(t, ax.i1, ay.i1, 0), comp),
+                    __hipmlir_lane(__hipmlir_texel_float(t, ax.i1, ay.i0, 0), comp),
+                    __hipmlir_lane(__hipmlir_texel_float(t, ax.i0, ay.i0, 0), comp)));
+  } else {
+    return __hipmlir_texel_pack<R>(
+        make_int4(__hipmlir_lane(__hipmlir_texel_int(t, ax.i0, ay.i1, 0), comp),
+                  __hipmlir_lane(__hipmlir_texel_int(t, ax.i1, ay.i1, 0), comp),
+                  __hipmlir_lane(__hipmlir_texel_int(t, ax.i1, ay.i0, 0), comp),
+                  __hipmlir_lane(__hipmlir_texel_int(t, ax.i0, ay.i0, 0), comp)));
+  }
+}
+template <class T>
+__device__ inline void tex2Dgather(T* out, hipTextureObject_t t, float x, float y, int comp = 0) {
+  *out = tex2Dgather<T>(t, x, y, comp);
 }
 
 template <class T>

@@ -1,6 +1,6 @@
 // HIP's surface types: the surface object handle, its boundary modes and the legacy surface
-// reference. Valid C and C++; hip_runtime_api.h includes it. (hipmlir compiles no surface reads
-// or writes in device code: __HIP_ARCH_HAS_SURFACE_FUNCS__ is 0.)
+// reference. Valid C and C++; hip_runtime_api.h includes it. The device functions that read and
+// write through a surface object are in hipmlir_surface.h.
 #ifndef HIPMLIR_SURFACE_TYPES_H
 #define HIPMLIR_SURFACE_TYPES_H
 

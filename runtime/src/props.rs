@@ -22,9 +22,9 @@ pub struct HipDeviceArch(pub u32);
 impl HipDeviceArch {
     /// What hipmlir's device code has on every target: integer and float atomics on global and
     /// shared memory (32- and 64-bit), doubles, warp votes, ballots, shuffles and funnel shifts,
-    /// `__threadfence_system`, the `__syncthreads_*` votes and 3-D grids; not surface functions
-    /// (bit 14) nor dynamic parallelism (bit 16).
-    pub const HIPMLIR: HipDeviceArch = HipDeviceArch(0x3fff | 1 << 15);
+    /// `__threadfence_system`, the `__syncthreads_*` votes, surface functions and 3-D grids; not
+    /// dynamic parallelism (bit 16).
+    pub const HIPMLIR: HipDeviceArch = HipDeviceArch(0xffff);
 }
 
 /// HIP 6's `hipDeviceProp_t` (ROCm's `hipDeviceProp_tR0600`), field for field; a test checks

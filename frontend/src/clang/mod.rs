@@ -277,6 +277,7 @@ extern "C" {
     ) -> i32;
     fn hipmlir_has_trivial_destructor(decl: *const c_void) -> i32;
     fn hipmlir_lifetime_kind(expr: *const c_void) -> i32;
+    fn hipmlir_construct_zeroes(expr: *const c_void) -> i32;
     fn hipmlir_destructor(decl: *const c_void, virtual_bases: *mut i32) -> *const c_void;
     fn hipmlir_passed_indirectly(decl: *const c_void) -> i32;
     fn hipmlir_nrvo_variable(stmt: *const c_void) -> *const c_void;
@@ -1129,6 +1130,15 @@ impl Cursor {
         // SAFETY: a declaration cursor holds its `clang::Decl *` in data[0]; the shim checks it.
         self.kind() == CXCursor_FieldDecl
             && unsafe { hipmlir_has_in_class_initializer(self.0.data[0]) == 1 }
+    }
+
+    /// Whether this construct expression zero-initializes its object before the constructor
+    /// runs (value-initialization, `T()` or `T{}`, of a class without a user-provided default
+    /// constructor).
+    pub fn construct_zeroes(&self) -> bool {
+        // SAFETY: an expression cursor holds its `clang::Stmt *` in data[1]; the shim checks the
+        // node's class before reading it.
+        self.kind() == CXCursor_CallExpr && unsafe { hipmlir_construct_zeroes(self.0.data[1]) == 1 }
     }
 
     /// What this expression is among the nodes of object lifetime (`None` for the others).

@@ -45,6 +45,11 @@ impl<'c> FunctionCodegen<'c, '_> {
         e: &Cursor,
     ) -> Result<()> {
         let loc = self.loc(e);
+        // `T()` of a class without a user-provided default constructor: zeroes first, then
+        // the constructor (which may set some members).
+        if e.construct_zeroes() {
+            self.zero_fill(target, record, loc)?;
+        }
         match (ctor.trivial_special_member(), args) {
             (Some(SpecialMember::DefaultConstructor), []) => {
                 self.default_member_initializers(target, record, loc)
