@@ -8,14 +8,16 @@
 //! `OpFunctionPointerCallINTEL` of the callee's constant pointer (`patch::call_through_pointers`).
 //! A kernel calling into a cycle is not part of it: its call stays a plain `OpFunctionCall`.
 //!
-//! What a recursive function cannot do as hipmlir lowers it is reported where it is, naming
-//! the cycle: warp operations (the lowering sizes and numbers subgroups per kernel, from the
-//! kernel's own body), and thread coordinates read in a function called from a kernel whose
-//! 2-D/3-D blocks run linearized (`linear_blocks` recomputes them in the kernel only).
+//! It runs first in the SPIR-V part of the pipeline. What a recursive function cannot do as the
+//! passes after it lower it is reported where it is, naming the cycle: warp operations (the
+//! lowering sizes and numbers subgroups per kernel, from the kernel's own body), thread
+//! coordinates read in a function called from a kernel using warp operations (whose blocks run
+//! linearized: `linear_blocks` recomputes the coordinates in the kernel only), and dynamic
+//! shared memory (a kernel's trailing argument: `dynamic_shared`).
 
 use std::collections::{HashMap, HashSet, VecDeque};
 
-use hipmlir_device_image::{HOST_ATTRIBUTE, LINEAR_BLOCK_ATTRIBUTE};
+use hipmlir_device_image::{DYNAMIC_SHARED_SYMBOL, HOST_ATTRIBUTE};
 use hipmlir_ir::rewrite::{apply_patterns, Outcome, Pattern, PatternRewriter, RewritePatternSet};
 use hipmlir_ir::{source_location, SourceLoc};
 use melior::ir::operation::{OperationLike, OperationMutLike, OperationRefMut};
@@ -29,21 +31,24 @@ use crate::LowerError;
 /// cycle of the call graph.
 pub const RECURSIVE_CALL_ATTRIBUTE: &str = "hipmlir.recursive_call";
 
-/// Operations a recursive function may not hold: (name, what the program wrote).
-const WARP_OPERATIONS: &[(&str, &str)] = &[
-    ("gpu.shuffle", "a warp shuffle"),
-    ("gpu.subgroup_reduce", "a warp reduction or vote"),
-    ("gpu.lane_id", "the lane id"),
-    ("gpu.subgroup_size", "warpSize"),
+/// Warp operations, which a recursive function may not hold.
+const WARP_OPERATIONS: &[&str] = &[
+    "gpu.shuffle",
+    "gpu.subgroup_reduce",
+    "gpu.lane_id",
+    "gpu.subgroup_size",
 ];
 
 /// Thread coordinates that a linearized kernel recomputes in its own body.
 const COORDINATES: &[&str] = &["gpu.thread_id", "gpu.block_dim"];
 
+/// The address of a global: dynamic shared memory's placeholder is one.
+const ADDRESS_OF: &str = "llvm.mlir.addressof";
+
 /// One device function with a body (at any depth: before or after outlining).
 struct Function {
     name: String,
-    /// A kernel whose blocks run linearized (`hipmlir.linear_block`).
+    /// A kernel whose blocks will run linearized: one using warp operations.
     linear_kernel: bool,
 }
 
@@ -56,7 +61,7 @@ struct CallGraph {
     /// (caller's index, callee, where, the call's address).
     calls: Vec<(usize, String, Option<SourceLoc>, usize)>,
     /// (function's index, operation name, where) of each operation of `WARP_OPERATIONS` and
-    /// `COORDINATES`.
+    /// `COORDINATES`, and of each use of dynamic shared memory (`ADDRESS_OF`).
     watched: Vec<(usize, &'static str, Option<SourceLoc>)>,
 }
 
@@ -70,7 +75,7 @@ pub fn mark_recursive_calls(ctx: &Context, module: &Module) -> Result<(), LowerE
         .add(Pattern::new("gpu.func", note_function))
         .next_stage()
         .add(Pattern::new("func.call", note_call));
-    for name in WARP_OPERATIONS.iter().map(|(n, _)| *n).chain(COORDINATES.iter().copied()) {
+    for name in WARP_OPERATIONS.iter().chain(COORDINATES).chain([&ADDRESS_OF]) {
         patterns.add(Pattern::new(name, note_watched));
     }
     let mut graph = CallGraph::default();
@@ -132,12 +137,15 @@ fn check_recursive_functions(
             continue;
         };
         let name = &graph.functions[*function].name;
-        let what = if let Some((_, what)) = WARP_OPERATIONS.iter().find(|(n, _)| n == op) {
-            format!("{what} in a recursive function")
+        let what = if WARP_OPERATIONS.contains(op) {
+            "a warp operation (a shuffle, vote or reduction, the lane id, warpSize) in a \
+             recursive function"
+        } else if *op == ADDRESS_OF {
+            "dynamic shared memory (extern __shared__) in a recursive function (a kernel's \
+             own: pass a pointer to it)"
         } else if under_linear_kernels.contains(name.as_str()) {
             "threadIdx or blockDim in a recursive function called from a kernel using warp \
              operations (such a kernel recomputes them from its linear thread id)"
-                .to_string()
         } else {
             continue;
         };
@@ -169,7 +177,7 @@ fn note_function<'c>(
         .insert(op.to_raw().ptr as usize, graph.functions.len());
     graph.functions.push(Function {
         name: symbol(&op, "sym_name").unwrap_or_default(),
-        linear_kernel: op.has_attribute(LINEAR_BLOCK_ATTRIBUTE),
+        linear_kernel: op.has_attribute("gpu.kernel") && crate::spirv::uses_warp_operations(&op),
     });
     Ok(Outcome::Rewrote)
 }
@@ -219,11 +227,15 @@ fn note_watched<'c>(
     };
     let name = op.name();
     let name = name.as_string_ref().as_str().unwrap_or_default();
+    if name == ADDRESS_OF && symbol(&op, "global_name").as_deref() != Some(DYNAMIC_SHARED_SYMBOL) {
+        return Ok(Outcome::NoMatch);
+    }
     let known = WARP_OPERATIONS
         .iter()
-        .map(|(n, _)| *n)
-        .chain(COORDINATES.iter().copied())
-        .find(|n| *n == name);
+        .chain(COORDINATES)
+        .chain([&ADDRESS_OF])
+        .find(|n| **n == name)
+        .copied();
     if let Some(known) = known {
         graph
             .watched
