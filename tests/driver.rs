@@ -2254,8 +2254,10 @@ fn recursion_builds_for_nvidia_targets_and_for_spirv_through_function_pointers()
     let words = spirv_words::words(&std::fs::read(&spv).unwrap()).unwrap();
     let instructions = spirv_words::parse(&words).unwrap();
     let count = |op: Op| instructions.iter().filter(|i| i.is(op)).count();
-    assert!(instructions.iter().any(|i| i.is(Op::Capability)
-        && i.operand(0) == Some(Capability::FunctionPointersINTEL as u32)));
+    assert!(instructions
+        .iter()
+        .any(|i| i.is(Op::Capability)
+            && i.operand(0) == Some(Capability::FunctionPointersINTEL as u32)));
     assert!(instructions
         .iter()
         .any(|i| i.is(Op::Extension) && i.string_is(0, "SPV_INTEL_function_pointers")));

@@ -141,7 +141,11 @@ fn with_direct_calls(spirv: &[u8]) -> Option<Vec<u8>> {
             }
         }
         if let (true, Some(loaded), Some(slot)) = (i.is(Op::Load), i.operand(1), i.operand(2)) {
-            if let Some(f) = function_of.get(&slot).copied().filter(|_| slots.contains(&slot)) {
+            if let Some(f) = function_of
+                .get(&slot)
+                .copied()
+                .filter(|_| slots.contains(&slot))
+            {
                 function_of.insert(loaded, f);
             }
         }

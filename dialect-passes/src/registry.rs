@@ -185,7 +185,6 @@ pub static MARK_ENTRY_POINTS: PassInfo = PassInfo {
     run: |ctx, module, _| crate::spirv::entry_points::mark_entry_points(ctx, module),
 };
 
-
 pub static CONTRACT_MULTIPLY_ADD: PassInfo = PassInfo {
     name: "hipmlir-contract-multiply-add",
     summary: "a contractible float multiply feeding an add or subtract (fastmath<contract>, \

@@ -526,8 +526,7 @@ fn take_recursive_mark<'c>(
     calls.push((caller, callee));
     // SAFETY: the live call; removing an attribute keeps it alive.
     let mut op = unsafe { OperationRefMut::from_raw(op.to_raw()) };
-    op.remove_attribute(RECURSIVE_CALL_ATTRIBUTE)
-        .map_err(err)?;
+    op.remove_attribute(RECURSIVE_CALL_ATTRIBUTE).map_err(err)?;
     Ok(Outcome::Rewrote)
 }
 
@@ -689,8 +688,7 @@ pub fn call_through_pointers(bytes: &[u8], calls: &[RecursiveCall]) -> Result<Ve
             continue;
         };
         let loaded = patch.new_id();
-        push_instruction(&mut out, Op::Store, &[slot, pointers[&callee], volatile])
-            .map_err(err)?;
+        push_instruction(&mut out, Op::Store, &[slot, pointers[&callee], volatile]).map_err(err)?;
         push_instruction(
             &mut out,
             Op::Load,

@@ -75,7 +75,11 @@ pub fn mark_recursive_calls(ctx: &Context, module: &Module) -> Result<(), LowerE
         .add(Pattern::new("gpu.func", note_function))
         .next_stage()
         .add(Pattern::new("func.call", note_call));
-    for name in WARP_OPERATIONS.iter().chain(COORDINATES).chain([&ADDRESS_OF]) {
+    for name in WARP_OPERATIONS
+        .iter()
+        .chain(COORDINATES)
+        .chain([&ADDRESS_OF])
+    {
         patterns.add(Pattern::new(name, note_watched));
     }
     let mut graph = CallGraph::default();
