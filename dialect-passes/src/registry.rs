@@ -87,16 +87,6 @@ pub static CHECK_MEMORY_ACCESSES: PassInfo = PassInfo {
     },
 };
 
-pub static MARK_RECURSIVE_CALLS: PassInfo = PassInfo {
-    name: "hipmlir-mark-recursive-calls",
-    summary: "SPIR-V: after inlining, a call between functions of one cycle of the call graph \
-              is marked hipmlir.recursive_call, to become a call through an \
-              SPV_INTEL_function_pointers constant after serialization; what a recursive \
-              function cannot do there is reported, naming the cycle",
-    options: &[],
-    run: |ctx, module, _| crate::spirv::recursive_calls::mark_recursive_calls(ctx, module),
-};
-
 pub static ADDRESS_SPACES_TO_SPIRV: PassInfo = PassInfo {
     name: "hipmlir-address-spaces-to-spirv",
     summary: "hipmlir's target-neutral address spaces (generic 0, global 1, shared 3, \
@@ -183,6 +173,16 @@ pub static MARK_ENTRY_POINTS: PassInfo = PassInfo {
               subgroups where they use warp operations",
     options: &[],
     run: |ctx, module, _| crate::spirv::entry_points::mark_entry_points(ctx, module),
+};
+
+pub static MARK_RECURSIVE_CALLS: PassInfo = PassInfo {
+    name: "hipmlir-mark-recursive-calls",
+    summary: "SPIR-V: after inlining, a call between functions of one cycle of the call graph \
+              is marked hipmlir.recursive_call, to become a call through an \
+              SPV_INTEL_function_pointers constant after serialization; what a recursive \
+              function cannot do there is reported, naming the cycle",
+    options: &[],
+    run: |ctx, module, _| crate::spirv::recursive_calls::mark_recursive_calls(ctx, module),
 };
 
 pub static CONTRACT_MULTIPLY_ADD: PassInfo = PassInfo {
@@ -277,7 +277,6 @@ pub static PASSES: [&PassInfo; PASS_COUNT] = [
     &OUTLINE_KERNELS,
     &DROP_HOST_FUNCTIONS,
     &CHECK_MEMORY_ACCESSES,
-    &MARK_RECURSIVE_CALLS,
     &ADDRESS_SPACES_TO_SPIRV,
     &ADDRESS_SPACES_TO_NVPTX,
     &LOWER_HIP_TO_NVPTX,
@@ -288,6 +287,7 @@ pub static PASSES: [&PassInfo; PASS_COUNT] = [
     &LOWER_DYNAMIC_SHARED,
     &LINEARIZE_WARP_BLOCKS,
     &MARK_ENTRY_POINTS,
+    &MARK_RECURSIVE_CALLS,
     &CONTRACT_MULTIPLY_ADD,
     &FOLD_GLOBAL_IDS,
     &WIDEN_WORK_ITEM_IDS,

@@ -94,11 +94,8 @@ pub fn spirv_pipeline(options: &SpirvOptions) -> Pipeline {
     };
     let mut elements = crate::pipeline::outlining(memcheck);
     elements.extend([
-        // From here on the pipeline is SPIR-V's. A call inlining left is recursion: marked, to
-        // go through a function pointer (see `recursive_calls`), before the passes that lower
-        // what only kernels may hold.
-        Element::pass(&registry::MARK_RECURSIVE_CALLS),
-        // The frontend's address spaces are target-neutral until this pass.
+        // From here on the pipeline is SPIR-V's: the frontend's address spaces are
+        // target-neutral until this pass.
         Element::pass(&registry::ADDRESS_SPACES_TO_SPIRV),
         Element::pass(&registry::LOWER_TRAP_TO_SPIRV),
         Element::pass(&registry::LOWER_CLOCKS_TO_SPIRV),
@@ -107,6 +104,10 @@ pub fn spirv_pipeline(options: &SpirvOptions) -> Pipeline {
         crate::pipeline::clean_up_gpu_module(),
         // Stage `lowered`: what the kernel metadata is read from.
         Element::pass(&registry::MARK_ENTRY_POINTS),
+        // A call inlining left is recursion: marked, to go through a function pointer (see
+        // `recursive_calls`). After the stage a build for NVIDIA targets alone reads its
+        // metadata from, which must not fail on what only SPIR-V cannot do.
+        Element::pass(&registry::MARK_RECURSIVE_CALLS),
         // What SPIR-V cannot leave to the device's compiler: contraction into FMAs; and what
         // the CPU device's vectorizer needs to see: the global index as the global id,
         // work-item ids in 64 bits where subscripts extend them, and accesses in their specific

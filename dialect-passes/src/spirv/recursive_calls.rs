@@ -8,12 +8,14 @@
 //! `OpFunctionPointerCallINTEL` of the callee's constant pointer (`patch::call_through_pointers`).
 //! A kernel calling into a cycle is not part of it: its call stays a plain `OpFunctionCall`.
 //!
-//! It runs first in the SPIR-V part of the pipeline. What a recursive function cannot do as the
-//! passes after it lower it is reported where it is, naming the cycle: warp operations (the
+//! It runs after the stage `lowered` (a build for NVIDIA targets alone runs the SPIR-V pipeline
+//! that far for the metadata, and must not fail on what only SPIR-V cannot do). What a
+//! recursive function cannot do on SPIR-V is reported where it is, naming the cycle: warp operations (the
 //! lowering sizes and numbers subgroups per kernel, from the kernel's own body), thread
 //! coordinates read in a function called from a kernel using warp operations (whose blocks run
 //! linearized: `linear_blocks` recomputes the coordinates in the kernel only), and dynamic
-//! shared memory (a kernel's trailing argument: `dynamic_shared`).
+//! shared memory (a kernel's trailing argument: `dynamic_shared` leaves other uses to this
+//! pass).
 
 use std::collections::{HashMap, HashSet, VecDeque};
 
