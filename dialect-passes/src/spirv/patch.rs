@@ -715,6 +715,68 @@ mod tests {
         assert_eq!(resolve_imports(&header).unwrap(), header);
     }
 
+    /// `f(int) -> int` calling itself, and a kernel calling `f`: the self-call goes through a
+    /// pointer loaded from a volatile slot; the kernel's call stays direct.
+    #[test]
+    fn recursive_calls_go_through_function_pointers() {
+        let (int, fn_type, f, kernel, param, label, call, kernel_label, kernel_call) =
+            (1, 2, 3, 4, 5, 6, 7, 8, 9);
+        let mut words = vec![spirv_words::MAGIC, 0x0001_0000, 0, 10, 0];
+        let mut add =
+            |op: Op, operands: &[u32]| push_instruction(&mut words, op, operands).unwrap();
+        add(Op::Capability, &[Capability::Kernel as u32]);
+        let mut name = vec![f];
+        name.extend(encode_string("f"));
+        add(Op::Name, &name);
+        add(Op::TypeInt, &[int, 32, 0]);
+        add(Op::TypeFunction, &[fn_type, int, int]);
+        add(Op::Function, &[int, f, 0, fn_type]);
+        add(Op::FunctionParameter, &[int, param]);
+        add(Op::Label, &[label]);
+        add(Op::FunctionCall, &[int, call, f, param]);
+        add(Op::ReturnValue, &[call]);
+        add(Op::FunctionEnd, &[]);
+        add(Op::Function, &[int, kernel, 0, fn_type]);
+        add(Op::FunctionParameter, &[int, 10]);
+        add(Op::Label, &[kernel_label]);
+        add(Op::FunctionCall, &[int, kernel_call, f, 10]);
+        add(Op::ReturnValue, &[kernel_call]);
+        add(Op::FunctionEnd, &[]);
+        words[BOUND_WORD] = 11;
+        let calls = vec![("f".to_string(), "f".to_string())];
+        let out = call_through_pointers(&spirv_words::to_bytes(&words), &calls).unwrap();
+        let out = spirv_words::words(&out).unwrap();
+        let ops: Vec<Op> = spirv_words::parse(&out)
+            .unwrap()
+            .iter()
+            .filter_map(|i| i.op())
+            .collect();
+        let at = |op: Op| ops.iter().position(|o| *o == op).unwrap();
+        assert_eq!(ops[..3], [Op::Capability, Op::Capability, Op::Extension]);
+        // Pointer type, slot type and constant after the globals, before the first function.
+        assert!(at(Op::ConstantFunctionPointerINTEL) < at(Op::Function));
+        assert_eq!(
+            ops.iter().filter(|o| **o == Op::TypePointer).count(),
+            2,
+            "{ops:?}"
+        );
+        // In f: the slot opens the first block; store, load, pointer call.
+        let body = &ops[at(Op::Label)..];
+        assert_eq!(
+            body[..6],
+            [
+                Op::Label,
+                Op::Variable,
+                Op::Store,
+                Op::Load,
+                Op::FunctionPointerCallINTEL,
+                Op::ReturnValue
+            ]
+        );
+        assert_eq!(ops.iter().filter(|o| **o == Op::FunctionCall).count(), 1);
+        assert!(out[BOUND_WORD] > 11);
+    }
+
     #[test]
     fn truncated_binaries_are_errors() {
         let mut words = vec![spirv_words::MAGIC, 0x0001_0000, 0, 10, 0];
