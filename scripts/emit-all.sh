@@ -8,7 +8,7 @@
 # STAGES=0 leaves out the MLIR of the named stages (a faster run).
 #
 # For each source (examples, tests/programs, tests/runtime_programs, tests/printf,
-# tests/gpu_programs, tests/driver/*): its SPIR-V (--emit-spirv), its PTX for sm_70 and sm_90
+# tests/driver/*): its SPIR-V (--emit-spirv), its PTX for sm_70 and sm_90
 # (--emit-ptx), its code object (--genco: SPIR-V, its float-atomics variant, PTX and the
 # kernel metadata) and the MLIR of the named stages; a source that does not build leaves its
 # diagnostics instead. The relocatable sources of tests/driver/rdc are also linked into one
@@ -39,7 +39,7 @@ emit() {
 }
 
 sources=(examples/*.hip tests/programs/*.hip tests/runtime_programs/*.hip tests/printf/*.hip
-  tests/gpu_programs/*.hip tests/driver/*/*.hip tests/driver/*/*.cu)
+  tests/driver/*/*.hip tests/driver/*/*.cu)
 for src in "${sources[@]}"; do
   # tests/driver/rdc/main.hip → driver-rdc-main
   name=$(echo "${src%.*}" | sed 's|^tests/||; s|^examples/|example-|; s|/|-|g')

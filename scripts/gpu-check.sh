@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Builds the folder to carry to an NVIDIA GPU machine (no Rust, no network there): every test
 # program and the example built by hipmlir as a user builds them (one binary with SPIR-V and
-# PTX; tests/gpu_programs, which only NVIDIA targets run, with PTX alone), libhipmlir_rt.so,
+# PTX), libhipmlir_rt.so,
 # the CUDA backend's test executable, and run.sh, which runs them all with the backend chosen
 # as a user's program chooses it (GPUs first) and ends with "N passed, M failed".
 #
@@ -26,17 +26,6 @@ for src in examples/vector_add.hip tests/programs/*.hip tests/runtime_programs/*
   if "$hipmlir" "$src" -o "$out/$name" > "$out/$name.build.log" 2>&1; then
     names+=("$name")
     # Keep the log only when it says something (a warning that a program has no PTX).
-    [ -s "$out/$name.build.log" ] || rm -f "$out/$name.build.log"
-  else
-    echo "gpu-check: $src does not build (see $out/$name.build.log)" >&2
-    exit 1
-  fi
-done
-# Programs that only NVIDIA targets run (recursion), built for them alone.
-for src in tests/gpu_programs/*.hip; do
-  name=$(basename "${src%.*}")
-  if "$hipmlir" "$src" --offload-arch=sm_70 -o "$out/$name" > "$out/$name.build.log" 2>&1; then
-    names+=("$name")
     [ -s "$out/$name.build.log" ] || rm -f "$out/$name.build.log"
   else
     echo "gpu-check: $src does not build (see $out/$name.build.log)" >&2

@@ -2220,12 +2220,14 @@ fn linked_outputs_are_moved_into_place_whole() {
 }
 
 /// Recursion is compiled for NVIDIA targets (PTX has a call stack: the functions stay functions
-/// calling themselves) and refused for SPIR-V, naming the cycle. scripts/gpu-check.sh runs the
-/// program on a GPU.
+/// calling themselves) and for SPIR-V, where the calls closing a cycle go through
+/// SPV_INTEL_function_pointers and every other call is still inlined. end_to_end runs the
+/// program on the OpenCL device, scripts/gpu-check.sh on a GPU.
 #[test]
-fn recursion_builds_for_nvidia_targets_and_is_named_for_spirv() {
+fn recursion_builds_for_nvidia_targets_and_for_spirv_through_function_pointers() {
+    use hipmlir_device_image::spirv_words::{self, spirv::Capability, spirv::Op};
     let dir = scratch();
-    let src = repo().join("tests/gpu_programs/recursion.hip");
+    let src = repo().join("tests/programs/recursion.hip");
     let ptx = dir.path().join("recursion.ptx");
     let out = hipmlir()
         .arg(&src)
@@ -2241,26 +2243,65 @@ fn recursion_builds_for_nvidia_targets_and_is_named_for_spirv() {
             + text.matches(&format!("call.uni {f},")).count();
         assert!(calls > 0, "{f} is called in:\n{text}");
     }
-    let exe = dir.path().join("recursion");
-    let out = hipmlir()
-        .arg(&src)
-        .args(["--offload-arch=sm_70", "-o"])
-        .arg(&exe)
-        .output()
-        .unwrap();
-    assert!(out.status.success(), "{}", stderr(&out));
+    let spv = dir.path().join("recursion.spv");
     let out = hipmlir()
         .arg(&src)
         .args(["--emit-spirv", "-o"])
-        .arg(dir.path().join("recursion.spv"))
+        .arg(&spv)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", stderr(&out));
+    let words = spirv_words::words(&std::fs::read(&spv).unwrap()).unwrap();
+    let instructions = spirv_words::parse(&words).unwrap();
+    let count = |op: Op| instructions.iter().filter(|i| i.is(op)).count();
+    assert!(instructions
+        .iter()
+        .any(|i| i.is(Op::Capability)
+            && i.operand(0) == Some(Capability::FunctionPointersINTEL as u32)));
+    assert!(instructions
+        .iter()
+        .any(|i| i.is(Op::Extension) && i.string_is(0, "SPV_INTEL_function_pointers")));
+    // quicksort calls itself twice, tree_sum twice, ...; the kernels call in plainly.
+    assert!(count(Op::FunctionPointerCallINTEL) >= 4, "{instructions:?}");
+    assert!(count(Op::ConstantFunctionPointerINTEL) >= 2);
+    spirv_val(&spv);
+}
+
+/// What a recursive function cannot do on SPIR-V is an error naming the cycle (a warp operation:
+/// subgroups are sized per kernel, from the kernel's own body); NVIDIA targets build it.
+#[test]
+fn a_warp_operation_in_a_recursive_function_is_named_for_spirv() {
+    let dir = scratch();
+    let src = dir.path().join("warp_recursion.hip");
+    std::fs::write(
+        &src,
+        "#include <hip/hip_runtime.h>\n\
+         __device__ int reduce(int v, int n) {\n\
+           return n == 0 ? v : reduce(v + __shfl_xor(v, n), n / 2);\n\
+         }\n\
+         __global__ void k(int* out) { out[threadIdx.x] = reduce(threadIdx.x, 16); }\n",
+    )
+    .unwrap();
+    let out = hipmlir()
+        .arg(&src)
+        .args(["--emit-spirv", "-o"])
+        .arg(dir.path().join("w.spv"))
         .output()
         .unwrap();
     let err = stderr(&out);
     assert_eq!(out.status.code(), Some(1), "{err}");
     assert!(
-        err.contains("unsupported construct in device code: recursion ('is_even(unsigned int)' calls 'is_odd(unsigned int)', which calls 'is_even(unsigned int)'"),
+        err.contains("warp_recursion.hip:3:")
+            && err.contains("unsupported construct in device code: a warp operation (a shuffle, vote or reduction, the lane id, warpSize) in a recursive function ('reduce(int, int)' calls itself;"),
         "{err}"
     );
+    let out = hipmlir()
+        .arg(&src)
+        .args(["--offload-arch=sm_70", "--emit-ptx", "-o"])
+        .arg(dir.path().join("w.ptx"))
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", stderr(&out));
 }
 
 /// An `--offload-arch` hipmlir does not know is an error that names the accepted ones, in every

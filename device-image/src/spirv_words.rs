@@ -17,6 +17,10 @@ pub const HEADER_WORDS: usize = 5;
 /// The index of the id bound in the header.
 pub const BOUND_WORD: usize = 3;
 
+/// The extension of `OpConstantFunctionPointerINTEL` and `OpFunctionPointerCallINTEL`, through
+/// which hipmlir's recursive calls go.
+pub const FUNCTION_POINTERS_EXTENSION: &str = "SPV_INTEL_function_pointers";
+
 fn bad(message: impl Into<String>) -> ImageError {
     ImageError::BadSpirv(message.into())
 }

@@ -507,8 +507,13 @@ fn check_access<'c>(
     };
     let pointer = op.operand(pointer_index).map_err(err)?.to_raw();
     let target = target_of(pointer, &variables, Scope::EntryBlock);
+    // A function that inlining left (a recursive one) cannot see its callers' objects: a
+    // pointer it was given may point into a caller's stack or shared memory, which no table
+    // holds, so only the objects it sees itself are checked there.
+    let in_kernel = function.name().as_string_ref().as_str() == Ok("gpu.func");
     let target = match target {
         Target::Unchecked => return Ok(Outcome::NoMatch),
+        Target::Table if !in_kernel => return Ok(Outcome::NoMatch),
         // An object smaller than the access is left as it is.
         Target::Object(o) if o.object.size < bytes && !o.is_dynamic() => {
             return Ok(Outcome::NoMatch)

@@ -352,7 +352,7 @@ pub(crate) fn outlining(memcheck: Option<PassOptions>) -> Vec<Element> {
         // Device functions are inlined into the kernels while these are still func.func (MLIR
         // cannot inline into a gpu.func); calls through function pointers become direct calls
         // first, to be inlined with the rest. What recursion leaves stays a call (NVPTX runs
-        // it; the SPIR-V pipeline rejects it).
+        // it; the SPIR-V pipeline calls it through function pointers).
         Element::pass(&registry::DEVIRTUALIZE_FUNCTION_POINTERS),
         Element::upstream(upstream::INLINE),
         Element::upstream(upstream::CANONICALIZE),

@@ -175,13 +175,14 @@ pub static MARK_ENTRY_POINTS: PassInfo = PassInfo {
     run: |ctx, module, _| crate::spirv::entry_points::mark_entry_points(ctx, module),
 };
 
-pub static REJECT_RECURSION: PassInfo = PassInfo {
-    name: "hipmlir-reject-recursion",
-    summary: "SPIR-V: after inlining, a call left in device code is recursion, which \
-              hipmlir's SPIR-V does not run: reported at the call closing the cycle, naming \
-              its functions (NVPTX runs recursion)",
+pub static MARK_RECURSIVE_CALLS: PassInfo = PassInfo {
+    name: "hipmlir-mark-recursive-calls",
+    summary: "SPIR-V: after inlining, a call between functions of one cycle of the call graph \
+              is marked hipmlir.recursive_call, to become a call through an \
+              SPV_INTEL_function_pointers constant after serialization; what a recursive \
+              function cannot do there is reported, naming the cycle",
     options: &[],
-    run: |ctx, module, _| crate::spirv::recursion::reject_recursion(ctx, module),
+    run: |ctx, module, _| crate::spirv::recursive_calls::mark_recursive_calls(ctx, module),
 };
 
 pub static CONTRACT_MULTIPLY_ADD: PassInfo = PassInfo {
@@ -286,7 +287,7 @@ pub static PASSES: [&PassInfo; PASS_COUNT] = [
     &LOWER_DYNAMIC_SHARED,
     &LINEARIZE_WARP_BLOCKS,
     &MARK_ENTRY_POINTS,
-    &REJECT_RECURSION,
+    &MARK_RECURSIVE_CALLS,
     &CONTRACT_MULTIPLY_ADD,
     &FOLD_GLOBAL_IDS,
     &WIDEN_WORK_ITEM_IDS,

@@ -29,11 +29,13 @@ pub(crate) fn ptx_binary() -> Pipeline {
 pub fn serialize_spirv(ctx: &Context, module: &mut Module) -> Result<Vec<u8>, LowerError> {
     let zero_initialized = patch::collect_zero_initialized(ctx, module)?;
     let parameters = patch::collect_parameter_decorations(module);
+    let recursive_calls = patch::collect_recursive_calls(ctx, module)?;
     spirv_binary().run(ctx, module, false)?;
     let binary = binary_object(module)?;
     let binary = patch::resolve_imports(&binary)?;
     let binary = patch::write_zero_initializers(&binary, &zero_initialized)?;
     let binary = patch::resolve_addresses(&binary)?;
+    let binary = patch::call_through_pointers(&binary, &recursive_calls)?;
     patch::decorate_parameters(&binary, &parameters)
 }
 

@@ -148,7 +148,9 @@ impl Reader {
 /// The module with every instruction's word count checked to end inside it, as little-endian
 /// bytes, less what rspirv 0.13 cannot parse without panicking and the kernel reader does not
 /// need: instructions of extended sets other than OpenCL.std (its debug-information sets are
-/// `todo!()`) and `OpSpecConstantOp` (whose nested operands hit `panic!()`). Found by
+/// `todo!()`), `OpSpecConstantOp` (whose nested operands hit `panic!()`) and
+/// `OpConstantFunctionPointerINTEL` (hipmlir's recursive calls: rspirv takes it for an
+/// instruction of a function body and refuses it among the globals). Found by
 /// tests/fuzz.rs, as was rspirv's string decoder slicing past the end of a module whose last
 /// instruction claims more words than remain.
 fn readable_part(words: &[u32]) -> Result<Vec<u8>, String> {
@@ -166,7 +168,7 @@ fn readable_part(words: &[u32]) -> Result<Vec<u8>, String> {
                 opencl
             }
             Some(Op::ExtInst) => !inst.operand(2).is_some_and(|set| other_sets.contains(&set)),
-            Some(Op::SpecConstantOp) => false,
+            Some(Op::SpecConstantOp | Op::ConstantFunctionPointerINTEL) => false,
             _ => true,
         };
         if keep {

@@ -36,24 +36,32 @@ fn err(e: impl std::fmt::Display) -> LowerError {
     LowerError::bug(format!("dynamic shared memory: {e}"))
 }
 
-/// Each kernel's new argument (by the kernel's address), once it has one.
-type Arguments = HashMap<usize, MlirValue>;
+/// Each kernel's new argument (by the kernel's address), once it has one; whether a use
+/// outside every kernel keeps the placeholder.
+#[derive(Default)]
+struct Arguments {
+    by_kernel: HashMap<usize, MlirValue>,
+    kept: bool,
+}
 
 pub fn lower_dynamic_shared(ctx: &Context, module: &Module) -> Result<(), LowerError> {
     let mut patterns = RewritePatternSet::new();
     patterns
         .add(Pattern::new("llvm.mlir.addressof", replace_placeholder_use))
+        .next_stage()
         .add(Pattern::new("llvm.mlir.global", erase_placeholder));
     apply_patterns(
         ctx,
         &module.as_operation(),
         &patterns,
-        &mut Arguments::new(),
+        &mut Arguments::default(),
     )
 }
 
 /// The placeholder's address in a kernel is the kernel's trailing argument, added on its
-/// first use.
+/// first use. A use in a function inlining left (a recursive one) stays: the SPIR-V pipeline
+/// reports it naming the cycle (`recursive_calls`), after the stage whose metadata a build for
+/// NVIDIA targets alone reads.
 fn replace_placeholder_use<'c>(
     rw: &mut PatternRewriter<'c>,
     arguments: &mut Arguments,
@@ -63,14 +71,15 @@ fn replace_placeholder_use<'c>(
         return Ok(Outcome::NoMatch);
     }
     let Some(kernel) = enclosing(&op, "gpu.func").filter(|f| f.has_attribute("gpu.kernel")) else {
+        arguments.kept = true;
         return Ok(Outcome::NoMatch);
     };
     let key = kernel.to_raw().ptr as usize;
-    let argument = match arguments.get(&key) {
+    let argument = match arguments.by_kernel.get(&key) {
         Some(argument) => *argument,
         None => {
             let argument = add_argument(rw.ctx, &kernel)?;
-            arguments.insert(key, argument);
+            arguments.by_kernel.insert(key, argument);
             argument
         }
     };
@@ -81,10 +90,10 @@ fn replace_placeholder_use<'c>(
 /// The placeholder itself, once every use is replaced.
 fn erase_placeholder<'c>(
     rw: &mut PatternRewriter<'c>,
-    _: &mut Arguments,
+    arguments: &mut Arguments,
     op: OperationRef<'c, 'c>,
 ) -> Result<Outcome, LowerError> {
-    if symbol(&op, "sym_name").as_deref() != Some(PLACEHOLDER) {
+    if arguments.kept || symbol(&op, "sym_name").as_deref() != Some(PLACEHOLDER) {
         return Ok(Outcome::NoMatch);
     }
     rw.erase_op(&op);

@@ -1,6 +1,7 @@
 //! `hipmlir-lower-functions-to-spirv`: the functions with a body that inlining leaves (the
-//! compiler's own helpers, such as the memory checker's slow path: every device function of the
-//! program is inlined) become `spirv.func`s, their calls `spirv.FunctionCall`s. MLIR's
+//! compiler's own helpers, such as the memory checker's slow path, and the program's recursive
+//! functions: every other device function is inlined) become `spirv.func`s, their calls
+//! `spirv.FunctionCall`s (a recursive call keeps its `hipmlir.recursive_call` mark). MLIR's
 //! GPU-to-SPIR-V conversion converts only kernels; it converts the bodies' operations with the
 //! kernels'.
 //!
@@ -12,12 +13,13 @@
 use hipmlir_ir::rewrite::{apply_patterns, Outcome, Pattern, PatternRewriter, RewritePatternSet};
 use melior::ir::attribute::{FlatSymbolRefAttribute, StringAttribute};
 use melior::ir::operation::OperationLike;
-use melior::ir::{Module, OperationRef, Region, RegionLike, Type, ValueLike};
+use melior::ir::{Attribute, Module, OperationRef, Region, RegionLike, Type, ValueLike};
 use melior::Context;
 use mlir_sys::{mlirRegionTakeBody, MlirValue};
 
 use crate::builder::Rewriter;
 use crate::spirv::ir as spirv_ir;
+use crate::spirv::recursive_calls::RECURSIVE_CALL_ATTRIBUTE;
 use crate::symbols::symbol;
 use crate::LowerError;
 
@@ -86,13 +88,13 @@ fn lower_call<'c>(
     let ctx = rw.ctx;
     let operands: Vec<MlirValue> = op.operands().map(|v| v.to_raw()).collect();
     let results: Vec<Type> = op.results().map(|r| r.r#type()).collect();
-    let callee = FlatSymbolRefAttribute::new(ctx, &callee).into();
-    let new = Rewriter::before(ctx, &op).op(
-        "spirv.FunctionCall",
-        &operands,
-        &results,
-        &[("callee", callee)],
-    )?;
+    let mut attributes = vec![("callee", FlatSymbolRefAttribute::new(ctx, &callee).into())];
+    // A recursive call keeps its mark for the serialized module's patch.
+    if op.has_attribute(RECURSIVE_CALL_ATTRIBUTE) {
+        attributes.push((RECURSIVE_CALL_ATTRIBUTE, Attribute::unit(ctx)));
+    }
+    let new =
+        Rewriter::before(ctx, &op).op("spirv.FunctionCall", &operands, &results, &attributes)?;
     let replacements: Vec<melior::ir::Value> = new
         .iter()
         // SAFETY: the new call's results, live.

@@ -18,7 +18,7 @@ pub(crate) mod math;
 mod memory_op;
 pub(crate) mod patch;
 pub(crate) mod pointers;
-pub(crate) mod recursion;
+pub(crate) mod recursive_calls;
 pub(crate) mod specific_spaces;
 pub(crate) mod traps;
 mod types;
@@ -104,8 +104,10 @@ pub fn spirv_pipeline(options: &SpirvOptions) -> Pipeline {
         crate::pipeline::clean_up_gpu_module(),
         // Stage `lowered`: what the kernel metadata is read from.
         Element::pass(&registry::MARK_ENTRY_POINTS),
-        // A call inlining left is recursion, which SPIR-V (as hipmlir builds it) does not run.
-        Element::pass(&registry::REJECT_RECURSION),
+        // A call inlining left is recursion: marked, to go through a function pointer (see
+        // `recursive_calls`). After the stage a build for NVIDIA targets alone reads its
+        // metadata from, which must not fail on what only SPIR-V cannot do.
+        Element::pass(&registry::MARK_RECURSIVE_CALLS),
         // What SPIR-V cannot leave to the device's compiler: contraction into FMAs; and what
         // the CPU device's vectorizer needs to see: the global index as the global id,
         // work-item ids in 64 bits where subscripts extend them, and accesses in their specific

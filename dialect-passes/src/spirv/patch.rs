@@ -6,17 +6,20 @@
 //! * zero-filled global variables get an `OpConstantNull` initializer (see
 //!   [`crate::spirv::initializers`]);
 //! * kernels' by-value struct parameters are decorated `FuncParamAttr ByVal` and `Alignment`
-//!   (MLIR's serializer handles neither decoration on a function argument).
+//!   (MLIR's serializer handles neither decoration on a function argument);
+//! * recursive calls go through SPV_INTEL_function_pointers constants (see
+//!   [`crate::spirv::recursive_calls`]), which MLIR's spirv dialect has no operations for.
 
 use hipmlir_device_image::spirv_words::spirv::{
-    Capability, Decoration, FunctionParameterAttribute, Op,
+    Capability, Decoration, FunctionParameterAttribute, MemoryAccess, Op, StorageClass,
 };
 use hipmlir_device_image::spirv_words::{
-    self, encode_string, push_instruction, Instruction, BOUND_WORD, HEADER_WORDS,
+    self, encode_string, push_instruction, Instruction, BOUND_WORD, FUNCTION_POINTERS_EXTENSION,
+    HEADER_WORDS,
 };
 use hipmlir_device_image::{KERNEL_ARGS_ATTRIBUTE, NOALIAS_ATTRIBUTE, ZERO_INITIALIZER_ATTRIBUTE};
 use melior::ir::attribute::DenseI64ArrayAttribute;
-use std::collections::{HashMap, HashSet};
+use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 
 use hipmlir_ir::rewrite::{apply_patterns, Outcome, Pattern, PatternRewriter, RewritePatternSet};
 use melior::ir::operation::{
@@ -26,6 +29,7 @@ use melior::ir::{AttributeLike, Module, OperationRef};
 use melior::Context;
 
 use crate::spirv::math::OPENCL_STD_PREFIX;
+use crate::spirv::recursive_calls::RECURSIVE_CALL_ATTRIBUTE;
 use crate::symbols::symbol;
 use crate::LowerError;
 
@@ -488,6 +492,219 @@ pub fn resolve_addresses(bytes: &[u8]) -> Result<Vec<u8>, LowerError> {
     Ok(spirv_words::to_bytes(&module))
 }
 
+/// A recursive call: (its caller's symbol, its callee's symbol).
+pub type RecursiveCall = (String, String);
+
+/// Takes the `hipmlir.recursive_call` marks off the module's calls (the serializer would read
+/// the attribute as a decoration): the (caller, callee) pairs they were on. Every call from the
+/// caller to the callee is recursive: both are in one cycle of the call graph.
+pub fn collect_recursive_calls(
+    ctx: &Context,
+    module: &Module,
+) -> Result<Vec<RecursiveCall>, LowerError> {
+    let mut patterns = RewritePatternSet::new();
+    patterns.add(Pattern::new("spirv.FunctionCall", take_recursive_mark));
+    let mut calls = Vec::new();
+    apply_patterns(ctx, &module.as_operation(), &patterns, &mut calls)?;
+    calls.sort();
+    calls.dedup();
+    Ok(calls)
+}
+
+fn take_recursive_mark<'c>(
+    _: &mut PatternRewriter<'c>,
+    calls: &mut Vec<RecursiveCall>,
+    op: OperationRef<'c, 'c>,
+) -> Result<Outcome, LowerError> {
+    if !op.has_attribute(RECURSIVE_CALL_ATTRIBUTE) {
+        return Ok(Outcome::NoMatch);
+    }
+    let caller = hipmlir_ir::rewrite::enclosing(&op, "spirv.func")
+        .and_then(|f| symbol(&f, "sym_name"))
+        .ok_or_else(|| err("a recursive call outside a function"))?;
+    let callee = symbol(&op, "callee").ok_or_else(|| err("a recursive call without callee"))?;
+    calls.push((caller, callee));
+    // SAFETY: the live call; removing an attribute keeps it alive.
+    let mut op = unsafe { OperationRefMut::from_raw(op.to_raw()) };
+    op.remove_attribute(RECURSIVE_CALL_ATTRIBUTE).map_err(err)?;
+    Ok(Outcome::Rewrote)
+}
+
+/// The recursive calls become calls through function pointers (SPV_INTEL_function_pointers),
+/// which Intel's OpenCL compilers take where they refuse a recursive `OpFunctionCall`:
+///
+/// ```text
+/// %fp_t   = OpTypePointer CodeSectionINTEL %callee_type     (after the other globals)
+/// %fp     = OpConstantFunctionPointerINTEL %fp_t %callee
+/// %slot_t = OpTypePointer Function %fp_t
+///   in the caller's first block:   %slot = OpVariable %slot_t Function
+///   for each recursive call:       OpStore %slot %fp Volatile
+///                                  %p = OpLoad %fp_t %slot Volatile
+///                                  %r = OpFunctionPointerCallINTEL %t %p args
+/// ```
+///
+/// The pointer goes through a volatile slot because the device compiler otherwise sees the
+/// constant callee, makes the call direct again and refuses it as before (measured on Intel's
+/// CPU runtime: "Unsupported recursive call"); a volatile load is one it cannot fold. The
+/// module declares the capability and the extension.
+pub fn call_through_pointers(bytes: &[u8], calls: &[RecursiveCall]) -> Result<Vec<u8>, LowerError> {
+    if calls.is_empty() {
+        return Ok(bytes.to_vec());
+    }
+    let words = words(bytes)?;
+    let mut patch = Patch::new(&words)?;
+    // Each function's type, by the function's id, and the functions' ids by name.
+    let function_types: HashMap<u32, u32> = patch
+        .instructions
+        .iter()
+        .filter(|i| i.is(Op::Function))
+        .filter_map(|i| Some((i.operand(1)?, i.operand(3)?)))
+        .collect();
+    let functions: HashMap<String, u32> = patch
+        .names()
+        .into_iter()
+        .filter(|(_, id)| function_types.contains_key(id))
+        .collect();
+    let id_of = |name: &String| {
+        functions
+            .get(name)
+            .copied()
+            .ok_or_else(|| err(format!("no function {name}")))
+    };
+    // Callees by caller, in a fixed order (the module's bytes must not depend on hashing).
+    let mut callees_of: BTreeMap<u32, BTreeSet<u32>> = BTreeMap::new();
+    for (caller, callee) in calls {
+        callees_of
+            .entry(id_of(caller)?)
+            .or_default()
+            .insert(id_of(callee)?);
+    }
+    let callees: BTreeSet<u32> = callees_of.values().flatten().copied().collect();
+
+    // Per function type: the pointer type and the slot's type; per callee: its constant.
+    let code_section = StorageClass::CodeSectionINTEL as u32;
+    let mut declarations = Vec::new();
+    let mut pointer_types: HashMap<u32, (u32, u32)> = HashMap::new();
+    let mut pointers: HashMap<u32, u32> = HashMap::new();
+    for callee in &callees {
+        let function_type = function_types[callee];
+        let (pointer_type, _) = match pointer_types.get(&function_type) {
+            Some(types) => *types,
+            None => {
+                let (pointer_type, slot_type) = (patch.new_id(), patch.new_id());
+                push_instruction(
+                    &mut declarations,
+                    Op::TypePointer,
+                    &[pointer_type, code_section, function_type],
+                )
+                .map_err(err)?;
+                push_instruction(
+                    &mut declarations,
+                    Op::TypePointer,
+                    &[slot_type, StorageClass::Function as u32, pointer_type],
+                )
+                .map_err(err)?;
+                pointer_types.insert(function_type, (pointer_type, slot_type));
+                (pointer_type, slot_type)
+            }
+        };
+        let pointer = patch.new_id();
+        push_instruction(
+            &mut declarations,
+            Op::ConstantFunctionPointerINTEL,
+            &[pointer_type, pointer, *callee],
+        )
+        .map_err(err)?;
+        pointers.insert(*callee, pointer);
+    }
+    let types_of = |callee: &u32| pointer_types[&function_types[callee]];
+
+    let capability = Capability::FunctionPointersINTEL as u32;
+    let mut preamble = Vec::new();
+    if !patch
+        .instructions
+        .iter()
+        .any(|i| i.is(Op::Capability) && i.operand(0) == Some(capability))
+    {
+        push_instruction(&mut preamble, Op::Capability, &[capability]).map_err(err)?;
+    }
+    if !patch
+        .instructions
+        .iter()
+        .any(|i| i.is(Op::Extension) && i.string_is(0, FUNCTION_POINTERS_EXTENSION))
+    {
+        push_instruction(
+            &mut preamble,
+            Op::Extension,
+            &encode_string(FUNCTION_POINTERS_EXTENSION),
+        )
+        .map_err(err)?;
+    }
+
+    let volatile = MemoryAccess::VOLATILE.bits();
+    let instructions = std::mem::take(&mut patch.instructions);
+    let mut out = patch.header();
+    // The function being copied, and its slots (callee → slot) once its first label is seen.
+    let mut function = None;
+    let mut slots: HashMap<u32, u32> = HashMap::new();
+    let mut in_first_block = false;
+    for i in &instructions {
+        // The capability and extension go right after the module's capabilities; the
+        // declarations before its first function.
+        if !i.is(Op::Capability) {
+            out.append(&mut preamble);
+        }
+        if i.is(Op::Function) {
+            out.append(&mut declarations);
+            function = i.operand(1);
+            slots.clear();
+            in_first_block = false;
+        }
+        let callees = function.and_then(|f| callees_of.get(&f));
+        if i.is(Op::Label) && slots.is_empty() && !in_first_block {
+            out.extend_from_slice(i.words);
+            in_first_block = true;
+            // Variables open a function's first block.
+            for callee in callees.into_iter().flatten() {
+                let slot = patch.new_id();
+                push_instruction(
+                    &mut out,
+                    Op::Variable,
+                    &[types_of(callee).1, slot, StorageClass::Function as u32],
+                )
+                .map_err(err)?;
+                slots.insert(*callee, slot);
+            }
+            continue;
+        }
+        let recursive = i
+            .operand(2)
+            .filter(|callee| {
+                i.is(Op::FunctionCall) && callees.is_some_and(|set| set.contains(callee))
+            })
+            .and_then(|callee| Some((callee, *slots.get(&callee)?)));
+        let Some((callee, slot)) = recursive else {
+            out.extend_from_slice(i.words);
+            continue;
+        };
+        let loaded = patch.new_id();
+        push_instruction(&mut out, Op::Store, &[slot, pointers[&callee], volatile]).map_err(err)?;
+        push_instruction(
+            &mut out,
+            Op::Load,
+            &[types_of(&callee).0, loaded, slot, volatile],
+        )
+        .map_err(err)?;
+        // [type, result, function, args...] → [type, result, pointer, args...]
+        let mut operands = i.operands().to_vec();
+        operands[2] = loaded;
+        push_instruction(&mut out, Op::FunctionPointerCallINTEL, &operands).map_err(err)?;
+    }
+    let mut module = patch.header();
+    module.extend_from_slice(&out[HEADER_WORDS..]);
+    Ok(spirv_words::to_bytes(&module))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -496,6 +713,68 @@ mod tests {
     fn binaries_without_imports_are_unchanged() {
         let header = spirv_words::to_bytes(&[spirv_words::MAGIC, 0x0001_0000, 0, 10, 0]);
         assert_eq!(resolve_imports(&header).unwrap(), header);
+    }
+
+    /// `f(int) -> int` calling itself, and a kernel calling `f`: the self-call goes through a
+    /// pointer loaded from a volatile slot; the kernel's call stays direct.
+    #[test]
+    fn recursive_calls_go_through_function_pointers() {
+        let (int, fn_type, f, kernel, param, label, call, kernel_label, kernel_call) =
+            (1, 2, 3, 4, 5, 6, 7, 8, 9);
+        let mut words = vec![spirv_words::MAGIC, 0x0001_0000, 0, 10, 0];
+        let mut add =
+            |op: Op, operands: &[u32]| push_instruction(&mut words, op, operands).unwrap();
+        add(Op::Capability, &[Capability::Kernel as u32]);
+        let mut name = vec![f];
+        name.extend(encode_string("f"));
+        add(Op::Name, &name);
+        add(Op::TypeInt, &[int, 32, 0]);
+        add(Op::TypeFunction, &[fn_type, int, int]);
+        add(Op::Function, &[int, f, 0, fn_type]);
+        add(Op::FunctionParameter, &[int, param]);
+        add(Op::Label, &[label]);
+        add(Op::FunctionCall, &[int, call, f, param]);
+        add(Op::ReturnValue, &[call]);
+        add(Op::FunctionEnd, &[]);
+        add(Op::Function, &[int, kernel, 0, fn_type]);
+        add(Op::FunctionParameter, &[int, 10]);
+        add(Op::Label, &[kernel_label]);
+        add(Op::FunctionCall, &[int, kernel_call, f, 10]);
+        add(Op::ReturnValue, &[kernel_call]);
+        add(Op::FunctionEnd, &[]);
+        words[BOUND_WORD] = 11;
+        let calls = vec![("f".to_string(), "f".to_string())];
+        let out = call_through_pointers(&spirv_words::to_bytes(&words), &calls).unwrap();
+        let out = spirv_words::words(&out).unwrap();
+        let ops: Vec<Op> = spirv_words::parse(&out)
+            .unwrap()
+            .iter()
+            .filter_map(|i| i.op())
+            .collect();
+        let at = |op: Op| ops.iter().position(|o| *o == op).unwrap();
+        assert_eq!(ops[..3], [Op::Capability, Op::Capability, Op::Extension]);
+        // Pointer type, slot type and constant after the globals, before the first function.
+        assert!(at(Op::ConstantFunctionPointerINTEL) < at(Op::Function));
+        assert_eq!(
+            ops.iter().filter(|o| **o == Op::TypePointer).count(),
+            2,
+            "{ops:?}"
+        );
+        // In f: the slot opens the first block; store, load, pointer call.
+        let body = &ops[at(Op::Label)..];
+        assert_eq!(
+            body[..6],
+            [
+                Op::Label,
+                Op::Variable,
+                Op::Store,
+                Op::Load,
+                Op::FunctionPointerCallINTEL,
+                Op::ReturnValue
+            ]
+        );
+        assert_eq!(ops.iter().filter(|o| **o == Op::FunctionCall).count(), 1);
+        assert!(out[BOUND_WORD] > 11);
     }
 
     #[test]

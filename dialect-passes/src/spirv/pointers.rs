@@ -444,9 +444,12 @@ fn member_type<'c>(
     Err(format!("cannot index into {aggregate}"))
 }
 
-/// The entry block of the function enclosing `op`.
+/// The entry block of the function enclosing `op`: a kernel, or a function inlining left (a
+/// recursive one's locals live in its own frame).
 fn entry_block(op: &OperationRef) -> Result<mlir_sys::MlirBlock, String> {
-    let function = enclosing(op, "gpu.func").ok_or("alloca outside a kernel")?;
+    let function = enclosing(op, "gpu.func")
+        .or_else(|| enclosing(op, "func.func"))
+        .ok_or("alloca outside a function")?;
     let region = function.region(0).map_err(|e| e.to_string())?;
     let block = region.first_block().ok_or("function without a body")?;
     Ok(block.to_raw())

@@ -28,7 +28,7 @@ use crate::hlog;
 use crate::registry::Module;
 use crate::spirv::{self, Param};
 use crate::spirv_split::{SplitIndex, BIND_KERNEL, GLOBALS_KERNEL};
-use hipmlir_device_image::spirv_words::{self, spirv::StorageClass};
+use hipmlir_device_image::spirv_words::{self, spirv::Capability, spirv::StorageClass};
 use hipmlir_device_image::{AddressSpace, KernelArg};
 
 /// Program builds so far: (loaded from the cache, built from SPIR-V, stored in the cache).
@@ -417,7 +417,11 @@ fn build_il(rt: &Runtime, module: &Module, spirv: &[u8], what: &str) -> HipResul
         );
         return Err(Failure::new(
             HipError::InvalidImage,
-            format!("{what} failed to build ({})", error_name(e)),
+            format!(
+                "{what} failed to build ({}){}",
+                error_name(e),
+                build_failure_note(spirv)
+            ),
         ));
     }
     hlog!(Debug, "built {what} in {:?}", started.elapsed());
@@ -426,6 +430,22 @@ fn build_il(rt: &Runtime, module: &Module, spirv: &[u8], what: &str) -> HipResul
         to_cache(&program, store, &key);
     }
     Ok(program)
+}
+
+/// What a failed build of `spirv` may be due to, beyond the driver's log: recursion, whose calls
+/// go through SPV_INTEL_function_pointers, which only some OpenCL devices take (and none
+/// reports: Intel's CPU runtime runs it without listing the extension).
+fn build_failure_note(spirv: &[u8]) -> &'static str {
+    let declares_function_pointers = spirv_words::words(spirv).is_ok_and(|words| {
+        super::capabilities::declared(&words).contains(&Capability::FunctionPointersINTEL)
+    });
+    if declares_function_pointers {
+        "; its recursive device functions call themselves through SPV_INTEL_function_pointers, \
+         which this device's OpenCL compiler may not take (Intel's do; NVIDIA targets, \
+         --offload-arch=sm_XX, run recursion on GPUs)"
+    } else {
+        ""
+    }
 }
 
 /// A program of the runtime's own, from OpenCL C `source` built with `options` (from the cache
@@ -749,4 +769,26 @@ fn argument_passing(arg: &KernelArg, param: &Param) -> (bool, bool) {
         };
     let by_address = address == Some(true) && (global_pointer || spilled);
     (spilled, by_address)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use hipmlir_device_image::spirv_words::spirv::Op;
+
+    fn module(caps: &[Capability]) -> Vec<u8> {
+        let mut words = vec![spirv_words::MAGIC, 0x0001_0000, 0, 10, 0];
+        for c in caps {
+            spirv_words::push_instruction(&mut words, Op::Capability, &[*c as u32]).unwrap();
+        }
+        spirv_words::to_bytes(&words)
+    }
+
+    #[test]
+    fn a_failed_build_of_recursion_names_the_extension() {
+        let recursive = module(&[Capability::Kernel, Capability::FunctionPointersINTEL]);
+        assert!(build_failure_note(&recursive).contains("SPV_INTEL_function_pointers"));
+        assert_eq!(build_failure_note(&module(&[Capability::Kernel])), "");
+        assert_eq!(build_failure_note(b"not spir-v"), "");
+    }
 }
