@@ -12,7 +12,8 @@
 //   there): a read gives zero bytes, a write does nothing;
 // - hipBoundaryModeClamp: each coordinate is clamped to the array (x to its last T);
 // - hipBoundaryModeTrap: the kernel stops, as a failed access ends it on a GPU.
-// Cubemaps are not built (hipMallocArray refuses hipArrayCubemap).
+// A cubemap array is a layered array of six faces (six per cubemap of a layered one): the
+// cubemap forms address face `face` (of cubemap `layer`) as that layer.
 #ifndef HIPMLIR_SURFACE_H
 #define HIPMLIR_SURFACE_H
 #pragma GCC system_header
@@ -130,6 +131,49 @@ template <class T>
 __device__ inline void surf2DLayeredwrite(T data, hipSurfaceObject_t s, int x, int y, int layer,
                                           int mode = hipBoundaryModeZero) {
   __hipmlir_surface_write(data, s, x, y, layer, mode);
+}
+
+// Cubemaps: ROCm's forms name the face (and the cubemap of a layered array); CUDA's layered
+// form names the layer-face, cubemap * 6 + face.
+template <class T>
+__device__ inline void surfCubemapread(T* data, hipSurfaceObject_t s, int x, int y, int face,
+                                       int mode = hipBoundaryModeZero) {
+  *data = __hipmlir_surface_read<T>(s, x, y, face, mode);
+}
+template <class T>
+__device__ inline T surfCubemapread(hipSurfaceObject_t s, int x, int y, int face,
+                                    int mode = hipBoundaryModeZero) {
+  return __hipmlir_surface_read<T>(s, x, y, face, mode);
+}
+template <class T>
+__device__ inline void surfCubemapwrite(T data, hipSurfaceObject_t s, int x, int y, int face,
+                                        int mode = hipBoundaryModeZero) {
+  __hipmlir_surface_write(data, s, x, y, face, mode);
+}
+template <class T>
+__device__ inline void surfCubemapLayeredread(T* data, hipSurfaceObject_t s, int x, int y,
+                                              int face, int layer) {
+  *data = __hipmlir_surface_read<T>(s, x, y, layer * 6 + face, hipBoundaryModeZero);
+}
+template <class T>
+__device__ inline void surfCubemapLayeredread(T* data, hipSurfaceObject_t s, int x, int y,
+                                              int layer_face) {
+  *data = __hipmlir_surface_read<T>(s, x, y, layer_face, hipBoundaryModeZero);
+}
+template <class T>
+__device__ inline T surfCubemapLayeredread(hipSurfaceObject_t s, int x, int y, int layer_face,
+                                           int mode = hipBoundaryModeZero) {
+  return __hipmlir_surface_read<T>(s, x, y, layer_face, mode);
+}
+template <class T>
+__device__ inline void surfCubemapLayeredwrite(T data, hipSurfaceObject_t s, int x, int y,
+                                               int face, int layer) {
+  __hipmlir_surface_write(data, s, x, y, layer * 6 + face, hipBoundaryModeZero);
+}
+template <class T>
+__device__ inline void surfCubemapLayeredwrite(T data, hipSurfaceObject_t s, int x, int y,
+                                               int layer_face) {
+  __hipmlir_surface_write(data, s, x, y, layer_face, hipBoundaryModeZero);
 }
 
 #endif  // __HIP_DEVICE_COMPILE__

@@ -414,6 +414,91 @@ __device__ inline void tex2DLayered(T* out, hipTextureObject_t t, float x, float
   *out = tex2DLayered<T>(t, x, y, layer);
 }
 
+// Cubemaps: the direction (x, y, z) picks the face its largest component points to and a point
+// on it, as CUDA's table (OpenGL's) says: face 0 +x (s, t from -z, -y), 1 -x (z, -y), 2 +y (x, z),
+// 3 -y (x, -z), 4 +z (x, -y), 5 -z (-x, -y), each divided by the largest magnitude and mapped
+// from [-1, 1] to [0, 1]. The face is then sampled as a layer (filtered within it, never across
+// its edges), at face + 6 * layer of a layered cubemap.
+struct __hipmlir_cube_point {
+  int face;
+  float s;
+  float t;
+};
+__device__ inline __hipmlir_cube_point __hipmlir_cube_face(float x, float y, float z) {
+  float ax = fabsf(x), ay = fabsf(y), az = fabsf(z);
+  __hipmlir_cube_point p;
+  float sc, tc, ma;
+  if (ax >= ay && ax >= az) {
+    p.face = x >= 0.0f ? 0 : 1;
+    sc = x >= 0.0f ? -z : z;
+    tc = -y;
+    ma = ax;
+  } else if (ay >= az) {
+    p.face = y >= 0.0f ? 2 : 3;
+    sc = x;
+    tc = y >= 0.0f ? z : -z;
+    ma = ay;
+  } else {
+    p.face = z >= 0.0f ? 4 : 5;
+    sc = z >= 0.0f ? x : -x;
+    tc = -y;
+    ma = az;
+  }
+  float inv = ma > 0.0f ? 1.0f / ma : 0.0f;
+  p.s = 0.5f * (sc * inv + 1.0f);
+  p.t = 0.5f * (tc * inv + 1.0f);
+  return p;
+}
+
+template <class T>
+__device__ inline T __hipmlir_tex_cube(hipTextureObject_t t, float x, float y, float z,
+                                       int layer) {
+  __hipmlir_cube_point p = __hipmlir_cube_face(x, y, z);
+  // The face's coordinates are normalized; a texture with unnormalized ones is addressed in
+  // texels.
+  float u = t->normalized_coords ? p.s : p.s * (float)t->width;
+  float v = t->normalized_coords ? p.t : p.t * (float)t->height;
+  return __hipmlir_tex_sample<T>(t, 2, u, v, 0.0f, __hipmlir_tex_layer(t, layer * 6 + p.face));
+}
+
+template <class T>
+__device__ inline T texCubemap(hipTextureObject_t t, float x, float y, float z) {
+  return __hipmlir_tex_cube<T>(t, x, y, z, 0);
+}
+template <class T>
+__device__ inline T texCubemapLayered(hipTextureObject_t t, float x, float y, float z, int layer) {
+  return __hipmlir_tex_cube<T>(t, x, y, z, layer);
+}
+// One mipmap level: the level and the gradients choose nothing.
+template <class T>
+__device__ inline T texCubemapLod(hipTextureObject_t t, float x, float y, float z, float) {
+  return texCubemap<T>(t, x, y, z);
+}
+template <class T>
+__device__ inline T texCubemapGrad(hipTextureObject_t t, float x, float y, float z, float4,
+                                   float4) {
+  return texCubemap<T>(t, x, y, z);
+}
+template <class T>
+__device__ inline T texCubemapLayeredLod(hipTextureObject_t t, float x, float y, float z,
+                                         int layer, float) {
+  return texCubemapLayered<T>(t, x, y, z, layer);
+}
+template <class T>
+__device__ inline T texCubemapLayeredGrad(hipTextureObject_t t, float x, float y, float z,
+                                          int layer, float4, float4) {
+  return texCubemapLayered<T>(t, x, y, z, layer);
+}
+template <class T>
+__device__ inline void texCubemap(T* out, hipTextureObject_t t, float x, float y, float z) {
+  *out = texCubemap<T>(t, x, y, z);
+}
+template <class T>
+__device__ inline void texCubemapLayered(T* out, hipTextureObject_t t, float x, float y, float z,
+                                         int layer) {
+  *out = texCubemapLayered<T>(t, x, y, z, layer);
+}
+
 #endif  // __HIP_DEVICE_COMPILE__
 
 #endif  // HIPMLIR_TEXTURE_H

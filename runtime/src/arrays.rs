@@ -333,11 +333,24 @@ pub fn allocate_owned(
             "array flags {flags:#x} are not hipArray* flags"
         )));
     }
+    // A cubemap is a layered array of six square faces (six per cubemap of a layered one), as
+    // CUDA lays it out: device code picks the face (texCubemap, surfCubemap*).
     if flags & ARRAY_CUBEMAP != 0 {
-        return Err(Failure::new(
-            HipError::NotSupported,
-            "not supported by hipmlir: cubemap arrays",
-        ));
+        let layered = flags & ARRAY_LAYERED != 0;
+        let faces_ok = if layered {
+            extent.depth != 0 && extent.depth % 6 == 0
+        } else {
+            extent.depth == 6
+        };
+        if extent.width != extent.height || !faces_ok {
+            return Err(Failure::invalid_value(format!(
+                "a cubemap array has square faces and a depth of {} (given {} x {} x {})",
+                if layered { "6 per cubemap" } else { "6" },
+                extent.width,
+                extent.height,
+                extent.depth
+            )));
+        }
     }
     if extent.width == 0 {
         return Err(Failure::invalid_value(
