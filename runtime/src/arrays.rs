@@ -338,7 +338,7 @@ pub fn allocate_owned(
     if flags & ARRAY_CUBEMAP != 0 {
         let layered = flags & ARRAY_LAYERED != 0;
         let faces_ok = if layered {
-            extent.depth != 0 && extent.depth % 6 == 0
+            extent.depth != 0 && extent.depth.is_multiple_of(6)
         } else {
             extent.depth == 6
         };
