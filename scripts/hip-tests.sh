@@ -67,11 +67,11 @@ export HIPMLIR_COMPILE_SERVER_DIR="$work/server"
 export HIPMLIR_CACHE_DIR="$out/cache"
 
 echo "hip-tests: configuring $suite/catch against $prefix ($mode)"
-# spirv-rtc.cmake makes the rtc folder's executable of platform-independent tests, which the
-# suite makes only for amd and nvidia.
+# spirv.cmake makes the folders the suite leaves out on spirv although hipmlir has what they
+# test: the rtc folder's executable of platform-independent tests, the surface folder.
 cmake -S "$suite/catch" -B "$build" -DHIP_PLATFORM=spirv -DHIP_PATH="$prefix" \
   -DCATCH2_DISCOVER_TESTS_COMPILE_TIME=ON \
-  -DCMAKE_PROJECT_INCLUDE="$root/scripts/hip-tests/spirv-rtc.cmake" \
+  -DCMAKE_PROJECT_INCLUDE="$root/scripts/hip-tests/spirv.cmake" \
   ${configure_args[@]+"${configure_args[@]}"} \
   > "$logs/configure.log" 2>&1 \
   || { tail -30 "$logs/configure.log" >&2; echo "hip-tests: the configure failed ($logs/configure.log)" >&2; exit 1; }

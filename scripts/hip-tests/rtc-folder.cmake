@@ -1,4 +1,4 @@
-# Given to the suite's configure by scripts/hip-tests.sh (CMAKE_PROJECT_INCLUDE). The suite's
+# Included by spirv.cmake (the suite's CMAKE_PROJECT_INCLUDE on spirv). The suite's
 # unit/rtc folder makes its RTC executable for HIP_PLATFORM amd and nvidia only, although its
 # common tests (TEST_SRC there) are "independent of all platforms". hipmlir has hiprtc on spirv
 # too, so for spirv the folder's executable is made as the nvidia platform makes it: from the
@@ -23,6 +23,4 @@ function(hipmlir_watch_rtc_sources variable access)
   endif()
 endfunction()
 
-if(HIP_PLATFORM STREQUAL "spirv")
-  variable_watch(TEST_SRC hipmlir_watch_rtc_sources)
-endif()
+variable_watch(TEST_SRC hipmlir_watch_rtc_sources)
