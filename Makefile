@@ -42,7 +42,7 @@ corpus: build
 # PART=regex builds and runs only the executables of the matching folders; CI runs HIP_TESTS_CI,
 # the folders whose tests take seconds (make hip-tests-ci; graph, memory, stream and multiproc take
 # minutes, and deviceLib's 33 sources minutes to build: they are left to make hip-tests).
-HIP_TESTS_CI = ^(ABM/AddKernels|TypeQualifiers|unit/(channelDescriptor|compiler|context|device|dynamicLoading|errorHandling|event|kernel|multiThread|p2p|printf|rtc|synchronization|threadfence))$$
+HIP_TESTS_CI = ^(ABM/AddKernels|TypeQualifiers|unit/(channelDescriptor|compiler|context|device|dynamicLoading|errorHandling|event|kernel|multiThread|p2p|printf|rtc|surface|synchronization|threadfence))$$
 hip-tests-ci: build
 	scripts/hip-tests.sh --part '$(HIP_TESTS_CI)'
 
