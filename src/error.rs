@@ -63,6 +63,17 @@ pub enum Error {
         stage: String,
         message: String,
     },
+    /// The compile outgrew its memory limit (memory_limit.rs): most likely an included file that
+    /// never ends.
+    #[error(
+        "hipmlir: error: the compile used more than {limit_mib} MiB of memory and was stopped \
+         (an #include of a device file such as /dev/zero reads without end; {variable}=MiB sets \
+         the limit, half of this machine's memory by default, 0 turns it off)"
+    )]
+    MemoryLimit {
+        limit_mib: u64,
+        variable: &'static str,
+    },
     /// A part of the compile that ended without a result (a panic, reported already).
     #[error("hipmlir: error: {0} stopped")]
     Stopped(&'static str),

@@ -7,6 +7,7 @@
 
 use std::time::Duration;
 
+use crate::error::Error;
 use crate::temp_folders;
 
 pub const LIMIT_VARIABLE: &str = "HIPMLIR_COMPILE_MEMORY_LIMIT";
@@ -26,13 +27,11 @@ pub fn watch() {
         .spawn(move || loop {
             std::thread::sleep(INTERVAL);
             if resident_bytes().is_some_and(|used| used > limit) {
-                eprintln!(
-                    "hipmlir: error: the compile used more than {} MiB of memory and was \
-                     stopped (an #include of a device file such as /dev/zero reads without \
-                     end; {LIMIT_VARIABLE}=MiB sets the limit, half of this machine's memory by \
-                     default, 0 turns it off)",
-                    limit >> 20
-                );
+                let error = Error::MemoryLimit {
+                    limit_mib: limit >> 20,
+                    variable: LIMIT_VARIABLE,
+                };
+                eprintln!("{error}");
                 temp_folders::end_with_status(1);
             }
         });
