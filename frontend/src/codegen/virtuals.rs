@@ -528,7 +528,8 @@ impl<'c> ModuleCodegen<'c> {
     /// of the classes it constructs, called or not: another unit may call it on an object built
     /// here, and the device link chains the units' dispatchers (`CHAIN_GROUP_ATTRIBUTE`).
     pub(super) fn emit_dispatchers(&mut self, root: &Cursor, relocatable: bool) -> Result<()> {
-        if self.virtuals.is_empty() && !(relocatable && !self.virtuals.constructed.is_empty()) {
+        let exports = relocatable && !self.virtuals.constructed.is_empty();
+        if self.virtuals.is_empty() && !exports {
             return Ok(());
         }
         loop {
