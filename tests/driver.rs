@@ -1226,6 +1226,48 @@ fn device_code_links_across_sources_in_one_command() {
     }
 }
 
+/// Virtual functions across sources (tests/driver/rdc_virtual): shapes.hip defines and builds
+/// the classes (one with two polymorphic bases), scene.hip calls their virtual functions and
+/// deletes them through base pointers knowing none of them. Each unit's dispatchers know the
+/// classes it constructs; the device link chains them. In one command and from objects, in
+/// either order of the sources.
+#[test]
+fn virtual_calls_reach_classes_another_source_constructs() {
+    let dir = copy_project("rdc_virtual");
+    let mut args = vec![
+        "-fgpu-rdc",
+        "-Iinclude",
+        "main.hip",
+        "scene.hip",
+        "shapes.hip",
+    ];
+    args.extend_from_slice(&["-o", "app"]);
+    hipmlir_in(dir.path(), &args, None);
+    let text = run_program(&dir.path().join("app"));
+    assert!(
+        text.contains("virtual calls across sources PASSED"),
+        "{text}"
+    );
+    for source in ["main", "scene", "shapes"] {
+        let (hip, object) = (format!("{source}.hip"), format!("{source}.o"));
+        hipmlir_in(
+            dir.path(),
+            &["-fgpu-rdc", "-Iinclude", "-c", &hip, "-o", &object],
+            None,
+        );
+    }
+    hipmlir_in(
+        dir.path(),
+        &["-fgpu-rdc", "shapes.o", "main.o", "scene.o", "-o", "linked"],
+        None,
+    );
+    let text = run_program(&dir.path().join("linked"));
+    assert!(
+        text.contains("virtual calls across sources PASSED"),
+        "{text}"
+    );
+}
+
 #[test]
 fn fgpu_rdc_objects_and_a_static_library_link_into_one_device_image() {
     let dir = copy_project("rdc");

@@ -6,6 +6,15 @@
 /// The device link resolves symbols by it (globals carry their own `linkage`).
 pub const LINKAGE_ATTRIBUTE: &str = "llvm.linkage";
 
+/// A device function that knows only its own translation unit's cases (a virtual function's
+/// dispatcher: the classes that unit constructs) and hands every other case to its fallback,
+/// a function of the same type: `CHAIN_GROUP_ATTRIBUTE` names the group (the same in every
+/// unit), `CHAIN_FALLBACK_ATTRIBUTE` the fallback (`@symbol`). The device link chains a group's
+/// members of several units (`-fgpu-rdc`): every call reaches the first, and each one's fallback
+/// becomes the next; the last keeps its own.
+pub const CHAIN_GROUP_ATTRIBUTE: &str = "hipmlir.chain_group";
+pub const CHAIN_FALLBACK_ATTRIBUTE: &str = "hipmlir.chain_fallback";
+
 /// The module attribute listing the address-taken device functions with their pointer ids,
 /// `{symbol = id : i64, ...}`: written by the frontend, merged by the device link, read (and
 /// removed) by dialect-passes' devirtualization of indirect calls.

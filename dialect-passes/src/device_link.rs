@@ -6,16 +6,21 @@
 //! (inline functions, template instances) may repeat and one is kept, declarations are resolved
 //! by a definition, and internal symbols (`static`, string constants, library declarations
 //! without linkage) stay apart, renamed when two units use the same name.
+//! Functions that know only their unit's cases (virtual functions' dispatchers, marked with
+//! `CHAIN_GROUP_ATTRIBUTE`) are chained across units: see [`chain_groups`].
 //! A single module goes through the same link, so every build sees the same module shape.
 
 use std::collections::HashMap;
 
-use hipmlir_device_image::{FUNCTION_POINTERS_ATTRIBUTE, LINKAGE_ATTRIBUTE};
+use hipmlir_device_image::{
+    CHAIN_FALLBACK_ATTRIBUTE, CHAIN_GROUP_ATTRIBUTE, FUNCTION_POINTERS_ATTRIBUTE, LINKAGE_ATTRIBUTE,
+};
 use hipmlir_ir::rewrite::{append_to, erase_unused, move_before};
-use melior::ir::attribute::{DictionaryAttribute, StringAttribute};
+use melior::ir::attribute::{DictionaryAttribute, FlatSymbolRefAttribute, StringAttribute};
 use melior::ir::block::BlockLike;
 use melior::ir::operation::OperationRefMut;
 use melior::ir::operation::{OperationLike, OperationMutLike};
+use melior::ir::operation::{WalkOrder, WalkResult};
 use melior::ir::RegionLike;
 use melior::ir::{Attribute, Identifier, Location, Module, OperationRef};
 use melior::Context;
@@ -170,6 +175,7 @@ pub fn link_modules<'c>(
         .map(|(name, _)| name.clone())
         .collect();
     unresolved.sort();
+    chain_groups(ctx, &linked);
     internalize(ctx, &linked);
     if !pointer_table.is_empty() {
         let entries: Vec<(Identifier, Attribute)> = pointer_table
@@ -298,6 +304,70 @@ fn function_pointers<'c>(module: &Module<'c>) -> Vec<(String, Attribute<'c>)> {
                 .map(|n| (n.to_string(), id))
         })
         .collect()
+}
+
+/// A function of a chain group: its symbol, its fallback's symbol, the function.
+type ChainMember = (String, String, MlirOperation);
+
+/// The functions of one chain group (`CHAIN_GROUP_ATTRIBUTE`: a virtual function's dispatcher
+/// in each unit that calls it, knowing the classes that unit constructs), several units' in the
+/// units' order: every call of a later member reaches the first, and each member's fallback (an
+/// id it does not know) becomes the next member, so that a call reaches the unit that built the
+/// object; the last keeps its own fallback (the bad-virtual-call stop). The attributes are the
+/// link's alone and go.
+fn chain_groups(ctx: &Context, module: &Module) {
+    let mut groups: Vec<(String, Vec<ChainMember>)> = Vec::new();
+    for raw in top_level(module) {
+        // SAFETY: a live top-level operation of `module`.
+        let mut op = unsafe { OperationRefMut::from_raw(raw) };
+        let (Some(group), Some(name), Some(fallback)) = (
+            symbol(&op, CHAIN_GROUP_ATTRIBUTE),
+            symbol(&op, "sym_name"),
+            symbol(&op, CHAIN_FALLBACK_ATTRIBUTE),
+        ) else {
+            continue;
+        };
+        let _ = op.remove_attribute(CHAIN_GROUP_ATTRIBUTE);
+        let _ = op.remove_attribute(CHAIN_FALLBACK_ATTRIBUTE);
+        match groups.iter_mut().find(|(g, _)| *g == group) {
+            Some((_, members)) => members.push((name, fallback, raw)),
+            None => groups.push((group, vec![(name, fallback, raw)])),
+        }
+    }
+    for (_, members) in groups.iter().filter(|(_, m)| m.len() > 1) {
+        let first = members[0].0.as_str();
+        let later: Vec<&str> = members[1..].iter().map(|m| m.0.as_str()).collect();
+        // The calls of later members first (the fallbacks' calls below name them on purpose).
+        retarget_calls(ctx, module.as_operation().to_raw(), |callee| {
+            later.contains(&callee).then_some(first)
+        });
+        for pair in members.windows(2) {
+            let (fallback, next) = (pair[0].1.as_str(), pair[1].0.as_str());
+            retarget_calls(ctx, pair[0].2, |callee| {
+                (callee == fallback).then_some(next)
+            });
+        }
+    }
+}
+
+/// Points each `func.call` inside `within` whose callee `to` maps at the symbol it gives.
+fn retarget_calls<'s>(ctx: &Context, within: MlirOperation, to: impl Fn(&str) -> Option<&'s str>) {
+    // SAFETY: a live operation of the linked module.
+    let root = unsafe { OperationRef::from_raw(within) };
+    let mut calls = Vec::new();
+    root.walk(WalkOrder::PreOrder, |op| {
+        if op.name().as_string_ref().as_str() == Ok("func.call") {
+            if let Some(target) = symbol(&op, "callee").as_deref().and_then(&to) {
+                calls.push((op.to_raw(), target));
+            }
+        }
+        WalkResult::Advance
+    });
+    for (raw, target) in calls {
+        // SAFETY: a live call found above.
+        let mut call = unsafe { OperationRefMut::from_raw(raw) };
+        call.set_attribute("callee", FlatSymbolRefAttribute::new(ctx, target).into());
+    }
 }
 
 fn top_level(module: &Module) -> Vec<MlirOperation> {

@@ -290,6 +290,98 @@ const ARRAY_SURFACE_LOAD_STORE: u32 = 0x2;
 const ARRAY_CUBEMAP: u32 = 0x4;
 const ARRAY_TEXTURE_GATHER: u32 = 0x8;
 
+/// The largest arrays of one kind (texels; layers count layer-faces for cubemaps).
+#[derive(Debug, Clone, Copy)]
+pub struct ArrayLimits {
+    pub one_d: usize,
+    pub two_d: [usize; 2],
+    pub three_d: [usize; 3],
+    /// Width and layers.
+    pub layered_1d: [usize; 2],
+    /// Width, height and layers.
+    pub layered_2d: [usize; 3],
+    pub cubemap: usize,
+    /// Face width and layer-faces (six per cubemap).
+    pub layered_cubemap: [usize; 2],
+}
+
+/// The arrays hipmlir makes: CUDA's limits (compute capability 9.0), reported as the device's
+/// `maxTexture*` and `maxSurface*` and held to by hipMallocArray and hipMalloc3DArray (beyond
+/// them hipErrorInvalidValue, as HIP answers). Textures and surfaces are read in software, so
+/// memory is the only limit of the device itself; a program sized by these runs on NVIDIA's
+/// GPUs too. Surfaces' 2-D limit is square (HIP reports one number for it).
+pub const TEXTURE_LIMITS: ArrayLimits = ArrayLimits {
+    one_d: 131072,
+    two_d: [131072, 65536],
+    three_d: [16384, 16384, 16384],
+    layered_1d: [32768, 2048],
+    layered_2d: [32768, 32768, 2048],
+    cubemap: 32768,
+    layered_cubemap: [32768, 2046],
+};
+pub const SURFACE_LIMITS: ArrayLimits = ArrayLimits {
+    one_d: 32768,
+    two_d: [65536, 65536],
+    three_d: [16384, 16384, 16384],
+    layered_1d: [32768, 2048],
+    layered_2d: [32768, 32768, 2048],
+    cubemap: 32768,
+    layered_cubemap: [32768, 2046],
+};
+
+/// The texels of a linear texture resource (tex1Dfetch): as many as its descriptor can count
+/// (memory permitting: hipDeviceGetTexture1DLinearMaxWidth).
+pub const MAX_LINEAR_TEXELS: usize = u32::MAX as usize;
+
+/// Checks an array's extent against the limits of its kind.
+fn check_limits(extent: Extent, flags: u32) -> HipResult<()> {
+    let surface = flags & ARRAY_SURFACE_LOAD_STORE != 0;
+    let limits = if surface {
+        &SURFACE_LIMITS
+    } else {
+        &TEXTURE_LIMITS
+    };
+    let (w, h, d) = (extent.width, extent.height, extent.depth);
+    let layered = flags & ARRAY_LAYERED != 0;
+    // (kind, the extent that counts, its limit)
+    let (kind, given, limit): (&str, Vec<usize>, Vec<usize>) = if flags & ARRAY_CUBEMAP != 0 {
+        if layered {
+            (
+                "layered cubemap",
+                vec![w, d],
+                limits.layered_cubemap.to_vec(),
+            )
+        } else {
+            ("cubemap", vec![w], vec![limits.cubemap])
+        }
+    } else if layered && h == 0 {
+        ("layered 1-D", vec![w, d], limits.layered_1d.to_vec())
+    } else if layered {
+        ("layered 2-D", vec![w, h, d], limits.layered_2d.to_vec())
+    } else if h == 0 {
+        ("1-D", vec![w], vec![limits.one_d])
+    } else if d == 0 {
+        ("2-D", vec![w, h], limits.two_d.to_vec())
+    } else {
+        ("3-D", vec![w, h, d], limits.three_d.to_vec())
+    };
+    if given.iter().zip(&limit).all(|(g, l)| g <= l) {
+        return Ok(());
+    }
+    let text = |v: &[usize]| {
+        v.iter()
+            .map(|n| n.to_string())
+            .collect::<Vec<_>>()
+            .join(" x ")
+    };
+    Err(Failure::invalid_value(format!(
+        "a {} {kind}{} array is larger than the device's limit of {}",
+        text(&given),
+        if surface { " surface" } else { "" },
+        text(&limit)
+    )))
+}
+
 fn table() -> &'static HandleTable<Array> {
     static T: OnceLock<HandleTable<Array>> = OnceLock::new();
     T.get_or_init(|| HandleTable::new(Kind::Array))
@@ -368,6 +460,7 @@ pub fn allocate_owned(
             extent.width, extent.depth
         )));
     }
+    check_limits(extent, flags)?;
     let row_bytes = extent
         .width
         .checked_mul(format.texel_bytes())

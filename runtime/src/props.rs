@@ -74,8 +74,8 @@ pub struct HipDeviceProp {
     pub canMapHostMemory: i32,
     /// 0: hipComputeModeDefault.
     pub computeMode: i32,
-    /// Texture and surface limits: 0, as `hipDeviceGetAttribute` reports them (textures are
-    /// hipmlir's software, with no device image limits to report).
+    /// Texture and surface limits: the arrays hipmlir makes (`arrays::TEXTURE_LIMITS`,
+    /// `SURFACE_LIMITS`); no mipmaps (0).
     pub maxTexture1D: i32,
     pub maxTexture1DMipmap: i32,
     pub maxTexture1DLinear: i32,
@@ -255,8 +255,34 @@ impl HipDeviceProp {
         p.clockInstructionRate = p.clockRate;
         p.arch = HipDeviceArch::HIPMLIR;
         p.isLargeBar = p.integrated;
+        set_array_limits(&mut p);
         p
     }
+}
+
+/// The texture and surface limits: the arrays hipmlir makes, on every device (textures and
+/// surfaces are read in software).
+fn set_array_limits(p: &mut HipDeviceProp) {
+    use crate::arrays::{ArrayLimits, MAX_LINEAR_TEXELS, SURFACE_LIMITS, TEXTURE_LIMITS};
+    let n = |v: usize| saturate_i32(v);
+    let (t, s): (&ArrayLimits, &ArrayLimits) = (&TEXTURE_LIMITS, &SURFACE_LIMITS);
+    p.maxTexture1D = n(t.one_d);
+    p.maxTexture1DLinear = n(MAX_LINEAR_TEXELS);
+    p.maxTexture2D = t.two_d.map(n);
+    p.maxTexture2DLinear = [n(t.two_d[0]), n(t.two_d[1]), i32::MAX];
+    p.maxTexture2DGather = t.two_d.map(n);
+    p.maxTexture3D = t.three_d.map(n);
+    p.maxTextureCubemap = n(t.cubemap);
+    p.maxTexture1DLayered = t.layered_1d.map(n);
+    p.maxTexture2DLayered = t.layered_2d.map(n);
+    p.maxTextureCubemapLayered = t.layered_cubemap.map(n);
+    p.maxSurface1D = n(s.one_d);
+    p.maxSurface2D = s.two_d.map(n);
+    p.maxSurface3D = s.three_d.map(n);
+    p.maxSurface1DLayered = s.layered_1d.map(n);
+    p.maxSurface2DLayered = s.layered_2d.map(n);
+    p.maxSurfaceCubemap = n(s.cubemap);
+    p.maxSurfaceCubemapLayered = s.layered_cubemap.map(n);
 }
 
 #[cfg(test)]

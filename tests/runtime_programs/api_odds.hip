@@ -533,6 +533,40 @@ int linear_texture_width() {
   return bad;
 }
 
+// The device's texture and surface limits: reported (textures are read in software on every
+// device, so image support is), the arrays at the limits made, and one texel more refused.
+int array_limits() {
+  int bad = 0;
+  int image = 0, t1 = 0, t2w = 0, t2h = 0, s1 = 0, s2 = 0, t3 = 0;
+  HIP_CHECK(hipDeviceGetAttribute(&image, hipDeviceAttributeImageSupport, 0));
+  HIP_CHECK(hipDeviceGetAttribute(&t1, hipDeviceAttributeMaxTexture1DWidth, 0));
+  HIP_CHECK(hipDeviceGetAttribute(&t2w, hipDeviceAttributeMaxTexture2DWidth, 0));
+  HIP_CHECK(hipDeviceGetAttribute(&t2h, hipDeviceAttributeMaxTexture2DHeight, 0));
+  HIP_CHECK(hipDeviceGetAttribute(&t3, hipDeviceAttributeMaxTexture3DDepth, 0));
+  HIP_CHECK(hipDeviceGetAttribute(&s1, hipDeviceAttributeMaxSurface1D, 0));
+  HIP_CHECK(hipDeviceGetAttribute(&s2, hipDeviceAttributeMaxSurface2D, 0));
+  hipDeviceProp_t prop;
+  HIP_CHECK(hipGetDeviceProperties(&prop, 0));
+  EXPECT(image == 1);
+  EXPECT(t1 > 0 && t2w > 0 && t2h > 0 && t3 > 0 && s1 > 0 && s2 > 0);
+  EXPECT(prop.maxTexture1D == t1 && prop.maxTexture2D[0] == t2w && prop.maxTexture2D[1] == t2h);
+  EXPECT(prop.maxTexture3D[2] == t3 && prop.maxSurface1D == s1 && prop.maxSurface2D[0] == s2);
+  hipChannelFormatDesc desc = hipCreateChannelDesc<char>();
+  hipArray_t a = nullptr;
+  HIP_CHECK(hipMallocArray(&a, &desc, t1, 0));
+  HIP_CHECK(hipFreeArray(a));
+  HIP_CHECK(hipMallocArray(&a, &desc, s1, 0, hipArraySurfaceLoadStore));
+  HIP_CHECK(hipFreeArray(a));
+  HIP_CHECK(hipMallocArray(&a, &desc, 16, t2h));
+  HIP_CHECK(hipFreeArray(a));
+  EXPECT_ERROR(hipMallocArray(&a, &desc, t1 + 1, 0), hipErrorInvalidValue);
+  EXPECT_ERROR(hipMallocArray(&a, &desc, s1 + 1, 0, hipArraySurfaceLoadStore), hipErrorInvalidValue);
+  EXPECT_ERROR(hipMallocArray(&a, &desc, t2w + 1, 4), hipErrorInvalidValue);
+  EXPECT_ERROR(hipMallocArray(&a, &desc, 4, t2h + 1), hipErrorInvalidValue);
+  EXPECT_ERROR(hipMalloc3DArray(&a, &desc, make_hipExtent(4, 4, t3 + 1), 0), hipErrorInvalidValue);
+  return bad;
+}
+
 // Surface objects over arrays: a kernel writes every texel through one, the host reads the
 // array back; misuse as HIP answers it.
 int surface_objects() {
@@ -588,5 +622,6 @@ int main() {
   bad += driver_texture_objects();
   bad += linear_texture_width();
   bad += surface_objects();
+  bad += array_limits();
   return report("api_odds", bad);
 }

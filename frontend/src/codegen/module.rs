@@ -156,9 +156,23 @@ impl<'c> ModuleCodegen<'c> {
         entry: Block<'c>,
         loc: Location<'c>,
     ) -> Result<()> {
+        self.define_helper_with(symbol, inputs, results, entry, &[], loc)
+    }
+
+    /// [`Self::define_helper`] with `extra` attributes.
+    pub fn define_helper_with(
+        &self,
+        symbol: &str,
+        inputs: &[Type<'c>],
+        results: &[Type<'c>],
+        entry: Block<'c>,
+        extra: &[(&str, melior::ir::Attribute<'c>)],
+        loc: Location<'c>,
+    ) -> Result<()> {
         let region = Region::new();
         region.append_block(entry);
-        let attributes = super::builder::helper_function_attributes(self.ctx);
+        let mut attributes = super::builder::helper_function_attributes(self.ctx).to_vec();
+        attributes.extend_from_slice(extra);
         let function_type = FunctionType::new(self.ctx, inputs, results);
         self.module_builder()
             .function(symbol, function_type, &attributes, region, loc)
@@ -278,7 +292,7 @@ impl<'c> ModuleCodegen<'c> {
         // Functions named by the variables' initializers (tables of function pointers).
         self.emit_pending()?;
         // The dispatchers of virtual calls, once every constructed class is known.
-        self.emit_dispatchers(root)?;
+        self.emit_dispatchers(root, unit.relocatable)?;
         self.record_function_pointers();
         Ok(())
     }

@@ -15,8 +15,9 @@
 use std::collections::HashSet;
 
 use clang_sys::*;
+use hipmlir_device_image::{CHAIN_FALLBACK_ATTRIBUTE, CHAIN_GROUP_ATTRIBUTE};
 use melior::dialect::{arith, func, llvm, scf};
-use melior::ir::attribute::FlatSymbolRefAttribute;
+use melior::ir::attribute::{FlatSymbolRefAttribute, StringAttribute};
 use melior::ir::r#type::IntegerType;
 use melior::ir::{Block, Location, Region, RegionLike, Type};
 
@@ -55,6 +56,23 @@ pub(super) fn subobject_id(class: CType, offset: u64) -> i64 {
         h = h.wrapping_mul(0x0100_0000_01b3);
     }
     (h | 1) as i64
+}
+
+/// The virtual functions `class` and its bases declare, each once: what a virtual call through
+/// a pointer to any of them may name.
+fn virtual_methods_of(class: CType) -> Vec<Cursor> {
+    let mut out = Vec::new();
+    let mut seen = HashSet::new();
+    let mut classes = vec![class.canonical()];
+    while let Some(c) = classes.pop() {
+        for method in c.methods() {
+            if method.is_virtual_method() && seen.insert(method.canonical()) {
+                out.push(method);
+            }
+        }
+        classes.extend(c.bases().iter().map(|b| b.ty().canonical()));
+    }
+    out
 }
 
 /// Where a class is: in a complete object of class `complete`, `at` bytes from its start. Its
@@ -505,11 +523,25 @@ impl<'c> ModuleCodegen<'c> {
     /// Once the device code is emitted: the overriders every dispatcher may call (emitting
     /// them may construct more classes and need more dispatchers: until nothing is new), then
     /// the dispatchers.
-    pub(super) fn emit_dispatchers(&mut self, root: &Cursor) -> Result<()> {
-        if self.virtuals.is_empty() {
+    ///
+    /// `relocatable` (`-fgpu-rdc`): the unit also makes the dispatcher of every virtual function
+    /// of the classes it constructs, called or not: another unit may call it on an object built
+    /// here, and the device link chains the units' dispatchers (`CHAIN_GROUP_ATTRIBUTE`).
+    pub(super) fn emit_dispatchers(&mut self, root: &Cursor, relocatable: bool) -> Result<()> {
+        let exports = relocatable && !self.virtuals.constructed.is_empty();
+        if self.virtuals.is_empty() && !exports {
             return Ok(());
         }
         loop {
+            if relocatable {
+                for class in self.virtuals.constructed.clone() {
+                    for method in virtual_methods_of(class) {
+                        // One this unit cannot make (a signature it does not take) is left to
+                        // the units that call it, which report it.
+                        let _ = self.dispatcher(&method);
+                    }
+                }
+            }
             let mut queued = false;
             let dispatchers = self.virtuals.dispatchers.clone();
             let classes = self.virtuals.constructed.clone();
@@ -529,7 +561,10 @@ impl<'c> ModuleCodegen<'c> {
             }
             self.emit_queued()?;
         }
-        if self.virtuals.deletes && self.virtuals.emitted.insert(OFFSET_TO_TOP.to_string()) {
+        // With `relocatable`, another unit may delete an object built here.
+        let deletes =
+            self.virtuals.deletes || (relocatable && !self.virtuals.constructed.is_empty());
+        if deletes && self.virtuals.emitted.insert(OFFSET_TO_TOP.to_string()) {
             self.emit_offset_to_top(self.location_of(root))?;
         }
         let bad_sig = self.emit_bad_virtual_call(self.location_of(root))?;
@@ -607,6 +642,8 @@ impl<'c> ModuleCodegen<'c> {
         let this = block_arguments(&entry)[0];
         let id = b.load(this, i64t, false, loc)?;
         let mut offset = b.const_int(i64t, 0, loc)?;
+        let i1t: Type<'c> = IntegerType::new(ctx, 1).into();
+        let mut found = b.const_int(i1t, 0, loc)?;
         for class in self.virtuals.constructed.clone() {
             for slot in vtable_slots(class, &class.declaration())?
                 .into_iter()
@@ -617,10 +654,42 @@ impl<'c> ModuleCodegen<'c> {
                     b.insert_value(arith::cmpi(ctx, arith::CmpiPredicate::Eq, id, want, loc))?;
                 let at = b.const_int(i64t, slot as i64, loc)?;
                 offset = b.insert_value(arith::select(is, at, offset, loc))?;
+                found = b.insert_value(arith::ori(found, is, loc))?;
             }
         }
-        b.insert(func::r#return(&[offset], loc));
-        self.define_helper(OFFSET_TO_TOP, &[generic], &[i64t], entry, loc)
+        // Another id: a complete object's (0), or, in an `-fgpu-rdc` program, a subobject of a
+        // class another unit constructs: the fallback, which the device link chains to that
+        // unit's function (the last one's answers 0).
+        let fallback = format!("{OFFSET_TO_TOP}.unknown_class");
+        let fallback_entry = Block::new(&[(generic, loc)]);
+        let fb = Builder::new(ctx, &fallback_entry);
+        let zero = fb.const_int(i64t, 0, loc)?;
+        fb.insert(func::r#return(&[zero], loc));
+        self.define_helper(&fallback, &[generic], &[i64t], fallback_entry, loc)?;
+        let then_block = Block::new(&[]);
+        Builder::new(ctx, &then_block).insert(scf::r#yield(&[offset], loc));
+        let else_block = Block::new(&[]);
+        let else_b = Builder::new(ctx, &else_block);
+        let callee = FlatSymbolRefAttribute::new(ctx, &fallback);
+        let other = else_b.insert(func::call(ctx, callee, &[this], &[i64t], loc));
+        else_b.insert(scf::r#yield(&other, loc));
+        let then_region = Region::new();
+        then_region.append_block(then_block);
+        let else_region = Region::new();
+        else_region.append_block(else_block);
+        let result = b.insert(scf::r#if(found, &[i64t], then_region, else_region, loc));
+        b.insert(func::r#return(&result, loc));
+        let chain = [
+            (
+                CHAIN_GROUP_ATTRIBUTE,
+                StringAttribute::new(ctx, OFFSET_TO_TOP).into(),
+            ),
+            (
+                CHAIN_FALLBACK_ATTRIBUTE,
+                FlatSymbolRefAttribute::new(ctx, &fallback).into(),
+            ),
+        ];
+        self.define_helper_with(OFFSET_TO_TOP, &[generic], &[i64t], entry, &chain, loc)
     }
 
     /// `__hipmlir_bad_virtual_call(const char* function)`: prints the message, then stops the
@@ -700,16 +769,50 @@ impl<'c> ModuleCodegen<'c> {
             Ty::Void => vec![],
             ref t => vec![t.value_mlir(ctx)],
         };
+        let fallback = self.emit_unknown_class(method, sig, bad, &inputs, &results, loc)?;
         let entry = Block::new(&inputs.iter().map(|t| (*t, loc)).collect::<Vec<_>>());
         let b = Builder::new(ctx, &entry);
         let args = block_arguments(&entry);
         let this = *args
             .first()
             .ok_or_else(|| internal(loc, "virtual function without this"))?;
-        // Memory first (SPIR-V wants a function's variables ahead of its code).
-        let default = self.placeholder_value(&b, &sig.result, loc)?;
         let i64t: Type<'c> = IntegerType::new(ctx, 64).into();
         let id = b.load(this, i64t, false, loc)?;
+        let out = self.dispatch_cases(&b, id, &cases, &args, &results, &fallback, loc)?;
+        b.insert(func::r#return(&out, loc));
+        // This unit knows the classes it constructs; the device link chains the dispatchers of
+        // an `-fgpu-rdc` program's units, through their fallbacks.
+        let chain = [
+            (
+                CHAIN_GROUP_ATTRIBUTE,
+                StringAttribute::new(ctx, &sig.symbol).into(),
+            ),
+            (
+                CHAIN_FALLBACK_ATTRIBUTE,
+                FlatSymbolRefAttribute::new(ctx, &fallback).into(),
+            ),
+        ];
+        self.define_helper_with(&sig.symbol, &inputs, &results, entry, &chain, loc)
+    }
+
+    /// The dispatcher's case of an id it does not know (an object no device code of this unit
+    /// built): the bad-virtual-call function, naming the method, then a placeholder result.
+    /// Its symbol.
+    fn emit_unknown_class(
+        &mut self,
+        method: &Cursor,
+        sig: &FunctionSig,
+        bad: &FunctionSig,
+        inputs: &[Type<'c>],
+        results: &[Type<'c>],
+        loc: Location<'c>,
+    ) -> Result<String> {
+        let ctx = self.ctx;
+        let symbol = format!("{}.unknown_class", sig.symbol);
+        let entry = Block::new(&inputs.iter().map(|t| (*t, loc)).collect::<Vec<_>>());
+        let b = Builder::new(ctx, &entry);
+        // Memory first (SPIR-V wants a function's variables ahead of its code).
+        let default = self.placeholder_value(&b, &sig.result, loc)?;
         // The method's name, for the message of an unknown class.
         let name = format!(
             "{}::{}",
@@ -720,10 +823,14 @@ impl<'c> ModuleCodegen<'c> {
             method.spelling()
         );
         let text = self.string_value(name.as_bytes(), loc)?;
-        let out =
-            self.dispatch_cases(&b, id, &cases, &args, &results, &text, bad, &default, loc)?;
+        let global = b.address_of(&text, pointer_type(ctx, AddrSpace::Global), loc)?;
+        let generic = b.addrspace_cast(global, pointer_type(ctx, AddrSpace::Generic), loc)?;
+        let callee = FlatSymbolRefAttribute::new(ctx, &bad.symbol);
+        b.insert(func::call(ctx, callee, &[generic], &[], loc));
+        let out: Vec<Value<'c>> = default.iter().copied().collect();
         b.insert(func::r#return(&out, loc));
-        self.define_helper(&sig.symbol, &inputs, &results, entry, loc)
+        self.define_helper(&symbol, inputs, results, entry, loc)?;
+        Ok(symbol)
     }
 
     /// A value of type `ty` for the dispatcher to return after the bad-virtual-call function
@@ -762,7 +869,7 @@ impl<'c> ModuleCodegen<'c> {
         Ok(Some(value))
     }
 
-    /// The chain `id == c0 ? o0(args) : id == c1 ? o1(args) : ... : bad(name)`.
+    /// The chain `id == c0 ? o0(args) : id == c1 ? o1(args) : ... : fallback(args)`.
     #[allow(clippy::too_many_arguments)]
     fn dispatch_cases(
         &mut self,
@@ -771,18 +878,14 @@ impl<'c> ModuleCodegen<'c> {
         cases: &[Case],
         args: &[Value<'c>],
         results: &[Type<'c>],
-        text: &str,
-        bad: &FunctionSig,
-        default: &Option<Value<'c>>,
+        fallback: &str,
         loc: Location<'c>,
     ) -> Result<Vec<Value<'c>>> {
         let ctx = self.ctx;
         let Some((case, rest)) = cases.split_first() else {
-            let global = b.address_of(text, pointer_type(ctx, AddrSpace::Global), loc)?;
-            let generic = b.addrspace_cast(global, pointer_type(ctx, AddrSpace::Generic), loc)?;
-            let callee = FlatSymbolRefAttribute::new(ctx, &bad.symbol);
-            b.insert(func::call(ctx, callee, &[generic], &[], loc));
-            return Ok(default.iter().copied().collect());
+            let callee = FlatSymbolRefAttribute::new(ctx, fallback);
+            let call = b.insert(func::call(ctx, callee, args, results, loc));
+            return Ok(call);
         };
         let i64t: Type<'c> = IntegerType::new(ctx, 64).into();
         let want = b.const_int(i64t, case.id, loc)?;
@@ -816,8 +919,7 @@ impl<'c> ModuleCodegen<'c> {
         then_b.insert(scf::r#yield(&called, loc));
         let else_block = Block::new(&[]);
         let else_b = Builder::new(ctx, &else_block);
-        let rest =
-            self.dispatch_cases(&else_b, id, rest, args, results, text, bad, default, loc)?;
+        let rest = self.dispatch_cases(&else_b, id, rest, args, results, fallback, loc)?;
         else_b.insert(scf::r#yield(&rest, loc));
         let then_region = Region::new();
         then_region.append_block(then_block);

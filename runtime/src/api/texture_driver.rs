@@ -158,7 +158,7 @@ pub unsafe extern "C" fn hipDeviceGetTexture1DLinearMaxWidth(
         // SAFETY: per the caller.
         let format = Format::from_desc(&unsafe { read_in(format, "the channel format") }?)?;
         let memory = device_at(device)?.properties().totalGlobalMem;
-        let texels = (memory / format.texel_bytes()).min(u32::MAX as usize);
+        let texels = (memory / format.texel_bytes()).min(crate::arrays::MAX_LINEAR_TEXELS);
         // SAFETY: checked non-null; valid per the caller.
         unsafe { write_out(max_width, texels, "the width pointer") }
     })

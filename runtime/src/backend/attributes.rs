@@ -211,30 +211,30 @@ pub fn from_properties(
         MaxGridDimX => p.maxGridSize[0],
         MaxGridDimY => p.maxGridSize[1],
         MaxGridDimZ => p.maxGridSize[2],
-        // Surfaces and textures: none.
-        MaxSurface1D
-        | MaxSurface1DLayered
-        | MaxSurface2D
-        | MaxSurface2DLayered
-        | MaxSurface3D
-        | MaxSurfaceCubemap
-        | MaxSurfaceCubemapLayered
-        | MaxTexture1DWidth
-        | MaxTexture1DLayered
-        | MaxTexture1DLinear
-        | MaxTexture1DMipmap
-        | MaxTexture2DWidth
-        | MaxTexture2DHeight
-        | MaxTexture2DGather
-        | MaxTexture2DLayered
-        | MaxTexture2DLinear
-        | MaxTexture2DMipmap
-        | MaxTexture3DWidth
-        | MaxTexture3DHeight
-        | MaxTexture3DDepth
-        | MaxTexture3DAlt
-        | MaxTextureCubemap
-        | MaxTextureCubemapLayered => 0,
+        // Textures and surfaces: the arrays hipmlir makes (props' limits); a 2-D surface's
+        // limit is one number (square), a layered one's its width; no mipmaps.
+        MaxSurface1D => p.maxSurface1D,
+        MaxSurface1DLayered => p.maxSurface1DLayered[0],
+        MaxSurface2D => p.maxSurface2D[0],
+        MaxSurface2DLayered => p.maxSurface2DLayered[0],
+        MaxSurface3D => p.maxSurface3D[0],
+        MaxSurfaceCubemap => p.maxSurfaceCubemap,
+        MaxSurfaceCubemapLayered => p.maxSurfaceCubemapLayered[0],
+        MaxTexture1DWidth => p.maxTexture1D,
+        MaxTexture1DLayered => p.maxTexture1DLayered[0],
+        MaxTexture1DLinear => p.maxTexture1DLinear,
+        MaxTexture2DWidth => p.maxTexture2D[0],
+        MaxTexture2DHeight => p.maxTexture2D[1],
+        MaxTexture2DGather => p.maxTexture2DGather[0],
+        MaxTexture2DLayered => p.maxTexture2DLayered[0],
+        MaxTexture2DLinear => p.maxTexture2DLinear[0],
+        MaxTexture3DWidth => p.maxTexture3D[0],
+        MaxTexture3DHeight => p.maxTexture3D[1],
+        MaxTexture3DDepth => p.maxTexture3D[2],
+        MaxTexture3DAlt => p.maxTexture3DAlt[0],
+        MaxTextureCubemap => p.maxTextureCubemap,
+        MaxTextureCubemapLayered => p.maxTextureCubemapLayered[0],
+        MaxTexture1DMipmap | MaxTexture2DMipmap => 0,
         MaxThreadsDim => p.maxThreadsDim[0],
         MaxThreadsPerBlock => p.maxThreadsPerBlock,
         MaxThreadsPerMultiProcessor => p.maxThreadsPerMultiProcessor,
@@ -280,8 +280,9 @@ pub fn from_properties(
         AsicRevision => 0,
         // hipStreamWaitValue32/64 work on both backends (OpenCL: a host thread reads the word).
         CanUseStreamWaitValue => 1,
-        // Textures are read in software: no image support needed or reported.
-        ImageSupport => 0,
+        // Textures, surfaces and cubemaps work on every device (read in software, no image
+        // support of the device's own needed).
+        ImageSupport => 1,
         PhysicalMultiProcessorCount => p.multiProcessorCount,
         // USM is coherent.
         FineGrainSupport => p.managedMemory,
