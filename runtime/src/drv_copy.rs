@@ -77,6 +77,21 @@ struct Described {
     lod: usize,
 }
 
+impl Described {
+    /// A pitch or a slice height of 0 on a side in memory: its rows (slices) follow each other
+    /// with no gap, as AMD's runtime takes them (the suite's positive copies pass 0 so); an
+    /// array's own layout is used whatever the description says.
+    fn packed(mut self, width: usize, height: usize) -> Self {
+        if self.pitch == 0 {
+            self.pitch = self.x.saturating_add(width);
+        }
+        if self.rows == 0 {
+            self.rows = self.y.saturating_add(height);
+        }
+        self
+    }
+}
+
 /// The side's place and whether it is device memory (`None`: unified memory, the pointer
 /// tells).
 fn side(role: &str, d: &Described) -> HipResult<(Side, Option<bool>)> {
@@ -128,8 +143,8 @@ fn run(
     height: usize,
     depth: usize,
 ) -> HipResult<()> {
-    let (src, src_device) = side("source", &src)?;
-    let (dst, dst_device) = side("destination", &dst)?;
+    let (src, src_device) = side("source", &src.packed(width, height))?;
+    let (dst, dst_device) = side("destination", &dst.packed(width, height))?;
     let kind = kind_of(dst_device, src_device);
     // The driver API answers a pitch shorter than a row hipErrorInvalidValue (HIP's
     // hipMemcpyParam2D and hipDrvMemcpy3D), where the runtime API's copies answer
@@ -181,8 +196,8 @@ pub fn copy_3d(device: &dyn Device, on: Option<&Stream>, p: &Memcpy3D) -> HipRes
 /// copy node, `hipDrvGraphAddMemcpyNode`); `None` for an empty copy.
 pub fn region_3d(p: &Memcpy3D) -> HipResult<(Option<Copy3d>, MemcpyKind)> {
     let (src, dst) = described_3d(p);
-    let (src, src_device) = side("source", &src)?;
-    let (dst, dst_device) = side("destination", &dst)?;
+    let (src, src_device) = side("source", &src.packed(p.WidthInBytes, p.Height))?;
+    let (dst, dst_device) = side("destination", &dst.packed(p.WidthInBytes, p.Height))?;
     let copy = region(&dst, &src, p.WidthInBytes, p.Height, p.Depth)?;
     Ok((copy, kind_of(dst_device, src_device)))
 }

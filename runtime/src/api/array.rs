@@ -125,6 +125,16 @@ fn linear(
     arrays::copy_linear(device, on.as_deref(), dst, src, count, kind)
 }
 
+/// The array of a host-to-array or array-to-host copy (hipMemcpyHtoA, hipMemcpyAtoH): a null one
+/// is `hipErrorInvalidValue`, as AMD's runtime answers (a handle that is not an array's stays
+/// `hipErrorInvalidHandle`).
+fn not_null(handle: usize) -> HipResult<()> {
+    if handle == 0 {
+        return Err(Failure::invalid_value("the array is null"));
+    }
+    Ok(())
+}
+
 /// Copies `count` bytes of host memory into an array, from byte `offset` on. Synchronous.
 ///
 /// # Safety
@@ -137,6 +147,7 @@ pub unsafe extern "C" fn hipMemcpyHtoA(
     count: usize,
 ) -> hipError_t {
     guard("hipMemcpyHtoA", || {
+        not_null(dst)?;
         let dst = Linear::Array {
             handle: dst,
             offset,
@@ -159,6 +170,7 @@ pub unsafe extern "C" fn hipMemcpyHtoAAsync(
     stream: hipStream_t,
 ) -> hipError_t {
     guard("hipMemcpyHtoAAsync", || {
+        not_null(dst)?;
         let dst = Linear::Array {
             handle: dst,
             offset,
@@ -180,6 +192,7 @@ pub unsafe extern "C" fn hipMemcpyAtoH(
     count: usize,
 ) -> hipError_t {
     guard("hipMemcpyAtoH", || {
+        not_null(src)?;
         let src = Linear::Array {
             handle: src,
             offset,
@@ -207,6 +220,7 @@ pub unsafe extern "C" fn hipMemcpyAtoHAsync(
     stream: hipStream_t,
 ) -> hipError_t {
     guard("hipMemcpyAtoHAsync", || {
+        not_null(src)?;
         let src = Linear::Array {
             handle: src,
             offset,

@@ -986,21 +986,28 @@ pub struct PitchedPtr {
 pub const ALLOCATION_ALIGNMENT: usize = 256;
 
 /// The row pitch and total size of a `width` x `height` x `depth` pitched allocation (rows padded
-/// to the allocation alignment), with every step checked: a size that overflows is
-/// `hipErrorInvalidValue`, never a wrapped small (or zero) allocation reported as success.
+/// to the allocation alignment), with every step checked, never a wrapped small (or zero)
+/// allocation reported as success: a row that cannot be padded is `hipErrorInvalidValue`, more
+/// rows than memory can hold `hipErrorOutOfMemory` (as AMD's runtime answers each).
 pub fn pitched_layout(width: usize, height: usize, depth: usize) -> HipResult<(usize, usize)> {
-    let overflow = || {
-        Failure::invalid_value(format!(
-            "a {width} x {height} x {depth} pitched allocation overflows the address space"
-        ))
-    };
+    let describe = || format!("a {width} x {height} x {depth} pitched allocation");
     let pitch = width
         .checked_next_multiple_of(ALLOCATION_ALIGNMENT)
-        .ok_or_else(overflow)?;
+        .ok_or_else(|| {
+            Failure::invalid_value(format!(
+                "{}: its rows overflow the address space",
+                describe()
+            ))
+        })?;
     let total = pitch
         .checked_mul(height)
         .and_then(|v| v.checked_mul(depth))
-        .ok_or_else(overflow)?;
+        .ok_or_else(|| {
+            Failure::new(
+                HipError::OutOfMemory,
+                format!("{} is larger than the address space", describe()),
+            )
+        })?;
     Ok((pitch, total))
 }
 
@@ -1036,15 +1043,15 @@ mod tests {
         assert_eq!(pitched_layout(7, 5, 1).unwrap(), (256, 1280));
         assert_eq!(pitched_layout(256, 2, 3).unwrap(), (256, 1536));
         assert_eq!(pitched_layout(0, 5, 1).unwrap(), (0, 0));
-        for (w, h, d) in [
-            (usize::MAX, 1, 1),
-            (usize::MAX - 100, 1, 1),
-            (1 << 40, 1 << 30, 1),
-            (256, usize::MAX, 2),
-            (256, 1 << 40, 1 << 20),
+        for (w, h, d, code) in [
+            (usize::MAX, 1, 1, HipError::InvalidValue),
+            (usize::MAX - 100, 1, 1, HipError::InvalidValue),
+            (1 << 40, 1 << 30, 1, HipError::OutOfMemory),
+            (256, usize::MAX, 2, HipError::OutOfMemory),
+            (256, 1 << 40, 1 << 20, HipError::OutOfMemory),
         ] {
             let e = pitched_layout(w, h, d).unwrap_err();
-            assert_eq!(e.code, HipError::InvalidValue, "{w} x {h} x {d}");
+            assert_eq!(e.code, code, "{w} x {h} x {d}");
         }
     }
 
