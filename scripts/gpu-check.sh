@@ -32,6 +32,17 @@ for src in examples/vector_add.hip tests/programs/*.hip tests/runtime_programs/*
     exit 1
   fi
 done
+# A program of several sources with relocatable device code: virtual calls and deletes in one
+# source on objects of classes only another builds (the device link chains the dispatchers).
+rdc=tests/driver/rdc_virtual
+if "$hipmlir" -fgpu-rdc -I"$rdc/include" "$rdc/main.hip" "$rdc/scene.hip" "$rdc/shapes.hip" \
+      -o "$out/rdc_virtual" > "$out/rdc_virtual.build.log" 2>&1; then
+  names+=(rdc_virtual)
+  [ -s "$out/rdc_virtual.build.log" ] || rm -f "$out/rdc_virtual.build.log"
+else
+  echo "gpu-check: tests/driver/rdc_virtual does not build (see $out/rdc_virtual.build.log)" >&2
+  exit 1
+fi
 # Programs that device code stops (a trap, abort(), a failed assert): run.sh expects SIGABRT and
 # the runtime's line naming the kernel, for each way the program takes as its argument.
 stops=()
