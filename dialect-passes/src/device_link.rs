@@ -334,13 +334,27 @@ fn chain_groups(ctx: &Context, module: &Module) {
             None => groups.push((group, vec![(name, fallback, raw)])),
         }
     }
-    for (_, members) in groups.iter().filter(|(_, m)| m.len() > 1) {
-        let first = members[0].0.as_str();
-        let later: Vec<&str> = members[1..].iter().map(|m| m.0.as_str()).collect();
-        // The calls of later members first (the fallbacks' calls below name them on purpose).
+    let chained: Vec<&Vec<ChainMember>> = groups
+        .iter()
+        .map(|(_, m)| m)
+        .filter(|m| m.len() > 1)
+        .collect();
+    // The calls of later members reach the first, every group in one walk of the module (before
+    // the fallbacks' calls below, which name later members on purpose).
+    let first_of: HashMap<&str, &str> = chained
+        .iter()
+        .flat_map(|m| {
+            m[1..]
+                .iter()
+                .map(|later| (later.0.as_str(), m[0].0.as_str()))
+        })
+        .collect();
+    if !first_of.is_empty() {
         retarget_calls(ctx, module.as_operation().to_raw(), |callee| {
-            later.contains(&callee).then_some(first)
+            first_of.get(callee).copied()
         });
+    }
+    for members in chained {
         for pair in members.windows(2) {
             let (fallback, next) = (pair[0].1.as_str(), pair[1].0.as_str());
             retarget_calls(ctx, pair[0].2, |callee| {

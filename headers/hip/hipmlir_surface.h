@@ -25,7 +25,7 @@
 template <class T>
 __device__ inline unsigned char* __hipmlir_surface_address(hipSurfaceObject_t s, int x, int y,
                                                            int z, int mode) {
-  const __hip_texture* d = reinterpret_cast<const __hip_texture*>(s);
+  hipTextureObject_t d = reinterpret_cast<hipTextureObject_t>(s);
   long long row_bytes = (long long)d->width * d->channels * d->channel_bytes;
   long long last_x = row_bytes - (long long)sizeof(T);
   bool inside = x >= 0 && x <= last_x && y >= 0 && y < (int)d->height && z >= 0 &&
@@ -37,8 +37,8 @@ __device__ inline unsigned char* __hipmlir_surface_address(hipSurfaceObject_t s,
     y = y < 0 ? 0 : (y >= (int)d->height ? (int)d->height - 1 : y);
     z = z < 0 ? 0 : (z >= (int)d->depth ? (int)d->depth - 1 : z);
   }
-  return const_cast<unsigned char*>(d->base) + (unsigned long long)z * d->slice_pitch +
-         (unsigned long long)y * d->row_pitch + (unsigned long long)x;
+  // Row y of slice z as a texture read finds it, then x bytes in.
+  return const_cast<unsigned char*>(__hipmlir_texel_address(d, 0, y, z)) + x;
 }
 
 template <class T>
