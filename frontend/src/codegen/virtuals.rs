@@ -58,6 +58,25 @@ pub(super) fn subobject_id(class: CType, offset: u64) -> i64 {
     (h | 1) as i64
 }
 
+/// The attributes by which the device link chains a function of `group` whose unknown cases go
+/// to `fallback` (see `CHAIN_GROUP_ATTRIBUTE`).
+fn chain_attributes<'c>(
+    ctx: &'c melior::Context,
+    group: &str,
+    fallback: &str,
+) -> [(&'static str, melior::ir::Attribute<'c>); 2] {
+    [
+        (
+            CHAIN_GROUP_ATTRIBUTE,
+            StringAttribute::new(ctx, group).into(),
+        ),
+        (
+            CHAIN_FALLBACK_ATTRIBUTE,
+            FlatSymbolRefAttribute::new(ctx, fallback).into(),
+        ),
+    ]
+}
+
 /// The virtual functions `class` and its bases declare, each once: what a virtual call through
 /// a pointer to any of them may name.
 fn virtual_methods_of(class: CType) -> Vec<Cursor> {
@@ -496,6 +515,12 @@ impl<'c> FunctionCodegen<'c, '_> {
 }
 
 impl<'c> ModuleCodegen<'c> {
+    /// Whether, with `relocatable` (`-fgpu-rdc`), this unit offers other units what it knows of
+    /// the classes it constructs (their dispatchers, offset-to-top).
+    fn exports(&self, relocatable: bool) -> bool {
+        relocatable && !self.virtuals.constructed.is_empty()
+    }
+
     /// Records that device code constructs objects of dynamic class `class`.
     pub(super) fn constructed_class(&mut self, class: CType) {
         let decl = class.canonical().declaration().canonical();
@@ -528,8 +553,7 @@ impl<'c> ModuleCodegen<'c> {
     /// of the classes it constructs, called or not: another unit may call it on an object built
     /// here, and the device link chains the units' dispatchers (`CHAIN_GROUP_ATTRIBUTE`).
     pub(super) fn emit_dispatchers(&mut self, root: &Cursor, relocatable: bool) -> Result<()> {
-        let exports = relocatable && !self.virtuals.constructed.is_empty();
-        if self.virtuals.is_empty() && !exports {
+        if self.virtuals.is_empty() && !self.exports(relocatable) {
             return Ok(());
         }
         loop {
@@ -562,8 +586,7 @@ impl<'c> ModuleCodegen<'c> {
             self.emit_queued()?;
         }
         // With `relocatable`, another unit may delete an object built here.
-        let deletes =
-            self.virtuals.deletes || (relocatable && !self.virtuals.constructed.is_empty());
+        let deletes = self.virtuals.deletes || self.exports(relocatable);
         if deletes && self.virtuals.emitted.insert(OFFSET_TO_TOP.to_string()) {
             self.emit_offset_to_top(self.location_of(root))?;
         }
@@ -679,16 +702,7 @@ impl<'c> ModuleCodegen<'c> {
         else_region.append_block(else_block);
         let result = b.insert(scf::r#if(found, &[i64t], then_region, else_region, loc));
         b.insert(func::r#return(&result, loc));
-        let chain = [
-            (
-                CHAIN_GROUP_ATTRIBUTE,
-                StringAttribute::new(ctx, OFFSET_TO_TOP).into(),
-            ),
-            (
-                CHAIN_FALLBACK_ATTRIBUTE,
-                FlatSymbolRefAttribute::new(ctx, &fallback).into(),
-            ),
-        ];
+        let chain = chain_attributes(ctx, OFFSET_TO_TOP, &fallback);
         self.define_helper_with(OFFSET_TO_TOP, &[generic], &[i64t], entry, &chain, loc)
     }
 
@@ -782,16 +796,7 @@ impl<'c> ModuleCodegen<'c> {
         b.insert(func::r#return(&out, loc));
         // This unit knows the classes it constructs; the device link chains the dispatchers of
         // an `-fgpu-rdc` program's units, through their fallbacks.
-        let chain = [
-            (
-                CHAIN_GROUP_ATTRIBUTE,
-                StringAttribute::new(ctx, &sig.symbol).into(),
-            ),
-            (
-                CHAIN_FALLBACK_ATTRIBUTE,
-                FlatSymbolRefAttribute::new(ctx, &fallback).into(),
-            ),
-        ];
+        let chain = chain_attributes(ctx, &sig.symbol, &fallback);
         self.define_helper_with(&sig.symbol, &inputs, &results, entry, &chain, loc)
     }
 
