@@ -17,12 +17,15 @@ pub fn declared_device_functions(header: &str) -> BTreeSet<String> {
         hip_headers: headers,
         ..FrontendOptions::default()
     };
-    let source =
-        std::env::temp_dir().join(format!("hipmlir-header-check-{}.hip", std::process::id()));
-    std::fs::write(&source, "").expect("the temporary folder is writable");
-    let (tu, _) = TranslationUnit::parse(&source, &options.clang_args(), None)
+    // One file per call: the tests of one process run in parallel, so a name made from the
+    // process id was shared, and one test removed the file another was parsing.
+    let source = tempfile::Builder::new()
+        .prefix("hipmlir-header-check-")
+        .suffix(".hip")
+        .tempfile()
+        .expect("the temporary folder is writable");
+    let (tu, _) = TranslationUnit::parse(source.path(), &options.clang_args(), None)
         .expect("hipmlir's headers parse");
-    let _ = std::fs::remove_file(&source);
     let mut names = BTreeSet::new();
     collect(&tu.cursor(), &PathBuf::from("hip").join(header), &mut names);
     names
