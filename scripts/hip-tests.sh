@@ -68,7 +68,8 @@ export HIPMLIR_CACHE_DIR="$out/cache"
 
 echo "hip-tests: configuring $suite/catch against $prefix ($mode)"
 # spirv.cmake makes the folders the suite leaves out on spirv although hipmlir has what they
-# test: the rtc folder's executable of platform-independent tests, the surface folder.
+# test: the rtc folder's executable of platform-independent tests, the surface and texture
+# folders.
 cmake -S "$suite/catch" -B "$build" -DHIP_PLATFORM=spirv -DHIP_PATH="$prefix" \
   -DCATCH2_DISCOVER_TESTS_COMPILE_TIME=ON \
   -DCMAKE_PROJECT_INCLUDE="$root/scripts/hip-tests/spirv.cmake" \

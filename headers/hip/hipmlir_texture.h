@@ -4,18 +4,19 @@
 // Textures are read in software, the same way on every device (OpenCL has images, but SPIR-V
 // kernels for CUDA have none and a hipArray is plain memory): the object points to a
 // __hip_texture in device memory that tells where the texels are, their format and the sampler
-// state, and these functions do what a texture unit does, following the OpenCL sampler rules
-// that HIP's and CUDA's hardware share:
+// state, and these functions do what AMD's and NVIDIA's texture units do, bit for bit, as the
+// HIP project's reference model of them (hip-tests' texture_reference.hh) computes it:
 // - coordinates: texel centres at i + 0.5; normalized coordinates are scaled by the size first;
-// - addressing per axis: clamp (to the edge texel), border (texels outside read the border
-//   color), wrap and mirror (normalized coordinates only: with unnormalized ones they act as
-//   clamp, as CUDA documents);
-// - filtering: point (the texel holding the coordinate) or linear (the 2, 4 or 8 nearest texels
-//   weighted by the coordinate's fraction, over float results only). The weights are full float
-//   precision, where NVIDIA's units quantize them to 8 fractional bits (results differ from that
-//   hardware by at most 1/256 of the texels' difference);
+// - addressing per axis, of each texel index a sample reads: clamp (to the edge texel), border
+//   (texels outside read the border color), wrap and mirror (normalized coordinates only: with
+//   unnormalized ones they act as clamp, as CUDA documents), both in normalized space (a
+//   mirrored index landing on a texel edge reads the texel below);
+// - filtering: point (the texel holding the coordinate) or linear (the 2, 4 or 8 nearest texels,
+//   over float results only), the coordinate rounded to 8 fractional bits first as the units
+//   quantize it, each texel's weighted value summed from the last corner back;
 // - read mode: element type, or normalized float for 8- and 16-bit integer channels (unsigned to
-//   [0, 1] dividing by 255 or 65535, signed to [-1, 1] by 127 or 32767);
+//   [0, 1] divided by 255 or 65535, signed to [-1, 1] by 127 or 32767, each correctly rounded),
+//   sRGB-decoded where the object asks;
 // - tex1Dfetch reads texel x of a linear resource without filtering; outside it reads zeros.
 // There are no mipmaps: the Lod and Grad forms read level 0.
 #ifndef HIPMLIR_TEXTURE_H
@@ -112,7 +113,14 @@ __device__ inline int __hipmlir_tex_raw(hipTextureObject_t t, const unsigned cha
   return ((const int*)p)[c];
 }
 
-// Channel c of the texel at p as a float, per the read mode.
+// An sRGB-encoded value in [0, 1] as linear intensity (the sRGB standard's curve, as OpenCL's
+// sRGB images and CUDA's sRGB textures decode it).
+__device__ inline float __hipmlir_srgb_to_linear(float v) {
+  return v <= 0.04045f ? v * (1.0f / 12.92f) : powf((v + 0.055f) * (1.0f / 1.055f), 2.4f);
+}
+
+// Channel c of the texel at p as a float, per the read mode (and sRGB decoding of r, g, b where
+// the object asks for it: the runtime sets srgb only for 8-bit unsigned normalized reads).
 __device__ inline float __hipmlir_tex_value(hipTextureObject_t t, const unsigned char* p, int c) {
   unsigned int bytes = t->channel_bytes;
   if (t->kind == hipChannelFormatKindFloat) {
@@ -122,12 +130,13 @@ __device__ inline float __hipmlir_tex_value(hipTextureObject_t t, const unsigned
   int raw = __hipmlir_tex_raw(t, p, c);
   if (t->kind == hipChannelFormatKindUnsigned) {
     if (t->read_mode == hipReadModeNormalizedFloat) {
-      return (float)raw * (bytes == 1u ? (1.0f / 255.0f) : (1.0f / 65535.0f));
+      float v = (float)raw / (bytes == 1u ? 255.0f : 65535.0f);
+      return t->srgb && c < 3 ? __hipmlir_srgb_to_linear(v) : v;
     }
     return (float)(unsigned int)raw;
   }
   if (t->read_mode == hipReadModeNormalizedFloat) {
-    return fmaxf((float)raw * (bytes == 1u ? (1.0f / 127.0f) : (1.0f / 32767.0f)), -1.0f);
+    return fmaxf((float)raw / (bytes == 1u ? 127.0f : 32767.0f), -1.0f);
   }
   return (float)raw;
 }
@@ -172,6 +181,26 @@ struct __hipmlir_tex_axis {
   int i1;
   float a;
 };
+// The texel that the integral texel coordinate c (a float, as the units compute it) of an axis
+// of n texels addresses in `mode`; -1 outside with border addressing.
+__device__ inline int __hipmlir_tex_index(unsigned int mode, float c, int n) {
+  float size = (float)n;
+  if (mode == hipAddressModeWrap) {
+    float w = c / size;
+    c = (w - floorf(w)) * size;
+  } else if (mode == hipAddressModeMirror) {
+    float m = c / size;
+    float whole = floorf(m);
+    float frac = m - whole;
+    bool reversing = ((long long)whole & 1) != 0;
+    m = (reversing ? 1.0f - frac : frac) * size;
+    if (reversing && m == truncf(m)) m -= 1.0f;
+    c = m;
+  } else if (mode == hipAddressModeBorder && (c < 0.0f || c > size - 1.0f)) {
+    return -1;
+  }
+  return (int)fminf(fmaxf(c, 0.0f), size - 1.0f);
+}
 __device__ inline __hipmlir_tex_axis __hipmlir_tex_address(hipTextureObject_t t, int axis,
                                                            float s, int n, bool linear) {
   unsigned int mode = t->address_mode[axis];
@@ -179,57 +208,25 @@ __device__ inline __hipmlir_tex_axis __hipmlir_tex_address(hipTextureObject_t t,
   if (!normalized && (mode == hipAddressModeWrap || mode == hipAddressModeMirror)) {
     mode = hipAddressModeClamp;
   }
-  float u;
-  if (mode == hipAddressModeWrap) {
-    u = (s - floorf(s)) * (float)n;
-  } else if (mode == hipAddressModeMirror) {
-    u = fabsf(s - 2.0f * rintf(0.5f * s)) * (float)n;
-  } else {
-    u = normalized ? s * (float)n : s;
-  }
+  float u = normalized ? s * (float)n : s;
   // Far outside (and NaN) stays in int range; such coordinates address edge or border texels.
   u = fminf(fmaxf(u, -16777216.0f), 16777216.0f);
   __hipmlir_tex_axis r;
   if (!linear) {
-    int i = (int)floorf(u);
-    if (mode == hipAddressModeWrap) {
-      if (i > n - 1) i -= n;
-    } else if (mode == hipAddressModeMirror) {
-      i = i > n - 1 ? n - 1 : i;
-    } else if (mode == hipAddressModeBorder) {
-      i = (i < 0 || i > n - 1) ? -1 : i;
-    } else {
-      i = i < 0 ? 0 : (i > n - 1 ? n - 1 : i);
-    }
-    r.i0 = i;
-    r.i1 = i;
+    r.i0 = __hipmlir_tex_index(mode, floorf(u), n);
+    r.i1 = r.i0;
     r.a = 0.0f;
     return r;
   }
-  float b = u - 0.5f;
+  // 8 fractional bits, rounded half away from zero, as the units weigh.
+  float b = roundf((u - 0.5f) * 256.0f) / 256.0f;
   float f = floorf(b);
-  int i0 = (int)f;
-  int i1 = i0 + 1;
   r.a = b - f;
-  if (mode == hipAddressModeWrap) {
-    if (i0 < 0) i0 += n;
-    if (i1 > n - 1) i1 -= n;
-  } else if (mode == hipAddressModeMirror) {
-    i0 = i0 < 0 ? 0 : i0;
-    i1 = i1 > n - 1 ? n - 1 : i1;
-  } else if (mode == hipAddressModeBorder) {
-    i0 = (i0 < 0 || i0 > n - 1) ? -1 : i0;
-    i1 = (i1 < 0 || i1 > n - 1) ? -1 : i1;
-  } else {
-    i0 = i0 < 0 ? 0 : (i0 > n - 1 ? n - 1 : i0);
-    i1 = i1 < 0 ? 0 : (i1 > n - 1 ? n - 1 : i1);
-  }
-  r.i0 = i0;
-  r.i1 = i1;
+  r.i0 = __hipmlir_tex_index(mode, f, n);
+  r.i1 = __hipmlir_tex_index(mode, f + 1.0f, n);
   return r;
 }
 
-// The layer index of a layered read, clamped to the layers there are.
 __device__ inline int __hipmlir_tex_layer(hipTextureObject_t t, int layer) {
   int last = (int)t->depth - 1;
   return layer < 0 ? 0 : (layer > last ? last : layer);
@@ -251,19 +248,23 @@ __device__ inline float4 __hipmlir_tex_sample_float(hipTextureObject_t t, int di
   az.a = 0.0f;
   if (dims > 1) ay = __hipmlir_tex_address(t, 1, y, (int)t->height, linear);
   if (dims > 2) az = __hipmlir_tex_address(t, 2, z, (int)t->depth, linear);
+  if (!linear) return __hipmlir_texel_float(t, ax.i0, ay.i0, az.i0);
+  // The corners of the filter's footprint (2, 4 or 8), summed from the last back, each weighed
+  // value rounded on its own (no fused multiply-add), as the units sum them.
+  int corners = dims == 1 ? 2 : (dims == 2 ? 4 : 8);
   float4 acc = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
-  for (int corner = 0; corner < 8; ++corner) {
+  for (int corner = corners - 1; corner >= 0; --corner) {
     bool hx = (corner & 1) != 0;
     bool hy = (corner & 2) != 0;
     bool hz = (corner & 4) != 0;
     float w = (hx ? ax.a : 1.0f - ax.a) * (hy ? ay.a : 1.0f - ay.a) * (hz ? az.a : 1.0f - az.a);
-    if (w == 0.0f) continue;
     float4 v = __hipmlir_texel_float(t, hx ? ax.i1 : ax.i0, hy ? ay.i1 : ay.i0,
                                      hz ? az.i1 : az.i0);
-    acc.x += w * v.x;
-    acc.y += w * v.y;
-    acc.z += w * v.z;
-    acc.w += w * v.w;
+    float4 term = make_float4(w * v.x, w * v.y, w * v.z, w * v.w);
+    acc.x = term.x + acc.x;
+    acc.y = term.y + acc.y;
+    acc.z = term.z + acc.z;
+    acc.w = term.w + acc.w;
   }
   return acc;
 }
@@ -387,6 +388,15 @@ template <class T>
 __device__ inline T tex3DGrad(hipTextureObject_t t, float x, float y, float z, float4, float4) {
   return tex3D<T>(t, x, y, z);
 }
+template <class T>
+__device__ inline T tex1DLayeredGrad(hipTextureObject_t t, float x, int layer, float, float) {
+  return tex1DLayered<T>(t, x, layer);
+}
+template <class T>
+__device__ inline T tex2DLayeredGrad(hipTextureObject_t t, float x, float y, int layer, float2,
+                                     float2) {
+  return tex2DLayered<T>(t, x, y, layer);
+}
 
 // The forms that store through a pointer.
 template <class T>
@@ -497,6 +507,93 @@ template <class T>
 __device__ inline void texCubemapLayered(T* out, hipTextureObject_t t, float x, float y, float z,
                                          int layer) {
   *out = texCubemapLayered<T>(t, x, y, z, layer);
+}
+
+// Reads through a legacy texture reference (texture<T, dim, mode>, hipmlir_texture_types.h):
+// the object its binding stored in the device's copy, read as the reference's type and read mode
+// say: T itself, or for hipReadModeNormalizedFloat the float type of T's lanes (uchar4 reads as
+// float4).
+template <class T, bool Scalar, int Lanes>
+struct __hipmlir_float_texel {};
+template <class T>
+struct __hipmlir_float_texel<T, true, 1> { typedef float type; };
+template <class T>
+struct __hipmlir_float_texel<T, false, 1> { typedef float1 type; };
+template <class T>
+struct __hipmlir_float_texel<T, false, 2> { typedef float2 type; };
+template <class T>
+struct __hipmlir_float_texel<T, false, 3> { typedef float3 type; };
+template <class T>
+struct __hipmlir_float_texel<T, false, 4> { typedef float4 type; };
+template <class T, enum hipTextureReadMode Mode>
+struct __hipmlir_reference_texel {
+  typedef T type;
+};
+template <class T>
+struct __hipmlir_reference_texel<T, hipReadModeNormalizedFloat> {
+  typedef typename __hipmlir_float_texel<T, __hipmlir_texel_of<T>::scalar,
+                                         __hipmlir_texel_of<T>::lanes>::type type;
+};
+#define HIPMLIR_TEXTURE_REFERENCE_READ(NAME, DIM, PARAMS, ARGS)                              \
+  template <class T, enum hipTextureReadMode M>                                              \
+  __device__ inline typename __hipmlir_reference_texel<T, M>::type NAME(                     \
+      const texture<T, DIM, M>& t HIPMLIR_EXPAND PARAMS) {                                   \
+    return NAME<typename __hipmlir_reference_texel<T, M>::type>(t.textureObject HIPMLIR_EXPAND \
+                                                                    ARGS);                   \
+  }
+#define HIPMLIR_EXPAND(...) , __VA_ARGS__
+HIPMLIR_TEXTURE_REFERENCE_READ(tex1Dfetch, hipTextureType1D, (int x), (x))
+HIPMLIR_TEXTURE_REFERENCE_READ(tex1D, hipTextureType1D, (float x), (x))
+HIPMLIR_TEXTURE_REFERENCE_READ(tex1DLod, hipTextureType1D, (float x, float level), (x, level))
+HIPMLIR_TEXTURE_REFERENCE_READ(tex1DGrad, hipTextureType1D, (float x, float dx, float dy),
+                               (x, dx, dy))
+HIPMLIR_TEXTURE_REFERENCE_READ(tex2D, hipTextureType2D, (float x, float y), (x, y))
+HIPMLIR_TEXTURE_REFERENCE_READ(tex2DLod, hipTextureType2D, (float x, float y, float level),
+                               (x, y, level))
+HIPMLIR_TEXTURE_REFERENCE_READ(tex2DGrad, hipTextureType2D, (float x, float y, float2 dx, float2 dy),
+                               (x, y, dx, dy))
+HIPMLIR_TEXTURE_REFERENCE_READ(tex3D, hipTextureType3D, (float x, float y, float z), (x, y, z))
+HIPMLIR_TEXTURE_REFERENCE_READ(tex3DLod, hipTextureType3D, (float x, float y, float z, float level),
+                               (x, y, z, level))
+HIPMLIR_TEXTURE_REFERENCE_READ(tex3DGrad, hipTextureType3D,
+                               (float x, float y, float z, float4 dx, float4 dy),
+                               (x, y, z, dx, dy))
+HIPMLIR_TEXTURE_REFERENCE_READ(tex1DLayered, hipTextureType1DLayered, (float x, int layer),
+                               (x, layer))
+HIPMLIR_TEXTURE_REFERENCE_READ(tex1DLayeredLod, hipTextureType1DLayered,
+                               (float x, int layer, float level), (x, layer, level))
+HIPMLIR_TEXTURE_REFERENCE_READ(tex1DLayeredGrad, hipTextureType1DLayered,
+                               (float x, int layer, float dx, float dy), (x, layer, dx, dy))
+HIPMLIR_TEXTURE_REFERENCE_READ(tex2DLayered, hipTextureType2DLayered, (float x, float y, int layer),
+                               (x, y, layer))
+HIPMLIR_TEXTURE_REFERENCE_READ(tex2DLayeredLod, hipTextureType2DLayered,
+                               (float x, float y, int layer, float level), (x, y, layer, level))
+HIPMLIR_TEXTURE_REFERENCE_READ(tex2DLayeredGrad, hipTextureType2DLayered,
+                               (float x, float y, int layer, float2 dx, float2 dy),
+                               (x, y, layer, dx, dy))
+HIPMLIR_TEXTURE_REFERENCE_READ(texCubemap, hipTextureTypeCubemap, (float x, float y, float z),
+                               (x, y, z))
+HIPMLIR_TEXTURE_REFERENCE_READ(texCubemapLod, hipTextureTypeCubemap,
+                               (float x, float y, float z, float level), (x, y, z, level))
+HIPMLIR_TEXTURE_REFERENCE_READ(texCubemapGrad, hipTextureTypeCubemap,
+                               (float x, float y, float z, float4 dx, float4 dy),
+                               (x, y, z, dx, dy))
+HIPMLIR_TEXTURE_REFERENCE_READ(texCubemapLayered, hipTextureTypeCubemapLayered,
+                               (float x, float y, float z, int layer), (x, y, z, layer))
+HIPMLIR_TEXTURE_REFERENCE_READ(texCubemapLayeredLod, hipTextureTypeCubemapLayered,
+                               (float x, float y, float z, int layer, float level),
+                               (x, y, z, layer, level))
+HIPMLIR_TEXTURE_REFERENCE_READ(texCubemapLayeredGrad, hipTextureTypeCubemapLayered,
+                               (float x, float y, float z, int layer, float4 dx, float4 dy),
+                               (x, y, z, layer, dx, dy))
+#undef HIPMLIR_EXPAND
+#undef HIPMLIR_TEXTURE_REFERENCE_READ
+// tex2Dgather on a reference returns the four-lane type of what it reads, as on an object.
+template <class T, enum hipTextureReadMode M>
+__device__ inline
+    typename __hipmlir_texel_of<typename __hipmlir_reference_texel<T, M>::type>::four
+    tex2Dgather(const texture<T, hipTextureType2D, M>& t, float x, float y, int comp = 0) {
+  return tex2Dgather<typename __hipmlir_reference_texel<T, M>::type>(t.textureObject, x, y, comp);
 }
 
 #endif  // __HIP_DEVICE_COMPILE__

@@ -219,6 +219,102 @@ static inline hipChannelFormatDesc hipCreateChannelDesc() {
   return __hipmlir_channel_desc<T>::get();
 }
 
+// A legacy texture reference (deprecated by HIP, removed from CUDA 12, still in older code): a
+// global `texture<T, dim, mode> tex;` that device code reads as tex1Dfetch(tex, i), tex2D(tex,
+// x, y), ... (hipmlir_texture.h) once the host has bound it to memory (hipBindTexture...). As in
+// clang, the type makes such a variable a device variable (device_builtin_texture_type, which
+// only the device parse takes); the host's object is its shadow, whose fields say how to sample.
+// Binding creates a texture object from them and stores the whole reference into the device's
+// copy, whose textureObject the reads use.
+#if defined(__HIP_DEVICE_COMPILE__)
+#define HIPMLIR_TEXTURE_REFERENCE_TYPE __attribute__((device_builtin_texture_type))
+#else
+#define HIPMLIR_TEXTURE_REFERENCE_TYPE
+#endif
+static inline void __hipmlir_texture_reference_init(textureReference& r, int norm,
+                                                    enum hipTextureReadMode mode,
+                                                    enum hipTextureFilterMode filter,
+                                                    enum hipTextureAddressMode address,
+                                                    struct hipChannelFormatDesc desc) {
+  memset(&r, 0, sizeof r);
+  r.normalized = norm;
+  r.readMode = mode;
+  r.filterMode = filter;
+  r.addressMode[0] = r.addressMode[1] = r.addressMode[2] = address;
+  r.channelDesc = desc;
+  r.mipmapFilterMode = hipFilterModePoint;
+}
+template <class T, int texType = hipTextureType1D,
+          enum hipTextureReadMode mode = hipReadModeElementType>
+struct HIPMLIR_TEXTURE_REFERENCE_TYPE texture : public textureReference {
+  texture(int norm = 0, enum hipTextureFilterMode fMode = hipFilterModePoint,
+          enum hipTextureAddressMode aMode = hipAddressModeClamp) {
+    __hipmlir_texture_reference_init(*this, norm, mode, fMode, aMode, hipCreateChannelDesc<T>());
+  }
+  texture(int norm, enum hipTextureFilterMode fMode, enum hipTextureAddressMode aMode,
+          struct hipChannelFormatDesc desc) {
+    __hipmlir_texture_reference_init(*this, norm, mode, fMode, aMode, desc);
+  }
+};
+#undef HIPMLIR_TEXTURE_REFERENCE_TYPE
+
+// The C++ forms of binding a texture reference, as ROCm declares them: the reference by
+// reference or pointer, the format its own channelDesc unless given.
+template <class T, int dim, enum hipTextureReadMode readMode>
+static inline hipError_t hipBindTexture(size_t* offset, const struct texture<T, dim, readMode>& tex,
+                                        const void* devPtr, size_t size = 0xFFFFFFFFu) {
+  return hipBindTexture(offset, &tex, devPtr, &tex.channelDesc, size);
+}
+template <class T, int dim, enum hipTextureReadMode readMode>
+static inline hipError_t hipBindTexture(size_t* offset, const struct texture<T, dim, readMode>& tex,
+                                        const void* devPtr, const struct hipChannelFormatDesc& desc,
+                                        size_t size = 0xFFFFFFFFu) {
+  return hipBindTexture(offset, &tex, devPtr, &desc, size);
+}
+template <class T, int dim, enum hipTextureReadMode readMode>
+static inline hipError_t hipBindTexture2D(size_t* offset,
+                                          const struct texture<T, dim, readMode>& tex,
+                                          const void* devPtr, size_t width, size_t height,
+                                          size_t pitch) {
+  return hipBindTexture2D(offset, &tex, devPtr, &tex.channelDesc, width, height, pitch);
+}
+template <class T, int dim, enum hipTextureReadMode readMode>
+static inline hipError_t hipBindTexture2D(size_t* offset,
+                                          const struct texture<T, dim, readMode>& tex,
+                                          const void* devPtr,
+                                          const struct hipChannelFormatDesc& desc, size_t width,
+                                          size_t height, size_t pitch) {
+  return hipBindTexture2D(offset, &tex, devPtr, &desc, width, height, pitch);
+}
+template <class T, int dim, enum hipTextureReadMode readMode>
+static inline hipError_t hipBindTextureToArray(const struct texture<T, dim, readMode>& tex,
+                                               hipArray_const_t array) {
+  struct hipChannelFormatDesc desc;
+  hipError_t e = hipGetChannelDesc(&desc, array);
+  return e != hipSuccess ? e : hipBindTextureToArray(&tex, array, &desc);
+}
+template <class T, int dim, enum hipTextureReadMode readMode>
+static inline hipError_t hipBindTextureToArray(const struct texture<T, dim, readMode>& tex,
+                                               hipArray_const_t array,
+                                               const struct hipChannelFormatDesc& desc) {
+  return hipBindTextureToArray(&tex, array, &desc);
+}
+template <class T, int dim, enum hipTextureReadMode readMode>
+static inline hipError_t hipBindTextureToMipmappedArray(
+    const struct texture<T, dim, readMode>& tex, hipMipmappedArray_const_t mipmappedArray) {
+  return hipBindTextureToMipmappedArray(&tex, mipmappedArray, &tex.channelDesc);
+}
+template <class T, int dim, enum hipTextureReadMode readMode>
+static inline hipError_t hipBindTextureToMipmappedArray(
+    const struct texture<T, dim, readMode>& tex, hipMipmappedArray_const_t mipmappedArray,
+    const struct hipChannelFormatDesc& desc) {
+  return hipBindTextureToMipmappedArray(&tex, mipmappedArray, &desc);
+}
+template <class T, int dim, enum hipTextureReadMode readMode>
+static inline hipError_t hipUnbindTexture(const struct texture<T, dim, readMode>& tex) {
+  return hipUnbindTexture(&tex);
+}
+
 #endif
 
 #endif  // HIPMLIR_TEXTURE_TYPES_H

@@ -52,7 +52,7 @@ typedef struct hipTextureDesc {
   enum hipTextureAddressMode addressMode[3];  // x, y, z
   enum hipTextureFilterMode filterMode;
   enum hipTextureReadMode readMode;
-  int sRGB;  // not supported (hipCreateTextureObject refuses it)
+  int sRGB;  // r, g, b of 8-bit unsigned channels read as normalized floats are sRGB
   float borderColor[4];
   int normalizedCoords;
   unsigned int maxAnisotropy;  // ignored: no anisotropic filtering
@@ -81,6 +81,8 @@ struct __hip_texture {
   unsigned int read_mode;         // hipTextureReadMode
   unsigned int normalized_coords;
   float border_color[4];
+  unsigned int srgb;              // 1: 8-bit unsigned channels read as normalized floats hold
+                                  // sRGB-encoded r, g, b, converted to linear when read
 };
 typedef struct __hip_texture* hipTextureObject_t;
 

@@ -52,6 +52,7 @@ mod surface;
 mod symbols;
 mod texture;
 mod texture_driver;
+mod texture_reference;
 mod user_object;
 mod vmm;
 

@@ -62,6 +62,84 @@ impl ResourceDesc {
         // SAFETY: `res` holds 56 bytes, 8-aligned; T is a plain-data member of at most that size.
         unsafe { self.res.as_ptr().cast::<T>().read() }
     }
+
+    /// A description of `res_type` whose union holds `member`.
+    fn with<T: Copy>(res_type: i32, member: T) -> Self {
+        const { assert!(std::mem::size_of::<T>() <= 56) };
+        let mut d = ResourceDesc {
+            res_type,
+            res: [0; 7],
+        };
+        // SAFETY: as in `member`.
+        unsafe { d.res.as_mut_ptr().cast::<T>().write(member) };
+        d
+    }
+
+    /// `size_in_bytes` of linear memory at `dev_ptr` holding texels of `desc`.
+    pub fn linear(dev_ptr: usize, desc: ChannelFormatDesc, size_in_bytes: usize) -> Self {
+        Self::with(
+            RESOURCE_LINEAR,
+            LinearResource {
+                dev_ptr,
+                desc,
+                size_in_bytes,
+            },
+        )
+    }
+
+    /// `height` rows of `width` texels of `desc`, `pitch_in_bytes` apart, at `dev_ptr`.
+    pub fn pitch_2d(
+        dev_ptr: usize,
+        desc: ChannelFormatDesc,
+        width: usize,
+        height: usize,
+        pitch_in_bytes: usize,
+    ) -> Self {
+        Self::with(
+            RESOURCE_PITCH_2D,
+            Pitch2dResource {
+                dev_ptr,
+                desc,
+                width,
+                height,
+                pitch_in_bytes,
+            },
+        )
+    }
+
+    /// The array (`hipArray_t`) `handle`.
+    pub fn array(handle: usize) -> Self {
+        Self::with(RESOURCE_ARRAY, handle)
+    }
+
+    /// The mipmapped array (`hipMipmappedArray_t`) `handle`.
+    pub fn mipmapped_array(handle: usize) -> Self {
+        Self::with(RESOURCE_MIPMAPPED_ARRAY, handle)
+    }
+
+    /// The device memory a linear or pitch2D resource reads; None for arrays.
+    pub fn device_pointer(&self) -> Option<usize> {
+        match self.res_type {
+            RESOURCE_LINEAR => Some(self.member::<LinearResource>().dev_ptr),
+            RESOURCE_PITCH_2D => Some(self.member::<Pitch2dResource>().dev_ptr),
+            _ => None,
+        }
+    }
+
+    /// The handle of an array or mipmapped array resource of `res_type`; None for others.
+    fn handle_of(&self, res_type: i32) -> Option<usize> {
+        (self.res_type == res_type).then(|| self.member::<usize>())
+    }
+
+    /// The array an array resource reads.
+    pub fn array_handle(&self) -> Option<usize> {
+        self.handle_of(RESOURCE_ARRAY)
+    }
+
+    /// The mipmapped array a mipmapped-array resource reads.
+    pub fn mipmapped_array_handle(&self) -> Option<usize> {
+        self.handle_of(RESOURCE_MIPMAPPED_ARRAY)
+    }
 }
 
 /// HIP's `hipTextureDesc`.
@@ -114,6 +192,7 @@ pub struct Descriptor {
     pub read_mode: u32,
     pub normalized_coords: u32,
     pub border_color: [f32; 4],
+    pub srgb: u32,
 }
 
 /// A live texture object: what it was created from (for the `hipGetTextureObject*` queries),
@@ -259,12 +338,6 @@ pub fn describe(
             tex.read_mode
         )));
     }
-    if tex.srgb != 0 {
-        return Err(Failure::new(
-            HipError::NotSupported,
-            "not supported by hipmlir: sRGB conversion of texture reads",
-        ));
-    }
     d.filter_mode = tex.filter_mode as u32;
     d.read_mode = tex.read_mode as u32;
     // Float formats read as floats in either mode.
@@ -281,6 +354,14 @@ pub fn describe(
              with hipReadModeNormalizedFloat",
         ));
     }
+    // sRGB decoding applies to 8-bit unsigned channels read as normalized floats, as with
+    // CUDA's sRGB textures (other reads have no sRGB encoding to undo).
+    d.srgb = u32::from(
+        tex.srgb != 0
+            && normalized
+            && format.channel_bytes == 1
+            && format.kind == arrays::KIND_UNSIGNED,
+    );
     d.normalized_coords = u32::from(tex.normalized_coords != 0);
     d.border_color = tex.border_color;
     Ok(d)
@@ -411,6 +492,7 @@ mod tests {
         assert_eq!(offset_of!(Descriptor, width), 24);
         assert_eq!(offset_of!(Descriptor, address_mode), 52);
         assert_eq!(offset_of!(Descriptor, border_color), 76);
+        assert_eq!(offset_of!(Descriptor, srgb), 92);
     }
 
     fn pitch_2d(
@@ -473,8 +555,20 @@ mod tests {
             ..tex
         };
         assert!(describe(&pitch_2d(uchar4, 10, 4, 64), &bad_mode, None).is_err());
-        let srgb = TextureDesc { srgb: 1, ..tex };
-        let e = describe(&pitch_2d(uchar4, 10, 4, 64), &srgb, None).unwrap_err();
-        assert_eq!(e.code, HipError::NotSupported);
+        // sRGB decoding: only where 8-bit unsigned channels read as normalized floats.
+        let srgb = TextureDesc {
+            srgb: 1,
+            read_mode: READ_NORMALIZED_FLOAT as i32,
+            ..tex
+        };
+        let d = describe(&pitch_2d(uchar4, 10, 4, 64), &srgb, None).unwrap();
+        assert_eq!(d.srgb, 1);
+        let element_srgb = TextureDesc {
+            read_mode: 0,
+            filter_mode: 0,
+            ..srgb
+        };
+        let d = describe(&pitch_2d(uchar4, 10, 4, 64), &element_srgb, None).unwrap();
+        assert_eq!(d.srgb, 0);
     }
 }

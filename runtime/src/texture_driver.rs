@@ -15,9 +15,9 @@ const RESOURCE_LINEAR: i32 = 2;
 const RESOURCE_PITCH_2D: i32 = 3;
 
 /// `HIP_TRSF_READ_AS_INTEGER`, `HIP_TRSF_NORMALIZED_COORDINATES`, `HIP_TRSF_SRGB`.
-const READ_AS_INTEGER: u32 = 0x1;
-const NORMALIZED_COORDINATES: u32 = 0x2;
-const SRGB: u32 = 0x10;
+pub(crate) const READ_AS_INTEGER: u32 = 0x1;
+pub(crate) const NORMALIZED_COORDINATES: u32 = 0x2;
+pub(crate) const SRGB: u32 = 0x10;
 
 /// `hipReadModeElementType`, `hipReadModeNormalizedFloat`.
 const READ_ELEMENT: i32 = 0;

@@ -3,5 +3,5 @@
 # they test, each made as another platform makes it.
 if(HIP_PLATFORM STREQUAL "spirv")
   include("${CMAKE_CURRENT_LIST_DIR}/rtc-folder.cmake")
-  include("${CMAKE_CURRENT_LIST_DIR}/surface-folder.cmake")
+  include("${CMAKE_CURRENT_LIST_DIR}/image-folders.cmake")
 endif()

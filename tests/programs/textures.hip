@@ -1,6 +1,7 @@
 // Texture objects over linear buffers, pitched 2-D memory, 2-D, 3-D and layered arrays: point and
 // linear filtering, every address mode, normalized coordinates, normalized-float reads of uchar4
-// and short, integer texels; every result compared with a host model of the texture unit.
+// (sRGB-decoded too) and short, integer texels; every result compared with a host model of the
+// texture unit.
 #include "test_common.h"
 #include "include/texture_reference.h"
 
@@ -351,6 +352,11 @@ int main() {
                             kLinearTolerance);
     model.linear_filter = false;
     bad += check_2d<float4>("uchar4 normalized point", array_resource(array), model, 0.0f);
+    // sRGB: r, g, b decoded to linear before filtering, alpha as it is.
+    model.srgb = true;
+    bad += check_2d<float4>("uchar4 sRGB point", array_resource(array), model, kLinearTolerance);
+    model.linear_filter = true;
+    bad += check_2d<float4>("uchar4 sRGB linear", array_resource(array), model, kLinearTolerance);
     HIP_CHECK(hipFreeArray(array));
 
     HostTexture s;

@@ -84,8 +84,28 @@ pub fn is_device_variable(decl: &Cursor) -> bool {
         && decl.has_global_storage()
         && (decl.has_attr(CXCursor_CUDADeviceAttr)
             || decl.has_attr(CXCursor_CUDAConstantAttr)
-            || is_managed(decl))
+            || is_managed(decl)
+            || is_texture_reference(decl))
         && !decl.has_attr(CXCursor_CUDASharedAttr)
+}
+
+/// Whether a variable is a legacy texture reference: its type is an instance of the global class
+/// template `texture` of hipmlir's headers (hipmlir_texture_types.h), which clang's
+/// `device_builtin_texture_type` makes a device variable (libclang does not show that
+/// attribute, and a header in a precompiled header has no tokens to find it by). Its device copy
+/// starts as zeros, as clang leaves it: the host's constructor describes the reference, and
+/// binding it stores that description, with its texture object, into the device's copy.
+pub fn is_texture_reference(decl: &Cursor) -> bool {
+    decl.ty()
+        .canonical()
+        .declaration()
+        .template_of()
+        .is_some_and(|t| {
+            t.kind() == CXCursor_ClassTemplate
+                && t.spelling() == "texture"
+                && t.semantic_parent()
+                    .is_some_and(|p| p.kind() == CXCursor_TranslationUnit)
+        })
 }
 
 /// Whether a variable is `__managed__` (clang's `managed` attribute, which libclang does not
@@ -249,7 +269,7 @@ impl<'c> ModuleCodegen<'c> {
         // trivial constructor, that leaves the zeros static storage starts with.
         if let Some(init) = def
             .var_initializer()
-            .filter(|i| !is_trivial_construction(i) && !managed)
+            .filter(|i| !is_trivial_construction(i) && !managed && !is_texture_reference(&def))
         {
             self.initial_value(&key, &init, &ty, &mut value)?;
         }

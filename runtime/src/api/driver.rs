@@ -128,9 +128,9 @@ pub unsafe extern "C" fn hipFuncGetAttribute(
     })
 }
 
-/// A module's texture reference by name. hipmlir's device code has texture objects, not
-/// references (deprecated by HIP), so a module variable of that name is
-/// `hipErrorNotSupported`; a name the module lacks `hipErrorNotFound`.
+/// A module's texture reference by name: the runtime's `textureReference` for that module
+/// variable (the same one each time), which the `hipTexRefSet*` functions bind
+/// (`texture_reference`); a name the module lacks is `hipErrorNotFound`.
 ///
 /// # Safety
 /// `out` must be null or valid for writing; `name` null or NUL-terminated.
@@ -152,17 +152,15 @@ pub unsafe extern "C" fn hipModuleGetTexRef(
             return Err(Failure::invalid_value("the texture name is empty"));
         }
         let m = crate::registry::loaded_module(module as usize)?;
-        if m.find_global(&name).is_none() {
-            return Err(Failure::new(
+        let index = m.find_global(&name).ok_or_else(|| {
+            Failure::new(
                 HipError::NotFound,
                 format!("{} has no texture reference '{name}'", m.label),
-            ));
-        }
-        Err(crate::backend::not_supported(&format!(
-            "texture references ('{name}' of {}): hipmlir's device code reads texture objects \
-             (hipCreateTextureObject)",
-            m.label
-        )))
+            )
+        })?;
+        let reference = crate::texture_reference::of_module_variable(&m, index);
+        // SAFETY: checked non-null; valid per the caller.
+        unsafe { write_out(out, reference.cast(), "the texture reference pointer") }
     })
 }
 

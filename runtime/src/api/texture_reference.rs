@@ -1,39 +1,17 @@
-//! The legacy texture reference's state (`hipTexRefGet*`/`hipTexRefSet*`): the fields of the
-//! program's own `textureReference`, set and read back with HIP's argument checks, as ROCm does
-//! (a texture reference is host state until bound). Binding one to memory is refused
-//! (`unsupported.rs`): hipmlir compiles no texture references in device code, so a bound
-//! reference could never be read.
+//! The legacy texture reference API: its state (`hipTexRefGet*`/`hipTexRefSet*`, the fields of
+//! the program's own `textureReference` set and read back with HIP's argument checks, as ROCm
+//! does) and its binding (`hipBindTexture*`, `hipTexRefSetAddress*`/`Array`, `hipUnbindTexture`),
+//! which `texture_reference` does.
 
-use std::ffi::{c_int, c_uint};
+use std::ffi::{c_int, c_uint, c_void};
 
-use super::{guard, hipError_t, write_out};
-use crate::arrays::{desc_of_driver_format, ChannelFormatDesc};
-use crate::error::{Failure, HipResult};
+use super::{current_device, guard, hipError_t, write_out};
+use crate::arrays::{desc_of_driver_format, ArrayDescriptor, ChannelFormatDesc};
+use crate::error::{Failure, HipError, HipResult};
+use crate::texture::ResourceDesc;
+use crate::texture_driver::{NORMALIZED_COORDINATES, READ_AS_INTEGER, SRGB};
+use crate::texture_reference::{self as refs, TextureReference};
 
-/// HIP's `textureReference` (texture_types.h).
-#[repr(C)]
-#[derive(Debug, Clone, Copy, Default)]
-pub struct TextureReference {
-    normalized: c_int,
-    read_mode: c_int,
-    filter_mode: c_int,
-    address_mode: [c_int; 3],
-    channel_desc: ChannelFormatDesc,
-    srgb: c_int,
-    max_anisotropy: c_uint,
-    mipmap_filter_mode: c_int,
-    mipmap_level_bias: f32,
-    min_mipmap_level_clamp: f32,
-    max_mipmap_level_clamp: f32,
-    texture_object: usize,
-    num_channels: c_int,
-    format: c_int,
-}
-
-/// `HIP_TRSF_READ_AS_INTEGER`, `HIP_TRSF_NORMALIZED_COORDINATES`, `HIP_TRSF_SRGB`.
-const READ_AS_INTEGER: c_uint = 0x1;
-const NORMALIZED_COORDINATES: c_uint = 0x2;
-const SRGB: c_uint = 0x10;
 /// `hipReadModeElementType`, `hipReadModeNormalizedFloat`.
 const READ_ELEMENT: c_int = 0;
 const READ_NORMALIZED_FLOAT: c_int = 1;
@@ -235,4 +213,304 @@ setter! {
         t.num_channels = channels;
         t.channel_desc = desc;
     }
+}
+
+// ---- binding ----
+
+/// The reference a bind names, checked for null (binding writes its `textureObject`, whatever
+/// the C signature's `const`: the program's reference is its own, as in ROCm).
+fn bindable(tex: *const TextureReference) -> HipResult<*mut TextureReference> {
+    if tex.is_null() {
+        return Err(Failure::invalid_value("the texture reference is null"));
+    }
+    Ok(tex.cast_mut())
+}
+
+/// The format a bind reads texels as, checked for null.
+///
+/// # Safety
+/// `desc` is null or valid.
+unsafe fn format<'a>(desc: *const ChannelFormatDesc) -> HipResult<&'a ChannelFormatDesc> {
+    // SAFETY: per the caller.
+    unsafe { desc.as_ref() }.ok_or_else(|| Failure::invalid_value("the channel format is null"))
+}
+
+/// The device memory at `pointer`, `size` bytes of it at most (hipBindTexture's default size is
+/// UINT_MAX: the rest of the allocation).
+fn linear_extent(pointer: *const c_void, size: usize) -> HipResult<usize> {
+    if pointer.is_null() {
+        return Err(Failure::invalid_value("the device pointer is null"));
+    }
+    let a = super::pointer::allocation_of(pointer, HipError::InvalidValue, "a texture's memory")?;
+    Ok(size.min(a.base + a.size - pointer as usize))
+}
+
+/// Writes a bind's byte offset: 0, as texels are read at any address.
+///
+/// # Safety
+/// `offset` is null or valid.
+unsafe fn no_offset(offset: *mut usize) -> HipResult<()> {
+    if !offset.is_null() {
+        // SAFETY: non-null; valid per the caller.
+        unsafe { write_out(offset, 0, "the offset") }?;
+    }
+    Ok(())
+}
+
+/// # Safety
+/// Every pointer is null or valid; `tex` is the program's reference.
+#[no_mangle]
+pub unsafe extern "C" fn hipBindTexture(
+    offset: *mut usize,
+    tex: *const TextureReference,
+    pointer: *const c_void,
+    desc: *const ChannelFormatDesc,
+    size: usize,
+) -> hipError_t {
+    guard("hipBindTexture", || {
+        let r = bindable(tex)?;
+        // SAFETY: per the caller.
+        let desc = unsafe { format(desc) }?;
+        let size = linear_extent(pointer, size)?;
+        let resource = ResourceDesc::linear(pointer as usize, *desc, size);
+        // SAFETY: per the caller.
+        unsafe { refs::bind(current_device()?, r, &resource) }?;
+        // SAFETY: per the caller.
+        unsafe { no_offset(offset) }
+    })
+}
+
+/// # Safety
+/// Every pointer is null or valid; `tex` is the program's reference.
+#[no_mangle]
+pub unsafe extern "C" fn hipBindTexture2D(
+    offset: *mut usize,
+    tex: *const TextureReference,
+    pointer: *const c_void,
+    desc: *const ChannelFormatDesc,
+    width: usize,
+    height: usize,
+    pitch: usize,
+) -> hipError_t {
+    guard("hipBindTexture2D", || {
+        let r = bindable(tex)?;
+        // SAFETY: per the caller.
+        let desc = unsafe { format(desc) }?;
+        linear_extent(pointer, 0)?;
+        let resource = ResourceDesc::pitch_2d(pointer as usize, *desc, width, height, pitch);
+        // SAFETY: per the caller.
+        unsafe { refs::bind(current_device()?, r, &resource) }?;
+        // SAFETY: per the caller.
+        unsafe { no_offset(offset) }
+    })
+}
+
+/// Binds an array, read in its own format: a `desc` naming another (a reinterpreting view) is
+/// not supported, as for texture objects.
+///
+/// # Safety
+/// Every pointer is null or valid; `tex` is the program's reference.
+#[no_mangle]
+pub unsafe extern "C" fn hipBindTextureToArray(
+    tex: *const TextureReference,
+    array: *const c_void,
+    desc: *const ChannelFormatDesc,
+) -> hipError_t {
+    guard("hipBindTextureToArray", || {
+        let r = bindable(tex)?;
+        // SAFETY: per the caller.
+        let desc = unsafe { format(desc) }?;
+        let own = crate::arrays::get(array as usize)?.format;
+        if crate::arrays::Format::from_desc(desc)? != own {
+            return Err(Failure::new(
+                HipError::NotSupported,
+                "not supported by hipmlir: binding an array to a texture reference of another \
+                 texel format (reinterpreting its texels)",
+            ));
+        }
+        // SAFETY: per the caller.
+        unsafe { refs::bind(current_device()?, r, &ResourceDesc::array(array as usize)) }
+    })
+}
+
+/// # Safety
+/// Every pointer is null or valid; `tex` is the program's reference.
+#[no_mangle]
+pub unsafe extern "C" fn hipBindTextureToMipmappedArray(
+    tex: *const TextureReference,
+    array: *const c_void,
+    desc: *const ChannelFormatDesc,
+) -> hipError_t {
+    guard("hipBindTextureToMipmappedArray", || {
+        let r = bindable(tex)?;
+        // SAFETY: per the caller.
+        unsafe { format(desc) }?;
+        let resource = ResourceDesc::mipmapped_array(array as usize);
+        // SAFETY: per the caller.
+        unsafe { refs::bind(current_device()?, r, &resource) }
+    })
+}
+
+/// # Safety
+/// `tex` is null or the program's reference.
+#[no_mangle]
+pub unsafe extern "C" fn hipUnbindTexture(tex: *const TextureReference) -> hipError_t {
+    guard("hipUnbindTexture", || {
+        let r = bindable(tex)?;
+        // SAFETY: per the caller.
+        unsafe { refs::unbind(current_device()?, r) }
+    })
+}
+
+/// The byte offset a bind needed: always 0 here (see `no_offset`).
+///
+/// # Safety
+/// Every pointer is null or valid.
+#[no_mangle]
+pub unsafe extern "C" fn hipGetTextureAlignmentOffset(
+    offset: *mut usize,
+    tex: *const TextureReference,
+) -> hipError_t {
+    guard("hipGetTextureAlignmentOffset", || {
+        bindable(tex)?;
+        // SAFETY: per the caller.
+        unsafe { write_out(offset, 0, "the offset") }
+    })
+}
+
+/// The reference of a texture variable: its shadow, as in ROCm.
+///
+/// # Safety
+/// `out` is null or valid.
+#[no_mangle]
+pub unsafe extern "C" fn hipGetTextureReference(
+    out: *mut *const TextureReference,
+    symbol: *const c_void,
+) -> hipError_t {
+    guard("hipGetTextureReference", || {
+        if out.is_null() {
+            return Err(Failure::invalid_value("the reference pointer is null"));
+        }
+        crate::symbols::find(symbol)?;
+        // SAFETY: non-null; valid per the caller.
+        unsafe { write_out(out, symbol.cast(), "the reference pointer") }
+    })
+}
+
+/// Binds linear memory, read in the format `hipTexRefSetFormat` set.
+///
+/// # Safety
+/// Every pointer is null or valid; `tex` is a reference of the program's or the runtime's.
+#[no_mangle]
+pub unsafe extern "C" fn hipTexRefSetAddress(
+    offset: *mut usize,
+    tex: *mut TextureReference,
+    pointer: *mut c_void,
+    bytes: usize,
+) -> hipError_t {
+    guard("hipTexRefSetAddress", || {
+        // SAFETY: per the caller.
+        let desc = unsafe { reference(tex) }?.channel_desc;
+        let size = linear_extent(pointer, bytes)?;
+        let resource = ResourceDesc::linear(pointer as usize, desc, size);
+        // SAFETY: per the caller.
+        unsafe { refs::bind(current_device()?, tex, &resource) }?;
+        // SAFETY: per the caller.
+        unsafe { no_offset(offset) }
+    })
+}
+
+/// # Safety
+/// Every pointer is null or valid; `tex` is a reference of the program's or the runtime's.
+#[no_mangle]
+pub unsafe extern "C" fn hipTexRefSetAddress2D(
+    tex: *mut TextureReference,
+    desc: *const ArrayDescriptor,
+    pointer: *mut c_void,
+    pitch: usize,
+) -> hipError_t {
+    guard("hipTexRefSetAddress2D", || {
+        bindable(tex)?;
+        // SAFETY: per the caller.
+        let d = unsafe { desc.as_ref() }
+            .ok_or_else(|| Failure::invalid_value("the array descriptor is null"))?;
+        let format = desc_of_driver_format(d.Format, d.NumChannels)?;
+        linear_extent(pointer, 0)?;
+        let resource = ResourceDesc::pitch_2d(pointer as usize, format, d.Width, d.Height, pitch);
+        // SAFETY: per the caller.
+        unsafe { refs::bind(current_device()?, tex, &resource) }
+    })
+}
+
+/// `HIP_TRSA_OVERRIDE_FORMAT`: the only flag of hipTexRefSetArray.
+const OVERRIDE_FORMAT: c_uint = 0x1;
+
+/// Binds an array, read in its own format.
+///
+/// # Safety
+/// `tex` is null or a reference of the program's or the runtime's.
+#[no_mangle]
+pub unsafe extern "C" fn hipTexRefSetArray(
+    tex: *mut TextureReference,
+    array: *const c_void,
+    flags: c_uint,
+) -> hipError_t {
+    guard("hipTexRefSetArray", || {
+        bindable(tex)?;
+        if flags & !OVERRIDE_FORMAT != 0 {
+            return Err(Failure::invalid_value(format!(
+                "flags {flags:#x}: HIP_TRSA_OVERRIDE_FORMAT (1) is the only flag"
+            )));
+        }
+        // SAFETY: per the caller.
+        unsafe { refs::bind(current_device()?, tex, &ResourceDesc::array(array as usize)) }
+    })
+}
+
+/// # Safety
+/// `tex` is null or a reference of the program's or the runtime's.
+#[no_mangle]
+pub unsafe extern "C" fn hipTexRefSetMipmappedArray(
+    tex: *mut TextureReference,
+    array: *mut c_void,
+    flags: c_uint,
+) -> hipError_t {
+    guard("hipTexRefSetMipmappedArray", || {
+        bindable(tex)?;
+        if flags & !OVERRIDE_FORMAT != 0 {
+            return Err(Failure::invalid_value(format!(
+                "flags {flags:#x}: HIP_TRSA_OVERRIDE_FORMAT (1) is the only flag"
+            )));
+        }
+        let resource = ResourceDesc::mipmapped_array(array as usize);
+        // SAFETY: per the caller.
+        unsafe { refs::bind(current_device()?, tex, &resource) }
+    })
+}
+
+/// Reads what a bound reference reads from.
+macro_rules! bound_getter {
+    ($($name:ident($out:ident: $ty:ty) => |$res:ident| $value:expr, $what:literal;)*) => {$(
+        /// # Safety
+        /// `out` and `tex` are null or valid.
+        #[no_mangle]
+        pub unsafe extern "C" fn $name($out: *mut $ty, tex: *const TextureReference) -> hipError_t {
+            guard(stringify!($name), || {
+                // SAFETY: per the caller.
+                let $res = unsafe { refs::bound_resource(tex) }?;
+                let value = $value.ok_or_else(|| {
+                    Failure::invalid_value(concat!("the texture reference is not bound to ", $what))
+                })?;
+                // SAFETY: per the caller.
+                unsafe { write_out($out, value as $ty, stringify!($out)) }
+            })
+        }
+    )*};
+}
+
+bound_getter! {
+    hipTexRefGetAddress(pointer: *mut c_void) => |r| r.device_pointer(), "memory";
+    hipTexRefGetArray(array: *mut c_void) => |r| r.array_handle(), "an array";
+    hipTexRefGetMipMappedArray(array: *mut c_void) => |r| r.mipmapped_array_handle(),
+        "a mipmapped array";
 }

@@ -27,34 +27,6 @@ macro_rules! unsupported {
 }
 
 unsupported! {
-    hipBindTexture(offset: *mut usize, tex: *const c_void, pointer: *const c_void, desc: *const c_void, size: usize)
-        => "texture references are not compiled in device code (texture objects are: hipCreateTextureObject), so a bound reference could never be read";
-    hipBindTexture2D(offset: *mut usize, tex: *const c_void, pointer: *const c_void, desc: *const c_void, width: usize, height: usize, pitch: usize)
-        => "as hipBindTexture";
-    hipBindTextureToArray(tex: *const c_void, array: *const c_void, desc: *const c_void)
-        => "as hipBindTexture";
-    hipBindTextureToMipmappedArray(tex: *const c_void, array: *const c_void, desc: *const c_void)
-        => "as hipBindTexture";
-    hipUnbindTexture(tex: *const c_void)
-        => "as hipBindTexture: no reference is ever bound";
-    hipGetTextureAlignmentOffset(offset: *mut usize, tex: *const c_void)
-        => "as hipBindTexture: no reference is ever bound";
-    hipGetTextureReference(tex: *mut *const c_void, symbol: *const c_void)
-        => "as hipBindTexture: device code declares no texture references";
-    hipTexRefSetAddress(offset: *mut usize, tex: *mut c_void, pointer: *mut c_void, bytes: usize)
-        => "as hipBindTexture";
-    hipTexRefSetAddress2D(tex: *mut c_void, desc: *const c_void, pointer: *mut c_void, pitch: usize)
-        => "as hipBindTexture";
-    hipTexRefSetArray(tex: *mut c_void, array: *const c_void, flags: u32)
-        => "as hipBindTexture";
-    hipTexRefSetMipmappedArray(tex: *mut c_void, array: *mut c_void, flags: u32)
-        => "as hipBindTexture";
-    hipTexRefGetAddress(pointer: *mut *mut c_void, tex: *const c_void)
-        => "as hipBindTexture: no reference is ever bound";
-    hipTexRefGetArray(array: *mut *mut c_void, tex: *const c_void)
-        => "as hipBindTexture: no reference is ever bound";
-    hipTexRefGetMipMappedArray(array: *mut *mut c_void, tex: *const c_void)
-        => "as hipBindTexture: no reference is ever bound";
     hipTexRefSetBorderColor(tex: *mut c_void, color: *mut f32)
         => "HIP's textureReference has no border colour to hold it";
     hipTexRefGetBorderColor(color: *mut f32, tex: *const c_void)

@@ -985,6 +985,16 @@ pub struct PitchedPtr {
 /// The alignment of `hipMalloc` and of a pitched allocation's rows.
 pub const ALLOCATION_ALIGNMENT: usize = 256;
 
+/// The bytes a backend reserves for an allocation of `size`: whole blocks of the allocation
+/// alignment. A GPU's allocations come in pages, so a kernel that writes a little past the end
+/// of a buffer (a grid rounded up to whole blocks, unchecked) writes into slack there; on the
+/// OpenCL CPU device device memory is host heap, and the same write would corrupt the heap. The
+/// runtime's table keeps the size asked for: the memory checker still reports such a write.
+pub fn allocation_span(size: usize) -> usize {
+    size.checked_next_multiple_of(ALLOCATION_ALIGNMENT)
+        .unwrap_or(size)
+}
+
 /// The row pitch and total size of a `width` x `height` x `depth` pitched allocation (rows padded
 /// to the allocation alignment), with every step checked, never a wrapped small (or zero)
 /// allocation reported as success: a row that cannot be padded is `hipErrorInvalidValue`, more

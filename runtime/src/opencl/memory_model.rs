@@ -15,6 +15,7 @@ use cl3::types::{
 use opencl3::device::Device;
 
 use super::cl::{error_name, extension_function};
+use crate::backend::allocation_span;
 
 /// Alignment of every allocation, HIP's guarantee for `hipMalloc` (and CUDA's). SVM devices may cap
 /// it at 128 bytes (see [`MemoryBackend::alloc`]).
@@ -218,13 +219,14 @@ impl MemoryBackend {
         matches!(self, MemoryBackend::Usm(_))
     }
 
-    /// Allocates `size` (> 0) bytes of device memory.
+    /// Allocates `size` (> 0) bytes of device memory (and the slack of `allocation_span`).
     pub fn alloc(
         &self,
         context: cl_context,
         device: cl_device_id,
         size: usize,
     ) -> Result<*mut c_void, String> {
+        let size = allocation_span(size);
         match self {
             MemoryBackend::Usm(f) => {
                 let mut status: cl_int = 0;
@@ -291,6 +293,7 @@ impl MemoryBackend {
             return None;
         };
         let alloc = f.shared_mem_alloc?;
+        let size = allocation_span(size);
         let mut status: cl_int = 0;
         // SAFETY: valid context/device; no properties; status is a valid out-pointer.
         let p = unsafe {
@@ -317,6 +320,7 @@ impl MemoryBackend {
             return None;
         };
         let alloc = f.host_mem_alloc?;
+        let size = allocation_span(size);
         let mut status: cl_int = 0;
         // SAFETY: valid context; no properties; status is a valid out-pointer.
         let p = unsafe {
