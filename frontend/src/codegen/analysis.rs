@@ -520,6 +520,41 @@ fn collect_jumps(
     }
 }
 
+/// Locals whose address is taken (`&x`, `std::addressof(x)`, `std::move(x)`...) or that a
+/// reference variable is bound to (`auto& r = x;`): a local holding a lambda is then its
+/// closure object in memory (see lambdas.rs).
+pub fn addressed_locals(body: &Cursor) -> std::collections::HashSet<Cursor> {
+    fn walk(c: &Cursor, out: &mut std::collections::HashSet<Cursor>) {
+        let named = match c.kind() {
+            CXCursor_UnaryOperator if c.unary_operator() == CXUnaryOperator_AddrOf => {
+                c.children().first().and_then(referenced_local)
+            }
+            CXCursor_CallExpr
+                if c.referenced().is_some_and(|f| {
+                    super::expr::calls::STD_ADDRESS_BUILTINS.contains(&f.spelling().as_str())
+                        && f.is_in_std_namespace()
+                }) =>
+            {
+                match c.arguments().as_slice() {
+                    [arg] => referenced_local(&arg.without_implicit()),
+                    _ => None,
+                }
+            }
+            CXCursor_VarDecl if c.ty().is_reference() => c
+                .var_initializer()
+                .and_then(|init| referenced_local(&init.without_implicit())),
+            _ => None,
+        };
+        out.extend(named);
+        for child in c.children() {
+            walk(&child, out);
+        }
+    }
+    let mut out = std::collections::HashSet::new();
+    walk(body, &mut out);
+    out
+}
+
 /// Locals and parameters that need memory: their address is taken (`&x`), they are bound to a
 /// reference (`int& r = x;`, a reference parameter). Aggregates always live in memory.
 pub fn memory_locals(body: &Cursor) -> std::collections::HashSet<Cursor> {

@@ -262,7 +262,7 @@ impl<'c> FunctionCodegen<'c, '_> {
 /// function template, but clang instantiates no body for them. Each gives its argument back,
 /// as a reference (`std::move`, `std::forward`, ...) or as a pointer (`std::addressof`): the
 /// argument's address, either way.
-const STD_ADDRESS_BUILTINS: &[&str] = &[
+pub(crate) const STD_ADDRESS_BUILTINS: &[&str] = &[
     "move",
     "forward",
     "move_if_noexcept",
