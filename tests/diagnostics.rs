@@ -297,18 +297,19 @@ fn recursion_and_multiple_polymorphic_bases_are_named() {
     );
     assert!(err.contains("'sum(int)' calls itself"), "{err}");
 
-    // Assignment of a class with a virtual base (a copy of its bytes would take the virtual
-    // base from where the source's class puts it).
+    // Implicit assignment of a class with a virtual base whose part has an assignment operator
+    // of its own (which the implicit one would call: not a copy).
     let (code, err, path) = compile(
         "virtual.hip",
-        "#include <hip/hip_runtime.h>\nstruct A { int x; };\nstruct B : virtual A { int y; };\n__global__ void k(int* o) { B b, c; b.x = o[0]; c = b; o[1] = c.x; }\n",
+        "#include <hip/hip_runtime.h>\nstruct A { int x; __device__ A& operator=(const A& o) { x = o.x + 1; return *this; } };\nstruct B : virtual A { int y; };\n__global__ void k(int* o) { B b, c; b.x = o[0]; c = b; o[1] = c.x; }\n",
         &["--emit-spirv"],
     );
     assert_clean_failure(code, &err);
     assert!(
         err.contains(&format!(
-            "{path}:4:49: error: unsupported construct in device code: assignment of 'B', \
-             a class with virtual base classes"
+            "{path}:4:49: error: unsupported construct in device code: implicit assignment of a \
+             class with virtual base classes, whose part 'A' has an assignment operator of its \
+             own ({path}:2:33)"
         )),
         "{err}"
     );

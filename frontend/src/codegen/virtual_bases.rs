@@ -399,6 +399,99 @@ impl<'c> FunctionCodegen<'c, '_> {
     }
 }
 
+impl<'c> FunctionCodegen<'c, '_> {
+    /// The implicit assignment `*target = *source` of class `class`, which has virtual bases
+    /// (`target` and `source` may be subobjects of objects of other classes): its own members
+    /// and its non-virtual bases' where its layout puts them, then each virtual base's part
+    /// where each object's class puts that base (found as a conversion finds it). Table
+    /// pointers are no members: the target keeps its dynamic class. C++ lets a virtual base be
+    /// assigned once or more: once.
+    pub fn assign_with_virtual_bases(
+        &mut self,
+        target: Value<'c>,
+        source: Value<'c>,
+        class: CType,
+        e: &Cursor,
+    ) -> Result<()> {
+        let loc = self.loc(e);
+        self.assign_nonvirtual_part(target, source, class, e)?;
+        for vbase in class.virtual_bases() {
+            let missing = || super::builder::internal(loc, "a virtual base not found");
+            let to = self
+                .through_virtual_base(target, &class, &vbase, false, loc)?
+                .ok_or_else(missing)?;
+            let from = self
+                .through_virtual_base(source, &class, &vbase, false, loc)?
+                .ok_or_else(missing)?;
+            self.assign_nonvirtual_part(to, from, vbase, e)?;
+        }
+        Ok(())
+    }
+
+    /// Assigns the members of `class` and of its non-virtual bases (at their offsets) from the
+    /// object at `source` to the one at `target`, each as a whole.
+    fn assign_nonvirtual_part(
+        &mut self,
+        target: Value<'c>,
+        source: Value<'c>,
+        class: CType,
+        e: &Cursor,
+    ) -> Result<()> {
+        let loc = self.loc(e);
+        // A base's own assignment operator would be called for its part: not a copy.
+        if let Some(own) = class
+            .methods()
+            .into_iter()
+            .find(|m| m.is_copy_or_move_assignment() && m.trivial_special_member().is_none())
+        {
+            return Err(FrontendError::unsupported(
+                e.location(),
+                format!(
+                    "implicit assignment of a class with virtual base classes, whose part '{}' \
+                     has an assignment operator of its own ({})",
+                    class.spelling(),
+                    own.location()
+                ),
+            ));
+        }
+        let ty = crate::types::Ty::from_clang(class, &e.location())?;
+        for (member_ty, path) in self.members(&ty, loc)? {
+            let to = self.gep(target, &ty, &path, loc)?;
+            let from = self.gep(source, &ty, &path, loc)?;
+            if let crate::types::Ty::Array { .. } = member_ty {
+                // An array member as one value of its memory type (no C value is an array).
+                let memory = member_ty.memory_mlir(self.ctx());
+                let value = self.b.load(from, memory, false, loc)?;
+                self.b.store(value, to, false, loc);
+                continue;
+            }
+            let place = |ptr| super::expr::LValue::Mem {
+                ptr,
+                ty: member_ty.clone(),
+                volatile: false,
+            };
+            let value = self.load(&place(from), loc)?;
+            self.store(&place(to), value, loc)?;
+        }
+        for spec in class.bases() {
+            let base = spec.ty().canonical();
+            if spec.is_virtual_base() {
+                continue;
+            }
+            let offset = class.base_offset(&base).ok_or_else(|| {
+                FrontendError::unsupported(
+                    e.location(),
+                    format!("the layout of base '{}'", base.spelling()),
+                )
+            })? as i64;
+            let to = self.byte_offset(target, offset, loc)?;
+            let from = self.byte_offset(source, offset, loc)?;
+            self.assign_nonvirtual_part(to, from, base, e)?;
+        }
+        Ok(())
+    }
+}
+
 impl<'c> ModuleCodegen<'c> {
     /// The lookup function of virtual base `vbase` (made once the module's code is emitted).
     fn virtual_base_lookup(&mut self, vbase: CType) -> String {
