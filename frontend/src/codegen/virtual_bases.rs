@@ -494,7 +494,7 @@ impl<'c> FunctionCodegen<'c, '_> {
 
 impl<'c> ModuleCodegen<'c> {
     /// The lookup function of virtual base `vbase` (made once the module's code is emitted).
-    fn virtual_base_lookup(&mut self, vbase: CType) -> String {
+    pub(super) fn virtual_base_lookup(&mut self, vbase: CType) -> String {
         let key = vbase.canonical().declaration().canonical();
         if !self
             .virtuals
@@ -507,10 +507,12 @@ impl<'c> ModuleCodegen<'c> {
         lookup_symbol(vbase)
     }
 
-    /// `__hipmlir_vbase_offset.*(this) -> i64` of each virtual base code converted to: the
-    /// offset of the virtual base from the subobject at `this`, chosen by the id there among
-    /// those of every class the module constructs that has the virtual base; an unknown id
-    /// stops the program as a virtual call on it does.
+    /// `__hipmlir_vbase_offset.*(this) -> i64` of each virtual base code converted to (with
+    /// `-fgpu-rdc`, also of each virtual base of the classes the module constructs): the offset
+    /// of the virtual base from the subobject at `this`, chosen by the id there among those of
+    /// every class the module constructs that has the virtual base; an unknown id goes to the
+    /// fallback, which the device link chains to another unit's lookup (`CHAIN_GROUP_ATTRIBUTE`),
+    /// and the last stops the program as a virtual call on it does.
     pub(super) fn emit_virtual_base_lookups(
         &mut self,
         bad: &super::module::FunctionSig,
@@ -552,30 +554,56 @@ impl<'c> ModuleCodegen<'c> {
                 offset = b.insert_value(arith::select(is, at, offset, loc))?;
                 found = b.insert_value(arith::ori(found, is, loc))?;
             }
-            // An object no device code built: stop, naming the virtual base.
-            let text = self.string_value(
-                format!("conversion to virtual base {}", vbase.spelling()).as_bytes(),
-                loc,
-            )?;
+            // An object of a class this unit does not construct: the fallback, which the device
+            // link chains to the next unit's lookup in an `-fgpu-rdc` program (the last one's
+            // stops, naming the virtual base).
+            let fallback = self.emit_unknown_virtual_base(vbase, &symbol, bad, loc)?;
             let then_block = Block::new(&[]);
-            let then_b = Builder::new(ctx, &then_block);
-            then_b.insert(scf::r#yield(&[], loc));
+            Builder::new(ctx, &then_block).insert(scf::r#yield(&[offset], loc));
             let else_block = Block::new(&[]);
             let else_b = Builder::new(ctx, &else_block);
-            let global = else_b.address_of(&text, pointer_type(ctx, AddrSpace::Global), loc)?;
-            let name = else_b.addrspace_cast(global, generic, loc)?;
-            let callee = FlatSymbolRefAttribute::new(ctx, &bad.symbol);
-            else_b.insert(func::call(ctx, callee, &[name], &[], loc));
-            else_b.insert(scf::r#yield(&[], loc));
+            let callee = FlatSymbolRefAttribute::new(ctx, &fallback);
+            let other = else_b.insert(func::call(ctx, callee, &[this], &[i64t], loc));
+            else_b.insert(scf::r#yield(&other, loc));
             let then_region = Region::new();
             then_region.append_block(then_block);
             let else_region = Region::new();
             else_region.append_block(else_block);
-            b.insert(scf::r#if(found, &[], then_region, else_region, loc));
-            b.insert(func::r#return(&[offset], loc));
-            self.define_helper(&symbol, &[generic], &[i64t], entry, loc)?;
+            let result = b.insert(scf::r#if(found, &[i64t], then_region, else_region, loc));
+            b.insert(func::r#return(&result, loc));
+            let chain = super::virtuals::chain_attributes(ctx, &symbol, &fallback);
+            self.define_helper_with(&symbol, &[generic], &[i64t], entry, &chain, loc)?;
         }
         Ok(())
+    }
+
+    /// The lookup's case of an object no device code of this unit built: the bad-virtual-call
+    /// function, naming the virtual base, then offset 0. Its symbol.
+    fn emit_unknown_virtual_base(
+        &mut self,
+        vbase: CType,
+        lookup: &str,
+        bad: &super::module::FunctionSig,
+        loc: Location<'c>,
+    ) -> Result<String> {
+        let ctx = self.ctx;
+        let generic = pointer_type(ctx, AddrSpace::Generic);
+        let i64t: Type<'c> = IntegerType::new(ctx, 64).into();
+        let symbol = format!("{lookup}.unknown_class");
+        let text = self.string_value(
+            format!("conversion to virtual base {}", vbase.spelling()).as_bytes(),
+            loc,
+        )?;
+        let entry = Block::new(&[(generic, loc)]);
+        let b = Builder::new(ctx, &entry);
+        let global = b.address_of(&text, pointer_type(ctx, AddrSpace::Global), loc)?;
+        let name = b.addrspace_cast(global, generic, loc)?;
+        let callee = FlatSymbolRefAttribute::new(ctx, &bad.symbol);
+        b.insert(func::call(ctx, callee, &[name], &[], loc));
+        let zero = b.const_int(i64t, 0, loc)?;
+        b.insert(func::r#return(&[zero], loc));
+        self.define_helper(&symbol, &[generic], &[i64t], entry, loc)?;
+        Ok(symbol)
     }
 }
 
