@@ -1227,8 +1227,9 @@ fn device_code_links_across_sources_in_one_command() {
 }
 
 /// Virtual functions across sources (tests/driver/rdc_virtual): shapes.hip defines and builds
-/// the classes (one with two polymorphic bases), scene.hip calls their virtual functions and
-/// deletes them through base pointers knowing none of them. Each unit's dispatchers know the
+/// the classes (one with two polymorphic bases), scene.hip calls their virtual functions,
+/// converts objects of a class with a virtual base to that base and deletes them through base
+/// pointers knowing none of them. Each unit's dispatchers and virtual base lookups know the
 /// classes it constructs; the device link chains them. In one command and from objects, in
 /// either order of the sources.
 #[test]

@@ -721,6 +721,16 @@ impl Cursor {
         }
     }
 
+    /// A copy or move assignment operator (implicit, defaulted or written).
+    pub fn is_copy_or_move_assignment(&self) -> bool {
+        // SAFETY: plain queries of a live cursor.
+        unsafe {
+            self.kind() == CXCursor_CXXMethod
+                && (clang_CXXMethod_isCopyAssignmentOperator(self.0) != 0
+                    || clang_CXXMethod_isMoveAssignmentOperator(self.0) != 0)
+        }
+    }
+
     /// Internal linkage: `static` functions and those in anonymous namespaces.
     pub fn has_internal_linkage(&self) -> bool {
         unsafe { clang_getCursorLinkage(self.0) == CXLinkage_Internal }

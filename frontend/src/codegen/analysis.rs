@@ -95,25 +95,23 @@ pub fn goto_target(goto: &Cursor) -> Option<Cursor> {
 /// Checks that every `goto` in a function body jumps to a label that structured control flow
 /// reaches with flags: a label of a statement list that encloses the `goto` (out of blocks and
 /// loops, ahead in its own list, or back to a label of that list, which makes a loop), or a
-/// label ahead inside blocks, `if` statements, loops and `switch`es of such a list (the jump
-/// enters them; see [`entered_by`]). A `goto` into a statement that declares a variable in
-/// its head, or back into the statement holding the `goto`, is refused, naming the label.
+/// label inside blocks, `if` statements, loops and `switch`es of such a list (the jump enters
+/// them; see [`entered_by`]), the statement holding the `goto` among them. A `goto` into a
+/// statement whose condition declares a variable (which clang refuses too: such a variable
+/// always has an initializer) or into any other statement is refused, naming the label.
 pub fn check_gotos(body: &Cursor) -> Result<(), (Cursor, String)> {
-    // Each label with the statements around it (innermost last) and its place in source
-    // order; each goto with the lists around it and its place.
+    // Each label with the statements around it (innermost last); each goto with the lists
+    // and the statements around it.
     struct Walk {
         path: Vec<Cursor>,
         lists: Vec<Cursor>,
-        labels: Vec<(Cursor, Vec<Cursor>, usize)>,
-        /// (the goto, the lists around it, the statements around it, its place)
-        gotos: Vec<(Cursor, Vec<Cursor>, Vec<Cursor>, usize)>,
-        order: usize,
+        labels: Vec<(Cursor, Vec<Cursor>)>,
+        gotos: Vec<(Cursor, Vec<Cursor>, Vec<Cursor>)>,
     }
     fn walk(c: &Cursor, w: &mut Walk) {
-        w.order += 1;
         match c.kind() {
-            CXCursor_LabelStmt => w.labels.push((c.statement_key(), w.path.clone(), w.order)),
-            CXCursor_GotoStmt => w.gotos.push((*c, w.lists.clone(), w.path.clone(), w.order)),
+            CXCursor_LabelStmt => w.labels.push((c.statement_key(), w.path.clone())),
+            CXCursor_GotoStmt => w.gotos.push((*c, w.lists.clone(), w.path.clone())),
             _ => {}
         }
         let is_list = c.kind() == CXCursor_CompoundStmt;
@@ -134,15 +132,14 @@ pub fn check_gotos(body: &Cursor) -> Result<(), (Cursor, String)> {
         lists: Vec::new(),
         labels: Vec::new(),
         gotos: Vec::new(),
-        order: 0,
     };
     walk(body, &mut w);
-    for (goto, lists, goto_path, at) in &w.gotos {
+    for (goto, lists, goto_path) in &w.gotos {
         let Some(label) = goto_target(goto) else {
             return Err((*goto, "goto without a label".into()));
         };
         let name = label.spelling();
-        let Some((_, path, order)) = w.labels.iter().find(|(l, _, _)| *l == label) else {
+        let Some((_, path)) = w.labels.iter().find(|(l, _)| *l == label) else {
             return Err((
                 *goto,
                 format!("goto to label '{name}' outside the function"),
@@ -163,28 +160,79 @@ pub fn check_gotos(body: &Cursor) -> Result<(), (Cursor, String)> {
         if in_list {
             continue;
         }
-        let blocked = below.iter().find_map(not_enterable);
-        // Back into an earlier statement of the list (a block or `if` holding the label): a
-        // loop from that statement to the goto's, which enters it (stmt.rs). Back into the
-        // statement holding the goto itself (from an `if`'s other branch) is not one.
-        let goto_statement = goto_path
-            .iter()
-            .position(|p| p == common)
-            .and_then(|i| goto_path.get(i + 1));
-        if let Some(what) = blocked {
+        // Into a statement of the list (a block, `if`, loop or switch holding the label): ahead,
+        // the jump enters it; back, a loop from that statement to the goto's enters it; from
+        // inside that statement itself (an `if`'s other branch), a loop of that statement
+        // alone (see [`crossing_gotos`]; stmt.rs).
+        if let Some(what) = below.iter().find_map(not_enterable) {
             return Err((
                 *goto,
                 format!("goto jumping into {what} holding label '{name}'"),
             ));
         }
-        if order < at && goto_statement == below.first() {
+        // Across a statement, what its head declares is in scope at both ends and keeps its
+        // value; running the statement again would declare it afresh.
+        let goto_statement = goto_path
+            .iter()
+            .position(|p| p == common)
+            .and_then(|i| goto_path.get(i + 1));
+        if goto_statement == below.first() && below.iter().any(head_declares) {
             return Err((
                 *goto,
-                format!("goto jumping back into the statement of label '{name}'"),
+                format!("goto to label '{name}' across a statement whose head declares a variable"),
             ));
         }
     }
     Ok(())
+}
+
+/// The labels inside statement `s` that `goto`s inside `s` jump to across it: no block inside
+/// `s` (`s` included) holds both the goto and its label, as when one branch of an `if` jumps
+/// into the other, so no statement list inside `s` resolves the jump and the list holding `s`
+/// must (by running `s` again, entered at the label). Each label once; `s`'s own labels are
+/// not among them (a jump to one is a loop of the list).
+pub fn crossing_gotos(s: &Cursor) -> Vec<Cursor> {
+    /// Labels and gotos' targets with the blocks around each (inside `s`).
+    #[derive(Default)]
+    struct Walk {
+        blocks: Vec<Cursor>,
+        labels: Vec<(Cursor, Vec<Cursor>)>,
+        gotos: Vec<(Cursor, Vec<Cursor>)>,
+    }
+    fn walk(c: &Cursor, w: &mut Walk) {
+        match c.kind() {
+            CXCursor_LabelStmt => w.labels.push((c.statement_key(), w.blocks.clone())),
+            CXCursor_GotoStmt => {
+                if let Some(label) = goto_target(c) {
+                    w.gotos.push((label, w.blocks.clone()));
+                }
+            }
+            _ => {}
+        }
+        let is_block = c.kind() == CXCursor_CompoundStmt;
+        if is_block {
+            w.blocks.push(c.statement_key());
+        }
+        for child in c.children() {
+            walk(&child, w);
+        }
+        if is_block {
+            w.blocks.pop();
+        }
+    }
+    let mut w = Walk::default();
+    walk(s, &mut w);
+    let own = label_chain(s);
+    let mut out = Vec::new();
+    for (label, around_goto) in w.gotos.iter().filter(|(l, _)| !own.contains(l)) {
+        let Some((_, around_label)) = w.labels.iter().find(|(l, _)| l == label) else {
+            continue;
+        };
+        if !around_goto.iter().any(|b| around_label.contains(b)) && !out.contains(label) {
+            out.push(*label);
+        }
+    }
+    out
 }
 
 /// Whether `p` is a label of the statement under it: a named one or a `case`/`default`.
@@ -203,8 +251,10 @@ fn not_enterable(p: &Cursor) -> Option<&'static str> {
     match p.kind() {
         _ if is_label(p) => None,
         CXCursor_CompoundStmt | CXCursor_DoStmt => None,
-        CXCursor_IfStmt if has_if_init(p) => {
-            Some("an if statement with an init-statement or condition variable")
+        // A condition variable always has an initializer, which clang refuses to jump past;
+        // an init-statement may declare variables without one (declared, not set, by a jump).
+        CXCursor_IfStmt if has_if_condition_variable(p) => {
+            Some("an if statement with a condition variable")
         }
         CXCursor_WhileStmt if p.children().len() != 2 => {
             Some("a while loop whose condition declares a variable")
@@ -216,14 +266,25 @@ fn not_enterable(p: &Cursor) -> Option<&'static str> {
         CXCursor_SwitchStmt if p.children().len() != 2 => {
             Some("a switch whose condition declares a variable")
         }
-        CXCursor_SwitchStmt
-            if p.switch_init()
-                .is_some_and(|i| i.kind() == CXCursor_DeclStmt) =>
-        {
-            Some("a switch whose init-statement declares a variable")
-        }
         CXCursor_SwitchStmt => None,
         _ => Some("this statement"),
+    }
+}
+
+/// Whether statement `s` declares a variable in its head (an init-statement or condition of an
+/// `if`, `switch` or loop), which lives until the statement ends.
+fn head_declares(s: &Cursor) -> bool {
+    let declares = |c: Option<Cursor>| c.is_some_and(|c| c.kind() == CXCursor_DeclStmt);
+    match s.kind() {
+        CXCursor_IfStmt => s
+            .if_parts()
+            .is_none_or(|p| declares(p.init) || p.condition_variable.is_some()),
+        CXCursor_ForStmt => s
+            .for_parts()
+            .is_none_or(|p| declares(p.init) || p.condition_variable.is_some()),
+        CXCursor_WhileStmt => s.children().len() != 2,
+        CXCursor_SwitchStmt => s.children().len() != 2 || declares(s.switch_init()),
+        _ => false,
     }
 }
 
@@ -233,11 +294,10 @@ fn has_for_condition_variable(s: &Cursor) -> bool {
     s.for_parts().is_none_or(|p| p.condition_variable.is_some())
 }
 
-/// Whether an `if` statement has an init statement or a condition variable (which a jump into
-/// it would bypass).
-fn has_if_init(s: &Cursor) -> bool {
-    s.if_parts()
-        .is_some_and(|p| p.init.is_some() || p.condition_variable.is_some())
+/// Whether an `if` statement declares a variable in its condition (which a jump into it would
+/// bypass).
+fn has_if_condition_variable(s: &Cursor) -> bool {
+    s.if_parts().is_none_or(|p| p.condition_variable.is_some())
 }
 
 /// The labels the `goto`s in statement `s` jump to (each once).
@@ -458,6 +518,41 @@ fn collect_jumps(
     for child in c.children() {
         collect_jumps(&child, breaks_escape, continues_escape, j, labels);
     }
+}
+
+/// Locals whose address is taken (`&x`, `std::addressof(x)`, `std::move(x)`...) or that a
+/// reference variable is bound to (`auto& r = x;`): a local holding a lambda is then its
+/// closure object in memory (see lambdas.rs).
+pub fn addressed_locals(body: &Cursor) -> std::collections::HashSet<Cursor> {
+    fn walk(c: &Cursor, out: &mut std::collections::HashSet<Cursor>) {
+        let named = match c.kind() {
+            CXCursor_UnaryOperator if c.unary_operator() == CXUnaryOperator_AddrOf => {
+                c.children().first().and_then(referenced_local)
+            }
+            CXCursor_CallExpr
+                if c.referenced().is_some_and(|f| {
+                    super::expr::calls::STD_ADDRESS_BUILTINS.contains(&f.spelling().as_str())
+                        && f.is_in_std_namespace()
+                }) =>
+            {
+                match c.arguments().as_slice() {
+                    [arg] => referenced_local(&arg.without_implicit()),
+                    _ => None,
+                }
+            }
+            CXCursor_VarDecl if c.ty().is_reference() => c
+                .var_initializer()
+                .and_then(|init| referenced_local(&init.without_implicit())),
+            _ => None,
+        };
+        out.extend(named);
+        for child in c.children() {
+            walk(&child, out);
+        }
+    }
+    let mut out = std::collections::HashSet::new();
+    walk(body, &mut out);
+    out
 }
 
 /// Locals and parameters that need memory: their address is taken (`&x`), they are bound to a

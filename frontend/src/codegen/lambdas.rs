@@ -3,7 +3,8 @@
 //! parameters are its captures: the value a by-copy capture had when the lambda was created, the
 //! address of a by-reference one (which therefore lives in memory). A lambda passed to a function
 //! is passed as its captures too: its closure type is unique, so the function's instance for it
-//! knows which lambda its parameter holds.
+//! knows which lambda its parameter holds. A lambda in memory (a member, an element, a local
+//! whose address is taken) is its closure object, whose fields its calls use.
 
 use clang_sys::*;
 
@@ -29,7 +30,24 @@ impl<'c> FunctionCodegen<'c, '_> {
     /// [`Self::create_lambda`]) and held by the local.
     pub fn bind_lambda(&mut self, decl: &Cursor, lambda: &Cursor) -> Result<()> {
         let held = self.create_lambda(lambda, false)?;
-        self.lambdas.insert(decl.canonical(), held);
+        self.hold_lambda(decl, held, lambda)
+    }
+
+    /// Binds local `decl` to the lambda `held`: as its captures, or, when the local's address
+    /// is taken or a reference is bound to it, as its closure object in memory of its own, laid
+    /// out as clang lays out the closure type, whose fields its calls use in place (see
+    /// [`Self::lambda_in_object`]; a mutable lambda's state is the object's, which every
+    /// pointer to it shares).
+    fn hold_lambda(&mut self, decl: &Cursor, held: LambdaValue<'c>, at: &Cursor) -> Result<()> {
+        if !self.addressed_locals.contains(&decl.canonical()) {
+            self.lambdas.insert(decl.canonical(), held);
+            return Ok(());
+        }
+        let loc = self.loc(decl);
+        let ty = Ty::of(decl)?;
+        let object = self.alloca(&ty, loc)?;
+        self.store_closure(&held, object, &ty, at)?;
+        self.bind_memory(VarKey::Decl(decl.canonical()), ty, object);
         Ok(())
     }
 
@@ -44,7 +62,7 @@ impl<'c> FunctionCodegen<'c, '_> {
             return Ok(false);
         };
         let copy = self.copy_lambda(&held, self.loc(init))?;
-        self.lambdas.insert(decl.canonical(), copy);
+        self.hold_lambda(decl, copy, init)?;
         Ok(true)
     }
 
@@ -301,14 +319,24 @@ impl<'c> FunctionCodegen<'c, '_> {
     /// its captures are the object's fields, used in place (a mutable lambda's calls change
     /// them, as its state is the object's).
     fn lambda_in_object(&mut self, object: &Cursor) -> Result<LambdaValue<'c>> {
+        let address = self.object_address(object)?;
+        self.lambda_at(object.ty(), address, object)
+    }
+
+    /// The lambda whose closure object, of closure type `closure`, is at `address` (`object`
+    /// is the expression naming it or a pointer to it).
+    fn lambda_at(
+        &mut self,
+        closure: CType,
+        address: Value<'c>,
+        object: &Cursor,
+    ) -> Result<LambdaValue<'c>> {
         let loc = self.loc(object);
-        let closure = closure_declaration(object.ty());
         let lambda = self
             .module
-            .lambda_of_closure(&closure)
+            .lambda_of_closure(&closure_declaration(closure))
             .ok_or_else(|| not_held(object))?;
-        let ty = Ty::of(object)?;
-        let address = self.object_address(object)?;
+        let ty = Ty::from_clang(closure.non_reference(), &object.location())?;
         self.lambda_from_fields(lambda, address, &ty, loc)
     }
 
@@ -395,10 +423,32 @@ impl<'c> FunctionCodegen<'c, '_> {
         if !is_lambda_method {
             return Ok(None);
         }
-        let Some(object) = e.children().first().map(Cursor::without_implicit) else {
+        let Some(first) = e.children().first().map(Cursor::without_implicit) else {
             return Ok(None);
         };
+        // `f(x)` names the object first; `f.operator()(x)` and `p->operator()(x)` the member,
+        // whose expression is the object or a pointer to it.
+        let names_call_operator = first
+            .referenced()
+            .is_some_and(|m| m.kind() == CXCursor_CXXMethod);
+        let (object, arrow) = match first.kind() {
+            CXCursor_MemberRefExpr if names_call_operator => {
+                let base = first
+                    .children()
+                    .into_iter()
+                    .find(|c| c.is_expression())
+                    .map(|c| c.without_implicit())
+                    .ok_or_else(|| internal(self.loc(e), "lambda call without its object"))?;
+                let arrow = Ty::of(&base)?.is_pointer();
+                (base, arrow)
+            }
+            _ => (first, false),
+        };
         let held = match object.kind() {
+            _ if arrow => {
+                let address = self.rvalue(&object)?.scalar();
+                self.lambda_at(object.ty().pointee(), address, &object)?
+            }
             CXCursor_LambdaExpr => self.create_lambda(&object, true)?,
             _ => match self.held_lambda(&object) {
                 Some(held) => held,
@@ -850,14 +900,14 @@ fn not_held(e: &Cursor) -> FrontendError {
     )
 }
 
-/// A local holding a lambda (which hipmlir keeps as the lambda's captures, not in memory) used
-/// as an object in memory.
+/// A local holding a lambda (which hipmlir keeps as the lambda's captures, not in memory: no
+/// `&`, `std::addressof`, `std::move` or reference names it) used as an object in memory.
 pub fn lambda_used_as_value(e: &Cursor) -> FrontendError {
     FrontendError::unsupported(
         e.location(),
         format!(
-            "the address of lambda '{}', held by a local (call it, copy it, pass it, or keep it \
-             in a struct member or array element, whose address can be taken)",
+            "the address of lambda '{}', held by a local, taken where hipmlir does not see it \
+             (take it with '&' or std::addressof, or bind a reference to the local)",
             e.spelling()
         ),
     )

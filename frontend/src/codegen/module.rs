@@ -14,7 +14,7 @@ use melior::ir::r#type::{FunctionType, IntegerType};
 use melior::ir::{Attribute, Block, Identifier, Location, Module, Region, RegionLike, Type};
 use melior::Context;
 
-use super::analysis::{memory_locals, VarKey};
+use super::analysis::{addressed_locals, memory_locals, VarKey};
 use super::builder::{block_arguments, internal, Builder};
 use super::expr::LValue;
 use super::function::{FunctionCodegen, LambdaValue, Val};
@@ -730,6 +730,7 @@ impl<'c> ModuleCodegen<'c> {
             targets: Vec::new(),
             loop_unroll: None,
             lambdas: HashMap::new(),
+            addressed_locals: body.as_ref().map(addressed_locals).unwrap_or_default(),
             this_class: None,
             region_depth: 0,
             last_loc: std::cell::RefCell::new(def.location()),

@@ -25,6 +25,7 @@ use super::expr::{GepIndex, LValue};
 use super::function::{FunctionCodegen, Val};
 use super::module::FunctionSig;
 use super::stmt::constructor_call;
+use super::virtual_bases::has_virtual_bases;
 use crate::clang::{CType, Cursor, DeclNode};
 use crate::error::{FrontendError, Result};
 use crate::types::{pointer_type, AddrSpace, Ty};
@@ -50,11 +51,10 @@ impl<'c> FunctionCodegen<'c, '_> {
             .b
             .const_int(Ty::LONG.value_mlir(self.ctx()), element.size() as i64, loc)?;
         // An array whose elements have destructors gets a cookie: its element count.
-        let cookie =
-            match parts.is_array && destructor(&element_ctype, parts.is_array, e)?.is_some() {
-                true => element.align().max(8) as i64,
-                false => 0,
-            };
+        let cookie = match parts.is_array && destructor(&element_ctype, e)?.is_some() {
+            true => element.align().max(8) as i64,
+            false => 0,
+        };
         let count = match &parts.array_size {
             Some(n) if parts.is_array => Some(self.rvalue_as(n, &Ty::LONG)?.scalar()),
             _ => None,
@@ -131,7 +131,7 @@ impl<'c> FunctionCodegen<'c, '_> {
         };
         let element_ctype = operand.ty().canonical().pointee();
         let element = Ty::from_clang(element_ctype, &e.location())?;
-        let dtor = destructor(&element_ctype, parts.is_array, e)?;
+        let dtor = destructor(&element_ctype, e)?;
         let Some(node) = parts.operator_delete else {
             return Err(FrontendError::unsupported(
                 e.location(),
@@ -330,8 +330,17 @@ impl<'c> FunctionCodegen<'c, '_> {
         site: &Cursor,
     ) -> Result<()> {
         let dtor = *dtor;
+        // Each element is a complete object: its virtual bases are destroyed after it.
+        let class = dtor
+            .semantic_parent()
+            .map(|c| c.ty().canonical())
+            .filter(|c| has_virtual_bases(*c));
         self.for_each_element(first, element, count, true, site, |this, at| {
-            this.call_function(&dtor, Some(at), &[], site).map(|_| ())
+            this.call_function(&dtor, Some(at), &[], site)?;
+            match class {
+                Some(class) => this.destroy_virtual_bases(at, class, site),
+                None => Ok(()),
+            }
         })
     }
 
@@ -469,14 +478,14 @@ impl<'c> FunctionCodegen<'c, '_> {
     }
 }
 
-/// The destructor `delete` runs on an object of type `ty` (elements of an array when
-/// `is_array`): `None` when destroying one does nothing.
-pub fn destructor(ty: &CType, is_array: bool, e: &Cursor) -> Result<Option<Cursor>> {
+/// The destructor `delete` runs on an object of type `ty` (or on each element of an array of
+/// them): `None` when destroying one does nothing.
+pub fn destructor(ty: &CType, e: &Cursor) -> Result<Option<Cursor>> {
     let ty = ty.canonical();
     let record = match ty.kind() {
         clang_sys::CXType_Record => ty,
         clang_sys::CXType_ConstantArray | clang_sys::CXType_IncompleteArray => {
-            return match destructor(&ty.element(), true, e)? {
+            return match destructor(&ty.element(), e)? {
                 None => Ok(None),
                 Some(_) => Err(FrontendError::unsupported(
                     e.location(),
@@ -489,19 +498,8 @@ pub fn destructor(ty: &CType, is_array: bool, e: &Cursor) -> Result<Option<Curso
     let Some(info) = record.destructor() else {
         return Ok(None);
     };
-    let unsupported = |why: &str| {
-        Err(FrontendError::unsupported(
-            e.location(),
-            format!(
-                "destroying an object of type '{}': {why}",
-                record.spelling()
-            ),
-        ))
-    };
-    if info.destructor.is_some() && info.virtual_bases && is_array {
-        return unsupported("arrays of classes with virtual base classes");
-    }
-    // The destructor destroys the members and bases after its body (lifetime.rs).
+    // The destructor destroys the members and bases after its body (lifetime.rs); a complete
+    // object's virtual bases are destroyed after it (`destroy_elements`).
     Ok(info.destructor)
 }
 

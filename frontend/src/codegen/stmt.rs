@@ -70,14 +70,38 @@ impl<'c> FunctionCodegen<'c, '_> {
                 let chain = super::analysis::label_chain(s);
                 let labeled = super::analysis::labeled_statement(s)
                     .ok_or_else(|| internal(loc, "a label without its statement"))?;
-                if chain.iter().any(|l| into.contains(l)) {
-                    for key in chain {
-                        self.set_flag(VarKey::Goto(key), false, loc)?;
+                let (own, inner): (Vec<Cursor>, Vec<Cursor>) =
+                    into.iter().partition(|l| chain.contains(l));
+                let from_top = |this: &mut Self| -> Result<Vec<Value<'c>>> {
+                    for key in &chain {
+                        this.set_flag(VarKey::Goto(*key), false, loc)?;
                     }
-                    self.emit_stmt(&labeled)
-                } else {
-                    self.emit_entering(&labeled, into)
+                    this.emit_stmt(&labeled).map(|()| vec![])
+                };
+                if own.is_empty() {
+                    return self.emit_entering(&labeled, into);
                 }
+                if inner.is_empty() {
+                    return from_top(self).map(|_| ());
+                }
+                // Entered at its own label (from the top) or at one inside it.
+                let flags: Vec<VarKey> = own.iter().map(|l| VarKey::Goto(*l)).collect();
+                let at_top = self.any_flag(&flags, loc)?;
+                let mut carried = self.assigned_in(std::slice::from_ref(s));
+                for flag in into.iter().map(|l| VarKey::Goto(*l)) {
+                    if !carried.contains(&flag) {
+                        carried.push(flag);
+                    }
+                }
+                self.emit_if(
+                    at_top,
+                    &carried,
+                    &[],
+                    from_top,
+                    |this| this.emit_entering(&labeled, &inner).map(|()| vec![]),
+                    loc,
+                )?;
+                Ok(())
             }
             CXCursor_CompoundStmt => self.block(|this| {
                 let stmts = s.children();
@@ -98,40 +122,33 @@ impl<'c> FunctionCodegen<'c, '_> {
                 let parts = s
                     .if_parts()
                     .ok_or_else(|| internal(loc, "an if statement without its parts"))?;
+                if parts.condition_variable.is_some() {
+                    return Err(internal(
+                        loc,
+                        "a goto entering an if with a condition variable",
+                    ));
+                }
                 let flags: Vec<VarKey> = into.iter().map(|l| VarKey::Goto(*l)).collect();
-                let taken = self.any_flag(&flags, loc)?;
-                let mut carried = self.assigned_in(std::slice::from_ref(s));
-                carried.extend(flags.iter().cloned());
-                self.emit_if(
-                    taken,
-                    &carried,
-                    &[],
-                    |this| {
-                        // The branch holding the label the taken goto jumps to.
-                        for branch in std::iter::once(parts.then).chain(parts.otherwise) {
-                            let inside = super::analysis::entered_by(&branch, into);
-                            if inside.is_empty() {
-                                continue;
-                            }
-                            let flags: Vec<VarKey> =
-                                inside.iter().map(|l| VarKey::Goto(*l)).collect();
-                            let here = this.any_flag(&flags, loc)?;
-                            // The label clears its flag inside.
-                            let mut carried = this.assigned_in(&[branch]);
-                            carried.extend(flags);
-                            this.emit_guarded(
-                                here,
-                                &carried,
-                                |this| this.emit_entering(&branch, &inside),
-                                loc,
-                            )?;
-                        }
-                        Ok(vec![])
-                    },
-                    |this| this.emit_stmt(s).map(|()| vec![]),
-                    loc,
-                )?;
-                Ok(())
+                let Some(init) = parts.init else {
+                    return self.emit_if_entering(s, &parts, into, |this| this.emit_stmt(s));
+                };
+                // What the init-statement declares lives to the end of the whole statement. A
+                // jump passes a declaration only without an initializer (clang refuses the
+                // rest): its variables are declared either way, set by neither. An expression
+                // is skipped.
+                self.block(|this| {
+                    if init.kind() == CXCursor_DeclStmt {
+                        this.emit_stmt(&init)?;
+                    } else {
+                        let taken = this.any_flag(&flags, loc)?;
+                        let running = this.not(taken, loc)?;
+                        let carried = this.assigned_in(&[init]);
+                        this.emit_guarded(running, &carried, |this| this.emit_stmt(&init), loc)?;
+                    }
+                    this.emit_if_entering(s, &parts, into, |this| {
+                        this.emit_if_branches(&parts.cond, parts.then, parts.otherwise, loc)
+                    })
+                })
             }
             CXCursor_WhileStmt => match s.children().as_slice() {
                 [cond, body] => self.emit_loop(s, Some(cond), None, body, into),
@@ -148,6 +165,52 @@ impl<'c> FunctionCodegen<'c, '_> {
                 "a goto entering a statement other than a block, if, loop or switch",
             )),
         }
+    }
+
+    /// The `if` statement `s` (its init-statement emitted) that a taken `goto` to one of the
+    /// labels `into` enters: the branch holding the label, entered there; without a taken
+    /// goto, `otherwise` (the condition and the branches).
+    fn emit_if_entering(
+        &mut self,
+        s: &Cursor,
+        parts: &crate::clang::IfParts,
+        into: &[Cursor],
+        otherwise: impl FnOnce(&mut Self) -> Result<()>,
+    ) -> Result<()> {
+        let loc = self.loc(s);
+        let flags: Vec<VarKey> = into.iter().map(|l| VarKey::Goto(*l)).collect();
+        let taken = self.any_flag(&flags, loc)?;
+        let mut carried = self.assigned_in(std::slice::from_ref(s));
+        carried.extend(flags.iter().cloned());
+        self.emit_if(
+            taken,
+            &carried,
+            &[],
+            |this| {
+                // The branch holding the label the taken goto jumps to.
+                for branch in std::iter::once(parts.then).chain(parts.otherwise) {
+                    let inside = super::analysis::entered_by(&branch, into);
+                    if inside.is_empty() {
+                        continue;
+                    }
+                    let flags: Vec<VarKey> = inside.iter().map(|l| VarKey::Goto(*l)).collect();
+                    let here = this.any_flag(&flags, loc)?;
+                    // The label clears its flag inside.
+                    let mut carried = this.assigned_in(&[branch]);
+                    carried.extend(flags);
+                    this.emit_guarded(
+                        here,
+                        &carried,
+                        |this| this.emit_entering(&branch, &inside),
+                        loc,
+                    )?;
+                }
+                Ok(vec![])
+            },
+            |this| otherwise(this).map(|()| vec![]),
+            loc,
+        )?;
+        Ok(())
     }
 
     /// Emits `stmts`, which run only while none of the `pending` jumps (taken before them) was
@@ -720,22 +783,33 @@ impl<'c> FunctionCodegen<'c, '_> {
                     _ => this.emit_stmt(part)?,
                 }
             }
-            let c = this.full_expression(|this| this.condition(&cond))?;
-            let branches: Vec<Cursor> = std::iter::once(then).chain(otherwise).collect();
-            let carried = this.assigned_in(&branches);
-            this.emit_if(
-                c,
-                &carried,
-                &[],
-                |this| this.block(|this| this.emit_stmt(&then)).map(|()| vec![]),
-                |this| match otherwise {
-                    Some(e) => this.block(|this| this.emit_stmt(&e)).map(|()| vec![]),
-                    None => Ok(vec![]),
-                },
-                loc,
-            )?;
-            Ok(())
+            this.emit_if_branches(&cond, then, otherwise, loc)
         })
+    }
+
+    /// An `if`'s condition and branches (each a scope of its own).
+    fn emit_if_branches(
+        &mut self,
+        cond: &Cursor,
+        then: Cursor,
+        otherwise: Option<Cursor>,
+        loc: Location<'c>,
+    ) -> Result<()> {
+        let c = self.full_expression(|this| this.condition(cond))?;
+        let branches: Vec<Cursor> = std::iter::once(then).chain(otherwise).collect();
+        let carried = self.assigned_in(&branches);
+        self.emit_if(
+            c,
+            &carried,
+            &[],
+            |this| this.block(|this| this.emit_stmt(&then)).map(|()| vec![]),
+            |this| match otherwise {
+                Some(e) => this.block(|this| this.emit_stmt(&e)).map(|()| vec![]),
+                None => Ok(vec![]),
+            },
+            loc,
+        )?;
+        Ok(())
     }
 
     /// `for`; `entering`: the labels in its body a taken `goto` jumps to (the init-statement
@@ -757,7 +831,9 @@ impl<'c> FunctionCodegen<'c, '_> {
         // What the init-statement declares lives until the loop ends.
         self.block(|this| {
             if let Some(init) = init {
-                match entering.is_empty() {
+                // A jump passes a declaration only without an initializer (clang refuses the
+                // rest): its variables are declared either way, set by neither.
+                match entering.is_empty() || init.kind() == CXCursor_DeclStmt {
                     true => this.emit_stmt(&init)?,
                     false => {
                         let flags: Vec<VarKey> =
@@ -955,7 +1031,9 @@ impl<'c> FunctionCodegen<'c, '_> {
         // `switch (init; T x = e)`: what they declare lives until the switch ends.
         self.block(|this| {
             if let Some(init) = &init {
-                match entering.is_empty() {
+                // A jump passes a declaration only without an initializer (clang refuses the
+                // rest): its variables are declared either way, set by neither.
+                match entering.is_empty() || init.kind() == CXCursor_DeclStmt {
                     true => this.emit_stmt(init)?,
                     false => {
                         let loc = this.loc(init);
@@ -1443,10 +1521,14 @@ struct BackSegment {
 }
 
 /// When `stmts[at]` has a label that a `goto` in `stmts[at..]` jumps back to, or holds labels
-/// (in blocks and `if`s) that gotos of later statements jump back into: the segment.
+/// (in blocks and `if`s) that gotos of later statements jump back into, or that gotos inside it
+/// jump to across it: the segment.
 fn backward_goto_segment(stmts: &[Cursor], at: usize) -> Option<BackSegment> {
     let first = stmts.get(at)?;
     let own = super::analysis::label_chain(first);
+    // Labels jumped to across `stmts[at]` itself (from one branch of an `if` into the other):
+    // the statement runs again, entered at the label.
+    let crossing = super::analysis::crossing_gotos(first);
     let last_goto = |key: &Cursor, from: usize| {
         stmts
             .iter()
@@ -1457,6 +1539,7 @@ fn backward_goto_segment(stmts: &[Cursor], at: usize) -> Option<BackSegment> {
     };
     if let Some((last, key)) = own
         .iter()
+        .filter(|_| crossing.is_empty())
         .find_map(|key| last_goto(key, at).map(|i| (i, *key)))
     {
         return Some(BackSegment {
@@ -1465,11 +1548,15 @@ fn backward_goto_segment(stmts: &[Cursor], at: usize) -> Option<BackSegment> {
             nested: false,
         });
     }
-    let mut labels = Vec::new();
-    let mut last = None;
+    // Its own labels among them, once it is entered at labels inside it.
+    let mut last = (!crossing.is_empty()).then_some(at);
+    let mut labels = crossing;
     for key in super::analysis::labels_in(first) {
-        if let Some(i) = last_goto(&key, at + 1) {
-            labels.push(key);
+        let from = if own.contains(&key) { at } else { at + 1 };
+        if let Some(i) = last_goto(&key, from) {
+            if !labels.contains(&key) {
+                labels.push(key);
+            }
             last = last.max(Some(i));
         }
     }

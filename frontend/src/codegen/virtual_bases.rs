@@ -399,9 +399,102 @@ impl<'c> FunctionCodegen<'c, '_> {
     }
 }
 
+impl<'c> FunctionCodegen<'c, '_> {
+    /// The implicit assignment `*target = *source` of class `class`, which has virtual bases
+    /// (`target` and `source` may be subobjects of objects of other classes): its own members
+    /// and its non-virtual bases' where its layout puts them, then each virtual base's part
+    /// where each object's class puts that base (found as a conversion finds it). Table
+    /// pointers are no members: the target keeps its dynamic class. C++ lets a virtual base be
+    /// assigned once or more: once.
+    pub fn assign_with_virtual_bases(
+        &mut self,
+        target: Value<'c>,
+        source: Value<'c>,
+        class: CType,
+        e: &Cursor,
+    ) -> Result<()> {
+        let loc = self.loc(e);
+        self.assign_nonvirtual_part(target, source, class, e)?;
+        for vbase in class.virtual_bases() {
+            let missing = || super::builder::internal(loc, "a virtual base not found");
+            let to = self
+                .through_virtual_base(target, &class, &vbase, false, loc)?
+                .ok_or_else(missing)?;
+            let from = self
+                .through_virtual_base(source, &class, &vbase, false, loc)?
+                .ok_or_else(missing)?;
+            self.assign_nonvirtual_part(to, from, vbase, e)?;
+        }
+        Ok(())
+    }
+
+    /// Assigns the members of `class` and of its non-virtual bases (at their offsets) from the
+    /// object at `source` to the one at `target`, each as a whole.
+    fn assign_nonvirtual_part(
+        &mut self,
+        target: Value<'c>,
+        source: Value<'c>,
+        class: CType,
+        e: &Cursor,
+    ) -> Result<()> {
+        let loc = self.loc(e);
+        // A base's own assignment operator would be called for its part: not a copy.
+        if let Some(own) = class
+            .methods()
+            .into_iter()
+            .find(|m| m.is_copy_or_move_assignment() && m.trivial_special_member().is_none())
+        {
+            return Err(FrontendError::unsupported(
+                e.location(),
+                format!(
+                    "implicit assignment of a class with virtual base classes, whose part '{}' \
+                     has an assignment operator of its own ({})",
+                    class.spelling(),
+                    own.location()
+                ),
+            ));
+        }
+        let ty = crate::types::Ty::from_clang(class, &e.location())?;
+        for (member_ty, path) in self.members(&ty, loc)? {
+            let to = self.gep(target, &ty, &path, loc)?;
+            let from = self.gep(source, &ty, &path, loc)?;
+            if let crate::types::Ty::Array { .. } = member_ty {
+                // An array member as one value of its memory type (no C value is an array).
+                let memory = member_ty.memory_mlir(self.ctx());
+                let value = self.b.load(from, memory, false, loc)?;
+                self.b.store(value, to, false, loc);
+                continue;
+            }
+            let place = |ptr| super::expr::LValue::Mem {
+                ptr,
+                ty: member_ty.clone(),
+                volatile: false,
+            };
+            let value = self.load(&place(from), loc)?;
+            self.store(&place(to), value, loc)?;
+        }
+        for spec in class.bases() {
+            let base = spec.ty().canonical();
+            if spec.is_virtual_base() {
+                continue;
+            }
+            let offset = class.base_offset(&base).ok_or_else(|| {
+                FrontendError::unsupported(
+                    e.location(),
+                    format!("the layout of base '{}'", base.spelling()),
+                )
+            })? as i64;
+            let to = self.byte_offset(target, offset, loc)?;
+            let from = self.byte_offset(source, offset, loc)?;
+            self.assign_nonvirtual_part(to, from, base, e)?;
+        }
+        Ok(())
+    }
+}
+
 impl<'c> ModuleCodegen<'c> {
     /// The lookup function of virtual base `vbase` (made once the module's code is emitted).
-    fn virtual_base_lookup(&mut self, vbase: CType) -> String {
+    pub(super) fn virtual_base_lookup(&mut self, vbase: CType) -> String {
         let key = vbase.canonical().declaration().canonical();
         if !self
             .virtuals
@@ -414,10 +507,12 @@ impl<'c> ModuleCodegen<'c> {
         lookup_symbol(vbase)
     }
 
-    /// `__hipmlir_vbase_offset.*(this) -> i64` of each virtual base code converted to: the
-    /// offset of the virtual base from the subobject at `this`, chosen by the id there among
-    /// those of every class the module constructs that has the virtual base; an unknown id
-    /// stops the program as a virtual call on it does.
+    /// `__hipmlir_vbase_offset.*(this) -> i64` of each virtual base code converted to (with
+    /// `-fgpu-rdc`, also of each virtual base of the classes the module constructs): the offset
+    /// of the virtual base from the subobject at `this`, chosen by the id there among those of
+    /// every class the module constructs that has the virtual base; an unknown id goes to the
+    /// fallback, which the device link chains to another unit's lookup (`CHAIN_GROUP_ATTRIBUTE`),
+    /// and the last stops the program as a virtual call on it does.
     pub(super) fn emit_virtual_base_lookups(
         &mut self,
         bad: &super::module::FunctionSig,
@@ -459,30 +554,56 @@ impl<'c> ModuleCodegen<'c> {
                 offset = b.insert_value(arith::select(is, at, offset, loc))?;
                 found = b.insert_value(arith::ori(found, is, loc))?;
             }
-            // An object no device code built: stop, naming the virtual base.
-            let text = self.string_value(
-                format!("conversion to virtual base {}", vbase.spelling()).as_bytes(),
-                loc,
-            )?;
+            // An object of a class this unit does not construct: the fallback, which the device
+            // link chains to the next unit's lookup in an `-fgpu-rdc` program (the last one's
+            // stops, naming the virtual base).
+            let fallback = self.emit_unknown_virtual_base(vbase, &symbol, bad, loc)?;
             let then_block = Block::new(&[]);
-            let then_b = Builder::new(ctx, &then_block);
-            then_b.insert(scf::r#yield(&[], loc));
+            Builder::new(ctx, &then_block).insert(scf::r#yield(&[offset], loc));
             let else_block = Block::new(&[]);
             let else_b = Builder::new(ctx, &else_block);
-            let global = else_b.address_of(&text, pointer_type(ctx, AddrSpace::Global), loc)?;
-            let name = else_b.addrspace_cast(global, generic, loc)?;
-            let callee = FlatSymbolRefAttribute::new(ctx, &bad.symbol);
-            else_b.insert(func::call(ctx, callee, &[name], &[], loc));
-            else_b.insert(scf::r#yield(&[], loc));
+            let callee = FlatSymbolRefAttribute::new(ctx, &fallback);
+            let other = else_b.insert(func::call(ctx, callee, &[this], &[i64t], loc));
+            else_b.insert(scf::r#yield(&other, loc));
             let then_region = Region::new();
             then_region.append_block(then_block);
             let else_region = Region::new();
             else_region.append_block(else_block);
-            b.insert(scf::r#if(found, &[], then_region, else_region, loc));
-            b.insert(func::r#return(&[offset], loc));
-            self.define_helper(&symbol, &[generic], &[i64t], entry, loc)?;
+            let result = b.insert(scf::r#if(found, &[i64t], then_region, else_region, loc));
+            b.insert(func::r#return(&result, loc));
+            let chain = super::virtuals::chain_attributes(ctx, &symbol, &fallback);
+            self.define_helper_with(&symbol, &[generic], &[i64t], entry, &chain, loc)?;
         }
         Ok(())
+    }
+
+    /// The lookup's case of an object no device code of this unit built: the bad-virtual-call
+    /// function, naming the virtual base, then offset 0. Its symbol.
+    fn emit_unknown_virtual_base(
+        &mut self,
+        vbase: CType,
+        lookup: &str,
+        bad: &super::module::FunctionSig,
+        loc: Location<'c>,
+    ) -> Result<String> {
+        let ctx = self.ctx;
+        let generic = pointer_type(ctx, AddrSpace::Generic);
+        let i64t: Type<'c> = IntegerType::new(ctx, 64).into();
+        let symbol = format!("{lookup}.unknown_class");
+        let text = self.string_value(
+            format!("conversion to virtual base {}", vbase.spelling()).as_bytes(),
+            loc,
+        )?;
+        let entry = Block::new(&[(generic, loc)]);
+        let b = Builder::new(ctx, &entry);
+        let global = b.address_of(&text, pointer_type(ctx, AddrSpace::Global), loc)?;
+        let name = b.addrspace_cast(global, generic, loc)?;
+        let callee = FlatSymbolRefAttribute::new(ctx, &bad.symbol);
+        b.insert(func::call(ctx, callee, &[name], &[], loc));
+        let zero = b.const_int(i64t, 0, loc)?;
+        b.insert(func::r#return(&[zero], loc));
+        self.define_helper(&symbol, &[generic], &[i64t], entry, loc)?;
+        Ok(symbol)
     }
 }
 

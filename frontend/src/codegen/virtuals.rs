@@ -60,7 +60,7 @@ pub(super) fn subobject_id(class: CType, offset: u64) -> i64 {
 
 /// The attributes by which the device link chains a function of `group` whose unknown cases go
 /// to `fallback` (see `CHAIN_GROUP_ATTRIBUTE`).
-fn chain_attributes<'c>(
+pub(super) fn chain_attributes<'c>(
     ctx: &'c melior::Context,
     group: &str,
     fallback: &str,
@@ -563,6 +563,10 @@ impl<'c> ModuleCodegen<'c> {
                         // One this unit cannot make (a signature it does not take) is left to
                         // the units that call it, which report it.
                         let _ = self.dispatcher(&method);
+                    }
+                    // Another unit may convert an object built here to a virtual base.
+                    for vbase in class.virtual_bases() {
+                        self.virtual_base_lookup(vbase);
                     }
                 }
             }

@@ -42,3 +42,18 @@ __device__ Shape* make_shape(int kind, float size) {
     default: return new Badge(size);
   }
 }
+
+struct Margin {
+  int margin[3];
+};
+
+// Framed is its second base: the Stamp it shares is where Poster's layout puts it.
+struct Poster : Margin, Framed {
+  int extra;
+  __device__ explicit Poster(int v) : Stamp(v + 50), Framed(v), extra(v) { margin[0] = v; }
+};
+
+__device__ Framed* make_framed(int kind, int value) {
+  if (kind) return new Poster(value);
+  return new Framed(value);
+}

@@ -211,14 +211,11 @@ impl<'c> FunctionCodegen<'c, '_> {
                 let class = target.ty().non_reference().canonical();
                 if has_virtual_bases(class) {
                     // A copy of the bytes would take the virtual bases from where the source's
-                    // own class puts them.
-                    return Err(FrontendError::unsupported(
-                        e.location(),
-                        format!(
-                            "assignment of '{}', a class with virtual base classes",
-                            class.spelling()
-                        ),
-                    ));
+                    // own class puts them: part by part (virtual_bases.rs).
+                    let to = self.object_address(target)?;
+                    let from = self.object_address(source)?;
+                    self.assign_with_virtual_bases(to, from, class, e)?;
+                    return Ok(Val::Scalar(self.to_generic(to, loc)?));
                 }
                 let lv = self.lvalue(target)?;
                 // The source's object as the target's class (a derived object's base part).
@@ -262,7 +259,7 @@ impl<'c> FunctionCodegen<'c, '_> {
 /// function template, but clang instantiates no body for them. Each gives its argument back,
 /// as a reference (`std::move`, `std::forward`, ...) or as a pointer (`std::addressof`): the
 /// argument's address, either way.
-const STD_ADDRESS_BUILTINS: &[&str] = &[
+pub(crate) const STD_ADDRESS_BUILTINS: &[&str] = &[
     "move",
     "forward",
     "move_if_noexcept",

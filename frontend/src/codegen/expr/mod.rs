@@ -2,7 +2,7 @@
 //! kind and the values that need no operation (constants, zeros).
 
 mod bit_fields;
-mod calls;
+pub(crate) mod calls;
 mod conversions;
 mod lvalues;
 mod memory;
