@@ -18,7 +18,11 @@
 //   [0, 1] divided by 255 or 65535, signed to [-1, 1] by 127 or 32767, each correctly rounded),
 //   sRGB-decoded where the object asks;
 // - tex1Dfetch reads texel x of a linear resource without filtering; outside it reads zeros.
-// There are no mipmaps: the Lod and Grad forms read level 0.
+// Mipmaps: the Lod forms sample the level(s) their level of detail picks (biased, clamped to the
+// description's range and the levels there are; nearest level, or a blend of the two around it
+// for linear mipmap filtering of float results); the Grad forms take the level of detail from
+// the gradients, log2 of the longer one in texels. Other reads, and any read of a texture
+// without mipmaps, sample level 0.
 #ifndef HIPMLIR_TEXTURE_H
 #define HIPMLIR_TEXTURE_H
 // Written with C++17 features that every C++ mode of clang and GCC takes; a program compiled
@@ -56,6 +60,22 @@ HIPMLIR_TEXEL_FAMILY(unsigned int, uint, false)
 HIPMLIR_TEXEL_FAMILY(float, float, true)
 #undef HIPMLIR_TEXEL_FAMILY
 #undef HIPMLIR_TEXEL
+
+// A float texel type's lanes as a float4 (missing lanes 0).
+template <class T>
+__device__ inline float4 __hipmlir_texel_unpack(T v) {
+  typedef __hipmlir_texel_of<T> tr;
+  float4 r = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
+  if constexpr (tr::scalar) {
+    r.x = (float)v;
+  } else {
+    r.x = (float)v.x;
+    if constexpr (tr::lanes > 1) r.y = (float)v.y;
+    if constexpr (tr::lanes > 2) r.z = (float)v.z;
+    if constexpr (tr::lanes > 3) r.w = (float)v.w;
+  }
+  return r;
+}
 
 // The first lanes of v as a T.
 template <class T, class V>
@@ -355,47 +375,123 @@ template <class T>
 __device__ inline T tex2DLayered(hipTextureObject_t t, float x, float y, int layer) {
   return __hipmlir_tex_sample<T>(t, 2, x, y, 0.0f, __hipmlir_tex_layer(t, layer));
 }
-// One mipmap level: the level and the gradients choose nothing.
+// The level(s) a level of detail reads: `lo` alone, or `lo` and `hi` blended by f.
+struct __hipmlir_tex_levels {
+  hipTextureObject_t lo;
+  hipTextureObject_t hi;
+  float f;
+};
 template <class T>
-__device__ inline T tex1DLod(hipTextureObject_t t, float x, float) {
-  return tex1D<T>(t, x);
+__device__ inline __hipmlir_tex_levels __hipmlir_tex_pick_levels(hipTextureObject_t t,
+                                                                 float lod) {
+  __hipmlir_tex_levels r;
+  r.lo = t;
+  r.hi = t;
+  r.f = 0.0f;
+  if (t->levels == 0u) return r;
+  lod = fminf(fmaxf(lod + t->mipmap_level_bias, t->min_mipmap_level_clamp),
+              t->max_mipmap_level_clamp);
+  lod = fminf(fmaxf(lod, 0.0f), (float)(t->levels - 1u));
+  if (__hipmlir_texel_of<T>::is_float && t->mipmap_filter_mode == hipFilterModeLinear) {
+    float whole = floorf(lod);
+    r.lo = t + 1 + (int)whole;
+    r.hi = lod > whole ? r.lo + 1 : r.lo;
+    r.f = lod - whole;
+  } else {
+    // The nearest level; a level of detail halfway between two reads the lower (OpenGL's rule).
+    r.lo = t + 1 + (int)(ceilf(lod + 0.5f) - 1.0f);
+    r.hi = r.lo;
+  }
+  return r;
+}
+// a and b, read from two levels, blended (float results only: others read one level).
+template <class T>
+__device__ inline T __hipmlir_tex_mix(T a, T b, float f) {
+  if constexpr (__hipmlir_texel_of<T>::is_float) {
+    float4 x = __hipmlir_texel_unpack(a), y = __hipmlir_texel_unpack(b);
+    float g = 1.0f - f;
+    return __hipmlir_texel_pack<T>(make_float4(g * x.x + f * y.x, g * x.y + f * y.y,
+                                               g * x.z + f * y.z, g * x.w + f * y.w));
+  } else {
+    return a;
+  }
+}
+// The level of detail of a gradient of `n` axes: log2 of the longer gradient in texels (a
+// normalized coordinate's scaled by the level-0 size).
+__device__ inline float __hipmlir_tex_grad_lod(hipTextureObject_t t, int n, float4 dx,
+                                               float4 dy) {
+  float sx = t->normalized_coords ? (float)t->width : 1.0f;
+  float sy = t->normalized_coords ? (float)t->height : 1.0f;
+  float sz = t->normalized_coords ? (float)t->depth : 1.0f;
+  float a = dx.x * sx, b = n > 1 ? dx.y * sy : 0.0f, c = n > 2 ? dx.z * sz : 0.0f;
+  float d = dy.x * sx, e = n > 1 ? dy.y * sy : 0.0f, g = n > 2 ? dy.z * sz : 0.0f;
+  return log2f(fmaxf(sqrtf(a * a + b * b + c * c), sqrtf(d * d + e * e + g * g)));
+}
+#define HIPMLIR_TEX_AT_LEVEL(T, t, level, READ)                                 \
+  __hipmlir_tex_levels l_ = __hipmlir_tex_pick_levels<T>(t, level);            \
+  T a_ = READ(l_.lo);                                                           \
+  return l_.f == 0.0f ? a_ : __hipmlir_tex_mix<T>(a_, READ(l_.hi), l_.f)
+template <class T>
+__device__ inline T tex1DLod(hipTextureObject_t t, float x, float level) {
+#define HIPMLIR_READ(u) tex1D<T>(u, x)
+  HIPMLIR_TEX_AT_LEVEL(T, t, level, HIPMLIR_READ);
+#undef HIPMLIR_READ
 }
 template <class T>
-__device__ inline T tex2DLod(hipTextureObject_t t, float x, float y, float) {
-  return tex2D<T>(t, x, y);
+__device__ inline T tex2DLod(hipTextureObject_t t, float x, float y, float level) {
+#define HIPMLIR_READ(u) tex2D<T>(u, x, y)
+  HIPMLIR_TEX_AT_LEVEL(T, t, level, HIPMLIR_READ);
+#undef HIPMLIR_READ
 }
 template <class T>
-__device__ inline T tex3DLod(hipTextureObject_t t, float x, float y, float z, float) {
-  return tex3D<T>(t, x, y, z);
+__device__ inline T tex3DLod(hipTextureObject_t t, float x, float y, float z, float level) {
+#define HIPMLIR_READ(u) tex3D<T>(u, x, y, z)
+  HIPMLIR_TEX_AT_LEVEL(T, t, level, HIPMLIR_READ);
+#undef HIPMLIR_READ
 }
 template <class T>
-__device__ inline T tex1DLayeredLod(hipTextureObject_t t, float x, int layer, float) {
-  return tex1DLayered<T>(t, x, layer);
+__device__ inline T tex1DLayeredLod(hipTextureObject_t t, float x, int layer, float level) {
+#define HIPMLIR_READ(u) tex1DLayered<T>(u, x, layer)
+  HIPMLIR_TEX_AT_LEVEL(T, t, level, HIPMLIR_READ);
+#undef HIPMLIR_READ
 }
 template <class T>
-__device__ inline T tex2DLayeredLod(hipTextureObject_t t, float x, float y, int layer, float) {
-  return tex2DLayered<T>(t, x, y, layer);
+__device__ inline T tex2DLayeredLod(hipTextureObject_t t, float x, float y, int layer,
+                                    float level) {
+#define HIPMLIR_READ(u) tex2DLayered<T>(u, x, y, layer)
+  HIPMLIR_TEX_AT_LEVEL(T, t, level, HIPMLIR_READ);
+#undef HIPMLIR_READ
 }
 template <class T>
-__device__ inline T tex1DGrad(hipTextureObject_t t, float x, float, float) {
-  return tex1D<T>(t, x);
+__device__ inline T tex1DGrad(hipTextureObject_t t, float x, float dx, float dy) {
+  float lod = __hipmlir_tex_grad_lod(t, 1, make_float4(dx, 0.0f, 0.0f, 0.0f),
+                                     make_float4(dy, 0.0f, 0.0f, 0.0f));
+  return tex1DLod<T>(t, x, lod);
 }
 template <class T>
-__device__ inline T tex2DGrad(hipTextureObject_t t, float x, float y, float2, float2) {
-  return tex2D<T>(t, x, y);
+__device__ inline T tex2DGrad(hipTextureObject_t t, float x, float y, float2 dx, float2 dy) {
+  float lod = __hipmlir_tex_grad_lod(t, 2, make_float4(dx.x, dx.y, 0.0f, 0.0f),
+                                     make_float4(dy.x, dy.y, 0.0f, 0.0f));
+  return tex2DLod<T>(t, x, y, lod);
 }
 template <class T>
-__device__ inline T tex3DGrad(hipTextureObject_t t, float x, float y, float z, float4, float4) {
-  return tex3D<T>(t, x, y, z);
+__device__ inline T tex3DGrad(hipTextureObject_t t, float x, float y, float z, float4 dx,
+                              float4 dy) {
+  return tex3DLod<T>(t, x, y, z, __hipmlir_tex_grad_lod(t, 3, dx, dy));
 }
 template <class T>
-__device__ inline T tex1DLayeredGrad(hipTextureObject_t t, float x, int layer, float, float) {
-  return tex1DLayered<T>(t, x, layer);
+__device__ inline T tex1DLayeredGrad(hipTextureObject_t t, float x, int layer, float dx,
+                                     float dy) {
+  float lod = __hipmlir_tex_grad_lod(t, 1, make_float4(dx, 0.0f, 0.0f, 0.0f),
+                                     make_float4(dy, 0.0f, 0.0f, 0.0f));
+  return tex1DLayeredLod<T>(t, x, layer, lod);
 }
 template <class T>
-__device__ inline T tex2DLayeredGrad(hipTextureObject_t t, float x, float y, int layer, float2,
-                                     float2) {
-  return tex2DLayered<T>(t, x, y, layer);
+__device__ inline T tex2DLayeredGrad(hipTextureObject_t t, float x, float y, int layer, float2 dx,
+                                     float2 dy) {
+  float lod = __hipmlir_tex_grad_lod(t, 2, make_float4(dx.x, dx.y, 0.0f, 0.0f),
+                                     make_float4(dy.x, dy.y, 0.0f, 0.0f));
+  return tex2DLayeredLod<T>(t, x, y, layer, lod);
 }
 
 // The forms that store through a pointer.
@@ -427,8 +523,9 @@ __device__ inline void tex2DLayered(T* out, hipTextureObject_t t, float x, float
 // Cubemaps: the direction (x, y, z) picks the face its largest component points to and a point
 // on it, as CUDA's table (OpenGL's) says: face 0 +x (s, t from -z, -y), 1 -x (z, -y), 2 +y (x, z),
 // 3 -y (x, -z), 4 +z (x, -y), 5 -z (-x, -y), each divided by the largest magnitude and mapped
-// from [-1, 1] to [0, 1]. The face is then sampled as a layer (filtered within it, never across
-// its edges), at face + 6 * layer of a layered cubemap.
+// from [-1, 1] to [0, 1]; between components of equal magnitude z wins, then y, as AMD's cube
+// instructions and the HIP project's reference model choose. The face is then sampled as a
+// layer (filtered within it, never across its edges), at face + 6 * layer of a layered cubemap.
 struct __hipmlir_cube_point {
   int face;
   float s;
@@ -438,12 +535,12 @@ __device__ inline __hipmlir_cube_point __hipmlir_cube_face(float x, float y, flo
   float ax = fabsf(x), ay = fabsf(y), az = fabsf(z);
   __hipmlir_cube_point p;
   float sc, tc, ma;
-  if (ax >= ay && ax >= az) {
+  if (ax > ay && ax > az) {
     p.face = x >= 0.0f ? 0 : 1;
     sc = x >= 0.0f ? -z : z;
     tc = -y;
     ma = ax;
-  } else if (ay >= az) {
+  } else if (ay >= ax && ay > az) {
     p.face = y >= 0.0f ? 2 : 3;
     sc = x;
     tc = y >= 0.0f ? z : -z;
@@ -479,25 +576,29 @@ template <class T>
 __device__ inline T texCubemapLayered(hipTextureObject_t t, float x, float y, float z, int layer) {
   return __hipmlir_tex_cube<T>(t, x, y, z, layer);
 }
-// One mipmap level: the level and the gradients choose nothing.
+// A cube face's gradients are taken in the face's own texels (the x axis's size).
 template <class T>
-__device__ inline T texCubemapLod(hipTextureObject_t t, float x, float y, float z, float) {
-  return texCubemap<T>(t, x, y, z);
+__device__ inline T texCubemapLod(hipTextureObject_t t, float x, float y, float z, float level) {
+#define HIPMLIR_READ(u) texCubemap<T>(u, x, y, z)
+  HIPMLIR_TEX_AT_LEVEL(T, t, level, HIPMLIR_READ);
+#undef HIPMLIR_READ
 }
 template <class T>
-__device__ inline T texCubemapGrad(hipTextureObject_t t, float x, float y, float z, float4,
-                                   float4) {
-  return texCubemap<T>(t, x, y, z);
+__device__ inline T texCubemapGrad(hipTextureObject_t t, float x, float y, float z, float4 dx,
+                                   float4 dy) {
+  return texCubemapLod<T>(t, x, y, z, __hipmlir_tex_grad_lod(t, 1, dx, dy));
 }
 template <class T>
 __device__ inline T texCubemapLayeredLod(hipTextureObject_t t, float x, float y, float z,
-                                         int layer, float) {
-  return texCubemapLayered<T>(t, x, y, z, layer);
+                                         int layer, float level) {
+#define HIPMLIR_READ(u) texCubemapLayered<T>(u, x, y, z, layer)
+  HIPMLIR_TEX_AT_LEVEL(T, t, level, HIPMLIR_READ);
+#undef HIPMLIR_READ
 }
 template <class T>
 __device__ inline T texCubemapLayeredGrad(hipTextureObject_t t, float x, float y, float z,
-                                          int layer, float4, float4) {
-  return texCubemapLayered<T>(t, x, y, z, layer);
+                                          int layer, float4 dx, float4 dy) {
+  return texCubemapLayeredLod<T>(t, x, y, z, layer, __hipmlir_tex_grad_lod(t, 1, dx, dy));
 }
 template <class T>
 __device__ inline void texCubemap(T* out, hipTextureObject_t t, float x, float y, float z) {
@@ -588,6 +689,7 @@ HIPMLIR_TEXTURE_REFERENCE_READ(texCubemapLayeredGrad, hipTextureTypeCubemapLayer
                                (x, y, z, layer, dx, dy))
 #undef HIPMLIR_EXPAND
 #undef HIPMLIR_TEXTURE_REFERENCE_READ
+#undef HIPMLIR_TEX_AT_LEVEL
 // tex2Dgather on a reference returns the four-lane type of what it reads, as on an object.
 template <class T, enum hipTextureReadMode M>
 __device__ inline

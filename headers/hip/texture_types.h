@@ -83,6 +83,12 @@ struct __hip_texture {
   float border_color[4];
   unsigned int srgb;              // 1: 8-bit unsigned channels read as normalized floats hold
                                   // sRGB-encoded r, g, b, converted to linear when read
+  unsigned int levels;            // a mipmapped resource's levels, whose descriptors follow
+                                  // this one (level i at this + 1 + i); 0 otherwise
+  unsigned int mipmap_filter_mode;  // hipTextureFilterMode between levels
+  float mipmap_level_bias;
+  float min_mipmap_level_clamp;
+  float max_mipmap_level_clamp;
 };
 typedef struct __hip_texture* hipTextureObject_t;
 

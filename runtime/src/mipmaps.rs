@@ -162,6 +162,15 @@ pub fn forget_dead() {
     table().retain(|_, m| m.levels.iter().all(|&level| arrays::get(level).is_ok()));
 }
 
+/// The arrays of every level of a live mipmapped array, level 0 first (a texture object over it
+/// reads them all).
+pub fn levels(handle: usize) -> HipResult<Vec<usize>> {
+    table()
+        .get(&handle)
+        .map(|m| m.levels.clone())
+        .ok_or_else(|| Failure::invalid_value(format!("{handle:#x} is not a live mipmapped array")))
+}
+
 /// The array of level `level` (`hipGetMipmappedArrayLevel`): a null or dead handle is
 /// `hipErrorInvalidHandle`, a level past the last `hipErrorInvalidValue`.
 pub fn level(handle: usize, level: u32) -> HipResult<usize> {

@@ -34,7 +34,7 @@ pub fn create(device: &dyn Device, res: &ResourceDesc) -> HipResult<usize> {
             f
         }
     })?;
-    let p = texture::upload(device, &descriptor)? as usize;
+    let p = texture::upload(device, std::slice::from_ref(&descriptor))? as usize;
     live(|all| all.insert(p));
     Ok(p)
 }

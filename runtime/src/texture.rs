@@ -15,6 +15,7 @@ use std::sync::{Mutex, OnceLock};
 use crate::arrays::{self, ChannelFormatDesc, Format, KIND_FLOAT};
 use crate::backend::{ops, Copy3d, Device, FreeKind, MemcpyKind, MemoryKind};
 use crate::error::{Failure, HipError, HipResult};
+use crate::mipmaps;
 use crate::texture_driver::DriverDescriptions;
 
 /// `hipResourceType`.
@@ -193,6 +194,13 @@ pub struct Descriptor {
     pub normalized_coords: u32,
     pub border_color: [f32; 4],
     pub srgb: u32,
+    /// The levels of a mipmapped resource (their descriptors follow this one in memory); 0 for
+    /// other resources.
+    pub levels: u32,
+    pub mipmap_filter_mode: u32,
+    pub mipmap_level_bias: f32,
+    pub min_mipmap_level_clamp: f32,
+    pub max_mipmap_level_clamp: f32,
 }
 
 /// A live texture object: what it was created from (for the `hipGetTextureObject*` queries),
@@ -217,20 +225,70 @@ fn dimension(value: usize, what: &str) -> HipResult<u32> {
 }
 
 /// The texels' part of a descriptor, from a resource description.
+/// Checks that the memory of a linear or pitch2D resource starts at a multiple of the device's
+/// `textureAlignment` and its rows step by one of `texturePitchAlignment`, as HIP and CUDA
+/// require (hipmlir's software reads would take any address; programs written for GPUs align).
+fn check_alignment(device: &dyn Device, res: &ResourceDesc) -> HipResult<()> {
+    let (pointer, pitch) = match res.res_type {
+        RESOURCE_LINEAR => (res.member::<LinearResource>().dev_ptr, None),
+        RESOURCE_PITCH_2D => {
+            let p: Pitch2dResource = res.member();
+            (p.dev_ptr, Some(p.pitch_in_bytes))
+        }
+        _ => return Ok(()),
+    };
+    let props = device.properties();
+    let misaligned = |value: usize, alignment: usize| alignment > 1 && value % alignment != 0;
+    if misaligned(pointer, props.textureAlignment) {
+        return Err(Failure::invalid_value(format!(
+            "the resource's devPtr {pointer:#x} is not a multiple of the device's texture \
+             alignment ({} bytes)",
+            props.textureAlignment
+        )));
+    }
+    match pitch {
+        Some(pitch) if misaligned(pitch, props.texturePitchAlignment) => {
+            Err(Failure::invalid_value(format!(
+                "the resource's pitch {pitch} is not a multiple of the device's texture pitch \
+                 alignment ({} bytes)",
+                props.texturePitchAlignment
+            )))
+        }
+        _ => Ok(()),
+    }
+}
+
+/// The texels of array `handle` into `d`; returns their format.
+fn array_layout(handle: usize, d: &mut Descriptor) -> HipResult<Format> {
+    let a = arrays::get(handle)?;
+    d.base = a.data as u64;
+    d.row_pitch = a.pitch as u64;
+    d.slice_pitch = a.slice_pitch() as u64;
+    d.width = dimension(a.width, "the array's width")?;
+    d.height = dimension(a.rows, "the array's height")?;
+    d.depth = dimension(a.slices, "the array's depth")?;
+    Ok(a.format)
+}
+
+/// The descriptors a texture object's memory holds: `d`, then for a mipmapped resource one per
+/// level (each level's texels with `d`'s format and sampler state), which device code reads at
+/// the object's address + 1 + level.
+fn with_levels(res: &ResourceDesc, d: Descriptor) -> HipResult<Vec<Descriptor>> {
+    let mut all = vec![d];
+    if res.res_type == RESOURCE_MIPMAPPED_ARRAY {
+        for level in mipmaps::levels(res.member())? {
+            let mut l = Descriptor { levels: 0, ..d };
+            array_layout(level, &mut l)?;
+            all.push(l);
+        }
+    }
+    Ok(all)
+}
+
 fn resource_layout(res: &ResourceDesc) -> HipResult<(Descriptor, Format)> {
     let mut d = Descriptor::default();
     let format = match res.res_type {
-        RESOURCE_ARRAY => {
-            let handle: usize = res.member();
-            let a = arrays::get(handle)?;
-            d.base = a.data as u64;
-            d.row_pitch = a.pitch as u64;
-            d.slice_pitch = a.slice_pitch() as u64;
-            d.width = dimension(a.width, "the array's width")?;
-            d.height = dimension(a.rows, "the array's height")?;
-            d.depth = dimension(a.slices, "the array's depth")?;
-            a.format
-        }
+        RESOURCE_ARRAY => array_layout(res.member(), &mut d)?,
         RESOURCE_LINEAR => {
             let l: LinearResource = res.member();
             if l.dev_ptr == 0 {
@@ -282,10 +340,9 @@ fn resource_layout(res: &ResourceDesc) -> HipResult<(Descriptor, Format)> {
             format
         }
         RESOURCE_MIPMAPPED_ARRAY => {
-            return Err(Failure::new(
-                HipError::NotSupported,
-                "not supported by hipmlir: mipmapped arrays",
-            ))
+            let levels = mipmaps::levels(res.member())?;
+            d.levels = u32::try_from(levels.len()).unwrap_or(u32::MAX);
+            array_layout(levels[0], &mut d)?
         }
         other => {
             return Err(Failure::invalid_value(format!(
@@ -364,6 +421,16 @@ pub fn describe(
     );
     d.normalized_coords = u32::from(tex.normalized_coords != 0);
     d.border_color = tex.border_color;
+    if !(0..=1).contains(&tex.mipmap_filter_mode) {
+        return Err(Failure::invalid_value(format!(
+            "mipmapFilterMode {} is not a hipTextureFilterMode",
+            tex.mipmap_filter_mode
+        )));
+    }
+    d.mipmap_filter_mode = tex.mipmap_filter_mode as u32;
+    d.mipmap_level_bias = tex.mipmap_level_bias;
+    d.min_mipmap_level_clamp = tex.min_mipmap_level_clamp;
+    d.max_mipmap_level_clamp = tex.max_mipmap_level_clamp;
     Ok(d)
 }
 
@@ -409,7 +476,8 @@ pub fn create_with(
     driver: Option<DriverDescriptions>,
 ) -> HipResult<usize> {
     let descriptor = describe(res, tex, view)?;
-    let p = upload(device, &descriptor)?;
+    check_alignment(device, res)?;
+    let p = upload(device, &with_levels(res, descriptor)?)?;
     objects().insert(
         p as usize,
         TextureObject {
@@ -422,11 +490,12 @@ pub fn create_with(
     Ok(p as usize)
 }
 
-/// Copies a descriptor to new device memory: the object's value.
-pub fn upload(device: &dyn Device, descriptor: &Descriptor) -> HipResult<*mut c_void> {
-    let size = std::mem::size_of::<Descriptor>();
+/// Copies descriptors (an object's, then its levels') to new device memory: the object's
+/// value.
+pub fn upload(device: &dyn Device, descriptors: &[Descriptor]) -> HipResult<*mut c_void> {
+    let size = std::mem::size_of_val(descriptors);
     let p = device.allocate(MemoryKind::Device, size)?;
-    let copy = Copy3d::linear(p, (descriptor as *const Descriptor).cast(), size);
+    let copy = Copy3d::linear(p, descriptors.as_ptr().cast(), size);
     let null = device.null_stream();
     if let Err(e) = ops::copy(&null, &copy, MemcpyKind::HostToDevice, true) {
         let _ = device.free(p, FreeKind::Device);
@@ -488,11 +557,13 @@ mod tests {
         assert_eq!(offset_of!(TextureDesc, border_color), 24);
         assert_eq!(offset_of!(TextureDesc, normalized_coords), 40);
         assert_eq!(size_of::<ResourceViewDesc>(), 48);
-        assert_eq!(size_of::<Descriptor>(), 96);
+        assert_eq!(size_of::<Descriptor>(), 120);
         assert_eq!(offset_of!(Descriptor, width), 24);
         assert_eq!(offset_of!(Descriptor, address_mode), 52);
         assert_eq!(offset_of!(Descriptor, border_color), 76);
         assert_eq!(offset_of!(Descriptor, srgb), 92);
+        assert_eq!(offset_of!(Descriptor, levels), 96);
+        assert_eq!(offset_of!(Descriptor, max_mipmap_level_clamp), 112);
     }
 
     fn pitch_2d(

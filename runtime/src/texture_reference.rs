@@ -97,6 +97,20 @@ fn device_copy(reference: *const TextureReference) -> Option<(Arc<Module>, usize
         .map(|v| (v.module, v.index))
 }
 
+/// The byte offset each bound reference's reads start at past its object's base (binds of
+/// memory that is not texture-aligned bind the aligned address below it, as CUDA does).
+fn offsets() -> MutexGuard<'static, HashMap<usize, usize>> {
+    static O: OnceLock<Mutex<HashMap<usize, usize>>> = OnceLock::new();
+    O.get_or_init(Default::default)
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+}
+
+/// The offset the last bind of `reference` returned (0 when unbound).
+pub fn alignment_offset(reference: *const TextureReference) -> usize {
+    offsets().get(&(reference as usize)).copied().unwrap_or(0)
+}
+
 /// Copies the host's reference into the device's copy (on `device`), if it has one.
 fn store(device: &dyn Device, reference: &TextureReference) -> HipResult<()> {
     let Some((module, index)) = device_copy(reference) else {
@@ -122,6 +136,7 @@ pub unsafe fn bind(
     device: &dyn Device,
     reference: *mut TextureReference,
     resource: &ResourceDesc,
+    offset: usize,
 ) -> HipResult<()> {
     // SAFETY: per the caller.
     let r = unsafe { reference.as_mut() }
@@ -129,6 +144,7 @@ pub unsafe fn bind(
     let object = texture::create(device, resource, &r.texture_desc(), None)?;
     let previous = std::mem::replace(&mut r.texture_object, object);
     release(device, previous);
+    offsets().insert(reference as usize, offset);
     store(device, r)
 }
 
@@ -142,6 +158,7 @@ pub unsafe fn unbind(device: &dyn Device, reference: *mut TextureReference) -> H
         .ok_or_else(|| Failure::invalid_value("the texture reference is null"))?;
     let previous = std::mem::take(&mut r.texture_object);
     release(device, previous);
+    offsets().remove(&(reference as usize));
     store(device, r)
 }
 

@@ -53,7 +53,8 @@ static std::vector<float> lanes(const std::vector<float4>& v) {
 }
 
 // hipBindTexture over linear memory: in-range fetches read the buffer, others zeros; rebinding
-// reads the new buffer; unbinding succeeds.
+// reads the new buffer; memory that is not texture-aligned is bound with an offset; unbinding
+// succeeds.
 static int check_linear() {
   const int n = 1000, m = 1100;
   std::vector<float> a = host_utilities::random_floats(n, 1), b = host_utilities::random_floats(n, 2);
@@ -79,6 +80,22 @@ static int check_linear() {
   }
   HIP_CHECK(hipGetTextureAlignmentOffset(&offset, &samples));
   bad += offset != 0;
+  // Memory that is not texture-aligned: the aligned address below it is bound, and fetches add
+  // the returned offset, as with CUDA; without an offset pointer the bind is refused.
+  bad += hipBindTexture(nullptr, samples, db + 3, n * sizeof(float)) != hipErrorInvalidValue;
+  HIP_CHECK(hipBindTexture(&offset, samples, db + 3, (n - 3) * sizeof(float)));
+  size_t queried = 0;
+  HIP_CHECK(hipGetTextureAlignmentOffset(&queried, &samples));
+  bad += offset != 3 * sizeof(float) || queried != offset;
+  std::vector<int> shifted(m);
+  for (int i = 0; i < m; ++i) shifted[i] = at[i] + (int)(offset / sizeof(float));
+  HIP_CHECK(hipMemcpy(dat, shifted.data(), m * sizeof(int), hipMemcpyHostToDevice));
+  LAUNCH_OVER(m, fetch_samples, dat, dout);
+  HIP_CHECK(hipDeviceSynchronize());
+  std::vector<float> want(m);
+  // The texture starts at the aligned address: its texels are b[0], b[1], ...
+  for (int i = 0; i < m; ++i) want[i] = at[i] + 3 >= 0 && at[i] + 3 < n ? b[at[i] + 3] : 0.0f;
+  bad += count_far("tex1Dfetch past an offset", from_device(dout, m), want, 0.0f);
   HIP_CHECK(hipUnbindTexture(samples));
   for (void* p : {(void*)da, (void*)db, (void*)dat, (void*)dout}) HIP_CHECK(hipFree(p));
   return bad;

@@ -7,6 +7,7 @@ use std::ffi::{c_int, c_uint, c_void};
 
 use super::{current_device, guard, hipError_t, write_out};
 use crate::arrays::{desc_of_driver_format, ArrayDescriptor, ChannelFormatDesc};
+use crate::backend::Device;
 use crate::error::{Failure, HipError, HipResult};
 use crate::texture::ResourceDesc;
 use crate::texture_driver::{NORMALIZED_COORDINATES, READ_AS_INTEGER, SRGB};
@@ -235,26 +236,40 @@ unsafe fn format<'a>(desc: *const ChannelFormatDesc) -> HipResult<&'a ChannelFor
     unsafe { desc.as_ref() }.ok_or_else(|| Failure::invalid_value("the channel format is null"))
 }
 
-/// The device memory at `pointer`, `size` bytes of it at most (hipBindTexture's default size is
-/// UINT_MAX: the rest of the allocation).
-fn linear_extent(pointer: *const c_void, size: usize) -> HipResult<usize> {
+/// Where a bind of the device memory at `pointer` starts: the texture-aligned address at or below
+/// it and the byte offset reads must add, as CUDA binds; with `size`, the bytes of the
+/// allocation from there on that the texture may read (hipBindTexture's default size is
+/// UINT_MAX: the rest of the allocation). An offset with nowhere to go (`offset` null) is
+/// `hipErrorInvalidValue`, as in CUDA.
+///
+/// # Safety
+/// `offset` is null or valid.
+unsafe fn bind_start(
+    device: &dyn Device,
+    pointer: *const c_void,
+    size: usize,
+    offset: *mut usize,
+) -> HipResult<(usize, usize, usize)> {
     if pointer.is_null() {
         return Err(Failure::invalid_value("the device pointer is null"));
     }
     let a = super::pointer::allocation_of(pointer, HipError::InvalidValue, "a texture's memory")?;
-    Ok(size.min(a.base + a.size - pointer as usize))
-}
-
-/// Writes a bind's byte offset: 0, as texels are read at any address.
-///
-/// # Safety
-/// `offset` is null or valid.
-unsafe fn no_offset(offset: *mut usize) -> HipResult<()> {
+    let alignment = device.properties().textureAlignment.max(1);
+    let address = pointer as usize;
+    let base = (address - address % alignment).max(a.base);
+    let shift = address - base;
+    if shift != 0 && offset.is_null() {
+        return Err(Failure::invalid_value(format!(
+            "{pointer:p} is not texture-aligned ({alignment} bytes): the bind returns the offset \
+             to add to fetches, and the offset pointer is null"
+        )));
+    }
     if !offset.is_null() {
         // SAFETY: non-null; valid per the caller.
-        unsafe { write_out(offset, 0, "the offset") }?;
+        unsafe { write_out(offset, shift, "the offset") }?;
     }
-    Ok(())
+    let size = size.min(a.base + a.size - address) + shift;
+    Ok((base, shift, size))
 }
 
 /// # Safety
@@ -271,12 +286,12 @@ pub unsafe extern "C" fn hipBindTexture(
         let r = bindable(tex)?;
         // SAFETY: per the caller.
         let desc = unsafe { format(desc) }?;
-        let size = linear_extent(pointer, size)?;
-        let resource = ResourceDesc::linear(pointer as usize, *desc, size);
+        let device = current_device()?;
         // SAFETY: per the caller.
-        unsafe { refs::bind(current_device()?, r, &resource) }?;
+        let (base, shift, size) = unsafe { bind_start(device, pointer, size, offset) }?;
+        let resource = ResourceDesc::linear(base, *desc, size);
         // SAFETY: per the caller.
-        unsafe { no_offset(offset) }
+        unsafe { refs::bind(device, r, &resource, shift) }
     })
 }
 
@@ -296,12 +311,12 @@ pub unsafe extern "C" fn hipBindTexture2D(
         let r = bindable(tex)?;
         // SAFETY: per the caller.
         let desc = unsafe { format(desc) }?;
-        linear_extent(pointer, 0)?;
-        let resource = ResourceDesc::pitch_2d(pointer as usize, *desc, width, height, pitch);
+        let device = current_device()?;
         // SAFETY: per the caller.
-        unsafe { refs::bind(current_device()?, r, &resource) }?;
+        let (base, shift, _) = unsafe { bind_start(device, pointer, 0, offset) }?;
+        let resource = ResourceDesc::pitch_2d(base, *desc, width, height, pitch);
         // SAFETY: per the caller.
-        unsafe { no_offset(offset) }
+        unsafe { refs::bind(device, r, &resource, shift) }
     })
 }
 
@@ -329,7 +344,14 @@ pub unsafe extern "C" fn hipBindTextureToArray(
             ));
         }
         // SAFETY: per the caller.
-        unsafe { refs::bind(current_device()?, r, &ResourceDesc::array(array as usize)) }
+        unsafe {
+            refs::bind(
+                current_device()?,
+                r,
+                &ResourceDesc::array(array as usize),
+                0,
+            )
+        }
     })
 }
 
@@ -347,7 +369,7 @@ pub unsafe extern "C" fn hipBindTextureToMipmappedArray(
         unsafe { format(desc) }?;
         let resource = ResourceDesc::mipmapped_array(array as usize);
         // SAFETY: per the caller.
-        unsafe { refs::bind(current_device()?, r, &resource) }
+        unsafe { refs::bind(current_device()?, r, &resource, 0) }
     })
 }
 
@@ -362,7 +384,7 @@ pub unsafe extern "C" fn hipUnbindTexture(tex: *const TextureReference) -> hipEr
     })
 }
 
-/// The byte offset a bind needed: always 0 here (see `no_offset`).
+/// The byte offset the reference's last bind returned (see `bind_start`).
 ///
 /// # Safety
 /// Every pointer is null or valid.
@@ -372,9 +394,9 @@ pub unsafe extern "C" fn hipGetTextureAlignmentOffset(
     tex: *const TextureReference,
 ) -> hipError_t {
     guard("hipGetTextureAlignmentOffset", || {
-        bindable(tex)?;
+        let r = bindable(tex)?;
         // SAFETY: per the caller.
-        unsafe { write_out(offset, 0, "the offset") }
+        unsafe { write_out(offset, refs::alignment_offset(r), "the offset") }
     })
 }
 
@@ -411,12 +433,12 @@ pub unsafe extern "C" fn hipTexRefSetAddress(
     guard("hipTexRefSetAddress", || {
         // SAFETY: per the caller.
         let desc = unsafe { reference(tex) }?.channel_desc;
-        let size = linear_extent(pointer, bytes)?;
-        let resource = ResourceDesc::linear(pointer as usize, desc, size);
+        let device = current_device()?;
         // SAFETY: per the caller.
-        unsafe { refs::bind(current_device()?, tex, &resource) }?;
+        let (base, shift, size) = unsafe { bind_start(device, pointer, bytes, offset) }?;
+        let resource = ResourceDesc::linear(base, desc, size);
         // SAFETY: per the caller.
-        unsafe { no_offset(offset) }
+        unsafe { refs::bind(device, tex, &resource, shift) }
     })
 }
 
@@ -435,10 +457,13 @@ pub unsafe extern "C" fn hipTexRefSetAddress2D(
         let d = unsafe { desc.as_ref() }
             .ok_or_else(|| Failure::invalid_value("the array descriptor is null"))?;
         let format = desc_of_driver_format(d.Format, d.NumChannels)?;
-        linear_extent(pointer, 0)?;
+        let device = current_device()?;
+        // The driver API returns no offset here: the memory must be aligned.
+        // SAFETY: a null offset pointer.
+        unsafe { bind_start(device, pointer, 0, std::ptr::null_mut()) }?;
         let resource = ResourceDesc::pitch_2d(pointer as usize, format, d.Width, d.Height, pitch);
         // SAFETY: per the caller.
-        unsafe { refs::bind(current_device()?, tex, &resource) }
+        unsafe { refs::bind(device, tex, &resource, 0) }
     })
 }
 
@@ -463,7 +488,14 @@ pub unsafe extern "C" fn hipTexRefSetArray(
             )));
         }
         // SAFETY: per the caller.
-        unsafe { refs::bind(current_device()?, tex, &ResourceDesc::array(array as usize)) }
+        unsafe {
+            refs::bind(
+                current_device()?,
+                tex,
+                &ResourceDesc::array(array as usize),
+                0,
+            )
+        }
     })
 }
 
@@ -484,7 +516,7 @@ pub unsafe extern "C" fn hipTexRefSetMipmappedArray(
         }
         let resource = ResourceDesc::mipmapped_array(array as usize);
         // SAFETY: per the caller.
-        unsafe { refs::bind(current_device()?, tex, &resource) }
+        unsafe { refs::bind(current_device()?, tex, &resource, 0) }
     })
 }
 
