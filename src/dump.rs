@@ -147,6 +147,7 @@ module {
             args: vec![],
             args_size: 0,
             max_threads_per_block: None,
+            unit: None,
         }
     }
 

@@ -1351,7 +1351,7 @@ fn device_symbols_that_do_not_link_are_named_where_they_are_used() {
 }
 
 #[test]
-fn device_variables_of_one_name_are_each_sources_own_without_fgpu_rdc() {
+fn device_variables_and_internal_kernels_of_one_name_are_each_sources_own_without_fgpu_rdc() {
     // first.hip and second.hip each define `devSymbol` (of other sizes and types), `scaled` and
     // `scaled_step` through a macro (no `static` can be written there), a `static`
     // `launches`, and include a header defining `header_offsets`: as with hipcc, each source

@@ -48,6 +48,12 @@ pub struct KernelInfo {
     /// refused. None: only the device's limit.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub max_threads_per_block: Option<u64>,
+    /// The translation unit whose kernel this is, for a kernel of internal linkage (`static`,
+    /// or in an anonymous namespace): sources of one program may each define such a kernel under
+    /// the same name, and its host stub, internal to its source too, launches it with this key
+    /// (see `GlobalVar::unit`). None: an external kernel, one per program.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub unit: Option<String>,
 }
 
 /// The device variable through which a module's `malloc`, `free`, `new` and `delete` reach its

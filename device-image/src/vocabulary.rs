@@ -31,6 +31,10 @@ pub const KERNEL_ATTRIBUTE: &str = "hipmlir.kernel";
 /// A kernel's name as written in the source, template arguments included (`fill<float, 3>`).
 pub const KERNEL_NAME_ATTRIBUTE: &str = "hipmlir.kernel_name";
 
+/// The translation unit of a kernel of internal linkage (`KernelInfo::unit`): its key, which the
+/// kernel carries through the device link (where it may be renamed) into the image's metadata.
+pub const KERNEL_UNIT_ATTRIBUTE: &str = "hipmlir.kernel_unit";
+
 /// A kernel's parameters in the packed argument block: `[{name, type, offset, size, align,
 /// is_pointer, addr_space}, ...]`, the runtime's `KernelArg`s.
 pub const KERNEL_ARGS_ATTRIBUTE: &str = "hipmlir.kernel_args";

@@ -109,12 +109,14 @@ pub fn device_body_edits(
     hip_headers: &Path,
     texts: &mut FileTexts,
     lambdas: &[Cursor],
+    unit_key: Option<&str>,
 ) -> Result<Vec<SourceEdit>> {
     let mut edits = Edits {
         hip_headers,
         macros: UserMacros::of(root, hip_headers),
         texts,
         lambdas,
+        unit_key,
         out: Vec::new(),
     };
     edits.collect(root)?;
@@ -136,6 +138,8 @@ struct Edits<'a> {
     macros: UserMacros,
     texts: &'a mut FileTexts,
     lambdas: &'a [Cursor],
+    /// The translation unit's key, which the stubs of its internal kernels launch with.
+    unit_key: Option<&'a str>,
     out: Vec<SourceEdit>,
 }
 
@@ -215,7 +219,12 @@ impl Edits<'_> {
                     let replacement = if is_kernel(&child) {
                         // Launches call the stub. A kernel whose parameters cannot all be named
                         // (unnamed ones written by a macro) has one that fails every launch.
-                        match crate::kernel_stubs::kernel_stub(&child, self.texts, &self.macros) {
+                        match crate::kernel_stubs::kernel_stub(
+                            &child,
+                            self.texts,
+                            &self.macros,
+                            self.unit_key,
+                        ) {
                             Some(stub) => {
                                 self.out.extend(stub.parameter_edits);
                                 stub.body

@@ -26,8 +26,8 @@
 
 use clang_sys::*;
 
-use crate::clang::Cursor;
-use crate::host_edits::{FileTexts, SourceEdit, UserMacros};
+use crate::clang::{Cursor, Linkage};
+use crate::host_edits::{c_string, FileTexts, SourceEdit, UserMacros};
 use crate::launches::matching_open;
 
 /// A kernel definition's host stub: its body and the edits of its parameter list.
@@ -38,8 +38,14 @@ pub struct Stub {
 
 /// The host stub of a kernel definition (a function or a function template), or `None` when its
 /// parameters cannot be named: unnamed or template parameters written by a macro, whose text the
-/// rewrite cannot reach.
-pub fn kernel_stub(kernel: &Cursor, texts: &mut FileTexts, macros: &UserMacros) -> Option<Stub> {
+/// rewrite cannot reach. A kernel of internal linkage launches with its translation unit's key
+/// (`unit_key`), which tells it apart from other sources' kernels of its name.
+pub fn kernel_stub(
+    kernel: &Cursor,
+    texts: &mut FileTexts,
+    macros: &UserMacros,
+    unit_key: Option<&str>,
+) -> Option<Stub> {
     let children = kernel.children();
     let mut params = Vec::new();
     let mut parameter_edits = Vec::new();
@@ -101,6 +107,10 @@ pub fn kernel_stub(kernel: &Cursor, texts: &mut FileTexts, macros: &UserMacros) 
         format!("static_cast<void (*)({})>(&{instance})", types.join(", ")),
         "__func__".to_string(),
     ];
+    let unit = unit_key.filter(|_| kernel.linkage() == Linkage::Internal);
+    if let Some(unit) = unit {
+        arguments.push(c_string(unit));
+    }
     arguments.extend(
         params
             .iter()
@@ -108,7 +118,8 @@ pub fn kernel_stub(kernel: &Cursor, texts: &mut FileTexts, macros: &UserMacros) 
     );
     Some(Stub {
         body: format!(
-            "{{ ::hipmlir::detail::launch_from_stub({}); }}",
+            "{{ ::hipmlir::detail::launch_from_{}stub({}); }}",
+            if unit.is_some() { "unit_" } else { "" },
             arguments.join(", ")
         ),
         parameter_edits,

@@ -227,6 +227,7 @@ pub fn build<'c>(
     let launches = user_code.launches;
     let location = Location::new(ctx, &path.display().to_string(), 0, 0);
     let mut codegen = codegen::ModuleCodegen::new(ctx, location, &options.hip_headers);
+    codegen.unit_key = options.unit_key.clone();
     codegen.memcheck = options.memcheck;
     let named = launches::named_entities(&root, options.name_expressions.len());
     let launched: Vec<clang::Cursor> = launches
@@ -265,6 +266,7 @@ pub fn build<'c>(
     for v in &mut codegen.device_variables {
         v.registered_by_unit = shadows.own.iter().any(|s| s.symbol == v.symbol);
     }
+
     for (index, site) in launches.iter().enumerate() {
         if let Some(kernel) = site.kernel.and_then(|k| k.definition()) {
             codegen.emit_launch_site(index, &kernel, site)?;
@@ -309,6 +311,7 @@ pub fn build<'c>(
                 &options.hip_headers,
                 &mut texts,
                 &user_code.lambdas,
+                options.unit_key.as_deref(),
             )?
             .into_iter()
             .chain(launches.into_iter().flat_map(|l| l.edits))

@@ -26,7 +26,7 @@ pub fn hold_nothing_walked(unit: &TranslationUnit, header_text: &[u8], hip_heade
         return false;
     }
     // Host lambdas may stay: a device lambda (what reaches a kernel) leaves an edit.
-    let no_edits = device_body_edits(&root, hip_headers, &mut texts, &user.lambdas)
+    let no_edits = device_body_edits(&root, hip_headers, &mut texts, &user.lambdas, None)
         .is_ok_and(|edits| edits.is_empty());
     no_edits
         && !defines_device_code_macro(&root, hip_headers)

@@ -1057,6 +1057,10 @@ hipError_t hipLaunchKernelByName(const char* name, dim3 grid, dim3 block, size_t
 void __hipmlirRegisterImage(const unsigned char* bundle, size_t size);
 void __hipmlirRegisterFunction(const void* hostFunction, const char* kernelName);
 void __hipmlirRegisterVar(const void* hostShadow, const char* name, size_t size);
+// Tells the runtime that host stub `hostFunction` launches the kernel named `spelledName` of
+// the translation unit `unit` (a kernel of internal linkage, see hipmlir_launch.h).
+void __hipmlirRegisterUnitStub(const void* hostFunction, const char* spelledName,
+                               const char* unit);
 hipError_t __hipmlirLaunchKernelGGL(const void* hostFunction, const char* spelledName, dim3 grid,
                                     dim3 block, size_t sharedMemBytes, hipStream_t stream,
                                     const void* args, size_t argsSize);

@@ -267,6 +267,15 @@ inline void launch_from_stub(void (*kernel)(Params...), const char* name, Args&&
                                       std::forward<Args>(args)...);
 }
 
+// The stub of a kernel of internal linkage (`static`, an anonymous namespace): other sources may
+// define kernels of its name, so it tells the runtime which source's it is (`unit`) first.
+template <class... Params, class... Args>
+inline void launch_from_unit_stub(void (*kernel)(Params...), const char* name, const char* unit,
+                                  Args&&... args) {
+  __hipmlirRegisterUnitStub(reinterpret_cast<const void*>(kernel), name, unit);
+  launch_from_stub(kernel, name, std::forward<Args>(args)...);
+}
+
 // The stub of a kernel whose parameters hipmlir cannot name (unnamed ones written by a macro):
 // every launch fails.
 inline void unnamed_parameters_stub(const char* name) {

@@ -5,7 +5,7 @@
 use hipmlir_device_image::{AddressSpace, KernelArg, KernelInfo};
 use hipmlir_device_image::{
     KERNEL_ARGS_ATTRIBUTE, KERNEL_ARGS_SIZE_ATTRIBUTE, KERNEL_NAME_ATTRIBUTE,
-    LINEAR_BLOCK_ATTRIBUTE, MAX_THREADS_PER_BLOCK_ATTRIBUTE,
+    KERNEL_UNIT_ATTRIBUTE, LINEAR_BLOCK_ATTRIBUTE, MAX_THREADS_PER_BLOCK_ATTRIBUTE,
 };
 use melior::ir::attribute::{IntegerAttribute, StringAttribute};
 use melior::ir::operation::{OperationLike, WalkOrder, WalkResult};
@@ -146,5 +146,6 @@ fn kernel_info(op: &OperationRef) -> Result<KernelInfo, OutlineError> {
         args,
         args_size,
         max_threads_per_block,
+        unit: string(op, KERNEL_UNIT_ATTRIBUTE).ok(),
     })
 }

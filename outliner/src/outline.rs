@@ -7,7 +7,8 @@
 
 use hipmlir_device_image::{
     BYVAL_ATTRIBUTE, HOST_ATTRIBUTE, KERNEL_ARGS_ATTRIBUTE, KERNEL_ARGS_SIZE_ATTRIBUTE,
-    KERNEL_ATTRIBUTE, KERNEL_NAME_ATTRIBUTE, MAX_THREADS_PER_BLOCK_ATTRIBUTE, NOALIAS_ATTRIBUTE,
+    KERNEL_ATTRIBUTE, KERNEL_NAME_ATTRIBUTE, KERNEL_UNIT_ATTRIBUTE,
+    MAX_THREADS_PER_BLOCK_ATTRIBUTE, NOALIAS_ATTRIBUTE,
 };
 use hipmlir_ir::rewrite::{
     append_to, apply_patterns, move_before, Outcome, Pattern, PatternRewriter, RewritePatternSet,
@@ -32,6 +33,7 @@ pub const GPU_MODULE_NAME: &str = "hipmlir_kernels";
 /// Kernel attributes the frontend attaches and the outliner carries onto the gpu.func.
 const CARRIED_ATTRIBUTES: &[&str] = &[
     KERNEL_NAME_ATTRIBUTE,
+    KERNEL_UNIT_ATTRIBUTE,
     KERNEL_ARGS_ATTRIBUTE,
     KERNEL_ARGS_SIZE_ATTRIBUTE,
     MAX_THREADS_PER_BLOCK_ATTRIBUTE,

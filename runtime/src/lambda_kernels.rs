@@ -236,6 +236,7 @@ mod tests {
                 .collect(),
             args_size: 8 * arg_types.len() as u64,
             max_threads_per_block: None,
+            unit: None,
         }
     }
 

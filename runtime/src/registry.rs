@@ -850,6 +850,41 @@ pub fn find_kernel_for_launch(host_fn: usize, spelled: Option<&CStr>) -> HipResu
     Ok(found)
 }
 
+/// Records the kernel that host stub `host_fn` of translation unit `unit` launches: the one
+/// kernel of that unit whose name (template arguments aside) is `spelled`. Kernels of internal
+/// linkage of several sources may share a name; their stubs, internal too, cannot be found by
+/// symbol, and a lookup by name alone would take the first source's. A stub known already, or
+/// a name several kernels of the unit share (instances of a template), is left to
+/// [`find_kernel_for_launch`].
+pub fn register_unit_stub(host_fn: usize, spelled: &str, unit: &str) {
+    let mut reg = registry_for_lookup();
+    if host_fn == 0 || reg.host_kernels.contains_key(&host_fn) {
+        return;
+    }
+    let wanted = normalize_name(spelled);
+    let base = |source: &str| {
+        let name = normalize_name(source);
+        name.split('<').next().unwrap_or_default().to_string()
+    };
+    let mut found: Vec<KernelRef> = Vec::new();
+    for m in &reg.modules {
+        for (index, k) in m.image.metadata.kernels.iter().enumerate() {
+            let named = base(&k.source_name);
+            if k.unit.as_deref() == Some(unit)
+                && (named == wanted || is_qualified_suffix(&wanted, &named))
+                && !found.iter().any(|f| f.info().name == k.name)
+            {
+                found.push(KernelRef::new(m.clone(), index));
+            }
+        }
+    }
+    if let [only] = found.as_slice() {
+        let only = only.clone();
+        reg.add_host_function(host_fn, only.info().name.clone());
+        reg.host_kernels.insert(host_fn, only);
+    }
+}
+
 /// The kernel named `spelled`, else `symbol`; the first name's error if both fail.
 fn find_by_names(
     reg: &Registry,
@@ -1008,6 +1043,7 @@ mod tests {
             args,
             args_size,
             max_threads_per_block: None,
+            unit: None,
         }
     }
 

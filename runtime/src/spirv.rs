@@ -79,6 +79,7 @@ impl SpirvKernel {
             args,
             args_size,
             max_threads_per_block: None,
+            unit: None,
         }
     }
 }

@@ -2,7 +2,8 @@
 
 use hipmlir_device_image::{
     BYVAL_ATTRIBUTE, KERNEL_ARGS_ATTRIBUTE, KERNEL_ARGS_SIZE_ATTRIBUTE, KERNEL_ATTRIBUTE,
-    KERNEL_NAME_ATTRIBUTE, MAX_THREADS_PER_BLOCK_ATTRIBUTE, NOALIAS_ATTRIBUTE,
+    KERNEL_NAME_ATTRIBUTE, KERNEL_UNIT_ATTRIBUTE, MAX_THREADS_PER_BLOCK_ATTRIBUTE,
+    NOALIAS_ATTRIBUTE,
 };
 use melior::dialect::func;
 use std::collections::HashMap;
@@ -83,6 +84,10 @@ pub struct ModuleCodegen<'c> {
     /// External device library functions declared so far.
     externals: std::collections::HashSet<String>,
     pub kernels: Vec<KernelInfo>,
+    /// The translation unit's key, which its kernels of internal linkage (`static`, anonymous
+    /// namespaces) carry: each source may define such a kernel under one name
+    /// (`KernelInfo::unit`).
+    pub unit_key: Option<String>,
     /// Device functions and variables used here and defined in another source.
     pub undefined: Vec<UndefinedSymbol>,
     /// hipmlir's own headers: what they define is compiled alike into every source.
@@ -203,6 +208,7 @@ impl<'c> ModuleCodegen<'c> {
             externals: std::collections::HashSet::new(),
             function_pointers: std::collections::BTreeMap::new(),
             kernels: Vec::new(),
+            unit_key: None,
             undefined: Vec::new(),
         }
     }
@@ -373,6 +379,7 @@ impl<'c> ModuleCodegen<'c> {
             args,
             args_size,
             max_threads_per_block: None,
+            unit: None,
         };
         let region = Region::new();
         region.append_block(entry);
@@ -916,7 +923,17 @@ impl<'c> ModuleCodegen<'c> {
                         IntegerAttribute::new(IntegerType::new(ctx, 64).into(), most as i64).into(),
                     ));
                 }
-                self.kernels.push(info);
+                let unit = self
+                    .unit_key
+                    .clone()
+                    .filter(|_| def.linkage() == Linkage::Internal);
+                if let Some(unit) = &unit {
+                    attributes.push((
+                        KERNEL_UNIT_ATTRIBUTE,
+                        StringAttribute::new(ctx, unit).into(),
+                    ));
+                }
+                self.kernels.push(KernelInfo { unit, ..info });
             }
             FunctionKind::Device => attributes.push((
                 "sym_visibility",

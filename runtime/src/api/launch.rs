@@ -127,6 +127,29 @@ pub unsafe extern "C" fn __hipmlirLaunchKernelGGL(
     })
 }
 
+/// Tells the runtime which translation unit's kernel host stub `host_fn` launches (a kernel of
+/// internal linkage: see `registry::register_unit_stub`).
+///
+/// # Safety
+/// `spelled_name` and `unit` must be null or NUL-terminated.
+#[no_mangle]
+pub unsafe extern "C" fn __hipmlirRegisterUnitStub(
+    host_fn: *const c_void,
+    spelled_name: *const c_char,
+    unit: *const c_char,
+) {
+    if spelled_name.is_null() || unit.is_null() {
+        return;
+    }
+    // SAFETY: per the caller.
+    let (spelled, unit) = unsafe { (CStr::from_ptr(spelled_name), CStr::from_ptr(unit)) };
+    crate::registry::register_unit_stub(
+        host_fn as usize,
+        &spelled.to_string_lossy(),
+        &unit.to_string_lossy(),
+    );
+}
+
 /// Finds and remembers the kernel of host stub `host_fn`, whose parameter `i` holds the closure
 /// object of the device lambda `closures[i]` names (`(lambda at file:line:col)`), where that is
 /// not null: the host and device compilers name kernel instances for closure types apart.

@@ -1033,6 +1033,7 @@ mod tests {
             args: Vec::new(),
             args_size: 0,
             max_threads_per_block: bound,
+            unit: None,
         };
         let bounded = kernel(Some(64));
         assert!(check_launch_bounds(&bounded, Dim3::new(64, 1, 1)).is_ok());

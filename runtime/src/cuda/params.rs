@@ -145,6 +145,7 @@ mod tests {
             args,
             args_size,
             max_threads_per_block: None,
+            unit: None,
         }
     }
 

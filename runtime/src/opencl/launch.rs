@@ -448,6 +448,7 @@ mod tests {
             args,
             args_size,
             max_threads_per_block: None,
+            unit: None,
         }
     }
 
@@ -493,6 +494,7 @@ mod tests {
             args,
             args_size,
             max_threads_per_block: None,
+            unit: None,
         };
         let v = unpack_args(&k, &[0u8; 16], 256).unwrap();
         assert_eq!(v, vec![ArgValue::Pointer(0), ArgValue::Local(256)]);
@@ -506,6 +508,7 @@ mod tests {
             args: vec![],
             args_size: 0,
             max_threads_per_block: None,
+            unit: None,
         };
         assert_eq!(unpack_args(&k, &[], 0).unwrap(), vec![]);
     }

@@ -64,10 +64,44 @@ int check_first_again() {
   return bad;
 }
 
+// This source's own kernels; the second source has kernels of these names too.
+static __global__ void own_fill(int* out) { out[threadIdx.x] = 100 + (int)threadIdx.x; }
+namespace {
+__global__ void hidden_fill(int* out, int scale) {
+  out[threadIdx.x] = scale * (int)threadIdx.x + 1;
+}
+}  // namespace
+
+std::vector<int> own_kernels_result(int (*own)(int), int (*hidden)(int)) {
+  std::vector<int> want(64);
+  for (int i = 0; i < 32; ++i) {
+    want[i] = own(i);
+    want[32 + i] = hidden(i);
+  }
+  return want;
+}
+
+int run_first_kernels() {
+  int* d = nullptr;
+  HIP_CHECK(hipMalloc(&d, 64 * sizeof(int)));
+  own_fill<<<1, 32>>>(d);
+  hipLaunchKernelGGL(hidden_fill, dim3(1), dim3(32), 0, 0, d + 32, 3);
+  HIP_CHECK(hipGetLastError());
+  std::vector<int> got(64);
+  HIP_CHECK(hipMemcpy(got.data(), d, 64 * sizeof(int), hipMemcpyDeviceToHost));
+  HIP_CHECK(hipFree(d));
+  return count_mismatches("first own kernels", got,
+                          own_kernels_result([](int i) { return 100 + i; },
+                                             [](int i) { return 3 * i + 1; }));
+}
+
 int main() {
   int bad = run_first();
   bad += run_second();
   bad += check_first_again();
+  bad += run_second_kernels();
+  bad += run_first_kernels();
+  bad += run_second_kernels();
   if (bad) {
     std::printf("own variables FAILED: %d mismatches\n", bad);
     return 1;

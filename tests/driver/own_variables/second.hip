@@ -47,3 +47,25 @@ int run_second() {
   bad += count_mismatches("second scaled", table, scaled_table(1000000000000LL, 2));
   return bad;
 }
+
+// This source's own kernels, named as the first source's own.
+static __global__ void own_fill(int* out) { out[threadIdx.x] = 200 - (int)threadIdx.x; }
+namespace {
+__global__ void hidden_fill(int* out, int scale) {
+  out[threadIdx.x] = scale * (int)(threadIdx.x * threadIdx.x);
+}
+}  // namespace
+
+int run_second_kernels() {
+  int* d = nullptr;
+  HIP_CHECK(hipMalloc(&d, 64 * sizeof(int)));
+  hipLaunchKernelGGL(own_fill, dim3(1), dim3(32), 0, 0, d);
+  hidden_fill<<<1, 32>>>(d + 32, 5);
+  HIP_CHECK(hipGetLastError());
+  std::vector<int> got(64);
+  HIP_CHECK(hipMemcpy(got.data(), d, 64 * sizeof(int), hipMemcpyDeviceToHost));
+  HIP_CHECK(hipFree(d));
+  return count_mismatches("second own kernels", got,
+                          own_kernels_result([](int i) { return 200 - i; },
+                                             [](int i) { return 5 * i * i; }));
+}

@@ -1,6 +1,7 @@
-// Two sources of one program, each defining device and managed variables of the same names:
-// built without -fgpu-rdc, each source's are its own (as with hipcc), through the symbol API, on
-// the host and in its kernels alike. Every element is compared with a host reference.
+// Two sources of one program, each defining device and managed variables, and kernels of internal
+// linkage, of the same names: built without -fgpu-rdc, each source's are its own (as with
+// hipcc), through the symbol API, on the host and in its kernels alike, and each source launches
+// its own kernels. Every element is compared with a host reference.
 #pragma once
 
 #include <hip/hip_runtime.h>
@@ -44,6 +45,13 @@ int run_first();
 int run_second();
 // Reads the first source's variables again (after the second source used its own).
 int check_first_again();
+// Launch each source's own kernels (internal linkage: `static`, an anonymous namespace), whose
+// names the two sources share, with other bodies.
+int run_first_kernels();
+int run_second_kernels();
+
+// out[i] for i < 64 after a source's `own_fill` (the first 32) and `hidden_fill` (the rest).
+std::vector<int> own_kernels_result(int (*own)(int), int (*hidden)(int));
 
 template <typename T>
 int count_mismatches(const char* what, const std::vector<T>& got, const std::vector<T>& want) {
