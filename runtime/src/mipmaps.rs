@@ -95,14 +95,8 @@ pub fn allocate(
 ) -> HipResult<usize> {
     let format = Format::from_desc(desc).map_err(|e| Failure::invalid_value(e.message))?;
     let layered = flags & ARRAY_LAYERED != 0;
-    let most = max_levels(extent, layered);
-    let levels = levels.max(1);
-    if levels > most {
-        return Err(Failure::invalid_value(format!(
-            "{levels} levels: a {} x {} x {} extent halves into at most {most}",
-            extent.width, extent.height, extent.depth
-        )));
-    }
+    // As CUDA documents: the level count is clamped to [1, 1 + floor(log2(largest extent))].
+    let levels = levels.clamp(1, max_levels(extent, layered));
     let narrow = |v: usize| u32::try_from(v).unwrap_or(u32::MAX);
     let description: &'static mut Description = Box::leak(Box::new(Description {
         data: std::ptr::null_mut(),
