@@ -7,7 +7,7 @@ use std::ffi::c_uint;
 use super::{current_device, guard, hipError_t, read_in, write_out};
 use crate::arrays::{Array3DDescriptor, ChannelFormatDesc};
 use crate::backend::Extent;
-use crate::error::{Failure, HipResult};
+use crate::error::{Failure, HipError, HipResult};
 use crate::mipmaps;
 
 /// Makes a mipmapped array into `*out`.
@@ -112,6 +112,13 @@ pub unsafe extern "C" fn hipMipmappedArrayCreate(
 #[no_mangle]
 pub extern "C" fn hipMipmappedArrayDestroy(mipmap: usize) -> hipError_t {
     guard("hipMipmappedArrayDestroy", || {
+        // The driver API answers a null handle as a bad handle (hipFreeMipmappedArray: value).
+        if mipmap == 0 {
+            return Err(Failure::new(
+                HipError::InvalidHandle,
+                "the mipmapped array is null",
+            ));
+        }
         mipmaps::free(current_device()?, mipmap)
     })
 }
