@@ -238,7 +238,8 @@ fn check_alignment(device: &dyn Device, res: &ResourceDesc) -> HipResult<()> {
         _ => return Ok(()),
     };
     let props = device.properties();
-    let misaligned = |value: usize, alignment: usize| alignment > 1 && value % alignment != 0;
+    let misaligned =
+        |value: usize, alignment: usize| alignment > 1 && !value.is_multiple_of(alignment);
     if misaligned(pointer, props.textureAlignment) {
         return Err(Failure::invalid_value(format!(
             "the resource's devPtr {pointer:#x} is not a multiple of the device's texture \

@@ -61,10 +61,13 @@ impl TextureReference {
     }
 }
 
+/// A module variable: the module and the variable's index in its metadata.
+type ModuleVariable = (Arc<Module>, usize);
+
 /// The references `hipModuleGetTexRef` handed out, by address: the module variable each binds.
 /// They live as long as the process (a handle is never reused for another variable).
-fn module_references() -> MutexGuard<'static, HashMap<usize, (Arc<Module>, usize)>> {
-    static R: OnceLock<Mutex<HashMap<usize, (Arc<Module>, usize)>>> = OnceLock::new();
+fn module_references() -> MutexGuard<'static, HashMap<usize, ModuleVariable>> {
+    static R: OnceLock<Mutex<HashMap<usize, ModuleVariable>>> = OnceLock::new();
     R.get_or_init(Default::default)
         .lock()
         .unwrap_or_else(|e| e.into_inner())
@@ -87,7 +90,7 @@ pub fn of_module_variable(module: &Arc<Module>, index: usize) -> *mut TextureRef
 
 /// The device variable a reference stands for, if any: one `hipModuleGetTexRef` handed out, or
 /// a program's `texture<...>` global (its shadow's address).
-fn device_copy(reference: *const TextureReference) -> Option<(Arc<Module>, usize)> {
+fn device_copy(reference: *const TextureReference) -> Option<ModuleVariable> {
     let address = reference as usize;
     if let Some(found) = module_references().get(&address).cloned() {
         return Some(found);

@@ -26,12 +26,19 @@ __global__ void gather_into(hipTextureObject_t tex, const float2* at, int4* out,
 
 static const int W = 9, H = 6;
 
-// The texel index of u on an axis of n texels, as the texture unit addresses it.
-static int address(float u, int n, bool wrap) {
-  int i = (int)std::floor(u);
-  if (wrap) return ((i % n) + n) % n;
-  return i < 0 ? 0 : (i > n - 1 ? n - 1 : i);
+// The texel index of the integral texel coordinate c on an axis of n texels, as texture units
+// address it (wrapping in normalized space).
+static int address(float c, int n, bool wrap) {
+  if (wrap) {
+    float w = c / (float)n;
+    c = (w - std::floor(w)) * (float)n;
+  }
+  return (int)std::fmin(std::fmax(c, 0.0f), (float)n - 1.0f);
 }
+
+// The first texel coordinate of a 2 x 2 footprint at texel coordinate u: u - 0.5 with 8
+// fractional bits, as texture units quantize it.
+static float footprint(float u) { return std::floor(std::round((u - 0.5f) * 256.0f) / 256.0f); }
 
 template <typename T>
 static hipTextureObject_t texture_over(hipArray_t array, hipTextureAddressMode mode, bool normalized) {
@@ -96,7 +103,10 @@ int main() {
       std::vector<float4> gf = from_device(d_f, n);
       std::vector<int4> gi = from_device(d_i, n);
       for (int k = 0; k < n; ++k) {
-        float bx = at[k].x - 0.5f, by = at[k].y - 0.5f;
+        // The device's texel coordinates (normalized ones scaled back by the size).
+        float ux = wrap ? coords[k].x * (float)W : at[k].x;
+        float uy = wrap ? coords[k].y * (float)H : at[k].y;
+        float bx = footprint(ux), by = footprint(uy);
         int i0 = address(bx, W, wrap), i1 = address(bx + 1.0f, W, wrap);
         int j0 = address(by, H, wrap), j1 = address(by + 1.0f, H, wrap);
         int xs[4] = {i0, i1, i1, i0}, ys[4] = {j1, j1, j0, j0};
