@@ -735,7 +735,8 @@ impl Cursor {
     pub fn is_move_assignment(&self) -> bool {
         // SAFETY: a plain query of a live cursor.
         unsafe {
-            self.kind() == CXCursor_CXXMethod && clang_CXXMethod_isMoveAssignmentOperator(self.0) != 0
+            self.kind() == CXCursor_CXXMethod
+                && clang_CXXMethod_isMoveAssignmentOperator(self.0) != 0
         }
     }
 

@@ -294,7 +294,10 @@ impl<'c> FunctionCodegen<'c, '_> {
             .first()
             .is_some_and(|p| p.ty().is_reference());
         let pointers = sig.params.len() == 2
-            && sig.params.iter().all(|p| p.value_mlir(self.ctx()) == generic);
+            && sig
+                .params
+                .iter()
+                .all(|p| p.value_mlir(self.ctx()) == generic);
         if !by_reference || !pointers {
             // `T& operator=(T)` would need a copy of the source made first.
             return Err(FrontendError::unsupported(

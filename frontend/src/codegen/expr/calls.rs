@@ -7,9 +7,9 @@ use melior::ir::Type;
 
 use super::LValue;
 use crate::clang::{Cursor, SpecialMember};
+use crate::codegen::assignment::calls_written_assignment;
 use crate::codegen::builder::Value;
 use crate::codegen::function::{FunctionCodegen, Val};
-use crate::codegen::assignment::calls_written_assignment;
 use crate::codegen::objects::has_this;
 use crate::codegen::virtual_bases::{has_virtual_bases, takes_construction_context};
 use crate::codegen::virtuals::vtable_slots;
