@@ -41,11 +41,11 @@ pub fn selected_assignment(class: CType, moving: bool) -> Option<Cursor> {
             .iter()
             .find(takes_const)
             .or(copies.first())
-            .map(|m| (*m).clone())
+            .map(|m| **m)
     };
     if moving {
         if let Some(m) = ops.iter().find(|m| m.is_move_assignment()) {
-            return Some(m.clone());
+            return Some(*m);
         }
     }
     copy()
