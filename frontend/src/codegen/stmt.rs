@@ -82,7 +82,7 @@ impl<'c> FunctionCodegen<'c, '_> {
             gotos: entering.to_vec(),
             ..Jumps::default()
         };
-        self.emit_stmts_after(std::slice::from_ref(s), pending)
+        self.block(|this| this.emit_stmts_after(std::slice::from_ref(s), pending))
     }
 
     /// Emits statement `s` (a block, an `if`, a loop or a labeled statement) that a taken `goto`
