@@ -55,18 +55,18 @@ fn syntax_error_is_reported_at_its_line_and_column() {
 
 #[test]
 fn unsupported_construct_is_named_with_its_location() {
-    // Across a loop's unbraced body, from one branch of an `if` into the other: the loop's
-    // counter is in scope at both ends, and running the loop again would declare it afresh.
+    // Across a switch's unbraced body, from one branch of an `if` into the other: running the
+    // switch again would enter it, past its condition variable's initialization.
     let (code, err, path) = compile(
         "unsupported.hip",
-        "#include <hip/hip_runtime.h>\n__global__ void k(int* a) {\n  for (int i = 0; i < a[0]; ++i)\n    if (i & 1) {\n    odd:\n      a[1] += i;\n    } else if (a[1] < 30) {\n      goto odd;\n    }\n}\n",
+        "#include <hip/hip_runtime.h>\n__global__ void k(int* a) {\n  switch (int k = a[0])\n    if (k & 1) {\n    odd:\n      a[1] += k;\n    } else if (a[1] < 30) {\n      goto odd;\n    }\n}\n",
         &["--emit-spirv"],
     );
     assert_clean_failure(code, &err);
     assert!(
         err.contains(&format!(
-            "{path}:8:7: error: unsupported construct in device code: goto to label 'odd' across \
-             a statement whose head declares a variable"
+            "{path}:8:7: error: unsupported construct in device code: goto jumping into a switch \
+             whose condition declares a variable holding label 'odd'"
         )),
         "{err}"
     );
@@ -297,19 +297,18 @@ fn recursion_and_multiple_polymorphic_bases_are_named() {
     );
     assert!(err.contains("'sum(int)' calls itself"), "{err}");
 
-    // Implicit assignment of a class with a virtual base whose part has an assignment operator
-    // of its own (which the implicit one would call: not a copy).
+    // Implicit assignment of a class whose virtual base's assignment operator takes its operand
+    // by value (a copy of the source would be made first).
     let (code, err, path) = compile(
         "virtual.hip",
-        "#include <hip/hip_runtime.h>\nstruct A { int x; __device__ A& operator=(const A& o) { x = o.x + 1; return *this; } };\nstruct B : virtual A { int y; };\n__global__ void k(int* o) { B b, c; b.x = o[0]; c = b; o[1] = c.x; }\n",
+        "#include <hip/hip_runtime.h>\nstruct A { int x; __device__ A& operator=(A o) { x = o.x + 1; return *this; } };\nstruct B : virtual A { int y; };\n__global__ void k(int* o) { B b, c; b.x = o[0]; c = b; o[1] = c.x; }\n",
         &["--emit-spirv"],
     );
     assert_clean_failure(code, &err);
     assert!(
         err.contains(&format!(
-            "{path}:4:49: error: unsupported construct in device code: implicit assignment of a \
-             class with virtual base classes, whose part 'A' has an assignment operator of its \
-             own ({path}:2:33)"
+            "{path}:4:49: error: unsupported construct in device code: implicit assignment \
+             calling 'operator=(A)' ({path}:2:33), which takes its operand by value"
         )),
         "{err}"
     );

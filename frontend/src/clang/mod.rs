@@ -731,6 +731,33 @@ impl Cursor {
         }
     }
 
+    /// A move assignment operator (implicit, defaulted or written).
+    pub fn is_move_assignment(&self) -> bool {
+        // SAFETY: a plain query of a live cursor.
+        unsafe {
+            self.kind() == CXCursor_CXXMethod
+                && clang_CXXMethod_isMoveAssignmentOperator(self.0) != 0
+        }
+    }
+
+    /// A default constructor (implicit, defaulted or written).
+    pub fn is_default_constructor(&self) -> bool {
+        // SAFETY: a plain query of a live cursor.
+        unsafe {
+            self.kind() == CXCursor_Constructor
+                && clang_CXXConstructor_isDefaultConstructor(self.0) != 0
+        }
+    }
+
+    /// A member function declared `= delete` (or deleted implicitly).
+    pub fn is_deleted_method(&self) -> bool {
+        // SAFETY: a plain query of a live cursor.
+        unsafe {
+            matches!(self.kind(), CXCursor_CXXMethod | CXCursor_Constructor)
+                && clang_CXXMethod_isDeleted(self.0) != 0
+        }
+    }
+
     /// Internal linkage: `static` functions and those in anonymous namespaces.
     pub fn has_internal_linkage(&self) -> bool {
         unsafe { clang_getCursorLinkage(self.0) == CXLinkage_Internal }

@@ -160,23 +160,35 @@ pub fn check_gotos(body: &Cursor) -> Result<(), (Cursor, String)> {
         if in_list {
             continue;
         }
-        // Into a statement of the list (a block, `if`, loop or switch holding the label): ahead,
-        // the jump enters it; back, a loop from that statement to the goto's enters it; from
-        // inside that statement itself (an `if`'s other branch), a loop of that statement
-        // alone (see [`crossing_gotos`]; stmt.rs).
-        if let Some(what) = below.iter().find_map(not_enterable) {
-            return Err((
-                *goto,
-                format!("goto jumping into {what} holding label '{name}'"),
-            ));
-        }
         // Across a statement, what its head declares is in scope at both ends and keeps its
         // value; running the statement again would declare it afresh.
         let goto_statement = goto_path
             .iter()
             .position(|p| p == common)
             .and_then(|i| goto_path.get(i + 1));
-        if goto_statement == below.first() && below.iter().any(head_declares) {
+        // Unless the statement holding both ends (an `if`, with its labels) is the body of a
+        // loop or a branch of an `if`: that body is a list of its own (stmt.rs,
+        // `emit_substatement`), which runs only that statement again, below the heads.
+        let mut crossed = below
+            .iter()
+            .rposition(|p| goto_path.contains(p))
+            .unwrap_or(0);
+        while crossed > 0 && is_label(&below[crossed - 1]) {
+            crossed -= 1;
+        }
+        let own_list = crossed > 0 && holds_substatement(&below[crossed - 1]);
+        let rerun = if own_list { &below[crossed..] } else { below };
+        // Into a statement of the list (a block, `if`, loop or switch holding the label): ahead,
+        // the jump enters it; back, a loop from that statement to the goto's enters it; from
+        // inside that statement itself (an `if`'s other branch), a loop of that statement
+        // alone (see [`crossing_gotos`]; stmt.rs).
+        if let Some(what) = rerun.iter().find_map(not_enterable) {
+            return Err((
+                *goto,
+                format!("goto jumping into {what} holding label '{name}'"),
+            ));
+        }
+        if goto_statement == below.first() && rerun.iter().any(head_declares) {
             return Err((
                 *goto,
                 format!("goto to label '{name}' across a statement whose head declares a variable"),
@@ -199,7 +211,10 @@ pub fn crossing_gotos(s: &Cursor) -> Vec<Cursor> {
         labels: Vec<(Cursor, Vec<Cursor>)>,
         gotos: Vec<(Cursor, Vec<Cursor>)>,
     }
-    fn walk(c: &Cursor, w: &mut Walk) {
+    /// `substatement`: `c` is (the labeled statement under the labels of) a loop's body or an
+    /// `if`'s branch, which resolves the jumps crossing it as a list (stmt.rs,
+    /// `emit_substatement`).
+    fn walk(c: &Cursor, substatement: bool, w: &mut Walk) {
         match c.kind() {
             CXCursor_LabelStmt => w.labels.push((c.statement_key(), w.blocks.clone())),
             CXCursor_GotoStmt => {
@@ -209,19 +224,21 @@ pub fn crossing_gotos(s: &Cursor) -> Vec<Cursor> {
             }
             _ => {}
         }
-        let is_block = c.kind() == CXCursor_CompoundStmt;
+        let is_block = c.kind() == CXCursor_CompoundStmt || (substatement && !is_label(c));
         if is_block {
             w.blocks.push(c.statement_key());
         }
+        let subs = substatements(c);
         for child in c.children() {
-            walk(&child, w);
+            let sub = subs.contains(&child) || (substatement && is_label(c));
+            walk(&child, sub, w);
         }
         if is_block {
             w.blocks.pop();
         }
     }
     let mut w = Walk::default();
-    walk(s, &mut w);
+    walk(s, false, &mut w);
     let own = label_chain(s);
     let mut out = Vec::new();
     for (label, around_goto) in w.gotos.iter().filter(|(l, _)| !own.contains(l)) {
@@ -233,6 +250,36 @@ pub fn crossing_gotos(s: &Cursor) -> Vec<Cursor> {
         }
     }
     out
+}
+
+/// Whether `p`'s sub-statements are emitted as lists of their own when gotos cross them
+/// (stmt.rs, `emit_substatement`): loops' bodies and `if`s' branches.
+fn holds_substatement(p: &Cursor) -> bool {
+    matches!(
+        p.kind(),
+        CXCursor_IfStmt
+            | CXCursor_ForStmt
+            | CXCursor_WhileStmt
+            | CXCursor_DoStmt
+            | CXCursor_CXXForRangeStmt
+    )
+}
+
+/// The sub-statements of `p` that [`holds_substatement`] means: a loop's body, an `if`'s
+/// branches.
+fn substatements(p: &Cursor) -> Vec<Cursor> {
+    let children = p.children();
+    match p.kind() {
+        CXCursor_IfStmt => p
+            .if_parts()
+            .map(|parts| std::iter::once(parts.then).chain(parts.otherwise).collect())
+            .unwrap_or_default(),
+        CXCursor_DoStmt => children.first().copied().into_iter().collect(),
+        CXCursor_ForStmt | CXCursor_WhileStmt | CXCursor_CXXForRangeStmt => {
+            children.last().copied().into_iter().collect()
+        }
+        _ => Vec::new(),
+    }
 }
 
 /// Whether `p` is a label of the statement under it: a named one or a `case`/`default`.

@@ -1,5 +1,6 @@
 //! AST → MLIR. Locals are SSA values, control flow is structured (scf), jumps are flags.
 mod analysis;
+mod assignment;
 mod builder;
 mod builtins;
 mod constant_addresses;

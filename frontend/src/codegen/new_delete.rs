@@ -455,7 +455,7 @@ impl<'c> FunctionCodegen<'c, '_> {
     }
 
     /// `func.call` of a device function with operands already converted.
-    fn call_symbol(
+    pub(super) fn call_symbol(
         &mut self,
         sig: &FunctionSig,
         operands: &[Value<'c>],

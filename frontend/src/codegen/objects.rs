@@ -51,9 +51,10 @@ impl<'c> FunctionCodegen<'c, '_> {
             self.zero_fill(target, record, loc)?;
         }
         match (ctor.trivial_special_member(), args) {
-            (Some(SpecialMember::DefaultConstructor), []) => {
-                self.default_member_initializers(target, record, loc)
-            }
+            (Some(SpecialMember::DefaultConstructor), []) => match ctor.semantic_parent() {
+                Some(class) => self.default_construct_implicitly(target, class.ty(), e),
+                None => self.default_member_initializers(target, record, loc),
+            },
             (Some(SpecialMember::CopyConstructor), [source]) => {
                 let v = self.rvalue(source)?;
                 self.store(
@@ -97,6 +98,80 @@ impl<'c> FunctionCodegen<'c, '_> {
             },
             loc,
         )
+    }
+
+    /// What the compiler-written default constructor of `class` does to the object at
+    /// `target`: each non-virtual base and each member without an initializer of its own
+    /// default-constructed (a class's constructor called when it is written, else the same
+    /// done for it), then the default member initializers (`float w = 2.0f;`).
+    pub fn default_construct_implicitly(
+        &mut self,
+        target: Value<'c>,
+        class: CType,
+        e: &Cursor,
+    ) -> Result<()> {
+        let loc = self.loc(e);
+        let class = class.canonical();
+        let record = Ty::from_clang(class, &e.location())?;
+        for spec in class.bases() {
+            let base = spec.ty().canonical();
+            let Some(offset) = class.base_offset(&base) else {
+                continue; // a virtual base: such classes' constructors are functions
+            };
+            let at = self.byte_offset(target, offset as i64, loc)?;
+            self.default_construct_part(at, base, &Ty::from_clang(base, &e.location())?, e)?;
+        }
+        if let Ty::Record(r) = &record {
+            if !r.is_union {
+                for (field, decl) in r.fields.iter().zip(&r.field_decls) {
+                    if field.anonymous || decl.default_member_initializer().is_some() {
+                        continue; // below
+                    }
+                    let ty = decl.ty().canonical();
+                    if class_of_elements(ty).is_none() {
+                        continue;
+                    }
+                    let ptr = self.field_pointer(target, &record, field.llvm_index, loc)?;
+                    self.default_construct_part(ptr, ty, &field.ty, e)?;
+                }
+            }
+        }
+        self.default_member_initializers(target, &record, loc)
+    }
+
+    /// Default-constructs a base or member of class type `ty` (or an array of them) at
+    /// `target`.
+    fn default_construct_part(
+        &mut self,
+        target: Value<'c>,
+        ty: CType,
+        layout: &Ty,
+        e: &Cursor,
+    ) -> Result<()> {
+        let loc = self.loc(e);
+        if let Ty::Array { element, len } = layout {
+            let element_c = ty.element().canonical();
+            let i64t = Ty::LONG.value_mlir(self.ctx());
+            let count = self.b.const_int(i64t, *len as i64, loc)?;
+            let element = (**element).clone();
+            return self.for_each_element(target, &element.clone(), count, false, e, |this, at| {
+                this.default_construct_part(at, element_c, &element, e)
+            });
+        }
+        if ty.kind() != CXType_Record {
+            return Ok(());
+        }
+        let ctor = ty
+            .methods()
+            .into_iter()
+            .find(|m| m.is_default_constructor() && !m.is_deleted_method());
+        match ctor {
+            Some(ctor) if ctor.trivial_special_member().is_none() => {
+                let this = self.to_generic(target, loc)?;
+                self.call_function(&ctor, Some(this), &[], e).map(|_| ())
+            }
+            _ => self.default_construct_implicitly(target, ty, e),
+        }
     }
 
     /// Stores the default member initializers (`float w = 2.0f;`) of a record's fields.
@@ -346,4 +421,13 @@ pub fn is_lvalue_expression(e: &Cursor) -> bool {
         | CXCursor_CXXReinterpretCastExpr => e.is_lvalue(),
         _ => false,
     }
+}
+
+/// The class of `ty`, or of the elements of an array type `ty` (at any depth).
+fn class_of_elements(ty: CType) -> Option<CType> {
+    let mut ty = ty.canonical();
+    while ty.kind() == CXType_ConstantArray {
+        ty = ty.element().canonical();
+    }
+    (ty.kind() == CXType_Record).then_some(ty)
 }

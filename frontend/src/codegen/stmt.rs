@@ -59,6 +59,32 @@ impl<'c> FunctionCodegen<'c, '_> {
         self.emit_stmts_after(stmts, Jumps::default())
     }
 
+    /// The body of a loop or a branch of an `if`, entered at the labels `entering` when a taken
+    /// `goto` jumps there. One that is no block but holds gotos from one branch of an `if`
+    /// into the other is a statement list of its own, which resolves them (running that `if`
+    /// again, entered at the label) inside the enclosing statement: what a loop's head
+    /// declares keeps its value and the head does not run again.
+    fn emit_substatement(&mut self, s: &Cursor, entering: &[Cursor]) -> Result<()> {
+        let own_list =
+            s.kind() != CXCursor_CompoundStmt && !super::analysis::crossing_gotos(s).is_empty();
+        if !own_list {
+            return match entering.is_empty() {
+                true => self.emit_stmt(s),
+                false => self.emit_entering(s, entering),
+            };
+        }
+        for label in super::analysis::labels_in(s) {
+            if !entering.contains(&label) {
+                self.set_flag(VarKey::Goto(label), false, self.loc(s))?;
+            }
+        }
+        let pending = Jumps {
+            gotos: entering.to_vec(),
+            ..Jumps::default()
+        };
+        self.block(|this| this.emit_stmts_after(std::slice::from_ref(s), pending))
+    }
+
     /// Emits statement `s` (a block, an `if`, a loop or a labeled statement) that a taken `goto`
     /// to one of the labels `into` inside it enters: the statements ahead of the label, the
     /// `if`'s condition and the loop's init-statement and first test are skipped while the
@@ -802,9 +828,14 @@ impl<'c> FunctionCodegen<'c, '_> {
             c,
             &carried,
             &[],
-            |this| this.block(|this| this.emit_stmt(&then)).map(|()| vec![]),
+            |this| {
+                this.block(|this| this.emit_substatement(&then, &[]))
+                    .map(|()| vec![])
+            },
             |this| match otherwise {
-                Some(e) => this.block(|this| this.emit_stmt(&e)).map(|()| vec![]),
+                Some(e) => this
+                    .block(|this| this.emit_substatement(&e, &[]))
+                    .map(|()| vec![]),
                 None => Ok(vec![]),
             },
             loc,
@@ -974,20 +1005,22 @@ impl<'c> FunctionCodegen<'c, '_> {
                 // Each iteration is a scope: what the body builds is destroyed before the next.
                 this.block(|this| {
                     let Some(each) = &each else {
-                        return match entering.is_empty() {
-                            true => this.emit_stmt(body),
-                            false => this.emit_entering(body, entering),
-                        };
+                        return this.emit_substatement(body, entering);
                     };
                     this.emit_local_decl(each.var)?;
                     let Some(test) = each.test else {
-                        return this.emit_stmt(body);
+                        return this.emit_substatement(body, &[]);
                     };
                     let holds = this.full_expression(|this| this.condition(test))?;
                     let failed = this.not(holds, loc)?;
                     this.bind(VarKey::Break(*s), Ty::Bool, Val::Scalar(failed));
                     let carried = this.assigned_in(&[*body]);
-                    this.emit_guarded(holds, &carried, |this| this.emit_stmt(body), loc)
+                    this.emit_guarded(
+                        holds,
+                        &carried,
+                        |this| this.emit_substatement(body, &[]),
+                        loc,
+                    )
                 })?;
                 if let Some(inc) = inc {
                     let stop = this.any_flag(&stop_flags, loc)?;
@@ -1321,10 +1354,7 @@ impl<'c> FunctionCodegen<'c, '_> {
                 if j.continues {
                     this.set_flag(VarKey::Continue(*s), false, loc)?;
                 }
-                this.block(|this| match entering.is_empty() {
-                    true => this.emit_stmt(body),
-                    false => this.emit_entering(body, entering),
-                })?;
+                this.block(|this| this.emit_substatement(body, entering))?;
                 this.loop_condition(Some(cond), &stop_flags, loc)
             },
             loc,

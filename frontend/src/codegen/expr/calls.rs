@@ -7,6 +7,7 @@ use melior::ir::Type;
 
 use super::LValue;
 use crate::clang::{Cursor, SpecialMember};
+use crate::codegen::assignment::calls_written_assignment;
 use crate::codegen::builder::Value;
 use crate::codegen::function::{FunctionCodegen, Val};
 use crate::codegen::objects::has_this;
@@ -66,7 +67,7 @@ impl<'c> FunctionCodegen<'c, '_> {
             return self.construct_temporary(&callee, e, &args);
         }
         if let Some(special) = callee.trivial_special_member() {
-            return self.trivial_special_member(special, e, &args);
+            return self.trivial_special_member(special, &callee, e, &args);
         }
         // A virtual function named without a qualifier calls the dynamic class's overrider.
         if callee.is_virtual_method() && !e.is_qualified_member_call() {
@@ -200,6 +201,7 @@ impl<'c> FunctionCodegen<'c, '_> {
     pub(super) fn trivial_special_member(
         &mut self,
         special: SpecialMember,
+        callee: &Cursor,
         e: &Cursor,
         args: &[Cursor],
     ) -> Result<Val<'c>> {
@@ -209,12 +211,14 @@ impl<'c> FunctionCodegen<'c, '_> {
             (SpecialMember::CopyConstructor, [source]) => self.rvalue(source),
             (SpecialMember::CopyAssignment, [target, source]) => {
                 let class = target.ty().non_reference().canonical();
-                if has_virtual_bases(class) {
+                let moving = callee.is_move_assignment();
+                if has_virtual_bases(class) || calls_written_assignment(class, moving) {
                     // A copy of the bytes would take the virtual bases from where the source's
-                    // own class puts them: part by part (virtual_bases.rs).
+                    // own class puts them, and skip the operators its parts' classes define:
+                    // part by part (assignment.rs).
                     let to = self.object_address(target)?;
                     let from = self.object_address(source)?;
-                    self.assign_with_virtual_bases(to, from, class, e)?;
+                    self.assign_implicitly(to, from, class, moving, e)?;
                     return Ok(Val::Scalar(self.to_generic(to, loc)?));
                 }
                 let lv = self.lvalue(target)?;
