@@ -449,6 +449,13 @@ pub fn allocate_owned(
             "an array needs a width of at least 1",
         ));
     }
+    // As CUDA documents: texture gather is done on 2-D arrays only.
+    if flags & ARRAY_TEXTURE_GATHER != 0 && (extent.height == 0 || extent.depth != 0) {
+        return Err(Failure::invalid_value(format!(
+            "hipArrayTextureGather on a {} x {} x {} array: gathers read 2-D arrays only",
+            extent.width, extent.height, extent.depth
+        )));
+    }
     if flags & ARRAY_LAYERED != 0 && extent.depth == 0 {
         return Err(Failure::invalid_value(
             "a layered array needs at least one layer (extent.depth)",
