@@ -151,11 +151,22 @@ for f in ${module_files[*]}; do
     fail=\$((fail+1)); echo "FAIL modules \$f (exit \$rc):"; echo "\$out" | tail -12
   fi
 done
+# The runtime's test executables count as one check each (their own lines show which test).
+test_executable() {
+  local t=\$1 shown=\$2; shift 2
+  out=\$(./\$t "\$@" 2>&1); rc=\$?
+  echo "\$out" | grep -E "\$shown" | head -40
+  if [ \$rc -eq 0 ]; then
+    pass=\$((pass+1)); echo "PASS \$t"
+  else
+    fail=\$((fail+1)); echo "FAIL \$t (exit \$rc)"
+  fi
+}
 for t in cuda_backend_test cuda_devices_test; do
-  ./\$t --test-threads=1 --nocapture 2>&1 | grep -E "panicked|^test |test result|PASSED|skipped|peer access" | head -40
+  test_executable \$t "panicked|^test |test result|PASSED|skipped|peer access" --test-threads=1 --nocapture
 done
-./arrays_and_memsets_test 2>&1 | grep -E "panicked|FAILED|test result" | head -30
-./pointer_attributes_test --skip registered 2>&1 | grep -E "panicked|FAILED|test result" | head -30
+test_executable arrays_and_memsets_test "panicked|FAILED|test result"
+test_executable pointer_attributes_test "panicked|FAILED|test result" --skip registered
 echo "\$pass passed, \$fail failed"
 RUN
 chmod +x "$out/run.sh"

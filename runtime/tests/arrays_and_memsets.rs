@@ -899,10 +899,15 @@ fn mipmapped_arrays_have_levels_of_halved_extents() {
         height: 6,
         depth: 6,
     };
+    // More levels than the extent halves into are clamped, as CUDA documents: 6 x 6 x 6 has 3.
+    ok(unsafe { hipMallocMipmappedArray(&mut x, &desc, big, 4, 0) });
+    assert_eq!(extent_of(level(x, 2)), (1, 1, 1));
+    let mut past = 0usize;
     expect_code(
-        unsafe { hipMallocMipmappedArray(&mut x, &desc, big, 4, 0) },
+        unsafe { hipGetMipmappedArrayLevel(&mut past, x, 3) },
         HipError::InvalidValue,
     );
+    ok(unsafe { hipFreeMipmappedArray(x) });
     expect_code(
         unsafe { hipMallocMipmappedArray(null_mut(), &desc, big, 1, 0) },
         HipError::InvalidValue,
