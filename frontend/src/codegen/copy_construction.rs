@@ -33,7 +33,7 @@ fn selected_constructor(class: CType, moving: bool) -> Option<Cursor> {
         .collect();
     if moving {
         if let Some(m) = ctors.iter().find(|m| m.is_move_constructor()) {
-            return Some(m.clone());
+            return Some(*m);
         }
     }
     let copies: Vec<&Cursor> = ctors.iter().filter(|m| !m.is_move_constructor()).collect();
@@ -46,7 +46,7 @@ fn selected_constructor(class: CType, moving: bool) -> Option<Cursor> {
         .iter()
         .find(takes_const)
         .or(copies.first())
-        .map(|m| (*m).clone())
+        .map(|m| **m)
 }
 
 /// Whether copying (or moving) a part of class `class` runs code of its own: a written
