@@ -681,13 +681,7 @@ impl Cursor {
     /// A constructor or assignment operator the compiler writes (implicit or `= default`):
     /// its effect is a plain copy of the object's bytes, or nothing.
     pub fn trivial_special_member(&self) -> Option<SpecialMember> {
-        let user_written = self.definition().is_some_and(|d| {
-            d.children()
-                .iter()
-                .any(|c| c.kind() == CXCursor_CompoundStmt)
-        });
-        let defaulted = unsafe { clang_CXXMethod_isDefaulted(self.0) != 0 };
-        if user_written && !defaulted {
+        if self.is_user_provided() {
             return None;
         }
         // A constructor of a class with virtual functions also stores the class's id (see
@@ -718,6 +712,37 @@ impl Cursor {
                 }
                 _ => None,
             }
+        }
+    }
+
+    /// A function with a body the user wrote (not implicit, not `= default`).
+    pub fn is_user_provided(&self) -> bool {
+        let user_written = self.definition().is_some_and(|d| {
+            d.children()
+                .iter()
+                .any(|c| c.kind() == CXCursor_CompoundStmt)
+        });
+        // SAFETY: a plain query of a live cursor.
+        let defaulted = unsafe { clang_CXXMethod_isDefaulted(self.0) != 0 };
+        user_written && !defaulted
+    }
+
+    /// A copy or move constructor (implicit, defaulted or written).
+    pub fn is_copy_or_move_constructor(&self) -> bool {
+        // SAFETY: plain queries of a live cursor.
+        unsafe {
+            self.kind() == CXCursor_Constructor
+                && (clang_CXXConstructor_isCopyConstructor(self.0) != 0
+                    || clang_CXXConstructor_isMoveConstructor(self.0) != 0)
+        }
+    }
+
+    /// A move constructor (implicit, defaulted or written).
+    pub fn is_move_constructor(&self) -> bool {
+        // SAFETY: a plain query of a live cursor.
+        unsafe {
+            self.kind() == CXCursor_Constructor
+                && clang_CXXConstructor_isMoveConstructor(self.0) != 0
         }
     }
 

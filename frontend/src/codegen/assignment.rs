@@ -57,7 +57,7 @@ fn written_assignment(class: CType, moving: bool) -> Option<Cursor> {
 }
 
 /// The class of the elements of an array type (or the type itself), when it is a class.
-fn innermost_class(ty: CType) -> Option<CType> {
+pub(super) fn innermost_class(ty: CType) -> Option<CType> {
     let mut ty = ty.canonical();
     while ty.kind() == CXType_ConstantArray {
         ty = ty.element().canonical();
@@ -221,7 +221,7 @@ impl<'c> FunctionCodegen<'c, '_> {
     }
 
     /// Runs `body` with each index from 0 below `count`.
-    fn for_each_index(
+    pub(super) fn for_each_index(
         &mut self,
         count: Value<'c>,
         loc: Location<'c>,
@@ -256,7 +256,7 @@ impl<'c> FunctionCodegen<'c, '_> {
 
     /// Copies one member's value (an array as one value of its memory type: no C value is an
     /// array).
-    fn copy_value(
+    pub(super) fn copy_value(
         &mut self,
         to: Value<'c>,
         from: Value<'c>,

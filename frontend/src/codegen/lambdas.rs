@@ -10,6 +10,7 @@ use clang_sys::*;
 
 use super::analysis::VarKey;
 use super::builder::{internal, Value};
+use super::copy_construction::copies_by_constructor;
 use super::expr::LValue;
 use super::function::{FunctionCodegen, LambdaValue, Val};
 use super::module::ModuleCodegen;
@@ -75,7 +76,9 @@ impl<'c> FunctionCodegen<'c, '_> {
         let loc = self.loc(lambda);
         let mutable = is_mutable(lambda);
         let mut held = LambdaValue::written(*lambda);
-        for capture in self.captures_of(lambda)? {
+        // The closure's fields, one for each capture in order.
+        let closure_fields = lambda.ty().canonical().fields();
+        for (index, capture) in self.captures_of(lambda)?.into_iter().enumerate() {
             let key = capture_key(&capture);
             match capture.captured {
                 Captured::This if !capture.by_ref && mutable => {
@@ -85,7 +88,17 @@ impl<'c> FunctionCodegen<'c, '_> {
                     ))
                 }
                 Captured::This | Captured::Variable(_) if capture.by_ref => {}
-                Captured::This => {}
+                Captured::This => {
+                    // `[*this]` reads the object in place: a copy that runs code of its own
+                    // would not show.
+                    let copied = closure_fields.get(index).map(|f| f.ty());
+                    if copied.is_some_and(copies_by_constructor) {
+                        return Err(FrontendError::unsupported(
+                            lambda.location(),
+                            "lambda capturing '*this' of a class whose copy constructor runs code",
+                        ));
+                    }
+                }
                 Captured::Init(decl) => {
                     let init = decl
                         .var_initializer()
@@ -108,14 +121,21 @@ impl<'c> FunctionCodegen<'c, '_> {
                     let Some(b) = self.env.get(&key).cloned() else {
                         continue;
                     };
-                    if !mutable && (!b.in_memory || in_place) {
+                    // An object whose copy runs constructors of its own is copied through them.
+                    let constructed =
+                        b.in_memory && capture_type(&capture).is_some_and(copies_by_constructor);
+                    if !mutable && !constructed && (!b.in_memory || in_place) {
                         if !b.in_memory {
                             held.copies.insert(key, (b.val, b.ty));
                         }
                         continue;
                     }
                     let copy = self.alloca(&b.ty, loc)?;
-                    if b.in_memory {
+                    if constructed {
+                        let class = capture_type(&capture)
+                            .ok_or_else(|| internal(loc, "capture without a variable"))?;
+                        self.copy_construct_object(copy, b.val.scalar(), &b.ty, class, lambda)?;
+                    } else if b.in_memory {
                         self.copy_object(copy, b.val.scalar(), &b.ty, loc)?;
                     } else {
                         let place = LValue::Mem {
@@ -140,6 +160,15 @@ impl<'c> FunctionCodegen<'c, '_> {
         loc: Location<'c>,
     ) -> Result<LambdaValue<'c>> {
         let mut copy = held.clone();
+        // A closure's copy copies each captured object through its copy constructor.
+        for capture in self.captures_of(&held.lambda)? {
+            if !capture.by_ref && capture_type(&capture).is_some_and(copies_by_constructor) {
+                return Err(FrontendError::unsupported(
+                    held.lambda.location(),
+                    "copy of a lambda holding an object whose copy constructor runs code",
+                ));
+            }
+        }
         if is_mutable(&held.lambda) {
             for (address, ty) in copy.copied_objects.values_mut() {
                 let fresh = self.alloca(ty, loc)?;
@@ -842,6 +871,11 @@ impl Capture {
 }
 
 /// What a capture is named by inside the lambda: its variable, or `this`.
+/// The type of what a capture holds (for `this`, a pointer's: no object is copied).
+fn capture_type(capture: &LambdaCapture) -> Option<CType> {
+    capture.decl().map(|d| d.ty().non_reference())
+}
+
 fn capture_key(capture: &LambdaCapture) -> VarKey {
     match capture.captured {
         Captured::Variable(d) | Captured::Init(d) => VarKey::Decl(d),

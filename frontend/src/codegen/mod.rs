@@ -4,6 +4,7 @@ mod assignment;
 mod builder;
 mod builtins;
 mod constant_addresses;
+mod copy_construction;
 mod expr;
 mod function;
 mod function_pointers;

@@ -55,6 +55,15 @@ impl<'c> FunctionCodegen<'c, '_> {
                 Some(class) => self.default_construct_implicitly(target, class.ty(), e),
                 None => self.default_member_initializers(target, record, loc),
             },
+            (Some(SpecialMember::CopyConstructor), [source]) if builds_parts(ctor) => {
+                // Not the bytes: its parts' own constructors run (copy_construction.rs).
+                let class = ctor
+                    .semantic_parent()
+                    .ok_or_else(|| internal(loc, "constructor outside a class"))?;
+                let from = self.object_address(source)?;
+                let moving = ctor.is_move_constructor();
+                self.copy_construct_implicitly(target, from, class.ty(), moving, e)
+            }
             (Some(SpecialMember::CopyConstructor), [source]) => {
                 let v = self.rvalue(source)?;
                 self.store(
@@ -86,7 +95,9 @@ impl<'c> FunctionCodegen<'c, '_> {
         if let (Some(SpecialMember::CopyConstructor), [source]) =
             (ctor.trivial_special_member(), args)
         {
-            return self.rvalue(source);
+            if !builds_parts(ctor) {
+                return self.rvalue(source);
+            }
         }
         let temp = self.alloca(&record, loc)?;
         self.construct(ctor, temp, &record, args, e)?;
@@ -421,6 +432,14 @@ pub fn is_lvalue_expression(e: &Cursor) -> bool {
         | CXCursor_CXXReinterpretCastExpr => e.is_lvalue(),
         _ => false,
     }
+}
+
+/// Whether compiler-written copy or move constructor `ctor` builds its class's parts through
+/// constructors of their own, rather than copying the object's bytes.
+fn builds_parts(ctor: &Cursor) -> bool {
+    ctor.semantic_parent().is_some_and(|class| {
+        super::copy_construction::copy_constructs_parts(class.ty(), ctor.is_move_constructor())
+    })
 }
 
 /// The class of `ty`, or of the elements of an array type `ty` (at any depth).
