@@ -907,7 +907,7 @@ fn mipmapped_arrays_have_levels_of_halved_extents() {
         unsafe { hipGetMipmappedArrayLevel(&mut past, x, 3) },
         HipError::InvalidValue,
     );
-    ok(unsafe { hipFreeMipmappedArray(x) });
+    ok(hipFreeMipmappedArray(x));
     expect_code(
         unsafe { hipMallocMipmappedArray(null_mut(), &desc, big, 1, 0) },
         HipError::InvalidValue,

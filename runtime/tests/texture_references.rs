@@ -1,6 +1,6 @@
 //! Legacy texture references: their state set and read back through `hipTexRefSet*` and
-//! `hipTexRefGet*` with HIP's checks; binding one, and graphics interop, answer
-//! `hipErrorNotSupported` (with the reason, once), never a silent success.
+//! `hipTexRefGet*` with HIP's checks; binding one makes (and rebinding replaces) its texture
+//! object, on the device; graphics interop answers `hipErrorNotSupported`.
 
 mod common;
 
@@ -105,20 +105,75 @@ fn texture_reference_misuse_is_invalid_value() {
 }
 
 #[test]
-fn binding_references_and_graphics_interop_are_not_supported() {
+fn binding_a_reference_makes_and_replaces_its_texture_object() {
     let mut t = TextureReference::default();
-    let tex: *const c_void = (&mut t as *mut TextureReference).cast();
+    let tex: *mut TextureReference = &mut t;
+    let desc = hipCreateChannelDesc(32, 0, 0, 0, 2);
+    let mut memory: *mut c_void = null_mut();
+    let mut other: *mut c_void = null_mut();
+    ok(unsafe { hipMalloc(&mut memory, 1024) });
+    ok(unsafe { hipMalloc(&mut other, 1024) });
+    let mut offset = 7usize;
+    let mut pointer: *mut c_void = null_mut();
+    unsafe {
+        // Not bound yet: no memory to name.
+        expect_code(
+            hipTexRefGetAddress(&mut pointer, tex),
+            HipError::InvalidValue,
+        );
+        ok(hipBindTexture(&mut offset, tex, memory, &desc, 1024));
+        assert_eq!(offset, 0);
+        let first = (*tex).texture_object;
+        assert_ne!(first, 0);
+        ok(hipTexRefGetAddress(&mut pointer, tex));
+        assert_eq!(pointer, memory);
+        // Rebinding replaces the object (the old one is destroyed).
+        ok(hipBindTexture(null_mut(), tex, other, &desc, 1024));
+        assert_ne!((*tex).texture_object, 0);
+        let mut resource = std::mem::zeroed();
+        expect_code(
+            hipGetTextureObjectResourceDesc(&mut resource, first),
+            HipError::InvalidValue,
+        );
+        ok(hipTexRefGetAddress(&mut pointer, tex));
+        assert_eq!(pointer, other);
+        // Memory that is not texture-aligned needs somewhere to return its offset.
+        let inside = memory.cast::<u8>().add(4).cast::<c_void>();
+        expect_code(
+            hipBindTexture(null_mut(), tex, inside, &desc, 64),
+            HipError::InvalidValue,
+        );
+        ok(hipBindTexture(&mut offset, tex, inside, &desc, 64));
+        assert_eq!(offset, 4);
+        let mut queried = 0usize;
+        ok(hipGetTextureAlignmentOffset(&mut queried, tex));
+        assert_eq!(queried, 4);
+        // Memory the runtime did not allocate, and no memory, are refused.
+        let mut host = [0u8; 64];
+        expect_code(
+            hipBindTexture(null_mut(), tex, host.as_mut_ptr().cast(), &desc, 64),
+            HipError::InvalidValue,
+        );
+        expect_code(
+            hipBindTexture(null_mut(), tex, null(), &desc, 64),
+            HipError::InvalidValue,
+        );
+        ok(hipUnbindTexture(tex));
+        assert_eq!((*tex).texture_object, 0);
+        expect_code(
+            hipTexRefGetAddress(&mut pointer, tex),
+            HipError::InvalidValue,
+        );
+        expect_code(hipUnbindTexture(null()), HipError::InvalidValue);
+        ok(hipFree(memory));
+        ok(hipFree(other));
+    }
+}
+
+#[test]
+fn graphics_interop_is_not_supported() {
     let mut offset = 0usize;
     let mut pointer: *mut c_void = null_mut();
-    expect_code(
-        hipBindTexture(&mut offset, tex, null(), null(), 64),
-        HipError::NotSupported,
-    );
-    expect_code(hipUnbindTexture(tex), HipError::NotSupported);
-    expect_code(
-        hipTexRefGetAddress(&mut pointer, tex),
-        HipError::NotSupported,
-    );
     expect_code(
         hipGraphicsMapResources(1, null_mut(), null_mut()),
         HipError::NotSupported,

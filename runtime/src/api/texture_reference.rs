@@ -11,7 +11,9 @@ use crate::backend::Device;
 use crate::error::{Failure, HipError, HipResult};
 use crate::texture::ResourceDesc;
 use crate::texture_driver::{NORMALIZED_COORDINATES, READ_AS_INTEGER, SRGB};
-use crate::texture_reference::{self as refs, TextureReference};
+use crate::texture_reference::{self as refs};
+// The layout of HIP's `textureReference`, for the runtime's users (its tests among them).
+pub use crate::texture_reference::TextureReference;
 
 /// `hipReadModeElementType`, `hipReadModeNormalizedFloat`.
 const READ_ELEMENT: c_int = 0;
