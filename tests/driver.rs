@@ -55,7 +55,7 @@ fn run_with(exe: &Path, env: &[(&str, &str)]) -> Output {
         cmd.env_remove(var);
     }
     cmd.envs(env.iter().copied());
-    cmd.output().expect("program runs")
+    output_of(&mut cmd)
 }
 
 fn text(o: &Output) -> String {

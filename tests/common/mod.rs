@@ -82,14 +82,26 @@ pub fn build(source: &Path, dir: &Path, cxx: Option<&str>) -> PathBuf {
     exe
 }
 
+/// Runs `cmd` and collects its output. A program this process just wrote may be held open for a
+/// moment by another test's child between its fork and its exec (the kernel then refuses to
+/// run it: ETXTBSY); that is retried.
+pub fn output_of(cmd: &mut Command) -> std::process::Output {
+    for _ in 0..50 {
+        match cmd.output() {
+            Err(e) if e.kind() == std::io::ErrorKind::ExecutableFileBusy => {
+                std::thread::sleep(std::time::Duration::from_millis(20))
+            }
+            result => return result.expect("program runs"),
+        }
+    }
+    cmd.output().expect("program runs")
+}
+
 /// Runs a built test program; it must exit 0 and print PASSED (it checked every element).
 pub fn run_program(exe: &Path) -> String {
     // Built programs cache their device code: keep that out of the user's cache.
     let cache = std::env::temp_dir().join(format!("hipmlir-test-cache-{}", std::process::id()));
-    let out = Command::new(exe)
-        .env("HIPMLIR_CACHE_DIR", &cache)
-        .output()
-        .expect("program runs");
+    let out = output_of(Command::new(exe).env("HIPMLIR_CACHE_DIR", &cache));
     let text = format!("{}{}", stdout(&out), stderr(&out));
     assert!(
         out.status.success() && text.contains("PASSED"),
