@@ -351,29 +351,32 @@ impl Edits<'_> {
             let Ok(captures) = lambda_captures(instance) else {
                 return Ok(None);
             };
-            let named = instance
-                .children()
+            // The written captures come first, in order (as clang and g++ lay the closure
+            // out), and are kept as written (init-captures, `*this`); the implicit ones
+            // follow in the order of their first use, each named.
+            let written_items = written_captures(instance);
+            // A pack expansion writes one item for many captures: left as written.
+            if written_items.iter().any(|item| item.ends_with("...")) {
+                return Ok(None);
+            }
+            let Some(implicit_names) = captures
                 .iter()
-                .filter(|c| c.kind() == CXCursor_VariableRef)
-                .count();
-            // Only captured variables can be named in a list written for the host compiler.
-            let Some(names) = captures
-                .iter()
+                .skip(written_items.len())
                 .map(|c| match c.captured {
-                    crate::captures::Captured::Variable(d) => Some(d.spelling()),
+                    crate::captures::Captured::Variable(d) => Some(format!(
+                        "{}{}",
+                        if c.by_ref { "&" } else { "" },
+                        d.spelling()
+                    )),
                     _ => None,
                 })
                 .collect::<Option<Vec<String>>>()
             else {
                 return Ok(None);
             };
-            let list: Vec<String> = captures
-                .iter()
-                .zip(names)
-                .map(|(c, name)| format!("{}{name}", if c.by_ref { "&" } else { "" }))
-                .collect();
+            let implicit = !implicit_names.is_empty();
+            let list: Vec<String> = written_items.into_iter().chain(implicit_names).collect();
             let list = format!("[{}]", list.join(", "));
-            let implicit = captures.len() > named;
             match &found {
             Some((known, _)) if *known != list => {
                 return Err(FrontendError::unsupported(
@@ -403,6 +406,42 @@ impl Edits<'_> {
         }
         Ok(None)
     }
+}
+
+/// The captures a lambda's list writes, each as written (`*this`, `y = 5`, `&n`), without its
+/// capture default (`=` or `&` alone).
+fn written_captures(lambda: &Cursor) -> Vec<String> {
+    let mut items: Vec<Vec<String>> = vec![Vec::new()];
+    let mut depth = 0usize;
+    for (token, _) in lambda.tokens_with_offsets() {
+        match token.as_str() {
+            "[" | "(" | "{" => {
+                depth += 1;
+                if depth == 1 {
+                    continue;
+                }
+            }
+            "]" | ")" | "}" => {
+                depth = depth.saturating_sub(1);
+                if depth == 0 {
+                    break;
+                }
+            }
+            "," if depth == 1 => {
+                items.push(Vec::new());
+                continue;
+            }
+            _ => {}
+        }
+        if let Some(item) = items.last_mut() {
+            item.push(token);
+        }
+    }
+    items
+        .into_iter()
+        .map(|tokens| tokens.join(" "))
+        .filter(|item| !item.is_empty() && item != "=" && item != "&")
+        .collect()
 }
 
 /// `s` as a C string literal.

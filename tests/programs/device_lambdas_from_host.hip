@@ -37,6 +37,28 @@ std::vector<int> run_binary_ggl(Op op, const std::vector<int>& a) {
   return out;
 }
 
+// Lambdas with a capture default beside `*this`, init-captures and a by-copy capture: the
+// closure holds the written captures in order, then the implicit ones in the order of first use
+// (a nested lambda's use among them), as the host compiler lays it out.
+struct Scaler {
+  int base = 1000;
+  short step = 9;
+  std::vector<int> run(const std::vector<int>& k) const {
+    int x = 1, z = 3, q = 11;
+    double w = 4.5;
+    char c = 6;
+    auto first = [=, *this, y = 5] __device__(int v) {
+      auto inner = [=] { return q * v + z; };
+      return inner() + x * y + base + (int)w * c + step;
+    };
+    std::vector<int> got = run_unary(first, k);
+    auto second = [=, y = 7, s = step] __device__(int v) { return (int)w + c * v + z - y * s + q; };
+    std::vector<int> more = run_unary(second, k);
+    got.insert(got.end(), more.begin(), more.end());
+    return got;
+  }
+};
+
 // The lambdas are written in an inline function (generic_device_lambdas.hip writes them in one
 // that is not inline, whose closure types the host clang names `$_0`, `$_1`, ...).
 inline int run_all() {
@@ -64,6 +86,14 @@ inline int run_all() {
     wanti[i] = __builtin_popcountll(static_cast<long>(k[i])) + static_cast<int>(std::min<long>(k[i], 7));
   }
   failures += report("lambda launched by hipLaunchKernelGGL", count_mismatches("ggl", goti, wanti));
+
+  std::vector<int> mixed = Scaler().run(k), want_mixed(2 * n);
+  for (int i = 0; i < n; ++i) {
+    want_mixed[i] = (11 * k[i] + 3) + 1 * 5 + 1000 + 4 * 6 + 9;
+    want_mixed[n + i] = 4 + 6 * k[i] + 3 - 7 * 9 + 11;
+  }
+  failures += report("capture default beside *this and init-captures",
+                     count_mismatches("mixed", mixed, want_mixed));
   return failures;
 }
 

@@ -247,17 +247,6 @@ impl<'c> FunctionCodegen<'c, '_> {
                     ),
                 ));
             }
-            if !matches!(capture.captured, Captured::Variable(_)) && has_capture_default(lambda) {
-                // g++ and clang may order implicit captures differently beside these, and the
-                // host compile cannot name them all.
-                return Err(FrontendError::unsupported(
-                    lambda.location(),
-                    format!(
-                        "lambda passed from host code with a capture default ('[=]') beside \
-                         the init-capture or '*this' capture {name}: name every capture"
-                    ),
-                ));
-            }
         }
         let address = object.val.scalar();
         let held = self.lambda_from_fields(*lambda, address, &object.ty, loc)?;
@@ -803,21 +792,6 @@ impl ModuleCodegen<'_> {
         self.closure_lambdas.insert(*closure, found);
         found
     }
-}
-
-/// Whether a lambda's capture list starts with a capture default (`[=` or `[&` followed by `,`
-/// or `]`).
-fn has_capture_default(lambda: &Cursor) -> bool {
-    let tokens = lambda.tokens();
-    matches!(
-        tokens
-            .iter()
-            .map(String::as_str)
-            .take(3)
-            .collect::<Vec<_>>()
-            .as_slice(),
-        ["[", "=" | "&", "," | "]"]
-    )
 }
 
 /// The closure an argument copies: a closure object passed by value is copied by its (implicit)
