@@ -204,15 +204,15 @@ impl<'c> FunctionCodegen<'c, '_> {
         let cty = cty.canonical();
         if let Ty::Array { element, len } = ty {
             let element_c = cty.element();
-            let i64t = Ty::LONG.value_mlir(self.ctx());
-            let count = self.b.const_int(i64t, *len as i64, loc)?;
             let element = (**element).clone();
-            return self.for_each_index(count, loc, |this, i| {
-                let at = [GepIndex::Dynamic(i)];
-                let to = this.gep(target, &element, &at, loc)?;
-                let from = this.gep(source, &element, &at, loc)?;
-                this.assign_member(to, from, &element, element_c, moving, e)
-            });
+            return self.for_each_element_pair(
+                target,
+                source,
+                &element,
+                *len,
+                loc,
+                |this, to, from| this.assign_member(to, from, &element, element_c, moving, e),
+            );
         }
         match written_assignment(cty, moving) {
             Some(op) => self.call_assignment(&op, target, source, e),
@@ -220,7 +220,29 @@ impl<'c> FunctionCodegen<'c, '_> {
         }
     }
 
-    /// Runs `body` with each index from 0 below `count`.
+    /// Runs `body` with the addresses of element i of the arrays `target` and `source` of `len`
+    /// `element`s, for each i.
+    pub(super) fn for_each_element_pair(
+        &mut self,
+        target: Value<'c>,
+        source: Value<'c>,
+        element: &Ty,
+        len: u64,
+        loc: Location<'c>,
+        mut body: impl FnMut(&mut Self, Value<'c>, Value<'c>) -> Result<()>,
+    ) -> Result<()> {
+        let i64t = Ty::LONG.value_mlir(self.ctx());
+        let count = self.b.const_int(i64t, len as i64, loc)?;
+        self.for_each_index(count, loc, |this, i| {
+            let at = [GepIndex::Dynamic(i)];
+            let to = this.gep(target, element, &at, loc)?;
+            let from = this.gep(source, element, &at, loc)?;
+            body(this, to, from)
+        })
+    }
+
+    /// Runs `body` with each index from 0 below `count` (compared signed: a negative count runs
+    /// it on none).
     pub(super) fn for_each_index(
         &mut self,
         count: Value<'c>,

@@ -168,15 +168,15 @@ impl<'c> FunctionCodegen<'c, '_> {
         let cty = cty.canonical();
         if let Ty::Array { element, len } = ty {
             let element_c = cty.element();
-            let i64t = Ty::LONG.value_mlir(self.ctx());
-            let count = self.b.const_int(i64t, *len as i64, loc)?;
             let element = (**element).clone();
-            return self.for_each_index(count, loc, |this, i| {
-                let at = [GepIndex::Dynamic(i)];
-                let to = this.gep(target, &element, &at, loc)?;
-                let from = this.gep(source, &element, &at, loc)?;
-                this.copy_construct_part(to, from, &element, element_c, moving, e)
-            });
+            return self.for_each_element_pair(
+                target,
+                source,
+                &element,
+                *len,
+                loc,
+                |this, to, from| this.copy_construct_part(to, from, &element, element_c, moving, e),
+            );
         }
         let nested = copy_constructs_parts(cty, moving);
         match selected_constructor(cty, moving) {

@@ -285,39 +285,18 @@ impl<'c> FunctionCodegen<'c, '_> {
     ) -> Result<()> {
         let loc = self.loc(site);
         let i64t = Ty::LONG.value_mlir(self.ctx());
-        // The index lives in memory, so the loop carries no SSA values.
-        let index = self.alloca(&Ty::LONG, loc)?;
-        let slot = LValue::Mem {
-            ptr: index,
-            ty: Ty::LONG,
-            volatile: false,
-        };
-        let zero = self.b.const_int(i64t, 0, loc)?;
-        self.store(&slot, Val::Scalar(zero), loc)?;
         let one = self.b.const_int(i64t, 1, loc)?;
-        self.emit_while(
-            &[],
-            None,
-            |this| {
-                let i = this.load(&slot, loc)?.scalar();
-                // Signed: a negative count is no elements.
-                this.b.cmpi(CmpiPredicate::Slt, i, count, loc)
-            },
-            |this| {
-                let i = this.load(&slot, loc)?.scalar();
-                let position = if backwards {
-                    let last = this.b.insert_value(arith::subi(count, one, loc))?;
-                    this.b.insert_value(arith::subi(last, i, loc))?
-                } else {
-                    i
-                };
-                let at = this.gep(first, element, &[GepIndex::Dynamic(position)], loc)?;
-                body(this, at)?;
-                let next = this.b.insert_value(arith::addi(i, one, loc))?;
-                this.store(&slot, Val::Scalar(next), loc)
-            },
-            loc,
-        )
+        // (for_each_index compares signed: a negative count is no elements.)
+        self.for_each_index(count, loc, |this, i| {
+            let position = if backwards {
+                let last = this.b.insert_value(arith::subi(count, one, loc))?;
+                this.b.insert_value(arith::subi(last, i, loc))?
+            } else {
+                i
+            };
+            let at = this.gep(first, element, &[GepIndex::Dynamic(position)], loc)?;
+            body(this, at)
+        })
     }
 
     /// Runs `dtor` on `count` elements from `first`, last first (as C++ destroys arrays).
