@@ -6,6 +6,10 @@
 // the store runs only when the check passed. A load from a shared array is compared with the
 // array's size alone. The sites go to the gpu.module. Kernels of a module without the checker's
 // state variable are left alone.
+//
+// A load through a kernel argument runs unguarded when no lane of the subgroup failed its check
+// (here, with no vote, when its own check passed), and guarded (volatile, so that no device
+// compiler merges the two into one masked vector load) only where one did.
 
 // CHECK: gpu.module @checked attributes {hipmlir.memcheck_sites = [{{.*}}\22access\22:\22write\22,\22bytes\22:4}", {{.*}}\22access\22:\22read\22,\22bytes\22:4,\22object\22:{\22kind\22:\22shared\22,\22name\22:\22tile\22,\22size\22:256}}"]}
 // CHECK: func.func private @__hipmlir_memcheck_slow_path
@@ -20,6 +24,15 @@
 // CHECK-NEXT: llvm.store %{{.*}}, %{{.*}} : i32, !llvm.ptr
 // CHECK: arith.constant 252 : i64
 // CHECK: llvm.load %{{.*}} : !llvm.ptr<3> -> f32
+// CHECK-LABEL: gpu.func @l
+// CHECK: %[[ANY:.*]] = arith.xori
+// CHECK-NEXT: %[[OK:.*]] = scf.if %[[ANY]] -> (i1)
+// CHECK: func.call @__hipmlir_memcheck_slow_path
+// CHECK: scf.if %[[ANY]] -> (f32)
+// CHECK-NEXT: scf.if %[[OK]] -> (f32)
+// CHECK-NEXT: llvm.load volatile %{{.*}} : !llvm.ptr -> f32
+// CHECK: } else {
+// CHECK: llvm.load %{{.*}} : !llvm.ptr -> f32
 // CHECK: gpu.module @unchecked
 // CHECK-NOT: scf.if
 module attributes {gpu.container_module} {
@@ -34,6 +47,17 @@ module attributes {gpu.container_module} {
       %t = llvm.mlir.addressof @tile : !llvm.ptr<3>
       %s = llvm.getelementptr %t[%i] : (!llvm.ptr<3>, i64) -> !llvm.ptr<3>, f32
       %x = llvm.load %s : !llvm.ptr<3> -> f32
+      gpu.return
+    }
+  }
+  gpu.module @loads {
+    llvm.mlir.global external @__hipmlir_memcheck_state(dense<0> : tensor<8xi8>) {addr_space = 1 : i32} : !llvm.array<8 x i8>
+    gpu.func @l(%p: !llvm.ptr<1>, %q: !llvm.ptr<1>, %i: i64) kernel attributes {hipmlir.kernel_name = "l"} {
+      %g = llvm.addrspacecast %p : !llvm.ptr<1> to !llvm.ptr
+      %e = llvm.getelementptr %g[%i] : (!llvm.ptr, i64) -> !llvm.ptr, f32
+      %x = llvm.load %e : !llvm.ptr -> f32
+      %h = llvm.addrspacecast %q : !llvm.ptr<1> to !llvm.ptr
+      llvm.store %x, %h : f32, !llvm.ptr
       gpu.return
     }
   }
