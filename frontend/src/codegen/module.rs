@@ -747,6 +747,7 @@ impl<'c> ModuleCodegen<'c> {
             declared_ahead: Default::default(),
             construction: None,
             base_construction: None,
+            array_copies: Vec::new(),
         };
         let mut args = args.into_iter();
         let mut param_types = sig.params.iter();

@@ -403,7 +403,8 @@ impl<'c> FunctionCodegen<'c, '_> {
     }
 }
 
-/// Whether an expression names an object in memory (rather than computing a value).
+/// Whether an expression names an object in memory (rather than computing a value): an lvalue,
+/// or an xvalue (`std::move(t)`, `static_cast<T&&>(t)`), which is an object as well.
 pub fn is_lvalue_expression(e: &Cursor) -> bool {
     let e = e.without_implicit();
     match e.kind() {
@@ -412,9 +413,9 @@ pub fn is_lvalue_expression(e: &Cursor) -> bool {
         | CXCursor_ArraySubscriptExpr
         | CXCursor_CompoundLiteralExpr => true,
         CXCursor_UnaryOperator => e.unary_operator() == CXUnaryOperator_Deref,
-        // `obj.*m` of an lvalue `obj`, `p->*m`.
+        // `obj.*m` of a glvalue `obj` (`std::move(obj).*m` too), `p->*m`.
         CXCursor_BinaryOperator => {
-            crate::codegen::member_pointers::is_member_access(&e) && e.is_lvalue()
+            crate::codegen::member_pointers::is_member_access(&e) && e.is_glvalue()
         }
         CXCursor_CallExpr => e
             .referenced()
@@ -425,11 +426,12 @@ pub fn is_lvalue_expression(e: &Cursor) -> bool {
                 && is_lvalue_expression(&children[1])
                 && is_lvalue_expression(&children[2])
         }
-        // `reinterpret_cast<T&>(x)`, `static_cast<Base&>(d)`, `(T&)x`.
+        // `reinterpret_cast<T&>(x)`, `static_cast<Base&>(d)`, `(T&)x`, and the xvalues
+        // `static_cast<T&&>(x)`, `static_cast<Base&&>(d)`: each names an object.
         CXCursor_CStyleCastExpr
         | CXCursor_CXXStaticCastExpr
         | CXCursor_CXXConstCastExpr
-        | CXCursor_CXXReinterpretCastExpr => e.is_lvalue(),
+        | CXCursor_CXXReinterpretCastExpr => e.is_glvalue(),
         _ => false,
     }
 }
