@@ -491,6 +491,24 @@ int hipmlir_lambda_captures(const void *decl, int max, const void **captured, in
   return n;
 }
 
+// The initializers of a lambda's captures, in the order of its closure's fields (clang's
+// capture inits: a by-copy capture's copy through the constructor clang chose, an array's
+// array-init loop; a by-reference capture's object; an init-capture's initializer), each with
+// its libclang cursor kind as for lists; null for a capture without one (a VLA bound). Returns
+// the count, or -1 when `expr` is no lambda or has more than `max` captures.
+int hipmlir_lambda_capture_inits(const void *expr, int max, const void **inits, int *kinds) {
+  const auto *l = llvm::dyn_cast<clang::LambdaExpr>(static_cast<const clang::Stmt *>(expr));
+  if (!l) return -1;
+  int n = 0;
+  for (const clang::Expr *init : l->capture_inits()) {
+    if (n >= max) return -1;
+    inits[n] = init;
+    kinds[n] = init ? implicit_cursor_kind(init) : 0;
+    ++n;
+  }
+  return n;
+}
+
 // A `<<<>>>` launch (clang's CUDAKernelCallExpr, which libclang shows as a plain call): writes its
 // callee, its configuration call (`__hipPushCallConfiguration(grid, block, ...)`, whose source
 // range runs from the `<<<` to the `>>>`) and the location of the `)` closing its arguments (a

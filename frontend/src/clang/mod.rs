@@ -245,6 +245,12 @@ extern "C" {
         kinds: *mut i32,
     ) -> i32;
     fn hipmlir_is_glvalue(expr: *const c_void) -> i32;
+    fn hipmlir_lambda_capture_inits(
+        expr: *const c_void,
+        max: i32,
+        inits: *mut *const c_void,
+        kinds: *mut i32,
+    ) -> i32;
     fn hipmlir_kernel_call(
         expr: *const c_void,
         callee: *mut *const c_void,
@@ -751,6 +757,13 @@ impl Cursor {
     }
 
     /// A copy or move constructor (implicit, defaulted or written).
+    /// Whether this is a constructor template (`template <class T> S(const T&)`).
+    pub fn is_constructor_template(&self) -> bool {
+        // SAFETY: a plain query of a live cursor.
+        self.kind() == CXCursor_FunctionTemplate
+            && unsafe { clang_getTemplateCursorKind(self.0) } == CXCursor_Constructor
+    }
+
     pub fn is_copy_or_move_constructor(&self) -> bool {
         // SAFETY: plain queries of a live cursor.
         unsafe {
@@ -1245,6 +1258,35 @@ impl Cursor {
             8 => LifetimeNode::DefaultArgument,
             _ => return None,
         })
+    }
+
+    /// The initializers of a lambda expression's captures, in the order of its closure's fields
+    /// (a by-copy capture's copy, through the constructor clang chose); `None` for a capture
+    /// without one, or for another expression.
+    pub fn lambda_capture_inits(&self) -> Option<Vec<Option<Cursor>>> {
+        if self.kind() != CXCursor_LambdaExpr {
+            return None;
+        }
+        const MAX: usize = 4096;
+        let mut inits = vec![std::ptr::null::<c_void>(); MAX];
+        let mut kinds = vec![0i32; MAX];
+        // SAFETY: an expression cursor holds its `clang::Stmt *` in data[1]; the shim checks the
+        // node's class and writes at most MAX entries.
+        let count = unsafe {
+            hipmlir_lambda_capture_inits(
+                self.0.data[1],
+                MAX as i32,
+                inits.as_mut_ptr(),
+                kinds.as_mut_ptr(),
+            )
+        };
+        let count = usize::try_from(count).ok()?;
+        let mut written = Vec::new();
+        Some(
+            (0..count)
+                .map(|i| self.semantic_child(inits[i], kinds[i], &mut written))
+                .collect(),
+        )
     }
 
     /// The node of an expression (see [`ExprNode`]).

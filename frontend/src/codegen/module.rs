@@ -1015,6 +1015,14 @@ impl ModuleCodegen<'_> {
         if closure_type_key(param.ty()).is_none() {
             return Ok(None);
         }
+        // A closure's own copy or move constructor takes the source closure object itself.
+        let of_closure_constructor = param.semantic_parent().is_some_and(|f| {
+            f.kind() == CXCursor_Constructor
+                && f.semantic_parent().is_some_and(|c| c.is_lambda_class())
+        });
+        if of_closure_constructor {
+            return Ok(None);
+        }
         if let Some(closure) = self.closures.get(&closure_declaration(param.ty())) {
             return Ok(Some(closure.clone()));
         }

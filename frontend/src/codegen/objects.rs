@@ -55,16 +55,10 @@ impl<'c> FunctionCodegen<'c, '_> {
                 Some(class) => self.default_construct_implicitly(target, class.ty(), e),
                 None => self.default_member_initializers(target, record, loc),
             },
-            (Some(SpecialMember::CopyConstructor), [source]) if builds_parts(ctor) => {
-                // Not the bytes: its parts' own constructors run (copy_construction.rs).
-                let class = ctor
-                    .semantic_parent()
-                    .ok_or_else(|| internal(loc, "constructor outside a class"))?;
-                let from = self.object_address(source)?;
-                let moving = ctor.is_move_constructor();
-                self.copy_construct_implicitly(target, from, class.ty(), moving, e)
-            }
-            (Some(SpecialMember::CopyConstructor), [source]) => {
+            // A compiler-written copy or move constructor that copies bytes. One that builds
+            // parts through constructors of their own is compiled from clang's definition
+            // (below), whose initializers name the constructors clang chose.
+            (Some(SpecialMember::CopyConstructor), [source]) if !builds_parts(ctor) => {
                 let v = self.rvalue(source)?;
                 self.store(
                     &LValue::Mem {
@@ -439,9 +433,8 @@ pub fn is_lvalue_expression(e: &Cursor) -> bool {
 /// Whether compiler-written copy or move constructor `ctor` builds its class's parts through
 /// constructors of their own, rather than copying the object's bytes.
 fn builds_parts(ctor: &Cursor) -> bool {
-    ctor.semantic_parent().is_some_and(|class| {
-        super::copy_construction::copy_constructs_parts(class.ty(), ctor.is_move_constructor())
-    })
+    ctor.semantic_parent()
+        .is_some_and(|class| super::copy_construction::copy_constructs_parts(class.ty()))
 }
 
 /// The class of `ty`, or of the elements of an array type `ty` (at any depth).

@@ -264,7 +264,21 @@ impl<'c> FunctionCodegen<'c, '_> {
                 let anonymous = e
                     .referenced()
                     .is_some_and(|f| f.ty().declaration().is_anonymous_record());
-                let path = if anonymous {
+                // A field of the record itself is found by its declaration (a closure's fields
+                // have no names); one of an anonymous member by its name.
+                let referenced = e.referenced().map(|d| d.canonical());
+                let direct = match (&record, referenced) {
+                    (Ty::Record(r), Some(decl)) => r
+                        .fields
+                        .iter()
+                        .zip(&r.field_decls)
+                        .find(|(_, d)| d.canonical() == decl)
+                        .map(|(f, _)| vec![(&record, f)]),
+                    _ => None,
+                };
+                let path = if direct.is_some() {
+                    direct
+                } else if anonymous {
                     let ty = Ty::of(e)?;
                     record.anonymous_member(&ty).map(|f| vec![(&record, f)])
                 } else {
