@@ -125,6 +125,30 @@ struct Offsets {
 }
 
 #[test]
+fn lambda_capturing_a_lambda_whose_copy_runs_code_is_named() {
+    // The inner closure's copy (its capture's copy constructor) would have to run once, when the
+    // outer lambda is made; hipmlir passes a captured lambda as its captures at each call.
+    let source = "#include <hip/hip_runtime.h>
+struct C { int v; __device__ C(int x) : v(x) {} __device__ C(const C& o) : v(o.v + 1) {} };
+__global__ void k(int* o) {
+  C c(o[0]);
+  auto in = [c]() { return c.v; };
+  auto out = [in]() { return in() * 2; };
+  o[1] = out();
+}
+";
+    let (code, err, path) = compile("nested_closure_copy.hip", source, &["--emit-spirv"]);
+    assert_clean_failure(code, &err);
+    assert!(
+        err.contains(&format!(
+            "{path}:5:13: error: unsupported construct in device code: a lambda captured by copy \
+             by another lambda, holding an object whose copy constructor or destructor runs code"
+        )),
+        "{err}"
+    );
+}
+
+#[test]
 fn static_local_with_a_computed_initializer_is_named() {
     // A mutable static local is a device variable; one initialized from a value known only at
     // run time (which needs a guarded first-call initialization) is not built.

@@ -60,12 +60,13 @@ void hipmlir_if_parts(const void *stmt, const void *parts[5]) {
   parts[4] = shown(s->getElse());
 }
 
-// Whether an expression is an lvalue (`reinterpret_cast<T&>(x)`, `static_cast<Base&>(d)`):
-// libclang shows expression types without their value category.
-int hipmlir_is_lvalue(const void *expr) {
+// Whether an expression names an object, an lvalue or an xvalue (`reinterpret_cast<T&>(x)`,
+// `static_cast<Base&&>(d)`, `std::move(t)` seen as its base): libclang shows expression types
+// without their value category.
+int hipmlir_is_glvalue(const void *expr) {
   const auto *s = static_cast<const clang::Stmt *>(expr);
   const auto *e = llvm::dyn_cast<clang::Expr>(s);
-  return e && e->isLValue();
+  return e && e->isGLValue();
 }
 
 // Whether a template parameter or a function parameter is a pack (`typename... Ts`,
@@ -184,6 +185,26 @@ int hipmlir_lifetime_kind(const void *expr) {
   return 0;
 }
 
+// Whether an expression libclang shows as unexposed is the index of the element an array-init
+// loop initializes (ArrayInitIndexExpr): clang writes such loops for an array initialized
+// element by element from another (the implicit copy of an array member, a lambda's capture of
+// an array by copy, a structured binding of an array).
+int hipmlir_is_array_init_index(const void *expr) {
+  return llvm::isa<clang::ArrayInitIndexExpr>(static_cast<const clang::Stmt *>(expr));
+}
+
+// The parts of an array-init loop: the array it copies from (the opaque value's source, which
+// libclang shows in place of the opaque value wherever the element's initializer names it) and
+// the initializer of one element (the element count is the array type's). Returns 1, or 0 for
+// another node or an opaque value without its source.
+int hipmlir_array_init_loop(const void *expr, const void **source, const void **element) {
+  const auto *l = llvm::dyn_cast<clang::ArrayInitLoopExpr>(static_cast<const clang::Stmt *>(expr));
+  if (!l || !l->getCommonExpr()->getSourceExpr()) return 0;
+  *source = l->getCommonExpr()->getSourceExpr();
+  *element = l->getSubExpr();
+  return 1;
+}
+
 // 1 when a construct expression zero-initializes the object before its constructor runs:
 // value-initialization (`T()`, `T{}`) of a class whose default constructor is not
 // user-provided; 0 otherwise.
@@ -282,7 +303,8 @@ static int implicit_cursor_kind(const clang::Stmt *s) {
   if (llvm::isa<clang::InitListExpr>(s)) return 119;
   if (llvm::isa<clang::ImplicitCastExpr>(s) || llvm::isa<clang::ImplicitValueInitExpr>(s) ||
       llvm::isa<clang::CXXDefaultInitExpr>(s) || llvm::isa<clang::ExprWithCleanups>(s) ||
-      llvm::isa<clang::MaterializeTemporaryExpr>(s) || llvm::isa<clang::CXXBindTemporaryExpr>(s))
+      llvm::isa<clang::MaterializeTemporaryExpr>(s) || llvm::isa<clang::CXXBindTemporaryExpr>(s) ||
+      llvm::isa<clang::ArrayInitLoopExpr>(s))
     return 100;
   return 0;
 }
@@ -464,6 +486,24 @@ int hipmlir_lambda_captures(const void *decl, int max, const void **captured, in
       else if (const auto *var = llvm::dyn_cast<clang::VarDecl>(v))
         kinds[n] = var->isInitCapture() ? 3 : 0;
     }
+    ++n;
+  }
+  return n;
+}
+
+// The initializers of a lambda's captures, in the order of its closure's fields (clang's
+// capture inits: a by-copy capture's copy through the constructor clang chose, an array's
+// array-init loop; a by-reference capture's object; an init-capture's initializer), each with
+// its libclang cursor kind as for lists; null for a capture without one (a VLA bound). Returns
+// the count, or -1 when `expr` is no lambda or has more than `max` captures.
+int hipmlir_lambda_capture_inits(const void *expr, int max, const void **inits, int *kinds) {
+  const auto *l = llvm::dyn_cast<clang::LambdaExpr>(static_cast<const clang::Stmt *>(expr));
+  if (!l) return -1;
+  int n = 0;
+  for (const clang::Expr *init : l->capture_inits()) {
+    if (n >= max) return -1;
+    inits[n] = init;
+    kinds[n] = init ? implicit_cursor_kind(init) : 0;
     ++n;
   }
   return n;

@@ -244,7 +244,13 @@ extern "C" {
         captured: *mut *const c_void,
         kinds: *mut i32,
     ) -> i32;
-    fn hipmlir_is_lvalue(expr: *const c_void) -> i32;
+    fn hipmlir_is_glvalue(expr: *const c_void) -> i32;
+    fn hipmlir_lambda_capture_inits(
+        expr: *const c_void,
+        max: i32,
+        inits: *mut *const c_void,
+        kinds: *mut i32,
+    ) -> i32;
     fn hipmlir_kernel_call(
         expr: *const c_void,
         callee: *mut *const c_void,
@@ -277,6 +283,12 @@ extern "C" {
     ) -> i32;
     fn hipmlir_has_trivial_destructor(decl: *const c_void) -> i32;
     fn hipmlir_lifetime_kind(expr: *const c_void) -> i32;
+    fn hipmlir_is_array_init_index(expr: *const c_void) -> i32;
+    fn hipmlir_array_init_loop(
+        expr: *const c_void,
+        source: *mut *const c_void,
+        element: *mut *const c_void,
+    ) -> i32;
     fn hipmlir_construct_zeroes(expr: *const c_void) -> i32;
     fn hipmlir_destructor(decl: *const c_void, virtual_bases: *mut i32) -> *const c_void;
     fn hipmlir_passed_indirectly(decl: *const c_void) -> i32;
@@ -335,6 +347,23 @@ pub enum LifetimeNode {
     /// `CXXDefaultArgExpr`: a parameter's default argument.
     DefaultArgument,
 }
+
+/// An array initialized element by element from another (clang's `ArrayInitLoopExpr`, in the
+/// implicit copy of an array member, a lambda's capture of an array by copy, a structured
+/// binding of an array).
+#[derive(Debug, Clone, Copy)]
+pub struct ArrayInitLoop {
+    /// The array copied from, evaluated once: the element's initializer names it again (clang's
+    /// opaque value, which libclang shows as this expression).
+    pub source: Cursor,
+    /// The initializer of one element, which reads the element's index (an expression for
+    /// which `is_array_init_index` holds).
+    pub element: Cursor,
+}
+
+/// An expression as clang's node: the same whichever cursor shows it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct ExprNode(*const c_void);
 
 /// A class's destructor as clang resolved it.
 #[derive(Debug, Clone, Copy)]
@@ -728,6 +757,13 @@ impl Cursor {
     }
 
     /// A copy or move constructor (implicit, defaulted or written).
+    /// Whether this is a constructor template (`template <class T> S(const T&)`).
+    pub fn is_constructor_template(&self) -> bool {
+        // SAFETY: a plain query of a live cursor.
+        self.kind() == CXCursor_FunctionTemplate
+            && unsafe { clang_getTemplateCursorKind(self.0) } == CXCursor_Constructor
+    }
+
     pub fn is_copy_or_move_constructor(&self) -> bool {
         // SAFETY: plain queries of a live cursor.
         unsafe {
@@ -1002,10 +1038,11 @@ impl Cursor {
         declaration && unsafe { hipmlir_is_pack(self.0.data[0]) != 0 }
     }
 
-    /// Whether an expression is an lvalue (libclang's types leave out the value category).
-    pub fn is_lvalue(&self) -> bool {
+    /// Whether an expression is a glvalue, an lvalue or an xvalue (`std::move(t)`): it names an
+    /// object (libclang's types leave out the value category).
+    pub fn is_glvalue(&self) -> bool {
         // SAFETY: an expression cursor holds its `clang::Expr *` in data[1]; the shim checks it.
-        self.is_expression() && unsafe { hipmlir_is_lvalue(self.0.data[1]) != 0 }
+        self.is_expression() && unsafe { hipmlir_is_glvalue(self.0.data[1]) != 0 }
     }
 
     /// Whether a binary or compound-assignment operator on floats may be fused with another
@@ -1221,6 +1258,68 @@ impl Cursor {
             8 => LifetimeNode::DefaultArgument,
             _ => return None,
         })
+    }
+
+    /// The initializers of a lambda expression's captures, in the order of its closure's fields
+    /// (a by-copy capture's copy, through the constructor clang chose); `None` for a capture
+    /// without one, or for another expression.
+    pub fn lambda_capture_inits(&self) -> Option<Vec<Option<Cursor>>> {
+        if self.kind() != CXCursor_LambdaExpr {
+            return None;
+        }
+        const MAX: usize = 4096;
+        let mut inits = vec![std::ptr::null::<c_void>(); MAX];
+        let mut kinds = vec![0i32; MAX];
+        // SAFETY: an expression cursor holds its `clang::Stmt *` in data[1]; the shim checks the
+        // node's class and writes at most MAX entries.
+        let count = unsafe {
+            hipmlir_lambda_capture_inits(
+                self.0.data[1],
+                MAX as i32,
+                inits.as_mut_ptr(),
+                kinds.as_mut_ptr(),
+            )
+        };
+        let count = usize::try_from(count).ok()?;
+        let mut written = Vec::new();
+        Some(
+            (0..count)
+                .map(|i| self.semantic_child(inits[i], kinds[i], &mut written))
+                .collect(),
+        )
+    }
+
+    /// The node of an expression (see [`ExprNode`]).
+    pub fn expr_node(&self) -> Option<ExprNode> {
+        self.is_expression().then_some(ExprNode(self.0.data[1]))
+    }
+
+    /// The parts of an array-init loop (see [`ArrayInitLoop`]); `None` for other expressions.
+    pub fn array_init_loop(&self) -> Option<ArrayInitLoop> {
+        if self.kind() != CXCursor_UnexposedExpr {
+            return None;
+        }
+        let mut source = std::ptr::null();
+        let mut element = std::ptr::null();
+        // SAFETY: an expression cursor holds its `clang::Stmt *` in data[1]; the shim checks the
+        // node's class before reading it.
+        if unsafe { hipmlir_array_init_loop(self.0.data[1], &mut source, &mut element) } == 0 {
+            return None;
+        }
+        // Both are among the loop's children as libclang shows them.
+        let mut written = Vec::new();
+        Some(ArrayInitLoop {
+            source: self.semantic_child(source, 0, &mut written)?,
+            element: self.semantic_child(element, 0, &mut written)?,
+        })
+    }
+
+    /// Whether this is the index of the element an array-init loop initializes.
+    pub fn is_array_init_index(&self) -> bool {
+        // SAFETY: an expression cursor holds its `clang::Stmt *` in data[1]; the shim checks the
+        // node's class before reading it.
+        self.kind() == CXCursor_UnexposedExpr
+            && unsafe { hipmlir_is_array_init_index(self.0.data[1]) } != 0
     }
 
     /// For a return statement: the local variable it returns by the named return value

@@ -116,6 +116,9 @@ pub struct FunctionCodegen<'c, 'm> {
     /// The context for the next call of a constructor of this class (its declaration), set
     /// where a constructor builds a base subobject with virtual bases.
     pub base_construction: Option<(Cursor, Value<'c>)>,
+    /// The array-init loops whose element initializer is being emitted, innermost last (see
+    /// initializers.rs): each one's source array (by its expression), where it is, the index.
+    pub array_copies: Vec<super::initializers::ArrayCopy<'c>>,
 }
 
 /// Nodes whose location is where their first child begins (clang's `getBeginLoc()` of a binary

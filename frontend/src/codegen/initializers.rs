@@ -3,7 +3,12 @@
 //! libclang shows a braced list as written; clang's semantic form says what initializes each
 //! base, member and element: a constructor call (`T a[2] = {{1, 2}, {3, 4}}` calls `T(int, int)`
 //! twice), a conversion, a nested list where braces were elided, a default member initializer,
-//! a value-initialization, and the "array filler" for elements beyond the list.
+//! a value-initialization, and the "array filler" for elements beyond the list. An array
+//! initialized from another array (the implicit copy of an array member, a lambda's capture of
+//! an array by copy, a structured binding of an array) is clang's array-init loop: the source
+//! evaluated once, then each element initialized by an expression that names the source's
+//! element at the loop's index (a copy or move constructor called for each, where the element's
+//! class has one that runs code).
 
 use clang_sys::*;
 use melior::ir::Location;
@@ -11,12 +16,21 @@ use melior::ir::Location;
 use super::builder::Value;
 use super::expr::{GepIndex, LValue};
 use super::function::{FunctionCodegen, Val};
-use crate::clang::{Cursor, LifetimeNode};
+use crate::clang::{ArrayInitLoop, Cursor, ExprNode, LifetimeNode};
 use crate::error::{FrontendError, Result};
 use crate::types::{Field, Ty};
 
 /// Lists initialize arrays element by element up to this many elements.
 const MAX_LISTED_ELEMENTS: u64 = 4096;
+
+/// An array-init loop being emitted: the array it copies from (its expression's node and its
+/// address, evaluated once) and the index of the element being initialized.
+#[derive(Debug, Clone, Copy)]
+pub struct ArrayCopy<'c> {
+    source: ExprNode,
+    address: Value<'c>,
+    index: Value<'c>,
+}
 
 impl<'c> FunctionCodegen<'c, '_> {
     /// Initializes the object of type `ty` at `ptr` from the braced list `list`.
@@ -103,7 +117,65 @@ impl<'c> FunctionCodegen<'c, '_> {
         }
     }
 
-    /// Initializes one base, member (`field`) or element of a list.
+    /// Initializes the array of type `ty` at `ptr` by array-init loop `lp`: its source's address
+    /// taken once, then each element, first to last, from the element's initializer (its own
+    /// full-expression, as clang's per-element cleanups), which reads that source and index.
+    pub fn initialize_by_loop(
+        &mut self,
+        ptr: Value<'c>,
+        ty: &Ty,
+        lp: &ArrayInitLoop,
+        site: &Cursor,
+    ) -> Result<()> {
+        let loc = self.loc(site);
+        let Ty::Array { element, len } = ty else {
+            return Err(super::builder::internal(
+                loc,
+                "an array-init loop initializing a non-array",
+            ));
+        };
+        let source = lp
+            .source
+            .expr_node()
+            .ok_or_else(|| super::builder::internal(loc, "an array-init loop's source"))?;
+        let address = self.object_address(&lp.source)?;
+        let count = self
+            .b
+            .const_int(Ty::LONG.value_mlir(self.ctx()), *len as i64, loc)?;
+        self.for_each_index(count, loc, |this, index| {
+            let at = this.gep(ptr, element, &[GepIndex::Dynamic(index)], loc)?;
+            this.array_copies.push(ArrayCopy {
+                source,
+                address,
+                index,
+            });
+            let done = this.full_expression(|this| this.initialize(at, element, &lp.element));
+            this.array_copies.pop();
+            done
+        })
+    }
+
+    /// The address of the array an array-init loop being emitted copies from, when `e` is that
+    /// loop's source named again by the element's initializer.
+    pub(super) fn array_copy_source(&self, e: &Cursor) -> Option<Value<'c>> {
+        let node = e.expr_node()?;
+        self.array_copies
+            .iter()
+            .rev()
+            .find(|c| c.source == node)
+            .map(|c| c.address)
+    }
+
+    /// The index of the element the innermost array-init loop initializes.
+    pub(super) fn array_init_index(&self, e: &Cursor) -> Result<Val<'c>> {
+        self.array_copies
+            .last()
+            .map(|c| Val::Scalar(c.index))
+            .ok_or_else(|| {
+                FrontendError::unsupported(e.location(), "an array index outside its loop")
+            })
+    }
+
     /// Initializes `field` of the record of type `record` at `object` from `item`, or zeroes
     /// it (a member the list leaves out).
     pub(super) fn initialize_field(

@@ -62,7 +62,7 @@ impl<'c> FunctionCodegen<'c, '_> {
         let Some(held) = self.held_lambda(&source) else {
             return Ok(false);
         };
-        let copy = self.copy_lambda(&held, self.loc(init))?;
+        let copy = self.copy_lambda(&held, closure_copy_constructor(init), init)?;
         self.hold_lambda(decl, copy, init)?;
         Ok(true)
     }
@@ -71,13 +71,23 @@ impl<'c> FunctionCodegen<'c, '_> {
     /// scalar as a value; an object, or any capture of a mutable lambda, as a copy in memory,
     /// the closure's own state), init-captures evaluate their initializers, and captures by
     /// reference are read at each call. A lambda called or passed `in_place` where it is
-    /// written and not mutable reads objects in place: nothing changes them in between.
+    /// written and not mutable reads objects in place (nothing changes them in between), unless
+    /// copying one runs code (a written copy constructor or a destructor): that copy is made,
+    /// as clang's capture initializer says, and destroyed with the closure.
     fn create_lambda(&mut self, lambda: &Cursor, in_place: bool) -> Result<LambdaValue<'c>> {
         let loc = self.loc(lambda);
         let mutable = is_mutable(lambda);
         let mut held = LambdaValue::written(*lambda);
-        // The closure's fields, one for each capture in order.
+        // The closure's fields and clang's initializers of them, one for each capture in order.
         let closure_fields = lambda.ty().canonical().fields();
+        let inits = lambda.lambda_capture_inits().unwrap_or_default();
+        let init_of = |index: usize| {
+            inits
+                .get(index)
+                .copied()
+                .flatten()
+                .ok_or_else(|| internal(loc, "capture without its initializer"))
+        };
         for (index, capture) in self.captures_of(lambda)?.into_iter().enumerate() {
             let key = capture_key(&capture);
             match capture.captured {
@@ -89,15 +99,20 @@ impl<'c> FunctionCodegen<'c, '_> {
                 }
                 Captured::This | Captured::Variable(_) if capture.by_ref => {}
                 Captured::This => {
-                    // `[*this]` reads the object in place: a copy that runs code of its own
-                    // would not show.
-                    let copied = closure_fields.get(index).map(|f| f.ty());
-                    if copied.is_some_and(copies_by_constructor) {
-                        return Err(FrontendError::unsupported(
-                            lambda.location(),
-                            "lambda capturing '*this' of a class whose copy constructor runs code",
-                        ));
+                    // `[*this]`: a copy of the object, read in place where nothing can tell.
+                    let class = closure_fields
+                        .get(index)
+                        .map(|f| f.ty())
+                        .ok_or_else(|| internal(loc, "'*this' capture without its field"))?;
+                    if in_place && !self.copy_runs_code(class) {
+                        continue;
                     }
+                    let ty = Ty::from_clang(class, &lambda.location())?;
+                    let copy = self.capture_copy(&ty, class, &init_of(index)?, lambda)?;
+                    let this = Ty::Pointer {
+                        pointee: Box::new(ty),
+                    };
+                    held.copies.insert(key, (Val::Scalar(copy), this));
                 }
                 Captured::Init(decl) => {
                     let init = decl
@@ -110,6 +125,7 @@ impl<'c> FunctionCodegen<'c, '_> {
                     } else if ty.is_aggregate() || mutable {
                         let ptr = self.alloca(&ty, loc)?;
                         self.full_expression(|this| this.initialize(ptr, &ty, &init))?;
+                        self.destroy_at_scope_end(ptr, decl.ty(), lambda, false, None)?;
                         held.copied_objects.insert(key, (ptr, ty));
                     } else {
                         let value = self.full_expression(|this| this.rvalue_as(&init, &ty))?;
@@ -121,30 +137,33 @@ impl<'c> FunctionCodegen<'c, '_> {
                     let Some(b) = self.env.get(&key).cloned() else {
                         continue;
                     };
-                    // An object whose copy runs constructors of its own is copied through them.
-                    let constructed =
-                        b.in_memory && capture_type(&capture).is_some_and(copies_by_constructor);
+                    // An object whose copy runs code is copied as clang's initializer says.
+                    let constructed = b.in_memory
+                        && capture_type(&capture).is_some_and(|t| self.copy_runs_code(t));
                     if !mutable && !constructed && (!b.in_memory || in_place) {
                         if !b.in_memory {
                             held.copies.insert(key, (b.val, b.ty));
                         }
                         continue;
                     }
-                    let copy = self.alloca(&b.ty, loc)?;
-                    if constructed {
+                    let copy = if constructed {
                         let class = capture_type(&capture)
                             .ok_or_else(|| internal(loc, "capture without a variable"))?;
-                        self.copy_construct_object(copy, b.val.scalar(), &b.ty, class, lambda)?;
-                    } else if b.in_memory {
-                        self.copy_object(copy, b.val.scalar(), &b.ty, loc)?;
+                        self.capture_copy(&b.ty, class, &init_of(index)?, lambda)?
                     } else {
-                        let place = LValue::Mem {
-                            ptr: copy,
-                            ty: b.ty.clone(),
-                            volatile: false,
-                        };
-                        self.store(&place, b.val, loc)?;
-                    }
+                        let copy = self.alloca(&b.ty, loc)?;
+                        if b.in_memory {
+                            self.copy_object(copy, b.val.scalar(), &b.ty, loc)?;
+                        } else {
+                            let place = LValue::Mem {
+                                ptr: copy,
+                                ty: b.ty.clone(),
+                                volatile: false,
+                            };
+                            self.store(&place, b.val, loc)?;
+                        }
+                        copy
+                    };
                     held.copied_objects.insert(key, (copy, b.ty.clone()));
                 }
             }
@@ -152,31 +171,99 @@ impl<'c> FunctionCodegen<'c, '_> {
         Ok(held)
     }
 
-    /// A copy of a closure object: the same values; a mutable lambda's state copied to memory
-    /// of the copy's own.
+    /// Whether copying a captured object of type `ty` runs code: a written copy constructor
+    /// (of its class or a part), or a destructor the copy will need.
+    fn copy_runs_code(&self, ty: CType) -> bool {
+        copies_by_constructor(ty) || self.needs_destruction(ty)
+    }
+
+    /// The closure's copy of a captured object of type `ty` (`cty`), built by clang's capture
+    /// initializer `init` (the copy constructor clang chose, element by element for an array)
+    /// and destroyed with the closure, at the end of the innermost scope. Its generic address.
+    fn capture_copy(
+        &mut self,
+        ty: &Ty,
+        cty: CType,
+        init: &Cursor,
+        at: &Cursor,
+    ) -> Result<Value<'c>> {
+        let loc = self.loc(at);
+        let copy = self.alloca(ty, loc)?;
+        self.full_expression(|this| this.initialize(copy, ty, init))?;
+        self.destroy_at_scope_end(copy, cty, at, false, None)?;
+        self.to_generic(copy, loc)
+    }
+
+    /// A copy of a closure object, made by `copy` (the closure's copy or move constructor, as
+    /// clang names it where the closure is copied; None where clang copies no closure object):
+    /// the same values, a mutable lambda's state copied to memory of the copy's own. A closure
+    /// holding an object whose copy runs code is copied as C++ does it, by the closure's
+    /// constructor, into a closure object of its own (destroyed at the end of the innermost
+    /// scope), whose fields the copy's captures are.
     fn copy_lambda(
         &mut self,
         held: &LambdaValue<'c>,
-        loc: Location<'c>,
+        copy: Option<Cursor>,
+        site: &Cursor,
     ) -> Result<LambdaValue<'c>> {
-        let mut copy = held.clone();
-        // A closure's copy copies each captured object through its copy constructor.
-        for capture in self.captures_of(&held.lambda)? {
-            if !capture.by_ref && capture_type(&capture).is_some_and(copies_by_constructor) {
-                return Err(FrontendError::unsupported(
+        let loc = self.loc(site);
+        let captures = self.captures_of(&held.lambda)?;
+        let fields = held.lambda.ty().canonical().fields();
+        let runs_code = captures
+            .iter()
+            .zip(&fields)
+            .any(|(c, f)| !c.by_ref && self.copy_runs_code(f.ty()));
+        if runs_code {
+            return match copy {
+                Some(ctor) => self.copy_closure_object(held, &ctor, site),
+                None => Err(FrontendError::unsupported(
                     held.lambda.location(),
-                    "copy of a lambda holding an object whose copy constructor runs code",
-                ));
-            }
+                    "a lambda captured by copy by another lambda, holding an object whose copy \
+                     constructor or destructor runs code",
+                )),
+            };
         }
+        let mut out = held.clone();
         if is_mutable(&held.lambda) {
-            for (address, ty) in copy.copied_objects.values_mut() {
-                let fresh = self.alloca(ty, loc)?;
-                self.copy_object(fresh, *address, ty, loc)?;
-                *address = fresh;
+            for capture in captures.iter().filter(|c| !c.by_ref) {
+                if let Some((address, ty)) = out.copied_objects.get_mut(&capture_key(capture)) {
+                    let fresh = self.alloca(ty, loc)?;
+                    self.copy_object(fresh, *address, ty, loc)?;
+                    *address = fresh;
+                }
             }
         }
-        Ok(copy)
+        Ok(out)
+    }
+
+    /// The closure object of `held` copied by the closure's constructor `ctor` (compiled from
+    /// clang's definition: each capture built by the constructor clang chose, an array element
+    /// by element) from an image of the closure in memory: the copy's lambda, its captures the
+    /// new object's fields.
+    fn copy_closure_object(
+        &mut self,
+        held: &LambdaValue<'c>,
+        ctor: &Cursor,
+        site: &Cursor,
+    ) -> Result<LambdaValue<'c>> {
+        let loc = self.loc(site);
+        let closure = held.lambda.ty();
+        let ty = Ty::from_clang(closure, &site.location())?;
+        let source = self.alloca(&ty, loc)?;
+        self.store_closure(held, source, &ty, site)?;
+        let target = self.alloca(&ty, loc)?;
+        let sig = self.module.declare_device_function(ctor, site)?;
+        if sig.params.len() != 2 {
+            return Err(internal(
+                loc,
+                "closure copy constructor taking more than its source",
+            ));
+        }
+        let operands = [self.to_generic(target, loc)?, self.to_generic(source, loc)?];
+        self.call_symbol(&sig, &operands, site)?;
+        self.destroy_at_scope_end(target, closure, site, false, None)?;
+        let target = self.to_generic(target, loc)?;
+        self.lambda_from_fields(held.lambda, target, &ty, loc)
     }
 
     /// Copies the object of type `ty` at `source` to `target`, member by member.
@@ -604,7 +691,7 @@ impl<'c> FunctionCodegen<'c, '_> {
                 // one's state when captured by copy).
                 let inner = match capture.by_ref {
                     true => inner,
-                    false => self.copy_lambda(&inner, loc)?,
+                    false => self.copy_lambda(&inner, None, e)?,
                 };
                 let (inner_operands, inner_captures) = self.capture_operands(&inner, e)?;
                 if inner_captures
@@ -667,7 +754,7 @@ impl<'c> FunctionCodegen<'c, '_> {
                 };
                 // Passed by value: the callee's copy of a mutable lambda has state of its own.
                 match e != arg.without_implicit() {
-                    true => self.copy_lambda(&held, self.loc(arg))?,
+                    true => self.copy_lambda(&held, closure_copy_constructor(arg), arg)?,
                     false => held,
                 }
             }
@@ -809,6 +896,17 @@ fn without_closure_copy(arg: &Cursor) -> Cursor {
         }
     }
     e
+}
+
+/// The closure's copy or move constructor that an argument or initializer copying a closure
+/// object calls (the outermost, where C++14 writes elidable ones around it).
+fn closure_copy_constructor(arg: &Cursor) -> Option<Cursor> {
+    let e = arg.without_implicit();
+    let ctor = e.referenced()?;
+    (e.kind() == CXCursor_CallExpr
+        && ctor.kind() == CXCursor_Constructor
+        && closure_type_key(e.ty()).is_some())
+    .then_some(ctor)
 }
 
 /// Whether two lists of captures are passed alike (the same parameters).

@@ -747,6 +747,7 @@ impl<'c> ModuleCodegen<'c> {
             declared_ahead: Default::default(),
             construction: None,
             base_construction: None,
+            array_copies: Vec::new(),
         };
         let mut args = args.into_iter();
         let mut param_types = sig.params.iter();
@@ -1012,6 +1013,14 @@ impl ModuleCodegen<'_> {
     /// parameters not of closure type.
     pub(super) fn closure_of(&self, param: &Cursor) -> Result<Option<Closure>> {
         if closure_type_key(param.ty()).is_none() {
+            return Ok(None);
+        }
+        // A closure's own copy or move constructor takes the source closure object itself.
+        let of_closure_constructor = param.semantic_parent().is_some_and(|f| {
+            f.kind() == CXCursor_Constructor
+                && f.semantic_parent().is_some_and(|c| c.is_lambda_class())
+        });
+        if of_closure_constructor {
             return Ok(None);
         }
         if let Some(closure) = self.closures.get(&closure_declaration(param.ty())) {

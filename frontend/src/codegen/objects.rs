@@ -55,16 +55,10 @@ impl<'c> FunctionCodegen<'c, '_> {
                 Some(class) => self.default_construct_implicitly(target, class.ty(), e),
                 None => self.default_member_initializers(target, record, loc),
             },
-            (Some(SpecialMember::CopyConstructor), [source]) if builds_parts(ctor) => {
-                // Not the bytes: its parts' own constructors run (copy_construction.rs).
-                let class = ctor
-                    .semantic_parent()
-                    .ok_or_else(|| internal(loc, "constructor outside a class"))?;
-                let from = self.object_address(source)?;
-                let moving = ctor.is_move_constructor();
-                self.copy_construct_implicitly(target, from, class.ty(), moving, e)
-            }
-            (Some(SpecialMember::CopyConstructor), [source]) => {
+            // A compiler-written copy or move constructor that copies bytes. One that builds
+            // parts through constructors of their own is compiled from clang's definition
+            // (below), whose initializers name the constructors clang chose.
+            (Some(SpecialMember::CopyConstructor), [source]) if !builds_parts(ctor) => {
                 let v = self.rvalue(source)?;
                 self.store(
                     &LValue::Mem {
@@ -403,7 +397,8 @@ impl<'c> FunctionCodegen<'c, '_> {
     }
 }
 
-/// Whether an expression names an object in memory (rather than computing a value).
+/// Whether an expression names an object in memory (rather than computing a value): an lvalue,
+/// or an xvalue (`std::move(t)`, `static_cast<T&&>(t)`), which is an object as well.
 pub fn is_lvalue_expression(e: &Cursor) -> bool {
     let e = e.without_implicit();
     match e.kind() {
@@ -412,9 +407,9 @@ pub fn is_lvalue_expression(e: &Cursor) -> bool {
         | CXCursor_ArraySubscriptExpr
         | CXCursor_CompoundLiteralExpr => true,
         CXCursor_UnaryOperator => e.unary_operator() == CXUnaryOperator_Deref,
-        // `obj.*m` of an lvalue `obj`, `p->*m`.
+        // `obj.*m` of a glvalue `obj` (`std::move(obj).*m` too), `p->*m`.
         CXCursor_BinaryOperator => {
-            crate::codegen::member_pointers::is_member_access(&e) && e.is_lvalue()
+            crate::codegen::member_pointers::is_member_access(&e) && e.is_glvalue()
         }
         CXCursor_CallExpr => e
             .referenced()
@@ -425,11 +420,12 @@ pub fn is_lvalue_expression(e: &Cursor) -> bool {
                 && is_lvalue_expression(&children[1])
                 && is_lvalue_expression(&children[2])
         }
-        // `reinterpret_cast<T&>(x)`, `static_cast<Base&>(d)`, `(T&)x`.
+        // `reinterpret_cast<T&>(x)`, `static_cast<Base&>(d)`, `(T&)x`, and the xvalues
+        // `static_cast<T&&>(x)`, `static_cast<Base&&>(d)`: each names an object.
         CXCursor_CStyleCastExpr
         | CXCursor_CXXStaticCastExpr
         | CXCursor_CXXConstCastExpr
-        | CXCursor_CXXReinterpretCastExpr => e.is_lvalue(),
+        | CXCursor_CXXReinterpretCastExpr => e.is_glvalue(),
         _ => false,
     }
 }
@@ -437,9 +433,8 @@ pub fn is_lvalue_expression(e: &Cursor) -> bool {
 /// Whether compiler-written copy or move constructor `ctor` builds its class's parts through
 /// constructors of their own, rather than copying the object's bytes.
 fn builds_parts(ctor: &Cursor) -> bool {
-    ctor.semantic_parent().is_some_and(|class| {
-        super::copy_construction::copy_constructs_parts(class.ty(), ctor.is_move_constructor())
-    })
+    ctor.semantic_parent()
+        .is_some_and(|class| super::copy_construction::copy_constructs_parts(class.ty()))
 }
 
 /// The class of `ty`, or of the elements of an array type `ty` (at any depth).

@@ -705,6 +705,9 @@ impl<'c> FunctionCodegen<'c, '_> {
             if let Some(text) = crate::codegen::builtins::string_literal(init) {
                 return self.initialize_from_string(ptr, ty, &text, loc);
             }
+            if let Some(lp) = init.array_init_loop() {
+                return self.initialize_by_loop(ptr, ty, &lp, init);
+            }
             return Err(FrontendError::unsupported(
                 init.location(),
                 "array initializer",

@@ -39,6 +39,14 @@ impl<'c> FunctionCodegen<'c, '_> {
 
     pub(super) fn lvalue_of(&mut self, e: &Cursor) -> Result<LValue<'c>> {
         let loc = self.loc(e);
+        if let Some(ptr) = self.array_copy_source(e) {
+            // An array-init loop's source, evaluated once before the loop.
+            return Ok(LValue::Mem {
+                ptr,
+                ty: Ty::of(e)?,
+                volatile: false,
+            });
+        }
         match e.kind() {
             CXCursor_ParenExpr => self.lvalue(&only_child(e)?),
             // A string literal used as a value (`const char* s = "text"`, `f("text")`): a
@@ -69,9 +77,9 @@ impl<'c> FunctionCodegen<'c, '_> {
                     volatile: false,
                 })
             }
-            // A cast to a reference type names the same object as another type (a derived-to-base
-            // cast moves to the base subobject).
-            _ if e.is_explicit_cast() && e.is_lvalue() => {
+            // A cast to a reference type (`T&` or `T&&`) names the same object as another type (a
+            // derived-to-base cast moves to the base subobject).
+            _ if e.is_explicit_cast() && e.is_glvalue() => {
                 let inner = cast_operand(e)?;
                 let LValue::Mem { ptr, .. } = self.lvalue(&inner)? else {
                     return Err(FrontendError::unsupported(
@@ -256,7 +264,21 @@ impl<'c> FunctionCodegen<'c, '_> {
                 let anonymous = e
                     .referenced()
                     .is_some_and(|f| f.ty().declaration().is_anonymous_record());
-                let path = if anonymous {
+                // A field of the record itself is found by its declaration (a closure's fields
+                // have no names); one of an anonymous member by its name.
+                let referenced = e.referenced().map(|d| d.canonical());
+                let direct = match (&record, referenced) {
+                    (Ty::Record(r), Some(decl)) => r
+                        .fields
+                        .iter()
+                        .zip(&r.field_decls)
+                        .find(|(_, d)| d.canonical() == decl)
+                        .map(|(f, _)| vec![(&record, f)]),
+                    _ => None,
+                };
+                let path = if direct.is_some() {
+                    direct
+                } else if anonymous {
                     let ty = Ty::of(e)?;
                     record.anonymous_member(&ty).map(|f| vec![(&record, f)])
                 } else {

@@ -105,6 +105,9 @@ impl<'c> FunctionCodegen<'c, '_> {
                     Some(LifetimeNode::ValueInit) => return self.zero(&Ty::of(e)?, loc),
                     _ => {}
                 }
+                if e.is_array_init_index() {
+                    return self.array_init_index(e);
+                }
                 if let Some((name, operands)) = e.atomic_parts() {
                     return self.atomic_builtin(&name, e, &operands);
                 }
@@ -125,11 +128,12 @@ impl<'c> FunctionCodegen<'c, '_> {
                             return Ok(v);
                         }
                         if matches!(to, Ty::Record(_))
-                            && e.is_lvalue()
+                            && e.is_glvalue()
                             && is_base_conversion(&child.ty(), &e.ty())
                         {
-                            // A derived object as its base (a trivial copy of the base's part):
-                            // the base subobject, where a virtual one is found at run time.
+                            // A derived object (an lvalue or an xvalue: `std::move(d)`) as its
+                            // base (a trivial copy of the base's part): the base subobject,
+                            // where a virtual one is found at run time.
                             let lv = self.lvalue(e)?;
                             return self.load(&lv, loc);
                         }
