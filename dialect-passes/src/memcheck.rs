@@ -166,6 +166,9 @@ struct State {
     vote: bool,
     /// The gpu.modules whose slow path is defined.
     slow_paths: std::collections::HashSet<usize>,
+    /// Per counted loop (by its operation): its unchecked copy, run where every check the
+    /// loop's accesses had hoisted passed (see `loops::LoopCopy`).
+    loop_copies: HashMap<usize, loops::LoopCopy>,
 }
 
 /// What every check of a function reads, loaded once at its entry: the checker's state (null:
@@ -394,6 +397,9 @@ pub fn check_memory_accesses(ctx: &Context, module: &Module, vote: bool) -> Resu
         ..State::default()
     };
     apply_patterns(ctx, &module.as_operation(), &patterns, &mut state)?;
+    for (_, copy) in state.loop_copies.drain() {
+        copy.place(ctx)?;
+    }
     // The sites, on each gpu.module, for the image's metadata.
     module.as_operation().walk(WalkOrder::PreOrder, |op| {
         let key = op.to_raw().ptr as usize;
@@ -521,6 +527,14 @@ fn check_access<'c>(
         Target::Object(o) => Target::Object(o),
         Target::Table => Target::Table,
     };
+    // A counted loop's unchecked copy is made before the pass changes anything in the loop.
+    let counted = loops::counted_loop(&op);
+    if let Some(lp) = &counted {
+        state
+            .loop_copies
+            .entry(lp.op.to_raw().ptr as usize)
+            .or_insert_with(|| loops::LoopCopy::of(&lp.op, &ACCESSES.map(|(name, _, _)| name)));
+    }
     // Only the objects that exist when the access runs: an alloca inlined into the middle of
     // the entry block does not dominate the accesses before it (naming it there made the
     // module invalid: "operand #0 does not dominate this use").
@@ -660,7 +674,6 @@ fn check_access<'c>(
     };
     // In a counted loop, the access's addresses at the first and last count are checked once
     // before the loop; the access's own check runs only where a lane failed that.
-    let counted = loops::counted_loop(&op);
     let hoisted = match &counted {
         Some(lp) => {
             let before = Rewriter::before(ctx, &lp.op);
@@ -687,9 +700,23 @@ fn check_access<'c>(
                     let both = hb.binary("arith.andi", low_ok, high_ok)?;
                     ok = hb.binary("arith.ori", ok, both)?;
                     let failed = hb.binary("arith.xori", ok, hb.bool(true)?)?;
-                    Some(hb.any(failed, vote)?)
+                    let any = hb.any(failed, vote)?;
+                    let mut failures = vec![any];
+                    if access != Access::Read {
+                        // (The loop's unchecked copy writes only while no report is raised.)
+                        failures.push(hb.binary("arith.xori", clear(&hb)?, hb.bool(true)?)?);
+                    }
+                    if let Some(copy) = state.loop_copies.get_mut(&(lp.op.to_raw().ptr as usize)) {
+                        copy.failures.extend(failures);
+                    }
+                    Some(any)
                 }
-                None => None,
+                None => {
+                    if let Some(copy) = state.loop_copies.get_mut(&(lp.op.to_raw().ptr as usize)) {
+                        copy.versionable = false;
+                    }
+                    None
+                }
             }
         }
         None => None,

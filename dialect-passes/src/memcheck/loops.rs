@@ -15,7 +15,13 @@ use melior::ir::operation::OperationLike;
 use melior::ir::{OperationRef, RegionLike, ValueLike};
 use mlir_sys::{MlirOperation, MlirValue};
 
-use crate::builder::Rewriter;
+use hipmlir_ir::rewrite::{erase_unused, move_before, replace_all_uses_except};
+use melior::dialect::scf;
+use melior::ir::operation::{WalkOrder, WalkResult};
+use melior::ir::{Block, Operation, Region, Type, Value};
+use melior::Context;
+
+use crate::builder::{type_of, value, Rewriter};
 use crate::LowerError;
 
 /// An `scf.while` counting `counter` (the body's block argument) from `init` while below (or
@@ -287,4 +293,119 @@ fn rebuild<'c>(
         .to_raw();
     done.insert(v.ptr as usize, result);
     Ok(Some(result))
+}
+
+/// A counted loop's unchecked copy (its loop unswitched on the hoisted checks): where every
+/// check that its accesses had hoisted before it passed, the loop runs as it was written, with
+/// no check in its body, so that a CPU device compiler unrolls and vectorizes it as it does the
+/// unchecked program (the tiled matmul's inner loop was 7x the unchecked kernel's time with a
+/// branch on the hoisted checks in its body). Made before the pass changes the loop, and only
+/// for loops whose every access lies directly in its body, where `counted_loop` finds them.
+pub(super) struct LoopCopy {
+    /// The loop the pass instruments.
+    checked: MlirOperation,
+    /// Its copy, right after it until placed (the pass's walk does not offer it).
+    copy: Option<MlirOperation>,
+    /// Whether every access of the loop had its checks hoisted.
+    pub(super) versionable: bool,
+    /// The uniform conditions under which the checked loop must run (a hoisted check failed
+    /// in some lane, or a report was raised before a loop that writes).
+    pub(super) failures: Vec<MlirValue>,
+}
+
+impl LoopCopy {
+    /// The copy of `lp`, when each of its operations named in `accesses` lies in its body.
+    pub(super) fn of<'c>(lp: &OperationRef<'c, 'c>, accesses: &[&str]) -> LoopCopy {
+        let body = lp
+            .region(1)
+            .ok()
+            .and_then(|r| r.first_block())
+            .map(|b| b.to_raw().ptr);
+        let mut direct = true;
+        lp.walk(WalkOrder::PreOrder, |op| {
+            if accesses.contains(&name_of(&op).as_str())
+                && op.block().map(|b| b.to_raw().ptr) != body
+            {
+                direct = false;
+            }
+            WalkResult::Advance
+        });
+        let copy = match (direct, lp.block()) {
+            (true, Some(block)) => {
+                // SAFETY: a copy of the live loop, owned by the loop's block from here on.
+                let copy =
+                    unsafe { Operation::from_raw(mlir_sys::mlirOperationClone(lp.to_raw())) };
+                Some(block.insert_operation_after(*lp, copy).to_raw())
+            }
+            _ => None,
+        };
+        LoopCopy {
+            checked: lp.to_raw(),
+            copy,
+            versionable: direct,
+            failures: Vec::new(),
+        }
+    }
+
+    /// Puts the checked loop and its copy in `scf.if %failed { checked } else { copy }`, when
+    /// every access had its checks hoisted (else the copy goes).
+    pub(super) fn place(self, ctx: &Context) -> Result<(), LowerError> {
+        let Some(copy) = self.copy else {
+            return Ok(());
+        };
+        let err = |e: String| LowerError::bug(format!("unswitching a checked loop: {e}"));
+        // SAFETY: the live loop the pass instrumented, and its live copy.
+        let (checked, copy) = unsafe {
+            (
+                OperationRef::from_raw(self.checked),
+                OperationRef::from_raw(copy),
+            )
+        };
+        if !self.versionable || self.failures.is_empty() {
+            return erase_unused(&copy).map_err(|e| err(e.to_string()));
+        }
+        let loc = checked.location();
+        let before = Rewriter::before(ctx, &checked);
+        let mut failed = self.failures[0];
+        for f in &self.failures[1..] {
+            failed = before.one("arith.ori", &[failed, *f], type_of(failed), &[])?;
+        }
+        let results = |op: &OperationRef<'_, '_>| -> Vec<MlirValue> {
+            (0..op.result_count())
+                .filter_map(|i| op.result(i).ok().map(|v| v.to_raw()))
+                .collect()
+        };
+        let types: Vec<Type> = results(&checked).into_iter().map(type_of).collect();
+        let yielding = |values: Vec<MlirValue>| {
+            let block = Block::new(&[]);
+            let values: Vec<Value> = values.into_iter().map(value).collect();
+            let terminator = block.append_operation(scf::r#yield(&values, loc)).to_raw();
+            (block, terminator)
+        };
+        let (then_block, then_yield) = yielding(results(&checked));
+        let (else_block, else_yield) = yielding(results(&copy));
+        let (then_region, else_region) = (Region::new(), Region::new());
+        then_region.append_block(then_block);
+        else_region.append_block(else_block);
+        let branch = scf::r#if(value(failed), &types, then_region, else_region, loc);
+        let block = checked
+            .block()
+            .ok_or_else(|| err("the loop is in no block".into()))?;
+        let branch = block.insert_operation_after(copy, branch);
+        // SAFETY: the scf.if's live terminators.
+        let (then_yield, else_yield) = unsafe {
+            (
+                OperationRef::from_raw(then_yield),
+                OperationRef::from_raw(else_yield),
+            )
+        };
+        for i in 0..checked.result_count() {
+            let of = checked.result(i).map_err(|e| err(e.to_string()))?;
+            let with = branch.result(i).map_err(|e| err(e.to_string()))?;
+            replace_all_uses_except(of, with, &then_yield);
+        }
+        move_before(&checked, &then_yield);
+        move_before(&copy, &else_yield);
+        Ok(())
+    }
 }
