@@ -169,6 +169,8 @@ struct State {
     /// Per counted loop (by its operation): its unchecked copy, run where every check the
     /// loop's accesses had hoisted passed (see `loops::LoopCopy`).
     loop_copies: HashMap<usize, loops::LoopCopy>,
+    /// Per (block, pointer, bytes) a load checked: its verdict and vote (see `check_access`).
+    verdicts: HashMap<(usize, usize, u64), (MlirValue, MlirValue)>,
 }
 
 /// What every check of a function reads, loaded once at its entry: the checker's state (null:
@@ -546,21 +548,35 @@ fn check_access<'c>(
         .filter(|o| defined_before(&o.base, &op))
         .cloned()
         .collect();
+    // A load or store at an address a load of the same block already checked (the same
+    // pointer, as many bytes: `y[i] = a * x[i] + y[i]`, `s[t] += s[t + k]`) takes that load's
+    // verdict, with no check (and no site) of its own.
+    let same_address = (
+        op.block().map_or(0, |b| b.to_raw().ptr as usize),
+        pointer.ptr as usize,
+        bytes,
+    );
+    let reused = match name {
+        "llvm.load" | "llvm.store" => state.verdicts.get(&same_address).copied(),
+        _ => None,
+    };
     let kernel = string_attribute(&function, KERNEL_NAME_ATTRIBUTE).unwrap_or(symbol);
     let sites = state.sites.entry(module_key).or_default();
     let site = sites.len() as i64;
-    sites.push(Site {
-        kernel,
-        location: hipmlir_ir::source_location(op.location())
-            .map(|l| l.to_string())
-            .unwrap_or_else(|| "an unknown location".into()),
-        access,
-        bytes,
-        object: match &target {
-            Target::Object(o) => Some(o.object.clone()),
-            _ => None,
-        },
-    });
+    if reused.is_none() {
+        sites.push(Site {
+            kernel,
+            location: hipmlir_ir::source_location(op.location())
+                .map(|l| l.to_string())
+                .unwrap_or_else(|| "an unknown location".into()),
+            access,
+            bytes,
+            object: match &target {
+                Target::Object(o) => Some(o.object.clone()),
+                _ => None,
+            },
+        });
+    }
 
     let r = Rewriter::before(ctx, &op);
     let b = Build { r: &r, ctx };
@@ -675,6 +691,7 @@ fn check_access<'c>(
     // In a counted loop, the access's addresses at the first and last count are checked once
     // before the loop; the access's own check runs only where a lane failed that.
     let hoisted = match &counted {
+        _ if reused.is_some() => None,
         Some(lp) => {
             let before = Rewriter::before(ctx, &lp.op);
             let hb = Build { r: &before, ctx };
@@ -721,9 +738,13 @@ fn check_access<'c>(
         }
         None => None,
     };
-    let (ok, any) = match hoisted {
-        None => per_access(&r)?,
-        Some(any) => {
+    let (ok, any) = match (reused, hoisted) {
+        (Some((ok, any)), _) => match access {
+            Access::Read => (ok, any),
+            _ => (b.binary("arith.andi", ok, clear(&b)?)?, any),
+        },
+        (None, None) => per_access(&r)?,
+        (None, Some(any)) => {
             let pair = r.scf_if_values(
                 any,
                 &[i1, i1],
@@ -736,6 +757,9 @@ fn check_access<'c>(
             (pair[0], pair[1])
         }
     };
+    if name == "llvm.load" && reused.is_none() {
+        state.verdicts.insert(same_address, (ok, any));
+    }
 
     if access == Access::Read && !is_scalar(accessed) {
         // A load of an aggregate (which no constant stands in for) reads a harmless address

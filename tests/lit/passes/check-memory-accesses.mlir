@@ -9,7 +9,8 @@
 //
 // A load through a kernel argument runs unguarded when no lane of the subgroup failed its check
 // (here, with no vote, when its own check passed), and guarded (volatile, so that no device
-// compiler merges the two into one masked vector load) only where one did.
+// compiler merges the two into one masked vector load) only where one did. A store to the
+// address a load of the same block checked takes the load's verdict, with no check of its own.
 
 // CHECK: gpu.module @checked attributes {hipmlir.memcheck_sites = [{{.*}}\22access\22:\22write\22,\22bytes\22:4}", {{.*}}\22access\22:\22read\22,\22bytes\22:4,\22object\22:{\22kind\22:\22shared\22,\22name\22:\22tile\22,\22size\22:256}}"]}
 // CHECK: func.func private @__hipmlir_memcheck_slow_path
@@ -33,6 +34,10 @@
 // CHECK-NEXT: llvm.load volatile %{{.*}} : !llvm.ptr -> f32
 // CHECK: } else {
 // CHECK: llvm.load %{{.*}} : !llvm.ptr -> f32
+// CHECK-LABEL: gpu.func @rmw
+// CHECK: func.call @__hipmlir_memcheck_slow_path
+// CHECK-NOT: func.call
+// CHECK: llvm.store %{{.*}}, %{{.*}} : f32, !llvm.ptr
 // CHECK: gpu.module @unchecked
 // CHECK-NOT: scf.if
 module attributes {gpu.container_module} {
@@ -58,6 +63,14 @@ module attributes {gpu.container_module} {
       %x = llvm.load %e : !llvm.ptr -> f32
       %h = llvm.addrspacecast %q : !llvm.ptr<1> to !llvm.ptr
       llvm.store %x, %h : f32, !llvm.ptr
+      gpu.return
+    }
+    gpu.func @rmw(%p: !llvm.ptr<1>, %i: i64) kernel attributes {hipmlir.kernel_name = "rmw"} {
+      %g = llvm.addrspacecast %p : !llvm.ptr<1> to !llvm.ptr
+      %e = llvm.getelementptr %g[%i] : (!llvm.ptr, i64) -> !llvm.ptr, f32
+      %x = llvm.load %e : !llvm.ptr -> f32
+      %y = arith.addf %x, %x : f32
+      llvm.store %y, %e : f32, !llvm.ptr
       gpu.return
     }
   }
