@@ -576,7 +576,7 @@ pub fn half_max_by_difference(a: u16, b: u16) -> u16 {
 /// the pairs that decide ties: equal halves, neighbours one unit in the last place apart, and
 /// zeros of both signs.
 fn half_pairs(rng: &mut Rng, lanes: usize) -> (Vec<u16>, Vec<u16>) {
-    let mut finite = |rng: &mut Rng| loop {
+    let finite = |rng: &mut Rng| loop {
         let h = rng.next_u64() as u16;
         if h & 0x7c00 != 0x7c00 {
             return h;
