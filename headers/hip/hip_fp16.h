@@ -249,14 +249,33 @@ HIPMLIR_HALF_FN __half __hmul_sat(__half a, __half b) { return __hipmlir_half_sa
 HIPMLIR_HALF_FN __half __hfma_sat(__half a, __half b, __half c) {
   return __hipmlir_half_sat(__hfma(a, b, c));
 }
-// Pairs, lane by lane.
+// The bits of a pair (lane x low), and the pair of some bits.
+HIPMLIR_HALF_FN unsigned int __hipmlir_half2_bits(__half2 v) {
+  __half2_raw r = v;
+  return (unsigned int)r.x | ((unsigned int)r.y << 16);
+}
+HIPMLIR_HALF_FN __half2 __hipmlir_bits_half2(unsigned int u) {
+  return __half2(__half2_raw((unsigned short)(u & 0xffffu), (unsigned short)(u >> 16)));
+}
+// Pairs, lane by lane. On the device, the operations PTX has for both lanes at once (f16x2) are
+// one operation on the pair's bits, which the compiler emits on a vector of two halves.
+// (__hipmlir_f16x2_*, declared in hipmlir_math.h).
+#if defined(__HIP_DEVICE_COMPILE__)
+#define HIPMLIR_HALF2_PAIR(name2, name, pair)                                       \
+  __device__ inline __half2 name2(__half2 a, __half2 b) {                          \
+    return __hipmlir_bits_half2(pair(__hipmlir_half2_bits(a), __hipmlir_half2_bits(b))); \
+  }
+#else
+#define HIPMLIR_HALF2_PAIR(name2, name, pair)                                       \
+  HIPMLIR_HALF_FN __half2 name2(__half2 a, __half2 b) { return make_half2(name(a.x, b.x), name(a.y, b.y)); }
+#endif
+HIPMLIR_HALF2_PAIR(__hadd2, __hadd, __hipmlir_f16x2_add)
+HIPMLIR_HALF2_PAIR(__hsub2, __hsub, __hipmlir_f16x2_sub)
+HIPMLIR_HALF2_PAIR(__hmul2, __hmul, __hipmlir_f16x2_mul)
 #define HIPMLIR_HALF2_BINARY(name2, name)                                          \
   HIPMLIR_HALF_FN __half2 name2(__half2 a, __half2 b) {                            \
     return make_half2(name(a.x, b.x), name(a.y, b.y));                             \
   }
-HIPMLIR_HALF2_BINARY(__hadd2, __hadd)
-HIPMLIR_HALF2_BINARY(__hsub2, __hsub)
-HIPMLIR_HALF2_BINARY(__hmul2, __hmul)
 HIPMLIR_HALF2_BINARY(__h2div, __hdiv)
 HIPMLIR_HALF2_BINARY(__hadd2_sat, __hadd_sat)
 HIPMLIR_HALF2_BINARY(__hsub2_sat, __hsub_sat)
@@ -290,8 +309,14 @@ HIPMLIR_HALF_FN bool __hisinf(__half a) {
   return (__half_as_ushort(a) & 0x7fffu) == 0x7c00u;
 }
 // The larger (smaller) of two, the number when one is NaN; the _nan forms give NaN then.
-HIPMLIR_HALF_FN __half __hmax(__half a, __half b) { return a > b || b != b ? a : b; }
-HIPMLIR_HALF_FN __half __hmin(__half a, __half b) { return a < b || b != b ? a : b; }
+#if defined(__HIP_DEVICE_COMPILE__)
+// fmax and fmin of halves: PTX's max.f16 and min.f16 (sm_80 and newer), OpenCL's fmax on half.
+__device__ inline __half __hmax(__half a, __half b) { return __builtin_fmaxf16(a, b); }
+__device__ inline __half __hmin(__half a, __half b) { return __builtin_fminf16(a, b); }
+#else
+inline __half __hmax(__half a, __half b) { return a > b || b != b ? a : b; }
+inline __half __hmin(__half a, __half b) { return a < b || b != b ? a : b; }
+#endif
 HIPMLIR_HALF_FN __half __hmax_nan(__half a, __half b) {
   return a != a ? a : (b != b ? b : (a > b ? a : b));
 }
@@ -338,12 +363,9 @@ HIPMLIR_HALF_FN __half2 __hisnan2(__half2 a) {
 HIPMLIR_HALF_FN __half2 __hisinf2(__half2 a) {
   return make_half2(__hisinf(a.x) ? (__half)1 : (__half)0, __hisinf(a.y) ? (__half)1 : (__half)0);
 }
-HIPMLIR_HALF_FN __half2 __hmax2(__half2 a, __half2 b) {
-  return make_half2(__hmax(a.x, b.x), __hmax(a.y, b.y));
-}
-HIPMLIR_HALF_FN __half2 __hmin2(__half2 a, __half2 b) {
-  return make_half2(__hmin(a.x, b.x), __hmin(a.y, b.y));
-}
+HIPMLIR_HALF2_PAIR(__hmax2, __hmax, __hipmlir_f16x2_max)
+HIPMLIR_HALF2_PAIR(__hmin2, __hmin, __hipmlir_f16x2_min)
+#undef HIPMLIR_HALF2_PAIR
 HIPMLIR_HALF_FN __half2 __hmax2_nan(__half2 a, __half2 b) {
   return make_half2(__hmax_nan(a.x, b.x), __hmax_nan(a.y, b.y));
 }
@@ -378,13 +400,6 @@ HIPMLIR_HALF_FN __half2 h2rcp(__half2 a) { return make_half2(hrcp(a.x), hrcp(a.y
 // ---- warp shuffles ----
 // A half through float (exact), a pair through its 32 bits.
 #if defined(__HIP_DEVICE_COMPILE__)
-__device__ inline unsigned int __hipmlir_half2_bits(__half2 v) {
-  __half2_raw r = v;
-  return (unsigned int)r.x | ((unsigned int)r.y << 16);
-}
-__device__ inline __half2 __hipmlir_bits_half2(unsigned int u) {
-  return __half2(__half2_raw((unsigned short)(u & 0xffffu), (unsigned short)(u >> 16)));
-}
 #define HIPMLIR_HALF_SHUFFLE(name, Lane)                                                        \
   __device__ inline __half name(__half var, Lane lane) { return (__half)name((float)var, lane); } \
   __device__ inline __half name(__half var, Lane lane, int width) {                             \

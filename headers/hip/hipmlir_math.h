@@ -122,6 +122,14 @@ __device__ int __ffs(int x);
 __device__ int __ffsll(long long x);
 __device__ unsigned int __brev(unsigned int x);
 __device__ unsigned long long __brevll(unsigned long long x);
+
+// Both halves of a __half2 at once, its bits in and out (lane x low): hip_fp16.h's __hadd2,
+// __hsub2, __hmul2, __hmax2 and __hmin2 (fmax and fmin lane by lane).
+__device__ unsigned int __hipmlir_f16x2_add(unsigned int a, unsigned int b);
+__device__ unsigned int __hipmlir_f16x2_sub(unsigned int a, unsigned int b);
+__device__ unsigned int __hipmlir_f16x2_mul(unsigned int a, unsigned int b);
+__device__ unsigned int __hipmlir_f16x2_max(unsigned int a, unsigned int b);
+__device__ unsigned int __hipmlir_f16x2_min(unsigned int a, unsigned int b);
 #endif  // __HIP_DEVICE_COMPILE__
 
 #endif  // HIPMLIR_MATH_H

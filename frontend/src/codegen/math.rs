@@ -76,6 +76,10 @@ enum Emit {
     Bits(Bits),
     /// `sincos(x, &s, &c)`.
     SinCos,
+    /// An operation on both halves of a `__half2` at once, its bits in and out as a 32-bit
+    /// integer: one op on a vector of two halves, which PTX has instructions for (`sub.f16x2`,
+    /// `max.f16x2`) where two scalar ops would stay two.
+    HalfPair(FloatBinaryOp),
 }
 
 /// The integer bit operations.
@@ -128,6 +132,9 @@ const MATH: &[(&str, Emit)] = &[
     ("fma", ternary!(math::fma)),
     ("fmin", binary!(ods_arith::minnumf)),
     ("fmax", binary!(ods_arith::maxnumf)),
+    // Half precision's (`__builtin_fmaxf16`): found before the float suffix is taken off.
+    ("fminf16", binary!(ods_arith::minnumf)),
+    ("fmaxf16", binary!(ods_arith::maxnumf)),
     ("exp10", Emit::Call),
     ("logb", Emit::Call),
     ("sinpi", Emit::Call),
@@ -210,6 +217,27 @@ const MATH: &[(&str, Emit)] = &[
     ("__brev", Emit::Bits(Bits::Reverse)),
     ("__brevll", Emit::Bits(Bits::Reverse)),
     ("sincos", Emit::SinCos),
+    (
+        "__hipmlir_f16x2_add",
+        Emit::HalfPair(|c, a, b, l| ods_arith::addf(c, a, b, l).into()),
+    ),
+    (
+        "__hipmlir_f16x2_sub",
+        Emit::HalfPair(|c, a, b, l| ods_arith::subf(c, a, b, l).into()),
+    ),
+    (
+        "__hipmlir_f16x2_mul",
+        Emit::HalfPair(|c, a, b, l| ods_arith::mulf(c, a, b, l).into()),
+    ),
+    // HIP's __hmax2/__hmin2 are fmax/fmin lane by lane: the number when one lane is NaN.
+    (
+        "__hipmlir_f16x2_max",
+        Emit::HalfPair(|c, a, b, l| ods_arith::maxnumf(c, a, b, l).into()),
+    ),
+    (
+        "__hipmlir_f16x2_min",
+        Emit::HalfPair(|c, a, b, l| ods_arith::minnumf(c, a, b, l).into()),
+    ),
 ];
 
 fn lookup(name: &str) -> Option<Emit> {
@@ -303,6 +331,12 @@ impl<'c> FunctionCodegen<'c, '_> {
                 };
                 self.bits(op, x, &ty, loc)?
             }
+            Emit::HalfPair(op) => {
+                let [a, b] = operands[..] else {
+                    return Err(arity(e));
+                };
+                self.half_pair(op, a, b, loc)?
+            }
             Emit::SinCos => unreachable!("emitted above"),
         };
         Ok(Some(Val::Scalar(v)))
@@ -321,6 +355,40 @@ impl<'c> FunctionCodegen<'c, '_> {
         let callee = FlatSymbolRefAttribute::new(self.ctx(), symbol);
         self.b
             .insert_value(func::call(self.ctx(), callee, operands, &[result], loc))
+    }
+
+    /// `op` on the two halves packed in each of `a` and `b` (lane x in the low bits), packed back.
+    fn half_pair(
+        &mut self,
+        op: FloatBinaryOp,
+        a: Value<'c>,
+        b: Value<'c>,
+        loc: Location<'c>,
+    ) -> Result<Value<'c>> {
+        let ctx = self.ctx();
+        // Loaded here rather than with the dialects every build loads: only half pairs use it.
+        ctx.get_or_load_dialect("vector");
+        // arith.bitcast keeps the shape: the integer goes through a vector of one
+        // (vector.bitcast), which both targets' conversions turn into a plain bitcast.
+        let word = a.r#type();
+        let one = Type::vector(&[1], word);
+        let pair = Type::vector(&[2], Type::float16(ctx));
+        let halves = |this: &mut Self, v: Value<'c>| -> Result<Value<'c>> {
+            let wide = this.b.value("vector.broadcast", &[v], one, &[], loc)?;
+            this.b.value("vector.bitcast", &[wide], pair, &[], loc)
+        };
+        let va = halves(self, a)?;
+        let vb = halves(self, b)?;
+        let r = self.b.insert_value(op(ctx, va, vb, loc))?;
+        let wide = self.b.value("vector.bitcast", &[r], one, &[], loc)?;
+        let position = melior::ir::attribute::DenseI64ArrayAttribute::new(ctx, &[0]).into();
+        self.b.value(
+            "vector.extract",
+            &[wide],
+            word,
+            &[("static_position", position)],
+            loc,
+        )
     }
 
     /// A math-table operation on `operands`.
