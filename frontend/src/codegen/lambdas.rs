@@ -15,7 +15,7 @@ use super::expr::LValue;
 use super::function::{FunctionCodegen, LambdaValue, Val};
 use super::module::ModuleCodegen;
 use crate::captures::{is_mutable, lambda_captures, Captured, LambdaCapture};
-use crate::clang::{CType, Cursor};
+use crate::clang::{Binding, CType, Cursor};
 use crate::error::{FrontendError, Result};
 use crate::types::Ty;
 use melior::ir::Location;
@@ -135,6 +135,9 @@ impl<'c> FunctionCodegen<'c, '_> {
                 Captured::Variable(_) => {
                     // A variable not bound here is reported where the lambda is called.
                     let Some(b) = self.env.get(&key).cloned() else {
+                        if let Some(binding) = capture.decl().and_then(|d| d.binding()) {
+                            self.capture_bit_field_binding(&mut held, key, &binding, mutable)?;
+                        }
                         continue;
                     };
                     // An object whose copy runs code is copied as clang's initializer says.
@@ -169,6 +172,34 @@ impl<'c> FunctionCodegen<'c, '_> {
             }
         }
         Ok(held)
+    }
+
+    /// A structured binding to a bit-field captured by copy (C++ allows no other capture of
+    /// one): it has no address to bind, so its value, read now, is the closure's copy (in
+    /// memory of its own for a mutable lambda, whose calls change it).
+    fn capture_bit_field_binding(
+        &mut self,
+        held: &mut LambdaValue<'c>,
+        key: VarKey,
+        binding: &Binding,
+        mutable: bool,
+    ) -> Result<()> {
+        let loc = self.loc(&binding.expression);
+        let ty = Ty::of(&binding.expression)?;
+        let value = self.full_expression(|this| this.rvalue_as(&binding.expression, &ty))?;
+        if !mutable {
+            held.copies.insert(key, (value, ty));
+            return Ok(());
+        }
+        let copy = self.alloca(&ty, loc)?;
+        let place = LValue::Mem {
+            ptr: copy,
+            ty: ty.clone(),
+            volatile: false,
+        };
+        self.store(&place, value, loc)?;
+        held.copied_objects.insert(key, (copy, ty));
+        Ok(())
     }
 
     /// Whether copying a captured object of type `ty` runs code: a written copy constructor

@@ -578,8 +578,12 @@ impl<'c> FunctionCodegen<'c, '_> {
                 if let Some(bindings) = decl.structured_bindings() {
                     return self.emit_structured_binding(decl, &bindings);
                 }
-                // `using enum E;` only brings names into scope.
-                if decl.unexposed_declaration() == Some(UnexposedDeclaration::UsingEnum) {
+                // `using enum E;` and `__label__ l;` only bring names into scope (a goto finds
+                // its label statement as it finds any other).
+                if matches!(
+                    decl.unexposed_declaration(),
+                    Some(UnexposedDeclaration::UsingEnum | UnexposedDeclaration::LocalLabel)
+                ) {
                     return Ok(());
                 }
                 return Err(unsupported_local_declaration(decl));
@@ -1734,7 +1738,6 @@ pub(super) fn init_list(e: &Cursor) -> Option<Cursor> {
 /// names it (libclang shows many kinds only as unexposed declarations).
 fn unsupported_local_declaration(decl: &Cursor) -> FrontendError {
     let what = match decl.unexposed_declaration() {
-        Some(UnexposedDeclaration::LocalLabel) => "a local label declaration ('__label__')",
         Some(UnexposedDeclaration::StructuredBinding) => {
             "a structured binding whose bindings clang did not resolve"
         }
