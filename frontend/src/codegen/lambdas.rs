@@ -273,10 +273,11 @@ impl<'c> FunctionCodegen<'c, '_> {
         if self.closure_copy_runs_code(held)? {
             return match copy {
                 Some(ctor) => self.copy_closure_object(held, &ctor, site),
-                None => Err(FrontendError::unsupported(
-                    held.lambda.location(),
-                    "a lambda captured by copy by another lambda, holding an object whose copy \
-                     constructor or destructor runs code",
+                // Every copy clang writes names the closure's constructor; a lambda captured by
+                // another is copied when that one is made (see `create_lambda`).
+                None => Err(internal(
+                    loc,
+                    "a closure copy that runs code without the closure's constructor",
                 )),
             };
         }
