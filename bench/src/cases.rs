@@ -77,6 +77,10 @@ impl Rng {
 pub fn f32_bytes(v: &[f32]) -> Vec<u8> {
     v.iter().flat_map(|x| x.to_le_bytes()).collect()
 }
+pub fn u16_bytes(v: &[u16]) -> Vec<u8> {
+    v.iter().flat_map(|x| x.to_le_bytes()).collect()
+}
+
 pub fn u32_bytes(v: &[u32]) -> Vec<u8> {
     v.iter().flat_map(|x| x.to_le_bytes()).collect()
 }
@@ -214,6 +218,7 @@ pub fn all(sizes: Sizes) -> Vec<(&'static str, MakeCase)> {
         ("stencil", Box::new(move || stencil(sizes.n))),
         ("histogram", Box::new(move || histogram(sizes.histogram))),
         ("scan", Box::new(move || scan(sizes.n))),
+        ("half2_max", Box::new(move || half2_max(sizes.n))),
     ]
 }
 
@@ -506,6 +511,123 @@ pub fn scan(n: usize) -> Case {
     }
 }
 
+/// The half nearest to `x`, ties to even (IEEE's default rounding, which `__hsub2` and OpenCL's
+/// half arithmetic round with), as its bits.
+pub fn f32_to_f16(x: f32) -> u16 {
+    let bits = x.to_bits();
+    let sign = ((bits >> 16) & 0x8000) as u16;
+    let exp = ((bits >> 23) & 0xff) as i32;
+    let man = bits & 0x7f_ffff;
+    if exp == 0xff {
+        return sign | 0x7c00 | if man != 0 { 0x200 } else { 0 };
+    }
+    // The significand with its leading bit, and the half's biased exponent of that value.
+    let (m, e) = if exp == 0 {
+        (man, -126)
+    } else {
+        (man | 0x80_0000, exp - 127)
+    };
+    let he = e + 15;
+    if he >= 31 {
+        return sign | 0x7c00;
+    }
+    // 13 bits fall off a normal half; a subnormal one loses one more per step below 2^-14.
+    let shift = if he >= 1 { 13 } else { (14 - he).min(31) } as u32;
+    let mut q = m >> shift;
+    let rem = m & ((1 << shift) - 1);
+    let halfway = 1 << (shift - 1);
+    if rem > halfway || (rem == halfway && q & 1 == 1) {
+        q += 1;
+    }
+    // A carry out of the significand steps the exponent (up to infinity), as the bits line up.
+    let magnitude = if he >= 1 {
+        ((he as u32) << 10) + q - 0x400
+    } else {
+        q
+    };
+    sign | magnitude.min(0x7c00) as u16
+}
+
+/// The value of a half's bits (exact in f32).
+pub fn f16_to_f32(h: u16) -> f32 {
+    let sign = if h & 0x8000 != 0 { -1.0 } else { 1.0 };
+    let exp = ((h >> 10) & 0x1f) as i32;
+    let man = (h & 0x3ff) as f32;
+    sign * match exp {
+        0 => man * (2.0f32).powi(-24),
+        31 if man == 0.0 => f32::INFINITY,
+        31 => f32::NAN,
+        _ => (1.0 + man / 1024.0) * (2.0f32).powi(exp - 15),
+    }
+}
+
+/// One lane of half2_max: `a` where `a - b`, rounded to half, is not negative, else `b` (a
+/// difference of zero takes its sign from IEEE's rules: -0 only for -0 - +0).
+pub fn half_max_by_difference(a: u16, b: u16) -> u16 {
+    let d = f32_to_f16(f16_to_f32(a) - f16_to_f32(b));
+    if d & 0x8000 != 0 {
+        b
+    } else {
+        a
+    }
+}
+
+/// Random finite halves (no infinities or NaNs, whose differences have no defined sign), with
+/// the pairs that decide ties: equal halves, neighbours one unit in the last place apart, and
+/// zeros of both signs.
+fn half_pairs(rng: &mut Rng, lanes: usize) -> (Vec<u16>, Vec<u16>) {
+    let finite = |rng: &mut Rng| loop {
+        let h = rng.next_u64() as u16;
+        if h & 0x7c00 != 0x7c00 {
+            return h;
+        }
+    };
+    let mut a = Vec::with_capacity(lanes);
+    let mut b = Vec::with_capacity(lanes);
+    for _ in 0..lanes {
+        let x = finite(rng);
+        let y = match rng.next_u64() % 16 {
+            0 | 1 => x,
+            2 | 3 => x ^ 1,
+            4 => {
+                a.push(x & 0x8000);
+                b.push(!x & 0x8000);
+                continue;
+            }
+            _ => finite(rng),
+        };
+        a.push(x);
+        b.push(y);
+    }
+    (a, b)
+}
+
+pub fn half2_max(n: usize) -> Case {
+    let mut rng = Rng::new(9);
+    let (a, b) = half_pairs(&mut rng, 2 * n);
+    let want: Vec<u16> = a
+        .iter()
+        .zip(&b)
+        .map(|(&x, &y)| half_max_by_difference(x, y))
+        .collect();
+    // Lane x of a pair is the low half of its 32 bits, as __half2 and OpenCL's half2 lay it out.
+    let want: Vec<u32> = bytes_u32(&u16_bytes(&want));
+    Case {
+        file: "half2_max",
+        title: "half2 max (__hsub2, __byte_perm)",
+        size: format!("n = 2^{} half2, {} moved", n.trailing_zeros(), mb(12 * n)),
+        buffers: vec![input(u16_bytes(&a)), input(u16_bytes(&b)), output(4 * n)],
+        launches: vec![Launch {
+            kernel: "half2_max",
+            args: vec![A::Buf(0), A::Buf(1), A::Buf(2), A::I32(n as i32)],
+            global: vec![ceil_div(n, 256) * 256],
+            local: vec![256],
+        }],
+        work: Work::Bytes(12.0 * n as f64),
+        check: Box::new(move |out| exact_u32(&bytes_u32(&out[2]), &want)),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -560,5 +682,77 @@ mod tests {
         let mut out: Vec<Vec<u8>> = case.buffers.iter().map(|_| Vec::new()).collect();
         out[0] = f32_bytes(&t);
         assert!((case.check)(&out).is_ok());
+    }
+
+    #[test]
+    fn halves_round_to_nearest_even() {
+        assert_eq!(f32_to_f16(1.0), 0x3c00);
+        assert_eq!(f32_to_f16(-2.0), 0xc000);
+        assert_eq!(f32_to_f16(65504.0), 0x7bff);
+        // Halfway to 65536 rounds to even: infinity; just below stays.
+        assert_eq!(f32_to_f16(65520.0), 0x7c00);
+        assert_eq!(f32_to_f16(65519.0), 0x7bff);
+        assert_eq!(f32_to_f16(1e9), 0x7c00);
+        assert_eq!(f32_to_f16(-0.0), 0x8000);
+        // 1 + 2^-11 is halfway between 1 and the next half: ties to the even 1.
+        assert_eq!(f32_to_f16(1.0 + 2f32.powi(-11)), 0x3c00);
+        assert_eq!(f32_to_f16(1.0 + 3.0 * 2f32.powi(-11)), 0x3c02);
+        // Subnormals, and the halfway point below the smallest (to even: zero).
+        assert_eq!(f32_to_f16(2f32.powi(-24)), 0x0001);
+        assert_eq!(f32_to_f16(2f32.powi(-25)), 0x0000);
+        assert_eq!(f32_to_f16(1.5 * 2f32.powi(-24)), 0x0002);
+        assert_eq!(f32_to_f16(2f32.powi(-14) - 2f32.powi(-25)), 0x0400);
+        assert_eq!(f32_to_f16(1e-30), 0x0000);
+        // Every finite half converts back to its own bits.
+        for h in 0..=0xffffu16 {
+            if h & 0x7c00 != 0x7c00 {
+                assert_eq!(f32_to_f16(f16_to_f32(h)), h, "{h:#06x}");
+            }
+        }
+    }
+
+    #[test]
+    fn half_max_ties_follow_the_difference_sign() {
+        let (one, two) = (0x3c00, 0x4000);
+        assert_eq!(half_max_by_difference(one, two), two);
+        assert_eq!(half_max_by_difference(two, one), two);
+        assert_eq!(half_max_by_difference(0xc000, one), one);
+        // Equal halves: +0 difference, a kept; -0 - +0 is the one negative zero.
+        assert_eq!(half_max_by_difference(0x8000, 0x0000), 0x0000);
+        assert_eq!(half_max_by_difference(0x0000, 0x8000), 0x0000);
+        assert_eq!(half_max_by_difference(0x8000, 0x8000), 0x8000);
+        // A difference that overflows keeps its sign.
+        assert_eq!(half_max_by_difference(0xfbff, 0x7bff), 0x7bff);
+    }
+
+    #[test]
+    fn half2_max_checks_every_lane() {
+        let case = half2_max(1024);
+        let a = &case.buffers[0].init;
+        let b = &case.buffers[1].init;
+        let lanes = |v: &[u8]| -> Vec<u16> {
+            v.chunks_exact(2)
+                .map(|c| u16::from_le_bytes([c[0], c[1]]))
+                .collect()
+        };
+        let max: Vec<u16> = lanes(a)
+            .iter()
+            .zip(lanes(b))
+            .map(|(&x, y)| half_max_by_difference(x, y))
+            .collect();
+        let mut out: Vec<Vec<u8>> = case.buffers.iter().map(|_| Vec::new()).collect();
+        out[2] = u16_bytes(&max);
+        assert!((case.check)(&out).is_ok());
+        // The pairs' other choice somewhere: a wrong lane is found.
+        let flipped = lanes(a).iter().zip(lanes(b)).position(|(&x, y)| x != y);
+        let i = flipped.expect("some lanes differ");
+        let mut wrong = max.clone();
+        wrong[i] = if max[i] == lanes(a)[i] {
+            lanes(b)[i]
+        } else {
+            lanes(a)[i]
+        };
+        out[2] = u16_bytes(&wrong);
+        assert!((case.check)(&out).is_err());
     }
 }
