@@ -7,6 +7,7 @@
 // only its inline accessors, so nothing beyond libclang itself is linked. A libclang cursor for a
 // statement holds the `clang::Stmt *` in `data[1]`.
 #include <clang/AST/Attr.h>
+#include <clang/AST/DeclCXX.h>
 #include <clang/AST/DeclTemplate.h>
 #include <clang/AST/Expr.h>
 #include <clang/AST/ExprCXX.h>
@@ -376,6 +377,9 @@ int hipmlir_is_elidable_construction(const void *expr) {
 // for's condition and increment): what those are, or an unexposed expression (an implicit
 // conversion, a full-expression), whose children libclang shows.
 static int expression_cursor_kind(const clang::Expr *e) {
+  if (llvm::isa<clang::DeclRefExpr>(e)) return 101;
+  if (llvm::isa<clang::MemberExpr>(e)) return 102;
+  if (llvm::isa<clang::ArraySubscriptExpr>(e)) return 113;
   if (llvm::isa<clang::CompoundAssignOperator>(e)) return 115;
   if (llvm::isa<clang::BinaryOperator>(e)) return 114;
   if (llvm::isa<clang::UnaryOperator>(e)) return 112;
@@ -456,6 +460,55 @@ int hipmlir_range_for_parts(const void *stmt, const void *parts[5], int kinds[5]
   return parts[0] && parts[1] && parts[2];
 }
 
+// The bindings of a structured binding declaration (`auto [a, b] = s;`: clang's DecompositionDecl,
+// a variable holding the object decomposed, which libclang shows as an unexposed declaration),
+// up to `max`. Returns their number, or -1 when `decl` is no such declaration or has more.
+int hipmlir_decomposition_bindings(const void *decl, int max, const void **bindings) {
+  const auto *d = llvm::dyn_cast<clang::DecompositionDecl>(static_cast<const clang::Decl *>(decl));
+  if (!d || d->bindings().size() > static_cast<size_t>(max)) return -1;
+  int n = 0;
+  for (const clang::BindingDecl *b : d->bindings()) bindings[n++] = b;
+  return n;
+}
+
+// What a declaration libclang shows as unexposed is, among those a function body may hold:
+// 1 `using enum E;`, 2 a GNU local label (`__label__ l;`), 3 a structured binding, 4 an OpenMP
+// or OpenACC directive's declaration; 0 anything else.
+int hipmlir_unexposed_declaration(const void *decl) {
+  switch (static_cast<const clang::Decl *>(decl)->getKind()) {
+    case clang::Decl::UsingEnum: return 1;
+    case clang::Decl::Label: return 2;
+    case clang::Decl::Decomposition: return 3;
+    case clang::Decl::OMPThreadPrivate:
+    case clang::Decl::OMPAllocate:
+    case clang::Decl::OMPDeclareReduction:
+    case clang::Decl::OMPDeclareMapper:
+    case clang::Decl::OMPRequires:
+    case clang::Decl::OpenACCDeclare:
+    case clang::Decl::OpenACCRoutine: return 4;
+    default: return 0;
+  }
+}
+
+// What a structured binding names (clang's BindingDecl::getBinding): a member or an element of the
+// decomposed object, or for a tuple-like type the hidden reference variable (`*holding`)
+// initialized from `get<i>`; with its libclang cursor kind. Null when `decl` is no binding or has
+// no expression (a binding of a template not instantiated).
+const void *hipmlir_binding_expression(const void *decl, int *kind, const void **holding) {
+  const auto *b = llvm::dyn_cast<clang::BindingDecl>(static_cast<const clang::Decl *>(decl));
+  const clang::Expr *e = b ? b->getBinding() : nullptr;
+  if (!e) return nullptr;
+  *kind = expression_cursor_kind(e);
+  // BindingDecl::getHoldingVar, which libclang does not export: the implicit variable the
+  // expression names.
+  const clang::Expr *named = e;
+  while (const auto *c = llvm::dyn_cast<clang::ImplicitCastExpr>(named)) named = c->getSubExpr();
+  const auto *ref = llvm::dyn_cast<clang::DeclRefExpr>(named);
+  const auto *var = ref ? llvm::dyn_cast<clang::VarDecl>(ref->getDecl()) : nullptr;
+  *holding = var && var->isImplicit() ? var : nullptr;
+  return e;
+}
+
 // Whether a class is a lambda's closure type (libclang spells it `(lambda at file:line:col)` and
 // says nothing more).
 int hipmlir_is_lambda_class(const void *decl) {
@@ -465,8 +518,8 @@ int hipmlir_is_lambda_class(const void *decl) {
 
 // The captures of a lambda's closure class, in clang's order, which is the order of the class's
 // fields: for each, the captured declaration (null for `this` and a VLA bound) and its kind: 0 a
-// variable, 1 a parameter, 2 `this`, 3 an init-capture, 4 anything else (a VLA bound, a
-// structured binding). Returns the count; -1 when `decl` is no closure class or has more than
+// variable, 1 a parameter, 2 `this`, 3 an init-capture, 4 anything else (a VLA bound), 5 a
+// structured binding. Returns the count; -1 when `decl` is no closure class or has more than
 // `max` captures.
 int hipmlir_lambda_captures(const void *decl, int max, const void **captured, int *kinds) {
   const auto *r = llvm::dyn_cast<clang::CXXRecordDecl>(static_cast<const clang::Decl *>(decl));
@@ -485,6 +538,8 @@ int hipmlir_lambda_captures(const void *decl, int max, const void **captured, in
         kinds[n] = 1;
       else if (const auto *var = llvm::dyn_cast<clang::VarDecl>(v))
         kinds[n] = var->isInitCapture() ? 3 : 0;
+      else if (llvm::isa<clang::BindingDecl>(v))
+        kinds[n] = 5;
     }
     ++n;
   }

@@ -79,17 +79,20 @@ pub fn lambda_captures(lambda: &Cursor) -> Result<Vec<LambdaCapture>, CaptureErr
         .into_iter()
         .zip(fields)
         .map(|(capture, field)| {
-            let captured =
-                match capture {
-                    ClosureCapture::Variable(decl) => Captured::Variable(decl),
-                    ClosureCapture::InitCapture(decl) => Captured::Init(decl),
-                    ClosureCapture::This => Captured::This,
-                    ClosureCapture::Other => return Err((
+            let captured = match capture {
+                ClosureCapture::Variable(decl) => Captured::Variable(decl),
+                ClosureCapture::InitCapture(decl) => Captured::Init(decl),
+                // A structured binding names an object (see `Cursor::binding`), held as a
+                // variable's is.
+                ClosureCapture::Binding(decl) => Captured::Variable(decl),
+                ClosureCapture::This => Captured::This,
+                ClosureCapture::Other => {
+                    return Err((
                         *lambda,
-                        "lambda capturing a variable-length array bound or a structured binding"
-                            .into(),
-                    )),
-                };
+                        "lambda capturing a variable-length array bound".into(),
+                    ))
+                }
+            };
             // `[this]` holds a pointer (the object by reference); `[*this]` a copy.
             let by_ref = field.ty().is_reference()
                 || (captured == Captured::This && field.ty().canonical().kind() == CXType_Pointer);

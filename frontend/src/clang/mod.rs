@@ -13,7 +13,7 @@ use clang_sys::*;
 use crate::error::{Diagnostic, FrontendError, SourceLoc};
 
 mod parts;
-pub use parts::{ClosureCapture, ForParts, IfParts, RangeForParts};
+pub use parts::{Binding, ClosureCapture, ForParts, IfParts, RangeForParts};
 
 /// Owns a libclang index and one parsed translation unit.
 pub struct TranslationUnit {
@@ -238,6 +238,17 @@ extern "C" {
         kinds: *mut [i32; 5],
     ) -> i32;
     fn hipmlir_is_lambda_class(decl: *const c_void) -> i32;
+    fn hipmlir_unexposed_declaration(decl: *const c_void) -> i32;
+    fn hipmlir_decomposition_bindings(
+        decl: *const c_void,
+        max: i32,
+        bindings: *mut *const c_void,
+    ) -> i32;
+    fn hipmlir_binding_expression(
+        decl: *const c_void,
+        kind: *mut i32,
+        holding: *mut *const c_void,
+    ) -> *const c_void;
     fn hipmlir_lambda_captures(
         decl: *const c_void,
         max: i32,
@@ -428,6 +439,20 @@ fn take_string(s: CXString) -> String {
 #[derive(Clone, Copy)]
 pub struct Cursor(CXCursor);
 
+/// Declarations a function body may hold that libclang shows only as unexposed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum UnexposedDeclaration {
+    /// `using enum E;`
+    UsingEnum,
+    /// A GNU local label, `__label__ l;`
+    LocalLabel,
+    /// `auto [a, b] = s;`
+    StructuredBinding,
+    /// An OpenMP or OpenACC directive's declaration.
+    Directive,
+    Other,
+}
+
 impl PartialEq for Cursor {
     fn eq(&self, other: &Self) -> bool {
         // SAFETY: comparing two cursors of a live TU.
@@ -461,6 +486,24 @@ impl Cursor {
 
     pub fn spelling(&self) -> String {
         take_string(unsafe { clang_getCursorSpelling(self.0) })
+    }
+
+    /// What a declaration libclang shows as unexposed is, among those a function body may
+    /// hold; None for other cursors.
+    pub fn unexposed_declaration(&self) -> Option<UnexposedDeclaration> {
+        if self.kind() != CXCursor_UnexposedDecl || self.0.data[0].is_null() {
+            return None;
+        }
+        // SAFETY: a declaration cursor holds its `clang::Decl *` in data[0].
+        Some(
+            match unsafe { hipmlir_unexposed_declaration(self.0.data[0]) } {
+                1 => UnexposedDeclaration::UsingEnum,
+                2 => UnexposedDeclaration::LocalLabel,
+                3 => UnexposedDeclaration::StructuredBinding,
+                4 => UnexposedDeclaration::Directive,
+                _ => UnexposedDeclaration::Other,
+            },
+        )
     }
 
     pub fn display_name(&self) -> String {

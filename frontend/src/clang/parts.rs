@@ -1,6 +1,6 @@
 //! Typed views of what libclang shows only as unnamed children or as spelled text: the parts of
-//! `for`/`if` statements, the operand of a cast, the hidden parts of a range-based for, and
-//! whether a class is a lambda's closure. The codegen reads the AST through these and never
+//! `for`/`if` statements, the operand of a cast, the hidden parts of a range-based for and of a
+//! structured binding, and whether a class is a lambda's closure. The codegen reads the AST through these and never
 //! guesses a part from a child's position or a name's spelling itself.
 
 use std::os::raw::c_void;
@@ -9,8 +9,9 @@ use clang_sys::*;
 use hipmlir_ir::LoopUnroll;
 
 use super::{
-    hipmlir_is_lambda_class, hipmlir_lambda_captures, hipmlir_loop_unroll, hipmlir_range_for_parts,
-    hipmlir_switch_init, CType, Cursor,
+    hipmlir_binding_expression, hipmlir_decomposition_bindings, hipmlir_is_lambda_class,
+    hipmlir_lambda_captures, hipmlir_loop_unroll, hipmlir_range_for_parts, hipmlir_switch_init,
+    CType, Cursor,
 };
 
 /// The parts of a `for` statement, each the child that holds it.
@@ -197,6 +198,49 @@ impl Cursor {
         })
     }
 
+    /// The bindings of a structured binding declaration (`auto [a, b] = s;`, which libclang
+    /// shows as an unexposed declaration: clang's variable holding the object decomposed), in
+    /// order; None for any other cursor.
+    pub fn structured_bindings(&self) -> Option<Vec<Binding>> {
+        const MAX: usize = 256;
+        if unsafe { clang_isDeclaration(self.kind()) } == 0 {
+            return None;
+        }
+        let mut nodes = [std::ptr::null(); MAX];
+        // SAFETY: a declaration cursor holds its `clang::Decl *` in data[0]; the shim checks its
+        // class and writes at most MAX entries.
+        let count = unsafe {
+            hipmlir_decomposition_bindings(self.0.data[0], MAX as i32, nodes.as_mut_ptr())
+        };
+        let count = usize::try_from(count).ok()?;
+        nodes[..count]
+            .iter()
+            .map(|node| {
+                self.declaration_cursor(*node, CXCursor_UnexposedDecl)
+                    .binding()
+            })
+            .collect()
+    }
+
+    /// What this structured binding names (see [`Binding`]); None for any other declaration.
+    pub fn binding(&self) -> Option<Binding> {
+        if unsafe { clang_isDeclaration(self.kind()) } == 0 {
+            return None;
+        }
+        let mut kind = 0;
+        let mut holding = std::ptr::null();
+        // SAFETY: a declaration cursor holds its `clang::Decl *` in data[0]; the shim checks its
+        // class.
+        let node = unsafe { hipmlir_binding_expression(self.0.data[0], &mut kind, &mut holding) };
+        let expression = self.semantic_child(node, kind, &mut Vec::new())?;
+        Some(Binding {
+            decl: self.canonical(),
+            expression,
+            holding: (!holding.is_null())
+                .then(|| self.declaration_cursor(holding, CXCursor_VarDecl)),
+        })
+    }
+
     /// The captures of this lambda closure class in clang's order (the order of its fields);
     /// None for any other declaration.
     pub fn closure_captures(&self) -> Option<Vec<ClosureCapture>> {
@@ -229,6 +273,10 @@ impl Cursor {
                             .canonical(),
                     ),
                     2 => ClosureCapture::This,
+                    5 => ClosureCapture::Binding(
+                        self.declaration_cursor(captured[i], CXCursor_UnexposedDecl)
+                            .canonical(),
+                    ),
                     3 => ClosureCapture::InitCapture(
                         self.declaration_cursor(captured[i], CXCursor_VarDecl)
                             .canonical(),
@@ -267,6 +315,21 @@ pub enum ClosureCapture {
     /// `[y = expr]`: a variable the capture itself declares (its canonical declaration, whose
     /// initializer is `expr`).
     InitCapture(Cursor),
-    /// A variable-length array bound or a structured binding.
+    /// A structured binding (its canonical declaration).
+    Binding(Cursor),
+    /// A variable-length array bound.
     Other,
+}
+
+/// One name a structured binding declaration introduces (clang's BindingDecl).
+#[derive(Debug, Clone, Copy)]
+pub struct Binding {
+    /// The binding's canonical declaration, which uses of the name refer to.
+    pub decl: Cursor,
+    /// What the name stands for (clang's binding expression): a member or an element of the
+    /// object decomposed, or for a tuple-like type the hidden variable `holding`.
+    pub expression: Cursor,
+    /// For a tuple-like type: the reference variable initialized from `get<i>`, declared with
+    /// the decomposition.
+    pub holding: Option<Cursor>,
 }

@@ -49,6 +49,10 @@ pub struct LambdaValue<'c> {
     /// capture of a mutable lambda (the closure's own state, changed by its calls), with their
     /// types; the addresses init-captures by reference bind.
     pub copied_objects: HashMap<VarKey, (Value<'c>, Ty)>,
+    /// Lambdas this one captures by copy whose copy is its own, made once when it was made (a
+    /// copy whose constructor or destructor runs code, a mutable lambda's state), by the
+    /// captured local's declaration.
+    pub copied_lambdas: HashMap<Cursor, LambdaValue<'c>>,
 }
 
 impl LambdaValue<'_> {
@@ -58,6 +62,7 @@ impl LambdaValue<'_> {
             lambda,
             copies: HashMap::new(),
             copied_objects: HashMap::new(),
+            copied_lambdas: HashMap::new(),
         }
     }
 }

@@ -15,7 +15,7 @@ use super::expr::LValue;
 use super::function::{FunctionCodegen, LambdaValue, Val};
 use super::module::ModuleCodegen;
 use crate::captures::{is_mutable, lambda_captures, Captured, LambdaCapture};
-use crate::clang::{CType, Cursor};
+use crate::clang::{Binding, CType, Cursor};
 use crate::error::{FrontendError, Result};
 use crate::types::Ty;
 use melior::ir::Location;
@@ -132,43 +132,105 @@ impl<'c> FunctionCodegen<'c, '_> {
                         held.copies.insert(key, (value, ty));
                     }
                 }
-                Captured::Variable(_) => {
-                    // A variable not bound here is reported where the lambda is called.
-                    let Some(b) = self.env.get(&key).cloned() else {
-                        continue;
-                    };
-                    // An object whose copy runs code is copied as clang's initializer says.
-                    let constructed = b.in_memory
-                        && capture_type(&capture).is_some_and(|t| self.copy_runs_code(t));
-                    if !mutable && !constructed && (!b.in_memory || in_place) {
-                        if !b.in_memory {
-                            held.copies.insert(key, (b.val, b.ty));
+                Captured::Variable(decl) => {
+                    if let Some(inner) = self.captured_lambda(&capture) {
+                        // A lambda captured by copy: the closure's own copy is made now, when
+                        // copying runs code or the copy has state of its own; an immutable
+                        // one's captures are read where they are.
+                        if self.closure_copy_runs_code(&inner)? || is_mutable(&inner.lambda) {
+                            let init = init_of(index)?;
+                            let ctor = closure_copy_constructor(&init);
+                            let copy = self.copy_lambda(&inner, ctor, &init)?;
+                            held.copied_lambdas.insert(decl, copy);
                         }
                         continue;
                     }
-                    let copy = if constructed {
-                        let class = capture_type(&capture)
-                            .ok_or_else(|| internal(loc, "capture without a variable"))?;
-                        self.capture_copy(&b.ty, class, &init_of(index)?, lambda)?
-                    } else {
-                        let copy = self.alloca(&b.ty, loc)?;
-                        if b.in_memory {
-                            self.copy_object(copy, b.val.scalar(), &b.ty, loc)?;
-                        } else {
-                            let place = LValue::Mem {
-                                ptr: copy,
-                                ty: b.ty.clone(),
-                                volatile: false,
-                            };
-                            self.store(&place, b.val, loc)?;
-                        }
-                        copy
-                    };
-                    held.copied_objects.insert(key, (copy, b.ty.clone()));
+                    let init = inits.get(index).copied().flatten();
+                    self.capture_variable(&mut held, &capture, init, mutable, in_place, lambda)?;
                 }
             }
         }
         Ok(held)
+    }
+
+    /// A by-copy capture of a variable (or a structured binding) as [`Self::create_lambda`]
+    /// holds it (see there); `init` is clang's initializer of its field.
+    fn capture_variable(
+        &mut self,
+        held: &mut LambdaValue<'c>,
+        capture: &LambdaCapture,
+        init: Option<Cursor>,
+        mutable: bool,
+        in_place: bool,
+        lambda: &Cursor,
+    ) -> Result<()> {
+        let loc = self.loc(lambda);
+        let key = capture_key(capture);
+        // A variable not bound here is reported where the lambda is called.
+        let Some(b) = self.env.get(&key).cloned() else {
+            if let Some(binding) = capture.decl().and_then(|d| d.binding()) {
+                self.capture_bit_field_binding(held, key, &binding, mutable)?;
+            }
+            return Ok(());
+        };
+        // An object whose copy runs code is copied as clang's initializer says.
+        let constructed =
+            b.in_memory && capture_type(capture).is_some_and(|t| self.copy_runs_code(t));
+        if !mutable && !constructed && (!b.in_memory || in_place) {
+            if !b.in_memory {
+                held.copies.insert(key, (b.val, b.ty));
+            }
+            return Ok(());
+        }
+        let copy = if constructed {
+            let class =
+                capture_type(capture).ok_or_else(|| internal(loc, "capture without a variable"))?;
+            let init = init.ok_or_else(|| internal(loc, "capture without its initializer"))?;
+            self.capture_copy(&b.ty, class, &init, lambda)?
+        } else {
+            let copy = self.alloca(&b.ty, loc)?;
+            if b.in_memory {
+                self.copy_object(copy, b.val.scalar(), &b.ty, loc)?;
+            } else {
+                let place = LValue::Mem {
+                    ptr: copy,
+                    ty: b.ty.clone(),
+                    volatile: false,
+                };
+                self.store(&place, b.val, loc)?;
+            }
+            copy
+        };
+        held.copied_objects.insert(key, (copy, b.ty.clone()));
+        Ok(())
+    }
+
+    /// A structured binding to a bit-field captured by copy (C++ allows no other capture of
+    /// one): it has no address to bind, so its value, read now, is the closure's copy (in
+    /// memory of its own for a mutable lambda, whose calls change it).
+    fn capture_bit_field_binding(
+        &mut self,
+        held: &mut LambdaValue<'c>,
+        key: VarKey,
+        binding: &Binding,
+        mutable: bool,
+    ) -> Result<()> {
+        let loc = self.loc(&binding.expression);
+        let ty = Ty::of(&binding.expression)?;
+        let value = self.full_expression(|this| this.rvalue_as(&binding.expression, &ty))?;
+        if !mutable {
+            held.copies.insert(key, (value, ty));
+            return Ok(());
+        }
+        let copy = self.alloca(&ty, loc)?;
+        let place = LValue::Mem {
+            ptr: copy,
+            ty: ty.clone(),
+            volatile: false,
+        };
+        self.store(&place, value, loc)?;
+        held.copied_objects.insert(key, (copy, ty));
+        Ok(())
     }
 
     /// Whether copying a captured object of type `ty` runs code: a written copy constructor
@@ -208,22 +270,22 @@ impl<'c> FunctionCodegen<'c, '_> {
     ) -> Result<LambdaValue<'c>> {
         let loc = self.loc(site);
         let captures = self.captures_of(&held.lambda)?;
-        let fields = held.lambda.ty().canonical().fields();
-        let runs_code = captures
-            .iter()
-            .zip(&fields)
-            .any(|(c, f)| !c.by_ref && self.copy_runs_code(f.ty()));
-        if runs_code {
+        if self.closure_copy_runs_code(held)? {
             return match copy {
                 Some(ctor) => self.copy_closure_object(held, &ctor, site),
-                None => Err(FrontendError::unsupported(
-                    held.lambda.location(),
-                    "a lambda captured by copy by another lambda, holding an object whose copy \
-                     constructor or destructor runs code",
+                // Every copy clang writes names the closure's constructor; a lambda captured by
+                // another is copied when that one is made (see `create_lambda`).
+                None => Err(internal(
+                    loc,
+                    "a closure copy that runs code without the closure's constructor",
                 )),
             };
         }
         let mut out = held.clone();
+        // The lambdas it holds copies of have state of their own in its copy too.
+        for inner in out.copied_lambdas.values_mut() {
+            *inner = self.copy_lambda(inner, None, site)?;
+        }
         if is_mutable(&held.lambda) {
             for capture in captures.iter().filter(|c| !c.by_ref) {
                 if let Some((address, ty)) = out.copied_objects.get_mut(&capture_key(capture)) {
@@ -234,6 +296,16 @@ impl<'c> FunctionCodegen<'c, '_> {
             }
         }
         Ok(out)
+    }
+
+    /// Whether copying the closure of `held` runs code: a capture by copy whose copy does.
+    fn closure_copy_runs_code(&self, held: &LambdaValue<'c>) -> Result<bool> {
+        let captures = self.captures_of(&held.lambda)?;
+        let fields = held.lambda.ty().canonical().fields();
+        Ok(captures
+            .iter()
+            .zip(&fields)
+            .any(|(c, f)| !c.by_ref && self.copy_runs_code(f.ty())))
     }
 
     /// The closure object of `held` copied by the closure's constructor `ctor` (compiled from
@@ -384,28 +456,54 @@ impl<'c> FunctionCodegen<'c, '_> {
         ty: &Ty,
         e: &Cursor,
     ) -> Result<()> {
+        let (operands, captures) = self.capture_operands(held, e)?;
+        let mut operands = operands.into_iter();
+        self.store_captures(&held.lambda, &captures, &mut operands, object, ty, e)
+    }
+
+    /// Writes the captures of `lambda`, passed as `captures` with their operands taken from
+    /// `operands` in order, into its closure object of type `ty` at `object`; a lambda captured
+    /// by copy is written into its field as a closure object of its own.
+    fn store_captures(
+        &mut self,
+        lambda: &Cursor,
+        captures: &[Capture],
+        operands: &mut impl Iterator<Item = Value<'c>>,
+        object: Value<'c>,
+        ty: &Ty,
+        e: &Cursor,
+    ) -> Result<()> {
         let loc = self.loc(e);
         let Ty::Record(record) = ty else {
             return Err(internal(loc, "closure type that is no record"));
         };
-        let written = self.captures_of(&held.lambda)?;
-        let (operands, captures) = self.capture_operands(held, e)?;
+        let written = self.captures_of(lambda)?;
         if written.len() != record.fields.len() || captures.len() != written.len() {
-            return Err(FrontendError::unsupported(
-                e.location(),
-                "a lambda capturing another lambda, stored or returned",
-            ));
+            return Err(internal(loc, "closure fields and captures differ"));
         }
-        let parts = written
-            .iter()
-            .zip(operands)
-            .zip(&captures)
-            .zip(&record.fields);
-        for (((capture, operand), passed), field) in parts {
+        for ((capture, passed), field) in written.iter().zip(captures).zip(&record.fields) {
             let target = self.field_pointer(object, ty, field.llvm_index, loc)?;
+            let by_address = match passed {
+                // A lambda captured by reference would need the address of a closure object
+                // that hipmlir never made: it holds that lambda as its captures.
+                Capture::Lambda(..) if capture.by_ref => {
+                    return Err(FrontendError::unsupported(
+                        e.location(),
+                        "a lambda capturing another lambda by reference, stored, returned or \
+                         copied",
+                    ))
+                }
+                Capture::Lambda(_, inner, inner_captures) => {
+                    self.store_captures(inner, inner_captures, operands, target, &field.ty, e)?;
+                    continue;
+                }
+                Capture::Value(_, _, by_address) => *by_address,
+            };
+            let operand = operands
+                .next()
+                .ok_or_else(|| internal(loc, "capture without its operand"))?;
             // A by-copy capture passed by address (an object, a mutable lambda's state, `*this`)
             // is copied; an address (a capture by reference, `this`) or a value is stored.
-            let by_address = matches!(passed, Capture::Value(_, _, true));
             if field.ty.is_aggregate() || (by_address && !capture.by_ref) {
                 self.copy_object(target, operand, &field.ty, loc)?;
             } else {
@@ -462,10 +560,25 @@ impl<'c> FunctionCodegen<'c, '_> {
             return Err(internal(loc, "closure fields and captures differ"));
         }
         let mut held = LambdaValue::written(lambda);
-        for (capture, field) in captures.iter().zip(&record.fields) {
+        let declared = lambda.ty().canonical().fields();
+        for ((capture, field), declared) in captures.iter().zip(&record.fields).zip(&declared) {
             let key = capture_key(capture);
             let place = self.field_pointer(address, ty, field.llvm_index, loc)?;
             let place = self.to_generic(place, loc)?;
+            // A lambda captured by copy: its closure object is the field, whose fields its
+            // captures are.
+            let inner = match (&capture.captured, capture.by_ref) {
+                (Captured::Variable(decl), false) if declared.ty().is_lambda_closure() => self
+                    .module
+                    .lambda_of_closure(&closure_declaration(declared.ty()))
+                    .map(|inner| (*decl, inner)),
+                _ => None,
+            };
+            if let Some((decl, inner)) = inner {
+                let copy = self.lambda_from_fields(inner, place, &field.ty, loc)?;
+                held.copied_lambdas.insert(decl, copy);
+                continue;
+            }
             match (&capture.captured, capture.by_ref) {
                 // `this`: the pointer the closure holds; `*this`: the closure's copy.
                 (Captured::This, true) => {
@@ -686,13 +799,17 @@ impl<'c> FunctionCodegen<'c, '_> {
                 captures.push(Capture::Value(key, ty.clone(), false));
                 continue;
             }
-            if let Some(inner) = self.captured_lambda(&capture) {
-                // A lambda captured by another: passed as its own captures (a copy of a mutable
-                // one's state when captured by copy).
-                let inner = match capture.by_ref {
-                    true => inner,
-                    false => self.copy_lambda(&inner, None, e)?,
-                };
+            // A lambda captured by another: passed as its own captures. One captured by copy
+            // is the copy the closure made when it was made (see `create_lambda`), or the
+            // lambda itself where nothing can tell the copy from it.
+            let copied = match capture.by_ref {
+                false => capture
+                    .decl()
+                    .and_then(|d| held.copied_lambdas.get(&d))
+                    .cloned(),
+                true => None,
+            };
+            if let Some(inner) = copied.or_else(|| self.captured_lambda(&capture)) {
                 let (inner_operands, inner_captures) = self.capture_operands(&inner, e)?;
                 if inner_captures
                     .iter()
@@ -802,6 +919,24 @@ impl<'c> FunctionCodegen<'c, '_> {
         known: &[Capture],
         at: &Cursor,
     ) -> Result<Vec<Value<'c>>> {
+        let mut out = Vec::with_capacity(operands.len());
+        let mut operands = operands.into_iter();
+        self.convert_operands(&mut operands, captures, known, &mut out, at)?;
+        if operands.next().is_some() {
+            return Err(internal(self.loc(at), "capture operands left over"));
+        }
+        Ok(out)
+    }
+
+    /// [`Self::operands_as`] for one list of captures, a captured lambda's captures in turn.
+    fn convert_operands(
+        &mut self,
+        operands: &mut impl Iterator<Item = Value<'c>>,
+        captures: &[Capture],
+        known: &[Capture],
+        out: &mut Vec<Value<'c>>,
+        at: &Cursor,
+    ) -> Result<()> {
         let loc = self.loc(at);
         let differ = || {
             FrontendError::unsupported(
@@ -810,15 +945,21 @@ impl<'c> FunctionCodegen<'c, '_> {
                  otherwise",
             )
         };
-        if captures.len() != known.len() || operands.len() != known.len() {
+        if captures.len() != known.len() {
             return Err(differ());
         }
-        let mut out = Vec::with_capacity(operands.len());
-        for ((operand, have), want) in operands.into_iter().zip(captures).zip(known) {
-            let (Capture::Value(_, ty, by_address), Capture::Value(_, _, wanted)) = (have, want)
-            else {
-                return Err(differ());
+        for (have, want) in captures.iter().zip(known) {
+            let (ty, by_address, wanted) = match (have, want) {
+                (Capture::Value(_, ty, by_address), Capture::Value(_, _, wanted)) => {
+                    (ty, by_address, wanted)
+                }
+                (Capture::Lambda(_, _, have), Capture::Lambda(_, _, want)) => {
+                    self.convert_operands(operands, have, want, out, at)?;
+                    continue;
+                }
+                _ => return Err(differ()),
             };
+            let operand = operands.next().ok_or_else(differ)?;
             out.push(match (by_address, wanted) {
                 (true, false) => {
                     let place = LValue::Mem {
@@ -841,7 +982,7 @@ impl<'c> FunctionCodegen<'c, '_> {
                 _ => operand,
             });
         }
-        Ok(out)
+        Ok(())
     }
 }
 

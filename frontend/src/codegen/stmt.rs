@@ -10,7 +10,7 @@ use super::builder::{internal, Value};
 use super::expr::promote;
 use super::expr::{GepIndex, LValue};
 use super::function::{FunctionCodegen, Val};
-use crate::clang::{ConstValue, Cursor, ForParts};
+use crate::clang::{Binding, ConstValue, Cursor, ForParts, UnexposedDeclaration};
 use crate::error::{FrontendError, Result};
 use crate::types::Ty;
 
@@ -571,14 +571,58 @@ impl<'c> FunctionCodegen<'c, '_> {
             | CXCursor_NamespaceAlias
             | CXCursor_UsingDirective
             | CXCursor_UsingDeclaration
+            | CXCursor_FunctionDecl
             | CXCursor_StaticAssert => return Ok(()),
-            _ => {
-                return Err(FrontendError::unsupported(
-                    decl.location(),
-                    format!("declaration '{}' in a function body", decl.kind_name()),
-                ))
+            // `auto [a, b] = s;`: libclang shows the declaration as unexposed.
+            CXCursor_UnexposedDecl => {
+                if let Some(bindings) = decl.structured_bindings() {
+                    return self.emit_structured_binding(decl, &bindings);
+                }
+                // `using enum E;` and `__label__ l;` only bring names into scope (a goto finds
+                // its label statement as it finds any other).
+                if matches!(
+                    decl.unexposed_declaration(),
+                    Some(UnexposedDeclaration::UsingEnum | UnexposedDeclaration::LocalLabel)
+                ) {
+                    return Ok(());
+                }
+                return Err(unsupported_local_declaration(decl));
+            }
+            _ => return Err(unsupported_local_declaration(decl)),
+        }
+        self.emit_variable(decl)
+    }
+
+    /// A structured binding declaration: the hidden variable holding the object decomposed (a
+    /// copy, or a reference), then for a tuple-like type the reference variables initialized
+    /// from `get<i>`; each name then stands for the object its binding expression names, whose
+    /// address does not change over the name's scope (a bit-field, which has none, is read
+    /// through its expression at each use).
+    fn emit_structured_binding(&mut self, decl: &Cursor, bindings: &[Binding]) -> Result<()> {
+        self.emit_variable(decl)?;
+        for binding in bindings {
+            if let Some(holding) = &binding.holding {
+                self.emit_variable(holding)?;
             }
         }
+        for binding in bindings {
+            let names_bit_field = binding
+                .expression
+                .referenced()
+                .is_some_and(|member| member.bit_field_width().is_some());
+            if names_bit_field {
+                continue;
+            }
+            let ty = Ty::of(&binding.expression)?;
+            let address = self.full_expression(|this| this.object_address(&binding.expression))?;
+            self.bind_memory(VarKey::Decl(binding.decl), ty, address);
+        }
+        Ok(())
+    }
+
+    /// A local variable (or the hidden one of a structured binding): its storage made and its
+    /// initializer run.
+    fn emit_variable(&mut self, decl: &Cursor) -> Result<()> {
         let loc = self.loc(decl);
         let key = VarKey::Decl(decl.canonical());
         if decl.has_attr(CXCursor_CUDASharedAttr) {
@@ -1688,6 +1732,22 @@ pub(super) fn init_list(e: &Cursor) -> Option<Cursor> {
         },
         _ => None,
     }
+}
+
+/// The error for a declaration in a function body that device code cannot hold, named as C++
+/// names it (libclang shows many kinds only as unexposed declarations).
+fn unsupported_local_declaration(decl: &Cursor) -> FrontendError {
+    let what = match decl.unexposed_declaration() {
+        Some(UnexposedDeclaration::StructuredBinding) => {
+            "a structured binding whose bindings clang did not resolve"
+        }
+        Some(UnexposedDeclaration::Directive) => "an OpenMP or OpenACC declaration",
+        _ => match decl.kind() {
+            CXCursor_FunctionTemplate | CXCursor_ClassTemplate => "a template in a function body",
+            _ => "this kind of declaration in a function body",
+        },
+    };
+    FrontendError::unsupported(decl.location(), what)
 }
 
 /// The unnamed object of an anonymous struct or union declared in a function: the variable

@@ -141,6 +141,13 @@ impl<'c> FunctionCodegen<'c, '_> {
                     .referenced()
                     .ok_or_else(|| FrontendError::unsupported(e.location(), "unresolved name"))?;
                 let key = VarKey::Decl(decl.canonical());
+                // A structured binding to a bit-field (one without an address, which the
+                // declaration did not bind): its member, read afresh.
+                if !self.env.contains_key(&key) && decl.kind() == CXCursor_UnexposedDecl {
+                    if let Some(binding) = decl.binding() {
+                        return self.lvalue(&binding.expression);
+                    }
+                }
                 if !self.env.contains_key(&key) && decl.has_attr(CXCursor_CUDASharedAttr) {
                     let (ptr, ty) = self.shared_address(&decl, loc)?;
                     return Ok(LValue::Mem {
