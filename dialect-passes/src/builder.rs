@@ -5,8 +5,8 @@
 
 use melior::dialect::{arith, func, llvm, ods, scf};
 use melior::ir::attribute::{
-    DenseI32ArrayAttribute, FlatSymbolRefAttribute, IntegerAttribute, StringAttribute,
-    TypeAttribute,
+    DenseI32ArrayAttribute, DenseI64ArrayAttribute, FlatSymbolRefAttribute, IntegerAttribute,
+    StringAttribute, TypeAttribute,
 };
 use melior::ir::block::BlockLike;
 use melior::ir::operation::OperationLike;
@@ -252,6 +252,31 @@ impl<'c> Rewriter<'c> {
             IntegerAttribute::new(ty, value).into(),
             self.loc,
         ))
+    }
+
+    /// `vector.extract v[lane] : element`, one lane of a one-dimensional vector.
+    pub fn vector_extract(
+        &self,
+        v: MlirValue,
+        lane: i64,
+        element: Type<'c>,
+    ) -> Result<MlirValue, LowerError> {
+        let position = DenseI64ArrayAttribute::new(self.ctx, &[lane]).into();
+        self.one(
+            "vector.extract",
+            &[v],
+            element,
+            &[("static_position", position)],
+        )
+    }
+
+    /// `vector.from_elements elements : ty`, a one-dimensional vector of its lanes.
+    pub fn vector_from_elements(
+        &self,
+        elements: &[MlirValue],
+        ty: Type<'c>,
+    ) -> Result<MlirValue, LowerError> {
+        self.one("vector.from_elements", elements, ty, &[])
     }
 
     /// `func.call @callee(operands) : results`.

@@ -143,6 +143,23 @@ pub static LOWER_TRAP_TO_SPIRV: PassInfo = PassInfo {
     run: |ctx, module, _| crate::spirv::traps::lower_trap_to_spirv(ctx, module),
 };
 
+pub static SCALARIZE_HALF_PAIRS: PassInfo = PassInfo {
+    name: "hipmlir-scalarize-half-pairs",
+    summary: "arithmetic, min/max and compares on pairs of halves (vector<2xf16>, __hadd2 and \
+              kin) become one scalar op per lane, which the OpenCL CPU device vectorizes \
+              across work-items (NVPTX keeps the pairs: f16x2 instructions)",
+    options: &[],
+    run: |ctx, module, _| crate::spirv::half_pairs::scalarize_half_pairs(ctx, module),
+};
+
+pub static EXPAND_BYTE_PERM: PassInfo = PassInfo {
+    name: "hipmlir-expand-byte-perm",
+    summary: "calls of __byte_perm become the shifts and masks selecting its bytes (SPIR-V \
+              has no byte permute; NVPTX's lowering makes it one prmt.b32)",
+    options: &[],
+    run: |ctx, module, _| crate::spirv::byte_perm::expand_byte_perm(ctx, module),
+};
+
 pub static LOWER_CLOCKS_TO_SPIRV: PassInfo = PassInfo {
     name: "hipmlir-lower-clocks-to-spirv",
     summary: "reads of the device's clocks (clock64, wall_clock64) become calls of a \
@@ -269,7 +286,7 @@ pub static ADD_MISSING_CAPABILITIES: PassInfo = PassInfo {
     run: |ctx, module, _| crate::spirv::capabilities::add_missing_capabilities(ctx, module),
 };
 
-const PASS_COUNT: usize = 24;
+const PASS_COUNT: usize = 26;
 
 /// Every pass of hipmlir's, in the order the SPIR-V pipeline runs them (then NVPTX's own).
 pub static PASSES: [&PassInfo; PASS_COUNT] = [
@@ -283,6 +300,8 @@ pub static PASSES: [&PassInfo; PASS_COUNT] = [
     &FUSE_SINCOS,
     &NVPTX_PARAMETER_ATTRIBUTES,
     &LOWER_TRAP_TO_SPIRV,
+    &SCALARIZE_HALF_PAIRS,
+    &EXPAND_BYTE_PERM,
     &LOWER_CLOCKS_TO_SPIRV,
     &LOWER_DYNAMIC_SHARED,
     &LINEARIZE_WARP_BLOCKS,

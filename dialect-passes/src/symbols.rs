@@ -10,6 +10,10 @@ use mlir_sys::MlirOperation;
 
 use crate::LowerError;
 
+/// The function the frontend calls for HIP's `__byte_perm` (declared in hipmlir_math.h),
+/// which each target lowers: `prmt.b32` on NVPTX, shifts and masks on SPIR-V.
+pub(crate) const BYTE_PERM: &str = "__byte_perm";
+
 /// The text of a string or flat symbol reference attribute (`""` for another kind).
 pub(crate) fn text_of(a: Attribute) -> String {
     if let Ok(s) = StringAttribute::try_from(a) {

@@ -387,16 +387,7 @@ HIPMLIR_FLOAT_ATOMIC_ALIAS(safeAtomicMin, atomicMin)
 __device__ inline void atomicAddNoRet(float* address, float value) { (void)atomicAdd(address, value); }
 
 // Integer intrinsics.
-// __byte_perm: byte i of the result is byte (selector nibble i & 7) of the 8 bytes y:x.
-__device__ inline unsigned int __byte_perm(unsigned int x, unsigned int y, unsigned int s) {
-  unsigned long long v = ((unsigned long long)y << 32) | x;
-  unsigned int r = 0;
-  for (int i = 0; i < 4; ++i) {
-    unsigned int sel = (s >> (4 * i)) & 7u;
-    r |= (unsigned int)((v >> (8 * sel)) & 0xffull) << (8 * i);
-  }
-  return r;
-}
+// __byte_perm is the compiler's (hipmlir_math.h).
 // Funnel shifts of the 64 bits hi:lo: the shift taken mod 32, or clamped to 32 (_lc, _rc).
 __device__ inline unsigned int __funnelshift_l(unsigned int lo, unsigned int hi,
                                                unsigned int shift) {

@@ -122,6 +122,9 @@ __device__ int __ffs(int x);
 __device__ int __ffsll(long long x);
 __device__ unsigned int __brev(unsigned int x);
 __device__ unsigned long long __brevll(unsigned long long x);
+// Byte i of the result is byte (selector nibble i & 7) of the 8 bytes y:x (selector bits 16
+// and up unused): PTX's prmt.b32 on NVPTX, shifts and masks on SPIR-V.
+__device__ unsigned int __byte_perm(unsigned int x, unsigned int y, unsigned int s);
 
 // Both halves of a __half2 at once, its bits in and out (lane x low): hip_fp16.h's __hadd2,
 // __hsub2, __hmul2, __hmax2 and __hmin2 (fmax and fmin lane by lane).

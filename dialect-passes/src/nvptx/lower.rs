@@ -9,7 +9,7 @@
 //! - memory scopes take NVPTX's names (`agent` → `device`, `workgroup`/`wavefront` → `block`),
 //!   and a warp fence (`__syncwarp`) also waits for the warp (`bar.warp.sync`);
 //! - device library calls become libdevice's `__nv_*` functions (math ops are converted by
-//!   `convert-gpu-to-nvvm` itself);
+//!   `convert-gpu-to-nvvm` itself), and `__byte_perm` one `prmt.b32`;
 //! - `printf` becomes CUDA's `vprintf(format, argument buffer)`;
 //! - the device's clocks are `%clock64` (cycles) and `%globaltimer` (nanoseconds);
 //! - a trap comes after a system fence (what the work-item wrote for the host is seen);
@@ -26,6 +26,7 @@ use hipmlir_device_image::{DeviceClock, DYNAMIC_SHARED_SYMBOL, PRINTF_SYMBOL_PRE
 use hipmlir_ir::rewrite::{
     apply_patterns, enclosing, Outcome, Pattern, PatternRewriter, RewritePatternSet,
 };
+use melior::dialect::arith;
 use melior::dialect::llvm::{self, AllocaOptions, LoadStoreOptions};
 use melior::dialect::ods::llvm as ods_llvm;
 use melior::ir::attribute::{
@@ -43,7 +44,7 @@ use crate::builder::{type_of, value, Rewriter};
 use crate::nvptx::err;
 use crate::nvptx::helpers::{self, HelperType};
 use crate::relocations;
-use crate::symbols::{symbol, text_of};
+use crate::symbols::{symbol, text_of, BYTE_PERM};
 use crate::LowerError;
 
 /// CUDA's device printf: `i32 vprintf(const char* format, void* arguments)`, provided by the
@@ -194,6 +195,7 @@ fn populate_hip_to_nvptx_patterns(patterns: &mut RewritePatternSet<Lowering, Low
         .add(Pattern::new("llvm.cmpxchg", rename_scope))
         .next_stage()
         .add(Pattern::new("math.sqrt", lower_sqrt))
+        .add(Pattern::new("func.call", lower_byte_perm))
         .add(Pattern::new("func.call", lower_library_call))
         .next_stage()
         .add(Pattern::new("llvm.atomicrmw", guard_local_atomic))
@@ -387,6 +389,30 @@ fn lower_sqrt<'c>(
         return Ok(Outcome::NoMatch);
     }
     call_library(rw, state, op, "__nv_fsqrt_rn")
+}
+
+/// `__byte_perm(x, y, s)` is PTX's `prmt.b32` (`llvm.nvvm.prmt`) in its default mode, where a
+/// selector nibble's top bit replicates the chosen byte's sign: HIP's takes a nibble's low
+/// three bits only, so the selector is masked first (folded away for a constant one).
+fn lower_byte_perm<'c>(
+    rw: &mut PatternRewriter<'c>,
+    _: &mut Lowering,
+    op: OperationRef<'c, 'c>,
+) -> Result<Outcome, LowerError> {
+    if symbol(&op, "callee").as_deref() != Some(BYTE_PERM) {
+        return Ok(Outcome::NoMatch);
+    }
+    let operands: Vec<MlirValue> = op.operands().map(|v| v.to_raw()).collect();
+    let [x, y, s] = operands[..] else {
+        return Err(err("__byte_perm takes three operands"));
+    };
+    let i32t: Type = IntegerType::new(rw.ctx, 32).into();
+    let b = Rewriter::before(rw.ctx, &op);
+    let mask = b.arith_int(i32t, 0x7777)?;
+    let selector = b.emit_value(arith::andi(value_of(s), value_of(mask), b.loc))?;
+    let permuted = b.call_intrinsic("llvm.nvvm.prmt", &[x, y, selector], &[i32t])?;
+    rw.replace_op(&op, &values(&permuted));
+    Ok(Outcome::Rewrote)
 }
 
 /// Calls of device library functions (not printf's): libdevice's, a clock, or unsupported.

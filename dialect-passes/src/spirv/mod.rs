@@ -6,11 +6,13 @@ pub(crate) mod address_parameters;
 pub(crate) mod address_spaces;
 pub(crate) mod atomics;
 mod builder;
+pub(crate) mod byte_perm;
 pub(crate) mod capabilities;
 pub(crate) mod clocks;
 pub(crate) mod dynamic_shared;
 pub(crate) mod entry_points;
 pub(crate) mod functions;
+pub(crate) mod half_pairs;
 mod initializers;
 pub(crate) mod ir;
 pub(crate) mod linear_blocks;
@@ -98,6 +100,10 @@ pub fn spirv_pipeline(options: &SpirvOptions) -> Pipeline {
         // target-neutral until this pass.
         Element::pass(&registry::ADDRESS_SPACES_TO_SPIRV),
         Element::pass(&registry::LOWER_TRAP_TO_SPIRV),
+        // What NVPTX does in one instruction and SPIR-V in several, before the canonicalizer
+        // folds what constants make of them.
+        Element::pass(&registry::SCALARIZE_HALF_PAIRS),
+        Element::pass(&registry::EXPAND_BYTE_PERM),
         Element::pass(&registry::LOWER_CLOCKS_TO_SPIRV),
         Element::pass(&registry::LOWER_DYNAMIC_SHARED),
         Element::pass(&registry::LINEARIZE_WARP_BLOCKS),

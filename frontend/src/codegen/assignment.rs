@@ -287,8 +287,9 @@ impl<'c> FunctionCodegen<'c, '_> {
     ) -> Result<()> {
         if let Ty::Array { .. } = ty {
             let memory = ty.memory_mlir(self.ctx());
-            let value = self.b.load(from, memory, false, loc)?;
-            self.b.store(value, to, false, loc);
+            let align = Some(ty.align());
+            let value = self.b.load_aligned(from, memory, false, align, loc)?;
+            self.b.store_aligned(value, to, false, align, loc);
             return Ok(());
         }
         let place = |ptr| LValue::Mem {

@@ -216,6 +216,8 @@ const MATH: &[(&str, Emit)] = &[
     ("__ffsll", Emit::Bits(Bits::FindFirstSet)),
     ("__brev", Emit::Bits(Bits::Reverse)),
     ("__brevll", Emit::Bits(Bits::Reverse)),
+    // A call each target lowers: NVPTX to one prmt.b32, SPIR-V to shifts and masks.
+    ("__byte_perm", Emit::Native),
     ("sincos", Emit::SinCos),
     (
         "__hipmlir_f16x2_add",

@@ -117,7 +117,9 @@ impl<'c> FunctionCodegen<'c, '_> {
                     return Err(internal(loc, "an array loaded as a value"));
                 }
                 let mem = ty.memory_mlir(self.ctx());
-                let v = self.b.load(*ptr, mem, *volatile, loc)?;
+                let v = self
+                    .b
+                    .load_aligned(*ptr, mem, *volatile, Some(ty.align()), loc)?;
                 if *ty == Ty::Bool {
                     let zero = self.b.const_int(mem, 0, loc)?;
                     return self
@@ -143,7 +145,8 @@ impl<'c> FunctionCodegen<'c, '_> {
                     let mem = ty.memory_mlir(self.ctx());
                     value = self.b.insert_value(arith::extui(value, mem, loc))?;
                 }
-                self.b.store(value, *ptr, *volatile, loc);
+                self.b
+                    .store_aligned(value, *ptr, *volatile, Some(ty.align()), loc);
                 Ok(())
             }
             LValue::BitField { run, field, ty } => self.store_bit_field(*run, *field, ty, v, loc),
