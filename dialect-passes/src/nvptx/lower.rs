@@ -10,6 +10,7 @@
 //!   and a warp fence (`__syncwarp`) also waits for the warp (`bar.warp.sync`);
 //! - device library calls become libdevice's `__nv_*` functions (math ops are converted by
 //!   `convert-gpu-to-nvvm` itself), and `__byte_perm` one `prmt.b32`;
+//! - fmax/fmin of halves and pairs of halves are LLVM's maxnum/minnum (`max.f16x2`);
 //! - `printf` becomes CUDA's `vprintf(format, argument buffer)`;
 //! - the device's clocks are `%clock64` (cycles) and `%globaltimer` (nanoseconds);
 //! - a trap comes after a system fence (what the work-item wrote for the host is seen);
@@ -195,6 +196,8 @@ fn populate_hip_to_nvptx_patterns(patterns: &mut RewritePatternSet<Lowering, Low
         .add(Pattern::new("llvm.cmpxchg", rename_scope))
         .next_stage()
         .add(Pattern::new("math.sqrt", lower_sqrt))
+        .add(Pattern::new("arith.maxnumf", lower_half_min_max))
+        .add(Pattern::new("arith.minnumf", lower_half_min_max))
         .add(Pattern::new("func.call", lower_byte_perm))
         .add(Pattern::new("func.call", lower_library_call))
         .next_stage()
@@ -389,6 +392,35 @@ fn lower_sqrt<'c>(
         return Ok(Outcome::NoMatch);
     }
     call_library(rw, state, op, "__nv_fsqrt_rn")
+}
+
+/// fmax/fmin of halves or pairs of halves (`__hmax`, `__hmax2`, ...) as LLVM's maxnum/minnum
+/// of `half`/`<2 x half>`: NVPTX makes them max.f16/max.f16x2 from sm_80 (PTX's max returns
+/// the number when one operand is NaN, as fmax does) and goes through float before, exactly.
+/// convert-gpu-to-nvvm would call libdevice's float function on each lane.
+fn lower_half_min_max<'c>(
+    rw: &mut PatternRewriter<'c>,
+    _: &mut Lowering,
+    op: OperationRef<'c, 'c>,
+) -> Result<Outcome, LowerError> {
+    let ctx = rw.ctx;
+    let half = Type::float16(ctx);
+    let Ok(result) = op.result(0) else {
+        return Ok(Outcome::NoMatch);
+    };
+    let ty = result.r#type();
+    if ty != half && ty != Type::vector(&[2], half) {
+        return Ok(Outcome::NoMatch);
+    }
+    let intrinsic = match op.name().as_string_ref().as_str() {
+        Ok("arith.maxnumf") => "llvm.intr.maxnum",
+        Ok("arith.minnumf") => "llvm.intr.minnum",
+        _ => return Ok(Outcome::NoMatch),
+    };
+    let operands: Vec<MlirValue> = op.operands().map(|v| v.to_raw()).collect();
+    let r = Rewriter::before(ctx, &op).one(intrinsic, &operands, ty, &[])?;
+    rw.replace_op(&op, &[value_of(r)]);
+    Ok(Outcome::Rewrote)
 }
 
 /// `__byte_perm(x, y, s)` is PTX's `prmt.b32` (`llvm.nvvm.prmt`) in its default mode, where a
