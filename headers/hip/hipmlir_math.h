@@ -56,6 +56,9 @@ HIPMLIR_MATH2(pow)
 HIPMLIR_MATH2(atan2)
 HIPMLIR_MATH2(fmin)
 HIPMLIR_MATH2(fmax)
+// C23's fmax and fmin of _Float16: hip_fp16.h's __hmax and __hmin (__builtin_fmaxf16).
+__device__ _Float16 fmaxf16(_Float16 x, _Float16 y);
+__device__ _Float16 fminf16(_Float16 x, _Float16 y);
 HIPMLIR_MATH2(fmod)
 HIPMLIR_MATH2(remainder)
 HIPMLIR_MATH2(hypot)
