@@ -262,7 +262,7 @@ HIPMLIR_HALF_FN __half2 __hipmlir_bits_half2(unsigned int u) {
 // (__hipmlir_f16x2_*, declared in hipmlir_math.h).
 #if defined(__HIP_DEVICE_COMPILE__)
 #define HIPMLIR_HALF2_PAIR(name2, name, pair)                                       \
-  __device__ inline __half2 name2(__half2 a, __half2 b) {                          \
+  HIPMLIR_HALF_FN __half2 name2(__half2 a, __half2 b) {                            \
     return __hipmlir_bits_half2(pair(__hipmlir_half2_bits(a), __hipmlir_half2_bits(b))); \
   }
 #else
@@ -311,11 +311,13 @@ HIPMLIR_HALF_FN bool __hisinf(__half a) {
 // The larger (smaller) of two, the number when one is NaN; the _nan forms give NaN then.
 #if defined(__HIP_DEVICE_COMPILE__)
 // fmax and fmin of halves: PTX's max.f16 and min.f16 (sm_80 and newer), OpenCL's fmax on half.
-__device__ inline __half __hmax(__half a, __half b) { return __builtin_fmaxf16(a, b); }
-__device__ inline __half __hmin(__half a, __half b) { return __builtin_fminf16(a, b); }
+// Host and device functions in both compiles, as every intrinsic here: the device compile
+// parses host code that calls them.
+HIPMLIR_HALF_FN __half __hmax(__half a, __half b) { return __builtin_fmaxf16(a, b); }
+HIPMLIR_HALF_FN __half __hmin(__half a, __half b) { return __builtin_fminf16(a, b); }
 #else
-inline __half __hmax(__half a, __half b) { return a > b || b != b ? a : b; }
-inline __half __hmin(__half a, __half b) { return a < b || b != b ? a : b; }
+HIPMLIR_HALF_FN __half __hmax(__half a, __half b) { return a > b || b != b ? a : b; }
+HIPMLIR_HALF_FN __half __hmin(__half a, __half b) { return a < b || b != b ? a : b; }
 #endif
 HIPMLIR_HALF_FN __half __hmax_nan(__half a, __half b) {
   return a != a ? a : (b != b ? b : (a > b ? a : b));
