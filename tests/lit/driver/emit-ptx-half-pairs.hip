@@ -81,3 +81,14 @@ __global__ void runtime_selector(const unsigned int* x, const unsigned int* s, u
   int i = threadIdx.x;
   out[i] = __byte_perm(x[i], x[i + 1], s[i]);
 }
+
+// A float4 (16-byte aligned) is one vector access.
+// CHECK-LABEL: .entry {{.*}}copy_float4
+// CHECK: ld.global.v4.b32
+// CHECK: st.global.v4.b32
+__global__ void copy_float4(const float4* a, float4* b) {
+  int i = threadIdx.x;
+  float4 v = a[i];
+  v.x += 1.0f;
+  b[i] = v;
+}
