@@ -12,11 +12,16 @@ typedef __half half;
 
 #define HIPMLIR_HALF_FN __host__ __device__ inline
 
-// Bit reinterpretation: pointer casts on the device (what hipmlir's frontend compiles), memcpy on
-// the host (where a pointer cast would break strict aliasing).
+// Bit reinterpretation: the compiler's bitcasts on the device (no copy through memory, which
+// the memory checker would check), memcpy on the host (where a pointer cast would break strict
+// aliasing).
 #if defined(__HIP_DEVICE_COMPILE__)
-#define HIPMLIR_HALF_BITCAST(To, From, name) \
-  HIPMLIR_HALF_FN To name(From a) { return *reinterpret_cast<const To*>(&a); }
+HIPMLIR_HALF_FN unsigned short __half_as_ushort(__half a) { return __hipmlir_half_as_ushort(a); }
+HIPMLIR_HALF_FN short __half_as_short(__half a) { return (short)__hipmlir_half_as_ushort(a); }
+HIPMLIR_HALF_FN __half __ushort_as_half(unsigned short a) { return __hipmlir_ushort_as_half(a); }
+HIPMLIR_HALF_FN __half __short_as_half(short a) {
+  return __hipmlir_ushort_as_half((unsigned short)a);
+}
 #else
 #define HIPMLIR_HALF_BITCAST(To, From, name) \
   HIPMLIR_HALF_FN To name(From a) {          \
@@ -24,12 +29,12 @@ typedef __half half;
     __builtin_memcpy(&r, &a, sizeof r);      \
     return r;                                \
   }
-#endif
 HIPMLIR_HALF_BITCAST(unsigned short, __half, __half_as_ushort)
 HIPMLIR_HALF_BITCAST(short, __half, __half_as_short)
 HIPMLIR_HALF_BITCAST(__half, unsigned short, __ushort_as_half)
 HIPMLIR_HALF_BITCAST(__half, short, __short_as_half)
 #undef HIPMLIR_HALF_BITCAST
+#endif
 
 // The bits of a half: converts both ways with __half (`__half h = raw;`, `__half_raw r = h;`) and
 // is built from its bits (`__half_raw{0x3c00}`, `r.x = 0x3c00`).
@@ -251,11 +256,11 @@ HIPMLIR_HALF_FN __half __hfma_sat(__half a, __half b, __half c) {
 }
 // The bits of a pair (lane x low), and the pair of some bits.
 HIPMLIR_HALF_FN unsigned int __hipmlir_half2_bits(__half2 v) {
-  __half2_raw r = v;
-  return (unsigned int)r.x | ((unsigned int)r.y << 16);
+  return (unsigned int)__half_as_ushort(v.x) | ((unsigned int)__half_as_ushort(v.y) << 16);
 }
 HIPMLIR_HALF_FN __half2 __hipmlir_bits_half2(unsigned int u) {
-  return __half2(__half2_raw((unsigned short)(u & 0xffffu), (unsigned short)(u >> 16)));
+  return __half2(__ushort_as_half((unsigned short)(u & 0xffffu)),
+                 __ushort_as_half((unsigned short)(u >> 16)));
 }
 // Pairs, lane by lane. On the device, the operations PTX has for both lanes at once (f16x2) are
 // one operation on the pair's bits, which the compiler emits on a vector of two halves.

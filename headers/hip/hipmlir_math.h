@@ -129,6 +129,10 @@ __device__ unsigned long long __brevll(unsigned long long x);
 // and up unused): PTX's prmt.b32 on NVPTX, shifts and masks on SPIR-V.
 __device__ unsigned int __byte_perm(unsigned int x, unsigned int y, unsigned int s);
 
+// A half's bits and the half of some bits (hip_fp16.h's __half_as_ushort, __ushort_as_half).
+__device__ unsigned short __hipmlir_half_as_ushort(_Float16 h);
+__device__ _Float16 __hipmlir_ushort_as_half(unsigned short u);
+
 // Both halves of a __half2 at once, its bits in and out (lane x low): hip_fp16.h's __hadd2,
 // __hsub2, __hmul2, __hmax2 and __hmin2 (fmax and fmin lane by lane).
 __device__ unsigned int __hipmlir_f16x2_add(unsigned int a, unsigned int b);

@@ -76,6 +76,8 @@ enum Emit {
     Bits(Bits),
     /// `sincos(x, &s, &c)`.
     SinCos,
+    /// The operand's bits as the result's type, of the same width (a half's 16 bits).
+    BitCast,
     /// An operation on both halves of a `__half2` at once, its bits in and out as a 32-bit
     /// integer: one op on a vector of two halves, which PTX has instructions for (`sub.f16x2`,
     /// `max.f16x2`) where two scalar ops would stay two.
@@ -218,6 +220,9 @@ const MATH: &[(&str, Emit)] = &[
     ("__brevll", Emit::Bits(Bits::Reverse)),
     // A call each target lowers: NVPTX to one prmt.b32, SPIR-V to shifts and masks.
     ("__byte_perm", Emit::Native),
+    // hip_fp16.h's __half_as_ushort and __ushort_as_half: a value's bits, not through memory.
+    ("__hipmlir_half_as_ushort", Emit::BitCast),
+    ("__hipmlir_ushort_as_half", Emit::BitCast),
     ("sincos", Emit::SinCos),
     (
         "__hipmlir_f16x2_add",
@@ -338,6 +343,12 @@ impl<'c> FunctionCodegen<'c, '_> {
                     return Err(arity(e));
                 };
                 self.half_pair(op, a, b, loc)?
+            }
+            Emit::BitCast => {
+                let [x] = operands[..] else {
+                    return Err(arity(e));
+                };
+                self.b.insert_value(arith::bitcast(x, result_type, loc))?
             }
             Emit::SinCos => unreachable!("emitted above"),
         };
