@@ -39,8 +39,13 @@ impl<'c> FunctionCodegen<'c, '_> {
     /// out as clang lays out the closure type, whose fields its calls use in place (see
     /// [`Self::lambda_in_object`]; a mutable lambda's state is the object's, which every
     /// pointer to it shares).
-    fn hold_lambda(&mut self, decl: &Cursor, held: LambdaValue<'c>, at: &Cursor) -> Result<()> {
-        if !self.addressed_locals.contains(&decl.canonical()) {
+    pub(super) fn hold_lambda(
+        &mut self,
+        decl: &Cursor,
+        held: LambdaValue<'c>,
+        at: &Cursor,
+    ) -> Result<()> {
+        if !self.lambda_objects.contains(&decl.canonical()) {
             self.lambdas.insert(decl.canonical(), held);
             return Ok(());
         }
@@ -678,7 +683,7 @@ impl<'c> FunctionCodegen<'c, '_> {
         let sig = self.module.declare_lambda(callee, &held.lambda, captures)?;
         let params = callee.arguments();
         let own_args = &args[args.len().saturating_sub(params.len())..];
-        let closures = self.closure_arguments(own_args)?;
+        let closures = self.closure_arguments(callee, own_args)?;
         let value = self.call_with_leading(callee, &sig, operands, own_args, closures, e)?;
         Ok(Some(value))
     }
@@ -854,12 +859,20 @@ impl<'c> FunctionCodegen<'c, '_> {
         Ok((operands, captures))
     }
 
-    /// A lambda passed to a function: the operands that replace it (its captures), after
-    /// recording them under its closure type so the callee's signature and body can use them.
-    /// None for any other argument.
-    pub fn closure_argument(&mut self, arg: &Cursor) -> Result<Option<Vec<Value<'c>>>> {
+    /// A lambda passed to parameter `index` of `callee`: the operands that replace it (its
+    /// captures), after recording them under its closure type so the callee's signature and body
+    /// can use them. None for any other argument, and for a reference parameter that takes the
+    /// closure object itself (see lambda_objects.rs).
+    pub fn closure_argument(
+        &mut self,
+        callee: &Cursor,
+        index: usize,
+        arg: &Cursor,
+    ) -> Result<Option<Vec<Value<'c>>>> {
         let e = without_closure_copy(arg);
-        if closure_type_key(e.ty()).is_none() {
+        if closure_type_key(e.ty()).is_none()
+            || self.module.lambda_objects.takes_object(callee, index)
+        {
             return Ok(None);
         }
         let held = match e.kind() {
@@ -1024,19 +1037,23 @@ impl ModuleCodegen<'_> {
 
 /// The closure an argument copies: a closure object passed by value is copied by its (implicit)
 /// copy constructor, which is no call here.
-fn without_closure_copy(arg: &Cursor) -> Cursor {
+pub(super) fn without_closure_copy(arg: &Cursor) -> Cursor {
     let mut e = arg.without_implicit();
-    while e.kind() == CXCursor_CallExpr
-        && e.referenced()
-            .is_some_and(|c| c.kind() == CXCursor_Constructor)
-        && closure_type_key(e.ty()).is_some()
-    {
+    while is_closure_copy(&e) {
         match e.children().as_slice() {
             [only] => e = only.without_implicit(),
             _ => break,
         }
     }
     e
+}
+
+/// Whether `e` is a call of a closure's (copy or move) constructor.
+pub(super) fn is_closure_copy(e: &Cursor) -> bool {
+    e.kind() == CXCursor_CallExpr
+        && e.referenced()
+            .is_some_and(|c| c.kind() == CXCursor_Constructor)
+        && closure_type_key(e.ty()).is_some()
 }
 
 /// The closure's copy or move constructor that an argument or initializer copying a closure
