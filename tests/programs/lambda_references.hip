@@ -9,7 +9,7 @@
 #include "test_common.h"
 #include "include/callable_wrappers.h"
 
-constexpr int kOut = 24;
+constexpr int kOut = 27;
 
 __host__ __device__ void references(int v, int* out) {
   int c = v % 9 - 4;
@@ -101,6 +101,27 @@ __host__ __device__ void references(int v, int* out) {
   out[21] = sum_calls(st.f, 4) + tick();
   out[22] = s.run(1) + w2.run(2);
   out[23] = total;
+
+  // Given to lambdas: a generic one storing a lambda that refers to its reference parameter,
+  // one taking it by value.
+  auto via = [](const auto& f, int x) {
+    auto r = [&f](int y) { return f(y) * 2; };
+    return store(r).run(x) + sum_calls(r, 2);
+  };
+  out[24] = via(add, 3) + via(ticks, 1);
+  auto by_value = [&](auto f) { return f(4) + c; };
+  out[25] = by_value(fg) + by_value(twice) + counter(0);
+  out[26] = tick();
+}
+
+// A lambda given to the kernel, referred to by a stored lambda.
+template <typename F>
+__global__ void kernel_closure(F f, int* out, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= n) return;
+  auto g = [&f](int x) { return f(x) + 1; };
+  Stored<decltype(g)> s{g};
+  out[i] = s.run(i) * 3 + store(g).run(-i);
 }
 
 __global__ void references_kernel(int* out, int n) {
@@ -119,6 +140,18 @@ int main() {
   for (int i = 0; i < n; ++i) references(i * 13 - 40, want.data() + i * kOut);
   int failures = report("lambdas captured by reference, stored, returned and copied",
                         count_mismatches("references", from_device(dout, n * kOut), want));
+
+  int z = 7;
+  auto scale = [z] __host__ __device__(int x) { return x * z - 2; };
+  kernel_closure<<<(n + 63) / 64, 64>>>(scale, dout, n);
+  HIP_CHECK(hipGetLastError());
+  std::vector<int> want_closure(n);
+  for (int i = 0; i < n; ++i) {
+    auto g = [&scale](int x) { return scale(x) + 1; };
+    want_closure[i] = g(i) * 3 + g(-i);
+  }
+  failures += report("a kernel's lambda referred to by a stored lambda",
+                     count_mismatches("kernel lambda", from_device(dout, n), want_closure));
   HIP_CHECK(hipFree(dout));
   if (failures == 0) std::printf("PASSED\n");
   return failures;

@@ -66,11 +66,7 @@ impl LambdaObjects {
 
     /// Whether parameter `index` of function `f`, a reference to a closure, receives the
     /// closure object's address rather than the lambda's captures: `f`'s body needs the object.
-    /// A lambda's own parameters always receive captures.
     pub fn takes_object(&self, f: &Cursor, index: usize) -> bool {
-        if is_lambda_call_operator(f) {
-            return false;
-        }
         let Some(def) = f.definition() else {
             return false;
         };
@@ -85,7 +81,7 @@ impl LambdaObjects {
     /// What passing a lambda to parameter `index` of `f` needs of it: to be an object (the
     /// parameter takes its address), to have its closure written to memory.
     fn passing_needs(&self, f: &Cursor, index: usize) -> (bool, bool) {
-        let def = f.definition().filter(|_| !is_lambda_call_operator(f));
+        let def = f.definition();
         let Some((def, param)) = def.and_then(|d| Some((d, *d.arguments().get(index)?))) else {
             // A function hipmlir cannot read here may store what it is given.
             return (false, true);

@@ -680,10 +680,11 @@ impl<'c> FunctionCodegen<'c, '_> {
         };
         let (operands, captures) = self.capture_operands(&held, e)?;
         let (operands, captures) = self.closure_convention(&held.lambda, operands, captures, e)?;
-        let sig = self.module.declare_lambda(callee, &held.lambda, captures)?;
         let params = callee.arguments();
         let own_args = &args[args.len().saturating_sub(params.len())..];
+        // Lambdas among the arguments first: the signature takes their captures.
         let closures = self.closure_arguments(callee, own_args)?;
+        let sig = self.module.declare_lambda(callee, &held.lambda, captures)?;
         let value = self.call_with_leading(callee, &sig, operands, own_args, closures, e)?;
         Ok(Some(value))
     }
@@ -845,12 +846,22 @@ impl<'c> FunctionCodegen<'c, '_> {
                 ));
             };
             let ty = binding.ty.clone();
+            let reference = capture.decl().is_some_and(|d| d.ty().is_reference());
             if binding.in_memory {
                 // A by-reference capture, or a copy of an object by a lambda called where it is
                 // written (nothing can change the object in between).
                 let address = self.to_generic(binding.val.scalar(), loc)?;
                 operands.push(address);
                 captures.push(Capture::Value(key, ty, true));
+            } else if capture.by_ref && reference {
+                // A reference captured by reference: the object it names, by its address, as a
+                // closure object's field holds it.
+                let pointee = ty
+                    .pointee()
+                    .cloned()
+                    .ok_or_else(|| internal(loc, "reference without an address"))?;
+                operands.push(self.to_generic(binding.val.scalar(), loc)?);
+                captures.push(Capture::Value(key, pointee, true));
             } else {
                 operands.push(binding.val.scalar());
                 captures.push(Capture::Value(key, ty, false));

@@ -467,8 +467,8 @@ impl<'c> ModuleCodegen<'c> {
             captures,
         };
         let mut params = closure.param_types();
-        for p in method.arguments() {
-            params.push(parameter_type(&p)?);
+        for (index, p) in method.arguments().iter().enumerate() {
+            self.parameter_types(method, index, p, &mut params)?;
         }
         // The device-side parse does not number the lambdas of host functions apart (two
         // lambdas in `main` may mangle alike): the symbol also names where the lambda is.
@@ -1002,21 +1002,13 @@ impl ModuleCodegen<'_> {
                 pointee: Box::new(this_record(def)?),
             });
         }
-        for (index, p) in def.arguments().into_iter().enumerate() {
+        for (index, p) in def.arguments().iter().enumerate() {
             if is_kernel(def) {
                 // A kernel receives the closure object the host passes, captures and all.
-                params.push(Ty::of(&p)?);
+                params.push(Ty::of(p)?);
                 continue;
             }
-            let closure = match self.lambda_objects.takes_object(def, index) {
-                // A reference to a closure object the body needs: its address.
-                true => None,
-                false => self.closure_of(&p)?,
-            };
-            match closure {
-                Some(closure) => params.extend(closure.param_types()),
-                None => params.push(parameter_type(&p)?),
-            }
+            self.parameter_types(def, index, p, &mut params)?;
         }
         if takes_construction_context(def) {
             // The construction context (virtual_bases.rs).
@@ -1028,6 +1020,27 @@ impl ModuleCodegen<'_> {
             params,
             result,
         })
+    }
+
+    /// The types of the parameters that stand for parameter `index` (`p`) of device function
+    /// `def`: a lambda's captures, or the parameter's own type (for a reference to a closure
+    /// object the body needs, its address).
+    fn parameter_types(
+        &self,
+        def: &Cursor,
+        index: usize,
+        p: &Cursor,
+        out: &mut Vec<Ty>,
+    ) -> Result<()> {
+        let closure = match self.lambda_objects.takes_object(def, index) {
+            true => None,
+            false => self.closure_of(p)?,
+        };
+        match closure {
+            Some(closure) => out.extend(closure.param_types()),
+            None => out.push(parameter_type(p)?),
+        }
+        Ok(())
     }
 
     /// The lambda a parameter of a device function holds, passed as its captures; None for
