@@ -9,7 +9,7 @@
 #include "test_common.h"
 #include "include/callable_wrappers.h"
 
-constexpr int kOut = 27;
+constexpr int kOut = 29;
 
 __host__ __device__ void references(int v, int* out) {
   int c = v % 9 - 4;
@@ -112,6 +112,17 @@ __host__ __device__ void references(int v, int* out) {
   auto by_value = [&](auto f) { return f(4) + c; };
   out[25] = by_value(fg) + by_value(twice) + counter(0);
   out[26] = tick();
+
+  // Three deep and only called or passed to be called: kept as captures throughout.
+  auto m1 = [k = v % 5](int x) mutable {
+    k += x;
+    return k;
+  };
+  auto m2 = [&m1](int x) { return m1(x) * 3; };
+  auto m3 = [&m2](int x) { return m2(x) - 1; };
+  auto m4 = [m2](int x) { return m2(x) + 1; };  // a copy of m2, still referring to m1
+  out[27] = m3(1) + m4(2) * 10 + m1(0) * 100;
+  out[28] = sum_calls(m3, 3) + sum_calls(m4, 2) + m1(0);
 }
 
 // A lambda given to the kernel, referred to by a stored lambda.

@@ -760,26 +760,51 @@ impl<'c> FunctionCodegen<'c, '_> {
                     }
                 }
                 Capture::Lambda(decl, inner, inner_captures) => {
-                    // The closure rebuilt from its captures, read from these parameters only.
-                    let mut held = LambdaValue::written(*inner);
-                    for c in inner_captures {
-                        let Capture::Value(key, ty, by_address) = c else {
-                            return Err(internal(loc, "nested captured lambda"));
-                        };
-                        let arg = args.next().ok_or_else(missing)?;
-                        match by_address {
-                            true => held.copied_objects.insert(key.clone(), (arg, ty.clone())),
-                            false => held
-                                .copies
-                                .insert(key.clone(), (Val::Scalar(arg), ty.clone()))
-                                .map(|(v, t)| (v.scalar(), t)),
-                        };
-                    }
+                    let held = self.rebuild_lambda(inner, inner_captures, args, loc)?;
                     self.lambdas.insert(*decl, held);
                 }
             }
         }
         Ok(())
+    }
+
+    /// A captured lambda's closure rebuilt from its captures, read from the parameters `args`
+    /// only; the lambdas it captures in turn rebuilt the same way (one it captures by copy is
+    /// its own copy, one by reference the lambda its enclosing function names).
+    fn rebuild_lambda(
+        &mut self,
+        lambda: &Cursor,
+        captures: &[Capture],
+        args: &mut impl Iterator<Item = Value<'c>>,
+        loc: Location<'c>,
+    ) -> Result<LambdaValue<'c>> {
+        let missing = || internal(loc, "lambda capture without a parameter");
+        let mut held = LambdaValue::written(*lambda);
+        let written = self.captures_of(lambda)?;
+        for c in captures {
+            match c {
+                Capture::Value(key, ty, true) => {
+                    let arg = args.next().ok_or_else(missing)?;
+                    held.copied_objects.insert(key.clone(), (arg, ty.clone()));
+                }
+                Capture::Value(key, ty, false) => {
+                    let arg = args.next().ok_or_else(missing)?;
+                    held.copies
+                        .insert(key.clone(), (Val::Scalar(arg), ty.clone()));
+                }
+                Capture::Lambda(decl, inner, inner_captures) => {
+                    let copy = self.rebuild_lambda(inner, inner_captures, args, loc)?;
+                    let by_copy = written
+                        .iter()
+                        .any(|w| w.decl() == Some(*decl) && !w.by_ref);
+                    match by_copy {
+                        true => held.copied_lambdas.insert(*decl, copy),
+                        false => self.lambdas.insert(*decl, copy),
+                    };
+                }
+            }
+        }
+        Ok(held)
     }
 
     /// The operands that stand for a lambda's captures, and the captures as parameters.
@@ -817,15 +842,6 @@ impl<'c> FunctionCodegen<'c, '_> {
             };
             if let Some(inner) = copied.or_else(|| self.captured_lambda(&capture)) {
                 let (inner_operands, inner_captures) = self.capture_operands(&inner, e)?;
-                if inner_captures
-                    .iter()
-                    .any(|c| matches!(c, Capture::Lambda(..)))
-                {
-                    return Err(FrontendError::unsupported(
-                        e.location(),
-                        "a lambda captured by a lambda that is itself captured",
-                    ));
-                }
                 operands.extend(inner_operands);
                 let decl = capture
                     .decl()
