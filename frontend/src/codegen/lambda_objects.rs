@@ -19,7 +19,7 @@ use clang_sys::*;
 
 use super::analysis::addressed_locals;
 use super::lambdas::{closure_declaration, is_closure_copy, without_closure_copy};
-use crate::captures::{lambda_captures, Captured};
+use crate::captures::{call_operator, lambda_captures, Captured};
 use crate::clang::{Cursor, ExprNode};
 
 /// What one function needs of the lambdas it holds.
@@ -49,8 +49,11 @@ impl LambdaObjects {
         if let Some(known) = self.functions.borrow().get(&key) {
             return known.clone();
         }
-        // A recursive call, read while its function is, needs nothing of its arguments.
-        self.functions.borrow_mut().insert(key, Rc::default());
+        // A recursive call, read while its function is, takes its lambdas as objects: a caller
+        // holding an object can pass captures too, should the function not need it.
+        self.functions
+            .borrow_mut()
+            .insert(key, Rc::new(provisional(root)));
         let mut graph = Graph {
             needs: LambdaNeeds {
                 objects: addressed_locals(root),
@@ -250,6 +253,22 @@ impl Graph {
                 return self.needs;
             }
         }
+    }
+}
+
+/// What a function read while it is read needs: every parameter holding a lambda an object.
+fn provisional(root: &Cursor) -> LambdaNeeds {
+    let params = match root.kind() {
+        CXCursor_LambdaExpr => call_operator(root).map(|op| op.arguments()),
+        _ => Some(root.arguments()),
+    };
+    let objects: HashSet<Cursor> = (params.unwrap_or_default().iter())
+        .filter(|p| p.ty().is_lambda_closure())
+        .map(|p| p.canonical())
+        .collect();
+    LambdaNeeds {
+        stored: objects.clone(),
+        objects,
     }
 }
 

@@ -489,13 +489,18 @@ impl<'c> FunctionCodegen<'c, '_> {
         for ((capture, passed), field) in written.iter().zip(captures).zip(&record.fields) {
             let target = self.field_pointer(object, ty, field.llvm_index, loc)?;
             let by_address = match passed {
-                // A lambda captured by reference would need the address of a closure object
-                // that hipmlir never made: it holds that lambda as its captures.
-                Capture::Lambda(..) if capture.by_ref => {
+                // A lambda captured by reference is an object wherever a closure capturing it is
+                // stored (lambda_objects.rs); one held as its captures here is a use that
+                // reading missed: its closure object was never made.
+                Capture::Lambda(decl, ..) if capture.by_ref => {
                     return Err(FrontendError::unsupported(
                         e.location(),
-                        "a lambda capturing another lambda by reference, stored, returned or \
-                         copied",
+                        format!(
+                            "a lambda capturing lambda '{}' by reference, stored where hipmlir \
+                             holds '{0}' as its captures (bind a reference to '{0}' to make it \
+                             an object)",
+                            decl.spelling()
+                        ),
                     ))
                 }
                 Capture::Lambda(_, inner, inner_captures) => {
@@ -794,9 +799,7 @@ impl<'c> FunctionCodegen<'c, '_> {
                 }
                 Capture::Lambda(decl, inner, inner_captures) => {
                     let copy = self.rebuild_lambda(inner, inner_captures, args, loc)?;
-                    let by_copy = written
-                        .iter()
-                        .any(|w| w.decl() == Some(*decl) && !w.by_ref);
+                    let by_copy = written.iter().any(|w| w.decl() == Some(*decl) && !w.by_ref);
                     match by_copy {
                         true => held.copied_lambdas.insert(*decl, copy),
                         false => self.lambdas.insert(*decl, copy),
