@@ -4,7 +4,8 @@
 //! address of a by-reference one (which therefore lives in memory). A lambda passed to a function
 //! is passed as its captures too: its closure type is unique, so the function's instance for it
 //! knows which lambda its parameter holds. A lambda in memory (a member, an element, a local
-//! whose address is taken) is its closure object, whose fields its calls use.
+//! whose address is taken or that a stored lambda captures by reference: lambda_objects.rs) is
+//! its closure object, whose fields its calls use.
 
 use clang_sys::*;
 
@@ -34,8 +35,8 @@ impl<'c> FunctionCodegen<'c, '_> {
         self.hold_lambda(decl, held, lambda)
     }
 
-    /// Binds local `decl` to the lambda `held`: as its captures, or, when the local's address
-    /// is taken or a reference is bound to it, as its closure object in memory of its own, laid
+    /// Binds local `decl` to the lambda `held`: as its captures, or, when it must be an object
+    /// (its address is needed: lambda_objects.rs), as its closure object in memory of its own, laid
     /// out as clang lays out the closure type, whose fields its calls use in place (see
     /// [`Self::lambda_in_object`]; a mutable lambda's state is the object's, which every
     /// pointer to it shares).
