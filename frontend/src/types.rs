@@ -492,10 +492,10 @@ impl Record {
             .max()
             .unwrap_or(1);
         !self.is_union
-            && (!self.size.is_multiple_of(align)
+            && (self.size % align != 0
                 || members
                     .iter()
-                    .any(|(offset, _, ty)| !offset.is_multiple_of(ty.llvm_align())))
+                    .any(|(offset, _, ty)| offset % ty.llvm_align() != 0))
     }
 
     /// The members of the `!llvm.struct`, padding aside, in offset order: (offset, size, type)
