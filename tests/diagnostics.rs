@@ -327,24 +327,3 @@ fn function_pointer_constructs_not_supported_are_named() {
         assert!(err.contains(message), "{name}: {err}");
     }
 }
-
-/// A packed record's members sit below their natural alignment: refused for SPIR-V (whose
-/// serializer has no CPacked, so the device would read its members at other offsets), built
-/// for NVIDIA targets with clang's offsets.
-#[test]
-fn a_packed_record_is_refused_for_spirv_and_laid_out_as_clang_does_for_ptx() {
-    let source = "#include <hip/hip_runtime.h>\nstruct __attribute__((packed)) P { char c; int i; short s; };\n__global__ void k(P* p, int* o) { o[0] = p->i + p->s; }\n";
-    let (code, err, path) = compile("packed_record.hip", source, &["--emit-spirv"]);
-    assert_clean_failure(code, &err);
-    assert!(err.contains(&format!("{path}:3:")), "{err}");
-    assert!(
-        err.contains("unsupported construct in device code: a packed record"),
-        "{err}"
-    );
-    let (code, err, _) = compile(
-        "packed_record_ptx.hip",
-        source,
-        &["--emit-ptx", "--offload-arch=sm_70"],
-    );
-    assert_eq!(code, 0, "{err}");
-}

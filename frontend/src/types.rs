@@ -334,22 +334,6 @@ impl Ty {
         }
     }
 
-    /// The alignment the `!llvm.struct`/array/scalar this type becomes has by LLVM's own rules
-    /// (a packed struct's is 1; the compiler's unions are byte arrays).
-    fn llvm_align(&self) -> u64 {
-        match self {
-            Ty::Array { element, .. } => element.llvm_align(),
-            Ty::Record(r) if r.is_union || r.is_packed() => 1,
-            Ty::Record(r) => r
-                .llvm_members()
-                .iter()
-                .map(|(_, _, ty)| ty.llvm_align())
-                .max()
-                .unwrap_or(1),
-            other => other.size().clamp(1, 8),
-        }
-    }
-
     /// The MLIR type of an SSA value of this type.
     pub fn value_mlir<'c>(&self, ctx: &'c Context) -> Type<'c> {
         match self {
@@ -389,7 +373,7 @@ impl Ty {
                 if r.size > end {
                     members.push(padding(ctx, r.size - end));
                 }
-                llvm::r#type::r#struct(ctx, &members, r.is_packed())
+                llvm::r#type::r#struct(ctx, &members, false)
             }
         }
     }
@@ -480,24 +464,6 @@ impl Ty {
 }
 
 impl Record {
-    /// Whether the `!llvm.struct` must be packed to put each member at clang's offset: a
-    /// member clang places below its natural alignment (`__attribute__((packed))`, `#pragma
-    /// pack`), or a size that is not a multiple of the members' alignment (LLVM would pad the
-    /// end). Unpacked, LLVM moved such members to their aligned offsets: a silent misread.
-    pub fn is_packed(&self) -> bool {
-        let members = self.llvm_members();
-        let align = members
-            .iter()
-            .map(|(_, _, ty)| ty.llvm_align())
-            .max()
-            .unwrap_or(1);
-        !self.is_union
-            && (self.size % align != 0
-                || members
-                    .iter()
-                    .any(|(offset, _, ty)| offset % ty.llvm_align() != 0))
-    }
-
     /// The members of the `!llvm.struct`, padding aside, in offset order: (offset, size, type)
     /// of the fields that are not bit-fields and of the bit-fields' storage runs.
     pub fn llvm_members(&self) -> Vec<(u64, u64, Ty)> {

@@ -72,7 +72,6 @@ pub fn lower_pointers_to_spirv(
     module: &Module,
     native_float_atomics: bool,
 ) -> Result<(), LowerError> {
-    crate::spirv::types::refuse_packed_records(module)?;
     let mut state = Pointers {
         spaces: crate::spirv::address_spaces::specific_access_spaces(module),
         native_float_atomics,

@@ -53,54 +53,6 @@ pub(crate) fn address_space(t: Type) -> u32 {
         .map_or(u32::MAX, |(space, _)| *space)
 }
 
-/// Why a packed record (members below their natural alignment) has no SPIR-V form.
-const PACKED_RECORD: &str = "a packed record (a member below its natural alignment: \
-     __attribute__((packed)) or #pragma pack) on a SPIR-V target; NVIDIA targets build it";
-
-/// Whether `t` is or holds (in arrays and structs) a packed `!llvm.struct`.
-fn holds_packed_struct(t: Type) -> bool {
-    let raw = t.to_raw();
-    // SAFETY: type queries on a live type; element accessors only after the kind checks.
-    unsafe {
-        if mlirTypeIsALLVMStructType(raw) {
-            return mlir_sys::mlirLLVMStructTypeIsPacked(raw)
-                || (0..mlirLLVMStructTypeGetNumElementTypes(raw)).any(|i| {
-                    holds_packed_struct(Type::from_raw(mlirLLVMStructTypeGetElementType(raw, i)))
-                });
-        }
-        if spirv_ir::llvm_array_length(t).is_some() {
-            return holds_packed_struct(Type::from_raw(mlirLLVMArrayTypeGetElementType(raw)));
-        }
-    }
-    false
-}
-
-/// A packed record in device code, refused at its first use: MLIR's SPIR-V serializer has no
-/// CPacked, and a struct without it is laid out naturally by the consumer, which would read its
-/// members at other offsets than clang's (a silent misread).
-pub(crate) fn refuse_packed_records(module: &melior::ir::Module) -> Result<(), LowerError> {
-    use melior::ir::operation::{OperationLike, WalkOrder, WalkResult};
-    use melior::ir::ValueLike;
-    let mut found = None;
-    module.as_operation().walk(WalkOrder::PreOrder, |op| {
-        let types = (0..op.result_count())
-            .filter_map(|i| op.result(i).ok().map(|r| r.r#type()))
-            .chain(op.attribute("elem_type").ok().and_then(|a| {
-                melior::ir::attribute::TypeAttribute::try_from(a)
-                    .ok()
-                    .map(|t| t.value())
-            }));
-        for t in types.collect::<Vec<_>>() {
-            if holds_packed_struct(t) {
-                found = Some(LowerError::unsupported(op.location(), PACKED_RECORD));
-                return WalkResult::Interrupt;
-            }
-        }
-        WalkResult::Advance
-    });
-    found.map_or(Ok(()), Err)
-}
-
 /// The SPIR-V form of a memory type: scalars unchanged, pointers as byte pointers, arrays and
 /// structs element by element.
 pub(crate) fn spirv_type<'c>(ctx: &'c Context, t: Type<'c>) -> Result<Type<'c>, String> {
@@ -111,11 +63,6 @@ pub(crate) fn spirv_type<'c>(ctx: &'c Context, t: Type<'c>) -> Result<Type<'c>, 
     // SAFETY: type queries on a live type; element accessors only after the kind check.
     unsafe {
         if mlirTypeIsALLVMStructType(raw) {
-            if mlir_sys::mlirLLVMStructTypeIsPacked(raw) {
-                // MLIR's SPIR-V serializer has no CPacked, and a struct without it is laid out
-                // naturally by the consumer: its members would be read at other offsets.
-                return Err("a packed struct has no SPIR-V form".into());
-            }
             let n = mlirLLVMStructTypeGetNumElementTypes(raw);
             let fields = (0..n)
                 .map(|i| {
