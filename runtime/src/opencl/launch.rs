@@ -328,8 +328,13 @@ fn enqueue_launch(
         }
     }
     if let Some(id) = memcheck {
-        let spilled: Vec<(usize, usize)> =
-            spills.iter().map(|s| (s.device, s.host.len())).collect();
+        // This launch's spilled arguments, and those of earlier launches that may still run
+        // (a kernel reads the table when it runs, not when it was enqueued).
+        let spilled: Vec<(usize, usize)> = spills
+            .iter()
+            .map(|s| (s.device, s.host.len()))
+            .chain(super::held::device_buffers(rt))
+            .collect();
         if let Err(e) = super::variables::update_memcheck_table(id, shmem, &spilled) {
             free_spills(&spills);
             return Err(e);
@@ -411,7 +416,7 @@ fn enqueue_launch(
             if let Some(event) = event.filter(|_| !spills.is_empty()) {
                 let held = spills
                     .into_iter()
-                    .flat_map(|s| [Held::Device(s.device), Held::Host(s.host)])
+                    .flat_map(|s| [Held::Device(s.device, s.host.len()), Held::Host(s.host)])
                     .collect();
                 super::held::hold(rt, event, held);
             }
