@@ -792,43 +792,6 @@ fn check_access<'c>(
             .filter_map(|i| copy.result(i).ok().map(|v| v.to_raw()))
             .collect())
     };
-    if access == Access::Read && !is_scalar(accessed) {
-        // A load of an aggregate (which no constant stands in for) reads a harmless address
-        // when it is bad.
-        let pointer_type = type_of(pointer);
-        let harmless = match &target {
-            Target::Object(o) => b.object_pointer(&o.base)?,
-            _ if bytes <= STATE_SCRATCH_BYTES => b.word(checker, STATE_SCRATCH)?,
-            _ => return Ok(Outcome::Rewrote),
-        };
-        let harmless = b.cast_to(harmless, pointer_type)?;
-        let Some(harmless) = harmless else {
-            return Ok(Outcome::Rewrote);
-        };
-        let chosen = r.one("arith.select", &[ok, pointer, harmless], pointer_type, &[])?;
-        if let Target::Object(_) = target {
-            // SAFETY: the live access; its pointer operand is replaced by one of the same type.
-            unsafe {
-                mlir_sys::mlirOperationSetOperand(op.to_raw(), pointer_index as isize, chosen)
-            };
-            return Ok(Outcome::Rewrote);
-        }
-        // Through a kernel argument, as a scalar load: the chosen address only where a lane
-        // failed (a per-lane choice of address is a gather on a CPU device).
-        let loaded = r.scf_if_values(
-            any,
-            &results,
-            |failed| copy(failed, false, Some(chosen)),
-            |passed| copy(passed, false, None),
-        )?;
-        let replacements: Vec<IrValue> = loaded
-            .iter()
-            // SAFETY: the scf.if's results, live.
-            .map(|v| unsafe { IrValue::from_raw(*v) })
-            .collect();
-        rw.replace_op(&op, &replacements);
-        return Ok(Outcome::Rewrote);
-    }
     if let Some(uses) = compare_and_swap {
         return guard_compare_and_swap(rw, &b, op, ok, &uses);
     }
@@ -844,6 +807,37 @@ fn check_access<'c>(
         )
     };
     let guarded = match access {
+        Access::Read if !is_scalar(accessed) => {
+            // A load of an aggregate (which no constant stands in for) reads a harmless
+            // address when it is bad.
+            let pointer_type = type_of(pointer);
+            let harmless = match &target {
+                Target::Object(o) => b.object_pointer(&o.base)?,
+                _ if bytes <= STATE_SCRATCH_BYTES => b.word(checker, STATE_SCRATCH)?,
+                _ => return Ok(Outcome::Rewrote),
+            };
+            let harmless = b.cast_to(harmless, pointer_type)?;
+            let Some(harmless) = harmless else {
+                return Ok(Outcome::Rewrote);
+            };
+            let chosen = r.one("arith.select", &[ok, pointer, harmless], pointer_type, &[])?;
+            if let Target::Object(_) = target {
+                // SAFETY: the live access; its pointer operand is replaced by one of the same
+                // type.
+                unsafe {
+                    mlir_sys::mlirOperationSetOperand(op.to_raw(), pointer_index as isize, chosen)
+                };
+                return Ok(Outcome::Rewrote);
+            }
+            // Through a kernel argument, as a scalar load: the chosen address only where a
+            // lane failed (a per-lane choice of address is a gather on a CPU device).
+            r.scf_if_values(
+                any,
+                &results,
+                |failed| copy(failed, false, Some(chosen)),
+                |passed| copy(passed, false, None),
+            )?
+        }
         // A load runs unguarded when no lane of the subgroup failed, and guarded only where
         // one did: a CPU device compiler running work-items as vector lanes makes a guarded
         // load a masked vector load, several times slower than a plain one (saxpy: 3.8x the
