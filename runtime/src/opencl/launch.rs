@@ -199,8 +199,8 @@ pub fn launch_without_heap(
 
 /// The launch itself; with `abort_flag`, the program ends at the kernel's completion if its
 /// device code raised that word (see `device_abort`); with `memcheck` (a checked module's
-/// binding), the checker's table is brought up to date first, this launch's spilled
-/// arguments in it.
+/// binding), the checker's table is brought up to date first, with the spilled arguments of
+/// this launch and of the launches that may still run.
 fn enqueue_launch(
     rt: &Runtime,
     target: &ClQueue,
