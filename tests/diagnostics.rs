@@ -125,31 +125,6 @@ struct Offsets {
 }
 
 #[test]
-fn lambda_capturing_a_lambda_by_reference_stored_in_an_object_is_named() {
-    // hipmlir holds a lambda as its captures: a closure stored in an object would need the
-    // address of the captured lambda's closure object, which it never made.
-    let source = "#include <hip/hip_runtime.h>
-template <typename F> struct Holder { F f; __device__ int run() const { return f(); } };
-template <typename F> __device__ Holder<F> hold(F f) { return Holder<F>{f}; }
-__global__ void k(int* o) {
-  int c = o[0];
-  auto in = [c]() { return c; };
-  auto out = [&in]() { return in() * 2; };
-  o[1] = hold(out).run();
-}
-";
-    let (code, err, path) = compile("lambda_by_reference_stored.hip", source, &["--emit-spirv"]);
-    assert_clean_failure(code, &err);
-    assert!(
-        err.contains(&format!(
-            "{path}:2:80: error: unsupported construct in device code: a lambda capturing another \
-             lambda, passed where the same lambda was passed otherwise"
-        )),
-        "{err}"
-    );
-}
-
-#[test]
 fn static_local_with_a_computed_initializer_is_named() {
     // A mutable static local is a device variable; one initialized from a value known only at
     // run time (which needs a guarded first-call initialization) is not built.

@@ -761,27 +761,6 @@ fn check_access<'c>(
         state.verdicts.insert(same_address, (ok, any));
     }
 
-    if access == Access::Read && !is_scalar(accessed) {
-        // A load of an aggregate (which no constant stands in for) reads a harmless address
-        // when it is bad.
-        let pointer_type = type_of(pointer);
-        let harmless = match &target {
-            Target::Object(o) => b.object_pointer(&o.base)?,
-            _ if bytes <= STATE_SCRATCH_BYTES => b.word(checker, STATE_SCRATCH)?,
-            _ => return Ok(Outcome::Rewrote),
-        };
-        let harmless = b.cast_to(harmless, pointer_type)?;
-        let Some(harmless) = harmless else {
-            return Ok(Outcome::Rewrote);
-        };
-        let chosen = r.one("arith.select", &[ok, pointer, harmless], pointer_type, &[])?;
-        // SAFETY: the live access; its pointer operand is replaced by one of the same type.
-        unsafe { mlir_sys::mlirOperationSetOperand(op.to_raw(), pointer_index as isize, chosen) };
-        return Ok(Outcome::Rewrote);
-    }
-    if let Some(uses) = compare_and_swap {
-        return guard_compare_and_swap(rw, &b, op, ok, &uses);
-    }
     // Loads, stores and read-modify-write atomics run only when the check passed (a skipped
     // load or atomic gives zero); the access keeps its own pointer, so that the target's
     // address-space inference still places it.
@@ -789,24 +768,38 @@ fn check_access<'c>(
         .filter_map(|i| op.result(i).ok().map(|v| v.r#type()))
         .collect();
     let raw_op = op.to_raw();
-    // A copy of the access in `r`'s block, volatile if asked; its results.
-    let copy = |r: &Rewriter<'c>, volatile: bool| -> Result<Vec<MlirValue>, LowerError> {
-        // SAFETY: a copy of the live access, owned by the block it is appended to.
+    // A copy of the access in `r`'s block, volatile if asked, through `pointer` if given; its
+    // results.
+    let copy = |r: &Rewriter<'c>,
+                volatile: bool,
+                pointer: Option<MlirValue>|
+     -> Result<Vec<MlirValue>, LowerError> {
+        // SAFETY: a copy of the live access, owned by the block it is appended to; a pointer
+        // operand it is given has the type of the one it replaces.
         let mut copy =
             unsafe { melior::ir::Operation::from_raw(mlir_sys::mlirOperationClone(raw_op)) };
         if volatile {
             copy.set_attribute("volatile_", Attribute::unit(ctx));
+        }
+        if let Some(pointer) = pointer {
+            // SAFETY: as above: the copy is live, the pointer of the operand's type.
+            unsafe {
+                mlir_sys::mlirOperationSetOperand(copy.to_raw(), pointer_index as isize, pointer)
+            };
         }
         let copy = r.ops.insert(copy);
         Ok((0..copy.result_count())
             .filter_map(|i| copy.result(i).ok().map(|v| v.to_raw()))
             .collect())
     };
+    if let Some(uses) = compare_and_swap {
+        return guard_compare_and_swap(rw, &b, op, ok, &uses);
+    }
     let guarded_access = |r: &Rewriter<'c>, volatile: bool| {
         r.scf_if_values(
             ok,
             &results,
-            |then| copy(then, volatile),
+            |then| copy(then, volatile, None),
             |otherwise| {
                 let b = Build { r: otherwise, ctx };
                 results.iter().map(|t| b.zero(*t)).collect()
@@ -814,6 +807,37 @@ fn check_access<'c>(
         )
     };
     let guarded = match access {
+        Access::Read if !is_scalar(accessed) => {
+            // A load of an aggregate (which no constant stands in for) reads a harmless
+            // address when it is bad.
+            let pointer_type = type_of(pointer);
+            let harmless = match &target {
+                Target::Object(o) => b.object_pointer(&o.base)?,
+                _ if bytes <= STATE_SCRATCH_BYTES => b.word(checker, STATE_SCRATCH)?,
+                _ => return Ok(Outcome::Rewrote),
+            };
+            let harmless = b.cast_to(harmless, pointer_type)?;
+            let Some(harmless) = harmless else {
+                return Ok(Outcome::Rewrote);
+            };
+            let chosen = r.one("arith.select", &[ok, pointer, harmless], pointer_type, &[])?;
+            if let Target::Object(_) = target {
+                // SAFETY: the live access; its pointer operand is replaced by one of the same
+                // type.
+                unsafe {
+                    mlir_sys::mlirOperationSetOperand(op.to_raw(), pointer_index as isize, chosen)
+                };
+                return Ok(Outcome::Rewrote);
+            }
+            // Through a kernel argument, as a scalar load: the chosen address only where a
+            // lane failed (a per-lane choice of address is a gather on a CPU device).
+            r.scf_if_values(
+                any,
+                &results,
+                |failed| copy(failed, false, Some(chosen)),
+                |passed| copy(passed, false, None),
+            )?
+        }
         // A load runs unguarded when no lane of the subgroup failed, and guarded only where
         // one did: a CPU device compiler running work-items as vector lanes makes a guarded
         // load a masked vector load, several times slower than a plain one (saxpy: 3.8x the
@@ -824,7 +848,7 @@ fn check_access<'c>(
             any,
             &results,
             |failed| guarded_access(failed, true),
-            |passed| copy(passed, false),
+            |passed| copy(passed, false, None),
         )?,
         // (Masked stores cost next to nothing there; atomics run lane by lane anyway.)
         _ => guarded_access(&r, false)?,

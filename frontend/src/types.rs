@@ -504,8 +504,9 @@ struct Run {
 }
 
 thread_local! {
-    /// The records whose fields are being laid out, innermost last (canonical spellings).
-    static RECORDS_IN_PROGRESS: std::cell::RefCell<Vec<String>> = const {
+    /// The records whose fields are being laid out, innermost last (canonical declarations:
+    /// closure types of one lambda in two instances of a template are spelled alike).
+    static RECORDS_IN_PROGRESS: std::cell::RefCell<Vec<crate::clang::Cursor>> = const {
         std::cell::RefCell::new(Vec::new())
     };
 }
@@ -515,13 +516,13 @@ struct InProgress;
 
 impl InProgress {
     /// None if the record is already being laid out (met again through a member of its own).
-    fn enter(key: &str) -> Option<InProgress> {
+    fn enter(key: crate::clang::Cursor) -> Option<InProgress> {
         RECORDS_IN_PROGRESS.with(|r| {
             let mut r = r.borrow_mut();
-            if r.iter().any(|k| k == key) {
+            if r.contains(&key) {
                 return None;
             }
-            r.push(key.to_string());
+            r.push(key);
             Some(InProgress)
         })
     }
@@ -547,7 +548,7 @@ fn record(ty: CType, loc: &SourceLoc) -> Result<Record> {
     // among them (`Node* next`, or further down: `A` holding `B*` holding `A*`), is its size
     // and alignment without fields: an expression that reads through such a member has a type
     // of its own, made anew (with the fields), so the member's pointee is only named.
-    let Some(_in_progress) = InProgress::enter(&ty.spelling()) else {
+    let Some(_in_progress) = InProgress::enter(ty.canonical().declaration().canonical()) else {
         return Ok(Record {
             name,
             is_union,

@@ -93,9 +93,9 @@ pub struct FunctionCodegen<'c, 'm> {
     pub loop_unroll: Option<(Cursor, hipmlir_ir::LoopUnroll)>,
     /// Locals holding lambdas, by canonical declaration.
     pub lambdas: HashMap<Cursor, LambdaValue<'c>>,
-    /// Locals whose address is taken or that a reference is bound to: one holding a lambda is
-    /// its closure object in memory instead (see lambdas.rs).
-    pub addressed_locals: std::collections::HashSet<Cursor>,
+    /// Locals and parameters holding lambdas that are closure objects in memory, not their
+    /// captures: their address is needed (see lambda_objects.rs).
+    pub lambda_objects: std::collections::HashSet<Cursor>,
     /// In a member function, the class `this` points to (members of its base classes named
     /// without `this->` are at their base's offset).
     pub this_class: Option<crate::clang::CType>,

@@ -4,7 +4,8 @@
 //! address of a by-reference one (which therefore lives in memory). A lambda passed to a function
 //! is passed as its captures too: its closure type is unique, so the function's instance for it
 //! knows which lambda its parameter holds. A lambda in memory (a member, an element, a local
-//! whose address is taken) is its closure object, whose fields its calls use.
+//! whose address is taken or that a stored lambda captures by reference: lambda_objects.rs) is
+//! its closure object, whose fields its calls use.
 
 use clang_sys::*;
 
@@ -34,13 +35,18 @@ impl<'c> FunctionCodegen<'c, '_> {
         self.hold_lambda(decl, held, lambda)
     }
 
-    /// Binds local `decl` to the lambda `held`: as its captures, or, when the local's address
-    /// is taken or a reference is bound to it, as its closure object in memory of its own, laid
+    /// Binds local `decl` to the lambda `held`: as its captures, or, when it must be an object
+    /// (its address is needed: lambda_objects.rs), as its closure object in memory of its own, laid
     /// out as clang lays out the closure type, whose fields its calls use in place (see
     /// [`Self::lambda_in_object`]; a mutable lambda's state is the object's, which every
     /// pointer to it shares).
-    fn hold_lambda(&mut self, decl: &Cursor, held: LambdaValue<'c>, at: &Cursor) -> Result<()> {
-        if !self.addressed_locals.contains(&decl.canonical()) {
+    pub(super) fn hold_lambda(
+        &mut self,
+        decl: &Cursor,
+        held: LambdaValue<'c>,
+        at: &Cursor,
+    ) -> Result<()> {
+        if !self.lambda_objects.contains(&decl.canonical()) {
             self.lambdas.insert(decl.canonical(), held);
             return Ok(());
         }
@@ -484,13 +490,18 @@ impl<'c> FunctionCodegen<'c, '_> {
         for ((capture, passed), field) in written.iter().zip(captures).zip(&record.fields) {
             let target = self.field_pointer(object, ty, field.llvm_index, loc)?;
             let by_address = match passed {
-                // A lambda captured by reference would need the address of a closure object
-                // that hipmlir never made: it holds that lambda as its captures.
-                Capture::Lambda(..) if capture.by_ref => {
+                // A lambda captured by reference is an object wherever a closure capturing it is
+                // stored (lambda_objects.rs); one held as its captures here is a use that
+                // reading missed: its closure object was never made.
+                Capture::Lambda(decl, ..) if capture.by_ref => {
                     return Err(FrontendError::unsupported(
                         e.location(),
-                        "a lambda capturing another lambda by reference, stored, returned or \
-                         copied",
+                        format!(
+                            "a lambda capturing lambda '{}' by reference, stored where hipmlir \
+                             holds '{0}' as its captures (bind a reference to '{0}' to make it \
+                             an object)",
+                            decl.spelling()
+                        ),
                     ))
                 }
                 Capture::Lambda(_, inner, inner_captures) => {
@@ -675,10 +686,11 @@ impl<'c> FunctionCodegen<'c, '_> {
         };
         let (operands, captures) = self.capture_operands(&held, e)?;
         let (operands, captures) = self.closure_convention(&held.lambda, operands, captures, e)?;
-        let sig = self.module.declare_lambda(callee, &held.lambda, captures)?;
         let params = callee.arguments();
         let own_args = &args[args.len().saturating_sub(params.len())..];
-        let closures = self.closure_arguments(own_args)?;
+        // Lambdas among the arguments first: the signature takes their captures.
+        let closures = self.closure_arguments(callee, own_args)?;
+        let sig = self.module.declare_lambda(callee, &held.lambda, captures)?;
         let value = self.call_with_leading(callee, &sig, operands, own_args, closures, e)?;
         Ok(Some(value))
     }
@@ -754,26 +766,49 @@ impl<'c> FunctionCodegen<'c, '_> {
                     }
                 }
                 Capture::Lambda(decl, inner, inner_captures) => {
-                    // The closure rebuilt from its captures, read from these parameters only.
-                    let mut held = LambdaValue::written(*inner);
-                    for c in inner_captures {
-                        let Capture::Value(key, ty, by_address) = c else {
-                            return Err(internal(loc, "nested captured lambda"));
-                        };
-                        let arg = args.next().ok_or_else(missing)?;
-                        match by_address {
-                            true => held.copied_objects.insert(key.clone(), (arg, ty.clone())),
-                            false => held
-                                .copies
-                                .insert(key.clone(), (Val::Scalar(arg), ty.clone()))
-                                .map(|(v, t)| (v.scalar(), t)),
-                        };
-                    }
+                    let held = self.rebuild_lambda(inner, inner_captures, args, loc)?;
                     self.lambdas.insert(*decl, held);
                 }
             }
         }
         Ok(())
+    }
+
+    /// A captured lambda's closure rebuilt from its captures, read from the parameters `args`
+    /// only; the lambdas it captures in turn rebuilt the same way (one it captures by copy is
+    /// its own copy, one by reference the lambda its enclosing function names).
+    fn rebuild_lambda(
+        &mut self,
+        lambda: &Cursor,
+        captures: &[Capture],
+        args: &mut impl Iterator<Item = Value<'c>>,
+        loc: Location<'c>,
+    ) -> Result<LambdaValue<'c>> {
+        let missing = || internal(loc, "lambda capture without a parameter");
+        let mut held = LambdaValue::written(*lambda);
+        let written = self.captures_of(lambda)?;
+        for c in captures {
+            match c {
+                Capture::Value(key, ty, true) => {
+                    let arg = args.next().ok_or_else(missing)?;
+                    held.copied_objects.insert(key.clone(), (arg, ty.clone()));
+                }
+                Capture::Value(key, ty, false) => {
+                    let arg = args.next().ok_or_else(missing)?;
+                    held.copies
+                        .insert(key.clone(), (Val::Scalar(arg), ty.clone()));
+                }
+                Capture::Lambda(decl, inner, inner_captures) => {
+                    let copy = self.rebuild_lambda(inner, inner_captures, args, loc)?;
+                    let by_copy = written.iter().any(|w| w.decl() == Some(*decl) && !w.by_ref);
+                    match by_copy {
+                        true => held.copied_lambdas.insert(*decl, copy),
+                        false => self.lambdas.insert(*decl, copy),
+                    };
+                }
+            }
+        }
+        Ok(held)
     }
 
     /// The operands that stand for a lambda's captures, and the captures as parameters.
@@ -811,15 +846,6 @@ impl<'c> FunctionCodegen<'c, '_> {
             };
             if let Some(inner) = copied.or_else(|| self.captured_lambda(&capture)) {
                 let (inner_operands, inner_captures) = self.capture_operands(&inner, e)?;
-                if inner_captures
-                    .iter()
-                    .any(|c| matches!(c, Capture::Lambda(..)))
-                {
-                    return Err(FrontendError::unsupported(
-                        e.location(),
-                        "a lambda captured by a lambda that is itself captured",
-                    ));
-                }
                 operands.extend(inner_operands);
                 let decl = capture
                     .decl()
@@ -840,12 +866,22 @@ impl<'c> FunctionCodegen<'c, '_> {
                 ));
             };
             let ty = binding.ty.clone();
+            let reference = capture.decl().is_some_and(|d| d.ty().is_reference());
             if binding.in_memory {
                 // A by-reference capture, or a copy of an object by a lambda called where it is
                 // written (nothing can change the object in between).
                 let address = self.to_generic(binding.val.scalar(), loc)?;
                 operands.push(address);
                 captures.push(Capture::Value(key, ty, true));
+            } else if capture.by_ref && reference {
+                // A reference captured by reference: the object it names, by its address, as a
+                // closure object's field holds it.
+                let pointee = ty
+                    .pointee()
+                    .cloned()
+                    .ok_or_else(|| internal(loc, "reference without an address"))?;
+                operands.push(self.to_generic(binding.val.scalar(), loc)?);
+                captures.push(Capture::Value(key, pointee, true));
             } else {
                 operands.push(binding.val.scalar());
                 captures.push(Capture::Value(key, ty, false));
@@ -854,12 +890,20 @@ impl<'c> FunctionCodegen<'c, '_> {
         Ok((operands, captures))
     }
 
-    /// A lambda passed to a function: the operands that replace it (its captures), after
-    /// recording them under its closure type so the callee's signature and body can use them.
-    /// None for any other argument.
-    pub fn closure_argument(&mut self, arg: &Cursor) -> Result<Option<Vec<Value<'c>>>> {
+    /// A lambda passed to parameter `index` of `callee`: the operands that replace it (its
+    /// captures), after recording them under its closure type so the callee's signature and body
+    /// can use them. None for any other argument, and for a reference parameter that takes the
+    /// closure object itself (see lambda_objects.rs).
+    pub fn closure_argument(
+        &mut self,
+        callee: &Cursor,
+        index: usize,
+        arg: &Cursor,
+    ) -> Result<Option<Vec<Value<'c>>>> {
         let e = without_closure_copy(arg);
-        if closure_type_key(e.ty()).is_none() {
+        if closure_type_key(e.ty()).is_none()
+            || self.module.lambda_objects.takes_object(callee, index)
+        {
             return Ok(None);
         }
         let held = match e.kind() {
@@ -1024,19 +1068,23 @@ impl ModuleCodegen<'_> {
 
 /// The closure an argument copies: a closure object passed by value is copied by its (implicit)
 /// copy constructor, which is no call here.
-fn without_closure_copy(arg: &Cursor) -> Cursor {
+pub(super) fn without_closure_copy(arg: &Cursor) -> Cursor {
     let mut e = arg.without_implicit();
-    while e.kind() == CXCursor_CallExpr
-        && e.referenced()
-            .is_some_and(|c| c.kind() == CXCursor_Constructor)
-        && closure_type_key(e.ty()).is_some()
-    {
+    while is_closure_copy(&e) {
         match e.children().as_slice() {
             [only] => e = only.without_implicit(),
             _ => break,
         }
     }
     e
+}
+
+/// Whether `e` is a call of a closure's (copy or move) constructor.
+pub(super) fn is_closure_copy(e: &Cursor) -> bool {
+    e.kind() == CXCursor_CallExpr
+        && e.referenced()
+            .is_some_and(|c| c.kind() == CXCursor_Constructor)
+        && closure_type_key(e.ty()).is_some()
 }
 
 /// The closure's copy or move constructor that an argument or initializer copying a closure

@@ -12,6 +12,7 @@ mod globals;
 #[cfg(test)]
 mod header_check;
 mod initializers;
+mod lambda_objects;
 mod lambdas;
 mod launch_site;
 mod lifetime;

@@ -15,11 +15,12 @@ use melior::ir::r#type::{FunctionType, IntegerType};
 use melior::ir::{Attribute, Block, Identifier, Location, Module, Region, RegionLike, Type};
 use melior::Context;
 
-use super::analysis::{addressed_locals, memory_locals, VarKey};
+use super::analysis::{memory_locals, VarKey};
 use super::builder::{block_arguments, internal, Builder};
 use super::expr::LValue;
 use super::function::{FunctionCodegen, LambdaValue, Val};
 use super::globals::{is_device_variable, DeviceVariable};
+use super::lambda_objects::LambdaObjects;
 use super::lambdas::{closure_declaration, closure_type_key, Capture, Closure};
 use super::objects::{has_this, this_record};
 use super::virtual_bases::takes_construction_context;
@@ -62,6 +63,8 @@ pub struct ModuleCodegen<'c> {
     pub(super) host_lambdas: HashMap<Cursor, Cursor>,
     /// Lambda expressions found from their closure types (lambdas used as objects).
     pub(super) closure_lambdas: HashMap<Cursor, Option<Cursor>>,
+    /// Which lambdas each function holds as closure objects (see lambda_objects.rs).
+    pub(super) lambda_objects: LambdaObjects,
     /// The lambda each lambda function symbol was given to.
     lambda_symbols: HashMap<String, Cursor>,
     /// Module-level variables (`__shared__`, `__device__`, `__constant__`), by canonical
@@ -195,6 +198,7 @@ impl<'c> ModuleCodegen<'c> {
             pending: Vec::new(),
             pending_lambdas: Vec::new(),
             closures: HashMap::new(),
+            lambda_objects: LambdaObjects::default(),
             host_lambdas: HashMap::new(),
             closure_lambdas: HashMap::new(),
             lambda_symbols: HashMap::new(),
@@ -463,8 +467,8 @@ impl<'c> ModuleCodegen<'c> {
             captures,
         };
         let mut params = closure.param_types();
-        for p in method.arguments() {
-            params.push(parameter_type(&p)?);
+        for (index, p) in method.arguments().iter().enumerate() {
+            self.parameter_types(method, index, p, &mut params)?;
         }
         // The device-side parse does not number the lambdas of host functions apart (two
         // lambdas in `main` may mangle alike): the symbol also names where the lambda is.
@@ -725,6 +729,7 @@ impl<'c> ModuleCodegen<'c> {
         // the user's code may be fused into FMAs, as hipcc compiles it.
         let contract_floats =
             !std::path::Path::new(&def.location().file).starts_with(&self.hip_headers);
+        let lambda_objects = self.lambda_objects.needs(&body_owner).objects.clone();
         let mut fc = FunctionCodegen {
             contract_floats,
             module: self,
@@ -737,7 +742,7 @@ impl<'c> ModuleCodegen<'c> {
             targets: Vec::new(),
             loop_unroll: None,
             lambdas: HashMap::new(),
-            addressed_locals: body.as_ref().map(addressed_locals).unwrap_or_default(),
+            lambda_objects,
             this_class: None,
             region_depth: 0,
             last_loc: std::cell::RefCell::new(def.location()),
@@ -769,21 +774,32 @@ impl<'c> ModuleCodegen<'c> {
             fc.this_class = def.semantic_parent().map(|class| class.ty());
         }
         let mut closure_params = Vec::new();
-        for param in &params {
+        for (index, param) in params.iter().enumerate() {
+            let takes_object = fc.module.lambda_objects.takes_object(def, index);
             if kind == FunctionKind::Kernel {
                 if let Some(lambda) = fc.module.host_lambda_of(param)? {
                     // Bound below, once the closure object has its home.
                     closure_params.push((*param, lambda));
                 }
-            } else if let Some(closure) = fc.module.closure_of(param)? {
-                // A parameter holding a lambda arrives as the lambda's captures.
+            } else if let Some(closure) = match takes_object {
+                true => None,
+                false => fc.module.closure_of(param)?,
+            } {
+                // A parameter holding a lambda arrives as the lambda's captures (made an object
+                // of its own where its body needs one).
                 fc.bind_captures(&closure.captures, &closure.lambda, &mut args, loc)?;
                 param_types
                     .by_ref()
                     .take(closure.param_types().len())
                     .for_each(drop);
-                fc.lambdas
-                    .insert(param.canonical(), LambdaValue::written(closure.lambda));
+                let held = LambdaValue::written(closure.lambda);
+                match param.ty().is_reference() {
+                    // The caller's lambda, its captures shared.
+                    true => {
+                        fc.lambdas.insert(param.canonical(), held);
+                    }
+                    false => fc.hold_lambda(param, held, param)?,
+                }
                 continue;
             }
             let (Some(ty), Some(arg)) = (param_types.next(), args.next()) else {
@@ -986,16 +1002,13 @@ impl ModuleCodegen<'_> {
                 pointee: Box::new(this_record(def)?),
             });
         }
-        for p in def.arguments() {
+        for (index, p) in def.arguments().iter().enumerate() {
             if is_kernel(def) {
                 // A kernel receives the closure object the host passes, captures and all.
-                params.push(Ty::of(&p)?);
+                params.push(Ty::of(p)?);
                 continue;
             }
-            match self.closure_of(&p)? {
-                Some(closure) => params.extend(closure.param_types()),
-                None => params.push(parameter_type(&p)?),
-            }
+            self.parameter_types(def, index, p, &mut params)?;
         }
         if takes_construction_context(def) {
             // The construction context (virtual_bases.rs).
@@ -1007,6 +1020,27 @@ impl ModuleCodegen<'_> {
             params,
             result,
         })
+    }
+
+    /// The types of the parameters that stand for parameter `index` (`p`) of device function
+    /// `def`: a lambda's captures, or the parameter's own type (for a reference to a closure
+    /// object the body needs, its address).
+    fn parameter_types(
+        &self,
+        def: &Cursor,
+        index: usize,
+        p: &Cursor,
+        out: &mut Vec<Ty>,
+    ) -> Result<()> {
+        let closure = match self.lambda_objects.takes_object(def, index) {
+            true => None,
+            false => self.closure_of(p)?,
+        };
+        match closure {
+            Some(closure) => out.extend(closure.param_types()),
+            None => out.push(parameter_type(p)?),
+        }
+        Ok(())
     }
 
     /// The lambda a parameter of a device function holds, passed as its captures; None for

@@ -477,7 +477,7 @@ impl<'c> FunctionCodegen<'c, '_> {
             return Ok(Val::Void);
         }
         let sig = self.module.dispatcher(callee)?;
-        let closures = self.closure_arguments(rest)?;
+        let closures = self.closure_arguments(callee, rest)?;
         self.call_with_leading(callee, &sig, vec![object], rest, closures, e)
     }
 

@@ -15,8 +15,8 @@ use crate::backend::DeviceId;
 pub enum Held {
     /// Host bytes the command reads.
     Host(Box<[u8]>),
-    /// A device buffer of the runtime's own (freed when released).
-    Device(usize),
+    /// A device buffer of the runtime's own, its start and size (freed when released).
+    Device(usize, usize),
 }
 
 /// Per command: its device, its event, what it holds.
@@ -29,6 +29,22 @@ pub fn hold(rt: &Runtime, event: OwnedEvent, items: Vec<Held>) {
     HELD.lock()
         .unwrap_or_else(|p| p.into_inner())
         .push((rt.id, event, items));
+}
+
+/// The device buffers (start, size) that `rt`'s commands still hold: spilled arguments of
+/// launches not yet known to be done, which the memory checker's table must list while their
+/// kernels may run.
+pub fn device_buffers(rt: &Runtime) -> Vec<(usize, usize)> {
+    HELD.lock()
+        .unwrap_or_else(|p| p.into_inner())
+        .iter()
+        .filter(|(device, _, _)| *device == rt.id)
+        .flat_map(|(_, _, items)| items)
+        .filter_map(|item| match item {
+            Held::Device(p, size) => Some((*p, *size)),
+            Held::Host(_) => None,
+        })
+        .collect()
 }
 
 /// Releases what `rt`'s finished commands held (`all`: every command's; the caller has
@@ -52,7 +68,7 @@ pub fn release_finished(rt: &Runtime, all: bool) {
         match item {
             Held::Host(bytes) => drop(bytes),
             // SAFETY: allocated by the runtime in this context; the command using it is done.
-            Held::Device(p) => {
+            Held::Device(p, _) => {
                 let _ = unsafe { rt.memory.free(rt.context.get(), p as *mut c_void) };
             }
         }

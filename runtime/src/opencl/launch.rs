@@ -182,8 +182,8 @@ pub fn launch(
     super::variables::prepare_heap(rt, &kernel.module)?;
     super::variables::prepare_managed(rt, &kernel.module)?;
     let abort_flag = super::variables::prepare_abort_flag(rt, &kernel.module)?;
-    super::variables::prepare_memcheck(rt, &kernel.module, cfg.shared_mem)?;
-    enqueue_launch(rt, target, kernel, cfg, abort_flag)
+    let memcheck = super::variables::prepare_memcheck(rt, &kernel.module)?;
+    enqueue_launch(rt, target, kernel, cfg, abort_flag, memcheck)
 }
 
 /// [`launch`] without first pointing the module at the device heap and its abort flag: for the
@@ -194,17 +194,20 @@ pub fn launch_without_heap(
     kernel: &KernelRef,
     cfg: &LaunchConfig,
 ) -> HipResult<()> {
-    enqueue_launch(rt, target, kernel, cfg, None)
+    enqueue_launch(rt, target, kernel, cfg, None, None)
 }
 
 /// The launch itself; with `abort_flag`, the program ends at the kernel's completion if its
-/// device code raised that word (see `device_abort`).
+/// device code raised that word (see `device_abort`); with `memcheck` (a checked module's
+/// binding), the checker's table is brought up to date first, with the spilled arguments of
+/// this launch and of the launches that may still run.
 fn enqueue_launch(
     rt: &Runtime,
     target: &ClQueue,
     kernel: &KernelRef,
     cfg: &LaunchConfig,
     abort_flag: Option<usize>,
+    memcheck: Option<u64>,
 ) -> HipResult<()> {
     let (grid, block, shmem) = (cfg.grid, cfg.block, cfg.shared_mem);
     let info = kernel.info();
@@ -324,6 +327,19 @@ fn enqueue_launch(
             }
         }
     }
+    if let Some(id) = memcheck {
+        // This launch's spilled arguments, and those of earlier launches that may still run
+        // (a kernel reads the table when it runs, not when it was enqueued).
+        let spilled: Vec<(usize, usize)> = spills
+            .iter()
+            .map(|s| (s.device, s.host.len()))
+            .chain(super::held::device_buffers(rt))
+            .collect();
+        if let Err(e) = super::variables::update_memcheck_table(id, shmem, &spilled) {
+            free_spills(&spills);
+            return Err(e);
+        }
+    }
     if rt.memory.needs_pointer_list_per_launch() {
         let mut live = live_allocations(rt);
         live.extend(spills.iter().map(|s| s.device as *mut c_void));
@@ -400,7 +416,7 @@ fn enqueue_launch(
             if let Some(event) = event.filter(|_| !spills.is_empty()) {
                 let held = spills
                     .into_iter()
-                    .flat_map(|s| [Held::Device(s.device), Held::Host(s.host)])
+                    .flat_map(|s| [Held::Device(s.device, s.host.len()), Held::Host(s.host)])
                     .collect();
                 super::held::hold(rt, event, held);
             }

@@ -191,16 +191,12 @@ pub fn prepare_managed(rt: &Runtime, module: &Arc<Module>) -> HipResult<()> {
 }
 
 /// Gives a module built with the memory checker its state before its first launch (and again
-/// after `hipDeviceReset`), and brings the checker's table of allocations up to date before
-/// each launch. A device that cannot reach the host's own memory leaves the variable null: its
-/// kernels then run unchecked.
-pub fn prepare_memcheck(
-    rt: &Runtime,
-    module: &Arc<Module>,
-    dynamic_shared: usize,
-) -> HipResult<()> {
+/// after `hipDeviceReset`): the binding's id, for [`update_memcheck_table`]. A device that
+/// cannot reach the host's own memory leaves the variable null: its kernels then run unchecked
+/// (None, as for a module without the checker).
+pub fn prepare_memcheck(rt: &Runtime, module: &Arc<Module>) -> HipResult<Option<u64>> {
     let Some(index) = module.memcheck_variable else {
-        return Ok(());
+        return Ok(None);
     };
     let state = super::module::of(module, rt);
     let mut bound = state
@@ -210,7 +206,7 @@ pub fn prepare_memcheck(
     let id = match *bound {
         Some(Some(id)) if crate::memcheck::is_bound(id) => id,
         // A device without system memory: unchecked.
-        Some(None) => return Ok(()),
+        Some(None) => return Ok(None),
         _ if !rt.system_memory => {
             hlog!(
                 Info,
@@ -218,7 +214,7 @@ pub fn prepare_memcheck(
                 module.label
             );
             *bound = Some(None);
-            return Ok(());
+            return Ok(None);
         }
         _ => {
             let variable = address_of(rt, module, index)?;
@@ -244,10 +240,23 @@ pub fn prepare_memcheck(
             id
         }
     };
-    let ranges = memory::all_allocations()
+    Ok(Some(id))
+}
+
+/// Brings binding `id`'s table of allocations up to date before a launch: the live
+/// allocations, and `launch_own` (start, size), the runtime's memory for this launch alone (a
+/// by-value argument spilled behind a pointer, which the kernel reads like any allocation).
+pub fn update_memcheck_table(
+    id: u64,
+    dynamic_shared: usize,
+    launch_own: &[(usize, usize)],
+) -> HipResult<()> {
+    let mut ranges: Vec<(u64, u64)> = memory::all_allocations()
         .into_iter()
+        .chain(launch_own.iter().copied())
         .map(|(b, s)| (b as u64, (b + s) as u64))
         .collect();
+    ranges.sort_unstable();
     // The table is host memory: written now, it is there for the launch.
     crate::memcheck::before_launch(id, ranges, dynamic_shared as u64, 0)
 }

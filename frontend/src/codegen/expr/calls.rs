@@ -94,14 +94,20 @@ impl<'c> FunctionCodegen<'c, '_> {
         e: &Cursor,
     ) -> Result<Val<'c>> {
         // Lambdas among the arguments first: the callee's signature takes their captures.
-        let closures = self.closure_arguments(args)?;
+        let closures = self.closure_arguments(callee, args)?;
         let sig = self.module.declare_device_function(callee, e)?;
         self.call_with_leading(callee, &sig, this.into_iter().collect(), args, closures, e)
     }
 
     /// [`Self::closure_argument`] of each argument.
-    pub fn closure_arguments(&mut self, args: &[Cursor]) -> Result<Vec<Option<Vec<Value<'c>>>>> {
-        args.iter().map(|a| self.closure_argument(a)).collect()
+    pub fn closure_arguments(
+        &mut self,
+        callee: &Cursor,
+        args: &[Cursor],
+    ) -> Result<Vec<Option<Vec<Value<'c>>>>> {
+        (args.iter().enumerate())
+            .map(|(index, a)| self.closure_argument(callee, index, a))
+            .collect()
     }
 
     /// Calls `sig`'s function with `leading` operands (`this`, a lambda's captures) before the
