@@ -33,14 +33,20 @@ MlirType hipmlirSpirvArrayTypeGet(MlirType element, uint32_t count) {
   return wrap(spirv::ArrayType::get(unwrap(element), count));
 }
 
+// A struct of `members`, with each member's byte offset when `offsets` is not null.
 MlirType hipmlirSpirvStructTypeGet(MlirContext ctx, intptr_t count,
-                                   const MlirType *members) {
+                                   const MlirType *members,
+                                   const uint32_t *offsets) {
   std::vector<Type> types;
-  for (intptr_t i = 0; i < count; ++i)
+  std::vector<spirv::StructType::OffsetInfo> offsetInfo;
+  for (intptr_t i = 0; i < count; ++i) {
     types.push_back(unwrap(members[i]));
+    if (offsets)
+      offsetInfo.push_back(offsets[i]);
+  }
   if (types.empty())
     return wrap(spirv::StructType::getEmpty(unwrap(ctx)));
-  return wrap(spirv::StructType::get(types));
+  return wrap(spirv::StructType::get(types, offsetInfo));
 }
 
 bool hipmlirTypeIsALLVMArrayType(MlirType type) {

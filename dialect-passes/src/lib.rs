@@ -26,6 +26,7 @@ mod device_link;
 mod error;
 mod function_pointers;
 mod global_ids;
+mod layout;
 mod memcheck;
 mod nvptx;
 mod pass_times;

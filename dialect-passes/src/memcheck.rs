@@ -58,6 +58,7 @@ use melior::Context;
 use mlir_sys::MlirValue;
 
 use crate::builder::{type_of, value, Rewriter};
+use crate::layout::size_and_align;
 use crate::LowerError;
 
 fn err(e: impl std::fmt::Display) -> LowerError {
@@ -510,7 +511,7 @@ fn check_access<'c>(
         _ => op.operand(1).map(|v| v.r#type()),
     }
     .map_err(err)?;
-    let Some((bytes, _)) = type_size(accessed) else {
+    let Some((bytes, _)) = size_and_align(accessed) else {
         return Ok(Outcome::NoMatch);
     };
     let pointer = op.operand(pointer_index).map_err(err)?.to_raw();
@@ -924,7 +925,7 @@ fn module_variables(gpu_module: &OperationRef) -> HashMap<String, Variable> {
                     .attribute("global_type")
                     .ok()
                     .and_then(|a| TypeAttribute::try_from(a).ok())
-                    .and_then(|t| type_size(t.value()))
+                    .and_then(|t| size_and_align(t.value()))
                     .map(|(size, _)| size);
                 let space = op
                     .attribute("addr_space")
@@ -1036,7 +1037,7 @@ fn byval_object(argument: MlirValue) -> Option<KernelObject> {
     let (_, ty) = crate::symbols::byval_parameters(&function)
         .into_iter()
         .find(|(index, _)| *index == number)?;
-    let (size, _) = type_size(ty)?;
+    let (size, _) = size_and_align(ty)?;
     Some(KernelObject {
         base: Base::Alloca(argument),
         object: Object {
@@ -1183,7 +1184,7 @@ fn alloca_size(alloca: &OperationRef) -> Option<u64> {
         .ok()
         .and_then(|a| TypeAttribute::try_from(a).ok())?
         .value();
-    let (size, _) = type_size(element)?;
+    let (size, _) = size_and_align(element)?;
     let count = alloca.operand(0).ok()?.to_raw();
     // SAFETY: queries on a live value and its defining operation.
     let count = unsafe {
@@ -1215,53 +1216,6 @@ fn pointer_space(t: Type) -> u32 {
             0
         }
     }
-}
-
-/// The size and alignment of a type in device memory (C's layout), None for a type the pass
-/// does not know.
-fn type_size(t: Type) -> Option<(u64, u64)> {
-    let raw = t.to_raw();
-    // SAFETY: type queries on a live type; accessors only after the kind checks.
-    unsafe {
-        use mlir_sys::*;
-        if mlirTypeIsAInteger(raw) {
-            let bytes = u64::from(mlirIntegerTypeGetWidth(raw)).div_ceil(8).max(1);
-            return Some((bytes, bytes.next_power_of_two()));
-        }
-        if mlirTypeIsAIndex(raw) || mlirTypeIsALLVMPointerType(raw) {
-            return Some((8, 8));
-        }
-        if mlirTypeIsAFloat(raw) {
-            let bytes = u64::from(mlirFloatTypeGetWidth(raw)).div_ceil(8);
-            return Some((bytes, bytes.next_power_of_two()));
-        }
-        if mlirTypeIsAVector(raw) {
-            let (element, _) = type_size(Type::from_raw(mlirShapedTypeGetElementType(raw)))?;
-            let mut count = 1u64;
-            for d in 0..mlirShapedTypeGetRank(raw) {
-                count *= u64::try_from(mlirShapedTypeGetDimSize(raw, d as isize)).ok()?;
-            }
-            let size = element * count;
-            return Some((size, size.next_power_of_two()));
-        }
-        if mlirTypeIsALLVMStructType(raw) {
-            let packed = mlirLLVMStructTypeIsPacked(raw);
-            let (mut end, mut align) = (0u64, 1u64);
-            for i in 0..mlirLLVMStructTypeGetNumElementTypes(raw) {
-                let (size, a) =
-                    type_size(Type::from_raw(mlirLLVMStructTypeGetElementType(raw, i)))?;
-                let a = if packed { 1 } else { a };
-                end = end.next_multiple_of(a) + size;
-                align = align.max(a);
-            }
-            return Some((end.next_multiple_of(align), align));
-        }
-        if let Some(length) = crate::spirv::ir::llvm_array_length(t) {
-            let (size, align) = type_size(Type::from_raw(mlirLLVMArrayTypeGetElementType(raw)))?;
-            return Some((size.checked_mul(length)?, align));
-        }
-    }
-    None
 }
 
 /// The operations a check is made of, at one insertion point.

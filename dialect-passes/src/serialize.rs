@@ -33,6 +33,7 @@ pub fn serialize_spirv(ctx: &Context, module: &mut Module) -> Result<Vec<u8>, Lo
     spirv_binary().run(ctx, module, false)?;
     let binary = binary_object(module)?;
     let binary = patch::resolve_imports(&binary)?;
+    let binary = patch::pack_structs(&binary)?;
     let binary = patch::write_zero_initializers(&binary, &zero_initialized)?;
     let binary = patch::resolve_addresses(&binary)?;
     let binary = patch::call_through_pointers(&binary, &recursive_calls)?;

@@ -48,6 +48,9 @@ pub struct Record {
     pub bit_storage: Vec<BitStorage>,
     pub size: u64,
     pub align: u64,
+    /// Its `!llvm.struct` is packed: some member lies below the alignment LLVM gives its type
+    /// (`__attribute__((packed))`, `#pragma pack`), so LLVM's own layout would move it.
+    pub packed: bool,
 }
 
 #[derive(Debug, PartialEq, Eq, Hash)]
@@ -225,6 +228,7 @@ impl Ty {
             bit_storage: Vec::new(),
             size: 16,
             align: 8,
+            packed: false,
         }))
     }
 
@@ -373,8 +377,24 @@ impl Ty {
                 if r.size > end {
                     members.push(padding(ctx, r.size - end));
                 }
-                llvm::r#type::r#struct(ctx, &members, false)
+                llvm::r#type::r#struct(ctx, &members, r.packed)
             }
+        }
+    }
+
+    /// The alignment LLVM gives this type's `!llvm.struct` form (the data layouts of SPIR-V and
+    /// NVPTX: a scalar's is its size; a packed struct's, and a union's byte storage, 1).
+    fn llvm_align(&self) -> u64 {
+        match self {
+            Ty::Array { element, .. } => element.llvm_align(),
+            Ty::Record(r) if r.is_union || r.packed => 1,
+            Ty::Record(r) => r
+                .llvm_members()
+                .iter()
+                .map(|(_, _, ty)| ty.llvm_align())
+                .max()
+                .unwrap_or(1),
+            other => other.size().max(1).next_power_of_two(),
         }
     }
 }
@@ -464,6 +484,30 @@ impl Ty {
 }
 
 impl Record {
+    /// Whether a member's type wants more alignment than the record has (a packed record, or
+    /// one under `#pragma pack`): its members are reached through pointers aligned only as
+    /// the record is.
+    pub fn is_underaligned(&self) -> bool {
+        self.fields
+            .iter()
+            .any(|f| f.bit_field.is_none() && f.ty.align() > self.align)
+    }
+
+    /// Whether LLVM's layout of the `!llvm.struct` (members, explicit padding between them, in
+    /// order) puts every member at clang's offset and ends at clang's size.
+    fn llvm_layout_matches(&self) -> bool {
+        let members = self.llvm_members();
+        let align = members
+            .iter()
+            .map(|(_, _, ty)| ty.llvm_align())
+            .max()
+            .unwrap_or(1);
+        members
+            .iter()
+            .all(|(offset, _, ty)| offset.is_multiple_of(ty.llvm_align()))
+            && self.size.is_multiple_of(align)
+    }
+
     /// The members of the `!llvm.struct`, padding aside, in offset order: (offset, size, type)
     /// of the fields that are not bit-fields and of the bit-fields' storage runs.
     pub fn llvm_members(&self) -> Vec<(u64, u64, Ty)> {
@@ -557,6 +601,7 @@ fn record(ty: CType, loc: &SourceLoc) -> Result<Record> {
             bit_storage: Vec::new(),
             size,
             align,
+            packed: false,
         });
     };
     let mut fields = Vec::new();
@@ -684,7 +729,7 @@ fn record(ty: CType, loc: &SourceLoc) -> Result<Record> {
         llvm_index += 1;
     }
     close(&mut run, &mut bit_storage, &mut end);
-    Ok(Record {
+    let mut record = Record {
         name,
         is_union,
         fields,
@@ -692,7 +737,10 @@ fn record(ty: CType, loc: &SourceLoc) -> Result<Record> {
         bit_storage,
         size,
         align,
-    })
+        packed: false,
+    };
+    record.packed = !record.is_union && !record.llvm_layout_matches();
+    Ok(record)
 }
 
 impl std::fmt::Display for Ty {

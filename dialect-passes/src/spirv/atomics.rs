@@ -20,6 +20,7 @@ use mlir_sys::MlirValue;
 
 use crate::address_space_map::spirv::{CROSS_WORKGROUP, GENERIC, WORKGROUP};
 use crate::builder::{type_of, Rewriter};
+use crate::spirv::builder::Access;
 use crate::spirv::ir::{MemorySemantics, Scope};
 use crate::spirv::memory_op::{sync_scope, Lowering};
 use crate::spirv::{Atomic, Binary, Cast, Compare};
@@ -70,9 +71,9 @@ pub(crate) fn lower_rmw_generic<'c>(
     let op = bin_op(l)?;
     let private = |inner: &Rewriter| -> Result<MlirValue, LowerError> {
         let typed = inner.bitcast(generic, inner.ptr(ty, GENERIC)?)?;
-        let old = inner.load(typed, ty, false)?;
+        let old = inner.load(typed, ty, Access::PLAIN)?;
         let new = combine(inner, op, old, value)?;
-        inner.store(typed, new, false)?;
+        inner.store(typed, new, Access::PLAIN)?;
         Ok(old)
     };
     let local = |inner: &Rewriter<'c>| -> Result<MlirValue, LowerError> {
@@ -230,7 +231,7 @@ fn cas_loop<'c>(
     };
     let int: Type = IntegerType::new(rw.ctx, bits).into();
     let int_ptr = rw.bitcast(ptr, rw.ptr(int, space)?)?;
-    let init = rw.load(int_ptr, int, false)?;
+    let init = rw.load(int_ptr, int, Access::PLAIN)?;
     // The "before" region makes one attempt.
     let old_bits = rw.scf_do_while(init, int, |attempt, old| {
         let old_t = if is_float {

@@ -177,28 +177,45 @@ impl<'c> Rewriter<'c> {
         &self,
         ptr: MlirValue,
         ty: Type<'c>,
-        volatile: bool,
+        access: Access,
     ) -> Result<MlirValue, LowerError> {
-        self.one("spirv.Load", &[ptr], ty, &self.access(volatile))
+        self.one("spirv.Load", &[ptr], ty, &self.access(access))
     }
 
     pub fn store(
         &self,
         ptr: MlirValue,
         value: MlirValue,
-        volatile: bool,
+        access: Access,
     ) -> Result<(), LowerError> {
-        self.op("spirv.Store", &[ptr, value], &[], &self.access(volatile))?;
+        self.op("spirv.Store", &[ptr, value], &[], &self.access(access))?;
         Ok(())
     }
 
-    fn access(&self, volatile: bool) -> Vec<(&'static str, Attribute<'c>)> {
-        if volatile {
-            let access = spirv_ir::memory_access_attr(self.ctx, spirv_ir::MEMORY_ACCESS_VOLATILE);
-            vec![("memory_access", access)]
-        } else {
-            Vec::new()
+    fn access(&self, access: Access) -> Vec<(&'static str, Attribute<'c>)> {
+        let mut bits = 0;
+        let mut attributes = Vec::new();
+        if access.volatile {
+            bits |= spirv_ir::MEMORY_ACCESS_VOLATILE;
         }
+        if let Some(align) = access.aligned {
+            bits |= spirv_ir::MEMORY_ACCESS_ALIGNED;
+            let i32t = IntegerType::new(self.ctx, 32).into();
+            attributes.push((
+                "alignment",
+                IntegerAttribute::new(i32t, align.into()).into(),
+            ));
+        }
+        if bits != 0 {
+            attributes.insert(
+                0,
+                (
+                    "memory_access",
+                    spirv_ir::memory_access_attr(self.ctx, bits),
+                ),
+            );
+        }
+        attributes
     }
 
     pub fn ptr_access_chain(
@@ -417,4 +434,20 @@ impl<'c> Rewriter<'c> {
         )?;
         Ok(())
     }
+}
+
+/// How a `spirv.Load` or `spirv.Store` accesses memory.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Access {
+    pub volatile: bool,
+    /// `Aligned N`, for an access below its type's own alignment (a member of a packed
+    /// struct): without it the device compiler assumes the type's.
+    pub aligned: Option<u32>,
+}
+
+impl Access {
+    pub const PLAIN: Access = Access {
+        volatile: false,
+        aligned: None,
+    };
 }

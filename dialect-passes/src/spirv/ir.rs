@@ -14,6 +14,7 @@ extern "C" {
         ctx: MlirContext,
         count: isize,
         members: *const MlirType,
+        offsets: *const u32,
     ) -> MlirType;
     fn hipmlirTypeIsALLVMArrayType(t: MlirType) -> bool;
     fn hipmlirLLVMArrayTypeGetNumElements(t: MlirType) -> u64;
@@ -81,8 +82,10 @@ impl std::ops::BitOr for MemorySemantics {
     }
 }
 
-/// `MemoryAccess::Volatile`, the one memory access hipmlir marks.
+/// `MemoryAccess::Volatile`.
 pub const MEMORY_ACCESS_VOLATILE: u32 = 0x1;
+/// `MemoryAccess::Aligned` (its literal is the `alignment` attribute of `spirv.Load`/`Store`).
+pub const MEMORY_ACCESS_ALIGNED: u32 = 0x2;
 /// `FunctionControl::None`.
 pub const FUNCTION_CONTROL_NONE: u32 = 0;
 /// `FunctionControl::Pure`.
@@ -117,13 +120,31 @@ pub fn array_type(element: Type, count: u32) -> Type {
 
 /// `!spirv.struct<(members...)>`, without offsets (as hipmlir's memory types are).
 pub fn struct_type<'c>(ctx: &'c Context, members: &[Type<'c>]) -> Type<'c> {
+    struct_type_with_offsets(ctx, members, None)
+}
+
+/// `!spirv.struct<(m0 [o0], m1 [o1], ...)>`, each member at its byte offset: a packed struct,
+/// which `patch` decorates `CPacked` in place of the offsets (MLIR's serializer has no
+/// `CPacked`; OpenCL's SPIR-V has no `Offset`).
+pub fn packed_struct_type<'c>(ctx: &'c Context, members: &[(Type<'c>, u32)]) -> Type<'c> {
+    let (types, offsets): (Vec<Type>, Vec<u32>) = members.iter().copied().unzip();
+    struct_type_with_offsets(ctx, &types, Some(&offsets))
+}
+
+fn struct_type_with_offsets<'c>(
+    ctx: &'c Context,
+    members: &[Type<'c>],
+    offsets: Option<&[u32]>,
+) -> Type<'c> {
     let raw: Vec<MlirType> = members.iter().map(|t| t.to_raw()).collect();
-    // SAFETY: live types of `ctx`; the shim copies the array.
+    // SAFETY: live types of `ctx`, and (callers above) as many offsets as members; the shim
+    // copies both arrays.
     unsafe {
         Type::from_raw(hipmlirSpirvStructTypeGet(
             ctx.to_raw(),
             raw.len() as isize,
             raw.as_ptr(),
+            offsets.map_or(std::ptr::null(), |o| o.as_ptr()),
         ))
     }
 }

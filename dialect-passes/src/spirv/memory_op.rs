@@ -1,7 +1,7 @@
 //! One LLVM memory operation being lowered to SPIR-V (`pointers`, `atomics`): the operation,
 //! where its replacement is built, and what its lowering reads from it.
 
-use melior::ir::attribute::{StringAttribute, TypeAttribute};
+use melior::ir::attribute::{IntegerAttribute, StringAttribute, TypeAttribute};
 use melior::ir::operation::OperationLike;
 use melior::ir::{Attribute, OperationRef, Type, Value, ValueLike};
 use melior::Context;
@@ -9,6 +9,8 @@ use mlir_sys::MlirValue;
 
 use crate::address_space_map::spirv::GENERIC;
 use crate::builder::Rewriter;
+use crate::layout::size_and_align;
+use crate::spirv::builder::Access;
 use crate::spirv::ir::Scope;
 use crate::spirv::types::address_space;
 use crate::spirv::Cast;
@@ -61,9 +63,20 @@ impl<'c> Lowering<'c, '_> {
             .map_err(|e| self.error(format!("{name}: {e}")))
     }
 
-    /// A volatile `llvm.load`/`llvm.store` (`volatile_`) is a `Volatile` SPIR-V memory access.
-    pub fn is_volatile(&self) -> bool {
-        self.op.attribute("volatile_").is_ok()
+    /// The SPIR-V memory access of an `llvm.load`/`llvm.store` of a `ty`: `Volatile` where it
+    /// is volatile (`volatile_`), `Aligned` where its `alignment` is below the type's own.
+    pub fn memory_access(&self, ty: Type) -> Access {
+        let alignment = self
+            .op
+            .attribute("alignment")
+            .ok()
+            .and_then(|a| IntegerAttribute::try_from(a).ok())
+            .and_then(|a| u32::try_from(a.value()).ok());
+        let natural = size_and_align(ty).map(|(_, align)| align);
+        Access {
+            volatile: self.op.attribute("volatile_").is_ok(),
+            aligned: alignment.filter(|a| natural.is_some_and(|n| u64::from(*a) < n)),
+        }
     }
 }
 

@@ -3,6 +3,8 @@
 //! * calls of imported `__hipmlir_opencl_std_<N>_...` functions become `OpExtInst <OpenCL.std>
 //!   N`, for the OpenCL.std functions that have no `spirv.CL` op (see [`crate::spirv::math`]), and
 //!   calls of the clock placeholder `OpReadClockKHR` (see [`crate::spirv::clocks`]);
+//! * packed structs (member offsets in MLIR) are decorated `CPacked` (MLIR's serializer has
+//!   no `CPacked`, and `Offset` needs the Shader capability);
 //! * zero-filled global variables get an `OpConstantNull` initializer (see
 //!   [`crate::spirv::initializers`]);
 //! * kernels' by-value struct parameters are decorated `FuncParamAttr ByVal` and `Alignment`
@@ -334,6 +336,37 @@ pub fn decorate_parameters(
     let mut out = words[..at].to_vec();
     out.extend(decorations);
     out.extend_from_slice(&words[at..]);
+    Ok(spirv_words::to_bytes(&out))
+}
+
+/// Structs with member offsets (`spirv::ir::packed_struct_type`, the only ones hipmlir gives
+/// offsets) become `CPacked` structs: OpenCL's SPIR-V lays a struct out as C does, and says
+/// packed with `CPacked`; `Offset` needs the Shader capability. The offsets were packed ones.
+pub fn pack_structs(bytes: &[u8]) -> Result<Vec<u8>, LowerError> {
+    let words = words(bytes)?;
+    let patch = Patch::new(&words)?;
+    let is_offset = |i: &Instruction| {
+        i.is(Op::MemberDecorate) && i.operand(2) == Some(Decoration::Offset as u32)
+    };
+    if !patch.instructions.iter().any(is_offset) {
+        return Ok(bytes.to_vec());
+    }
+    let mut packed = BTreeSet::new();
+    let mut out = patch.header();
+    for i in &patch.instructions {
+        if !is_offset(i) {
+            out.extend_from_slice(i.words);
+            continue;
+        }
+        let id = i
+            .operand(0)
+            .ok_or_else(|| err("OpMemberDecorate without a type"))?;
+        // The struct's decoration where its first offset was, among the annotations.
+        if packed.insert(id) {
+            push_instruction(&mut out, Op::Decorate, &[id, Decoration::CPacked as u32])
+                .map_err(err)?;
+        }
+    }
     Ok(spirv_words::to_bytes(&out))
 }
 

@@ -163,7 +163,7 @@ fn lower_load(l: &Lowering) -> Result<Option<MlirValue>, LowerError> {
     let ty = l.result_type()?;
     let typed = rw.bitcast(ptr, rw.ptr(ty, space)?)?;
     let value_type = loaded_value_type(l.ctx, ty).map_err(|e| l.error(e))?;
-    Ok(Some(rw.load(typed, value_type, l.is_volatile())?))
+    Ok(Some(rw.load(typed, value_type, l.memory_access(ty))?))
 }
 
 fn lower_store(l: &Lowering) -> Result<Option<MlirValue>, LowerError> {
@@ -171,7 +171,7 @@ fn lower_store(l: &Lowering) -> Result<Option<MlirValue>, LowerError> {
     let value = l.operand(0)?;
     let (ptr, space) = l.access_pointer(1)?;
     let typed = rw.bitcast(ptr, rw.ptr(value.r#type(), space)?)?;
-    rw.store(typed, value.to_raw(), l.is_volatile())?;
+    rw.store(typed, value.to_raw(), l.memory_access(value.r#type()))?;
     Ok(None)
 }
 

@@ -287,7 +287,10 @@ impl<'c> FunctionCodegen<'c, '_> {
     ) -> Result<()> {
         if let Ty::Array { .. } = ty {
             let memory = ty.memory_mlir(self.ctx());
-            let align = Some(ty.align());
+            let align = Some(
+                self.access_alignment(from, ty)
+                    .min(self.access_alignment(to, ty)),
+            );
             let value = self.b.load_aligned(from, memory, false, align, loc)?;
             self.b.store_aligned(value, to, false, align, loc);
             return Ok(());

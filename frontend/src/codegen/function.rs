@@ -124,6 +124,19 @@ pub struct FunctionCodegen<'c, 'm> {
     /// The array-init loops whose element initializer is being emitted, innermost last (see
     /// initializers.rs): each one's source array (by its expression), where it is, the index.
     pub array_copies: Vec<super::initializers::ArrayCopy<'c>>,
+    /// Pointers into records laid out below their members' alignment (packed), by value (see
+    /// `gep`): the alignment known for what they point to, which loads and stores through them
+    /// take in place of their type's (a GPU faults on a 4-byte load from an odd address).
+    pub underaligned: std::cell::RefCell<HashMap<PointerKey, u64>>,
+}
+
+/// An SSA pointer value as a map key.
+pub type PointerKey = usize;
+
+/// The key of a pointer value in [`FunctionCodegen::underaligned`].
+pub fn pointer_key(v: melior::ir::Value) -> PointerKey {
+    use melior::ir::ValueLike;
+    v.to_raw().ptr as usize
 }
 
 /// Nodes whose location is where their first child begins (clang's `getBeginLoc()` of a binary

@@ -750,6 +750,7 @@ impl<'c> ModuleCodegen<'c> {
             scopes: Vec::new(),
             nrvo_flags: HashMap::new(),
             declared_ahead: Default::default(),
+            underaligned: Default::default(),
             construction: None,
             base_construction: None,
             array_copies: Vec::new(),

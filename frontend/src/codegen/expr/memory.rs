@@ -7,7 +7,7 @@ use melior::ir::{Location, ValueLike};
 use super::{GepIndex, LValue};
 use crate::clang::Cursor;
 use crate::codegen::builder::{internal, Value};
-use crate::codegen::function::{FunctionCodegen, Val};
+use crate::codegen::function::{pointer_key, FunctionCodegen, Val};
 use crate::error::{FrontendError, Result};
 use crate::types::{pointer_type, AddrSpace, Ty};
 
@@ -105,8 +105,29 @@ impl<'c> FunctionCodegen<'c, '_> {
                 GepIndex::Field(_) => None,
             })
             .collect();
-        self.b
-            .get_element_ptr(base, &raw, &dynamic, element.memory_mlir(ctx), loc)
+        let out = self
+            .b
+            .get_element_ptr(base, &raw, &dynamic, element.memory_mlir(ctx), loc)?;
+        // Whatever is reached from a pointer into a packed record is aligned no better than
+        // the record (clang takes the lesser of the two; the record's is never more).
+        let known = self.underaligned.borrow().get(&pointer_key(base)).copied();
+        let packed = match element {
+            Ty::Record(r) if r.is_underaligned() => Some(r.align),
+            _ => None,
+        };
+        if let Some(align) = known.or(packed) {
+            self.underaligned
+                .borrow_mut()
+                .insert(pointer_key(out), align);
+        }
+        Ok(out)
+    }
+
+    /// The alignment of an access of a `ty` at `ptr`: its type's, less where `ptr` points into a
+    /// packed record.
+    pub fn access_alignment(&self, ptr: Value<'c>, ty: &Ty) -> u64 {
+        let known = self.underaligned.borrow().get(&pointer_key(ptr)).copied();
+        known.map_or(ty.align(), |a| a.min(ty.align()))
     }
 
     pub fn load(&mut self, lv: &LValue<'c>, loc: Location<'c>) -> Result<Val<'c>> {
@@ -117,9 +138,13 @@ impl<'c> FunctionCodegen<'c, '_> {
                     return Err(internal(loc, "an array loaded as a value"));
                 }
                 let mem = ty.memory_mlir(self.ctx());
-                let v = self
-                    .b
-                    .load_aligned(*ptr, mem, *volatile, Some(ty.align()), loc)?;
+                let v = self.b.load_aligned(
+                    *ptr,
+                    mem,
+                    *volatile,
+                    Some(self.access_alignment(*ptr, ty)),
+                    loc,
+                )?;
                 if *ty == Ty::Bool {
                     let zero = self.b.const_int(mem, 0, loc)?;
                     return self
@@ -145,8 +170,9 @@ impl<'c> FunctionCodegen<'c, '_> {
                     let mem = ty.memory_mlir(self.ctx());
                     value = self.b.insert_value(arith::extui(value, mem, loc))?;
                 }
+                let align = self.access_alignment(*ptr, ty);
                 self.b
-                    .store_aligned(value, *ptr, *volatile, Some(ty.align()), loc);
+                    .store_aligned(value, *ptr, *volatile, Some(align), loc);
                 Ok(())
             }
             LValue::BitField { run, field, ty } => self.store_bit_field(*run, *field, ty, v, loc),
