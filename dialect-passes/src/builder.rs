@@ -342,22 +342,25 @@ impl<'c> Rewriter<'c> {
         )
     }
 
-    /// `llvm.inline_asm has_side_effects "asm", "constraints" operands : result`.
-    pub fn inline_asm_with_side_effects(
+    /// `llvm.inline_asm [has_side_effects] "asm", "constraints" operands : result`.
+    pub fn inline_asm(
         &self,
         asm: &str,
         constraints: &str,
         operands: &[MlirValue],
         result: Type<'c>,
+        side_effects: bool,
     ) -> Result<MlirValue, LowerError> {
-        let attributes = [
+        let mut attributes = vec![
             ("asm_string", StringAttribute::new(self.ctx, asm).into()),
             (
                 "constraints",
                 StringAttribute::new(self.ctx, constraints).into(),
             ),
-            ("has_side_effects", Attribute::unit(self.ctx)),
         ];
+        if side_effects {
+            attributes.push(("has_side_effects", Attribute::unit(self.ctx)));
+        }
         Ok(self.generic(
             "llvm.inline_asm",
             operands,

@@ -31,16 +31,8 @@ pub(crate) fn size_and_align(t: Type) -> Option<(u64, u64)> {
             return Some((size, size.next_power_of_two()));
         }
         if mlirTypeIsALLVMStructType(raw) {
-            let packed = mlirLLVMStructTypeIsPacked(raw);
-            let (mut end, mut align) = (0u64, 1u64);
-            for i in 0..mlirLLVMStructTypeGetNumElementTypes(raw) {
-                let (size, a) =
-                    size_and_align(Type::from_raw(mlirLLVMStructTypeGetElementType(raw, i)))?;
-                let a = if packed { 1 } else { a };
-                end = end.next_multiple_of(a) + size;
-                align = align.max(a);
-            }
-            return Some((end.next_multiple_of(align), align));
+            let (_, size, align) = struct_layout(t)?;
+            return Some((size, align));
         }
         if let Some(length) = crate::spirv::ir::llvm_array_length(t) {
             let (size, align) =
@@ -49,4 +41,29 @@ pub(crate) fn size_and_align(t: Type) -> Option<(u64, u64)> {
         }
     }
     None
+}
+
+/// An `!llvm.struct`'s layout: each member's byte offset, the size and the alignment (a packed
+/// struct's members follow each other, its alignment is 1). None for another type.
+pub(crate) fn struct_layout(t: Type) -> Option<(Vec<u64>, u64, u64)> {
+    let raw = t.to_raw();
+    // SAFETY: type queries on a live type; accessors only after the kind check.
+    unsafe {
+        use mlir_sys::*;
+        if !mlirTypeIsALLVMStructType(raw) {
+            return None;
+        }
+        let packed = mlirLLVMStructTypeIsPacked(raw);
+        let (mut offsets, mut end, mut align) = (Vec::new(), 0u64, 1u64);
+        for i in 0..mlirLLVMStructTypeGetNumElementTypes(raw) {
+            let (size, a) =
+                size_and_align(Type::from_raw(mlirLLVMStructTypeGetElementType(raw, i)))?;
+            let a = if packed { 1 } else { a };
+            end = end.next_multiple_of(a);
+            offsets.push(end);
+            end += size;
+            align = align.max(a);
+        }
+        Some((offsets, end.next_multiple_of(align), align))
+    }
 }

@@ -5,6 +5,7 @@ mod helpers;
 pub(crate) mod lower;
 pub(crate) mod parameters;
 pub(crate) mod sign_flips;
+mod unaligned_stores;
 
 use hipmlir_device_image::NvidiaArch;
 

@@ -12,7 +12,7 @@ use mlir_sys::{
 };
 
 use crate::builder::{type_of, Rewriter};
-use crate::layout::size_and_align;
+use crate::layout::struct_layout;
 use crate::spirv::ir::{self as spirv_ir, StorageClass};
 use crate::spirv::Cast;
 use crate::LowerError;
@@ -65,26 +65,29 @@ pub(crate) fn spirv_type<'c>(ctx: &'c Context, t: Type<'c>) -> Result<Type<'c>, 
     unsafe {
         if mlirTypeIsALLVMStructType(raw) {
             let n = mlirLLVMStructTypeGetNumElementTypes(raw);
-            let members: Vec<Type> = (0..n)
-                .map(|i| Type::from_raw(mlirLLVMStructTypeGetElementType(raw, i)))
-                .collect();
-            let fields = members
-                .iter()
-                .map(|m| spirv_type(ctx, *m))
+            let fields = (0..n)
+                .map(|i| {
+                    spirv_type(
+                        ctx,
+                        Type::from_raw(mlirLLVMStructTypeGetElementType(raw, i)),
+                    )
+                })
                 .collect::<Result<Vec<_>, _>>()?;
             if !mlirLLVMStructTypeIsPacked(raw) {
                 return Ok(spirv_ir::struct_type(ctx, &fields));
             }
-            // A packed struct's members follow each other without padding.
-            let mut offset = 0u64;
-            let mut placed = Vec::new();
-            for (field, member) in fields.into_iter().zip(&members) {
-                let (size, _) = size_and_align(*member)
-                    .ok_or_else(|| format!("no layout for {member} in {t}"))?;
-                let at = u32::try_from(offset).map_err(|_| format!("{t} is too large"))?;
-                placed.push((field, at));
-                offset += size;
-            }
+            let (offsets, _, _) =
+                struct_layout(t).ok_or_else(|| format!("no layout for a member of {t}"))?;
+            let placed = fields
+                .into_iter()
+                .zip(offsets)
+                .map(|(field, at)| {
+                    Ok((
+                        field,
+                        u32::try_from(at).map_err(|_| format!("{t} is too large"))?,
+                    ))
+                })
+                .collect::<Result<Vec<_>, String>>()?;
             return Ok(spirv_ir::packed_struct_type(ctx, &placed));
         }
         if let Some(length) = spirv_ir::llvm_array_length(t) {

@@ -4,7 +4,8 @@
 // A packed record reaches the device compilers packed: on SPIR-V a `CPacked` struct (no member
 // offsets, which need the Shader capability) and its members' accesses `Aligned 1`; on PTX
 // byte accesses at clang's offsets (`id` at 1, `mass` at 5), never a 4-byte load from an odd
-// address.
+// address, and a computed float's bytes stored from a register a `mov` wrote (ptxas converts
+// a float instruction's register stored as a byte).
 
 #include <hip/hip_runtime.h>
 
@@ -23,7 +24,9 @@ struct __attribute__((packed)) Particle {
 // PTX-LABEL: .entry _Z4bumpP8Particle(
 // PTX: ld.global.{{[bu]}}8 {{.*}}+1]
 // PTX-NOT: ld.global.{{[bu]}}32 {{.*}}+1]
-// PTX: st.global.{{[bu]}}8 {{.*}}+5]
+// PTX: mul.{{(rn.)?}}f64 [[PRODUCT:%rd[0-9]+]]
+// PTX: mov.b64 [[BITS:%rd[0-9]+]], [[PRODUCT]];
+// PTX: st.global.{{[bu]}}8 [{{.*}}+5], [[BITS]];
 __global__ void bump(Particle* p) {
   int i = threadIdx.x;
   p[i].mass = p[i].id * 0.5;
