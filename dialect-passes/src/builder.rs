@@ -342,25 +342,22 @@ impl<'c> Rewriter<'c> {
         )
     }
 
-    /// `llvm.inline_asm [has_side_effects] "asm", "constraints" operands : result`.
-    pub fn inline_asm(
+    /// `llvm.inline_asm has_side_effects "asm", "constraints" operands : result`.
+    pub fn inline_asm_with_side_effects(
         &self,
         asm: &str,
         constraints: &str,
         operands: &[MlirValue],
         result: Type<'c>,
-        side_effects: bool,
     ) -> Result<MlirValue, LowerError> {
-        let mut attributes = vec![
+        let attributes = [
             ("asm_string", StringAttribute::new(self.ctx, asm).into()),
             (
                 "constraints",
                 StringAttribute::new(self.ctx, constraints).into(),
             ),
+            ("has_side_effects", Attribute::unit(self.ctx)),
         ];
-        if side_effects {
-            attributes.push(("has_side_effects", Attribute::unit(self.ctx)));
-        }
         Ok(self.generic(
             "llvm.inline_asm",
             operands,

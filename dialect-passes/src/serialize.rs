@@ -81,7 +81,8 @@ pub fn serialize_ptx(ctx: &Context, module: &mut Module) -> Result<Vec<u8>, Lowe
             }
         )));
     }
-    let mut bytes = crate::nvptx::sign_flips::half_negations_as_sign_flips(&ptx);
+    let bytes = crate::nvptx::sign_flips::half_negations_as_sign_flips(&ptx);
+    let mut bytes = crate::nvptx::narrow_stores::narrow_float_stores_through_moves(&bytes);
     if bytes.last() != Some(&0) {
         bytes.push(0);
     }

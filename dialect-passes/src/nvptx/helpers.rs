@@ -394,7 +394,11 @@ pub(crate) fn block_vote(
             symbol,
             &[i32t],
             &[i32t],
-            Some(&|rw, args| Ok(vec![rw.inline_asm(asm, "=r,r", args, i32t, true)?])),
+            Some(&|rw, args| {
+                Ok(vec![
+                    rw.inline_asm_with_side_effects(asm, "=r,r", args, i32t)?
+                ])
+            }),
         )
     })?;
     Ok(Some(symbol.to_string()))

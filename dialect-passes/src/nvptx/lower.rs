@@ -14,9 +14,6 @@
 //! - `printf` becomes CUDA's `vprintf(format, argument buffer)`;
 //! - the device's clocks are `%clock64` (cycles) and `%globaltimer` (nanoseconds);
 //! - a trap comes after a system fence (what the work-item wrote for the host is seen);
-//! - a float stored below its alignment (in a packed record) is stored as its bits, moved to
-//!   an integer register first (`nvptx::unaligned_stores`: ptxas converts a float register
-//!   stored byte by byte);
 //! - warp reductions and shuffles run under the active mask, block votes are `bar.red`, and an
 //!   atomic through a generic pointer is guarded against private memory: calls of the helpers
 //!   of `nvptx::helpers`.
@@ -47,7 +44,6 @@ use crate::address_space_map::nvptx;
 use crate::builder::{type_of, value, Rewriter};
 use crate::nvptx::err;
 use crate::nvptx::helpers::{self, HelperType};
-use crate::nvptx::unaligned_stores::store_float_bits_unaligned;
 use crate::relocations;
 use crate::symbols::{symbol, text_of, BYTE_PERM};
 use crate::LowerError;
@@ -166,7 +162,7 @@ fn unsupported(op: &OperationRef, what: &str) -> LowerError {
 /// The pass's state: the functions the module defines, the libdevice functions declared so
 /// far, and how many atomics have been offered for guarding (each guard's helper is numbered).
 #[derive(Default)]
-pub(crate) struct Lowering {
+struct Lowering {
     defined: HashSet<String>,
     libdevice_declared: HashSet<String>,
     atomics: usize,
@@ -213,8 +209,7 @@ fn populate_hip_to_nvptx_patterns(patterns: &mut RewritePatternSet<Lowering, Low
         .add(Pattern::new("gpu.all_reduce", lower_reduction))
         .next_stage()
         .add(Pattern::new("gpu.subgroup_size", lower_subgroup_size))
-        .add(Pattern::new("llvm.intr.trap", fence_before_trap))
-        .add(Pattern::new("llvm.store", store_float_bits_unaligned));
+        .add(Pattern::new("llvm.intr.trap", fence_before_trap));
 }
 
 /// A trap ends the kernel at once: what the work-item wrote to host memory before it (a

@@ -3,9 +3,10 @@
 
 mod helpers;
 pub(crate) mod lower;
+pub(crate) mod narrow_stores;
 pub(crate) mod parameters;
+mod ptx_text;
 pub(crate) mod sign_flips;
-mod unaligned_stores;
 
 use hipmlir_device_image::NvidiaArch;
 

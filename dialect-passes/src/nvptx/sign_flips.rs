@@ -8,6 +8,8 @@
 //! the sign bit is what `fneg` means, costs the same, and is what nvcc emits for the bit flip.
 //! The rewrite is done on the text, after LLVM: before it, the fold would undo it.
 
+use crate::nvptx::ptx_text::{instruction, rewrite_lines};
+
 /// The sign-bit flip replacing a PTX negation of `opcode`, as its `xor` opcode and mask.
 fn sign_flip_of(opcode: &str) -> Option<(&'static str, &'static str)> {
     // Negations of one half (`.f16`, `.bf16`) or a pair (`.f16x2`, `.bf16x2`), with or without
@@ -26,45 +28,24 @@ fn sign_flip_of(opcode: &str) -> Option<(&'static str, &'static str)> {
         .map(|&(_, xor, mask)| (xor, mask))
 }
 
-/// One PTX line with a half-precision negation rewritten; `None` when it has none. A line is
-/// `[indent][@pred ]opcode operands;` as LLVM prints instructions.
+/// One PTX line with a half-precision negation rewritten; `None` when it has none.
 fn rewrite_line(line: &str) -> Option<String> {
-    let body = line.trim_start();
-    let indent = &line[..line.len() - body.len()];
-    let (guard, instruction) = match body.strip_prefix('@') {
-        Some(rest) => {
-            let (predicate, rest) = rest.split_once(char::is_whitespace)?;
-            (format!("@{predicate} "), rest.trim_start())
-        }
-        None => (String::new(), body),
-    };
-    let (opcode, operands) = instruction.split_once(char::is_whitespace)?;
-    let (xor, mask) = sign_flip_of(opcode)?;
-    let operands = operands.trim().strip_suffix(';')?.trim_end();
-    let (dst, src) = operands.split_once(',')?;
+    let i = instruction(line)?;
+    let (xor, mask) = sign_flip_of(i.opcode)?;
+    let (dst, src) = i.operands.split_once(',')?;
     let (dst, src) = (dst.trim(), src.trim());
     if dst.is_empty() || src.is_empty() || src.contains(',') {
         return None;
     }
-    Some(format!("{indent}{guard}{xor} \t{dst}, {src}, {mask};"))
+    Some(format!(
+        "{}{}{xor} \t{dst}, {src}, {mask};",
+        i.indent, i.guard
+    ))
 }
 
 /// `ptx` with every half-precision negation written as a sign-bit flip (see the module docs).
-/// Bytes, as a line outside the instructions (a `.file` name) need not be UTF-8: kept as they are.
 pub fn half_negations_as_sign_flips(ptx: &[u8]) -> Vec<u8> {
-    let mut out = Vec::with_capacity(ptx.len());
-    for line in ptx.split_inclusive(|&b| b == b'\n') {
-        let (text, end) = match line.strip_suffix(b"\n") {
-            Some(text) => (text, &b"\n"[..]),
-            None => (line, &b""[..]),
-        };
-        match std::str::from_utf8(text).ok().and_then(rewrite_line) {
-            Some(rewritten) => out.extend_from_slice(rewritten.as_bytes()),
-            None => out.extend_from_slice(text),
-        }
-        out.extend_from_slice(end);
-    }
-    out
+    rewrite_lines(ptx, |_, line| rewrite_line(line))
 }
 
 #[cfg(test)]

@@ -5,7 +5,7 @@
 // offsets, which need the Shader capability) and its members' accesses `Aligned 1`; on PTX
 // byte accesses at clang's offsets (`id` at 1, `mass` at 5), never a 4-byte load from an odd
 // address, and a computed float's bytes stored from a register a `mov` wrote (ptxas converts
-// a float instruction's register stored as a byte).
+// a float instruction's register stored as a byte: emit-ptx-float-bytes.hip).
 
 #include <hip/hip_runtime.h>
 
@@ -25,8 +25,7 @@ struct __attribute__((packed)) Particle {
 // PTX: ld.global.{{[bu]}}8 {{.*}}+1]
 // PTX-NOT: ld.global.{{[bu]}}32 {{.*}}+1]
 // PTX: mul.{{(rn.)?}}f64 [[PRODUCT:%rd[0-9]+]]
-// PTX: mov.b64 [[BITS:%rd[0-9]+]], [[PRODUCT]];
-// PTX: st.global.{{[bu]}}8 [{{.*}}+5], [[BITS]];
+// PTX: { .reg .b64 %hipmlir_bits0; mov.b64 %hipmlir_bits0, [[PRODUCT]]; st.global.b8 [{{.*}}+5], %hipmlir_bits0; }
 __global__ void bump(Particle* p) {
   int i = threadIdx.x;
   p[i].mass = p[i].id * 0.5;
