@@ -188,6 +188,12 @@ struct Checker {
     /// The entry block's first operation of the function's own: what is computed once at the
     /// entry goes in front of it, after the checker's loads.
     anchor: mlir_sys::MlirOperation,
+    /// HIP's work-item ids ([`Build::work_item_ids`]), which every call of the slow path
+    /// passes: read at the entry, where every check sees them. (Read beside each call, in the
+    /// branch that calls, Intel's CPU compiler crashed in simplifycfg (SIGILL in
+    /// `Instruction::clone`) on a call of the slow path it does not inline in a kernel that
+    /// returns early unless `blockIdx.x == 0 && threadIdx.x == 0`.)
+    ids: [MlirValue; 6],
 }
 
 /// The kernel argument (an argument of `function`'s entry block) `pointer` is an offset of.
@@ -294,11 +300,17 @@ fn load_checker<'c>(
     let count = b.load(table, b.i64())?;
     let words = b.binary("arith.shli", count, b.int(1)?)?;
     let words = b.binary("arith.addi", words, b.int(1)?)?;
+    let index = b.word_at(table, words)?;
+    let ids = b
+        .work_item_ids()?
+        .try_into()
+        .map_err(|_| err("six work-item ids"))?;
     Ok(Checker {
         state,
-        index: b.word_at(table, words)?,
+        index,
         readable,
         anchor,
+        ids,
     })
 }
 
@@ -306,7 +318,9 @@ fn load_checker<'c>(
 /// searches the table where the pass did not know the access's object (`search`), reports an
 /// access in nothing known (`inside` false, nor found), and tells whether the access may run
 /// (a write, only while no bad access was reported). Out of the kernels' bodies, so that a
-/// device compiler that runs work-items as vector lanes keeps the checks' hot path small.
+/// device compiler that runs work-items as vector lanes keeps the checks' hot path small; on
+/// SPIR-V it stays out of them (DontInline): inlined at each of a kernel's hundreds of calls,
+/// it made kernels Intel's CPU compiler took minutes to build or did not finish building.
 pub(crate) const SLOW_PATH_FUNCTION: &str = "__hipmlir_memcheck_slow_path";
 
 /// The slow path's parameters after the state (null: the checker is off), each a 64-bit word:
@@ -340,9 +354,10 @@ fn define_slow_path<'c>(
             i1,
             |checked| {
                 // All of it in a loop that runs once (the error word never holds u64::MAX):
-                // where the device compiler inlines this function into code it runs as masked
+                // should a device compiler inline this function into code it runs as masked
                 // vector lanes, a loop no lane enters is one branch, while the report's atomic
-                // would otherwise be tried lane by lane on every call.
+                // would otherwise be tried lane by lane on every call. (On SPIR-V it is
+                // DontInline: see `spirv::functions`.)
                 Build { r: checked, ctx }.once(state, |checked| {
                     let b = Build { r: checked, ctx };
                     let outside = b.binary("arith.xori", *inside, b.bool(true)?)?;
@@ -639,11 +654,50 @@ fn check_access<'c>(
             }
         }
     };
+    // The call of the slow path for an access whose fast check gave `fast` (every lane calls:
+    // a branch on its own check there would be one the device compiler turns into a mask, and
+    // it would then call on every iteration; the slow path passes a lane whose fast check
+    // passed at once).
+    let call_slow_path = |r: &Rewriter<'c>, fast: MlirValue, base: MlirValue, size: MlirValue| {
+        let b = Build { r, ctx };
+        let (inside, search) = match target {
+            Target::Object(_) => (fast, false),
+            _ => {
+                let objects = b.in_objects(readable, address, bytes, &escaping)?;
+                (b.binary("arith.ori", fast, objects)?, true)
+            }
+        };
+        let mut operands = vec![checker, address, b.int(bytes as i64)?];
+        operands.extend([b.int(site)?, base, size]);
+        operands.extend(loaded.ids);
+        let inside = r.one("arith.extui", &[inside], b.i64(), &[])?;
+        let write = access != Access::Read;
+        operands.extend([inside, b.int(search.into())?, b.int(write.into())?]);
+        r.one(
+            "func.call",
+            &operands,
+            i1,
+            &[(
+                "callee",
+                FlatSymbolRefAttribute::new(ctx, SLOW_PATH_FUNCTION).into(),
+            )],
+        )
+    };
+    // A pointer that is neither one of the kernel's objects nor an offset of a kernel argument
+    // (one read from memory) has no fast check: every lane fails it, so the slow path is
+    // called at once, with no vote and no branch around it (a vote on a constant left, beside
+    // each such access, an arm that never runs with a copy of the access in it: blocks the
+    // device compiler built for nothing; a kernel may have hundreds of such accesses).
+    let always_slow = !matches!(target, Target::Object(_)) && argument_range.is_none();
     // The access's verdict (`ok`, per lane) and whether any lane of the subgroup may have
     // failed (`any`, the same for every lane where the device votes).
     let per_access = |r: &Rewriter<'c>| -> Result<(MlirValue, MlirValue), LowerError> {
         let b = Build { r, ctx };
         let (fast, base, size) = fast_check(&b, address)?;
+        if always_slow {
+            let ok = call_slow_path(r, fast, base, size)?;
+            return Ok((ok, b.bool(true)?));
+        }
         let fast_ok = b.binary("arith.andi", fast, clear(&b)?)?;
         // The rest runs when a lane failed the fast check: one branch for all lanes where the
         // device votes (a device compiler that runs work-items as vector lanes then keeps the
@@ -654,34 +708,7 @@ fn check_access<'c>(
         let ok = r.scf_if(
             any,
             i1,
-            |voted| {
-                // Every lane calls (a branch on its own check here would be one the device
-                // compiler turns into a mask, and it would then call on every iteration); the
-                // slow path passes a lane whose fast check passed at once.
-                let b = Build { r: voted, ctx };
-                let (inside, search) = match target {
-                    Target::Object(_) => (fast, false),
-                    _ => {
-                        let objects = b.in_objects(readable, address, bytes, &escaping)?;
-                        (b.binary("arith.ori", fast, objects)?, true)
-                    }
-                };
-                let mut operands = vec![checker, address, b.int(bytes as i64)?];
-                operands.extend([b.int(site)?, base, size]);
-                operands.extend(b.work_item_ids()?);
-                let inside = voted.one("arith.extui", &[inside], b.i64(), &[])?;
-                let write = access != Access::Read;
-                operands.extend([inside, b.int(search.into())?, b.int(write.into())?]);
-                voted.one(
-                    "func.call",
-                    &operands,
-                    i1,
-                    &[(
-                        "callee",
-                        FlatSymbolRefAttribute::new(ctx, SLOW_PATH_FUNCTION).into(),
-                    )],
-                )
-            },
+            |voted| call_slow_path(voted, fast, base, size),
             // (No lane failed: `fast_ok` holds for every lane, and stays the answer should a
             // device's vote be wrong.)
             |_| Ok(fast_ok),
@@ -806,6 +833,10 @@ fn check_access<'c>(
             },
         )
     };
+    // `any` is the constant true: the access had no fast check (see `always_slow`; or it takes
+    // the verdict of a load that had none), every lane's verdict is the slow path's, and only
+    // the guarded access runs.
+    let every_lane_checked = loops::is_true(any);
     let guarded = match access {
         Access::Read if !is_scalar(accessed) => {
             // A load of an aggregate (which no constant stands in for) reads a harmless
@@ -821,7 +852,7 @@ fn check_access<'c>(
                 return Ok(Outcome::Rewrote);
             };
             let chosen = r.one("arith.select", &[ok, pointer, harmless], pointer_type, &[])?;
-            if let Target::Object(_) = target {
+            if matches!(target, Target::Object(_)) || every_lane_checked {
                 // SAFETY: the live access; its pointer operand is replaced by one of the same
                 // type.
                 unsafe {
@@ -844,6 +875,8 @@ fn check_access<'c>(
         // unchecked kernel's time with guarded loads, 1.4x without). The guarded copy is
         // volatile so that the device compiler cannot merge the two loads back into one
         // masked load.
+        // (Where every lane called the slow path there is no unguarded copy to keep apart.)
+        Access::Read if every_lane_checked => guarded_access(&r, false)?,
         Access::Read if !matches!(target, Target::Object(_)) => r.scf_if_values(
             any,
             &results,
