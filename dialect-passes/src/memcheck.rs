@@ -191,8 +191,8 @@ struct Checker {
     /// HIP's work-item ids ([`Build::work_item_ids`]), which every call of the slow path
     /// passes: read at the entry, where every check sees them. (Read beside each call, in the
     /// branch that calls, Intel's CPU compiler crashed in simplifycfg (SIGILL in
-    /// `Instruction::clone`) on a call of the slow path it does not inline in a kernel that
-    /// returns early unless `blockIdx.x == 0 && threadIdx.x == 0`.)
+    /// `Instruction::clone`) on a call of [`SLOW_PATH_NOT_INLINED`] in a kernel that returns
+    /// early unless `blockIdx.x == 0 && threadIdx.x == 0`.)
     ids: [MlirValue; 6],
 }
 
@@ -318,20 +318,34 @@ fn load_checker<'c>(
 /// searches the table where the pass did not know the access's object (`search`), reports an
 /// access in nothing known (`inside` false, nor found), and tells whether the access may run
 /// (a write, only while no bad access was reported). Out of the kernels' bodies, so that a
-/// device compiler that runs work-items as vector lanes keeps the checks' hot path small; on
-/// SPIR-V it stays out of them (DontInline): inlined at each of a kernel's hundreds of calls,
-/// it made kernels Intel's CPU compiler took minutes to build or did not finish building.
+/// device compiler that runs work-items as vector lanes keeps the checks' hot path small (the
+/// device compiler may inline it; see [`SLOW_PATH_NOT_INLINED`] for kernels with many calls).
 pub(crate) const SLOW_PATH_FUNCTION: &str = "__hipmlir_memcheck_slow_path";
+
+/// The same function, defined where a kernel calls the slow path more than
+/// [`INLINED_CALLS_AT_MOST`] times: on SPIR-V, one the device compiler does not inline
+/// (DontInline), which that kernel's calls call instead. Inlined at each of hundreds of calls,
+/// the slow path (its table search, its report) made kernels Intel's CPU compiler took minutes
+/// to build, or never finished building: its time grew faster than the number of calls. A
+/// kernel with few calls keeps the inlined one, on which that compiler's vectorizer makes the
+/// checks' hot path faster (a kernel calling the one it does not inline ran 1.5 to 3 times
+/// slower: saxpy, stencil, half2_max).
+pub(crate) const SLOW_PATH_NOT_INLINED: &str = "__hipmlir_memcheck_slow_path_not_inlined";
+
+/// The most calls of the slow path a function makes to the one the device compiler may inline.
+const INLINED_CALLS_AT_MOST: usize = 48;
 
 /// The slow path's parameters after the state (null: the checker is off), each a 64-bit word:
 /// the address, the bytes, the site, the object's start and size (zeros: the table), HIP's six
 /// work-item ids, then the flags `inside`, `search` and `write` (0 or 1).
 const SLOW_PATH_WORDS: usize = 14;
 
-/// Defines [`SLOW_PATH_FUNCTION`] in `gpu_module`.
+/// Defines the slow path, named `name` ([`SLOW_PATH_FUNCTION`] or [`SLOW_PATH_NOT_INLINED`]),
+/// in `gpu_module`.
 fn define_slow_path<'c>(
     ctx: &'c Context,
     gpu_module: &OperationRef<'c, 'c>,
+    name: &str,
 ) -> Result<(), LowerError> {
     let loc = melior::ir::Location::unknown(ctx);
     let r = Rewriter::at_module_start(ctx, gpu_module, loc)?;
@@ -356,8 +370,7 @@ fn define_slow_path<'c>(
                 // All of it in a loop that runs once (the error word never holds u64::MAX):
                 // should a device compiler inline this function into code it runs as masked
                 // vector lanes, a loop no lane enters is one branch, while the report's atomic
-                // would otherwise be tried lane by lane on every call. (On SPIR-V it is
-                // DontInline: see `spirv::functions`.)
+                // would otherwise be tried lane by lane on every call.
                 Build { r: checked, ctx }.once(state, |checked| {
                     let b = Build { r: checked, ctx };
                     let outside = b.binary("arith.xori", *inside, b.bool(true)?)?;
@@ -399,7 +412,7 @@ fn define_slow_path<'c>(
         )?;
         Ok(vec![ok])
     };
-    r.private_function(SLOW_PATH_FUNCTION, &inputs, &[i1], Some(&body))
+    r.private_function(name, &inputs, &[i1], Some(&body))
 }
 
 /// Instruments `module`'s accesses; with `vote`, a failed fast check is voted on per subgroup
@@ -417,6 +430,7 @@ pub fn check_memory_accesses(ctx: &Context, module: &Module, vote: bool) -> Resu
     for (_, copy) in state.loop_copies.drain() {
         copy.place(ctx)?;
     }
+    call_not_inlined_where_many(ctx, module)?;
     // The sites, on each gpu.module, for the image's metadata.
     module.as_operation().walk(WalkOrder::PreOrder, |op| {
         let key = op.to_raw().ptr as usize;
@@ -438,6 +452,53 @@ pub fn check_memory_accesses(ctx: &Context, module: &Module, vote: bool) -> Resu
 }
 
 /// The sites the pass listed on `module`'s gpu.modules, in their numbering.
+/// The calls of the slow path of each function that makes more than [`INLINED_CALLS_AT_MOST`]
+/// call [`SLOW_PATH_NOT_INLINED`] instead, defined in their gpu.module.
+fn call_not_inlined_where_many(ctx: &Context, module: &Module) -> Result<(), LowerError> {
+    // Per function: its gpu.module and its calls of the slow path, in walk order.
+    let mut calls: Vec<(usize, mlir_sys::MlirOperation, Vec<mlir_sys::MlirOperation>)> = Vec::new();
+    module.as_operation().walk(WalkOrder::PreOrder, |op| {
+        if op.name().as_string_ref().as_str() == Ok("func.call")
+            && op
+                .attribute("callee")
+                .ok()
+                .and_then(|a| FlatSymbolRefAttribute::try_from(a).ok())
+                .is_some_and(|callee| callee.value() == SLOW_PATH_FUNCTION)
+        {
+            let function = enclosing(&op, "gpu.func").or_else(|| enclosing(&op, "func.func"));
+            let gpu_module = enclosing(&op, "gpu.module");
+            if let (Some(function), Some(gpu_module)) = (function, gpu_module) {
+                let key = function.to_raw().ptr as usize;
+                match calls.iter_mut().find(|(k, _, _)| *k == key) {
+                    Some((_, _, list)) => list.push(op.to_raw()),
+                    None => calls.push((key, gpu_module.to_raw(), vec![op.to_raw()])),
+                }
+            }
+        }
+        WalkResult::Advance
+    });
+    let mut defined = std::collections::HashSet::new();
+    for (_, gpu_module, list) in calls {
+        if list.len() <= INLINED_CALLS_AT_MOST {
+            continue;
+        }
+        // SAFETY: the live gpu.module the walk found.
+        let gpu_module = unsafe { OperationRef::from_raw(gpu_module) };
+        if defined.insert(gpu_module.to_raw().ptr as usize) {
+            define_slow_path(ctx, &gpu_module, SLOW_PATH_NOT_INLINED)?;
+        }
+        for call in list {
+            // SAFETY: a live call the walk found; setting an attribute keeps it alive.
+            let mut call = unsafe { OperationRefMut::from_raw(call) };
+            call.set_attribute(
+                "callee",
+                FlatSymbolRefAttribute::new(ctx, SLOW_PATH_NOT_INLINED).into(),
+            );
+        }
+    }
+    Ok(())
+}
+
 pub fn memcheck_sites(module: &Module) -> Result<Vec<Site>, LowerError> {
     let mut sites = Vec::new();
     let mut failure = None;
@@ -506,7 +567,10 @@ fn check_access<'c>(
         return Ok(Outcome::NoMatch);
     };
     let symbol = string_attribute(&function, "sym_name").unwrap_or_default();
-    if symbol.starts_with(ADDRESS_KERNEL_PREFIX) || symbol == SLOW_PATH_FUNCTION {
+    if symbol.starts_with(ADDRESS_KERNEL_PREFIX)
+        || symbol == SLOW_PATH_FUNCTION
+        || symbol == SLOW_PATH_NOT_INLINED
+    {
         return Ok(Outcome::NoMatch);
     }
     let module_key = gpu_module.to_raw().ptr as usize;
@@ -606,7 +670,7 @@ fn check_access<'c>(
     };
     let (checker, vote) = (loaded.state, state.vote);
     if state.slow_paths.insert(module_key) {
-        define_slow_path(ctx, &gpu_module)?;
+        define_slow_path(ctx, &gpu_module, SLOW_PATH_FUNCTION)?;
     }
     let argument_range = match (&target, argument_of(pointer, &function)) {
         (Target::Table, Some(argument)) => {
