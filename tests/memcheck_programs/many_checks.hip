@@ -3,8 +3,8 @@
 // checked by a call of the checker's slow path (with the slow path inlined at every call the
 // build took many minutes: its time grew faster than the number of calls). `chain`: a kernel
 // that returns early unless it is thread 0 of block 0 (blockIdx tested first), then walks a
-// linked list (with the slow path not inlined and the work-item ids read beside each call, the
-// compiler crashed in simplifycfg). Every result is compared with a host reference.
+// linked list and writes notes (with the slow path not inlined and the work-item ids read
+// beside each call, the compiler crashed in simplifycfg). Every result is compared with a host reference.
 #include "../programs/test_common.h"
 
 constexpr int kThreads = 64;
@@ -45,9 +45,14 @@ struct Link {
   Link* next;
 };
 
-// One thread builds the list: each link appended at the tail, found by walking from the head.
-__global__ void chain(Link* links, int n) {
+// One thread builds the list: each link appended at the tail, found by walking from the head,
+// then writes kChainNotes notes (enough calls of the slow path that the kernel calls the copy
+// the device compiler does not inline, as in the crash).
+constexpr int kChainNotes = 24;
+
+__global__ void chain(Link* links, int n, Journal* log) {
   if (blockIdx.x != 0 || threadIdx.x != 0) return;
+  note_many<kChainNotes>(*log, n);
   links[0].value = 0;
   links[0].next = nullptr;
   for (int i = 1; i < n; ++i) {
@@ -84,8 +89,14 @@ int main() {
 
   Link* d_links = nullptr;
   HIP_CHECK(hipMalloc(&d_links, kLinks * sizeof(Link)));
-  chain<<<2, 32>>>(d_links, kLinks);
+  int* d_chain_slots = to_device(std::vector<int>(kSlots, -1));
+  std::vector<int> want_chain_slots(kSlots, -1);
+  Journal chain_log = {d_chain_slots, 0, kSlots}, want_chain_log = {want_chain_slots.data(), 0, kSlots};
+  note_many<kChainNotes>(want_chain_log, kLinks);
+  Journal* d_chain_log = to_device(std::vector<Journal>{chain_log});
+  chain<<<2, 32>>>(d_links, kLinks, d_chain_log);
   HIP_CHECK(hipGetLastError());
+  bad += count_mismatches("chain notes", from_device(d_chain_slots, kSlots), want_chain_slots);
   std::vector<Link> links(kLinks);
   HIP_CHECK(hipMemcpy(links.data(), d_links, kLinks * sizeof(Link), hipMemcpyDeviceToHost));
   // Each link's value and the index its next pointer names (-1: none).
@@ -101,5 +112,7 @@ int main() {
   HIP_CHECK(hipFree(d_slots));
   HIP_CHECK(hipFree(d_journals));
   HIP_CHECK(hipFree(d_links));
+  HIP_CHECK(hipFree(d_chain_slots));
+  HIP_CHECK(hipFree(d_chain_log));
   return report("many_checks", bad);
 }
