@@ -189,6 +189,12 @@ struct Checker {
     /// The entry block's first operation of the function's own: what is computed once at the
     /// entry goes in front of it, after the checker's loads.
     anchor: mlir_sys::MlirOperation,
+    /// HIP's work-item ids ([`Build::work_item_ids`]), which every call of the slow path
+    /// passes: read at the entry, where every check sees them. (Read beside each call, in the
+    /// branch that calls, Intel's CPU compiler crashed in simplifycfg (SIGILL in
+    /// `Instruction::clone`) on a call of [`SLOW_PATH_NOT_INLINED`] in a kernel that returns
+    /// early unless `blockIdx.x == 0 && threadIdx.x == 0`.)
+    ids: [MlirValue; 6],
 }
 
 /// The kernel argument (an argument of `function`'s entry block) `pointer` is an offset of.
@@ -295,11 +301,17 @@ fn load_checker<'c>(
     let count = b.load(table, b.i64())?;
     let words = b.binary("arith.shli", count, b.int(1)?)?;
     let words = b.binary("arith.addi", words, b.int(1)?)?;
+    let index = b.word_at(table, words)?;
+    let ids = b
+        .work_item_ids()?
+        .try_into()
+        .map_err(|_| err("six work-item ids"))?;
     Ok(Checker {
         state,
-        index: b.word_at(table, words)?,
+        index,
         readable,
         anchor,
+        ids,
     })
 }
 
@@ -307,18 +319,34 @@ fn load_checker<'c>(
 /// searches the table where the pass did not know the access's object (`search`), reports an
 /// access in nothing known (`inside` false, nor found), and tells whether the access may run
 /// (a write, only while no bad access was reported). Out of the kernels' bodies, so that a
-/// device compiler that runs work-items as vector lanes keeps the checks' hot path small.
+/// device compiler that runs work-items as vector lanes keeps the checks' hot path small (the
+/// device compiler may inline it; see [`SLOW_PATH_NOT_INLINED`] for kernels with many calls).
 pub(crate) const SLOW_PATH_FUNCTION: &str = "__hipmlir_memcheck_slow_path";
+
+/// The same function, defined where a kernel calls the slow path more than
+/// [`INLINED_CALLS_AT_MOST`] times: on SPIR-V, one the device compiler does not inline
+/// (DontInline), which that kernel's calls call instead. Inlined at each of hundreds of calls,
+/// the slow path (its table search, its report) made kernels Intel's CPU compiler took minutes
+/// to build, or never finished building: its time grew faster than the number of calls. A
+/// kernel with few calls keeps the inlined one, on which that compiler's vectorizer makes the
+/// checks' hot path faster (a kernel calling the one it does not inline ran 1.5 to 3 times
+/// slower: saxpy, stencil, half2_max).
+pub(crate) const SLOW_PATH_NOT_INLINED: &str = "__hipmlir_memcheck_slow_path_not_inlined";
+
+/// The most calls of the slow path a function makes to the one the device compiler may inline.
+const INLINED_CALLS_AT_MOST: usize = 48;
 
 /// The slow path's parameters after the state (null: the checker is off), each a 64-bit word:
 /// the address, the bytes, the site, the object's start and size (zeros: the table), HIP's six
 /// work-item ids, then the flags `inside`, `search` and `write` (0 or 1).
 const SLOW_PATH_WORDS: usize = 14;
 
-/// Defines [`SLOW_PATH_FUNCTION`] in `gpu_module`.
+/// Defines the slow path, named `name` ([`SLOW_PATH_FUNCTION`] or [`SLOW_PATH_NOT_INLINED`]),
+/// in `gpu_module`.
 fn define_slow_path<'c>(
     ctx: &'c Context,
     gpu_module: &OperationRef<'c, 'c>,
+    name: &str,
 ) -> Result<(), LowerError> {
     let loc = melior::ir::Location::unknown(ctx);
     let r = Rewriter::at_module_start(ctx, gpu_module, loc)?;
@@ -341,7 +369,7 @@ fn define_slow_path<'c>(
             i1,
             |checked| {
                 // All of it in a loop that runs once (the error word never holds u64::MAX):
-                // where the device compiler inlines this function into code it runs as masked
+                // should a device compiler inline this function into code it runs as masked
                 // vector lanes, a loop no lane enters is one branch, while the report's atomic
                 // would otherwise be tried lane by lane on every call.
                 Build { r: checked, ctx }.once(state, |checked| {
@@ -385,7 +413,7 @@ fn define_slow_path<'c>(
         )?;
         Ok(vec![ok])
     };
-    r.private_function(SLOW_PATH_FUNCTION, &inputs, &[i1], Some(&body))
+    r.private_function(name, &inputs, &[i1], Some(&body))
 }
 
 /// Instruments `module`'s accesses; with `vote`, a failed fast check is voted on per subgroup
@@ -403,6 +431,7 @@ pub fn check_memory_accesses(ctx: &Context, module: &Module, vote: bool) -> Resu
     for (_, copy) in state.loop_copies.drain() {
         copy.place(ctx)?;
     }
+    call_not_inlined_where_many(ctx, module)?;
     // The sites, on each gpu.module, for the image's metadata.
     module.as_operation().walk(WalkOrder::PreOrder, |op| {
         let key = op.to_raw().ptr as usize;
@@ -424,6 +453,53 @@ pub fn check_memory_accesses(ctx: &Context, module: &Module, vote: bool) -> Resu
 }
 
 /// The sites the pass listed on `module`'s gpu.modules, in their numbering.
+/// The calls of the slow path of each function that makes more than [`INLINED_CALLS_AT_MOST`]
+/// call [`SLOW_PATH_NOT_INLINED`] instead, defined in their gpu.module.
+fn call_not_inlined_where_many(ctx: &Context, module: &Module) -> Result<(), LowerError> {
+    // Per function: its gpu.module and its calls of the slow path, in walk order.
+    let mut calls: Vec<(usize, mlir_sys::MlirOperation, Vec<mlir_sys::MlirOperation>)> = Vec::new();
+    module.as_operation().walk(WalkOrder::PreOrder, |op| {
+        if op.name().as_string_ref().as_str() == Ok("func.call")
+            && op
+                .attribute("callee")
+                .ok()
+                .and_then(|a| FlatSymbolRefAttribute::try_from(a).ok())
+                .is_some_and(|callee| callee.value() == SLOW_PATH_FUNCTION)
+        {
+            let function = enclosing(&op, "gpu.func").or_else(|| enclosing(&op, "func.func"));
+            let gpu_module = enclosing(&op, "gpu.module");
+            if let (Some(function), Some(gpu_module)) = (function, gpu_module) {
+                let key = function.to_raw().ptr as usize;
+                match calls.iter_mut().find(|(k, _, _)| *k == key) {
+                    Some((_, _, list)) => list.push(op.to_raw()),
+                    None => calls.push((key, gpu_module.to_raw(), vec![op.to_raw()])),
+                }
+            }
+        }
+        WalkResult::Advance
+    });
+    let mut defined = std::collections::HashSet::new();
+    for (_, gpu_module, list) in calls {
+        if list.len() <= INLINED_CALLS_AT_MOST {
+            continue;
+        }
+        // SAFETY: the live gpu.module the walk found.
+        let gpu_module = unsafe { OperationRef::from_raw(gpu_module) };
+        if defined.insert(gpu_module.to_raw().ptr as usize) {
+            define_slow_path(ctx, &gpu_module, SLOW_PATH_NOT_INLINED)?;
+        }
+        for call in list {
+            // SAFETY: a live call the walk found; setting an attribute keeps it alive.
+            let mut call = unsafe { OperationRefMut::from_raw(call) };
+            call.set_attribute(
+                "callee",
+                FlatSymbolRefAttribute::new(ctx, SLOW_PATH_NOT_INLINED).into(),
+            );
+        }
+    }
+    Ok(())
+}
+
 pub fn memcheck_sites(module: &Module) -> Result<Vec<Site>, LowerError> {
     let mut sites = Vec::new();
     let mut failure = None;
@@ -492,7 +568,10 @@ fn check_access<'c>(
         return Ok(Outcome::NoMatch);
     };
     let symbol = string_attribute(&function, "sym_name").unwrap_or_default();
-    if symbol.starts_with(ADDRESS_KERNEL_PREFIX) || symbol == SLOW_PATH_FUNCTION {
+    if symbol.starts_with(ADDRESS_KERNEL_PREFIX)
+        || symbol == SLOW_PATH_FUNCTION
+        || symbol == SLOW_PATH_NOT_INLINED
+    {
         return Ok(Outcome::NoMatch);
     }
     let module_key = gpu_module.to_raw().ptr as usize;
@@ -592,7 +671,7 @@ fn check_access<'c>(
     };
     let (checker, vote) = (loaded.state, state.vote);
     if state.slow_paths.insert(module_key) {
-        define_slow_path(ctx, &gpu_module)?;
+        define_slow_path(ctx, &gpu_module, SLOW_PATH_FUNCTION)?;
     }
     let argument_range = match (&target, argument_of(pointer, &function)) {
         (Target::Table, Some(argument)) => {
@@ -640,11 +719,50 @@ fn check_access<'c>(
             }
         }
     };
+    // The call of the slow path for an access whose fast check gave `fast` (every lane calls:
+    // a branch on its own check there would be one the device compiler turns into a mask, and
+    // it would then call on every iteration; the slow path passes a lane whose fast check
+    // passed at once).
+    let call_slow_path = |r: &Rewriter<'c>, fast: MlirValue, base: MlirValue, size: MlirValue| {
+        let b = Build { r, ctx };
+        let (inside, search) = match target {
+            Target::Object(_) => (fast, false),
+            _ => {
+                let objects = b.in_objects(readable, address, bytes, &escaping)?;
+                (b.binary("arith.ori", fast, objects)?, true)
+            }
+        };
+        let mut operands = vec![checker, address, b.int(bytes as i64)?];
+        operands.extend([b.int(site)?, base, size]);
+        operands.extend(loaded.ids);
+        let inside = r.one("arith.extui", &[inside], b.i64(), &[])?;
+        let write = access != Access::Read;
+        operands.extend([inside, b.int(search.into())?, b.int(write.into())?]);
+        r.one(
+            "func.call",
+            &operands,
+            i1,
+            &[(
+                "callee",
+                FlatSymbolRefAttribute::new(ctx, SLOW_PATH_FUNCTION).into(),
+            )],
+        )
+    };
+    // A pointer that is neither one of the kernel's objects nor an offset of a kernel argument
+    // (one read from memory) has no fast check: every lane fails it, so the slow path is
+    // called at once, with no vote and no branch around it (a vote on a constant left, beside
+    // each such access, an arm that never runs with a copy of the access in it: blocks the
+    // device compiler built for nothing; a kernel may have hundreds of such accesses).
+    let always_slow = !matches!(target, Target::Object(_)) && argument_range.is_none();
     // The access's verdict (`ok`, per lane) and whether any lane of the subgroup may have
     // failed (`any`, the same for every lane where the device votes).
     let per_access = |r: &Rewriter<'c>| -> Result<(MlirValue, MlirValue), LowerError> {
         let b = Build { r, ctx };
         let (fast, base, size) = fast_check(&b, address)?;
+        if always_slow {
+            let ok = call_slow_path(r, fast, base, size)?;
+            return Ok((ok, b.bool(true)?));
+        }
         let fast_ok = b.binary("arith.andi", fast, clear(&b)?)?;
         // The rest runs when a lane failed the fast check: one branch for all lanes where the
         // device votes (a device compiler that runs work-items as vector lanes then keeps the
@@ -655,34 +773,7 @@ fn check_access<'c>(
         let ok = r.scf_if(
             any,
             i1,
-            |voted| {
-                // Every lane calls (a branch on its own check here would be one the device
-                // compiler turns into a mask, and it would then call on every iteration); the
-                // slow path passes a lane whose fast check passed at once.
-                let b = Build { r: voted, ctx };
-                let (inside, search) = match target {
-                    Target::Object(_) => (fast, false),
-                    _ => {
-                        let objects = b.in_objects(readable, address, bytes, &escaping)?;
-                        (b.binary("arith.ori", fast, objects)?, true)
-                    }
-                };
-                let mut operands = vec![checker, address, b.int(bytes as i64)?];
-                operands.extend([b.int(site)?, base, size]);
-                operands.extend(b.work_item_ids()?);
-                let inside = voted.one("arith.extui", &[inside], b.i64(), &[])?;
-                let write = access != Access::Read;
-                operands.extend([inside, b.int(search.into())?, b.int(write.into())?]);
-                voted.one(
-                    "func.call",
-                    &operands,
-                    i1,
-                    &[(
-                        "callee",
-                        FlatSymbolRefAttribute::new(ctx, SLOW_PATH_FUNCTION).into(),
-                    )],
-                )
-            },
+            |voted| call_slow_path(voted, fast, base, size),
             // (No lane failed: `fast_ok` holds for every lane, and stays the answer should a
             // device's vote be wrong.)
             |_| Ok(fast_ok),
@@ -807,6 +898,10 @@ fn check_access<'c>(
             },
         )
     };
+    // `any` is the constant true: the access had no fast check (see `always_slow`; or it takes
+    // the verdict of a load that had none), every lane's verdict is the slow path's, and only
+    // the guarded access runs.
+    let every_lane_checked = loops::is_true(any);
     let guarded = match access {
         Access::Read if !is_scalar(accessed) => {
             // A load of an aggregate (which no constant stands in for) reads a harmless
@@ -822,7 +917,7 @@ fn check_access<'c>(
                 return Ok(Outcome::Rewrote);
             };
             let chosen = r.one("arith.select", &[ok, pointer, harmless], pointer_type, &[])?;
-            if let Target::Object(_) = target {
+            if matches!(target, Target::Object(_)) || every_lane_checked {
                 // SAFETY: the live access; its pointer operand is replaced by one of the same
                 // type.
                 unsafe {
@@ -845,6 +940,8 @@ fn check_access<'c>(
         // unchecked kernel's time with guarded loads, 1.4x without). The guarded copy is
         // volatile so that the device compiler cannot merge the two loads back into one
         // masked load.
+        // (Where every lane called the slow path there is no unguarded copy to keep apart.)
+        Access::Read if every_lane_checked => guarded_access(&r, false)?,
         Access::Read if !matches!(target, Target::Object(_)) => r.scf_if_values(
             any,
             &results,

@@ -97,11 +97,63 @@ pub fn output_of(cmd: &mut Command) -> std::process::Output {
     cmd.output().expect("program runs")
 }
 
+/// Runs `cmd` as [`output_of`] does, for at most `limit`: None (the child killed) when it has
+/// not ended by then. Its output goes to temporary files, read once it ended.
+pub fn output_within(cmd: &mut Command, limit: std::time::Duration) -> Option<Output> {
+    let scratch = tempfile::tempdir().expect("a temporary folder");
+    let (out_path, err_path) = (scratch.path().join("out"), scratch.path().join("err"));
+    let file = |p: &Path| std::fs::File::create(p).expect("an output file");
+    cmd.stdout(file(&out_path)).stderr(file(&err_path));
+    let mut child = None;
+    for _ in 0..50 {
+        match cmd.spawn() {
+            Err(e) if e.kind() == std::io::ErrorKind::ExecutableFileBusy => {
+                std::thread::sleep(std::time::Duration::from_millis(20))
+            }
+            result => {
+                child = Some(result.expect("program runs"));
+                break;
+            }
+        }
+    }
+    let mut child = child.unwrap_or_else(|| cmd.spawn().expect("program runs"));
+    let start = std::time::Instant::now();
+    let status = loop {
+        if let Some(status) = child.try_wait().expect("waiting for the program") {
+            break status;
+        }
+        if start.elapsed() > limit {
+            let _ = child.kill();
+            let _ = child.wait();
+            return None;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    };
+    let read = |p: &Path| std::fs::read(p).unwrap_or_default();
+    Some(Output {
+        status,
+        stdout: read(&out_path),
+        stderr: read(&err_path),
+    })
+}
+
 /// Runs a built test program; it must exit 0 and print PASSED (it checked every element).
 pub fn run_program(exe: &Path) -> String {
+    run_program_within(exe, None)
+}
+
+/// [`run_program`], failing when the program has not ended within `limit` (it is killed): a
+/// device compiler that does not finish building a kernel is a failure, not a hang of the test.
+pub fn run_program_within(exe: &Path, limit: Option<std::time::Duration>) -> String {
     // Built programs cache their device code: keep that out of the user's cache.
     let cache = std::env::temp_dir().join(format!("hipmlir-test-cache-{}", std::process::id()));
-    let out = output_of(Command::new(exe).env("HIPMLIR_CACHE_DIR", &cache));
+    let mut cmd = Command::new(exe);
+    cmd.env("HIPMLIR_CACHE_DIR", &cache);
+    let out = match limit {
+        None => output_of(&mut cmd),
+        Some(limit) => output_within(&mut cmd, limit)
+            .unwrap_or_else(|| panic!("{} did not end within {limit:?}", exe.display())),
+    };
     let text = format!("{}{}", stdout(&out), stderr(&out));
     assert!(
         out.status.success() && text.contains("PASSED"),

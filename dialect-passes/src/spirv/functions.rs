@@ -5,10 +5,15 @@
 //! GPU-to-SPIR-V conversion converts only kernels; it converts the bodies' operations with the
 //! kernels'.
 //!
-//! The device compiler may inline them (FunctionControl None): Intel's CPU compiler crashed on
-//! a kernel of nested loops whose checks called a DontInline slow path. A call that is all a
-//! branch holds still keeps that branch a real one there, where the same code written inline
-//! became masked code run on every iteration.
+//! The device compiler may inline them (FunctionControl None), all but the memory checker's
+//! slow path for kernels with many checks (`memcheck::SLOW_PATH_NOT_INLINED`, DontInline):
+//! inlined at each of the hundreds of checks a kernel may have, its table search and report
+//! made a kernel Intel's CPU compiler took minutes to build, or did not finish building (its
+//! time grew faster than the number of checks). (DontInline once crashed that compiler in
+//! simplifycfg on tests/programs/linked_structures' build_tree: the work-item ids each call
+//! passes were read in the branch that calls; they are read at the kernel's entry now.) A call
+//! that is all a branch holds still keeps that branch a real one there, where the same code
+//! written inline became masked code run on every iteration.
 
 use hipmlir_ir::rewrite::{apply_patterns, Outcome, Pattern, PatternRewriter, RewritePatternSet};
 use melior::ir::attribute::{FlatSymbolRefAttribute, StringAttribute};
@@ -119,6 +124,10 @@ fn lower_function<'c>(
     let function_type = op
         .attribute("function_type")
         .map_err(|e| at(e.to_string()))?;
+    let control = match name.as_str() {
+        crate::memcheck::SLOW_PATH_NOT_INLINED => spirv_ir::FUNCTION_CONTROL_DONT_INLINE,
+        _ => spirv_ir::FUNCTION_CONTROL_NONE,
+    };
     let region = Region::new();
     let source = op.region(0).map_err(|e| at(e.to_string()))?;
     // SAFETY: both regions are alive; the source is left empty and erased with `op`.
@@ -132,7 +141,7 @@ fn lower_function<'c>(
             ("function_type", function_type),
             (
                 "function_control",
-                spirv_ir::function_control_attr(ctx, spirv_ir::FUNCTION_CONTROL_NONE),
+                spirv_ir::function_control_attr(ctx, control),
             ),
         ],
         vec![region],

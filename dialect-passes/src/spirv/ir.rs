@@ -88,6 +88,8 @@ pub const MEMORY_ACCESS_VOLATILE: u32 = 0x1;
 pub const MEMORY_ACCESS_ALIGNED: u32 = 0x2;
 /// `FunctionControl::None`.
 pub const FUNCTION_CONTROL_NONE: u32 = 0;
+/// `FunctionControl::DontInline`.
+pub const FUNCTION_CONTROL_DONT_INLINE: u32 = 0x2;
 /// `FunctionControl::Pure`.
 pub const FUNCTION_CONTROL_PURE: u32 = 0x4;
 /// `LinkageType::Export`.

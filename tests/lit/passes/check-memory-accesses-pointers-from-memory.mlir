@@ -1,0 +1,53 @@
+// RUN: hipmlir-opt %s --hipmlir-check-memory-accesses=subgroup-vote | FileCheck %s
+
+// -fsanitize=address with the SPIR-V target's vote: HIP's work-item ids, which every call of the
+// slow path passes for the report, are read once at the kernel's entry (read in the branch
+// that calls, a kernel returning early unless blockIdx.x == 0 && threadIdx.x == 0 crashed
+// Intel's CPU compiler once the slow path was not inlined). A load through a kernel argument
+// is compared with the argument's allocation, voted on, and calls the slow path where a lane
+// failed. A pointer read from memory has no fast check: the slow path is called at once, with
+// no vote and no branch around the call, and only the guarded load remains (before, a vote on
+// a constant left an arm that never ran, with a volatile and a plain copy of the load). The
+// store to the same address takes the load's verdict and waits for a clear error word.
+
+// CHECK-LABEL: gpu.func @m
+// CHECK: gpu.thread_id x
+// CHECK-NEXT: %[[TX:.*]] = arith.index_castui
+// CHECK: gpu.block_id z
+// CHECK-NEXT: %[[BZ:.*]] = arith.index_castui
+// CHECK-NOT: scf.if
+// The pointer, read through the argument: voted on.
+// CHECK: %[[ANY:.*]] = spirv.GroupNonUniformAny <Subgroup>
+// CHECK-NEXT: scf.if %[[ANY]] -> (i1)
+// CHECK: func.call @__hipmlir_memcheck_slow_path({{.*}}, %[[TX]], {{.*}}, %[[BZ]], {{.*}})
+// CHECK: scf.if %[[ANY]] -> (!llvm.ptr)
+// CHECK: llvm.load volatile
+// The element, through the pointer read: no vote, the call itself, then the guarded load.
+// CHECK-NOT: spirv.GroupNonUniformAny
+// CHECK: %[[OK:.*]] = func.call @__hipmlir_memcheck_slow_path({{.*}}, %[[TX]], {{.*}}, %[[BZ]], {{.*}})
+// CHECK-NOT: scf.if
+// CHECK: scf.if %[[OK]] -> (i32)
+// CHECK-NEXT: llvm.load %{{.*}} : !llvm.ptr -> i32
+// CHECK: } else {
+// CHECK-NEXT: arith.constant 0 : i32
+// CHECK-NOT: llvm.load %{{.*}} : !llvm.ptr -> i32
+// CHECK-NOT: func.call
+// CHECK: %[[CLEAR:.*]] = arith.cmpi eq
+// CHECK-NEXT: %[[STORE_OK:.*]] = arith.andi %[[OK]], %[[CLEAR]]
+// CHECK-NEXT: scf.if %[[STORE_OK]] {
+// CHECK-NEXT: llvm.store
+module attributes {gpu.container_module} {
+  gpu.module @read_pointers {
+    llvm.mlir.global external @__hipmlir_memcheck_state(dense<0> : tensor<8xi8>) {addr_space = 1 : i32} : !llvm.array<8 x i8>
+    gpu.func @m(%p: !llvm.ptr<1>, %i: i64) kernel attributes {hipmlir.kernel_name = "m"} {
+      %g = llvm.addrspacecast %p : !llvm.ptr<1> to !llvm.ptr
+      %q = llvm.load %g : !llvm.ptr -> !llvm.ptr
+      %e = llvm.getelementptr %q[%i] : (!llvm.ptr, i64) -> !llvm.ptr, i32
+      %x = llvm.load %e : !llvm.ptr -> i32
+      %one = llvm.mlir.constant(1 : i32) : i32
+      %y = llvm.add %x, %one : i32
+      llvm.store %y, %e : i32, !llvm.ptr
+      gpu.return
+    }
+  }
+}
