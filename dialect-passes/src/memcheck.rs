@@ -748,21 +748,11 @@ fn check_access<'c>(
             )],
         )
     };
-    // A pointer that is neither one of the kernel's objects nor an offset of a kernel argument
-    // (one read from memory) has no fast check: every lane fails it, so the slow path is
-    // called at once, with no vote and no branch around it (a vote on a constant left, beside
-    // each such access, an arm that never runs with a copy of the access in it: blocks the
-    // device compiler built for nothing; a kernel may have hundreds of such accesses).
-    let always_slow = !matches!(target, Target::Object(_)) && argument_range.is_none();
     // The access's verdict (`ok`, per lane) and whether any lane of the subgroup may have
     // failed (`any`, the same for every lane where the device votes).
     let per_access = |r: &Rewriter<'c>| -> Result<(MlirValue, MlirValue), LowerError> {
         let b = Build { r, ctx };
         let (fast, base, size) = fast_check(&b, address)?;
-        if always_slow {
-            let ok = call_slow_path(r, fast, base, size)?;
-            return Ok((ok, b.bool(true)?));
-        }
         let fast_ok = b.binary("arith.andi", fast, clear(&b)?)?;
         // The rest runs when a lane failed the fast check: one branch for all lanes where the
         // device votes (a device compiler that runs work-items as vector lanes then keeps the
@@ -898,10 +888,6 @@ fn check_access<'c>(
             },
         )
     };
-    // `any` is the constant true: the access had no fast check (see `always_slow`; or it takes
-    // the verdict of a load that had none), every lane's verdict is the slow path's, and only
-    // the guarded access runs.
-    let every_lane_checked = loops::is_true(any);
     let guarded = match access {
         Access::Read if !is_scalar(accessed) => {
             // A load of an aggregate (which no constant stands in for) reads a harmless
@@ -917,7 +903,7 @@ fn check_access<'c>(
                 return Ok(Outcome::Rewrote);
             };
             let chosen = r.one("arith.select", &[ok, pointer, harmless], pointer_type, &[])?;
-            if matches!(target, Target::Object(_)) || every_lane_checked {
+            if let Target::Object(_) = target {
                 // SAFETY: the live access; its pointer operand is replaced by one of the same
                 // type.
                 unsafe {
@@ -940,8 +926,6 @@ fn check_access<'c>(
         // unchecked kernel's time with guarded loads, 1.4x without). The guarded copy is
         // volatile so that the device compiler cannot merge the two loads back into one
         // masked load.
-        // (Where every lane called the slow path there is no unguarded copy to keep apart.)
-        Access::Read if every_lane_checked => guarded_access(&r, false)?,
         Access::Read if !matches!(target, Target::Object(_)) => r.scf_if_values(
             any,
             &results,

@@ -202,11 +202,6 @@ fn guarded_compare<'c>(
     guarded.then_some((compare, Some(guard)))
 }
 
-/// Whether `v` is the constant true (an i1 constant that is not zero).
-pub(super) fn is_true(v: MlirValue) -> bool {
-    constant_of(v).is_some_and(|c| c != 0)
-}
-
 /// The value of an integer constant.
 fn constant_of(v: MlirValue) -> Option<i64> {
     let op = defining_op(v)?;
