@@ -39,7 +39,16 @@ pub fn extract_between<'t>(text: &'t str, begin: &str, end: &str) -> Option<&'t 
 /// `report` with its part between `begin` and `end` (if any) replaced by `section` at the end.
 pub fn merge_between(report: &str, section: Option<&str>, begin: &str, end: &str) -> String {
     let mut body = match extract_between(report, begin, end) {
-        Some(old) => report.replacen(old, "", 1),
+        // The text around the old part, one blank line between (not the blank lines on both
+        // sides of it, which would pile up at each merge).
+        Some(old) => {
+            let (before, after) = report.split_once(old).unwrap_or((report, ""));
+            match (before.trim_end(), after.trim_start()) {
+                (before, "") => before.to_string(),
+                ("", after) => after.to_string(),
+                (before, after) => format!("{before}\n\n{after}"),
+            }
+        }
         None => report.to_string(),
     };
     let trimmed = body.trim_end().len();
@@ -524,5 +533,10 @@ mod tests {
         assert_eq!(merge(&replaced, None), "# report\n\nold body\n");
         assert_eq!(merge("", Some(&new)), format!("{new}\n"));
         assert_eq!(extract("no section"), None);
+        // A part in the middle leaves one blank line, however often it is merged.
+        let middle = format!("# report\n\n{BEGIN}\nold gpu\n{END}\n\n## notes\n");
+        let once = merge(&middle, Some(&new));
+        assert_eq!(once, format!("# report\n\n## notes\n\n{new}\n"));
+        assert_eq!(merge(&once, Some(&new)), once);
     }
 }
