@@ -327,6 +327,17 @@ static int every_kind(hipStream_t stream) {
 
   hipGraphExec_t exec;
   HIP_CHECK(hipGraphInstantiate(&exec, g, nullptr, nullptr, 0));
+  // Only 1-D memsets are updated in an executable graph: not the 2-D node, nor the 1-D one
+  // made 2-D; the 1-D one with its own parameters again is taken.
+  hipMemsetParams update{};
+  HIP_CHECK(hipGraphMemsetNodeGetParams(set2d, &update));
+  EXPECT_ERROR(hipGraphExecMemsetNodeSetParams(exec, set2d, &update), hipErrorInvalidValue);
+  HIP_CHECK(hipGraphMemsetNodeGetParams(set1d, &update));
+  HIP_CHECK(hipGraphExecMemsetNodeSetParams(exec, set1d, &update));
+  update.height = 2;
+  update.pitch = update.width * update.elementSize;
+  update.width /= 2;
+  EXPECT_ERROR(hipGraphExecMemsetNodeSetParams(exec, set1d, &update), hipErrorInvalidValue);
   for (int round = 0; round < 3; ++round) {
     std::memset(pinned, 0, 16 * sizeof(float));
     HIP_CHECK(hipGraphLaunch(exec, stream));

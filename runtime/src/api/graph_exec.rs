@@ -282,9 +282,21 @@ pub(super) fn set_exec_op(
             k.attributes = old.attributes;
             Op::Kernel(k)
         }
+        // Only 1-D memsets are updated in an executable graph, as HIP and CUDA say: neither a
+        // node made as a 2-D or 3-D memset, nor a change to one.
+        (Op::Fill(old), Op::Fill(new)) if !is_1d(&old) || !is_1d(&new) => {
+            return Err(Failure::invalid_value(
+                "only a 1-D memset node's parameters can be set in an executable graph",
+            ))
+        }
         (_, op) => op,
     };
     e.set_op(current_device()?, node, op)
+}
+
+/// Whether a memset writes one row.
+fn is_1d(f: &crate::backend::Fill) -> bool {
+    f.height <= 1 && f.depth <= 1
 }
 
 /// Sets a node's parameters in the executable graph from `hipGraphNodeParams`.
