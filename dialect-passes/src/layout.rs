@@ -67,3 +67,69 @@ pub(crate) fn struct_layout(t: Type) -> Option<(Vec<u64>, u64, u64)> {
         Some((offsets, end.next_multiple_of(align), align))
     }
 }
+
+/// The byte offset of `pointer` from the value its address is computed from, through
+/// `llvm.getelementptr`s whose indices are all constants and address-space casts; None where
+/// an index is dynamic, the offset negative, or a type without a layout here is stepped through.
+pub(crate) fn constant_offset(pointer: mlir_sys::MlirValue) -> Option<u64> {
+    use melior::ir::attribute::{AttributeLike, TypeAttribute};
+    use melior::ir::operation::{OperationLike, OperationRef};
+    use melior::ir::ValueLike;
+    let mut current = pointer;
+    let mut offset: i64 = 0;
+    loop {
+        // SAFETY: queries on live values and their defining operations.
+        let op = unsafe {
+            if !mlir_sys::mlirValueIsAOpResult(current) {
+                break;
+            }
+            OperationRef::from_raw(mlir_sys::mlirOpResultGetOwner(current))
+        };
+        match op.name().as_string_ref().as_str().unwrap_or("") {
+            "llvm.addrspacecast" => {}
+            "llvm.getelementptr" => {
+                // A dynamic index is an operand beyond the base.
+                if op.operand_count() > 1 {
+                    return None;
+                }
+                let element = TypeAttribute::try_from(op.attribute("elem_type").ok()?)
+                    .ok()?
+                    .value();
+                let indices = op.attribute("rawConstantIndices").ok()?.to_raw();
+                // SAFETY: rawConstantIndices is a DenseI32ArrayAttr.
+                let count = unsafe { mlir_sys::mlirDenseArrayGetNumElements(indices) };
+                let mut ty = element;
+                for i in 0..count {
+                    // SAFETY: `i` is below the count.
+                    let index =
+                        i64::from(unsafe { mlir_sys::mlirDenseI32ArrayGetElement(indices, i) });
+                    if i == 0 {
+                        offset =
+                            offset.checked_add(index.checked_mul(size_and_align(ty)?.0 as i64)?)?;
+                    } else if let Some((offsets, _, _)) = struct_layout(ty) {
+                        let member = usize::try_from(index).ok()?;
+                        offset = offset.checked_add(*offsets.get(member)? as i64)?;
+                        // SAFETY: a struct type with that many members.
+                        ty = unsafe {
+                            Type::from_raw(mlir_sys::mlirLLVMStructTypeGetElementType(
+                                ty.to_raw(),
+                                member as isize,
+                            ))
+                        };
+                    } else {
+                        crate::spirv::ir::llvm_array_length(ty)?;
+                        // SAFETY: an LLVM array type (it has a length).
+                        ty = unsafe {
+                            Type::from_raw(mlir_sys::mlirLLVMArrayTypeGetElementType(ty.to_raw()))
+                        };
+                        offset =
+                            offset.checked_add(index.checked_mul(size_and_align(ty)?.0 as i64)?)?;
+                    }
+                }
+            }
+            _ => break,
+        }
+        current = op.operand(0).ok()?.to_raw();
+    }
+    u64::try_from(offset).ok()
+}
