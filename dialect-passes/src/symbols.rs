@@ -5,7 +5,7 @@ use hipmlir_device_image::BYVAL_ATTRIBUTE;
 use melior::ir::attribute::{FlatSymbolRefAttribute, StringAttribute};
 use melior::ir::block::BlockLike;
 use melior::ir::operation::OperationLike;
-use melior::ir::{Attribute, AttributeLike, BlockRef, OperationRef, RegionLike, Type};
+use melior::ir::{Attribute, AttributeLike, BlockRef, OperationRef, RegionLike, Type, ValueLike};
 use mlir_sys::MlirOperation;
 
 use crate::LowerError;
@@ -13,6 +13,23 @@ use crate::LowerError;
 /// The function the frontend calls for HIP's `__byte_perm` (declared in hipmlir_math.h),
 /// which each target lowers: `prmt.b32` on NVPTX, shifts and masks on SPIR-V.
 pub(crate) const BYTE_PERM: &str = "__byte_perm";
+
+/// The operands `x`, `y` and the selector of a call of [`BYTE_PERM`]; None for another op.
+pub(crate) fn byte_perm_operands(
+    op: &OperationRef,
+) -> Result<Option<[mlir_sys::MlirValue; 3]>, LowerError> {
+    if symbol(op, "callee").as_deref() != Some(BYTE_PERM) {
+        return Ok(None);
+    }
+    let operands: Vec<mlir_sys::MlirValue> = op.operands().map(|v| v.to_raw()).collect();
+    let [x, y, s] = operands[..] else {
+        return Err(LowerError::internal(
+            op.location(),
+            "__byte_perm takes three operands",
+        ));
+    };
+    Ok(Some([x, y, s]))
+}
 
 /// The text of a string or flat symbol reference attribute (`""` for another kind).
 pub(crate) fn text_of(a: Attribute) -> String {

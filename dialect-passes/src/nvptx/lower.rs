@@ -45,7 +45,7 @@ use crate::builder::{type_of, value, Rewriter};
 use crate::nvptx::err;
 use crate::nvptx::helpers::{self, HelperType};
 use crate::relocations;
-use crate::symbols::{symbol, text_of, BYTE_PERM};
+use crate::symbols::{byte_perm_operands, symbol, text_of};
 use crate::LowerError;
 
 /// CUDA's device printf: `i32 vprintf(const char* format, void* arguments)`, provided by the
@@ -431,12 +431,8 @@ fn lower_byte_perm<'c>(
     _: &mut Lowering,
     op: OperationRef<'c, 'c>,
 ) -> Result<Outcome, LowerError> {
-    if symbol(&op, "callee").as_deref() != Some(BYTE_PERM) {
+    let Some([x, y, s]) = byte_perm_operands(&op)? else {
         return Ok(Outcome::NoMatch);
-    }
-    let operands: Vec<MlirValue> = op.operands().map(|v| v.to_raw()).collect();
-    let [x, y, s] = operands[..] else {
-        return Err(err("__byte_perm takes three operands"));
     };
     let i32t: Type = IntegerType::new(rw.ctx, 32).into();
     let b = Rewriter::before(rw.ctx, &op);

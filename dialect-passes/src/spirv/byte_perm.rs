@@ -5,14 +5,13 @@
 
 use hipmlir_ir::rewrite::{apply_patterns, Outcome, Pattern, PatternRewriter, RewritePatternSet};
 use melior::dialect::arith;
-use melior::ir::operation::OperationLike;
 use melior::ir::r#type::IntegerType;
 use melior::ir::{Module, OperationRef, Type, ValueLike};
 use melior::Context;
 use mlir_sys::MlirValue;
 
 use crate::builder::{value, Rewriter};
-use crate::symbols::{symbol, BYTE_PERM};
+use crate::symbols::byte_perm_operands;
 use crate::LowerError;
 
 pub fn expand_byte_perm(ctx: &Context, module: &Module) -> Result<(), LowerError> {
@@ -26,15 +25,8 @@ fn expand<'c>(
     _: &mut (),
     op: OperationRef<'c, 'c>,
 ) -> Result<Outcome, LowerError> {
-    if symbol(&op, "callee").as_deref() != Some(BYTE_PERM) {
+    let Some([x, y, s]) = byte_perm_operands(&op)? else {
         return Ok(Outcome::NoMatch);
-    }
-    let operands: Vec<MlirValue> = op.operands().map(|v| v.to_raw()).collect();
-    let [x, y, s] = operands[..] else {
-        return Err(LowerError::internal(
-            op.location(),
-            "__byte_perm takes three operands",
-        ));
     };
     let b = Rewriter::before(rw.ctx, &op);
     let permuted = bytes_of(&b, x, y, s)?;
