@@ -790,26 +790,20 @@ fn check_access<'c>(
         Some(lp) => {
             let before = Rewriter::before(ctx, &lp.op);
             let hb = Build { r: &before, ctx };
-            let one = before.one(
-                "arith.constant",
-                &[],
-                type_of(lp.init),
-                &[("value", IntegerAttribute::new(type_of(lp.init), 1).into())],
-            )?;
-            let last = match lp.inclusive {
-                true => lp.bound,
-                false => hb.binary("arith.subi", lp.bound, one)?,
-            };
-            match loops::ends(lp, pointer, &before, lp.init, last)? {
-                Some((low, high)) => {
-                    let mut runs = hb.cmp(lp.predicate(), lp.init, lp.bound)?;
-                    if let Some(guard) = lp.guard {
-                        runs = hb.binary("arith.andi", runs, guard)?;
-                    }
+            match loops::ends(lp, pointer, &before)? {
+                Some(loops::Ends {
+                    runs,
+                    low,
+                    high,
+                    no_wrap,
+                }) => {
                     let mut ok = hb.binary("arith.xori", runs, hb.bool(true)?)?;
                     let (low_ok, _, _) = fast_check(&hb, hb.ptr_to_int(hb.to_generic(low)?)?)?;
                     let (high_ok, _, _) = fast_check(&hb, hb.ptr_to_int(hb.to_generic(high)?)?)?;
-                    let both = hb.binary("arith.andi", low_ok, high_ok)?;
+                    let mut both = hb.binary("arith.andi", low_ok, high_ok)?;
+                    if let Some(no_wrap) = no_wrap {
+                        both = hb.binary("arith.andi", both, no_wrap)?;
+                    }
                     ok = hb.binary("arith.ori", ok, both)?;
                     let failed = hb.binary("arith.xori", ok, hb.bool(true)?)?;
                     let any = hb.any(failed, vote)?;

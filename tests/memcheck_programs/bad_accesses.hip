@@ -183,6 +183,14 @@ int main(int argc, char** argv) {
     byval_past<<<2, 8>>>(Window{{1, 2, 3, 4}, 4}, 4 + 2, out, who);
     return after_the_error(hipDeviceSynchronize());
   }
-  std::printf("usage: bad_accesses write_past|read_past|use_after_free|wild|atomic|cas|shared|dynamic_shared|local|loop_past|shared_loop|through_initializer|within_initializer|byval_past|ignore\n");
+  if (!std::strcmp(what, "strided_loop")) {
+    int *d = nullptr, *out = nullptr;
+    HIP_CHECK(hipMalloc(&d, 64));
+    HIP_CHECK(hipMalloc(&out, sizeof(int)));
+    // Elements 0, 4, 8, 12 and 20 (16 is skipped): element 20 is 16 bytes past the end.
+    strided_range<<<2, 8>>>(d, 40, 16, out, who);
+    return after_the_error(hipDeviceSynchronize());
+  }
+  std::printf("usage: bad_accesses write_past|read_past|use_after_free|wild|atomic|cas|shared|dynamic_shared|local|loop_past|shared_loop|strided_loop|through_initializer|within_initializer|byval_past|ignore\n");
   return 2;
 }

@@ -84,3 +84,13 @@ struct Window {
 __global__ void byval_past(Window w, int at, int* out, int who) {
   if (global_id() == who) out[0] = w.values[at] + w.count;
 }
+
+// Reads every fourth element below `count` (a loop counting by 4), each under a condition: the
+// first element past the end that is read is the bad access.
+__global__ void strided_range(const int* p, int count, int skip, int* out, int who) {
+  if (global_id() != who) return;
+  int s = 0;
+  for (int i = 0; i < count; i += 4)
+    if (i != skip) s += p[i];
+  out[0] = s;
+}

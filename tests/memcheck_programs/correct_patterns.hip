@@ -4,7 +4,8 @@
 // through pointers (the array is made anew in the loop's body); a device pointer variable
 // initialized with the address of another device variable and read through; and a local whose
 // address is taken, inlined after an access of the kernel's (naming it at that access made the
-// module invalid). Every result is compared with a host reference.
+// module invalid); and reads in a loop counting by 16 under a bound, whose addresses at the
+// loop's last count lie past the data. Every result is compared with a host reference.
 #include "../programs/test_common.h"
 
 #include <algorithm>
@@ -71,6 +72,18 @@ __global__ void store_then_local(int* out, int n) {
   out[n + i] = packed(i * 65537);
 }
 
+// Sums each row in tiles of 16 (a loop counting by 16, its reads under a bound that the last
+// tile crosses, as a tiled matrix product's are): at the last count the reads' addresses lie
+// past the data, where they never read, so the check made before the loop fails and each read
+// is checked on its own, and passes.
+__global__ void tiled_row_sums(const int* in, int* out, int n) {
+  int row = blockIdx.x;
+  int tx = threadIdx.x;
+  int s = 0;
+  for (int t = 0; t < n; t += 16) s += (t + tx < n) ? in[row * n + t + tx] : 0;
+  out[row * 16 + tx] = s;
+}
+
 int main() {
   int bad = 0;
   std::vector<float> in(kN), want(kN);
@@ -122,6 +135,21 @@ int main() {
   }
   bad += count_mismatches("store_then_local", from_device(d_packed, 128), want_packed);
 
+  const int rows = 8, width = 100;
+  std::vector<int> cells(rows * width), want_rows(rows * 16, 0);
+  for (int i = 0; i < rows * width; ++i) cells[i] = i % 23 - 7;
+  for (int row = 0; row < rows; ++row)
+    for (int tx = 0; tx < 16; ++tx)
+      for (int t = 0; t + tx < width; t += 16) want_rows[row * 16 + tx] += cells[row * width + t + tx];
+  int* d_cells = to_device(cells);
+  int* d_rows = nullptr;
+  HIP_CHECK(hipMalloc(&d_rows, rows * 16 * sizeof(int)));
+  tiled_row_sums<<<rows, 16>>>(d_cells, d_rows, width);
+  HIP_CHECK(hipGetLastError());
+  bad += count_mismatches("tiled_row_sums", from_device(d_rows, rows * 16), want_rows);
+
+  HIP_CHECK(hipFree(d_cells));
+  HIP_CHECK(hipFree(d_rows));
   HIP_CHECK(hipFree(d_in));
   HIP_CHECK(hipFree(d_out));
   HIP_CHECK(hipFree(d_sums));

@@ -8,10 +8,11 @@
 
 use std::collections::HashMap;
 
-use melior::dialect::arith::CmpiPredicate;
+use melior::dialect::arith::{self, CmpiPredicate};
 use melior::ir::attribute::IntegerAttribute;
 use melior::ir::block::BlockLike;
 use melior::ir::operation::OperationLike;
+use melior::ir::r#type::IntegerType;
 use melior::ir::{OperationRef, RegionLike, ValueLike};
 use mlir_sys::{MlirOperation, MlirValue};
 
@@ -32,15 +33,19 @@ pub(super) struct CountedLoop<'c> {
     /// flag of an earlier `return`): false, the loop does not run.
     pub(super) guard: Option<MlirValue>,
     counter: MlirValue,
-    pub(super) init: MlirValue,
-    pub(super) bound: MlirValue,
-    pub(super) inclusive: bool,
-    pub(super) signed: bool,
+    /// The counter's width in bits.
+    width: u32,
+    /// What the body adds to the counter (positive).
+    step: i64,
+    init: MlirValue,
+    bound: MlirValue,
+    inclusive: bool,
+    signed: bool,
 }
 
 impl CountedLoop<'_> {
     /// The comparison of the loop's condition (whether `init` is a count the loop runs).
-    pub(super) fn predicate(&self) -> CmpiPredicate {
+    fn predicate(&self) -> CmpiPredicate {
         match (self.signed, self.inclusive) {
             (true, false) => CmpiPredicate::Slt,
             (true, true) => CmpiPredicate::Sle,
@@ -89,17 +94,27 @@ pub(super) fn defined_outside(v: MlirValue, outer: MlirOperation) -> bool {
     true
 }
 
-/// The counted loop whose body holds `access` directly, if any.
+/// The `scf.while` whose body holds `access`, directly or under `scf.if`s (an access under a
+/// condition lies between the same ends as one that runs at every count).
+pub(super) fn enclosing_loop<'c>(access: &OperationRef<'c, 'c>) -> Option<OperationRef<'c, 'c>> {
+    let mut block = access.block()?;
+    loop {
+        let parent = block.parent_operation()?;
+        match name_of(&parent).as_str() {
+            "scf.if" => block = parent.block()?,
+            "scf.while" => {
+                let body = parent.region(1).ok()?.first_block()?;
+                return (body.to_raw().ptr == block.to_raw().ptr).then_some(parent);
+            }
+            _ => return None,
+        }
+    }
+}
+
+/// The counted loop whose body holds `access` (see [`enclosing_loop`]), if any.
 pub(super) fn counted_loop<'c>(access: &OperationRef<'c, 'c>) -> Option<CountedLoop<'c>> {
-    let block = access.block()?;
-    let op = block.parent_operation()?;
-    if name_of(&op) != "scf.while" {
-        return None;
-    }
+    let op = enclosing_loop(access)?;
     let after = op.region(1).ok()?.first_block()?;
-    if after.to_raw().ptr != block.to_raw().ptr {
-        return None;
-    }
     // The condition: `cmpi pred, %count, %bound` (or `scf.if %guard { cmpi } else { false }`)
     // forwarding the arguments as they are.
     let before = op.region(0).ok()?.first_block()?;
@@ -138,8 +153,9 @@ pub(super) fn counted_loop<'c>(access: &OperationRef<'c, 'c>) -> Option<CountedL
             return None;
         }
     }
-    // The body yields `counter + 1` in the counter's place.
+    // The body yields `counter + step` in the counter's place, the step a positive constant.
     let counter = after.argument(position).ok()?.to_raw();
+    let width = IntegerType::try_from(type_of(counter)).ok()?.width();
     let terminator = after.terminator()?;
     let mut next = defining_op(terminator.operand(position).ok()?.to_raw())?;
     // (Under the guard, the count may be `scf.if %guard { counter + 1 } else { counter }`:
@@ -163,14 +179,14 @@ pub(super) fn counted_loop<'c>(access: &OperationRef<'c, 'c>) -> Option<CountedL
     } else {
         return None;
     };
-    if constant_of(step) != Some(1) {
-        return None;
-    }
+    let step = constant_of(step).filter(|&s| s > 0 && (width >= 64 || s < 1 << width))?;
     let init = op.operand(position).ok()?.to_raw();
     Some(CountedLoop {
         op,
         guard,
         counter,
+        width,
+        step,
         init,
         bound,
         inclusive,
@@ -216,39 +232,189 @@ fn constant_of(v: MlirValue) -> Option<i64> {
         .map(|i| i.value())
 }
 
-/// `pointer` computed for the counts `first` and `last` before the loop (clones of its
-/// computation there), when it rises with the counter or does not change in the loop; None
-/// when it may fall, or depends on more of the loop than its counter.
+/// An access's addresses at the loop's first and last counts, computed before the loop, with
+/// what else a check made there needs.
+pub(super) struct Ends {
+    /// Whether the loop runs at all (when not, the access never runs).
+    pub(super) runs: MlirValue,
+    pub(super) low: MlirValue,
+    pub(super) high: MlirValue,
+    /// Whether the count stays within its type's range up to the last count (a count that
+    /// wraps around would run the body at counts outside the ends); None where it cannot wrap.
+    pub(super) no_wrap: Option<MlirValue>,
+}
+
+/// How a value computed in the loop changes as the counter rises.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+enum Slope {
+    /// Not at all.
+    Flat,
+    Rises,
+    Falls,
+    /// One way throughout, which way told only by a value fixed before the loop (a product
+    /// with one): its least and greatest values still lie at the ends.
+    Monotone,
+}
+
+impl Slope {
+    /// The slope of a sum.
+    fn plus(self, other: Slope) -> Option<Slope> {
+        match (self, other) {
+            (Slope::Flat, s) | (s, Slope::Flat) => Some(s),
+            (Slope::Rises, Slope::Rises) => Some(Slope::Rises),
+            (Slope::Falls, Slope::Falls) => Some(Slope::Falls),
+            _ => None,
+        }
+    }
+
+    fn negated(self) -> Slope {
+        match self {
+            Slope::Rises => Slope::Falls,
+            Slope::Falls => Slope::Rises,
+            s => s,
+        }
+    }
+
+    /// The slope of a product with a value fixed before the loop (`by`, when a constant).
+    fn times(self, by: Option<i64>) -> Slope {
+        match by {
+            Some(0) => Slope::Flat,
+            Some(c) if c > 0 => self,
+            Some(_) => self.negated(),
+            None if self == Slope::Flat => Slope::Flat,
+            None => Slope::Monotone,
+        }
+    }
+}
+
+/// A value of the loop's body computed before the loop for one count.
+#[derive(Clone, Copy)]
+struct Rebuilt {
+    value: MlirValue,
+    slope: Slope,
+    /// Set when `value` is the 64-bit extension (sign or zero) of the narrower integer the
+    /// body computes: the ends are computed in 64 bits, so that a product or sum that the body
+    /// never computes (the ends of an access under a condition) cannot wrap around.
+    widened: Option<Extension>,
+}
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Extension {
+    Signed,
+    Unsigned,
+}
+
+/// `pointer`'s values at the loop's first and last counts, computed before the loop (at `r`),
+/// when it changes one way only with the count (then every count's address lies between
+/// them); None when it may not, or depends on more of the loop than its counter.
 pub(super) fn ends<'c>(
     lp: &CountedLoop<'c>,
     pointer: MlirValue,
     r: &Rewriter<'c>,
-    first: MlirValue,
-    last: MlirValue,
-) -> Result<Option<(MlirValue, MlirValue)>, LowerError> {
-    let Some(low) = rebuild(lp, pointer, r, first, &mut HashMap::new())? else {
+) -> Result<Option<Ends>, LowerError> {
+    let i64t: Type = IntegerType::new(r.ctx, 64).into();
+    let constant = |v: i64| r.arith_int(i64t, v);
+    let widened = (lp.width < 64).then_some(match lp.signed {
+        true => Extension::Signed,
+        false => Extension::Unsigned,
+    });
+    let widen = |v: MlirValue| match widened {
+        Some(Extension::Signed) => r.one("arith.extsi", &[v], i64t, &[]),
+        Some(Extension::Unsigned) => r.one("arith.extui", &[v], i64t, &[]),
+        None => Ok(v),
+    };
+    let (init, bound) = (widen(lp.init)?, widen(lp.bound)?);
+    // The last count: init + ((bound - init - 1) / step) * step (bound - init where the bound
+    // is a count the loop runs); meaningless when the loop does not run, where it is not used.
+    let mut span = r.one("arith.subi", &[bound, init], i64t, &[])?;
+    if !lp.inclusive {
+        span = r.one("arith.subi", &[span, constant(1)?], i64t, &[])?;
+    }
+    if lp.step > 1 {
+        let step = constant(lp.step)?;
+        let steps = r.one("arith.divui", &[span, step], i64t, &[])?;
+        span = r.one("arith.muli", &[steps, step], i64t, &[])?;
+    }
+    let last = r.one("arith.addi", &[init, span], i64t, &[])?;
+    let count = |value| Rebuilt {
+        value,
+        slope: Slope::Rises,
+        widened,
+    };
+    let Some(low) = rebuild(lp, pointer, r, count(init), &mut HashMap::new())? else {
         return Ok(None);
     };
-    let Some(high) = rebuild(lp, pointer, r, last, &mut HashMap::new())? else {
+    let Some(high) = rebuild(lp, pointer, r, count(last), &mut HashMap::new())? else {
         return Ok(None);
     };
-    Ok(Some((low, high)))
+    let mut runs = r.emit_value(arith::cmpi(
+        r.ctx,
+        lp.predicate(),
+        value(lp.init),
+        value(lp.bound),
+        r.loc,
+    ))?;
+    if let Some(guard) = lp.guard {
+        runs = r.one("arith.andi", &[runs, guard], type_of(runs), &[])?;
+    }
+    // Counting below a bound by one never passes the counter's greatest value; otherwise the
+    // last count plus the step must not.
+    let no_wrap = match (lp.inclusive, lp.step) {
+        (false, 1) => None,
+        _ => {
+            let bits = lp.width.min(64);
+            let greatest = match (lp.signed, bits) {
+                (true, b) => (1i128 << (b - 1)) - 1,
+                (false, b) => (1i128 << b) - 1,
+            };
+            // (The greatest count whose next count is still in range, as 64-bit bits.)
+            let limit = (greatest - i128::from(lp.step)) as i64;
+            let predicate = match lp.signed {
+                true => CmpiPredicate::Sle,
+                false => CmpiPredicate::Ule,
+            };
+            Some(r.emit_value(arith::cmpi(
+                r.ctx,
+                predicate,
+                value(last),
+                value(constant(limit)?),
+                r.loc,
+            ))?)
+        }
+    };
+    Ok(Some(Ends {
+        runs,
+        low: low.value,
+        high: high.value,
+        no_wrap,
+    }))
 }
 
-/// `v` with the loop's counter replaced by `count`, cloned before the loop where it depends on
-/// it (None: not an increasing function of the counter that the pass can follow).
+/// Whether an arith op says its signed result does not wrap (the frontend's `nsw`, on signed
+/// arithmetic, whose overflow C leaves undefined).
+fn no_signed_wrap(op: &OperationRef, ctx: &Context) -> bool {
+    op.attribute("overflowFlags")
+        .is_ok_and(|flags| flags == hipmlir_ir::arith_no_signed_wrap(ctx))
+}
+
+/// `v` for the count `count`, cloned before the loop where it depends on the loop (None: not a
+/// function of the counter that changes one way only, as the pass can follow).
 fn rebuild<'c>(
     lp: &CountedLoop<'c>,
     v: MlirValue,
     r: &Rewriter<'c>,
-    count: MlirValue,
-    done: &mut HashMap<usize, MlirValue>,
-) -> Result<Option<MlirValue>, LowerError> {
+    count: Rebuilt,
+    done: &mut HashMap<usize, Rebuilt>,
+) -> Result<Option<Rebuilt>, LowerError> {
     if v.ptr == lp.counter.ptr {
         return Ok(Some(count));
     }
     if defined_outside(v, lp.op.to_raw()) {
-        return Ok(Some(v));
+        return Ok(Some(Rebuilt {
+            value: v,
+            slope: Slope::Flat,
+            widened: None,
+        }));
     }
     if let Some(&known) = done.get(&(v.ptr as usize)) {
         return Ok(Some(known));
@@ -256,18 +422,19 @@ fn rebuild<'c>(
     let Some(op) = defining_op(v) else {
         return Ok(None);
     };
-    // Operations whose result rises with each operand that depends on the counter (a sum,
-    // only of signed values: C leaves their overflow undefined).
-    let rises: &[&str] = match lp.signed {
-        true => &[
-            "llvm.getelementptr",
-            "llvm.addrspacecast",
-            "arith.extsi",
-            "arith.addi",
-        ],
-        false => &["llvm.getelementptr", "llvm.addrspacecast", "arith.extui"],
-    };
-    if !rises.contains(&name_of(&op).as_str()) {
+    let name = name_of(&op);
+    if !matches!(
+        name.as_str(),
+        "arith.constant"
+            | "llvm.mlir.constant"
+            | "llvm.addrspacecast"
+            | "llvm.getelementptr"
+            | "arith.extsi"
+            | "arith.extui"
+            | "arith.addi"
+            | "arith.subi"
+            | "arith.muli"
+    ) {
         return Ok(None);
     }
     let mut operands = Vec::new();
@@ -277,22 +444,123 @@ fn rebuild<'c>(
             None => return Ok(None),
         }
     }
+    let i64t: Type = IntegerType::new(r.ctx, 64).into();
+    let result_type = type_of(v);
+    let rebuilt = match name.as_str() {
+        "arith.extsi" | "arith.extui" => {
+            let o = operands[0];
+            let extension = match name.as_str() {
+                "arith.extsi" => Extension::Signed,
+                _ => Extension::Unsigned,
+            };
+            match o.widened {
+                // The operand is already the extension this op makes.
+                Some(e) if e == extension && result_type == i64t => Rebuilt { widened: None, ..o },
+                Some(_) => return Ok(None),
+                None => clone_with(&op, r, &operands, o.slope)?,
+            }
+        }
+        "arith.addi" | "arith.subi" | "arith.muli" => {
+            let (a, b) = (operands[0], operands[1]);
+            let slope = match name.as_str() {
+                "arith.addi" => a.slope.plus(b.slope),
+                "arith.subi" => a.slope.plus(b.slope.negated()),
+                _ => match (a.slope, b.slope) {
+                    (Slope::Flat, s) => Some(s.times(constant_of(a.value))),
+                    (s, Slope::Flat) => Some(s.times(constant_of(b.value))),
+                    _ => None,
+                },
+            };
+            let Some(slope) = slope else {
+                return Ok(None);
+            };
+            // Arithmetic on the count must not wrap for its result to follow the count (only
+            // signed arithmetic says so); it is redone in 64 bits on extended operands.
+            if slope != Slope::Flat && !no_signed_wrap(&op, r.ctx) {
+                return Ok(None);
+            }
+            if a.widened.or(b.widened) == Some(Extension::Unsigned) {
+                return Ok(None);
+            }
+            let wide = a.widened.or(b.widened).is_some() && result_type != i64t;
+            if wide {
+                let extend = |o: Rebuilt| match o.widened {
+                    Some(_) => Ok(o.value),
+                    None => r.one("arith.extsi", &[o.value], i64t, &[]),
+                };
+                let value = r.one(&name, &[extend(a)?, extend(b)?], i64t, &[])?;
+                Rebuilt {
+                    value,
+                    slope,
+                    widened: Some(Extension::Signed),
+                }
+            } else {
+                // (Built anew, without the no-wrap flag: at counts the body never reaches a
+                // flagged result that wrapped would be poison.)
+                let value = r.one(&name, &[a.value, b.value], result_type, &[])?;
+                Rebuilt {
+                    value,
+                    slope,
+                    widened: None,
+                }
+            }
+        }
+        "llvm.getelementptr" => {
+            // The address rises with each index (element sizes are positive); an index the
+            // op would sign-extend may stand in widened by sign.
+            if operands
+                .iter()
+                .any(|o| o.widened == Some(Extension::Unsigned))
+            {
+                return Ok(None);
+            }
+            let mut slope = Slope::Flat;
+            for o in &operands {
+                slope = match slope.plus(o.slope) {
+                    Some(s) => s,
+                    None => return Ok(None),
+                };
+            }
+            clone_with(&op, r, &operands, slope)?
+        }
+        // Constants, and address-space casts, which keep the order of addresses.
+        _ => clone_with(
+            &op,
+            r,
+            &operands,
+            operands.first().map_or(Slope::Flat, |o| o.slope),
+        )?,
+    };
+    done.insert(v.ptr as usize, rebuilt);
+    Ok(Some(rebuilt))
+}
+
+/// A copy of `op` at `r` with `operands` in place of its own; its result.
+fn clone_with<'c>(
+    op: &OperationRef<'c, 'c>,
+    r: &Rewriter<'c>,
+    operands: &[Rebuilt],
+    slope: Slope,
+) -> Result<Rebuilt, LowerError> {
     // SAFETY: a copy of a live operation, inserted before the loop; its operands are replaced
-    // by values defined there, of the same types.
+    // by values defined there, of the same types (or, for a GEP's index, a wider integer).
     let copy = unsafe {
-        let copy = melior::ir::Operation::from_raw(mlir_sys::mlirOperationClone(op.to_raw()));
+        let copy = Operation::from_raw(mlir_sys::mlirOperationClone(op.to_raw()));
         let copy = r.ops.insert(copy);
         for (i, o) in operands.iter().enumerate() {
-            mlir_sys::mlirOperationSetOperand(copy.to_raw(), i as isize, *o);
+            mlir_sys::mlirOperationSetOperand(copy.to_raw(), i as isize, o.value);
         }
         copy
     };
-    let result = copy
+    let value = copy
         .result(0)
         .map_err(|e| LowerError::bug(format!("hoisting a check: {e}")))?
         .to_raw();
-    done.insert(v.ptr as usize, result);
-    Ok(Some(result))
+    Ok(Rebuilt {
+        value,
+        slope,
+        widened: None,
+    })
 }
 
 /// A counted loop's unchecked copy (its loop unswitched on the hoisted checks): where every
@@ -314,17 +582,14 @@ pub(super) struct LoopCopy {
 }
 
 impl LoopCopy {
-    /// The copy of `lp`, when each of its operations named in `accesses` lies in its body.
+    /// The copy of `lp`, when each of its operations named in `accesses` lies in its body
+    /// (directly or under `scf.if`s: not in an inner loop, whose accesses' checks are hoisted
+    /// before that loop, not this one).
     pub(super) fn of<'c>(lp: &OperationRef<'c, 'c>, accesses: &[&str]) -> LoopCopy {
-        let body = lp
-            .region(1)
-            .ok()
-            .and_then(|r| r.first_block())
-            .map(|b| b.to_raw().ptr);
         let mut direct = true;
         lp.walk(WalkOrder::PreOrder, |op| {
             if accesses.contains(&name_of(&op).as_str())
-                && op.block().map(|b| b.to_raw().ptr) != body
+                && enclosing_loop(&op).map(|l| l.to_raw().ptr) != Some(lp.to_raw().ptr)
             {
                 direct = false;
             }
