@@ -59,6 +59,8 @@ fn bad_accesses_are_reported_and_fail_the_launch() {
         ("shared_loop", "read of 4 bytes", "shared_range", 67, "0 bytes past the end of a 256-byte shared-memory variable 'shared_range(int*, int, int, int)::tile'"),
         // In a loop counting by 4, under a condition (skipping one element).
         ("strided_loop", "read of 4 bytes", "strided_range", 94, "16 bytes past the end of a 64-byte allocation"),
+        // Under a condition only some threads take, checked before it.
+        ("divergent", "read of 4 bytes", "read_where", 102, "0 bytes past the end of a 64-byte allocation"),
         // Through a pointer a variable's initializer holds, far past its table (what lies
         // there is the device's).
         ("through_initializer", "read of 4 bytes", "read_through_cursor", 76, ""),

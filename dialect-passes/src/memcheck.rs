@@ -14,7 +14,8 @@
 //! Dynamic shared memory (`extern __shared__`) is compared with the size the runtime writes
 //! into the state before each launch. On SPIR-V the slow path is called behind a subgroup vote;
 //! in counted loops the check is made once before the loop ([`loops`]), each access's own only
-//! where that failed.
+//! where that failed; a load or store under conditions that differ between work-items is
+//! checked before them ([`divergence`]).
 //!
 //! A bad access is skipped (a load reads harmless memory instead: the state's scratch words, or
 //! the start of its object), and the first one claims the state's error word and writes the
@@ -24,6 +25,7 @@
 //! sites, numbered in walk order, go to the gpu.module's `SITES_ATTRIBUTE` with the kernel's
 //! name and the access's `file:line:col` for the image's metadata.
 
+mod divergence;
 mod loops;
 
 use std::collections::HashMap;
@@ -700,8 +702,32 @@ fn check_access<'c>(
         }
         _ => None,
     };
-    let generic_pointer = b.to_generic(pointer)?;
-    let address = b.ptr_to_int(generic_pointer)?;
+    // Under conditions that may differ between the work-items of a subgroup, a load's or
+    // store's check is made before them, for the lanes that make the access (see `divergence`).
+    let mut speculation = None;
+    if reused.is_none() && (name == "llvm.store" || (name == "llvm.load" && is_scalar(accessed))) {
+        if let Some((point, conditions)) = divergence::speculation_point(&op, &mut HashMap::new()) {
+            let at = Rewriter::before(ctx, &point);
+            if let Some(p) = divergence::speculate(pointer, &point, &at, &mut HashMap::new())? {
+                let active = divergence::active_lanes(&conditions, &at)?;
+                let inactive = Build { r: &at, ctx }.binary(
+                    "arith.xori",
+                    active,
+                    Build { r: &at, ctx }.bool(true)?,
+                )?;
+                speculation = Some((point, p, inactive));
+            }
+        }
+    }
+    // Where the check is built (before the access, or before those conditions).
+    let rc = match &speculation {
+        Some((point, _, _)) => Rewriter::before(ctx, point),
+        None => Rewriter::before(ctx, &op),
+    };
+    let bc = Build { r: &rc, ctx };
+    let checked_pointer = speculation.as_ref().map_or(pointer, |(_, p, _)| *p);
+    let inactive = speculation.as_ref().map(|(_, _, i)| *i);
+    let address = bc.ptr_to_int(bc.to_generic(checked_pointer)?)?;
     let i1: Type = IntegerType::new(ctx, 1).into();
     // (No branch on whether the checker is on before the fast check: its words are read from
     // the state or the module's stand-in, whose zeros fail every check but an object's; the
@@ -738,13 +764,17 @@ fn check_access<'c>(
     // passed at once).
     let call_slow_path = |r: &Rewriter<'c>, fast: MlirValue, base: MlirValue, size: MlirValue| {
         let b = Build { r, ctx };
-        let (inside, search) = match target {
+        let (mut inside, search) = match target {
             Target::Object(_) => (fast, false),
             _ => {
                 let objects = b.in_objects(readable, address, bytes, &escaping)?;
                 (b.binary("arith.ori", fast, objects)?, true)
             }
         };
+        // (A lane that does not make the access passes.)
+        if let Some(inactive) = inactive {
+            inside = b.binary("arith.ori", inside, inactive)?;
+        }
         let mut operands = vec![checker, address, b.int(bytes as i64)?];
         operands.extend([b.int(site)?, base, size]);
         operands.extend(loaded.ids);
@@ -766,7 +796,10 @@ fn check_access<'c>(
     let per_access = |r: &Rewriter<'c>| -> Result<(MlirValue, MlirValue), LowerError> {
         let b = Build { r, ctx };
         let (fast, base, size) = fast_check(&b, address)?;
-        let fast_ok = b.binary("arith.andi", fast, clear(&b)?)?;
+        let mut fast_ok = b.binary("arith.andi", fast, clear(&b)?)?;
+        if let Some(inactive) = inactive {
+            fast_ok = b.binary("arith.ori", fast_ok, inactive)?;
+        }
         // The rest runs when a lane failed the fast check: one branch for all lanes where the
         // device votes (a device compiler that runs work-items as vector lanes then keeps the
         // hot path a compare and one uniform branch), and a call of the module's slow path
@@ -832,9 +865,9 @@ fn check_access<'c>(
             Access::Read => (ok, any),
             _ => (b.binary("arith.andi", ok, clear(&b)?)?, any),
         },
-        (None, None) => per_access(&r)?,
+        (None, None) => per_access(&rc)?,
         (None, Some(any)) => {
-            let pair = r.scf_if_values(
+            let pair = rc.scf_if_values(
                 any,
                 &[i1, i1],
                 |failed| per_access(failed).map(|(ok, any)| vec![ok, any]),
@@ -849,6 +882,11 @@ fn check_access<'c>(
     if name == "llvm.load" && reused.is_none() {
         state.verdicts.insert(same_address, (ok, any));
     }
+    // A store checked before its conditions waits for a clear error word where it is.
+    let ok = match (&speculation, access) {
+        (Some(_), Access::Write) => b.binary("arith.andi", ok, clear(&b)?)?,
+        _ => ok,
+    };
 
     // Loads, stores and read-modify-write atomics run only when the check passed (a skipped
     // load or atomic gives zero); the access keeps its own pointer, so that the target's
@@ -933,6 +971,9 @@ fn check_access<'c>(
         // unchecked kernel's time with guarded loads, 1.4x without). The guarded copy is
         // volatile so that the device compiler cannot merge the two loads back into one
         // masked load.
+        // Under conditions that differ between lanes, the load is masked anyway: it takes
+        // the verdict in its mask (a branch on the vote there would run under the mask too).
+        Access::Read if speculation.is_some() => guarded_access(&r, false)?,
         Access::Read if !matches!(target, Target::Object(_)) => r.scf_if_values(
             any,
             &results,

@@ -191,6 +191,14 @@ int main(int argc, char** argv) {
     strided_range<<<2, 8>>>(d, 40, 16, out, who);
     return after_the_error(hipDeviceSynchronize());
   }
-  std::printf("usage: bad_accesses write_past|read_past|use_after_free|wild|atomic|cas|shared|dynamic_shared|local|loop_past|shared_loop|strided_loop|through_initializer|within_initializer|byval_past|ignore\n");
+  if (!std::strcmp(what, "divergent")) {
+    int *d = nullptr, *out = nullptr;
+    HIP_CHECK(hipMalloc(&d, 64));
+    HIP_CHECK(hipMalloc(&out, 16 * sizeof(int)));
+    // Threads 0-13 read elements 3-16: thread 13 (5 of block 1) reads one past the end.
+    read_where<<<2, 8>>>(d, 3, 14, out);
+    return after_the_error(hipDeviceSynchronize());
+  }
+  std::printf("usage: bad_accesses write_past|read_past|use_after_free|wild|atomic|cas|shared|dynamic_shared|local|loop_past|shared_loop|strided_loop|divergent|through_initializer|within_initializer|byval_past|ignore\n");
   return 2;
 }

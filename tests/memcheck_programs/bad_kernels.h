@@ -94,3 +94,10 @@ __global__ void strided_range(const int* p, int count, int skip, int* out, int w
     if (i != skip) s += p[i];
   out[0] = s;
 }
+
+// A read under a condition only some threads take: its check is made before the condition,
+// for the threads that take it (the others' addresses are never read, nor reported).
+__global__ void read_where(const int* p, int first, int limit, int* out) {
+  int t = global_id();
+  out[t] = t < limit ? p[first + t] : -1;
+}

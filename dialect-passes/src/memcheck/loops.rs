@@ -63,7 +63,7 @@ const COUNTING: [(i64, bool, bool); 4] = [
     (7, false, true),
 ];
 
-fn defining_op<'c>(v: MlirValue) -> Option<OperationRef<'c, 'c>> {
+pub(super) fn defining_op<'c>(v: MlirValue) -> Option<OperationRef<'c, 'c>> {
     // SAFETY: queries on a live value.
     unsafe {
         mlir_sys::mlirValueIsAOpResult(v)
@@ -71,7 +71,7 @@ fn defining_op<'c>(v: MlirValue) -> Option<OperationRef<'c, 'c>> {
     }
 }
 
-fn name_of(op: &OperationRef) -> String {
+pub(super) fn name_of(op: &OperationRef) -> String {
     op.name().as_string_ref().as_str().unwrap_or("").to_string()
 }
 
