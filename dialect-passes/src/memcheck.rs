@@ -632,17 +632,6 @@ fn check_access<'c>(
             .entry(lp.op.to_raw().ptr as usize)
             .or_insert_with(|| loops::LoopCopy::of(&lp.op, &ACCESSES.map(|(name, _, _)| name)));
     }
-    // Only the objects that exist when the access runs: an alloca inlined into the middle of
-    // the entry block does not dominate the accesses before it (naming it there made the
-    // module invalid: "operand #0 does not dominate this use").
-    let escaping: Vec<KernelObject> = state
-        .escaping
-        .entry(function_key)
-        .or_insert_with(|| escaping_objects(&function, &variables))
-        .iter()
-        .filter(|o| defined_before(&o.base, &op))
-        .cloned()
-        .collect();
     // A load or store at an address a load of the same block already checked (the same
     // pointer, as many bytes: `y[i] = a * x[i] + y[i]`, `s[t] += s[t + k]`) takes that load's
     // verdict, with no check (and no site) of its own.
@@ -720,14 +709,25 @@ fn check_access<'c>(
         }
     }
     // Where the check is built (before the access, or before those conditions).
-    let rc = match &speculation {
-        Some((point, _, _)) => Rewriter::before(ctx, point),
-        None => Rewriter::before(ctx, &op),
-    };
+    let check_site = speculation.as_ref().map_or(op, |(point, _, _)| *point);
+    let rc = Rewriter::before(ctx, &check_site);
     let bc = Build { r: &rc, ctx };
     let checked_pointer = speculation.as_ref().map_or(pointer, |(_, p, _)| *p);
     let inactive = speculation.as_ref().map(|(_, _, i)| *i);
     let address = bc.ptr_to_int(bc.to_generic(checked_pointer)?)?;
+    // Only the objects that exist where the check is made: an alloca inlined into the middle of
+    // the entry block does not dominate the accesses before it (naming it there made the
+    // module invalid: "operand #0 does not dominate this use"), nor does one inside the
+    // conditions a check is made before (whose address the speculated address, computed
+    // before it, cannot hold).
+    let escaping: Vec<KernelObject> = state
+        .escaping
+        .entry(function_key)
+        .or_insert_with(|| escaping_objects(&function, &variables))
+        .iter()
+        .filter(|o| defined_before(&o.base, &check_site))
+        .cloned()
+        .collect();
     let i1: Type = IntegerType::new(ctx, 1).into();
     // (No branch on whether the checker is on before the fast check: its words are read from
     // the state or the module's stand-in, whose zeros fail every check but an object's; the

@@ -36,6 +36,13 @@
 // CHECK: scf.if %{{.*}} -> (f32) {
 // CHECK: func.call @stop
 // CHECK: func.call @__hipmlir_memcheck_slow_path
+// A local made inside the condition is not among the objects the check before it compares
+// with (the address computed there cannot point into it; naming it there made the module
+// invalid).
+// CHECK-LABEL: gpu.func @local_inside
+// CHECK: func.call @__hipmlir_memcheck_slow_path
+// CHECK: scf.if %{{.*}} {
+// CHECK-NEXT: llvm.alloca
 module attributes {gpu.container_module} {
   gpu.module @divergent {
     llvm.mlir.global external @__hipmlir_memcheck_state(dense<0> : tensor<8xi8>) {addr_space = 1 : i32} : !llvm.array<8 x i8>
@@ -107,6 +114,24 @@ module attributes {gpu.container_module} {
         scf.yield %z : f32
       }
       llvm.store %x, %o : f32, !llvm.ptr
+      gpu.return
+    }
+    gpu.func @local_inside(%out: !llvm.ptr<1>, %n: i32) kernel attributes {hipmlir.kernel_name = "local_inside"} {
+      %one = arith.constant 1 : i64
+      %o = llvm.addrspacecast %out : !llvm.ptr<1> to !llvm.ptr
+      %tid = gpu.thread_id x
+      %t = arith.index_castui %tid : index to i32
+      %c = arith.cmpi slt, %t, %n : i32
+      scf.if %c {
+        %a = llvm.alloca %one x i32 : (i64) -> !llvm.ptr<5>
+        %ag = llvm.addrspacecast %a : !llvm.ptr<5> to !llvm.ptr
+        llvm.store %t, %ag : i32, !llvm.ptr
+        %v = llvm.load %ag : !llvm.ptr -> i32
+        %w = arith.extsi %t : i32 to i64
+        %e = llvm.getelementptr %o[%w] : (!llvm.ptr, i64) -> !llvm.ptr, i32
+        llvm.store %v, %e : i32, !llvm.ptr
+      }
+      llvm.store %n, %o : i32, !llvm.ptr
       gpu.return
     }
   }
