@@ -68,15 +68,49 @@ pub(crate) fn struct_layout(t: Type) -> Option<(Vec<u64>, u64, u64)> {
     }
 }
 
-/// The byte offset of `pointer` from the value its address is computed from, through
-/// `llvm.getelementptr`s whose indices are all constants and address-space casts; None where
-/// an index is dynamic, the offset negative, or a type without a layout here is stepped through.
-pub(crate) fn constant_offset(pointer: mlir_sys::MlirValue) -> Option<u64> {
+/// An address as the value it is computed from (`root`), plus a constant and plus indices
+/// times their element sizes: what `llvm.getelementptr`s and address-space casts make of it.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub(crate) struct Address {
+    pub root: usize,
+    pub constant: i64,
+    /// (index, bytes per step), the index as its [`index_key`], sorted.
+    pub scaled: Vec<((usize, u8), i64)>,
+}
+
+/// An index as the value it extends (sign or zero, told apart) or itself: two GEPs of the same
+/// `i` widened twice index alike.
+fn index_key(v: mlir_sys::MlirValue) -> (usize, u8) {
+    use melior::ir::operation::{OperationLike, OperationRef};
+    use melior::ir::ValueLike;
+    // SAFETY: queries on a live value and its defining operation.
+    unsafe {
+        if mlir_sys::mlirValueIsAOpResult(v) {
+            let op = OperationRef::from_raw(mlir_sys::mlirOpResultGetOwner(v));
+            let kind = match op.name().as_string_ref().as_str() {
+                Ok("arith.extsi") => 1,
+                Ok("arith.extui") => 2,
+                _ => 0,
+            };
+            if kind != 0 {
+                if let Ok(o) = op.operand(0) {
+                    return (o.to_raw().ptr as usize, kind);
+                }
+            }
+        }
+    }
+    (v.ptr as usize, 0)
+}
+
+/// `pointer` as an [`Address`], through `llvm.getelementptr`s and address-space casts; None
+/// where a type without a layout here is stepped through, or a constant overflows.
+pub(crate) fn address_of(pointer: mlir_sys::MlirValue) -> Option<Address> {
     use melior::ir::attribute::{AttributeLike, TypeAttribute};
     use melior::ir::operation::{OperationLike, OperationRef};
     use melior::ir::ValueLike;
     let mut current = pointer;
-    let mut offset: i64 = 0;
+    let mut constant: i64 = 0;
+    let mut scaled: Vec<((usize, u8), i64)> = Vec::new();
     loop {
         // SAFETY: queries on live values and their defining operations.
         let op = unsafe {
@@ -88,27 +122,26 @@ pub(crate) fn constant_offset(pointer: mlir_sys::MlirValue) -> Option<u64> {
         match op.name().as_string_ref().as_str().unwrap_or("") {
             "llvm.addrspacecast" => {}
             "llvm.getelementptr" => {
-                // A dynamic index is an operand beyond the base.
-                if op.operand_count() > 1 {
-                    return None;
-                }
                 let element = TypeAttribute::try_from(op.attribute("elem_type").ok()?)
                     .ok()?
                     .value();
                 let indices = op.attribute("rawConstantIndices").ok()?.to_raw();
                 // SAFETY: rawConstantIndices is a DenseI32ArrayAttr.
                 let count = unsafe { mlir_sys::mlirDenseArrayGetNumElements(indices) };
+                // Dynamic indices are the operands after the base, in order, where the
+                // constant indices hold i32::MIN.
+                let mut dynamic = 1;
                 let mut ty = element;
                 for i in 0..count {
                     // SAFETY: `i` is below the count.
                     let index =
                         i64::from(unsafe { mlir_sys::mlirDenseI32ArrayGetElement(indices, i) });
-                    if i == 0 {
-                        offset =
-                            offset.checked_add(index.checked_mul(size_and_align(ty)?.0 as i64)?)?;
+                    let step = if i == 0 {
+                        size_and_align(ty)?.0 as i64
                     } else if let Some((offsets, _, _)) = struct_layout(ty) {
+                        // (A struct's member is always a constant index.)
                         let member = usize::try_from(index).ok()?;
-                        offset = offset.checked_add(*offsets.get(member)? as i64)?;
+                        constant = constant.checked_add(*offsets.get(member)? as i64)?;
                         // SAFETY: a struct type with that many members.
                         ty = unsafe {
                             Type::from_raw(mlir_sys::mlirLLVMStructTypeGetElementType(
@@ -116,14 +149,21 @@ pub(crate) fn constant_offset(pointer: mlir_sys::MlirValue) -> Option<u64> {
                                 member as isize,
                             ))
                         };
+                        continue;
                     } else {
                         crate::spirv::ir::llvm_array_length(ty)?;
                         // SAFETY: an LLVM array type (it has a length).
                         ty = unsafe {
                             Type::from_raw(mlir_sys::mlirLLVMArrayTypeGetElementType(ty.to_raw()))
                         };
-                        offset =
-                            offset.checked_add(index.checked_mul(size_and_align(ty)?.0 as i64)?)?;
+                        size_and_align(ty)?.0 as i64
+                    };
+                    if index == i64::from(i32::MIN) {
+                        let v = op.operand(dynamic).ok()?.to_raw();
+                        dynamic += 1;
+                        scaled.push((index_key(v), step));
+                    } else {
+                        constant = constant.checked_add(index.checked_mul(step)?)?;
                     }
                 }
             }
@@ -131,5 +171,21 @@ pub(crate) fn constant_offset(pointer: mlir_sys::MlirValue) -> Option<u64> {
         }
         current = op.operand(0).ok()?.to_raw();
     }
-    u64::try_from(offset).ok()
+    scaled.sort();
+    Some(Address {
+        root: current.ptr as usize,
+        constant,
+        scaled,
+    })
+}
+
+/// The byte offset of `pointer` from the value its address is computed from, through
+/// `llvm.getelementptr`s whose indices are all constants and address-space casts; None where
+/// an index is dynamic, the offset negative, or a type without a layout here is stepped through.
+pub(crate) fn constant_offset(pointer: mlir_sys::MlirValue) -> Option<u64> {
+    let address = address_of(pointer)?;
+    if !address.scaled.is_empty() {
+        return None;
+    }
+    u64::try_from(address.constant).ok()
 }

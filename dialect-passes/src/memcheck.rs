@@ -60,7 +60,7 @@ use melior::Context;
 use mlir_sys::MlirValue;
 
 use crate::builder::{type_of, value, Rewriter};
-use crate::layout::{constant_offset, size_and_align};
+use crate::layout::{address_of, constant_offset, size_and_align, Address};
 use crate::LowerError;
 
 fn err(e: impl std::fmt::Display) -> LowerError {
@@ -172,9 +172,13 @@ struct State {
     /// Per counted loop (by its operation): its unchecked copy, run where every check the
     /// loop's accesses had hoisted passed (see `loops::LoopCopy`).
     loop_copies: HashMap<usize, loops::LoopCopy>,
-    /// Per (block, pointer, bytes) a load checked: its verdict and vote (see `check_access`).
-    verdicts: HashMap<(usize, usize, u64), (MlirValue, MlirValue)>,
+    /// Per (block, address, bytes) a load checked: its verdict and vote (see `check_access`);
+    /// the address as the pointer where it has no [`Address`].
+    verdicts: HashMap<AccessKey, (MlirValue, MlirValue)>,
 }
+
+/// An access as (its block, its address, or its pointer where it has no [`Address`], its bytes).
+type AccessKey = (usize, Result<Address, usize>, u64);
 
 /// What every check of a function reads, loaded once at its entry: the checker's state (null:
 /// the runtime gave none, nothing is checked) and the table's index. (Loaded per access, these
@@ -633,11 +637,12 @@ fn check_access<'c>(
             .or_insert_with(|| loops::LoopCopy::of(&lp.op, &ACCESSES.map(|(name, _, _)| name)));
     }
     // A load or store at an address a load of the same block already checked (the same
-    // pointer, as many bytes: `y[i] = a * x[i] + y[i]`, `s[t] += s[t + k]`) takes that load's
-    // verdict, with no check (and no site) of its own.
+    // address, as many bytes: `y[i] = a * x[i] + y[i]`, `s[t] += s[t + k]`, or one element
+    // read through two types' pointers) takes that load's verdict, with no check (and no site)
+    // of its own.
     let same_address = (
         op.block().map_or(0, |b| b.to_raw().ptr as usize),
-        pointer.ptr as usize,
+        address_of(pointer).ok_or(pointer.ptr as usize),
         bytes,
     );
     let reused = match name {
