@@ -75,7 +75,13 @@ const SPECULATABLE: [&str; 13] = [
 
 /// Operations that must not run after a check made before them fails (the report would come
 /// before what they do: a call may stop the work-item, as `assert` does).
-const NOT_PASSED: [&str; 4] = ["func.call", "llvm.call", "llvm.inline_asm", "gpu.barrier"];
+const NOT_PASSED: [&str; 5] = [
+    "func.call",
+    "llvm.call",
+    "llvm.inline_asm",
+    "llvm.intr.trap",
+    "gpu.barrier",
+];
 
 /// Whether `v` is the same in every work-item of a subgroup, as far as its computation shows
 /// (function arguments, block ids and sizes, constants, and pure arithmetic on them).
