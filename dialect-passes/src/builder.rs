@@ -101,6 +101,26 @@ impl<'c> Rewriter<'c> {
         self.generic(name, operands, results, attributes, vec![], &[])
     }
 
+    /// A copy of `op` (one result, no regions) here, with `operands` in place of its own (each of
+    /// the type the op takes there); its result.
+    pub(crate) fn copy_with_operands(
+        &self,
+        op: &OperationRef<'c, '_>,
+        operands: &[MlirValue],
+    ) -> Result<MlirValue, LowerError> {
+        // SAFETY: a copy of a live operation, owned by the block it is inserted into; its
+        // operands are replaced by live values.
+        let copy = unsafe {
+            let copy = Operation::from_raw(mlir_sys::mlirOperationClone(op.to_raw()));
+            let copy = self.ops.insert(copy);
+            for (i, o) in operands.iter().enumerate() {
+                mlir_sys::mlirOperationSetOperand(copy.to_raw(), i as isize, *o);
+            }
+            copy
+        };
+        Ok(copy.result(0).map_err(|e| self.error(e))?.to_raw())
+    }
+
     /// [`Rewriter::op`] of an operation with one result.
     pub(crate) fn one(
         &self,

@@ -700,15 +700,12 @@ fn check_access<'c>(
     // store's check is made before them, for the lanes that make the access (see `divergence`).
     let mut speculation = None;
     if reused.is_none() && (name == "llvm.store" || (name == "llvm.load" && is_scalar(accessed))) {
-        if let Some((point, conditions)) = divergence::speculation_point(&op, &mut HashMap::new()) {
+        if let Some((point, conditions)) = divergence::speculation_point(&op) {
             let at = Rewriter::before(ctx, &point);
             if let Some(p) = divergence::speculate(pointer, &point, &at, &mut HashMap::new())? {
                 let active = divergence::active_lanes(&conditions, &at)?;
-                let inactive = Build { r: &at, ctx }.binary(
-                    "arith.xori",
-                    active,
-                    Build { r: &at, ctx }.bool(true)?,
-                )?;
+                let ab = Build { r: &at, ctx };
+                let inactive = ab.binary("arith.xori", active, ab.bool(true)?)?;
                 speculation = Some((point, p, inactive));
             }
         }

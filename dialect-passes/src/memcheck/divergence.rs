@@ -13,7 +13,7 @@ use std::collections::HashMap;
 use melior::ir::block::BlockLike;
 use melior::ir::operation::{OperationLike, WalkOrder, WalkResult};
 use melior::ir::r#type::IntegerType;
-use melior::ir::{Operation, OperationRef, RegionLike, Type, ValueLike};
+use melior::ir::{OperationRef, RegionLike, Type, ValueLike};
 use mlir_sys::MlirValue;
 
 use super::loops::{defined_outside, defining_op, name_of};
@@ -132,8 +132,8 @@ pub(super) struct Condition {
 /// something before it in those regions must not run after a failed check (a call, a barrier).
 pub(super) fn speculation_point<'c>(
     access: &OperationRef<'c, 'c>,
-    uniform: &mut HashMap<usize, bool>,
 ) -> Option<(OperationRef<'c, 'c>, Vec<Condition>)> {
+    let uniform = &mut HashMap::new();
     let mut current = *access;
     let mut point = None;
     let mut conditions: Vec<Condition> = Vec::new();
@@ -245,21 +245,7 @@ pub(super) fn speculate<'c>(
     let result_type: Type = type_of(v);
     let copy = match name.as_str() {
         "arith.addi" | "arith.subi" | "arith.muli" => r.one(&name, &operands, result_type, &[])?,
-        _ => {
-            // SAFETY: a copy of a live operation with no regions, inserted at `r`; its operands
-            // are replaced by values of the same types defined there.
-            let copy = unsafe {
-                let copy = Operation::from_raw(mlir_sys::mlirOperationClone(op.to_raw()));
-                let copy = r.ops.insert(copy);
-                for (i, o) in operands.iter().enumerate() {
-                    mlir_sys::mlirOperationSetOperand(copy.to_raw(), i as isize, *o);
-                }
-                copy
-            };
-            copy.result(0)
-                .map_err(|e| LowerError::bug(format!("speculating an address: {e}")))?
-                .to_raw()
-        }
+        _ => r.copy_with_operands(&op, &operands)?,
     };
     done.insert(v.ptr as usize, copy);
     Ok(Some(copy))

@@ -535,29 +535,17 @@ fn rebuild<'c>(
     Ok(Some(rebuilt))
 }
 
-/// A copy of `op` at `r` with `operands` in place of its own; its result.
+/// A copy of `op` at `r` with `operands` in place of its own (a GEP's index may be a wider
+/// integer), as a rebuilt value of `slope`.
 fn clone_with<'c>(
     op: &OperationRef<'c, 'c>,
     r: &Rewriter<'c>,
     operands: &[Rebuilt],
     slope: Slope,
 ) -> Result<Rebuilt, LowerError> {
-    // SAFETY: a copy of a live operation, inserted before the loop; its operands are replaced
-    // by values defined there, of the same types (or, for a GEP's index, a wider integer).
-    let copy = unsafe {
-        let copy = Operation::from_raw(mlir_sys::mlirOperationClone(op.to_raw()));
-        let copy = r.ops.insert(copy);
-        for (i, o) in operands.iter().enumerate() {
-            mlir_sys::mlirOperationSetOperand(copy.to_raw(), i as isize, o.value);
-        }
-        copy
-    };
-    let value = copy
-        .result(0)
-        .map_err(|e| LowerError::bug(format!("hoisting a check: {e}")))?
-        .to_raw();
+    let operands: Vec<MlirValue> = operands.iter().map(|o| o.value).collect();
     Ok(Rebuilt {
-        value,
+        value: r.copy_with_operands(op, &operands)?,
         slope,
         widened: None,
     })
