@@ -25,7 +25,7 @@ pub use bundle::{
 pub use metadata::{
     AddressSpace, GlobalVar, KernelArg, KernelInfo, ModuleMetadata, SpirvVariant,
     DEVICE_ABORT_FLAG_VARIABLE, DEVICE_HEAP_VARIABLE, DEVICE_STOP_FUNCTION,
-    MEMCHECK_STATE_VARIABLE, METADATA_FORMAT_VERSION,
+    MEMCHECK_STATE_VARIABLE, METADATA_FORMAT_VERSION, RUNTIME_WORD_VARIABLES,
 };
 pub use nvidia_arch::{ArchVariant, NvidiaArch};
 use sha2::{Digest, Sha256};

@@ -79,6 +79,11 @@ pub const DEVICE_STOP_FUNCTION: &str = "__hipmlir_device_trap";
 /// runtime sets it before the module's first launch. Its presence marks the module as checked.
 pub const MEMCHECK_STATE_VARIABLE: &str = "__hipmlir_memcheck_state";
 
+/// The variables through which the runtime gives a module words of its own (the abort flag's
+/// word, the checker's state): what they point to is the runtime's memory, never the program's,
+/// so the memory checker leaves accesses through them alone.
+pub const RUNTIME_WORD_VARIABLES: [&str; 2] = [DEVICE_ABORT_FLAG_VARIABLE, MEMCHECK_STATE_VARIABLE];
+
 /// A `__device__`, `__constant__` or `__managed__` variable: the host reaches it by name
 /// (hipMemcpyToSymbol).
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]

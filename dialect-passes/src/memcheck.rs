@@ -37,7 +37,7 @@ use hipmlir_device_image::memcheck::{
 };
 use hipmlir_device_image::{
     address_space, atomic_ordering, AtomicBinOp, ADDRESS_KERNEL_PREFIX, DYNAMIC_SHARED_SYMBOL,
-    KERNEL_NAME_ATTRIBUTE, MEMCHECK_STATE_VARIABLE,
+    KERNEL_NAME_ATTRIBUTE, MEMCHECK_STATE_VARIABLE, RUNTIME_WORD_VARIABLES,
 };
 use hipmlir_ir::rewrite::RewritePatternSet;
 use hipmlir_ir::rewrite::{apply_patterns, enclosing, Outcome, Pattern, PatternRewriter};
@@ -1116,13 +1116,12 @@ fn target_of(pointer: MlirValue, variables: &HashMap<String, Variable>, scope: S
                     _ => Target::Unchecked,
                 };
             }
+            // A word the runtime gave the module (the abort flag's, which every inlined trap
+            // raises): not the program's memory (checking each made a third of one kernel's
+            // checks, and a call each).
+            "llvm.load" if runtime_word_pointer(&defining) => return Target::Unchecked,
             "llvm.mlir.addressof" => {
-                let symbol = defining
-                    .attribute("global_name")
-                    .ok()
-                    .and_then(|a| FlatSymbolRefAttribute::try_from(a).ok())
-                    .map(|s| s.value().to_string())
-                    .unwrap_or_default();
+                let symbol = addressed_symbol(&defining);
                 return match global_object(&symbol, variables) {
                     Some(o) => Target::Object(o),
                     None => Target::Unchecked,
@@ -1146,6 +1145,34 @@ fn target_of(pointer: MlirValue, variables: &HashMap<String, Variable>, scope: S
         address_space::GENERIC | address_space::GLOBAL => Target::Table,
         _ => Target::Unchecked,
     }
+}
+
+/// The symbol an `llvm.mlir.addressof` names.
+fn addressed_symbol(addressof: &OperationRef) -> String {
+    addressof
+        .attribute("global_name")
+        .ok()
+        .and_then(|a| FlatSymbolRefAttribute::try_from(a).ok())
+        .map(|s| s.value().to_string())
+        .unwrap_or_default()
+}
+
+/// Whether `load` reads one of the variables through which the runtime gives the module words of
+/// its own ([`RUNTIME_WORD_VARIABLES`]).
+fn runtime_word_pointer(load: &OperationRef) -> bool {
+    let Ok(pointer) = load.operand(0) else {
+        return false;
+    };
+    // SAFETY: queries on a live value and its defining operation.
+    let defining = unsafe {
+        let raw = pointer.to_raw();
+        if !mlir_sys::mlirValueIsAOpResult(raw) {
+            return false;
+        }
+        OperationRef::from_raw(mlir_sys::mlirOpResultGetOwner(raw))
+    };
+    defining.name().as_string_ref().as_str() == Ok("llvm.mlir.addressof")
+        && RUNTIME_WORD_VARIABLES.contains(&addressed_symbol(&defining).as_str())
 }
 
 /// The by-value struct argument `argument` (an argument of a function's entry block) points
