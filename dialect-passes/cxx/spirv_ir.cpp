@@ -85,6 +85,11 @@ MlirAttribute hipmlirSpirvFunctionControlAttrGet(MlirContext ctx,
       unwrap(ctx), static_cast<spirv::FunctionControl>(bits)));
 }
 
+MlirAttribute hipmlirSpirvExecutionModeAttrGet(MlirContext ctx, uint32_t mode) {
+  return wrap(spirv::ExecutionModeAttr::get(
+      unwrap(ctx), static_cast<spirv::ExecutionMode>(mode)));
+}
+
 MlirAttribute hipmlirSpirvLinkageAttributesGet(MlirContext ctx,
                                                MlirStringRef name,
                                                uint32_t linkageType) {

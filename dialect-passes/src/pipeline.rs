@@ -406,8 +406,9 @@ pub fn describe_passes() -> String {
     );
     for pass in &registry::PASSES {
         out.push_str(&format!("  {}\n      {}\n", pass.name, pass.summary));
-        for (option, meaning) in pass.options {
-            out.push_str(&format!("      {{{option}=true|false}}: {meaning}\n"));
+        for (option, meaning, value) in pass.options {
+            let values = value.spelling();
+            out.push_str(&format!("      {{{option}={values}}}: {meaning}\n"));
         }
     }
     out.push_str("\nThe device pipeline for SPIR-V; the stages of --emit-mlir are the IR after ");

@@ -21,9 +21,28 @@ pub struct PassInfo {
     /// The pass's argument in a pipeline (`hipmlir-outline-kernels`).
     pub name: &'static str,
     pub summary: &'static str,
-    /// The options it takes (`name`, what it means); all are booleans.
-    pub options: &'static [(&'static str, &'static str)],
+    /// The options it takes (`name`, what it means, what value it takes).
+    pub options: &'static [(&'static str, &'static str, OptionValue)],
     run: fn(&Context, &mut Module, &PassOptions) -> Result<(), LowerError>,
+}
+
+/// What value a pass option takes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum OptionValue {
+    /// `true` or `false` (`1`, `0`); the option alone is `true`.
+    Flag,
+    /// A whole number.
+    Count,
+}
+
+impl OptionValue {
+    /// How `--list-passes` shows the values.
+    pub fn spelling(self) -> &'static str {
+        match self {
+            OptionValue::Flag => "true|false",
+            OptionValue::Count => "N",
+        }
+    }
 }
 
 /// A pass is itself: two entries are the same pass only if they are one entry.
@@ -46,6 +65,9 @@ pub const NATIVE_FLOAT_ATOMICS: &str = "native-float-atomics";
 
 /// The option of `hipmlir-check-memory-accesses` that the SPIR-V pipeline sets.
 pub const MEMCHECK_VOTE: &str = "subgroup-vote";
+
+/// `hipmlir-hint-scalar-kernels`' option: the branches from which a kernel is hinted.
+pub const SCALAR_KERNEL_BRANCHES: &str = "branches";
 
 pub static DEVIRTUALIZE_FUNCTION_POINTERS: PassInfo = PassInfo {
     name: "hipmlir-devirtualize-function-pointers",
@@ -81,6 +103,7 @@ pub static CHECK_MEMORY_ACCESSES: PassInfo = PassInfo {
         MEMCHECK_VOTE,
         "a failed fast check is voted on per subgroup, so the checks' slow path is one \
          uniform branch (devices that run work-items as vector lanes)",
+        OptionValue::Flag,
     )],
     run: |ctx, module, options| {
         crate::memcheck::check_memory_accesses(ctx, module, options.flag(MEMCHECK_VOTE))
@@ -246,6 +269,7 @@ pub static LOWER_POINTERS_TO_SPIRV: PassInfo = PassInfo {
         NATIVE_FLOAT_ATOMICS,
         "float atomicAdd/atomicSub as SPV_EXT_shader_atomic_float_add instructions instead \
          of compare-and-swap loops",
+        OptionValue::Flag,
     )],
     run: |ctx, module, options| {
         let native = options.flag(NATIVE_FLOAT_ATOMICS);
@@ -270,6 +294,24 @@ pub static KERNEL_ADDRESS_PARAMETERS: PassInfo = PassInfo {
     run: |ctx, module, _| crate::spirv::address_parameters::kernel_address_parameters(ctx, module),
 };
 
+pub static HINT_SCALAR_KERNELS: PassInfo = PassInfo {
+    name: "hipmlir-hint-scalar-kernels",
+    summary: "a kernel of very many branches whose subgroup size is not pinned gets the vector \
+              type hint of a scalar (VecTypeHint): Intel's CPU compiler then does not spend \
+              minutes vectorizing it across work-items",
+    options: &[(
+        SCALAR_KERNEL_BRANCHES,
+        "the branches and loops from which a kernel is hinted (default 2000)",
+        OptionValue::Count,
+    )],
+    run: |ctx, module, options| {
+        let branches = options
+            .count(SCALAR_KERNEL_BRANCHES)
+            .unwrap_or(crate::spirv::scalar_kernels::SCALAR_KERNEL_BRANCHES);
+        crate::spirv::scalar_kernels::hint_scalar_kernels(ctx, module, branches)
+    },
+};
+
 pub static LOWER_FUNCTIONS_TO_SPIRV: PassInfo = PassInfo {
     name: "hipmlir-lower-functions-to-spirv",
     summary: "the functions inlining leaves (the compiler's helpers) become spirv.func \
@@ -286,7 +328,7 @@ pub static ADD_MISSING_CAPABILITIES: PassInfo = PassInfo {
     run: |ctx, module, _| crate::spirv::capabilities::add_missing_capabilities(ctx, module),
 };
 
-const PASS_COUNT: usize = 26;
+const PASS_COUNT: usize = 27;
 
 /// Every pass of hipmlir's, in the order the SPIR-V pipeline runs them (then NVPTX's own).
 pub static PASSES: [&PassInfo; PASS_COUNT] = [
@@ -314,6 +356,7 @@ pub static PASSES: [&PassInfo; PASS_COUNT] = [
     &LOWER_POINTERS_TO_SPIRV,
     &LOWER_MATH_TO_OPENCL,
     &KERNEL_ADDRESS_PARAMETERS,
+    &HINT_SCALAR_KERNELS,
     &LOWER_FUNCTIONS_TO_SPIRV,
     &ADD_MISSING_CAPABILITIES,
 ];
@@ -378,22 +421,30 @@ impl PassOptions {
         let mut options = BTreeMap::new();
         for item in text.split_whitespace() {
             let (key, value) = item.split_once('=').unwrap_or((item, "true"));
-            if !pass.options.iter().any(|(name, _)| *name == key) {
+            let Some(&(_, _, kind)) = pass.options.iter().find(|(name, _, _)| *name == key) else {
                 return Err(format!(
                     "'{key}' is not an option of {} ({})",
                     pass.name,
                     if pass.options.is_empty() {
                         "it takes none".to_string()
                     } else {
-                        let names: Vec<&str> = pass.options.iter().map(|(n, _)| *n).collect();
+                        let names: Vec<&str> = pass.options.iter().map(|(n, _, _)| *n).collect();
                         format!("it takes {}", names.join(", "))
                     }
                 ));
-            }
-            if !matches!(value, "true" | "false" | "1" | "0") {
+            };
+            let valid = match kind {
+                OptionValue::Flag => matches!(value, "true" | "false" | "1" | "0"),
+                OptionValue::Count => value.parse::<usize>().is_ok(),
+            };
+            if !valid {
                 return Err(format!(
-                    "option '{key}' of {} takes true or false, not '{value}'",
-                    pass.name
+                    "option '{key}' of {} takes {}, not '{value}'",
+                    pass.name,
+                    match kind {
+                        OptionValue::Flag => "true or false",
+                        OptionValue::Count => "a whole number",
+                    }
                 ));
             }
             options.insert(key.to_string(), value.to_string());
@@ -409,6 +460,11 @@ impl PassOptions {
 
     fn flag(&self, name: &str) -> bool {
         matches!(self.0.get(name).map(String::as_str), Some("true" | "1"))
+    }
+
+    /// The count option `name`, when given.
+    fn count(&self, name: &str) -> Option<usize> {
+        self.0.get(name).and_then(|v| v.parse().ok())
     }
 
     pub fn is_empty(&self) -> bool {

@@ -23,6 +23,7 @@ extern "C" {
     fn hipmlirSpirvStorageClassAttrGet(ctx: MlirContext, storage_class: u32) -> MlirAttribute;
     fn hipmlirSpirvMemoryAccessAttrGet(ctx: MlirContext, bits: u32) -> MlirAttribute;
     fn hipmlirSpirvFunctionControlAttrGet(ctx: MlirContext, bits: u32) -> MlirAttribute;
+    fn hipmlirSpirvExecutionModeAttrGet(ctx: MlirContext, mode: u32) -> MlirAttribute;
     fn hipmlirSpirvLinkageAttributesGet(
         ctx: MlirContext,
         name: MlirStringRef,
@@ -183,6 +184,12 @@ pub fn memory_access_attr(ctx: &Context, bits: u32) -> Attribute<'_> {
 pub fn function_control_attr(ctx: &Context, bits: u32) -> Attribute<'_> {
     // SAFETY: as above.
     unsafe { Attribute::from_raw(hipmlirSpirvFunctionControlAttrGet(ctx.to_raw(), bits)) }
+}
+
+/// `#spirv.execution_mode<...>`.
+pub fn execution_mode_attr(ctx: &Context, mode: spirv::ExecutionMode) -> Attribute<'_> {
+    // SAFETY: as above.
+    unsafe { Attribute::from_raw(hipmlirSpirvExecutionModeAttrGet(ctx.to_raw(), mode as u32)) }
 }
 
 /// `#spirv.linkage_attributes<linkage_name = name, linkage_type = <type>>`.

@@ -21,6 +21,7 @@ mod memory_op;
 pub(crate) mod patch;
 pub(crate) mod pointers;
 pub(crate) mod recursive_calls;
+pub(crate) mod scalar_kernels;
 pub(crate) mod specific_spaces;
 pub(crate) mod traps;
 mod types;
@@ -144,6 +145,8 @@ pub fn spirv_pipeline(options: &SpirvOptions) -> Pipeline {
         ),
         // Entry points take global pointers as integers (the cheap way to set them).
         Element::pass(&registry::KERNEL_ADDRESS_PARAMETERS),
+        // After the wrappers: a kernel's branches are counted through its calls.
+        Element::pass(&registry::HINT_SCALAR_KERNELS),
         // Stage `spirv`.
         Element::pass(&registry::ADD_MISSING_CAPABILITIES),
     ]);
