@@ -1160,16 +1160,12 @@ fn addressed_symbol(addressof: &OperationRef) -> String {
 /// Whether `load` reads one of the variables through which the runtime gives the module words of
 /// its own ([`RUNTIME_WORD_VARIABLES`]).
 fn runtime_word_pointer(load: &OperationRef) -> bool {
-    let Ok(pointer) = load.operand(0) else {
+    let Some(defining) = load
+        .operand(0)
+        .ok()
+        .and_then(|pointer| crate::builder::definition(pointer.to_raw()))
+    else {
         return false;
-    };
-    // SAFETY: queries on a live value and its defining operation.
-    let defining = unsafe {
-        let raw = pointer.to_raw();
-        if !mlir_sys::mlirValueIsAOpResult(raw) {
-            return false;
-        }
-        OperationRef::from_raw(mlir_sys::mlirOpResultGetOwner(raw))
     };
     defining.name().as_string_ref().as_str() == Ok("llvm.mlir.addressof")
         && RUNTIME_WORD_VARIABLES.contains(&addressed_symbol(&defining).as_str())

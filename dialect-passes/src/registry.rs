@@ -43,6 +43,22 @@ impl OptionValue {
             OptionValue::Count => "N",
         }
     }
+
+    /// Whether `value` is one of these values.
+    fn accepts(self, value: &str) -> bool {
+        match self {
+            OptionValue::Flag => matches!(value, "true" | "false" | "1" | "0"),
+            OptionValue::Count => value.parse::<usize>().is_ok(),
+        }
+    }
+
+    /// The values, as an error says them.
+    fn expected(self) -> &'static str {
+        match self {
+            OptionValue::Flag => "true or false",
+            OptionValue::Count => "a whole number",
+        }
+    }
 }
 
 /// A pass is itself: two entries are the same pass only if they are one entry.
@@ -433,18 +449,11 @@ impl PassOptions {
                     }
                 ));
             };
-            let valid = match kind {
-                OptionValue::Flag => matches!(value, "true" | "false" | "1" | "0"),
-                OptionValue::Count => value.parse::<usize>().is_ok(),
-            };
-            if !valid {
+            if !kind.accepts(value) {
                 return Err(format!(
                     "option '{key}' of {} takes {}, not '{value}'",
                     pass.name,
-                    match kind {
-                        OptionValue::Flag => "true or false",
-                        OptionValue::Count => "a whole number",
-                    }
+                    kind.expected()
                 ));
             }
             options.insert(key.to_string(), value.to_string());
