@@ -172,6 +172,40 @@ fn correct_programs_pass_with_the_checker() {
     }
 }
 
+/// A checked kernel of thousands of branches is hinted to compute on scalars (Intel's CPU
+/// compiler then emulates its subgroups), and its checks then decide each work-item alone: no
+/// subgroup vote is left in the SPIR-V, and the program, whose stores go through pointers read
+/// from memory under conditions that differ between work-items, gives the host's results (with
+/// the votes kept, objects lost their stores unreported and the program stopped).
+#[test]
+fn kernels_hinted_scalar_check_each_work_item_alone() {
+    let dir = scratch();
+    let source = repo().join("tests/memcheck_programs/scalar_kernels.hip");
+    let spv = dir.path().join("scalar_kernels.spv");
+    let out = run_hipmlir(&[
+        "-fsanitize=address",
+        source.to_str().expect("utf-8 path"),
+        "--emit-spirv",
+        "-o",
+        spv.to_str().expect("utf-8 path"),
+    ]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    spirv_val(&spv);
+    let dis = Command::new("spirv-dis")
+        .arg(&spv)
+        .output()
+        .expect("spirv-dis runs");
+    let text = String::from_utf8_lossy(&dis.stdout);
+    assert!(
+        text.contains("VecTypeHint 65538"),
+        "the kernel is not hinted"
+    );
+    assert!(!text.contains("OpGroupNonUniformAny"), "a vote is left");
+    let exe = build_checked(&source, dir.path());
+    let text = run_program_within(&exe, Some(std::time::Duration::from_secs(120)));
+    assert!(text.contains("scalar_kernels PASSED"), "{text}");
+}
+
 /// Without the flag no module carries the checker.
 #[test]
 fn without_the_flag_nothing_is_checked() {

@@ -63,6 +63,11 @@ use crate::builder::{type_of, value, Rewriter};
 use crate::layout::{address_of, constant_offset, size_and_align, Address};
 use crate::LowerError;
 
+/// Marks the checker's subgroup votes (a unit attribute), which a kernel that runs its
+/// work-items one at a time replaces by each one's own condition
+/// (`hipmlir-unvote-scalar-kernels`): a program's own votes keep their meaning.
+pub(crate) const VOTE_ATTRIBUTE: &str = "hipmlir.memcheck_vote";
+
 fn err(e: impl std::fmt::Display) -> LowerError {
     LowerError::bug(format!("checking memory accesses: {e}"))
 }
@@ -510,25 +515,17 @@ pub fn memcheck_sites(module: &Module) -> Result<Vec<Site>, LowerError> {
     let mut sites = Vec::new();
     let mut failure = None;
     module.as_operation().walk(WalkOrder::PreOrder, |op| {
-        if let Ok(list) = op.attribute(SITES_ATTRIBUTE) {
-            // SAFETY: queries on a live attribute, elements read after the kind check.
-            unsafe {
-                let raw = list.to_raw();
-                if mlir_sys::mlirAttributeIsAArray(raw) {
-                    for i in 0..mlir_sys::mlirArrayAttrGetNumElements(raw) {
-                        let item = mlir_sys::mlirArrayAttrGetElement(raw, i);
-                        let text =
-                            melior::StringRef::from_raw(mlir_sys::mlirStringAttrGetValue(item));
-                        match text
-                            .as_str()
-                            .ok()
-                            .and_then(|t| serde_json::from_str(t).ok())
-                        {
-                            Some(site) => sites.push(site),
-                            None => failure = Some(err("a damaged site")),
-                        }
-                    }
-                }
+        let list = op.attribute(SITES_ATTRIBUTE).ok();
+        for item in list
+            .and_then(crate::symbols::array_elements)
+            .unwrap_or_default()
+        {
+            match StringAttribute::try_from(item)
+                .ok()
+                .and_then(|text| serde_json::from_str(text.value()).ok())
+            {
+                Some(site) => sites.push(site),
+                None => failure = Some(err("a damaged site")),
             }
         }
         WalkResult::Advance
@@ -1614,7 +1611,10 @@ impl<'c> Build<'_, 'c> {
             "spirv.GroupNonUniformAny",
             &[condition],
             IntegerType::new(self.ctx, 1).into(),
-            &[("execution_scope", scope)],
+            &[
+                ("execution_scope", scope),
+                (VOTE_ATTRIBUTE, Attribute::unit(self.ctx)),
+            ],
         )
     }
 

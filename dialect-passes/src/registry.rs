@@ -328,6 +328,16 @@ pub static HINT_SCALAR_KERNELS: PassInfo = PassInfo {
     },
 };
 
+pub static UNVOTE_SCALAR_KERNELS: PassInfo = PassInfo {
+    name: "hipmlir-unvote-scalar-kernels",
+    summary: "in what a kernel hinted to compute on scalars reaches, the memory checker's \
+              subgroup votes become each work-item's own condition: Intel's CPU compiler \
+              emulates the subgroups of such a kernel and gets votes under divergent \
+              conditions wrong",
+    options: &[],
+    run: |ctx, module, _| crate::spirv::scalar_votes::unvote_scalar_kernels(ctx, module),
+};
+
 pub static LOWER_FUNCTIONS_TO_SPIRV: PassInfo = PassInfo {
     name: "hipmlir-lower-functions-to-spirv",
     summary: "the functions inlining leaves (the compiler's helpers) become spirv.func \
@@ -344,7 +354,7 @@ pub static ADD_MISSING_CAPABILITIES: PassInfo = PassInfo {
     run: |ctx, module, _| crate::spirv::capabilities::add_missing_capabilities(ctx, module),
 };
 
-const PASS_COUNT: usize = 27;
+const PASS_COUNT: usize = 28;
 
 /// Every pass of hipmlir's, in the order the SPIR-V pipeline runs them (then NVPTX's own).
 pub static PASSES: [&PassInfo; PASS_COUNT] = [
@@ -373,6 +383,7 @@ pub static PASSES: [&PassInfo; PASS_COUNT] = [
     &LOWER_MATH_TO_OPENCL,
     &KERNEL_ADDRESS_PARAMETERS,
     &HINT_SCALAR_KERNELS,
+    &UNVOTE_SCALAR_KERNELS,
     &LOWER_FUNCTIONS_TO_SPIRV,
     &ADD_MISSING_CAPABILITIES,
 ];

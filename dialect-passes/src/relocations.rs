@@ -110,16 +110,7 @@ pub(crate) fn targets<'c: 'a, 'a>(op: &impl OperationLike<'c, 'a>) -> Vec<String
 
 /// The elements of an array attribute.
 fn elements(a: Attribute) -> Result<Vec<Attribute>, LowerError> {
-    // SAFETY: kind check before the array accessors, on a live attribute.
-    unsafe {
-        let raw = a.to_raw();
-        if !mlir_sys::mlirAttributeIsAArray(raw) {
-            return Err(err("relocations that are not arrays"));
-        }
-        Ok((0..mlir_sys::mlirArrayAttrGetNumElements(raw))
-            .map(|i| Attribute::from_raw(mlir_sys::mlirArrayAttrGetElement(raw, i)))
-            .collect())
-    }
+    crate::symbols::array_elements(a).ok_or_else(|| err("relocations that are not arrays"))
 }
 
 fn integer(a: Attribute) -> Result<i64, LowerError> {

@@ -4,7 +4,7 @@
 
 use melior::ir::block::BlockLike;
 use melior::ir::operation::OperationLike;
-use melior::ir::{Attribute, AttributeLike, Module};
+use melior::ir::{AttributeLike, Module};
 use melior::Context;
 
 use crate::registry::upstream::GPU_MODULE_TO_BINARY;
@@ -134,14 +134,9 @@ fn binary_object(module: &Module) -> Result<Vec<u8>, LowerError> {
             let objects = o
                 .attribute("objects")
                 .map_err(|e| LowerError::bug(e.to_string()))?;
-            // SAFETY: `objects` is a live attribute; its kind is checked before it is read.
-            let object = unsafe {
-                if !mlir_sys::mlirAttributeIsAArray(objects.to_raw())
-                    || mlir_sys::mlirArrayAttrGetNumElements(objects.to_raw()) != 1
-                {
-                    return Err(LowerError::bug("gpu.binary must hold exactly one object"));
-                }
-                Attribute::from_raw(mlir_sys::mlirArrayAttrGetElement(objects.to_raw(), 0))
+            let object = match crate::symbols::array_elements(objects).as_deref() {
+                Some(&[object]) => object,
+                _ => return Err(LowerError::bug("gpu.binary must hold exactly one object")),
             };
             // SAFETY: `object` is a live attribute; the C API checks its kind first.
             unsafe {

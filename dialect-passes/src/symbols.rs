@@ -1,5 +1,6 @@
 //! Symbol names read off operations (`sym_name`, `callee`, `global_name`), typed: a string or
-//! a flat symbol reference attribute's text, never the attribute's printed form.
+//! a flat symbol reference attribute's text, never the attribute's printed form; and the
+//! elements of array attributes.
 
 use hipmlir_device_image::BYVAL_ATTRIBUTE;
 use melior::ir::attribute::{FlatSymbolRefAttribute, StringAttribute};
@@ -39,6 +40,24 @@ pub(crate) fn text_of(a: Attribute) -> String {
     FlatSymbolRefAttribute::try_from(a)
         .map(|s| s.value().to_string())
         .unwrap_or_default()
+}
+
+/// The elements of an array attribute; None for another kind. (melior's `ArrayAttribute`
+/// conversion checks for a dense i64 array instead, so the C API reads it.)
+pub(crate) fn array_elements(a: Attribute) -> Option<Vec<Attribute>> {
+    // SAFETY: kind check before the array accessors, on a live attribute; elements within
+    // its length.
+    unsafe {
+        let raw = a.to_raw();
+        if !mlir_sys::mlirAttributeIsAArray(raw) {
+            return None;
+        }
+        Some(
+            (0..mlir_sys::mlirArrayAttrGetNumElements(raw))
+                .map(|i| Attribute::from_raw(mlir_sys::mlirArrayAttrGetElement(raw, i)))
+                .collect(),
+        )
+    }
 }
 
 /// The symbol `op`'s attribute `name` holds (`callee` of a call, `sym_name` of a function).

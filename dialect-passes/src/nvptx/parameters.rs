@@ -8,7 +8,7 @@ use hipmlir_ir::rewrite::{apply_patterns, Outcome, Pattern, PatternRewriter, Rew
 use melior::ir::attribute::{ArrayAttribute, DenseI64ArrayAttribute, DictionaryAttribute};
 use melior::ir::block::BlockLike;
 use melior::ir::operation::{OperationLike, OperationMutLike, OperationRef, OperationRefMut};
-use melior::ir::{Attribute, AttributeLike, Identifier, Module, RegionLike};
+use melior::ir::{Attribute, Identifier, Module, RegionLike};
 use melior::Context;
 
 use crate::nvptx::err;
@@ -52,22 +52,15 @@ fn parameter_attributes<'c>(
         .first_block()
         .map(|b| b.argument_count())
         .unwrap_or(0);
-    // The parameters' attributes so far (melior's ArrayAttribute conversion checks for a dense
-    // array, so the C API reads the array).
-    let existing: Vec<Option<DictionaryAttribute>> = match func.attribute("arg_attrs") {
-        // SAFETY: element access after the kind check, within the array's length.
-        Ok(a) if unsafe { mlir_sys::mlirAttributeIsAArray(a.to_raw()) } => unsafe {
-            (0..mlir_sys::mlirArrayAttrGetNumElements(a.to_raw()))
-                .map(|i| {
-                    DictionaryAttribute::try_from(Attribute::from_raw(
-                        mlir_sys::mlirArrayAttrGetElement(a.to_raw(), i),
-                    ))
-                    .ok()
-                })
-                .collect()
-        },
-        _ => Vec::new(),
-    };
+    // The parameters' attributes so far.
+    let existing: Vec<Option<DictionaryAttribute>> = func
+        .attribute("arg_attrs")
+        .ok()
+        .and_then(crate::symbols::array_elements)
+        .unwrap_or_default()
+        .into_iter()
+        .map(|a| DictionaryAttribute::try_from(a).ok())
+        .collect();
     let mut attrs: Vec<Attribute> = Vec::with_capacity(count);
     for i in 0..count {
         let mut entries: Vec<(Identifier, Attribute)> = Vec::new();

@@ -17,11 +17,10 @@ use melior::ir::block::BlockLike;
 use melior::ir::operation::{OperationLike, OperationMutLike, OperationRefMut};
 use melior::ir::r#type::IntegerType;
 use melior::ir::{
-    Attribute, AttributeLike, Identifier, Location, Module, OperationRef, RegionLike, Type,
-    ValueLike,
+    Attribute, Identifier, Location, Module, OperationRef, RegionLike, Type, ValueLike,
 };
 use melior::Context;
-use mlir_sys::{mlirArrayAttrGetElement, mlirArrayAttrGetNumElements, MlirValue};
+use mlir_sys::MlirValue;
 
 use crate::builder::{update_function_type, value};
 use crate::symbols::symbol;
@@ -146,12 +145,8 @@ fn add_argument(ctx: &Context, kernel: &OperationRef) -> Result<MlirValue, Lower
         ],
     )
     .into();
-    // SAFETY: hipmlir.kernel_args is an array attribute (the frontend writes it).
-    let mut elements: Vec<Attribute> = unsafe {
-        (0..mlirArrayAttrGetNumElements(args.to_raw()))
-            .map(|i| Attribute::from_raw(mlirArrayAttrGetElement(args.to_raw(), i)))
-            .collect()
-    };
+    // (hipmlir.kernel_args is an array attribute: the frontend writes it.)
+    let mut elements = crate::symbols::array_elements(args).unwrap_or_default();
     elements.push(entry_attr);
     op.set_attribute(
         KERNEL_ARGS_ATTRIBUTE,

@@ -7,6 +7,7 @@ pub(crate) mod address_spaces;
 pub(crate) mod atomics;
 mod builder;
 pub(crate) mod byte_perm;
+pub(crate) mod call_graph;
 pub(crate) mod capabilities;
 pub(crate) mod clocks;
 pub(crate) mod dynamic_shared;
@@ -22,6 +23,7 @@ pub(crate) mod patch;
 pub(crate) mod pointers;
 pub(crate) mod recursive_calls;
 pub(crate) mod scalar_kernels;
+pub(crate) mod scalar_votes;
 pub(crate) mod specific_spaces;
 pub(crate) mod traps;
 mod types;
@@ -147,6 +149,7 @@ pub fn spirv_pipeline(options: &SpirvOptions) -> Pipeline {
         Element::pass(&registry::KERNEL_ADDRESS_PARAMETERS),
         // After the wrappers: a kernel's branches are counted through its calls.
         Element::pass(&registry::HINT_SCALAR_KERNELS),
+        Element::pass(&registry::UNVOTE_SCALAR_KERNELS),
         // Stage `spirv`.
         Element::pass(&registry::ADD_MISSING_CAPABILITIES),
     ]);

@@ -20,14 +20,14 @@ use hipmlir_device_image::spirv_words::{
     HEADER_WORDS,
 };
 use hipmlir_device_image::{KERNEL_ARGS_ATTRIBUTE, NOALIAS_ATTRIBUTE, ZERO_INITIALIZER_ATTRIBUTE};
-use melior::ir::attribute::DenseI64ArrayAttribute;
+use melior::ir::attribute::{DenseI64ArrayAttribute, DictionaryAttribute, IntegerAttribute};
 use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 
 use hipmlir_ir::rewrite::{apply_patterns, Outcome, Pattern, PatternRewriter, RewritePatternSet};
 use melior::ir::operation::{
     OperationLike, OperationMutLike, OperationRefMut, WalkOrder, WalkResult,
 };
-use melior::ir::{AttributeLike, Module, OperationRef};
+use melior::ir::{Module, OperationRef};
 use melior::Context;
 
 use crate::spirv::math::OPENCL_STD_PREFIX;
@@ -267,23 +267,19 @@ pub fn collect_parameter_decorations(module: &Module) -> Vec<ParameterDecoration
 /// A kernel's by-value struct parameters: (index, alignment).
 fn byval_parameters(op: &OperationRef) -> Vec<(usize, u32)> {
     let mut out = Vec::new();
-    let args = op.attribute(KERNEL_ARGS_ATTRIBUTE).ok();
-    // SAFETY: attribute queries on the frontend's array of argument dictionaries.
-    unsafe {
-        for (index, _) in crate::symbols::byval_parameters(op) {
-            let align = args
-                .and_then(|a| {
-                    let entry = mlir_sys::mlirArrayAttrGetElement(a.to_raw(), index as isize);
-                    let field = mlir_sys::MlirStringRef {
-                        data: "align".as_ptr() as *const _,
-                        length: 5,
-                    };
-                    let v = mlir_sys::mlirDictionaryAttrGetElementByName(entry, field);
-                    (!v.ptr.is_null()).then(|| mlir_sys::mlirIntegerAttrGetValueInt(v) as u32)
-                })
-                .unwrap_or(8);
-            out.push((index, align));
-        }
+    let args = op
+        .attribute(KERNEL_ARGS_ATTRIBUTE)
+        .ok()
+        .and_then(crate::symbols::array_elements)
+        .unwrap_or_default();
+    for (index, _) in crate::symbols::byval_parameters(op) {
+        let align = args
+            .get(index)
+            .and_then(|entry| DictionaryAttribute::try_from(*entry).ok())
+            .and_then(|entry| entry.element_by_name("align"))
+            .and_then(|align| IntegerAttribute::try_from(align).ok())
+            .map_or(8, |align| align.value() as u32);
+        out.push((index, align));
     }
     out
 }

@@ -20,6 +20,7 @@ use melior::ir::{Attribute, Module, OperationRef};
 use melior::Context;
 
 use crate::builder::Rewriter;
+use crate::spirv::call_graph::CallGraph;
 use crate::spirv::ir::execution_mode_attr;
 use crate::symbols::symbol;
 use crate::LowerError;
@@ -35,8 +36,9 @@ const SCALAR_INT_HINT: i64 = (1 << 16) | 2;
 /// What the pass learns before it changes anything.
 #[derive(Default)]
 struct Functions {
-    /// Per function: its own branches and loops, and the functions it calls.
-    own: HashMap<String, (usize, Vec<String>)>,
+    /// Per function: its own branches and loops.
+    own: HashMap<String, usize>,
+    calls: CallGraph,
     /// The functions whose execution modes already pin a subgroup size or give a hint.
     pinned: HashSet<String>,
     /// The branches from which a kernel is hinted.
@@ -46,19 +48,11 @@ struct Functions {
 impl Functions {
     /// The branches and loops of `function` and of every function it reaches, each once.
     fn reached_branches(&self, function: &str) -> usize {
-        let mut seen = HashSet::new();
-        let mut stack = vec![function.to_string()];
-        let mut total = 0;
-        while let Some(f) = stack.pop() {
-            if !seen.insert(f.clone()) {
-                continue;
-            }
-            if let Some((count, callees)) = self.own.get(&f) {
-                total += count;
-                stack.extend(callees.iter().cloned());
-            }
-        }
-        total
+        self.calls
+            .reached(function)
+            .iter()
+            .filter_map(|f| self.own.get(f))
+            .sum()
     }
 }
 
@@ -85,20 +79,19 @@ fn note_function<'c>(
     functions: &mut Functions,
     op: OperationRef<'c, 'c>,
 ) -> Result<Outcome, LowerError> {
-    let Some(name) = symbol(&op, "sym_name") else {
+    let Some(name) = functions.calls.note(&op) else {
         return Ok(Outcome::NoMatch);
     };
     let mut branches = 0;
-    let mut callees = Vec::new();
     op.walk(WalkOrder::PreOrder, |inner| {
-        match inner.name().as_string_ref().as_str() {
-            Ok("spirv.mlir.selection" | "spirv.mlir.loop") => branches += 1,
-            Ok("spirv.FunctionCall") => callees.extend(symbol(&inner, "callee")),
-            _ => {}
+        if let Ok("spirv.mlir.selection" | "spirv.mlir.loop") =
+            inner.name().as_string_ref().as_str()
+        {
+            branches += 1;
         }
         WalkResult::Advance
     });
-    functions.own.insert(name, (branches, callees));
+    functions.own.insert(name, branches);
     Ok(Outcome::NoMatch)
 }
 

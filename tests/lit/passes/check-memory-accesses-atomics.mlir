@@ -2,7 +2,8 @@
 
 // -fsanitize=address, second round: a kernel argument's allocation is looked up once at the
 // entry (the per-access check compares with it first; with subgroup-vote, the SPIR-V target's,
-// the slow path is called only when a lane of the subgroup failed); a compare-and-swap runs
+// the slow path is called only when a lane of the subgroup failed, and the vote is marked as
+// the checker's); a compare-and-swap runs
 // under the check, its old value the scf.if's result and its success flag a comparison with
 // the expected value; dynamic shared memory is checked against the size the runtime writes into
 // the state.
@@ -11,7 +12,7 @@
 // CHECK-LABEL: gpu.func @k
 // CHECK: llvm.mlir.addressof @__hipmlir_memcheck_state
 // CHECK-NOT: scf.while
-// CHECK: spirv.GroupNonUniformAny <Subgroup>
+// CHECK: spirv.GroupNonUniformAny <Subgroup> %{{.*}} {hipmlir.memcheck_vote} : i1
 // CHECK: func.call @__hipmlir_memcheck_slow_path
 // CHECK: scf.if %{{.*}} -> (i32) {
 // CHECK-NEXT: llvm.cmpxchg
