@@ -54,6 +54,8 @@ fn bad_accesses_are_reported_and_fail_the_launch() {
         ("shared", "write of 4 bytes", "shared_past", 24, "12 bytes past the end of a 256-byte shared-memory variable 'shared_past(int*, int, int)::tile'"),
         ("dynamic_shared", "write of 4 bytes", "dynamic_past", 46, "12 bytes past the end of a 32-byte dynamic shared memory (extern __shared__)"),
         ("local", "write of 4 bytes", "local_past", 32, "4 bytes past the end of a 32-byte local variable"),
+        // A helper's local array, inlined inside a condition (not in the entry block).
+        ("helper_local", "write of 4 bytes", "helper_local_past", 110, "4 bytes past the end of a 32-byte local variable"),
         // In loops, checked once before the loop: the first bad element is the one reported.
         ("loop_past", "read of 4 bytes", "sum_range", 56, "0 bytes past the end of a 64-byte allocation"),
         ("shared_loop", "read of 4 bytes", "shared_range", 67, "0 bytes past the end of a 256-byte shared-memory variable 'shared_range(int*, int, int, int)::tile'"),

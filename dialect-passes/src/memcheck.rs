@@ -597,7 +597,7 @@ fn check_access<'c>(
         return Ok(Outcome::NoMatch);
     };
     let pointer = op.operand(pointer_index).map_err(err)?.to_raw();
-    let target = target_of(pointer, &variables, Scope::EntryBlock);
+    let target = target_of(pointer, &variables);
     // A function that inlining left (a recursive one) cannot see its callers' objects: a
     // pointer it was given may point into a caller's stack or shared memory, which no table
     // holds, so only the objects it sees itself are checked there.
@@ -1068,19 +1068,12 @@ fn module_variables(gpu_module: &OperationRef) -> HashMap<String, Variable> {
     variables
 }
 
-/// Which local variables [`target_of`] places.
-#[derive(Clone, Copy, PartialEq, Eq)]
-enum Scope {
-    /// Those of the function's entry block, made once: an access's own object.
-    EntryBlock,
-    /// Also those of nested blocks (a loop's body, after inlining), made anew each time: the
-    /// objects a pointer read from memory may point into, named only where they exist
-    /// ([`defined_before`]).
-    AnyBlock,
-}
-
-/// Follows a pointer through offsets and casts to the object it points into.
-fn target_of(pointer: MlirValue, variables: &HashMap<String, Variable>, scope: Scope) -> Target {
+/// Follows a pointer through offsets and casts to the object it points into. A local variable
+/// may be one of a nested block (a loop's body, or a condition's, after inlining), made anew
+/// each time: an access through it comes after it, and a check moved before a loop or a
+/// condition is made there only for a pointer computed there; a pointer read from memory is
+/// compared only with the objects that exist where its check is ([`defined_before`]).
+fn target_of(pointer: MlirValue, variables: &HashMap<String, Variable>) -> Target {
     let space = pointer_space(type_of(pointer));
     let mut current = pointer;
     loop {
@@ -1100,17 +1093,15 @@ fn target_of(pointer: MlirValue, variables: &HashMap<String, Variable>, scope: S
             "llvm.alloca" => {
                 let size = alloca_size(&defining);
                 return match size {
-                    Some(size) if scope == Scope::AnyBlock || is_in_entry_block(&defining) => {
-                        Target::Object(KernelObject {
-                            base: Base::Alloca(current),
-                            object: Object {
-                                kind: ObjectKind::Local,
-                                name: String::new(),
-                                size,
-                            },
-                        })
-                    }
-                    _ => Target::Unchecked,
+                    Some(size) => Target::Object(KernelObject {
+                        base: Base::Alloca(current),
+                        object: Object {
+                            kind: ObjectKind::Local,
+                            name: String::new(),
+                            size,
+                        },
+                    }),
+                    None => Target::Unchecked,
                 };
             }
             // A word the runtime gave the module (the abort flag's, which every inlined trap
@@ -1246,7 +1237,7 @@ fn escaping_objects(
             return WalkResult::Advance;
         };
         let source = source.to_raw();
-        if let Target::Object(o) = target_of(source, variables, Scope::AnyBlock) {
+        if let Target::Object(o) = target_of(source, variables) {
             let known = objects.iter().any(|k| match (&k.base, &o.base) {
                 (Base::Alloca(a), Base::Alloca(b)) => a.ptr == b.ptr,
                 (Base::Global(a, _), Base::Global(b, _)) => a == b,
@@ -1310,22 +1301,6 @@ fn defined_before(base: &Base, op: &OperationRef) -> bool {
             }
         }
     }
-}
-
-fn is_in_entry_block(op: &OperationRef) -> bool {
-    let (Some(block), Some(function)) = (op.block(), op.parent_operation()) else {
-        return false;
-    };
-    // The first block of a loop's region is no function's entry: an alloca there is made anew
-    // on each iteration, and is not in scope after the loop.
-    if !matches!(
-        function.name().as_string_ref().as_str(),
-        Ok("gpu.func" | "func.func" | "llvm.func")
-    ) {
-        return false;
-    }
-    let entry = function.region(0).ok().and_then(|r| r.first_block());
-    entry.is_some_and(|e| e.to_raw().ptr == block.to_raw().ptr)
 }
 
 /// The bytes an `llvm.alloca` of a constant count reserves.

@@ -191,6 +191,12 @@ int main(int argc, char** argv) {
     strided_range<<<2, 8>>>(d, 40, 16, out, who);
     return after_the_error(hipDeviceSynchronize());
   }
+  if (!std::strcmp(what, "helper_local")) {
+    float* d = nullptr;
+    HIP_CHECK(hipMalloc(&d, 16 * sizeof(float)));
+    helper_local_past<<<2, 8>>>(d, 8 + 1, who);
+    return after_the_error(hipDeviceSynchronize());
+  }
   if (!std::strcmp(what, "divergent")) {
     int *d = nullptr, *out = nullptr;
     HIP_CHECK(hipMalloc(&d, 64));

@@ -101,3 +101,17 @@ __global__ void read_where(const int* p, int first, int limit, int* out) {
   int t = global_id();
   out[t] = t < limit ? p[first + t] : -1;
 }
+
+// A helper's local array, inlined where only one thread calls it: after inlining the array is
+// made inside the condition's block, not in the kernel's entry block.
+__device__ inline float fill_and_pick(int pick, int at) {
+  float scratch[8];
+  for (int i = 0; i < 8; ++i) scratch[i] = i * 0.25f;
+  scratch[at] = 2.0f;
+  return scratch[pick % 8];
+}
+__global__ void helper_local_past(float* out, int at, int who) {
+  int t = global_id();
+  if (t >= 16) return;
+  out[t] = t == who ? fill_and_pick(t, at) : 0.0f;
+}
