@@ -60,7 +60,7 @@ done
 # fail with hipErrorIllegalAddress until hipDeviceReset (the program prints REPORTED), and a
 # program that ignores it exits 1; correct programs built with the flag pass unreported.
 checked=()
-for src in tests/memcheck_programs/bad_accesses.hip tests/memcheck_programs/host_bugs.hip tests/memcheck_programs/correct_patterns.hip examples/vector_add.hip \
+for src in tests/memcheck_programs/bad_accesses.hip tests/memcheck_programs/host_bugs.hip tests/memcheck_programs/correct_patterns.hip tests/memcheck_programs/scalar_kernels.hip examples/vector_add.hip \
   tests/programs/{device_globals,managed_variables,dynamic_shared,device_malloc,shared_and_atomics,pointer_walk}.hip; do
   name=checked_$(basename "${src%.*}")
   if "$hipmlir" -fsanitize=address "$src" -o "$out/$name" > "$out/$name.build.log" 2>&1; then
@@ -132,7 +132,7 @@ for p in ${checked[*]}; do
     fail=\$((fail+1)); echo "FAIL \$p (exit \$rc, memory checker on):"; echo "\$out" | tail -12
   fi
 done
-for how in write_past read_past use_after_free wild atomic cas shared dynamic_shared local loop_past shared_loop strided_loop divergent ignore; do
+for how in write_past read_past use_after_free wild atomic cas shared dynamic_shared local helper_local loop_past shared_loop strided_loop divergent ignore; do
   out=\$(HIPMLIR_BACKEND=\${HIPMLIR_BACKEND:-cuda} timeout 120 ./checked_bad_accesses \$how 2>&1); rc=\$?
   want=0; seen=REPORTED
   [ \$how = ignore ] && { want=1; seen="IGNORED hipErrorIllegalAddress"; }

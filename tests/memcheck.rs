@@ -176,9 +176,10 @@ fn correct_programs_pass_with_the_checker() {
 
 /// A checked kernel of thousands of branches is hinted to compute on scalars (Intel's CPU
 /// compiler then emulates its subgroups), and its checks then decide each work-item alone: no
-/// subgroup vote is left in the SPIR-V, and the program, whose stores go through pointers read
-/// from memory under conditions that differ between work-items, gives the host's results (with
-/// the votes kept, objects lost their stores unreported and the program stopped).
+/// subgroup vote is left in the SPIR-V (nor is the slow path inlined, there or in the PTX), and
+/// the program, whose stores go through pointers read from memory under conditions that differ
+/// between work-items, gives the host's results (with the votes kept, objects lost their stores
+/// unreported and the program stopped).
 #[test]
 fn kernels_hinted_scalar_check_each_work_item_alone() {
     let dir = scratch();
@@ -203,6 +204,28 @@ fn kernels_hinted_scalar_check_each_work_item_alone() {
         "the kernel is not hinted"
     );
     assert!(!text.contains("OpGroupNonUniformAny"), "a vote is left");
+    // Its hundreds of checks call the slow path's copy that is not inlined, on both targets
+    // (inlined at each, the PTX took ptxas minutes to build).
+    assert!(
+        text.contains("%__hipmlir_memcheck_slow_path_not_inlined = OpFunction %bool DontInline"),
+        "the slow path is inlined on SPIR-V"
+    );
+    let ptx = dir.path().join("scalar_kernels.ptx");
+    let out = run_hipmlir(&[
+        "-fsanitize=address",
+        source.to_str().expect("utf-8 path"),
+        "--emit-ptx",
+        "-o",
+        ptx.to_str().expect("utf-8 path"),
+    ]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let ptx = std::fs::read_to_string(&ptx).expect("the PTX");
+    assert!(
+        ptx.matches("__hipmlir_memcheck_slow_path_not_inlined,")
+            .count()
+            > 100,
+        "the slow path is inlined on NVPTX"
+    );
     let exe = build_checked(&source, dir.path());
     let text = run_program_within(&exe, Some(std::time::Duration::from_secs(120)));
     assert!(text.contains("scalar_kernels PASSED"), "{text}");

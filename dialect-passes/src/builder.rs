@@ -22,6 +22,10 @@ use hipmlir_ir::OpBuilder;
 
 use crate::LowerError;
 
+/// func.func's own attribute saying that the function is not to be inlined: LLVM's `noinline`
+/// on NVPTX (the func-to-LLVM conversion carries it), `DontInline` on SPIR-V.
+pub(crate) const NO_INLINE_ATTRIBUTE: &str = "no_inline";
+
 /// Builds operations at one point (in front of an operation, or at the end of a block), at
 /// one location, through hipmlir-ir's op-builder.
 pub(crate) struct Rewriter<'c> {
@@ -471,7 +475,7 @@ impl<'c> Rewriter<'c> {
 
     /// `func.func private @name(inputs) -> results`: a declaration when `body` is `None`, else
     /// a definition whose single block `body` fills from the arguments, returning the values
-    /// the function returns.
+    /// the function returns. The function.
     #[allow(clippy::type_complexity)]
     pub fn private_function(
         &self,
@@ -479,7 +483,7 @@ impl<'c> Rewriter<'c> {
         inputs: &[Type<'c>],
         results: &[Type<'c>],
         body: Option<&dyn Fn(&Rewriter<'c>, &[MlirValue]) -> Result<Vec<MlirValue>, LowerError>>,
-    ) -> Result<(), LowerError> {
+    ) -> Result<OperationRef<'c, 'c>, LowerError> {
         let ctx = self.ctx;
         let region = Region::new();
         if let Some(body) = body {
@@ -495,7 +499,7 @@ impl<'c> Rewriter<'c> {
             region.append_block(block);
         }
         let function_type = FunctionType::new(ctx, inputs, results);
-        self.emit(func::func(
+        Ok(self.ops.insert(func::func(
             ctx,
             StringAttribute::new(ctx, name),
             TypeAttribute::new(function_type.into()),
@@ -505,8 +509,7 @@ impl<'c> Rewriter<'c> {
                 StringAttribute::new(ctx, "private").into(),
             )],
             self.loc,
-        ));
-        Ok(())
+        )))
     }
 
     /// `llvm.func @name : function_type` with the body `region` (empty: a declaration).

@@ -163,7 +163,8 @@ fn declare_bad_call_report(ctx: &Context, module: &OperationRef) -> Result<(), L
         &inputs,
         &[IntegerType::new(ctx, 32).into()],
         None,
-    )
+    )?;
+    Ok(())
 }
 
 /// Replaces one `func.call_indirect` by the choice among the targets of its type.

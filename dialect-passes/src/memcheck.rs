@@ -335,8 +335,9 @@ fn load_checker<'c>(
 pub(crate) const SLOW_PATH_FUNCTION: &str = "__hipmlir_memcheck_slow_path";
 
 /// The same function, defined where a kernel calls the slow path more than
-/// [`INLINED_CALLS_AT_MOST`] times: on SPIR-V, one the device compiler does not inline
-/// (DontInline), which that kernel's calls call instead. Inlined at each of hundreds of calls,
+/// [`INLINED_CALLS_AT_MOST`] times: one not to be inlined (`no_inline`: SPIR-V's DontInline,
+/// LLVM's noinline on NVPTX, where ptxas took minutes on a kernel with the slow path inlined
+/// at each of hundreds of checks), which that kernel's calls call instead. Inlined at each of hundreds of calls,
 /// the slow path (its table search, its report) made kernels Intel's CPU compiler took minutes
 /// to build, or never finished building: its time grew faster than the number of calls. A
 /// kernel with few calls keeps the inlined one, on which that compiler's vectorizer makes the
@@ -424,7 +425,13 @@ fn define_slow_path<'c>(
         )?;
         Ok(vec![ok])
     };
-    r.private_function(name, &inputs, &[i1], Some(&body))
+    let function = r.private_function(name, &inputs, &[i1], Some(&body))?;
+    if name == SLOW_PATH_NOT_INLINED {
+        // SAFETY: the function just built; setting an attribute keeps it alive.
+        let mut function = unsafe { OperationRefMut::from_raw(function.to_raw()) };
+        function.set_attribute(crate::builder::NO_INLINE_ATTRIBUTE, Attribute::unit(ctx));
+    }
+    Ok(())
 }
 
 /// Instruments `module`'s accesses; with `vote`, a failed fast check is voted on per subgroup

@@ -222,12 +222,12 @@ fn define_once<'c>(
     ctx: &'c Context,
     gpu_module: MlirOperation,
     symbol: &str,
-    define: impl FnOnce(&Rewriter<'c>) -> Result<(), LowerError>,
+    define: impl FnOnce(&Rewriter<'c>) -> Result<OperationRef<'c, 'c>, LowerError>,
 ) -> Result<(), LowerError> {
     if crate::symbols::has_symbol(gpu_module, symbol)? {
         return Ok(());
     }
-    define(&module_start(ctx, gpu_module)?)
+    define(&module_start(ctx, gpu_module)?).map(|_| ())
 }
 
 /// The active lanes' mask.

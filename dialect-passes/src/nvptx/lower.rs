@@ -14,6 +14,9 @@
 //! - `printf` becomes CUDA's `vprintf(format, argument buffer)`;
 //! - the device's clocks are `%clock64` (cycles) and `%globaltimer` (nanoseconds);
 //! - a trap comes after a system fence (what the work-item wrote for the host is seen);
+//! - a function not to be inlined (`no_inline`, which `convert-func-to-llvm` drops) gets LLVM's
+//!   `noinline`: the memory checker's slow path, inlined at each of hundreds of checks, made
+//!   kernels ptxas took minutes to build;
 //! - warp reductions and shuffles run under the active mask, block votes are `bar.red`, and an
 //!   atomic through a generic pointer is guarded against private memory: calls of the helpers
 //!   of `nvptx::helpers`.
@@ -31,17 +34,17 @@ use melior::dialect::arith;
 use melior::dialect::llvm::{self, AllocaOptions, LoadStoreOptions};
 use melior::dialect::ods::llvm as ods_llvm;
 use melior::ir::attribute::{
-    DenseI32ArrayAttribute, IntegerAttribute, StringAttribute, TypeAttribute,
+    ArrayAttribute, DenseI32ArrayAttribute, IntegerAttribute, StringAttribute, TypeAttribute,
 };
 use melior::ir::block::BlockLike;
 use melior::ir::operation::{OperationLike, OperationMutLike, OperationRef, OperationRefMut};
 use melior::ir::r#type::IntegerType;
-use melior::ir::{Module, Region, RegionLike, Type, TypeLike, Value, ValueLike};
+use melior::ir::{Attribute, Module, Region, RegionLike, Type, TypeLike, Value, ValueLike};
 use melior::Context;
 use mlir_sys::{mlirOperationGetResult, MlirBlock, MlirOperation, MlirValue};
 
 use crate::address_space_map::nvptx;
-use crate::builder::{type_of, value, Rewriter};
+use crate::builder::{type_of, value, Rewriter, NO_INLINE_ATTRIBUTE};
 use crate::nvptx::err;
 use crate::nvptx::helpers::{self, HelperType};
 use crate::relocations;
@@ -185,6 +188,8 @@ fn populate_hip_to_nvptx_patterns(patterns: &mut RewritePatternSet<Lowering, Low
     patterns
         .add(Pattern::new("func.func", note_definition))
         .next_stage()
+        .add(Pattern::new("func.func", keep_not_inlined))
+        .next_stage()
         .add(Pattern::new("gpu.shuffle", lower_shuffle))
         .next_stage()
         .add(Pattern::new("llvm.mlir.global", align_dynamic_shared))
@@ -239,6 +244,24 @@ fn note_definition<'c>(
             .defined
             .insert(symbol(&op, "sym_name").unwrap_or_default());
     }
+    Ok(Outcome::Rewrote)
+}
+
+/// A function marked not to be inlined keeps that through the conversion to LLVM, as LLVM's
+/// `noinline` (a `passthrough` attribute, which `convert-func-to-llvm` carries).
+fn keep_not_inlined<'c>(
+    rw: &mut PatternRewriter<'c>,
+    _: &mut Lowering,
+    op: OperationRef<'c, 'c>,
+) -> Result<Outcome, LowerError> {
+    if !op.has_attribute(NO_INLINE_ATTRIBUTE) || op.has_attribute("passthrough") {
+        return Ok(Outcome::NoMatch);
+    }
+    let ctx = rw.ctx;
+    let noinline: Attribute = StringAttribute::new(ctx, "noinline").into();
+    // SAFETY: the live function; only its attributes change.
+    let mut function = unsafe { OperationRefMut::from_raw(op.to_raw()) };
+    function.set_attribute("passthrough", ArrayAttribute::new(ctx, &[noinline]).into());
     Ok(Outcome::Rewrote)
 }
 

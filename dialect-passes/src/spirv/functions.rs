@@ -124,9 +124,9 @@ fn lower_function<'c>(
     let function_type = op
         .attribute("function_type")
         .map_err(|e| at(e.to_string()))?;
-    let control = match name.as_str() {
-        crate::memcheck::SLOW_PATH_NOT_INLINED => spirv_ir::FUNCTION_CONTROL_DONT_INLINE,
-        _ => spirv_ir::FUNCTION_CONTROL_NONE,
+    let control = match op.has_attribute(crate::builder::NO_INLINE_ATTRIBUTE) {
+        true => spirv_ir::FUNCTION_CONTROL_DONT_INLINE,
+        false => spirv_ir::FUNCTION_CONTROL_NONE,
     };
     let region = Region::new();
     let source = op.region(0).map_err(|e| at(e.to_string()))?;
