@@ -4,8 +4,9 @@
 //
 //   rtc_compile LIBRARY hiprtc|nvrtc RUNS FILE... [-- OPTION...]
 //
-// Each FILE is a kernel source (its #include lines are dropped: a runtime compile sees the
-// platform's declarations without them). Prints tab-separated lines, times in seconds:
+// Each FILE is a kernel source. Its #include of hip/hip_runtime.h is dropped (a runtime compile
+// sees the platform's declarations without it); hip/hip_fp16.h stays for hiprtc, which has it,
+// and is cuda_fp16.h for NVRTC. Prints tab-separated lines, times in seconds:
 //   first   FILE  T     the process's first compile (the first file)
 //   compile FILE  T     median of RUNS compiles of the file made distinct (a comment naming
 //                       this process added), so that no cache answers them
@@ -53,7 +54,7 @@ void* symbol(void* library, const std::string& name) {
   return s;
 }
 
-std::string read_source(const std::string& path) {
+std::string read_source(const std::string& path, bool nvrtc) {
   std::ifstream file(path);
   if (!file) {
     std::fprintf(stderr, "rtc_compile: cannot read %s\n", path.c_str());
@@ -62,7 +63,10 @@ std::string read_source(const std::string& path) {
   std::stringstream out;
   std::string line;
   while (std::getline(file, line)) {
-    if (line.rfind("#include", 0) != 0) out << line << '\n';
+    if (line.rfind("#include", 0) != 0)
+      out << line << '\n';
+    else if (line.find("hip/hip_fp16.h") != std::string::npos)
+      out << (nvrtc ? "#include <cuda_fp16.h>" : line) << '\n';
   }
   return out.str();
 }
@@ -135,7 +139,7 @@ int main(int argc, char** argv) {
   for (size_t f = 0; f < files.size(); ++f) {
     const std::string& file = files[f];
     std::string name = file.substr(file.find_last_of('/') + 1);
-    std::string source = read_source(file);
+    std::string source = read_source(file, nvrtc);
     size_t bytes = 0;
     const std::string process = std::to_string(getpid());
     if (f == 0) {
