@@ -231,6 +231,32 @@ fn kernels_hinted_scalar_check_each_work_item_alone() {
     assert!(text.contains("scalar_kernels PASSED"), "{text}");
 }
 
+/// With Intel's vectorizer turned off (`CL_CONFIG_CPU_VECTORIZER_MODE=1`), whose emulated
+/// subgroups get the checker's votes wrong, a checked program is warned at its first launch;
+/// without that setting it is not.
+#[test]
+fn a_checked_program_is_warned_when_the_vectorizer_is_off() {
+    let dir = scratch();
+    let exe = build_checked(&repo().join("examples/vector_add.hip"), dir.path());
+    let warning = "CL_CONFIG_CPU_VECTORIZER_MODE=1 turns off the vectorizer";
+    for (mode, warned) in [(None, false), (Some("1"), true)] {
+        let mut cmd = Command::new(&exe);
+        cmd.env("HIPMLIR_CACHE_DIR", dir.path().join("cache"))
+            .env("HIPMLIR_BACKEND", "opencl")
+            .env_remove("CL_CONFIG_CPU_VECTORIZER_MODE");
+        if let Some(mode) = mode {
+            cmd.env("CL_CONFIG_CPU_VECTORIZER_MODE", mode);
+        }
+        let out = cmd.output().expect("program runs");
+        assert_eq!(
+            stderr(&out).contains(warning),
+            warned,
+            "{mode:?}: {}",
+            stderr(&out)
+        );
+    }
+}
+
 /// Without the flag no module carries the checker.
 #[test]
 fn without_the_flag_nothing_is_checked() {

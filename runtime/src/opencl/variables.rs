@@ -217,6 +217,7 @@ pub fn prepare_memcheck(rt: &Runtime, module: &Arc<Module>) -> HipResult<Option<
             return Ok(None);
         }
         _ => {
+            warn_if_vectorizer_off(&module.label);
             let variable = address_of(rt, module, index)?;
             // Each variable's address, asked once, enters it in the allocations the table
             // holds (`address_of`).
@@ -241,6 +242,21 @@ pub fn prepare_memcheck(rt: &Runtime, module: &Arc<Module>) -> HipResult<Option<
         }
     };
     Ok(Some(id))
+}
+
+/// Intel's CPU runtime with its vectorizer off (`CL_CONFIG_CPU_VECTORIZER_MODE=1`) emulates
+/// every kernel's subgroups, and that emulation gets the checker's subgroup votes wrong under
+/// conditions that differ between work-items: a bad access could go unreported and a good one
+/// be skipped. Said at each checked module's first launch.
+fn warn_if_vectorizer_off(label: &str) {
+    if std::env::var("CL_CONFIG_CPU_VECTORIZER_MODE").is_ok_and(|mode| mode.trim() == "1") {
+        hlog!(
+            Warn,
+            "{label}: CL_CONFIG_CPU_VECTORIZER_MODE=1 turns off the vectorizer of Intel's CPU \
+             runtime, whose emulated subgroups give the memory checker wrong votes: bad accesses \
+             may go unreported and good ones be skipped; unset it for -fsanitize=address"
+        );
+    }
 }
 
 /// Brings binding `id`'s table of allocations up to date before a launch: the live
