@@ -12,8 +12,9 @@
 //                       this process added), so that no cache answers them
 //   cached  FILE  T     median of RUNS compiles of the same text again (hiprtc's disk cache)
 //   code    FILE  BYTES the size of the code (hiprtc's code object, NVRTC's PTX)
-// Exit status 2 when the library or a symbol cannot be loaded; 1 when a compile fails (with its
-// log on stderr).
+//   failed  FILE  TEXT  the file did not compile: the log's first error line (the whole log on
+//                       stderr); the other files are still timed
+// Exit status 2 when the library or a symbol cannot be loaded.
 #include <dlfcn.h>
 #include <unistd.h>
 
@@ -71,7 +72,12 @@ std::string read_source(const std::string& path, bool nvrtc) {
   return out.str();
 }
 
-// One compile: its wall time, and the code's size.
+// A compile that failed: the log's first line naming an error (else its first line).
+struct Failed {
+  std::string line;
+};
+
+// One compile: its wall time, and the code's size; throws Failed.
 double compile_once(const Api& api, const std::string& source, const std::string& name,
                     const std::vector<const char*>& options, size_t* code_bytes) {
   auto start = std::chrono::steady_clock::now();
@@ -95,7 +101,14 @@ double compile_once(const Api& api, const std::string& source, const std::string
     if (log_size) api.log(prog, &log[0]);
     std::fprintf(stderr, "rtc_compile: %s does not compile (%d):\n%s\n", name.c_str(), result,
                  log.c_str());
-    std::exit(1);
+    api.destroy(&prog);
+    std::istringstream lines(log);
+    std::string line, first;
+    while (std::getline(lines, line)) {
+      if (first.empty()) first = line;
+      if (line.find("error") != std::string::npos) throw Failed{line};
+    }
+    throw Failed{first.empty() ? "compile failed with an empty log" : first};
   }
   api.destroy(&prog);
   *code_bytes = size;
@@ -142,21 +155,25 @@ int main(int argc, char** argv) {
     std::string source = read_source(file, nvrtc);
     size_t bytes = 0;
     const std::string process = std::to_string(getpid());
-    if (f == 0) {
-      double first =
-          compile_once(api, source + "// first in " + process + "\n", name, options, &bytes);
-      std::printf("first\t%s\t%.6f\n", name.c_str(), first);
+    try {
+      if (f == 0) {
+        double first =
+            compile_once(api, source + "// first in " + process + "\n", name, options, &bytes);
+        std::printf("first\t%s\t%.6f\n", name.c_str(), first);
+      }
+      std::vector<double> distinct, again;
+      for (int r = 0; r < runs; ++r) {
+        std::string variant =
+            source + "// variant " + std::to_string(r) + " in " + process + "\n";
+        distinct.push_back(compile_once(api, variant, name, options, &bytes));
+      }
+      for (int r = 0; r < runs; ++r) again.push_back(compile_once(api, source, name, options, &bytes));
+      std::printf("compile\t%s\t%.6f\n", name.c_str(), median(distinct));
+      std::printf("cached\t%s\t%.6f\n", name.c_str(), median(again));
+      std::printf("code\t%s\t%zu\n", name.c_str(), bytes);
+    } catch (const Failed& failed) {
+      std::printf("failed\t%s\t%s\n", name.c_str(), failed.line.c_str());
     }
-    std::vector<double> distinct, again;
-    for (int r = 0; r < runs; ++r) {
-      std::string variant =
-          source + "// variant " + std::to_string(r) + " in " + process + "\n";
-      distinct.push_back(compile_once(api, variant, name, options, &bytes));
-    }
-    for (int r = 0; r < runs; ++r) again.push_back(compile_once(api, source, name, options, &bytes));
-    std::printf("compile\t%s\t%.6f\n", name.c_str(), median(distinct));
-    std::printf("cached\t%s\t%.6f\n", name.c_str(), median(again));
-    std::printf("code\t%s\t%zu\n", name.c_str(), bytes);
   }
   return 0;
 }

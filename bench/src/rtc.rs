@@ -115,25 +115,25 @@ pub fn measure_nvrtc(
 }
 
 /// `rtc_compile`'s tab-separated lines: (kind, file) → value.
-fn parse(out: &str) -> Vec<(String, String, f64)> {
+fn parse(out: &str) -> Vec<(String, String, String)> {
     out.lines()
         .filter_map(|l| {
-            let mut parts = l.split('\t');
+            let mut parts = l.splitn(3, '\t');
             let (kind, file, value) = (parts.next()?, parts.next()?, parts.next()?);
-            Some((
-                kind.to_string(),
-                file.to_string(),
-                value.trim().parse().ok()?,
-            ))
+            Some((kind.to_string(), file.to_string(), value.trim().to_string()))
         })
         .collect()
 }
 
-fn lookup(lines: &[(String, String, f64)], kind: &str, file: &str) -> Result<f64, String> {
+/// The figure of `kind` for `file`; for a file that did not compile, the compiler's error.
+fn lookup(lines: &[(String, String, String)], kind: &str, file: &str) -> Result<f64, String> {
+    if let Some((_, _, error)) = lines.iter().find(|(k, f, _)| k == "failed" && f == file) {
+        return Err(error.clone());
+    }
     lines
         .iter()
         .find(|(k, f, _)| k == kind && f == file)
-        .map(|(_, _, v)| *v)
+        .and_then(|(_, _, v)| v.parse().ok())
         .ok_or_else(|| format!("no '{kind}' time for {file}"))
 }
 
@@ -161,7 +161,7 @@ fn time(
     files: &[PathBuf],
     options: &[&str],
     cache: &Path,
-) -> Result<Vec<(String, String, f64)>, String> {
+) -> Result<Vec<(String, String, String)>, String> {
     let mut cmd = Command::new(timer);
     cmd.arg(library).arg(api).arg(runs.to_string()).args(files);
     if !options.is_empty() {
@@ -227,7 +227,7 @@ pub fn run_all(tools: &Tools, runs: usize) -> Result<Rtc, String> {
     let mut rows = Vec::new();
     for (name, file) in names.iter().zip(&files) {
         let f = file_name(name);
-        let from = |lines: &Result<Vec<(String, String, f64)>, String>, kind: &str| {
+        let from = |lines: &Result<Vec<(String, String, String)>, String>, kind: &str| {
             lines
                 .as_ref()
                 .map_err(Clone::clone)
@@ -292,5 +292,15 @@ mod tests {
         assert_eq!(lookup(&lines, "compile", "saxpy.hip"), Ok(0.036));
         assert_eq!(lookup(&lines, "first", "saxpy.hip"), Ok(0.9));
         assert!(lookup(&lines, "cached", "saxpy.hip").is_err());
+        // A file that did not compile has its error in every figure; the others keep theirs.
+        let lines = parse(
+            "failed\thalf.hip\thalf.hip:6:33: error: unknown type name '__half2'\n\
+             compile\tsaxpy.hip\t0.036\n",
+        );
+        assert_eq!(
+            lookup(&lines, "compile", "half.hip"),
+            Err("half.hip:6:33: error: unknown type name '__half2'".to_string())
+        );
+        assert_eq!(lookup(&lines, "compile", "saxpy.hip"), Ok(0.036));
     }
 }
