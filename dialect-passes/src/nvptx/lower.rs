@@ -187,7 +187,6 @@ pub fn lower_hip_to_nvptx(ctx: &Context, module: &Module) -> Result<(), LowerErr
 fn populate_hip_to_nvptx_patterns(patterns: &mut RewritePatternSet<Lowering, LowerError>) {
     patterns
         .add(Pattern::new("func.func", note_definition))
-        .next_stage()
         .add(Pattern::new("func.func", keep_not_inlined))
         .next_stage()
         .add(Pattern::new("gpu.shuffle", lower_shuffle))
@@ -244,7 +243,8 @@ fn note_definition<'c>(
             .defined
             .insert(symbol(&op, "sym_name").unwrap_or_default());
     }
-    Ok(Outcome::Rewrote)
+    // (Only noted: the function's other patterns still see it.)
+    Ok(Outcome::NoMatch)
 }
 
 /// A function marked not to be inlined keeps that through the conversion to LLVM, as LLVM's

@@ -29,9 +29,17 @@ use crate::LowerError;
 /// unless the pass's `branches` option says otherwise.
 pub const SCALAR_KERNEL_BRANCHES: usize = 2000;
 
-/// `VecTypeHint`'s operand for one 32-bit integer: components in the high 16 bits, the data
-/// type (2: 32-bit integer) in the low 16.
-const SCALAR_INT_HINT: i64 = (1 << 16) | 2;
+/// Where `VecTypeHint`'s operand holds the vector's components (the high 16 bits); the data
+/// type is in the low 16.
+const HINT_COMPONENTS_SHIFT: u32 = 16;
+
+/// `VecTypeHint`'s operand for one 32-bit integer (data type 2).
+const SCALAR_INT_HINT: i64 = (1 << HINT_COMPONENTS_SHIFT) | 2;
+
+/// Whether a `VecTypeHint` operand names a scalar type (one component).
+pub(crate) fn is_scalar_hint(hint: i64) -> bool {
+    hint >> HINT_COMPONENTS_SHIFT == 1
+}
 
 /// What the pass learns before it changes anything.
 #[derive(Default)]

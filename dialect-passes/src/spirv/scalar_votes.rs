@@ -28,6 +28,7 @@ use crate::builder::value;
 use crate::memcheck::VOTE_ATTRIBUTE;
 use crate::spirv::call_graph::CallGraph;
 use crate::spirv::ir::execution_mode_attr;
+use crate::spirv::scalar_kernels::is_scalar_hint;
 use crate::symbols::{array_elements, symbol};
 use crate::LowerError;
 
@@ -66,7 +67,7 @@ fn note_function<'c>(
 }
 
 /// Whether `op` (a spirv.ExecutionMode) hints that its function computes on scalars: a
-/// `VecTypeHint` whose type has one component (the high 16 bits of its operand).
+/// `VecTypeHint` whose type has one component.
 fn hints_scalar(rw: &PatternRewriter, op: &OperationRef) -> bool {
     let vec_type_hint = execution_mode_attr(rw.ctx, spirv::ExecutionMode::VecTypeHint);
     if op.attribute("execution_mode").ok() != Some(vec_type_hint) {
@@ -78,7 +79,7 @@ fn hints_scalar(rw: &PatternRewriter, op: &OperationRef) -> bool {
         .and_then(array_elements)
         .and_then(|values| values.first().copied())
         .and_then(|hint| IntegerAttribute::try_from(hint).ok());
-    hint.is_some_and(|hint| hint.value() >> 16 == 1)
+    hint.is_some_and(|hint| is_scalar_hint(hint.value()))
 }
 
 fn note_execution_mode<'c>(
