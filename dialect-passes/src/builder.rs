@@ -600,6 +600,22 @@ pub(crate) fn definition<'c>(v: MlirValue) -> Option<OperationRef<'c, 'c>> {
     }
 }
 
+/// The value of an integer constant (`arith.constant`, `llvm.mlir.constant`, or
+/// `spirv.Constant` once a target's lowering has converted it).
+pub(crate) fn integer_constant(v: MlirValue) -> Option<i64> {
+    let op = definition(v)?;
+    let name = op.name();
+    if !matches!(
+        name.as_string_ref().as_str(),
+        Ok("arith.constant" | "llvm.mlir.constant" | "spirv.Constant")
+    ) {
+        return None;
+    }
+    IntegerAttribute::try_from(op.attribute("value").ok()?)
+        .ok()
+        .map(|i| i.value())
+}
+
 /// Whether `v` has exactly one use.
 pub(crate) fn has_one_use(v: MlirValue) -> bool {
     // SAFETY: structural queries on a live value and its uses.

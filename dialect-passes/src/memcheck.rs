@@ -166,6 +166,9 @@ struct State {
     variables: HashMap<usize, HashMap<String, Variable>>,
     sites: HashMap<usize, Vec<Site>>,
     escaping: HashMap<usize, Vec<KernelObject>>,
+    /// Per function: its escaping objects listed at its entry for the slow path to search
+    /// (None: too few to list).
+    lists: HashMap<usize, Option<ObjectList>>,
     checkers: HashMap<usize, Checker>,
     /// Per (function, kernel argument): the argument's allocation (start, size), found at the
     /// entry.
@@ -206,6 +209,110 @@ struct Checker {
     /// `Instruction::clone`) on a call of [`SLOW_PATH_NOT_INLINED`] in a kernel that returns
     /// early unless `blockIdx.x == 0 && threadIdx.x == 0`.)
     ids: [MlirValue; 6],
+}
+
+/// A kernel's escaping objects in a local array of words (their count, then each one's
+/// address and size), written once in its entry block, which the slow path searches: compared at each check instead, the objects
+/// of a kernel with many (inlined constructors' locals, byval arguments) made the checks most
+/// of its code (virtual_base_construction.hip: 443k lines of checked PTX, which ptxas did not
+/// build in 200 s).
+#[derive(Clone)]
+struct ObjectList {
+    /// The array, as a generic pointer (defined after the last store: a check it dominates
+    /// finds the list filled).
+    pointer: MlirValue,
+    listed: Vec<Base>,
+}
+
+/// A kernel lists its escaping objects when it has at least this many (with fewer, the
+/// comparisons inline are cheaper than the list and keep the hot path free of its stores).
+const LISTED_FROM: usize = 5;
+
+impl Base {
+    fn same(&self, other: &Base) -> bool {
+        match (self, other) {
+            (Base::Alloca(a), Base::Alloca(b)) => a.ptr == b.ptr,
+            (Base::Global(a, _), Base::Global(b, _)) => a == b,
+            _ => false,
+        }
+    }
+
+    /// Whether the object exists from the function's entry block on: a variable, an argument,
+    /// an alloca of the entry block (the block's operation defining it, if one does).
+    fn in_entry_block(
+        &self,
+        entry: mlir_sys::MlirBlock,
+    ) -> Option<Option<mlir_sys::MlirOperation>> {
+        let Base::Alloca(value) = self else {
+            return Some(None);
+        };
+        // SAFETY: queries on a live value and its defining operation.
+        unsafe {
+            if !mlir_sys::mlirValueIsAOpResult(*value) {
+                return Some(None);
+            }
+            let alloca = mlir_sys::mlirOpResultGetOwner(*value);
+            (mlir_sys::mlirOperationGetBlock(alloca).ptr == entry.ptr).then_some(Some(alloca))
+        }
+    }
+}
+
+/// Lists `function`'s `escaping` objects of fixed size that exist from its entry block on, just
+/// after the last of them is defined (None: fewer than [`LISTED_FROM`]).
+fn list_objects<'c>(
+    ctx: &'c Context,
+    function: &OperationRef<'c, 'c>,
+    checker: &Checker,
+    escaping: &[KernelObject],
+) -> Result<Option<ObjectList>, LowerError> {
+    let entry = function
+        .region(0)
+        .ok()
+        .and_then(|r| r.first_block())
+        .ok_or_else(|| err("a function without a body"))?
+        .to_raw();
+    let mut listed = Vec::new();
+    // The entry block's operation the list goes after (None: before the anchor).
+    let mut last: Option<mlir_sys::MlirOperation> = None;
+    for o in escaping.iter().filter(|o| !o.is_dynamic()) {
+        let Some(defined) = o.base.in_entry_block(entry) else {
+            continue;
+        };
+        if let Some(alloca) = defined {
+            // SAFETY: operations of the same live block.
+            let later =
+                last.is_none_or(|l| unsafe { mlir_sys::mlirOperationIsBeforeInBlock(l, alloca) });
+            if later {
+                last = Some(alloca);
+            }
+        }
+        listed.push(o.clone());
+    }
+    if listed.len() < LISTED_FROM {
+        return Ok(None);
+    }
+    // SAFETY: the anchor and `last` are live operations of the entry block, which ends in a
+    // terminator: an operation follows each alloca.
+    let at = unsafe {
+        match last {
+            Some(l) => OperationRef::from_raw(mlir_sys::mlirOperationGetNextInBlock(l)),
+            None => OperationRef::from_raw(checker.anchor),
+        }
+    };
+    let r = Rewriter::before(ctx, &at);
+    let b = Build { r: &r, ctx };
+    let array = b.local_words(1 + 2 * listed.len())?;
+    b.store(b.int(listed.len() as i64)?, b.word(array, 0)?, false);
+    for (i, o) in listed.iter().enumerate() {
+        let address = b.object_address(&o.base)?;
+        b.store(address, b.word(array, 1 + 2 * i as u64)?, false);
+        let size = b.int(o.object.size as i64)?;
+        b.store(size, b.word(array, 2 + 2 * i as u64)?, false);
+    }
+    Ok(Some(ObjectList {
+        pointer: b.to_generic(array)?,
+        listed: listed.into_iter().map(|o| o.base).collect(),
+    }))
 }
 
 /// The kernel argument (an argument of `function`'s entry block) `pointer` is an offset of.
@@ -350,24 +457,25 @@ const INLINED_CALLS_AT_MOST: usize = 48;
 
 /// The slow path's parameters after the state (null: the checker is off), each a 64-bit word:
 /// the address, the bytes, the site, the object's start and size (zeros: the table), HIP's six
-/// work-item ids, then the flags `inside`, `search` and `write` (0 or 1).
+/// work-item ids, then the flags `inside`, `search` and `write` (0 or 1). Last comes the
+/// kernel's [`ObjectList`] (null: none).
 const SLOW_PATH_WORDS: usize = 14;
 
-/// Defines the slow path, named `name` ([`SLOW_PATH_FUNCTION`] or [`SLOW_PATH_NOT_INLINED`]),
-/// in `gpu_module`.
+/// Defines the slow path ([`SLOW_PATH_FUNCTION`]) in `gpu_module`.
 fn define_slow_path<'c>(
     ctx: &'c Context,
     gpu_module: &OperationRef<'c, 'c>,
-    name: &str,
 ) -> Result<(), LowerError> {
+    let name = SLOW_PATH_FUNCTION;
     let loc = melior::ir::Location::unknown(ctx);
     let r = Rewriter::at_module_start(ctx, gpu_module, loc)?;
     let b = Build { r: &r, ctx };
     let (i64t, i1): (Type, Type) = (b.i64(), IntegerType::new(ctx, 1).into());
     let mut inputs = vec![b.ptr(address_space::GENERIC)];
     inputs.extend([i64t; SLOW_PATH_WORDS]);
+    inputs.push(b.ptr(address_space::GENERIC));
     let body = |r: &Rewriter<'c>, args: &[MlirValue]| -> Result<Vec<MlirValue>, LowerError> {
-        let [state, address, bytes, site, base, size, ids @ .., inside, search, write] = args
+        let [state, address, bytes, site, base, size, ids @ .., inside, search, write, list] = args
         else {
             return Err(err("the slow path's parameters"));
         };
@@ -396,7 +504,9 @@ fn define_slow_path<'c>(
                             let table = b.load(b.word(state, STATE_TABLE)?, b.ptr(0))?;
                             let count = b.load(table, b.i64())?;
                             let (low, high) = b.table_range(table, count, address)?;
-                            b.in_range(address, bytes, low, high)
+                            let allocated = b.in_range(address, bytes, low, high)?;
+                            let listed = b.in_list(*list, address, bytes)?;
+                            b.binary("arith.ori", allocated, listed)
                         },
                         |otherwise| Build { r: otherwise, ctx }.bool(false),
                     )?;
@@ -425,12 +535,94 @@ fn define_slow_path<'c>(
         )?;
         Ok(vec![ok])
     };
-    let function = r.private_function(name, &inputs, &[i1], Some(&body))?;
-    if name == SLOW_PATH_NOT_INLINED {
-        // SAFETY: the function just built; setting an attribute keeps it alive.
-        let mut function = unsafe { OperationRefMut::from_raw(function.to_raw()) };
-        function.set_attribute(crate::builder::NO_INLINE_ATTRIBUTE, Attribute::unit(ctx));
-    }
+    r.private_function(name, &inputs, &[i1], Some(&body))?;
+    Ok(())
+}
+
+/// The parameters of [`SLOW_PATH_NOT_INLINED`]: the function's call context (see
+/// [`CALL_CONTEXT_WORDS`]), the address,
+/// the constants of the call packed in one word ([`pack_constants`]), the object's start and
+/// size, `inside`, and the [`ObjectList`]. (With the slow path's sixteen, each of a kernel's
+/// thousands of calls passed ten words that are the same at every call: in PTX, 38 lines a
+/// call, and as many values live across the kernel for ptxas to allocate.)
+const NOT_INLINED_PARAMETERS: usize = 7;
+
+/// A function's words that every call of the slow path passes unchanged (the state, HIP's six
+/// work-item ids), stored once at its entry in the work-item's own memory.
+const CALL_CONTEXT_WORDS: usize = 7;
+
+/// Where the packed word holds the access's bytes, and the flags `search` and `write`; the
+/// site is its low 32 bits.
+const PACKED_BYTES_SHIFT: u32 = 32;
+const PACKED_BYTES_BITS: u32 = 24;
+const PACKED_SEARCH_BIT: u32 = 56;
+const PACKED_WRITE_BIT: u32 = 57;
+
+/// The site, bytes and flags of a call of the slow path as one word (None: one is not a
+/// constant, or does not fit).
+fn pack_constants(
+    site: MlirValue,
+    bytes: MlirValue,
+    search: MlirValue,
+    write: MlirValue,
+) -> Option<i64> {
+    let [site, bytes, search, write] =
+        [site, bytes, search, write].map(crate::builder::integer_constant);
+    let (site, bytes, search, write) = (site?, bytes?, search?, write?);
+    let fits = u32::try_from(site).is_ok()
+        && (0..1 << PACKED_BYTES_BITS).contains(&bytes)
+        && (0..=1).contains(&search)
+        && (0..=1).contains(&write);
+    fits.then(|| {
+        site | bytes << PACKED_BYTES_SHIFT | search << PACKED_SEARCH_BIT | write << PACKED_WRITE_BIT
+    })
+}
+
+/// Defines [`SLOW_PATH_NOT_INLINED`] in `gpu_module`: it unpacks its parameters and calls
+/// [`SLOW_PATH_FUNCTION`], which the device compiler inlines there.
+fn define_slow_path_not_inlined<'c>(
+    ctx: &'c Context,
+    gpu_module: &OperationRef<'c, 'c>,
+) -> Result<(), LowerError> {
+    let loc = melior::ir::Location::unknown(ctx);
+    let r = Rewriter::at_module_start(ctx, gpu_module, loc)?;
+    let b = Build { r: &r, ctx };
+    let (i64t, i1): (Type, Type) = (b.i64(), IntegerType::new(ctx, 1).into());
+    let generic = b.ptr(address_space::GENERIC);
+    let inputs = [generic, i64t, i64t, i64t, i64t, i64t, generic];
+    debug_assert_eq!(inputs.len(), NOT_INLINED_PARAMETERS);
+    let body = |r: &Rewriter<'c>, args: &[MlirValue]| -> Result<Vec<MlirValue>, LowerError> {
+        let [context, address, packed, base, size, inside, list] = args else {
+            return Err(err("the not-inlined slow path's parameters"));
+        };
+        let b = Build { r, ctx };
+        let field = |shift: u32, bits: u32| -> Result<MlirValue, LowerError> {
+            let shifted = b.binary("arith.shrui", *packed, b.int(shift.into())?)?;
+            b.binary("arith.andi", shifted, b.int((1i64 << bits) - 1)?)
+        };
+        let mut operands = vec![b.load(b.word(*context, 0)?, generic)?, *address];
+        operands.push(field(PACKED_BYTES_SHIFT, PACKED_BYTES_BITS)?);
+        operands.push(field(0, 32)?);
+        operands.extend([*base, *size]);
+        for i in 1..CALL_CONTEXT_WORDS {
+            operands.push(b.load(b.word(*context, i as u64)?, i64t)?);
+        }
+        operands.push(*inside);
+        operands.push(field(PACKED_SEARCH_BIT, 1)?);
+        operands.push(field(PACKED_WRITE_BIT, 1)?);
+        operands.push(*list);
+        let callee = FlatSymbolRefAttribute::new(ctx, SLOW_PATH_FUNCTION).into();
+        Ok(vec![r.one(
+            "func.call",
+            &operands,
+            i1,
+            &[("callee", callee)],
+        )?])
+    };
+    let function = r.private_function(SLOW_PATH_NOT_INLINED, &inputs, &[i1], Some(&body))?;
+    // SAFETY: the function just built; setting an attribute keeps it alive.
+    let mut function = unsafe { OperationRefMut::from_raw(function.to_raw()) };
+    function.set_attribute(crate::builder::NO_INLINE_ATTRIBUTE, Attribute::unit(ctx));
     Ok(())
 }
 
@@ -504,16 +696,87 @@ fn call_not_inlined_where_many(ctx: &Context, module: &Module) -> Result<(), Low
         // SAFETY: the live gpu.module the walk found.
         let gpu_module = unsafe { OperationRef::from_raw(gpu_module) };
         if defined.insert(gpu_module.to_raw().ptr as usize) {
-            define_slow_path(ctx, &gpu_module, SLOW_PATH_NOT_INLINED)?;
+            define_slow_path_not_inlined(ctx, &gpu_module)?;
         }
-        for call in list {
-            // SAFETY: a live call the walk found; setting an attribute keeps it alive.
-            let mut call = unsafe { OperationRefMut::from_raw(call) };
-            call.set_attribute(
-                "callee",
-                FlatSymbolRefAttribute::new(ctx, SLOW_PATH_NOT_INLINED).into(),
-            );
+        // SAFETY: live calls the walk found.
+        let calls: Vec<OperationRef> = list
+            .into_iter()
+            .map(|call| unsafe { OperationRef::from_raw(call) })
+            .collect();
+        let context = call_context(ctx, &calls[0])?;
+        for call in calls {
+            call_not_inlined(ctx, &call, context)?;
         }
+    }
+    Ok(())
+}
+
+/// The call context words of the slow path's call `call` (its state and work-item ids, the
+/// same at every call of its function), stored just after the last of them is computed; a
+/// generic pointer to them.
+fn call_context<'c>(
+    ctx: &'c Context,
+    call: &OperationRef<'c, 'c>,
+) -> Result<MlirValue, LowerError> {
+    let words: Vec<MlirValue> = std::iter::once(0)
+        .chain(6..6 + CALL_CONTEXT_WORDS - 1)
+        .map(|i| call.operand(i).map(|v| v.to_raw()).map_err(err))
+        .collect::<Result<_, _>>()?;
+    // The entry block's operation the words go after: the last that defines one of them.
+    let mut last: Option<OperationRef> = None;
+    for word in &words {
+        let defining = crate::builder::definition(*word)
+            .ok_or_else(|| err("a call context word that no operation defines"))?;
+        // SAFETY: operations of the same live entry block.
+        let later = last.as_ref().is_none_or(|l| unsafe {
+            mlir_sys::mlirOperationIsBeforeInBlock(l.to_raw(), defining.to_raw())
+        });
+        if later {
+            last = Some(defining);
+        }
+    }
+    let next = last
+        .and_then(|l| l.next_in_block())
+        .ok_or_else(|| err("the call context's place"))?;
+    let r = Rewriter::before(ctx, &next);
+    let b = Build { r: &r, ctx };
+    let array = b.local_words(CALL_CONTEXT_WORDS)?;
+    for (i, word) in words.into_iter().enumerate() {
+        b.store(word, b.word(array, i as u64)?, false);
+    }
+    b.to_generic(array)
+}
+
+/// Replaces the slow path's call `call` by one of [`SLOW_PATH_NOT_INLINED`] with `context`
+/// (one whose constants do not pack stays as it is).
+fn call_not_inlined<'c>(
+    ctx: &'c Context,
+    call: &OperationRef<'c, 'c>,
+    context: MlirValue,
+) -> Result<(), LowerError> {
+    let operand = |i: usize| call.operand(i).map(|v| v.to_raw()).map_err(err);
+    let Some(packed) = pack_constants(operand(3)?, operand(2)?, operand(13)?, operand(14)?) else {
+        return Ok(());
+    };
+    let r = Rewriter::before(ctx, call);
+    let b = Build { r: &r, ctx };
+    let packed = b.int(packed)?;
+    let operands = [
+        context,
+        operand(1)?,
+        packed,
+        operand(4)?,
+        operand(5)?,
+        operand(12)?,
+        operand(15)?,
+    ];
+    let callee = FlatSymbolRefAttribute::new(ctx, SLOW_PATH_NOT_INLINED).into();
+    let i1: Type = IntegerType::new(ctx, 1).into();
+    let result = r.one("func.call", &operands, i1, &[("callee", callee)])?;
+    // SAFETY: the call's one result, replaced by the new call's, then the call erased.
+    unsafe {
+        mlir_sys::mlirValueReplaceAllUsesOfWith(call.result(0).map_err(err)?.to_raw(), result);
+        mlir_sys::mlirOperationDestroy(call.to_raw());
     }
     Ok(())
 }
@@ -684,7 +947,7 @@ fn check_access<'c>(
     };
     let (checker, vote) = (loaded.state, state.vote);
     if state.slow_paths.insert(module_key) {
-        define_slow_path(ctx, &gpu_module, SLOW_PATH_FUNCTION)?;
+        define_slow_path(ctx, &gpu_module)?;
     }
     let argument_range = match (&target, argument_of(pointer, &function)) {
         (Target::Table, Some(argument)) => {
@@ -734,6 +997,29 @@ fn check_access<'c>(
         .filter(|o| defined_before(&o.base, &check_site))
         .cloned()
         .collect();
+    // Where the kernel's list of them is filled before the check, the slow path searches it,
+    // and only the objects it does not hold are compared here.
+    let list = match state.lists.get(&function_key) {
+        Some(list) => list.clone(),
+        None => {
+            let all = state
+                .escaping
+                .get(&function_key)
+                .cloned()
+                .unwrap_or_default();
+            let list = list_objects(ctx, &function, &loaded, &all)?;
+            state.lists.insert(function_key, list.clone());
+            list
+        }
+    }
+    .filter(|list| defined_before(&Base::Alloca(list.pointer), &check_site));
+    let escaping: Vec<KernelObject> = match &list {
+        Some(list) => escaping
+            .into_iter()
+            .filter(|o| !list.listed.iter().any(|l| l.same(&o.base)))
+            .collect(),
+        None => escaping,
+    };
     let i1: Type = IntegerType::new(ctx, 1).into();
     // (No branch on whether the checker is on before the fast check: its words are read from
     // the state or the module's stand-in, whose zeros fail every check but an object's; the
@@ -787,6 +1073,10 @@ fn check_access<'c>(
         let inside = r.one("arith.extui", &[inside], b.i64(), &[])?;
         let write = access != Access::Read;
         operands.extend([inside, b.int(search.into())?, b.int(write.into())?]);
+        match &list {
+            Some(list) if search => operands.push(list.pointer),
+            _ => operands.push(b.zero(b.ptr(address_space::GENERIC))?),
+        }
         r.one(
             "func.call",
             &operands,
@@ -1245,11 +1535,7 @@ fn escaping_objects(
         };
         let source = source.to_raw();
         if let Target::Object(o) = target_of(source, variables) {
-            let known = objects.iter().any(|k| match (&k.base, &o.base) {
-                (Base::Alloca(a), Base::Alloca(b)) => a.ptr == b.ptr,
-                (Base::Global(a, _), Base::Global(b, _)) => a == b,
-                _ => false,
-            });
+            let known = objects.iter().any(|k| k.base.same(&o.base));
             if !known {
                 objects.push(o);
             }
@@ -1318,24 +1604,7 @@ fn alloca_size(alloca: &OperationRef) -> Option<u64> {
         .and_then(|a| TypeAttribute::try_from(a).ok())?
         .value();
     let (size, _) = size_and_align(element)?;
-    let count = alloca.operand(0).ok()?.to_raw();
-    // SAFETY: queries on a live value and its defining operation.
-    let count = unsafe {
-        if !mlir_sys::mlirValueIsAOpResult(count) {
-            return None;
-        }
-        OperationRef::from_raw(mlir_sys::mlirOpResultGetOwner(count))
-    };
-    let name = count.name();
-    if !matches!(
-        name.as_string_ref().as_str(),
-        Ok("arith.constant" | "llvm.mlir.constant")
-    ) {
-        return None;
-    }
-    let n = IntegerAttribute::try_from(count.attribute("value").ok()?)
-        .ok()?
-        .value();
+    let n = crate::builder::integer_constant(alloca.operand(0).ok()?.to_raw())?;
     size.checked_mul(u64::try_from(n).ok()?)
 }
 
@@ -1684,6 +1953,51 @@ impl<'c> Build<'_, 'c> {
             any = self.binary("arith.ori", any, inside)?;
         }
         Ok(any)
+    }
+
+    /// `words` 64-bit words of the work-item's own memory, in the function's entry block.
+    fn local_words(&self, words: usize) -> Result<MlirValue, LowerError> {
+        let array = llvm::r#type::array(self.i64(), words as u32);
+        self.r.one(
+            "llvm.alloca",
+            &[self.int(1)?],
+            self.ptr(address_space::PRIVATE),
+            &[("elem_type", TypeAttribute::new(array).into())],
+        )
+    }
+
+    /// Whether `[address, address + bytes)` lies in one of the objects of the [`ObjectList`]
+    /// at `list` (null: none).
+    fn in_list(
+        &self,
+        list: MlirValue,
+        address: MlirValue,
+        bytes: MlirValue,
+    ) -> Result<MlirValue, LowerError> {
+        let (ctx, i64t) = (self.ctx, self.i64());
+        let any = self.cmp(CmpiPredicate::Ne, self.ptr_to_int(list)?, self.int(0)?)?;
+        let i1: Type = IntegerType::new(ctx, 1).into();
+        self.r.scf_if(
+            any,
+            i1,
+            |then| {
+                let b = Build { r: then, ctx };
+                let count = b.load(b.word(list, 0)?, i64t)?;
+                let bounds = [b.int(0)?, count, b.int(1)?];
+                then.scf_for(bounds, b.bool(false)?, |body, i, found| {
+                    let b = Build { r: body, ctx };
+                    let at = b.binary("arith.shli", i, b.int(1)?)?;
+                    let at = b.binary("arith.addi", at, b.int(1)?)?;
+                    let start = b.load(b.word_at(list, at)?, i64t)?;
+                    let at = b.binary("arith.addi", at, b.int(1)?)?;
+                    let size = b.load(b.word_at(list, at)?, i64t)?;
+                    let end = b.binary("arith.addi", start, size)?;
+                    let inside = b.in_range(address, bytes, start, end)?;
+                    b.binary("arith.ori", found, inside)
+                })
+            },
+            |otherwise| Build { r: otherwise, ctx }.bool(false),
+        )
     }
 
     /// HIP's threadIdx.x, .y, .z and blockIdx.x, .y, .z, as the report holds them (computed in

@@ -14,6 +14,8 @@ use melior::ir::block::BlockLike;
 use melior::ir::operation::OperationLike;
 use melior::ir::r#type::IntegerType;
 use melior::ir::{OperationRef, RegionLike, ValueLike};
+
+use crate::builder::integer_constant;
 use mlir_sys::{MlirOperation, MlirValue};
 
 use hipmlir_ir::rewrite::{erase_unused, move_before, replace_all_uses_except};
@@ -179,7 +181,7 @@ pub(super) fn counted_loop<'c>(access: &OperationRef<'c, 'c>) -> Option<CountedL
     } else {
         return None;
     };
-    let step = constant_of(step).filter(|&s| s > 0 && (width >= 64 || s < 1 << width))?;
+    let step = integer_constant(step).filter(|&s| s > 0 && (width >= 64 || s < 1 << width))?;
     let init = op.operand(position).ok()?.to_raw();
     Some(CountedLoop {
         op,
@@ -213,23 +215,9 @@ fn guarded_compare<'c>(
     let guarded = name_of(&compare) == "arith.cmpi"
         && name_of(&yielded) == "scf.yield"
         && yielded.operand(0).ok()?.to_raw().ptr == compare.result(0).ok()?.to_raw().ptr
-        && constant_of(no.operand(0).ok()?.to_raw()) == Some(0)
+        && integer_constant(no.operand(0).ok()?.to_raw()) == Some(0)
         && defined_outside(guard, outer);
     guarded.then_some((compare, Some(guard)))
-}
-
-/// The value of an integer constant.
-fn constant_of(v: MlirValue) -> Option<i64> {
-    let op = defining_op(v)?;
-    if !matches!(
-        name_of(&op).as_str(),
-        "arith.constant" | "llvm.mlir.constant"
-    ) {
-        return None;
-    }
-    IntegerAttribute::try_from(op.attribute("value").ok()?)
-        .ok()
-        .map(|i| i.value())
 }
 
 /// An access's addresses at the loop's first and last counts, computed before the loop, with
@@ -466,8 +454,8 @@ fn rebuild<'c>(
                 "arith.addi" => a.slope.plus(b.slope),
                 "arith.subi" => a.slope.plus(b.slope.negated()),
                 _ => match (a.slope, b.slope) {
-                    (Slope::Flat, s) => Some(s.times(constant_of(a.value))),
-                    (s, Slope::Flat) => Some(s.times(constant_of(b.value))),
+                    (Slope::Flat, s) => Some(s.times(integer_constant(a.value))),
+                    (s, Slope::Flat) => Some(s.times(integer_constant(b.value))),
                     _ => None,
                 },
             };

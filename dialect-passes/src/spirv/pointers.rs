@@ -28,7 +28,7 @@ use mlir_sys::{
 };
 
 use crate::address_space_map::spirv::{FUNCTION, GENERIC};
-use crate::builder::{type_of, update_function_type, value, Rewriter};
+use crate::builder::{integer_constant, type_of, update_function_type, value, Rewriter};
 use crate::relocations;
 use crate::spirv::ir::{self as spirv_ir, MemorySemantics};
 use crate::spirv::memory_op::{sync_scope, type_attribute, Lowering};
@@ -180,6 +180,20 @@ fn lower_alloca(l: &Lowering) -> Result<Option<MlirValue>, LowerError> {
     if address_space(l.result_type()?) != FUNCTION {
         return Err(l.error("alloca outside the private space"));
     }
+    // A function variable has a type, not a count: `count x T` is one variable of
+    // `[count x T]` (taken as one `T`, its other elements were the stack beyond it).
+    let count = integer_constant(l.operand(0)?.to_raw())
+        .and_then(|n| u32::try_from(n).ok())
+        .ok_or_else(|| {
+            LowerError::unsupported(
+                l.rw.loc,
+                "a local array whose length is known only at run time",
+            )
+        })?;
+    let element = match count {
+        1 => element,
+        n => melior::dialect::llvm::r#type::array(element, n),
+    };
     // SPIR-V wants function variables at the top of the entry block.
     let entry = entry_block(&l.op).map_err(|e| l.error(e))?;
     let at_entry = Rewriter::at_start(l.ctx, entry, l.rw.loc);
