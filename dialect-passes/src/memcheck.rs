@@ -573,9 +573,11 @@ fn pack_constants(
         && (0..1 << PACKED_BYTES_BITS).contains(&bytes)
         && (0..=1).contains(&search)
         && (0..=1).contains(&write);
-    fits.then(|| {
-        site | bytes << PACKED_BYTES_SHIFT | search << PACKED_SEARCH_BIT | write << PACKED_WRITE_BIT
-    })
+    fits.then_some(
+        site | bytes << PACKED_BYTES_SHIFT
+            | search << PACKED_SEARCH_BIT
+            | write << PACKED_WRITE_BIT,
+    )
 }
 
 /// Defines [`SLOW_PATH_NOT_INLINED`] in `gpu_module`: it unpacks its parameters and calls
