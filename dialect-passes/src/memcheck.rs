@@ -211,11 +211,11 @@ struct Checker {
     ids: [MlirValue; 6],
 }
 
-/// A kernel's escaping objects in a local array of words (their count, then each one's
-/// address and size), written once in its entry block, which the slow path searches: compared at each check instead, the objects
-/// of a kernel with many (inlined constructors' locals, byval arguments) made the checks most
-/// of its code (virtual_base_construction.hip: 443k lines of checked PTX, which ptxas did not
-/// build in 200 s).
+/// A kernel's escaping objects in a local array of words (their count, then each one's address
+/// and size), written once in its entry block, which the slow path searches. (Compared inline
+/// at each check, the objects of a kernel with many, such as inlined constructors' locals, made
+/// much of its checks' code: virtual_base_construction.hip's PTX went from 443k lines to 352k
+/// with the list.)
 #[derive(Clone)]
 struct ObjectList {
     /// The array, as a generic pointer (defined after the last store: a check it dominates
@@ -540,9 +540,8 @@ fn define_slow_path<'c>(
 }
 
 /// The parameters of [`SLOW_PATH_NOT_INLINED`]: the function's call context (see
-/// [`CALL_CONTEXT_WORDS`]), the address,
-/// the constants of the call packed in one word ([`pack_constants`]), the object's start and
-/// size, `inside`, and the [`ObjectList`]. (With the slow path's sixteen, each of a kernel's
+/// [`CALL_CONTEXT_WORDS`]), the address, the constants of the call packed in one word
+/// ([`pack_constants`]), the object's start and size, `inside`, and the [`ObjectList`]. (With the slow path's sixteen, each of a kernel's
 /// thousands of calls passed ten words that are the same at every call: in PTX, 38 lines a
 /// call, and as many values live across the kernel for ptxas to allocate.)
 const NOT_INLINED_PARAMETERS: usize = 7;
@@ -999,11 +998,13 @@ fn check_access<'c>(
         .filter(|o| defined_before(&o.base, &check_site))
         .cloned()
         .collect();
-    // Where the kernel's list of them is filled before the check, the slow path searches it,
-    // and only the objects it does not hold are compared here.
-    let list = match state.lists.get(&function_key) {
-        Some(list) => list.clone(),
-        None => {
+    // Where the kernel's list of them is filled before a check that searches, the slow path
+    // searches it, and only the objects it does not hold are compared here (the list is made
+    // for the first such check).
+    let list = match (state.lists.get(&function_key), &target) {
+        (_, Target::Object(_)) => None,
+        (Some(list), _) => list.clone(),
+        (None, _) => {
             let all = state
                 .escaping
                 .get(&function_key)
@@ -1076,8 +1077,8 @@ fn check_access<'c>(
         let write = access != Access::Read;
         operands.extend([inside, b.int(search.into())?, b.int(write.into())?]);
         match &list {
-            Some(list) if search => operands.push(list.pointer),
-            _ => operands.push(b.zero(b.ptr(address_space::GENERIC))?),
+            Some(list) => operands.push(list.pointer),
+            None => operands.push(b.zero(b.ptr(address_space::GENERIC))?),
         }
         r.one(
             "func.call",
