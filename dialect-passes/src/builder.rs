@@ -616,6 +616,20 @@ pub(crate) fn integer_constant(v: MlirValue) -> Option<i64> {
         .map(|i| i.value())
 }
 
+/// The latest of `operations`, which are all in one block (None: there are none).
+pub(crate) fn latest_in_block(
+    operations: impl IntoIterator<Item = mlir_sys::MlirOperation>,
+) -> Option<mlir_sys::MlirOperation> {
+    operations.into_iter().reduce(|latest, op| {
+        // SAFETY: live operations of the same block, as the caller promises.
+        if unsafe { mlir_sys::mlirOperationIsBeforeInBlock(latest, op) } {
+            op
+        } else {
+            latest
+        }
+    })
+}
+
 /// Whether `v` has exactly one use.
 pub(crate) fn has_one_use(v: MlirValue) -> bool {
     // SAFETY: structural queries on a live value and its uses.

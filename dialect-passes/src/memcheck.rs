@@ -272,25 +272,19 @@ fn list_objects<'c>(
         .ok_or_else(|| err("a function without a body"))?
         .to_raw();
     let mut listed = Vec::new();
-    // The entry block's operation the list goes after (None: before the anchor).
-    let mut last: Option<mlir_sys::MlirOperation> = None;
+    let mut allocas = Vec::new();
     for o in escaping.iter().filter(|o| !o.is_dynamic()) {
         let Some(defined) = o.base.in_entry_block(entry) else {
             continue;
         };
-        if let Some(alloca) = defined {
-            // SAFETY: operations of the same live block.
-            let later =
-                last.is_none_or(|l| unsafe { mlir_sys::mlirOperationIsBeforeInBlock(l, alloca) });
-            if later {
-                last = Some(alloca);
-            }
-        }
+        allocas.extend(defined);
         listed.push(o.clone());
     }
     if listed.len() < LISTED_FROM {
         return Ok(None);
     }
+    // The entry block's operation the list goes after (None: before the anchor).
+    let last = crate::builder::latest_in_block(allocas);
     // SAFETY: the anchor and `last` are live operations of the entry block, which ends in a
     // terminator: an operation follows each alloca.
     let at = unsafe {
@@ -590,8 +584,7 @@ fn define_slow_path_not_inlined<'c>(
     let b = Build { r: &r, ctx };
     let (i64t, i1): (Type, Type) = (b.i64(), IntegerType::new(ctx, 1).into());
     let generic = b.ptr(address_space::GENERIC);
-    let inputs = [generic, i64t, i64t, i64t, i64t, i64t, generic];
-    debug_assert_eq!(inputs.len(), NOT_INLINED_PARAMETERS);
+    let inputs: [Type; NOT_INLINED_PARAMETERS] = [generic, i64t, i64t, i64t, i64t, i64t, generic];
     let body = |r: &Rewriter<'c>, args: &[MlirValue]| -> Result<Vec<MlirValue>, LowerError> {
         let [context, address, packed, base, size, inside, list] = args else {
             return Err(err("the not-inlined slow path's parameters"));
@@ -724,20 +717,14 @@ fn call_context<'c>(
         .map(|i| call.operand(i).map(|v| v.to_raw()).map_err(err))
         .collect::<Result<_, _>>()?;
     // The entry block's operation the words go after: the last that defines one of them.
-    let mut last: Option<OperationRef> = None;
-    for word in &words {
-        let defining = crate::builder::definition(*word)
-            .ok_or_else(|| err("a call context word that no operation defines"))?;
-        // SAFETY: operations of the same live entry block.
-        let later = last.as_ref().is_none_or(|l| unsafe {
-            mlir_sys::mlirOperationIsBeforeInBlock(l.to_raw(), defining.to_raw())
-        });
-        if later {
-            last = Some(defining);
-        }
-    }
-    let next = last
-        .and_then(|l| l.next_in_block())
+    let defining = words
+        .iter()
+        .map(|word| crate::builder::definition(*word).map(|op| op.to_raw()))
+        .collect::<Option<Vec<_>>>()
+        .ok_or_else(|| err("a call context word that no operation defines"))?;
+    let next = crate::builder::latest_in_block(defining)
+        // SAFETY: a live operation of the entry block.
+        .and_then(|last| unsafe { OperationRef::from_raw(last) }.next_in_block())
         .ok_or_else(|| err("the call context's place"))?;
     let r = Rewriter::before(ctx, &next);
     let b = Build { r: &r, ctx };
@@ -762,7 +749,7 @@ fn call_not_inlined<'c>(
     let r = Rewriter::before(ctx, call);
     let b = Build { r: &r, ctx };
     let packed = b.int(packed)?;
-    let operands = [
+    let operands: [MlirValue; NOT_INLINED_PARAMETERS] = [
         context,
         operand(1)?,
         packed,
