@@ -21,7 +21,9 @@
 //! the start of its object), and the first one claims the state's error word and writes the
 //! report: its site, address, thread and block (see `hipmlir_device_image::memcheck`). Stores
 //! and atomics also wait for a clear error word, so nothing is written after the first bad
-//! access; then the work-item traps (PTX ends the kernel; SPIR-V removes the trap later). The
+//! access; then the work-item traps (PTX ends the kernel; SPIR-V removes the trap later). On PTX
+//! ([`OnFailure::Trap`]) every work-item whose check failed traps there, before its access, which
+//! then runs unguarded. The
 //! sites, numbered in walk order, go to the gpu.module's `SITES_ATTRIBUTE` with the kernel's
 //! name and the access's `file:line:col` for the image's metadata.
 
@@ -175,6 +177,7 @@ struct State {
     argument_ranges: HashMap<(usize, usize), (MlirValue, MlirValue)>,
     /// Whether failed fast checks are voted on per subgroup.
     vote: bool,
+    on_failure: OnFailure,
     /// The gpu.modules whose slow path is defined.
     slow_paths: std::collections::HashSet<usize>,
     /// Per counted loop (by its operation): its unchecked copy, run where every check the
@@ -455,10 +458,15 @@ const INLINED_CALLS_AT_MOST: usize = 48;
 /// kernel's [`ObjectList`] (null: none).
 const SLOW_PATH_WORDS: usize = 14;
 
-/// Defines the slow path ([`SLOW_PATH_FUNCTION`]) in `gpu_module`.
+/// Defines the slow path ([`SLOW_PATH_FUNCTION`]) in `gpu_module`. Where a failure traps, it
+/// only searches, and the access reports ([`REPORT_FUNCTION`]): a function that only reads
+/// memory, which the device compiler knows, so that a check whose search passed changes nothing
+/// the kernel keeps in memory (its objects' contents are then forwarded past it, as without the
+/// checker).
 fn define_slow_path<'c>(
     ctx: &'c Context,
     gpu_module: &OperationRef<'c, 'c>,
+    on_failure: OnFailure,
 ) -> Result<(), LowerError> {
     let name = SLOW_PATH_FUNCTION;
     let loc = melior::ir::Location::unknown(ctx);
@@ -478,6 +486,28 @@ fn define_slow_path<'c>(
         let flag = |v: &MlirValue| b.cmp(CmpiPredicate::Ne, *v, b.int(0)?);
         let (inside, search, write) = (&flag(inside)?, &flag(search)?, &flag(write)?);
         let on = b.cmp(CmpiPredicate::Ne, b.ptr_to_int(state)?, b.int(0)?)?;
+        if on_failure == OnFailure::Trap {
+            // (No loop around it: that is for devices running work-items as vector lanes, and
+            // its volatile load is a side effect.)
+            let ok = r.scf_if(
+                on,
+                i1,
+                |checked| {
+                    let b = Build { r: checked, ctx };
+                    let outside = b.binary("arith.xori", *inside, b.bool(true)?)?;
+                    let unknown = b.binary("arith.andi", outside, *search)?;
+                    let found = checked.scf_if(
+                        unknown,
+                        i1,
+                        |then| Build { r: then, ctx }.search(state, address, bytes, *list),
+                        |otherwise| Build { r: otherwise, ctx }.bool(false),
+                    )?;
+                    b.binary("arith.ori", *inside, found)
+                },
+                |off| Build { r: off, ctx }.bool(true),
+            )?;
+            return Ok(vec![ok]);
+        }
         let ok = r.scf_if(
             on,
             i1,
@@ -493,15 +523,7 @@ fn define_slow_path<'c>(
                     let found = checked.scf_if(
                         unknown,
                         i1,
-                        |then| {
-                            let b = Build { r: then, ctx };
-                            let table = b.load(b.word(state, STATE_TABLE)?, b.ptr(0))?;
-                            let count = b.load(table, b.i64())?;
-                            let (low, high) = b.table_range(table, count, address)?;
-                            let allocated = b.in_range(address, bytes, low, high)?;
-                            let listed = b.in_list(*list, address, bytes)?;
-                            b.binary("arith.ori", allocated, listed)
-                        },
+                        |then| Build { r: then, ctx }.search(state, address, bytes, *list),
                         |otherwise| Build { r: otherwise, ctx }.bool(false),
                     )?;
                     let inside = b.binary("arith.ori", *inside, found)?;
@@ -530,6 +552,37 @@ fn define_slow_path<'c>(
         Ok(vec![ok])
     };
     r.private_function(name, &inputs, &[i1], Some(&body))?;
+    Ok(())
+}
+
+/// Where a failure traps: the function an access whose check failed calls before its trap
+/// (one per gpu.module, not inlined: it runs once). Its parameters: the state, the site, the
+/// address, the object's start and size (zeros: the table); it reads the work-item's ids itself.
+pub(crate) const REPORT_FUNCTION: &str = "__hipmlir_memcheck_report";
+
+/// Defines [`REPORT_FUNCTION`] in `gpu_module`.
+fn define_report<'c>(
+    ctx: &'c Context,
+    gpu_module: &OperationRef<'c, 'c>,
+) -> Result<(), LowerError> {
+    let loc = melior::ir::Location::unknown(ctx);
+    let r = Rewriter::at_module_start(ctx, gpu_module, loc)?;
+    let b = Build { r: &r, ctx };
+    let i64t = b.i64();
+    let inputs = [b.ptr(address_space::GENERIC), i64t, i64t, i64t, i64t];
+    let body = |r: &Rewriter<'c>, args: &[MlirValue]| -> Result<Vec<MlirValue>, LowerError> {
+        let [state, site, address, base, size] = args else {
+            return Err(err("the report's parameters"));
+        };
+        let b = Build { r, ctx };
+        let ids = b.work_item_ids()?;
+        b.report(*state, *site, *address, *base, *size, &ids)?;
+        Ok(vec![])
+    };
+    let function = r.private_function(REPORT_FUNCTION, &inputs, &[], Some(&body))?;
+    // SAFETY: the function just built; setting an attribute keeps it alive.
+    let mut function = unsafe { OperationRefMut::from_raw(function.to_raw()) };
+    function.set_attribute(crate::builder::NO_INLINE_ATTRIBUTE, Attribute::unit(ctx));
     Ok(())
 }
 
@@ -620,15 +673,35 @@ fn define_slow_path_not_inlined<'c>(
     Ok(())
 }
 
+/// What a work-item does with an access whose check failed.
+#[derive(Clone, Copy, Default, PartialEq, Eq)]
+pub enum OnFailure {
+    /// It skips the access and goes on (SPIR-V, where a trap cannot end the kernel).
+    #[default]
+    Skip,
+    /// It traps where the check is made, and the access after that runs unguarded: the device
+    /// compiler then optimizes the kernel's accesses as it does unchecked ones (PTX, where a
+    /// trap ends the kernel; a guarded store cannot be forwarded to a later load, which left
+    /// 31k of `tests/programs/virtual_base_construction.hip`'s virtual-call comparisons that
+    /// the unchecked build folds).
+    Trap,
+}
+
 /// Instruments `module`'s accesses; with `vote`, a failed fast check is voted on per subgroup
 /// (the SPIR-V target, whose CPU devices run work-items as vector lanes).
-pub fn check_memory_accesses(ctx: &Context, module: &Module, vote: bool) -> Result<(), LowerError> {
+pub fn check_memory_accesses(
+    ctx: &Context,
+    module: &Module,
+    vote: bool,
+    on_failure: OnFailure,
+) -> Result<(), LowerError> {
     let mut patterns = RewritePatternSet::new();
     for (name, _, _) in ACCESSES {
         patterns.add(Pattern::new(name, check_access));
     }
     let mut state = State {
         vote,
+        on_failure,
         ..State::default()
     };
     apply_patterns(ctx, &module.as_operation(), &patterns, &mut state)?;
@@ -935,7 +1008,10 @@ fn check_access<'c>(
     };
     let (checker, vote) = (loaded.state, state.vote);
     if state.slow_paths.insert(module_key) {
-        define_slow_path(ctx, &gpu_module)?;
+        define_slow_path(ctx, &gpu_module, state.on_failure)?;
+        if state.on_failure == OnFailure::Trap {
+            define_report(ctx, &gpu_module)?;
+        }
     }
     let argument_range = match (&target, argument_of(pointer, &function)) {
         (Target::Table, Some(argument)) => {
@@ -1031,7 +1107,7 @@ fn check_access<'c>(
         _ => Ok((b.bool(false)?, b.int(0)?, b.int(0)?)),
     };
     // Writes also wait for a clear error word: nothing is written after the first bad access.
-    let clear = |b: &Build<'_, 'c>| -> Result<MlirValue, LowerError> {
+    let error_clear = |b: &Build<'_, 'c>| -> Result<MlirValue, LowerError> {
         match access {
             Access::Read => b.bool(true),
             _ => {
@@ -1039,6 +1115,13 @@ fn check_access<'c>(
                 b.cmp(CmpiPredicate::Eq, error, b.int(0)?)
             }
         }
+    };
+    // (Where a failure traps, a write reads the error word where it is made, below, and the
+    // checks leave it out.)
+    let on_failure = state.on_failure;
+    let clear = |b: &Build<'_, 'c>| match on_failure {
+        OnFailure::Skip => error_clear(b),
+        OnFailure::Trap => b.bool(true),
     };
     // The call of the slow path for an access whose fast check gave `fast` (every lane calls:
     // a branch on its own check there would be one the device compiler turns into a mask, and
@@ -1129,7 +1212,8 @@ fn check_access<'c>(
                     let mut failures = vec![any];
                     if access != Access::Read {
                         // (The loop's unchecked copy writes only while no report is raised.)
-                        failures.push(hb.binary("arith.xori", clear(&hb)?, hb.bool(true)?)?);
+                        let clear = error_clear(&hb)?;
+                        failures.push(hb.binary("arith.xori", clear, hb.bool(true)?)?);
                     }
                     if let Some(copy) = state.loop_copies.get_mut(&(lp.op.to_raw().ptr as usize)) {
                         copy.failures.extend(failures);
@@ -1205,6 +1289,41 @@ fn check_access<'c>(
             .filter_map(|i| copy.result(i).ok().map(|v| v.to_raw()))
             .collect())
     };
+    if on_failure == OnFailure::Trap {
+        // A work-item whose check failed reports and traps before the access, which then runs
+        // as it is; a write also traps where the error is raised. (An access that took a load's
+        // verdict is past that load's trap.)
+        let bad = match reused {
+            Some(_) => None,
+            None => Some(b.binary("arith.xori", ok, b.bool(true)?)?),
+        };
+        let raised = b.binary("arith.xori", error_clear(&b)?, b.bool(true)?)?;
+        let stop = match bad {
+            Some(bad) => b.binary("arith.ori", bad, raised)?,
+            None => raised,
+        };
+        let report = |r: &Rewriter<'c>| -> Result<Vec<MlirValue>, LowerError> {
+            let b = Build { r, ctx };
+            let (_, base, size) = fast_check(&b, address)?;
+            let callee = FlatSymbolRefAttribute::new(ctx, REPORT_FUNCTION).into();
+            let operands = [checker, b.int(site)?, address, base, size];
+            r.op("func.call", &operands, &[], &[("callee", callee)])?;
+            Ok(vec![])
+        };
+        r.scf_if_values(
+            stop,
+            &[],
+            |then| {
+                if let Some(bad) = bad {
+                    then.scf_if_values(bad, &[], report, |_| Ok(vec![]))?;
+                }
+                then.op(crate::spirv::traps::TRAP_OP, &[], &[], &[])?;
+                Ok(vec![])
+            },
+            |_| Ok(vec![]),
+        )?;
+        return Ok(Outcome::Rewrote);
+    }
     if let Some(uses) = compare_and_swap {
         return guard_compare_and_swap(rw, &b, op, ok, &uses);
     }
@@ -1954,6 +2073,23 @@ impl<'c> Build<'_, 'c> {
             self.ptr(address_space::PRIVATE),
             &[("elem_type", TypeAttribute::new(array).into())],
         )
+    }
+
+    /// Whether `[address, address + bytes)` lies in an allocation of the table of `state` or in
+    /// one of the objects of the [`ObjectList`] at `list`.
+    fn search(
+        &self,
+        state: MlirValue,
+        address: MlirValue,
+        bytes: MlirValue,
+        list: MlirValue,
+    ) -> Result<MlirValue, LowerError> {
+        let table = self.load(self.word(state, STATE_TABLE)?, self.ptr(0))?;
+        let count = self.load(table, self.i64())?;
+        let (low, high) = self.table_range(table, count, address)?;
+        let allocated = self.in_range(address, bytes, low, high)?;
+        let listed = self.in_list(list, address, bytes)?;
+        self.binary("arith.ori", allocated, listed)
     }
 
     /// Whether `[address, address + bytes)` lies in one of the objects of the [`ObjectList`]

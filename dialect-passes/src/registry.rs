@@ -82,6 +82,9 @@ pub const NATIVE_FLOAT_ATOMICS: &str = "native-float-atomics";
 /// The option of `hipmlir-check-memory-accesses` that the SPIR-V pipeline sets.
 pub const MEMCHECK_VOTE: &str = "subgroup-vote";
 
+/// The option of `hipmlir-check-memory-accesses` that the NVPTX pipeline sets.
+pub const MEMCHECK_TRAP: &str = "trap-on-failure";
+
 /// `hipmlir-hint-scalar-kernels`' option: the branches from which a kernel is hinted.
 pub const SCALAR_KERNEL_BRANCHES: &str = "branches";
 
@@ -115,14 +118,26 @@ pub static CHECK_MEMORY_ACCESSES: PassInfo = PassInfo {
     summary: "-fsanitize=address: device loads, stores and atomics are checked against their \
               object or the runtime's table of live allocations; the first bad access is \
               skipped and reported (kernel, file:line:col, thread, block, address)",
-    options: &[(
-        MEMCHECK_VOTE,
-        "a failed fast check is voted on per subgroup, so the checks' slow path is one \
-         uniform branch (devices that run work-items as vector lanes)",
-        OptionValue::Flag,
-    )],
+    options: &[
+        (
+            MEMCHECK_VOTE,
+            "a failed fast check is voted on per subgroup, so the checks' slow path is one \
+             uniform branch (devices that run work-items as vector lanes)",
+            OptionValue::Flag,
+        ),
+        (
+            MEMCHECK_TRAP,
+            "a work-item whose check failed traps where the check is made, and the access \
+             after it runs unguarded (targets whose trap ends the kernel)",
+            OptionValue::Flag,
+        ),
+    ],
     run: |ctx, module, options| {
-        crate::memcheck::check_memory_accesses(ctx, module, options.flag(MEMCHECK_VOTE))
+        let on_failure = match options.flag(MEMCHECK_TRAP) {
+            true => crate::memcheck::OnFailure::Trap,
+            false => crate::memcheck::OnFailure::Skip,
+        };
+        crate::memcheck::check_memory_accesses(ctx, module, options.flag(MEMCHECK_VOTE), on_failure)
     },
 };
 

@@ -45,7 +45,10 @@ fn ptx_features(chip: &str) -> &'static str {
 /// The device pipeline for NVPTX: from the (linked) frontend module to a gpu.module of the LLVM
 /// and NVVM dialects with an `#nvvm.target`, ready for `serialize_ptx`.
 pub fn nvptx_pipeline(options: &NvptxOptions) -> Pipeline {
-    let memcheck = options.memcheck.then(PassOptions::default);
+    // (A trap ends the kernel on PTX: a work-item whose check failed stops there.)
+    let memcheck = options
+        .memcheck
+        .then(|| PassOptions::default().with_flag(registry::MEMCHECK_TRAP));
     let mut elements = crate::pipeline::outlining(memcheck);
     let link = options
         .libdevice
