@@ -1808,18 +1808,27 @@ impl<'c> Build<'_, 'c> {
         )
     }
 
+    /// The alignment of the checker's words and pointers, stated: without it, a target's
+    /// translation takes LLVM's default layout, where an i64 is 4-byte aligned (NVPTX then read
+    /// each word of the table as two 32-bit loads).
+    fn alignment(&self, t: Type<'c>) -> Option<IntegerAttribute<'c>> {
+        size_and_align(t).map(|(_, align)| IntegerAttribute::new(self.i64(), align as i64))
+    }
+
     fn load(&self, p: MlirValue, t: Type<'c>) -> Result<MlirValue, LowerError> {
         self.r.emit_value(llvm::load(
             self.ctx,
             value(p),
             t,
             self.r.loc,
-            llvm::LoadStoreOptions::default(),
+            llvm::LoadStoreOptions::new().align(self.alignment(t)),
         ))
     }
 
     fn store(&self, v: MlirValue, p: MlirValue, volatile: bool) {
-        let options = llvm::LoadStoreOptions::new().volatile(volatile);
+        let options = llvm::LoadStoreOptions::new()
+            .volatile(volatile)
+            .align(self.alignment(type_of(v)));
         self.r.emit(llvm::store(
             self.ctx,
             value(v),

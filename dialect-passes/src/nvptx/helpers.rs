@@ -552,23 +552,19 @@ pub(crate) fn guard_local_atomic<'c>(
     rw.llvm_cond_br(is_local, local.to_raw(), other.to_raw())?;
 
     let rw = Rewriter::at_end(ctx, &local, loc);
-    let old = rw.emit_value(llvm::load(
-        ctx,
-        p.into(),
-        ty,
-        loc,
-        LoadStoreOptions::default(),
-    ))?;
+    // (An atomic's operand is naturally aligned; stated, so that an i64 is not read as two
+    // halves, LLVM's default layout giving it 4 bytes.)
+    let aligned =
+        || {
+            LoadStoreOptions::new().align(crate::layout::size_and_align(ty).map(|(size, _)| {
+                IntegerAttribute::new(IntegerType::new(ctx, 64).into(), size as i64)
+            }))
+        };
+    let old = rw.emit_value(llvm::load(ctx, p.into(), ty, loc, aligned()))?;
     let new = update.build(&rw, old, v.to_raw())?;
     // SAFETY: live values of the helper being built.
     let (old, new) = unsafe { (Value::from_raw(old), Value::from_raw(new)) };
-    rw.emit(llvm::store(
-        ctx,
-        new,
-        p.into(),
-        loc,
-        LoadStoreOptions::default(),
-    ));
+    rw.emit(llvm::store(ctx, new, p.into(), loc, aligned()));
     rw.emit(llvm::r#return(Some(old), loc));
 
     // The atomic, replaced by the call, moves into `other` on the helper's arguments.
