@@ -11,19 +11,19 @@
 
 // CHECK-LABEL: func.func private @__hipmlir_memcheck_slow_path_not_inlined
 // CHECK-SAME: (%[[CONTEXT:[^:]*]]: !llvm.ptr, %[[ADDRESS:[^:]*]]: i64, %[[PACKED:[^:]*]]: i64, %[[BASE:[^:]*]]: i64, %[[SIZE:[^:]*]]: i64, %[[INSIDE:[^:]*]]: i64, %[[LIST:[^:]*]]: !llvm.ptr) -> i1 attributes {no_inline}
-// CHECK: %[[STATE:.*]] = llvm.load %{{.*}} : !llvm.ptr -> !llvm.ptr
+// CHECK: %[[STATE:.*]] = llvm.load %{{.*}} {alignment = 8 : i64} : !llvm.ptr -> !llvm.ptr
 // CHECK: %[[CALL:.*]] = call @__hipmlir_memcheck_slow_path(%[[STATE]], %[[ADDRESS]], %{{.*}}, %{{.*}}, %[[BASE]], %[[SIZE]], %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %[[INSIDE]], %{{.*}}, %{{.*}}, %[[LIST]])
 // CHECK-NEXT: return %[[CALL]] : i1
 //
 // CHECK-LABEL: gpu.func @fifty
-// CHECK: %[[STATE:.*]] = llvm.load %{{.*}} : !llvm.ptr<1> -> !llvm.ptr
+// CHECK: %[[STATE:.*]] = llvm.load %{{.*}} {alignment = 8 : i64} : !llvm.ptr<1> -> !llvm.ptr
 // CHECK: %[[BZ:.*]] = arith.index_castui %block_id_z
 // CHECK-NEXT: %[[ONE:.*]] = arith.constant 1 : i64
 // CHECK-NEXT: %[[WORDS:.*]] = llvm.alloca %[[ONE]] x !llvm.array<7 x i64>
 // CHECK-NEXT: %[[W0:.*]] = llvm.getelementptr %[[WORDS]][0]
-// CHECK-NEXT: llvm.store %[[STATE]], %[[W0]] : !llvm.ptr, !llvm.ptr<5>
+// CHECK-NEXT: llvm.store %[[STATE]], %[[W0]] {alignment = 8 : i64} : !llvm.ptr, !llvm.ptr<5>
 // CHECK: %[[W6:.*]] = llvm.getelementptr %[[WORDS]][6]
-// CHECK-NEXT: llvm.store %[[BZ]], %[[W6]] : i64, !llvm.ptr<5>
+// CHECK-NEXT: llvm.store %[[BZ]], %[[W6]] {alignment = 8 : i64} : i64, !llvm.ptr<5>
 // CHECK-NEXT: %[[CONTEXT:.*]] = llvm.addrspacecast %[[WORDS]]
 // The first store: site 0, 4 bytes, searched, a write.
 // CHECK: %[[FIRST:.*]] = arith.constant 216172799293652992 : i64

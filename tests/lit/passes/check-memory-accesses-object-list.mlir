@@ -15,7 +15,7 @@
 // CHECK: %[[ANY:.*]] = arith.cmpi ne, %[[ADDRESS]], %{{.*}} : i64
 // CHECK-NEXT: scf.if %[[ANY]] -> (i1)
 // CHECK-NEXT: %[[AT:.*]] = llvm.getelementptr %[[LIST]][0]
-// CHECK-NEXT: %[[COUNT:.*]] = llvm.load %[[AT]] : !llvm.ptr -> i64
+// CHECK-NEXT: %[[COUNT:.*]] = llvm.load %[[AT]] {alignment = 8 : i64} : !llvm.ptr -> i64
 // CHECK: scf.for %[[I:.*]] = %{{.*}} to %[[COUNT]] step
 // CHECK: llvm.getelementptr %[[LIST]][%{{.*}}]
 //
@@ -29,10 +29,10 @@
 // CHECK: %[[E:.*]] = llvm.alloca %{{.*}} x !llvm.array<8 x i32>
 // CHECK: %[[WORDS:.*]] = llvm.alloca %{{.*}} x i64
 // CHECK: llvm.addrspacecast %[[A]]
-// CHECK: llvm.store %{{.*}}, %{{.*}} : i64, !llvm.ptr<5>
+// CHECK: llvm.store %{{.*}}, %{{.*}} {alignment = 8 : i64} : i64, !llvm.ptr<5>
 // CHECK: llvm.addrspacecast %[[E]]
-// CHECK: llvm.store %{{.*}}, %{{.*}} : i64, !llvm.ptr<5>
-// CHECK: llvm.store %{{.*}}, %{{.*}} : i64, !llvm.ptr<5>
+// CHECK: llvm.store %{{.*}}, %{{.*}} {alignment = 8 : i64} : i64, !llvm.ptr<5>
+// CHECK: llvm.store %{{.*}}, %{{.*}} {alignment = 8 : i64} : i64, !llvm.ptr<5>
 // CHECK-NEXT: %[[FILLED:.*]] = llvm.addrspacecast %[[WORDS]]
 // After it: no comparison with an object, the list passed.
 // CHECK-NOT: llvm.addrspacecast %[[A]]

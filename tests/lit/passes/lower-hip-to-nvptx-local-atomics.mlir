@@ -9,20 +9,20 @@
 // is the operation's own: a float minimum, an unsigned maximum as a compare and select, an
 // exchange storing the operand.
 // CHECK: llvm.func @__hipmlir_atomic_rmw_3(%[[P:.*]]: !llvm.ptr, %[[V:.*]]: f32) -> f32
-// CHECK: %[[O:.*]] = llvm.load %[[P]] : !llvm.ptr -> f32
+// CHECK: %[[O:.*]] = llvm.load %[[P]] {alignment = 4 : i64} : !llvm.ptr -> f32
 // CHECK-NEXT: %[[N:.*]] = llvm.intr.minnum(%[[O]], %[[V]]) : (f32, f32) -> f32
-// CHECK-NEXT: llvm.store %[[N]], %[[P]] : f32, !llvm.ptr
+// CHECK-NEXT: llvm.store %[[N]], %[[P]] {alignment = 4 : i64} : f32, !llvm.ptr
 // CHECK: llvm.atomicrmw fmin %[[P]], %[[V]] seq_cst : !llvm.ptr, f32
 // CHECK: llvm.func @__hipmlir_atomic_rmw_2(%[[P:.*]]: !llvm.ptr, %[[V:.*]]: i64) -> i64
-// CHECK: %[[O:.*]] = llvm.load %[[P]] : !llvm.ptr -> i64
+// CHECK: %[[O:.*]] = llvm.load %[[P]] {alignment = 8 : i64} : !llvm.ptr -> i64
 // CHECK-NEXT: %[[KEEP:.*]] = llvm.icmp "ugt" %[[O]], %[[V]] : i64
 // CHECK-NEXT: %[[N:.*]] = llvm.select %[[KEEP]], %[[O]], %[[V]] : i1, i64
-// CHECK-NEXT: llvm.store %[[N]], %[[P]] : i64, !llvm.ptr
+// CHECK-NEXT: llvm.store %[[N]], %[[P]] {alignment = 8 : i64} : i64, !llvm.ptr
 // CHECK-NEXT: llvm.return %[[O]] : i64
 // CHECK: llvm.atomicrmw umax %[[P]], %[[V]] seq_cst : !llvm.ptr, i64
 // CHECK: llvm.func @__hipmlir_atomic_rmw_1(%[[P:.*]]: !llvm.ptr, %[[V:.*]]: f32) -> f32
-// CHECK: %[[O:.*]] = llvm.load %[[P]] : !llvm.ptr -> f32
-// CHECK-NEXT: llvm.store %[[V]], %[[P]] : f32, !llvm.ptr
+// CHECK: %[[O:.*]] = llvm.load %[[P]] {alignment = 4 : i64} : !llvm.ptr -> f32
+// CHECK-NEXT: llvm.store %[[V]], %[[P]] {alignment = 4 : i64} : f32, !llvm.ptr
 // CHECK-NEXT: llvm.return %[[O]] : f32
 // CHECK: llvm.atomicrmw xchg %[[P]], %[[V]] seq_cst : !llvm.ptr, f32
 
@@ -30,9 +30,9 @@
 // CHECK: %[[L:.*]] = llvm.call_intrinsic "llvm.nvvm.isspacep.local"(%[[P]]) : (!llvm.ptr) -> i1
 // CHECK: llvm.cond_br %[[L]], ^[[LOCAL:.*]], ^[[OTHER:.*]]
 // CHECK: ^[[LOCAL]]:
-// CHECK: %[[O:.*]] = llvm.load %[[P]] : !llvm.ptr -> i32
+// CHECK: %[[O:.*]] = llvm.load %[[P]] {alignment = 4 : i64} : !llvm.ptr -> i32
 // CHECK: %[[N:.*]] = llvm.add %[[O]], %[[V]] : i32
-// CHECK: llvm.store %[[N]], %[[P]] : i32, !llvm.ptr
+// CHECK: llvm.store %[[N]], %[[P]] {alignment = 4 : i64} : i32, !llvm.ptr
 // CHECK: llvm.return %[[O]] : i32
 // CHECK: ^[[OTHER]]:
 // CHECK: %[[A:.*]] = llvm.atomicrmw add %[[P]], %[[V]] syncscope("device") monotonic : !llvm.ptr, i32
