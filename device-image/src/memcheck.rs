@@ -6,13 +6,16 @@
 //! ([`MEMCHECK_STATE_VARIABLE`](crate::MEMCHECK_STATE_VARIABLE)) points to its **state**:
 //! `[STATE_TABLE]` the device's allocation table, `[STATE_ERROR]` the error word (0 until the
 //! first bad access claims it), `[STATE_REPORT]` the report's address, `[STATE_DYNAMIC_SHARED]`
-//! the launch's dynamic shared memory, then scratch words. The **table** is
-//! `[count, base0, end0, base1, end1, ...]`, sorted by base, ranges disjoint: every live
-//! allocation a kernel may reach; then its **index**: `[bits, start, end, start, end, ...]`,
-//! `2^bits` slots each holding an allocation found by its start ([`slot`]; empty: zeros, a
-//! slot two starts share holds the lower one). A kernel finds its pointer arguments'
+//! the launch's dynamic shared memory, then scratch words. The **table** starts with its
+//! **index**: `[bits, start, end, start, end, ...]`, `2^bits` slots each holding an allocation
+//! found by its start ([`slot`]; empty: zeros, a slot two starts share holds the lower one);
+//! then come its **ranges**: `[count, base0, end0, base1, end1, ...]`, sorted by base, ranges
+//! disjoint: every live allocation a kernel may reach. A kernel finds its pointer arguments'
 //! allocations in the index with no loop, once per work-item (most arguments point to the
-//! start of one), and binary-searches the table only for an access outside them. The
+//! start of one), and binary-searches the ranges only for an access outside them. (The index
+//! first: a kernel's entry reads the state, then the index's bits, then a slot, with no count
+//! to read in between; each is a load waiting for the one before, which a GPU pays at every
+//! short kernel's start.) The
 //! **report** is written once, by the work-item whose bad access claimed the error word,
 //! `REPORT_RAISED` last (the site's number plus one).
 
@@ -58,27 +61,30 @@ pub fn slot(start: u64, bits: u32) -> usize {
     ((start >> INDEX_SHIFT).wrapping_mul(INDEX_MULTIPLIER) >> (64 - bits)) as usize
 }
 
-/// The table's words, index included, for sorted, disjoint `ranges` (start, end).
+/// The word of an index of `2^bits` slots where its table's ranges start (their count).
+pub fn ranges_word(bits: u32) -> usize {
+    1 + (2 << bits)
+}
+
+/// The table's words, index first, for sorted, disjoint `ranges` (start, end).
 pub fn table_words(ranges: &[(u64, u64)]) -> Vec<u64> {
     let wanted = (4 * ranges.len())
         .max(1)
         .next_power_of_two()
         .trailing_zeros();
     let bits = wanted.clamp(INDEX_BITS_MIN, INDEX_BITS_MAX);
-    let mut words = Vec::with_capacity(2 + 2 * ranges.len() + (2 << bits));
-    words.push(ranges.len() as u64);
+    let mut words = vec![0; ranges_word(bits)];
+    words[0] = u64::from(bits);
     for &(start, end) in ranges {
-        words.extend([start, end]);
-    }
-    words.push(u64::from(bits));
-    let index = words.len();
-    words.resize(index + (2 << bits), 0);
-    for &(start, end) in ranges {
-        let at = index + 2 * slot(start, bits);
+        let at = 1 + 2 * slot(start, bits);
         if words[at + 1] == 0 {
             words[at] = start;
             words[at + 1] = end;
         }
+    }
+    words.push(ranges.len() as u64);
+    for &(start, end) in ranges {
+        words.extend([start, end]);
     }
     words
 }
@@ -173,11 +179,14 @@ mod tests {
             })
             .collect();
         let words = table_words(&ranges);
-        assert_eq!(words[0], 100);
-        let bits = words[201] as u32;
+        let bits = words[0] as u32;
         assert!((1u64 << bits) >= 400, "{bits}");
-        let index = &words[202..];
+        let index = &words[1..ranges_word(bits)];
         assert_eq!(index.len(), 2 << bits);
+        let listed = &words[ranges_word(bits)..];
+        assert_eq!(listed[0], 100);
+        assert_eq!(listed.len(), 201);
+        assert_eq!(listed[1..3], [ranges[0].0, ranges[0].1]);
         let mut held = 0;
         for &(start, end) in &ranges {
             let s = slot(start, bits);
@@ -191,7 +200,8 @@ mod tests {
         }
         assert!(held >= 80, "{held} of 100 starts indexed");
         let empty = table_words(&[]);
-        assert_eq!(empty[..2], [0, u64::from(INDEX_BITS_MIN)]);
-        assert!(empty[2..].iter().all(|&w| w == 0));
+        assert_eq!(empty[0], u64::from(INDEX_BITS_MIN));
+        assert_eq!(empty.len(), ranges_word(INDEX_BITS_MIN) + 1);
+        assert!(empty[1..].iter().all(|&w| w == 0));
     }
 }

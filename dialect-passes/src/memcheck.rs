@@ -412,11 +412,8 @@ fn load_checker<'c>(
     let readable = b.select(on, state, none)?;
     let table_type = b.ptr(0);
     let table = b.load(b.word(readable, STATE_TABLE)?, table_type)?;
-    let table = b.select(on, table, none)?;
-    let count = b.load(table, b.i64())?;
-    let words = b.binary("arith.shli", count, b.int(1)?)?;
-    let words = b.binary("arith.addi", words, b.int(1)?)?;
-    let index = b.word_at(table, words)?;
+    // (The table starts with its index.)
+    let index = b.select(on, table, none)?;
     let ids = b
         .work_item_ids()?
         .try_into()
@@ -1106,10 +1103,16 @@ fn check_access<'c>(
         )),
         _ => Ok((b.bool(false)?, b.int(0)?, b.int(0)?)),
     };
-    // Writes also wait for a clear error word: nothing is written after the first bad access.
+    // Writes also wait for a clear error word: nothing is written after the first bad access,
+    // to memory anything outside the kernel sees (shared memory, the thread's stack and its
+    // copy of an argument end with the kernel: their writes do not wait, which kept the
+    // error word's load out of the tile loops of transpose and stencil).
+    let kernel_private =
+        matches!(&target, Target::Object(o) if o.object.kind != ObjectKind::Global);
     let error_clear = |b: &Build<'_, 'c>| -> Result<MlirValue, LowerError> {
         match access {
             Access::Read => b.bool(true),
+            _ if kernel_private => b.bool(true),
             _ => {
                 let error = b.load(b.word(readable, STATE_ERROR)?, i64t)?;
                 b.cmp(CmpiPredicate::Eq, error, b.int(0)?)
@@ -2094,8 +2097,13 @@ impl<'c> Build<'_, 'c> {
         list: MlirValue,
     ) -> Result<MlirValue, LowerError> {
         let table = self.load(self.word(state, STATE_TABLE)?, self.ptr(0))?;
-        let count = self.load(table, self.i64())?;
-        let (low, high) = self.table_range(table, count, address)?;
+        // The ranges after the index of 2^bits slots (see `memcheck::ranges_word`).
+        let bits = self.load(table, self.i64())?;
+        let slot_words = self.binary("arith.shli", self.int(2)?, bits)?;
+        let at = self.binary("arith.addi", slot_words, self.int(1)?)?;
+        let ranges = self.word_at(table, at)?;
+        let count = self.load(ranges, self.i64())?;
+        let (low, high) = self.table_range(ranges, count, address)?;
         let allocated = self.in_range(address, bytes, low, high)?;
         let listed = self.in_list(list, address, bytes)?;
         self.binary("arith.ori", allocated, listed)
@@ -2154,11 +2162,12 @@ impl<'c> Build<'_, 'c> {
         Ok(ids)
     }
 
-    /// The allocation of the runtime's table that may hold `address`, as (start, end): a binary
-    /// search for the last one starting at or below it ((0, 0) when there is none).
+    /// The allocation of the table's `ranges` (their count, `count`, first) that may hold
+    /// `address`, as (start, end): a binary search for the last one starting at or below it
+    /// ((0, 0) when there is none).
     fn table_range(
         &self,
-        table: MlirValue,
+        ranges: MlirValue,
         count: MlirValue,
         address: MlirValue,
     ) -> Result<(MlirValue, MlirValue), LowerError> {
@@ -2187,7 +2196,7 @@ impl<'c> Build<'_, 'c> {
         let mid = b.binary("arith.addi", lo, half)?;
         let twice = b.binary("arith.shli", mid, one)?;
         let at = b.binary("arith.addi", twice, one)?;
-        let start = b.load(b.word_at(table, at)?, i64t)?;
+        let start = b.load(b.word_at(ranges, at)?, i64t)?;
         let below = b.cmp(CmpiPredicate::Ule, start, address)?;
         let next = b.binary("arith.addi", mid, one)?;
         let next_lo = b.select(below, next, lo)?;
@@ -2219,8 +2228,8 @@ impl<'c> Build<'_, 'c> {
                 let at = b.binary("arith.shli", lo, b.int(1)?)?;
                 let start = b.binary("arith.subi", at, b.int(1)?)?;
                 Ok(vec![
-                    b.load(b.word_at(table, start)?, i64t)?,
-                    b.load(b.word_at(table, at)?, i64t)?,
+                    b.load(b.word_at(ranges, start)?, i64t)?,
+                    b.load(b.word_at(ranges, at)?, i64t)?,
                 ])
             },
             |otherwise| {

@@ -463,10 +463,12 @@ mod tests {
             // SAFETY: the state is live while bound; the table it points to too.
             unsafe {
                 let table = state.add(STATE_TABLE as usize).read_volatile() as *const u64;
-                let n = table.read_volatile() as usize;
-                // (The index after the ranges: see `table_words`.)
+                // (The ranges after the index: see `table_words`.)
+                let bits = table.read_volatile() as u32;
+                let ranges = table.add(hipmlir_device_image::memcheck::ranges_word(bits));
+                let n = ranges.read_volatile() as usize;
                 (0..2 * n)
-                    .map(|i| table.add(1 + i).read_volatile())
+                    .map(|i| ranges.add(1 + i).read_volatile())
                     .collect::<Vec<_>>()
             }
         };

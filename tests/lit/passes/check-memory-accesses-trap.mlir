@@ -5,7 +5,8 @@
 // then runs unguarded, so that the device compiler keeps optimizing it as an unchecked one. The
 // slow path only searches: it writes nothing (no report, no atomic), so a check that passed
 // changes no memory the kernel holds. A write also traps where the error word is raised; the
-// store to the address the load checked keeps only that.
+// store to the address the load checked keeps only that. A write to shared memory, which
+// nothing outside the kernel sees, does not read the error word.
 
 // CHECK-LABEL: func.func private @__hipmlir_memcheck_report(%arg0: !llvm.ptr, %arg1: i64, %arg2: i64, %arg3: i64, %arg4: i64) attributes {no_inline}
 // CHECK: gpu.thread_id  x
@@ -35,6 +36,7 @@
 // CHECK-NEXT: }
 // CHECK-NEXT: llvm.store %{{.*}}, %[[POINTER]] : f32, !llvm.ptr
 // CHECK: func.call @__hipmlir_memcheck_slow_path
+// CHECK-NOT: llvm.load
 // CHECK: func.call @__hipmlir_memcheck_report(%{{[0-9]+}}, %c1_i64{{[_0-9]*}}, %{{[0-9]+}}, %{{[0-9]+}}, %c256_i64{{[_0-9]*}})
 // CHECK: llvm.intr.trap
 // CHECK-NEXT: } else {
