@@ -61,7 +61,7 @@ done
 # program that ignores it exits 1; correct programs built with the flag pass unreported.
 checked=()
 for src in tests/memcheck_programs/bad_accesses.hip tests/memcheck_programs/host_bugs.hip tests/memcheck_programs/correct_patterns.hip tests/memcheck_programs/scalar_kernels.hip examples/vector_add.hip \
-  tests/programs/{device_globals,managed_variables,dynamic_shared,device_malloc,shared_and_atomics,pointer_walk}.hip; do
+  tests/programs/{device_globals,managed_variables,dynamic_shared,device_malloc,shared_and_atomics,pointer_walk,cpp_objects,class_hierarchies,virtual_base_construction}.hip; do
   name=checked_$(basename "${src%.*}")
   if "$hipmlir" -fsanitize=address "$src" -o "$out/$name" > "$out/$name.build.log" 2>&1; then
     [ "$name" = checked_bad_accesses ] || checked+=("$name")
@@ -132,7 +132,7 @@ for p in ${checked[*]}; do
     fail=\$((fail+1)); echo "FAIL \$p (exit \$rc, memory checker on):"; echo "\$out" | tail -12
   fi
 done
-for how in write_past read_past use_after_free wild atomic cas shared dynamic_shared local helper_local loop_past shared_loop strided_loop divergent ignore; do
+for how in write_past read_past use_after_free wild atomic cas shared dynamic_shared local helper_local loop_past shared_loop strided_loop divergent through_initializer byval_past ignore; do
   out=\$(HIPMLIR_BACKEND=\${HIPMLIR_BACKEND:-cuda} timeout 120 ./checked_bad_accesses \$how 2>&1); rc=\$?
   want=0; seen=REPORTED
   [ \$how = ignore ] && { want=1; seen="IGNORED hipErrorIllegalAddress"; }
@@ -143,6 +143,13 @@ for how in write_past read_past use_after_free wild atomic cas shared dynamic_sh
     fail=\$((fail+1)); echo "FAIL checked_bad_accesses \$how (exit \$rc, \$want expected):"; echo "\$out" | tail -12
   fi
 done
+# Reads through a pointer a device variable's initializer holds, at every element of its table.
+out=\$(HIPMLIR_BACKEND=\${HIPMLIR_BACKEND:-cuda} timeout 120 ./checked_bad_accesses within_initializer 2>&1); rc=\$?
+if [ \$rc -eq 0 ] && echo "\$out" | grep -q "NOT REPORTED" && ! echo "\$out" | grep -q "memory checker"; then
+  pass=\$((pass+1)); echo "PASS checked_bad_accesses within_initializer (not reported)"
+else
+  fail=\$((fail+1)); echo "FAIL checked_bad_accesses within_initializer (exit \$rc):"; echo "\$out" | tail -12
+fi
 for f in ${module_files[*]}; do
   out=\$(HIPMLIR_BACKEND=\${HIPMLIR_BACKEND:-cuda} timeout 120 ./modules \$f 2>&1); rc=\$?
   if [ \$rc -eq 0 ] && echo "\$out" | grep -q PASSED; then

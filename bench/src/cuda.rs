@@ -188,6 +188,22 @@ impl Module {
     }
 }
 
+impl Module {
+    /// Writes `data` into the module's device variable `name`, as large as it.
+    pub fn set_global(&self, name: &str, data: &[u8]) -> Result<(), String> {
+        let c_name = std::ffi::CString::new(name).map_err(|e| e.to_string())?;
+        let (mut address, mut size): (sys::CUdeviceptr, usize) = (0, 0);
+        // SAFETY: valid module and out-pointers, NUL-terminated name.
+        check(&format!("cuModuleGetGlobal({name})"), unsafe {
+            sys::cuModuleGetGlobal_v2(&mut address, &mut size, self.module, c_name.as_ptr())
+        })?;
+        if size != data.len() {
+            return Err(format!("{name} has {size} bytes, not {}", data.len()));
+        }
+        upload(address, data)
+    }
+}
+
 impl Drop for Module {
     fn drop(&mut self) {
         // SAFETY: the module was loaded by `load` and is unloaded once.
@@ -244,11 +260,7 @@ impl DeviceBuf {
         Ok(DeviceBuf { ptr, bytes })
     }
     pub fn upload(&self, data: &[u8]) -> Result<(), String> {
-        let n = data.len().min(self.bytes);
-        // SAFETY: `n` bytes fit both sides.
-        check("cuMemcpyHtoD", unsafe {
-            sys::cuMemcpyHtoD_v2(self.ptr, data.as_ptr() as *const c_void, n)
-        })
+        upload(self.ptr, &data[..data.len().min(self.bytes)])
     }
     pub fn download(&self) -> Result<Vec<u8>, String> {
         let mut out = vec![0u8; self.bytes];
@@ -267,6 +279,14 @@ impl Drop for DeviceBuf {
             sys::cuMemFree_v2(self.ptr);
         }
     }
+}
+
+/// Copies `data` to device memory at `address`, which holds at least as many bytes.
+fn upload(address: sys::CUdeviceptr, data: &[u8]) -> Result<(), String> {
+    // SAFETY: `data.len()` bytes fit both sides, as the callers know.
+    check("cuMemcpyHtoD", unsafe {
+        sys::cuMemcpyHtoD_v2(address, data.as_ptr() as *const c_void, data.len())
+    })
 }
 
 /// A kernel argument's bytes.

@@ -73,12 +73,16 @@ pub enum GpuVariant {
     Nvcc,
     /// hipmlir's PTX for sm_70, what a build without --offload-arch embeds (reference).
     HipmlirDefault,
+    /// hipmlir's PTX for the GPU's architecture with `-fsanitize=address`, its memory checker
+    /// on (see `memcheck`): the checker's cost, not a peer.
+    HipmlirChecked,
 }
 
-pub const GPU_VARIANTS: [GpuVariant; 3] = [
+pub const GPU_VARIANTS: [GpuVariant; 4] = [
     GpuVariant::Hipmlir,
     GpuVariant::Nvcc,
     GpuVariant::HipmlirDefault,
+    GpuVariant::HipmlirChecked,
 ];
 
 impl GpuVariant {
@@ -87,6 +91,7 @@ impl GpuVariant {
             GpuVariant::Hipmlir => "hipmlir",
             GpuVariant::Nvcc => "nvcc",
             GpuVariant::HipmlirDefault => "hipmlir sm_70",
+            GpuVariant::HipmlirChecked => "hipmlir -fsanitize=address",
         }
     }
 }
@@ -115,6 +120,17 @@ impl GpuRow {
         let h = self.results.first()?.as_ref().ok()?;
         let n = self.results.get(1)?.as_ref().ok()?;
         Some(h.median / n.median)
+    }
+    /// The memory checker's cost: hipmlir's time with `-fsanitize=address` over without.
+    pub fn checker_ratio(&self) -> Option<f64> {
+        let at = |v: GpuVariant| GPU_VARIANTS.iter().position(|&x| x == v);
+        let h = self.results.get(at(GpuVariant::Hipmlir)?)?.as_ref().ok()?;
+        let c = self
+            .results
+            .get(at(GpuVariant::HipmlirChecked)?)?
+            .as_ref()
+            .ok()?;
+        Some(c.median / h.median)
     }
     /// hipmlir's GB/s as a fraction of the copy bandwidth (streaming kernels).
     pub fn copy_fraction(&self) -> Option<f64> {
@@ -180,6 +196,10 @@ impl Layout {
     }
     fn error(&self, arch: &str, file: &str) -> PathBuf {
         self.ptx(arch, file).with_extension("error")
+    }
+    /// Where the PTX built with `-fsanitize=address` for `arch` goes (as `ptx` and `error`).
+    fn checked(arch: &str) -> String {
+        format!("{arch}-fsanitize=address")
     }
     fn cuda(&self, file: &str) -> PathBuf {
         self.dir.join("cuda").join(file)
@@ -250,21 +270,31 @@ pub fn prepare(tools: &Tools, dir: &Path, arch: &str) -> Result<(), String> {
     }
     for (file, _) in crate::cases::all(Sizes::quick()) {
         let src = tools.root.join("bench/kernels").join(format!("{file}.hip"));
-        for a in &arches {
-            let out = l.ptx(a, file);
+        // Each architecture's PTX, and the native one's with the memory checker.
+        let builds = arches.iter().map(|a| (a.clone(), a.clone(), None)).chain([(
+            Layout::checked(arch),
+            arch.to_string(),
+            Some("-fsanitize=address"),
+        )]);
+        for (folder, a, flag) in builds {
+            let out = l.ptx(&folder, file);
             std::fs::create_dir_all(out.parent().unwrap_or(dir))
                 .map_err(|e| format!("cannot create a folder in {}: {e}", dir.display()))?;
             let f = tools::run(
                 Command::new(&tools.hipmlir)
                     .arg("--emit-ptx")
                     .arg(format!("--offload-arch={a}"))
+                    .args(flag)
                     .arg(&src)
                     .arg("-o")
                     .arg(&out),
             )?;
             if !f.success || !out.exists() {
                 let why = tools.tidy(&tools::first_error_line(&f));
-                write(&l.error(a, file), &format!("does not compile yet: {why}"))?;
+                write(
+                    &l.error(&folder, file),
+                    &format!("does not compile yet: {why}"),
+                )?;
             }
         }
     }
@@ -496,16 +526,16 @@ fn image(
 ) -> Result<Vec<u8>, String> {
     let read = |p: &Path| std::fs::read(p).map_err(|e| format!("cannot read {}: {e}", p.display()));
     match v {
-        GpuVariant::Hipmlir | GpuVariant::HipmlirDefault => {
-            let a = if v == GpuVariant::Hipmlir {
-                arch
-            } else {
-                DEFAULT_ARCH
+        GpuVariant::Hipmlir | GpuVariant::HipmlirDefault | GpuVariant::HipmlirChecked => {
+            let folder = match v {
+                GpuVariant::HipmlirDefault => DEFAULT_ARCH.to_string(),
+                GpuVariant::HipmlirChecked => Layout::checked(arch),
+                _ => arch.to_string(),
             };
-            if let Ok(e) = std::fs::read_to_string(l.error(a, case.file)) {
+            if let Ok(e) = std::fs::read_to_string(l.error(&folder, case.file)) {
                 return Err(e.trim().to_string());
             }
-            read(&l.ptx(a, case.file))
+            read(&l.ptx(&folder, case.file))
         }
         GpuVariant::Nvcc => {
             if let Err(e) = nvcc_version {
@@ -528,9 +558,11 @@ fn image(
 
 /// A variant ready to time: its launches (functions resolved), checked once.
 struct Ready {
-    _module: Module,
     launches: Vec<LaunchSpec>,
     times: Vec<f64>,
+    /// The memory checker's state, for the checked variant.
+    checker: Option<crate::memcheck::CudaBound>,
+    _module: Module,
 }
 
 fn run_case(
@@ -550,7 +582,8 @@ fn run_case(
     };
     let mut ready: Vec<Result<Ready, String>> = images
         .into_iter()
-        .map(|img| img.and_then(|img| check_variant(case, &buffers, &img)))
+        .zip(GPU_VARIANTS)
+        .map(|(img, v)| img.and_then(|img| check_variant(case, &buffers, &img, v)))
         .collect();
     let timer = Timer::new();
     let mut probe = cuda::CopyProbe::new(plan.copy_bytes).ok();
@@ -588,6 +621,9 @@ fn run_case(
             if let Err(e) = &timer {
                 return Err(e.clone());
             }
+            if let Some(checker) = &r.checker {
+                checker.check_quiet()?;
+            }
             Ok(GpuTiming {
                 median: stats::median(&r.times).ok_or("no run timed")?,
             })
@@ -605,8 +641,17 @@ fn run_case(
 
 /// Loads the image, resolves the case's kernels, runs the case once on fresh inputs and checks
 /// the outputs against the host reference.
-fn check_variant(case: &Case, buffers: &[DeviceBuf], image: &[u8]) -> Result<Ready, String> {
+fn check_variant(
+    case: &Case,
+    buffers: &[DeviceBuf],
+    image: &[u8],
+    v: GpuVariant,
+) -> Result<Ready, String> {
     let module = Module::load(image)?;
+    let checker = match v {
+        GpuVariant::HipmlirChecked => Some(crate::memcheck::bind_cuda(&module, buffers)?),
+        _ => None,
+    };
     let text = String::from_utf8_lossy(image);
     let mut launches = Vec::new();
     for l in &case.launches {
@@ -666,10 +711,14 @@ fn check_variant(case: &Case, buffers: &[DeviceBuf], image: &[u8]) -> Result<Rea
         });
     }
     (case.check)(&out).map_err(|e| format!("wrong output: {e}"))?;
+    if let Some(checker) = &checker {
+        checker.check_quiet()?;
+    }
     Ok(Ready {
-        _module: module,
         launches,
         times: Vec::new(),
+        checker,
+        _module: module,
     })
 }
 

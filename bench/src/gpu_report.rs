@@ -136,6 +136,12 @@ pub fn summary(run: &GpuRun) -> Vec<String> {
             verdict(all_ok)
         ));
     }
+    let checker: std::collections::HashMap<String, f64> = run
+        .rows
+        .iter()
+        .filter_map(|r| Some((r.file.clone(), r.checker_ratio()?)))
+        .collect();
+    s.push(crate::memcheck::cost_line("GPU memory checker", checker));
     s.push(match &run.launch {
         Ok(l) => format!(
             "GPU launch overhead hipLaunchKernelGGL / raw cuLaunchKernel: {:.2} ({} vs {} per \
@@ -245,7 +251,10 @@ pub fn section(run: &GpuRun) -> String {
          --offload-arch={arch}` (PTX, compiled to machine code by the driver at load time, as \
          hipmlir's runtime does) and its CUDA twin `bench/cuda/NAME.cu` (the same algorithm and \
          launch shape) by `nvcc -O3 -arch={arch} -cubin`. A third column, not compared, is \
-         hipmlir's PTX for sm_70, what a build without `--offload-arch` embeds. All run in one \
+         hipmlir's PTX for sm_70, what a build without `--offload-arch` embeds, and a fourth is \
+         the first built with `-fsanitize=address`, its memory checker on (a state and a table of \
+         the case's buffers bound as hipmlir's runtime binds them; no report may be raised), \
+         with its time over the unchecked one's. All run in one \
          process through the CUDA driver API (`cuModuleLoadData`, `cuLaunchKernel` on the default \
          stream), with the same buffers, inputs and launch shapes, so that a row differs by the \
          compiler only. Each variant's first run, on fresh inputs, is checked against the host \
@@ -265,9 +274,10 @@ pub fn section(run: &GpuRun) -> String {
     let _ = writeln!(
         m,
         "| kernel | size | hipmlir ({arch} PTX) | nvcc ({arch}) | hipmlir / nvcc | hipmlir \
-         throughput | nvcc throughput | hipmlir default build (sm_70 PTX) | copy bandwidth |"
+         throughput | nvcc throughput | hipmlir default build (sm_70 PTX) | hipmlir \
+         -fsanitize=address ({arch} PTX, checked / unchecked) | copy bandwidth |"
     );
-    let _ = writeln!(m, "|---|---|---:|---:|---:|---:|---:|---:|---:|");
+    let _ = writeln!(m, "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|");
     let mut notes = Vec::new();
     for row in &run.rows {
         let mut t = |i: usize| -> String {
@@ -285,6 +295,13 @@ pub fn section(run: &GpuRun) -> String {
             }
         };
         let (h, n, d) = (t(0), t(1), t(2));
+        let c = match (row.results.len() > 3).then(|| t(3)) {
+            Some(c) => match row.checker_ratio() {
+                Some(r) => format!("{c} ({r:.2}x)"),
+                None => c,
+            },
+            None => "—".into(),
+        };
         let tp = |i: usize| match &row.results[i] {
             Ok(t) => {
                 let mut s = gbs(row.work, t.median);
@@ -297,7 +314,7 @@ pub fn section(run: &GpuRun) -> String {
         };
         let _ = writeln!(
             m,
-            "| {} | {} | {h} | {n} | {} | {} | {} | {d} | {} |",
+            "| {} | {} | {h} | {n} | {} | {} | {} | {d} | {c} | {} |",
             cell(&row.title),
             cell(&row.size),
             row.ratio()
@@ -456,7 +473,7 @@ mod tests {
                     size: "n".into(),
                     // 3e9 bytes in 1.2 ms = 2500 GB/s, 83% of 3000.
                     work: Some(Work::Bytes(3e9)),
-                    results: vec![timing(1.2), timing(1.0), timing(1.3)],
+                    results: vec![timing(1.2), timing(1.0), timing(1.3), timing(1.8)],
                     copy_bw: Some(3000.0),
                 },
                 GpuRow {
@@ -468,6 +485,7 @@ mod tests {
                         Err("does not compile yet: x".into()),
                         timing(2.0),
                         timing(2.0),
+                        Err("does not compile yet: y".into()),
                     ],
                     copy_bw: None,
                 },
@@ -501,6 +519,10 @@ mod tests {
         assert!(s.contains("cuLaunchKernel: 1.50"));
         assert!(s.contains("nvcc V13.0.1"));
         assert!(
+            s.contains("GPU memory checker (-fsanitize=address) kernel time / without: geomean 1.50 over 1 kernels (vector_add 1.50; target <= 2)"),
+            "{s}"
+        );
+        assert!(
             s.contains("NVRTC on the GPU machine's host: 11.00 ms per kernel file"),
             "{s}"
         );
@@ -513,6 +535,8 @@ mod tests {
         assert!(sec.trim_end().ends_with(END));
         assert!(sec.contains("## Measured on the GPU: Test GPU"));
         assert!(sec.contains("- histogram: hipmlir: does not compile yet: x"));
+        assert!(sec.contains("| 1.80 (1.50x) |"), "{sec}");
+        assert!(sec.contains("- histogram: hipmlir -fsanitize=address: does not compile yet: y"));
         assert!(sec.contains("| scan.hip | does not compile |  |"), "{sec}");
         assert_eq!(extract(&format!("a\n{sec}\nb")), Some(sec.trim_end()));
     }

@@ -1,10 +1,10 @@
 //! The memory checker's cost: the kernel variant built with `-fsanitize=address` runs with its
-//! checker on, as hipmlir's runtime would run it. The bench launches through OpenCL itself, so
-//! it does the runtime's part here: a checker state and a table of the case's buffers (sorted
-//! by device address, with its index) in device buffers, their addresses (and the buffers') read by a probe
-//! kernel, the state's address stored into the module's state variable (found by its address
-//! kernel). After the timed runs the state must hold no report: the checker passes correct
-//! kernels.
+//! checker on, as hipmlir's runtime would run it. The bench launches through OpenCL and the
+//! CUDA driver itself, so it does the runtime's part here: a checker state and a table of the
+//! case's buffers (sorted by device address, with its index) in device buffers, the state's
+//! address stored into the module's state variable. On OpenCL the addresses are read by a probe
+//! kernel and the variable found by its address kernel; on CUDA the driver gives both. After
+//! the timed runs the state must hold no report: the checker passes correct kernels.
 
 use std::collections::HashMap;
 
@@ -18,6 +18,7 @@ use opencl3::program::Program;
 use opencl3::types::cl_mem;
 
 use crate::cl::{self, ArgValue, Cl};
+use crate::cuda::{self, DeviceBuf};
 
 /// Writes a word at a device address.
 const POKE: &str =
@@ -74,11 +75,9 @@ pub fn bind(
     ranges.sort_unstable();
     let table_words = table_words(&ranges);
     let table = cl.buffer(table_words.len() * 8, Some(&bytes(&table_words)))?;
-    let mut state = cl.buffer(((STATE_WORDS + REPORT_WORDS) * 8) as usize, None)?;
+    let mut state = cl.buffer(STATE_BYTES, None)?;
     let state_address = address(state.get())?;
-    let mut state_words = vec![0u64; (STATE_WORDS + REPORT_WORDS) as usize];
-    state_words[STATE_TABLE as usize] = address(table.get())?;
-    state_words[STATE_REPORT as usize] = state_address + STATE_WORDS * 8;
+    let state_words = state_words(state_address, address(table.get())?);
     cl.write(&mut state, &bytes(&state_words))?;
     // The module's state variable, where its address kernel says it is.
     let variable_kernel = format!("{ADDRESS_KERNEL_PREFIX}{MEMCHECK_STATE_VARIABLE}");
@@ -102,17 +101,64 @@ pub fn bind(
     })
 }
 
+/// The state and its report, in one buffer.
+const STATE_BYTES: usize = ((STATE_WORDS + REPORT_WORDS) * 8) as usize;
+
+/// A state at `state_address` whose table is at `table_address`, its report following it.
+fn state_words(state_address: u64, table_address: u64) -> Vec<u64> {
+    let mut words = vec![0u64; (STATE_WORDS + REPORT_WORDS) as usize];
+    words[STATE_TABLE as usize] = table_address;
+    words[STATE_REPORT as usize] = state_address + STATE_WORDS * 8;
+    words
+}
+
+/// An error naming the report of `state` (its words) if a kernel raised one.
+fn quiet(state: &[u64]) -> Result<(), String> {
+    match state.get((STATE_WORDS + REPORT_RAISED) as usize) {
+        None | Some(0) => Ok(()),
+        Some(site) => Err(format!(
+            "the memory checker reported a bad access (site {}) in a correct kernel",
+            site - 1
+        )),
+    }
+}
+
 impl Bound {
     /// An error naming the checker's report if a kernel raised one.
     pub fn check_quiet(&self, cl: &Cl) -> Result<(), String> {
-        let state = words(&cl.read(&self.state, ((STATE_WORDS + REPORT_WORDS) * 8) as usize)?);
-        match state[(STATE_WORDS + REPORT_RAISED) as usize] {
-            0 => Ok(()),
-            site => Err(format!(
-                "the memory checker reported a bad access (site {}) in a correct kernel",
-                site - 1
-            )),
-        }
+        quiet(&words(&cl.read(&self.state, STATE_BYTES)?))
+    }
+}
+
+/// A checked CUDA module's state, bound: kept alive while its kernels run.
+pub struct CudaBound {
+    state: DeviceBuf,
+    _table: DeviceBuf,
+}
+
+/// Binds the checker of `module` (PTX built with `-fsanitize=address`) to a table of `buffers`.
+pub fn bind_cuda(module: &cuda::Module, buffers: &[DeviceBuf]) -> Result<CudaBound, String> {
+    let mut ranges: Vec<(u64, u64)> = buffers
+        .iter()
+        .map(|b| (b.ptr, b.ptr + b.bytes as u64))
+        .collect();
+    ranges.sort_unstable();
+    let table_words = table_words(&ranges);
+    let table = DeviceBuf::new(table_words.len() * 8)?;
+    table.upload(&bytes(&table_words))?;
+    let state = DeviceBuf::new(STATE_BYTES)?;
+    state.upload(&bytes(&state_words(state.ptr, table.ptr)))?;
+    module.set_global(MEMCHECK_STATE_VARIABLE, &state.ptr.to_le_bytes())?;
+    Ok(CudaBound {
+        state,
+        _table: table,
+    })
+}
+
+impl CudaBound {
+    /// An error naming the checker's report if a kernel raised one.
+    pub fn check_quiet(&self) -> Result<(), String> {
+        quiet(&words(&self.state.download()?))
     }
 }
 
@@ -130,4 +176,30 @@ pub fn ratios(rows: &[crate::kernels::KernelRow]) -> HashMap<String, f64> {
             Some((r.file.clone(), c.median / p.median))
         })
         .collect()
+}
+
+/// The memory checker's target: kernel time with it at most twice that without (issue 32's).
+pub const TARGET: f64 = 2.0;
+
+/// The summary line of the checker's cost, `label` first, from each kernel's ratio.
+pub fn cost_line(label: &str, ratios: HashMap<String, f64>) -> String {
+    let mut ratios: Vec<(String, f64)> = ratios.into_iter().collect();
+    ratios.sort_by(|a, b| a.0.cmp(&b.0));
+    let values: Vec<f64> = ratios.iter().map(|(_, r)| *r).collect();
+    match crate::stats::geomean(&values) {
+        Some(g) => format!(
+            "{label} (-fsanitize=address) kernel time / without: geomean {g:.2} over {} \
+             kernels ({}; target <= {TARGET:.0})",
+            values.len(),
+            ratios
+                .iter()
+                .map(|(k, r)| format!("{k} {r:.2}"))
+                .collect::<Vec<_>>()
+                .join(", ")
+        ),
+        None => format!(
+            "{label} (-fsanitize=address) kernel time / without: n/a (no kernel measured both \
+             ways)"
+        ),
+    }
 }

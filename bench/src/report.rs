@@ -114,24 +114,7 @@ fn short_reason(why: &str) -> &str {
 /// launch overhead and the kernel geomean.
 /// The memory checker's cost: kernel time with `-fsanitize=address` (checker on) over without.
 fn memcheck_line(rows: &[KernelRow]) -> String {
-    let mut ratios: Vec<(String, f64)> = crate::memcheck::ratios(rows).into_iter().collect();
-    ratios.sort_by(|a, b| a.0.cmp(&b.0));
-    let values: Vec<f64> = ratios.iter().map(|(_, r)| *r).collect();
-    match crate::stats::geomean(&values) {
-        Some(g) => format!(
-            "memory checker (-fsanitize=address) kernel time / without: geomean {g:.2} over {} \
-             kernels ({}; target <= 2)",
-            values.len(),
-            ratios
-                .iter()
-                .map(|(k, r)| format!("{k} {r:.2}"))
-                .collect::<Vec<_>>()
-                .join(", ")
-        ),
-        None => "memory checker (-fsanitize=address) kernel time / without: n/a (no kernel \
-                 measured both ways)"
-            .into(),
-    }
+    crate::memcheck::cost_line("memory checker", crate::memcheck::ratios(rows))
 }
 
 pub fn summary(r: &Results) -> Vec<String> {
