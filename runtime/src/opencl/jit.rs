@@ -425,6 +425,13 @@ fn build_il(rt: &Runtime, module: &Module, spirv: &[u8], what: &str) -> HipResul
         ));
     }
     hlog!(Debug, "built {what} in {:?}", started.elapsed());
+    // (The device compiler's own log: Intel's says which kernels it vectorized, and how wide.)
+    if crate::log::enabled(crate::log::Level::Debug) {
+        let log = build_log(&program, device);
+        if !log.trim().is_empty() {
+            hlog!(Debug, "build log of {what}:\n{}", log.trim_end());
+        }
+    }
     count(1);
     if let Some(store) = store {
         to_cache(&program, store, &key);
