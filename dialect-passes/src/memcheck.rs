@@ -483,26 +483,23 @@ fn define_slow_path<'c>(
         let flag = |v: &MlirValue| b.cmp(CmpiPredicate::Ne, *v, b.int(0)?);
         let (inside, search, write) = (&flag(inside)?, &flag(search)?, &flag(write)?);
         let on = b.cmp(CmpiPredicate::Ne, b.ptr_to_int(state)?, b.int(0)?)?;
+        // Whether the access lies in its object, or (searching) in the table or the list.
+        let known = |checked: &Rewriter<'c>| -> Result<MlirValue, LowerError> {
+            let b = Build { r: checked, ctx };
+            let outside = b.binary("arith.xori", *inside, b.bool(true)?)?;
+            let unknown = b.binary("arith.andi", outside, *search)?;
+            let found = checked.scf_if(
+                unknown,
+                i1,
+                |then| Build { r: then, ctx }.search(state, address, bytes, *list),
+                |otherwise| Build { r: otherwise, ctx }.bool(false),
+            )?;
+            b.binary("arith.ori", *inside, found)
+        };
         if on_failure == OnFailure::Trap {
             // (No loop around it: that is for devices running work-items as vector lanes, and
             // its volatile load is a side effect.)
-            let ok = r.scf_if(
-                on,
-                i1,
-                |checked| {
-                    let b = Build { r: checked, ctx };
-                    let outside = b.binary("arith.xori", *inside, b.bool(true)?)?;
-                    let unknown = b.binary("arith.andi", outside, *search)?;
-                    let found = checked.scf_if(
-                        unknown,
-                        i1,
-                        |then| Build { r: then, ctx }.search(state, address, bytes, *list),
-                        |otherwise| Build { r: otherwise, ctx }.bool(false),
-                    )?;
-                    b.binary("arith.ori", *inside, found)
-                },
-                |off| Build { r: off, ctx }.bool(true),
-            )?;
+            let ok = r.scf_if(on, i1, known, |off| Build { r: off, ctx }.bool(true))?;
             return Ok(vec![ok]);
         }
         let ok = r.scf_if(
@@ -515,15 +512,7 @@ fn define_slow_path<'c>(
                 // would otherwise be tried lane by lane on every call.
                 Build { r: checked, ctx }.once(state, |checked| {
                     let b = Build { r: checked, ctx };
-                    let outside = b.binary("arith.xori", *inside, b.bool(true)?)?;
-                    let unknown = b.binary("arith.andi", outside, *search)?;
-                    let found = checked.scf_if(
-                        unknown,
-                        i1,
-                        |then| Build { r: then, ctx }.search(state, address, bytes, *list),
-                        |otherwise| Build { r: otherwise, ctx }.bool(false),
-                    )?;
-                    let inside = b.binary("arith.ori", *inside, found)?;
+                    let inside = known(checked)?;
                     let outside = b.binary("arith.xori", inside, b.bool(true)?)?;
                     checked.scf_if_values(
                         outside,
