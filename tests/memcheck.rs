@@ -174,6 +174,22 @@ fn correct_programs_pass_with_the_checker() {
     }
 }
 
+/// The fast checks compute an access's offset from its subscript (a 32-bit index against the
+/// range of indices that stay inside): at both ends of allocations of several element sizes,
+/// with constant offsets and signed, unsigned and 64-bit indices, and sizes that end inside an
+/// element, the last element inside passes and reads its value and the first outside is
+/// reported (tests/memcheck_programs/index_bounds.hip checks each against the host's answer).
+#[test]
+fn fast_checks_draw_the_line_at_each_end_of_an_allocation() {
+    let dir = scratch();
+    let exe = build_checked(
+        &repo().join("tests/memcheck_programs/index_bounds.hip"),
+        dir.path(),
+    );
+    let text = run_program_within(&exe, Some(std::time::Duration::from_secs(300)));
+    assert!(text.contains("memory checker"), "no report at all:\n{text}");
+}
+
 /// A checked kernel of thousands of branches is hinted to compute on scalars (Intel's CPU
 /// compiler then emulates its subgroups), and its checks then decide each work-item alone: no
 /// subgroup vote is left in the SPIR-V (nor is the slow path inlined, there or in the PTX), and

@@ -105,12 +105,39 @@ fn index_key(v: mlir_sys::MlirValue) -> (usize, u8) {
 /// `pointer` as an [`Address`], through `llvm.getelementptr`s and address-space casts; None
 /// where a type without a layout here is stepped through, or a constant overflows.
 pub(crate) fn address_of(pointer: mlir_sys::MlirValue) -> Option<Address> {
+    let offsets = offsets_of(pointer)?;
+    let mut scaled: Vec<((usize, u8), i64)> = offsets
+        .terms
+        .iter()
+        .map(|&(index, step)| (index_key(index), step))
+        .collect();
+    scaled.sort();
+    Some(Address {
+        root: offsets.root.ptr as usize,
+        constant: offsets.constant,
+        scaled,
+    })
+}
+
+/// What an [`Address`] is made of, as the values themselves: `root` plus `constant` bytes plus
+/// each index operand of a GEP times its bytes per step.
+pub(crate) struct Offsets {
+    pub root: mlir_sys::MlirValue,
+    pub constant: i64,
+    /// (a GEP's dynamic index operand, bytes per step), outermost GEP first.
+    pub terms: Vec<(mlir_sys::MlirValue, i64)>,
+}
+
+/// `pointer` as [`Offsets`] from the value it is computed from, through `llvm.getelementptr`s
+/// and address-space casts; None where a type without a layout here is stepped through, or a
+/// constant overflows.
+pub(crate) fn offsets_of(pointer: mlir_sys::MlirValue) -> Option<Offsets> {
     use melior::ir::attribute::{AttributeLike, TypeAttribute};
     use melior::ir::operation::{OperationLike, OperationRef};
     use melior::ir::ValueLike;
     let mut current = pointer;
     let mut constant: i64 = 0;
-    let mut scaled: Vec<((usize, u8), i64)> = Vec::new();
+    let mut terms = Vec::new();
     loop {
         // SAFETY: queries on live values and their defining operations.
         let op = unsafe {
@@ -161,7 +188,7 @@ pub(crate) fn address_of(pointer: mlir_sys::MlirValue) -> Option<Address> {
                     if index == i64::from(i32::MIN) {
                         let v = op.operand(dynamic).ok()?.to_raw();
                         dynamic += 1;
-                        scaled.push((index_key(v), step));
+                        terms.push((v, step));
                     } else {
                         constant = constant.checked_add(index.checked_mul(step)?)?;
                     }
@@ -171,11 +198,10 @@ pub(crate) fn address_of(pointer: mlir_sys::MlirValue) -> Option<Address> {
         }
         current = op.operand(0).ok()?.to_raw();
     }
-    scaled.sort();
-    Some(Address {
-        root: current.ptr as usize,
+    Some(Offsets {
+        root: current,
         constant,
-        scaled,
+        terms,
     })
 }
 

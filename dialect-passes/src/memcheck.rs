@@ -62,7 +62,7 @@ use melior::Context;
 use mlir_sys::MlirValue;
 
 use crate::builder::{type_of, value, Rewriter};
-use crate::layout::{address_of, constant_offset, size_and_align, Address};
+use crate::layout::{address_of, constant_offset, offsets_of, size_and_align, Address};
 use crate::LowerError;
 
 /// Marks the checker's subgroup votes (a unit attribute), which a kernel that runs its
@@ -139,6 +139,71 @@ struct Variable {
     space: u32,
 }
 
+/// An object's size in bytes: known to the compiler, or an i64 value (dynamic shared memory's).
+#[derive(Clone, Copy)]
+enum Size {
+    Fixed(u64),
+    Runtime(MlirValue),
+}
+
+/// What an access's offset is measured from: an object of the kernel, or a kernel argument
+/// (with its generic address as an integer, computed at the entry).
+enum Root<'a> {
+    Object(&'a Base),
+    Argument {
+        argument: MlirValue,
+        address: MlirValue,
+    },
+}
+
+impl Root<'_> {
+    /// Whether `value` is this root's own pointer (an address is computed from it).
+    fn is(&self, value: MlirValue) -> bool {
+        match self {
+            Root::Argument { argument, .. } => argument.ptr == value.ptr,
+            Root::Object(Base::Alloca(alloca)) => alloca.ptr == value.ptr,
+            Root::Object(Base::Global(symbol, _)) => {
+                // SAFETY: queries on a live value and its defining operation.
+                unsafe {
+                    mlir_sys::mlirValueIsAOpResult(value) && {
+                        let op = OperationRef::from_raw(mlir_sys::mlirOpResultGetOwner(value));
+                        op.name().as_string_ref().as_str() == Ok("llvm.mlir.addressof")
+                            && addressed_symbol(&op) == *symbol
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// The width of an integer value (None: not an integer).
+fn integer_width(v: MlirValue) -> Option<u32> {
+    // SAFETY: type queries on a live value's type.
+    unsafe {
+        let t = mlir_sys::mlirValueGetType(v);
+        mlir_sys::mlirTypeIsAInteger(t).then(|| mlir_sys::mlirIntegerTypeGetWidth(t))
+    }
+}
+
+/// The 32-bit value an i64 `index` extends, and whether the extension is signed.
+fn extended_from_32_bits(index: MlirValue) -> Option<(MlirValue, bool)> {
+    // SAFETY: queries on a live value and its defining operation.
+    let op = unsafe {
+        if !mlir_sys::mlirValueIsAOpResult(index) {
+            return None;
+        }
+        OperationRef::from_raw(mlir_sys::mlirOpResultGetOwner(index))
+    };
+    let signed = match op.name().as_string_ref().as_str() {
+        Ok("arith.extsi") => true,
+        Ok("arith.extui") => false,
+        _ => return None,
+    };
+    let narrow = op.operand(0).ok()?.to_raw();
+    (integer_width(narrow) == Some(32) && integer_width(index) == Some(64))
+        .then_some((narrow, signed))
+}
+
 /// An object of a kernel a pointer may hold the address of.
 #[derive(Clone)]
 enum Base {
@@ -172,8 +237,8 @@ struct State {
     /// (None: too few to list).
     lists: HashMap<usize, Option<ObjectList>>,
     checkers: HashMap<usize, Checker>,
-    /// Per (function, kernel argument): the argument's allocation (start, size), found at the
-    /// entry.
+    /// Per (function, kernel argument): the argument's generic address and its allocation's
+    /// size, found at the entry.
     argument_ranges: HashMap<(usize, usize), (MlirValue, MlirValue)>,
     /// Whether failed fast checks are voted on per subgroup.
     vote: bool,
@@ -338,9 +403,10 @@ fn argument_of(pointer: MlirValue, function: &OperationRef) -> Option<MlirValue>
 }
 
 /// The allocation kernel argument `argument` points to the start of, from the table's index,
-/// as (start, size) (size 0 when the index holds none: every access through the argument then
-/// takes the table's search), computed at the function's entry with no loop (a loop there
-/// stops the device compiler from keeping the check's branch uniform).
+/// as (the argument's generic address, the allocation's size; 0 when the index holds none:
+/// every access through the argument then takes the table's search), computed at the
+/// function's entry with no loop (a loop there stops the device compiler from keeping the
+/// check's branch uniform).
 fn argument_range(
     ctx: &Context,
     checker: &Checker,
@@ -369,7 +435,7 @@ fn argument_range(
     let end = b.load(b.word_at(checker.index, end_at)?, i64t)?;
     let hit = b.cmp(CmpiPredicate::Eq, start, address)?;
     let size = b.binary("arith.subi", end, start)?;
-    Ok((start, b.select(hit, size, b.int(0)?)?))
+    Ok((address, b.select(hit, size, b.int(0)?)?))
 }
 
 /// The module's stand-in for a missing state (zeros: an empty table, an index of one empty
@@ -1010,6 +1076,7 @@ fn check_access<'c>(
                     Some(range)
                 }
             }
+            .map(|(address, length)| (argument, address, length))
         }
         _ => None,
     };
@@ -1030,10 +1097,11 @@ fn check_access<'c>(
     // Where the check is built (before the access, or before those conditions).
     let check_site = speculation.as_ref().map_or(op, |(point, _, _)| *point);
     let rc = Rewriter::before(ctx, &check_site);
-    let bc = Build { r: &rc, ctx };
     let checked_pointer = speculation.as_ref().map_or(pointer, |(_, p, _)| *p);
     let inactive = speculation.as_ref().map(|(_, _, i)| *i);
-    let address = bc.ptr_to_int(bc.to_generic(checked_pointer)?)?;
+    // (The access's address as an integer is only computed where a fast check failed: the
+    // fast checks compute offsets from indices.)
+    let address_of_access = |b: &Build<'_, 'c>| b.ptr_to_int(b.to_generic(checked_pointer)?);
     // Only the objects that exist where the check is made: an alloca inlined into the middle of
     // the entry block does not dominate the accesses before it (naming it there made the
     // module invalid: "operand #0 does not dominate this use"), nor does one inside the
@@ -1077,20 +1145,26 @@ fn check_access<'c>(
     // the state or the module's stand-in, whose zeros fail every check but an object's; the
     // slow path then passes the access when the checker is off.)
     let readable = loaded.readable;
-    // The fast check of an address: the object's bounds, or the kernel argument's allocation
-    // found at the entry (none: the slow path, always); with the object's start and size.
-    let fast_check = |b: &Build<'_, 'c>, address: MlirValue| match (&target, argument_range) {
+    // The fast check of a pointer: the object's bounds, or the kernel argument's allocation
+    // found at the entry (none: the slow path, always).
+    let fast_check = |b: &Build<'_, 'c>, pointer: MlirValue| match (&target, argument_range) {
         (Target::Object(o), _) => {
-            let base = b.object_address(&o.base)?;
-            let (inside, size) = b.inside_object(readable, address, bytes, base, o)?;
-            Ok::<_, LowerError>((inside, base, size))
+            let size = b.object_size(readable, o)?;
+            b.lies_in(pointer, &Root::Object(&o.base), bytes, size)
         }
-        (_, Some((start, length))) => Ok((
-            b.within(address, bytes, start, length)?,
-            b.int(0)?,
-            b.int(0)?,
-        )),
-        _ => Ok((b.bool(false)?, b.int(0)?, b.int(0)?)),
+        (_, Some((argument, address, length))) => {
+            let root = Root::Argument { argument, address };
+            b.lies_in(pointer, &root, bytes, Size::Runtime(length))
+        }
+        _ => b.bool(false),
+    };
+    // The object's start and size the slow path and the report are given (zeros: none).
+    let extent = |b: &Build<'_, 'c>| match &target {
+        Target::Object(o) => {
+            let size = b.object_size(readable, o)?;
+            Ok::<_, LowerError>((b.object_address(&o.base)?, b.size_value(size)?))
+        }
+        _ => Ok((b.int(0)?, b.int(0)?)),
     };
     // Writes also wait for a clear error word: nothing is written after the first bad access,
     // to memory anything outside the kernel sees (shared memory, the thread's stack and its
@@ -1119,8 +1193,10 @@ fn check_access<'c>(
     // a branch on its own check there would be one the device compiler turns into a mask, and
     // it would then call on every iteration; the slow path passes a lane whose fast check
     // passed at once).
-    let call_slow_path = |r: &Rewriter<'c>, fast: MlirValue, base: MlirValue, size: MlirValue| {
+    let call_slow_path = |r: &Rewriter<'c>, fast: MlirValue| {
         let b = Build { r, ctx };
+        let address = address_of_access(&b)?;
+        let (base, size) = extent(&b)?;
         let (mut inside, search) = match target {
             Target::Object(_) => (fast, false),
             _ => {
@@ -1156,7 +1232,7 @@ fn check_access<'c>(
     // failed (`any`, the same for every lane where the device votes).
     let per_access = |r: &Rewriter<'c>| -> Result<(MlirValue, MlirValue), LowerError> {
         let b = Build { r, ctx };
-        let (fast, base, size) = fast_check(&b, address)?;
+        let fast = fast_check(&b, checked_pointer)?;
         let mut fast_ok = b.binary("arith.andi", fast, clear(&b)?)?;
         if let Some(inactive) = inactive {
             fast_ok = b.binary("arith.ori", fast_ok, inactive)?;
@@ -1170,7 +1246,7 @@ fn check_access<'c>(
         let ok = r.scf_if(
             any,
             i1,
-            |voted| call_slow_path(voted, fast, base, size),
+            |voted| call_slow_path(voted, fast),
             // (No lane failed: `fast_ok` holds for every lane, and stays the answer should a
             // device's vote be wrong.)
             |_| Ok(fast_ok),
@@ -1192,8 +1268,8 @@ fn check_access<'c>(
                     no_wrap,
                 }) => {
                     let mut ok = hb.binary("arith.xori", runs, hb.bool(true)?)?;
-                    let (low_ok, _, _) = fast_check(&hb, hb.ptr_to_int(hb.to_generic(low)?)?)?;
-                    let (high_ok, _, _) = fast_check(&hb, hb.ptr_to_int(hb.to_generic(high)?)?)?;
+                    let low_ok = fast_check(&hb, low)?;
+                    let high_ok = fast_check(&hb, high)?;
                     let mut both = hb.binary("arith.andi", low_ok, high_ok)?;
                     if let Some(no_wrap) = no_wrap {
                         both = hb.binary("arith.andi", both, no_wrap)?;
@@ -1296,7 +1372,8 @@ fn check_access<'c>(
         };
         let report = |r: &Rewriter<'c>| -> Result<Vec<MlirValue>, LowerError> {
             let b = Build { r, ctx };
-            let (_, base, size) = fast_check(&b, address)?;
+            let address = address_of_access(&b)?;
+            let (base, size) = extent(&b)?;
             let callee = FlatSymbolRefAttribute::new(ctx, REPORT_FUNCTION).into();
             let operands = [checker, b.int(site)?, address, base, size];
             r.op("func.call", &operands, &[], &[("callee", callee)])?;
@@ -1906,57 +1983,169 @@ impl<'c> Build<'_, 'c> {
         self.ptr_to_int(generic)
     }
 
-    /// Whether `[address, address + bytes)` lies in the `size` bytes at `base`.
+    /// An object's size: dynamic shared memory's is the state's, which the runtime writes
+    /// before the launch.
+    fn object_size(&self, readable: MlirValue, o: &KernelObject) -> Result<Size, LowerError> {
+        if !o.is_dynamic() {
+            return Ok(Size::Fixed(o.object.size));
+        }
+        let size = self.load(self.word(readable, STATE_DYNAMIC_SHARED)?, self.i64())?;
+        Ok(Size::Runtime(size))
+    }
+
+    /// A size as an i64 value.
+    fn size_value(&self, size: Size) -> Result<MlirValue, LowerError> {
+        match size {
+            Size::Fixed(bytes) => self.int(bytes as i64),
+            Size::Runtime(v) => Ok(v),
+        }
+    }
+
+    /// Whether an access of `bytes` at byte `offset` (an i64) of an object of `size` lies in
+    /// it.
+    fn in_bounds(
+        &self,
+        offset: MlirValue,
+        bytes: u64,
+        size: Size,
+    ) -> Result<MlirValue, LowerError> {
+        match size {
+            Size::Fixed(size) if size < bytes => self.bool(false),
+            Size::Fixed(size) => {
+                self.cmp(CmpiPredicate::Ule, offset, self.int((size - bytes) as i64)?)
+            }
+            Size::Runtime(size) => {
+                let bytes = self.int(bytes as i64)?;
+                let fits = self.cmp(CmpiPredicate::Uge, size, bytes)?;
+                let last = self.binary("arith.subi", size, bytes)?;
+                let inside = self.cmp(CmpiPredicate::Ule, offset, last)?;
+                self.binary("arith.andi", fits, inside)
+            }
+        }
+    }
+
+    /// Whether `[address, address + bytes)` lies in the object of `size` at `base`.
     fn inside(
         &self,
         address: MlirValue,
         bytes: u64,
         base: MlirValue,
-        size: u64,
+        size: Size,
     ) -> Result<MlirValue, LowerError> {
         let offset = self.binary("arith.subi", address, base)?;
-        let last = self.int((size - bytes) as i64)?;
-        self.cmp(CmpiPredicate::Ule, offset, last)
+        self.in_bounds(offset, bytes, size)
     }
 
-    /// Whether `[address, address + bytes)` lies in object `o` at `base`, and the object's size
-    /// (dynamic shared memory's is the state's, written by the runtime before the launch).
-    fn inside_object(
+    /// Whether the `bytes` at `pointer` lie in the object of `size` that `root` starts. Where
+    /// the pointer is `root` plus indices times steps (GEPs), the offset is computed from the
+    /// indices rather than as a difference of addresses, which a device compiler running
+    /// work-items as vector lanes keeps as a 64-bit address per lane (two AVX2 registers per 8
+    /// lanes); one index of 32 bits is checked against the range of its values that stay
+    /// inside, in 32 bits.
+    fn lies_in(
         &self,
-        checker: MlirValue,
-        address: MlirValue,
+        pointer: MlirValue,
+        root: &Root,
         bytes: u64,
-        base: MlirValue,
-        o: &KernelObject,
-    ) -> Result<(MlirValue, MlirValue), LowerError> {
-        if !o.is_dynamic() {
-            let inside = self.inside(address, bytes, base, o.object.size)?;
-            return Ok((inside, self.int(o.object.size as i64)?));
+        size: Size,
+    ) -> Result<MlirValue, LowerError> {
+        let offsets = offsets_of(pointer).filter(|o| root.is(o.root));
+        let Some(offsets) = offsets else {
+            let address = self.ptr_to_int(self.to_generic(pointer)?)?;
+            return self.inside(address, bytes, self.root_address(root)?, size);
+        };
+        if let [(index, step)] = offsets.terms[..] {
+            if let Some(inside) =
+                self.index_in_bounds(index, step, offsets.constant, bytes, size)?
+            {
+                return Ok(inside);
+            }
         }
-        let size = self.load(self.word(checker, STATE_DYNAMIC_SHARED)?, self.i64())?;
-        let bytes = self.int(bytes as i64)?;
-        let fits = self.cmp(CmpiPredicate::Uge, size, bytes)?;
-        let offset = self.binary("arith.subi", address, base)?;
-        let last = self.binary("arith.subi", size, bytes)?;
-        let within = self.cmp(CmpiPredicate::Ule, offset, last)?;
-        Ok((self.binary("arith.andi", fits, within)?, size))
+        let mut offset = self.int(offsets.constant)?;
+        for &(index, step) in &offsets.terms {
+            if integer_width(index) != Some(64) {
+                let address = self.ptr_to_int(self.to_generic(pointer)?)?;
+                return self.inside(address, bytes, self.root_address(root)?, size);
+            }
+            let scaled = self.binary("arith.muli", index, self.int(step)?)?;
+            offset = self.binary("arith.addi", offset, scaled)?;
+        }
+        self.in_bounds(offset, bytes, size)
     }
 
-    /// Whether `[address, address + bytes)` lies in the `length` bytes at `start` (values the
-    /// entry computed: what depends on them alone the device compiler hoists).
-    fn within(
+    /// Whether `constant + index * step` (an i64 index extended from 32 bits) is an offset at
+    /// which `bytes` lie in an object of `size`, as a test of the 32-bit index against the
+    /// range of indices that pass (None: the index is not such an extension, or the numbers
+    /// are too large for the range's arithmetic to be exact).
+    ///
+    /// With `constant = q * step + r` (0 <= r < step), `0 <= constant + index * step <= last`
+    /// holds exactly when `-q <= index <= -q + (last - r) / step`, and never when `last < r`.
+    fn index_in_bounds(
         &self,
-        address: MlirValue,
+        index: MlirValue,
+        step: i64,
+        constant: i64,
         bytes: u64,
-        start: MlirValue,
-        length: MlirValue,
-    ) -> Result<MlirValue, LowerError> {
-        let bytes = self.int(bytes as i64)?;
-        let fits = self.cmp(CmpiPredicate::Uge, length, bytes)?;
-        let last = self.binary("arith.subi", length, bytes)?;
-        let offset = self.binary("arith.subi", address, start)?;
-        let inside = self.cmp(CmpiPredicate::Ule, offset, last)?;
-        self.binary("arith.andi", fits, inside)
+        size: Size,
+    ) -> Result<Option<MlirValue>, LowerError> {
+        const MAX_CONSTANT: i64 = 1 << 40;
+        const MAX_STEP: i64 = 1 << 24;
+        let Some((narrow, signed)) = extended_from_32_bits(index) else {
+            return Ok(None);
+        };
+        if !(1..=MAX_STEP).contains(&step) || constant.abs() > MAX_CONSTANT {
+            return Ok(None);
+        }
+        let (lowest, highest) = match signed {
+            true => (i64::from(i32::MIN), i64::from(i32::MAX)),
+            false => (0, i64::from(u32::MAX)),
+        };
+        let (q, r) = (constant.div_euclid(step), constant.rem_euclid(step));
+        let low = (-q).max(lowest);
+        if -q > highest {
+            return Ok(None);
+        }
+        let i32t: Type = IntegerType::new(self.ctx, 32).into();
+        let (size, fits) = match size {
+            Size::Fixed(size) if size < bytes => return Ok(Some(self.bool(false)?)),
+            Size::Fixed(size) => (self.int(size as i64)?, self.bool(true)?),
+            Size::Runtime(size) => {
+                let fits = self.cmp(CmpiPredicate::Uge, size, self.int(bytes as i64)?)?;
+                (size, fits)
+            }
+        };
+        // What follows is uniform where the size is: the range of indices that pass, as its
+        // lowest and its width, and whether it is empty.
+        let last = self.binary("arith.subi", size, self.int(bytes as i64)?)?;
+        let reaches = self.cmp(CmpiPredicate::Sge, last, self.int(r)?)?;
+        let beyond = self.binary("arith.subi", last, self.int(r)?)?;
+        let span = self.binary("arith.divui", beyond, self.int(step)?)?;
+        // (Wider than every 32-bit index's range is as good as any wider span, and keeps the
+        // sum below from overflowing.)
+        let cap = self.int(1 << 33)?;
+        let capped = self.cmp(CmpiPredicate::Ugt, span, cap)?;
+        let span = self.select(capped, cap, span)?;
+        let high = self.binary("arith.addi", self.int(-q)?, span)?;
+        let too_high = self.cmp(CmpiPredicate::Sgt, high, self.int(highest)?)?;
+        let high = self.select(too_high, self.int(highest)?, high)?;
+        let nonempty = self.cmp(CmpiPredicate::Sge, high, self.int(low)?)?;
+        let width = self.binary("arith.subi", high, self.int(low)?)?;
+        let width = self.r.one("arith.trunci", &[width], i32t, &[])?;
+        let uniform = self.binary("arith.andi", fits, reaches)?;
+        let uniform = self.binary("arith.andi", uniform, nonempty)?;
+        // Per work-item: the index's distance from the lowest, in 32 bits.
+        let low32 = self.r.arith_int(i32t, low as i32 as i64)?;
+        let distance = self.binary("arith.subi", narrow, low32)?;
+        let inside = self.cmp(CmpiPredicate::Ule, distance, width)?;
+        Ok(Some(self.binary("arith.andi", uniform, inside)?))
+    }
+
+    /// The generic address of what an offset is measured from, as an integer.
+    fn root_address(&self, root: &Root) -> Result<MlirValue, LowerError> {
+        match root {
+            Root::Object(base) => self.object_address(base),
+            Root::Argument { address, .. } => Ok(*address),
+        }
     }
 
     /// Whether `condition` holds for any lane of the subgroup (`vote`), else for this one.
@@ -2059,7 +2248,7 @@ impl<'c> Build<'_, 'c> {
         let mut any = self.bool(false)?;
         for o in escaping {
             let base = self.object_address(&o.base)?;
-            let (inside, _) = self.inside_object(readable, address, bytes, base, o)?;
+            let inside = self.inside(address, bytes, base, self.object_size(readable, o)?)?;
             any = self.binary("arith.ori", any, inside)?;
         }
         Ok(any)

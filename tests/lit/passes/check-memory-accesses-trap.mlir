@@ -18,12 +18,12 @@
 // CHECK-NOT: volatile
 // CHECK-LABEL: gpu.func @k
 // CHECK: %[[POINTER:[0-9]+]] = llvm.getelementptr %{{[0-9]+}}[%arg1] : (!llvm.ptr, i64) -> !llvm.ptr, f32
-// CHECK-NEXT: %[[ADDRESS:[0-9]+]] = llvm.ptrtoint %[[POINTER]] : !llvm.ptr to i64
 // CHECK: %[[OK:[0-9]+]] = scf.if %{{.*}} -> (i1)
 // CHECK: func.call @__hipmlir_memcheck_slow_path
 // CHECK: %[[BAD:[0-9]+]] = arith.xori %[[OK]]
 // CHECK: scf.if
 // CHECK-NEXT: scf.if %[[BAD]] {
+// CHECK-NEXT: %[[ADDRESS:[0-9]+]] = llvm.ptrtoint %[[POINTER]] : !llvm.ptr to i64
 // CHECK: func.call @__hipmlir_memcheck_report(%{{[0-9]+}}, %c0_i64{{[_0-9]*}}, %[[ADDRESS]], %c0_i64{{[_0-9]*}}, %c0_i64{{[_0-9]*}})
 // CHECK: llvm.intr.trap
 // CHECK-NEXT: } else {
