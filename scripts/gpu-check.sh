@@ -60,11 +60,11 @@ done
 # fail with hipErrorIllegalAddress until hipDeviceReset (the program prints REPORTED), and a
 # program that ignores it exits 1; correct programs built with the flag pass unreported.
 checked=()
-for src in tests/memcheck_programs/bad_accesses.hip tests/memcheck_programs/host_bugs.hip tests/memcheck_programs/correct_patterns.hip tests/memcheck_programs/scalar_kernels.hip examples/vector_add.hip \
+for src in tests/memcheck_programs/bad_accesses.hip tests/memcheck_programs/index_bounds.hip tests/memcheck_programs/host_bugs.hip tests/memcheck_programs/correct_patterns.hip tests/memcheck_programs/scalar_kernels.hip examples/vector_add.hip \
   tests/programs/{device_globals,managed_variables,dynamic_shared,device_malloc,shared_and_atomics,pointer_walk,cpp_objects,class_hierarchies,virtual_base_construction}.hip; do
   name=checked_$(basename "${src%.*}")
   if "$hipmlir" -fsanitize=address "$src" -o "$out/$name" > "$out/$name.build.log" 2>&1; then
-    [ "$name" = checked_bad_accesses ] || checked+=("$name")
+    case $name in checked_bad_accesses | checked_index_bounds) ;; *) checked+=("$name") ;; esac
     [ -s "$out/$name.build.log" ] || rm -f "$out/$name.build.log"
   else
     echo "gpu-check: $src does not build with -fsanitize=address (see $out/$name.build.log)" >&2
@@ -132,6 +132,14 @@ for p in ${checked[*]}; do
     fail=\$((fail+1)); echo "FAIL \$p (exit \$rc, memory checker on):"; echo "\$out" | tail -12
   fi
 done
+# Reads at both ends of allocations (each case in a process of its own on a GPU): the last
+# element inside passes, the first outside is reported.
+out=\$(HIPMLIR_BACKEND=\${HIPMLIR_BACKEND:-cuda} timeout 600 ./checked_index_bounds 2>&1); rc=\$?
+if [ \$rc -eq 0 ] && echo "\$out" | grep -q PASSED; then
+  pass=\$((pass+1)); echo "PASS checked_index_bounds: \$(echo "\$out" | grep PASSED)"
+else
+  fail=\$((fail+1)); echo "FAIL checked_index_bounds (exit \$rc):"; echo "\$out" | grep -v "memory checker" | tail -12
+fi
 for how in write_past read_past use_after_free wild atomic cas shared dynamic_shared local helper_local loop_past shared_loop strided_loop divergent through_initializer byval_past ignore; do
   out=\$(HIPMLIR_BACKEND=\${HIPMLIR_BACKEND:-cuda} timeout 120 ./checked_bad_accesses \$how 2>&1); rc=\$?
   want=0; seen=REPORTED

@@ -3,10 +3,14 @@
 // 64-bit indices, and allocations whose size is or is not a multiple of the element's, one
 // thread reads the first and last element inside the allocation (which must pass and read the
 // right value) and the first outside either end (which must be reported, failing the launch
-// with hipErrorIllegalAddress; a reset then clears it).
+// with hipErrorIllegalAddress; a reset then clears it). Where a fault ends the device for the
+// process (an NVIDIA GPU), each case runs in a process of its own: this program, given the
+// case's number.
 #include <hip/hip_runtime.h>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
+#include <string>
 #include <vector>
 
 #define HIP_CHECK(call)                                                              \
@@ -50,12 +54,21 @@ __global__ void read_after_index_offset(const T* p, int i, T* out) {
 
 int failures = 0;
 int cases = 0;
+int only = -1;          // the one case this run makes (-1: every case)
+bool counting = false;  // only count the cases
+
+static bool fault_ends_the_device() {
+  hipDeviceProp_t props;
+  return hipGetDeviceProperties(&props, 0) == hipSuccess &&
+         std::strncmp(props.gcnArchName, "sm_", 3) == 0;
+}
 
 // Runs one read of element `element` (its subscript `i`) of an allocation of `bytes` bytes: it
 // must pass and read the element when it lies inside, and be reported when it does not.
 template <typename T, typename Launch>
 bool one_read(const char* what, size_t bytes, long long element, long long i, Launch launch) {
-  ++cases;
+  int number = cases++;
+  if (counting || (only >= 0 && number != only)) return true;
   std::vector<unsigned char> pattern(bytes);
   for (size_t b = 0; b < bytes; ++b) pattern[b] = static_cast<unsigned char>(b * 7 + 1);
   T* d = nullptr;
@@ -149,9 +162,26 @@ bool every_shape(const char* type) {
   return true;
 }
 
-int main() {
-  if (!every_shape<char>("char") || !every_shape<int>("int") || !every_shape<Twelve>("Twelve"))
+bool every_case() {
+  return every_shape<char>("char") && every_shape<int>("int") && every_shape<Twelve>("Twelve");
+}
+
+int main(int argc, char** argv) {
+  if (argc > 1) {
+    only = std::atoi(argv[1]);
+    return every_case() && failures == 0 ? 0 : 1;
+  }
+  if (fault_ends_the_device()) {
+    counting = true;
+    every_case();
+    counting = false;
+    for (int number = 0; number < cases; ++number) {
+      std::string command = std::string(argv[0]) + " " + std::to_string(number);
+      if (std::system(command.c_str()) != 0) ++failures;
+    }
+  } else if (!every_case()) {
     return 1;
+  }
   if (failures != 0) {
     std::printf("%d of %d cases wrong\n", failures, cases);
     return 1;
