@@ -15,7 +15,12 @@
 // @unsigned_shared: a zero-extended index into a shared array of 64 floats: the range is the
 // constants 0 .. 63.
 //
-// Neither computes the access's address before the vote; only the slow path's branch does.
+// None of these computes the access's address before the vote; only the slow path's branch
+// does.
+//
+// @shared_two_indices: two indices into a shared tile keep the difference of the access's
+// generic address and the tile's (as integer arithmetic, NVPTX hoisted the checks of an unrolled
+// tile loop out of the loop around it, each result live across it).
 
 // CHECK-LABEL: gpu.func @narrow
 // CHECK: arith.extsi %arg1 : i32 to i64
@@ -48,10 +53,20 @@
 // CHECK-NEXT: arith.subi %arg0, %{{.*}} : i32
 // CHECK-NEXT: arith.cmpi ule
 // CHECK: llvm.load %{{.*}} : !llvm.ptr<3> -> f32
+// CHECK-LABEL: gpu.func @shared_two_indices
+// CHECK: llvm.getelementptr %{{.*}}[0, %arg0, %arg1]
+// CHECK: %[[ACCESS:.*]] = llvm.ptrtoint %{{.*}} : !llvm.ptr to i64
+// CHECK-NEXT: llvm.mlir.addressof @tile2
+// CHECK-NEXT: llvm.addrspacecast
+// CHECK-NEXT: %[[TILE:.*]] = llvm.ptrtoint %{{.*}} : !llvm.ptr to i64
+// CHECK-NEXT: %[[OFFSET:.*]] = arith.subi %[[ACCESS]], %[[TILE]] : i64
+// CHECK-NEXT: %[[LAST:.*]] = arith.constant 1020 : i64
+// CHECK-NEXT: arith.cmpi ule, %[[OFFSET]], %[[LAST]] : i64
 module attributes {gpu.container_module} {
   gpu.module @checked {
     llvm.mlir.global external @__hipmlir_memcheck_state(dense<0> : tensor<8xi8>) {addr_space = 1 : i32} : !llvm.array<8 x i8>
     llvm.mlir.global internal @tile() {addr_space = 3 : i32} : !llvm.array<64 x f32>
+    llvm.mlir.global internal @tile2() {addr_space = 3 : i32} : !llvm.array<16 x array<16 x f32>>
     gpu.func @narrow(%p: !llvm.ptr<1>, %i: i32) kernel attributes {hipmlir.kernel_name = "narrow"} {
       %g = llvm.addrspacecast %p : !llvm.ptr<1> to !llvm.ptr
       %k = arith.extsi %i : i32 to i64
@@ -70,6 +85,12 @@ module attributes {gpu.container_module} {
       %t = llvm.mlir.addressof @tile : !llvm.ptr<3>
       %k = arith.extui %i : i32 to i64
       %s = llvm.getelementptr %t[0, %k] : (!llvm.ptr<3>, i64) -> !llvm.ptr<3>, !llvm.array<64 x f32>
+      %x = llvm.load %s : !llvm.ptr<3> -> f32
+      gpu.return
+    }
+    gpu.func @shared_two_indices(%i: i64, %j: i64) kernel attributes {hipmlir.kernel_name = "shared_two_indices"} {
+      %t = llvm.mlir.addressof @tile2 : !llvm.ptr<3>
+      %s = llvm.getelementptr %t[0, %i, %j] : (!llvm.ptr<3>, i64, i64) -> !llvm.ptr<3>, !llvm.array<16 x array<16 x f32>>
       %x = llvm.load %s : !llvm.ptr<3> -> f32
       gpu.return
     }
