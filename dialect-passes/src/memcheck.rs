@@ -2049,32 +2049,33 @@ impl<'c> Build<'_, 'c> {
         bytes: u64,
         size: Size,
     ) -> Result<MlirValue, LowerError> {
-        let offsets = offsets_of(pointer).filter(|o| root.is(o.root));
-        let Some(offsets) = offsets else {
-            let address = self.ptr_to_int(self.to_generic(pointer)?)?;
-            return self.inside(address, bytes, self.root_address(root)?, size);
-        };
-        if let [(index, step)] = offsets.terms[..] {
-            if let Some(inside) =
-                self.index_in_bounds(index, step, offsets.constant, bytes, size)?
-            {
-                return Ok(inside);
+        if let Some(offsets) = offsets_of(pointer).filter(|o| root.is(o.root)) {
+            if let [(index, step)] = offsets.terms[..] {
+                if let Some(inside) =
+                    self.index_in_bounds(index, step, offsets.constant, bytes, size)?
+                {
+                    return Ok(inside);
+                }
+            }
+            // (Several indices into a kernel's own object, such as a shared tile's two
+            // subscripts, keep the difference of addresses below: as integer arithmetic, NVPTX
+            // hoisted each check of an unrolled tile loop out of the loop around it and kept
+            // every result live across it, 98 registers for the bench's matmul against 52.)
+            let all_64_bits = offsets
+                .terms
+                .iter()
+                .all(|&(index, _)| integer_width(index) == Some(64));
+            if matches!(root, Root::Argument { .. }) && all_64_bits {
+                let mut offset = self.int(offsets.constant)?;
+                for &(index, step) in &offsets.terms {
+                    let scaled = self.binary("arith.muli", index, self.int(step)?)?;
+                    offset = self.binary("arith.addi", offset, scaled)?;
+                }
+                return self.in_bounds(offset, bytes, size);
             }
         }
-        // (Several indices into a kernel's own object, such as a shared tile's two subscripts,
-        // keep the difference of addresses: as integer arithmetic, NVPTX hoisted each check of
-        // an unrolled tile loop out of the loop around it and kept every result live across
-        // it, 98 registers for the bench's matmul against 52.)
-        let mut offset = self.int(offsets.constant)?;
-        for &(index, step) in &offsets.terms {
-            if integer_width(index) != Some(64) || matches!(root, Root::Object(_)) {
-                let address = self.ptr_to_int(self.to_generic(pointer)?)?;
-                return self.inside(address, bytes, self.root_address(root)?, size);
-            }
-            let scaled = self.binary("arith.muli", index, self.int(step)?)?;
-            offset = self.binary("arith.addi", offset, scaled)?;
-        }
-        self.in_bounds(offset, bytes, size)
+        let address = self.ptr_to_int(self.to_generic(pointer)?)?;
+        self.inside(address, bytes, self.root_address(root)?, size)
     }
 
     /// Whether `constant + index * step` (an i64 index extended from 32 bits) is an offset at
