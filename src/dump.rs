@@ -148,6 +148,7 @@ module {
             args_size: 0,
             max_threads_per_block: None,
             unit: None,
+            memcheck_extents: Vec::new(),
         }
     }
 

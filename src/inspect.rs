@@ -207,6 +207,17 @@ fn image(index: usize, offset: Option<usize>, bytes: &[u8], indent: &str) -> boo
                 a.r#type, a.name, a.offset, a.size, a.align
             );
         }
+        if !k.memcheck_extents.is_empty() {
+            let names: Vec<String> = k
+                .memcheck_extents
+                .iter()
+                .map(|&i| format!("arg {i}"))
+                .collect();
+            println!(
+                "{indent}    memory checker: the extents of {}, as hidden parameters",
+                names.join(", ")
+            );
+        }
     }
     let mut ok = true;
     if image.spirv.is_empty() {

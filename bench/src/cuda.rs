@@ -295,6 +295,7 @@ pub enum Arg {
     Ptr(sys::CUdeviceptr),
     I32(i32),
     F32(f32),
+    U64(u64),
 }
 
 /// One launch: function, grid and block (3-D), arguments.
@@ -369,6 +370,7 @@ pub fn launch(l: &LaunchSpec) -> Result<(), String> {
             let mut b = [0u8; 8];
             match *a {
                 Arg::Ptr(p) => b.copy_from_slice(&p.to_ne_bytes()),
+                Arg::U64(v) => b.copy_from_slice(&v.to_ne_bytes()),
                 Arg::I32(v) => b[..4].copy_from_slice(&v.to_ne_bytes()),
                 Arg::F32(v) => b[..4].copy_from_slice(&v.to_ne_bytes()),
             }

@@ -656,16 +656,16 @@ fn check_variant(
     let mut launches = Vec::new();
     for l in &case.launches {
         let function = module.function(l.kernel)?;
-        // A PTX entry with other parameters than the source's would read garbage.
+        // A PTX entry with other parameters than the source's would read garbage. (Where the
+        // count is unknown, a checked kernel is given extents: the driver reads no more
+        // parameters than the kernel has.)
+        let mut extents = v == GpuVariant::HipmlirChecked;
         if !image.starts_with(b"\x7fELF") {
             if let Some(entry) = cuda::find_entry(&module.entries, l.kernel) {
                 if let Some(n) = cuda::ptx_param_count(&text, entry) {
-                    if n != l.args.len() {
-                        return Err(format!(
-                            "{entry} has {n} parameters, the source {}",
-                            l.args.len()
-                        ));
-                    }
+                    extents = crate::memcheck::takes_extents(&l.args, n).ok_or_else(|| {
+                        format!("{entry} has {n} parameters, the source {}", l.args.len())
+                    })?;
                 }
             }
         }
@@ -694,6 +694,12 @@ fn check_variant(
                     A::I32(v) => Arg::I32(v),
                     A::F32(v) => Arg::F32(v),
                 })
+                .chain(
+                    crate::memcheck::extents(&l.args, &case.buffers)
+                        .into_iter()
+                        .filter(|_| extents)
+                        .map(Arg::U64),
+                )
                 .collect(),
         });
     }

@@ -168,7 +168,7 @@ pub fn run(
 
 /// A variant ready to time: its kernels and buffers, checked once.
 struct Prepared {
-    kernels: HashMap<&'static str, Kernel>,
+    kernels: HashMap<&'static str, BenchKernel>,
     // Kept alive for the kernels' arguments.
     _buffers: Vec<Buffer<u8>>,
     /// The buffers as the kernels take them.
@@ -364,7 +364,7 @@ fn create_kernels(
     case: &Case,
     program: &Program,
     entry_points: Option<&[String]>,
-) -> Result<HashMap<&'static str, Kernel>, String> {
+) -> Result<HashMap<&'static str, BenchKernel>, String> {
     let mut kernels = HashMap::new();
     for l in &case.launches {
         if kernels.contains_key(l.kernel) {
@@ -387,16 +387,23 @@ fn create_kernels(
         let arity = k
             .num_args()
             .map_err(|e| format!("clGetKernelInfo(NUM_ARGS) failed: {e}"))?;
-        if arity as usize != l.args.len() {
-            return Err(format!(
+        let extents = crate::memcheck::takes_extents(&l.args, arity as usize).ok_or_else(|| {
+            format!(
                 "kernel {symbol} takes {arity} arguments where the source has {}; the bench \
                  cannot launch it",
                 l.args.len()
-            ));
-        }
-        kernels.insert(l.kernel, k);
+            )
+        })?;
+        kernels.insert(l.kernel, BenchKernel { kernel: k, extents });
     }
     Ok(kernels)
+}
+
+/// A kernel of a case, and whether it takes the memory checker's extents after its arguments
+/// (see `memcheck::takes_extents`).
+struct BenchKernel {
+    kernel: Kernel,
+    extents: bool,
 }
 
 /// How a case's buffers are passed: as `cl_mem`, or as their device addresses.
@@ -418,12 +425,12 @@ impl BufferArgs {
 fn run_once(
     cl: &Cl,
     case: &Case,
-    kernels: &HashMap<&str, Kernel>,
+    kernels: &HashMap<&str, BenchKernel>,
     buffers: &BufferArgs,
 ) -> Result<f64, String> {
     let mut events = Vec::new();
     for l in &case.launches {
-        let k = &kernels[l.kernel];
+        let BenchKernel { kernel: k, extents } = &kernels[l.kernel];
         for (i, a) in l.args.iter().enumerate() {
             let value = match *a {
                 A::Buf(b) => buffers.arg(b),
@@ -431,6 +438,12 @@ fn run_once(
                 A::F32(v) => ArgValue::F32(v),
             };
             cl::set_arg(k, i as u32, value)?;
+        }
+        if *extents {
+            let sizes = crate::memcheck::extents(&l.args, &case.buffers);
+            for (i, size) in sizes.into_iter().enumerate() {
+                cl::set_arg(k, (l.args.len() + i) as u32, ArgValue::U64(size))?;
+            }
         }
         events.push(cl::enqueue(&cl.queue, k, &l.global, &l.local)?);
     }

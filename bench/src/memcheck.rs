@@ -17,12 +17,37 @@ use opencl3::memory::{Buffer, ClMem};
 use opencl3::program::Program;
 use opencl3::types::cl_mem;
 
+use crate::cases::{Buf, A};
 use crate::cl::{self, ArgValue, Cl};
 use crate::cuda::{self, DeviceBuf};
 
 /// Writes a word at a device address.
 const POKE: &str =
     "kernel void poke(ulong address, ulong value) { *(global ulong*)address = value; }";
+
+/// Whether a kernel taking `arity` parameters, launched with `args`, takes the memory
+/// checker's extents after them (hipmlir's `-fsanitize=address` adds one `u64` per pointer
+/// argument: see `KernelInfo::memcheck_extents`); None when it takes neither that many nor
+/// `args`' own.
+pub fn takes_extents(args: &[A], arity: usize) -> Option<bool> {
+    let pointers = args.iter().filter(|a| matches!(a, A::Buf(_))).count();
+    match arity {
+        n if n == args.len() => Some(false),
+        n if pointers > 0 && n == args.len() + pointers => Some(true),
+        _ => None,
+    }
+}
+
+/// The extents a checked kernel launched with `args` takes: each buffer argument points to the
+/// start of its buffer, so its extent is the buffer's size.
+pub fn extents(args: &[A], buffers: &[Buf]) -> Vec<u64> {
+    args.iter()
+        .filter_map(|a| match *a {
+            A::Buf(b) => Some(buffers.get(b).map_or(0, |b| b.init.len() as u64)),
+            _ => None,
+        })
+        .collect()
+}
 
 /// A checked program's state, bound: kept alive while its kernels run.
 pub struct Bound {

@@ -10,9 +10,11 @@
 //! **index**: `[bits, start, end, start, end, ...]`, `2^bits` slots each holding an allocation
 //! found by its start ([`slot`]; empty: zeros, a slot two starts share holds the lower one);
 //! then come its **ranges**: `[count, base0, end0, base1, end1, ...]`, sorted by base, ranges
-//! disjoint: every live allocation a kernel may reach. A kernel finds its pointer arguments'
-//! allocations in the index with no loop, once per work-item (most arguments point to the
-//! start of one), and binary-searches the ranges only for an access outside them. (The index
+//! disjoint: every live allocation a kernel may reach. A kernel gets its pointer arguments'
+//! extents from the runtime as parameters (`KernelInfo::memcheck_extents`); other functions
+//! find an argument's allocation in the index with no loop, once per work-item (most arguments
+//! point to the start of one). The ranges are binary-searched only for an access outside
+//! those. (The index
 //! first: a kernel's entry reads the state, then the index's bits, then a slot, with no count
 //! to read in between; each is a load waiting for the one before, which a GPU pays at every
 //! short kernel's start.) The

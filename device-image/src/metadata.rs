@@ -54,6 +54,23 @@ pub struct KernelInfo {
     /// (see `GlobalVar::unit`). None: an external kernel, one per program.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub unit: Option<String>,
+    /// A kernel built with the memory checker (`-fsanitize=address`) takes, after its listed
+    /// arguments, one hidden `u64` parameter per entry here: the bytes from the pointer that
+    /// argument (an index into `args`) holds to the end of the allocation it points into, 0
+    /// when in none. The runtime computes them from its allocations at each launch, so that the
+    /// kernel's checks of accesses through its pointer arguments read no table. (The block's
+    /// dimensions of a `linear_block_kernels` kernel come after them.)
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub memcheck_extents: Vec<u32>,
+}
+
+impl KernelInfo {
+    /// The parameters the kernel's device code takes besides its listed arguments: the
+    /// checker's extents, then the block's dimensions where `linear` (see
+    /// `ModuleMetadata::linear_block_kernels`).
+    pub fn hidden_parameters(&self, linear: bool) -> usize {
+        self.memcheck_extents.len() + if linear { 3 } else { 0 }
+    }
 }
 
 /// The device variable through which a module's `malloc`, `free`, `new` and `delete` reach its

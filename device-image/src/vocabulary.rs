@@ -62,6 +62,11 @@ pub const HOST_ATTRIBUTE: &str = "hipmlir.host";
 /// linear_blocks), recorded in the image's metadata for the runtime.
 pub const LINEAR_BLOCK_ATTRIBUTE: &str = "hipmlir.linear_block";
 
+/// A kernel's hidden parameters of the memory checker, `[index, ...]` (a dense i64 array): its
+/// parameters after the listed arguments are, in order, the extents of the pointers those
+/// arguments hold (see `KernelInfo::memcheck_extents`). Written by `hipmlir-check-memory-accesses`.
+pub const MEMCHECK_EXTENTS_ATTRIBUTE: &str = "hipmlir.memcheck_extents";
+
 /// A SPIR-V global that starts as zeros: given an `OpConstantNull` initializer after
 /// serialization (MLIR's `spirv.GlobalVariable` can name no null constant).
 pub const ZERO_INITIALIZER_ATTRIBUTE: &str = "hipmlir.zero_initializer";

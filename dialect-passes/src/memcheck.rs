@@ -4,8 +4,9 @@
 //!
 //! Where the pass sees the object an access goes into (the pointer is an offset of a local
 //! variable, a `__shared__` array or a `__device__` variable), the check is one comparison
-//! against that object's size. An offset of a kernel argument is compared with the argument's
-//! allocation, found at the kernel's entry in the table's index of allocation starts. When
+//! against that object's size. An offset of a kernel's pointer argument is compared with the
+//! pointer's extent, the bytes left of its allocation, which the runtime passes as a hidden
+//! parameter ([`extent_parameter`]; elsewhere found in the table's index of allocation starts). When
 //! that fails (or for other pointers: read from memory), the module's slow path
 //! ([`SLOW_PATH_FUNCTION`]) looks the address up in the runtime's table of live allocations,
 //! which the module's checker state points to (a binary search); one found in none is then
@@ -39,7 +40,8 @@ use hipmlir_device_image::memcheck::{
 };
 use hipmlir_device_image::{
     address_space, atomic_ordering, AtomicBinOp, ADDRESS_KERNEL_PREFIX, DYNAMIC_SHARED_SYMBOL,
-    KERNEL_NAME_ATTRIBUTE, MEMCHECK_STATE_VARIABLE, RUNTIME_WORD_VARIABLES,
+    KERNEL_ARGS_ATTRIBUTE, KERNEL_NAME_ATTRIBUTE, MEMCHECK_EXTENTS_ATTRIBUTE,
+    MEMCHECK_STATE_VARIABLE, RUNTIME_WORD_VARIABLES,
 };
 use hipmlir_ir::rewrite::RewritePatternSet;
 use hipmlir_ir::rewrite::{apply_patterns, enclosing, Outcome, Pattern, PatternRewriter};
@@ -402,14 +404,16 @@ fn argument_of(pointer: MlirValue, function: &OperationRef) -> Option<MlirValue>
     }
 }
 
-/// The allocation kernel argument `argument` points to the start of, from the table's index,
-/// as (the argument's generic address, the allocation's size; 0 when the index holds none:
-/// every access through the argument then takes the table's search), computed at the
-/// function's entry with no loop (a loop there stops the device compiler from keeping the
-/// check's branch uniform).
+/// The extent of the pointer kernel argument `argument` holds, as (the argument's generic
+/// address, the bytes from there to the end of its allocation; 0 when in none: every access
+/// through the argument then takes the table's search), computed at the function's entry with
+/// no loop (a loop there stops the device compiler from keeping the check's branch uniform).
+/// A kernel takes it from the runtime as a hidden parameter ([`extent_parameter`]); elsewhere
+/// it is found in the table's index, which holds allocations by their start.
 fn argument_range(
     ctx: &Context,
     checker: &Checker,
+    function: &OperationRef,
     argument: MlirValue,
 ) -> Result<(MlirValue, MlirValue), LowerError> {
     // SAFETY: the anchor is a live operation of the entry block.
@@ -417,6 +421,9 @@ fn argument_range(
     let r = Rewriter::before(ctx, &anchor);
     let b = Build { r: &r, ctx };
     let address = b.ptr_to_int(b.to_generic(argument)?)?;
+    if let Some(extent) = extent_parameter(ctx, function, argument)? {
+        return Ok((address, extent));
+    }
     let i64t = b.i64();
     // (An index of 0 bits, the stand-in's, has one slot: shift and mask keep slot 0.)
     let bits = b.load(checker.index, i64t)?;
@@ -436,6 +443,91 @@ fn argument_range(
     let hit = b.cmp(CmpiPredicate::Eq, start, address)?;
     let size = b.binary("arith.subi", end, start)?;
     Ok((address, b.select(hit, size, b.int(0)?)?))
+}
+
+/// The hidden `i64` parameter of kernel `function` through which the runtime gives the extent
+/// of the pointer in its argument `argument` (see `KernelInfo::memcheck_extents`). On first use
+/// the kernel gets one after its listed arguments for each of them that is a pointer to global
+/// memory, in order, named in [`MEMCHECK_EXTENTS_ATTRIBUTE`]. (Read from the table's index at
+/// the entry, the extents were computed again for every few work-items by Intel's CPU
+/// compiler, whose work-group loop wraps the kernel's entry and which cannot tell that the
+/// kernel's stores leave the table alone: twice the checks' cost there.) None where `function`
+/// is no kernel, `argument` no such pointer, or the kernel's parameters are not its listed
+/// arguments.
+fn extent_parameter(
+    ctx: &Context,
+    function: &OperationRef,
+    argument: MlirValue,
+) -> Result<Option<MlirValue>, LowerError> {
+    if !function.has_attribute("gpu.kernel") {
+        return Ok(None);
+    }
+    let Some(listed) = function
+        .attribute(KERNEL_ARGS_ATTRIBUTE)
+        .ok()
+        .and_then(crate::symbols::array_elements)
+    else {
+        return Ok(None);
+    };
+    let entry = function
+        .region(0)
+        .ok()
+        .and_then(|r| r.first_block())
+        .ok_or_else(|| err("a kernel without a body"))?;
+    let extents: Vec<i64> = match function
+        .attribute(MEMCHECK_EXTENTS_ATTRIBUTE)
+        .ok()
+        .and_then(|a| DenseI64ArrayAttribute::try_from(a).ok())
+    {
+        Some(a) => (0..a.len()).filter_map(|i| a.element(i).ok()).collect(),
+        None => {
+            if entry.argument_count() != listed.len() {
+                return Ok(None);
+            }
+            let extents: Vec<i64> = (0..listed.len() as i64)
+                .filter(|&i| is_global_pointer(listed[i as usize]))
+                .collect();
+            let i64t: Type = IntegerType::new(ctx, 64).into();
+            for _ in &extents {
+                entry.add_argument(i64t, function.location());
+            }
+            crate::builder::update_function_type(ctx, function)?;
+            // SAFETY: the live kernel; setting an attribute keeps it alive.
+            unsafe { OperationRefMut::from_raw(function.to_raw()) }.set_attribute(
+                MEMCHECK_EXTENTS_ATTRIBUTE,
+                DenseI64ArrayAttribute::new(ctx, &extents).into(),
+            );
+            extents
+        }
+    };
+    // SAFETY: a block argument of the kernel's entry block (`argument_of`).
+    let position = unsafe { mlir_sys::mlirBlockArgumentGetArgNumber(argument) } as i64;
+    match extents.iter().position(|&e| e == position) {
+        Some(at) => Ok(Some(
+            entry.argument(listed.len() + at).map_err(err)?.to_raw(),
+        )),
+        None => Ok(None),
+    }
+}
+
+/// Whether an entry of a kernel's `hipmlir.kernel_args` is a pointer to global memory (not the
+/// dynamic shared memory's, nor a by-value argument).
+fn is_global_pointer(entry: Attribute) -> bool {
+    let Ok(entry) = melior::ir::attribute::DictionaryAttribute::try_from(entry) else {
+        return false;
+    };
+    // (Through MLIR's C API: melior's `BoolAttribute::try_from` takes strings, not bools.)
+    let pointer = entry.element_by_name("is_pointer").is_some_and(|a| {
+        // SAFETY: a live attribute, its kind checked before its value is read.
+        unsafe {
+            mlir_sys::mlirAttributeIsABool(a.to_raw()) && mlir_sys::mlirBoolAttrGetValue(a.to_raw())
+        }
+    });
+    let space = entry
+        .element_by_name("addr_space")
+        .and_then(|a| StringAttribute::try_from(a).ok())
+        .map(|s| s.value().to_string());
+    pointer && space.as_deref() != Some("workgroup")
 }
 
 /// The module's stand-in for a missing state (zeros: an empty table, an index of one empty
@@ -1071,7 +1163,7 @@ fn check_access<'c>(
             match state.argument_ranges.get(&key) {
                 Some(&range) => Some(range),
                 None => {
-                    let range = argument_range(ctx, &loaded, argument)?;
+                    let range = argument_range(ctx, &loaded, &function, argument)?;
                     state.argument_ranges.insert(key, range);
                     Some(range)
                 }

@@ -353,6 +353,15 @@ pub static UNVOTE_SCALAR_KERNELS: PassInfo = PassInfo {
     run: |ctx, module, _| crate::spirv::scalar_votes::unvote_scalar_kernels(ctx, module),
 };
 
+pub static VOTES_AS_BALLOTS: PassInfo = PassInfo {
+    name: "hipmlir-votes-as-ballots",
+    summary: "a subgroup vote (OpGroupNonUniformAny) becomes a ballot tested for a set bit: \
+              Intel's CPU compiler tests a vote's vector lanes one by one, a ballot's mask at \
+              once",
+    options: &[],
+    run: |ctx, module, _| crate::spirv::ballot_votes::votes_as_ballots(ctx, module),
+};
+
 pub static LOWER_FUNCTIONS_TO_SPIRV: PassInfo = PassInfo {
     name: "hipmlir-lower-functions-to-spirv",
     summary: "the functions inlining leaves (the compiler's helpers) become spirv.func \
@@ -369,7 +378,7 @@ pub static ADD_MISSING_CAPABILITIES: PassInfo = PassInfo {
     run: |ctx, module, _| crate::spirv::capabilities::add_missing_capabilities(ctx, module),
 };
 
-const PASS_COUNT: usize = 28;
+const PASS_COUNT: usize = 29;
 
 /// Every pass of hipmlir's, in the order the SPIR-V pipeline runs them (then NVPTX's own).
 pub static PASSES: [&PassInfo; PASS_COUNT] = [
@@ -399,6 +408,7 @@ pub static PASSES: [&PassInfo; PASS_COUNT] = [
     &KERNEL_ADDRESS_PARAMETERS,
     &HINT_SCALAR_KERNELS,
     &UNVOTE_SCALAR_KERNELS,
+    &VOTES_AS_BALLOTS,
     &LOWER_FUNCTIONS_TO_SPIRV,
     &ADD_MISSING_CAPABILITIES,
 ];

@@ -50,6 +50,7 @@ pub fn kernel_info(kernel: &Cursor) -> Result<KernelInfo> {
         args_size,
         max_threads_per_block: kernel.launch_bounds_max_threads(),
         unit: None,
+        memcheck_extents: Vec::new(),
     })
 }
 

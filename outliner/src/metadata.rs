@@ -6,8 +6,9 @@ use hipmlir_device_image::{AddressSpace, KernelArg, KernelInfo};
 use hipmlir_device_image::{
     KERNEL_ARGS_ATTRIBUTE, KERNEL_ARGS_SIZE_ATTRIBUTE, KERNEL_NAME_ATTRIBUTE,
     KERNEL_UNIT_ATTRIBUTE, LINEAR_BLOCK_ATTRIBUTE, MAX_THREADS_PER_BLOCK_ATTRIBUTE,
+    MEMCHECK_EXTENTS_ATTRIBUTE,
 };
-use melior::ir::attribute::{IntegerAttribute, StringAttribute};
+use melior::ir::attribute::{DenseI64ArrayAttribute, IntegerAttribute, StringAttribute};
 use melior::ir::operation::{OperationLike, WalkOrder, WalkResult};
 use melior::ir::{Attribute, AttributeLike, Module, OperationRef};
 use mlir_sys::{
@@ -140,6 +141,7 @@ fn kernel_info(op: &OperationRef) -> Result<KernelInfo, OutlineError> {
         Ok(a) => Some(IntegerAttribute::try_from(a).map_err(err)?.value() as u64),
         Err(_) => None,
     };
+    let args_count = args.len();
     Ok(KernelInfo {
         name: string(op, "sym_name")?,
         source_name: string(op, KERNEL_NAME_ATTRIBUTE)?,
@@ -147,5 +149,28 @@ fn kernel_info(op: &OperationRef) -> Result<KernelInfo, OutlineError> {
         args_size,
         max_threads_per_block,
         unit: string(op, KERNEL_UNIT_ATTRIBUTE).ok(),
+        memcheck_extents: memcheck_extents(op, args_count)?,
     })
+}
+
+/// The arguments whose extents the kernel takes as hidden parameters (the memory checker's);
+/// each must name a listed argument.
+fn memcheck_extents(op: &OperationRef, listed: usize) -> Result<Vec<u32>, OutlineError> {
+    let Ok(a) = op.attribute(MEMCHECK_EXTENTS_ATTRIBUTE) else {
+        return Ok(Vec::new());
+    };
+    let a = DenseI64ArrayAttribute::try_from(a).map_err(err)?;
+    (0..a.len())
+        .map(|i| {
+            let index = a.element(i).map_err(err)?;
+            u32::try_from(index)
+                .ok()
+                .filter(|&at| (at as usize) < listed)
+                .ok_or_else(|| {
+                    err(format!(
+                        "{MEMCHECK_EXTENTS_ATTRIBUTE} names argument {index}"
+                    ))
+                })
+        })
+        .collect()
 }

@@ -237,6 +237,7 @@ mod tests {
             args_size: 8 * arg_types.len() as u64,
             max_threads_per_block: None,
             unit: None,
+            memcheck_extents: Vec::new(),
         }
     }
 

@@ -27,6 +27,8 @@ use hipmlir_device_image::memcheck::{
     STATE_WORDS,
 };
 
+use hipmlir_device_image::KernelInfo;
+
 use crate::backend::DeviceId;
 use crate::error::{Failure, HipError, HipResult};
 
@@ -170,18 +172,21 @@ pub fn bind(device: DeviceId, sites: Vec<Site>, memory: Box<dyn CheckerMemory>) 
 }
 
 /// Brings binding `id`'s table up to date with `ranges` (the live allocations a kernel may
-/// reach, sorted by base), and its dynamic shared memory with the launch's `dynamic_shared`
-/// bytes, before a launch on `queue`. An id no longer bound (the device was reset meanwhile)
-/// is an internal error the backend avoids by binding anew.
+/// reach, as (start, end) sorted by start), and its dynamic shared memory with the launch's
+/// `dynamic_shared` bytes, before a launch on `queue` of `kernel` with argument block `block`.
+/// Returns the launch's extents (see [`extents`]). An id no longer bound (the device was reset
+/// meanwhile) is an internal error the backend avoids by binding anew.
 pub fn before_launch(
     id: u64,
     ranges: Vec<(u64, u64)>,
     dynamic_shared: u64,
     queue: usize,
-) -> HipResult<()> {
+    (kernel, block): (&KernelInfo, &[u8]),
+) -> HipResult<Vec<u64>> {
+    let extents = extents(kernel, block, &ranges);
     let mut guard = checker();
     let Some(c) = guard.as_mut() else {
-        return Ok(());
+        return Ok(extents);
     };
     if ranges != c.ranges || c.version == 0 {
         c.ranges = ranges;
@@ -209,7 +214,37 @@ pub fn before_launch(
         b.dynamic_shared = shared;
     }
     b.running = true;
-    Ok(())
+    Ok(extents)
+}
+
+/// The hidden parameters a checked kernel takes after its arguments
+/// (`KernelInfo::memcheck_extents`) for a launch with argument block `block`: for each
+/// argument named there, the bytes from the pointer it holds to the end of the allocation of
+/// `ranges` (start, end; sorted by start) that holds it, or 0 (in none, or no pointer).
+pub fn extents(kernel: &KernelInfo, block: &[u8], ranges: &[(u64, u64)]) -> Vec<u64> {
+    kernel
+        .memcheck_extents
+        .iter()
+        .map(|&index| {
+            let pointer = kernel
+                .args
+                .get(index as usize)
+                .filter(|arg| arg.is_pointer && arg.size == 8)
+                .and_then(|arg| {
+                    let start = usize::try_from(arg.offset).ok()?;
+                    block.get(start..start.checked_add(8)?)?.try_into().ok()
+                })
+                .map(u64::from_ne_bytes);
+            pointer.map_or(0, |address| {
+                let after = ranges.partition_point(|&(start, _)| start <= address);
+                after
+                    .checked_sub(1)
+                    .map(|i| ranges[i].1)
+                    .filter(|&end| address < end)
+                    .map_or(0, |end| end - address)
+            })
+        })
+        .collect()
 }
 
 /// Whether binding `id` is still bound (it goes with its device's reset).
@@ -472,27 +507,92 @@ mod tests {
                     .collect::<Vec<_>>()
             }
         };
-        before_launch(id, vec![(0x1000, 0x1040), (0x2000, 0x2100)], 0, 0).expect("first table");
+        before_launch(
+            id,
+            vec![(0x1000, 0x1040), (0x2000, 0x2100)],
+            0,
+            0,
+            (&kernel(&[]), &[]),
+        )
+        .expect("first table");
         assert_eq!(table_of(), [0x1000, 0x1040, 0x2000, 0x2100]);
         let first = unsafe { state.read_volatile() };
-        before_launch(id, vec![(0x1000, 0x1040), (0x2000, 0x2100)], 0, 0).expect("same table");
+        before_launch(
+            id,
+            vec![(0x1000, 0x1040), (0x2000, 0x2100)],
+            0,
+            0,
+            (&kernel(&[]), &[]),
+        )
+        .expect("same table");
         assert_eq!(
             unsafe { state.read_volatile() },
             first,
             "unchanged: not rewritten"
         );
-        before_launch(id, vec![(0x3000, 0x3008)], 0, 0).expect("new table");
+        before_launch(id, vec![(0x3000, 0x3008)], 0, 0, (&kernel(&[]), &[])).expect("new table");
         assert_eq!(table_of(), [0x3000, 0x3008]);
         let shared = || unsafe { state.add(STATE_DYNAMIC_SHARED as usize).read_volatile() };
-        before_launch(id, vec![(0x3000, 0x3008)], 512, 0).expect("a launch");
-        before_launch(id, vec![(0x3000, 0x3008)], 256, 0).expect("a smaller one meanwhile");
+        before_launch(id, vec![(0x3000, 0x3008)], 512, 0, (&kernel(&[]), &[])).expect("a launch");
+        before_launch(id, vec![(0x3000, 0x3008)], 256, 0, (&kernel(&[]), &[]))
+            .expect("a smaller one meanwhile");
         assert_eq!(shared(), 512, "launches that may run at once: the largest");
         idle(device);
         assert_eq!(table_of(), [0x3000, 0x3008], "the current table stays");
-        before_launch(id, vec![(0x3000, 0x3008)], 256, 0).expect("alone");
+        before_launch(id, vec![(0x3000, 0x3008)], 256, 0, (&kernel(&[]), &[])).expect("alone");
         assert_eq!(shared(), 256, "after the device was idle: the launch's own");
         reset(device);
         assert!(!is_bound(id));
+    }
+
+    /// A kernel taking `pointers` (each 8 bytes, in order) and the extents of the named ones.
+    fn kernel(extents: &[u32]) -> KernelInfo {
+        use hipmlir_device_image::{AddressSpace, KernelArg};
+        let mut args: Vec<KernelArg> = (0..3)
+            .map(|i| KernelArg {
+                name: format!("p{i}"),
+                r#type: "int *".into(),
+                offset: 0,
+                size: 8,
+                align: 8,
+                is_pointer: i != 2,
+                address_space: AddressSpace::Global,
+            })
+            .collect();
+        let args_size = KernelArg::layout(&mut args);
+        KernelInfo {
+            name: "_Z1kPiS_l".into(),
+            source_name: "k".into(),
+            args,
+            args_size,
+            max_threads_per_block: None,
+            unit: None,
+            memcheck_extents: extents.to_vec(),
+        }
+    }
+
+    #[test]
+    fn an_extent_is_what_is_left_of_the_allocation_from_the_pointer() {
+        let ranges = [(0x1000, 0x1040), (0x2000, 0x2100)];
+        let block = |words: [u64; 3]| {
+            words
+                .iter()
+                .flat_map(|w| w.to_ne_bytes())
+                .collect::<Vec<_>>()
+        };
+        let k = kernel(&[1, 0, 2]);
+        // Argument 2 is no pointer: 0 whatever it holds.
+        assert_eq!(
+            extents(&k, &block([0x1000, 0x2010, 0x1000]), &ranges),
+            [0xf0, 0x40, 0]
+        );
+        // The last byte, one past the end, between allocations, before the first, null.
+        assert_eq!(extents(&k, &block([0x103f, 0x1040, 0]), &ranges), [0, 1, 0]);
+        assert_eq!(extents(&k, &block([0x1800, 0xfff, 0]), &ranges), [0, 0, 0]);
+        assert_eq!(extents(&k, &block([0, 0x20ff, 0]), &ranges), [1, 0, 0]);
+        assert!(extents(&kernel(&[]), &block([0x1000; 3]), &ranges).is_empty());
+        // A block too short for the argument (never from a checked launch): 0, no panic.
+        assert_eq!(extents(&k, &[0; 4], &ranges), [0, 0, 0]);
     }
 
     #[test]

@@ -204,6 +204,23 @@ impl KernelRef {
         &self.module.image.metadata.kernels[self.index]
     }
 
+    /// Whether the kernel's block runs as a 1-D work-group (`linear_block_kernels`).
+    pub fn is_linear(&self) -> bool {
+        let info = self.info();
+        self.module
+            .image
+            .metadata
+            .linear_block_kernels
+            .contains(&info.name)
+    }
+
+    /// The parameters the kernel's device code takes: its listed arguments and the hidden ones
+    /// after them (`KernelInfo::hidden_parameters`).
+    pub fn parameter_count(&self) -> usize {
+        let info = self.info();
+        info.args.len() + info.hidden_parameters(self.is_linear())
+    }
+
     /// The kernel's index in its module's metadata.
     pub fn index(&self) -> usize {
         self.index
@@ -377,11 +394,7 @@ fn check_spirv_agrees(image: &DeviceImage) -> Result<(), String> {
                     kernel.name
                 ));
             };
-            let hidden = if meta.linear_block_kernels.contains(&kernel.name) {
-                3
-            } else {
-                0
-            };
+            let hidden = kernel.hidden_parameters(meta.linear_block_kernels.contains(&kernel.name));
             if ep.params.len() != kernel.args.len() + hidden {
                 return Err(format!(
                     "{what} gives kernel '{}' {} parameters, the metadata {}",
@@ -1044,6 +1057,7 @@ mod tests {
             args_size,
             max_threads_per_block: None,
             unit: None,
+            memcheck_extents: Vec::new(),
         }
     }
 

@@ -80,6 +80,7 @@ impl SpirvKernel {
             args_size,
             max_threads_per_block: None,
             unit: None,
+            memcheck_extents: Vec::new(),
         }
     }
 }

@@ -159,6 +159,37 @@ impl<'c> Rewriter<'c> {
         self.one("spirv.FNegate", &[v], type_of(v), &[])
     }
 
+    /// `OpGroupNonUniformBallot` of `condition` over the subgroup: a bit per invocation, in a
+    /// `vector<4xi32>`.
+    pub fn subgroup_ballot(&self, condition: MlirValue) -> Result<MlirValue, LowerError> {
+        let i32t: Type = IntegerType::new(self.ctx, 32).into();
+        let mask = Type::vector(&[4], i32t);
+        let scope = spirv_ir::scope_attr(self.ctx, Scope::Subgroup);
+        self.one(
+            "spirv.GroupNonUniformBallot",
+            &[condition],
+            mask,
+            &[("execution_scope", scope)],
+        )
+    }
+
+    /// Component `index` of a vector or struct, of type `ty`.
+    pub fn composite_extract(
+        &self,
+        composite: MlirValue,
+        index: i64,
+        ty: Type<'c>,
+    ) -> Result<MlirValue, LowerError> {
+        let i32t: Type = IntegerType::new(self.ctx, 32).into();
+        let indices = ArrayAttribute::new(self.ctx, &[IntegerAttribute::new(i32t, index).into()]);
+        self.one(
+            "spirv.CompositeExtract",
+            &[composite],
+            ty,
+            &[("indices", indices.into())],
+        )
+    }
+
     pub fn select(
         &self,
         condition: MlirValue,

@@ -1,5 +1,5 @@
-//! `lower-dynamic-shared`: dynamic shared memory (`extern __shared__`) becomes a trailing
-//! workgroup-pointer argument of each kernel that uses it, sized at launch
+//! `lower-dynamic-shared`: dynamic shared memory (`extern __shared__`) becomes a
+//! workgroup-pointer argument of each kernel that uses it, after its listed ones, sized at launch
 //! (`clSetKernelArg(index, bytes, NULL)`), as chipStar's HipDynMem does. The argument is added to
 //! the kernel's `hipmlir.kernel_args` with the workgroup address space and no bytes in the
 //! packed argument block.
@@ -110,11 +110,16 @@ fn add_argument(ctx: &Context, kernel: &OperationRef) -> Result<MlirValue, Lower
         .map_err(err)?
         .first_block()
         .ok_or_else(|| err("empty kernel"))?;
-    let arg = entry.add_argument(ptr_type, loc).to_raw();
+    // After the listed arguments, before the hidden ones that follow them (the memory
+    // checker's extents): the argument joins the list.
+    let args = op.attribute(KERNEL_ARGS_ATTRIBUTE).map_err(err)?;
+    let mut elements = crate::symbols::array_elements(args).unwrap_or_default();
+    let arg = entry
+        .insert_argument(elements.len(), ptr_type, loc)
+        .to_raw();
     update_function_type(ctx, kernel)?;
 
     // The metadata gains the argument, after the packed block (it has no bytes there).
-    let args = op.attribute(KERNEL_ARGS_ATTRIBUTE).map_err(err)?;
     let size = IntegerAttribute::try_from(op.attribute(KERNEL_ARGS_SIZE_ATTRIBUTE).map_err(err)?)
         .map_err(err)?
         .value();
@@ -146,7 +151,6 @@ fn add_argument(ctx: &Context, kernel: &OperationRef) -> Result<MlirValue, Lower
     )
     .into();
     // (hipmlir.kernel_args is an array attribute: the frontend writes it.)
-    let mut elements = crate::symbols::array_elements(args).unwrap_or_default();
     elements.push(entry_attr);
     op.set_attribute(
         KERNEL_ARGS_ATTRIBUTE,

@@ -5,6 +5,7 @@
 pub(crate) mod address_parameters;
 pub(crate) mod address_spaces;
 pub(crate) mod atomics;
+pub(crate) mod ballot_votes;
 mod builder;
 pub(crate) mod byte_perm;
 pub(crate) mod call_graph;
@@ -91,8 +92,9 @@ pub fn spirv_pipeline(options: &SpirvOptions) -> Pipeline {
     let memcheck = options
         .memcheck
         .then(|| PassOptions::default().with_flag(registry::MEMCHECK_VOTE));
-    // The checker's votes (OpGroupNonUniformAny): allowed only where it runs, so that a build
-    // without it keeps its target environment.
+    // The checker's votes (OpGroupNonUniformAny, ballots once `hipmlir-votes-as-ballots` has
+    // run): allowed only where it runs, so that a build without it keeps its target
+    // environment.
     let caps = match options.memcheck {
         true => format!("{caps},GroupNonUniformVote"),
         false => caps,
@@ -150,6 +152,15 @@ pub fn spirv_pipeline(options: &SpirvOptions) -> Pipeline {
         // After the wrappers: a kernel's branches are counted through its calls.
         Element::pass(&registry::HINT_SCALAR_KERNELS),
         Element::pass(&registry::UNVOTE_SCALAR_KERNELS),
+        Element::pass(&registry::VOTES_AS_BALLOTS),
+        // The capabilities again, from the ballots rather than the votes.
+        Element::nest(
+            "gpu.module",
+            vec![Element::nest(
+                "spirv.module",
+                vec![Element::upstream(upstream::SPIRV_UPDATE_VCE)],
+            )],
+        ),
         // Stage `spirv`.
         Element::pass(&registry::ADD_MISSING_CAPABILITIES),
     ]);

@@ -384,6 +384,7 @@ impl<'c> ModuleCodegen<'c> {
             args_size,
             max_threads_per_block: None,
             unit: None,
+            memcheck_extents: Vec::new(),
         };
         let region = Region::new();
         region.append_block(entry);

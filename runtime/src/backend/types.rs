@@ -1034,6 +1034,7 @@ mod tests {
             args_size: 0,
             max_threads_per_block: bound,
             unit: None,
+            memcheck_extents: Vec::new(),
         };
         let bounded = kernel(Some(64));
         assert!(check_launch_bounds(&bounded, Dim3::new(64, 1, 1)).is_ok());

@@ -72,7 +72,7 @@ pub fn launch(
     check_shape(grid, block, shmem, device)?;
     let index = kernel.index();
     let function = module::function(&kernel.module, index, device)?;
-    module::prepare_memcheck(&kernel.module, device, stream, shmem)?;
+    let extents = module::prepare_memcheck(&kernel.module, device, stream, shmem, (info, args))?;
     crate::device_abort::launching(&kernel.module, &info.source_name);
     let plan = function.plan.clone()?;
     allow_shared(kernel, &function, device, shmem)?;
@@ -117,6 +117,12 @@ pub fn launch(
                     (&spills[slot] as *const u64) as *mut c_void
                 }
                 Param::Null => (&null as *const u64) as *mut c_void,
+                // (0, every access searched, where the module's checker is off.)
+                Param::Extent(k) => extents
+                    .get(k)
+                    .map_or((&null as *const u64) as *mut c_void, |e| {
+                        (e as *const u64) as *mut c_void
+                    }),
                 Param::BlockDim(d) => (&dims[d] as *const u32) as *mut c_void,
             });
         }

@@ -26,6 +26,7 @@ use crate::error::{Failure, HipError, HipResult};
 use crate::hlog;
 use crate::ptx_split::{self, PtxIndex};
 use crate::registry::Module;
+use hipmlir_device_image::KernelInfo;
 
 /// A kernel of a loaded module.
 #[derive(Debug, Clone)]
@@ -847,18 +848,20 @@ fn prepare_heap(module: &Arc<Module>, device: &CudaDevice) -> HipResult<()> {
 /// there (and again after a reset), and brings its table of allocations up to date before each
 /// launch, in order on the launch's `stream`. The variable is written last: a kernel of the
 /// module that another stream runs meanwhile sees either null (unchecked) or a complete state.
+/// Returns the launch's extents (`memcheck::extents`).
 pub fn prepare_memcheck(
     module: &Arc<Module>,
     device: &CudaDevice,
     stream: sys::CUstream,
     dynamic_shared: usize,
-) -> HipResult<()> {
+    launch: (&KernelInfo, &[u8]),
+) -> HipResult<Vec<u64>> {
     let Some(index) = module.memcheck_variable else {
-        return Ok(());
+        return Ok(Vec::new());
     };
     let before_launch = |id| {
         let ranges = super::memcheck::ranges();
-        crate::memcheck::before_launch(id, ranges, dynamic_shared as u64, stream as usize)
+        crate::memcheck::before_launch(id, ranges, dynamic_shared as u64, stream as usize, launch)
     };
     let bound = with_loaded(module, device, |m| Ok(m.memcheck))?;
     if let Some(id) = bound.filter(|&id| crate::memcheck::is_bound(id)) {
@@ -874,7 +877,7 @@ pub fn prepare_memcheck(
     let state = crate::memcheck::CheckerMemory::state(&memory);
     let sites = module.image.metadata.memcheck_sites.clone();
     let id = crate::memcheck::bind(device.index, sites, Box::new(memory));
-    before_launch(id)?;
+    let extents = before_launch(id)?;
     // SAFETY: plain driver call on the current context; the word is staged before it returns.
     check("cuMemcpyHtoDAsync (memory checker's variable)", unsafe {
         sys::cuMemcpyHtoDAsync_v2(variable, (&state as *const u64).cast(), 8, stream)
@@ -882,5 +885,6 @@ pub fn prepare_memcheck(
     with_loaded(module, device, |m| {
         m.memcheck = Some(id);
         Ok(())
-    })
+    })?;
+    Ok(extents)
 }

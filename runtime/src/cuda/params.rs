@@ -3,6 +3,8 @@
 //! * a workgroup-pointer argument is the dynamic shared memory; the PTX kernel either has no
 //!   parameter for it (the lowering addresses `extern __shared__` directly) or a pointer one,
 //!   which gets null (its storage is the launch's `sharedMemBytes` either way);
+//! * a kernel built with the memory checker takes its arguments' extents as `u64` parameters
+//!   after them (`KernelInfo::memcheck_extents`), computed at each launch;
 //! * a kernel listed in `linear_block_kernels` may take the block's dimensions as three more
 //!   `u32` parameters, as the SPIR-V does;
 //! * a by-value argument the PTX takes as a `.ptr` parameter (the compiler passes it by
@@ -26,6 +28,8 @@ pub enum Param {
     Spill { offset: usize, len: usize },
     /// A null pointer (a dynamic-shared-memory pointer parameter).
     Null,
+    /// The memory checker's extent `k` (`KernelInfo::memcheck_extents`) as a `u64`.
+    Extent(usize),
     /// Block dimension `d` as a `u32`.
     BlockDim(usize),
 }
@@ -52,8 +56,10 @@ pub fn plan(
     let is_shared = |a: &hipmlir_device_image::KernelArg| {
         a.is_pointer && a.address_space == AddressSpace::Workgroup
     };
-    let listed = info.args.len();
-    let without_shared = info.args.iter().filter(|a| !is_shared(a)).count();
+    // The checker's extents follow the arguments in every form.
+    let extents = info.memcheck_extents.len();
+    let listed = info.args.len() + extents;
+    let without_shared = info.args.iter().filter(|a| !is_shared(a)).count() + extents;
     let hidden = if linear { 3 } else { 0 };
     let (keep_shared, with_dims) = match params.map(<[ParamDecl]>::len) {
         None => (false, false),
@@ -64,7 +70,10 @@ pub fn plan(
         Some(n) => {
             return Err(mismatch(
                 info,
-                format!("the PTX entry takes {n} parameter(s); the metadata lists {listed}"),
+                format!(
+                    "the PTX entry takes {n} parameter(s); the metadata lists {}",
+                    info.args.len() + info.hidden_parameters(linear)
+                ),
             ))
         }
     };
@@ -96,6 +105,7 @@ pub fn plan(
             }
         }
     }
+    plan.extend((0..extents).map(Param::Extent));
     if with_dims {
         plan.extend((0..3).map(Param::BlockDim));
     }
@@ -146,6 +156,7 @@ mod tests {
             args_size,
             max_threads_per_block: None,
             unit: None,
+            memcheck_extents: Vec::new(),
         }
     }
 
@@ -197,6 +208,41 @@ mod tests {
             ]
         );
         assert_eq!(plan_vec(&k, Some(&decls(&[8])), true).unwrap().len(), 1);
+    }
+
+    #[test]
+    fn the_checkers_extents_follow_the_arguments_before_the_block() {
+        let mut k = kernel(vec![
+            arg("out", 8, true, AddressSpace::Global),
+            arg("smem", 8, true, AddressSpace::Workgroup),
+        ]);
+        k.memcheck_extents = vec![0];
+        let out = Param::Block { offset: 0, len: 8 };
+        assert_eq!(
+            plan_vec(&k, Some(&decls(&[8, 8])), false).unwrap(),
+            vec![out, Param::Extent(0)]
+        );
+        assert_eq!(
+            plan_vec(&k, Some(&decls(&[8, 8, 8])), false).unwrap(),
+            vec![out, Param::Null, Param::Extent(0)]
+        );
+        assert_eq!(
+            plan_vec(&k, Some(&decls(&[8, 8, 4, 4, 4])), true).unwrap(),
+            vec![
+                out,
+                Param::Extent(0),
+                Param::BlockDim(0),
+                Param::BlockDim(1),
+                Param::BlockDim(2)
+            ]
+        );
+        assert_eq!(
+            plan_vec(&k, None, false).unwrap(),
+            vec![out, Param::Extent(0)]
+        );
+        // PTX without the extent (built without the checker) is refused, not launched short.
+        let e = plan_vec(&k, Some(&decls(&[8])), false).unwrap_err();
+        assert_eq!(e.code, HipError::InvalidImage);
     }
 
     #[test]

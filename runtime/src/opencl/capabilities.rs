@@ -26,7 +26,7 @@ const REQUIREMENTS: &[(Capability, &str, &[&str])] = &[
     ),
     (
         Capability::GroupNonUniformBallot,
-        "subgroup ballots (__ballot, __activemask)",
+        "subgroup ballots (__ballot, __activemask, the memory checker: -fsanitize=address)",
         &["cl_khr_subgroup_ballot"],
     ),
     (
@@ -36,7 +36,7 @@ const REQUIREMENTS: &[(Capability, &str, &[&str])] = &[
     ),
     (
         Capability::GroupNonUniformVote,
-        "subgroup votes (the memory checker, -fsanitize=address)",
+        "subgroup votes",
         &["cl_khr_subgroup_non_uniform_vote"],
     ),
     (

@@ -18,7 +18,7 @@ fn kernel_limits(rt: &Runtime, kernel: &KernelRef) -> HipResult<(usize, u64, u64
     let module = &kernel.module;
     let mut state = super::module::of(module, rt).lock_build();
     let info = kernel.info();
-    let p = prepared_kernel(rt, module, &mut state, &info.name, info.args.len())?;
+    let p = prepared_kernel(rt, module, &mut state, &info.name, kernel.parameter_count())?;
     let bound = info.max_threads_per_block.map_or(usize::MAX, |most| {
         usize::try_from(most).unwrap_or(usize::MAX)
     });

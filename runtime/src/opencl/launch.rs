@@ -215,12 +215,7 @@ fn enqueue_launch(
     let (mut global, mut local) = ndrange(grid, block, shmem, &rt.info)?;
     // A kernel using warp operations runs its block as a 1-D work-group, so that lanes follow
     // HIP's thread order, and receives the block's dimensions as three trailing arguments.
-    let linear = kernel
-        .module
-        .image
-        .metadata
-        .linear_block_kernels
-        .contains(&info.name);
+    let linear = kernel.is_linear();
     if linear {
         let threads = local[0] * local[1] * local[2];
         global = [
@@ -230,11 +225,9 @@ fn enqueue_launch(
         ];
         local = [threads, 1, 1];
     }
-    let hidden = if linear { 3 } else { 0 };
-
     let module = &kernel.module;
     let mut state = super::module::of(module, rt).lock_build();
-    let prepared = prepared_kernel(rt, module, &mut state, &info.name, info.args.len() + hidden)?;
+    let prepared = prepared_kernel(rt, module, &mut state, &info.name, kernel.parameter_count())?;
     let k = prepared.kernel.get();
     let spilled = |i: usize| prepared.spilled.get(i).copied().unwrap_or(false);
     let by_address = |i: usize| prepared.addresses.get(i).copied().unwrap_or(false);
@@ -311,7 +304,7 @@ fn enqueue_launch(
     if linear {
         let dims = block.as_array();
         for (d, value) in dims.iter().enumerate() {
-            let index = (info.args.len() + d) as u32;
+            let index = (info.args.len() + info.memcheck_extents.len() + d) as u32;
             // SAFETY: `k` is valid and exclusively ours while the module lock is held.
             let set =
                 unsafe { cl3::kernel::set_kernel_arg(k, index, 4, (value as *const u32).cast()) };
@@ -327,6 +320,7 @@ fn enqueue_launch(
             }
         }
     }
+    let mut extents = Vec::new();
     if let Some(id) = memcheck {
         // This launch's spilled arguments, and those of earlier launches that may still run
         // (a kernel reads the table when it runs, not when it was enqueued).
@@ -335,9 +329,28 @@ fn enqueue_launch(
             .map(|s| (s.device, s.host.len()))
             .chain(super::held::device_buffers(rt))
             .collect();
-        if let Err(e) = super::variables::update_memcheck_table(id, shmem, &spilled) {
+        match super::variables::update_memcheck_table(id, shmem, &spilled, (info, cfg.args)) {
+            Ok(found) => extents = found,
+            Err(e) => {
+                free_spills(&spills);
+                return Err(e);
+            }
+        }
+    }
+    // A checked kernel's extents follow its arguments (0, every access searched, where the
+    // device runs it unchecked).
+    extents.resize(info.memcheck_extents.len(), 0);
+    for (position, extent) in extents.iter().enumerate() {
+        let index = (info.args.len() + position) as u32;
+        // SAFETY: `k` is valid and exclusively ours while the module lock is held.
+        let set =
+            unsafe { cl3::kernel::set_kernel_arg(k, index, 8, (extent as *const u64).cast()) };
+        if let Err(e) = set {
             free_spills(&spills);
-            return Err(e);
+            return Err(Failure::new(
+                HipError::LaunchFailure,
+                format!("clSetKernelArg(extent): {}", super::cl::error_name(e)),
+            ));
         }
     }
     if rt.memory.needs_pointer_list_per_launch() {
@@ -465,6 +478,7 @@ mod tests {
             args_size,
             max_threads_per_block: None,
             unit: None,
+            memcheck_extents: Vec::new(),
         }
     }
 
@@ -511,6 +525,7 @@ mod tests {
             args_size,
             max_threads_per_block: None,
             unit: None,
+            memcheck_extents: Vec::new(),
         };
         let v = unpack_args(&k, &[0u8; 16], 256).unwrap();
         assert_eq!(v, vec![ArgValue::Pointer(0), ArgValue::Local(256)]);
@@ -525,6 +540,7 @@ mod tests {
             args_size: 0,
             max_threads_per_block: None,
             unit: None,
+            memcheck_extents: Vec::new(),
         };
         assert_eq!(unpack_args(&k, &[], 0).unwrap(), vec![]);
     }

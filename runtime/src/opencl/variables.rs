@@ -11,7 +11,7 @@ use std::ffi::c_void;
 use std::sync::atomic::Ordering;
 use std::sync::Arc;
 
-use hipmlir_device_image::{AddressSpace, GlobalVar};
+use hipmlir_device_image::{AddressSpace, GlobalVar, KernelInfo};
 
 use super::cl::OwnedEvent;
 use super::device::Runtime;
@@ -262,11 +262,13 @@ fn warn_if_vectorizer_off(label: &str) {
 /// Brings binding `id`'s table of allocations up to date before a launch: the live
 /// allocations, and `launch_own` (start, size), the runtime's memory for this launch alone (a
 /// by-value argument spilled behind a pointer, which the kernel reads like any allocation).
+/// Returns the launch's extents (`memcheck::extents`).
 pub fn update_memcheck_table(
     id: u64,
     dynamic_shared: usize,
     launch_own: &[(usize, usize)],
-) -> HipResult<()> {
+    launch: (&KernelInfo, &[u8]),
+) -> HipResult<Vec<u64>> {
     let mut ranges: Vec<(u64, u64)> = memory::all_allocations()
         .into_iter()
         .chain(launch_own.iter().copied())
@@ -274,7 +276,7 @@ pub fn update_memcheck_table(
         .collect();
     ranges.sort_unstable();
     // The table is host memory: written now, it is there for the launch.
-    crate::memcheck::before_launch(id, ranges, dynamic_shared as u64, 0)
+    crate::memcheck::before_launch(id, ranges, dynamic_shared as u64, 0, launch)
 }
 
 /// Gives `module` its abort word before its first launch: host memory the device can write

@@ -116,6 +116,7 @@ pub fn kernel(name: &str, source_name: &str, mut args: Vec<KernelArg>) -> Kernel
         args_size,
         max_threads_per_block: None,
         unit: None,
+        memcheck_extents: Vec::new(),
     }
 }
 
