@@ -22,7 +22,7 @@
 // CHECK-NEXT: scf.if %[[ANY]] -> (i1)
 // CHECK: func.call @__hipmlir_memcheck_slow_path({{.*}}, %[[TX]], {{.*}}, %[[BZ]], {{.*}})
 // CHECK: scf.if %[[ANY]] -> (!llvm.ptr)
-// CHECK: llvm.load volatile
+// CHECK: llvm.load
 // The element, through the pointer read: voted on, the slow path called with the ids read at
 // the entry, the load guarded.
 // CHECK: %[[ANY2:.*]] = spirv.GroupNonUniformAny <Subgroup>
@@ -30,7 +30,7 @@
 // CHECK: func.call @__hipmlir_memcheck_slow_path({{.*}}, %[[TX]], {{.*}}, %[[BZ]], {{.*}})
 // CHECK: scf.if %[[ANY2]] -> (i32)
 // CHECK-NEXT: scf.if %[[OK]] -> (i32)
-// CHECK-NEXT: llvm.load volatile %{{.*}} : !llvm.ptr -> i32
+// CHECK-NEXT: llvm.load %{{.*}} : !llvm.ptr -> i32
 // CHECK: } else {
 // CHECK: } else {
 // CHECK-NEXT: llvm.load %{{.*}} : !llvm.ptr -> i32

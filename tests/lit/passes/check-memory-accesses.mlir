@@ -8,8 +8,7 @@
 // state variable are left alone.
 //
 // A load through a kernel argument runs unguarded when no lane of the subgroup failed its check
-// (here, with no vote, when its own check passed), and guarded (volatile, so that no device
-// compiler merges the two into one masked vector load) only where one did. A store to the
+// (here, with no vote, when its own check passed), and guarded only where one did. A store to the
 // address a load of the same block checked takes the load's verdict, with no check of its own.
 
 // CHECK: gpu.module @checked attributes {hipmlir.memcheck_sites = [{{.*}}\22access\22:\22write\22,\22bytes\22:4}", {{.*}}\22access\22:\22read\22,\22bytes\22:4,\22object\22:{\22kind\22:\22shared\22,\22name\22:\22tile\22,\22size\22:256}}"]}
@@ -31,7 +30,7 @@
 // CHECK: func.call @__hipmlir_memcheck_slow_path
 // CHECK: scf.if %[[ANY]] -> (f32)
 // CHECK-NEXT: scf.if %[[OK]] -> (f32)
-// CHECK-NEXT: llvm.load volatile %{{.*}} : !llvm.ptr -> f32
+// CHECK-NEXT: llvm.load %{{.*}} : !llvm.ptr -> f32
 // CHECK: } else {
 // CHECK: llvm.load %{{.*}} : !llvm.ptr -> f32
 // CHECK-LABEL: gpu.func @rmw
