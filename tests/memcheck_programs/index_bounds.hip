@@ -1,11 +1,11 @@
 // Where the memory checker's fast checks draw the line: for element types of 1, 4 and 12 bytes,
 // subscripts with a constant offset (`(p + K)[i]`, `p[i + K]`), signed and unsigned 32-bit and
-// 64-bit indices, and allocations whose size is or is not a multiple of the element's, one
-// thread reads the first and last element inside the allocation (which must pass and read the
-// right value) and the first outside either end (which must be reported, failing the launch
-// with hipErrorIllegalAddress; a reset then clears it). Where a fault ends the device for the
-// process (an NVIDIA GPU), each case runs in a process of its own: this program, given the
-// case's number.
+// 64-bit indices, arguments that point into the middle of their allocation, and allocations
+// whose size is or is not a multiple of the element's, one thread reads the first and last
+// element inside the allocation (which must pass and read the right value) and the first outside
+// either end (which must be reported, failing the launch with hipErrorIllegalAddress; a reset
+// then clears it). Where a fault ends the device for the process (an NVIDIA GPU), each case runs
+// in a process of its own: this program, given the case's number.
 #include <hip/hip_runtime.h>
 #include <cstdio>
 #include <cstdlib>
@@ -139,6 +139,22 @@ bool index_offset(const char* what, size_t bytes) {
   return true;
 }
 
+// The argument itself points into its allocation, `M` elements in (`f(p + M)`): the fast
+// check takes the bytes from the pointer to the allocation's end (the extent the runtime
+// passes), and a read below the pointer is looked up in the table.
+template <typename T, int M>
+bool argument_offset(const char* what, size_t bytes) {
+  long long count = bytes / sizeof(T);
+  for (long long i : {-M - 1LL, -1LL * M, count - 1 - M, count - M}) {
+    int index = static_cast<int>(i);
+    bool ok = one_read<T>(what, bytes, M + i, i, [&](T* d, T* out) {
+      LAUNCH_ONE((read_after_pointer_offset<T, 0, int>), d + M, index, out);
+    });
+    if (!ok) return false;
+  }
+  return true;
+}
+
 template <typename T>
 bool every_shape(const char* type) {
   char what[96];
@@ -157,6 +173,8 @@ bool every_shape(const char* type) {
       if (!pointer_offset<T, 3, long>(what, bytes)) return false;
       std::snprintf(what, sizeof what, "%s p[int + 5]", type);
       if (!index_offset<T, 5>(what, bytes)) return false;
+      std::snprintf(what, sizeof what, "%s f(p + 7): p[int]", type);
+      if (!argument_offset<T, 7>(what, bytes)) return false;
     }
   }
   return true;
