@@ -1791,8 +1791,8 @@ fn global_object(symbol: &str, variables: &HashMap<String, Variable>) -> Option<
     })
 }
 
-/// The objects of `function` whose address becomes a generic pointer: what a generic pointer
-/// that is in no allocation of the runtime may legitimately point into.
+/// The objects of `function` whose address escapes as a generic pointer: what a generic
+/// pointer that is in no allocation of the runtime may legitimately point into.
 fn escaping_objects(
     function: &OperationRef,
     variables: &HashMap<String, Variable>,
@@ -1806,6 +1806,12 @@ fn escaping_objects(
             return WalkResult::Advance;
         };
         let source = source.to_raw();
+        let Ok(cast) = op.result(0) else {
+            return WalkResult::Advance;
+        };
+        if !reaches_beyond_its_accesses(cast.to_raw()) {
+            return WalkResult::Advance;
+        }
         if let Target::Object(o) = target_of(source, variables) {
             let known = objects.iter().any(|k| k.base.same(&o.base));
             if !known {
@@ -1835,6 +1841,41 @@ fn escaping_objects(
         op = o.next_in_block();
     }
     objects
+}
+
+/// Whether the generic pointer `cast` (an object's address) may reach an access the pass cannot
+/// trace back to the object: it, or a GEP or cast of it, is used other than as the address of a
+/// load, store or atomic (stored, passed to a call, selected, yielded, compared, made an
+/// integer). Where it is not, every access inside the object is checked against the object,
+/// and no other access's check needs to compare its address with the object's: an inlined
+/// helper's `this` (the `__half2` operators') kept its struct on the stack, as the comparison
+/// in the cold path took its address as an integer, which LLVM's SROA does not look past.
+fn reaches_beyond_its_accesses(cast: MlirValue) -> bool {
+    let mut pending = vec![cast];
+    while let Some(pointer) = pending.pop() {
+        // SAFETY: walking the use lists of live values; owners are live operations.
+        unsafe {
+            let mut u = mlir_sys::mlirValueGetFirstUse(pointer);
+            while !u.ptr.is_null() {
+                let user = OperationRef::from_raw(mlir_sys::mlirOpOperandGetOwner(u));
+                let at = mlir_sys::mlirOpOperandGetOperandNumber(u) as usize;
+                let name = user.name();
+                let name = name.as_string_ref().as_str().unwrap_or("");
+                let derived =
+                    matches!(name, "llvm.getelementptr" | "llvm.addrspacecast") && at == 0;
+                if derived {
+                    match user.result(0) {
+                        Ok(r) => pending.push(r.to_raw()),
+                        Err(_) => return true,
+                    }
+                } else if !ACCESSES.iter().any(|(n, p, _)| *n == name && *p == at) {
+                    return true;
+                }
+                u = mlir_sys::mlirOpOperandGetNextUse(u);
+            }
+        }
+    }
+    false
 }
 
 /// Whether the object at `base` exists when `op` runs: a variable or an argument always; an
