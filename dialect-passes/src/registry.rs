@@ -343,6 +343,17 @@ pub static HINT_SCALAR_KERNELS: PassInfo = PassInfo {
     },
 };
 
+pub static COMPLETE_ENTRY_POINT_INTERFACES: PassInfo = PassInfo {
+    name: "hipmlir-complete-entry-point-interfaces",
+    summary: "each SPIR-V entry point lists the built-in variables of every function it reaches \
+              through calls (a helper inlining left, such as the memory checker's slow path), as \
+              SPIR-V requires, not only those of its own function",
+    options: &[],
+    run: |ctx, module, _| {
+        crate::spirv::entry_point_interfaces::complete_entry_point_interfaces(ctx, module)
+    },
+};
+
 pub static UNVOTE_SCALAR_KERNELS: PassInfo = PassInfo {
     name: "hipmlir-unvote-scalar-kernels",
     summary: "in what a kernel hinted to compute on scalars reaches, the memory checker's \
@@ -378,7 +389,7 @@ pub static ADD_MISSING_CAPABILITIES: PassInfo = PassInfo {
     run: |ctx, module, _| crate::spirv::capabilities::add_missing_capabilities(ctx, module),
 };
 
-const PASS_COUNT: usize = 29;
+const PASS_COUNT: usize = 30;
 
 /// Every pass of hipmlir's, in the order the SPIR-V pipeline runs them (then NVPTX's own).
 pub static PASSES: [&PassInfo; PASS_COUNT] = [
@@ -409,6 +420,7 @@ pub static PASSES: [&PassInfo; PASS_COUNT] = [
     &HINT_SCALAR_KERNELS,
     &UNVOTE_SCALAR_KERNELS,
     &VOTES_AS_BALLOTS,
+    &COMPLETE_ENTRY_POINT_INTERFACES,
     &LOWER_FUNCTIONS_TO_SPIRV,
     &ADD_MISSING_CAPABILITIES,
 ];

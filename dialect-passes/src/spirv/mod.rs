@@ -12,6 +12,7 @@ pub(crate) mod call_graph;
 pub(crate) mod capabilities;
 pub(crate) mod clocks;
 pub(crate) mod dynamic_shared;
+pub(crate) mod entry_point_interfaces;
 pub(crate) mod entry_points;
 pub(crate) mod functions;
 pub(crate) mod half_pairs;
@@ -153,6 +154,8 @@ pub fn spirv_pipeline(options: &SpirvOptions) -> Pipeline {
         Element::pass(&registry::HINT_SCALAR_KERNELS),
         Element::pass(&registry::UNVOTE_SCALAR_KERNELS),
         Element::pass(&registry::VOTES_AS_BALLOTS),
+        // Last of what may add calls or reads of built-in variables.
+        Element::pass(&registry::COMPLETE_ENTRY_POINT_INTERFACES),
         // The capabilities again, from the ballots rather than the votes.
         Element::nest(
             "gpu.module",
