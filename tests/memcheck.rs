@@ -69,7 +69,29 @@ fn bad_accesses_are_reported_and_fail_the_launch() {
         // A by-value struct is the thread's own copy, of a size the compiler knows.
         ("byval_past", "read of 4 bytes", "byval_past", 85, "4 bytes past the end of a 20-byte by-value kernel argument (the thread's copy)"),
     ];
-    for (case, access, kernel, line, place) in cases {
+    // Blocks of 8 x 4 (the report names HIP's threadIdx, also where a kernel using warp
+    // operations runs as a linear block).
+    let blocks_2d = [
+        (
+            "block_2d",
+            "write of 4 bytes",
+            "store_at_2d",
+            121,
+            "12 bytes past the end of a 64-byte allocation",
+        ),
+        (
+            "warp_block_2d",
+            "write of 4 bytes",
+            "warp_sum_at_2d",
+            129,
+            "12 bytes past the end of a 64-byte allocation",
+        ),
+    ];
+    let cases = cases
+        .into_iter()
+        .map(|case| (case, "(5,0,0)"))
+        .chain(blocks_2d.into_iter().map(|case| (case, "(5,1,0)")));
+    for ((case, access, kernel, line, place), thread) in cases {
         let (code, out, err) = run(&exe, case, dir.path());
         let text = format!("{out}{err}");
         assert_eq!(code, Some(0), "{case}: {text}");
@@ -88,7 +110,7 @@ fn bad_accesses_are_reported_and_fail_the_launch() {
             format!("illegal {access} at 0x"),
             format!("in kernel '{kernel}'"),
             format!("bad_kernels.h:{line}:"),
-            "thread (5,0,0) of block (1,0,0)".to_string(),
+            format!("thread {thread} of block (1,0,0)"),
             place.to_string(),
         ] {
             assert!(

@@ -273,13 +273,26 @@ struct Checker {
     /// The entry block's first operation of the function's own: what is computed once at the
     /// entry goes in front of it, after the checker's loads.
     anchor: mlir_sys::MlirOperation,
-    /// HIP's work-item ids ([`Build::work_item_ids`]), which every call of the slow path
-    /// passes: read at the entry, where every check sees them. (Read beside each call, in the
-    /// branch that calls, Intel's CPU compiler crashed in simplifycfg (SIGILL in
+    /// HIP's threadIdx packed in one word ([`Build::packed_thread`]) where the device's local
+    /// ids are not HIP's, that is in a kernel using warp operations, which SPIR-V runs as a
+    /// linear work-group (`linear_blocks` recomputes threadIdx in the kernel only); elsewhere
+    /// [`THREAD_NOT_PASSED`], and the slow path reads the work-item's own ids when it reports.
+    /// (Passed by every check, the six ids were values of each vector lane live across the
+    /// hot path of every check: on Intel's CPU compiler, saxpy and vector_add ran about a
+    /// quarter slower checked.) Read at the entry, where every check sees it: read beside each
+    /// call, in the branch that calls, Intel's CPU compiler crashed in simplifycfg (SIGILL in
     /// `Instruction::clone`) on a call of [`SLOW_PATH_NOT_INLINED`] in a kernel that returns
-    /// early unless `blockIdx.x == 0 && threadIdx.x == 0`.)
-    ids: [MlirValue; 6],
+    /// early unless `blockIdx.x == 0 && threadIdx.x == 0`.
+    thread: MlirValue,
 }
+
+/// The slow path's `thread` word where the kernel does not pass HIP's threadIdx (see
+/// [`Checker::thread`]).
+const THREAD_NOT_PASSED: i64 = -1;
+
+/// The bits of each of threadIdx.x, .y and .z in a packed thread word (HIP's blocks have at
+/// most 1024 threads).
+const THREAD_ID_BITS: u32 = 21;
 
 /// A kernel's escaping objects in a local array of words (their count, then each one's address
 /// and size), written once in its entry block, which the slow path searches. (Compared inline
@@ -572,16 +585,16 @@ fn load_checker<'c>(
     let table = b.load(b.word(readable, STATE_TABLE)?, table_type)?;
     // (The table starts with its index.)
     let index = b.select(on, table, none)?;
-    let ids = b
-        .work_item_ids()?
-        .try_into()
-        .map_err(|_| err("six work-item ids"))?;
+    let thread = match crate::spirv::uses_warp_operations(function) {
+        true => b.packed_thread()?,
+        false => b.int(THREAD_NOT_PASSED)?,
+    };
     Ok(Checker {
         state,
         index,
         readable,
         anchor,
-        ids,
+        thread,
     })
 }
 
@@ -608,10 +621,10 @@ pub(crate) const SLOW_PATH_NOT_INLINED: &str = "__hipmlir_memcheck_slow_path_not
 const INLINED_CALLS_AT_MOST: usize = 48;
 
 /// The slow path's parameters after the state (null: the checker is off), each a 64-bit word:
-/// the address, the bytes, the site, the object's start and size (zeros: the table), HIP's six
-/// work-item ids, then the flags `inside`, `search` and `write` (0 or 1). Last comes the
-/// kernel's [`ObjectList`] (null: none).
-const SLOW_PATH_WORDS: usize = 14;
+/// the address, the bytes, the site, the object's start and size (zeros: the table), the
+/// [`Checker::thread`] word, then the flags `inside`, `search` and `write` (0 or 1). Last comes
+/// the kernel's [`ObjectList`] (null: none).
+const SLOW_PATH_WORDS: usize = 9;
 
 /// Defines the slow path ([`SLOW_PATH_FUNCTION`]) in `gpu_module`. Where a failure traps, it
 /// only searches, and the access reports ([`REPORT_FUNCTION`]): a function that only reads
@@ -632,7 +645,7 @@ fn define_slow_path<'c>(
     inputs.extend([i64t; SLOW_PATH_WORDS]);
     inputs.push(b.ptr(address_space::GENERIC));
     let body = |r: &Rewriter<'c>, args: &[MlirValue]| -> Result<Vec<MlirValue>, LowerError> {
-        let [state, address, bytes, site, base, size, ids @ .., inside, search, write, list] = args
+        let [state, address, bytes, site, base, size, thread, inside, search, write, list] = args
         else {
             return Err(err("the slow path's parameters"));
         };
@@ -676,8 +689,14 @@ fn define_slow_path<'c>(
                         outside,
                         &[],
                         |then| {
-                            Build { r: then, ctx }
-                                .report(state, *site, address, *base, *size, ids)?;
+                            Build { r: then, ctx }.report(
+                                state,
+                                *site,
+                                address,
+                                *base,
+                                *size,
+                                Some(*thread),
+                            )?;
                             Ok(vec![])
                         },
                         |_| Ok(vec![]),
@@ -719,8 +738,7 @@ fn define_report<'c>(
             return Err(err("the report's parameters"));
         };
         let b = Build { r, ctx };
-        let ids = b.work_item_ids()?;
-        b.report(*state, *site, *address, *base, *size, &ids)?;
+        b.report(*state, *site, *address, *base, *size, None)?;
         Ok(vec![])
     };
     let function = r.private_function(REPORT_FUNCTION, &inputs, &[], Some(&body))?;
@@ -730,16 +748,12 @@ fn define_report<'c>(
     Ok(())
 }
 
-/// The parameters of [`SLOW_PATH_NOT_INLINED`]: the function's call context (see
-/// [`CALL_CONTEXT_WORDS`]), the address, the constants of the call packed in one word
-/// ([`pack_constants`]), the object's start and size, `inside`, and the [`ObjectList`]. (With the slow path's sixteen, each of a kernel's
-/// thousands of calls passed ten words that are the same at every call: in PTX, 38 lines a
-/// call, and as many values live across the kernel for ptxas to allocate.)
-const NOT_INLINED_PARAMETERS: usize = 7;
-
-/// A function's words that every call of the slow path passes unchanged (the state, HIP's six
-/// work-item ids), stored once at its entry in the work-item's own memory.
-const CALL_CONTEXT_WORDS: usize = 7;
+/// The parameters of [`SLOW_PATH_NOT_INLINED`]: the state, the [`Checker::thread`] word, the
+/// address, the constants of the call packed in one word ([`pack_constants`]), the object's
+/// start and size, `inside`, and the [`ObjectList`]. (With the slow path's words one by one,
+/// each of a kernel's thousands of calls passed words that are constants: in PTX, a line or
+/// more each a call.)
+const NOT_INLINED_PARAMETERS: usize = 8;
 
 /// Where the packed word holds the access's bytes, and the flags `search` and `write`; the
 /// site is its low 32 bits.
@@ -781,9 +795,10 @@ fn define_slow_path_not_inlined<'c>(
     let b = Build { r: &r, ctx };
     let (i64t, i1): (Type, Type) = (b.i64(), IntegerType::new(ctx, 1).into());
     let generic = b.ptr(address_space::GENERIC);
-    let inputs: [Type; NOT_INLINED_PARAMETERS] = [generic, i64t, i64t, i64t, i64t, i64t, generic];
+    let inputs: [Type; NOT_INLINED_PARAMETERS] =
+        [generic, i64t, i64t, i64t, i64t, i64t, i64t, generic];
     let body = |r: &Rewriter<'c>, args: &[MlirValue]| -> Result<Vec<MlirValue>, LowerError> {
-        let [context, address, packed, base, size, inside, list] = args else {
+        let [state, thread, address, packed, base, size, inside, list] = args else {
             return Err(err("the not-inlined slow path's parameters"));
         };
         let b = Build { r, ctx };
@@ -791,14 +806,10 @@ fn define_slow_path_not_inlined<'c>(
             let shifted = b.binary("arith.shrui", *packed, b.int(shift.into())?)?;
             b.binary("arith.andi", shifted, b.int((1i64 << bits) - 1)?)
         };
-        let mut operands = vec![b.load(b.word(*context, 0)?, generic)?, *address];
+        let mut operands = vec![*state, *address];
         operands.push(field(PACKED_BYTES_SHIFT, PACKED_BYTES_BITS)?);
         operands.push(field(0, 32)?);
-        operands.extend([*base, *size]);
-        for i in 1..CALL_CONTEXT_WORDS {
-            operands.push(b.load(b.word(*context, i as u64)?, i64t)?);
-        }
-        operands.push(*inside);
+        operands.extend([*base, *size, *thread, *inside]);
         operands.push(field(PACKED_SEARCH_BIT, 1)?);
         operands.push(field(PACKED_WRITE_BIT, 1)?);
         operands.push(*list);
@@ -914,66 +925,32 @@ fn call_not_inlined_where_many(ctx: &Context, module: &Module) -> Result<(), Low
             .into_iter()
             .map(|call| unsafe { OperationRef::from_raw(call) })
             .collect();
-        let context = call_context(ctx, &calls[0])?;
         for call in calls {
-            call_not_inlined(ctx, &call, context)?;
+            call_not_inlined(ctx, &call)?;
         }
     }
     Ok(())
 }
 
-/// The call context words of the slow path's call `call` (its state and work-item ids, the
-/// same at every call of its function), stored just after the last of them is computed; a
-/// generic pointer to them.
-fn call_context<'c>(
-    ctx: &'c Context,
-    call: &OperationRef<'c, 'c>,
-) -> Result<MlirValue, LowerError> {
-    let words: Vec<MlirValue> = std::iter::once(0)
-        .chain(6..6 + CALL_CONTEXT_WORDS - 1)
-        .map(|i| call.operand(i).map(|v| v.to_raw()).map_err(err))
-        .collect::<Result<_, _>>()?;
-    // The entry block's operation the words go after: the last that defines one of them.
-    let defining = words
-        .iter()
-        .map(|word| crate::builder::definition(*word).map(|op| op.to_raw()))
-        .collect::<Option<Vec<_>>>()
-        .ok_or_else(|| err("a call context word that no operation defines"))?;
-    let next = crate::builder::latest_in_block(defining)
-        // SAFETY: a live operation of the entry block.
-        .and_then(|last| unsafe { OperationRef::from_raw(last) }.next_in_block())
-        .ok_or_else(|| err("the call context's place"))?;
-    let r = Rewriter::before(ctx, &next);
-    let b = Build { r: &r, ctx };
-    let array = b.local_words(CALL_CONTEXT_WORDS)?;
-    for (i, word) in words.into_iter().enumerate() {
-        b.store(word, b.word(array, i as u64)?, false);
-    }
-    b.to_generic(array)
-}
-
-/// Replaces the slow path's call `call` by one of [`SLOW_PATH_NOT_INLINED`] with `context`
-/// (one whose constants do not pack stays as it is).
-fn call_not_inlined<'c>(
-    ctx: &'c Context,
-    call: &OperationRef<'c, 'c>,
-    context: MlirValue,
-) -> Result<(), LowerError> {
+/// Replaces the slow path's call `call` by one of [`SLOW_PATH_NOT_INLINED`] (one whose
+/// constants do not pack stays as it is).
+fn call_not_inlined<'c>(ctx: &'c Context, call: &OperationRef<'c, 'c>) -> Result<(), LowerError> {
     let operand = |i: usize| call.operand(i).map(|v| v.to_raw()).map_err(err);
-    let Some(packed) = pack_constants(operand(3)?, operand(2)?, operand(13)?, operand(14)?) else {
+    let Some(packed) = pack_constants(operand(3)?, operand(2)?, operand(8)?, operand(9)?) else {
         return Ok(());
     };
     let r = Rewriter::before(ctx, call);
     let b = Build { r: &r, ctx };
     let packed = b.int(packed)?;
     let operands: [MlirValue; NOT_INLINED_PARAMETERS] = [
-        context,
+        operand(0)?,
+        operand(6)?,
         operand(1)?,
         packed,
         operand(4)?,
         operand(5)?,
-        operand(12)?,
-        operand(15)?,
+        operand(7)?,
+        operand(10)?,
     ];
     let callee = FlatSymbolRefAttribute::new(ctx, SLOW_PATH_NOT_INLINED).into();
     let i1: Type = IntegerType::new(ctx, 1).into();
@@ -1302,7 +1279,7 @@ fn check_access<'c>(
         }
         let mut operands = vec![checker, address, b.int(bytes as i64)?];
         operands.extend([b.int(site)?, base, size]);
-        operands.extend(loaded.ids);
+        operands.push(loaded.thread);
         let inside = r.one("arith.extui", &[inside], b.i64(), &[])?;
         let write = access != Access::Read;
         operands.extend([inside, b.int(search.into())?, b.int(write.into())?]);
@@ -2461,23 +2438,51 @@ impl<'c> Build<'_, 'c> {
         )
     }
 
-    /// HIP's threadIdx.x, .y, .z and blockIdx.x, .y, .z, as the report holds them (computed in
-    /// the kernel: a kernel with warp operations recomputes them from its linear block).
-    fn work_item_ids(&self) -> Result<Vec<MlirValue>, LowerError> {
+    /// HIP's threadIdx.x, .y, .z and blockIdx.x, .y, .z, as the report holds them: threadIdx
+    /// unpacked from `thread` where the kernel passed it ([`Checker::thread`]), else the
+    /// work-item's own (`thread` None: always).
+    fn work_item_ids(&self, thread: Option<MlirValue>) -> Result<Vec<MlirValue>, LowerError> {
+        let mut ids = self.ids("gpu.thread_id")?;
+        if let Some(thread) = thread {
+            let passed = self.cmp(CmpiPredicate::Ne, thread, self.int(THREAD_NOT_PASSED)?)?;
+            for (i, own) in ids.iter_mut().enumerate() {
+                let shift = self.int(i as i64 * i64::from(THREAD_ID_BITS))?;
+                let field = self.binary("arith.shrui", thread, shift)?;
+                let field =
+                    self.binary("arith.andi", field, self.int((1 << THREAD_ID_BITS) - 1)?)?;
+                *own = self.select(passed, field, *own)?;
+            }
+        }
+        ids.extend(self.ids("gpu.block_id")?);
+        Ok(ids)
+    }
+
+    /// HIP's threadIdx packed in one word, x in the low [`THREAD_ID_BITS`] bits, then y, then z.
+    fn packed_thread(&self) -> Result<MlirValue, LowerError> {
+        let mut word = self.int(0)?;
+        for (i, id) in self.ids("gpu.thread_id")?.into_iter().enumerate() {
+            let shift = self.int(i as i64 * i64::from(THREAD_ID_BITS))?;
+            let shifted = self.binary("arith.shli", id, shift)?;
+            word = self.binary("arith.ori", word, shifted)?;
+        }
+        Ok(word)
+    }
+
+    /// The x, y and z of `op` (`gpu.thread_id` or `gpu.block_id`), as 64-bit words.
+    fn ids(&self, op: &str) -> Result<Vec<MlirValue>, LowerError> {
         let ctx = self.ctx;
-        let mut ids = Vec::with_capacity(6);
-        for op in ["gpu.thread_id", "gpu.block_id"] {
-            for d in GpuDimension::ALL {
+        GpuDimension::ALL
+            .iter()
+            .map(|d| {
                 let id = self.r.one(
                     op,
                     &[],
                     Type::index(ctx),
                     &[("dimension", d.attribute(ctx))],
                 )?;
-                ids.push(self.r.one("arith.index_castui", &[id], self.i64(), &[])?);
-            }
-        }
-        Ok(ids)
+                self.r.one("arith.index_castui", &[id], self.i64(), &[])
+            })
+            .collect()
     }
 
     /// The allocation of the table's `ranges` (their count, `count`, first) that may hold
@@ -2558,8 +2563,8 @@ impl<'c> Build<'_, 'c> {
         Ok((range[0], range[1]))
     }
 
-    /// Claims the error word; the work-item that claims it writes the report (`ids`: its
-    /// [`Build::work_item_ids`]), then traps.
+    /// Claims the error word; the work-item that claims it writes the report (with its ids:
+    /// [`Build::work_item_ids`] of `thread`), then traps.
     fn report(
         &self,
         checker: MlirValue,
@@ -2567,10 +2572,13 @@ impl<'c> Build<'_, 'c> {
         address: MlirValue,
         base: MlirValue,
         size: MlirValue,
-        ids: &[MlirValue],
+        thread: Option<MlirValue>,
     ) -> Result<(), LowerError> {
         let (ctx, i64t) = (self.ctx, self.i64());
         let i64_attribute = |v: i64| -> Attribute { IntegerAttribute::new(i64t, v).into() };
+        // (The ids are read before the claim: read in the branch of the work-item that claims
+        // it, Intel's CPU compiler crashed in LICM's sinkRegion on a kernel of 2-D blocks.)
+        let ids = self.work_item_ids(thread)?;
         let error = self.word(checker, STATE_ERROR)?;
         let one = self.int(1)?;
         let before = self.r.one(

@@ -205,6 +205,16 @@ int main(int argc, char** argv) {
     read_where<<<2, 8>>>(d, 3, 14, out);
     return after_the_error(hipDeviceSynchronize());
   }
-  std::printf("usage: bad_accesses write_past|read_past|use_after_free|wild|atomic|cas|shared|dynamic_shared|local|loop_past|shared_loop|strided_loop|divergent|through_initializer|within_initializer|byval_past|ignore\n");
+  if (!std::strcmp(what, "block_2d") || !std::strcmp(what, "warp_block_2d")) {
+    int* d = nullptr;
+    HIP_CHECK(hipMalloc(&d, 64));
+    // Thread (5, 1) of block 1 writes 12 bytes past the end.
+    if (!std::strcmp(what, "block_2d"))
+      store_at_2d<<<2, dim3(8, 4)>>>(d, 16 + 3, 5, 1);
+    else
+      warp_sum_at_2d<<<2, dim3(8, 4)>>>(d, 16 + 3, 5, 1);
+    return after_the_error(hipDeviceSynchronize());
+  }
+  std::printf("usage: bad_accesses write_past|read_past|use_after_free|wild|atomic|cas|shared|dynamic_shared|local|loop_past|shared_loop|strided_loop|divergent|through_initializer|within_initializer|byval_past|block_2d|warp_block_2d|ignore\n");
   return 2;
 }

@@ -115,3 +115,16 @@ __global__ void helper_local_past(float* out, int at, int who) {
   if (t >= 16) return;
   out[t] = t == who ? fill_and_pick(t, at) : 0.0f;
 }
+
+// Blocks of 8 x 4 threads: the thread (tx, ty) of block 1 stores one int at `index`.
+__global__ void store_at_2d(int* p, int index, int tx, int ty) {
+  if (blockIdx.x == 1 && threadIdx.x == tx && threadIdx.y == ty) p[index] = 7;
+}
+
+// The same with a warp's sum first: a kernel using warp operations runs as a linear block on
+// SPIR-V devices, where the report must still name HIP's (x, y) of the thread.
+__global__ void warp_sum_at_2d(int* p, int index, int tx, int ty) {
+  int v = threadIdx.x + threadIdx.y;
+  for (int offset = 16; offset > 0; offset /= 2) v += __shfl_xor(v, offset);
+  if (blockIdx.x == 1 && threadIdx.x == tx && threadIdx.y == ty) p[index] = v;
+}

@@ -1,36 +1,39 @@
 // RUN: hipmlir-opt %s --hipmlir-check-memory-accesses | FileCheck %s
 
 // -fsanitize=address: a kernel that calls the slow path more than 48 times calls the copy that
-// is not inlined, and passes it 7 words instead of 16. What every call passes unchanged (the
-// state and HIP's six work-item ids) is stored once, after the last of them is computed at the
-// entry, in a call context of 7 words; the site, bytes and the flags search and write, constants
-// at each call, are packed in one word (site | bytes << 32 | search << 56 | write << 57). The
-// copy unpacks them and calls the slow path, which the device compiler inlines there. (With 16
-// words a call, each of a kernel's thousands of calls took 38 lines of PTX, and the words lived
-// across the whole kernel.)
+// is not inlined, and passes it 8 words instead of 11: the site, bytes and the flags search and
+// write, constants at each call, are packed in one word (site | bytes << 32 | search << 56 |
+// write << 57). The copy unpacks them and calls the slow path, which the device compiler
+// inlines there. A kernel without warp operations passes no threadIdx (-1): the slow path reads
+// the work-item's own ids when it reports. (With a word each, each of a kernel's thousands of
+// calls took more lines of PTX, and its words lived across the whole kernel.)
 
 // CHECK-LABEL: func.func private @__hipmlir_memcheck_slow_path_not_inlined
-// CHECK-SAME: (%[[CONTEXT:[^:]*]]: !llvm.ptr, %[[ADDRESS:[^:]*]]: i64, %[[PACKED:[^:]*]]: i64, %[[BASE:[^:]*]]: i64, %[[SIZE:[^:]*]]: i64, %[[INSIDE:[^:]*]]: i64, %[[LIST:[^:]*]]: !llvm.ptr) -> i1 attributes {no_inline}
-// CHECK: %[[STATE:.*]] = llvm.load %{{.*}} {alignment = 8 : i64} : !llvm.ptr -> !llvm.ptr
-// CHECK: %[[CALL:.*]] = call @__hipmlir_memcheck_slow_path(%[[STATE]], %[[ADDRESS]], %{{.*}}, %{{.*}}, %[[BASE]], %[[SIZE]], %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %[[INSIDE]], %{{.*}}, %{{.*}}, %[[LIST]])
+// CHECK-SAME: (%[[STATE:[^:]*]]: !llvm.ptr, %[[THREAD:[^:]*]]: i64, %[[ADDRESS:[^:]*]]: i64, %[[PACKED:[^:]*]]: i64, %[[BASE:[^:]*]]: i64, %[[SIZE:[^:]*]]: i64, %[[INSIDE:[^:]*]]: i64, %[[LIST:[^:]*]]: !llvm.ptr) -> i1 attributes {no_inline}
+// CHECK: %[[BYTES:.*]] = arith.andi %{{.*}}, %{{.*}} : i64
+// CHECK: %[[SITE:.*]] = arith.andi %{{.*}}, %{{.*}} : i64
+// CHECK: %[[SEARCH:.*]] = arith.andi %{{.*}}, %{{.*}} : i64
+// CHECK: %[[WRITE:.*]] = arith.andi %{{.*}}, %{{.*}} : i64
+// CHECK: %[[CALL:.*]] = call @__hipmlir_memcheck_slow_path(%[[STATE]], %[[ADDRESS]], %[[BYTES]], %[[SITE]], %[[BASE]], %[[SIZE]], %[[THREAD]], %[[INSIDE]], %[[SEARCH]], %[[WRITE]], %[[LIST]])
 // CHECK-NEXT: return %[[CALL]] : i1
+//
+// The report's threadIdx: the passed word's fields where one was passed, else the work-item's own.
+// CHECK-LABEL: func.func private @__hipmlir_memcheck_slow_path
+// CHECK: %[[OWN_X:.*]] = arith.index_castui %thread_id_x
+// CHECK: %[[PASSED:.*]] = arith.cmpi ne, %[[PASSED_WORD:.*]], %c-1_i64
+// CHECK: %[[FIELD_X:.*]] = arith.andi
+// CHECK-NEXT: arith.select %[[PASSED]], %[[FIELD_X]], %[[OWN_X]] : i64
 //
 // CHECK-LABEL: gpu.func @fifty
 // CHECK: %[[STATE:.*]] = llvm.load %{{.*}} {alignment = 8 : i64} : !llvm.ptr<1> -> !llvm.ptr
-// CHECK: %[[BZ:.*]] = arith.index_castui %block_id_z
-// CHECK-NEXT: %[[ONE:.*]] = arith.constant 1 : i64
-// CHECK-NEXT: %[[WORDS:.*]] = llvm.alloca %[[ONE]] x !llvm.array<7 x i64>
-// CHECK-NEXT: %[[W0:.*]] = llvm.getelementptr %[[WORDS]][0]
-// CHECK-NEXT: llvm.store %[[STATE]], %[[W0]] {alignment = 8 : i64} : !llvm.ptr, !llvm.ptr<5>
-// CHECK: %[[W6:.*]] = llvm.getelementptr %[[WORDS]][6]
-// CHECK-NEXT: llvm.store %[[BZ]], %[[W6]] {alignment = 8 : i64} : i64, !llvm.ptr<5>
-// CHECK-NEXT: %[[CONTEXT:.*]] = llvm.addrspacecast %[[WORDS]]
+// CHECK: %[[NONE:.*]] = arith.constant -1 : i64
+// CHECK-NOT: gpu.thread_id
 // The first store: site 0, 4 bytes, searched, a write.
 // CHECK: %[[FIRST:.*]] = arith.constant 216172799293652992 : i64
-// CHECK-NEXT: func.call @__hipmlir_memcheck_slow_path_not_inlined(%[[CONTEXT]], %{{.*}}, %[[FIRST]], %{{.*}})
+// CHECK-NEXT: func.call @__hipmlir_memcheck_slow_path_not_inlined(%[[STATE]], %[[NONE]], %{{.*}}, %[[FIRST]], %{{.*}})
 // The last: site 49.
 // CHECK: %[[LAST:.*]] = arith.constant 216172799293653041 : i64
-// CHECK-NEXT: func.call @__hipmlir_memcheck_slow_path_not_inlined(%[[CONTEXT]], %{{.*}}, %[[LAST]], %{{.*}})
+// CHECK-NEXT: func.call @__hipmlir_memcheck_slow_path_not_inlined(%[[STATE]], %[[NONE]], %{{.*}}, %[[LAST]], %{{.*}})
 // CHECK-NOT: func.call @__hipmlir_memcheck_slow_path(
 // CHECK: gpu.return
 module attributes {gpu.container_module} {

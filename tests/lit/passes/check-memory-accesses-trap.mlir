@@ -1,12 +1,12 @@
 // RUN: hipmlir-opt %s --hipmlir-check-memory-accesses=trap-on-failure | FileCheck %s
 
-// -fsanitize=address where a trap ends the kernel (PTX): a work-item whose check failed calls
-// the report function (not inlined; it reads its own ids) and traps before the access, which
-// then runs unguarded, so that the device compiler keeps optimizing it as an unchecked one. The
-// slow path only searches: it writes nothing (no report, no atomic), so a check that passed
-// changes no memory the kernel holds. A write also traps where the error word is raised; the
-// store to the address the load checked keeps only that. A write to shared memory, which
-// nothing outside the kernel sees, does not read the error word.
+// -fsanitize=address where a trap ends the kernel (PTX): a work-item whose check failed calls the
+// report function (not inlined; it reads its own ids) and traps before the access, which then
+// runs unguarded, so that the device compiler keeps optimizing it as an unchecked one. The slow
+// path only searches: it writes nothing (no report, no atomic), so a check that passed changes no
+// memory the kernel holds. A write also traps where the error word is raised; the store to the
+// address the load checked keeps only that. A write to shared memory, which nothing outside the
+// kernel sees, does not read the error word.
 
 // CHECK-LABEL: func.func private @__hipmlir_memcheck_report(%arg0: !llvm.ptr, %arg1: i64, %arg2: i64, %arg3: i64, %arg4: i64) attributes {no_inline}
 // CHECK: gpu.thread_id  x
