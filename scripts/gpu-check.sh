@@ -140,11 +140,14 @@ if [ \$rc -eq 0 ] && echo "\$out" | grep -q PASSED; then
 else
   fail=\$((fail+1)); echo "FAIL checked_index_bounds (exit \$rc):"; echo "\$out" | grep -v "memory checker" | tail -12
 fi
-for how in write_past read_past use_after_free wild atomic cas shared dynamic_shared local helper_local loop_past shared_loop strided_loop divergent through_initializer byval_past ignore; do
+for how in write_past read_past use_after_free wild atomic cas shared dynamic_shared local helper_local loop_past shared_loop strided_loop divergent through_initializer byval_past block_2d warp_block_2d ignore; do
   out=\$(HIPMLIR_BACKEND=\${HIPMLIR_BACKEND:-cuda} timeout 120 ./checked_bad_accesses \$how 2>&1); rc=\$?
   want=0; seen=REPORTED
   [ \$how = ignore ] && { want=1; seen="IGNORED hipErrorIllegalAddress"; }
-  if [ \$rc -eq \$want ] && echo "\$out" | grep -q "\$seen" \\
+  # The bad thread: 5 of block 1 (of blocks of 8 x 4, thread (5,1,0)).
+  thread="thread (5,0,0) of block (1,0,0)"
+  case \$how in *_2d) thread="thread (5,1,0) of block (1,0,0)" ;; esac
+  if [ \$rc -eq \$want ] && echo "\$out" | grep -q "\$seen" && echo "\$out" | grep -qF "\$thread" \\
       && [ "\$(echo "\$out" | grep -c "memory checker: illegal")" = 1 ]; then
     pass=\$((pass+1)); echo "PASS checked_bad_accesses \$how: \$(echo "\$out" | grep "memory checker: illegal")"
   else
