@@ -65,7 +65,7 @@ pub(crate) fn symbol<'c: 'a, 'a>(op: &impl OperationLike<'c, 'a>, name: &str) ->
     op.attribute(name).ok().map(text_of)
 }
 
-/// The first block of a gpu.module's body.
+/// The first block of a module operation's body (a gpu.module's, a spirv.module's).
 pub(crate) fn module_body<'c>(gpu_module: MlirOperation) -> Result<BlockRef<'c, 'c>, LowerError> {
     // SAFETY: a live gpu.module.
     let gm = unsafe { OperationRef::from_raw(gpu_module) };

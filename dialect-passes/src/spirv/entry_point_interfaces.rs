@@ -105,19 +105,17 @@ fn complete<'c>(
         .filter_map(|a| FlatSymbolRefAttribute::try_from(*a).ok())
         .map(|a| a.value().to_string())
         .collect();
-    let reached = interfaces.calls.reached(&function);
-    let read = |variable: &String| {
-        reached.iter().any(|f| {
-            interfaces
-                .reads
-                .get(f)
-                .is_some_and(|reads| reads.contains(variable))
-        })
-    };
+    let read: HashSet<&String> = interfaces
+        .calls
+        .reached(&function)
+        .iter()
+        .filter_map(|f| interfaces.reads.get(f))
+        .flatten()
+        .collect();
     let missing: Vec<Attribute<'c>> = interfaces
         .built_ins
         .iter()
-        .filter(|v| !listed_names.contains(*v) && read(v))
+        .filter(|v| !listed_names.contains(*v) && read.contains(v))
         .map(|v| FlatSymbolRefAttribute::new(ctx, v).into())
         .collect();
     if missing.is_empty() {
