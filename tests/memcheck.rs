@@ -126,6 +126,49 @@ fn bad_accesses_are_reported_and_fail_the_launch() {
     }
 }
 
+/// Kernels whose accesses are affine in the work-item's ids have their checks hoisted out of
+/// the work-group (a copy without checks runs where a block's corners pass): with the checker
+/// they give the host's results on every element (unsigned indices that wrap, conditions on
+/// the thread id, a tile loop with barriers, a device lambda), and a bad access in the grid's
+/// last block or in a block in its middle is still reported exactly.
+#[test]
+fn checks_hoisted_out_of_the_work_group_keep_results_and_reports() {
+    let dir = scratch();
+    let exe = build_checked(
+        &repo().join("tests/memcheck_programs/workgroup_checks.hip"),
+        dir.path(),
+    );
+    let (code, out, err) = run(&exe, "correct", dir.path());
+    assert_eq!(code, Some(0), "{out}{err}");
+    assert!(out.contains("RESULTS OK"), "{out}{err}");
+    assert!(!err.contains("memory checker"), "{out}{err}");
+    let cases = [
+        (
+            "past_end",
+            "in kernel 'fill_through'",
+            "thread (232,0,0) of block (3,0,0): 0 bytes past the end of a 4000-byte allocation",
+        ),
+        (
+            "middle_block",
+            "in kernel 'fill_shifted'",
+            "of block (2,0,0): ",
+        ),
+    ];
+    for (case, kernel, place) in cases {
+        let (code, out, err) = run(&exe, case, dir.path());
+        let text = format!("{out}{err}");
+        assert_eq!(code, Some(0), "{case}: {text}");
+        assert!(out.contains("REPORTED"), "{case}: {text}");
+        let report = err
+            .lines()
+            .find(|l| l.contains("memory checker: illegal write of 4 bytes"))
+            .unwrap_or_else(|| panic!("{case}: no report:\n{text}"));
+        assert!(report.contains(kernel), "{case}: {report}");
+        assert!(report.contains(place), "{case}: {report}");
+        assert!(report.contains("workgroup_kernels.h:"), "{case}: {report}");
+    }
+}
+
 /// The bad write never reaches the host memory after the registered range (the program
 /// checks), and a program that goes on as if nothing happened exits with status 1.
 #[test]

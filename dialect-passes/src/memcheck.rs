@@ -30,6 +30,7 @@
 
 mod divergence;
 mod loops;
+mod workgroup;
 
 use std::collections::HashMap;
 
@@ -253,6 +254,9 @@ struct State {
     /// Per (block, address, bytes) a load checked: its verdict and vote (see `check_access`);
     /// the address as the pointer where it has no [`Address`].
     verdicts: HashMap<AccessKey, (MlirValue, MlirValue)>,
+    /// Per kernel (by its operation): its unchecked copy, run where the checks hoisted out of
+    /// the work-group pass (see `workgroup`), and its gpu.module.
+    kernel_copies: HashMap<usize, (workgroup::KernelCopy, usize)>,
 }
 
 /// An access as (its block, its address, or its pointer where it has no [`Address`], its bytes).
@@ -859,9 +863,23 @@ pub fn check_memory_accesses(
         on_failure,
         ..State::default()
     };
+    // (Where work-items run as vector lanes: elsewhere, a check's cost in the kernel's body
+    // is not worth a second copy of it.)
+    if vote {
+        prepare_kernel_copies(ctx, module, &mut state)?;
+    }
     apply_patterns(ctx, &module.as_operation(), &patterns, &mut state)?;
     for (_, copy) in state.loop_copies.drain() {
         copy.place(ctx)?;
+    }
+    for (function, (copy, module_key)) in state.kernel_copies.drain() {
+        let readable = state.checkers.get(&function).map(|c| c.readable);
+        let variables = state
+            .variables
+            .get(&module_key)
+            .cloned()
+            .unwrap_or_default();
+        copy.place(ctx, readable, &variables)?;
     }
     call_not_inlined_where_many(ctx, module)?;
     // The sites, on each gpu.module, for the image's metadata.
@@ -881,6 +899,45 @@ pub fn check_memory_accesses(
         }
         WalkResult::Advance
     });
+    Ok(())
+}
+
+/// Copies each kernel of the gpu.modules that have a checker state before the pass changes it
+/// (see `workgroup`).
+fn prepare_kernel_copies(
+    ctx: &Context,
+    module: &Module,
+    state: &mut State,
+) -> Result<(), LowerError> {
+    let mut kernels = Vec::new();
+    module.as_operation().walk(WalkOrder::PreOrder, |op| {
+        if op.name().as_string_ref().as_str() == Ok("gpu.func") && op.has_attribute("gpu.kernel") {
+            kernels.push(op.to_raw());
+        }
+        WalkResult::Advance
+    });
+    for raw in kernels {
+        // SAFETY: a live kernel the walk found.
+        let function = unsafe { OperationRef::from_raw(raw) };
+        let symbol = string_attribute(&function, "sym_name").unwrap_or_default();
+        let Some(gpu_module) = enclosing(&function, "gpu.module") else {
+            continue;
+        };
+        let module_key = gpu_module.to_raw().ptr as usize;
+        let has_state = state
+            .variables
+            .entry(module_key)
+            .or_insert_with(|| module_variables(&gpu_module))
+            .contains_key(MEMCHECK_STATE_VARIABLE);
+        if !has_state || symbol.starts_with(ADDRESS_KERNEL_PREFIX) {
+            continue;
+        }
+        if let Some(copy) = workgroup::KernelCopy::prepare(ctx, &function)? {
+            state
+                .kernel_copies
+                .insert(raw.ptr as usize, (copy, module_key));
+        }
+    }
     Ok(())
 }
 
@@ -1367,6 +1424,16 @@ fn check_access<'c>(
         }
         None => None,
     };
+    // Out of the work-group: the access's address at the corners of the kernel's work-items
+    // and counted loops, checked at the kernel's entry (see `workgroup`).
+    if let Some((copy, _)) = state.kernel_copies.get_mut(&function_key) {
+        match (&target, argument_range) {
+            _ if name == "llvm.cmpxchg" && !kernel_private => copy.give_up(),
+            _ if reused.is_some() => {}
+            (Target::Object(_), _) | (_, Some(_)) => copy.hoist(ctx, &op, pointer, fast_check)?,
+            _ => copy.give_up(),
+        }
+    }
     let (ok, any) = match (reused, hoisted) {
         (Some((ok, any)), _) => match access {
             Access::Read => (ok, any),

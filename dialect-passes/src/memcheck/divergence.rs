@@ -22,7 +22,7 @@ use crate::LowerError;
 
 /// Operations whose result is the same in every work-item of a subgroup when their operands are
 /// (no loads: memory may differ per work-item).
-const UNIFORM_WITH_OPERANDS: [&str; 19] = [
+pub(super) const UNIFORM_WITH_OPERANDS: [&str; 19] = [
     "arith.addi",
     "arith.subi",
     "arith.muli",
@@ -45,7 +45,7 @@ const UNIFORM_WITH_OPERANDS: [&str; 19] = [
 ];
 
 /// Operations whose result is the same in every work-item of a subgroup.
-const UNIFORM: [&str; 6] = [
+pub(super) const UNIFORM: [&str; 6] = [
     "arith.constant",
     "llvm.mlir.constant",
     "llvm.mlir.addressof",

@@ -34,15 +34,15 @@ pub(super) struct CountedLoop<'c> {
     /// A condition fixed before the loop that the count's comparison is under (the frontend's
     /// flag of an earlier `return`): false, the loop does not run.
     pub(super) guard: Option<MlirValue>,
-    counter: MlirValue,
+    pub(super) counter: MlirValue,
     /// The counter's width in bits.
-    width: u32,
+    pub(super) width: u32,
     /// What the body adds to the counter (positive).
-    step: i64,
-    init: MlirValue,
-    bound: MlirValue,
-    inclusive: bool,
-    signed: bool,
+    pub(super) step: i64,
+    pub(super) init: MlirValue,
+    pub(super) bound: MlirValue,
+    pub(super) inclusive: bool,
+    pub(super) signed: bool,
 }
 
 impl CountedLoop<'_> {
@@ -115,7 +115,11 @@ pub(super) fn enclosing_loop<'c>(access: &OperationRef<'c, 'c>) -> Option<Operat
 
 /// The counted loop whose body holds `access` (see [`enclosing_loop`]), if any.
 pub(super) fn counted_loop<'c>(access: &OperationRef<'c, 'c>) -> Option<CountedLoop<'c>> {
-    let op = enclosing_loop(access)?;
+    counted(enclosing_loop(access)?)
+}
+
+/// `op` (an `scf.while`) as a counted loop, if it is one.
+pub(super) fn counted<'c>(op: OperationRef<'c, 'c>) -> Option<CountedLoop<'c>> {
     let after = op.region(1).ok()?.first_block()?;
     // The condition: `cmpi pred, %count, %bound` (or `scf.if %guard { cmpi } else { false }`)
     // forwarding the arguments as they are.
@@ -380,7 +384,7 @@ pub(super) fn ends<'c>(
 
 /// Whether an arith op says its signed result does not wrap (the frontend's `nsw`, on signed
 /// arithmetic, whose overflow C leaves undefined).
-fn no_signed_wrap(op: &OperationRef, ctx: &Context) -> bool {
+pub(super) fn no_signed_wrap(op: &OperationRef, ctx: &Context) -> bool {
     op.attribute("overflowFlags")
         .is_ok_and(|flags| flags == hipmlir_ir::arith_no_signed_wrap(ctx))
 }
