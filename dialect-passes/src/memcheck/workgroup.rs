@@ -44,6 +44,11 @@ use melior::ir::{Block, Region};
 /// 2^counters checks at the entry.
 const MAX_COUNTERS: usize = 5;
 
+/// The most corners a kernel checks at its entry: past them the kernel keeps its checks in
+/// its body only (a kernel of thousands of affine accesses would otherwise make an entry of
+/// thousands of checks, for the device compiler to build and each work-group to run).
+const MAX_CORNERS: usize = 256;
+
 /// The bound (as a power of two) a 64-bit value of unknown size the corners compute with is
 /// checked at the entry to lie within, so that the 64-bit arithmetic on it cannot wrap.
 const ASSUMED_BITS: u32 = 40;
@@ -113,8 +118,9 @@ pub(super) struct KernelCopy {
     shared: Vec<(MlirOperation, MlirOperation)>,
     /// Whether every checked access of the kernel had its corners checked.
     versionable: bool,
-    /// Whether every corner checked so far passed (None: none was checked).
+    /// Whether every corner checked so far passed (None: none was checked), and how many.
     passed: Option<MlirValue>,
+    corners: usize,
     counters: Vec<Counter>,
     info: HashMap<usize, Option<Info>>,
     /// Values the same for the whole work-group, computed at the entry.
@@ -253,6 +259,7 @@ impl KernelCopy {
             shared,
             versionable: true,
             passed: None,
+            corners: 0,
             counters: Vec::new(),
             info: HashMap::new(),
             flat: HashMap::new(),
@@ -302,6 +309,11 @@ impl KernelCopy {
         let ids: Vec<usize> = (0..MAX_COUNTERS)
             .filter(|i| info.counters & (1 << i) != 0)
             .collect();
+        self.corners += 1 << ids.len();
+        if self.corners > MAX_CORNERS {
+            self.versionable = false;
+            return Ok(());
+        }
         // SAFETY: the marker is a live operation of the kernel's entry block.
         let marker = unsafe { OperationRef::from_raw(self.marker) };
         let r = Rewriter::before(ctx, &marker);
