@@ -14,7 +14,9 @@
 //! only while that fits in 32 bits; each such result is checked to fit at every corner (an
 //! affine function fits everywhere between its corners where it fits at them), and the copy
 //! runs only where all fit. The condition is the same for all work-items of a work-group, so
-//! that barriers in the body are reached by all of them in the same copy. The copy's writes to
+//! that barriers in the body are reached by all of them in the same copy. In a kernel with a
+//! barrier, the work-group's first work-item alone computes it (see
+//! [`KernelCopy::stage_passed`]). The copy's writes to
 //! memory outside the kernel wait for a clear error word as the checked ones do (nothing is
 //! written after the first bad access that another work-group reported).
 
@@ -116,6 +118,12 @@ pub(super) struct KernelCopy {
     copy_body: MlirOperation,
     /// The operations before the body that both copies share, each with its copy's.
     shared: Vec<(MlirOperation, MlirOperation)>,
+    /// `scf.if %true -> i1 { ...; yield }` before the marker: the corners are computed in it,
+    /// in front of `stage_end`, its yield's operand (see [`KernelCopy::place`]).
+    stage: MlirOperation,
+    stage_end: MlirOperation,
+    /// Whether the kernel has a barrier.
+    barrier: bool,
     /// Whether every checked access of the kernel had its corners checked.
     versionable: bool,
     /// Whether every corner checked so far passed (None: none was checked), and how many.
@@ -199,9 +207,6 @@ impl KernelCopy {
             Some(block) => new_marker(Rewriter::at_start(ctx, block, function.location()))?,
             None => marker,
         };
-        if !worth_it(function) {
-            return Ok(None);
-        }
         // SAFETY: a clone of the live kernel, detached: this value owns it.
         let copy = unsafe { mlir_sys::mlirOperationClone(function.to_raw()) };
         // The operations before the body, paired with the copy's (the two are alike now).
@@ -250,7 +255,32 @@ impl KernelCopy {
             unsafe { mlir_sys::mlirOperationDestroy(copy) };
             return Err(err("the copy's body"));
         };
+        // (Made after the copy: it is the kernel's own.)
+        // SAFETY: the marker just built.
+        let r = Rewriter::before(ctx, unsafe { &OperationRef::from_raw(marker) });
+        let always = r.arith_int(i1, 1)?;
+        let ends = std::cell::Cell::new(None);
+        let staged = r.scf_if_values(
+            always,
+            &[i1],
+            |then| {
+                let end = then.arith_int(i1, 1)?;
+                ends.set(defining_op(end).map(|op| op.to_raw()));
+                Ok(vec![end])
+            },
+            |otherwise| Ok(vec![otherwise.arith_int(i1, 0)?]),
+        )?;
+        let stage = defining_op(staged[0]).ok_or_else(|| err("the entry's stage"))?;
+        let stage_end = ends.get().ok_or_else(|| err("the entry's stage"))?;
+        let mut barrier = false;
+        function.walk(WalkOrder::PreOrder, |op| {
+            barrier |= name_of(&op) == "gpu.barrier";
+            WalkResult::Advance
+        });
         Ok(Some(KernelCopy {
+            stage: stage.to_raw(),
+            stage_end,
+            barrier,
             marker,
             prefix: kept,
             body,
@@ -314,9 +344,9 @@ impl KernelCopy {
             self.versionable = false;
             return Ok(());
         }
-        // SAFETY: the marker is a live operation of the kernel's entry block.
-        let marker = unsafe { OperationRef::from_raw(self.marker) };
-        let r = Rewriter::before(ctx, &marker);
+        // SAFETY: the stage's end is a live operation of the kernel's entry.
+        let end = unsafe { OperationRef::from_raw(self.stage_end) };
+        let r = Rewriter::before(ctx, &end);
         let b = Build { r: &r, ctx };
         for corner in 0..1u32 << ids.len() {
             let high = ids
@@ -905,8 +935,11 @@ impl KernelCopy {
         };
         let (Some(passed), Some(readable), true) = (self.passed, readable, self.versionable) else {
             destroy_markers();
+            // SAFETY: the stage, used by nothing outside it (its result is the verdict's).
+            unsafe { mlir_sys::mlirOperationDestroy(self.stage) };
             return Ok(());
         };
+        let passed = self.stage_passed(ctx, passed)?;
         let copy = self.copy.take().ok_or_else(|| err("the kernel's copy"))?;
         // SAFETY: the detached clone, owned here until dropped below.
         let copy = unsafe { melior::ir::Operation::from_raw(copy) };
@@ -993,32 +1026,6 @@ fn entry<'c, 'a>(
         .ok_or_else(|| err("the kernel's entry"))
 }
 
-/// Whether a copy of `function` is worth its checks at the entry. In a kernel with a barrier,
-/// a CPU device compiler computes the entry for each work-item (Intel's splits such a kernel at
-/// its barriers into loops over the work-group, and computes what the entry computes in the
-/// first of them: the stencil's 18 corners made it 4.4 times the unchecked kernel's time,
-/// against 3.3 with its checks in the body); there the copy pays where the body repeats an
-/// access in a loop to a bound given at run time (the tiled matmul: 1.1 times, against 6 with
-/// its checks in the body).
-fn worth_it(function: &OperationRef) -> bool {
-    let (mut barrier, mut repeats) = (false, false);
-    function.walk(WalkOrder::PreOrder, |op| {
-        let name = name_of(&op);
-        barrier |= name == "gpu.barrier";
-        if super::ACCESSES.iter().any(|(access, _, _)| *access == name) {
-            let mut parent = op.parent_operation();
-            while let Some(p) = parent {
-                if name_of(&p) == "scf.while" {
-                    repeats |= counted(p).is_none_or(|lp| integer_constant(lp.bound).is_none());
-                }
-                parent = p.parent_operation();
-            }
-        }
-        WalkResult::Advance
-    });
-    !barrier || repeats
-}
-
 /// The operations of `block` but its terminator.
 fn block_ops<'c, 'a>(block: &melior::ir::BlockRef<'c, 'a>) -> Vec<OperationRef<'c, 'a>> {
     let mut ops = Vec::new();
@@ -1062,6 +1069,131 @@ fn kernel_guard(marker: OperationRef) -> Option<mlir_sys::MlirBlock> {
     (name_of(&op) == "scf.if" && op.result_count() == 0 && empty_else)
         .then(|| op.region(0).ok()?.first_block().map(|b| b.to_raw()))
         .flatten()
+}
+
+impl KernelCopy {
+    /// The entry's verdict `passed` (computed in the stage) where the body reads it: the
+    /// stage's result; in a kernel with a barrier, computed by the work-group's first
+    /// work-item only and shared through the module's [`VERDICT_VARIABLE`] behind a barrier (a
+    /// CPU device compiler computes such a kernel's entry for each work-item).
+    fn stage_passed(&self, ctx: &Context, passed: MlirValue) -> Result<MlirValue, LowerError> {
+        // SAFETY: the stage and its end, live operations of the kernel's entry.
+        let (stage, end) = unsafe {
+            (
+                OperationRef::from_raw(self.stage),
+                OperationRef::from_raw(self.stage_end),
+            )
+        };
+        let staged = end.result(0).map_err(err)?.to_raw();
+        // SAFETY: the end's result (only the stage's yield uses it) and the verdict, both i1.
+        unsafe { mlir_sys::mlirValueReplaceAllUsesOfWith(staged, passed) };
+        let yielded = end
+            .next_in_block()
+            .ok_or_else(|| err("the stage's yield"))?;
+        // SAFETY: the end, now unused.
+        unsafe { mlir_sys::mlirOperationDestroy(self.stage_end) };
+        if !self.barrier {
+            // Every work-item computes it: the stage's body goes in front of it.
+            let mut next = stage
+                .region(0)
+                .ok()
+                .and_then(|r| r.first_block())
+                .and_then(|b| b.first_operation());
+            while let Some(op) = next {
+                if op.to_raw().ptr == yielded.to_raw().ptr {
+                    break;
+                }
+                next = op.next_in_block();
+                move_before(&op, &stage);
+            }
+            // SAFETY: the stage, whose result nothing uses yet, and whose body is moved out.
+            unsafe { mlir_sys::mlirOperationDestroy(stage.to_raw()) };
+            return Ok(passed);
+        }
+        let gpu_module = hipmlir_ir::rewrite::enclosing(&stage, "gpu.module")
+            .ok_or_else(|| err("the kernel's module"))?;
+        if !crate::symbols::has_symbol(gpu_module.to_raw(), VERDICT_VARIABLE)? {
+            let r = Rewriter::at_module_start(ctx, &gpu_module, stage.location())?;
+            let i32t: Type = IntegerType::new(ctx, 32).into();
+            let space = melior::ir::attribute::IntegerAttribute::new(i32t, 3);
+            r.generic(
+                "llvm.mlir.global",
+                &[],
+                &[],
+                &[
+                    (
+                        "sym_name",
+                        melior::ir::attribute::StringAttribute::new(ctx, VERDICT_VARIABLE).into(),
+                    ),
+                    (
+                        "global_type",
+                        melior::ir::attribute::TypeAttribute::new(i32t).into(),
+                    ),
+                    ("linkage", linkage_internal(ctx)),
+                    ("addr_space", space.into()),
+                ],
+                vec![Region::new()],
+                &[],
+            )?;
+        }
+        // The first work-item computes the verdict and stores it.
+        let before = Rewriter::before(ctx, &stage);
+        let b = Build { r: &before, ctx };
+        let index = melior::ir::Type::index(ctx);
+        let mut first = b.bool(true)?;
+        for d in GpuDimension::ALL {
+            let id = before.one(
+                "gpu.thread_id",
+                &[],
+                index,
+                &[("dimension", d.attribute(ctx))],
+            )?;
+            let zero = before.one(
+                "arith.constant",
+                &[],
+                index,
+                &[(
+                    "value",
+                    melior::ir::attribute::IntegerAttribute::new(index, 0).into(),
+                )],
+            )?;
+            let is_zero = b.cmp(CmpiPredicate::Eq, id, zero)?;
+            first = b.binary("arith.andi", first, is_zero)?;
+        }
+        // SAFETY: the stage's condition is its first operand.
+        unsafe { mlir_sys::mlirOperationSetOperand(stage.to_raw(), 0, first) };
+        let i32t: Type = IntegerType::new(ctx, 32).into();
+        let inside = Rewriter::before(ctx, &yielded);
+        let ib = Build { r: &inside, ctx };
+        let word = inside.one("arith.extui", &[passed], i32t, &[])?;
+        let slot = ib.address_of(VERDICT_VARIABLE, 3)?;
+        ib.store(word, slot, false);
+        // Everyone reads it behind a barrier.
+        let after = stage
+            .next_in_block()
+            .ok_or_else(|| err("the kernel's entry"))?;
+        let r = Rewriter::before(ctx, &after);
+        let b = Build { r: &r, ctx };
+        r.op("gpu.barrier", &[], &[], &[])?;
+        let slot = b.address_of(VERDICT_VARIABLE, 3)?;
+        let word = b.load(slot, i32t)?;
+        let zero = r.arith_int(i32t, 0)?;
+        b.cmp(CmpiPredicate::Ne, word, zero)
+    }
+}
+
+/// The module's work-group variable through which a kernel with a barrier shares its entry's
+/// verdict (see [`KernelCopy::stage_passed`]).
+const VERDICT_VARIABLE: &str = "__hipmlir_memcheck_verdict";
+
+fn linkage_internal(ctx: &Context) -> melior::ir::Attribute<'_> {
+    // SAFETY: a plain constructor on a live context.
+    unsafe {
+        melior::ir::Attribute::from_raw(mlir_sys::mlirLLVMLinkageAttrGet(
+            ctx.to_raw(),
+            mlir_sys::MlirLLVMLinkage_MlirLLVMLinkageInternal,
+        ))
+    }
 }
 
 /// The copy's stores and atomics to memory outside the kernel run only while the error word is

@@ -9,6 +9,8 @@
 // `blockIdx.x * blockDim.x + threadIdx.x`, which may wrap) is computed in 64 bits at the
 // corners and must fit 32 bits there. The copy's writes wait for a clear error word.
 
+// (The verdict's variable, used by @staged below.)
+// CHECK: llvm.mlir.global internal @__hipmlir_memcheck_verdict() {addr_space = 3 : i32} : i32
 // CHECK-LABEL: gpu.func @add_one
 // The corner at the greatest thread id: blockDim.x - 1, and i = blockIdx.x * blockDim.x + it
 // fits 32 bits.
@@ -46,17 +48,35 @@
 // CHECK: } else {
 // CHECK: func.call @__hipmlir_memcheck_slow_path
 
-// With a barrier, the entry is computed for each work-item: without a loop to a bound given
-// at run time, the kernel keeps its checks in its body only (no copy, no corners).
+// With a barrier, a CPU device compiler computes the entry for each work-item: the corners
+// are computed by the work-group's first work-item only, which stores the verdict in a
+// work-group variable that every work-item reads behind a barrier.
 // CHECK-LABEL: gpu.func @staged
-// CHECK-NOT: arith.minsi
-// CHECK-NOT: gpu.block_dim
+// CHECK: %[[X:.*]] = gpu.thread_id x
+// CHECK-NEXT: arith.constant 0 : index
+// CHECK-NEXT: arith.cmpi eq, %[[X]]
+// CHECK: %[[Z:.*]] = gpu.thread_id z
+// CHECK-NEXT: arith.constant 0 : index
+// CHECK-NEXT: %[[Z0:.*]] = arith.cmpi eq, %[[Z]]
+// CHECK-NEXT: %[[FIRST:.*]] = arith.andi %{{.*}}, %[[Z0]]
+// CHECK-NEXT: scf.if %[[FIRST]] -> (i1) {
+// CHECK: %[[WORD:.*]] = arith.extui %[[PASSED:.*]] : i1 to i32
+// CHECK-NEXT: %[[SLOT:.*]] = llvm.mlir.addressof @__hipmlir_memcheck_verdict
+// CHECK-NEXT: llvm.store %[[WORD]], %[[SLOT]]
+// CHECK-NEXT: scf.yield %[[PASSED]] : i1
 // CHECK: gpu.barrier
-// CHECK-NOT: gpu.barrier
+// CHECK-NEXT: %[[SHARED:.*]] = llvm.mlir.addressof @__hipmlir_memcheck_verdict
+// CHECK-NEXT: %[[READ:.*]] = llvm.load %[[SHARED]]
+// CHECK: %[[VERDICT:.*]] = arith.cmpi ne, %[[READ]]
+// CHECK: scf.if %[[VERDICT]] {
+// CHECK-NOT: func.call
+// CHECK: gpu.barrier
+// CHECK: } else {
+// CHECK: func.call @__hipmlir_memcheck_slow_path
+// CHECK: gpu.barrier
 // CHECK: gpu.return
 
-// A loop to n by 16 with a barrier: the last count is exact (n - 16 for n a multiple of 16),
-// and the kernel runs its copy where the corners pass.
+// A loop to n by 16: the last count is exact (n - 16 for n a multiple of 16).
 // CHECK-LABEL: gpu.func @tiles
 // CHECK: arith.divsi %{{.*}}, %c16_i64
 // CHECK: gpu.barrier
