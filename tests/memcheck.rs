@@ -138,6 +138,18 @@ fn checks_hoisted_out_of_the_work_group_keep_results_and_reports() {
         &repo().join("tests/memcheck_programs/workgroup_checks.hip"),
         dir.path(),
     );
+    // The copies, their corners and the work-group's verdict make a valid module.
+    let source = repo().join("tests/memcheck_programs/workgroup_checks.hip");
+    let spv = dir.path().join("workgroup_checks.spv");
+    let built = run_hipmlir(&[
+        "-fsanitize=address",
+        source.to_str().expect("utf-8 path"),
+        "--emit-spirv",
+        "-o",
+        spv.to_str().expect("utf-8 path"),
+    ]);
+    assert!(built.status.success(), "{}", stderr(&built));
+    spirv_val(&spv);
     let (code, out, err) = run(&exe, "correct", dir.path());
     assert_eq!(code, Some(0), "{out}{err}");
     assert!(out.contains("RESULTS OK"), "{out}{err}");

@@ -119,7 +119,7 @@ pub(super) struct KernelCopy {
     /// The operations before the body that both copies share, each with its copy's.
     shared: Vec<(MlirOperation, MlirOperation)>,
     /// `scf.if %true -> i1 { ...; yield }` before the marker: the corners are computed in it,
-    /// in front of `stage_end`, its yield's operand (see [`KernelCopy::place`]).
+    /// in front of `stage_end`, its yield's operand (see [`KernelCopy::stage_passed`]).
     stage: MlirOperation,
     stage_end: MlirOperation,
     /// Whether the kernel has a barrier.
